@@ -1,0 +1,36 @@
+# kubesim — the two commands a newcomer needs are `make demo` and `make test`.
+GO      ?= go
+PKGS    ?= ./...
+BENCH   ?= .
+# A race-enabled `go test` of everything; CI runs exactly this through .ci/run.
+TESTFLAGS ?= -race -count=1 -timeout 9m
+
+.PHONY: all build test bench demo lint fmt vet fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o bin/kubesim ./cmd/kubesim
+
+test: vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) test $(TESTFLAGS) $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+lint: vet
+	@gofmt -l . | tee /dev/stderr | (! read -r _)
+
+fmt:
+	gofmt -w .
+
+# Benchmarks print figures; none of them asserts a time. See docs/performance.md.
+bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime 2s ./store/...
+
+demo: build
+	./bin/kubesim demo
+
+clean:
+	rm -rf bin .data
