@@ -1,0 +1,168 @@
+package schema
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// FromGoType generates a structural schema from a Go type by reflection
+// over its json tags, the job kube-openapi's openapi-gen does at build time
+// for the built-in kinds. Rules:
+//
+//   - a field is named by its json tag (or Go name), "-" is skipped, and a
+//     field without omitempty/omitzero is required;
+//   - an embedded struct without a json name is inlined;
+//   - pointers are followed; maps become additionalProperties; []byte is a
+//     string of format byte; json.RawMessage and interfaces preserve unknown
+//     fields;
+//   - a type with OpenAPISchemaType() ([]string or string) and optionally
+//     OpenAPISchemaFormat() string methods gets that type and format; the
+//     format "int-or-string" becomes x-kubernetes-int-or-string;
+//   - patchStrategy / patchMergeKey tags become x-kubernetes-patch-strategy
+//     and x-kubernetes-patch-merge-key, and a merge list with a key is a
+//     list-type map on that key (without a key, a set);
+//   - a description tag becomes the description;
+//   - a type that contains itself is cut at the second visit with a node
+//     that preserves unknown fields.
+func FromGoType(t reflect.Type) *api.JSONSchemaProps {
+	g := &goSchemaGen{visiting: map[reflect.Type]bool{}}
+	return g.schema(t)
+}
+
+type goSchemaGen struct {
+	visiting map[reflect.Type]bool
+}
+
+var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
+
+func ptrTo[T any](v T) *T { return &v }
+
+// openAPIMethods calls OpenAPISchemaType/OpenAPISchemaFormat on the zero
+// value of t (or of *t for pointer receivers).
+func openAPIMethods(t reflect.Type) (typ, format string, ok bool) {
+	v := reflect.New(t) // *T has the methods of T and *T
+	m := v.MethodByName("OpenAPISchemaType")
+	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 {
+		return "", "", false
+	}
+	out := m.Call(nil)[0]
+	switch out.Kind() {
+	case reflect.String:
+		typ = out.String()
+	case reflect.Slice:
+		if out.Len() > 0 && out.Index(0).Kind() == reflect.String {
+			typ = out.Index(0).String()
+		}
+	default:
+		return "", "", false
+	}
+	if f := v.MethodByName("OpenAPISchemaFormat"); f.IsValid() && f.Type().NumIn() == 0 && f.Type().NumOut() == 1 && f.Type().Out(0).Kind() == reflect.String {
+		format = f.Call(nil)[0].String()
+	}
+	return typ, format, true
+}
+
+func (g *goSchemaGen) schema(t reflect.Type) *api.JSONSchemaProps {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if typ, format, ok := openAPIMethods(t); ok {
+		if format == "int-or-string" {
+			return &api.JSONSchemaProps{XIntOrString: true}
+		}
+		return &api.JSONSchemaProps{Type: typ, Format: format}
+	}
+	if t == rawMessageType {
+		return &api.JSONSchemaProps{XPreserveUnknownFields: ptrTo(true)}
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return &api.JSONSchemaProps{Type: "boolean"}
+	case reflect.String:
+		return &api.JSONSchemaProps{Type: "string"}
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Uint8, reflect.Uint16:
+		return &api.JSONSchemaProps{Type: "integer", Format: "int32"}
+	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint32, reflect.Uint64:
+		return &api.JSONSchemaProps{Type: "integer", Format: "int64"}
+	case reflect.Float32:
+		return &api.JSONSchemaProps{Type: "number", Format: "float"}
+	case reflect.Float64:
+		return &api.JSONSchemaProps{Type: "number", Format: "double"}
+	case reflect.Interface:
+		return &api.JSONSchemaProps{XPreserveUnknownFields: ptrTo(true)}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return &api.JSONSchemaProps{Type: "string", Format: "byte"}
+		}
+		return &api.JSONSchemaProps{Type: "array", Items: &api.JSONSchemaPropsOrArray{Schema: g.schema(t.Elem())}}
+	case reflect.Map:
+		return &api.JSONSchemaProps{Type: "object", AdditionalProperties: &api.JSONSchemaPropsOrBool{Allows: true, Schema: g.schema(t.Elem())}}
+	case reflect.Struct:
+		if g.visiting[t] {
+			return &api.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTo(true)}
+		}
+		g.visiting[t] = true
+		defer delete(g.visiting, t)
+		s := &api.JSONSchemaProps{Type: "object"}
+		g.fields(t, s)
+		return s
+	}
+	// Channels, funcs and the like have no JSON form.
+	return &api.JSONSchemaProps{XPreserveUnknownFields: ptrTo(true)}
+}
+
+func (g *goSchemaGen) fields(t reflect.Type, s *api.JSONSchemaProps) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		inline := strings.Contains(","+opts+",", ",inline,")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && (name == "" || inline) && ft.Kind() == reflect.Struct {
+			if _, _, ok := openAPIMethods(ft); !ok {
+				g.fields(ft, s)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		prop := g.schema(f.Type)
+		if d := f.Tag.Get("description"); d != "" {
+			prop.Description = d
+		}
+		if ps := f.Tag.Get("patchStrategy"); ps != "" {
+			prop.XPatchStrategy = ps
+			key := f.Tag.Get("patchMergeKey")
+			prop.XPatchMergeKey = key
+			if prop.Type == "array" && strings.Contains(ps, "merge") {
+				if key != "" {
+					prop.XListType = ptrTo("map")
+					prop.XListMapKeys = []string{key}
+				} else {
+					prop.XListType = ptrTo("set")
+				}
+			}
+		}
+		if s.Properties == nil {
+			s.Properties = map[string]api.JSONSchemaProps{}
+		}
+		s.Properties[name] = *prop
+		optional := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+		if !optional {
+			s.Required = append(s.Required, name)
+		}
+	}
+}
