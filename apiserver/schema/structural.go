@@ -378,14 +378,18 @@ func nestedCompleteness(v, s *api.JSONSchemaProps, sp, vp *field.Path) field.Err
 }
 
 // validateDefaults checks each default: it must be JSON, must not contain
-// fields its node would prune, and must validate against its node. Defaults
-// inside metadata are left alone, as the apiserver checks those elsewhere.
+// fields its node would prune, and must validate against its node, which
+// is validated as a root of its own (so a top-level message reads
+// " in body must be ..." with an empty name, as in Kubernetes). Defaults in
+// the top-level metadata are forbidden: the apiserver owns metadata.
 func validateDefaults(s *api.JSONSchemaProps, p *field.Path, insideMeta, root bool) field.ErrorList {
 	if s == nil {
 		return nil
 	}
 	var errs field.ErrorList
-	if s.Default != nil && !insideMeta {
+	if s.Default != nil && insideMeta {
+		errs = append(errs, field.Forbidden(p.Child("default"), "must not be set in top-level metadata"))
+	} else if s.Default != nil {
 		var raw any
 		if err := json.Unmarshal(s.Default.Raw, &raw); err != nil {
 			errs = append(errs, field.Invalid(p.Child("default"), string(bytes.TrimSpace(s.Default.Raw)), "must be valid JSON"))
@@ -405,7 +409,7 @@ func validateDefaults(s *api.JSONSchemaProps, p *field.Path, insideMeta, root bo
 	}
 	for _, k := range sortedSchemaKeys(s.Properties) {
 		prop := s.Properties[k]
-		meta := insideMeta || (k == "metadata" && (root || s.XEmbeddedResource))
+		meta := insideMeta || (k == "metadata" && root)
 		errs = append(errs, validateDefaults(&prop, p.Child("properties").Key(k), meta, false)...)
 	}
 	if s.AdditionalProperties != nil {
