@@ -133,7 +133,9 @@ func (g *goSchemaGen) fields(t reflect.Type, s *api.JSONSchemaProps) {
 				continue
 			}
 		}
-		if !f.IsExported() {
+		// Like encoding/json: an embedded struct of an unexported type
+		// still has a JSON form; other unexported fields do not.
+		if !f.IsExported() && !(f.Anonymous && ft.Kind() == reflect.Struct) {
 			continue
 		}
 		if name == "" {
