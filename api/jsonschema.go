@@ -106,9 +106,10 @@ type JSONSchemaPropsOrArray struct {
 	JSONSchemas []JSONSchemaProps
 }
 
-// MarshalJSON writes the array form when JSONSchemas is set, else the schema.
+// MarshalJSON writes the array form when JSONSchemas is set (even empty,
+// so that items: [] round-trips), else the schema.
 func (s JSONSchemaPropsOrArray) MarshalJSON() ([]byte, error) {
-	if len(s.JSONSchemas) > 0 {
+	if s.JSONSchemas != nil {
 		return json.Marshal(s.JSONSchemas)
 	}
 	return json.Marshal(s.Schema)
@@ -182,7 +183,7 @@ type JSONSchemaPropsOrStringArray struct {
 
 // MarshalJSON writes the property list when set, else the schema.
 func (s JSONSchemaPropsOrStringArray) MarshalJSON() ([]byte, error) {
-	if len(s.Property) > 0 {
+	if s.Property != nil {
 		return json.Marshal(s.Property)
 	}
 	return json.Marshal(s.Schema)
