@@ -1,0 +1,140 @@
+package request
+
+import (
+	"context"
+	"net/http"
+	"strings"
+)
+
+// Info describes one request.
+type Info struct {
+	// IsResourceRequest is false for discovery, /version, /healthz...
+	IsResourceRequest bool
+	Path              string
+	// Verb is get, list, watch, create, update, patch, delete or
+	// deletecollection for resource requests; the lower-case HTTP method
+	// otherwise.
+	Verb        string
+	APIPrefix   string // "api" or "apis"
+	APIGroup    string
+	APIVersion  string
+	Namespace   string
+	Resource    string
+	Subresource string
+	Name        string
+	// Parts are the path segments after the version (for error messages).
+	Parts []string
+}
+
+// namespaceSubresources are subresources of a namespace itself, not
+// resources inside it: /api/v1/namespaces/x/status is the namespace's
+// status, not a resource named "status".
+var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
+
+// Parse reads an Info from a request.
+func Parse(r *http.Request) *Info {
+	return ParseParts(r.Method, r.URL.Path, r.URL.Query().Get("watch"))
+}
+
+// ParseParts is Parse for the method, path and value of the watch query
+// parameter.
+func ParseParts(method, path, watchParam string) *Info {
+	info := &Info{Path: path, Verb: strings.ToLower(method)}
+	parts := splitPath(path)
+	if len(parts) == 0 || (parts[0] != "api" && parts[0] != "apis") {
+		return info
+	}
+	for _, p := range parts {
+		if p == "" {
+			// "//" inside the path names nothing; the server answers 404.
+			return info
+		}
+	}
+	info.APIPrefix = parts[0]
+	parts = parts[1:]
+	if info.APIPrefix == "apis" {
+		if len(parts) < 2 {
+			return info // /apis, /apis/GROUP: discovery
+		}
+		info.APIGroup, parts = parts[0], parts[1:]
+	}
+	if len(parts) < 1 {
+		return info // /api
+	}
+	info.APIVersion, parts = parts[0], parts[1:]
+	if len(parts) == 0 {
+		return info // /api/v1, /apis/GROUP/VERSION: discovery
+	}
+	info.IsResourceRequest = true
+	watching := false
+	if parts[0] == "watch" {
+		// The old /api/v1/watch/pods form.
+		watching, parts = true, parts[1:]
+		if len(parts) == 0 {
+			info.IsResourceRequest = false
+			return info
+		}
+	}
+	if parts[0] == "namespaces" && len(parts) > 1 {
+		info.Namespace = parts[1]
+		if len(parts) > 2 && !namespaceSubresources[parts[2]] {
+			parts = parts[2:]
+		}
+	}
+	info.Parts = parts
+	info.Resource = parts[0]
+	if len(parts) > 1 {
+		info.Name = parts[1]
+	}
+	if len(parts) > 2 {
+		info.Subresource = parts[2]
+	}
+	if watchParam == "1" || watchParam == "true" {
+		watching = true
+	}
+	switch method {
+	case http.MethodGet, http.MethodHead:
+		switch {
+		case watching:
+			info.Verb = "watch"
+		case info.Name == "":
+			info.Verb = "list"
+		default:
+			info.Verb = "get"
+		}
+	case http.MethodPost:
+		info.Verb = "create"
+	case http.MethodPut:
+		info.Verb = "update"
+	case http.MethodPatch:
+		info.Verb = "patch"
+	case http.MethodDelete:
+		if info.Name == "" {
+			info.Verb = "deletecollection"
+		} else {
+			info.Verb = "delete"
+		}
+	}
+	return info
+}
+
+func splitPath(path string) []string {
+	path = strings.Trim(path, "/")
+	if path == "" {
+		return nil
+	}
+	return strings.Split(path, "/")
+}
+
+type infoKey struct{}
+
+// WithInfo stores info in the request context.
+func WithInfo(ctx context.Context, info *Info) context.Context {
+	return context.WithValue(ctx, infoKey{}, info)
+}
+
+// InfoFrom returns the Info stored by WithInfo.
+func InfoFrom(ctx context.Context) (*Info, bool) {
+	info, ok := ctx.Value(infoKey{}).(*Info)
+	return info, ok
+}
