@@ -20,7 +20,8 @@ import (
 // worded as kube-openapi words them and converted to field errors as the
 // apiextensions-apiserver converts them.
 //
-// fldPath prefixes the field of every error; the "... in body" messages name
+// Other Go numbers (int, json.Number, ...) are accepted and rewritten in
+// place to int64/float64. fldPath prefixes the field of every error; the "... in body" messages name
 // the path relative to obj, as in Kubernetes. Pass nil for a whole object.
 //
 // Like kube-openapi, a node whose value has the wrong type still gets the
