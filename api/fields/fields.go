@@ -201,6 +201,7 @@ func EscapeValue(s string) string {
 // ',' or '=', or a trailing backslash.
 type InvalidEscapeSequence struct{ sequence string }
 
+// Error words the problem as Kubernetes does.
 func (i InvalidEscapeSequence) Error() string {
 	return fmt.Sprintf("invalid field selector: invalid escape sequence: %s", i.sequence)
 }
@@ -209,6 +210,7 @@ func (i InvalidEscapeSequence) Error() string {
 // Kubernetes it prints the character's code point ("61" for '=').
 type UnescapedRune struct{ r rune }
 
+// Error words the problem as Kubernetes does.
 func (u UnescapedRune) Error() string {
 	return fmt.Sprintf("invalid field selector: unescaped character in value: %v", u.r)
 }

@@ -182,9 +182,9 @@ func (r *Requirement) String() string {
 	if r.operator == In || r.operator == NotIn {
 		sb.WriteString("(")
 	}
-	vals := slices.Clone(r.strValues)
-	sort.Strings(vals)
-	sb.WriteString(strings.Join(vals, ","))
+	// Sorted and without duplicates: the values are a set, and String is
+	// canonical (Kubernetes sorts but keeps duplicates).
+	sb.WriteString(strings.Join(r.Values(), ","))
 	if r.operator == In || r.operator == NotIn {
 		sb.WriteString(")")
 	}

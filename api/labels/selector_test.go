@@ -291,3 +291,12 @@ func TestIsQualifiedName(t *testing.T) {
 		assert.NotEmpty(t, IsValidLabelValue(bad), bad)
 	}
 }
+
+func TestStringDeduplicatesValues(t *testing.T) {
+	s, err := SelectorFromMatch(nil, []MatchExpression{{Key: "x", Operator: "In", Values: []string{"b", "a", "b"}}})
+	require.NoError(t, err)
+	assert.Equal(t, "x in (a,b)", s.String())
+	again, err := Parse(s.String())
+	require.NoError(t, err)
+	assert.Equal(t, s.String(), again.String())
+}

@@ -72,9 +72,15 @@ func Union(auths ...Authenticator) Authenticator {
 	})
 }
 
-// errInvalidToken is what Kubernetes' bearer-token authenticator reports
+// authError is a constant error, so that sentinels need no package
+// variables.
+type authError string
+
+func (e authError) Error() string { return string(e) }
+
+// ErrInvalidToken is what Kubernetes' bearer-token authenticator reports
 // for a token no token authenticator accepts.
-var errInvalidToken = errors.New("invalid bearer token")
+const ErrInvalidToken = authError("invalid bearer token")
 
 // bearerToken returns the token of an "Authorization: Bearer <token>"
 // header; the scheme is case-insensitive as in Kubernetes.

@@ -271,3 +271,11 @@ func TestEnsureTokenFile(t *testing.T) {
 	_, _, err = EnsureTokenFile(t.TempDir(), strings.NewReader("short"))
 	assert.Error(t, err)
 }
+
+func TestErrInvalidTokenIsComparable(t *testing.T) {
+	a := NewTokenAuthenticator(nil)
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set("Authorization", "Bearer x")
+	_, _, err := a.AuthenticateRequest(req)
+	assert.ErrorIs(t, err, ErrInvalidToken)
+}

@@ -127,7 +127,7 @@ func (a *TokenAuthenticator) AuthenticateRequest(req *http.Request) (*UserInfo, 
 	}
 	u, ok := a.AuthenticateToken(token)
 	if !ok {
-		return nil, false, errInvalidToken
+		return nil, false, ErrInvalidToken
 	}
 	return u, true, nil
 }
