@@ -27,9 +27,11 @@
 //   - Creating patches (CreateTwoWayMergePatch, CreateThreeWayMergePatch):
 //     kubectl computes them; the server only applies them.
 //   - Strategic merge reads no Go struct tags: everything comes from Schema.
-//     Values newly added by a strategic patch have their directives processed
-//     and their nulls dropped, where Kubernetes copies them raw and lets the
-//     typed decoding drop them; the visible result is the same.
+//     Values a strategic patch adds lose their nulls and "$patch" maps as in
+//     current Kubernetes, and also their other "$" keys and, in new list
+//     elements and replaced lists, the same (Kubernetes leaves those to the
+//     typed decoding, which kubesim's unstructured objects do not have).
+//     Keys are processed in sorted order, where Kubernetes ranges over a map.
 //   - Server-side apply keeps field sets as plain paths (no versioned
 //     conversion, no subresources, no reset of status fields: a caller that
 //     wants status ignored strips it first). Atomic maps

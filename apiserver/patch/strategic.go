@@ -105,7 +105,8 @@ func mergeMap(original, patch map[string]any, s Schema) (map[string]any, error) 
 		switch v {
 		case replaceDirective:
 			delete(patch, directiveMarker)
-			return mergeMap(map[string]any{}, patch, s)
+			out, _ := cleanAdded(patch)
+			return out.(map[string]any), nil
 		case deleteDirective:
 			return map[string]any{}, nil
 		case mergeDirective:
@@ -144,14 +145,12 @@ func mergeMap(original, patch map[string]any, s Schema) (map[string]any, error) 
 		}
 		fieldSchema := childSchema(s, k)
 		origV, ok := original[k]
-		if !ok {
+		if !ok || reflect.TypeOf(origV) != reflect.TypeOf(patchV) {
+			// Nothing to merge with: take the patch value (but never a
+			// deletion list as a value).
 			if !isDeleteList {
-				original[k] = addedValue(patchV, fieldSchema)
+				setAdded(original, k, patchV)
 			}
-			continue
-		}
-		if reflect.TypeOf(origV) != reflect.TypeOf(patchV) {
-			original[k] = addedValue(patchV, fieldSchema)
 			continue
 		}
 		strategy, _ := patchMeta(fieldSchema)
@@ -159,7 +158,7 @@ func mergeMap(original, patch map[string]any, s Schema) (map[string]any, error) 
 		switch ov := origV.(type) {
 		case map[string]any:
 			if strategy == replaceDirective {
-				original[k] = addedValue(patchV, fieldSchema)
+				setAdded(original, k, patchV)
 			} else {
 				original[k], err = mergeMap(ov, patchV.(map[string]any), fieldSchema)
 			}
@@ -175,45 +174,49 @@ func mergeMap(original, patch map[string]any, s Schema) (map[string]any, error) 
 	return original, nil
 }
 
-// addedValue is a patch value for a field the object does not have yet. Its
-// directives are applied to nothing (Kubernetes copies it raw and lets the
-// typed decoding drop what is left); if that fails the value is taken with
-// its directives and nulls stripped, so that validation, not the patch
-// machinery, reports what is wrong with it.
-func addedValue(v any, s Schema) any {
+// cleanAdded prepares a patch value that lands where there is nothing to
+// merge with (a new field, a new list element, a replaced list): nulls are
+// dropped and any map carrying "$patch" is removed, as Kubernetes does since
+// it stopped storing directives (discardNullValuesFromPatch and
+// removeDirectives). It also drops other "$" keys, which Kubernetes leaves
+// for the typed decoding to discard. ok is false when the value itself is a
+// directive and the field must not be kept.
+func cleanAdded(v any) (any, bool) {
 	switch t := v.(type) {
 	case map[string]any:
-		if out, err := mergeMap(map[string]any{}, t, s); err == nil {
-			return out
+		if _, ok := t[directiveMarker]; ok {
+			return nil, false
 		}
-	case []any:
-		if out, err := mergeSliceHandler([]any{}, t, s, false); err == nil {
-			return out
-		}
-	default:
-		return v
-	}
-	return stripDirectives(v)
-}
-
-func stripDirectives(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
+		out := make(map[string]any, len(t))
 		for k, e := range t {
-			if e != nil && !strings.HasPrefix(k, "$") {
-				out[k] = stripDirectives(e)
+			if e == nil || strings.HasPrefix(k, "$") {
+				continue
+			}
+			if c, keep := cleanAdded(e); keep {
+				out[k] = c
 			}
 		}
-		return out
+		return out, true
 	case []any:
 		out := make([]any, 0, len(t))
 		for _, e := range t {
-			out = append(out, stripDirectives(e))
+			if c, keep := cleanAdded(e); keep {
+				out = append(out, c)
+			}
 		}
-		return out
+		return out, true
 	}
-	return v
+	return v, true
+}
+
+// setAdded stores a cleaned patch value under k, or removes k when the
+// value was only a directive.
+func setAdded(m map[string]any, k string, v any) {
+	if c, keep := cleanAdded(v); keep {
+		m[k] = c
+	} else {
+		delete(m, k)
+	}
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -317,7 +320,8 @@ func mergeSetElementOrder(original, patch map[string]any, s Schema) error {
 		case foundOrig && !foundPatch:
 			merged = origList
 		case !foundOrig && foundPatch:
-			merged, _ = addedValue(patchList, fieldSchema).([]any)
+			cleaned, _ := cleanAdded(patchList)
+			merged = cleaned.([]any)
 		case foundOrig && foundPatch:
 			if merged, err = mergeSliceHandler(origList, patchList, fieldSchema, false); err != nil {
 				return err
@@ -374,7 +378,7 @@ func validatePatchWithSetOrderList(patchList, order []any, mergeKey string) erro
 		oi++
 	}
 	if pi < len(nonDelete) && oi >= len(order) {
-		return internalError("The order in patch list:\n%v\n doesn't match %s list:\n%v\n", patchList, setElementOrderDirective, order)
+		return internalError("the order in patch list:\n%v\n doesn't match %s list:\n%v", patchList, setElementOrderDirective, order)
 	}
 	return nil
 }
@@ -433,15 +437,12 @@ func mergeSliceHandler(original []any, patchV any, s Schema, isDeleteList bool) 
 		return nil, errBadArgType([]any{}, patchV)
 	}
 	strategy, mergeKey := patchMeta(s)
-	if strategy == mergeDirective {
+	// A deletion list deletes whatever the field's strategy.
+	if strategy == mergeDirective || isDeleteList {
 		return mergeSlice(original, patch, elemSchema(s), mergeKey, isDeleteList)
 	}
-	// Replaced wholesale; elements only lose their directives and nulls.
-	out := make([]any, len(patch))
-	for i, e := range patch {
-		out[i] = addedValue(e, elemSchema(s))
-	}
-	return out, nil
+	out, _ := cleanAdded(patch)
+	return out.([]any), nil
 }
 
 // mergeSlice merges two lists with the "merge" strategy.
@@ -464,7 +465,7 @@ func mergeSlice(original, patch []any, elem Schema, mergeKey string, isDeleteLis
 		if mergeKey == "" {
 			return nil, internalError("cannot merge lists without merge key for type struct")
 		}
-		original, patch, err = mergeSliceWithSpecialElements(original, patch, mergeKey, elem)
+		original, patch, err = mergeSliceWithSpecialElements(original, patch, mergeKey)
 		if err != nil {
 			return nil, err
 		}
@@ -485,7 +486,7 @@ func mergeSlice(original, patch []any, elem Schema, mergeKey string, isDeleteLis
 // mergeSliceWithSpecialElements applies the elements carrying "$patch":
 // deletions by merge key, and "replace", which makes the rest of the patch
 // the whole list.
-func mergeSliceWithSpecialElements(original, patch []any, mergeKey string, elem Schema) ([]any, []any, error) {
+func mergeSliceWithSpecialElements(original, patch []any, mergeKey string) ([]any, []any, error) {
 	plain := []any{}
 	replace := false
 	for _, v := range patch {
@@ -514,11 +515,8 @@ func mergeSliceWithSpecialElements(original, patch []any, mergeKey string, elem 
 		}
 	}
 	if replace {
-		out := make([]any, len(plain))
-		for i, v := range plain {
-			out[i] = addedValue(v, elem)
-		}
-		return out, nil, nil
+		out, _ := cleanAdded(plain)
+		return out.([]any), nil, nil
 	}
 	return original, plain, nil
 }
@@ -555,8 +553,8 @@ func mergeSliceWithoutSpecialElements(original, patch []any, mergeKey string, el
 				return nil, err
 			}
 			original[i] = merged
-		} else {
-			original = append(original, addedValue(m, elem))
+		} else if c, keep := cleanAdded(m); keep {
+			original = append(original, c)
 		}
 	}
 	return original, nil
@@ -566,7 +564,7 @@ func findMapInSlice(list []any, key string, value any) (map[string]any, int, boo
 	for i, v := range list {
 		m, ok := v.(map[string]any)
 		if !ok {
-			return nil, 0, false, internalError("value for key %v is not a map.", i)
+			return nil, 0, false, internalError("value for key %v is not a map", i)
 		}
 		if mv, ok := m[key]; ok && sameScalar(mv, value) {
 			return m, i, true, nil

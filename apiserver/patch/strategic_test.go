@@ -170,6 +170,12 @@ func TestStrategicMergePatch(t *testing.T) {
 			want:     podSpec(`{"containers":[{"name":"a","env":[{"name":"X","value":"1"}]}]}`),
 		},
 		{
+			name:     "a new map that is only a directive is not added",
+			original: `{"metadata":{}}`,
+			patch:    `{"metadata":{"labels":{"$patch":"delete"},"annotations":{"a":"1","b":null}}}`,
+			want:     `{"metadata":{"annotations":{"a":"1"}}}`,
+		},
+		{
 			name:     "type change replaces",
 			original: `{"spec":{"replicas":"two"}}`,
 			patch:    `{"spec":{"replicas":{"a":1}}}`,
@@ -215,7 +221,7 @@ func TestStrategicMergePatchErrors(t *testing.T) {
 		{name: "lists of lists", original: `{"metadata":{"finalizers":[["a"]]}}`, patch: `{"metadata":{"finalizers":[["b"]]}}`, code: 422, msg: "lists of lists are not supported"},
 		{name: "mixed element types", original: `{"metadata":{"finalizers":["a"]}}`, patch: `{"metadata":{"finalizers":[1]}}`, code: 500, msg: "list element types are not identical: [[a] [1]]"},
 		{name: "setElementOrder out of order", original: podSpec(`{"containers":[{"name":"a"},{"name":"b"}]}`), patch: podSpec(`{"$setElementOrder/containers":[{"name":"a"}],"containers":[{"name":"b"}]}`), code: 500,
-			msg: "The order in patch list:\n[map[name:b]]\n doesn't match $setElementOrder list:\n[map[name:a]]\n"},
+			msg: "the order in patch list:\n[map[name:b]]\n doesn't match $setElementOrder list:\n[map[name:a]]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
