@@ -1,0 +1,96 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// ErrorStatus turns any error into the Status a client receives: an API
+// error keeps its reason and code, anything else is an InternalError.
+func ErrorStatus(err error) api.Status {
+	var se *api.StatusError
+	if !errors.As(err, &se) {
+		se = api.NewInternalError(err)
+	}
+	st := se.ErrStatus
+	st.Kind, st.APIVersion = "Status", "v1"
+	if st.Status == "" {
+		st.Status = api.StatusFailure
+	}
+	return st
+}
+
+// WriteError writes err as a Status with its HTTP code.
+func WriteError(w http.ResponseWriter, err error) {
+	st := ErrorStatus(err)
+	code := int(st.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	WriteJSON(w, code, st)
+}
+
+// WriteJSON writes v as JSON with the given code.
+func WriteJSON(w http.ResponseWriter, code int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data, _ = json.Marshal(ErrorStatus(api.NewInternalError(err)))
+		code = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(data)
+	_, _ = w.Write([]byte("\n"))
+}
+
+// output is what the client asked to receive.
+type output int
+
+const (
+	asObject output = iota
+	asTable
+)
+
+// negotiate reads the Accept header: kubectl get asks for a Table
+// (application/json;as=Table;v=v1;g=meta.k8s.io) with plain JSON as a
+// fallback. The first alternative the server can produce wins.
+func negotiate(r *http.Request) (output, error) {
+	accept := r.Header.Get("Accept")
+	if accept == "" {
+		return asObject, nil
+	}
+	for _, clause := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(clause))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "application/json", "application/*", "*/*", "application/yaml":
+		default:
+			continue
+		}
+		switch params["as"] {
+		case "":
+			return asObject, nil
+		case "Table":
+			if params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") {
+				return asTable, nil
+			}
+		}
+	}
+	return asObject, api.NewNotAcceptable("application/json", "application/yaml", "application/json;as=Table;v=v1;g=meta.k8s.io")
+}
+
+// listJSON encodes a list of objects of resource kind listKind without a
+// typed list struct: every kind shares one list shape.
+type listJSON struct {
+	Kind       string       `json:"kind"`
+	APIVersion string       `json:"apiVersion"`
+	Metadata   api.ListMeta `json:"metadata"`
+	Items      []api.Object `json:"items"`
+}

@@ -1,0 +1,33 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// statusError builds an API error with the given code, reason and message,
+// for the few answers the api package has no constructor for.
+func statusError(code int32, reason api.StatusReason, msg string) *api.StatusError {
+	return &api.StatusError{ErrStatus: api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure, Code: code, Reason: reason, Message: msg,
+		Details: &api.StatusDetails{},
+	}}
+}
+
+// notFound is the answer for a path that names no resource.
+func notFound() error {
+	return statusError(http.StatusNotFound, api.StatusReasonNotFound, "the server could not find the requested resource")
+}
+
+// unprocessable is a 422 without field causes (a JSON patch that does
+// not apply).
+func unprocessable(msg string) error {
+	return statusError(http.StatusUnprocessableEntity, api.StatusReasonInvalid, msg)
+}
+
+// applyConflict is a server-side apply conflict: 409, reason Conflict.
+func applyConflict(msg string) *api.StatusError {
+	return statusError(http.StatusConflict, api.StatusReasonConflict, msg)
+}

@@ -1,0 +1,512 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
+	"github.com/kubesim/kubesim/clock"
+)
+
+// Lookup finds the store serving a resource at a group/version.
+type Lookup func(group, version, resource string) (*registry.Store, bool)
+
+// Handler serves every resource request (/api/v1/... and /apis/G/V/...).
+type Handler struct {
+	Lookup    Lookup
+	Admission admission.Chain
+	Clock     clock.Clock
+	// MaxBodyBytes caps request bodies (default DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info, ok := request.InfoFrom(r.Context())
+	if !ok {
+		info = request.Parse(r)
+	}
+	if !info.IsResourceRequest {
+		WriteError(w, notFound())
+		return
+	}
+	st, ok := h.Lookup(info.APIGroup, info.APIVersion, info.Resource)
+	if !ok {
+		WriteError(w, notFound())
+		return
+	}
+	res := st.Resource()
+	ns := info.Namespace
+	name := info.Name
+	if !res.Namespaced {
+		if info.Resource != "namespaces" && ns != "" {
+			WriteError(w, notFound())
+			return
+		}
+		ns = ""
+	} else if ns == "" && name != "" {
+		WriteError(w, notFound())
+		return
+	}
+	if len(info.Parts) > 3 || !h.subresourceAllowed(res, info) {
+		WriteError(w, notFound())
+		return
+	}
+	if name != "" {
+		if msg := pathSegmentProblem(name); msg != "" {
+			WriteError(w, api.NewBadRequest(msg))
+			return
+		}
+	}
+	rc := &requestContext{h: h, w: w, r: r, info: info, st: st, res: res, ns: ns, name: name}
+	var err error
+	switch info.Verb {
+	case "get":
+		err = rc.get()
+	case "list":
+		err = rc.list()
+	case "watch":
+		err = rc.watch()
+	case "create":
+		err = rc.create()
+	case "update":
+		err = rc.update()
+	case "patch":
+		err = rc.patch()
+	case "delete":
+		err = rc.delete()
+	case "deletecollection":
+		err = rc.deleteCollection()
+	default:
+		err = api.NewMethodNotSupported(res.GroupResource(), info.Verb)
+	}
+	if err != nil {
+		WriteError(w, err)
+	}
+}
+
+// pathSegmentProblem explains why a name cannot be used in a URL path.
+func pathSegmentProblem(name string) string {
+	switch {
+	case name == "." || name == "..":
+		return fmt.Sprintf("name may not be %q", name)
+	case strings.ContainsAny(name, "/%"):
+		return fmt.Sprintf("name may not contain %q or %q", "/", "%")
+	}
+	return ""
+}
+
+func (h *Handler) subresourceAllowed(res *registry.Resource, info *request.Info) bool {
+	switch info.Subresource {
+	case "":
+		return true
+	case "status":
+		return res.StatusSubresource && (info.Verb == "get" || info.Verb == "update" || info.Verb == "patch")
+	case "scale":
+		return res.Scale != nil && (info.Verb == "get" || info.Verb == "update" || info.Verb == "patch")
+	}
+	_, ok := res.CreateSubresources[info.Subresource]
+	return ok && info.Verb == "create"
+}
+
+// requestContext carries one request through its verb.
+type requestContext struct {
+	h    *Handler
+	w    http.ResponseWriter
+	r    *http.Request
+	info *request.Info
+	st   *registry.Store
+	res  *registry.Resource
+	ns   string
+	name string
+}
+
+func (c *requestContext) ctx() context.Context { return c.r.Context() }
+
+func (c *requestContext) dryRun() (bool, error) {
+	for _, v := range c.r.URL.Query()["dryRun"] {
+		if v != "All" {
+			return false, api.NewBadRequest(fmt.Sprintf("Invalid dryRun value: %q (supported: All)", v))
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// admit builds the AdmitFunc the registry calls once the object is ready.
+func (c *requestContext) admit(op admission.Operation, dryRun bool) registry.AdmitFunc {
+	if len(c.h.Admission) == 0 {
+		return nil
+	}
+	user, _ := authn.UserFrom(c.ctx())
+	return func(ctx context.Context, obj, old api.Object) error {
+		name := c.name
+		if obj != nil && name == "" {
+			name = obj.GetObjectMeta().Name
+		}
+		return c.h.Admission.Admit(ctx, &admission.Attributes{
+			Operation:   op,
+			Resource:    api.GroupVersionResource{Group: c.res.Group, Version: c.res.Version, Resource: c.res.Name},
+			Subresource: c.info.Subresource,
+			Kind:        c.res.GroupVersionKind(),
+			Namespace:   c.ns,
+			Name:        name,
+			Object:      obj,
+			OldObject:   old,
+			User:        user,
+			DryRun:      dryRun,
+		})
+	}
+}
+
+func (c *requestContext) writeObject(code int, obj api.Object) error {
+	out, err := negotiate(c.r)
+	if err != nil {
+		return err
+	}
+	if out == asTable {
+		table, err := c.table([]api.Object{obj}, "", "")
+		if err != nil {
+			return err
+		}
+		WriteJSON(c.w, code, table)
+		return nil
+	}
+	WriteJSON(c.w, code, obj)
+	return nil
+}
+
+func (c *requestContext) get() error {
+	obj, err := c.st.Get(c.ctx(), c.ns, c.name)
+	if err != nil {
+		return err
+	}
+	if c.info.Subresource == "scale" {
+		scale, err := c.toScale(obj)
+		if err != nil {
+			return err
+		}
+		WriteJSON(c.w, http.StatusOK, scale)
+		return nil
+	}
+	return c.writeObject(http.StatusOK, obj)
+}
+
+// listOptions reads selectors and paging from the query.
+func (c *requestContext) listOptions() (registry.ListOptions, error) {
+	q := c.r.URL.Query()
+	var opts registry.ListOptions
+	if s := q.Get("labelSelector"); s != "" {
+		sel, err := labels.Parse(s)
+		if err != nil {
+			return opts, api.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", strings.TrimPrefix(err.Error(), "unable to parse requirement: ")))
+		}
+		opts.Labels = sel
+	}
+	if s := q.Get("fieldSelector"); s != "" {
+		sel, err := fields.ParseSelector(s)
+		if err != nil {
+			return opts, api.NewBadRequest(err.Error())
+		}
+		known := c.st.FieldSet(c.res.New())
+		for _, req := range sel.Requirements() {
+			if _, ok := known[req.Field]; !ok {
+				return opts, api.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+			}
+		}
+		opts.Fields = sel
+	}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return opts, api.NewBadRequest(fmt.Sprintf("invalid limit: %q", s))
+		}
+		opts.Limit = n
+	}
+	opts.Continue = q.Get("continue")
+	opts.ResourceVersion = q.Get("resourceVersion")
+	return opts, nil
+}
+
+func (c *requestContext) list() error {
+	opts, err := c.listOptions()
+	if err != nil {
+		return err
+	}
+	out, err := negotiate(c.r)
+	if err != nil {
+		return err
+	}
+	res, err := c.st.List(c.ctx(), c.ns, opts)
+	if err != nil {
+		return err
+	}
+	if out == asTable {
+		table, err := c.table(res.Items, res.ResourceVersion, res.Continue)
+		if err != nil {
+			return err
+		}
+		WriteJSON(c.w, http.StatusOK, table)
+		return nil
+	}
+	items := res.Items
+	if items == nil {
+		items = []api.Object{}
+	}
+	WriteJSON(c.w, http.StatusOK, listJSON{
+		Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(),
+		Metadata: api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue},
+		Items:    items,
+	})
+	return nil
+}
+
+func (c *requestContext) decoder() (*decoder, error) {
+	v, err := fieldValidation(c.r)
+	if err != nil {
+		return nil, err
+	}
+	return &decoder{res: c.res, validation: v}, nil
+}
+
+func (c *requestContext) bodyJSON() ([]byte, error) {
+	limit := c.h.MaxBodyBytes
+	if limit <= 0 {
+		limit = DefaultMaxBodyBytes
+	}
+	body, err := readBody(c.w, c.r, limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil, api.NewBadRequest("the request body is empty")
+	}
+	return bodyToJSON(c.r.Header.Get("Content-Type"), body)
+}
+
+// checkNamespace refuses a body whose namespace differs from the URL's.
+func (c *requestContext) checkNamespace(obj api.Object) error {
+	meta := obj.GetObjectMeta()
+	if c.res.Namespaced && meta.Namespace != "" && meta.Namespace != c.ns {
+		return api.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+func (c *requestContext) create() error {
+	if c.info.Subresource != "" {
+		return c.createSubresource()
+	}
+	if c.res.Namespaced && c.ns == "" {
+		return notFound()
+	}
+	dry, err := c.dryRun()
+	if err != nil {
+		return err
+	}
+	data, err := c.bodyJSON()
+	if err != nil {
+		return err
+	}
+	dec, err := c.decoder()
+	if err != nil {
+		return err
+	}
+	obj, err := dec.decode(data)
+	if err != nil {
+		return err
+	}
+	if err := c.checkNamespace(obj); err != nil {
+		return err
+	}
+	out, err := c.st.Create(c.ctx(), c.ns, obj, registry.CreateOptions{DryRun: dry, Admit: c.admit(admission.Create, dry)})
+	if err != nil {
+		return err
+	}
+	addWarnings(c.w, dec.warnings)
+	return c.writeObject(http.StatusCreated, out)
+}
+
+func (c *requestContext) createSubresource() error {
+	sub := c.res.CreateSubresources[c.info.Subresource]
+	data, err := c.bodyJSON()
+	if err != nil {
+		return err
+	}
+	dec := &decoder{res: sub.Resource, validation: "Ignore"}
+	obj, err := dec.decode(data)
+	if err != nil {
+		return err
+	}
+	if err := c.checkNamespace(obj); err != nil {
+		return err
+	}
+	out, err := sub.Create(c.ctx(), c.st, c.ns, c.name, obj)
+	if err != nil {
+		return err
+	}
+	WriteJSON(c.w, http.StatusCreated, out)
+	return nil
+}
+
+func (c *requestContext) update() error {
+	dry, err := c.dryRun()
+	if err != nil {
+		return err
+	}
+	data, err := c.bodyJSON()
+	if err != nil {
+		return err
+	}
+	if c.info.Subresource == "scale" {
+		return c.scaleWrite(data, dry, "")
+	}
+	dec, err := c.decoder()
+	if err != nil {
+		return err
+	}
+	obj, err := dec.decode(data)
+	if err != nil {
+		return err
+	}
+	if err := c.checkNamespace(obj); err != nil {
+		return err
+	}
+	if n := obj.GetObjectMeta().Name; n != c.name {
+		return api.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, c.name))
+	}
+	out, created, err := c.st.Update(c.ctx(), c.ns, c.name, func(api.Object) (api.Object, error) {
+		return obj.DeepCopyObject(), nil
+	}, registry.UpdateOptions{DryRun: dry, Admit: c.admit(admission.Update, dry), Subresource: c.info.Subresource})
+	if err != nil {
+		return err
+	}
+	addWarnings(c.w, dec.warnings)
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	return c.writeObject(code, out)
+}
+
+// deleteOptions reads DeleteOptions from the body (if any) and the query.
+func (c *requestContext) deleteOptions() (*api.DeleteOptions, error) {
+	opts := &api.DeleteOptions{}
+	body, err := readBody(c.w, c.r, DefaultMaxBodyBytes)
+	if err != nil {
+		return nil, err
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		data, err := bodyToJSON(c.r.Header.Get("Content-Type"), body)
+		if err != nil {
+			return nil, err
+		}
+		if err := strictUnmarshal(data, opts); err != nil {
+			return nil, api.NewBadRequest("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: " + err.Error())
+		}
+	}
+	q := c.r.URL.Query()
+	if s := q.Get("gracePeriodSeconds"); s != "" {
+		g, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, api.NewBadRequest(fmt.Sprintf("invalid gracePeriodSeconds: %q", s))
+		}
+		opts.GracePeriodSeconds = &g
+	}
+	if s := q.Get("propagationPolicy"); s != "" {
+		p := api.DeletionPropagation(s)
+		opts.PropagationPolicy = &p
+	}
+	if s := q.Get("orphanDependents"); s != "" {
+		b := s == "true"
+		opts.OrphanDependents = &b
+	}
+	if dry, err := c.dryRun(); err != nil {
+		return nil, err
+	} else if dry {
+		opts.DryRun = []string{"All"}
+	}
+	if p := opts.PropagationPolicy; p != nil {
+		switch *p {
+		case api.DeletePropagationOrphan, api.DeletePropagationBackground, api.DeletePropagationForeground:
+		default:
+			return nil, api.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", fieldErrorsPropagation(*p))
+		}
+	}
+	if opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds < 0 {
+		zero := int64(0)
+		opts.GracePeriodSeconds = &zero
+	}
+	return opts, nil
+}
+
+func (c *requestContext) delete() error {
+	opts, err := c.deleteOptions()
+	if err != nil {
+		return err
+	}
+	res, err := c.st.Delete(c.ctx(), c.ns, c.name, opts, c.admit(admission.Delete, len(opts.DryRun) > 0))
+	if err != nil {
+		return err
+	}
+	if res.Deleted {
+		// Immediate deletion answers with a Success Status, as the
+		// generic registry does.
+		m := res.Object.GetObjectMeta()
+		WriteJSON(c.w, http.StatusOK, api.Status{
+			TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+			Status:   api.StatusSuccess,
+			Details:  &api.StatusDetails{Name: m.Name, Group: c.res.Group, Kind: c.res.Name, UID: m.UID},
+		})
+		return nil
+	}
+	return c.writeObject(http.StatusOK, res.Object)
+}
+
+func (c *requestContext) deleteCollection() error {
+	lopts, err := c.listOptions()
+	if err != nil {
+		return err
+	}
+	opts, err := c.deleteOptions()
+	if err != nil {
+		return err
+	}
+	items, err := c.st.DeleteCollection(c.ctx(), c.ns, lopts, opts, c.admit(admission.Delete, len(opts.DryRun) > 0))
+	if err != nil {
+		return err
+	}
+	if items == nil {
+		items = []api.Object{}
+	}
+	WriteJSON(c.w, http.StatusOK, listJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(), Items: items})
+	return nil
+}
+
+// now is the server's clock, for ages in tables.
+func (c *requestContext) now() time.Time { return c.h.Clock.Now() }
+
+func fieldErrorsPropagation(p api.DeletionPropagation) field.ErrorList {
+	return field.ErrorList{field.NotSupported(field.NewPath("propagationPolicy"), string(p),
+		[]string{"Foreground", "Background", "Orphan", "nil"})}
+}
+
+// nameSelector adds metadata.name=name to a field selector.
+func nameSelector(name string, sel fields.Selector) fields.Selector {
+	one := fields.OneTermEqualSelector("metadata.name", name)
+	if sel == nil || sel.Empty() {
+		return one
+	}
+	return fields.AndSelectors(one, sel)
+}

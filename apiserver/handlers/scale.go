@@ -1,0 +1,153 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/api/unstructured"
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// scaleDoc is autoscaling/v1 Scale with replicas as plain numbers.
+type scaleDoc struct {
+	api.TypeMeta `json:",inline"`
+	Metadata     api.ObjectMeta `json:"metadata"`
+	Spec         struct {
+		Replicas int64 `json:"replicas"`
+	} `json:"spec"`
+	Status struct {
+		Replicas int64  `json:"replicas"`
+		Selector string `json:"selector,omitempty"`
+	} `json:"status"`
+}
+
+func jsonPath(p string) []string { return strings.Split(strings.TrimPrefix(p, "."), ".") }
+
+// toScale reads the Scale view of obj through the resource's paths.
+func (c *requestContext) toScale(obj api.Object) (*scaleDoc, error) {
+	m, err := objectMap(obj)
+	if err != nil {
+		return nil, err
+	}
+	sc := c.res.Scale
+	s := &scaleDoc{TypeMeta: api.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}}
+	meta := obj.GetObjectMeta()
+	s.Metadata = api.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID,
+		ResourceVersion: meta.ResourceVersion, CreationTimestamp: meta.CreationTimestamp}
+	if v, ok := unstructured.NestedField(m, jsonPath(sc.SpecReplicasPath)...); ok {
+		s.Spec.Replicas, _ = v.(int64)
+	}
+	if v, ok := unstructured.NestedField(m, jsonPath(sc.StatusReplicasPath)...); ok {
+		s.Status.Replicas, _ = v.(int64)
+	}
+	if sc.LabelSelectorPath != "" {
+		if v, ok := unstructured.NestedField(m, jsonPath(sc.LabelSelectorPath)...); ok {
+			s.Status.Selector = selectorString(v)
+		}
+	}
+	return s, nil
+}
+
+// selectorString prints a selector found in an object: a string as is, a
+// LabelSelector object in the label-selector syntax ("app=web").
+func selectorString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case map[string]any:
+		raw, _ := json.Marshal(t)
+		var ls api.LabelSelector
+		if json.Unmarshal(raw, &ls) != nil {
+			return ""
+		}
+		var exprs []labels.MatchExpression
+		for _, e := range ls.MatchExpressions {
+			exprs = append(exprs, labels.MatchExpression{Key: e.Key, Operator: string(e.Operator), Values: e.Values})
+		}
+		sel, err := labels.SelectorFromMatch(ls.MatchLabels, exprs)
+		if err != nil {
+			return ""
+		}
+		return sel.String()
+	}
+	return ""
+}
+
+// scaleWrite handles PUT and PATCH of /scale: the new replica count is
+// written into the object's spec through the resource's path.
+func (c *requestContext) scaleWrite(body []byte, dry bool, patchType string) error {
+	var out *scaleDoc
+	obj, _, err := c.st.Update(c.ctx(), c.ns, c.name, func(cur api.Object) (api.Object, error) {
+		s, err := c.toScale(cur)
+		if err != nil {
+			return nil, err
+		}
+		var want scaleDoc
+		if patchType == "" {
+			if err := json.Unmarshal(body, &want); err != nil {
+				return nil, api.NewBadRequest("Scale in version \"v1\" cannot be handled as a Scale: " + err.Error())
+			}
+		} else {
+			sm, err := objectMapOf(s)
+			if err != nil {
+				return nil, err
+			}
+			pt := patchType
+			if pt == strategicPatchType {
+				// Scale has no merge keys: strategic is a merge patch.
+				pt = mergePatchType
+			}
+			res, err := applyPatch(pt, sm, body, c.r.URL.Query().Get("fieldManager"), false, nil, "")
+			if err != nil {
+				return nil, patchError(err)
+			}
+			raw, _ := json.Marshal(res)
+			if err := json.Unmarshal(raw, &want); err != nil {
+				return nil, api.NewBadRequest("Scale in version \"v1\" cannot be handled as a Scale: " + err.Error())
+			}
+			if want.Metadata.ResourceVersion == s.Metadata.ResourceVersion {
+				want.Metadata.ResourceVersion = ""
+			}
+		}
+		if want.Spec.Replicas < 0 {
+			return nil, api.NewInvalid(api.GroupKind{Group: "autoscaling", Kind: "Scale"}, c.name,
+				fieldErrorsReplicas(want.Spec.Replicas))
+		}
+		m, err := objectMap(cur)
+		if err != nil {
+			return nil, err
+		}
+		unstructured.SetNestedField(m, want.Spec.Replicas, jsonPath(c.res.Scale.SpecReplicasPath)...)
+		raw, _ := json.Marshal(m)
+		next := c.res.New()
+		if err := json.Unmarshal(raw, next); err != nil {
+			return nil, api.NewInternalError(err)
+		}
+		next.GetObjectMeta().ResourceVersion = want.Metadata.ResourceVersion
+		return next, nil
+	}, registry.UpdateOptions{DryRun: dry, Admit: c.admit("UPDATE", dry)})
+	if err != nil {
+		return err
+	}
+	if out, err = c.toScale(obj); err != nil {
+		return err
+	}
+	WriteJSON(c.w, http.StatusOK, out)
+	return nil
+}
+
+func objectMapOf(v any) (map[string]any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	return unstructured.DecodeMap(raw)
+}
+
+func fieldErrorsReplicas(n int64) field.ErrorList {
+	return field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), n, "must be greater than or equal to 0")}
+}

@@ -1,0 +1,130 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// bookmarkInterval is how often a watch that allows bookmarks gets one.
+const bookmarkInterval = time.Minute
+
+// watchEvent is one line of a watch stream.
+type watchEvent struct {
+	Type   api.WatchEventType `json:"type"`
+	Object any                `json:"object"`
+}
+
+// watch streams events: 200, chunked, one JSON event per line, flushed
+// after each, until the client goes, timeoutSeconds pass, or the watch
+// fails (its last event is then an ERROR carrying a Status).
+func (c *requestContext) watch() error {
+	opts, err := c.listOptions()
+	if err != nil {
+		return err
+	}
+	out, err := negotiate(c.r)
+	if err != nil {
+		return err
+	}
+	q := c.r.URL.Query()
+	ctx := c.ctx()
+	if s := q.Get("timeoutSeconds"); s != "" {
+		secs, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || secs < 0 {
+			return api.NewBadRequest(fmt.Sprintf("invalid timeoutSeconds: %q", s))
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(secs)*time.Second)
+		defer cancel()
+	}
+	bookmarks := q.Get("allowWatchBookmarks") == "true"
+	if c.name != "" {
+		// A watch on a named object is a watch with a name field selector.
+		opts.Fields = nameSelector(c.name, opts.Fields)
+	}
+	events, err := c.st.Watch(ctx, c.ns, opts)
+	if err != nil {
+		return err
+	}
+	flusher, _ := c.w.(http.Flusher)
+	c.w.Header().Set("Content-Type", "application/json")
+	c.w.Header().Set("Cache-Control", "no-cache, private")
+	c.w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	enc := json.NewEncoder(c.w)
+	first := true
+	lastRV := opts.ResourceVersion
+	var tick <-chan time.Time
+	if bookmarks {
+		t := c.h.Clock.NewTimer(bookmarkInterval)
+		defer t.Stop()
+		tick = t.C()
+	}
+	for {
+		var ev registry.WatchEvent
+		var ok bool
+		select {
+		case ev, ok = <-events:
+			if !ok {
+				return nil
+			}
+		case <-tick:
+			t := c.h.Clock.NewTimer(bookmarkInterval)
+			defer t.Stop()
+			tick = t.C()
+			if lastRV == "" || lastRV == "0" {
+				continue
+			}
+			bm := c.res.New()
+			bm.GetObjectKind().SetGroupVersionKind(c.res.GroupVersionKind())
+			bm.GetObjectMeta().ResourceVersion = lastRV
+			if err := c.send(enc, flusher, watchEvent{Type: api.WatchEventType("BOOKMARK"), Object: bm}); err != nil {
+				return nil
+			}
+			continue
+		case <-ctx.Done():
+			return nil
+		}
+		var obj any = ev.Object
+		if ev.Err != nil {
+			obj = ErrorStatus(ev.Err)
+		} else {
+			lastRV = ev.Object.GetObjectMeta().ResourceVersion
+			if out == asTable {
+				t, err := c.table([]api.Object{ev.Object}, "", "")
+				if err != nil {
+					return nil
+				}
+				if !first {
+					// Columns are sent once, with the first event, as
+					// Kubernetes does; kubectl prints the header once.
+					t.ColumnDefinitions = nil
+				}
+				obj = t
+			}
+			first = false
+		}
+		if err := c.send(enc, flusher, watchEvent{Type: ev.Type, Object: obj}); err != nil {
+			return nil
+		}
+	}
+}
+
+func (c *requestContext) send(enc *json.Encoder, f http.Flusher, ev watchEvent) error {
+	if err := enc.Encode(ev); err != nil {
+		return err
+	}
+	if f != nil {
+		f.Flush()
+	}
+	return nil
+}

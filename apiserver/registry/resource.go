@@ -1,0 +1,182 @@
+package registry
+
+import (
+	"context"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/api/labels"
+)
+
+// Resource describes one REST resource at one version.
+type Resource struct {
+	Group, Version string
+	// Name is the plural resource name used in URLs ("pods").
+	Name         string
+	SingularName string
+	Kind         string
+	ListKind     string
+	ShortNames   []string
+	Categories   []string
+	Namespaced   bool
+	// New returns an empty object of the kind.
+	New func() api.Object
+	// Strategy holds the kind's rules; nil means DefaultStrategy.
+	Strategy Strategy
+	// Schema is the structural schema of the object, used for pruning,
+	// strict field validation, strategic merge patch and OpenAPI.
+	Schema *api.JSONSchemaProps
+	// StatusSubresource splits writes: the main resource cannot change
+	// status and /status can change only status.
+	StatusSubresource bool
+	// Scale, when set, serves /scale as an autoscaling/v1 Scale.
+	Scale *ScaleSubresource
+	// Table prints the resource for kubectl get; nil prints NAME and AGE.
+	Table *Table
+	// PrepareForDelete, when set, runs when a delete is requested (the
+	// namespace sets phase Terminating); it reports whether the object
+	// must wait for a finalizer kept outside metadata.finalizers.
+	PrepareForDelete func(obj api.Object) (wait bool)
+	// PendingFinalizers, when set, reports finalizers kept outside
+	// metadata.finalizers (a namespace's spec.finalizers): an object being
+	// deleted stays while it reports true.
+	PendingFinalizers func(obj api.Object) bool
+	// Fields returns the selectable fields beyond metadata.name and
+	// metadata.namespace (spec.nodeName, status.phase...).
+	Fields func(obj api.Object) fields.Set
+	// ValidateName checks metadata.name; nil means DNS-1123 subdomain.
+	ValidateName func(name string) []string
+	// GracePeriod, when set, makes deletes graceful: it returns how long a
+	// delete waits (0: delete now). Pods use it.
+	GracePeriod func(obj api.Object, requested *int64) int64
+	// StrategicMergePatch is true for built-in kinds, whose schemas carry
+	// patch merge keys; custom resources accept only the other patch types.
+	StrategicMergePatch bool
+	// CreateSubresources are POST-only subresources, such as pods/binding.
+	CreateSubresources map[string]CreateSubresource
+	// StorageGroupResource keys the objects; versions of one resource share
+	// storage. Empty means Group/Name.
+	StorageGroupResource api.GroupResource
+}
+
+// CreateSubresource is a subresource that accepts a POST of another kind
+// (pods/binding takes a Binding).
+type CreateSubresource struct {
+	// Resource describes the posted kind (for decoding).
+	Resource *Resource
+	// Create handles the posted object for the parent ns/name.
+	Create func(ctx context.Context, st *Store, ns, name string, obj api.Object) (api.Object, error)
+}
+
+// ScaleSubresource says where the replica counts live in the object.
+type ScaleSubresource struct {
+	// SpecReplicasPath, StatusReplicasPath and LabelSelectorPath are JSON
+	// paths such as ".spec.replicas".
+	SpecReplicasPath   string
+	StatusReplicasPath string
+	LabelSelectorPath  string
+}
+
+// Table renders objects as the rows of kubectl get.
+type Table struct {
+	// Columns are all the columns, usually NameColumn first and AgeColumn
+	// among them; columns with Priority 1 show only with -o wide.
+	Columns []api.TableColumnDefinition
+	// Cells returns one cell per column for obj; now is for ages.
+	Cells func(obj api.Object, now time.Time) []any
+}
+
+// NameColumn is the NAME column; format "name" tells kubectl it holds the
+// object's name.
+var NameColumn = api.TableColumnDefinition{
+	Name: "Name", Type: "string", Format: "name",
+	Description: "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.",
+}
+
+// AgeColumn is the AGE column.
+var AgeColumn = api.TableColumnDefinition{
+	Name: "Age", Type: "date",
+	Description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+}
+
+// DefaultTable prints NAME and AGE, for resources without their own.
+var DefaultTable = &Table{
+	Columns: []api.TableColumnDefinition{NameColumn, AgeColumn},
+	Cells: func(obj api.Object, now time.Time) []any {
+		m := obj.GetObjectMeta()
+		return []any{m.Name, HumanDuration(now.Sub(m.CreationTimestamp.Time))}
+	},
+}
+
+// GroupResource is the resource's group and plural name.
+func (r *Resource) GroupResource() api.GroupResource {
+	return api.GroupResource{Group: r.Group, Resource: r.Name}
+}
+
+// GroupVersion is the resource's group/version.
+func (r *Resource) GroupVersion() api.GroupVersion {
+	return api.GroupVersion{Group: r.Group, Version: r.Version}
+}
+
+// GroupKind is the resource's group and kind, as Invalid errors name it.
+func (r *Resource) GroupKind() api.GroupKind { return api.GroupKind{Group: r.Group, Kind: r.Kind} }
+
+// GroupVersionKind is the kind at this version.
+func (r *Resource) GroupVersionKind() api.GroupVersionKind {
+	return api.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+}
+
+func (r *Resource) strategy() Strategy {
+	if r.Strategy == nil {
+		return DefaultStrategy{}
+	}
+	return r.Strategy
+}
+
+// Strategy is what a kind adds to the generic storage: the real
+// RESTCreateStrategy and RESTUpdateStrategy.
+type Strategy interface {
+	// PrepareForCreate clears what a client may not set at creation
+	// (status, for kinds with a status subresource).
+	PrepareForCreate(obj api.Object)
+	// Default fills the fields Kubernetes defaults (restartPolicy...).
+	Default(obj api.Object)
+	// Validate checks a new object.
+	Validate(obj api.Object) field.ErrorList
+	// PrepareForUpdate carries over from old what the update may not change.
+	PrepareForUpdate(obj, old api.Object)
+	// ValidateUpdate checks an update, immutable fields included.
+	ValidateUpdate(obj, old api.Object) field.ErrorList
+}
+
+// DefaultStrategy accepts everything; kinds embed it and override.
+type DefaultStrategy struct{}
+
+// PrepareForCreate implements Strategy.
+func (DefaultStrategy) PrepareForCreate(api.Object) {}
+
+// Default implements Strategy.
+func (DefaultStrategy) Default(api.Object) {}
+
+// Validate implements Strategy.
+func (DefaultStrategy) Validate(api.Object) field.ErrorList { return nil }
+
+// PrepareForUpdate implements Strategy.
+func (DefaultStrategy) PrepareForUpdate(api.Object, api.Object) {}
+
+// ValidateUpdate implements Strategy.
+func (DefaultStrategy) ValidateUpdate(api.Object, api.Object) field.ErrorList { return nil }
+
+// ListOptions select and page a list or a watch.
+type ListOptions struct {
+	Labels labels.Selector
+	Fields fields.Selector
+	// Limit and Continue page a list.
+	Limit    int64
+	Continue string
+	// ResourceVersion starts a watch after this revision; "" or "0" first
+	// sends every current object as ADDED.
+	ResourceVersion string
+}

@@ -1,0 +1,617 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store"
+)
+
+// Store serves one Resource over a store.Interface.
+type Store struct {
+	res     *Resource
+	storage store.Interface
+	clock   clock.Clock
+	ids     *IDs
+}
+
+// Config builds a Store.
+type Config struct {
+	Resource *Resource
+	Storage  store.Interface
+	Clock    clock.Clock
+	IDs      *IDs
+}
+
+// NewStore checks cfg and returns the Store.
+func NewStore(cfg Config) (*Store, error) {
+	switch {
+	case cfg.Resource == nil || cfg.Resource.New == nil:
+		return nil, errors.New("registry: Resource with New is required")
+	case cfg.Storage == nil:
+		return nil, errors.New("registry: Storage is required")
+	case cfg.Clock == nil:
+		return nil, errors.New("registry: Clock is required")
+	case cfg.IDs == nil:
+		return nil, errors.New("registry: IDs is required")
+	}
+	return &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs}, nil
+}
+
+// Resource is the resource this store serves.
+func (s *Store) Resource() *Resource { return s.res }
+
+// prefix is the key prefix of the namespace ns ("" for all namespaces).
+func (s *Store) prefix(ns string) string {
+	gr := s.res.StorageGroupResource
+	if gr.Empty() {
+		gr = s.res.GroupResource()
+	}
+	group := gr.Group
+	if group == "" {
+		group = "core"
+	}
+	p := "/registry/" + group + "/" + gr.Resource + "/"
+	if s.res.Namespaced && ns != "" {
+		p += ns + "/"
+	}
+	return p
+}
+
+func (s *Store) key(ns, name string) string { return s.prefix(ns) + name }
+
+// encode serializes obj for storage, without its resourceVersion (the
+// store's revision is the resourceVersion, put back on decode).
+func (s *Store) encode(obj api.Object) ([]byte, error) {
+	meta := obj.GetObjectMeta()
+	rv := meta.ResourceVersion
+	meta.ResourceVersion = ""
+	defer func() { meta.ResourceVersion = rv }()
+	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	return json.Marshal(obj)
+}
+
+// decode turns a stored entry back into an object served at this version.
+func (s *Store) decode(value []byte, rev int64) (api.Object, error) {
+	obj := s.res.New()
+	if err := json.Unmarshal(value, obj); err != nil {
+		return nil, api.NewInternalError(fmt.Errorf("decoding stored %s: %w", s.res.GroupResource(), err))
+	}
+	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+	return obj, nil
+}
+
+// storeError maps a store error to the API error a client expects.
+func (s *Store) storeError(err error, name string) error {
+	gr := s.res.GroupResource()
+	switch {
+	case store.IsNotFound(err):
+		return api.NewNotFound(gr, name)
+	case store.IsKeyExists(err):
+		return api.NewAlreadyExists(gr, name)
+	case store.IsConflict(err):
+		return api.NewConflict(gr, name, errors.New(api.OptimisticLockErrorMsg))
+	case store.IsExpired(err):
+		return api.NewResourceExpired(err.Error())
+	}
+	var se *api.StatusError
+	if errors.As(err, &se) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return api.NewTimeoutError(fmt.Sprintf("request for %s %q did not complete: %v", gr, name, err), 0)
+	}
+	return api.NewInternalError(err)
+}
+
+// AdmitFunc runs admission on an object about to be written; old is nil on
+// create. It may change obj (mutating admission) or refuse the write.
+type AdmitFunc func(ctx context.Context, obj, old api.Object) error
+
+// CreateOptions modify a create.
+type CreateOptions struct {
+	// DryRun runs everything but the write.
+	DryRun bool
+	Admit  AdmitFunc
+}
+
+// Create stores a new object in namespace ns.
+func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts CreateOptions) (api.Object, error) {
+	meta := obj.GetObjectMeta()
+	if s.res.Namespaced {
+		meta.Namespace = ns
+	} else {
+		meta.Namespace = ""
+	}
+	generated := meta.Name == "" && meta.GenerateName != ""
+	if generated {
+		meta.Name = meta.GenerateName + s.ids.Suffix(5)
+	}
+	// The server owns these fields; whatever the client sent is replaced.
+	meta.UID = s.ids.UID()
+	meta.CreationTimestamp = api.NewTime(s.clock.Now().UTC().Truncate(time.Second))
+	meta.ResourceVersion = ""
+	meta.Generation = 1
+	meta.DeletionTimestamp = nil
+	meta.DeletionGracePeriodSeconds = nil
+
+	st := s.res.strategy()
+	st.PrepareForCreate(obj)
+	st.Default(obj)
+	if opts.Admit != nil {
+		if err := opts.Admit(ctx, obj, nil); err != nil {
+			return nil, err
+		}
+	}
+	errs := s.validateMeta(obj, nil)
+	errs = append(errs, st.Validate(obj)...)
+	if len(errs) > 0 {
+		return nil, api.NewInvalid(s.res.GroupKind(), meta.Name, errs)
+	}
+	if opts.DryRun {
+		return obj, nil
+	}
+	for attempt := 0; ; attempt++ {
+		data, err := s.encode(obj)
+		if err != nil {
+			return nil, api.NewInternalError(err)
+		}
+		kv, err := s.storage.Create(ctx, s.key(ns, meta.Name), data, store.CreateOptions{UID: meta.UID})
+		if store.IsKeyExists(err) && generated && attempt < 3 {
+			// A generated name collided: draw another, as Kubernetes does.
+			meta.Name = meta.GenerateName + s.ids.Suffix(5)
+			continue
+		}
+		if err != nil {
+			return nil, s.storeError(err, meta.Name)
+		}
+		meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
+		return obj, nil
+	}
+}
+
+// validateMeta checks the metadata every kind shares.
+func (s *Store) validateMeta(obj api.Object, old api.Object) field.ErrorList {
+	meta := obj.GetObjectMeta()
+	var errs field.ErrorList
+	p := field.NewPath("metadata")
+	if meta.Name == "" {
+		errs = append(errs, field.Required(p.Child("name"), "name or generateName is required"))
+	} else if old == nil {
+		check := s.res.ValidateName
+		if check == nil {
+			check = labels.IsDNS1123Subdomain
+		}
+		for _, msg := range check(meta.Name) {
+			errs = append(errs, field.Invalid(p.Child("name"), meta.Name, msg))
+		}
+	}
+	for k, v := range meta.Labels {
+		for _, msg := range labels.IsQualifiedName(k) {
+			errs = append(errs, field.Invalid(p.Child("labels"), k, msg))
+		}
+		for _, msg := range labels.IsValidLabelValue(v) {
+			errs = append(errs, field.Invalid(p.Child("labels"), v, msg))
+		}
+	}
+	total := 0
+	for k, v := range meta.Annotations {
+		for _, msg := range labels.IsQualifiedName(strings.ToLower(k)) {
+			errs = append(errs, field.Invalid(p.Child("annotations"), k, msg))
+		}
+		total += len(k) + len(v)
+	}
+	if total > 256*1024 {
+		errs = append(errs, field.TooLong(p.Child("annotations"), "", 256*1024))
+	}
+	for i, ref := range meta.OwnerReferences {
+		rp := p.Child("ownerReferences").Index(i)
+		if ref.APIVersion == "" {
+			errs = append(errs, field.Invalid(rp.Child("apiVersion"), ref.APIVersion, "version must not be empty"))
+		}
+		if ref.Kind == "" {
+			errs = append(errs, field.Invalid(rp.Child("kind"), ref.Kind, "kind must not be empty"))
+		}
+		if ref.Name == "" {
+			errs = append(errs, field.Invalid(rp.Child("name"), ref.Name, "name must not be empty"))
+		}
+		if ref.UID == "" {
+			errs = append(errs, field.Invalid(rp.Child("uid"), ref.UID, "uid must not be empty"))
+		}
+	}
+	if old != nil {
+		om := old.GetObjectMeta()
+		if meta.Name != om.Name {
+			errs = append(errs, field.Invalid(p.Child("name"), meta.Name, "field is immutable"))
+		}
+		if meta.Namespace != om.Namespace {
+			errs = append(errs, field.Invalid(p.Child("namespace"), meta.Namespace, "field is immutable"))
+		}
+	}
+	return errs
+}
+
+// Get returns the object ns/name.
+func (s *Store) Get(ctx context.Context, ns, name string) (api.Object, error) {
+	kv, err := s.storage.Get(ctx, s.key(ns, name))
+	if err != nil {
+		return nil, s.storeError(err, name)
+	}
+	return s.decode(kv.Value, kv.ModRevision)
+}
+
+// ListResult is one page of a list.
+type ListResult struct {
+	Items           []api.Object
+	ResourceVersion string
+	// Continue, when not empty, fetches the next page.
+	Continue string
+}
+
+// continueToken is the opaque continue string, shaped like Kubernetes'
+// (base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"key"}).
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+func decodeContinue(tok, prefix string) (string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return "", api.NewBadRequest("continue key is not valid: " + err.Error())
+	}
+	var c continueToken
+	if err := json.Unmarshal(raw, &c); err != nil || c.APIVersion != "meta.k8s.io/v1" || c.StartKey == "" {
+		return "", api.NewBadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if strings.Contains(c.StartKey, "/..") || strings.HasPrefix(c.StartKey, "/") {
+		return "", api.NewBadRequest("continue key is not valid: key must not escape the prefix")
+	}
+	return prefix + c.StartKey, nil
+}
+
+// List returns the objects in ns ("" for all namespaces) that match opts.
+func (s *Store) List(ctx context.Context, ns string, opts ListOptions) (*ListResult, error) {
+	prefix := s.prefix(ns)
+	start := ""
+	if opts.Continue != "" {
+		var err error
+		if start, err = decodeContinue(opts.Continue, prefix); err != nil {
+			return nil, err
+		}
+	}
+	out := &ListResult{}
+	var rev int64
+	for {
+		// Selectors are applied after reading, so a page may need several
+		// reads to fill: keep reading until the limit is met or keys end.
+		page, err := s.storage.List(ctx, prefix, store.ListOptions{Limit: opts.Limit, StartAfter: start})
+		if err != nil {
+			return nil, s.storeError(err, "")
+		}
+		if rev == 0 {
+			rev = page.Revision
+		}
+		for _, kv := range page.Items {
+			start = kv.Key
+			obj, err := s.decode(kv.Value, kv.ModRevision)
+			if err != nil {
+				return nil, err
+			}
+			if !s.Matches(obj, opts) {
+				continue
+			}
+			out.Items = append(out.Items, obj)
+			if opts.Limit > 0 && int64(len(out.Items)) == opts.Limit {
+				break
+			}
+		}
+		full := opts.Limit > 0 && int64(len(out.Items)) == opts.Limit
+		if !page.More && (!full || start == lastKey(page)) && !full {
+			break
+		}
+		if full {
+			// Is there anything after the last returned key?
+			more, err := s.storage.List(ctx, prefix, store.ListOptions{Limit: 1, StartAfter: start})
+			if err != nil {
+				return nil, s.storeError(err, "")
+			}
+			if len(more.Items) > 0 {
+				tok, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rev,
+					StartKey: strings.TrimPrefix(start, prefix)})
+				out.Continue = base64.RawURLEncoding.EncodeToString(tok)
+			}
+			break
+		}
+		if !page.More {
+			break
+		}
+	}
+	out.ResourceVersion = strconv.FormatInt(rev, 10)
+	return out, nil
+}
+
+func lastKey(r store.ListResult) string {
+	if len(r.Items) == 0 {
+		return ""
+	}
+	return r.Items[len(r.Items)-1].Key
+}
+
+// FieldSet returns the selectable fields of obj.
+func (s *Store) FieldSet(obj api.Object) fields.Set {
+	meta := obj.GetObjectMeta()
+	set := fields.Set{"metadata.name": meta.Name}
+	if s.res.Namespaced {
+		set["metadata.namespace"] = meta.Namespace
+	}
+	if s.res.Fields != nil {
+		for k, v := range s.res.Fields(obj) {
+			set[k] = v
+		}
+	}
+	return set
+}
+
+// Matches reports whether obj passes the selectors of opts.
+func (s *Store) Matches(obj api.Object, opts ListOptions) bool {
+	if opts.Labels != nil && !opts.Labels.Empty() && !opts.Labels.Matches(labels.Set(obj.GetObjectMeta().Labels)) {
+		return false
+	}
+	if opts.Fields != nil && !opts.Fields.Empty() && !opts.Fields.Matches(s.FieldSet(obj)) {
+		return false
+	}
+	return true
+}
+
+// UpdateOptions modify an update.
+type UpdateOptions struct {
+	DryRun bool
+	Admit  AdmitFunc
+	// Subresource is "" for the object or "status".
+	Subresource string
+	// CreateIfMissing makes the update a create when the object does not
+	// exist (server-side apply, and PUT for kinds that allow it).
+	CreateIfMissing bool
+}
+
+// UpdateFunc computes the new object from the current one (nil when it
+// does not exist and CreateIfMissing is set). It may be called more than
+// once when a concurrent write forces a retry.
+type UpdateFunc func(current api.Object) (api.Object, error)
+
+// maxUpdateRetries bounds the read-modify-write retries of one update.
+const maxUpdateRetries = 16
+
+// Update applies fn to the current object and stores the result, retrying
+// when another writer got there first, unless the new object names a
+// resourceVersion: then a stale one is a Conflict, as Kubernetes answers.
+// It reports whether the object was created.
+func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts UpdateOptions) (api.Object, bool, error) {
+	key := s.key(ns, name)
+	for attempt := 0; ; attempt++ {
+		kv, err := s.storage.Get(ctx, key)
+		if store.IsNotFound(err) && opts.CreateIfMissing && opts.Subresource == "" {
+			obj, err := fn(nil)
+			if err != nil {
+				return nil, false, err
+			}
+			if obj.GetObjectMeta().Name == "" {
+				obj.GetObjectMeta().Name = name
+			}
+			created, err := s.Create(ctx, ns, obj, CreateOptions{DryRun: opts.DryRun, Admit: opts.Admit})
+			if api.IsAlreadyExists(err) && attempt < maxUpdateRetries {
+				continue
+			}
+			return created, err == nil, err
+		}
+		if err != nil {
+			return nil, false, s.storeError(err, name)
+		}
+		cur, err := s.decode(kv.Value, kv.ModRevision)
+		if err != nil {
+			return nil, false, err
+		}
+		obj, err := fn(cur.DeepCopyObject())
+		if err != nil {
+			return nil, false, err
+		}
+		meta := obj.GetObjectMeta()
+		explicitRV := meta.ResourceVersion != ""
+		if explicitRV && meta.ResourceVersion != cur.GetObjectMeta().ResourceVersion {
+			return nil, false, api.NewConflict(s.res.GroupResource(), name, errors.New(api.OptimisticLockErrorMsg))
+		}
+		if err := s.prepareUpdate(obj, cur, opts.Subresource); err != nil {
+			return nil, false, err
+		}
+		if opts.Admit != nil {
+			if err := opts.Admit(ctx, obj, cur); err != nil {
+				return nil, false, err
+			}
+		}
+		errs := s.validateMeta(obj, cur)
+		errs = append(errs, s.res.strategy().ValidateUpdate(obj, cur)...)
+		if len(errs) > 0 {
+			return nil, false, api.NewInvalid(s.res.GroupKind(), name, errs)
+		}
+		newData, err := s.encode(obj)
+		if err != nil {
+			return nil, false, api.NewInternalError(err)
+		}
+		if bytes.Equal(newData, kv.Value) {
+			// Nothing changed: no write, no new resourceVersion, no event.
+			return cur, false, nil
+		}
+		if opts.DryRun {
+			return obj, false, nil
+		}
+		if s.finalizable(obj) {
+			// The last finalizer is gone from an object being deleted:
+			// the update completes the delete.
+			del, err := s.storage.Delete(ctx, key, store.Preconditions{ResourceVersion: kv.ModRevision})
+			if store.IsConflict(err) && !explicitRV && attempt < maxUpdateRetries {
+				continue
+			}
+			if err != nil {
+				return nil, false, s.storeError(err, name)
+			}
+			meta.ResourceVersion = strconv.FormatInt(del.ModRevision, 10)
+			return obj, false, nil
+		}
+		res, err := s.storage.Update(ctx, key, newData, store.Preconditions{ResourceVersion: kv.ModRevision})
+		if store.IsConflict(err) && !explicitRV && attempt < maxUpdateRetries {
+			continue
+		}
+		if err != nil {
+			return nil, false, s.storeError(err, name)
+		}
+		meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)
+		return obj, false, nil
+	}
+}
+
+// finalizable: deletion was requested, no finalizer is left and no grace
+// period is running.
+func (s *Store) finalizable(obj api.Object) bool {
+	meta := obj.GetObjectMeta()
+	return meta.DeletionTimestamp != nil && len(meta.Finalizers) == 0 &&
+		(meta.DeletionGracePeriodSeconds == nil || *meta.DeletionGracePeriodSeconds == 0) &&
+		(s.res.PendingFinalizers == nil || !s.res.PendingFinalizers(obj))
+}
+
+// prepareUpdate carries over from cur what this write may not change.
+func (s *Store) prepareUpdate(obj, cur api.Object, subresource string) error {
+	meta, old := obj.GetObjectMeta(), cur.GetObjectMeta()
+	meta.UID = old.UID
+	meta.CreationTimestamp = old.CreationTimestamp
+	meta.GenerateName = old.GenerateName
+	meta.Generation = old.Generation
+	// Only a delete sets deletionTimestamp; an update may only keep it.
+	meta.DeletionTimestamp = old.DeletionTimestamp
+	meta.DeletionGracePeriodSeconds = old.DeletionGracePeriodSeconds
+	if meta.Namespace == "" && s.res.Namespaced {
+		meta.Namespace = old.Namespace
+	}
+	if old.DeletionTimestamp != nil && len(meta.Finalizers) > len(old.Finalizers) {
+		for _, f := range meta.Finalizers {
+			if !contains(old.Finalizers, f) {
+				return api.NewInvalid(s.res.GroupKind(), meta.Name, field.ErrorList{
+					field.Forbidden(field.NewPath("metadata", "finalizers"),
+						"no new finalizers can be added if the object is being deleted, found new finalizers []string{\""+f+"\"}")})
+			}
+		}
+	}
+	switch subresource {
+	case "status":
+		// A status write changes status only (and is how controllers
+		// report): everything else comes from the current object.
+		if err := splice(obj, cur, false); err != nil {
+			return err
+		}
+		s.res.strategy().PrepareForUpdate(obj, cur)
+		return nil
+	case "":
+		if s.res.StatusSubresource {
+			if err := splice(obj, cur, true); err != nil {
+				return err
+			}
+		}
+	}
+	s.res.strategy().PrepareForUpdate(obj, cur)
+	s.res.strategy().Default(obj)
+	if specChanged(obj, cur) {
+		meta.Generation = old.Generation + 1
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// splice moves status between obj and cur through JSON, so that it works
+// for every kind. keepStatus: obj keeps everything it has but takes cur's
+// status (a write to the main resource). Otherwise obj becomes cur with
+// only obj's status (a write to /status).
+func splice(obj, cur api.Object, keepStatus bool) error {
+	objMap, err := toMap(obj)
+	if err != nil {
+		return err
+	}
+	curMap, err := toMap(cur)
+	if err != nil {
+		return err
+	}
+	from, result := curMap, objMap
+	meta := *obj.GetObjectMeta()
+	if !keepStatus {
+		from, result = objMap, curMap
+		cur.GetObjectMeta().DeepCopyInto(&meta)
+	}
+	if st, ok := from["status"]; ok {
+		result["status"] = st
+	} else {
+		delete(result, "status")
+	}
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return api.NewInternalError(err)
+	}
+	// Zero obj first: json.Unmarshal would merge into its existing maps.
+	v := reflect.ValueOf(obj).Elem()
+	v.Set(reflect.Zero(v.Type()))
+	if err := json.Unmarshal(raw, obj); err != nil {
+		return api.NewInternalError(err)
+	}
+	*obj.GetObjectMeta() = meta
+	return nil
+}
+
+// specChanged reports whether anything but metadata and status differs,
+// which is what moves metadata.generation.
+func specChanged(obj, cur api.Object) bool {
+	a, err1 := toMap(obj)
+	b, err2 := toMap(cur)
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	for _, m := range []map[string]any{a, b} {
+		delete(m, "metadata")
+		delete(m, "status")
+		delete(m, "apiVersion")
+		delete(m, "kind")
+	}
+	return !reflect.DeepEqual(a, b)
+}
+
+func toMap(obj api.Object) (map[string]any, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
