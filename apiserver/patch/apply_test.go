@@ -224,3 +224,46 @@ func TestManagedFieldsOnObject(t *testing.T) {
 	require.NoError(t, SetManagedFields(o, nil))
 	assert.Equal(t, `{"metadata":{"name":"x"}}`, asJSON(t, o))
 }
+
+func TestApplyConflictsWithSeveralManagers(t *testing.T) {
+	live := js(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1","b":"2","c":"3"}}`)
+	schema := obj(map[string]*testSchema{"metadata": metadataSchema, "data": stringMap})
+	managed := []ManagedFields{
+		{Manager: "zeta", Operation: "Update", APIVersion: "v1", Time: t0, FieldsType: "FieldsV1", FieldsV1: json.RawMessage(`{"f:data":{"f:a":{}}}`)},
+		{Manager: "alpha", Operation: "Apply", APIVersion: "v1", Time: t0, FieldsType: "FieldsV1", FieldsV1: json.RawMessage(`{"f:data":{"f:b":{},"f:c":{}}}`)},
+	}
+	_, _, err := Apply(live, js(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"x","b":"y","c":"z"}}`), "me", managed, false, schema, t1)
+	var cerr *ConflictError
+	require.ErrorAs(t, err, &cerr)
+	assert.Equal(t, "Apply failed with 3 conflicts: conflicts with \"alpha\":\n- .data.b\n- .data.c\nconflicts with \"zeta\" using v1:\n- .data.a", cerr.Error())
+	assert.Len(t, cerr.Conflicts, 3)
+}
+
+func FuzzApply(f *testing.F) {
+	f.Add([]byte(webDeployment), []byte(appliedWeb), []byte(`{"f:spec":{"f:replicas":{}}}`), false)
+	f.Add([]byte(`{"metadata":{"finalizers":["a",{"x":1}]},"spec":{"template":{"spec":{"containers":[{"name":1},{"image":"x"}]}}}}`),
+		[]byte(`{"metadata":{"finalizers":[null,"a"]},"spec":{"template":{"spec":{"containers":[{"name":1,"ports":[{"containerPort":80}]}]}}}}`),
+		[]byte(`{"f:metadata":{"f:finalizers":{"v:\"a\"":{}}},"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":1}":{".":{},"f:image":{}},"i:0":{}}}}}}`), true)
+	f.Fuzz(func(t *testing.T, liveJSON, appliedJSON, fields []byte, force bool) {
+		live, err := DecodeObject(liveJSON)
+		if err != nil {
+			return
+		}
+		applied, err := DecodeObject(appliedJSON)
+		if err != nil {
+			return
+		}
+		managed := []ManagedFields{{Manager: "other", Operation: "Update", APIVersion: "v1", FieldsV1: fields}}
+		before := asJSON(t, live)
+		for _, s := range []Schema{deploymentSchema, nil} {
+			out, newManaged, err := Apply(live, applied, "me", managed, force, s, t1)
+			if err == nil {
+				asJSON(t, out)
+				_ = UpdateManagedFields(live, out, "editor", newManaged, s, t2)
+			}
+		}
+		if asJSON(t, live) != before {
+			t.Fatalf("live object modified")
+		}
+	})
+}
