@@ -293,7 +293,7 @@ func UpdateManagedFields(old, new map[string]any, manager string, managed []Mana
 func listKind(s Schema, lists ...[]any) (string, []string) {
 	var lt string
 	var keys []string
-	if s != nil {
+	if s = known(s); s != nil {
 		lt, keys = s.ListType()
 		if lt == "" {
 			if strategy, mk := patchMeta(s); strategy == mergeDirective {

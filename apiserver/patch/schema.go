@@ -1,6 +1,9 @@
 package patch
 
-import "strings"
+import (
+	"reflect"
+	"strings"
+)
 
 // Schema is what patching needs to know about one node of an object's schema.
 // A nil Schema means "unknown": lists are replaced wholesale and maps merged.
@@ -21,21 +24,33 @@ type Schema interface {
 // described by s: a declared property first, else the map's value schema.
 // It is nil-safe because a nil Schema is the common "unknown" case.
 func childSchema(s Schema, key string) Schema {
-	if s == nil {
+	if s = known(s); s == nil {
 		return nil
 	}
-	if f := s.Field(key); f != nil {
+	if f := known(s.Field(key)); f != nil {
 		return f
 	}
-	return s.Elem()
+	return known(s.Elem())
 }
 
 // elemSchema is the nil-safe Elem.
 func elemSchema(s Schema) Schema {
+	if s = known(s); s == nil {
+		return nil
+	}
+	return known(s.Elem())
+}
+
+// known turns a Schema holding a nil pointer into a nil Schema, so that an
+// implementation returning a typed nil still means "unknown".
+func known(s Schema) Schema {
 	if s == nil {
 		return nil
 	}
-	return s.Elem()
+	if v := reflect.ValueOf(s); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil
+	}
+	return s
 }
 
 // isDeclaredField tells a struct property (Field) from a map entry (Elem).
@@ -43,20 +58,20 @@ func elemSchema(s Schema) Schema {
 // structured-merge-diff does, but not struct properties. Unknown schemas
 // count as declared so that unschema'd objects record only leaves.
 func isDeclaredField(s Schema, key string) bool {
-	if s == nil {
+	if s = known(s); s == nil {
 		return true
 	}
-	if s.Field(key) != nil {
+	if known(s.Field(key)) != nil {
 		return true
 	}
-	return s.Elem() == nil
+	return known(s.Elem()) == nil
 }
 
 // patchMeta returns the strategic merge strategy ("merge", "replace" or "")
 // and merge key of s, with "retainKeys" split off: the server acts on the
 // $retainKeys directive in the patch, not on the strategy.
 func patchMeta(s Schema) (strategy, mergeKey string) {
-	if s == nil {
+	if s = known(s); s == nil {
 		return "", ""
 	}
 	raw, key := s.PatchStrategy()

@@ -105,3 +105,26 @@ var (
 		}),
 	})
 )
+
+// typedNilSchema returns typed nil pointers for unknown fields, which the
+// package must treat like a nil Schema.
+type typedNilSchema struct{ containers bool }
+
+func (s *typedNilSchema) Field(name string) Schema {
+	if name == "containers" {
+		return &typedNilSchema{containers: true}
+	}
+	var none *typedNilSchema
+	return none
+}
+func (s *typedNilSchema) Elem() Schema {
+	var none *typedNilSchema
+	return none
+}
+func (s *typedNilSchema) PatchStrategy() (string, string) {
+	if s.containers {
+		return "merge", "name"
+	}
+	return "", ""
+}
+func (s *typedNilSchema) ListType() (string, []string) { return "", nil }

@@ -289,3 +289,13 @@ func errorAs(err error, target **Error) bool {
 	}
 	return ok
 }
+
+func TestTypedNilSchemaMeansUnknown(t *testing.T) {
+	got, err := StrategicMergePatch(js(t, `{"containers":[{"name":"a","x":1}],"other":{"l":[1]}}`),
+		js(t, `{"containers":[{"name":"a","y":2}],"other":{"l":[2]}}`), &typedNilSchema{})
+	require.NoError(t, err)
+	assert.Equal(t, js(t, `{"containers":[{"name":"a","x":1,"y":2}],"other":{"l":[2]}}`), got)
+	_, managed, err := Apply(nil, js(t, `{"other":{"l":[2]}}`), "m", nil, false, &typedNilSchema{}, t0)
+	require.NoError(t, err)
+	assert.Equal(t, `{"f:other":{"f:l":{}}}`, string(managed[0].FieldsV1))
+}
