@@ -110,8 +110,8 @@ func mergeMap(original, patch map[string]any, s Schema) (map[string]any, error) 
 		case deleteDirective:
 			return map[string]any{}, nil
 		case mergeDirective:
-			// Kubernetes rejects this as an unknown patch type; we accept the
-			// explicit spelling of the default, as the API conventions describe it.
+			// Kubernetes rejects this on a map as an unknown patch type;
+			// kubesim accepts it as an explicit spelling of the default.
 			delete(patch, directiveMarker)
 		default:
 			return nil, errBadPatchType(v, patch)
