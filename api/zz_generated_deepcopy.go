@@ -3615,6 +3615,22 @@ func (in *StatusDetails) DeepCopy() *StatusDetails {
 }
 
 // DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *StatusError) DeepCopyInto(out *StatusError) {
+	*out = *in
+	in.ErrStatus.DeepCopyInto(&out.ErrStatus)
+}
+
+// DeepCopy returns a new StatusError sharing no memory with in, or nil.
+func (in *StatusError) DeepCopy() *StatusError {
+	if in == nil {
+		return nil
+	}
+	out := new(StatusError)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
 func (in *TCPSocketAction) DeepCopyInto(out *TCPSocketAction) {
 	*out = *in
 	out.Port = in.Port.DeepCopy()

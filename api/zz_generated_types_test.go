@@ -142,6 +142,7 @@ func generatedStructs() []any {
 		&Status{},
 		&StatusCause{},
 		&StatusDetails{},
+		&StatusError{},
 		&TCPSocketAction{},
 		&Table{},
 		&TableColumnDefinition{},
