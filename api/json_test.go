@@ -228,3 +228,29 @@ func TestResourceListAccessors(t *testing.T) {
 	q.Add(resource.MustParse("1"))
 	assert.Equal(t, "2", rl.Cpu().String(), "accessors return copies")
 }
+
+func FuzzTimeUnmarshalJSON(f *testing.F) {
+	for _, s := range []string{`null`, `"2026-01-02T03:04:05Z"`, `"2026-01-02T04:04:05+01:00"`, `"2026-01-02T03:04:05.123456Z"`, `"x"`, `5`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var tm Time
+		if err := json.Unmarshal(b, &tm); err == nil {
+			out, err := json.Marshal(tm)
+			if err != nil {
+				return // years outside 0-9999 cannot be printed, as in Kubernetes
+			}
+			var back Time
+			require.NoError(t, json.Unmarshal(out, &back), "%s", out)
+			require.True(t, back.Equal(&Time{Time: tm.Truncate(time.Second)}), "%s -> %s", b, out)
+		}
+		var mt MicroTime
+		if err := json.Unmarshal(b, &mt); err == nil {
+			if out, err := json.Marshal(mt); err == nil {
+				var back MicroTime
+				require.NoError(t, json.Unmarshal(out, &back), "%s", out)
+				require.True(t, back.Time.Equal(mt.Truncate(time.Microsecond)), "%s -> %s", b, out)
+			}
+		}
+	})
+}

@@ -90,3 +90,21 @@ func TestValueOrDefault(t *testing.T) {
 	v := FromInt32(1)
 	assert.Same(t, &v, ValueOrDefault(&v, def))
 }
+
+func FuzzUnmarshalJSON(f *testing.F) {
+	for _, s := range []string{`80`, `"http"`, `"25%"`, `-1`, `null`, `"\u00e9"`, `1.5`, `true`, `{}`, `2147483648`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v IntOrString
+		if err := json.Unmarshal(b, &v); err != nil {
+			return
+		}
+		out, err := json.Marshal(v)
+		require.NoError(t, err)
+		var back IntOrString
+		require.NoError(t, json.Unmarshal(out, &back), "%s", out)
+		require.Equal(t, v, back)
+		_, _ = GetScaledValueFromIntOrPercent(&v, 10, true)
+	})
+}
