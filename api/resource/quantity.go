@@ -40,7 +40,10 @@ var (
 
 // Quantity is a fixed-point number: an int64 mantissa times a power of
 // ten, plus the Format it prints in. It is a value type: copying it copies
-// the number. It marshals to JSON as its canonical string and unmarshals
+// the number. The representation is kept normalized, so two quantities
+// holding the same number in the same format are == (and reflect.DeepEqual),
+// which Kubernetes' Quantity does not promise; use Cmp or Equal to compare
+// numbers across formats. It marshals to JSON as its canonical string and unmarshals
 // from a string or a number.
 type Quantity struct {
 	value int64 // mantissa
@@ -51,17 +54,30 @@ type Quantity struct {
 
 // NewQuantity returns value in the given format, as resource.NewQuantity.
 func NewQuantity(value int64, format Format) *Quantity {
-	return &Quantity{value: value, Format: format}
+	return newQuantity(value, 0, format)
 }
 
 // NewMilliQuantity returns value/1000 in the given format.
 func NewMilliQuantity(milliValue int64, format Format) *Quantity {
-	return &Quantity{value: milliValue, scale: -3, Format: format}
+	return newQuantity(milliValue, -3, format)
 }
 
 // NewScaledQuantity returns value * 10^scale in DecimalSI.
 func NewScaledQuantity(value int64, scale int32) *Quantity {
-	return &Quantity{value: value, scale: scale, Format: DecimalSI}
+	return newQuantity(value, scale, DecimalSI)
+}
+
+// newQuantity normalizes the representation (trailing zeros move into the
+// exponent) so that a constructed quantity equals, field for field, the
+// parsed one: NewQuantity(1000, DecimalSI) == MustParse("1k").
+func newQuantity(value int64, scale int32, format Format) *Quantity {
+	q := &Quantity{Format: format}
+	if v, s, ok := fromBig(big.NewInt(value), int64(scale)); ok {
+		q.value, q.scale = v, s
+	} else {
+		q.value, q.scale = value, scale
+	}
+	return q
 }
 
 // MustParse parses s and panics on error; for constants in code and tests.

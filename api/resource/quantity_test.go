@@ -212,3 +212,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestConstructedEqualsParsed(t *testing.T) {
+	assert.Equal(t, MustParse("1k"), *NewQuantity(1000, DecimalSI))
+	assert.Equal(t, MustParse("100m"), *NewMilliQuantity(100, DecimalSI))
+	assert.Equal(t, MustParse("1Gi"), *NewQuantity(1<<30, BinarySI))
+	assert.Equal(t, MustParse("5k"), *NewScaledQuantity(5000, 0))
+	q := MustParse("600m")
+	q.Add(MustParse("400m"))
+	assert.Equal(t, MustParse("1"), q)
+}
