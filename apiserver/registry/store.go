@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
@@ -149,6 +150,10 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	meta.DeletionTimestamp = nil
 	meta.DeletionGracePeriodSeconds = nil
 
+	if s.res.StatusSubresource {
+		// Status is written through /status only; a create starts without.
+		resetStatus(obj)
+	}
 	st := s.res.strategy()
 	st.PrepareForCreate(obj)
 	st.Default(obj)
@@ -614,4 +619,17 @@ func toMap(obj api.Object) (map[string]any, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// resetStatus clears the status of obj: the Status field of a typed kind,
+// the "status" key of an unstructured object.
+func resetStatus(obj api.Object) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		delete(u.Content, "status")
+		return
+	}
+	v := reflect.ValueOf(obj).Elem()
+	if f := v.FieldByName("Status"); f.IsValid() && f.CanSet() {
+		f.Set(reflect.Zero(f.Type()))
+	}
 }

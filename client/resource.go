@@ -1,0 +1,292 @@
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/unstructured"
+)
+
+// ResourceInfo names a resource on the server.
+type ResourceInfo struct {
+	Group, Version, Resource string
+	Namespaced               bool
+}
+
+// GroupVersionResource returns the resource's GVR.
+func (i ResourceInfo) GroupVersionResource() api.GroupVersionResource {
+	return api.GroupVersionResource{Group: i.Group, Version: i.Version, Resource: i.Resource}
+}
+
+// Resource is a client for one resource whose objects decode into T.
+type Resource[T api.Object] struct {
+	c    *Client
+	info ResourceInfo
+	newT func() T
+}
+
+// For returns a client for info whose objects are made by newT.
+func For[T api.Object](c *Client, info ResourceInfo, newT func() T) *Resource[T] {
+	return &Resource[T]{c: c, info: info, newT: newT}
+}
+
+// Dynamic returns a client for any resource, with unstructured objects.
+func Dynamic(c *Client, info ResourceInfo) *Resource[*unstructured.Unstructured] {
+	return For(c, info, func() *unstructured.Unstructured { return &unstructured.Unstructured{} })
+}
+
+// Info is the resource this client serves.
+func (r *Resource[T]) Info() ResourceInfo { return r.info }
+
+// path builds the URL path of the collection (name "") or an object.
+func (r *Resource[T]) path(ns, name string, sub ...string) string {
+	p := "/api/" + r.info.Version
+	if r.info.Group != "" {
+		p = "/apis/" + r.info.Group + "/" + r.info.Version
+	}
+	if r.info.Namespaced && ns != "" {
+		p += "/namespaces/" + url.PathEscape(ns)
+	}
+	p += "/" + r.info.Resource
+	if name != "" {
+		p += "/" + url.PathEscape(name)
+	}
+	for _, s := range sub {
+		p += "/" + s
+	}
+	return p
+}
+
+// ListOptions select what List and Watch return.
+type ListOptions struct {
+	LabelSelector       string
+	FieldSelector       string
+	Limit               int64
+	Continue            string
+	ResourceVersion     string
+	TimeoutSeconds      int64
+	AllowWatchBookmarks bool
+}
+
+func (o ListOptions) query() url.Values {
+	q := url.Values{}
+	if o.LabelSelector != "" {
+		q.Set("labelSelector", o.LabelSelector)
+	}
+	if o.FieldSelector != "" {
+		q.Set("fieldSelector", o.FieldSelector)
+	}
+	if o.Limit > 0 {
+		q.Set("limit", strconv.FormatInt(o.Limit, 10))
+	}
+	if o.Continue != "" {
+		q.Set("continue", o.Continue)
+	}
+	if o.ResourceVersion != "" {
+		q.Set("resourceVersion", o.ResourceVersion)
+	}
+	if o.TimeoutSeconds > 0 {
+		q.Set("timeoutSeconds", strconv.FormatInt(o.TimeoutSeconds, 10))
+	}
+	if o.AllowWatchBookmarks {
+		q.Set("allowWatchBookmarks", "true")
+	}
+	return q
+}
+
+// Get reads ns/name.
+func (r *Resource[T]) Get(ctx context.Context, ns, name string) (T, error) {
+	out := r.newT()
+	err := r.c.do(ctx, request{method: http.MethodGet, path: r.path(ns, name)}, out)
+	return out, err
+}
+
+// List is one page of objects.
+type List[T api.Object] struct {
+	Items           []T
+	ResourceVersion string
+	Continue        string
+}
+
+// List reads the objects of ns ("" for all namespaces).
+func (r *Resource[T]) List(ctx context.Context, ns string, opts ListOptions) (*List[T], error) {
+	var raw struct {
+		Metadata api.ListMeta      `json:"metadata"`
+		Items    []json.RawMessage `json:"items"`
+	}
+	if err := r.c.do(ctx, request{method: http.MethodGet, path: r.path(ns, ""), query: opts.query()}, &raw); err != nil {
+		return nil, err
+	}
+	out := &List[T]{ResourceVersion: raw.Metadata.ResourceVersion, Continue: raw.Metadata.Continue}
+	for _, item := range raw.Items {
+		obj := r.newT()
+		if err := json.Unmarshal(item, obj); err != nil {
+			return nil, fmt.Errorf("decoding a %s: %w", r.info.Resource, err)
+		}
+		out.Items = append(out.Items, obj)
+	}
+	return out, nil
+}
+
+func (r *Resource[T]) write(ctx context.Context, method, path string, query url.Values, obj any, contentType string) (T, error) {
+	body, err := json.Marshal(obj)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	out := r.newT()
+	err = r.c.do(ctx, request{method: method, path: path, query: query, body: body, contentType: contentType}, out)
+	return out, err
+}
+
+// Create creates obj in its namespace.
+func (r *Resource[T]) Create(ctx context.Context, obj T) (T, error) {
+	return r.write(ctx, http.MethodPost, r.path(obj.GetObjectMeta().Namespace, ""), nil, obj, "")
+}
+
+// Update replaces obj (its resourceVersion is the precondition).
+func (r *Resource[T]) Update(ctx context.Context, obj T) (T, error) {
+	m := obj.GetObjectMeta()
+	return r.write(ctx, http.MethodPut, r.path(m.Namespace, m.Name), nil, obj, "")
+}
+
+// UpdateStatus replaces obj's status through the status subresource.
+func (r *Resource[T]) UpdateStatus(ctx context.Context, obj T) (T, error) {
+	m := obj.GetObjectMeta()
+	return r.write(ctx, http.MethodPut, r.path(m.Namespace, m.Name, "status"), nil, obj, "")
+}
+
+// The patch types, as Content-Types.
+const (
+	JSONPatch      = "application/json-patch+json"
+	MergePatch     = "application/merge-patch+json"
+	StrategicPatch = "application/strategic-merge-patch+json"
+	ApplyPatch     = "application/apply-patch+yaml"
+)
+
+// Patch patches ns/name (or its subresource) with data of patchType.
+func (r *Resource[T]) Patch(ctx context.Context, ns, name, patchType string, data []byte, subresource ...string) (T, error) {
+	out := r.newT()
+	err := r.c.do(ctx, request{method: http.MethodPatch, path: r.path(ns, name, subresource...), body: data, contentType: patchType}, out)
+	return out, err
+}
+
+// Delete deletes ns/name.
+func (r *Resource[T]) Delete(ctx context.Context, ns, name string, opts *api.DeleteOptions) error {
+	var body []byte
+	if opts != nil {
+		var err error
+		if body, err = json.Marshal(opts); err != nil {
+			return err
+		}
+	}
+	return r.c.do(ctx, request{method: http.MethodDelete, path: r.path(ns, name), body: body, contentType: "application/json"}, nil)
+}
+
+// CreateSubresource posts obj to a subresource of ns/name (pods/binding).
+func (r *Resource[T]) CreateSubresource(ctx context.Context, ns, name, sub string, obj any) error {
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	return r.c.do(ctx, request{method: http.MethodPost, path: r.path(ns, name, sub), body: body, contentType: "application/json"}, nil)
+}
+
+// Event is one watch event. For ERROR, Object is the zero T and Status
+// says what happened.
+type Event[T api.Object] struct {
+	Type   api.WatchEventType
+	Object T
+	Status *api.Status
+}
+
+// Watch is an open watch.
+type Watch[T api.Object] struct {
+	events chan Event[T]
+	stop   func()
+	once   sync.Once
+	mu     sync.Mutex
+	err    error
+}
+
+// Events delivers the events; it is closed when the watch ends.
+func (w *Watch[T]) Events() <-chan Event[T] { return w.events }
+
+// Stop ends the watch.
+func (w *Watch[T]) Stop() { w.once.Do(w.stop) }
+
+// Err says why the watch ended (nil after Stop or a server timeout).
+func (w *Watch[T]) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Watch opens a watch on ns ("" for all namespaces).
+func (r *Resource[T]) Watch(ctx context.Context, ns string, opts ListOptions) (*Watch[T], error) {
+	ctx, cancel := context.WithCancel(ctx)
+	q := opts.query()
+	q.Set("watch", "true")
+	resp, err := r.c.send(ctx, request{method: http.MethodGet, path: r.path(ns, ""), query: q})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	w := &Watch[T]{events: make(chan Event[T], 64), stop: func() { cancel(); resp.Body.Close() }}
+	go func() {
+		defer close(w.events)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+		for sc.Scan() {
+			var raw struct {
+				Type   api.WatchEventType `json:"type"`
+				Object json.RawMessage    `json:"object"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
+				w.setErr(fmt.Errorf("decoding a watch event: %w", err))
+				return
+			}
+			ev := Event[T]{Type: raw.Type}
+			if raw.Type == api.WatchEventError {
+				var st api.Status
+				_ = json.Unmarshal(raw.Object, &st)
+				ev.Status = &st
+				w.setErr(api.FromObject(&st))
+			} else {
+				ev.Object = r.newT()
+				if err := json.Unmarshal(raw.Object, ev.Object); err != nil {
+					w.setErr(fmt.Errorf("decoding a watched %s: %w", r.info.Resource, err))
+					return
+				}
+			}
+			select {
+			case w.events <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if err := sc.Err(); err != nil && ctx.Err() == nil {
+			w.setErr(err)
+		}
+	}()
+	return w, nil
+}
+
+func (w *Watch[T]) setErr(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
+}
