@@ -1,0 +1,278 @@
+package openapi
+
+import (
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// IndexDocument is the reply of /openapi/v3: where each group-version's
+// document lives.
+type IndexDocument struct {
+	// Paths maps "api/v1" or "apis/<group>/<version>" to its document.
+	Paths map[string]IndexEntry `json:"paths"`
+}
+
+// IndexEntry points at one group-version document.
+type IndexEntry struct {
+	// ServerRelativeURL is /openapi/v3/<key>?hash=<hash>; the hash changes
+	// whenever the document does, so clients may cache by URL forever.
+	ServerRelativeURL string `json:"serverRelativeURL"`
+}
+
+// Hash is the content hash of a document as kube-openapi computes it: the
+// SHA-512 of the bytes in upper-case hex.
+func Hash(doc []byte) string {
+	return fmt.Sprintf("%X", sha512.Sum512(doc))
+}
+
+// Index builds the /openapi/v3 index, building every document to hash it.
+func Index(resources []*registry.Resource) (*IndexDocument, error) {
+	idx := &IndexDocument{Paths: map[string]IndexEntry{}}
+	for _, gv := range GroupVersions(resources) {
+		doc, err := document(gv, resourcesAt(gv, resources))
+		if err != nil {
+			return nil, err
+		}
+		idx.Paths[IndexKey(gv)] = indexEntry(gv, Hash(doc))
+	}
+	return idx, nil
+}
+
+func indexEntry(gv api.GroupVersion, hash string) IndexEntry {
+	return IndexEntry{ServerRelativeURL: "/openapi/v3/" + IndexKey(gv) + "?hash=" + hash}
+}
+
+// NewHandler serves /openapi/v3 and /openapi/v3/<key> from the resources
+// source returns, called on every request because custom resources come
+// and go. Mount it at /openapi/ (or at /openapi/v3 and below): every other
+// path, /openapi/v2 included, gets a 404 Status, which makes kubectl use v3.
+//
+// Documents are cached by a fingerprint of their inputs (the resources'
+// names, kinds, flags and Schema pointers), so repeated kubectl calls only
+// hash a few strings; a Schema must therefore never be changed in place
+// once published.
+func NewHandler(source func() []*registry.Resource) http.Handler {
+	return &handler{source: source, cache: map[api.GroupVersion]cachedDocument{}}
+}
+
+type handler struct {
+	source func() []*registry.Resource
+
+	mu    sync.Mutex
+	cache map[api.GroupVersion]cachedDocument
+}
+
+// cachedDocument is the latest document of one group-version.
+type cachedDocument struct {
+	fingerprint [sha256.Size]byte
+	body        []byte
+	hash        string
+	// keep holds the schemas the fingerprint names by address, so that
+	// their memory cannot be reused by other schemas while cached.
+	keep []*api.JSONSchemaProps
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/openapi/v3")
+	if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
+		writeStatus(w, notFound())
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeStatus(w, methodNotAllowed())
+		return
+	}
+	key := strings.Trim(rest, "/")
+	if key == "" {
+		h.serveIndex(w)
+		return
+	}
+	gv, ok := parseIndexKey(key)
+	if !ok {
+		writeStatus(w, notFound())
+		return
+	}
+	doc, err := h.document(gv, h.source())
+	if errors.Is(err, ErrGroupVersionNotFound) {
+		writeStatus(w, notFound())
+		return
+	}
+	if err != nil {
+		writeStatus(w, internalError(err))
+		return
+	}
+	// As kube-openapi's handler3: a URL with the current hash is immutable,
+	// an old hash is redirected to the current one, no hash is not cached.
+	if want := r.URL.Query().Get("hash"); want != "" {
+		if want != doc.hash {
+			http.Redirect(w, r, indexEntry(gv, doc.hash).ServerRelativeURL, http.StatusMovedPermanently)
+			return
+		}
+		w.Header().Set("Cache-Control", "public, immutable, max-age=31536000")
+	} else {
+		w.Header().Set("Cache-Control", "no-cache, private")
+	}
+	etag := strconv.Quote(doc.hash)
+	w.Header().Set("Etag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(doc.body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(doc.body)
+	}
+}
+
+func (h *handler) serveIndex(w http.ResponseWriter) {
+	resources := h.source()
+	gvs := GroupVersions(resources)
+	idx := &IndexDocument{Paths: map[string]IndexEntry{}}
+	present := map[api.GroupVersion]bool{}
+	for _, gv := range gvs {
+		present[gv] = true
+		doc, err := h.document(gv, resources)
+		if err != nil {
+			writeStatus(w, internalError(err))
+			return
+		}
+		idx.Paths[IndexKey(gv)] = indexEntry(gv, doc.hash)
+	}
+	// Forget group-versions that are no longer served (a deleted CRD).
+	h.mu.Lock()
+	for gv := range h.cache {
+		if !present[gv] {
+			delete(h.cache, gv)
+		}
+	}
+	h.mu.Unlock()
+	w.Header().Set("Cache-Control", "no-cache, private")
+	writeJSON(w, http.StatusOK, idx)
+}
+
+// document returns gv's document from the cache when its inputs have not
+// changed, building and caching it otherwise.
+func (h *handler) document(gv api.GroupVersion, resources []*registry.Resource) (cachedDocument, error) {
+	rs := resourcesAt(gv, resources)
+	if len(rs) == 0 {
+		return cachedDocument{}, ErrGroupVersionNotFound
+	}
+	fp, keep := fingerprint(rs)
+	h.mu.Lock()
+	c, ok := h.cache[gv]
+	h.mu.Unlock()
+	if ok && c.fingerprint == fp {
+		return c, nil
+	}
+	body, err := document(gv, rs)
+	if err != nil {
+		return cachedDocument{}, err
+	}
+	c = cachedDocument{fingerprint: fp, body: body, hash: Hash(body), keep: keep}
+	h.mu.Lock()
+	h.cache[gv] = c
+	h.mu.Unlock()
+	return c, nil
+}
+
+// fingerprint hashes everything document reads from rs; schemas count by
+// address, which is why they are returned to be kept alive.
+func fingerprint(rs []*registry.Resource) ([sha256.Size]byte, []*api.JSONSchemaProps) {
+	hasher := sha256.New()
+	var keep []*api.JSONSchemaProps
+	field := func(s string) {
+		// Length-prefixed, so that no two inputs write the same bytes.
+		_, _ = io.WriteString(hasher, strconv.Itoa(len(s))+":"+s)
+	}
+	schema := func(s *api.JSONSchemaProps) {
+		field(fmt.Sprintf("%p", s))
+		if s != nil {
+			keep = append(keep, s)
+		}
+	}
+	for _, r := range rs {
+		field(r.Group)
+		field(r.Version)
+		field(r.Name)
+		field(r.Kind)
+		field(r.ListKind)
+		field(fmt.Sprint(r.Namespaced, r.StatusSubresource, r.Scale != nil, r.StrategicMergePatch))
+		schema(r.Schema)
+		for _, sub := range sortedKeys(r.CreateSubresources) {
+			field(sub)
+			if p := r.CreateSubresources[sub].Resource; p != nil {
+				field(p.Group)
+				field(p.Version)
+				field(p.Kind)
+				schema(p.Schema)
+			} else {
+				field("-")
+			}
+		}
+		field(";")
+	}
+	var out [sha256.Size]byte
+	copy(out[:], hasher.Sum(nil))
+	return out, keep
+}
+
+// notFound is the Status a Kubernetes API server answers for a path it
+// does not serve.
+func notFound() *api.Status {
+	return &api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure,
+		Message:  "the server could not find the requested resource",
+		Reason:   api.StatusReasonNotFound,
+		Details:  &api.StatusDetails{},
+		Code:     http.StatusNotFound,
+	}
+}
+
+func methodNotAllowed() *api.Status {
+	return &api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure,
+		Message:  "the server does not allow this method on the requested resource",
+		Reason:   api.StatusReasonMethodNotAllowed,
+		Details:  &api.StatusDetails{},
+		Code:     http.StatusMethodNotAllowed,
+	}
+}
+
+func internalError(err error) *api.Status {
+	return &api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure,
+		Message:  fmt.Sprintf("Internal error occurred: %v", err),
+		Reason:   api.StatusReasonInternalError,
+		Details:  &api.StatusDetails{Causes: []api.StatusCause{{Message: err.Error()}}},
+		Code:     http.StatusInternalServerError,
+	}
+}
+
+func writeStatus(w http.ResponseWriter, s *api.Status) { writeJSON(w, int(s.Code), s) }
+
+func writeJSON(w http.ResponseWriter, code int, body any) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		code = http.StatusInternalServerError
+		data = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"encoding failed","reason":"InternalError","code":500}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(data, '\n'))
+}
