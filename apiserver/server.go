@@ -1,0 +1,251 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"sync"
+
+	"github.com/gorilla/mux"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/discovery"
+	"github.com/kubesim/kubesim/apiserver/handlers"
+	"github.com/kubesim/kubesim/apiserver/openapi"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/request"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store"
+)
+
+// SystemNamespaces exist from the start, as in every cluster.
+var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+
+// Version is what /version answers. kubectl's dispatcher on these machines
+// picks the kubectl whose minor version matches Minor.
+type Version struct {
+	Major        string `json:"major"`
+	Minor        string `json:"minor"`
+	GitVersion   string `json:"gitVersion"`
+	GitCommit    string `json:"gitCommit"`
+	GitTreeState string `json:"gitTreeState"`
+	BuildDate    string `json:"buildDate"`
+	GoVersion    string `json:"goVersion"`
+	Compiler     string `json:"compiler"`
+	Platform     string `json:"platform"`
+}
+
+// DefaultVersion is the version kubesim reports: Kubernetes 1.32.
+func DefaultVersion() Version {
+	return Version{Major: "1", Minor: "32", GitVersion: "v1.32.0-kubesim", GitTreeState: "clean",
+		BuildDate: "2026-01-01T00:00:00Z", GoVersion: "go1.26", Compiler: "gc", Platform: "linux/amd64"}
+}
+
+// Config assembles a Server.
+type Config struct {
+	Storage store.Interface
+	Clock   clock.Clock
+	// Rand is the source of uids and generated names.
+	Rand io.Reader
+	// Resources are the resources served from the start (kinds.Builtin()).
+	Resources []*registry.Resource
+	// Authenticator checks bearer tokens; nil lets every request in as
+	// the admin (the in-process transport).
+	Authenticator authn.Authenticator
+	// Admission are more plugins, run after NamespaceLifecycle.
+	Admission []any
+	Logger    *slog.Logger
+	Version   Version
+	// MaxBodyBytes caps request bodies (default 3 MiB).
+	MaxBodyBytes int64
+}
+
+// Server is a running API server's state: its resources and handler.
+type Server struct {
+	cfg     Config
+	ids     *registry.IDs
+	mu      sync.RWMutex
+	stores  map[string]*registry.Store
+	order   []*registry.Resource
+	handler http.Handler
+	rest    *handlers.Handler
+}
+
+func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
+
+// New checks cfg and builds the server. Call Bootstrap before serving.
+func New(cfg Config) (*Server, error) {
+	if cfg.Storage == nil || cfg.Clock == nil || cfg.Rand == nil {
+		return nil, errors.New("apiserver: Storage, Clock and Rand are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Version.Minor == "" {
+		cfg.Version = DefaultVersion()
+	}
+	s := &Server{cfg: cfg, ids: registry.NewIDs(cfg.Rand), stores: map[string]*registry.Store{}}
+	for _, r := range cfg.Resources {
+		if err := s.AddResource(r); err != nil {
+			return nil, err
+		}
+	}
+	lifecycle := &admission.NamespaceLifecycle{
+		Get: func(ctx context.Context, name string) (*api.Namespace, error) {
+			st, ok := s.Store("", "v1", "namespaces")
+			if !ok {
+				return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
+			}
+			obj, err := st.Get(ctx, "", name)
+			if err != nil {
+				return nil, err
+			}
+			ns, ok := obj.(*api.Namespace)
+			if !ok {
+				return nil, api.NewInternalError(fmt.Errorf("namespace store returned %T", obj))
+			}
+			return ns, nil
+		},
+		Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
+	}
+	chain := append(admission.Chain{lifecycle}, cfg.Admission...)
+	s.rest = &handlers.Handler{Lookup: s.Store, Admission: chain, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
+	s.handler = s.buildChain()
+	return s, nil
+}
+
+// AddResource starts serving res (a CRD's version, say).
+func (s *Server) AddResource(res *registry.Resource) error {
+	st, err := registry.NewStore(registry.Config{Resource: res, Storage: s.cfg.Storage, Clock: s.cfg.Clock, IDs: s.ids})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := storeKey(res.Group, res.Version, res.Name)
+	if _, dup := s.stores[key]; dup {
+		return fmt.Errorf("apiserver: resource %s is already served", key)
+	}
+	s.stores[key] = st
+	s.order = append(s.order, res)
+	return nil
+}
+
+// RemoveResource stops serving a resource; its objects stay in the store.
+func (s *Server) RemoveResource(group, version, resource string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.stores, storeKey(group, version, resource))
+	s.order = slices.DeleteFunc(s.order, func(r *registry.Resource) bool {
+		return r.Group == group && r.Version == version && r.Name == resource
+	})
+}
+
+// Store returns the storage serving a resource.
+func (s *Server) Store(group, version, resource string) (*registry.Store, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st, ok := s.stores[storeKey(group, version, resource)]
+	return st, ok
+}
+
+// Resources returns the resources served now.
+func (s *Server) Resources() []*registry.Resource {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.order)
+}
+
+// Handler is the server's whole HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Bootstrap creates the system namespaces if they do not exist yet.
+func (s *Server) Bootstrap(ctx context.Context) error {
+	st, ok := s.Store("", "v1", "namespaces")
+	if !ok {
+		return nil
+	}
+	for _, name := range SystemNamespaces {
+		ns := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}}
+		if _, err := st.Create(ctx, "", ns, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
+			return fmt.Errorf("creating namespace %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// buildChain wraps the routes in the filters every request passes.
+func (s *Server) buildChain() http.Handler {
+	r := mux.NewRouter()
+	r.SkipClean(true)
+	r.HandleFunc("/version", func(w http.ResponseWriter, _ *http.Request) {
+		handlers.WriteJSON(w, http.StatusOK, s.cfg.Version)
+	})
+	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
+		r.HandleFunc(p, func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = io.WriteString(w, "ok")
+		})
+	}
+	r.PathPrefix("/openapi/").Handler(openapi.NewHandler(s.Resources))
+	disc := discovery.NewHandler(s.Resources)
+	api := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		info, _ := request.InfoFrom(req.Context())
+		if !info.IsResourceRequest {
+			disc.ServeHTTP(w, req)
+			return
+		}
+		s.rest.ServeHTTP(w, req)
+	})
+	r.PathPrefix("/api").Handler(api)
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		handlers.WriteJSON(w, http.StatusNotFound, notFoundStatus())
+	})
+	var h http.Handler = r
+	h = withRequestInfo(h)
+	if s.cfg.Authenticator != nil {
+		h = authn.WithAuthentication(h, s.cfg.Authenticator, nil)
+	}
+	return s.withRecovery(h)
+}
+
+func notFoundStatus() api.Status {
+	return api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: api.StatusFailure,
+		Message: "the server could not find the requested resource", Reason: api.StatusReasonNotFound,
+		Details: &api.StatusDetails{}, Code: http.StatusNotFound}
+}
+
+func withRequestInfo(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := request.Parse(r)
+		h.ServeHTTP(w, r.WithContext(request.WithInfo(r.Context(), info)))
+	})
+}
+
+// withRecovery turns a panic in a handler into a 500 Status: the server
+// never dies because of one request.
+func (s *Server) withRecovery(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.cfg.Logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+				data, _ := json.Marshal(handlers.ErrorStatus(api.NewInternalError(fmt.Errorf("the server panicked: %v", v))))
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusInternalServerError)
+				_, _ = w.Write(data)
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
