@@ -1,0 +1,12 @@
+// Package workqueue is the queue every control loop pulls keys from: a key
+// is queued at most once however many events mention it, a key being
+// processed is not handed to a second worker, failed keys come back after an
+// exponentially growing delay, and delayed adds wait on the injected clock.
+//
+// It simulates k8s.io/client-go/util/workqueue (Type, DelayingInterface,
+// RateLimitingInterface with the per-item exponential limiter). Left out:
+// metrics and the overall token-bucket limiter.
+//
+// Two ways to use it: Get blocks until a key is ready (live mode), TryGet
+// returns at once (step mode, where the stepper decides who runs).
+package workqueue

@@ -1,0 +1,244 @@
+package workqueue
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/clock"
+)
+
+// Config tunes a Queue.
+type Config struct {
+	Clock clock.Clock
+	// BaseDelay and MaxDelay bound the per-key exponential back-off of
+	// AddRateLimited (defaults 5 ms and 1000 s, as client-go's).
+	BaseDelay, MaxDelay time.Duration
+}
+
+// Queue is a de-duplicating, delaying, rate-limiting queue of keys.
+type Queue struct {
+	cfg  Config
+	mu   sync.Mutex
+	cond *sync.Cond
+	// queue is the order of ready keys; dirty the keys waiting to be
+	// processed (queued, or re-added while processing).
+	queue      []string
+	dirty      map[string]bool
+	processing map[string]bool
+	// waiting are delayed keys with the time they become ready.
+	waiting  map[string]time.Time
+	failures map[string]int
+	shutdown bool
+	// wake is signalled when a delayed key may have become ready.
+	timerArmed bool
+}
+
+// New returns an empty queue.
+func New(cfg Config) *Queue {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.BaseDelay <= 0 {
+		cfg.BaseDelay = 5 * time.Millisecond
+	}
+	if cfg.MaxDelay <= 0 {
+		cfg.MaxDelay = 1000 * time.Second
+	}
+	q := &Queue{cfg: cfg, dirty: map[string]bool{}, processing: map[string]bool{},
+		waiting: map[string]time.Time{}, failures: map[string]int{}}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// Add queues key now. A key already queued is not queued twice; a key
+// being processed is queued again once Done is called for it.
+func (q *Queue) Add(key string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.addLocked(key)
+}
+
+func (q *Queue) addLocked(key string) {
+	if q.shutdown || q.dirty[key] {
+		return
+	}
+	delete(q.waiting, key)
+	q.dirty[key] = true
+	if q.processing[key] {
+		return
+	}
+	q.queue = append(q.queue, key)
+	q.cond.Signal()
+}
+
+// AddAfter queues key after d on the queue's clock. An earlier pending
+// deadline for the same key wins.
+func (q *Queue) AddAfter(key string, d time.Duration) {
+	if d <= 0 {
+		q.Add(key)
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.shutdown {
+		return
+	}
+	at := q.cfg.Clock.Now().Add(d)
+	if cur, ok := q.waiting[key]; ok && !at.Before(cur) {
+		return
+	}
+	q.waiting[key] = at
+	q.armLocked()
+}
+
+// armLocked starts a clock timer for the earliest waiting key, so that a
+// blocked Get wakes when it is due.
+func (q *Queue) armLocked() {
+	if q.timerArmed {
+		return
+	}
+	next, ok := q.nextDeadlineLocked()
+	if !ok {
+		return
+	}
+	q.timerArmed = true
+	t := q.cfg.Clock.NewTimer(next.Sub(q.cfg.Clock.Now()))
+	go func() {
+		<-t.C()
+		q.mu.Lock()
+		q.timerArmed = false
+		q.promoteLocked()
+		q.armLocked()
+		q.mu.Unlock()
+	}()
+}
+
+// promoteLocked moves due waiting keys to the queue, earliest first.
+func (q *Queue) promoteLocked() {
+	now := q.cfg.Clock.Now()
+	var due []string
+	for k, at := range q.waiting {
+		if !at.After(now) {
+			due = append(due, k)
+		}
+	}
+	sort.Slice(due, func(i, j int) bool {
+		a, b := q.waiting[due[i]], q.waiting[due[j]]
+		if a.Equal(b) {
+			return due[i] < due[j]
+		}
+		return a.Before(b)
+	})
+	for _, k := range due {
+		delete(q.waiting, k)
+		q.addLocked(k)
+	}
+}
+
+func (q *Queue) nextDeadlineLocked() (time.Time, bool) {
+	var next time.Time
+	found := false
+	for _, at := range q.waiting {
+		if !found || at.Before(next) {
+			next, found = at, true
+		}
+	}
+	return next, found
+}
+
+// NextDeadline is when the earliest delayed key becomes ready: the stepper
+// moves the fake clock there when nothing else is runnable.
+func (q *Queue) NextDeadline() (time.Time, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.nextDeadlineLocked()
+}
+
+// AddRateLimited queues key after its back-off: BaseDelay doubled for each
+// failure since the last Forget, capped at MaxDelay.
+func (q *Queue) AddRateLimited(key string) {
+	q.mu.Lock()
+	n := q.failures[key]
+	q.failures[key] = n + 1
+	q.mu.Unlock()
+	d := q.cfg.BaseDelay
+	for i := 0; i < n && d < q.cfg.MaxDelay; i++ {
+		d *= 2
+	}
+	q.AddAfter(key, min(d, q.cfg.MaxDelay))
+}
+
+// Forget clears key's back-off after a success.
+func (q *Queue) Forget(key string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.failures, key)
+}
+
+// NumRequeues is how many failures key has had since it was forgotten.
+func (q *Queue) NumRequeues(key string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.failures[key]
+}
+
+// Get blocks until a key is ready or the queue shuts down (ok false).
+// Call Done(key) when finished with it.
+func (q *Queue) Get() (key string, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.queue) == 0 && !q.shutdown {
+		q.cond.Wait()
+	}
+	if len(q.queue) == 0 {
+		return "", false
+	}
+	return q.popLocked(), true
+}
+
+// TryGet returns a ready key without blocking. Delayed keys whose time
+// has come on the clock are ready too.
+func (q *Queue) TryGet() (key string, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.promoteLocked()
+	if len(q.queue) == 0 {
+		return "", false
+	}
+	return q.popLocked(), true
+}
+
+func (q *Queue) popLocked() string {
+	key := q.queue[0]
+	q.queue = q.queue[1:]
+	q.processing[key] = true
+	delete(q.dirty, key)
+	return key
+}
+
+// Done marks key finished; if it was added meanwhile it is queued again.
+func (q *Queue) Done(key string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.processing, key)
+	if q.dirty[key] {
+		q.queue = append(q.queue, key)
+		q.cond.Signal()
+	}
+}
+
+// Len is the number of ready keys.
+func (q *Queue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.queue)
+}
+
+// ShutDown wakes every Get with ok false; later adds are ignored.
+func (q *Queue) ShutDown() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.shutdown = true
+	q.cond.Broadcast()
+}

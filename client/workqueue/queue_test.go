@@ -1,0 +1,109 @@
+package workqueue
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/clock"
+)
+
+func newFake() (*Queue, *clock.Fake) {
+	c := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	return New(Config{Clock: c}), c
+}
+
+func TestDeduplicatesAndKeepsOrder(t *testing.T) {
+	q, _ := newFake()
+	q.Add("a")
+	q.Add("b")
+	q.Add("a")
+	assert.Equal(t, 2, q.Len())
+	k, ok := q.TryGet()
+	require.True(t, ok)
+	assert.Equal(t, "a", k)
+	// Re-added while processing: not handed out twice, queued after Done.
+	q.Add("a")
+	k2, _ := q.TryGet()
+	assert.Equal(t, "b", k2)
+	_, ok = q.TryGet()
+	assert.False(t, ok, "a is being processed")
+	q.Done("a")
+	k3, ok := q.TryGet()
+	require.True(t, ok)
+	assert.Equal(t, "a", k3)
+}
+
+func TestAddAfterWaitsForTheClock(t *testing.T) {
+	q, c := newFake()
+	q.AddAfter("late", 2*time.Second)
+	q.AddAfter("early", time.Second)
+	q.AddAfter("early", 5*time.Second) // the earlier deadline wins
+	_, ok := q.TryGet()
+	assert.False(t, ok)
+	next, ok := q.NextDeadline()
+	require.True(t, ok)
+	assert.Equal(t, c.Now().Add(time.Second), next)
+	c.Step(time.Second)
+	k, ok := q.TryGet()
+	require.True(t, ok)
+	assert.Equal(t, "early", k)
+	_, ok = q.TryGet()
+	assert.False(t, ok)
+	c.Step(time.Second)
+	k, _ = q.TryGet()
+	assert.Equal(t, "late", k)
+}
+
+func TestRateLimitedBackOffDoublesUntilForget(t *testing.T) {
+	q, c := newFake()
+	q.AddRateLimited("k") // 5ms
+	q.AddRateLimited("k") // 10ms, but the 5ms deadline is earlier
+	assert.Equal(t, 2, q.NumRequeues("k"))
+	c.Step(5 * time.Millisecond)
+	k, ok := q.TryGet()
+	require.True(t, ok)
+	q.Done(k)
+	q.AddRateLimited("k") // third failure: 20ms
+	c.Step(19 * time.Millisecond)
+	_, ok = q.TryGet()
+	assert.False(t, ok)
+	c.Step(time.Millisecond)
+	_, ok = q.TryGet()
+	assert.True(t, ok)
+	q.Forget("k")
+	assert.Equal(t, 0, q.NumRequeues("k"))
+}
+
+func TestGetBlocksUntilAddAndShutDown(t *testing.T) {
+	q := New(Config{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		k, ok := q.Get()
+		assert.True(t, ok)
+		assert.Equal(t, "x", k)
+		q.Done(k)
+		_, ok = q.Get()
+		assert.False(t, ok)
+	}()
+	time.Sleep(10 * time.Millisecond)
+	q.Add("x")
+	time.Sleep(10 * time.Millisecond)
+	q.ShutDown()
+	wg.Wait()
+}
+
+func TestDelayedKeyWakesABlockedGetOnTheRealClock(t *testing.T) {
+	q := New(Config{})
+	q.AddAfter("soon", 20*time.Millisecond)
+	start := time.Now()
+	k, ok := q.Get()
+	require.True(t, ok)
+	assert.Equal(t, "soon", k)
+	assert.GreaterOrEqual(t, time.Since(start), 15*time.Millisecond)
+}
