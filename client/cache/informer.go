@@ -1,0 +1,371 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+)
+
+// Handler reacts to changes in the cache. Any func may be nil.
+type Handler[T api.Object] struct {
+	OnAdd    func(obj T)
+	OnUpdate func(old, new T)
+	OnDelete func(obj T)
+}
+
+// IndexFunc returns the index values of an object (its node name, its
+// owners' uids...).
+type IndexFunc[T api.Object] func(obj T) []string
+
+// The indexes every informer has.
+const (
+	// NamespaceIndex indexes objects by namespace.
+	NamespaceIndex = "namespace"
+	// LabelIndex indexes objects by each "key=value" label pair.
+	LabelIndex = "label"
+	// OwnerIndex indexes objects by the uid of each owner reference.
+	OwnerIndex = "owner"
+)
+
+// Key is the cache key of an object: namespace/name, or name.
+func Key(m *api.ObjectMeta) string {
+	if m.Namespace == "" {
+		return m.Name
+	}
+	return m.Namespace + "/" + m.Name
+}
+
+// Informer caches one resource (in one namespace, or all) and tells
+// handlers what changed.
+type Informer[T api.Object] struct {
+	res    *client.Resource[T]
+	ns     string
+	opts   client.ListOptions
+	logger *slog.Logger
+
+	mu       sync.RWMutex
+	items    map[string]T
+	indexers map[string]IndexFunc[T]
+	indices  map[string]map[string]map[string]struct{}
+	handlers []Handler[T]
+	synced   bool
+	lastRV   string
+}
+
+// New returns an informer of res in namespace ns ("" for all), narrowed by
+// the selectors of opts.
+func New[T api.Object](res *client.Resource[T], ns string, opts client.ListOptions, logger *slog.Logger) *Informer[T] {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	inf := &Informer[T]{res: res, ns: ns, opts: opts, logger: logger, items: map[string]T{},
+		indexers: map[string]IndexFunc[T]{}, indices: map[string]map[string]map[string]struct{}{}}
+	inf.AddIndexer(NamespaceIndex, func(o T) []string { return []string{o.GetObjectMeta().Namespace} })
+	inf.AddIndexer(LabelIndex, func(o T) []string {
+		var out []string
+		for k, v := range o.GetObjectMeta().Labels {
+			out = append(out, k+"="+v)
+		}
+		return out
+	})
+	inf.AddIndexer(OwnerIndex, func(o T) []string {
+		var out []string
+		for _, ref := range o.GetObjectMeta().OwnerReferences {
+			out = append(out, ref.UID)
+		}
+		return out
+	})
+	return inf
+}
+
+// AddIndexer adds an index; call before Run or Sync.
+func (inf *Informer[T]) AddIndexer(name string, fn IndexFunc[T]) {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	inf.indexers[name] = fn
+	inf.indices[name] = map[string]map[string]struct{}{}
+	for k, obj := range inf.items {
+		inf.indexLocked(name, fn, k, obj)
+	}
+}
+
+// AddHandler registers h; call before Run or Sync.
+func (inf *Informer[T]) AddHandler(h Handler[T]) {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	inf.handlers = append(inf.handlers, h)
+}
+
+func (inf *Informer[T]) indexLocked(name string, fn IndexFunc[T], key string, obj T) {
+	for _, v := range fn(obj) {
+		set := inf.indices[name][v]
+		if set == nil {
+			set = map[string]struct{}{}
+			inf.indices[name][v] = set
+		}
+		set[key] = struct{}{}
+	}
+}
+
+func (inf *Informer[T]) unindexLocked(key string, obj T) {
+	for name, fn := range inf.indexers {
+		for _, v := range fn(obj) {
+			if set := inf.indices[name][v]; set != nil {
+				delete(set, key)
+				if len(set) == 0 {
+					delete(inf.indices[name], v)
+				}
+			}
+		}
+	}
+}
+
+// event is one change to apply to the cache.
+type event[T api.Object] struct {
+	typ api.WatchEventType
+	obj T
+}
+
+// apply changes the cache and returns the handler calls to make, outside
+// the lock.
+func (inf *Informer[T]) apply(ev event[T]) func() {
+	key := Key(ev.obj.GetObjectMeta())
+	inf.mu.Lock()
+	old, had := inf.items[key]
+	if had {
+		inf.unindexLocked(key, old)
+	}
+	if ev.obj.GetObjectMeta().ResourceVersion != "" {
+		inf.lastRV = ev.obj.GetObjectMeta().ResourceVersion
+	}
+	if ev.typ == api.WatchEventDeleted {
+		delete(inf.items, key)
+	} else {
+		inf.items[key] = ev.obj
+		for name, fn := range inf.indexers {
+			inf.indexLocked(name, fn, key, ev.obj)
+		}
+	}
+	handlers := inf.handlers
+	inf.mu.Unlock()
+	return func() {
+		for _, h := range handlers {
+			switch {
+			case ev.typ == api.WatchEventDeleted:
+				if had && h.OnDelete != nil {
+					h.OnDelete(old)
+				}
+			case had:
+				if h.OnUpdate != nil {
+					h.OnUpdate(old, ev.obj)
+				}
+			default:
+				if h.OnAdd != nil {
+					h.OnAdd(ev.obj)
+				}
+			}
+		}
+	}
+}
+
+// replace makes the cache hold exactly items, telling handlers about the
+// differences in key order (deterministic).
+func (inf *Informer[T]) replace(items []T, rv string) {
+	fresh := make(map[string]T, len(items))
+	for _, it := range items {
+		fresh[Key(it.GetObjectMeta())] = it
+	}
+	inf.mu.RLock()
+	keys := make([]string, 0, len(fresh)+len(inf.items))
+	for k := range inf.items {
+		if _, ok := fresh[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	var events []event[T]
+	for k, obj := range fresh {
+		keys = append(keys, k)
+		_ = obj
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		obj, now := fresh[k]
+		old, had := inf.items[k]
+		switch {
+		case now && had && old.GetObjectMeta().ResourceVersion == obj.GetObjectMeta().ResourceVersion:
+			continue
+		case now:
+			events = append(events, event[T]{typ: api.WatchEventModified, obj: obj})
+		default:
+			events = append(events, event[T]{typ: api.WatchEventDeleted, obj: old})
+		}
+	}
+	inf.mu.RUnlock()
+	for _, ev := range events {
+		inf.apply(ev)()
+	}
+	inf.mu.Lock()
+	inf.synced = true
+	inf.lastRV = rv
+	inf.mu.Unlock()
+}
+
+// list reads every object (following continue tokens).
+func (inf *Informer[T]) list(ctx context.Context) ([]T, string, error) {
+	var all []T
+	opts := inf.opts
+	opts.ResourceVersion = ""
+	for {
+		l, err := inf.res.List(ctx, inf.ns, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		all = append(all, l.Items...)
+		if l.Continue == "" {
+			return all, l.ResourceVersion, nil
+		}
+		opts.Continue = l.Continue
+	}
+}
+
+// Sync lists the resource and applies the differences to the cache. Step
+// mode calls it before every step instead of running a watch.
+func (inf *Informer[T]) Sync(ctx context.Context) error {
+	items, rv, err := inf.list(ctx)
+	if err != nil {
+		return err
+	}
+	inf.replace(items, rv)
+	return nil
+}
+
+// Run lists, then watches from the list's resourceVersion until ctx ends,
+// listing again whenever the watch reports 410 Expired.
+func (inf *Informer[T]) Run(ctx context.Context) {
+	backoff := 50 * time.Millisecond
+	needList := true
+	for ctx.Err() == nil {
+		if needList {
+			if err := inf.Sync(ctx); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				inf.logger.Warn("list failed", "resource", inf.res.Info().Resource, "err", err)
+				sleep(ctx, backoff)
+				backoff = min(2*backoff, 5*time.Second)
+				continue
+			}
+			needList = false
+		}
+		backoff = 50 * time.Millisecond
+		opts := inf.opts
+		opts.ResourceVersion = inf.LastResourceVersion()
+		opts.AllowWatchBookmarks = true
+		w, err := inf.res.Watch(ctx, inf.ns, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			needList = api.IsResourceExpired(err) || api.IsGone(err)
+			inf.logger.Warn("watch failed", "resource", inf.res.Info().Resource, "err", err)
+			sleep(ctx, backoff)
+			continue
+		}
+		for ev := range w.Events() {
+			switch ev.Type {
+			case api.WatchEventBookmark:
+				inf.mu.Lock()
+				inf.lastRV = ev.Object.GetObjectMeta().ResourceVersion
+				inf.mu.Unlock()
+			case api.WatchEventError:
+				// Handled after the stream ends, from w.Err().
+			default:
+				inf.apply(event[T]{typ: ev.Type, obj: ev.Object})()
+			}
+		}
+		err = w.Err()
+		w.Stop()
+		if err != nil && (api.IsResourceExpired(err) || api.IsGone(err)) {
+			// The window moved past us: list again (the client-go
+			// reflector's "relist").
+			needList = true
+		} else if err != nil && !errors.Is(err, context.Canceled) {
+			inf.logger.Warn("watch ended", "resource", inf.res.Info().Resource, "err", err)
+			sleep(ctx, backoff)
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// HasSynced reports whether the first list has been applied.
+func (inf *Informer[T]) HasSynced() bool {
+	inf.mu.RLock()
+	defer inf.mu.RUnlock()
+	return inf.synced
+}
+
+// LastResourceVersion is the version the cache is at.
+func (inf *Informer[T]) LastResourceVersion() string {
+	inf.mu.RLock()
+	defer inf.mu.RUnlock()
+	return inf.lastRV
+}
+
+// Get returns the cached object ns/name (shared: copy before changing).
+func (inf *Informer[T]) Get(ns, name string) (T, bool) {
+	inf.mu.RLock()
+	defer inf.mu.RUnlock()
+	key := name
+	if ns != "" {
+		key = ns + "/" + name
+	}
+	obj, ok := inf.items[key]
+	return obj, ok
+}
+
+// List returns every cached object, in key order.
+func (inf *Informer[T]) List() []T {
+	inf.mu.RLock()
+	defer inf.mu.RUnlock()
+	keys := make([]string, 0, len(inf.items))
+	for k := range inf.items {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]T, len(keys))
+	for i, k := range keys {
+		out[i] = inf.items[k]
+	}
+	return out
+}
+
+// ByIndex returns the cached objects whose index has value, in key order.
+func (inf *Informer[T]) ByIndex(index, value string) []T {
+	inf.mu.RLock()
+	defer inf.mu.RUnlock()
+	set := inf.indices[index][value]
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]T, len(keys))
+	for i, k := range keys {
+		out[i] = inf.items[k]
+	}
+	return out
+}

@@ -1,0 +1,145 @@
+package cache
+
+import (
+	"context"
+	"crypto/rand"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/schema"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+func testServer(t *testing.T, window int) (*client.Client, store.Interface) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName),
+		UnsafeNoFsync: true, Watch: store.BroadcasterConfig{Window: window}})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: clock.Real{}, Rand: rand.Reader, Resources: []*registry.Resource{
+		{Version: "v1", Name: "namespaces", Kind: "Namespace", ListKind: "NamespaceList",
+			New: func() api.Object { return &api.Namespace{} }, Schema: schema.FromGoType(reflect.TypeOf(api.Namespace{}))},
+		{Version: "v1", Name: "configmaps", Kind: "ConfigMap", ListKind: "ConfigMapList", Namespaced: true,
+			New: func() api.Object { return &api.ConfigMap{} }, Schema: schema.FromGoType(reflect.TypeOf(api.ConfigMap{}))},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, srv.Bootstrap(context.Background()))
+	return client.NewInProcess(srv.Handler(), "test"), st
+}
+
+func cm(name string, labels map[string]string) *api.ConfigMap {
+	return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", Labels: labels}}
+}
+
+// recorder collects handler calls as strings.
+type recorder struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (r *recorder) add(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, s)
+}
+
+func (r *recorder) snapshot() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.got...)
+}
+
+func (r *recorder) handler() Handler[*api.ConfigMap] {
+	return Handler[*api.ConfigMap]{
+		OnAdd:    func(o *api.ConfigMap) { r.add("add " + o.Name) },
+		OnUpdate: func(_, o *api.ConfigMap) { r.add("update " + o.Name) },
+		OnDelete: func(o *api.ConfigMap) { r.add("delete " + o.Name) },
+	}
+}
+
+func TestSyncAppliesDifferencesInKeyOrder(t *testing.T) {
+	c, _ := testServer(t, 0)
+	ctx := context.Background()
+	cms := c.ConfigMaps()
+	for _, n := range []string{"b", "a", "c"} {
+		_, err := cms.Create(ctx, cm(n, map[string]string{"app": "x"}))
+		require.NoError(t, err)
+	}
+	inf := New(cms, "", client.ListOptions{}, nil)
+	rec := &recorder{}
+	inf.AddHandler(rec.handler())
+	require.NoError(t, inf.Sync(ctx))
+	assert.True(t, inf.HasSynced())
+	assert.Equal(t, []string{"add a", "add b", "add c"}, rec.snapshot())
+
+	require.NoError(t, cms.Delete(ctx, "default", "a", nil))
+	_, err := cms.Patch(ctx, "default", "c", client.MergePatch, []byte(`{"data":{"k":"v"}}`))
+	require.NoError(t, err)
+	require.NoError(t, inf.Sync(ctx))
+	require.NoError(t, inf.Sync(ctx)) // nothing changed: no calls
+	assert.Equal(t, []string{"add a", "add b", "add c", "delete a", "update c"}, rec.snapshot())
+
+	got, ok := inf.Get("default", "c")
+	require.True(t, ok)
+	assert.Equal(t, "v", got.Data["k"])
+	assert.Len(t, inf.ByIndex(LabelIndex, "app=x"), 2)
+	assert.Len(t, inf.ByIndex(NamespaceIndex, "default"), 2)
+	assert.Empty(t, inf.ByIndex(LabelIndex, "app=y"))
+}
+
+func TestRunWatchesAndRelistsAfterExpiry(t *testing.T) {
+	c, st := testServer(t, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cms := c.ConfigMaps()
+	inf := New(cms, "default", client.ListOptions{LabelSelector: "app=x"}, nil)
+	rec := &recorder{}
+	inf.AddHandler(rec.handler())
+	go inf.Run(ctx)
+	require.Eventually(t, inf.HasSynced, 5*time.Second, 5*time.Millisecond)
+
+	_, err := cms.Create(ctx, cm("one", map[string]string{"app": "x"}))
+	require.NoError(t, err)
+	_, err = cms.Create(ctx, cm("other", map[string]string{"app": "y"}))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { _, ok := inf.Get("default", "one"); return ok }, 5*time.Second, 5*time.Millisecond)
+	_, ok := inf.Get("default", "other")
+	assert.False(t, ok, "the selector narrows the cache")
+
+	// Forget all history: the informer's next watch is expired and it
+	// must list again to see objects created meanwhile.
+	require.NoError(t, st.Compact(ctx, st.Revision()))
+	_, err = cms.Create(ctx, cm("two", map[string]string{"app": "x"}))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { _, ok := inf.Get("default", "two"); return ok }, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, cms.Delete(ctx, "default", "one", nil))
+	require.Eventually(t, func() bool { _, ok := inf.Get("default", "one"); return !ok }, 5*time.Second, 5*time.Millisecond)
+	assert.Contains(t, rec.snapshot(), "delete one")
+}
+
+func TestRunRelistsWhenTheWindowIsTooSmall(t *testing.T) {
+	// A two-event window: a watch from the list's version soon expires.
+	c, _ := testServer(t, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cms := c.ConfigMaps()
+	inf := New(cms, "", client.ListOptions{}, nil)
+	go inf.Run(ctx)
+	require.Eventually(t, inf.HasSynced, 5*time.Second, 5*time.Millisecond)
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		_, err := cms.Create(ctx, cm(n, nil))
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool { return len(inf.List()) == 6 }, 5*time.Second, 5*time.Millisecond)
+}
