@@ -1,0 +1,233 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/client/workqueue"
+	"github.com/kubesim/kubesim/clock"
+)
+
+// Result tells the controller what to do with a key after Reconcile.
+type Result struct {
+	// Requeue puts the key back at once (rate-limited).
+	Requeue bool
+	// RequeueAfter puts the key back after this long on the clock.
+	RequeueAfter time.Duration
+}
+
+// Reconciler closes the gap between desired and actual state for one key
+// ("namespace/name").
+type Reconciler interface {
+	Reconcile(ctx context.Context, key string) (Result, error)
+}
+
+// ReconcileFunc adapts a function to Reconciler.
+type ReconcileFunc func(ctx context.Context, key string) (Result, error)
+
+// Reconcile implements Reconciler.
+func (f ReconcileFunc) Reconcile(ctx context.Context, key string) (Result, error) { return f(ctx, key) }
+
+// Source is something a controller watches: an informer.
+type Source interface {
+	Run(ctx context.Context)
+	Sync(ctx context.Context) error
+	HasSynced() bool
+}
+
+// Cause is the watch event that put a key in the queue, for the causality
+// trace: "the ReplicaSet's reconcile, triggered by the DELETED event of pod
+// x at revision N".
+type Cause struct {
+	Event           string // ADDED, MODIFIED, DELETED, or "requeue", "timer"
+	Kind            string
+	Namespace, Name string
+	ResourceVersion string
+}
+
+// String renders the cause for the trace.
+func (c Cause) String() string {
+	if c.Kind == "" {
+		return c.Event
+	}
+	name := c.Name
+	if c.Namespace != "" {
+		name = c.Namespace + "/" + c.Name
+	}
+	if c.ResourceVersion != "" {
+		return fmt.Sprintf("%s %s %s@%s", c.Event, c.Kind, name, c.ResourceVersion)
+	}
+	return fmt.Sprintf("%s %s %s", c.Event, c.Kind, name)
+}
+
+// Config builds a Controller.
+type Config struct {
+	Name       string
+	Reconciler Reconciler
+	Sources    []Source
+	Clock      clock.Clock
+	// Workers is the number of concurrent reconciles in live mode (1).
+	Workers int
+	Logger  *slog.Logger
+}
+
+// Controller runs one Reconciler over a queue fed by its sources.
+type Controller struct {
+	name    string
+	rec     Reconciler
+	sources []Source
+	queue   *workqueue.Queue
+	workers int
+	logger  *slog.Logger
+
+	mu     sync.Mutex
+	causes map[string]Cause
+}
+
+// New checks cfg and returns the controller.
+func New(cfg Config) (*Controller, error) {
+	if cfg.Name == "" || cfg.Reconciler == nil || cfg.Clock == nil {
+		return nil, fmt.Errorf("controllers: Name, Reconciler and Clock are required")
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Controller{name: cfg.Name, rec: cfg.Reconciler, sources: cfg.Sources,
+		queue: workqueue.New(workqueue.Config{Clock: cfg.Clock}), workers: cfg.Workers,
+		logger: cfg.Logger.With("controller", cfg.Name), causes: map[string]Cause{}}, nil
+}
+
+// Name is the controller's name, as --controllers uses it.
+func (c *Controller) Name() string { return c.name }
+
+// AddSource adds an informer the controller needs synced.
+func (c *Controller) AddSource(s Source) { c.sources = append(c.sources, s) }
+
+// Enqueue queues key now; cause says why (the first cause of a waiting key
+// is kept).
+func (c *Controller) Enqueue(key string, cause Cause) {
+	c.mu.Lock()
+	if _, ok := c.causes[key]; !ok {
+		c.causes[key] = cause
+	}
+	c.mu.Unlock()
+	c.queue.Add(key)
+}
+
+// EnqueueAfter queues key after d.
+func (c *Controller) EnqueueAfter(key string, d time.Duration, cause Cause) {
+	c.mu.Lock()
+	if _, ok := c.causes[key]; !ok {
+		c.causes[key] = cause
+	}
+	c.mu.Unlock()
+	c.queue.AddAfter(key, d)
+}
+
+// StepInfo describes one reconcile, for the trace.
+type StepInfo struct {
+	Key    string
+	Cause  Cause
+	Result Result
+	Err    error
+}
+
+// process reconciles one key taken from the queue.
+func (c *Controller) process(ctx context.Context, key string) StepInfo {
+	defer c.queue.Done(key)
+	c.mu.Lock()
+	cause := c.causes[key]
+	delete(c.causes, key)
+	c.mu.Unlock()
+	res, err := c.rec.Reconcile(ctx, key)
+	switch {
+	case err != nil:
+		c.logger.Debug("reconcile failed; will retry", "key", key, "err", err)
+		c.queue.AddRateLimited(key)
+		c.noteCause(key, Cause{Event: "retry after error"})
+	case res.RequeueAfter > 0:
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, res.RequeueAfter)
+		c.noteCause(key, Cause{Event: "requeue after " + res.RequeueAfter.String()})
+	case res.Requeue:
+		c.queue.AddRateLimited(key)
+		c.noteCause(key, Cause{Event: "requeue"})
+	default:
+		c.queue.Forget(key)
+	}
+	return StepInfo{Key: key, Cause: cause, Result: res, Err: err}
+}
+
+func (c *Controller) noteCause(key string, cause Cause) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.causes[key]; !ok {
+		c.causes[key] = cause
+	}
+}
+
+// Sync refreshes every source by listing (step mode).
+func (c *Controller) Sync(ctx context.Context) error {
+	for _, s := range c.sources {
+		if err := s.Sync(ctx); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+// Step reconciles one ready key, if any (step mode).
+func (c *Controller) Step(ctx context.Context) (StepInfo, bool) {
+	key, ok := c.queue.TryGet()
+	if !ok {
+		return StepInfo{}, false
+	}
+	return c.process(ctx, key), true
+}
+
+// NextDeadline is when the next delayed key becomes ready.
+func (c *Controller) NextDeadline() (time.Time, bool) { return c.queue.NextDeadline() }
+
+// Pending is the number of keys ready now.
+func (c *Controller) Pending() int { return c.queue.Len() }
+
+// Run starts the sources, waits until they have synced, then runs workers
+// until ctx ends (live mode).
+func (c *Controller) Run(ctx context.Context) {
+	for _, s := range c.sources {
+		go s.Run(ctx)
+	}
+	for _, s := range c.sources {
+		for !s.HasSynced() {
+			select {
+			case <-ctx.Done():
+				c.queue.ShutDown()
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range c.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				key, ok := c.queue.Get()
+				if !ok {
+					return
+				}
+				c.process(ctx, key)
+			}
+		}()
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+}

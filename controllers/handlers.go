@@ -1,0 +1,54 @@
+package controllers
+
+import (
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client/cache"
+)
+
+func causeOf(event, kind string, obj api.Object) Cause {
+	m := obj.GetObjectMeta()
+	return Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
+}
+
+// EnqueueObject returns informer handlers that queue the object's own key:
+// the primary resource of a controller (a ReplicaSet for the ReplicaSet
+// controller).
+func EnqueueObject[T api.Object](c *Controller, kind string) cache.Handler[T] {
+	add := func(event string) func(T) {
+		return func(obj T) { c.Enqueue(cache.Key(obj.GetObjectMeta()), causeOf(event, kind, obj)) }
+	}
+	return cache.Handler[T]{
+		OnAdd:    add("ADDED"),
+		OnUpdate: func(_, obj T) { add("MODIFIED")(obj) },
+		OnDelete: add("DELETED"),
+	}
+}
+
+// EnqueueController returns informer handlers that queue the key of the
+// object's controller (its ownerReference with controller: true) when that
+// owner is of ownerKind: a pod's change wakes its ReplicaSet. When an
+// update changes the owner, both are queued.
+func EnqueueController[T api.Object](c *Controller, kind, ownerKind string) cache.Handler[T] {
+	enqueue := func(event string, obj T) {
+		m := obj.GetObjectMeta()
+		ref := api.GetControllerOf(m)
+		if ref == nil || ref.Kind != ownerKind {
+			return
+		}
+		key := ref.Name
+		if m.Namespace != "" {
+			key = m.Namespace + "/" + ref.Name
+		}
+		c.Enqueue(key, causeOf(event, kind, obj))
+	}
+	return cache.Handler[T]{
+		OnAdd: func(obj T) { enqueue("ADDED", obj) },
+		OnUpdate: func(old, obj T) {
+			enqueue("MODIFIED", obj)
+			if o, n := api.GetControllerOf(old.GetObjectMeta()), api.GetControllerOf(obj.GetObjectMeta()); o != nil && (n == nil || o.UID != n.UID) {
+				enqueue("MODIFIED", old)
+			}
+		},
+		OnDelete: func(obj T) { enqueue("DELETED", obj) },
+	}
+}
