@@ -1,0 +1,298 @@
+package kinds
+
+import (
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/api/intstr"
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// --- defaults (pkg/apis/apps/v1/defaults.go) ---
+
+// DefaultReplicaSet fills replicas and the pod template.
+func DefaultReplicaSet(rs *api.ReplicaSet) {
+	if rs.Spec.Replicas == nil {
+		rs.Spec.Replicas = ptr(int32(1))
+	}
+	DefaultPodSpec(&rs.Spec.Template.Spec)
+}
+
+// DefaultDeployment fills replicas, a RollingUpdate strategy of 25%/25%,
+// revisionHistoryLimit 10, progressDeadlineSeconds 600 and the template.
+func DefaultDeployment(d *api.Deployment) {
+	s := &d.Spec
+	if s.Replicas == nil {
+		s.Replicas = ptr(int32(1))
+	}
+	if s.Strategy.Type == "" {
+		s.Strategy.Type = api.RollingUpdateDeploymentStrategyType
+	}
+	if s.Strategy.Type == api.RollingUpdateDeploymentStrategyType {
+		if s.Strategy.RollingUpdate == nil {
+			s.Strategy.RollingUpdate = &api.RollingUpdateDeployment{}
+		}
+		if s.Strategy.RollingUpdate.MaxUnavailable == nil {
+			s.Strategy.RollingUpdate.MaxUnavailable = ptr(intstr.FromString("25%"))
+		}
+		if s.Strategy.RollingUpdate.MaxSurge == nil {
+			s.Strategy.RollingUpdate.MaxSurge = ptr(intstr.FromString("25%"))
+		}
+	}
+	if s.RevisionHistoryLimit == nil {
+		s.RevisionHistoryLimit = ptr(int32(10))
+	}
+	if s.ProgressDeadlineSeconds == nil {
+		s.ProgressDeadlineSeconds = ptr(int32(600))
+	}
+	DefaultPodSpec(&s.Template.Spec)
+}
+
+// DefaultStatefulSet fills replicas, OrderedReady, a RollingUpdate with
+// partition 0, revisionHistoryLimit 10 and the template.
+func DefaultStatefulSet(ss *api.StatefulSet) {
+	s := &ss.Spec
+	if s.Replicas == nil {
+		s.Replicas = ptr(int32(1))
+	}
+	if s.PodManagementPolicy == "" {
+		s.PodManagementPolicy = api.OrderedReadyPodManagement
+	}
+	if s.UpdateStrategy.Type == "" {
+		s.UpdateStrategy.Type = api.RollingUpdateStatefulSetStrategyType
+	}
+	if s.UpdateStrategy.Type == api.RollingUpdateStatefulSetStrategyType {
+		if s.UpdateStrategy.RollingUpdate == nil {
+			s.UpdateStrategy.RollingUpdate = &api.RollingUpdateStatefulSetStrategy{}
+		}
+		if s.UpdateStrategy.RollingUpdate.Partition == nil {
+			s.UpdateStrategy.RollingUpdate.Partition = ptr(int32(0))
+		}
+	}
+	if s.RevisionHistoryLimit == nil {
+		s.RevisionHistoryLimit = ptr(int32(10))
+	}
+	DefaultPodSpec(&s.Template.Spec)
+}
+
+// --- validation (pkg/apis/apps/validation) ---
+
+// validateSelectorAndTemplate is the part ReplicaSets, Deployments and
+// StatefulSets share: the selector is required, not empty, valid, and
+// selects the template's labels.
+func validateSelectorAndTemplate(sel *api.LabelSelector, t *api.PodTemplateSpec, kind string, validateSpec bool) field.ErrorList {
+	var errs field.ErrorList
+	sp := field.NewPath("spec")
+	if sel == nil {
+		errs = append(errs, field.Required(sp.Child("selector"), ""))
+	} else {
+		errs = append(errs, validateLabelSelector(sel, sp.Child("selector"))...)
+		if len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
+			errs = append(errs, field.Invalid(sp.Child("selector"), selectorValue{*sel}, "empty selector is invalid for "+kind))
+		}
+	}
+	tp := sp.Child("template")
+	selector, err := selectorFor(sel)
+	if err != nil {
+		return append(errs, field.Invalid(sp.Child("selector"), selectorValue{*sel}, "invalid label selector"))
+	}
+	if !selector.Empty() && !selector.Matches(labelsOf(t.Labels)) {
+		errs = append(errs, field.Invalid(tp.Child("metadata", "labels"), t.Labels, "`selector` does not match template `labels`"))
+	}
+	if validateSpec {
+		errs = append(errs, ValidatePodTemplateSpec(t, tp)...)
+	} else {
+		errs = append(errs, validateLabels(t.Labels, tp.Child("labels"))...)
+	}
+	if t.Spec.RestartPolicy != api.RestartPolicyAlways {
+		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []string{string(api.RestartPolicyAlways)}))
+	}
+	if t.Spec.ActiveDeadlineSeconds != nil {
+		name := map[string]string{"deployment": "ReplicaSet", "replicaset": "ReplicaSet", "statefulset": "StatefulSet"}[kind]
+		errs = append(errs, field.Forbidden(tp.Child("spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in "+name+" is not Supported"))
+	}
+	return errs
+}
+
+// validateSelectorUnchanged is the apps/v1 strategies' rule that a
+// selector, once set, stays.
+func validateSelectorUnchanged(sel, old *api.LabelSelector) field.ErrorList {
+	if jsonEqual(sel, old) {
+		return nil
+	}
+	var v any
+	if sel != nil {
+		v = selectorValue{*sel}
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("spec", "selector"), v, immutableErrMsg)}
+}
+
+func replicasErrs(r *int32) field.ErrorList {
+	if r == nil {
+		return nil
+	}
+	return validateNonnegative(int64(*r), field.NewPath("spec", "replicas"))
+}
+
+// --- ReplicaSet (pkg/registry/apps/replicaset/strategy.go) ---
+
+type replicaSetStrategy struct{ registry.DefaultStrategy }
+
+func (replicaSetStrategy) PrepareForCreate(obj api.Object) {
+	obj.(*api.ReplicaSet).Status = api.ReplicaSetStatus{}
+}
+
+func (replicaSetStrategy) Default(obj api.Object) { DefaultReplicaSet(obj.(*api.ReplicaSet)) }
+
+func (replicaSetStrategy) Validate(obj api.Object) field.ErrorList {
+	return validateReplicaSet(obj.(*api.ReplicaSet))
+}
+
+func (replicaSetStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
+	rs := obj.(*api.ReplicaSet)
+	errs := validateReplicaSet(rs)
+	return append(errs, validateSelectorUnchanged(rs.Spec.Selector, old.(*api.ReplicaSet).Spec.Selector)...)
+}
+
+func validateReplicaSet(rs *api.ReplicaSet) field.ErrorList {
+	errs := replicasErrs(rs.Spec.Replicas)
+	errs = append(errs, validateNonnegative(int64(rs.Spec.MinReadySeconds), field.NewPath("spec", "minReadySeconds"))...)
+	// "for deployment" is Kubernetes' own wording for ReplicaSets too.
+	return append(errs, validateSelectorAndTemplate(rs.Spec.Selector, &rs.Spec.Template, "deployment", true)...)
+}
+
+func replicaSetFields(obj api.Object) fields.Set {
+	return fields.Set{"status.replicas": itoa(int(obj.(*api.ReplicaSet).Status.Replicas))}
+}
+
+// --- Deployment (pkg/registry/apps/deployment/strategy.go) ---
+
+type deploymentStrategy struct{ registry.DefaultStrategy }
+
+func (deploymentStrategy) PrepareForCreate(obj api.Object) {
+	obj.(*api.Deployment).Status = api.DeploymentStatus{}
+}
+
+func (deploymentStrategy) Default(obj api.Object) { DefaultDeployment(obj.(*api.Deployment)) }
+
+func (deploymentStrategy) Validate(obj api.Object) field.ErrorList {
+	return validateDeployment(obj.(*api.Deployment))
+}
+
+func (deploymentStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
+	d := obj.(*api.Deployment)
+	errs := validateDeployment(d)
+	return append(errs, validateSelectorUnchanged(d.Spec.Selector, old.(*api.Deployment).Spec.Selector)...)
+}
+
+func validateDeployment(d *api.Deployment) field.ErrorList {
+	s := &d.Spec
+	sp := field.NewPath("spec")
+	errs := replicasErrs(s.Replicas)
+	errs = append(errs, validateSelectorAndTemplate(s.Selector, &s.Template, "deployment", true)...)
+	stp := sp.Child("strategy")
+	switch s.Strategy.Type {
+	case api.RecreateDeploymentStrategyType:
+		if s.Strategy.RollingUpdate != nil {
+			errs = append(errs, field.Forbidden(stp.Child("rollingUpdate"), "may not be specified when strategy `type` is 'Recreate'"))
+		}
+	case api.RollingUpdateDeploymentStrategyType:
+		ru := s.Strategy.RollingUpdate
+		if ru == nil {
+			errs = append(errs, field.Required(stp.Child("rollingUpdate"), "this should be defaulted and never be nil"))
+			break
+		}
+		rp := stp.Child("rollingUpdate")
+		if ru.MaxUnavailable != nil {
+			errs = append(errs, validatePercentOrInt(*ru.MaxUnavailable, rp.Child("maxUnavailable"))...)
+		}
+		if ru.MaxSurge != nil {
+			errs = append(errs, validatePercentOrInt(*ru.MaxSurge, rp.Child("maxSurge"))...)
+		}
+		if intOrPercent(ru.MaxUnavailable) == 0 && intOrPercent(ru.MaxSurge) == 0 {
+			errs = append(errs, field.Invalid(rp.Child("maxUnavailable"), ru.MaxUnavailable, "may not be 0 when `maxSurge` is 0"))
+		}
+		if ru.MaxUnavailable != nil {
+			if n, ok := percentValue(*ru.MaxUnavailable); ok && n > 100 {
+				errs = append(errs, field.Invalid(rp.Child("maxUnavailable"), ru.MaxUnavailable, "must not be greater than 100%"))
+			}
+		}
+	default:
+		errs = append(errs, field.NotSupported(stp, s.Strategy, []string{string(api.RecreateDeploymentStrategyType), string(api.RollingUpdateDeploymentStrategyType)}))
+	}
+	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), sp.Child("minReadySeconds"))...)
+	if s.RevisionHistoryLimit != nil {
+		errs = append(errs, validateNonnegative(int64(*s.RevisionHistoryLimit), sp.Child("revisionHistoryLimit"))...)
+	}
+	if p := s.ProgressDeadlineSeconds; p != nil {
+		errs = append(errs, validateNonnegative(int64(*p), sp.Child("progressDeadlineSeconds"))...)
+		if *p <= s.MinReadySeconds {
+			errs = append(errs, field.Invalid(sp.Child("progressDeadlineSeconds"), *p, "must be greater than minReadySeconds"))
+		}
+	}
+	return errs
+}
+
+// --- StatefulSet (pkg/registry/apps/statefulset/strategy.go) ---
+
+type statefulSetStrategy struct{ registry.DefaultStrategy }
+
+func (statefulSetStrategy) PrepareForCreate(obj api.Object) {
+	obj.(*api.StatefulSet).Status = api.StatefulSetStatus{}
+}
+
+func (statefulSetStrategy) Default(obj api.Object) { DefaultStatefulSet(obj.(*api.StatefulSet)) }
+
+func (statefulSetStrategy) Validate(obj api.Object) field.ErrorList {
+	return validateStatefulSet(obj.(*api.StatefulSet))
+}
+
+// ValidateUpdate allows only replicas, template, updateStrategy and
+// minReadySeconds to change, in Kubernetes' words.
+func (statefulSetStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
+	ss, o := obj.(*api.StatefulSet), old.(*api.StatefulSet)
+	errs := validateStatefulSet(ss)
+	clone := ss.Spec.DeepCopy()
+	clone.Replicas = o.Spec.Replicas
+	clone.Template = o.Spec.Template
+	clone.UpdateStrategy = o.Spec.UpdateStrategy
+	clone.MinReadySeconds = o.Spec.MinReadySeconds
+	if !jsonEqual(clone, &o.Spec) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec"), "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"))
+	}
+	return errs
+}
+
+// validateStatefulSet follows ValidateStatefulSetSpec, which (as its TODO
+// says) checks the template's labels but not its pod spec: a StatefulSet
+// with a bad template is accepted and its pods fail at creation.
+func validateStatefulSet(ss *api.StatefulSet) field.ErrorList {
+	s := &ss.Spec
+	sp := field.NewPath("spec")
+	var errs field.ErrorList
+	switch s.PodManagementPolicy {
+	case "":
+		errs = append(errs, field.Required(sp.Child("podManagementPolicy"), ""))
+	case api.OrderedReadyPodManagement, api.ParallelPodManagement:
+	default:
+		errs = append(errs, field.Invalid(sp.Child("podManagementPolicy"), s.PodManagementPolicy, "must be 'OrderedReady' or 'Parallel'"))
+	}
+	up := sp.Child("updateStrategy")
+	switch s.UpdateStrategy.Type {
+	case "":
+		errs = append(errs, field.Required(up, ""))
+	case api.OnDeleteStatefulSetStrategyType:
+		if s.UpdateStrategy.RollingUpdate != nil {
+			errs = append(errs, field.Invalid(up.Child("rollingUpdate"), s.UpdateStrategy.RollingUpdate, "only allowed for updateStrategy 'RollingUpdate'"))
+		}
+	case api.RollingUpdateStatefulSetStrategyType:
+		if ru := s.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
+			errs = append(errs, validateNonnegative(int64(*ru.Partition), up.Child("rollingUpdate", "partition"))...)
+		}
+	default:
+		errs = append(errs, field.Invalid(up, s.UpdateStrategy, "must be 'RollingUpdate' or 'OnDelete'"))
+	}
+	errs = append(errs, replicasErrs(s.Replicas)...)
+	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), sp.Child("minReadySeconds"))...)
+	return append(errs, validateSelectorAndTemplate(s.Selector, &s.Template, "statefulset", false)...)
+}

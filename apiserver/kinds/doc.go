@@ -1,0 +1,30 @@
+// Package kinds holds the per-kind rules of every built-in resource kubesim
+// serves (pods, services, deployments...): each one a *registry.Resource that
+// the generic REST storage of package registry serves.
+//
+// It simulates, for each kind, what Kubernetes spreads over several places:
+//
+//   - the strategies of kubernetes/pkg/registry/<group>/<resource>/strategy.go
+//     (what a create resets, what an update carries over, graceful delete of
+//     pods, the pods/binding subresource of pkg/registry/core/pod/storage);
+//   - the defaults of kubernetes/pkg/apis/<group>/v1/defaults.go;
+//   - the validation of kubernetes/pkg/apis/core/validation and
+//     pkg/apis/apps/validation, with Kubernetes' wording and field paths;
+//   - the table printers of kubernetes/pkg/printers/internalversion/printers.go
+//     (the columns of kubectl get, with kubectl's pod status logic).
+//
+// Left out: most of pod validation (affinity, probes in depth, security
+// contexts, resource quantities against limits), service IP and node port
+// allocation (the service REST storage's allocators), dual-stack rules,
+// feature gates, the v1 Event field checks of ValidateEventCreate, and the
+// namespaces/finalize subresource (see the namespace strategy for how a
+// finalizer is removed instead). Kubernetes validates the internal types;
+// kubesim validates the v1 types, so a bad value prints as api.X where
+// Kubernetes prints core.X (except label selectors, which print as
+// v1.LabelSelector, as in Kubernetes).
+//
+// Read the real ones in https://github.com/kubernetes/kubernetes under
+// pkg/registry, pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/defaults.go,
+// pkg/apis/core/validation/validation.go, pkg/apis/apps/validation and
+// pkg/printers/internalversion/printers.go.
+package kinds

@@ -1,0 +1,680 @@
+package kinds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/resource"
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// --- defaults (pkg/apis/core/v1/defaults.go) ---
+
+// DefaultPodSpec fills what SetDefaults_PodSpec, SetDefaults_Container and
+// their neighbours fill, for a pod or a pod template.
+func DefaultPodSpec(spec *api.PodSpec) {
+	if spec.DNSPolicy == "" {
+		spec.DNSPolicy = api.DNSClusterFirst
+	}
+	if spec.RestartPolicy == "" {
+		spec.RestartPolicy = api.RestartPolicyAlways
+	}
+	if spec.SecurityContext == nil {
+		spec.SecurityContext = &api.PodSecurityContext{}
+	}
+	if spec.TerminationGracePeriodSeconds == nil {
+		spec.TerminationGracePeriodSeconds = ptr(int64(30))
+	}
+	if spec.SchedulerName == "" {
+		spec.SchedulerName = api.DefaultSchedulerName
+	}
+	if spec.EnableServiceLinks == nil {
+		spec.EnableServiceLinks = ptr(true)
+	}
+	// v1 conversion keeps the deprecated serviceAccount in step with
+	// serviceAccountName, so both show in kubectl get -o yaml.
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount
+	}
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName
+	for i := range spec.InitContainers {
+		defaultContainer(&spec.InitContainers[i], spec.HostNetwork)
+	}
+	for i := range spec.Containers {
+		defaultContainer(&spec.Containers[i], spec.HostNetwork)
+	}
+	for i := range spec.Volumes {
+		defaultVolume(&spec.Volumes[i])
+	}
+}
+
+func defaultContainer(c *api.Container, hostNetwork bool) {
+	if c.ImagePullPolicy == "" {
+		c.ImagePullPolicy = DefaultPullPolicy(c.Image)
+	}
+	if c.TerminationMessagePath == "" {
+		c.TerminationMessagePath = "/dev/termination-log"
+	}
+	if c.TerminationMessagePolicy == "" {
+		c.TerminationMessagePolicy = api.TerminationMessageReadFile
+	}
+	for i := range c.Ports {
+		p := &c.Ports[i]
+		if p.Protocol == "" {
+			p.Protocol = api.ProtocolTCP
+		}
+		// With the host's network the container port is the host port.
+		if hostNetwork && p.HostPort == 0 {
+			p.HostPort = p.ContainerPort
+		}
+	}
+	// Limits without requests request the limits (SetDefaults_Pod).
+	for name, q := range c.Resources.Limits {
+		if c.Resources.Requests == nil {
+			c.Resources.Requests = api.ResourceList{}
+		}
+		if _, ok := c.Resources.Requests[name]; !ok {
+			c.Resources.Requests[name] = q
+		}
+	}
+	for i := range c.Env {
+		if ref := c.Env[i].ValueFrom; ref != nil && ref.FieldRef != nil && ref.FieldRef.APIVersion == "" {
+			ref.FieldRef.APIVersion = "v1"
+		}
+	}
+	for _, pr := range []*api.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+		defaultProbe(pr)
+	}
+}
+
+func defaultProbe(p *api.Probe) {
+	if p == nil {
+		return
+	}
+	if p.TimeoutSeconds == 0 {
+		p.TimeoutSeconds = 1
+	}
+	if p.PeriodSeconds == 0 {
+		p.PeriodSeconds = 10
+	}
+	if p.SuccessThreshold == 0 {
+		p.SuccessThreshold = 1
+	}
+	if p.FailureThreshold == 0 {
+		p.FailureThreshold = 3
+	}
+	if h := p.HTTPGet; h != nil {
+		if h.Path == "" {
+			h.Path = "/"
+		}
+		if h.Scheme == "" {
+			h.Scheme = "HTTP"
+		}
+	}
+}
+
+func defaultVolume(v *api.Volume) {
+	s := &v.VolumeSource
+	if s.HostPath == nil && s.EmptyDir == nil && s.Secret == nil && s.PersistentVolumeClaim == nil &&
+		s.DownwardAPI == nil && s.ConfigMap == nil && s.Projected == nil {
+		s.EmptyDir = &api.EmptyDirVolumeSource{}
+	}
+	mode := int32(0o644)
+	if s.Secret != nil && s.Secret.DefaultMode == nil {
+		s.Secret.DefaultMode = ptr(mode)
+	}
+	if s.ConfigMap != nil && s.ConfigMap.DefaultMode == nil {
+		s.ConfigMap.DefaultMode = ptr(mode)
+	}
+	if s.DownwardAPI != nil && s.DownwardAPI.DefaultMode == nil {
+		s.DownwardAPI.DefaultMode = ptr(mode)
+	}
+	if s.Projected != nil && s.Projected.DefaultMode == nil {
+		s.Projected.DefaultMode = ptr(mode)
+	}
+	if s.HostPath != nil && s.HostPath.Type == nil {
+		s.HostPath.Type = ptr("")
+	}
+}
+
+// DefaultPullPolicy is the imagePullPolicy of an image that names none:
+// Always for :latest or no tag, IfNotPresent otherwise (a digest without a
+// tag pins the image, so it is IfNotPresent too).
+func DefaultPullPolicy(image string) api.PullPolicy {
+	name, digest, _ := strings.Cut(image, "@")
+	tag := ""
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		tag = name[i+1:]
+	}
+	if tag == "" && digest == "" {
+		tag = "latest"
+	}
+	if tag == "latest" {
+		return api.PullAlways
+	}
+	return api.PullIfNotPresent
+}
+
+// --- validation (pkg/apis/core/validation) ---
+
+// The supported values, in the order Kubernetes lists them (a literal
+// list for restart and DNS policies, a sorted set for the others).
+func restartPolicies() []string { return []string{"Always", "OnFailure", "Never"} }
+func dnsPolicies() []string {
+	return []string{"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"}
+}
+func pullPolicies() []string { return []string{"Always", "IfNotPresent", "Never"} }
+func protocols() []string    { return []string{"SCTP", "TCP", "UDP"} }
+
+// ValidatePodSpec checks a pod's spec (or a template's) at p.
+func ValidatePodSpec(spec *api.PodSpec, p *field.Path) field.ErrorList {
+	volumes, errs := validateVolumes(spec.Volumes, p.Child("volumes"))
+	names := map[string]bool{}
+	errs = append(errs, validateContainers(spec.InitContainers, volumes, names, p.Child("initContainers"), false)...)
+	errs = append(errs, validateContainers(spec.Containers, volumes, names, p.Child("containers"), true)...)
+	switch spec.RestartPolicy {
+	case "":
+		errs = append(errs, field.Required(p.Child("restartPolicy"), ""))
+	case api.RestartPolicyAlways, api.RestartPolicyOnFailure, api.RestartPolicyNever:
+	default:
+		errs = append(errs, field.NotSupported(p.Child("restartPolicy"), spec.RestartPolicy, restartPolicies()))
+	}
+	switch spec.DNSPolicy {
+	case "":
+		errs = append(errs, field.Required(p.Child("dnsPolicy"), ""))
+	case "ClusterFirst", "ClusterFirstWithHostNet", "Default", "None":
+	default:
+		errs = append(errs, field.NotSupported(p.Child("dnsPolicy"), spec.DNSPolicy, dnsPolicies()))
+	}
+	errs = append(errs, validateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
+	if spec.ServiceAccountName != "" {
+		for _, msg := range labels1123Subdomain(spec.ServiceAccountName) {
+			errs = append(errs, field.Invalid(p.Child("serviceAccountName"), spec.ServiceAccountName, msg))
+		}
+	}
+	if spec.NodeName != "" {
+		for _, msg := range labels1123Subdomain(spec.NodeName) {
+			errs = append(errs, field.Invalid(p.Child("nodeName"), spec.NodeName, msg))
+		}
+	}
+	if d := spec.ActiveDeadlineSeconds; d != nil && (*d < 1 || *d > 2147483647) {
+		errs = append(errs, field.Invalid(p.Child("activeDeadlineSeconds"), *d, "must be between 1 and 2147483647, inclusive"))
+	}
+	if spec.Hostname != "" {
+		errs = append(errs, validateDNS1123Label(spec.Hostname, p.Child("hostname"))...)
+	}
+	if spec.Subdomain != "" {
+		errs = append(errs, validateDNS1123Label(spec.Subdomain, p.Child("subdomain"))...)
+	}
+	for i, t := range spec.Tolerations {
+		tp := p.Child("tolerations").Index(i)
+		switch t.Operator {
+		case "", api.TolerationOpEqual:
+		case api.TolerationOpExists:
+			if t.Value != "" {
+				errs = append(errs, field.Invalid(tp.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
+			}
+		default:
+			errs = append(errs, field.NotSupported(tp.Child("operator"), t.Operator, []string{string(api.TolerationOpEqual), string(api.TolerationOpExists)}))
+		}
+	}
+	return errs
+}
+
+func labels1123Subdomain(s string) []string {
+	var errs []string
+	if len(s) > subdomainMaxLength {
+		errs = append(errs, maxLenError(subdomainMaxLength))
+	}
+	ok := s != ""
+	for _, l := range strings.Split(s, ".") {
+		if !matchesLabel(l, isLowerAlnum) {
+			ok = false
+		}
+	}
+	if !ok {
+		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+			dns1123LabelFmt+"(\\."+dns1123LabelFmt+")*", "example.com"))
+	}
+	return errs
+}
+
+func validateVolumes(vols []api.Volume, p *field.Path) (map[string]bool, field.ErrorList) {
+	var errs field.ErrorList
+	names := map[string]bool{}
+	for i, v := range vols {
+		vp := p.Index(i)
+		switch {
+		case v.Name == "":
+			errs = append(errs, field.Required(vp.Child("name"), ""))
+		case names[v.Name]:
+			errs = append(errs, field.Duplicate(vp.Child("name"), v.Name))
+		default:
+			errs = append(errs, validateDNS1123Label(v.Name, vp.Child("name"))...)
+		}
+		names[v.Name] = true
+	}
+	return names, errs
+}
+
+func validateContainers(ctrs []api.Container, volumes, names map[string]bool, p *field.Path, required bool) field.ErrorList {
+	var errs field.ErrorList
+	if required && len(ctrs) == 0 {
+		return append(errs, field.Required(p, ""))
+	}
+	for i := range ctrs {
+		c := &ctrs[i]
+		cp := p.Index(i)
+		switch {
+		case c.Name == "":
+			errs = append(errs, field.Required(cp.Child("name"), ""))
+		case names[c.Name]:
+			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
+		default:
+			errs = append(errs, validateDNS1123Label(c.Name, cp.Child("name"))...)
+		}
+		names[c.Name] = true
+		if c.Image == "" {
+			errs = append(errs, field.Required(cp.Child("image"), ""))
+		} else if strings.TrimSpace(c.Image) != c.Image {
+			errs = append(errs, field.Invalid(cp.Child("image"), c.Image, "must not have leading or trailing whitespace"))
+		}
+		errs = append(errs, validateContainerPorts(c.Ports, cp.Child("ports"))...)
+		errs = append(errs, validateEnv(c.Env, cp.Child("env"))...)
+		for j, m := range c.VolumeMounts {
+			mp := cp.Child("volumeMounts").Index(j)
+			if m.Name == "" {
+				errs = append(errs, field.Required(mp.Child("name"), ""))
+			} else if !volumes[m.Name] {
+				errs = append(errs, field.NotFound(mp.Child("name"), m.Name))
+			}
+			if m.MountPath == "" {
+				errs = append(errs, field.Required(mp.Child("mountPath"), ""))
+			}
+		}
+		switch c.TerminationMessagePolicy {
+		case api.TerminationMessageReadFile, api.TerminationMessageFallbackToLogsOnError:
+		case "":
+			errs = append(errs, field.Required(cp.Child("terminationMessagePolicy"), "must be 'File' or 'FallbackToLogsOnError'"))
+		default:
+			errs = append(errs, field.Invalid(cp.Child("terminationMessagePolicy"), c.TerminationMessagePolicy, "must be 'File' or 'FallbackToLogsOnError'"))
+		}
+		switch c.ImagePullPolicy {
+		case api.PullAlways, api.PullIfNotPresent, api.PullNever:
+		case "":
+			errs = append(errs, field.Required(cp.Child("imagePullPolicy"), ""))
+		default:
+			errs = append(errs, field.NotSupported(cp.Child("imagePullPolicy"), c.ImagePullPolicy, pullPolicies()))
+		}
+		errs = append(errs, validateResources(&c.Resources, cp.Child("resources"))...)
+	}
+	return errs
+}
+
+func validateContainerPorts(ports []api.ContainerPort, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := map[string]bool{}
+	for i, port := range ports {
+		pp := p.Index(i)
+		if port.Name != "" {
+			for _, msg := range IsValidPortName(port.Name) {
+				errs = append(errs, field.Invalid(pp.Child("name"), port.Name, msg))
+			}
+			if names[port.Name] {
+				errs = append(errs, field.Duplicate(pp.Child("name"), port.Name))
+			}
+			names[port.Name] = true
+		}
+		if port.ContainerPort == 0 {
+			errs = append(errs, field.Required(pp.Child("containerPort"), ""))
+		} else if !validPortNum(port.ContainerPort) {
+			errs = append(errs, field.Invalid(pp.Child("containerPort"), port.ContainerPort, portRangeErrMsg))
+		}
+		if port.HostPort != 0 && !validPortNum(port.HostPort) {
+			errs = append(errs, field.Invalid(pp.Child("hostPort"), port.HostPort, portRangeErrMsg))
+		}
+		errs = append(errs, validateProtocol(port.Protocol, pp.Child("protocol"))...)
+	}
+	return errs
+}
+
+func validateProtocol(proto api.Protocol, p *field.Path) field.ErrorList {
+	switch proto {
+	case "":
+		return field.ErrorList{field.Required(p, "")}
+	case api.ProtocolTCP, api.ProtocolUDP, api.ProtocolSCTP:
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(p, proto, protocols())}
+}
+
+// validateEnv follows the relaxed rule of Kubernetes 1.32 (the
+// RelaxedEnvironmentVariableValidation gate is on): any printable ASCII
+// but '='.
+func validateEnv(env []api.EnvVar, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, e := range env {
+		ep := p.Index(i)
+		if e.Name == "" {
+			errs = append(errs, field.Required(ep.Child("name"), ""))
+			continue
+		}
+		for j := 0; j < len(e.Name); j++ {
+			if c := e.Name[j]; c < 32 || c > 126 || c == '=' {
+				errs = append(errs, field.Invalid(ep.Child("name"), e.Name, "a valid environment variable name must consist only of printable ASCII characters other than '='"))
+				break
+			}
+		}
+		if e.Value != "" && e.ValueFrom != nil {
+			errs = append(errs, field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
+		}
+	}
+	return errs
+}
+
+func validateResources(r *api.ResourceRequirements, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, name := range sortedKeys(r.Limits) {
+		q := r.Limits[api.ResourceName(name)]
+		if q.Sign() < 0 {
+			errs = append(errs, field.Invalid(p.Child("limits").Key(name), q.String(), nonNegativeErrMsg))
+		}
+	}
+	for _, name := range sortedKeys(r.Requests) {
+		q := r.Requests[api.ResourceName(name)]
+		if q.Sign() < 0 {
+			errs = append(errs, field.Invalid(p.Child("requests").Key(name), q.String(), nonNegativeErrMsg))
+		}
+		if lim, ok := r.Limits[api.ResourceName(name)]; ok && q.Cmp(lim) > 0 {
+			errs = append(errs, field.Invalid(p.Child("requests").Key(name), q.String(), "must be less than or equal to "+name+" limit of "+lim.String()))
+		}
+	}
+	return errs
+}
+
+// ValidatePodTemplateSpec checks the template of a ReplicaSet or
+// Deployment at p (spec.template).
+func ValidatePodTemplateSpec(t *api.PodTemplateSpec, p *field.Path) field.ErrorList {
+	errs := validateLabels(t.Labels, p.Child("labels"))
+	return append(errs, ValidatePodSpec(&t.Spec, p.Child("spec"))...)
+}
+
+// podUpdatableFields is the list Kubernetes 1.32 prints when a pod update
+// touches anything else.
+const podUpdatableFields = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+// validatePodSpecUpdate reports changes to the immutable part of a pod's
+// spec. Like ValidatePodUpdate it copies the mutable fields from the new
+// spec onto the old one and compares what is left.
+func validatePodSpecUpdate(spec, old *api.PodSpec, bound bool) field.ErrorList {
+	munged := *old.DeepCopy()
+	if len(munged.Containers) == len(spec.Containers) {
+		for i := range munged.Containers {
+			munged.Containers[i].Image = spec.Containers[i].Image
+		}
+	}
+	if len(munged.InitContainers) == len(spec.InitContainers) {
+		for i := range munged.InitContainers {
+			munged.InitContainers[i].Image = spec.InitContainers[i].Image
+		}
+	}
+	munged.ActiveDeadlineSeconds = spec.ActiveDeadlineSeconds
+	if tolerationsAdded(old.Tolerations, spec.Tolerations) {
+		munged.Tolerations = spec.Tolerations
+	}
+	if g, og := spec.TerminationGracePeriodSeconds, old.TerminationGracePeriodSeconds; og != nil && *og < 0 && g != nil && *g == 1 {
+		munged.TerminationGracePeriodSeconds = g
+	}
+	if bound {
+		munged.NodeName = spec.NodeName
+	}
+	var errs field.ErrorList
+	if !jsonEqual(&munged, spec) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec"), podUpdatableFields))
+	}
+	if d, od := spec.ActiveDeadlineSeconds, old.ActiveDeadlineSeconds; od != nil {
+		if d == nil {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "activeDeadlineSeconds"), nil, "must not update from a positive integer to nil value"))
+		} else if *d > *od {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "activeDeadlineSeconds"), *d, "must be less than or equal to previous value"))
+		}
+	}
+	return errs
+}
+
+// tolerationsAdded reports whether every old toleration is still there.
+func tolerationsAdded(old, cur []api.Toleration) bool {
+	for _, o := range old {
+		found := false
+		for _, c := range cur {
+			if jsonEqual(o, c) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// --- QoS (pkg/apis/core/helper/qos) ---
+
+// PodQOSClass computes a pod's quality-of-service class from the requests
+// and limits of its containers (cpu and memory only): BestEffort without
+// any, Guaranteed when every container limits both and requests equal
+// limits, Burstable otherwise.
+func PodQOSClass(spec *api.PodSpec) api.PodQOSClass {
+	requests, limits := api.ResourceList{}, api.ResourceList{}
+	guaranteed := true
+	add := func(list api.ResourceList, name api.ResourceName, q resource.Quantity) {
+		if cur, ok := list[name]; ok {
+			q.Add(cur)
+		}
+		list[name] = q
+	}
+	all := append(append([]api.Container{}, spec.InitContainers...), spec.Containers...)
+	for _, c := range all {
+		for name, q := range c.Resources.Requests {
+			if (name == api.ResourceCPU || name == api.ResourceMemory) && q.Sign() > 0 {
+				add(requests, name, q)
+			}
+		}
+		found := 0
+		for name, q := range c.Resources.Limits {
+			if (name == api.ResourceCPU || name == api.ResourceMemory) && q.Sign() > 0 {
+				found++
+				add(limits, name, q)
+			}
+		}
+		if found < 2 {
+			guaranteed = false
+		}
+	}
+	if len(requests) == 0 && len(limits) == 0 {
+		return api.PodQOSBestEffort
+	}
+	if guaranteed {
+		for name, req := range requests {
+			if lim, ok := limits[name]; !ok || lim.Cmp(req) != 0 {
+				guaranteed = false
+				break
+			}
+		}
+	}
+	if guaranteed && len(requests) == len(limits) {
+		return api.PodQOSGuaranteed
+	}
+	return api.PodQOSBurstable
+}
+
+// --- strategy (pkg/registry/core/pod/strategy.go) ---
+
+type podStrategy struct{ registry.DefaultStrategy }
+
+// PrepareForCreate starts every pod Pending with its QoS class: status is
+// the kubelet's to write, whatever the client sent.
+func (podStrategy) PrepareForCreate(obj api.Object) {
+	pod := obj.(*api.Pod)
+	DefaultPodSpec(&pod.Spec) // the QoS class needs the defaulted requests
+	pod.Status = api.PodStatus{Phase: api.PodPending, QOSClass: PodQOSClass(&pod.Spec)}
+}
+
+func (podStrategy) Default(obj api.Object) { DefaultPodSpec(&obj.(*api.Pod).Spec) }
+
+func (podStrategy) Validate(obj api.Object) field.ErrorList {
+	return ValidatePodSpec(&obj.(*api.Pod).Spec, field.NewPath("spec"))
+}
+
+func (podStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
+	pod, oldPod := obj.(*api.Pod), old.(*api.Pod)
+	errs := ValidatePodSpec(&pod.Spec, field.NewPath("spec"))
+	return append(errs, validatePodSpecUpdate(&pod.Spec, &oldPod.Spec, isBinding(pod, oldPod))...)
+}
+
+// isBinding recognises the write of pods/binding. The registry splices
+// status from the stored pod into a write of the main resource and spec
+// into a write of /status, so a write that sets spec.nodeName on an
+// unbound pod and changes status at once (the PodScheduled condition)
+// comes only from the binding, which updates without splicing.
+func isBinding(pod, old *api.Pod) bool {
+	return old.Spec.NodeName == "" && pod.Spec.NodeName != "" && !jsonEqual(&pod.Status, &old.Status)
+}
+
+// podGracePeriod is the pod strategy's CheckGracefulDelete: an unbound or
+// finished pod goes at once, others wait for the kubelet.
+func podGracePeriod(obj api.Object, requested *int64) int64 {
+	pod := obj.(*api.Pod)
+	period := int64(0)
+	if requested != nil {
+		period = *requested
+	} else if pod.Spec.TerminationGracePeriodSeconds != nil {
+		period = *pod.Spec.TerminationGracePeriodSeconds
+	}
+	if pod.Spec.NodeName == "" || pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed {
+		period = 0
+	}
+	if period < 0 {
+		period = 1
+	}
+	return period
+}
+
+func podFields(obj api.Object) map[string]string {
+	pod := obj.(*api.Pod)
+	hostNetwork := "false"
+	if pod.Spec.HostNetwork {
+		hostNetwork = "true"
+	}
+	return map[string]string{
+		"spec.nodeName":            pod.Spec.NodeName,
+		"spec.restartPolicy":       string(pod.Spec.RestartPolicy),
+		"spec.schedulerName":       pod.Spec.SchedulerName,
+		"spec.serviceAccountName":  pod.Spec.ServiceAccountName,
+		"spec.hostNetwork":         hostNetwork,
+		"status.phase":             string(pod.Status.Phase),
+		"status.podIP":             pod.Status.PodIP,
+		"status.nominatedNodeName": pod.Status.NominatedNodeName,
+	}
+}
+
+// --- pods/binding (pkg/registry/core/pod/storage/storage.go) ---
+
+// bindPod is BindingREST.Create: it sets spec.nodeName of the pod once
+// and marks it scheduled. A pod already bound or being deleted refuses
+// with a Conflict worded as Kubernetes words it.
+func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.Object) (api.Object, error) {
+	b, ok := obj.(*api.Binding)
+	if !ok {
+		return nil, api.NewBadRequest(fmt.Sprintf("not a Binding object: %T", obj))
+	}
+	if b.Name != name {
+		return nil, api.NewBadRequest("name in URL does not match name in Binding object")
+	}
+	var errs field.ErrorList
+	if b.Target.Kind != "" && b.Target.Kind != "Node" {
+		errs = append(errs, field.NotSupported(field.NewPath("target", "kind"), b.Target.Kind, []string{"Node", "<empty>"}))
+	}
+	if b.Target.Name == "" {
+		errs = append(errs, field.Required(field.NewPath("target", "name"), ""))
+	}
+	if len(errs) > 0 {
+		return nil, api.NewInvalid(api.GroupKind{Kind: "Binding"}, b.Name, errs)
+	}
+	bindingGR := api.GroupResource{Resource: "pods/binding"}
+	var refusal error
+	_, _, err := st.Update(ctx, ns, name, func(cur api.Object) (api.Object, error) {
+		pod := cur.(*api.Pod)
+		switch {
+		case b.UID != "" && b.UID != pod.UID:
+			refusal = fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, pod.UID)
+		case b.ResourceVersion != "" && b.ResourceVersion != pod.ResourceVersion:
+			refusal = fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", b.ResourceVersion, pod.ResourceVersion)
+		case pod.DeletionTimestamp != nil:
+			refusal = fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", pod.Name)
+		case pod.Spec.NodeName != "":
+			refusal = fmt.Errorf("pod %v is already assigned to node %q", pod.Name, pod.Spec.NodeName)
+		}
+		if refusal != nil {
+			return nil, refusal
+		}
+		pod.Spec.NodeName = b.Target.Name
+		for k, v := range b.Annotations {
+			if pod.Annotations == nil {
+				pod.Annotations = map[string]string{}
+			}
+			pod.Annotations[k] = v
+		}
+		setPodCondition(&pod.Status, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue})
+		return pod, nil
+	}, registry.UpdateOptions{Subresource: "binding"})
+	if err != nil {
+		if refusal != nil && errors.Is(err, refusal) {
+			return nil, api.NewConflict(bindingGR, name, refusal)
+		}
+		return nil, err
+	}
+	return &statusObject{Status: api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusSuccess,
+		Code:     201,
+	}}, nil
+}
+
+// setPodCondition is podutil.UpdatePodCondition: a changed status moves
+// lastTransitionTime (left for the caller: the binding has no clock, and
+// Kubernetes' binding leaves it unset as well).
+func setPodCondition(status *api.PodStatus, c api.PodCondition) {
+	for i := range status.Conditions {
+		if status.Conditions[i].Type == c.Type {
+			status.Conditions[i].Status = c.Status
+			status.Conditions[i].Reason = c.Reason
+			status.Conditions[i].Message = c.Message
+			return
+		}
+	}
+	status.Conditions = append(status.Conditions, c)
+}
+
+// statusObject is the metav1.Status a binding answers with. It carries an
+// ObjectMeta that is never serialized only because registry's subresource
+// signature returns an api.Object.
+type statusObject struct {
+	api.Status
+	meta api.ObjectMeta
+}
+
+// GetObjectMeta implements api.Object.
+func (s *statusObject) GetObjectMeta() *api.ObjectMeta { return &s.meta }
+
+// DeepCopyObject implements api.Object.
+func (s *statusObject) DeepCopyObject() api.Object {
+	out := &statusObject{Status: *s.Status.DeepCopy()}
+	s.meta.DeepCopyInto(&out.meta)
+	return out
+}
