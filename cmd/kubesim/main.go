@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `kubesim — a Kubernetes control plane small enough to read
+
+Usage:
+  kubesim serve [flags]   run the API server over HTTPS (kubectl works against it)
+  kubesim demo            tell the ReplicaSet story in process
+
+Run "kubesim COMMAND -h" for the flags of a command.`)
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "kubesim: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "kubesim:", err)
+		return 1
+	}
+	return 0
+}

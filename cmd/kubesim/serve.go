@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/kinds"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/pki"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := fs.String("data-dir", ".data", "directory for the store, certificates, tokens and kubeconfig")
+	addr := fs.String("addr", "127.0.0.1:6443", "address to listen on (port 0 picks a free port)")
+	kubeconfig := fs.String("kubeconfig", "", "where to write a kubeconfig for kubectl (default DATA-DIR/kubeconfig)")
+	tokenFile := fs.String("token-file", "", "extra users, in kube-apiserver's token CSV format (token,user,uid,\"group1,group2\")")
+	noFsync := fs.Bool("unsafe-no-fsync", false, "UNSAFE: do not fsync the store; acknowledged writes can be lost on a crash (demos only)")
+	verbose := fs.Bool("v", false, "log every request")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(*dataDir, boltstore.FileName), UnsafeNoFsync: *noFsync, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", *addr, err)
+	}
+	bundle, err := pki.EnsureServing(*dataDir, append(pki.DefaultHosts(), host), time.Now(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	adminTokens, adminToken, err := authn.EnsureTokenFile(*dataDir, rand.Reader)
+	if err != nil {
+		return err
+	}
+	auths := []authn.Authenticator{}
+	admins, err := authn.NewTokenFile(adminTokens)
+	if err != nil {
+		return err
+	}
+	auths = append(auths, admins)
+	if *tokenFile != "" {
+		extra, err := authn.NewTokenFile(*tokenFile)
+		if err != nil {
+			return err
+		}
+		auths = append(auths, extra)
+	}
+
+	srv, err := apiserver.New(apiserver.Config{
+		Storage: st, Clock: clock.Real{}, Rand: rand.Reader, Resources: kinds.Builtin(),
+		Authenticator: authn.Union(auths...), Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	if err := srv.Bootstrap(ctx); err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	url := "https://" + ln.Addr().String()
+	if *kubeconfig == "" {
+		*kubeconfig = filepath.Join(*dataDir, "kubeconfig")
+	}
+	if err := pki.WriteKubeconfig(*kubeconfig, url, bundle.CAPEM, adminToken, "admin", "kubesim"); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", url)
+	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", *kubeconfig, *kubeconfig)
+
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		TLSConfig:         bundle.ServerTLSConfig(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+	}
+	hs.TLSConfig.NextProtos = []string{"h2", "http/1.1"}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(tls.NewListener(ln, hs.TLSConfig)) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Finish requests in flight (writes complete, watches end), then the
+	// deferred st.Close() commits what was queued and closes the file.
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	_ = hs.Close()
+	return nil
+}
