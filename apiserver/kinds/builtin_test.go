@@ -1,0 +1,307 @@
+package kinds
+
+import (
+	"context"
+	"crypto/rand"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/schema"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+func TestBuiltinResources(t *testing.T) {
+	all := Builtin()
+	names := map[string]*registry.Resource{}
+	for _, r := range all {
+		require.NotContains(t, names, r.Name)
+		names[r.Name] = r
+		assert.NotEmpty(t, r.Kind)
+		assert.Equal(t, r.Kind+"List", r.ListKind)
+		assert.NotNil(t, r.Strategy, r.Name)
+		assert.NotNil(t, r.Schema, r.Name)
+		assert.True(t, r.StrategicMergePatch, r.Name)
+		obj := r.New()
+		assert.NotNil(t, obj.GetObjectMeta())
+	}
+	assert.NotContains(t, names, "bindings")
+	for name, want := range map[string]struct {
+		group, short string
+		namespaced   bool
+		status       bool
+		scale        bool
+		all          bool
+	}{
+		"namespaces":   {"", "ns", false, true, false, false},
+		"nodes":        {"", "no", false, true, false, false},
+		"pods":         {"", "po", true, true, false, true},
+		"services":     {"", "svc", true, true, false, true},
+		"endpoints":    {"", "ep", true, false, false, false},
+		"configmaps":   {"", "cm", true, false, false, false},
+		"secrets":      {"", "", true, false, false, false},
+		"events":       {"", "ev", true, false, false, false},
+		"replicasets":  {"apps", "rs", true, true, true, true},
+		"deployments":  {"apps", "deploy", true, true, true, true},
+		"statefulsets": {"apps", "sts", true, true, true, true},
+		"leases":       {"coordination.k8s.io", "", true, false, false, false},
+	} {
+		r := names[name]
+		require.NotNil(t, r, name)
+		assert.Equal(t, want.group, r.Group, name)
+		assert.Equal(t, "v1", r.Version, name)
+		if want.short != "" {
+			assert.Equal(t, []string{want.short}, r.ShortNames, name)
+		} else {
+			assert.Empty(t, r.ShortNames, name)
+		}
+		assert.Equal(t, want.namespaced, r.Namespaced, name)
+		assert.Equal(t, want.status, r.StatusSubresource, name)
+		assert.Equal(t, want.scale, r.Scale != nil, name)
+		if want.all {
+			assert.Equal(t, []string{"all"}, r.Categories, name)
+		} else {
+			assert.Empty(t, r.Categories, name)
+		}
+	}
+	assert.Equal(t, &registry.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".spec.selector"},
+		names["deployments"].Scale)
+	assert.Contains(t, names["pods"].CreateSubresources, "binding")
+	assert.Equal(t, "Binding", names["pods"].CreateSubresources["binding"].Resource.Kind)
+
+	// Each call builds new values: changing one does not change the next.
+	all[0].ShortNames[0] = "changed"
+	all[0].Table.Columns[0].Name = "changed"
+	again := Builtin()
+	assert.Equal(t, "ns", again[0].ShortNames[0])
+	assert.Equal(t, "Name", again[0].Table.Columns[0].Name)
+}
+
+func TestSchemasCarryPatchMergeKeys(t *testing.T) {
+	pod := schema.NewNode(builtin(t, "pods").Schema)
+	containers := pod.Field("spec").Field("containers")
+	strategy, key := containers.PatchStrategy()
+	assert.Equal(t, "merge", strategy)
+	assert.Equal(t, "name", key)
+	_, key = containers.Elem().Field("ports").PatchStrategy()
+	assert.Equal(t, "containerPort", key)
+	_, key = containers.Elem().Field("env").PatchStrategy()
+	assert.Equal(t, "name", key)
+
+	deploy := schema.NewNode(builtin(t, "deployments").Schema)
+	_, key = deploy.Field("spec").Field("template").Field("spec").Field("containers").PatchStrategy()
+	assert.Equal(t, "name", key)
+	_, key = schema.NewNode(builtin(t, "services").Schema).Field("spec").Field("ports").PatchStrategy()
+	assert.Equal(t, "port", key)
+}
+
+func TestPodGracePeriodAndFields(t *testing.T) {
+	res := builtin(t, "pods")
+	p := validPod()
+	DefaultPodSpec(&p.Spec)
+	assert.Equal(t, int64(0), res.GracePeriod(p, nil), "an unbound pod goes at once")
+	p.Spec.NodeName = "node-1"
+	assert.Equal(t, int64(30), res.GracePeriod(p, nil))
+	assert.Equal(t, int64(5), res.GracePeriod(p, ptr(int64(5))))
+	assert.Equal(t, int64(1), res.GracePeriod(p, ptr(int64(-3))))
+	p.Status.Phase = api.PodSucceeded
+	assert.Equal(t, int64(0), res.GracePeriod(p, nil), "a finished pod goes at once")
+
+	f := res.Fields(p)
+	assert.Equal(t, "node-1", f["spec.nodeName"])
+	assert.Equal(t, "Succeeded", f["status.phase"])
+	assert.Equal(t, "default-scheduler", f["spec.schedulerName"])
+	for _, k := range []string{"spec.restartPolicy", "spec.serviceAccountName", "status.podIP", "status.nominatedNodeName"} {
+		assert.Contains(t, f, k)
+	}
+	ev := builtin(t, "events").Fields(&api.Event{InvolvedObject: api.ObjectReference{Kind: "Pod", Name: "web", UID: "u"}, Reason: "Scheduled", Type: "Normal",
+		Source: api.EventSource{Component: "kubelet"}})
+	assert.Equal(t, "Pod", ev["involvedObject.kind"])
+	assert.Equal(t, "u", ev["involvedObject.uid"])
+	assert.Equal(t, "kubelet", ev["source"])
+	assert.Equal(t, "Scheduled", ev["reason"])
+	for _, k := range []string{"involvedObject.namespace", "involvedObject.name", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reportingComponent", "type"} {
+		assert.Contains(t, ev, k)
+	}
+}
+
+// stores opens a bbolt store in a temporary directory and a registry
+// store for each built-in resource over it.
+func stores(t *testing.T) (map[string]*registry.Store, *clock.Fake) {
+	t.Helper()
+	db, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), "kubesim.db"), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	ids := registry.NewIDs(rand.Reader)
+	out := map[string]*registry.Store{}
+	for _, r := range Builtin() {
+		st, err := registry.NewStore(registry.Config{Resource: r, Storage: db, Clock: clk, IDs: ids})
+		require.NoError(t, err)
+		out[r.Name] = st
+	}
+	return out, clk
+}
+
+func TestThroughTheRegistry(t *testing.T) {
+	ctx := context.Background()
+	st, clk := stores(t)
+	pods := st["pods"]
+
+	// Create: defaults, Pending status, client status dropped.
+	in := validPod()
+	in.Status.Phase = api.PodRunning
+	obj, err := pods.Create(ctx, "default", in, registry.CreateOptions{})
+	require.NoError(t, err)
+	pod := obj.(*api.Pod)
+	assert.Equal(t, api.PodPending, pod.Status.Phase)
+	assert.Equal(t, api.PodQOSBestEffort, pod.Status.QOSClass)
+	assert.Equal(t, api.RestartPolicyAlways, pod.Spec.RestartPolicy)
+
+	// Invalid creates are refused with Kubernetes' message.
+	bad := validPod()
+	bad.Name = "bad"
+	bad.Spec.Containers[0].Image = ""
+	_, err = pods.Create(ctx, "default", bad, registry.CreateOptions{})
+	require.True(t, api.IsInvalid(err), "%v", err)
+	assert.Equal(t, `Pod "bad" is invalid: spec.containers[0].image: Required value`, err.Error())
+
+	// Update: the image may change, a port may not.
+	_, _, err = pods.Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
+		p := cur.(*api.Pod)
+		p.Spec.Containers[0].Image = "nginx:1.28"
+		return p, nil
+	}, registry.UpdateOptions{})
+	require.NoError(t, err)
+	_, _, err = pods.Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
+		p := cur.(*api.Pod)
+		p.Spec.Containers[0].Ports[0].ContainerPort = 8080
+		return p, nil
+	}, registry.UpdateOptions{})
+	require.True(t, api.IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`")
+
+	// An update may not bind either.
+	_, _, err = pods.Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
+		p := cur.(*api.Pod)
+		p.Spec.NodeName = "node-1"
+		return p, nil
+	}, registry.UpdateOptions{})
+	require.True(t, api.IsInvalid(err), "%v", err)
+
+	// Bind once; the second binding is a Conflict.
+	binding := pods.Resource().CreateSubresources["binding"]
+	bind := func(node string) (api.Object, error) {
+		b := &api.Binding{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"}, Target: api.ObjectReference{Kind: "Node", Name: node}}
+		return binding.Create(ctx, pods, "default", "web", b)
+	}
+	out, err := bind("node-1")
+	require.NoError(t, err)
+	assert.Equal(t, "Success", out.(*statusObject).Status.Status)
+	obj, err = pods.Get(ctx, "default", "web")
+	require.NoError(t, err)
+	pod = obj.(*api.Pod)
+	assert.Equal(t, "node-1", pod.Spec.NodeName)
+	require.Len(t, pod.Status.Conditions, 1)
+	assert.Equal(t, api.PodScheduled, pod.Status.Conditions[0].Type)
+	assert.Equal(t, api.ConditionTrue, pod.Status.Conditions[0].Status)
+
+	_, err = bind("node-2")
+	require.True(t, api.IsConflict(err), "%v", err)
+	assert.Equal(t, `Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "node-1"`, err.Error())
+
+	// A binding for a pod that does not exist is NotFound.
+	_, err = binding.Create(ctx, pods, "default", "ghost", &api.Binding{ObjectMeta: api.ObjectMeta{Name: "ghost"}, Target: api.ObjectReference{Name: "node-1"}})
+	require.True(t, api.IsNotFound(err), "%v", err)
+
+	// The kubelet's status write still works on a bound pod.
+	_, _, err = pods.Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
+		p := cur.(*api.Pod)
+		p.Status.Phase = api.PodRunning
+		return p, nil
+	}, registry.UpdateOptions{Subresource: "status"})
+	require.NoError(t, err)
+
+	// Deleting a bound pod is graceful: it stays with a deletionTimestamp.
+	clk.Step(time.Minute)
+	res, err := pods.Delete(ctx, "default", "web", nil, nil)
+	require.NoError(t, err)
+	assert.False(t, res.Deleted)
+	obj, err = pods.Get(ctx, "default", "web")
+	require.NoError(t, err)
+	pod = obj.(*api.Pod)
+	require.NotNil(t, pod.DeletionTimestamp)
+	assert.Equal(t, int64(30), *pod.DeletionGracePeriodSeconds)
+	_, total, status, _ := PodStatusCells(pod, clk.Now())
+	assert.Equal(t, "Terminating", status)
+	assert.Equal(t, 1, total)
+
+	// A pod being deleted refuses a binding.
+	unbound := validPod()
+	unbound.Name = "late"
+	unbound.Finalizers = []string{"example.com/hold"}
+	_, err = pods.Create(ctx, "default", unbound, registry.CreateOptions{})
+	require.NoError(t, err)
+	_, err = pods.Delete(ctx, "default", "late", nil, nil)
+	require.NoError(t, err)
+	_, err = binding.Create(ctx, pods, "default", "late", &api.Binding{ObjectMeta: api.ObjectMeta{Name: "late"}, Target: api.ObjectReference{Name: "node-1"}})
+	require.True(t, api.IsConflict(err), "%v", err)
+	assert.Equal(t, `Operation cannot be fulfilled on pods/binding "late": pod late is being deleted, cannot be assigned to a host`, err.Error())
+
+	// An unbound pod without finalizers is deleted at once.
+	gone := validPod()
+	gone.Name = "gone"
+	_, err = pods.Create(ctx, "default", gone, registry.CreateOptions{})
+	require.NoError(t, err)
+	res, err = pods.Delete(ctx, "default", "gone", nil, nil)
+	require.NoError(t, err)
+	assert.True(t, res.Deleted)
+}
+
+func TestWorkloadsAndNamespacesThroughTheRegistry(t *testing.T) {
+	ctx := context.Background()
+	st, _ := stores(t)
+
+	obj, err := st["deployments"].Create(ctx, "default", validDeployment(), registry.CreateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), *obj.(*api.Deployment).Spec.Replicas)
+	_, _, err = st["deployments"].Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
+		d := cur.(*api.Deployment)
+		d.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "web", "v": "2"}}
+		d.Spec.Template.Labels["v"] = "2"
+		return d, nil
+	}, registry.UpdateOptions{})
+	require.True(t, api.IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "spec.selector: Invalid value: v1.LabelSelector{")
+	assert.Contains(t, err.Error(), "field is immutable")
+
+	// Namespaces: Active with the kubernetes finalizer; delete waits.
+	obj, err = st["namespaces"].Create(ctx, "", &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team-a"}}, registry.CreateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, api.NamespaceActive, obj.(*api.Namespace).Status.Phase)
+	res, err := st["namespaces"].Delete(ctx, "", "team-a", nil, nil)
+	require.NoError(t, err)
+	assert.False(t, res.Deleted)
+	obj, err = st["namespaces"].Get(ctx, "", "team-a")
+	require.NoError(t, err)
+	assert.Equal(t, api.NamespaceTerminating, obj.(*api.Namespace).Status.Phase)
+	// The namespace controller removes the finalizer: the namespace goes.
+	_, _, err = st["namespaces"].Update(ctx, "", "team-a", func(cur api.Object) (api.Object, error) {
+		ns := cur.(*api.Namespace)
+		ns.Spec.Finalizers = nil
+		return ns, nil
+	}, registry.UpdateOptions{})
+	require.NoError(t, err)
+	_, err = st["namespaces"].Get(ctx, "", "team-a")
+	require.True(t, api.IsNotFound(err), "%v", err)
+
+	_, err = st["services"].Create(ctx, "default", &api.Service{ObjectMeta: api.ObjectMeta{Name: "1web"}, Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}}, registry.CreateOptions{})
+	require.True(t, api.IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "a DNS-1035 label must consist of")
+}
