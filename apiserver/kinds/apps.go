@@ -138,16 +138,20 @@ func replicasErrs(r *int32) field.ErrorList {
 
 type replicaSetStrategy struct{ registry.DefaultStrategy }
 
+// PrepareForCreate implements registry.Strategy.
 func (replicaSetStrategy) PrepareForCreate(obj api.Object) {
 	obj.(*api.ReplicaSet).Status = api.ReplicaSetStatus{}
 }
 
+// Default implements registry.Strategy.
 func (replicaSetStrategy) Default(obj api.Object) { DefaultReplicaSet(obj.(*api.ReplicaSet)) }
 
+// Validate implements registry.Strategy.
 func (replicaSetStrategy) Validate(obj api.Object) field.ErrorList {
 	return validateReplicaSet(obj.(*api.ReplicaSet))
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (replicaSetStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	rs := obj.(*api.ReplicaSet)
 	errs := validateReplicaSet(rs)
@@ -169,16 +173,20 @@ func replicaSetFields(obj api.Object) fields.Set {
 
 type deploymentStrategy struct{ registry.DefaultStrategy }
 
+// PrepareForCreate implements registry.Strategy.
 func (deploymentStrategy) PrepareForCreate(obj api.Object) {
 	obj.(*api.Deployment).Status = api.DeploymentStatus{}
 }
 
+// Default implements registry.Strategy.
 func (deploymentStrategy) Default(obj api.Object) { DefaultDeployment(obj.(*api.Deployment)) }
 
+// Validate implements registry.Strategy.
 func (deploymentStrategy) Validate(obj api.Object) field.ErrorList {
 	return validateDeployment(obj.(*api.Deployment))
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (deploymentStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	d := obj.(*api.Deployment)
 	errs := validateDeployment(d)
@@ -237,12 +245,15 @@ func validateDeployment(d *api.Deployment) field.ErrorList {
 
 type statefulSetStrategy struct{ registry.DefaultStrategy }
 
+// PrepareForCreate implements registry.Strategy.
 func (statefulSetStrategy) PrepareForCreate(obj api.Object) {
 	obj.(*api.StatefulSet).Status = api.StatefulSetStatus{}
 }
 
+// Default implements registry.Strategy.
 func (statefulSetStrategy) Default(obj api.Object) { DefaultStatefulSet(obj.(*api.StatefulSet)) }
 
+// Validate implements registry.Strategy.
 func (statefulSetStrategy) Validate(obj api.Object) field.ErrorList {
 	return validateStatefulSet(obj.(*api.StatefulSet))
 }

@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -203,7 +204,10 @@ func TestThroughTheRegistry(t *testing.T) {
 	}
 	out, err := bind("node-1")
 	require.NoError(t, err)
-	assert.Equal(t, "Success", out.(*statusObject).Status.Status)
+	raw, err := json.Marshal(out)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}`, string(raw))
+	assert.NotSame(t, out.GetObjectMeta(), out.DeepCopyObject().GetObjectMeta())
 	obj, err = pods.Get(ctx, "default", "web")
 	require.NoError(t, err)
 	pod = obj.(*api.Pod)

@@ -26,6 +26,7 @@ func (namespaceStrategy) PrepareForCreate(obj api.Object) {
 	}
 }
 
+// Default implements registry.Strategy.
 func (namespaceStrategy) Default(obj api.Object) {
 	ns := obj.(*api.Namespace)
 	if ns.Status.Phase == "" {
@@ -49,10 +50,12 @@ func (namespaceStrategy) PrepareForUpdate(obj, old api.Object) {
 	}
 }
 
+// Validate implements registry.Strategy.
 func (namespaceStrategy) Validate(obj api.Object) field.ErrorList {
 	return validateNamespaceFinalizers(obj.(*api.Namespace))
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (namespaceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	return validateNamespaceFinalizers(obj.(*api.Namespace))
 }
@@ -100,10 +103,12 @@ func namespacePendingFinalizers(obj api.Object) bool {
 // with status already filled.
 type nodeStrategy struct{ registry.DefaultStrategy }
 
+// Validate implements registry.Strategy.
 func (nodeStrategy) Validate(obj api.Object) field.ErrorList {
 	return validateNode(obj.(*api.Node))
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (nodeStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	n, o := obj.(*api.Node), old.(*api.Node)
 	errs := validateNode(n)
@@ -146,6 +151,7 @@ func nodeFields(obj api.Object) fields.Set {
 
 type serviceStrategy struct{ registry.DefaultStrategy }
 
+// PrepareForCreate implements registry.Strategy.
 func (serviceStrategy) PrepareForCreate(obj api.Object) {
 	obj.(*api.Service).Status = api.ServiceStatus{}
 }
@@ -214,10 +220,12 @@ func (serviceStrategy) PrepareForUpdate(obj, old api.Object) {
 	}
 }
 
+// Validate implements registry.Strategy.
 func (serviceStrategy) Validate(obj api.Object) field.ErrorList {
 	return validateService(obj.(*api.Service))
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (serviceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	s, o := obj.(*api.Service), old.(*api.Service)
 	errs := validateService(s)
@@ -326,6 +334,7 @@ func validateService(svc *api.Service) field.ErrorList {
 
 type endpointsStrategy struct{ registry.DefaultStrategy }
 
+// Default implements registry.Strategy.
 func (endpointsStrategy) Default(obj api.Object) {
 	for i := range obj.(*api.Endpoints).Subsets {
 		ss := &obj.(*api.Endpoints).Subsets[i]
@@ -337,10 +346,12 @@ func (endpointsStrategy) Default(obj api.Object) {
 	}
 }
 
+// Validate implements registry.Strategy.
 func (endpointsStrategy) Validate(obj api.Object) field.ErrorList {
 	return validateEndpoints(obj.(*api.Endpoints))
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (endpointsStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
 	return validateEndpoints(obj.(*api.Endpoints))
 }
@@ -377,10 +388,12 @@ func validateEndpoints(e *api.Endpoints) field.ErrorList {
 
 type configMapStrategy struct{ registry.DefaultStrategy }
 
+// Validate implements registry.Strategy.
 func (configMapStrategy) Validate(obj api.Object) field.ErrorList {
 	return validateConfigMap(obj.(*api.ConfigMap))
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (configMapStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	c, o := obj.(*api.ConfigMap), old.(*api.ConfigMap)
 	errs := validateConfigMap(c)
@@ -445,10 +458,12 @@ func (secretStrategy) Default(obj api.Object) {
 	s.StringData = nil
 }
 
+// Validate implements registry.Strategy.
 func (secretStrategy) Validate(obj api.Object) field.ErrorList {
 	return validateSecret(obj.(*api.Secret))
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (secretStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	s, o := obj.(*api.Secret), old.(*api.Secret)
 	errs := validateSecret(s)
@@ -534,6 +549,7 @@ func eventFields(obj api.Object) fields.Set {
 
 type eventStrategy struct{ registry.DefaultStrategy }
 
+// Validate implements registry.Strategy.
 func (eventStrategy) Validate(obj api.Object) field.ErrorList {
 	e := obj.(*api.Event)
 	var errs field.ErrorList
@@ -548,12 +564,14 @@ func (eventStrategy) Validate(obj api.Object) field.ErrorList {
 	return errs
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (s eventStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
 
 // --- leases (pkg/apis/coordination/validation) ---
 
 type leaseStrategy struct{ registry.DefaultStrategy }
 
+// Validate implements registry.Strategy.
 func (leaseStrategy) Validate(obj api.Object) field.ErrorList {
 	spec := &obj.(*api.Lease).Spec
 	var errs field.ErrorList
@@ -567,4 +585,5 @@ func (leaseStrategy) Validate(obj api.Object) field.ErrorList {
 	return errs
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (s leaseStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }

@@ -525,12 +525,15 @@ func (podStrategy) PrepareForCreate(obj api.Object) {
 	pod.Status = api.PodStatus{Phase: api.PodPending, QOSClass: PodQOSClass(&pod.Spec)}
 }
 
+// Default implements registry.Strategy.
 func (podStrategy) Default(obj api.Object) { DefaultPodSpec(&obj.(*api.Pod).Spec) }
 
+// Validate implements registry.Strategy.
 func (podStrategy) Validate(obj api.Object) field.ErrorList {
 	return ValidatePodSpec(&obj.(*api.Pod).Spec, field.NewPath("spec"))
 }
 
+// ValidateUpdate implements registry.Strategy.
 func (podStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	pod, oldPod := obj.(*api.Pod), old.(*api.Pod)
 	errs := ValidatePodSpec(&pod.Spec, field.NewPath("spec"))
