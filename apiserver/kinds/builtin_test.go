@@ -126,6 +126,8 @@ func TestPodGracePeriodAndFields(t *testing.T) {
 	assert.Equal(t, "Pod", ev["involvedObject.kind"])
 	assert.Equal(t, "u", ev["involvedObject.uid"])
 	assert.Equal(t, "kubelet", ev["source"])
+	assert.Equal(t, "default-scheduler", builtin(t, "events").Fields(&api.Event{ReportingController: "default-scheduler"})["source"],
+		"events of the new API fall back to reportingComponent")
 	assert.Equal(t, "Scheduled", ev["reason"])
 	for _, k := range []string{"involvedObject.namespace", "involvedObject.name", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reportingComponent", "type"} {
 		assert.Contains(t, ev, k)

@@ -528,9 +528,9 @@ func secretFields(obj api.Object) fields.Set {
 
 func eventFields(obj api.Object) fields.Set {
 	e := obj.(*api.Event)
-	source := e.ReportingController
+	source := e.Source.Component
 	if source == "" {
-		source = e.Source.Component
+		source = e.ReportingController
 	}
 	return fields.Set{
 		"involvedObject.kind":            e.InvolvedObject.Kind,
