@@ -1,0 +1,64 @@
+// Package scheduler is kubesim's kube-scheduler: it watches pods that have
+// no spec.nodeName and whose spec.schedulerName is default-scheduler (or
+// empty), picks a node for each and binds the pod to it through the
+// pods/binding subresource, exactly as the real scheduler does: it is an
+// API client like every other loop and never writes spec.nodeName itself.
+//
+// One pod is scheduled in a cycle that follows the scheduling framework of
+// k8s.io/kubernetes/pkg/scheduler:
+//
+//   - queue: a pod enters the queue when its informer sees it unbound; a pod
+//     nothing fits waits among the unschedulable pods until a cluster event
+//     could make it fit (a node added, or changed in what scheduling looks
+//     at; a bound pod deleted or finished) or a safety-net timer runs out
+//     (podMaxInUnschedulablePodsDuration, 5 minutes);
+//   - filter plugins, each a pure function with the reason kube-scheduler
+//     gives, run in the default profile's order: NodeUnschedulable,
+//     NodeName, NodeReady, TaintToleration, NodeAffinity (nodeSelector),
+//     NodeResourcesFit (cpu, memory, pod count);
+//   - score plugins on the nodes that passed: NodeResourcesFit with the
+//     LeastAllocated strategy and a SelectorSpread-like spreading of the pods
+//     of one controller; a weighted sum; ties are broken by the injected
+//     random source, so a seed gives the same placement every run;
+//   - bind: POST pods/<name>/binding; the node's requested resources are
+//     "assumed" at once, before the informer sees the bound pod, so the
+//     next decision already counts it (the scheduler cache's AssumePod).
+//
+// When nothing fits the pod gets a FailedScheduling event and its
+// PodScheduled condition turns False with reason Unschedulable, both worded
+// as Kubernetes words them ("0/3 nodes are available: 3 Insufficient
+// cpu."); on success a Scheduled event says "Successfully assigned
+// default/web-abc to node-1". Each decision's per-node results are kept for
+// the step trace (LastDecision).
+//
+// Requested resources per node are kept in a cache updated from pod events,
+// never recomputed over all pods per decision, so a decision costs one pass
+// over the nodes.
+//
+// Differences from Kubernetes, on purpose:
+//
+//   - NodeReady is kubesim's own filter ("node(s) were not ready", the
+//     wording of the old CheckNodeCondition predicate). Kubernetes has no
+//     such filter: the node lifecycle controller taints a not-ready node
+//     with node.kubernetes.io/not-ready (or unreachable) and TaintToleration
+//     keeps pods off it. kubesim checks the condition directly so a lesson
+//     works even with the node lifecycle controller turned off; a pod that
+//     tolerates the matching taint passes, as it would in Kubernetes.
+//   - Spreading is the old SelectorSpread plugin simplified to "pods with
+//     the same controller owner", where Kubernetes today uses
+//     PodTopologySpread's default constraints over hostname and zone.
+//   - Left out: preemption (so no "preemption: ..." tail on the
+//     FailedScheduling message), pod priority and the PrioritySort queue
+//     order (the queue is FIFO), required and preferred node affinity
+//     (kubesim's PodSpec has no affinity field: only nodeSelector), inter-pod
+//     affinity, topology spread constraints, volumes and their limits, host
+//     ports, PreferNoSchedule scoring, BalancedAllocation and ImageLocality
+//     scores, percentageOfNodesToScore (every node is filtered and scored),
+//     scheduling gates, extenders, multiple profiles, and the per-pod
+//     back-off before a requeued pod is retried.
+//
+// Read the real one in k8s.io/kubernetes/pkg/scheduler: schedule_one.go
+// (the cycle, FitError's message, binding), framework/plugins/* (one
+// directory per plugin), backend/queue (the scheduling queue) and
+// backend/cache (the assume cache).
+package scheduler

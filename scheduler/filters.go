@@ -1,0 +1,176 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// The reasons filters give, worded as kube-scheduler's plugins word them
+// (each plugin's ErrReason constant); FailedScheduling counts them.
+const (
+	// ErrReasonUnschedulable is NodeUnschedulable's reason.
+	ErrReasonUnschedulable = "node(s) were unschedulable"
+	// ErrReasonNodeName is NodeName's reason.
+	ErrReasonNodeName = "node(s) didn't match the requested node name"
+	// ErrReasonNotReady is NodeReady's reason (kubesim's own filter; the
+	// wording of the CheckNodeCondition predicate Kubernetes once had).
+	ErrReasonNotReady = "node(s) were not ready"
+	// ErrReasonNodeSelector is NodeAffinity's reason.
+	ErrReasonNodeSelector = "node(s) didn't match Pod's node affinity/selector"
+	// ErrReasonTooManyPods is NodeResourcesFit's reason for a full node.
+	ErrReasonTooManyPods = "Too many pods"
+	// ErrReasonInsufficientCPU is NodeResourcesFit's reason for cpu.
+	ErrReasonInsufficientCPU = "Insufficient cpu"
+	// ErrReasonInsufficientMemory is NodeResourcesFit's reason for memory.
+	ErrReasonInsufficientMemory = "Insufficient memory"
+)
+
+// FilterFunc decides whether pod may run on node: nil when it may, else the
+// reasons it may not.
+type FilterFunc func(pod *PodInfo, node *NodeInfo) []string
+
+// FilterPlugin is a named filter, as the framework's FilterPlugin.
+type FilterPlugin struct {
+	Name   string
+	Filter FilterFunc
+}
+
+// DefaultFilters are the filters in the order kube-scheduler's default
+// profile runs them (NodeReady stands where the not-ready taint would be
+// caught).
+func DefaultFilters() []FilterPlugin {
+	return []FilterPlugin{
+		{Name: "NodeUnschedulable", Filter: NodeUnschedulable},
+		{Name: "NodeName", Filter: NodeName},
+		{Name: "NodeReady", Filter: NodeReady},
+		{Name: "TaintToleration", Filter: TaintToleration},
+		{Name: "NodeAffinity", Filter: NodeAffinity},
+		{Name: "NodeResourcesFit", Filter: NodeResourcesFit},
+	}
+}
+
+// NodeUnschedulable rejects a cordoned node (spec.unschedulable) unless the
+// pod tolerates the node.kubernetes.io/unschedulable:NoSchedule taint that
+// cordoning implies.
+func NodeUnschedulable(pod *PodInfo, node *NodeInfo) []string {
+	if !node.Node.Spec.Unschedulable {
+		return nil
+	}
+	taint := api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}
+	if TolerationsTolerateTaint(pod.Pod.Spec.Tolerations, &taint) {
+		return nil
+	}
+	return []string{ErrReasonUnschedulable}
+}
+
+// NodeName rejects every node but the one the pod names in spec.nodeName,
+// if it names one. (A pod that names a node is bound already and never
+// queued; the filter is here because the framework has it.)
+func NodeName(pod *PodInfo, node *NodeInfo) []string {
+	if pod.Pod.Spec.NodeName == "" || pod.Pod.Spec.NodeName == node.Node.Name {
+		return nil
+	}
+	return []string{ErrReasonNodeName}
+}
+
+// NodeReady rejects a node whose Ready condition is not True. In Kubernetes
+// the node lifecycle controller turns that condition into the
+// node.kubernetes.io/not-ready taint (unreachable when Unknown) and
+// TaintToleration does the rejecting; so a pod that tolerates that taint
+// with NoSchedule passes here too.
+func NodeReady(pod *PodInfo, node *NodeInfo) []string {
+	if node.Ready == api.ConditionTrue {
+		return nil
+	}
+	taint := api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoSchedule}
+	if node.Ready != api.ConditionFalse {
+		taint.Key = api.TaintNodeUnreachable
+	}
+	if TolerationsTolerateTaint(pod.Pod.Spec.Tolerations, &taint) {
+		return nil
+	}
+	return []string{ErrReasonNotReady}
+}
+
+// TaintToleration rejects a node with a NoSchedule or NoExecute taint the
+// pod does not tolerate, naming the first such taint as Kubernetes 1.32
+// does: "node(s) had untolerated taint {key: value}".
+func TaintToleration(pod *PodInfo, node *NodeInfo) []string {
+	for i := range node.Node.Spec.Taints {
+		t := &node.Node.Spec.Taints[i]
+		if t.Effect != api.TaintEffectNoSchedule && t.Effect != api.TaintEffectNoExecute {
+			continue
+		}
+		if !TolerationsTolerateTaint(pod.Pod.Spec.Tolerations, t) {
+			return []string{fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)}
+		}
+	}
+	return nil
+}
+
+// TolerationsTolerateTaint reports whether any of tolerations tolerates
+// taint.
+func TolerationsTolerateTaint(tolerations []api.Toleration, taint *api.Taint) bool {
+	for i := range tolerations {
+		if ToleratesTaint(&tolerations[i], taint) {
+			return true
+		}
+	}
+	return false
+}
+
+// ToleratesTaint is Toleration.ToleratesTaint: an empty effect matches every
+// effect, an empty key (with Exists) every key; Equal (the default
+// operator) also needs the same value.
+func ToleratesTaint(t *api.Toleration, taint *api.Taint) bool {
+	if t.Effect != "" && t.Effect != taint.Effect {
+		return false
+	}
+	if t.Key != "" && t.Key != taint.Key {
+		return false
+	}
+	switch t.Operator {
+	case "", api.TolerationOpEqual:
+		return t.Value == taint.Value
+	case api.TolerationOpExists:
+		return true
+	default:
+		return false
+	}
+}
+
+// NodeAffinity rejects a node whose labels lack one of the pod's
+// spec.nodeSelector pairs. (kubesim's PodSpec has no affinity field, so the
+// plugin checks the selector only.)
+func NodeAffinity(pod *PodInfo, node *NodeInfo) []string {
+	if len(pod.Pod.Spec.NodeSelector) == 0 {
+		return nil
+	}
+	labels := node.Node.Labels
+	for k, v := range pod.Pod.Spec.NodeSelector {
+		if got, ok := labels[k]; !ok || got != v {
+			return []string{ErrReasonNodeSelector}
+		}
+	}
+	return nil
+}
+
+// NodeResourcesFit rejects a node without room for the pod: one more pod
+// than allocatable pods, or more cpu or memory than allocatable minus what
+// the pods already on the node (running, or bound and not yet running)
+// request. A pod that requests no cpu fits any cpu, as in Kubernetes.
+func NodeResourcesFit(pod *PodInfo, node *NodeInfo) []string {
+	var reasons []string
+	if node.Requested.Pods+1 > node.Allocatable.Pods {
+		reasons = append(reasons, ErrReasonTooManyPods)
+	}
+	req := pod.Requests
+	if req.MilliCPU > 0 && req.MilliCPU > node.Allocatable.MilliCPU-node.Requested.MilliCPU {
+		reasons = append(reasons, ErrReasonInsufficientCPU)
+	}
+	if req.Memory > 0 && req.Memory > node.Allocatable.Memory-node.Requested.Memory {
+		reasons = append(reasons, ErrReasonInsufficientMemory)
+	}
+	return reasons
+}

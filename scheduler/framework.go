@@ -1,0 +1,211 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Framework is one scheduling profile: the filters and scores a decision
+// runs. It holds no state, so one Framework may serve many decisions.
+type Framework struct {
+	Filters []FilterPlugin
+	Scores  []ScorePlugin
+}
+
+// DefaultFramework is the default profile: DefaultFilters and
+// DefaultScores.
+func DefaultFramework() *Framework {
+	return &Framework{Filters: DefaultFilters(), Scores: DefaultScores()}
+}
+
+// NodeResult is what one node got in a decision: rejected by a filter (with
+// its reasons) or scored.
+type NodeResult struct {
+	Node string
+	// Filter is the plugin that rejected the node, "" when it passed.
+	Filter string
+	// Reasons are the rejecting filter's reasons.
+	Reasons []string
+	// Score is the weighted sum of the score plugins, for a node that
+	// passed.
+	Score int64
+}
+
+// Feasible reports whether the node passed every filter.
+func (r NodeResult) Feasible() bool { return r.Filter == "" }
+
+// Decision is one scheduling cycle's outcome, kept for the trace.
+type Decision struct {
+	// Pod is the pod's namespace/name.
+	Pod string
+	// Nodes holds each node's result, in node name order.
+	Nodes []NodeResult
+	// Chosen is the node picked, "" when none fits.
+	Chosen string
+	// Ties is how many nodes shared the best score; above one, the
+	// injected random source picked among them.
+	Ties int
+
+	// Scratch space reused by the next decision, so a decision over
+	// thousands of nodes allocates next to nothing.
+	feasible []int
+	raw      []int64
+}
+
+// Schedule runs the filters on every node, scores the nodes that passed,
+// and picks the best, breaking ties with r. It writes the outcome into d,
+// reusing d's memory (pass the same Decision again to avoid allocating).
+// nodes must be in a fixed order (by name) for the result to be
+// deterministic.
+func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, r *rand.Rand, d *Decision) {
+	d.Pod, d.Chosen, d.Ties = pod.Key, "", 0
+	if cap(d.Nodes) < len(nodes) {
+		d.Nodes = make([]NodeResult, len(nodes))
+	}
+	d.Nodes = d.Nodes[:len(nodes)]
+	d.feasible = d.feasible[:0]
+	for i, n := range nodes {
+		res := NodeResult{Node: n.Node.Name}
+		for _, fp := range f.Filters {
+			if reasons := fp.Filter(pod, n); len(reasons) > 0 {
+				res.Filter, res.Reasons = fp.Name, reasons
+				break
+			}
+		}
+		d.Nodes[i] = res
+		if res.Filter == "" {
+			d.feasible = append(d.feasible, i)
+		}
+	}
+	if len(d.feasible) == 0 {
+		return
+	}
+	if cap(d.raw) < len(d.feasible) {
+		d.raw = make([]int64, len(d.feasible))
+	}
+	raw := d.raw[:len(d.feasible)]
+	for _, sp := range f.Scores {
+		for j, i := range d.feasible {
+			raw[j] = sp.Score(pod, nodes[i])
+		}
+		if sp.Normalize != nil {
+			sp.Normalize(raw)
+		}
+		for j, i := range d.feasible {
+			d.Nodes[i].Score += sp.Weight * raw[j]
+		}
+	}
+	best := int64(-1)
+	for _, i := range d.feasible {
+		switch s := d.Nodes[i].Score; {
+		case s > best:
+			best, d.Ties = s, 1
+		case s == best:
+			d.Ties++
+		}
+	}
+	// The random source is asked only on a tie, so a run without ties
+	// draws nothing from it.
+	pick := 0
+	if d.Ties > 1 {
+		pick = r.IntN(d.Ties)
+	}
+	for _, i := range d.feasible {
+		if d.Nodes[i].Score != best {
+			continue
+		}
+		if pick == 0 {
+			d.Chosen = d.Nodes[i].Node
+			return
+		}
+		pick--
+	}
+}
+
+// Copy returns a copy of d that shares no memory d's next decision will
+// overwrite.
+func (d *Decision) Copy() Decision {
+	return Decision{Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties}
+}
+
+// FitError is the histogram of reasons when no node fits; nil when one
+// did.
+func (d *Decision) FitError() *FitError {
+	if d.Chosen != "" {
+		return nil
+	}
+	fe := &FitError{NumAllNodes: len(d.Nodes), Reasons: map[string]int{}}
+	for _, n := range d.Nodes {
+		for _, r := range n.Reasons {
+			fe.Reasons[r]++
+		}
+	}
+	return fe
+}
+
+// String renders the decision for the trace, node by node:
+// "node-1: score 87 | node-2: Insufficient cpu | node-3: score 87 (tie,
+// picked by seed)".
+func (d Decision) String() string {
+	if len(d.Nodes) == 0 {
+		if d.Pod == "" {
+			return "" // no decision yet
+		}
+		return ErrNoNodesAvailable
+	}
+	var b strings.Builder
+	for i, n := range d.Nodes {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(n.Node)
+		b.WriteString(": ")
+		if !n.Feasible() {
+			b.WriteString(strings.Join(n.Reasons, ", "))
+			continue
+		}
+		b.WriteString("score ")
+		b.WriteString(strconv.FormatInt(n.Score, 10))
+		if n.Node == d.Chosen {
+			if d.Ties > 1 {
+				b.WriteString(" (tie, picked by seed)")
+			} else {
+				b.WriteString(" (chosen)")
+			}
+		}
+	}
+	return b.String()
+}
+
+// ErrNoNodesAvailable is the message when the cluster has no node at all.
+const ErrNoNodesAvailable = "no nodes available to schedule pods"
+
+// FitError says why a pod fits no node: how many nodes there are and how
+// many nodes gave each reason (framework.FitError).
+type FitError struct {
+	NumAllNodes int
+	Reasons     map[string]int
+}
+
+// Error is the FailedScheduling message: "0/3 nodes are available: 1
+// node(s) were unschedulable, 2 Insufficient cpu." The entries are "<count>
+// <reason>" sorted as strings, exactly as kube-scheduler sorts them (so "10
+// ..." comes before "2 ...").
+func (f *FitError) Error() string {
+	if f.NumAllNodes == 0 {
+		return ErrNoNodesAvailable
+	}
+	entries := make([]string, 0, len(f.Reasons))
+	for reason, n := range f.Reasons {
+		entries = append(entries, fmt.Sprintf("%d %s", n, reason))
+	}
+	sort.Strings(entries)
+	msg := fmt.Sprintf("0/%d nodes are available:", f.NumAllNodes)
+	if len(entries) > 0 {
+		msg += " " + strings.Join(entries, ", ") + "."
+	}
+	return msg
+}

@@ -1,0 +1,187 @@
+package scheduler
+
+import (
+	"github.com/kubesim/kubesim/api"
+)
+
+// The requests a container is assumed to make when it states none, for
+// scoring only (pkg/scheduler/util: DefaultMilliCPURequest and
+// DefaultMemoryRequest): without them a node full of pods that request
+// nothing would look empty to LeastAllocated.
+const (
+	DefaultMilliCPURequest int64 = 100
+	DefaultMemoryRequest   int64 = 200 * 1024 * 1024
+)
+
+// Resources is the part of a ResourceList the scheduler counts, as plain
+// integers so a decision does no Quantity arithmetic.
+type Resources struct {
+	// MilliCPU is cpu in thousandths of a core.
+	MilliCPU int64
+	// Memory is in bytes.
+	Memory int64
+	// Pods is a number of pods.
+	Pods int64
+}
+
+func (r *Resources) add(o Resources) {
+	r.MilliCPU += o.MilliCPU
+	r.Memory += o.Memory
+	r.Pods += o.Pods
+}
+
+func (r *Resources) sub(o Resources) {
+	r.MilliCPU -= o.MilliCPU
+	r.Memory -= o.Memory
+	r.Pods -= o.Pods
+}
+
+func resourcesOf(l api.ResourceList) Resources {
+	var r Resources
+	if q, ok := l[api.ResourceCPU]; ok {
+		r.MilliCPU = q.MilliValue()
+	}
+	if q, ok := l[api.ResourceMemory]; ok {
+		r.Memory = q.Value()
+	}
+	if q, ok := l[api.ResourcePods]; ok {
+		r.Pods = q.Value()
+	}
+	return r
+}
+
+// PodInfo is a pod with what scheduling needs from it computed once: the
+// framework's PodInfo.
+type PodInfo struct {
+	// Pod is the pod (shared with the informer cache: read only).
+	Pod *api.Pod
+	// Key is namespace/name.
+	Key string
+	// Requests is what the pod requests (Pods is 1): the larger of the sum
+	// of its containers and its largest init container, as
+	// resource.PodRequests computes it.
+	Requests Resources
+	// NonZeroRequests is Requests with the scoring defaults for containers
+	// that request no cpu or memory.
+	NonZeroRequests Resources
+	// OwnerUID is the uid of the pod's controller (its ReplicaSet...), or "".
+	OwnerUID string
+}
+
+// NewPodInfo computes the PodInfo of pod.
+func NewPodInfo(pod *api.Pod) *PodInfo {
+	pi := &PodInfo{Pod: pod, Key: pod.Namespace + "/" + pod.Name}
+	var sum, nonZero Resources
+	for i := range pod.Spec.Containers {
+		r := resourcesOf(pod.Spec.Containers[i].Resources.Requests)
+		sum.add(r)
+		if r.MilliCPU == 0 {
+			r.MilliCPU = DefaultMilliCPURequest
+		}
+		if r.Memory == 0 {
+			r.Memory = DefaultMemoryRequest
+		}
+		nonZero.add(r)
+	}
+	// An init container runs alone before the others, so the pod needs
+	// the most of either phase, resource by resource.
+	for i := range pod.Spec.InitContainers {
+		r := resourcesOf(pod.Spec.InitContainers[i].Resources.Requests)
+		sum.MilliCPU = max(sum.MilliCPU, r.MilliCPU)
+		sum.Memory = max(sum.Memory, r.Memory)
+		if r.MilliCPU == 0 {
+			r.MilliCPU = DefaultMilliCPURequest
+		}
+		if r.Memory == 0 {
+			r.Memory = DefaultMemoryRequest
+		}
+		nonZero.MilliCPU = max(nonZero.MilliCPU, r.MilliCPU)
+		nonZero.Memory = max(nonZero.Memory, r.Memory)
+	}
+	sum.Pods, nonZero.Pods = 1, 1
+	pi.Requests, pi.NonZeroRequests = sum, nonZero
+	if ref := api.GetControllerOf(&pod.ObjectMeta); ref != nil {
+		pi.OwnerUID = ref.UID
+	}
+	return pi
+}
+
+// NodeInfo is a node with the totals of the pods on it: the framework's
+// NodeInfo. Node is nil while pods are known on a node the informer has not
+// seen (or no longer sees).
+type NodeInfo struct {
+	// Node is the node (shared with the informer cache: read only).
+	Node *api.Node
+	// Allocatable is what pods may use (status.allocatable, or capacity
+	// when allocatable is unset, as the API server's defaulting would).
+	Allocatable Resources
+	// Requested sums the requests of the pods on the node, bound or
+	// assumed; Requested.Pods is their number.
+	Requested Resources
+	// NonZeroRequested is Requested with the scoring defaults.
+	NonZeroRequested Resources
+	// Ready is the status of the node's Ready condition (Unknown when it
+	// has none).
+	Ready api.ConditionStatus
+	// owners counts the pods on the node per controller uid, for spreading.
+	owners map[string]int32
+}
+
+// NewNodeInfo returns the NodeInfo of node with no pods on it.
+func NewNodeInfo(node *api.Node) *NodeInfo {
+	n := &NodeInfo{}
+	n.SetNode(node)
+	return n
+}
+
+// SetNode replaces the node, keeping the pod totals.
+func (n *NodeInfo) SetNode(node *api.Node) {
+	n.Node = node
+	if node == nil {
+		return
+	}
+	alloc := node.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = node.Status.Capacity
+	}
+	n.Allocatable = resourcesOf(alloc)
+	n.Ready = api.ConditionUnknown
+	for _, c := range node.Status.Conditions {
+		if c.Type == api.NodeReady {
+			n.Ready = c.Status
+		}
+	}
+}
+
+// AddPod counts pod on the node.
+func (n *NodeInfo) AddPod(pod *PodInfo) {
+	n.Requested.add(pod.Requests)
+	n.NonZeroRequested.add(pod.NonZeroRequests)
+	if pod.OwnerUID != "" {
+		if n.owners == nil {
+			n.owners = map[string]int32{}
+		}
+		n.owners[pod.OwnerUID]++
+	}
+}
+
+// RemovePod stops counting pod on the node.
+func (n *NodeInfo) RemovePod(pod *PodInfo) {
+	n.Requested.sub(pod.Requests)
+	n.NonZeroRequested.sub(pod.NonZeroRequests)
+	if pod.OwnerUID != "" {
+		if n.owners[pod.OwnerUID] <= 1 {
+			delete(n.owners, pod.OwnerUID)
+		} else {
+			n.owners[pod.OwnerUID]--
+		}
+	}
+}
+
+// PodsOfOwner is the number of pods on the node controlled by owner uid.
+func (n *NodeInfo) PodsOfOwner(uid string) int64 {
+	if uid == "" {
+		return 0
+	}
+	return int64(n.owners[uid])
+}

@@ -1,0 +1,450 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/client/record"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// The defaults of Config.
+const (
+	// DefaultUnschedulableRetry is kube-scheduler's
+	// podMaxInUnschedulablePodsDuration: an unschedulable pod no event has
+	// woken is tried again after this long anyway.
+	DefaultUnschedulableRetry = 5 * time.Minute
+	// DefaultWorkers is how many reconciles run at once in live mode.
+	DefaultWorkers = 4
+	// ControllerName is the name of the scheduler's one controller.
+	ControllerName = "scheduler"
+)
+
+var podGVK = api.GroupVersionKind{Version: "v1", Kind: "Pod"}
+
+// Config builds a Scheduler.
+type Config struct {
+	// Client talks to the API server (required).
+	Client *client.Client
+	// Clock is the only time source (required).
+	Clock clock.Clock
+	// Rand breaks ties between equally good nodes (required): a fixed
+	// seed gives the same placement every run.
+	Rand *rand.Rand
+	// Logger, or none.
+	Logger *slog.Logger
+	// SchedulerName is the spec.schedulerName served (default-scheduler);
+	// pods that name no scheduler are served too.
+	SchedulerName string
+	// Framework is the profile (DefaultFramework).
+	Framework *Framework
+	// UnschedulableRetry is the safety-net delay before an unschedulable
+	// pod is tried again when no event woke it
+	// (DefaultUnschedulableRetry).
+	UnschedulableRetry time.Duration
+	// Workers is the number of reconciles at once in live mode
+	// (DefaultWorkers). Decisions still happen one at a time, under the
+	// cache lock; only the API writes (binding, events) overlap, as
+	// kube-scheduler runs each binding cycle in its own goroutine.
+	Workers int
+}
+
+// Scheduler assigns pods to nodes. Its one controller, named "scheduler",
+// reconciles pod keys: each reconcile is one scheduling cycle.
+type Scheduler struct {
+	client   *client.Client
+	clock    clock.Clock
+	rand     *rand.Rand
+	logger   *slog.Logger
+	recorder *record.Recorder
+	fw       *Framework
+	name     string
+	retry    time.Duration
+
+	pods  *cache.Informer[*api.Pod]
+	nodes *cache.Informer[*api.Node]
+	ctrl  *controllers.Controller
+
+	mu sync.Mutex
+	// nodeInfos holds every node and every node pods are counted on.
+	nodeInfos map[string]*NodeInfo
+	// sorted lists the nodeInfos with a node, by name; nil when a node
+	// came or went and it must be rebuilt.
+	sorted []*NodeInfo
+	// podStates are the pods counted on nodes, by namespace/name.
+	podStates map[string]*podState
+	// unschedulable are the pods nothing fitted, waiting for an event
+	// (the scheduling queue's unschedulablePods).
+	unschedulable map[string]struct{}
+	last          Decision
+}
+
+// podState is a pod counted on a node.
+type podState struct {
+	node string
+	info *PodInfo
+	// assumed marks a pod this scheduler bound whose binding the informer
+	// has not reported yet.
+	assumed bool
+}
+
+// New checks cfg and returns the scheduler with its informers on all pods
+// and all nodes.
+func New(cfg Config) (*Scheduler, error) {
+	if cfg.Client == nil || cfg.Clock == nil || cfg.Rand == nil {
+		return nil, errors.New("scheduler: Client, Clock and Rand are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.SchedulerName == "" {
+		cfg.SchedulerName = api.DefaultSchedulerName
+	}
+	if cfg.Framework == nil {
+		cfg.Framework = DefaultFramework()
+	}
+	if cfg.UnschedulableRetry <= 0 {
+		cfg.UnschedulableRetry = DefaultUnschedulableRetry
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	logger := cfg.Logger.With("component", cfg.SchedulerName)
+	s := &Scheduler{
+		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
+		recorder: record.New(cfg.Client, cfg.SchedulerName, "", cfg.Clock),
+		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry,
+		pods:          cache.New(cfg.Client.Pods(), api.NamespaceAll, client.ListOptions{}, logger),
+		nodes:         cache.New(cfg.Client.Nodes(), api.NamespaceAll, client.ListOptions{}, logger),
+		nodeInfos:     map[string]*NodeInfo{},
+		podStates:     map[string]*podState{},
+		unschedulable: map[string]struct{}{},
+	}
+	ctrl, err := controllers.New(controllers.Config{
+		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods},
+		Clock: cfg.Clock, Workers: cfg.Workers, Logger: logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.ctrl = ctrl
+	s.nodes.AddHandler(cache.Handler[*api.Node]{
+		OnAdd:    func(n *api.Node) { s.nodeChanged(nil, n) },
+		OnUpdate: func(old, n *api.Node) { s.nodeChanged(old, n) },
+		OnDelete: s.nodeDeleted,
+	})
+	s.pods.AddHandler(cache.Handler[*api.Pod]{
+		OnAdd:    func(p *api.Pod) { s.podChanged(nil, p) },
+		OnUpdate: func(old, p *api.Pod) { s.podChanged(old, p) },
+		OnDelete: s.podDeleted,
+	})
+	return s, nil
+}
+
+// Controllers returns the scheduler's one controller, for the stepper or
+// the controller manager.
+func (s *Scheduler) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{s.ctrl}
+}
+
+// Run schedules until ctx ends (live mode).
+func (s *Scheduler) Run(ctx context.Context) { s.ctrl.Run(ctx) }
+
+// LastDecision is the most recent scheduling cycle's per-node results.
+func (s *Scheduler) LastDecision() Decision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last.Copy()
+}
+
+func causeOf(event, kind string, m *api.ObjectMeta) controllers.Cause {
+	return controllers.Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
+}
+
+// responsible reports whether pod is this scheduler's to place.
+func (s *Scheduler) responsible(pod *api.Pod) bool {
+	return pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil &&
+		(pod.Spec.SchedulerName == s.name || pod.Spec.SchedulerName == "")
+}
+
+func terminal(pod *api.Pod) bool {
+	return pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed
+}
+
+// --- the cache, updated from informer events ---
+
+func (s *Scheduler) addPodLocked(key, node string, info *PodInfo, assumed bool) {
+	ni := s.nodeInfos[node]
+	if ni == nil {
+		ni = &NodeInfo{}
+		s.nodeInfos[node] = ni
+	}
+	ni.AddPod(info)
+	s.podStates[key] = &podState{node: node, info: info, assumed: assumed}
+}
+
+func (s *Scheduler) removePodLocked(key string, st *podState) {
+	delete(s.podStates, key)
+	ni := s.nodeInfos[st.node]
+	if ni == nil {
+		return
+	}
+	ni.RemovePod(st.info)
+	if ni.Node == nil && ni.Requested.Pods == 0 {
+		delete(s.nodeInfos, st.node)
+	}
+}
+
+// requeueLocked moves every unschedulable pod back to the queue because of
+// cause, in key order (MoveAllToActiveOrBackoffQueue).
+func (s *Scheduler) requeueLocked(cause controllers.Cause) {
+	if len(s.unschedulable) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(s.unschedulable))
+	for k := range s.unschedulable {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s.ctrl.Enqueue(k, cause)
+	}
+	clear(s.unschedulable)
+}
+
+func (s *Scheduler) sortedLocked() []*NodeInfo {
+	if s.sorted == nil {
+		s.sorted = make([]*NodeInfo, 0, len(s.nodeInfos))
+		for _, ni := range s.nodeInfos {
+			if ni.Node != nil {
+				s.sorted = append(s.sorted, ni)
+			}
+		}
+		sort.Slice(s.sorted, func(i, j int) bool { return s.sorted[i].Node.Name < s.sorted[j].Node.Name })
+	}
+	return s.sorted
+}
+
+func (s *Scheduler) podChanged(old, pod *api.Pod) {
+	key := cache.Key(&pod.ObjectMeta)
+	event := "ADDED"
+	if old != nil {
+		event = "MODIFIED"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.podStates[key]
+	switch {
+	case pod.Spec.NodeName != "" && !terminal(pod):
+		if st != nil {
+			s.removePodLocked(key, st)
+		}
+		s.addPodLocked(key, pod.Spec.NodeName, NewPodInfo(pod), false)
+	case st != nil && st.assumed && pod.Spec.NodeName == "":
+		// The informer has not seen our binding yet: keep assuming.
+	case st != nil:
+		// A bound pod finished: its room is free for the waiting pods.
+		s.removePodLocked(key, st)
+		s.requeueLocked(causeOf(event, "Pod", &pod.ObjectMeta))
+	}
+	if !s.responsible(pod) {
+		delete(s.unschedulable, key)
+		return
+	}
+	if _, waiting := s.unschedulable[key]; waiting {
+		// Our own status update, or a kubectl label, does not make a pod
+		// fit; a change of spec may (isPodUpdated).
+		if old != nil && reflect.DeepEqual(old.Spec, pod.Spec) && maps.Equal(old.Labels, pod.Labels) {
+			return
+		}
+		delete(s.unschedulable, key)
+	}
+	s.ctrl.Enqueue(key, causeOf(event, "Pod", &pod.ObjectMeta))
+}
+
+func (s *Scheduler) podDeleted(pod *api.Pod) {
+	key := cache.Key(&pod.ObjectMeta)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.unschedulable, key)
+	if st := s.podStates[key]; st != nil {
+		s.removePodLocked(key, st)
+		s.requeueLocked(causeOf("DELETED", "Pod", &pod.ObjectMeta))
+	}
+}
+
+func (s *Scheduler) nodeChanged(old, node *api.Node) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ni := s.nodeInfos[node.Name]
+	if ni == nil {
+		ni = &NodeInfo{}
+		s.nodeInfos[node.Name] = ni
+	}
+	if ni.Node == nil {
+		s.sorted = nil
+	}
+	ni.SetNode(node)
+	switch {
+	case old == nil:
+		s.requeueLocked(causeOf("ADDED", "Node", &node.ObjectMeta))
+	case nodeSchedulingChanged(old, node):
+		s.requeueLocked(causeOf("MODIFIED", "Node", &node.ObjectMeta))
+	}
+}
+
+// nodeSchedulingChanged reports whether an update changed anything a
+// filter looks at, so a heartbeat does not wake every waiting pod
+// (nodeSchedulingPropertiesChange).
+func nodeSchedulingChanged(old, node *api.Node) bool {
+	o, n := NewNodeInfo(old), NewNodeInfo(node)
+	return old.Spec.Unschedulable != node.Spec.Unschedulable ||
+		o.Allocatable != n.Allocatable || o.Ready != n.Ready ||
+		!maps.Equal(old.Labels, node.Labels) ||
+		!reflect.DeepEqual(old.Spec.Taints, node.Spec.Taints)
+}
+
+func (s *Scheduler) nodeDeleted(node *api.Node) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ni := s.nodeInfos[node.Name]
+	if ni == nil {
+		return
+	}
+	s.sorted = nil
+	ni.SetNode(nil)
+	if ni.Requested.Pods == 0 {
+		delete(s.nodeInfos, node.Name)
+	}
+}
+
+// --- the scheduling cycle ---
+
+// Reconcile schedules the pod key, one scheduling cycle: filter, score,
+// assume, bind; or, when nothing fits, record why and wait.
+func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	ns, name, _ := strings.Cut(key, "/")
+	pod, ok := s.pods.Get(ns, name)
+	s.mu.Lock()
+	if !ok || !s.responsible(pod) {
+		// Gone, bound by someone, or not ours: drop it from the queue.
+		delete(s.unschedulable, key)
+		s.mu.Unlock()
+		return controllers.Result{}, nil
+	}
+	if st := s.podStates[key]; st != nil && st.assumed {
+		// Bound already; the informer is behind.
+		s.mu.Unlock()
+		return controllers.Result{}, nil
+	}
+	info := NewPodInfo(pod)
+	s.fw.Schedule(info, s.sortedLocked(), s.rand, &s.last)
+	chosen := s.last.Chosen
+	var msg string
+	if chosen == "" {
+		msg = s.last.FitError().Error()
+		s.unschedulable[key] = struct{}{}
+	} else {
+		// Assume before binding, so the next cycle counts this pod even
+		// if the informer reports the binding late.
+		s.addPodLocked(key, chosen, info, true)
+		delete(s.unschedulable, key)
+	}
+	s.mu.Unlock()
+	if chosen == "" {
+		return s.unschedulableFailure(ctx, pod, msg)
+	}
+	return s.bind(ctx, pod, chosen)
+}
+
+// forget drops the assumption of key after a failed binding.
+func (s *Scheduler) forget(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.podStates[key]; st != nil && st.assumed {
+		s.removePodLocked(key, st)
+	}
+}
+
+// bind posts the pod's Binding (DefaultBinder), with the pod's uid as a
+// precondition so that a pod recreated under the same name is not bound
+// by mistake.
+func (s *Scheduler) bind(ctx context.Context, pod *api.Pod, node string) (controllers.Result, error) {
+	key := pod.Namespace + "/" + pod.Name
+	b := &api.Binding{
+		ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
+		Target:     api.ObjectReference{Kind: "Node", Name: node},
+	}
+	if err := s.client.Pods().CreateSubresource(ctx, pod.Namespace, pod.Name, "binding", b); err != nil {
+		s.forget(key)
+		if api.IsConflict(err) || api.IsNotFound(err) {
+			// Bound by someone else, being deleted, or gone: nothing
+			// left to schedule.
+			s.logger.Debug("pod no longer needs scheduling", "pod", key, "err", err)
+			return controllers.Result{}, nil
+		}
+		return controllers.Result{}, fmt.Errorf("binding pod %s to node %s: %w", key, node, err)
+	}
+	if err := s.recorder.Eventf(ctx, record.Ref(pod, podGVK), "Normal", "Scheduled",
+		"Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, node); err != nil {
+		s.logger.Warn("recording event failed", "pod", key, "err", err)
+	}
+	return controllers.Result{}, nil
+}
+
+// unschedulableFailure is handleSchedulingFailure for a pod nothing fits:
+// PodScheduled=False with reason Unschedulable and the message, a
+// FailedScheduling event, and a safety-net retry.
+func (s *Scheduler) unschedulableFailure(ctx context.Context, pod *api.Pod, msg string) (controllers.Result, error) {
+	key := pod.Namespace + "/" + pod.Name
+	cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: api.PodReasonUnschedulable, Message: msg}
+	if updated, changed := withPodCondition(pod, cond, s.clock.Now()); changed {
+		if _, err := s.client.Pods().UpdateStatus(ctx, updated); err != nil {
+			if api.IsNotFound(err) {
+				return controllers.Result{}, nil
+			}
+			return controllers.Result{}, fmt.Errorf("updating status of pod %s: %w", key, err)
+		}
+	}
+	if err := s.recorder.Eventf(ctx, record.Ref(pod, podGVK), "Warning", "FailedScheduling", "%s", msg); err != nil {
+		s.logger.Warn("recording event failed", "pod", key, "err", err)
+	}
+	return controllers.Result{RequeueAfter: s.retry}, nil
+}
+
+// withPodCondition returns a copy of pod with cond set, and whether that
+// changed anything (podutil.UpdatePodCondition): lastTransitionTime moves
+// only when the status does.
+func withPodCondition(pod *api.Pod, cond api.PodCondition, now time.Time) (*api.Pod, bool) {
+	cond.LastTransitionTime = api.NewTime(now.UTC().Truncate(time.Second))
+	for i, c := range pod.Status.Conditions {
+		if c.Type != cond.Type {
+			continue
+		}
+		if c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+			return pod, false
+		}
+		if c.Status == cond.Status {
+			cond.LastTransitionTime = c.LastTransitionTime
+		}
+		out := pod.DeepCopy()
+		out.Status.Conditions[i] = cond
+		return out, true
+	}
+	out := pod.DeepCopy()
+	out.Status.Conditions = append(out.Status.Conditions, cond)
+	return out, true
+}
