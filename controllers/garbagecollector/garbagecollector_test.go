@@ -1,0 +1,329 @@
+package garbagecollector
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/unstructured"
+	"github.com/kubesim/kubesim/apiserver/apiservertest"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// served returns the resources env's server serves now, as the cluster
+// passes them.
+func served(env *apiservertest.Env) func() []client.ResourceInfo {
+	return func() []client.ResourceInfo {
+		var out []client.ResourceInfo
+		for _, r := range env.Server.Resources() {
+			out = append(out, client.ResourceInfo{Group: r.Group, Version: r.Version, Resource: r.Name, Namespaced: r.Namespaced})
+		}
+		return out
+	}
+}
+
+type fixture struct {
+	t   *testing.T
+	ctx context.Context
+	env *apiservertest.Env
+	gc  *GarbageCollector
+}
+
+func newFixture(t *testing.T) *fixture {
+	env := apiservertest.New(t)
+	gc, err := New(Config{Client: env.Client, Resources: served(env), Clock: env.Clock})
+	require.NoError(t, err)
+	return &fixture{t: t, ctx: context.Background(), env: env, gc: gc}
+}
+
+// step syncs the informers and reconciles one key; it moves the clock to
+// the next deadline when nothing is ready. It reports false when there is
+// nothing left to do.
+func (f *fixture) step() bool {
+	f.t.Helper()
+	ctrl := f.gc.Controllers()[0]
+	require.NoError(f.t, ctrl.Sync(f.ctx))
+	if _, ok := ctrl.Step(f.ctx); ok {
+		return true
+	}
+	if dl, ok := ctrl.NextDeadline(); ok {
+		f.env.Clock.SetTime(dl)
+		return true
+	}
+	return false
+}
+
+// settle steps until nothing is left, checking invariant after each step.
+func (f *fixture) settle(invariant func()) {
+	f.t.Helper()
+	for range 500 {
+		if !f.step() {
+			return
+		}
+		if invariant != nil {
+			invariant()
+		}
+	}
+	f.t.Fatal("the garbage collector did not settle in 500 steps")
+}
+
+func (f *fixture) configMap(name string, owners ...api.OwnerReference) *api.ConfigMap {
+	f.t.Helper()
+	cm, err := f.env.Client.ConfigMaps().Create(f.ctx, &api.ConfigMap{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", OwnerReferences: owners},
+		Data:       map[string]string{"k": "v"},
+	})
+	require.NoError(f.t, err)
+	return cm
+}
+
+func (f *fixture) exists(name string) bool {
+	f.t.Helper()
+	_, err := f.env.Client.ConfigMaps().Get(f.ctx, "default", name)
+	if api.IsNotFound(err) {
+		return false
+	}
+	require.NoError(f.t, err)
+	return true
+}
+
+func (f *fixture) get(name string) *api.ConfigMap {
+	f.t.Helper()
+	cm, err := f.env.Client.ConfigMaps().Get(f.ctx, "default", name)
+	require.NoError(f.t, err)
+	return cm
+}
+
+func (f *fixture) delete(name string, policy api.DeletionPropagation) {
+	f.t.Helper()
+	var opts *api.DeleteOptions
+	if policy != "" {
+		opts = &api.DeleteOptions{PropagationPolicy: &policy}
+	}
+	require.NoError(f.t, f.env.Client.ConfigMaps().Delete(f.ctx, "default", name, opts))
+}
+
+func ownedBy(cm *api.ConfigMap, block bool) api.OwnerReference {
+	return api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID, BlockOwnerDeletion: &block}
+}
+
+func TestBackgroundCascadeChainOfThree(t *testing.T) {
+	f := newFixture(t)
+	a := f.configMap("a")
+	b := f.configMap("b", ownedBy(a, false))
+	f.configMap("c", ownedBy(b, false))
+	f.configMap("bystander")
+	f.settle(nil)
+	require.True(t, f.exists("a") && f.exists("b") && f.exists("c"), "nothing is deleted while owners live")
+
+	f.delete("a", "") // Background is the default
+	assert.False(t, f.exists("a"), "a background delete removes the owner at once")
+	f.settle(nil)
+	assert.False(t, f.exists("b"))
+	assert.False(t, f.exists("c"), "the cascade follows the chain")
+	assert.True(t, f.exists("bystander"))
+}
+
+func TestReplicaSetPodsAreCollected(t *testing.T) {
+	f := newFixture(t)
+	two := int32(2)
+	labels := map[string]string{"app": "web"}
+	rs, err := f.env.Client.ReplicaSets().Create(f.ctx, &api.ReplicaSet{
+		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: api.ReplicaSetSpec{Replicas: &two, Selector: &api.LabelSelector{MatchLabels: labels},
+			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels},
+				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}},
+	})
+	require.NoError(t, err)
+	ref := api.NewControllerRef(&rs.ObjectMeta, api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"})
+	for _, name := range []string{"web-1", "web-2"} {
+		_, err := f.env.Client.Pods().Create(f.ctx, &api.Pod{
+			ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", Labels: labels, OwnerReferences: []api.OwnerReference{*ref}},
+			Spec:       api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+		})
+		require.NoError(t, err)
+	}
+	f.settle(nil)
+	require.NoError(t, f.env.Client.ReplicaSets().Delete(f.ctx, "default", "web", nil))
+	f.settle(nil)
+	pods, err := f.env.Client.Pods().List(f.ctx, "default", client.ListOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, pods.Items, "the ReplicaSet's pods are collected")
+}
+
+func TestDependentWithAnotherOwnerSurvives(t *testing.T) {
+	f := newFixture(t)
+	x := f.configMap("x")
+	y := f.configMap("y")
+	f.configMap("shared", ownedBy(x, false), ownedBy(y, false))
+	f.settle(nil)
+
+	f.delete("x", "")
+	f.settle(nil)
+	require.True(t, f.exists("shared"), "a live owner keeps the dependent")
+	refs := f.get("shared").OwnerReferences
+	require.Len(t, refs, 1, "only the reference to the gone owner is removed")
+	assert.Equal(t, y.UID, refs[0].UID)
+
+	f.delete("y", "")
+	f.settle(nil)
+	assert.False(t, f.exists("shared"), "losing the last owner collects it")
+}
+
+func TestForegroundDeletesDependentsFirst(t *testing.T) {
+	f := newFixture(t)
+	owner := f.configMap("owner")
+	mid := f.configMap("mid", ownedBy(owner, true))
+	f.configMap("leaf", ownedBy(mid, true))
+	f.configMap("loose", ownedBy(owner, false))
+	f.settle(nil)
+
+	f.delete("owner", api.DeletePropagationForeground)
+	cur := f.get("owner")
+	require.NotNil(t, cur.DeletionTimestamp)
+	require.Contains(t, cur.Finalizers, api.FinalizerDeleteDependents)
+
+	sawOwnerWaiting := false
+	f.settle(func() {
+		// Bottom-up: nobody goes before its blocking dependents.
+		if !f.exists("owner") {
+			assert.False(t, f.exists("mid"), "the owner went before its blocking dependent")
+		}
+		if !f.exists("mid") {
+			assert.False(t, f.exists("leaf"), "mid went before its blocking dependent")
+		}
+		if f.exists("owner") && !f.exists("leaf") {
+			sawOwnerWaiting = true
+		}
+	})
+	assert.True(t, sawOwnerWaiting, "the owner stayed while its dependents were being deleted")
+	assert.False(t, f.exists("owner"))
+	assert.False(t, f.exists("mid"))
+	assert.False(t, f.exists("leaf"))
+	assert.False(t, f.exists("loose"), "non-blocking dependents are deleted too")
+}
+
+func TestForegroundOwnerWithoutDependentsGoes(t *testing.T) {
+	f := newFixture(t)
+	f.configMap("alone")
+	f.settle(nil)
+	f.delete("alone", api.DeletePropagationForeground)
+	require.True(t, f.exists("alone"), "the finalizer holds it")
+	f.settle(nil)
+	assert.False(t, f.exists("alone"), "the collector removes foregroundDeletion when no dependent blocks")
+}
+
+func TestOrphanKeepsDependents(t *testing.T) {
+	f := newFixture(t)
+	owner := f.configMap("owner")
+	other := f.configMap("other")
+	f.configMap("d1", ownedBy(owner, true))
+	f.configMap("d2", ownedBy(owner, false), ownedBy(other, false))
+	f.settle(nil)
+
+	f.delete("owner", api.DeletePropagationOrphan)
+	require.Contains(t, f.get("owner").Finalizers, api.FinalizerOrphanDependents)
+	f.settle(nil)
+	assert.False(t, f.exists("owner"), "the orphan finalizer is removed, so the owner goes")
+	assert.Empty(t, f.get("d1").OwnerReferences, "d1 lost its reference")
+	refs := f.get("d2").OwnerReferences
+	require.Len(t, refs, 1)
+	assert.Equal(t, other.UID, refs[0].UID, "d2 keeps its other owner")
+}
+
+func TestDependentOfOwnerThatNeverExisted(t *testing.T) {
+	f := newFixture(t)
+	real := f.configMap("real")
+	no := false
+	f.configMap("ghost-child", api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "no-such-uid", BlockOwnerDeletion: &no})
+	// The name exists, but the uid is another object's.
+	f.configMap("impostor-child", api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "real", UID: "not-" + real.UID})
+	f.configMap("kept", ownedBy(real, false))
+	f.settle(nil)
+	assert.False(t, f.exists("ghost-child"))
+	assert.False(t, f.exists("impostor-child"))
+	assert.True(t, f.exists("kept"))
+	assert.True(t, f.exists("real"))
+}
+
+func TestDependentOfUnknownKindIsRetried(t *testing.T) {
+	f := newFixture(t)
+	f.configMap("odd", api.OwnerReference{APIVersion: "example.com/v1", Kind: "Gadget", Name: "g", UID: "g-uid"})
+	ctrl := f.gc.Controllers()[0]
+	for range 10 {
+		require.NoError(t, ctrl.Sync(f.ctx))
+		ctrl.Step(f.ctx)
+	}
+	assert.True(t, f.exists("odd"), "an owner whose kind cannot be mapped is not taken for absent")
+}
+
+// widgets is a namespaced custom resource, served from the middle of the
+// test on.
+func widgets() *registry.Resource {
+	return &registry.Resource{Group: "example.com", Version: "v1", Name: "widgets", SingularName: "widget",
+		Kind: "Widget", ListKind: "WidgetList", Namespaced: true,
+		New: func() api.Object { return &unstructured.Unstructured{} }}
+}
+
+func TestCustomResourcesServedLaterAreWatched(t *testing.T) {
+	f := newFixture(t)
+	f.settle(nil)
+	require.NotContains(t, f.gc.Monitored(), client.ResourceInfo{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true})
+
+	require.NoError(t, f.env.Server.AddResource(widgets()))
+	wres := client.Dynamic(f.env.Client, client.ResourceInfo{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true})
+	owner := f.configMap("owner")
+	w, err := wres.Create(f.ctx, &unstructured.Unstructured{
+		TypeMeta:   api.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
+		ObjectMeta: api.ObjectMeta{Name: "w", Namespace: "default", OwnerReferences: []api.OwnerReference{ownedBy(owner, false)}},
+		Content:    map[string]any{"spec": map[string]any{"size": int64(1)}},
+	})
+	require.NoError(t, err)
+	f.configMap("of-widget", api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: w.UID})
+	f.settle(nil)
+	assert.Contains(t, f.gc.Monitored(), client.ResourceInfo{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true})
+	require.True(t, f.exists("of-widget"))
+
+	f.delete("owner", "")
+	f.settle(nil)
+	_, err = wres.Get(f.ctx, "default", "w")
+	assert.True(t, api.IsNotFound(err), "the widget is collected with its owner: %v", err)
+	assert.False(t, f.exists("of-widget"), "and the widget's own dependent after it")
+}
+
+func TestEventsAndLeasesAreNotWatched(t *testing.T) {
+	f := newFixture(t)
+	f.settle(nil)
+	for _, m := range f.gc.Monitored() {
+		assert.NotEqual(t, "events", m.Resource)
+		assert.NotEqual(t, "leases", m.Resource)
+	}
+	assert.Contains(t, f.gc.Monitored(), client.ConfigMapsResource)
+	assert.Contains(t, f.gc.Monitored(), client.NamespacesResource)
+}
+
+func TestQueueKeysAndCauses(t *testing.T) {
+	f := newFixture(t)
+	a := f.configMap("a")
+	b := f.configMap("b", ownedBy(a, false))
+	f.settle(nil)
+	f.delete("a", "")
+	ctrl := f.gc.Controllers()[0]
+	require.NoError(t, ctrl.Sync(f.ctx))
+	info, ok := ctrl.Step(f.ctx)
+	require.True(t, ok)
+	assert.Equal(t, "attemptToDelete ConfigMap default/b "+b.UID, info.Key)
+	assert.Equal(t, controllers.Cause{Event: "DELETED", Kind: "ConfigMap", Namespace: "default", Name: "a",
+		ResourceVersion: a.ResourceVersion}, info.Cause)
+	assert.NoError(t, info.Err)
+}
+
+func TestNewRequiresConfig(t *testing.T) {
+	_, err := New(Config{})
+	assert.Error(t, err)
+}
