@@ -62,7 +62,9 @@ func tolerate(t api.Toleration) func(*api.Pod) {
 }
 
 func taint(key, value string, effect api.TaintEffect) func(*api.Node) {
-	return func(n *api.Node) { n.Spec.Taints = append(n.Spec.Taints, api.Taint{Key: key, Value: value, Effect: effect}) }
+	return func(n *api.Node) {
+		n.Spec.Taints = append(n.Spec.Taints, api.Taint{Key: key, Value: value, Effect: effect})
+	}
 }
 
 func ready(status api.ConditionStatus) func(*api.Node) {
