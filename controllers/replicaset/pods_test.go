@@ -1,0 +1,192 @@
+package replicaset
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/clock"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+type podOpt func(*api.Pod)
+
+func scheduled(p *api.Pod) { p.Spec.NodeName = "n1" }
+func running(p *api.Pod)   { p.Status.Phase = api.PodRunning }
+func createdAt(s int) podOpt {
+	return func(p *api.Pod) { p.CreationTimestamp = api.NewTime(t0.Add(time.Duration(s) * time.Second)) }
+}
+func readySince(s int) podOpt {
+	return func(p *api.Pod) { setReady(p, t0.Add(time.Duration(s)*time.Second)) }
+}
+func phase(ph api.PodPhase) podOpt { return func(p *api.Pod) { p.Status.Phase = ph } }
+
+func setReady(p *api.Pod, at time.Time) {
+	p.Status.Conditions = append(p.Status.Conditions, api.PodCondition{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(at)})
+}
+
+func pod(name string, opts ...podOpt) *api.Pod {
+	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", CreationTimestamp: api.NewTime(t0)},
+		Status: api.PodStatus{Phase: api.PodPending}}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+func TestPodsToDelete(t *testing.T) {
+	tests := []struct {
+		name string
+		pods []*api.Pod
+		n    int
+		want []string
+	}{
+		{"unscheduled first", []*api.Pod{pod("a", scheduled), pod("b"), pod("c", scheduled)}, 1, []string{"b"}},
+		{"pending before running", []*api.Pod{pod("a", scheduled, running), pod("b", scheduled)}, 1, []string{"b"}},
+		{"unknown between pending and running", []*api.Pod{pod("a", scheduled, running), pod("b", scheduled, phase(api.PodUnknown))}, 1, []string{"b"}},
+		{"not ready before ready", []*api.Pod{pod("a", scheduled, running, readySince(0)), pod("b", scheduled, running)}, 1, []string{"b"}},
+		{"newer before older", []*api.Pod{pod("a", createdAt(1)), pod("b", createdAt(5)), pod("c", createdAt(3))}, 2, []string{"b", "c"}},
+		{"ties by name", []*api.Pod{pod("c"), pod("a"), pod("b")}, 2, []string{"a", "b"}},
+		{"more than there are", []*api.Pod{pod("a")}, 3, []string{"a"}},
+		{"none", []*api.Pod{pod("a")}, 0, []string{}},
+		{"order of criteria", []*api.Pod{
+			pod("ready-old", scheduled, running, readySince(0), createdAt(0)),
+			pod("ready-new", scheduled, running, readySince(0), createdAt(9)),
+			pod("running", scheduled, running, createdAt(0)),
+			pod("pending", scheduled, createdAt(0)),
+			pod("unscheduled", createdAt(0)),
+		}, 5, []string{"unscheduled", "pending", "running", "ready-new", "ready-old"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := []string{}
+			for _, p := range PodsToDelete(tt.pods, tt.n) {
+				got = append(got, p.Name)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestSlowStartBatch(t *testing.T) {
+	tests := []struct {
+		name          string
+		count, failAt int // failAt: the call (1-based) that fails, 0 none
+		wantCalls     int
+		wantSuccesses int
+	}{
+		{"all succeed", 10, 0, 10, 10},
+		{"first fails", 10, 1, 1, 0},
+		{"failure in the batch of two stops after it", 10, 2, 3, 2},
+		{"failure in the batch of four", 10, 5, 7, 6},
+		{"zero", 0, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			successes, err := slowStartBatch(tt.count, 1, func() error {
+				calls++
+				if calls == tt.failAt {
+					return errors.New("boom")
+				}
+				return nil
+			})
+			assert.Equal(t, tt.wantCalls, calls)
+			assert.Equal(t, tt.wantSuccesses, successes)
+			assert.Equal(t, tt.failAt != 0, err != nil)
+		})
+	}
+}
+
+func TestControllerExpectations(t *testing.T) {
+	clk := clock.NewFake(t0)
+	e := NewControllerExpectations(clk, time.Minute)
+	assert.True(t, e.SatisfiedExpectations("ns/rs"), "nothing recorded")
+
+	e.ExpectCreations("ns/rs", 2)
+	assert.False(t, e.SatisfiedExpectations("ns/rs"))
+	e.CreationObserved("ns/rs")
+	assert.False(t, e.SatisfiedExpectations("ns/rs"))
+	e.CreationObserved("ns/rs")
+	assert.True(t, e.SatisfiedExpectations("ns/rs"))
+	_, pending := e.Expiry("ns/rs")
+	assert.False(t, pending)
+
+	e.ExpectDeletions("ns/rs", []string{"ns/a", "ns/b"})
+	e.DeletionObserved("ns/rs", "ns/other") // not ours
+	e.DeletionObserved("ns/rs", "ns/a")
+	e.DeletionObserved("ns/rs", "ns/a") // twice counts once
+	add, del := e.Pending("ns/rs")
+	assert.Equal(t, 0, add)
+	assert.Equal(t, 1, del)
+	assert.False(t, e.SatisfiedExpectations("ns/rs"))
+	at, pending := e.Expiry("ns/rs")
+	require.True(t, pending)
+	assert.Equal(t, t0.Add(time.Minute), at)
+	clk.Step(time.Minute + time.Second)
+	assert.True(t, e.SatisfiedExpectations("ns/rs"), "expired")
+
+	e.DeleteExpectations("ns/rs")
+	add, del = e.Pending("ns/rs")
+	assert.Equal(t, 0, add+del)
+	e.CreationObserved("ns/unknown") // no panic, no record
+	assert.True(t, e.SatisfiedExpectations("ns/unknown"))
+}
+
+func TestIsPodAvailableAndNextAvailable(t *testing.T) {
+	now := t0.Add(10 * time.Second)
+	ready := pod("a", running, readySince(0))
+	assert.True(t, IsPodAvailable(ready, 0, now))
+	assert.True(t, IsPodAvailable(ready, 9, now))
+	assert.False(t, IsPodAvailable(ready, 10, now), "strictly before now")
+	assert.False(t, IsPodAvailable(pod("b"), 0, now))
+
+	d, ok := NextAvailable([]*api.Pod{ready, pod("b"), pod("c", readySince(5))}, 10, now)
+	require.True(t, ok)
+	assert.Equal(t, time.Second, d)
+	_, ok = NextAvailable([]*api.Pod{ready}, 0, now)
+	assert.False(t, ok)
+	_, ok = NextAvailable([]*api.Pod{ready}, 5, now)
+	assert.False(t, ok, "already available")
+}
+
+func TestCalculateStatus(t *testing.T) {
+	n := int32(3)
+	rs := &api.ReplicaSet{Spec: api.ReplicaSetSpec{Replicas: &n, MinReadySeconds: 5,
+		Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "x", "tier": "t"}}}}}
+	full := func(p *api.Pod) { p.Labels = map[string]string{"app": "x", "tier": "t", "extra": "1"} }
+	pods := []*api.Pod{pod("a", full, readySince(0)), pod("b", readySince(8)), pod("c", full)}
+	st := CalculateStatus(rs, pods, nil, t0.Add(10*time.Second))
+	assert.Equal(t, api.ReplicaSetStatus{Replicas: 3, FullyLabeledReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 1}, st)
+
+	st = CalculateStatus(rs, pods[:1], errors.New("quota"), t0)
+	require.Len(t, st.Conditions, 1)
+	assert.Equal(t, api.ReplicaSetCondition{Type: api.ReplicaSetReplicaFailure, Status: api.ConditionTrue,
+		LastTransitionTime: api.NewTime(t0), Reason: "FailedCreate", Message: "quota"}, st.Conditions[0])
+	rs.Status = st
+	assert.Empty(t, CalculateStatus(rs, pods, nil, t0).Conditions, "success clears the failure")
+}
+
+func TestPodFromTemplate(t *testing.T) {
+	tmpl := &api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "x"},
+		Annotations: map[string]string{"a": "b"}}, Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "i"}}}}
+	parent := &api.ObjectMeta{Name: "web", Namespace: "ns", UID: "u1"}
+	ref := api.NewControllerRef(parent, GroupVersionKind)
+	p, err := podFromTemplate(tmpl, parent, ref)
+	require.NoError(t, err)
+	assert.Equal(t, "web-", p.GenerateName)
+	assert.Equal(t, "ns", p.Namespace)
+	assert.Equal(t, tmpl.Labels, p.Labels)
+	assert.Equal(t, tmpl.Annotations, p.Annotations)
+	assert.Equal(t, []api.OwnerReference{*ref}, p.OwnerReferences)
+	p.Labels["app"] = "changed"
+	assert.Equal(t, "x", tmpl.Labels["app"], "the template is not shared")
+
+	_, err = podFromTemplate(&api.PodTemplateSpec{}, parent, ref)
+	assert.EqualError(t, err, "unable to create pods, no labels")
+}

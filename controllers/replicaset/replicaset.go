@@ -1,0 +1,561 @@
+package replicaset
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/client/record"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// ControllerName is the name --controllers uses.
+const ControllerName = "replicaset"
+
+// Component is the event source of the controller, as in Kubernetes.
+const Component = "replicaset-controller"
+
+// BurstReplicas caps the pods created or deleted in one sync, as
+// kube-controller-manager's default does.
+const BurstReplicas = 500
+
+// The reasons of the events the controller records (pkg/controller).
+const (
+	SuccessfulCreatePodReason = "SuccessfulCreate"
+	FailedCreatePodReason     = "FailedCreate"
+	SuccessfulDeletePodReason = "SuccessfulDelete"
+	FailedDeletePodReason     = "FailedDelete"
+)
+
+// GroupVersionKind is apps/v1 ReplicaSet, the kind of the controller
+// references the controller sets.
+var GroupVersionKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
+
+// controllerUIDIndex indexes pods by the uid of their controller, and
+// orphans by "orphan/<namespace>", so a sync reads only the pods it may own.
+const controllerUIDIndex = "controllerUID"
+
+// Config builds a ReplicaSetController.
+type Config struct {
+	// Client is the controller's API client (required).
+	Client *client.Client
+	// Clock drives expectations, availability and events (required).
+	Clock clock.Clock
+	// Recorder records events; by default one signed replicaset-controller.
+	Recorder *record.Recorder
+	// Namespace limits the controller to one namespace ("" for all).
+	Namespace string
+	// Workers is the number of concurrent syncs in live mode (1).
+	Workers int
+	// BurstReplicas caps creates and deletes per sync (BurstReplicas).
+	BurstReplicas int
+	// ExpectationsTimeout (ExpectationsTimeout).
+	ExpectationsTimeout time.Duration
+	// Logger (discarded when nil).
+	Logger *slog.Logger
+}
+
+// ReplicaSetController keeps the pods of every ReplicaSet at
+// spec.replicas.
+type ReplicaSetController struct {
+	client       *client.Client
+	clock        clock.Clock
+	recorder     *record.Recorder
+	logger       *slog.Logger
+	burst        int
+	expectations *ControllerExpectations
+
+	rsInformer  *cache.Informer[*api.ReplicaSet]
+	podInformer *cache.Informer[*api.Pod]
+	controller  *controllers.Controller
+}
+
+// New builds the controller and its informers (not yet synced).
+func New(cfg Config) (*ReplicaSetController, error) {
+	if cfg.Client == nil || cfg.Clock == nil {
+		return nil, errors.New("replicaset: Client and Clock are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Recorder == nil {
+		cfg.Recorder = record.New(cfg.Client, Component, "", cfg.Clock)
+	}
+	if cfg.BurstReplicas <= 0 {
+		cfg.BurstReplicas = BurstReplicas
+	}
+	rsc := &ReplicaSetController{
+		client:       cfg.Client,
+		clock:        cfg.Clock,
+		recorder:     cfg.Recorder,
+		logger:       cfg.Logger.With("controller", ControllerName),
+		burst:        cfg.BurstReplicas,
+		expectations: NewControllerExpectations(cfg.Clock, cfg.ExpectationsTimeout),
+		rsInformer:   cache.New(cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		podInformer:  cache.New(cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+	}
+	rsc.podInformer.AddIndexer(controllerUIDIndex, func(p *api.Pod) []string {
+		if ref := api.GetControllerOf(&p.ObjectMeta); ref != nil {
+			return []string{ref.UID}
+		}
+		return []string{"orphan/" + p.Namespace}
+	})
+	c, err := controllers.New(controllers.Config{
+		Name:       ControllerName,
+		Reconciler: rsc,
+		Sources:    []controllers.Source{rsc.rsInformer, rsc.podInformer},
+		Clock:      cfg.Clock,
+		Workers:    cfg.Workers,
+		Logger:     cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	rsc.controller = c
+	rsc.rsInformer.AddHandler(cache.Handler[*api.ReplicaSet]{
+		OnAdd:    func(rs *api.ReplicaSet) { rsc.enqueue(rs, "ADDED", "ReplicaSet", &rs.ObjectMeta) },
+		OnUpdate: func(_, rs *api.ReplicaSet) { rsc.enqueue(rs, "MODIFIED", "ReplicaSet", &rs.ObjectMeta) },
+		OnDelete: func(rs *api.ReplicaSet) {
+			rsc.expectations.DeleteExpectations(cache.Key(&rs.ObjectMeta))
+			rsc.enqueue(rs, "DELETED", "ReplicaSet", &rs.ObjectMeta)
+		},
+	})
+	rsc.podInformer.AddHandler(cache.Handler[*api.Pod]{
+		OnAdd:    rsc.addPod,
+		OnUpdate: rsc.updatePod,
+		OnDelete: rsc.deletePod,
+	})
+	return rsc, nil
+}
+
+// Controllers returns the controller's one loop, for a manager or stepper.
+func (rsc *ReplicaSetController) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{rsc.controller}
+}
+
+// Run runs the controller until ctx ends (live mode).
+func (rsc *ReplicaSetController) Run(ctx context.Context) { rsc.controller.Run(ctx) }
+
+// Expectations exposes the in-flight creates and deletes (for tests and
+// the trace).
+func (rsc *ReplicaSetController) Expectations() *ControllerExpectations { return rsc.expectations }
+
+func causeOf(event, kind string, m *api.ObjectMeta) controllers.Cause {
+	return controllers.Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
+}
+
+// enqueue queues rs because of an event on the object m of kind.
+func (rsc *ReplicaSetController) enqueue(rs *api.ReplicaSet, event, kind string, m *api.ObjectMeta) {
+	rsc.controller.Enqueue(cache.Key(&rs.ObjectMeta), causeOf(event, kind, m))
+}
+
+// resolveControllerRef returns the ReplicaSet ref points at, if it is the
+// same object (uid) the cache has.
+func (rsc *ReplicaSetController) resolveControllerRef(ns string, ref *api.OwnerReference) *api.ReplicaSet {
+	if ref == nil || ref.Kind != GroupVersionKind.Kind {
+		return nil
+	}
+	rs, ok := rsc.rsInformer.Get(ns, ref.Name)
+	if !ok || rs.UID != ref.UID {
+		return nil
+	}
+	return rs
+}
+
+// replicaSetsForPod returns the ReplicaSets whose selector matches an
+// orphan pod, so that one of them adopts it.
+func (rsc *ReplicaSetController) replicaSetsForPod(p *api.Pod) []*api.ReplicaSet {
+	var out []*api.ReplicaSet
+	for _, rs := range rsc.rsInformer.ByIndex(cache.NamespaceIndex, p.Namespace) {
+		sel, err := SelectorAsSelector(rs.Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+func (rsc *ReplicaSetController) addPod(p *api.Pod) {
+	if p.DeletionTimestamp != nil {
+		// A pod already being deleted (seen after a relist) counts as a
+		// deletion, so expectations do not wait for it.
+		rsc.podGone(p, "ADDED")
+		return
+	}
+	if ref := api.GetControllerOf(&p.ObjectMeta); ref != nil {
+		rs := rsc.resolveControllerRef(p.Namespace, ref)
+		if rs == nil {
+			return
+		}
+		rsc.expectations.CreationObserved(cache.Key(&rs.ObjectMeta))
+		rsc.enqueue(rs, "ADDED", "Pod", &p.ObjectMeta)
+		return
+	}
+	for _, rs := range rsc.replicaSetsForPod(p) {
+		rsc.enqueue(rs, "ADDED", "Pod", &p.ObjectMeta)
+	}
+}
+
+func (rsc *ReplicaSetController) updatePod(old, cur *api.Pod) {
+	if old.ResourceVersion == cur.ResourceVersion {
+		return
+	}
+	labelChanged := !reflect.DeepEqual(old.Labels, cur.Labels)
+	if cur.DeletionTimestamp != nil {
+		// Graceful deletion: the pod is on its way out, which is what a
+		// delete expectation waits for.
+		rsc.podGone(cur, "MODIFIED")
+		if labelChanged {
+			rsc.podGone(old, "MODIFIED")
+		}
+		return
+	}
+	curRef, oldRef := api.GetControllerOf(&cur.ObjectMeta), api.GetControllerOf(&old.ObjectMeta)
+	refChanged := !reflect.DeepEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if rs := rsc.resolveControllerRef(old.Namespace, oldRef); rs != nil {
+			rsc.enqueue(rs, "MODIFIED", "Pod", &cur.ObjectMeta)
+		}
+	}
+	if curRef != nil {
+		rs := rsc.resolveControllerRef(cur.Namespace, curRef)
+		if rs == nil {
+			return
+		}
+		rsc.enqueue(rs, "MODIFIED", "Pod", &cur.ObjectMeta)
+		// A pod that just turned ready becomes available minReadySeconds
+		// later: look again then, since no event will say so.
+		if !IsPodReady(old) && IsPodReady(cur) && rs.Spec.MinReadySeconds > 0 {
+			rsc.controller.EnqueueAfter(cache.Key(&rs.ObjectMeta), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second,
+				controllers.Cause{Event: "timer", Kind: "Pod", Namespace: cur.Namespace, Name: cur.Name})
+		}
+		return
+	}
+	if labelChanged || refChanged {
+		for _, rs := range rsc.replicaSetsForPod(cur) {
+			rsc.enqueue(rs, "MODIFIED", "Pod", &cur.ObjectMeta)
+		}
+	}
+}
+
+func (rsc *ReplicaSetController) deletePod(p *api.Pod) { rsc.podGone(p, "DELETED") }
+
+// podGone notes that a pod is deleted (or being deleted) for its
+// controller's expectations and wakes the controller.
+func (rsc *ReplicaSetController) podGone(p *api.Pod, event string) {
+	rs := rsc.resolveControllerRef(p.Namespace, api.GetControllerOf(&p.ObjectMeta))
+	if rs == nil {
+		return
+	}
+	key := cache.Key(&rs.ObjectMeta)
+	rsc.expectations.DeletionObserved(key, cache.Key(&p.ObjectMeta))
+	rsc.controller.Enqueue(key, causeOf(event, "Pod", &p.ObjectMeta))
+}
+
+// Reconcile syncs one ReplicaSet (syncReplicaSet): claim its pods, create
+// or delete pods unless earlier writes are still unseen, and report the
+// counts in its status.
+func (rsc *ReplicaSetController) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	ns, name, _ := strings.Cut(key, "/")
+	cached, ok := rsc.rsInformer.Get(ns, name)
+	if !ok {
+		rsc.expectations.DeleteExpectations(key)
+		return controllers.Result{}, nil
+	}
+	rs := cached.DeepCopy()
+	selector, err := SelectorAsSelector(rs.Spec.Selector)
+	if err != nil {
+		// An invalid selector cannot become valid without an update, which
+		// queues the ReplicaSet again.
+		rsc.logger.Error("invalid selector", "replicaset", key, "err", err)
+		return controllers.Result{}, nil
+	}
+	rsNeedsSync := rsc.expectations.SatisfiedExpectations(key)
+
+	candidates := rsc.podInformer.ByIndex(controllerUIDIndex, rs.UID)
+	candidates = append(candidates, rsc.podInformer.ByIndex(controllerUIDIndex, "orphan/"+rs.Namespace)...)
+	pods, err := rsc.claimPods(ctx, rs, selector, FilterActivePods(candidates))
+	if err != nil {
+		return controllers.Result{}, err
+	}
+
+	var manageErr error
+	if rsNeedsSync && rs.DeletionTimestamp == nil {
+		manageErr = rsc.manageReplicas(ctx, pods, rs)
+	}
+	now := rsc.clock.Now()
+	status := CalculateStatus(rs, pods, manageErr, now)
+	updated, err := rsc.updateStatus(ctx, rs, status)
+	if err != nil {
+		return controllers.Result{}, err
+	}
+	if manageErr != nil {
+		return controllers.Result{}, manageErr
+	}
+	var res controllers.Result
+	if d, ok := NextAvailable(pods, updated.Spec.MinReadySeconds, now); ok {
+		// No event will say that a ready pod has become available.
+		res.RequeueAfter = d
+	}
+	if at, pending := rsc.expectations.Expiry(key); pending {
+		// The informer has not shown our writes yet; its events will
+		// queue us, but if one was lost the expectations expire then.
+		if d := at.Sub(now) + time.Second; res.RequeueAfter == 0 || d < res.RequeueAfter {
+			res.RequeueAfter = d
+		}
+	}
+	return res, nil
+}
+
+func replicas(rs *api.ReplicaSet) int32 {
+	if rs.Spec.Replicas == nil {
+		return 1
+	}
+	return *rs.Spec.Replicas
+}
+
+// manageReplicas creates or deletes pods to reach spec.replicas.
+func (rsc *ReplicaSetController) manageReplicas(ctx context.Context, pods []*api.Pod, rs *api.ReplicaSet) error {
+	key := cache.Key(&rs.ObjectMeta)
+	diff := len(pods) - int(replicas(rs))
+	switch {
+	case diff < 0:
+		diff = min(-diff, rsc.burst)
+		// Expect before writing: the informer may show the new pods
+		// before Create returns.
+		rsc.expectations.ExpectCreations(key, diff)
+		ref := api.NewControllerRef(&rs.ObjectMeta, GroupVersionKind)
+		successes, err := slowStartBatch(diff, 1, func() error { return rsc.createPod(ctx, rs, ref) })
+		// Neither failed creations nor the ones never attempted will ever
+		// be seen by the informer.
+		for range diff - successes {
+			rsc.expectations.CreationObserved(key)
+		}
+		return err
+	case diff > 0:
+		diff = min(diff, rsc.burst)
+		victims := PodsToDelete(pods, diff)
+		keys := make([]string, len(victims))
+		for i, p := range victims {
+			keys[i] = cache.Key(&p.ObjectMeta)
+		}
+		rsc.expectations.ExpectDeletions(key, keys)
+		var firstErr error
+		for _, p := range victims {
+			if err := rsc.deletePodOf(ctx, rs, p); err != nil {
+				// The informer will not show a deletion that did not happen.
+				rsc.expectations.DeletionObserved(key, cache.Key(&p.ObjectMeta))
+				if !api.IsNotFound(err) && firstErr == nil {
+					firstErr = err
+				}
+			}
+		}
+		return firstErr
+	}
+	return nil
+}
+
+// createPod creates one pod from the template and records the event
+// (RealPodControl.CreatePods).
+func (rsc *ReplicaSetController) createPod(ctx context.Context, rs *api.ReplicaSet, ref *api.OwnerReference) error {
+	pod, err := podFromTemplate(&rs.Spec.Template, &rs.ObjectMeta, ref)
+	if err == nil {
+		pod, err = rsc.client.Pods().Create(ctx, pod)
+	}
+	if err != nil {
+		rsc.event(ctx, rs, "Warning", FailedCreatePodReason, "Error creating: %v", err)
+		return err
+	}
+	rsc.event(ctx, rs, "Normal", SuccessfulCreatePodReason, "Created pod: %v", pod.Name)
+	return nil
+}
+
+// deletePodOf deletes one pod of rs and records the event
+// (RealPodControl.DeletePod); a pod already gone is no event.
+func (rsc *ReplicaSetController) deletePodOf(ctx context.Context, rs *api.ReplicaSet, p *api.Pod) error {
+	err := rsc.client.Pods().Delete(ctx, p.Namespace, p.Name, nil)
+	switch {
+	case api.IsNotFound(err):
+		return err
+	case err != nil:
+		rsc.event(ctx, rs, "Warning", FailedDeletePodReason, "Error deleting: %v", err)
+		return fmt.Errorf("unable to delete pods: %w", err)
+	}
+	rsc.event(ctx, rs, "Normal", SuccessfulDeletePodReason, "Deleted pod: %v", p.Name)
+	return nil
+}
+
+// event records an event about rs; events are best effort, as in
+// Kubernetes, so a failure is only logged.
+func (rsc *ReplicaSetController) event(ctx context.Context, rs *api.ReplicaSet, typ, reason, format string, args ...any) {
+	if err := rsc.recorder.Eventf(ctx, record.Ref(rs, GroupVersionKind), typ, reason, format, args...); err != nil {
+		rsc.logger.Warn("cannot record event", "reason", reason, "err", err)
+	}
+}
+
+// claimPods adopts orphans the selector matches and releases owned pods it
+// no longer matches, returning the pods rs owns and that match
+// (PodControllerRefManager.ClaimPods).
+func (rsc *ReplicaSetController) claimPods(ctx context.Context, rs *api.ReplicaSet, selector labels.Selector, pods []*api.Pod) ([]*api.Pod, error) {
+	var claimed []*api.Pod
+	var errs []error
+	checkedFresh := false
+	canAdopt := func() error {
+		// Adopting needs a quorum read: a ReplicaSet being deleted, or a
+		// new one with the same name, must not take pods.
+		if checkedFresh {
+			return nil
+		}
+		fresh, err := rsc.client.ReplicaSets().Get(ctx, rs.Namespace, rs.Name)
+		if err != nil {
+			return err
+		}
+		if fresh.UID != rs.UID {
+			return fmt.Errorf("original ReplicaSet %s/%s is gone: got uid %s, wanted %s", rs.Namespace, rs.Name, fresh.UID, rs.UID)
+		}
+		if fresh.DeletionTimestamp != nil {
+			return fmt.Errorf("ReplicaSet %s/%s has just been deleted at %v", rs.Namespace, rs.Name, fresh.DeletionTimestamp.Time)
+		}
+		checkedFresh = true
+		return nil
+	}
+	for _, p := range pods {
+		match := selector.Matches(labels.Set(p.Labels))
+		ref := api.GetControllerOf(&p.ObjectMeta)
+		switch {
+		case ref != nil && ref.UID != rs.UID:
+			// Owned by another controller.
+		case ref != nil && match:
+			claimed = append(claimed, p)
+		case ref != nil:
+			if rs.DeletionTimestamp != nil {
+				continue
+			}
+			if err := rsc.releasePod(ctx, rs, p); err != nil && !api.IsNotFound(err) {
+				errs = append(errs, err)
+			}
+		default:
+			if rs.DeletionTimestamp != nil || !match || p.DeletionTimestamp != nil || p.Namespace != rs.Namespace {
+				continue
+			}
+			if err := canAdopt(); err != nil {
+				errs = append(errs, fmt.Errorf("can't adopt Pod %s/%s (%s): %w", p.Namespace, p.Name, p.UID, err))
+				continue
+			}
+			adopted, err := rsc.adoptPod(ctx, rs, p)
+			if err != nil {
+				if !api.IsNotFound(err) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			claimed = append(claimed, adopted)
+		}
+	}
+	return claimed, errors.Join(errs...)
+}
+
+// adoptPod adds rs as the pod's controller with a strategic merge patch
+// that also names the pod's uid, so a pod recreated under the same name is
+// not adopted by mistake.
+func (rsc *ReplicaSetController) adoptPod(ctx context.Context, rs *api.ReplicaSet, p *api.Pod) (*api.Pod, error) {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"ownerReferences": []any{api.NewControllerRef(&rs.ObjectMeta, GroupVersionKind)},
+		"uid":             p.UID,
+	}})
+	if err != nil {
+		return nil, err
+	}
+	return rsc.client.Pods().Patch(ctx, p.Namespace, p.Name, client.StrategicPatch, patch)
+}
+
+// releasePod removes rs's reference from a pod whose labels stopped
+// matching.
+func (rsc *ReplicaSetController) releasePod(ctx context.Context, rs *api.ReplicaSet, p *api.Pod) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"ownerReferences": []any{map[string]any{"$patch": "delete", "uid": rs.UID}},
+		"uid":             p.UID,
+	}})
+	if err != nil {
+		return err
+	}
+	_, err = rsc.client.Pods().Patch(ctx, p.Namespace, p.Name, client.StrategicPatch, patch)
+	return err
+}
+
+// CalculateStatus counts the pods of rs (calculateStatus): all, those
+// carrying every template label, ready and available at now. A failed
+// create or delete sets the ReplicaFailure condition; success clears it.
+func CalculateStatus(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
+	status := *rs.Status.DeepCopy()
+	template := labels.SelectorFromSet(labels.Set(rs.Spec.Template.Labels))
+	var fully, ready, available int32
+	for _, p := range pods {
+		if template.Matches(labels.Set(p.Labels)) {
+			fully++
+		}
+		if IsPodReady(p) {
+			ready++
+			if IsPodAvailable(p, rs.Spec.MinReadySeconds, now) {
+				available++
+			}
+		}
+	}
+	status.Replicas = int32(len(pods))
+	status.FullyLabeledReplicas = fully
+	status.ReadyReplicas = ready
+	status.AvailableReplicas = available
+
+	idx := -1
+	for i, c := range status.Conditions {
+		if c.Type == api.ReplicaSetReplicaFailure {
+			idx = i
+		}
+	}
+	switch {
+	case manageErr != nil && idx < 0:
+		reason := ""
+		if diff := len(pods) - int(replicas(rs)); diff < 0 {
+			reason = FailedCreatePodReason
+		} else if diff > 0 {
+			reason = FailedDeletePodReason
+		}
+		status.Conditions = append(status.Conditions, api.ReplicaSetCondition{
+			Type: api.ReplicaSetReplicaFailure, Status: api.ConditionTrue,
+			LastTransitionTime: api.NewTime(now.UTC()), Reason: reason, Message: manageErr.Error(),
+		})
+	case manageErr == nil && idx >= 0:
+		status.Conditions = append(status.Conditions[:idx:idx], status.Conditions[idx+1:]...)
+		if len(status.Conditions) == 0 {
+			status.Conditions = nil
+		}
+	}
+	return status
+}
+
+// updateStatus writes status through /status when it differs from what
+// the ReplicaSet shows or the generation is unobserved.
+func (rsc *ReplicaSetController) updateStatus(ctx context.Context, rs *api.ReplicaSet, status api.ReplicaSetStatus) (*api.ReplicaSet, error) {
+	if rs.Status.Replicas == status.Replicas &&
+		rs.Status.FullyLabeledReplicas == status.FullyLabeledReplicas &&
+		rs.Status.ReadyReplicas == status.ReadyReplicas &&
+		rs.Status.AvailableReplicas == status.AvailableReplicas &&
+		rs.Generation == rs.Status.ObservedGeneration &&
+		reflect.DeepEqual(rs.Status.Conditions, status.Conditions) {
+		return rs, nil
+	}
+	status.ObservedGeneration = rs.Generation
+	rs.Status = status
+	return rsc.client.ReplicaSets().UpdateStatus(ctx, rs)
+}
