@@ -1,0 +1,305 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/resource"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/client/record"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// The defaults of a node, as a small real machine.
+const (
+	// DefaultPodCIDR is used when Config.PodCIDR is empty; give every node
+	// its own range (10.244.N.0/24) or their pod IPs collide.
+	DefaultPodCIDR = "10.244.0.0/24"
+	// KubeletVersion is the version the node reports.
+	KubeletVersion = "v1.32.0"
+	// DefaultLeaseDuration is the lease's leaseDurationSeconds (the
+	// kubelet's nodeLeaseDurationSeconds).
+	DefaultLeaseDuration = 40 * time.Second
+	// DefaultRenewInterval is how often the lease is renewed: a quarter of
+	// the lease duration, as the kubelet does.
+	DefaultRenewInterval = 10 * time.Second
+	// DefaultNodeStatusReportFrequency is how often an unchanged node
+	// status is posted anyway (the kubelet's nodeStatusReportFrequency).
+	DefaultNodeStatusReportFrequency = 5 * time.Minute
+)
+
+// DefaultCapacity is a node's capacity when Config.Capacity is nil.
+func DefaultCapacity() api.ResourceList {
+	return api.ResourceList{
+		api.ResourceCPU:    resource.MustParse("4"),
+		api.ResourceMemory: resource.MustParse("8Gi"),
+		api.ResourcePods:   resource.MustParse("110"),
+	}
+}
+
+// Stages are the delays between the states a pod goes through on this
+// node. Zero is allowed everywhere: the transition happens at once (still
+// one status write each).
+type Stages struct {
+	// ContainerCreating is from the kubelet first seeing the bound pod to
+	// its containers waiting in ContainerCreating.
+	ContainerCreating time.Duration
+	// Running is from ContainerCreating to the containers running.
+	Running time.Duration
+	// Ready is from a container starting to it being ready.
+	Ready time.Duration
+	// Stop is how long containers take to stop after the kubelet kills
+	// them for a deletion; the pod's remaining grace period caps it.
+	Stop time.Duration
+}
+
+// Config builds a Kubelet.
+type Config struct {
+	// Client talks to the API server (required).
+	Client *client.Client
+	// Clock times every stage (required).
+	Clock clock.Clock
+	// NodeName is the node's name (required).
+	NodeName string
+	// Capacity is the node's capacity and allocatable (DefaultCapacity).
+	Capacity api.ResourceList
+	// Labels are added to the well-known node labels.
+	Labels map[string]string
+	// Taints are registered with the node.
+	Taints []api.Taint
+	// PodCIDR is the node's pod range; pod IPs are given from it in order
+	// (DefaultPodCIDR).
+	PodCIDR string
+	// InternalIP is the node's address (the .1 address of PodCIDR).
+	InternalIP string
+	// Stages are the pod lifecycle delays.
+	Stages Stages
+	// Behaviour says how a pod's containers behave (DefaultBehaviour: the
+	// kubesim.io/behaviour annotation).
+	Behaviour func(pod *api.Pod) PodBehaviour
+	// LeaseDuration, RenewInterval and NodeStatusReportFrequency tune the
+	// heartbeat (DefaultLeaseDuration, DefaultRenewInterval,
+	// DefaultNodeStatusReportFrequency).
+	LeaseDuration, RenewInterval, NodeStatusReportFrequency time.Duration
+	// Recorder records the kubelet's events (one signed "kubelet" on
+	// NodeName is made when nil).
+	Recorder *record.Recorder
+	// Logger logs (discarded when nil).
+	Logger *slog.Logger
+}
+
+// Kubelet simulates the kubelet of one node.
+type Kubelet struct {
+	cfg    Config
+	c      *client.Client
+	rec    *record.Recorder
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	stopped bool
+	loops   *loops
+	// liveCtx is Run's context (live mode); cancel stops the running loops.
+	liveCtx context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+
+	// The state of the simulated node, which survives Stop and Start as
+	// a node's containers survive its kubelet. Guarded by stateMu.
+	stateMu  sync.Mutex
+	runtimes map[string]*podRuntime
+	ipam     *ipam
+	lease    *api.Lease
+	// announce is set at start: the next heartbeat posts the node status
+	// and the Starting event whatever the report frequency says.
+	announce bool
+}
+
+// loops are the informer and controllers of one run; live mode makes new
+// ones after a Stop, because a controller's queue does not outlive Run.
+type loops struct {
+	pods      *cache.Informer[*api.Pod]
+	podLoop   *controllers.Controller
+	heartbeat *controllers.Controller
+	used      bool
+}
+
+// New checks cfg, applies defaults and returns the kubelet, started.
+func New(cfg Config) (*Kubelet, error) {
+	if cfg.Client == nil || cfg.Clock == nil || cfg.NodeName == "" {
+		return nil, fmt.Errorf("kubelet: Client, Clock and NodeName are required")
+	}
+	if cfg.Capacity == nil {
+		cfg.Capacity = DefaultCapacity()
+	}
+	if cfg.PodCIDR == "" {
+		cfg.PodCIDR = DefaultPodCIDR
+	}
+	pool, err := newIPAM(cfg.PodCIDR)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
+	}
+	if cfg.InternalIP == "" {
+		cfg.InternalIP = pool.gateway()
+	}
+	if cfg.Behaviour == nil {
+		cfg.Behaviour = DefaultBehaviour
+	}
+	if cfg.LeaseDuration <= 0 {
+		cfg.LeaseDuration = DefaultLeaseDuration
+	}
+	if cfg.RenewInterval <= 0 {
+		cfg.RenewInterval = DefaultRenewInterval
+	}
+	if cfg.NodeStatusReportFrequency <= 0 {
+		cfg.NodeStatusReportFrequency = DefaultNodeStatusReportFrequency
+	}
+	for _, d := range []time.Duration{cfg.Stages.ContainerCreating, cfg.Stages.Running, cfg.Stages.Ready, cfg.Stages.Stop} {
+		if d < 0 {
+			return nil, fmt.Errorf("kubelet %s: stage delays must not be negative", cfg.NodeName)
+		}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg.Labels = maps.Clone(cfg.Labels)
+	cfg.Taints = append([]api.Taint(nil), cfg.Taints...)
+	c := cfg.Client.WithUserAgent("kubelet/" + cfg.NodeName)
+	rec := cfg.Recorder
+	if rec == nil {
+		rec = record.New(c, "kubelet", cfg.NodeName, cfg.Clock)
+	}
+	k := &Kubelet{cfg: cfg, c: c, rec: rec, logger: cfg.Logger.With("node", cfg.NodeName),
+		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true}
+	if k.loops, err = k.newLoops(); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// newLoops builds the pod informer and the two controllers; the heartbeat
+// is queued at once so that the node registers on the first step.
+func (k *Kubelet) newLoops() (*loops, error) {
+	l := &loops{pods: cache.New(k.c.Pods(), "", client.ListOptions{FieldSelector: "spec.nodeName=" + k.cfg.NodeName}, k.logger)}
+	var err error
+	l.podLoop, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName,
+		Reconciler: controllers.ReconcileFunc(k.syncPod), Sources: []controllers.Source{l.pods},
+		Clock: k.cfg.Clock, Logger: k.logger})
+	if err != nil {
+		return nil, err
+	}
+	l.pods.AddHandler(controllers.EnqueueObject[*api.Pod](l.podLoop, "Pod"))
+	l.heartbeat, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName + "/heartbeat",
+		Reconciler: controllers.ReconcileFunc(k.syncNode), Clock: k.cfg.Clock, Logger: k.logger})
+	if err != nil {
+		return nil, err
+	}
+	l.heartbeat.Enqueue(k.cfg.NodeName, controllers.Cause{Event: "kubelet started"})
+	return l, nil
+}
+
+// NodeName is the node this kubelet runs.
+func (k *Kubelet) NodeName() string { return k.cfg.NodeName }
+
+// Controllers are the kubelet's loops, heartbeat first: the node
+// registers before pods are looked at. A stepper must leave them alone
+// (no Sync, Step or NextDeadline) while Stopped.
+func (k *Kubelet) Controllers() []*controllers.Controller {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return []*controllers.Controller{k.loops.heartbeat, k.loops.podLoop}
+}
+
+// Stopped reports whether the kubelet is stopped (its node has failed).
+func (k *Kubelet) Stopped() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.stopped
+}
+
+// Stop simulates a node failure: no more heartbeats, no pod work. In live
+// mode the running loops end; in step mode the stepper stops stepping
+// them (and a step that happens anyway does nothing).
+func (k *Kubelet) Stop() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stopped {
+		return
+	}
+	k.stopped = true
+	if k.cancel != nil {
+		k.cancel()
+		k.cancel = nil
+	}
+}
+
+// Start brings a stopped kubelet back: it posts its node status and
+// renews its lease at once and looks at every pod bound to it again.
+func (k *Kubelet) Start() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.stopped {
+		return
+	}
+	k.stopped = false
+	k.stateMu.Lock()
+	k.announce = true
+	k.stateMu.Unlock()
+	if k.liveCtx != nil && k.liveCtx.Err() == nil {
+		k.startLocked()
+		return
+	}
+	k.loops.heartbeat.Enqueue(k.cfg.NodeName, controllers.Cause{Event: "kubelet started"})
+	for _, pod := range k.loops.pods.List() {
+		k.loops.podLoop.Enqueue(cache.Key(&pod.ObjectMeta), controllers.Cause{Event: "kubelet started", Kind: "Pod",
+			Namespace: pod.Namespace, Name: pod.Name, ResourceVersion: pod.ResourceVersion})
+	}
+}
+
+// Run runs the kubelet until ctx ends (live mode). Stop and Start may be
+// called meanwhile.
+func (k *Kubelet) Run(ctx context.Context) {
+	k.mu.Lock()
+	k.liveCtx = ctx
+	if !k.stopped {
+		k.startLocked()
+	}
+	k.mu.Unlock()
+	<-ctx.Done()
+	k.mu.Lock()
+	if k.cancel != nil {
+		k.cancel()
+		k.cancel = nil
+	}
+	k.mu.Unlock()
+	k.wg.Wait()
+}
+
+// startLocked runs the loops in goroutines; loops that already ran (their
+// queues are shut down) are replaced by fresh ones.
+func (k *Kubelet) startLocked() {
+	if k.loops.used {
+		l, err := k.newLoops()
+		if err != nil {
+			k.logger.Error("cannot restart the kubelet", "err", err)
+			return
+		}
+		k.loops = l
+	}
+	k.loops.used = true
+	ctx, cancel := context.WithCancel(k.liveCtx)
+	k.cancel = cancel
+	for _, c := range []*controllers.Controller{k.loops.heartbeat, k.loops.podLoop} {
+		k.wg.Add(1)
+		go func() {
+			defer k.wg.Done()
+			c.Run(ctx)
+		}()
+	}
+}

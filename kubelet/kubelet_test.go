@@ -1,0 +1,460 @@
+package kubelet
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/apiservertest"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// stepper drives controllers in step mode as the cluster stepper does:
+// sync every informer, then one reconcile each, until nothing is ready.
+type stepper struct {
+	t     *testing.T
+	ctx   context.Context
+	clk   *clock.Fake
+	loops func() []*controllers.Controller
+}
+
+func (s *stepper) settle() {
+	s.t.Helper()
+	for range 10000 {
+		progressed := false
+		for _, c := range s.loops() {
+			require.NoError(s.t, c.Sync(s.ctx))
+		}
+		for _, c := range s.loops() {
+			if info, ok := c.Step(s.ctx); ok {
+				progressed = true
+				if info.Err != nil {
+					s.t.Errorf("%s %s: %v", c.Name(), info.Key, info.Err)
+				}
+			}
+		}
+		if !progressed {
+			return
+		}
+	}
+	s.t.Fatal("the loops did not settle")
+}
+
+// next moves the clock to the earliest delayed key and settles there.
+func (s *stepper) next() time.Time {
+	s.t.Helper()
+	var at time.Time
+	found := false
+	for _, c := range s.loops() {
+		if d, ok := c.NextDeadline(); ok && (!found || d.Before(at)) {
+			at, found = d, true
+		}
+	}
+	require.True(s.t, found, "nothing is waiting")
+	s.clk.SetTime(at)
+	s.settle()
+	return at
+}
+
+// until steps timers up to and including t.
+func (s *stepper) until(t time.Time) {
+	s.t.Helper()
+	for {
+		var at time.Time
+		found := false
+		for _, c := range s.loops() {
+			if d, ok := c.NextDeadline(); ok && (!found || d.Before(at)) {
+				at, found = d, true
+			}
+		}
+		if !found || at.After(t) {
+			s.clk.SetTime(t)
+			s.settle()
+			return
+		}
+		s.next()
+	}
+}
+
+type fixture struct {
+	*stepper
+	env *apiservertest.Env
+	k   *Kubelet
+}
+
+func newFixture(t *testing.T, cfg Config) *fixture {
+	env := apiservertest.New(t)
+	cfg.Client, cfg.Clock = env.Client, env.Clock
+	if cfg.NodeName == "" {
+		cfg.NodeName = "node-1"
+	}
+	if cfg.PodCIDR == "" {
+		cfg.PodCIDR = "10.244.1.0/24"
+	}
+	k, err := New(cfg)
+	require.NoError(t, err)
+	f := &fixture{env: env, k: k, stepper: &stepper{t: t, ctx: context.Background(), clk: env.Clock, loops: k.Controllers}}
+	f.settle()
+	return f
+}
+
+func (f *fixture) createPod(name string, mutate func(*api.Pod)) *api.Pod {
+	f.t.Helper()
+	pod := &api.Pod{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx"}}},
+	}
+	if mutate != nil {
+		mutate(pod)
+	}
+	created, err := f.env.Client.Pods().Create(f.ctx, pod)
+	require.NoError(f.t, err)
+	require.NoError(f.t, f.env.Client.Pods().CreateSubresource(f.ctx, "default", name, "binding",
+		&api.Binding{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"}, Target: api.ObjectReference{Kind: "Node", Name: f.k.NodeName()}}))
+	return created
+}
+
+func (f *fixture) pod(name string) *api.Pod {
+	f.t.Helper()
+	pod, err := f.env.Client.Pods().Get(f.ctx, "default", name)
+	require.NoError(f.t, err)
+	return pod
+}
+
+func podCondition(pod *api.Pod, t api.PodConditionType) *api.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == t {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func (f *fixture) events(name string) []string {
+	f.t.Helper()
+	l, err := f.env.Client.Events().List(f.ctx, "", client.ListOptions{FieldSelector: "involvedObject.name=" + name})
+	require.NoError(f.t, err)
+	var out []string
+	for _, ev := range l.Items {
+		out = append(out, ev.Reason+": "+ev.Message)
+	}
+	return out
+}
+
+func TestRegistersNodeAndLease(t *testing.T) {
+	f := newFixture(t, Config{Labels: map[string]string{"zone": "a"}, Taints: []api.Taint{{Key: "dedicated", Value: "x", Effect: api.TaintEffectNoSchedule}}})
+	node, err := f.env.Client.Nodes().Get(f.ctx, "", "node-1")
+	require.NoError(t, err)
+	assert.Equal(t, "node-1", node.Labels[api.LabelHostname])
+	assert.Equal(t, "linux", node.Labels[api.LabelOSStable])
+	assert.Equal(t, "a", node.Labels["zone"])
+	assert.Equal(t, "10.244.1.0/24", node.Spec.PodCIDR)
+	require.Len(t, node.Spec.Taints, 1)
+	assert.Equal(t, "4", node.Status.Capacity.Cpu().String())
+	assert.Equal(t, "8Gi", node.Status.Capacity.Memory().String())
+	assert.Equal(t, "110", node.Status.Allocatable.Pods().String())
+	assert.Equal(t, []api.NodeAddress{{Type: api.NodeInternalIP, Address: "10.244.1.1"}, {Type: api.NodeHostName, Address: "node-1"}}, node.Status.Addresses)
+	assert.Equal(t, "v1.32.0", node.Status.NodeInfo.KubeletVersion)
+	ready := findNodeCondition(node.Status.Conditions, api.NodeReady)
+	require.NotNil(t, ready)
+	assert.Equal(t, api.ConditionTrue, ready.Status)
+	assert.Equal(t, "KubeletReady", ready.Reason)
+	assert.Equal(t, "kubelet is posting ready status", ready.Message)
+	for _, typ := range []api.NodeConditionType{api.NodeMemoryPressure, api.NodeDiskPressure, api.NodePIDPressure} {
+		assert.Equal(t, api.ConditionFalse, findNodeCondition(node.Status.Conditions, typ).Status, typ)
+	}
+	assert.Contains(t, f.events("node-1"), "NodeReady: Node node-1 status is now: NodeReady")
+	assert.Contains(t, f.events("node-1"), "Starting: Starting kubelet.")
+
+	lease, err := f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
+	require.NoError(t, err)
+	assert.Equal(t, "node-1", *lease.Spec.HolderIdentity)
+	assert.Equal(t, int32(40), *lease.Spec.LeaseDurationSeconds)
+	assert.True(t, lease.Spec.RenewTime.Equal(apiservertest.Start))
+	require.Len(t, lease.OwnerReferences, 1)
+	assert.Equal(t, node.UID, lease.OwnerReferences[0].UID)
+
+	at := f.next()
+	assert.Equal(t, apiservertest.Start.Add(10*time.Second), at)
+	lease, err = f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
+	require.NoError(t, err)
+	assert.True(t, lease.Spec.RenewTime.Equal(at), "renewed at %v", lease.Spec.RenewTime)
+}
+
+func TestPodStagesAtTheirTimes(t *testing.T) {
+	f := newFixture(t, Config{Stages: Stages{ContainerCreating: time.Second, Running: 2 * time.Second, Ready: 3 * time.Second}})
+	t0 := f.clk.Now()
+	f.createPod("web", nil)
+	f.settle()
+	pod := f.pod("web")
+	assert.Empty(t, pod.Status.ContainerStatuses, "nothing before the first delay")
+	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodScheduled).Status)
+
+	assert.Equal(t, t0.Add(time.Second), f.next())
+	pod = f.pod("web")
+	assert.Equal(t, api.PodPending, pod.Status.Phase)
+	require.Len(t, pod.Status.ContainerStatuses, 1)
+	assert.Equal(t, "ContainerCreating", pod.Status.ContainerStatuses[0].State.Waiting.Reason)
+	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodInitialized).Status)
+	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
+	assert.Equal(t, "containers with unready status: [nginx]", podCondition(pod, api.PodReady).Message)
+	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.ContainersReady).Status)
+	assert.Equal(t, "10.244.1.1", pod.Status.HostIP)
+	assert.Empty(t, pod.Status.PodIP)
+
+	assert.Equal(t, t0.Add(3*time.Second), f.next())
+	pod = f.pod("web")
+	assert.Equal(t, api.PodRunning, pod.Status.Phase)
+	cs := pod.Status.ContainerStatuses[0]
+	require.NotNil(t, cs.State.Running)
+	assert.True(t, cs.State.Running.StartedAt.Time.Equal(t0.Add(3*time.Second)))
+	assert.False(t, cs.Ready)
+	assert.Equal(t, int32(0), cs.RestartCount)
+	assert.Equal(t, "docker.io/library/nginx:latest", cs.Image)
+	assert.Contains(t, cs.ContainerID, "containerd://")
+	assert.Equal(t, "10.244.1.2", pod.Status.PodIP)
+	require.NotNil(t, pod.Status.StartTime)
+	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
+	assert.Equal(t, []string{
+		`Pulled: Container image "nginx" already present on machine`,
+		"Created: Created container nginx",
+		"Started: Started container nginx",
+	}, f.events("web"))
+
+	assert.Equal(t, t0.Add(6*time.Second), f.next())
+	pod = f.pod("web")
+	assert.True(t, pod.Status.ContainerStatuses[0].Ready)
+	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodReady).Status)
+	assert.True(t, podCondition(pod, api.PodReady).LastTransitionTime.Time.Equal(t0.Add(6*time.Second)))
+	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.ContainersReady).Status)
+	assert.Equal(t, []api.PodConditionType{api.PodReadyToStartContainers, api.PodInitialized, api.PodReady, api.ContainersReady, api.PodScheduled},
+		func() (out []api.PodConditionType) {
+			for _, c := range pod.Status.Conditions {
+				out = append(out, c.Type)
+			}
+			return out
+		}())
+	// Nothing is left for the pod: the next timer is the heartbeat.
+	assert.Equal(t, t0.Add(10*time.Second), f.next())
+}
+
+func TestPodIPsAreUnique(t *testing.T) {
+	f := newFixture(t, Config{})
+	for _, n := range []string{"a", "b", "c"} {
+		f.createPod(n, nil)
+	}
+	f.settle()
+	var ips []string
+	for _, n := range []string{"a", "b", "c"} {
+		pod := f.pod(n)
+		assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodReady).Status, "zero delays: ready at once")
+		ips = append(ips, pod.Status.PodIP)
+	}
+	assert.Equal(t, []string{"10.244.1.2", "10.244.1.3", "10.244.1.4"}, ips)
+}
+
+func TestCrashLoopBackOff(t *testing.T) {
+	f := newFixture(t, Config{})
+	t0 := f.clk.Now()
+	f.createPod("crashy", func(p *api.Pod) { p.Annotations = map[string]string{BehaviourAnnotation: "crash-after=5s"} })
+	f.settle()
+	require.True(t, f.pod("crashy").Status.ContainerStatuses[0].Ready)
+
+	// crash at +5s, back-off 10s, run again at +15s, crash at +20s, back-off 20s...
+	starts := t0
+	for restarts, backoff := range []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second} {
+		crashAt := starts.Add(5 * time.Second)
+		f.until(crashAt)
+		pod := f.pod("crashy")
+		cs := pod.Status.ContainerStatuses[0]
+		require.NotNil(t, cs.State.Waiting, "after crash %d", restarts+1)
+		assert.Equal(t, "CrashLoopBackOff", cs.State.Waiting.Reason)
+		assert.Equal(t, "back-off "+backoff.String()+" restarting failed container=nginx pod=crashy_default("+pod.UID+")", cs.State.Waiting.Message)
+		assert.Equal(t, int32(restarts+1), cs.RestartCount)
+		require.NotNil(t, cs.LastState.Terminated)
+		assert.Equal(t, int32(1), cs.LastState.Terminated.ExitCode)
+		assert.Equal(t, "Error", cs.LastState.Terminated.Reason)
+		assert.Equal(t, api.PodRunning, pod.Status.Phase)
+		assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
+
+		starts = crashAt.Add(backoff)
+		f.until(starts)
+		cs = f.pod("crashy").Status.ContainerStatuses[0]
+		require.NotNil(t, cs.State.Running, "restarted after %s", backoff)
+		assert.True(t, cs.State.Running.StartedAt.Time.Equal(starts))
+	}
+	assert.Contains(t, f.events("crashy"), "BackOff: Back-off restarting failed container nginx in pod crashy_default("+f.pod("crashy").UID+")")
+}
+
+func TestExitUnderRestartPolicies(t *testing.T) {
+	tests := []struct {
+		name, behaviour string
+		policy          api.RestartPolicy
+		phase           api.PodPhase
+		reason          string
+		code            int32
+	}{
+		{"exit 0 under Never", "exit-after=3s", api.RestartPolicyNever, api.PodSucceeded, "Completed", 0},
+		{"exit 0 under OnFailure", "exit-after=3s", api.RestartPolicyOnFailure, api.PodSucceeded, "Completed", 0},
+		{"exit 1 under Never", "exit-code=1,exit-after=3s", api.RestartPolicyNever, api.PodFailed, "Error", 1},
+		{"exit 1 under OnFailure restarts", "exit-code=1,exit-after=3s", api.RestartPolicyOnFailure, api.PodRunning, "Error", 1},
+		{"exit 0 under Always restarts", "exit-after=3s", api.RestartPolicyAlways, api.PodRunning, "Completed", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, Config{})
+			t0 := f.clk.Now()
+			f.createPod("job", func(p *api.Pod) {
+				p.Annotations = map[string]string{BehaviourAnnotation: tt.behaviour}
+				p.Spec.RestartPolicy = tt.policy
+			})
+			f.settle()
+			f.until(t0.Add(3 * time.Second))
+			pod := f.pod("job")
+			assert.Equal(t, tt.phase, pod.Status.Phase)
+			cs := pod.Status.ContainerStatuses[0]
+			term := cs.State.Terminated
+			if tt.phase == api.PodRunning {
+				term = cs.LastState.Terminated
+				assert.Equal(t, int32(1), cs.RestartCount)
+			} else {
+				assert.Equal(t, "PodCompleted", podCondition(pod, api.PodReady).Reason)
+				assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReadyToStartContainers).Status)
+			}
+			require.NotNil(t, term)
+			assert.Equal(t, tt.code, term.ExitCode)
+			assert.Equal(t, tt.reason, term.Reason)
+		})
+	}
+}
+
+func TestGracefulDeletion(t *testing.T) {
+	tests := []struct {
+		name   string
+		stop   time.Duration
+		grace  int64
+		gone   time.Duration // after the delete
+		code   int32
+		reason string
+	}{
+		{"stops at once", 0, 30, 0, 0, "Completed"},
+		{"stops after the stop delay", 5 * time.Second, 30, 5 * time.Second, 0, "Completed"},
+		{"killed at the end of the grace period", time.Minute, 20, 20 * time.Second, 137, "Error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, Config{Stages: Stages{Stop: tt.stop}})
+			// A finalizer keeps the pod after the kubelet's final delete, so
+			// that its last status can be read.
+			f.createPod("web", func(p *api.Pod) {
+				p.Spec.TerminationGracePeriodSeconds = &tt.grace
+				p.Finalizers = []string{"kubesim.io/test"}
+			})
+			f.settle()
+			require.Equal(t, api.PodRunning, f.pod("web").Status.Phase)
+			t0 := f.clk.Now()
+			require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "web", nil))
+			require.NotNil(t, f.pod("web").DeletionTimestamp, "a bound pod waits for its kubelet")
+			f.settle()
+			finished := func() bool {
+				g := f.pod("web").DeletionGracePeriodSeconds
+				return g != nil && *g == 0
+			}
+			for !finished() {
+				require.True(t, f.clk.Now().Before(t0.Add(tt.gone)), "not finished at %v", f.clk.Now().Sub(t0))
+				f.next()
+			}
+			assert.Equal(t, t0.Add(tt.gone), f.clk.Now(), "finished at the right time")
+			pod := f.pod("web")
+			term := pod.Status.ContainerStatuses[0].State.Terminated
+			require.NotNil(t, term)
+			assert.Equal(t, tt.code, term.ExitCode)
+			assert.Equal(t, tt.reason, term.Reason)
+			assert.Contains(t, f.events("web"), "Killing: Stopping container nginx")
+
+			// Without the finalizer, the kubelet's delete removes the pod.
+			pod.Finalizers = nil
+			_, err := f.env.Client.Pods().Update(f.ctx, pod)
+			require.NoError(t, err)
+			f.settle()
+			_, err = f.env.Client.Pods().Get(f.ctx, "default", "web")
+			assert.True(t, api.IsNotFound(err), "%v", err)
+		})
+	}
+}
+
+func TestDeletedPodIsRemoved(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.createPod("web", nil)
+	f.settle()
+	require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "web", nil))
+	f.settle()
+	_, err := f.env.Client.Pods().Get(f.ctx, "default", "web")
+	assert.True(t, api.IsNotFound(err), "%v", err)
+	// Its address is free again, but handed out round-robin.
+	f.createPod("next", nil)
+	f.settle()
+	assert.Equal(t, "10.244.1.3", f.pod("next").Status.PodIP)
+}
+
+func TestStoppedKubeletDoesNothing(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.k.Stop()
+	assert.True(t, f.k.Stopped())
+	f.createPod("web", nil)
+	f.settle() // a stepper that steps it anyway sees no work done
+	f.clk.Step(time.Minute)
+	f.settle()
+	assert.Empty(t, f.pod("web").Status.ContainerStatuses)
+	lease, err := f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
+	require.NoError(t, err)
+	assert.True(t, lease.Spec.RenewTime.Equal(apiservertest.Start))
+
+	f.k.Start()
+	assert.False(t, f.k.Stopped())
+	f.settle()
+	assert.Equal(t, api.ConditionTrue, podCondition(f.pod("web"), api.PodReady).Status)
+	lease, err = f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
+	require.NoError(t, err)
+	assert.True(t, lease.Spec.RenewTime.Equal(f.clk.Now()))
+}
+
+func TestLiveMode(t *testing.T) {
+	env := apiservertest.New(t)
+	k, err := New(Config{Client: env.Client, Clock: clock.Real{}, NodeName: "live-1", PodCIDR: "10.244.7.0/24"})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { k.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	f := &fixture{env: env, k: k, stepper: &stepper{t: t, ctx: context.Background()}}
+	ready := func(name string) func() bool {
+		return func() bool {
+			pod, err := env.Client.Pods().Get(context.Background(), "default", name)
+			return err == nil && podCondition(pod, api.PodReady) != nil && podCondition(pod, api.PodReady).Status == api.ConditionTrue
+		}
+	}
+	require.Eventually(t, func() bool {
+		_, err := env.Client.Nodes().Get(context.Background(), "", "live-1")
+		return err == nil
+	}, 10*time.Second, 10*time.Millisecond)
+	f.createPod("web", nil)
+	require.Eventually(t, ready("web"), 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, "10.244.7.2", f.pod("web").Status.PodIP)
+
+	// A stopped kubelet leaves a new pod alone; started again, it runs it.
+	k.Stop()
+	f.createPod("late", nil)
+	time.Sleep(100 * time.Millisecond)
+	assert.Empty(t, f.pod("late").Status.ContainerStatuses)
+	k.Start()
+	require.Eventually(t, ready("late"), 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, "10.244.7.3", f.pod("late").Status.PodIP)
+}

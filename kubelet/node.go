@@ -1,0 +1,240 @@
+package kubelet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// nodeConditions are the four conditions a healthy kubelet posts,
+// worded as kubelet_node_status.go / nodestatus/setters.go word them, with
+// the event each transition to that state records.
+var nodeConditions = []struct {
+	typ     api.NodeConditionType
+	status  api.ConditionStatus
+	reason  string
+	message string
+}{
+	{api.NodeMemoryPressure, api.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
+	{api.NodeDiskPressure, api.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
+	{api.NodePIDPressure, api.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
+	{api.NodeReady, api.ConditionTrue, "KubeletReady", "kubelet is posting ready status"},
+}
+
+// conditionEvent is the event reason recorded when a condition reaches
+// the healthy state (the kubelet's "Node x status is now: ...").
+func conditionEvent(t api.NodeConditionType) string {
+	switch t {
+	case api.NodeMemoryPressure:
+		return "NodeHasSufficientMemory"
+	case api.NodeDiskPressure:
+		return "NodeHasNoDiskPressure"
+	case api.NodePIDPressure:
+		return "NodeHasSufficientPID"
+	default:
+		return "NodeReady"
+	}
+}
+
+// nodeRef is what the kubelet's node events point at. The kubelet puts the
+// node's name in the uid, which kubectl describe node knows to look for.
+func (k *Kubelet) nodeRef() api.ObjectReference {
+	return api.ObjectReference{Kind: "Node", APIVersion: "v1", Name: k.cfg.NodeName, UID: k.cfg.NodeName}
+}
+
+// syncNode is one heartbeat: register the node if it is missing, post its
+// status when it changed (or has not been posted for the report
+// frequency), and renew the lease.
+func (k *Kubelet) syncNode(ctx context.Context, _ string) (controllers.Result, error) {
+	if k.Stopped() {
+		return controllers.Result{}, nil
+	}
+	now := k.cfg.Clock.Now()
+	nodes := k.c.Nodes()
+	k.stateMu.Lock()
+	announce := k.announce
+	k.stateMu.Unlock()
+	node, err := nodes.Get(ctx, "", k.cfg.NodeName)
+	var transitions []string
+	switch {
+	case api.IsNotFound(err):
+		initial := k.initialNode(now)
+		if node, err = nodes.Create(ctx, initial); err != nil {
+			return controllers.Result{}, fmt.Errorf("registering node %s: %w", k.cfg.NodeName, err)
+		}
+		if len(node.Status.Conditions) == 0 {
+			// The server dropped the status sent with the create (Kubernetes
+			// keeps it for nodes); post it through /status.
+			node.Status = initial.Status
+			if node, err = nodes.UpdateStatus(ctx, node); err != nil {
+				return controllers.Result{}, fmt.Errorf("updating node %s status: %w", k.cfg.NodeName, err)
+			}
+		}
+		for _, c := range nodeConditions {
+			transitions = append(transitions, conditionEvent(c.typ))
+		}
+		k.logger.Info("registered node")
+	case err != nil:
+		return controllers.Result{}, err
+	default:
+		status, changed, trans := k.nodeStatus(node, now, announce)
+		if changed {
+			updated := node.DeepCopy()
+			updated.Status = status
+			if node, err = nodes.UpdateStatus(ctx, updated); err != nil {
+				return controllers.Result{}, fmt.Errorf("updating node %s status: %w", k.cfg.NodeName, err)
+			}
+		}
+		transitions = trans
+	}
+	if announce {
+		k.event(ctx, k.nodeRef(), "Normal", "Starting", "Starting kubelet.")
+	}
+	for _, reason := range transitions {
+		k.event(ctx, k.nodeRef(), "Normal", reason, "Node %s status is now: %s", k.cfg.NodeName, reason)
+	}
+	k.stateMu.Lock()
+	k.announce = false
+	k.stateMu.Unlock()
+	if err := k.renewLease(ctx, node, now); err != nil {
+		return controllers.Result{}, err
+	}
+	return controllers.Result{RequeueAfter: k.cfg.RenewInterval}, nil
+}
+
+// initialNode is the Node the kubelet registers (kubelet_node_status.go
+// initialNode): labels, pod CIDR, taints and a full status.
+func (k *Kubelet) initialNode(now time.Time) *api.Node {
+	labels := map[string]string{
+		api.LabelHostname:   k.cfg.NodeName,
+		api.LabelOSStable:   "linux",
+		api.LabelArchStable: "amd64",
+	}
+	maps.Copy(labels, k.cfg.Labels)
+	node := &api.Node{
+		TypeMeta:   api.TypeMeta{Kind: "Node", APIVersion: "v1"},
+		ObjectMeta: api.ObjectMeta{Name: k.cfg.NodeName, Labels: labels},
+		Spec: api.NodeSpec{PodCIDR: k.cfg.PodCIDR, PodCIDRs: []string{k.cfg.PodCIDR},
+			Taints: append([]api.Taint(nil), k.cfg.Taints...)},
+	}
+	node.Status, _, _ = k.nodeStatus(node, now, true)
+	return node
+}
+
+// nodeStatus renders the status the kubelet posts and says whether it
+// differs enough from node's to be posted: a condition changed, the
+// heartbeat is older than the report frequency, or force. transitions
+// are the event reasons of the conditions that changed status.
+func (k *Kubelet) nodeStatus(node *api.Node, now time.Time, force bool) (status api.NodeStatus, changed bool, transitions []string) {
+	st := *node.Status.DeepCopy()
+	changed = force
+	st.Capacity = maps.Clone(k.cfg.Capacity)
+	st.Allocatable = maps.Clone(k.cfg.Capacity)
+	st.Addresses = []api.NodeAddress{{Type: api.NodeInternalIP, Address: k.cfg.InternalIP}, {Type: api.NodeHostName, Address: k.cfg.NodeName}}
+	st.DaemonEndpoints = api.NodeDaemonEndpoints{KubeletEndpoint: api.DaemonEndpoint{Port: 10250}}
+	id := sha256.Sum256([]byte(k.cfg.NodeName))
+	machine := hex.EncodeToString(id[:16])
+	st.NodeInfo = api.NodeSystemInfo{
+		MachineID: machine, SystemUUID: machine, BootID: hex.EncodeToString(id[16:]),
+		KernelVersion: "6.8.0-kubesim", OSImage: "kubesim simulated node", ContainerRuntimeVersion: "kubesim://" + KubeletVersion,
+		KubeletVersion: KubeletVersion, OperatingSystem: "linux", Architecture: "amd64",
+	}
+	heartbeat := api.NewTime(now)
+	var conds []api.NodeCondition
+	for _, want := range nodeConditions {
+		c := api.NodeCondition{Type: want.typ, Status: want.status, Reason: want.reason, Message: want.message,
+			LastHeartbeatTime: heartbeat, LastTransitionTime: heartbeat}
+		if old := findNodeCondition(node.Status.Conditions, want.typ); old != nil {
+			if old.Status == want.status {
+				c.LastTransitionTime = old.LastTransitionTime
+			} else {
+				transitions = append(transitions, conditionEvent(want.typ))
+			}
+			if old.Status != want.status || old.Reason != want.reason || old.Message != want.message ||
+				now.Sub(old.LastHeartbeatTime.Time) >= k.cfg.NodeStatusReportFrequency {
+				changed = true
+			}
+		} else {
+			changed = true
+			transitions = append(transitions, conditionEvent(want.typ))
+		}
+		conds = append(conds, c)
+	}
+	if changed {
+		st.Conditions = conds
+	}
+	return st, changed, transitions
+}
+
+func findNodeCondition(conds []api.NodeCondition, t api.NodeConditionType) *api.NodeCondition {
+	for i := range conds {
+		if conds[i].Type == t {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// renewLease writes the heartbeat Lease kube-node-lease/<node>, creating
+// it if needed; the last written lease is kept so a renewal is one write.
+func (k *Kubelet) renewLease(ctx context.Context, node *api.Node, now time.Time) error {
+	leases := k.c.Leases()
+	k.stateMu.Lock()
+	lease := k.lease
+	k.stateMu.Unlock()
+	if lease == nil {
+		got, err := leases.Get(ctx, api.NamespaceNodeLease, k.cfg.NodeName)
+		switch {
+		case api.IsNotFound(err):
+			holder := k.cfg.NodeName
+			secs := int32(k.cfg.LeaseDuration / time.Second)
+			renew := api.NewMicroTime(now)
+			lease = &api.Lease{
+				TypeMeta: api.TypeMeta{Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
+				ObjectMeta: api.ObjectMeta{Name: k.cfg.NodeName, Namespace: api.NamespaceNodeLease,
+					OwnerReferences: []api.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}}},
+				Spec: api.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, RenewTime: &renew},
+			}
+			created, err := leases.Create(ctx, lease)
+			if err != nil {
+				return fmt.Errorf("creating lease of node %s: %w", k.cfg.NodeName, err)
+			}
+			k.stateMu.Lock()
+			k.lease = created
+			k.stateMu.Unlock()
+			return nil
+		case err != nil:
+			return err
+		}
+		lease = got
+	}
+	lease = lease.DeepCopy()
+	renew := api.NewMicroTime(now)
+	lease.Spec.RenewTime = &renew
+	updated, err := leases.Update(ctx, lease)
+	if err != nil {
+		// Read it again next time (someone else changed or deleted it).
+		k.stateMu.Lock()
+		k.lease = nil
+		k.stateMu.Unlock()
+		return fmt.Errorf("renewing lease of node %s: %w", k.cfg.NodeName, err)
+	}
+	k.stateMu.Lock()
+	k.lease = updated
+	k.stateMu.Unlock()
+	return nil
+}
+
+// event records an event; a failure is logged, not retried, since a
+// retried step would record it twice.
+func (k *Kubelet) event(ctx context.Context, ref api.ObjectReference, typ, reason, format string, args ...any) {
+	if err := k.rec.Eventf(ctx, ref, typ, reason, format, args...); err != nil {
+		k.logger.Warn("cannot record event", "reason", reason, "err", err)
+	}
+}
