@@ -3,6 +3,7 @@ package garbagecollector
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -260,6 +261,8 @@ func TestDependentOfUnknownKindIsRetried(t *testing.T) {
 		ctrl.Step(f.ctx)
 	}
 	assert.True(t, f.exists("odd"), "an owner whose kind cannot be mapped is not taken for absent")
+	_, retrying := ctrl.NextDeadline()
+	assert.True(t, retrying, "the check is retried with back-off")
 }
 
 // widgets is a namespaced custom resource, served from the middle of the
@@ -326,4 +329,93 @@ func TestQueueKeysAndCauses(t *testing.T) {
 func TestNewRequiresConfig(t *testing.T) {
 	_, err := New(Config{})
 	assert.Error(t, err)
+}
+
+func TestForegroundWaitsForAGracefullyDeletedPod(t *testing.T) {
+	f := newFixture(t)
+	one := int32(1)
+	labels := map[string]string{"app": "web"}
+	rs, err := f.env.Client.ReplicaSets().Create(f.ctx, &api.ReplicaSet{
+		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: api.ReplicaSetSpec{Replicas: &one, Selector: &api.LabelSelector{MatchLabels: labels},
+			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels},
+				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}},
+	})
+	require.NoError(t, err)
+	ref := api.NewControllerRef(&rs.ObjectMeta, api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"})
+	_, err = f.env.Client.Pods().Create(f.ctx, &api.Pod{
+		ObjectMeta: api.ObjectMeta{Name: "web-1", Namespace: "default", Labels: labels, OwnerReferences: []api.OwnerReference{*ref}},
+		Spec:       api.PodSpec{NodeName: "node-1", Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+	})
+	require.NoError(t, err)
+	f.settle(nil)
+
+	fg := api.DeletePropagationForeground
+	require.NoError(t, f.env.Client.ReplicaSets().Delete(f.ctx, "default", "web", &api.DeleteOptions{PropagationPolicy: &fg}))
+	// Settle without moving the clock: the pod's grace period runs.
+	ctrl := f.gc.Controllers()[0]
+	for range 50 {
+		require.NoError(t, ctrl.Sync(f.ctx))
+		if _, ok := ctrl.Step(f.ctx); !ok {
+			break
+		}
+	}
+	pod, err := f.env.Client.Pods().Get(f.ctx, "default", "web-1")
+	require.NoError(t, err)
+	require.NotNil(t, pod.DeletionTimestamp, "the collector deleted the pod; its kubelet has yet to finish")
+	cur, err := f.env.Client.ReplicaSets().Get(f.ctx, "default", "web")
+	require.NoError(t, err, "the ReplicaSet waits for its pod")
+	assert.Contains(t, cur.Finalizers, api.FinalizerDeleteDependents)
+
+	// The kubelet finishes.
+	zero := int64(0)
+	require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "web-1", &api.DeleteOptions{GracePeriodSeconds: &zero}))
+	f.settle(nil)
+	_, err = f.env.Client.ReplicaSets().Get(f.ctx, "default", "web")
+	assert.True(t, api.IsNotFound(err), "the ReplicaSet goes once its pod is gone: %v", err)
+}
+
+// scenario runs one cascade and returns the keys reconciled, in order.
+func scenario(t *testing.T) []string {
+	f := newFixture(t)
+	a := f.configMap("a")
+	b := f.configMap("b", ownedBy(a, true))
+	f.configMap("c", ownedBy(b, true))
+	f.configMap("d", ownedBy(a, false), ownedBy(b, false))
+	f.configMap("e", ownedBy(a, true))
+	f.settle(nil)
+	f.delete("a", api.DeletePropagationForeground)
+	var out []string
+	ctrl := f.gc.Controllers()[0]
+	for range 200 {
+		require.NoError(t, ctrl.Sync(f.ctx))
+		info, ok := ctrl.Step(f.ctx)
+		if !ok {
+			break
+		}
+		out = append(out, info.Key+" <- "+info.Cause.String())
+	}
+	return out
+}
+
+func TestStepModeIsDeterministic(t *testing.T) {
+	first := scenario(t)
+	require.NotEmpty(t, first)
+	assert.Equal(t, first, scenario(t), "the same scenario reconciles the same keys in the same order")
+}
+
+func TestLiveMode(t *testing.T) {
+	f := newFixture(t)
+	owner := f.configMap("owner")
+	f.configMap("dep", ownedBy(owner, false))
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); f.gc.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	require.Eventually(t, func() bool { return f.gc.Controllers()[0].Pending() == 0 && len(f.gc.Monitored()) > 0 },
+		5*time.Second, 10*time.Millisecond)
+	f.delete("owner", "")
+	require.Eventually(t, func() bool { return !f.exists("dep") }, 5*time.Second, 10*time.Millisecond,
+		"the watch delivers the owner's deletion and the dependent is collected")
 }

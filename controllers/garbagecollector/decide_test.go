@@ -1,0 +1,123 @@
+package garbagecollector
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+func refTo(uid string, block bool) api.OwnerReference {
+	return api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "n-" + uid, UID: uid, BlockOwnerDeletion: &block}
+}
+
+func TestDecide(t *testing.T) {
+	a, b, c := refTo("a", true), refTo("b", false), refTo("c", true)
+	tests := []struct {
+		name          string
+		c             classified
+		hasDependents bool
+		depDeleting   bool
+		finalizers    []string
+		want          plan
+	}{
+		{name: "all owners live", c: classified{solid: []api.OwnerReference{a, b}}, want: plan{Kind: planNothing}},
+		{name: "one owner gone, one live", c: classified{solid: []api.OwnerReference{a}, dangling: []api.OwnerReference{b}},
+			want: plan{Kind: planRemoveReferences, RemoveUIDs: []string{"b"}}},
+		{name: "live owner, one gone and one deleting in the foreground",
+			c:    classified{solid: []api.OwnerReference{a}, dangling: []api.OwnerReference{b}, waiting: []api.OwnerReference{c}},
+			want: plan{Kind: planRemoveReferences, RemoveUIDs: []string{"b", "c"}}},
+		{name: "every owner gone", c: classified{dangling: []api.OwnerReference{a, b}},
+			want: plan{Kind: planDelete, Policy: api.DeletePropagationBackground}},
+		{name: "owner gone, item asked for orphaning", c: classified{dangling: []api.OwnerReference{a}},
+			finalizers: []string{api.FinalizerOrphanDependents},
+			want:       plan{Kind: planDelete, Policy: api.DeletePropagationOrphan}},
+		{name: "owner gone, item asked for foreground", c: classified{dangling: []api.OwnerReference{a}},
+			finalizers: []string{"x/y", api.FinalizerDeleteDependents},
+			want:       plan{Kind: planDelete, Policy: api.DeletePropagationForeground}},
+		{name: "foreground owner, leaf item", c: classified{waiting: []api.OwnerReference{a}},
+			want: plan{Kind: planDelete, Policy: api.DeletePropagationBackground}},
+		{name: "foreground owner, item with dependents", c: classified{waiting: []api.OwnerReference{a}}, hasDependents: true,
+			want: plan{Kind: planDelete, Policy: api.DeletePropagationForeground}},
+		{name: "foreground owner, item whose dependent also deletes dependents",
+			c: classified{waiting: []api.OwnerReference{a}, dangling: []api.OwnerReference{b}}, hasDependents: true, depDeleting: true,
+			want: plan{Kind: planUnblockAndDelete, Policy: api.DeletePropagationForeground}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, decide(tt.c, tt.hasDependents, tt.depDeleting, tt.finalizers))
+		})
+	}
+}
+
+func TestReferencesDiffs(t *testing.T) {
+	a, b, c := refTo("a", true), refTo("b", false), refTo("c", true)
+	bBlocking := refTo("b", true)
+	tests := []struct {
+		name                    string
+		old, cur                []api.OwnerReference
+		added, removed, changed []api.OwnerReference
+	}{
+		{name: "same", old: []api.OwnerReference{a, b}, cur: []api.OwnerReference{a, b}},
+		{name: "added", old: []api.OwnerReference{a}, cur: []api.OwnerReference{a, c}, added: []api.OwnerReference{c}},
+		{name: "removed", old: []api.OwnerReference{a, b}, cur: []api.OwnerReference{b}, removed: []api.OwnerReference{a}},
+		{name: "blockOwnerDeletion turned on", old: []api.OwnerReference{b}, cur: []api.OwnerReference{bBlocking},
+			changed: []api.OwnerReference{bBlocking}},
+		{name: "from none", cur: []api.OwnerReference{a}, added: []api.OwnerReference{a}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			added, removed, changed := referencesDiffs(tt.old, tt.cur)
+			assert.Equal(t, tt.added, added)
+			assert.Equal(t, tt.removed, removed)
+			assert.Equal(t, tt.changed, changed)
+		})
+	}
+}
+
+func TestReferenceEdits(t *testing.T) {
+	a, b := refTo("a", true), refTo("b", false)
+	out, changed := withoutOwners([]api.OwnerReference{a, b}, []string{"a"})
+	assert.True(t, changed)
+	assert.Equal(t, []api.OwnerReference{b}, out)
+	_, changed = withoutOwners([]api.OwnerReference{b}, []string{"a"})
+	assert.False(t, changed)
+
+	out, changed = unblocked([]api.OwnerReference{a, b})
+	assert.True(t, changed)
+	for _, r := range out {
+		assert.False(t, boolValue(r.BlockOwnerDeletion))
+	}
+	assert.True(t, boolValue(a.BlockOwnerDeletion), "the input is not changed")
+	_, changed = unblocked([]api.OwnerReference{b})
+	assert.False(t, changed)
+}
+
+func TestBlockingDependents(t *testing.T) {
+	s := snapshot{dependents: []dependentInfo{
+		{identity: objectReference{Name: "x"}, blocking: true},
+		{identity: objectReference{Name: "y"}},
+		{identity: objectReference{Name: "z"}, blocking: true, beingDeleted: true},
+	}}
+	var names []string
+	for _, d := range blockingDependents(s) {
+		names = append(names, d.identity.Name)
+	}
+	assert.Equal(t, []string{"x", "z"}, names)
+}
+
+func TestKeys(t *testing.T) {
+	n := &node{identity: objectReference{Kind: "Pod", Namespace: "default", Name: "web-1", UID: "u-1"}}
+	key := itemKey(actionDelete, n)
+	assert.Equal(t, "attemptToDelete Pod default/web-1 u-1", key)
+	action, uid, ok := parseKey(key)
+	assert.True(t, ok)
+	assert.Equal(t, actionDelete, action)
+	assert.Equal(t, "u-1", uid)
+
+	n = &node{identity: objectReference{Kind: "Node", Name: "n1", UID: "u-2"}}
+	assert.Equal(t, "attemptToOrphan Node n1 u-2", itemKey(actionOrphan, n))
+	_, _, ok = parseKey("junk")
+	assert.False(t, ok)
+}
