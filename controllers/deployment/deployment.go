@@ -1,0 +1,390 @@
+package deployment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/client/record"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/controllers/replicaset"
+)
+
+// ControllerName is the name --controllers uses.
+const ControllerName = "deployment"
+
+// Component is the event source of the controller, as in Kubernetes.
+const Component = "deployment-controller"
+
+// GroupVersionKind is apps/v1 Deployment, the kind of the references the
+// controller puts on its ReplicaSets.
+var GroupVersionKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+
+// controllerUIDIndex indexes ReplicaSets by their controller's uid, and
+// orphans by "orphan/<namespace>".
+const controllerUIDIndex = "controllerUID"
+
+// Config builds a DeploymentController.
+type Config struct {
+	// Client is the controller's API client (required).
+	Client *client.Client
+	// Clock drives conditions and the progress deadline (required).
+	Clock clock.Clock
+	// Recorder records events; by default one signed deployment-controller.
+	Recorder *record.Recorder
+	// Namespace limits the controller to one namespace ("" for all).
+	Namespace string
+	// Workers is the number of concurrent syncs in live mode (1).
+	Workers int
+	// Logger (discarded when nil).
+	Logger *slog.Logger
+}
+
+// DeploymentController rolls Deployments out through ReplicaSets.
+type DeploymentController struct {
+	client   *client.Client
+	clock    clock.Clock
+	recorder *record.Recorder
+	logger   *slog.Logger
+
+	dInformer   *cache.Informer[*api.Deployment]
+	rsInformer  *cache.Informer[*api.ReplicaSet]
+	podInformer *cache.Informer[*api.Pod]
+	controller  *controllers.Controller
+}
+
+// New builds the controller and its informers (not yet synced).
+func New(cfg Config) (*DeploymentController, error) {
+	if cfg.Client == nil || cfg.Clock == nil {
+		return nil, errors.New("deployment: Client and Clock are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Recorder == nil {
+		cfg.Recorder = record.New(cfg.Client, Component, "", cfg.Clock)
+	}
+	dc := &DeploymentController{
+		client:      cfg.Client,
+		clock:       cfg.Clock,
+		recorder:    cfg.Recorder,
+		logger:      cfg.Logger.With("controller", ControllerName),
+		dInformer:   cache.New(cfg.Client.Deployments(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		rsInformer:  cache.New(cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		podInformer: cache.New(cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+	}
+	dc.rsInformer.AddIndexer(controllerUIDIndex, func(rs *api.ReplicaSet) []string {
+		if ref := api.GetControllerOf(&rs.ObjectMeta); ref != nil {
+			return []string{ref.UID}
+		}
+		return []string{"orphan/" + rs.Namespace}
+	})
+	c, err := controllers.New(controllers.Config{
+		Name:       ControllerName,
+		Reconciler: dc,
+		Sources:    []controllers.Source{dc.dInformer, dc.rsInformer, dc.podInformer},
+		Clock:      cfg.Clock,
+		Workers:    cfg.Workers,
+		Logger:     cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	dc.controller = c
+	dc.dInformer.AddHandler(controllers.EnqueueObject[*api.Deployment](c, "Deployment"))
+	dc.rsInformer.AddHandler(cache.Handler[*api.ReplicaSet]{
+		OnAdd:    func(rs *api.ReplicaSet) { dc.replicaSetChanged(nil, rs, "ADDED") },
+		OnUpdate: func(old, rs *api.ReplicaSet) { dc.replicaSetChanged(old, rs, "MODIFIED") },
+		OnDelete: func(rs *api.ReplicaSet) { dc.replicaSetChanged(nil, rs, "DELETED") },
+	})
+	dc.podInformer.AddHandler(cache.Handler[*api.Pod]{OnDelete: dc.deletePod})
+	return dc, nil
+}
+
+// Controllers returns the controller's one loop, for a manager or stepper.
+func (dc *DeploymentController) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{dc.controller}
+}
+
+// Run runs the controller until ctx ends (live mode).
+func (dc *DeploymentController) Run(ctx context.Context) { dc.controller.Run(ctx) }
+
+func causeOf(event, kind string, m *api.ObjectMeta) controllers.Cause {
+	return controllers.Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
+}
+
+// deploymentFor returns the Deployment ref points at, if the cache has that
+// very object.
+func (dc *DeploymentController) deploymentFor(ns string, ref *api.OwnerReference) *api.Deployment {
+	if ref == nil || ref.Kind != GroupVersionKind.Kind {
+		return nil
+	}
+	d, ok := dc.dInformer.Get(ns, ref.Name)
+	if !ok || d.UID != ref.UID {
+		return nil
+	}
+	return d
+}
+
+// replicaSetChanged wakes the Deployment that controls rs (and the one that
+// did, if that changed), or, for an orphan, every Deployment that selects
+// it, so one adopts it.
+func (dc *DeploymentController) replicaSetChanged(old, rs *api.ReplicaSet, event string) {
+	cause := causeOf(event, "ReplicaSet", &rs.ObjectMeta)
+	ref := api.GetControllerOf(&rs.ObjectMeta)
+	if old != nil {
+		if oldRef := api.GetControllerOf(&old.ObjectMeta); oldRef != nil && (ref == nil || oldRef.UID != ref.UID) {
+			if d := dc.deploymentFor(old.Namespace, oldRef); d != nil {
+				dc.controller.Enqueue(cache.Key(&d.ObjectMeta), cause)
+			}
+		}
+	}
+	if ref != nil {
+		if d := dc.deploymentFor(rs.Namespace, ref); d != nil {
+			dc.controller.Enqueue(cache.Key(&d.ObjectMeta), cause)
+		}
+		return
+	}
+	if event == "DELETED" {
+		return
+	}
+	for _, d := range dc.dInformer.ByIndex(cache.NamespaceIndex, rs.Namespace) {
+		sel, err := replicaset.SelectorAsSelector(d.Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(labels.Set(rs.Labels)) {
+			continue
+		}
+		dc.controller.Enqueue(cache.Key(&d.ObjectMeta), cause)
+	}
+}
+
+// deletePod wakes a Recreate Deployment whose last pod is gone: it waits
+// for that before starting new pods.
+func (dc *DeploymentController) deletePod(p *api.Pod) {
+	rsRef := api.GetControllerOf(&p.ObjectMeta)
+	if rsRef == nil || rsRef.Kind != replicaset.GroupVersionKind.Kind {
+		return
+	}
+	rs, ok := dc.rsInformer.Get(p.Namespace, rsRef.Name)
+	if !ok || rs.UID != rsRef.UID {
+		return
+	}
+	d := dc.deploymentFor(rs.Namespace, api.GetControllerOf(&rs.ObjectMeta))
+	if d == nil || d.Spec.Strategy.Type != api.RecreateDeploymentStrategyType {
+		return
+	}
+	dc.controller.Enqueue(cache.Key(&d.ObjectMeta), causeOf("DELETED", "Pod", &p.ObjectMeta))
+}
+
+// Reconcile syncs one Deployment (syncDeployment).
+func (dc *DeploymentController) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	ns, name, _ := strings.Cut(key, "/")
+	cached, ok := dc.dInformer.Get(ns, name)
+	if !ok {
+		return controllers.Result{}, nil
+	}
+	d := cached.DeepCopy()
+
+	if d.Spec.Selector != nil && len(d.Spec.Selector.MatchLabels) == 0 && len(d.Spec.Selector.MatchExpressions) == 0 {
+		dc.event(ctx, d, "Warning", "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
+		if d.Status.ObservedGeneration < d.Generation {
+			d.Status.ObservedGeneration = d.Generation
+			return controllers.Result{}, dc.writeStatus(ctx, d)
+		}
+		return controllers.Result{}, nil
+	}
+
+	rsList, err := dc.getReplicaSetsForDeployment(ctx, d)
+	if err != nil {
+		return controllers.Result{}, err
+	}
+	podMap, err := dc.getPodMapForDeployment(d, rsList)
+	if err != nil {
+		return controllers.Result{}, err
+	}
+	if d.DeletionTimestamp != nil {
+		return controllers.Result{}, dc.syncStatusOnly(ctx, d, rsList)
+	}
+	if err := dc.checkPausedConditions(ctx, d); err != nil {
+		return controllers.Result{}, err
+	}
+	if d.Spec.Paused {
+		return controllers.Result{}, dc.sync(ctx, d, rsList)
+	}
+	scaling, err := dc.isScalingEvent(ctx, d, rsList)
+	if err != nil {
+		return controllers.Result{}, err
+	}
+	if scaling {
+		return controllers.Result{}, dc.sync(ctx, d, rsList)
+	}
+	switch d.Spec.Strategy.Type {
+	case api.RecreateDeploymentStrategyType:
+		return dc.rolloutRecreate(ctx, d, rsList, podMap)
+	case api.RollingUpdateDeploymentStrategyType:
+		return dc.rolloutRolling(ctx, d, rsList)
+	}
+	return controllers.Result{}, fmt.Errorf("unexpected deployment strategy type: %s", d.Spec.Strategy.Type)
+}
+
+// getReplicaSetsForDeployment claims the ReplicaSets of d: its own that
+// its selector matches, plus matching orphans it adopts; its own that no
+// longer match are released. The result holds copies, safe to change.
+func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context, d *api.Deployment) ([]*api.ReplicaSet, error) {
+	selector, err := replicaset.SelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s/%s has invalid label selector: %w", d.Namespace, d.Name, err)
+	}
+	candidates := dc.rsInformer.ByIndex(controllerUIDIndex, d.UID)
+	candidates = append(candidates, dc.rsInformer.ByIndex(controllerUIDIndex, "orphan/"+d.Namespace)...)
+	var out []*api.ReplicaSet
+	var errs []error
+	checked := false
+	for _, rs := range candidates {
+		match := selector.Matches(labels.Set(rs.Labels))
+		ref := api.GetControllerOf(&rs.ObjectMeta)
+		switch {
+		case ref != nil && ref.UID != d.UID:
+		case ref != nil && match:
+			out = append(out, rs.DeepCopy())
+		case ref != nil:
+			if d.DeletionTimestamp != nil {
+				continue
+			}
+			if err := dc.releaseReplicaSet(ctx, d, rs); err != nil && !api.IsNotFound(err) {
+				errs = append(errs, err)
+			}
+		default:
+			if d.DeletionTimestamp != nil || !match || rs.DeletionTimestamp != nil {
+				continue
+			}
+			if !checked {
+				// A quorum read: a Deployment being deleted, or a new one
+				// under the same name, must not adopt.
+				fresh, err := dc.client.Deployments().Get(ctx, d.Namespace, d.Name)
+				if err != nil {
+					return nil, err
+				}
+				if fresh.UID != d.UID {
+					return nil, fmt.Errorf("original Deployment %s/%s is gone: got uid %s, wanted %s", d.Namespace, d.Name, fresh.UID, d.UID)
+				}
+				if fresh.DeletionTimestamp != nil {
+					return nil, fmt.Errorf("%s/%s has just been deleted at %v", d.Namespace, d.Name, fresh.DeletionTimestamp.Time)
+				}
+				checked = true
+			}
+			adopted, err := dc.adoptReplicaSet(ctx, d, rs)
+			if err != nil {
+				if !api.IsNotFound(err) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			out = append(out, adopted)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func (dc *DeploymentController) adoptReplicaSet(ctx context.Context, d *api.Deployment, rs *api.ReplicaSet) (*api.ReplicaSet, error) {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"ownerReferences": []any{api.NewControllerRef(&d.ObjectMeta, GroupVersionKind)},
+		"uid":             rs.UID,
+	}})
+	if err != nil {
+		return nil, err
+	}
+	return dc.client.ReplicaSets().Patch(ctx, rs.Namespace, rs.Name, client.StrategicPatch, patch)
+}
+
+func (dc *DeploymentController) releaseReplicaSet(ctx context.Context, d *api.Deployment, rs *api.ReplicaSet) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"ownerReferences": []any{map[string]any{"$patch": "delete", "uid": d.UID}},
+		"uid":             rs.UID,
+	}})
+	if err != nil {
+		return err
+	}
+	_, err = dc.client.ReplicaSets().Patch(ctx, rs.Namespace, rs.Name, client.StrategicPatch, patch)
+	return err
+}
+
+// getPodMapForDeployment groups the pods d selects by the uid of the
+// ReplicaSet (of rsList) controlling them.
+func (dc *DeploymentController) getPodMapForDeployment(d *api.Deployment, rsList []*api.ReplicaSet) (map[string][]*api.Pod, error) {
+	selector, err := replicaset.SelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, err
+	}
+	podMap := make(map[string][]*api.Pod, len(rsList))
+	for _, rs := range rsList {
+		podMap[rs.UID] = nil
+	}
+	for _, p := range dc.podInformer.ByIndex(cache.NamespaceIndex, d.Namespace) {
+		if !selector.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		ref := api.GetControllerOf(&p.ObjectMeta)
+		if ref == nil {
+			continue
+		}
+		if _, ok := podMap[ref.UID]; ok {
+			podMap[ref.UID] = append(podMap[ref.UID], p)
+		}
+	}
+	return podMap, nil
+}
+
+// event records an event about d (best effort).
+func (dc *DeploymentController) event(ctx context.Context, d *api.Deployment, typ, reason, format string, args ...any) {
+	if err := dc.recorder.Eventf(ctx, record.Ref(d, GroupVersionKind), typ, reason, format, args...); err != nil {
+		dc.logger.Warn("cannot record event", "reason", reason, "err", err)
+	}
+}
+
+// writeStatus writes d's status through /status and takes the new
+// resourceVersion, so a later write in the same sync does not conflict.
+func (dc *DeploymentController) writeStatus(ctx context.Context, d *api.Deployment) error {
+	out, err := dc.client.Deployments().UpdateStatus(ctx, d)
+	if err != nil {
+		return err
+	}
+	d.ObjectMeta = out.ObjectMeta
+	d.Status = out.Status
+	return nil
+}
+
+// setDeploymentRevision writes the revision annotation on d when it
+// differs. Kubernetes sends it with the status update; kubesim's status
+// subresource keeps metadata, so it is a metadata-only merge patch (which
+// does not change the generation).
+func (dc *DeploymentController) setDeploymentRevision(ctx context.Context, d *api.Deployment, revision string) error {
+	if d.Annotations[api.RevisionAnnotation] == revision {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"annotations": map[string]string{api.RevisionAnnotation: revision},
+	}})
+	if err != nil {
+		return err
+	}
+	out, err := dc.client.Deployments().Patch(ctx, d.Namespace, d.Name, client.MergePatch, patch)
+	if err != nil {
+		return err
+	}
+	d.ObjectMeta = out.ObjectMeta
+	return nil
+}
+
+func statusEqual(a, b *api.DeploymentStatus) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
