@@ -1,0 +1,346 @@
+package nodelifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/client/record"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// Name is the controller's name, as --controllers uses it.
+const Name = "nodelifecycle"
+
+// The defaults, as kube-controller-manager's.
+const (
+	// DefaultNodeMonitorGracePeriod is how long a node may go without a
+	// heartbeat before it is Unknown (--node-monitor-grace-period).
+	DefaultNodeMonitorGracePeriod = 40 * time.Second
+	// DefaultPodEvictionTimeout is the tolerationSeconds a pod without a
+	// toleration for unreachable or not-ready gets (the
+	// DefaultTolerationSeconds admission plugin's 300).
+	DefaultPodEvictionTimeout = 300 * time.Second
+)
+
+// The node status the controller posts for a silent kubelet, worded as
+// the real controller words it.
+const (
+	reasonNodeStatusUnknown = "NodeStatusUnknown"
+	messageStoppedPosting   = "Kubelet stopped posting node status."
+	messageNeverPosted      = "Kubelet never posted node status."
+)
+
+// Config builds a Controller.
+type Config struct {
+	// Client talks to the API server (required).
+	Client *client.Client
+	// Clock times the grace period and the evictions (required).
+	Clock clock.Clock
+	// NodeMonitorGracePeriod (DefaultNodeMonitorGracePeriod).
+	NodeMonitorGracePeriod time.Duration
+	// PodEvictionTimeout (DefaultPodEvictionTimeout).
+	PodEvictionTimeout time.Duration
+	// Logger logs (discarded when nil).
+	Logger *slog.Logger
+}
+
+// Controller is the node lifecycle controller.
+type Controller struct {
+	cfg      Config
+	c        *client.Client
+	nodeRec  *record.Recorder
+	evictRec *record.Recorder
+	logger   *slog.Logger
+
+	nodes  *cache.Informer[*api.Node]
+	leases *cache.Informer[*api.Lease]
+	pods   *cache.Informer[*api.Pod]
+	ctrl   *controllers.Controller
+
+	mu    sync.Mutex
+	known map[string]bool
+}
+
+// nodeNameIndex indexes pods by spec.nodeName.
+const nodeNameIndex = "spec.nodeName"
+
+// New checks cfg and returns the controller.
+func New(cfg Config) (*Controller, error) {
+	if cfg.Client == nil || cfg.Clock == nil {
+		return nil, fmt.Errorf("nodelifecycle: Client and Clock are required")
+	}
+	if cfg.NodeMonitorGracePeriod <= 0 {
+		cfg.NodeMonitorGracePeriod = DefaultNodeMonitorGracePeriod
+	}
+	if cfg.PodEvictionTimeout < 0 {
+		return nil, fmt.Errorf("nodelifecycle: PodEvictionTimeout must not be negative")
+	}
+	if cfg.PodEvictionTimeout == 0 {
+		cfg.PodEvictionTimeout = DefaultPodEvictionTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := cfg.Client.WithUserAgent("kube-controller-manager/" + Name)
+	nc := &Controller{cfg: cfg, c: c, logger: cfg.Logger.With("controller", Name), known: map[string]bool{},
+		nodeRec:  record.New(c, "node-controller", "", cfg.Clock),
+		evictRec: record.New(c, "taint-eviction-controller", "", cfg.Clock),
+	}
+	nc.nodes = cache.New(c.Nodes(), "", client.ListOptions{}, nc.logger)
+	nc.leases = cache.New(c.Leases(), api.NamespaceNodeLease, client.ListOptions{}, nc.logger)
+	nc.pods = cache.New(c.Pods(), "", client.ListOptions{}, nc.logger)
+	nc.pods.AddIndexer(nodeNameIndex, func(p *api.Pod) []string { return []string{p.Spec.NodeName} })
+	var err error
+	nc.ctrl, err = controllers.New(controllers.Config{Name: Name, Reconciler: nc, Clock: cfg.Clock, Logger: nc.logger,
+		Sources: []controllers.Source{nc.nodes, nc.leases, nc.pods}})
+	if err != nil {
+		return nil, err
+	}
+	nc.addHandlers()
+	return nc, nil
+}
+
+// addHandlers wakes a node's reconcile when something that matters to it
+// changes. A healthy node's lease renewals do not: the reconcile already
+// waits for the moment the grace period would run out.
+func (nc *Controller) addHandlers() {
+	enqueue := func(event, kind, name string, m *api.ObjectMeta) {
+		nc.ctrl.Enqueue(name, controllers.Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion})
+	}
+	nc.nodes.AddHandler(cache.Handler[*api.Node]{
+		OnAdd: func(n *api.Node) { enqueue("ADDED", "Node", n.Name, &n.ObjectMeta) },
+		OnUpdate: func(old, n *api.Node) {
+			if readyStatus(old) != readyStatus(n) || !sameTaints(old.Spec.Taints, n.Spec.Taints) {
+				enqueue("MODIFIED", "Node", n.Name, &n.ObjectMeta)
+			}
+		},
+		OnDelete: func(n *api.Node) { enqueue("DELETED", "Node", n.Name, &n.ObjectMeta) },
+	})
+	nc.leases.AddHandler(cache.Handler[*api.Lease]{
+		OnAdd: func(l *api.Lease) { enqueue("ADDED", "Lease", l.Name, &l.ObjectMeta) },
+		OnUpdate: func(_, l *api.Lease) {
+			if nc.unhealthy(l.Name) {
+				enqueue("MODIFIED", "Lease", l.Name, &l.ObjectMeta)
+			}
+		},
+	})
+	onPod := func(event string) func(*api.Pod) {
+		return func(p *api.Pod) {
+			if p.Spec.NodeName != "" && nc.hasNoExecuteTaint(p.Spec.NodeName) {
+				enqueue(event, "Pod", p.Spec.NodeName, &p.ObjectMeta)
+			}
+		}
+	}
+	nc.pods.AddHandler(cache.Handler[*api.Pod]{OnAdd: onPod("ADDED"), OnUpdate: func(_, p *api.Pod) { onPod("MODIFIED")(p) }})
+}
+
+func readyStatus(n *api.Node) api.ConditionStatus {
+	if c := readyCondition(n); c != nil {
+		return c.Status
+	}
+	return ""
+}
+
+func sameTaints(a, b []api.Taint) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// unhealthy reports whether node looks down or still tainted, so that a
+// renewal of its lease is news.
+func (nc *Controller) unhealthy(name string) bool {
+	node, ok := nc.nodes.Get("", name)
+	if !ok {
+		return true
+	}
+	if readyStatus(node) != api.ConditionTrue {
+		return true
+	}
+	for _, t := range node.Spec.Taints {
+		for _, k := range controllerTaintKeys {
+			if t.Key == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (nc *Controller) hasNoExecuteTaint(name string) bool {
+	node, ok := nc.nodes.Get("", name)
+	if !ok {
+		return false
+	}
+	for _, t := range node.Spec.Taints {
+		if t.Effect == api.TaintEffectNoExecute {
+			return true
+		}
+	}
+	return false
+}
+
+// Controllers returns the controller's one loop.
+func (nc *Controller) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{nc.ctrl}
+}
+
+// Run runs the controller until ctx ends (live mode).
+func (nc *Controller) Run(ctx context.Context) { nc.ctrl.Run(ctx) }
+
+var nodeGVK = api.GroupVersionKind{Version: "v1", Kind: "Node"}
+var podGVK = api.GroupVersionKind{Version: "v1", Kind: "Pod"}
+
+// Reconcile checks one node's health: conditions to Unknown once its
+// heartbeat is older than the grace period, taints that follow its Ready
+// condition, and evictions of pods that do not tolerate its NoExecute
+// taints. It comes back when the next of those deadlines is due.
+func (nc *Controller) Reconcile(ctx context.Context, name string) (controllers.Result, error) {
+	cached, ok := nc.nodes.Get("", name)
+	if !ok {
+		nc.mu.Lock()
+		delete(nc.known, name)
+		nc.mu.Unlock()
+		return controllers.Result{}, nil
+	}
+	node := cached.DeepCopy()
+	now := nc.cfg.Clock.Now()
+	nc.mu.Lock()
+	first := !nc.known[name]
+	nc.known[name] = true
+	nc.mu.Unlock()
+	if first {
+		nc.event(ctx, nc.nodeRec, record.Ref(node, nodeGVK), "Normal", "RegisteredNode", "Node %s event: Registered Node %s in Controller", name, name)
+	}
+	var wake time.Duration
+	lease, _ := nc.leases.Get(api.NamespaceNodeLease, name)
+	deadline := probeTime(node, lease).Add(nc.cfg.NodeMonitorGracePeriod)
+	if now.Before(deadline) {
+		wake = deadline.Sub(now)
+	} else if ready := readyCondition(node); ready == nil || ready.Status != api.ConditionUnknown {
+		wasReady := ready != nil && ready.Status == api.ConditionTrue
+		updated := node.DeepCopy()
+		markUnknown(&updated.Status, now)
+		var err error
+		if node, err = nc.c.Nodes().UpdateStatus(ctx, updated); err != nil {
+			return controllers.Result{}, fmt.Errorf("marking node %s unknown: %w", name, err)
+		}
+		nc.logger.Info("node stopped posting status", "node", name)
+		if wasReady {
+			nc.event(ctx, nc.nodeRec, record.Ref(node, nodeGVK), "Normal", "NodeNotReady", "Node %s status is now: %s", name, "NodeNotReady")
+			if err := nc.markPodsNotReady(ctx, name, now); err != nil {
+				return controllers.Result{}, err
+			}
+		}
+	}
+	if taints, changed := desiredTaints(node.Spec.Taints, taintKeyFor(readyCondition(node)), now); changed {
+		updated := node.DeepCopy()
+		updated.Spec.Taints = taints
+		var err error
+		if node, err = nc.c.Nodes().Update(ctx, updated); err != nil {
+			return controllers.Result{}, fmt.Errorf("updating taints of node %s: %w", name, err)
+		}
+	}
+	evictWake, err := nc.evict(ctx, node, now)
+	if err != nil {
+		return controllers.Result{}, err
+	}
+	if evictWake > 0 && (wake == 0 || evictWake < wake) {
+		wake = evictWake
+	}
+	return controllers.Result{RequeueAfter: wake}, nil
+}
+
+// markUnknown sets the node's conditions to Unknown, as monitorNodeHealth
+// does for a node whose kubelet went silent.
+func markUnknown(st *api.NodeStatus, now time.Time) {
+	for _, typ := range []api.NodeConditionType{api.NodeReady, api.NodeMemoryPressure, api.NodeDiskPressure, api.NodePIDPressure} {
+		found := false
+		for i := range st.Conditions {
+			c := &st.Conditions[i]
+			if c.Type != typ {
+				continue
+			}
+			found = true
+			if c.Status != api.ConditionUnknown {
+				c.Status, c.Reason, c.Message = api.ConditionUnknown, reasonNodeStatusUnknown, messageStoppedPosting
+				c.LastTransitionTime = api.NewTime(now)
+			}
+		}
+		if !found {
+			st.Conditions = append(st.Conditions, api.NodeCondition{Type: typ, Status: api.ConditionUnknown,
+				Reason: reasonNodeStatusUnknown, Message: messageNeverPosted,
+				LastHeartbeatTime: api.NewTime(now), LastTransitionTime: api.NewTime(now)})
+		}
+	}
+}
+
+// markPodsNotReady is MarkPodsNotReady: the node's pods lose their Ready
+// condition, so their endpoints and owners stop counting them.
+func (nc *Controller) markPodsNotReady(ctx context.Context, node string, now time.Time) error {
+	for _, cached := range nc.pods.ByIndex(nodeNameIndex, node) {
+		pod := cached.DeepCopy()
+		changed := false
+		for i := range pod.Status.Conditions {
+			c := &pod.Status.Conditions[i]
+			if c.Type == api.PodReady && c.Status != api.ConditionFalse {
+				c.Status, c.LastTransitionTime, changed = api.ConditionFalse, api.NewTime(now), true
+			}
+		}
+		if !changed {
+			continue
+		}
+		if _, err := nc.c.Pods().UpdateStatus(ctx, pod); err != nil {
+			if api.IsNotFound(err) {
+				continue
+			}
+			return fmt.Errorf("marking pod %s/%s not ready: %w", pod.Namespace, pod.Name, err)
+		}
+		nc.event(ctx, nc.nodeRec, record.Ref(pod, podGVK), "Warning", "NodeNotReady", "Node is not ready")
+	}
+	return nil
+}
+
+// evict deletes the node's pods whose toleration of its NoExecute taints
+// has run out, and says when the next one will (0: none).
+func (nc *Controller) evict(ctx context.Context, node *api.Node, now time.Time) (time.Duration, error) {
+	var wake time.Duration
+	for _, pod := range nc.pods.ByIndex(nodeNameIndex, node.Name) {
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		at, ok := evictionTime(pod, node.Spec.Taints, nc.cfg.PodEvictionTimeout)
+		if !ok {
+			continue
+		}
+		if now.Before(at) {
+			if d := at.Sub(now); wake == 0 || d < wake {
+				wake = d
+			}
+			continue
+		}
+		nc.event(ctx, nc.evictRec, record.Ref(pod, podGVK), "Normal", "TaintManagerEviction", "Marking for deletion Pod %s/%s", pod.Namespace, pod.Name)
+		uid := pod.UID
+		err := nc.c.Pods().Delete(ctx, pod.Namespace, pod.Name, &api.DeleteOptions{Preconditions: &api.Preconditions{UID: &uid}})
+		if err != nil && !api.IsNotFound(err) {
+			return 0, fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+	}
+	return wake, nil
+}
+
+// event records an event; a failure is logged, since a retried reconcile
+// would record it twice.
+func (nc *Controller) event(ctx context.Context, rec *record.Recorder, ref api.ObjectReference, typ, reason, format string, args ...any) {
+	if err := rec.Eventf(ctx, ref, typ, reason, format, args...); err != nil {
+		nc.logger.Warn("cannot record event", "reason", reason, "err", err)
+	}
+}
