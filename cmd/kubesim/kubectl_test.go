@@ -25,6 +25,8 @@ type server struct {
 	url        string
 	stop       func()
 	done       chan int
+	// exitCode is what run returned, once stopped.
+	exitCode int
 }
 
 // startServer runs `kubesim serve` (the real command, in process) on a
@@ -62,7 +64,7 @@ func startServer(t *testing.T, dataDir string, extra ...string) *server {
 		once.Do(func() {
 			cancel()
 			select {
-			case <-s.done:
+			case s.exitCode = <-s.done:
 			case <-time.After(30 * time.Second):
 				t.Error("kubesim serve did not stop")
 			}
@@ -198,6 +200,59 @@ func TestKubectlCompatibility(t *testing.T) {
 		assert.Contains(t, out, "pod/web")
 		assert.Contains(t, out, "replicaset.apps/frontend")
 	})
+	t.Run("get -w shows a change as a new row", func(t *testing.T) {
+		cmd := k.cmd("get", "pods", "-w")
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		lines := make(chan string, 100)
+		go func() {
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		readLine := func() string {
+			select {
+			case l := <-lines:
+				return l
+			case <-time.After(20 * time.Second):
+				t.Fatal("kubectl get -w printed nothing")
+			}
+			return ""
+		}
+		assert.Regexp(t, `^NAME\s+READY\s+STATUS`, readLine())
+		assert.Regexp(t, `^web\s+0/1\s+Pending`, readLine())
+		k.ok("label", "pod", "web", "watched=yes")
+		assert.Regexp(t, `^web\s+0/1\s+Pending`, readLine(), "the change is a new row, not a new header")
+	})
+	t.Run("describe pod shows its events", func(t *testing.T) {
+		uid := k.ok("get", "pod", "web", "-o", "jsonpath={.metadata.uid}")
+		ev := filepath.Join(t.TempDir(), "event.yaml")
+		require.NoError(t, os.WriteFile(ev, []byte(`apiVersion: v1
+kind: Event
+metadata:
+  name: web.1
+involvedObject:
+  kind: Pod
+  namespace: default
+  name: web
+  uid: `+uid+`
+reason: Testing
+message: hello from the test
+type: Normal
+source:
+  component: kubectl-test
+`), 0o600))
+		k.ok("apply", "-f", ev)
+		out := k.ok("describe", "pod", "web")
+		assert.Contains(t, out, "Name:")
+		assert.Regexp(t, `(?m)^Events:`, out)
+		assert.Regexp(t, `Normal\s+Testing\s+.*kubectl-test\s+hello from the test`, out)
+		assert.Contains(t, k.ok("get", "events"), "hello from the test")
+	})
 	t.Run("explain", func(t *testing.T) {
 		out := k.ok("explain", "pods.spec")
 		assert.Contains(t, out, "containers")
@@ -229,4 +284,19 @@ func TestKubectlWrongToken(t *testing.T) {
 	assert.Contains(t, errOut, "You must be logged in to the server (Unauthorized)")
 	errOut = k.fail("get", "pods")
 	assert.Contains(t, errOut, "You must be logged in to the server")
+}
+
+func TestServeRestartKeepsEverything(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	k := newKubectl(t, s)
+	k.ok("apply", "-f", "testdata/cm.yaml")
+	uid := k.ok("get", "cm", "settings", "-o", "jsonpath={.metadata.uid}")
+	s.stop()
+	assert.Equal(t, 0, s.exitCode, "SIGTERM-style shutdown exits cleanly")
+
+	s2 := startServer(t, dir)
+	k2 := newKubectl(t, s2)
+	assert.Equal(t, uid, k2.ok("get", "cm", "settings", "-o", "jsonpath={.metadata.uid}"))
+	assert.Contains(t, k2.ok("get", "ns"), "kube-node-lease")
 }
