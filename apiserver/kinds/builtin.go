@@ -44,6 +44,7 @@ func Builtin() []*registry.Resource {
 			Strategy:            nodeStrategy{},
 			Schema:              schema.FromGoType(reflect.TypeOf(api.Node{})),
 			StatusSubresource:   true,
+			KeepStatusOnCreate:  true,
 			Table:               nodeTable(),
 			Fields:              nodeFields,
 		},

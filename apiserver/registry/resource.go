@@ -31,6 +31,10 @@ type Resource struct {
 	// StatusSubresource splits writes: the main resource cannot change
 	// status and /status can change only status.
 	StatusSubresource bool
+	// KeepStatusOnCreate keeps the status sent at creation although the
+	// resource has a status subresource (nodes: the kubelet registers its
+	// node with its status, as in Kubernetes).
+	KeepStatusOnCreate bool
 	// Scale, when set, serves /scale as an autoscaling/v1 Scale.
 	Scale *ScaleSubresource
 	// Table prints the resource for kubectl get; nil prints NAME and AGE.

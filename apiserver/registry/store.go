@@ -150,7 +150,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	meta.DeletionTimestamp = nil
 	meta.DeletionGracePeriodSeconds = nil
 
-	if s.res.StatusSubresource {
+	if s.res.StatusSubresource && !s.res.KeepStatusOnCreate {
 		// Status is written through /status only; a create starts without.
 		resetStatus(obj)
 	}
