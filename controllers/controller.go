@@ -71,20 +71,27 @@ type Config struct {
 	Clock      clock.Clock
 	// Workers is the number of concurrent reconciles in live mode (1).
 	Workers int
-	Logger  *slog.Logger
+	// Periodic marks a loop that requeues itself forever (a heartbeat, a
+	// monitor): the stepper does not wait for it to settle.
+	Periodic bool
+	Logger   *slog.Logger
 }
 
 // Controller runs one Reconciler over a queue fed by its sources.
 type Controller struct {
-	name    string
-	rec     Reconciler
-	sources []Source
-	queue   *workqueue.Queue
-	workers int
-	logger  *slog.Logger
+	name     string
+	rec      Reconciler
+	sources  []Source
+	queue    *workqueue.Queue
+	workers  int
+	periodic bool
+	logger   *slog.Logger
 
 	mu     sync.Mutex
 	causes map[string]Cause
+	// delayed marks causes of keys waiting on a timer: an event that
+	// queues the key sooner replaces such a cause.
+	delayed map[string]bool
 }
 
 // New checks cfg and returns the controller.
@@ -99,12 +106,15 @@ func New(cfg Config) (*Controller, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Controller{name: cfg.Name, rec: cfg.Reconciler, sources: cfg.Sources,
-		queue: workqueue.New(workqueue.Config{Clock: cfg.Clock}), workers: cfg.Workers,
-		logger: cfg.Logger.With("controller", cfg.Name), causes: map[string]Cause{}}, nil
+		queue: workqueue.New(workqueue.Config{Clock: cfg.Clock}), workers: cfg.Workers, periodic: cfg.Periodic,
+		logger: cfg.Logger.With("controller", cfg.Name), causes: map[string]Cause{}, delayed: map[string]bool{}}, nil
 }
 
 // Name is the controller's name, as --controllers uses it.
 func (c *Controller) Name() string { return c.name }
+
+// Periodic reports whether the loop requeues itself forever.
+func (c *Controller) Periodic() bool { return c.periodic }
 
 // AddSource adds an informer the controller needs synced.
 func (c *Controller) AddSource(s Source) { c.sources = append(c.sources, s) }
@@ -113,8 +123,9 @@ func (c *Controller) AddSource(s Source) { c.sources = append(c.sources, s) }
 // is kept).
 func (c *Controller) Enqueue(key string, cause Cause) {
 	c.mu.Lock()
-	if _, ok := c.causes[key]; !ok {
+	if _, ok := c.causes[key]; !ok || c.delayed[key] {
 		c.causes[key] = cause
+		delete(c.delayed, key)
 	}
 	c.mu.Unlock()
 	c.queue.Add(key)
@@ -122,11 +133,7 @@ func (c *Controller) Enqueue(key string, cause Cause) {
 
 // EnqueueAfter queues key after d.
 func (c *Controller) EnqueueAfter(key string, d time.Duration, cause Cause) {
-	c.mu.Lock()
-	if _, ok := c.causes[key]; !ok {
-		c.causes[key] = cause
-	}
-	c.mu.Unlock()
+	c.noteDelayedCause(key, cause)
 	c.queue.AddAfter(key, d)
 }
 
@@ -144,31 +151,35 @@ func (c *Controller) process(ctx context.Context, key string) StepInfo {
 	c.mu.Lock()
 	cause := c.causes[key]
 	delete(c.causes, key)
+	delete(c.delayed, key)
 	c.mu.Unlock()
 	res, err := c.rec.Reconcile(ctx, key)
 	switch {
 	case err != nil:
 		c.logger.Debug("reconcile failed; will retry", "key", key, "err", err)
+		c.noteDelayedCause(key, Cause{Event: "retry after error"})
 		c.queue.AddRateLimited(key)
-		c.noteCause(key, Cause{Event: "retry after error"})
 	case res.RequeueAfter > 0:
 		c.queue.Forget(key)
+		c.noteDelayedCause(key, Cause{Event: "requeue after " + res.RequeueAfter.String()})
 		c.queue.AddAfter(key, res.RequeueAfter)
-		c.noteCause(key, Cause{Event: "requeue after " + res.RequeueAfter.String()})
 	case res.Requeue:
+		c.noteDelayedCause(key, Cause{Event: "requeue"})
 		c.queue.AddRateLimited(key)
-		c.noteCause(key, Cause{Event: "requeue"})
 	default:
 		c.queue.Forget(key)
 	}
 	return StepInfo{Key: key, Cause: cause, Result: res, Err: err}
 }
 
-func (c *Controller) noteCause(key string, cause Cause) {
+// noteDelayedCause records why a key waits on a timer, unless an event
+// already queued it.
+func (c *Controller) noteDelayedCause(key string, cause Cause) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.causes[key]; !ok {
 		c.causes[key] = cause
+		c.delayed[key] = true
 	}
 }
 

@@ -196,7 +196,7 @@ func (k *Kubelet) newLoops() (*loops, error) {
 	}
 	l.pods.AddHandler(controllers.EnqueueObject[*api.Pod](l.podLoop, "Pod"))
 	l.heartbeat, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName + "/heartbeat",
-		Reconciler: controllers.ReconcileFunc(k.syncNode), Clock: k.cfg.Clock, Logger: k.logger})
+		Reconciler: controllers.ReconcileFunc(k.syncNode), Clock: k.cfg.Clock, Logger: k.logger, Periodic: true})
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,9 @@ type Recorder struct {
 
 	mu   sync.Mutex
 	seen map[string]*api.Event
+	// last is the last timestamp used in a name: on a fake clock many
+	// events share one instant, and names must still differ.
+	last int64
 }
 
 // New returns a recorder that signs events with component (and host, for
@@ -90,7 +93,10 @@ func (r *Recorder) Eventf(ctx context.Context, ref api.ObjectReference, eventTyp
 	}
 	// Named like Kubernetes names events: <object>.<nanoseconds in hex>;
 	// on a fake clock two events can share a time, so step on a collision.
-	nanos := r.clock.Now().UnixNano()
+	r.mu.Lock()
+	nanos := max(r.clock.Now().UnixNano(), r.last+1)
+	r.last = nanos
+	r.mu.Unlock()
 	for attempt := 0; ; attempt++ {
 		ev.Name = fmt.Sprintf("%s.%x", ref.Name, nanos+int64(attempt))
 		created, err := events.Create(ctx, ev)
@@ -101,6 +107,7 @@ func (r *Recorder) Eventf(ctx context.Context, ref api.ObjectReference, eventTyp
 			return err
 		}
 		r.mu.Lock()
+		r.last = max(r.last, nanos+int64(attempt))
 		r.seen[key] = created
 		r.mu.Unlock()
 		return nil

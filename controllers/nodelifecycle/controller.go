@@ -100,7 +100,7 @@ func New(cfg Config) (*Controller, error) {
 	nc.pods.AddIndexer(nodeNameIndex, func(p *api.Pod) []string { return []string{p.Spec.NodeName} })
 	var err error
 	nc.ctrl, err = controllers.New(controllers.Config{Name: Name, Reconciler: nc, Clock: cfg.Clock, Logger: nc.logger,
-		Sources: []controllers.Source{nc.nodes, nc.leases, nc.pods}})
+		Periodic: true, Sources: []controllers.Source{nc.nodes, nc.leases, nc.pods}})
 	if err != nil {
 		return nil, err
 	}

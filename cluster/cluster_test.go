@@ -1,0 +1,110 @@
+package cluster
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+)
+
+var bg = context.Background()
+
+func rs(name string, replicas int32) *api.ReplicaSet {
+	return &api.ReplicaSet{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: api.ReplicaSetSpec{
+			Replicas: &replicas,
+			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: api.PodTemplateSpec{
+				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec:       api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.25"}}},
+			},
+		},
+	}
+}
+
+func stepCluster(t *testing.T) *Cluster {
+	c, err := New(Config{StepMode: true, Seed: 1, NodeCount: 3})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func runningPods(t *testing.T, cl *client.Client, selector string) []*api.Pod {
+	l, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: selector})
+	require.NoError(t, err)
+	var out []*api.Pod
+	for _, p := range l.Items {
+		if p.Status.Phase == api.PodRunning && p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func TestReplicaSetSelfHealsInStepMode(t *testing.T) {
+	c := stepCluster(t)
+	cl := c.Client("test")
+	_, err := c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+	nodes, err := cl.Nodes().List(bg, "", client.ListOptions{})
+	require.NoError(t, err)
+	assert.Len(t, nodes.Items, 3, "every kubelet registered its node")
+
+	_, err = cl.ReplicaSets().Create(bg, rs("web", 3))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+	pods := runningPods(t, cl, "app=web")
+	require.Len(t, pods, 3)
+
+	victim := pods[0].Name
+	require.NoError(t, cl.Pods().Delete(bg, "default", victim, nil))
+	_, err = c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+	pods = runningPods(t, cl, "app=web")
+	require.Len(t, pods, 3, "the control loop put a pod back")
+	for _, p := range pods {
+		assert.NotEqual(t, victim, p.Name)
+	}
+	_, err = cl.Pods().Get(bg, "default", victim)
+	assert.True(t, api.IsNotFound(err), "the kubelet finished the graceful delete")
+
+	// Deleting the ReplicaSet removes its pods (garbage collector).
+	require.NoError(t, cl.ReplicaSets().Delete(bg, "default", "web", nil))
+	_, err = c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+	left, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: "app=web"})
+	require.NoError(t, err)
+	assert.Empty(t, left.Items)
+}
+
+func traceOf(t *testing.T) string {
+	c := stepCluster(t)
+	cl := c.Client("test")
+	_, err := c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+	_, err = cl.ReplicaSets().Create(bg, rs("web", 3))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+	var b strings.Builder
+	for _, e := range c.Trace() {
+		b.WriteString(e.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestStepModeTraceIsDeterministic(t *testing.T) {
+	a, b := traceOf(t), traceOf(t)
+	assert.Equal(t, a, b)
+	assert.Contains(t, a, "replicaset")
+	assert.Contains(t, a, "scheduler")
+	assert.Contains(t, a, "create /api/v1/namespaces/default/pods 201")
+}
