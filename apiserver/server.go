@@ -76,7 +76,11 @@ type Server struct {
 	stores  map[string]*registry.Store
 	order   []*registry.Resource
 	handler http.Handler
-	rest    *handlers.Handler
+	// loopback is the chain without authentication, for the control
+	// plane's own in-process clients (Kubernetes gives them a privileged
+	// loopback token instead).
+	loopback http.Handler
+	rest     *handlers.Handler
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -118,7 +122,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	chain := append(admission.Chain{lifecycle}, cfg.Admission...)
 	s.rest = &handlers.Handler{Lookup: s.Store, Admission: chain, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
-	s.handler = s.buildChain()
+	s.handler = s.buildChain(cfg.Authenticator)
+	s.loopback = s.buildChain(nil)
 	return s, nil
 }
 
@@ -167,6 +172,10 @@ func (s *Server) Resources() []*registry.Resource {
 // Handler is the server's whole HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// LoopbackHandler is the handler without authentication, for in-process
+// components of the same control plane. Never serve it on a socket.
+func (s *Server) LoopbackHandler() http.Handler { return s.loopback }
+
 // Bootstrap creates the system namespaces if they do not exist yet.
 func (s *Server) Bootstrap(ctx context.Context) error {
 	st, ok := s.Store("", "v1", "namespaces")
@@ -183,7 +192,7 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 }
 
 // buildChain wraps the routes in the filters every request passes.
-func (s *Server) buildChain() http.Handler {
+func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 	r := mux.NewRouter()
 	r.SkipClean(true)
 	r.HandleFunc("/version", func(w http.ResponseWriter, _ *http.Request) {
@@ -211,8 +220,8 @@ func (s *Server) buildChain() http.Handler {
 	})
 	var h http.Handler = r
 	h = withRequestInfo(h)
-	if s.cfg.Authenticator != nil {
-		h = authn.WithAuthentication(h, s.cfg.Authenticator, nil)
+	if auth != nil {
+		h = authn.WithAuthentication(h, auth, nil)
 	}
 	return s.withRecovery(h)
 }

@@ -54,6 +54,8 @@ type Config struct {
 	// with the kubelet's default capacity.
 	Nodes     []NodeConfig
 	NodeCount int
+	// APIServerOnly runs the API server without any control loop.
+	APIServerOnly bool
 	// StepMode runs on a fake clock driven by Step; otherwise Start runs
 	// everything live on the real clock.
 	StepMode bool
@@ -165,6 +167,9 @@ func New(cfg Config) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
+	if cfg.APIServerOnly {
+		return c, nil
+	}
 	if err := c.build(); err != nil {
 		c.Close()
 		return nil, err
@@ -197,7 +202,7 @@ func (c *Cluster) openStore() error {
 // client returns an in-process client for one actor; in step mode its
 // writes are recorded for the trace.
 func (c *Cluster) client(name string) (*client.Client, *recorder) {
-	rec := &recorder{next: &client.InProcessTransport{Handler: c.server.Handler()}}
+	rec := &recorder{next: &client.InProcessTransport{Handler: c.server.LoopbackHandler()}}
 	cl, _ := client.New(client.Config{Server: "http://in-process", Transport: rec, UserAgent: name})
 	return cl, rec
 }
@@ -263,11 +268,7 @@ func (c *Cluster) build() error {
 	}
 	nodes := c.cfg.Nodes
 	if len(nodes) == 0 {
-		n := c.cfg.NodeCount
-		if n == 0 {
-			n = 3
-		}
-		for i := 1; i <= n; i++ {
+		for i := 1; i <= c.cfg.NodeCount; i++ {
 			nodes = append(nodes, NodeConfig{Name: fmt.Sprintf("node-%d", i)})
 		}
 	}
@@ -304,7 +305,7 @@ func (c *Cluster) Server() *apiserver.Server { return c.server }
 // Client returns a client of the API server for a user (kubectl-like
 // callers: tests, the demo, scenario steps); its writes are not traced.
 func (c *Cluster) Client(userAgent string) *client.Client {
-	return client.NewInProcess(c.server.Handler(), userAgent)
+	return client.NewInProcess(c.server.LoopbackHandler(), userAgent)
 }
 
 // Clock is the cluster's clock.

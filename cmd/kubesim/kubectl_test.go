@@ -125,7 +125,8 @@ func (k *kubectl) fail(args ...string) string {
 }
 
 func TestKubectlCompatibility(t *testing.T) {
-	s := startServer(t, t.TempDir())
+	// The API alone: no control loop changes what the test creates.
+	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 
 	t.Run("version", func(t *testing.T) {

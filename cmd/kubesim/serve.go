@@ -14,12 +14,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
-	"github.com/kubesim/kubesim/apiserver/kinds"
-	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/pki"
-	"github.com/kubesim/kubesim/store/boltstore"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,6 +28,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	kubeconfig := fs.String("kubeconfig", "", "where to write a kubeconfig for kubectl (default DATA-DIR/kubeconfig)")
 	tokenFile := fs.String("token-file", "", "extra users, in kube-apiserver's token CSV format (token,user,uid,\"group1,group2\")")
 	noFsync := fs.Bool("unsafe-no-fsync", false, "UNSAFE: do not fsync the store; acknowledged writes can be lost on a crash (demos only)")
+	nodes := fs.Int("nodes", 3, "number of fake nodes (one kubelet each)")
+	apiOnly := fs.Bool("api-server-only", false, "run the API server alone, without controllers, scheduler or kubelets")
+	ctrls := fs.String("controllers", "*", "controllers to run: \"*\" for all, \"-name\" to turn one off (replicaset, deployment, garbagecollector, namespace, nodelifecycle)")
+	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready)")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -39,12 +41,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-
-	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(*dataDir, boltstore.FileName), UnsafeNoFsync: *noFsync, Logger: logger})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil {
@@ -72,14 +68,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		auths = append(auths, extra)
 	}
 
-	srv, err := apiserver.New(apiserver.Config{
-		Storage: st, Clock: clock.Real{}, Rand: rand.Reader, Resources: kinds.Builtin(),
-		Authenticator: authn.Union(auths...), Logger: logger,
-	})
+	if *nodes < 0 {
+		return fmt.Errorf("--nodes must be 0 or more, not %d", *nodes)
+	}
+	cfg := cluster.Config{
+		DataDir: *dataDir, NodeCount: *nodes, Controllers: *ctrls,
+		Stages:        kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay},
+		Authenticator: authn.Union(auths...), UnsafeNoFsync: *noFsync, Logger: logger,
+		APIServerOnly: *apiOnly,
+	}
+	cl, err := cluster.New(cfg)
 	if err != nil {
 		return err
 	}
-	if err := srv.Bootstrap(ctx); err != nil {
+	defer cl.Close()
+	runCtx, stopLoops := context.WithCancel(ctx)
+	defer stopLoops()
+	if err := cl.Start(runCtx); err != nil {
 		return err
 	}
 
@@ -98,7 +103,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", *kubeconfig, *kubeconfig)
 
 	hs := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           cl.Server().Handler(),
 		TLSConfig:         bundle.ServerTLSConfig(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
@@ -111,9 +116,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	// Finish requests in flight (writes complete, watches end), then the
-	// deferred st.Close() commits what was queued and closes the file.
+	// Stop the control loops, finish requests in flight (writes complete,
+	// watches end), then the deferred cl.Close() commits what was queued
+	// and closes the store.
 	logger.Info("shutting down")
+	stopLoops()
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
