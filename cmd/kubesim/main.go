@@ -14,7 +14,7 @@ func usage(w io.Writer) {
 
 Usage:
   kubesim serve [flags]   run the API server over HTTPS (kubectl works against it)
-  kubesim demo            tell the ReplicaSet story in process
+  kubesim demo            tell the ReplicaSet story in process, step by step
 
 Run "kubesim COMMAND -h" for the flags of a command.`)
 }
@@ -35,6 +35,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		err = serve(ctx, args[1:], stdout, stderr)
+	case "demo":
+		err = demo(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
