@@ -285,3 +285,5 @@ func TestNodeInfoAddRemovePod(t *testing.T) {
 	assert.Equal(t, Resources{}, ni.NonZeroRequested)
 	assert.Equal(t, int64(0), ni.PodsOfOwner("u"))
 }
+
+func resourceMust(s string) resource.Quantity { return resource.MustParse(s) }

@@ -19,7 +19,7 @@ import (
 // env is an API server and a scheduler on it, driven in step mode.
 type env struct {
 	*apiservertest.Env
-	t     *testing.T
+	t     testing.TB
 	ctx   context.Context
 	sched *Scheduler
 	ctrl  *controllers.Controller
