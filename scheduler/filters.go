@@ -32,7 +32,9 @@ type FilterFunc func(pod *PodInfo, node *NodeInfo) []string
 
 // FilterPlugin is a named filter, as the framework's FilterPlugin.
 type FilterPlugin struct {
-	Name   string
+	// Name is the plugin's name in kube-scheduler (NodeResourcesFit...).
+	Name string
+	// Filter is the check.
 	Filter FilterFunc
 }
 

@@ -11,8 +11,10 @@ import (
 // Framework is one scheduling profile: the filters and scores a decision
 // runs. It holds no state, so one Framework may serve many decisions.
 type Framework struct {
+	// Filters run in order; the first to reject a node decides its reason.
 	Filters []FilterPlugin
-	Scores  []ScorePlugin
+	// Scores are summed, each times its weight.
+	Scores []ScorePlugin
 }
 
 // DefaultFramework is the default profile: DefaultFilters and
@@ -24,6 +26,7 @@ func DefaultFramework() *Framework {
 // NodeResult is what one node got in a decision: rejected by a filter (with
 // its reasons) or scored.
 type NodeResult struct {
+	// Node is the node's name.
 	Node string
 	// Filter is the plugin that rejected the node, "" when it passed.
 	Filter string
@@ -39,6 +42,10 @@ func (r NodeResult) Feasible() bool { return r.Filter == "" }
 
 // Decision is one scheduling cycle's outcome, kept for the trace.
 type Decision struct {
+	// Cycle numbers the scheduler's decisions from 1, so a stepper can
+	// tell whether a step made a new one (a pod already bound or deleted
+	// is dropped without a decision). The pure Schedule leaves it alone.
+	Cycle uint64
 	// Pod is the pod's namespace/name.
 	Pod string
 	// Nodes holds each node's result, in node name order.
@@ -128,7 +135,7 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, r *rand.Rand, d *D
 // Copy returns a copy of d that shares no memory d's next decision will
 // overwrite.
 func (d *Decision) Copy() Decision {
-	return Decision{Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties}
+	return Decision{Cycle: d.Cycle, Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties}
 }
 
 // FitError is the histogram of reasons when no node fits; nil when one
@@ -186,8 +193,10 @@ const ErrNoNodesAvailable = "no nodes available to schedule pods"
 // FitError says why a pod fits no node: how many nodes there are and how
 // many nodes gave each reason (framework.FitError).
 type FitError struct {
+	// NumAllNodes is the number of nodes considered.
 	NumAllNodes int
-	Reasons     map[string]int
+	// Reasons counts the nodes that gave each reason.
+	Reasons map[string]int
 }
 
 // Error is the FailedScheduling message: "0/3 nodes are available: 1

@@ -352,6 +352,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	}
 	info := NewPodInfo(pod)
 	s.fw.Schedule(info, s.sortedLocked(), s.rand, &s.last)
+	s.last.Cycle++
 	chosen := s.last.Chosen
 	var msg string
 	if chosen == "" {

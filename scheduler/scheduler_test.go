@@ -143,6 +143,7 @@ func TestSchedulesAndSpreadsPodsOfOneController(t *testing.T) {
 	assert.Equal(t, map[string]int{"node-1": 2, "node-2": 2, "node-3": 2}, perNode)
 
 	d := e.sched.LastDecision()
+	assert.Equal(t, uint64(6), d.Cycle)
 	assert.Equal(t, "default/web-5", d.Pod)
 	assert.Len(t, d.Nodes, 3)
 	assert.Equal(t, e.pod("web-5").Spec.NodeName, d.Chosen)
@@ -309,6 +310,7 @@ func TestAlreadyBoundPodIsDropped(t *testing.T) {
 	assert.Equal(t, controllers.Result{}, info.Result)
 	assert.Equal(t, "node-2", e.pod("p").Spec.NodeName)
 	assert.Empty(t, e.events("p"), "no Scheduled event for a binding that failed")
+	assert.Equal(t, uint64(1), e.sched.LastDecision().Cycle)
 	assert.Empty(t, e.run())
 
 	// The node the failed binding had assumed is free again.
@@ -331,6 +333,7 @@ func TestOtherSchedulersPodsAreLeftAlone(t *testing.T) {
 	e.run()
 	assert.NotEmpty(t, e.pod("mine").Spec.NodeName)
 	assert.Empty(t, e.pod("theirs").Spec.NodeName)
+	assert.Equal(t, uint64(1), e.sched.LastDecision().Cycle, "no cycle for another scheduler's pod")
 	assert.Empty(t, e.events("theirs"))
 }
 

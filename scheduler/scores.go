@@ -11,9 +11,12 @@ type ScoreFunc func(pod *PodInfo, node *NodeInfo) int64
 // ScorePlugin is a named, weighted score, as the framework's ScorePlugin
 // with its ScoreExtensions.
 type ScorePlugin struct {
-	Name   string
+	// Name is the plugin's name in kube-scheduler.
+	Name string
+	// Weight multiplies the plugin's scores in the sum.
 	Weight int64
-	Score  ScoreFunc
+	// Score rates one node.
+	Score ScoreFunc
 	// Normalize, if set, rewrites the raw scores of all the feasible nodes
 	// into 0..MaxNodeScore (NormalizeScore).
 	Normalize func(scores []int64)
