@@ -94,3 +94,12 @@ type listJSON struct {
 	Metadata   api.ListMeta `json:"metadata"`
 	Items      []api.Object `json:"items"`
 }
+
+// rawListJSON is listJSON with items already encoded (served from stored
+// bytes).
+type rawListJSON struct {
+	Kind       string            `json:"kind"`
+	APIVersion string            `json:"apiVersion"`
+	Metadata   api.ListMeta      `json:"metadata"`
+	Items      []json.RawMessage `json:"items"`
+}

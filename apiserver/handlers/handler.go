@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -248,11 +249,11 @@ func (c *requestContext) list() error {
 	if err != nil {
 		return err
 	}
-	res, err := c.st.List(c.ctx(), c.ns, opts)
-	if err != nil {
-		return err
-	}
 	if out == asTable {
+		res, err := c.st.List(c.ctx(), c.ns, opts)
+		if err != nil {
+			return err
+		}
 		table, err := c.table(res.Items, res.ResourceVersion, res.Continue)
 		if err != nil {
 			return err
@@ -260,11 +261,15 @@ func (c *requestContext) list() error {
 		WriteJSON(c.w, http.StatusOK, table)
 		return nil
 	}
+	res, err := c.st.ListRaw(c.ctx(), c.ns, opts)
+	if err != nil {
+		return err
+	}
 	items := res.Items
 	if items == nil {
-		items = []api.Object{}
+		items = []json.RawMessage{}
 	}
-	WriteJSON(c.w, http.StatusOK, listJSON{
+	WriteJSON(c.w, http.StatusOK, rawListJSON{
 		Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(),
 		Metadata: api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue},
 		Items:    items,

@@ -292,70 +292,148 @@ func decodeContinue(tok, prefix string) (string, error) {
 
 // List returns the objects in ns ("" for all namespaces) that match opts.
 func (s *Store) List(ctx context.Context, ns string, opts ListOptions) (*ListResult, error) {
+	out := &ListResult{}
+	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
+		obj, err := s.decode(kv.Value, kv.ModRevision)
+		if err != nil || !s.Matches(obj, opts) {
+			return false, err
+		}
+		out.Items = append(out.Items, obj)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.ResourceVersion, out.Continue = rv, cont
+	return out, nil
+}
+
+// RawListResult is a page of objects as JSON.
+type RawListResult struct {
+	Items           []json.RawMessage
+	ResourceVersion string
+	Continue        string
+}
+
+// ListRaw is List for callers that send the objects on as JSON: an object
+// is served from its stored bytes with the resourceVersion put back, and
+// decoded only as far as the selectors need (its labels; the whole object
+// for field selectors). This is what makes a LIST of 10,000 pods cheap;
+// Kubernetes' watch cache plays the same trick with cached serializations.
+func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawListResult, error) {
+	out := &RawListResult{}
+	needFields := opts.Fields != nil && !opts.Fields.Empty()
+	needLabels := opts.Labels != nil && !opts.Labels.Empty()
+	gv := s.res.GroupVersion().String()
+	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
+		raw, ok := spliceResourceVersion(kv.Value, kv.ModRevision, gv)
+		if !ok || needFields {
+			obj, err := s.decode(kv.Value, kv.ModRevision)
+			if err != nil || !s.Matches(obj, opts) {
+				return false, err
+			}
+			if raw, err = json.Marshal(obj); err != nil {
+				return false, api.NewInternalError(err)
+			}
+		} else if needLabels {
+			var meta struct {
+				Metadata struct {
+					Labels map[string]string `json:"labels"`
+				} `json:"metadata"`
+			}
+			if err := json.Unmarshal(kv.Value, &meta); err != nil {
+				return false, api.NewInternalError(err)
+			}
+			if !opts.Labels.Matches(labels.Set(meta.Metadata.Labels)) {
+				return false, nil
+			}
+		}
+		out.Items = append(out.Items, raw)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.ResourceVersion, out.Continue = rv, cont
+	return out, nil
+}
+
+// spliceResourceVersion inserts "resourceVersion":"rev" into the top-level
+// metadata of a stored object. Objects are stored by encoding/json with
+// apiVersion and kind before metadata, and a JSON string cannot contain an
+// unescaped `"metadata":{`, so the first occurrence is the top-level one. It
+// refuses (false) objects stored at another apiVersion than gv, which must
+// be decoded to be served at this version.
+func spliceResourceVersion(value []byte, rev int64, gv string) ([]byte, bool) {
+	marker := []byte(`"metadata":{`)
+	i := bytes.Index(value, marker)
+	if i < 0 || !bytes.Contains(value[:i], []byte(`"apiVersion":"`+gv+`"`)) {
+		return nil, false
+	}
+	i += len(marker)
+	field := `"resourceVersion":"` + strconv.FormatInt(rev, 10) + `"`
+	out := make([]byte, 0, len(value)+len(field)+1)
+	out = append(out, value[:i]...)
+	out = append(out, field...)
+	if value[i] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, value[i:]...), true
+}
+
+// scan walks the keys of ns in order from opts.Continue, offering each to
+// take until opts.Limit objects were taken, and returns the list's
+// resourceVersion and the continue token of the next page. Selectors are
+// applied by take, after reading, so a page may need several reads.
+func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func(store.KeyValue) (bool, error)) (string, string, error) {
 	prefix := s.prefix(ns)
 	start := ""
 	if opts.Continue != "" {
 		var err error
 		if start, err = decodeContinue(opts.Continue, prefix); err != nil {
-			return nil, err
+			return "", "", err
 		}
 	}
-	out := &ListResult{}
-	var rev int64
+	var rev, taken int64
 	for {
-		// Selectors are applied after reading, so a page may need several
-		// reads to fill: keep reading until the limit is met or keys end.
 		page, err := s.storage.List(ctx, prefix, store.ListOptions{Limit: opts.Limit, StartAfter: start})
 		if err != nil {
-			return nil, s.storeError(err, "")
+			return "", "", s.storeError(err, "")
 		}
 		if rev == 0 {
 			rev = page.Revision
 		}
 		for _, kv := range page.Items {
 			start = kv.Key
-			obj, err := s.decode(kv.Value, kv.ModRevision)
+			ok, err := take(kv)
 			if err != nil {
-				return nil, err
+				return "", "", err
 			}
-			if !s.Matches(obj, opts) {
-				continue
+			if ok {
+				taken++
 			}
-			out.Items = append(out.Items, obj)
-			if opts.Limit > 0 && int64(len(out.Items)) == opts.Limit {
+			if opts.Limit > 0 && taken == opts.Limit {
 				break
 			}
 		}
-		full := opts.Limit > 0 && int64(len(out.Items)) == opts.Limit
-		if !page.More && (!full || start == lastKey(page)) && !full {
-			break
-		}
-		if full {
-			// Is there anything after the last returned key?
+		if opts.Limit > 0 && taken == opts.Limit {
+			// A page is full: is there anything after its last key?
 			more, err := s.storage.List(ctx, prefix, store.ListOptions{Limit: 1, StartAfter: start})
 			if err != nil {
-				return nil, s.storeError(err, "")
+				return "", "", s.storeError(err, "")
 			}
+			cont := ""
 			if len(more.Items) > 0 {
 				tok, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rev,
 					StartKey: strings.TrimPrefix(start, prefix)})
-				out.Continue = base64.RawURLEncoding.EncodeToString(tok)
+				cont = base64.RawURLEncoding.EncodeToString(tok)
 			}
-			break
+			return strconv.FormatInt(rev, 10), cont, nil
 		}
 		if !page.More {
-			break
+			return strconv.FormatInt(rev, 10), "", nil
 		}
 	}
-	out.ResourceVersion = strconv.FormatInt(rev, 10)
-	return out, nil
-}
-
-func lastKey(r store.ListResult) string {
-	if len(r.Items) == 0 {
-		return ""
-	}
-	return r.Items[len(r.Items)-1].Key
 }
 
 // FieldSet returns the selectable fields of obj.

@@ -1,0 +1,66 @@
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+func TestSpliceResourceVersion(t *testing.T) {
+	out, ok := spliceResourceVersion([]byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"},"data":{"metadata":{"x":"y"}}}`), 42, "v1")
+	require.True(t, ok)
+	assert.JSONEq(t, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"42","name":"a"},"data":{"metadata":{"x":"y"}}}`, string(out))
+	out, ok = spliceResourceVersion([]byte(`{"apiVersion":"v1","kind":"X","metadata":{}}`), 7, "v1")
+	require.True(t, ok)
+	assert.JSONEq(t, `{"apiVersion":"v1","kind":"X","metadata":{"resourceVersion":"7"}}`, string(out))
+	_, ok = spliceResourceVersion([]byte(`{"apiVersion":"lab/v2","kind":"X","metadata":{}}`), 7, "lab/v1")
+	assert.False(t, ok, "stored at another version: must be decoded")
+}
+
+// ListRaw must serve exactly what List serves, selectors included.
+func TestListRawMatchesList(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
+		New: func() api.Object { return &api.ConfigMap{} }}
+	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for i, n := range []string{"a", "b", "c", "d", "e"} {
+		app := "web"
+		if i%2 == 1 {
+			app = "db"
+		}
+		_, err := s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: n, Labels: map[string]string{"app": app}},
+			Data: map[string]string{"k": n}}, CreateOptions{})
+		require.NoError(t, err)
+	}
+	web, _ := labels.Parse("app=web")
+	cases := []ListOptions{{}, {Labels: web}, {Fields: fields.OneTermEqualSelector("metadata.name", "c")}, {Limit: 2}, {Labels: web, Limit: 1}}
+	for _, opts := range cases {
+		want, err := s.List(ctx, "ns", opts)
+		require.NoError(t, err)
+		got, err := s.ListRaw(ctx, "ns", opts)
+		require.NoError(t, err)
+		require.Len(t, got.Items, len(want.Items))
+		assert.Equal(t, want.ResourceVersion, got.ResourceVersion)
+		assert.Equal(t, want.Continue, got.Continue)
+		for i := range want.Items {
+			exp, _ := json.Marshal(want.Items[i])
+			assert.JSONEq(t, string(exp), string(got.Items[i]))
+		}
+	}
+}
