@@ -27,7 +27,7 @@ func TestDemoTraceIsGolden(t *testing.T) {
 	want, err := os.ReadFile("testdata/demo.golden")
 	require.NoError(t, err, "run go test ./cmd/kubesim -run TestDemoTraceIsGolden -update")
 	assert.Equal(t, string(want), a.String())
-	assert.Contains(t, a.String(), "We delete pod")
+	assert.Contains(t, a.String(), "We delete one pod")
 	assert.Contains(t, a.String(), "(no pods)", "the ReplicaSet's pods are gone at the end")
 }
 

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -14,7 +16,9 @@ func usage(w io.Writer) {
 
 Usage:
   kubesim serve [flags]   run the API server over HTTPS (kubectl works against it)
-  kubesim demo            tell the ReplicaSet story in process, step by step
+  kubesim demo [--step]   tell the ReplicaSet story in process, step by step
+  kubesim scenario run|step|trace FILE...
+                          run a scenario file as a test, step through it, or print its trace
 
 Run "kubesim COMMAND -h" for the flags of a command.`)
 }
@@ -22,11 +26,18 @@ Run "kubesim COMMAND -h" for the flags of a command.`)
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runWithInput(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run is main without the process: tests call it directly.
+// run is main without the process and with nothing on stdin: tests call
+// it directly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWithInput(ctx, args, strings.NewReader(""), stdout, stderr)
+}
+
+// runWithInput is main without the process; stdin feeds the interactive
+// commands (scenario step, demo --step).
+func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return 2
@@ -36,7 +47,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		err = serve(ctx, args[1:], stdout, stderr)
 	case "demo":
-		err = demo(ctx, args[1:], stdout, stderr)
+		err = demo(ctx, args[1:], stdin, stdout, stderr)
+	case "scenario":
+		err = scenarioCmd(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -44,6 +57,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kubesim: unknown command %q\n\n", args[0])
 		usage(stderr)
 		return 2
+	}
+	if errors.Is(err, errFailed) {
+		return 1
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "kubesim:", err)

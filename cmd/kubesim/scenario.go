@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubesim/kubesim/scenario"
+)
+
+func scenarioUsage(w io.Writer) {
+	fmt.Fprintln(w, `Usage:
+  kubesim scenario run [-v] FILE...   run scenarios; each step passes or fails (exit 1 on a failure)
+  kubesim scenario step FILE          step through a scenario one unit of work at a time
+  kubesim scenario trace FILE         print the whole trace (the golden-file form)
+
+The file format is described in docs/scenarios.md.`)
+}
+
+// errFailed makes the command exit 1 after it has printed why.
+var errFailed = errors.New("scenario failed")
+
+func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		scenarioUsage(stderr)
+		return errors.New("scenario: expected run, step or trace")
+	}
+	fs := flag.NewFlagSet("scenario "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { scenarioUsage(stderr); fs.PrintDefaults() }
+	color := fs.String("color", "auto", "colour the output: auto (on a terminal), always, never")
+	verbose := fs.Bool("v", false, "run: print the trace as it happens")
+	full := fs.Bool("full", false, "step: show every write, events included")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	useColor := *color == "always" || (*color == "auto" && isTerminal(stdout))
+	files := fs.Args()
+	switch args[0] {
+	case "run":
+		if len(files) == 0 {
+			return errors.New("scenario run: expected at least one FILE")
+		}
+		return runScenarios(ctx, files, stdout, useColor, *verbose)
+	case "trace":
+		if len(files) != 1 {
+			return errors.New("scenario trace: expected one FILE")
+		}
+		s, err := scenario.Load(files[0])
+		if err != nil {
+			return err
+		}
+		ok, err := traceScenario(ctx, s, stdout)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errFailed
+		}
+		return nil
+	case "step":
+		if len(files) != 1 {
+			return errors.New("scenario step: expected one FILE")
+		}
+		s, err := scenario.Load(files[0])
+		if err != nil {
+			return err
+		}
+		return stepScenario(ctx, s, stdin, stdout, useColor, *full)
+	case "help", "-h", "--help":
+		scenarioUsage(stdout)
+		return nil
+	}
+	scenarioUsage(stderr)
+	return fmt.Errorf("scenario: unknown subcommand %q", args[0])
+}
+
+// runScenarios parses every file first (a bad file runs nothing), then
+// runs each, printing a line per step.
+func runScenarios(ctx context.Context, files []string, out io.Writer, color, verbose bool) error {
+	var all []*scenario.Scenario
+	for _, f := range files {
+		s, err := scenario.Load(f)
+		if err != nil {
+			return err
+		}
+		all = append(all, s)
+	}
+	failed := 0
+	for i, s := range all {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		rep := &scenario.Reporter{W: out, Style: scenario.StyleSummary, Color: color, Verbose: verbose}
+		r, err := scenario.New(s, rep)
+		if err != nil {
+			return err
+		}
+		rep.Header(s)
+		_, err = r.RunAll(ctx)
+		r.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.File, err)
+		}
+		if !rep.Footer(s) {
+			failed++
+		}
+	}
+	if len(all) > 1 {
+		fmt.Fprintf(out, "\n%d scenario(s): %d passed, %d failed\n", len(all), len(all)-failed, failed)
+	}
+	if failed > 0 {
+		return errFailed
+	}
+	return nil
+}
+
+// traceScenario prints a scenario's whole trace, every write included.
+func traceScenario(ctx context.Context, s *scenario.Scenario, out io.Writer) (bool, error) {
+	rep := &scenario.Reporter{W: out, Style: scenario.StyleTrace}
+	r, err := scenario.New(s, rep)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	rep.Header(s)
+	if _, err := r.RunAll(ctx); err != nil {
+		return false, err
+	}
+	return rep.Footer(s), nil
+}
+
+const stepHelp = "Enter: next unit of work   c: continue to the next step   ?: explain the last write   q: quit"
+
+// stepScenario is the interactive stepper: it reads one command per line.
+func stepScenario(ctx context.Context, s *scenario.Scenario, in io.Reader, out io.Writer, color, full bool) error {
+	rep := &scenario.Reporter{W: out, Style: scenario.StyleTrace, Color: color, Full: full, Interactive: true}
+	r, err := scenario.New(s, rep)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	fmt.Fprintf(out, "Stepping through %s: %s (%d steps)\n", s.File, s.Name, len(s.Steps))
+	if s.Description != "" {
+		fmt.Fprintln(out, strings.TrimSpace(s.Description))
+	}
+	fmt.Fprintln(out, stepHelp)
+	lines := bufio.NewScanner(in)
+	announced := -1
+	for !r.Done() {
+		if i := r.Current(); i != announced {
+			announced = i
+			fmt.Fprintf(out, "-- next: step %d/%d: %s\n", i+1, len(s.Steps), s.Steps[i].Title())
+		}
+		fmt.Fprint(out, "> ")
+		if !lines.Scan() {
+			fmt.Fprintln(out)
+			return lines.Err()
+		}
+		switch cmd := strings.TrimSpace(lines.Text()); cmd {
+		case "":
+			if _, err := r.Next(ctx); err != nil {
+				return err
+			}
+		case "c":
+			if err := r.FinishStep(ctx); err != nil {
+				return err
+			}
+		case "?":
+			fmt.Fprint(out, r.Explain())
+		case "q":
+			fmt.Fprintln(out, "bye")
+			return nil
+		default:
+			fmt.Fprintf(out, "unknown command %q; %s\n", cmd, stepHelp)
+		}
+	}
+	if r.Failed() {
+		fmt.Fprintln(out, "The scenario FAILED at the step above.")
+		return errFailed
+	}
+	fmt.Fprintf(out, "The scenario is over: all %d steps passed.\n", len(s.Steps))
+	return nil
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// kubesimWithInput runs the command with stdin and returns its exit code,
+// stdout and stderr.
+func kubesimWithInput(stdin string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := runWithInput(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestScenarioStepIsDrivenByStdin(t *testing.T) {
+	// c: the note; c: the apply; c: the first runUntilStable; c: the delete;
+	// Enter: one unit of work (the ReplicaSet sees its pod going); ?: why.
+	code, out, errOut := kubesimWithInput("c\nc\nc\nc\n\n?\nq\n", "scenario", "step", "testdata/scenarios/small.yaml")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Enter: next unit of work")
+	assert.Contains(t, out, "-- next: step 1/6: note: A ReplicaSet of one.")
+	assert.Contains(t, out, "-- next: step 5/6: runUntilStable")
+	assert.Contains(t, out, "ok: replicaset.apps/web created")
+	assert.Regexp(t, `ok: pod "web-\w{5}" deleted`, out)
+	// One Enter ran exactly one unit: the ReplicaSet reacting to the delete.
+	after := out[strings.Index(out, "-- next: step 5/6"):]
+	assert.Regexp(t, `^-- next: step 5/6: runUntilStable\n> \[   \d+\.\d{3}s\]  replicaset\s+default/web  \(saw MODIFIED Pod default/web-\w{5}@\d+\)`, after)
+	assert.Contains(t, out, "The last write: ")
+	assert.Regexp(t, `because replicaset saw the MODIFIED event of Pod default/web-\w{5} at resourceVersion \d+`, out)
+	assert.Regexp(t, `resourceVersion \d+ was written by you: step 4 \(delete Pod -l app=web \(first 1\)\): delete /api/v1/namespaces/default/pods/web-\w{5} 200`, out)
+	assert.True(t, strings.HasSuffix(out, "bye\n"), "q quits: %q", out[len(out)-40:])
+	assert.NotContains(t, out, "The scenario is over")
+}
+
+func TestScenarioStepRunsToTheEndAndFails(t *testing.T) {
+	code, out, _ := kubesimWithInput(strings.Repeat("c\n", 10), "scenario", "step", "testdata/scenarios/fails.yaml")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "expected: 3 Pod -l app=web phase=Running")
+	assert.Contains(t, out, "The scenario FAILED")
+	code, out, _ = kubesimWithInput("h\n", "scenario", "step", "testdata/scenarios/small.yaml")
+	assert.Equal(t, 0, code, "end of input quits")
+	assert.Contains(t, out, `unknown command "h"`)
+}
+
+func TestScenarioRunPassesAndFails(t *testing.T) {
+	code, out, errOut := kubesimWithInput("", "scenario", "run", "../../examples/scenarios/demo.yaml")
+	require.Equal(t, 0, code, errOut+out)
+	assert.Regexp(t, `(?m)^ok\s+4  apply manifests/web-rs.yaml\n\s+replicaset.apps/web created$`, out)
+	assert.Contains(t, out, "--- PASS: 26 steps")
+
+	code, out, _ = kubesimWithInput("", "scenario", "run", "testdata/scenarios/fails.yaml", "../../examples/scenarios/demo.yaml")
+	assert.Equal(t, 1, code)
+	assert.Regexp(t, `(?m)^FAIL\s+3  expect 3 Pod -l app=web phase=Running$`, out)
+	assert.Regexp(t, `expected: 3 Pod -l app=web phase=Running\n\s+actual:   2: web-\w{5} Running, web-\w{5} Running`, out)
+	assert.Contains(t, out, "the trace before it (last 20 entries):")
+	assert.NotContains(t, out, "never reached", "a failure stops the scenario")
+	assert.Contains(t, out, "2 scenario(s): 1 passed, 1 failed")
+}
+
+func TestScenarioBadFilesRunNothing(t *testing.T) {
+	for file, want := range map[string]string{
+		"testdata/scenarios/bad-step.yaml":     `bad-step.yaml:5: unknown step "scael" (expected one of: note, apply,`,
+		"testdata/scenarios/bad-manifest.yaml": `bad-manifest.yaml:8: invalid YAML: did not find expected key`,
+	} {
+		code, out, errOut := kubesimWithInput("", "scenario", "run", "testdata/scenarios/small.yaml", file)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, errOut, want)
+		assert.Empty(t, out, "nothing ran, not even the good file before it")
+	}
+	code, _, errOut := kubesimWithInput("", "scenario", "frobnicate")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `unknown subcommand "frobnicate"`)
+}
+
+func TestScenarioTraceIsTheGoldenForm(t *testing.T) {
+	code, out, errOut := kubesimWithInput("", "scenario", "trace", "../../examples/scenarios/demo.yaml")
+	require.Equal(t, 0, code, errOut)
+	want, err := os.ReadFile("../../examples/scenarios/testdata/demo.trace")
+	require.NoError(t, err)
+	assert.Equal(t, string(want), out)
+}
+
+func TestDemoStepPausesBetweenSteps(t *testing.T) {
+	code, out, errOut := kubesimWithInput("\n\n\n", "demo", "--step", "--color=never")
+	require.Equal(t, 0, code, errOut)
+	// Three Enters answer three pauses; at the fourth, the end of the input
+	// runs the rest of the story without pausing.
+	assert.Equal(t, 4, strings.Count(out, "[Enter: next step]"))
+	assert.Contains(t, out, "(no pods)")
+}

@@ -1,0 +1,27 @@
+package scenarios
+
+import (
+	"flag"
+	"io/fs"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/scenario/scenariotest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden traces in testdata/")
+
+// TestScenariosMatchGoldenTraces runs every scenario here twice: each must
+// pass, both runs must print the same trace, equal to testdata/NAME.trace.
+func TestScenariosMatchGoldenTraces(t *testing.T) {
+	files, err := fs.Glob(FS(), "*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			scenariotest.CheckGolden(t, filepath.Clean(f), *update)
+		})
+	}
+}

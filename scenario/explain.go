@@ -1,0 +1,109 @@
+package scenario
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/kubesim/kubesim/cluster"
+)
+
+// causeRe reads a watch-event cause: "DELETED Pod default/web-x@42".
+var causeRe = regexp.MustCompile(`^(ADDED|MODIFIED|DELETED|BOOKMARK) (\S+) (\S+)@(\d+)$`)
+
+// Explain answers "why did this happen?" for the last write in the trace:
+// the actor that made it, the key it was reconciling, the watch event
+// that queued that key, then — following the resourceVersion of each event
+// back to the write that produced it — the chain of reconciles, back to
+// the user's step where it can be followed.
+func (r *Runner) Explain() string {
+	trace := r.c.Trace()
+	for i := len(trace) - 1; i >= 0; i-- {
+		if len(trace[i].Writes) > 0 {
+			return r.explainWrite(trace, i, lastInterestingWrite(trace[i].Writes))
+		}
+	}
+	return "No control loop has written anything yet: press Enter to run the next unit of work."
+}
+
+// lastInterestingWrite prefers the last write that is not an Event: the
+// event only reports the change that came before it.
+func lastInterestingWrite(ws []cluster.Write) cluster.Write {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if !strings.Contains(ws[i].Path, "/events") {
+			return ws[i]
+		}
+	}
+	return ws[len(ws)-1]
+}
+
+func (r *Runner) explainWrite(trace []cluster.Entry, idx int, w cluster.Write) string {
+	var b strings.Builder
+	e := trace[idx]
+	fmt.Fprintf(&b, "The last write: %s\n", w)
+	fmt.Fprintf(&b, "  made by %s at %s while reconciling %s\n", e.Actor, formatElapsed(e.Elapsed), e.Key)
+	visited := map[int]bool{}
+	for depth := 0; depth < 25; depth++ {
+		if visited[idx] {
+			break
+		}
+		visited[idx] = true
+		e = trace[idx]
+		m := causeRe.FindStringSubmatch(e.Cause)
+		if m == nil {
+			if e.Cause == "" {
+				fmt.Fprintf(&b, "  %s had no recorded cause.\n", e.Actor)
+				break
+			}
+			// A timer or a requeue: an earlier reconcile of the same key
+			// asked for it; follow that one.
+			prev := -1
+			for j := idx - 1; j >= 0; j-- {
+				if trace[j].Actor == e.Actor && trace[j].Key == e.Key {
+					prev = j
+					break
+				}
+			}
+			if prev < 0 {
+				fmt.Fprintf(&b, "  %s worked on %s because of %q (its own start or a timer), not a watch event.\n", e.Actor, e.Key, e.Cause)
+				break
+			}
+			fmt.Fprintf(&b, "  %s was queued by %q, set by %s's earlier reconcile of %s at %s\n",
+				e.Key, e.Cause, e.Actor, e.Key, formatElapsed(trace[prev].Elapsed))
+			idx = prev
+			continue
+		}
+		event, kind, name, rv := m[1], m[2], m[3], m[4]
+		fmt.Fprintf(&b, "  because %s saw the %s event of %s %s at resourceVersion %s\n", e.Actor, event, kind, name, rv)
+		r.mu.Lock()
+		uw, byUser := r.userWrites[rv]
+		r.mu.Unlock()
+		if byUser {
+			fmt.Fprintf(&b, "  resourceVersion %s was written by you: step %d (%s): %s\n", rv, uw.step+1, uw.title, uw.write)
+			return b.String()
+		}
+		producer := -1
+		for j := idx; j >= 0 && producer < 0; j-- {
+			for _, pw := range trace[j].Writes {
+				if pw.ResourceVersion == rv {
+					producer = j
+					break
+				}
+			}
+		}
+		if producer < 0 {
+			fmt.Fprintf(&b, "  resourceVersion %s was not written by a traced step (the API server itself, or a final delete whose answer carries no new version).\n", rv)
+			return b.String()
+		}
+		pe := trace[producer]
+		var pw cluster.Write
+		for _, x := range pe.Writes {
+			if x.ResourceVersion == rv {
+				pw = x
+			}
+		}
+		fmt.Fprintf(&b, "  resourceVersion %s was written by %s at %s (%s) while reconciling %s\n", rv, pe.Actor, formatElapsed(pe.Elapsed), pw, pe.Key)
+		idx = producer
+	}
+	return b.String()
+}

@@ -1,0 +1,637 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/unstructured"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/cluster"
+)
+
+// Observer is told what a run does, as it happens: the command line
+// prints it, the stepper pauses on it, the golden helper records it.
+type Observer interface {
+	// StepStarted is called before step i (from 0) does anything.
+	StepStarted(i int, s *Step)
+	// Entry is one line of the cluster's trace (a unit of work, or time
+	// moving on).
+	Entry(e cluster.Entry)
+	// StepFinished is called when step i is over, passed or failed.
+	StepFinished(i int, s *Step, res *StepResult)
+}
+
+// StepResult is how a step went.
+type StepResult struct {
+	OK bool
+	// Message says what the step did ("replicaset.apps/web created"); it
+	// may have several lines.
+	Message string
+	// Expected and Actual describe a failed check.
+	Expected, Actual string
+	// Units is how many units of work the step ran.
+	Units int
+	// Writes are the API writes the step itself made (the user's), with
+	// the resourceVersions they produced.
+	Writes []cluster.Write
+}
+
+// Runner runs one scenario against its own step-mode cluster.
+type Runner struct {
+	s   *Scenario
+	c   *cluster.Cluster
+	cl  *client.Client
+	obs Observer
+	rec *userRecorder
+
+	mu      sync.Mutex
+	next    int  // the step to run (or running)
+	started bool // the step at next has started
+	failed  bool
+	res     *StepResult
+	end     time.Time // advance's end
+	results []*StepResult
+	// userWrites maps a resourceVersion to the step whose write made it.
+	userWrites map[string]userWrite
+}
+
+type userWrite struct {
+	step  int
+	title string
+	write cluster.Write
+}
+
+// New builds the scenario's cluster and checks that every kind the
+// scenario names is served (a kind defined by a CustomResourceDefinition
+// in the scenario is checked when it is used). Nothing runs yet.
+func New(s *Scenario, obs Observer) (*Runner, error) {
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	cfg := cluster.Config{StepMode: true, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
+		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
+		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, PodEvictionTimeout: s.Cluster.PodEvictionTimeout}
+	c, err := cluster.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)
+	}
+	r := &Runner{s: s, c: c, obs: obs, userWrites: map[string]userWrite{}}
+	r.rec = &userRecorder{next: &client.InProcessTransport{Handler: c.Server().LoopbackHandler()}}
+	r.cl, err = client.New(client.Config{Server: "http://in-process", Transport: r.rec, UserAgent: "scenario"})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := r.checkKinds(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.OnEntry(func(e cluster.Entry) { r.obs.Entry(e) })
+	return r, nil
+}
+
+type nopObserver struct{}
+
+func (nopObserver) StepStarted(int, *Step)                {}
+func (nopObserver) Entry(cluster.Entry)                   {}
+func (nopObserver) StepFinished(int, *Step, *StepResult) {}
+
+// checkKinds resolves every kind before the first step, so that a typo
+// fails with its line before anything runs.
+func (r *Runner) checkKinds() error {
+	definesCRD := false
+	for _, st := range r.s.Steps {
+		for _, m := range st.Manifests {
+			if m.Object["kind"] == "CustomResourceDefinition" {
+				definesCRD = true
+			}
+		}
+	}
+	if definesCRD {
+		return nil
+	}
+	for _, st := range r.s.Steps {
+		for _, m := range st.Manifests {
+			apiVersion, _ := m.Object["apiVersion"].(string)
+			kind, _ := m.Object["kind"].(string)
+			if _, err := r.resolve(ObjectRef{APIVersion: apiVersion, Kind: kind}); err != nil {
+				return &Error{File: m.File, Line: m.Line, Msg: err.Error()}
+			}
+		}
+		refs := []ObjectRef{}
+		switch st.Op {
+		case OpDelete, OpPatch, OpScale, OpShow:
+			refs = append(refs, st.Target)
+		case OpExpect:
+			for _, e := range st.Expects {
+				if e.Kind != ExpectEvent {
+					refs = append(refs, e.Object)
+				}
+			}
+		}
+		for _, ref := range refs {
+			res, err := r.resolve(ref)
+			if err != nil {
+				return &Error{File: r.s.File, Line: st.Line, Msg: err.Error()}
+			}
+			if st.Op == OpScale && res.Scale == nil {
+				return &Error{File: r.s.File, Line: st.Line, Msg: fmt.Sprintf("scale: %s has no scale subresource", res.Kind)}
+			}
+		}
+	}
+	return nil
+}
+
+// resolve maps a kind (or, as kubectl accepts, a resource name, singular
+// or short name) to a served resource through discovery.
+func (r *Runner) resolve(ref ObjectRef) (*registry.Resource, error) {
+	want := strings.ToLower(ref.Kind)
+	for _, res := range r.c.Server().Resources() {
+		if ref.APIVersion != "" && ref.APIVersion != gv(res) {
+			continue
+		}
+		names := append([]string{strings.ToLower(res.Kind), res.Name, res.SingularName}, res.ShortNames...)
+		for _, n := range names {
+			if n == want {
+				return res, nil
+			}
+		}
+	}
+	if ref.APIVersion != "" {
+		return nil, fmt.Errorf("no kind %q is served in version %q", ref.Kind, ref.APIVersion)
+	}
+	return nil, fmt.Errorf("the server does not serve kind %q", ref.Kind)
+}
+
+func gv(res *registry.Resource) string {
+	if res.Group == "" {
+		return res.Version
+	}
+	return res.Group + "/" + res.Version
+}
+
+// kubectlName names an object as kubectl prints it: replicaset.apps/web.
+func kubectlName(res *registry.Resource, name string) string {
+	s := res.SingularName
+	if s == "" {
+		s = strings.ToLower(res.Kind)
+	}
+	if res.Group != "" {
+		s += "." + res.Group
+	}
+	return s + "/" + name
+}
+
+func infoOf(res *registry.Resource) client.ResourceInfo {
+	return client.ResourceInfo{Group: res.Group, Version: res.Version, Resource: res.Name, Namespaced: res.Namespaced}
+}
+
+func namespaceFor(res *registry.Resource, ns string) string {
+	if !res.Namespaced {
+		return ""
+	}
+	if ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+// Scenario is what the runner runs.
+func (r *Runner) Scenario() *Scenario { return r.s }
+
+// Cluster is the runner's cluster (tests and the stepper look inside).
+func (r *Runner) Cluster() *cluster.Cluster { return r.c }
+
+// Close releases the cluster.
+func (r *Runner) Close() error { return r.c.Close() }
+
+// Done reports whether every step has run, or one failed.
+func (r *Runner) Done() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed || r.next >= len(r.s.Steps)
+}
+
+// Failed reports whether a step failed.
+func (r *Runner) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+
+// Current is the index of the step running or about to run.
+func (r *Runner) Current() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.next
+}
+
+// Results are the results of the steps finished so far.
+func (r *Runner) Results() []*StepResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*StepResult(nil), r.results...)
+}
+
+// runsCluster reports whether a step is made of units of work.
+func runsCluster(op Op) bool {
+	return op == OpRunUntilStable || op == OpAdvance || op == OpRun
+}
+
+// Next runs one unit: one unit of work of a step that runs the cluster
+// (runUntilStable, advance, run), or a whole step otherwise. It reports
+// whether the step finished. Its error is the machinery's (a failed
+// check is a failed StepResult, not an error).
+func (r *Runner) Next(ctx context.Context) (stepDone bool, err error) {
+	if r.Done() {
+		return true, nil
+	}
+	r.mu.Lock()
+	i := r.next
+	st := r.s.Steps[i]
+	starting := !r.started
+	if starting {
+		r.started = true
+		r.res = &StepResult{OK: true}
+		r.rec.start()
+	}
+	r.mu.Unlock()
+	if starting {
+		r.obs.StepStarted(i, st)
+		if st.Op == OpAdvance {
+			r.end = r.c.Clock().Now().Add(st.Duration)
+		}
+	}
+	res := r.res
+	finished := true
+	if runsCluster(st.Op) {
+		finished, err = r.unit(ctx, st, res)
+	} else {
+		err = r.action(ctx, i, st, res)
+	}
+	if err != nil {
+		return false, err
+	}
+	if !finished {
+		return false, nil
+	}
+	res.Writes = r.rec.stop()
+	r.mu.Lock()
+	for _, w := range res.Writes {
+		if w.ResourceVersion != "" {
+			r.userWrites[w.ResourceVersion] = userWrite{step: i, title: st.Title(), write: w}
+		}
+	}
+	r.results = append(r.results, res)
+	r.next++
+	r.started = false
+	if !res.OK {
+		r.failed = true
+	}
+	r.mu.Unlock()
+	r.obs.StepFinished(i, st, res)
+	return true, nil
+}
+
+// FinishStep runs the current step to its end.
+func (r *Runner) FinishStep(ctx context.Context) error {
+	for !r.Done() {
+		done, err := r.Next(ctx)
+		if err != nil || done {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunAll runs every step, stopping at the first failure; it reports
+// whether all passed.
+func (r *Runner) RunAll(ctx context.Context) (bool, error) {
+	for !r.Done() {
+		if _, err := r.Next(ctx); err != nil {
+			return false, err
+		}
+	}
+	return !r.Failed(), nil
+}
+
+// unit runs one unit of work of a cluster-running step.
+func (r *Runner) unit(ctx context.Context, st *Step, res *StepResult) (bool, error) {
+	var n int
+	var err error
+	switch st.Op {
+	case OpAdvance:
+		remaining := r.end.Sub(r.c.Clock().Now())
+		if remaining < 0 {
+			remaining = 0
+		}
+		n, err = r.c.Advance(ctx, remaining, cluster.Limits{MaxSteps: 1})
+	default:
+		n, err = r.c.RunUntilStable(ctx, cluster.Limits{MaxSteps: 1, Horizon: st.Limits.Horizon})
+	}
+	// With MaxSteps 1 the cluster reports "more to do" as an error after
+	// exactly one step; no step and no error means it is settled.
+	more := n == 1 && err != nil
+	if !more && err != nil {
+		return false, err
+	}
+	elapsed := formatElapsed(r.c.Clock().Now().Sub(cluster.DefaultStart))
+	if more {
+		res.Units++
+	}
+	switch {
+	case st.Op == OpRun && (!more || res.Units >= st.N):
+		res.Message = fmt.Sprintf("ran %d step(s); clock at %s", res.Units, elapsed)
+		return true, nil
+	case st.Op == OpRunUntilStable && !more:
+		res.Message = fmt.Sprintf("stable after %d step(s); clock at %s", res.Units, elapsed)
+		return true, nil
+	case st.Op == OpRunUntilStable && res.Units >= maxSteps(st):
+		res.OK = false
+		res.Message = fmt.Sprintf("not stable after %d steps", res.Units)
+		res.Expected, res.Actual = "the cluster settles", fmt.Sprintf("still busy after %d steps", res.Units)
+		return true, nil
+	case st.Op == OpAdvance && !more:
+		res.Message = fmt.Sprintf("%d step(s); clock at %s", res.Units, elapsed)
+		return true, nil
+	case st.Op == OpAdvance && res.Units >= 100000:
+		return false, fmt.Errorf("advance %s: more than %d steps", st.Duration, res.Units)
+	}
+	return false, nil
+}
+
+func maxSteps(st *Step) int {
+	if st.Limits.MaxSteps > 0 {
+		return st.Limits.MaxSteps
+	}
+	return 10000
+}
+
+func formatElapsed(d time.Duration) string {
+	ms := d.Milliseconds()
+	return fmt.Sprintf("%d.%03ds", ms/1000, ms%1000)
+}
+
+// action runs a whole step that is not a run of the cluster.
+func (r *Runner) action(ctx context.Context, i int, st *Step, res *StepResult) error {
+	fail := func(format string, args ...any) error {
+		res.OK = false
+		res.Message = fmt.Sprintf(format, args...)
+		return nil
+	}
+	switch st.Op {
+	case OpNote:
+		res.Message = strings.TrimSpace(st.Text)
+	case OpApply:
+		return r.apply(ctx, st, res)
+	case OpDelete:
+		res2, err := r.resolve(st.Target)
+		if err != nil {
+			return fail("%v", err)
+		}
+		dyn := client.Dynamic(r.cl, infoOf(res2))
+		ns := namespaceFor(res2, st.Target.Namespace)
+		names := []string{st.Target.Name}
+		if st.Target.Selector != "" {
+			l, err := dyn.List(ctx, ns, client.ListOptions{LabelSelector: st.Target.Selector})
+			if err != nil {
+				return fail("listing %s: %v", st.Target, err)
+			}
+			names = names[:0]
+			for _, o := range l.Items {
+				names = append(names, o.Name)
+			}
+			sort.Strings(names)
+			if st.Count > 0 && len(names) > st.Count {
+				names = names[:st.Count]
+			}
+			if len(names) == 0 {
+				return fail("no %s matches %s", res2.Name, st.Target.Selector)
+			}
+		}
+		var opts *api.DeleteOptions
+		if st.Propagation != "" {
+			pp := api.DeletionPropagation(st.Propagation)
+			opts = &api.DeleteOptions{PropagationPolicy: &pp}
+		}
+		var lines []string
+		for _, n := range names {
+			if err := dyn.Delete(ctx, ns, n, opts); err != nil {
+				return fail("%v", err)
+			}
+			singular := res2.SingularName
+			if res2.Group != "" {
+				singular += "." + res2.Group
+			}
+			lines = append(lines, fmt.Sprintf("%s %q deleted", singular, n))
+		}
+		res.Message = strings.Join(lines, "\n")
+	case OpPatch:
+		res2, err := r.resolve(st.Target)
+		if err != nil {
+			return fail("%v", err)
+		}
+		pt := map[string]string{"merge": client.MergePatch, "json": client.JSONPatch, "strategic": client.StrategicPatch}[st.PatchType]
+		if _, err := client.Dynamic(r.cl, infoOf(res2)).Patch(ctx, namespaceFor(res2, st.Target.Namespace), st.Target.Name, pt, st.Patch); err != nil {
+			return fail("%v", err)
+		}
+		res.Message = kubectlName(res2, st.Target.Name) + " patched"
+	case OpScale:
+		res2, err := r.resolve(st.Target)
+		if err != nil {
+			return fail("%v", err)
+		}
+		body := fmt.Sprintf(`{"spec":{"replicas":%d}}`, st.Replicas)
+		if _, err := client.Dynamic(r.cl, infoOf(res2)).Patch(ctx, namespaceFor(res2, st.Target.Namespace), st.Target.Name,
+			client.MergePatch, []byte(body), "scale"); err != nil {
+			return fail("%v", err)
+		}
+		res.Message = kubectlName(res2, st.Target.Name) + " scaled"
+	case OpStopNode, OpStartNode:
+		kl, ok := r.c.Kubelet(st.Name)
+		if !ok {
+			return fail("no kubelet for node %s", st.Name)
+		}
+		if st.Op == OpStopNode {
+			kl.Stop()
+			res.Message = fmt.Sprintf("the kubelet of %s stopped: no more heartbeats, its pods are no longer tended", st.Name)
+		} else {
+			kl.Start()
+			res.Message = fmt.Sprintf("the kubelet of %s started again", st.Name)
+		}
+	case OpControllerOff, OpControllerOn:
+		on := st.Op == OpControllerOn
+		if err := r.c.SetEnabled(st.Name, on); err != nil {
+			return fail("%v", err)
+		}
+		res.Message = st.Name + " turned off"
+		if on {
+			res.Message = st.Name + " turned on"
+		}
+	case OpExpect:
+		return r.expect(ctx, st, res)
+	case OpShow:
+		return r.show(ctx, st, res)
+	default:
+		return fmt.Errorf("step %d: unhandled op %s", i+1, st.Op)
+	}
+	return nil
+}
+
+// apply creates or updates every manifest, as kubectl apply does
+// (without its three-way merge: the object sent replaces the stored one).
+func (r *Runner) apply(ctx context.Context, st *Step, res *StepResult) error {
+	var lines []string
+	var failure error
+	var failedName string
+	for _, m := range st.Manifests {
+		apiVersion, _ := m.Object["apiVersion"].(string)
+		kind, _ := m.Object["kind"].(string)
+		rs, err := r.resolve(ObjectRef{APIVersion: apiVersion, Kind: kind})
+		if err != nil {
+			failure = fmt.Errorf("%s:%d: %w", m.File, m.Line, err)
+			break
+		}
+		var u unstructured.Unstructured
+		if err := u.FromMap(unstructured.DeepCopyMap(m.Object)); err != nil {
+			failure = err
+			break
+		}
+		u.Namespace = namespaceFor(rs, u.Namespace)
+		dyn := client.Dynamic(r.cl, infoOf(rs))
+		name := kubectlName(rs, u.Name)
+		if u.Name == "" {
+			created, err := dyn.Create(ctx, &u)
+			if err != nil {
+				failure, failedName = err, name
+				break
+			}
+			lines = append(lines, kubectlName(rs, created.Name)+" created")
+			continue
+		}
+		existing, err := dyn.Get(ctx, u.Namespace, u.Name)
+		switch {
+		case api.IsNotFound(err):
+			if _, err := dyn.Create(ctx, &u); err != nil {
+				failure, failedName = err, name
+			} else {
+				lines = append(lines, name+" created")
+			}
+		case err != nil:
+			failure, failedName = err, name
+		default:
+			u.ResourceVersion = existing.ResourceVersion
+			updated, err := dyn.Update(ctx, &u)
+			switch {
+			case err != nil:
+				failure, failedName = err, name
+			case updated.ResourceVersion == existing.ResourceVersion:
+				lines = append(lines, name+" unchanged")
+			default:
+				lines = append(lines, name+" configured")
+			}
+		}
+		if failure != nil {
+			break
+		}
+	}
+	res.Message = strings.Join(lines, "\n")
+	switch {
+	case st.Fails == nil && failure != nil:
+		res.OK = false
+		res.Expected = "the apply succeeds"
+		res.Actual = describeErr(failure, failedName)
+		res.Message = strings.TrimSpace(res.Message + "\n" + res.Actual)
+	case st.Fails != nil && failure == nil:
+		res.OK = false
+		res.Expected = fmt.Sprintf("the apply fails with %s: %q", st.Fails.Reason, st.Fails.Message)
+		res.Actual = "it succeeded: " + res.Message
+	case st.Fails != nil:
+		reason := string(api.ReasonForError(failure))
+		res.Message = strings.TrimSpace(res.Message + "\n" + describeErr(failure, failedName))
+		if reason != st.Fails.Reason || !strings.Contains(failure.Error(), st.Fails.Message) {
+			res.OK = false
+			res.Expected = fmt.Sprintf("the apply fails with %s and a message containing %q", st.Fails.Reason, st.Fails.Message)
+			res.Actual = describeErr(failure, failedName)
+		} else {
+			res.Message = "failed as expected: " + describeErr(failure, failedName)
+		}
+	}
+	return nil
+}
+
+// describeErr renders an API error as kubectl prints it.
+func describeErr(err error, name string) string {
+	reason := api.ReasonForError(err)
+	if reason == "" || reason == api.StatusReasonUnknown {
+		return "error: " + err.Error()
+	}
+	return fmt.Sprintf("Error from server (%s): %s", reason, err.Error())
+}
+
+// userRecorder notes the writes the scenario's own client makes, with the
+// resourceVersions they produce, so that Explain can end a causality chain
+// at the user's action.
+type userRecorder struct {
+	next   http.RoundTripper
+	mu     sync.Mutex
+	writes []cluster.Write
+}
+
+func (u *userRecorder) start() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.writes = nil
+}
+
+func (u *userRecorder) stop() []cluster.Write {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	w := u.writes
+	u.writes = nil
+	return w
+}
+
+var writeVerbs = map[string]string{
+	http.MethodPost: "create", http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete",
+}
+
+// RoundTrip implements http.RoundTripper.
+func (u *userRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := u.next.RoundTrip(req)
+	verb, isWrite := writeVerbs[req.Method]
+	if err != nil || !isWrite {
+		return resp, err
+	}
+	body, rerr := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if rerr != nil {
+		return resp, nil
+	}
+	var meta struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(body, &meta)
+	w := cluster.Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode}
+	if meta.Kind != "Status" {
+		w.ResourceVersion = meta.Metadata.ResourceVersion
+	}
+	u.mu.Lock()
+	u.writes = append(u.writes, w)
+	u.mu.Unlock()
+	return resp, nil
+}

@@ -1,0 +1,250 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/kubelet"
+)
+
+// Scenario is a parsed scenario file.
+type Scenario struct {
+	// File is the path the scenario was read from (for messages).
+	File string
+	// Name and Description are shown to the student.
+	Name, Description string
+	// Cluster says how to build the cluster.
+	Cluster ClusterSpec
+	// Steps run in order.
+	Steps []*Step
+}
+
+// ClusterSpec is the cluster part of a scenario.
+type ClusterSpec struct {
+	// Seed makes names, uids and scheduler tie-breaks repeatable.
+	Seed uint64
+	// NodeCount nodes named node-1... with the default capacity, unless
+	// Nodes lists them.
+	NodeCount int
+	Nodes     []cluster.NodeConfig
+	// Stages are the kubelets' pod lifecycle delays.
+	Stages kubelet.Stages
+	// Controllers is --controllers ("*", "*,-garbagecollector").
+	Controllers string
+	// NodeMonitorGracePeriod and PodEvictionTimeout tune node failure.
+	NodeMonitorGracePeriod, PodEvictionTimeout time.Duration
+}
+
+// Op names a kind of step.
+type Op string
+
+// The steps a scenario can take.
+const (
+	OpNote           Op = "note"
+	OpApply          Op = "apply"
+	OpDelete         Op = "delete"
+	OpPatch          Op = "patch"
+	OpScale          Op = "scale"
+	OpStopNode       Op = "stopNode"
+	OpStartNode      Op = "startNode"
+	OpControllerOff  Op = "controllerOff"
+	OpControllerOn   Op = "controllerOn"
+	OpAdvance        Op = "advance"
+	OpRunUntilStable Op = "runUntilStable"
+	OpRun            Op = "run"
+	OpExpect         Op = "expect"
+	OpShow           Op = "show"
+)
+
+// Ops lists every step, in the order the documentation gives them.
+var Ops = []Op{OpNote, OpApply, OpDelete, OpPatch, OpScale, OpStopNode, OpStartNode, OpControllerOff,
+	OpControllerOn, OpAdvance, OpRunUntilStable, OpRun, OpExpect, OpShow}
+
+// Step is one step of a scenario; which fields are set depends on Op.
+type Step struct {
+	Op Op
+	// Line is where the step starts in the file.
+	Line int
+	// Text is a note's text.
+	Text string
+	// Source names where apply's manifests come from (a file, or
+	// "inline").
+	Source string
+	// Manifests are apply's objects.
+	Manifests []Manifest
+	// Fails, for apply, says the apply must fail this way.
+	Fails *Failure
+	// Target is the object (or objects, by selector) of delete, patch,
+	// scale and show.
+	Target ObjectRef
+	// Count limits delete by selector to the first Count objects by name
+	// (0: all of them).
+	Count int
+	// Propagation is delete's propagationPolicy (Orphan, Background,
+	// Foreground; empty: the server's default).
+	Propagation string
+	// PatchType is merge, json or strategic; Patch the patch as JSON.
+	PatchType string
+	Patch     []byte
+	// Replicas is scale's count; N is run's number of steps.
+	Replicas int64
+	N        int
+	// Name is the node of stopNode/startNode or the controller of
+	// controllerOff/controllerOn.
+	Name string
+	// Duration is advance's time.
+	Duration time.Duration
+	// Limits bound runUntilStable (and advance).
+	Limits cluster.Limits
+	// Expects are the checks of an expect step.
+	Expects []*Expectation
+}
+
+// Title is a one-line description of the step.
+func (s *Step) Title() string {
+	switch s.Op {
+	case OpNote:
+		first, _, _ := strings.Cut(strings.TrimSpace(s.Text), "\n")
+		return "note: " + first
+	case OpApply:
+		t := "apply " + s.Source
+		if s.Fails != nil {
+			t += fmt.Sprintf(" (must fail: %s)", s.Fails.Reason)
+		}
+		return t
+	case OpDelete:
+		t := "delete " + s.Target.String()
+		if s.Count > 0 {
+			t += fmt.Sprintf(" (first %d)", s.Count)
+		}
+		if s.Propagation != "" {
+			t += " propagationPolicy=" + s.Propagation
+		}
+		return t
+	case OpPatch:
+		return fmt.Sprintf("patch %s (%s) %s", s.Target, s.PatchType, s.Patch)
+	case OpScale:
+		return fmt.Sprintf("scale %s to %d", s.Target, s.Replicas)
+	case OpStopNode, OpStartNode, OpControllerOff, OpControllerOn:
+		return string(s.Op) + " " + s.Name
+	case OpAdvance:
+		return "advance " + s.Duration.String()
+	case OpRun:
+		return fmt.Sprintf("run %d steps", s.N)
+	case OpExpect:
+		parts := make([]string, len(s.Expects))
+		for i, e := range s.Expects {
+			parts[i] = e.String()
+		}
+		return "expect " + strings.Join(parts, "; ")
+	case OpShow:
+		return "show " + s.Target.String()
+	}
+	return string(s.Op)
+}
+
+// Manifest is one object to apply.
+type Manifest struct {
+	// Object is the decoded object (JSON numbers: int64 or float64).
+	Object map[string]any
+	// File and Line say where it was written.
+	File string
+	Line int
+}
+
+// Failure is how an apply must fail: the Status reason (Invalid,
+// AlreadyExists, Forbidden...) and a substring of its message.
+type Failure struct {
+	Reason  string
+	Message string
+}
+
+// ObjectRef names an object, or objects by label selector.
+type ObjectRef struct {
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+	Selector   string
+}
+
+// String renders the reference as kubectl would name it.
+func (o ObjectRef) String() string {
+	s := o.Kind
+	if o.Name != "" {
+		if o.Namespace != "" {
+			s += " " + o.Namespace + "/" + o.Name
+		} else {
+			s += " " + o.Name
+		}
+	} else if o.Namespace != "" {
+		s += " in " + o.Namespace
+	}
+	if o.Selector != "" {
+		s += " -l " + o.Selector
+	}
+	return s
+}
+
+// ExpectKind is what an Expectation checks.
+type ExpectKind string
+
+// The checks of an expect step.
+const (
+	ExpectExists ExpectKind = "exists"
+	ExpectField  ExpectKind = "field"
+	ExpectCount  ExpectKind = "count"
+	ExpectEvent  ExpectKind = "event"
+)
+
+// Expectation is one check.
+type Expectation struct {
+	Kind ExpectKind
+	Line int
+	// Object is the object (exists, field) or objects (count) checked; for
+	// an event, the involved object's kind and name (both optional).
+	Object ObjectRef
+	// Exists is what ExpectExists wants.
+	Exists bool
+	// Field is a JSON path (.status.readyReplicas) and Equals the value it
+	// must have (decoded from YAML; integers as int64).
+	Field  string
+	Equals any
+	// Phase filters a count (pods being deleted never count for a phase).
+	Phase string
+	// Count is how many objects must match.
+	Count int
+	// Reason and Message (a substring) select an Event.
+	Reason, Message string
+}
+
+// String renders the check in one line.
+func (e *Expectation) String() string {
+	switch e.Kind {
+	case ExpectExists:
+		if e.Exists {
+			return e.Object.String() + " exists"
+		}
+		return e.Object.String() + " does not exist"
+	case ExpectField:
+		return fmt.Sprintf("%s %s == %s", e.Object, e.Field, formatValue(e.Equals))
+	case ExpectCount:
+		s := fmt.Sprintf("%d %s", e.Count, e.Object)
+		if e.Phase != "" {
+			s += " phase=" + e.Phase
+		}
+		return s
+	case ExpectEvent:
+		s := "event " + e.Reason
+		if e.Object.Kind != "" || e.Object.Name != "" {
+			s += " for " + strings.TrimSpace(e.Object.Kind+" "+e.Object.Name)
+		}
+		if e.Message != "" {
+			s += fmt.Sprintf(" with message containing %q", e.Message)
+		}
+		return s
+	}
+	return string(e.Kind)
+}
