@@ -95,6 +95,9 @@ func (c *requestContext) watch() error {
 			return nil
 		}
 		var obj any = ev.Object
+		if ev.Raw != nil && out != asTable {
+			obj = ev.Raw
+		}
 		if ev.Err != nil {
 			obj = ErrorStatus(ev.Err)
 		} else {

@@ -27,6 +27,7 @@ type Store struct {
 	storage store.Interface
 	clock   clock.Clock
 	ids     *IDs
+	cacher  *cacher
 }
 
 // Config builds a Store.
@@ -49,7 +50,9 @@ func NewStore(cfg Config) (*Store, error) {
 	case cfg.IDs == nil:
 		return nil, errors.New("registry: IDs is required")
 	}
-	return &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs}, nil
+	s := &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs}
+	s.cacher = newCacher(s)
+	return s, nil
 }
 
 // Resource is the resource this store serves.
@@ -632,71 +635,98 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// splice moves status between obj and cur through JSON, so that it works
-// for every kind. keepStatus: obj keeps everything it has but takes cur's
-// status (a write to the main resource). Otherwise obj becomes cur with
-// only obj's status (a write to /status).
+// splice moves status between obj and cur. keepStatus: obj keeps
+// everything it has but takes cur's status (a write to the main resource).
+// Otherwise obj becomes cur with only obj's status (a write to /status).
+// Typed kinds are handled through their Status field, unstructured objects
+// through their "status" key; no JSON round trip.
 func splice(obj, cur api.Object, keepStatus bool) error {
-	objMap, err := toMap(obj)
-	if err != nil {
-		return err
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		cu, ok := cur.(*unstructured.Unstructured)
+		if !ok {
+			return api.NewInternalError(fmt.Errorf("splice: %T and %T", obj, cur))
+		}
+		var st any
+		var has bool
+		if keepStatus {
+			st, has = cu.Content["status"]
+			st = unstructured.DeepCopyValue(st)
+		} else {
+			st, has = u.Content["status"]
+			rv := u.ResourceVersion
+			*u = *cu.DeepCopy()
+			u.ResourceVersion = rv
+		}
+		if u.Content == nil {
+			u.Content = map[string]any{}
+		}
+		if has {
+			u.Content["status"] = st
+		} else {
+			delete(u.Content, "status")
+		}
+		return nil
 	}
-	curMap, err := toMap(cur)
-	if err != nil {
-		return err
+	ov := reflect.ValueOf(obj).Elem()
+	fresh := reflect.ValueOf(cur.DeepCopyObject()).Elem()
+	if ov.Type() != fresh.Type() {
+		return api.NewInternalError(fmt.Errorf("splice: %T and %T", obj, cur))
 	}
-	from, result := curMap, objMap
-	meta := *obj.GetObjectMeta()
-	if !keepStatus {
-		from, result = objMap, curMap
-		cur.GetObjectMeta().DeepCopyInto(&meta)
+	os, fs := ov.FieldByName("Status"), fresh.FieldByName("Status")
+	if !os.IsValid() {
+		return nil
 	}
-	if st, ok := from["status"]; ok {
-		result["status"] = st
-	} else {
-		delete(result, "status")
+	if keepStatus {
+		os.Set(fs)
+		return nil
 	}
-	raw, err := json.Marshal(result)
-	if err != nil {
-		return api.NewInternalError(err)
-	}
-	// Zero obj first: json.Unmarshal would merge into its existing maps.
-	v := reflect.ValueOf(obj).Elem()
-	v.Set(reflect.Zero(v.Type()))
-	if err := json.Unmarshal(raw, obj); err != nil {
-		return api.NewInternalError(err)
-	}
-	*obj.GetObjectMeta() = meta
+	rv := obj.GetObjectMeta().ResourceVersion
+	fs.Set(os)
+	ov.Set(fresh)
+	obj.GetObjectMeta().ResourceVersion = rv
 	return nil
 }
 
 // specChanged reports whether anything but metadata and status differs,
 // which is what moves metadata.generation.
 func specChanged(obj, cur api.Object) bool {
-	a, err1 := toMap(obj)
-	b, err2 := toMap(cur)
-	if err1 != nil || err2 != nil {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		cu, ok := cur.(*unstructured.Unstructured)
+		if !ok {
+			return true
+		}
+		for k := range mergedKeys(u.Content, cu.Content) {
+			if k != "status" && !reflect.DeepEqual(u.Content[k], cu.Content[k]) {
+				return true
+			}
+		}
+		return false
+	}
+	a, b := reflect.ValueOf(obj).Elem(), reflect.ValueOf(cur).Elem()
+	if a.Type() != b.Type() {
 		return true
 	}
-	for _, m := range []map[string]any{a, b} {
-		delete(m, "metadata")
-		delete(m, "status")
-		delete(m, "apiVersion")
-		delete(m, "kind")
+	for i := range a.NumField() {
+		switch a.Type().Field(i).Name {
+		case "TypeMeta", "ObjectMeta", "Status":
+			continue
+		}
+		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+			return true
+		}
 	}
-	return !reflect.DeepEqual(a, b)
+	return false
 }
 
-func toMap(obj api.Object) (map[string]any, error) {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
+func mergedKeys(a, b map[string]any) map[string]struct{} {
+	out := make(map[string]struct{}, len(a)+len(b))
+	for k := range a {
+		out[k] = struct{}{}
 	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
+	for k := range b {
+		out[k] = struct{}{}
 	}
-	return m, nil
+	return out
 }
 
 // resetStatus clears the status of obj: the Status field of a typed kind,

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -15,7 +16,10 @@ type WatchEvent struct {
 	Type api.WatchEventType
 	// Object is the object; for ERROR, Err says what went wrong instead.
 	Object api.Object
-	Err    error
+	// Raw, when set, is Object already encoded as JSON (shared by every
+	// watcher of the event; do not modify).
+	Raw json.RawMessage
+	Err error
 }
 
 // Watch streams the changes of the objects of ns that match opts. With
@@ -38,6 +42,9 @@ func (s *Store) Watch(ctx context.Context, ns string, opts ListOptions) (<-chan 
 			return nil, api.NewBadRequest("invalid resource version: " + strconv.Quote(opts.ResourceVersion))
 		}
 		from = rv
+	}
+	if ch, ok := s.cacher.watch(ctx, ns, opts, initial, from); ok {
+		return ch, nil
 	}
 	w, err := s.storage.Watch(ctx, s.prefix(ns), from)
 	if err != nil {

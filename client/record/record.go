@@ -31,12 +31,22 @@ type Recorder struct {
 	// last is the last timestamp used in a name: on a fake clock many
 	// events share one instant, and names must still differ.
 	last int64
+
+	// async recording (real clock): queue and whether a writer runs.
+	async   bool
+	queue   []func()
+	writing bool
 }
+
+// maxQueued bounds the events waiting to be written; past it new events are
+// dropped, as the real broadcaster drops events under load.
+const maxQueued = 10000
 
 // New returns a recorder that signs events with component (and host, for
 // kubelets).
 func New(c *client.Client, component, host string, clk clock.Clock) *Recorder {
-	return &Recorder{c: c, component: component, host: host, clock: clk, seen: map[string]*api.Event{}}
+	_, fake := clk.(*clock.Fake)
+	return &Recorder{c: c, component: component, host: host, clock: clk, seen: map[string]*api.Event{}, async: !fake}
 }
 
 // Ref makes the reference an event points at.
@@ -52,6 +62,40 @@ func Ref(obj api.Object, gvk api.GroupVersionKind) api.ObjectReference {
 // the existing event instead of creating another.
 func (r *Recorder) Eventf(ctx context.Context, ref api.ObjectReference, eventType, reason, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
+	if !r.async {
+		return r.record(ctx, ref, eventType, reason, msg)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.queue) >= maxQueued {
+		return nil
+	}
+	r.queue = append(r.queue, func() { _ = r.record(context.Background(), ref, eventType, reason, msg) })
+	if !r.writing {
+		r.writing = true
+		go r.drain()
+	}
+	return nil
+}
+
+// drain writes queued events until none is left, then stops.
+func (r *Recorder) drain() {
+	for {
+		r.mu.Lock()
+		if len(r.queue) == 0 {
+			r.writing = false
+			r.mu.Unlock()
+			return
+		}
+		next := r.queue[0]
+		r.queue = r.queue[1:]
+		r.mu.Unlock()
+		next()
+	}
+}
+
+// record writes one event (or raises the count of its earlier twin).
+func (r *Recorder) record(ctx context.Context, ref api.ObjectReference, eventType, reason, msg string) error {
 	now := api.NewTime(r.clock.Now().UTC())
 	key := ref.UID + "\x00" + ref.Namespace + "\x00" + ref.Name + "\x00" + eventType + "\x00" + reason + "\x00" + msg
 	r.mu.Lock()

@@ -1,0 +1,323 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/store"
+)
+
+// The watch cache of one Store. With a watch per client, every event would
+// be decoded once per watcher: a thousand kubelets each watching "pods on
+// my node" would decode every pod change a thousand times. The cacher
+// instead keeps one store watch over all namespaces, decodes each event
+// once, and hands it only to the watchers it can concern: watchers that
+// select on an exact field value (spec.nodeName=node-7, metadata.name=web)
+// are indexed by that value. This is Kubernetes' Cacher with its "indexed
+// triggers" (k8s.io/apiserver/pkg/storage/cacher), much simplified: it keeps
+// no object cache, only a window of recent decoded events so that a watch
+// starting a little in the past can join the shared stream.
+
+// cacheWindow is how many decoded events the cacher keeps for joiners.
+// A watcher may hold cacheBuffer undelivered events (indexedBuffer when it
+// selects an exact field value, and so sees few) before it is ended with
+// "expired" and its client lists again: controllers that watch everything
+// get room for bursts, a thousand kubelets do not cost a thousand big
+// buffers.
+const (
+	cacheWindow   = 4096
+	cacheBuffer   = 8192
+	indexedBuffer = 256
+)
+
+// cachedEvent is a store event decoded once for every watcher.
+type cachedEvent struct {
+	typ store.EventType
+	rev int64
+	ns  string
+	obj api.Object
+	// raw is the object's JSON (stored bytes with the resourceVersion
+	// spliced in), encoded once for every watcher; nil if unavailable.
+	raw     []byte
+	fields  fields.Set
+	labels  labels.Set
+	prev    api.Object // the object before a MODIFIED event
+	pfields fields.Set
+	plabels labels.Set
+}
+
+type cacheWatcher struct {
+	ns      string
+	opts    ListOptions
+	from    int64
+	out     chan WatchEvent
+	indexed string // "field=value" it is indexed under, or ""
+	done    bool
+}
+
+type cacher struct {
+	s        *Store
+	mu       sync.Mutex
+	started  bool
+	startRev int64
+	window   []cachedEvent
+	all      map[*cacheWatcher]struct{}
+	// byField indexes watchers by their exact-match field selector:
+	// field name → value → watchers.
+	byField map[string]map[string]map[*cacheWatcher]struct{}
+	plain   map[*cacheWatcher]struct{}
+}
+
+func newCacher(s *Store) *cacher {
+	return &cacher{s: s, all: map[*cacheWatcher]struct{}{}, plain: map[*cacheWatcher]struct{}{},
+		byField: map[string]map[string]map[*cacheWatcher]struct{}{}}
+}
+
+// watch joins the shared stream from revision from. It reports false when
+// it cannot (the revision is older than what the cacher holds): the caller
+// then falls back to a watch of its own on the store.
+func (c *cacher) watch(ctx context.Context, ns string, opts ListOptions, initial []api.Object, from int64) (<-chan WatchEvent, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.started {
+		w, err := c.s.storage.Watch(context.Background(), c.s.prefix(""), from)
+		if err != nil {
+			return nil, false
+		}
+		c.started, c.startRev, c.window = true, from, nil
+		go c.run(w)
+	}
+	oldest := c.startRev
+	if len(c.window) > 0 {
+		oldest = max(oldest, c.window[0].rev-1)
+	}
+	if from < oldest {
+		return nil, false
+	}
+	buffer := cacheBuffer
+	if exactFieldRequirement(opts) {
+		buffer = indexedBuffer
+	}
+	cw := &cacheWatcher{ns: ns, opts: opts, from: from, out: make(chan WatchEvent, len(initial)+buffer)}
+	for _, obj := range initial {
+		cw.out <- WatchEvent{Type: api.WatchEventAdded, Object: obj}
+	}
+	for i := range c.window {
+		if ev := &c.window[i]; ev.rev > from {
+			c.deliverLocked(cw, ev)
+		}
+	}
+	c.addLocked(cw)
+	go func() {
+		<-ctx.Done()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.endLocked(cw, nil)
+	}()
+	return cw.out, true
+}
+
+// exactFieldRequirement reports whether opts select an exact field value,
+// which is how the cacher indexes a watcher.
+func exactFieldRequirement(opts ListOptions) bool {
+	if opts.Fields == nil {
+		return false
+	}
+	for _, req := range opts.Fields.Requirements() {
+		if req.Operator == fields.Equals || req.Operator == fields.DoubleEquals {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *cacher) addLocked(cw *cacheWatcher) {
+	c.all[cw] = struct{}{}
+	if cw.opts.Fields != nil {
+		for _, req := range cw.opts.Fields.Requirements() {
+			if req.Operator == fields.Equals || req.Operator == fields.DoubleEquals {
+				idx := c.byField[req.Field]
+				if idx == nil {
+					idx = map[string]map[*cacheWatcher]struct{}{}
+					c.byField[req.Field] = idx
+				}
+				if idx[req.Value] == nil {
+					idx[req.Value] = map[*cacheWatcher]struct{}{}
+				}
+				idx[req.Value][cw] = struct{}{}
+				cw.indexed = req.Field + "=" + req.Value
+				return
+			}
+		}
+	}
+	c.plain[cw] = struct{}{}
+}
+
+// endLocked closes a watcher, first sending err (if any) as an ERROR event.
+func (c *cacher) endLocked(cw *cacheWatcher, err error) {
+	if cw.done {
+		return
+	}
+	cw.done = true
+	delete(c.all, cw)
+	delete(c.plain, cw)
+	if cw.indexed != "" {
+		for field, idx := range c.byField {
+			for value, set := range idx {
+				if field+"="+value == cw.indexed {
+					delete(set, cw)
+					if len(set) == 0 {
+						delete(idx, value)
+					}
+				}
+			}
+		}
+	}
+	if err != nil {
+		select {
+		case cw.out <- WatchEvent{Type: api.WatchEventError, Err: err}:
+		default:
+		}
+	}
+	close(cw.out)
+}
+
+// run decodes the shared store watch and dispatches its events.
+func (c *cacher) run(w store.Watcher) {
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		ce, err := c.decode(ev)
+		c.mu.Lock()
+		if err != nil {
+			c.failLocked(err)
+			c.mu.Unlock()
+			return
+		}
+		c.window = append(c.window, ce)
+		if len(c.window) > cacheWindow {
+			c.window = append(c.window[:0:0], c.window[len(c.window)-cacheWindow/2:]...)
+		}
+		c.dispatchLocked(&ce)
+		c.mu.Unlock()
+	}
+	err := w.Err()
+	if err == nil {
+		err = store.ErrClosed
+	}
+	c.mu.Lock()
+	c.failLocked(err)
+	c.mu.Unlock()
+}
+
+// failLocked ends every watcher and lets the next watch start afresh.
+func (c *cacher) failLocked(err error) {
+	var apiErr error
+	if !errors.Is(err, store.ErrClosed) {
+		apiErr = c.s.storeError(err, "")
+	}
+	for cw := range c.all {
+		c.endLocked(cw, apiErr)
+	}
+	c.started, c.window = false, nil
+}
+
+func (c *cacher) decode(ev store.Event) (cachedEvent, error) {
+	obj, err := c.s.decode(ev.Value, ev.Revision)
+	if err != nil {
+		return cachedEvent{}, err
+	}
+	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: obj.GetObjectMeta().Namespace, obj: obj,
+		fields: c.s.FieldSet(obj), labels: labels.Set(obj.GetObjectMeta().Labels)}
+	if raw, ok := spliceResourceVersion(ev.Value, ev.Revision, c.s.res.GroupVersion().String()); ok {
+		ce.raw = raw
+	}
+	if ev.Type == store.Modified {
+		prev, err := c.s.decode(ev.PrevValue, ev.Revision)
+		if err != nil {
+			return cachedEvent{}, err
+		}
+		ce.prev, ce.pfields, ce.plabels = prev, c.s.FieldSet(prev), labels.Set(prev.GetObjectMeta().Labels)
+	}
+	return ce, nil
+}
+
+// dispatchLocked hands ev to the watchers it may concern: every plain
+// watcher, and the indexed ones whose value the object has (now or before).
+func (c *cacher) dispatchLocked(ev *cachedEvent) {
+	for cw := range c.plain {
+		c.deliverLocked(cw, ev)
+	}
+	for field, idx := range c.byField {
+		seen := ""
+		for _, set := range []fields.Set{ev.fields, ev.pfields} {
+			if set == nil {
+				continue
+			}
+			v, ok := set[field]
+			if !ok || v == seen {
+				continue
+			}
+			seen = v
+			for cw := range idx[v] {
+				c.deliverLocked(cw, ev)
+			}
+		}
+	}
+}
+
+func (c *cacher) matches(cw *cacheWatcher, ns string, f fields.Set, l labels.Set) bool {
+	if cw.ns != "" && ns != cw.ns {
+		return false
+	}
+	if cw.opts.Labels != nil && !cw.opts.Labels.Empty() && !cw.opts.Labels.Matches(l) {
+		return false
+	}
+	if cw.opts.Fields != nil && !cw.opts.Fields.Empty() && !cw.opts.Fields.Matches(f) {
+		return false
+	}
+	return true
+}
+
+// deliverLocked sends ev to one watcher as ADDED, MODIFIED or DELETED (an
+// update that makes an object start or stop matching is ADDED or DELETED),
+// ending a watcher whose buffer is full.
+func (c *cacher) deliverLocked(cw *cacheWatcher, ev *cachedEvent) {
+	if cw.done || ev.rev <= cw.from {
+		return
+	}
+	now := c.matches(cw, ev.ns, ev.fields, ev.labels)
+	var typ api.WatchEventType
+	switch ev.typ {
+	case store.Added:
+		if !now {
+			return
+		}
+		typ = api.WatchEventAdded
+	case store.Deleted:
+		if !now {
+			return
+		}
+		typ = api.WatchEventDeleted
+	case store.Modified:
+		before := c.matches(cw, ev.ns, ev.pfields, ev.plabels)
+		switch {
+		case now && before:
+			typ = api.WatchEventModified
+		case now:
+			typ = api.WatchEventAdded
+		case before:
+			typ = api.WatchEventDeleted
+		default:
+			return
+		}
+	}
+	select {
+	case cw.out <- WatchEvent{Type: typ, Object: ev.obj, Raw: ev.raw}:
+	default:
+		c.endLocked(cw, api.NewResourceExpired("the watcher fell too far behind and was closed; list again"))
+	}
+}

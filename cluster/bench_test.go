@@ -1,0 +1,185 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+)
+
+// peakHeap samples the live heap every 20ms until stop is closed.
+func peakHeap(stop <-chan struct{}) <-chan uint64 {
+	out := make(chan uint64, 1)
+	go func() {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-stop:
+				out <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return out
+}
+
+// benchLiveReplicaSet runs a live cluster of nodes fake nodes (zero stage
+// delays), creates a ReplicaSet of pods replicas and measures the time
+// until all are Running, and the peak heap.
+func benchLiveReplicaSet(b *testing.B, nodes, pods int) {
+	for range b.N {
+		c, err := New(Config{NodeCount: nodes, UnsafeNoFsync: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := c.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		cl := c.Client("bench")
+		waitFor(b, 5*time.Minute, func() bool {
+			l, err := cl.Nodes().List(ctx, "", client.ListOptions{})
+			return err == nil && len(l.Items) == nodes
+		})
+		runtime.GC()
+		stop := make(chan struct{})
+		peak := peakHeap(stop)
+		running := watchRunning(ctx, cl)
+		start := time.Now()
+		if _, err := cl.ReplicaSets().Create(ctx, rs("bench", int32(pods))); err != nil {
+			b.Fatal(err)
+		}
+		var created, bound time.Duration
+		waitFor(b, 10*time.Minute, func() bool {
+			c, bd, r := running()
+			if created == 0 && c >= pods {
+				created = time.Since(start)
+			}
+			if bound == 0 && bd >= pods {
+				bound = time.Since(start)
+			}
+			return r >= pods
+		})
+		b.ReportMetric(created.Seconds(), "s-to-all-created")
+		b.ReportMetric(bound.Seconds(), "s-to-all-bound")
+		elapsed := time.Since(start)
+		close(stop)
+		b.ReportMetric(elapsed.Seconds(), "s-to-all-running")
+		b.ReportMetric(float64(pods)/elapsed.Seconds(), "pods/s")
+		b.ReportMetric(float64(<-peak)/(1<<20), "peak-heap-MiB")
+		cancel()
+		c.Close()
+	}
+}
+
+// watchRunning counts pods created, bound and Running through an informer.
+func watchRunning(ctx context.Context, cl *client.Client) func() (created, bound, running int) {
+	inf := cache.New(cl.Pods(), "default", client.ListOptions{}, nil)
+	go inf.Run(ctx)
+	return func() (int, int, int) {
+		var c, b, r int
+		for _, p := range inf.List() {
+			c++
+			if p.Spec.NodeName != "" {
+				b++
+			}
+			if p.Status.Phase == api.PodRunning {
+				r++
+			}
+		}
+		return c, b, r
+	}
+}
+
+func waitFor(b *testing.B, d time.Duration, cond func() bool) {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			b.Fatalf("timed out after %s", d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func BenchmarkLiveReplicaSet1000PodsOn100Nodes(b *testing.B) { benchLiveReplicaSet(b, 100, 1000) }
+
+func BenchmarkLiveReplicaSet10000PodsOn1000Nodes(b *testing.B) { benchLiveReplicaSet(b, 1000, 10000) }
+
+// BenchmarkReplacementLatency deletes pods of a running ReplicaSet one at a
+// time and measures, in live mode, the time from the delete to the
+// replacement Running (p50, p99).
+func BenchmarkReplacementLatency(b *testing.B) {
+	c, err := New(Config{NodeCount: 10, UnsafeNoFsync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	cl := c.Client("bench")
+	inf := cache.New(cl.Pods(), "default", client.ListOptions{}, nil)
+	go inf.Run(ctx)
+	runningNames := func() map[string]bool {
+		out := map[string]bool{}
+		for _, p := range inf.List() {
+			if p.Status.Phase == api.PodRunning && p.DeletionTimestamp == nil {
+				out[p.Name] = true
+			}
+		}
+		return out
+	}
+	if _, err := cl.ReplicaSets().Create(ctx, rs("heal", 10)); err != nil {
+		b.Fatal(err)
+	}
+	waitFor(b, time.Minute, func() bool { return len(runningNames()) == 10 })
+	var lat []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		before := runningNames()
+		var victim string
+		for n := range before {
+			victim = n
+			break
+		}
+		t0 := time.Now()
+		if err := cl.Pods().Delete(ctx, "default", victim, nil); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			now := runningNames()
+			fresh := 0
+			for n := range now {
+				if !before[n] {
+					fresh++
+				}
+			}
+			if fresh == 1 && !now[victim] {
+				break
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+var _ = fmt.Sprint
