@@ -76,7 +76,8 @@ func (r *Runner) check(ctx context.Context, e *Expectation) (bool, string, error
 		}
 		v, ok := evalJSONPath(m, segs)
 		if !ok {
-			return false, e.Field + " is not set", nil
+			// equals: null asks for a field that is absent (or null).
+			return e.Equals == nil, e.Field + " is not set", nil
 		}
 		return valuesEqual(v, e.Equals), formatValue(v), nil
 	case ExpectCount:
@@ -185,7 +186,7 @@ func (r *Runner) show(ctx context.Context, st *Step, res *StepResult) error {
 	var b strings.Builder
 	switch rs.Kind {
 	case "Pod":
-		fmt.Fprintf(&b, "%-12s %-10s %-8s %s", "POD", "PHASE", "NODE", "IP")
+		fmt.Fprintf(&b, "%-12s %-12s %-8s %s", "POD", "PHASE", "NODE", "IP")
 		for _, o := range l.Items {
 			node, _ := unstructured.NestedField(o.Content, "spec", "nodeName")
 			ip, _ := unstructured.NestedField(o.Content, "status", "podIP")
@@ -193,12 +194,36 @@ func (r *Runner) show(ctx context.Context, st *Step, res *StepResult) error {
 			if o.DeletionTimestamp != nil {
 				phase = "Terminating"
 			}
-			fmt.Fprintf(&b, "\n%-12s %-10s %-8s %s", o.Name, phase, str(node), str(ip))
+			fmt.Fprintf(&b, "\n%-12s %-12s %-8s %s", o.Name, phase, str(node), str(ip))
+		}
+	case "Node":
+		fmt.Fprintf(&b, "%-12s %s", "NODE", "READY")
+		for _, o := range l.Items {
+			ready := "Unknown"
+			if conds, ok := unstructured.NestedField(o.Content, "status", "conditions"); ok {
+				if v, ok := evalJSONPath(conds, []pathSegment{{isFilter: true, filterField: []string{"type"}, filterValue: "Ready"}, {field: "status"}}); ok {
+					ready = str(v)
+				}
+			}
+			fmt.Fprintf(&b, "\n%-12s %s", o.Name, ready)
 		}
 	default:
-		fmt.Fprintf(&b, "%s", strings.ToUpper(rs.Kind))
+		_, scalable := unstructured.NestedField(firstContent(l.Items), "spec", "replicas")
+		if !scalable {
+			fmt.Fprintf(&b, "%s", strings.ToUpper(rs.Kind))
+			for _, o := range l.Items {
+				fmt.Fprintf(&b, "\n%s", o.Name)
+			}
+			break
+		}
+		fmt.Fprintf(&b, "%-20s %-8s %s", strings.ToUpper(rs.Kind), "DESIRED", "READY")
 		for _, o := range l.Items {
-			fmt.Fprintf(&b, "\n%s", o.Name)
+			desired, _ := unstructured.NestedField(o.Content, "spec", "replicas")
+			ready, _ := unstructured.NestedField(o.Content, "status", "readyReplicas")
+			if ready == nil {
+				ready = int64(0)
+			}
+			fmt.Fprintf(&b, "\n%-20s %-8s %s", o.Name, formatValue(desired), formatValue(ready))
 		}
 	}
 	if len(l.Items) == 0 {
@@ -211,4 +236,11 @@ func (r *Runner) show(ctx context.Context, st *Step, res *StepResult) error {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+func firstContent(items []*unstructured.Unstructured) map[string]any {
+	if len(items) == 0 {
+		return nil
+	}
+	return items[0].Content
 }

@@ -102,8 +102,8 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 
 type nopObserver struct{}
 
-func (nopObserver) StepStarted(int, *Step)                {}
-func (nopObserver) Entry(cluster.Entry)                   {}
+func (nopObserver) StepStarted(int, *Step)               {}
+func (nopObserver) Entry(cluster.Entry)                  {}
 func (nopObserver) StepFinished(int, *Step, *StepResult) {}
 
 // checkKinds resolves every kind before the first step, so that a typo

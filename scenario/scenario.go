@@ -132,7 +132,7 @@ func (s *Step) Title() string {
 	case OpAdvance:
 		return "advance " + s.Duration.String()
 	case OpRun:
-		return fmt.Sprintf("run %d steps", s.N)
+		return fmt.Sprintf("run %d step(s)", s.N)
 	case OpExpect:
 		parts := make([]string, len(s.Expects))
 		for i, e := range s.Expects {
@@ -243,6 +243,9 @@ func (e *Expectation) String() string {
 		}
 		if e.Message != "" {
 			s += fmt.Sprintf(" with message containing %q", e.Message)
+		}
+		if e.Count >= 0 {
+			s += fmt.Sprintf(" (%d of them)", e.Count)
 		}
 		return s
 	}

@@ -21,6 +21,7 @@ func TestScenariosMatchGoldenTraces(t *testing.T) {
 	require.NotEmpty(t, files)
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
+			t.Parallel()
 			scenariotest.CheckGolden(t, filepath.Clean(f), *update)
 		})
 	}
