@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/crd"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
@@ -112,8 +113,10 @@ type Cluster struct {
 	started time.Time
 
 	components []component
-	kubelets   map[string]*kubelet.Kubelet
-	nodeOrder  []string
+	// compNames are the switch names of components, in the same order.
+	compNames []string
+	kubelets  map[string]*kubelet.Kubelet
+	nodeOrder []string
 
 	mu      sync.Mutex
 	enabled map[string]bool
@@ -167,6 +170,10 @@ func New(cfg Config) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
+	if err := c.buildAPIServerLoops(); err != nil {
+		c.Close()
+		return nil, err
+	}
 	if cfg.APIServerOnly {
 		return c, nil
 	}
@@ -217,6 +224,28 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 	return out
 }
 
+// buildAPIServerLoops makes the loops that are part of the API server
+// itself, which run even with APIServerOnly: the apiextensions-apiserver's
+// CRD finalizer (deleting a CRD deletes its objects, then the CRD).
+func (c *Cluster) buildAPIServerLoops() error {
+	cl, rec := c.client(crd.FinalizerControllerName)
+	fc, err := crd.NewFinalizerController(crd.FinalizerConfig{Client: cl, Clock: c.clock, Logger: c.logger})
+	if err != nil {
+		return fmt.Errorf("customresourcecleanup: %w", err)
+	}
+	c.addComponent("customresourcecleanup", fc, rec, nil)
+	return nil
+}
+
+// addComponent adds a component and its loops to the stepper's list.
+func (c *Cluster) addComponent(name string, comp component, rec *recorder, kl *kubelet.Kubelet) {
+	c.components = append(c.components, comp)
+	c.compNames = append(c.compNames, name)
+	for _, ctrl := range comp.Controllers() {
+		c.actors = append(c.actors, &actor{ctrl: ctrl, kubelet: kl, rec: rec, switchName: name})
+	}
+}
+
 // build makes every component and the stepper's actor list, in the fixed
 // order the stepper visits them.
 func (c *Cluster) build() error {
@@ -235,7 +264,7 @@ func (c *Cluster) build() error {
 		return nil
 	}
 	cl, rec := c.client("replicaset-controller")
-	rs, err := replicaset.New(replicaset.Config{Client: cl, Clock: c.clock, Logger: c.logger})
+	rs, err := replicaset.New(replicaset.Config{Client: cl, Clock: c.clock, Logger: c.logger, ParallelCreates: !c.cfg.StepMode})
 	if err := add("replicaset", rs, err, rec, nil); err != nil {
 		return err
 	}
@@ -286,10 +315,7 @@ func (c *Cluster) build() error {
 		c.nodeOrder = append(c.nodeOrder, n.Name)
 	}
 	for _, m := range all {
-		c.components = append(c.components, m.comp)
-		for _, ctrl := range m.comp.Controllers() {
-			c.actors = append(c.actors, &actor{ctrl: ctrl, kubelet: m.kl, rec: m.rec, switchName: m.name})
-		}
+		c.addComponent(m.name, m.comp, m.rec, m.kl)
 	}
 	return nil
 }
@@ -336,22 +362,13 @@ func (c *Cluster) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, comp := range c.components {
-		name := c.componentName(i)
+		name := c.compNames[i]
 		if on, known := c.enabled[name]; known && !on {
 			continue
 		}
 		go comp.Run(ctx)
 	}
 	return nil
-}
-
-// componentName maps a component to its switch name.
-func (c *Cluster) componentName(i int) string {
-	fixed := append(append([]string{}, ControllerNames...), "scheduler")
-	if i < len(fixed) {
-		return fixed[i]
-	}
-	return "kubelet/" + c.nodeOrder[i-len(fixed)]
 }
 
 // Close stops using the store (and removes a temporary data dir).

@@ -3,6 +3,7 @@ package replicaset
 import (
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
@@ -144,19 +145,44 @@ func PodsToDelete(pods []*api.Pod, n int) []*api.Pod {
 // fails once instead of hundreds of times. It returns the number of
 // successes and the first error.
 func slowStartBatch(count, initialBatchSize int, fn func() error) (int, error) {
+	return slowStartBatchParallel(count, initialBatchSize, false, fn)
+}
+
+// slowStartBatchParallel is slowStartBatch whose batches run their calls
+// concurrently when parallel is set, as Kubernetes does (live mode). Step
+// mode runs them one after another, so that the trace is the same every
+// run.
+func slowStartBatchParallel(count, initialBatchSize int, parallel bool, fn func() error) (int, error) {
 	remaining := count
 	successes := 0
 	for batch := min(remaining, initialBatchSize); batch > 0; batch = min(2*batch, remaining) {
 		var firstErr error
+		var mu sync.Mutex
+		var wg sync.WaitGroup
 		for range batch {
-			if err := fn(); err != nil {
-				if firstErr == nil {
-					firstErr = err
+			call := func() {
+				err := fn()
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					return
 				}
+				successes++
+			}
+			if !parallel {
+				call()
 				continue
 			}
-			successes++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				call()
+			}()
 		}
+		wg.Wait()
 		if firstErr != nil {
 			return successes, firstErr
 		}

@@ -59,6 +59,9 @@ type Config struct {
 	Workers int
 	// BurstReplicas caps creates and deletes per sync (BurstReplicas).
 	BurstReplicas int
+	// ParallelCreates creates the pods of one slow-start batch
+	// concurrently (live mode; step mode keeps them in order).
+	ParallelCreates bool
 	// ExpectationsTimeout (ExpectationsTimeout).
 	ExpectationsTimeout time.Duration
 	// Logger (discarded when nil).
@@ -73,6 +76,7 @@ type ReplicaSetController struct {
 	recorder     *record.Recorder
 	logger       *slog.Logger
 	burst        int
+	parallel     bool
 	expectations *ControllerExpectations
 
 	rsInformer  *cache.Informer[*api.ReplicaSet]
@@ -100,6 +104,7 @@ func New(cfg Config) (*ReplicaSetController, error) {
 		recorder:     cfg.Recorder,
 		logger:       cfg.Logger.With("controller", ControllerName),
 		burst:        cfg.BurstReplicas,
+		parallel:     cfg.ParallelCreates,
 		expectations: NewControllerExpectations(cfg.Clock, cfg.ExpectationsTimeout),
 		rsInformer:   cache.New(cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
 		podInformer:  cache.New(cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
@@ -336,7 +341,7 @@ func (rsc *ReplicaSetController) manageReplicas(ctx context.Context, pods []*api
 		// before Create returns.
 		rsc.expectations.ExpectCreations(key, diff)
 		ref := api.NewControllerRef(&rs.ObjectMeta, GroupVersionKind)
-		successes, err := slowStartBatch(diff, 1, func() error { return rsc.createPod(ctx, rs, ref) })
+		successes, err := slowStartBatchParallel(diff, 1, rsc.parallel, func() error { return rsc.createPod(ctx, rs, ref) })
 		// Neither failed creations nor the ones never attempted will ever
 		// be seen by the informer.
 		for range diff - successes {
