@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,4 +108,50 @@ func TestStepModeTraceIsDeterministic(t *testing.T) {
 	assert.Contains(t, a, "replicaset")
 	assert.Contains(t, a, "scheduler")
 	assert.Contains(t, a, "create /api/v1/namespaces/default/pods 201")
+}
+
+func TestStoppedKubeletsPodsComeBackElsewhere(t *testing.T) {
+	c, err := New(Config{StepMode: true, Seed: 2, NodeCount: 3,
+		NodeMonitorGracePeriod: 40 * time.Second, PodEvictionTimeout: 30 * time.Second})
+	require.NoError(t, err)
+	defer c.Close()
+	cl := c.Client("test")
+	_, err = cl.ReplicaSets().Create(bg, rs("web", 6))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+	pods := runningPods(t, cl, "app=web")
+	require.Len(t, pods, 6)
+	onNode1 := 0
+	for _, p := range pods {
+		if p.Spec.NodeName == "node-1" {
+			onNode1++
+		}
+	}
+	require.NotZero(t, onNode1, "the scheduler spread pods onto node-1")
+
+	k, ok := c.Kubelet("node-1")
+	require.True(t, ok)
+	k.Stop()
+	// Past the grace period (node NotReady, tainted) and the eviction
+	// timeout (pods deleted, replaced on healthy nodes).
+	_, err = c.Advance(bg, 2*time.Minute, Limits{})
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+
+	node, err := cl.Nodes().Get(bg, "", "node-1")
+	require.NoError(t, err)
+	var taints []string
+	for _, tn := range node.Spec.Taints {
+		taints = append(taints, tn.Key+":"+string(tn.Effect))
+	}
+	assert.Contains(t, taints, "node.kubernetes.io/unreachable:NoExecute")
+	healthy := 0
+	for _, p := range runningPods(t, cl, "app=web") {
+		if p.Spec.NodeName != "node-1" {
+			healthy++
+		}
+	}
+	assert.Equal(t, 6, healthy, "6 running pods on the healthy nodes")
 }
