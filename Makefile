@@ -26,8 +26,11 @@ fmt:
 	gofmt -w .
 
 # Benchmarks print figures; none of them asserts a time. See docs/performance.md.
+# The live control-plane runs take a few minutes (10,000 pods on 1,000 nodes).
 bench:
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime 2s ./store/...
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime 2s ./store/... ./apiserver/... ./scheduler/...
+	$(GO) test -run '^$$' -bench 'Live' -benchtime 1x -timeout 30m ./cluster/
+	$(GO) test -run '^$$' -bench 'ReplacementLatency' -benchtime 40x ./cluster/
 
 demo: build
 	./bin/kubesim demo
