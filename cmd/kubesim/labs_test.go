@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The labs in docs/labs are executable: every ```console block is a list
+// of commands ("$ kubectl ...", "$ kubesim ...") each followed by its
+// expected output. This test starts one `kubesim serve` per lab (flags from
+// an <!-- lab-server: ... --> comment), runs the commands from the
+// repository root as a student would, and compares the output with
+// tolerant matching (see labPattern), so a lab whose output drifts fails.
+
+// labCommand is one command of a lab and the output it must print.
+type labCommand struct {
+	line     int
+	args     []string
+	expected []string
+}
+
+// labDoc is a parsed lab.
+type labDoc struct {
+	serverFlags []string
+	commands    []labCommand
+}
+
+var labServerRe = regexp.MustCompile(`<!--\s*lab-server:(.*?)-->`)
+
+// parseLab extracts the console blocks of a lab.
+func parseLab(text string) (labDoc, error) {
+	var doc labDoc
+	if m := labServerRe.FindStringSubmatch(text); m != nil {
+		doc.serverFlags = strings.Fields(m[1])
+	}
+	inBlock := false
+	for i, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case !inBlock && trimmed == "```console":
+			inBlock = true
+		case inBlock && trimmed == "```":
+			inBlock = false
+		case inBlock && strings.HasPrefix(line, "$ "):
+			args, err := splitCommand(line[2:])
+			if err != nil {
+				return doc, fmt.Errorf("line %d: %w", i+1, err)
+			}
+			if len(args) == 0 || (args[0] != "kubectl" && args[0] != "kubesim") {
+				return doc, fmt.Errorf("line %d: a lab command must start with kubectl or kubesim: %q", i+1, line)
+			}
+			doc.commands = append(doc.commands, labCommand{line: i + 1, args: args})
+		case inBlock:
+			if len(doc.commands) == 0 {
+				return doc, fmt.Errorf("line %d: output before any command", i+1)
+			}
+			c := &doc.commands[len(doc.commands)-1]
+			c.expected = append(c.expected, line)
+		}
+	}
+	if inBlock {
+		return doc, fmt.Errorf("a console block is not closed")
+	}
+	return doc, nil
+}
+
+// splitCommand splits a command line as a POSIX shell would for simple
+// words: single quotes keep everything, double quotes allow \" and \\.
+func splitCommand(s string) ([]string, error) {
+	var args []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed ' in %q", s)
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, fmt.Errorf("unclosed \" in %q", s)
+			}
+			inWord = true
+		case c == ' ' || c == '\t':
+			if inWord {
+				args = append(args, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '|' || c == '>' || c == '<' || c == ';' || c == '&' || c == '$' || c == '`':
+			return nil, fmt.Errorf("shell syntax %q is not supported in lab commands: %q", c, s)
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		args = append(args, cur.String())
+	}
+	return args, nil
+}
+
+// placeholders are what a lab writes where the output varies.
+var placeholders = map[string]string{
+	"<id>":   `[a-z0-9]{5}`,       // a generated name suffix
+	"<hash>": `[a-z0-9]{6,10}`,    // a pod-template-hash
+	"<age>":  `(\d+[smhd])+`,      // kubectl's AGE column
+	"<ip>":   `10\.\d+\.\d+\.\d+`, // a pod IP
+	"<node>": `node-\d+`,          // any node
+	"<n>":    `\d+`,               // any number
+	"<any>":  `.*?`,               // anything on the line
+}
+
+var placeholderRe = regexp.MustCompile(`<(id|hash|age|ip|node|n|any)>`)
+
+// labPattern is expected output as line patterns: placeholders match what
+// varies, a run of spaces matches any run of two or more (columns widen
+// with names), and a line "..." matches any number of lines.
+type labPattern []*regexp.Regexp
+
+func newLabPattern(expected []string) labPattern {
+	var p labPattern
+	for _, line := range expected {
+		line = strings.TrimRight(line, " ")
+		if line == "..." {
+			p = append(p, nil)
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(`\A`)
+		last := 0
+		for _, loc := range placeholderRe.FindAllStringIndex(line, -1) {
+			b.WriteString(literal(line[last:loc[0]]))
+			b.WriteString(placeholders[line[loc[0]:loc[1]]])
+			last = loc[1]
+		}
+		b.WriteString(literal(line[last:]))
+		b.WriteString(`\z`)
+		p = append(p, regexp.MustCompile(b.String()))
+	}
+	return p
+}
+
+// MatchString reports whether out (normalized) matches every line.
+func (p labPattern) MatchString(out string) bool {
+	var lines []string
+	if out != "" {
+		lines = strings.Split(out, "\n")
+	}
+	return p.match(0, lines)
+}
+
+func (p labPattern) match(i int, lines []string) bool {
+	if i == len(p) {
+		return len(lines) == 0
+	}
+	if p[i] == nil {
+		for skip := 0; skip <= len(lines); skip++ {
+			if p.match(i+1, lines[skip:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(lines) > 0 && p[i].MatchString(lines[0]) && p.match(i+1, lines[1:])
+}
+
+var spacesRe = regexp.MustCompile(` {2,}`)
+
+func literal(s string) string {
+	parts := spacesRe.Split(s, -1)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return strings.Join(parts, ` {2,}`)
+}
+
+// normalize trims trailing spaces on every line and trailing blank lines.
+func normalize(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+}
+
+// readOnly commands may be retried until their output settles: the
+// control loops run live, so a get right after an apply can be early.
+func readOnly(args []string) bool {
+	if args[0] != "kubectl" || len(args) < 2 {
+		return false
+	}
+	switch args[1] {
+	case "get", "describe", "api-resources", "explain":
+		return true
+	case "rollout":
+		return len(args) > 2 && (args[2] == "history" || args[2] == "status")
+	}
+	return false
+}
+
+func TestParseLabAndPatterns(t *testing.T) {
+	doc, err := parseLab("<!-- lab-server: --nodes 2 -->\n```console\n$ kubectl get pods -o jsonpath='{.items[*].metadata.name}'\nweb-<id>  Running   <age>\n...\nend\n```\n")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"--nodes", "2"}, doc.serverFlags)
+	require.Len(t, doc.commands, 1)
+	assert.Equal(t, []string{"kubectl", "get", "pods", "-o", "jsonpath={.items[*].metadata.name}"}, doc.commands[0].args)
+	re := newLabPattern(doc.commands[0].expected)
+	assert.True(t, re.MatchString("web-ab12c   Running     12s\nend"))
+	assert.True(t, re.MatchString("web-ab12c  Running  3m4s\nx\ny\nend"))
+	assert.False(t, re.MatchString("web-ab12cd  Running  12s\nend"), "a generated suffix has 5 characters")
+	assert.False(t, re.MatchString("web-ab12c  Pending  12s\nend"))
+	assert.False(t, re.MatchString("web-ab12c Running  12s\nend"), "column gaps are two spaces or more")
+	assert.False(t, re.MatchString("web-ab12c  Running  12s\nend\nmore"), "nothing after the last line")
+	tail := newLabPattern([]string{"first", "..."})
+	assert.True(t, tail.MatchString("first"))
+	assert.True(t, tail.MatchString("first\nsecond\nthird"))
+	assert.False(t, tail.MatchString("second"))
+	assert.True(t, newLabPattern(nil).MatchString(""), "no output expected")
+	_, err = parseLab("```console\n$ kubectl get pods | wc -l\n```\n")
+	assert.ErrorContains(t, err, "not supported")
+	_, err = parseLab("```console\n$ rm -rf /\n```\n")
+	assert.ErrorContains(t, err, "must start with kubectl or kubesim")
+	_, err = parseLab("```console\n$ kubectl get pods\n")
+	assert.ErrorContains(t, err, "not closed")
+}
+
+func TestLabs(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is required for the lab tests: %v", err)
+	}
+	files, err := filepath.Glob("../../docs/labs/[0-9]*.md")
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "the labs")
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			text, err := os.ReadFile(f)
+			require.NoError(t, err)
+			doc, err := parseLab(string(text))
+			require.NoError(t, err)
+			require.NotEmpty(t, doc.commands, "a lab has commands to run")
+			runLab(t, root, f, doc)
+		})
+	}
+}
+
+func runLab(t *testing.T, root, file string, doc labDoc) {
+	flags := append([]string{"--stage-delay", "20ms"}, doc.serverFlags...)
+	s := startServer(t, t.TempDir(), flags...)
+	k := newKubectl(t, s)
+	for _, c := range doc.commands {
+		want := newLabPattern(c.expected)
+		deadline := time.Now().Add(30 * time.Second)
+		var out string
+		for {
+			out = normalize(runLabCommand(t, root, k, c.args))
+			if want.MatchString(out) || !readOnly(c.args) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(150 * time.Millisecond)
+		}
+		if !want.MatchString(out) {
+			t.Fatalf("%s:%d: $ %s\nexpected:\n%s\nactual:\n%s", file, c.line, strings.Join(c.args, " "),
+				strings.Join(c.expected, "\n"), out)
+		}
+	}
+}
+
+// runLabCommand runs kubectl (against the lab's server, from the
+// repository root) or kubesim (in process), returning stdout then stderr.
+func runLabCommand(t *testing.T, root string, k *kubectl, args []string) string {
+	if args[0] == "kubesim" {
+		wd, err := os.Getwd()
+		require.NoError(t, err)
+		var out, errb bytes.Buffer
+		rel := make([]string, len(args)-1)
+		for i, a := range args[1:] {
+			// Files are named from the repository root, as the student
+			// types them there.
+			if strings.HasSuffix(a, ".yaml") && !filepath.IsAbs(a) {
+				a = filepath.Join(root, a)
+				if r, err := filepath.Rel(wd, a); err == nil {
+					a = r
+				}
+			}
+			rel[i] = a
+		}
+		runWithInput(context.Background(), rel, strings.NewReader(""), &out, &errb)
+		return out.String() + errb.String()
+	}
+	cmd := k.cmd(args[1:]...)
+	cmd.Dir = root
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	_ = cmd.Run()
+	return out.String() + errb.String()
+}
