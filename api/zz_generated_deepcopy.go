@@ -597,6 +597,520 @@ func (in *ContainerStatus) DeepCopy() *ContainerStatus {
 }
 
 // DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceColumnDefinition) DeepCopyInto(out *CustomResourceColumnDefinition) {
+	*out = *in
+}
+
+// DeepCopy returns a new CustomResourceColumnDefinition sharing no memory with in, or nil.
+func (in *CustomResourceColumnDefinition) DeepCopy() *CustomResourceColumnDefinition {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceColumnDefinition)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceColumnDefinitionV1beta1) DeepCopyInto(out *CustomResourceColumnDefinitionV1beta1) {
+	*out = *in
+}
+
+// DeepCopy returns a new CustomResourceColumnDefinitionV1beta1 sharing no memory with in, or nil.
+func (in *CustomResourceColumnDefinitionV1beta1) DeepCopy() *CustomResourceColumnDefinitionV1beta1 {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceColumnDefinitionV1beta1)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceConversion) DeepCopyInto(out *CustomResourceConversion) {
+	*out = *in
+	if in.Webhook != nil {
+		in, out := &in.Webhook, &out.Webhook
+		*out = new(WebhookConversion)
+		(*in).DeepCopyInto(*out)
+	}
+}
+
+// DeepCopy returns a new CustomResourceConversion sharing no memory with in, or nil.
+func (in *CustomResourceConversion) DeepCopy() *CustomResourceConversion {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceConversion)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceConversionV1beta1) DeepCopyInto(out *CustomResourceConversionV1beta1) {
+	*out = *in
+	if in.WebhookClientConfig != nil {
+		in, out := &in.WebhookClientConfig, &out.WebhookClientConfig
+		*out = new(WebhookClientConfig)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.ConversionReviewVersions != nil {
+		in, out := &in.ConversionReviewVersions, &out.ConversionReviewVersions
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a new CustomResourceConversionV1beta1 sharing no memory with in, or nil.
+func (in *CustomResourceConversionV1beta1) DeepCopy() *CustomResourceConversionV1beta1 {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceConversionV1beta1)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinition) DeepCopyInto(out *CustomResourceDefinition) {
+	*out = *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a new CustomResourceDefinition sharing no memory with in, or nil.
+func (in *CustomResourceDefinition) DeepCopy() *CustomResourceDefinition {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinition)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject implements Object.
+func (in *CustomResourceDefinition) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionCondition) DeepCopyInto(out *CustomResourceDefinitionCondition) {
+	*out = *in
+}
+
+// DeepCopy returns a new CustomResourceDefinitionCondition sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionCondition) DeepCopy() *CustomResourceDefinitionCondition {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionCondition)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionList) DeepCopyInto(out *CustomResourceDefinitionList) {
+	*out = *in
+	in.ListMeta.DeepCopyInto(&out.ListMeta)
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]CustomResourceDefinition, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy returns a new CustomResourceDefinitionList sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionList) DeepCopy() *CustomResourceDefinitionList {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject implements ListObject.
+func (in *CustomResourceDefinitionList) DeepCopyObject() ListObject {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// GetItems implements ListObject: pointers to the items, inside the list.
+func (in *CustomResourceDefinitionList) GetItems() []Object {
+	out := make([]Object, len(in.Items))
+	for i := range in.Items {
+		out[i] = &in.Items[i]
+	}
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionListV1beta1) DeepCopyInto(out *CustomResourceDefinitionListV1beta1) {
+	*out = *in
+	in.ListMeta.DeepCopyInto(&out.ListMeta)
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]CustomResourceDefinitionV1beta1, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy returns a new CustomResourceDefinitionListV1beta1 sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionListV1beta1) DeepCopy() *CustomResourceDefinitionListV1beta1 {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionListV1beta1)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject implements ListObject.
+func (in *CustomResourceDefinitionListV1beta1) DeepCopyObject() ListObject {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// GetItems implements ListObject: pointers to the items, inside the list.
+func (in *CustomResourceDefinitionListV1beta1) GetItems() []Object {
+	out := make([]Object, len(in.Items))
+	for i := range in.Items {
+		out[i] = &in.Items[i]
+	}
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionNames) DeepCopyInto(out *CustomResourceDefinitionNames) {
+	*out = *in
+	if in.ShortNames != nil {
+		in, out := &in.ShortNames, &out.ShortNames
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.Categories != nil {
+		in, out := &in.Categories, &out.Categories
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a new CustomResourceDefinitionNames sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionNames) DeepCopy() *CustomResourceDefinitionNames {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionNames)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionSpec) DeepCopyInto(out *CustomResourceDefinitionSpec) {
+	*out = *in
+	in.Names.DeepCopyInto(&out.Names)
+	if in.Versions != nil {
+		in, out := &in.Versions, &out.Versions
+		*out = make([]CustomResourceDefinitionVersion, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.Conversion != nil {
+		in, out := &in.Conversion, &out.Conversion
+		*out = new(CustomResourceConversion)
+		(*in).DeepCopyInto(*out)
+	}
+}
+
+// DeepCopy returns a new CustomResourceDefinitionSpec sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionSpec) DeepCopy() *CustomResourceDefinitionSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionSpecV1beta1) DeepCopyInto(out *CustomResourceDefinitionSpecV1beta1) {
+	*out = *in
+	in.Names.DeepCopyInto(&out.Names)
+	if in.Validation != nil {
+		in, out := &in.Validation, &out.Validation
+		*out = new(CustomResourceValidation)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.Subresources != nil {
+		in, out := &in.Subresources, &out.Subresources
+		*out = new(CustomResourceSubresources)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.Versions != nil {
+		in, out := &in.Versions, &out.Versions
+		*out = make([]CustomResourceDefinitionVersionV1beta1, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.AdditionalPrinterColumns != nil {
+		in, out := &in.AdditionalPrinterColumns, &out.AdditionalPrinterColumns
+		*out = make([]CustomResourceColumnDefinitionV1beta1, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.Conversion != nil {
+		in, out := &in.Conversion, &out.Conversion
+		*out = new(CustomResourceConversionV1beta1)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.PreserveUnknownFields != nil {
+		in, out := &in.PreserveUnknownFields, &out.PreserveUnknownFields
+		*out = new(bool)
+		**out = **in
+	}
+}
+
+// DeepCopy returns a new CustomResourceDefinitionSpecV1beta1 sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionSpecV1beta1) DeepCopy() *CustomResourceDefinitionSpecV1beta1 {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionSpecV1beta1)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionStatus) DeepCopyInto(out *CustomResourceDefinitionStatus) {
+	*out = *in
+	if in.Conditions != nil {
+		in, out := &in.Conditions, &out.Conditions
+		*out = make([]CustomResourceDefinitionCondition, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	in.AcceptedNames.DeepCopyInto(&out.AcceptedNames)
+	if in.StoredVersions != nil {
+		in, out := &in.StoredVersions, &out.StoredVersions
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a new CustomResourceDefinitionStatus sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionStatus) DeepCopy() *CustomResourceDefinitionStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionV1beta1) DeepCopyInto(out *CustomResourceDefinitionV1beta1) {
+	*out = *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a new CustomResourceDefinitionV1beta1 sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionV1beta1) DeepCopy() *CustomResourceDefinitionV1beta1 {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionV1beta1)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject implements Object.
+func (in *CustomResourceDefinitionV1beta1) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionVersion) DeepCopyInto(out *CustomResourceDefinitionVersion) {
+	*out = *in
+	if in.DeprecationWarning != nil {
+		in, out := &in.DeprecationWarning, &out.DeprecationWarning
+		*out = new(string)
+		**out = **in
+	}
+	if in.Schema != nil {
+		in, out := &in.Schema, &out.Schema
+		*out = new(CustomResourceValidation)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.Subresources != nil {
+		in, out := &in.Subresources, &out.Subresources
+		*out = new(CustomResourceSubresources)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.AdditionalPrinterColumns != nil {
+		in, out := &in.AdditionalPrinterColumns, &out.AdditionalPrinterColumns
+		*out = make([]CustomResourceColumnDefinition, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.SelectableFields != nil {
+		in, out := &in.SelectableFields, &out.SelectableFields
+		*out = make([]SelectableField, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy returns a new CustomResourceDefinitionVersion sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionVersion) DeepCopy() *CustomResourceDefinitionVersion {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionVersion)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceDefinitionVersionV1beta1) DeepCopyInto(out *CustomResourceDefinitionVersionV1beta1) {
+	*out = *in
+	if in.DeprecationWarning != nil {
+		in, out := &in.DeprecationWarning, &out.DeprecationWarning
+		*out = new(string)
+		**out = **in
+	}
+	if in.Schema != nil {
+		in, out := &in.Schema, &out.Schema
+		*out = new(CustomResourceValidation)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.Subresources != nil {
+		in, out := &in.Subresources, &out.Subresources
+		*out = new(CustomResourceSubresources)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.AdditionalPrinterColumns != nil {
+		in, out := &in.AdditionalPrinterColumns, &out.AdditionalPrinterColumns
+		*out = make([]CustomResourceColumnDefinitionV1beta1, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy returns a new CustomResourceDefinitionVersionV1beta1 sharing no memory with in, or nil.
+func (in *CustomResourceDefinitionVersionV1beta1) DeepCopy() *CustomResourceDefinitionVersionV1beta1 {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceDefinitionVersionV1beta1)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceSubresourceScale) DeepCopyInto(out *CustomResourceSubresourceScale) {
+	*out = *in
+	if in.LabelSelectorPath != nil {
+		in, out := &in.LabelSelectorPath, &out.LabelSelectorPath
+		*out = new(string)
+		**out = **in
+	}
+}
+
+// DeepCopy returns a new CustomResourceSubresourceScale sharing no memory with in, or nil.
+func (in *CustomResourceSubresourceScale) DeepCopy() *CustomResourceSubresourceScale {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceSubresourceScale)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceSubresourceStatus) DeepCopyInto(out *CustomResourceSubresourceStatus) {
+	*out = *in
+}
+
+// DeepCopy returns a new CustomResourceSubresourceStatus sharing no memory with in, or nil.
+func (in *CustomResourceSubresourceStatus) DeepCopy() *CustomResourceSubresourceStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceSubresourceStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceSubresources) DeepCopyInto(out *CustomResourceSubresources) {
+	*out = *in
+	if in.Status != nil {
+		in, out := &in.Status, &out.Status
+		*out = new(CustomResourceSubresourceStatus)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.Scale != nil {
+		in, out := &in.Scale, &out.Scale
+		*out = new(CustomResourceSubresourceScale)
+		(*in).DeepCopyInto(*out)
+	}
+}
+
+// DeepCopy returns a new CustomResourceSubresources sharing no memory with in, or nil.
+func (in *CustomResourceSubresources) DeepCopy() *CustomResourceSubresources {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceSubresources)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *CustomResourceValidation) DeepCopyInto(out *CustomResourceValidation) {
+	*out = *in
+	if in.OpenAPIV3Schema != nil {
+		in, out := &in.OpenAPIV3Schema, &out.OpenAPIV3Schema
+		*out = new(JSONSchemaProps)
+		(*in).DeepCopyInto(*out)
+	}
+}
+
+// DeepCopy returns a new CustomResourceValidation sharing no memory with in, or nil.
+func (in *CustomResourceValidation) DeepCopy() *CustomResourceValidation {
+	if in == nil {
+		return nil
+	}
+	out := new(CustomResourceValidation)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
 func (in *DaemonEndpoint) DeepCopyInto(out *DaemonEndpoint) {
 	*out = *in
 }
@@ -3198,6 +3712,21 @@ func (in *SecurityContext) DeepCopy() *SecurityContext {
 }
 
 // DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *SelectableField) DeepCopyInto(out *SelectableField) {
+	*out = *in
+}
+
+// DeepCopy returns a new SelectableField sharing no memory with in, or nil.
+func (in *SelectableField) DeepCopy() *SelectableField {
+	if in == nil {
+		return nil
+	}
+	out := new(SelectableField)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
 func (in *ServerAddressByClientCIDR) DeepCopyInto(out *ServerAddressByClientCIDR) {
 	*out = *in
 }
@@ -3315,6 +3844,31 @@ func (in *ServicePort) DeepCopy() *ServicePort {
 		return nil
 	}
 	out := new(ServicePort)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *ServiceReference) DeepCopyInto(out *ServiceReference) {
+	*out = *in
+	if in.Path != nil {
+		in, out := &in.Path, &out.Path
+		*out = new(string)
+		**out = **in
+	}
+	if in.Port != nil {
+		in, out := &in.Port, &out.Port
+		*out = new(int32)
+		**out = **in
+	}
+}
+
+// DeepCopy returns a new ServiceReference sharing no memory with in, or nil.
+func (in *ServiceReference) DeepCopy() *ServiceReference {
+	if in == nil {
+		return nil
+	}
+	out := new(ServiceReference)
 	in.DeepCopyInto(out)
 	return out
 }
@@ -3943,6 +4497,61 @@ func (in *WatchEvent) DeepCopy() *WatchEvent {
 		return nil
 	}
 	out := new(WatchEvent)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *WebhookClientConfig) DeepCopyInto(out *WebhookClientConfig) {
+	*out = *in
+	if in.URL != nil {
+		in, out := &in.URL, &out.URL
+		*out = new(string)
+		**out = **in
+	}
+	if in.Service != nil {
+		in, out := &in.Service, &out.Service
+		*out = new(ServiceReference)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.CABundle != nil {
+		in, out := &in.CABundle, &out.CABundle
+		*out = make([]byte, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a new WebhookClientConfig sharing no memory with in, or nil.
+func (in *WebhookClientConfig) DeepCopy() *WebhookClientConfig {
+	if in == nil {
+		return nil
+	}
+	out := new(WebhookClientConfig)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *WebhookConversion) DeepCopyInto(out *WebhookConversion) {
+	*out = *in
+	if in.ClientConfig != nil {
+		in, out := &in.ClientConfig, &out.ClientConfig
+		*out = new(WebhookClientConfig)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.ConversionReviewVersions != nil {
+		in, out := &in.ConversionReviewVersions, &out.ConversionReviewVersions
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a new WebhookConversion sharing no memory with in, or nil.
+func (in *WebhookConversion) DeepCopy() *WebhookConversion {
+	if in == nil {
+		return nil
+	}
+	out := new(WebhookConversion)
 	in.DeepCopyInto(out)
 	return out
 }
