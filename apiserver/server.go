@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/crd"
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/handlers"
 	"github.com/kubesim/kubesim/apiserver/openapi"
@@ -81,6 +82,7 @@ type Server struct {
 	// loopback token instead).
 	loopback http.Handler
 	rest     *handlers.Handler
+	crds     *crd.Server
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -102,6 +104,18 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	// CustomResourceDefinitions are always served, as kube-apiserver
+	// always runs the apiextensions-apiserver in front of itself.
+	ext, err := crd.New(crd.Config{Registrar: s, Clock: cfg.Clock, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range ext.Resources() {
+		if err := s.AddResource(r); err != nil {
+			return nil, err
+		}
+	}
+	s.crds = ext
 	lifecycle := &admission.NamespaceLifecycle{
 		Get: func(ctx context.Context, name string) (*api.Namespace, error) {
 			st, ok := s.Store("", "v1", "namespaces")
@@ -129,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 
 // AddResource starts serving res (a CRD's version, say).
 func (s *Server) AddResource(res *registry.Resource) error {
-	st, err := registry.NewStore(registry.Config{Resource: res, Storage: s.cfg.Storage, Clock: s.cfg.Clock, IDs: s.ids})
+	st, err := s.newStore(res)
 	if err != nil {
 		return err
 	}
@@ -142,6 +156,38 @@ func (s *Server) AddResource(res *registry.Resource) error {
 	s.stores[key] = st
 	s.order = append(s.order, res)
 	return nil
+}
+
+// ReplaceResource serves res in place of the resource with the same group,
+// version and name, in one step (a CRD whose schema changed is never
+// briefly unserved), or adds it.
+func (s *Server) ReplaceResource(res *registry.Resource) error {
+	st, err := s.newStore(res)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := storeKey(res.Group, res.Version, res.Name)
+	s.stores[key] = st
+	for i, r := range s.order {
+		if r.Group == res.Group && r.Version == res.Version && r.Name == res.Name {
+			// A new slice: Resources() callers keep their snapshot.
+			s.order = slices.Clone(s.order)
+			s.order[i] = res
+			return nil
+		}
+	}
+	s.order = append(s.order, res)
+	return nil
+}
+
+func (s *Server) newStore(res *registry.Resource) (*registry.Store, error) {
+	storage := s.cfg.Storage
+	if res.DecorateStorage != nil {
+		storage = res.DecorateStorage(storage)
+	}
+	return registry.NewStore(registry.Config{Resource: res, Storage: storage, Clock: s.cfg.Clock, IDs: s.ids})
 }
 
 // RemoveResource stops serving a resource; its objects stay in the store.
@@ -176,8 +222,12 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // components of the same control plane. Never serve it on a socket.
 func (s *Server) LoopbackHandler() http.Handler { return s.loopback }
 
-// Bootstrap creates the system namespaces if they do not exist yet.
+// Bootstrap creates the system namespaces if they do not exist yet, and
+// serves again the custom resources of the CRDs already stored.
 func (s *Server) Bootstrap(ctx context.Context) error {
+	if err := s.crds.Restore(ctx); err != nil {
+		return fmt.Errorf("serving stored CustomResourceDefinitions: %w", err)
+	}
 	st, ok := s.Store("", "v1", "namespaces")
 	if !ok {
 		return nil
@@ -211,6 +261,9 @@ func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 		if !info.IsResourceRequest {
 			disc.ServeHTTP(w, req)
 			return
+		}
+		if st, ok := s.Store(info.APIGroup, info.APIVersion, info.Resource); ok && st.Resource().DeprecationWarning != "" {
+			w.Header().Add("Warning", fmt.Sprintf("299 - %q", st.Resource().DeprecationWarning))
 		}
 		s.rest.ServeHTTP(w, req)
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/store"
 )
 
 // Resource describes one REST resource at one version.
@@ -63,6 +64,18 @@ type Resource struct {
 	// StorageGroupResource keys the objects; versions of one resource share
 	// storage. Empty means Group/Name.
 	StorageGroupResource api.GroupResource
+	// DecorateStorage, when set, wraps the shared storage for this
+	// resource: CustomResourceDefinitions convert v1beta1 to the stored v1
+	// there, and learn of every write to serve the resources they define.
+	DecorateStorage func(store.Interface) store.Interface
+	// ValidatesTypeMeta says the strategy checks apiVersion and kind
+	// itself, so the decoder keeps the body's kind: a custom resource with
+	// the wrong kind is a 422 field error, as in the apiextensions-apiserver.
+	ValidatesTypeMeta bool
+	// DeprecationWarning, when set, is sent as a Warning header with every
+	// response at this version (apiextensions.k8s.io/v1beta1, deprecated
+	// custom resource versions).
+	DeprecationWarning string
 }
 
 // CreateSubresource is a subresource that accepts a POST of another kind

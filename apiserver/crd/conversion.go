@@ -1,0 +1,255 @@
+package crd
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// The group, versions and resource of CustomResourceDefinitions.
+const (
+	Group    = "apiextensions.k8s.io"
+	Resource = "customresourcedefinitions"
+	Kind     = "CustomResourceDefinition"
+)
+
+// DeprecationWarningV1beta1 is the warning every response at
+// apiextensions.k8s.io/v1beta1 carried from Kubernetes 1.19 to 1.21.
+const DeprecationWarningV1beta1 = "apiextensions.k8s.io/v1beta1 CustomResourceDefinition is deprecated in v1.16+, unavailable in v1.22+; use apiextensions.k8s.io/v1 CustomResourceDefinition"
+
+// SetDefaults fills what a v1 CRD may leave out, as SetDefaults_* of
+// apiextensions/v1 do: singular and listKind from kind, conversion None.
+func SetDefaults(c *api.CustomResourceDefinition) {
+	defaultNames(&c.Spec.Names)
+	if c.Spec.Conversion == nil {
+		c.Spec.Conversion = &api.CustomResourceConversion{Strategy: api.NoneConverter}
+	}
+}
+
+func defaultNames(n *api.CustomResourceDefinitionNames) {
+	if n.Singular == "" {
+		n.Singular = strings.ToLower(n.Kind)
+	}
+	if n.ListKind == "" && n.Kind != "" {
+		n.ListKind = n.Kind + "List"
+	}
+}
+
+// SetDefaultsV1beta1 fills what a v1beta1 CRD may leave out: besides the
+// v1 defaults, the scope (Namespaced), versions from spec.version (or
+// spec.version from the first version), and preserveUnknownFields true —
+// v1beta1 CRDs did not prune unless asked to.
+func SetDefaultsV1beta1(c *api.CustomResourceDefinitionV1beta1) {
+	s := &c.Spec
+	defaultNames(&s.Names)
+	if s.Scope == "" {
+		s.Scope = api.NamespaceScoped
+	}
+	if len(s.Versions) == 0 && s.Version != "" {
+		s.Versions = []api.CustomResourceDefinitionVersionV1beta1{{Name: s.Version, Served: true, Storage: true}}
+	}
+	if s.Version == "" && len(s.Versions) > 0 {
+		s.Version = s.Versions[0].Name
+	}
+	if s.Conversion == nil {
+		s.Conversion = &api.CustomResourceConversionV1beta1{Strategy: api.NoneConverter}
+	}
+	if s.Conversion.Strategy == api.WebhookConverter && len(s.Conversion.ConversionReviewVersions) == 0 {
+		s.Conversion.ConversionReviewVersions = []string{"v1beta1"}
+	}
+	if s.PreserveUnknownFields == nil {
+		t := true
+		s.PreserveUnknownFields = &t
+	}
+}
+
+// ToV1 converts a v1beta1 CRD to v1: the top-level schema, subresources and
+// columns are copied into every version that has none of its own, and
+// JSONPath becomes jsonPath. The input is not changed.
+func ToV1(in *api.CustomResourceDefinitionV1beta1) *api.CustomResourceDefinition {
+	c := in.DeepCopy()
+	out := &api.CustomResourceDefinition{
+		TypeMeta:   api.TypeMeta{APIVersion: Group + "/v1", Kind: Kind},
+		ObjectMeta: c.ObjectMeta,
+		Status:     c.Status,
+	}
+	s := &c.Spec
+	out.Spec.Group = s.Group
+	out.Spec.Names = s.Names
+	out.Spec.Scope = s.Scope
+	versions := s.Versions
+	if len(versions) == 0 && s.Version != "" {
+		versions = []api.CustomResourceDefinitionVersionV1beta1{{Name: s.Version, Served: true, Storage: true}}
+	}
+	for _, v := range versions {
+		nv := api.CustomResourceDefinitionVersion{
+			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
+			DeprecationWarning: v.DeprecationWarning, Schema: v.Schema, Subresources: v.Subresources,
+			AdditionalPrinterColumns: columnsToV1(v.AdditionalPrinterColumns),
+		}
+		if nv.Schema == nil && s.Validation != nil {
+			nv.Schema = s.Validation.DeepCopy()
+		}
+		if nv.Subresources == nil && s.Subresources != nil {
+			nv.Subresources = s.Subresources.DeepCopy()
+		}
+		if len(nv.AdditionalPrinterColumns) == 0 && len(s.AdditionalPrinterColumns) > 0 {
+			nv.AdditionalPrinterColumns = columnsToV1(s.AdditionalPrinterColumns)
+		}
+		out.Spec.Versions = append(out.Spec.Versions, nv)
+	}
+	if cv := s.Conversion; cv != nil {
+		out.Spec.Conversion = &api.CustomResourceConversion{Strategy: cv.Strategy}
+		if cv.WebhookClientConfig != nil || len(cv.ConversionReviewVersions) > 0 {
+			out.Spec.Conversion.Webhook = &api.WebhookConversion{ClientConfig: cv.WebhookClientConfig,
+				ConversionReviewVersions: cv.ConversionReviewVersions}
+		}
+	}
+	out.Spec.PreserveUnknownFields = s.PreserveUnknownFields != nil && *s.PreserveUnknownFields
+	return out
+}
+
+func columnsToV1(in []api.CustomResourceColumnDefinitionV1beta1) []api.CustomResourceColumnDefinition {
+	if in == nil {
+		return nil
+	}
+	out := make([]api.CustomResourceColumnDefinition, len(in))
+	for i, c := range in {
+		out[i] = api.CustomResourceColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format,
+			Description: c.Description, Priority: c.Priority, JSONPath: c.JSONPath}
+	}
+	return out
+}
+
+func columnsToV1beta1(in []api.CustomResourceColumnDefinition) []api.CustomResourceColumnDefinitionV1beta1 {
+	if in == nil {
+		return nil
+	}
+	out := make([]api.CustomResourceColumnDefinitionV1beta1, len(in))
+	for i, c := range in {
+		out[i] = api.CustomResourceColumnDefinitionV1beta1{Name: c.Name, Type: c.Type, Format: c.Format,
+			Description: c.Description, Priority: c.Priority, JSONPath: c.JSONPath}
+	}
+	return out
+}
+
+// ToV1beta1 converts a v1 CRD to v1beta1: spec.version is the first
+// version, and a schema, subresources or columns that every version shares
+// move to the top level, as the real conversion does. The input is not
+// changed.
+func ToV1beta1(in *api.CustomResourceDefinition) *api.CustomResourceDefinitionV1beta1 {
+	c := in.DeepCopy()
+	out := &api.CustomResourceDefinitionV1beta1{
+		TypeMeta:   api.TypeMeta{APIVersion: Group + "/v1beta1", Kind: Kind},
+		ObjectMeta: c.ObjectMeta,
+		Status:     c.Status,
+	}
+	s := &c.Spec
+	out.Spec.Group, out.Spec.Names, out.Spec.Scope = s.Group, s.Names, s.Scope
+	if len(s.Versions) > 0 {
+		out.Spec.Version = s.Versions[0].Name
+	}
+	sameSchema, sameSub, sameCols := identicalPerVersion(s.Versions)
+	for _, v := range s.Versions {
+		nv := api.CustomResourceDefinitionVersionV1beta1{
+			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
+			DeprecationWarning: v.DeprecationWarning, Schema: v.Schema, Subresources: v.Subresources,
+			AdditionalPrinterColumns: columnsToV1beta1(v.AdditionalPrinterColumns),
+		}
+		if sameSchema {
+			nv.Schema = nil
+		}
+		if sameSub {
+			nv.Subresources = nil
+		}
+		if sameCols {
+			nv.AdditionalPrinterColumns = nil
+		}
+		out.Spec.Versions = append(out.Spec.Versions, nv)
+	}
+	if sameSchema {
+		out.Spec.Validation = s.Versions[0].Schema
+	}
+	if sameSub {
+		out.Spec.Subresources = s.Versions[0].Subresources
+	}
+	if sameCols {
+		out.Spec.AdditionalPrinterColumns = columnsToV1beta1(s.Versions[0].AdditionalPrinterColumns)
+	}
+	if cv := s.Conversion; cv != nil {
+		out.Spec.Conversion = &api.CustomResourceConversionV1beta1{Strategy: cv.Strategy}
+		if cv.Webhook != nil {
+			out.Spec.Conversion.WebhookClientConfig = cv.Webhook.ClientConfig
+			out.Spec.Conversion.ConversionReviewVersions = cv.Webhook.ConversionReviewVersions
+		}
+	}
+	p := s.PreserveUnknownFields
+	out.Spec.PreserveUnknownFields = &p
+	return out
+}
+
+// identicalPerVersion reports which per-version fields are set, and equal,
+// in every version (and so belong at the v1beta1 top level).
+func identicalPerVersion(vs []api.CustomResourceDefinitionVersion) (schema, subresources, columns bool) {
+	if len(vs) == 0 {
+		return false, false, false
+	}
+	schema, subresources, columns = true, true, true
+	for _, v := range vs {
+		schema = schema && v.Schema != nil && reflect.DeepEqual(v.Schema, vs[0].Schema)
+		subresources = subresources && v.Subresources != nil && reflect.DeepEqual(v.Subresources, vs[0].Subresources)
+		columns = columns && len(v.AdditionalPrinterColumns) > 0 && reflect.DeepEqual(v.AdditionalPrinterColumns, vs[0].AdditionalPrinterColumns)
+	}
+	return schema, subresources, columns
+}
+
+// StorageVersion is the name of the version marked storage ("" if none).
+func StorageVersion(c *api.CustomResourceDefinition) string {
+	for _, v := range c.Spec.Versions {
+		if v.Storage {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+// FindCondition returns the condition of type t, or nil.
+func FindCondition(c *api.CustomResourceDefinition, t api.CustomResourceDefinitionConditionType) *api.CustomResourceDefinitionCondition {
+	for i := range c.Status.Conditions {
+		if c.Status.Conditions[i].Type == t {
+			return &c.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// IsConditionTrue reports whether condition t is True.
+func IsConditionTrue(c *api.CustomResourceDefinition, t api.CustomResourceDefinitionConditionType) bool {
+	cond := FindCondition(c, t)
+	return cond != nil && cond.Status == api.ConditionTrue
+}
+
+// SetCondition sets a condition, keeping its lastTransitionTime when the
+// status does not change (the transition time is when it last changed).
+func SetCondition(c *api.CustomResourceDefinition, cond api.CustomResourceDefinitionCondition) {
+	if old := FindCondition(c, cond.Type); old != nil {
+		if old.Status == cond.Status {
+			cond.LastTransitionTime = old.LastTransitionTime
+		}
+		*old = cond
+		return
+	}
+	c.Status.Conditions = append(c.Status.Conditions, cond)
+}
+
+// RemoveCondition drops condition t.
+func RemoveCondition(c *api.CustomResourceDefinition, t api.CustomResourceDefinitionConditionType) {
+	out := c.Status.Conditions[:0]
+	for _, cond := range c.Status.Conditions {
+		if cond.Type != t {
+			out = append(out, cond)
+		}
+	}
+	c.Status.Conditions = out
+}
