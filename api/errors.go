@@ -55,6 +55,19 @@ func newStatusError(code int32, reason StatusReason, message string, details *St
 	}}
 }
 
+// NewPathNotFound: 404 for a URL that names no resource, worded and shaped
+// as Kubernetes answers it (empty details).
+func NewPathNotFound() *StatusError {
+	return newStatusError(http.StatusNotFound, StatusReasonNotFound,
+		"the server could not find the requested resource", &StatusDetails{})
+}
+
+// NewMethodNotAllowed: 405 for a method a path does not serve.
+func NewMethodNotAllowed() *StatusError {
+	return newStatusError(http.StatusMethodNotAllowed, StatusReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource", &StatusDetails{})
+}
+
 // FromObject turns a Status received from the server back into an error.
 // A nil status gives nil.
 func FromObject(status *Status) error {

@@ -23,6 +23,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
+	"github.com/kubesim/kubesim/apiserver/responsewriters"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
@@ -246,7 +247,7 @@ func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 	r := mux.NewRouter()
 	r.SkipClean(true)
 	r.HandleFunc("/version", func(w http.ResponseWriter, _ *http.Request) {
-		handlers.WriteJSON(w, http.StatusOK, s.cfg.Version)
+		responsewriters.WriteJSON(w, http.StatusOK, s.cfg.Version)
 	})
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		r.HandleFunc(p, func(w http.ResponseWriter, _ *http.Request) {
@@ -256,7 +257,7 @@ func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 	}
 	r.PathPrefix("/openapi/").Handler(openapi.NewHandler(s.Resources))
 	disc := discovery.NewHandler(s.Resources)
-	api := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	resources := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info, _ := request.InfoFrom(req.Context())
 		if !info.IsResourceRequest {
 			disc.ServeHTTP(w, req)
@@ -267,9 +268,9 @@ func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 		}
 		s.rest.ServeHTTP(w, req)
 	})
-	r.PathPrefix("/api").Handler(api)
+	r.PathPrefix("/api").Handler(resources)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		handlers.WriteJSON(w, http.StatusNotFound, notFoundStatus())
+		responsewriters.WriteError(w, api.NewPathNotFound())
 	})
 	var h http.Handler = r
 	h = withRequestInfo(h)
@@ -277,12 +278,6 @@ func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 		h = authn.WithAuthentication(h, auth, nil)
 	}
 	return s.withRecovery(h)
-}
-
-func notFoundStatus() api.Status {
-	return api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: api.StatusFailure,
-		Message: "the server could not find the requested resource", Reason: api.StatusReasonNotFound,
-		Details: &api.StatusDetails{}, Code: http.StatusNotFound}
 }
 
 func withRequestInfo(h http.Handler) http.Handler {
@@ -302,7 +297,7 @@ func (s *Server) withRecovery(h http.Handler) http.Handler {
 					panic(v)
 				}
 				s.cfg.Logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-				data, _ := json.Marshal(handlers.ErrorStatus(api.NewInternalError(fmt.Errorf("the server panicked: %v", v))))
+				data, _ := json.Marshal(responsewriters.ErrorStatus(api.NewInternalError(fmt.Errorf("the server panicked: %v", v))))
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusInternalServerError)
 				_, _ = w.Write(data)

@@ -1,12 +1,12 @@
 package discovery
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/responsewriters"
 )
 
 // NewHandler serves /api, /api/v1, /apis, /apis/<group> and
@@ -29,11 +29,11 @@ type handler struct {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := splitPath(r.URL.Path)
 	if len(parts) == 0 || (parts[0] != "api" && parts[0] != "apis") {
-		writeStatus(w, notFound())
+		responsewriters.WriteError(w, api.NewPathNotFound())
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeStatus(w, methodNotAllowed())
+		responsewriters.WriteError(w, api.NewMethodNotAllowed())
 		return
 	}
 	var body any
@@ -56,10 +56,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if body == nil {
-		writeStatus(w, notFound())
+		responsewriters.WriteError(w, api.NewPathNotFound())
 		return
 	}
-	writeJSON(w, http.StatusOK, body)
+	responsewriters.WriteJSON(w, http.StatusOK, body)
 }
 
 // splitPath turns "/apis/apps/v1/" into [apis apps v1]; empty segments
@@ -81,39 +81,3 @@ func splitPath(p string) []string {
 
 // notFound is the Status a Kubernetes API server answers for a path it
 // does not serve.
-func notFound() *api.Status {
-	return &api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   api.StatusFailure,
-		Message:  "the server could not find the requested resource",
-		Reason:   api.StatusReasonNotFound,
-		Details:  &api.StatusDetails{},
-		Code:     http.StatusNotFound,
-	}
-}
-
-func methodNotAllowed() *api.Status {
-	return &api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   api.StatusFailure,
-		Message:  "the server does not allow this method on the requested resource",
-		Reason:   api.StatusReasonMethodNotAllowed,
-		Details:  &api.StatusDetails{},
-		Code:     http.StatusMethodNotAllowed,
-	}
-}
-
-func writeStatus(w http.ResponseWriter, s *api.Status) { writeJSON(w, int(s.Code), s) }
-
-func writeJSON(w http.ResponseWriter, code int, body any) {
-	data, err := json.Marshal(body)
-	if err != nil {
-		// The documents are plain structs; this cannot happen, but a reply
-		// must still be a Status.
-		code = http.StatusInternalServerError
-		data = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"encoding failed","reason":"InternalError","code":500}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(append(data, '\n'))
-}

@@ -17,9 +17,7 @@ func statusError(code int32, reason api.StatusReason, msg string) *api.StatusErr
 }
 
 // notFound is the answer for a path that names no resource.
-func notFound() error {
-	return statusError(http.StatusNotFound, api.StatusReasonNotFound, "the server could not find the requested resource")
-}
+func notFound() error { return api.NewPathNotFound() }
 
 // unprocessable is a 422 without field causes (a JSON patch that does
 // not apply).

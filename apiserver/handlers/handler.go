@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
+	"github.com/kubesim/kubesim/apiserver/responsewriters"
 	"github.com/kubesim/kubesim/clock"
 )
 
@@ -39,12 +40,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		info = request.Parse(r)
 	}
 	if !info.IsResourceRequest {
-		WriteError(w, notFound())
+		responsewriters.WriteError(w, notFound())
 		return
 	}
 	st, ok := h.Lookup(info.APIGroup, info.APIVersion, info.Resource)
 	if !ok {
-		WriteError(w, notFound())
+		responsewriters.WriteError(w, notFound())
 		return
 	}
 	res := st.Resource()
@@ -52,21 +53,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name := info.Name
 	if !res.Namespaced {
 		if info.Resource != "namespaces" && ns != "" {
-			WriteError(w, notFound())
+			responsewriters.WriteError(w, notFound())
 			return
 		}
 		ns = ""
 	} else if ns == "" && name != "" {
-		WriteError(w, notFound())
+		responsewriters.WriteError(w, notFound())
 		return
 	}
 	if len(info.Parts) > 3 || !h.subresourceAllowed(res, info) {
-		WriteError(w, notFound())
+		responsewriters.WriteError(w, notFound())
 		return
 	}
 	if name != "" {
 		if msg := pathSegmentProblem(name); msg != "" {
-			WriteError(w, api.NewBadRequest(msg))
+			responsewriters.WriteError(w, api.NewBadRequest(msg))
 			return
 		}
 	}
@@ -93,7 +94,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = api.NewMethodNotSupported(res.GroupResource(), info.Verb)
 	}
 	if err != nil {
-		WriteError(w, err)
+		responsewriters.WriteError(w, err)
 	}
 }
 
@@ -181,10 +182,10 @@ func (c *requestContext) writeObject(code int, obj api.Object) error {
 		if err != nil {
 			return err
 		}
-		WriteJSON(c.w, code, table)
+		responsewriters.WriteJSON(c.w, code, table)
 		return nil
 	}
-	WriteJSON(c.w, code, obj)
+	responsewriters.WriteJSON(c.w, code, obj)
 	return nil
 }
 
@@ -198,7 +199,7 @@ func (c *requestContext) get() error {
 		if err != nil {
 			return err
 		}
-		WriteJSON(c.w, http.StatusOK, scale)
+		responsewriters.WriteJSON(c.w, http.StatusOK, scale)
 		return nil
 	}
 	return c.writeObject(http.StatusOK, obj)
@@ -258,7 +259,7 @@ func (c *requestContext) list() error {
 		if err != nil {
 			return err
 		}
-		WriteJSON(c.w, http.StatusOK, table)
+		responsewriters.WriteJSON(c.w, http.StatusOK, table)
 		return nil
 	}
 	res, err := c.st.ListRaw(c.ctx(), c.ns, opts)
@@ -269,7 +270,7 @@ func (c *requestContext) list() error {
 	if items == nil {
 		items = []json.RawMessage{}
 	}
-	WriteJSON(c.w, http.StatusOK, rawListJSON{
+	responsewriters.WriteJSON(c.w, http.StatusOK, rawListJSON{
 		Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(),
 		Metadata: api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue},
 		Items:    items,
@@ -361,7 +362,7 @@ func (c *requestContext) createSubresource() error {
 	if err != nil {
 		return err
 	}
-	WriteJSON(c.w, http.StatusCreated, out)
+	responsewriters.WriteJSON(c.w, http.StatusCreated, out)
 	return nil
 }
 
@@ -469,7 +470,7 @@ func (c *requestContext) delete() error {
 		// Immediate deletion answers with a Success Status, as the
 		// generic registry does.
 		m := res.Object.GetObjectMeta()
-		WriteJSON(c.w, http.StatusOK, api.Status{
+		responsewriters.WriteJSON(c.w, http.StatusOK, api.Status{
 			TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
 			Status:   api.StatusSuccess,
 			Details:  &api.StatusDetails{Name: m.Name, Group: c.res.Group, Kind: c.res.Name, UID: m.UID},
@@ -495,7 +496,7 @@ func (c *requestContext) deleteCollection() error {
 	if items == nil {
 		items = []api.Object{}
 	}
-	WriteJSON(c.w, http.StatusOK, listJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(), Items: items})
+	responsewriters.WriteJSON(c.w, http.StatusOK, listJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(), Items: items})
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/responsewriters"
 )
 
 // scaleDoc is autoscaling/v1 Scale with replicas as plain numbers.
@@ -136,7 +137,7 @@ func (c *requestContext) scaleWrite(body []byte, dry bool, patchType string) err
 	if out, err = c.toScale(obj); err != nil {
 		return err
 	}
-	WriteJSON(c.w, http.StatusOK, out)
+	responsewriters.WriteJSON(c.w, http.StatusOK, out)
 	return nil
 }
 

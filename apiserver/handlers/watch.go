@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/responsewriters"
 )
 
 // bookmarkInterval is how often a watch that allows bookmarks gets one.
@@ -99,7 +100,7 @@ func (c *requestContext) watch() error {
 			obj = ev.Raw
 		}
 		if ev.Err != nil {
-			obj = ErrorStatus(ev.Err)
+			obj = responsewriters.ErrorStatus(ev.Err)
 		} else {
 			lastRV = ev.Object.GetObjectMeta().ResourceVersion
 			if out == asTable {

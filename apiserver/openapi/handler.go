@@ -3,7 +3,6 @@ package openapi
 import (
 	"crypto/sha256"
 	"crypto/sha512"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/responsewriters"
 )
 
 // IndexDocument is the reply of /openapi/v3: where each group-version's
@@ -86,11 +86,11 @@ type cachedDocument struct {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/openapi/v3")
 	if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
-		writeStatus(w, notFound())
+		responsewriters.WriteError(w, api.NewPathNotFound())
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeStatus(w, methodNotAllowed())
+		responsewriters.WriteError(w, api.NewMethodNotAllowed())
 		return
 	}
 	key := strings.Trim(rest, "/")
@@ -100,16 +100,16 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	gv, ok := parseIndexKey(key)
 	if !ok {
-		writeStatus(w, notFound())
+		responsewriters.WriteError(w, api.NewPathNotFound())
 		return
 	}
 	doc, err := h.document(gv, h.source())
 	if errors.Is(err, ErrGroupVersionNotFound) {
-		writeStatus(w, notFound())
+		responsewriters.WriteError(w, api.NewPathNotFound())
 		return
 	}
 	if err != nil {
-		writeStatus(w, internalError(err))
+		responsewriters.WriteError(w, api.NewInternalError(err))
 		return
 	}
 	// As kube-openapi's handler3: a URL with the current hash is immutable,
@@ -146,7 +146,7 @@ func (h *handler) serveIndex(w http.ResponseWriter) {
 		present[gv] = true
 		doc, err := h.document(gv, resources)
 		if err != nil {
-			writeStatus(w, internalError(err))
+			responsewriters.WriteError(w, api.NewInternalError(err))
 			return
 		}
 		idx.Paths[IndexKey(gv)] = indexEntry(gv, doc.hash)
@@ -160,7 +160,7 @@ func (h *handler) serveIndex(w http.ResponseWriter) {
 	}
 	h.mu.Unlock()
 	w.Header().Set("Cache-Control", "no-cache, private")
-	writeJSON(w, http.StatusOK, idx)
+	responsewriters.WriteJSON(w, http.StatusOK, idx)
 }
 
 // document returns gv's document from the cache when its inputs have not
@@ -231,48 +231,3 @@ func fingerprint(rs []*registry.Resource) ([sha256.Size]byte, []*api.JSONSchemaP
 
 // notFound is the Status a Kubernetes API server answers for a path it
 // does not serve.
-func notFound() *api.Status {
-	return &api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   api.StatusFailure,
-		Message:  "the server could not find the requested resource",
-		Reason:   api.StatusReasonNotFound,
-		Details:  &api.StatusDetails{},
-		Code:     http.StatusNotFound,
-	}
-}
-
-func methodNotAllowed() *api.Status {
-	return &api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   api.StatusFailure,
-		Message:  "the server does not allow this method on the requested resource",
-		Reason:   api.StatusReasonMethodNotAllowed,
-		Details:  &api.StatusDetails{},
-		Code:     http.StatusMethodNotAllowed,
-	}
-}
-
-func internalError(err error) *api.Status {
-	return &api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   api.StatusFailure,
-		Message:  fmt.Sprintf("Internal error occurred: %v", err),
-		Reason:   api.StatusReasonInternalError,
-		Details:  &api.StatusDetails{Causes: []api.StatusCause{{Message: err.Error()}}},
-		Code:     http.StatusInternalServerError,
-	}
-}
-
-func writeStatus(w http.ResponseWriter, s *api.Status) { writeJSON(w, int(s.Code), s) }
-
-func writeJSON(w http.ResponseWriter, code int, body any) {
-	data, err := json.Marshal(body)
-	if err != nil {
-		code = http.StatusInternalServerError
-		data = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"encoding failed","reason":"InternalError","code":500}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(append(data, '\n'))
-}

@@ -1,0 +1,55 @@
+// Package responsewriters writes the API server's answers: JSON bodies and
+// Status errors with their HTTP codes. Every handler of the server (REST,
+// discovery, OpenAPI) answers through it, so a failure reads the same
+// everywhere.
+//
+// It simulates k8s.io/apiserver/pkg/endpoints/handlers/responsewriters.
+// Left out: protobuf and YAML output, gzip, and the streaming of very large
+// lists.
+package responsewriters
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// ErrorStatus turns any error into the Status a client receives: an API
+// error keeps its reason and code, anything else is an InternalError.
+func ErrorStatus(err error) api.Status {
+	var se *api.StatusError
+	if !errors.As(err, &se) {
+		se = api.NewInternalError(err)
+	}
+	st := se.ErrStatus
+	st.Kind, st.APIVersion = "Status", "v1"
+	if st.Status == "" {
+		st.Status = api.StatusFailure
+	}
+	return st
+}
+
+// WriteError writes err as a Status with its HTTP code.
+func WriteError(w http.ResponseWriter, err error) {
+	st := ErrorStatus(err)
+	code := int(st.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	WriteJSON(w, code, st)
+}
+
+// WriteJSON writes v as JSON with the given code.
+func WriteJSON(w http.ResponseWriter, code int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data, _ = json.Marshal(ErrorStatus(api.NewInternalError(err)))
+		code = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(data)
+	_, _ = w.Write([]byte("\n"))
+}
