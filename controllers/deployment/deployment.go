@@ -294,10 +294,7 @@ func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context,
 }
 
 func (dc *DeploymentController) adoptReplicaSet(ctx context.Context, d *api.Deployment, rs *api.ReplicaSet) (*api.ReplicaSet, error) {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"ownerReferences": []any{api.NewControllerRef(&d.ObjectMeta, GroupVersionKind)},
-		"uid":             rs.UID,
-	}})
+	patch, err := controllers.AdoptPatch(&d.ObjectMeta, GroupVersionKind, rs.UID)
 	if err != nil {
 		return nil, err
 	}
@@ -305,10 +302,7 @@ func (dc *DeploymentController) adoptReplicaSet(ctx context.Context, d *api.Depl
 }
 
 func (dc *DeploymentController) releaseReplicaSet(ctx context.Context, d *api.Deployment, rs *api.ReplicaSet) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"ownerReferences": []any{map[string]any{"$patch": "delete", "uid": d.UID}},
-		"uid":             rs.UID,
-	}})
+	patch, err := controllers.ReleasePatch(d.UID, rs.UID)
 	if err != nil {
 		return err
 	}

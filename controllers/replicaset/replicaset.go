@@ -2,7 +2,6 @@ package replicaset
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -475,10 +474,7 @@ func (rsc *ReplicaSetController) claimPods(ctx context.Context, rs *api.ReplicaS
 // that also names the pod's uid, so a pod recreated under the same name is
 // not adopted by mistake.
 func (rsc *ReplicaSetController) adoptPod(ctx context.Context, rs *api.ReplicaSet, p *api.Pod) (*api.Pod, error) {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"ownerReferences": []any{api.NewControllerRef(&rs.ObjectMeta, GroupVersionKind)},
-		"uid":             p.UID,
-	}})
+	patch, err := controllers.AdoptPatch(&rs.ObjectMeta, GroupVersionKind, p.UID)
 	if err != nil {
 		return nil, err
 	}
@@ -488,10 +484,7 @@ func (rsc *ReplicaSetController) adoptPod(ctx context.Context, rs *api.ReplicaSe
 // releasePod removes rs's reference from a pod whose labels stopped
 // matching.
 func (rsc *ReplicaSetController) releasePod(ctx context.Context, rs *api.ReplicaSet, p *api.Pod) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"ownerReferences": []any{map[string]any{"$patch": "delete", "uid": rs.UID}},
-		"uid":             p.UID,
-	}})
+	patch, err := controllers.ReleasePatch(rs.UID, p.UID)
 	if err != nil {
 		return err
 	}
