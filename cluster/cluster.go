@@ -16,7 +16,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
-	"github.com/kubesim/kubesim/apiserver/crd"
+	"github.com/kubesim/kubesim/apiserver/crd/finalizer"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
@@ -26,6 +26,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/scheduler"
 	"github.com/kubesim/kubesim/store"
@@ -34,7 +35,7 @@ import (
 
 // ControllerNames are the controllers of the controller manager, as
 // --controllers names them.
-var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle"}
+var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset"}
 
 // NodeConfig describes one fake node.
 type NodeConfig struct {
@@ -78,13 +79,28 @@ type Config struct {
 	// UnsafeNoFsync turns off fsync in the store (demos, benchmarks).
 	UnsafeNoFsync bool
 	Logger        *slog.Logger
+
+	// Extra adds controllers built outside this package (operators, the
+	// labs' own controllers): each gets its own in-process client, runs
+	// after the built-in controllers in the stepper's order, and runs live
+	// with the rest. Its Name turns it on and off like a built-in one.
+	Extra []ExtraController
+}
+
+// ExtraController is a controller the cluster runs besides its own.
+type ExtraController struct {
+	// Name is its switch name and its client's user agent.
+	Name string
+	// New builds it with its client and the cluster's clock.
+	New func(cl *client.Client, clk clock.Clock, logger *slog.Logger) (Component, error)
 }
 
 // DefaultStart is the fake clock's start time unless Config says otherwise.
 var DefaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// component is one part of the control plane.
-type component interface {
+// Component is one part of the control plane: its loops, for the stepper,
+// and Run, for live mode.
+type Component interface {
 	Controllers() []*controllers.Controller
 	Run(ctx context.Context)
 }
@@ -112,7 +128,7 @@ type Cluster struct {
 	logger  *slog.Logger
 	started time.Time
 
-	components []component
+	components []Component
 	// compNames are the switch names of components, in the same order.
 	compNames []string
 	kubelets  map[string]*kubelet.Kubelet
@@ -139,6 +155,15 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	enabled["scheduler"] = true
+	for _, x := range cfg.Extra {
+		if x.Name == "" || x.New == nil {
+			return nil, errors.New("cluster: an extra controller needs a Name and New")
+		}
+		if _, dup := enabled[x.Name]; dup {
+			return nil, fmt.Errorf("cluster: extra controller %q has the name of another", x.Name)
+		}
+		enabled[x.Name] = true
+	}
 	c := &Cluster{cfg: cfg, logger: cfg.Logger, kubelets: map[string]*kubelet.Kubelet{}, enabled: enabled}
 	var rnd io.Reader = rand.Reader
 	if cfg.StepMode {
@@ -228,8 +253,8 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 // itself, which run even with APIServerOnly: the apiextensions-apiserver's
 // CRD finalizer (deleting a CRD deletes its objects, then the CRD).
 func (c *Cluster) buildAPIServerLoops() error {
-	cl, rec := c.client(crd.FinalizerControllerName)
-	fc, err := crd.NewFinalizerController(crd.FinalizerConfig{Client: cl, Clock: c.clock, Logger: c.logger})
+	cl, rec := c.client(finalizer.ControllerName)
+	fc, err := finalizer.New(finalizer.Config{Client: cl, Clock: c.clock, Logger: c.logger})
 	if err != nil {
 		return fmt.Errorf("customresourcecleanup: %w", err)
 	}
@@ -238,7 +263,7 @@ func (c *Cluster) buildAPIServerLoops() error {
 }
 
 // addComponent adds a component and its loops to the stepper's list.
-func (c *Cluster) addComponent(name string, comp component, rec *recorder, kl *kubelet.Kubelet) {
+func (c *Cluster) addComponent(name string, comp Component, rec *recorder, kl *kubelet.Kubelet) {
 	c.components = append(c.components, comp)
 	c.compNames = append(c.compNames, name)
 	for _, ctrl := range comp.Controllers() {
@@ -251,12 +276,12 @@ func (c *Cluster) addComponent(name string, comp component, rec *recorder, kl *k
 func (c *Cluster) build() error {
 	type made struct {
 		name string
-		comp component
+		comp Component
 		rec  *recorder
 		kl   *kubelet.Kubelet
 	}
 	var all []made
-	add := func(name string, comp component, err error, rec *recorder, kl *kubelet.Kubelet) error {
+	add := func(name string, comp Component, err error, rec *recorder, kl *kubelet.Kubelet) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -288,6 +313,18 @@ func (c *Cluster) build() error {
 		NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod, PodEvictionTimeout: c.cfg.PodEvictionTimeout})
 	if err := add("nodelifecycle", nl, err, rec, nil); err != nil {
 		return err
+	}
+	cl, rec = c.client("statefulset-controller")
+	ss, err := statefulset.New(statefulset.Config{Client: cl, Clock: c.clock, Logger: c.logger})
+	if err := add("statefulset", ss, err, rec, nil); err != nil {
+		return err
+	}
+	for _, x := range c.cfg.Extra {
+		cl, rec := c.client(x.Name)
+		comp, err := x.New(cl, c.clock, c.logger)
+		if err := add(x.Name, comp, err, rec, nil); err != nil {
+			return err
+		}
 	}
 	cl, rec = c.client("default-scheduler")
 	seed := c.cfg.Seed

@@ -25,6 +25,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/crd"
+	"github.com/kubesim/kubesim/apiserver/crd/finalizer"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
@@ -86,7 +87,7 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	env := apiservertest.New(t)
 	createWidgetCRD(t, env)
 	ctx := context.Background()
-	c, err := crd.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
 	require.NoError(t, err)
 	assert.True(t, crd.IsConditionTrue(c, api.Established))
 	assert.True(t, crd.IsConditionTrue(c, api.NamesAccepted))
@@ -169,7 +170,7 @@ func TestNamesConflictAndRelease(t *testing.T) {
 	code, body := raw(t, env.Server.Handler(), "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", clash)
 	require.Equal(t, 201, code, "%v", body)
 	ctx := context.Background()
-	c, err := crd.CRDClient(env.Client).Get(ctx, "", "gizmos.lab.example.com")
+	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "gizmos.lab.example.com")
 	require.NoError(t, err)
 	cond := crd.FindCondition(c, api.NamesAccepted)
 	require.NotNil(t, cond)
@@ -183,13 +184,13 @@ func TestNamesConflictAndRelease(t *testing.T) {
 
 	// The Widget CRD goes (no objects: the finalizer is removed at once by
 	// the controller); the gizmos get their names.
-	fc, err := crd.NewFinalizerController(crd.FinalizerConfig{Client: env.Client, Clock: env.Clock})
+	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock})
 	require.NoError(t, err)
-	require.NoError(t, crd.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
+	require.NoError(t, finalizer.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
 	drive(t, fc)
-	_, err = crd.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	_, err = finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
 	assert.True(t, api.IsNotFound(err))
-	c, err = crd.CRDClient(env.Client).Get(ctx, "", "gizmos.lab.example.com")
+	c, err = finalizer.CRDClient(env.Client).Get(ctx, "", "gizmos.lab.example.com")
 	require.NoError(t, err)
 	assert.True(t, crd.IsConditionTrue(c, api.Established))
 	_, ok = env.Server.Store("lab.example.com", "v1", "gizmos")
@@ -197,7 +198,7 @@ func TestNamesConflictAndRelease(t *testing.T) {
 }
 
 // drive runs a controller in step mode until it has nothing left.
-func drive(t *testing.T, fc *crd.FinalizerController) {
+func drive(t *testing.T, fc *finalizer.Controller) {
 	t.Helper()
 	ctrl := fc.Controllers()[0]
 	for range 100 {
@@ -219,10 +220,10 @@ func TestDeletingCRDDeletesItsObjects(t *testing.T) {
 			`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"`+n+`"},"spec":{"color":"red"}}`)
 		require.Equal(t, 201, code, "%v", body)
 	}
-	fc, err := crd.NewFinalizerController(crd.FinalizerConfig{Client: env.Client, Clock: env.Clock})
+	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock})
 	require.NoError(t, err)
-	require.NoError(t, crd.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
-	c, err := crd.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	require.NoError(t, finalizer.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
+	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
 	require.NoError(t, err, "held by the finalizer")
 	assert.Equal(t, []string{"customresourcecleanup.apiextensions.k8s.io"}, c.Finalizers)
 	assert.Equal(t, "InstanceDeletionPending", crd.FindCondition(c, api.Terminating).Reason)
@@ -230,7 +231,7 @@ func TestDeletingCRDDeletesItsObjects(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, list.Items, 2, "still served while terminating")
 	drive(t, fc)
-	_, err = crd.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	_, err = finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
 	assert.True(t, api.IsNotFound(err))
 	_, ok := env.Server.Store("lab.example.com", "v1", "widgets")
 	assert.False(t, ok)
@@ -291,7 +292,7 @@ func TestV1beta1ServedAndConverted(t *testing.T) {
 	require.NotNil(t, b.Spec.Validation, "the shared schema stays at the top level")
 	assert.True(t, *b.Spec.PreserveUnknownFields)
 
-	c, err := crd.CRDClient(env.Client).Get(context.Background(), "", "users.auth.ilinux.io")
+	c, err := finalizer.CRDClient(env.Client).Get(context.Background(), "", "users.auth.ilinux.io")
 	require.NoError(t, err)
 	require.Len(t, c.Spec.Versions, 1)
 	assert.NotNil(t, c.Spec.Versions[0].Schema)

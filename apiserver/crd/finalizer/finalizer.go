@@ -1,4 +1,15 @@
-package crd
+// Package finalizer is the apiextensions-apiserver's CRD finalizer
+// controller (k8s.io/apiextensions-apiserver/pkg/controller/finalizer):
+// when a CustomResourceDefinition is deleted, it deletes every custom
+// resource the CRD defines, then removes the customresourcecleanup
+// finalizer so that the CRD goes and its resource leaves discovery. It is
+// a client of the API server like every loop, so it lives apart from the
+// server code in package crd.
+//
+// Left out: the real controller deletes namespace by namespace with
+// DeleteCollection and polls for a minute; this one deletes object by
+// object and requeues after RecheckDelay while objects remain.
+package finalizer
 
 import (
 	"context"
@@ -8,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/crd"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
@@ -15,11 +27,11 @@ import (
 	"github.com/kubesim/kubesim/controllers"
 )
 
-// FinalizerControllerName names the loop in traces and logs.
-const FinalizerControllerName = "customresourcecleanup-controller"
+// ControllerName names the loop in traces and logs.
+const ControllerName = "customresourcecleanup-controller"
 
-// FinalizerConfig builds a FinalizerController.
-type FinalizerConfig struct {
+// Config builds a Controller.
+type Config struct {
 	// Client talks to the API server.
 	Client *client.Client
 	Clock  clock.Clock
@@ -29,12 +41,12 @@ type FinalizerConfig struct {
 	Logger       *slog.Logger
 }
 
-// FinalizerController deletes every custom resource of a CRD being deleted,
+// Controller deletes every custom resource of a CRD being deleted,
 // then removes the customresourcecleanup finalizer so that the CRD goes,
 // and with it the resource from discovery: pkg/controller/finalizer of
 // the apiextensions-apiserver.
-type FinalizerController struct {
-	cfg  FinalizerConfig
+type Controller struct {
+	cfg  Config
 	crds *cache.Informer[*api.CustomResourceDefinition]
 	ctrl *controllers.Controller
 }
@@ -42,12 +54,12 @@ type FinalizerController struct {
 // CRDClient is a typed client of apiextensions.k8s.io/v1
 // CustomResourceDefinitions.
 func CRDClient(c *client.Client) *client.Resource[*api.CustomResourceDefinition] {
-	return client.For(c, client.ResourceInfo{Group: Group, Version: "v1", Resource: Resource},
+	return client.For(c, client.ResourceInfo{Group: crd.Group, Version: "v1", Resource: crd.Resource},
 		func() *api.CustomResourceDefinition { return &api.CustomResourceDefinition{} })
 }
 
-// NewFinalizerController checks cfg and returns the controller.
-func NewFinalizerController(cfg FinalizerConfig) (*FinalizerController, error) {
+// New checks cfg and returns the controller.
+func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
 		return nil, fmt.Errorf("crd: Client and Clock are required")
 	}
@@ -57,16 +69,16 @@ func NewFinalizerController(cfg FinalizerConfig) (*FinalizerController, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	fc := &FinalizerController{cfg: cfg}
+	fc := &Controller{cfg: cfg}
 	fc.crds = cache.New(CRDClient(cfg.Client), "", client.ListOptions{}, cfg.Logger)
-	ctrl, err := controllers.New(controllers.Config{Name: FinalizerControllerName, Reconciler: fc, Clock: cfg.Clock,
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: fc, Clock: cfg.Clock,
 		Logger: cfg.Logger, Sources: []controllers.Source{fc.crds}})
 	if err != nil {
 		return nil, err
 	}
 	fc.ctrl = ctrl
 	// Only CRDs being deleted are work.
-	enqueue := controllers.EnqueueObject[*api.CustomResourceDefinition](ctrl, Kind)
+	enqueue := controllers.EnqueueObject[*api.CustomResourceDefinition](ctrl, crd.Kind)
 	fc.crds.AddHandler(cache.Handler[*api.CustomResourceDefinition]{
 		OnAdd: func(c *api.CustomResourceDefinition) {
 			if c.DeletionTimestamp != nil {
@@ -83,15 +95,15 @@ func NewFinalizerController(cfg FinalizerConfig) (*FinalizerController, error) {
 }
 
 // Controllers returns the loop, for the stepper.
-func (fc *FinalizerController) Controllers() []*controllers.Controller {
+func (fc *Controller) Controllers() []*controllers.Controller {
 	return []*controllers.Controller{fc.ctrl}
 }
 
 // Run runs the loop until ctx ends (live mode).
-func (fc *FinalizerController) Run(ctx context.Context) { fc.ctrl.Run(ctx) }
+func (fc *Controller) Run(ctx context.Context) { fc.ctrl.Run(ctx) }
 
 // Reconcile implements controllers.Reconciler: key is a CRD name.
-func (fc *FinalizerController) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
+func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
 	cached, ok := fc.crds.Get("", key)
 	if !ok || cached.DeletionTimestamp == nil || !slices.Contains(cached.Finalizers, registry.FinalizerCustomResourceGC) {
 		return controllers.Result{}, nil
@@ -116,15 +128,15 @@ func (fc *FinalizerController) Reconcile(ctx context.Context, key string) (contr
 		cond := api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionTrue,
 			Reason: "InstanceDeletionCheck", LastTransitionTime: now,
 			Message: fmt.Sprintf("could not confirm zero CustomResources remaining: %d remaining", remaining)}
-		if old := FindCondition(c, api.Terminating); old == nil || old.Reason != cond.Reason || old.Message != cond.Message {
-			SetCondition(c, cond)
+		if old := crd.FindCondition(c, api.Terminating); old == nil || old.Reason != cond.Reason || old.Message != cond.Message {
+			crd.SetCondition(c, cond)
 			if _, err := crds.UpdateStatus(ctx, c); err != nil {
 				return controllers.Result{}, err
 			}
 		}
 		return controllers.Result{RequeueAfter: fc.cfg.RecheckDelay}, nil
 	}
-	SetCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionFalse,
+	crd.SetCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionFalse,
 		Reason: "InstanceDeletionCompleted", Message: "removed all instances", LastTransitionTime: now})
 	if c, err = crds.UpdateStatus(ctx, c); err != nil {
 		return controllers.Result{}, err
@@ -138,8 +150,8 @@ func (fc *FinalizerController) Reconcile(ctx context.Context, key string) (contr
 
 // deleteInstances deletes every object of the CRD (in name order) and
 // reports how many still exist afterwards (held by their finalizers).
-func (fc *FinalizerController) deleteInstances(ctx context.Context, c *api.CustomResourceDefinition) (int, error) {
-	if !IsConditionTrue(c, api.Established) {
+func (fc *Controller) deleteInstances(ctx context.Context, c *api.CustomResourceDefinition) (int, error) {
+	if !crd.IsConditionTrue(c, api.Established) {
 		// Never served: no object can exist.
 		return 0, nil
 	}
