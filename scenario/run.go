@@ -168,9 +168,11 @@ func (r *Runner) resolve(ref ObjectRef) (*registry.Resource, error) {
 		}
 	}
 	if ref.APIVersion != "" {
-		return nil, fmt.Errorf("no kind %q is served in version %q", ref.Kind, ref.APIVersion)
+		// Worded as apimachinery's NoKindMatchError, which kubectl prints.
+		return nil, fmt.Errorf("no matches for kind %q in version %q", ref.Kind, ref.APIVersion)
 	}
-	return nil, fmt.Errorf("the server does not serve kind %q", ref.Kind)
+	// Worded as kubectl's answer to an unknown resource type.
+	return nil, fmt.Errorf("the server doesn't have a resource type %q", ref.Kind)
 }
 
 func gv(res *registry.Resource) string {

@@ -1,0 +1,119 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runSource(t *testing.T, src string) (*Runner, *Reporter, *bytes.Buffer) {
+	t.Helper()
+	s, err := Parse("t.yaml", []byte(src), readMap(map[string]string{"pod.yaml": podYAML}))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	rep := &Reporter{W: &out, Style: StyleSummary}
+	r, err := New(s, rep)
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	return r, rep, &out
+}
+
+func TestApplyCreatesUpdatesAndFailsAsExpected(t *testing.T) {
+	r, _, out := runSource(t, `cluster: {nodeCount: 1}
+steps:
+- apply: pod.yaml
+- apply: pod.yaml
+- apply:
+    manifest: |
+      apiVersion: apps/v1
+      kind: ReplicaSet
+      metadata: {name: bad}
+      spec:
+        replicas: -1
+        selector: {matchLabels: {a: b}}
+        template:
+          metadata: {labels: {a: b}}
+          spec: {containers: [{name: c, image: i}]}
+    fails: {reason: Invalid, message: "spec.replicas"}
+- apply:
+    file: pod.yaml
+    fails: {reason: Invalid, message: "x"}
+`)
+	ok, err := r.RunAll(context.Background())
+	require.NoError(t, err)
+	assert.False(t, ok)
+	res := r.Results()
+	require.Len(t, res, 4)
+	assert.Equal(t, "pod/web created", res[0].Message)
+	assert.Regexp(t, `^pod/web (unchanged|configured)$`, res[1].Message)
+	assert.True(t, res[2].OK, res[2].Message)
+	assert.Contains(t, res[2].Message, `failed as expected: Error from server (Invalid): ReplicaSet.apps "bad" is invalid: spec.replicas`)
+	assert.False(t, res[3].OK, "an apply that must fail but succeeds fails the step")
+	assert.Contains(t, res[3].Actual, "it succeeded")
+	assert.Contains(t, out.String(), "FAIL   4  apply pod.yaml (must fail: Invalid)")
+}
+
+func TestExpectFailuresSayWhatWasFound(t *testing.T) {
+	r, rep, out := runSource(t, `cluster: {nodeCount: 1}
+steps:
+- apply: pod.yaml
+- runUntilStable
+- expect:
+  - {kind: Pod, name: web, field: .spec.nodeName, equals: node-1}
+  - {kind: Pod, name: web, field: .spec.nodeName, equals: node-9}
+- note: never
+`)
+	ok, err := r.RunAll(context.Background())
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.False(t, rep.Footer(r.Scenario()))
+	res := r.Results()
+	require.Len(t, res, 3, "the failure stops the scenario")
+	assert.Equal(t, "Pod web .spec.nodeName == node-9", res[2].Expected)
+	assert.Equal(t, "node-1", res[2].Actual)
+	assert.Contains(t, out.String(), "the trace before it (last ")
+	assert.Contains(t, out.String(), "--- FAIL: 2 of 4 steps passed")
+	assert.NotContains(t, out.String(), "never")
+}
+
+func TestExplainFollowsTheChainToTheUser(t *testing.T) {
+	r, _, _ := runSource(t, `cluster: {nodeCount: 1}
+steps:
+- note: the node registers first
+- runUntilStable
+- apply: pod.yaml
+- runUntilStable
+`)
+	assert.Contains(t, r.Explain(), "No control loop has written anything yet")
+	ctx := context.Background()
+	for r.Current() < 3 { // the note, the first run, the apply
+		_, err := r.Next(ctx)
+		require.NoError(t, err)
+	}
+	// Run units until the scheduler binds the pod.
+	for i := 0; i < 50 && !strings.Contains(r.Explain(), "binding"); i++ {
+		_, err := r.Next(ctx)
+		require.NoError(t, err)
+	}
+	why := r.Explain()
+	assert.Contains(t, why, "The last write: create /api/v1/namespaces/default/pods/web/binding 201")
+	assert.Contains(t, why, "made by scheduler")
+	assert.Regexp(t, `because scheduler saw the ADDED event of Pod default/web at resourceVersion \d+`, why)
+	assert.Regexp(t, `resourceVersion \d+ was written by you: step 3 \(apply pod.yaml\): create /api/v1/namespaces/default/pods 201`, why)
+}
+
+func TestUnknownKindFailsBeforeAnythingRuns(t *testing.T) {
+	s, err := Parse("t.yaml", []byte("steps:\n- apply:\n    manifest: {apiVersion: v1, kind: Frobnicator, metadata: {name: a}}\n- expect: {kind: Widget, count: 1}\n"), nil)
+	require.NoError(t, err)
+	_, err = New(s, nil)
+	require.Error(t, err)
+	assert.Equal(t, `t.yaml:3: no matches for kind "Frobnicator" in version "v1"`, err.Error())
+	s, err = Parse("t.yaml", []byte("steps:\n- note: a\n- expect: {kind: Widget, count: 1}\n"), nil)
+	require.NoError(t, err)
+	_, err = New(s, nil)
+	assert.EqualError(t, err, `t.yaml:3: the server doesn't have a resource type "Widget"`)
+}
