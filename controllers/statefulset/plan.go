@@ -1,0 +1,231 @@
+package statefulset
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/controllers/deployment"
+	"github.com/kubesim/kubesim/controllers/replicaset"
+)
+
+// PodName is the name of the pod with ordinal ord (getPodName).
+func PodName(set *api.StatefulSet, ord int) string {
+	return set.Name + "-" + strconv.Itoa(ord)
+}
+
+// Ordinal parses the ordinal of a pod named "<set>-<ord>"; ok is false for
+// a name of another form (getParentNameAndOrdinal).
+func Ordinal(set *api.StatefulSet, podName string) (int, bool) {
+	rest, found := strings.CutPrefix(podName, set.Name+"-")
+	if !found || rest == "" || (len(rest) > 1 && rest[0] == '0') {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// Revision is the name of the revision of the set's current template:
+// "<set>-<hash>", the value of the pods' controller-revision-hash label.
+func Revision(set *api.StatefulSet) string {
+	return set.Name + "-" + deployment.ComputeHash(&set.Spec.Template, set.Status.CollisionCount)
+}
+
+// PodRevision is the revision a pod was made from.
+func PodRevision(p *api.Pod) string { return p.Labels[api.ControllerRevisionHashLabelKey] }
+
+// IsHealthy is Running and Ready and not being deleted (isHealthy).
+func IsHealthy(p *api.Pod) bool {
+	return p.Status.Phase == api.PodRunning && replicaset.IsPodReady(p) && p.DeletionTimestamp == nil
+}
+
+// isFailed is a pod that will not run again: it is replaced.
+func isFailed(p *api.Pod) bool {
+	return p.Status.Phase == api.PodFailed || p.Status.Phase == api.PodSucceeded
+}
+
+func replicasOf(set *api.StatefulSet) int {
+	if set.Spec.Replicas == nil {
+		return 1
+	}
+	return int(*set.Spec.Replicas)
+}
+
+func partitionOf(set *api.StatefulSet) int {
+	ru := set.Spec.UpdateStrategy.RollingUpdate
+	if ru == nil || ru.Partition == nil {
+		return 0
+	}
+	return int(*ru.Partition)
+}
+
+func isRollingUpdate(set *api.StatefulSet) bool {
+	return set.Spec.UpdateStrategy.Type == "" || set.Spec.UpdateStrategy.Type == api.RollingUpdateStatefulSetStrategyType
+}
+
+// ActionType is what an Action does.
+type ActionType string
+
+// The actions of a sync.
+const (
+	// Create makes the pod of an ordinal.
+	Create ActionType = "create"
+	// Delete removes a pod: a failed one (to be recreated), one past the
+	// replica count, or one of an old revision (rolling update).
+	Delete ActionType = "delete"
+)
+
+// Action is one write Plan decides on.
+type Action struct {
+	Type    ActionType
+	Ordinal int
+	Pod     string
+	// Revision of the pod to create.
+	Revision string
+	// Why, for logs and tests: "missing", "failed", "scale down", "update".
+	Why string
+}
+
+// Plan decides the creates and deletes of one sync of set, whose pods are
+// pods (the set's own, any order), as updateStatefulSet does: with
+// OrderedReady it returns at most one action and none while an earlier
+// pod is not yet Running and Ready or a later one is still terminating;
+// with Parallel it creates and deletes every pod it may at once. The
+// rolling update deletes one out-of-date pod at a time, from the highest
+// ordinal down to the partition, waiting for each replacement to be
+// healthy.
+func Plan(set *api.StatefulSet, pods []*api.Pod, currentRevision, updateRevision string) []Action {
+	n := replicasOf(set)
+	monotonic := set.Spec.PodManagementPolicy != api.ParallelPodManagement
+	byOrd := map[int]*api.Pod{}
+	var condemned []int
+	for _, p := range pods {
+		ord, ok := Ordinal(set, p.Name)
+		if !ok {
+			continue
+		}
+		byOrd[ord] = p
+		if ord >= n {
+			condemned = append(condemned, ord)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(condemned)))
+	var out []Action
+
+	// 1. Every ordinal below the replica count has a healthy pod, in order.
+	for ord := range n {
+		p := byOrd[ord]
+		switch {
+		case p == nil:
+			out = append(out, Action{Type: Create, Ordinal: ord, Pod: PodName(set, ord),
+				Revision: newPodRevision(set, ord, currentRevision, updateRevision), Why: "missing"})
+			if monotonic {
+				return out
+			}
+		case isFailed(p) && p.DeletionTimestamp == nil:
+			out = append(out, Action{Type: Delete, Ordinal: ord, Pod: p.Name, Why: "failed"})
+			if monotonic {
+				return out
+			}
+		case monotonic && !IsHealthy(p):
+			// Wait: the next ordinal starts only when this one is Running
+			// and Ready, and a terminating one comes back first.
+			return out
+		}
+	}
+
+	// 2. Pods past the replica count go, highest ordinal first.
+	for _, ord := range condemned {
+		p := byOrd[ord]
+		if p.DeletionTimestamp != nil {
+			if monotonic {
+				return out // one at a time: wait until it is gone
+			}
+			continue
+		}
+		out = append(out, Action{Type: Delete, Ordinal: ord, Pod: p.Name, Why: "scale down"})
+		if monotonic {
+			return out
+		}
+	}
+	if monotonic && len(out) > 0 {
+		return out
+	}
+
+	// 3. Rolling update, from the highest ordinal down to the partition.
+	if !isRollingUpdate(set) {
+		return out
+	}
+	for ord := n - 1; ord >= partitionOf(set); ord-- {
+		p := byOrd[ord]
+		if p == nil {
+			continue
+		}
+		if PodRevision(p) != updateRevision && p.DeletionTimestamp == nil {
+			return append(out, Action{Type: Delete, Ordinal: ord, Pod: p.Name, Why: "update"})
+		}
+		if !IsHealthy(p) {
+			return out
+		}
+	}
+	return out
+}
+
+// newPodRevision is the revision a new pod of ordinal ord gets
+// (newVersionedStatefulSetPod): below the partition of a rolling update the
+// current one, otherwise the update revision.
+func newPodRevision(set *api.StatefulSet, ord int, currentRevision, updateRevision string) string {
+	if isRollingUpdate(set) && ord < partitionOf(set) && currentRevision != "" {
+		return currentRevision
+	}
+	return updateRevision
+}
+
+// identityLabels are the labels the controller adds to a pod.
+var identityLabels = []string{api.StatefulSetPodNameLabel, api.PodIndexLabel, api.ControllerRevisionHashLabelKey}
+
+// NewPod builds the pod of ordinal ord from template at revision
+// (newStatefulSetPod and its identity): the name <set>-<ord>, the
+// pod-name, pod-index and controller-revision-hash labels, hostname and
+// subdomain (the headless Service), and a controller reference.
+func NewPod(set *api.StatefulSet, template *api.PodTemplateSpec, ord int, revision string, ref *api.OwnerReference) *api.Pod {
+	t := template.DeepCopy()
+	name := PodName(set, ord)
+	lbls := map[string]string{}
+	for k, v := range t.Labels {
+		lbls[k] = v
+	}
+	lbls[api.StatefulSetPodNameLabel] = name
+	lbls[api.PodIndexLabel] = strconv.Itoa(ord)
+	lbls[api.ControllerRevisionHashLabelKey] = revision
+	pod := &api.Pod{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: set.Namespace, Labels: lbls,
+			Annotations: t.Annotations, Finalizers: t.Finalizers},
+		Spec: t.Spec,
+	}
+	pod.Spec.Hostname = name
+	pod.Spec.Subdomain = set.Spec.ServiceName
+	if ref != nil {
+		pod.OwnerReferences = []api.OwnerReference{*ref}
+	}
+	return pod
+}
+
+// TemplateFromPod recovers the template a pod was made from: its labels
+// without the identity labels, its annotations and its spec without what
+// the identity, the scheduler and the API server's defaulting added that a
+// template would not have. kubesim keeps no ControllerRevisions; this is
+// how a pod below the partition comes back at the old revision.
+func TemplateFromPod(p *api.Pod) *api.PodTemplateSpec {
+	c := p.DeepCopy()
+	t := &api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, Spec: c.Spec}
+	for _, k := range identityLabels {
+		delete(t.Labels, k)
+	}
+	t.Spec.Hostname, t.Spec.Subdomain, t.Spec.NodeName = "", "", ""
+	return t
+}

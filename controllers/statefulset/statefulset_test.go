@@ -1,0 +1,315 @@
+package statefulset_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/controllers/statefulset"
+)
+
+var bg = context.Background()
+
+func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
+	c, err := cluster.New(cluster.Config{StepMode: true, Seed: 7, NodeCount: 3})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	return c, c.Client("test")
+}
+
+func newSet(name string, replicas int32, policy api.PodManagementPolicyType) *api.StatefulSet {
+	return &api.StatefulSet{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: api.StatefulSetSpec{
+			Replicas: &replicas, ServiceName: "nginx", PodManagementPolicy: policy,
+			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: api.PodTemplateSpec{
+				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec:       api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx:1.25"}}},
+			},
+		},
+	}
+}
+
+// podsOf maps pod name to pod for a label selector.
+func podsOf(t *testing.T, cl *client.Client, selector string) map[string]*api.Pod {
+	t.Helper()
+	l, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: selector})
+	require.NoError(t, err)
+	out := map[string]*api.Pod{}
+	for _, p := range l.Items {
+		out[p.Name] = p
+	}
+	return out
+}
+
+func healthy(p *api.Pod) bool { return p != nil && statefulset.IsHealthy(p) }
+
+// stepUntilStable steps the cluster one unit at a time, calling check
+// with the pods before and after each step.
+func stepUntilStable(t *testing.T, c *cluster.Cluster, cl *client.Client, selector string, check func(before, after map[string]*api.Pod)) {
+	t.Helper()
+	before := podsOf(t, cl, selector)
+	for range 5000 {
+		_, did, err := c.Step(bg)
+		require.NoError(t, err)
+		if !did {
+			n, err := c.RunUntilStable(bg, cluster.Limits{MaxSteps: 1})
+			if err == nil && n == 0 {
+				return
+			}
+		}
+		after := podsOf(t, cl, selector)
+		check(before, after)
+		before = after
+	}
+	t.Fatal("never stable")
+}
+
+func TestOrderedReadyLifecycle(t *testing.T) {
+	c, cl := newCluster(t)
+	_, err := cl.StatefulSets().Create(bg, newSet("web", 3, ""))
+	require.NoError(t, err)
+
+	// Each new pod appears only when every lower ordinal is Running and Ready.
+	stepUntilStable(t, c, cl, "app=web", func(before, after map[string]*api.Pod) {
+		for name := range after {
+			if before[name] != nil {
+				continue
+			}
+			var ord int
+			_, _ = fmt.Sscanf(name, "web-%d", &ord)
+			for i := range ord {
+				assert.True(t, healthy(before[fmt.Sprintf("web-%d", i)]), "%s created before web-%d was Running and Ready", name, i)
+			}
+		}
+	})
+	pods := podsOf(t, cl, "app=web")
+	require.Len(t, pods, 3)
+	set, err := cl.StatefulSets().Get(bg, "default", "web")
+	require.NoError(t, err)
+	rev := statefulset.Revision(set)
+	for i := range 3 {
+		name := fmt.Sprintf("web-%d", i)
+		p := pods[name]
+		require.NotNil(t, p, name)
+		assert.True(t, healthy(p), name)
+		assert.Equal(t, name, p.Spec.Hostname)
+		assert.Equal(t, "nginx", p.Spec.Subdomain)
+		assert.Equal(t, name, p.Labels[api.StatefulSetPodNameLabel])
+		assert.Equal(t, rev, p.Labels[api.ControllerRevisionHashLabelKey])
+		assert.Equal(t, set.UID, api.GetControllerOf(&p.ObjectMeta).UID)
+		assert.NotEmpty(t, p.Spec.NodeName)
+	}
+	assert.Equal(t, api.StatefulSetStatus{ObservedGeneration: set.Generation, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3,
+		CurrentReplicas: 3, UpdatedReplicas: 3, CurrentRevision: rev, UpdateRevision: rev}, set.Status)
+
+	events, err := cl.Events().List(bg, "default", client.ListOptions{FieldSelector: "involvedObject.name=web,reason=SuccessfulCreate"})
+	require.NoError(t, err)
+	var msgs []string
+	for _, e := range events.Items {
+		msgs = append(msgs, e.Message)
+		assert.Equal(t, "statefulset-controller", e.Source.Component)
+		assert.Equal(t, "StatefulSet", e.InvolvedObject.Kind)
+	}
+	assert.ElementsMatch(t, []string{"create Pod web-0 in StatefulSet web successful",
+		"create Pod web-1 in StatefulSet web successful", "create Pod web-2 in StatefulSet web successful"}, msgs)
+
+	t.Run("a deleted pod comes back with the same name", func(t *testing.T) {
+		old := podsOf(t, cl, "app=web")["web-1"]
+		require.NoError(t, cl.Pods().Delete(bg, "default", "web-1", nil))
+		_, err := c.RunUntilStable(bg, cluster.Limits{})
+		require.NoError(t, err)
+		p := podsOf(t, cl, "app=web")["web-1"]
+		require.NotNil(t, p)
+		assert.NotEqual(t, old.UID, p.UID, "a new pod")
+		assert.True(t, healthy(p))
+		assert.Equal(t, "web-1", p.Spec.Hostname)
+	})
+
+	t.Run("scale up then down from the highest ordinal, one at a time", func(t *testing.T) {
+		_, err := cl.StatefulSets().Patch(bg, "default", "web", client.MergePatch, []byte(`{"spec":{"replicas":5}}`))
+		require.NoError(t, err)
+		_, err = c.RunUntilStable(bg, cluster.Limits{})
+		require.NoError(t, err)
+		require.Len(t, podsOf(t, cl, "app=web"), 5)
+
+		_, err = cl.StatefulSets().Patch(bg, "default", "web", client.MergePatch, []byte(`{"spec":{"replicas":2}}`))
+		require.NoError(t, err)
+		var order []string
+		stepUntilStable(t, c, cl, "app=web", func(before, after map[string]*api.Pod) {
+			terminating := 0
+			for name, p := range after {
+				if p.DeletionTimestamp != nil {
+					terminating++
+					if before[name] != nil && before[name].DeletionTimestamp == nil {
+						order = append(order, name)
+					}
+				}
+			}
+			assert.LessOrEqual(t, terminating, 1, "one pod at a time")
+		})
+		assert.Equal(t, []string{"web-4", "web-3", "web-2"}, order)
+		pods := podsOf(t, cl, "app=web")
+		assert.Len(t, pods, 2)
+		assert.Contains(t, pods, "web-0")
+		assert.Contains(t, pods, "web-1")
+		events, err := cl.Events().List(bg, "default", client.ListOptions{FieldSelector: "involvedObject.name=web,reason=SuccessfulDelete"})
+		require.NoError(t, err)
+		var msgs []string
+		for _, e := range events.Items {
+			msgs = append(msgs, e.Message)
+		}
+		assert.Contains(t, msgs, "delete Pod web-4 in StatefulSet web successful")
+	})
+
+	t.Run("deleting the StatefulSet deletes its pods", func(t *testing.T) {
+		require.NoError(t, cl.StatefulSets().Delete(bg, "default", "web", nil))
+		_, err := c.RunUntilStable(bg, cluster.Limits{})
+		require.NoError(t, err)
+		assert.Empty(t, podsOf(t, cl, "app=web"))
+	})
+}
+
+func TestParallelCreatesAllAtOnce(t *testing.T) {
+	c, cl := newCluster(t)
+	_, err := cl.StatefulSets().Create(bg, newSet("db", 4, api.ParallelPodManagement))
+	require.NoError(t, err)
+	first := 0
+	for range 100 {
+		e, did, err := c.Step(bg)
+		require.NoError(t, err)
+		require.True(t, did)
+		if e.Actor == statefulset.ControllerName {
+			for _, w := range e.Writes {
+				if w.Verb == "create" && w.Path == "/api/v1/namespaces/default/pods" {
+					first++
+				}
+			}
+			break
+		}
+	}
+	assert.Equal(t, 4, first, "the first sync created every pod")
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	set, err := cl.StatefulSets().Get(bg, "default", "db")
+	require.NoError(t, err)
+	assert.Equal(t, int32(4), set.Status.ReadyReplicas)
+
+	_, err = cl.StatefulSets().Patch(bg, "default", "db", client.MergePatch, []byte(`{"spec":{"replicas":1}}`))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	pods := podsOf(t, cl, "app=db")
+	assert.Len(t, pods, 1)
+	assert.Contains(t, pods, "db-0")
+}
+
+func TestRollingUpdateFromTheHighestOrdinalWithPartition(t *testing.T) {
+	c, cl := newCluster(t)
+	_, err := cl.StatefulSets().Create(bg, newSet("web", 3, ""))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	set, err := cl.StatefulSets().Get(bg, "default", "web")
+	require.NoError(t, err)
+	oldRev := set.Status.CurrentRevision
+
+	// Partition 1: web-0 keeps the old image.
+	_, err = cl.StatefulSets().Patch(bg, "default", "web", client.MergePatch,
+		[]byte(`{"spec":{"updateStrategy":{"rollingUpdate":{"partition":1}},"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"}]}}}}`))
+	require.NoError(t, err)
+	var order []string
+	stepUntilStable(t, c, cl, "app=web", func(before, after map[string]*api.Pod) {
+		for name, p := range after {
+			if p.DeletionTimestamp != nil && before[name] != nil && before[name].DeletionTimestamp == nil {
+				order = append(order, name)
+			}
+		}
+	})
+	assert.Equal(t, []string{"web-2", "web-1"}, order, "from the highest ordinal down to the partition")
+	pods := podsOf(t, cl, "app=web")
+	assert.Equal(t, "nginx:1.25", pods["web-0"].Spec.Containers[0].Image)
+	assert.Equal(t, "nginx:1.26", pods["web-1"].Spec.Containers[0].Image)
+	assert.Equal(t, "nginx:1.26", pods["web-2"].Spec.Containers[0].Image)
+	set, err = cl.StatefulSets().Get(bg, "default", "web")
+	require.NoError(t, err)
+	assert.Equal(t, oldRev, set.Status.CurrentRevision, "not finished while the partition holds web-0")
+	assert.NotEqual(t, oldRev, set.Status.UpdateRevision)
+	assert.Equal(t, int32(2), set.Status.UpdatedReplicas)
+	assert.Equal(t, int32(1), set.Status.CurrentReplicas)
+
+	t.Run("a pod below the partition comes back at the old revision", func(t *testing.T) {
+		require.NoError(t, cl.Pods().Delete(bg, "default", "web-0", nil))
+		_, err := c.RunUntilStable(bg, cluster.Limits{})
+		require.NoError(t, err)
+		p := podsOf(t, cl, "app=web")["web-0"]
+		require.NotNil(t, p)
+		assert.Equal(t, "nginx:1.25", p.Spec.Containers[0].Image)
+		assert.Equal(t, oldRev, p.Labels[api.ControllerRevisionHashLabelKey])
+	})
+
+	t.Run("partition 0 finishes the update", func(t *testing.T) {
+		_, err := cl.StatefulSets().Patch(bg, "default", "web", client.MergePatch, []byte(`{"spec":{"updateStrategy":{"rollingUpdate":{"partition":0}}}}`))
+		require.NoError(t, err)
+		_, err = c.RunUntilStable(bg, cluster.Limits{})
+		require.NoError(t, err)
+		set, err := cl.StatefulSets().Get(bg, "default", "web")
+		require.NoError(t, err)
+		assert.Equal(t, set.Status.UpdateRevision, set.Status.CurrentRevision)
+		assert.Equal(t, int32(3), set.Status.CurrentReplicas)
+		assert.Equal(t, int32(3), set.Status.UpdatedReplicas)
+		assert.Equal(t, "nginx:1.26", podsOf(t, cl, "app=web")["web-0"].Spec.Containers[0].Image)
+	})
+}
+
+func TestOrphanWithAnOrdinalNameIsAdopted(t *testing.T) {
+	c, cl := newCluster(t)
+	orphan := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-0", Namespace: "default", Labels: map[string]string{"app": "web"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx:1.25"}}}}
+	_, err := cl.Pods().Create(bg, orphan)
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	_, err = cl.StatefulSets().Create(bg, newSet("web", 2, ""))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	pods := podsOf(t, cl, "app=web")
+	require.Len(t, pods, 2)
+	set, err := cl.StatefulSets().Get(bg, "default", "web")
+	require.NoError(t, err)
+	assert.Equal(t, set.UID, api.GetControllerOf(&pods["web-0"].ObjectMeta).UID, "adopted")
+	assert.True(t, replicaset.IsPodReady(pods["web-1"]))
+}
+
+// The trace of a StatefulSet's life is the same on every run.
+func TestDeterministicTrace(t *testing.T) {
+	run := func() string {
+		c, cl := newCluster(t)
+		_, err := cl.StatefulSets().Create(bg, newSet("web", 3, ""))
+		require.NoError(t, err)
+		_, err = c.RunUntilStable(bg, cluster.Limits{})
+		require.NoError(t, err)
+		require.NoError(t, cl.Pods().Delete(bg, "default", "web-0", nil))
+		_, err = c.RunUntilStable(bg, cluster.Limits{})
+		require.NoError(t, err)
+		var s string
+		for _, e := range c.Trace() {
+			s += e.String() + "\n"
+		}
+		return s
+	}
+	a, b := run(), run()
+	assert.Contains(t, a, "statefulset")
+	assert.Equal(t, a, b)
+}
