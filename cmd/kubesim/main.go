@@ -19,6 +19,8 @@ Usage:
   kubesim demo [--step]   tell the ReplicaSet story in process, step by step
   kubesim scenario run|step|trace FILE...
                           run a scenario file as a test, step through it, or print its trace
+  kubesim run-controller NAME --kubeconfig FILE
+                          run one controller as its own process against an API server
 
 Run "kubesim COMMAND -h" for the flags of a command.`)
 }
@@ -50,6 +52,8 @@ func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		err = demo(ctx, args[1:], stdin, stdout, stderr)
 	case "scenario":
 		err = scenarioCmd(ctx, args[1:], stdin, stdout, stderr)
+	case "run-controller":
+		err = runController(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0

@@ -1,0 +1,72 @@
+package cluster
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/controllers/framework"
+)
+
+// labeller is an extra controller: it copies a ReplicaSet's replica count
+// into a ConfigMap it owns.
+func labeller(cl *client.Client, clk clock.Clock, logger *slog.Logger) (Component, error) {
+	cms := framework.Owns(cl.ConfigMaps(), "ConfigMap")
+	gvk := api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
+	return framework.New(framework.Config[*api.ReplicaSet]{
+		Name: "labeller", Client: cl, Clock: clk, Primary: cl.ReplicaSets(), GVK: gvk,
+		Owns: []framework.Watch{cms}, Logger: logger,
+		Reconcile: func(ctx context.Context, rs *api.ReplicaSet) (controllers.Result, error) {
+			cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: rs.Name + "-seen", Namespace: rs.Namespace}}
+			_, _, err := framework.CreateOrUpdate(ctx, cms.Resource(), rs, gvk, cm, func(cm *api.ConfigMap) error {
+				cm.Data = map[string]string{"ready": string(rune('0' + rs.Status.ReadyReplicas))}
+				return nil
+			})
+			return controllers.Result{}, err
+		},
+	})
+}
+
+func TestExtraControllerRunsInTheStepper(t *testing.T) {
+	c, err := New(Config{StepMode: true, Seed: 1, NodeCount: 2, Extra: []ExtraController{{Name: "labeller", New: labeller}}})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	cl := c.Client("test")
+	_, err = cl.ReplicaSets().Create(bg, rs("web", 2))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+	cm, err := cl.ConfigMaps().Get(bg, "default", "web-seen")
+	require.NoError(t, err)
+	assert.Equal(t, "2", cm.Data["ready"], "the extra controller saw the ReplicaSet become ready")
+	var lines []string
+	for _, e := range c.Trace() {
+		if e.Actor == "labeller" {
+			lines = append(lines, e.String())
+		}
+	}
+	require.NotEmpty(t, lines)
+	assert.Contains(t, strings.Join(lines, "\n"), "create /api/v1/namespaces/default/configmaps 201")
+
+	require.NoError(t, c.SetEnabled("labeller", false))
+	require.NoError(t, cl.ConfigMaps().Delete(bg, "default", "web-seen", nil))
+	_, err = c.RunUntilStable(bg, Limits{})
+	require.NoError(t, err)
+	_, err = cl.ConfigMaps().Get(bg, "default", "web-seen")
+	assert.True(t, api.IsNotFound(err), "a switched-off extra controller does nothing")
+}
+
+func TestExtraControllerConfigIsChecked(t *testing.T) {
+	_, err := New(Config{StepMode: true, Extra: []ExtraController{{Name: "replicaset", New: labeller}}})
+	require.Error(t, err)
+	_, err = New(Config{StepMode: true, Extra: []ExtraController{{Name: "x"}}})
+	require.Error(t, err)
+}
