@@ -64,3 +64,46 @@ func TestListRawMatchesList(t *testing.T) {
 		}
 	}
 }
+
+// The shared watch stops when its last watcher leaves and starts again for
+// the next one, which still sees every event after its resourceVersion.
+func TestWatchCacheStopsAndRestarts(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
+		New: func() api.Object { return &api.ConfigMap{} }}
+	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	require.NoError(t, err)
+	bg := context.Background()
+	create := func(name string) string {
+		obj, err := s.Create(bg, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name}}, CreateOptions{})
+		require.NoError(t, err)
+		return obj.GetObjectMeta().ResourceVersion
+	}
+	rv := create("a")
+	ctx1, cancel1 := context.WithCancel(bg)
+	ch1, err := s.Watch(ctx1, "ns", ListOptions{ResourceVersion: rv})
+	require.NoError(t, err)
+	create("b")
+	ev := <-ch1
+	assert.Equal(t, "b", ev.Object.GetObjectMeta().Name)
+	cancel1()
+	for range ch1 {
+	}
+	require.Eventually(t, func() bool {
+		s.cacher.mu.Lock()
+		defer s.cacher.mu.Unlock()
+		return !s.cacher.started
+	}, 5*time.Second, time.Millisecond, "the shared stream stopped with its last watcher")
+
+	rv = create("c")
+	create("d")
+	ctx2, cancel2 := context.WithCancel(bg)
+	defer cancel2()
+	ch2, err := s.Watch(ctx2, "ns", ListOptions{ResourceVersion: rv})
+	require.NoError(t, err)
+	ev = <-ch2
+	assert.Equal(t, "d", ev.Object.GetObjectMeta().Name)
+	assert.NotNil(t, ev.Raw, "events carry their encoded object")
+}

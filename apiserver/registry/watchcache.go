@@ -63,6 +63,11 @@ type cacher struct {
 	s        *Store
 	mu       sync.Mutex
 	started  bool
+	// stream is the shared store watch while started; gen counts streams
+	// so that a stream stopped for lack of watchers cannot touch its
+	// successor's state.
+	stream store.Watcher
+	gen    int
 	startRev int64
 	window   []cachedEvent
 	all      map[*cacheWatcher]struct{}
@@ -88,8 +93,9 @@ func (c *cacher) watch(ctx context.Context, ns string, opts ListOptions, initial
 		if err != nil {
 			return nil, false
 		}
-		c.started, c.startRev, c.window = true, from, nil
-		go c.run(w)
+		c.gen++
+		c.started, c.startRev, c.window, c.stream = true, from, nil, w
+		go c.run(w, c.gen)
 	}
 	oldest := c.startRev
 	if len(c.window) > 0 {
@@ -184,14 +190,26 @@ func (c *cacher) endLocked(cw *cacheWatcher, err error) {
 		}
 	}
 	close(cw.out)
+	if len(c.all) == 0 && c.stream != nil {
+		// Nobody watches this resource any more (its CRD may be gone):
+		// stop the shared stream; the next watch starts a new one.
+		c.stream.Stop()
+		c.gen++
+		c.started, c.window, c.stream = false, nil, nil
+	}
 }
 
 // run decodes the shared store watch and dispatches its events.
-func (c *cacher) run(w store.Watcher) {
+func (c *cacher) run(w store.Watcher, gen int) {
 	defer w.Stop()
 	for ev := range w.ResultChan() {
 		ce, err := c.decode(ev)
 		c.mu.Lock()
+		if c.gen != gen {
+			// This stream was stopped (no watcher left); a newer one runs.
+			c.mu.Unlock()
+			return
+		}
 		if err != nil {
 			c.failLocked(err)
 			c.mu.Unlock()
@@ -209,7 +227,9 @@ func (c *cacher) run(w store.Watcher) {
 		err = store.ErrClosed
 	}
 	c.mu.Lock()
-	c.failLocked(err)
+	if c.gen == gen {
+		c.failLocked(err)
+	}
 	c.mu.Unlock()
 }
 
@@ -222,7 +242,7 @@ func (c *cacher) failLocked(err error) {
 	for cw := range c.all {
 		c.endLocked(cw, apiErr)
 	}
-	c.started, c.window = false, nil
+	c.started, c.window, c.stream = false, nil, nil
 }
 
 func (c *cacher) decode(ev store.Event) (cachedEvent, error) {
