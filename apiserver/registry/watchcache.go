@@ -60,14 +60,14 @@ type cacheWatcher struct {
 }
 
 type cacher struct {
-	s        *Store
-	mu       sync.Mutex
-	started  bool
+	s       *Store
+	mu      sync.Mutex
+	started bool
 	// stream is the shared store watch while started; gen counts streams
 	// so that a stream stopped for lack of watchers cannot touch its
 	// successor's state.
-	stream store.Watcher
-	gen    int
+	stream   store.Watcher
+	gen      int
 	startRev int64
 	window   []cachedEvent
 	all      map[*cacheWatcher]struct{}
