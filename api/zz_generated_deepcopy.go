@@ -112,6 +112,154 @@ func (in *APIResourceList) DeepCopy() *APIResourceList {
 }
 
 // DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *APIService) DeepCopyInto(out *APIService) {
+	*out = *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	in.Spec.DeepCopyInto(&out.Spec)
+	in.Status.DeepCopyInto(&out.Status)
+}
+
+// DeepCopy returns a new APIService sharing no memory with in, or nil.
+func (in *APIService) DeepCopy() *APIService {
+	if in == nil {
+		return nil
+	}
+	out := new(APIService)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject implements Object.
+func (in *APIService) DeepCopyObject() Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *APIServiceCondition) DeepCopyInto(out *APIServiceCondition) {
+	*out = *in
+}
+
+// DeepCopy returns a new APIServiceCondition sharing no memory with in, or nil.
+func (in *APIServiceCondition) DeepCopy() *APIServiceCondition {
+	if in == nil {
+		return nil
+	}
+	out := new(APIServiceCondition)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *APIServiceList) DeepCopyInto(out *APIServiceList) {
+	*out = *in
+	in.ListMeta.DeepCopyInto(&out.ListMeta)
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]APIService, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy returns a new APIServiceList sharing no memory with in, or nil.
+func (in *APIServiceList) DeepCopy() *APIServiceList {
+	if in == nil {
+		return nil
+	}
+	out := new(APIServiceList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject implements ListObject.
+func (in *APIServiceList) DeepCopyObject() ListObject {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// GetItems implements ListObject: pointers to the items, inside the list.
+func (in *APIServiceList) GetItems() []Object {
+	out := make([]Object, len(in.Items))
+	for i := range in.Items {
+		out[i] = &in.Items[i]
+	}
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *APIServiceReference) DeepCopyInto(out *APIServiceReference) {
+	*out = *in
+	if in.Port != nil {
+		in, out := &in.Port, &out.Port
+		*out = new(int32)
+		**out = **in
+	}
+}
+
+// DeepCopy returns a new APIServiceReference sharing no memory with in, or nil.
+func (in *APIServiceReference) DeepCopy() *APIServiceReference {
+	if in == nil {
+		return nil
+	}
+	out := new(APIServiceReference)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *APIServiceSpec) DeepCopyInto(out *APIServiceSpec) {
+	*out = *in
+	if in.Service != nil {
+		in, out := &in.Service, &out.Service
+		*out = new(APIServiceReference)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.CABundle != nil {
+		in, out := &in.CABundle, &out.CABundle
+		*out = make([]byte, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a new APIServiceSpec sharing no memory with in, or nil.
+func (in *APIServiceSpec) DeepCopy() *APIServiceSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(APIServiceSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *APIServiceStatus) DeepCopyInto(out *APIServiceStatus) {
+	*out = *in
+	if in.Conditions != nil {
+		in, out := &in.Conditions, &out.Conditions
+		*out = make([]APIServiceCondition, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy returns a new APIServiceStatus sharing no memory with in, or nil.
+func (in *APIServiceStatus) DeepCopy() *APIServiceStatus {
+	if in == nil {
+		return nil
+	}
+	out := new(APIServiceStatus)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
 func (in *APIVersions) DeepCopyInto(out *APIVersions) {
 	*out = *in
 	if in.Versions != nil {

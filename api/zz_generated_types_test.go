@@ -9,6 +9,12 @@ func generatedStructs() []any {
 		&APIGroupList{},
 		&APIResource{},
 		&APIResourceList{},
+		&APIService{},
+		&APIServiceCondition{},
+		&APIServiceList{},
+		&APIServiceReference{},
+		&APIServiceSpec{},
+		&APIServiceStatus{},
 		&APIVersions{},
 		&Binding{},
 		&Capabilities{},
@@ -186,6 +192,7 @@ func generatedStructs() []any {
 // generatedObjects returns a new zero value of every kind.
 func generatedObjects() []Object {
 	return []Object{
+		&APIService{},
 		&Binding{},
 		&ConfigMap{},
 		&CustomResourceDefinition{},
@@ -209,6 +216,7 @@ func generatedObjects() []Object {
 // generatedLists returns a new zero value of every list kind.
 func generatedLists() []ListObject {
 	return []ListObject{
+		&APIServiceList{},
 		&ConfigMapList{},
 		&CustomResourceDefinitionList{},
 		&CustomResourceDefinitionListV1beta1{},
