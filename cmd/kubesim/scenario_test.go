@@ -50,12 +50,12 @@ func TestScenarioStepRunsToTheEndAndFails(t *testing.T) {
 }
 
 func TestScenarioRunPassesAndFails(t *testing.T) {
-	code, out, errOut := kubesimWithInput("", "scenario", "run", "../../examples/scenarios/demo.yaml")
+	code, out, errOut := kubesimWithInput("", "scenario", "run", "testdata/scenarios/small.yaml")
 	require.Equal(t, 0, code, errOut+out)
-	assert.Regexp(t, `(?m)^ok\s+4  apply manifests/web-rs.yaml\n\s+replicaset.apps/web created$`, out)
-	assert.Contains(t, out, "--- PASS: 26 steps")
+	assert.Regexp(t, `(?m)^ok\s+2  apply ../web-rs.yaml\n\s+replicaset.apps/web created$`, out)
+	assert.Contains(t, out, "--- PASS: 6 steps")
 
-	code, out, _ = kubesimWithInput("", "scenario", "run", "testdata/scenarios/fails.yaml", "../../examples/scenarios/demo.yaml")
+	code, out, _ = kubesimWithInput("", "scenario", "run", "testdata/scenarios/fails.yaml", "testdata/scenarios/small.yaml")
 	assert.Equal(t, 1, code)
 	assert.Regexp(t, `(?m)^FAIL\s+3  expect 3 Pod -l app=web phase=Running$`, out)
 	assert.Regexp(t, `expected: 3 Pod -l app=web phase=Running\n\s+actual:   2: web-\w{5} Running, web-\w{5} Running`, out)
@@ -80,9 +80,9 @@ func TestScenarioBadFilesRunNothing(t *testing.T) {
 }
 
 func TestScenarioTraceIsTheGoldenForm(t *testing.T) {
-	code, out, errOut := kubesimWithInput("", "scenario", "trace", "../../examples/scenarios/demo.yaml")
+	code, out, errOut := kubesimWithInput("", "scenario", "trace", "../../examples/scenarios/lab2-scheduler.yaml")
 	require.Equal(t, 0, code, errOut)
-	want, err := os.ReadFile("../../examples/scenarios/testdata/demo.trace")
+	want, err := os.ReadFile("../../examples/scenarios/testdata/lab2-scheduler.trace")
 	require.NoError(t, err)
 	assert.Equal(t, string(want), out)
 }
