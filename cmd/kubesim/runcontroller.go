@@ -15,6 +15,8 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers/statefulset"
+	"github.com/kubesim/kubesim/examples/operators/foo"
+	"github.com/kubesim/kubesim/examples/operators/redis"
 )
 
 // controllerFactory builds one controller for `kubesim run-controller`.
@@ -28,6 +30,12 @@ func runnableControllers() map[string]controllerFactory {
 	return map[string]controllerFactory{
 		statefulset.ControllerName: func(cl *client.Client, clk clock.Clock, ns string, logger *slog.Logger) (cluster.Component, error) {
 			return statefulset.New(statefulset.Config{Client: cl, Clock: clk, Namespace: ns, Logger: logger})
+		},
+		foo.Name: func(cl *client.Client, clk clock.Clock, ns string, logger *slog.Logger) (cluster.Component, error) {
+			return foo.New(foo.Config{Client: cl, Clock: clk, Namespace: ns, Logger: logger})
+		},
+		redis.Name: func(cl *client.Client, clk clock.Clock, ns string, logger *slog.Logger) (cluster.Component, error) {
+			return redis.New(redis.Config{Client: cl, Clock: clk, Namespace: ns, Logger: logger})
 		},
 	}
 }
