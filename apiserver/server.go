@@ -11,9 +11,11 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gorilla/mux"
 
+	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -68,6 +70,19 @@ type Config struct {
 	Version   Version
 	// MaxBodyBytes caps request bodies (default 3 MiB).
 	MaxBodyBytes int64
+
+	// The aggregator (package aggregator) in front of the server.
+
+	// ProxyDial reaches the endpoints of extension API servers (the
+	// cluster's pod network); nil dials directly.
+	ProxyDial aggregator.DialFunc
+	// ProxyClientToken is the front proxy's credential, sent to extension
+	// API servers with X-Remote-User.
+	ProxyClientToken string
+	// GenericOnly serves Resources and nothing more: no
+	// CustomResourceDefinitions, no APIServices, no namespace lifecycle.
+	// An extension API server built on this package sets it.
+	GenericOnly bool
 }
 
 // Server is a running API server's state: its resources and handler.
@@ -84,6 +99,10 @@ type Server struct {
 	loopback http.Handler
 	rest     *handlers.Handler
 	crds     *crd.Server
+	// agg routes to extension API servers; bootstrapped turns on the
+	// upkeep of local APIServices as resources come and go.
+	agg          *aggregator.Aggregator
+	bootstrapped atomic.Bool
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -105,6 +124,12 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	if cfg.GenericOnly {
+		s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
+		s.handler = s.buildChain(cfg.Authenticator)
+		s.loopback = s.buildChain(nil)
+		return s, nil
+	}
 	// CustomResourceDefinitions are always served, as kube-apiserver
 	// always runs the apiextensions-apiserver in front of itself.
 	ext, err := crd.New(crd.Config{Registrar: s, Clock: cfg.Clock, Logger: cfg.Logger})
@@ -117,6 +142,16 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.crds = ext
+	// And the aggregator in front of both, with its APIServices.
+	agg, err := aggregator.New(aggregator.Config{Store: s.Store, Resources: s.Resources, Dial: cfg.ProxyDial,
+		ProxyClientToken: cfg.ProxyClientToken, Clock: cfg.Clock, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.AddResource(agg.Resource()); err != nil {
+		return nil, err
+	}
+	s.agg = agg
 	lifecycle := &admission.NamespaceLifecycle{
 		Get: func(ctx context.Context, name string) (*api.Namespace, error) {
 			st, ok := s.Store("", "v1", "namespaces")
@@ -149,13 +184,15 @@ func (s *Server) AddResource(res *registry.Resource) error {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	key := storeKey(res.Group, res.Version, res.Name)
 	if _, dup := s.stores[key]; dup {
+		s.mu.Unlock()
 		return fmt.Errorf("apiserver: resource %s is already served", key)
 	}
 	s.stores[key] = st
 	s.order = append(s.order, res)
+	s.mu.Unlock()
+	s.resourcesChanged()
 	return nil
 }
 
@@ -167,6 +204,7 @@ func (s *Server) ReplaceResource(res *registry.Resource) error {
 	if err != nil {
 		return err
 	}
+	defer s.resourcesChanged()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := storeKey(res.Group, res.Version, res.Name)
@@ -193,6 +231,7 @@ func (s *Server) newStore(res *registry.Resource) (*registry.Store, error) {
 
 // RemoveResource stops serving a resource; its objects stay in the store.
 func (s *Server) RemoveResource(group, version, resource string) {
+	defer s.resourcesChanged()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.stores, storeKey(group, version, resource))
@@ -200,6 +239,23 @@ func (s *Server) RemoveResource(group, version, resource string) {
 		return r.Group == group && r.Version == version && r.Name == resource
 	})
 }
+
+// resourcesChanged keeps a local APIService for every group-version
+// served, once Bootstrap has run (kube-apiserver's autoregister and CRD
+// registration controllers). It runs in the request that changed a CRD,
+// so the APIService is there when the request returns.
+func (s *Server) resourcesChanged() {
+	if s.agg == nil || !s.bootstrapped.Load() {
+		return
+	}
+	if err := s.agg.SyncLocal(context.Background(), "true"); err != nil {
+		s.cfg.Logger.Error("keeping local APIServices", "err", err)
+	}
+}
+
+// Aggregator is the aggregator in front of the server (nil with
+// GenericOnly).
+func (s *Server) Aggregator() *aggregator.Aggregator { return s.agg }
 
 // Store returns the storage serving a resource.
 func (s *Server) Store(group, version, resource string) (*registry.Store, bool) {
@@ -226,8 +282,19 @@ func (s *Server) LoopbackHandler() http.Handler { return s.loopback }
 // Bootstrap creates the system namespaces if they do not exist yet, and
 // serves again the custom resources of the CRDs already stored.
 func (s *Server) Bootstrap(ctx context.Context) error {
-	if err := s.crds.Restore(ctx); err != nil {
-		return fmt.Errorf("serving stored CustomResourceDefinitions: %w", err)
+	if s.crds != nil {
+		if err := s.crds.Restore(ctx); err != nil {
+			return fmt.Errorf("serving stored CustomResourceDefinitions: %w", err)
+		}
+	}
+	if s.agg != nil {
+		if err := s.agg.Load(ctx); err != nil {
+			return fmt.Errorf("loading APIServices: %w", err)
+		}
+		if err := s.agg.SyncLocal(ctx, "onstart"); err != nil {
+			return fmt.Errorf("creating local APIServices: %w", err)
+		}
+		s.bootstrapped.Store(true)
 	}
 	st, ok := s.Store("", "v1", "namespaces")
 	if !ok {
@@ -274,6 +341,11 @@ func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 	})
 	var h http.Handler = r
 	h = withRequestInfo(h)
+	if s.agg != nil {
+		// Authentication first, then the aggregator decides: this server
+		// or an extension API server.
+		h = s.agg.WithAggregation(h)
+	}
 	if auth != nil {
 		h = authn.WithAuthentication(h, auth, nil)
 	}

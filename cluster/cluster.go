@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -22,12 +23,14 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/deployment"
+	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/scheduler"
 	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/store/boltstore"
@@ -35,7 +38,8 @@ import (
 
 // ControllerNames are the controllers of the controller manager, as
 // --controllers names them.
-var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset"}
+var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
+	endpoints.ControllerName, availability.ControllerName}
 
 // NodeConfig describes one fake node.
 type NodeConfig struct {
@@ -134,6 +138,11 @@ type Cluster struct {
 	kubelets  map[string]*kubelet.Kubelet
 	nodeOrder []string
 
+	// network is the pod network: where pods run for real listen
+	// (aggregation.go); proxyToken the aggregator's front-proxy credential.
+	network    *podnet.Network
+	proxyToken string
+
 	mu      sync.Mutex
 	enabled map[string]bool
 	actors  []*actor
@@ -184,8 +193,10 @@ func New(cfg Config) (*Cluster, error) {
 	if err := c.openStore(); err != nil {
 		return nil, err
 	}
+	c.network, c.proxyToken = podnet.New(), newProxyToken()
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
-		Resources: kinds.Builtin(), Authenticator: cfg.Authenticator, Logger: cfg.Logger})
+		Resources: kinds.Builtin(), Authenticator: cfg.Authenticator, Logger: cfg.Logger,
+		ProxyDial: c.network.DialContext, ProxyClientToken: c.proxyToken})
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -319,6 +330,9 @@ func (c *Cluster) build() error {
 	if err := add("statefulset", ss, err, rec, nil); err != nil {
 		return err
 	}
+	if err := c.buildAggregationLoops(add); err != nil {
+		return err
+	}
 	for _, x := range c.cfg.Extra {
 		cl, rec := c.client(x.Name)
 		comp, err := x.New(cl, c.clock, c.logger)
@@ -344,7 +358,8 @@ func (c *Cluster) build() error {
 		}
 		cl, rec := c.client("kubelet/" + n.Name)
 		kl, err := kubelet.New(kubelet.Config{Client: cl, Clock: c.clock, NodeName: n.Name, Capacity: n.Capacity,
-			Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages, Logger: c.logger})
+			Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages, Logger: c.logger,
+			Images: c.realImages(), Network: c.network})
 		if err := add("kubelet/"+n.Name, kl, err, rec, kl); err != nil {
 			return err
 		}
@@ -410,6 +425,9 @@ func (c *Cluster) Start(ctx context.Context) error {
 
 // Close stops using the store (and removes a temporary data dir).
 func (c *Cluster) Close() error {
+	for _, name := range c.nodeOrder {
+		c.kubelets[name].StopAllReal()
+	}
 	var err error
 	if c.ownsSt && c.store != nil {
 		err = c.store.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/podnet"
 )
 
 // The defaults of a node, as a small real machine.
@@ -93,6 +94,11 @@ type Config struct {
 	Recorder *record.Recorder
 	// Logger logs (discarded when nil).
 	Logger *slog.Logger
+
+	// Images are the images run for real (images.go); every other image
+	// is simulated. Network is the pod network their addresses go into.
+	Images  map[string]ImageRunner
+	Network *podnet.Network
 }
 
 // Kubelet simulates the kubelet of one node.
@@ -116,6 +122,8 @@ type Kubelet struct {
 	runtimes map[string]*podRuntime
 	ipam     *ipam
 	lease    *api.Lease
+	// real are the containers run for real, by pod key.
+	real map[string][]realContainer
 	// announce is set at start: the next heartbeat posts the node status
 	// and the Starting event whatever the report frequency says.
 	announce bool
@@ -176,7 +184,7 @@ func New(cfg Config) (*Kubelet, error) {
 		rec = record.New(c, "kubelet", cfg.NodeName, cfg.Clock)
 	}
 	k := &Kubelet{cfg: cfg, c: c, rec: rec, logger: cfg.Logger.With("node", cfg.NodeName),
-		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true}
+		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true, real: map[string][]realContainer{}}
 	if k.loops, err = k.newLoops(); err != nil {
 		return nil, err
 	}

@@ -114,6 +114,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	rt := k.runtimes[key]
 	if !ok || pod.Spec.NodeName != k.cfg.NodeName || (rt != nil && rt.uid != pod.UID) {
 		// Gone (or replaced by a pod of the same name): free its sandbox.
+		k.stopReal(key)
 		if rt != nil && rt.ipHeld {
 			k.ipam.release(rt.ip)
 		}
@@ -149,7 +150,11 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		}
 		return controllers.Result{}, err
 	}
+	if next.stage == stageStarted && next.ipHeld {
+		k.startReal(key, pod, next.ip)
+	}
 	if next.stage == stageTerminal && next.ipHeld {
+		k.stopReal(key)
 		// The sandbox is torn down; its address may be given again.
 		k.ipam.release(next.ip)
 		next.ipHeld = false
@@ -298,6 +303,8 @@ func (k *Kubelet) terminate(ctx context.Context, pod *api.Pod, rt *podRuntime, n
 		return controllers.Result{}, nil // already asked (a finalizer holds it)
 	}
 	if !rt.killing {
+		// A real process stops at once: its endpoint goes away with it.
+		k.stopReal(pod.Namespace + "/" + pod.Name)
 		rt.killing, rt.killAt = true, now
 		for _, c := range rt.containers {
 			if c.state == containerRunning {

@@ -1,0 +1,398 @@
+package aggregator_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/aggregator"
+	"github.com/kubesim/kubesim/aggregator/availability"
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/intstr"
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/kinds"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/sampleapiserver"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+const token = "front-proxy-secret"
+
+type env struct {
+	srv     *apiserver.Server
+	client  *client.Client
+	clock   *clock.Fake
+	net     *podnet.Network
+	backend *sampleapiserver.Server
+	// seen are the users the backend saw, with the X-Remote-User headers
+	// left on the request.
+	mu   sync.Mutex
+	seen []string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	e := &env{clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), net: podnet.New()}
+	e.srv, err = apiserver.New(apiserver.Config{Storage: st, Clock: e.clock, Rand: rand.NewChaCha8([32]byte{1}),
+		Resources: kinds.Builtin(), ProxyDial: e.net.DialContext, ProxyClientToken: token})
+	require.NoError(t, err)
+	require.NoError(t, e.srv.Bootstrap(context.Background()))
+	e.client = client.NewInProcess(e.srv.Handler(), "test")
+	return e
+}
+
+// startBackend runs the sample server behind service wardle/api at pod
+// address 10.244.0.5:8443.
+func (e *env) startBackend(t *testing.T) {
+	t.Helper()
+	b, err := sampleapiserver.Start(sampleapiserver.Options{ProxyClientToken: token, OnRequest: func(r *http.Request, u *authn.UserInfo) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.seen = append(e.seen, u.Name+"|"+strings.Join(u.Groups, ",")+"|"+r.Header.Get("X-Remote-User"))
+	}})
+	require.NoError(t, err)
+	t.Cleanup(b.Stop)
+	e.backend = b
+	e.net.Register("10.244.0.5:8443", b.Addr())
+}
+
+func (e *env) createService(t *testing.T, withEndpoints bool) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := e.client.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "wardle"}})
+	require.NoError(t, err)
+	_, err = e.client.Services().Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Namespace: "wardle", Name: "api"},
+		Spec: api.ServiceSpec{Selector: map[string]string{"app": "wardle"},
+			Ports: []api.ServicePort{{Port: 443, TargetPort: intstr.FromInt32(8443)}}}})
+	require.NoError(t, err)
+	if !withEndpoints {
+		return
+	}
+	_, err = e.client.Endpoints().Create(ctx, &api.Endpoints{ObjectMeta: api.ObjectMeta{Namespace: "wardle", Name: "api"},
+		Subsets: []api.EndpointSubset{{Addresses: []api.EndpointAddress{{IP: "10.244.0.5"}}, Ports: []api.EndpointPort{{Port: 8443, Protocol: api.ProtocolTCP}}}}})
+	require.NoError(t, err)
+}
+
+func apiServices(c *client.Client) *client.Resource[*api.APIService] {
+	return client.For(c, availability.APIServicesResource, func() *api.APIService { return &api.APIService{} })
+}
+
+func (e *env) createAPIService(t *testing.T, group, version string, gp, vp int32) {
+	t.Helper()
+	port := int32(443)
+	_, err := apiServices(e.client).Create(context.Background(), &api.APIService{
+		ObjectMeta: api.ObjectMeta{Name: version + "." + group},
+		Spec: api.APIServiceSpec{Group: group, Version: version, GroupPriorityMinimum: gp, VersionPriority: vp,
+			InsecureSkipTLSVerify: true, Service: &api.APIServiceReference{Namespace: "wardle", Name: "api", Port: &port}}})
+	require.NoError(t, err)
+}
+
+func TestLocalAPIServicesFollowServedGroupVersions(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	s, err := apiServices(e.client).Get(ctx, "", "v1.apps")
+	require.NoError(t, err)
+	assert.Nil(t, s.Spec.Service)
+	assert.Equal(t, int32(17800), s.Spec.GroupPriorityMinimum)
+	assert.Equal(t, "onstart", s.Labels[aggregator.AutoManagedLabel])
+	assert.Equal(t, "True", aggregator.AvailableColumn(s))
+	_, err = apiServices(e.client).Get(ctx, "", "v1.")
+	require.NoError(t, err, "the core group's APIService is v1.")
+
+	// A group-version that stops being served loses its APIService; a
+	// new one gets one at once.
+	e.srv.RemoveResource("coordination.k8s.io", "v1", "leases")
+	_, err = apiServices(e.client).Get(ctx, "", "v1.coordination.k8s.io")
+	assert.True(t, api.IsNotFound(err), "got %v", err)
+	res := kinds.Builtin()
+	for _, r := range res {
+		if r.Name == "leases" {
+			require.NoError(t, e.srv.AddResource(r))
+		}
+	}
+	s, err = apiServices(e.client).Get(ctx, "", "v1.coordination.k8s.io")
+	require.NoError(t, err)
+	assert.Equal(t, "true", s.Labels[aggregator.AutoManagedLabel])
+}
+
+func TestProxyAndDiscoveryMerge(t *testing.T) {
+	e := newEnv(t)
+	e.startBackend(t)
+	e.createService(t, true)
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+	ctx := context.Background()
+
+	var groups api.APIGroupList
+	body, err := e.client.RawGet(ctx, "/apis")
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(body, &groups))
+	var names []string
+	for _, g := range groups.Groups {
+		names = append(names, g.Name)
+	}
+	assert.Contains(t, names, sampleapiserver.Group)
+	assert.Equal(t, "apiregistration.k8s.io", names[0], "the highest groupPriorityMinimum first")
+
+	// Per-group-version discovery comes from the extension server.
+	body, err = e.client.RawGet(ctx, "/apis/wardle.example.com/v1alpha1")
+	require.NoError(t, err)
+	var rl api.APIResourceList
+	require.NoError(t, json.Unmarshal(body, &rl), string(body))
+	require.NotEmpty(t, rl.APIResources)
+	assert.Equal(t, "flunders", rl.APIResources[0].Name)
+
+	// CRUD through the proxy.
+	flunders := client.Dynamic(e.client, client.ResourceInfo{Group: sampleapiserver.Group, Version: sampleapiserver.Version, Resource: "flunders", Namespaced: true})
+	obj := map[string]any{"apiVersion": "wardle.example.com/v1alpha1", "kind": "Flunder",
+		"metadata": map[string]any{"name": "f1", "namespace": "default"}, "spec": map[string]any{"reference": "f0", "referenceType": "Flunder"}}
+	data, _ := json.Marshal(obj)
+	req := httptest.NewRequest(http.MethodPost, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", strings.NewReader(string(data)))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	list, err := flunders.List(ctx, "default", client.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, list.Items, 1)
+	assert.Equal(t, "f1", list.Items[0].GetObjectMeta().Name)
+}
+
+func TestGroupsAndVersionsOrderedByPriority(t *testing.T) {
+	e := newEnv(t)
+	e.createService(t, true)
+	// Two versions: v1beta1 has the higher versionPriority, so it is
+	// preferred although v1 is the newer Kubernetes version; the group
+	// outranks apps with groupPriorityMinimum 17900.
+	e.createAPIService(t, "zeta.example.com", "v1", 17900, 10)
+	e.createAPIService(t, "zeta.example.com", "v1beta1", 17900, 20)
+	body, err := e.client.RawGet(context.Background(), "/apis")
+	require.NoError(t, err)
+	var groups api.APIGroupList
+	require.NoError(t, json.Unmarshal(body, &groups))
+	var names []string
+	for _, g := range groups.Groups {
+		names = append(names, g.Name)
+	}
+	require.GreaterOrEqual(t, len(names), 3)
+	assert.Equal(t, []string{"apiregistration.k8s.io", "zeta.example.com", "apps"}, names[:3])
+	assert.Equal(t, "v1beta1", groups.Groups[1].PreferredVersion.Version)
+	assert.Equal(t, []string{"v1beta1", "v1"}, []string{groups.Groups[1].Versions[0].Version, groups.Groups[1].Versions[1].Version})
+
+	// /apis/zeta.example.com is answered by the aggregator too.
+	body, err = e.client.RawGet(context.Background(), "/apis/zeta.example.com")
+	require.NoError(t, err)
+	var g api.APIGroup
+	require.NoError(t, json.Unmarshal(body, &g))
+	assert.Equal(t, "APIGroup", g.Kind)
+	assert.Equal(t, "v1beta1", g.PreferredVersion.Version)
+}
+
+func TestSortGroupsTable(t *testing.T) {
+	tests := []struct {
+		name  string
+		prio  map[string]int32
+		vers  map[string][]aggregator.GroupVersion
+		want  []string
+		wantV string
+	}{
+		{"priority first", map[string]int32{"a.io": 100, "b.io": 200},
+			map[string][]aggregator.GroupVersion{"a.io": {{Version: "v1", Priority: 1}}, "b.io": {{Version: "v1", Priority: 1}}},
+			[]string{"b.io", "a.io"}, "v1"},
+		{"then name", map[string]int32{"b.io": 100, "a.io": 100},
+			map[string][]aggregator.GroupVersion{"a.io": {{Version: "v1", Priority: 1}}, "b.io": {{Version: "v1", Priority: 1}}},
+			[]string{"a.io", "b.io"}, "v1"},
+		{"equal version priorities: Kubernetes order", map[string]int32{"a.io": 1},
+			map[string][]aggregator.GroupVersion{"a.io": {{Version: "v1alpha1", Priority: 5}, {Version: "v2", Priority: 5}, {Version: "v1", Priority: 5}}},
+			[]string{"a.io"}, "v2"},
+		{"version priority beats order", map[string]int32{"a.io": 1},
+			map[string][]aggregator.GroupVersion{"a.io": {{Version: "v2", Priority: 5}, {Version: "v1alpha1", Priority: 9}}},
+			[]string{"a.io"}, "v1alpha1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := aggregator.SortGroups(tt.prio, tt.vers)
+			var names []string
+			for _, g := range got {
+				names = append(names, g.Name)
+			}
+			assert.Equal(t, tt.want, names)
+			assert.Equal(t, tt.wantV, got[0].PreferredVersion.Version)
+		})
+	}
+}
+
+func TestClientSentRemoteUserNeverReachesTheBackend(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	n := podnet.New()
+	// A server with authentication: alice's token.
+	auth := authn.AuthenticatorFunc(func(r *http.Request) (*authn.UserInfo, bool, error) {
+		if r.Header.Get("Authorization") == "Bearer alice-token" {
+			return &authn.UserInfo{Name: "alice", Groups: []string{"dev"}}, true, nil
+		}
+		return nil, false, nil
+	})
+	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{2}),
+		Resources: kinds.Builtin(), ProxyDial: n.DialContext, ProxyClientToken: token, Authenticator: auth})
+	require.NoError(t, err)
+	require.NoError(t, srv.Bootstrap(context.Background()))
+	e := &env{srv: srv, client: client.NewInProcess(srv.LoopbackHandler(), "test"), net: n}
+	e.startBackend(t)
+	e.createService(t, true)
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+
+	req := httptest.NewRequest(http.MethodGet, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", nil)
+	req.Header.Set("Authorization", "Bearer alice-token")
+	req.Header.Set("X-Remote-User", "system:admin")
+	req.Header.Add("X-Remote-Group", "system:masters")
+	req.Header.Set("X-Remote-Extra-Scopes", "everything")
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	require.Len(t, e.seen, 1)
+	assert.Equal(t, "alice|dev,system:authenticated|", e.seen[0], "the backend believed only the aggregator")
+
+	// And the backend refuses anyone who is not the front proxy.
+	h := http.Header{}
+	h.Set("X-Remote-User", "system:admin")
+	u, ok, _ := sampleapiserver.RequestHeaderAuthenticator(token).AuthenticateRequest(&http.Request{Header: h})
+	assert.False(t, ok)
+	assert.Nil(t, u)
+}
+
+func TestWatchStreamsThroughTheProxy(t *testing.T) {
+	e := newEnv(t)
+	e.startBackend(t)
+	e.createService(t, true)
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+	hs := httptest.NewServer(e.srv.Handler())
+	defer hs.Close()
+
+	resp, err := http.Get(hs.URL + "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?watch=1")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	// The event arrives while the watch is open: the proxy flushed it.
+	body := `{"apiVersion":"wardle.example.com/v1alpha1","kind":"Flunder","metadata":{"name":"w1"}}`
+	post, err := http.Post(hs.URL+"/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, post.Body)
+	post.Body.Close()
+	require.Equal(t, http.StatusCreated, post.StatusCode)
+	select {
+	case l := <-lines:
+		assert.Contains(t, l, `"type":"ADDED"`)
+		assert.Contains(t, l, `"name":"w1"`)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no watch event through the proxy")
+	}
+}
+
+func TestBackendDownIsServiceUnavailable(t *testing.T) {
+	e := newEnv(t)
+	e.createService(t, true) // endpoints, but nothing listens at 10.244.0.5
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+	_, err := client.Dynamic(e.client, client.ResourceInfo{Group: sampleapiserver.Group, Version: sampleapiserver.Version, Resource: "flunders", Namespaced: true}).
+		List(context.Background(), "default", client.ListOptions{})
+	require.Error(t, err)
+	var se *api.StatusError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, int32(http.StatusServiceUnavailable), se.ErrStatus.Code)
+	assert.Equal(t, api.StatusReasonServiceUnavailable, se.ErrStatus.Reason)
+	assert.Contains(t, se.ErrStatus.Message, "the server is currently unable to handle the request: error trying to reach service wardle/api")
+	assert.Contains(t, se.ErrStatus.Message, "connection refused")
+}
+
+// runAvailability drives the availability controller in step mode.
+func runAvailability(t *testing.T, e *env) {
+	t.Helper()
+	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Check: e.srv.Aggregator().CheckAvailability})
+	require.NoError(t, err)
+	ctx := context.Background()
+	c := ctrl.Controllers()[0]
+	require.NoError(t, c.Sync(ctx))
+	for range 50 {
+		info, ok := c.Step(ctx)
+		if !ok {
+			return
+		}
+		require.NoError(t, info.Err)
+	}
+}
+
+func TestAvailability(t *testing.T) {
+	tests := []struct {
+		name                 string
+		service, endpoints   bool
+		backend              bool
+		wantColumn, wantText string
+	}{
+		{"missing service", false, false, false, "False (ServiceNotFound)", `service/api in "wardle" is not present`},
+		{"no endpoints object", true, false, false, "False (EndpointsNotFound)", `cannot find endpoints for service/api in "wardle"`},
+		{"backend down", true, true, false, "False (FailedDiscoveryCheck)", "failing or missing response from https://10.244.0.5:8443/apis/wardle.example.com/v1alpha1"},
+		{"backend up", true, true, true, "True", "all checks passed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			if tt.backend {
+				e.startBackend(t)
+			}
+			if tt.service {
+				e.createService(t, tt.endpoints)
+			} else {
+				_, err := e.client.Namespaces().Create(context.Background(), &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "wardle"}})
+				require.NoError(t, err)
+			}
+			e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+			runAvailability(t, e)
+			s, err := apiServices(e.client).Get(context.Background(), "", "v1alpha1.wardle.example.com")
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantColumn, aggregator.AvailableColumn(s))
+			assert.Contains(t, aggregator.AvailableCondition(s).Message, tt.wantText)
+		})
+	}
+}
+
+func TestMissingEndpointAddresses(t *testing.T) {
+	e := newEnv(t)
+	e.createService(t, false)
+	_, err := e.client.Endpoints().Create(context.Background(), &api.Endpoints{ObjectMeta: api.ObjectMeta{Namespace: "wardle", Name: "api"},
+		Subsets: []api.EndpointSubset{{NotReadyAddresses: []api.EndpointAddress{{IP: "10.244.0.5"}}, Ports: []api.EndpointPort{{Port: 8443}}}}})
+	require.NoError(t, err)
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+	runAvailability(t, e)
+	s, err := apiServices(e.client).Get(context.Background(), "", "v1alpha1.wardle.example.com")
+	require.NoError(t, err)
+	assert.Equal(t, "False (MissingEndpoints)", aggregator.AvailableColumn(s))
+	assert.Equal(t, `endpoints for service/api in "wardle" have no addresses with port name ""`, aggregator.AvailableCondition(s).Message)
+}

@@ -1,0 +1,35 @@
+// Package aggregator is kube-aggregator: the router in front of the API
+// server. An APIService (apiregistration.k8s.io/v1) is a route, "requests
+// for this group and version go to that Service"; without one, or with a
+// local one, a request goes on to the API server itself. The seed describes
+// the API server as these two parts in one program.
+//
+// What it does:
+//   - serves APIServices as a resource of the API server (Resource), and
+//     keeps a local APIService ("v1.apps", "v1.") for every group-version
+//     the server serves itself (SyncLocal), built-in or from a CRD;
+//   - proxies /apis/GROUP/VERSION/... of a non-local APIService to a ready
+//     endpoint of its Service (what --enable-aggregator-routing=true does
+//     in Kubernetes), or to spec.externalName:port of an ExternalName
+//     Service, which is how a server outside the cluster is reached. The
+//     authenticated user travels in X-Remote-User and X-Remote-Group;
+//     client-sent X-Remote-* headers are dropped; watches are streamed;
+//     a backend that cannot be reached is a 503 ServiceUnavailable Status;
+//   - merges discovery: /apis lists the groups of every APIService ordered
+//     by groupPriorityMinimum, versions by versionPriority;
+//   - CheckAvailability is the check of the availability controller
+//     (package aggregator/availability).
+//
+// The extension server trusts the X-Remote-* headers only from a caller
+// that presents the front proxy's credential. Kubernetes uses a client
+// certificate signed by --requestheader-client-ca-file; kubesim sends a
+// bearer token (Config.ProxyClientToken) instead.
+//
+// Left out: the aggregated discovery document (application/json;g=apidiscovery.k8s.io),
+// OpenAPI merge of extension servers, proxying /api (the core group is
+// always local), connection upgrades (exec, port-forward), and routing
+// through the Service's ClusterIP (there is no kube-proxy).
+//
+// Read the real one in k8s.io/kube-aggregator/pkg/apiserver (handler_proxy.go,
+// handler_apis.go) and pkg/controllers/status (the availability check).
+package aggregator

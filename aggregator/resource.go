@@ -1,0 +1,172 @@
+package aggregator
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/apiserver/kinds"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/schema"
+	"github.com/kubesim/kubesim/store"
+)
+
+// Group is the API group of APIServices.
+const Group = "apiregistration.k8s.io"
+
+// Resource is the plural name of APIServices.
+const ResourceName = "apiservices"
+
+// AutoManagedLabel marks the local APIServices the API server creates and
+// deletes itself: "onstart" for those present at start, "true" for those
+// that follow CustomResourceDefinitions, as in Kubernetes.
+const AutoManagedLabel = "kube-aggregator.kubernetes.io/automanaged"
+
+// GVK is the kind of APIServices.
+var GVK = api.GroupVersionKind{Group: Group, Version: "v1", Kind: "APIService"}
+
+// Resource is the apiservices resource; its storage reports every write to
+// the aggregator's routing table.
+func (a *Aggregator) Resource() *registry.Resource {
+	return &registry.Resource{
+		Group: Group, Version: "v1", Name: ResourceName, SingularName: "apiservice", Kind: "APIService",
+		ListKind: "APIServiceList", Categories: []string{"api-extensions"},
+		New:                func() api.Object { return &api.APIService{} },
+		Strategy:           apiServiceStrategy{},
+		Schema:             schema.FromGoType(reflect.TypeOf(api.APIService{})),
+		StatusSubresource:  true,
+		KeepStatusOnCreate: true,
+		Table:              apiServiceTable(),
+		ValidateName:       validateAPIServiceName,
+		DecorateStorage: func(st store.Interface) store.Interface {
+			return hookStorage{Interface: st, hook: a.afterWrite}
+		},
+	}
+}
+
+// validateAPIServiceName accepts "<version>.<group>", where the group
+// may be empty ("v1." is the core group's).
+func validateAPIServiceName(name string) []string {
+	version, group, ok := strings.Cut(name, ".")
+	if !ok {
+		return []string{"must be of the form <version>.<group>"}
+	}
+	if msgs := kinds.IsDNS1123Label(version); len(msgs) > 0 {
+		return msgs
+	}
+	if group == "" {
+		return nil
+	}
+	return labels.IsDNS1123Subdomain(group)
+}
+
+// apiServiceTable prints NAME SERVICE AVAILABLE AGE, as kubectl shows
+// APIServices.
+func apiServiceTable() *registry.Table {
+	return &registry.Table{
+		Columns: []api.TableColumnDefinition{registry.NameColumn,
+			{Name: "Service", Type: "string", Description: "The reference to the service that hosts this API endpoint."},
+			{Name: "Available", Type: "string", Description: "Whether this service is available."},
+			registry.AgeColumn},
+		Cells: func(obj api.Object, now time.Time) []any {
+			s := obj.(*api.APIService)
+			return []any{s.Name, ServiceColumn(s), AvailableColumn(s), registry.HumanDuration(now.Sub(s.CreationTimestamp.Time))}
+		},
+	}
+}
+
+// ServiceColumn is "Local" or "namespace/name".
+func ServiceColumn(s *api.APIService) string {
+	if s.Spec.Service == nil {
+		return "Local"
+	}
+	return s.Spec.Service.Namespace + "/" + s.Spec.Service.Name
+}
+
+// AvailableColumn is "True", "False (Reason)" or "Unknown".
+func AvailableColumn(s *api.APIService) string {
+	c := AvailableCondition(s)
+	switch {
+	case c == nil:
+		return "Unknown"
+	case c.Status == api.ConditionTrue:
+		return "True"
+	case c.Reason != "":
+		return fmt.Sprintf("%s (%s)", c.Status, c.Reason)
+	}
+	return string(c.Status)
+}
+
+// AvailableCondition returns the Available condition, or nil.
+func AvailableCondition(s *api.APIService) *api.APIServiceCondition {
+	for i := range s.Status.Conditions {
+		if s.Status.Conditions[i].Type == api.Available {
+			return &s.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// APIServiceName is the name an APIService for group/version must have.
+func APIServiceName(group, version string) string { return version + "." + group }
+
+// apiServiceStrategy is pkg/registry/apiservice's strategy.
+type apiServiceStrategy struct{ registry.DefaultStrategy }
+
+// Default gives a service reference port 443, as SetDefaults_ServiceReference.
+func (apiServiceStrategy) Default(obj api.Object) {
+	if ref := obj.(*api.APIService).Spec.Service; ref != nil && ref.Port == nil {
+		p := int32(443)
+		ref.Port = &p
+	}
+}
+
+// Validate is ValidateAPIService.
+func (apiServiceStrategy) Validate(obj api.Object) field.ErrorList {
+	return validateAPIService(obj.(*api.APIService))
+}
+
+// ValidateUpdate is ValidateAPIServiceUpdate (nothing is immutable).
+func (apiServiceStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
+	return validateAPIService(obj.(*api.APIService))
+}
+
+func validateAPIService(s *api.APIService) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	if s.Spec.Version == "" {
+		errs = append(errs, field.Required(spec.Child("version"), ""))
+	}
+	if want := APIServiceName(s.Spec.Group, s.Spec.Version); s.Name != want {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), s.Name,
+			fmt.Sprintf("must be `spec.version+\".\"+spec.group`: %q", want)))
+	}
+	if p := s.Spec.GroupPriorityMinimum; p <= 0 || p > 20000 {
+		errs = append(errs, field.Invalid(spec.Child("groupPriorityMinimum"), p, "must be positive and less than 20000"))
+	}
+	if p := s.Spec.VersionPriority; p <= 0 || p > 1000 {
+		errs = append(errs, field.Invalid(spec.Child("versionPriority"), p, "must be positive and less than 1000"))
+	}
+	if ref := s.Spec.Service; ref != nil {
+		if ref.Namespace == "" {
+			errs = append(errs, field.Required(spec.Child("service", "namespace"), ""))
+		}
+		if ref.Name == "" {
+			errs = append(errs, field.Required(spec.Child("service", "name"), ""))
+		}
+		if ref.Port != nil && (*ref.Port < 1 || *ref.Port > 65535) {
+			errs = append(errs, field.Invalid(spec.Child("service", "port"), *ref.Port, "must be a valid port number"))
+		}
+		if s.Spec.InsecureSkipTLSVerify && len(s.Spec.CABundle) > 0 {
+			errs = append(errs, field.Invalid(spec.Child("insecureSkipTLSVerify"), s.Spec.InsecureSkipTLSVerify,
+				"may not be true if caBundle is present"))
+		}
+	} else if len(s.Spec.CABundle) > 0 || s.Spec.InsecureSkipTLSVerify {
+		errs = append(errs, field.Forbidden(spec.Child("service"), "local APIServices may not have a caBundle or insecureSkipTLSVerify"))
+	}
+	return errs
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// aggregatorExamples holds the extension API server's Deployment, Service
+// and APIService.
+var aggregatorExamples = filepath.Join("..", "..", "examples", "aggregator")
+
+// The seed's aggregator story through the real kubectl: an extension API
+// server runs as a pod, the APIService routes its group to it, deleting
+// the pod makes the API unavailable until the ReplicaSet replaces it.
+func TestKubectlAggregatedAPIServer(t *testing.T) {
+	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "1s")
+	k := newKubectl(t, s)
+
+	out := k.ok("get", "apiservices")
+	assert.Regexp(t, `(?m)^NAME\s+SERVICE\s+AVAILABLE\s+AGE$`, out)
+	assert.Regexp(t, `(?m)^v1\.apps\s+Local\s+True\s+\d+s$`, out)
+
+	k.ok("apply", "-f", filepath.Join(aggregatorExamples, "wardle.yaml"))
+	require.Eventually(t, func() bool {
+		return strings.Contains(k.ok("get", "apiservice", "v1alpha1.wardle.example.com"), "wardle/api")
+	}, 10*time.Second, 100*time.Millisecond)
+	available := func() bool {
+		out, _ := k.run(false, "get", "apiservice", "v1alpha1.wardle.example.com", "--no-headers")
+		return regexpMatch(`^v1alpha1\.wardle\.example\.com\s+wardle/api\s+True\s`, out)
+	}
+	require.Eventually(t, available, 30*time.Second, 200*time.Millisecond, k.ok("get", "apiservices", "v1alpha1.wardle.example.com", "-o", "yaml"))
+
+	out = k.ok("api-resources", "--api-group=wardle.example.com")
+	assert.Regexp(t, `(?m)^flunders\s+wardle\.example\.com/v1alpha1\s+true\s+Flunder$`, out)
+
+	out = k.ok("apply", "-f", filepath.Join(aggregatorExamples, "flunder.yaml"))
+	assert.Equal(t, "flunder.wardle.example.com/my-first-flunder created\n", out)
+	out = k.ok("get", "flunders")
+	assert.Regexp(t, `(?m)^NAME\s+REFERENCE\s+AGE\nmy-first-flunder\s+other-flunder\s+\d+s$`, out)
+
+	// Kill the server: the API is unavailable until the ReplicaSet's new
+	// pod runs, then it is back (with a fresh, empty store: the pod's
+	// storage was its own).
+	pods := k.ok("get", "pods", "-n", "wardle", "-o", "name")
+	require.NotEmpty(t, strings.TrimSpace(pods))
+	k.ok("delete", "-n", "wardle", strings.TrimSpace(pods), "--wait=false")
+	var errOut string
+	require.Eventually(t, func() bool {
+		_, errOut = k.run(true, "get", "flunders")
+		return strings.Contains(errOut, "ServiceUnavailable")
+	}, 20*time.Second, 50*time.Millisecond)
+	assert.Contains(t, errOut, "Error from server (ServiceUnavailable): the server is currently unable to handle the request")
+	require.Eventually(t, func() bool {
+		out, _ := k.run(false, "get", "apiservice", "v1alpha1.wardle.example.com", "--no-headers")
+		return regexpMatch(`\sFalse \((MissingEndpoints|FailedDiscoveryCheck|EndpointsNotFound)\)\s`, out)
+	}, 20*time.Second, 50*time.Millisecond)
+	require.Eventually(t, available, 30*time.Second, 200*time.Millisecond)
+	out, errOut = k.run(false, "get", "flunders", "-A")
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "No resources found")
+}
+
+func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }

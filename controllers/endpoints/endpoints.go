@@ -1,0 +1,236 @@
+package endpoints
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/intstr"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// ControllerName is the name --controllers uses.
+const ControllerName = "endpoints"
+
+// Config builds a Controller.
+type Config struct {
+	Client *client.Client
+	Clock  clock.Clock
+	Logger *slog.Logger
+}
+
+// Controller keeps each Service's Endpoints.
+type Controller struct {
+	client     *client.Client
+	services   *cache.Informer[*api.Service]
+	pods       *cache.Informer[*api.Pod]
+	endpoints  *cache.Informer[*api.Endpoints]
+	controller *controllers.Controller
+}
+
+// New checks cfg and builds the controller.
+func New(cfg Config) (*Controller, error) {
+	if cfg.Client == nil || cfg.Clock == nil {
+		return nil, errors.New("endpoints: Client and Clock are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Controller{
+		client:    cfg.Client,
+		services:  cache.New(cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
+		pods:      cache.New(cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
+		endpoints: cache.New(cfg.Client.Endpoints(), "", client.ListOptions{}, cfg.Logger),
+	}
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
+		Sources: []controllers.Source{c.services, c.pods, c.endpoints}, Clock: cfg.Clock, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	c.controller = ctrl
+	c.services.AddHandler(controllers.EnqueueObject[*api.Service](ctrl, "Service"))
+	c.pods.AddHandler(cache.Handler[*api.Pod]{
+		OnAdd:    func(p *api.Pod) { c.enqueuePod("ADDED", p, nil) },
+		OnUpdate: func(old, p *api.Pod) { c.enqueuePod("MODIFIED", p, old) },
+		OnDelete: func(p *api.Pod) { c.enqueuePod("DELETED", p, nil) },
+	})
+	// An Endpoints changed or deleted by someone else is put back.
+	c.endpoints.AddHandler(cache.Handler[*api.Endpoints]{
+		OnUpdate: func(_, e *api.Endpoints) { c.enqueueIfService("MODIFIED", e) },
+		OnDelete: func(e *api.Endpoints) { c.enqueueIfService("DELETED", e) },
+	})
+	return c, nil
+}
+
+func (c *Controller) enqueueIfService(event string, e *api.Endpoints) {
+	if _, ok := c.services.Get(e.Namespace, e.Name); ok {
+		c.controller.Enqueue(cache.Key(&e.ObjectMeta), controllers.Cause{Event: event, Kind: "Endpoints",
+			Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion})
+	}
+}
+
+// enqueuePod queues the services whose selector matches the pod (before
+// or after an update).
+func (c *Controller) enqueuePod(event string, p, old *api.Pod) {
+	keys := map[string]bool{}
+	for _, s := range c.services.List() {
+		if s.Namespace != p.Namespace || len(s.Spec.Selector) == 0 {
+			continue
+		}
+		sel := labels.SelectorFromSet(s.Spec.Selector)
+		if sel.Matches(labels.Set(p.Labels)) || (old != nil && sel.Matches(labels.Set(old.Labels))) {
+			keys[cache.Key(&s.ObjectMeta)] = true
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		c.controller.Enqueue(k, controllers.Cause{Event: event, Kind: "Pod", Namespace: p.Namespace, Name: p.Name, ResourceVersion: p.ResourceVersion})
+	}
+}
+
+// Controllers implements the cluster's Component.
+func (c *Controller) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{c.controller}
+}
+
+// Run runs the controller until ctx ends (live mode).
+func (c *Controller) Run(ctx context.Context) { c.controller.Run(ctx) }
+
+// Reconcile makes the Endpoints of one Service match its pods.
+func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	ns, name, _ := strings.Cut(key, "/")
+	svc, ok := c.services.Get(ns, name)
+	if !ok || len(svc.Spec.Selector) == 0 {
+		// No service, or one whose Endpoints its owner writes: nothing to
+		// keep (the garbage of a deleted service goes with its name).
+		if !ok {
+			if _, had := c.endpoints.Get(ns, name); had {
+				err := c.client.Endpoints().Delete(ctx, ns, name, nil)
+				if err != nil && !api.IsNotFound(err) {
+					return controllers.Result{}, err
+				}
+			}
+		}
+		return controllers.Result{}, nil
+	}
+	var pods []*api.Pod
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	for _, p := range c.pods.List() {
+		if p.Namespace == ns && sel.Matches(labels.Set(p.Labels)) {
+			pods = append(pods, p)
+		}
+	}
+	subsets := Subsets(svc, pods)
+	cur, exists := c.endpoints.Get(ns, name)
+	if exists && reflect.DeepEqual(cur.Subsets, subsets) && reflect.DeepEqual(cur.Labels, svc.Labels) {
+		return controllers.Result{}, nil
+	}
+	if !exists {
+		e := &api.Endpoints{ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns, Labels: svc.Labels}, Subsets: subsets}
+		_, err := c.client.Endpoints().Create(ctx, e)
+		if api.IsAlreadyExists(err) {
+			return controllers.Result{Requeue: true}, nil
+		}
+		return controllers.Result{}, err
+	}
+	upd := cur.DeepCopy()
+	upd.Labels, upd.Subsets = svc.Labels, subsets
+	_, err := c.client.Endpoints().Update(ctx, upd)
+	return controllers.Result{}, err
+}
+
+// Subsets computes the Endpoints subsets of svc from the pods its selector
+// matched: pods with an IP and not being deleted, ready or not; one subset
+// per distinct port set, addresses sorted by IP.
+func Subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
+	type group struct {
+		ports           []api.EndpointPort
+		ready, notReady []api.EndpointAddress
+	}
+	var groups []*group
+	find := func(ports []api.EndpointPort) *group {
+		for _, g := range groups {
+			if reflect.DeepEqual(g.ports, ports) {
+				return g
+			}
+		}
+		g := &group{ports: ports}
+		groups = append(groups, g)
+		return g
+	}
+	for _, p := range pods {
+		if p.Status.PodIP == "" || p.DeletionTimestamp != nil || p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed {
+			continue
+		}
+		var ports []api.EndpointPort
+		for _, sp := range svc.Spec.Ports {
+			port, ok := targetPort(p, sp)
+			if !ok {
+				continue
+			}
+			ports = append(ports, api.EndpointPort{Name: sp.Name, Port: port, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol})
+		}
+		if len(ports) == 0 && len(svc.Spec.Ports) > 0 {
+			continue
+		}
+		node := p.Spec.NodeName
+		addr := api.EndpointAddress{IP: p.Status.PodIP, NodeName: &node,
+			TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}}
+		g := find(ports)
+		if podReady(p) {
+			g.ready = append(g.ready, addr)
+		} else {
+			g.notReady = append(g.notReady, addr)
+		}
+	}
+	var out []api.EndpointSubset
+	for _, g := range groups {
+		byIP := func(a []api.EndpointAddress) {
+			sort.Slice(a, func(i, j int) bool { return a[i].IP < a[j].IP })
+		}
+		byIP(g.ready)
+		byIP(g.notReady)
+		out = append(out, api.EndpointSubset{Addresses: g.ready, NotReadyAddresses: g.notReady, Ports: g.ports})
+	}
+	return out
+}
+
+// targetPort resolves a service port's targetPort in pod p: a number, or
+// the name of one of its container ports.
+func targetPort(p *api.Pod, sp api.ServicePort) (int32, bool) {
+	if sp.TargetPort.Type == intstr.String && sp.TargetPort.StrVal != "" {
+		for _, c := range p.Spec.Containers {
+			for _, cp := range c.Ports {
+				if cp.Name == sp.TargetPort.StrVal {
+					return cp.ContainerPort, true
+				}
+			}
+		}
+		return 0, false
+	}
+	if sp.TargetPort.IntVal != 0 {
+		return sp.TargetPort.IntVal, true
+	}
+	return sp.Port, true
+}
+
+func podReady(p *api.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == api.PodReady {
+			return c.Status == api.ConditionTrue
+		}
+	}
+	return false
+}

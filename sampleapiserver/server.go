@@ -1,0 +1,208 @@
+package sampleapiserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/schema"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/pki"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+// ImageName is the image the fake kubelet runs as this server.
+const ImageName = "kubesim/extension-apiserver"
+
+// Resources are the resources the server serves.
+func Resources() []*registry.Resource {
+	return []*registry.Resource{{
+		Group: Group, Version: Version, Name: "flunders", SingularName: "flunder", Kind: "Flunder",
+		ListKind: "FlunderList", Namespaced: true,
+		New:      func() api.Object { return &Flunder{} },
+		Strategy: flunderStrategy{},
+		Schema:   schema.FromGoType(reflect.TypeOf(Flunder{})),
+		Table: &registry.Table{
+			Columns: []api.TableColumnDefinition{registry.NameColumn,
+				{Name: "Reference", Type: "string", Description: "The flunder or fischer this one refers to."},
+				registry.AgeColumn},
+			Cells: func(obj api.Object, now time.Time) []any {
+				f := obj.(*Flunder)
+				return []any{f.Name, f.Spec.Reference, registry.HumanDuration(now.Sub(f.CreationTimestamp.Time))}
+			},
+		},
+	}}
+}
+
+// flunderStrategy is the sample's validation: a reference needs a type.
+type flunderStrategy struct{ registry.DefaultStrategy }
+
+// Validate implements registry.Strategy.
+func (flunderStrategy) Validate(obj api.Object) field.ErrorList {
+	f := obj.(*Flunder)
+	var errs field.ErrorList
+	switch f.Spec.ReferenceType {
+	case "", "Flunder", "Fischer":
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("spec", "referenceType"), f.Spec.ReferenceType, []string{"Flunder", "Fischer"}))
+	}
+	if f.Spec.Reference != "" && f.Spec.ReferenceType == "" {
+		errs = append(errs, field.Required(field.NewPath("spec", "referenceType"), "required when spec.reference is set"))
+	}
+	return errs
+}
+
+// ValidateUpdate implements registry.Strategy.
+func (s flunderStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
+
+// RequestHeaderAuthenticator trusts X-Remote-User and X-Remote-Group of a
+// request that presents proxyToken as its bearer token, and nothing else.
+func RequestHeaderAuthenticator(proxyToken string) authn.Authenticator {
+	return authn.AuthenticatorFunc(func(req *http.Request) (*authn.UserInfo, bool, error) {
+		tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+		if !ok || proxyToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(proxyToken)) != 1 {
+			return nil, false, errors.New("not the front proxy")
+		}
+		name := req.Header.Get("X-Remote-User")
+		if name == "" {
+			return nil, false, errors.New("no X-Remote-User")
+		}
+		u := &authn.UserInfo{Name: name, Groups: req.Header.Values("X-Remote-Group")}
+		// The user is known now; the headers must not be read again.
+		req.Header.Del("X-Remote-User")
+		req.Header.Del("X-Remote-Group")
+		return u, true, nil
+	})
+}
+
+// Options configure a Server.
+type Options struct {
+	// Addr is where to listen ("127.0.0.1:0": a free loopback port).
+	Addr string
+	// DataDir holds the bbolt file and the serving certificate; empty
+	// means a temporary directory removed by Stop (a pod's emptyDir).
+	DataDir string
+	// ProxyClientToken is the aggregator's credential.
+	ProxyClientToken string
+	Clock            clock.Clock
+	Logger           *slog.Logger
+	// OnRequest, when set, sees every authenticated request (tests).
+	OnRequest func(r *http.Request, user *authn.UserInfo)
+}
+
+// Server is a running sample API server.
+type Server struct {
+	addr   string
+	ca     []byte
+	http   *http.Server
+	closer func()
+	once   sync.Once
+	done   chan struct{}
+}
+
+// Start opens the store and serves until Stop.
+func Start(opts Options) (*Server, error) {
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	dir, tmp := opts.DataDir, false
+	if dir == "" {
+		d, err := os.MkdirTemp("", "kubesim-extension-apiserver-")
+		if err != nil {
+			return nil, err
+		}
+		dir, tmp = d, true
+	}
+	cleanup := func() {
+		if tmp {
+			_ = os.RemoveAll(dir)
+		}
+	}
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(dir, boltstore.FileName), Logger: opts.Logger})
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: opts.Clock, Rand: rand.Reader, Resources: Resources(),
+		Authenticator: RequestHeaderAuthenticator(opts.ProxyClientToken), Logger: opts.Logger, GenericOnly: true})
+	if err == nil {
+		err = srv.Bootstrap(context.Background())
+	}
+	if err != nil {
+		_ = st.Close()
+		cleanup()
+		return nil, err
+	}
+	bundle, err := pki.EnsureServing(filepath.Join(dir, "pki"), nil, opts.Clock.Now(), rand.Reader)
+	if err != nil {
+		_ = st.Close()
+		cleanup()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		_ = st.Close()
+		cleanup()
+		return nil, fmt.Errorf("extension-apiserver: %w", err)
+	}
+	var h http.Handler = srv.Handler()
+	if opts.OnRequest != nil {
+		// The same authentication, then a look at the user, then the
+		// server's routes.
+		h = authn.WithAuthentication(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			u, _ := authn.UserFrom(r.Context())
+			opts.OnRequest(r, u)
+			srv.LoopbackHandler().ServeHTTP(w, r)
+		}), RequestHeaderAuthenticator(opts.ProxyClientToken), nil)
+	}
+	s := &Server{addr: ln.Addr().String(), ca: bundle.CAPEM, done: make(chan struct{}),
+		http: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug)}}
+	s.closer = func() {
+		_ = st.Close()
+		cleanup()
+	}
+	go func() {
+		defer close(s.done)
+		_ = s.http.Serve(tlsListener(ln, bundle))
+	}()
+	return s, nil
+}
+
+// Addr is the real address the server listens on.
+func (s *Server) Addr() string { return s.addr }
+
+// CABundle is the PEM of the CA that signed the serving certificate, for
+// an APIService's caBundle.
+func (s *Server) CABundle() []byte { return s.ca }
+
+// Stop closes the listener and every connection (watches end), then the
+// store. It is safe to call more than once.
+func (s *Server) Stop() {
+	s.once.Do(func() {
+		_ = s.http.Close()
+		<-s.done
+		s.closer()
+	})
+}
