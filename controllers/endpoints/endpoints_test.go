@@ -1,0 +1,80 @@
+package endpoints
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/intstr"
+)
+
+func pod(name, ip string, ready bool, deleting bool) *api.Pod {
+	st := api.ConditionFalse
+	if ready {
+		st = api.ConditionTrue
+	}
+	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns", UID: name + "-uid"},
+		Spec: api.PodSpec{NodeName: "node-1", Containers: []api.Container{{Name: "c",
+			Ports: []api.ContainerPort{{Name: "https", ContainerPort: 8443}}}}},
+		Status: api.PodStatus{PodIP: ip, Phase: api.PodRunning, Conditions: []api.PodCondition{{Type: api.PodReady, Status: st}}}}
+	if deleting {
+		now := api.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		p.DeletionTimestamp = &now
+	}
+	return p
+}
+
+func TestSubsets(t *testing.T) {
+	svc := &api.Service{Spec: api.ServiceSpec{Ports: []api.ServicePort{{Name: "https", Port: 443, Protocol: api.ProtocolTCP, TargetPort: intstr.FromString("https")}}}}
+	tests := []struct {
+		name            string
+		pods            []*api.Pod
+		ready, notReady []string
+	}{
+		{"no pods", nil, nil, nil},
+		{"ready and not ready, sorted by IP", []*api.Pod{pod("b", "10.244.0.9", true, false), pod("a", "10.244.0.3", true, false), pod("c", "10.244.0.4", false, false)},
+			[]string{"10.244.0.3", "10.244.0.9"}, []string{"10.244.0.4"}},
+		{"no IP yet or being deleted: left out", []*api.Pod{pod("a", "", true, false), pod("b", "10.244.0.5", true, true)}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Subsets(svc, tt.pods)
+			if tt.ready == nil && tt.notReady == nil {
+				assert.Empty(t, got)
+				return
+			}
+			ips := func(as []api.EndpointAddress) []string {
+				var out []string
+				for _, a := range as {
+					out = append(out, a.IP)
+				}
+				return out
+			}
+			assert.Len(t, got, 1)
+			assert.Equal(t, tt.ready, ips(got[0].Addresses))
+			assert.Equal(t, tt.notReady, ips(got[0].NotReadyAddresses))
+			assert.Equal(t, []api.EndpointPort{{Name: "https", Port: 8443, Protocol: api.ProtocolTCP}}, got[0].Ports)
+		})
+	}
+}
+
+func TestTargetPort(t *testing.T) {
+	p := pod("a", "10.244.0.3", true, false)
+	tests := []struct {
+		target intstr.IntOrString
+		want   int32
+		ok     bool
+	}{
+		{intstr.FromInt32(9000), 9000, true},
+		{intstr.FromString("https"), 8443, true},
+		{intstr.FromString("nope"), 0, false},
+		{intstr.IntOrString{}, 443, true},
+	}
+	for _, tt := range tests {
+		got, ok := targetPort(p, api.ServicePort{Port: 443, TargetPort: tt.target})
+		assert.Equal(t, tt.ok, ok)
+		assert.Equal(t, tt.want, got)
+	}
+}
