@@ -47,7 +47,7 @@ type Config struct {
 	Clock clock.Clock
 	// Workers is the number of concurrent reconciles in live mode (1).
 	Workers int
-	// ResyncPeriod is how often live mode reads Resources again (30s).
+	// ResyncPeriod is how often live mode reads Resources again (5s).
 	ResyncPeriod time.Duration
 	// Logger logs; nil discards.
 	Logger *slog.Logger
@@ -89,7 +89,7 @@ func New(cfg Config) (*GarbageCollector, error) {
 		cfg.IgnoredResources = DefaultIgnoredResources()
 	}
 	if cfg.ResyncPeriod <= 0 {
-		cfg.ResyncPeriod = 30 * time.Second
+		cfg.ResyncPeriod = 5 * time.Second
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -159,11 +159,20 @@ func (gc *GarbageCollector) syncMonitors() (current, removed []*monitor) {
 			removed = append(removed, m)
 		}
 	}
+	added := false
 	for gr, info := range want {
 		if _, ok := gc.monitors[gr]; ok {
 			continue
 		}
 		gc.monitors[gr] = gc.newMonitor(info)
+		added = true
+	}
+	if added {
+		// An owner seen only through a reference (virtual) may be of the
+		// kind just added, and may have been deleted before its monitor
+		// started: no delete event will ever come for it. Check every
+		// virtual owner again, as Kubernetes requeues virtual nodes.
+		defer gc.recheckVirtual()
 	}
 	for _, m := range gc.monitors {
 		current = append(current, m)
@@ -171,6 +180,21 @@ func (gc *GarbageCollector) syncMonitors() (current, removed []*monitor) {
 	slices.SortFunc(current, func(a, b *monitor) int { return compareInfo(a.info, b.info) })
 	slices.SortFunc(removed, func(a, b *monitor) int { return compareInfo(a.info, b.info) })
 	return current, removed
+}
+
+// recheckVirtual queues a check of every owner known only through
+// references, in uid order.
+func (gc *GarbageCollector) recheckVirtual() {
+	gc.mu.Lock()
+	var ws []work
+	for _, n := range gc.graph.uidToNode {
+		if !n.observed {
+			ws = append(ws, work{itemKey(actionDelete, n), controllers.Cause{Event: "new resource watched"}})
+		}
+	}
+	gc.mu.Unlock()
+	slices.SortFunc(ws, func(a, b work) int { return strings.Compare(a.key, b.key) })
+	gc.enqueue(ws)
 }
 
 func (gc *GarbageCollector) newMonitor(info client.ResourceInfo) *monitor {
