@@ -74,7 +74,10 @@ func New(cfg Config) (*Controller, error) {
 		return nil
 	})
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.apis, c.services, c.endpoints}, Clock: cfg.Clock, Logger: cfg.Logger})
+		Sources: []controllers.Source{c.apis, c.services, c.endpoints}, Clock: cfg.Clock, Logger: cfg.Logger,
+		// A remote APIService is checked again every 10s for as long as it
+		// exists: a heartbeat, which the stepper must not wait on.
+		Periodic: true})
 	if err != nil {
 		return nil, err
 	}

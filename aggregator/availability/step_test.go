@@ -1,0 +1,43 @@
+package availability_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/aggregator"
+	"github.com/kubesim/kubesim/aggregator/availability"
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/cluster"
+)
+
+// A remote APIService is rechecked every 10s forever; in step mode that
+// loop is a heartbeat, so the cluster still settles.
+func TestStepModeSettlesWithRemoteAPIService(t *testing.T) {
+	ctx := context.Background()
+	c, err := cluster.New(cluster.Config{StepMode: true, Seed: 3, NodeCount: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	_, err = c.RunUntilStable(ctx, cluster.Limits{})
+	require.NoError(t, err)
+
+	cl := c.Client("test")
+	_, err = cl.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "wardle"}})
+	require.NoError(t, err)
+	port := int32(443)
+	apis := client.For(cl, availability.APIServicesResource, func() *api.APIService { return &api.APIService{} })
+	_, err = apis.Create(ctx, &api.APIService{
+		ObjectMeta: api.ObjectMeta{Name: "v1alpha1.wardle.example.com"},
+		Spec: api.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15,
+			InsecureSkipTLSVerify: true, Service: &api.APIServiceReference{Namespace: "wardle", Name: "api", Port: &port}}})
+	require.NoError(t, err)
+
+	_, err = c.RunUntilStable(ctx, cluster.Limits{MaxSteps: 2000})
+	require.NoError(t, err, "a remote APIService must not keep the stepper busy")
+	s, err := apis.Get(ctx, "", "v1alpha1.wardle.example.com")
+	require.NoError(t, err)
+	assert.Equal(t, "False (ServiceNotFound)", aggregator.AvailableColumn(s))
+}
