@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,11 +25,18 @@ import (
 // repository root as a student would, and compares the output with
 // tolerant matching (see labPattern), so a lab whose output drifts fails.
 
-// labCommand is one command of a lab and the output it must print.
+// labCommand is one command of a lab and the output it must print, or a
+// controller process to start or stop (an <!-- lab-start: NAME --> or
+// <!-- lab-stop: NAME --> comment between the console blocks: the student
+// runs `kubesim run-controller NAME` in a terminal of its own, or presses
+// Ctrl-C in it).
 type labCommand struct {
 	line     int
 	args     []string
 	expected []string
+	// control is "start" or "stop" for a controller process named
+	// controller; args and expected are empty then.
+	control, controller string
 }
 
 // labDoc is a parsed lab.
@@ -37,6 +46,9 @@ type labDoc struct {
 }
 
 var labServerRe = regexp.MustCompile(`<!--\s*lab-server:(.*?)-->`)
+
+// labControlRe is a comment that starts or stops a controller process.
+var labControlRe = regexp.MustCompile(`^<!--\s*lab-(start|stop):\s*([a-z0-9-]+)\s*-->$`)
 
 // parseLab extracts the console blocks of a lab.
 func parseLab(text string) (labDoc, error) {
@@ -50,6 +62,9 @@ func parseLab(text string) (labDoc, error) {
 		switch {
 		case !inBlock && trimmed == "```console":
 			inBlock = true
+		case !inBlock && labControlRe.MatchString(trimmed):
+			m := labControlRe.FindStringSubmatch(trimmed)
+			doc.commands = append(doc.commands, labCommand{line: i + 1, control: m[1], controller: m[2]})
 		case inBlock && trimmed == "```":
 			inBlock = false
 		case inBlock && strings.HasPrefix(line, "$ "):
@@ -66,6 +81,9 @@ func parseLab(text string) (labDoc, error) {
 				return doc, fmt.Errorf("line %d: output before any command", i+1)
 			}
 			c := &doc.commands[len(doc.commands)-1]
+			if c.control != "" {
+				return doc, fmt.Errorf("line %d: output before any command", i+1)
+			}
 			c.expected = append(c.expected, line)
 		}
 	}
@@ -240,6 +258,14 @@ func TestParseLabAndPatterns(t *testing.T) {
 	assert.True(t, tail.MatchString("first\nsecond\nthird"))
 	assert.False(t, tail.MatchString("second"))
 	assert.True(t, newLabPattern(nil).MatchString(""), "no output expected")
+	doc, err = parseLab("<!-- lab-start: foo -->\n```console\n$ kubectl get foos\n```\n<!-- lab-stop: foo -->\n")
+	require.NoError(t, err)
+	require.Len(t, doc.commands, 3)
+	assert.Equal(t, "start", doc.commands[0].control)
+	assert.Equal(t, "foo", doc.commands[0].controller)
+	assert.Equal(t, "stop", doc.commands[2].control)
+	_, err = parseLab("<!-- lab-start: foo -->\n```console\nstray\n```\n")
+	assert.ErrorContains(t, err, "output before any command")
 	_, err = parseLab("```console\n$ kubectl get pods | wc -l\n```\n")
 	assert.ErrorContains(t, err, "not supported")
 	_, err = parseLab("```console\n$ rm -rf /\n```\n")
@@ -273,7 +299,20 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 	flags := append([]string{"--stage-delay", "20ms"}, doc.serverFlags...)
 	s := startServer(t, t.TempDir(), flags...)
 	k := newKubectl(t, s)
+	running := map[string]func(){}
 	for _, c := range doc.commands {
+		switch c.control {
+		case "start":
+			require.NotContains(t, running, c.controller, "%s:%d: the controller runs already", file, c.line)
+			running[c.controller] = startStoppableController(t, c.controller, s.kubeconfig)
+			continue
+		case "stop":
+			stop, ok := running[c.controller]
+			require.True(t, ok, "%s:%d: the controller %s does not run", file, c.line, c.controller)
+			stop()
+			delete(running, c.controller)
+			continue
+		}
 		want := newLabPattern(c.expected)
 		deadline := time.Now().Add(30 * time.Second)
 		var out string
@@ -319,4 +358,54 @@ func runLabCommand(t *testing.T, root string, k *kubectl, args []string) string 
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	_ = cmd.Run()
 	return out.String() + errb.String()
+}
+
+// startStoppableController runs `kubesim run-controller NAME` as its own
+// process (this test binary run again as kubesim) and returns what stops
+// it as Ctrl-C would; the test's end stops it if the lab did not.
+func startStoppableController(t *testing.T, name, kubeconfig string) func() {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "run-controller", name, "--kubeconfig", kubeconfig)
+	cmd.Env = append(os.Environ(), runAsKubesimEnv+"=1")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	started := make(chan string, 1)
+	exited := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		first := true
+		for sc.Scan() {
+			if first {
+				started <- sc.Text()
+				first = false
+			}
+		}
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+		})
+	}
+	t.Cleanup(stop)
+	select {
+	case line := <-started:
+		require.Equal(t, "controller "+name+" running; stop with Ctrl-C", line)
+	case <-exited:
+		t.Fatalf("the controller process %s ended: %s", name, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the controller process %s did not start: %s", name, stderr.String())
+	}
+	return stop
 }
