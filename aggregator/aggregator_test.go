@@ -61,7 +61,7 @@ func newEnv(t *testing.T) *env {
 
 // startBackend runs the sample server behind service wardle/api at pod
 // address 10.244.0.5:8443.
-func (e *env) startBackend(t *testing.T) {
+func (e *env) startBackend(t testing.TB) {
 	t.Helper()
 	b, err := sampleapiserver.Start(sampleapiserver.Options{ProxyClientToken: token, OnRequest: func(r *http.Request, u *authn.UserInfo) {
 		e.mu.Lock()
@@ -74,7 +74,7 @@ func (e *env) startBackend(t *testing.T) {
 	e.net.Register("10.244.0.5:8443", b.Addr())
 }
 
-func (e *env) createService(t *testing.T, withEndpoints bool) {
+func (e *env) createService(t testing.TB, withEndpoints bool) {
 	t.Helper()
 	ctx := context.Background()
 	_, err := e.client.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "wardle"}})
@@ -95,7 +95,7 @@ func apiServices(c *client.Client) *client.Resource[*api.APIService] {
 	return client.For(c, availability.APIServicesResource, func() *api.APIService { return &api.APIService{} })
 }
 
-func (e *env) createAPIService(t *testing.T, group, version string, gp, vp int32) {
+func (e *env) createAPIService(t testing.TB, group, version string, gp, vp int32) {
 	t.Helper()
 	port := int32(443)
 	_, err := apiServices(e.client).Create(context.Background(), &api.APIService{

@@ -195,8 +195,10 @@ func (a *Aggregator) proxy(w http.ResponseWriter, r *http.Request, s *api.APISer
 // the client sent itself never reaches the backend, which would believe it.
 func SetRemoteUser(h http.Header, user *authn.UserInfo) {
 	for k := range h {
+		// Compared without regard to case: a key net/http did not
+		// canonicalize ("x-remote-extra- a") must not slip through.
 		if strings.EqualFold(k, RemoteUserHeader) || strings.EqualFold(k, RemoteGroupHeader) ||
-			strings.HasPrefix(http.CanonicalHeaderKey(k), remoteExtraPrefix) {
+			len(k) >= len(remoteExtraPrefix) && strings.EqualFold(k[:len(remoteExtraPrefix)], remoteExtraPrefix) {
 			delete(h, k)
 		}
 	}
