@@ -10,8 +10,13 @@ import (
 )
 
 // Builtin returns every built-in resource kubesim serves, freshly built on
-// each call so that callers may change what they get.
+// each call so that callers may change what they get. Each call has its
+// own cluster IP allocator: one per API server.
 func Builtin() []*registry.Resource {
+	ips, err := NewClusterIPAllocator(ServiceClusterIPRange)
+	if err != nil {
+		panic(err) // the range is a constant
+	}
 	scale := func() *registry.ScaleSubresource {
 		return &registry.ScaleSubresource{
 			SpecReplicasPath:   ".spec.replicas",
@@ -81,6 +86,9 @@ func Builtin() []*registry.Resource {
 			StatusSubresource:   true,
 			Table:               serviceTable(),
 			ValidateName:        IsDNS1035Label,
+			DecorateStorage:     ips.decorate,
+			BeginCreate:         ips.BeginCreate,
+			BeginUpdate:         ips.BeginUpdate,
 		},
 		{
 			Version: "v1", Name: "endpoints", SingularName: "endpoints", Kind: "Endpoints", ListKind: "EndpointsList",

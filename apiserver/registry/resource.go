@@ -68,6 +68,14 @@ type Resource struct {
 	// resource: CustomResourceDefinitions convert v1beta1 to the stored v1
 	// there, and learn of every write to serve the resources they define.
 	DecorateStorage func(store.Interface) store.Interface
+	// BeginCreate, when set, runs after validation and just before the
+	// write (genericregistry.Store.BeginCreate): a Service takes its
+	// cluster IP here. It may change obj. The FinishFunc it returns learns
+	// whether the write happened, so that a failed or dry-run create gives
+	// back what it took.
+	BeginCreate func(ctx context.Context, obj api.Object, dryRun bool) (FinishFunc, error)
+	// BeginUpdate is BeginCreate for updates (genericregistry.Store.BeginUpdate).
+	BeginUpdate func(ctx context.Context, obj, old api.Object, dryRun bool) (FinishFunc, error)
 	// ValidatesTypeMeta says the strategy checks apiVersion and kind
 	// itself, so the decoder keeps the body's kind: a custom resource with
 	// the wrong kind is a 422 field error, as in the apiextensions-apiserver.
@@ -77,6 +85,12 @@ type Resource struct {
 	// custom resource versions).
 	DeprecationWarning string
 }
+
+// FinishFunc ends what a BeginCreate or BeginUpdate started; success
+// reports whether the object was written.
+type FinishFunc func(success bool)
+
+func noFinish(bool) {}
 
 // CreateSubresource is a subresource that accepts a POST of another kind
 // (pods/binding takes a Binding).

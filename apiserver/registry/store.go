@@ -170,12 +170,22 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	if len(errs) > 0 {
 		return nil, api.NewInvalid(s.res.GroupKind(), meta.Name, errs)
 	}
+	finish := FinishFunc(noFinish)
+	if s.res.BeginCreate != nil {
+		f, err := s.res.BeginCreate(ctx, obj, opts.DryRun)
+		if err != nil {
+			return nil, err
+		}
+		finish = f
+	}
 	if opts.DryRun {
+		finish(false)
 		return obj, nil
 	}
 	for attempt := 0; ; attempt++ {
 		data, err := s.encode(obj)
 		if err != nil {
+			finish(false)
 			return nil, api.NewInternalError(err)
 		}
 		kv, err := s.storage.Create(ctx, s.key(ns, meta.Name), data, store.CreateOptions{UID: meta.UID})
@@ -185,8 +195,10 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 			continue
 		}
 		if err != nil {
+			finish(false)
 			return nil, s.storeError(err, meta.Name)
 		}
+		finish(true)
 		meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
 		return obj, nil
 	}
@@ -535,40 +547,61 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if len(errs) > 0 {
 			return nil, false, api.NewInvalid(s.res.GroupKind(), name, errs)
 		}
-		newData, err := s.encode(obj)
-		if err != nil {
-			return nil, false, api.NewInternalError(err)
-		}
-		if bytes.Equal(newData, kv.Value) {
-			// Nothing changed: no write, no new resourceVersion, no event.
-			return cur, false, nil
-		}
-		if opts.DryRun {
-			return obj, false, nil
-		}
-		if s.finalizable(obj) {
-			// The last finalizer is gone from an object being deleted:
-			// the update completes the delete.
-			del, err := s.storage.Delete(ctx, key, store.Preconditions{ResourceVersion: kv.ModRevision})
-			if store.IsConflict(err) && !explicitRV && attempt < maxUpdateRetries {
-				continue
-			}
+		finish := FinishFunc(noFinish)
+		if s.res.BeginUpdate != nil {
+			f, err := s.res.BeginUpdate(ctx, obj, cur, opts.DryRun)
 			if err != nil {
-				return nil, false, s.storeError(err, name)
+				return nil, false, err
 			}
-			meta.ResourceVersion = strconv.FormatInt(del.ModRevision, 10)
-			return obj, false, nil
+			finish = f
 		}
-		res, err := s.storage.Update(ctx, key, newData, store.Preconditions{ResourceVersion: kv.ModRevision})
-		if store.IsConflict(err) && !explicitRV && attempt < maxUpdateRetries {
+		out, retry, err := s.write(ctx, key, obj, cur, kv, explicitRV, opts.DryRun, attempt)
+		finish(err == nil && !retry && out != cur && !opts.DryRun)
+		if retry {
 			continue
+		}
+		return out, false, err
+	}
+}
+
+// write stores obj over cur (read as kv), or deletes it when the update
+// removed its last finalizer. It returns cur itself when nothing changed,
+// and retry when a concurrent write won and the update may run again.
+func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv store.KeyValue, explicitRV, dryRun bool, attempt int) (api.Object, bool, error) {
+	name, meta := obj.GetObjectMeta().Name, obj.GetObjectMeta()
+	newData, err := s.encode(obj)
+	if err != nil {
+		return nil, false, api.NewInternalError(err)
+	}
+	if bytes.Equal(newData, kv.Value) {
+		// Nothing changed: no write, no new resourceVersion, no event.
+		return cur, false, nil
+	}
+	if dryRun {
+		return obj, false, nil
+	}
+	if s.finalizable(obj) {
+		// The last finalizer is gone from an object being deleted:
+		// the update completes the delete.
+		del, err := s.storage.Delete(ctx, key, store.Preconditions{ResourceVersion: kv.ModRevision})
+		if store.IsConflict(err) && !explicitRV && attempt < maxUpdateRetries {
+			return nil, true, nil
 		}
 		if err != nil {
 			return nil, false, s.storeError(err, name)
 		}
-		meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)
+		meta.ResourceVersion = strconv.FormatInt(del.ModRevision, 10)
 		return obj, false, nil
 	}
+	res, err := s.storage.Update(ctx, key, newData, store.Preconditions{ResourceVersion: kv.ModRevision})
+	if store.IsConflict(err) && !explicitRV && attempt < maxUpdateRetries {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, s.storeError(err, name)
+	}
+	meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)
+	return obj, false, nil
 }
 
 // finalizable: deletion was requested, no finalizer is left and no grace
