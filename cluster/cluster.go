@@ -62,6 +62,11 @@ type Config struct {
 	NodeCount int
 	// APIServerOnly runs the API server without any control loop.
 	APIServerOnly bool
+	// ProxyClientToken is the front-proxy credential the aggregator sends
+	// to extension API servers (kube-apiserver's --proxy-client-cert-file);
+	// an extension server run as its own process must be given the same.
+	// Empty means a random one, known only to this process.
+	ProxyClientToken string
 	// StepMode runs on a fake clock driven by Step; otherwise Start runs
 	// everything live on the real clock.
 	StepMode bool
@@ -193,7 +198,10 @@ func New(cfg Config) (*Cluster, error) {
 	if err := c.openStore(); err != nil {
 		return nil, err
 	}
-	c.network, c.proxyToken = podnet.New(), newProxyToken()
+	c.network, c.proxyToken = podnet.New(), cfg.ProxyClientToken
+	if c.proxyToken == "" {
+		c.proxyToken = newProxyToken()
+	}
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: kinds.Builtin(), Authenticator: cfg.Authenticator, Logger: cfg.Logger,
 		ProxyDial: c.network.DialContext, ProxyClientToken: c.proxyToken})

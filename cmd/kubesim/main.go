@@ -21,6 +21,8 @@ Usage:
                           run a scenario file as a test, step through it, or print its trace
   kubesim run-controller NAME --kubeconfig FILE
                           run one controller as its own process against an API server
+  kubesim extension-apiserver --requestheader-token-file FILE [flags]
+                          run the sample extension API server (wardle.example.com) on its own
 
 Run "kubesim COMMAND -h" for the flags of a command.`)
 }
@@ -54,6 +56,8 @@ func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		err = scenarioCmd(ctx, args[1:], stdin, stdout, stderr)
 	case "run-controller":
 		err = runController(ctx, args[1:], stdout, stderr)
+	case "extension-apiserver":
+		err = extensionAPIServer(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0

@@ -32,6 +32,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	apiOnly := fs.Bool("api-server-only", false, "run the API server alone, without controllers, scheduler or kubelets")
 	ctrls := fs.String("controllers", "*", "controllers to run: \"*\" for all, \"-name\" to turn one off (replicaset, deployment, garbagecollector, namespace, nodelifecycle)")
 	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready)")
+	proxyTokenFile := fs.String("proxy-client-token-file", "", "the aggregator's credential for extension API servers, created if missing (default DATA-DIR/"+proxyTokenFileName+")")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -68,6 +69,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		auths = append(auths, extra)
 	}
 
+	if *proxyTokenFile == "" {
+		*proxyTokenFile = filepath.Join(*dataDir, proxyTokenFileName)
+	}
+	proxyToken, err := ensureProxyToken(*proxyTokenFile)
+	if err != nil {
+		return err
+	}
+
 	if *nodes < 0 {
 		return fmt.Errorf("--nodes must be 0 or more, not %d", *nodes)
 	}
@@ -75,7 +84,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		DataDir: *dataDir, NodeCount: *nodes, Controllers: *ctrls,
 		Stages:        kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: *noFsync, Logger: logger,
-		APIServerOnly: *apiOnly,
+		APIServerOnly: *apiOnly, ProxyClientToken: proxyToken,
 	}
 	cl, err := cluster.New(cfg)
 	if err != nil {
