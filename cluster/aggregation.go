@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 
 	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
@@ -37,10 +40,57 @@ func (c *Cluster) buildAggregationLoops(add func(string, Component, error, *reco
 	return add(availability.ControllerName, av, err, rec, nil)
 }
 
+// ControllerImagePrefix starts the image names of controllers run as pods
+// ("kubesim/controller:foo").
+const ControllerImagePrefix = "kubesim/controller:"
+
+// ControllerImage is the image that runs the controller name as a pod.
+func ControllerImage(name string) string { return ControllerImagePrefix + name }
+
+// ControllerFactory builds a controller over an API client; namespace ""
+// means all namespaces.
+type ControllerFactory func(cl *client.Client, clk clock.Clock, namespace string, logger *slog.Logger) (Component, error)
+
+// controllerProcess is a controller running as a pod's container.
+type controllerProcess struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Addr is empty: a controller serves nothing; it only calls the API server.
+func (p *controllerProcess) Addr() string { return "" }
+
+// Stop ends the controller's loops and waits for them.
+func (p *controllerProcess) Stop() {
+	p.cancel()
+	<-p.done
+}
+
+// runControllerImage starts the controller of a pod's container: its own
+// loopback client (user agent "<controller>/<pod>"), its own informers.
+func (c *Cluster) runControllerImage(name string, factory ControllerFactory) kubelet.ImageRunner {
+	return func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
+		cl, _ := c.client(name + "/" + pod.Namespace + "/" + pod.Name)
+		logger := c.logger.With("pod", pod.Namespace+"/"+pod.Name, "image", ControllerImage(name))
+		comp, err := factory(cl, c.clock, "", logger)
+		if err != nil {
+			return nil, fmt.Errorf("starting %s: %w", ControllerImage(name), err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		p := &controllerProcess{cancel: cancel, done: make(chan struct{})}
+		go func() {
+			defer close(p.done)
+			comp.Run(ctx)
+		}()
+		return p, nil
+	}
+}
+
 // realImages are the images the kubelets run for real: the sample
-// extension API server, trusting this cluster's aggregator.
+// extension API server, trusting this cluster's aggregator, and the
+// controller images of Config.ControllerImages (live mode only).
 func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
-	return map[string]kubelet.ImageRunner{
+	images := map[string]kubelet.ImageRunner{
 		sampleapiserver.ImageName: func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
 			s, err := sampleapiserver.Start(sampleapiserver.Options{ProxyClientToken: c.proxyToken,
 				Logger: c.logger.With("pod", pod.Namespace+"/"+pod.Name)})
@@ -50,6 +100,12 @@ func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 			return s, nil
 		},
 	}
+	if !c.cfg.StepMode {
+		for name, factory := range c.cfg.ControllerImages {
+			images[ControllerImage(name)] = c.runControllerImage(name, factory)
+		}
+	}
+	return images
 }
 
 // Network is the pod network: which simulated pod addresses are served

@@ -67,6 +67,12 @@ type Config struct {
 	// an extension server run as its own process must be given the same.
 	// Empty means a random one, known only to this process.
 	ProxyClientToken string
+	// ControllerImages are controllers that pods can run: a container of
+	// image ControllerImage(NAME) runs the controller NAME in process,
+	// talking to the API server through the loopback client, until the pod
+	// stops (aggregation.go). Step mode leaves them simulated: a live
+	// controller inside a pod would not be stepped.
+	ControllerImages map[string]ControllerFactory
 	// StepMode runs on a fake clock driven by Step; otherwise Start runs
 	// everything live on the real clock.
 	StepMode bool

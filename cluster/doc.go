@@ -17,6 +17,12 @@
 //     when nothing is runnable, to the next timer. The same Config and
 //     inputs give a byte-identical trace.
 //
+// A few images run for real inside the process when a kubelet starts a
+// pod of them: kubesim/extension-apiserver (the sample extension API
+// server) and, in live mode, kubesim/controller:NAME for every controller
+// of Config.ControllerImages, which then runs as that pod — a client of the
+// API server like any other, stopped when the pod stops.
+//
 // A real cluster has no counterpart: this is the wiring kubeadm and the
 // binaries do, plus the stepper that only a simulator can have.
 package cluster

@@ -19,8 +19,13 @@ import (
 	"github.com/kubesim/kubesim/examples/operators/redis"
 )
 
-// controllerFactory builds one controller for `kubesim run-controller`.
-type controllerFactory func(cl *client.Client, clk clock.Clock, namespace string, logger *slog.Logger) (cluster.Component, error)
+// controllerFactory builds one controller for `kubesim run-controller`,
+// and for pods of the image kubesim/controller:NAME under `kubesim serve`.
+type controllerFactory = cluster.ControllerFactory
+
+// controllerImages are the controllers pods may run, by name
+// (cluster.Config.ControllerImages).
+func controllerImages() map[string]cluster.ControllerFactory { return runnableControllers() }
 
 // runnableControllers are the controllers that can run as their own
 // process: the built-in ones a lab may want to move out of the controller

@@ -84,7 +84,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		DataDir: *dataDir, NodeCount: *nodes, Controllers: *ctrls,
 		Stages:        kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: *noFsync, Logger: logger,
-		APIServerOnly: *apiOnly, ProxyClientToken: proxyToken,
+		APIServerOnly: *apiOnly, ProxyClientToken: proxyToken, ControllerImages: controllerImages(),
 	}
 	cl, err := cluster.New(cfg)
 	if err != nil {
