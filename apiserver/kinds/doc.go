@@ -11,11 +11,14 @@
 //   - the validation of kubernetes/pkg/apis/core/validation and
 //     pkg/apis/apps/validation, with Kubernetes' wording and field paths;
 //   - the table printers of kubernetes/pkg/printers/internalversion/printers.go
-//     (the columns of kubectl get, with kubectl's pod status logic).
+//     (the columns of kubectl get, with kubectl's pod status logic);
+//   - the cluster IP allocator of the service REST storage
+//     (pkg/registry/core/service/ipallocator), one per API server
+//     (ClusterIPAllocator, clusterip.go).
 //
 // Left out: most of pod validation (affinity, probes in depth, security
-// contexts, resource quantities against limits), service IP and node port
-// allocation (the service REST storage's allocators), dual-stack rules,
+// contexts, resource quantities against limits), node port allocation,
+// the allocator's repair loop and IPAddress objects, dual-stack rules,
 // feature gates, the v1 Event field checks of ValidateEventCreate, and the
 // namespaces/finalize subresource (see the namespace strategy for how a
 // finalizer is removed instead). Kubernetes validates the internal types;
