@@ -27,6 +27,8 @@ func TestKubectlAggregatedAPIServer(t *testing.T) {
 	assert.Regexp(t, `(?m)^v1\.apps\s+Local\s+True\s+\d+s$`, out)
 
 	k.ok("apply", "-f", filepath.Join(aggregatorExamples, "wardle.yaml"))
+	// The Service got a cluster IP from 10.96.0.0/12.
+	assert.Regexp(t, `(?m)^api\s+ClusterIP\s+10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+\s+<none>\s+443/TCP\s`, k.ok("get", "svc", "-n", "wardle", "api"))
 	require.Eventually(t, func() bool {
 		return strings.Contains(k.ok("get", "apiservice", "v1alpha1.wardle.example.com"), "wardle/api")
 	}, 10*time.Second, 100*time.Millisecond)
