@@ -2,8 +2,10 @@ package cluster
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
+	"github.com/kubesim/kubesim/api"
 	"time"
 )
 
@@ -65,11 +67,18 @@ func (c *Cluster) Step(ctx context.Context) (Entry, bool, error) {
 	if c.fake == nil {
 		return Entry{}, false, ErrNotStepMode
 	}
-	actors := c.activeActors()
-	for _, a := range actors {
+	all := c.activeActors()
+	actors := all[:0:0]
+	for _, a := range all {
 		if err := a.ctrl.Sync(ctx); err != nil {
+			if api.IsNotFound(err) {
+				// It watches a resource not served yet (an operator
+				// whose CRD is not applied yet): it has nothing to do.
+				continue
+			}
 			return Entry{}, false, err
 		}
+		actors = append(actors, a)
 	}
 	c.mu.Lock()
 	start := c.next

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kubesim/kubesim/examples/operators/catalog"
 	"io"
 	"io/fs"
 	"os"
@@ -84,6 +85,8 @@ type parser struct {
 	file  string
 	read  ReadFileFunc
 	nodes []string // node names, to check stopNode/startNode
+	// operators are the extra controllers, which controllerOff/On may name
+	operators []string
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -258,7 +261,7 @@ func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
 
 func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 	f, err := p.fields(n, "cluster", "seed", "nodeCount", "nodes", "stages", "controllers",
-		"nodeMonitorGracePeriod", "podEvictionTimeout")
+		"nodeMonitorGracePeriod", "podEvictionTimeout", "operators")
 	if err != nil {
 		return err
 	}
@@ -319,6 +322,23 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 		}
 		if _, err := controllers.ParseEnabled(c.Controllers, cluster.ControllerNames); err != nil {
 			return p.errf(v, "cluster.controllers: %v (known: %s)", err, strings.Join(cluster.ControllerNames, ", "))
+		}
+	}
+	if v, ok := f["operators"]; ok {
+		if v.Kind != yaml.SequenceNode {
+			return p.errf(v, "cluster.operators: expected a list of names (known: %s)", strings.Join(catalog.Names(), ", "))
+		}
+		known := catalog.Controllers()
+		for _, item := range v.Content {
+			name, err := p.str(item, "cluster.operators")
+			if err != nil {
+				return err
+			}
+			if _, ok := known[name]; !ok {
+				return p.errf(item, "cluster.operators: unknown controller %q (known: %s)", name, strings.Join(catalog.Names(), ", "))
+			}
+			c.Operators = append(c.Operators, name)
+			p.operators = append(p.operators, name)
 		}
 	}
 	if v, ok := f["nodeMonitorGracePeriod"]; ok {
@@ -455,7 +475,7 @@ func (p *parser) step(n *yaml.Node) (*Step, error) {
 			err = p.errf(val, "%s: no node %q in this cluster (nodes: %s)", key, s.Name, strings.Join(p.nodes, ", "))
 		}
 	case OpControllerOff, OpControllerOn:
-		known := append(slices.Clone(cluster.ControllerNames), "scheduler")
+		known := append(append(slices.Clone(cluster.ControllerNames), "scheduler"), p.operators...)
 		if s.Name, err = p.str(val, key); err == nil && !slices.Contains(known, s.Name) {
 			err = p.errf(val, "%s: unknown controller %q (expected one of: %s)", key, s.Name, strings.Join(known, ", "))
 		}

@@ -140,6 +140,8 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"manifest not a mapping", "steps:\n- apply:\n    manifest: [1]\n", "s.yaml:3: a manifest: expected an object"},
 		{"unknown node", "cluster: {nodeCount: 2}\nsteps:\n- stopNode: node-3\n", `s.yaml:3: stopNode: no node "node-3" in this cluster (nodes: node-1, node-2)`},
 		{"unknown controller", "steps:\n- controllerOff: replicasets\n", `s.yaml:2: controllerOff: unknown controller "replicasets"`},
+		{"unknown operator", "cluster: {operators: [bar]}\nsteps: []\n", `s.yaml:1: cluster.operators: unknown controller "bar"`},
+		{"operator off before it is declared", "steps:\n- controllerOff: foo\n", `s.yaml:2: controllerOff: unknown controller "foo"`},
 		{"bad controllers", "cluster: {controllers: '*,-nope'}\nsteps: []\n", "s.yaml:1: cluster.controllers:"},
 		{"bad taint", "cluster:\n  nodes:\n  - name: a\n    taints: [{key: k, effect: Sometimes}]\n", `s.yaml:4: taint effect: expected NoSchedule, PreferNoSchedule or NoExecute, got "Sometimes"`},
 		{"bad quantity", "cluster:\n  nodes:\n  - name: a\n    capacity: {cpu: lots}\n", `s.yaml:4: capacity.cpu: expected a quantity`},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kubesim/kubesim/examples/operators/catalog"
 	"io"
 	"net/http"
 	"sort"
@@ -80,7 +81,8 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 	}
 	cfg := cluster.Config{StepMode: true, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
 		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
-		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, PodEvictionTimeout: s.Cluster.PodEvictionTimeout}
+		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, PodEvictionTimeout: s.Cluster.PodEvictionTimeout,
+		Extra: catalog.Extra(s.Cluster.Operators)}
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)

@@ -33,6 +33,9 @@ type ClusterSpec struct {
 	Stages kubelet.Stages
 	// Controllers is --controllers ("*", "*,-garbagecollector").
 	Controllers string
+	// Operators are controllers of examples/operators/catalog run beside
+	// the control plane (foo, rediscluster, statefulset).
+	Operators []string
 	// NodeMonitorGracePeriod and PodEvictionTimeout tune node failure.
 	NodeMonitorGracePeriod, PodEvictionTimeout time.Duration
 }

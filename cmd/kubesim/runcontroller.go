@@ -14,9 +14,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/controllers/statefulset"
-	"github.com/kubesim/kubesim/examples/operators/foo"
-	"github.com/kubesim/kubesim/examples/operators/redis"
+	"github.com/kubesim/kubesim/examples/operators/catalog"
 )
 
 // controllerFactory builds one controller for `kubesim run-controller`,
@@ -31,19 +29,7 @@ func controllerImages() map[string]cluster.ControllerFactory { return runnableCo
 // process: the built-in ones a lab may want to move out of the controller
 // manager, and the example operators. A function, not a package variable:
 // no global state.
-func runnableControllers() map[string]controllerFactory {
-	return map[string]controllerFactory{
-		statefulset.ControllerName: func(cl *client.Client, clk clock.Clock, ns string, logger *slog.Logger) (cluster.Component, error) {
-			return statefulset.New(statefulset.Config{Client: cl, Clock: clk, Namespace: ns, Logger: logger})
-		},
-		foo.Name: func(cl *client.Client, clk clock.Clock, ns string, logger *slog.Logger) (cluster.Component, error) {
-			return foo.New(foo.Config{Client: cl, Clock: clk, Namespace: ns, Logger: logger})
-		},
-		redis.Name: func(cl *client.Client, clk clock.Clock, ns string, logger *slog.Logger) (cluster.Component, error) {
-			return redis.New(redis.Config{Client: cl, Clock: clk, Namespace: ns, Logger: logger})
-		},
-	}
-}
+func runnableControllers() map[string]controllerFactory { return catalog.Controllers() }
 
 // runController runs one controller as its own process against an API
 // server reached through a kubeconfig (HTTPS and a bearer token), with
