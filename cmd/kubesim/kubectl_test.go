@@ -90,8 +90,14 @@ func newKubectl(t *testing.T, s *server) *kubectl {
 	return &kubectl{t: t, kubeconfig: s.kubeconfig, cache: t.TempDir(), home: t.TempDir()}
 }
 
+// kubectlTimeout bounds one kubectl run, so that a command that waits
+// forever fails its test instead of hanging the whole package.
+const kubectlTimeout = 2 * time.Minute
+
 func (k *kubectl) cmd(args ...string) *exec.Cmd {
-	cmd := exec.Command("kubectl", args...)
+	ctx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
+	k.t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, "kubectl", args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.kubeconfig, "KUBECACHEDIR="+k.cache, "HOME="+k.home)
 	return cmd
 }

@@ -29,7 +29,11 @@ func exerciseStatefulSet(t *testing.T, k *kubectl) {
 
 	// A deleted pod comes back with the same name.
 	uid := k.ok("get", "pod", "web-1", "-o", "jsonpath={.metadata.uid}")
-	k.ok("delete", "pod", "web-1")
+	// --wait=false: kubectl waits for a DELETED event, and kubesim's
+	// kubelet (no stop delay) and StatefulSet controller can delete and
+	// recreate web-1 between kubectl's GET and its list, after which no
+	// such event comes (the same race exists against a real cluster).
+	k.ok("delete", "pod", "web-1", "--wait=false")
 	k.eventually(func(out string) bool {
 		f := strings.Fields(out)
 		return len(f) == 2 && f[0] != uid && f[1] == "Running"
