@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/kubesim/kubesim/api"
@@ -262,4 +263,52 @@ func SetNestedField(m map[string]any, value any, path ...string) {
 		cur = next
 	}
 	cur[path[len(path)-1]] = value
+}
+
+// Equal reports whether two JSON values are equal as JSON: objects by
+// keys, arrays by position, and numbers by value whether they decoded as
+// int64 or float64 (1 equals 1.0).
+func Equal(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !Equal(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return x == y
+		case float64:
+			return float64(x) == y
+		}
+		return false
+	case float64:
+		switch y := b.(type) {
+		case int64:
+			return x == float64(y)
+		case float64:
+			return x == y
+		}
+		return false
+	}
+	return reflect.DeepEqual(a, b)
 }

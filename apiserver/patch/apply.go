@@ -3,6 +3,7 @@ package patch
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kubesim/kubesim/api/unstructured"
 	"net/http"
 	"sort"
 	"strings"
@@ -182,7 +183,7 @@ func Apply(live, applied map[string]any, manager string, managed []ManagedFields
 			}
 			lv, found := valueAt(live, p)
 			cv, _ := valueAt(config, p)
-			if found && jsonEqual(lv, cv) {
+			if found && unstructured.Equal(lv, cv) {
 				continue
 			}
 			conflicts = append(conflicts, Conflict{Manager: e.printed(), Field: p.String()})
@@ -257,7 +258,7 @@ func UpdateManagedFields(old, new map[string]any, manager string, managed []Mana
 		}
 		ov, _ := valueAt(old, p)
 		nv, _ := valueAt(new, p)
-		if !jsonEqual(ov, nv) {
+		if !unstructured.Equal(ov, nv) {
 			changed[k] = p
 		}
 	}
@@ -589,7 +590,7 @@ func findItem(list []any, pe string) int {
 			return -1
 		}
 		for i, item := range list {
-			if jsonEqual(item, want) {
+			if unstructured.Equal(item, want) {
 				return i
 			}
 		}
@@ -606,7 +607,7 @@ func findItem(list []any, pe string) int {
 			}
 			match := true
 			for k, kv := range keys {
-				if iv, ok := m[k]; !ok || !jsonEqual(iv, kv) {
+				if iv, ok := m[k]; !ok || !unstructured.Equal(iv, kv) {
 					match = false
 					break
 				}

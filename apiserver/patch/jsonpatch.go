@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kubesim/kubesim/api/unstructured"
 	"net/http"
 	"strconv"
 	"strings"
@@ -400,7 +401,7 @@ func (p *jsonPatcher) test(op operation) error {
 	}
 	want, given := op.value()
 	if path == "" {
-		if jsonEqual(p.root, want) {
+		if unstructured.Equal(p.root, want) {
 			return nil
 		}
 		return wrap(errTestFailed, "testing value %s failed", path)
@@ -418,7 +419,7 @@ func (p *jsonPatcher) test(op operation) error {
 		return nil // null (or absent) tested against null
 	case got == nil || !given:
 		return wrap(errTestFailed, "testing value %s failed", path)
-	case jsonEqual(got, want):
+	case unstructured.Equal(got, want):
 		return nil
 	}
 	return wrap(errTestFailed, "testing value %s failed", path)

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"github.com/kubesim/kubesim/api/unstructured"
 	"net/http"
 	"testing"
 
@@ -85,7 +86,7 @@ func FuzzMergePatch(f *testing.F) {
 		}
 		a, _ := decodeJSON(out)
 		b, _ := decodeJSON(again)
-		if !jsonEqual(a, b) {
+		if !unstructured.Equal(a, b) {
 			t.Fatalf("not idempotent: %s then %s", out, again)
 		}
 	})

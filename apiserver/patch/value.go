@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 )
 
 // Error is a patch that could not be applied, with the HTTP status code the
@@ -127,52 +126,4 @@ func copyMap(m map[string]any) map[string]any {
 		return nil
 	}
 	return deepCopyJSON(m).(map[string]any)
-}
-
-// jsonEqual compares two unstructured values. int64(1) and float64(1) are
-// equal, as they are the same JSON number.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case int64:
-		switch y := b.(type) {
-		case int64:
-			return x == y
-		case float64:
-			return float64(x) == y
-		}
-		return false
-	case float64:
-		switch y := b.(type) {
-		case int64:
-			return x == float64(y)
-		case float64:
-			return x == y
-		}
-		return false
-	default:
-		return reflect.DeepEqual(a, b)
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/kubesim/kubesim/api/unstructured"
 	"reflect"
 	"regexp"
 	"sort"
@@ -397,7 +398,7 @@ func validateDefaults(s *api.JSONSchemaProps, p *field.Path, insideMeta, root bo
 			obj, _ := decodeJSON(s.Default.Raw)
 			pruned, _ := decodeJSON(s.Default.Raw)
 			Prune(s, pruned, PruneOptions{IsResourceRoot: s.XEmbeddedResource, KeepNulls: true})
-			if !jsonEqual(obj, pruned) {
+			if !unstructured.Equal(obj, pruned) {
 				errs = append(errs, field.Invalid(p.Child("default"), obj, "must not have unknown fields"))
 			} else {
 				errs = append(errs, Validate(s, obj, p.Child("default"))...)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/kubesim/kubesim/api/unstructured"
 	"math"
 	"reflect"
 	"regexp"
@@ -312,7 +313,7 @@ func (v *validator) slice(s *api.JSONSchemaProps, d []any, name string, real *fi
 func hasDuplicates(d []any) bool {
 	for i := range d {
 		for j := i + 1; j < len(d); j++ {
-			if jsonEqual(d[i], d[j]) {
+			if unstructured.Equal(d[i], d[j]) {
 				return true
 			}
 		}
@@ -330,7 +331,7 @@ func (v *validator) enum(s *api.JSONSchemaProps, data any, name string) {
 		if err != nil {
 			continue
 		}
-		if jsonEqual(ev, data) {
+		if unstructured.Equal(ev, data) {
 			return
 		}
 		if str, ok := ev.(string); ok {
@@ -581,52 +582,6 @@ func normalize(v any) any {
 func sameScalar(a, b any) bool {
 	switch a.(type) {
 	case map[string]any, []any:
-		return true
-	}
-	return a == b
-}
-
-// jsonEqual compares unstructured values as JSON does: 1 equals 1.0.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case int64:
-		switch y := b.(type) {
-		case int64:
-			return x == y
-		case float64:
-			return float64(x) == y
-		}
-		return false
-	case float64:
-		switch y := b.(type) {
-		case int64:
-			return x == float64(y)
-		case float64:
-			return x == y
-		}
-		return false
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
 		return true
 	}
 	return a == b
