@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -54,48 +51,12 @@ func TestEnsureProxyTokenIsKept(t *testing.T) {
 // binary run again as kubesim) until the test ends and returns its address.
 func startExtensionProcess(t *testing.T, tokenFile string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "extension-apiserver", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(),
+	line, _ := startKubesimProcess(t, "extension-apiserver", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(),
 		"--requestheader-token-file", tokenFile)
-	cmd.Env = append(os.Environ(), runAsKubesimEnv+"=1")
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		exited <- cmd.Wait()
-	}()
 	re := regexp.MustCompile(`^extension API server for wardle\.example\.com/v1alpha1 listening on https://(\S+)$`)
-	select {
-	case line, ok := <-lines:
-		require.True(t, ok, "the extension server ended: %s", stderr.String())
-		m := re.FindStringSubmatch(line)
-		require.NotNil(t, m, line)
-		go func() {
-			for range lines {
-			}
-		}()
-		return m[1]
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the extension server did not start: %s", stderr.String())
-	}
-	return ""
+	m := re.FindStringSubmatch(line)
+	require.NotNil(t, m, line)
+	return m[1]
 }
 
 // The extension API server as its own process, outside the cluster: an

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -365,47 +363,7 @@ func runLabCommand(t *testing.T, root string, k *kubectl, args []string) string 
 // it as Ctrl-C would; the test's end stops it if the lab did not.
 func startStoppableController(t *testing.T, name, kubeconfig string) func() {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "run-controller", name, "--kubeconfig", kubeconfig)
-	cmd.Env = append(os.Environ(), runAsKubesimEnv+"=1")
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	started := make(chan string, 1)
-	exited := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		first := true
-		for sc.Scan() {
-			if first {
-				started <- sc.Text()
-				first = false
-			}
-		}
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			_ = cmd.Process.Signal(os.Interrupt)
-			select {
-			case <-exited:
-			case <-time.After(10 * time.Second):
-				_ = cmd.Process.Kill()
-				<-exited
-			}
-		})
-	}
-	t.Cleanup(stop)
-	select {
-	case line := <-started:
-		require.Equal(t, "controller "+name+" running; stop with Ctrl-C", line)
-	case <-exited:
-		t.Fatalf("the controller process %s ended: %s", name, stderr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the controller process %s did not start: %s", name, stderr.String())
-	}
+	line, stop := startKubesimProcess(t, "run-controller", name, "--kubeconfig", kubeconfig)
+	require.Equal(t, "controller "+name+" running; stop with Ctrl-C", line)
 	return stop
 }

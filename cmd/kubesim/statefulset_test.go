@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -70,43 +65,6 @@ func TestStatefulSetControllerAsItsOwnProcess(t *testing.T) {
 // process until the test ends.
 func startControllerProcess(t *testing.T, name, kubeconfig string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "run-controller", name, "--kubeconfig", kubeconfig)
-	cmd.Env = append(os.Environ(), runAsKubesimEnv+"=1")
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		exited <- cmd.Wait()
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	select {
-	case line, ok := <-lines:
-		require.True(t, ok, "the controller process ended: %s", stderr.String())
-		require.Equal(t, "controller "+name+" running; stop with Ctrl-C", line)
-	case <-ctx.Done():
-		t.Fatalf("the controller process did not start: %s", stderr.String())
-	}
-	go func() {
-		for range lines {
-		}
-	}()
+	line, _ := startKubesimProcess(t, "run-controller", name, "--kubeconfig", kubeconfig)
+	require.Equal(t, "controller "+name+" running; stop with Ctrl-C", line)
 }
