@@ -111,9 +111,11 @@ type Kubelet struct {
 	mu      sync.Mutex
 	stopped bool
 	loops   *loops
-	// liveCtx is Run's context (live mode); cancel stops the running loops.
+	// liveCtx is Run's context (live mode); cancel stops the running loops
+	// and running is closed once they have returned.
 	liveCtx context.Context
 	cancel  context.CancelFunc
+	running chan struct{}
 	wg      sync.WaitGroup
 
 	// The state of the simulated node, which survives Stop and Start as
@@ -232,18 +234,26 @@ func (k *Kubelet) Stopped() bool {
 }
 
 // Stop simulates a node failure: no more heartbeats, no pod work. In live
-// mode the running loops end; in step mode the stepper stops stepping
-// them (and a step that happens anyway does nothing).
+// mode the running loops end, and Stop returns once they have: a worker
+// of the old loops still busy after a quick Start would otherwise work
+// beside the new ones. In step mode the stepper stops stepping them (and
+// a step that happens anyway does nothing).
 func (k *Kubelet) Stop() {
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	if k.stopped {
+		k.mu.Unlock()
 		return
 	}
 	k.stopped = true
+	running := k.running
 	if k.cancel != nil {
 		k.cancel()
-		k.cancel = nil
+		k.cancel, k.running = nil, nil
+	}
+	k.mu.Unlock()
+	if running != nil {
+		// Outside k.mu: the loops' reconciles take it.
+		<-running
 	}
 }
 
@@ -283,7 +293,7 @@ func (k *Kubelet) Run(ctx context.Context) {
 	k.mu.Lock()
 	if k.cancel != nil {
 		k.cancel()
-		k.cancel = nil
+		k.cancel, k.running = nil, nil
 	}
 	k.mu.Unlock()
 	k.wg.Wait()
@@ -302,12 +312,20 @@ func (k *Kubelet) startLocked() {
 	}
 	k.loops.used = true
 	ctx, cancel := context.WithCancel(k.liveCtx)
-	k.cancel = cancel
+	running := make(chan struct{})
+	k.cancel, k.running = cancel, running
+	var gen sync.WaitGroup
 	for _, c := range []*controllers.Controller{k.loops.heartbeat, k.loops.podLoop} {
 		k.wg.Add(1)
+		gen.Add(1)
 		go func() {
 			defer k.wg.Done()
+			defer gen.Done()
 			c.Run(ctx)
 		}()
 	}
+	go func() {
+		gen.Wait()
+		close(running)
+	}()
 }
