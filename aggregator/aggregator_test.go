@@ -27,6 +27,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
 	"github.com/kubesim/kubesim/store/boltstore"
 )
@@ -335,7 +336,7 @@ func TestBackendDownIsServiceUnavailable(t *testing.T) {
 // runAvailability drives the availability controller in step mode.
 func runAvailability(t *testing.T, e *env) {
 	t.Helper()
-	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Check: e.srv.Aggregator().CheckAvailability})
+	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Mode: runmode.Step, Check: e.srv.Aggregator().CheckAvailability})
 	require.NoError(t, err)
 	ctx := context.Background()
 	c := ctrl.Controllers()[0]

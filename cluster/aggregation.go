@@ -5,15 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 
 	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
 )
 
@@ -26,18 +24,18 @@ func newProxyToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// buildAggregationLoops adds the endpoints controller and the APIService
+// aggregationLoops are the endpoints controller and the APIService
 // availability controller.
-func (c *Cluster) buildAggregationLoops(add func(string, Component, error, *recorder, *kubelet.Kubelet) error) error {
-	cl, rec := c.client("endpoint-controller")
-	ep, err := endpoints.New(endpoints.Config{Client: cl, Clock: c.clock, Logger: c.logger})
-	if err := add(endpoints.ControllerName, ep, err, rec, nil); err != nil {
-		return err
+func (c *Cluster) aggregationLoops() []wiring {
+	return []wiring{
+		{endpoints.ControllerName, "endpoint-controller", func(x ControllerContext) (Component, error) {
+			return endpoints.New(endpoints.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{availability.ControllerName, "apiservice-availability-controller", func(x ControllerContext) (Component, error) {
+			return availability.New(availability.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
+				Check: c.server.Aggregator().CheckAvailability})
+		}},
 	}
-	cl, rec = c.client("apiservice-availability-controller")
-	av, err := availability.New(availability.Config{Client: cl, Clock: c.clock, Logger: c.logger,
-		Check: c.server.Aggregator().CheckAvailability})
-	return add(availability.ControllerName, av, err, rec, nil)
 }
 
 // ControllerImagePrefix starts the image names of controllers run as pods
@@ -46,10 +44,6 @@ const ControllerImagePrefix = "kubesim/controller:"
 
 // ControllerImage is the image that runs the controller name as a pod.
 func ControllerImage(name string) string { return ControllerImagePrefix + name }
-
-// ControllerFactory builds a controller over an API client; namespace ""
-// means all namespaces.
-type ControllerFactory func(cl *client.Client, clk clock.Clock, namespace string, logger *slog.Logger) (Component, error)
 
 // controllerProcess is a controller running as a pod's container.
 type controllerProcess struct {
@@ -68,11 +62,11 @@ func (p *controllerProcess) Stop() {
 
 // runControllerImage starts the controller of a pod's container: its own
 // loopback client (user agent "<controller>/<pod>"), its own informers.
-func (c *Cluster) runControllerImage(name string, factory ControllerFactory) kubelet.ImageRunner {
+func (c *Cluster) runControllerImage(name string, build InitFunc) kubelet.ImageRunner {
 	return func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
 		cl, _ := c.client(name + "/" + pod.Namespace + "/" + pod.Name)
 		logger := c.logger.With("pod", pod.Namespace+"/"+pod.Name, "image", ControllerImage(name))
-		comp, err := factory(cl, c.clock, "", logger)
+		comp, err := build(ControllerContext{Client: cl, Clock: c.clock, Mode: runmode.Live, Logger: logger})
 		if err != nil {
 			return nil, fmt.Errorf("starting %s: %w", ControllerImage(name), err)
 		}
@@ -100,9 +94,9 @@ func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 			return s, nil
 		},
 	}
-	if !c.cfg.StepMode {
-		for name, factory := range c.cfg.ControllerImages {
-			images[ControllerImage(name)] = c.runControllerImage(name, factory)
+	if c.cfg.Mode == runmode.Live {
+		for name, build := range c.cfg.ControllerImages {
+			images[ControllerImage(name)] = c.runControllerImage(name, build)
 		}
 	}
 	return images

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	mrand "math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -31,7 +32,9 @@ import (
 	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/scheduler"
+	"github.com/kubesim/kubesim/stepper"
 	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/store/boltstore"
 )
@@ -72,11 +75,14 @@ type Config struct {
 	// talking to the API server through the loopback client, until the pod
 	// stops (aggregation.go). Step mode leaves them simulated: a live
 	// controller inside a pod would not be stepped.
-	ControllerImages map[string]ControllerFactory
-	// StepMode runs on a fake clock driven by Step; otherwise Start runs
-	// everything live on the real clock.
-	StepMode bool
-	// Start is the fake clock's start time (step mode).
+	ControllerImages map[string]InitFunc
+	// Mode is how the cluster runs: Live (Start runs every loop in its
+	// goroutines on the real clock) or Step (the stepper drives them, one
+	// unit of work at a time, on a fake clock). It flows to every queue,
+	// event recorder and controller.
+	Mode runmode.Mode
+	// Start is the fake clock's start time (step mode;
+	// stepper.DefaultStart).
 	Start time.Time
 	// Seed makes uids, generated names and scheduler tie-breaks the same
 	// every run (step mode; live mode uses crypto/rand).
@@ -106,12 +112,26 @@ type Config struct {
 type ExtraController struct {
 	// Name is its switch name and its client's user agent.
 	Name string
-	// New builds it with its client and the cluster's clock.
-	New func(cl *client.Client, clk clock.Clock, logger *slog.Logger) (Component, error)
+	// New builds it.
+	New InitFunc
 }
 
-// DefaultStart is the fake clock's start time unless Config says otherwise.
-var DefaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// ControllerContext is what a controller is built from: its own API
+// client, the cluster's clock and run mode, and a logger — what
+// kube-controller-manager hands each controller's InitFunc.
+type ControllerContext struct {
+	Client *client.Client
+	Clock  clock.Clock
+	Mode   runmode.Mode
+	// Namespace limits the controller to one namespace ("" for all;
+	// `kubesim run-controller --namespace`).
+	Namespace string
+	Logger    *slog.Logger
+}
+
+// InitFunc builds a controller from its context (kube-controller-manager's
+// InitFunc).
+type InitFunc func(ControllerContext) (Component, error)
 
 // Component is one part of the control plane: its loops, for the stepper,
 // and Run, for live mode.
@@ -120,34 +140,39 @@ type Component interface {
 	Run(ctx context.Context)
 }
 
-// actor is one loop the stepper drives.
-type actor struct {
-	ctrl *controllers.Controller
-	// owner is the kubelet the loop belongs to (nil for others), so that
-	// a stopped kubelet's loops are skipped.
-	kubelet *kubelet.Kubelet
-	rec     *recorder
-	// switchName is the name that turns the loop on and off.
-	switchName string
+// wiring is one row of the cluster's table: a component's switch name,
+// the user agent of its client, and how to build it.
+type wiring struct {
+	name      string
+	userAgent string
+	build     InitFunc
 }
+
+// built is a component the cluster made, by its switch name.
+type built struct {
+	name string
+	comp Component
+}
+
+// ErrNotStepMode is returned by the stepper's methods in live mode.
+var ErrNotStepMode = errors.New("cluster: not in step mode")
 
 // Cluster is a running control plane.
 type Cluster struct {
-	cfg     Config
-	store   store.Interface
-	server  *apiserver.Server
-	clock   clock.Clock
-	fake    *clock.Fake
+	cfg    Config
+	store  store.Interface
+	server *apiserver.Server
+	clock  clock.Clock
+	// stepper drives the loops in step mode (nil in live mode).
+	stepper *stepper.Stepper
 	tmpDir  string
 	ownsSt  bool
 	logger  *slog.Logger
-	started time.Time
 
-	components []Component
-	// compNames are the switch names of components, in the same order.
-	compNames []string
-	kubelets  map[string]*kubelet.Kubelet
-	nodeOrder []string
+	// components are in the order of the table, the stepper's order.
+	components []built
+	kubelets   map[string]*kubelet.Kubelet
+	nodeOrder  []string
 
 	// network is the pod network: where pods run for real listen
 	// (aggregation.go); proxyToken the aggregator's front-proxy credential.
@@ -156,10 +181,6 @@ type Cluster struct {
 
 	mu      sync.Mutex
 	enabled map[string]bool
-	actors  []*actor
-	next    int
-	trace   []Entry
-	onEntry func(Entry)
 }
 
 // New builds the cluster; in live mode call Start, in step mode Step.
@@ -186,21 +207,20 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	c := &Cluster{cfg: cfg, logger: cfg.Logger, kubelets: map[string]*kubelet.Kubelet{}, enabled: enabled}
 	var rnd io.Reader = rand.Reader
-	if cfg.StepMode {
-		if cfg.Start.IsZero() {
-			cfg.Start = DefaultStart
-		}
-		c.fake = clock.NewFake(cfg.Start)
-		c.clock = c.fake
+	switch cfg.Mode {
+	case runmode.Step:
+		c.stepper = stepper.New(stepper.Config{Start: cfg.Start, Enabled: c.isEnabled})
+		c.clock = c.stepper.Clock()
 		var seed [32]byte
 		for i := range 8 {
 			seed[i] = byte(cfg.Seed >> (8 * i))
 		}
 		rnd = mrand.NewChaCha8(seed)
-	} else {
+	case runmode.Live:
 		c.clock = clock.Real{}
+	default:
+		return nil, fmt.Errorf("cluster: unknown mode %d", cfg.Mode)
 	}
-	c.started = c.clock.Now()
 	if err := c.openStore(); err != nil {
 		return nil, err
 	}
@@ -220,16 +240,22 @@ func New(cfg Config) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
-	if err := c.buildAPIServerLoops(); err != nil {
-		c.Close()
-		return nil, err
+	table := c.apiServerLoops()
+	if !cfg.APIServerOnly {
+		table = append(table, c.controllerManager()...)
+		table = append(table, c.scheduler())
 	}
-	if cfg.APIServerOnly {
-		return c, nil
+	for _, w := range table {
+		if _, err := c.add(w); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
-	if err := c.build(); err != nil {
-		c.Close()
-		return nil, err
+	if !cfg.APIServerOnly {
+		if err := c.addKubelets(); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -256,12 +282,37 @@ func (c *Cluster) openStore() error {
 	return nil
 }
 
-// client returns an in-process client for one actor; in step mode its
+// client returns an in-process client for one component; in step mode its
 // writes are recorded for the trace.
-func (c *Cluster) client(name string) (*client.Client, *recorder) {
-	rec := &recorder{next: &client.InProcessTransport{Handler: c.server.LoopbackHandler()}}
-	cl, _ := client.New(client.Config{Server: "http://in-process", Transport: rec, UserAgent: name})
+func (c *Cluster) client(userAgent string) (*client.Client, *stepper.Recorder) {
+	var transport http.RoundTripper = &client.InProcessTransport{Handler: c.server.LoopbackHandler()}
+	var rec *stepper.Recorder
+	if c.stepper != nil {
+		rec = stepper.NewRecorder(transport)
+		transport = rec
+	}
+	cl, _ := client.New(client.Config{Server: "http://in-process", Transport: transport, UserAgent: userAgent})
 	return cl, rec
+}
+
+// add builds the component of a row with its own client and adds it to
+// the components (and, in step mode, to the stepper's order). A component
+// that can be stopped (a kubelet) is paused in the stepper while stopped.
+func (c *Cluster) add(w wiring) (Component, error) {
+	cl, rec := c.client(w.userAgent)
+	comp, err := w.build(ControllerContext{Client: cl, Clock: c.clock, Mode: c.cfg.Mode, Logger: c.logger})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", w.name, err)
+	}
+	c.components = append(c.components, built{name: w.name, comp: comp})
+	if c.stepper != nil {
+		a := stepper.Actor{Switch: w.name, Loops: comp.Controllers(), Writes: rec}
+		if p, ok := comp.(stepper.Pausable); ok {
+			a.Pausable = p
+		}
+		c.stepper.Add(a)
+	}
+	return comp, nil
 }
 
 // servedResources lists what the API server serves, for the garbage
@@ -274,92 +325,62 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 	return out
 }
 
-// buildAPIServerLoops makes the loops that are part of the API server
-// itself, which run even with APIServerOnly: the apiextensions-apiserver's
-// CRD finalizer (deleting a CRD deletes its objects, then the CRD).
-func (c *Cluster) buildAPIServerLoops() error {
-	cl, rec := c.client(finalizer.ControllerName)
-	fc, err := finalizer.New(finalizer.Config{Client: cl, Clock: c.clock, Logger: c.logger})
-	if err != nil {
-		return fmt.Errorf("customresourcecleanup: %w", err)
-	}
-	c.addComponent("customresourcecleanup", fc, rec, nil)
-	return nil
-}
-
-// addComponent adds a component and its loops to the stepper's list.
-func (c *Cluster) addComponent(name string, comp Component, rec *recorder, kl *kubelet.Kubelet) {
-	c.components = append(c.components, comp)
-	c.compNames = append(c.compNames, name)
-	for _, ctrl := range comp.Controllers() {
-		c.actors = append(c.actors, &actor{ctrl: ctrl, kubelet: kl, rec: rec, switchName: name})
+// apiServerLoops are the loops that are part of the API server itself,
+// which run even with APIServerOnly: the apiextensions-apiserver's CRD
+// finalizer (deleting a CRD deletes its objects, then the CRD).
+func (c *Cluster) apiServerLoops() []wiring {
+	return []wiring{
+		{"customresourcecleanup", finalizer.ControllerName, func(x ControllerContext) (Component, error) {
+			return finalizer.New(finalizer.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
 	}
 }
 
-// build makes every component and the stepper's actor list, in the fixed
-// order the stepper visits them.
-func (c *Cluster) build() error {
-	type made struct {
-		name string
-		comp Component
-		rec  *recorder
-		kl   *kubelet.Kubelet
+// controllerManager is kube-controller-manager's table: its controllers,
+// then the aggregation loops, then Config.Extra, in the stepper's order.
+func (c *Cluster) controllerManager() []wiring {
+	table := []wiring{
+		{"replicaset", "replicaset-controller", func(x ControllerContext) (Component, error) {
+			return replicaset.New(replicaset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{"deployment", "deployment-controller", func(x ControllerContext) (Component, error) {
+			return deployment.New(deployment.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{"garbagecollector", "garbage-collector", func(x ControllerContext) (Component, error) {
+			return garbagecollector.New(garbagecollector.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+				Resources: c.servedResources, Logger: x.Logger})
+		}},
+		{"namespace", "namespace-controller", func(x ControllerContext) (Component, error) {
+			return namespace.New(namespace.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+				Resources: c.servedResources, Logger: x.Logger})
+		}},
+		{"nodelifecycle", "node-lifecycle-controller", func(x ControllerContext) (Component, error) {
+			return nodelifecycle.New(nodelifecycle.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
+				NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod, PodEvictionTimeout: c.cfg.PodEvictionTimeout})
+		}},
+		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
+			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
 	}
-	var all []made
-	add := func(name string, comp Component, err error, rec *recorder, kl *kubelet.Kubelet) error {
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		all = append(all, made{name, comp, rec, kl})
-		return nil
-	}
-	cl, rec := c.client("replicaset-controller")
-	rs, err := replicaset.New(replicaset.Config{Client: cl, Clock: c.clock, Logger: c.logger, ParallelCreates: !c.cfg.StepMode})
-	if err := add("replicaset", rs, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("deployment-controller")
-	dp, err := deployment.New(deployment.Config{Client: cl, Clock: c.clock, Logger: c.logger})
-	if err := add("deployment", dp, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("garbage-collector")
-	gc, err := garbagecollector.New(garbagecollector.Config{Client: cl, Clock: c.clock, Resources: c.servedResources, Logger: c.logger})
-	if err := add("garbagecollector", gc, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("namespace-controller")
-	ns, err := namespace.New(namespace.Config{Client: cl, Clock: c.clock, Resources: c.servedResources, Logger: c.logger})
-	if err := add("namespace", ns, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("node-lifecycle-controller")
-	nl, err := nodelifecycle.New(nodelifecycle.Config{Client: cl, Clock: c.clock, Logger: c.logger,
-		NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod, PodEvictionTimeout: c.cfg.PodEvictionTimeout})
-	if err := add("nodelifecycle", nl, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("statefulset-controller")
-	ss, err := statefulset.New(statefulset.Config{Client: cl, Clock: c.clock, Logger: c.logger})
-	if err := add("statefulset", ss, err, rec, nil); err != nil {
-		return err
-	}
-	if err := c.buildAggregationLoops(add); err != nil {
-		return err
-	}
+	table = append(table, c.aggregationLoops()...)
 	for _, x := range c.cfg.Extra {
-		cl, rec := c.client(x.Name)
-		comp, err := x.New(cl, c.clock, c.logger)
-		if err := add(x.Name, comp, err, rec, nil); err != nil {
-			return err
-		}
+		table = append(table, wiring{x.Name, x.Name, x.New})
 	}
-	cl, rec = c.client("default-scheduler")
-	seed := c.cfg.Seed
-	sched, err := scheduler.New(scheduler.Config{Client: cl, Clock: c.clock, Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: c.logger})
-	if err := add("scheduler", sched, err, rec, nil); err != nil {
-		return err
-	}
+	return table
+}
+
+// scheduler is kube-scheduler, seeded so that its tie-breaks repeat.
+func (c *Cluster) scheduler() wiring {
+	return wiring{"scheduler", "default-scheduler", func(x ControllerContext) (Component, error) {
+		seed := c.cfg.Seed
+		return scheduler.New(scheduler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+			Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: x.Logger})
+	}}
+}
+
+// addKubelets adds one kubelet per node, after everything else: the
+// stepper's order ends with the nodes.
+func (c *Cluster) addKubelets() error {
 	nodes := c.cfg.Nodes
 	if len(nodes) == 0 {
 		for i := 1; i <= c.cfg.NodeCount; i++ {
@@ -370,18 +391,16 @@ func (c *Cluster) build() error {
 		if n.Name == "" {
 			return fmt.Errorf("node %d has no name", i)
 		}
-		cl, rec := c.client("kubelet/" + n.Name)
-		kl, err := kubelet.New(kubelet.Config{Client: cl, Clock: c.clock, NodeName: n.Name, Capacity: n.Capacity,
-			Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages, Logger: c.logger,
-			Images: c.realImages(), Network: c.network})
-		if err := add("kubelet/"+n.Name, kl, err, rec, kl); err != nil {
+		comp, err := c.add(wiring{"kubelet/" + n.Name, "kubelet/" + n.Name, func(x ControllerContext) (Component, error) {
+			return kubelet.New(kubelet.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
+				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
+				Logger: x.Logger, Images: c.realImages(), Network: c.network})
+		}})
+		if err != nil {
 			return err
 		}
-		c.kubelets[n.Name] = kl
+		c.kubelets[n.Name] = comp.(*kubelet.Kubelet)
 		c.nodeOrder = append(c.nodeOrder, n.Name)
-	}
-	for _, m := range all {
-		c.addComponent(m.name, m.comp, m.rec, m.kl)
 	}
 	return nil
 }
@@ -409,7 +428,8 @@ func (c *Cluster) Kubelet(node string) (*kubelet.Kubelet, bool) {
 	return k, ok
 }
 
-// SetEnabled turns a controller (or "scheduler") on or off.
+// SetEnabled turns a controller (or "scheduler") on or off: the stepper
+// honours it at the next step; live mode at Start.
 func (c *Cluster) SetEnabled(name string, on bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -420,21 +440,71 @@ func (c *Cluster) SetEnabled(name string, on bool) error {
 	return nil
 }
 
-// Start runs every enabled component live until ctx ends (live mode).
-func (c *Cluster) Start(ctx context.Context) error {
-	if c.cfg.StepMode {
-		return errors.New("cluster: Start is for live mode; use Step")
-	}
+// isEnabled reports whether the component of a switch name may run; the
+// components that have no switch (the kubelets, the API server's own
+// loops) always may.
+func (c *Cluster) isEnabled(name string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, comp := range c.components {
-		name := c.compNames[i]
-		if on, known := c.enabled[name]; known && !on {
-			continue
+	on, known := c.enabled[name]
+	return on || !known
+}
+
+// Start runs every enabled component live until ctx ends (live mode).
+func (c *Cluster) Start(ctx context.Context) error {
+	if c.stepper != nil {
+		return errors.New("cluster: Start is for live mode; use Step")
+	}
+	for _, b := range c.components {
+		if c.isEnabled(b.name) {
+			go b.comp.Run(ctx)
 		}
-		go comp.Run(ctx)
 	}
 	return nil
+}
+
+// Stepper is the step-mode driver (nil in live mode).
+func (c *Cluster) Stepper() *stepper.Stepper { return c.stepper }
+
+// Step runs one unit of work (stepper.Stepper.Step).
+func (c *Cluster) Step(ctx context.Context) (stepper.Entry, bool, error) {
+	if c.stepper == nil {
+		return stepper.Entry{}, false, ErrNotStepMode
+	}
+	return c.stepper.Step(ctx)
+}
+
+// RunUntilStable steps until nothing is due within the horizon
+// (stepper.Stepper.RunUntilStable).
+func (c *Cluster) RunUntilStable(ctx context.Context, lim stepper.Limits) (int, error) {
+	if c.stepper == nil {
+		return 0, ErrNotStepMode
+	}
+	return c.stepper.RunUntilStable(ctx, lim)
+}
+
+// Advance lets d of fake time pass (stepper.Stepper.Advance).
+func (c *Cluster) Advance(ctx context.Context, d time.Duration, lim stepper.Limits) (int, error) {
+	if c.stepper == nil {
+		return 0, ErrNotStepMode
+	}
+	return c.stepper.Advance(ctx, d, lim)
+}
+
+// OnEntry registers f to receive every trace entry as it happens (step
+// mode; nothing happens in live mode).
+func (c *Cluster) OnEntry(f func(stepper.Entry)) {
+	if c.stepper != nil {
+		c.stepper.OnEntry(f)
+	}
+}
+
+// Trace returns the trace so far (empty in live mode).
+func (c *Cluster) Trace() []stepper.Entry {
+	if c.stepper == nil {
+		return nil
+	}
+	return c.stepper.Trace()
 }
 
 // Close stops using the store (and removes a temporary data dir).

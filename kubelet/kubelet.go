@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // The defaults of a node, as a small real machine.
@@ -67,6 +68,8 @@ type Config struct {
 	Client *client.Client
 	// Clock times every stage (required).
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// NodeName is the node's name (required).
 	NodeName string
 	// Capacity is the node's capacity and allocatable (DefaultCapacity).
@@ -183,7 +186,7 @@ func New(cfg Config) (*Kubelet, error) {
 	c := cfg.Client.WithUserAgent("kubelet/" + cfg.NodeName)
 	rec := cfg.Recorder
 	if rec == nil {
-		rec = record.New(c, "kubelet", cfg.NodeName, cfg.Clock)
+		rec = record.New(record.Config{Client: c, Component: "kubelet", Host: cfg.NodeName, Clock: cfg.Clock, Mode: cfg.Mode})
 	}
 	k := &Kubelet{cfg: cfg, c: c, rec: rec, logger: cfg.Logger.With("node", cfg.NodeName),
 		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true, real: map[string][]realContainer{}}
@@ -200,13 +203,13 @@ func (k *Kubelet) newLoops() (*loops, error) {
 	var err error
 	l.podLoop, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName,
 		Reconciler: controllers.ReconcileFunc(k.syncPod), Sources: []controllers.Source{l.pods},
-		Clock: k.cfg.Clock, Logger: k.logger})
+		Clock: k.cfg.Clock, Mode: k.cfg.Mode, Logger: k.logger})
 	if err != nil {
 		return nil, err
 	}
 	l.pods.AddHandler(controllers.EnqueueObject[*api.Pod](l.podLoop, "Pod"))
 	l.heartbeat, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName + "/heartbeat",
-		Reconciler: controllers.ReconcileFunc(k.syncNode), Clock: k.cfg.Clock, Logger: k.logger, Periodic: true})
+		Reconciler: controllers.ReconcileFunc(k.syncNode), Clock: k.cfg.Clock, Mode: k.cfg.Mode, Logger: k.logger, Periodic: true})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // stepper drives controllers in step mode as the cluster stepper does:
@@ -91,7 +92,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, cfg Config) *fixture {
 	env := apiservertest.New(t)
-	cfg.Client, cfg.Clock = env.Client, env.Clock
+	cfg.Client, cfg.Clock, cfg.Mode = env.Client, env.Clock, runmode.Step
 	if cfg.NodeName == "" {
 		cfg.NodeName = "node-1"
 	}

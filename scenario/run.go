@@ -18,6 +18,8 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 // Observer is told what a run does, as it happens: the command line
@@ -27,7 +29,7 @@ type Observer interface {
 	StepStarted(i int, s *Step)
 	// Entry is one line of the cluster's trace (a unit of work, or time
 	// moving on).
-	Entry(e cluster.Entry)
+	Entry(e stepper.Entry)
 	// StepFinished is called when step i is over, passed or failed.
 	StepFinished(i int, s *Step, res *StepResult)
 }
@@ -44,7 +46,7 @@ type StepResult struct {
 	Units int
 	// Writes are the API writes the step itself made (the user's), with
 	// the resourceVersions they produced.
-	Writes []cluster.Write
+	Writes []stepper.Write
 }
 
 // Runner runs one scenario against its own step-mode cluster.
@@ -69,7 +71,7 @@ type Runner struct {
 type userWrite struct {
 	step  int
 	title string
-	write cluster.Write
+	write stepper.Write
 }
 
 // New builds the scenario's cluster and checks that every kind the
@@ -79,7 +81,7 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 	if obs == nil {
 		obs = nopObserver{}
 	}
-	cfg := cluster.Config{StepMode: true, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
+	cfg := cluster.Config{Mode: runmode.Step, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
 		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
 		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, PodEvictionTimeout: s.Cluster.PodEvictionTimeout,
 		Extra: catalog.Extra(s.Cluster.Operators)}
@@ -98,14 +100,14 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 		c.Close()
 		return nil, err
 	}
-	c.OnEntry(func(e cluster.Entry) { r.obs.Entry(e) })
+	c.OnEntry(func(e stepper.Entry) { r.obs.Entry(e) })
 	return r, nil
 }
 
 type nopObserver struct{}
 
 func (nopObserver) StepStarted(int, *Step)               {}
-func (nopObserver) Entry(cluster.Entry)                  {}
+func (nopObserver) Entry(stepper.Entry)                  {}
 func (nopObserver) StepFinished(int, *Step, *StepResult) {}
 
 // checkKinds resolves every kind before the first step, so that a typo
@@ -339,9 +341,9 @@ func (r *Runner) unit(ctx context.Context, st *Step, res *StepResult) (bool, err
 		if remaining < 0 {
 			remaining = 0
 		}
-		n, err = r.c.Advance(ctx, remaining, cluster.Limits{MaxSteps: 1})
+		n, err = r.c.Advance(ctx, remaining, stepper.Limits{MaxSteps: 1})
 	default:
-		n, err = r.c.RunUntilStable(ctx, cluster.Limits{MaxSteps: 1, Horizon: st.Limits.Horizon})
+		n, err = r.c.RunUntilStable(ctx, stepper.Limits{MaxSteps: 1, Horizon: st.Limits.Horizon})
 	}
 	// With MaxSteps 1 the cluster reports "more to do" as an error after
 	// exactly one step; no step and no error means it is settled.
@@ -349,7 +351,7 @@ func (r *Runner) unit(ctx context.Context, st *Step, res *StepResult) (bool, err
 	if !more && err != nil {
 		return false, err
 	}
-	elapsed := formatElapsed(r.c.Clock().Now().Sub(cluster.DefaultStart))
+	elapsed := formatElapsed(r.c.Clock().Now().Sub(stepper.DefaultStart))
 	if more {
 		res.Units++
 	}
@@ -589,7 +591,7 @@ func describeErr(err error, name string) string {
 type userRecorder struct {
 	next   http.RoundTripper
 	mu     sync.Mutex
-	writes []cluster.Write
+	writes []stepper.Write
 }
 
 func (u *userRecorder) start() {
@@ -598,7 +600,7 @@ func (u *userRecorder) start() {
 	u.writes = nil
 }
 
-func (u *userRecorder) stop() []cluster.Write {
+func (u *userRecorder) stop() []stepper.Write {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	w := u.writes
@@ -630,7 +632,7 @@ func (u *userRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(body, &meta)
-	w := cluster.Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode}
+	w := stepper.Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode}
 	if meta.Kind != "Status" {
 		w.ResourceVersion = meta.Metadata.ResourceVersion
 	}

@@ -1,4 +1,4 @@
-package cluster
+package stepper
 
 import (
 	"bytes"
@@ -73,25 +73,36 @@ func formatElapsed(d time.Duration) string {
 	return fmt.Sprintf("[%4d.%03ds]", ms/1000, ms%1000)
 }
 
-// recorder captures the writes of one actor's client: it wraps the
-// in-process transport and notes every non-GET request with its answer.
-type recorder struct {
+// Recorder captures the writes of one actor's client for the trace: it
+// wraps the client's transport and, while the actor's step runs, notes
+// every non-GET request with its answer.
+type Recorder struct {
 	next http.RoundTripper
 	mu   sync.Mutex
 	// sink receives the writes while a step is being recorded; nil means
-	// not recording (live mode).
+	// not recording (between steps).
 	sink *[]Write
 }
 
-func (r *recorder) start() *[]Write {
+// NewRecorder wraps next, the transport of an actor's client.
+func NewRecorder(next http.RoundTripper) *Recorder { return &Recorder{next: next} }
+
+// start begins recording a step's writes (none for a nil Recorder).
+func (r *Recorder) start() *[]Write {
+	w := &[]Write{}
+	if r == nil {
+		return w
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	w := &[]Write{}
 	r.sink = w
 	return w
 }
 
-func (r *recorder) stop() {
+func (r *Recorder) stop() {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sink = nil
@@ -102,7 +113,7 @@ var verbs = map[string]string{
 }
 
 // RoundTrip implements http.RoundTripper.
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.next.RoundTrip(req)
 	verb, isWrite := verbs[req.Method]
 	r.mu.Lock()
