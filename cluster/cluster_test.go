@@ -157,3 +157,33 @@ func TestStoppedKubeletsPodsComeBackElsewhere(t *testing.T) {
 	}
 	assert.Equal(t, 6, healthy, "6 running pods on the healthy nodes")
 }
+
+// The wiring table and the --controllers names agree: every controller of
+// the table can be switched, and every switch has a controller.
+func TestWiringTableMatchesControllerNames(t *testing.T) {
+	c := stepCluster(t)
+	var names []string
+	for _, b := range c.components {
+		switch {
+		case b.name == "scheduler", b.name == "customresourcecleanup", strings.HasPrefix(b.name, "kubelet/"):
+			continue
+		}
+		names = append(names, b.name)
+	}
+	assert.Equal(t, ControllerNames, names)
+	require.Error(t, c.SetEnabled("nope", false))
+	require.NoError(t, c.SetEnabled("replicaset", false))
+	assert.False(t, c.isEnabled("replicaset"))
+	assert.True(t, c.isEnabled("kubelet/node-1"), "a component without a switch always runs")
+}
+
+func TestLiveModeHasNoStepper(t *testing.T) {
+	c, err := New(Config{APIServerOnly: true, UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	assert.Nil(t, c.Stepper())
+	_, _, err = c.Step(bg)
+	assert.ErrorIs(t, err, ErrNotStepMode)
+	_, err = New(Config{Mode: runmode.Mode(7)})
+	assert.ErrorContains(t, err, "unknown mode")
+}
