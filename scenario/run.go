@@ -1,17 +1,14 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/kubesim/kubesim/examples/operators/catalog"
-	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubesim/kubesim/examples/operators/catalog"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
@@ -55,7 +52,7 @@ type Runner struct {
 	c   *cluster.Cluster
 	cl  *client.Client
 	obs Observer
-	rec *userRecorder
+	rec *stepper.Recorder
 
 	mu      sync.Mutex
 	next    int  // the step to run (or running)
@@ -90,7 +87,9 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)
 	}
 	r := &Runner{s: s, c: c, obs: obs, userWrites: map[string]userWrite{}}
-	r.rec = &userRecorder{next: &client.InProcessTransport{Handler: c.Server().LoopbackHandler()}}
+	// The user's writes are recorded with their resourceVersions, so that
+	// Explain can end a causality chain at the user's action.
+	r.rec = stepper.NewRecorder(&client.InProcessTransport{Handler: c.Server().LoopbackHandler()})
 	r.cl, err = client.New(client.Config{Server: "http://in-process", Transport: r.rec, UserAgent: "scenario"})
 	if err != nil {
 		c.Close()
@@ -269,7 +268,7 @@ func (r *Runner) Next(ctx context.Context) (stepDone bool, err error) {
 	if starting {
 		r.started = true
 		r.res = &StepResult{OK: true}
-		r.rec.start()
+		r.rec.Start()
 	}
 	r.mu.Unlock()
 	if starting {
@@ -291,7 +290,7 @@ func (r *Runner) Next(ctx context.Context) (stepDone bool, err error) {
 	if !finished {
 		return false, nil
 	}
-	res.Writes = r.rec.stop()
+	res.Writes = r.rec.Stop()
 	r.mu.Lock()
 	for _, w := range res.Writes {
 		if w.ResourceVersion != "" {
@@ -583,61 +582,4 @@ func describeErr(err error, name string) string {
 		return "error: " + err.Error()
 	}
 	return fmt.Sprintf("Error from server (%s): %s", reason, err.Error())
-}
-
-// userRecorder notes the writes the scenario's own client makes, with the
-// resourceVersions they produce, so that Explain can end a causality chain
-// at the user's action.
-type userRecorder struct {
-	next   http.RoundTripper
-	mu     sync.Mutex
-	writes []stepper.Write
-}
-
-func (u *userRecorder) start() {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.writes = nil
-}
-
-func (u *userRecorder) stop() []stepper.Write {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	w := u.writes
-	u.writes = nil
-	return w
-}
-
-var writeVerbs = map[string]string{
-	http.MethodPost: "create", http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete",
-}
-
-// RoundTrip implements http.RoundTripper.
-func (u *userRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := u.next.RoundTrip(req)
-	verb, isWrite := writeVerbs[req.Method]
-	if err != nil || !isWrite {
-		return resp, err
-	}
-	body, rerr := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if rerr != nil {
-		return resp, nil
-	}
-	var meta struct {
-		Kind     string `json:"kind"`
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(body, &meta)
-	w := stepper.Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode}
-	if meta.Kind != "Status" {
-		w.ResourceVersion = meta.Metadata.ResourceVersion
-	}
-	u.mu.Lock()
-	u.writes = append(u.writes, w)
-	u.mu.Unlock()
-	return resp, nil
 }

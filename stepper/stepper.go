@@ -160,9 +160,9 @@ func (s *Stepper) Step(ctx context.Context) (Entry, bool, error) {
 	for i := range loops {
 		idx := (start + i) % len(loops)
 		l := loops[idx]
-		writes := l.actor.Writes.start()
+		l.actor.Writes.Start()
 		info, ok := l.ctrl.Step(ctx)
-		l.actor.Writes.stop()
+		writes := l.actor.Writes.Stop()
 		if !ok {
 			continue
 		}
@@ -177,7 +177,7 @@ func (s *Stepper) Step(ctx context.Context) (Entry, bool, error) {
 		s.mu.Unlock()
 		now := s.clock.Now()
 		e := Entry{Time: now, Elapsed: now.Sub(s.started), Actor: l.ctrl.Name(), Key: info.Key,
-			Cause: info.Cause.String(), Writes: *writes}
+			Cause: info.Cause.String(), Writes: writes}
 		if info.Err != nil {
 			e.Err = info.Err.Error()
 		}

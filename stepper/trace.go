@@ -73,39 +73,44 @@ func formatElapsed(d time.Duration) string {
 	return fmt.Sprintf("[%4d.%03ds]", ms/1000, ms%1000)
 }
 
-// Recorder captures the writes of one actor's client for the trace: it
-// wraps the client's transport and, while the actor's step runs, notes
-// every non-GET request with its answer.
+// Recorder captures the writes of one client for the trace: it wraps the
+// client's transport and, between Start and Stop, notes every non-GET
+// request with its answer. The stepper records each actor's step with one;
+// a scenario records its user's writes with another.
 type Recorder struct {
 	next http.RoundTripper
 	mu   sync.Mutex
-	// sink receives the writes while a step is being recorded; nil means
-	// not recording (between steps).
+	// sink receives the writes while recording; nil means not recording.
 	sink *[]Write
 }
 
-// NewRecorder wraps next, the transport of an actor's client.
+// NewRecorder wraps next, the transport of a client.
 func NewRecorder(next http.RoundTripper) *Recorder { return &Recorder{next: next} }
 
-// start begins recording a step's writes (none for a nil Recorder).
-func (r *Recorder) start() *[]Write {
-	w := &[]Write{}
-	if r == nil {
-		return w
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.sink = w
-	return w
-}
-
-func (r *Recorder) stop() {
+// Start begins recording, forgetting anything recorded before. A nil
+// Recorder records nothing.
+func (r *Recorder) Start() {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.sink = &[]Write{}
+}
+
+// Stop ends recording and returns the writes since Start, in order.
+func (r *Recorder) Stop() []Write {
+	if r == nil {
+		return []Write{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sink == nil {
+		return []Write{}
+	}
+	w := *r.sink
 	r.sink = nil
+	return w
 }
 
 var verbs = map[string]string{
