@@ -21,7 +21,7 @@ var bg = context.Background()
 
 var deploymentGVK = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 
-// infoController is the smallest controller the framework can run: for
+// infoController is the smallest ObjectController there is: for
 // each Deployment it keeps a ConfigMap "<name>-info" holding the replica
 // count, and reports in status.observedGeneration and status.replicas.
 type infoController struct {
@@ -249,7 +249,7 @@ func TestUpdateStatusRetriesOnConflict(t *testing.T) {
 	})
 }
 
-// The framework runs over unstructured objects as well: the primary kind
+// An ObjectController runs over unstructured objects as well: the primary kind
 // of an operator is a custom resource the Go code has no type for.
 func TestUnstructuredPrimary(t *testing.T) {
 	env := apiservertest.New(t)

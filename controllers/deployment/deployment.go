@@ -112,7 +112,7 @@ func New(cfg Config) (*DeploymentController, error) {
 	return dc, nil
 }
 
-// Controllers returns the controller's one loop, for a manager or stepper.
+// Controllers returns the controller's one loop, for the stepper.
 func (dc *DeploymentController) Controllers() []*controllers.Controller {
 	return []*controllers.Controller{dc.controller}
 }

@@ -145,7 +145,7 @@ func New(cfg Config) (*ReplicaSetController, error) {
 	return rsc, nil
 }
 
-// Controllers returns the controller's one loop, for a manager or stepper.
+// Controllers returns the controller's one loop, for the stepper.
 func (rsc *ReplicaSetController) Controllers() []*controllers.Controller {
 	return []*controllers.Controller{rsc.controller}
 }
