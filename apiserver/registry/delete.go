@@ -94,7 +94,7 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOpt
 		if meta.DeletionTimestamp != nil && !s.finalizable(obj) {
 			data, err := s.encode(obj)
 			if err != nil {
-				return nil, api.NewInternalError(err)
+				return nil, err
 			}
 			res, err := s.storage.Update(ctx, key, data, store.Preconditions{ResourceVersion: kv.ModRevision})
 			if store.IsConflict(err) && attempt < defaultDeleteRetryAttempts {

@@ -78,15 +78,29 @@ func (s *Store) prefix(ns string) string {
 func (s *Store) key(ns, name string) string { return s.prefix(ns) + name }
 
 // encode serializes obj for storage, without its resourceVersion (the
-// store's revision is the resourceVersion, put back on decode).
+// store's revision is the resourceVersion, put back on decode). Its errors
+// are API errors, ready for the client.
 func (s *Store) encode(obj api.Object) ([]byte, error) {
 	meta := obj.GetObjectMeta()
 	rv := meta.ResourceVersion
 	meta.ResourceVersion = ""
 	defer func() { meta.ResourceVersion = rv }()
 	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
-	return json.Marshal(obj)
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	if len(data) > MaxObjectBytes {
+		return nil, api.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxObjectBytes))
+	}
+	return data, nil
 }
+
+// MaxObjectBytes is the largest object the registry stores: the request
+// limit, so that what a patch, a default or an admission mutation makes of
+// a body cannot outgrow what a client may send (etcd refuses large values
+// for the same reason).
+const MaxObjectBytes = 3 * 1024 * 1024
 
 // decode turns a stored entry back into an object served at this version.
 func (s *Store) decode(value []byte, rev int64) (api.Object, error) {
@@ -186,7 +200,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 		data, err := s.encode(obj)
 		if err != nil {
 			finish(false)
-			return nil, api.NewInternalError(err)
+			return nil, err
 		}
 		kv, err := s.storage.Create(ctx, s.key(ns, meta.Name), data, store.CreateOptions{UID: meta.UID})
 		if store.IsKeyExists(err) && generated && attempt < 3 {
@@ -571,7 +585,7 @@ func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv s
 	name, meta := obj.GetObjectMeta().Name, obj.GetObjectMeta()
 	newData, err := s.encode(obj)
 	if err != nil {
-		return nil, false, api.NewInternalError(err)
+		return nil, false, err
 	}
 	if bytes.Equal(newData, kv.Value) {
 		// Nothing changed: no write, no new resourceVersion, no event.
