@@ -22,6 +22,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/store/boltstore"
@@ -178,7 +179,7 @@ func Start(opts Options) (*Server, error) {
 		}), RequestHeaderAuthenticator(opts.ProxyClientToken), nil)
 	}
 	s := &Server{addr: ln.Addr().String(), ca: bundle.CAPEM, done: make(chan struct{}),
-		http: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug)}}
+		http: serving.NewServer(h, nil, serving.Options{Logger: opts.Logger})}
 	s.closer = func() {
 		_ = st.Close()
 		cleanup()
