@@ -139,6 +139,8 @@ type Cluster struct {
 	clock   clock.Clock
 	fake    *clock.Fake
 	tmpDir  string
+	// dataDir is where the store lives (DataDir or the temporary one).
+	dataDir string
 	ownsSt  bool
 	logger  *slog.Logger
 	started time.Time
@@ -251,6 +253,13 @@ func (c *Cluster) openStore() error {
 		UnsafeNoFsync: c.cfg.UnsafeNoFsync, Logger: c.logger})
 	if err != nil {
 		return err
+	}
+	// The store is ours (the lock is held): the pods' scratch directories
+	// a crash left behind can go.
+	c.dataDir = dir
+	if err := os.RemoveAll(c.podsDir()); err != nil {
+		_ = st.Close()
+		return fmt.Errorf("removing the pods' scratch directories: %w", err)
 	}
 	c.store, c.ownsSt = st, true
 	return nil

@@ -97,8 +97,12 @@ type Options struct {
 	// Addr is where to listen ("127.0.0.1:0": a free loopback port).
 	Addr string
 	// DataDir holds the bbolt file and the serving certificate; empty
-	// means a temporary directory removed by Stop (a pod's emptyDir).
+	// means a temporary directory removed by Stop.
 	DataDir string
+	// EphemeralDataDir says DataDir is scratch space that Stop removes (a
+	// pod's emptyDir, given by the kubelet under the cluster's data
+	// directory so that a crash leaves nothing in /tmp).
+	EphemeralDataDir bool
 	// ProxyClientToken is the aggregator's credential.
 	ProxyClientToken string
 	Clock            clock.Clock
@@ -128,7 +132,7 @@ func Start(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	dir, tmp := opts.DataDir, false
+	dir, tmp := opts.DataDir, opts.EphemeralDataDir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "kubesim-extension-apiserver-")
 		if err != nil {
