@@ -133,12 +133,12 @@ type actor struct {
 
 // Cluster is a running control plane.
 type Cluster struct {
-	cfg     Config
-	store   store.Interface
-	server  *apiserver.Server
-	clock   clock.Clock
-	fake    *clock.Fake
-	tmpDir  string
+	cfg    Config
+	store  store.Interface
+	server *apiserver.Server
+	clock  clock.Clock
+	fake   *clock.Fake
+	tmpDir string
 	// dataDir is where the store lives (DataDir or the temporary one).
 	dataDir string
 	ownsSt  bool
