@@ -102,6 +102,26 @@ func (s *Store) encode(obj api.Object) ([]byte, error) {
 // for the same reason).
 const MaxObjectBytes = 3 * 1024 * 1024
 
+// decodeKV decodes a stored entry; a value that does not decode is a
+// corrupt object, reported with its key so that an admin can find it and
+// remove it (see Delete: ignoreStoreReadErrorWithClusterBreakingPotential).
+func (s *Store) decodeKV(kv store.KeyValue) (api.Object, error) {
+	obj, err := s.decode(kv.Value, kv.ModRevision)
+	if err != nil {
+		return nil, s.corrupt(kv.Key, err)
+	}
+	return obj, nil
+}
+
+// corrupt words a stored value that cannot be decoded.
+func (s *Store) corrupt(key string, err error) error {
+	var se *api.StatusError
+	if errors.As(err, &se) && len(se.ErrStatus.Details.Causes) > 0 {
+		err = errors.New(se.ErrStatus.Details.Causes[0].Message)
+	}
+	return api.NewInternalError(fmt.Errorf("corrupt object: key %s: %v (delete it with ignoreStoreReadErrorWithClusterBreakingPotential=true)", key, err))
+}
+
 // decode turns a stored entry back into an object served at this version.
 func (s *Store) decode(value []byte, rev int64) (api.Object, error) {
 	obj := s.res.New()
@@ -285,7 +305,7 @@ func (s *Store) Get(ctx context.Context, ns, name string) (api.Object, error) {
 	if err != nil {
 		return nil, s.storeError(err, name)
 	}
-	return s.decode(kv.Value, kv.ModRevision)
+	return s.decodeKV(kv)
 }
 
 // ListResult is one page of a list.
@@ -294,6 +314,9 @@ type ListResult struct {
 	ResourceVersion string
 	// Continue, when not empty, fetches the next page.
 	Continue string
+	// Warnings name the stored values left out because they do not decode
+	// (corrupt objects): one bad value does not hide all the others.
+	Warnings []string
 }
 
 // continueToken is the opaque continue string, shaped like Kubernetes'
@@ -323,9 +346,13 @@ func decodeContinue(tok, prefix string) (string, error) {
 func (s *Store) List(ctx context.Context, ns string, opts ListOptions) (*ListResult, error) {
 	out := &ListResult{}
 	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
-		obj, err := s.decode(kv.Value, kv.ModRevision)
-		if err != nil || !s.Matches(obj, opts) {
-			return false, err
+		obj, err := s.decodeKV(kv)
+		if err != nil {
+			out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
+			return false, nil
+		}
+		if !s.Matches(obj, opts) {
+			return false, nil
 		}
 		out.Items = append(out.Items, obj)
 		return true, nil
@@ -342,6 +369,18 @@ type RawListResult struct {
 	Items           []json.RawMessage
 	ResourceVersion string
 	Continue        string
+	// Warnings: as ListResult's.
+	Warnings []string
+}
+
+// corruptWarning is the warning for a value a list leaves out.
+func corruptWarning(key string, err error) string {
+	msg := err.Error()
+	var se *api.StatusError
+	if errors.As(err, &se) {
+		msg = se.ErrStatus.Message
+	}
+	return fmt.Sprintf("left out of the list: %s", strings.TrimPrefix(msg, "Internal error occurred: "))
 }
 
 // ListRaw is List for callers that send the objects on as JSON: an object
@@ -357,9 +396,13 @@ func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawL
 	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
 		raw, ok := spliceResourceVersion(kv.Value, kv.ModRevision, gv)
 		if !ok || needFields {
-			obj, err := s.decode(kv.Value, kv.ModRevision)
-			if err != nil || !s.Matches(obj, opts) {
-				return false, err
+			obj, err := s.decodeKV(kv)
+			if err != nil {
+				out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
+				return false, nil
+			}
+			if !s.Matches(obj, opts) {
+				return false, nil
 			}
 			if raw, err = json.Marshal(obj); err != nil {
 				return false, api.NewInternalError(err)
@@ -371,7 +414,8 @@ func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawL
 				} `json:"metadata"`
 			}
 			if err := json.Unmarshal(kv.Value, &meta); err != nil {
-				return false, api.NewInternalError(err)
+				out.Warnings = append(out.Warnings, corruptWarning(kv.Key, s.corrupt(kv.Key, err)))
+				return false, nil
 			}
 			if !opts.Labels.Matches(labels.Set(meta.Metadata.Labels)) {
 				return false, nil

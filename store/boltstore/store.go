@@ -111,6 +111,9 @@ func Open(cfg Config) (s *Store, err error) {
 	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir for %s: %w", cfg.Path, err)
 	}
+	if err := checkMetaPages(cfg.Path); err != nil {
+		return nil, err
+	}
 	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{
 		Timeout: cfg.OpenTimeout,
 		NoSync:  cfg.UnsafeNoFsync,
