@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // bbolt keeps two meta pages, 0 and 1, and writes them in turn (a
@@ -170,4 +172,40 @@ func AcceptMetaRollback(path string) error {
 		return err
 	}
 	return f.Sync()
+}
+
+// verifyPages reads every page of the file's trees (each bucket, each key
+// and value) in a read-only transaction on this goroutine, turning the
+// panic with which bbolt meets a damaged page ("Page expected to be: 4, but
+// self identifies as ...") into an error naming the file. It runs before
+// the read-write open, whose rebuild of the freelist walks the same pages
+// where a panic could not be caught, and before Check's own goroutine.
+func verifyPages(path string, readOnlyDB func() (*bolt.DB, error)) (err error) {
+	db, err := readOnlyDB()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("data file %s is corrupt (damaged page): %v; restore the data directory from a copy", path, r)
+		}
+	}()
+	return db.View(func(tx *bolt.Tx) error {
+		var walk func(b *bolt.Bucket) error
+		walk = func(b *bolt.Bucket) error {
+			c := b.Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				if v == nil {
+					if nb := b.Bucket(k); nb != nil {
+						if err := walk(nb); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			return nil
+		}
+		return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) })
+	})
 }

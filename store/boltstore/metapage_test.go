@@ -102,3 +102,28 @@ func TestBothMetaPagesDamaged(t *testing.T) {
 	assert.Contains(t, err.Error(), "both meta pages are damaged")
 	assert.Error(t, AcceptMetaRollback(path))
 }
+
+// A damaged data page is an error naming the file and the page, not a
+// panic (bbolt panics reading it, in the read-write open's freelist rebuild
+// where no recover can reach).
+func TestDamagedDataPageIsAnErrorNotAPanic(t *testing.T) {
+	path := writeN(t, 50)
+	pages, _, err := readMetaPages(path)
+	require.NoError(t, err)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	junk := make([]byte, pages[0].pageSize)
+	for i := range junk {
+		junk[i] = byte(i*13 + 5)
+	}
+	for p := int64(2); p < 6; p++ {
+		_, err = f.WriteAt(junk, p*int64(pages[0].pageSize))
+		require.NoError(t, err)
+	}
+	require.NoError(t, f.Close())
+	_, err = Open(Config{Path: path})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), path)
+	assert.Contains(t, err.Error(), "damaged page")
+	assert.Contains(t, err.Error(), "Page expected to be")
+}

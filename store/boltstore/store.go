@@ -114,6 +114,17 @@ func Open(cfg Config) (s *Store, err error) {
 	if err := checkMetaPages(cfg.Path); err != nil {
 		return nil, err
 	}
+	if _, ok, err := readMetaPages(cfg.Path); err != nil {
+		return nil, err
+	} else if ok {
+		err := verifyPages(cfg.Path, func() (*bolt.DB, error) {
+			db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{ReadOnly: true, Timeout: cfg.OpenTimeout})
+			return db, lockError(cfg.Path, err)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{
 		Timeout: cfg.OpenTimeout,
 		NoSync:  cfg.UnsafeNoFsync,
@@ -123,10 +134,7 @@ func Open(cfg Config) (s *Store, err error) {
 		FreelistType:   bolt.FreelistMapType,
 	})
 	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("data file %s is locked by another process (is another kubesim using this data dir?): %w", cfg.Path, err)
-		}
-		return nil, fmt.Errorf("cannot open data file %s: %w", cfg.Path, err)
+		return nil, lockError(cfg.Path, err)
 	}
 	// bbolt panics on some kinds of page corruption; at open we would
 	// rather report the file than crash.
@@ -155,6 +163,17 @@ func Open(cfg Config) (s *Store, err error) {
 	s.rev.Store(rev)
 	go s.commitLoop()
 	return s, nil
+}
+
+// lockError words an error of bolt.Open.
+func lockError(path string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return fmt.Errorf("data file %s is locked by another process (is another kubesim using this data dir?): %w", path, err)
+	}
+	return fmt.Errorf("cannot open data file %s: %w", path, err)
 }
 
 // prepare creates the buckets of a new file, or checks that an existing
