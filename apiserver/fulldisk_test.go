@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,13 +39,20 @@ func smallDisk(t *testing.T) string {
 
 func openServer(t *testing.T, dir string) (*boltstore.Store, *client.Client) {
 	t.Helper()
+	st, h := openServerHandler(t, dir)
+	return st, client.NewInProcess(h, "test")
+}
+
+// openServerHandler opens the store in dir and an API server over it.
+func openServerHandler(t *testing.T, dir string) (*boltstore.Store, http.Handler) {
+	t.Helper()
 	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(dir, boltstore.FileName)})
 	require.NoError(t, err)
 	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: clock.NewFake(apiservertest.Start),
 		Rand: rand.NewChaCha8([32]byte{1}), Resources: kinds.Builtin()})
 	require.NoError(t, err)
 	require.NoError(t, srv.Bootstrap(context.Background()))
-	return st, client.NewInProcess(srv.Handler(), "test")
+	return st, srv.Handler()
 }
 
 // TestFullDiskFailsWritesKeepsReads: when the disk is full a write is a 500

@@ -394,6 +394,9 @@ func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawL
 	needLabels := opts.Labels != nil && !opts.Labels.Empty()
 	gv := s.res.GroupVersion().String()
 	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
+		// The stored bytes are trusted as JSON here (they are what this
+		// registry encoded, and the store checksums them); a damaged entry
+		// comes with no value and takes the decoding path, which names it.
 		raw, ok := spliceResourceVersion(kv.Value, kv.ModRevision, gv)
 		if !ok || needFields {
 			obj, err := s.decodeKV(kv)
@@ -440,7 +443,7 @@ func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawL
 func spliceResourceVersion(value []byte, rev int64, gv string) ([]byte, bool) {
 	marker := []byte(`"metadata":{`)
 	i := bytes.Index(value, marker)
-	if i < 0 || !bytes.Contains(value[:i], []byte(`"apiVersion":"`+gv+`"`)) {
+	if i < 0 || i+len(marker) >= len(value) || !bytes.Contains(value[:i], []byte(`"apiVersion":"`+gv+`"`)) {
 		return nil, false
 	}
 	i += len(marker)

@@ -80,7 +80,12 @@ func Check(path string) (rep *CheckReport, err error) {
 			rep.Problems = append(rep.Problems, "no meta bucket: not a kubesim data file")
 			return nil
 		}
-		if f := meta.Get(keyFormat); string(f) != string(formatV1) {
+		format := formatSummed
+		switch f := meta.Get(keyFormat); string(f) {
+		case string(formatV2):
+		case string(formatV1):
+			format = formatPlain
+		default:
 			rep.Problems = append(rep.Problems, fmt.Sprintf("unknown store format %q", f))
 		}
 		if r := meta.Get(keyRevision); len(r) == 8 {
@@ -95,7 +100,7 @@ func Check(path string) (rep *CheckReport, err error) {
 		}
 		return kv.ForEach(func(k, v []byte) error {
 			rep.Keys++
-			r, err := decodeRecord(v)
+			r, err := decodeRecord(v, format)
 			if err != nil {
 				rep.Problems = append(rep.Problems, fmt.Sprintf("key %s: %v", k, err))
 				return nil

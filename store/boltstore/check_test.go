@@ -27,7 +27,7 @@ func TestCheckFindsDamage(t *testing.T) {
 			s, err := Open(Config{Path: path})
 			require.NoError(t, err)
 			require.NoError(t, s.db.Update(func(tx *boltTx) error {
-				return tx.Bucket(bucketKV).Put([]byte("/k/1"), record{createRev: 2, modRev: 2, value: []byte(`{"kind":"Pod","metadata":{"na`)}.encode())
+				return tx.Bucket(bucketKV).Put([]byte("/k/1"), record{createRev: 2, modRev: 2, value: []byte(`{"kind":"Pod","metadata":{"na`)}.encode(formatSummed))
 			}))
 			require.NoError(t, s.Close())
 		}, "key /k/1: value does not decode"},
