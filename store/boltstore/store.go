@@ -63,11 +63,11 @@ type Store struct {
 	cfg    Config
 	format recordFormat
 	db     *bolt.DB
-	hub  *store.Broadcaster
-	rev  atomic.Int64
-	ops  chan *op
-	stop chan struct{}
-	done chan struct{}
+	hub    *store.Broadcaster
+	rev    atomic.Int64
+	ops    chan *op
+	stop   chan struct{}
+	done   chan struct{}
 
 	// closeMu makes Close wait for writers that are handing an op to the
 	// commit loop, and makes later writers see closed.
