@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -21,11 +19,6 @@ import (
 // newProxyToken is the aggregator's front-proxy credential, shared with
 // the extension API servers the kubelets run. It comes from crypto/rand
 // even in step mode: it never shows in a trace.
-func newProxyToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // buildAggregationLoops adds the endpoints controller and the APIService
 // availability controller.
@@ -93,7 +86,7 @@ func (c *Cluster) runControllerImage(name string, factory ControllerFactory) kub
 func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 	images := map[string]kubelet.ImageRunner{
 		sampleapiserver.ImageName: func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
-			opts := sampleapiserver.Options{ProxyClientToken: c.proxyToken, Logger: c.logger.With("pod", pod.Namespace+"/"+pod.Name)}
+			opts := sampleapiserver.Options{RequestHeaderClientCA: c.frontProxy.CAPool(), Logger: c.logger.With("pod", pod.Namespace+"/"+pod.Name)}
 			if dir := c.podsDir(); dir != "" {
 				opts.DataDir, opts.EphemeralDataDir = filepath.Join(dir, string(pod.UID)), true
 			}

@@ -2,6 +2,7 @@ package pki
 
 import (
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/base64"
 	"os"
 	"path/filepath"
@@ -164,4 +165,31 @@ func TestEnsureServingDoesNotRewrite(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, st.ModTime().Equal(past), "%s was rewritten", f.Name())
 	}
+}
+
+// The front-proxy CA and client certificate are made once and then read:
+// a restart writes nothing, and extension servers keep trusting the CA.
+func TestEnsureFrontProxyIsKept(t *testing.T) {
+	dir := t.TempDir()
+	a, err := EnsureFrontProxy(dir, t0, rand.Reader)
+	require.NoError(t, err)
+	require.NoError(t, a.ClientCert.Leaf.CheckSignatureFrom(a.CACert))
+	assert.Equal(t, FrontProxyClientName, a.ClientCert.Leaf.Subject.CommonName)
+	past := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, f := range []string{FrontProxyCACertFile, FrontProxyCAKeyFile, FrontProxyClientCertFile, FrontProxyClientKeyFile} {
+		require.NoError(t, os.Chtimes(filepath.Join(dir, f), past, past))
+	}
+	b, err := EnsureFrontProxy(dir, t0.Add(time.Hour), rand.Reader)
+	require.NoError(t, err)
+	assert.Equal(t, a.CAPEM, b.CAPEM)
+	assert.Equal(t, a.ClientCert.Certificate, b.ClientCert.Certificate)
+	for _, f := range []string{FrontProxyCACertFile, FrontProxyCAKeyFile, FrontProxyClientCertFile, FrontProxyClientKeyFile} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.True(t, st.ModTime().Equal(past), "%s was rewritten", f)
+	}
+	pool, err := ReadCAFile(filepath.Join(dir, FrontProxyCACertFile))
+	require.NoError(t, err)
+	_, err = b.ClientCert.Leaf.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: t0, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	require.NoError(t, err)
 }

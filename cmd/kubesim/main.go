@@ -21,7 +21,7 @@ Usage:
                           run a scenario file as a test, step through it, or print its trace
   kubesim run-controller NAME --kubeconfig FILE
                           run one controller as its own process against an API server
-  kubesim extension-apiserver --requestheader-token-file FILE [flags]
+  kubesim extension-apiserver --requestheader-client-ca-file FILE [flags]
                           run the sample extension API server (wardle.example.com) on its own
   kubesim store check [--accept-meta-rollback] DATA_DIR
                           check a data file (pages, records, values) without changing it
