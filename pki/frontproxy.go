@@ -194,4 +194,3 @@ func ReadCAFile(path string) (*x509.CertPool, error) {
 	}
 	return pool, nil
 }
-
