@@ -2,9 +2,8 @@ package cluster
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
+	"path/filepath"
 
 	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
@@ -14,15 +13,6 @@ import (
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
 )
-
-// newProxyToken is the aggregator's front-proxy credential, shared with
-// the extension API servers the kubelets run. It comes from crypto/rand
-// even in step mode: it never shows in a trace.
-func newProxyToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // aggregationLoops are the endpoints controller and the APIService
 // availability controller.
@@ -86,8 +76,11 @@ func (c *Cluster) runControllerImage(name string, build InitFunc) kubelet.ImageR
 func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 	images := map[string]kubelet.ImageRunner{
 		sampleapiserver.ImageName: func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
-			s, err := sampleapiserver.Start(sampleapiserver.Options{ProxyClientToken: c.proxyToken,
-				Logger: c.logger.With("pod", pod.Namespace+"/"+pod.Name)})
+			opts := sampleapiserver.Options{RequestHeaderClientCA: c.frontProxy.CAPool(), Logger: c.logger.With("pod", pod.Namespace+"/"+pod.Name)}
+			if dir := c.podsDir(); dir != "" {
+				opts.DataDir, opts.EphemeralDataDir = filepath.Join(dir, string(pod.UID)), true
+			}
+			s, err := sampleapiserver.Start(opts)
 			if err != nil {
 				return nil, fmt.Errorf("starting %s: %w", sampleapiserver.ImageName, err)
 			}
@@ -105,3 +98,16 @@ func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 // Network is the pod network: which simulated pod addresses are served
 // for real, and where.
 func (c *Cluster) Network() *podnet.Network { return c.network }
+
+// podsDir holds the scratch directories (emptyDirs) of the pods whose
+// images run for real, under the cluster's data directory: the kubelet's
+// /var/lib/kubelet/pods. What a crash left there is removed at start, as
+// the kubelet removes orphaned pod directories.
+// With a store given by the caller there is no data directory, and the
+// image uses a temporary one.
+func (c *Cluster) podsDir() string {
+	if c.dataDir == "" {
+		return ""
+	}
+	return filepath.Join(c.dataDir, "pods")
+}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"crypto/rand"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
 	"github.com/kubesim/kubesim/store"
@@ -49,11 +51,12 @@ type Config struct {
 	NodeCount int
 	// APIServerOnly runs the API server without any control loop.
 	APIServerOnly bool
-	// ProxyClientToken is the front-proxy credential the aggregator sends
-	// to extension API servers (kube-apiserver's --proxy-client-cert-file);
-	// an extension server run as its own process must be given the same.
-	// Empty means a random one, known only to this process.
-	ProxyClientToken string
+	// FrontProxy is the aggregator's identity toward extension API
+	// servers: its client certificate (kube-apiserver's
+	// --proxy-client-cert-file) and the CA extension servers trust
+	// (--requestheader-client-ca-file); an extension server run as its own
+	// process must be given that CA. nil means a new one in memory.
+	FrontProxy *pki.FrontProxy
 	// ControllerImages are controllers that pods can run: a container of
 	// image ControllerImage(NAME) runs the controller NAME in process,
 	// talking to the API server through the loopback client, until the pod
@@ -118,6 +121,8 @@ type Cluster struct {
 	// stepper drives the loops in step mode (nil in live mode).
 	stepper *stepper.Stepper
 	tmpDir  string
+	// dataDir is where the store lives (DataDir or the temporary one).
+	dataDir string
 	ownsSt  bool
 	logger  *slog.Logger
 
@@ -127,9 +132,9 @@ type Cluster struct {
 	nodeOrder  []string
 
 	// network is the pod network: where pods run for real listen
-	// (aggregation.go); proxyToken the aggregator's front-proxy credential.
+	// (aggregation.go); frontProxy the aggregator's front-proxy identity.
 	network    *podnet.Network
-	proxyToken string
+	frontProxy *pki.FrontProxy
 
 	mu      sync.Mutex
 	enabled map[string]bool
@@ -176,13 +181,17 @@ func New(cfg Config) (*Cluster, error) {
 	if err := c.openStore(); err != nil {
 		return nil, err
 	}
-	c.network, c.proxyToken = podnet.New(), cfg.ProxyClientToken
-	if c.proxyToken == "" {
-		c.proxyToken = newProxyToken()
+	c.network, c.frontProxy = podnet.New(), cfg.FrontProxy
+	if c.frontProxy == nil {
+		// Certificates live in real time, whatever the cluster's clock.
+		if c.frontProxy, err = pki.NewFrontProxy(time.Now(), crand.Reader); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: kinds.Builtin(), Authenticator: cfg.Authenticator, Logger: cfg.Logger,
-		ProxyDial: c.network.DialContext, ProxyClientToken: c.proxyToken})
+		ProxyDial: c.network.DialContext, ProxyClientCert: &c.frontProxy.ClientCert})
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -229,6 +238,13 @@ func (c *Cluster) openStore() error {
 		UnsafeNoFsync: c.cfg.UnsafeNoFsync, Logger: c.logger})
 	if err != nil {
 		return err
+	}
+	// The store is ours (the lock is held): the pods' scratch directories
+	// a crash left behind can go.
+	c.dataDir = dir
+	if err := os.RemoveAll(c.podsDir()); err != nil {
+		_ = st.Close()
+		return fmt.Errorf("removing the pods' scratch directories: %w", err)
 	}
 	c.store, c.ownsSt = st, true
 	return nil
