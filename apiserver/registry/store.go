@@ -145,6 +145,9 @@ func (s *Store) storeError(err error, name string) error {
 		return api.NewConflict(gr, name, errors.New(api.OptimisticLockErrorMsg))
 	case store.IsExpired(err):
 		return api.NewResourceExpired(err.Error())
+	case store.IsUnavailable(err):
+		// etcd is away: the server is, for now, unable to serve this.
+		return api.NewServiceUnavailable(err.Error())
 	}
 	var se *api.StatusError
 	if errors.As(err, &se) {
