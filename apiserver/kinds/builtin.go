@@ -172,5 +172,45 @@ func Builtin() []*registry.Resource {
 			Schema:              schema.FromGoType(reflect.TypeOf(api.Lease{})),
 			Table:               leaseTable(),
 		},
+		// --- rbac.authorization.k8s.io/v1 (issue 14) ---
+		{
+			Group: api.RBACGroupName, Version: "v1", Name: "roles", SingularName: "role", Kind: "Role", ListKind: "RoleList",
+			Namespaced:          true,
+			New:                 func() api.Object { return &api.Role{} },
+			StrategicMergePatch: true,
+			Strategy:            roleStrategy{},
+			Schema:              schema.FromGoType(reflect.TypeOf(api.Role{})),
+			Table:               roleTable(),
+			ValidateName:        IsValidPathSegmentName,
+		},
+		{
+			Group: api.RBACGroupName, Version: "v1", Name: "clusterroles", SingularName: "clusterrole", Kind: "ClusterRole", ListKind: "ClusterRoleList",
+			New:                 func() api.Object { return &api.ClusterRole{} },
+			StrategicMergePatch: true,
+			Strategy:            clusterRoleStrategy{},
+			Schema:              schema.FromGoType(reflect.TypeOf(api.ClusterRole{})),
+			Table:               roleTable(),
+			ValidateName:        IsValidPathSegmentName,
+		},
+		{
+			Group: api.RBACGroupName, Version: "v1", Name: "rolebindings", SingularName: "rolebinding", Kind: "RoleBinding", ListKind: "RoleBindingList",
+			Namespaced:          true,
+			New:                 func() api.Object { return &api.RoleBinding{} },
+			StrategicMergePatch: true,
+			Strategy:            roleBindingStrategy{},
+			Schema:              schema.FromGoType(reflect.TypeOf(api.RoleBinding{})),
+			Table:               bindingTable(roleBindingParts),
+			ValidateName:        IsValidPathSegmentName,
+		},
+		{
+			Group: api.RBACGroupName, Version: "v1", Name: "clusterrolebindings", SingularName: "clusterrolebinding", Kind: "ClusterRoleBinding", ListKind: "ClusterRoleBindingList",
+			New:                 func() api.Object { return &api.ClusterRoleBinding{} },
+			StrategicMergePatch: true,
+			Strategy:            clusterRoleBindingStrategy{},
+			Schema:              schema.FromGoType(reflect.TypeOf(api.ClusterRoleBinding{})),
+			Table:               bindingTable(clusterRoleBindingParts),
+			ValidateName:        IsValidPathSegmentName,
+		},
+		// --- end rbac ---
 	}
 }

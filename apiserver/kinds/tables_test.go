@@ -169,7 +169,11 @@ func sampleObjects() map[string]api.Object {
 		"deployments": d,
 		"statefulsets": &api.StatefulSet{ObjectMeta: meta, Spec: api.StatefulSetSpec{Replicas: ptr(int32(2)),
 			Template: template(nil)}, Status: api.StatefulSetStatus{ReadyReplicas: 2}},
-		"leases": &api.Lease{ObjectMeta: meta, Spec: api.LeaseSpec{HolderIdentity: ptr("node-1")}},
+		"leases":              &api.Lease{ObjectMeta: meta, Spec: api.LeaseSpec{HolderIdentity: ptr("node-1")}},
+		"roles":               &api.Role{ObjectMeta: meta},
+		"clusterroles":        &api.ClusterRole{ObjectMeta: meta},
+		"rolebindings":        &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
+		"clusterrolebindings": &api.ClusterRoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "r"}},
 	}
 }
 
