@@ -34,9 +34,20 @@ func TestFlippedByteInTheFile(t *testing.T) {
 	path := filepath.Join(dir, "kubesim.db")
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	i := bytes.Index(data, []byte("value-of-bravo-damaged"))
-	require.Positive(t, i)
-	data[i+3] ^= 0x01 // still valid JSON: only a checksum can tell
+	// Every copy: bbolt may leave stale copies of a page in freed pages,
+	// and which copy comes first depends on how much else was written.
+	marker := []byte("value-of-bravo-damaged")
+	flipped := 0
+	for off := 0; ; {
+		i := bytes.Index(data[off:], marker)
+		if i < 0 {
+			break
+		}
+		data[off+i+3] ^= 0x01 // still valid JSON: only a checksum can tell
+		off += i + len(marker)
+		flipped++
+	}
+	require.Positive(t, flipped)
 	require.NoError(t, os.WriteFile(path, data, 0o600))
 
 	st, cl = openServer(t, dir)

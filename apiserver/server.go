@@ -20,10 +20,12 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/crd"
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/handlers"
 	"github.com/kubesim/kubesim/apiserver/openapi"
+	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
@@ -65,6 +67,11 @@ type Config struct {
 	// Authenticator checks bearer tokens; nil lets every request in as
 	// the admin (the in-process transport).
 	Authenticator authn.Authenticator
+	// AuthorizationMode is authz.ModeRBAC or authz.ModeAlwaysAllow (the
+	// default): with RBAC, authenticated requests are authorized, roles
+	// and bindings are checked for escalation, and Bootstrap creates the
+	// default cluster roles (issue 14).
+	AuthorizationMode string
 	// Admission are more plugins, run after NamespaceLifecycle.
 	Admission []any
 	Logger    *slog.Logger
@@ -104,6 +111,11 @@ type Server struct {
 	// upkeep of local APIServices as resources come and go.
 	agg          *aggregator.Aggregator
 	bootstrapped atomic.Bool
+	// rbac: the roles and bindings cached for the authorizer, the
+	// authorizer of AuthorizationMode and its rule lister (issue 14).
+	rbac       *rbacregistry.Cache
+	authorizer authz.Authorizer
+	ruleLister authz.RuleResolver
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -120,6 +132,18 @@ func New(cfg Config) (*Server, error) {
 		cfg.Version = DefaultVersion()
 	}
 	s := &Server{cfg: cfg, ids: registry.NewIDs(cfg.Rand), stores: map[string]*registry.Store{}}
+	// --- authorization (issue 14) ---
+	s.rbac = rbacregistry.NewCache(s.Store)
+	switch cfg.AuthorizationMode {
+	case authz.ModeRBAC:
+		rbac := &authz.RBAC{Source: s.rbac}
+		s.authorizer, s.ruleLister = rbac, rbac
+	case "", authz.ModeAlwaysAllow:
+		s.authorizer, s.ruleLister = authz.AlwaysAllow{}, authz.AlwaysAllow{}
+	default:
+		return nil, fmt.Errorf("apiserver: unknown authorization mode %q (want %s or %s)", cfg.AuthorizationMode, authz.ModeRBAC, authz.ModeAlwaysAllow)
+	}
+	// --- end authorization ---
 	for _, r := range cfg.Resources {
 		if err := s.AddResource(r); err != nil {
 			return nil, err
@@ -172,6 +196,9 @@ func New(cfg Config) (*Server, error) {
 		Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
 	}
 	chain := append(admission.Chain{lifecycle}, cfg.Admission...)
+	if cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
+		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
+	}
 	s.rest = &handlers.Handler{Lookup: s.Store, Admission: chain, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
 	s.handler = s.buildChain(cfg.Authenticator)
 	s.loopback = s.buildChain(nil)
@@ -226,6 +253,9 @@ func (s *Server) newStore(res *registry.Resource) (*registry.Store, error) {
 	storage := s.cfg.Storage
 	if res.DecorateStorage != nil {
 		storage = res.DecorateStorage(storage)
+	}
+	if rbacregistry.IsRBACResource(res.Group, res.Name) {
+		storage = s.rbac.Decorate(storage) // writes invalidate the authorizer's cache
 	}
 	return registry.NewStore(registry.Config{Resource: res, Storage: storage, Clock: s.cfg.Clock, IDs: s.ids})
 }
@@ -297,6 +327,11 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		}
 		s.bootstrapped.Store(true)
 	}
+	if s.cfg.AuthorizationMode == authz.ModeRBAC && !s.cfg.GenericOnly { // issue 14
+		if err := rbacregistry.Bootstrap(ctx, s.Store); err != nil {
+			return fmt.Errorf("bootstrap RBAC policy: %w", err)
+		}
+	}
 	st, ok := s.Store("", "v1", "namespaces")
 	if !ok {
 		return nil
@@ -346,6 +381,11 @@ func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 		// Authentication first, then the aggregator decides: this server
 		// or an extension API server.
 		h = s.agg.WithAggregation(h)
+	}
+	if auth != nil && s.cfg.AuthorizationMode == authz.ModeRBAC {
+		// Authorization (issue 14): after authentication, before the
+		// aggregator and the handlers read a body.
+		h = authz.WithAuthorization(h, s.authorizer)
 	}
 	if auth != nil {
 		h = authn.WithAuthentication(h, auth, nil)

@@ -84,6 +84,9 @@ type Config struct {
 	// Authenticator protects the API server's handler (nil: none, for
 	// the in-process clients).
 	Authenticator authn.Authenticator
+	// AuthorizationMode is the API server's (apiserver.Config; "" is
+	// AlwaysAllow, as step mode runs without authentication).
+	AuthorizationMode string
 	// UnsafeNoFsync turns off fsync in the store (demos, benchmarks).
 	UnsafeNoFsync bool
 	Logger        *slog.Logger
@@ -191,7 +194,8 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: kinds.Builtin(), Authenticator: cfg.Authenticator, Logger: cfg.Logger,
-		ProxyDial: c.network.DialContext, ProxyClientCert: &c.frontProxy.ClientCert})
+		AuthorizationMode: cfg.AuthorizationMode,
+		ProxyDial:         c.network.DialContext, ProxyClientCert: &c.frontProxy.ClientCert})
 	if err != nil {
 		c.Close()
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
@@ -35,6 +36,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	maxInFlight := fs.Int("max-requests-inflight", serving.DefaultMaxRequestsInFlight, "the most read-only requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", serving.DefaultMaxMutatingRequestsInFlight, "the most mutating requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	verbose := fs.Bool("v", false, "log every request")
+	authzMode := fs.String("authorization-mode", authz.ModeRBAC, "RBAC (roles and bindings decide; the admin token is in system:masters) or AlwaysAllow")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,6 +87,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Stages:        kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: *noFsync, Logger: logger,
 		APIServerOnly: *apiOnly, FrontProxy: frontProxy, ControllerImages: controllerImages(),
+		AuthorizationMode: *authzMode,
 	}
 	cl, err := cluster.New(cfg)
 	if err != nil {

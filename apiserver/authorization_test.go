@@ -1,0 +1,172 @@
+package apiserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/apiservertest"
+	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/authz"
+	"github.com/kubesim/kubesim/apiserver/kinds"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+// rbacServer is an API server with token authentication and RBAC: the
+// admin in system:masters, alice in dev, bob in nothing.
+func rbacServer(t *testing.T, mode string) *apiserver.Server {
+	t.Helper()
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	srv, err := apiserver.New(apiserver.Config{
+		Storage: st, Clock: clock.NewFake(apiservertest.Start), Rand: rand.NewChaCha8([32]byte{1}), Resources: kinds.Builtin(),
+		Authenticator: authn.NewTokenAuthenticator(map[string]authn.UserInfo{
+			"admin-token": {Name: "admin", Groups: []string{"system:masters"}},
+			"alice-token": {Name: "alice", Groups: []string{"dev"}},
+			"bob-token":   {Name: "bob"},
+		}),
+		AuthorizationMode: mode,
+	})
+	require.NoError(t, err)
+	require.NoError(t, srv.Bootstrap(context.Background()))
+	return srv
+}
+
+// call makes one request as the token's user and returns the code and
+// the Status (if the answer is one).
+func call(t *testing.T, h http.Handler, token, method, path, body string) (int, api.Status, string) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var st api.Status
+	_ = json.Unmarshal(rec.Body.Bytes(), &st)
+	return rec.Code, st, rec.Body.String()
+}
+
+func TestAuthorizationRBAC(t *testing.T) {
+	srv := rbacServer(t, authz.ModeRBAC)
+	h := srv.Handler()
+	pods := "/api/v1/namespaces/default/pods"
+
+	code, st, _ := call(t, h, "alice-token", "GET", pods, "")
+	assert.Equal(t, 403, code)
+	assert.Equal(t, api.StatusReasonForbidden, st.Reason)
+	assert.Equal(t, `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`, st.Message)
+	// Refused before the body is read: a body that does not decode still
+	// gets the 403.
+	code, st, _ = call(t, h, "alice-token", "POST", pods, "{not json")
+	assert.Equal(t, 403, code)
+	assert.Equal(t, `pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "default"`, st.Message)
+
+	// Discovery and the version are everyone's (system:discovery,
+	// system:public-info-viewer).
+	for _, p := range []string{"/api", "/apis", "/api/v1", "/apis/rbac.authorization.k8s.io/v1", "/version", "/healthz"} {
+		code, _, _ = call(t, h, "bob-token", "GET", p, "")
+		assert.Equal(t, 200, code, p)
+	}
+	code, st, _ = call(t, h, "bob-token", "GET", "/metrics", "")
+	assert.Equal(t, 403, code)
+	assert.Equal(t, `forbidden: User "bob" cannot get path "/metrics"`, st.Message)
+
+	// The admin is in system:masters; the loopback has no user and is not
+	// authorized (the control plane itself).
+	code, _, _ = call(t, h, "admin-token", "GET", pods, "")
+	assert.Equal(t, 200, code)
+	code, _, _ = call(t, srv.LoopbackHandler(), "", "GET", pods, "")
+	assert.Equal(t, 200, code)
+
+	// A Role and a RoleBinding: alice may list pods, at once (the
+	// authorizer's cache follows writes).
+	code, _, body := call(t, h, "admin-token", "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+		`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"pod-reader"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list","watch"]}]}`)
+	require.Equal(t, 201, code, body)
+	code, _, body = call(t, h, "admin-token", "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+		`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"read-pods"},"subjects":[{"kind":"Group","name":"dev"}],"roleRef":{"kind":"Role","name":"pod-reader"}}`)
+	require.Equal(t, 201, code, body)
+	code, _, _ = call(t, h, "alice-token", "GET", pods, "")
+	assert.Equal(t, 200, code)
+	code, _, _ = call(t, h, "alice-token", "GET", "/api/v1/namespaces/kube-system/pods", "")
+	assert.Equal(t, 403, code, "a RoleBinding is for its namespace only")
+	code, _, _ = call(t, h, "bob-token", "GET", pods, "")
+	assert.Equal(t, 403, code, "bob is not in dev")
+
+	// The binding's role cannot change.
+	code, st, _ = call(t, h, "admin-token", "PUT", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/read-pods",
+		`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"read-pods"},"subjects":[{"kind":"Group","name":"dev"}],"roleRef":{"kind":"ClusterRole","name":"view"}}`)
+	assert.Equal(t, 422, code)
+	assert.Contains(t, st.Message, "cannot change roleRef")
+
+	// Deleting the binding takes the permission away.
+	code, _, _ = call(t, h, "admin-token", "DELETE", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/read-pods", "")
+	require.Equal(t, 200, code)
+	code, _, _ = call(t, h, "alice-token", "GET", pods, "")
+	assert.Equal(t, 403, code)
+}
+
+func TestAuthorizationAlwaysAllow(t *testing.T) {
+	srv := rbacServer(t, authz.ModeAlwaysAllow)
+	code, _, _ := call(t, srv.Handler(), "bob-token", "GET", "/api/v1/namespaces/default/pods", "")
+	assert.Equal(t, 200, code)
+	code, _, _ = call(t, srv.Handler(), "bob-token", "GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin", "")
+	assert.Equal(t, 404, code, "no bootstrap policy without RBAC")
+}
+
+func TestEscalationCheck(t *testing.T) {
+	srv := rbacServer(t, authz.ModeRBAC)
+	h := srv.Handler()
+	rbacURL := "/apis/rbac.authorization.k8s.io/v1/namespaces/default/"
+	admin := func(path, body string) {
+		t.Helper()
+		code, _, out := call(t, h, "admin-token", "POST", path, body)
+		require.Equal(t, 201, code, out)
+	}
+	// alice may manage roles and bindings in default and read pods.
+	admin(rbacURL+"roles", `{"metadata":{"name":"binder"},"rules":[{"apiGroups":["rbac.authorization.k8s.io"],"resources":["roles","rolebindings"],"verbs":["create","update"]},{"apiGroups":[""],"resources":["pods"],"verbs":["get","list","watch"]}]}`)
+	admin(rbacURL+"rolebindings", `{"metadata":{"name":"binder"},"subjects":[{"kind":"User","name":"alice"}],"roleRef":{"kind":"Role","name":"binder"}}`)
+	admin(rbacURL+"roles", `{"metadata":{"name":"pod-reader"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]}]}`)
+
+	// Within what she holds: allowed.
+	code, _, out := call(t, h, "alice-token", "POST", rbacURL+"rolebindings", `{"metadata":{"name":"bob-reads"},"subjects":[{"kind":"User","name":"bob"}],"roleRef":{"kind":"Role","name":"pod-reader"}}`)
+	assert.Equal(t, 201, code, out)
+	code, _, out = call(t, h, "alice-token", "POST", rbacURL+"roles", `{"metadata":{"name":"mine"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["watch"]}]}`)
+	assert.Equal(t, 201, code, out)
+
+	// Beyond: refused with the escalation message.
+	code, st, _ := call(t, h, "alice-token", "POST", rbacURL+"roles", `{"metadata":{"name":"deleter"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","delete"]}]}`)
+	assert.Equal(t, 403, code)
+	assert.Equal(t, `roles.rbac.authorization.k8s.io "deleter" is forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:`+"\n"+`{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}`, st.Message)
+	code, st, _ = call(t, h, "alice-token", "POST", rbacURL+"rolebindings", `{"metadata":{"name":"bob-admin"},"subjects":[{"kind":"User","name":"bob"}],"roleRef":{"kind":"ClusterRole","name":"cluster-admin"}}`)
+	assert.Equal(t, 403, code)
+	assert.True(t, strings.HasPrefix(st.Message, `rolebindings.rbac.authorization.k8s.io "bob-admin" is forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:`+"\n"), st.Message)
+	code, st, _ = call(t, h, "alice-token", "POST", rbacURL+"rolebindings", `{"metadata":{"name":"dangling"},"subjects":[{"kind":"User","name":"bob"}],"roleRef":{"kind":"Role","name":"nope"}}`)
+	assert.Equal(t, 404, code)
+	assert.Equal(t, `role.rbac.authorization.k8s.io "nope" not found`, st.Message)
+
+	// With the bind verb on cluster-admin, she may bind it; with escalate
+	// on roles, she may write any role.
+	admin(rbacURL+"roles", `{"metadata":{"name":"powers"},"rules":[{"apiGroups":["rbac.authorization.k8s.io"],"resources":["clusterroles"],"verbs":["bind"],"resourceNames":["cluster-admin"]},{"apiGroups":["rbac.authorization.k8s.io"],"resources":["roles"],"verbs":["escalate"]}]}`)
+	admin(rbacURL+"rolebindings", `{"metadata":{"name":"powers"},"subjects":[{"kind":"User","name":"alice"}],"roleRef":{"kind":"Role","name":"powers"}}`)
+	code, _, out = call(t, h, "alice-token", "POST", rbacURL+"rolebindings", `{"metadata":{"name":"bob-admin"},"subjects":[{"kind":"User","name":"bob"}],"roleRef":{"kind":"ClusterRole","name":"cluster-admin"}}`)
+	assert.Equal(t, 201, code, out)
+	code, _, out = call(t, h, "alice-token", "POST", rbacURL+"roles", `{"metadata":{"name":"deleter"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","delete"]}]}`)
+	assert.Equal(t, 201, code, out)
+}
