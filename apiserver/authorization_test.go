@@ -170,3 +170,74 @@ func TestEscalationCheck(t *testing.T) {
 	code, _, out = call(t, h, "alice-token", "POST", rbacURL+"roles", `{"metadata":{"name":"deleter"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","delete"]}]}`)
 	assert.Equal(t, 201, code, out)
 }
+
+func TestAccessReviews(t *testing.T) {
+	srv := rbacServer(t, authz.ModeRBAC)
+	h := srv.Handler()
+	code, _, out := call(t, h, "admin-token", "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+		`{"metadata":{"name":"pod-reader"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]}]}`)
+	require.Equal(t, 201, code, out)
+	code, _, out = call(t, h, "admin-token", "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+		`{"metadata":{"name":"r"},"subjects":[{"kind":"User","name":"alice"}],"roleRef":{"kind":"Role","name":"pod-reader"}}`)
+	require.Equal(t, 201, code, out)
+
+	ssar := func(token, verb, ns string) api.SelfSubjectAccessReview {
+		t.Helper()
+		code, _, out := call(t, h, token, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+			`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"resourceAttributes":{"verb":"`+verb+`","resource":"pods","namespace":"`+ns+`"}}}`)
+		require.Equal(t, 201, code, out)
+		var rev api.SelfSubjectAccessReview
+		require.NoError(t, json.Unmarshal([]byte(out), &rev))
+		return rev
+	}
+	assert.True(t, ssar("alice-token", "list", "default").Status.Allowed)
+	assert.False(t, ssar("alice-token", "delete", "default").Status.Allowed)
+	assert.False(t, ssar("alice-token", "list", "kube-system").Status.Allowed)
+	assert.False(t, ssar("bob-token", "list", "default").Status.Allowed, "bob may ask (system:basic-user) but not list")
+
+	code, st, _ := call(t, h, "alice-token", "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", `{"spec":{}}`)
+	assert.Equal(t, 422, code)
+	assert.Contains(t, st.Message, "exactly one of nonResourceAttributes or resourceAttributes must be specified")
+	code, _, _ = call(t, h, "alice-token", "GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "")
+	assert.Equal(t, 403, code, "alice may not list them")
+	code, _, _ = call(t, h, "admin-token", "GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "")
+	assert.Equal(t, 405, code, "never stored, so never listed")
+
+	// SubjectAccessReview: the admin asks about alice; alice may not ask.
+	sar := `{"spec":{"user":"alice","resourceAttributes":{"verb":"get","resource":"pods","namespace":"default"}}}`
+	code, _, out = call(t, h, "admin-token", "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", sar)
+	require.Equal(t, 201, code, out)
+	assert.Contains(t, out, `"allowed":true`)
+	code, _, _ = call(t, h, "alice-token", "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", sar)
+	assert.Equal(t, 403, code)
+
+	// SelfSubjectRulesReview lists alice's rules in default.
+	code, _, out = call(t, h, "alice-token", "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", `{"spec":{"namespace":"default"}}`)
+	require.Equal(t, 201, code, out)
+	var rr api.SelfSubjectRulesReview
+	require.NoError(t, json.Unmarshal([]byte(out), &rr))
+	assert.Contains(t, rr.Status.ResourceRules, api.ResourceRule{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"pods"}})
+	assert.Contains(t, rr.Status.ResourceRules, api.ResourceRule{Verbs: []string{"create"}, APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"selfsubjectaccessreviews", "selfsubjectrulesreviews"}})
+	assert.NotEmpty(t, rr.Status.NonResourceRules)
+	assert.False(t, rr.Status.Incomplete)
+	code, st, _ = call(t, h, "alice-token", "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", `{"spec":{}}`)
+	assert.Equal(t, 400, code)
+	assert.Equal(t, "no namespace on request", st.Message)
+
+	// Discovery says they are create-only.
+	code, _, out = call(t, h, "bob-token", "GET", "/apis/authorization.k8s.io/v1", "")
+	require.Equal(t, 200, code, out)
+	var list api.APIResourceList
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	require.NotEmpty(t, list.APIResources)
+	for _, r := range list.APIResources {
+		assert.Equal(t, []string{"create"}, r.Verbs, r.Name)
+	}
+
+	// SelfSubjectReview: who am I.
+	code, _, out = call(t, h, "alice-token", "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", `{}`)
+	require.Equal(t, 201, code, out)
+	var who api.SelfSubjectReview
+	require.NoError(t, json.Unmarshal([]byte(out), &who))
+	assert.Equal(t, api.UserInfo{Username: "alice", Groups: []string{"dev", "system:authenticated"}}, who.Status.UserInfo)
+}

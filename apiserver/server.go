@@ -29,6 +29,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
+	"github.com/kubesim/kubesim/apiserver/reviews"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
@@ -177,6 +178,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.agg = agg
+	// The access and identity reviews, answered by the authorizer and
+	// never stored (issue 14).
+	for _, r := range reviews.Resources(s.authorizer, s.ruleLister) {
+		if err := s.AddResource(r); err != nil {
+			return nil, err
+		}
+	}
 	lifecycle := &admission.NamespaceLifecycle{
 		Get: func(ctx context.Context, name string) (*api.Namespace, error) {
 			st, ok := s.Store("", "v1", "namespaces")

@@ -169,6 +169,9 @@ func resourceEntries(r *registry.Resource) []api.APIResource {
 		ShortNames:   slices.Clone(r.ShortNames),
 		Categories:   slices.Clone(r.Categories),
 	}}
+	if r.CreateOnly != nil {
+		out[0].Verbs = []string{"create"} // issue 14: answered, not stored
+	}
 	if r.StatusSubresource {
 		out = append(out, api.APIResource{
 			Name: r.Name + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: subresourceVerbs(),

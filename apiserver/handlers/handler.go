@@ -71,6 +71,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if res.CreateOnly != nil && info.Verb != "create" {
+		// A question answered on create and never stored (issue 14:
+		// SubjectAccessReview and its kin).
+		responsewriters.WriteError(w, api.NewMethodNotSupported(res.GroupResource(), info.Verb))
+		return
+	}
 	rc := &requestContext{h: h, w: w, r: r, info: info, st: st, res: res, ns: ns, name: name}
 	var err error
 	switch info.Verb {

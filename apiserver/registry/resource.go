@@ -80,6 +80,13 @@ type Resource struct {
 	// itself, so the decoder keeps the body's kind: a custom resource with
 	// the wrong kind is a 422 field error, as in the apiextensions-apiserver.
 	ValidatesTypeMeta bool
+	// CreateOnly, when set, makes the resource a question answered on
+	// create and never stored (SubjectAccessReview, SelfSubjectReview:
+	// the REST storage of pkg/registry/authorization): a POST is
+	// defaulted, admitted and validated, then CreateOnly answers it; every
+	// other verb is 405. Nothing is written and the metadata is left as
+	// sent.
+	CreateOnly func(ctx context.Context, obj api.Object) (api.Object, error)
 	// DeprecationWarning, when set, is sent as a Warning header with every
 	// response at this version (apiextensions.k8s.io/v1beta1, deprecated
 	// custom resource versions).

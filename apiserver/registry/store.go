@@ -172,6 +172,9 @@ type CreateOptions struct {
 
 // Create stores a new object in namespace ns.
 func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts CreateOptions) (api.Object, error) {
+	if s.res.CreateOnly != nil {
+		return s.answer(ctx, obj, opts)
+	}
 	meta := obj.GetObjectMeta()
 	if s.res.Namespaced {
 		meta.Namespace = ns
@@ -837,4 +840,21 @@ func resetStatus(obj api.Object) {
 	if f := v.FieldByName("Status"); f.IsValid() && f.CanSet() {
 		f.Set(reflect.Zero(f.Type()))
 	}
+}
+
+// answer serves a create on a CreateOnly resource: the object is a
+// question, checked as any object is, answered and not stored.
+func (s *Store) answer(ctx context.Context, obj api.Object, opts CreateOptions) (api.Object, error) {
+	st := s.res.strategy()
+	st.PrepareForCreate(obj)
+	st.Default(obj)
+	if opts.Admit != nil {
+		if err := opts.Admit(ctx, obj, nil); err != nil {
+			return nil, err
+		}
+	}
+	if errs := st.Validate(obj); len(errs) > 0 {
+		return nil, api.NewInvalid(s.res.GroupKind(), obj.GetObjectMeta().Name, errs)
+	}
+	return s.res.CreateOnly(ctx, obj)
 }

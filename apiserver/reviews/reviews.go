@@ -1,0 +1,164 @@
+package reviews
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/authz"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/schema"
+)
+
+// The groups of the review resources.
+const (
+	AuthorizationGroup  = "authorization.k8s.io"
+	AuthenticationGroup = "authentication.k8s.io"
+)
+
+// Resources are the four review resources, answered by a (the server's
+// authorizer) and rules (its rule lister).
+func Resources(a authz.Authorizer, rules authz.RuleResolver) []*registry.Resource {
+	r := &reviewer{authorizer: a, rules: rules}
+	res := func(group, name, kind string, newObj func() api.Object, goType any, st registry.Strategy, answer func(context.Context, api.Object) (api.Object, error)) *registry.Resource {
+		return &registry.Resource{
+			Group: group, Version: "v1", Name: name, SingularName: strings.ToLower(kind), Kind: kind, ListKind: kind + "List",
+			New: newObj, Strategy: st, Schema: schema.FromGoType(reflect.TypeOf(goType)), CreateOnly: answer,
+		}
+	}
+	return []*registry.Resource{
+		res(AuthorizationGroup, "selfsubjectaccessreviews", "SelfSubjectAccessReview",
+			func() api.Object { return &api.SelfSubjectAccessReview{} }, api.SelfSubjectAccessReview{}, ssarStrategy{}, r.selfSubjectAccessReview),
+		res(AuthorizationGroup, "subjectaccessreviews", "SubjectAccessReview",
+			func() api.Object { return &api.SubjectAccessReview{} }, api.SubjectAccessReview{}, sarStrategy{}, r.subjectAccessReview),
+		res(AuthorizationGroup, "selfsubjectrulesreviews", "SelfSubjectRulesReview",
+			func() api.Object { return &api.SelfSubjectRulesReview{} }, api.SelfSubjectRulesReview{}, nil, r.selfSubjectRulesReview),
+		res(AuthenticationGroup, "selfsubjectreviews", "SelfSubjectReview",
+			func() api.Object { return &api.SelfSubjectReview{} }, api.SelfSubjectReview{}, nil, selfSubjectReview),
+	}
+}
+
+type reviewer struct {
+	authorizer authz.Authorizer
+	rules      authz.RuleResolver
+}
+
+// attributes turns a review's spec into the authorizer's attributes.
+func attributes(u *authn.UserInfo, ra *api.ResourceAttributes, nra *api.NonResourceAttributes) authz.Attributes {
+	if ra != nil {
+		return authz.Attributes{User: u, Verb: ra.Verb, ResourceRequest: true, Namespace: ra.Namespace,
+			APIGroup: ra.Group, APIVersion: ra.Version, Resource: ra.Resource, Subresource: ra.Subresource, Name: ra.Name}
+	}
+	return authz.Attributes{User: u, Verb: nra.Verb, Path: nra.Path}
+}
+
+func (r *reviewer) decide(ctx context.Context, a authz.Attributes) api.SubjectAccessReviewStatus {
+	d, reason, err := r.authorizer.Authorize(ctx, a)
+	st := api.SubjectAccessReviewStatus{Allowed: d == authz.DecisionAllow, Denied: d == authz.DecisionDeny, Reason: reason}
+	if err != nil {
+		st.EvaluationError = err.Error()
+	}
+	return st
+}
+
+// user is the requesting user; the loopback has none and asks as nobody.
+func user(ctx context.Context) *authn.UserInfo {
+	u, _ := authn.UserFrom(ctx)
+	return u
+}
+
+func (r *reviewer) selfSubjectAccessReview(ctx context.Context, obj api.Object) (api.Object, error) {
+	rev := obj.(*api.SelfSubjectAccessReview)
+	rev.Status = r.decide(ctx, attributes(user(ctx), rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes))
+	return rev, nil
+}
+
+func (r *reviewer) subjectAccessReview(ctx context.Context, obj api.Object) (api.Object, error) {
+	rev := obj.(*api.SubjectAccessReview)
+	u := &authn.UserInfo{Name: rev.Spec.User, UID: rev.Spec.UID, Groups: rev.Spec.Groups}
+	rev.Status = r.decide(ctx, attributes(u, rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes))
+	return rev, nil
+}
+
+func (r *reviewer) selfSubjectRulesReview(ctx context.Context, obj api.Object) (api.Object, error) {
+	rev := obj.(*api.SelfSubjectRulesReview)
+	if rev.Spec.Namespace == "" {
+		return nil, api.NewBadRequest("no namespace on request")
+	}
+	rules, errs := r.rules.RulesFor(ctx, user(ctx), rev.Spec.Namespace)
+	st := api.SubjectRulesReviewStatus{ResourceRules: []api.ResourceRule{}, NonResourceRules: []api.NonResourceRule{}}
+	for _, p := range rules {
+		if len(p.NonResourceURLs) > 0 {
+			st.NonResourceRules = append(st.NonResourceRules, api.NonResourceRule{Verbs: p.Verbs, NonResourceURLs: p.NonResourceURLs})
+		} else {
+			st.ResourceRules = append(st.ResourceRules, api.ResourceRule{Verbs: p.Verbs, APIGroups: p.APIGroups, Resources: p.Resources, ResourceNames: p.ResourceNames})
+		}
+	}
+	if len(errs) > 0 {
+		st.Incomplete = true
+		st.EvaluationError = aggregate(errs)
+	}
+	rev.Status = st
+	return rev, nil
+}
+
+// aggregate prints errors as an aggregate error does: one alone, several
+// in brackets.
+func aggregate(errs []error) string {
+	if len(errs) == 1 {
+		return errs[0].Error()
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return "[" + strings.Join(msgs, ", ") + "]"
+}
+
+func selfSubjectReview(ctx context.Context, obj api.Object) (api.Object, error) {
+	rev := obj.(*api.SelfSubjectReview)
+	u := user(ctx)
+	if u == nil {
+		return nil, api.NewInternalError(fmt.Errorf("no user in the request"))
+	}
+	rev.Status.UserInfo = api.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
+	return rev, nil
+}
+
+// validateSpec is ValidateSelfSubjectAccessReviewSpec: exactly one of
+// the attributes.
+func validateSpec(ra *api.ResourceAttributes, nra *api.NonResourceAttributes) field.ErrorList {
+	p := field.NewPath("spec")
+	var errs field.ErrorList
+	if ra != nil && nra != nil {
+		errs = append(errs, field.Invalid(p.Child("nonResourceAttributes"), nra, "cannot be specified in combination with resourceAttributes"))
+	}
+	if ra == nil && nra == nil {
+		errs = append(errs, field.Invalid(p.Child("resourceAttributes"), nra, "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
+	}
+	return errs
+}
+
+type ssarStrategy struct{ registry.DefaultStrategy }
+
+// Validate implements registry.Strategy.
+func (ssarStrategy) Validate(obj api.Object) field.ErrorList {
+	s := obj.(*api.SelfSubjectAccessReview).Spec
+	return validateSpec(s.ResourceAttributes, s.NonResourceAttributes)
+}
+
+type sarStrategy struct{ registry.DefaultStrategy }
+
+// Validate implements registry.Strategy (ValidateSubjectAccessReviewSpec).
+func (sarStrategy) Validate(obj api.Object) field.ErrorList {
+	s := obj.(*api.SubjectAccessReview).Spec
+	errs := validateSpec(s.ResourceAttributes, s.NonResourceAttributes)
+	if s.User == "" && len(s.Groups) == 0 {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "user"), s.User, "at least one of user or group must be specified"))
+	}
+	return errs
+}
