@@ -259,6 +259,9 @@ func (c *Cluster) openStore() error {
 func (c *Cluster) servedResources() []client.ResourceInfo {
 	var out []client.ResourceInfo
 	for _, r := range c.server.Resources() {
+		if r.CreateOnly != nil {
+			continue // issue 14: reviews cannot be listed, like the real controllers' verb filter
+		}
 		out = append(out, client.ResourceInfo{Group: r.Group, Version: r.Version, Resource: r.Name, Namespaced: r.Namespaced})
 	}
 	return out
