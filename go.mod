@@ -3,6 +3,7 @@ module github.com/kubesim/kubesim
 go 1.26
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/mux v1.8.1
 	github.com/stretchr/testify v1.12.1

@@ -31,6 +31,9 @@ type Handler struct {
 	Clock     clock.Clock
 	// MaxBodyBytes caps request bodies (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
+
+	// fast remembers which kinds the decoder's fast path can take.
+	fast decodeCache
 }
 
 // ServeHTTP implements http.Handler.
@@ -283,22 +286,7 @@ func (c *requestContext) decoder() (*decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decoder{res: c.res, validation: v}, nil
-}
-
-func (c *requestContext) bodyJSON() ([]byte, error) {
-	limit := c.h.MaxBodyBytes
-	if limit <= 0 {
-		limit = DefaultMaxBodyBytes
-	}
-	body, err := readBody(c.w, c.r, limit)
-	if err != nil {
-		return nil, err
-	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil, api.NewBadRequest("the request body is empty")
-	}
-	return bodyToJSON(c.r.Header.Get("Content-Type"), body)
+	return &decoder{res: c.res, validation: v, fast: &c.h.fast}, nil
 }
 
 // checkNamespace refuses a body whose namespace differs from the URL's.
@@ -321,7 +309,7 @@ func (c *requestContext) create() error {
 	if err != nil {
 		return err
 	}
-	data, err := c.bodyJSON()
+	body, err := c.readRequestBody()
 	if err != nil {
 		return err
 	}
@@ -329,7 +317,7 @@ func (c *requestContext) create() error {
 	if err != nil {
 		return err
 	}
-	obj, err := dec.decode(data)
+	obj, err := dec.decodeBody(body)
 	if err != nil {
 		return err
 	}
@@ -346,12 +334,12 @@ func (c *requestContext) create() error {
 
 func (c *requestContext) createSubresource() error {
 	sub := c.res.CreateSubresources[c.info.Subresource]
-	data, err := c.bodyJSON()
+	body, err := c.readRequestBody()
 	if err != nil {
 		return err
 	}
-	dec := &decoder{res: sub.Resource, validation: "Ignore"}
-	obj, err := dec.decode(data)
+	dec := &decoder{res: sub.Resource, validation: "Ignore", fast: &c.h.fast}
+	obj, err := dec.decodeBody(body)
 	if err != nil {
 		return err
 	}
@@ -371,18 +359,18 @@ func (c *requestContext) update() error {
 	if err != nil {
 		return err
 	}
-	data, err := c.bodyJSON()
+	body, err := c.readRequestBody()
 	if err != nil {
 		return err
 	}
 	if c.info.Subresource == "scale" {
-		return c.scaleWrite(data, dry, "")
+		return c.scaleUpdate(body, dry)
 	}
 	dec, err := c.decoder()
 	if err != nil {
 		return err
 	}
-	obj, err := dec.decode(data)
+	obj, err := dec.decodeBody(body)
 	if err != nil {
 		return err
 	}
@@ -414,12 +402,8 @@ func (c *requestContext) deleteOptions() (*api.DeleteOptions, error) {
 		return nil, err
 	}
 	if len(strings.TrimSpace(string(body))) > 0 {
-		data, err := bodyToJSON(c.r.Header.Get("Content-Type"), body)
-		if err != nil {
+		if err := c.decodeDeleteOptions(body, opts); err != nil {
 			return nil, err
-		}
-		if err := strictUnmarshal(data, opts); err != nil {
-			return nil, api.NewBadRequest("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: " + err.Error())
 		}
 	}
 	q := c.r.URL.Query()
