@@ -14,4 +14,5 @@ require (
 require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.45.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )
