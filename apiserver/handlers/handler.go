@@ -176,7 +176,7 @@ func (c *requestContext) admit(op admission.Operation, dryRun bool) registry.Adm
 }
 
 func (c *requestContext) writeObject(code int, obj api.Object) error {
-	out, err := negotiate(c.r)
+	out, err := c.negotiate()
 	if err != nil {
 		return err
 	}
@@ -188,8 +188,7 @@ func (c *requestContext) writeObject(code int, obj api.Object) error {
 		responsewriters.WriteJSON(c.w, code, table)
 		return nil
 	}
-	responsewriters.WriteJSON(c.w, code, obj)
-	return nil
+	return c.writeEncoded(code, out, obj)
 }
 
 func (c *requestContext) get() error {
@@ -202,8 +201,7 @@ func (c *requestContext) get() error {
 		if err != nil {
 			return err
 		}
-		responsewriters.WriteJSON(c.w, http.StatusOK, scale)
-		return nil
+		return c.writeScale(scale)
 	}
 	return c.writeObject(http.StatusOK, obj)
 }
@@ -249,9 +247,16 @@ func (c *requestContext) list() error {
 	if err != nil {
 		return err
 	}
-	out, err := negotiate(c.r)
+	out, err := c.negotiate()
 	if err != nil {
 		return err
+	}
+	if out == asProtobuf {
+		res, err := c.st.List(c.ctx(), c.ns, opts)
+		if err != nil {
+			return err
+		}
+		return c.writeProtobufList(api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
 	}
 	if out == asTable {
 		res, err := c.st.List(c.ctx(), c.ns, opts)
@@ -350,8 +355,11 @@ func (c *requestContext) createSubresource() error {
 	if err != nil {
 		return err
 	}
-	responsewriters.WriteJSON(c.w, http.StatusCreated, out)
-	return nil
+	enc, err := c.negotiate()
+	if err != nil {
+		return err
+	}
+	return c.writeEncoded(http.StatusCreated, enc, out)
 }
 
 func (c *requestContext) update() error {
@@ -479,6 +487,9 @@ func (c *requestContext) deleteCollection() error {
 	}
 	if items == nil {
 		items = []api.Object{}
+	}
+	if out, err := c.negotiate(); err == nil && out == asProtobuf {
+		return c.writeProtobufList(api.ListMeta{}, items)
 	}
 	responsewriters.WriteJSON(c.w, http.StatusOK, listJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(), Items: items})
 	return nil
