@@ -181,3 +181,20 @@ func TestFastPathAgreesWithCarefulPath(t *testing.T) {
 }
 
 func decodeMapOf(body string) (map[string]any, error) { return unstructured.DecodeMap([]byte(body)) }
+
+// A merge or strategic patch naming a field twice is a duplicate field
+// too; the last one is applied.
+func TestPatchDuplicateFields(t *testing.T) {
+	e := newEnv(t)
+	cms := "/api/v1/namespaces/default/configmaps"
+	e.do("POST", cms, "", `{"metadata":{"name":"p"},"data":{"a":"0"}}`).expect(201)
+	patch := `{"data":{"a":"1","a":"2"}}`
+	st := e.do("PATCH", cms+"/p?fieldValidation=Strict", "application/merge-patch+json", patch).expect(400).status()
+	assert.Equal(t, `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a"`, st.Message)
+	assert.Equal(t, "0", get(e.do("GET", cms+"/p", "", "").obj(), "data", "a"))
+	r := e.do("PATCH", cms+"/p", "application/strategic-merge-patch+json", patch).expect(200)
+	assert.Equal(t, []string{`duplicate field "data.a"`}, r.warnings())
+	assert.Equal(t, "2", get(r.obj(), "data", "a"))
+	r = e.do("PATCH", cms+"/p?fieldValidation=Strict", "application/merge-patch+json", `{"data":{"b":"1"},"Data":{"c":"1"}}`).expect(400)
+	assert.Contains(t, r.status().Message, `unknown field "Data"`)
+}
