@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -28,10 +29,10 @@ func parseError(n int) error {
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errUnexpectedEOF
-	case err.Error() == "variable length integer overflow":
+	case strings.HasSuffix(err.Error(), "variable length integer overflow"):
 		return errIntOverflow
 	}
-	return fmt.Errorf("proto: %w", err)
+	return err // already "proto: ..."
 }
 
 // consumeTag reads the key of a record. A field number of 0 (or beyond
