@@ -146,10 +146,12 @@ func (d *decoder) fastDecode(data []byte) (api.Object, bool) {
 // inside such a method matches names case-insensitively and the fast path
 // could not see an unknown field there. The zero value is ready to use.
 type decodeCache struct {
-	mu sync.Mutex
-	m  map[reflect.Type]bool
+	// fast maps reflect.Type to bool; read on every write request, so a
+	// sync.Map rather than a mutex.
+	fast sync.Map
 	// meta is ObjectMeta's schema, built once.
-	meta *api.JSONSchemaProps
+	metaOnce sync.Once
+	meta     *api.JSONSchemaProps
 }
 
 // objectMetaSchema is the schema metadata is pruned by, for built-in
@@ -158,11 +160,7 @@ func (f *decodeCache) objectMetaSchema() *api.JSONSchemaProps {
 	if f == nil {
 		return schema.FromGoType(reflect.TypeFor[api.ObjectMeta]())
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.meta == nil {
-		f.meta = schema.FromGoType(reflect.TypeFor[api.ObjectMeta]())
-	}
+	f.metaOnce.Do(func() { f.meta = schema.FromGoType(reflect.TypeFor[api.ObjectMeta]()) })
 	return f.meta
 }
 
@@ -170,16 +168,11 @@ func (f *decodeCache) ok(t reflect.Type) bool {
 	if f == nil {
 		return fastDecodable(t, map[reflect.Type]bool{})
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if v, ok := f.m[t]; ok {
-		return v
-	}
-	if f.m == nil {
-		f.m = map[reflect.Type]bool{}
+	if v, ok := f.fast.Load(t); ok {
+		return v.(bool)
 	}
 	v := fastDecodable(t, map[reflect.Type]bool{})
-	f.m[t] = v
+	f.fast.Store(t, v)
 	return v
 }
 
