@@ -75,6 +75,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rc := &requestContext{h: h, w: w, r: r, info: info, st: st, res: res, ns: ns, name: name}
+	// The answer's media type is settled before anything is written, as
+	// Kubernetes' handlers do: a 406 must not follow a stored create.
+	if _, err := rc.negotiate(); err != nil {
+		responsewriters.WriteError(w, err)
+		return
+	}
 	var err error
 	switch info.Verb {
 	case "get":

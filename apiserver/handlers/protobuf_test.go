@@ -239,3 +239,15 @@ func TestProtobufWatch(t *testing.T) {
 	assert.Equal(t, int32(410), st.Code)
 	assert.Equal(t, api.StatusReasonExpired, st.Reason)
 }
+
+// An Accept the server cannot satisfy is refused before anything is
+// written.
+func TestNotAcceptableWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	before := e.store.Revision()
+	html := map[string]string{"Accept": "text/html"}
+	e.doH("POST", cmPath, "", `{"metadata":{"name":"n"}}`, html).expect(406)
+	e.doH("POST", cmPath, pbType, encodePB(t, configMap("n", nil)), html).expect(406)
+	assert.Equal(t, before, e.store.Revision())
+	e.do("GET", cmPath+"/n", "", "").expect(404)
+}
