@@ -458,9 +458,20 @@ func addWarnings(w http.ResponseWriter, warnings []string) {
 	}
 }
 
-// strictUnmarshal decodes JSON into v, refusing unknown fields.
+// strictUnmarshal decodes JSON into v (DeleteOptions), refusing unknown
+// and duplicate fields, names matched case-sensitively. Most errors are
+// worded by encoding/json, as Kubernetes' decoder words them; a case
+// variant or a duplicate, which encoding/json would accept, by the
+// case-sensitive decoder.
 func strictUnmarshal(data []byte, v any) error {
-	d := json.NewDecoder(strings.NewReader(string(data)))
+	err := jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true))
+	if err == nil {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
-	return d.Decode(v)
+	if v1err := d.Decode(reflect.New(reflect.TypeOf(v).Elem()).Interface()); v1err != nil {
+		return v1err
+	}
+	return err
 }

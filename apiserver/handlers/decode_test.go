@@ -198,3 +198,17 @@ func TestPatchDuplicateFields(t *testing.T) {
 	r = e.do("PATCH", cms+"/p?fieldValidation=Strict", "application/merge-patch+json", `{"data":{"b":"1"},"Data":{"c":"1"}}`).expect(400)
 	assert.Contains(t, r.status().Message, `unknown field "Data"`)
 }
+
+// DeleteOptions match field names case-sensitively too.
+func TestDeleteOptionsCaseSensitive(t *testing.T) {
+	e := newEnv(t)
+	cms := "/api/v1/namespaces/default/configmaps"
+	e.do("POST", cms, "", `{"metadata":{"name":"d"}}`).expect(201)
+	st := e.do("DELETE", cms+"/d", "", `{"PropagationPolicy":"Orphan"}`).expect(400).status()
+	assert.Contains(t, st.Message, `DeleteOptions in version "v1" cannot be handled as a DeleteOptions: `)
+	assert.Contains(t, st.Message, `"PropagationPolicy"`)
+	st = e.do("DELETE", cms+"/d", "", `{"propagationPolicy":7}`).expect(400).status()
+	assert.Equal(t, `DeleteOptions in version "v1" cannot be handled as a DeleteOptions: json: cannot unmarshal number into Go struct field DeleteOptions.propagationPolicy of type api.DeletionPropagation`, st.Message)
+	e.do("GET", cms+"/d", "", "").expect(200)
+	e.do("DELETE", cms+"/d", "", `{"propagationPolicy":"Background"}`).expect(200)
+}
