@@ -153,6 +153,15 @@ func TestSpecialValues(t *testing.T) {
 	}
 	roundTrip(t, s)
 
+	// A nil value is an entry with a key only, as generated code writes it.
+	b, err := protobuf.Marshal(&api.Secret{Data: map[string][]byte{"k": nil}})
+	require.NoError(t, err)
+	require.Contains(t, string(b), "\x12\x03\x0a\x01k", "entry {key = \"k\"} without a value")
+	var back api.Secret
+	require.NoError(t, protobuf.Unmarshal(b, &back))
+	require.Contains(t, back.Data, "k")
+	require.Nil(t, back.Data["k"])
+
 	// IntOrString keeps which of the two it holds, even for "0" and 0.
 	svc := &api.Service{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Service"}, Spec: api.ServiceSpec{Ports: []api.ServicePort{
 		{Port: 80, TargetPort: intstr.FromString("0")}, {Port: 81, TargetPort: intstr.FromInt32(0)},
