@@ -8,32 +8,40 @@ import (
 )
 
 // The protobuf form of Time and MicroTime is a Timestamp message
-// {int64 seconds = 1; int32 nanos = 2}, as metav1's time_proto.go writes
-// it. Unlike JSON it keeps nanoseconds. The zero time is an empty message.
+// {int64 seconds = 1; int32 nanos = 2}, as metav1's time_proto.go and
+// micro_time_proto.go write it, with the precision of their JSON: a Time
+// keeps whole seconds (nanos is written as 0 and ignored when read), a
+// MicroTime microseconds. Kubernetes chose this so that an object written
+// by a protobuf client reads the same to a JSON one. The zero time is an
+// empty message.
 
-// AppendProtobuf appends t's Timestamp message body.
-func (t Time) AppendProtobuf(b []byte) []byte { return appendTimestamp(b, t.Time) }
+// AppendProtobuf appends t's Timestamp message body, in whole seconds.
+func (t Time) AppendProtobuf(b []byte) []byte {
+	return appendTimestamp(b, t.Time, time.Second)
+}
 
-// UnmarshalProtobuf reads a Timestamp message body; an empty one is the
-// zero time.
+// UnmarshalProtobuf reads a Timestamp message body, in whole seconds; an
+// empty one is the zero time.
 func (t *Time) UnmarshalProtobuf(data []byte) error {
-	v, err := parseTimestamp(data)
+	v, err := parseTimestamp(data, time.Second)
 	t.Time = v
 	return err
 }
 
-// AppendProtobuf appends t's Timestamp message body.
-func (t MicroTime) AppendProtobuf(b []byte) []byte { return appendTimestamp(b, t.Time) }
+// AppendProtobuf appends t's Timestamp message body, in microseconds.
+func (t MicroTime) AppendProtobuf(b []byte) []byte {
+	return appendTimestamp(b, t.Time, time.Microsecond)
+}
 
-// UnmarshalProtobuf reads a Timestamp message body; an empty one is the
-// zero time.
+// UnmarshalProtobuf reads a Timestamp message body, in microseconds; an
+// empty one is the zero time.
 func (t *MicroTime) UnmarshalProtobuf(data []byte) error {
-	v, err := parseTimestamp(data)
+	v, err := parseTimestamp(data, time.Microsecond)
 	t.Time = v
 	return err
 }
 
-func appendTimestamp(b []byte, t time.Time) []byte {
+func appendTimestamp(b []byte, t time.Time, precision time.Duration) []byte {
 	if t.IsZero() {
 		return b
 	}
@@ -41,10 +49,11 @@ func appendTimestamp(b []byte, t time.Time) []byte {
 	b = protowire.AppendTag(b, 1, protowire.VarintType)
 	b = protowire.AppendVarint(b, uint64(t.Unix()))
 	b = protowire.AppendTag(b, 2, protowire.VarintType)
-	return protowire.AppendVarint(b, uint64(int64(int32(t.Nanosecond()))))
+	nanos := time.Duration(t.Nanosecond()).Truncate(precision)
+	return protowire.AppendVarint(b, uint64(nanos))
 }
 
-func parseTimestamp(data []byte) (time.Time, error) {
+func parseTimestamp(data []byte, precision time.Duration) (time.Time, error) {
 	if len(data) == 0 {
 		return time.Time{}, nil
 	}
@@ -72,5 +81,5 @@ func parseTimestamp(data []byte) (time.Time, error) {
 			nanos = int64(int32(v))
 		}
 	}
-	return time.Unix(seconds, nanos).UTC(), nil
+	return time.Unix(seconds, int64(time.Duration(nanos).Truncate(precision))).UTC(), nil
 }

@@ -27,14 +27,15 @@ var (
 
 // fill sets every exported field reachable from v to a non-zero value that
 // depends on seed: two elements in every slice and map, every pointer set.
-// Times carry nanoseconds, which protobuf keeps (JSON does not).
+// Times are whole seconds (MicroTimes whole microseconds): the precision
+// both JSON and protobuf keep.
 func fill(v reflect.Value, seed int, depth int) {
 	if depth > 20 {
 		return
 	}
 	switch v.Type() {
 	case timeType:
-		v.Set(reflect.ValueOf(api.Date(2026, 1, 2, 3, 4, seed%60, seed*1000+7, time.UTC)))
+		v.Set(reflect.ValueOf(api.Date(2026, 1, 2, 3, 4, seed%60, 0, time.UTC)))
 		return
 	case microTimeType:
 		v.Set(reflect.ValueOf(api.NewMicroTime(time.Date(2026, 1, 2, 3, 4, seed%60, seed*1000, time.UTC))))
@@ -147,10 +148,19 @@ func TestSpecialValues(t *testing.T) {
 	// Secret data: a nil value, an empty one and bytes that are not UTF-8.
 	s := &api.Secret{
 		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: api.ObjectMeta{Name: "s", CreationTimestamp: api.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)},
+		ObjectMeta: api.ObjectMeta{Name: "s", CreationTimestamp: api.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
 		Data:       map[string][]byte{"empty": {}, "bin": {0, 0xff, 0xfe}},
 	}
 	roundTrip(t, s)
+
+	// A nil value is an entry with a key only, as generated code writes it.
+	b, err := protobuf.Marshal(&api.Secret{Data: map[string][]byte{"k": nil}})
+	require.NoError(t, err)
+	require.Contains(t, string(b), "\x12\x03\x0a\x01k", "entry {key = \"k\"} without a value")
+	var back api.Secret
+	require.NoError(t, protobuf.Unmarshal(b, &back))
+	require.Contains(t, back.Data, "k")
+	require.Nil(t, back.Data["k"])
 
 	// IntOrString keeps which of the two it holds, even for "0" and 0.
 	svc := &api.Service{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Service"}, Spec: api.ServiceSpec{Ports: []api.ServicePort{
@@ -164,6 +174,24 @@ func TestSpecialValues(t *testing.T) {
 	}}}
 	roundTrip(t, n)
 	require.Equal(t, "7Gi", n.Status.Capacity.Memory().String())
+}
+
+func TestTimePrecisionIsThatOfJSON(t *testing.T) {
+	// metav1.Time keeps whole seconds in protobuf too, MicroTime
+	// microseconds: what is written is what a JSON client would read.
+	at := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	lease := &api.Lease{
+		TypeMeta:   api.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
+		ObjectMeta: api.ObjectMeta{CreationTimestamp: api.NewTime(at)},
+		Spec:       api.LeaseSpec{RenewTime: &api.MicroTime{Time: at}},
+	}
+	data, err := protobuf.Encode(lease)
+	require.NoError(t, err)
+	var back api.Lease
+	_, _, err = protobuf.Decode(data, &back)
+	require.NoError(t, err)
+	require.Equal(t, at.Truncate(time.Second), back.CreationTimestamp.Time)
+	require.Equal(t, at.Truncate(time.Microsecond), back.Spec.RenewTime.Time)
 }
 
 func TestZeroTimeIsAnEmptyMessage(t *testing.T) {
