@@ -97,8 +97,8 @@ func (c *requestContext) writeEncoded(code int, out output, v any) error {
 	return nil
 }
 
-// writeList writes a list of objects as negotiated; JSON lists are served
-// from the stored bytes, protobuf lists are encoded from objects.
+// writeProtobufList writes a list in protobuf. JSON lists are served from
+// the stored bytes; a protobuf list is encoded from the decoded objects.
 func (c *requestContext) writeProtobufList(meta api.ListMeta, items []api.Object) error {
 	data, err := protobuf.EncodeList(c.res.GroupVersion().String(), c.res.ListKind, meta, items)
 	if err != nil {
