@@ -131,15 +131,21 @@ func build(t reflect.Type, building map[reflect.Type]*plan) (*plan, error) {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		tag, ok := sf.Tag.Lookup("protobuf")
-		if !ok {
+		switch {
+		case ok && tag == "-":
+			continue // kubesim's own field, not in the Kubernetes API
+		case ok:
+		case sf.Anonymous && sf.Type == typeMetaType:
 			// TypeMeta travels in the envelope, never inside the message,
 			// as in Kubernetes where the embedded TypeMeta has no tag.
-			if sf.Anonymous && sf.Type == typeMetaType {
-				continue
-			}
-			if sf.IsExported() || sf.Name == "_" {
-				return nil, fmt.Errorf("protobuf: field %s.%s has no protobuf tag", t, sf.Name)
-			}
+			continue
+		case sf.Tag.Get("json") == "-" && sf.Name != "_":
+			continue // in neither JSON nor protobuf
+		case sf.IsExported() || sf.Name == "_":
+			// Writing the rest and dropping this field silently would lose
+			// data: the type is not protobuf-capable (Supports is false).
+			return nil, fmt.Errorf("protobuf: field %s.%s has no protobuf tag", t, sf.Name)
+		default:
 			continue // unexported state (Quantity's mantissa) is the type's own business
 		}
 		num, err := tagNumber(tag)
@@ -167,9 +173,8 @@ func build(t reflect.Type, building map[reflect.Type]*plan) (*plan, error) {
 		p.fields = append(p.fields, f)
 		p.byNum[num] = nil
 	}
-	if len(p.fields) == 0 {
-		return nil, fmt.Errorf("protobuf: %s has no protobuf fields", t)
-	}
+	// A struct with no fields on the wire is an empty message, as
+	// CustomResourceSubresourceStatus is in Kubernetes.
 	// Generated Kubernetes code writes fields in field-number order,
 	// whatever the order of the Go fields.
 	sort.Slice(p.fields, func(i, j int) bool { return p.fields[i].num < p.fields[j].num })
