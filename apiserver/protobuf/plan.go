@@ -119,6 +119,8 @@ func (c *Codec) planFor(t reflect.Type) (*plan, error) {
 
 // build makes the plan of t. building holds the plans under construction,
 // so that a type that contains itself (through a pointer or slice) ends.
+// A struct with no fields on the wire gets an empty plan: an empty
+// message, as CustomResourceSubresourceStatus is in Kubernetes.
 func build(t reflect.Type, building map[reflect.Type]*plan) (*plan, error) {
 	if p, ok := building[t]; ok {
 		return p, nil
@@ -173,8 +175,6 @@ func build(t reflect.Type, building map[reflect.Type]*plan) (*plan, error) {
 		p.fields = append(p.fields, f)
 		p.byNum[num] = nil
 	}
-	// A struct with no fields on the wire is an empty message, as
-	// CustomResourceSubresourceStatus is in Kubernetes.
 	// Generated Kubernetes code writes fields in field-number order,
 	// whatever the order of the Go fields.
 	sort.Slice(p.fields, func(i, j int) bool { return p.fields[i].num < p.fields[j].num })
