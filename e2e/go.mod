@@ -6,6 +6,7 @@ require (
 	github.com/kubesim/kubesim v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.12.1
 	k8s.io/api v0.37.2
+	k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
 	k8s.io/kube-aggregator v0.37.2

@@ -14,12 +14,18 @@ import (
 // The errors of gogo-generated Unmarshal methods, worded as Kubernetes
 // returns them (k8s.io/api/*/generated.pb.go).
 var (
-	errIntOverflow    = errors.New("proto: integer overflow")
-	errInvalidLength  = errors.New("proto: negative length found during unmarshaling")
-	errUnexpectedEOF  = io.ErrUnexpectedEOF
-	errMaxDepth       = errors.New("proto: exceeded maximum nesting depth")
-	maxDepth          = 100 // protects the stack from hostile input, as protobuf-go's limit does
+	errIntOverflow   = errors.New("proto: integer overflow")
+	errUnexpectedEOF = io.ErrUnexpectedEOF
+	errMaxDepth      = errors.New("proto: exceeded maximum nesting depth")
+)
+
+const (
+	// errWrongFieldKind is gogo's message for a record whose wire type is
+	// not the field's, with the Go field name.
 	errWrongFieldKind = "proto: wrong wireType = %d for field %s"
+	// maxDepth bounds nesting, protecting the stack from hostile input as
+	// protobuf-go's own limit does.
+	maxDepth = 100
 )
 
 // parseError turns a negative count of protowire into the error gogo code

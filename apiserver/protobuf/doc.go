@@ -48,12 +48,15 @@
 //
 // # Left out
 //
-// Custom resources, unstructured objects, Table and the apiextensions
-// kinds carry no tags: Supports is false for them and they are served as
-// JSON only (kube-apiserver serves custom resources as JSON too). Decoding
-// is stricter than the generated code, which skips unknown field numbers:
-// here a number neither kubesim nor Kubernetes knows is an error. Values of
-// fields kubesim does not model are dropped on reading, as the JSON decoder
-// drops unknown fields. The streaming list encoding of newer servers
-// writes the same bytes and is not a separate path here.
+// Custom resources, unstructured objects and Table carry no tags: Supports
+// is false for them and they are served as JSON only (kube-apiserver
+// serves custom resources as JSON too). A field that is kubesim's own
+// (protobuf:"-", such as the x-kubernetes-patch-* keys of generated
+// schemas) or in neither JSON nor protobuf (json:"-" without a protobuf
+// tag) is not on the wire. Decoding is stricter than the generated code,
+// which skips unknown field numbers: here a number neither kubesim nor
+// Kubernetes knows is an error. Values of fields kubesim does not model
+// are dropped on reading, as the JSON decoder drops unknown fields. The
+// streaming list encoding of newer servers writes the same bytes and is
+// not a separate path here.
 package protobuf

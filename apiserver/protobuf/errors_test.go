@@ -168,3 +168,24 @@ func (r *byteReader) Read(p []byte) (int, error) {
 }
 
 func readerOf(b []byte) io.Reader { return &byteReader{b} }
+
+func TestNestingIsBounded(t *testing.T) {
+	// Schemas nest; a hostile body nesting them without end is refused
+	// rather than allowed to exhaust the stack.
+	deep := func(n int) *api.JSONSchemaProps {
+		s := &api.JSONSchemaProps{Type: "object"}
+		for i := 0; i < n; i++ {
+			s = &api.JSONSchemaProps{Not: s}
+		}
+		return s
+	}
+	b, err := protobuf.Marshal(deep(150))
+	require.NoError(t, err)
+	require.EqualError(t, protobuf.Unmarshal(b, &api.JSONSchemaProps{}), "proto: exceeded maximum nesting depth")
+
+	b, err = protobuf.Marshal(deep(50))
+	require.NoError(t, err)
+	var back api.JSONSchemaProps
+	require.NoError(t, protobuf.Unmarshal(b, &back))
+	require.Equal(t, deep(50), &back)
+}

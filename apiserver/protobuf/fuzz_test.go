@@ -20,7 +20,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{})
 	codec := protobuf.New()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, into := range []protobuf.Kinded{&api.Pod{}, &api.Secret{}, &api.Node{}, &api.Deployment{}, &api.Lease{}, &api.PodList{}, &api.Status{}} {
+		for _, into := range []protobuf.Kinded{&api.Pod{}, &api.Secret{}, &api.Node{}, &api.Deployment{}, &api.Lease{}, &api.PodList{}, &api.Status{}, &api.CustomResourceDefinition{}} {
 			if _, _, err := codec.Decode(data, into); err == nil {
 				_, err := codec.Encode(into)
 				require.NoError(t, err)

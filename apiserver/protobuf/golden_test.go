@@ -30,6 +30,9 @@ var goldenKinds = map[string]func() protobuf.Kinded{
 	"Scale":         func() protobuf.Kinded { return &api.Scale{} },
 	"Binding":       func() protobuf.Kinded { return &api.Binding{} },
 	"DeleteOptions": func() protobuf.Kinded { return &api.DeleteOptions{} },
+	"CustomResourceDefinition": func() protobuf.Kinded {
+		return &api.CustomResourceDefinition{}
+	},
 }
 
 func readGolden(t testing.TB, name string) []byte {

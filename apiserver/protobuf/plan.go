@@ -119,6 +119,8 @@ func (c *Codec) planFor(t reflect.Type) (*plan, error) {
 
 // build makes the plan of t. building holds the plans under construction,
 // so that a type that contains itself (through a pointer or slice) ends.
+// A struct with no fields on the wire gets an empty plan: an empty
+// message, as CustomResourceSubresourceStatus is in Kubernetes.
 func build(t reflect.Type, building map[reflect.Type]*plan) (*plan, error) {
 	if p, ok := building[t]; ok {
 		return p, nil
@@ -131,15 +133,21 @@ func build(t reflect.Type, building map[reflect.Type]*plan) (*plan, error) {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		tag, ok := sf.Tag.Lookup("protobuf")
-		if !ok {
+		switch {
+		case ok && tag == "-":
+			continue // kubesim's own field, not in the Kubernetes API
+		case ok:
+		case sf.Anonymous && sf.Type == typeMetaType:
 			// TypeMeta travels in the envelope, never inside the message,
 			// as in Kubernetes where the embedded TypeMeta has no tag.
-			if sf.Anonymous && sf.Type == typeMetaType {
-				continue
-			}
-			if sf.IsExported() || sf.Name == "_" {
-				return nil, fmt.Errorf("protobuf: field %s.%s has no protobuf tag", t, sf.Name)
-			}
+			continue
+		case sf.Tag.Get("json") == "-" && sf.Name != "_":
+			continue // in neither JSON nor protobuf
+		case sf.IsExported() || sf.Name == "_":
+			// Writing the rest and dropping this field silently would lose
+			// data: the type is not protobuf-capable (Supports is false).
+			return nil, fmt.Errorf("protobuf: field %s.%s has no protobuf tag", t, sf.Name)
+		default:
 			continue // unexported state (Quantity's mantissa) is the type's own business
 		}
 		num, err := tagNumber(tag)
@@ -166,9 +174,6 @@ func build(t reflect.Type, building map[reflect.Type]*plan) (*plan, error) {
 		}
 		p.fields = append(p.fields, f)
 		p.byNum[num] = nil
-	}
-	if len(p.fields) == 0 {
-		return nil, fmt.Errorf("protobuf: %s has no protobuf fields", t)
 	}
 	// Generated Kubernetes code writes fields in field-number order,
 	// whatever the order of the Go fields.

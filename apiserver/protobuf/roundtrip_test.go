@@ -50,6 +50,15 @@ func fill(v reflect.Value, seed int, depth int) {
 			v.Set(reflect.ValueOf(intstr.FromInt32(int32(-seed))))
 		}
 		return
+	case reflect.TypeFor[api.JSON]():
+		v.Set(reflect.ValueOf(api.JSON{Raw: []byte(fmt.Sprintf(`{"seed":%d}`, seed))}))
+		return
+	case reflect.TypeFor[api.JSONSchemaProps]():
+		// Two levels of nested schemas are enough; more would grow the
+		// object exponentially.
+		if depth > 9 {
+			return
+		}
 	case rawType:
 		v.Set(reflect.ValueOf(json.RawMessage(fmt.Sprintf(`{"seed":%d}`, seed))))
 		return
@@ -90,7 +99,8 @@ func fill(v reflect.Value, seed int, depth int) {
 			f := v.Type().Field(i)
 			// Only the envelope carries TypeMeta: nested objects (list
 			// items, discovery groups) travel without it.
-			if f.IsExported() && !(f.Anonymous && f.Type == reflect.TypeFor[api.TypeMeta]()) {
+			offTheWire := f.Tag.Get("protobuf") == "-" || f.Tag.Get("json") == "-" && f.Tag.Get("protobuf") == ""
+			if f.IsExported() && !offTheWire && !(f.Anonymous && f.Type == reflect.TypeFor[api.TypeMeta]()) {
 				fill(v.Field(i), seed+i, depth+1)
 			}
 		}
@@ -135,6 +145,8 @@ func TestRoundTripMetaKinds(t *testing.T) {
 		&api.PodList{}, &api.DeploymentList{}, &api.PartialObjectMetadataList{},
 		&api.APIResourceList{}, &api.APIGroupList{}, &api.APIVersions{},
 		&api.APIService{}, &api.APIServiceList{},
+		&api.CustomResourceDefinition{}, &api.CustomResourceDefinitionList{},
+		&api.CustomResourceDefinitionV1beta1{}, &api.CustomResourceDefinitionListV1beta1{},
 	} {
 		t.Run(reflect.TypeOf(obj).Elem().Name(), func(t *testing.T) {
 			fill(reflect.ValueOf(obj).Elem(), 2, 0)
@@ -210,7 +222,8 @@ func TestSupports(t *testing.T) {
 	require.True(t, protobuf.Supports(api.Pod{}))
 	require.True(t, protobuf.Supports(&api.Status{}))
 	require.False(t, protobuf.Supports(&api.Table{}), "Table is served as JSON only")
-	require.False(t, protobuf.Supports(&api.CustomResourceDefinition{}), "apiextensions stays JSON only")
+	require.True(t, protobuf.Supports(&api.CustomResourceDefinition{}))
+	require.True(t, protobuf.Supports(&api.CustomResourceDefinitionV1beta1{}))
 	require.False(t, protobuf.Supports(&unstructured.Unstructured{}), "custom resources are JSON only")
 	require.False(t, protobuf.Supports(nil))
 	require.False(t, protobuf.Supports(map[string]any{}))

@@ -14,6 +14,8 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -36,6 +38,7 @@ func realScheme(t testing.TB) *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
+		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme,
 	} {
 		require.NoError(t, add(s))
 	}
@@ -75,6 +78,18 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 		{Group: "autoscaling", Version: "v1", Kind: "Scale"}:                     func() kpb.Kinded { return &api.Scale{} },
 		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}:     func() kpb.Kinded { return &api.APIService{} },
 		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIServiceList"}: func() kpb.Kinded { return &api.APIServiceList{} },
+		{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}: func() kpb.Kinded {
+			return &api.CustomResourceDefinition{}
+		},
+		{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinitionList"}: func() kpb.Kinded {
+			return &api.CustomResourceDefinitionList{}
+		},
+		{Group: "apiextensions.k8s.io", Version: "v1beta1", Kind: "CustomResourceDefinition"}: func() kpb.Kinded {
+			return &api.CustomResourceDefinitionV1beta1{}
+		},
+		{Group: "apiextensions.k8s.io", Version: "v1beta1", Kind: "CustomResourceDefinitionList"}: func() kpb.Kinded {
+			return &api.CustomResourceDefinitionListV1beta1{}
+		},
 	} {
 		out[gvk] = newObj
 	}
@@ -105,6 +120,15 @@ func fillKubesim(v reflect.Value, seed int, depth int) {
 			v.Set(reflect.ValueOf(intstr.FromInt32(int32(-seed))))
 		}
 		return
+	case reflect.TypeFor[api.JSON]():
+		v.Set(reflect.ValueOf(api.JSON{Raw: []byte(fmt.Sprintf(`{"seed":%d}`, seed))}))
+		return
+	case reflect.TypeFor[api.JSONSchemaProps]():
+		// Two levels of nested schemas are enough; more would grow the
+		// object exponentially.
+		if depth > 9 {
+			return
+		}
 	case reflect.TypeFor[json.RawMessage]():
 		v.Set(reflect.ValueOf(json.RawMessage(fmt.Sprintf(`{"seed":%d}`, seed))))
 		return
@@ -139,7 +163,8 @@ func fillKubesim(v reflect.Value, seed int, depth int) {
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
 			f := v.Type().Field(i)
-			if f.IsExported() && !(f.Anonymous && f.Type == reflect.TypeFor[api.TypeMeta]()) {
+			offTheWire := f.Tag.Get("protobuf") == "-" || f.Tag.Get("json") == "-" && f.Tag.Get("protobuf") == ""
+			if f.IsExported() && !offTheWire && !(f.Anonymous && f.Type == reflect.TypeFor[api.TypeMeta]()) {
 				fillKubesim(v.Field(i), seed+i, depth+1)
 			}
 		}
@@ -242,6 +267,12 @@ func realFiller(seed int64) *randfill.Filler {
 		func(r *runtime.RawExtension, c randfill.Continue) { r.Raw = []byte(`{"a":1}`) },
 		func(f *metav1.FieldsV1, c randfill.Continue) { f.Raw = []byte(`{"f:a":{}}`) },
 		func(tm *metav1.TypeMeta, c randfill.Continue) {},
+		func(j *apiextensionsv1.JSON, c randfill.Continue) { j.Raw = []byte(`{"j":1}`) },
+		func(j *apiextensionsv1beta1.JSON, c randfill.Continue) { j.Raw = []byte(`{"j":1}`) },
+		// A schema of a few levels, filled field by field without custom
+		// functions below the second level, so that it stays finite.
+		func(p *apiextensionsv1.JSONSchemaProps, c randfill.Continue) { fillSchema(p, c, 2) },
+		func(p *apiextensionsv1beta1.JSONSchemaProps, c randfill.Continue) { fillSchema(p, c, 2) },
 	)
 }
 
@@ -317,4 +348,45 @@ func TestWatchEventAndListBytes(t *testing.T) {
 	realList.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
 	require.Len(t, realList.(*corev1.PodList).Items, 2)
 	require.Equal(t, hex.EncodeToString(realEncode(t, real, realList)), hex.EncodeToString(ours))
+}
+
+// fillSchema fills the scalar fields of a schema (of either version) at
+// random and gives it up to two properties, nested depth levels deep.
+// The OrArray/OrBool/OrStringArray wrappers are filled in their one-of
+// form, the only one their JSON can say.
+func fillSchema(p any, c randfill.Continue, depth int) {
+	v := reflect.ValueOf(p).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String, reflect.Bool, reflect.Int64:
+			c.Fill(f.Addr().Interface())
+		case reflect.Pointer:
+			switch f.Type().Elem().Kind() {
+			case reflect.String, reflect.Bool, reflect.Int64, reflect.Float64:
+				if c.Bool() {
+					c.Fill(f.Addr().Interface())
+				}
+			}
+		}
+	}
+	v.FieldByName("Default").Set(reflect.Zero(v.FieldByName("Default").Type()))
+	if def := v.FieldByName("Default"); c.Bool() {
+		def.Set(reflect.New(def.Type().Elem()))
+		def.Elem().FieldByName("Raw").SetBytes([]byte(`"d"`))
+	}
+	if depth > 0 {
+		props := reflect.MakeMap(v.FieldByName("Properties").Type())
+		for i := 0; i < 2; i++ {
+			child := reflect.New(props.Type().Elem())
+			fillSchema(child.Interface(), c, depth-1)
+			props.SetMapIndex(reflect.ValueOf(fmt.Sprintf("p%d", i)), child.Elem())
+		}
+		v.FieldByName("Properties").Set(props)
+		items := v.FieldByName("Items")
+		items.Set(reflect.New(items.Type().Elem()))
+		schema := reflect.New(items.Type().Elem().FieldByIndex([]int{0}).Type.Elem())
+		fillSchema(schema.Interface(), c, depth-1)
+		items.Elem().Field(0).Set(schema)
+	}
 }

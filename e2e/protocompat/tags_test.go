@@ -61,7 +61,7 @@ func protobufFields(t *testing.T, typ reflect.Type) map[int]pbField {
 	for i := 0; i < typ.NumField(); i++ {
 		sf := typ.Field(i)
 		pb, ok := sf.Tag.Lookup("protobuf")
-		if !ok {
+		if !ok || pb == "-" {
 			continue
 		}
 		f := pbField{
@@ -167,4 +167,67 @@ func TestEveryTaggedTypeIsChecked(t *testing.T) {
 		walk(reflect.TypeOf(r))
 	}
 	require.Len(t, selfWritten, 3)
+}
+
+// structOf strips pointers, slices and maps down to a struct type, or nil.
+func structOf(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
+}
+
+// walkPairs follows a kubesim type and its Kubernetes twin side by side,
+// field number by field number, and returns every pair of struct types met
+// on the way: the types as they are actually nested in each kind (a type
+// shared by apiextensions v1 and v1beta1 is paired with both).
+func walkPairs(ours, theirs reflect.Type, seen map[[2]reflect.Type]bool) {
+	key := [2]reflect.Type{ours, theirs}
+	if seen[key] || reflect.PointerTo(ours).Implements(reflect.TypeFor[protobuf.Unmarshaler]()) {
+		return
+	}
+	seen[key] = true
+	byNum := map[string]reflect.Type{}
+	for i := 0; i < theirs.NumField(); i++ {
+		if pb := theirs.Field(i).Tag.Get("protobuf"); pb != "" {
+			byNum[strings.Split(pb, ",")[1]] = theirs.Field(i).Type
+		}
+	}
+	for i := 0; i < ours.NumField(); i++ {
+		f := ours.Field(i)
+		pb := f.Tag.Get("protobuf")
+		if pb == "" || pb == "-" || f.Name == "_" {
+			continue
+		}
+		o, r := structOf(f.Type), byNum[strings.Split(pb, ",")[1]]
+		if o == nil || r == nil || structOf(r) == nil {
+			continue
+		}
+		walkPairs(o, structOf(r), seen)
+	}
+}
+
+// TestTagsEqualKubernetesAsNested checks the tags of every pair of types
+// met by walking each kind side by side with its Kubernetes twin.
+func TestTagsEqualKubernetesAsNested(t *testing.T) {
+	scheme := realScheme(t)
+	seen := map[[2]reflect.Type]bool{}
+	for gvk, newObj := range kubesimKinds() {
+		real, err := scheme.New(gvk)
+		require.NoError(t, err, gvk)
+		walkPairs(reflect.TypeOf(newObj()).Elem(), reflect.TypeOf(real).Elem(), seen)
+	}
+	require.Greater(t, len(seen), len(typePairs)/2)
+	for pair := range seen {
+		t.Run(pair[0].Name()+"~"+pair[1].PkgPath()+"."+pair[1].Name(), func(t *testing.T) {
+			ours, theirs := protobufFields(t, pair[0]), protobufFields(t, pair[1])
+			require.Equal(t, len(theirs), len(ours), "%s has %d protobuf fields, kubesim's %s %d", pair[1], len(theirs), pair[0], len(ours))
+			for n, real := range theirs {
+				require.Equal(t, real.tags, ours[n].tags, "field %d", n)
+			}
+		})
+	}
 }

@@ -10,6 +10,8 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	realintstr "k8s.io/apimachinery/pkg/util/intstr"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -166,6 +168,36 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.VolumeProjection](), reflect.TypeFor[corev1.VolumeProjection]()},
 	{reflect.TypeFor[api.VolumeSource](), reflect.TypeFor[corev1.VolumeSource]()},
 	{reflect.TypeFor[api.WatchEvent](), reflect.TypeFor[metav1.WatchEvent]()},
+	{reflect.TypeFor[api.CustomResourceColumnDefinition](), reflect.TypeFor[apiextensionsv1.CustomResourceColumnDefinition]()},
+	{reflect.TypeFor[api.CustomResourceColumnDefinitionV1beta1](), reflect.TypeFor[apiextensionsv1beta1.CustomResourceColumnDefinition]()},
+	{reflect.TypeFor[api.CustomResourceConversion](), reflect.TypeFor[apiextensionsv1.CustomResourceConversion]()},
+	{reflect.TypeFor[api.CustomResourceConversionV1beta1](), reflect.TypeFor[apiextensionsv1beta1.CustomResourceConversion]()},
+	{reflect.TypeFor[api.CustomResourceDefinition](), reflect.TypeFor[apiextensionsv1.CustomResourceDefinition]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionCondition](), reflect.TypeFor[apiextensionsv1.CustomResourceDefinitionCondition]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionList](), reflect.TypeFor[apiextensionsv1.CustomResourceDefinitionList]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionListV1beta1](), reflect.TypeFor[apiextensionsv1beta1.CustomResourceDefinitionList]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionNames](), reflect.TypeFor[apiextensionsv1.CustomResourceDefinitionNames]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionSpec](), reflect.TypeFor[apiextensionsv1.CustomResourceDefinitionSpec]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionSpecV1beta1](), reflect.TypeFor[apiextensionsv1beta1.CustomResourceDefinitionSpec]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionStatus](), reflect.TypeFor[apiextensionsv1.CustomResourceDefinitionStatus]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionV1beta1](), reflect.TypeFor[apiextensionsv1beta1.CustomResourceDefinition]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionVersion](), reflect.TypeFor[apiextensionsv1.CustomResourceDefinitionVersion]()},
+	{reflect.TypeFor[api.CustomResourceDefinitionVersionV1beta1](), reflect.TypeFor[apiextensionsv1beta1.CustomResourceDefinitionVersion]()},
+	{reflect.TypeFor[api.CustomResourceSubresourceScale](), reflect.TypeFor[apiextensionsv1.CustomResourceSubresourceScale]()},
+	{reflect.TypeFor[api.CustomResourceSubresourceStatus](), reflect.TypeFor[apiextensionsv1.CustomResourceSubresourceStatus]()},
+	{reflect.TypeFor[api.CustomResourceSubresources](), reflect.TypeFor[apiextensionsv1.CustomResourceSubresources]()},
+	{reflect.TypeFor[api.CustomResourceValidation](), reflect.TypeFor[apiextensionsv1.CustomResourceValidation]()},
+	{reflect.TypeFor[api.ExternalDocumentation](), reflect.TypeFor[apiextensionsv1.ExternalDocumentation]()},
+	{reflect.TypeFor[api.JSON](), reflect.TypeFor[apiextensionsv1.JSON]()},
+	{reflect.TypeFor[api.JSONSchemaProps](), reflect.TypeFor[apiextensionsv1.JSONSchemaProps]()},
+	{reflect.TypeFor[api.JSONSchemaPropsOrArray](), reflect.TypeFor[apiextensionsv1.JSONSchemaPropsOrArray]()},
+	{reflect.TypeFor[api.JSONSchemaPropsOrBool](), reflect.TypeFor[apiextensionsv1.JSONSchemaPropsOrBool]()},
+	{reflect.TypeFor[api.JSONSchemaPropsOrStringArray](), reflect.TypeFor[apiextensionsv1.JSONSchemaPropsOrStringArray]()},
+	{reflect.TypeFor[api.SelectableField](), reflect.TypeFor[apiextensionsv1.SelectableField]()},
+	{reflect.TypeFor[api.ServiceReference](), reflect.TypeFor[apiextensionsv1.ServiceReference]()},
+	{reflect.TypeFor[api.ValidationRule](), reflect.TypeFor[apiextensionsv1.ValidationRule]()},
+	{reflect.TypeFor[api.WebhookClientConfig](), reflect.TypeFor[apiextensionsv1.WebhookClientConfig]()},
+	{reflect.TypeFor[api.WebhookConversion](), reflect.TypeFor[apiextensionsv1.WebhookConversion]()},
 	{reflect.TypeFor[intstr.IntOrString](), reflect.TypeFor[realintstr.IntOrString]()},
 	{reflect.TypeFor[api.Duration](), reflect.TypeFor[metav1.Duration]()},
 }
