@@ -295,3 +295,56 @@ func ServeAggregated(w http.ResponseWriter, r *http.Request, version string, gro
 		_, _ = w.Write(body)
 	}
 }
+
+// FromResourceList converts a plain APIResourceList into aggregated
+// resources: "pods/status" entries become subresources of pods. The
+// aggregator uses it for extension servers that serve only plain
+// discovery, as kube-aggregator's ConvertGroupVersionIntoToDiscovery.
+func FromResourceList(list *api.APIResourceList) []APIResourceDiscovery {
+	gv, _ := api.ParseGroupVersion(list.GroupVersion)
+	kindOf := func(r api.APIResource) *GroupVersionKind {
+		k := &GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: r.Kind}
+		if r.Group != "" || r.Version != "" {
+			k.Group, k.Version = r.Group, r.Version
+		}
+		return k
+	}
+	var out []APIResourceDiscovery
+	index := map[string]int{}
+	for _, r := range list.APIResources {
+		if strings.Contains(r.Name, "/") {
+			continue
+		}
+		scope := ScopeCluster
+		if r.Namespaced {
+			scope = ScopeNamespace
+		}
+		index[r.Name] = len(out)
+		out = append(out, APIResourceDiscovery{
+			Resource: r.Name, ResponseKind: kindOf(r), Scope: scope, SingularResource: r.SingularName,
+			Verbs: slices.Clone(r.Verbs), ShortNames: slices.Clone(r.ShortNames), Categories: slices.Clone(r.Categories),
+		})
+	}
+	for _, r := range list.APIResources {
+		parent, sub, ok := strings.Cut(r.Name, "/")
+		if !ok {
+			continue
+		}
+		i, found := index[parent]
+		if !found {
+			// A subresource whose parent is not listed still needs one.
+			scope := ScopeCluster
+			if r.Namespaced {
+				scope = ScopeNamespace
+			}
+			i = len(out)
+			index[parent] = i
+			out = append(out, APIResourceDiscovery{Resource: parent, Scope: scope})
+		}
+		out[i].Subresources = append(out[i].Subresources, APISubresourceDiscovery{
+			Subresource: sub, ResponseKind: kindOf(r), Verbs: slices.Clone(r.Verbs),
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Resource < out[j].Resource })
+	return out
+}

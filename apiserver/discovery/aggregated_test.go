@@ -225,3 +225,14 @@ func TestAggregatedETag(t *testing.T) {
 	assert.Equal(t, etag, removed.Header().Get("ETag"))
 	assert.Equal(t, http.StatusNotModified, getAggregated(t, h, "/apis", kubectlAccept, etag).Code)
 }
+
+// The plain list of an older extension server, converted: subresources
+// nest under their parent, kinds come from the list's group-version unless
+// the entry names its own.
+func TestFromResourceList(t *testing.T) {
+	list := ResourceList("apps/v1", testResources())
+	require.NotNil(t, list)
+	got := FromResourceList(list)
+	want := AggregatedResources("apps", "v1", testResources())
+	assert.Equal(t, want, got)
+}
