@@ -246,20 +246,24 @@ type cachedV2 struct {
 	keep        []*api.JSONSchemaProps
 }
 
-// negotiateV2 picks the encoding of /openapi/v2 in the client's order:
-// protobuf for client-go (kubectl, helm), which asks for nothing else,
-// JSON for everyone else.
-func negotiateV2(accept string) (protobuf bool) {
+// negotiateV2 picks the encoding of /openapi/v2 in the client's order, as
+// kube-openapi's handler: protobuf for client-go (kubectl, helm), which
+// asks for nothing else, JSON for "application/json" and wildcards; ok is
+// false when the client accepts neither (406).
+func negotiateV2(accept string) (protobuf, ok bool) {
+	if strings.TrimSpace(accept) == "" {
+		return false, true
+	}
 	for _, clause := range strings.Split(accept, ",") {
 		mediaType, _, _ := strings.Cut(clause, ";")
 		switch strings.TrimSpace(mediaType) {
-		case SwaggerProtoContentType, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf":
-			return true
+		case SwaggerProtoContentType, SwaggerProtoContentTypeDeprecated:
+			return true, true
 		case "application/json", "*/*", "application/*":
-			return false
+			return false, true
 		}
 	}
-	return false
+	return false, false
 }
 
 // serveV2 answers /openapi/v2 with an ETag (the SHA-512 of the bytes
@@ -274,8 +278,13 @@ func (h *handler) serveV2(w http.ResponseWriter, r *http.Request) {
 		responsewriters.WriteError(w, api.NewInternalError(err))
 		return
 	}
+	protobuf, ok := negotiateV2(r.Header.Get("Accept"))
+	if !ok {
+		w.WriteHeader(http.StatusNotAcceptable)
+		return
+	}
 	body, contentType := doc.json, "application/json"
-	if negotiateV2(r.Header.Get("Accept")) {
+	if protobuf {
 		body, contentType = doc.proto, SwaggerProtoContentType
 	}
 	etag := strconv.Quote(Hash(body))

@@ -198,7 +198,8 @@ func TestSwaggerProto(t *testing.T) {
 	h := openapi.NewHandler(func() []*registry.Resource { return rs })
 	rec := getV2(t, h, clientGoAccept, "")
 	require.Equal(t, http.StatusOK, rec.Code)
-	assert.Equal(t, clientGoAccept, rec.Header().Get("Content-Type"))
+	assert.Equal(t, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", rec.Header().Get("Content-Type"),
+		"the valid name: client-go cannot parse the one it asks for")
 
 	doc := protoFields(t, rec.Body.Bytes())
 	assert.Equal(t, "2.0", string(doc[1][0]))
@@ -255,5 +256,7 @@ func TestSwaggerETag(t *testing.T) {
 	require.Equal(t, http.StatusOK, second.Code)
 	assert.NotEqual(t, etag, second.Header().Get("Etag"))
 	assert.Contains(t, second.Body.String(), "com.magedu.auth.v1beta1.User")
+	assert.Equal(t, http.StatusNotAcceptable, getV2(t, h, "text/html", "").Code)
+	assert.Equal(t, "application/json", getV2(t, h, "", "").Header().Get("Content-Type"))
 	assert.NotContains(t, first.Body.String(), "com.magedu.auth.v1beta1.User")
 }

@@ -20,8 +20,14 @@ import (
 // Values of "x-" extensions, default, enum and example travel as YAML
 // text in gnostic's Any message; JSON is YAML, so they are written as JSON.
 
-// SwaggerProtoContentType is the media type of the protobuf v2 document.
-const SwaggerProtoContentType = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+// SwaggerProtoContentType is the media type of the protobuf v2 document
+// as the server names it; clients ask for it under its older name,
+// SwaggerProtoContentTypeDeprecated, which is not a valid media type (the
+// "@" breaks Go's mime parser, so a reply must never carry it).
+const (
+	SwaggerProtoContentType           = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+	SwaggerProtoContentTypeDeprecated = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+)
 
 // protoMessage is a message being written: append fields in any order.
 type protoMessage []byte
