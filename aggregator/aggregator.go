@@ -60,6 +60,11 @@ type Aggregator struct {
 	// (discovery.go).
 	discoveryMu    sync.Mutex
 	discoveryCache map[serviceKey]cachedDiscovery
+	// specCache holds the /openapi/v2 of each extension server and
+	// mergedV2 the last merged document (openapi.go).
+	openAPIMu sync.Mutex
+	specCache map[serviceKey]cachedSpec
+	mergedV2  mergedSpec
 
 	// syncMu serialises SyncLocal.
 	syncMu sync.Mutex
@@ -84,7 +89,8 @@ func New(cfg Config) (*Aggregator, error) {
 		cfg.Dial = (&net.Dialer{Timeout: 5 * time.Second}).DialContext
 	}
 	return &Aggregator{cfg: cfg, services: map[string]*api.APIService{}, revs: map[string]int64{},
-		transports: map[string]cachedTransport{}, discoveryCache: map[serviceKey]cachedDiscovery{}}, nil
+		transports: map[string]cachedTransport{}, discoveryCache: map[serviceKey]cachedDiscovery{},
+		specCache: map[serviceKey]cachedSpec{}}, nil
 }
 
 // hookStorage tells the aggregator of every successful write of an

@@ -50,13 +50,19 @@ type cachedDiscovery struct {
 	err       error
 }
 
-// forgetDiscovery drops the cached discovery of s's backend: the
-// APIService changed, so its discovery is fetched again on the next
+// forgetDiscovery drops the cached discovery and OpenAPI v2 of s's
+// backend: the APIService changed, so they are fetched again on the next
 // request (kube-aggregator marks it dirty).
 func (a *Aggregator) forgetDiscovery(s *api.APIService) {
 	if s.Spec.Service == nil {
 		return
 	}
+	a.openAPIMu.Lock()
+	if c, ok := a.specCache[serviceKeyOf(s)]; ok {
+		c.fetchedAt = time.Time{}
+		a.specCache[serviceKeyOf(s)] = c
+	}
+	a.openAPIMu.Unlock()
 	a.discoveryMu.Lock()
 	defer a.discoveryMu.Unlock()
 	if c, ok := a.discoveryCache[serviceKeyOf(s)]; ok {

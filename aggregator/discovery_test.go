@@ -112,3 +112,49 @@ func TestAggregatedDiscoveryStaleWhenBackendDown(t *testing.T) {
 	assert.Equal(t, discovery.DiscoveryFreshnessCurrent, wardle.Versions[0].Freshness)
 	assert.NotEmpty(t, wardle.Versions[0].Resources)
 }
+
+func (e *env) openAPIV2(t *testing.T, accept string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "/openapi/v2", nil)
+	req.Header.Set("Accept", accept)
+	rec := httptest.NewRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+// /openapi/v2 holds the extension server's paths and definitions beside
+// the API server's own, until its APIService goes.
+func TestOpenAPIV2MergesExtensionServer(t *testing.T) {
+	e := newEnv(t)
+	e.startBackend(t)
+	e.createService(t, true)
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+
+	flunder := "com.example.wardle.v1alpha1.Flunder"
+	flunderPath := "/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}"
+	decode := func(rec *httptest.ResponseRecorder) (paths, defs map[string]any) {
+		t.Helper()
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var doc struct {
+			Paths       map[string]any `json:"paths"`
+			Definitions map[string]any `json:"definitions"`
+		}
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
+		return doc.Paths, doc.Definitions
+	}
+	paths, defs := decode(e.openAPIV2(t, "application/json"))
+	assert.Contains(t, defs, flunder)
+	assert.Contains(t, paths, flunderPath)
+	assert.Contains(t, defs, "io.k8s.api.apps.v1.Deployment", "the server's own kinds stay")
+	assert.Contains(t, paths, "/apis/apps/v1/namespaces/{namespace}/deployments/{name}")
+
+	proto := e.openAPIV2(t, "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+	require.Equal(t, http.StatusOK, proto.Code)
+	assert.Equal(t, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", proto.Header().Get("Content-Type"))
+	assert.Contains(t, proto.Body.String(), flunder)
+
+	require.NoError(t, apiServices(e.client).Delete(context.Background(), "", sampleapiserver.Version+"."+sampleapiserver.Group, nil))
+	paths, defs = decode(e.openAPIV2(t, "application/json"))
+	assert.NotContains(t, defs, flunder)
+	assert.NotContains(t, paths, flunderPath)
+}

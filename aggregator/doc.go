@@ -23,6 +23,10 @@
 //     the APIService changes; a server without the aggregated form is
 //     asked for /apis/GROUP/VERSION instead), and marks the versions of an
 //     unreachable server Stale, as kube-aggregator's discovery manager;
+//   - merges OpenAPI: /openapi/v3 lists the group-versions of extension
+//     servers (their documents are proxied), and /openapi/v2 is the API
+//     server's document with each extension server's paths and
+//     definitions merged in (fetched and refreshed as discovery is);
 //   - CheckAvailability is the check of the availability controller
 //     (package aggregator/availability).
 //
@@ -31,9 +35,9 @@
 // certificate signed by --requestheader-client-ca-file; kubesim sends a
 // bearer token (Config.ProxyClientToken) instead.
 //
-// Left out: fetching discovery in the background (kubesim fetches it in
-// the request that needs it), OpenAPI v2 merge of extension servers,
-// proxying /api (the core group is always local), connection upgrades
+// Left out: fetching discovery and OpenAPI in the background (kubesim
+// fetches them in the request that needs them), renaming clashing OpenAPI
+// v2 definitions (the API server's win), proxying /api (the core group is always local), connection upgrades
 // (exec, port-forward), and routing through the Service's ClusterIP
 // (there is no kube-proxy).
 //

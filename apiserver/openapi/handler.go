@@ -246,11 +246,11 @@ type cachedV2 struct {
 	keep        []*api.JSONSchemaProps
 }
 
-// negotiateV2 picks the encoding of /openapi/v2 in the client's order, as
+// NegotiateV2 picks the encoding of /openapi/v2 in the client's order, as
 // kube-openapi's handler: protobuf for client-go (kubectl, helm), which
 // asks for nothing else, JSON for "application/json" and wildcards; ok is
 // false when the client accepts neither (406).
-func negotiateV2(accept string) (protobuf, ok bool) {
+func NegotiateV2(accept string) (protobuf, ok bool) {
 	if strings.TrimSpace(accept) == "" {
 		return false, true
 	}
@@ -278,14 +278,21 @@ func (h *handler) serveV2(w http.ResponseWriter, r *http.Request) {
 		responsewriters.WriteError(w, api.NewInternalError(err))
 		return
 	}
-	protobuf, ok := negotiateV2(r.Header.Get("Accept"))
+	ServeSwagger(w, r, doc.json, doc.proto)
+}
+
+// ServeSwagger writes a v2 document, given in both encodings, in the one
+// the request asks for, with its ETag; the aggregator serves its merged
+// document with it too.
+func ServeSwagger(w http.ResponseWriter, r *http.Request, jsonBody, protoBody []byte) {
+	protobuf, ok := NegotiateV2(r.Header.Get("Accept"))
 	if !ok {
 		w.WriteHeader(http.StatusNotAcceptable)
 		return
 	}
-	body, contentType := doc.json, "application/json"
+	body, contentType := jsonBody, "application/json"
 	if protobuf {
-		body, contentType = doc.proto, SwaggerProtoContentType
+		body, contentType = protoBody, SwaggerProtoContentType
 	}
 	etag := strconv.Quote(Hash(body))
 	w.Header().Set("Etag", etag)
@@ -322,14 +329,22 @@ func (h *handler) documentV2(resources []*registry.Resource) (cachedV2, error) {
 		return cachedV2{}, err
 	}
 	c = cachedV2{fingerprint: fp, keep: keep}
-	if c.json, err = encodeJSON(doc); err != nil {
-		return cachedV2{}, err
-	}
-	if c.proto, err = EncodeSwaggerProto(doc); err != nil {
+	if c.json, c.proto, err = EncodeSwagger(doc); err != nil {
 		return cachedV2{}, err
 	}
 	h.mu.Lock()
 	h.v2 = c
 	h.mu.Unlock()
 	return c, nil
+}
+
+// EncodeSwagger encodes a v2 document as JSON and as protobuf.
+func EncodeSwagger(doc map[string]any) (jsonBody, protoBody []byte, err error) {
+	if jsonBody, err = encodeJSON(doc); err != nil {
+		return nil, nil, err
+	}
+	if protoBody, err = EncodeSwaggerProto(doc); err != nil {
+		return nil, nil, err
+	}
+	return jsonBody, protoBody, nil
 }
