@@ -174,10 +174,9 @@ func (a *Aggregator) getBackend(ctx context.Context, s *api.APIService, target, 
 	if etag != "" {
 		req.Header.Set("If-None-Match", etag)
 	}
+	// As the aggregator itself: its transport presents the front-proxy
+	// client certificate.
 	SetRemoteUser(req.Header, &loopbackUser)
-	if a.cfg.ProxyClientToken != "" {
-		req.Header.Set("Authorization", "Bearer "+a.cfg.ProxyClientToken)
-	}
 	resp, err := a.transport(s).RoundTrip(req)
 	if err != nil {
 		return nil, nil, err
