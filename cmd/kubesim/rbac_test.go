@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// asUser is a kubectl for another user of the same server: the admin's
+// kubeconfig with the user's token.
+func asUser(t *testing.T, s *server, token string) *kubectl {
+	k := newKubectl(t, s)
+	data, err := os.ReadFile(s.kubeconfig)
+	require.NoError(t, err)
+	k.kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(k.kubeconfig, regexp.MustCompile(`token: \S+`).ReplaceAll(data, []byte("token: "+token)), 0o600))
+	return k
+}
+
+// TestKubectlRBAC: issue 14's first slice through the real kubectl —
+// refusal with kube-apiserver's words, a Role and RoleBinding that let
+// alice in, kubectl auth can-i (and --list), kubectl auth whoami, and a
+// binding that would escalate refused.
+func TestKubectlRBAC(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(t.TempDir(), "tokens.csv")
+	require.NoError(t, os.WriteFile(tokens, []byte("alice-token,alice,alice-uid,dev\nbob-token,bob,bob-uid\n"), 0o600))
+	s := startServer(t, dir, "--api-server-only", "--token-file", tokens)
+	admin := newKubectl(t, s)
+	alice := asUser(t, s, "alice-token")
+
+	errOut := alice.fail("get", "pods", "-n", "default")
+	assert.Equal(t, `Error from server (Forbidden): pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`+"\n", errOut)
+	out, _ := alice.run(true, "auth", "can-i", "list", "pods")
+	assert.Equal(t, "no\n", out)
+	// Discovery and the version stay open to every user.
+	alice.ok("version")
+	alice.ok("api-resources")
+
+	admin.ok("create", "role", "pod-reader", "--verb=get,list,watch", "--resource=pods", "-n", "default")
+	admin.ok("create", "rolebinding", "alice-reads", "--role=pod-reader", "--user=alice", "-n", "default")
+	assert.Regexp(t, `(?m)^alice-reads\s+Role/pod-reader\s+\d+s$`, admin.ok("get", "rolebindings", "-n", "default"))
+
+	_, errOut = alice.run(false, "get", "pods", "-n", "default")
+	assert.Equal(t, "No resources found in default namespace.\n", errOut)
+	assert.Equal(t, "yes\n", alice.ok("auth", "can-i", "list", "pods"))
+	out, _ = alice.run(true, "auth", "can-i", "delete", "pods")
+	assert.Equal(t, "no\n", out)
+	out, _ = alice.run(true, "auth", "can-i", "list", "pods", "-n", "kube-system")
+	assert.Equal(t, "no\n", out)
+
+	list := alice.ok("auth", "can-i", "--list", "-n", "default")
+	assert.Regexp(t, `(?m)^pods\s+\[\]\s+\[\]\s+\[get list watch\]$`, list)
+	assert.Regexp(t, `(?m)^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$`, list)
+	assert.Regexp(t, `(?m)^\s+\[/version\]\s+\[\]\s+\[get\]$`, list)
+
+	who := alice.ok("auth", "whoami")
+	assert.Regexp(t, `(?m)^Username\s+alice$`, who)
+	assert.Regexp(t, `(?m)^UID\s+alice-uid$`, who)
+	assert.Regexp(t, `(?m)^Groups\s+\[dev system:authenticated\]$`, who)
+
+	// alice may create bindings in default, but only to what she holds.
+	admin.ok("create", "role", "binder", "--verb=create", "--resource=rolebindings.rbac.authorization.k8s.io", "-n", "default")
+	admin.ok("create", "rolebinding", "alice-binds", "--role=binder", "--user=alice", "-n", "default")
+	assert.Equal(t, "rolebinding.rbac.authorization.k8s.io/bob-reads created\n",
+		alice.ok("create", "rolebinding", "bob-reads", "--role=pod-reader", "--user=bob", "-n", "default"))
+	errOut = alice.fail("create", "rolebinding", "bob-admin", "--clusterrole=cluster-admin", "--user=bob", "-n", "default")
+	assert.Equal(t, `error: failed to create rolebinding: rolebindings.rbac.authorization.k8s.io "bob-admin" is forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:`+"\n"+
+		`{APIGroups:["*"], Resources:["*"], Verbs:["*"]}`+"\n"+`{NonResourceURLs:["*"], Verbs:["*"]}`+"\n", errOut)
+}
