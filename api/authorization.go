@@ -15,6 +15,9 @@ type ResourceAttributes struct {
 	Resource    string `json:"resource,omitempty" protobuf:"bytes,5,opt,name=resource"`
 	Subresource string `json:"subresource,omitempty" protobuf:"bytes,6,opt,name=subresource"`
 	Name        string `json:"name,omitempty" protobuf:"bytes,7,opt,name=name"`
+	// Not kept: field and label selectors of a list or watch.
+	_ struct{} `json:"-" protobuf:"bytes,8,opt,name=fieldSelector"`
+	_ struct{} `json:"-" protobuf:"bytes,9,opt,name=labelSelector"`
 }
 
 // NonResourceAttributes describe a non-resource request (a path).
@@ -55,6 +58,8 @@ type SubjectAccessReviewSpec struct {
 	User                  string                 `json:"user,omitempty" protobuf:"bytes,3,opt,name=user"`
 	Groups                []string               `json:"groups,omitempty" protobuf:"bytes,4,rep,name=groups"`
 	UID                   string                 `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid"`
+	// Not kept: extra, the authenticator's additional attributes.
+	_ struct{} `json:"-" protobuf:"bytes,5,rep,name=extra"`
 }
 
 // SubjectAccessReview asks "may this user?" (webhooks, kubectl auth can-i
@@ -90,8 +95,10 @@ type NonResourceRule struct {
 type SubjectRulesReviewStatus struct {
 	ResourceRules    []ResourceRule    `json:"resourceRules" protobuf:"bytes,1,rep,name=resourceRules"`
 	NonResourceRules []NonResourceRule `json:"nonResourceRules" protobuf:"bytes,2,rep,name=nonResourceRules"`
-	Incomplete       bool              `json:"incomplete" protobuf:"varint,3,opt,name=incomplete"`
-	EvaluationError  string            `json:"evaluationError,omitempty" protobuf:"bytes,4,opt,name=evaluationError"`
+	// Kubernetes' tag says bytes,rep for this bool; the wire is a varint
+	// (the codec reads the Go type), the tag is copied as it is.
+	Incomplete      bool   `json:"incomplete" protobuf:"bytes,3,rep,name=incomplete"`
+	EvaluationError string `json:"evaluationError,omitempty" protobuf:"bytes,4,opt,name=evaluationError"`
 }
 
 // SelfSubjectRulesReview lists the requesting user's rules in a namespace
@@ -109,6 +116,8 @@ type UserInfo struct {
 	Username string   `json:"username,omitempty" protobuf:"bytes,1,opt,name=username"`
 	UID      string   `json:"uid,omitempty" protobuf:"bytes,2,opt,name=uid"`
 	Groups   []string `json:"groups,omitempty" protobuf:"bytes,3,rep,name=groups"`
+	// Not kept: extra.
+	_ struct{} `json:"-" protobuf:"bytes,4,rep,name=extra"`
 }
 
 // SelfSubjectReviewStatus holds the requesting user.

@@ -7,9 +7,12 @@ import (
 	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +26,34 @@ import (
 // typePairs maps every kubesim API struct that carries protobuf tags to
 // the k8s.io/api (or apimachinery, kube-aggregator) type it mirrors.
 var typePairs = []struct{ kubesim, real reflect.Type }{
+	// issue 14: rbac.authorization.k8s.io, authorization.k8s.io, authentication.k8s.io
+	{reflect.TypeFor[api.PolicyRule](), reflect.TypeFor[rbacv1.PolicyRule]()},
+	{reflect.TypeFor[api.Subject](), reflect.TypeFor[rbacv1.Subject]()},
+	{reflect.TypeFor[api.RoleRef](), reflect.TypeFor[rbacv1.RoleRef]()},
+	{reflect.TypeFor[api.Role](), reflect.TypeFor[rbacv1.Role]()},
+	{reflect.TypeFor[api.RoleList](), reflect.TypeFor[rbacv1.RoleList]()},
+	{reflect.TypeFor[api.ClusterRole](), reflect.TypeFor[rbacv1.ClusterRole]()},
+	{reflect.TypeFor[api.ClusterRoleList](), reflect.TypeFor[rbacv1.ClusterRoleList]()},
+	{reflect.TypeFor[api.AggregationRule](), reflect.TypeFor[rbacv1.AggregationRule]()},
+	{reflect.TypeFor[api.RoleBinding](), reflect.TypeFor[rbacv1.RoleBinding]()},
+	{reflect.TypeFor[api.RoleBindingList](), reflect.TypeFor[rbacv1.RoleBindingList]()},
+	{reflect.TypeFor[api.ClusterRoleBinding](), reflect.TypeFor[rbacv1.ClusterRoleBinding]()},
+	{reflect.TypeFor[api.ClusterRoleBindingList](), reflect.TypeFor[rbacv1.ClusterRoleBindingList]()},
+	{reflect.TypeFor[api.ResourceAttributes](), reflect.TypeFor[authorizationv1.ResourceAttributes]()},
+	{reflect.TypeFor[api.NonResourceAttributes](), reflect.TypeFor[authorizationv1.NonResourceAttributes]()},
+	{reflect.TypeFor[api.SubjectAccessReviewStatus](), reflect.TypeFor[authorizationv1.SubjectAccessReviewStatus]()},
+	{reflect.TypeFor[api.SelfSubjectAccessReviewSpec](), reflect.TypeFor[authorizationv1.SelfSubjectAccessReviewSpec]()},
+	{reflect.TypeFor[api.SelfSubjectAccessReview](), reflect.TypeFor[authorizationv1.SelfSubjectAccessReview]()},
+	{reflect.TypeFor[api.SubjectAccessReviewSpec](), reflect.TypeFor[authorizationv1.SubjectAccessReviewSpec]()},
+	{reflect.TypeFor[api.SubjectAccessReview](), reflect.TypeFor[authorizationv1.SubjectAccessReview]()},
+	{reflect.TypeFor[api.SelfSubjectRulesReviewSpec](), reflect.TypeFor[authorizationv1.SelfSubjectRulesReviewSpec]()},
+	{reflect.TypeFor[api.ResourceRule](), reflect.TypeFor[authorizationv1.ResourceRule]()},
+	{reflect.TypeFor[api.NonResourceRule](), reflect.TypeFor[authorizationv1.NonResourceRule]()},
+	{reflect.TypeFor[api.SubjectRulesReviewStatus](), reflect.TypeFor[authorizationv1.SubjectRulesReviewStatus]()},
+	{reflect.TypeFor[api.SelfSubjectRulesReview](), reflect.TypeFor[authorizationv1.SelfSubjectRulesReview]()},
+	{reflect.TypeFor[api.UserInfo](), reflect.TypeFor[authenticationv1.UserInfo]()},
+	{reflect.TypeFor[api.SelfSubjectReviewStatus](), reflect.TypeFor[authenticationv1.SelfSubjectReviewStatus]()},
+	{reflect.TypeFor[api.SelfSubjectReview](), reflect.TypeFor[authenticationv1.SelfSubjectReview]()},
 	{reflect.TypeFor[api.APIGroup](), reflect.TypeFor[metav1.APIGroup]()},
 	{reflect.TypeFor[api.APIGroupList](), reflect.TypeFor[metav1.APIGroupList]()},
 	{reflect.TypeFor[api.APIResource](), reflect.TypeFor[metav1.APIResource]()},
