@@ -184,7 +184,7 @@ func aggregatedResource(r *registry.Resource) APIResourceDiscovery {
 	kind := &GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 	d := APIResourceDiscovery{
 		Resource: r.Name, ResponseKind: kind, Scope: scope, SingularResource: singular,
-		Verbs: resourceVerbs(), ShortNames: slices.Clone(r.ShortNames), Categories: slices.Clone(r.Categories),
+		Verbs: verbsOf(r), ShortNames: slices.Clone(r.ShortNames), Categories: slices.Clone(r.Categories),
 	}
 	if r.Scale != nil {
 		d.Subresources = append(d.Subresources, APISubresourceDiscovery{

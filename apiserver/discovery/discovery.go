@@ -14,6 +14,15 @@ func resourceVerbs() []string {
 	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 }
 
+// verbsOf is resourceVerbs, or only create for a question answered and
+// never stored (issue 14: SubjectAccessReview and its kin).
+func verbsOf(r *registry.Resource) []string {
+	if r.CreateOnly != nil {
+		return []string{"create"}
+	}
+	return resourceVerbs()
+}
+
 // subresourceVerbs are the verbs of status and scale: read and write, never
 // create or delete.
 func subresourceVerbs() []string { return []string{"get", "patch", "update"} }
@@ -165,13 +174,10 @@ func resourceEntries(r *registry.Resource) []api.APIResource {
 		SingularName: singular,
 		Namespaced:   r.Namespaced,
 		Kind:         r.Kind,
-		Verbs:        resourceVerbs(),
+		Verbs:        verbsOf(r),
 		ShortNames:   slices.Clone(r.ShortNames),
 		Categories:   slices.Clone(r.Categories),
 	}}
-	if r.CreateOnly != nil {
-		out[0].Verbs = []string{"create"} // issue 14: answered, not stored
-	}
 	if r.StatusSubresource {
 		out = append(out, api.APIResource{
 			Name: r.Name + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: subresourceVerbs(),

@@ -40,6 +40,10 @@ func TestKubectlRBAC(t *testing.T) {
 	// Discovery and the version stay open to every user.
 	alice.ok("version")
 	alice.ok("api-resources")
+	// The reviews are create-only in (aggregated) discovery.
+	assert.NotContains(t, admin.ok("api-resources", "--verbs=list", "-o", "name"), "selfsubjectaccessreviews")
+	assert.Contains(t, admin.ok("api-resources", "--verbs=create", "-o", "name"), "selfsubjectaccessreviews.authorization.k8s.io\n")
+	assert.Contains(t, admin.ok("api-resources", "--verbs=list", "-o", "name"), "clusterrolebindings.rbac.authorization.k8s.io\n")
 
 	admin.ok("create", "role", "pod-reader", "--verb=get,list,watch", "--resource=pods", "-n", "default")
 	admin.ok("create", "rolebinding", "alice-reads", "--role=pod-reader", "--user=alice", "-n", "default")
