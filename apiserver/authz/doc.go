@@ -18,6 +18,12 @@
 // the narrow RuleSource interface, so that tests give it slices and the
 // server its watch-cached listers.
 //
+// WithAuthorization is the filter the API server puts after
+// authentication: a request without a user (the control plane's own
+// in-process loopback) is not authorized, as the control plane is trusted
+// with everything; Kubernetes gives each component its own identity and
+// roles instead.
+//
 // Left out so far: the Node authorizer, webhook authorizers, and the
 // aggregation of ClusterRoles (the clusterrole-aggregation controller's
 // job: a ClusterRole's rules here are the ones stored on it).
