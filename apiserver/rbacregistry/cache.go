@@ -30,14 +30,16 @@ type Cache struct {
 	// generation moves on every write to a role or binding; loaded is
 	// the generation the snapshot was read at.
 	generation atomic.Int64
-	mu         sync.Mutex
-	loaded     int64
-	snap       *snapshot
+	// snap is read without a lock on every authorization; mu makes one
+	// request reload while the others wait for its result.
+	snap atomic.Pointer[snapshot]
+	mu   sync.Mutex
 }
 
 // snapshot is one reading of the four resources. It is never changed
 // once built, so readers share it without a lock.
 type snapshot struct {
+	gen          int64                // the generation it was read at
 	roles        map[string]*api.Role // namespace/name
 	clusterRoles map[string]*api.ClusterRole
 	rbs          map[string][]*api.RoleBinding // by namespace
@@ -73,11 +75,14 @@ func IsRBACResource(group, resource string) bool {
 // current returns a snapshot no older than the last write that finished
 // before the call.
 func (c *Cache) current(ctx context.Context) (*snapshot, error) {
+	if s := c.snap.Load(); s != nil && s.gen == c.generation.Load() {
+		return s, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	gen := c.generation.Load()
-	if c.snap != nil && c.loaded == gen {
-		return c.snap, nil
+	if s := c.snap.Load(); s != nil && s.gen == gen {
+		return s, nil // another request reloaded meanwhile
 	}
 	// Read the generation before loading: a write during the load moves
 	// it past gen, so the next request loads again.
@@ -85,7 +90,8 @@ func (c *Cache) current(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.snap, c.loaded = snap, gen
+	snap.gen = gen
+	c.snap.Store(snap)
 	return snap, nil
 }
 

@@ -2,8 +2,10 @@ package rbacregistry_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -101,4 +103,37 @@ func TestCacheReloadsOnlyAfterWrites(t *testing.T) {
 
 func userAlice() *authn.UserInfo {
 	return &authn.UserInfo{Name: "alice", Groups: []string{"dev", "system:authenticated"}}
+}
+
+// TestCacheConcurrentReadersAndWriters: under -race, readers during
+// writes; once the writes returned, every role is seen.
+func TestCacheConcurrentReadersAndWriters(t *testing.T) {
+	ctx := context.Background()
+	cache, stores, _ := rbacStores(t)
+	done := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 4 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+					_, _ = cache.GetClusterRole(ctx, "r0")
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		_, err := stores["clusterroles"].Create(ctx, "", &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("r%d", i)}}, registry.CreateOptions{})
+		require.NoError(t, err)
+	}
+	close(done)
+	readers.Wait()
+	for i := range 20 {
+		_, err := cache.GetClusterRole(ctx, fmt.Sprintf("r%d", i))
+		require.NoError(t, err)
+	}
 }
