@@ -12,6 +12,10 @@
 //     pkg/apis/apps/validation, with Kubernetes' wording and field paths;
 //   - the table printers of kubernetes/pkg/printers/internalversion/printers.go
 //     (the columns of kubectl get, with kubectl's pod status logic);
+//   - the validation and v1 defaults of rbac.authorization.k8s.io
+//     (pkg/apis/rbac/validation: rules need verbs, subjects' kinds, the
+//     immutable roleRef; rbac.go); the RBAC authorization itself is in
+//     apiserver/authz and apiserver/rbacregistry;
 //   - the cluster IP allocator of the service REST storage
 //     (pkg/registry/core/service/ipallocator), one per API server
 //     (ClusterIPAllocator, clusterip.go).
