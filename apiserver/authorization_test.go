@@ -161,6 +161,15 @@ func TestEscalationCheck(t *testing.T) {
 	assert.Equal(t, 404, code)
 	assert.Equal(t, `role.rbac.authorization.k8s.io "nope" not found`, st.Message)
 
+	// An update that leaves the rules as they are is not an escalation,
+	// even of a role with rules she does not hold; one that adds is.
+	admin(rbacURL+"roles", `{"metadata":{"name":"big"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["delete"]}]}`)
+	code, _, out = call(t, h, "alice-token", "PUT", rbacURL+"roles/big", `{"metadata":{"name":"big","labels":{"team":"dev"}},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["delete"]}]}`)
+	assert.Equal(t, 200, code, out)
+	code, st, _ = call(t, h, "alice-token", "PUT", rbacURL+"roles/big", `{"metadata":{"name":"big"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["delete","create"]}]}`)
+	assert.Equal(t, 403, code)
+	assert.Contains(t, st.Message, `{APIGroups:[""], Resources:["pods"], Verbs:["create"]}`)
+
 	// With the bind verb on cluster-admin, she may bind it; with escalate
 	// on roles, she may write any role.
 	admin(rbacURL+"roles", `{"metadata":{"name":"powers"},"rules":[{"apiGroups":["rbac.authorization.k8s.io"],"resources":["clusterroles"],"verbs":["bind"],"resourceNames":["cluster-admin"]},{"apiGroups":["rbac.authorization.k8s.io"],"resources":["roles"],"verbs":["escalate"]}]}`)
