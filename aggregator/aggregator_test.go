@@ -34,7 +34,7 @@ import (
 const token = "front-proxy-secret"
 
 type env struct {
-	srv     *apiserver.Server
+	srv     *aggregator.Server
 	client  *client.Client
 	clock   *clock.Fake
 	net     *podnet.Network
@@ -51,12 +51,23 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	e := &env{clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), net: podnet.New()}
-	e.srv, err = apiserver.New(apiserver.Config{Storage: st, Clock: e.clock, Rand: rand.NewChaCha8([32]byte{1}),
-		Resources: kinds.Builtin(), ProxyDial: e.net.DialContext, ProxyClientToken: token})
-	require.NoError(t, err)
-	require.NoError(t, e.srv.Bootstrap(context.Background()))
+	e.srv = newServer(t, apiserver.Config{Storage: st, Clock: e.clock, Rand: rand.NewChaCha8([32]byte{1}),
+		Resources: kinds.Builtin()}, e.net)
 	e.client = client.NewInProcess(e.srv.Handler(), "test")
 	return e
+}
+
+// newServer composes the aggregator in front of an API server, as package
+// cluster does, and bootstraps both.
+func newServer(t testing.TB, cfg apiserver.Config, n *podnet.Network) *aggregator.Server {
+	t.Helper()
+	delegate, err := apiserver.New(cfg)
+	require.NoError(t, err)
+	srv, err := aggregator.NewServer(aggregator.ServerConfig{Delegate: delegate, Dial: n.DialContext,
+		ProxyClientToken: token, Clock: cfg.Clock})
+	require.NoError(t, err)
+	require.NoError(t, srv.Bootstrap(context.Background()))
+	return srv
 }
 
 // startBackend runs the sample server behind service wardle/api at pod
@@ -119,13 +130,13 @@ func TestLocalAPIServicesFollowServedGroupVersions(t *testing.T) {
 
 	// A group-version that stops being served loses its APIService; a
 	// new one gets one at once.
-	e.srv.RemoveResource("coordination.k8s.io", "v1", "leases")
+	e.srv.Delegate().RemoveResource("coordination.k8s.io", "v1", "leases")
 	_, err = apiServices(e.client).Get(ctx, "", "v1.coordination.k8s.io")
 	assert.True(t, api.IsNotFound(err), "got %v", err)
 	res := kinds.Builtin()
 	for _, r := range res {
 		if r.Name == "leases" {
-			require.NoError(t, e.srv.AddResource(r))
+			require.NoError(t, e.srv.Delegate().AddResource(r))
 		}
 	}
 	s, err = apiServices(e.client).Get(ctx, "", "v1.coordination.k8s.io")
@@ -251,10 +262,8 @@ func TestClientSentRemoteUserNeverReachesTheBackend(t *testing.T) {
 		}
 		return nil, false, nil
 	})
-	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{2}),
-		Resources: kinds.Builtin(), ProxyDial: n.DialContext, ProxyClientToken: token, Authenticator: auth})
-	require.NoError(t, err)
-	require.NoError(t, srv.Bootstrap(context.Background()))
+	srv := newServer(t, apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{2}),
+		Resources: kinds.Builtin(), Authenticator: auth}, n)
 	e := &env{srv: srv, client: client.NewInProcess(srv.LoopbackHandler(), "test"), net: n}
 	e.startBackend(t)
 	e.createService(t, true)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
@@ -135,7 +136,7 @@ type actor struct {
 type Cluster struct {
 	cfg     Config
 	store   store.Interface
-	server  *apiserver.Server
+	server  *aggregator.Server
 	clock   clock.Clock
 	fake    *clock.Fake
 	tmpDir  string
@@ -208,9 +209,7 @@ func New(cfg Config) (*Cluster, error) {
 	if c.proxyToken == "" {
 		c.proxyToken = newProxyToken()
 	}
-	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
-		Resources: kinds.Builtin(), Authenticator: cfg.Authenticator, Logger: cfg.Logger,
-		ProxyDial: c.network.DialContext, ProxyClientToken: c.proxyToken})
+	srv, err := c.newServer(rnd)
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -232,6 +231,18 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// newServer composes the control plane's front: the API server, and the
+// aggregator in front of it (kube-apiserver's server chain).
+func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
+	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
+		Resources: kinds.Builtin(), Authenticator: c.cfg.Authenticator, Logger: c.logger})
+	if err != nil {
+		return nil, err
+	}
+	return aggregator.NewServer(aggregator.ServerConfig{Delegate: srv, Dial: c.network.DialContext,
+		ProxyClientToken: c.proxyToken, Clock: c.clock, Logger: c.logger})
 }
 
 func (c *Cluster) openStore() error {
@@ -391,8 +402,8 @@ func podCIDR(i int) string {
 	return fmt.Sprintf("10.%d.%d.0/24", 244+i/256, i%256)
 }
 
-// Server is the API server.
-func (c *Cluster) Server() *apiserver.Server { return c.server }
+// Server is the API server with the aggregator in front.
+func (c *Cluster) Server() *aggregator.Server { return c.server }
 
 // Client returns a client of the API server for a user (kubectl-like
 // callers: tests, the demo, scenario steps); its writes are not traced.
