@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/aggregator"
-	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/intstr"
 	"github.com/kubesim/kubesim/apiserver"
@@ -26,6 +25,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
+	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/sampleapiserver"
 	"github.com/kubesim/kubesim/store/boltstore"
@@ -103,7 +103,7 @@ func (e *env) createService(t testing.TB, withEndpoints bool) {
 }
 
 func apiServices(c *client.Client) *client.Resource[*api.APIService] {
-	return client.For(c, availability.APIServicesResource, func() *api.APIService { return &api.APIService{} })
+	return c.APIServices()
 }
 
 func (e *env) createAPIService(t testing.TB, group, version string, gp, vp int32) {
@@ -344,7 +344,9 @@ func TestBackendDownIsServiceUnavailable(t *testing.T) {
 // runAvailability drives the availability controller in step mode.
 func runAvailability(t *testing.T, e *env) {
 	t.Helper()
-	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Check: e.srv.Aggregator().CheckAvailability})
+	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Check: func(ctx context.Context, s *api.APIService) availability.Availability {
+		return availability.Availability(e.srv.Aggregator().CheckAvailability(ctx, s))
+	}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	c := ctrl.Controllers()[0]
@@ -387,7 +389,7 @@ func TestAvailability(t *testing.T) {
 			s, err := apiServices(e.client).Get(context.Background(), "", "v1alpha1.wardle.example.com")
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantColumn, aggregator.AvailableColumn(s))
-			assert.Contains(t, aggregator.AvailableCondition(s).Message, tt.wantText)
+			assert.Contains(t, api.GetAPIServiceConditionByType(s, api.Available).Message, tt.wantText)
 		})
 	}
 }
@@ -403,5 +405,5 @@ func TestMissingEndpointAddresses(t *testing.T) {
 	s, err := apiServices(e.client).Get(context.Background(), "", "v1alpha1.wardle.example.com")
 	require.NoError(t, err)
 	assert.Equal(t, "False (MissingEndpoints)", aggregator.AvailableColumn(s))
-	assert.Equal(t, `endpoints for service/api in "wardle" have no addresses with port name ""`, aggregator.AvailableCondition(s).Message)
+	assert.Equal(t, `endpoints for service/api in "wardle" have no addresses with port name ""`, api.GetAPIServiceConditionByType(s, api.Available).Message)
 }

@@ -18,7 +18,7 @@
 //   - merges discovery: /apis lists the groups of every APIService ordered
 //     by groupPriorityMinimum, versions by versionPriority;
 //   - CheckAvailability is the check of the availability controller
-//     (package aggregator/availability).
+//     (package controllers/apiserviceavailability, which cluster gives this check).
 //
 // The extension server trusts the X-Remote-* headers only from a caller
 // that presents the front proxy's credential. Kubernetes uses a client

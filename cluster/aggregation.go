@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
+	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
@@ -35,8 +35,12 @@ func (c *Cluster) buildAggregationLoops(add func(string, Component, error, *reco
 		return err
 	}
 	cl, rec = c.client("apiservice-availability-controller")
-	av, err := availability.New(availability.Config{Client: cl, Clock: c.clock, Logger: c.logger,
-		Check: c.server.Aggregator().CheckAvailability})
+	// The check is the aggregator's own (it shares the proxy's resolver);
+	// the controller gets it as a function, as it imports no server code.
+	check := func(ctx context.Context, s *api.APIService) availability.Availability {
+		return availability.Availability(c.server.Aggregator().CheckAvailability(ctx, s))
+	}
+	av, err := availability.New(availability.Config{Client: cl, Clock: c.clock, Logger: c.logger, Check: check})
 	return add(availability.ControllerName, av, err, rec, nil)
 }
 

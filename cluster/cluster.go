@@ -14,15 +14,15 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/aggregator"
-	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
-	"github.com/kubesim/kubesim/apiserver/crd/finalizer"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
+	"github.com/kubesim/kubesim/controllers/crdfinalizer"
 	"github.com/kubesim/kubesim/controllers/deployment"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
@@ -289,8 +289,8 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 // itself, which run even with APIServerOnly: the apiextensions-apiserver's
 // CRD finalizer (deleting a CRD deletes its objects, then the CRD).
 func (c *Cluster) buildAPIServerLoops() error {
-	cl, rec := c.client(finalizer.ControllerName)
-	fc, err := finalizer.New(finalizer.Config{Client: cl, Clock: c.clock, Logger: c.logger})
+	cl, rec := c.client(crdfinalizer.ControllerName)
+	fc, err := crdfinalizer.New(crdfinalizer.Config{Client: cl, Clock: c.clock, Logger: c.logger})
 	if err != nil {
 		return fmt.Errorf("customresourcecleanup: %w", err)
 	}

@@ -25,10 +25,10 @@ import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/crd"
-	"github.com/kubesim/kubesim/apiserver/crd/finalizer"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
+	finalizer "github.com/kubesim/kubesim/controllers/crdfinalizer"
 	"github.com/kubesim/kubesim/store/boltstore"
 )
 
@@ -87,10 +87,10 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	env := apiservertest.New(t)
 	createWidgetCRD(t, env)
 	ctx := context.Background()
-	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	c, err := env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	require.NoError(t, err)
-	assert.True(t, crd.IsConditionTrue(c, api.Established))
-	assert.True(t, crd.IsConditionTrue(c, api.NamesAccepted))
+	assert.True(t, api.IsCRDConditionTrue(c, api.Established))
+	assert.True(t, api.IsCRDConditionTrue(c, api.NamesAccepted))
 	assert.Equal(t, []string{"v1"}, c.Status.StoredVersions)
 	assert.Equal(t, "WidgetList", c.Status.AcceptedNames.ListKind)
 
@@ -170,14 +170,14 @@ func TestNamesConflictAndRelease(t *testing.T) {
 	code, body := raw(t, env.Server.Handler(), "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", clash)
 	require.Equal(t, 201, code, "%v", body)
 	ctx := context.Background()
-	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "gizmos.lab.example.com")
+	c, err := env.Client.CustomResourceDefinitions().Get(ctx, "", "gizmos.lab.example.com")
 	require.NoError(t, err)
-	cond := crd.FindCondition(c, api.NamesAccepted)
+	cond := api.FindCRDCondition(c, api.NamesAccepted)
 	require.NotNil(t, cond)
 	assert.Equal(t, api.ConditionFalse, cond.Status)
 	assert.Equal(t, "ListKindConflict", cond.Reason, "the last clash found is reported, as the naming controller does")
 	assert.Equal(t, `"WidgetList" is already in use`, cond.Message)
-	est := crd.FindCondition(c, api.Established)
+	est := api.FindCRDCondition(c, api.Established)
 	assert.Equal(t, "NotAccepted", est.Reason)
 	_, ok := env.Server.Store("lab.example.com", "v1", "gizmos")
 	assert.False(t, ok, "not established: not served")
@@ -186,13 +186,13 @@ func TestNamesConflictAndRelease(t *testing.T) {
 	// the controller); the gizmos get their names.
 	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock})
 	require.NoError(t, err)
-	require.NoError(t, finalizer.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
+	require.NoError(t, env.Client.CustomResourceDefinitions().Delete(ctx, "", "widgets.lab.example.com", nil))
 	drive(t, fc)
-	_, err = finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	_, err = env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	assert.True(t, api.IsNotFound(err))
-	c, err = finalizer.CRDClient(env.Client).Get(ctx, "", "gizmos.lab.example.com")
+	c, err = env.Client.CustomResourceDefinitions().Get(ctx, "", "gizmos.lab.example.com")
 	require.NoError(t, err)
-	assert.True(t, crd.IsConditionTrue(c, api.Established))
+	assert.True(t, api.IsCRDConditionTrue(c, api.Established))
 	_, ok = env.Server.Store("lab.example.com", "v1", "gizmos")
 	assert.True(t, ok)
 }
@@ -222,16 +222,16 @@ func TestDeletingCRDDeletesItsObjects(t *testing.T) {
 	}
 	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock})
 	require.NoError(t, err)
-	require.NoError(t, finalizer.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
-	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	require.NoError(t, env.Client.CustomResourceDefinitions().Delete(ctx, "", "widgets.lab.example.com", nil))
+	c, err := env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	require.NoError(t, err, "held by the finalizer")
 	assert.Equal(t, []string{"customresourcecleanup.apiextensions.k8s.io"}, c.Finalizers)
-	assert.Equal(t, "InstanceDeletionPending", crd.FindCondition(c, api.Terminating).Reason)
+	assert.Equal(t, "InstanceDeletionPending", api.FindCRDCondition(c, api.Terminating).Reason)
 	list, err := w.List(ctx, "", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, list.Items, 2, "still served while terminating")
 	drive(t, fc)
-	_, err = finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	_, err = env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	assert.True(t, api.IsNotFound(err))
 	_, ok := env.Server.Store("lab.example.com", "v1", "widgets")
 	assert.False(t, ok)
@@ -292,12 +292,12 @@ func TestV1beta1ServedAndConverted(t *testing.T) {
 	require.NotNil(t, b.Spec.Validation, "the shared schema stays at the top level")
 	assert.True(t, *b.Spec.PreserveUnknownFields)
 
-	c, err := finalizer.CRDClient(env.Client).Get(context.Background(), "", "users.auth.ilinux.io")
+	c, err := env.Client.CustomResourceDefinitions().Get(context.Background(), "", "users.auth.ilinux.io")
 	require.NoError(t, err)
 	require.Len(t, c.Spec.Versions, 1)
 	assert.NotNil(t, c.Spec.Versions[0].Schema)
 	assert.True(t, c.Spec.PreserveUnknownFields)
-	assert.True(t, crd.IsConditionTrue(c, api.NonStructuralSchema))
+	assert.True(t, api.IsCRDConditionTrue(c, api.NonStructuralSchema))
 
 	code, body := raw(t, env.Server.Handler(), "POST", "/apis/auth.ilinux.io/v1beta1/namespaces/default/users",
 		`{"apiVersion":"auth.ilinux.io/v1beta1","kind":"User","metadata":{"name":"tony"},"spec":{"userID":999999}}`)

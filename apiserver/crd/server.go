@@ -208,7 +208,7 @@ func (s *Server) apply(c *api.CustomResourceDefinition, rev int64, deleted bool)
 		s.revs[c.Name] = rev
 	}
 	want := map[string]*api.CustomResourceDefinitionVersion{}
-	if !deleted && IsConditionTrue(c, api.Established) {
+	if !deleted && api.IsCRDConditionTrue(c, api.Established) {
 		for i := range c.Spec.Versions {
 			if v := &c.Spec.Versions[i]; v.Served {
 				want[v.Name] = v
@@ -275,7 +275,7 @@ func (s *Server) reconsiderGroup(group, except string) {
 		return
 	}
 	for _, c := range crds {
-		if c.Spec.Group != group || c.Name == except || IsConditionTrue(c, api.NamesAccepted) {
+		if c.Spec.Group != group || c.Name == except || api.IsCRDConditionTrue(c, api.NamesAccepted) {
 			continue
 		}
 		_, _, err := st.Update(ctx, "", c.Name, func(cur api.Object) (api.Object, error) { return cur, nil },
@@ -373,10 +373,10 @@ func (s *Server) computeStatus(c *api.CustomResourceDefinition) {
 	now := s.now()
 	cond.LastTransitionTime = now
 	c.Status.AcceptedNames = names
-	SetCondition(c, cond)
+	api.SetCRDCondition(c, cond)
 	est := api.CustomResourceDefinitionCondition{Type: api.Established, Status: api.ConditionFalse,
 		Reason: "NotAccepted", Message: "not all names are accepted", LastTransitionTime: now}
-	if old := FindCondition(c, api.Established); old != nil {
+	if old := api.FindCRDCondition(c, api.Established); old != nil {
 		est = *old
 	}
 	if est.Status != api.ConditionTrue && cond.Status == api.ConditionTrue {
@@ -386,10 +386,10 @@ func (s *Server) computeStatus(c *api.CustomResourceDefinition) {
 		est = api.CustomResourceDefinitionCondition{Type: api.Established, Status: api.ConditionTrue,
 			Reason: "InitialNamesAccepted", Message: "the initial names have been accepted", LastTransitionTime: now}
 	}
-	SetCondition(c, est)
+	api.SetCRDCondition(c, est)
 	if c.Spec.PreserveUnknownFields {
 		if msg := structuralProblems(c); msg != "" {
-			SetCondition(c, api.CustomResourceDefinitionCondition{Type: api.NonStructuralSchema, Status: api.ConditionTrue,
+			api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.NonStructuralSchema, Status: api.ConditionTrue,
 				Reason: "Violations", Message: msg, LastTransitionTime: now})
 		} else {
 			RemoveCondition(c, api.NonStructuralSchema)
@@ -432,7 +432,7 @@ func markTerminating(meta *api.ObjectMeta, c *api.CustomResourceDefinition, now 
 	if !slices.Contains(meta.Finalizers, registry.FinalizerCustomResourceGC) {
 		meta.Finalizers = append(meta.Finalizers, registry.FinalizerCustomResourceGC)
 	}
-	SetCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionTrue,
+	api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionTrue,
 		Reason: "InstanceDeletionPending", Message: "CustomResourceDefinition marked for deletion; instance deletion pending",
 		LastTransitionTime: now})
 }

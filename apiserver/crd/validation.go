@@ -83,7 +83,7 @@ func ValidateUpdate(c, old *api.CustomResourceDefinition, opts ValidationOptions
 			errs = append(errs, field.Invalid(path, now, "field is immutable"))
 		}
 	}
-	if IsConditionTrue(old, api.Established) {
+	if api.IsCRDConditionTrue(old, api.Established) {
 		immutable(p.Child("scope"), string(c.Spec.Scope), string(old.Spec.Scope))
 		immutable(p.Child("names", "kind"), c.Spec.Names.Kind, old.Spec.Names.Kind)
 	}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"reflect"
 	"sort"
-	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/intstr"
@@ -72,8 +71,7 @@ func New(cfg Config) (*Controller, error) {
 
 func (c *Controller) enqueueIfService(event string, e *api.Endpoints) {
 	if _, ok := c.services.Get(e.Namespace, e.Name); ok {
-		c.controller.Enqueue(cache.Key(&e.ObjectMeta), controllers.Cause{Event: event, Kind: "Endpoints",
-			Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion})
+		c.controller.Enqueue(cache.Key(&e.ObjectMeta), controllers.CauseOf(event, "Endpoints", &e.ObjectMeta))
 	}
 }
 
@@ -96,7 +94,7 @@ func (c *Controller) enqueuePod(event string, p, old *api.Pod) {
 	}
 	sort.Strings(sorted)
 	for _, k := range sorted {
-		c.controller.Enqueue(k, controllers.Cause{Event: event, Kind: "Pod", Namespace: p.Namespace, Name: p.Name, ResourceVersion: p.ResourceVersion})
+		c.controller.Enqueue(k, controllers.CauseOf(event, "Pod", &p.ObjectMeta))
 	}
 }
 
@@ -110,7 +108,7 @@ func (c *Controller) Run(ctx context.Context) { c.controller.Run(ctx) }
 
 // Reconcile makes the Endpoints of one Service match its pods.
 func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
-	ns, name, _ := strings.Cut(key, "/")
+	ns, name := cache.SplitKey(key)
 	svc, ok := c.services.Get(ns, name)
 	if !ok || len(svc.Spec.Selector) == 0 {
 		// No service, or one whose Endpoints its owner writes: nothing to
@@ -189,7 +187,7 @@ func Subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 		addr := api.EndpointAddress{IP: p.Status.PodIP, NodeName: &node,
 			TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}}
 		g := find(ports)
-		if podReady(p) {
+		if api.IsPodReady(p) {
 			g.ready = append(g.ready, addr)
 		} else {
 			g.notReady = append(g.notReady, addr)
@@ -224,13 +222,4 @@ func targetPort(p *api.Pod, sp api.ServicePort) (int32, bool) {
 		return sp.TargetPort.IntVal, true
 	}
 	return sp.Port, true
-}
-
-func podReady(p *api.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == api.PodReady {
-			return c.Status == api.ConditionTrue
-		}
-	}
-	return false
 }
