@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kubesim/kubesim/examples/operators/catalog"
+	"github.com/kubesim/kubesim/operators/catalog"
 	"io"
 	"net/http"
 	"sort"

@@ -12,8 +12,8 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/examples/operators"
-	"github.com/kubesim/kubesim/examples/operators/foo"
+	"github.com/kubesim/kubesim/operators"
+	"github.com/kubesim/kubesim/operators/foo"
 )
 
 var bg = context.Background()

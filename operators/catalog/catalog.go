@@ -13,8 +13,8 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers/statefulset"
-	"github.com/kubesim/kubesim/examples/operators/foo"
-	"github.com/kubesim/kubesim/examples/operators/redis"
+	"github.com/kubesim/kubesim/operators/foo"
+	"github.com/kubesim/kubesim/operators/redis"
 )
 
 // Controllers returns the runnable controllers by name. A function, not a
