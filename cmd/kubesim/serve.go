@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -30,7 +31,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	noFsync := fs.Bool("unsafe-no-fsync", false, "UNSAFE: do not fsync the store; acknowledged writes can be lost on a crash (demos only)")
 	nodes := fs.Int("nodes", 3, "number of fake nodes (one kubelet each)")
 	apiOnly := fs.Bool("api-server-only", false, "run the API server alone, without controllers, scheduler or kubelets")
-	ctrls := fs.String("controllers", "*", "controllers to run: \"*\" for all, \"-name\" to turn one off (replicaset, deployment, garbagecollector, namespace, nodelifecycle)")
+	ctrls := fs.String("controllers", "*", "controllers to run: \"*\" for all, \"-name\" to turn one off ("+strings.Join(cluster.ControllerNames, ", ")+")")
 	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready)")
 	proxyTokenFile := fs.String("proxy-client-token-file", "", "the aggregator's credential for extension API servers, created if missing (default DATA-DIR/"+proxyTokenFileName+")")
 	verbose := fs.Bool("v", false, "log every request")
