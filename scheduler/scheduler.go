@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -209,11 +210,7 @@ func (s *Scheduler) requeueLocked(cause controllers.Cause) {
 	if len(s.unschedulable) == 0 {
 		return
 	}
-	keys := make([]string, 0, len(s.unschedulable))
-	for k := range s.unschedulable {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(s.unschedulable))
 	for _, k := range keys {
 		s.ctrl.Enqueue(k, cause)
 	}

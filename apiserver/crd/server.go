@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -230,11 +231,7 @@ func (s *Server) apply(c *api.CustomResourceDefinition, rev int64, deleted bool)
 		cur = map[string]servedVersion{}
 		s.served[c.Name] = cur
 	}
-	names := make([]string, 0, len(want))
-	for n := range want {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(want))
 	for _, name := range names {
 		v := want[name]
 		fp := fingerprint(c, v)

@@ -2,6 +2,7 @@ package crd
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -352,11 +353,7 @@ func unsupportedFeatures(s *api.JSONSchemaProps, p *field.Path) field.ErrorList 
 			"additionalProperties", "additionalProperties and properties are mutual exclusive")
 		errs = append(errs, unsupportedFeatures(s.AdditionalProperties.Schema, p.Child("additionalProperties"))...)
 	}
-	keys := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(s.Properties))
 	for _, k := range keys {
 		prop := s.Properties[k]
 		errs = append(errs, unsupportedFeatures(&prop, p.Child("properties").Key(k))...)

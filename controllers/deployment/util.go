@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,11 +194,7 @@ func SetNewReplicaSetAnnotations(d *api.Deployment, rs *api.ReplicaSet, newRevis
 
 func copyDeploymentAnnotationsToReplicaSet(d *api.Deployment, rs *api.ReplicaSet) bool {
 	changed := false
-	keys := make([]string, 0, len(d.Annotations))
-	for k := range d.Annotations {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(d.Annotations))
 	for _, k := range keys {
 		if annotationsToSkip[k] {
 			continue

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 
 	"github.com/kubesim/kubesim/api"
@@ -88,11 +90,7 @@ func (c *Controller) enqueuePod(event string, p, old *api.Pod) {
 			keys[cache.Key(&s.ObjectMeta)] = true
 		}
 	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
+	sorted := slices.Sorted(maps.Keys(keys))
 	for _, k := range sorted {
 		c.controller.Enqueue(k, controllers.CauseOf(event, "Pod", &p.ObjectMeta))
 	}

@@ -7,7 +7,8 @@ package catalog
 
 import (
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
@@ -35,11 +36,7 @@ func Controllers() map[string]cluster.ControllerFactory {
 
 // Names lists the runnable controllers, sorted.
 func Names() []string {
-	var out []string
-	for n := range Controllers() {
-		out = append(out, n)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(Controllers()))
 	return out
 }
 
