@@ -260,6 +260,10 @@ func TestCRDValidation(t *testing.T) {
 				`FieldValueInvalid spec.group: Invalid value: "lab": should be a domain with at least one dot`}},
 		{"column type", `"type":"string","jsonPath":".spec.color"`, `"type":"text","jsonPath":".spec.color"`,
 			[]string{`FieldValueInvalid spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string`}},
+		// Reported once, under spec.names, as the real server does (not
+		// again under status.acceptedNames).
+		{"invalid short name", `"shortNames":["wd"]`, `"shortNames":["w_d"]`,
+			[]string{`FieldValueInvalid spec.names.shortNames[0]: Invalid value: "w_d": ` + strings.Join(kinds.IsDNS1035Label("w_d"), ",")}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -69,7 +69,11 @@ func Validate(c *api.CustomResourceDefinition, opts ValidationOptions) field.Err
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), c.Name, `must be spec.names.plural+"."+spec.group`))
 	}
 	errs = append(errs, validateSpec(&c.Spec, opts, field.NewPath("spec"))...)
-	errs = append(errs, validateNames(&c.Status.AcceptedNames, field.NewPath("status", "acceptedNames"))...)
+	// status.acceptedNames is not checked again: kubesim's naming step
+	// (computeStatus) takes them from spec.names, already checked, or keeps
+	// names accepted before. Kubernetes checks them, but at create they
+	// are still empty (its naming controller runs later), so an invalid
+	// name is reported once, under spec.names.
 	errs = append(errs, validateStoredVersions(c.Status.StoredVersions, c.Spec.Versions, field.NewPath("status", "storedVersions"))...)
 	return errs
 }
