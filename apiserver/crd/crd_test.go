@@ -120,6 +120,8 @@ func TestCustomResourceLifecycle(t *testing.T) {
 		`{"apiVersion":"lab.example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"color":"red"}}`)
 	require.Equal(t, 422, code)
 	assert.Equal(t, []string{`FieldValueInvalid kind: Invalid value: "Gadget": must be Widget`}, causes(body))
+	// The message names the kind sent, as the real server does.
+	assert.Equal(t, `Gadget.lab.example.com "g" is invalid: kind: Invalid value: "Gadget": must be Widget`, body["message"])
 
 	code, body = raw(t, env.Server.Handler(), "POST", "/apis/lab.example.com/v1/namespaces/default/widgets",
 		`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"color":"red"}}`)
