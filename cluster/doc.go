@@ -1,5 +1,7 @@
 // Package cluster assembles a whole kubesim control plane from one Config:
-// the store, the API server, the controller manager's controllers
+// the store, the API server with the aggregator composed in front of it
+// (kube-apiserver's server chain: aggregator.NewServer wraps
+// apiserver.Server), the controller manager's controllers
 // (replicaset, deployment, garbagecollector, namespace, nodelifecycle), the
 // scheduler and one fake kubelet per node. Every component is an API client
 // talking to the API server through the in-process transport; none touches

@@ -15,6 +15,9 @@
 // It simulates k8s.io/controller-manager and the controller pattern of
 // k8s.io/client-go (informer → event handler → workqueue → worker), as
 // sample-controller shows it. The controllers themselves live in
-// sub-packages, one each. Left out: leader election, shared informer
+// sub-packages, one each, and never import one another: what they share is
+// here, as in Kubernetes' pkg/controller — ClaimObjects, the adopt and
+// release of dependents (controller_ref_manager.go), and CauseOf,
+// ComputeHash and NextAvailable (controller_utils.go). Left out: leader election, shared informer
 // factories (each controller has its own informers), and metrics.
 package controllers

@@ -411,7 +411,7 @@ func joinComma(msgs []string) string {
 }
 
 // prepareForDelete starts the deletion of a CRD: the cleanup finalizer
-// keeps it until the finalizer controller (package crd/finalizer) has deleted its objects, and the
+// keeps it until the finalizer controller (package controllers/crdfinalizer) has deleted its objects, and the
 // Terminating condition tells clients why it is still there.
 func (s *Server) prepareForDelete(obj api.Object) bool {
 	switch c := obj.(type) {
