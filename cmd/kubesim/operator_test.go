@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var operatorsDir = filepath.Join("..", "..", "examples", "operators")
+var operatorsDir = filepath.Join("..", "..", "operators")
 
 // checkSlots reads "master ranges" lines and checks that every slot is
 // served exactly once, by count masters.
