@@ -407,3 +407,40 @@ func TestMissingEndpointAddresses(t *testing.T) {
 	assert.Equal(t, "False (MissingEndpoints)", aggregator.AvailableColumn(s))
 	assert.Equal(t, `endpoints for service/api in "wardle" have no addresses with port name ""`, api.GetAPIServiceConditionByType(s, api.Available).Message)
 }
+
+// The API server alone serves no APIServices: they come with the
+// aggregator composed in front of it, whose routing runs inside the
+// delegate's filters (an unauthenticated request is refused before it).
+func TestAggregatorIsComposedInFront(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	auth := authn.AuthenticatorFunc(func(r *http.Request) (*authn.UserInfo, bool, error) {
+		return &authn.UserInfo{Name: "alice"}, r.Header.Get("Authorization") == "Bearer alice-token", nil
+	})
+	cfg := apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{4}),
+		Resources: kinds.Builtin(), Authenticator: auth}
+	delegate, err := apiserver.New(cfg)
+	require.NoError(t, err)
+	require.NoError(t, delegate.Bootstrap(context.Background()))
+	_, ok := delegate.Store(aggregator.Group, "v1", aggregator.ResourceName)
+	assert.False(t, ok, "the API server alone serves no APIServices")
+
+	srv, err := aggregator.NewServer(aggregator.ServerConfig{Delegate: delegate, ProxyClientToken: token, Clock: cfg.Clock})
+	require.NoError(t, err)
+	require.NoError(t, srv.Bootstrap(context.Background()))
+	_, ok = delegate.Store(aggregator.Group, "v1", aggregator.ResourceName)
+	assert.True(t, ok, "the aggregator adds them to its delegate")
+
+	get := func(token string) int {
+		req := httptest.NewRequest(http.MethodGet, "/apis/apiregistration.k8s.io/v1/apiservices/v1.apps", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		return rec.Code
+	}
+	assert.Equal(t, http.StatusOK, get("alice-token"))
+	assert.Equal(t, http.StatusUnauthorized, get(""), "authentication runs before the aggregator")
+}
