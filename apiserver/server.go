@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,11 +11,9 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/gorilla/mux"
 
-	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -80,17 +77,11 @@ type Config struct {
 	// MaxBodyBytes caps request bodies (default 3 MiB).
 	MaxBodyBytes int64
 
-	// The aggregator (package aggregator) in front of the server.
-
-	// ProxyDial reaches the endpoints of extension API servers (the
-	// cluster's pod network); nil dials directly.
-	ProxyDial aggregator.DialFunc
-	// ProxyClientCert is the front proxy's client certificate, presented
-	// to extension API servers (aggregator.Config.ProxyClientCert).
-	ProxyClientCert *tls.Certificate
 	// GenericOnly serves Resources and nothing more: no
-	// CustomResourceDefinitions, no APIServices, no namespace lifecycle.
-	// An extension API server built on this package sets it.
+	// CustomResourceDefinitions, no namespace lifecycle. An extension API
+	// server built on this package sets it. (APIServices are never served
+	// here: they are the aggregator's, composed in front of the server by
+	// package cluster.)
 	GenericOnly bool
 }
 
@@ -106,12 +97,13 @@ type Server struct {
 	// plane's own in-process clients (Kubernetes gives them a privileged
 	// loopback token instead).
 	loopback http.Handler
-	rest     *handlers.Handler
-	crds     *crd.Server
-	// agg routes to extension API servers; bootstrapped turns on the
-	// upkeep of local APIServices as resources come and go.
-	agg          *aggregator.Aggregator
-	bootstrapped atomic.Bool
+	// unprotected is the routes without the filters, for a server
+	// composed in front of this one.
+	unprotected http.Handler
+	rest        *handlers.Handler
+	crds        *crd.Server
+	// listeners hear of every change to the resources served.
+	listeners []func()
 	// rbac: the roles and bindings cached for the authorizer, the
 	// authorizer of AuthorizationMode and its rule lister (issue 14).
 	rbac       *rbacregistry.Cache
@@ -152,8 +144,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.GenericOnly {
 		s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
-		s.handler = s.buildChain(cfg.Authenticator)
-		s.loopback = s.buildChain(nil)
+		s.buildHandlers()
 		return s, nil
 	}
 	// CustomResourceDefinitions are always served, as kube-apiserver
@@ -168,16 +159,6 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.crds = ext
-	// And the aggregator in front of both, with its APIServices.
-	agg, err := aggregator.New(aggregator.Config{Store: s.Store, Resources: s.Resources, Dial: cfg.ProxyDial,
-		ProxyClientCert: cfg.ProxyClientCert, Clock: cfg.Clock, Logger: cfg.Logger})
-	if err != nil {
-		return nil, err
-	}
-	if err := s.AddResource(agg.Resource()); err != nil {
-		return nil, err
-	}
-	s.agg = agg
 	// The access and identity reviews, answered by the authorizer and
 	// never stored (issue 14).
 	for _, r := range reviews.Resources(s.authorizer, s.ruleLister) {
@@ -208,8 +189,7 @@ func New(cfg Config) (*Server, error) {
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
 	}
 	s.rest = &handlers.Handler{Lookup: s.Store, Admission: chain, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
-	s.handler = s.buildChain(cfg.Authenticator)
-	s.loopback = s.buildChain(nil)
+	s.buildHandlers()
 	return s, nil
 }
 
@@ -279,22 +259,24 @@ func (s *Server) RemoveResource(group, version, resource string) {
 	})
 }
 
-// resourcesChanged keeps a local APIService for every group-version
-// served, once Bootstrap has run (kube-apiserver's autoregister and CRD
-// registration controllers). It runs in the request that changed a CRD,
-// so the APIService is there when the request returns.
-func (s *Server) resourcesChanged() {
-	if s.agg == nil || !s.bootstrapped.Load() {
-		return
-	}
-	if err := s.agg.SyncLocal(context.Background(), "true"); err != nil {
-		s.cfg.Logger.Error("keeping local APIServices", "err", err)
-	}
+// OnResourcesChanged registers fn, called after every change to the
+// resources served. The aggregator keeps its local APIServices with it;
+// fn runs in the request that changed a CRD, so what fn writes is there
+// when the request returns.
+func (s *Server) OnResourcesChanged(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listeners = append(s.listeners, fn)
 }
 
-// Aggregator is the aggregator in front of the server (nil with
-// GenericOnly).
-func (s *Server) Aggregator() *aggregator.Aggregator { return s.agg }
+func (s *Server) resourcesChanged() {
+	s.mu.RLock()
+	listeners := s.listeners
+	s.mu.RUnlock()
+	for _, fn := range listeners {
+		fn()
+	}
+}
 
 // Store returns the storage serving a resource.
 func (s *Server) Store(group, version, resource string) (*registry.Store, bool) {
@@ -318,6 +300,28 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // components of the same control plane. Never serve it on a socket.
 func (s *Server) LoopbackHandler() http.Handler { return s.loopback }
 
+// UnprotectedHandler is the server's routes without the filters of its
+// chain (panic recovery, authentication): what a server composed in front
+// of this one (the aggregator) delegates to from inside its own chain, as
+// GenericAPIServer.UnprotectedHandler in Kubernetes.
+func (s *Server) UnprotectedHandler() http.Handler { return s.unprotected }
+
+// BuildHandlerChain wraps h in this server's filters: panic recovery, then
+// authentication with Config.Authenticator and authorization (with RBAC)
+// unless loopback (Kubernetes' DefaultBuildHandlerChain). The aggregator puts its routing inside the
+// same filters, after authentication, so that the user is known.
+func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
+	if !loopback && s.cfg.Authenticator != nil {
+		if s.cfg.AuthorizationMode == authz.ModeRBAC {
+			// Authorization (issue 14): after authentication, before the
+			// aggregator's routing and the handlers read a body.
+			h = authz.WithAuthorization(h, s.authorizer)
+		}
+		h = authn.WithAuthentication(h, s.cfg.Authenticator, nil)
+	}
+	return s.withRecovery(h)
+}
+
 // Bootstrap creates the system namespaces if they do not exist yet, and
 // serves again the custom resources of the CRDs already stored.
 func (s *Server) Bootstrap(ctx context.Context) error {
@@ -325,15 +329,6 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		if err := s.crds.Restore(ctx); err != nil {
 			return fmt.Errorf("serving stored CustomResourceDefinitions: %w", err)
 		}
-	}
-	if s.agg != nil {
-		if err := s.agg.Load(ctx); err != nil {
-			return fmt.Errorf("loading APIServices: %w", err)
-		}
-		if err := s.agg.SyncLocal(ctx, "onstart"); err != nil {
-			return fmt.Errorf("creating local APIServices: %w", err)
-		}
-		s.bootstrapped.Store(true)
 	}
 	if s.cfg.AuthorizationMode == authz.ModeRBAC && !s.cfg.GenericOnly { // issue 14
 		if err := rbacregistry.Bootstrap(ctx, s.Store); err != nil {
@@ -353,8 +348,17 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	return nil
 }
 
-// buildChain wraps the routes in the filters every request passes.
-func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
+// buildHandlers makes the routes and wraps them in the filters every
+// request passes.
+func (s *Server) buildHandlers() {
+	s.unprotected = withRequestInfo(s.routes())
+	s.handler = s.BuildHandlerChain(s.unprotected, false)
+	s.loopback = s.BuildHandlerChain(s.unprotected, true)
+}
+
+// routes are the server's own paths: version, health, OpenAPI, discovery
+// and the resources.
+func (s *Server) routes() http.Handler {
 	r := mux.NewRouter()
 	r.SkipClean(true)
 	r.HandleFunc("/version", func(w http.ResponseWriter, _ *http.Request) {
@@ -383,22 +387,7 @@ func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		responsewriters.WriteError(w, api.NewPathNotFound())
 	})
-	var h http.Handler = r
-	h = withRequestInfo(h)
-	if s.agg != nil {
-		// Authentication first, then the aggregator decides: this server
-		// or an extension API server.
-		h = s.agg.WithAggregation(h)
-	}
-	if auth != nil && s.cfg.AuthorizationMode == authz.ModeRBAC {
-		// Authorization (issue 14): after authentication, before the
-		// aggregator and the handlers read a body.
-		h = authz.WithAuthorization(h, s.authorizer)
-	}
-	if auth != nil {
-		h = authn.WithAuthentication(h, auth, nil)
-	}
-	return s.withRecovery(h)
+	return r
 }
 
 func withRequestInfo(h http.Handler) http.Handler {
