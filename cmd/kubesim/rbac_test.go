@@ -37,6 +37,10 @@ func TestKubectlRBAC(t *testing.T) {
 	assert.Equal(t, `Error from server (Forbidden): pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`+"\n", errOut)
 	out, _ := alice.run(true, "auth", "can-i", "list", "pods")
 	assert.Equal(t, "no\n", out)
+	// Authorization runs before the aggregator routes: a path no
+	// APIService serves is refused the same way, not proxied or 404.
+	errOut = alice.fail("get", "--raw", "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders")
+	assert.Equal(t, `Error from server (Forbidden): flunders.wardle.example.com is forbidden: User "alice" cannot list resource "flunders" in API group "wardle.example.com" in the namespace "default"`+"\n", errOut)
 	// Discovery and the version stay open to every user.
 	alice.ok("version")
 	alice.ok("api-resources")
