@@ -59,9 +59,12 @@ type cacheWatcher struct {
 }
 
 type cacher struct {
-	s       *Store
-	mu      sync.Mutex
-	started bool
+	s *Store
+	// buffer and indexedBuffer are cacheBuffer and indexedBuffer (tests
+	// make them small to see a slow watcher ended).
+	buffer, indexedBuffer int
+	mu                    sync.Mutex
+	started               bool
 	// stream is the shared store watch while started; gen counts streams
 	// so that a stream stopped for lack of watchers cannot touch its
 	// successor's state.
@@ -77,7 +80,7 @@ type cacher struct {
 }
 
 func newCacher(s *Store) *cacher {
-	return &cacher{s: s, all: map[*cacheWatcher]struct{}{}, plain: map[*cacheWatcher]struct{}{},
+	return &cacher{s: s, buffer: cacheBuffer, indexedBuffer: indexedBuffer, all: map[*cacheWatcher]struct{}{}, plain: map[*cacheWatcher]struct{}{},
 		byField: map[string]map[string]map[*cacheWatcher]struct{}{}}
 }
 
@@ -104,9 +107,9 @@ func (c *cacher) watch(ctx context.Context, filter watchFilter, start []WatchEve
 	if from < oldest {
 		return nil, false
 	}
-	buffer := cacheBuffer
+	buffer := c.buffer
 	if exactFieldRequirement(filter.opts) {
-		buffer = indexedBuffer
+		buffer = c.indexedBuffer
 	}
 	// One slot more than the watcher may fill: the ERROR event that ends
 	// it when it falls behind always has room (see deliverLocked).
