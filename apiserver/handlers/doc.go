@@ -5,6 +5,6 @@
 // It simulates k8s.io/apiserver/pkg/endpoints/handlers (create.go, get.go,
 // update.go, patch.go, delete.go, watch.go, rest.go) and the content
 // negotiation of .../endpoints/handlers/negotiation. Left out: protobuf and
-// CBOR encodings (JSON and YAML only), field selectors beyond those each
-// resource declares, and the "sendInitialEvents" watch-list mode.
+// CBOR encodings (JSON and YAML only), and field selectors beyond those each
+// resource declares.
 package handlers
