@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
 
@@ -144,7 +145,7 @@ func (s *Store) waitForRevision(ctx context.Context, rv int64) error {
 
 // awaitRevision reads w until an event at rv or later (true), the timer
 // (504), ctx's end, or w's end (false: the caller watches again).
-func (s *Store) awaitRevision(ctx context.Context, w store.Watcher, timer interface{ C() <-chan time.Time }, rv int64) (bool, error) {
+func (s *Store) awaitRevision(ctx context.Context, w store.Watcher, timer clock.Timer, rv int64) (bool, error) {
 	for {
 		select {
 		case ev, ok := <-w.ResultChan():
