@@ -179,7 +179,7 @@ func (s *Store) readRevision(ctx context.Context, opts ListOptions) (int64, erro
 	}
 	if opts.Continue != "" {
 		// The continue token carries the revision of the first page.
-		return 0, nil
+		return 0, api.NewBadRequest("specifying resource version is not allowed when using continue")
 	}
 	if err := s.waitForRevision(ctx, rv); err != nil {
 		return 0, err

@@ -249,6 +249,24 @@ func TestValidateListOptions(t *testing.T) {
 	}
 }
 
+// A continue token carries its own revision: naming another is refused.
+func TestListContinueWithResourceVersion(t *testing.T) {
+	e := newRVEnv(t)
+	e.create("a", "web")
+	rv := e.create("b", "web")
+	bg := context.Background()
+	page, err := e.s.List(bg, "ns", ListOptions{Limit: 1})
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Continue)
+	_, err = e.s.List(bg, "ns", ListOptions{Limit: 1, Continue: page.Continue, ResourceVersion: strconv.FormatInt(rv, 10)})
+	require.True(t, api.IsBadRequest(err), "%v", err)
+	assert.Equal(t, "specifying resource version is not allowed when using continue", err.Error())
+	for _, zero := range []string{"", "0"} {
+		_, err = e.s.List(bg, "ns", ListOptions{Limit: 1, Continue: page.Continue, ResourceVersion: zero})
+		require.NoError(t, err)
+	}
+}
+
 func TestParseResourceVersion(t *testing.T) {
 	for in, want := range map[string]int64{"": 0, "0": 0, "42": 42} {
 		got, err := ParseResourceVersion(in)
