@@ -2,16 +2,24 @@ package handlers
 
 import (
 	"context"
+	"crypto/rand"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store/boltstore"
 )
 
 // waitLong bounds waits for what must happen; generous for a loaded machine.
@@ -213,4 +221,95 @@ func TestFutureResourceVersionIs504(t *testing.T) {
 		assert.Equal(t, int64(504), get(ev, "object", "code"))
 		assert.Equal(t, want, get(ev, "object", "message"))
 	}
+}
+
+// gatedWriter is a client that does not read: Write blocks until the gate
+// opens. It records what was written.
+type gatedWriter struct {
+	header  http.Header
+	gate    chan struct{}
+	writing chan struct{} // closed at the first Write
+	once    sync.Once
+	mu      sync.Mutex
+	body    []byte
+}
+
+func (g *gatedWriter) Header() http.Header { return g.header }
+func (g *gatedWriter) WriteHeader(int)     {}
+func (g *gatedWriter) Flush()              {}
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	g.once.Do(func() { close(g.writing) })
+	<-g.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.body = append(g.body, p...)
+	return len(p), nil
+}
+
+// A watcher that falls behind is ended, and the last line of its stream
+// says why: an ERROR with 410 Expired, so that its client lists again
+// instead of believing it saw everything.
+func TestSlowWatcherStreamEndsWithExpired(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	res := &registry.Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", ListKind: "ConfigMapList", Namespaced: true,
+		New: func() api.Object { return &api.ConfigMap{} }}
+	s, err := registry.NewStore(registry.Config{Resource: res, Storage: st, Clock: clk, IDs: registry.NewIDs(rand.Reader), WatchBuffer: 3})
+	require.NoError(t, err)
+	h := &Handler{Clock: clk, Lookup: func(g, v, r string) (*registry.Store, bool) { return s, g == "" && v == "v1" && r == "configmaps" }}
+	bg := context.Background()
+	created, err := s.Create(bg, "default", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "x"}}, registry.CreateOptions{})
+	require.NoError(t, err)
+	rv := created.GetObjectMeta().ResourceVersion
+	update := func(i int) {
+		_, _, err := s.Update(bg, "default", "x", func(cur api.Object) (api.Object, error) {
+			cur.(*api.ConfigMap).Data = map[string]string{"i": strconv.Itoa(i)}
+			cur.GetObjectMeta().ResourceVersion = ""
+			return cur, nil
+		}, registry.UpdateOptions{})
+		require.NoError(t, err)
+	}
+	// A watcher that keeps up, to know when the cacher has handed out
+	// every update.
+	fast, err := s.Watch(bg, "default", registry.ListOptions{ResourceVersion: rv})
+	require.NoError(t, err)
+
+	w := &gatedWriter{header: http.Header{}, gate: make(chan struct{}), writing: make(chan struct{})}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion="+rv, nil))
+	}()
+	update(0)
+	select {
+	case <-w.writing: // the handler holds the first event, blocked
+	case <-time.After(waitLong):
+		t.Fatal("the watch did not write")
+	}
+	// The handler holds one, its buffer three: the fifth ends it.
+	for i := 1; i <= 6; i++ {
+		update(i)
+	}
+	for i := 0; i <= 6; i++ {
+		select {
+		case <-fast:
+		case <-time.After(waitLong):
+			t.Fatal("the fast watcher missed an update")
+		}
+	}
+	close(w.gate)
+	select {
+	case <-served:
+	case <-time.After(waitLong):
+		t.Fatal("the slow watch did not end")
+	}
+	lines := strings.Split(strings.TrimSpace(string(w.body)), "\n")
+	require.Len(t, lines, 5, "%s", w.body)
+	last, err := unstructured.DecodeMap([]byte(lines[4]))
+	require.NoError(t, err)
+	assert.Equal(t, "ERROR", last["type"])
+	assert.Equal(t, int64(410), get(last, "object", "code"))
+	assert.Equal(t, "Expired", get(last, "object", "reason"))
 }

@@ -41,6 +41,10 @@ type Config struct {
 	// not reached waits for it before its 504 (default
 	// DefaultResourceVersionWait), on Clock.
 	ResourceVersionWait time.Duration
+	// WatchBuffer, when set, is how many undelivered events a watcher may
+	// hold before it is ended as too slow (default: 8192, or 256 for a
+	// watch of one field value, such as a kubelet's spec.nodeName).
+	WatchBuffer int
 }
 
 // NewStore checks cfg and returns the Store.
@@ -60,6 +64,9 @@ func NewStore(cfg Config) (*Store, error) {
 	}
 	s := &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs, rvWait: cfg.ResourceVersionWait}
 	s.cacher = newCacher(s)
+	if cfg.WatchBuffer > 0 {
+		s.cacher.buffer, s.cacher.indexedBuffer = cfg.WatchBuffer, cfg.WatchBuffer
+	}
 	return s, nil
 }
 

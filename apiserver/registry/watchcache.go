@@ -60,8 +60,8 @@ type cacheWatcher struct {
 
 type cacher struct {
 	s *Store
-	// buffer and indexedBuffer are cacheBuffer and indexedBuffer (tests
-	// make them small to see a slow watcher ended).
+	// buffer and indexedBuffer are cacheBuffer and indexedBuffer unless
+	// Config.WatchBuffer says otherwise.
 	buffer, indexedBuffer int
 	mu                    sync.Mutex
 	started               bool
