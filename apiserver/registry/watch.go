@@ -146,6 +146,9 @@ func (s *Store) pump(ctx context.Context, w store.Watcher, filter watchFilter, s
 			}
 			return
 		}
+		if skipDamaged(ev) {
+			continue
+		}
 		ce, err := s.decodeEvent(ev)
 		if err != nil {
 			send(WatchEvent{Type: api.WatchEventError, Err: err})
