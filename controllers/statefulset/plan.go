@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/controllers/deployment"
-	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/controllers"
 )
 
 // PodName is the name of the pod with ordinal ord (getPodName).
@@ -32,7 +31,7 @@ func Ordinal(set *api.StatefulSet, podName string) (int, bool) {
 // Revision is the name of the revision of the set's current template:
 // "<set>-<hash>", the value of the pods' controller-revision-hash label.
 func Revision(set *api.StatefulSet) string {
-	return set.Name + "-" + deployment.ComputeHash(&set.Spec.Template, set.Status.CollisionCount)
+	return set.Name + "-" + controllers.ComputeHash(&set.Spec.Template, set.Status.CollisionCount)
 }
 
 // PodRevision is the revision a pod was made from.
@@ -40,7 +39,7 @@ func PodRevision(p *api.Pod) string { return p.Labels[api.ControllerRevisionHash
 
 // IsHealthy is Running and Ready and not being deleted (isHealthy).
 func IsHealthy(p *api.Pod) bool {
-	return p.Status.Phase == api.PodRunning && replicaset.IsPodReady(p) && p.DeletionTimestamp == nil
+	return p.Status.Phase == api.PodRunning && api.IsPodReady(p) && p.DeletionTimestamp == nil
 }
 
 // isFailed is a pod that will not run again: it is replaced.

@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -98,8 +96,7 @@ func (ssc *StatefulSetController) orphanAdded(p *api.Pod) {
 	}
 	for _, set := range ssc.Informer().ByIndex(cache.NamespaceIndex, p.Namespace) {
 		if _, ok := Ordinal(set, p.Name); ok {
-			ssc.Enqueue(cache.Key(&set.ObjectMeta), controllers.Cause{Event: "ADDED", Kind: "Pod",
-				Namespace: p.Namespace, Name: p.Name, ResourceVersion: p.ResourceVersion})
+			ssc.Enqueue(cache.Key(&set.ObjectMeta), controllers.CauseOf("ADDED", "Pod", &p.ObjectMeta))
 		}
 	}
 }
@@ -109,7 +106,7 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	if set.DeletionTimestamp != nil {
 		return controllers.Result{}, nil
 	}
-	sel, err := replicaset.SelectorAsSelector(set.Spec.Selector)
+	sel, err := api.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil {
 		return controllers.Result{}, err
 	}
@@ -171,7 +168,7 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	if firstErr != nil {
 		return controllers.Result{}, firstErr
 	}
-	if d, ok := replicaset.NextAvailable(all, set.Spec.MinReadySeconds, now); ok {
+	if d, ok := controllers.NextAvailable(all, set.Spec.MinReadySeconds, now); ok {
 		return controllers.Result{RequeueAfter: d}, nil
 	}
 	return controllers.Result{}, nil
@@ -179,63 +176,28 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 
 // claimPods returns the set's pods, adopting orphans that match its
 // selector and are named like its ordinals, and releasing pods that no
-// longer match (ControllerRefManager.ClaimPods).
+// longer match (ControllerRefManager.ClaimPods with isMemberOf).
 func (ssc *StatefulSetController) claimPods(ctx context.Context, set *api.StatefulSet, sel labels.Selector) ([]*api.Pod, error) {
-	var out []*api.Pod
-	for _, p := range ssc.pods.OwnedBy(set) {
-		if sel.Matches(labels.Set(p.Labels)) {
-			out = append(out, p)
-			continue
-		}
-		if p.DeletionTimestamp != nil {
-			continue
-		}
-		// Release: drop our reference, keep the pod.
-		if err := ssc.patchOwners(ctx, p, removeRef(p.OwnerReferences, set.UID)); err != nil && !api.IsNotFound(err) {
-			return nil, err
-		}
-	}
+	candidates := ssc.pods.OwnedBy(set)
 	for _, p := range ssc.pods.Informer().ByIndex(cache.NamespaceIndex, set.Namespace) {
-		if api.GetControllerOf(&p.ObjectMeta) != nil || p.DeletionTimestamp != nil {
-			continue
+		if api.GetControllerOf(&p.ObjectMeta) == nil {
+			candidates = append(candidates, p)
 		}
-		if _, ok := Ordinal(set, p.Name); !ok || !sel.Matches(labels.Set(p.Labels)) {
-			continue
-		}
-		refs := append(append([]api.OwnerReference(nil), p.OwnerReferences...), *api.NewControllerRef(&set.ObjectMeta, GroupVersionKind))
-		if err := ssc.patchOwners(ctx, p, refs); err != nil {
-			if api.IsNotFound(err) {
-				continue
+	}
+	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.Pod]{
+		Owner: &set.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: ssc.pods.Resource(), DependentKind: "Pod",
+		Match: func(p *api.Pod) bool {
+			_, member := Ordinal(set, p.Name)
+			return member && sel.Matches(labels.Set(p.Labels))
+		},
+		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+			fresh, err := ssc.Client().StatefulSets().Get(ctx, set.Namespace, set.Name)
+			if err != nil {
+				return nil, err
 			}
-			return nil, err
-		}
-		adopted := p.DeepCopy()
-		adopted.OwnerReferences = refs
-		out = append(out, adopted)
-	}
-	return out, nil
-}
-
-func removeRef(refs []api.OwnerReference, uid string) []api.OwnerReference {
-	out := []api.OwnerReference{}
-	for _, r := range refs {
-		if r.UID != uid {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// patchOwners sets a pod's ownerReferences, guarded by its uid and
-// resourceVersion so that a stale cache never adopts the wrong pod.
-func (ssc *StatefulSetController) patchOwners(ctx context.Context, p *api.Pod, refs []api.OwnerReference) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"ownerReferences": refs, "uid": p.UID, "resourceVersion": p.ResourceVersion}})
-	if err != nil {
-		return err
-	}
-	_, err = ssc.pods.Resource().Patch(ctx, p.Namespace, p.Name, client.MergePatch, patch)
-	return err
+			return &fresh.ObjectMeta, nil
+		},
+	}, candidates)
 }
 
 // createPod creates the pod of a Create action, recording the event
@@ -318,9 +280,9 @@ func ComputeStatus(set *api.StatefulSet, pods []*api.Pod, currentRevision, updat
 			continue
 		}
 		st.Replicas++
-		if p.Status.Phase == api.PodRunning && replicaset.IsPodReady(p) {
+		if p.Status.Phase == api.PodRunning && api.IsPodReady(p) {
 			st.ReadyReplicas++
-			if replicaset.IsPodAvailable(p, set.Spec.MinReadySeconds, now) {
+			if api.IsPodAvailable(p, set.Spec.MinReadySeconds, now) {
 				st.AvailableReplicas++
 			}
 		}
