@@ -74,6 +74,7 @@ func Builtin() []*registry.Resource {
 					},
 					Create: bindPod,
 				},
+				"eviction": {Resource: evictionResource(), Create: evictPod},
 			},
 		},
 		{
@@ -162,6 +163,15 @@ func Builtin() []*registry.Resource {
 			Scale:               scale(),
 			Table:               statefulSetTable(),
 			ValidateName:        IsDNS1123Label,
+		},
+		{
+			Group: "apps", Version: "v1", Name: "controllerrevisions", SingularName: "controllerrevision", Kind: "ControllerRevision", ListKind: "ControllerRevisionList",
+			Namespaced:          true,
+			New:                 func() api.Object { return &api.ControllerRevision{} },
+			StrategicMergePatch: true,
+			Strategy:            controllerRevisionStrategy{},
+			Schema:              schema.FromGoType(reflect.TypeOf(api.ControllerRevision{})),
+			Table:               controllerRevisionTable(),
 		},
 		{
 			Group: "coordination.k8s.io", Version: "v1", Name: "leases", SingularName: "lease", Kind: "Lease", ListKind: "LeaseList",
