@@ -111,7 +111,7 @@ func TestOrderedReadyLifecycle(t *testing.T) {
 		assert.NotEmpty(t, p.Spec.NodeName)
 	}
 	assert.Equal(t, api.StatefulSetStatus{ObservedGeneration: set.Generation, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3,
-		CurrentReplicas: 3, UpdatedReplicas: 3, CurrentRevision: rev, UpdateRevision: rev}, set.Status)
+		CurrentReplicas: 3, UpdatedReplicas: 3, CurrentRevision: rev, UpdateRevision: rev, CollisionCount: new(int32)}, set.Status)
 
 	events, err := cl.Events().List(bg, "default", client.ListOptions{FieldSelector: "involvedObject.name=web,reason=SuccessfulCreate"})
 	require.NoError(t, err)
