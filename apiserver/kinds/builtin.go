@@ -17,6 +17,7 @@ func Builtin() []*registry.Resource {
 	if err != nil {
 		panic(err) // the range is a constant
 	}
+	services := serviceAllocators{ips: ips, ports: NewNodePortAllocator(NodePortRangeBase, NodePortRangeSize)}
 	scale := func() *registry.ScaleSubresource {
 		return &registry.ScaleSubresource{
 			SpecReplicasPath:   ".spec.replicas",
@@ -87,9 +88,9 @@ func Builtin() []*registry.Resource {
 			StatusSubresource:   true,
 			Table:               serviceTable(),
 			ValidateName:        IsDNS1035Label,
-			DecorateStorage:     ips.decorate,
-			BeginCreate:         ips.BeginCreate,
-			BeginUpdate:         ips.BeginUpdate,
+			DecorateStorage:     services.decorate,
+			BeginCreate:         services.BeginCreate,
+			BeginUpdate:         services.BeginUpdate,
 		},
 		{
 			Version: "v1", Name: "endpoints", SingularName: "endpoints", Kind: "Endpoints", ListKind: "EndpointsList",
