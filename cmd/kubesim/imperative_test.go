@@ -48,15 +48,16 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-// okWithEnv is ok with extra environment variables (EDITOR for edit).
-func (k *kubectl) okWithEnv(env []string, args ...string) string {
+// okWithEnv is ok with extra environment variables (EDITOR for edit); it
+// returns stdout and stderr.
+func (k *kubectl) okWithEnv(env []string, args ...string) (string, string) {
 	k.t.Helper()
 	cmd := k.cmd(args...)
 	cmd.Env = append(cmd.Env, env...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(k.t, cmd.Run(), "kubectl %s\nstdout: %s\nstderr: %s", strings.Join(args, " "), out.String(), errb.String())
-	return out.String()
+	return out.String(), errb.String()
 }
 
 // exitCode runs kubectl and returns its exit code and stdout.
@@ -188,25 +189,29 @@ func TestKubectlImperativeWorkloads(t *testing.T) {
 	})
 
 	t.Run("rollout history undo restart pause resume", func(t *testing.T) {
+		// 1 the first template, 2 nginx:1.26, 3 the env, 4 the
+		// resources, 5 nginx:1.27.
 		hist := k.ok("rollout", "history", "deployment/web")
-		assert.Regexp(t, `(?s)^deployment.apps/web \nREVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>\n3\s+<none>\n4\s+<none>\n`, hist)
+		assert.Regexp(t, `(?s)^deployment.apps/web \nREVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>\n3\s+<none>\n4\s+<none>\n5\s+<none>\n`, hist)
 		assert.Contains(t, k.ok("rollout", "history", "deployment/web", "--revision=2"), "Image:\tnginx:1.26")
+		assert.Len(t, k.replicaSets("app=web"), 5)
 
 		assert.Equal(t, "deployment.apps/web rolled back\n", k.ok("rollout", "undo", "deployment/web", "--to-revision=1"))
 		k.rolledOut("deployment/web")
-		assert.Equal(t, "nginx:1.25 5", k.jsonpath("deployment/web", `{.spec.template.spec.containers[0].image} {.metadata.annotations.deployment\.kubernetes\.io/revision}`),
+		assert.Equal(t, "nginx:1.25 6", k.jsonpath("deployment/web", `{.spec.template.spec.containers[0].image} {.metadata.annotations.deployment\.kubernetes\.io/revision}`),
 			"the old template comes back as the newest revision")
 		rs := k.replicaSets("app=web")
 		var revs []string
 		for _, r := range rs {
 			revs = append(revs, r[1])
 		}
-		assert.ElementsMatch(t, []string{"2", "3", "4", "5"}, revs, "the ReplicaSet of revision 1 became revision 5: %v", rs)
+		assert.ElementsMatch(t, []string{"2", "3", "4", "5", "6"}, revs, "the ReplicaSet of revision 1 became revision 6: %v", rs)
+		assert.Contains(t, k.fail("rollout", "undo", "deployment/web", "--to-revision=1"), "unable to find specified revision 1 in history")
 
 		assert.Equal(t, "deployment.apps/web restarted\n", k.ok("rollout", "restart", "deployment/web"))
 		k.rolledOut("deployment/web")
 		assert.Regexp(t, `^\d{4}-\d\d-\d\dT`, k.jsonpath("deployment/web", `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`))
-		assert.Len(t, k.replicaSets("app=web"), 5, "a restart is a new ReplicaSet")
+		assert.Len(t, k.replicaSets("app=web"), 6, "a restart is a new ReplicaSet")
 
 		assert.Equal(t, "deployment.apps/web paused\n", k.ok("rollout", "pause", "deployment/web"))
 		k.ok("set", "image", "deployment/web", "nginx=nginx:1.28")
@@ -215,22 +220,25 @@ func TestKubectlImperativeWorkloads(t *testing.T) {
 		k.ok("wait", "--for=jsonpath={.status.conditions[?(@.type==\"Progressing\")].reason}=DeploymentPaused", "deployment/web", "--timeout=60s")
 		gen := k.jsonpath("deployment/web", "{.metadata.generation}")
 		k.ok("wait", "--for=jsonpath={.status.observedGeneration}="+gen, "deployment/web", "--timeout=60s")
-		assert.Len(t, k.replicaSets("app=web"), 5, "no rollout while paused")
-		assert.Contains(t, k.fail("rollout", "pause", "deployment/web"), "deployment.apps/web is already paused")
+		assert.Len(t, k.replicaSets("app=web"), 6, "no rollout while paused")
+		assert.Equal(t, "error: deployments.apps \"web\" is already paused\n", k.fail("rollout", "pause", "deployment/web"))
 		assert.Equal(t, "deployment.apps/web resumed\n", k.ok("rollout", "resume", "deployment/web"))
 		k.rolledOut("deployment/web")
-		assert.Len(t, k.replicaSets("app=web"), 6)
+		assert.Len(t, k.replicaSets("app=web"), 7)
 		assert.Equal(t, "nginx:1.28", k.jsonpath("pods", "{.items[0].spec.containers[0].image}", "-l", "app=web", "--field-selector=status.phase=Running"))
 	})
 
 	t.Run("edit", func(t *testing.T) {
 		editor := writeFile(t, "editor.sh", "#!/bin/sh\nsed -i 's/replicas: 2/replicas: 4/' \"$1\"\n")
 		require.NoError(t, os.Chmod(editor, 0o700))
-		assert.Equal(t, "deployment.apps/web edited\n", k.okWithEnv([]string{"EDITOR=" + editor, "KUBE_EDITOR=" + editor}, "edit", "deployment/web"))
+		out, _ := k.okWithEnv([]string{"EDITOR=" + editor, "KUBE_EDITOR=" + editor}, "edit", "deployment/web")
+		assert.Equal(t, "deployment.apps/web edited\n", out)
 		k.ok("wait", "--for=jsonpath={.status.readyReplicas}=4", "deployment/web", "--timeout=60s")
 		noop := writeFile(t, "noop.sh", "#!/bin/sh\ntrue\n")
 		require.NoError(t, os.Chmod(noop, 0o700))
-		assert.Equal(t, "Edit cancelled, no changes made.\n", k.okWithEnv([]string{"KUBE_EDITOR=" + noop}, "edit", "deployment/web"))
+		_, errOut := k.okWithEnv([]string{"KUBE_EDITOR=" + noop}, "edit", "deployment/web")
+		assert.Equal(t, "Edit cancelled, no changes made.\n", errOut)
+		assert.Equal(t, "4", k.jsonpath("deployment/web", "{.spec.replicas}"))
 	})
 
 	t.Run("replace", func(t *testing.T) {
