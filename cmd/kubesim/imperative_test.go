@@ -82,12 +82,13 @@ func (k *kubectl) jsonpath(resource, path string, extra ...string) string {
 }
 
 // rolledOut waits for a Deployment's rollout, through kubectl itself.
-func (k *kubectl) rolledOut(deploy string) {
+func (k *kubectl) rolledOut(deploy string, extra ...string) {
 	k.t.Helper()
-	assert.Contains(k.t, k.ok("rollout", "status", deploy, "--timeout=90s"), "successfully rolled out")
+	assert.Contains(k.t, k.ok(append([]string{"rollout", "status", deploy, "--timeout=90s"}, extra...)...), "successfully rolled out")
 }
 
-// replicaSetsOf prints "name replicas revision" per ReplicaSet of app=web.
+// replicaSets maps each ReplicaSet matching selector to its replicas and
+// revision.
 func (k *kubectl) replicaSets(selector string) map[string][2]string {
 	k.t.Helper()
 	out := k.ok("get", "rs", "-l", selector, "-o",
