@@ -135,7 +135,6 @@ func generatedStructs() []any {
 		&Probe{},
 		&ProbeHandler{},
 		&ProjectedVolumeSource{},
-		&RawExtension{},
 		&ReplicaSet{},
 		&ReplicaSetCondition{},
 		&ReplicaSetList{},

@@ -436,4 +436,3 @@ func TestKubectlNodes(t *testing.T) {
 		assert.Equal(t, "error: taint \"dedicated:NoSchedule\" not found\n", k.fail("taint", "nodes", "node-2", "dedicated:NoSchedule-"))
 	})
 }
-

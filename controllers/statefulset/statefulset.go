@@ -297,7 +297,7 @@ func (ssc *StatefulSetController) getRevisions(ctx context.Context, set *api.Sta
 func (ssc *StatefulSetController) createRevision(ctx context.Context, set *api.StatefulSet, cr *api.ControllerRevision, collisionCount *int32) (*api.ControllerRevision, error) {
 	res := ssc.revisions.Resource()
 	for {
-		hash := HashRevision(cr.Data.Raw, collisionCount)
+		hash := HashRevision(cr.Data, collisionCount)
 		clone := cr.DeepCopy()
 		clone.Name = RevisionName(set.Name, hash)
 		clone.Labels[ControllerRevisionHashLabel] = hash
@@ -309,7 +309,7 @@ func (ssc *StatefulSetController) createRevision(ctx context.Context, set *api.S
 		if err != nil {
 			return nil, err
 		}
-		if bytes.Equal(exists.Data.Raw, clone.Data.Raw) {
+		if bytes.Equal(exists.Data, clone.Data) {
 			return exists, nil
 		}
 		*collisionCount++
