@@ -54,7 +54,7 @@ func TestKubectlImperativeProtobuf(t *testing.T) {
 		assert.Contains(t, k.fail("create", "namespace", "shop"), `Error from server (AlreadyExists): namespaces "shop" already exists`)
 	})
 
-	t.Run("create service clusterip nodeport externalname", func(t *testing.T) {
+	t.Run("create service clusterip nodeport loadbalancer externalname", func(t *testing.T) {
 		assert.Equal(t, "service/web created\n", k.ok("create", "service", "clusterip", "web", "-n", "shop", "--tcp=8080:80"))
 		assert.Regexp(t, `^ClusterIP 10\.\d+\.\d+\.\d+ 8080 80 web$`,
 			k.jsonpath("svc/web", "{.spec.type} {.spec.clusterIP} {.spec.ports[0].port} {.spec.ports[0].targetPort} {.spec.selector.app}", "-n", "shop"))
@@ -69,6 +69,9 @@ func TestKubectlImperativeProtobuf(t *testing.T) {
 		assert.Equal(t, "30100", k.jsonpath("svc/fixed", "{.spec.ports[0].nodePort}", "-n", "shop"))
 		assert.Contains(t, k.fail("create", "service", "nodeport", "clash", "-n", "shop", "--tcp=80:80", "--node-port=30100"),
 			`error: failed to create NodePort service: Service "clash" is invalid: spec.ports[0].nodePort: Invalid value: 30100: provided port is already allocated`)
+
+		assert.Equal(t, "service/lb created\n", k.ok("create", "service", "loadbalancer", "lb", "-n", "shop", "--tcp=443:8443"))
+		assert.Regexp(t, `(?m)^lb\s+LoadBalancer\s+10\.\S+\s+<pending>\s+443:3\d{4}/TCP\s+`, k.ok("get", "svc", "lb", "-n", "shop"))
 
 		assert.Equal(t, "service/db created\n", k.ok("create", "service", "externalname", "db", "-n", "shop", "--external-name=db.example.com"))
 		assert.Equal(t, "ExternalName db.example.com ", k.jsonpath("svc/db", "{.spec.type} {.spec.externalName} {.spec.clusterIP}", "-n", "shop"))

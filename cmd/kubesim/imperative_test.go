@@ -324,6 +324,8 @@ func TestKubectlRolloutStatefulSet(t *testing.T) {
 	k.ok("apply", "-f", "testdata/web-sts.yaml")
 	k.ok("rollout", "status", "statefulset/web", "--timeout=90s")
 	rev1 := k.jsonpath("statefulset/web", "{.status.currentRevision}")
+	// A new revision copies the set's annotations: the change cause.
+	k.ok("annotate", "statefulset", "web", "kubernetes.io/change-cause=upgrade to 1.26")
 	assert.Equal(t, "statefulset.apps/web image updated\n", k.ok("set", "image", "statefulset/web", "nginx=nginx:1.26"))
 	k.ok("rollout", "status", "statefulset/web", "--timeout=90s")
 	rev2 := k.jsonpath("statefulset/web", "{.status.currentRevision}")
@@ -333,7 +335,7 @@ func TestKubectlRolloutStatefulSet(t *testing.T) {
 	assert.Regexp(t, `(?m)^NAME\s+CONTROLLER\s+REVISION\s+AGE$`, out)
 	assert.Regexp(t, `(?m)^`+rev1+`\s+statefulset.apps/web\s+1\s+\d+s$`, out)
 	assert.Regexp(t, `(?m)^`+rev2+`\s+statefulset.apps/web\s+2\s+\d+s$`, out)
-	assert.Equal(t, "statefulset.apps/web \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n", k.ok("rollout", "history", "statefulset/web"))
+	assert.Equal(t, "statefulset.apps/web \nREVISION  CHANGE-CAUSE\n1         <none>\n2         upgrade to 1.26\n\n", k.ok("rollout", "history", "statefulset/web"))
 	assert.Contains(t, k.ok("rollout", "history", "statefulset/web", "--revision=1"), "Image:\tnginx:1.25")
 
 	assert.Equal(t, "statefulset.apps/web rolled back\n", k.ok("rollout", "undo", "statefulset/web"))
