@@ -436,5 +436,13 @@ func TestKubectlNodes(t *testing.T) {
 		assert.Equal(t, "node/node-2 untainted\n", k.ok("taint", "nodes", "node-2", "dedicated:NoSchedule-"))
 		assert.Equal(t, "", k.jsonpath("node/node-2", "{.spec.taints}"))
 		assert.Equal(t, "error: taint \"dedicated:NoSchedule\" not found\n", k.fail("taint", "nodes", "node-2", "dedicated:NoSchedule-"))
+
+		// NoExecute also evicts the pods already there that do not
+		// tolerate it (the taint eviction controller): plain's four pods
+		// move from node-1 to node-2.
+		assert.Equal(t, "node/node-1 tainted\n", k.ok("taint", "nodes", "node-1", "maintenance=now:NoExecute"))
+		k.eventually(func(out string) bool { return strings.TrimSpace(out) == "node-2 node-2 node-2 node-2" },
+			"get", "pods", "-l", "app=plain", "-o", `jsonpath={range .items[*]}{.spec.nodeName}{" "}{end}`)
+		k.ok("taint", "nodes", "node-1", "maintenance-")
 	})
 }
