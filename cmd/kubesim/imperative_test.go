@@ -136,6 +136,9 @@ func TestKubectlImperativeWorkloads(t *testing.T) {
 		assert.Equal(t, "nginx:1.26 2", k.jsonpath("deployment/web", `{.spec.template.spec.containers[0].image} {.metadata.annotations.deployment\.kubernetes\.io/revision}`))
 		assert.Len(t, k.replicaSets("app=web"), 2, "a new ReplicaSet for the new template")
 		assert.Equal(t, "deployment.apps/web env updated\n", k.ok("set", "env", "deployment/web", "GREETING=hello"))
+		// Each change rolled out before the next, so that each is a
+		// revision of its own (two quick changes may make one).
+		k.rolledOut("deployment/web")
 		assert.Equal(t, "deployment.apps/web resource requirements updated\n",
 			k.ok("set", "resources", "deployment/web", "--limits=cpu=200m,memory=128Mi", "--requests=cpu=100m"))
 		k.rolledOut("deployment/web")
