@@ -272,6 +272,66 @@ func TestRollingUpdateFromTheHighestOrdinalWithPartition(t *testing.T) {
 	})
 }
 
+// revisionsOf maps each ControllerRevision of the namespace to its number.
+func revisionsOf(t *testing.T, cl *client.Client) map[string]int64 {
+	t.Helper()
+	l, err := cl.ControllerRevisions().List(bg, "default", client.ListOptions{})
+	require.NoError(t, err)
+	out := map[string]int64{}
+	for _, r := range l.Items {
+		out[r.Name] = r.Revision
+	}
+	return out
+}
+
+func TestControllerRevisionHistory(t *testing.T) {
+	c, cl := newCluster(t)
+	set := newSet("web", 2, "")
+	limit := int32(2)
+	set.Spec.RevisionHistoryLimit = &limit
+	_, err := cl.StatefulSets().Create(bg, set)
+	require.NoError(t, err)
+	settle := func(image string) *api.StatefulSet {
+		t.Helper()
+		if image != "" {
+			_, err := cl.StatefulSets().Patch(bg, "default", "web", client.StrategicPatch,
+				[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"`+image+`"}]}}}}`))
+			require.NoError(t, err)
+		}
+		_, err := c.RunUntilStable(bg, cluster.Limits{})
+		require.NoError(t, err)
+		s, err := cl.StatefulSets().Get(bg, "default", "web")
+		require.NoError(t, err)
+		assert.Equal(t, s.Status.UpdateRevision, s.Status.CurrentRevision, "the rollout finished")
+		return s
+	}
+
+	r1 := settle("").Status.CurrentRevision
+	assert.Equal(t, map[string]int64{r1: 1}, revisionsOf(t, cl))
+	cr, err := cl.ControllerRevisions().Get(bg, "default", r1)
+	require.NoError(t, err)
+	assert.Equal(t, "web", api.GetControllerOf(&cr.ObjectMeta).Name)
+	assert.Equal(t, "web", cr.Labels["app"])
+
+	r2 := settle("nginx:1.26").Status.CurrentRevision
+	r3 := settle("nginx:1.27").Status.CurrentRevision
+	assert.Equal(t, map[string]int64{r1: 1, r2: 2, r3: 3}, revisionsOf(t, cl))
+
+	// Back to the first template: its revision is renumbered as the
+	// newest, no new object, and the pods carry its name again.
+	back := settle("nginx:1.25")
+	assert.Equal(t, r1, back.Status.CurrentRevision)
+	assert.Equal(t, map[string]int64{r1: 4, r2: 2, r3: 3}, revisionsOf(t, cl))
+	for name, p := range podsOf(t, cl, "app=web") {
+		assert.Equal(t, r1, p.Labels[api.ControllerRevisionHashLabelKey], name)
+	}
+
+	// A fifth template: beyond the limit of 2, the oldest unused revision
+	// (r2) goes.
+	r5 := settle("nginx:1.28").Status.CurrentRevision
+	assert.Equal(t, map[string]int64{r3: 3, r1: 4, r5: 5}, revisionsOf(t, cl))
+}
+
 func TestOrphanWithAnOrdinalNameIsAdopted(t *testing.T) {
 	c, cl := newCluster(t)
 	orphan := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-0", Namespace: "default", Labels: map[string]string{"app": "web"}},
