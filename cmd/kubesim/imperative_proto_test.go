@@ -117,6 +117,13 @@ func TestKubectlImperativeProtobuf(t *testing.T) {
 		k.rolledOut("deployment/web", "-n", "shop")
 		k.eventually(func(out string) bool { return strings.TrimSpace(out) == "node-2 node-2 node-2" },
 			"get", "pods", "-n", "shop", "-l", "app=web", "--field-selector=status.phase=Running", "-o", `jsonpath={range .items[*]}{.spec.nodeName}{" "}{end}`)
+		// A server dry run evicts nothing and cordons nothing.
+		before := k.ok("get", "pods", "-n", "shop", "-o", "name")
+		out = k.ok("drain", "node-2", "--ignore-daemonsets", "--delete-emptydir-data", "--dry-run=server", "--timeout=60s")
+		assert.Contains(t, out, "node/node-2 cordoned (server dry run)")
+		assert.Contains(t, out, "node/node-2 drained (server dry run)")
+		assert.Equal(t, "", k.jsonpath("node/node-2", "{.spec.unschedulable}"))
+		assert.Equal(t, before, k.ok("get", "pods", "-n", "shop", "-o", "name"))
 		assert.Equal(t, "node/node-1 uncordoned\n", k.ok("uncordon", "node-1"))
 	})
 }
