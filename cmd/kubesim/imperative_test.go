@@ -357,6 +357,20 @@ func TestKubectlRolloutStatefulSet(t *testing.T) {
 	k.ok("rollout", "status", "statefulset/web", "--timeout=90s")
 	assert.Equal(t, 3, countLines(k.ok("get", "controllerrevisions", "-o", "name")))
 
+	// delete --cascade=orphan keeps the pods and the history; the set
+	// applied again adopts both, its first template renumbered newest.
+	k.ok("delete", "statefulset", "web", "--cascade=orphan")
+	k.eventually(func(out string) bool { return strings.TrimSpace(out) == "" }, "get", "controllerrevisions", "-o", "jsonpath={.items[*].metadata.ownerReferences}")
+	assert.Equal(t, 3, countLines(k.ok("get", "controllerrevisions", "-o", "name")))
+	assert.Equal(t, 3, countLines(k.ok("get", "pods", "-l", "app=nginx", "-o", "name")))
+	k.ok("apply", "-f", "testdata/web-sts.yaml")
+	k.ok("rollout", "status", "statefulset/web", "--timeout=90s")
+	uid := k.jsonpath("statefulset/web", "{.metadata.uid}")
+	k.eventually(func(out string) bool { return out == uid+" "+uid+" "+uid },
+		"get", "controllerrevisions", "-o", "jsonpath={.items[*].metadata.ownerReferences[0].uid}")
+	assert.Regexp(t, `(?s)REVISION\s+CHANGE-CAUSE\n2\s+upgrade to 1.26\n4\s+upgrade to 1.26\n5\s+<none>\n`, k.ok("rollout", "history", "statefulset/web"))
+	assert.Equal(t, rev1, k.jsonpath("statefulset/web", "{.status.currentRevision}"))
+
 	// Deleting the set collects its revisions.
 	k.ok("delete", "statefulset", "web")
 	k.eventually(func(out string) bool { return strings.TrimSpace(out) == "" }, "get", "controllerrevisions", "-o", "name")

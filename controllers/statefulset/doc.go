@@ -21,10 +21,11 @@
 // spec.template, numbered in order; a template seen before is renumbered
 // as the newest (a rollback), and revisions beyond revisionHistoryLimit
 // that no pod uses are deleted. Pods below the partition are recreated
-// from the current revision's template.
+// from the current revision's template. Orphan revisions the selector
+// matches are adopted, as orphan pods are.
 //
-// Left out: adopting and releasing orphan ControllerRevisions,
-// volumeClaimTemplates and PersistentVolumeClaims, spec.ordinals,
+// Left out: releasing revisions the selector no longer matches (it cannot
+// change), volumeClaimTemplates and PersistentVolumeClaims, spec.ordinals,
 // maxUnavailable above 1, the persistentVolumeClaimRetentionPolicy and
 // repairing the identity of an existing pod.
 package statefulset

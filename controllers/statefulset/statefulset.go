@@ -105,7 +105,10 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	if err != nil {
 		return controllers.Result{}, err
 	}
-	revisions := ssc.revisions.OwnedBy(set)
+	revisions, err := ssc.claimRevisions(ctx, set, sel)
+	if err != nil {
+		return controllers.Result{}, err
+	}
 	SortRevisions(revisions)
 	current, update, collisionCount, err := ssc.getRevisions(ctx, set, revisions)
 	if err != nil {
@@ -227,13 +230,44 @@ func removeRef(refs []api.OwnerReference, uid string) []api.OwnerReference {
 // patchOwners sets a pod's ownerReferences, guarded by its uid and
 // resourceVersion so that a stale cache never adopts the wrong pod.
 func (ssc *StatefulSetController) patchOwners(ctx context.Context, p *api.Pod, refs []api.OwnerReference) error {
+	return patchOwnerReferences(ctx, ssc.pods.Resource(), &p.ObjectMeta, refs)
+}
+
+// patchOwnerReferences sets an object's ownerReferences with a merge
+// patch that names its uid and resourceVersion, so that it fails rather
+// than change another object of the same name or a newer version.
+func patchOwnerReferences[T api.Object](ctx context.Context, res *client.Resource[T], m *api.ObjectMeta, refs []api.OwnerReference) error {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"ownerReferences": refs, "uid": p.UID, "resourceVersion": p.ResourceVersion}})
+		"ownerReferences": refs, "uid": m.UID, "resourceVersion": m.ResourceVersion}})
 	if err != nil {
 		return err
 	}
-	_, err = ssc.pods.Resource().Patch(ctx, p.Namespace, p.Name, client.MergePatch, patch)
+	_, err = res.Patch(ctx, m.Namespace, m.Name, client.MergePatch, patch)
 	return err
+}
+
+// claimRevisions returns the set's ControllerRevisions, adopting the
+// orphans of its namespace that its selector matches
+// (ClaimControllerRevisions): a set deleted with --cascade=orphan and
+// created again takes its history back.
+func (ssc *StatefulSetController) claimRevisions(ctx context.Context, set *api.StatefulSet, sel labels.Selector) ([]*api.ControllerRevision, error) {
+	out := ssc.revisions.OwnedBy(set)
+	for _, r := range ssc.revisions.Informer().ByIndex(cache.NamespaceIndex, set.Namespace) {
+		if api.GetControllerOf(&r.ObjectMeta) != nil || r.DeletionTimestamp != nil || !sel.Matches(labels.Set(r.Labels)) {
+			continue
+		}
+		refs := append(append([]api.OwnerReference(nil), r.OwnerReferences...), *api.NewControllerRef(&set.ObjectMeta, GroupVersionKind))
+		if err := patchOwnerReferences(ctx, ssc.revisions.Resource(), &r.ObjectMeta, refs); err != nil {
+			if api.IsNotFound(err) {
+				continue
+			}
+			return nil, err
+		}
+		adopted := r.DeepCopy()
+		adopted.OwnerReferences = refs
+		out = append(out, adopted)
+	}
+	return out, nil
 }
 
 // createPod creates the pod of a Create action from the template of its

@@ -332,6 +332,51 @@ func TestControllerRevisionHistory(t *testing.T) {
 	assert.Equal(t, map[string]int64{r3: 3, r1: 4, r5: 5}, revisionsOf(t, cl))
 }
 
+func TestOrphanedHistoryIsAdopted(t *testing.T) {
+	c, cl := newCluster(t)
+	_, err := cl.StatefulSets().Create(bg, newSet("web", 2, ""))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	_, err = cl.StatefulSets().Patch(bg, "default", "web", client.StrategicPatch,
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"}]}}}}`))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	before := revisionsOf(t, cl)
+	require.Len(t, before, 2)
+
+	// Deleted with the Orphan policy: the revisions stay, ownerless.
+	orphan := api.DeletePropagationOrphan
+	require.NoError(t, cl.StatefulSets().Delete(bg, "default", "web", &api.DeleteOptions{PropagationPolicy: &orphan}))
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	l, err := cl.ControllerRevisions().List(bg, "default", client.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, l.Items, 2)
+	for _, r := range l.Items {
+		assert.Nil(t, api.GetControllerOf(&r.ObjectMeta), r.Name)
+	}
+
+	// The same set again (at the first template) takes its history back:
+	// no new revision, the first one renumbered as the newest.
+	created, err := cl.StatefulSets().Create(bg, newSet("web", 2, ""))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	require.NoError(t, err)
+	l, err = cl.ControllerRevisions().List(bg, "default", client.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, l.Items, 2)
+	for _, r := range l.Items {
+		ref := api.GetControllerOf(&r.ObjectMeta)
+		require.NotNil(t, ref, r.Name)
+		assert.Equal(t, created.UID, ref.UID)
+	}
+	set, err := cl.StatefulSets().Get(bg, "default", "web")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), revisionsOf(t, cl)[set.Status.CurrentRevision])
+}
+
 func TestOrphanWithAnOrdinalNameIsAdopted(t *testing.T) {
 	c, cl := newCluster(t)
 	orphan := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-0", Namespace: "default", Labels: map[string]string{"app": "web"}},
