@@ -147,6 +147,12 @@ func TestKubectlImperativeWorkloads(t *testing.T) {
 		// The pods are the new template's, once the old ones are gone.
 		k.eventually(func(out string) bool { return strings.TrimSpace(out) == "hello-200m hello-200m" },
 			"get", "pods", "-l", "app=web", "-o", `jsonpath={range .items[*]}{.spec.containers[0].env[0].value}{"-"}{.spec.containers[0].resources.limits.cpu}{" "}{end}`)
+		// On a bare pod, the kubelet restarts the container from the new image.
+		assert.Equal(t, "pod/solo image updated\n", k.ok("set", "image", "pod/solo", "solo=nginx:1.27"))
+		k.eventually(func(out string) bool { return out == "docker.io/library/nginx:1.27 1 true" },
+			"get", "pod", "solo", "-o", `jsonpath={.status.containerStatuses[0].image} {.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].ready}`)
+		assert.Contains(t, k.ok("describe", "pod", "solo"), "Container solo definition changed, will be restarted")
+		assert.Contains(t, k.fail("set", "env", "pod/solo", "A=b"), `Pod "solo" is invalid: spec: Forbidden: pod updates may not change fields other than`)
 		assert.Equal(t, "service/web selector updated\n", k.ok("set", "selector", "svc/web", "app=web,tier=none"))
 		assert.Equal(t, `{"app":"web","tier":"none"}`, k.jsonpath("svc/web", `{.spec.selector}`))
 		k.eventually(func(out string) bool { return strings.TrimSpace(out) == "" },
