@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,12 +37,14 @@ type Config struct {
 	// turns a simulated pod IP into the loopback address of a pod run for
 	// real. nil dials directly.
 	Dial DialFunc
-	// ProxyClientToken is sent as a bearer token with every proxied
-	// request: the front proxy's credential the extension server checks
-	// before it trusts X-Remote-User.
-	ProxyClientToken string
-	Clock            clock.Clock
-	Logger           *slog.Logger
+	// ProxyClientCert is the front proxy's client certificate
+	// (--proxy-client-cert-file), presented in the TLS handshake of every
+	// proxied request and availability check: the extension server checks
+	// it against its --requestheader-client-ca-file before it trusts
+	// X-Remote-User. nil sends none (extension servers will refuse).
+	ProxyClientCert *tls.Certificate
+	Clock           clock.Clock
+	Logger          *slog.Logger
 }
 
 // Aggregator routes requests between the API server and extension API

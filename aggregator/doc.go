@@ -21,9 +21,10 @@
 //     (package aggregator/availability).
 //
 // The extension server trusts the X-Remote-* headers only from a caller
-// that presents the front proxy's credential. Kubernetes uses a client
-// certificate signed by --requestheader-client-ca-file; kubesim sends a
-// bearer token (Config.ProxyClientToken) instead.
+// that presents the front proxy's client certificate (Config.ProxyClientCert,
+// from a CA of its own, pki.FrontProxy), checked against its
+// --requestheader-client-ca-file, as in Kubernetes: the proof is the TLS
+// handshake, so no backend receives a credential it could replay.
 //
 // Left out: the aggregated discovery document (application/json;g=apidiscovery.k8s.io),
 // OpenAPI merge of extension servers, proxying /api (the core group is

@@ -253,6 +253,11 @@ type DeleteOptions struct {
 	PropagationPolicy *DeletionPropagation `json:"propagationPolicy,omitempty"`
 	// DryRun with "All" validates without persisting.
 	DryRun []string `json:"dryRun,omitempty"`
+	// IgnoreStoreReadErrorWithClusterBreakingPotential deletes an object
+	// whose stored value cannot be read (a corrupt object) by removing its
+	// key, skipping finalizers, preconditions and admission: the way out
+	// for an admin, with the risk its name says.
+	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty"`
 }
 
 // Preconditions are checked before a delete.

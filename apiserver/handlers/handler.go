@@ -259,6 +259,7 @@ func (c *requestContext) list() error {
 		if err != nil {
 			return err
 		}
+		addWarnings(c.w, res.Warnings)
 		responsewriters.WriteJSON(c.w, http.StatusOK, table)
 		return nil
 	}
@@ -266,6 +267,7 @@ func (c *requestContext) list() error {
 	if err != nil {
 		return err
 	}
+	addWarnings(c.w, res.Warnings)
 	items := res.Items
 	if items == nil {
 		items = []json.RawMessage{}
@@ -437,6 +439,10 @@ func (c *requestContext) deleteOptions() (*api.DeleteOptions, error) {
 	if s := q.Get("orphanDependents"); s != "" {
 		b := s == "true"
 		opts.OrphanDependents = &b
+	}
+	if s := q.Get("ignoreStoreReadErrorWithClusterBreakingPotential"); s != "" {
+		b := s == "true"
+		opts.IgnoreStoreReadErrorWithClusterBreakingPotential = &b
 	}
 	if dry, err := c.dryRun(); err != nil {
 		return nil, err

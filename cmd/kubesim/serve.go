@@ -10,11 +10,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"path/filepath"
 	"time"
 
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/pki"
@@ -32,7 +32,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	apiOnly := fs.Bool("api-server-only", false, "run the API server alone, without controllers, scheduler or kubelets")
 	ctrls := fs.String("controllers", "*", "controllers to run: \"*\" for all, \"-name\" to turn one off (replicaset, deployment, garbagecollector, namespace, nodelifecycle)")
 	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready)")
-	proxyTokenFile := fs.String("proxy-client-token-file", "", "the aggregator's credential for extension API servers, created if missing (default DATA-DIR/"+proxyTokenFileName+")")
+	maxInFlight := fs.Int("max-requests-inflight", serving.DefaultMaxRequestsInFlight, "the most read-only requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
+	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", serving.DefaultMaxMutatingRequestsInFlight, "the most mutating requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -69,10 +70,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		auths = append(auths, extra)
 	}
 
-	if *proxyTokenFile == "" {
-		*proxyTokenFile = filepath.Join(*dataDir, proxyTokenFileName)
-	}
-	proxyToken, err := ensureProxyToken(*proxyTokenFile)
+	// The aggregator's identity toward extension API servers; an extension
+	// server run on its own trusts DATA-DIR/front-proxy-ca.crt.
+	frontProxy, err := pki.EnsureFrontProxy(*dataDir, time.Now(), rand.Reader)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		DataDir: *dataDir, NodeCount: *nodes, Controllers: *ctrls,
 		Stages:        kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: *noFsync, Logger: logger,
-		APIServerOnly: *apiOnly, ProxyClientToken: proxyToken, ControllerImages: controllerImages(),
+		APIServerOnly: *apiOnly, FrontProxy: frontProxy, ControllerImages: controllerImages(),
 	}
 	cl, err := cluster.New(cfg)
 	if err != nil {
@@ -111,13 +111,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", url)
 	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", *kubeconfig, *kubeconfig)
 
-	hs := &http.Server{
-		Handler:           cl.Server().Handler(),
-		TLSConfig:         bundle.ServerTLSConfig(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
-	}
-	hs.TLSConfig.NextProtos = []string{"h2", "http/1.1"}
+	hs := serving.NewServer(cl.Server().Handler(), bundle.ServerTLSConfig(), serving.Options{
+		MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight, Logger: logger,
+	})
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(tls.NewListener(ln, hs.TLSConfig)) }()
 	select {

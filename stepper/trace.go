@@ -1,4 +1,4 @@
-package cluster
+package stepper
 
 import (
 	"bytes"
@@ -73,28 +73,44 @@ func formatElapsed(d time.Duration) string {
 	return fmt.Sprintf("[%4d.%03ds]", ms/1000, ms%1000)
 }
 
-// recorder captures the writes of one actor's client: it wraps the
-// in-process transport and notes every non-GET request with its answer.
-type recorder struct {
+// Recorder captures the writes of one client for the trace: it wraps the
+// client's transport and, between Start and Stop, notes every non-GET
+// request with its answer. The stepper records each actor's step with one;
+// a scenario records its user's writes with another.
+type Recorder struct {
 	next http.RoundTripper
 	mu   sync.Mutex
-	// sink receives the writes while a step is being recorded; nil means
-	// not recording (live mode).
+	// sink receives the writes while recording; nil means not recording.
 	sink *[]Write
 }
 
-func (r *recorder) start() *[]Write {
+// NewRecorder wraps next, the transport of a client.
+func NewRecorder(next http.RoundTripper) *Recorder { return &Recorder{next: next} }
+
+// Start begins recording, forgetting anything recorded before. A nil
+// Recorder records nothing.
+func (r *Recorder) Start() {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	w := &[]Write{}
-	r.sink = w
-	return w
+	r.sink = &[]Write{}
 }
 
-func (r *recorder) stop() {
+// Stop ends recording and returns the writes since Start, in order.
+func (r *Recorder) Stop() []Write {
+	if r == nil {
+		return []Write{}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.sink == nil {
+		return []Write{}
+	}
+	w := *r.sink
 	r.sink = nil
+	return w
 }
 
 var verbs = map[string]string{
@@ -102,7 +118,7 @@ var verbs = map[string]string{
 }
 
 // RoundTrip implements http.RoundTripper.
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.next.RoundTrip(req)
 	verb, isWrite := verbs[req.Method]
 	r.mu.Lock()

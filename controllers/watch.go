@@ -1,4 +1,4 @@
-package framework
+package controllers
 
 import (
 	"log/slog"
@@ -6,7 +6,6 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
-	"github.com/kubesim/kubesim/controllers"
 )
 
 // ControllerUIDIndex indexes owned objects by the uid of their controller,
@@ -17,9 +16,9 @@ const ControllerUIDIndex = "controllerUID"
 // or Watches.
 type Watch interface {
 	// source builds the informer (once the namespace is known).
-	source(namespace string, logger *slog.Logger) controllers.Source
+	source(namespace string, logger *slog.Logger) Source
 	// bind adds the handler that queues primary keys.
-	bind(ctrl *controllers.Controller, primary api.GroupVersionKind)
+	bind(ctrl *Controller, primary api.GroupVersionKind)
 }
 
 // MapFunc maps a watched object to the keys ("namespace/name") of the
@@ -50,7 +49,7 @@ func Watches[O api.Object](res *client.Resource[O], kind string, mapFn MapFunc[O
 	return &Watched[O]{Kind: kind, resource: res, mapFn: mapFn}
 }
 
-func (w *Watched[O]) source(namespace string, logger *slog.Logger) controllers.Source {
+func (w *Watched[O]) source(namespace string, logger *slog.Logger) Source {
 	w.informer = cache.New(w.resource, namespace, client.ListOptions{}, logger)
 	w.informer.AddIndexer(ControllerUIDIndex, func(o O) []string {
 		if ref := api.GetControllerOf(o.GetObjectMeta()); ref != nil {
@@ -61,10 +60,10 @@ func (w *Watched[O]) source(namespace string, logger *slog.Logger) controllers.S
 	return w.informer
 }
 
-func (w *Watched[O]) bind(ctrl *controllers.Controller, primary api.GroupVersionKind) {
+func (w *Watched[O]) bind(ctrl *Controller, primary api.GroupVersionKind) {
 	enqueue := func(event string, obj O) {
 		m := obj.GetObjectMeta()
-		cause := controllers.Cause{Event: event, Kind: w.Kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
+		cause := Cause{Event: event, Kind: w.Kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
 		for _, key := range w.keys(obj, primary) {
 			ctrl.Enqueue(key, cause)
 		}

@@ -1,4 +1,4 @@
-package framework
+package controllers
 
 import (
 	"bytes"
@@ -78,11 +78,11 @@ func CreateOrUpdate[O api.Object](ctx context.Context, res *client.Resource[O], 
 // object again, applies mutate again and retries, up to the controller's
 // StatusRetries times (client-go's retry.RetryOnConflict): mutate must
 // therefore compute the status from its argument, not from the stale obj.
-func (c *Controller[T]) UpdateStatus(ctx context.Context, obj T, mutate func(T)) (T, error) {
+func (c *ObjectController[T]) UpdateStatus(ctx context.Context, obj T, mutate func(T)) (T, error) {
 	return UpdateStatus(ctx, c.primary, obj, c.retries, mutate)
 }
 
-// UpdateStatus is Controller.UpdateStatus for any resource.
+// UpdateStatus is ObjectController.UpdateStatus for any resource.
 func UpdateStatus[T api.Object](ctx context.Context, res *client.Resource[T], obj T, retries int, mutate func(T)) (T, error) {
 	if retries <= 0 {
 		retries = DefaultStatusRetries

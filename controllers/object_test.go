@@ -1,4 +1,4 @@
-package framework_test
+package controllers_test
 
 import (
 	"context"
@@ -14,30 +14,30 @@ import (
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/framework"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 var bg = context.Background()
 
 var deploymentGVK = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 
-// infoController is the smallest controller the framework can run: for
+// infoController is the smallest ObjectController there is: for
 // each Deployment it keeps a ConfigMap "<name>-info" holding the replica
 // count, and reports in status.observedGeneration and status.replicas.
 type infoController struct {
-	*framework.Controller[*api.Deployment]
-	configMaps *framework.Watched[*api.ConfigMap]
+	*controllers.ObjectController[*api.Deployment]
+	configMaps *controllers.Watched[*api.ConfigMap]
 	reconciles int
 }
 
 func newInfoController(t *testing.T, cl *client.Client, env *apiservertest.Env) *infoController {
-	ic := &infoController{configMaps: framework.Owns(cl.ConfigMaps(), "ConfigMap")}
-	c, err := framework.New(framework.Config[*api.Deployment]{
-		Name: "info", Client: cl, Clock: env.Clock, Primary: cl.Deployments(), GVK: deploymentGVK,
-		Owns: []framework.Watch{ic.configMaps}, Reconcile: ic.reconcile,
+	ic := &infoController{configMaps: controllers.Owns(cl.ConfigMaps(), "ConfigMap")}
+	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.Deployment]{
+		Name: "info", Client: cl, Clock: env.Clock, Mode: runmode.Step, Primary: cl.Deployments(), GVK: deploymentGVK,
+		Owns: []controllers.Watch{ic.configMaps}, Reconcile: ic.reconcile,
 	})
 	require.NoError(t, err)
-	ic.Controller = c
+	ic.ObjectController = c
 	return ic
 }
 
@@ -48,7 +48,7 @@ func (ic *infoController) reconcile(ctx context.Context, d *api.Deployment) (con
 		replicas = *d.Spec.Replicas
 	}
 	cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: d.Name + "-info", Namespace: d.Namespace}}
-	_, _, err := framework.CreateOrUpdate(ctx, ic.configMaps.Resource(), d, ic.GVK(), cm, func(cm *api.ConfigMap) error {
+	_, _, err := controllers.CreateOrUpdate(ctx, ic.configMaps.Resource(), d, ic.GVK(), cm, func(cm *api.ConfigMap) error {
 		if cm.Data == nil {
 			cm.Data = map[string]string{}
 		}
@@ -214,7 +214,7 @@ func TestUpdateStatusRetriesOnConflict(t *testing.T) {
 	require.NoError(t, err)
 
 	calls := 0
-	out, err := framework.UpdateStatus(bg, cl.Deployments(), d, 3, func(d *api.Deployment) {
+	out, err := controllers.UpdateStatus(bg, cl.Deployments(), d, 3, func(d *api.Deployment) {
 		calls++
 		d.Status.ReadyReplicas = 7
 	})
@@ -225,7 +225,7 @@ func TestUpdateStatusRetriesOnConflict(t *testing.T) {
 
 	t.Run("gives up after N conflicts", func(t *testing.T) {
 		calls := 0
-		_, err := framework.UpdateStatus(bg, cl.Deployments(), out, 3, func(d *api.Deployment) {
+		_, err := controllers.UpdateStatus(bg, cl.Deployments(), out, 3, func(d *api.Deployment) {
 			calls++
 			d.Status.ReadyReplicas = int32(100 + calls)
 			// Another writer wins every race.
@@ -243,26 +243,26 @@ func TestUpdateStatusRetriesOnConflict(t *testing.T) {
 	t.Run("no change, no write", func(t *testing.T) {
 		cur, err := cl.Deployments().Get(bg, "default", "web")
 		require.NoError(t, err)
-		out, err := framework.UpdateStatus(bg, cl.Deployments(), cur, 3, func(*api.Deployment) {})
+		out, err := controllers.UpdateStatus(bg, cl.Deployments(), cur, 3, func(*api.Deployment) {})
 		require.NoError(t, err)
 		assert.Equal(t, cur.ResourceVersion, out.ResourceVersion)
 	})
 }
 
-// The framework runs over unstructured objects as well: the primary kind
+// An ObjectController runs over unstructured objects as well: the primary kind
 // of an operator is a custom resource the Go code has no type for.
 func TestUnstructuredPrimary(t *testing.T) {
 	env := apiservertest.New(t)
 	cl := env.Client
 	dyn := client.Dynamic(cl, client.DeploymentsResource)
-	cms := framework.Owns(cl.ConfigMaps(), "ConfigMap")
-	var c *framework.Controller[*unstructured.Unstructured]
-	c, err := framework.New(framework.Config[*unstructured.Unstructured]{
-		Name: "uinfo", Client: cl, Clock: env.Clock, Primary: dyn, GVK: deploymentGVK, Owns: []framework.Watch{cms},
+	cms := controllers.Owns(cl.ConfigMaps(), "ConfigMap")
+	var c *controllers.ObjectController[*unstructured.Unstructured]
+	c, err := controllers.NewObjectController(controllers.ObjectConfig[*unstructured.Unstructured]{
+		Name: "uinfo", Client: cl, Clock: env.Clock, Mode: runmode.Step, Primary: dyn, GVK: deploymentGVK, Owns: []controllers.Watch{cms},
 		Reconcile: func(ctx context.Context, u *unstructured.Unstructured) (controllers.Result, error) {
 			replicas, _ := unstructured.NestedField(u.Content, "spec", "replicas")
 			cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: u.Name + "-info", Namespace: u.Namespace}}
-			if _, _, err := framework.CreateOrUpdate(ctx, cl.ConfigMaps(), u, deploymentGVK, cm, func(cm *api.ConfigMap) error {
+			if _, _, err := controllers.CreateOrUpdate(ctx, cl.ConfigMaps(), u, deploymentGVK, cm, func(cm *api.ConfigMap) error {
 				cm.Data = map[string]string{"replicas": fmt.Sprint(replicas)}
 				return nil
 			}); err != nil {
@@ -287,6 +287,6 @@ func TestUnstructuredPrimary(t *testing.T) {
 }
 
 func TestNewChecksConfig(t *testing.T) {
-	_, err := framework.New(framework.Config[*api.Deployment]{Name: "x"})
+	_, err := controllers.NewObjectController(controllers.ObjectConfig[*api.Deployment]{Name: "x"})
 	require.Error(t, err)
 }
