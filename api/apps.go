@@ -1,10 +1,6 @@
 package api
 
-import (
-	"encoding/json"
-
-	"github.com/kubesim/kubesim/api/intstr"
-)
+import "github.com/kubesim/kubesim/api/intstr"
 
 // This file holds the apps/v1 kinds (k8s.io/api/apps/v1/types.go).
 
@@ -279,10 +275,8 @@ type ControllerRevision struct {
 	TypeMeta   `json:",inline"`
 	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Data is the state, for a StatefulSet a strategic merge patch that
-	// replaces spec.template: a runtime.RawExtension, which kubesim's
-	// types spell json.RawMessage (the embedded document in JSON, a
-	// message {bytes raw = 1} in protobuf).
-	Data json.RawMessage `json:"data,omitempty" protobuf:"bytes,2,opt,name=data"`
+	// replaces spec.template.
+	Data RawExtension `json:"data,omitempty" protobuf:"bytes,2,opt,name=data"`
 	// Revision orders the revisions of one owner.
 	Revision int64 `json:"revision" protobuf:"varint,3,opt,name=revision"`
 }

@@ -917,11 +917,7 @@ func (in *ContainerStatus) DeepCopy() *ContainerStatus {
 func (in *ControllerRevision) DeepCopyInto(out *ControllerRevision) {
 	*out = *in
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	if in.Data != nil {
-		in, out := &in.Data, &out.Data
-		*out = make(json.RawMessage, len(*in))
-		copy(*out, *in)
-	}
+	in.Data.DeepCopyInto(&out.Data)
 }
 
 // DeepCopy returns a new ControllerRevision sharing no memory with in, or nil.
@@ -3627,6 +3623,26 @@ func (in *ProjectedVolumeSource) DeepCopy() *ProjectedVolumeSource {
 		return nil
 	}
 	out := new(ProjectedVolumeSource)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *RawExtension) DeepCopyInto(out *RawExtension) {
+	*out = *in
+	if in.Raw != nil {
+		in, out := &in.Raw, &out.Raw
+		*out = make(json.RawMessage, len(*in))
+		copy(*out, *in)
+	}
+}
+
+// DeepCopy returns a new RawExtension sharing no memory with in, or nil.
+func (in *RawExtension) DeepCopy() *RawExtension {
+	if in == nil {
+		return nil
+	}
+	out := new(RawExtension)
 	in.DeepCopyInto(out)
 	return out
 }

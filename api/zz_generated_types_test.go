@@ -141,6 +141,7 @@ func generatedStructs() []any {
 		&Probe{},
 		&ProbeHandler{},
 		&ProjectedVolumeSource{},
+		&RawExtension{},
 		&ReplicaSet{},
 		&ReplicaSetCondition{},
 		&ReplicaSetList{},

@@ -317,7 +317,7 @@ type controllerRevisionStrategy struct{ registry.DefaultStrategy }
 func (controllerRevisionStrategy) Validate(obj api.Object) field.ErrorList {
 	cr := obj.(*api.ControllerRevision)
 	var errs field.ErrorList
-	if len(cr.Data) == 0 || string(cr.Data) == "null" {
+	if len(cr.Data.Raw) == 0 || string(cr.Data.Raw) == "null" {
 		errs = append(errs, field.Required(field.NewPath("data"), "data is mandatory"))
 	}
 	return append(errs, validateNonnegative(cr.Revision, field.NewPath("revision"))...)
@@ -329,8 +329,8 @@ func (controllerRevisionStrategy) Validate(obj api.Object) field.ErrorList {
 func (s controllerRevisionStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	cr, o := obj.(*api.ControllerRevision), old.(*api.ControllerRevision)
 	errs := s.Validate(obj)
-	if !jsonEqual(cr.Data, o.Data) {
-		errs = append(errs, field.Invalid(field.NewPath("data"), string(cr.Data), immutableErrMsg))
+	if !jsonEqual(cr.Data.Raw, o.Data.Raw) {
+		errs = append(errs, field.Invalid(field.NewPath("data"), string(cr.Data.Raw), immutableErrMsg))
 	}
 	return errs
 }

@@ -80,15 +80,15 @@ func TestControllerRevisionValidation(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `ControllerRevision.apps "web-1" is invalid: [data: Required value: data is mandatory, revision: Invalid value: -1: must be greater than or equal to 0]`)
 
-	cr.Revision, cr.Data = 1, json.RawMessage(`{"spec":{"template":{"$patch":"replace"}}}`)
+	cr.Revision, cr.Data.Raw = 1, json.RawMessage(`{"spec":{"template":{"$patch":"replace"}}}`)
 	created, err := cl.ControllerRevisions().Create(bg, cr)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace"}}}`, string(created.Data), "the data is kept whole, not pruned")
+	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace"}}}`, string(created.Data.Raw), "the data is kept whole, not pruned")
 
 	created.Revision = 5
 	renumbered, err := cl.ControllerRevisions().Update(bg, created)
 	require.NoError(t, err, "the revision number may change")
-	renumbered.Data = json.RawMessage(`{"other":1}`)
+	renumbered.Data.Raw = json.RawMessage(`{"other":1}`)
 	_, err = cl.ControllerRevisions().Update(bg, renumbered)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `data: Invalid value: "{\"other\":1}": field is immutable`)

@@ -75,7 +75,7 @@ func NewRevision(set *api.StatefulSet, revision int64, collisionCount *int32) (*
 	cr := &api.ControllerRevision{
 		ObjectMeta: api.ObjectMeta{Name: RevisionName(set.Name, hash), Namespace: set.Namespace, Labels: lbls,
 			OwnerReferences: []api.OwnerReference{*api.NewControllerRef(&set.ObjectMeta, GroupVersionKind)}},
-		Data:     data,
+		Data:     api.RawExtension{Raw: data},
 		Revision: revision,
 	}
 	if len(set.Annotations) > 0 {
@@ -95,7 +95,7 @@ func ApplyRevision(set *api.StatefulSet, revision *api.ControllerRevision) (*api
 			Template *api.PodTemplateSpec `json:"template"`
 		} `json:"spec"`
 	}
-	if err := json.Unmarshal(revision.Data, &patch); err != nil {
+	if err := json.Unmarshal(revision.Data.Raw, &patch); err != nil {
 		return nil, fmt.Errorf("revision %s: %w", revision.Name, err)
 	}
 	if patch.Spec.Template == nil {
@@ -140,7 +140,7 @@ func EqualRevision(a, b *api.ControllerRevision) bool {
 	if ha != "" && hb != "" && ha != hb {
 		return false
 	}
-	return bytes.Equal(a.Data, b.Data)
+	return bytes.Equal(a.Data.Raw, b.Data.Raw)
 }
 
 // FindEqualRevisions returns the revisions that hold needle's data, in

@@ -83,12 +83,12 @@ func TestNewRevisionAndApplyRevision(t *testing.T) {
 	assert.Equal(t, s.Spec.Template, back.Spec.Template, "the revision's template replaces the set's")
 	assert.Equal(t, "nginx:2", changed.Spec.Template.Spec.Containers[0].Image, "the set itself is not changed")
 
-	_, err = ApplyRevision(s, &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "x"}, Data: json.RawMessage(`{}`)})
+	_, err = ApplyRevision(s, &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "x"}, Data: api.RawExtension{Raw: json.RawMessage(`{}`)}})
 	assert.EqualError(t, err, "revision x holds no template")
 }
 
 func rev(name string, n int64, data string) *api.ControllerRevision {
-	return &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: name}, Revision: n, Data: json.RawMessage(data)}
+	return &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: name}, Revision: n, Data: api.RawExtension{Raw: json.RawMessage(data)}}
 }
 
 func names(rs []*api.ControllerRevision) []string {

@@ -333,7 +333,7 @@ func (ssc *StatefulSetController) getRevisions(ctx context.Context, set *api.Sta
 func (ssc *StatefulSetController) createRevision(ctx context.Context, set *api.StatefulSet, cr *api.ControllerRevision, collisionCount *int32) (*api.ControllerRevision, error) {
 	res := ssc.revisions.Resource()
 	for {
-		hash := HashRevision(cr.Data, collisionCount)
+		hash := HashRevision(cr.Data.Raw, collisionCount)
 		clone := cr.DeepCopy()
 		clone.Name = RevisionName(set.Name, hash)
 		clone.Labels[ControllerRevisionHashLabel] = hash
@@ -345,7 +345,7 @@ func (ssc *StatefulSetController) createRevision(ctx context.Context, set *api.S
 		if err != nil {
 			return nil, err
 		}
-		if bytes.Equal(exists.Data, clone.Data) {
+		if bytes.Equal(exists.Data.Raw, clone.Data.Raw) {
 			return exists, nil
 		}
 		*collisionCount++
