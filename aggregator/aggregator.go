@@ -59,6 +59,16 @@ type Aggregator struct {
 	// transports are reused per APIService while its spec is unchanged.
 	transports map[string]cachedTransport
 
+	// discoveryCache holds the discovery of each extension server
+	// (discovery.go).
+	discoveryMu    sync.Mutex
+	discoveryCache map[serviceKey]cachedDiscovery
+	// specCache holds the /openapi/v2 of each extension server and
+	// mergedV2 the last merged document (openapi.go).
+	openAPIMu sync.Mutex
+	specCache map[serviceKey]cachedSpec
+	mergedV2  mergedSpec
+
 	// syncMu serialises SyncLocal.
 	syncMu sync.Mutex
 	// next spreads requests over the ready endpoints.
@@ -82,7 +92,8 @@ func New(cfg Config) (*Aggregator, error) {
 		cfg.Dial = (&net.Dialer{Timeout: 5 * time.Second}).DialContext
 	}
 	return &Aggregator{cfg: cfg, services: map[string]*api.APIService{}, revs: map[string]int64{},
-		transports: map[string]cachedTransport{}}, nil
+		transports: map[string]cachedTransport{}, discoveryCache: map[serviceKey]cachedDiscovery{},
+		specCache: map[serviceKey]cachedSpec{}}, nil
 }
 
 // hookStorage tells the aggregator of every successful write of an
@@ -136,6 +147,10 @@ func (a *Aggregator) remember(s *api.APIService, rev int64, deleted bool) {
 	if last, ok := a.revs[s.Name]; ok && rev != 0 && rev < last {
 		return
 	}
+	if old := a.services[s.Name]; old != nil {
+		a.forgetDiscovery(old)
+	}
+	a.forgetDiscovery(s)
 	a.revs[s.Name] = rev
 	if deleted {
 		delete(a.services, s.Name)

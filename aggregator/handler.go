@@ -36,6 +36,10 @@ func (a *Aggregator) WithAggregation(local http.Handler) http.Handler {
 		if a.openAPIRoute(w, r, local) {
 			return
 		}
+		if version, ok := isAggregatedRequest(r); ok && a.hasRemote("") {
+			a.serveAggregated(w, r, version)
+			return
+		}
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 		if parts[0] == "apis" {
 			switch {
