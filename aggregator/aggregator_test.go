@@ -21,7 +21,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/aggregator"
-	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/intstr"
 	"github.com/kubesim/kubesim/apiserver"
@@ -29,6 +28,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
+	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
@@ -46,7 +46,7 @@ var testFrontProxy = sync.OnceValue(func() *pki.FrontProxy {
 })
 
 type env struct {
-	srv     *apiserver.Server
+	srv     *aggregator.Server
 	client  *client.Client
 	clock   *clock.Fake
 	net     *podnet.Network
@@ -63,12 +63,23 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	e := &env{clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), net: podnet.New()}
-	e.srv, err = apiserver.New(apiserver.Config{Storage: st, Clock: e.clock, Rand: rand.NewChaCha8([32]byte{1}),
-		Resources: kinds.Builtin(), ProxyDial: e.net.DialContext, ProxyClientCert: &testFrontProxy().ClientCert})
-	require.NoError(t, err)
-	require.NoError(t, e.srv.Bootstrap(context.Background()))
+	e.srv = newServer(t, apiserver.Config{Storage: st, Clock: e.clock, Rand: rand.NewChaCha8([32]byte{1}),
+		Resources: kinds.Builtin()}, e.net)
 	e.client = client.NewInProcess(e.srv.Handler(), "test")
 	return e
+}
+
+// newServer composes the aggregator in front of an API server, as package
+// cluster does, and bootstraps both.
+func newServer(t testing.TB, cfg apiserver.Config, n *podnet.Network) *aggregator.Server {
+	t.Helper()
+	delegate, err := apiserver.New(cfg)
+	require.NoError(t, err)
+	srv, err := aggregator.NewServer(aggregator.ServerConfig{Delegate: delegate, Dial: n.DialContext,
+		ProxyClientCert: &testFrontProxy().ClientCert, Clock: cfg.Clock})
+	require.NoError(t, err)
+	require.NoError(t, srv.Bootstrap(context.Background()))
+	return srv
 }
 
 // startBackend runs the sample server behind service wardle/api at pod
@@ -104,7 +115,7 @@ func (e *env) createService(t testing.TB, withEndpoints bool) {
 }
 
 func apiServices(c *client.Client) *client.Resource[*api.APIService] {
-	return client.For(c, availability.APIServicesResource, func() *api.APIService { return &api.APIService{} })
+	return c.APIServices()
 }
 
 func (e *env) createAPIService(t testing.TB, group, version string, gp, vp int32) {
@@ -131,13 +142,13 @@ func TestLocalAPIServicesFollowServedGroupVersions(t *testing.T) {
 
 	// A group-version that stops being served loses its APIService; a
 	// new one gets one at once.
-	e.srv.RemoveResource("coordination.k8s.io", "v1", "leases")
+	e.srv.Delegate().RemoveResource("coordination.k8s.io", "v1", "leases")
 	_, err = apiServices(e.client).Get(ctx, "", "v1.coordination.k8s.io")
 	assert.True(t, api.IsNotFound(err), "got %v", err)
 	res := kinds.Builtin()
 	for _, r := range res {
 		if r.Name == "leases" {
-			require.NoError(t, e.srv.AddResource(r))
+			require.NoError(t, e.srv.Delegate().AddResource(r))
 		}
 	}
 	s, err = apiServices(e.client).Get(ctx, "", "v1.coordination.k8s.io")
@@ -263,10 +274,8 @@ func TestClientSentRemoteUserNeverReachesTheBackend(t *testing.T) {
 		}
 		return nil, false, nil
 	})
-	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{2}),
-		Resources: kinds.Builtin(), ProxyDial: n.DialContext, ProxyClientCert: &testFrontProxy().ClientCert, Authenticator: auth})
-	require.NoError(t, err)
-	require.NoError(t, srv.Bootstrap(context.Background()))
+	srv := newServer(t, apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{2}),
+		Resources: kinds.Builtin(), Authenticator: auth}, n)
 	e := &env{srv: srv, client: client.NewInProcess(srv.LoopbackHandler(), "test"), net: n}
 	e.startBackend(t)
 	e.createService(t, true)
@@ -347,7 +356,9 @@ func TestBackendDownIsServiceUnavailable(t *testing.T) {
 // runAvailability drives the availability controller in step mode.
 func runAvailability(t *testing.T, e *env) {
 	t.Helper()
-	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Mode: runmode.Step, Check: e.srv.Aggregator().CheckAvailability})
+	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Mode: runmode.Step, Check: func(ctx context.Context, s *api.APIService) availability.Availability {
+		return availability.Availability(e.srv.Aggregator().CheckAvailability(ctx, s))
+	}})
 	require.NoError(t, err)
 	ctx := context.Background()
 	c := ctrl.Controllers()[0]
@@ -390,7 +401,7 @@ func TestAvailability(t *testing.T) {
 			s, err := apiServices(e.client).Get(context.Background(), "", "v1alpha1.wardle.example.com")
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantColumn, aggregator.AvailableColumn(s))
-			assert.Contains(t, aggregator.AvailableCondition(s).Message, tt.wantText)
+			assert.Contains(t, api.GetAPIServiceConditionByType(s, api.Available).Message, tt.wantText)
 		})
 	}
 }
@@ -406,7 +417,44 @@ func TestMissingEndpointAddresses(t *testing.T) {
 	s, err := apiServices(e.client).Get(context.Background(), "", "v1alpha1.wardle.example.com")
 	require.NoError(t, err)
 	assert.Equal(t, "False (MissingEndpoints)", aggregator.AvailableColumn(s))
-	assert.Equal(t, `endpoints for service/api in "wardle" have no addresses with port name ""`, aggregator.AvailableCondition(s).Message)
+	assert.Equal(t, `endpoints for service/api in "wardle" have no addresses with port name ""`, api.GetAPIServiceConditionByType(s, api.Available).Message)
+}
+
+// The API server alone serves no APIServices: they come with the
+// aggregator composed in front of it, whose routing runs inside the
+// delegate's filters (an unauthenticated request is refused before it).
+func TestAggregatorIsComposedInFront(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	auth := authn.AuthenticatorFunc(func(r *http.Request) (*authn.UserInfo, bool, error) {
+		return &authn.UserInfo{Name: "alice"}, r.Header.Get("Authorization") == "Bearer alice-token", nil
+	})
+	cfg := apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{4}),
+		Resources: kinds.Builtin(), Authenticator: auth}
+	delegate, err := apiserver.New(cfg)
+	require.NoError(t, err)
+	require.NoError(t, delegate.Bootstrap(context.Background()))
+	_, ok := delegate.Store(aggregator.Group, "v1", aggregator.ResourceName)
+	assert.False(t, ok, "the API server alone serves no APIServices")
+
+	srv, err := aggregator.NewServer(aggregator.ServerConfig{Delegate: delegate, ProxyClientCert: &testFrontProxy().ClientCert, Clock: cfg.Clock})
+	require.NoError(t, err)
+	require.NoError(t, srv.Bootstrap(context.Background()))
+	_, ok = delegate.Store(aggregator.Group, "v1", aggregator.ResourceName)
+	assert.True(t, ok, "the aggregator adds them to its delegate")
+
+	get := func(token string) int {
+		req := httptest.NewRequest(http.MethodGet, "/apis/apiregistration.k8s.io/v1/apiservices/v1.apps", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		return rec.Code
+	}
+	assert.Equal(t, http.StatusOK, get("alice-token"))
+	assert.Equal(t, http.StatusUnauthorized, get(""), "authentication runs before the aggregator")
 }
 
 // The extension server believes X-Remote-User only from a TLS peer whose

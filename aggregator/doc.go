@@ -28,7 +28,7 @@
 //     server's document with each extension server's paths and
 //     definitions merged in (fetched and refreshed as discovery is);
 //   - CheckAvailability is the check of the availability controller
-//     (package aggregator/availability).
+//     (package controllers/apiserviceavailability, which cluster gives this check).
 //
 // The extension server trusts the X-Remote-* headers only from a caller
 // that presents the front proxy's client certificate (Config.ProxyClientCert,

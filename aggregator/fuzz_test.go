@@ -1,7 +1,6 @@
 package aggregator_test
 
 import (
-	"context"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -73,10 +72,8 @@ func FuzzAggregationRouting(f *testing.F) {
 		}
 		return nil, false, nil
 	})
-	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{3}),
-		Resources: kinds.Builtin(), ProxyDial: n.DialContext, ProxyClientCert: &testFrontProxy().ClientCert, Authenticator: auth})
-	require.NoError(f, err)
-	require.NoError(f, srv.Bootstrap(context.Background()))
+	srv := newServer(f, apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{3}),
+		Resources: kinds.Builtin(), Authenticator: auth}, n)
 	e := &env{srv: srv, client: client.NewInProcess(srv.LoopbackHandler(), "test"), net: n}
 	e.startBackend(f)
 	e.createService(f, true)

@@ -89,7 +89,7 @@ func ServiceColumn(s *api.APIService) string {
 
 // AvailableColumn is "True", "False (Reason)" or "Unknown".
 func AvailableColumn(s *api.APIService) string {
-	c := AvailableCondition(s)
+	c := api.GetAPIServiceConditionByType(s, api.Available)
 	switch {
 	case c == nil:
 		return "Unknown"
@@ -99,16 +99,6 @@ func AvailableColumn(s *api.APIService) string {
 		return fmt.Sprintf("%s (%s)", c.Status, c.Reason)
 	}
 	return string(c.Status)
-}
-
-// AvailableCondition returns the Available condition, or nil.
-func AvailableCondition(s *api.APIService) *api.APIServiceCondition {
-	for i := range s.Status.Conditions {
-		if s.Status.Conditions[i].Type == api.Available {
-			return &s.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 // APIServiceName is the name an APIService for group/version must have.

@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,11 +11,9 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/gorilla/mux"
 
-	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -72,17 +69,11 @@ type Config struct {
 	// MaxBodyBytes caps request bodies (default 3 MiB).
 	MaxBodyBytes int64
 
-	// The aggregator (package aggregator) in front of the server.
-
-	// ProxyDial reaches the endpoints of extension API servers (the
-	// cluster's pod network); nil dials directly.
-	ProxyDial aggregator.DialFunc
-	// ProxyClientCert is the front proxy's client certificate, presented
-	// to extension API servers (aggregator.Config.ProxyClientCert).
-	ProxyClientCert *tls.Certificate
 	// GenericOnly serves Resources and nothing more: no
-	// CustomResourceDefinitions, no APIServices, no namespace lifecycle.
-	// An extension API server built on this package sets it.
+	// CustomResourceDefinitions, no namespace lifecycle. An extension API
+	// server built on this package sets it. (APIServices are never served
+	// here: they are the aggregator's, composed in front of the server by
+	// package cluster.)
 	GenericOnly bool
 }
 
@@ -98,12 +89,13 @@ type Server struct {
 	// plane's own in-process clients (Kubernetes gives them a privileged
 	// loopback token instead).
 	loopback http.Handler
-	rest     *handlers.Handler
-	crds     *crd.Server
-	// agg routes to extension API servers; bootstrapped turns on the
-	// upkeep of local APIServices as resources come and go.
-	agg          *aggregator.Aggregator
-	bootstrapped atomic.Bool
+	// unprotected is the routes without the filters, for a server
+	// composed in front of this one.
+	unprotected http.Handler
+	rest        *handlers.Handler
+	crds        *crd.Server
+	// listeners hear of every change to the resources served.
+	listeners []func()
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -127,8 +119,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.GenericOnly {
 		s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
-		s.handler = s.buildChain(cfg.Authenticator)
-		s.loopback = s.buildChain(nil)
+		s.buildHandlers()
 		return s, nil
 	}
 	// CustomResourceDefinitions are always served, as kube-apiserver
@@ -143,16 +134,6 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.crds = ext
-	// And the aggregator in front of both, with its APIServices.
-	agg, err := aggregator.New(aggregator.Config{Store: s.Store, Resources: s.Resources, Dial: cfg.ProxyDial,
-		ProxyClientCert: cfg.ProxyClientCert, Clock: cfg.Clock, Logger: cfg.Logger})
-	if err != nil {
-		return nil, err
-	}
-	if err := s.AddResource(agg.Resource()); err != nil {
-		return nil, err
-	}
-	s.agg = agg
 	lifecycle := &admission.NamespaceLifecycle{
 		Get: func(ctx context.Context, name string) (*api.Namespace, error) {
 			st, ok := s.Store("", "v1", "namespaces")
@@ -173,8 +154,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	chain := append(admission.Chain{lifecycle}, cfg.Admission...)
 	s.rest = &handlers.Handler{Lookup: s.Store, Admission: chain, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
-	s.handler = s.buildChain(cfg.Authenticator)
-	s.loopback = s.buildChain(nil)
+	s.buildHandlers()
 	return s, nil
 }
 
@@ -241,22 +221,24 @@ func (s *Server) RemoveResource(group, version, resource string) {
 	})
 }
 
-// resourcesChanged keeps a local APIService for every group-version
-// served, once Bootstrap has run (kube-apiserver's autoregister and CRD
-// registration controllers). It runs in the request that changed a CRD,
-// so the APIService is there when the request returns.
-func (s *Server) resourcesChanged() {
-	if s.agg == nil || !s.bootstrapped.Load() {
-		return
-	}
-	if err := s.agg.SyncLocal(context.Background(), "true"); err != nil {
-		s.cfg.Logger.Error("keeping local APIServices", "err", err)
-	}
+// OnResourcesChanged registers fn, called after every change to the
+// resources served. The aggregator keeps its local APIServices with it;
+// fn runs in the request that changed a CRD, so what fn writes is there
+// when the request returns.
+func (s *Server) OnResourcesChanged(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listeners = append(s.listeners, fn)
 }
 
-// Aggregator is the aggregator in front of the server (nil with
-// GenericOnly).
-func (s *Server) Aggregator() *aggregator.Aggregator { return s.agg }
+func (s *Server) resourcesChanged() {
+	s.mu.RLock()
+	listeners := s.listeners
+	s.mu.RUnlock()
+	for _, fn := range listeners {
+		fn()
+	}
+}
 
 // Store returns the storage serving a resource.
 func (s *Server) Store(group, version, resource string) (*registry.Store, bool) {
@@ -280,6 +262,23 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // components of the same control plane. Never serve it on a socket.
 func (s *Server) LoopbackHandler() http.Handler { return s.loopback }
 
+// UnprotectedHandler is the server's routes without the filters of its
+// chain (panic recovery, authentication): what a server composed in front
+// of this one (the aggregator) delegates to from inside its own chain, as
+// GenericAPIServer.UnprotectedHandler in Kubernetes.
+func (s *Server) UnprotectedHandler() http.Handler { return s.unprotected }
+
+// BuildHandlerChain wraps h in this server's filters: panic recovery, then
+// authentication with Config.Authenticator unless loopback (Kubernetes'
+// DefaultBuildHandlerChain). The aggregator puts its routing inside the
+// same filters, after authentication, so that the user is known.
+func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
+	if !loopback && s.cfg.Authenticator != nil {
+		h = authn.WithAuthentication(h, s.cfg.Authenticator, nil)
+	}
+	return s.withRecovery(h)
+}
+
 // Bootstrap creates the system namespaces if they do not exist yet, and
 // serves again the custom resources of the CRDs already stored.
 func (s *Server) Bootstrap(ctx context.Context) error {
@@ -287,15 +286,6 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		if err := s.crds.Restore(ctx); err != nil {
 			return fmt.Errorf("serving stored CustomResourceDefinitions: %w", err)
 		}
-	}
-	if s.agg != nil {
-		if err := s.agg.Load(ctx); err != nil {
-			return fmt.Errorf("loading APIServices: %w", err)
-		}
-		if err := s.agg.SyncLocal(ctx, "onstart"); err != nil {
-			return fmt.Errorf("creating local APIServices: %w", err)
-		}
-		s.bootstrapped.Store(true)
 	}
 	st, ok := s.Store("", "v1", "namespaces")
 	if !ok {
@@ -310,8 +300,17 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	return nil
 }
 
-// buildChain wraps the routes in the filters every request passes.
-func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
+// buildHandlers makes the routes and wraps them in the filters every
+// request passes.
+func (s *Server) buildHandlers() {
+	s.unprotected = withRequestInfo(s.routes())
+	s.handler = s.BuildHandlerChain(s.unprotected, false)
+	s.loopback = s.BuildHandlerChain(s.unprotected, true)
+}
+
+// routes are the server's own paths: version, health, OpenAPI, discovery
+// and the resources.
+func (s *Server) routes() http.Handler {
 	r := mux.NewRouter()
 	r.SkipClean(true)
 	r.HandleFunc("/version", func(w http.ResponseWriter, _ *http.Request) {
@@ -340,17 +339,7 @@ func (s *Server) buildChain(auth authn.Authenticator) http.Handler {
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		responsewriters.WriteError(w, api.NewPathNotFound())
 	})
-	var h http.Handler = r
-	h = withRequestInfo(h)
-	if s.agg != nil {
-		// Authentication first, then the aggregator decides: this server
-		// or an extension API server.
-		h = s.agg.WithAggregation(h)
-	}
-	if auth != nil {
-		h = authn.WithAuthentication(h, auth, nil)
-	}
-	return s.withRecovery(h)
+	return r
 }
 
 func withRequestInfo(h http.Handler) http.Handler {

@@ -84,3 +84,20 @@ func (c *Client) ControllerRevisions() *Resource[*api.ControllerRevision] {
 func (c *Client) Leases() *Resource[*api.Lease] {
 	return For(c, LeasesResource, func() *api.Lease { return &api.Lease{} })
 }
+
+// The resources of the API server's extensions: CRDs
+// (apiextensions-apiserver) and APIServices (the aggregator).
+var (
+	CustomResourceDefinitionsResource = ResourceInfo{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	APIServicesResource               = ResourceInfo{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+)
+
+// CustomResourceDefinitions is the typed client of CRDs.
+func (c *Client) CustomResourceDefinitions() *Resource[*api.CustomResourceDefinition] {
+	return For(c, CustomResourceDefinitionsResource, func() *api.CustomResourceDefinition { return &api.CustomResourceDefinition{} })
+}
+
+// APIServices is the typed client of APIServices.
+func (c *Client) APIServices() *Resource[*api.APIService] {
+	return For(c, APIServicesResource, func() *api.APIService { return &api.APIService{} })
+}

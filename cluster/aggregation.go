@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
+	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
@@ -22,8 +22,13 @@ func (c *Cluster) aggregationLoops() []wiring {
 			return endpoints.New(endpoints.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{availability.ControllerName, "apiservice-availability-controller", func(x ControllerContext) (Component, error) {
-			return availability.New(availability.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
-				Check: c.server.Aggregator().CheckAvailability})
+			// The check is the aggregator's own (it shares the proxy's
+			// resolver); the controller gets it as a function, as it
+			// imports no server code.
+			check := func(ctx context.Context, s *api.APIService) availability.Availability {
+				return availability.Availability(c.server.Aggregator().CheckAvailability(ctx, s))
+			}
+			return availability.New(availability.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Check: check})
 		}},
 	}
 }

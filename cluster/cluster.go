@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -116,7 +117,7 @@ var ErrNotStepMode = errors.New("cluster: not in step mode")
 type Cluster struct {
 	cfg    Config
 	store  store.Interface
-	server *apiserver.Server
+	server *aggregator.Server
 	clock  clock.Clock
 	// stepper drives the loops in step mode (nil in live mode).
 	stepper *stepper.Stepper
@@ -189,9 +190,7 @@ func New(cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
-		Resources: kinds.Builtin(), Authenticator: cfg.Authenticator, Logger: cfg.Logger,
-		ProxyDial: c.network.DialContext, ProxyClientCert: &c.frontProxy.ClientCert})
+	srv, err := c.newServer(rnd)
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -219,6 +218,18 @@ func New(cfg Config) (*Cluster, error) {
 		}
 	}
 	return c, nil
+}
+
+// newServer composes the API server and the aggregator in front of it,
+// as kube-apiserver's CreateServerChain does.
+func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
+	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
+		Resources: kinds.Builtin(), Authenticator: c.cfg.Authenticator, Logger: c.logger})
+	if err != nil {
+		return nil, err
+	}
+	return aggregator.NewServer(aggregator.ServerConfig{Delegate: srv, Dial: c.network.DialContext,
+		ProxyClientCert: &c.frontProxy.ClientCert, Clock: c.clock, Logger: c.logger})
 }
 
 func (c *Cluster) openStore() error {
@@ -265,8 +276,8 @@ func podCIDR(i int) string {
 	return fmt.Sprintf("10.%d.%d.0/24", 244+i/256, i%256)
 }
 
-// Server is the API server.
-func (c *Cluster) Server() *apiserver.Server { return c.server }
+// Server is the API server with the aggregator in front.
+func (c *Cluster) Server() *aggregator.Server { return c.server }
 
 // Client returns a client of the API server for a user (kubectl-like
 // callers: tests, the demo, scenario steps); its writes are not traced.

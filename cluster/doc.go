@@ -1,6 +1,8 @@
 // Package cluster assembles a whole kubesim control plane from one Config:
-// the store, the API server, the API server's own loops (the CRD
-// finalizer), the controller manager's controllers (replicaset, deployment,
+// the store, the API server with the aggregator composed in front of it
+// (kube-apiserver's server chain: aggregator.NewServer wraps
+// apiserver.Server), the API server's own loops (the CRD finalizer), the
+// controller manager's controllers (replicaset, deployment,
 // garbagecollector, namespace, nodelifecycle, statefulset, endpoints,
 // APIService availability, and Config.Extra), the scheduler and one fake
 // kubelet per node. Every component is an API client talking to the API

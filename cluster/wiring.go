@@ -7,11 +7,11 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 
-	"github.com/kubesim/kubesim/aggregator/availability"
-	"github.com/kubesim/kubesim/apiserver/crd/finalizer"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
+	"github.com/kubesim/kubesim/controllers/crdfinalizer"
 	"github.com/kubesim/kubesim/controllers/deployment"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
@@ -108,8 +108,8 @@ func (c *Cluster) add(w wiring) (Component, error) {
 // finalizer (deleting a CRD deletes its objects, then the CRD).
 func (c *Cluster) apiServerLoops() []wiring {
 	return []wiring{
-		{"customresourcecleanup", finalizer.ControllerName, func(x ControllerContext) (Component, error) {
-			return finalizer.New(finalizer.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		{"customresourcecleanup", crdfinalizer.ControllerName, func(x ControllerContext) (Component, error) {
+			return crdfinalizer.New(crdfinalizer.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 }

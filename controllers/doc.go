@@ -51,10 +51,14 @@
 //
 // It simulates k8s.io/controller-manager and the controller pattern of
 // k8s.io/client-go (informer → event handler → workqueue → worker), with
-// controller-runtime's builder as the second layer. Left out: leader
-// election, shared informer factories and a shared cache (each controller
-// has its own informers), predicates, webhooks and metrics. Read the real
-// ones at https://github.com/kubernetes/sample-controller and
+// controller-runtime's builder as the second layer. The controllers
+// themselves live in sub-packages, one each, and never import one another:
+// what they share is here, as in Kubernetes' pkg/controller — ClaimObjects,
+// the adopt and release of dependents (controller_ref_manager.go), and
+// CauseOf, ComputeHash and NextAvailable (controller_utils.go). Left out:
+// leader election, shared informer factories and a shared cache (each
+// controller has its own informers), predicates, webhooks and metrics.
+// Read the real ones at https://github.com/kubernetes/sample-controller and
 // https://github.com/kubernetes-sigs/controller-runtime (pkg/builder,
 // pkg/controller/controllerutil, pkg/handler/enqueue_owner.go).
 package controllers

@@ -5,17 +5,12 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 )
 
-func causeOf(event, kind string, obj api.Object) Cause {
-	m := obj.GetObjectMeta()
-	return Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
-}
-
 // EnqueueObject returns informer handlers that queue the object's own key:
 // the primary resource of a controller (a ReplicaSet for the ReplicaSet
 // controller).
 func EnqueueObject[T api.Object](c *Controller, kind string) cache.Handler[T] {
 	add := func(event string) func(T) {
-		return func(obj T) { c.Enqueue(cache.Key(obj.GetObjectMeta()), causeOf(event, kind, obj)) }
+		return func(obj T) { c.Enqueue(cache.Key(obj.GetObjectMeta()), CauseOf(event, kind, obj.GetObjectMeta())) }
 	}
 	return cache.Handler[T]{
 		OnAdd:    add("ADDED"),
@@ -39,7 +34,7 @@ func EnqueueController[T api.Object](c *Controller, kind, ownerKind string) cach
 		if m.Namespace != "" {
 			key = m.Namespace + "/" + ref.Name
 		}
-		c.Enqueue(key, causeOf(event, kind, obj))
+		c.Enqueue(key, CauseOf(event, kind, obj.GetObjectMeta()))
 	}
 	return cache.Handler[T]{
 		OnAdd: func(obj T) { enqueue("ADDED", obj) },

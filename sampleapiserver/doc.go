@@ -3,8 +3,8 @@
 // k8s.io/apiserver: it serves the group wardle.example.com/v1alpha1 (kind
 // Flunder, namespaced) from its own bbolt file, over HTTPS, with the same
 // REST handlers, watch, tables and discovery as kubesim's API server
-// (apiserver.Config.GenericOnly: no CRDs, no APIServices, no namespaces of
-// its own).
+// (apiserver.Config.GenericOnly: no CRDs, no namespaces of its own; and no
+// aggregator in front, so no APIServices).
 //
 // It trusts the aggregator: a request that carries the front proxy's
 // credential (a bearer token here, a client certificate in Kubernetes) is

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kubesim/kubesim/examples/operators/catalog"
+	"github.com/kubesim/kubesim/operators/catalog"
 	"io"
 	"io/fs"
 	"os"

@@ -8,13 +8,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubesim/kubesim/examples/operators/catalog"
-
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/operators/catalog"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
 )

@@ -34,7 +34,7 @@ type ClusterSpec struct {
 	Stages kubelet.Stages
 	// Controllers is --controllers ("*", "*,-garbagecollector").
 	Controllers string
-	// Operators are controllers of examples/operators/catalog run beside
+	// Operators are controllers of operators/catalog run beside
 	// the control plane (foo, rediscluster, statefulset).
 	Operators []string
 	// NodeMonitorGracePeriod and PodEvictionTimeout tune node failure.

@@ -8,8 +8,8 @@ import (
 	"maps"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -173,10 +173,6 @@ func (s *Scheduler) LastDecision() Decision {
 	return s.last.Copy()
 }
 
-func causeOf(event, kind string, m *api.ObjectMeta) controllers.Cause {
-	return controllers.Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
-}
-
 // responsible reports whether pod is this scheduler's to place.
 func (s *Scheduler) responsible(pod *api.Pod) bool {
 	return pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil &&
@@ -217,11 +213,7 @@ func (s *Scheduler) requeueLocked(cause controllers.Cause) {
 	if len(s.unschedulable) == 0 {
 		return
 	}
-	keys := make([]string, 0, len(s.unschedulable))
-	for k := range s.unschedulable {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(s.unschedulable))
 	for _, k := range keys {
 		s.ctrl.Enqueue(k, cause)
 	}
@@ -261,7 +253,7 @@ func (s *Scheduler) podChanged(old, pod *api.Pod) {
 	case st != nil:
 		// A bound pod finished: its room is free for the waiting pods.
 		s.removePodLocked(key, st)
-		s.requeueLocked(causeOf(event, "Pod", &pod.ObjectMeta))
+		s.requeueLocked(controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
 	}
 	if !s.responsible(pod) {
 		delete(s.unschedulable, key)
@@ -275,7 +267,7 @@ func (s *Scheduler) podChanged(old, pod *api.Pod) {
 		}
 		delete(s.unschedulable, key)
 	}
-	s.ctrl.Enqueue(key, causeOf(event, "Pod", &pod.ObjectMeta))
+	s.ctrl.Enqueue(key, controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
 }
 
 func (s *Scheduler) podDeleted(pod *api.Pod) {
@@ -285,7 +277,7 @@ func (s *Scheduler) podDeleted(pod *api.Pod) {
 	delete(s.unschedulable, key)
 	if st := s.podStates[key]; st != nil {
 		s.removePodLocked(key, st)
-		s.requeueLocked(causeOf("DELETED", "Pod", &pod.ObjectMeta))
+		s.requeueLocked(controllers.CauseOf("DELETED", "Pod", &pod.ObjectMeta))
 	}
 }
 
@@ -303,9 +295,9 @@ func (s *Scheduler) nodeChanged(old, node *api.Node) {
 	ni.SetNode(node)
 	switch {
 	case old == nil:
-		s.requeueLocked(causeOf("ADDED", "Node", &node.ObjectMeta))
+		s.requeueLocked(controllers.CauseOf("ADDED", "Node", &node.ObjectMeta))
 	case nodeSchedulingChanged(old, node):
-		s.requeueLocked(causeOf("MODIFIED", "Node", &node.ObjectMeta))
+		s.requeueLocked(controllers.CauseOf("MODIFIED", "Node", &node.ObjectMeta))
 	}
 }
 
@@ -339,7 +331,7 @@ func (s *Scheduler) nodeDeleted(node *api.Node) {
 // Reconcile schedules the pod key, one scheduling cycle: filter, score,
 // assume, bind; or, when nothing fits, record why and wait.
 func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
-	ns, name, _ := strings.Cut(key, "/")
+	ns, name := cache.SplitKey(key)
 	pod, ok := s.pods.Get(ns, name)
 	s.mu.Lock()
 	if !ok || !s.responsible(pod) {

@@ -2,7 +2,8 @@ package fields
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -176,11 +177,7 @@ func SelectorFromSet(ls Set) Selector {
 	if ls == nil {
 		return Everything()
 	}
-	keys := make([]string, 0, len(ls))
-	for k := range ls {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(ls))
 	items := make(andTerm, 0, len(ls))
 	for _, k := range keys {
 		items = append(items, &hasTerm{field: k, value: ls[k]})

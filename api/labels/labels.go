@@ -1,7 +1,8 @@
 package labels
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -31,11 +32,7 @@ func (ls Set) Get(label string) string {
 // String renders the set as "k1=v1,k2=v2" with keys sorted, so the result
 // is deterministic and parses back into an equality selector.
 func (ls Set) String() string {
-	keys := make([]string, 0, len(ls))
-	for k := range ls {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(ls))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		parts = append(parts, k+"="+ls[k])

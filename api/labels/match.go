@@ -2,8 +2,8 @@ package labels
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 )
 
 // The operators of a metav1.LabelSelectorRequirement (matchExpressions).
@@ -33,11 +33,7 @@ func SelectorFromMatch(matchLabels map[string]string, exprs []MatchExpression) (
 		return Everything(), nil
 	}
 	reqs := make([]Requirement, 0, len(matchLabels)+len(exprs))
-	keys := make([]string, 0, len(matchLabels))
-	for k := range matchLabels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // report the first bad key deterministically
+	keys := slices.Sorted(maps.Keys(matchLabels)) // report the first bad key deterministically
 	for _, k := range keys {
 		r, err := NewRequirement(k, Equals, []string{matchLabels[k]})
 		if err != nil {

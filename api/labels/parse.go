@@ -2,7 +2,8 @@ package labels
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -355,11 +356,7 @@ func (p *parser) parseValues() ([]string, error) {
 func (p *parser) parseIdentifiersList() ([]string, error) {
 	set := map[string]bool{}
 	result := func() []string {
-		out := make([]string, 0, len(set))
-		for v := range set {
-			out = append(out, v)
-		}
-		sort.Strings(out)
+		out := slices.Sorted(maps.Keys(set))
 		return out
 	}
 	for {

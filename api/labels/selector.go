@@ -1,6 +1,7 @@
 package labels
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -309,11 +310,7 @@ func ValidatedSelectorFromSet(ls Set) (Selector, error) {
 	if len(ls) == 0 {
 		return internalSelector{}, nil
 	}
-	keys := make([]string, 0, len(ls))
-	for k := range ls {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // report the first bad key deterministically
+	keys := slices.Sorted(maps.Keys(ls)) // report the first bad key deterministically
 	reqs := make(internalSelector, 0, len(ls))
 	for _, k := range keys {
 		r, err := NewRequirement(k, Equals, []string{ls[k]})

@@ -214,35 +214,6 @@ func StorageVersion(c *api.CustomResourceDefinition) string {
 	return ""
 }
 
-// FindCondition returns the condition of type t, or nil.
-func FindCondition(c *api.CustomResourceDefinition, t api.CustomResourceDefinitionConditionType) *api.CustomResourceDefinitionCondition {
-	for i := range c.Status.Conditions {
-		if c.Status.Conditions[i].Type == t {
-			return &c.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// IsConditionTrue reports whether condition t is True.
-func IsConditionTrue(c *api.CustomResourceDefinition, t api.CustomResourceDefinitionConditionType) bool {
-	cond := FindCondition(c, t)
-	return cond != nil && cond.Status == api.ConditionTrue
-}
-
-// SetCondition sets a condition, keeping its lastTransitionTime when the
-// status does not change (the transition time is when it last changed).
-func SetCondition(c *api.CustomResourceDefinition, cond api.CustomResourceDefinitionCondition) {
-	if old := FindCondition(c, cond.Type); old != nil {
-		if old.Status == cond.Status {
-			cond.LastTransitionTime = old.LastTransitionTime
-		}
-		*old = cond
-		return
-	}
-	c.Status.Conditions = append(c.Status.Conditions, cond)
-}
-
 // RemoveCondition drops condition t.
 func RemoveCondition(c *api.CustomResourceDefinition, t api.CustomResourceDefinitionConditionType) {
 	out := c.Status.Conditions[:0]

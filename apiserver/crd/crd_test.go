@@ -25,10 +25,10 @@ import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/crd"
-	"github.com/kubesim/kubesim/apiserver/crd/finalizer"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
+	finalizer "github.com/kubesim/kubesim/controllers/crdfinalizer"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/store/boltstore"
 )
@@ -88,10 +88,10 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	env := apiservertest.New(t)
 	createWidgetCRD(t, env)
 	ctx := context.Background()
-	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	c, err := env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	require.NoError(t, err)
-	assert.True(t, crd.IsConditionTrue(c, api.Established))
-	assert.True(t, crd.IsConditionTrue(c, api.NamesAccepted))
+	assert.True(t, api.IsCRDConditionTrue(c, api.Established))
+	assert.True(t, api.IsCRDConditionTrue(c, api.NamesAccepted))
 	assert.Equal(t, []string{"v1"}, c.Status.StoredVersions)
 	assert.Equal(t, "WidgetList", c.Status.AcceptedNames.ListKind)
 
@@ -121,6 +121,8 @@ func TestCustomResourceLifecycle(t *testing.T) {
 		`{"apiVersion":"lab.example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"color":"red"}}`)
 	require.Equal(t, 422, code)
 	assert.Equal(t, []string{`FieldValueInvalid kind: Invalid value: "Gadget": must be Widget`}, causes(body))
+	// The message names the kind sent, as the real server does.
+	assert.Equal(t, `Gadget.lab.example.com "g" is invalid: kind: Invalid value: "Gadget": must be Widget`, body["message"])
 
 	code, body = raw(t, env.Server.Handler(), "POST", "/apis/lab.example.com/v1/namespaces/default/widgets",
 		`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"color":"red"}}`)
@@ -171,14 +173,14 @@ func TestNamesConflictAndRelease(t *testing.T) {
 	code, body := raw(t, env.Server.Handler(), "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", clash)
 	require.Equal(t, 201, code, "%v", body)
 	ctx := context.Background()
-	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "gizmos.lab.example.com")
+	c, err := env.Client.CustomResourceDefinitions().Get(ctx, "", "gizmos.lab.example.com")
 	require.NoError(t, err)
-	cond := crd.FindCondition(c, api.NamesAccepted)
+	cond := api.FindCRDCondition(c, api.NamesAccepted)
 	require.NotNil(t, cond)
 	assert.Equal(t, api.ConditionFalse, cond.Status)
 	assert.Equal(t, "ListKindConflict", cond.Reason, "the last clash found is reported, as the naming controller does")
 	assert.Equal(t, `"WidgetList" is already in use`, cond.Message)
-	est := crd.FindCondition(c, api.Established)
+	est := api.FindCRDCondition(c, api.Established)
 	assert.Equal(t, "NotAccepted", est.Reason)
 	_, ok := env.Server.Store("lab.example.com", "v1", "gizmos")
 	assert.False(t, ok, "not established: not served")
@@ -187,13 +189,13 @@ func TestNamesConflictAndRelease(t *testing.T) {
 	// the controller); the gizmos get their names.
 	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
-	require.NoError(t, finalizer.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
+	require.NoError(t, env.Client.CustomResourceDefinitions().Delete(ctx, "", "widgets.lab.example.com", nil))
 	drive(t, fc)
-	_, err = finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	_, err = env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	assert.True(t, api.IsNotFound(err))
-	c, err = finalizer.CRDClient(env.Client).Get(ctx, "", "gizmos.lab.example.com")
+	c, err = env.Client.CustomResourceDefinitions().Get(ctx, "", "gizmos.lab.example.com")
 	require.NoError(t, err)
-	assert.True(t, crd.IsConditionTrue(c, api.Established))
+	assert.True(t, api.IsCRDConditionTrue(c, api.Established))
 	_, ok = env.Server.Store("lab.example.com", "v1", "gizmos")
 	assert.True(t, ok)
 }
@@ -223,16 +225,16 @@ func TestDeletingCRDDeletesItsObjects(t *testing.T) {
 	}
 	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
-	require.NoError(t, finalizer.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
-	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	require.NoError(t, env.Client.CustomResourceDefinitions().Delete(ctx, "", "widgets.lab.example.com", nil))
+	c, err := env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	require.NoError(t, err, "held by the finalizer")
 	assert.Equal(t, []string{"customresourcecleanup.apiextensions.k8s.io"}, c.Finalizers)
-	assert.Equal(t, "InstanceDeletionPending", crd.FindCondition(c, api.Terminating).Reason)
+	assert.Equal(t, "InstanceDeletionPending", api.FindCRDCondition(c, api.Terminating).Reason)
 	list, err := w.List(ctx, "", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, list.Items, 2, "still served while terminating")
 	drive(t, fc)
-	_, err = finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")
+	_, err = env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	assert.True(t, api.IsNotFound(err))
 	_, ok := env.Server.Store("lab.example.com", "v1", "widgets")
 	assert.False(t, ok)
@@ -261,6 +263,10 @@ func TestCRDValidation(t *testing.T) {
 				`FieldValueInvalid spec.group: Invalid value: "lab": should be a domain with at least one dot`}},
 		{"column type", `"type":"string","jsonPath":".spec.color"`, `"type":"text","jsonPath":".spec.color"`,
 			[]string{`FieldValueInvalid spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string`}},
+		// Reported once, under spec.names, as the real server does (not
+		// again under status.acceptedNames).
+		{"invalid short name", `"shortNames":["wd"]`, `"shortNames":["w_d"]`,
+			[]string{`FieldValueInvalid spec.names.shortNames[0]: Invalid value: "w_d": ` + strings.Join(kinds.IsDNS1035Label("w_d"), ",")}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -293,12 +299,12 @@ func TestV1beta1ServedAndConverted(t *testing.T) {
 	require.NotNil(t, b.Spec.Validation, "the shared schema stays at the top level")
 	assert.True(t, *b.Spec.PreserveUnknownFields)
 
-	c, err := finalizer.CRDClient(env.Client).Get(context.Background(), "", "users.auth.ilinux.io")
+	c, err := env.Client.CustomResourceDefinitions().Get(context.Background(), "", "users.auth.ilinux.io")
 	require.NoError(t, err)
 	require.Len(t, c.Spec.Versions, 1)
 	assert.NotNil(t, c.Spec.Versions[0].Schema)
 	assert.True(t, c.Spec.PreserveUnknownFields)
-	assert.True(t, crd.IsConditionTrue(c, api.NonStructuralSchema))
+	assert.True(t, api.IsCRDConditionTrue(c, api.NonStructuralSchema))
 
 	code, body := raw(t, env.Server.Handler(), "POST", "/apis/auth.ilinux.io/v1beta1/namespaces/default/users",
 		`{"apiVersion":"auth.ilinux.io/v1beta1","kind":"User","metadata":{"name":"tony"},"spec":{"userID":999999}}`)

@@ -22,7 +22,7 @@
 //     version's schema, apiVersion and kind checks), status and scale
 //     subresources, and the table convertor of additionalPrinterColumns;
 //   - pkg/controller/finalizer: the controller that deletes every custom
-//     resource of a deleted CRD, then lets the CRD go (package crd/finalizer, a client of the API server).
+//     resource of a deleted CRD, then lets the CRD go (package controllers/crdfinalizer, a client of the API server).
 //
 // Left out: conversion webhooks (strategy Webhook is accepted and stored,
 // but versions convert as with None: only apiVersion changes), CEL rules,

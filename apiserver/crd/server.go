@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -208,7 +209,7 @@ func (s *Server) apply(c *api.CustomResourceDefinition, rev int64, deleted bool)
 		s.revs[c.Name] = rev
 	}
 	want := map[string]*api.CustomResourceDefinitionVersion{}
-	if !deleted && IsConditionTrue(c, api.Established) {
+	if !deleted && api.IsCRDConditionTrue(c, api.Established) {
 		for i := range c.Spec.Versions {
 			if v := &c.Spec.Versions[i]; v.Served {
 				want[v.Name] = v
@@ -230,11 +231,7 @@ func (s *Server) apply(c *api.CustomResourceDefinition, rev int64, deleted bool)
 		cur = map[string]servedVersion{}
 		s.served[c.Name] = cur
 	}
-	names := make([]string, 0, len(want))
-	for n := range want {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(want))
 	for _, name := range names {
 		v := want[name]
 		fp := fingerprint(c, v)
@@ -275,7 +272,7 @@ func (s *Server) reconsiderGroup(group, except string) {
 		return
 	}
 	for _, c := range crds {
-		if c.Spec.Group != group || c.Name == except || IsConditionTrue(c, api.NamesAccepted) {
+		if c.Spec.Group != group || c.Name == except || api.IsCRDConditionTrue(c, api.NamesAccepted) {
 			continue
 		}
 		_, _, err := st.Update(ctx, "", c.Name, func(cur api.Object) (api.Object, error) { return cur, nil },
@@ -373,10 +370,10 @@ func (s *Server) computeStatus(c *api.CustomResourceDefinition) {
 	now := s.now()
 	cond.LastTransitionTime = now
 	c.Status.AcceptedNames = names
-	SetCondition(c, cond)
+	api.SetCRDCondition(c, cond)
 	est := api.CustomResourceDefinitionCondition{Type: api.Established, Status: api.ConditionFalse,
 		Reason: "NotAccepted", Message: "not all names are accepted", LastTransitionTime: now}
-	if old := FindCondition(c, api.Established); old != nil {
+	if old := api.FindCRDCondition(c, api.Established); old != nil {
 		est = *old
 	}
 	if est.Status != api.ConditionTrue && cond.Status == api.ConditionTrue {
@@ -386,10 +383,10 @@ func (s *Server) computeStatus(c *api.CustomResourceDefinition) {
 		est = api.CustomResourceDefinitionCondition{Type: api.Established, Status: api.ConditionTrue,
 			Reason: "InitialNamesAccepted", Message: "the initial names have been accepted", LastTransitionTime: now}
 	}
-	SetCondition(c, est)
+	api.SetCRDCondition(c, est)
 	if c.Spec.PreserveUnknownFields {
 		if msg := structuralProblems(c); msg != "" {
-			SetCondition(c, api.CustomResourceDefinitionCondition{Type: api.NonStructuralSchema, Status: api.ConditionTrue,
+			api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.NonStructuralSchema, Status: api.ConditionTrue,
 				Reason: "Violations", Message: msg, LastTransitionTime: now})
 		} else {
 			RemoveCondition(c, api.NonStructuralSchema)
@@ -414,7 +411,7 @@ func joinComma(msgs []string) string {
 }
 
 // prepareForDelete starts the deletion of a CRD: the cleanup finalizer
-// keeps it until the finalizer controller (package crd/finalizer) has deleted its objects, and the
+// keeps it until the finalizer controller (package controllers/crdfinalizer) has deleted its objects, and the
 // Terminating condition tells clients why it is still there.
 func (s *Server) prepareForDelete(obj api.Object) bool {
 	switch c := obj.(type) {
@@ -432,7 +429,7 @@ func markTerminating(meta *api.ObjectMeta, c *api.CustomResourceDefinition, now 
 	if !slices.Contains(meta.Finalizers, registry.FinalizerCustomResourceGC) {
 		meta.Finalizers = append(meta.Finalizers, registry.FinalizerCustomResourceGC)
 	}
-	SetCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionTrue,
+	api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionTrue,
 		Reason: "InstanceDeletionPending", Message: "CustomResourceDefinition marked for deletion; instance deletion pending",
 		LastTransitionTime: now})
 }

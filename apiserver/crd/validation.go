@@ -2,6 +2,7 @@ package crd
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -68,7 +69,11 @@ func Validate(c *api.CustomResourceDefinition, opts ValidationOptions) field.Err
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), c.Name, `must be spec.names.plural+"."+spec.group`))
 	}
 	errs = append(errs, validateSpec(&c.Spec, opts, field.NewPath("spec"))...)
-	errs = append(errs, validateNames(&c.Status.AcceptedNames, field.NewPath("status", "acceptedNames"))...)
+	// status.acceptedNames is not checked again: kubesim's naming step
+	// (computeStatus) takes them from spec.names, already checked, or keeps
+	// names accepted before. Kubernetes checks them, but at create they
+	// are still empty (its naming controller runs later), so an invalid
+	// name is reported once, under spec.names.
 	errs = append(errs, validateStoredVersions(c.Status.StoredVersions, c.Spec.Versions, field.NewPath("status", "storedVersions"))...)
 	return errs
 }
@@ -83,7 +88,7 @@ func ValidateUpdate(c, old *api.CustomResourceDefinition, opts ValidationOptions
 			errs = append(errs, field.Invalid(path, now, "field is immutable"))
 		}
 	}
-	if IsConditionTrue(old, api.Established) {
+	if api.IsCRDConditionTrue(old, api.Established) {
 		immutable(p.Child("scope"), string(c.Spec.Scope), string(old.Spec.Scope))
 		immutable(p.Child("names", "kind"), c.Spec.Names.Kind, old.Spec.Names.Kind)
 	}
@@ -352,11 +357,7 @@ func unsupportedFeatures(s *api.JSONSchemaProps, p *field.Path) field.ErrorList 
 			"additionalProperties", "additionalProperties and properties are mutual exclusive")
 		errs = append(errs, unsupportedFeatures(s.AdditionalProperties.Schema, p.Child("additionalProperties"))...)
 	}
-	keys := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(s.Properties))
 	for _, k := range keys {
 		prop := s.Properties[k]
 		errs = append(errs, unsupportedFeatures(&prop, p.Child("properties").Key(k))...)

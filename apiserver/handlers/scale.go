@@ -7,7 +7,6 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
-	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
@@ -65,11 +64,7 @@ func selectorString(v any) string {
 		if json.Unmarshal(raw, &ls) != nil {
 			return ""
 		}
-		var exprs []labels.MatchExpression
-		for _, e := range ls.MatchExpressions {
-			exprs = append(exprs, labels.MatchExpression{Key: e.Key, Operator: string(e.Operator), Values: e.Values})
-		}
-		sel, err := labels.SelectorFromMatch(ls.MatchLabels, exprs)
+		sel, err := api.LabelSelectorAsSelector(&ls)
 		if err != nil {
 			return ""
 		}

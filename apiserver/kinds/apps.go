@@ -92,7 +92,7 @@ func validateSelectorAndTemplate(sel *api.LabelSelector, t *api.PodTemplateSpec,
 		}
 	}
 	tp := sp.Child("template")
-	selector, err := selectorFor(sel)
+	selector, err := api.LabelSelectorAsSelector(sel)
 	if err != nil {
 		return append(errs, field.Invalid(sp.Child("selector"), selectorValue{*sel}, "invalid label selector"))
 	}

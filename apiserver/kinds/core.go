@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
@@ -21,7 +22,7 @@ type namespaceStrategy struct{ registry.DefaultStrategy }
 func (namespaceStrategy) PrepareForCreate(obj api.Object) {
 	ns := obj.(*api.Namespace)
 	ns.Status = api.NamespaceStatus{Phase: api.NamespaceActive}
-	if !hasFinalizer(ns.Spec.Finalizers, api.FinalizerKubernetes) {
+	if !slices.Contains(ns.Spec.Finalizers, api.FinalizerKubernetes) {
 		ns.Spec.Finalizers = append(ns.Spec.Finalizers, api.FinalizerKubernetes)
 	}
 }
@@ -74,15 +75,6 @@ func validateNamespaceFinalizers(ns *api.Namespace) field.ErrorList {
 		}
 	}
 	return errs
-}
-
-func hasFinalizer(list []api.FinalizerName, f api.FinalizerName) bool {
-	for _, x := range list {
-		if x == f {
-			return true
-		}
-	}
-	return false
 }
 
 // namespacePrepareForDelete begins termination: the phase turns

@@ -544,7 +544,7 @@ func deploymentTable() *registry.Table {
 			d := obj.(*api.Deployment)
 			names, images := containerCells(&d.Spec.Template.Spec)
 			selector := "<invalid>"
-			if s, err := selectorFor(d.Spec.Selector); err == nil {
+			if s, err := api.LabelSelectorAsSelector(d.Spec.Selector); err == nil {
 				selector = s.String()
 			}
 			return []any{d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, replicas(d.Spec.Replicas)),

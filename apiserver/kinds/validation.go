@@ -221,22 +221,9 @@ func validateLabelSelector(sel *api.LabelSelector, p *field.Path) field.ErrorLis
 	return errs
 }
 
-// selectorFor converts a LabelSelector as metav1.LabelSelectorAsSelector
-// does: nil selects nothing, empty selects everything.
-func selectorFor(sel *api.LabelSelector) (labels.Selector, error) {
-	if sel == nil {
-		return labels.Nothing(), nil
-	}
-	exprs := make([]labels.MatchExpression, 0, len(sel.MatchExpressions))
-	for _, e := range sel.MatchExpressions {
-		exprs = append(exprs, labels.MatchExpression{Key: e.Key, Operator: string(e.Operator), Values: e.Values})
-	}
-	return labels.SelectorFromMatch(sel.MatchLabels, exprs)
-}
-
 // formatLabelSelector is metav1.FormatLabelSelector, the SELECTOR column.
 func formatLabelSelector(sel *api.LabelSelector) string {
-	s, err := selectorFor(sel)
+	s, err := api.LabelSelectorAsSelector(sel)
 	if err != nil {
 		return "<error>"
 	}

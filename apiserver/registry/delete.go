@@ -14,7 +14,7 @@ import (
 const (
 	FinalizerOrphanDependents  = "orphan"
 	FinalizerDeleteDependents  = "foregroundDeletion"
-	FinalizerCustomResourceGC  = "customresourcecleanup.apiextensions.k8s.io"
+	FinalizerCustomResourceGC  = api.CustomResourceCleanupFinalizer
 	defaultDeleteRetryAttempts = 16
 )
 

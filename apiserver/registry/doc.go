@@ -9,7 +9,10 @@
 // differs: its Strategy (defaults, validation, what a status write may
 // change), its selectable fields and its table columns.
 //
-// Left out: the watch cache (lists and gets read the store), conversion
+// The watch cache (watchcache.go) decodes each store event once and hands
+// it to the watchers it concerns, indexed by exact field values, as
+// Kubernetes' Cacher does. Left out: a cache of whole objects (lists and
+// gets read the store, not the watch cache), conversion
 // between versions (objects of a custom resource are served at every
 // version unchanged, like conversion strategy None), and per-resource
 // storage transforms (encryption at rest).

@@ -209,7 +209,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	errs := s.validateMeta(obj, nil)
 	errs = append(errs, st.Validate(obj)...)
 	if len(errs) > 0 {
-		return nil, api.NewInvalid(s.res.GroupKind(), meta.Name, errs)
+		return nil, api.NewInvalid(s.invalidKind(obj), meta.Name, errs)
 	}
 	finish := FinishFunc(noFinish)
 	if s.res.BeginCreate != nil {
@@ -613,7 +613,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		errs := s.validateMeta(obj, cur)
 		errs = append(errs, s.res.strategy().ValidateUpdate(obj, cur)...)
 		if len(errs) > 0 {
-			return nil, false, api.NewInvalid(s.res.GroupKind(), name, errs)
+			return nil, false, api.NewInvalid(s.invalidKind(obj), name, errs)
 		}
 		finish := FinishFunc(noFinish)
 		if s.res.BeginUpdate != nil {
@@ -841,4 +841,20 @@ func resetStatus(obj api.Object) {
 	if f := v.FieldByName("Status"); f.IsValid() && f.CanSet() {
 		f.Set(reflect.Zero(f.Type()))
 	}
+}
+
+// invalidKind is the kind an Invalid error names: the object's own, as
+// Kubernetes' BeforeCreate and BeforeUpdate ask the object for its kind
+// (ObjectKinds). A custom resource sent as a Gadget to the widgets
+// resource is "Gadget.lab.example.com "w28" is invalid: kind: ...".
+func (s *Store) invalidKind(obj api.Object) api.GroupKind {
+	tm := obj.GetObjectKind()
+	if tm.Kind == "" {
+		return s.res.GroupKind()
+	}
+	gv, err := api.ParseGroupVersion(tm.APIVersion)
+	if err != nil {
+		return s.res.GroupKind()
+	}
+	return api.GroupKind{Group: gv.Group, Kind: tm.Kind}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/kubesim/kubesim/api/unstructured"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 
 	"github.com/kubesim/kubesim/api"
@@ -68,7 +69,7 @@ func validateOpenAPISchema(s *api.JSONSchemaProps, p *field.Path) field.ErrorLis
 	}
 	if s.Type == "null" {
 		errs = append(errs, field.Forbidden(p.Child("type"), "type cannot be set to null"))
-	} else if s.Type != "" && !contains([]string{"object", "array", "string", "integer", "number", "boolean"}, s.Type) {
+	} else if s.Type != "" && !slices.Contains([]string{"object", "array", "string", "integer", "number", "boolean"}, s.Type) {
 		errs = append(errs, field.NotSupported(p.Child("type"), s.Type, []string{"array", "boolean", "integer", "number", "object", "string"}))
 	}
 	if s.Items != nil && len(s.Items.JSONSchemas) != 0 {

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/kubesim/kubesim/api/unstructured"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -123,15 +124,6 @@ func allowedTypes(s *api.JSONSchemaProps) []string {
 	return nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func (v *validator) typeCheck(s *api.JSONSchemaProps, data any, name string) {
 	types := allowedTypes(s)
 	if len(types) == 0 {
@@ -139,19 +131,19 @@ func (v *validator) typeCheck(s *api.JSONSchemaProps, data any, name string) {
 	}
 	actual := jsonType(data)
 	if data == nil {
-		if !s.Nullable && !contains(types, "null") {
+		if !s.Nullable && !slices.Contains(types, "null") {
 			v.typeErr(name, strings.Join(types, ","), "null")
 		}
 		return
 	}
-	if contains(types, actual) {
+	if slices.Contains(types, actual) {
 		return
 	}
 	// An integral float is an integer, and an integer is a number.
-	if f, ok := data.(float64); ok && contains(types, "integer") && isJSONInteger(f) {
+	if f, ok := data.(float64); ok && slices.Contains(types, "integer") && isJSONInteger(f) {
 		return
 	}
-	if actual == "integer" && contains(types, "number") {
+	if actual == "integer" && slices.Contains(types, "number") {
 		return
 	}
 	v.typeErr(name, strings.Join(types, ","), actual)
@@ -501,20 +493,12 @@ func (v *validator) junctors(s *api.JSONSchemaProps, data any, name string, real
 }
 
 func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	return keys
 }
 
 func sortedSchemaKeys(m map[string]api.JSONSchemaProps) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	return keys
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -341,11 +343,7 @@ func (inf *Informer[T]) Get(ns, name string) (T, bool) {
 func (inf *Informer[T]) List() []T {
 	inf.mu.RLock()
 	defer inf.mu.RUnlock()
-	keys := make([]string, 0, len(inf.items))
-	for k := range inf.items {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(inf.items))
 	out := make([]T, len(keys))
 	for i, k := range keys {
 		out[i] = inf.items[k]
@@ -358,11 +356,7 @@ func (inf *Informer[T]) ByIndex(index, value string) []T {
 	inf.mu.RLock()
 	defer inf.mu.RUnlock()
 	set := inf.indices[index][value]
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(set))
 	out := make([]T, len(keys))
 	for i, k := range keys {
 		out[i] = inf.items[k]

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -9,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 )
 
 // aggregatorExamples holds the extension API server's Deployment, Service
@@ -69,3 +74,38 @@ func TestKubectlAggregatedAPIServer(t *testing.T) {
 }
 
 func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+
+// `kubectl apply -f examples/aggregator/` applies every file of the folder:
+// no object may be defined by two of them (outside/ defines the Service and
+// APIService of wardle.yaml differently, so it has a folder of its own).
+func TestAggregatorExamplesApplyAsOneFolder(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(aggregatorExamples, "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	definedIn := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var obj struct {
+				Kind     string `yaml:"kind"`
+				Metadata struct {
+					Name      string `yaml:"name"`
+					Namespace string `yaml:"namespace"`
+				} `yaml:"metadata"`
+			}
+			if err := dec.Decode(&obj); errors.Is(err, io.EOF) {
+				break
+			} else {
+				require.NoError(t, err, f)
+			}
+			key := obj.Kind + " " + obj.Metadata.Namespace + "/" + obj.Metadata.Name
+			if other, dup := definedIn[key]; dup {
+				t.Errorf("%s is defined in %s and in %s", key, other, f)
+			}
+			definedIn[key] = f
+		}
+	}
+	assert.Contains(t, definedIn, "APIService /v1alpha1.wardle.example.com")
+}

@@ -18,7 +18,7 @@ import (
 // sampleapiserver) as a program of its own, as k8s.io/sample-apiserver
 // runs. The aggregator of `kubesim serve` reaches it through an
 // APIService whose Service is an ExternalName naming this host (see
-// examples/aggregator/outside.yaml); the same server also runs as a pod
+// examples/aggregator/outside/outside.yaml); the same server also runs as a pod
 // of the image kubesim/extension-apiserver.
 func extensionAPIServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("extension-apiserver", flag.ContinueOnError)

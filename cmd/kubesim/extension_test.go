@@ -70,7 +70,7 @@ func TestExtensionAPIServerAsItsOwnProcess(t *testing.T) {
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 
-	manifest, err := os.ReadFile(filepath.Join(aggregatorExamples, "outside.yaml"))
+	manifest, err := os.ReadFile(filepath.Join(aggregatorExamples, "outside", "outside.yaml"))
 	require.NoError(t, err)
 	require.Contains(t, string(manifest), "port: 8443")
 	path := filepath.Join(t.TempDir(), "outside.yaml")

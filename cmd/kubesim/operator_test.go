@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var operatorsDir = filepath.Join("..", "..", "examples", "operators")
+var operatorsDir = filepath.Join("..", "..", "operators")
 
 // checkSlots reads "master ranges" lines and checks that every slot is
 // served exactly once, by count masters.
@@ -74,7 +74,7 @@ func TestRedisOperatorAsItsOwnProcess(t *testing.T) {
 
 	// Deleting the cluster leaves its backup. (The cascade to the
 	// StatefulSet and Service is the garbage collector's; it is tested in
-	// step mode in examples/operators/redis: in live mode the collector
+	// step mode in operators/redis: in live mode the collector
 	// does not yet collect dependents of a custom kind it started watching
 	// after they were created.)
 	k.ok("delete", "rdc", "cache")

@@ -14,7 +14,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/examples/operators/catalog"
+	"github.com/kubesim/kubesim/operators/catalog"
 	"github.com/kubesim/kubesim/runmode"
 )
 

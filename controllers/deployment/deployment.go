@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
@@ -15,7 +14,6 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -120,10 +118,6 @@ func (dc *DeploymentController) Controllers() []*controllers.Controller {
 // Run runs the controller until ctx ends (live mode).
 func (dc *DeploymentController) Run(ctx context.Context) { dc.controller.Run(ctx) }
 
-func causeOf(event, kind string, m *api.ObjectMeta) controllers.Cause {
-	return controllers.Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
-}
-
 // deploymentFor returns the Deployment ref points at, if the cache has that
 // very object.
 func (dc *DeploymentController) deploymentFor(ns string, ref *api.OwnerReference) *api.Deployment {
@@ -141,7 +135,7 @@ func (dc *DeploymentController) deploymentFor(ns string, ref *api.OwnerReference
 // did, if that changed), or, for an orphan, every Deployment that selects
 // it, so one adopts it.
 func (dc *DeploymentController) replicaSetChanged(old, rs *api.ReplicaSet, event string) {
-	cause := causeOf(event, "ReplicaSet", &rs.ObjectMeta)
+	cause := controllers.CauseOf(event, "ReplicaSet", &rs.ObjectMeta)
 	ref := api.GetControllerOf(&rs.ObjectMeta)
 	if old != nil {
 		if oldRef := api.GetControllerOf(&old.ObjectMeta); oldRef != nil && (ref == nil || oldRef.UID != ref.UID) {
@@ -160,7 +154,7 @@ func (dc *DeploymentController) replicaSetChanged(old, rs *api.ReplicaSet, event
 		return
 	}
 	for _, d := range dc.dInformer.ByIndex(cache.NamespaceIndex, rs.Namespace) {
-		sel, err := replicaset.SelectorAsSelector(d.Spec.Selector)
+		sel, err := api.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil || sel.Empty() || !sel.Matches(labels.Set(rs.Labels)) {
 			continue
 		}
@@ -172,7 +166,7 @@ func (dc *DeploymentController) replicaSetChanged(old, rs *api.ReplicaSet, event
 // for that before starting new pods.
 func (dc *DeploymentController) deletePod(p *api.Pod) {
 	rsRef := api.GetControllerOf(&p.ObjectMeta)
-	if rsRef == nil || rsRef.Kind != replicaset.GroupVersionKind.Kind {
+	if rsRef == nil || rsRef.Kind != "ReplicaSet" {
 		return
 	}
 	rs, ok := dc.rsInformer.Get(p.Namespace, rsRef.Name)
@@ -183,12 +177,12 @@ func (dc *DeploymentController) deletePod(p *api.Pod) {
 	if d == nil || d.Spec.Strategy.Type != api.RecreateDeploymentStrategyType {
 		return
 	}
-	dc.controller.Enqueue(cache.Key(&d.ObjectMeta), causeOf("DELETED", "Pod", &p.ObjectMeta))
+	dc.controller.Enqueue(cache.Key(&d.ObjectMeta), controllers.CauseOf("DELETED", "Pod", &p.ObjectMeta))
 }
 
 // Reconcile syncs one Deployment (syncDeployment).
 func (dc *DeploymentController) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
-	ns, name, _ := strings.Cut(key, "/")
+	ns, name := cache.SplitKey(key)
 	cached, ok := dc.dInformer.Get(ns, name)
 	if !ok {
 		return controllers.Result{}, nil
@@ -241,82 +235,40 @@ func (dc *DeploymentController) Reconcile(ctx context.Context, key string) (cont
 // its selector matches, plus matching orphans it adopts; its own that no
 // longer match are released. The result holds copies, safe to change.
 func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context, d *api.Deployment) ([]*api.ReplicaSet, error) {
-	selector, err := replicaset.SelectorAsSelector(d.Spec.Selector)
+	selector, err := api.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return nil, fmt.Errorf("deployment %s/%s has invalid label selector: %w", d.Namespace, d.Name, err)
 	}
 	candidates := dc.rsInformer.ByIndex(controllerUIDIndex, d.UID)
 	candidates = append(candidates, dc.rsInformer.ByIndex(controllerUIDIndex, "orphan/"+d.Namespace)...)
-	var out []*api.ReplicaSet
-	var errs []error
-	checked := false
-	for _, rs := range candidates {
-		match := selector.Matches(labels.Set(rs.Labels))
-		ref := api.GetControllerOf(&rs.ObjectMeta)
-		switch {
-		case ref != nil && ref.UID != d.UID:
-		case ref != nil && match:
-			out = append(out, rs.DeepCopy())
-		case ref != nil:
-			if d.DeletionTimestamp != nil {
-				continue
-			}
-			if err := dc.releaseReplicaSet(ctx, d, rs); err != nil && !api.IsNotFound(err) {
-				errs = append(errs, err)
-			}
-		default:
-			if d.DeletionTimestamp != nil || !match || rs.DeletionTimestamp != nil {
-				continue
-			}
-			if !checked {
-				// A quorum read: a Deployment being deleted, or a new one
-				// under the same name, must not adopt.
-				fresh, err := dc.client.Deployments().Get(ctx, d.Namespace, d.Name)
-				if err != nil {
-					return nil, err
-				}
-				if fresh.UID != d.UID {
-					return nil, fmt.Errorf("original Deployment %s/%s is gone: got uid %s, wanted %s", d.Namespace, d.Name, fresh.UID, d.UID)
-				}
-				if fresh.DeletionTimestamp != nil {
-					return nil, fmt.Errorf("%s/%s has just been deleted at %v", d.Namespace, d.Name, fresh.DeletionTimestamp.Time)
-				}
-				checked = true
-			}
-			adopted, err := dc.adoptReplicaSet(ctx, d, rs)
+	claimed, err := controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.ReplicaSet]{
+		Owner: &d.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: dc.client.ReplicaSets(), DependentKind: "ReplicaSet",
+		Match: func(rs *api.ReplicaSet) bool { return selector.Matches(labels.Set(rs.Labels)) },
+		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+			fresh, err := dc.client.Deployments().Get(ctx, d.Namespace, d.Name)
 			if err != nil {
-				if !api.IsNotFound(err) {
-					errs = append(errs, err)
-				}
-				continue
+				return nil, err
 			}
-			out = append(out, adopted)
-		}
-	}
-	return out, errors.Join(errs...)
-}
-
-func (dc *DeploymentController) adoptReplicaSet(ctx context.Context, d *api.Deployment, rs *api.ReplicaSet) (*api.ReplicaSet, error) {
-	patch, err := controllers.AdoptPatch(&d.ObjectMeta, GroupVersionKind, rs.UID)
-	if err != nil {
+			return &fresh.ObjectMeta, nil
+		},
+		// Rolling out from ReplicaSets the Deployment may not own would
+		// act on the wrong state: stop and retry instead.
+		AbortIfCannotAdopt: true,
+	}, candidates)
+	if claimed == nil {
 		return nil, err
 	}
-	return dc.client.ReplicaSets().Patch(ctx, rs.Namespace, rs.Name, client.StrategicPatch, patch)
-}
-
-func (dc *DeploymentController) releaseReplicaSet(ctx context.Context, d *api.Deployment, rs *api.ReplicaSet) error {
-	patch, err := controllers.ReleasePatch(d.UID, rs.UID)
-	if err != nil {
-		return err
+	out := make([]*api.ReplicaSet, len(claimed))
+	for i, rs := range claimed {
+		out[i] = rs.DeepCopy()
 	}
-	_, err = dc.client.ReplicaSets().Patch(ctx, rs.Namespace, rs.Name, client.StrategicPatch, patch)
-	return err
+	return out, err
 }
 
 // getPodMapForDeployment groups the pods d selects by the uid of the
 // ReplicaSet (of rsList) controlling them.
 func (dc *DeploymentController) getPodMapForDeployment(d *api.Deployment, rsList []*api.ReplicaSet) (map[string][]*api.Pod, error) {
-	selector, err := replicaset.SelectorAsSelector(d.Spec.Selector)
+	selector, err := api.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func (h *harness) activePods() []*api.Pod {
 func (h *harness) readyAll() {
 	h.t.Helper()
 	for _, p := range h.activePods() {
-		if replicaset.IsPodReady(p) {
+		if api.IsPodReady(p) {
 			continue
 		}
 		p.Status.Phase = api.PodRunning
@@ -193,7 +193,7 @@ func TestCreatesReplicaSetWithHashAndCompletes(t *testing.T) {
 	rss := h.replicaSets()
 	require.Len(t, rss, 1)
 	rs := rss[0]
-	hash := ComputeHash(&d.Spec.Template, nil)
+	hash := controllers.ComputeHash(&d.Spec.Template, nil)
 	assert.Equal(t, "web-"+hash, rs.Name)
 	assert.Equal(t, map[string]string{"app": "web", "pod-template-hash": hash}, rs.Labels)
 	assert.Equal(t, map[string]string{"app": "web", "pod-template-hash": hash}, rs.Spec.Selector.MatchLabels)
@@ -258,7 +258,7 @@ func TestRollingUpdateStaysWithinSurgeAndUnavailability(t *testing.T) {
 				pods := h.activePods()
 				ready := 0
 				for _, p := range pods {
-					if replicaset.IsPodReady(p) {
+					if api.IsPodReady(p) {
 						ready++
 					}
 				}
@@ -458,7 +458,7 @@ func TestScalingResizesTheReplicaSet(t *testing.T) {
 func TestAdoptsAnOrphanReplicaSet(t *testing.T) {
 	h := newHarness(t)
 	d := newDeployment("web", 2)
-	hash := ComputeHash(&d.Spec.Template, nil)
+	hash := controllers.ComputeHash(&d.Spec.Template, nil)
 	two := int32(2)
 	tmpl := d.Spec.Template.DeepCopy()
 	tmpl.Labels = cloneWithHash(tmpl.Labels, hash)

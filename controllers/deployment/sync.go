@@ -70,7 +70,7 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *api.Dep
 	}
 
 	template := d.Spec.Template.DeepCopy()
-	hash := ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
+	hash := controllers.ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
 	template.Labels = cloneWithHash(d.Spec.Template.Labels, hash)
 	selector := d.Spec.Selector.DeepCopy()
 	selector.MatchLabels = cloneWithHash(selector.MatchLabels, hash)

@@ -1,11 +1,10 @@
 package deployment
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,39 +51,6 @@ var annotationsToSkip = map[string]bool{
 	api.DesiredReplicasAnnotation:       true,
 	api.MaxReplicasAnnotation:           true,
 	"deprecated.deployment.rollback.to": true,
-}
-
-// safeAlphabet has no vowels (no words) and no look-alikes (0/o, 1/l), as
-// k8s.io/apimachinery/pkg/util/rand's.
-const safeAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
-// SafeEncodeString maps every byte of s into the safe alphabet.
-func SafeEncodeString(s string) string {
-	out := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		out[i] = safeAlphabet[int(s[i])%len(safeAlphabet)]
-	}
-	return string(out)
-}
-
-// ComputeHash is the pod-template-hash of a template: FNV-32a of its JSON
-// (and of the collision count, when set), its decimal digits safe-encoded
-// (controller.ComputeHash). The same template gives the same hash on every
-// run.
-func ComputeHash(template *api.PodTemplateSpec, collisionCount *int32) string {
-	h := fnv.New32a()
-	raw, err := json.Marshal(template)
-	if err != nil {
-		// A PodTemplateSpec always marshals; fall back to its Go syntax.
-		raw = fmt.Appendf(nil, "%#v", *template)
-	}
-	h.Write(raw)
-	if collisionCount != nil {
-		b := make([]byte, 8)
-		binary.LittleEndian.PutUint32(b, uint32(*collisionCount))
-		h.Write(b)
-	}
-	return SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
 }
 
 // EqualIgnoreHash compares two templates ignoring the pod-template-hash
@@ -228,11 +194,7 @@ func SetNewReplicaSetAnnotations(d *api.Deployment, rs *api.ReplicaSet, newRevis
 
 func copyDeploymentAnnotationsToReplicaSet(d *api.Deployment, rs *api.ReplicaSet) bool {
 	changed := false
-	keys := make([]string, 0, len(d.Annotations))
-	for k := range d.Annotations {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(d.Annotations))
 	for _, k := range keys {
 		if annotationsToSkip[k] {
 			continue

@@ -16,18 +16,6 @@ func template(image string) *api.PodTemplateSpec {
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: image}}}}
 }
 
-func TestComputeHash(t *testing.T) {
-	a := ComputeHash(template("nginx:1"), nil)
-	assert.Equal(t, a, ComputeHash(template("nginx:1"), nil), "deterministic")
-	assert.NotEqual(t, a, ComputeHash(template("nginx:2"), nil))
-	one := int32(1)
-	assert.NotEqual(t, a, ComputeHash(template("nginx:1"), &one), "the collision count changes the hash")
-	for _, c := range a {
-		assert.Contains(t, safeAlphabet, string(c))
-	}
-	assert.Equal(t, "24b", SafeEncodeString(string([]byte{20, 21, 27})), "bytes index the alphabet, modulo its length")
-}
-
 func TestEqualIgnoreHash(t *testing.T) {
 	a, b := template("x"), template("x")
 	b.Labels[api.DefaultDeploymentUniqueLabelKey] = "abc"

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
-	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/intstr"
@@ -75,8 +76,7 @@ func New(cfg Config) (*Controller, error) {
 
 func (c *Controller) enqueueIfService(event string, e *api.Endpoints) {
 	if _, ok := c.services.Get(e.Namespace, e.Name); ok {
-		c.controller.Enqueue(cache.Key(&e.ObjectMeta), controllers.Cause{Event: event, Kind: "Endpoints",
-			Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion})
+		c.controller.Enqueue(cache.Key(&e.ObjectMeta), controllers.CauseOf(event, "Endpoints", &e.ObjectMeta))
 	}
 }
 
@@ -93,13 +93,9 @@ func (c *Controller) enqueuePod(event string, p, old *api.Pod) {
 			keys[cache.Key(&s.ObjectMeta)] = true
 		}
 	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
+	sorted := slices.Sorted(maps.Keys(keys))
 	for _, k := range sorted {
-		c.controller.Enqueue(k, controllers.Cause{Event: event, Kind: "Pod", Namespace: p.Namespace, Name: p.Name, ResourceVersion: p.ResourceVersion})
+		c.controller.Enqueue(k, controllers.CauseOf(event, "Pod", &p.ObjectMeta))
 	}
 }
 
@@ -113,7 +109,7 @@ func (c *Controller) Run(ctx context.Context) { c.controller.Run(ctx) }
 
 // Reconcile makes the Endpoints of one Service match its pods.
 func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
-	ns, name, _ := strings.Cut(key, "/")
+	ns, name := cache.SplitKey(key)
 	svc, ok := c.services.Get(ns, name)
 	if !ok || len(svc.Spec.Selector) == 0 {
 		// No service, or one whose Endpoints its owner writes: nothing to
@@ -192,7 +188,7 @@ func Subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 		addr := api.EndpointAddress{IP: p.Status.PodIP, NodeName: &node,
 			TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}}
 		g := find(ports)
-		if podReady(p) {
+		if api.IsPodReady(p) {
 			g.ready = append(g.ready, addr)
 		} else {
 			g.notReady = append(g.notReady, addr)
@@ -227,13 +223,4 @@ func targetPort(p *api.Pod, sp api.ServicePort) (int32, bool) {
 		return sp.TargetPort.IntVal, true
 	}
 	return sp.Port, true
-}
-
-func podReady(p *api.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == api.PodReady {
-			return c.Status == api.ConditionTrue
-		}
-	}
-	return false
 }

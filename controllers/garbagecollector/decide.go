@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"github.com/kubesim/kubesim/api"
+	"slices"
 )
 
 // ownerState is what a live GET says about one owner of a dependent.
@@ -80,9 +81,9 @@ func decide(c classified, hasDependents, dependentDeletingDependents bool, final
 		// No live owner: collect the item, honouring a propagation it
 		// already asked for.
 		switch {
-		case hasFinalizer(finalizers, api.FinalizerOrphanDependents):
+		case slices.Contains(finalizers, api.FinalizerOrphanDependents):
 			return plan{Kind: planDelete, Policy: api.DeletePropagationOrphan}
-		case hasFinalizer(finalizers, api.FinalizerDeleteDependents):
+		case slices.Contains(finalizers, api.FinalizerDeleteDependents):
 			return plan{Kind: planDelete, Policy: api.DeletePropagationForeground}
 		default:
 			return plan{Kind: planDelete, Policy: api.DeletePropagationBackground}
@@ -107,7 +108,7 @@ func blockingDependents(s snapshot) []dependentInfo {
 func withoutOwners(refs []api.OwnerReference, uids []string) ([]api.OwnerReference, bool) {
 	var out []api.OwnerReference
 	for _, r := range refs {
-		if contains(uids, r.UID) {
+		if slices.Contains(uids, r.UID) {
 			continue
 		}
 		out = append(out, r)
@@ -129,15 +130,6 @@ func unblocked(refs []api.OwnerReference) ([]api.OwnerReference, bool) {
 		out[i] = r
 	}
 	return out, changed
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // without returns list minus s.

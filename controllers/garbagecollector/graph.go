@@ -130,8 +130,6 @@ func causeOf(event string, obj *unstructured.Unstructured) controllers.Cause {
 		ResourceVersion: obj.ResourceVersion}
 }
 
-func hasFinalizer(list []string, f string) bool { return slices.Contains(list, f) }
-
 // observe applies an added or updated object to the graph and returns the
 // work it causes (the real processGraphChanges for add and update events).
 func (g *graph) observe(event string, info client.ResourceInfo, obj *unstructured.Unstructured) []work {
@@ -170,12 +168,12 @@ func (g *graph) observe(event string, info client.ResourceInfo, obj *unstructure
 
 	// processTransitions: the moments an owner starts waiting for its
 	// dependents to be orphaned or deleted.
-	orphaning := obj.DeletionTimestamp != nil && hasFinalizer(obj.Finalizers, api.FinalizerOrphanDependents)
+	orphaning := obj.DeletionTimestamp != nil && slices.Contains(obj.Finalizers, api.FinalizerOrphanDependents)
 	if orphaning && !n.orphaning {
 		out = append(out, work{itemKey(actionOrphan, n), cause})
 	}
 	n.orphaning = orphaning
-	deleting := obj.DeletionTimestamp != nil && hasFinalizer(obj.Finalizers, api.FinalizerDeleteDependents)
+	deleting := obj.DeletionTimestamp != nil && slices.Contains(obj.Finalizers, api.FinalizerDeleteDependents)
 	if deleting && !n.deletingDependents {
 		n.deletingDependents = true
 		for _, dep := range n.sortedDependents() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
@@ -185,7 +186,7 @@ func (gc *GarbageCollector) ownerStateOf(ctx context.Context, namespace string, 
 	case owner.UID != ref.UID:
 		gc.noteAbsent(ref.UID)
 		return ownerDangling, nil
-	case owner.DeletionTimestamp != nil && hasFinalizer(owner.Finalizers, api.FinalizerDeleteDependents):
+	case owner.DeletionTimestamp != nil && slices.Contains(owner.Finalizers, api.FinalizerDeleteDependents):
 		return ownerWaiting, nil
 	}
 	return ownerSolid, nil
@@ -303,7 +304,7 @@ func (gc *GarbageCollector) patchOwnerReferences(ctx context.Context, info clien
 // removeFinalizer removes finalizer from obj, which lets the API server
 // finish deleting it when it was the last one.
 func (gc *GarbageCollector) removeFinalizer(ctx context.Context, info client.ResourceInfo, obj *unstructured.Unstructured, finalizer string) error {
-	if !hasFinalizer(obj.Finalizers, finalizer) {
+	if !slices.Contains(obj.Finalizers, finalizer) {
 		return nil
 	}
 	var v any = without(obj.Finalizers, finalizer)

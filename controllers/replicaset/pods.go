@@ -4,25 +4,10 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 )
-
-// SelectorAsSelector converts a ReplicaSet's or Deployment's selector to a
-// labels.Selector (metav1.LabelSelectorAsSelector): nil selects nothing,
-// an empty selector everything.
-func SelectorAsSelector(ls *api.LabelSelector) (labels.Selector, error) {
-	if ls == nil {
-		return labels.Nothing(), nil
-	}
-	exprs := make([]labels.MatchExpression, len(ls.MatchExpressions))
-	for i, e := range ls.MatchExpressions {
-		exprs[i] = labels.MatchExpression{Key: e.Key, Operator: string(e.Operator), Values: e.Values}
-	}
-	return labels.SelectorFromMatch(ls.MatchLabels, exprs)
-}
 
 // IsPodActive reports whether a pod counts towards replicas: not being
 // deleted and not finished (controller.IsPodActive).
@@ -39,57 +24,6 @@ func FilterActivePods(pods []*api.Pod) []*api.Pod {
 		}
 	}
 	return out
-}
-
-// GetPodReadyCondition returns the pod's Ready condition, or nil.
-func GetPodReadyCondition(p *api.Pod) *api.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == api.PodReady {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// IsPodReady reports whether the pod's Ready condition is True.
-func IsPodReady(p *api.Pod) bool {
-	c := GetPodReadyCondition(p)
-	return c != nil && c.Status == api.ConditionTrue
-}
-
-// IsPodAvailable reports whether the pod has been ready for at least
-// minReadySeconds at now (podutil.IsPodAvailable).
-func IsPodAvailable(p *api.Pod, minReadySeconds int32, now time.Time) bool {
-	c := GetPodReadyCondition(p)
-	if c == nil || c.Status != api.ConditionTrue {
-		return false
-	}
-	if minReadySeconds == 0 {
-		return true
-	}
-	d := time.Duration(minReadySeconds) * time.Second
-	return !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Add(d).Before(now)
-}
-
-// NextAvailable is how long until the first pod that is ready but not yet
-// available becomes available; ok is false when there is none. A second is
-// added because availability needs the ready time strictly before now and
-// object times have one-second precision.
-func NextAvailable(pods []*api.Pod, minReadySeconds int32, now time.Time) (d time.Duration, ok bool) {
-	if minReadySeconds == 0 {
-		return 0, false
-	}
-	for _, p := range pods {
-		c := GetPodReadyCondition(p)
-		if c == nil || c.Status != api.ConditionTrue || IsPodAvailable(p, minReadySeconds, now) {
-			continue
-		}
-		at := c.LastTransitionTime.Add(time.Duration(minReadySeconds)*time.Second + time.Second)
-		if w := max(at.Sub(now), time.Second); !ok || w < d {
-			d, ok = w, true
-		}
-	}
-	return d, ok
 }
 
 // podPhaseRank orders phases for deletion: a pod that has not started is
@@ -116,8 +50,8 @@ func lessForDeletion(a, b *api.Pod) bool {
 	if ra, rb := podPhaseRank(a.Status.Phase), podPhaseRank(b.Status.Phase); ra != rb {
 		return ra < rb
 	}
-	if IsPodReady(a) != IsPodReady(b) {
-		return !IsPodReady(a)
+	if api.IsPodReady(a) != api.IsPodReady(b) {
+		return !api.IsPodReady(a)
 	}
 	if !a.CreationTimestamp.Time.Equal(b.CreationTimestamp.Time) {
 		return a.CreationTimestamp.After(b.CreationTimestamp.Time)

@@ -138,23 +138,6 @@ func TestControllerExpectations(t *testing.T) {
 	assert.True(t, e.SatisfiedExpectations("ns/unknown"))
 }
 
-func TestIsPodAvailableAndNextAvailable(t *testing.T) {
-	now := t0.Add(10 * time.Second)
-	ready := pod("a", running, readySince(0))
-	assert.True(t, IsPodAvailable(ready, 0, now))
-	assert.True(t, IsPodAvailable(ready, 9, now))
-	assert.False(t, IsPodAvailable(ready, 10, now), "strictly before now")
-	assert.False(t, IsPodAvailable(pod("b"), 0, now))
-
-	d, ok := NextAvailable([]*api.Pod{ready, pod("b"), pod("c", readySince(5))}, 10, now)
-	require.True(t, ok)
-	assert.Equal(t, time.Second, d)
-	_, ok = NextAvailable([]*api.Pod{ready}, 0, now)
-	assert.False(t, ok)
-	_, ok = NextAvailable([]*api.Pod{ready}, 5, now)
-	assert.False(t, ok, "already available")
-}
-
 func TestCalculateStatus(t *testing.T) {
 	n := int32(3)
 	rs := &api.ReplicaSet{Spec: api.ReplicaSetSpec{Replicas: &n, MinReadySeconds: 5,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
@@ -157,13 +156,9 @@ func (rsc *ReplicaSetController) Run(ctx context.Context) { rsc.controller.Run(c
 // the trace).
 func (rsc *ReplicaSetController) Expectations() *ControllerExpectations { return rsc.expectations }
 
-func causeOf(event, kind string, m *api.ObjectMeta) controllers.Cause {
-	return controllers.Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
-}
-
 // enqueue queues rs because of an event on the object m of kind.
 func (rsc *ReplicaSetController) enqueue(rs *api.ReplicaSet, event, kind string, m *api.ObjectMeta) {
-	rsc.controller.Enqueue(cache.Key(&rs.ObjectMeta), causeOf(event, kind, m))
+	rsc.controller.Enqueue(cache.Key(&rs.ObjectMeta), controllers.CauseOf(event, kind, m))
 }
 
 // resolveControllerRef returns the ReplicaSet ref points at, if it is the
@@ -184,7 +179,7 @@ func (rsc *ReplicaSetController) resolveControllerRef(ns string, ref *api.OwnerR
 func (rsc *ReplicaSetController) replicaSetsForPod(p *api.Pod) []*api.ReplicaSet {
 	var out []*api.ReplicaSet
 	for _, rs := range rsc.rsInformer.ByIndex(cache.NamespaceIndex, p.Namespace) {
-		sel, err := SelectorAsSelector(rs.Spec.Selector)
+		sel, err := api.LabelSelectorAsSelector(rs.Spec.Selector)
 		if err != nil || sel.Empty() || !sel.Matches(labels.Set(p.Labels)) {
 			continue
 		}
@@ -243,7 +238,7 @@ func (rsc *ReplicaSetController) updatePod(old, cur *api.Pod) {
 		rsc.enqueue(rs, "MODIFIED", "Pod", &cur.ObjectMeta)
 		// A pod that just turned ready becomes available minReadySeconds
 		// later: look again then, since no event will say so.
-		if !IsPodReady(old) && IsPodReady(cur) && rs.Spec.MinReadySeconds > 0 {
+		if !api.IsPodReady(old) && api.IsPodReady(cur) && rs.Spec.MinReadySeconds > 0 {
 			rsc.controller.EnqueueAfter(cache.Key(&rs.ObjectMeta), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second,
 				controllers.Cause{Event: "timer", Kind: "Pod", Namespace: cur.Namespace, Name: cur.Name})
 		}
@@ -267,21 +262,21 @@ func (rsc *ReplicaSetController) podGone(p *api.Pod, event string) {
 	}
 	key := cache.Key(&rs.ObjectMeta)
 	rsc.expectations.DeletionObserved(key, cache.Key(&p.ObjectMeta))
-	rsc.controller.Enqueue(key, causeOf(event, "Pod", &p.ObjectMeta))
+	rsc.controller.Enqueue(key, controllers.CauseOf(event, "Pod", &p.ObjectMeta))
 }
 
 // Reconcile syncs one ReplicaSet (syncReplicaSet): claim its pods, create
 // or delete pods unless earlier writes are still unseen, and report the
 // counts in its status.
 func (rsc *ReplicaSetController) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
-	ns, name, _ := strings.Cut(key, "/")
+	ns, name := cache.SplitKey(key)
 	cached, ok := rsc.rsInformer.Get(ns, name)
 	if !ok {
 		rsc.expectations.DeleteExpectations(key)
 		return controllers.Result{}, nil
 	}
 	rs := cached.DeepCopy()
-	selector, err := SelectorAsSelector(rs.Spec.Selector)
+	selector, err := api.LabelSelectorAsSelector(rs.Spec.Selector)
 	if err != nil {
 		// An invalid selector cannot become valid without an update, which
 		// queues the ReplicaSet again.
@@ -311,7 +306,7 @@ func (rsc *ReplicaSetController) Reconcile(ctx context.Context, key string) (con
 		return controllers.Result{}, manageErr
 	}
 	var res controllers.Result
-	if d, ok := NextAvailable(pods, updated.Spec.MinReadySeconds, now); ok {
+	if d, ok := controllers.NextAvailable(pods, updated.Spec.MinReadySeconds, now); ok {
 		// No event will say that a ready pod has become available.
 		res.RequeueAfter = d
 	}
@@ -413,86 +408,20 @@ func (rsc *ReplicaSetController) event(ctx context.Context, rs *api.ReplicaSet, 
 
 // claimPods adopts orphans the selector matches and releases owned pods it
 // no longer matches, returning the pods rs owns and that match
-// (PodControllerRefManager.ClaimPods).
+// (PodControllerRefManager.ClaimPods). An orphan that cannot be adopted
+// is skipped: the ReplicaSet still counts the pods it has.
 func (rsc *ReplicaSetController) claimPods(ctx context.Context, rs *api.ReplicaSet, selector labels.Selector, pods []*api.Pod) ([]*api.Pod, error) {
-	var claimed []*api.Pod
-	var errs []error
-	checkedFresh := false
-	canAdopt := func() error {
-		// Adopting needs a quorum read: a ReplicaSet being deleted, or a
-		// new one with the same name, must not take pods.
-		if checkedFresh {
-			return nil
-		}
-		fresh, err := rsc.client.ReplicaSets().Get(ctx, rs.Namespace, rs.Name)
-		if err != nil {
-			return err
-		}
-		if fresh.UID != rs.UID {
-			return fmt.Errorf("original ReplicaSet %s/%s is gone: got uid %s, wanted %s", rs.Namespace, rs.Name, fresh.UID, rs.UID)
-		}
-		if fresh.DeletionTimestamp != nil {
-			return fmt.Errorf("ReplicaSet %s/%s has just been deleted at %v", rs.Namespace, rs.Name, fresh.DeletionTimestamp.Time)
-		}
-		checkedFresh = true
-		return nil
-	}
-	for _, p := range pods {
-		match := selector.Matches(labels.Set(p.Labels))
-		ref := api.GetControllerOf(&p.ObjectMeta)
-		switch {
-		case ref != nil && ref.UID != rs.UID:
-			// Owned by another controller.
-		case ref != nil && match:
-			claimed = append(claimed, p)
-		case ref != nil:
-			if rs.DeletionTimestamp != nil {
-				continue
-			}
-			if err := rsc.releasePod(ctx, rs, p); err != nil && !api.IsNotFound(err) {
-				errs = append(errs, err)
-			}
-		default:
-			if rs.DeletionTimestamp != nil || !match || p.DeletionTimestamp != nil || p.Namespace != rs.Namespace {
-				continue
-			}
-			if err := canAdopt(); err != nil {
-				errs = append(errs, fmt.Errorf("can't adopt Pod %s/%s (%s): %w", p.Namespace, p.Name, p.UID, err))
-				continue
-			}
-			adopted, err := rsc.adoptPod(ctx, rs, p)
+	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.Pod]{
+		Owner: &rs.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: rsc.client.Pods(), DependentKind: "Pod",
+		Match: func(p *api.Pod) bool { return selector.Matches(labels.Set(p.Labels)) },
+		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+			fresh, err := rsc.client.ReplicaSets().Get(ctx, rs.Namespace, rs.Name)
 			if err != nil {
-				if !api.IsNotFound(err) {
-					errs = append(errs, err)
-				}
-				continue
+				return nil, err
 			}
-			claimed = append(claimed, adopted)
-		}
-	}
-	return claimed, errors.Join(errs...)
-}
-
-// adoptPod adds rs as the pod's controller with a strategic merge patch
-// that also names the pod's uid, so a pod recreated under the same name is
-// not adopted by mistake.
-func (rsc *ReplicaSetController) adoptPod(ctx context.Context, rs *api.ReplicaSet, p *api.Pod) (*api.Pod, error) {
-	patch, err := controllers.AdoptPatch(&rs.ObjectMeta, GroupVersionKind, p.UID)
-	if err != nil {
-		return nil, err
-	}
-	return rsc.client.Pods().Patch(ctx, p.Namespace, p.Name, client.StrategicPatch, patch)
-}
-
-// releasePod removes rs's reference from a pod whose labels stopped
-// matching.
-func (rsc *ReplicaSetController) releasePod(ctx context.Context, rs *api.ReplicaSet, p *api.Pod) error {
-	patch, err := controllers.ReleasePatch(rs.UID, p.UID)
-	if err != nil {
-		return err
-	}
-	_, err = rsc.client.Pods().Patch(ctx, p.Namespace, p.Name, client.StrategicPatch, patch)
-	return err
+			return &fresh.ObjectMeta, nil
+		},
+	}, pods)
 }
 
 // CalculateStatus counts the pods of rs (calculateStatus): all, those
@@ -506,9 +435,9 @@ func CalculateStatus(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now t
 		if template.Matches(labels.Set(p.Labels)) {
 			fully++
 		}
-		if IsPodReady(p) {
+		if api.IsPodReady(p) {
 			ready++
-			if IsPodAvailable(p, rs.Spec.MinReadySeconds, now) {
+			if api.IsPodAvailable(p, rs.Spec.MinReadySeconds, now) {
 				available++
 			}
 		}

@@ -9,8 +9,8 @@
 //
 // It is written on the typed layer of package controllers (an
 // ObjectController: primary StatefulSet, owned Pods and
-// ControllerRevisions), the one the example
-// operators use too, and simulates kubernetes/pkg/controller/statefulset
+// ControllerRevisions), the one the example operators use too, and
+// simulates kubernetes/pkg/controller/statefulset
 // (stateful_set.go, stateful_set_control.go's updateStatefulSet and
 // computeReplicaStatus, stateful_set_utils.go's identity helpers and
 // newVersionedStatefulSetPod, stateful_pod_control.go's event wording).
@@ -23,11 +23,10 @@
 // spec.template, numbered in order; a template seen before is renumbered
 // as the newest (a rollback), and revisions beyond revisionHistoryLimit
 // that no pod uses are deleted. Pods below the partition are recreated
-// from the current revision's template. Orphan revisions the selector
-// matches are adopted, as orphan pods are.
+// from the current revision's template. Revisions are claimed as pods are
+// (controllers.ClaimObjects): orphans the selector matches are adopted.
 //
-// Left out: releasing revisions the selector no longer matches (it cannot
-// change), volumeClaimTemplates and PersistentVolumeClaims, spec.ordinals,
+// Left out: volumeClaimTemplates and PersistentVolumeClaims, spec.ordinals,
 // maxUnavailable above 1, the persistentVolumeClaimRetentionPolicy and
 // repairing the identity of an existing pod.
 package statefulset

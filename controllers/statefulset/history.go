@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/controllers/deployment"
+	"github.com/kubesim/kubesim/controllers"
 )
 
 // This file is the StatefulSet's history (pkg/controller/history and
@@ -46,7 +46,7 @@ func HashRevision(data []byte, collisionCount *int32) string {
 	if collisionCount != nil {
 		h.Write([]byte(strconv.FormatInt(int64(*collisionCount), 10)))
 	}
-	return deployment.SafeEncodeString(fmt.Sprint(h.Sum32()))
+	return controllers.SafeEncodeString(fmt.Sprint(h.Sum32()))
 }
 
 // RevisionName is ControllerRevisionName: prefix-hash, the prefix cut to

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/controllers/replicaset"
 )
 
 // PodName is the name of the pod with ordinal ord (getPodName).
@@ -48,7 +47,7 @@ func PodRevision(p *api.Pod) string { return p.Labels[api.ControllerRevisionHash
 
 // IsHealthy is Running and Ready and not being deleted (isHealthy).
 func IsHealthy(p *api.Pod) bool {
-	return p.Status.Phase == api.PodRunning && replicaset.IsPodReady(p) && p.DeletionTimestamp == nil
+	return p.Status.Phase == api.PodRunning && api.IsPodReady(p) && p.DeletionTimestamp == nil
 }
 
 // isFailed is a pod that will not run again: it is replaced.

@@ -3,7 +3,6 @@ package statefulset
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -88,8 +86,7 @@ func (ssc *StatefulSetController) orphanAdded(p *api.Pod) {
 	}
 	for _, set := range ssc.Informer().ByIndex(cache.NamespaceIndex, p.Namespace) {
 		if _, ok := Ordinal(set, p.Name); ok {
-			ssc.Enqueue(cache.Key(&set.ObjectMeta), controllers.Cause{Event: "ADDED", Kind: "Pod",
-				Namespace: p.Namespace, Name: p.Name, ResourceVersion: p.ResourceVersion})
+			ssc.Enqueue(cache.Key(&set.ObjectMeta), controllers.CauseOf("ADDED", "Pod", &p.ObjectMeta))
 		}
 	}
 }
@@ -99,7 +96,7 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	if set.DeletionTimestamp != nil {
 		return controllers.Result{}, nil
 	}
-	sel, err := replicaset.SelectorAsSelector(set.Spec.Selector)
+	sel, err := api.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil {
 		return controllers.Result{}, err
 	}
@@ -174,7 +171,7 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	if firstErr != nil {
 		return controllers.Result{}, firstErr
 	}
-	if d, ok := replicaset.NextAvailable(all, set.Spec.MinReadySeconds, now); ok {
+	if d, ok := controllers.NextAvailable(all, set.Spec.MinReadySeconds, now); ok {
 		return controllers.Result{RequeueAfter: d}, nil
 	}
 	return controllers.Result{}, nil
@@ -182,94 +179,52 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 
 // claimPods returns the set's pods, adopting orphans that match its
 // selector and are named like its ordinals, and releasing pods that no
-// longer match (ControllerRefManager.ClaimPods).
+// longer match (ControllerRefManager.ClaimPods with isMemberOf).
 func (ssc *StatefulSetController) claimPods(ctx context.Context, set *api.StatefulSet, sel labels.Selector) ([]*api.Pod, error) {
-	var out []*api.Pod
-	for _, p := range ssc.pods.OwnedBy(set) {
-		if sel.Matches(labels.Set(p.Labels)) {
-			out = append(out, p)
-			continue
-		}
-		if p.DeletionTimestamp != nil {
-			continue
-		}
-		// Release: drop our reference, keep the pod.
-		if err := ssc.patchOwners(ctx, p, removeRef(p.OwnerReferences, set.UID)); err != nil && !api.IsNotFound(err) {
-			return nil, err
-		}
-	}
+	candidates := ssc.pods.OwnedBy(set)
 	for _, p := range ssc.pods.Informer().ByIndex(cache.NamespaceIndex, set.Namespace) {
-		if api.GetControllerOf(&p.ObjectMeta) != nil || p.DeletionTimestamp != nil {
-			continue
+		if api.GetControllerOf(&p.ObjectMeta) == nil {
+			candidates = append(candidates, p)
 		}
-		if _, ok := Ordinal(set, p.Name); !ok || !sel.Matches(labels.Set(p.Labels)) {
-			continue
-		}
-		refs := append(append([]api.OwnerReference(nil), p.OwnerReferences...), *api.NewControllerRef(&set.ObjectMeta, GroupVersionKind))
-		if err := ssc.patchOwners(ctx, p, refs); err != nil {
-			if api.IsNotFound(err) {
-				continue
+	}
+	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.Pod]{
+		Owner: &set.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: ssc.pods.Resource(), DependentKind: "Pod",
+		Match: func(p *api.Pod) bool {
+			_, member := Ordinal(set, p.Name)
+			return member && sel.Matches(labels.Set(p.Labels))
+		},
+		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+			fresh, err := ssc.Client().StatefulSets().Get(ctx, set.Namespace, set.Name)
+			if err != nil {
+				return nil, err
 			}
-			return nil, err
-		}
-		adopted := p.DeepCopy()
-		adopted.OwnerReferences = refs
-		out = append(out, adopted)
-	}
-	return out, nil
-}
-
-func removeRef(refs []api.OwnerReference, uid string) []api.OwnerReference {
-	out := []api.OwnerReference{}
-	for _, r := range refs {
-		if r.UID != uid {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// patchOwners sets a pod's ownerReferences, guarded by its uid and
-// resourceVersion so that a stale cache never adopts the wrong pod.
-func (ssc *StatefulSetController) patchOwners(ctx context.Context, p *api.Pod, refs []api.OwnerReference) error {
-	return patchOwnerReferences(ctx, ssc.pods.Resource(), &p.ObjectMeta, refs)
-}
-
-// patchOwnerReferences sets an object's ownerReferences with a merge
-// patch that names its uid and resourceVersion, so that it fails rather
-// than change another object of the same name or a newer version.
-func patchOwnerReferences[T api.Object](ctx context.Context, res *client.Resource[T], m *api.ObjectMeta, refs []api.OwnerReference) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"ownerReferences": refs, "uid": m.UID, "resourceVersion": m.ResourceVersion}})
-	if err != nil {
-		return err
-	}
-	_, err = res.Patch(ctx, m.Namespace, m.Name, client.MergePatch, patch)
-	return err
+			return &fresh.ObjectMeta, nil
+		},
+	}, candidates)
 }
 
 // claimRevisions returns the set's ControllerRevisions, adopting the
-// orphans of its namespace that its selector matches
-// (ClaimControllerRevisions): a set deleted with --cascade=orphan and
-// created again takes its history back.
+// orphans of its namespace that its selector matches and releasing the
+// ones it no longer matches (ClaimControllerRevisions): a set deleted
+// with --cascade=orphan and created again takes its history back.
 func (ssc *StatefulSetController) claimRevisions(ctx context.Context, set *api.StatefulSet, sel labels.Selector) ([]*api.ControllerRevision, error) {
-	out := ssc.revisions.OwnedBy(set)
+	candidates := ssc.revisions.OwnedBy(set)
 	for _, r := range ssc.revisions.Informer().ByIndex(cache.NamespaceIndex, set.Namespace) {
-		if api.GetControllerOf(&r.ObjectMeta) != nil || r.DeletionTimestamp != nil || !sel.Matches(labels.Set(r.Labels)) {
-			continue
+		if api.GetControllerOf(&r.ObjectMeta) == nil {
+			candidates = append(candidates, r)
 		}
-		refs := append(append([]api.OwnerReference(nil), r.OwnerReferences...), *api.NewControllerRef(&set.ObjectMeta, GroupVersionKind))
-		if err := patchOwnerReferences(ctx, ssc.revisions.Resource(), &r.ObjectMeta, refs); err != nil {
-			if api.IsNotFound(err) {
-				continue
-			}
-			return nil, err
-		}
-		adopted := r.DeepCopy()
-		adopted.OwnerReferences = refs
-		out = append(out, adopted)
 	}
-	return out, nil
+	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.ControllerRevision]{
+		Owner: &set.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: ssc.revisions.Resource(), DependentKind: "ControllerRevision",
+		Match: func(r *api.ControllerRevision) bool { return sel.Matches(labels.Set(r.Labels)) },
+		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+			fresh, err := ssc.Client().StatefulSets().Get(ctx, set.Namespace, set.Name)
+			if err != nil {
+				return nil, err
+			}
+			return &fresh.ObjectMeta, nil
+		},
+	}, candidates)
 }
 
 // createPod creates the pod of a Create action from the template of its
@@ -394,9 +349,9 @@ func ComputeStatus(set *api.StatefulSet, pods []*api.Pod, currentRevision, updat
 			continue
 		}
 		st.Replicas++
-		if p.Status.Phase == api.PodRunning && replicaset.IsPodReady(p) {
+		if p.Status.Phase == api.PodRunning && api.IsPodReady(p) {
 			st.ReadyReplicas++
-			if replicaset.IsPodAvailable(p, set.Spec.MinReadySeconds, now) {
+			if api.IsPodAvailable(p, set.Spec.MinReadySeconds, now) {
 				st.AvailableReplicas++
 			}
 		}

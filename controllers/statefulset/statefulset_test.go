@@ -11,7 +11,6 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
@@ -396,7 +395,7 @@ func TestOrphanWithAnOrdinalNameIsAdopted(t *testing.T) {
 	set, err := cl.StatefulSets().Get(bg, "default", "web")
 	require.NoError(t, err)
 	assert.Equal(t, set.UID, api.GetControllerOf(&pods["web-0"].ObjectMeta).UID, "adopted")
-	assert.True(t, replicaset.IsPodReady(pods["web-1"]))
+	assert.True(t, api.IsPodReady(pods["web-1"]))
 }
 
 // The trace of a StatefulSet's life is the same on every run.

@@ -16,7 +16,6 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -211,7 +210,9 @@ func (op *Operator) reconcileCluster(ctx context.Context, rc *RedisCluster) (con
 	}
 	ready := map[string]bool{}
 	for _, p := range op.pods.Informer().ByIndex(cache.LabelIndex, LabelInstance+"="+rc.Name) {
-		if p.Namespace == rc.Namespace && statefulset.IsHealthy(p) {
+		// Running, Ready and not going away: what the StatefulSet
+		// controller calls healthy.
+		if p.Namespace == rc.Namespace && p.Status.Phase == api.PodRunning && api.IsPodReady(p) && p.DeletionTimestamp == nil {
 			ready[p.Name] = true
 		}
 	}

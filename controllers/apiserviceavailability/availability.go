@@ -1,4 +1,4 @@
-package availability
+package apiserviceavailability
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
@@ -22,14 +21,24 @@ const ControllerName = "apiservice-availability"
 // when nothing it depends on changes (its server may stop answering).
 const DefaultRecheckInterval = 10 * time.Second
 
-// APIServicesResource is apiregistration.k8s.io/v1 apiservices for the client.
-var APIServicesResource = client.ResourceInfo{Group: aggregator.Group, Version: "v1", Resource: aggregator.ResourceName}
+// reasonLocal is kube-aggregator's reason for a local APIService, which
+// is always available.
+const reasonLocal = "Local"
 
 // serviceIndex indexes APIServices by "namespace/name" of their Service.
 const serviceIndex = "service"
 
-// Checker checks one APIService's backend (aggregator.CheckAvailability).
-type Checker func(ctx context.Context, s *api.APIService) aggregator.Availability
+// Availability is the result of checking one APIService's backend.
+type Availability struct {
+	Available bool
+	Reason    string
+	Message   string
+}
+
+// Checker checks one APIService's backend: the aggregator's check, which
+// shares the proxy's resolver (aggregator.CheckAvailability), injected by
+// the cluster so that this client of the API knows nothing of the server.
+type Checker func(ctx context.Context, s *api.APIService) Availability
 
 // Config builds a Controller.
 type Config struct {
@@ -66,7 +75,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := &Controller{
 		cfg:       cfg,
-		apis:      cache.New(client.For(cfg.Client, APIServicesResource, func() *api.APIService { return &api.APIService{} }), "", client.ListOptions{}, cfg.Logger),
+		apis:      cache.New(cfg.Client.APIServices(), "", client.ListOptions{}, cfg.Logger),
 		services:  cache.New(cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
 		endpoints: cache.New(cfg.Client.Endpoints(), "", client.ListOptions{}, cfg.Logger),
 	}
@@ -99,11 +108,11 @@ func New(cfg Config) (*Controller, error) {
 // stays free of them.
 func (c *Controller) enqueueAPIService(event string, s *api.APIService) {
 	if s.Spec.Service == nil {
-		if cond := aggregator.AvailableCondition(s); cond != nil && cond.Status == api.ConditionTrue && cond.Reason == aggregator.ReasonLocal {
+		if cond := api.GetAPIServiceConditionByType(s, api.Available); cond != nil && cond.Status == api.ConditionTrue && cond.Reason == reasonLocal {
 			return
 		}
 	}
-	c.controller.Enqueue(s.Name, controllers.Cause{Event: event, Kind: "APIService", Name: s.Name, ResourceVersion: s.ResourceVersion})
+	c.controller.Enqueue(s.Name, controllers.CauseOf(event, "APIService", &s.ObjectMeta))
 }
 
 // dependents queues the APIServices served by a Service when the Service
@@ -112,7 +121,7 @@ func dependents[T api.Object](c *Controller, kind string) cache.Handler[T] {
 	enqueue := func(event string, obj T) {
 		m := obj.GetObjectMeta()
 		for _, s := range c.apis.ByIndex(serviceIndex, m.Namespace+"/"+m.Name) {
-			c.controller.Enqueue(s.Name, controllers.Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion})
+			c.controller.Enqueue(s.Name, controllers.CauseOf(event, kind, m))
 		}
 	}
 	return cache.Handler[T]{
@@ -142,12 +151,12 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 	if s.Spec.Service != nil {
 		result.RequeueAfter = c.cfg.RecheckInterval
 	}
-	if cur := aggregator.AvailableCondition(s); cur != nil && cur.Status == next.Status && cur.Reason == next.Reason && cur.Message == next.Message {
+	if cur := api.GetAPIServiceConditionByType(s, api.Available); cur != nil && cur.Status == next.Status && cur.Reason == next.Reason && cur.Message == next.Message {
 		return result, nil
 	}
 	upd := s.DeepCopy()
-	SetCondition(upd, next)
-	if _, err := client.For(c.cfg.Client, APIServicesResource, func() *api.APIService { return &api.APIService{} }).UpdateStatus(ctx, upd); err != nil {
+	api.SetAPIServiceCondition(upd, next)
+	if _, err := c.cfg.Client.APIServices().UpdateStatus(ctx, upd); err != nil {
 		return controllers.Result{}, err
 	}
 	return result, nil
@@ -155,25 +164,14 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 
 // Condition is the Available condition for av; the transition time moves
 // only when the status changes.
-func Condition(s *api.APIService, av aggregator.Availability, now api.Time) api.APIServiceCondition {
+func Condition(s *api.APIService, av Availability, now api.Time) api.APIServiceCondition {
 	status := api.ConditionFalse
 	if av.Available {
 		status = api.ConditionTrue
 	}
 	cond := api.APIServiceCondition{Type: api.Available, Status: status, LastTransitionTime: now, Reason: av.Reason, Message: av.Message}
-	if cur := aggregator.AvailableCondition(s); cur != nil && cur.Status == status {
+	if cur := api.GetAPIServiceConditionByType(s, api.Available); cur != nil && cur.Status == status {
 		cond.LastTransitionTime = cur.LastTransitionTime
 	}
 	return cond
-}
-
-// SetCondition replaces (or adds) the Available condition of s.
-func SetCondition(s *api.APIService, cond api.APIServiceCondition) {
-	for i := range s.Status.Conditions {
-		if s.Status.Conditions[i].Type == cond.Type {
-			s.Status.Conditions[i] = cond
-			return
-		}
-	}
-	s.Status.Conditions = append(s.Status.Conditions, cond)
 }

@@ -1,15 +1,4 @@
-// Package finalizer is the apiextensions-apiserver's CRD finalizer
-// controller (k8s.io/apiextensions-apiserver/pkg/controller/finalizer):
-// when a CustomResourceDefinition is deleted, it deletes every custom
-// resource the CRD defines, then removes the customresourcecleanup
-// finalizer so that the CRD goes and its resource leaves discovery. It is
-// a client of the API server like every loop, so it lives apart from the
-// server code in package crd.
-//
-// Left out: the real controller deletes namespace by namespace with
-// DeleteCollection and polls for a minute; this one deletes object by
-// object and requeues after RecheckDelay while objects remain.
-package finalizer
+package crdfinalizer
 
 import (
 	"context"
@@ -19,8 +8,6 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/apiserver/crd"
-	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
@@ -54,13 +41,6 @@ type Controller struct {
 	ctrl *controllers.Controller
 }
 
-// CRDClient is a typed client of apiextensions.k8s.io/v1
-// CustomResourceDefinitions.
-func CRDClient(c *client.Client) *client.Resource[*api.CustomResourceDefinition] {
-	return client.For(c, client.ResourceInfo{Group: crd.Group, Version: "v1", Resource: crd.Resource},
-		func() *api.CustomResourceDefinition { return &api.CustomResourceDefinition{} })
-}
-
 // New checks cfg and returns the controller.
 func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
@@ -73,7 +53,7 @@ func New(cfg Config) (*Controller, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	fc := &Controller{cfg: cfg}
-	fc.crds = cache.New(CRDClient(cfg.Client), "", client.ListOptions{}, cfg.Logger)
+	fc.crds = cache.New(cfg.Client.CustomResourceDefinitions(), "", client.ListOptions{}, cfg.Logger)
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: fc, Clock: cfg.Clock, Mode: cfg.Mode,
 		Logger: cfg.Logger, Sources: []controllers.Source{fc.crds}})
 	if err != nil {
@@ -81,7 +61,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	fc.ctrl = ctrl
 	// Only CRDs being deleted are work.
-	enqueue := controllers.EnqueueObject[*api.CustomResourceDefinition](ctrl, crd.Kind)
+	enqueue := controllers.EnqueueObject[*api.CustomResourceDefinition](ctrl, "CustomResourceDefinition")
 	fc.crds.AddHandler(cache.Handler[*api.CustomResourceDefinition]{
 		OnAdd: func(c *api.CustomResourceDefinition) {
 			if c.DeletionTimestamp != nil {
@@ -108,10 +88,10 @@ func (fc *Controller) Run(ctx context.Context) { fc.ctrl.Run(ctx) }
 // Reconcile implements controllers.Reconciler: key is a CRD name.
 func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
 	cached, ok := fc.crds.Get("", key)
-	if !ok || cached.DeletionTimestamp == nil || !slices.Contains(cached.Finalizers, registry.FinalizerCustomResourceGC) {
+	if !ok || cached.DeletionTimestamp == nil || !slices.Contains(cached.Finalizers, api.CustomResourceCleanupFinalizer) {
 		return controllers.Result{}, nil
 	}
-	crds := CRDClient(fc.cfg.Client)
+	crds := fc.cfg.Client.CustomResourceDefinitions()
 	c, err := crds.Get(ctx, "", key)
 	if api.IsNotFound(err) {
 		return controllers.Result{}, nil
@@ -119,7 +99,7 @@ func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Re
 	if err != nil {
 		return controllers.Result{}, err
 	}
-	if c.DeletionTimestamp == nil || !slices.Contains(c.Finalizers, registry.FinalizerCustomResourceGC) {
+	if c.DeletionTimestamp == nil || !slices.Contains(c.Finalizers, api.CustomResourceCleanupFinalizer) {
 		return controllers.Result{}, nil
 	}
 	remaining, err := fc.deleteInstances(ctx, c)
@@ -131,20 +111,20 @@ func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Re
 		cond := api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionTrue,
 			Reason: "InstanceDeletionCheck", LastTransitionTime: now,
 			Message: fmt.Sprintf("could not confirm zero CustomResources remaining: %d remaining", remaining)}
-		if old := crd.FindCondition(c, api.Terminating); old == nil || old.Reason != cond.Reason || old.Message != cond.Message {
-			crd.SetCondition(c, cond)
+		if old := api.FindCRDCondition(c, api.Terminating); old == nil || old.Reason != cond.Reason || old.Message != cond.Message {
+			api.SetCRDCondition(c, cond)
 			if _, err := crds.UpdateStatus(ctx, c); err != nil {
 				return controllers.Result{}, err
 			}
 		}
 		return controllers.Result{RequeueAfter: fc.cfg.RecheckDelay}, nil
 	}
-	crd.SetCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionFalse,
+	api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionFalse,
 		Reason: "InstanceDeletionCompleted", Message: "removed all instances", LastTransitionTime: now})
 	if c, err = crds.UpdateStatus(ctx, c); err != nil {
 		return controllers.Result{}, err
 	}
-	c.Finalizers = slices.DeleteFunc(c.Finalizers, func(f string) bool { return f == registry.FinalizerCustomResourceGC })
+	c.Finalizers = slices.DeleteFunc(c.Finalizers, func(f string) bool { return f == api.CustomResourceCleanupFinalizer })
 	if _, err := crds.Update(ctx, c); err != nil && !api.IsNotFound(err) {
 		return controllers.Result{}, err
 	}
@@ -154,7 +134,7 @@ func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Re
 // deleteInstances deletes every object of the CRD (in name order) and
 // reports how many still exist afterwards (held by their finalizers).
 func (fc *Controller) deleteInstances(ctx context.Context, c *api.CustomResourceDefinition) (int, error) {
-	if !crd.IsConditionTrue(c, api.Established) {
+	if !api.IsCRDConditionTrue(c, api.Established) {
 		// Never served: no object can exist.
 		return 0, nil
 	}

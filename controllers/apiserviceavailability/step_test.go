@@ -1,4 +1,4 @@
-package availability_test
+package apiserviceavailability_test
 
 import (
 	"context"
@@ -8,9 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/aggregator"
-	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
@@ -30,7 +28,7 @@ func TestStepModeSettlesWithRemoteAPIService(t *testing.T) {
 	_, err = cl.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "wardle"}})
 	require.NoError(t, err)
 	port := int32(443)
-	apis := client.For(cl, availability.APIServicesResource, func() *api.APIService { return &api.APIService{} })
+	apis := cl.APIServices()
 	_, err = apis.Create(ctx, &api.APIService{
 		ObjectMeta: api.ObjectMeta{Name: "v1alpha1.wardle.example.com"},
 		Spec: api.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15,

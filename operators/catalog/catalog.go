@@ -6,12 +6,13 @@
 package catalog
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers/statefulset"
-	"github.com/kubesim/kubesim/examples/operators/foo"
-	"github.com/kubesim/kubesim/examples/operators/redis"
+	"github.com/kubesim/kubesim/operators/foo"
+	"github.com/kubesim/kubesim/operators/redis"
 )
 
 // Controllers returns the runnable controllers by name. A function, not a
@@ -32,11 +33,7 @@ func Controllers() map[string]cluster.InitFunc {
 
 // Names lists the runnable controllers, sorted.
 func Names() []string {
-	var out []string
-	for n := range Controllers() {
-		out = append(out, n)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(Controllers()))
 	return out
 }
 

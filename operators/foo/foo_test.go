@@ -10,8 +10,8 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/examples/operators"
-	"github.com/kubesim/kubesim/examples/operators/foo"
+	"github.com/kubesim/kubesim/operators"
+	"github.com/kubesim/kubesim/operators/foo"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
 )

@@ -1,0 +1,111 @@
+package api
+
+// This file holds the helpers every component shares over these types, as
+// Kubernetes keeps them beside its API types: label selector conversion
+// (metav1's helpers.go), pod readiness (pkg/api/v1/pod's util.go) and the
+// conditions of CRDs and APIServices (the helpers of apiextensions and
+// apiregistration). Written once here, they mean the same to the API
+// server, the controllers and the kubelet.
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/api/labels"
+)
+
+// LabelSelectorAsSelector converts a LabelSelector to a labels.Selector
+// (metav1.LabelSelectorAsSelector): nil selects nothing, an empty selector
+// everything.
+func LabelSelectorAsSelector(ls *LabelSelector) (labels.Selector, error) {
+	if ls == nil {
+		return labels.Nothing(), nil
+	}
+	exprs := make([]labels.MatchExpression, len(ls.MatchExpressions))
+	for i, e := range ls.MatchExpressions {
+		exprs[i] = labels.MatchExpression{Key: e.Key, Operator: string(e.Operator), Values: e.Values}
+	}
+	return labels.SelectorFromMatch(ls.MatchLabels, exprs)
+}
+
+// GetPodReadyCondition returns the pod's Ready condition, or nil.
+func GetPodReadyCondition(p *Pod) *PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == PodReady {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// IsPodReady reports whether the pod's Ready condition is True.
+func IsPodReady(p *Pod) bool {
+	c := GetPodReadyCondition(p)
+	return c != nil && c.Status == ConditionTrue
+}
+
+// IsPodAvailable reports whether the pod has been ready for at least
+// minReadySeconds at now (podutil.IsPodAvailable).
+func IsPodAvailable(p *Pod, minReadySeconds int32, now time.Time) bool {
+	c := GetPodReadyCondition(p)
+	if c == nil || c.Status != ConditionTrue {
+		return false
+	}
+	if minReadySeconds == 0 {
+		return true
+	}
+	d := time.Duration(minReadySeconds) * time.Second
+	return !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Add(d).Before(now)
+}
+
+// CustomResourceCleanupFinalizer holds a deleted CRD until its custom
+// resources are gone (apiextensions' CustomResourceCleanupFinalizer).
+const CustomResourceCleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
+
+// FindCRDCondition returns the CRD's condition of type t, or nil.
+func FindCRDCondition(c *CustomResourceDefinition, t CustomResourceDefinitionConditionType) *CustomResourceDefinitionCondition {
+	for i := range c.Status.Conditions {
+		if c.Status.Conditions[i].Type == t {
+			return &c.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// IsCRDConditionTrue reports whether the CRD's condition t is True.
+func IsCRDConditionTrue(c *CustomResourceDefinition, t CustomResourceDefinitionConditionType) bool {
+	cond := FindCRDCondition(c, t)
+	return cond != nil && cond.Status == ConditionTrue
+}
+
+// SetCRDCondition sets a condition, keeping its lastTransitionTime when the
+// status does not change (the transition time is when it last changed).
+func SetCRDCondition(c *CustomResourceDefinition, cond CustomResourceDefinitionCondition) {
+	if old := FindCRDCondition(c, cond.Type); old != nil {
+		if old.Status == cond.Status {
+			cond.LastTransitionTime = old.LastTransitionTime
+		}
+		*old = cond
+		return
+	}
+	c.Status.Conditions = append(c.Status.Conditions, cond)
+}
+
+// GetAPIServiceConditionByType returns the APIService's condition of type
+// t, or nil.
+func GetAPIServiceConditionByType(s *APIService, t APIServiceConditionType) *APIServiceCondition {
+	for i := range s.Status.Conditions {
+		if s.Status.Conditions[i].Type == t {
+			return &s.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// SetAPIServiceCondition replaces (or adds) the condition of cond's type.
+func SetAPIServiceCondition(s *APIService, cond APIServiceCondition) {
+	if old := GetAPIServiceConditionByType(s, cond.Type); old != nil {
+		*old = cond
+		return
+	}
+	s.Status.Conditions = append(s.Status.Conditions, cond)
+}

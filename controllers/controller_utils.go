@@ -1,0 +1,77 @@
+package controllers
+
+// This file holds the helpers the controllers share, as Kubernetes keeps
+// them in pkg/controller/controller_utils.go: the cause of a queued key,
+// the hash that names a template's revision, and when a ready pod becomes
+// available.
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// CauseOf is the cause of queueing a key because of a watch event on the
+// object m of kind.
+func CauseOf(event, kind string, m *api.ObjectMeta) Cause {
+	return Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
+}
+
+// safeAlphabet has no vowels (no words) and no look-alikes (0/o, 1/l), as
+// k8s.io/apimachinery/pkg/util/rand's.
+const safeAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// SafeEncodeString maps every byte of s into the safe alphabet.
+func SafeEncodeString(s string) string {
+	out := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		out[i] = safeAlphabet[int(s[i])%len(safeAlphabet)]
+	}
+	return string(out)
+}
+
+// ComputeHash is the pod-template-hash of a template: FNV-32a of its JSON
+// (and of the collision count, when set), its decimal digits safe-encoded
+// (controller.ComputeHash). The same template gives the same hash on every
+// run.
+func ComputeHash(template *api.PodTemplateSpec, collisionCount *int32) string {
+	h := fnv.New32a()
+	raw, err := json.Marshal(template)
+	if err != nil {
+		// A PodTemplateSpec always marshals; fall back to its Go syntax.
+		raw = fmt.Appendf(nil, "%#v", *template)
+	}
+	h.Write(raw)
+	if collisionCount != nil {
+		b := make([]byte, 8)
+		binary.LittleEndian.PutUint32(b, uint32(*collisionCount))
+		h.Write(b)
+	}
+	return SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
+}
+
+// NextAvailable is how long until the first pod that is ready but not yet
+// available becomes available; ok is false when there is none. A second is
+// added because availability needs the ready time strictly before now and
+// object times have one-second precision.
+func NextAvailable(pods []*api.Pod, minReadySeconds int32, now time.Time) (d time.Duration, ok bool) {
+	if minReadySeconds == 0 {
+		return 0, false
+	}
+	for _, p := range pods {
+		c := api.GetPodReadyCondition(p)
+		if c == nil || c.Status != api.ConditionTrue || api.IsPodAvailable(p, minReadySeconds, now) {
+			continue
+		}
+		at := c.LastTransitionTime.Add(time.Duration(minReadySeconds)*time.Second + time.Second)
+		if w := max(at.Sub(now), time.Second); !ok || w < d {
+			d, ok = w, true
+		}
+	}
+	return d, ok
+}

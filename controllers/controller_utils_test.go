@@ -1,0 +1,57 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+func template(image string) *api.PodTemplateSpec {
+	return &api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: image}}}}
+}
+
+func TestComputeHash(t *testing.T) {
+	a := ComputeHash(template("nginx:1"), nil)
+	assert.Equal(t, a, ComputeHash(template("nginx:1"), nil), "deterministic")
+	assert.NotEqual(t, a, ComputeHash(template("nginx:2"), nil))
+	one := int32(1)
+	assert.NotEqual(t, a, ComputeHash(template("nginx:1"), &one), "the collision count changes the hash")
+	for _, c := range a {
+		assert.Contains(t, safeAlphabet, string(c))
+	}
+	assert.Equal(t, "24b", SafeEncodeString(string([]byte{20, 21, 27})), "bytes index the alphabet, modulo its length")
+}
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// readyPod is a pod Ready since t0 plus s seconds (not ready when s < 0).
+func readyPod(s int) *api.Pod {
+	p := &api.Pod{}
+	if s >= 0 {
+		p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue,
+			LastTransitionTime: api.NewTime(t0.Add(time.Duration(s) * time.Second))}}
+	}
+	return p
+}
+
+func TestIsPodAvailableAndNextAvailable(t *testing.T) {
+	now := t0.Add(10 * time.Second)
+	ready := readyPod(0)
+	assert.True(t, api.IsPodAvailable(ready, 0, now))
+	assert.True(t, api.IsPodAvailable(ready, 9, now))
+	assert.False(t, api.IsPodAvailable(ready, 10, now), "strictly before now")
+	assert.False(t, api.IsPodAvailable(readyPod(-1), 0, now))
+
+	d, ok := NextAvailable([]*api.Pod{ready, readyPod(-1), readyPod(5)}, 10, now)
+	require.True(t, ok)
+	assert.Equal(t, time.Second, d)
+	_, ok = NextAvailable([]*api.Pod{ready}, 0, now)
+	assert.False(t, ok)
+	_, ok = NextAvailable([]*api.Pod{ready}, 5, now)
+	assert.False(t, ok, "already available")
+}
