@@ -73,6 +73,10 @@ func NewStore(cfg Config) (*Store, error) {
 // Resource is the resource this store serves.
 func (s *Store) Resource() *Resource { return s.res }
 
+// Now is the store's clock, for subresources that stamp times (an
+// eviction's DisruptionTarget condition).
+func (s *Store) Now() time.Time { return s.clock.Now() }
+
 // prefix is the key prefix of the namespace ns ("" for all namespaces).
 func (s *Store) prefix(ns string) string {
 	gr := s.res.StorageGroupResource
