@@ -2,49 +2,17 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/kubesim/kubesim/cmd/kubesim/app"
 	"github.com/kubesim/kubesim/sampleapiserver"
 )
-
-// proxyTokenFileName is where `kubesim serve` keeps the aggregator's
-// front-proxy credential, for extension API servers run outside it.
-const proxyTokenFileName = "front-proxy-client.token"
-
-// ensureProxyToken reads the front-proxy token at path, or writes a new
-// random one there (owner-only) when the file does not exist: the token
-// survives restarts, as a front-proxy client certificate does.
-func ensureProxyToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err == nil {
-		tok := strings.TrimSpace(string(b))
-		if tok == "" {
-			return "", fmt.Errorf("%s: empty front-proxy token", path)
-		}
-		return tok, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return "", err
-	}
-	var raw [16]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", err
-	}
-	tok := hex.EncodeToString(raw[:])
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
-	}
-	return tok, os.WriteFile(path, []byte(tok+"\n"), 0o600)
-}
 
 // extensionAPIServer is `kubesim extension-apiserver`: the sample
 // extension API server (wardle.example.com/v1alpha1, package
@@ -59,7 +27,7 @@ func extensionAPIServer(ctx context.Context, args []string, stdout, stderr io.Wr
 	addr := fs.String("addr", "127.0.0.1:8443", "address to listen on (port 0 picks a free port)")
 	dataDir := fs.String("data-dir", "", "directory for the store and the serving certificate (default: a temporary directory removed on exit)")
 	tokenFile := fs.String("requestheader-token-file", "",
-		"file holding the front proxy's token (kubesim serve writes DATA-DIR/"+proxyTokenFileName+"): only requests that carry it may name their user in X-Remote-User and X-Remote-Group")
+		"file holding the front proxy's token (kubesim serve writes DATA-DIR/"+app.ProxyTokenFileName+"): only requests that carry it may name their user in X-Remote-User and X-Remote-Group")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/cmd/kubesim/app"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,19 +35,6 @@ func TestExtensionAPIServerArguments(t *testing.T) {
 	}
 }
 
-func TestEnsureProxyTokenIsKept(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "d", proxyTokenFileName)
-	a, err := ensureProxyToken(path)
-	require.NoError(t, err)
-	assert.Len(t, a, 32)
-	b, err := ensureProxyToken(path)
-	require.NoError(t, err)
-	assert.Equal(t, a, b)
-	fi, err := os.Stat(path)
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
-}
-
 // startExtensionProcess runs `kubesim extension-apiserver` (this test
 // binary run again as kubesim) until the test ends and returns its address.
 func startExtensionProcess(t *testing.T, tokenFile string) string {
@@ -66,7 +54,7 @@ func TestExtensionAPIServerAsItsOwnProcess(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, dir, "--nodes", "1", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
-	addr := startExtensionProcess(t, filepath.Join(dir, proxyTokenFileName))
+	addr := startExtensionProcess(t, filepath.Join(dir, app.ProxyTokenFileName))
 	_, port, err := net.SplitHostPort(addr)
 	require.NoError(t, err)
 

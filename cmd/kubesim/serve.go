@@ -2,22 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
-	"path/filepath"
 	"time"
 
-	"github.com/kubesim/kubesim/apiserver/authn"
-	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/kubelet"
-	"github.com/kubesim/kubesim/pki"
+	"github.com/kubesim/kubesim/cmd/kubesim/app"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -32,7 +24,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	apiOnly := fs.Bool("api-server-only", false, "run the API server alone, without controllers, scheduler or kubelets")
 	ctrls := fs.String("controllers", "*", "controllers to run: \"*\" for all, \"-name\" to turn one off (replicaset, deployment, garbagecollector, namespace, nodelifecycle)")
 	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready)")
-	proxyTokenFile := fs.String("proxy-client-token-file", "", "the aggregator's credential for extension API servers, created if missing (default DATA-DIR/"+proxyTokenFileName+")")
+	proxyTokenFile := fs.String("proxy-client-token-file", "", "the aggregator's credential for extension API servers, created if missing (default DATA-DIR/"+app.ProxyTokenFileName+")")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -43,98 +35,24 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	host, _, err := net.SplitHostPort(*addr)
-	if err != nil {
-		return fmt.Errorf("--addr %q: %w", *addr, err)
-	}
-	bundle, err := pki.EnsureServing(*dataDir, append(pki.DefaultHosts(), host), time.Now(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	adminTokens, adminToken, err := authn.EnsureTokenFile(*dataDir, rand.Reader)
+	srv, err := app.Start(ctx, app.Options{
+		DataDir: *dataDir, Addr: *addr, Kubeconfig: *kubeconfig, TokenFile: *tokenFile,
+		UnsafeNoFsync: *noFsync, Nodes: *nodes, APIServerOnly: *apiOnly, Controllers: *ctrls,
+		StageDelay: *stageDelay, ProxyClientTokenFile: *proxyTokenFile,
+		ControllerImages: controllerImages(), Logger: logger,
+	})
 	if err != nil {
 		return err
 	}
-	auths := []authn.Authenticator{}
-	admins, err := authn.NewTokenFile(adminTokens)
-	if err != nil {
-		return err
-	}
-	auths = append(auths, admins)
-	if *tokenFile != "" {
-		extra, err := authn.NewTokenFile(*tokenFile)
-		if err != nil {
-			return err
-		}
-		auths = append(auths, extra)
-	}
-
-	if *proxyTokenFile == "" {
-		*proxyTokenFile = filepath.Join(*dataDir, proxyTokenFileName)
-	}
-	proxyToken, err := ensureProxyToken(*proxyTokenFile)
-	if err != nil {
-		return err
-	}
-
-	if *nodes < 0 {
-		return fmt.Errorf("--nodes must be 0 or more, not %d", *nodes)
-	}
-	cfg := cluster.Config{
-		DataDir: *dataDir, NodeCount: *nodes, Controllers: *ctrls,
-		Stages:        kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay},
-		Authenticator: authn.Union(auths...), UnsafeNoFsync: *noFsync, Logger: logger,
-		APIServerOnly: *apiOnly, ProxyClientToken: proxyToken, ControllerImages: controllerImages(),
-	}
-	cl, err := cluster.New(cfg)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	runCtx, stopLoops := context.WithCancel(ctx)
-	defer stopLoops()
-	if err := cl.Start(runCtx); err != nil {
-		return err
-	}
-
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	url := "https://" + ln.Addr().String()
-	if *kubeconfig == "" {
-		*kubeconfig = filepath.Join(*dataDir, "kubeconfig")
-	}
-	if err := pki.WriteKubeconfig(*kubeconfig, url, bundle.CAPEM, adminToken, "admin", "kubesim"); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", url)
-	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", *kubeconfig, *kubeconfig)
-
-	hs := &http.Server{
-		Handler:           cl.Server().Handler(),
-		TLSConfig:         bundle.ServerTLSConfig(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
-	}
-	hs.TLSConfig.NextProtos = []string{"h2", "http/1.1"}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(tls.NewListener(ln, hs.TLSConfig)) }()
+	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", srv.URL)
+	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
 	select {
-	case err := <-errc:
-		return err
+	case err := <-srv.Err():
+		return errors.Join(err, srv.Shutdown(5*time.Second))
 	case <-ctx.Done():
 	}
 	// Stop the control loops, finish requests in flight (writes complete,
-	// watches end), then the deferred cl.Close() commits what was queued
-	// and closes the store.
+	// watches end), then commit what was queued and close the store.
 	logger.Info("shutting down")
-	stopLoops()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	_ = hs.Close()
-	return nil
+	return srv.Shutdown(5 * time.Second)
 }
