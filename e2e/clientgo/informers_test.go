@@ -82,18 +82,21 @@ func (h *handlerLog) handler() cache.ResourceEventHandlerFuncs {
 	}
 }
 
-// expect waits (bounded) for name on ch, skipping other names.
-func expect(t *testing.T, ch <-chan string, name, what string) {
+// expect waits (bounded) until every one of names has come on ch, in
+// any order, skipping other names.
+func expect(t *testing.T, ch <-chan string, what string, names ...string) {
 	t.Helper()
+	missing := map[string]bool{}
+	for _, n := range names {
+		missing[n] = true
+	}
 	timeout := time.After(wait)
-	for {
+	for len(missing) > 0 {
 		select {
 		case got := <-ch:
-			if got == name {
-				return
-			}
+			delete(missing, got)
 		case <-timeout:
-			t.Fatalf("no %s event for %s within %v", what, name, wait)
+			t.Fatalf("no %s event for %v within %v", what, missing, wait)
 		}
 	}
 }
@@ -156,30 +159,28 @@ func TestSharedInformersWatchList(t *testing.T) {
 	d, err := deployInformer.Lister().Deployments(ns).Get("before")
 	require.NoError(t, err)
 	assert.Equal(t, int32(0), *d.Spec.Replicas)
-	for _, n := range []string{"before-1", "before-2", "before-3"} {
-		expect(t, cms.adds, n, "add")
-	}
-	expect(t, deploys.adds, "before", "add")
+	expect(t, cms.adds, "add", "before-1", "before-2", "before-3")
+	expect(t, deploys.adds, "add", "before")
 
 	_, err = setup.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}, Data: map[string]string{"v": "1"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	expect(t, cms.adds, "after", "add")
+	expect(t, cms.adds, "add", "after")
 	_, err = setup.CoreV1().ConfigMaps(ns).Update(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}, Data: map[string]string{"v": "2"}}, metav1.UpdateOptions{})
 	require.NoError(t, err)
-	expect(t, cms.updates, "after", "update")
+	expect(t, cms.updates, "update", "after")
 	cm, err := cmInformer.Lister().ConfigMaps(ns).Get("after")
 	require.NoError(t, err)
 	assert.Equal(t, "2", cm.Data["v"], "the cache holds the update")
 	require.NoError(t, setup.CoreV1().ConfigMaps(ns).Delete(ctx, "after", metav1.DeleteOptions{}))
-	expect(t, cms.deletes, "after", "delete")
+	expect(t, cms.deletes, "delete", "after")
 	_, err = cmInformer.Lister().ConfigMaps(ns).Get("after")
 	assert.Error(t, err, "the cache forgets a deleted object")
 
 	_, err = setup.AppsV1().Deployments(ns).Patch(ctx, "before", types.MergePatchType, []byte(`{"spec":{"replicas":0,"paused":true}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
-	expect(t, deploys.updates, "before", "update")
+	expect(t, deploys.updates, "update", "before")
 	require.NoError(t, setup.AppsV1().Deployments(ns).Delete(ctx, "before", metav1.DeleteOptions{}))
-	expect(t, deploys.deletes, "before", "delete")
+	expect(t, deploys.deletes, "delete", "before")
 
 	// How the caches were filled: a watch with sendInitialEvents, and
 	// never a plain list (the reflector's fallback when watch-list fails).

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	autoscalingv1ac "k8s.io/client-go/applyconfigurations/autoscaling/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubesim/kubesim/e2e/framework"
@@ -93,9 +94,19 @@ func TestScaleSubresource(t *testing.T) {
 	require.NoError(t, err, "get deployments/scale")
 	assert.Equal(t, int32(1), scale.Spec.Replicas)
 	assert.Equal(t, "web", scale.Name)
-	scale.Spec.Replicas = 2
-	scale, err = deploys.UpdateScale(ctx, "web", scale, metav1.UpdateOptions{})
-	require.NoError(t, err, "update deployments/scale")
+	require.NotEmpty(t, scale.ResourceVersion, "a Scale carries its object's resourceVersion")
+	// The Scale's resourceVersion is the Deployment's: the deployment
+	// controller's status writes make a read-then-update a Conflict to
+	// retry, as kubectl scale and the HPA do.
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := deploys.GetScale(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Spec.Replicas = 2
+		scale, err = deploys.UpdateScale(ctx, "web", cur, metav1.UpdateOptions{})
+		return err
+	}), "update deployments/scale")
 	assert.Equal(t, int32(2), scale.Spec.Replicas)
 	d, err := deploys.Get(ctx, "web", metav1.GetOptions{})
 	require.NoError(t, err)
