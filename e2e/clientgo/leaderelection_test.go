@@ -34,11 +34,12 @@ func runCandidate(t *testing.T, cs kubernetes.Interface, identity string) *candi
 	c := &candidate{leading: make(chan struct{}), stopped: make(chan struct{}), done: make(chan struct{}), cancel: cancel}
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock: lock,
-		// Short, so that a takeover after a crash would be quick; the
-		// handover tested here does not wait for expiry at all, since
-		// the leader releases the lease.
-		LeaseDuration:   4 * time.Second,
-		RenewDeadline:   2 * time.Second,
+		// Long enough that a loaded machine never makes the leader miss
+		// its renew deadline; the handover tested here does not wait for
+		// expiry at all, since the leader releases the lease, and the
+		// other candidate retries every RetryPeriod.
+		LeaseDuration:   15 * time.Second,
+		RenewDeadline:   10 * time.Second,
 		RetryPeriod:     100 * time.Millisecond,
 		ReleaseOnCancel: true,
 		Name:            identity,
@@ -82,7 +83,7 @@ func TestLeaderElectionLeaseLock(t *testing.T) {
 	require.NotNil(t, lease.Spec.HolderIdentity)
 	assert.Equal(t, "candidate-a", *lease.Spec.HolderIdentity)
 	require.NotNil(t, lease.Spec.LeaseDurationSeconds)
-	assert.Equal(t, int32(4), *lease.Spec.LeaseDurationSeconds)
+	assert.Equal(t, int32(15), *lease.Spec.LeaseDurationSeconds)
 	require.NotNil(t, lease.Spec.AcquireTime)
 	require.NotNil(t, lease.Spec.RenewTime)
 	transitions := int32(0)

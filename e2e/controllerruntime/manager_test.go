@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -95,7 +94,7 @@ func TestManagerReconcilesAndGarbageCollects(t *testing.T) {
 	require.NoError(t, clientgoscheme.AddToScheme(scheme))
 	mgr, err := ctrl.NewManager(k.RestConfig(), ctrl.Options{
 		Scheme:                        scheme,
-		Logger:                        testr.New(t),
+		Logger:                        bufferedLogger(t),
 		Metrics:                       metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:        "0",
 		LeaderElection:                true,
