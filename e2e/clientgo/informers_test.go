@@ -2,9 +2,6 @@ package clientgo
 
 import (
 	"context"
-	"net/http"
-	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,44 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubesim/kubesim/e2e/framework"
 )
-
-// requestLog records the URL of every request a client sends; it
-// watches the client, it does not change it.
-type requestLog struct {
-	mu   sync.Mutex
-	urls []*url.URL
-}
-
-type recordingTransport struct {
-	log  *requestLog
-	next http.RoundTripper
-}
-
-func (r recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	r.log.mu.Lock()
-	r.log.urls = append(r.log.urls, req.URL)
-	r.log.mu.Unlock()
-	return r.next.RoundTrip(req)
-}
-
-// requests returns the recorded requests to path.
-func (l *requestLog) requests(path string) []url.Values {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []url.Values
-	for _, u := range l.urls {
-		if u.Path == path {
-			out = append(out, u.Query())
-		}
-	}
-	return out
-}
 
 // handlerLog is an informer's event handler that remembers what it saw.
 type handlerLog struct {
@@ -124,11 +88,7 @@ func TestSharedInformersWatchList(t *testing.T) {
 		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](0), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "b"}}, Template: podTemplate("b")}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 
-	cfg := k.RestConfig()
-	log := &requestLog{}
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return recordingTransport{log: log, next: rt} })
-	cs, err := kubernetes.NewForConfig(cfg)
-	require.NoError(t, err)
+	cs, log := recordingClientset(t, k)
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	cms, deploys := newHandlerLog(), newHandlerLog()
 	cmInformer := factory.Core().V1().ConfigMaps()
@@ -185,15 +145,16 @@ func TestSharedInformersWatchList(t *testing.T) {
 	// How the caches were filled: a watch with sendInitialEvents, and
 	// never a plain list (the reflector's fallback when watch-list fails).
 	for _, path := range []string{"/api/v1/configmaps", "/apis/apps/v1/deployments", "/api/v1/secrets"} {
-		reqs := log.requests(path)
+		reqs := log.find("GET", path)
 		require.NotEmpty(t, reqs, "requests to %s", path)
-		first := reqs[0]
+		first := reqs[0].query
 		assert.Equal(t, "true", first.Get("watch"), "%s: first request is a watch: %v", path, first)
 		assert.Equal(t, "true", first.Get("sendInitialEvents"), "%s: %v", path, first)
 		assert.Equal(t, "NotOlderThan", first.Get("resourceVersionMatch"), "%s: %v", path, first)
 		assert.Equal(t, "true", first.Get("allowWatchBookmarks"), "%s: %v", path, first)
-		for _, q := range reqs {
-			assert.Equal(t, "true", q.Get("watch"), "%s: no fallback list: %v", path, q)
+		assert.Equal(t, protobufWatch, reqs[0].respType, "%s: the watch stream is protobuf", path)
+		for _, r := range reqs {
+			assert.Equal(t, "true", r.query.Get("watch"), "%s: no fallback list: %v", path, r.query)
 		}
 	}
 }

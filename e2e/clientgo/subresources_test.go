@@ -25,7 +25,8 @@ import (
 // leaves the status alone.
 func TestPodBindingAndStatus(t *testing.T) {
 	k := framework.Start(t, framework.Options{Nodes: 1})
-	cs := k.Clientset(t)
+	cs, log := recordingClientset(t, k)
+	defer assertProtobuf(t, log, "/api")
 	ctx := t.Context()
 	pods := cs.CoreV1().Pods("default")
 	spec := podSpec()
@@ -79,7 +80,8 @@ func hasPodCondition(p *corev1.Pod, typ corev1.PodConditionType) bool {
 // landing in spec.replicas; the controllers then make the pods.
 func TestScaleSubresource(t *testing.T) {
 	k := framework.Start(t, framework.Options{Nodes: 1})
-	cs := k.Clientset(t)
+	cs, log := recordingClientset(t, k)
+	defer assertProtobuf(t, log, "/api")
 	ctx := t.Context()
 	ns := "default"
 	sel := func(app string) *metav1.LabelSelector {
@@ -157,7 +159,8 @@ func TestScaleSubresource(t *testing.T) {
 // resource leaves it alone.
 func TestStatusSubresources(t *testing.T) {
 	k := framework.Start(t, framework.Options{APIServerOnly: true})
-	cs := k.Clientset(t)
+	cs, log := recordingClientset(t, k)
+	defer assertProtobuf(t, log, "/api")
 	ctx := t.Context()
 
 	svcs := cs.CoreV1().Services("default")

@@ -197,7 +197,7 @@ func podTemplate(app string) corev1.PodTemplateSpec {
 // built-in kind kubesim serves.
 func TestTypedClientsetEveryKind(t *testing.T) {
 	k := framework.Start(t, framework.Options{Nodes: 1})
-	cs := k.Clientset(t)
+	cs, log := recordingClientset(t, k)
 	ns := "e2e-typed"
 	_, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -288,6 +288,11 @@ func TestTypedClientsetEveryKind(t *testing.T) {
 				return coordinationv1ac.Lease("e2e-lease", ns).WithLabels(l)
 			})
 	})
+
+	// All of it went over protobuf both ways.
+	for _, prefix := range []string{"/api/v1/", "/apis/apps/v1/", "/apis/coordination.k8s.io/v1/"} {
+		assertProtobuf(t, log, prefix)
+	}
 }
 
 // TestTypedClientsetRoundTrip checks that what a client writes comes back
