@@ -15,9 +15,11 @@ build:
 test: vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test $(TESTFLAGS) $(PKGS)
+	@if [ -f e2e/go.mod ]; then echo "== e2e: real Go clients (client-go, controller-runtime, k8s.io/api)"; cd e2e && $(GO) test $(TESTFLAGS) ./...; fi
 
 vet:
 	$(GO) vet $(PKGS)
+	@if [ -f e2e/go.mod ]; then cd e2e && $(GO) vet ./...; fi
 
 lint: vet
 	@gofmt -l . | tee /dev/stderr | (! read -r _)
@@ -31,6 +33,8 @@ bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime 2s ./store/... ./apiserver/... ./scheduler/...
 	$(GO) test -run '^$$' -bench 'Live' -benchtime 1x -timeout 30m ./cluster/
 	$(GO) test -run '^$$' -bench 'ReplacementLatency' -benchtime 40x ./cluster/
+	$(GO) test -run '^$$' -bench 'ClusterNewToReady' -benchtime 10x ./cluster/
+	$(GO) test -run '^$$' -bench 'ServeToReady|Robustness' -benchtime 1x ./cmd/kubesim/
 
 demo: build
 	./bin/kubesim demo

@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,12 +37,14 @@ type Config struct {
 	// turns a simulated pod IP into the loopback address of a pod run for
 	// real. nil dials directly.
 	Dial DialFunc
-	// ProxyClientToken is sent as a bearer token with every proxied
-	// request: the front proxy's credential the extension server checks
-	// before it trusts X-Remote-User.
-	ProxyClientToken string
-	Clock            clock.Clock
-	Logger           *slog.Logger
+	// ProxyClientCert is the front proxy's client certificate
+	// (--proxy-client-cert-file), presented in the TLS handshake of every
+	// proxied request and availability check: the extension server checks
+	// it against its --requestheader-client-ca-file before it trusts
+	// X-Remote-User. nil sends none (extension servers will refuse).
+	ProxyClientCert *tls.Certificate
+	Clock           clock.Clock
+	Logger          *slog.Logger
 }
 
 // Aggregator routes requests between the API server and extension API
@@ -55,6 +58,16 @@ type Aggregator struct {
 	revs     map[string]int64
 	// transports are reused per APIService while its spec is unchanged.
 	transports map[string]cachedTransport
+
+	// discoveryCache holds the discovery of each extension server
+	// (discovery.go).
+	discoveryMu    sync.Mutex
+	discoveryCache map[serviceKey]cachedDiscovery
+	// specCache holds the /openapi/v2 of each extension server and
+	// mergedV2 the last merged document (openapi.go).
+	openAPIMu sync.Mutex
+	specCache map[serviceKey]cachedSpec
+	mergedV2  mergedSpec
 
 	// syncMu serialises SyncLocal.
 	syncMu sync.Mutex
@@ -79,7 +92,8 @@ func New(cfg Config) (*Aggregator, error) {
 		cfg.Dial = (&net.Dialer{Timeout: 5 * time.Second}).DialContext
 	}
 	return &Aggregator{cfg: cfg, services: map[string]*api.APIService{}, revs: map[string]int64{},
-		transports: map[string]cachedTransport{}}, nil
+		transports: map[string]cachedTransport{}, discoveryCache: map[serviceKey]cachedDiscovery{},
+		specCache: map[serviceKey]cachedSpec{}}, nil
 }
 
 // hookStorage tells the aggregator of every successful write of an
@@ -133,6 +147,10 @@ func (a *Aggregator) remember(s *api.APIService, rev int64, deleted bool) {
 	if last, ok := a.revs[s.Name]; ok && rev != 0 && rev < last {
 		return
 	}
+	if old := a.services[s.Name]; old != nil {
+		a.forgetDiscovery(old)
+	}
+	a.forgetDiscovery(s)
 	a.revs[s.Name] = rev
 	if deleted {
 		delete(a.services, s.Name)

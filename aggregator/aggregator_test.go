@@ -3,6 +3,9 @@ package aggregator_test
 import (
 	"bufio"
 	"context"
+	crand "crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
@@ -27,11 +30,20 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/pki"
+	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
 	"github.com/kubesim/kubesim/store/boltstore"
 )
 
-const token = "front-proxy-secret"
+// testFrontProxy is the aggregator's identity in these tests, made once.
+var testFrontProxy = sync.OnceValue(func() *pki.FrontProxy {
+	fp, err := pki.NewFrontProxy(time.Now(), crand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	return fp
+})
 
 type env struct {
 	srv     *apiserver.Server
@@ -52,7 +64,7 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { _ = st.Close() })
 	e := &env{clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), net: podnet.New()}
 	e.srv, err = apiserver.New(apiserver.Config{Storage: st, Clock: e.clock, Rand: rand.NewChaCha8([32]byte{1}),
-		Resources: kinds.Builtin(), ProxyDial: e.net.DialContext, ProxyClientToken: token})
+		Resources: kinds.Builtin(), ProxyDial: e.net.DialContext, ProxyClientCert: &testFrontProxy().ClientCert})
 	require.NoError(t, err)
 	require.NoError(t, e.srv.Bootstrap(context.Background()))
 	e.client = client.NewInProcess(e.srv.Handler(), "test")
@@ -63,7 +75,7 @@ func newEnv(t *testing.T) *env {
 // address 10.244.0.5:8443.
 func (e *env) startBackend(t testing.TB) {
 	t.Helper()
-	b, err := sampleapiserver.Start(sampleapiserver.Options{ProxyClientToken: token, OnRequest: func(r *http.Request, u *authn.UserInfo) {
+	b, err := sampleapiserver.Start(sampleapiserver.Options{RequestHeaderClientCA: testFrontProxy().CAPool(), OnRequest: func(r *http.Request, u *authn.UserInfo) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.seen = append(e.seen, u.Name+"|"+strings.Join(u.Groups, ",")+"|"+r.Header.Get("X-Remote-User"))
@@ -252,7 +264,7 @@ func TestClientSentRemoteUserNeverReachesTheBackend(t *testing.T) {
 		return nil, false, nil
 	})
 	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{2}),
-		Resources: kinds.Builtin(), ProxyDial: n.DialContext, ProxyClientToken: token, Authenticator: auth})
+		Resources: kinds.Builtin(), ProxyDial: n.DialContext, ProxyClientCert: &testFrontProxy().ClientCert, Authenticator: auth})
 	require.NoError(t, err)
 	require.NoError(t, srv.Bootstrap(context.Background()))
 	e := &env{srv: srv, client: client.NewInProcess(srv.LoopbackHandler(), "test"), net: n}
@@ -276,7 +288,7 @@ func TestClientSentRemoteUserNeverReachesTheBackend(t *testing.T) {
 	// And the backend refuses anyone who is not the front proxy.
 	h := http.Header{}
 	h.Set("X-Remote-User", "system:admin")
-	u, ok, _ := sampleapiserver.RequestHeaderAuthenticator(token).AuthenticateRequest(&http.Request{Header: h})
+	u, ok, _ := sampleapiserver.RequestHeaderAuthenticator(testFrontProxy().CAPool(), nil).AuthenticateRequest(&http.Request{Header: h})
 	assert.False(t, ok)
 	assert.Nil(t, u)
 }
@@ -335,7 +347,7 @@ func TestBackendDownIsServiceUnavailable(t *testing.T) {
 // runAvailability drives the availability controller in step mode.
 func runAvailability(t *testing.T, e *env) {
 	t.Helper()
-	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Check: e.srv.Aggregator().CheckAvailability})
+	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Mode: runmode.Step, Check: e.srv.Aggregator().CheckAvailability})
 	require.NoError(t, err)
 	ctx := context.Background()
 	c := ctrl.Controllers()[0]
@@ -395,4 +407,80 @@ func TestMissingEndpointAddresses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "False (MissingEndpoints)", aggregator.AvailableColumn(s))
 	assert.Equal(t, `endpoints for service/api in "wardle" have no addresses with port name ""`, aggregator.AvailableCondition(s).Message)
+}
+
+// The extension server believes X-Remote-User only from a TLS peer whose
+// client certificate the front-proxy CA issued to an allowed name: not from
+// a bearer of any secret, not from another CA, not from another name.
+func TestExtensionServerTrustsOnlyTheFrontProxyCertificate(t *testing.T) {
+	e := newEnv(t)
+	e.startBackend(t)
+	get := func(cert *tls.Certificate) int {
+		tc := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the test server's certificate is not the point
+		if cert != nil {
+			tc.Certificates = []tls.Certificate{*cert}
+		}
+		c := &http.Client{Transport: &http.Transport{TLSClientConfig: tc}, Timeout: 30 * time.Second}
+		req, err := http.NewRequest("GET", "https://"+e.backend.Addr()+"/apis/wardle.example.com/v1alpha1/flunders", nil)
+		require.NoError(t, err)
+		req.Header.Set("X-Remote-User", "system:admin")
+		req.Header.Set("X-Remote-Group", "system:masters")
+		req.Header.Set("Authorization", "Bearer anything")
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusOK, get(&testFrontProxy().ClientCert), "the front proxy")
+	assert.Equal(t, http.StatusUnauthorized, get(nil), "no certificate")
+	other, err := pki.NewFrontProxy(time.Now(), crand.Reader)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnauthorized, get(&other.ClientCert), "another CA's certificate")
+
+	// The right CA, but a name the server does not allow.
+	fp := testFrontProxy()
+	tlsState := &tls.ConnectionState{PeerCertificates: []*x509.Certificate{fp.ClientCert.Leaf}}
+	h := http.Header{}
+	h.Set("X-Remote-User", "system:admin")
+	_, ok, err := sampleapiserver.RequestHeaderAuthenticator(fp.CAPool(), []string{"aggregator"}).AuthenticateRequest(&http.Request{Header: h.Clone(), TLS: tlsState})
+	assert.False(t, ok)
+	assert.ErrorContains(t, err, `common name "front-proxy-client" is not allowed`)
+	u, ok, err := sampleapiserver.RequestHeaderAuthenticator(fp.CAPool(), []string{pki.FrontProxyClientName}).AuthenticateRequest(&http.Request{Header: h.Clone(), TLS: tlsState})
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, "system:admin", u.Name)
+}
+
+// A client cannot repoint a group-version the API server serves itself
+// (the built-in apps/v1 here) at a Service, nor take the API server's
+// label off its APIService; nothing changes.
+func TestLocalAPIServicesCannotBeRepointed(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	svc, err := apiServices(e.client).Get(ctx, "", "v1.apps")
+	require.NoError(t, err)
+	before := svc.ResourceVersion
+
+	port := int32(443)
+	svc.Spec.Service = &api.APIServiceReference{Namespace: "evil", Name: "api", Port: &port}
+	svc.Spec.InsecureSkipTLSVerify = true
+	_, err = apiServices(e.client).Update(ctx, svc)
+	require.True(t, api.IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "spec.service: Forbidden: v1.apps is served by this API server")
+
+	svc, err = apiServices(e.client).Get(ctx, "", "v1.apps")
+	require.NoError(t, err)
+	delete(svc.Labels, aggregator.AutoManagedLabel)
+	_, err = apiServices(e.client).Update(ctx, svc)
+	require.True(t, api.IsInvalid(err), "%v", err)
+	assert.Contains(t, err.Error(), "the API server manages this APIService")
+
+	got, err := apiServices(e.client).Get(ctx, "", "v1.apps")
+	require.NoError(t, err)
+	assert.Equal(t, before, got.ResourceVersion, "nothing changed")
+	assert.Nil(t, got.Spec.Service)
+
+	// A group nobody serves here may route to a Service, as before.
+	e.createService(t, true)
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
 }

@@ -16,20 +16,33 @@
 //     client-sent X-Remote-* headers are dropped; watches are streamed;
 //     a backend that cannot be reached is a 503 ServiceUnavailable Status;
 //   - merges discovery: /apis lists the groups of every APIService ordered
-//     by groupPriorityMinimum, versions by versionPriority;
+//     by groupPriorityMinimum, versions by versionPriority; asked for the
+//     aggregated form (apidiscovery.k8s.io/v2), it merges the API
+//     server's own document with the one each extension server answers at
+//     its /apis (fetched with the last ETag, reused for a minute or until
+//     the APIService changes; a server without the aggregated form is
+//     asked for /apis/GROUP/VERSION instead), and marks the versions of an
+//     unreachable server Stale, as kube-aggregator's discovery manager;
+//   - merges OpenAPI: /openapi/v3 lists the group-versions of extension
+//     servers (their documents are proxied), and /openapi/v2 is the API
+//     server's document with each extension server's paths and
+//     definitions merged in (fetched and refreshed as discovery is);
 //   - CheckAvailability is the check of the availability controller
 //     (package aggregator/availability).
 //
 // The extension server trusts the X-Remote-* headers only from a caller
-// that presents the front proxy's credential. Kubernetes uses a client
-// certificate signed by --requestheader-client-ca-file; kubesim sends a
-// bearer token (Config.ProxyClientToken) instead.
+// that presents the front proxy's client certificate (Config.ProxyClientCert,
+// from a CA of its own, pki.FrontProxy), checked against its
+// --requestheader-client-ca-file, as in Kubernetes: the proof is the TLS
+// handshake, so no backend receives a credential it could replay.
 //
-// Left out: the aggregated discovery document (application/json;g=apidiscovery.k8s.io),
-// OpenAPI merge of extension servers, proxying /api (the core group is
-// always local), connection upgrades (exec, port-forward), and routing
-// through the Service's ClusterIP (there is no kube-proxy).
+// Left out: fetching discovery and OpenAPI in the background (kubesim
+// fetches them in the request that needs them), renaming clashing OpenAPI
+// v2 definitions (the API server's win), proxying /api (the core group is always local), connection upgrades
+// (exec, port-forward), and routing through the Service's ClusterIP
+// (there is no kube-proxy).
 //
-// Read the real one in k8s.io/kube-aggregator/pkg/apiserver (handler_proxy.go,
-// handler_apis.go) and pkg/controllers/status (the availability check).
+// Read the real one in k8s.io/kube-aggregator/pkg/apiserver
+// (handler_proxy.go, handler_apis.go, handler_discovery.go) and
+// pkg/controllers/status (the availability check).
 package aggregator

@@ -74,7 +74,7 @@ func FuzzAggregationRouting(f *testing.F) {
 		return nil, false, nil
 	})
 	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{3}),
-		Resources: kinds.Builtin(), ProxyDial: n.DialContext, ProxyClientToken: token, Authenticator: auth})
+		Resources: kinds.Builtin(), ProxyDial: n.DialContext, ProxyClientCert: &testFrontProxy().ClientCert, Authenticator: auth})
 	require.NoError(f, err)
 	require.NoError(f, srv.Bootstrap(context.Background()))
 	e := &env{srv: srv, client: client.NewInProcess(srv.LoopbackHandler(), "test"), net: n}

@@ -36,6 +36,10 @@ func (a *Aggregator) WithAggregation(local http.Handler) http.Handler {
 		if a.openAPIRoute(w, r, local) {
 			return
 		}
+		if version, ok := isAggregatedRequest(r); ok && a.hasRemote("") {
+			a.serveAggregated(w, r, version)
+			return
+		}
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 		if parts[0] == "apis" {
 			switch {
@@ -174,10 +178,9 @@ func (a *Aggregator) proxy(w http.ResponseWriter, r *http.Request, s *api.APISer
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = "https", target, target
 			SetRemoteUser(pr.Out.Header, user)
+			// The client's credential is for this server only; the
+			// aggregator's own identity is its TLS client certificate.
 			pr.Out.Header.Del("Authorization")
-			if a.cfg.ProxyClientToken != "" {
-				pr.Out.Header.Set("Authorization", "Bearer "+a.cfg.ProxyClientToken)
-			}
 		},
 		Transport: a.transport(s),
 		// A watch is a stream: every event goes out as it arrives.
@@ -216,6 +219,9 @@ func (a *Aggregator) transport(s *api.APIService) http.RoundTripper {
 		return c.rt
 	}
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.Spec.InsecureSkipTLSVerify} //nolint:gosec // the APIService asks for it
+	if a.cfg.ProxyClientCert != nil {
+		tc.Certificates = []tls.Certificate{*a.cfg.ProxyClientCert}
+	}
 	if len(s.Spec.CABundle) > 0 {
 		pool := x509.NewCertPool()
 		pool.AppendCertsFromPEM(s.Spec.CABundle)

@@ -36,7 +36,7 @@ func (a *Aggregator) Resource() *registry.Resource {
 		Group: Group, Version: "v1", Name: ResourceName, SingularName: "apiservice", Kind: "APIService",
 		ListKind: "APIServiceList", Categories: []string{"api-extensions"},
 		New:                func() api.Object { return &api.APIService{} },
-		Strategy:           apiServiceStrategy{},
+		Strategy:           apiServiceStrategy{servedLocally: a.servedLocally},
 		Schema:             schema.FromGoType(reflect.TypeOf(api.APIService{})),
 		StatusSubresource:  true,
 		KeepStatusOnCreate: true,
@@ -114,8 +114,41 @@ func AvailableCondition(s *api.APIService) *api.APIServiceCondition {
 // APIServiceName is the name an APIService for group/version must have.
 func APIServiceName(group, version string) string { return version + "." + group }
 
-// apiServiceStrategy is pkg/registry/apiservice's strategy.
-type apiServiceStrategy struct{ registry.DefaultStrategy }
+// apiServiceStrategy is pkg/registry/apiservice's strategy, with one guard
+// of its own: a group-version this server serves itself cannot be pointed
+// at a Service. Kubernetes' autoregister controller puts such an
+// APIService back after the fact; refusing the write says the same thing
+// at once, and a stepped scenario stays deterministic.
+type apiServiceStrategy struct {
+	registry.DefaultStrategy
+	servedLocally func(group, version string) bool
+}
+
+// servedLocally reports whether this API server serves group/version
+// itself (a built-in group or a CRD's).
+func (a *Aggregator) servedLocally(group, version string) bool {
+	for _, r := range a.cfg.Resources() {
+		if r.Group == group && r.Version == version {
+			return true
+		}
+	}
+	return false
+}
+
+// validateLocal refuses to route a locally served group-version to a
+// Service, and to drop the automanaged label of a local APIService.
+func (st apiServiceStrategy) validateLocal(s, old *api.APIService) field.ErrorList {
+	var errs field.ErrorList
+	if s.Spec.Service != nil && st.servedLocally != nil && st.servedLocally(s.Spec.Group, s.Spec.Version) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "service"),
+			fmt.Sprintf("%s is served by this API server; its APIService is managed by it (%s) and may not route to a service", s.Name, AutoManagedLabel)))
+	}
+	if old != nil && old.Labels[AutoManagedLabel] != "" && s.Labels[AutoManagedLabel] != old.Labels[AutoManagedLabel] && st.servedLocally != nil && st.servedLocally(s.Spec.Group, s.Spec.Version) {
+		errs = append(errs, field.Forbidden(field.NewPath("metadata", "labels").Key(AutoManagedLabel),
+			"the API server manages this APIService"))
+	}
+	return errs
+}
 
 // Default gives a service reference port 443, as SetDefaults_ServiceReference.
 func (apiServiceStrategy) Default(obj api.Object) {
@@ -126,13 +159,15 @@ func (apiServiceStrategy) Default(obj api.Object) {
 }
 
 // Validate is ValidateAPIService.
-func (apiServiceStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateAPIService(obj.(*api.APIService))
+func (st apiServiceStrategy) Validate(obj api.Object) field.ErrorList {
+	s := obj.(*api.APIService)
+	return append(validateAPIService(s), st.validateLocal(s, nil)...)
 }
 
 // ValidateUpdate is ValidateAPIServiceUpdate (nothing is immutable).
-func (apiServiceStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
-	return validateAPIService(obj.(*api.APIService))
+func (st apiServiceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
+	s := obj.(*api.APIService)
+	return append(validateAPIService(s), st.validateLocal(s, old.(*api.APIService))...)
 }
 
 func validateAPIService(s *api.APIService) field.ErrorList {

@@ -44,25 +44,25 @@ func (rl ResourceList) Pods() *resource.Quantity { return rl.Name(ResourcePods, 
 // ObjectReference points at another object, possibly at a field of it.
 type ObjectReference struct {
 	// Kind of the referent.
-	Kind string `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
 	// Namespace of the referent.
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
 	// Name of the referent.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,3,opt,name=name"`
 	// UID of the referent.
-	UID string `json:"uid,omitempty"`
+	UID string `json:"uid,omitempty" protobuf:"bytes,4,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
 	// APIVersion of the referent.
-	APIVersion string `json:"apiVersion,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,5,opt,name=apiVersion"`
 	// ResourceVersion the reference was made at.
-	ResourceVersion string `json:"resourceVersion,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
 	// FieldPath points into the referent, such as spec.containers{web}.
-	FieldPath string `json:"fieldPath,omitempty"`
+	FieldPath string `json:"fieldPath,omitempty" protobuf:"bytes,7,opt,name=fieldPath"`
 }
 
 // LocalObjectReference names an object in the same namespace.
 type LocalObjectReference struct {
 	// Name of the referent.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 }
 
 // --- Namespace ---
@@ -96,25 +96,25 @@ const (
 // Namespace is a scope for names.
 type Namespace struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Spec holds the finalizers.
-	Spec NamespaceSpec `json:"spec,omitempty"`
+	Spec NamespaceSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// Status holds the phase.
-	Status NamespaceStatus `json:"status,omitempty"`
+	Status NamespaceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // NamespaceSpec holds the finalizers that must run before deletion ends.
 type NamespaceSpec struct {
 	// Finalizers, usually just "kubernetes".
-	Finalizers []FinalizerName `json:"finalizers,omitempty"`
+	Finalizers []FinalizerName `json:"finalizers,omitempty" protobuf:"bytes,1,rep,name=finalizers,casttype=FinalizerName"`
 }
 
 // NamespaceStatus says whether the namespace is being deleted.
 type NamespaceStatus struct {
 	// Phase is Active or Terminating.
-	Phase NamespacePhase `json:"phase,omitempty"`
+	Phase NamespacePhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=NamespacePhase"`
 	// Conditions report deletion progress.
-	Conditions []NamespaceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []NamespaceCondition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions" patchStrategy:"merge" patchMergeKey:"type"`
 }
 
 // NamespaceConditionType names a namespace condition.
@@ -123,23 +123,23 @@ type NamespaceConditionType string
 // NamespaceCondition reports deletion progress.
 type NamespaceCondition struct {
 	// Type of the condition.
-	Type NamespaceConditionType `json:"type"`
+	Type NamespaceConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=NamespaceConditionType"`
 	// Status is True, False or Unknown.
-	Status ConditionStatus `json:"status"`
+	Status ConditionStatus `json:"status" protobuf:"bytes,2,opt,name=status,casttype=ConditionStatus"`
 	// LastTransitionTime is when Status last changed.
-	LastTransitionTime Time `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
 	// Reason is a CamelCase word.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
 	// Message is for humans.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }
 
 // NamespaceList is a list of namespaces.
 type NamespaceList struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the namespaces.
-	Items []Namespace `json:"items"`
+	Items []Namespace `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // --- Node ---
@@ -147,45 +147,60 @@ type NamespaceList struct {
 // Node is a machine that runs pods; in kubesim a fake kubelet.
 type Node struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Spec is what the node should be.
-	Spec NodeSpec `json:"spec,omitempty"`
+	Spec NodeSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// Status is what the kubelet reports.
-	Status NodeStatus `json:"status,omitempty"`
+	Status NodeStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // NodeSpec holds scheduling settings of a node.
 type NodeSpec struct {
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_ string   `json:"-" protobuf:"bytes,2,opt,name=externalID"`
+	_ struct{} `json:"-" protobuf:"bytes,6,opt,name=configSource"`
+	_ struct{} `json:"-" protobuf:"bytes,8,opt,name=podPreemptionPolicy"`
 	// PodCIDR is the pod address range of the node.
-	PodCIDR string `json:"podCIDR,omitempty"`
+	PodCIDR string `json:"podCIDR,omitempty" protobuf:"bytes,1,opt,name=podCIDR"`
 	// PodCIDRs are the pod address ranges, one per IP family.
-	PodCIDRs []string `json:"podCIDRs,omitempty" patchStrategy:"merge"`
+	PodCIDRs []string `json:"podCIDRs,omitempty" protobuf:"bytes,7,opt,name=podCIDRs" patchStrategy:"merge"`
 	// ProviderID is the cloud's id of the machine.
-	ProviderID string `json:"providerID,omitempty"`
+	ProviderID string `json:"providerID,omitempty" protobuf:"bytes,3,opt,name=providerID"`
 	// Unschedulable keeps new pods off the node (kubectl cordon).
-	Unschedulable bool `json:"unschedulable,omitempty"`
+	Unschedulable bool `json:"unschedulable,omitempty" protobuf:"varint,4,opt,name=unschedulable"`
 	// Taints repel pods that do not tolerate them.
-	Taints []Taint `json:"taints,omitempty"`
+	Taints []Taint `json:"taints,omitempty" protobuf:"bytes,5,opt,name=taints"`
 }
 
 // NodeStatus is what the kubelet reports about its node.
 type NodeStatus struct {
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_ struct{} `json:"-" protobuf:"bytes,9,rep,name=volumesInUse"`
+	_ struct{} `json:"-" protobuf:"bytes,10,rep,name=volumesAttached"`
+	_ struct{} `json:"-" protobuf:"bytes,11,opt,name=config"`
+	_ struct{} `json:"-" protobuf:"bytes,12,rep,name=runtimeHandlers"`
+	_ struct{} `json:"-" protobuf:"bytes,13,rep,name=features"`
+	_ struct{} `json:"-" protobuf:"bytes,14,rep,name=declaredFeatures"`
 	// Capacity is the total of each resource.
-	Capacity ResourceList `json:"capacity,omitempty"`
+	Capacity ResourceList `json:"capacity,omitempty" protobuf:"bytes,1,rep,name=capacity,casttype=ResourceList,castkey=ResourceName"`
 	// Allocatable is what pods may use.
-	Allocatable ResourceList `json:"allocatable,omitempty"`
+	Allocatable ResourceList `json:"allocatable,omitempty" protobuf:"bytes,2,rep,name=allocatable,casttype=ResourceList,castkey=ResourceName"`
 	// Phase is deprecated and unset.
-	Phase NodePhase `json:"phase,omitempty"`
+	Phase NodePhase `json:"phase,omitempty" protobuf:"bytes,3,opt,name=phase,casttype=NodePhase"`
 	// Conditions report health; Ready is the one that matters.
-	Conditions []NodeCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []NodeCondition `json:"conditions,omitempty" protobuf:"bytes,4,rep,name=conditions" patchStrategy:"merge" patchMergeKey:"type"`
 	// Addresses of the node.
-	Addresses []NodeAddress `json:"addresses,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Addresses []NodeAddress `json:"addresses,omitempty" protobuf:"bytes,5,rep,name=addresses" patchStrategy:"merge" patchMergeKey:"type"`
 	// DaemonEndpoints are the kubelet's ports.
-	DaemonEndpoints NodeDaemonEndpoints `json:"daemonEndpoints,omitempty"`
+	DaemonEndpoints NodeDaemonEndpoints `json:"daemonEndpoints,omitempty" protobuf:"bytes,6,opt,name=daemonEndpoints"`
 	// NodeInfo describes the software on the node.
-	NodeInfo NodeSystemInfo `json:"nodeInfo,omitempty"`
+	NodeInfo NodeSystemInfo `json:"nodeInfo,omitempty" protobuf:"bytes,7,opt,name=nodeInfo"`
 	// Images present on the node.
-	Images []ContainerImage `json:"images,omitempty"`
+	Images []ContainerImage `json:"images,omitempty" protobuf:"bytes,8,rep,name=images"`
 }
 
 // NodePhase is the deprecated lifecycle phase of a node.
@@ -206,17 +221,17 @@ const (
 // NodeCondition is one health report of a node.
 type NodeCondition struct {
 	// Type of the condition.
-	Type NodeConditionType `json:"type"`
+	Type NodeConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=NodeConditionType"`
 	// Status is True, False or Unknown.
-	Status ConditionStatus `json:"status"`
+	Status ConditionStatus `json:"status" protobuf:"bytes,2,opt,name=status,casttype=ConditionStatus"`
 	// LastHeartbeatTime is when the kubelet last confirmed the condition.
-	LastHeartbeatTime Time `json:"lastHeartbeatTime,omitempty"`
+	LastHeartbeatTime Time `json:"lastHeartbeatTime,omitempty" protobuf:"bytes,3,opt,name=lastHeartbeatTime"`
 	// LastTransitionTime is when Status last changed.
-	LastTransitionTime Time `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
 	// Reason is a CamelCase word, such as KubeletReady.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
 	// Message is for humans.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }
 
 // NodeAddressType is the kind of a node address.
@@ -234,51 +249,56 @@ const (
 // NodeAddress is one address of a node.
 type NodeAddress struct {
 	// Type of the address.
-	Type NodeAddressType `json:"type"`
+	Type NodeAddressType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=NodeAddressType"`
 	// Address itself.
-	Address string `json:"address"`
+	Address string `json:"address" protobuf:"bytes,2,opt,name=address"`
 }
 
 // NodeDaemonEndpoints are the ports of daemons on the node.
 type NodeDaemonEndpoints struct {
 	// KubeletEndpoint is the kubelet's port.
-	KubeletEndpoint DaemonEndpoint `json:"kubeletEndpoint,omitempty"`
+	KubeletEndpoint DaemonEndpoint `json:"kubeletEndpoint,omitempty" protobuf:"bytes,1,opt,name=kubeletEndpoint"`
 }
 
 // DaemonEndpoint is a port; the capital P is Kubernetes' own.
 type DaemonEndpoint struct {
 	// Port number.
-	Port int32 `json:"Port"`
+	Port int32 `json:"Port" protobuf:"varint,1,opt,name=Port"`
 }
 
 // NodeSystemInfo describes the software of a node.
 type NodeSystemInfo struct {
-	MachineID               string `json:"machineID"`
-	SystemUUID              string `json:"systemUUID"`
-	BootID                  string `json:"bootID"`
-	KernelVersion           string `json:"kernelVersion"`
-	OSImage                 string `json:"osImage"`
-	ContainerRuntimeVersion string `json:"containerRuntimeVersion"`
-	KubeletVersion          string `json:"kubeletVersion"`
-	KubeProxyVersion        string `json:"kubeProxyVersion"`
-	OperatingSystem         string `json:"operatingSystem"`
-	Architecture            string `json:"architecture"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_                       struct{} `json:"-" protobuf:"bytes,11,opt,name=swap"`
+	_                       struct{} `json:"-" protobuf:"varint,12,opt,name=runningInUserNamespace"`
+	MachineID               string   `json:"machineID" protobuf:"bytes,1,opt,name=machineID"`
+	SystemUUID              string   `json:"systemUUID" protobuf:"bytes,2,opt,name=systemUUID"`
+	BootID                  string   `json:"bootID" protobuf:"bytes,3,opt,name=bootID"`
+	KernelVersion           string   `json:"kernelVersion" protobuf:"bytes,4,opt,name=kernelVersion"`
+	OSImage                 string   `json:"osImage" protobuf:"bytes,5,opt,name=osImage"`
+	ContainerRuntimeVersion string   `json:"containerRuntimeVersion" protobuf:"bytes,6,opt,name=containerRuntimeVersion"`
+	KubeletVersion          string   `json:"kubeletVersion" protobuf:"bytes,7,opt,name=kubeletVersion"`
+	KubeProxyVersion        string   `json:"kubeProxyVersion" protobuf:"bytes,8,opt,name=kubeProxyVersion"`
+	OperatingSystem         string   `json:"operatingSystem" protobuf:"bytes,9,opt,name=operatingSystem"`
+	Architecture            string   `json:"architecture" protobuf:"bytes,10,opt,name=architecture"`
 }
 
 // ContainerImage is an image present on a node.
 type ContainerImage struct {
 	// Names of the image (tags and digests).
-	Names []string `json:"names"`
+	Names []string `json:"names" protobuf:"bytes,1,rep,name=names"`
 	// SizeBytes is the image size.
-	SizeBytes int64 `json:"sizeBytes,omitempty"`
+	SizeBytes int64 `json:"sizeBytes,omitempty" protobuf:"varint,2,opt,name=sizeBytes"`
 }
 
 // NodeList is a list of nodes.
 type NodeList struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the nodes.
-	Items []Node `json:"items"`
+	Items []Node `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // TaintEffect says what a taint does to pods that do not tolerate it.
@@ -294,13 +314,13 @@ const (
 // Taint repels pods from a node.
 type Taint struct {
 	// Key of the taint.
-	Key string `json:"key"`
+	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
 	// Value of the taint.
-	Value string `json:"value,omitempty"`
+	Value string `json:"value,omitempty" protobuf:"bytes,2,opt,name=value"`
 	// Effect on pods that do not tolerate it.
-	Effect TaintEffect `json:"effect"`
+	Effect TaintEffect `json:"effect" protobuf:"bytes,3,opt,name=effect,casttype=TaintEffect"`
 	// TimeAdded is set for NoExecute taints.
-	TimeAdded *Time `json:"timeAdded,omitempty"`
+	TimeAdded *Time `json:"timeAdded,omitempty" protobuf:"bytes,4,opt,name=timeAdded"`
 }
 
 // TolerationOperator is Exists or Equal.
@@ -315,15 +335,15 @@ const (
 // Toleration lets a pod ignore a taint.
 type Toleration struct {
 	// Key of the taint; empty with Exists tolerates everything.
-	Key string `json:"key,omitempty"`
+	Key string `json:"key,omitempty" protobuf:"bytes,1,opt,name=key"`
 	// Operator is Exists or Equal (the default).
-	Operator TolerationOperator `json:"operator,omitempty"`
+	Operator TolerationOperator `json:"operator,omitempty" protobuf:"bytes,2,opt,name=operator,casttype=TolerationOperator"`
 	// Value to match with Equal.
-	Value string `json:"value,omitempty"`
+	Value string `json:"value,omitempty" protobuf:"bytes,3,opt,name=value"`
 	// Effect to match; empty matches all.
-	Effect TaintEffect `json:"effect,omitempty"`
+	Effect TaintEffect `json:"effect,omitempty" protobuf:"bytes,4,opt,name=effect,casttype=TaintEffect"`
 	// TolerationSeconds bounds how long a NoExecute taint is tolerated.
-	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty" protobuf:"varint,5,opt,name=tolerationSeconds"`
 }
 
 // --- Pod ---
@@ -331,76 +351,99 @@ type Toleration struct {
 // Pod is a group of containers run together on one node.
 type Pod struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Spec is the desired pod.
-	Spec PodSpec `json:"spec,omitempty"`
+	Spec PodSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// Status is what the kubelet reports.
-	Status PodStatus `json:"status,omitempty"`
+	Status PodStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // PodList is a list of pods.
 type PodList struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the pods.
-	Items []Pod `json:"items"`
+	Items []Pod `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // PodTemplateSpec is the pod a controller creates copies of.
 type PodTemplateSpec struct {
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Spec of the pods.
-	Spec PodSpec `json:"spec,omitempty"`
+	Spec PodSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 }
 
 // PodSpec describes a pod.
 type PodSpec struct {
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_ bool     `json:"-" protobuf:"varint,12,opt,name=hostPID"`
+	_ bool     `json:"-" protobuf:"varint,13,opt,name=hostIPC"`
+	_ struct{} `json:"-" protobuf:"bytes,18,opt,name=affinity"`
+	_ struct{} `json:"-" protobuf:"bytes,23,rep,name=hostAliases"`
+	_ struct{} `json:"-" protobuf:"bytes,26,opt,name=dnsConfig"`
+	_ struct{} `json:"-" protobuf:"varint,27,opt,name=shareProcessNamespace"`
+	_ struct{} `json:"-" protobuf:"bytes,28,opt,name=readinessGates"`
+	_ struct{} `json:"-" protobuf:"bytes,29,opt,name=runtimeClassName"`
+	_ struct{} `json:"-" protobuf:"bytes,32,opt,name=overhead"`
+	_ struct{} `json:"-" protobuf:"bytes,33,opt,name=topologySpreadConstraints"`
+	_ struct{} `json:"-" protobuf:"bytes,34,rep,name=ephemeralContainers"`
+	_ struct{} `json:"-" protobuf:"varint,35,opt,name=setHostnameAsFQDN"`
+	_ struct{} `json:"-" protobuf:"bytes,36,opt,name=os"`
+	_ struct{} `json:"-" protobuf:"bytes,37,opt,name=hostUsers"`
+	_ struct{} `json:"-" protobuf:"bytes,38,opt,name=schedulingGates"`
+	_ struct{} `json:"-" protobuf:"bytes,39,rep,name=resourceClaims"`
+	_ struct{} `json:"-" protobuf:"bytes,40,opt,name=resources"`
+	_ struct{} `json:"-" protobuf:"bytes,41,opt,name=hostnameOverride"`
+	_ struct{} `json:"-" protobuf:"bytes,43,opt,name=schedulingGroup"`
+	_ struct{} `json:"-" protobuf:"bytes,44,rep,name=evictionResponders"`
 	// Volumes the containers can mount.
-	Volumes []Volume `json:"volumes,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name"`
+	Volumes []Volume `json:"volumes,omitempty" protobuf:"bytes,1,rep,name=volumes" patchStrategy:"merge,retainKeys" patchMergeKey:"name"`
 	// InitContainers run to completion, in order, before the containers.
-	InitContainers []Container `json:"initContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	InitContainers []Container `json:"initContainers,omitempty" protobuf:"bytes,20,rep,name=initContainers" patchStrategy:"merge" patchMergeKey:"name"`
 	// Containers run for the life of the pod.
-	Containers []Container `json:"containers" patchStrategy:"merge" patchMergeKey:"name"`
+	Containers []Container `json:"containers" protobuf:"bytes,2,rep,name=containers" patchStrategy:"merge" patchMergeKey:"name"`
 	// RestartPolicy is Always, OnFailure or Never.
-	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty"`
+	RestartPolicy RestartPolicy `json:"restartPolicy,omitempty" protobuf:"bytes,3,opt,name=restartPolicy,casttype=RestartPolicy"`
 	// TerminationGracePeriodSeconds is how long containers get to stop.
-	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty" protobuf:"varint,4,opt,name=terminationGracePeriodSeconds"`
 	// ActiveDeadlineSeconds bounds the pod's run time.
-	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty" protobuf:"varint,5,opt,name=activeDeadlineSeconds"`
 	// DNSPolicy is ClusterFirst by default.
-	DNSPolicy DNSPolicy `json:"dnsPolicy,omitempty"`
+	DNSPolicy DNSPolicy `json:"dnsPolicy,omitempty" protobuf:"bytes,6,opt,name=dnsPolicy,casttype=DNSPolicy"`
 	// NodeSelector restricts the pod to nodes with these labels.
-	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	NodeSelector map[string]string `json:"nodeSelector,omitempty" protobuf:"bytes,7,rep,name=nodeSelector"`
 	// ServiceAccountName is the identity of the pod.
-	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	ServiceAccountName string `json:"serviceAccountName,omitempty" protobuf:"bytes,8,opt,name=serviceAccountName"`
 	// DeprecatedServiceAccount is the old name of ServiceAccountName.
-	DeprecatedServiceAccount string `json:"serviceAccount,omitempty"`
+	DeprecatedServiceAccount string `json:"serviceAccount,omitempty" protobuf:"bytes,9,opt,name=serviceAccount"`
 	// AutomountServiceAccountToken controls the token volume.
-	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty" protobuf:"varint,21,opt,name=automountServiceAccountToken"`
 	// NodeName is set by the scheduler's binding.
-	NodeName string `json:"nodeName,omitempty"`
+	NodeName string `json:"nodeName,omitempty" protobuf:"bytes,10,opt,name=nodeName"`
 	// HostNetwork uses the node's network namespace.
-	HostNetwork bool `json:"hostNetwork,omitempty"`
+	HostNetwork bool `json:"hostNetwork,omitempty" protobuf:"varint,11,opt,name=hostNetwork"`
 	// SecurityContext applies to all containers.
-	SecurityContext *PodSecurityContext `json:"securityContext,omitempty"`
+	SecurityContext *PodSecurityContext `json:"securityContext,omitempty" protobuf:"bytes,14,opt,name=securityContext"`
 	// ImagePullSecrets are registry credentials.
-	ImagePullSecrets []LocalObjectReference `json:"imagePullSecrets,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	ImagePullSecrets []LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,15,rep,name=imagePullSecrets" patchStrategy:"merge" patchMergeKey:"name"`
 	// Hostname of the pod; the pod name by default.
-	Hostname string `json:"hostname,omitempty"`
+	Hostname string `json:"hostname,omitempty" protobuf:"bytes,16,opt,name=hostname"`
 	// Subdomain makes the pod <hostname>.<subdomain>.<ns>.svc.
-	Subdomain string `json:"subdomain,omitempty"`
+	Subdomain string `json:"subdomain,omitempty" protobuf:"bytes,17,opt,name=subdomain"`
 	// SchedulerName picks the scheduler; default-scheduler by default.
-	SchedulerName string `json:"schedulerName,omitempty"`
+	SchedulerName string `json:"schedulerName,omitempty" protobuf:"bytes,19,opt,name=schedulerName"`
 	// Tolerations of taints.
-	Tolerations []Toleration `json:"tolerations,omitempty"`
+	Tolerations []Toleration `json:"tolerations,omitempty" protobuf:"bytes,22,opt,name=tolerations"`
 	// PriorityClassName names the pod's priority class.
-	PriorityClassName string `json:"priorityClassName,omitempty"`
+	PriorityClassName string `json:"priorityClassName,omitempty" protobuf:"bytes,24,opt,name=priorityClassName"`
 	// Priority is resolved from PriorityClassName at admission.
-	Priority *int32 `json:"priority,omitempty"`
+	Priority *int32 `json:"priority,omitempty" protobuf:"bytes,25,opt,name=priority"`
 	// EnableServiceLinks injects service environment variables.
-	EnableServiceLinks *bool `json:"enableServiceLinks,omitempty"`
+	EnableServiceLinks *bool `json:"enableServiceLinks,omitempty" protobuf:"varint,30,opt,name=enableServiceLinks"`
 	// PreemptionPolicy is PreemptLowerPriority or Never.
-	PreemptionPolicy *PreemptionPolicy `json:"preemptionPolicy,omitempty"`
+	PreemptionPolicy *PreemptionPolicy `json:"preemptionPolicy,omitempty" protobuf:"bytes,31,opt,name=preemptionPolicy"`
 }
 
 // RestartPolicy says when the kubelet restarts containers.
@@ -438,23 +481,42 @@ const DefaultSchedulerName = "default-scheduler"
 
 // PodSecurityContext holds pod-wide security settings.
 type PodSecurityContext struct {
-	RunAsUser    *int64 `json:"runAsUser,omitempty"`
-	RunAsGroup   *int64 `json:"runAsGroup,omitempty"`
-	RunAsNonRoot *bool  `json:"runAsNonRoot,omitempty"`
-	FSGroup      *int64 `json:"fsGroup,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_            struct{} `json:"-" protobuf:"bytes,1,opt,name=seLinuxOptions"`
+	_            struct{} `json:"-" protobuf:"bytes,7,rep,name=sysctls"`
+	_            struct{} `json:"-" protobuf:"bytes,8,opt,name=windowsOptions"`
+	_            struct{} `json:"-" protobuf:"bytes,9,opt,name=fsGroupChangePolicy"`
+	_            struct{} `json:"-" protobuf:"bytes,10,opt,name=seccompProfile"`
+	_            struct{} `json:"-" protobuf:"bytes,11,opt,name=appArmorProfile"`
+	_            struct{} `json:"-" protobuf:"bytes,12,opt,name=supplementalGroupsPolicy"`
+	_            struct{} `json:"-" protobuf:"bytes,13,opt,name=seLinuxChangePolicy"`
+	RunAsUser    *int64   `json:"runAsUser,omitempty" protobuf:"varint,2,opt,name=runAsUser"`
+	RunAsGroup   *int64   `json:"runAsGroup,omitempty" protobuf:"varint,6,opt,name=runAsGroup"`
+	RunAsNonRoot *bool    `json:"runAsNonRoot,omitempty" protobuf:"varint,3,opt,name=runAsNonRoot"`
+	FSGroup      *int64   `json:"fsGroup,omitempty" protobuf:"varint,5,opt,name=fsGroup"`
 	// SupplementalGroups are added to every container's process.
-	SupplementalGroups []int64 `json:"supplementalGroups,omitempty"`
+	SupplementalGroups []int64 `json:"supplementalGroups,omitempty" protobuf:"varint,4,rep,name=supplementalGroups"`
 }
 
 // SecurityContext holds a container's security settings.
 type SecurityContext struct {
-	Capabilities             *Capabilities `json:"capabilities,omitempty"`
-	Privileged               *bool         `json:"privileged,omitempty"`
-	RunAsUser                *int64        `json:"runAsUser,omitempty"`
-	RunAsGroup               *int64        `json:"runAsGroup,omitempty"`
-	RunAsNonRoot             *bool         `json:"runAsNonRoot,omitempty"`
-	ReadOnlyRootFilesystem   *bool         `json:"readOnlyRootFilesystem,omitempty"`
-	AllowPrivilegeEscalation *bool         `json:"allowPrivilegeEscalation,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_                        struct{}      `json:"-" protobuf:"bytes,3,opt,name=seLinuxOptions"`
+	_                        struct{}      `json:"-" protobuf:"bytes,9,opt,name=procMount"`
+	_                        struct{}      `json:"-" protobuf:"bytes,10,opt,name=windowsOptions"`
+	_                        struct{}      `json:"-" protobuf:"bytes,11,opt,name=seccompProfile"`
+	_                        struct{}      `json:"-" protobuf:"bytes,12,opt,name=appArmorProfile"`
+	Capabilities             *Capabilities `json:"capabilities,omitempty" protobuf:"bytes,1,opt,name=capabilities"`
+	Privileged               *bool         `json:"privileged,omitempty" protobuf:"varint,2,opt,name=privileged"`
+	RunAsUser                *int64        `json:"runAsUser,omitempty" protobuf:"varint,4,opt,name=runAsUser"`
+	RunAsGroup               *int64        `json:"runAsGroup,omitempty" protobuf:"varint,8,opt,name=runAsGroup"`
+	RunAsNonRoot             *bool         `json:"runAsNonRoot,omitempty" protobuf:"varint,5,opt,name=runAsNonRoot"`
+	ReadOnlyRootFilesystem   *bool         `json:"readOnlyRootFilesystem,omitempty" protobuf:"varint,6,opt,name=readOnlyRootFilesystem"`
+	AllowPrivilegeEscalation *bool         `json:"allowPrivilegeEscalation,omitempty" protobuf:"varint,7,opt,name=allowPrivilegeEscalation"`
 }
 
 // Capability is a POSIX capability such as NET_ADMIN.
@@ -462,52 +524,60 @@ type Capability string
 
 // Capabilities to add and drop.
 type Capabilities struct {
-	Add  []Capability `json:"add,omitempty"`
-	Drop []Capability `json:"drop,omitempty"`
+	Add  []Capability `json:"add,omitempty" protobuf:"bytes,1,rep,name=add,casttype=Capability"`
+	Drop []Capability `json:"drop,omitempty" protobuf:"bytes,2,rep,name=drop,casttype=Capability"`
 }
 
 // Container is one process of a pod.
 type Container struct {
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_ struct{} `json:"-" protobuf:"bytes,12,opt,name=lifecycle"`
+	_ struct{} `json:"-" protobuf:"bytes,21,rep,name=volumeDevices"`
+	_ struct{} `json:"-" protobuf:"bytes,23,rep,name=resizePolicy"`
+	_ struct{} `json:"-" protobuf:"bytes,24,opt,name=restartPolicy,casttype=ContainerRestartPolicy"`
+	_ struct{} `json:"-" protobuf:"bytes,25,rep,name=restartPolicyRules"`
 	// Name is unique within the pod.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Image reference.
-	Image string `json:"image,omitempty"`
+	Image string `json:"image,omitempty" protobuf:"bytes,2,opt,name=image"`
 	// Command replaces the image's entrypoint.
-	Command []string `json:"command,omitempty"`
+	Command []string `json:"command,omitempty" protobuf:"bytes,3,rep,name=command"`
 	// Args replace the image's cmd.
-	Args []string `json:"args,omitempty"`
+	Args []string `json:"args,omitempty" protobuf:"bytes,4,rep,name=args"`
 	// WorkingDir of the process.
-	WorkingDir string `json:"workingDir,omitempty"`
+	WorkingDir string `json:"workingDir,omitempty" protobuf:"bytes,5,opt,name=workingDir"`
 	// Ports the container listens on (informational).
-	Ports []ContainerPort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"containerPort"`
+	Ports []ContainerPort `json:"ports,omitempty" protobuf:"bytes,6,rep,name=ports" patchStrategy:"merge" patchMergeKey:"containerPort"`
 	// EnvFrom imports whole ConfigMaps and Secrets.
-	EnvFrom []EnvFromSource `json:"envFrom,omitempty"`
+	EnvFrom []EnvFromSource `json:"envFrom,omitempty" protobuf:"bytes,19,rep,name=envFrom"`
 	// Env sets environment variables.
-	Env []EnvVar `json:"env,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	Env []EnvVar `json:"env,omitempty" protobuf:"bytes,7,rep,name=env" patchStrategy:"merge" patchMergeKey:"name"`
 	// Resources requested and limited.
-	Resources ResourceRequirements `json:"resources,omitempty"`
+	Resources ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,8,opt,name=resources"`
 	// VolumeMounts of pod volumes.
-	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty" patchStrategy:"merge" patchMergeKey:"mountPath"`
+	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty" protobuf:"bytes,9,rep,name=volumeMounts" patchStrategy:"merge" patchMergeKey:"mountPath"`
 	// LivenessProbe restarts the container when it fails.
-	LivenessProbe *Probe `json:"livenessProbe,omitempty"`
+	LivenessProbe *Probe `json:"livenessProbe,omitempty" protobuf:"bytes,10,opt,name=livenessProbe"`
 	// ReadinessProbe gates the pod's Ready condition.
-	ReadinessProbe *Probe `json:"readinessProbe,omitempty"`
+	ReadinessProbe *Probe `json:"readinessProbe,omitempty" protobuf:"bytes,11,opt,name=readinessProbe"`
 	// StartupProbe holds the other probes until it succeeds.
-	StartupProbe *Probe `json:"startupProbe,omitempty"`
+	StartupProbe *Probe `json:"startupProbe,omitempty" protobuf:"bytes,22,opt,name=startupProbe"`
 	// TerminationMessagePath is where the process writes its last words.
-	TerminationMessagePath string `json:"terminationMessagePath,omitempty"`
+	TerminationMessagePath string `json:"terminationMessagePath,omitempty" protobuf:"bytes,13,opt,name=terminationMessagePath"`
 	// TerminationMessagePolicy is File or FallbackToLogsOnError.
-	TerminationMessagePolicy TerminationMessagePolicy `json:"terminationMessagePolicy,omitempty"`
+	TerminationMessagePolicy TerminationMessagePolicy `json:"terminationMessagePolicy,omitempty" protobuf:"bytes,20,opt,name=terminationMessagePolicy,casttype=TerminationMessagePolicy"`
 	// ImagePullPolicy is Always, Never or IfNotPresent.
-	ImagePullPolicy PullPolicy `json:"imagePullPolicy,omitempty"`
+	ImagePullPolicy PullPolicy `json:"imagePullPolicy,omitempty" protobuf:"bytes,14,opt,name=imagePullPolicy,casttype=PullPolicy"`
 	// SecurityContext of the container.
-	SecurityContext *SecurityContext `json:"securityContext,omitempty"`
+	SecurityContext *SecurityContext `json:"securityContext,omitempty" protobuf:"bytes,15,opt,name=securityContext"`
 	// Stdin keeps a stdin open.
-	Stdin bool `json:"stdin,omitempty"`
+	Stdin bool `json:"stdin,omitempty" protobuf:"varint,16,opt,name=stdin"`
 	// StdinOnce closes stdin after the first attach.
-	StdinOnce bool `json:"stdinOnce,omitempty"`
+	StdinOnce bool `json:"stdinOnce,omitempty" protobuf:"varint,17,opt,name=stdinOnce"`
 	// TTY allocates a terminal.
-	TTY bool `json:"tty,omitempty"`
+	TTY bool `json:"tty,omitempty" protobuf:"varint,18,opt,name=tty"`
 }
 
 // TerminationMessagePolicy says where the termination message comes from.
@@ -542,127 +612,150 @@ const (
 // ContainerPort is a port a container listens on.
 type ContainerPort struct {
 	// Name can be referenced by services.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// HostPort exposes the port on the node.
-	HostPort int32 `json:"hostPort,omitempty"`
+	HostPort int32 `json:"hostPort,omitempty" protobuf:"varint,2,opt,name=hostPort"`
 	// ContainerPort is the port number.
-	ContainerPort int32 `json:"containerPort"`
+	ContainerPort int32 `json:"containerPort" protobuf:"varint,3,opt,name=containerPort"`
 	// Protocol is TCP by default.
-	Protocol Protocol `json:"protocol,omitempty"`
+	Protocol Protocol `json:"protocol,omitempty" protobuf:"bytes,4,opt,name=protocol,casttype=Protocol"`
 	// HostIP binds the host port.
-	HostIP string `json:"hostIP,omitempty"`
+	HostIP string `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
 }
 
 // EnvVar is one environment variable.
 type EnvVar struct {
 	// Name of the variable.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Value, with $(VAR) references expanded.
-	Value string `json:"value,omitempty"`
+	Value string `json:"value,omitempty" protobuf:"bytes,2,opt,name=value"`
 	// ValueFrom takes the value from elsewhere.
-	ValueFrom *EnvVarSource `json:"valueFrom,omitempty"`
+	ValueFrom *EnvVarSource `json:"valueFrom,omitempty" protobuf:"bytes,3,opt,name=valueFrom"`
 }
 
 // EnvVarSource is where a variable's value comes from.
 type EnvVarSource struct {
-	FieldRef         *ObjectFieldSelector   `json:"fieldRef,omitempty"`
-	ResourceFieldRef *ResourceFieldSelector `json:"resourceFieldRef,omitempty"`
-	ConfigMapKeyRef  *ConfigMapKeySelector  `json:"configMapKeyRef,omitempty"`
-	SecretKeyRef     *SecretKeySelector     `json:"secretKeyRef,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_                struct{}               `json:"-" protobuf:"bytes,5,opt,name=fileKeyRef"`
+	FieldRef         *ObjectFieldSelector   `json:"fieldRef,omitempty" protobuf:"bytes,1,opt,name=fieldRef"`
+	ResourceFieldRef *ResourceFieldSelector `json:"resourceFieldRef,omitempty" protobuf:"bytes,2,opt,name=resourceFieldRef"`
+	ConfigMapKeyRef  *ConfigMapKeySelector  `json:"configMapKeyRef,omitempty" protobuf:"bytes,3,opt,name=configMapKeyRef"`
+	SecretKeyRef     *SecretKeySelector     `json:"secretKeyRef,omitempty" protobuf:"bytes,4,opt,name=secretKeyRef"`
 }
 
 // ObjectFieldSelector selects a field of the pod, such as metadata.name.
 type ObjectFieldSelector struct {
-	APIVersion string `json:"apiVersion,omitempty"`
-	FieldPath  string `json:"fieldPath"`
+	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,1,opt,name=apiVersion"`
+	FieldPath  string `json:"fieldPath" protobuf:"bytes,2,opt,name=fieldPath"`
 }
 
 // ResourceFieldSelector selects a container's request or limit.
 type ResourceFieldSelector struct {
-	ContainerName string            `json:"containerName,omitempty"`
-	Resource      string            `json:"resource"`
-	Divisor       resource.Quantity `json:"divisor,omitempty"`
+	ContainerName string            `json:"containerName,omitempty" protobuf:"bytes,1,opt,name=containerName"`
+	Resource      string            `json:"resource" protobuf:"bytes,2,opt,name=resource"`
+	Divisor       resource.Quantity `json:"divisor,omitempty" protobuf:"bytes,3,opt,name=divisor"`
 }
 
 // ConfigMapKeySelector selects a key of a ConfigMap.
 type ConfigMapKeySelector struct {
-	LocalObjectReference `json:",inline"`
-	Key                  string `json:"key"`
-	Optional             *bool  `json:"optional,omitempty"`
+	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
+	Key                  string `json:"key" protobuf:"bytes,2,opt,name=key"`
+	Optional             *bool  `json:"optional,omitempty" protobuf:"varint,3,opt,name=optional"`
 }
 
 // SecretKeySelector selects a key of a Secret.
 type SecretKeySelector struct {
-	LocalObjectReference `json:",inline"`
-	Key                  string `json:"key"`
-	Optional             *bool  `json:"optional,omitempty"`
+	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
+	Key                  string `json:"key" protobuf:"bytes,2,opt,name=key"`
+	Optional             *bool  `json:"optional,omitempty" protobuf:"varint,3,opt,name=optional"`
 }
 
 // EnvFromSource imports all keys of a ConfigMap or Secret.
 type EnvFromSource struct {
-	Prefix       string              `json:"prefix,omitempty"`
-	ConfigMapRef *ConfigMapEnvSource `json:"configMapRef,omitempty"`
-	SecretRef    *SecretEnvSource    `json:"secretRef,omitempty"`
+	Prefix       string              `json:"prefix,omitempty" protobuf:"bytes,1,opt,name=prefix"`
+	ConfigMapRef *ConfigMapEnvSource `json:"configMapRef,omitempty" protobuf:"bytes,2,opt,name=configMapRef"`
+	SecretRef    *SecretEnvSource    `json:"secretRef,omitempty" protobuf:"bytes,3,opt,name=secretRef"`
 }
 
 // ConfigMapEnvSource names a ConfigMap to import.
 type ConfigMapEnvSource struct {
-	LocalObjectReference `json:",inline"`
-	Optional             *bool `json:"optional,omitempty"`
+	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
+	Optional             *bool `json:"optional,omitempty" protobuf:"varint,2,opt,name=optional"`
 }
 
 // SecretEnvSource names a Secret to import.
 type SecretEnvSource struct {
-	LocalObjectReference `json:",inline"`
-	Optional             *bool `json:"optional,omitempty"`
+	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
+	Optional             *bool `json:"optional,omitempty" protobuf:"varint,2,opt,name=optional"`
 }
 
 // ResourceRequirements are a container's requests and limits.
 type ResourceRequirements struct {
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_ struct{} `json:"-" protobuf:"bytes,3,opt,name=claims"`
 	// Limits cap usage.
-	Limits ResourceList `json:"limits,omitempty"`
+	Limits ResourceList `json:"limits,omitempty" protobuf:"bytes,1,rep,name=limits,casttype=ResourceList,castkey=ResourceName"`
 	// Requests are what the scheduler reserves.
-	Requests ResourceList `json:"requests,omitempty"`
+	Requests ResourceList `json:"requests,omitempty" protobuf:"bytes,2,rep,name=requests,casttype=ResourceList,castkey=ResourceName"`
 }
 
 // VolumeMount mounts a volume into a container.
 type VolumeMount struct {
-	Name      string `json:"name"`
-	ReadOnly  bool   `json:"readOnly,omitempty"`
-	MountPath string `json:"mountPath"`
-	SubPath   string `json:"subPath,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_         struct{} `json:"-" protobuf:"bytes,5,opt,name=mountPropagation,casttype=MountPropagationMode"`
+	_         string   `json:"-" protobuf:"bytes,6,opt,name=subPathExpr"`
+	_         struct{} `json:"-" protobuf:"bytes,7,opt,name=recursiveReadOnly,casttype=RecursiveReadOnlyMode"`
+	_         struct{} `json:"-" protobuf:"bytes,8,rep,name=bindMountOptions"`
+	Name      string   `json:"name" protobuf:"bytes,1,opt,name=name"`
+	ReadOnly  bool     `json:"readOnly,omitempty" protobuf:"varint,2,opt,name=readOnly"`
+	MountPath string   `json:"mountPath" protobuf:"bytes,3,opt,name=mountPath"`
+	SubPath   string   `json:"subPath,omitempty" protobuf:"bytes,4,opt,name=subPath"`
 }
 
 // Probe is a health check.
 type Probe struct {
-	ProbeHandler                  `json:",inline"`
-	InitialDelaySeconds           int32  `json:"initialDelaySeconds,omitempty"`
-	TimeoutSeconds                int32  `json:"timeoutSeconds,omitempty"`
-	PeriodSeconds                 int32  `json:"periodSeconds,omitempty"`
-	SuccessThreshold              int32  `json:"successThreshold,omitempty"`
-	FailureThreshold              int32  `json:"failureThreshold,omitempty"`
-	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
+	ProbeHandler                  `json:",inline" protobuf:"bytes,1,opt,name=handler"`
+	InitialDelaySeconds           int32  `json:"initialDelaySeconds,omitempty" protobuf:"varint,2,opt,name=initialDelaySeconds"`
+	TimeoutSeconds                int32  `json:"timeoutSeconds,omitempty" protobuf:"varint,3,opt,name=timeoutSeconds"`
+	PeriodSeconds                 int32  `json:"periodSeconds,omitempty" protobuf:"varint,4,opt,name=periodSeconds"`
+	SuccessThreshold              int32  `json:"successThreshold,omitempty" protobuf:"varint,5,opt,name=successThreshold"`
+	FailureThreshold              int32  `json:"failureThreshold,omitempty" protobuf:"varint,6,opt,name=failureThreshold"`
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty" protobuf:"varint,7,opt,name=terminationGracePeriodSeconds"`
 }
 
 // ProbeHandler is how a probe checks: one of the three.
 type ProbeHandler struct {
-	Exec      *ExecAction      `json:"exec,omitempty"`
-	HTTPGet   *HTTPGetAction   `json:"httpGet,omitempty"`
-	TCPSocket *TCPSocketAction `json:"tcpSocket,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_         struct{}         `json:"-" protobuf:"bytes,4,opt,name=grpc"`
+	Exec      *ExecAction      `json:"exec,omitempty" protobuf:"bytes,1,opt,name=exec"`
+	HTTPGet   *HTTPGetAction   `json:"httpGet,omitempty" protobuf:"bytes,2,opt,name=httpGet"`
+	TCPSocket *TCPSocketAction `json:"tcpSocket,omitempty" protobuf:"bytes,3,opt,name=tcpSocket"`
 }
 
 // ExecAction runs a command.
 type ExecAction struct {
-	Command []string `json:"command,omitempty"`
+	Command []string `json:"command,omitempty" protobuf:"bytes,1,rep,name=command"`
 }
 
 // HTTPGetAction sends a GET.
 type HTTPGetAction struct {
-	Path        string             `json:"path,omitempty"`
-	Port        intstr.IntOrString `json:"port"`
-	Host        string             `json:"host,omitempty"`
-	Scheme      URIScheme          `json:"scheme,omitempty"`
-	HTTPHeaders []HTTPHeader       `json:"httpHeaders,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_           struct{}           `json:"-" protobuf:"bytes,6,opt,name=protocol,casttype=HTTPProtocol"`
+	Path        string             `json:"path,omitempty" protobuf:"bytes,1,opt,name=path"`
+	Port        intstr.IntOrString `json:"port" protobuf:"bytes,2,opt,name=port"`
+	Host        string             `json:"host,omitempty" protobuf:"bytes,3,opt,name=host"`
+	Scheme      URIScheme          `json:"scheme,omitempty" protobuf:"bytes,4,opt,name=scheme,casttype=URIScheme"`
+	HTTPHeaders []HTTPHeader       `json:"httpHeaders,omitempty" protobuf:"bytes,5,rep,name=httpHeaders"`
 }
 
 // URIScheme is HTTP or HTTPS.
@@ -670,128 +763,191 @@ type URIScheme string
 
 // HTTPHeader is one request header.
 type HTTPHeader struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name  string `json:"name" protobuf:"bytes,1,opt,name=name"`
+	Value string `json:"value" protobuf:"bytes,2,opt,name=value"`
 }
 
 // TCPSocketAction opens a connection.
 type TCPSocketAction struct {
-	Port intstr.IntOrString `json:"port"`
-	Host string             `json:"host,omitempty"`
+	Port intstr.IntOrString `json:"port" protobuf:"bytes,1,opt,name=port"`
+	Host string             `json:"host,omitempty" protobuf:"bytes,2,opt,name=host"`
 }
 
 // Volume is a named volume of a pod.
 type Volume struct {
 	// Name is referenced by volumeMounts.
-	Name         string `json:"name"`
-	VolumeSource `json:",inline"`
+	Name         string `json:"name" protobuf:"bytes,1,opt,name=name"`
+	VolumeSource `json:",inline" protobuf:"bytes,2,opt,name=volumeSource"`
 }
 
 // VolumeSource is where a volume's data comes from: exactly one field.
 type VolumeSource struct {
-	HostPath              *HostPathVolumeSource              `json:"hostPath,omitempty"`
-	EmptyDir              *EmptyDirVolumeSource              `json:"emptyDir,omitempty"`
-	Secret                *SecretVolumeSource                `json:"secret,omitempty"`
-	PersistentVolumeClaim *PersistentVolumeClaimVolumeSource `json:"persistentVolumeClaim,omitempty"`
-	DownwardAPI           *DownwardAPIVolumeSource           `json:"downwardAPI,omitempty"`
-	ConfigMap             *ConfigMapVolumeSource             `json:"configMap,omitempty"`
-	Projected             *ProjectedVolumeSource             `json:"projected,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_                     struct{}                           `json:"-" protobuf:"bytes,3,opt,name=gcePersistentDisk"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,4,opt,name=awsElasticBlockStore"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,5,opt,name=gitRepo"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,7,opt,name=nfs"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,8,opt,name=iscsi"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,9,opt,name=glusterfs"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,11,opt,name=rbd"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,12,opt,name=flexVolume"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,13,opt,name=cinder"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,14,opt,name=cephfs"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,15,opt,name=flocker"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,17,opt,name=fc"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,18,opt,name=azureFile"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,20,opt,name=vsphereVolume"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,21,opt,name=quobyte"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,22,opt,name=azureDisk"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,23,opt,name=photonPersistentDisk"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,24,opt,name=portworxVolume"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,25,opt,name=scaleIO"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,27,opt,name=storageos"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,28,opt,name=csi"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,29,opt,name=ephemeral"`
+	_                     struct{}                           `json:"-" protobuf:"bytes,30,opt,name=image"`
+	HostPath              *HostPathVolumeSource              `json:"hostPath,omitempty" protobuf:"bytes,1,opt,name=hostPath"`
+	EmptyDir              *EmptyDirVolumeSource              `json:"emptyDir,omitempty" protobuf:"bytes,2,opt,name=emptyDir"`
+	Secret                *SecretVolumeSource                `json:"secret,omitempty" protobuf:"bytes,6,opt,name=secret"`
+	PersistentVolumeClaim *PersistentVolumeClaimVolumeSource `json:"persistentVolumeClaim,omitempty" protobuf:"bytes,10,opt,name=persistentVolumeClaim"`
+	DownwardAPI           *DownwardAPIVolumeSource           `json:"downwardAPI,omitempty" protobuf:"bytes,16,opt,name=downwardAPI"`
+	ConfigMap             *ConfigMapVolumeSource             `json:"configMap,omitempty" protobuf:"bytes,19,opt,name=configMap"`
+	Projected             *ProjectedVolumeSource             `json:"projected,omitempty" protobuf:"bytes,26,opt,name=projected"`
 }
 
 // HostPathVolumeSource mounts a directory of the node.
 type HostPathVolumeSource struct {
-	Path string  `json:"path"`
-	Type *string `json:"type,omitempty"`
+	Path string  `json:"path" protobuf:"bytes,1,opt,name=path"`
+	Type *string `json:"type,omitempty" protobuf:"bytes,2,opt,name=type"`
 }
 
 // EmptyDirVolumeSource is a scratch directory.
 type EmptyDirVolumeSource struct {
-	Medium    string             `json:"medium,omitempty"`
-	SizeLimit *resource.Quantity `json:"sizeLimit,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_         struct{}           `json:"-" protobuf:"varint,3,opt,name=mode"`
+	Medium    string             `json:"medium,omitempty" protobuf:"bytes,1,opt,name=medium,casttype=StorageMedium"`
+	SizeLimit *resource.Quantity `json:"sizeLimit,omitempty" protobuf:"bytes,2,opt,name=sizeLimit"`
 }
 
 // SecretVolumeSource mounts a Secret's keys as files.
 type SecretVolumeSource struct {
-	SecretName  string      `json:"secretName,omitempty"`
-	Items       []KeyToPath `json:"items,omitempty"`
-	DefaultMode *int32      `json:"defaultMode,omitempty"`
-	Optional    *bool       `json:"optional,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_           struct{}    `json:"-" protobuf:"varint,5,opt,name=defaultUser"`
+	SecretName  string      `json:"secretName,omitempty" protobuf:"bytes,1,opt,name=secretName"`
+	Items       []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
+	DefaultMode *int32      `json:"defaultMode,omitempty" protobuf:"bytes,3,opt,name=defaultMode"`
+	Optional    *bool       `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
 }
 
 // ConfigMapVolumeSource mounts a ConfigMap's keys as files.
 type ConfigMapVolumeSource struct {
-	LocalObjectReference `json:",inline"`
-	Items                []KeyToPath `json:"items,omitempty"`
-	DefaultMode          *int32      `json:"defaultMode,omitempty"`
-	Optional             *bool       `json:"optional,omitempty"`
+	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_           struct{}    `json:"-" protobuf:"varint,5,opt,name=defaultUser"`
+	Items       []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
+	DefaultMode *int32      `json:"defaultMode,omitempty" protobuf:"varint,3,opt,name=defaultMode"`
+	Optional    *bool       `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
 }
 
 // KeyToPath maps a key to a file.
 type KeyToPath struct {
-	Key  string `json:"key"`
-	Path string `json:"path"`
-	Mode *int32 `json:"mode,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_    struct{} `json:"-" protobuf:"varint,4,opt,name=user"`
+	Key  string   `json:"key" protobuf:"bytes,1,opt,name=key"`
+	Path string   `json:"path" protobuf:"bytes,2,opt,name=path"`
+	Mode *int32   `json:"mode,omitempty" protobuf:"varint,3,opt,name=mode"`
 }
 
 // PersistentVolumeClaimVolumeSource mounts a claimed volume.
 type PersistentVolumeClaimVolumeSource struct {
-	ClaimName string `json:"claimName"`
-	ReadOnly  bool   `json:"readOnly,omitempty"`
+	ClaimName string `json:"claimName" protobuf:"bytes,1,opt,name=claimName"`
+	ReadOnly  bool   `json:"readOnly,omitempty" protobuf:"varint,2,opt,name=readOnly"`
 }
 
 // DownwardAPIVolumeSource mounts pod fields as files.
 type DownwardAPIVolumeSource struct {
-	Items       []DownwardAPIVolumeFile `json:"items,omitempty"`
-	DefaultMode *int32                  `json:"defaultMode,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_           struct{}                `json:"-" protobuf:"varint,3,opt,name=defaultUser"`
+	Items       []DownwardAPIVolumeFile `json:"items,omitempty" protobuf:"bytes,1,rep,name=items"`
+	DefaultMode *int32                  `json:"defaultMode,omitempty" protobuf:"varint,2,opt,name=defaultMode"`
 }
 
 // DownwardAPIVolumeFile is one file of a downward API volume.
 type DownwardAPIVolumeFile struct {
-	Path             string                 `json:"path"`
-	FieldRef         *ObjectFieldSelector   `json:"fieldRef,omitempty"`
-	ResourceFieldRef *ResourceFieldSelector `json:"resourceFieldRef,omitempty"`
-	Mode             *int32                 `json:"mode,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_                struct{}               `json:"-" protobuf:"varint,5,opt,name=user"`
+	Path             string                 `json:"path" protobuf:"bytes,1,opt,name=path"`
+	FieldRef         *ObjectFieldSelector   `json:"fieldRef,omitempty" protobuf:"bytes,2,opt,name=fieldRef"`
+	ResourceFieldRef *ResourceFieldSelector `json:"resourceFieldRef,omitempty" protobuf:"bytes,3,opt,name=resourceFieldRef"`
+	Mode             *int32                 `json:"mode,omitempty" protobuf:"varint,4,opt,name=mode"`
 }
 
 // ProjectedVolumeSource merges several sources into one directory; every
 // pod gets one for its service account token (kube-api-access-xxxxx).
 type ProjectedVolumeSource struct {
-	Sources     []VolumeProjection `json:"sources"`
-	DefaultMode *int32             `json:"defaultMode,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_           struct{}           `json:"-" protobuf:"varint,3,opt,name=defaultUser"`
+	Sources     []VolumeProjection `json:"sources" protobuf:"bytes,1,rep,name=sources"`
+	DefaultMode *int32             `json:"defaultMode,omitempty" protobuf:"varint,2,opt,name=defaultMode"`
 }
 
 // VolumeProjection is one source of a projected volume.
 type VolumeProjection struct {
-	Secret              *SecretProjection              `json:"secret,omitempty"`
-	DownwardAPI         *DownwardAPIProjection         `json:"downwardAPI,omitempty"`
-	ConfigMap           *ConfigMapProjection           `json:"configMap,omitempty"`
-	ServiceAccountToken *ServiceAccountTokenProjection `json:"serviceAccountToken,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_                   struct{}                       `json:"-" protobuf:"bytes,5,opt,name=clusterTrustBundle"`
+	_                   struct{}                       `json:"-" protobuf:"bytes,6,opt,name=podCertificate"`
+	Secret              *SecretProjection              `json:"secret,omitempty" protobuf:"bytes,1,opt,name=secret"`
+	DownwardAPI         *DownwardAPIProjection         `json:"downwardAPI,omitempty" protobuf:"bytes,2,opt,name=downwardAPI"`
+	ConfigMap           *ConfigMapProjection           `json:"configMap,omitempty" protobuf:"bytes,3,opt,name=configMap"`
+	ServiceAccountToken *ServiceAccountTokenProjection `json:"serviceAccountToken,omitempty" protobuf:"bytes,4,opt,name=serviceAccountToken"`
 }
 
 // SecretProjection projects a Secret's keys.
 type SecretProjection struct {
-	LocalObjectReference `json:",inline"`
-	Items                []KeyToPath `json:"items,omitempty"`
-	Optional             *bool       `json:"optional,omitempty"`
+	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
+	Items                []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
+	Optional             *bool       `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
 }
 
 // ConfigMapProjection projects a ConfigMap's keys.
 type ConfigMapProjection struct {
-	LocalObjectReference `json:",inline"`
-	Items                []KeyToPath `json:"items,omitempty"`
-	Optional             *bool       `json:"optional,omitempty"`
+	LocalObjectReference `json:",inline" protobuf:"bytes,1,opt,name=localObjectReference"`
+	Items                []KeyToPath `json:"items,omitempty" protobuf:"bytes,2,rep,name=items"`
+	Optional             *bool       `json:"optional,omitempty" protobuf:"varint,4,opt,name=optional"`
 }
 
 // DownwardAPIProjection projects pod fields.
 type DownwardAPIProjection struct {
-	Items []DownwardAPIVolumeFile `json:"items,omitempty"`
+	Items []DownwardAPIVolumeFile `json:"items,omitempty" protobuf:"bytes,1,rep,name=items"`
 }
 
 // ServiceAccountTokenProjection projects a bound token.
 type ServiceAccountTokenProjection struct {
-	Audience          string `json:"audience,omitempty"`
-	ExpirationSeconds *int64 `json:"expirationSeconds,omitempty"`
-	Path              string `json:"path"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_                 struct{} `json:"-" protobuf:"varint,4,opt,name=user"`
+	Audience          string   `json:"audience,omitempty" protobuf:"bytes,1,rep,name=audience"`
+	ExpirationSeconds *int64   `json:"expirationSeconds,omitempty" protobuf:"varint,2,opt,name=expirationSeconds"`
+	Path              string   `json:"path" protobuf:"bytes,3,opt,name=path"`
 }
 
 // PodPhase is the coarse lifecycle state of a pod.
@@ -837,117 +993,142 @@ const (
 
 // PodStatus is what the kubelet (and scheduler) report about a pod.
 type PodStatus struct {
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_ struct{} `json:"-" protobuf:"bytes,13,rep,name=ephemeralContainerStatuses"`
+	_ string   `json:"-" protobuf:"bytes,14,opt,name=resize,casttype=PodResizeStatus"`
+	_ struct{} `json:"-" protobuf:"bytes,15,rep,name=resourceClaimStatuses"`
+	_ int64    `json:"-" protobuf:"varint,17,opt,name=observedGeneration"`
+	_ struct{} `json:"-" protobuf:"bytes,18,opt,name=extendedResourceClaimStatus"`
+	_ struct{} `json:"-" protobuf:"bytes,19,rep,name=allocatedResources,casttype=ResourceList,castkey=ResourceName"`
+	_ struct{} `json:"-" protobuf:"bytes,20,opt,name=resources"`
+	_ struct{} `json:"-" protobuf:"bytes,21,rep,name=nodeAllocatableResourceClaimStatuses"`
+	_ struct{} `json:"-" protobuf:"bytes,22,rep,name=volumeHealth"`
 	// Phase is Pending, Running, Succeeded, Failed or Unknown.
-	Phase PodPhase `json:"phase,omitempty"`
+	Phase PodPhase `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=PodPhase"`
 	// Conditions such as PodScheduled and Ready.
-	Conditions []PodCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []PodCondition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions" patchStrategy:"merge" patchMergeKey:"type"`
 	// Message about why the pod is in this state.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
 	// Reason is a CamelCase word, such as Evicted.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
 	// NominatedNodeName is set by preemption.
-	NominatedNodeName string `json:"nominatedNodeName,omitempty"`
+	NominatedNodeName string `json:"nominatedNodeName,omitempty" protobuf:"bytes,11,opt,name=nominatedNodeName"`
 	// HostIP is the node's address.
-	HostIP string `json:"hostIP,omitempty"`
+	HostIP string `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
 	// HostIPs are the node's addresses.
-	HostIPs []HostIP `json:"hostIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip"`
+	HostIPs []HostIP `json:"hostIPs,omitempty" protobuf:"bytes,16,rep,name=hostIPs" patchStrategy:"merge" patchMergeKey:"ip"`
 	// PodIP is the pod's address.
-	PodIP string `json:"podIP,omitempty"`
+	PodIP string `json:"podIP,omitempty" protobuf:"bytes,6,opt,name=podIP"`
 	// PodIPs are the pod's addresses, one per family.
-	PodIPs []PodIP `json:"podIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip"`
+	PodIPs []PodIP `json:"podIPs,omitempty" protobuf:"bytes,12,rep,name=podIPs" patchStrategy:"merge" patchMergeKey:"ip"`
 	// StartTime is when the kubelet accepted the pod.
-	StartTime *Time `json:"startTime,omitempty"`
+	StartTime *Time `json:"startTime,omitempty" protobuf:"bytes,7,opt,name=startTime"`
 	// InitContainerStatuses report init containers.
-	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
+	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty" protobuf:"bytes,10,rep,name=initContainerStatuses"`
 	// ContainerStatuses report containers.
-	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty" protobuf:"bytes,8,rep,name=containerStatuses"`
 	// QOSClass is computed from requests and limits.
-	QOSClass PodQOSClass `json:"qosClass,omitempty"`
+	QOSClass PodQOSClass `json:"qosClass,omitempty" protobuf:"bytes,9,rep,name=qosClass"`
 }
 
 // HostIP is an address of the pod's node.
 type HostIP struct {
-	IP string `json:"ip"`
+	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
 }
 
 // PodIP is an address of the pod.
 type PodIP struct {
-	IP string `json:"ip"`
+	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
 }
 
 // PodCondition is one condition of a pod.
 type PodCondition struct {
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_ int64 `json:"-" protobuf:"varint,7,opt,name=observedGeneration"`
 	// Type of the condition.
-	Type PodConditionType `json:"type"`
+	Type PodConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=PodConditionType"`
 	// Status is True, False or Unknown.
-	Status ConditionStatus `json:"status"`
+	Status ConditionStatus `json:"status" protobuf:"bytes,2,opt,name=status,casttype=ConditionStatus"`
 	// LastProbeTime is always null in practice, as in Kubernetes.
-	LastProbeTime Time `json:"lastProbeTime,omitempty"`
+	LastProbeTime Time `json:"lastProbeTime,omitempty" protobuf:"bytes,3,opt,name=lastProbeTime"`
 	// LastTransitionTime is when Status last changed.
-	LastTransitionTime Time `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
 	// Reason is a CamelCase word.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
 	// Message is for humans.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }
 
 // ContainerStatus reports one container.
 type ContainerStatus struct {
-	Name string `json:"name"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_    struct{} `json:"-" protobuf:"bytes,10,rep,name=allocatedResources,casttype=ResourceList,castkey=ResourceName"`
+	_    struct{} `json:"-" protobuf:"bytes,11,opt,name=resources"`
+	_    struct{} `json:"-" protobuf:"bytes,12,rep,name=volumeMounts"`
+	_    struct{} `json:"-" protobuf:"bytes,13,opt,name=user,casttype=ContainerUser"`
+	_    struct{} `json:"-" protobuf:"bytes,14,rep,name=allocatedResourcesStatus"`
+	_    struct{} `json:"-" protobuf:"bytes,15,opt,name=stopSignal"`
+	Name string   `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// State is the current state.
-	State ContainerState `json:"state,omitempty"`
+	State ContainerState `json:"state,omitempty" protobuf:"bytes,2,opt,name=state"`
 	// LastState is the state before the last restart.
-	LastState ContainerState `json:"lastState,omitempty"`
+	LastState ContainerState `json:"lastState,omitempty" protobuf:"bytes,3,opt,name=lastState"`
 	// Ready is the readiness probe's verdict.
-	Ready bool `json:"ready"`
+	Ready bool `json:"ready" protobuf:"varint,4,opt,name=ready"`
 	// RestartCount counts restarts.
-	RestartCount int32 `json:"restartCount"`
+	RestartCount int32 `json:"restartCount" protobuf:"varint,5,opt,name=restartCount"`
 	// Image the container runs.
-	Image string `json:"image"`
+	Image string `json:"image" protobuf:"bytes,6,opt,name=image"`
 	// ImageID is the resolved image digest.
-	ImageID string `json:"imageID"`
+	ImageID string `json:"imageID" protobuf:"bytes,7,opt,name=imageID"`
 	// ContainerID is <runtime>://<id>.
-	ContainerID string `json:"containerID,omitempty"`
+	ContainerID string `json:"containerID,omitempty" protobuf:"bytes,8,opt,name=containerID"`
 	// Started is true once the startup probe passed.
-	Started *bool `json:"started,omitempty"`
+	Started *bool `json:"started,omitempty" protobuf:"varint,9,opt,name=started"`
 }
 
 // ContainerState is one of waiting, running or terminated.
 type ContainerState struct {
-	Waiting    *ContainerStateWaiting    `json:"waiting,omitempty"`
-	Running    *ContainerStateRunning    `json:"running,omitempty"`
-	Terminated *ContainerStateTerminated `json:"terminated,omitempty"`
+	Waiting    *ContainerStateWaiting    `json:"waiting,omitempty" protobuf:"bytes,1,opt,name=waiting"`
+	Running    *ContainerStateRunning    `json:"running,omitempty" protobuf:"bytes,2,opt,name=running"`
+	Terminated *ContainerStateTerminated `json:"terminated,omitempty" protobuf:"bytes,3,opt,name=terminated"`
 }
 
 // ContainerStateWaiting is a container not yet running.
 type ContainerStateWaiting struct {
 	// Reason such as ContainerCreating or CrashLoopBackOff.
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
+	Reason  string `json:"reason,omitempty" protobuf:"bytes,1,opt,name=reason"`
+	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
 }
 
 // ContainerStateRunning is a running container.
 type ContainerStateRunning struct {
-	StartedAt Time `json:"startedAt,omitempty"`
+	StartedAt Time `json:"startedAt,omitempty" protobuf:"bytes,1,opt,name=startedAt"`
 }
 
 // ContainerStateTerminated is a container that exited.
 type ContainerStateTerminated struct {
-	ExitCode    int32  `json:"exitCode"`
-	Signal      int32  `json:"signal,omitempty"`
-	Reason      string `json:"reason,omitempty"`
-	Message     string `json:"message,omitempty"`
-	StartedAt   Time   `json:"startedAt,omitempty"`
-	FinishedAt  Time   `json:"finishedAt,omitempty"`
-	ContainerID string `json:"containerID,omitempty"`
+	ExitCode    int32  `json:"exitCode" protobuf:"varint,1,opt,name=exitCode"`
+	Signal      int32  `json:"signal,omitempty" protobuf:"varint,2,opt,name=signal"`
+	Reason      string `json:"reason,omitempty" protobuf:"bytes,3,opt,name=reason"`
+	Message     string `json:"message,omitempty" protobuf:"bytes,4,opt,name=message"`
+	StartedAt   Time   `json:"startedAt,omitempty" protobuf:"bytes,5,opt,name=startedAt"`
+	FinishedAt  Time   `json:"finishedAt,omitempty" protobuf:"bytes,6,opt,name=finishedAt"`
+	ContainerID string `json:"containerID,omitempty" protobuf:"bytes,7,opt,name=containerID"`
 }
 
 // Binding assigns a pod to a node; the scheduler posts it to pods/binding.
 type Binding struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Target is the node.
-	Target ObjectReference `json:"target"`
+	Target ObjectReference `json:"target" protobuf:"bytes,2,opt,name=target"`
 }
 
 // --- Service and Endpoints ---
@@ -1006,125 +1187,139 @@ const (
 // Service is a stable address in front of the pods its selector picks.
 type Service struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Spec is the desired service.
-	Spec ServiceSpec `json:"spec,omitempty"`
+	Spec ServiceSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// Status holds load balancer state.
-	Status ServiceStatus `json:"status,omitempty"`
+	Status ServiceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // ServiceSpec describes a service.
 type ServiceSpec struct {
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_ struct{} `json:"-" protobuf:"bytes,9,opt,name=loadBalancerSourceRanges"`
+	_ int32    `json:"-" protobuf:"bytes,12,opt,name=healthCheckNodePort"`
+	_ struct{} `json:"-" protobuf:"bytes,14,opt,name=sessionAffinityConfig"`
+	_ struct{} `json:"-" protobuf:"bytes,20,opt,name=allocateLoadBalancerNodePorts"`
+	_ struct{} `json:"-" protobuf:"bytes,21,opt,name=loadBalancerClass"`
+	_ struct{} `json:"-" protobuf:"bytes,23,opt,name=trafficDistribution"`
 	// Ports exposed.
-	Ports []ServicePort `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port"`
+	Ports []ServicePort `json:"ports,omitempty" protobuf:"bytes,1,rep,name=ports" patchStrategy:"merge" patchMergeKey:"port"`
 	// Selector picks the backing pods.
-	Selector map[string]string `json:"selector,omitempty"`
+	Selector map[string]string `json:"selector,omitempty" protobuf:"bytes,2,rep,name=selector"`
 	// ClusterIP is allocated by the server, or None for headless.
-	ClusterIP string `json:"clusterIP,omitempty"`
+	ClusterIP string `json:"clusterIP,omitempty" protobuf:"bytes,3,opt,name=clusterIP"`
 	// ClusterIPs are the addresses, one per family.
-	ClusterIPs []string `json:"clusterIPs,omitempty"`
+	ClusterIPs []string `json:"clusterIPs,omitempty" protobuf:"bytes,18,opt,name=clusterIPs"`
 	// Type is ClusterIP by default.
-	Type ServiceType `json:"type,omitempty"`
+	Type ServiceType `json:"type,omitempty" protobuf:"bytes,4,opt,name=type,casttype=ServiceType"`
 	// ExternalIPs also route to the service.
-	ExternalIPs []string `json:"externalIPs,omitempty"`
+	ExternalIPs []string `json:"externalIPs,omitempty" protobuf:"bytes,5,rep,name=externalIPs"`
 	// SessionAffinity is None or ClientIP.
-	SessionAffinity ServiceAffinity `json:"sessionAffinity,omitempty"`
+	SessionAffinity ServiceAffinity `json:"sessionAffinity,omitempty" protobuf:"bytes,7,opt,name=sessionAffinity,casttype=ServiceAffinity"`
 	// LoadBalancerIP is the requested load balancer address.
-	LoadBalancerIP string `json:"loadBalancerIP,omitempty"`
+	LoadBalancerIP string `json:"loadBalancerIP,omitempty" protobuf:"bytes,8,opt,name=loadBalancerIP"`
 	// ExternalName is the CNAME of an ExternalName service.
-	ExternalName string `json:"externalName,omitempty"`
+	ExternalName string `json:"externalName,omitempty" protobuf:"bytes,10,opt,name=externalName"`
 	// ExternalTrafficPolicy is Cluster or Local.
-	ExternalTrafficPolicy ServiceTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
+	ExternalTrafficPolicy ServiceTrafficPolicy `json:"externalTrafficPolicy,omitempty" protobuf:"bytes,11,opt,name=externalTrafficPolicy"`
 	// PublishNotReadyAddresses includes unready pods.
-	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses,omitempty"`
+	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses,omitempty" protobuf:"varint,13,opt,name=publishNotReadyAddresses"`
 	// IPFamilies of the service.
-	IPFamilies []IPFamily `json:"ipFamilies,omitempty"`
+	IPFamilies []IPFamily `json:"ipFamilies,omitempty" protobuf:"bytes,19,opt,name=ipFamilies,casttype=IPFamily"`
 	// IPFamilyPolicy of the service.
-	IPFamilyPolicy *IPFamilyPolicy `json:"ipFamilyPolicy,omitempty"`
+	IPFamilyPolicy *IPFamilyPolicy `json:"ipFamilyPolicy,omitempty" protobuf:"bytes,17,opt,name=ipFamilyPolicy,casttype=IPFamilyPolicy"`
 	// InternalTrafficPolicy is Cluster or Local.
-	InternalTrafficPolicy *ServiceTrafficPolicy `json:"internalTrafficPolicy,omitempty"`
+	InternalTrafficPolicy *ServiceTrafficPolicy `json:"internalTrafficPolicy,omitempty" protobuf:"bytes,22,opt,name=internalTrafficPolicy"`
 }
 
 // ServicePort is one port of a service.
 type ServicePort struct {
 	// Name is required when there are several ports.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// Protocol is TCP by default.
-	Protocol Protocol `json:"protocol,omitempty"`
+	Protocol Protocol `json:"protocol,omitempty" protobuf:"bytes,2,opt,name=protocol,casttype=Protocol"`
 	// AppProtocol hints the application protocol.
-	AppProtocol *string `json:"appProtocol,omitempty"`
+	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,6,opt,name=appProtocol"`
 	// Port of the service.
-	Port int32 `json:"port"`
+	Port int32 `json:"port" protobuf:"varint,3,opt,name=port"`
 	// TargetPort on the pods: a number or a container port name.
-	TargetPort intstr.IntOrString `json:"targetPort,omitempty"`
+	TargetPort intstr.IntOrString `json:"targetPort,omitempty" protobuf:"bytes,4,opt,name=targetPort"`
 	// NodePort for NodePort and LoadBalancer services.
-	NodePort int32 `json:"nodePort,omitempty"`
+	NodePort int32 `json:"nodePort,omitempty" protobuf:"varint,5,opt,name=nodePort"`
 }
 
 // ServiceStatus holds load balancer state.
 type ServiceStatus struct {
 	// LoadBalancer ingress points.
-	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty"`
+	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty" protobuf:"bytes,1,opt,name=loadBalancer"`
 	// Conditions of the service.
-	Conditions []Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []Condition `json:"conditions,omitempty" protobuf:"bytes,2,rep,name=conditions" patchStrategy:"merge" patchMergeKey:"type"`
 }
 
 // LoadBalancerStatus lists ingress points.
 type LoadBalancerStatus struct {
-	Ingress []LoadBalancerIngress `json:"ingress,omitempty"`
+	Ingress []LoadBalancerIngress `json:"ingress,omitempty" protobuf:"bytes,1,rep,name=ingress"`
 }
 
 // LoadBalancerIngress is one ingress point.
 type LoadBalancerIngress struct {
-	IP       string `json:"ip,omitempty"`
-	Hostname string `json:"hostname,omitempty"`
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them, and writes the zero value
+	// of the ones Kubernetes always writes (the non-struct{} ones).
+	_        struct{} `json:"-" protobuf:"bytes,3,opt,name=ipMode"`
+	_        struct{} `json:"-" protobuf:"bytes,4,rep,name=ports"`
+	IP       string   `json:"ip,omitempty" protobuf:"bytes,1,opt,name=ip"`
+	Hostname string   `json:"hostname,omitempty" protobuf:"bytes,2,opt,name=hostname"`
 }
 
 // ServiceList is a list of services.
 type ServiceList struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the services.
-	Items []Service `json:"items"`
+	Items []Service `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // Endpoints lists the addresses behind a service.
 type Endpoints struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Subsets group addresses by port set.
-	Subsets []EndpointSubset `json:"subsets,omitempty"`
+	Subsets []EndpointSubset `json:"subsets,omitempty" protobuf:"bytes,2,rep,name=subsets"`
 }
 
 // EndpointSubset is a set of addresses sharing ports.
 type EndpointSubset struct {
-	Addresses         []EndpointAddress `json:"addresses,omitempty"`
-	NotReadyAddresses []EndpointAddress `json:"notReadyAddresses,omitempty"`
-	Ports             []EndpointPort    `json:"ports,omitempty"`
+	Addresses         []EndpointAddress `json:"addresses,omitempty" protobuf:"bytes,1,rep,name=addresses"`
+	NotReadyAddresses []EndpointAddress `json:"notReadyAddresses,omitempty" protobuf:"bytes,2,rep,name=notReadyAddresses"`
+	Ports             []EndpointPort    `json:"ports,omitempty" protobuf:"bytes,3,rep,name=ports"`
 }
 
 // EndpointAddress is one backend.
 type EndpointAddress struct {
-	IP        string           `json:"ip"`
-	Hostname  string           `json:"hostname,omitempty"`
-	NodeName  *string          `json:"nodeName,omitempty"`
-	TargetRef *ObjectReference `json:"targetRef,omitempty"`
+	IP        string           `json:"ip" protobuf:"bytes,1,opt,name=ip"`
+	Hostname  string           `json:"hostname,omitempty" protobuf:"bytes,3,opt,name=hostname"`
+	NodeName  *string          `json:"nodeName,omitempty" protobuf:"bytes,4,opt,name=nodeName"`
+	TargetRef *ObjectReference `json:"targetRef,omitempty" protobuf:"bytes,2,opt,name=targetRef"`
 }
 
 // EndpointPort is one port of the backends.
 type EndpointPort struct {
-	Name        string   `json:"name,omitempty"`
-	Port        int32    `json:"port"`
-	Protocol    Protocol `json:"protocol,omitempty"`
-	AppProtocol *string  `json:"appProtocol,omitempty"`
+	Name        string   `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
+	Port        int32    `json:"port" protobuf:"varint,2,opt,name=port"`
+	Protocol    Protocol `json:"protocol,omitempty" protobuf:"bytes,3,opt,name=protocol,casttype=Protocol"`
+	AppProtocol *string  `json:"appProtocol,omitempty" protobuf:"bytes,4,opt,name=appProtocol"`
 }
 
 // EndpointsList is a list of Endpoints.
 type EndpointsList struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the endpoints.
-	Items []Endpoints `json:"items"`
+	Items []Endpoints `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // --- ConfigMap and Secret ---
@@ -1132,21 +1327,21 @@ type EndpointsList struct {
 // ConfigMap holds configuration data.
 type ConfigMap struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Immutable forbids changes to data.
-	Immutable *bool `json:"immutable,omitempty"`
+	Immutable *bool `json:"immutable,omitempty" protobuf:"varint,4,opt,name=immutable"`
 	// Data holds UTF-8 values.
-	Data map[string]string `json:"data,omitempty"`
+	Data map[string]string `json:"data,omitempty" protobuf:"bytes,2,rep,name=data"`
 	// BinaryData holds other bytes, base64 on the wire.
-	BinaryData map[string][]byte `json:"binaryData,omitempty"`
+	BinaryData map[string][]byte `json:"binaryData,omitempty" protobuf:"bytes,3,rep,name=binaryData"`
 }
 
 // ConfigMapList is a list of ConfigMaps.
 type ConfigMapList struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the ConfigMaps.
-	Items []ConfigMap `json:"items"`
+	Items []ConfigMap `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // SecretType says what a Secret holds.
@@ -1166,23 +1361,23 @@ const (
 // Secret holds sensitive data.
 type Secret struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Immutable forbids changes to data.
-	Immutable *bool `json:"immutable,omitempty"`
+	Immutable *bool `json:"immutable,omitempty" protobuf:"varint,5,opt,name=immutable"`
 	// Data values are base64 on the wire.
-	Data map[string][]byte `json:"data,omitempty"`
+	Data map[string][]byte `json:"data,omitempty" protobuf:"bytes,2,rep,name=data"`
 	// StringData is write-only: the server merges it into Data.
-	StringData map[string]string `json:"stringData,omitempty"`
+	StringData map[string]string `json:"stringData,omitempty" protobuf:"bytes,4,rep,name=stringData"`
 	// Type is Opaque by default.
-	Type SecretType `json:"type,omitempty"`
+	Type SecretType `json:"type,omitempty" protobuf:"bytes,3,opt,name=type,casttype=SecretType"`
 }
 
 // SecretList is a list of Secrets.
 type SecretList struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the Secrets.
-	Items []Secret `json:"items"`
+	Items []Secret `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // --- Event ---
@@ -1197,53 +1392,53 @@ const (
 // kubectl describe and kubectl get events show).
 type Event struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata"`
+	ObjectMeta `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
 	// InvolvedObject is what the event is about.
-	InvolvedObject ObjectReference `json:"involvedObject"`
+	InvolvedObject ObjectReference `json:"involvedObject" protobuf:"bytes,2,opt,name=involvedObject"`
 	// Reason is a CamelCase word, such as Scheduled.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" protobuf:"bytes,3,opt,name=reason"`
 	// Message is for humans.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,4,opt,name=message"`
 	// Source is the reporting component.
-	Source EventSource `json:"source,omitempty"`
+	Source EventSource `json:"source,omitempty" protobuf:"bytes,5,opt,name=source"`
 	// FirstTimestamp is when the event first happened.
-	FirstTimestamp Time `json:"firstTimestamp,omitempty"`
+	FirstTimestamp Time `json:"firstTimestamp,omitempty" protobuf:"bytes,6,opt,name=firstTimestamp"`
 	// LastTimestamp is when it last happened.
-	LastTimestamp Time `json:"lastTimestamp,omitempty"`
+	LastTimestamp Time `json:"lastTimestamp,omitempty" protobuf:"bytes,7,opt,name=lastTimestamp"`
 	// Count of occurrences.
-	Count int32 `json:"count,omitempty"`
+	Count int32 `json:"count,omitempty" protobuf:"varint,8,opt,name=count"`
 	// Type is Normal or Warning.
-	Type string `json:"type,omitempty"`
+	Type string `json:"type,omitempty" protobuf:"bytes,9,opt,name=type"`
 	// EventTime is the precise time of the first occurrence.
-	EventTime MicroTime `json:"eventTime,omitempty"`
+	EventTime MicroTime `json:"eventTime,omitempty" protobuf:"bytes,10,opt,name=eventTime"`
 	// Series of a repeating event.
-	Series *EventSeries `json:"series,omitempty"`
+	Series *EventSeries `json:"series,omitempty" protobuf:"bytes,11,opt,name=series"`
 	// Action taken, such as Binding.
-	Action string `json:"action,omitempty"`
+	Action string `json:"action,omitempty" protobuf:"bytes,12,opt,name=action"`
 	// Related is a second object involved.
-	Related *ObjectReference `json:"related,omitempty"`
+	Related *ObjectReference `json:"related,omitempty" protobuf:"bytes,13,opt,name=related"`
 	// ReportingController is the component, such as default-scheduler.
-	ReportingController string `json:"reportingComponent"`
+	ReportingController string `json:"reportingComponent" protobuf:"bytes,14,opt,name=reportingComponent"`
 	// ReportingInstance is the instance of the component.
-	ReportingInstance string `json:"reportingInstance"`
+	ReportingInstance string `json:"reportingInstance" protobuf:"bytes,15,opt,name=reportingInstance"`
 }
 
 // EventSource names the component that reported an event.
 type EventSource struct {
-	Component string `json:"component,omitempty"`
-	Host      string `json:"host,omitempty"`
+	Component string `json:"component,omitempty" protobuf:"bytes,1,opt,name=component"`
+	Host      string `json:"host,omitempty" protobuf:"bytes,2,opt,name=host"`
 }
 
 // EventSeries counts repeats of an event.
 type EventSeries struct {
-	Count            int32     `json:"count,omitempty"`
-	LastObservedTime MicroTime `json:"lastObservedTime,omitempty"`
+	Count            int32     `json:"count,omitempty" protobuf:"varint,1,name=count"`
+	LastObservedTime MicroTime `json:"lastObservedTime,omitempty" protobuf:"bytes,2,name=lastObservedTime"`
 }
 
 // EventList is a list of events.
 type EventList struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Items are the events.
-	Items []Event `json:"items"`
+	Items []Event `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -10,45 +10,45 @@ const (
 // deletes (metav1.Status).
 type Status struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// Status is Success or Failure.
-	Status string `json:"status,omitempty"`
+	Status string `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
 	// Message is for humans; kubectl prints it after "Error from server".
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
 	// Reason is a machine-readable word; clients branch on it.
-	Reason StatusReason `json:"reason,omitempty"`
+	Reason StatusReason `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason,casttype=StatusReason"`
 	// Details say which object and which fields.
-	Details *StatusDetails `json:"details,omitempty"`
+	Details *StatusDetails `json:"details,omitempty" protobuf:"bytes,5,opt,name=details"`
 	// Code is the HTTP status code.
-	Code int32 `json:"code,omitempty"`
+	Code int32 `json:"code,omitempty" protobuf:"varint,6,opt,name=code"`
 }
 
 // StatusDetails names the object an error is about.
 type StatusDetails struct {
 	// Name of the object, or of the operation for timeouts.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	// Group of the resource.
-	Group string `json:"group,omitempty"`
+	Group string `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
 	// Kind holds the resource (plural) for most errors and the kind for
 	// Invalid, as in Kubernetes.
-	Kind string `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty" protobuf:"bytes,3,opt,name=kind"`
 	// UID of the object, when known.
-	UID string `json:"uid,omitempty"`
+	UID string `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
 	// Causes list every field problem of an Invalid.
-	Causes []StatusCause `json:"causes,omitempty"`
+	Causes []StatusCause `json:"causes,omitempty" protobuf:"bytes,4,rep,name=causes"`
 	// RetryAfterSeconds suggests when to retry.
-	RetryAfterSeconds int32 `json:"retryAfterSeconds,omitempty"`
+	RetryAfterSeconds int32 `json:"retryAfterSeconds,omitempty" protobuf:"varint,5,opt,name=retryAfterSeconds"`
 }
 
 // StatusCause is one problem, usually in one field.
 type StatusCause struct {
 	// Type is the field error type, such as FieldValueRequired; it is
 	// called "reason" on the wire.
-	Type CauseType `json:"reason,omitempty"`
+	Type CauseType `json:"reason,omitempty" protobuf:"bytes,1,opt,name=reason,casttype=CauseType"`
 	// Message is the error body without the field.
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
 	// Field is the path of the field, such as spec.containers[0].image.
-	Field string `json:"field,omitempty"`
+	Field string `json:"field,omitempty" protobuf:"bytes,3,opt,name=field"`
 }
 
 // CauseType is the machine-readable kind of a StatusCause.

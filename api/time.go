@@ -116,7 +116,7 @@ func (t *MicroTime) UnmarshalJSON(b []byte) error {
 // Duration is a time.Duration that marshals as its String form ("1m30s"),
 // as metav1.Duration.
 type Duration struct {
-	time.Duration
+	time.Duration `protobuf:"varint,1,opt,name=duration,casttype=time.Duration"`
 }
 
 // MarshalJSON writes the duration as a quoted Go duration string.

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,9 +77,9 @@ type Config struct {
 	// ProxyDial reaches the endpoints of extension API servers (the
 	// cluster's pod network); nil dials directly.
 	ProxyDial aggregator.DialFunc
-	// ProxyClientToken is the front proxy's credential, sent to extension
-	// API servers with X-Remote-User.
-	ProxyClientToken string
+	// ProxyClientCert is the front proxy's client certificate, presented
+	// to extension API servers (aggregator.Config.ProxyClientCert).
+	ProxyClientCert *tls.Certificate
 	// GenericOnly serves Resources and nothing more: no
 	// CustomResourceDefinitions, no APIServices, no namespace lifecycle.
 	// An extension API server built on this package sets it.
@@ -144,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 	s.crds = ext
 	// And the aggregator in front of both, with its APIServices.
 	agg, err := aggregator.New(aggregator.Config{Store: s.Store, Resources: s.Resources, Dial: cfg.ProxyDial,
-		ProxyClientToken: cfg.ProxyClientToken, Clock: cfg.Clock, Logger: cfg.Logger})
+		ProxyClientCert: cfg.ProxyClientCert, Clock: cfg.Clock, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}

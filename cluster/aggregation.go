@@ -2,42 +2,30 @@ package cluster
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"log/slog"
+	"path/filepath"
 
 	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
 )
 
-// newProxyToken is the aggregator's front-proxy credential, shared with
-// the extension API servers the kubelets run. It comes from crypto/rand
-// even in step mode: it never shows in a trace.
-func newProxyToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// buildAggregationLoops adds the endpoints controller and the APIService
+// aggregationLoops are the endpoints controller and the APIService
 // availability controller.
-func (c *Cluster) buildAggregationLoops(add func(string, Component, error, *recorder, *kubelet.Kubelet) error) error {
-	cl, rec := c.client("endpoint-controller")
-	ep, err := endpoints.New(endpoints.Config{Client: cl, Clock: c.clock, Logger: c.logger})
-	if err := add(endpoints.ControllerName, ep, err, rec, nil); err != nil {
-		return err
+func (c *Cluster) aggregationLoops() []wiring {
+	return []wiring{
+		{endpoints.ControllerName, "endpoint-controller", func(x ControllerContext) (Component, error) {
+			return endpoints.New(endpoints.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{availability.ControllerName, "apiservice-availability-controller", func(x ControllerContext) (Component, error) {
+			return availability.New(availability.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
+				Check: c.server.Aggregator().CheckAvailability})
+		}},
 	}
-	cl, rec = c.client("apiservice-availability-controller")
-	av, err := availability.New(availability.Config{Client: cl, Clock: c.clock, Logger: c.logger,
-		Check: c.server.Aggregator().CheckAvailability})
-	return add(availability.ControllerName, av, err, rec, nil)
 }
 
 // ControllerImagePrefix starts the image names of controllers run as pods
@@ -46,10 +34,6 @@ const ControllerImagePrefix = "kubesim/controller:"
 
 // ControllerImage is the image that runs the controller name as a pod.
 func ControllerImage(name string) string { return ControllerImagePrefix + name }
-
-// ControllerFactory builds a controller over an API client; namespace ""
-// means all namespaces.
-type ControllerFactory func(cl *client.Client, clk clock.Clock, namespace string, logger *slog.Logger) (Component, error)
 
 // controllerProcess is a controller running as a pod's container.
 type controllerProcess struct {
@@ -68,11 +52,11 @@ func (p *controllerProcess) Stop() {
 
 // runControllerImage starts the controller of a pod's container: its own
 // loopback client (user agent "<controller>/<pod>"), its own informers.
-func (c *Cluster) runControllerImage(name string, factory ControllerFactory) kubelet.ImageRunner {
+func (c *Cluster) runControllerImage(name string, build InitFunc) kubelet.ImageRunner {
 	return func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
 		cl, _ := c.client(name + "/" + pod.Namespace + "/" + pod.Name)
 		logger := c.logger.With("pod", pod.Namespace+"/"+pod.Name, "image", ControllerImage(name))
-		comp, err := factory(cl, c.clock, "", logger)
+		comp, err := build(ControllerContext{Client: cl, Clock: c.clock, Mode: runmode.Live, Logger: logger})
 		if err != nil {
 			return nil, fmt.Errorf("starting %s: %w", ControllerImage(name), err)
 		}
@@ -92,17 +76,20 @@ func (c *Cluster) runControllerImage(name string, factory ControllerFactory) kub
 func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 	images := map[string]kubelet.ImageRunner{
 		sampleapiserver.ImageName: func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
-			s, err := sampleapiserver.Start(sampleapiserver.Options{ProxyClientToken: c.proxyToken,
-				Logger: c.logger.With("pod", pod.Namespace+"/"+pod.Name)})
+			opts := sampleapiserver.Options{RequestHeaderClientCA: c.frontProxy.CAPool(), Logger: c.logger.With("pod", pod.Namespace+"/"+pod.Name)}
+			if dir := c.podsDir(); dir != "" {
+				opts.DataDir, opts.EphemeralDataDir = filepath.Join(dir, string(pod.UID)), true
+			}
+			s, err := sampleapiserver.Start(opts)
 			if err != nil {
 				return nil, fmt.Errorf("starting %s: %w", sampleapiserver.ImageName, err)
 			}
 			return s, nil
 		},
 	}
-	if !c.cfg.StepMode {
-		for name, factory := range c.cfg.ControllerImages {
-			images[ControllerImage(name)] = c.runControllerImage(name, factory)
+	if c.cfg.Mode == runmode.Live {
+		for name, build := range c.cfg.ControllerImages {
+			images[ControllerImage(name)] = c.runControllerImage(name, build)
 		}
 	}
 	return images
@@ -111,3 +98,16 @@ func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 // Network is the pod network: which simulated pod addresses are served
 // for real, and where.
 func (c *Cluster) Network() *podnet.Network { return c.network }
+
+// podsDir holds the scratch directories (emptyDirs) of the pods whose
+// images run for real, under the cluster's data directory: the kubelet's
+// /var/lib/kubelet/pods. What a crash left there is removed at start, as
+// the kubelet removes orphaned pod directories.
+// With a store given by the caller there is no data directory, and the
+// image uses a temporary one.
+func (c *Cluster) podsDir() string {
+	if c.dataDir == "" {
+		return ""
+	}
+	return filepath.Join(c.dataDir, "pods")
+}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"crypto/rand"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -13,33 +14,21 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubesim/kubesim/aggregator/availability"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
-	"github.com/kubesim/kubesim/apiserver/crd/finalizer"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/deployment"
-	"github.com/kubesim/kubesim/controllers/endpoints"
-	"github.com/kubesim/kubesim/controllers/garbagecollector"
-	"github.com/kubesim/kubesim/controllers/namespace"
-	"github.com/kubesim/kubesim/controllers/nodelifecycle"
-	"github.com/kubesim/kubesim/controllers/replicaset"
-	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
-	"github.com/kubesim/kubesim/scheduler"
+	"github.com/kubesim/kubesim/pki"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
 	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/store/boltstore"
 )
-
-// ControllerNames are the controllers of the controller manager, as
-// --controllers names them.
-var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
-	endpoints.ControllerName, availability.ControllerName}
 
 // NodeConfig describes one fake node.
 type NodeConfig struct {
@@ -62,21 +51,25 @@ type Config struct {
 	NodeCount int
 	// APIServerOnly runs the API server without any control loop.
 	APIServerOnly bool
-	// ProxyClientToken is the front-proxy credential the aggregator sends
-	// to extension API servers (kube-apiserver's --proxy-client-cert-file);
-	// an extension server run as its own process must be given the same.
-	// Empty means a random one, known only to this process.
-	ProxyClientToken string
+	// FrontProxy is the aggregator's identity toward extension API
+	// servers: its client certificate (kube-apiserver's
+	// --proxy-client-cert-file) and the CA extension servers trust
+	// (--requestheader-client-ca-file); an extension server run as its own
+	// process must be given that CA. nil means a new one in memory.
+	FrontProxy *pki.FrontProxy
 	// ControllerImages are controllers that pods can run: a container of
 	// image ControllerImage(NAME) runs the controller NAME in process,
 	// talking to the API server through the loopback client, until the pod
 	// stops (aggregation.go). Step mode leaves them simulated: a live
 	// controller inside a pod would not be stepped.
-	ControllerImages map[string]ControllerFactory
-	// StepMode runs on a fake clock driven by Step; otherwise Start runs
-	// everything live on the real clock.
-	StepMode bool
-	// Start is the fake clock's start time (step mode).
+	ControllerImages map[string]InitFunc
+	// Mode is how the cluster runs: Live (Start runs every loop in its
+	// goroutines on the real clock) or Step (the stepper drives them, one
+	// unit of work at a time, on a fake clock). It flows to every queue,
+	// event recorder and controller.
+	Mode runmode.Mode
+	// Start is the fake clock's start time (step mode;
+	// stepper.DefaultStart).
 	Start time.Time
 	// Seed makes uids, generated names and scheduler tie-breaks the same
 	// every run (step mode; live mode uses crypto/rand).
@@ -106,60 +99,45 @@ type Config struct {
 type ExtraController struct {
 	// Name is its switch name and its client's user agent.
 	Name string
-	// New builds it with its client and the cluster's clock.
-	New func(cl *client.Client, clk clock.Clock, logger *slog.Logger) (Component, error)
+	// New builds it.
+	New InitFunc
 }
 
-// DefaultStart is the fake clock's start time unless Config says otherwise.
-var DefaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// Component is one part of the control plane: its loops, for the stepper,
-// and Run, for live mode.
-type Component interface {
-	Controllers() []*controllers.Controller
-	Run(ctx context.Context)
+// built is a component the cluster made, by its switch name.
+type built struct {
+	name string
+	comp Component
 }
 
-// actor is one loop the stepper drives.
-type actor struct {
-	ctrl *controllers.Controller
-	// owner is the kubelet the loop belongs to (nil for others), so that
-	// a stopped kubelet's loops are skipped.
-	kubelet *kubelet.Kubelet
-	rec     *recorder
-	// switchName is the name that turns the loop on and off.
-	switchName string
-}
+// ErrNotStepMode is returned by the stepper's methods in live mode.
+var ErrNotStepMode = errors.New("cluster: not in step mode")
 
 // Cluster is a running control plane.
 type Cluster struct {
-	cfg     Config
-	store   store.Interface
-	server  *apiserver.Server
-	clock   clock.Clock
-	fake    *clock.Fake
+	cfg    Config
+	store  store.Interface
+	server *apiserver.Server
+	clock  clock.Clock
+	// stepper drives the loops in step mode (nil in live mode).
+	stepper *stepper.Stepper
 	tmpDir  string
+	// dataDir is where the store lives (DataDir or the temporary one).
+	dataDir string
 	ownsSt  bool
 	logger  *slog.Logger
-	started time.Time
 
-	components []Component
-	// compNames are the switch names of components, in the same order.
-	compNames []string
-	kubelets  map[string]*kubelet.Kubelet
-	nodeOrder []string
+	// components are in the order of the table, the stepper's order.
+	components []built
+	kubelets   map[string]*kubelet.Kubelet
+	nodeOrder  []string
 
 	// network is the pod network: where pods run for real listen
-	// (aggregation.go); proxyToken the aggregator's front-proxy credential.
+	// (aggregation.go); frontProxy the aggregator's front-proxy identity.
 	network    *podnet.Network
-	proxyToken string
+	frontProxy *pki.FrontProxy
 
 	mu      sync.Mutex
 	enabled map[string]bool
-	actors  []*actor
-	next    int
-	trace   []Entry
-	onEntry func(Entry)
 }
 
 // New builds the cluster; in live mode call Start, in step mode Step.
@@ -186,31 +164,34 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	c := &Cluster{cfg: cfg, logger: cfg.Logger, kubelets: map[string]*kubelet.Kubelet{}, enabled: enabled}
 	var rnd io.Reader = rand.Reader
-	if cfg.StepMode {
-		if cfg.Start.IsZero() {
-			cfg.Start = DefaultStart
-		}
-		c.fake = clock.NewFake(cfg.Start)
-		c.clock = c.fake
+	switch cfg.Mode {
+	case runmode.Step:
+		c.stepper = stepper.New(stepper.Config{Start: cfg.Start, Enabled: c.isEnabled})
+		c.clock = c.stepper.Clock()
 		var seed [32]byte
 		for i := range 8 {
 			seed[i] = byte(cfg.Seed >> (8 * i))
 		}
 		rnd = mrand.NewChaCha8(seed)
-	} else {
+	case runmode.Live:
 		c.clock = clock.Real{}
+	default:
+		return nil, fmt.Errorf("cluster: unknown mode %d", cfg.Mode)
 	}
-	c.started = c.clock.Now()
 	if err := c.openStore(); err != nil {
 		return nil, err
 	}
-	c.network, c.proxyToken = podnet.New(), cfg.ProxyClientToken
-	if c.proxyToken == "" {
-		c.proxyToken = newProxyToken()
+	c.network, c.frontProxy = podnet.New(), cfg.FrontProxy
+	if c.frontProxy == nil {
+		// Certificates live in real time, whatever the cluster's clock.
+		if c.frontProxy, err = pki.NewFrontProxy(time.Now(), crand.Reader); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: kinds.Builtin(), Authenticator: cfg.Authenticator, Logger: cfg.Logger,
-		ProxyDial: c.network.DialContext, ProxyClientToken: c.proxyToken})
+		ProxyDial: c.network.DialContext, ProxyClientCert: &c.frontProxy.ClientCert})
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -220,16 +201,22 @@ func New(cfg Config) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
-	if err := c.buildAPIServerLoops(); err != nil {
-		c.Close()
-		return nil, err
+	table := c.apiServerLoops()
+	if !cfg.APIServerOnly {
+		table = append(table, c.controllerManager()...)
+		table = append(table, c.scheduler())
 	}
-	if cfg.APIServerOnly {
-		return c, nil
+	for _, w := range table {
+		if _, err := c.add(w); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
-	if err := c.build(); err != nil {
-		c.Close()
-		return nil, err
+	if !cfg.APIServerOnly {
+		if err := c.addKubelets(); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -252,16 +239,15 @@ func (c *Cluster) openStore() error {
 	if err != nil {
 		return err
 	}
+	// The store is ours (the lock is held): the pods' scratch directories
+	// a crash left behind can go.
+	c.dataDir = dir
+	if err := os.RemoveAll(c.podsDir()); err != nil {
+		_ = st.Close()
+		return fmt.Errorf("removing the pods' scratch directories: %w", err)
+	}
 	c.store, c.ownsSt = st, true
 	return nil
-}
-
-// client returns an in-process client for one actor; in step mode its
-// writes are recorded for the trace.
-func (c *Cluster) client(name string) (*client.Client, *recorder) {
-	rec := &recorder{next: &client.InProcessTransport{Handler: c.server.LoopbackHandler()}}
-	cl, _ := client.New(client.Config{Server: "http://in-process", Transport: rec, UserAgent: name})
-	return cl, rec
 }
 
 // servedResources lists what the API server serves, for the garbage
@@ -272,118 +258,6 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 		out = append(out, client.ResourceInfo{Group: r.Group, Version: r.Version, Resource: r.Name, Namespaced: r.Namespaced})
 	}
 	return out
-}
-
-// buildAPIServerLoops makes the loops that are part of the API server
-// itself, which run even with APIServerOnly: the apiextensions-apiserver's
-// CRD finalizer (deleting a CRD deletes its objects, then the CRD).
-func (c *Cluster) buildAPIServerLoops() error {
-	cl, rec := c.client(finalizer.ControllerName)
-	fc, err := finalizer.New(finalizer.Config{Client: cl, Clock: c.clock, Logger: c.logger})
-	if err != nil {
-		return fmt.Errorf("customresourcecleanup: %w", err)
-	}
-	c.addComponent("customresourcecleanup", fc, rec, nil)
-	return nil
-}
-
-// addComponent adds a component and its loops to the stepper's list.
-func (c *Cluster) addComponent(name string, comp Component, rec *recorder, kl *kubelet.Kubelet) {
-	c.components = append(c.components, comp)
-	c.compNames = append(c.compNames, name)
-	for _, ctrl := range comp.Controllers() {
-		c.actors = append(c.actors, &actor{ctrl: ctrl, kubelet: kl, rec: rec, switchName: name})
-	}
-}
-
-// build makes every component and the stepper's actor list, in the fixed
-// order the stepper visits them.
-func (c *Cluster) build() error {
-	type made struct {
-		name string
-		comp Component
-		rec  *recorder
-		kl   *kubelet.Kubelet
-	}
-	var all []made
-	add := func(name string, comp Component, err error, rec *recorder, kl *kubelet.Kubelet) error {
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		all = append(all, made{name, comp, rec, kl})
-		return nil
-	}
-	cl, rec := c.client("replicaset-controller")
-	rs, err := replicaset.New(replicaset.Config{Client: cl, Clock: c.clock, Logger: c.logger, ParallelCreates: !c.cfg.StepMode})
-	if err := add("replicaset", rs, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("deployment-controller")
-	dp, err := deployment.New(deployment.Config{Client: cl, Clock: c.clock, Logger: c.logger})
-	if err := add("deployment", dp, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("garbage-collector")
-	gc, err := garbagecollector.New(garbagecollector.Config{Client: cl, Clock: c.clock, Resources: c.servedResources, Logger: c.logger})
-	if err := add("garbagecollector", gc, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("namespace-controller")
-	ns, err := namespace.New(namespace.Config{Client: cl, Clock: c.clock, Resources: c.servedResources, Logger: c.logger})
-	if err := add("namespace", ns, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("node-lifecycle-controller")
-	nl, err := nodelifecycle.New(nodelifecycle.Config{Client: cl, Clock: c.clock, Logger: c.logger,
-		NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod, PodEvictionTimeout: c.cfg.PodEvictionTimeout})
-	if err := add("nodelifecycle", nl, err, rec, nil); err != nil {
-		return err
-	}
-	cl, rec = c.client("statefulset-controller")
-	ss, err := statefulset.New(statefulset.Config{Client: cl, Clock: c.clock, Logger: c.logger})
-	if err := add("statefulset", ss, err, rec, nil); err != nil {
-		return err
-	}
-	if err := c.buildAggregationLoops(add); err != nil {
-		return err
-	}
-	for _, x := range c.cfg.Extra {
-		cl, rec := c.client(x.Name)
-		comp, err := x.New(cl, c.clock, c.logger)
-		if err := add(x.Name, comp, err, rec, nil); err != nil {
-			return err
-		}
-	}
-	cl, rec = c.client("default-scheduler")
-	seed := c.cfg.Seed
-	sched, err := scheduler.New(scheduler.Config{Client: cl, Clock: c.clock, Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: c.logger})
-	if err := add("scheduler", sched, err, rec, nil); err != nil {
-		return err
-	}
-	nodes := c.cfg.Nodes
-	if len(nodes) == 0 {
-		for i := 1; i <= c.cfg.NodeCount; i++ {
-			nodes = append(nodes, NodeConfig{Name: fmt.Sprintf("node-%d", i)})
-		}
-	}
-	for i, n := range nodes {
-		if n.Name == "" {
-			return fmt.Errorf("node %d has no name", i)
-		}
-		cl, rec := c.client("kubelet/" + n.Name)
-		kl, err := kubelet.New(kubelet.Config{Client: cl, Clock: c.clock, NodeName: n.Name, Capacity: n.Capacity,
-			Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages, Logger: c.logger,
-			Images: c.realImages(), Network: c.network})
-		if err := add("kubelet/"+n.Name, kl, err, rec, kl); err != nil {
-			return err
-		}
-		c.kubelets[n.Name] = kl
-		c.nodeOrder = append(c.nodeOrder, n.Name)
-	}
-	for _, m := range all {
-		c.addComponent(m.name, m.comp, m.rec, m.kl)
-	}
-	return nil
 }
 
 // podCIDR gives node i (from 0) its pod range.
@@ -409,7 +283,8 @@ func (c *Cluster) Kubelet(node string) (*kubelet.Kubelet, bool) {
 	return k, ok
 }
 
-// SetEnabled turns a controller (or "scheduler") on or off.
+// SetEnabled turns a controller (or "scheduler") on or off: the stepper
+// honours it at the next step; live mode at Start.
 func (c *Cluster) SetEnabled(name string, on bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -420,21 +295,71 @@ func (c *Cluster) SetEnabled(name string, on bool) error {
 	return nil
 }
 
-// Start runs every enabled component live until ctx ends (live mode).
-func (c *Cluster) Start(ctx context.Context) error {
-	if c.cfg.StepMode {
-		return errors.New("cluster: Start is for live mode; use Step")
-	}
+// isEnabled reports whether the component of a switch name may run; the
+// components that have no switch (the kubelets, the API server's own
+// loops) always may.
+func (c *Cluster) isEnabled(name string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, comp := range c.components {
-		name := c.compNames[i]
-		if on, known := c.enabled[name]; known && !on {
-			continue
+	on, known := c.enabled[name]
+	return on || !known
+}
+
+// Start runs every enabled component live until ctx ends (live mode).
+func (c *Cluster) Start(ctx context.Context) error {
+	if c.stepper != nil {
+		return errors.New("cluster: Start is for live mode; use Step")
+	}
+	for _, b := range c.components {
+		if c.isEnabled(b.name) {
+			go b.comp.Run(ctx)
 		}
-		go comp.Run(ctx)
 	}
 	return nil
+}
+
+// Stepper is the step-mode driver (nil in live mode).
+func (c *Cluster) Stepper() *stepper.Stepper { return c.stepper }
+
+// Step runs one unit of work (stepper.Stepper.Step).
+func (c *Cluster) Step(ctx context.Context) (stepper.Entry, bool, error) {
+	if c.stepper == nil {
+		return stepper.Entry{}, false, ErrNotStepMode
+	}
+	return c.stepper.Step(ctx)
+}
+
+// RunUntilStable steps until nothing is due within the horizon
+// (stepper.Stepper.RunUntilStable).
+func (c *Cluster) RunUntilStable(ctx context.Context, lim stepper.Limits) (int, error) {
+	if c.stepper == nil {
+		return 0, ErrNotStepMode
+	}
+	return c.stepper.RunUntilStable(ctx, lim)
+}
+
+// Advance lets d of fake time pass (stepper.Stepper.Advance).
+func (c *Cluster) Advance(ctx context.Context, d time.Duration, lim stepper.Limits) (int, error) {
+	if c.stepper == nil {
+		return 0, ErrNotStepMode
+	}
+	return c.stepper.Advance(ctx, d, lim)
+}
+
+// OnEntry registers f to receive every trace entry as it happens (step
+// mode; nothing happens in live mode).
+func (c *Cluster) OnEntry(f func(stepper.Entry)) {
+	if c.stepper != nil {
+		c.stepper.OnEntry(f)
+	}
+}
+
+// Trace returns the trace so far (empty in live mode).
+func (c *Cluster) Trace() []stepper.Entry {
+	if c.stepper == nil {
+		return nil
+	}
+	return c.stepper.Trace()
 }
 
 // Close stops using the store (and removes a temporary data dir).

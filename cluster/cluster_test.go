@@ -11,6 +11,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 var bg = context.Background()
@@ -30,7 +32,7 @@ func rs(name string, replicas int32) *api.ReplicaSet {
 }
 
 func stepCluster(t *testing.T) *Cluster {
-	c, err := New(Config{StepMode: true, Seed: 1, NodeCount: 3})
+	c, err := New(Config{Mode: runmode.Step, Seed: 1, NodeCount: 3})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -51,7 +53,7 @@ func runningPods(t *testing.T, cl *client.Client, selector string) []*api.Pod {
 func TestReplicaSetSelfHealsInStepMode(t *testing.T) {
 	c := stepCluster(t)
 	cl := c.Client("test")
-	_, err := c.RunUntilStable(bg, Limits{})
+	_, err := c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	nodes, err := cl.Nodes().List(bg, "", client.ListOptions{})
 	require.NoError(t, err)
@@ -59,14 +61,14 @@ func TestReplicaSetSelfHealsInStepMode(t *testing.T) {
 
 	_, err = cl.ReplicaSets().Create(bg, rs("web", 3))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	pods := runningPods(t, cl, "app=web")
 	require.Len(t, pods, 3)
 
 	victim := pods[0].Name
 	require.NoError(t, cl.Pods().Delete(bg, "default", victim, nil))
-	_, err = c.RunUntilStable(bg, Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	pods = runningPods(t, cl, "app=web")
 	require.Len(t, pods, 3, "the control loop put a pod back")
@@ -78,7 +80,7 @@ func TestReplicaSetSelfHealsInStepMode(t *testing.T) {
 
 	// Deleting the ReplicaSet removes its pods (garbage collector).
 	require.NoError(t, cl.ReplicaSets().Delete(bg, "default", "web", nil))
-	_, err = c.RunUntilStable(bg, Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	left, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: "app=web"})
 	require.NoError(t, err)
@@ -88,11 +90,11 @@ func TestReplicaSetSelfHealsInStepMode(t *testing.T) {
 func traceOf(t *testing.T) string {
 	c := stepCluster(t)
 	cl := c.Client("test")
-	_, err := c.RunUntilStable(bg, Limits{})
+	_, err := c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	_, err = cl.ReplicaSets().Create(bg, rs("web", 3))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	var b strings.Builder
 	for _, e := range c.Trace() {
@@ -111,14 +113,14 @@ func TestStepModeTraceIsDeterministic(t *testing.T) {
 }
 
 func TestStoppedKubeletsPodsComeBackElsewhere(t *testing.T) {
-	c, err := New(Config{StepMode: true, Seed: 2, NodeCount: 3,
+	c, err := New(Config{Mode: runmode.Step, Seed: 2, NodeCount: 3,
 		NodeMonitorGracePeriod: 40 * time.Second, PodEvictionTimeout: 30 * time.Second})
 	require.NoError(t, err)
 	defer c.Close()
 	cl := c.Client("test")
 	_, err = cl.ReplicaSets().Create(bg, rs("web", 6))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	pods := runningPods(t, cl, "app=web")
 	require.Len(t, pods, 6)
@@ -135,9 +137,9 @@ func TestStoppedKubeletsPodsComeBackElsewhere(t *testing.T) {
 	k.Stop()
 	// Past the grace period (node NotReady, tainted) and the eviction
 	// timeout (pods deleted, replaced on healthy nodes).
-	_, err = c.Advance(bg, 2*time.Minute, Limits{})
+	_, err = c.Advance(bg, 2*time.Minute, stepper.Limits{})
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 
 	node, err := cl.Nodes().Get(bg, "", "node-1")
@@ -154,4 +156,34 @@ func TestStoppedKubeletsPodsComeBackElsewhere(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 6, healthy, "6 running pods on the healthy nodes")
+}
+
+// The wiring table and the --controllers names agree: every controller of
+// the table can be switched, and every switch has a controller.
+func TestWiringTableMatchesControllerNames(t *testing.T) {
+	c := stepCluster(t)
+	var names []string
+	for _, b := range c.components {
+		switch {
+		case b.name == "scheduler", b.name == "customresourcecleanup", strings.HasPrefix(b.name, "kubelet/"):
+			continue
+		}
+		names = append(names, b.name)
+	}
+	assert.Equal(t, ControllerNames, names)
+	require.Error(t, c.SetEnabled("nope", false))
+	require.NoError(t, c.SetEnabled("replicaset", false))
+	assert.False(t, c.isEnabled("replicaset"))
+	assert.True(t, c.isEnabled("kubelet/node-1"), "a component without a switch always runs")
+}
+
+func TestLiveModeHasNoStepper(t *testing.T) {
+	c, err := New(Config{APIServerOnly: true, UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	assert.Nil(t, c.Stepper())
+	_, _, err = c.Step(bg)
+	assert.ErrorIs(t, err, ErrNotStepMode)
+	_, err = New(Config{Mode: runmode.Mode(7)})
+	assert.ErrorContains(t, err, "unknown mode")
 }

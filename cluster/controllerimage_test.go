@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -11,10 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // probe is a controller that only records that it runs.
@@ -40,14 +38,15 @@ func (p probe) Run(ctx context.Context) {
 func TestControllerImageRunsWithItsPod(t *testing.T) {
 	var mu sync.Mutex
 	running := 0
-	factory := func(cl *client.Client, _ clock.Clock, ns string, _ *slog.Logger) (Component, error) {
-		assert.Empty(t, ns)
+	factory := func(x ControllerContext) (Component, error) {
+		assert.Empty(t, x.Namespace)
+		assert.Equal(t, runmode.Live, x.Mode, "a controller in a pod runs live")
 		// The loopback client works: the controller is an API client.
-		_, err := cl.Namespaces().Get(context.Background(), "", "default")
+		_, err := x.Client.Namespaces().Get(context.Background(), "", "default")
 		assert.NoError(t, err)
 		return probe{mu: &mu, running: &running}, nil
 	}
-	c, err := New(Config{NodeCount: 1, UnsafeNoFsync: true, ControllerImages: map[string]ControllerFactory{"probe": factory},
+	c, err := New(Config{NodeCount: 1, UnsafeNoFsync: true, ControllerImages: map[string]InitFunc{"probe": factory},
 		Stages: kubelet.Stages{ContainerCreating: 10 * time.Millisecond, Running: 10 * time.Millisecond, Ready: 10 * time.Millisecond}})
 	require.NoError(t, err)
 	defer c.Close()

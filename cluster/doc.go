@@ -1,21 +1,27 @@
 // Package cluster assembles a whole kubesim control plane from one Config:
-// the store, the API server, the controller manager's controllers
-// (replicaset, deployment, garbagecollector, namespace, nodelifecycle), the
-// scheduler and one fake kubelet per node. Every component is an API client
-// talking to the API server through the in-process transport; none touches
-// the store or another component.
+// the store, the API server, the API server's own loops (the CRD
+// finalizer), the controller manager's controllers (replicaset, deployment,
+// garbagecollector, namespace, nodelifecycle, statefulset, endpoints,
+// APIService availability, and Config.Extra), the scheduler and one fake
+// kubelet per node. Every component is an API client talking to the API
+// server through the in-process transport; none touches the store or
+// another component.
 //
-// It runs two ways, over the same code:
+// The wiring is a table (cluster.go): one row per component with its
+// switch name, the user agent of its client and an InitFunc that builds it
+// from a ControllerContext — its own client, the cluster's clock and run
+// mode, a logger — as kube-controller-manager builds its controllers. The
+// order of the table is the stepper's order.
 //
-//   - Live (Start): every loop in its own goroutines on the real clock,
-//     with watches — what `kubesim serve` runs.
-//   - Step (Step, RunUntilStable, Advance): one goroutine drives the loops
-//     in a fixed round-robin order on a fake clock. A step is one unit of
-//     work (one reconcile, one scheduling decision, one kubelet transition)
-//     and yields one trace entry: the time, the actor, what it saw (the
-//     event that queued the key) and the API writes it made. Time moves only
-//     when nothing is runnable, to the next timer. The same Config and
-//     inputs give a byte-identical trace.
+// It runs two ways over the same code, as Config.Mode says; the mode is
+// handed to every component, none guesses it:
+//
+//   - runmode.Live (Start): every loop in its own goroutines on the real
+//     clock, with watches — what `kubesim serve` runs.
+//   - runmode.Step (Step, RunUntilStable, Advance): package stepper drives
+//     the loops in the table's order on its fake clock, one unit of work a
+//     step, and records the trace. The same Config and inputs give a
+//     byte-identical trace.
 //
 // A few images run for real inside the process when a kubelet starts a
 // pod of them: kubesim/extension-apiserver (the sample extension API
@@ -24,5 +30,6 @@
 // API server like any other, stopped when the pod stops.
 //
 // A real cluster has no counterpart: this is the wiring kubeadm and the
-// binaries do, plus the stepper that only a simulator can have.
+// binaries do (cmd/kube-controller-manager/app/controllermanager.go's
+// NewControllerDescriptors is the real table).
 package cluster

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -10,23 +9,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/framework"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 // labeller is an extra controller: it copies a ReplicaSet's replica count
 // into a ConfigMap it owns.
-func labeller(cl *client.Client, clk clock.Clock, logger *slog.Logger) (Component, error) {
-	cms := framework.Owns(cl.ConfigMaps(), "ConfigMap")
+func labeller(x ControllerContext) (Component, error) {
+	cl := x.Client
+	cms := controllers.Owns(cl.ConfigMaps(), "ConfigMap")
 	gvk := api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
-	return framework.New(framework.Config[*api.ReplicaSet]{
-		Name: "labeller", Client: cl, Clock: clk, Primary: cl.ReplicaSets(), GVK: gvk,
-		Owns: []framework.Watch{cms}, Logger: logger,
+	return controllers.NewObjectController(controllers.ObjectConfig[*api.ReplicaSet]{
+		Name: "labeller", Client: cl, Clock: x.Clock, Mode: x.Mode, Primary: cl.ReplicaSets(), GVK: gvk,
+		Owns: []controllers.Watch{cms}, Logger: x.Logger,
 		Reconcile: func(ctx context.Context, rs *api.ReplicaSet) (controllers.Result, error) {
 			cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: rs.Name + "-seen", Namespace: rs.Namespace}}
-			_, _, err := framework.CreateOrUpdate(ctx, cms.Resource(), rs, gvk, cm, func(cm *api.ConfigMap) error {
+			_, _, err := controllers.CreateOrUpdate(ctx, cms.Resource(), rs, gvk, cm, func(cm *api.ConfigMap) error {
 				cm.Data = map[string]string{"ready": string(rune('0' + rs.Status.ReadyReplicas))}
 				return nil
 			})
@@ -36,13 +35,13 @@ func labeller(cl *client.Client, clk clock.Clock, logger *slog.Logger) (Componen
 }
 
 func TestExtraControllerRunsInTheStepper(t *testing.T) {
-	c, err := New(Config{StepMode: true, Seed: 1, NodeCount: 2, Extra: []ExtraController{{Name: "labeller", New: labeller}}})
+	c, err := New(Config{Mode: runmode.Step, Seed: 1, NodeCount: 2, Extra: []ExtraController{{Name: "labeller", New: labeller}}})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	cl := c.Client("test")
 	_, err = cl.ReplicaSets().Create(bg, rs("web", 2))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	cm, err := cl.ConfigMaps().Get(bg, "default", "web-seen")
 	require.NoError(t, err)
@@ -58,15 +57,15 @@ func TestExtraControllerRunsInTheStepper(t *testing.T) {
 
 	require.NoError(t, c.SetEnabled("labeller", false))
 	require.NoError(t, cl.ConfigMaps().Delete(bg, "default", "web-seen", nil))
-	_, err = c.RunUntilStable(bg, Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	_, err = cl.ConfigMaps().Get(bg, "default", "web-seen")
 	assert.True(t, api.IsNotFound(err), "a switched-off extra controller does nothing")
 }
 
 func TestExtraControllerConfigIsChecked(t *testing.T) {
-	_, err := New(Config{StepMode: true, Extra: []ExtraController{{Name: "replicaset", New: labeller}}})
+	_, err := New(Config{Mode: runmode.Step, Extra: []ExtraController{{Name: "replicaset", New: labeller}}})
 	require.Error(t, err)
-	_, err = New(Config{StepMode: true, Extra: []ExtraController{{Name: "x"}}})
+	_, err = New(Config{Mode: runmode.Step, Extra: []ExtraController{{Name: "x"}}})
 	require.Error(t, err)
 }

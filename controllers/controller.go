@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubesim/kubesim/client/workqueue"
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // Result tells the controller what to do with a key after Reconcile.
@@ -69,6 +70,9 @@ type Config struct {
 	Reconciler Reconciler
 	Sources    []Source
 	Clock      clock.Clock
+	// Mode is how the controller runs: its queue sets timers for delayed
+	// keys in Live mode only (Step mode: the stepper moves time).
+	Mode runmode.Mode
 	// Workers is the number of concurrent reconciles in live mode (1).
 	Workers int
 	// Periodic marks a loop that requeues itself forever (a heartbeat, a
@@ -106,7 +110,7 @@ func New(cfg Config) (*Controller, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Controller{name: cfg.Name, rec: cfg.Reconciler, sources: cfg.Sources,
-		queue: workqueue.New(workqueue.Config{Clock: cfg.Clock}), workers: cfg.Workers, periodic: cfg.Periodic,
+		queue: workqueue.New(workqueue.Config{Clock: cfg.Clock, Mode: cfg.Mode}), workers: cfg.Workers, periodic: cfg.Periodic,
 		logger: cfg.Logger.With("controller", cfg.Name), causes: map[string]Cause{}, delayed: map[string]bool{}}, nil
 }
 

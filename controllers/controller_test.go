@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 func TestParseEnabled(t *testing.T) {
@@ -28,7 +29,7 @@ func TestStepReconcilesOneKeyAndHonoursResults(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	var seen []string
 	fail := true
-	c, err := New(Config{Name: "test", Clock: clk, Reconciler: ReconcileFunc(func(_ context.Context, key string) (Result, error) {
+	c, err := New(Config{Name: "test", Clock: clk, Mode: runmode.Step, Reconciler: ReconcileFunc(func(_ context.Context, key string) (Result, error) {
 		seen = append(seen, key)
 		switch key {
 		case "later":

@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // The defaults of a node, as a small real machine.
@@ -67,6 +68,8 @@ type Config struct {
 	Client *client.Client
 	// Clock times every stage (required).
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// NodeName is the node's name (required).
 	NodeName string
 	// Capacity is the node's capacity and allocatable (DefaultCapacity).
@@ -111,9 +114,11 @@ type Kubelet struct {
 	mu      sync.Mutex
 	stopped bool
 	loops   *loops
-	// liveCtx is Run's context (live mode); cancel stops the running loops.
+	// liveCtx is Run's context (live mode); cancel stops the running loops
+	// and running is closed once they have returned.
 	liveCtx context.Context
 	cancel  context.CancelFunc
+	running chan struct{}
 	wg      sync.WaitGroup
 
 	// The state of the simulated node, which survives Stop and Start as
@@ -181,7 +186,7 @@ func New(cfg Config) (*Kubelet, error) {
 	c := cfg.Client.WithUserAgent("kubelet/" + cfg.NodeName)
 	rec := cfg.Recorder
 	if rec == nil {
-		rec = record.New(c, "kubelet", cfg.NodeName, cfg.Clock)
+		rec = record.New(record.Config{Client: c, Component: "kubelet", Host: cfg.NodeName, Clock: cfg.Clock, Mode: cfg.Mode})
 	}
 	k := &Kubelet{cfg: cfg, c: c, rec: rec, logger: cfg.Logger.With("node", cfg.NodeName),
 		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true, real: map[string][]realContainer{}}
@@ -198,13 +203,13 @@ func (k *Kubelet) newLoops() (*loops, error) {
 	var err error
 	l.podLoop, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName,
 		Reconciler: controllers.ReconcileFunc(k.syncPod), Sources: []controllers.Source{l.pods},
-		Clock: k.cfg.Clock, Logger: k.logger})
+		Clock: k.cfg.Clock, Mode: k.cfg.Mode, Logger: k.logger})
 	if err != nil {
 		return nil, err
 	}
 	l.pods.AddHandler(controllers.EnqueueObject[*api.Pod](l.podLoop, "Pod"))
 	l.heartbeat, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName + "/heartbeat",
-		Reconciler: controllers.ReconcileFunc(k.syncNode), Clock: k.cfg.Clock, Logger: k.logger, Periodic: true})
+		Reconciler: controllers.ReconcileFunc(k.syncNode), Clock: k.cfg.Clock, Mode: k.cfg.Mode, Logger: k.logger, Periodic: true})
 	if err != nil {
 		return nil, err
 	}
@@ -232,18 +237,26 @@ func (k *Kubelet) Stopped() bool {
 }
 
 // Stop simulates a node failure: no more heartbeats, no pod work. In live
-// mode the running loops end; in step mode the stepper stops stepping
-// them (and a step that happens anyway does nothing).
+// mode the running loops end, and Stop returns once they have: a worker
+// of the old loops still busy after a quick Start would otherwise work
+// beside the new ones. In step mode the stepper stops stepping them (and
+// a step that happens anyway does nothing).
 func (k *Kubelet) Stop() {
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	if k.stopped {
+		k.mu.Unlock()
 		return
 	}
 	k.stopped = true
+	running := k.running
 	if k.cancel != nil {
 		k.cancel()
-		k.cancel = nil
+		k.cancel, k.running = nil, nil
+	}
+	k.mu.Unlock()
+	if running != nil {
+		// Outside k.mu: the loops' reconciles take it.
+		<-running
 	}
 }
 
@@ -283,7 +296,7 @@ func (k *Kubelet) Run(ctx context.Context) {
 	k.mu.Lock()
 	if k.cancel != nil {
 		k.cancel()
-		k.cancel = nil
+		k.cancel, k.running = nil, nil
 	}
 	k.mu.Unlock()
 	k.wg.Wait()
@@ -302,12 +315,20 @@ func (k *Kubelet) startLocked() {
 	}
 	k.loops.used = true
 	ctx, cancel := context.WithCancel(k.liveCtx)
-	k.cancel = cancel
+	running := make(chan struct{})
+	k.cancel, k.running = cancel, running
+	var gen sync.WaitGroup
 	for _, c := range []*controllers.Controller{k.loops.heartbeat, k.loops.podLoop} {
 		k.wg.Add(1)
+		gen.Add(1)
 		go func() {
 			defer k.wg.Done()
+			defer gen.Done()
 			c.Run(ctx)
 		}()
 	}
+	go func() {
+		gen.Wait()
+		close(running)
+	}()
 }

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // stepper drives controllers in step mode as the cluster stepper does:
@@ -90,7 +92,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, cfg Config) *fixture {
 	env := apiservertest.New(t)
-	cfg.Client, cfg.Clock = env.Client, env.Clock
+	cfg.Client, cfg.Clock, cfg.Mode = env.Client, env.Clock, runmode.Step
 	if cfg.NodeName == "" {
 		cfg.NodeName = "node-1"
 	}
@@ -450,11 +452,59 @@ func TestLiveMode(t *testing.T) {
 	assert.Equal(t, "10.244.7.2", f.pod("web").Status.PodIP)
 
 	// A stopped kubelet leaves a new pod alone; started again, it runs it.
+	// Stop returns once the loops have ended, so nothing of the kubelet
+	// runs until Start.
+	k.mu.Lock()
+	running := k.running
+	k.mu.Unlock()
+	require.NotNil(t, running)
 	k.Stop()
+	select {
+	case <-running:
+	default:
+		t.Fatal("Stop returned while the loops still ran")
+	}
 	f.createPod("late", nil)
-	time.Sleep(100 * time.Millisecond)
 	assert.Empty(t, f.pod("late").Status.ContainerStatuses)
 	k.Start()
 	require.Eventually(t, ready("late"), 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, "10.244.7.3", f.pod("late").Status.PodIP)
+}
+
+// A status write that fails (here a Conflict: the kubelet's cache is older
+// than the pod) does not tear the pod's sandbox down: the retry reports the
+// address the sandbox already has. Giving the retry a new address instead
+// moved the round-robin allocator on, so that the next pod got .4 where .3
+// was due whenever a busy machine delayed a watch event.
+func TestFailedStatusWriteKeepsTheSandboxAddress(t *testing.T) {
+	f := newFixture(t, Config{Stages: Stages{ContainerCreating: time.Second, Running: 2 * time.Second, Ready: 3 * time.Second}})
+	t0 := f.clk.Now()
+	f.createPod("web", nil)
+	f.settle()
+	assert.Equal(t, t0.Add(time.Second), f.next(), "ContainerCreating")
+
+	// The kubelet's view of the pod is now stale: someone else writes it
+	// before the kubelet's next status write.
+	podLoop := f.k.Controllers()[1]
+	require.NoError(t, podLoop.Sync(f.ctx))
+	pod := f.pod("web")
+	pod.Labels = map[string]string{"touched": "yes"}
+	_, err := f.env.Client.Pods().Update(f.ctx, pod)
+	require.NoError(t, err)
+	next, ok := podLoop.NextDeadline()
+	require.True(t, ok)
+	require.Equal(t, t0.Add(3*time.Second), next)
+	f.clk.SetTime(next)
+	info, ok := podLoop.Step(f.ctx)
+	require.True(t, ok)
+	require.Error(t, info.Err)
+	require.True(t, api.IsConflict(errors.Unwrap(info.Err)), "%v", info.Err)
+
+	f.settle()
+	assert.Equal(t, api.PodRunning, f.pod("web").Status.Phase)
+	assert.Equal(t, "10.244.1.2", f.pod("web").Status.PodIP, "the retry reports the sandbox's address")
+	f.createPod("next", nil)
+	f.settle()
+	f.until(f.clk.Now().Add(3 * time.Second))
+	assert.Equal(t, "10.244.1.3", f.pod("next").Status.PodIP, "no address was used up by the failed write")
 }

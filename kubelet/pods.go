@@ -146,7 +146,13 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	}
 	if err := k.writeStatus(ctx, pod, next, now); err != nil {
 		if next.ipHeld && !rt.ipHeld {
-			k.ipam.release(next.ip)
+			// The sandbox exists, only its report failed (a Conflict
+			// from a cache behind the pod, say): keep its address for
+			// the retry, as the real kubelet keeps a pod's sandbox.
+			// Releasing it and allocating again would move the
+			// round-robin allocator on, so that the addresses pods get
+			// would depend on how fast watch events arrive.
+			rt.ip, rt.ipHeld = next.ip, true
 		}
 		return controllers.Result{}, err
 	}

@@ -102,6 +102,11 @@ func WriteKubeconfig(path, server string, caPEM []byte, token, user, contextName
 			return fmt.Errorf("kubeconfig %s: %w", path, err)
 		}
 	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		// Unchanged: a restart writes nothing, so it works on a full disk
+		// and never truncates a good file.
+		return nil
+	}
 	if err := writeFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("kubeconfig %s: %w", path, err)
 	}

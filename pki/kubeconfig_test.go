@@ -2,10 +2,12 @@ package pki
 
 import (
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/base64"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -122,4 +124,72 @@ current-context: x
 	assert.Contains(t, err.Error(), filepath.Join(dir, "absent"))
 
 	assert.Error(t, WriteKubeconfig(filepath.Join(dir, "k"), "", nil, "t", "u", "c"))
+}
+
+// A restart with the same server, CA and token writes nothing (so it
+// works on a full disk); a change is written.
+func TestKubeconfigUnchangedIsNotRewritten(t *testing.T) {
+	b, err := EnsureServing(t.TempDir(), nil, t0, rand.Reader)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, WriteKubeconfig(path, "https://127.0.0.1:6443", b.CAPEM, "tok", "admin", "kubesim"))
+	past := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, os.Chtimes(path, past, past))
+
+	require.NoError(t, WriteKubeconfig(path, "https://127.0.0.1:6443", b.CAPEM, "tok", "admin", "kubesim"))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, st.ModTime().Equal(past), "an unchanged kubeconfig was rewritten")
+
+	require.NoError(t, WriteKubeconfig(path, "https://127.0.0.1:7443", b.CAPEM, "tok", "admin", "kubesim"))
+	kc, err := LoadKubeconfig(path)
+	require.NoError(t, err)
+	assert.Equal(t, "https://127.0.0.1:7443", kc.Server)
+}
+
+// EnsureServing on a complete, valid directory writes nothing.
+func TestEnsureServingDoesNotRewrite(t *testing.T) {
+	dir := t.TempDir()
+	_, err := EnsureServing(dir, []string{"127.0.0.1"}, t0, rand.Reader)
+	require.NoError(t, err)
+	past := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	files, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, f := range files {
+		require.NoError(t, os.Chtimes(filepath.Join(dir, f.Name()), past, past))
+	}
+	_, err = EnsureServing(dir, []string{"127.0.0.1"}, t0.Add(time.Hour), rand.Reader)
+	require.NoError(t, err)
+	for _, f := range files {
+		st, err := os.Stat(filepath.Join(dir, f.Name()))
+		require.NoError(t, err)
+		assert.True(t, st.ModTime().Equal(past), "%s was rewritten", f.Name())
+	}
+}
+
+// The front-proxy CA and client certificate are made once and then read:
+// a restart writes nothing, and extension servers keep trusting the CA.
+func TestEnsureFrontProxyIsKept(t *testing.T) {
+	dir := t.TempDir()
+	a, err := EnsureFrontProxy(dir, t0, rand.Reader)
+	require.NoError(t, err)
+	require.NoError(t, a.ClientCert.Leaf.CheckSignatureFrom(a.CACert))
+	assert.Equal(t, FrontProxyClientName, a.ClientCert.Leaf.Subject.CommonName)
+	past := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, f := range []string{FrontProxyCACertFile, FrontProxyCAKeyFile, FrontProxyClientCertFile, FrontProxyClientKeyFile} {
+		require.NoError(t, os.Chtimes(filepath.Join(dir, f), past, past))
+	}
+	b, err := EnsureFrontProxy(dir, t0.Add(time.Hour), rand.Reader)
+	require.NoError(t, err)
+	assert.Equal(t, a.CAPEM, b.CAPEM)
+	assert.Equal(t, a.ClientCert.Certificate, b.ClientCert.Certificate)
+	for _, f := range []string{FrontProxyCACertFile, FrontProxyCAKeyFile, FrontProxyClientCertFile, FrontProxyClientKeyFile} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.True(t, st.ModTime().Equal(past), "%s was rewritten", f)
+	}
+	pool, err := ReadCAFile(filepath.Join(dir, FrontProxyCACertFile))
+	require.NoError(t, err)
+	_, err = b.ClientCert.Leaf.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: t0, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	require.NoError(t, err)
 }

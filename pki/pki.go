@@ -232,17 +232,27 @@ func randInt(r io.Reader, max *big.Int) (*big.Int, error) {
 }
 
 func (b *Bundle) newCA(now time.Time, rand io.Reader) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand)
-	if err != nil {
-		return fmt.Errorf("pki: generate CA key: %w", err)
-	}
-	serial, err := serialNumber(rand)
+	cert, key, err := newCA("kubesim-ca", now, rand)
 	if err != nil {
 		return err
 	}
+	b.CACert, b.caKey = cert, key
+	return nil
+}
+
+// newCA makes a self-signed CA named cn.
+func newCA(cn string, now time.Time, rand io.Reader) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pki: generate %s key: %w", cn, err)
+	}
+	serial, err := serialNumber(rand)
+	if err != nil {
+		return nil, nil, err
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "kubesim-ca"},
+		Subject:               pkix.Name{CommonName: cn},
 		NotBefore:             now.Add(-backdate).UTC(),
 		NotAfter:              now.Add(CAValidity).UTC(),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
@@ -251,14 +261,13 @@ func (b *Bundle) newCA(now time.Time, rand io.Reader) error {
 	}
 	der, err := x509.CreateCertificate(rand, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return fmt.Errorf("pki: create CA certificate: %w", err)
+		return nil, nil, fmt.Errorf("pki: create %s certificate: %w", cn, err)
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return fmt.Errorf("pki: parse new CA certificate: %w", err)
+		return nil, nil, fmt.Errorf("pki: parse new %s certificate: %w", cn, err)
 	}
-	b.CACert, b.caKey = cert, key
-	return nil
+	return cert, key, nil
 }
 
 func (b *Bundle) issueServing(hosts []string, now time.Time, rand io.Reader) (*x509.Certificate, *ecdsa.PrivateKey, error) {

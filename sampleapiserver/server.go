@@ -3,7 +3,7 @@ package sampleapiserver
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +22,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/store/boltstore"
@@ -72,12 +73,16 @@ func (flunderStrategy) Validate(obj api.Object) field.ErrorList {
 func (s flunderStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
 
 // RequestHeaderAuthenticator trusts X-Remote-User and X-Remote-Group of a
-// request that presents proxyToken as its bearer token, and nothing else.
-func RequestHeaderAuthenticator(proxyToken string) authn.Authenticator {
+// request whose TLS client certificate was issued by the front-proxy CA in
+// clientCA for one of allowedNames (any name when empty), and nothing
+// else: k8s.io/apiserver's requestheader authenticator with
+// --requestheader-client-ca-file and --requestheader-allowed-names. The
+// proof is the TLS handshake, so the aggregator gives this server nothing
+// it could replay to impersonate anyone.
+func RequestHeaderAuthenticator(clientCA *x509.CertPool, allowedNames []string) authn.Authenticator {
 	return authn.AuthenticatorFunc(func(req *http.Request) (*authn.UserInfo, bool, error) {
-		tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-		if !ok || proxyToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(proxyToken)) != 1 {
-			return nil, false, errors.New("not the front proxy")
+		if err := verifyFrontProxy(req, clientCA, allowedNames); err != nil {
+			return nil, false, err
 		}
 		name := req.Header.Get("X-Remote-User")
 		if name == "" {
@@ -91,17 +96,45 @@ func RequestHeaderAuthenticator(proxyToken string) authn.Authenticator {
 	})
 }
 
+// verifyFrontProxy checks the request's client certificate.
+func verifyFrontProxy(req *http.Request, clientCA *x509.CertPool, allowedNames []string) error {
+	if clientCA == nil || req.TLS == nil || len(req.TLS.PeerCertificates) == 0 {
+		return errors.New("not the front proxy: no client certificate")
+	}
+	leaf := req.TLS.PeerCertificates[0]
+	inter := x509.NewCertPool()
+	for _, c := range req.TLS.PeerCertificates[1:] {
+		inter.AddCert(c)
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: clientCA, Intermediates: inter,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		return fmt.Errorf("not the front proxy: %w", err)
+	}
+	if len(allowedNames) > 0 && !slices.Contains(allowedNames, leaf.Subject.CommonName) {
+		return fmt.Errorf("not the front proxy: common name %q is not allowed", leaf.Subject.CommonName)
+	}
+	return nil
+}
+
 // Options configure a Server.
 type Options struct {
 	// Addr is where to listen ("127.0.0.1:0": a free loopback port).
 	Addr string
 	// DataDir holds the bbolt file and the serving certificate; empty
-	// means a temporary directory removed by Stop (a pod's emptyDir).
+	// means a temporary directory removed by Stop.
 	DataDir string
-	// ProxyClientToken is the aggregator's credential.
-	ProxyClientToken string
-	Clock            clock.Clock
-	Logger           *slog.Logger
+	// EphemeralDataDir says DataDir is scratch space that Stop removes (a
+	// pod's emptyDir, given by the kubelet under the cluster's data
+	// directory so that a crash leaves nothing in /tmp).
+	EphemeralDataDir bool
+	// RequestHeaderClientCA is the front-proxy CA: only a client
+	// certificate it issued may name the user in X-Remote-User.
+	RequestHeaderClientCA *x509.CertPool
+	// RequestHeaderAllowedNames are the common names accepted (default
+	// pki.FrontProxyClientName; set []string{} to accept any).
+	RequestHeaderAllowedNames []string
+	Clock                     clock.Clock
+	Logger                    *slog.Logger
 	// OnRequest, when set, sees every authenticated request (tests).
 	OnRequest func(r *http.Request, user *authn.UserInfo)
 }
@@ -127,7 +160,10 @@ func Start(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	dir, tmp := opts.DataDir, false
+	if opts.RequestHeaderAllowedNames == nil {
+		opts.RequestHeaderAllowedNames = []string{pki.FrontProxyClientName}
+	}
+	dir, tmp := opts.DataDir, opts.EphemeralDataDir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "kubesim-extension-apiserver-")
 		if err != nil {
@@ -146,7 +182,7 @@ func Start(opts Options) (*Server, error) {
 		return nil, err
 	}
 	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: opts.Clock, Rand: rand.Reader, Resources: Resources(),
-		Authenticator: RequestHeaderAuthenticator(opts.ProxyClientToken), Logger: opts.Logger, GenericOnly: true})
+		Authenticator: RequestHeaderAuthenticator(opts.RequestHeaderClientCA, opts.RequestHeaderAllowedNames), Logger: opts.Logger, GenericOnly: true})
 	if err == nil {
 		err = srv.Bootstrap(context.Background())
 	}
@@ -175,10 +211,10 @@ func Start(opts Options) (*Server, error) {
 			u, _ := authn.UserFrom(r.Context())
 			opts.OnRequest(r, u)
 			srv.LoopbackHandler().ServeHTTP(w, r)
-		}), RequestHeaderAuthenticator(opts.ProxyClientToken), nil)
+		}), RequestHeaderAuthenticator(opts.RequestHeaderClientCA, opts.RequestHeaderAllowedNames), nil)
 	}
 	s := &Server{addr: ln.Addr().String(), ca: bundle.CAPEM, done: make(chan struct{}),
-		http: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug)}}
+		http: serving.NewServer(h, nil, serving.Options{Logger: opts.Logger})}
 	s.closer = func() {
 		_ = st.Close()
 		cleanup()

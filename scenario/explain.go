@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 // causeRe reads a watch-event cause: "DELETED Pod default/web-x@42".
@@ -28,7 +28,7 @@ func (r *Runner) Explain() string {
 
 // lastInterestingWrite prefers the last write that is not an Event: the
 // event only reports the change that came before it.
-func lastInterestingWrite(ws []cluster.Write) cluster.Write {
+func lastInterestingWrite(ws []stepper.Write) stepper.Write {
 	for i := len(ws) - 1; i >= 0; i-- {
 		if !strings.Contains(ws[i].Path, "/events") {
 			return ws[i]
@@ -37,7 +37,7 @@ func lastInterestingWrite(ws []cluster.Write) cluster.Write {
 	return ws[len(ws)-1]
 }
 
-func (r *Runner) explainWrite(trace []cluster.Entry, idx int, w cluster.Write) string {
+func (r *Runner) explainWrite(trace []stepper.Entry, idx int, w stepper.Write) string {
 	var b strings.Builder
 	e := trace[idx]
 	fmt.Fprintf(&b, "The last write: %s\n", w)
@@ -96,7 +96,7 @@ func (r *Runner) explainWrite(trace []cluster.Entry, idx int, w cluster.Write) s
 			return b.String()
 		}
 		pe := trace[producer]
-		var pw cluster.Write
+		var pw stepper.Write
 		for _, x := range pe.Writes {
 			if x.ResourceVersion == rv {
 				pw = x

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 // Style is how a Reporter prints a run.
@@ -41,7 +41,7 @@ type Reporter struct {
 	// announces each step before it runs).
 	Interactive bool
 
-	recent []cluster.Entry
+	recent []stepper.Entry
 	steps  int
 	passed int
 	failed bool
@@ -70,7 +70,7 @@ func (p *Reporter) StepStarted(i int, s *Step) {
 }
 
 // Entry implements Observer.
-func (p *Reporter) Entry(e cluster.Entry) {
+func (p *Reporter) Entry(e stepper.Entry) {
 	p.recent = append(p.recent, e)
 	if len(p.recent) > ContextEntries {
 		p.recent = p.recent[len(p.recent)-ContextEntries:]
@@ -210,11 +210,11 @@ func paint(on bool, code, s string) string {
 
 // RenderEntry prints one trace entry for a reader: unless full, Event
 // writes are summarised as a count (they only report the other writes).
-func RenderEntry(e cluster.Entry, full, color bool) string {
+func RenderEntry(e stepper.Entry, full, color bool) string {
 	if full {
 		return colorize(e.String(), e, color)
 	}
-	var kept []cluster.Write
+	var kept []stepper.Write
 	events := 0
 	for _, w := range e.Writes {
 		if strings.Contains(w.Path, "/events") {
@@ -238,7 +238,7 @@ func RenderEntry(e cluster.Entry, full, color bool) string {
 	return colorize(s, e, color)
 }
 
-func colorize(s string, e cluster.Entry, on bool) string {
+func colorize(s string, e stepper.Entry, on bool) string {
 	if !on {
 		return s
 	}

@@ -1,23 +1,22 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/kubesim/kubesim/examples/operators/catalog"
-	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubesim/kubesim/examples/operators/catalog"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 // Observer is told what a run does, as it happens: the command line
@@ -27,7 +26,7 @@ type Observer interface {
 	StepStarted(i int, s *Step)
 	// Entry is one line of the cluster's trace (a unit of work, or time
 	// moving on).
-	Entry(e cluster.Entry)
+	Entry(e stepper.Entry)
 	// StepFinished is called when step i is over, passed or failed.
 	StepFinished(i int, s *Step, res *StepResult)
 }
@@ -44,7 +43,7 @@ type StepResult struct {
 	Units int
 	// Writes are the API writes the step itself made (the user's), with
 	// the resourceVersions they produced.
-	Writes []cluster.Write
+	Writes []stepper.Write
 }
 
 // Runner runs one scenario against its own step-mode cluster.
@@ -53,7 +52,7 @@ type Runner struct {
 	c   *cluster.Cluster
 	cl  *client.Client
 	obs Observer
-	rec *userRecorder
+	rec *stepper.Recorder
 
 	mu      sync.Mutex
 	next    int  // the step to run (or running)
@@ -69,7 +68,7 @@ type Runner struct {
 type userWrite struct {
 	step  int
 	title string
-	write cluster.Write
+	write stepper.Write
 }
 
 // New builds the scenario's cluster and checks that every kind the
@@ -79,7 +78,7 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 	if obs == nil {
 		obs = nopObserver{}
 	}
-	cfg := cluster.Config{StepMode: true, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
+	cfg := cluster.Config{Mode: runmode.Step, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
 		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
 		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, PodEvictionTimeout: s.Cluster.PodEvictionTimeout,
 		Extra: catalog.Extra(s.Cluster.Operators)}
@@ -88,7 +87,9 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)
 	}
 	r := &Runner{s: s, c: c, obs: obs, userWrites: map[string]userWrite{}}
-	r.rec = &userRecorder{next: &client.InProcessTransport{Handler: c.Server().LoopbackHandler()}}
+	// The user's writes are recorded with their resourceVersions, so that
+	// Explain can end a causality chain at the user's action.
+	r.rec = stepper.NewRecorder(&client.InProcessTransport{Handler: c.Server().LoopbackHandler()})
 	r.cl, err = client.New(client.Config{Server: "http://in-process", Transport: r.rec, UserAgent: "scenario"})
 	if err != nil {
 		c.Close()
@@ -98,14 +99,14 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 		c.Close()
 		return nil, err
 	}
-	c.OnEntry(func(e cluster.Entry) { r.obs.Entry(e) })
+	c.OnEntry(func(e stepper.Entry) { r.obs.Entry(e) })
 	return r, nil
 }
 
 type nopObserver struct{}
 
 func (nopObserver) StepStarted(int, *Step)               {}
-func (nopObserver) Entry(cluster.Entry)                  {}
+func (nopObserver) Entry(stepper.Entry)                  {}
 func (nopObserver) StepFinished(int, *Step, *StepResult) {}
 
 // checkKinds resolves every kind before the first step, so that a typo
@@ -267,7 +268,7 @@ func (r *Runner) Next(ctx context.Context) (stepDone bool, err error) {
 	if starting {
 		r.started = true
 		r.res = &StepResult{OK: true}
-		r.rec.start()
+		r.rec.Start()
 	}
 	r.mu.Unlock()
 	if starting {
@@ -289,7 +290,7 @@ func (r *Runner) Next(ctx context.Context) (stepDone bool, err error) {
 	if !finished {
 		return false, nil
 	}
-	res.Writes = r.rec.stop()
+	res.Writes = r.rec.Stop()
 	r.mu.Lock()
 	for _, w := range res.Writes {
 		if w.ResourceVersion != "" {
@@ -339,9 +340,9 @@ func (r *Runner) unit(ctx context.Context, st *Step, res *StepResult) (bool, err
 		if remaining < 0 {
 			remaining = 0
 		}
-		n, err = r.c.Advance(ctx, remaining, cluster.Limits{MaxSteps: 1})
+		n, err = r.c.Advance(ctx, remaining, stepper.Limits{MaxSteps: 1})
 	default:
-		n, err = r.c.RunUntilStable(ctx, cluster.Limits{MaxSteps: 1, Horizon: st.Limits.Horizon})
+		n, err = r.c.RunUntilStable(ctx, stepper.Limits{MaxSteps: 1, Horizon: st.Limits.Horizon})
 	}
 	// With MaxSteps 1 the cluster reports "more to do" as an error after
 	// exactly one step; no step and no error means it is settled.
@@ -349,7 +350,7 @@ func (r *Runner) unit(ctx context.Context, st *Step, res *StepResult) (bool, err
 	if !more && err != nil {
 		return false, err
 	}
-	elapsed := formatElapsed(r.c.Clock().Now().Sub(cluster.DefaultStart))
+	elapsed := formatElapsed(r.c.Clock().Now().Sub(stepper.DefaultStart))
 	if more {
 		res.Units++
 	}
@@ -581,61 +582,4 @@ func describeErr(err error, name string) string {
 		return "error: " + err.Error()
 	}
 	return fmt.Sprintf("Error from server (%s): %s", reason, err.Error())
-}
-
-// userRecorder notes the writes the scenario's own client makes, with the
-// resourceVersions they produce, so that Explain can end a causality chain
-// at the user's action.
-type userRecorder struct {
-	next   http.RoundTripper
-	mu     sync.Mutex
-	writes []cluster.Write
-}
-
-func (u *userRecorder) start() {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.writes = nil
-}
-
-func (u *userRecorder) stop() []cluster.Write {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	w := u.writes
-	u.writes = nil
-	return w
-}
-
-var writeVerbs = map[string]string{
-	http.MethodPost: "create", http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete",
-}
-
-// RoundTrip implements http.RoundTripper.
-func (u *userRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := u.next.RoundTrip(req)
-	verb, isWrite := writeVerbs[req.Method]
-	if err != nil || !isWrite {
-		return resp, err
-	}
-	body, rerr := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if rerr != nil {
-		return resp, nil
-	}
-	var meta struct {
-		Kind     string `json:"kind"`
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(body, &meta)
-	w := cluster.Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode}
-	if meta.Kind != "Status" {
-		w.ResourceVersion = meta.Metadata.ResourceVersion
-	}
-	u.mu.Lock()
-	u.writes = append(u.writes, w)
-	u.mu.Unlock()
-	return resp, nil
 }

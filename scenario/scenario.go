@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 // Scenario is a parsed scenario file.
@@ -100,7 +101,7 @@ type Step struct {
 	// Duration is advance's time.
 	Duration time.Duration
 	// Limits bound runUntilStable (and advance).
-	Limits cluster.Limits
+	Limits stepper.Limits
 	// Expects are the checks of an expect step.
 	Expects []*Expectation
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // The defaults of Config.
@@ -41,6 +42,8 @@ type Config struct {
 	Client *client.Client
 	// Clock is the only time source (required).
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// Rand breaks ties between equally good nodes (required): a fixed
 	// seed gives the same placement every run.
 	Rand *rand.Rand
@@ -125,7 +128,7 @@ func New(cfg Config) (*Scheduler, error) {
 	logger := cfg.Logger.With("component", cfg.SchedulerName)
 	s := &Scheduler{
 		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
-		recorder: record.New(cfg.Client, cfg.SchedulerName, "", cfg.Clock),
+		recorder: record.New(record.Config{Client: cfg.Client, Component: cfg.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode}),
 		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry,
 		pods:          cache.New(cfg.Client.Pods(), api.NamespaceAll, client.ListOptions{}, logger),
 		nodes:         cache.New(cfg.Client.Nodes(), api.NamespaceAll, client.ListOptions{}, logger),
@@ -135,7 +138,7 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	ctrl, err := controllers.New(controllers.Config{
 		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods},
-		Clock: cfg.Clock, Workers: cfg.Workers, Logger: logger,
+		Clock: cfg.Clock, Mode: cfg.Mode, Workers: cfg.Workers, Logger: logger,
 	})
 	if err != nil {
 		return nil, err

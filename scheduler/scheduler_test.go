@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // env is an API server and a scheduler on it, driven in step mode.
@@ -28,7 +29,7 @@ type env struct {
 func newEnv(t *testing.T, seed uint64) *env {
 	t.Helper()
 	e := apiservertest.New(t)
-	s, err := New(Config{Client: e.Client, Clock: e.Clock, Rand: rand.New(rand.NewPCG(seed, seed))})
+	s, err := New(Config{Client: e.Client, Clock: e.Clock, Mode: runmode.Step, Rand: rand.New(rand.NewPCG(seed, seed))})
 	require.NoError(t, err)
 	cs := s.Controllers()
 	require.Len(t, cs, 1)

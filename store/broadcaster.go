@@ -178,6 +178,22 @@ func (b *Broadcaster) Compact(revision int64) {
 	}
 }
 
+// Reset ends every watch with an expired error and starts the window
+// again at revision: for a backend whose own event stream broke (etcd
+// compacted the history it was reading), so that every watcher relists
+// rather than miss events.
+func (b *Broadcaster) Reset(revision int64, reason string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for w := range b.watchers {
+		w.endLocked(&ExpiredError{Requested: w.from, Oldest: revision, Reason: reason})
+		delete(b.watchers, w)
+	}
+	clear(b.ring)
+	b.start, b.count = 0, 0
+	b.last, b.floor = revision, revision
+}
+
 // Close ends every watch with ErrClosed.
 func (b *Broadcaster) Close() {
 	b.mu.Lock()

@@ -19,7 +19,22 @@ var (
 	ErrExpired = errors.New("required revision has been compacted")
 	// ErrClosed: the store is closed.
 	ErrClosed = errors.New("store is closed")
+	// ErrUnavailable: the backend could not be reached or did not answer
+	// in time (etcd down); nothing was written, or the write's outcome is
+	// unknown to this caller. The API server answers 503.
+	ErrUnavailable = errors.New("storage is unavailable")
 )
+
+// UnavailableError wraps the backend's own words for ErrUnavailable.
+type UnavailableError struct{ Err error }
+
+func (e *UnavailableError) Error() string { return e.Err.Error() }
+
+// Unwrap makes errors.Is(err, ErrUnavailable) true, and exposes the cause.
+func (e *UnavailableError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
+
+// IsUnavailable reports whether err means the backend could not be reached.
+func IsUnavailable(err error) bool { return errors.Is(err, ErrUnavailable) }
 
 // KeyError is an error about one key; it wraps one of the errors above.
 type KeyError struct {

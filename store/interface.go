@@ -40,7 +40,9 @@ type Interface interface {
 type KeyValue struct {
 	Key string
 	// Value is the stored bytes. Callers must not modify it: watchers and
-	// the caller may share one slice.
+	// the caller may share one slice. It is empty when the stored entry is
+	// damaged (it failed the backend's integrity check): the key is then
+	// reported as a corrupt object, and may be rewritten or deleted.
 	Value []byte
 	// UID is the identity given at Create. It survives updates and lets a
 	// writer say "only if this is still the object I read" after a delete

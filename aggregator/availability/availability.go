@@ -12,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -34,6 +35,8 @@ type Checker func(ctx context.Context, s *api.APIService) aggregator.Availabilit
 type Config struct {
 	Client *client.Client
 	Clock  clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// Check checks a backend (required).
 	Check Checker
 	// RecheckInterval (DefaultRecheckInterval).
@@ -74,7 +77,7 @@ func New(cfg Config) (*Controller, error) {
 		return nil
 	})
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.apis, c.services, c.endpoints}, Clock: cfg.Clock, Logger: cfg.Logger,
+		Sources: []controllers.Source{c.apis, c.services, c.endpoints}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger,
 		// A remote APIService is checked again every 10s for as long as it
 		// exists: a heartbeat, which the stepper must not wait on.
 		Periodic: true})

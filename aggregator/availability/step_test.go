@@ -12,16 +12,18 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 // A remote APIService is rechecked every 10s forever; in step mode that
 // loop is a heartbeat, so the cluster still settles.
 func TestStepModeSettlesWithRemoteAPIService(t *testing.T) {
 	ctx := context.Background()
-	c, err := cluster.New(cluster.Config{StepMode: true, Seed: 3, NodeCount: 1})
+	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 3, NodeCount: 1})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
-	_, err = c.RunUntilStable(ctx, cluster.Limits{})
+	_, err = c.RunUntilStable(ctx, stepper.Limits{})
 	require.NoError(t, err)
 
 	cl := c.Client("test")
@@ -35,7 +37,7 @@ func TestStepModeSettlesWithRemoteAPIService(t *testing.T) {
 			InsecureSkipTLSVerify: true, Service: &api.APIServiceReference{Namespace: "wardle", Name: "api", Port: &port}}})
 	require.NoError(t, err)
 
-	_, err = c.RunUntilStable(ctx, cluster.Limits{MaxSteps: 2000})
+	_, err = c.RunUntilStable(ctx, stepper.Limits{MaxSteps: 2000})
 	require.NoError(t, err, "a remote APIService must not keep the stepper busy")
 	s, err := apis.Get(ctx, "", "v1alpha1.wardle.example.com")
 	require.NoError(t, err)

@@ -23,11 +23,11 @@ const (
 // IntOrString holds an int32 or a string; the zero value is the integer 0.
 type IntOrString struct {
 	// Type says which field is used.
-	Type Type
+	Type Type `protobuf:"varint,1,opt,name=type,casttype=Type"`
 	// IntVal is the value when Type is Int.
-	IntVal int32
+	IntVal int32 `protobuf:"varint,2,opt,name=intVal"`
 	// StrVal is the value when Type is String.
-	StrVal string
+	StrVal string `protobuf:"bytes,3,opt,name=strVal"`
 }
 
 // FromInt32 holds an integer.

@@ -125,6 +125,10 @@ func Unauthorized() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
+		// A client that cannot authenticate gets its answer, not a
+		// keep-alive connection to hold open: HTTP/1.1 closes after this
+		// response, and Go's HTTP/2 server sends GOAWAY on this header.
+		w.Header().Set("Connection", "close")
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = w.Write([]byte(unauthorizedBody))
 	})

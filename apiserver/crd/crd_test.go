@@ -29,6 +29,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/store/boltstore"
 )
 
@@ -184,7 +185,7 @@ func TestNamesConflictAndRelease(t *testing.T) {
 
 	// The Widget CRD goes (no objects: the finalizer is removed at once by
 	// the controller); the gizmos get their names.
-	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock})
+	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
 	require.NoError(t, finalizer.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
 	drive(t, fc)
@@ -220,7 +221,7 @@ func TestDeletingCRDDeletesItsObjects(t *testing.T) {
 			`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"`+n+`"},"spec":{"color":"red"}}`)
 		require.Equal(t, 201, code, "%v", body)
 	}
-	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock})
+	fc, err := finalizer.New(finalizer.Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
 	require.NoError(t, finalizer.CRDClient(env.Client).Delete(ctx, "", "widgets.lab.example.com", nil))
 	c, err := finalizer.CRDClient(env.Client).Get(ctx, "", "widgets.lab.example.com")

@@ -16,11 +16,20 @@
 // The documents are pure functions of the resource list, so a new custom
 // resource shows at once: NewHandler asks its source on every request.
 //
-// Left out: aggregated discovery (apidiscovery.k8s.io/v2, the single
-// APIGroupDiscoveryList document; kubectl falls back to the per-group
-// requests because the reply is plain application/json), protobuf
-// encoding, storageVersionHash, per-group serverAddressByClientCIDRs, and
-// per-resource verb restrictions (every resource here supports every verb).
+// It also serves aggregated discovery (k8s.io/apiserver's
+// endpoints/discovery/aggregated): asked with Accept
+// application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList
+// (or v2beta1), /api and /apis answer one APIGroupDiscoveryList holding
+// every group, version and resource, subresources nested, with an ETag
+// (the SHA-512 of the document) and 304 Not Modified for a matching
+// If-None-Match. kubectl then needs two requests instead of one per
+// group-version. The aggregator (package aggregator) merges the documents
+// of extension API servers into it.
+//
+// Left out: protobuf encoding, storageVersionHash, per-group
+// serverAddressByClientCIDRs, the peer-aggregated profile (profile=nopeer
+// is treated as the plain v2 document), and per-resource verb
+// restrictions (every resource here supports every verb).
 //
 // Read the real ones at
 // https://github.com/kubernetes/kubernetes/tree/master/staging/src/k8s.io/apiserver/pkg/endpoints/discovery

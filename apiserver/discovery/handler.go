@@ -15,9 +15,10 @@ import (
 // documents are cheap to build. Unknown groups and versions get a 404
 // Status, other methods than GET and HEAD a 405.
 //
-// The replies are plain application/json whatever the Accept header asks:
-// kubectl asks for aggregated discovery first and falls back to these
-// per-group documents when the Content-Type is not the aggregated one.
+// /api and /apis answer the aggregated document (apidiscovery.k8s.io/v2
+// or v2beta1, with an ETag) when the Accept header asks for it, as kubectl
+// and client-go do first; every other reply is plain application/json,
+// which makes a client fall back to the per-group documents.
 func NewHandler(source func() []*registry.Resource) http.Handler {
 	return &handler{source: source}
 }
@@ -35,6 +36,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		responsewriters.WriteError(w, api.NewMethodNotAllowed())
 		return
+	}
+	if len(parts) == 1 {
+		// /api and /apis answer the aggregated document to a client that
+		// asks for it, the plain one otherwise.
+		if version := NegotiateAggregated(r.Header.Get("Accept")); version != "" {
+			groups := AggregatedLegacy(h.source())
+			if parts[0] == "apis" {
+				groups = AggregatedGroups(h.source())
+			}
+			ServeAggregated(w, r, version, groups)
+			return
+		}
+		w.Header().Set("Vary", "Accept")
 	}
 	var body any
 	switch {

@@ -6,13 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
-	"gopkg.in/yaml.v3"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/intstr"
+	"github.com/kubesim/kubesim/api/resource"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
@@ -38,77 +44,6 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	return data, nil
 }
 
-// bodyToJSON converts a body of the given media type to JSON.
-func bodyToJSON(contentType string, body []byte) ([]byte, error) {
-	mt := "application/json"
-	if contentType != "" {
-		var err error
-		if mt, _, err = mime.ParseMediaType(contentType); err != nil {
-			return nil, api.NewUnsupportedMediaType("application/json", "application/yaml")
-		}
-	}
-	switch mt {
-	case "application/json", "application/merge-patch+json", "application/json-patch+json",
-		"application/strategic-merge-patch+json":
-		return body, nil
-	case "application/yaml", "application/apply-patch+yaml":
-		return YAMLToJSON(body)
-	}
-	return nil, api.NewUnsupportedMediaType("application/json", "application/yaml")
-}
-
-// YAMLToJSON converts one YAML document (JSON is YAML too) to JSON.
-func YAMLToJSON(body []byte) ([]byte, error) {
-	var v any
-	if err := yaml.Unmarshal(body, &v); err != nil {
-		return nil, api.NewBadRequest("error converting YAML to JSON: " + err.Error())
-	}
-	v, err := jsonable(v)
-	if err != nil {
-		return nil, api.NewBadRequest("error converting YAML to JSON: " + err.Error())
-	}
-	return json.Marshal(v)
-}
-
-// jsonable turns yaml.v3's values into ones encoding/json accepts.
-func jsonable(v any) (any, error) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			c, err := jsonable(e)
-			if err != nil {
-				return nil, err
-			}
-			t[k] = c
-		}
-		return t, nil
-	case map[any]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("map key %v is not a string", k)
-			}
-			c, err := jsonable(e)
-			if err != nil {
-				return nil, err
-			}
-			m[ks] = c
-		}
-		return m, nil
-	case []any:
-		for i, e := range t {
-			c, err := jsonable(e)
-			if err != nil {
-				return nil, err
-			}
-			t[i] = c
-		}
-		return t, nil
-	}
-	return v, nil
-}
-
 // fieldValidation is the query parameter that says what to do with fields
 // the schema does not know.
 func fieldValidation(r *http.Request) (string, error) {
@@ -126,29 +61,61 @@ func fieldValidation(r *http.Request) (string, error) {
 	return "", api.NewBadRequest(fmt.Sprintf("fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\", got %q", v))
 }
 
-// decoder turns JSON into an object of one resource, checking its kind and
-// apiVersion and handling unknown fields as fieldValidation says.
+// decoder turns a request body into an object of one resource, checking
+// its kind and apiVersion and handling unknown and duplicate fields as
+// fieldValidation says. Every body (create, update, and the bodies of
+// subresources) goes through it, whatever its media type.
+//
+// Field names match case-sensitively, as in Kubernetes (sigs.k8s.io/json):
+// {"spec":{"Replicas":3}} has an unknown field "spec.Replicas" and sets
+// nothing.
 type decoder struct {
 	res        *registry.Resource
 	validation string
-	warnings   []string
+	// fast remembers which Go types the fast path can decode (nil: ask
+	// every time).
+	fast *decodeCache
+	// warnings collects what Warn reports, one Warning header each.
+	warnings []string
 }
 
-// decode decodes data (JSON) into a new object.
+// decode decodes a JSON body into a new object.
 func (d *decoder) decode(data []byte) (api.Object, error) {
-	if obj, ok := d.fastDecode(data); ok {
-		return obj, nil
+	return d.decodeJSON(data, nil)
+}
+
+// decodeYAML decodes a YAML body: YAML's duplicate keys are reported
+// with their lines, as sigs.k8s.io/yaml's strict conversion does, and
+// the last one wins.
+func (d *decoder) decodeYAML(data []byte) (api.Object, error) {
+	j, dups, err := yamlToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	return d.decodeJSON(j, dups)
+}
+
+func (d *decoder) decodeJSON(data []byte, yamlDups []string) (api.Object, error) {
+	if len(yamlDups) == 0 {
+		if obj, ok := d.fastDecode(data); ok {
+			return obj, nil
+		}
 	}
 	m, err := unstructured.DecodeMap(data)
 	if err != nil {
 		return nil, api.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
 	}
-	return d.decodeMap(m)
+	var scan *fieldScan
+	if d.validation != "Ignore" {
+		scan = scanFields(data)
+	}
+	return d.decodeChecked(m, scan, yamlDups)
 }
 
 // fastDecode decodes a body straight into the kind's Go type when it can
 // prove that the careful path would give the same object: a typed kind, a
-// body that decodes with no unknown field, and the right apiVersion and
+// body with no unknown or duplicate field (names matched case-sensitively
+// by github.com/go-json-experiment/json), and the right apiVersion and
 // kind. Anything else (an error of any sort, custom resources) takes the
 // careful path through a map, which also words the errors. One JSON pass
 // instead of three is most of the cost of a write.
@@ -157,9 +124,10 @@ func (d *decoder) fastDecode(data []byte) (api.Object, bool) {
 	if _, unstructured := obj.(*unstructured.Unstructured); unstructured {
 		return nil, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(obj); err != nil || dec.More() {
+	if !d.fast.ok(reflect.TypeOf(obj)) {
+		return nil, false
+	}
+	if err := jsonv2.Unmarshal(data, obj, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return nil, false
 	}
 	tm := obj.GetObjectKind()
@@ -167,30 +135,85 @@ func (d *decoder) fastDecode(data []byte) (api.Object, bool) {
 	if (tm.APIVersion != "" && tm.APIVersion != gvk.GroupVersion().String()) || (tm.Kind != "" && tm.Kind != gvk.Kind) {
 		return nil, false
 	}
-	if hasCaseVariantKeys(data) {
-		// encoding/json matches field names case-insensitively; the
-		// careful path reports "Metadata" as an unknown field.
-		return nil, false
-	}
 	tm.SetGroupVersionKind(gvk)
 	return obj, true
 }
 
-// hasCaseVariantKeys reports whether the top level of a JSON object has a
-// key that is not all-lower-case in its first letter (apiVersion, kind,
-// metadata, spec, status, data... all start lower-case). It is a cheap
-// guard for the case-insensitive matching of encoding/json.
-func hasCaseVariantKeys(data []byte) bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) != nil {
+// decodeCache holds what decoding computes once: ObjectMeta's schema, and
+// per Go type whether the fast path may decode it: a
+// type is refused when some part of it decodes a JSON object through its
+// own UnmarshalJSON (the schema unions of a CRD), because encoding/json
+// inside such a method matches names case-insensitively and the fast path
+// could not see an unknown field there. The zero value is ready to use.
+type decodeCache struct {
+	// fast maps reflect.Type to bool; read on every write request, so a
+	// sync.Map rather than a mutex.
+	fast sync.Map
+	// meta is ObjectMeta's schema, built once.
+	metaOnce sync.Once
+	meta     *api.JSONSchemaProps
+}
+
+// objectMetaSchema is the schema metadata is pruned by, for built-in
+// kinds and custom resources alike.
+func (f *decodeCache) objectMetaSchema() *api.JSONSchemaProps {
+	if f == nil {
+		return schema.FromGoType(reflect.TypeFor[api.ObjectMeta]())
+	}
+	f.metaOnce.Do(func() { f.meta = schema.FromGoType(reflect.TypeFor[api.ObjectMeta]()) })
+	return f.meta
+}
+
+func (f *decodeCache) ok(t reflect.Type) bool {
+	if f == nil {
+		return fastDecodable(t, map[reflect.Type]bool{})
+	}
+	if v, ok := f.fast.Load(t); ok {
+		return v.(bool)
+	}
+	v := fastDecodable(t, map[reflect.Type]bool{})
+	f.fast.Store(t, v)
+	return v
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// scalarUnmarshalers decode JSON scalars (or keep raw JSON) and are safe
+// for the fast path.
+func scalarUnmarshaler(t reflect.Type) bool {
+	switch t {
+	case reflect.TypeFor[resource.Quantity](), reflect.TypeFor[intstr.IntOrString](),
+		reflect.TypeFor[api.Time](), reflect.TypeFor[api.MicroTime](), reflect.TypeFor[api.Duration](),
+		reflect.TypeFor[api.JSON](), reflect.TypeFor[json.RawMessage]():
 		return true
 	}
-	for k := range top {
-		if k == "" || (k[0] >= 'A' && k[0] <= 'Z') {
-			return true
-		}
-	}
 	return false
+}
+
+func fastDecodable(t reflect.Type, seen map[reflect.Type]bool) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if seen[t] {
+		return true
+	}
+	seen[t] = true
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return scalarUnmarshaler(t)
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && !fastDecodable(f.Type, seen) {
+				return false
+			}
+		}
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return fastDecodable(t.Elem(), seen)
+	case reflect.Interface:
+		return false
+	}
+	return true
 }
 
 func (d *decoder) cannotHandle(err error) error {
@@ -198,7 +221,15 @@ func (d *decoder) cannotHandle(err error) error {
 		d.res.Kind, d.res.Version, d.res.Kind, err))
 }
 
+// decodeMap decodes an object already in map form (a patch's result).
 func (d *decoder) decodeMap(m map[string]any) (api.Object, error) {
+	return d.decodeChecked(m, nil, nil)
+}
+
+// decodeChecked checks the type meta of m, prunes the fields the schema
+// does not know and turns what was pruned or duplicated (scan, yamlDups)
+// into an error (Strict) or warnings (Warn).
+func (d *decoder) decodeChecked(m map[string]any, scan *fieldScan, yamlDups []string) (api.Object, error) {
 	res := d.res
 	gv := res.GroupVersion().String()
 	av, _ := m["apiVersion"].(string)
@@ -227,28 +258,31 @@ func (d *decoder) decodeMap(m map[string]any) (api.Object, error) {
 	if !keepKind {
 		m["kind"] = res.Kind
 	}
+	var unknown []string
 	if res.Schema != nil {
-		unknown := schema.Prune(res.Schema, m, schema.PruneOptions{IsResourceRoot: true, KeepNulls: true})
-		if len(unknown) > 0 {
-			switch d.validation {
-			case "Strict":
-				msgs := make([]string, len(unknown))
-				for i, u := range unknown {
-					msgs[i] = fmt.Sprintf("unknown field %q", u)
-				}
-				return nil, d.cannotHandle(errors.New("strict decoding error: " + strings.Join(msgs, ", ")))
-			case "Warn":
-				for _, u := range unknown {
-					d.warnings = append(d.warnings, fmt.Sprintf("unknown field %q", u))
-				}
-			}
+		unknown = schema.Prune(res.Schema, m, schema.PruneOptions{IsResourceRoot: true, KeepNulls: true})
+	}
+	if md, ok := m["metadata"].(map[string]any); ok {
+		// Pruning leaves metadata to ObjectMeta's own rules, which drop
+		// (and report) the fields ObjectMeta does not have.
+		for _, u := range schema.Prune(d.fast.objectMetaSchema(), md, schema.PruneOptions{KeepNulls: true}) {
+			unknown = append(unknown, "metadata."+u)
+		}
+	}
+	obj := res.New()
+	_, custom := obj.(*unstructured.Unstructured)
+	if d.validation != "Ignore" {
+		if err := d.report(fieldProblems(unknown, scan, custom), yamlDups); err != nil {
+			return nil, err
 		}
 	}
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return nil, d.cannotHandle(err)
 	}
-	obj := res.New()
+	// The map holds only the names the schema knows, spelled as it spells
+	// them, so encoding/json's case-insensitive matching cannot pick a
+	// case variant here.
 	if err := json.Unmarshal(raw, obj); err != nil {
 		return nil, d.cannotHandle(err)
 	}
@@ -256,6 +290,162 @@ func (d *decoder) decodeMap(m map[string]any) (api.Object, error) {
 		obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())
 	}
 	return obj, nil
+}
+
+// report refuses the body (Strict) or records warnings (Warn) for the
+// problems found. YAML's duplicate keys come first, as one error in the
+// wording of sigs.k8s.io/yaml but one warning per key.
+func (d *decoder) report(problems, yamlDups []string) error {
+	if len(problems) == 0 && len(yamlDups) == 0 {
+		return nil
+	}
+	if d.validation == "Warn" {
+		d.warnings = append(d.warnings, yamlDups...)
+		d.warnings = append(d.warnings, problems...)
+		return nil
+	}
+	var all []string
+	if len(yamlDups) > 0 {
+		all = append(all, "yaml: unmarshal errors:\n  "+strings.Join(yamlDups, "\n  "))
+	}
+	all = append(all, problems...)
+	return d.cannotHandle(errors.New("strict decoding error: " + strings.Join(all, ", ")))
+}
+
+// fieldProblems words the unknown fields (pruned) and the duplicate fields
+// (scan) as Kubernetes does. For a built-in kind sigs.k8s.io/json reports
+// both in document order, and a field both unknown and duplicated only as
+// unknown; for a custom resource the strict map decode reports every
+// duplicate first and pruning then reports the unknown fields.
+func fieldProblems(unknown []string, scan *fieldScan, custom bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(msg string) {
+		if !seen[msg] {
+			seen[msg] = true
+			out = append(out, msg)
+		}
+	}
+	if custom || scan == nil {
+		if scan != nil {
+			for _, dup := range scan.dups {
+				add(fmt.Sprintf("duplicate field %q", dup.path))
+			}
+		}
+		for _, u := range unknown {
+			add(fmt.Sprintf("unknown field %q", u))
+		}
+		return out
+	}
+	type problem struct {
+		pos int
+		msg string
+	}
+	var ps []problem
+	isUnknown := make(map[string]bool, len(unknown))
+	for _, u := range unknown {
+		isUnknown[u] = true
+		ps = append(ps, problem{scan.order[u], fmt.Sprintf("unknown field %q", u)})
+	}
+	for _, dup := range scan.dups {
+		if !underUnknown(dup.path, isUnknown) {
+			ps = append(ps, problem{dup.pos, fmt.Sprintf("duplicate field %q", dup.path)})
+		}
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].pos < ps[j].pos })
+	for _, p := range ps {
+		add(p.msg)
+	}
+	return out
+}
+
+// underUnknown reports whether path or one of its parents is unknown: the
+// typed decoder skips an unknown field's value without looking inside.
+func underUnknown(path string, unknown map[string]bool) bool {
+	if len(unknown) == 0 {
+		return false
+	}
+	for {
+		if unknown[path] {
+			return true
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i <= 0 {
+			return false
+		}
+		path = path[:i]
+	}
+}
+
+// fieldScan is the document order of a JSON body's object members and
+// the names repeated within one object, with paths in Kubernetes' form
+// ("spec.template.spec.containers[0].image").
+type fieldScan struct {
+	n     int
+	order map[string]int
+	dups  []fieldAt
+}
+
+type fieldAt struct {
+	pos  int
+	path string
+}
+
+// scanFields walks data (already known to be valid JSON) once.
+func scanFields(data []byte) *fieldScan {
+	s := &fieldScan{order: map[string]int{}}
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	_ = s.value(dec, "")
+	return s
+}
+
+func (s *fieldScan) value(dec *jsontext.Decoder, path string) error {
+	switch dec.PeekKind() {
+	case '{':
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return err
+			}
+			name := tok.String()
+			p := joinPath(path, name)
+			if seen[name] {
+				s.dups = append(s.dups, fieldAt{s.n, p})
+			} else if _, ok := s.order[p]; !ok {
+				s.order[p] = s.n
+			}
+			seen[name] = true
+			s.n++
+			if err := s.value(dec, p); err != nil {
+				return err
+			}
+		}
+		_, err := dec.ReadToken()
+		return err
+	case '[':
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		for i := 0; dec.PeekKind() != ']'; i++ {
+			if err := s.value(dec, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		_, err := dec.ReadToken()
+		return err
+	}
+	return dec.SkipValue()
+}
+
+func joinPath(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
 }
 
 func isString(v any) bool { _, ok := v.(string); return ok }
@@ -268,9 +458,20 @@ func addWarnings(w http.ResponseWriter, warnings []string) {
 	}
 }
 
-// strictUnmarshal decodes JSON into v, refusing unknown fields.
+// strictUnmarshal decodes JSON into v (DeleteOptions), refusing unknown
+// and duplicate fields, names matched case-sensitively. Most errors are
+// worded by encoding/json, as Kubernetes' decoder words them; a case
+// variant or a duplicate, which encoding/json would accept, by the
+// case-sensitive decoder.
 func strictUnmarshal(data []byte, v any) error {
-	d := json.NewDecoder(strings.NewReader(string(data)))
+	err := jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true))
+	if err == nil {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
-	return d.Decode(v)
+	if v1err := d.Decode(reflect.New(reflect.TypeOf(v).Elem()).Interface()); v1err != nil {
+		return v1err
+	}
+	return err
 }

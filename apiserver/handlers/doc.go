@@ -4,7 +4,18 @@
 //
 // It simulates k8s.io/apiserver/pkg/endpoints/handlers (create.go, get.go,
 // update.go, patch.go, delete.go, watch.go, rest.go) and the content
-// negotiation of .../endpoints/handlers/negotiation. Left out: protobuf and
-// CBOR encodings (JSON and YAML only), field selectors beyond those each
-// resource declares, and the "sendInitialEvents" watch-list mode.
+// negotiation of .../endpoints/handlers/negotiation.
+//
+// Every request body (create, update, subresources, DeleteOptions) is
+// decoded by one decoder (decode.go, body.go): JSON and YAML with field
+// names matched case-sensitively, unknown and duplicate fields refused,
+// warned about or dropped as fieldValidation says (as sigs.k8s.io/json
+// and sigs.k8s.io/yaml do); protobuf (application/vnd.kubernetes.protobuf)
+// for built-in kinds through the apiserver/protobuf codec. Responses are
+// JSON, a Table, or protobuf, as the Accept header asks.
+//
+// Left out: CBOR; YAML responses (a YAML Accept gets JSON, which is YAML
+// too); protobuf Tables (Tables are JSON only) and protobuf Status errors
+// (errors are JSON, which client-go reads by Content-Type); field
+// selectors beyond those each resource declares.
 package handlers

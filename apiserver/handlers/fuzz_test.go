@@ -4,10 +4,13 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/protobuf"
 )
 
-// FuzzRequests sends arbitrary bodies, content types, paths and query
-// strings through the REST handler: it must answer every one with a Status
+// FuzzRequests sends arbitrary bodies (JSON, YAML and protobuf), content
+// types, paths and query strings through the REST handler: it must answer every one with a Status
 // or an object, never panic, and never answer 500 for a client's mistake.
 func FuzzRequests(f *testing.F) {
 	f.Add("POST", "/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":{"name":"a"},"data":{"k":"v"}}`)
@@ -19,6 +22,34 @@ func FuzzRequests(f *testing.F) {
 	f.Add("GET", "/api/v1/configmaps?labelSelector=a+in+(b&fieldSelector=x%3D%5C", "", "")
 	f.Add("DELETE", "/api/v1/namespaces/default/configmaps/a", "application/json", `{"propagationPolicy":7}`)
 	f.Add("POST", "/apis/lab.example.com/v1/namespaces/default/widgets", "application/json", `{"spec":{"size":1e400}}`)
+	f.Add("POST", "/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict", "application/json", `{"spec":{"Replicas":3,"paused":true,"paused":false}}`)
+	f.Add("POST", "/api/v1/namespaces/default/configmaps", "application/yaml", "metadata:\n  name: y\n  name: z\ndata: {a: b, a: c}\n")
+	// Protobuf bodies: whole, cut short, with a foreign kind, and as the
+	// bodies of update, scale and DELETE.
+	cm, err := protobuf.Encode(&api.ConfigMap{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: api.ObjectMeta{Name: "p", Labels: map[string]string{"a": "b"}}, Data: map[string]string{"k": "v"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	dep, err := protobuf.Encode(&api.Deployment{TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: api.ObjectMeta{Name: "d"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	scale, err := protobuf.Encode(&api.Scale{TypeMeta: api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		ObjectMeta: api.ObjectMeta{Name: "d"}, Spec: api.ScaleSpec{Replicas: 2}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	pb := protobuf.ContentType
+	f.Add("POST", "/api/v1/namespaces/default/configmaps", pb, string(cm))
+	f.Add("POST", "/api/v1/namespaces/default/configmaps", pb, string(cm[:len(cm)/2]))
+	f.Add("PUT", "/api/v1/namespaces/default/configmaps/p", pb, string(cm))
+	f.Add("POST", "/api/v1/namespaces/default/configmaps", pb, string(dep))
+	f.Add("POST", "/apis/apps/v1/namespaces/default/deployments", pb, string(dep))
+	f.Add("PUT", "/apis/apps/v1/namespaces/default/deployments/d/scale", pb, string(scale))
+	f.Add("DELETE", "/api/v1/namespaces/default/configmaps/p", pb, string(cm))
+	f.Add("POST", "/apis/lab.example.com/v1/namespaces/default/widgets", pb, string(cm))
 	f.Fuzz(func(t *testing.T, method, target, contentType, body string) {
 		if !strings.HasPrefix(target, "/") || strings.ContainsAny(target, " \t\r\n#") {
 			return

@@ -31,6 +31,9 @@ type Handler struct {
 	Clock     clock.Clock
 	// MaxBodyBytes caps request bodies (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
+
+	// fast remembers which kinds the decoder's fast path can take.
+	fast decodeCache
 }
 
 // ServeHTTP implements http.Handler.
@@ -72,6 +75,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rc := &requestContext{h: h, w: w, r: r, info: info, st: st, res: res, ns: ns, name: name}
+	// The answer's media type is settled before anything is written, as
+	// Kubernetes' handlers do: a 406 must not follow a stored create.
+	if _, err := rc.negotiate(); err != nil {
+		responsewriters.WriteError(w, err)
+		return
+	}
 	var err error
 	switch info.Verb {
 	case "get":
@@ -173,7 +182,7 @@ func (c *requestContext) admit(op admission.Operation, dryRun bool) registry.Adm
 }
 
 func (c *requestContext) writeObject(code int, obj api.Object) error {
-	out, err := negotiate(c.r)
+	out, err := c.negotiate()
 	if err != nil {
 		return err
 	}
@@ -185,8 +194,7 @@ func (c *requestContext) writeObject(code int, obj api.Object) error {
 		responsewriters.WriteJSON(c.w, code, table)
 		return nil
 	}
-	responsewriters.WriteJSON(c.w, code, obj)
-	return nil
+	return c.writeEncoded(code, out, obj)
 }
 
 func (c *requestContext) get() error {
@@ -199,8 +207,7 @@ func (c *requestContext) get() error {
 		if err != nil {
 			return err
 		}
-		responsewriters.WriteJSON(c.w, http.StatusOK, scale)
-		return nil
+		return c.writeScale(scale)
 	}
 	return c.writeObject(http.StatusOK, obj)
 }
@@ -246,9 +253,16 @@ func (c *requestContext) list() error {
 	if err != nil {
 		return err
 	}
-	out, err := negotiate(c.r)
+	out, err := c.negotiate()
 	if err != nil {
 		return err
+	}
+	if out == asProtobuf {
+		res, err := c.st.List(c.ctx(), c.ns, opts)
+		if err != nil {
+			return err
+		}
+		return c.writeProtobufList(api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
 	}
 	if out == asTable {
 		res, err := c.st.List(c.ctx(), c.ns, opts)
@@ -259,6 +273,7 @@ func (c *requestContext) list() error {
 		if err != nil {
 			return err
 		}
+		addWarnings(c.w, res.Warnings)
 		responsewriters.WriteJSON(c.w, http.StatusOK, table)
 		return nil
 	}
@@ -266,6 +281,7 @@ func (c *requestContext) list() error {
 	if err != nil {
 		return err
 	}
+	addWarnings(c.w, res.Warnings)
 	items := res.Items
 	if items == nil {
 		items = []json.RawMessage{}
@@ -283,22 +299,7 @@ func (c *requestContext) decoder() (*decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decoder{res: c.res, validation: v}, nil
-}
-
-func (c *requestContext) bodyJSON() ([]byte, error) {
-	limit := c.h.MaxBodyBytes
-	if limit <= 0 {
-		limit = DefaultMaxBodyBytes
-	}
-	body, err := readBody(c.w, c.r, limit)
-	if err != nil {
-		return nil, err
-	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil, api.NewBadRequest("the request body is empty")
-	}
-	return bodyToJSON(c.r.Header.Get("Content-Type"), body)
+	return &decoder{res: c.res, validation: v, fast: &c.h.fast}, nil
 }
 
 // checkNamespace refuses a body whose namespace differs from the URL's.
@@ -321,7 +322,7 @@ func (c *requestContext) create() error {
 	if err != nil {
 		return err
 	}
-	data, err := c.bodyJSON()
+	body, err := c.readRequestBody()
 	if err != nil {
 		return err
 	}
@@ -329,7 +330,7 @@ func (c *requestContext) create() error {
 	if err != nil {
 		return err
 	}
-	obj, err := dec.decode(data)
+	obj, err := dec.decodeBody(body)
 	if err != nil {
 		return err
 	}
@@ -346,12 +347,12 @@ func (c *requestContext) create() error {
 
 func (c *requestContext) createSubresource() error {
 	sub := c.res.CreateSubresources[c.info.Subresource]
-	data, err := c.bodyJSON()
+	body, err := c.readRequestBody()
 	if err != nil {
 		return err
 	}
-	dec := &decoder{res: sub.Resource, validation: "Ignore"}
-	obj, err := dec.decode(data)
+	dec := &decoder{res: sub.Resource, validation: "Ignore", fast: &c.h.fast}
+	obj, err := dec.decodeBody(body)
 	if err != nil {
 		return err
 	}
@@ -362,8 +363,11 @@ func (c *requestContext) createSubresource() error {
 	if err != nil {
 		return err
 	}
-	responsewriters.WriteJSON(c.w, http.StatusCreated, out)
-	return nil
+	enc, err := c.negotiate()
+	if err != nil {
+		return err
+	}
+	return c.writeEncoded(http.StatusCreated, enc, out)
 }
 
 func (c *requestContext) update() error {
@@ -371,18 +375,18 @@ func (c *requestContext) update() error {
 	if err != nil {
 		return err
 	}
-	data, err := c.bodyJSON()
+	body, err := c.readRequestBody()
 	if err != nil {
 		return err
 	}
 	if c.info.Subresource == "scale" {
-		return c.scaleWrite(data, dry, "")
+		return c.scaleUpdate(body, dry)
 	}
 	dec, err := c.decoder()
 	if err != nil {
 		return err
 	}
-	obj, err := dec.decode(data)
+	obj, err := dec.decodeBody(body)
 	if err != nil {
 		return err
 	}
@@ -414,12 +418,8 @@ func (c *requestContext) deleteOptions() (*api.DeleteOptions, error) {
 		return nil, err
 	}
 	if len(strings.TrimSpace(string(body))) > 0 {
-		data, err := bodyToJSON(c.r.Header.Get("Content-Type"), body)
-		if err != nil {
+		if err := c.decodeDeleteOptions(body, opts); err != nil {
 			return nil, err
-		}
-		if err := strictUnmarshal(data, opts); err != nil {
-			return nil, api.NewBadRequest("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: " + err.Error())
 		}
 	}
 	q := c.r.URL.Query()
@@ -437,6 +437,10 @@ func (c *requestContext) deleteOptions() (*api.DeleteOptions, error) {
 	if s := q.Get("orphanDependents"); s != "" {
 		b := s == "true"
 		opts.OrphanDependents = &b
+	}
+	if s := q.Get("ignoreStoreReadErrorWithClusterBreakingPotential"); s != "" {
+		b := s == "true"
+		opts.IgnoreStoreReadErrorWithClusterBreakingPotential = &b
 	}
 	if dry, err := c.dryRun(); err != nil {
 		return nil, err
@@ -495,6 +499,9 @@ func (c *requestContext) deleteCollection() error {
 	}
 	if items == nil {
 		items = []api.Object{}
+	}
+	if out, err := c.negotiate(); err == nil && out == asProtobuf {
+		return c.writeProtobufList(api.ListMeta{}, items)
 	}
 	responsewriters.WriteJSON(c.w, http.StatusOK, listJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(), Items: items})
 	return nil

@@ -77,6 +77,9 @@ func newEnv(t *testing.T) *testEnv {
 		{Version: "v1", Name: "configmaps", Kind: "ConfigMap", ListKind: "ConfigMapList", Namespaced: true,
 			New: func() api.Object { return &api.ConfigMap{} }, Schema: schema.FromGoType(reflect.TypeOf(api.ConfigMap{})),
 			StrategicMergePatch: true},
+		{Group: "apps", Version: "v1", Name: "deployments", Kind: "Deployment", ListKind: "DeploymentList", Namespaced: true,
+			New: func() api.Object { return &api.Deployment{} }, Schema: schema.FromGoType(reflect.TypeOf(api.Deployment{})),
+			StrategicMergePatch: true, Scale: &registry.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"}},
 		{Group: "lab.example.com", Version: "v1", Name: "widgets", Kind: "Widget", ListKind: "WidgetList", Namespaced: true,
 			New: func() api.Object { return &unstructured.Unstructured{} }, Schema: widgetSchema(),
 			Strategy: widgetStrategy{}, StatusSubresource: true,
@@ -360,7 +363,7 @@ func TestTableOutput(t *testing.T) {
 	assert.Equal(t, "PartialObjectMetadata", get(row, "object", "kind"))
 	one := e.doH("GET", "/api/v1/namespaces/default/configmaps/t", "", "", accept).expect(200).obj()
 	assert.Len(t, one["rows"], 1)
-	e.doH("GET", "/api/v1/namespaces/default/configmaps", "", "", map[string]string{"Accept": "application/vnd.kubernetes.protobuf"}).expect(406)
+	e.doH("GET", "/api/v1/namespaces/default/configmaps", "", "", map[string]string{"Accept": "text/html"}).expect(406)
 }
 
 func TestStatusSubresourceAndGeneration(t *testing.T) {

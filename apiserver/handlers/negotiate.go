@@ -7,24 +7,36 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/protobuf"
+	"github.com/kubesim/kubesim/apiserver/responsewriters"
 )
 
-// output is what the client asked to receive.
+// output is the representation the client asked to receive.
 type output int
 
 const (
+	// asObject is the object (or list) as JSON.
 	asObject output = iota
+	// asTable is a meta.k8s.io/v1 Table, as kubectl get asks.
 	asTable
+	// asProtobuf is the object (or list) as Kubernetes protobuf, as
+	// client-go asks when configured with the protobuf content type.
+	asProtobuf
 )
 
 // negotiate reads the Accept header: kubectl get asks for a Table
 // (application/json;as=Table;v=v1;g=meta.k8s.io) with plain JSON as a
-// fallback. The first alternative the server can produce wins.
-func negotiate(r *http.Request) (output, error) {
-	accept := r.Header.Get("Accept")
+// fallback; client-go's protobuf clients ask for
+// "application/vnd.kubernetes.protobuf, */*". The first alternative the
+// server can produce wins. Tables are served as JSON only, and custom
+// resources have no protobuf form (as in Kubernetes, whose unstructured
+// objects have no protobuf encoding).
+func (c *requestContext) negotiate() (output, error) {
+	accept := c.r.Header.Get("Accept")
 	if accept == "" {
 		return asObject, nil
 	}
+	pb := c.protobufServed()
 	for _, clause := range strings.Split(accept, ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(clause))
 		if err != nil {
@@ -32,6 +44,11 @@ func negotiate(r *http.Request) (output, error) {
 		}
 		switch mt {
 		case "application/json", "application/*", "*/*", "application/yaml":
+		case protobuf.ContentType:
+			if pb && params["as"] == "" {
+				return asProtobuf, nil
+			}
+			continue
 		default:
 			continue
 		}
@@ -44,7 +61,51 @@ func negotiate(r *http.Request) (output, error) {
 			}
 		}
 	}
-	return asObject, api.NewNotAcceptable("application/json", "application/yaml", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	return asObject, api.NewNotAcceptable(c.mediaTypes()...)
+}
+
+// protobufServed reports whether the resource has a protobuf encoding:
+// built-in kinds do, custom resources (unstructured) do not.
+func (c *requestContext) protobufServed() bool {
+	return protobuf.Supports(c.res.New())
+}
+
+// mediaTypes lists what the resource can be read and written as, for
+// the 406 and 415 answers.
+func (c *requestContext) mediaTypes() []string {
+	if c.protobufServed() {
+		return []string{jsonMediaType, yamlMediaType, protobuf.ContentType}
+	}
+	return []string{jsonMediaType, yamlMediaType}
+}
+
+// writeEncoded writes v as negotiated: as protobuf when the client asked
+// for it and v has a protobuf form, else as JSON (errors and Status stay
+// JSON: client-go decodes a response by its Content-Type).
+func (c *requestContext) writeEncoded(code int, out output, v any) error {
+	if out == asProtobuf {
+		if obj, ok := v.(api.Object); ok && protobuf.Supports(obj) {
+			data, err := protobuf.Encode(obj)
+			if err != nil {
+				return api.NewInternalError(err)
+			}
+			responsewriters.WriteBytes(c.w, code, protobuf.ContentType, data)
+			return nil
+		}
+	}
+	responsewriters.WriteJSON(c.w, code, v)
+	return nil
+}
+
+// writeProtobufList writes a list in protobuf. JSON lists are served from
+// the stored bytes; a protobuf list is encoded from the decoded objects.
+func (c *requestContext) writeProtobufList(meta api.ListMeta, items []api.Object) error {
+	data, err := protobuf.EncodeList(c.res.GroupVersion().String(), c.res.ListKind, meta, items)
+	if err != nil {
+		return api.NewInternalError(err)
+	}
+	responsewriters.WriteBytes(c.w, http.StatusOK, protobuf.ContentType, data)
+	return nil
 }
 
 // listJSON encodes a list of objects of resource kind listKind without a

@@ -122,7 +122,15 @@ func (c *requestContext) patch() error {
 	}
 	ps := SchemaForPatch(c.res.Schema)
 	now := c.now().UTC().Format(time.RFC3339)
+	var scan *fieldScan
+	if dec.validation != "Ignore" && (pt == mergePatchType || pt == strategicPatchType) {
+		// A JSON merge or strategic patch with a field twice is reported
+		// as Kubernetes reports it (kjson.UnmarshalStrict of the patch).
+		scan = scanFields(body)
+	}
 	fn := func(cur api.Object) (api.Object, error) {
+		// A conflict runs fn again: keep one round's warnings only.
+		dec.warnings = dec.warnings[:0]
 		var curMap map[string]any
 		if cur != nil {
 			m, err := objectMap(cur)
@@ -135,7 +143,7 @@ func (c *requestContext) patch() error {
 		if err != nil {
 			return nil, patchError(err)
 		}
-		obj, err := dec.decodeMap(result)
+		obj, err := dec.decodeChecked(result, scan, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -137,7 +137,24 @@ func (c *requestContext) scaleWrite(body []byte, dry bool, patchType string) err
 	if out, err = c.toScale(obj); err != nil {
 		return err
 	}
-	responsewriters.WriteJSON(c.w, http.StatusOK, out)
+	return c.writeScale(out)
+}
+
+// writeScale writes a Scale as negotiated (protobuf as autoscaling/v1
+// Scale, whose replicas are int32).
+func (c *requestContext) writeScale(s *scaleDoc) error {
+	out, err := c.negotiate()
+	if err != nil {
+		return err
+	}
+	if out == asProtobuf {
+		return c.writeEncoded(http.StatusOK, out, &api.Scale{
+			TypeMeta: s.TypeMeta, ObjectMeta: s.Metadata,
+			Spec:   api.ScaleSpec{Replicas: int32(s.Spec.Replicas)},
+			Status: api.ScaleStatus{Replicas: int32(s.Status.Replicas), Selector: s.Status.Selector},
+		})
+	}
+	responsewriters.WriteJSON(c.w, http.StatusOK, s)
 	return nil
 }
 

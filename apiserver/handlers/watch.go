@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -30,7 +29,7 @@ func (c *requestContext) watch() error {
 	if err != nil {
 		return err
 	}
-	out, err := negotiate(c.r)
+	out, err := c.negotiate()
 	if err != nil {
 		return err
 	}
@@ -54,14 +53,11 @@ func (c *requestContext) watch() error {
 	if err != nil {
 		return err
 	}
-	flusher, _ := c.w.(http.Flusher)
-	c.w.Header().Set("Content-Type", "application/json")
+	enc := newWatchEncoder(c.w, out)
+	c.w.Header().Set("Content-Type", enc.contentType())
 	c.w.Header().Set("Cache-Control", "no-cache, private")
 	c.w.WriteHeader(http.StatusOK)
-	if flusher != nil {
-		flusher.Flush()
-	}
-	enc := json.NewEncoder(c.w)
+	enc.flush()
 	first := true
 	lastRV := opts.ResourceVersion
 	var tick <-chan time.Time
@@ -88,7 +84,7 @@ func (c *requestContext) watch() error {
 			bm := c.res.New()
 			bm.GetObjectKind().SetGroupVersionKind(c.res.GroupVersionKind())
 			bm.GetObjectMeta().ResourceVersion = lastRV
-			if err := c.send(enc, flusher, watchEvent{Type: api.WatchEventType("BOOKMARK"), Object: bm}); err != nil {
+			if err := enc.send(watchEvent{Type: api.WatchEventType("BOOKMARK"), Object: bm}); err != nil {
 				return nil
 			}
 			continue
@@ -96,7 +92,7 @@ func (c *requestContext) watch() error {
 			return nil
 		}
 		var obj any = ev.Object
-		if ev.Raw != nil && out != asTable {
+		if ev.Raw != nil && out == asObject {
 			obj = ev.Raw
 		}
 		if ev.Err != nil {
@@ -117,18 +113,8 @@ func (c *requestContext) watch() error {
 			}
 			first = false
 		}
-		if err := c.send(enc, flusher, watchEvent{Type: ev.Type, Object: obj}); err != nil {
+		if err := enc.send(watchEvent{Type: ev.Type, Object: obj}); err != nil {
 			return nil
 		}
 	}
-}
-
-func (c *requestContext) send(enc *json.Encoder, f http.Flusher, ev watchEvent) error {
-	if err := enc.Encode(ev); err != nil {
-		return err
-	}
-	if f != nil {
-		f.Flush()
-	}
-	return nil
 }

@@ -149,20 +149,9 @@ func Document(groupVersion string, resources []*registry.Resource) ([]byte, erro
 
 // document builds the document from the resources of gv alone.
 func document(gv api.GroupVersion, rs []*registry.Resource) ([]byte, error) {
-	if len(rs) == 0 {
-		return nil, ErrGroupVersionNotFound
-	}
-	b := &docBuilder{gv: gv, schemas: map[string]any{}, paths: map[string]any{}}
-	b.schemas[statusDefinition] = statusSchema()
-	b.schemas[patchDefinition] = map[string]any{
-		"type":        "object",
-		"description": "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.",
-	}
-	b.schemas[deleteOptionsDefinition] = deleteOptionsSchema()
-	for _, r := range rs {
-		if err := b.addResource(r); err != nil {
-			return nil, fmt.Errorf("openapi for %s: %w", r.GroupResource(), err)
-		}
+	b, err := buildGroupVersion(gv, rs)
+	if err != nil {
+		return nil, err
 	}
 	doc := map[string]any{
 		"openapi": "3.0.0",
@@ -178,14 +167,41 @@ func document(gv api.GroupVersion, rs []*registry.Resource) ([]byte, error) {
 			},
 		},
 	}
+	return encodeJSON(doc)
+}
+
+// encodeJSON writes doc without HTML escaping: descriptions are full of
+// <, > and &; keep them readable.
+func encodeJSON(doc any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	// Descriptions are full of <, > and &; keep them readable.
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// buildGroupVersion builds the schemas and paths of gv's resources, in
+// OpenAPI v3 form; the v2 document is converted from them (v2.go), so
+// both come from the same source.
+func buildGroupVersion(gv api.GroupVersion, rs []*registry.Resource) (*docBuilder, error) {
+	if len(rs) == 0 {
+		return nil, ErrGroupVersionNotFound
+	}
+	b := &docBuilder{gv: gv, schemas: map[string]any{}, paths: map[string]any{}}
+	b.schemas[statusDefinition] = statusSchema()
+	b.schemas[patchDefinition] = map[string]any{
+		"type":        "object",
+		"description": "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.",
+	}
+	b.schemas[deleteOptionsDefinition] = deleteOptionsSchema()
+	for _, r := range rs {
+		if err := b.addResource(r); err != nil {
+			return nil, fmt.Errorf("openapi for %s: %w", r.GroupResource(), err)
+		}
+	}
+	return b, nil
 }
 
 type docBuilder struct {

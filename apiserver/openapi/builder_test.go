@@ -356,7 +356,7 @@ func TestHandler(t *testing.T) {
 	assert.Equal(t, http.StatusOK, res.StatusCode)
 	assert.True(t, strings.HasPrefix(body, `{"components":`), body[:40])
 
-	for _, path := range []string{"/openapi/v2", "/openapi/v3/apis/nope/v1", "/openapi/v3/api/v2", "/openapi/v3/apis/apps",
+	for _, path := range []string{"/openapi/v3/apis/nope/v1", "/openapi/v3/api/v2", "/openapi/v3/apis/apps",
 		"/openapi/v3/apis/apps/v1/x", "/openapi/v3x", "/openapi", "/version"} {
 		res, body := serve(t, h, "GET", path)
 		assert.Equal(t, http.StatusNotFound, res.StatusCode, path)

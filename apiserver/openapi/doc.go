@@ -19,8 +19,18 @@
 // apiextensions-apiserver uses for custom resources (it adds apiVersion,
 // kind and metadata to a CRD schema that lacks them).
 //
-// Left out: OpenAPI v2 (/openapi/v2 answers 404, so kubectl uses v3),
-// protobuf encoding, shared definitions referenced by $ref (each kind's
+// It serves /openapi/v2 as well (k8s.io/kube-openapi/pkg/handler): one
+// Swagger 2.0 document for the whole server, converted from the same v3
+// schemas and paths (definitions and operations keep their
+// x-kubernetes-group-version-kind; what v2 cannot express, such as
+// nullable and anyOf, is dropped as the CRD builder drops it), in JSON or,
+// for client-go, which asks for nothing else, as gnostic's protobuf
+// openapi_v2.Document. kubectl falls back to it when a group-version is
+// missing from /openapi/v3 (apply of a kind nobody serves then reaches
+// the real "no matches for kind" error), explain --output
+// plaintext-openapiv2 walks it, and helm validates against it.
+//
+// Left out: protobuf encoding of the v3 documents, shared definitions referenced by $ref (each kind's
 // schema is inline, including its metadata), watch paths, the non
 // group-version entries of the index (/version, /apis and so on), and
 // most query parameters' long descriptions. A published

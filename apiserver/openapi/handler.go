@@ -53,10 +53,10 @@ func indexEntry(gv api.GroupVersion, hash string) IndexEntry {
 	return IndexEntry{ServerRelativeURL: "/openapi/v3/" + IndexKey(gv) + "?hash=" + hash}
 }
 
-// NewHandler serves /openapi/v3 and /openapi/v3/<key> from the resources
-// source returns, called on every request because custom resources come
-// and go. Mount it at /openapi/ (or at /openapi/v3 and below): every other
-// path, /openapi/v2 included, gets a 404 Status, which makes kubectl use v3.
+// NewHandler serves /openapi/v2, /openapi/v3 and /openapi/v3/<key> from
+// the resources source returns, called on every request because custom
+// resources come and go. Mount it at /openapi/; every other path gets a
+// 404 Status.
 //
 // Documents are cached by a fingerprint of their inputs (the resources'
 // names, kinds, flags and Schema pointers), so repeated kubectl calls only
@@ -71,6 +71,8 @@ type handler struct {
 
 	mu    sync.Mutex
 	cache map[api.GroupVersion]cachedDocument
+	// v2 is the latest /openapi/v2 document.
+	v2 cachedV2
 }
 
 // cachedDocument is the latest document of one group-version.
@@ -84,6 +86,10 @@ type cachedDocument struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.TrimSuffix(r.URL.Path, "/") == "/openapi/v2" {
+		h.serveV2(w, r)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/openapi/v3")
 	if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
 		responsewriters.WriteError(w, api.NewPathNotFound())
@@ -231,3 +237,114 @@ func fingerprint(rs []*registry.Resource) ([sha256.Size]byte, []*api.JSONSchemaP
 
 // notFound is the Status a Kubernetes API server answers for a path it
 // does not serve.
+
+// cachedV2 is the /openapi/v2 document in both encodings, with the
+// fingerprint of the resources it was built from.
+type cachedV2 struct {
+	fingerprint [sha256.Size]byte
+	json, proto []byte
+	keep        []*api.JSONSchemaProps
+}
+
+// NegotiateV2 picks the encoding of /openapi/v2 in the client's order, as
+// kube-openapi's handler: protobuf for client-go (kubectl, helm), which
+// asks for nothing else, JSON for "application/json" and wildcards; ok is
+// false when the client accepts neither (406).
+func NegotiateV2(accept string) (protobuf, ok bool) {
+	if strings.TrimSpace(accept) == "" {
+		return false, true
+	}
+	for _, clause := range strings.Split(accept, ",") {
+		mediaType, _, _ := strings.Cut(clause, ";")
+		switch strings.TrimSpace(mediaType) {
+		case SwaggerProtoContentType, SwaggerProtoContentTypeDeprecated:
+			return true, true
+		case "application/json", "*/*", "application/*":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// serveV2 answers /openapi/v2 with an ETag (the SHA-512 of the bytes
+// sent) and 304 for a matching If-None-Match, as kube-openapi's handler.
+func (h *handler) serveV2(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		responsewriters.WriteError(w, api.NewMethodNotAllowed())
+		return
+	}
+	doc, err := h.documentV2(h.source())
+	if err != nil {
+		responsewriters.WriteError(w, api.NewInternalError(err))
+		return
+	}
+	ServeSwagger(w, r, doc.json, doc.proto)
+}
+
+// ServeSwagger writes a v2 document, given in both encodings, in the one
+// the request asks for, with its ETag; the aggregator serves its merged
+// document with it too.
+func ServeSwagger(w http.ResponseWriter, r *http.Request, jsonBody, protoBody []byte) {
+	protobuf, ok := NegotiateV2(r.Header.Get("Accept"))
+	if !ok {
+		w.WriteHeader(http.StatusNotAcceptable)
+		return
+	}
+	body, contentType := jsonBody, "application/json"
+	if protobuf {
+		body, contentType = protoBody, SwaggerProtoContentType
+	}
+	etag := strconv.Quote(Hash(body))
+	w.Header().Set("Etag", etag)
+	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// documentV2 returns the cached v2 document, or builds it when the
+// resources changed.
+func (h *handler) documentV2(resources []*registry.Resource) (cachedV2, error) {
+	var all []*registry.Resource
+	for _, gv := range GroupVersions(resources) {
+		all = append(all, resourcesAt(gv, resources)...)
+	}
+	fp, keep := fingerprint(all)
+	h.mu.Lock()
+	c := h.v2
+	h.mu.Unlock()
+	if c.json != nil && c.fingerprint == fp {
+		return c, nil
+	}
+	doc, err := SwaggerDocument(resources)
+	if err != nil {
+		return cachedV2{}, err
+	}
+	c = cachedV2{fingerprint: fp, keep: keep}
+	if c.json, c.proto, err = EncodeSwagger(doc); err != nil {
+		return cachedV2{}, err
+	}
+	h.mu.Lock()
+	h.v2 = c
+	h.mu.Unlock()
+	return c, nil
+}
+
+// EncodeSwagger encodes a v2 document as JSON and as protobuf.
+func EncodeSwagger(doc map[string]any) (jsonBody, protoBody []byte, err error) {
+	if jsonBody, err = encodeJSON(doc); err != nil {
+		return nil, nil, err
+	}
+	if protoBody, err = EncodeSwaggerProto(doc); err != nil {
+		return nil, nil, err
+	}
+	return jsonBody, protoBody, nil
+}

@@ -77,7 +77,7 @@ func (e *ConflictError) Error() string {
 // managerEntry is a decoded ManagedFields entry.
 type managerEntry struct {
 	ManagedFields
-	set fieldSet
+	set *fieldSet
 }
 
 func (m *managerEntry) printed() string {
@@ -108,7 +108,7 @@ func decodeManagers(managed []ManagedFields) []*managerEntry {
 func encodeManagers(entries []*managerEntry) []ManagedFields {
 	out := []ManagedFields{}
 	for _, e := range entries {
-		if len(e.set) == 0 {
+		if e.set.empty() {
 			continue
 		}
 		m := e.ManagedFields
@@ -168,34 +168,28 @@ func Apply(live, applied map[string]any, manager string, managed []ManagedFields
 
 	// Conflicts: fields of others the configuration would change.
 	var conflicts []Conflict
-	type owned struct {
-		entry *managerEntry
-		path  fieldPath
-	}
-	var lost []owned
+	var lost []*fieldSet // the nodes, in other managers' sets, that force takes over
 	for _, e := range entries {
 		if e.Manager == manager && e.Operation == OperationApply {
 			continue
 		}
-		for _, p := range configSet.sorted() {
-			if !e.set.has(p) || !configAtoms.has(p) {
-				continue
-			}
-			lv, found := valueAt(live, p)
-			cv, _ := valueAt(config, p)
+		walkShared(configSet, e.set, configAtoms, live, config, nil, func(p fieldPath, owned *fieldSet, lv any, found bool, cv any) {
 			if found && unstructured.Equal(lv, cv) {
-				continue
+				return
 			}
 			conflicts = append(conflicts, Conflict{Manager: e.printed(), Field: p.String()})
-			lost = append(lost, owned{e, p})
-		}
+			lost = append(lost, owned)
+		})
 	}
 	if len(conflicts) > 0 && !force {
 		sortConflicts(conflicts)
 		return nil, nil, &ConflictError{Conflicts: conflicts}
 	}
-	for _, l := range lost {
-		delete(l.entry.set, l.path.key())
+	for _, n := range lost {
+		n.member = false
+	}
+	for _, e := range entries {
+		e.set.compact()
 	}
 
 	result, _ = mergeApplied(live, config, schema).(map[string]any)
@@ -209,12 +203,14 @@ func Apply(live, applied map[string]any, manager string, managed []ManagedFields
 		}
 	}
 	if mine != nil {
-		for _, p := range mine.set.difference(configSet).sorted() {
-			if configSet.ownsAtOrBelow(p) || ownedByOthers(entries, mine, p) {
-				continue
+		var others []*fieldSet
+		for _, e := range entries {
+			if e != mine {
+				others = append(others, e.set)
 			}
-			result, _ = removePath(result, p).(map[string]any)
 		}
+		dropped := mine.set.difference(configSet)
+		result, _ = pruneDropped(result, dropped, append(others, configSet)).(map[string]any)
 	} else {
 		mine = &managerEntry{}
 		entries = append(entries, mine)
@@ -224,13 +220,77 @@ func Apply(live, applied map[string]any, manager string, managed []ManagedFields
 	return result, encodeManagers(entries), nil
 }
 
-func ownedByOthers(entries []*managerEntry, self *managerEntry, p fieldPath) bool {
-	for _, e := range entries {
-		if e != self && e.set.ownsAtOrBelow(p) {
-			return true
+// walkShared visits, in path order, the paths that a, b and atoms all hold,
+// with the values at that path in l (and whether it is there) and in r,
+// following the three sets and the two values down together so that each
+// node is reached once (no path is looked up from the root again). owned
+// is b's node for the path.
+func walkShared(a, b, atoms *fieldSet, l, r any, path fieldPath, fn func(p fieldPath, owned *fieldSet, lv any, found bool, rv any)) {
+	walkSharedFound(a, b, atoms, l, true, r, path, fn)
+}
+
+func walkSharedFound(a, b, atoms *fieldSet, l any, lFound bool, r any, path fieldPath, fn func(p fieldPath, owned *fieldSet, lv any, found bool, rv any)) {
+	for _, pe := range a.sortedChildren() {
+		ca, cb, cat := a.children[pe], b.get(pe), atoms.get(pe)
+		if cb == nil || cat == nil {
+			continue
+		}
+		var lv any
+		found := false
+		if lFound {
+			lv, found = step(l, pe)
+		}
+		rv, _ := step(r, pe)
+		p := append(path, pe)
+		if ca.member && cb.member && cat.member {
+			fn(p, cb, lv, found, rv)
+		}
+		walkSharedFound(ca, cb, cat, lv, found, rv, p, fn)
+	}
+}
+
+// pruneDropped removes from v the fields of dropped (fields a manager
+// applied before and not now), except those that a set in keep holds, or
+// holds a field inside. A removed field's children are not visited.
+func pruneDropped(v any, dropped *fieldSet, keep []*fieldSet) any {
+	for _, pe := range dropped.sortedChildren() {
+		d := dropped.children[pe]
+		var below []*fieldSet
+		for _, k := range keep {
+			if c := k.get(pe); c != nil {
+				below = append(below, c)
+			}
+		}
+		remove := d.member && len(below) == 0
+		switch t := v.(type) {
+		case map[string]any:
+			if !strings.HasPrefix(pe, "f:") {
+				continue
+			}
+			name := pe[2:]
+			child, ok := t[name]
+			if !ok {
+				continue
+			}
+			if remove {
+				delete(t, name)
+				continue
+			}
+			t[name] = pruneDropped(child, d, below)
+		case []any:
+			i := findItem(t, pe)
+			if i < 0 {
+				continue
+			}
+			if remove {
+				t = append(t[:i:i], t[i+1:]...)
+				v = t
+				continue
+			}
+			t[i] = pruneDropped(t[i], d, below)
 		}
 	}
-	return false
+	return v
 }
 
 // sortConflicts orders conflicts by manager, as Kubernetes does, keeping
@@ -252,16 +312,13 @@ func UpdateManagedFields(old, new map[string]any, manager string, managed []Mana
 	oldSet, newSet = stripIgnored(oldSet), stripIgnored(newSet)
 	removed := oldSet.difference(newSet)
 	changed := newSet.difference(oldSet)
-	for k, p := range newSet {
-		if _, inOld := oldSet[k]; !inOld || !oldAtoms.has(p) || !newAtoms.has(p) {
-			continue
-		}
-		ov, _ := valueAt(old, p)
-		nv, _ := valueAt(new, p)
+	// Atoms in both whose value differs changed too.
+	both := newAtoms.difference(newAtoms.difference(oldAtoms))
+	walkShared(newSet, oldSet, both, new, old, nil, func(p fieldPath, _ *fieldSet, nv any, _ bool, ov any) {
 		if !unstructured.Equal(ov, nv) {
-			changed[k] = p
+			changed.insert(p)
 		}
-	}
+	})
 
 	entries := decodeManagers(managed)
 	var mine *managerEntry
@@ -273,14 +330,14 @@ func UpdateManagedFields(old, new map[string]any, manager string, managed []Mana
 		e.set = e.set.difference(changed).difference(removed)
 	}
 	if mine == nil {
-		if len(changed) == 0 {
+		if changed.empty() {
 			return encodeManagers(entries)
 		}
-		mine = &managerEntry{ManagedFields: ManagedFields{Manager: manager, Operation: OperationUpdate, APIVersion: apiVersion}, set: fieldSet{}}
+		mine = &managerEntry{ManagedFields: ManagedFields{Manager: manager, Operation: OperationUpdate, APIVersion: apiVersion}, set: newFieldSet()}
 		entries = append(entries, mine)
 	}
 	mine.set = mine.set.union(changed).difference(removed)
-	if len(changed) > 0 {
+	if !changed.empty() {
 		mine.Time = now
 	}
 	return encodeManagers(entries)
@@ -361,52 +418,62 @@ func itemElement(item any, kind string, keys []string) string {
 //
 // atoms are the fields whose value is compared as a whole: scalars, nulls
 // and atomic lists.
-func fieldSetOf(obj map[string]any, s Schema) (set, atoms fieldSet) {
-	set, atoms = fieldSet{}, fieldSet{}
-	walkFields(obj, s, nil, set, atoms, false)
+func fieldSetOf(obj map[string]any, s Schema) (set, atoms *fieldSet) {
+	set, atoms = newFieldSet(), newFieldSet()
+	walkFields(obj, s, set, atoms, true, false)
+	set.compact()
+	atoms.compact()
 	return set, atoms
 }
 
 // allFieldsOf is the set of every node of an object, containers included,
 // which is what a comparison of two objects reports as added or removed.
-func allFieldsOf(obj map[string]any, s Schema) (set, atoms fieldSet) {
-	set, atoms = fieldSet{}, fieldSet{}
+func allFieldsOf(obj map[string]any, s Schema) (set, atoms *fieldSet) {
+	set, atoms = newFieldSet(), newFieldSet()
 	if obj != nil {
-		walkFields(obj, s, nil, set, atoms, true)
+		walkFields(obj, s, set, atoms, true, true)
 	}
+	set.compact()
+	atoms.compact()
 	return set, atoms
 }
 
-func walkFields(v any, s Schema, path fieldPath, set, atoms fieldSet, all bool) {
+// walkFields adds the fields of v to set and atoms, whose nodes stand for
+// v's own path: the walk goes down the object and the two tries together,
+// so no path is ever copied.
+func walkFields(v any, s Schema, set, atoms *fieldSet, root, all bool) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, e := range t {
-			p := path.child("f:" + k)
-			walkFields(e, childSchema(s, k), p, set, atoms, all)
+			pe := "f:" + k
+			cs := set.child(pe)
+			walkFields(e, childSchema(s, k), cs, atoms.child(pe), false, all)
 			em, isMap := e.(map[string]any)
 			if all || e == nil || (isMap && len(em) == 0) || !isDeclaredField(s, k) {
-				set.insert(p)
+				cs.member = true
 			}
 		}
 	case []any:
 		kind, keys := listKind(s, t)
 		if kind == "atomic" {
-			set.insert(path)
-			atoms.insert(path)
+			if !root {
+				set.member, atoms.member = true, true
+			}
 			return
 		}
-		if all && len(path) > 0 {
-			set.insert(path)
+		if all && !root {
+			set.member = true
 		}
 		for _, item := range t {
-			p := path.child(itemElement(item, kind, keys))
-			walkFields(item, elemSchema(s), p, set, atoms, all)
-			set.insert(p)
+			pe := itemElement(item, kind, keys)
+			cs := set.child(pe)
+			walkFields(item, elemSchema(s), cs, atoms.child(pe), false, all)
+			cs.member = true
 		}
 	default:
-		if len(path) > 0 {
-			set.insert(path)
-			atoms.insert(path)
+		if !root {
+			set.member = true
+			atoms.member = true
 		}
 	}
 }
@@ -418,7 +485,9 @@ func mergeApplied(live, config any, s Schema) any {
 		l, _ := live.(map[string]any)
 		out := map[string]any{}
 		for k, v := range l {
-			out[k] = deepCopyJSON(v)
+			if _, merged := c[k]; !merged { // copied once, not again at every level below
+				out[k] = deepCopyJSON(v)
+			}
 		}
 		for k, v := range c {
 			out[k] = mergeApplied(l[k], v, childSchema(s, k))
@@ -511,64 +580,24 @@ func mergeKeyedList(lhs, rhs []any, key func(any) string, elem Schema) []any {
 	return out
 }
 
-// valueAt returns the value at p, and whether it is there.
-func valueAt(v any, p fieldPath) (any, bool) {
-	for _, pe := range p {
-		switch t := v.(type) {
-		case map[string]any:
-			if !strings.HasPrefix(pe, "f:") {
-				return nil, false
-			}
-			var ok bool
-			if v, ok = t[pe[2:]]; !ok {
-				return nil, false
-			}
-		case []any:
-			i := findItem(t, pe)
-			if i < 0 {
-				return nil, false
-			}
-			v = t[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-// removePath removes the field at p from v and returns v.
-func removePath(v any, p fieldPath) any {
-	if len(p) == 0 {
-		return v
-	}
+// step returns the value one path element below v, and whether it is
+// there.
+func step(v any, pe string) (any, bool) {
 	switch t := v.(type) {
 	case map[string]any:
-		if !strings.HasPrefix(p[0], "f:") {
-			return v
+		if !strings.HasPrefix(pe, "f:") {
+			return nil, false
 		}
-		name := p[0][2:]
-		child, ok := t[name]
-		if !ok {
-			return v
-		}
-		if len(p) == 1 {
-			delete(t, name)
-		} else {
-			t[name] = removePath(child, p[1:])
-		}
-		return t
+		c, ok := t[pe[2:]]
+		return c, ok
 	case []any:
-		i := findItem(t, p[0])
+		i := findItem(t, pe)
 		if i < 0 {
-			return v
+			return nil, false
 		}
-		if len(p) == 1 {
-			return append(t[:i:i], t[i+1:]...)
-		}
-		t[i] = removePath(t[i], p[1:])
-		return t
+		return t[i], true
 	}
-	return v
+	return nil, false
 }
 
 // findItem finds the list item a k:, v: or i: path element names, or -1.

@@ -1,8 +1,10 @@
 package patch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,29 +18,6 @@ import (
 //	v:<json value>  an item of a list of type set
 //	i:<index>       an item of another list (not produced here, but read)
 type fieldPath []string
-
-func (p fieldPath) key() string {
-	b, _ := json.Marshal([]string(p))
-	return string(b)
-}
-
-func (p fieldPath) child(pe string) fieldPath {
-	out := make(fieldPath, len(p), len(p)+1)
-	copy(out, p)
-	return append(out, pe)
-}
-
-func (p fieldPath) hasPrefix(q fieldPath) bool {
-	if len(q) > len(p) {
-		return false
-	}
-	for i := range q {
-		if p[i] != q[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // String renders the path the way structured-merge-diff prints it in
 // conflict messages: .spec.template.spec.containers[name="nginx"].image
@@ -80,61 +59,178 @@ func (p fieldPath) String() string {
 	return b.String()
 }
 
-// fieldSet is a set of field paths: what one manager owns.
-type fieldSet map[string]fieldPath
-
-func (s fieldSet) insert(p fieldPath) { s[p.key()] = p }
-
-func (s fieldSet) has(p fieldPath) bool {
-	_, ok := s[p.key()]
-	return ok
+// fieldSet is a set of field paths (what one manager owns), kept as a trie
+// of path elements as structured-merge-diff's fieldpath.Set is: a field
+// nested n deep costs one node, not a copy of its n-element path, so the
+// work and memory of server-side apply grow with the object, not with the
+// square of its depth. Each node is itself a set: the paths below it.
+//
+// A node exists only while a member is at or below it (compact restores
+// that after building), so "someone owns this field or one inside it" is
+// "the node exists".
+type fieldSet struct {
+	// member says the path ending at this node is in the set.
+	member   bool
+	children map[string]*fieldSet
 }
 
-// ownsAtOrBelow reports whether s holds p or a field inside it.
-func (s fieldSet) ownsAtOrBelow(p fieldPath) bool {
-	for _, q := range s {
-		if q.hasPrefix(p) {
-			return true
+func newFieldSet() *fieldSet { return &fieldSet{} }
+
+// get returns the child at pe, or nil; nil sets are empty sets.
+func (s *fieldSet) get(pe string) *fieldSet {
+	if s == nil {
+		return nil
+	}
+	return s.children[pe]
+}
+
+// child returns the child at pe, creating it (empty) when missing.
+func (s *fieldSet) child(pe string) *fieldSet {
+	if c := s.children[pe]; c != nil {
+		return c
+	}
+	if s.children == nil {
+		s.children = map[string]*fieldSet{}
+	}
+	c := &fieldSet{}
+	s.children[pe] = c
+	return c
+}
+
+// empty reports whether the set holds no path (true of a nil set).
+func (s *fieldSet) empty() bool {
+	if s == nil {
+		return true
+	}
+	if s.member {
+		return false
+	}
+	for _, c := range s.children {
+		if !c.empty() {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
-func (s fieldSet) difference(o fieldSet) fieldSet {
-	out := fieldSet{}
-	for k, p := range s {
-		if _, ok := o[k]; !ok {
-			out[k] = p
+// compact drops the nodes with no member at or below them, left by building
+// a set while walking an object, and reports whether s itself is empty.
+func (s *fieldSet) compact() bool {
+	for pe, c := range s.children {
+		if c.compact() {
+			delete(s.children, pe)
+		}
+	}
+	return !s.member && len(s.children) == 0
+}
+
+// len is the number of paths in the set.
+func (s *fieldSet) len() int {
+	if s == nil {
+		return 0
+	}
+	n := 0
+	if s.member {
+		n = 1
+	}
+	for _, c := range s.children {
+		n += c.len()
+	}
+	return n
+}
+
+// insert adds p.
+func (s *fieldSet) insert(p fieldPath) {
+	n := s
+	for _, pe := range p {
+		n = n.child(pe)
+	}
+	n.member = true
+}
+
+// has reports whether p is in the set.
+func (s *fieldSet) has(p fieldPath) bool {
+	n := s
+	for _, pe := range p {
+		if n = n.get(pe); n == nil {
+			return false
+		}
+	}
+	return n != nil && n.member
+}
+
+// sortedChildren returns the path elements below s in order.
+func (s *fieldSet) sortedChildren() []string {
+	if s == nil || len(s.children) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(s.children))
+	for pe := range s.children {
+		keys = append(keys, pe)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// difference is the paths of s that are not in o.
+func (s *fieldSet) difference(o *fieldSet) *fieldSet {
+	out := &fieldSet{member: s.member && (o == nil || !o.member)}
+	for pe, c := range s.children {
+		if d := c.difference(o.get(pe)); !d.compact() {
+			out.child(pe)
+			out.children[pe] = d
 		}
 	}
 	return out
 }
 
-func (s fieldSet) union(o fieldSet) fieldSet {
-	out := fieldSet{}
-	for k, p := range s {
-		out[k] = p
+// union is the paths of s or of o.
+func (s *fieldSet) union(o *fieldSet) *fieldSet {
+	out := &fieldSet{member: s.member || (o != nil && o.member)}
+	for pe, c := range s.children {
+		out.child(pe)
+		out.children[pe] = c.union(o.get(pe))
 	}
-	for k, p := range o {
-		out[k] = p
-	}
-	return out
-}
-
-// sorted returns the paths in a stable order, element by element.
-func (s fieldSet) sorted() []fieldPath {
-	out := make([]fieldPath, 0, len(s))
-	for _, p := range s {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		for k := 0; k < len(a) && k < len(b); k++ {
-			if a[k] != b[k] {
-				return a[k] < b[k]
+	if o != nil {
+		for pe, c := range o.children {
+			if _, done := out.children[pe]; !done {
+				out.child(pe)
+				out.children[pe] = c.union(nil)
 			}
 		}
-		return len(a) < len(b)
+	}
+	return out
+}
+
+// walk visits every node below s in path order (a field before the fields
+// inside it, siblings sorted), passing the path to it; path is reused
+// between calls (clone it to keep it). fn returns false to skip the node's
+// children.
+func (s *fieldSet) walk(fn func(p fieldPath, n *fieldSet) bool) {
+	var path fieldPath
+	var rec func(n *fieldSet)
+	rec = func(n *fieldSet) {
+		for _, pe := range n.sortedChildren() {
+			c := n.children[pe]
+			path = append(path, pe)
+			if fn(path, c) {
+				rec(c)
+			}
+			path = path[:len(path)-1]
+		}
+	}
+	rec(s)
+}
+
+// sorted returns the paths in path order (for tests and small sets: it
+// copies every path).
+func (s *fieldSet) sorted() []fieldPath {
+	var out []fieldPath
+	s.walk(func(p fieldPath, n *fieldSet) bool {
+		if n.member {
+			out = append(out, slices.Clone(p))
+		}
+		return true
 	})
 	return out
 }
@@ -151,62 +247,57 @@ var ignoredFields = []fieldPath{
 	{"f:metadata", "f:deletionGracePeriodSeconds"},
 }
 
-func stripIgnored(s fieldSet) fieldSet {
-	out := fieldSet{}
-	for k, p := range s {
-		ignored := len(p) == 1 && p[0] == "f:metadata"
-		for _, ig := range ignoredFields {
-			if p.hasPrefix(ig) {
-				ignored = true
-				break
-			}
+// stripIgnored removes the ignored fields from s, in place, and returns it.
+func stripIgnored(s *fieldSet) *fieldSet {
+	for _, p := range ignoredFields {
+		parent := s
+		for _, pe := range p[:len(p)-1] {
+			parent = parent.get(pe)
 		}
-		if !ignored {
-			out[k] = p
+		if parent != nil {
+			delete(parent.children, p[len(p)-1])
 		}
 	}
-	return out
+	if md := s.get("f:metadata"); md != nil {
+		md.member = false
+	}
+	s.compact()
+	return s
 }
 
 // encodeFieldsV1 writes a set in the fieldsV1 format: nested objects keyed
 // by path elements, {} for a leaf, and "." for a field owned as a whole that
-// also has owned fields inside.
-func encodeFieldsV1(s fieldSet) json.RawMessage {
-	type node struct {
-		member   bool
-		children map[string]*node
-	}
-	root := &node{children: map[string]*node{}}
-	for _, p := range s {
-		n := root
-		for _, pe := range p {
-			c := n.children[pe]
-			if c == nil {
-				c = &node{children: map[string]*node{}}
-				n.children[pe] = c
-			}
-			n = c
-		}
-		n.member = true
-	}
-	var render func(n *node) map[string]any
-	render = func(n *node) map[string]any {
-		out := map[string]any{}
+// also has owned fields inside. Keys are sorted, as encoding/json writes a
+// map's.
+func encodeFieldsV1(s *fieldSet) json.RawMessage {
+	var b bytes.Buffer
+	var render func(n *fieldSet)
+	render = func(n *fieldSet) {
+		b.WriteByte('{')
+		first := true
 		if n.member && len(n.children) > 0 {
-			out["."] = map[string]any{}
+			b.WriteString(`".":{}`)
+			first = false
 		}
-		for pe, c := range n.children {
-			out[pe] = render(c)
+		for _, pe := range n.sortedChildren() {
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			k, _ := json.Marshal(pe)
+			b.Write(k)
+			b.WriteByte(':')
+			render(n.children[pe])
 		}
-		return out
+		b.WriteByte('}')
 	}
-	b, _ := json.Marshal(render(root))
-	return b
+	render(s)
+	return b.Bytes()
 }
 
 // decodeFieldsV1 reads the fieldsV1 format back into a set.
-func decodeFieldsV1(raw json.RawMessage) (fieldSet, error) {
-	s := fieldSet{}
+func decodeFieldsV1(raw json.RawMessage) (*fieldSet, error) {
+	s := newFieldSet()
 	if len(raw) == 0 {
 		return s, nil
 	}
@@ -218,12 +309,12 @@ func decodeFieldsV1(raw json.RawMessage) (fieldSet, error) {
 	if !ok {
 		return nil, fmt.Errorf("fieldsV1 is not an object")
 	}
-	var walk func(m map[string]any, prefix fieldPath) error
-	walk = func(m map[string]any, prefix fieldPath) error {
+	var walk func(m map[string]any, n *fieldSet, root bool) error
+	walk = func(m map[string]any, n *fieldSet, root bool) error {
 		for pe, cv := range m {
 			if pe == "." {
-				if len(prefix) > 0 {
-					s.insert(prefix)
+				if !root {
+					n.member = true
 				}
 				continue
 			}
@@ -239,19 +330,20 @@ func decodeFieldsV1(raw json.RawMessage) (fieldSet, error) {
 			if !ok {
 				return fmt.Errorf("invalid value under %q", pe)
 			}
-			p := prefix.child(pe)
+			c := n.child(pe)
 			if len(child) == 0 {
-				s.insert(p)
+				c.member = true
 				continue
 			}
-			if err := walk(child, p); err != nil {
+			if err := walk(child, c, false); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := walk(m, nil); err != nil {
+	if err := walk(m, s, true); err != nil {
 		return nil, err
 	}
+	s.compact()
 	return s, nil
 }

@@ -15,6 +15,13 @@ import (
 // patches built to burn CPU.
 const MaxJSONPatchOperations = 10000
 
+// MaxCopyBytes bounds what the "copy" operations of one JSON patch may add
+// to a document, counted as the JSON size of every copied value
+// (evanphx/json-patch's AccumulatedCopySizeLimit, which kube-apiserver sets
+// to its 3 MiB request limit): without it, 21 copies of a value into itself
+// double the document 21 times.
+const MaxCopyBytes = 3 * 1024 * 1024
+
 // The sentinel texts evanphx/json-patch wraps its errors around; they end
 // every message, after a colon, because it wraps with github.com/pkg/errors.
 const (
@@ -139,6 +146,8 @@ func (o operation) value() (any, bool) {
 
 type jsonPatcher struct {
 	root any
+	// copied is the JSON size of everything copied so far.
+	copied int
 }
 
 // container is an object or array inside the document that an operation
@@ -446,6 +455,11 @@ func (p *jsonPatcher) copy(op operation) error {
 	if con == nil {
 		return wrap(errMissing, "copy operation does not apply: doc is missing destination path: %s", path)
 	}
+	size, ok := jsonSizeUpTo(v, MaxCopyBytes-p.copied)
+	if !ok {
+		return fmt.Errorf("Unable to complete the copy, the accumulated size increase of copy is %d, exceeding the limit %d", p.copied+size, MaxCopyBytes)
+	}
+	p.copied += size
 	if err := con.add(key, deepCopyJSON(v)); err != nil {
 		return wrapErr(err, "error while adding value during copy")
 	}
@@ -468,4 +482,36 @@ func jsonKind(v any) string {
 	default:
 		return "number"
 	}
+}
+
+// jsonSizeUpTo is the length of v encoded as JSON, counted without encoding
+// it and given up once past limit (ok is then false and size is at least
+// limit+1): a copy of a huge value must not cost its size to refuse.
+func jsonSizeUpTo(v any, limit int) (size int, ok bool) {
+	var count func(v any) bool
+	count = func(v any) bool {
+		switch t := v.(type) {
+		case map[string]any:
+			size += 2 + max(len(t)-1, 0) // {} and commas
+			for k, e := range t {
+				size += len(k) + 3 // "k":
+				if size > limit || !count(e) {
+					return false
+				}
+			}
+		case []any:
+			size += 2 + max(len(t)-1, 0)
+			for _, e := range t {
+				if size > limit || !count(e) {
+					return false
+				}
+			}
+		default: // scalars, whose escaping encoding/json knows best
+			b, _ := json.Marshal(t)
+			size += len(b)
+		}
+		return size <= limit
+	}
+	ok = count(v)
+	return size, ok
 }

@@ -51,8 +51,11 @@ func errBadArgType(expected, actual any) *Error {
 	return internalError("expected a %s, but received a %s", goTypeName(expected), goTypeName(actual))
 }
 
+// errBadPatchType refuses an unknown $patch directive. It is the client's
+// mistake, so 422 Unprocessable Entity rather than the 500 that a plain
+// error becomes in kube-apiserver: nothing about the server failed.
 func errBadPatchType(t any, m map[string]any) *Error {
-	return internalError("unknown patch type: %s in map: %v", t, m)
+	return &Error{Code: http.StatusUnprocessableEntity, Message: fmt.Sprintf("unknown patch type: %s in map: %v", t, m)}
 }
 
 // DecodeObject decodes a request body that must be a JSON object, such as a

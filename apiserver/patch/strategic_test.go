@@ -209,7 +209,7 @@ func TestStrategicMergePatchErrors(t *testing.T) {
 		code                  int
 		msg                   string
 	}{
-		{name: "unknown $patch", original: `{"metadata":{}}`, patch: `{"metadata":{"$patch":"frob","a":"b"}}`, code: 500, msg: "unknown patch type: frob in map: map[$patch:frob a:b]"},
+		{name: "unknown $patch", original: `{"metadata":{}}`, patch: `{"metadata":{"$patch":"frob","a":"b"}}`, code: 422, msg: "unknown patch type: frob in map: map[$patch:frob a:b]"},
 		{name: "element without merge key", original: podSpec(`{"containers":[{"name":"a"}]}`), patch: podSpec(`{"containers":[{"image":"x"}]}`), code: 500, msg: "map: map[image:x] does not contain declared merge key: name"},
 		{name: "delete without merge key", original: podSpec(`{"containers":[{"name":"a"}]}`), patch: podSpec(`{"containers":[{"$patch":"delete"}]}`), code: 500, msg: "map: map[$patch:delete] does not contain declared merge key: name"},
 		{name: "merge directive in a list", original: podSpec(`{"containers":[{"name":"a"}]}`), patch: podSpec(`{"containers":[{"$patch":"merge"}]}`), code: 500, msg: "merging lists cannot yet be specified in the patch"},

@@ -40,8 +40,11 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOpt
 		if err != nil {
 			return nil, s.storeError(err, name)
 		}
-		obj, err := s.decode(kv.Value, kv.ModRevision)
+		obj, err := s.decodeKV(kv)
 		if err != nil {
+			if u := opts.IgnoreStoreReadErrorWithClusterBreakingPotential; u != nil && *u {
+				return s.unsafeDelete(ctx, ns, name, kv)
+			}
 			return nil, err
 		}
 		meta := obj.GetObjectMeta()
@@ -94,7 +97,7 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOpt
 		if meta.DeletionTimestamp != nil && !s.finalizable(obj) {
 			data, err := s.encode(obj)
 			if err != nil {
-				return nil, api.NewInternalError(err)
+				return nil, err
 			}
 			res, err := s.storage.Update(ctx, key, data, store.Preconditions{ResourceVersion: kv.ModRevision})
 			if store.IsConflict(err) && attempt < defaultDeleteRetryAttempts {
@@ -180,4 +183,21 @@ func (s *Store) DeleteCollection(ctx context.Context, ns string, list ListOption
 		out = append(out, r.Object)
 	}
 	return out, nil
+}
+
+// unsafeDelete removes the key of an object that cannot be decoded, as
+// kube-apiserver's unsafe deletion of a corrupt object: no finalizers, no
+// preconditions, no admission (there is no object to show them). Watchers
+// see a DELETED event for a name-only object.
+func (s *Store) unsafeDelete(ctx context.Context, ns, name string, kv store.KeyValue) (*DeleteResult, error) {
+	res, err := s.storage.Delete(ctx, kv.Key, store.Preconditions{ResourceVersion: kv.ModRevision})
+	if err != nil {
+		return nil, s.storeError(err, name)
+	}
+	obj := s.res.New()
+	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	meta := obj.GetObjectMeta()
+	meta.Name, meta.Namespace = name, ns
+	meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)
+	return &DeleteResult{Object: obj, Deleted: true}, nil
 }

@@ -78,14 +78,48 @@ func (s *Store) prefix(ns string) string {
 func (s *Store) key(ns, name string) string { return s.prefix(ns) + name }
 
 // encode serializes obj for storage, without its resourceVersion (the
-// store's revision is the resourceVersion, put back on decode).
+// store's revision is the resourceVersion, put back on decode). Its errors
+// are API errors, ready for the client.
 func (s *Store) encode(obj api.Object) ([]byte, error) {
 	meta := obj.GetObjectMeta()
 	rv := meta.ResourceVersion
 	meta.ResourceVersion = ""
 	defer func() { meta.ResourceVersion = rv }()
 	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
-	return json.Marshal(obj)
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	if len(data) > MaxObjectBytes {
+		return nil, api.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", MaxObjectBytes))
+	}
+	return data, nil
+}
+
+// MaxObjectBytes is the largest object the registry stores: the request
+// limit, so that what a patch, a default or an admission mutation makes of
+// a body cannot outgrow what a client may send (etcd refuses large values
+// for the same reason).
+const MaxObjectBytes = 3 * 1024 * 1024
+
+// decodeKV decodes a stored entry; a value that does not decode is a
+// corrupt object, reported with its key so that an admin can find it and
+// remove it (see Delete: ignoreStoreReadErrorWithClusterBreakingPotential).
+func (s *Store) decodeKV(kv store.KeyValue) (api.Object, error) {
+	obj, err := s.decode(kv.Value, kv.ModRevision)
+	if err != nil {
+		return nil, s.corrupt(kv.Key, err)
+	}
+	return obj, nil
+}
+
+// corrupt words a stored value that cannot be decoded.
+func (s *Store) corrupt(key string, err error) error {
+	var se *api.StatusError
+	if errors.As(err, &se) && len(se.ErrStatus.Details.Causes) > 0 {
+		err = errors.New(se.ErrStatus.Details.Causes[0].Message)
+	}
+	return api.NewInternalError(fmt.Errorf("corrupt object: key %s: %v (delete it with ignoreStoreReadErrorWithClusterBreakingPotential=true)", key, err))
 }
 
 // decode turns a stored entry back into an object served at this version.
@@ -111,6 +145,9 @@ func (s *Store) storeError(err error, name string) error {
 		return api.NewConflict(gr, name, errors.New(api.OptimisticLockErrorMsg))
 	case store.IsExpired(err):
 		return api.NewResourceExpired(err.Error())
+	case store.IsUnavailable(err):
+		// etcd is away: the server is, for now, unable to serve this.
+		return api.NewServiceUnavailable(err.Error())
 	}
 	var se *api.StatusError
 	if errors.As(err, &se) {
@@ -186,7 +223,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 		data, err := s.encode(obj)
 		if err != nil {
 			finish(false)
-			return nil, api.NewInternalError(err)
+			return nil, err
 		}
 		kv, err := s.storage.Create(ctx, s.key(ns, meta.Name), data, store.CreateOptions{UID: meta.UID})
 		if store.IsKeyExists(err) && generated && attempt < 3 {
@@ -271,7 +308,7 @@ func (s *Store) Get(ctx context.Context, ns, name string) (api.Object, error) {
 	if err != nil {
 		return nil, s.storeError(err, name)
 	}
-	return s.decode(kv.Value, kv.ModRevision)
+	return s.decodeKV(kv)
 }
 
 // ListResult is one page of a list.
@@ -280,6 +317,9 @@ type ListResult struct {
 	ResourceVersion string
 	// Continue, when not empty, fetches the next page.
 	Continue string
+	// Warnings name the stored values left out because they do not decode
+	// (corrupt objects): one bad value does not hide all the others.
+	Warnings []string
 }
 
 // continueToken is the opaque continue string, shaped like Kubernetes'
@@ -309,9 +349,13 @@ func decodeContinue(tok, prefix string) (string, error) {
 func (s *Store) List(ctx context.Context, ns string, opts ListOptions) (*ListResult, error) {
 	out := &ListResult{}
 	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
-		obj, err := s.decode(kv.Value, kv.ModRevision)
-		if err != nil || !s.Matches(obj, opts) {
-			return false, err
+		obj, err := s.decodeKV(kv)
+		if err != nil {
+			out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
+			return false, nil
+		}
+		if !s.Matches(obj, opts) {
+			return false, nil
 		}
 		out.Items = append(out.Items, obj)
 		return true, nil
@@ -328,6 +372,18 @@ type RawListResult struct {
 	Items           []json.RawMessage
 	ResourceVersion string
 	Continue        string
+	// Warnings: as ListResult's.
+	Warnings []string
+}
+
+// corruptWarning is the warning for a value a list leaves out.
+func corruptWarning(key string, err error) string {
+	msg := err.Error()
+	var se *api.StatusError
+	if errors.As(err, &se) {
+		msg = se.ErrStatus.Message
+	}
+	return fmt.Sprintf("left out of the list: %s", strings.TrimPrefix(msg, "Internal error occurred: "))
 }
 
 // ListRaw is List for callers that send the objects on as JSON: an object
@@ -341,11 +397,18 @@ func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawL
 	needLabels := opts.Labels != nil && !opts.Labels.Empty()
 	gv := s.res.GroupVersion().String()
 	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
+		// The stored bytes are trusted as JSON here (they are what this
+		// registry encoded, and the store checksums them); a damaged entry
+		// comes with no value and takes the decoding path, which names it.
 		raw, ok := spliceResourceVersion(kv.Value, kv.ModRevision, gv)
 		if !ok || needFields {
-			obj, err := s.decode(kv.Value, kv.ModRevision)
-			if err != nil || !s.Matches(obj, opts) {
-				return false, err
+			obj, err := s.decodeKV(kv)
+			if err != nil {
+				out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
+				return false, nil
+			}
+			if !s.Matches(obj, opts) {
+				return false, nil
 			}
 			if raw, err = json.Marshal(obj); err != nil {
 				return false, api.NewInternalError(err)
@@ -357,7 +420,8 @@ func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawL
 				} `json:"metadata"`
 			}
 			if err := json.Unmarshal(kv.Value, &meta); err != nil {
-				return false, api.NewInternalError(err)
+				out.Warnings = append(out.Warnings, corruptWarning(kv.Key, s.corrupt(kv.Key, err)))
+				return false, nil
 			}
 			if !opts.Labels.Matches(labels.Set(meta.Metadata.Labels)) {
 				return false, nil
@@ -382,7 +446,7 @@ func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawL
 func spliceResourceVersion(value []byte, rev int64, gv string) ([]byte, bool) {
 	marker := []byte(`"metadata":{`)
 	i := bytes.Index(value, marker)
-	if i < 0 || !bytes.Contains(value[:i], []byte(`"apiVersion":"`+gv+`"`)) {
+	if i < 0 || i+len(marker) >= len(value) || !bytes.Contains(value[:i], []byte(`"apiVersion":"`+gv+`"`)) {
 		return nil, false
 	}
 	i += len(marker)
@@ -571,7 +635,7 @@ func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv s
 	name, meta := obj.GetObjectMeta().Name, obj.GetObjectMeta()
 	newData, err := s.encode(obj)
 	if err != nil {
-		return nil, false, api.NewInternalError(err)
+		return nil, false, err
 	}
 	if bytes.Equal(newData, kv.Value) {
 		// Nothing changed: no write, no new resourceVersion, no event.

@@ -97,6 +97,9 @@ func (s *Store) pump(ctx context.Context, w store.Watcher, initial []api.Object,
 			}
 			return
 		}
+		if skipDamaged(ev) {
+			continue
+		}
 		obj, err := s.decode(ev.Value, ev.Revision)
 		if err != nil {
 			send(WatchEvent{Type: api.WatchEventError, Err: err})

@@ -203,6 +203,9 @@ func (c *cacher) endLocked(cw *cacheWatcher, err error) {
 func (c *cacher) run(w store.Watcher, gen int) {
 	defer w.Stop()
 	for ev := range w.ResultChan() {
+		if skipDamaged(ev) {
+			continue
+		}
 		ce, err := c.decode(ev)
 		c.mu.Lock()
 		if c.gen != gen {
@@ -340,4 +343,12 @@ func (c *cacher) deliverLocked(cw *cacheWatcher, ev *cachedEvent) {
 	default:
 		c.endLocked(cw, api.NewResourceExpired("the watcher fell too far behind and was closed; list again"))
 	}
+}
+
+// skipDamaged reports the deletion of a damaged record (a corrupt object,
+// removed with ignoreStoreReadErrorWithClusterBreakingPotential): it has no
+// value to show, and no watcher ever saw the object (lists leave it out),
+// so there is nothing to tell them.
+func skipDamaged(ev store.Event) bool {
+	return ev.Type == store.Deleted && len(ev.Value) == 0
 }

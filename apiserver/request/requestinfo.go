@@ -44,9 +44,15 @@ func ParseParts(method, path, watchParam string) *Info {
 	if len(parts) == 0 || (parts[0] != "api" && parts[0] != "apis") {
 		return info
 	}
-	for _, p := range parts {
+	for i, p := range parts {
 		if p == "" {
 			// "//" inside the path names nothing; the server answers 404.
+			return info
+		}
+		if (p == "." || p == "..") && i != len(parts)-1 {
+			// A dot segment is not resolved: /api/v1/namespaces/../namespaces/x
+			// names nothing (404), rather than the cleaned path. As the last
+			// segment it is a name, which the handlers refuse with 400.
 			return info
 		}
 	}

@@ -24,6 +24,12 @@ func TestParse(t *testing.T) {
 		{"GET", "/apis/apps/v1", "", Info{Verb: "get", APIPrefix: "apis", APIGroup: "apps", APIVersion: "v1"}},
 		{"GET", "/apis", "", Info{Verb: "get", APIPrefix: "apis"}},
 		{"GET", "/version", "", Info{Verb: "get"}},
+		// Dot segments are not resolved: the path names nothing.
+		{"GET", "/api/v1/namespaces/../namespaces/default", "", Info{Verb: "get"}},
+		{"GET", "/api/v1/./namespaces", "", Info{Verb: "get"}},
+		{"GET", "/apis/apps/v1/namespaces/d/replicasets/./x", "", Info{Verb: "get"}},
+		// As the last segment it is a name, refused by the handlers (400).
+		{"GET", "/api/v1/namespaces/default/pods/..", "", Info{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "default", Resource: "pods", Name: ".."}},
 	}
 	for _, c := range cases {
 		got := ParseParts(c.method, c.path, c.watch)

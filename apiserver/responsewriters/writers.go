@@ -4,7 +4,7 @@
 // everywhere.
 //
 // It simulates k8s.io/apiserver/pkg/endpoints/handlers/responsewriters.
-// Left out: protobuf and YAML output, gzip, and the streaming of very large
+// Left out: YAML output, gzip, and the streaming of very large
 // lists.
 package responsewriters
 
@@ -52,4 +52,12 @@ func WriteJSON(w http.ResponseWriter, code int, v any) {
 	w.WriteHeader(code)
 	_, _ = w.Write(data)
 	_, _ = w.Write([]byte("\n"))
+}
+
+// WriteBytes writes an already encoded body (protobuf) with its content
+// type and the given code.
+func WriteBytes(w http.ResponseWriter, code int, contentType string, data []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(code)
+	_, _ = w.Write(data)
 }

@@ -5,8 +5,9 @@
 //
 // It simulates k8s.io/client-go/tools/record (EventRecorder and its
 // correlator, which folds repeats of one event into a count). Left out: the
-// spam filter and the asynchronous broadcaster: kubesim writes each event
-// synchronously, so a step's writes appear in its own trace line.
+// spam filter. In live mode events are written by a goroutine, as the
+// real broadcaster does; in step mode each is written synchronously, so a
+// step's writes appear in its own trace line.
 package record
 
 import (
@@ -17,6 +18,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // Recorder records events for one component.
@@ -32,7 +34,7 @@ type Recorder struct {
 	// events share one instant, and names must still differ.
 	last int64
 
-	// async recording (real clock): queue and whether a writer runs.
+	// async recording (live mode): queue and whether a writer runs.
 	async   bool
 	queue   []func()
 	writing bool
@@ -42,11 +44,26 @@ type Recorder struct {
 // dropped, as the real broadcaster drops events under load.
 const maxQueued = 10000
 
-// New returns a recorder that signs events with component (and host, for
-// kubelets).
-func New(c *client.Client, component, host string, clk clock.Clock) *Recorder {
-	_, fake := clk.(*clock.Fake)
-	return &Recorder{c: c, component: component, host: host, clock: clk, seen: map[string]*api.Event{}, async: !fake}
+// Config builds a Recorder.
+type Config struct {
+	// Client writes the events.
+	Client *client.Client
+	// Component signs the events ("replicaset-controller"); Host too, for
+	// a kubelet (its node name).
+	Component, Host string
+	// Clock stamps the events.
+	Clock clock.Clock
+	// Mode decides when an event is written: in Live mode by a goroutine
+	// behind the caller's back, as the real broadcaster does, so that a
+	// reconcile does not wait on it; in Step mode at once, so that the
+	// write belongs to the step that made it, in the trace.
+	Mode runmode.Mode
+}
+
+// New returns a recorder.
+func New(cfg Config) *Recorder {
+	return &Recorder{c: cfg.Client, component: cfg.Component, host: cfg.Host, clock: cfg.Clock,
+		seen: map[string]*api.Event{}, async: cfg.Mode == runmode.Live}
 }
 
 // Ref makes the reference an event points at.

@@ -7,6 +7,8 @@
 // RateLimitingInterface with the per-item exponential limiter). Left out:
 // metrics and the overall token-bucket limiter.
 //
-// Two ways to use it: Get blocks until a key is ready (live mode), TryGet
-// returns at once (step mode, where the stepper decides who runs).
+// Two ways to use it, as Config.Mode says: Get blocks until a key is ready
+// and a timer goroutine promotes delayed keys (live mode); TryGet returns at
+// once and promotes the delayed keys that are due itself (step mode, where
+// the stepper decides who runs and when time moves).
 package workqueue

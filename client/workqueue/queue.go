@@ -6,11 +6,17 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // Config tunes a Queue.
 type Config struct {
 	Clock clock.Clock
+	// Mode says who promotes delayed keys when their time comes: in Live
+	// mode a timer goroutine, so that a blocked Get wakes; in Step mode
+	// TryGet, at the point the stepper chooses (a goroutine promoting keys
+	// whenever the fake clock moves would race the stepper).
+	Mode runmode.Mode
 	// BaseDelay and MaxDelay bound the per-key exponential back-off of
 	// AddRateLimited (defaults 5 ms and 1000 s, as client-go's).
 	BaseDelay, MaxDelay time.Duration
@@ -30,7 +36,8 @@ type Queue struct {
 	waiting  map[string]time.Time
 	failures map[string]int
 	shutdown bool
-	// wake is signalled when a delayed key may have become ready.
+	// timerArmed is set while a timer goroutine waits for the earliest
+	// delayed key (live mode): one at a time.
 	timerArmed bool
 }
 
@@ -93,15 +100,9 @@ func (q *Queue) AddAfter(key string, d time.Duration) {
 }
 
 // armLocked starts a clock timer for the earliest waiting key, so that a
-// blocked Get wakes when it is due.
+// blocked Get wakes when it is due (live mode; see Config.Mode).
 func (q *Queue) armLocked() {
-	if q.timerArmed {
-		return
-	}
-	if _, manual := q.cfg.Clock.(*clock.Fake); manual {
-		// Step mode: a goroutine promoting keys whenever the fake clock
-		// moves would race the stepper; TryGet promotes due keys instead,
-		// at a point the stepper chooses.
+	if q.timerArmed || q.cfg.Mode == runmode.Step {
 		return
 	}
 	next, ok := q.nextDeadlineLocked()

@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 func newFake() (*Queue, *clock.Fake) {
 	c := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	return New(Config{Clock: c}), c
+	return New(Config{Clock: c, Mode: runmode.Step}), c
 }
 
 func TestDeduplicatesAndKeepsOrder(t *testing.T) {
@@ -106,4 +107,32 @@ func TestDelayedKeyWakesABlockedGetOnTheRealClock(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "soon", k)
 	assert.GreaterOrEqual(t, time.Since(start), 15*time.Millisecond)
+}
+
+// The mode, not the kind of clock, decides who promotes delayed keys: in
+// live mode a timer on the queue's clock (whatever clock it is) wakes a
+// blocked Get; in step mode no timer is set, and only TryGet promotes.
+func TestModeDecidesWhoPromotesDelayedKeys(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	stepClock := clock.NewFake(start)
+	step := New(Config{Clock: stepClock, Mode: runmode.Step})
+	step.AddAfter("k", time.Second)
+	_, armed := stepClock.NextDeadline()
+	assert.False(t, armed, "step mode sets no timer")
+
+	liveClock := clock.NewFake(start)
+	live := New(Config{Clock: liveClock, Mode: runmode.Live})
+	live.AddAfter("k", time.Second)
+	at, armed := liveClock.NextDeadline()
+	require.True(t, armed, "live mode sets a timer on its clock")
+	assert.Equal(t, start.Add(time.Second), at)
+	got := make(chan string)
+	go func() {
+		k, _ := live.Get()
+		got <- k
+	}()
+	liveClock.SetTime(at)
+	assert.Equal(t, "k", <-got, "the timer promoted the key and woke Get")
+	live.ShutDown()
 }

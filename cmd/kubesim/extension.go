@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
-	"github.com/kubesim/kubesim/cmd/kubesim/app"
+	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/sampleapiserver"
 )
 
@@ -26,8 +25,10 @@ func extensionAPIServer(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8443", "address to listen on (port 0 picks a free port)")
 	dataDir := fs.String("data-dir", "", "directory for the store and the serving certificate (default: a temporary directory removed on exit)")
-	tokenFile := fs.String("requestheader-token-file", "",
-		"file holding the front proxy's token (kubesim serve writes DATA-DIR/"+app.ProxyTokenFileName+"): only requests that carry it may name their user in X-Remote-User and X-Remote-Group")
+	caFile := fs.String("requestheader-client-ca-file", "",
+		"the front-proxy CA (kubesim serve writes DATA-DIR/"+pki.FrontProxyCACertFile+"): only a client certificate it issued may name the user in X-Remote-User and X-Remote-Group")
+	allowed := fs.String("requestheader-allowed-names", pki.FrontProxyClientName,
+		"common names of the front proxy's client certificates that are trusted, comma-separated (empty: any name the CA issued)")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -35,23 +36,26 @@ func extensionAPIServer(ctx context.Context, args []string, stdout, stderr io.Wr
 	if fs.NArg() > 0 {
 		return fmt.Errorf("extension-apiserver: unexpected arguments %q", fs.Args())
 	}
-	if *tokenFile == "" {
-		return errors.New("extension-apiserver: --requestheader-token-file is required: without the front proxy's token no request can be trusted")
+	if *caFile == "" {
+		return errors.New("extension-apiserver: --requestheader-client-ca-file is required: without the front proxy's CA no request can be trusted")
 	}
-	b, err := os.ReadFile(*tokenFile)
+	pool, err := pki.ReadCAFile(*caFile)
 	if err != nil {
 		return fmt.Errorf("extension-apiserver: %w", err)
 	}
-	token := strings.TrimSpace(string(b))
-	if token == "" {
-		return fmt.Errorf("extension-apiserver: %s holds no token", *tokenFile)
+	names := []string{}
+	for _, n := range strings.Split(*allowed, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
 	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	s, err := sampleapiserver.Start(sampleapiserver.Options{Addr: *addr, DataDir: *dataDir, ProxyClientToken: token, Logger: logger})
+	s, err := sampleapiserver.Start(sampleapiserver.Options{Addr: *addr, DataDir: *dataDir,
+		RequestHeaderClientCA: pool, RequestHeaderAllowedNames: names, Logger: logger})
 	if err != nil {
 		return err
 	}

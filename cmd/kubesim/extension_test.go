@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesim/kubesim/cmd/kubesim/app"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/pki"
 )
 
 func TestExtensionAPIServerArguments(t *testing.T) {
@@ -23,8 +24,8 @@ func TestExtensionAPIServerArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no token", []string{"extension-apiserver"}, "--requestheader-token-file is required"},
-		{"missing token file", []string{"extension-apiserver", "--requestheader-token-file", filepath.Join(t.TempDir(), "nope")}, "no such file"},
+		{"no CA", []string{"extension-apiserver"}, "--requestheader-client-ca-file is required"},
+		{"missing CA file", []string{"extension-apiserver", "--requestheader-client-ca-file", filepath.Join(t.TempDir(), "nope")}, "no such file"},
 		{"extra args", []string{"extension-apiserver", "more"}, `unexpected arguments ["more"]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,10 +38,10 @@ func TestExtensionAPIServerArguments(t *testing.T) {
 
 // startExtensionProcess runs `kubesim extension-apiserver` (this test
 // binary run again as kubesim) until the test ends and returns its address.
-func startExtensionProcess(t *testing.T, tokenFile string) string {
+func startExtensionProcess(t *testing.T, caFile string) string {
 	t.Helper()
 	line, _ := startKubesimProcess(t, "extension-apiserver", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(),
-		"--requestheader-token-file", tokenFile)
+		"--requestheader-client-ca-file", caFile)
 	re := regexp.MustCompile(`^extension API server for wardle\.example\.com/v1alpha1 listening on https://(\S+)$`)
 	m := re.FindStringSubmatch(line)
 	require.NotNil(t, m, line)
@@ -54,11 +55,12 @@ func TestExtensionAPIServerAsItsOwnProcess(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, dir, "--nodes", "1", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
-	addr := startExtensionProcess(t, filepath.Join(dir, app.ProxyTokenFileName))
+	addr := startExtensionProcess(t, filepath.Join(dir, pki.FrontProxyCACertFile))
 	_, port, err := net.SplitHostPort(addr)
 	require.NoError(t, err)
 
-	// Without the front proxy's token, X-Remote-User is not believed.
+	// Without the front proxy's client certificate, X-Remote-User is not
+	// believed, whatever else the request carries.
 	req, err := http.NewRequest("GET", "https://"+addr+"/apis/wardle.example.com/v1alpha1/flunders", nil)
 	require.NoError(t, err)
 	req.Header.Set("X-Remote-User", "admin")

@@ -21,8 +21,10 @@ Usage:
                           run a scenario file as a test, step through it, or print its trace
   kubesim run-controller NAME --kubeconfig FILE
                           run one controller as its own process against an API server
-  kubesim extension-apiserver --requestheader-token-file FILE [flags]
+  kubesim extension-apiserver --requestheader-client-ca-file FILE [flags]
                           run the sample extension API server (wardle.example.com) on its own
+  kubesim store check [--accept-meta-rollback] DATA_DIR
+                          check a data file (pages, records, values) without changing it
 
 Run "kubesim COMMAND -h" for the flags of a command.`)
 }
@@ -58,6 +60,8 @@ func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		err = runController(ctx, args[1:], stdout, stderr)
 	case "extension-apiserver":
 		err = extensionAPIServer(ctx, args[1:], stdout, stderr)
+	case "store":
+		err = storeCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0

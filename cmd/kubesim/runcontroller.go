@@ -15,15 +15,16 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/examples/operators/catalog"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // controllerFactory builds one controller for `kubesim run-controller`,
 // and for pods of the image kubesim/controller:NAME under `kubesim serve`.
-type controllerFactory = cluster.ControllerFactory
+type controllerFactory = cluster.InitFunc
 
 // controllerImages are the controllers pods may run, by name
 // (cluster.Config.ControllerImages).
-func controllerImages() map[string]cluster.ControllerFactory { return runnableControllers() }
+func controllerImages() map[string]cluster.InitFunc { return runnableControllers() }
 
 // runnableControllers are the controllers that can run as their own
 // process: the built-in ones a lab may want to move out of the controller
@@ -82,7 +83,8 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("run-controller: %w", err)
 	}
-	comp, err := factory(cl, clock.Real{}, *namespace, logger)
+	comp, err := factory(cluster.ControllerContext{Client: cl, Clock: clock.Real{}, Mode: runmode.Live,
+		Namespace: *namespace, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("run-controller %s: %w", name, err)
 	}

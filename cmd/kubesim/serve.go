@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/cmd/kubesim/app"
 )
 
@@ -24,7 +25,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	apiOnly := fs.Bool("api-server-only", false, "run the API server alone, without controllers, scheduler or kubelets")
 	ctrls := fs.String("controllers", "*", "controllers to run: \"*\" for all, \"-name\" to turn one off (replicaset, deployment, garbagecollector, namespace, nodelifecycle)")
 	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready)")
-	proxyTokenFile := fs.String("proxy-client-token-file", "", "the aggregator's credential for extension API servers, created if missing (default DATA-DIR/"+app.ProxyTokenFileName+")")
+	maxInFlight := fs.Int("max-requests-inflight", serving.DefaultMaxRequestsInFlight, "the most read-only requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
+	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", serving.DefaultMaxMutatingRequestsInFlight, "the most mutating requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -38,7 +40,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv, err := app.Start(ctx, app.Options{
 		DataDir: *dataDir, Addr: *addr, Kubeconfig: *kubeconfig, TokenFile: *tokenFile,
 		UnsafeNoFsync: *noFsync, Nodes: *nodes, APIServerOnly: *apiOnly, Controllers: *ctrls,
-		StageDelay: *stageDelay, ProxyClientTokenFile: *proxyTokenFile,
+		StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
 		ControllerImages: controllerImages(), Logger: logger,
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -38,6 +39,8 @@ type Config struct {
 	Client *client.Client
 	// Clock drives conditions and the progress deadline (required).
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// Recorder records events; by default one signed deployment-controller.
 	Recorder *record.Recorder
 	// Namespace limits the controller to one namespace ("" for all).
@@ -70,7 +73,7 @@ func New(cfg Config) (*DeploymentController, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Recorder == nil {
-		cfg.Recorder = record.New(cfg.Client, Component, "", cfg.Clock)
+		cfg.Recorder = record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode})
 	}
 	dc := &DeploymentController{
 		client:      cfg.Client,
@@ -91,9 +94,9 @@ func New(cfg Config) (*DeploymentController, error) {
 		Name:       ControllerName,
 		Reconciler: dc,
 		Sources:    []controllers.Source{dc.dInformer, dc.rsInformer, dc.podInformer},
-		Clock:      cfg.Clock,
-		Workers:    cfg.Workers,
-		Logger:     cfg.Logger,
+		Clock:      cfg.Clock, Mode: cfg.Mode,
+		Workers: cfg.Workers,
+		Logger:  cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
@@ -109,7 +112,7 @@ func New(cfg Config) (*DeploymentController, error) {
 	return dc, nil
 }
 
-// Controllers returns the controller's one loop, for a manager or stepper.
+// Controllers returns the controller's one loop, for the stepper.
 func (dc *DeploymentController) Controllers() []*controllers.Controller {
 	return []*controllers.Controller{dc.controller}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 type harness struct {
@@ -32,9 +33,9 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	env := apiservertest.New(t)
-	rsc, err := replicaset.New(replicaset.Config{Client: env.Client, Clock: env.Clock})
+	rsc, err := replicaset.New(replicaset.Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
-	dc, err := New(Config{Client: env.Client, Clock: env.Clock})
+	dc, err := New(Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
 	require.Len(t, dc.Controllers(), 1)
 	assert.Equal(t, "deployment", dc.Controllers()[0].Name())

@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -24,6 +25,8 @@ const ControllerName = "endpoints"
 type Config struct {
 	Client *client.Client
 	Clock  clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode   runmode.Mode
 	Logger *slog.Logger
 }
 
@@ -51,7 +54,7 @@ func New(cfg Config) (*Controller, error) {
 		endpoints: cache.New(cfg.Client.Endpoints(), "", client.ListOptions{}, cfg.Logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.services, c.pods, c.endpoints}, Clock: cfg.Clock, Logger: cfg.Logger})
+		Sources: []controllers.Source{c.services, c.pods, c.endpoints}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}

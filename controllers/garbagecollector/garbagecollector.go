@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the collector's name for --controllers.
@@ -45,6 +46,8 @@ type Config struct {
 	IgnoredResources []api.GroupResource
 	// Clock is the injected clock.
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// Workers is the number of concurrent reconciles in live mode (1).
 	Workers int
 	// ResyncPeriod is how often live mode reads Resources again (5s).
@@ -100,7 +103,7 @@ func New(cfg Config) (*GarbageCollector, error) {
 	for _, gr := range cfg.IgnoredResources {
 		gc.ignored[gr] = true
 	}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: gc, Clock: cfg.Clock,
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: gc, Clock: cfg.Clock, Mode: cfg.Mode,
 		Workers: cfg.Workers, Logger: cfg.Logger, Sources: []controllers.Source{&monitorSource{gc: gc}}})
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // served returns the resources env's server serves now, as the cluster
@@ -37,7 +38,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	env := apiservertest.New(t)
-	gc, err := New(Config{Client: env.Client, Resources: served(env), Clock: env.Clock})
+	gc, err := New(Config{Client: env.Client, Resources: served(env), Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
 	return &fixture{t: t, ctx: context.Background(), env: env, gc: gc}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the controller's name for --controllers.
@@ -67,6 +68,8 @@ type Config struct {
 	Resources func() []client.ResourceInfo
 	// Clock is the injected clock.
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// RequeueDelay is how long to wait before looking again while content
 	// remains, such as pods waiting for their kubelet (1s).
 	RequeueDelay time.Duration
@@ -97,7 +100,7 @@ func New(cfg Config) (*NamespaceController, error) {
 	}
 	nc := &NamespaceController{cfg: cfg, logger: cfg.Logger.With("controller", ControllerName)}
 	nc.namespaces = cache.New(cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: nc, Clock: cfg.Clock,
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: nc, Clock: cfg.Clock, Mode: cfg.Mode,
 		Workers: cfg.Workers, Logger: cfg.Logger, Sources: []controllers.Source{nc.namespaces}})
 	if err != nil {
 		return nil, err

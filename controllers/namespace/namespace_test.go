@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 func served(env *apiservertest.Env) func() []client.ResourceInfo {
@@ -40,7 +41,7 @@ func newFixture(t *testing.T) *fixture {
 	require.NoError(t, env.Server.AddResource(&registry.Resource{Group: "example.com", Version: "v1", Name: "widgets",
 		SingularName: "widget", Kind: "Widget", ListKind: "WidgetList", Namespaced: true,
 		New: func() api.Object { return &unstructured.Unstructured{} }}))
-	nc, err := New(Config{Client: env.Client, Resources: served(env), Clock: env.Clock})
+	nc, err := New(Config{Client: env.Client, Resources: served(env), Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
 	return &fixture{t: t, ctx: context.Background(), env: env, nc: nc}
 }

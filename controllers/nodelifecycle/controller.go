@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // Name is the controller's name, as --controllers uses it.
@@ -44,6 +45,8 @@ type Config struct {
 	Client *client.Client
 	// Clock times the grace period and the evictions (required).
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// NodeMonitorGracePeriod (DefaultNodeMonitorGracePeriod).
 	NodeMonitorGracePeriod time.Duration
 	// PodEvictionTimeout (DefaultPodEvictionTimeout).
@@ -91,15 +94,15 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := cfg.Client.WithUserAgent("kube-controller-manager/" + Name)
 	nc := &Controller{cfg: cfg, c: c, logger: cfg.Logger.With("controller", Name), known: map[string]bool{},
-		nodeRec:  record.New(c, "node-controller", "", cfg.Clock),
-		evictRec: record.New(c, "taint-eviction-controller", "", cfg.Clock),
+		nodeRec:  record.New(record.Config{Client: c, Component: "node-controller", Clock: cfg.Clock, Mode: cfg.Mode}),
+		evictRec: record.New(record.Config{Client: c, Component: "taint-eviction-controller", Clock: cfg.Clock, Mode: cfg.Mode}),
 	}
 	nc.nodes = cache.New(c.Nodes(), "", client.ListOptions{}, nc.logger)
 	nc.leases = cache.New(c.Leases(), api.NamespaceNodeLease, client.ListOptions{}, nc.logger)
 	nc.pods = cache.New(c.Pods(), "", client.ListOptions{}, nc.logger)
 	nc.pods.AddIndexer(nodeNameIndex, func(p *api.Pod) []string { return []string{p.Spec.NodeName} })
 	var err error
-	nc.ctrl, err = controllers.New(controllers.Config{Name: Name, Reconciler: nc, Clock: cfg.Clock, Logger: nc.logger,
+	nc.ctrl, err = controllers.New(controllers.Config{Name: Name, Reconciler: nc, Clock: cfg.Clock, Mode: cfg.Mode, Logger: nc.logger,
 		Periodic: true, Sources: []controllers.Source{nc.nodes, nc.leases, nc.pods}})
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // cluster is one kubelet and the controller, stepped as the cluster
@@ -125,9 +126,9 @@ func taintsOf(n *api.Node) []string {
 
 func TestStoppedKubeletNodeGoesUnknownAndItsPodsAreEvicted(t *testing.T) {
 	env := apiservertest.New(t)
-	k, err := kubelet.New(kubelet.Config{Client: env.Client, Clock: env.Clock, NodeName: "node-1", PodCIDR: "10.244.1.0/24"})
+	k, err := kubelet.New(kubelet.Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step, NodeName: "node-1", PodCIDR: "10.244.1.0/24"})
 	require.NoError(t, err)
-	nc, err := New(Config{Client: env.Client, Clock: env.Clock, PodEvictionTimeout: 30 * time.Second})
+	nc, err := New(Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step, PodEvictionTimeout: 30 * time.Second})
 	require.NoError(t, err)
 	c := &cluster{t: t, ctx: context.Background(), env: env, k: k, nc: nc}
 	c.settle()

@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -50,6 +51,8 @@ type Config struct {
 	Client *client.Client
 	// Clock drives expectations, availability and events (required).
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// Recorder records events; by default one signed replicaset-controller.
 	Recorder *record.Recorder
 	// Namespace limits the controller to one namespace ("" for all).
@@ -58,9 +61,6 @@ type Config struct {
 	Workers int
 	// BurstReplicas caps creates and deletes per sync (BurstReplicas).
 	BurstReplicas int
-	// ParallelCreates creates the pods of one slow-start batch
-	// concurrently (live mode; step mode keeps them in order).
-	ParallelCreates bool
 	// ExpectationsTimeout (ExpectationsTimeout).
 	ExpectationsTimeout time.Duration
 	// Logger (discarded when nil).
@@ -92,18 +92,21 @@ func New(cfg Config) (*ReplicaSetController, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Recorder == nil {
-		cfg.Recorder = record.New(cfg.Client, Component, "", cfg.Clock)
+		cfg.Recorder = record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode})
 	}
 	if cfg.BurstReplicas <= 0 {
 		cfg.BurstReplicas = BurstReplicas
 	}
 	rsc := &ReplicaSetController{
-		client:       cfg.Client,
-		clock:        cfg.Clock,
-		recorder:     cfg.Recorder,
-		logger:       cfg.Logger.With("controller", ControllerName),
-		burst:        cfg.BurstReplicas,
-		parallel:     cfg.ParallelCreates,
+		client:   cfg.Client,
+		clock:    cfg.Clock,
+		recorder: cfg.Recorder,
+		logger:   cfg.Logger.With("controller", ControllerName),
+		burst:    cfg.BurstReplicas,
+		// Live mode creates the pods of one slow-start batch concurrently,
+		// as Kubernetes does; step mode creates them in order, so that
+		// the trace is the same every run.
+		parallel:     cfg.Mode == runmode.Live,
 		expectations: NewControllerExpectations(cfg.Clock, cfg.ExpectationsTimeout),
 		rsInformer:   cache.New(cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
 		podInformer:  cache.New(cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
@@ -118,9 +121,9 @@ func New(cfg Config) (*ReplicaSetController, error) {
 		Name:       ControllerName,
 		Reconciler: rsc,
 		Sources:    []controllers.Source{rsc.rsInformer, rsc.podInformer},
-		Clock:      cfg.Clock,
-		Workers:    cfg.Workers,
-		Logger:     cfg.Logger,
+		Clock:      cfg.Clock, Mode: cfg.Mode,
+		Workers: cfg.Workers,
+		Logger:  cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
@@ -142,7 +145,7 @@ func New(cfg Config) (*ReplicaSetController, error) {
 	return rsc, nil
 }
 
-// Controllers returns the controller's one loop, for a manager or stepper.
+// Controllers returns the controller's one loop, for the stepper.
 func (rsc *ReplicaSetController) Controllers() []*controllers.Controller {
 	return []*controllers.Controller{rsc.controller}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 type harness struct {
@@ -27,7 +28,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	env := apiservertest.New(t)
-	rsc, err := New(Config{Client: env.Client, Clock: env.Clock})
+	rsc, err := New(Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
 	require.Len(t, rsc.Controllers(), 1)
 	return &harness{t: t, ctx: context.Background(), env: env, rsc: rsc, c: rsc.Controllers()[0]}

@@ -7,8 +7,9 @@
 // highest ordinal down, one pod at a time, leaving ordinals below the
 // partition alone.
 //
-// It is written on the controllers/framework kit (primary StatefulSet,
-// owned Pods) and simulates kubernetes/pkg/controller/statefulset
+// It is written on the typed layer of package controllers (an
+// ObjectController: primary StatefulSet, owned Pods), the one the example
+// operators use too, and simulates kubernetes/pkg/controller/statefulset
 // (stateful_set.go, stateful_set_control.go's updateStatefulSet and
 // computeReplicaStatus, stateful_set_utils.go's identity helpers and
 // newVersionedStatefulSetPod, stateful_pod_control.go's event wording).

@@ -15,8 +15,8 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/framework"
 	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -42,6 +42,8 @@ type Config struct {
 	Client *client.Client
 	// Clock is the injected clock (required).
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// Namespace limits the controller to one namespace ("" for all).
 	Namespace string
 	// Workers is the number of concurrent syncs in live mode (1).
@@ -52,8 +54,8 @@ type Config struct {
 
 // StatefulSetController keeps the ordinal pods of every StatefulSet.
 type StatefulSetController struct {
-	*framework.Controller[*api.StatefulSet]
-	pods *framework.Watched[*api.Pod]
+	*controllers.ObjectController[*api.StatefulSet]
+	pods *controllers.Watched[*api.Pod]
 
 	// history remembers, per set uid, the template of each revision still
 	// in use (current and update): kubesim's stand-in for the
@@ -69,16 +71,16 @@ func New(cfg Config) (*StatefulSetController, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
 		return nil, errors.New("statefulset: Client and Clock are required")
 	}
-	ssc := &StatefulSetController{pods: framework.Owns(cfg.Client.Pods(), "Pod"), history: map[string]map[string]*api.PodTemplateSpec{}}
-	c, err := framework.New(framework.Config[*api.StatefulSet]{
-		Name: ControllerName, Component: Component, Client: cfg.Client, Clock: cfg.Clock,
-		Primary: cfg.Client.StatefulSets(), GVK: GroupVersionKind, Owns: []framework.Watch{ssc.pods},
+	ssc := &StatefulSetController{pods: controllers.Owns(cfg.Client.Pods(), "Pod"), history: map[string]map[string]*api.PodTemplateSpec{}}
+	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.StatefulSet]{
+		Name: ControllerName, Component: Component, Client: cfg.Client, Clock: cfg.Clock, Mode: cfg.Mode,
+		Primary: cfg.Client.StatefulSets(), GVK: GroupVersionKind, Owns: []controllers.Watch{ssc.pods},
 		Reconcile: ssc.sync, Namespace: cfg.Namespace, Workers: cfg.Workers, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
 	}
-	ssc.Controller = c
+	ssc.ObjectController = c
 	// An orphan pod named like one of a set's ordinals wakes the set, which
 	// adopts it (the ControllerRefManager's claim).
 	ssc.pods.Informer().AddHandler(cache.Handler[*api.Pod]{OnAdd: ssc.orphanAdded})

@@ -13,15 +13,17 @@ import (
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/statefulset"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 var bg = context.Background()
 
 func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
-	c, err := cluster.New(cluster.Config{StepMode: true, Seed: 7, NodeCount: 3})
+	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 7, NodeCount: 3})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	return c, c.Client("test")
 }
@@ -63,7 +65,7 @@ func stepUntilStable(t *testing.T, c *cluster.Cluster, cl *client.Client, select
 		_, did, err := c.Step(bg)
 		require.NoError(t, err)
 		if !did {
-			n, err := c.RunUntilStable(bg, cluster.Limits{MaxSteps: 1})
+			n, err := c.RunUntilStable(bg, stepper.Limits{MaxSteps: 1})
 			if err == nil && n == 0 {
 				return
 			}
@@ -127,7 +129,7 @@ func TestOrderedReadyLifecycle(t *testing.T) {
 	t.Run("a deleted pod comes back with the same name", func(t *testing.T) {
 		old := podsOf(t, cl, "app=web")["web-1"]
 		require.NoError(t, cl.Pods().Delete(bg, "default", "web-1", nil))
-		_, err := c.RunUntilStable(bg, cluster.Limits{})
+		_, err := c.RunUntilStable(bg, stepper.Limits{})
 		require.NoError(t, err)
 		p := podsOf(t, cl, "app=web")["web-1"]
 		require.NotNil(t, p)
@@ -139,7 +141,7 @@ func TestOrderedReadyLifecycle(t *testing.T) {
 	t.Run("scale up then down from the highest ordinal, one at a time", func(t *testing.T) {
 		_, err := cl.StatefulSets().Patch(bg, "default", "web", client.MergePatch, []byte(`{"spec":{"replicas":5}}`))
 		require.NoError(t, err)
-		_, err = c.RunUntilStable(bg, cluster.Limits{})
+		_, err = c.RunUntilStable(bg, stepper.Limits{})
 		require.NoError(t, err)
 		require.Len(t, podsOf(t, cl, "app=web"), 5)
 
@@ -174,7 +176,7 @@ func TestOrderedReadyLifecycle(t *testing.T) {
 
 	t.Run("deleting the StatefulSet deletes its pods", func(t *testing.T) {
 		require.NoError(t, cl.StatefulSets().Delete(bg, "default", "web", nil))
-		_, err := c.RunUntilStable(bg, cluster.Limits{})
+		_, err := c.RunUntilStable(bg, stepper.Limits{})
 		require.NoError(t, err)
 		assert.Empty(t, podsOf(t, cl, "app=web"))
 	})
@@ -199,7 +201,7 @@ func TestParallelCreatesAllAtOnce(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 4, first, "the first sync created every pod")
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	set, err := cl.StatefulSets().Get(bg, "default", "db")
 	require.NoError(t, err)
@@ -207,7 +209,7 @@ func TestParallelCreatesAllAtOnce(t *testing.T) {
 
 	_, err = cl.StatefulSets().Patch(bg, "default", "db", client.MergePatch, []byte(`{"spec":{"replicas":1}}`))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	pods := podsOf(t, cl, "app=db")
 	assert.Len(t, pods, 1)
@@ -218,7 +220,7 @@ func TestRollingUpdateFromTheHighestOrdinalWithPartition(t *testing.T) {
 	c, cl := newCluster(t)
 	_, err := cl.StatefulSets().Create(bg, newSet("web", 3, ""))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	set, err := cl.StatefulSets().Get(bg, "default", "web")
 	require.NoError(t, err)
@@ -250,7 +252,7 @@ func TestRollingUpdateFromTheHighestOrdinalWithPartition(t *testing.T) {
 
 	t.Run("a pod below the partition comes back at the old revision", func(t *testing.T) {
 		require.NoError(t, cl.Pods().Delete(bg, "default", "web-0", nil))
-		_, err := c.RunUntilStable(bg, cluster.Limits{})
+		_, err := c.RunUntilStable(bg, stepper.Limits{})
 		require.NoError(t, err)
 		p := podsOf(t, cl, "app=web")["web-0"]
 		require.NotNil(t, p)
@@ -261,7 +263,7 @@ func TestRollingUpdateFromTheHighestOrdinalWithPartition(t *testing.T) {
 	t.Run("partition 0 finishes the update", func(t *testing.T) {
 		_, err := cl.StatefulSets().Patch(bg, "default", "web", client.MergePatch, []byte(`{"spec":{"updateStrategy":{"rollingUpdate":{"partition":0}}}}`))
 		require.NoError(t, err)
-		_, err = c.RunUntilStable(bg, cluster.Limits{})
+		_, err = c.RunUntilStable(bg, stepper.Limits{})
 		require.NoError(t, err)
 		set, err := cl.StatefulSets().Get(bg, "default", "web")
 		require.NoError(t, err)
@@ -278,11 +280,11 @@ func TestOrphanWithAnOrdinalNameIsAdopted(t *testing.T) {
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx:1.25"}}}}
 	_, err := cl.Pods().Create(bg, orphan)
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	_, err = cl.StatefulSets().Create(bg, newSet("web", 2, ""))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	pods := podsOf(t, cl, "app=web")
 	require.Len(t, pods, 2)
@@ -298,10 +300,10 @@ func TestDeterministicTrace(t *testing.T) {
 		c, cl := newCluster(t)
 		_, err := cl.StatefulSets().Create(bg, newSet("web", 3, ""))
 		require.NoError(t, err)
-		_, err = c.RunUntilStable(bg, cluster.Limits{})
+		_, err = c.RunUntilStable(bg, stepper.Limits{})
 		require.NoError(t, err)
 		require.NoError(t, cl.Pods().Delete(bg, "default", "web-0", nil))
-		_, err = c.RunUntilStable(bg, cluster.Limits{})
+		_, err = c.RunUntilStable(bg, stepper.Limits{})
 		require.NoError(t, err)
 		var s string
 		for _, e := range c.Trace() {

@@ -70,14 +70,6 @@ func TestCorruptFileIsReportedAndNotOverwritten(t *testing.T) {
 			}))
 			require.NoError(t, s.Close())
 		},
-		"bad record": func(t *testing.T, path string) {
-			s, err := Open(Config{Path: path})
-			require.NoError(t, err)
-			require.NoError(t, s.db.Update(func(tx *boltTx) error {
-				return tx.Bucket(bucketKV).Put([]byte("/bad"), []byte{1, 2, 3})
-			}))
-			require.NoError(t, s.Close())
-		},
 	}
 	for name, corrupt := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -29,6 +29,7 @@ var (
 	keyRevision = []byte("revision")
 	keyFormat   = []byte("format")
 	formatV1    = []byte("kubesim-store-v1")
+	formatV2    = []byte("kubesim-store-v2") // records carry a CRC-32C
 )
 
 // Config configures a Store. Only Path is required.
@@ -59,13 +60,14 @@ type Config struct {
 
 // Store is the bbolt backend of store.Interface.
 type Store struct {
-	cfg  Config
-	db   *bolt.DB
-	hub  *store.Broadcaster
-	rev  atomic.Int64
-	ops  chan *op
-	stop chan struct{}
-	done chan struct{}
+	cfg    Config
+	format recordFormat
+	db     *bolt.DB
+	hub    *store.Broadcaster
+	rev    atomic.Int64
+	ops    chan *op
+	stop   chan struct{}
+	done   chan struct{}
 
 	// closeMu makes Close wait for writers that are handing an op to the
 	// commit loop, and makes later writers see closed.
@@ -111,6 +113,20 @@ func Open(cfg Config) (s *Store, err error) {
 	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir for %s: %w", cfg.Path, err)
 	}
+	if err := checkMetaPages(cfg.Path); err != nil {
+		return nil, err
+	}
+	if _, ok, err := readMetaPages(cfg.Path); err != nil {
+		return nil, err
+	} else if ok {
+		err := verifyPages(cfg.Path, func() (*bolt.DB, error) {
+			db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{ReadOnly: true, Timeout: cfg.OpenTimeout})
+			return db, lockError(cfg.Path, err)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{
 		Timeout: cfg.OpenTimeout,
 		NoSync:  cfg.UnsafeNoFsync,
@@ -120,10 +136,7 @@ func Open(cfg Config) (s *Store, err error) {
 		FreelistType:   bolt.FreelistMapType,
 	})
 	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("data file %s is locked by another process (is another kubesim using this data dir?): %w", cfg.Path, err)
-		}
-		return nil, fmt.Errorf("cannot open data file %s: %w", cfg.Path, err)
+		return nil, lockError(cfg.Path, err)
 	}
 	// bbolt panics on some kinds of page corruption; at open we would
 	// rather report the file than crash.
@@ -133,7 +146,7 @@ func Open(cfg Config) (s *Store, err error) {
 			s, err = nil, fmt.Errorf("data file %s is corrupt: %v", cfg.Path, r)
 		}
 	}()
-	rev, err := prepare(db)
+	rev, format, err := prepare(db, cfg.Logger, cfg.Path)
 	if err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("data file %s: %w", cfg.Path, err)
@@ -149,16 +162,31 @@ func Open(cfg Config) (s *Store, err error) {
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
+	s.format = format
 	s.rev.Store(rev)
 	go s.commitLoop()
 	return s, nil
 }
 
-// prepare creates the buckets of a new file, or checks that an existing
-// file is a kubesim store whose records all decode, and returns the
-// persisted revision.
-func prepare(db *bolt.DB) (int64, error) {
+// lockError words an error of bolt.Open.
+func lockError(path string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return fmt.Errorf("data file %s is locked by another process (is another kubesim using this data dir?): %w", path, err)
+	}
+	return fmt.Errorf("cannot open data file %s: %w", path, err)
+}
+
+// prepare creates the buckets of a new file (format 2), or checks that an
+// existing file is a kubesim store, and returns the persisted revision and
+// the records' format. Every record is read once: a damaged one does not
+// stop the store (the others are served, and the damaged key is reported
+// on every read of it until it is deleted or rewritten), and is logged now.
+func prepare(db *bolt.DB, logger *slog.Logger, path string) (int64, recordFormat, error) {
 	var rev int64
+	format := formatSummed
 	err := db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
@@ -171,7 +199,7 @@ func prepare(db *bolt.DB) (int64, error) {
 			if meta, err = tx.CreateBucket(bucketMeta); err != nil {
 				return err
 			}
-			if err := meta.Put(keyFormat, formatV1); err != nil {
+			if err := meta.Put(keyFormat, formatV2); err != nil {
 				return err
 			}
 			if err := meta.Put(keyRevision, encodeRev(0)); err != nil {
@@ -180,7 +208,11 @@ func prepare(db *bolt.DB) (int64, error) {
 			_, err = tx.CreateBucket(bucketKV)
 			return err
 		}
-		if f := meta.Get(keyFormat); !bytes.Equal(f, formatV1) {
+		switch f := meta.Get(keyFormat); {
+		case bytes.Equal(f, formatV2):
+		case bytes.Equal(f, formatV1):
+			format = formatPlain
+		default:
 			return fmt.Errorf("unknown store format %q", f)
 		}
 		r := meta.Get(keyRevision)
@@ -192,12 +224,11 @@ func prepare(db *bolt.DB) (int64, error) {
 		if kv == nil {
 			return errors.New("missing kv bucket")
 		}
-		// Read every record once: a corrupt one is reported now, by key,
-		// rather than on some later request.
 		return kv.ForEach(func(k, v []byte) error {
-			r, err := decodeRecord(v)
+			r, err := decodeRecord(v, format)
 			if err != nil {
-				return fmt.Errorf("key %q: %w", k, err)
+				logger.Error("damaged record: reads of this key fail until it is deleted or rewritten", "file", path, "key", string(k), "err", err)
+				return nil
 			}
 			if r.modRev > rev {
 				return fmt.Errorf("key %q has revision %d beyond the counter %d", k, r.modRev, rev)
@@ -205,7 +236,7 @@ func prepare(db *bolt.DB) (int64, error) {
 			return nil
 		})
 	})
-	return rev, err
+	return rev, format, err
 }
 
 func encodeRev(r int64) []byte {
@@ -296,7 +327,7 @@ func (s *Store) commit(batch []*op) {
 		events = events[:0]
 		for _, o := range batch {
 			o.err = nil
-			ev, err := apply(kv, o, rev+1)
+			ev, err := apply(kv, o, rev+1, s.format)
 			if err != nil {
 				if isStoreError(err) {
 					o.err = err
@@ -350,22 +381,26 @@ func isStoreError(err error) bool {
 // apply performs one op inside the transaction at revision rev. A store
 // error (exists, not found, conflict) fails only this op; any other error
 // fails the transaction.
-func apply(kv *bolt.Bucket, o *op, rev int64) (store.Event, error) {
+//
+// A damaged record may be rewritten or deleted (that is how it is
+// repaired) with what can still be read of it: its revisions. Its old
+// value is gone, so events carry none.
+func apply(kv *bolt.Bucket, o *op, rev int64, f recordFormat) (store.Event, error) {
 	key := []byte(o.key)
 	raw := kv.Get(key)
 	var old record
+	damaged := false
 	if raw != nil {
 		var err error
-		if old, err = decodeRecord(raw); err != nil {
-			return store.Event{}, fmt.Errorf("key %q: %w", o.key, err)
-		}
+		old, err = decodeRecord(raw, f)
+		damaged = err != nil
 	}
 	if o.kind == opCreate {
 		if raw != nil {
 			return store.Event{}, &store.KeyError{Err: store.ErrKeyExists, Key: o.key}
 		}
 		rec := record{createRev: rev, modRev: rev, uid: o.uid, value: o.value}
-		if err := kv.Put(key, rec.encode()); err != nil {
+		if err := kv.Put(key, rec.encode(f)); err != nil {
 			return store.Event{}, err
 		}
 		o.res = store.KeyValue{Key: o.key, Value: o.value, UID: o.uid, CreateRevision: rev, ModRevision: rev}
@@ -379,11 +414,17 @@ func apply(kv *bolt.Bucket, o *op, rev int64) (store.Event, error) {
 	}
 	if o.kind == opUpdate {
 		rec := record{createRev: old.createRev, modRev: rev, uid: old.uid, value: o.value}
-		if err := kv.Put(key, rec.encode()); err != nil {
+		if err := kv.Put(key, rec.encode(f)); err != nil {
 			return store.Event{}, err
 		}
 		o.res = store.KeyValue{Key: o.key, Value: o.value, UID: old.uid, CreateRevision: old.createRev, ModRevision: rev}
-		return store.Event{Type: store.Modified, Key: o.key, Value: o.value, PrevValue: old.value,
+		typ := store.Modified
+		if damaged {
+			// No reader could see the damaged value: to watchers the
+			// rewritten object is new.
+			typ = store.Added
+		}
+		return store.Event{Type: typ, Key: o.key, Value: o.value, PrevValue: old.value,
 			UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
 	}
 	if err := kv.Delete(key); err != nil {
@@ -417,14 +458,23 @@ func (s *Store) Get(ctx context.Context, key string) (store.KeyValue, error) {
 		if raw == nil {
 			return &store.KeyError{Err: store.ErrNotFound, Key: key}
 		}
-		r, err := decodeRecord(raw)
-		if err != nil {
-			return fmt.Errorf("key %q: %w", key, err)
-		}
-		kv = r.keyValue(key)
+		kv = s.readRecord(key, raw)
 		return nil
 	})
 	return kv, err
+}
+
+// readRecord turns a stored record into a KeyValue. A damaged one comes
+// back with its key and revisions and no value (the store.KeyValue
+// contract for a value that failed its integrity check): the caller names
+// the key as corrupt, and the other keys of a list are unaffected.
+func (s *Store) readRecord(key string, raw []byte) store.KeyValue {
+	r, err := decodeRecord(raw, s.format)
+	if err != nil {
+		s.cfg.Logger.Error("damaged record", "file", s.cfg.Path, "key", key, "err", err)
+		return store.KeyValue{Key: key, CreateRevision: r.createRev, ModRevision: r.modRev}
+	}
+	return r.keyValue(key)
 }
 
 func (r record) keyValue(key string) store.KeyValue {
@@ -463,11 +513,7 @@ func (s *Store) List(ctx context.Context, prefix string, opts store.ListOptions)
 				res.More = true
 				break
 			}
-			r, err := decodeRecord(v)
-			if err != nil {
-				return fmt.Errorf("key %q: %w", k, err)
-			}
-			res.Items = append(res.Items, r.keyValue(string(k)))
+			res.Items = append(res.Items, s.readRecord(string(k), v))
 		}
 		return nil
 	})

@@ -25,6 +25,7 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName names the loop in traces and logs.
@@ -35,6 +36,8 @@ type Config struct {
 	// Client talks to the API server.
 	Client *client.Client
 	Clock  clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// RecheckDelay is how long to wait while custom resources remain (their
 	// own finalizers may hold them): 5s, as the real controller polls.
 	RecheckDelay time.Duration
@@ -71,7 +74,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	fc := &Controller{cfg: cfg}
 	fc.crds = cache.New(CRDClient(cfg.Client), "", client.ListOptions{}, cfg.Logger)
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: fc, Clock: cfg.Clock,
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: fc, Clock: cfg.Clock, Mode: cfg.Mode,
 		Logger: cfg.Logger, Sources: []controllers.Source{fc.crds}})
 	if err != nil {
 		return nil, err

@@ -4,26 +4,20 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/pki"
 )
-
-// ProxyTokenFileName is where `kubesim serve` keeps the aggregator's
-// front-proxy credential, for extension API servers run outside it.
-const ProxyTokenFileName = "front-proxy-client.token"
 
 // Options are `kubesim serve`'s flags, parsed.
 type Options struct {
@@ -46,12 +40,13 @@ type Options struct {
 	Controllers string
 	// StageDelay is how long a pod spends in each kubelet stage.
 	StageDelay time.Duration
-	// ProxyClientTokenFile holds the aggregator's credential for extension
-	// API servers, created if missing (default DataDir/ProxyTokenFileName).
-	ProxyClientTokenFile string
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight cap concurrent
+	// requests (serving.Options; 0 is kube-apiserver's default, negative
+	// no limit).
+	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
 	// ControllerImages are the controllers that pods can run
 	// (cluster.Config.ControllerImages).
-	ControllerImages map[string]cluster.ControllerFactory
+	ControllerImages map[string]cluster.InitFunc
 	// Logger receives the control plane's logs (nil: discarded).
 	Logger *slog.Logger
 }
@@ -108,10 +103,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		}
 		auths = append(auths, extra)
 	}
-	if o.ProxyClientTokenFile == "" {
-		o.ProxyClientTokenFile = filepath.Join(o.DataDir, ProxyTokenFileName)
-	}
-	proxyToken, err := EnsureProxyToken(o.ProxyClientTokenFile)
+	// The aggregator's identity toward extension API servers; an extension
+	// server run on its own trusts DATA-DIR/front-proxy-ca.crt.
+	frontProxy, err := pki.EnsureFrontProxy(o.DataDir, time.Now(), rand.Reader)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +114,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		DataDir: o.DataDir, NodeCount: o.Nodes, Controllers: o.Controllers,
 		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
-		APIServerOnly: o.APIServerOnly, ProxyClientToken: proxyToken, ControllerImages: o.ControllerImages,
+		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
 	}
 	cl, err := cluster.New(cfg)
 	if err != nil {
@@ -147,13 +141,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.close()
 		return nil, err
 	}
-	s.hs = &http.Server{
-		Handler:           cl.Server().Handler(),
-		TLSConfig:         bundle.ServerTLSConfig(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
-	}
-	s.hs.TLSConfig.NextProtos = []string{"h2", "http/1.1"}
+	s.hs = serving.NewServer(cl.Server().Handler(), bundle.ServerTLSConfig(), serving.Options{
+		MaxRequestsInFlight: o.MaxRequestsInFlight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight, Logger: logger,
+	})
 	go func() { s.errc <- s.hs.Serve(tls.NewListener(ln, s.hs.TLSConfig)) }()
 	return s, nil
 }
@@ -184,30 +174,4 @@ func (s *Server) Shutdown(timeout time.Duration) error {
 func (s *Server) close() error {
 	s.stopLoops()
 	return s.cluster.Close()
-}
-
-// EnsureProxyToken reads the front-proxy token at path, or writes a new
-// random one there (owner-only) when the file does not exist: the token
-// survives restarts, as a front-proxy client certificate does.
-func EnsureProxyToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err == nil {
-		tok := strings.TrimSpace(string(b))
-		if tok == "" {
-			return "", fmt.Errorf("%s: empty front-proxy token", path)
-		}
-		return tok, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return "", err
-	}
-	var raw [16]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", err
-	}
-	tok := hex.EncodeToString(raw[:])
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
-	}
-	return tok, os.WriteFile(path, []byte(tok+"\n"), 0o600)
 }

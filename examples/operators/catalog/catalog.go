@@ -6,11 +6,8 @@
 package catalog
 
 import (
-	"log/slog"
 	"sort"
 
-	"github.com/kubesim/kubesim/client"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/examples/operators/foo"
@@ -19,16 +16,16 @@ import (
 
 // Controllers returns the runnable controllers by name. A function, not a
 // package variable: no global state.
-func Controllers() map[string]cluster.ControllerFactory {
-	return map[string]cluster.ControllerFactory{
-		statefulset.ControllerName: func(cl *client.Client, clk clock.Clock, ns string, logger *slog.Logger) (cluster.Component, error) {
-			return statefulset.New(statefulset.Config{Client: cl, Clock: clk, Namespace: ns, Logger: logger})
+func Controllers() map[string]cluster.InitFunc {
+	return map[string]cluster.InitFunc{
+		statefulset.ControllerName: func(x cluster.ControllerContext) (cluster.Component, error) {
+			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Namespace: x.Namespace, Logger: x.Logger})
 		},
-		foo.Name: func(cl *client.Client, clk clock.Clock, ns string, logger *slog.Logger) (cluster.Component, error) {
-			return foo.New(foo.Config{Client: cl, Clock: clk, Namespace: ns, Logger: logger})
+		foo.Name: func(x cluster.ControllerContext) (cluster.Component, error) {
+			return foo.New(foo.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Namespace: x.Namespace, Logger: x.Logger})
 		},
-		redis.Name: func(cl *client.Client, clk clock.Clock, ns string, logger *slog.Logger) (cluster.Component, error) {
-			return redis.New(redis.Config{Client: cl, Clock: clk, Namespace: ns, Logger: logger})
+		redis.Name: func(x cluster.ControllerContext) (cluster.Component, error) {
+			return redis.New(redis.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Namespace: x.Namespace, Logger: x.Logger})
 		},
 	}
 }
@@ -48,11 +45,7 @@ func Extra(names []string) []cluster.ExtraController {
 	all := Controllers()
 	var out []cluster.ExtraController
 	for _, n := range names {
-		factory := all[n]
-		out = append(out, cluster.ExtraController{Name: n,
-			New: func(cl *client.Client, clk clock.Clock, logger *slog.Logger) (cluster.Component, error) {
-				return factory(cl, clk, "", logger)
-			}})
+		out = append(out, cluster.ExtraController{Name: n, New: all[n]})
 	}
 	return out
 }

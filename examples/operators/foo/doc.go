@@ -6,8 +6,8 @@
 // status.availableReplicas. A Deployment of that name that the Foo does not
 // own is left alone, with the ErrResourceExists event.
 //
-// It is written on controllers/framework (primary Foo, owned Deployments),
-// with the sample's own steps instead of framework.CreateOrUpdate, so the
-// two styles can be compared. Left out: the sample's code generation
+// It is written on package controllers' typed layer (an ObjectController:
+// primary Foo, owned Deployments), with the sample's own steps instead of
+// controllers.CreateOrUpdate, so the two styles can be compared. Left out: the sample's code generation
 // (clientsets, listers, deepcopy), replaced by a Go type and a JSON copy.
 package foo

@@ -12,7 +12,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/framework"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // CRD is crd.yaml, the Foo CustomResourceDefinition.
@@ -76,16 +76,18 @@ func Foos(c *client.Client) *client.Resource[*Foo] {
 
 // Config builds a Controller.
 type Config struct {
-	Client    *client.Client
-	Clock     clock.Clock
+	Client *client.Client
+	Clock  clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode      runmode.Mode
 	Namespace string
 	Logger    *slog.Logger
 }
 
 // Controller is the Foo controller.
 type Controller struct {
-	*framework.Controller[*Foo]
-	deployments *framework.Watched[*api.Deployment]
+	*controllers.ObjectController[*Foo]
+	deployments *controllers.Watched[*api.Deployment]
 }
 
 // New builds the controller.
@@ -93,16 +95,16 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
 		return nil, errors.New("foo: Client and Clock are required")
 	}
-	c := &Controller{deployments: framework.Owns(cfg.Client.Deployments(), "Deployment")}
-	fc, err := framework.New(framework.Config[*Foo]{
-		Name: Name, Component: "sample-controller", Client: cfg.Client, Clock: cfg.Clock,
-		Primary: Foos(cfg.Client), GVK: GroupVersionKind, Owns: []framework.Watch{c.deployments},
+	c := &Controller{deployments: controllers.Owns(cfg.Client.Deployments(), "Deployment")}
+	fc, err := controllers.NewObjectController(controllers.ObjectConfig[*Foo]{
+		Name: Name, Component: "sample-controller", Client: cfg.Client, Clock: cfg.Clock, Mode: cfg.Mode,
+		Primary: Foos(cfg.Client), GVK: GroupVersionKind, Owns: []controllers.Watch{c.deployments},
 		Reconcile: c.syncHandler, Namespace: cfg.Namespace, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
 	}
-	c.Controller = fc
+	c.ObjectController = fc
 	return c, nil
 }
 

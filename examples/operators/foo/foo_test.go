@@ -2,7 +2,6 @@ package foo_test
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,26 +9,27 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/examples/operators"
 	"github.com/kubesim/kubesim/examples/operators/foo"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 var bg = context.Background()
 
 func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
-	c, err := cluster.New(cluster.Config{StepMode: true, Seed: 3, NodeCount: 2, Extra: []cluster.ExtraController{{
+	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 3, NodeCount: 2, Extra: []cluster.ExtraController{{
 		Name: foo.Name,
-		New: func(cl *client.Client, clk clock.Clock, logger *slog.Logger) (cluster.Component, error) {
-			return foo.New(foo.Config{Client: cl, Clock: clk, Logger: logger})
+		New: func(x cluster.ControllerContext) (cluster.Component, error) {
+			return foo.New(foo.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		},
 	}}})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	cl := c.Client("test")
 	require.NoError(t, operators.InstallCRDs(bg, cl, foo.CRD))
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	return c, cl
 }
@@ -45,7 +45,7 @@ func TestFooKeepsItsDeployment(t *testing.T) {
 	foos := foo.Foos(cl)
 	_, err := foos.Create(bg, newFoo("example-foo", "example-foo", 1))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 
 	d, err := cl.Deployments().Get(bg, "default", "example-foo")
@@ -59,7 +59,7 @@ func TestFooKeepsItsDeployment(t *testing.T) {
 	// Scale through the Foo.
 	_, err = foos.Patch(bg, "default", "example-foo", client.MergePatch, []byte(`{"spec":{"replicas":3}}`))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	f, err = foos.Get(bg, "default", "example-foo")
 	require.NoError(t, err)
@@ -72,7 +72,7 @@ func TestFooKeepsItsDeployment(t *testing.T) {
 
 	// Deleting the Foo deletes its Deployment (and its pods).
 	require.NoError(t, foos.Delete(bg, "default", "example-foo", nil))
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	_, err = cl.Deployments().Get(bg, "default", "example-foo")
 	assert.True(t, api.IsNotFound(err), "%v", err)
@@ -89,7 +89,7 @@ func TestFooLeavesAForeignDeploymentAlone(t *testing.T) {
 	require.NoError(t, err)
 	_, err = foo.Foos(cl).Create(bg, newFoo("example-foo", "taken", 2))
 	require.NoError(t, err)
-	_, err = c.RunUntilStable(bg, cluster.Limits{})
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	d, err := cl.Deployments().Get(bg, "default", "taken")
 	require.NoError(t, err)

@@ -21,6 +21,6 @@
 // changing, and a snapshot holds no data. The real operators to read are
 // github.com/OT-CONTAINER-KIT/redis-operator and the slot logic of
 // redis-cli --cluster (src/redis-cli.c: clusterManagerCommandRebalance).
-// Built on controllers/framework; runs in process (cluster.Config.Extra)
-// or as `kubesim run-controller rediscluster`.
+// Built on package controllers (ObjectController); runs in process
+// (cluster.Config.Extra) or as `kubesim run-controller rediscluster`.
 package redis

@@ -16,8 +16,8 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/controllers/framework"
 	"github.com/kubesim/kubesim/controllers/statefulset"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 // Name is the operator's name, as `kubesim run-controller` and the
@@ -52,6 +52,8 @@ type Config struct {
 	Client *client.Client
 	// Clock is the injected clock (required).
 	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
 	// Namespace limits the operator to one namespace ("" for all).
 	Namespace string
 	// Logger (discarded when nil).
@@ -61,14 +63,14 @@ type Config struct {
 // Operator is the RedisCluster operator: a cluster controller and a
 // backup controller.
 type Operator struct {
-	clusters *framework.Controller[*RedisCluster]
-	backups  *framework.Controller[*RedisBackup]
+	clusters *controllers.ObjectController[*RedisCluster]
+	backups  *controllers.ObjectController[*RedisBackup]
 
-	services     *framework.Watched[*api.Service]
-	statefulSets *framework.Watched[*api.StatefulSet]
-	pods         *framework.Watched[*api.Pod]
-	backupsW     *framework.Watched[*RedisBackup]
-	clustersW    *framework.Watched[*RedisCluster]
+	services     *controllers.Watched[*api.Service]
+	statefulSets *controllers.Watched[*api.StatefulSet]
+	pods         *controllers.Watched[*api.Pod]
+	backupsW     *controllers.Watched[*RedisBackup]
+	clustersW    *controllers.Watched[*RedisCluster]
 }
 
 // New builds the operator and its informers (not yet synced).
@@ -78,11 +80,11 @@ func New(cfg Config) (*Operator, error) {
 	}
 	cl := cfg.Client
 	op := &Operator{
-		services:     framework.Owns(cl.Services(), "Service"),
-		statefulSets: framework.Owns(cl.StatefulSets(), "StatefulSet"),
+		services:     controllers.Owns(cl.Services(), "Service"),
+		statefulSets: controllers.Owns(cl.StatefulSets(), "StatefulSet"),
 	}
 	// Pods belong to the StatefulSet; they wake their RedisCluster by label.
-	op.pods = framework.Watches(cl.Pods(), "Pod", func(p *api.Pod) []string {
+	op.pods = controllers.Watches(cl.Pods(), "Pod", func(p *api.Pod) []string {
 		if p.Labels[LabelName] != "redis" || p.Labels[LabelInstance] == "" {
 			return nil
 		}
@@ -90,7 +92,7 @@ func New(cfg Config) (*Operator, error) {
 	})
 	// A backup wakes its cluster (lastBackup) and the clusters restoring
 	// from it.
-	op.backupsW = framework.Watches(RedisBackups(cl), "RedisBackup", func(b *RedisBackup) []string {
+	op.backupsW = controllers.Watches(RedisBackups(cl), "RedisBackup", func(b *RedisBackup) []string {
 		keys := []string{b.Namespace + "/" + b.Spec.ClusterName}
 		for _, rc := range op.clusters.Informer().ByIndex(cache.NamespaceIndex, b.Namespace) {
 			if rc.Spec.RestoreFrom == b.Name {
@@ -100,17 +102,17 @@ func New(cfg Config) (*Operator, error) {
 		return keys
 	})
 	var err error
-	op.clusters, err = framework.New(framework.Config[*RedisCluster]{
-		Name: Name, Component: "rediscluster-operator", Client: cl, Clock: cfg.Clock,
+	op.clusters, err = controllers.NewObjectController(controllers.ObjectConfig[*RedisCluster]{
+		Name: Name, Component: "rediscluster-operator", Client: cl, Clock: cfg.Clock, Mode: cfg.Mode,
 		Primary: RedisClusters(cl), GVK: RedisClusterGVK,
-		Owns:      []framework.Watch{op.services, op.statefulSets, op.pods, op.backupsW},
+		Owns:      []controllers.Watch{op.services, op.statefulSets, op.pods, op.backupsW},
 		Reconcile: op.reconcileCluster, Namespace: cfg.Namespace, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, err
 	}
 	// A cluster's change wakes its pending backups.
-	op.clustersW = framework.Watches(RedisClusters(cl), "RedisCluster", func(rc *RedisCluster) []string {
+	op.clustersW = controllers.Watches(RedisClusters(cl), "RedisCluster", func(rc *RedisCluster) []string {
 		var keys []string
 		for _, b := range op.backupsW.Informer().ByIndex(cache.NamespaceIndex, rc.Namespace) {
 			if b.Spec.ClusterName == rc.Name && b.Status.Phase != BackupCompleted {
@@ -119,9 +121,9 @@ func New(cfg Config) (*Operator, error) {
 		}
 		return keys
 	})
-	op.backups, err = framework.New(framework.Config[*RedisBackup]{
-		Name: Name + "-backup", Component: "rediscluster-operator", Client: cl, Clock: cfg.Clock,
-		Primary: RedisBackups(cl), GVK: RedisBackupGVK, Owns: []framework.Watch{op.clustersW},
+	op.backups, err = controllers.NewObjectController(controllers.ObjectConfig[*RedisBackup]{
+		Name: Name + "-backup", Component: "rediscluster-operator", Client: cl, Clock: cfg.Clock, Mode: cfg.Mode,
+		Primary: RedisBackups(cl), GVK: RedisBackupGVK, Owns: []controllers.Watch{op.clustersW},
 		Reconcile: op.reconcileBackup, Namespace: cfg.Namespace, Logger: cfg.Logger,
 	})
 	if err != nil {
@@ -330,7 +332,7 @@ func (op *Operator) currentSlots(rc *RedisCluster, layout Layout) (current map[s
 
 func (op *Operator) ensureService(ctx context.Context, rc *RedisCluster) error {
 	svc := &api.Service{ObjectMeta: api.ObjectMeta{Name: rc.Name, Namespace: rc.Namespace}}
-	_, _, err := framework.CreateOrUpdate(ctx, op.services.Resource(), rc, RedisClusterGVK, svc, func(s *api.Service) error {
+	_, _, err := controllers.CreateOrUpdate(ctx, op.services.Resource(), rc, RedisClusterGVK, svc, func(s *api.Service) error {
 		s.Labels = selectorLabels(rc)
 		if s.Spec.ClusterIP == "" {
 			s.Spec.ClusterIP = "None" // headless: one DNS name per pod
@@ -349,7 +351,7 @@ func (op *Operator) ensureService(ctx context.Context, rc *RedisCluster) error {
 func (op *Operator) ensureStatefulSet(ctx context.Context, rc *RedisCluster, replicas int) error {
 	sts := &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: rc.Name, Namespace: rc.Namespace}}
 	n := int32(replicas)
-	_, _, err := framework.CreateOrUpdate(ctx, op.statefulSets.Resource(), rc, RedisClusterGVK, sts, func(s *api.StatefulSet) error {
+	_, _, err := controllers.CreateOrUpdate(ctx, op.statefulSets.Resource(), rc, RedisClusterGVK, sts, func(s *api.StatefulSet) error {
 		s.Labels = selectorLabels(rc)
 		s.Spec.Replicas = &n
 		s.Spec.ServiceName = rc.Name

@@ -2,7 +2,6 @@ package redis_test
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,19 +9,20 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/examples/operators"
 	"github.com/kubesim/kubesim/examples/operators/redis"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 var bg = context.Background()
 
 func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
-	c, err := cluster.New(cluster.Config{StepMode: true, Seed: 5, NodeCount: 3, Extra: []cluster.ExtraController{{
+	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 5, NodeCount: 3, Extra: []cluster.ExtraController{{
 		Name: redis.Name,
-		New: func(cl *client.Client, clk clock.Clock, logger *slog.Logger) (cluster.Component, error) {
-			return redis.New(redis.Config{Client: cl, Clock: clk, Logger: logger})
+		New: func(x cluster.ControllerContext) (cluster.Component, error) {
+			return redis.New(redis.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		},
 	}}})
 	require.NoError(t, err)
@@ -35,7 +35,7 @@ func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
 
 func settle(t *testing.T, c *cluster.Cluster) {
 	t.Helper()
-	_, err := c.RunUntilStable(bg, cluster.Limits{MaxSteps: 20000})
+	_, err := c.RunUntilStable(bg, stepper.Limits{MaxSteps: 20000})
 	require.NoError(t, err)
 }
 

@@ -1,0 +1,144 @@
+package authz
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/authn"
+)
+
+// Covers reports whether the rules a user holds (owner) allow everything
+// the rules of a role (servant) allow, and which servant rules, broken
+// down to one verb, group and resource each, are not covered: RBAC's
+// escalation check (pkg/registry/rbac/validation.Covers). A user may
+// create a role, or bind one, only within what it holds.
+func Covers(owner, servant []api.PolicyRule) (bool, []api.PolicyRule) {
+	var missing []api.PolicyRule
+	for _, rule := range servant {
+		for _, sub := range breakdown(rule) {
+			if !slices.ContainsFunc(owner, func(o api.PolicyRule) bool { return ruleCovers(&o, &sub) }) {
+				missing = append(missing, sub)
+			}
+		}
+	}
+	return len(missing) == 0, missing
+}
+
+// breakdown splits a rule into rules of one verb, one group, one resource
+// and at most one name (and one verb and URL for non-resource rules).
+func breakdown(rule api.PolicyRule) []api.PolicyRule {
+	var out []api.PolicyRule
+	for _, g := range rule.APIGroups {
+		for _, r := range rule.Resources {
+			for _, v := range rule.Verbs {
+				if len(rule.ResourceNames) == 0 {
+					out = append(out, api.PolicyRule{APIGroups: []string{g}, Resources: []string{r}, Verbs: []string{v}})
+					continue
+				}
+				for _, n := range rule.ResourceNames {
+					out = append(out, api.PolicyRule{APIGroups: []string{g}, Resources: []string{r}, Verbs: []string{v}, ResourceNames: []string{n}})
+				}
+			}
+		}
+	}
+	for _, u := range rule.NonResourceURLs {
+		for _, v := range rule.Verbs {
+			out = append(out, api.PolicyRule{NonResourceURLs: []string{u}, Verbs: []string{v}})
+		}
+	}
+	return out
+}
+
+// ruleCovers reports whether owner allows all of sub (a broken-down rule).
+func ruleCovers(owner, sub *api.PolicyRule) bool {
+	if !hasAll(owner.Verbs, sub.Verbs, api.VerbAll) {
+		return false
+	}
+	if len(sub.NonResourceURLs) > 0 {
+		for _, u := range sub.NonResourceURLs {
+			if !slices.ContainsFunc(owner.NonResourceURLs, func(o string) bool { return urlCovers(o, u) }) {
+				return false
+			}
+		}
+		return true
+	}
+	if !hasAll(owner.APIGroups, sub.APIGroups, api.APIGroupAll) {
+		return false
+	}
+	for _, r := range sub.Resources {
+		if !slices.ContainsFunc(owner.Resources, func(o string) bool { return resourceCovers(o, r) }) {
+			return false
+		}
+	}
+	// A rule limited to names covers only those names, and never a rule
+	// for every name.
+	if len(owner.ResourceNames) == 0 {
+		return true
+	}
+	return len(sub.ResourceNames) > 0 && hasAll(owner.ResourceNames, sub.ResourceNames, "")
+}
+
+func hasAll(have, want []string, wildcard string) bool {
+	if wildcard != "" && slices.Contains(have, wildcard) {
+		return true
+	}
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// resourceCovers: "*" covers all, "*/scale" every scale subresource,
+// "pods/*" every subresource of pods.
+func resourceCovers(owner, r string) bool {
+	if owner == api.ResourceAll || owner == r {
+		return true
+	}
+	res, sub, hasSub := strings.Cut(r, "/")
+	switch {
+	case strings.HasPrefix(owner, "*/"):
+		return hasSub && owner == "*/"+sub
+	case strings.HasSuffix(owner, "/*"):
+		return hasSub && owner == res+"/*"
+	}
+	return false
+}
+
+func urlCovers(owner, u string) bool {
+	if owner == api.NonResourceAll || owner == u {
+		return true
+	}
+	return strings.HasSuffix(owner, "*") && strings.HasPrefix(u, strings.TrimSuffix(owner, "*"))
+}
+
+// EscalationError is the 403 text of a role or binding that would grant
+// rules its author does not hold (ConfirmNoEscalation's message).
+func EscalationError(user *authn.UserInfo, missing []api.PolicyRule) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "user %q (groups=%q) is attempting to grant RBAC permissions not currently held:", user.Name, user.Groups)
+	for _, r := range missing {
+		b.WriteString("\n" + CompactString(r))
+	}
+	return b.String()
+}
+
+// CompactString prints a rule as Kubernetes' rbac helpers do:
+// {APIGroups:[""], Resources:["pods"], Verbs:["delete"]}.
+func CompactString(r api.PolicyRule) string {
+	var parts []string
+	add := func(name string, v []string) {
+		if len(v) > 0 {
+			parts = append(parts, fmt.Sprintf("%s:%q", name, v))
+		}
+	}
+	add("APIGroups", r.APIGroups)
+	add("Resources", r.Resources)
+	add("ResourceNames", r.ResourceNames)
+	add("NonResourceURLs", r.NonResourceURLs)
+	add("Verbs", r.Verbs)
+	return "{" + strings.Join(parts, ", ") + "}"
+}

@@ -1,0 +1,203 @@
+package authz
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/authn"
+)
+
+// source is a RuleSource over slices.
+type source struct {
+	roles        []*api.Role
+	clusterRoles []*api.ClusterRole
+	rbs          []*api.RoleBinding
+	crbs         []*api.ClusterRoleBinding
+}
+
+func (s *source) GetRole(_ context.Context, ns, name string) (*api.Role, error) {
+	for _, r := range s.roles {
+		if r.Namespace == ns && r.Name == name {
+			return r, nil
+		}
+	}
+	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "role"}, name)
+}
+
+func (s *source) GetClusterRole(_ context.Context, name string) (*api.ClusterRole, error) {
+	for _, r := range s.clusterRoles {
+		if r.Name == name {
+			return r, nil
+		}
+	}
+	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "clusterrole"}, name)
+}
+
+func (s *source) ListRoleBindings(_ context.Context, ns string) ([]*api.RoleBinding, error) {
+	var out []*api.RoleBinding
+	for _, b := range s.rbs {
+		if b.Namespace == ns {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+func (s *source) ListClusterRoleBindings(context.Context) ([]*api.ClusterRoleBinding, error) {
+	return s.crbs, nil
+}
+
+func meta(ns, name string) api.ObjectMeta { return api.ObjectMeta{Namespace: ns, Name: name} }
+
+func user(name string, groups ...string) *authn.UserInfo {
+	return &authn.UserInfo{Name: name, Groups: append(groups, "system:authenticated")}
+}
+
+// The examples of the Kubernetes RBAC documentation ("Using RBAC
+// Authorization"), and the cases its rules are known for.
+func docsSource() *source {
+	return &source{
+		roles: []*api.Role{
+			{ObjectMeta: meta("default", "pod-reader"), Rules: []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "watch", "list"}}}},
+			{ObjectMeta: meta("default", "configmap-updater"), Rules: []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"my-configmap"}, Verbs: []string{"update", "get"}}}},
+			{ObjectMeta: meta("default", "pod-and-pod-logs-reader"), Rules: []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "pods/log"}, Verbs: []string{"get", "list"}}}},
+			{ObjectMeta: meta("default", "scaler"), Rules: []api.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"*/scale"}, Verbs: []string{"update"}}}},
+		},
+		clusterRoles: []*api.ClusterRole{
+			{ObjectMeta: meta("", "secret-reader"), Rules: []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "watch", "list"}}}},
+			{ObjectMeta: meta("", "healthz"), Rules: []api.PolicyRule{{NonResourceURLs: []string{"/healthz", "/healthz/*"}, Verbs: []string{"get", "post"}}}},
+			{ObjectMeta: meta("", "cluster-admin"), Rules: []api.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}, {NonResourceURLs: []string{"*"}, Verbs: []string{"*"}}}},
+		},
+		rbs: []*api.RoleBinding{
+			{ObjectMeta: meta("default", "read-pods"), Subjects: []api.Subject{{Kind: "User", APIGroup: api.RBACGroupName, Name: "jane"}}, RoleRef: api.RoleRef{APIGroup: api.RBACGroupName, Kind: "Role", Name: "pod-reader"}},
+			{ObjectMeta: meta("development", "read-secrets"), Subjects: []api.Subject{{Kind: "User", APIGroup: api.RBACGroupName, Name: "dave"}}, RoleRef: api.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: "secret-reader"}},
+			{ObjectMeta: meta("default", "cm"), Subjects: []api.Subject{{Kind: "User", Name: "carol"}}, RoleRef: api.RoleRef{Kind: "Role", Name: "configmap-updater"}},
+			{ObjectMeta: meta("default", "logs"), Subjects: []api.Subject{{Kind: "ServiceAccount", Name: "logger"}}, RoleRef: api.RoleRef{Kind: "Role", Name: "pod-and-pod-logs-reader"}},
+			{ObjectMeta: meta("default", "scale"), Subjects: []api.Subject{{Kind: "Group", Name: "scalers"}}, RoleRef: api.RoleRef{Kind: "Role", Name: "scaler"}},
+			{ObjectMeta: meta("default", "dangling"), Subjects: []api.Subject{{Kind: "User", Name: "erin"}}, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "gone"}},
+		},
+		crbs: []*api.ClusterRoleBinding{
+			{ObjectMeta: meta("", "read-secrets-global"), Subjects: []api.Subject{{Kind: "Group", APIGroup: api.RBACGroupName, Name: "manager"}}, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "secret-reader"}},
+			{ObjectMeta: meta("", "healthz"), Subjects: []api.Subject{{Kind: "Group", Name: "system:authenticated"}}, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "healthz"}},
+			{ObjectMeta: meta("", "sa-admin"), Subjects: []api.Subject{{Kind: "ServiceAccount", Namespace: "kube-system", Name: "root"}}, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "cluster-admin"}},
+		},
+	}
+}
+
+func res(u *authn.UserInfo, verb, group, resource, sub, ns, name string) Attributes {
+	return Attributes{User: u, Verb: verb, ResourceRequest: true, APIGroup: group, APIVersion: "v1", Resource: resource, Subresource: sub, Namespace: ns, Name: name}
+}
+
+func TestRBACAuthorizer(t *testing.T) {
+	a := &RBAC{Source: docsSource()}
+	cases := []struct {
+		name  string
+		attrs Attributes
+		allow bool
+	}{
+		{"jane reads pods in default", res(user("jane"), "get", "", "pods", "", "default", "web"), true},
+		{"jane lists pods in default", res(user("jane"), "list", "", "pods", "", "default", ""), true},
+		{"jane cannot delete pods", res(user("jane"), "delete", "", "pods", "", "default", "web"), false},
+		{"jane cannot read pods elsewhere", res(user("jane"), "get", "", "pods", "", "kube-system", "web"), false},
+		{"jane cannot read pod logs", res(user("jane"), "get", "", "pods", "log", "default", "web"), false},
+		{"jane cannot read pods cluster-wide", res(user("jane"), "list", "", "pods", "", "", ""), false},
+		{"a RoleBinding to a ClusterRole is namespaced: dave in development", res(user("dave"), "get", "", "secrets", "", "development", "s"), true},
+		{"dave not in default", res(user("dave"), "get", "", "secrets", "", "default", "s"), false},
+		{"a ClusterRoleBinding to a group: managers everywhere", res(user("mia", "manager"), "list", "", "secrets", "", "", ""), true},
+		{"managers in any namespace", res(user("mia", "manager"), "watch", "", "secrets", "", "kube-system", ""), true},
+		{"the wrong API group", res(user("mia", "manager"), "list", "apps", "secrets", "", "", ""), false},
+		{"resourceNames: carol updates my-configmap", res(user("carol"), "update", "", "configmaps", "", "default", "my-configmap"), true},
+		{"resourceNames: not another", res(user("carol"), "update", "", "configmaps", "", "default", "other"), false},
+		{"resourceNames: no list (no name)", res(user("carol"), "list", "", "configmaps", "", "default", ""), false},
+		{"subresource pods/log", res(user(ServiceAccountUsername("default", "logger")), "get", "", "pods", "log", "default", "web"), true},
+		{"a ServiceAccount subject in the binding's namespace only", res(user(ServiceAccountUsername("other", "logger")), "get", "", "pods", "log", "default", "web"), false},
+		{"*/scale", res(user("sam", "scalers"), "update", "apps", "deployments", "scale", "default", "web"), true},
+		{"*/scale is not the deployment", res(user("sam", "scalers"), "update", "apps", "deployments", "", "default", "web"), false},
+		{"a cluster-admin service account", res(user(ServiceAccountUsername("kube-system", "root")), "delete", "", "nodes", "", "", "n1"), true},
+		{"system:masters may do anything", res(user("root", "system:masters"), "escalate", "rbac.authorization.k8s.io", "clusterroles", "", "", ""), true},
+		{"nobody else", res(user("nobody"), "get", "", "pods", "", "default", "web"), false},
+		{"non-resource /healthz", Attributes{User: user("x"), Verb: "get", Path: "/healthz"}, true},
+		{"non-resource /healthz/etcd", Attributes{User: user("x"), Verb: "get", Path: "/healthz/etcd"}, true},
+		{"non-resource /metrics", Attributes{User: user("x"), Verb: "get", Path: "/metrics"}, false},
+		{"non-resource needs a non-resource rule", Attributes{User: user("mia", "manager"), Verb: "get", Path: "/api"}, false},
+		{"no user", res(nil, "get", "", "pods", "", "default", ""), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, _, err := a.Authorize(context.Background(), c.attrs)
+			require.NoError(t, err)
+			assert.Equal(t, c.allow, d == DecisionAllow)
+			assert.NotEqual(t, DecisionDeny, d, "RBAC never denies")
+		})
+	}
+}
+
+func TestForbiddenWording(t *testing.T) {
+	a := &RBAC{Source: docsSource()}
+	attrs := res(user("alice"), "list", "", "pods", "", "default", "")
+	_, reason, err := a.Authorize(context.Background(), attrs)
+	require.NoError(t, err)
+	assert.Equal(t, `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`, Forbidden(attrs, reason).Error())
+	assert.Equal(t, 403, int(Forbidden(attrs, reason).Status().Code))
+
+	attrs = res(user("alice"), "create", "", "pods", "exec", "default", "web")
+	assert.Equal(t, `pods "web" is forbidden: User "alice" cannot create resource "pods/exec" in API group "" in the namespace "default"`, Forbidden(attrs, "").Error())
+	attrs = res(user("alice"), "list", "apps", "deployments", "", "", "")
+	assert.Equal(t, `deployments.apps is forbidden: User "alice" cannot list resource "deployments" in API group "apps" at the cluster scope`, Forbidden(attrs, "").Error())
+	attrs = Attributes{User: user("alice"), Verb: "get", Path: "/metrics"}
+	assert.Equal(t, `forbidden: User "alice" cannot get path "/metrics"`, Forbidden(attrs, "").Error())
+
+	// A binding to a role that does not exist: the reason says so.
+	attrs = res(user("erin"), "get", "", "pods", "", "default", "")
+	_, reason, err = a.Authorize(context.Background(), attrs)
+	require.NoError(t, err)
+	assert.Equal(t, `RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found`, reason)
+}
+
+func TestRulesFor(t *testing.T) {
+	a := &RBAC{Source: docsSource()}
+	rules, errs := a.RulesFor(context.Background(), user("jane"), "default")
+	assert.Empty(t, errs)
+	assert.Equal(t, []api.PolicyRule{
+		{NonResourceURLs: []string{"/healthz", "/healthz/*"}, Verbs: []string{"get", "post"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "watch", "list"}},
+	}, rules)
+}
+
+func TestEscalation(t *testing.T) {
+	owner := []api.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"pods", "pods/log"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"*/scale"}, Verbs: []string{"update"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a"}, Verbs: []string{"get"}},
+	}
+	cases := []struct {
+		name    string
+		servant []api.PolicyRule
+		ok      bool
+	}{
+		{"a subset", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}, true},
+		{"a subresource held", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"list"}}}, true},
+		{"*/scale covers deployments/scale", []api.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}, Verbs: []string{"update"}}}, true},
+		{"a named configmap held", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a"}, Verbs: []string{"get"}}}, true},
+		{"every configmap is more than one", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}, false},
+		{"a verb not held", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "delete"}}}, false},
+		{"a wildcard not held", []api.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"pods"}, Verbs: []string{"get"}}}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ok, missing := Covers(owner, c.servant)
+			assert.Equal(t, c.ok, ok, "%v", missing)
+		})
+	}
+	admin := []api.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}
+	ok, _ := Covers(admin, []api.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}, ResourceNames: []string{"x"}, Verbs: []string{"patch"}}})
+	assert.True(t, ok, "cluster-admin covers everything")
+
+	_, missing := Covers(owner, []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "delete"}}})
+	assert.Equal(t, "user \"alice\" (groups=[\"dev\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\"]}",
+		EscalationError(user("alice", "dev"), missing))
+}

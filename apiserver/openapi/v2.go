@@ -1,0 +1,188 @@
+package openapi
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// The OpenAPI v2 (Swagger 2.0) document at /openapi/v2: one document for
+// the whole server, the older form kubectl still reads when a
+// group-version is missing from /openapi/v3 (its field-validation check
+// and client-side validation), that kubectl explain --output
+// plaintext-openapiv2 and older clients walk, and that helm validates
+// charts against. It is converted from the same v3 schemas and paths
+// (buildGroupVersion), so the two never disagree.
+
+// SwaggerDocument builds the v2 document of every group-version served.
+func SwaggerDocument(resources []*registry.Resource) (map[string]any, error) {
+	paths := map[string]any{}
+	definitions := map[string]any{}
+	for _, gv := range GroupVersions(resources) {
+		b, err := buildGroupVersion(gv, resourcesAt(gv, resources))
+		if err != nil {
+			return nil, err
+		}
+		for name, s := range b.schemas {
+			definitions[name] = v2Schema(s)
+		}
+		for p, item := range b.paths {
+			paths[p] = v2PathItem(item.(map[string]any))
+		}
+	}
+	return map[string]any{
+		"swagger":     "2.0",
+		"info":        map[string]any{"title": "Kubernetes", "version": "unversioned"},
+		"paths":       paths,
+		"definitions": definitions,
+	}, nil
+}
+
+// v2Ref points a v3 reference at the v2 definitions.
+func v2Ref(ref string) string {
+	if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
+		return "#/definitions/" + name
+	}
+	return ref
+}
+
+// v2Schema converts a JSON schema: references move, and what Swagger 2.0
+// cannot say is dropped as Kubernetes' CRD builder drops it for v2
+// (nullable, oneOf, anyOf, not; the type of an int-or-string).
+func v2Schema(s any) any {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return s
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		switch k {
+		case "nullable", "oneOf", "anyOf", "not":
+		case "$ref":
+			out[k] = v2Ref(fmt.Sprint(v))
+		case "properties", "patternProperties", "definitions":
+			props, _ := v.(map[string]any)
+			conv := make(map[string]any, len(props))
+			for name, p := range props {
+				conv[name] = v2Schema(p)
+			}
+			out[k] = conv
+		case "items", "additionalProperties":
+			if list, isList := v.([]any); isList {
+				v = list[0]
+			}
+			out[k] = v2Schema(v)
+		case "allOf":
+			list, _ := v.([]any)
+			conv := make([]any, len(list))
+			for i, p := range list {
+				conv[i] = v2Schema(p)
+			}
+			out[k] = conv
+		default:
+			out[k] = v
+		}
+	}
+	if out["x-kubernetes-int-or-string"] == true {
+		delete(out, "type")
+	}
+	return out
+}
+
+// v2PathItem converts a path item and its operations.
+func v2PathItem(item map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range item {
+		if k == "parameters" {
+			out[k] = v2Parameters(v.([]any))
+			continue
+		}
+		out[k] = v2Operation(v.(map[string]any))
+	}
+	return out
+}
+
+// v2Parameters moves each parameter's type out of its schema.
+func v2Parameters(params []any) []any {
+	out := make([]any, 0, len(params))
+	for _, p := range params {
+		pm := p.(map[string]any)
+		c := map[string]any{}
+		for k, v := range pm {
+			if k != "schema" {
+				c[k] = v
+			}
+		}
+		if schema, ok := pm["schema"].(map[string]any); ok {
+			for k, v := range schema {
+				c[k] = v
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// v2Operation turns the request body into a body parameter with the
+// content types in consumes, and response contents into schemas with the
+// types in produces.
+func v2Operation(op map[string]any) map[string]any {
+	out := map[string]any{"schemes": []any{"https"}}
+	var params []any
+	for k, v := range op {
+		switch k {
+		case "parameters":
+			params = append(v2Parameters(v.([]any)), params...)
+		case "requestBody":
+			body := v.(map[string]any)
+			content, _ := body["content"].(map[string]any)
+			types := sortedKeys(content)
+			p := map[string]any{"name": "body", "in": "body"}
+			if body["required"] == true {
+				p["required"] = true
+			}
+			if len(types) > 0 {
+				p["schema"] = v2Schema(content[types[0]].(map[string]any)["schema"])
+			}
+			params = append(params, p)
+			out["consumes"] = stringsToAny(types)
+		case "responses":
+			responses := map[string]any{}
+			produces := map[string]bool{}
+			for code, r := range v.(map[string]any) {
+				rm := r.(map[string]any)
+				c := map[string]any{"description": rm["description"]}
+				if content, ok := rm["content"].(map[string]any); ok {
+					for _, t := range sortedKeys(content) {
+						produces[t] = true
+					}
+					if jsonContent, ok := content["application/json"].(map[string]any); ok {
+						c["schema"] = v2Schema(jsonContent["schema"])
+					}
+				}
+				responses[code] = c
+			}
+			out[k] = responses
+			if len(produces) > 0 {
+				out["produces"] = stringsToAny(sortedKeys(produces))
+			}
+		default:
+			out[k] = v
+		}
+	}
+	if len(params) > 0 {
+		out["parameters"] = params
+	}
+	return out
+}
+
+func stringsToAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].(string) < out[j].(string) })
+	return out
+}

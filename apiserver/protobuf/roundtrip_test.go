@@ -1,0 +1,243 @@
+package protobuf_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/intstr"
+	"github.com/kubesim/kubesim/api/resource"
+	"github.com/kubesim/kubesim/api/unstructured"
+	"github.com/kubesim/kubesim/apiserver/kinds"
+	"github.com/kubesim/kubesim/apiserver/protobuf"
+)
+
+var (
+	timeType      = reflect.TypeFor[api.Time]()
+	microTimeType = reflect.TypeFor[api.MicroTime]()
+	quantityType  = reflect.TypeFor[resource.Quantity]()
+	intstrType    = reflect.TypeFor[intstr.IntOrString]()
+	rawType       = reflect.TypeFor[json.RawMessage]()
+)
+
+// fill sets every exported field reachable from v to a non-zero value that
+// depends on seed: two elements in every slice and map, every pointer set.
+// Times are whole seconds (MicroTimes whole microseconds): the precision
+// both JSON and protobuf keep.
+func fill(v reflect.Value, seed int, depth int) {
+	if depth > 20 {
+		return
+	}
+	switch v.Type() {
+	case timeType:
+		v.Set(reflect.ValueOf(api.Date(2026, 1, 2, 3, 4, seed%60, 0, time.UTC)))
+		return
+	case microTimeType:
+		v.Set(reflect.ValueOf(api.NewMicroTime(time.Date(2026, 1, 2, 3, 4, seed%60, seed*1000, time.UTC))))
+		return
+	case quantityType:
+		v.Set(reflect.ValueOf(resource.MustParse(fmt.Sprintf("%dm", seed+1))))
+		return
+	case intstrType:
+		if seed%2 == 0 {
+			v.Set(reflect.ValueOf(intstr.FromString(fmt.Sprintf("%d%%", seed))))
+		} else {
+			v.Set(reflect.ValueOf(intstr.FromInt32(int32(-seed))))
+		}
+		return
+	case reflect.TypeFor[api.JSON]():
+		v.Set(reflect.ValueOf(api.JSON{Raw: []byte(fmt.Sprintf(`{"seed":%d}`, seed))}))
+		return
+	case reflect.TypeFor[api.JSONSchemaProps]():
+		// Two levels of nested schemas are enough; more would grow the
+		// object exponentially.
+		if depth > 9 {
+			return
+		}
+	case rawType:
+		v.Set(reflect.ValueOf(json.RawMessage(fmt.Sprintf(`{"seed":%d}`, seed))))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", seed))
+	case reflect.Bool:
+		v.SetBool(seed%2 == 1)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(int64(seed) - 3) // negative ones too: ten-byte varints
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(uint64(seed))
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(float64(seed) + 0.5)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		fill(p.Elem(), seed, depth+1)
+		v.Set(p)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		for i := 0; i < 2; i++ {
+			fill(s.Index(i), seed+i, depth+1)
+		}
+		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		for i := 0; i < 2; i++ {
+			k := reflect.New(v.Type().Key()).Elem()
+			fill(k, seed*10+i, depth+1)
+			e := reflect.New(v.Type().Elem()).Elem()
+			fill(e, seed+i, depth+1)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Type().Field(i)
+			// Only the envelope carries TypeMeta: nested objects (list
+			// items, discovery groups) travel without it.
+			offTheWire := f.Tag.Get("protobuf") == "-" || f.Tag.Get("json") == "-" && f.Tag.Get("protobuf") == ""
+			if f.IsExported() && !offTheWire && !(f.Anonymous && f.Type == reflect.TypeFor[api.TypeMeta]()) {
+				fill(v.Field(i), seed+i, depth+1)
+			}
+		}
+	}
+}
+
+// roundTrip encodes obj, decodes it into a fresh value of its type and
+// requires the two equal.
+func roundTrip(t *testing.T, obj protobuf.Kinded) {
+	t.Helper()
+	data, err := protobuf.Encode(obj)
+	require.NoError(t, err)
+	back := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(protobuf.Kinded)
+	apiVersion, kind, err := protobuf.Decode(data, back)
+	require.NoError(t, err)
+	require.Equal(t, obj.GetObjectKind().APIVersion, apiVersion)
+	require.Equal(t, obj.GetObjectKind().Kind, kind)
+	require.Equal(t, obj, back)
+}
+
+func TestRoundTripEveryBuiltinKind(t *testing.T) {
+	for _, r := range kinds.Builtin() {
+		t.Run(r.Kind, func(t *testing.T) {
+			obj := r.New()
+			require.True(t, protobuf.Supports(obj), "%T has protobuf tags throughout", obj)
+			fill(reflect.ValueOf(obj).Elem(), 1, 0)
+			obj.GetObjectKind().APIVersion = api.GroupVersion{Group: r.Group, Version: r.Version}.String()
+			obj.GetObjectKind().Kind = r.Kind
+			roundTrip(t, obj)
+
+			// The zero object too: every always-written field at zero.
+			zero := r.New()
+			zero.GetObjectKind().APIVersion, zero.GetObjectKind().Kind = "v1", r.Kind
+			roundTrip(t, zero)
+		})
+	}
+}
+
+func TestRoundTripMetaKinds(t *testing.T) {
+	for _, obj := range []protobuf.Kinded{
+		&api.Status{}, &api.DeleteOptions{}, &api.Scale{}, &api.Binding{},
+		&api.PodList{}, &api.DeploymentList{}, &api.PartialObjectMetadataList{},
+		&api.APIResourceList{}, &api.APIGroupList{}, &api.APIVersions{},
+		&api.APIService{}, &api.APIServiceList{},
+		&api.CustomResourceDefinition{}, &api.CustomResourceDefinitionList{},
+		&api.CustomResourceDefinitionV1beta1{}, &api.CustomResourceDefinitionListV1beta1{},
+	} {
+		t.Run(reflect.TypeOf(obj).Elem().Name(), func(t *testing.T) {
+			fill(reflect.ValueOf(obj).Elem(), 2, 0)
+			*obj.GetObjectKind() = api.TypeMeta{APIVersion: "v1", Kind: reflect.TypeOf(obj).Elem().Name()}
+			roundTrip(t, obj)
+		})
+	}
+}
+
+func TestSpecialValues(t *testing.T) {
+	// Secret data: a nil value, an empty one and bytes that are not UTF-8.
+	s := &api.Secret{
+		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: api.ObjectMeta{Name: "s", CreationTimestamp: api.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		Data:       map[string][]byte{"empty": {}, "bin": {0, 0xff, 0xfe}},
+	}
+	roundTrip(t, s)
+
+	// A nil value is an entry with a key only, as generated code writes it.
+	b, err := protobuf.Marshal(&api.Secret{Data: map[string][]byte{"k": nil}})
+	require.NoError(t, err)
+	require.Contains(t, string(b), "\x12\x03\x0a\x01k", "entry {key = \"k\"} without a value")
+	var back api.Secret
+	require.NoError(t, protobuf.Unmarshal(b, &back))
+	require.Contains(t, back.Data, "k")
+	require.Nil(t, back.Data["k"])
+
+	// IntOrString keeps which of the two it holds, even for "0" and 0.
+	svc := &api.Service{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Service"}, Spec: api.ServiceSpec{Ports: []api.ServicePort{
+		{Port: 80, TargetPort: intstr.FromString("0")}, {Port: 81, TargetPort: intstr.FromInt32(0)},
+	}}}
+	roundTrip(t, svc)
+
+	// Quantities keep their format.
+	n := &api.Node{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Node"}, Status: api.NodeStatus{Capacity: api.ResourceList{
+		"cpu": resource.MustParse("3800m"), "memory": resource.MustParse("7Gi"), "big": resource.MustParse("12e6"),
+	}}}
+	roundTrip(t, n)
+	require.Equal(t, "7Gi", n.Status.Capacity.Memory().String())
+}
+
+func TestTimePrecisionIsThatOfJSON(t *testing.T) {
+	// metav1.Time keeps whole seconds in protobuf too, MicroTime
+	// microseconds: what is written is what a JSON client would read.
+	at := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	lease := &api.Lease{
+		TypeMeta:   api.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
+		ObjectMeta: api.ObjectMeta{CreationTimestamp: api.NewTime(at)},
+		Spec:       api.LeaseSpec{RenewTime: &api.MicroTime{Time: at}},
+	}
+	data, err := protobuf.Encode(lease)
+	require.NoError(t, err)
+	var back api.Lease
+	_, _, err = protobuf.Decode(data, &back)
+	require.NoError(t, err)
+	require.Equal(t, at.Truncate(time.Second), back.CreationTimestamp.Time)
+	require.Equal(t, at.Truncate(time.Microsecond), back.Spec.RenewTime.Time)
+}
+
+func TestZeroTimeIsAnEmptyMessage(t *testing.T) {
+	// metav1.Time writes the zero time as an empty Timestamp, and a field
+	// held by value is still written: tag 8 (creationTimestamp), length 0.
+	b, err := protobuf.Marshal(&api.ObjectMeta{})
+	require.NoError(t, err)
+	require.Equal(t, []byte{0x0a, 0, 0x12, 0, 0x1a, 0, 0x22, 0, 0x2a, 0, 0x32, 0, 0x38, 0, 0x42, 0}, b)
+	var m api.ObjectMeta
+	require.NoError(t, protobuf.Unmarshal(b, &m))
+	require.True(t, m.CreationTimestamp.IsZero())
+}
+
+func TestSupports(t *testing.T) {
+	require.True(t, protobuf.Supports(&api.Pod{}))
+	require.True(t, protobuf.Supports(api.Pod{}))
+	require.True(t, protobuf.Supports(&api.Status{}))
+	require.False(t, protobuf.Supports(&api.Table{}), "Table is served as JSON only")
+	require.True(t, protobuf.Supports(&api.CustomResourceDefinition{}))
+	require.True(t, protobuf.Supports(&api.CustomResourceDefinitionV1beta1{}))
+	require.False(t, protobuf.Supports(&unstructured.Unstructured{}), "custom resources are JSON only")
+	require.False(t, protobuf.Supports(nil))
+	require.False(t, protobuf.Supports(map[string]any{}))
+	_, err := protobuf.Marshal(&api.Table{})
+	require.Error(t, err)
+}
+
+func TestCodecsAreIndependent(t *testing.T) {
+	// A Codec of one's own gives the same bytes as the shared one.
+	pod := &api.Pod{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"}}
+	fill(reflect.ValueOf(pod).Elem(), 3, 0)
+	a, err := protobuf.New().Encode(pod)
+	require.NoError(t, err)
+	b, err := protobuf.Encode(pod)
+	require.NoError(t, err)
+	require.Equal(t, a, b)
+}

@@ -1,0 +1,184 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"net/http"
+
+	"github.com/kubesim/kubesim/aggregator/availability"
+	"github.com/kubesim/kubesim/apiserver/crd/finalizer"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/controllers/deployment"
+	"github.com/kubesim/kubesim/controllers/endpoints"
+	"github.com/kubesim/kubesim/controllers/garbagecollector"
+	"github.com/kubesim/kubesim/controllers/namespace"
+	"github.com/kubesim/kubesim/controllers/nodelifecycle"
+	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/controllers/statefulset"
+	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/scheduler"
+	"github.com/kubesim/kubesim/stepper"
+)
+
+// The wiring table: every component of the cluster, one row each, in the
+// stepper's order — the API server's own loops, the controller manager's
+// controllers (then the aggregation loops and Config.Extra), the scheduler,
+// the kubelets. A row is a switch name, the user agent of the component's
+// own client, and an InitFunc; cmd/kube-controller-manager's
+// NewControllerDescriptors is the real table.
+
+// ControllerNames are the controllers of the controller manager, as
+// --controllers names them: the controllerManager rows (a test checks that
+// they agree).
+var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
+	endpoints.ControllerName, availability.ControllerName}
+
+// ControllerContext is what a controller is built from: its own API
+// client, the cluster's clock and run mode, and a logger — what
+// kube-controller-manager hands each controller's InitFunc.
+type ControllerContext struct {
+	Client *client.Client
+	Clock  clock.Clock
+	Mode   runmode.Mode
+	// Namespace limits the controller to one namespace ("" for all;
+	// `kubesim run-controller --namespace`).
+	Namespace string
+	Logger    *slog.Logger
+}
+
+// InitFunc builds a controller from its context (kube-controller-manager's
+// InitFunc).
+type InitFunc func(ControllerContext) (Component, error)
+
+// Component is one part of the control plane: its loops, for the stepper,
+// and Run, for live mode.
+type Component interface {
+	Controllers() []*controllers.Controller
+	Run(ctx context.Context)
+}
+
+// wiring is one row of the cluster's table: a component's switch name,
+// the user agent of its client, and how to build it.
+type wiring struct {
+	name      string
+	userAgent string
+	build     InitFunc
+}
+
+// client returns an in-process client for one component; in step mode its
+// writes are recorded for the trace.
+func (c *Cluster) client(userAgent string) (*client.Client, *stepper.Recorder) {
+	var transport http.RoundTripper = &client.InProcessTransport{Handler: c.server.LoopbackHandler()}
+	var rec *stepper.Recorder
+	if c.stepper != nil {
+		rec = stepper.NewRecorder(transport)
+		transport = rec
+	}
+	cl, _ := client.New(client.Config{Server: "http://in-process", Transport: transport, UserAgent: userAgent})
+	return cl, rec
+}
+
+// add builds the component of a row with its own client and adds it to
+// the components (and, in step mode, to the stepper's order). A component
+// that can be stopped (a kubelet) is paused in the stepper while stopped.
+func (c *Cluster) add(w wiring) (Component, error) {
+	cl, rec := c.client(w.userAgent)
+	comp, err := w.build(ControllerContext{Client: cl, Clock: c.clock, Mode: c.cfg.Mode, Logger: c.logger})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", w.name, err)
+	}
+	c.components = append(c.components, built{name: w.name, comp: comp})
+	if c.stepper != nil {
+		a := stepper.Actor{Switch: w.name, Loops: comp.Controllers(), Writes: rec}
+		if p, ok := comp.(stepper.Pausable); ok {
+			a.Pausable = p
+		}
+		c.stepper.Add(a)
+	}
+	return comp, nil
+}
+
+// apiServerLoops are the loops that are part of the API server itself,
+// which run even with APIServerOnly: the apiextensions-apiserver's CRD
+// finalizer (deleting a CRD deletes its objects, then the CRD).
+func (c *Cluster) apiServerLoops() []wiring {
+	return []wiring{
+		{"customresourcecleanup", finalizer.ControllerName, func(x ControllerContext) (Component, error) {
+			return finalizer.New(finalizer.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+	}
+}
+
+// controllerManager is kube-controller-manager's table: its controllers,
+// then the aggregation loops, then Config.Extra, in the stepper's order.
+func (c *Cluster) controllerManager() []wiring {
+	table := []wiring{
+		{"replicaset", "replicaset-controller", func(x ControllerContext) (Component, error) {
+			return replicaset.New(replicaset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{"deployment", "deployment-controller", func(x ControllerContext) (Component, error) {
+			return deployment.New(deployment.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{"garbagecollector", "garbage-collector", func(x ControllerContext) (Component, error) {
+			return garbagecollector.New(garbagecollector.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+				Resources: c.servedResources, Logger: x.Logger})
+		}},
+		{"namespace", "namespace-controller", func(x ControllerContext) (Component, error) {
+			return namespace.New(namespace.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+				Resources: c.servedResources, Logger: x.Logger})
+		}},
+		{"nodelifecycle", "node-lifecycle-controller", func(x ControllerContext) (Component, error) {
+			return nodelifecycle.New(nodelifecycle.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
+				NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod, PodEvictionTimeout: c.cfg.PodEvictionTimeout})
+		}},
+		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
+			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+	}
+	table = append(table, c.aggregationLoops()...)
+	for _, x := range c.cfg.Extra {
+		table = append(table, wiring{x.Name, x.Name, x.New})
+	}
+	return table
+}
+
+// scheduler is kube-scheduler, seeded so that its tie-breaks repeat.
+func (c *Cluster) scheduler() wiring {
+	return wiring{"scheduler", "default-scheduler", func(x ControllerContext) (Component, error) {
+		seed := c.cfg.Seed
+		return scheduler.New(scheduler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+			Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: x.Logger})
+	}}
+}
+
+// addKubelets adds one kubelet per node, after everything else: the
+// stepper's order ends with the nodes.
+func (c *Cluster) addKubelets() error {
+	nodes := c.cfg.Nodes
+	if len(nodes) == 0 {
+		for i := 1; i <= c.cfg.NodeCount; i++ {
+			nodes = append(nodes, NodeConfig{Name: fmt.Sprintf("node-%d", i)})
+		}
+	}
+	for i, n := range nodes {
+		if n.Name == "" {
+			return fmt.Errorf("node %d has no name", i)
+		}
+		comp, err := c.add(wiring{"kubelet/" + n.Name, "kubelet/" + n.Name, func(x ControllerContext) (Component, error) {
+			return kubelet.New(kubelet.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
+				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
+				Logger: x.Logger, Images: c.realImages(), Network: c.network})
+		}})
+		if err != nil {
+			return err
+		}
+		c.kubelets[n.Name] = comp.(*kubelet.Kubelet)
+		c.nodeOrder = append(c.nodeOrder, n.Name)
+	}
+	return nil
+}

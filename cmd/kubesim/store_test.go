@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/store"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+func TestStoreCheckCommand(t *testing.T) {
+	dir := t.TempDir()
+	s, err := boltstore.Open(boltstore.Config{Path: filepath.Join(dir, boltstore.FileName)})
+	require.NoError(t, err)
+	_, err = s.Create(context.Background(), "/registry/configmaps/default/a", []byte(`{"kind":"ConfigMap"}`), store.CreateOptions{})
+	require.NoError(t, err)
+	_, err = s.Create(context.Background(), "/registry/configmaps/default/b", []byte(`{"kind":"ConfigMap","data":`), store.CreateOptions{})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"store", "check", dir}, &out, &errb)
+	assert.Equal(t, 1, code, "a problem makes the command fail: %s%s", out.String(), errb.String())
+	assert.Contains(t, out.String(), "revision 2, 2 keys")
+	assert.Contains(t, out.String(), "problem: key /registry/configmaps/default/b: value does not decode")
+
+	// A file with no problem.
+	good := t.TempDir()
+	s, err = boltstore.Open(boltstore.Config{Path: filepath.Join(good, boltstore.FileName)})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	out.Reset()
+	assert.Equal(t, 0, run(context.Background(), []string{"store", "check", good}, &out, &errb))
+	assert.Contains(t, out.String(), "no problem found")
+
+	// No data file: an error, nothing created.
+	empty := t.TempDir()
+	assert.Equal(t, 1, run(context.Background(), []string{"store", "check", empty}, &out, &errb))
+	_, err = os.Stat(filepath.Join(empty, boltstore.FileName))
+	assert.True(t, os.IsNotExist(err))
+}

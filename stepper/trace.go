@@ -1,0 +1,151 @@
+package stepper
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Write is one API write made during a step.
+type Write struct {
+	Verb string // create, update, patch, delete
+	Path string
+	Code int
+	// ResourceVersion of the object after the write ("" if none).
+	ResourceVersion string
+}
+
+// String renders the write as it appears in the trace.
+func (w Write) String() string {
+	s := fmt.Sprintf("%s %s %d", w.Verb, w.Path, w.Code)
+	if w.ResourceVersion != "" {
+		s += " rv=" + w.ResourceVersion
+	}
+	return s
+}
+
+// Entry is one line of the trace: one unit of work.
+type Entry struct {
+	// Time is the fake clock's time; Elapsed is since the cluster started.
+	Time    time.Time
+	Elapsed time.Duration
+	Actor   string
+	// Key is what the actor worked on; Cause the event that queued it.
+	Key    string
+	Cause  string
+	Writes []Write
+	// Err is a failed reconcile's error (it will be retried).
+	Err string
+	// Note explains a step with no actor (time moving on).
+	Note string
+}
+
+// String renders the entry in one or more plain lines.
+func (e Entry) String() string {
+	ts := formatElapsed(e.Elapsed)
+	if e.Actor == "" {
+		return fmt.Sprintf("%s  %s", ts, e.Note)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %-22s %s", ts, e.Actor, e.Key)
+	if e.Cause != "" {
+		fmt.Fprintf(&b, "  (saw %s)", e.Cause)
+	}
+	if e.Err != "" {
+		fmt.Fprintf(&b, "  error: %s", e.Err)
+	}
+	for _, w := range e.Writes {
+		fmt.Fprintf(&b, "\n%s    -> %s", strings.Repeat(" ", len(ts)), w)
+	}
+	if len(e.Writes) == 0 && e.Err == "" {
+		b.WriteString("  (no change)")
+	}
+	return b.String()
+}
+
+func formatElapsed(d time.Duration) string {
+	ms := d.Milliseconds()
+	return fmt.Sprintf("[%4d.%03ds]", ms/1000, ms%1000)
+}
+
+// Recorder captures the writes of one client for the trace: it wraps the
+// client's transport and, between Start and Stop, notes every non-GET
+// request with its answer. The stepper records each actor's step with one;
+// a scenario records its user's writes with another.
+type Recorder struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	// sink receives the writes while recording; nil means not recording.
+	sink *[]Write
+}
+
+// NewRecorder wraps next, the transport of a client.
+func NewRecorder(next http.RoundTripper) *Recorder { return &Recorder{next: next} }
+
+// Start begins recording, forgetting anything recorded before. A nil
+// Recorder records nothing.
+func (r *Recorder) Start() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sink = &[]Write{}
+}
+
+// Stop ends recording and returns the writes since Start, in order.
+func (r *Recorder) Stop() []Write {
+	if r == nil {
+		return []Write{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sink == nil {
+		return []Write{}
+	}
+	w := *r.sink
+	r.sink = nil
+	return w
+}
+
+var verbs = map[string]string{
+	http.MethodPost: "create", http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete",
+}
+
+// RoundTrip implements http.RoundTripper.
+func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.next.RoundTrip(req)
+	verb, isWrite := verbs[req.Method]
+	r.mu.Lock()
+	sink := r.sink
+	r.mu.Unlock()
+	if err != nil || !isWrite || sink == nil {
+		return resp, err
+	}
+	body, rerr := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if rerr != nil {
+		return resp, nil
+	}
+	var meta struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name, Namespace, ResourceVersion string
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(body, &meta)
+	w := Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode}
+	if meta.Kind != "Status" {
+		w.ResourceVersion = meta.Metadata.ResourceVersion
+	}
+	r.mu.Lock()
+	*sink = append(*sink, w)
+	r.mu.Unlock()
+	return resp, nil
+}

@@ -1,0 +1,42 @@
+package stepper
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/apiservertest"
+	"github.com/kubesim/kubesim/client"
+)
+
+func TestRecorderNotesWritesBetweenStartAndStop(t *testing.T) {
+	env := apiservertest.New(t)
+	rec := NewRecorder(&client.InProcessTransport{Handler: env.Server.Handler()})
+	cl, err := client.New(client.Config{Server: "http://in-process", Transport: rec, UserAgent: "test"})
+	require.NoError(t, err)
+	cm := func(name string) *api.ConfigMap {
+		return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"}}
+	}
+
+	_, err = cl.ConfigMaps().Create(bg, cm("before"))
+	require.NoError(t, err)
+	rec.Start()
+	created, err := cl.ConfigMaps().Create(bg, cm("a"))
+	require.NoError(t, err)
+	_, err = cl.ConfigMaps().Create(bg, cm("a"))
+	require.True(t, api.IsAlreadyExists(err))
+	_, err = cl.ConfigMaps().Get(bg, "default", "a")
+	require.NoError(t, err)
+	writes := rec.Stop()
+	assert.Equal(t, []Write{
+		{Verb: "create", Path: "/api/v1/namespaces/default/configmaps", Code: 201, ResourceVersion: created.ResourceVersion},
+		{Verb: "create", Path: "/api/v1/namespaces/default/configmaps", Code: 409},
+	}, writes, "reads are not writes; a Status answer has no resourceVersion; nothing before Start")
+	assert.Equal(t, "create /api/v1/namespaces/default/configmaps 201 rv="+created.ResourceVersion, writes[0].String())
+
+	_, err = cl.ConfigMaps().Create(bg, cm("after"))
+	require.NoError(t, err)
+	assert.Empty(t, rec.Stop(), "nothing after Stop")
+}
