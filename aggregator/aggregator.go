@@ -20,7 +20,6 @@ import (
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/clock"
-	"github.com/kubesim/kubesim/store"
 )
 
 // DialFunc opens a connection, as net.Dialer.DialContext does.
@@ -94,40 +93,6 @@ func New(cfg Config) (*Aggregator, error) {
 	return &Aggregator{cfg: cfg, services: map[string]*api.APIService{}, revs: map[string]int64{},
 		transports: map[string]cachedTransport{}, discoveryCache: map[serviceKey]cachedDiscovery{},
 		specCache: map[serviceKey]cachedSpec{}}, nil
-}
-
-// hookStorage tells the aggregator of every successful write of an
-// APIService, so that routing follows the store without a watch.
-type hookStorage struct {
-	store.Interface
-	hook func(value []byte, rev int64, deleted bool)
-}
-
-// Create implements store.Interface.
-func (h hookStorage) Create(ctx context.Context, key string, value []byte, opts store.CreateOptions) (store.KeyValue, error) {
-	kv, err := h.Interface.Create(ctx, key, value, opts)
-	if err == nil {
-		h.hook(value, kv.ModRevision, false)
-	}
-	return kv, err
-}
-
-// Update implements store.Interface.
-func (h hookStorage) Update(ctx context.Context, key string, value []byte, pre store.Preconditions) (store.KeyValue, error) {
-	kv, err := h.Interface.Update(ctx, key, value, pre)
-	if err == nil {
-		h.hook(value, kv.ModRevision, false)
-	}
-	return kv, err
-}
-
-// Delete implements store.Interface.
-func (h hookStorage) Delete(ctx context.Context, key string, pre store.Preconditions) (store.KeyValue, error) {
-	kv, err := h.Interface.Delete(ctx, key, pre)
-	if err == nil {
-		h.hook(kv.Value, kv.ModRevision, true)
-	}
-	return kv, err
 }
 
 func (a *Aggregator) afterWrite(value []byte, rev int64, deleted bool) {

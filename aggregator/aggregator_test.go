@@ -338,6 +338,73 @@ func TestWatchStreamsThroughTheProxy(t *testing.T) {
 	}
 }
 
+// A watch-list through an APIService streams as the backend sends it: the
+// objects, the BOOKMARK that ends them, then the changes, each as it comes.
+func TestWatchListThroughTheProxy(t *testing.T) {
+	e := newEnv(t)
+	e.startBackend(t)
+	e.createService(t, true)
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+	hs := httptest.NewServer(e.srv.Handler())
+	defer hs.Close()
+	const flunders = "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders"
+	post := func(name string) {
+		t.Helper()
+		body := `{"apiVersion":"wardle.example.com/v1alpha1","kind":"Flunder","metadata":{"name":"` + name + `"}}`
+		res, err := http.Post(hs.URL+flunders, "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		require.Equal(t, http.StatusCreated, res.StatusCode)
+	}
+	post("f1")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", hs.URL+flunders+"?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	events := make(chan map[string]any, 8)
+	go func() {
+		defer close(events)
+		dec := json.NewDecoder(resp.Body)
+		for {
+			var ev map[string]any
+			if dec.Decode(&ev) != nil {
+				return
+			}
+			events <- ev
+		}
+	}()
+	next := func() map[string]any {
+		t.Helper()
+		select {
+		case ev, ok := <-events:
+			require.True(t, ok, "the watch ended")
+			return ev
+		case <-time.After(30 * time.Second):
+			t.Fatal("no watch event through the proxy")
+		}
+		return nil
+	}
+	ev := next()
+	assert.Equal(t, "ADDED", ev["type"])
+	assert.Equal(t, "f1", ev["object"].(map[string]any)["metadata"].(map[string]any)["name"])
+	ev = next()
+	require.Equal(t, "BOOKMARK", ev["type"])
+	obj := ev["object"].(map[string]any)
+	assert.Equal(t, "Flunder", obj["kind"])
+	assert.Equal(t, map[string]any{"k8s.io/initial-events-end": "true"}, obj["metadata"].(map[string]any)["annotations"])
+	// The bookmark arrived before any change: the proxy flushed it.
+	post("f2")
+	ev = next()
+	assert.Equal(t, "ADDED", ev["type"])
+	assert.Equal(t, "f2", ev["object"].(map[string]any)["metadata"].(map[string]any)["name"])
+}
+
 func TestBackendDownIsServiceUnavailable(t *testing.T) {
 	e := newEnv(t)
 	e.createService(t, true) // endpoints, but nothing listens at 10.244.0.5

@@ -43,7 +43,7 @@ func (a *Aggregator) Resource() *registry.Resource {
 		Table:              apiServiceTable(),
 		ValidateName:       validateAPIServiceName,
 		DecorateStorage: func(st store.Interface) store.Interface {
-			return hookStorage{Interface: st, hook: a.afterWrite}
+			return store.WithWriteHook(st, a.afterWrite)
 		},
 	}
 }

@@ -266,3 +266,25 @@ type StatefulSetList struct {
 	// Items are the StatefulSets.
 	Items []StatefulSet `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
+
+// ControllerRevision is an immutable snapshot of a controller's state: the
+// StatefulSet controller keeps one per template, and `kubectl rollout
+// history|undo statefulset` read them (k8s.io/api/apps/v1's
+// ControllerRevision; the protobuf tags are that type's field numbers).
+type ControllerRevision struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	// Data is the state, for a StatefulSet a strategic merge patch that
+	// replaces spec.template.
+	Data RawExtension `json:"data,omitempty" protobuf:"bytes,2,opt,name=data"`
+	// Revision orders the revisions of one owner.
+	Revision int64 `json:"revision" protobuf:"varint,3,opt,name=revision"`
+}
+
+// ControllerRevisionList is a list of ControllerRevisions.
+type ControllerRevisionList struct {
+	TypeMeta `json:",inline"`
+	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	// Items are the ControllerRevisions.
+	Items []ControllerRevision `json:"items" protobuf:"bytes,2,rep,name=items"`
+}

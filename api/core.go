@@ -972,6 +972,9 @@ const (
 	PodInitialized            PodConditionType = "Initialized"
 	ContainersReady           PodConditionType = "ContainersReady"
 	PodReady                  PodConditionType = "Ready"
+	// DisruptionTarget marks a pod about to be deleted by a disruption
+	// (an eviction), as the PodDisruptionConditions feature does.
+	DisruptionTarget PodConditionType = "DisruptionTarget"
 )
 
 // Reasons on pod conditions.

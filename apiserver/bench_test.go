@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,8 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/kinds"
+	"github.com/kubesim/kubesim/apiserver/protobuf"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store/boltstore"
 )
@@ -49,8 +52,28 @@ func podJSON(name string) []byte {
 	return []byte(fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":%q,"labels":{"app":"bench","tier":"web"}},"spec":{"containers":[{"name":"web","image":"nginx:1.25","ports":[{"containerPort":80}],"resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}`, name))
 }
 
-func post(c *http.Client, url string, body []byte) (int, error) {
-	resp, err := c.Post(url, "application/json", bytes.NewReader(body))
+// podProtobuf is podJSON's pod in Kubernetes' protobuf envelope, as
+// kubectl and client-go send built-in kinds.
+func podProtobuf(name string) []byte {
+	var pod api.Pod
+	if err := json.Unmarshal(podJSON(name), &pod); err != nil {
+		panic(err)
+	}
+	data, err := protobuf.Encode(&pod)
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+func post(c *http.Client, url, contentType string, body []byte) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", contentType)
+	resp, err := c.Do(req)
 	if err != nil {
 		return 0, err
 	}
@@ -60,8 +83,18 @@ func post(c *http.Client, url string, body []byte) (int, error) {
 }
 
 // BenchmarkCreateHTTPS8Clients measures durable pod creates/s over HTTPS
-// from 8 keep-alive clients, with p50 and p99 latency.
+// from 8 keep-alive clients, with p50 and p99 latency, with JSON bodies
+// and with protobuf bodies (and answers in the same form).
 func BenchmarkCreateHTTPS8Clients(b *testing.B) {
+	for _, enc := range []struct {
+		name, contentType string
+		body              func(string) []byte
+	}{{"json", "application/json", podJSON}, {"protobuf", protobuf.ContentType, podProtobuf}} {
+		b.Run(enc.name, func(b *testing.B) { benchCreates(b, enc.contentType, enc.body) })
+	}
+}
+
+func benchCreates(b *testing.B, contentType string, body func(string) []byte) {
 	ts, c := benchServer(b, false)
 	url := ts.URL + "/api/v1/namespaces/default/pods"
 	var next atomic.Int64
@@ -79,7 +112,7 @@ func BenchmarkCreateHTTPS8Clients(b *testing.B) {
 					return
 				}
 				t0 := time.Now()
-				code, err := post(c, url, podJSON(fmt.Sprintf("p%d", i)))
+				code, err := post(c, url, contentType, body(fmt.Sprintf("p%d", i)))
 				if err != nil || code != http.StatusCreated {
 					b.Errorf("create: %d %v", code, err)
 					return
@@ -109,7 +142,7 @@ func BenchmarkList10000Pods(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for i := next.Add(1); i <= 10000; i = next.Add(1) {
-				if code, err := post(c, url, podJSON(fmt.Sprintf("p%05d", i))); err != nil || code != 201 {
+				if code, err := post(c, url, "application/json", podJSON(fmt.Sprintf("p%05d", i))); err != nil || code != 201 {
 					b.Errorf("create: %d %v", code, err)
 					return
 				}
@@ -154,7 +187,7 @@ func BenchmarkWatchDelivery(b *testing.B) {
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
-		if code, err := post(c, url, podJSON(fmt.Sprintf("w%d", i))); err != nil || code != 201 {
+		if code, err := post(c, url, "application/json", podJSON(fmt.Sprintf("w%d", i))); err != nil || code != 201 {
 			b.Fatalf("create: %d %v", code, err)
 		}
 		done := time.Now()

@@ -16,6 +16,8 @@ var (
 	DeploymentsResource  = ResourceInfo{Group: "apps", Version: "v1", Resource: "deployments", Namespaced: true}
 	StatefulSetsResource = ResourceInfo{Group: "apps", Version: "v1", Resource: "statefulsets", Namespaced: true}
 	LeasesResource       = ResourceInfo{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Namespaced: true}
+	// ControllerRevisionsResource holds the StatefulSet controller's history.
+	ControllerRevisionsResource = ResourceInfo{Group: "apps", Version: "v1", Resource: "controllerrevisions", Namespaced: true}
 )
 
 // Namespaces is the typed client of namespaces.
@@ -71,6 +73,11 @@ func (c *Client) Deployments() *Resource[*api.Deployment] {
 // StatefulSets is the typed client of stateful sets.
 func (c *Client) StatefulSets() *Resource[*api.StatefulSet] {
 	return For(c, StatefulSetsResource, func() *api.StatefulSet { return &api.StatefulSet{} })
+}
+
+// ControllerRevisions is the typed client of controller revisions.
+func (c *Client) ControllerRevisions() *Resource[*api.ControllerRevision] {
+	return For(c, ControllerRevisionsResource, func() *api.ControllerRevision { return &api.ControllerRevision{} })
 }
 
 // Leases is the typed client of leases.

@@ -6,7 +6,9 @@
 // Ready — with configurable delays on the injected clock. It can simulate
 // container behaviour (crash after N seconds into CrashLoopBackOff with
 // Kubernetes' back-off; exit after N seconds, ending the pod as Succeeded
-// or Failed, or restarting it, as its restartPolicy says), finishes graceful
+// or Failed, or restarting it, as its restartPolicy says), restarts a
+// container whose image the pod's spec changes (kubectl set image on a pod)
+// from the new image, finishes graceful
 // deletions (stops the containers, then deletes the pod with grace 0), and
 // can be stopped and started to simulate a node failure.
 //

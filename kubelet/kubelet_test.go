@@ -471,6 +471,40 @@ func TestLiveMode(t *testing.T) {
 	assert.Equal(t, "10.244.7.3", f.pod("late").Status.PodIP)
 }
 
+func TestChangedImageRestartsTheContainer(t *testing.T) {
+	f := newFixture(t, Config{Stages: Stages{ContainerCreating: time.Second, Running: time.Second, Ready: time.Second}})
+	f.createPod("web", nil)
+	f.settle()
+	for range 3 {
+		f.next()
+	}
+	pod := f.pod("web")
+	require.True(t, pod.Status.ContainerStatuses[0].Ready)
+	firstID := pod.Status.ContainerStatuses[0].ContainerID
+
+	// kubectl set image pod/web nginx=nginx:1.27
+	_, err := f.env.Client.Pods().Patch(f.ctx, "default", "web", client.StrategicPatch,
+		[]byte(`{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}`))
+	require.NoError(t, err)
+	f.settle()
+	pod = f.pod("web")
+	cs := pod.Status.ContainerStatuses[0]
+	assert.Equal(t, "docker.io/library/nginx:1.27", cs.Image)
+	assert.Equal(t, int32(1), cs.RestartCount)
+	require.NotNil(t, cs.State.Running)
+	assert.False(t, cs.Ready, "the new container is not ready yet")
+	assert.NotEqual(t, firstID, cs.ContainerID)
+	require.NotNil(t, cs.LastState.Terminated)
+	assert.Equal(t, firstID, cs.LastState.Terminated.ContainerID)
+	assert.Contains(t, f.events("web"), "Killing: Container nginx definition changed, will be restarted")
+	assert.Contains(t, f.events("web"), `Pulled: Container image "nginx:1.27" already present on machine`)
+
+	f.next()
+	assert.True(t, f.pod("web").Status.ContainerStatuses[0].Ready, "ready again after the Ready delay")
+	f.settle()
+	assert.Equal(t, int32(1), f.pod("web").Status.ContainerStatuses[0].RestartCount, "restarted once")
+}
+
 // A status write that fails (here a Conflict: the kubelet's cache is older
 // than the pod) does not tear the pod's sandbox down: the retry reports the
 // address the sandbox already has. Giving the retry a new address instead

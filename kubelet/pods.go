@@ -88,6 +88,10 @@ const (
 	toReady
 	toExit
 	toRestart
+	// toReplace: the pod's spec names another image for a started
+	// container (kubectl set image on a pod); it is killed and started
+	// again from the new image.
+	toReplace
 )
 
 // podEvent is an event to record once the status write succeeded.
@@ -138,7 +142,14 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	b := k.cfg.Behaviour(pod)
 	next := rt.clone()
 	var events []podEvent
-	if at, kind, idx, ok := k.pending(next, b); ok && !now.Before(at) {
+	at, kind, idx, ok := k.pending(next, b)
+	if i, changed := changedImage(next, pod); changed {
+		// A spec change is acted on at once, before any timer; a process
+		// run for the old image stops.
+		k.stopReal(key)
+		at, kind, idx, ok = now, toReplace, i, true
+	}
+	if ok && !now.Before(at) {
 		var err error
 		if events, err = k.apply(next, pod, b, kind, idx, now); err != nil {
 			return controllers.Result{}, err
@@ -249,6 +260,17 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, b PodBehaviour, kind trans
 		rt.containers[idx].ready = true
 	case toRestart:
 		events = startContainer(&rt.containers[idx], pod, now)
+	case toReplace:
+		c := &rt.containers[idx]
+		events = append(events, podEvent{container: c.name, typ: "Normal", reason: "Killing",
+			message: fmt.Sprintf("Container %s definition changed, will be restarted", c.name)})
+		if c.state == containerRunning {
+			c.last = &api.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: api.NewTime(c.startedAt),
+				FinishedAt: api.NewTime(now), ContainerID: c.id}
+		}
+		c.restarts++
+		c.image = specImage(pod, c.name)
+		events = append(events, startContainer(c, pod, now)...)
 	case toExit:
 		c := &rt.containers[idx]
 		reason := "Completed"
@@ -276,6 +298,37 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, b PodBehaviour, kind trans
 		rt.stage, rt.stageAt = stageTerminal, now
 	}
 	return events, nil
+}
+
+// changedImage finds a container whose image the pod's spec has changed
+// since the kubelet made it (computePodActions: its spec hash changed). A
+// container not yet started simply takes the new image; one that ended
+// for good under its restart policy stays as it is.
+func changedImage(rt *podRuntime, pod *api.Pod) (int, bool) {
+	for i := range rt.containers {
+		c := &rt.containers[i]
+		want := specImage(pod, c.name)
+		if want == "" || want == c.image {
+			continue
+		}
+		switch {
+		case rt.stage == stageCreating:
+			c.image = want
+		case rt.stage == stageStarted && c.state != containerTerminated:
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// specImage is the image the pod's spec names for container name.
+func specImage(pod *api.Pod, name string) string {
+	for _, c := range pod.Spec.Containers {
+		if c.Name == name {
+			return c.Image
+		}
+	}
+	return ""
 }
 
 // startContainer starts (or restarts) c, with the events the kubelet

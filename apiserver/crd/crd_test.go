@@ -444,3 +444,50 @@ func BenchmarkCustomResourceCreate(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "creates/s")
 }
+
+// client-go lists custom resources through a watch too: the objects as
+// ADDED, a Widget BOOKMARK annotated k8s.io/initial-events-end, then the
+// changes.
+func TestWatchListOfCustomResources(t *testing.T) {
+	env := apiservertest.New(t)
+	createWidgetCRD(t, env)
+	h := env.Server.Handler()
+	code, body := raw(t, h, "POST", "/apis/lab.example.com/v1/namespaces/default/widgets",
+		`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"color":"red"}}`)
+	require.Equal(t, 201, code, "%v", body)
+	code, list := raw(t, h, "GET", "/apis/lab.example.com/v1/namespaces/default/widgets", "")
+	require.Equal(t, 200, code)
+	listRV := list["metadata"].(map[string]any)["resourceVersion"]
+
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+"/apis/lab.example.com/v1/namespaces/default/widgets?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", nil)
+	require.NoError(t, err)
+	res, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	dec := json.NewDecoder(res.Body)
+	next := func() map[string]any {
+		var ev map[string]any
+		require.NoError(t, dec.Decode(&ev))
+		return ev
+	}
+	ev := next()
+	assert.Equal(t, "ADDED", ev["type"])
+	assert.Equal(t, "w1", ev["object"].(map[string]any)["metadata"].(map[string]any)["name"])
+	ev = next()
+	require.Equal(t, "BOOKMARK", ev["type"])
+	// Only the resourceVersion and the annotation (and the null
+	// creationTimestamp every kubesim object metadata encodes).
+	assert.Equal(t, map[string]any{"apiVersion": "lab.example.com/v1", "kind": "Widget", "metadata": map[string]any{
+		"resourceVersion": listRV, "creationTimestamp": nil, "annotations": map[string]any{"k8s.io/initial-events-end": "true"}}}, ev["object"])
+	code, body = raw(t, h, "POST", "/apis/lab.example.com/v1/namespaces/default/widgets",
+		`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"color":"blue"}}`)
+	require.Equal(t, 201, code, "%v", body)
+	ev = next()
+	assert.Equal(t, "ADDED", ev["type"])
+	assert.Equal(t, "w2", ev["object"].(map[string]any)["metadata"].(map[string]any)["name"])
+}

@@ -103,7 +103,7 @@ func crdSchema(t reflect.Type, spec ...string) *api.JSONSchemaProps {
 
 // Resources are the CustomResourceDefinition resources at v1 and v1beta1.
 func (s *Server) Resources() []*registry.Resource {
-	hook := func(st store.Interface) store.Interface { return hookStorage{Interface: st, hook: s.afterWrite} }
+	hook := func(st store.Interface) store.Interface { return store.WithWriteHook(st, s.afterWrite) }
 	base := registry.Resource{
 		Group: Group, Name: Resource, SingularName: "customresourcedefinition", Kind: Kind,
 		ListKind: "CustomResourceDefinitionList", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},

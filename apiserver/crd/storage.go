@@ -11,45 +11,6 @@ import (
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
-// writeHook is told of every successful write of a CRD, with the stored
-// (v1) bytes and the revision of the write.
-type writeHook func(value []byte, rev int64, deleted bool)
-
-// hookStorage calls a hook after every successful write, whichever
-// version the write came in at: the registration of custom resources
-// follows the store, not one handler.
-type hookStorage struct {
-	store.Interface
-	hook writeHook
-}
-
-// Create implements store.Interface.
-func (h hookStorage) Create(ctx context.Context, key string, value []byte, opts store.CreateOptions) (store.KeyValue, error) {
-	kv, err := h.Interface.Create(ctx, key, value, opts)
-	if err == nil {
-		h.hook(value, kv.ModRevision, false)
-	}
-	return kv, err
-}
-
-// Update implements store.Interface.
-func (h hookStorage) Update(ctx context.Context, key string, value []byte, pre store.Preconditions) (store.KeyValue, error) {
-	kv, err := h.Interface.Update(ctx, key, value, pre)
-	if err == nil {
-		h.hook(value, kv.ModRevision, false)
-	}
-	return kv, err
-}
-
-// Delete implements store.Interface.
-func (h hookStorage) Delete(ctx context.Context, key string, pre store.Preconditions) (store.KeyValue, error) {
-	kv, err := h.Interface.Delete(ctx, key, pre)
-	if err == nil {
-		h.hook(kv.Value, kv.ModRevision, true)
-	}
-	return kv, err
-}
-
 // v1beta1Storage stores v1beta1 CRDs as v1: values are converted on the
 // way in and back on the way out, so both versions share one object.
 type v1beta1Storage struct {

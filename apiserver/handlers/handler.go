@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -251,8 +252,31 @@ func (c *requestContext) listOptions() (registry.ListOptions, error) {
 	}
 	opts.Continue = q.Get("continue")
 	opts.ResourceVersion = q.Get("resourceVersion")
+	opts.ResourceVersionMatch = q.Get("resourceVersionMatch")
+	opts.SendInitialEvents = queryBool(q, "sendInitialEvents")
+	opts.AllowWatchBookmarks = ptrTrue(queryBool(q, "allowWatchBookmarks"))
+	if errs := registry.ValidateListOptions(opts, c.info.Verb == "watch"); len(errs) > 0 {
+		return opts, api.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", errs)
+	}
+	if _, err := registry.ParseResourceVersion(opts.ResourceVersion); err != nil {
+		return opts, err
+	}
 	return opts, nil
 }
+
+// queryBool reads a boolean query parameter as Kubernetes' parameter codec
+// does: absent is nil, "0" and "false" (any case) are false, any other
+// value, the empty one included, is true.
+func queryBool(q url.Values, name string) *bool {
+	vs, ok := q[name]
+	if !ok {
+		return nil
+	}
+	b := len(vs) > 0 && vs[0] != "0" && !strings.EqualFold(vs[0], "false")
+	return &b
+}
+
+func ptrTrue(b *bool) bool { return b != nil && *b }
 
 func (c *requestContext) list() error {
 	opts, err := c.listOptions()

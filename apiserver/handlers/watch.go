@@ -44,7 +44,7 @@ func (c *requestContext) watch() error {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(secs)*time.Second)
 		defer cancel()
 	}
-	bookmarks := q.Get("allowWatchBookmarks") == "true"
+	bookmarks := opts.AllowWatchBookmarks
 	if c.name != "" {
 		// A watch on a named object is a watch with a name field selector.
 		opts.Fields = nameSelector(c.name, opts.Fields)
@@ -99,7 +99,9 @@ func (c *requestContext) watch() error {
 			obj = responsewriters.ErrorStatus(ev.Err)
 		} else {
 			lastRV = ev.Object.GetObjectMeta().ResourceVersion
-			if out == asTable {
+			// A bookmark (the end of a watch-list's initial events)
+			// carries only a resourceVersion: it is sent as it is.
+			if out == asTable && ev.Type != api.WatchEventBookmark {
 				t, err := c.table([]api.Object{ev.Object}, "", "")
 				if err != nil {
 					return nil
@@ -110,8 +112,8 @@ func (c *requestContext) watch() error {
 					t.ColumnDefinitions = nil
 				}
 				obj = t
+				first = false
 			}
-			first = false
 		}
 		if err := enc.send(watchEvent{Type: ev.Type, Object: obj}); err != nil {
 			return nil

@@ -307,3 +307,30 @@ func validateStatefulSet(ss *api.StatefulSet) field.ErrorList {
 	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), sp.Child("minReadySeconds"))...)
 	return append(errs, validateSelectorAndTemplate(s.Selector, &s.Template, "statefulset", false)...)
 }
+
+// --- ControllerRevision (pkg/registry/apps/controllerrevision/strategy.go) ---
+
+type controllerRevisionStrategy struct{ registry.DefaultStrategy }
+
+// Validate is ValidateControllerRevision: data is mandatory and the
+// revision not negative.
+func (controllerRevisionStrategy) Validate(obj api.Object) field.ErrorList {
+	cr := obj.(*api.ControllerRevision)
+	var errs field.ErrorList
+	if len(cr.Data.Raw) == 0 || string(cr.Data.Raw) == "null" {
+		errs = append(errs, field.Required(field.NewPath("data"), "data is mandatory"))
+	}
+	return append(errs, validateNonnegative(cr.Revision, field.NewPath("revision"))...)
+}
+
+// ValidateUpdate adds ValidateControllerRevisionUpdate's rule: the data of
+// a revision never changes (only its revision number may, when a rollback
+// makes an old revision the newest again).
+func (s controllerRevisionStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
+	cr, o := obj.(*api.ControllerRevision), old.(*api.ControllerRevision)
+	errs := s.Validate(obj)
+	if !jsonEqual(cr.Data.Raw, o.Data.Raw) {
+		errs = append(errs, field.Invalid(field.NewPath("data"), string(cr.Data.Raw), immutableErrMsg))
+	}
+	return errs
+}

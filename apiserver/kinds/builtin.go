@@ -17,6 +17,7 @@ func Builtin() []*registry.Resource {
 	if err != nil {
 		panic(err) // the range is a constant
 	}
+	services := serviceAllocators{ips: ips, ports: NewNodePortAllocator(NodePortRangeBase, NodePortRangeSize)}
 	scale := func() *registry.ScaleSubresource {
 		return &registry.ScaleSubresource{
 			SpecReplicasPath:   ".spec.replicas",
@@ -74,6 +75,7 @@ func Builtin() []*registry.Resource {
 					},
 					Create: bindPod,
 				},
+				"eviction": {Resource: evictionResource(), Create: evictPod},
 			},
 		},
 		{
@@ -86,9 +88,9 @@ func Builtin() []*registry.Resource {
 			StatusSubresource:   true,
 			Table:               serviceTable(),
 			ValidateName:        IsDNS1035Label,
-			DecorateStorage:     ips.decorate,
-			BeginCreate:         ips.BeginCreate,
-			BeginUpdate:         ips.BeginUpdate,
+			DecorateStorage:     services.decorate,
+			BeginCreate:         services.BeginCreate,
+			BeginUpdate:         services.BeginUpdate,
 		},
 		{
 			Version: "v1", Name: "endpoints", SingularName: "endpoints", Kind: "Endpoints", ListKind: "EndpointsList",
@@ -162,6 +164,15 @@ func Builtin() []*registry.Resource {
 			Scale:               scale(),
 			Table:               statefulSetTable(),
 			ValidateName:        IsDNS1123Label,
+		},
+		{
+			Group: "apps", Version: "v1", Name: "controllerrevisions", SingularName: "controllerrevision", Kind: "ControllerRevision", ListKind: "ControllerRevisionList",
+			Namespaced:          true,
+			New:                 func() api.Object { return &api.ControllerRevision{} },
+			StrategicMergePatch: true,
+			Strategy:            controllerRevisionStrategy{},
+			Schema:              schema.FromGoType(reflect.TypeOf(api.ControllerRevision{})),
+			Table:               controllerRevisionTable(),
 		},
 		{
 			Group: "coordination.k8s.io", Version: "v1", Name: "leases", SingularName: "lease", Kind: "Lease", ListKind: "LeaseList",

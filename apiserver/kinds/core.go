@@ -201,6 +201,14 @@ func (serviceStrategy) PrepareForUpdate(obj, old api.Object) {
 	if s.ClusterIP == "" && len(s.ClusterIPs) == 0 && o.Type != api.ServiceTypeExternalName {
 		s.ClusterIP, s.ClusterIPs = o.ClusterIP, append([]string(nil), o.ClusterIPs...)
 	}
+	if oldNeeds := o.Type == api.ServiceTypeNodePort || o.Type == api.ServiceTypeLoadBalancer; oldNeeds &&
+		s.Type != api.ServiceTypeNodePort && s.Type != api.ServiceTypeLoadBalancer && sameNodePorts(s.Ports, o.Ports) {
+		// dropTypeDependentFields: a Service that stops being NodePort
+		// loses the node ports the user left as they were.
+		for i := range s.Ports {
+			s.Ports[i].NodePort = 0
+		}
+	}
 	if s.Type == api.ServiceTypeNodePort || s.Type == api.ServiceTypeLoadBalancer {
 		for i := range s.Ports {
 			for _, op := range o.Ports {
@@ -210,6 +218,20 @@ func (serviceStrategy) PrepareForUpdate(obj, old api.Object) {
 			}
 		}
 	}
+}
+
+// sameNodePorts reports whether two port lists name the same node ports
+// in the same places.
+func sameNodePorts(a, b []api.ServicePort) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].NodePort != b[i].NodePort {
+			return false
+		}
+	}
+	return true
 }
 
 // Validate implements registry.Strategy.

@@ -6,7 +6,9 @@
 //
 //   - the strategies of kubernetes/pkg/registry/<group>/<resource>/strategy.go
 //     (what a create resets, what an update carries over, graceful delete of
-//     pods, the pods/binding subresource of pkg/registry/core/pod/storage);
+//     pods, the pods/binding subresource of pkg/registry/core/pod/storage,
+//     and pods/eviction of its eviction.go: a policy/v1 Eviction marks the
+//     pod DisruptionTarget and deletes it gracefully, eviction.go);
 //   - the defaults of kubernetes/pkg/apis/<group>/v1/defaults.go;
 //   - the validation of kubernetes/pkg/apis/core/validation and
 //     pkg/apis/apps/validation, with Kubernetes' wording and field paths;
@@ -16,14 +18,16 @@
 //     (pkg/apis/rbac/validation: rules need verbs, subjects' kinds, the
 //     immutable roleRef; rbac.go); the RBAC authorization itself is in
 //     apiserver/authz and apiserver/rbacregistry;
-//   - the cluster IP allocator of the service REST storage
-//     (pkg/registry/core/service/ipallocator), one per API server
-//     (ClusterIPAllocator, clusterip.go).
+//   - the cluster IP and node port allocators of the service REST storage
+//     (pkg/registry/core/service/ipallocator and portallocator), one each
+//     per API server (ClusterIPAllocator, clusterip.go; NodePortAllocator,
+//     nodeport.go).
 //
 // Left out: most of pod validation (affinity, probes in depth, security
-// contexts, resource quantities against limits), node port allocation,
-// the allocator's repair loop and IPAddress objects, dual-stack rules,
-// feature gates, the v1 Event field checks of ValidateEventCreate, and the
+// contexts, resource quantities against limits), PodDisruptionBudgets
+// (every eviction is allowed), the allocators' repair loops and IPAddress
+// objects, dual-stack rules, feature gates, the v1 Event field checks of
+// ValidateEventCreate, and the
 // namespaces/finalize subresource (see the namespace strategy for how a
 // finalizer is removed instead). Kubernetes validates the internal types;
 // kubesim validates the v1 types, so a bad value prints as api.X where

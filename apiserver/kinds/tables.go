@@ -569,3 +569,32 @@ func statefulSetTable() *registry.Table {
 		},
 	}
 }
+
+// controllerRevisionTable is printControllerRevision: the controller as
+// kind.group/name ("statefulset.apps/web") and the revision number.
+func controllerRevisionTable() *registry.Table {
+	return &registry.Table{
+		Columns: []api.TableColumnDefinition{
+			registry.NameColumn,
+			col("Controller", "string", "Controller of the object"),
+			col("Revision", "number", "Revision of the ControllerRevision"),
+			registry.AgeColumn,
+		},
+		Cells: func(obj api.Object, now time.Time) []any {
+			cr := obj.(*api.ControllerRevision)
+			controller := "<none>"
+			if ref := api.GetControllerOf(&cr.ObjectMeta); ref != nil {
+				group, _, _ := strings.Cut(ref.APIVersion, "/")
+				if !strings.Contains(ref.APIVersion, "/") {
+					group = ""
+				}
+				kind := strings.ToLower(ref.Kind)
+				if group != "" {
+					kind += "." + group
+				}
+				controller = kind + "/" + ref.Name
+			}
+			return []any{cr.Name, controller, cr.Revision, age(cr.CreationTimestamp.Time, now)}
+		},
+	}
+}

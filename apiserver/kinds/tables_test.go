@@ -169,7 +169,10 @@ func sampleObjects() map[string]api.Object {
 		"deployments": d,
 		"statefulsets": &api.StatefulSet{ObjectMeta: meta, Spec: api.StatefulSetSpec{Replicas: ptr(int32(2)),
 			Template: template(nil)}, Status: api.StatefulSetStatus{ReadyReplicas: 2}},
-		"leases":              &api.Lease{ObjectMeta: meta, Spec: api.LeaseSpec{HolderIdentity: ptr("node-1")}},
+		"leases": &api.Lease{ObjectMeta: meta, Spec: api.LeaseSpec{HolderIdentity: ptr("node-1")}},
+		"controllerrevisions": &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "web-7bfc888dd5", Namespace: "default", CreationTimestamp: created,
+			OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "web", UID: "u", Controller: ptr(true)}}},
+			Revision: 2},
 		"roles":               &api.Role{ObjectMeta: meta},
 		"clusterroles":        &api.ClusterRole{ObjectMeta: meta},
 		"rolebindings":        &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
@@ -204,6 +207,8 @@ func TestTableCells(t *testing.T) {
 	assert.Equal(t, []any{"web", "2/3", int64(3), int64(2), "3h", "nginx", "nginx:1.27", "app=web"}, cells("deployments"))
 	assert.Equal(t, []any{"x", "2/2", "3h", "nginx", "nginx:1.27"}, cells("statefulsets"))
 	assert.Equal(t, []any{"x", "node-1", "3h"}, cells("leases"))
+	assert.Equal(t, []any{"web-7bfc888dd5", "statefulset.apps/web", int64(2), "3h"}, cells("controllerrevisions"))
+	assert.Equal(t, []any{"", "<none>", int64(0), "<unknown>"}, builtin(t, "controllerrevisions").Table.Cells(&api.ControllerRevision{}, tableNow))
 
 	events := builtin(t, "events").Table
 	assert.Equal(t, "Last Seen", events.Columns[0].Name, "events have no NAME column first")

@@ -56,7 +56,7 @@ func NewCache(lookup Lookup) *Cache {
 // Decorate wraps a resource's storage so that every successful write
 // invalidates the cache (a registry.Resource's DecorateStorage).
 func (c *Cache) Decorate(st store.Interface) store.Interface {
-	return hookStorage{Interface: st, changed: func() { c.generation.Add(1) }}
+	return store.WithWriteHook(st, func([]byte, int64, bool) { c.generation.Add(1) })
 }
 
 // IsRBACResource reports whether res is one the cache reads, whose
@@ -192,36 +192,3 @@ func (c *Cache) ListClusterRoleBindings(ctx context.Context) ([]*api.ClusterRole
 }
 
 var _ authz.RuleSource = (*Cache)(nil)
-
-// hookStorage calls changed after every successful write.
-type hookStorage struct {
-	store.Interface
-	changed func()
-}
-
-// Create implements store.Interface.
-func (h hookStorage) Create(ctx context.Context, key string, value []byte, opts store.CreateOptions) (store.KeyValue, error) {
-	kv, err := h.Interface.Create(ctx, key, value, opts)
-	if err == nil {
-		h.changed()
-	}
-	return kv, err
-}
-
-// Update implements store.Interface.
-func (h hookStorage) Update(ctx context.Context, key string, value []byte, pre store.Preconditions) (store.KeyValue, error) {
-	kv, err := h.Interface.Update(ctx, key, value, pre)
-	if err == nil {
-		h.changed()
-	}
-	return kv, err
-}
-
-// Delete implements store.Interface.
-func (h hookStorage) Delete(ctx context.Context, key string, pre store.Preconditions) (store.KeyValue, error) {
-	kv, err := h.Interface.Delete(ctx, key, pre)
-	if err == nil {
-		h.changed()
-	}
-	return kv, err
-}

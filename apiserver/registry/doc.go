@@ -11,9 +11,17 @@
 //
 // The watch cache (watchcache.go) decodes each store event once and hands
 // it to the watchers it concerns, indexed by exact field values, as
-// Kubernetes' Cacher does. Left out: a cache of whole objects (lists and
-// gets read the store, not the watch cache), conversion
-// between versions (objects of a custom resource are served at every
-// version unchanged, like conversion strategy None), and per-resource
-// storage transforms (encryption at rest).
+// Kubernetes' Cacher does. Reads honour their resourceVersion as the watch
+// cache does (resourceversion.go): a revision not reached yet is waited
+// for, then 504; watches may start with the current state
+// (sendInitialEvents, the watch-list client-go uses) closed by an
+// annotated BOOKMARK.
+//
+// Left out: a cache of whole objects (lists and gets read the store, not
+// the watch cache; the store keeps a window of changes but no past
+// objects, so a list with resourceVersionMatch=Exact at a past revision is
+// served only when nothing of the resource changed since, and is 410
+// otherwise), conversion between versions (objects of a custom resource
+// are served at every version unchanged, like conversion strategy None),
+// and per-resource storage transforms (encryption at rest).
 package registry

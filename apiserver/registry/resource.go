@@ -214,7 +214,19 @@ type ListOptions struct {
 	// Limit and Continue page a list.
 	Limit    int64
 	Continue string
-	// ResourceVersion starts a watch after this revision; "" or "0" first
-	// sends every current object as ADDED.
+	// ResourceVersion is where a read stands: "" the most recent state,
+	// "0" any state, N a state at least as new as N (exactly N with
+	// ResourceVersionMatch Exact). A watch starts after it; "" or "0" with
+	// no SendInitialEvents first sends every current object as ADDED.
 	ResourceVersion string
+	// ResourceVersionMatch is "", "Exact" or "NotOlderThan" (see
+	// ValidateListOptions for the combinations allowed).
+	ResourceVersionMatch string
+	// SendInitialEvents, on a watch, asks for the current state as ADDED
+	// events first (true) or not (false); nil is the legacy behaviour
+	// that ResourceVersion decides. This is the watch-list of KEP-3157.
+	SendInitialEvents *bool
+	// AllowWatchBookmarks, with SendInitialEvents true, ends the initial
+	// events with a BOOKMARK annotated k8s.io/initial-events-end.
+	AllowWatchBookmarks bool
 }

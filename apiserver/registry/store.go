@@ -28,6 +28,7 @@ type Store struct {
 	clock   clock.Clock
 	ids     *IDs
 	cacher  *cacher
+	rvWait  time.Duration
 }
 
 // Config builds a Store.
@@ -36,6 +37,14 @@ type Config struct {
 	Storage  store.Interface
 	Clock    clock.Clock
 	IDs      *IDs
+	// ResourceVersionWait is how long a read of a revision the store has
+	// not reached waits for it before its 504 (default
+	// DefaultResourceVersionWait), on Clock.
+	ResourceVersionWait time.Duration
+	// WatchBuffer, when set, is how many undelivered events a watcher may
+	// hold before it is ended as too slow (default: 8192, or 256 for a
+	// watch of one field value, such as a kubelet's spec.nodeName).
+	WatchBuffer int
 }
 
 // NewStore checks cfg and returns the Store.
@@ -50,13 +59,23 @@ func NewStore(cfg Config) (*Store, error) {
 	case cfg.IDs == nil:
 		return nil, errors.New("registry: IDs is required")
 	}
-	s := &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs}
+	if cfg.ResourceVersionWait <= 0 {
+		cfg.ResourceVersionWait = DefaultResourceVersionWait
+	}
+	s := &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs, rvWait: cfg.ResourceVersionWait}
 	s.cacher = newCacher(s)
+	if cfg.WatchBuffer > 0 {
+		s.cacher.buffer, s.cacher.indexedBuffer = cfg.WatchBuffer, cfg.WatchBuffer
+	}
 	return s, nil
 }
 
 // Resource is the resource this store serves.
 func (s *Store) Resource() *Resource { return s.res }
+
+// Now is the store's clock, for subresources that stamp times (an
+// eviction's DisruptionTarget condition).
+func (s *Store) Now() time.Time { return s.clock.Now() }
 
 // prefix is the key prefix of the namespace ns ("" for all namespaces).
 func (s *Store) prefix(ns string) string {
@@ -468,6 +487,10 @@ func spliceResourceVersion(value []byte, rev int64, gv string) ([]byte, bool) {
 // resourceVersion and the continue token of the next page. Selectors are
 // applied by take, after reading, so a page may need several reads.
 func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func(store.KeyValue) (bool, error)) (string, string, error) {
+	exact, err := s.readRevision(ctx, opts)
+	if err != nil {
+		return "", "", err
+	}
 	prefix := s.prefix(ns)
 	start := ""
 	if opts.Continue != "" {
@@ -476,7 +499,17 @@ func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func
 			return "", "", err
 		}
 	}
-	var rev, taken int64
+	var rev, taken, newest int64
+	// done applies Exact to what was read and gives the list's revision.
+	done := func(cont string) (string, string, error) {
+		if exact > 0 {
+			if err := s.checkExact(ctx, prefix, exact, rev, newest); err != nil {
+				return "", "", err
+			}
+			rev = exact
+		}
+		return strconv.FormatInt(rev, 10), cont, nil
+	}
 	for {
 		page, err := s.storage.List(ctx, prefix, store.ListOptions{Limit: opts.Limit, StartAfter: start})
 		if err != nil {
@@ -487,6 +520,7 @@ func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func
 		}
 		for _, kv := range page.Items {
 			start = kv.Key
+			newest = max(newest, kv.ModRevision)
 			ok, err := take(kv)
 			if err != nil {
 				return "", "", err
@@ -510,10 +544,10 @@ func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func
 					StartKey: strings.TrimPrefix(start, prefix)})
 				cont = base64.RawURLEncoding.EncodeToString(tok)
 			}
-			return strconv.FormatInt(rev, 10), cont, nil
+			return done(cont)
 		}
 		if !page.More {
-			return strconv.FormatInt(rev, 10), "", nil
+			return done("")
 		}
 	}
 }

@@ -22,28 +22,50 @@ type WatchEvent struct {
 	Err error
 }
 
-// Watch streams the changes of the objects of ns that match opts. With
-// ResourceVersion "" or "0" it first sends every matching object as ADDED.
-// The returned channel closes when ctx ends or the watch fails; a failure
-// (such as a too-old resourceVersion) arrives as one ERROR event first.
+// Watch streams the changes of the objects of ns that match opts.
+//
+// What comes first depends on opts, as in Kubernetes: with
+// SendInitialEvents true (a watch-list), or unset with ResourceVersion ""
+// or "0", every matching object as ADDED, then, for a watch-list that
+// allows bookmarks, a BOOKMARK annotated k8s.io/initial-events-end at the
+// revision of that state. Then the changes after it, or after
+// ResourceVersion N. A revision the store has not reached is waited for a
+// little. The returned channel closes when ctx ends or the watch fails; a
+// failure (a too-old or too-new resourceVersion, a watcher too slow to
+// keep up) arrives as one ERROR event first.
 func (s *Store) Watch(ctx context.Context, ns string, opts ListOptions) (<-chan WatchEvent, error) {
-	var initial []api.Object
-	var from int64
-	if opts.ResourceVersion == "" || opts.ResourceVersion == "0" {
+	rv, err := ParseResourceVersion(opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	if rv > 0 {
+		if err := s.waitForRevision(ctx, rv); err != nil {
+			// Past validation, the watch cache answers with an ERROR
+			// event rather than a failed request.
+			return errorStream(err), nil
+		}
+	}
+	var start []WatchEvent
+	from := rv
+	switch {
+	case initialEvents(opts, rv):
 		list, err := s.List(ctx, ns, ListOptions{Labels: opts.Labels, Fields: opts.Fields})
 		if err != nil {
 			return nil, err
 		}
-		initial = list.Items
-		from, _ = strconv.ParseInt(list.ResourceVersion, 10, 64)
-	} else {
-		rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64)
-		if err != nil || rv < 0 {
-			return nil, api.NewBadRequest("invalid resource version: " + strconv.Quote(opts.ResourceVersion))
+		for _, obj := range list.Items {
+			start = append(start, WatchEvent{Type: api.WatchEventAdded, Object: obj})
 		}
-		from = rv
+		if opts.SendInitialEvents != nil && opts.AllowWatchBookmarks {
+			start = append(start, WatchEvent{Type: api.WatchEventBookmark, Object: s.initialEventsEnd(list.ResourceVersion)})
+		}
+		from, _ = strconv.ParseInt(list.ResourceVersion, 10, 64)
+	case rv == 0:
+		// From now: the changes after the current revision.
+		from = s.storage.Revision()
 	}
-	if ch, ok := s.cacher.watch(ctx, ns, opts, initial, from); ok {
+	filter := watchFilter{ns: ns, opts: opts}
+	if ch, ok := s.cacher.watch(ctx, filter, start, from); ok {
 		return ch, nil
 	}
 	w, err := s.storage.Watch(ctx, s.prefix(ns), from)
@@ -51,23 +73,50 @@ func (s *Store) Watch(ctx context.Context, ns string, opts ListOptions) (<-chan 
 		if store.IsExpired(err) {
 			// Not a failed request: the watch starts and its first event
 			// says "expired", which is what clients expect.
-			out := make(chan WatchEvent, 1)
-			out <- WatchEvent{Type: api.WatchEventError, Err: api.NewResourceExpired(
-				"too old resource version: " + opts.ResourceVersion + " (" + strconv.FormatInt(s.storage.Revision(), 10) + ")")}
-			close(out)
-			return out, nil
+			return errorStream(api.NewResourceExpired(
+				"too old resource version: " + opts.ResourceVersion + " (" + strconv.FormatInt(s.storage.Revision(), 10) + ")")), nil
 		}
 		return nil, s.storeError(err, "")
 	}
 	out := make(chan WatchEvent, 16)
-	go s.pump(ctx, w, initial, opts, out)
+	go s.pump(ctx, w, filter, start, out)
 	return out, nil
 }
 
-// pump decodes store events into API events, applying the selectors. An
-// update that makes an object start or stop matching is sent as ADDED or
-// DELETED, as Kubernetes' watch cache does.
-func (s *Store) pump(ctx context.Context, w store.Watcher, initial []api.Object, opts ListOptions, out chan<- WatchEvent) {
+// initialEvents reports whether a watch starts with the current state:
+// asked for with SendInitialEvents, or, when that is unset, implied by a
+// resourceVersion of "" or "0" (the legacy behaviour).
+func initialEvents(opts ListOptions, rv int64) bool {
+	if opts.SendInitialEvents != nil {
+		return *opts.SendInitialEvents
+	}
+	return rv == 0
+}
+
+// initialEventsEnd is the bookmark that ends a watch-list's initial events:
+// an object of the resource's kind with only its resourceVersion and the
+// k8s.io/initial-events-end annotation, as the watch cache sends it.
+func (s *Store) initialEventsEnd(rv string) api.Object {
+	obj := s.res.New()
+	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	meta := obj.GetObjectMeta()
+	meta.ResourceVersion = rv
+	meta.Annotations = map[string]string{InitialEventsAnnotationKey: "true"}
+	return obj
+}
+
+// errorStream is a watch whose only event is the ERROR err.
+func errorStream(err error) <-chan WatchEvent {
+	out := make(chan WatchEvent, 1)
+	out <- WatchEvent{Type: api.WatchEventError, Err: err}
+	close(out)
+	return out
+}
+
+// pump serves a watch the cacher could not take (it started before the
+// cacher's window) from a store watch of its own: the same decoding and
+// the same delivery (watchFilter.event) as the cacher, one watcher only.
+func (s *Store) pump(ctx context.Context, w store.Watcher, filter watchFilter, start []WatchEvent, out chan<- WatchEvent) {
 	defer close(out)
 	defer w.Stop()
 	send := func(ev WatchEvent) bool {
@@ -78,8 +127,8 @@ func (s *Store) pump(ctx context.Context, w store.Watcher, initial []api.Object,
 			return false
 		}
 	}
-	for _, obj := range initial {
-		if !send(WatchEvent{Type: api.WatchEventAdded, Object: obj}) {
+	for _, ev := range start {
+		if !send(ev) {
 			return
 		}
 	}
@@ -100,47 +149,13 @@ func (s *Store) pump(ctx context.Context, w store.Watcher, initial []api.Object,
 		if skipDamaged(ev) {
 			continue
 		}
-		obj, err := s.decode(ev.Value, ev.Revision)
+		ce, err := s.decodeEvent(ev)
 		if err != nil {
 			send(WatchEvent{Type: api.WatchEventError, Err: err})
 			return
 		}
-		matches := s.Matches(obj, opts)
-		var typ api.WatchEventType
-		switch ev.Type {
-		case store.Added:
-			if !matches {
-				continue
-			}
-			typ = api.WatchEventAdded
-		case store.Deleted:
-			if !matches {
-				continue
-			}
-			typ = api.WatchEventDeleted
-		case store.Modified:
-			prevMatched := true
-			if needsPrev(opts) {
-				prev, err := s.decode(ev.PrevValue, ev.Revision)
-				prevMatched = err == nil && s.Matches(prev, opts)
-			}
-			switch {
-			case matches && prevMatched:
-				typ = api.WatchEventModified
-			case matches:
-				typ = api.WatchEventAdded
-			case prevMatched:
-				typ = api.WatchEventDeleted
-			default:
-				continue
-			}
-		}
-		if !send(WatchEvent{Type: typ, Object: obj}) {
+		if wev, ok := filter.event(&ce); ok && !send(wev) {
 			return
 		}
 	}
-}
-
-func needsPrev(opts ListOptions) bool {
-	return (opts.Labels != nil && !opts.Labels.Empty()) || (opts.Fields != nil && !opts.Fields.Empty())
 }

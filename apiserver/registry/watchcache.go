@@ -51,8 +51,7 @@ type cachedEvent struct {
 }
 
 type cacheWatcher struct {
-	ns      string
-	opts    ListOptions
+	filter  watchFilter
 	from    int64
 	out     chan WatchEvent
 	indexed string // "field=value" it is indexed under, or ""
@@ -60,9 +59,12 @@ type cacheWatcher struct {
 }
 
 type cacher struct {
-	s       *Store
-	mu      sync.Mutex
-	started bool
+	s *Store
+	// buffer and indexedBuffer are cacheBuffer and indexedBuffer unless
+	// Config.WatchBuffer says otherwise.
+	buffer, indexedBuffer int
+	mu                    sync.Mutex
+	started               bool
 	// stream is the shared store watch while started; gen counts streams
 	// so that a stream stopped for lack of watchers cannot touch its
 	// successor's state.
@@ -78,14 +80,15 @@ type cacher struct {
 }
 
 func newCacher(s *Store) *cacher {
-	return &cacher{s: s, all: map[*cacheWatcher]struct{}{}, plain: map[*cacheWatcher]struct{}{},
+	return &cacher{s: s, buffer: cacheBuffer, indexedBuffer: indexedBuffer, all: map[*cacheWatcher]struct{}{}, plain: map[*cacheWatcher]struct{}{},
 		byField: map[string]map[string]map[*cacheWatcher]struct{}{}}
 }
 
-// watch joins the shared stream from revision from. It reports false when
-// it cannot (the revision is older than what the cacher holds): the caller
-// then falls back to a watch of its own on the store.
-func (c *cacher) watch(ctx context.Context, ns string, opts ListOptions, initial []api.Object, from int64) (<-chan WatchEvent, bool) {
+// watch joins the shared stream from revision from, after the events of
+// start (the initial state of the watch). It reports false when it cannot
+// (the revision is older than what the cacher holds): the caller then
+// falls back to a watch of its own on the store.
+func (c *cacher) watch(ctx context.Context, filter watchFilter, start []WatchEvent, from int64) (<-chan WatchEvent, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.started {
@@ -104,13 +107,15 @@ func (c *cacher) watch(ctx context.Context, ns string, opts ListOptions, initial
 	if from < oldest {
 		return nil, false
 	}
-	buffer := cacheBuffer
-	if exactFieldRequirement(opts) {
-		buffer = indexedBuffer
+	buffer := c.buffer
+	if exactFieldRequirement(filter.opts) {
+		buffer = c.indexedBuffer
 	}
-	cw := &cacheWatcher{ns: ns, opts: opts, from: from, out: make(chan WatchEvent, len(initial)+buffer)}
-	for _, obj := range initial {
-		cw.out <- WatchEvent{Type: api.WatchEventAdded, Object: obj}
+	// One slot more than the watcher may fill: the ERROR event that ends
+	// it when it falls behind always has room (see deliverLocked).
+	cw := &cacheWatcher{filter: filter, from: from, out: make(chan WatchEvent, len(start)+buffer+1)}
+	for _, ev := range start {
+		cw.out <- ev
 	}
 	for i := range c.window {
 		if ev := &c.window[i]; ev.rev > from {
@@ -143,8 +148,8 @@ func exactFieldRequirement(opts ListOptions) bool {
 
 func (c *cacher) addLocked(cw *cacheWatcher) {
 	c.all[cw] = struct{}{}
-	if cw.opts.Fields != nil {
-		for _, req := range cw.opts.Fields.Requirements() {
+	if sel := cw.filter.opts.Fields; sel != nil {
+		for _, req := range sel.Requirements() {
 			if req.Operator == fields.Equals || req.Operator == fields.DoubleEquals {
 				idx := c.byField[req.Field]
 				if idx == nil {
@@ -184,10 +189,8 @@ func (c *cacher) endLocked(cw *cacheWatcher, err error) {
 		}
 	}
 	if err != nil {
-		select {
-		case cw.out <- WatchEvent{Type: api.WatchEventError, Err: err}:
-		default:
-		}
+		// Never blocks: deliverLocked leaves the last slot for this.
+		cw.out <- WatchEvent{Type: api.WatchEventError, Err: err}
 	}
 	close(cw.out)
 	if len(c.all) == 0 && c.stream != nil {
@@ -206,7 +209,7 @@ func (c *cacher) run(w store.Watcher, gen int) {
 		if skipDamaged(ev) {
 			continue
 		}
-		ce, err := c.decode(ev)
+		ce, err := c.s.decodeEvent(ev)
 		c.mu.Lock()
 		if c.gen != gen {
 			// This stream was stopped (no watcher left); a newer one runs.
@@ -248,22 +251,24 @@ func (c *cacher) failLocked(err error) {
 	c.started, c.window, c.stream = false, nil, nil
 }
 
-func (c *cacher) decode(ev store.Event) (cachedEvent, error) {
-	obj, err := c.s.decode(ev.Value, ev.Revision)
+// decodeEvent decodes a store event once, with what selectors need of the
+// object before and after; the cacher and a fallback watch share it.
+func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
+	obj, err := s.decode(ev.Value, ev.Revision)
 	if err != nil {
 		return cachedEvent{}, err
 	}
 	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: obj.GetObjectMeta().Namespace, obj: obj,
-		fields: c.s.FieldSet(obj), labels: labels.Set(obj.GetObjectMeta().Labels)}
-	if raw, ok := spliceResourceVersion(ev.Value, ev.Revision, c.s.res.GroupVersion().String()); ok {
+		fields: s.FieldSet(obj), labels: labels.Set(obj.GetObjectMeta().Labels)}
+	if raw, ok := spliceResourceVersion(ev.Value, ev.Revision, s.res.GroupVersion().String()); ok {
 		ce.raw = raw
 	}
 	if ev.Type == store.Modified {
-		prev, err := c.s.decode(ev.PrevValue, ev.Revision)
+		prev, err := s.decode(ev.PrevValue, ev.Revision)
 		if err != nil {
 			return cachedEvent{}, err
 		}
-		ce.prev, ce.pfields, ce.plabels = prev, c.s.FieldSet(prev), labels.Set(prev.GetObjectMeta().Labels)
+		ce.prev, ce.pfields, ce.plabels = prev, s.FieldSet(prev), labels.Set(prev.GetObjectMeta().Labels)
 	}
 	return ce, nil
 }
@@ -292,41 +297,40 @@ func (c *cacher) dispatchLocked(ev *cachedEvent) {
 	}
 }
 
-func (c *cacher) matches(cw *cacheWatcher, ns string, f fields.Set, l labels.Set) bool {
-	if cw.ns != "" && ns != cw.ns {
+// watchFilter is what one watcher selects: a namespace ("" for all) and
+// the selectors of its ListOptions.
+type watchFilter struct {
+	ns   string
+	opts ListOptions
+}
+
+func (f watchFilter) matches(ns string, fs fields.Set, ls labels.Set) bool {
+	if f.ns != "" && ns != f.ns {
 		return false
 	}
-	if cw.opts.Labels != nil && !cw.opts.Labels.Empty() && !cw.opts.Labels.Matches(l) {
+	if sel := f.opts.Labels; sel != nil && !sel.Empty() && !sel.Matches(ls) {
 		return false
 	}
-	if cw.opts.Fields != nil && !cw.opts.Fields.Empty() && !cw.opts.Fields.Matches(f) {
+	if sel := f.opts.Fields; sel != nil && !sel.Empty() && !sel.Matches(fs) {
 		return false
 	}
 	return true
 }
 
-// deliverLocked sends ev to one watcher as ADDED, MODIFIED or DELETED (an
-// update that makes an object start or stop matching is ADDED or DELETED),
-// ending a watcher whose buffer is full.
-func (c *cacher) deliverLocked(cw *cacheWatcher, ev *cachedEvent) {
-	if cw.done || ev.rev <= cw.from {
-		return
-	}
-	now := c.matches(cw, ev.ns, ev.fields, ev.labels)
+// event is what a watcher with this filter sees of ev, if anything: the
+// one place where an update that makes an object start or stop matching
+// becomes ADDED or DELETED, as Kubernetes' watch cache sends it. Both the
+// cacher and a fallback watch deliver through it.
+func (f watchFilter) event(ev *cachedEvent) (WatchEvent, bool) {
+	now := f.matches(ev.ns, ev.fields, ev.labels)
 	var typ api.WatchEventType
-	switch ev.typ {
-	case store.Added:
-		if !now {
-			return
-		}
+	switch {
+	case ev.typ == store.Added && now:
 		typ = api.WatchEventAdded
-	case store.Deleted:
-		if !now {
-			return
-		}
+	case ev.typ == store.Deleted && now:
 		typ = api.WatchEventDeleted
-	case store.Modified:
-		before := c.matches(cw, ev.ns, ev.pfields, ev.plabels)
+	case ev.typ == store.Modified:
+		before := f.matches(ev.ns, ev.pfields, ev.plabels)
 		switch {
 		case now && before:
 			typ = api.WatchEventModified
@@ -334,15 +338,32 @@ func (c *cacher) deliverLocked(cw *cacheWatcher, ev *cachedEvent) {
 			typ = api.WatchEventAdded
 		case before:
 			typ = api.WatchEventDeleted
-		default:
-			return
 		}
 	}
-	select {
-	case cw.out <- WatchEvent{Type: typ, Object: ev.obj, Raw: ev.raw}:
-	default:
-		c.endLocked(cw, api.NewResourceExpired("the watcher fell too far behind and was closed; list again"))
+	if typ == "" {
+		return WatchEvent{}, false
 	}
+	return WatchEvent{Type: typ, Object: ev.obj, Raw: ev.raw}, true
+}
+
+// deliverLocked sends ev to one watcher, ending with "expired" a watcher
+// whose buffer is full: it reads too slowly to keep up.
+func (c *cacher) deliverLocked(cw *cacheWatcher, ev *cachedEvent) {
+	if cw.done || ev.rev <= cw.from {
+		return
+	}
+	wev, ok := cw.filter.event(ev)
+	if !ok {
+		return
+	}
+	// Every send happens under c.mu, so the free room seen here cannot
+	// shrink before the send; the last slot is kept for endLocked's
+	// ERROR event, so that the client learns why its watch ended.
+	if len(cw.out) >= cap(cw.out)-1 {
+		c.endLocked(cw, api.NewResourceExpired("the watcher fell too far behind and was closed; list again"))
+		return
+	}
+	cw.out <- wev
 }
 
 // skipDamaged reports the deletion of a damaged record (a corrupt object,

@@ -17,7 +17,7 @@ import (
 //   - an embedded struct without a json name is inlined;
 //   - pointers are followed; maps become additionalProperties; []byte is a
 //     string of format byte; json.RawMessage and interfaces preserve unknown
-//     fields;
+//     fields, and so does api.RawExtension (an object);
 //   - a type with OpenAPISchemaType() ([]string or string) and optionally
 //     OpenAPISchemaFormat() string methods gets that type and format; the
 //     format "int-or-string" becomes x-kubernetes-int-or-string;
@@ -37,6 +37,10 @@ type goSchemaGen struct {
 }
 
 var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
+
+// rawExtensionType is an embedded document of any shape (a
+// ControllerRevision's data): an object whose fields are all kept.
+var rawExtensionType = reflect.TypeOf(api.RawExtension{})
 
 func ptrTo[T any](v T) *T { return &v }
 
@@ -77,6 +81,9 @@ func (g *goSchemaGen) schema(t reflect.Type) *api.JSONSchemaProps {
 	}
 	if t == rawMessageType {
 		return &api.JSONSchemaProps{XPreserveUnknownFields: ptrTo(true)}
+	}
+	if t == rawExtensionType {
+		return &api.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTo(true)}
 	}
 	switch t.Kind() {
 	case reflect.Bool:

@@ -2,24 +2,18 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/cluster"
-	"github.com/kubesim/kubesim/kubelet"
-	"github.com/kubesim/kubesim/pki"
+	"github.com/kubesim/kubesim/cmd/kubesim/app"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -47,94 +41,24 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	host, _, err := net.SplitHostPort(*addr)
-	if err != nil {
-		return fmt.Errorf("--addr %q: %w", *addr, err)
-	}
-	bundle, err := pki.EnsureServing(*dataDir, append(pki.DefaultHosts(), host), time.Now(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	adminTokens, adminToken, err := authn.EnsureTokenFile(*dataDir, rand.Reader)
-	if err != nil {
-		return err
-	}
-	auths := []authn.Authenticator{}
-	admins, err := authn.NewTokenFile(adminTokens)
-	if err != nil {
-		return err
-	}
-	auths = append(auths, admins)
-	if *tokenFile != "" {
-		extra, err := authn.NewTokenFile(*tokenFile)
-		if err != nil {
-			return err
-		}
-		auths = append(auths, extra)
-	}
-
-	// The aggregator's identity toward extension API servers; an extension
-	// server run on its own trusts DATA-DIR/front-proxy-ca.crt.
-	frontProxy, err := pki.EnsureFrontProxy(*dataDir, time.Now(), rand.Reader)
-	if err != nil {
-		return err
-	}
-
-	if *nodes < 0 {
-		return fmt.Errorf("--nodes must be 0 or more, not %d", *nodes)
-	}
-	cfg := cluster.Config{
-		DataDir: *dataDir, NodeCount: *nodes, Controllers: *ctrls,
-		Stages:        kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay},
-		Authenticator: authn.Union(auths...), UnsafeNoFsync: *noFsync, Logger: logger,
-		APIServerOnly: *apiOnly, FrontProxy: frontProxy, ControllerImages: controllerImages(),
-		AuthorizationMode: *authzMode,
-	}
-	cl, err := cluster.New(cfg)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	runCtx, stopLoops := context.WithCancel(ctx)
-	defer stopLoops()
-	if err := cl.Start(runCtx); err != nil {
-		return err
-	}
-
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	url := "https://" + ln.Addr().String()
-	if *kubeconfig == "" {
-		*kubeconfig = filepath.Join(*dataDir, "kubeconfig")
-	}
-	if err := pki.WriteKubeconfig(*kubeconfig, url, bundle.CAPEM, adminToken, "admin", "kubesim"); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", url)
-	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", *kubeconfig, *kubeconfig)
-
-	hs := serving.NewServer(cl.Server().Handler(), bundle.ServerTLSConfig(), serving.Options{
-		MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight, Logger: logger,
+	srv, err := app.Start(ctx, app.Options{
+		DataDir: *dataDir, Addr: *addr, Kubeconfig: *kubeconfig, TokenFile: *tokenFile,
+		UnsafeNoFsync: *noFsync, Nodes: *nodes, APIServerOnly: *apiOnly, Controllers: *ctrls,
+		StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
+		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
 	})
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(tls.NewListener(ln, hs.TLSConfig)) }()
-	select {
-	case err := <-errc:
+	if err != nil {
 		return err
+	}
+	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", srv.URL)
+	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
+	select {
+	case err := <-srv.Err():
+		return errors.Join(err, srv.Shutdown(5*time.Second))
 	case <-ctx.Done():
 	}
 	// Stop the control loops, finish requests in flight (writes complete,
-	// watches end), then the deferred cl.Close() commits what was queued
-	// and closes the store.
+	// watches end), then commit what was queued and close the store.
 	logger.Info("shutting down")
-	stopLoops()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	_ = hs.Close()
-	return nil
+	return srv.Shutdown(5 * time.Second)
 }

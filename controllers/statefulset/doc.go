@@ -8,21 +8,25 @@
 // partition alone.
 //
 // It is written on the typed layer of package controllers (an
-// ObjectController: primary StatefulSet, owned Pods), the one the example
-// operators use too, and simulates kubernetes/pkg/controller/statefulset
+// ObjectController: primary StatefulSet, owned Pods and
+// ControllerRevisions), the one the example operators use too, and
+// simulates kubernetes/pkg/controller/statefulset
 // (stateful_set.go, stateful_set_control.go's updateStatefulSet and
 // computeReplicaStatus, stateful_set_utils.go's identity helpers and
 // newVersionedStatefulSetPod, stateful_pod_control.go's event wording).
 // Read those files next to this one; Plan is the heart of
 // updateStatefulSet.
 //
-// Left out: ControllerRevision objects (kubesim does not serve them: a
-// revision is "<set>-<hash of the template>", the controller remembers the
-// templates of the current and update revisions in memory, and after a
-// restart a pod that must be recreated at the old revision takes its
-// template from a surviving pod of that revision, or the new template if
-// none is left), volumeClaimTemplates
-// and PersistentVolumeClaims, spec.ordinals, maxUnavailable above 1, the
-// persistentVolumeClaimRetentionPolicy, repairing the identity of an
-// existing pod, and the collision count.
+// Its history is kept as Kubernetes keeps it (history.go,
+// pkg/controller/history): one ControllerRevision "<set>-<hash>" per
+// distinct template, its data a strategic merge patch that replaces
+// spec.template, numbered in order; a template seen before is renumbered
+// as the newest (a rollback), and revisions beyond revisionHistoryLimit
+// that no pod uses are deleted. Pods below the partition are recreated
+// from the current revision's template. Revisions are claimed as pods are
+// (controllers.ClaimObjects): orphans the selector matches are adopted.
+//
+// Left out: volumeClaimTemplates and PersistentVolumeClaims, spec.ordinals,
+// maxUnavailable above 1, the persistentVolumeClaimRetentionPolicy and
+// repairing the identity of an existing pod.
 package statefulset

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/controllers"
 )
 
 // PodName is the name of the pod with ordinal ord (getPodName).
@@ -28,10 +27,19 @@ func Ordinal(set *api.StatefulSet, podName string) (int, bool) {
 	return n, true
 }
 
-// Revision is the name of the revision of the set's current template:
-// "<set>-<hash>", the value of the pods' controller-revision-hash label.
+// Revision is the name of the revision of the set's current template,
+// "<set>-<hash>", the value of its pods' controller-revision-hash label
+// (the name NewRevision gives, with the set's collision count).
 func Revision(set *api.StatefulSet) string {
-	return set.Name + "-" + controllers.ComputeHash(&set.Spec.Template, set.Status.CollisionCount)
+	var collisionCount int32
+	if set.Status.CollisionCount != nil {
+		collisionCount = *set.Status.CollisionCount
+	}
+	data, err := Patch(set)
+	if err != nil {
+		return ""
+	}
+	return RevisionName(set.Name, HashRevision(data, &collisionCount))
 }
 
 // PodRevision is the revision a pod was made from.
@@ -212,19 +220,4 @@ func NewPod(set *api.StatefulSet, template *api.PodTemplateSpec, ord int, revisi
 		pod.OwnerReferences = []api.OwnerReference{*ref}
 	}
 	return pod
-}
-
-// TemplateFromPod recovers the template a pod was made from: its labels
-// without the identity labels, its annotations and its spec without what
-// the identity, the scheduler and the API server's defaulting added that a
-// template would not have. kubesim keeps no ControllerRevisions; this is
-// how a pod below the partition comes back at the old revision.
-func TemplateFromPod(p *api.Pod) *api.PodTemplateSpec {
-	c := p.DeepCopy()
-	t := &api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: c.Labels, Annotations: c.Annotations}, Spec: c.Spec}
-	for _, k := range identityLabels {
-		delete(t.Labels, k)
-	}
-	t.Spec.Hostname, t.Spec.Subdomain, t.Spec.NodeName = "", "", ""
-	return t
 }

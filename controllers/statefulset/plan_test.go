@@ -127,11 +127,6 @@ func TestNewPodIdentity(t *testing.T) {
 		api.ControllerRevisionHashLabelKey: "web-abc"}, p.Labels)
 	assert.Equal(t, "uid-1", api.GetControllerOf(&p.ObjectMeta).UID)
 	assert.NotContains(t, s.Spec.Template.Labels, api.StatefulSetPodNameLabel, "the template is not changed")
-
-	back := TemplateFromPod(p)
-	assert.Equal(t, Revision(s), "web-"+Revision(s)[len("web-"):])
-	assert.Equal(t, s.Spec.Template.Labels, back.Labels)
-	assert.Equal(t, s.Spec.Template.Spec, back.Spec)
 }
 
 func TestRevisionFollowsTheTemplate(t *testing.T) {

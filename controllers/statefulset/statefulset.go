@@ -1,11 +1,11 @@
 package statefulset
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
@@ -50,18 +50,12 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// StatefulSetController keeps the ordinal pods of every StatefulSet.
+// StatefulSetController keeps the ordinal pods of every StatefulSet, and
+// its history as ControllerRevisions.
 type StatefulSetController struct {
 	*controllers.ObjectController[*api.StatefulSet]
-	pods *controllers.Watched[*api.Pod]
-
-	// history remembers, per set uid, the template of each revision still
-	// in use (current and update): kubesim's stand-in for the
-	// ControllerRevisions Kubernetes stores, so that a pod below the
-	// partition is recreated from the old template. It lives in memory;
-	// after a restart the old template is recovered from a surviving pod.
-	mu      sync.Mutex
-	history map[string]map[string]*api.PodTemplateSpec
+	pods      *controllers.Watched[*api.Pod]
+	revisions *controllers.Watched[*api.ControllerRevision]
 }
 
 // New builds the controller and its informers (not yet synced).
@@ -69,10 +63,11 @@ func New(cfg Config) (*StatefulSetController, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
 		return nil, errors.New("statefulset: Client and Clock are required")
 	}
-	ssc := &StatefulSetController{pods: controllers.Owns(cfg.Client.Pods(), "Pod"), history: map[string]map[string]*api.PodTemplateSpec{}}
+	ssc := &StatefulSetController{pods: controllers.Owns(cfg.Client.Pods(), "Pod"),
+		revisions: controllers.Owns(cfg.Client.ControllerRevisions(), "ControllerRevision")}
 	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.StatefulSet]{
 		Name: ControllerName, Component: Component, Client: cfg.Client, Clock: cfg.Clock, Mode: cfg.Mode,
-		Primary: cfg.Client.StatefulSets(), GVK: GroupVersionKind, Owns: []controllers.Watch{ssc.pods},
+		Primary: cfg.Client.StatefulSets(), GVK: GroupVersionKind, Owns: []controllers.Watch{ssc.pods, ssc.revisions},
 		Reconcile: ssc.sync, Namespace: cfg.Namespace, Workers: cfg.Workers, Logger: cfg.Logger,
 	})
 	if err != nil {
@@ -82,11 +77,6 @@ func New(cfg Config) (*StatefulSetController, error) {
 	// An orphan pod named like one of a set's ordinals wakes the set, which
 	// adopts it (the ControllerRefManager's claim).
 	ssc.pods.Informer().AddHandler(cache.Handler[*api.Pod]{OnAdd: ssc.orphanAdded})
-	ssc.Informer().AddHandler(cache.Handler[*api.StatefulSet]{OnDelete: func(set *api.StatefulSet) {
-		ssc.mu.Lock()
-		delete(ssc.history, set.UID)
-		ssc.mu.Unlock()
-	}})
 	return ssc, nil
 }
 
@@ -114,12 +104,21 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	if err != nil {
 		return controllers.Result{}, err
 	}
-	updateRevision := Revision(set)
-	currentRevision := set.Status.CurrentRevision
-	if currentRevision == "" {
-		currentRevision = updateRevision
+	revisions, err := ssc.claimRevisions(ctx, set, sel)
+	if err != nil {
+		return controllers.Result{}, err
 	}
-	ssc.remember(set, currentRevision, updateRevision)
+	SortRevisions(revisions)
+	current, update, collisionCount, err := ssc.getRevisions(ctx, set, revisions)
+	if err != nil {
+		return controllers.Result{}, err
+	}
+	currentRevision, updateRevision := current.Name, update.Name
+	currentSet, err := ApplyRevision(set, current)
+	if err != nil {
+		return controllers.Result{}, err
+	}
+	templates := map[string]*api.PodTemplateSpec{currentRevision: &currentSet.Spec.Template, updateRevision: &set.Spec.Template}
 	actions := Plan(set, pods, currentRevision, updateRevision)
 	created := map[string]*api.Pod{}
 	deleted := map[string]bool{}
@@ -127,7 +126,7 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	for _, a := range actions {
 		switch a.Type {
 		case Create:
-			p, err := ssc.createPod(ctx, set, pods, a)
+			p, err := ssc.createPod(ctx, set, templates, a)
 			if err != nil {
 				firstErr = err
 				break
@@ -158,12 +157,16 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	}
 	now := ssc.Clock().Now()
 	status := ComputeStatus(set, all, currentRevision, updateRevision, now)
+	status.CollisionCount = &collisionCount
 	if _, err := ssc.UpdateStatus(ctx, set, func(s *api.StatefulSet) {
 		conditions := s.Status.Conditions
 		s.Status = status
 		s.Status.Conditions = conditions
 	}); err != nil && firstErr == nil {
 		firstErr = err
+	}
+	if firstErr == nil {
+		firstErr = ssc.truncateHistory(ctx, set, all, revisions, currentRevision, updateRevision)
 	}
 	if firstErr != nil {
 		return controllers.Result{}, firstErr
@@ -200,25 +203,36 @@ func (ssc *StatefulSetController) claimPods(ctx context.Context, set *api.Statef
 	}, candidates)
 }
 
-// createPod creates the pod of a Create action, recording the event
-// Kubernetes records.
-func (ssc *StatefulSetController) createPod(ctx context.Context, set *api.StatefulSet, pods []*api.Pod, a Action) (*api.Pod, error) {
-	template := &set.Spec.Template
-	if a.Revision != Revision(set) {
-		// The old revision: from the history, else from a surviving pod.
-		template = ssc.recall(set, a.Revision)
-		for _, p := range pods {
-			if template != nil {
-				break
-			}
-			if PodRevision(p) == a.Revision {
-				template = TemplateFromPod(p)
-				break
-			}
+// claimRevisions returns the set's ControllerRevisions, adopting the
+// orphans of its namespace that its selector matches and releasing the
+// ones it no longer matches (ClaimControllerRevisions): a set deleted
+// with --cascade=orphan and created again takes its history back.
+func (ssc *StatefulSetController) claimRevisions(ctx context.Context, set *api.StatefulSet, sel labels.Selector) ([]*api.ControllerRevision, error) {
+	candidates := ssc.revisions.OwnedBy(set)
+	for _, r := range ssc.revisions.Informer().ByIndex(cache.NamespaceIndex, set.Namespace) {
+		if api.GetControllerOf(&r.ObjectMeta) == nil {
+			candidates = append(candidates, r)
 		}
-		if template == nil {
-			template, a.Revision = &set.Spec.Template, Revision(set)
-		}
+	}
+	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.ControllerRevision]{
+		Owner: &set.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: ssc.revisions.Resource(), DependentKind: "ControllerRevision",
+		Match: func(r *api.ControllerRevision) bool { return sel.Matches(labels.Set(r.Labels)) },
+		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+			fresh, err := ssc.Client().StatefulSets().Get(ctx, set.Namespace, set.Name)
+			if err != nil {
+				return nil, err
+			}
+			return &fresh.ObjectMeta, nil
+		},
+	}, candidates)
+}
+
+// createPod creates the pod of a Create action from the template of its
+// revision, recording the event Kubernetes records.
+func (ssc *StatefulSetController) createPod(ctx context.Context, set *api.StatefulSet, templates map[string]*api.PodTemplateSpec, a Action) (*api.Pod, error) {
+	template := templates[a.Revision]
+	if template == nil {
+		return nil, fmt.Errorf("statefulset %s/%s: no template for revision %s", set.Namespace, set.Name, a.Revision)
 	}
 	pod := NewPod(set, template, a.Ordinal, a.Revision, api.NewControllerRef(&set.ObjectMeta, GroupVersionKind))
 	created, err := ssc.pods.Resource().Create(ctx, pod)
@@ -232,29 +246,84 @@ func (ssc *StatefulSetController) createPod(ctx context.Context, set *api.Statef
 	return created, nil
 }
 
-// remember records the set's template under its revision and forgets
-// revisions no longer current or updating.
-func (ssc *StatefulSetController) remember(set *api.StatefulSet, currentRevision, updateRevision string) {
-	ssc.mu.Lock()
-	defer ssc.mu.Unlock()
-	h := ssc.history[set.UID]
-	if h == nil {
-		h = map[string]*api.PodTemplateSpec{}
-		ssc.history[set.UID] = h
+// getRevisions is getStatefulSetRevisions: the update revision is the
+// newest revision if it holds the set's template, else an older equal
+// revision renumbered as the newest (a rollback), else a new revision;
+// the current revision is the one status names, or the update revision
+// for a new set. It returns the collision count the names were made with.
+func (ssc *StatefulSetController) getRevisions(ctx context.Context, set *api.StatefulSet, revisions []*api.ControllerRevision) (current, update *api.ControllerRevision, collisionCount int32, err error) {
+	if set.Status.CollisionCount != nil {
+		collisionCount = *set.Status.CollisionCount
 	}
-	h[updateRevision] = set.Spec.Template.DeepCopy()
-	for rev := range h {
-		if rev != currentRevision && rev != updateRevision {
-			delete(h, rev)
+	update, err = NewRevision(set, NextRevision(revisions), &collisionCount)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	equal := FindEqualRevisions(revisions, update)
+	switch {
+	case len(equal) > 0 && EqualRevision(revisions[len(revisions)-1], equal[len(equal)-1]):
+		update = revisions[len(revisions)-1]
+	case len(equal) > 0:
+		update, err = ssc.renumberRevision(ctx, equal[len(equal)-1], update.Revision)
+	default:
+		update, err = ssc.createRevision(ctx, set, update, &collisionCount)
+	}
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for _, r := range revisions {
+		if r.Name == set.Status.CurrentRevision {
+			current = r
+			break
 		}
+	}
+	if current == nil {
+		current = update
+	}
+	return current, update, collisionCount, nil
+}
+
+// createRevision is CreateControllerRevision: on a name taken by other
+// data it counts a collision and tries the next name.
+func (ssc *StatefulSetController) createRevision(ctx context.Context, set *api.StatefulSet, cr *api.ControllerRevision, collisionCount *int32) (*api.ControllerRevision, error) {
+	res := ssc.revisions.Resource()
+	for {
+		hash := HashRevision(cr.Data.Raw, collisionCount)
+		clone := cr.DeepCopy()
+		clone.Name = RevisionName(set.Name, hash)
+		clone.Labels[ControllerRevisionHashLabel] = hash
+		created, err := res.Create(ctx, clone)
+		if !api.IsAlreadyExists(err) {
+			return created, err
+		}
+		exists, err := res.Get(ctx, clone.Namespace, clone.Name)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(exists.Data.Raw, clone.Data.Raw) {
+			return exists, nil
+		}
+		*collisionCount++
 	}
 }
 
-func (ssc *StatefulSetController) recall(set *api.StatefulSet, revision string) *api.PodTemplateSpec {
-	ssc.mu.Lock()
-	defer ssc.mu.Unlock()
-	if t := ssc.history[set.UID][revision]; t != nil {
-		return t.DeepCopy()
+// renumberRevision is UpdateControllerRevision: an old template comes back
+// as the newest revision under its old name.
+func (ssc *StatefulSetController) renumberRevision(ctx context.Context, cr *api.ControllerRevision, revision int64) (*api.ControllerRevision, error) {
+	if cr.Revision == revision {
+		return cr, nil
+	}
+	clone := cr.DeepCopy()
+	clone.Revision = revision
+	return ssc.revisions.Resource().Update(ctx, clone)
+}
+
+// truncateHistory deletes the revisions RevisionsToPrune picks.
+func (ssc *StatefulSetController) truncateHistory(ctx context.Context, set *api.StatefulSet, pods []*api.Pod, revisions []*api.ControllerRevision, current, update string) error {
+	for _, r := range RevisionsToPrune(set, pods, revisions, current, update) {
+		if err := ssc.revisions.Resource().Delete(ctx, r.Namespace, r.Name, nil); err != nil && !api.IsNotFound(err) {
+			return err
+		}
 	}
 	return nil
 }

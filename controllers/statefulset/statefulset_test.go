@@ -112,7 +112,7 @@ func TestOrderedReadyLifecycle(t *testing.T) {
 		assert.NotEmpty(t, p.Spec.NodeName)
 	}
 	assert.Equal(t, api.StatefulSetStatus{ObservedGeneration: set.Generation, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3,
-		CurrentReplicas: 3, UpdatedReplicas: 3, CurrentRevision: rev, UpdateRevision: rev}, set.Status)
+		CurrentReplicas: 3, UpdatedReplicas: 3, CurrentRevision: rev, UpdateRevision: rev, CollisionCount: new(int32)}, set.Status)
 
 	events, err := cl.Events().List(bg, "default", client.ListOptions{FieldSelector: "involvedObject.name=web,reason=SuccessfulCreate"})
 	require.NoError(t, err)
@@ -271,6 +271,111 @@ func TestRollingUpdateFromTheHighestOrdinalWithPartition(t *testing.T) {
 		assert.Equal(t, int32(3), set.Status.UpdatedReplicas)
 		assert.Equal(t, "nginx:1.26", podsOf(t, cl, "app=web")["web-0"].Spec.Containers[0].Image)
 	})
+}
+
+// revisionsOf maps each ControllerRevision of the namespace to its number.
+func revisionsOf(t *testing.T, cl *client.Client) map[string]int64 {
+	t.Helper()
+	l, err := cl.ControllerRevisions().List(bg, "default", client.ListOptions{})
+	require.NoError(t, err)
+	out := map[string]int64{}
+	for _, r := range l.Items {
+		out[r.Name] = r.Revision
+	}
+	return out
+}
+
+func TestControllerRevisionHistory(t *testing.T) {
+	c, cl := newCluster(t)
+	set := newSet("web", 2, "")
+	limit := int32(2)
+	set.Spec.RevisionHistoryLimit = &limit
+	_, err := cl.StatefulSets().Create(bg, set)
+	require.NoError(t, err)
+	settle := func(image string) *api.StatefulSet {
+		t.Helper()
+		if image != "" {
+			_, err := cl.StatefulSets().Patch(bg, "default", "web", client.StrategicPatch,
+				[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"`+image+`"}]}}}}`))
+			require.NoError(t, err)
+		}
+		_, err := c.RunUntilStable(bg, stepper.Limits{})
+		require.NoError(t, err)
+		s, err := cl.StatefulSets().Get(bg, "default", "web")
+		require.NoError(t, err)
+		assert.Equal(t, s.Status.UpdateRevision, s.Status.CurrentRevision, "the rollout finished")
+		return s
+	}
+
+	r1 := settle("").Status.CurrentRevision
+	assert.Equal(t, map[string]int64{r1: 1}, revisionsOf(t, cl))
+	cr, err := cl.ControllerRevisions().Get(bg, "default", r1)
+	require.NoError(t, err)
+	assert.Equal(t, "web", api.GetControllerOf(&cr.ObjectMeta).Name)
+	assert.Equal(t, "web", cr.Labels["app"])
+
+	r2 := settle("nginx:1.26").Status.CurrentRevision
+	r3 := settle("nginx:1.27").Status.CurrentRevision
+	assert.Equal(t, map[string]int64{r1: 1, r2: 2, r3: 3}, revisionsOf(t, cl))
+
+	// Back to the first template: its revision is renumbered as the
+	// newest, no new object, and the pods carry its name again.
+	back := settle("nginx:1.25")
+	assert.Equal(t, r1, back.Status.CurrentRevision)
+	assert.Equal(t, map[string]int64{r1: 4, r2: 2, r3: 3}, revisionsOf(t, cl))
+	for name, p := range podsOf(t, cl, "app=web") {
+		assert.Equal(t, r1, p.Labels[api.ControllerRevisionHashLabelKey], name)
+	}
+
+	// A fifth template: beyond the limit of 2, the oldest unused revision
+	// (r2) goes.
+	r5 := settle("nginx:1.28").Status.CurrentRevision
+	assert.Equal(t, map[string]int64{r3: 3, r1: 4, r5: 5}, revisionsOf(t, cl))
+}
+
+func TestOrphanedHistoryIsAdopted(t *testing.T) {
+	c, cl := newCluster(t)
+	_, err := cl.StatefulSets().Create(bg, newSet("web", 2, ""))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+	_, err = cl.StatefulSets().Patch(bg, "default", "web", client.StrategicPatch,
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"}]}}}}`))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+	before := revisionsOf(t, cl)
+	require.Len(t, before, 2)
+
+	// Deleted with the Orphan policy: the revisions stay, ownerless.
+	orphan := api.DeletePropagationOrphan
+	require.NoError(t, cl.StatefulSets().Delete(bg, "default", "web", &api.DeleteOptions{PropagationPolicy: &orphan}))
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+	l, err := cl.ControllerRevisions().List(bg, "default", client.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, l.Items, 2)
+	for _, r := range l.Items {
+		assert.Nil(t, api.GetControllerOf(&r.ObjectMeta), r.Name)
+	}
+
+	// The same set again (at the first template) takes its history back:
+	// no new revision, the first one renumbered as the newest.
+	created, err := cl.StatefulSets().Create(bg, newSet("web", 2, ""))
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+	l, err = cl.ControllerRevisions().List(bg, "default", client.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, l.Items, 2)
+	for _, r := range l.Items {
+		ref := api.GetControllerOf(&r.ObjectMeta)
+		require.NotNil(t, ref, r.Name)
+		assert.Equal(t, created.UID, ref.UID)
+	}
+	set, err := cl.StatefulSets().Get(bg, "default", "web")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), revisionsOf(t, cl)[set.Status.CurrentRevision])
 }
 
 func TestOrphanWithAnOrdinalNameIsAdopted(t *testing.T) {

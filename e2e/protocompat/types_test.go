@@ -12,6 +12,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
@@ -84,7 +85,10 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.ContainerStatus](), reflect.TypeFor[corev1.ContainerStatus]()},
 	{reflect.TypeFor[api.DaemonEndpoint](), reflect.TypeFor[corev1.DaemonEndpoint]()},
 	{reflect.TypeFor[api.DeleteOptions](), reflect.TypeFor[metav1.DeleteOptions]()},
+	{reflect.TypeFor[api.ControllerRevision](), reflect.TypeFor[appsv1.ControllerRevision]()},
+	{reflect.TypeFor[api.ControllerRevisionList](), reflect.TypeFor[appsv1.ControllerRevisionList]()},
 	{reflect.TypeFor[api.Deployment](), reflect.TypeFor[appsv1.Deployment]()},
+	{reflect.TypeFor[api.Eviction](), reflect.TypeFor[policyv1.Eviction]()},
 	{reflect.TypeFor[api.DeploymentCondition](), reflect.TypeFor[appsv1.DeploymentCondition]()},
 	{reflect.TypeFor[api.DeploymentList](), reflect.TypeFor[appsv1.DeploymentList]()},
 	{reflect.TypeFor[api.DeploymentSpec](), reflect.TypeFor[appsv1.DeploymentSpec]()},

@@ -1,0 +1,181 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/serving"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/pki"
+)
+
+// Options are `kubesim serve`'s flags, parsed.
+type Options struct {
+	// DataDir holds the store, certificates, tokens and kubeconfig.
+	DataDir string
+	// Addr is the address to listen on; port 0 picks a free port.
+	Addr string
+	// Kubeconfig is where to write a kubeconfig (default DataDir/kubeconfig).
+	Kubeconfig string
+	// TokenFile adds users, in kube-apiserver's token CSV format.
+	TokenFile string
+	// UnsafeNoFsync turns off fsync in the store (demos, tests).
+	UnsafeNoFsync bool
+	// Nodes is the number of fake nodes, one kubelet each.
+	Nodes int
+	// APIServerOnly runs the API server without controllers, scheduler or
+	// kubelets.
+	APIServerOnly bool
+	// Controllers selects controllers as --controllers does ("" is "*").
+	Controllers string
+	// StageDelay is how long a pod spends in each kubelet stage.
+	StageDelay time.Duration
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight cap concurrent
+	// requests (serving.Options; 0 is kube-apiserver's default, negative
+	// no limit).
+	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// ControllerImages are the controllers that pods can run
+	// (cluster.Config.ControllerImages).
+	ControllerImages map[string]cluster.InitFunc
+	// Logger receives the control plane's logs (nil: discarded).
+	Logger *slog.Logger
+	// AuthorizationMode is authz.ModeRBAC or authz.ModeAlwaysAllow ("",
+	// as for a cluster); serve's flag defaults to RBAC (issue 14).
+	AuthorizationMode string
+}
+
+// Server is a running control plane with its HTTPS listener.
+type Server struct {
+	// URL is the API server's address, https://HOST:PORT.
+	URL string
+	// Kubeconfig is the path of the kubeconfig written for clients: the
+	// URL, the CA that signed the serving certificate, the admin token.
+	Kubeconfig string
+
+	cluster   *cluster.Cluster
+	hs        *http.Server
+	errc      chan error
+	stopLoops context.CancelFunc
+	logger    *slog.Logger
+}
+
+// Start builds the control plane from o, starts its loops and serves it
+// over HTTPS; it returns once the listener accepts connections. The loops
+// stop when ctx ends or at Shutdown; call Shutdown in either case to
+// finish requests in flight and close the store.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Nodes < 0 {
+		return nil, fmt.Errorf("--nodes must be 0 or more, not %d", o.Nodes)
+	}
+	host, _, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("--addr %q: %w", o.Addr, err)
+	}
+	bundle, err := pki.EnsureServing(o.DataDir, append(pki.DefaultHosts(), host), time.Now(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	adminTokens, adminToken, err := authn.EnsureTokenFile(o.DataDir, rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	auths := []authn.Authenticator{}
+	admins, err := authn.NewTokenFile(adminTokens)
+	if err != nil {
+		return nil, err
+	}
+	auths = append(auths, admins)
+	if o.TokenFile != "" {
+		extra, err := authn.NewTokenFile(o.TokenFile)
+		if err != nil {
+			return nil, err
+		}
+		auths = append(auths, extra)
+	}
+	// The aggregator's identity toward extension API servers; an extension
+	// server run on its own trusts DATA-DIR/front-proxy-ca.crt.
+	frontProxy, err := pki.EnsureFrontProxy(o.DataDir, time.Now(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+
+	cfg := cluster.Config{
+		DataDir: o.DataDir, NodeCount: o.Nodes, Controllers: o.Controllers,
+		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
+		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
+		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
+		AuthorizationMode: o.AuthorizationMode,
+	}
+	cl, err := cluster.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, stopLoops := context.WithCancel(ctx)
+	s := &Server{cluster: cl, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1)}
+	if err := cl.Start(runCtx); err != nil {
+		s.close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.URL = "https://" + ln.Addr().String()
+	s.Kubeconfig = o.Kubeconfig
+	if s.Kubeconfig == "" {
+		s.Kubeconfig = filepath.Join(o.DataDir, "kubeconfig")
+	}
+	if err := pki.WriteKubeconfig(s.Kubeconfig, s.URL, bundle.CAPEM, adminToken, "admin", "kubesim"); err != nil {
+		_ = ln.Close()
+		s.close()
+		return nil, err
+	}
+	s.hs = serving.NewServer(cl.Server().Handler(), bundle.ServerTLSConfig(), serving.Options{
+		MaxRequestsInFlight: o.MaxRequestsInFlight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight, Logger: logger,
+	})
+	go func() { s.errc <- s.hs.Serve(tls.NewListener(ln, s.hs.TLSConfig)) }()
+	return s, nil
+}
+
+// Cluster is the control plane behind the listener, for in-process
+// clients and checks.
+func (s *Server) Cluster() *cluster.Cluster { return s.cluster }
+
+// Err delivers the error that stopped the listener, if it stops before
+// Shutdown.
+func (s *Server) Err() <-chan error { return s.errc }
+
+// Shutdown stops the control loops, finishes requests in flight (writes
+// complete, watches end) within timeout, then commits what was queued and
+// closes the store.
+func (s *Server) Shutdown(timeout time.Duration) error {
+	s.stopLoops()
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := s.hs.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = nil
+	}
+	_ = s.hs.Close()
+	return errors.Join(err, s.close())
+}
+
+func (s *Server) close() error {
+	s.stopLoops()
+	return s.cluster.Close()
+}

@@ -1,0 +1,149 @@
+package statefulset
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+func TestPatchReplacesTheTemplate(t *testing.T) {
+	s := set(3, "", 0)
+	data, err := Patch(s)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"web"}},
+		"spec":{"containers":[{"name":"web","image":"nginx","resources":{}}]}}}}`, string(data))
+	again, err := Patch(s)
+	require.NoError(t, err)
+	assert.Equal(t, string(data), string(again), "the same template gives the same bytes")
+}
+
+func TestHashRevision(t *testing.T) {
+	zero, one := int32(0), int32(1)
+	cases := []struct {
+		name      string
+		data      string
+		collision *int32
+		want      string
+	}{
+		// FNV-32 (not 32a) of "abc" is 1134309195 (computed apart from Go); of "abc0" 3118363425.
+		{"data alone", "abc", nil, encodeDigits(1134309195)},
+		{"with collision count 0", "abc", &zero, encodeDigits(3118363425)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, HashRevision([]byte(c.data), c.collision))
+		})
+	}
+	assert.NotEqual(t, HashRevision([]byte("abc"), &zero), HashRevision([]byte("abc"), &one), "a collision gives another name")
+	assert.Regexp(t, `^[bcdfghjklmnpqrstvwxz2456789]+$`, HashRevision([]byte("abc"), nil))
+}
+
+// encodeDigits is SafeEncodeString of n's decimal digits, spelled out:
+// each digit d becomes alphabet[int('0'+d) % 27].
+func encodeDigits(n uint32) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	s := fmt.Sprint(n)
+	out := make([]byte, len(s))
+	for i := range s {
+		out[i] = alphabet[int(s[i])%len(alphabet)]
+	}
+	return string(out)
+}
+
+func TestRevisionNameCutsTheSetName(t *testing.T) {
+	assert.Equal(t, "web-abc", RevisionName("web", "abc"))
+	long := string(make([]byte, 300))
+	assert.Len(t, RevisionName(long, "abc"), 223+1+3)
+}
+
+func TestNewRevisionAndApplyRevision(t *testing.T) {
+	s := set(3, "", 0)
+	s.UID = "uid-1"
+	s.Annotations = map[string]string{"kubernetes.io/change-cause": "first"}
+	zero := int32(0)
+	cr, err := NewRevision(s, 4, &zero)
+	require.NoError(t, err)
+	assert.Equal(t, Revision(s), cr.Name, "Revision names what NewRevision makes")
+	assert.Equal(t, int64(4), cr.Revision)
+	assert.Equal(t, "web", cr.Labels["app"], "labelled like the template")
+	assert.Equal(t, cr.Name, "web-"+cr.Labels[ControllerRevisionHashLabel])
+	assert.Equal(t, "first", cr.Annotations["kubernetes.io/change-cause"], "annotated like the set")
+	assert.Equal(t, "uid-1", api.GetControllerOf(&cr.ObjectMeta).UID)
+
+	changed := s.DeepCopy()
+	changed.Spec.Template.Spec.Containers[0].Image = "nginx:2"
+	changed.Spec.Template.Labels["extra"] = "yes"
+	back, err := ApplyRevision(changed, cr)
+	require.NoError(t, err)
+	assert.Equal(t, s.Spec.Template, back.Spec.Template, "the revision's template replaces the set's")
+	assert.Equal(t, "nginx:2", changed.Spec.Template.Spec.Containers[0].Image, "the set itself is not changed")
+
+	_, err = ApplyRevision(s, &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "x"}, Data: api.RawExtension{Raw: json.RawMessage(`{}`)}})
+	assert.EqualError(t, err, "revision x holds no template")
+}
+
+func rev(name string, n int64, data string) *api.ControllerRevision {
+	return &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: name}, Revision: n, Data: api.RawExtension{Raw: json.RawMessage(data)}}
+}
+
+func names(rs []*api.ControllerRevision) []string {
+	out := []string{}
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+func TestSortNextAndEqualRevisions(t *testing.T) {
+	rs := []*api.ControllerRevision{rev("c", 3, `3`), rev("a", 1, `1`), rev("b", 2, `1`)}
+	SortRevisions(rs)
+	assert.Equal(t, []string{"a", "b", "c"}, names(rs))
+	assert.Equal(t, int64(4), NextRevision(rs))
+	assert.Equal(t, int64(1), NextRevision(nil))
+	assert.Equal(t, []string{"a", "b"}, names(FindEqualRevisions(rs, rev("new", 9, `1`))))
+	assert.True(t, EqualRevision(nil, nil))
+	assert.False(t, EqualRevision(rs[0], nil))
+	x, y := rev("x", 1, `1`), rev("y", 1, `1`)
+	x.Labels = map[string]string{ControllerRevisionHashLabel: "h1"}
+	y.Labels = map[string]string{ControllerRevisionHashLabel: "h2"}
+	assert.False(t, EqualRevision(x, y), "different hashes are different revisions")
+}
+
+func TestRevisionsToPrune(t *testing.T) {
+	limit := func(n int32) *api.StatefulSet {
+		s := set(3, "", 0)
+		s.Spec.RevisionHistoryLimit = &n
+		return s
+	}
+	history := func(n int) []*api.ControllerRevision {
+		var out []*api.ControllerRevision
+		for i := 1; i <= n; i++ {
+			out = append(out, rev(fmt.Sprintf("web-%d", i), int64(i), `{}`))
+		}
+		return out
+	}
+	cases := []struct {
+		name            string
+		set             *api.StatefulSet
+		pods            []*api.Pod
+		revisions       int
+		current, update string
+		want            []string
+	}{
+		{"within the limit", limit(10), nil, 5, "web-4", "web-5", []string{}},
+		{"limit 0 keeps only live ones", limit(0), nil, 4, "web-3", "web-4", []string{"web-1", "web-2"}},
+		{"oldest first beyond the limit", limit(1), nil, 5, "web-5", "web-5", []string{"web-1", "web-2", "web-3"}},
+		{"a pod's revision is live", limit(0), []*api.Pod{pod("web-0", "ok", "web-1")}, 3, "web-3", "web-3", []string{"web-2"}},
+		{"default limit 10", set(3, "", 0), nil, 13, "web-13", "web-13", []string{"web-1", "web-2"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, names(RevisionsToPrune(c.set, c.pods, history(c.revisions), c.current, c.update)))
+		})
+	}
+}
