@@ -5,14 +5,20 @@ BENCH   ?= .
 # A race-enabled `go test` of everything; CI runs exactly this through .ci/run.
 TESTFLAGS ?= -race -count=1 -timeout 9m
 
-.PHONY: all build test bench demo lint fmt vet fuzz clean
+.PHONY: all build test bench demo lint fmt vet fuzz clean tools
 
 all: build
 
 build:
 	$(GO) build -o bin/kubesim ./cmd/kubesim
 
-test: vet
+# Tools the tests drive: kubectl (on every machine) and a real etcd for
+# store/etcdstore (Debian's etcd-server, installed here when missing and
+# root may; .ci/run does the same).
+tools:
+	@command -v etcd >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server) >/dev/null; } || { echo "etcd is needed by store/etcdstore's tests: apt-get install etcd-server"; exit 1; }
+
+test: tools vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test $(TESTFLAGS) $(PKGS)
 	@if [ -f e2e/go.mod ]; then echo "== e2e: real Go clients (client-go, controller-runtime, k8s.io/api)"; cd e2e && $(GO) test $(TESTFLAGS) ./...; fi
