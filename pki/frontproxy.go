@@ -2,7 +2,6 @@ package pki
 
 import (
 	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -154,31 +153,10 @@ func loadOrCreateCA(certPath, keyPath, cn string, now time.Time, rand io.Reader)
 // IssueClient signs a client certificate for user cn in groups orgs (the
 // subject's O), as the Kubernetes x509 authenticators read them.
 func IssueClient(ca *x509.Certificate, caKey *ecdsa.PrivateKey, cn string, orgs []string, now time.Time, rand io.Reader) (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pki: generate client key: %w", err)
-	}
-	serial, err := serialNumber(rand)
-	if err != nil {
-		return nil, nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cn, Organization: orgs},
-		NotBefore:    now.Add(-backdate).UTC(),
-		NotAfter:     now.Add(ServingValidity).UTC(),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pki: create client certificate: %w", err)
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, nil, err
-	}
-	return leaf, key, nil
+	return issueLeaf(ca, caKey, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn, Organization: orgs},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, "client", now, rand)
 }
 
 // ReadCAFile reads a PEM file of CA certificates into a pool (the

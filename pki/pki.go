@@ -271,21 +271,9 @@ func newCA(cn string, now time.Time, rand io.Reader) (*x509.Certificate, *ecdsa.
 }
 
 func (b *Bundle) issueServing(hosts []string, now time.Time, rand io.Reader) (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pki: generate serving key: %w", err)
-	}
-	serial, err := serialNumber(rand)
-	if err != nil {
-		return nil, nil, err
-	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial,
 		// kube-apiserver's serving certificate is named like this by kubeadm.
 		Subject:     pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:   now.Add(-backdate).UTC(),
-		NotAfter:    now.Add(ServingValidity).UTC(),
-		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	for _, h := range hosts {
@@ -295,13 +283,29 @@ func (b *Bundle) issueServing(hosts []string, now time.Time, rand io.Reader) (*x
 			tmpl.DNSNames = append(tmpl.DNSNames, h)
 		}
 	}
-	der, err := x509.CreateCertificate(rand, tmpl, b.CACert, &key.PublicKey, b.caKey)
+	return issueLeaf(b.CACert, b.caKey, tmpl, "serving", now, rand)
+}
+
+// issueLeaf signs a leaf certificate of ServingValidity from tmpl (its
+// subject, usages and names) with the CA, on a new P-256 key; what names
+// it in errors.
+func issueLeaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, tmpl *x509.Certificate, what string, now time.Time, rand io.Reader) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand)
 	if err != nil {
-		return nil, nil, fmt.Errorf("pki: create serving certificate: %w", err)
+		return nil, nil, fmt.Errorf("pki: generate %s key: %w", what, err)
+	}
+	if tmpl.SerialNumber, err = serialNumber(rand); err != nil {
+		return nil, nil, err
+	}
+	tmpl.NotBefore, tmpl.NotAfter = now.Add(-backdate).UTC(), now.Add(ServingValidity).UTC()
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pki: create %s certificate: %w", what, err)
 	}
 	leaf, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, nil, fmt.Errorf("pki: parse new serving certificate: %w", err)
+		return nil, nil, fmt.Errorf("pki: parse new %s certificate: %w", what, err)
 	}
 	return leaf, key, nil
 }

@@ -293,66 +293,58 @@ func checkPreconditions(key string, cur store.KeyValue, pre store.Preconditions)
 // Update implements store.Interface: read, check, compare-and-swap on the
 // mod revision read.
 func (s *Store) Update(ctx context.Context, key string, value []byte, pre store.Preconditions) (store.KeyValue, error) {
-	for {
-		cur, err := s.Get(ctx, key)
-		if err != nil {
-			return store.KeyValue{}, err
-		}
-		if err := checkPreconditions(key, cur, pre); err != nil {
-			return store.KeyValue{}, err
-		}
-		c, cancel, err := s.request(ctx)
-		if err != nil {
-			return store.KeyValue{}, err
-		}
-		k := s.key(key)
-		resp, err := s.client.Txn(c).
-			If(clientv3.Compare(clientv3.ModRevision(k), "=", cur.ModRevision)).
-			Then(clientv3.OpPut(k, encode(cur.UID, value))).
-			Commit()
-		cancel()
-		if err != nil {
-			return store.KeyValue{}, s.unavailable(err)
-		}
-		if !resp.Succeeded {
-			continue // another writer came between: read again and re-check
-		}
-		rev := resp.Header.Revision
-		s.waitPublished(rev)
-		return store.KeyValue{Key: key, Value: value, UID: cur.UID, CreateRevision: cur.CreateRevision, ModRevision: rev}, nil
+	cur, rev, err := s.compareAndSwap(ctx, key, pre, func(k string, cur store.KeyValue) clientv3.Op {
+		return clientv3.OpPut(k, encode(cur.UID, value))
+	})
+	if err != nil {
+		return store.KeyValue{}, err
 	}
+	return store.KeyValue{Key: key, Value: value, UID: cur.UID, CreateRevision: cur.CreateRevision, ModRevision: rev}, nil
 }
 
 // Delete implements store.Interface.
 func (s *Store) Delete(ctx context.Context, key string, pre store.Preconditions) (store.KeyValue, error) {
+	cur, rev, err := s.compareAndSwap(ctx, key, pre, func(k string, _ store.KeyValue) clientv3.Op { return clientv3.OpDelete(k) })
+	if err != nil {
+		return store.KeyValue{}, err
+	}
+	cur.ModRevision = rev
+	return cur, nil
+}
+
+// compareAndSwap reads key, checks pre against it, and commits the
+// operation op makes only if the key's mod revision is still the one read;
+// when another writer came between, it reads again and re-checks (a caller
+// that gave a resourceVersion then gets its conflict). It returns what was
+// read and the revision of the commit, once published to the hub.
+func (s *Store) compareAndSwap(ctx context.Context, key string, pre store.Preconditions, op func(k string, cur store.KeyValue) clientv3.Op) (store.KeyValue, int64, error) {
 	for {
 		cur, err := s.Get(ctx, key)
 		if err != nil {
-			return store.KeyValue{}, err
+			return store.KeyValue{}, 0, err
 		}
 		if err := checkPreconditions(key, cur, pre); err != nil {
-			return store.KeyValue{}, err
+			return store.KeyValue{}, 0, err
 		}
 		c, cancel, err := s.request(ctx)
 		if err != nil {
-			return store.KeyValue{}, err
+			return store.KeyValue{}, 0, err
 		}
 		k := s.key(key)
 		resp, err := s.client.Txn(c).
 			If(clientv3.Compare(clientv3.ModRevision(k), "=", cur.ModRevision)).
-			Then(clientv3.OpDelete(k)).
+			Then(op(k, cur)).
 			Commit()
 		cancel()
 		if err != nil {
-			return store.KeyValue{}, s.unavailable(err)
+			return store.KeyValue{}, 0, s.unavailable(err)
 		}
 		if !resp.Succeeded {
 			continue
 		}
 		rev := resp.Header.Revision
 		s.waitPublished(rev)
-		cur.ModRevision = rev
-		return cur, nil
+		return cur, rev, nil
 	}
 }
 
