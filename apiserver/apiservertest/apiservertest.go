@@ -49,3 +49,18 @@ func New(t testing.TB) *Env {
 	}
 	return &Env{Server: srv, Client: client.NewInProcess(srv.Handler(), "test"), Clock: clk}
 }
+
+// ListableResources is what the server serves that can be listed and
+// watched, as the garbage collector and the namespace controller discover
+// it (create-only resources such as the access reviews are left out, as
+// the real controllers filter on the list and watch verbs).
+func (e *Env) ListableResources() []client.ResourceInfo {
+	var out []client.ResourceInfo
+	for _, r := range e.Server.Resources() {
+		if r.CreateOnly != nil {
+			continue
+		}
+		out = append(out, client.ResourceInfo{Group: r.Group, Version: r.Version, Resource: r.Name, Namespaced: r.Namespaced})
+	}
+	return out
+}

@@ -19,15 +19,7 @@ import (
 
 // served returns the resources env's server serves now, as the cluster
 // passes them.
-func served(env *apiservertest.Env) func() []client.ResourceInfo {
-	return func() []client.ResourceInfo {
-		var out []client.ResourceInfo
-		for _, r := range env.Server.Resources() {
-			out = append(out, client.ResourceInfo{Group: r.Group, Version: r.Version, Resource: r.Name, Namespaced: r.Namespaced})
-		}
-		return out
-	}
-}
+func served(env *apiservertest.Env) func() []client.ResourceInfo { return env.ListableResources }
 
 type fixture struct {
 	t   *testing.T

@@ -17,15 +17,7 @@ import (
 	"github.com/kubesim/kubesim/runmode"
 )
 
-func served(env *apiservertest.Env) func() []client.ResourceInfo {
-	return func() []client.ResourceInfo {
-		var out []client.ResourceInfo
-		for _, r := range env.Server.Resources() {
-			out = append(out, client.ResourceInfo{Group: r.Group, Version: r.Version, Resource: r.Name, Namespaced: r.Namespaced})
-		}
-		return out
-	}
-}
+func served(env *apiservertest.Env) func() []client.ResourceInfo { return env.ListableResources }
 
 var widgetsInfo = client.ResourceInfo{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true}
 
