@@ -37,7 +37,8 @@ func do(t *testing.T, s *Server, method, path, body string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// Two kubesim servers started one after the other on the same etcd and
+// Two kubesim servers (controllers, scheduler and a node included)
+// started one after the other on the same etcd and
 // prefix (each with its own data directory: certificates and tokens stay
 // local) are one cluster: what the first wrote, the second serves. A
 // third on another prefix is another cluster.
@@ -47,7 +48,7 @@ func TestServeOnEtcdKeepsDataAcrossServers(t *testing.T) {
 	defer e.Stop()
 	ctx := context.Background()
 	start := func(prefix string) *Server {
-		s, err := Start(ctx, Options{DataDir: t.TempDir(), Addr: "127.0.0.1:0", APIServerOnly: true,
+		s, err := Start(ctx, Options{DataDir: t.TempDir(), Addr: "127.0.0.1:0", Nodes: 1, StageDelay: time.Millisecond,
 			Etcd: EtcdOptions{Servers: []string{e.URL}, Prefix: prefix}})
 		require.NoError(t, err)
 		return s
