@@ -38,10 +38,10 @@ func do(t *testing.T, s *Server, method, path, body string) (int, string) {
 }
 
 // Two kubesim servers (controllers, scheduler and a node included)
-// started one after the other on the same etcd and
-// prefix (each with its own data directory: certificates and tokens stay
-// local) are one cluster: what the first wrote, the second serves. A
-// third on another prefix is another cluster.
+// started one after the other on the same etcd and prefix, each with its
+// own data directory (certificates and tokens stay local), are one
+// cluster: what the first wrote, the second serves. A third on another
+// prefix is another cluster.
 func TestServeOnEtcdKeepsDataAcrossServers(t *testing.T) {
 	e, err := etcdtest.Start()
 	require.NoError(t, err)
