@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/pki"
+	"github.com/kubesim/kubesim/store"
 )
 
 // Options are `kubesim serve`'s flags, parsed.
@@ -52,6 +53,10 @@ type Options struct {
 	// AuthorizationMode is authz.ModeRBAC or authz.ModeAlwaysAllow ("",
 	// as for a cluster); serve's flag defaults to RBAC (issue 14).
 	AuthorizationMode string
+	// Etcd, when its Servers are set, is the store instead of the bbolt
+	// file in DataDir (which then holds only certificates, tokens and the
+	// kubeconfig).
+	Etcd EtcdOptions
 }
 
 // Server is a running control plane with its HTTPS listener.
@@ -63,6 +68,7 @@ type Server struct {
 	Kubeconfig string
 
 	cluster   *cluster.Cluster
+	etcd      store.Interface // closed after the cluster, which does not own it
 	hs        *http.Server
 	errc      chan error
 	stopLoops context.CancelFunc
@@ -120,12 +126,23 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
 		AuthorizationMode: o.AuthorizationMode,
 	}
+	var etcd store.Interface
+	if o.Etcd.Enabled() {
+		st, err := o.Etcd.Open(logger)
+		if err != nil {
+			return nil, err
+		}
+		etcd, cfg.Storage = st, st
+	}
 	cl, err := cluster.New(cfg)
 	if err != nil {
+		if etcd != nil {
+			_ = etcd.Close()
+		}
 		return nil, err
 	}
 	runCtx, stopLoops := context.WithCancel(ctx)
-	s := &Server{cluster: cl, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1)}
+	s := &Server{cluster: cl, etcd: etcd, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1)}
 	if err := cl.Start(runCtx); err != nil {
 		s.close()
 		return nil, err
@@ -177,5 +194,9 @@ func (s *Server) Shutdown(timeout time.Duration) error {
 
 func (s *Server) close() error {
 	s.stopLoops()
-	return s.cluster.Close()
+	err := s.cluster.Close()
+	if s.etcd != nil {
+		err = errors.Join(err, s.etcd.Close())
+	}
+	return err
 }
