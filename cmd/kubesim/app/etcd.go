@@ -12,8 +12,11 @@ import (
 	"github.com/kubesim/kubesim/store/etcdstore"
 )
 
-// DefaultEtcdPrefix is kube-apiserver's default --etcd-prefix.
-const DefaultEtcdPrefix = "/registry"
+// DefaultEtcdPrefix is where kubesim's keys go in etcd. kube-apiserver's
+// default is /registry, but kubesim's keys already begin with /registry/
+// (/registry/core/configmaps/NS/NAME), so its prefix names kubesim instead
+// of repeating it.
+const DefaultEtcdPrefix = "/kubesim"
 
 // EtcdOptions are kube-apiserver's etcd flags. With Servers empty the
 // store is the bbolt file in the data directory.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -78,6 +79,9 @@ func startOnce(bin, dir string, attempt int) (e *Etcd, retry bool, err error) {
 		"--listen-client-urls", url, "--advertise-client-urls", url,
 		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
 		"--initial-cluster", "kubesim-test="+peer, "--log-level", "error")
+	// etcd dies with the test binary, even one killed by a timeout, rather
+	// than outlive it holding ports and a temporary directory.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, false, err
 	}
