@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BENCH   ?= .
 # A race-enabled `go test` of everything; CI runs exactly this through .ci/run.
-TESTFLAGS ?= -race -count=1 -timeout 9m
+TESTFLAGS ?= -race -count=1 -timeout 14m
 
 .PHONY: all build test bench demo lint fmt vet fuzz clean tools
 
