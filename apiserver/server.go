@@ -21,6 +21,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/crd"
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/handlers"
+	"github.com/kubesim/kubesim/apiserver/impersonation"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -307,7 +308,8 @@ func (s *Server) LoopbackHandler() http.Handler { return s.loopback }
 func (s *Server) UnprotectedHandler() http.Handler { return s.unprotected }
 
 // BuildHandlerChain wraps h in this server's filters: panic recovery, then
-// authentication with Config.Authenticator and authorization (with RBAC)
+// authentication with Config.Authenticator, impersonation, and
+// authorization (with RBAC)
 // unless loopback (Kubernetes' DefaultBuildHandlerChain). The aggregator puts its routing inside the
 // same filters, after authentication, so that the user is known.
 func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
@@ -317,6 +319,11 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 			// aggregator's routing and the handlers read a body.
 			h = authz.WithAuthorization(h, s.authorizer)
 		}
+		// Impersonation (issue 14): the authenticated user becomes the
+		// one it asks to act as, before authorization and the
+		// aggregator's X-Remote-User see it. With AlwaysAllow every
+		// impersonation is allowed, as in Kubernetes.
+		h = impersonation.WithImpersonation(h, s.authorizer)
 		h = authn.WithAuthentication(h, s.cfg.Authenticator, nil)
 	}
 	return s.withRecovery(h)
