@@ -27,6 +27,7 @@
 // The filter runs after authentication and before authorization (and so
 // before the aggregator's proxy), as in DefaultBuildHandlerChain.
 //
-// Left out: the audit annotation of the impersonated user belongs to the
-// audit log, and kubesim's service accounts have no tokens to test against.
+// The audit log's event for the request names the impersonated user
+// (audit.LogImpersonatedUser). Left out: kubesim's service accounts have
+// no tokens yet, so an impersonated one is only a name.
 package impersonation

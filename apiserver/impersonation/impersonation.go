@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
@@ -154,6 +155,7 @@ func WithImpersonation(h http.Handler, a authz.Authorizer) http.Handler {
 			}
 		}
 		addAllGroup(acting)
+		audit.LogImpersonatedUser(req.Context(), acting)
 		req = req.WithContext(authn.WithUser(req.Context(), acting))
 		// Nothing further down (the aggregator's proxy least of all) may
 		// act on the headers again.

@@ -9,11 +9,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/serving"
+	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/pki"
@@ -52,6 +57,10 @@ type Options struct {
 	// AuthorizationMode is authz.ModeRBAC or authz.ModeAlwaysAllow ("",
 	// as for a cluster); serve's flag defaults to RBAC (issue 14).
 	AuthorizationMode string
+	// AuditLogPath, when set, is the file the audit log is appended to
+	// (--audit-log-path); AuditPolicyFile picks the levels
+	// (--audit-policy-file; "" logs every request at Metadata).
+	AuditLogPath, AuditPolicyFile string
 }
 
 // Server is a running control plane with its HTTPS listener.
@@ -67,6 +76,7 @@ type Server struct {
 	errc      chan error
 	stopLoops context.CancelFunc
 	logger    *slog.Logger
+	auditLog  *os.File // nil without --audit-log-path
 }
 
 // Start builds the control plane from o, starts its loops and serves it
@@ -113,19 +123,26 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 
+	auditLog, auditFile, err := openAudit(o)
+	if err != nil {
+		return nil, err
+	}
 	cfg := cluster.Config{
 		DataDir: o.DataDir, NodeCount: o.Nodes, Controllers: o.Controllers,
 		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
-		AuthorizationMode: o.AuthorizationMode,
+		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
 	}
 	cl, err := cluster.New(cfg)
 	if err != nil {
+		if auditFile != nil {
+			_ = auditFile.Close()
+		}
 		return nil, err
 	}
 	runCtx, stopLoops := context.WithCancel(ctx)
-	s := &Server{cluster: cl, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1)}
+	s := &Server{cluster: cl, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1), auditLog: auditFile}
 	if err := cl.Start(runCtx); err != nil {
 		s.close()
 		return nil, err
@@ -177,5 +194,33 @@ func (s *Server) Shutdown(timeout time.Duration) error {
 
 func (s *Server) close() error {
 	s.stopLoops()
-	return s.cluster.Close()
+	err := s.cluster.Close()
+	if s.auditLog != nil {
+		err = errors.Join(err, s.auditLog.Close())
+	}
+	return err
+}
+
+// openAudit opens the audit log o asks for, appending to the file as
+// kube-apiserver does; nil, nil without --audit-log-path.
+func openAudit(o Options) (*audit.Log, *os.File, error) {
+	if o.AuditLogPath == "" {
+		if o.AuditPolicyFile != "" {
+			return nil, nil, fmt.Errorf("--audit-policy-file needs --audit-log-path")
+		}
+		return nil, nil, nil
+	}
+	policy := audit.DefaultPolicy()
+	if o.AuditPolicyFile != "" {
+		p, err := audit.LoadPolicy(o.AuditPolicyFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		policy = p
+	}
+	f, err := os.OpenFile(o.AuditLogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--audit-log-path: %w", err)
+	}
+	return &audit.Log{Policy: policy, Out: f, Clock: clock.Real{}, NewID: uuid.NewString}, f, nil
 }
