@@ -204,3 +204,23 @@ func TestSourceIPs(t *testing.T) {
 	req.Header.Set("X-Real-Ip", "5.6.7.8")
 	assert.Equal(t, []string{"1.2.3.4", "10.0.0.1", "5.6.7.8"}, sourceIPs(req))
 }
+
+// A handler's decoded object wins over the raw body (a protobuf body is
+// not JSON), and is kept only at the levels that keep bodies.
+func TestHandlerLoggedObjects(t *testing.T) {
+	handler := func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		LogRequestObject(r.Context(), map[string]string{"kind": "Decoded"})
+		LogResponseObject(r.Context(), map[string]string{"kind": "Answered"})
+		_, _ = w.Write([]byte("\x6b\x38\x73\x00 protobuf"))
+	}
+	body := func() io.Reader { return strings.NewReader("\x6b\x38\x73\x00 protobuf") }
+	evs := run(t, &Policy{Rules: []PolicyRule{{Level: LevelRequestResponse}}}, httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/a/pods", body()), handler)
+	require.Len(t, evs, 1)
+	assert.JSONEq(t, `{"kind":"Decoded"}`, string(evs[0].RequestObject))
+	assert.JSONEq(t, `{"kind":"Answered"}`, string(evs[0].ResponseObject))
+	evs = run(t, nil, httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/a/pods", body()), handler)
+	require.Len(t, evs, 1)
+	assert.Nil(t, evs[0].RequestObject)
+	assert.Nil(t, evs[0].ResponseObject)
+}

@@ -45,6 +45,27 @@ func (l *Log) write(ev *Event) {
 // eventKey is the context key of the event of the request being served.
 type eventKey struct{}
 
+// LogRequestObject records, at level Request and above, the object a
+// handler decoded from the request body, as JSON whatever the body's
+// media type (audit.LogRequestObject).
+func LogRequestObject(ctx context.Context, obj any) {
+	if ev, ok := ctx.Value(eventKey{}).(*Event); ok && ev.Level.AtLeast(LevelRequest) {
+		if b, err := json.Marshal(obj); err == nil {
+			ev.RequestObject = b
+		}
+	}
+}
+
+// LogResponseObject records, at level RequestResponse, the object a
+// handler answers with, as JSON.
+func LogResponseObject(ctx context.Context, obj any) {
+	if ev, ok := ctx.Value(eventKey{}).(*Event); ok && ev.Level.AtLeast(LevelRequestResponse) {
+		if b, err := json.Marshal(obj); err == nil {
+			ev.ResponseObject = b
+		}
+	}
+}
+
 // LogImpersonatedUser records, in the event of the request ctx serves (if
 // it is audited), the user the request now acts as.
 func LogImpersonatedUser(ctx context.Context, u *authn.UserInfo) {
@@ -103,10 +124,12 @@ func WithAudit(h http.Handler, l *Log) http.Handler {
 		defer func() {
 			ev.StageTimestamp = MicroTime(l.Clock.Now())
 			ev.ResponseStatus = rw.status()
-			if reqBody != nil {
+			// What a handler logged is the decoded object; otherwise a
+			// JSON body (a patch, a list, a proxied request) as sent.
+			if reqBody != nil && ev.RequestObject == nil {
 				ev.RequestObject = reqBody.json()
 			}
-			if rw.keepBody {
+			if rw.keepBody && ev.ResponseObject == nil {
 				ev.ResponseObject = rw.body.json()
 			}
 			l.write(ev)
