@@ -224,3 +224,24 @@ func TestHandlerLoggedObjects(t *testing.T) {
 	assert.Nil(t, evs[0].RequestObject)
 	assert.Nil(t, evs[0].ResponseObject)
 }
+
+// A watch streams through the filter: flushes reach the client, and the
+// events it streams are not kept even at RequestResponse.
+func TestWatchFlushesAndKeepsNoBody(t *testing.T) {
+	var out bytes.Buffer
+	l := &Log{Policy: &Policy{Rules: []PolicyRule{{Level: LevelRequestResponse}}}, Out: &out, Clock: clock.NewFake(time.Now()), NewID: func() string { return "w" }}
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/a/pods?watch=true", nil)
+	req = req.WithContext(authn.WithUser(req.Context(), &authn.UserInfo{Name: "alice"}))
+	rec := httptest.NewRecorder()
+	WithAudit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, ok := w.(http.Flusher)
+		require.True(t, ok)
+		_, _ = w.Write([]byte(`{"type":"ADDED","object":{}}`))
+		f.Flush()
+	}), l).ServeHTTP(rec, req)
+	assert.True(t, rec.Flushed)
+	var ev Event
+	require.NoError(t, json.Unmarshal(out.Bytes(), &ev))
+	assert.Equal(t, "watch", ev.Verb)
+	assert.Nil(t, ev.ResponseObject)
+}
