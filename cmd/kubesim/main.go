@@ -15,7 +15,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, `kubesim — a Kubernetes control plane small enough to read
 
 Usage:
-  kubesim serve [flags]   run the API server over HTTPS (kubectl works against it)
+  kubesim serve [flags]   run the API server over HTTPS (kubectl works against it);
+                          --etcd-servers URL[,URL] stores in etcd instead of DATA-DIR
   kubesim demo [--step]   tell the ReplicaSet story in process, step by step
   kubesim scenario run|step|trace FILE...
                           run a scenario file as a test, step through it, or print its trace
@@ -25,6 +26,10 @@ Usage:
                           run the sample extension API server (wardle.example.com) on its own
   kubesim store check [--accept-meta-rollback] DATA_DIR
                           check a data file (pages, records, values) without changing it
+  kubesim store export DATA_DIR|--etcd-servers URL[,URL] FILE
+                          snapshot every key of a data dir or of etcd to FILE (JSON lines)
+  kubesim store import FILE DATA_DIR|--etcd-servers URL[,URL]
+                          copy a snapshot into an empty data dir or etcd prefix
 
 Run "kubesim COMMAND -h" for the flags of a command.`)
 }
@@ -61,7 +66,7 @@ func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	case "extension-apiserver":
 		err = extensionAPIServer(ctx, args[1:], stdout, stderr)
 	case "store":
-		err = storeCmd(args[1:], stdout, stderr)
+		err = storeCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0

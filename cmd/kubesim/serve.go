@@ -19,7 +19,7 @@ import (
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir := fs.String("data-dir", ".data", "directory for the store, certificates, tokens and kubeconfig")
+	dataDir := fs.String("data-dir", ".data", "directory for the store (unless --etcd-servers), certificates, tokens and kubeconfig")
 	addr := fs.String("addr", "127.0.0.1:6443", "address to listen on (port 0 picks a free port)")
 	kubeconfig := fs.String("kubeconfig", "", "where to write a kubeconfig for kubectl (default DATA-DIR/kubeconfig)")
 	tokenFile := fs.String("token-file", "", "extra users, in kube-apiserver's token CSV format (token,user,uid,\"group1,group2\")")
@@ -34,6 +34,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	auditLogPath := fs.String("audit-log-path", "", "append an audit log to this file: one audit.k8s.io/v1 Event per request, as a JSON line")
 	auditPolicyFile := fs.String("audit-policy-file", "", "an audit.k8s.io/v1 Policy choosing each request's level (None, Metadata, Request, RequestResponse); without it every request is logged at Metadata")
 	authzMode := fs.String("authorization-mode", authz.ModeRBAC, "RBAC (roles and bindings decide; the admin token is in system:masters) or AlwaysAllow")
+	etcd := addEtcdFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,6 +50,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
 		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
 		AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
+		Etcd: etcd.options(),
 	})
 	if err != nil {
 		return err
@@ -64,4 +66,30 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// watches end), then commit what was queued and close the store.
 	logger.Info("shutting down")
 	return srv.Shutdown(5 * time.Second)
+}
+
+// etcdFlags are kube-apiserver's etcd flags, shared by serve and
+// store export/import.
+type etcdFlags struct {
+	servers, prefix, caFile, certFile, keyFile *string
+}
+
+func addEtcdFlags(fs *flag.FlagSet) etcdFlags {
+	return etcdFlags{
+		servers:  fs.String("etcd-servers", "", "etcd client URLs, comma-separated: the store is etcd instead of the bbolt file in --data-dir"),
+		prefix:   fs.String("etcd-prefix", app.DefaultEtcdPrefix, "the prefix of every kubesim key in etcd (several clusters can share one etcd)"),
+		caFile:   fs.String("etcd-cafile", "", "CA file that verifies etcd's serving certificate (https:// endpoints)"),
+		certFile: fs.String("etcd-certfile", "", "client certificate presented to etcd"),
+		keyFile:  fs.String("etcd-keyfile", "", "key of --etcd-certfile"),
+	}
+}
+
+func (f etcdFlags) options() app.EtcdOptions {
+	o := app.EtcdOptions{Prefix: *f.prefix, CAFile: *f.caFile, CertFile: *f.certFile, KeyFile: *f.keyFile}
+	for _, u := range strings.Split(*f.servers, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			o.Servers = append(o.Servers, u)
+		}
+	}
+	return o
 }

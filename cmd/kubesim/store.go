@@ -1,21 +1,44 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/kubesim/kubesim/cmd/kubesim/app"
+	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/store/boltstore"
+	"github.com/kubesim/kubesim/store/snapshot"
 )
 
-// storeCmd is `kubesim store check DATA_DIR`: etcdctl's `check` and bbolt's
-// `check` for kubesim's data file, read-only.
-func storeCmd(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "check" {
-		return fmt.Errorf("usage: kubesim store check [--accept-meta-rollback] DATA_DIR")
+const storeUsage = `usage: kubesim store check [--accept-meta-rollback] DATA_DIR
+       kubesim store export DATA_DIR|--etcd-servers URL[,URL] FILE
+       kubesim store import FILE DATA_DIR|--etcd-servers URL[,URL]`
+
+// storeCmd is `kubesim store check|export|import`.
+func storeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(storeUsage)
 	}
+	switch args[0] {
+	case "check":
+		return storeCheck(args, stdout, stderr)
+	case "export":
+		return storeExport(ctx, args[1:], stdout, stderr)
+	case "import":
+		return storeImport(ctx, args[1:], stdout, stderr)
+	}
+	return errors.New(storeUsage)
+}
+
+// storeCheck is `kubesim store check DATA_DIR`: etcdctl's `check` and
+// bbolt's `check` for kubesim's data file, read-only.
+func storeCheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("store check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	rollback := fs.Bool("accept-meta-rollback", false, "rewrite a damaged newer meta page from the older one, giving up its last commit, so that the file opens again")
@@ -23,7 +46,7 @@ func storeCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: kubesim store check [--accept-meta-rollback] DATA_DIR")
+		return errors.New(storeUsage)
 	}
 	path := fs.Arg(0)
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -49,4 +72,118 @@ func storeCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "no problem found")
 	return nil
+}
+
+// storeExport is `kubesim store export`: every key of a bbolt data
+// directory or of etcd, to a snapshot file (package snapshot).
+func storeExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	etcd, pos, err := parseStoreArgs("store export", args, stderr)
+	if err != nil {
+		return err
+	}
+	var file string
+	switch {
+	case etcd.Enabled() && len(pos) == 1:
+		file = pos[0]
+	case !etcd.Enabled() && len(pos) == 2:
+		file = pos[1]
+	default:
+		return errors.New(storeUsage)
+	}
+	s, where, err := openStoreFor(etcd, pos, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	h, n, err := snapshot.Export(ctx, s, f)
+	if err := errors.Join(err, f.Close()); err != nil {
+		_ = os.Remove(file)
+		return err
+	}
+	fmt.Fprintf(stdout, "exported %d keys of %s at revision %d to %s\n", n, where, h.Revision, file)
+	return nil
+}
+
+// storeImport is `kubesim store import`: a snapshot file into an empty
+// bbolt data directory or an empty etcd prefix. The keys get the target's
+// own revisions.
+func storeImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	etcd, pos, err := parseStoreArgs("store import", args, stderr)
+	if err != nil {
+		return err
+	}
+	want := 2 // FILE DATA_DIR
+	if etcd.Enabled() {
+		want = 1 // FILE
+	}
+	if len(pos) != want {
+		return errors.New(storeUsage)
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	s, where, err := openStoreFor(etcd, pos[1:], true)
+	if err != nil {
+		return err
+	}
+	h, n, err := snapshot.Import(ctx, s, f)
+	rev := s.Revision()
+	if err := errors.Join(err, s.Close()); err != nil {
+		return err
+	}
+	// Import creates: the keys have the target's revisions, not the
+	// snapshot's.
+	fmt.Fprintf(stdout, "imported %d keys (exported at revision %d) into %s, now at its own revision %d\n", n, h.Revision, where, rev)
+	return nil
+}
+
+// parseStoreArgs reads the etcd flags wherever they stand among the
+// positional arguments (`import FILE --etcd-servers URL` reads naturally).
+func parseStoreArgs(name string, args []string, stderr io.Writer) (app.EtcdOptions, []string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	flags := addEtcdFlags(fs)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return app.EtcdOptions{}, nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	return flags.options(), pos, nil
+}
+
+// openStoreFor opens etcd, or the bbolt file of the data directory
+// dirs[0]; create says whether a missing data directory may be made.
+func openStoreFor(etcd app.EtcdOptions, dirs []string, create bool) (store.Interface, string, error) {
+	if etcd.Enabled() {
+		s, err := etcd.Open(nil)
+		if err != nil {
+			return nil, "", err
+		}
+		return s, fmt.Sprintf("etcd %s (prefix %s)", strings.Join(etcd.Servers, ","), etcd.Prefix), nil
+	}
+	dir := dirs[0]
+	path := filepath.Join(dir, boltstore.FileName)
+	if create {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, "", err
+		}
+	} else if _, err := os.Stat(path); err != nil {
+		return nil, "", fmt.Errorf("no kubesim data file in %s: %w", dir, err)
+	}
+	s, err := boltstore.Open(boltstore.Config{Path: path})
+	if err != nil {
+		return nil, "", err
+	}
+	return s, path, nil
 }

@@ -15,6 +15,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	"github.com/kubesim/kubesim/store"
 )
@@ -78,8 +79,11 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	// The client's own logger (zap, the etcd client's logging API) is
+	// silenced: it would print JSON retries beside kubesim's logs, and
+	// what matters reaches the caller as this store's errors.
 	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, DialTimeout: cfg.DialTimeout, TLS: cfg.TLS,
-		Logger: nil})
+		Logger: zap.NewNop()})
 	if err != nil {
 		return nil, fmt.Errorf("etcd at %s: %w", strings.Join(cfg.Endpoints, ","), err)
 	}

@@ -5,11 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/store"
+	"github.com/kubesim/kubesim/store/etcdstore/etcdtest"
 	"github.com/kubesim/kubesim/store/storetest"
 )
 
@@ -27,81 +24,15 @@ import (
 var etcdURL string
 
 func TestMain(m *testing.M) {
-	url, stop, err := startEtcd()
+	e, err := etcdtest.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "etcdstore tests need a real etcd:", err)
 		os.Exit(1)
 	}
-	etcdURL = url
+	etcdURL = e.URL
 	code := m.Run()
-	stop()
+	e.Stop()
 	os.Exit(code)
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// startEtcd runs a one-member etcd on free loopback ports in a temporary
-// data directory and waits until it is healthy.
-func startEtcd() (string, func(), error) {
-	bin, err := exec.LookPath("etcd")
-	if err != nil {
-		return "", nil, fmt.Errorf("no etcd binary on PATH (apt-get install etcd-server; .ci/run does): %w", err)
-	}
-	dir, err := os.MkdirTemp("", "kubesim-etcd-")
-	if err != nil {
-		return "", nil, err
-	}
-	var url string
-	for attempt := 0; attempt < 5; attempt++ {
-		cport, err1 := freePort()
-		pport, err2 := freePort()
-		if err1 != nil || err2 != nil {
-			return "", nil, fmt.Errorf("no free port: %v %v", err1, err2)
-		}
-		url = fmt.Sprintf("http://127.0.0.1:%d", cport)
-		peer := fmt.Sprintf("http://127.0.0.1:%d", pport)
-		cmd := exec.Command(bin, "--name", "kubesim-test", "--data-dir", filepath.Join(dir, fmt.Sprint(attempt)),
-			"--listen-client-urls", url, "--advertise-client-urls", url,
-			"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-			"--initial-cluster", "kubesim-test="+peer, "--log-level", "error")
-		cmd.Stdout, cmd.Stderr = nil, nil
-		if err := cmd.Start(); err != nil {
-			return "", nil, err
-		}
-		stop := func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			_ = os.RemoveAll(dir)
-		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
-		deadline := time.Now().Add(60 * time.Second)
-		for time.Now().Before(deadline) {
-			select {
-			case <-exited:
-				goto retry // lost the port race: try others
-			default:
-			}
-			if resp, err := http.Get(url + "/health"); err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					return url, func() { _ = cmd.Process.Kill(); <-exited; _ = os.RemoveAll(dir) }, nil
-				}
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		stop()
-		return "", nil, fmt.Errorf("etcd at %s did not become healthy", url)
-	retry:
-	}
-	return "", nil, fmt.Errorf("etcd could not start")
 }
 
 // prefixFor keeps each test's store apart in the one etcd: the same dir
@@ -158,7 +89,7 @@ func TestTwoStoresShareOneEtcd(t *testing.T) {
 // etcd unreachable at start: an error naming the endpoints, within the
 // dial timeout.
 func TestUnreachableEtcdFailsFast(t *testing.T) {
-	port, err := freePort()
+	port, err := etcdtest.FreePort()
 	require.NoError(t, err)
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	start := time.Now()

@@ -22,6 +22,7 @@ import (
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/pki"
+	"github.com/kubesim/kubesim/store"
 )
 
 // Options are `kubesim serve`'s flags, parsed.
@@ -61,6 +62,10 @@ type Options struct {
 	// (--audit-log-path); AuditPolicyFile picks the levels
 	// (--audit-policy-file; "" logs every request at Metadata).
 	AuditLogPath, AuditPolicyFile string
+	// Etcd, when its Servers are set, is the store instead of the bbolt
+	// file in DataDir (which then holds only certificates, tokens and the
+	// kubeconfig).
+	Etcd EtcdOptions
 }
 
 // Server is a running control plane with its HTTPS listener.
@@ -72,6 +77,7 @@ type Server struct {
 	Kubeconfig string
 
 	cluster   *cluster.Cluster
+	etcd      store.Interface // closed after the cluster, which does not own it
 	hs        *http.Server
 	errc      chan error
 	stopLoops context.CancelFunc
@@ -134,15 +140,29 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
 	}
+	var etcd store.Interface
+	if o.Etcd.Enabled() {
+		st, err := o.Etcd.Open(logger)
+		if err != nil {
+			if auditFile != nil {
+				_ = auditFile.Close()
+			}
+			return nil, err
+		}
+		etcd, cfg.Storage = st, st
+	}
 	cl, err := cluster.New(cfg)
 	if err != nil {
+		if etcd != nil {
+			_ = etcd.Close()
+		}
 		if auditFile != nil {
 			_ = auditFile.Close()
 		}
 		return nil, err
 	}
 	runCtx, stopLoops := context.WithCancel(ctx)
-	s := &Server{cluster: cl, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1), auditLog: auditFile}
+	s := &Server{cluster: cl, etcd: etcd, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1), auditLog: auditFile}
 	if err := cl.Start(runCtx); err != nil {
 		s.close()
 		return nil, err
@@ -195,6 +215,9 @@ func (s *Server) Shutdown(timeout time.Duration) error {
 func (s *Server) close() error {
 	s.stopLoops()
 	err := s.cluster.Close()
+	if s.etcd != nil {
+		err = errors.Join(err, s.etcd.Close())
+	}
 	if s.auditLog != nil {
 		err = errors.Join(err, s.auditLog.Close())
 	}
