@@ -302,6 +302,54 @@ func TestClientSentRemoteUserNeverReachesTheBackend(t *testing.T) {
 	assert.Nil(t, u)
 }
 
+// An impersonating request reaches the extension server as the user it
+// impersonates: impersonation runs before the aggregator sets
+// X-Remote-User, and its headers do not travel on.
+func TestBackendSeesTheImpersonatedUser(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	n := podnet.New()
+	auth := authn.AuthenticatorFunc(func(r *http.Request) (*authn.UserInfo, bool, error) {
+		if r.Header.Get("Authorization") == "Bearer alice-token" {
+			return &authn.UserInfo{Name: "alice", Groups: []string{"dev"}}, true, nil
+		}
+		return nil, false, nil
+	})
+	// AlwaysAllow: alice may impersonate anyone.
+	srv := newServer(t, apiserver.Config{Storage: st, Clock: clock.NewFake(time.Now()), Rand: rand.NewChaCha8([32]byte{3}),
+		Resources: kinds.Builtin(), Authenticator: auth}, n)
+	var impersonateHeaders []string
+	e := &env{srv: srv, client: client.NewInProcess(srv.LoopbackHandler(), "test"), net: n}
+	b, err := sampleapiserver.Start(sampleapiserver.Options{RequestHeaderClientCA: testFrontProxy().CAPool(), OnRequest: func(r *http.Request, u *authn.UserInfo) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.seen = append(e.seen, u.Name+"|"+strings.Join(u.Groups, ","))
+		for k := range r.Header {
+			if strings.HasPrefix(k, "Impersonate-") {
+				impersonateHeaders = append(impersonateHeaders, k)
+			}
+		}
+	}})
+	require.NoError(t, err)
+	t.Cleanup(b.Stop)
+	n.Register("10.244.0.5:8443", b.Addr())
+	e.createService(t, true)
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+
+	req := httptest.NewRequest(http.MethodGet, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", nil)
+	req.Header.Set("Authorization", "Bearer alice-token")
+	req.Header.Set("Impersonate-User", "bob")
+	req.Header.Add("Impersonate-Group", "qa")
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	assert.Equal(t, []string{"bob|qa,system:authenticated"}, e.seen)
+	assert.Empty(t, impersonateHeaders)
+}
+
 func TestWatchStreamsThroughTheProxy(t *testing.T) {
 	e := newEnv(t)
 	e.startBackend(t)

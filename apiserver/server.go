@@ -16,11 +16,13 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/crd"
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/handlers"
+	"github.com/kubesim/kubesim/apiserver/impersonation"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -70,6 +72,9 @@ type Config struct {
 	// and bindings are checked for escalation, and Bootstrap creates the
 	// default cluster roles (issue 14).
 	AuthorizationMode string
+	// Audit, when set, logs each authenticated request (kube-apiserver's
+	// --audit-log-path).
+	Audit *audit.Log
 	// Admission are more plugins, run after NamespaceLifecycle.
 	Admission []any
 	Logger    *slog.Logger
@@ -307,7 +312,8 @@ func (s *Server) LoopbackHandler() http.Handler { return s.loopback }
 func (s *Server) UnprotectedHandler() http.Handler { return s.unprotected }
 
 // BuildHandlerChain wraps h in this server's filters: panic recovery, then
-// authentication with Config.Authenticator and authorization (with RBAC)
+// authentication with Config.Authenticator, the audit log, impersonation, and
+// authorization (with RBAC)
 // unless loopback (Kubernetes' DefaultBuildHandlerChain). The aggregator puts its routing inside the
 // same filters, after authentication, so that the user is known.
 func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
@@ -316,6 +322,16 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 			// Authorization (issue 14): after authentication, before the
 			// aggregator's routing and the handlers read a body.
 			h = authz.WithAuthorization(h, s.authorizer)
+		}
+		// Impersonation (issue 14): the authenticated user becomes the
+		// one it asks to act as, before authorization and the
+		// aggregator's X-Remote-User see it. With AlwaysAllow every
+		// impersonation is allowed, as in Kubernetes.
+		h = impersonation.WithImpersonation(h, s.authorizer)
+		if s.cfg.Audit != nil {
+			// The audit log: after authentication, to name the user,
+			// and around everything else, to see every answer.
+			h = audit.WithAudit(h, s.cfg.Audit)
 		}
 		h = authn.WithAuthentication(h, s.cfg.Authenticator, nil)
 	}

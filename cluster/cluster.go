@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
@@ -88,6 +89,8 @@ type Config struct {
 	// AuthorizationMode is the API server's (apiserver.Config; "" is
 	// AlwaysAllow, as step mode runs without authentication).
 	AuthorizationMode string
+	// Audit is the API server's audit log (apiserver.Config; nil: none).
+	Audit *audit.Log
 	// UnsafeNoFsync turns off fsync in the store (demos, benchmarks).
 	UnsafeNoFsync bool
 	Logger        *slog.Logger
@@ -228,7 +231,7 @@ func New(cfg Config) (*Cluster, error) {
 func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: kinds.Builtin(), Authenticator: c.cfg.Authenticator, Logger: c.logger,
-		AuthorizationMode: c.cfg.AuthorizationMode})
+		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit})
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,9 @@ type UserInfo struct {
 	Name   string
 	UID    string
 	Groups []string
+	// Extra holds further facts an authenticator vouches for (scopes,
+	// say); here only impersonation (Impersonate-Extra-<key>) sets it.
+	Extra map[string][]string
 }
 
 // DeepCopy returns a copy that shares no slice with u.
@@ -34,6 +37,12 @@ func (u *UserInfo) DeepCopy() *UserInfo {
 	}
 	c := *u
 	c.Groups = slices.Clone(u.Groups)
+	if u.Extra != nil {
+		c.Extra = make(map[string][]string, len(u.Extra))
+		for k, v := range u.Extra {
+			c.Extra[k] = slices.Clone(v)
+		}
+	}
 	return &c
 }
 

@@ -11,10 +11,13 @@
 // creates the admin credential on the first start, as kubeadm creates
 // admin.conf.
 //
+// Impersonation, which switches the user after authentication, is the
+// impersonation package's.
+//
 // Left out: client certificates, service-account and bootstrap tokens,
 // OIDC, webhooks, authenticating proxies, anonymous requests (a request
 // without a valid token is refused, as with --anonymous-auth=false),
-// impersonation, audiences and token caching.
+// audiences and token caching.
 //
 // Read the real ones at
 // https://github.com/kubernetes/kubernetes/tree/master/staging/src/k8s.io/apiserver/pkg/authentication

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -69,6 +70,16 @@ func (c *requestContext) readRequestBody() (*requestBody, error) {
 		return nil, err
 	}
 	return &requestBody{mediaType: mt, data: data}, nil
+}
+
+// decodeBody decodes a request body, and tells the audit log the object
+// it holds (which a protobuf body does not show in the raw).
+func (c *requestContext) decodeBody(dec *decoder, b *requestBody) (api.Object, error) {
+	obj, err := dec.decodeBody(b)
+	if err == nil {
+		audit.LogRequestObject(c.ctx(), obj)
+	}
+	return obj, err
 }
 
 // decodeBody decodes a request body of any accepted media type into a new

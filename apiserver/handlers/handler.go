@@ -360,7 +360,7 @@ func (c *requestContext) create() error {
 	if err != nil {
 		return err
 	}
-	obj, err := dec.decodeBody(body)
+	obj, err := c.decodeBody(dec, body)
 	if err != nil {
 		return err
 	}
@@ -382,7 +382,7 @@ func (c *requestContext) createSubresource() error {
 		return err
 	}
 	dec := &decoder{res: sub.Resource, validation: "Ignore", fast: &c.h.fast}
-	obj, err := dec.decodeBody(body)
+	obj, err := c.decodeBody(dec, body)
 	if err != nil {
 		return err
 	}
@@ -416,7 +416,7 @@ func (c *requestContext) update() error {
 	if err != nil {
 		return err
 	}
-	obj, err := dec.decodeBody(body)
+	obj, err := c.decodeBody(dec, body)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
 )
@@ -83,6 +84,7 @@ func (c *requestContext) mediaTypes() []string {
 // for it and v has a protobuf form, else as JSON (errors and Status stay
 // JSON: client-go decodes a response by its Content-Type).
 func (c *requestContext) writeEncoded(code int, out output, v any) error {
+	audit.LogResponseObject(c.ctx(), v) // as JSON, whatever the wire form
 	if out == asProtobuf {
 		if obj, ok := v.(api.Object); ok && protobuf.Supports(obj) {
 			data, err := protobuf.Encode(obj)

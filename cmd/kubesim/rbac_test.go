@@ -79,4 +79,31 @@ func TestKubectlRBAC(t *testing.T) {
 	errOut = alice.fail("create", "rolebinding", "bob-admin", "--clusterrole=cluster-admin", "--user=bob", "-n", "default")
 	assert.Equal(t, `error: failed to create rolebinding: rolebindings.rbac.authorization.k8s.io "bob-admin" is forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:`+"\n"+
 		`{APIGroups:["*"], Resources:["*"], Verbs:["*"]}`+"\n"+`{NonResourceURLs:["*"], Verbs:["*"]}`+"\n", errOut)
+
+	// Impersonation: the admin asks as alice, and the request is
+	// authorized, reviewed and refused as hers.
+	assert.Equal(t, "yes\n", admin.ok("auth", "can-i", "list", "pods", "-n", "default", "--as=alice"))
+	out, _ = admin.run(true, "auth", "can-i", "list", "pods", "-n", "kube-system", "--as=alice")
+	assert.Equal(t, "no\n", out)
+	errOut = admin.fail("get", "pods", "-n", "kube-system", "--as=alice")
+	assert.Equal(t, `Error from server (Forbidden): pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "kube-system"`+"\n", errOut)
+	who = admin.ok("auth", "whoami", "--as=bob", "--as-group=dev")
+	assert.Regexp(t, `(?m)^Username\s+bob$`, who)
+	assert.Regexp(t, `(?m)^Groups\s+\[dev system:authenticated\]$`, who)
+	assert.NotRegexp(t, `(?m)^UID`, who, "none of the admin's identity is kept")
+
+	// alice may not impersonate until a role gives her the verb, and then
+	// only the users it names.
+	errOut = alice.fail("get", "pods", "-n", "default", "--as=bob")
+	assert.Equal(t, `Error from server (Forbidden): users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`+"\n", errOut)
+	admin.ok("create", "clusterrole", "impersonate-bob", "--verb=impersonate", "--resource=users", "--resource-name=bob")
+	admin.ok("create", "clusterrolebinding", "alice-impersonates-bob", "--clusterrole=impersonate-bob", "--user=alice")
+	assert.Regexp(t, `(?m)^Username\s+bob$`, alice.ok("auth", "whoami", "--as=bob"))
+	// bob holds pod-reader in default too (bob-reads, above).
+	_, errOut = alice.run(false, "get", "pods", "-n", "default", "--as=bob")
+	assert.Equal(t, "No resources found in default namespace.\n", errOut)
+	errOut = alice.fail("get", "pods", "-n", "default", "--as=bob", "--as-group=system:masters")
+	assert.Equal(t, `Error from server (Forbidden): groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope`+"\n", errOut)
+	errOut = alice.fail("get", "pods", "--as=carol")
+	assert.Equal(t, `Error from server (Forbidden): users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`+"\n", errOut)
 }

@@ -31,6 +31,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	maxInFlight := fs.Int("max-requests-inflight", serving.DefaultMaxRequestsInFlight, "the most read-only requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", serving.DefaultMaxMutatingRequestsInFlight, "the most mutating requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	verbose := fs.Bool("v", false, "log every request")
+	auditLogPath := fs.String("audit-log-path", "", "append an audit log to this file: one audit.k8s.io/v1 Event per request, as a JSON line")
+	auditPolicyFile := fs.String("audit-policy-file", "", "an audit.k8s.io/v1 Policy choosing each request's level (None, Metadata, Request, RequestResponse); without it every request is logged at Metadata")
 	authzMode := fs.String("authorization-mode", authz.ModeRBAC, "RBAC (roles and bindings decide; the admin token is in system:masters) or AlwaysAllow")
 	etcd := addEtcdFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -47,6 +49,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		UnsafeNoFsync: *noFsync, Nodes: *nodes, APIServerOnly: *apiOnly, Controllers: *ctrls,
 		StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
 		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
+		AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
 		Etcd: etcd.options(),
 	})
 	if err != nil {

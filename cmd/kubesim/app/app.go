@@ -9,11 +9,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/serving"
+	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/pki"
@@ -53,6 +58,10 @@ type Options struct {
 	// AuthorizationMode is authz.ModeRBAC or authz.ModeAlwaysAllow ("",
 	// as for a cluster); serve's flag defaults to RBAC (issue 14).
 	AuthorizationMode string
+	// AuditLogPath, when set, is the file the audit log is appended to
+	// (--audit-log-path); AuditPolicyFile picks the levels
+	// (--audit-policy-file; "" logs every request at Metadata).
+	AuditLogPath, AuditPolicyFile string
 	// Etcd, when its Servers are set, is the store instead of the bbolt
 	// file in DataDir (which then holds only certificates, tokens and the
 	// kubeconfig).
@@ -73,6 +82,7 @@ type Server struct {
 	errc      chan error
 	stopLoops context.CancelFunc
 	logger    *slog.Logger
+	auditLog  *os.File // nil without --audit-log-path
 }
 
 // Start builds the control plane from o, starts its loops and serves it
@@ -119,17 +129,24 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 
+	auditLog, auditFile, err := openAudit(o)
+	if err != nil {
+		return nil, err
+	}
 	cfg := cluster.Config{
 		DataDir: o.DataDir, NodeCount: o.Nodes, Controllers: o.Controllers,
 		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
-		AuthorizationMode: o.AuthorizationMode,
+		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
 	}
 	var etcd store.Interface
 	if o.Etcd.Enabled() {
 		st, err := o.Etcd.Open(logger)
 		if err != nil {
+			if auditFile != nil {
+				_ = auditFile.Close()
+			}
 			return nil, err
 		}
 		etcd, cfg.Storage = st, st
@@ -139,10 +156,13 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		if etcd != nil {
 			_ = etcd.Close()
 		}
+		if auditFile != nil {
+			_ = auditFile.Close()
+		}
 		return nil, err
 	}
 	runCtx, stopLoops := context.WithCancel(ctx)
-	s := &Server{cluster: cl, etcd: etcd, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1)}
+	s := &Server{cluster: cl, etcd: etcd, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1), auditLog: auditFile}
 	if err := cl.Start(runCtx); err != nil {
 		s.close()
 		return nil, err
@@ -198,5 +218,32 @@ func (s *Server) close() error {
 	if s.etcd != nil {
 		err = errors.Join(err, s.etcd.Close())
 	}
+	if s.auditLog != nil {
+		err = errors.Join(err, s.auditLog.Close())
+	}
 	return err
+}
+
+// openAudit opens the audit log o asks for, appending to the file as
+// kube-apiserver does; nil, nil without --audit-log-path.
+func openAudit(o Options) (*audit.Log, *os.File, error) {
+	if o.AuditLogPath == "" {
+		if o.AuditPolicyFile != "" {
+			return nil, nil, fmt.Errorf("--audit-policy-file needs --audit-log-path")
+		}
+		return nil, nil, nil
+	}
+	policy := audit.DefaultPolicy()
+	if o.AuditPolicyFile != "" {
+		p, err := audit.LoadPolicy(o.AuditPolicyFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		policy = p
+	}
+	f, err := os.OpenFile(o.AuditLogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--audit-log-path: %w", err)
+	}
+	return &audit.Log{Policy: policy, Out: f, Clock: clock.Real{}, NewID: uuid.NewString}, f, nil
 }

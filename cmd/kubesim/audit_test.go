@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/apiserver/audit"
+)
+
+// readAudit returns the events in the audit log so far.
+func readAudit(t *testing.T, path string) []audit.Event {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var evs []audit.Event
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var ev audit.Event
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// TestAuditLog: serve --audit-log-path with a policy; kubectl's requests,
+// an impersonated one refused among them, appear as audit.k8s.io/v1
+// events at the policy's levels.
+func TestAuditLog(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	require.NoError(t, os.WriteFile(policy, []byte(`apiVersion: audit.k8s.io/v1
+kind: Policy
+rules:
+- level: RequestResponse
+  resources:
+  - group: ""
+    resources: ["configmaps"]
+- level: None
+  verbs: ["get"]
+  resources:
+  - group: apps
+- level: Metadata
+`), 0o600))
+	s := startServer(t, dir, "--api-server-only", "--audit-log-path", logPath, "--audit-policy-file", policy)
+	admin := newKubectl(t, s)
+	admin.ok("create", "configmap", "settings", "--from-literal=color=blue", "-n", "default")
+	errOut := admin.fail("get", "pods", "-n", "default", "--as=alice")
+	assert.Contains(t, errOut, `User "alice" cannot list resource "pods"`)
+	admin.fail("get", "deployments.apps", "nothere", "-n", "default")
+
+	find := func(evs []audit.Event, verb, resource string) *audit.Event {
+		for i := range evs {
+			if evs[i].Verb == verb && evs[i].ObjectRef != nil && evs[i].ObjectRef.Resource == resource {
+				return &evs[i]
+			}
+		}
+		return nil
+	}
+	var evs []audit.Event
+	// An event is written when its handler returns, which may be just
+	// after kubectl has its answer.
+	require.Eventually(t, func() bool {
+		evs = readAudit(t, logPath)
+		return find(evs, "create", "configmaps") != nil && find(evs, "list", "pods") != nil
+	}, 10*time.Second, 10*time.Millisecond)
+
+	cm := find(evs, "create", "configmaps")
+	assert.Equal(t, audit.LevelRequestResponse, cm.Level)
+	assert.Equal(t, "admin", cm.User.Username)
+	assert.Equal(t, "/api/v1/namespaces/default/configmaps?fieldManager=kubectl-create&fieldValidation=Strict", cm.RequestURI)
+	assert.Equal(t, "default", cm.ObjectRef.Namespace)
+	assert.Equal(t, 201, cm.ResponseStatus.Code)
+	assert.Contains(t, string(cm.RequestObject), `"color":"blue"`)
+	assert.Contains(t, string(cm.ResponseObject), `"uid":`, "the response is the stored object")
+	assert.Contains(t, cm.UserAgent, "kubectl")
+	assert.Equal(t, []string{"127.0.0.1"}, cm.SourceIPs)
+	assert.NotEmpty(t, cm.AuditID)
+	assert.False(t, time.Time(cm.StageTimestamp).Before(time.Time(cm.RequestReceivedTimestamp)))
+
+	pods := find(evs, "list", "pods")
+	assert.Equal(t, audit.LevelMetadata, pods.Level)
+	assert.Equal(t, "admin", pods.User.Username, "the user is the one who authenticated")
+	require.NotNil(t, pods.ImpersonatedUser)
+	assert.Equal(t, "alice", pods.ImpersonatedUser.Username)
+	assert.Equal(t, []string{"system:authenticated"}, pods.ImpersonatedUser.Groups)
+	assert.Equal(t, 403, pods.ResponseStatus.Code)
+	assert.Equal(t, "Forbidden", pods.ResponseStatus.Reason)
+	assert.Equal(t, `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`, pods.ResponseStatus.Message)
+	assert.Nil(t, pods.RequestObject)
+
+	// The None rule: the get of a deployment is not logged, though
+	// kubectl's discovery before it is.
+	assert.Nil(t, find(evs, "get", "deployments"))
+	discovery := false
+	for _, ev := range evs {
+		discovery = discovery || ev.ObjectRef == nil && strings.HasPrefix(ev.RequestURI, "/api")
+	}
+	assert.True(t, discovery, "non-resource requests are logged at Metadata")
+}
