@@ -19,6 +19,26 @@ func EnqueueObject[T api.Object](c *Controller, kind string) cache.Handler[T] {
 	}
 }
 
+// EnqueueBeingDeleted is EnqueueObject for objects with a
+// deletionTimestamp only: the loops that finish deletions (the namespace
+// controller, the CRD finalizer) have no other work, and queueing the rest
+// would fill the trace with reconciles that do nothing.
+func EnqueueBeingDeleted[T api.Object](c *Controller, kind string) cache.Handler[T] {
+	enqueue := EnqueueObject[T](c, kind)
+	return cache.Handler[T]{
+		OnAdd: func(obj T) {
+			if obj.GetObjectMeta().DeletionTimestamp != nil {
+				enqueue.OnAdd(obj)
+			}
+		},
+		OnUpdate: func(old, obj T) {
+			if obj.GetObjectMeta().DeletionTimestamp != nil {
+				enqueue.OnUpdate(old, obj)
+			}
+		},
+	}
+}
+
 // EnqueueController returns informer handlers that queue the key of the
 // object's controller (its ownerReference with controller: true) when that
 // owner is of ownerKind: a pod's change wakes its ReplicaSet. When an

@@ -60,20 +60,7 @@ func New(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	fc.ctrl = ctrl
-	// Only CRDs being deleted are work.
-	enqueue := controllers.EnqueueObject[*api.CustomResourceDefinition](ctrl, "CustomResourceDefinition")
-	fc.crds.AddHandler(cache.Handler[*api.CustomResourceDefinition]{
-		OnAdd: func(c *api.CustomResourceDefinition) {
-			if c.DeletionTimestamp != nil {
-				enqueue.OnAdd(c)
-			}
-		},
-		OnUpdate: func(old, c *api.CustomResourceDefinition) {
-			if c.DeletionTimestamp != nil {
-				enqueue.OnUpdate(old, c)
-			}
-		},
-	})
+	fc.crds.AddHandler(controllers.EnqueueBeingDeleted[*api.CustomResourceDefinition](ctrl, "CustomResourceDefinition"))
 	return fc, nil
 }
 

@@ -106,21 +106,7 @@ func New(cfg Config) (*NamespaceController, error) {
 		return nil, err
 	}
 	nc.ctrl = ctrl
-	// Only namespaces being deleted are work; the rest would make the
-	// trace noisy with reconciles that do nothing.
-	enqueue := controllers.EnqueueObject[*api.Namespace](ctrl, "Namespace")
-	nc.namespaces.AddHandler(cache.Handler[*api.Namespace]{
-		OnAdd: func(ns *api.Namespace) {
-			if ns.DeletionTimestamp != nil {
-				enqueue.OnAdd(ns)
-			}
-		},
-		OnUpdate: func(old, ns *api.Namespace) {
-			if ns.DeletionTimestamp != nil {
-				enqueue.OnUpdate(old, ns)
-			}
-		},
-	})
+	nc.namespaces.AddHandler(controllers.EnqueueBeingDeleted[*api.Namespace](ctrl, "Namespace"))
 	return nc, nil
 }
 
