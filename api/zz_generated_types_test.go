@@ -18,6 +18,7 @@ func generatedStructs() []any {
 		&APIVersions{},
 		&AggregationRule{},
 		&Binding{},
+		&BoundObjectReference{},
 		&Capabilities{},
 		&ClusterRole{},
 		&ClusterRoleBinding{},
@@ -179,6 +180,8 @@ func generatedStructs() []any {
 		&SelfSubjectRulesReviewSpec{},
 		&ServerAddressByClientCIDR{},
 		&Service{},
+		&ServiceAccount{},
+		&ServiceAccountList{},
 		&ServiceAccountTokenProjection{},
 		&ServiceList{},
 		&ServicePort{},
@@ -207,6 +210,9 @@ func generatedStructs() []any {
 		&TableRowCondition{},
 		&Taint{},
 		&Time{},
+		&TokenRequest{},
+		&TokenRequestSpec{},
+		&TokenRequestStatus{},
 		&Toleration{},
 		&TypeMeta{},
 		&UserInfo{},
@@ -249,8 +255,10 @@ func generatedObjects() []Object {
 		&SelfSubjectReview{},
 		&SelfSubjectRulesReview{},
 		&Service{},
+		&ServiceAccount{},
 		&StatefulSet{},
 		&SubjectAccessReview{},
+		&TokenRequest{},
 	}
 }
 
@@ -276,6 +284,7 @@ func generatedLists() []ListObject {
 		&RoleBindingList{},
 		&RoleList{},
 		&SecretList{},
+		&ServiceAccountList{},
 		&ServiceList{},
 		&StatefulSetList{},
 	}
