@@ -85,6 +85,12 @@ type Config struct {
 	ServiceAccountIssuer string
 	APIAudiences         []string
 	AnonymousAuth        bool
+	// ServiceAccountAdmission turns on the ServiceAccount admission
+	// plugin, on by default in kube-apiserver. It refuses pods whose
+	// account does not exist, so it needs the serviceaccount controller to
+	// make each namespace's "default": the cluster turns it on when it runs
+	// that controller, and a bare API server (tests) goes without.
+	ServiceAccountAdmission bool
 	// Audit, when set, logs each authenticated request (kube-apiserver's
 	// --audit-log-path).
 	Audit *audit.Log
@@ -209,7 +215,7 @@ func New(cfg Config) (*Server, error) {
 		},
 		Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
 	}
-	chain := append(admission.Chain{lifecycle, s.serviceAccountAdmission()}, cfg.Admission...)
+	chain := append(append(admission.Chain{lifecycle}, s.serviceAccountAdmission()...), cfg.Admission...)
 	if cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
 	}
@@ -381,7 +387,7 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("creating namespace %s: %w", name, err)
 		}
 	}
-	return nil
+	return s.bootstrapServiceAccounts(ctx) // issue 14
 }
 
 // buildHandlers makes the routes and wraps them in the filters every

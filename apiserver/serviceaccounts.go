@@ -82,7 +82,32 @@ func (s *Server) setUpServiceAccounts() error {
 func (s *Server) Tokens() *serviceaccount.Tokens { return s.tokens }
 
 // serviceAccountAdmission is the ServiceAccount admission plugin, reading
-// accounts from this server's storage.
-func (s *Server) serviceAccountAdmission() *admission.ServiceAccount {
-	return &admission.ServiceAccount{Get: getObject[*api.ServiceAccount](s, "serviceaccounts"), Suffix: s.ids.Suffix}
+// accounts from this server's storage, when Config.ServiceAccountAdmission
+// asks for it.
+func (s *Server) serviceAccountAdmission() []any {
+	if !s.cfg.ServiceAccountAdmission {
+		return nil
+	}
+	return []any{&admission.ServiceAccount{Get: getObject[*api.ServiceAccount](s, "serviceaccounts"), Suffix: s.ids.Suffix}}
+}
+
+// bootstrapServiceAccounts creates the "default" ServiceAccount of the
+// system namespaces when the ServiceAccount admission plugin is on. In
+// Kubernetes the serviceaccount controller makes them within a second of
+// the start, and the plugin waits up to a second for a missing "default";
+// kubesim's plugin never waits (step mode must not block), so the first
+// pods, created right after the start, find their account here. The
+// controller makes the others and remakes these if deleted.
+func (s *Server) bootstrapServiceAccounts(ctx context.Context) error {
+	st, ok := s.Store("", "v1", "serviceaccounts")
+	if !s.cfg.ServiceAccountAdmission || !ok {
+		return nil
+	}
+	for _, ns := range SystemNamespaces {
+		sa := &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: admission.DefaultServiceAccountName, Namespace: ns}}
+		if _, err := st.Create(ctx, ns, sa, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
+			return fmt.Errorf("creating service account %s/%s: %w", ns, sa.Name, err)
+		}
+	}
+	return nil
 }

@@ -249,7 +249,9 @@ func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: kinds.Builtin(), Authenticator: c.cfg.Authenticator, Logger: c.logger,
 		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit,
-		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth})
+		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
+		// The plugin needs the controller that makes the default accounts.
+		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount")})
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
-	endpoints.ControllerName, availability.ControllerName, "serviceaccount", "root-ca-cert-publisher"}
+	"serviceaccount", "root-ca-cert-publisher", endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
 // client, the cluster's clock and run mode, and a logger — what

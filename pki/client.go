@@ -2,8 +2,8 @@ package pki
 
 import (
 	"crypto/ecdsa"
-	crand "crypto/rand"
 	"crypto/elliptic"
+	crand "crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"

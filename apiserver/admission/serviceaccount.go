@@ -58,6 +58,9 @@ func (s *ServiceAccount) Admit(ctx context.Context, a *Attributes) error {
 	}
 	if pod.Spec.ServiceAccountName == "" {
 		pod.Spec.ServiceAccountName = DefaultServiceAccountName
+		// The v1 field's deprecated twin follows, as defaulting keeps
+		// them equal (an update would otherwise seem to change it).
+		pod.Spec.DeprecatedServiceAccount = DefaultServiceAccountName
 	}
 	sa, err := s.Get(ctx, a.Namespace, pod.Spec.ServiceAccountName)
 	if api.IsNotFound(err) {

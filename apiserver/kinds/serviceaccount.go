@@ -18,6 +18,7 @@ func serviceAccountResource() *registry.Resource {
 		ShortNames: []string{"sa"}, Namespaced: true,
 		New:                 func() api.Object { return &api.ServiceAccount{} },
 		StrategicMergePatch: true,
+		Strategy:            serviceAccountStrategy{},
 		Schema:              schema.FromGoType(reflect.TypeOf(api.ServiceAccount{})),
 		Table:               serviceAccountTable(),
 	}
@@ -37,3 +38,7 @@ func serviceAccountTable() *registry.Table {
 		},
 	}
 }
+
+// serviceAccountStrategy accepts every account: the name is checked as a
+// DNS subdomain like every object's, and the rest is references.
+type serviceAccountStrategy struct{ registry.DefaultStrategy }

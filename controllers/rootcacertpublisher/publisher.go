@@ -67,7 +67,9 @@ func New(cfg Config) (*Controller, error) {
 		return c, nil
 	}
 	c.namespaces.AddHandler(cache.Handler[*api.Namespace]{
-		OnAdd: func(ns *api.Namespace) { ctrl.Enqueue(ns.Name, controllers.CauseOf("ADDED", "Namespace", &ns.ObjectMeta)) },
+		OnAdd: func(ns *api.Namespace) {
+			ctrl.Enqueue(ns.Name, controllers.CauseOf("ADDED", "Namespace", &ns.ObjectMeta))
+		},
 	})
 	enqueueCM := func(event string) func(*api.ConfigMap) {
 		return func(cm *api.ConfigMap) {
@@ -86,7 +88,9 @@ func New(cfg Config) (*Controller, error) {
 }
 
 // Controllers returns the loop, for the stepper.
-func (c *Controller) Controllers() []*controllers.Controller { return []*controllers.Controller{c.ctrl} }
+func (c *Controller) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{c.ctrl}
+}
 
 // Run runs the loop until ctx ends (live mode).
 func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }

@@ -54,7 +54,9 @@ func New(cfg Config) (*Controller, error) {
 	c.ctrl = ctrl
 	// A namespace is the key: its appearance needs an account.
 	c.namespaces.AddHandler(cache.Handler[*api.Namespace]{
-		OnAdd: func(ns *api.Namespace) { ctrl.Enqueue(ns.Name, controllers.CauseOf("ADDED", "Namespace", &ns.ObjectMeta)) },
+		OnAdd: func(ns *api.Namespace) {
+			ctrl.Enqueue(ns.Name, controllers.CauseOf("ADDED", "Namespace", &ns.ObjectMeta))
+		},
 	})
 	// A deleted default account is made again.
 	c.accounts.AddHandler(cache.Handler[*api.ServiceAccount]{
@@ -66,7 +68,9 @@ func New(cfg Config) (*Controller, error) {
 }
 
 // Controllers returns the loop, for the stepper.
-func (c *Controller) Controllers() []*controllers.Controller { return []*controllers.Controller{c.ctrl} }
+func (c *Controller) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{c.ctrl}
+}
 
 // Run runs the loop until ctx ends (live mode).
 func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
