@@ -39,6 +39,9 @@ type TokenRequest struct {
 
 // TokenRequestSpec is what the client asks for.
 type TokenRequestSpec struct {
+	// Fields of the Kubernetes type that kubesim does not model, by their
+	// protobuf numbers: the codec reads past them.
+	_ struct{} `json:"-" protobuf:"bytes,5,rep,name=attestations"`
 	// Audiences the token is meant for; empty means the API server's own.
 	Audiences []string `json:"audiences" protobuf:"bytes,1,rep,name=audiences"`
 	// ExpirationSeconds is the wanted lifetime (default 3600, at least 600).
