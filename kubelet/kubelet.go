@@ -220,6 +220,9 @@ func (k *Kubelet) newLoops() (*loops, error) {
 // NodeName is the node this kubelet runs.
 func (k *Kubelet) NodeName() string { return k.cfg.NodeName }
 
+// InternalIP is the node's address, where its kubelet API listens.
+func (k *Kubelet) InternalIP() string { return k.cfg.InternalIP }
+
 // Controllers are the kubelet's loops, heartbeat first: the node
 // registers before pods are looked at. A stepper must leave them alone
 // (no Sync, Step or NextDeadline) while Stopped.
