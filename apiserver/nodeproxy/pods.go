@@ -33,9 +33,11 @@ func Install(resources []*registry.Resource, kubelets ConnectionGetter) []*regis
 // PodSubresources are the pod subresources served by the node's kubelet,
 // by name.
 func PodSubresources(kubelets ConnectionGetter) map[string]registry.ConnectSubresource {
-	return map[string]registry.ConnectSubresource{
+	subs := map[string]registry.ConnectSubresource{
 		"log": logSubresource(kubelets),
 	}
+	maps.Copy(subs, streamingSubresources(kubelets)) // exec, attach, portforward (streaming.go)
+	return subs
 }
 
 // ValidateContainer picks the container a request is about: the one named,

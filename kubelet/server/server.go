@@ -48,6 +48,7 @@ func New(cfg Config) (*Server, error) {
 	s.router.SkipClean(true)
 	s.router.HandleFunc("/containerLogs/{namespace}/{pod}/{container}", s.containerLogs).Methods(http.MethodGet)
 	s.router.HandleFunc("/stats/summary", s.statsSummary).Methods(http.MethodGet)
+	s.installStreaming() // exec, attach, portForward (streaming.go)
 	s.router.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok")

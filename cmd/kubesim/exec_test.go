@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runIn runs kubectl with stdin and returns stdout, stderr and the exit
+// code.
+func (k *kubectl) runIn(stdin string, args ...string) (string, string, int) {
+	k.t.Helper()
+	cmd := k.cmd(args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(k.t, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// kubectl exec and attach over WebSocket v5.channel.k8s.io against the
+// simulated container: its variables and mounted files, exit codes, and
+// the refusals worded as a real cluster words them.
+func TestKubectlExec(t *testing.T) {
+	s := startServer(t, t.TempDir())
+	k := newKubectl(t, s)
+	k.ok("apply", "-f", "testdata/exec-pod.yaml")
+	k.ok("wait", "--for=condition=Ready", "pod/shell", "--timeout=60s")
+	node := strings.TrimSpace(k.ok("get", "pod", "shell", "-o", "jsonpath={.spec.nodeName}"))
+
+	t.Run("env", func(t *testing.T) {
+		out := k.ok("exec", "shell", "--", "env")
+		for _, want := range []string{"HOSTNAME=shell\n", "GREETING=hello\n", "MODE=fast\n", "PASSWORD=s3cret\n", "MY_NODE=" + node + "\n", "HOME=/root\n"} {
+			assert.Contains(t, out, want)
+		}
+		assert.True(t, strings.HasPrefix(out, "PATH="), out)
+	})
+	t.Run("sh -c expands variables", func(t *testing.T) {
+		out, errOut, code := k.runIn("", "exec", "-it", "shell", "--", "sh", "-c", "echo $HOSTNAME")
+		assert.Equal(t, 0, code, errOut)
+		assert.Equal(t, "shell\n", out)
+		// Without a terminal, kubectl drops -t and says so.
+		assert.Contains(t, errOut, "Unable to use a TTY - input is not a terminal or the right kind of file")
+	})
+	t.Run("mounted files", func(t *testing.T) {
+		assert.Equal(t, "value-from-configmap", k.ok("exec", "shell", "--", "cat", "/etc/config/key"))
+		assert.Equal(t, "s3cret", k.ok("exec", "shell", "-c", "app", "--", "cat", "/etc/secret/password"))
+		assert.Equal(t, "key\nmode\n", k.ok("exec", "shell", "--", "ls", "/etc/config"))
+		assert.Equal(t, "shell\n", k.ok("exec", "shell", "--", "hostname"))
+	})
+	t.Run("stdin", func(t *testing.T) {
+		out, errOut, code := k.runIn("line one\nline two\n", "exec", "-i", "shell", "--", "cat")
+		assert.Equal(t, 0, code, errOut)
+		assert.Equal(t, "line one\nline two\n", out)
+		out, _, code = k.runIn("echo from-stdin $GREETING\nexit 4\n", "exec", "-i", "shell", "--", "sh")
+		assert.Equal(t, 4, code)
+		assert.Equal(t, "from-stdin hello\n", out)
+	})
+	t.Run("exit code", func(t *testing.T) {
+		_, errOut, code := k.runIn("", "exec", "shell", "--", "sh", "-c", "exit 3")
+		assert.Equal(t, 3, code)
+		assert.Equal(t, "command terminated with exit code 3\n", errOut)
+		_, errOut, code = k.runIn("", "exec", "shell", "--", "sh", "-c", "wget example.com")
+		assert.Equal(t, 127, code)
+		assert.Equal(t, "sh: wget: not found\ncommand terminated with exit code 127\n", errOut)
+		out, errOut, code := k.runIn("", "exec", "shell", "--", "curl")
+		assert.Equal(t, 126, code)
+		assert.Contains(t, out, `exec: "curl": executable file not found in $PATH`)
+		assert.Equal(t, "command terminated with exit code 126\n", errOut)
+		_, errOut, code = k.runIn("", "exec", "shell", "--", "cat", "/nope")
+		assert.Equal(t, 1, code)
+		assert.Equal(t, "cat: can't open '/nope': No such file or directory\ncommand terminated with exit code 1\n", errOut)
+	})
+	t.Run("refusals", func(t *testing.T) {
+		assert.Contains(t, k.fail("exec", "shell", "-c", "nope", "--", "ls"),
+			"Error from server (BadRequest): container nope is not valid for pod shell")
+		assert.Contains(t, k.fail("exec", "ghost", "--", "ls"), `Error from server (NotFound): pods "ghost" not found`)
+	})
+}

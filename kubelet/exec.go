@@ -1,0 +1,157 @@
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet/containerenv"
+	"github.com/kubesim/kubesim/kubelet/shell"
+)
+
+// StreamError is a refusal of exec, attach or port-forward before any
+// stream opened, with the HTTP code the kubelet answers; its words reach
+// kubectl as "unable to upgrade connection: <message>".
+type StreamError struct {
+	Code    int
+	Message string
+}
+
+func (e *StreamError) Error() string { return e.Message }
+
+// runningPod finds a pod of this node by name (the kubelet's
+// GetPodByName); the real kubelet answers "pod does not exist" with 404.
+func (k *Kubelet) runningPod(namespace, podName string) (*api.Pod, error) {
+	k.mu.Lock()
+	inf := k.loops.pods
+	k.mu.Unlock()
+	pod, ok := inf.Get(namespace, podName)
+	if !ok || pod.Spec.NodeName != k.cfg.NodeName {
+		return nil, &StreamError{Code: http.StatusNotFound, Message: "pod does not exist"}
+	}
+	return pod, nil
+}
+
+// runningContainer is the spec of a container of pod that is running
+// now, as the runtime's findContainer would find it; anything else (not
+// started, exited, not in the pod) is "container not found".
+func runningContainer(pod *api.Pod, name string) (*api.Container, error) {
+	notFound := &StreamError{Code: http.StatusInternalServerError, Message: fmt.Sprintf("container not found (%q)", name)}
+	var spec *api.Container
+	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			if cs[i].Name == name {
+				spec = &cs[i]
+			}
+		}
+	}
+	if spec == nil {
+		return nil, notFound
+	}
+	for _, statuses := range [][]api.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for _, st := range statuses {
+			if st.Name == name && st.State.Running != nil {
+				return spec, nil
+			}
+		}
+	}
+	return nil, notFound
+}
+
+// ExecTarget checks that container of pod is running here and returns
+// the environment an exec into it sees. Call it before upgrading the
+// connection: its error is the answer.
+func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container string) (shell.Environment, error) {
+	pod, err := k.runningPod(namespace, podName)
+	if err != nil {
+		return shell.Environment{}, err
+	}
+	c, err := runningContainer(pod, container)
+	if err != nil {
+		return shell.Environment{}, err
+	}
+	return containerenv.Build(ctx, pod, c, envSources{k.c}), nil
+}
+
+// Exec runs cmd in env (from ExecTarget) with the built-in command set
+// and returns its exit code (the runtime's ExecSync/Exec).
+func (k *Kubelet) Exec(ctx context.Context, env shell.Environment, cmd []string, stdio shell.Stdio) int {
+	if stdio.TTY {
+		// The runtime sets TERM for a process given a terminal.
+		env.Env = append(env.Env, shell.Var{Name: "TERM", Value: "xterm"})
+	}
+	return shell.Command{Args: cmd, Env: env, Stdio: stdio, Clock: k.cfg.Clock}.Run(ctx)
+}
+
+// AttachTarget checks that container of pod is running here, for attach.
+func (k *Kubelet) AttachTarget(namespace, podName, container string) error {
+	pod, err := k.runningPod(namespace, podName)
+	if err != nil {
+		return err
+	}
+	_, err = runningContainer(pod, container)
+	return err
+}
+
+// Attach streams what the container prints from now on to stdout until
+// it exits or ctx ends. The simulated process reads no input: stdin is
+// read and dropped, as by a program that ignores it.
+func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container string, stdin io.Reader, stdout io.Writer) error {
+	if stdin != nil {
+		go io.Copy(io.Discard, stdin)
+	}
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	zero := int64(0)
+	err := k.ContainerLogs(ctx, namespace, podName, container, LogOptions{Follow: true, TailLines: &zero}, stdout)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// envSources reads what a pod refers to from the API server.
+type envSources struct{ c *client.Client }
+
+func (s envSources) ConfigMap(ctx context.Context, ns, name string) (*api.ConfigMap, error) {
+	return s.c.ConfigMaps().Get(ctx, ns, name)
+}
+
+func (s envSources) Secret(ctx context.Context, ns, name string) (*api.Secret, error) {
+	return s.c.Secrets().Get(ctx, ns, name)
+}
+
+// ServiceAccountToken asks for a token bound to the pod (a TokenRequest
+// to serviceaccounts/NAME/token, as the kubelet's token manager does).
+func (s envSources) ServiceAccountToken(ctx context.Context, pod *api.Pod, audience string, expirationSeconds *int64) (string, error) {
+	sa := pod.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	spec := map[string]any{"boundObjectRef": map[string]any{"apiVersion": "v1", "kind": "Pod", "name": pod.Name, "uid": pod.UID}}
+	if audience != "" {
+		spec["audiences"] = []string{audience}
+	}
+	if expirationSeconds != nil {
+		spec["expirationSeconds"] = *expirationSeconds
+	}
+	req := map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec}
+	var out struct {
+		Status struct {
+			Token string `json:"token"`
+		} `json:"status"`
+	}
+	sas := client.Dynamic(s.c, client.ResourceInfo{Version: "v1", Resource: "serviceaccounts", Namespaced: true})
+	if err := sas.PostSubresource(ctx, pod.Namespace, sa, "token", req, &out); err != nil {
+		return "", err
+	}
+	if out.Status.Token == "" {
+		return "", errors.New("the TokenRequest answer has no token")
+	}
+	return out.Status.Token, nil
+}
