@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
+	"syscall"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet/containerenv"
+	"github.com/kubesim/kubesim/kubelet/portforward"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -154,4 +158,28 @@ func (s envSources) ServiceAccountToken(ctx context.Context, pod *api.Pod, audie
 		return "", errors.New("the TokenRequest answer has no token")
 	}
 	return out.Status.Token, nil
+}
+
+// PortForwardTarget is the pod of this node a port-forward reaches (the
+// kubelet's GetPortForward): connections go to the pod's IP on the pod
+// network, where only the images run for real listen.
+func (k *Kubelet) PortForwardTarget(namespace, podName string) (portforward.Target, error) {
+	pod, err := k.runningPod(namespace, podName)
+	if err != nil {
+		return portforward.Target{}, err
+	}
+	ip, network := pod.Status.PodIP, k.cfg.Network
+	dial := func(ctx context.Context, port uint16) (net.Conn, error) {
+		var err error = syscall.ECONNREFUSED
+		if network != nil && ip != "" {
+			var c net.Conn
+			if c, err = network.DialContext(ctx, "tcp", net.JoinHostPort(ip, strconv.Itoa(int(port)))); err == nil {
+				return c, nil
+			}
+		}
+		// The runtime's words, and why: the container is simulated.
+		return nil, fmt.Errorf("failed to connect to localhost:%d inside namespace of pod %s: %w "+
+			"(nothing listens there: kubesim runs only a few images for real, such as the extension API servers)", port, podName, err)
+	}
+	return portforward.Target{Name: pod.Name, UID: string(pod.UID), Dial: dial}, nil
 }

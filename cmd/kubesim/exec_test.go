@@ -1,9 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,5 +91,87 @@ func TestKubectlExec(t *testing.T) {
 		assert.Contains(t, k.fail("exec", "shell", "-c", "nope", "--", "ls"),
 			"Error from server (BadRequest): container nope is not valid for pod shell")
 		assert.Contains(t, k.fail("exec", "ghost", "--", "ls"), `Error from server (NotFound): pods "ghost" not found`)
+	})
+}
+
+// portForward starts kubectl port-forward to a random local port and
+// returns that port and kubectl's stderr so far (read it after the
+// process ends).
+func (k *kubectl) portForward(target, remote string, env ...string) (string, *exec.Cmd, *strings.Builder) {
+	k.t.Helper()
+	cmd := k.cmd("port-forward", target, ":"+remote)
+	cmd.Env = append(cmd.Env, env...)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(k.t, err)
+	errb := &strings.Builder{}
+	cmd.Stderr = errb
+	require.NoError(k.t, cmd.Start())
+	k.t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	re := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) -> ` + remote)
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return m[1], cmd, errb
+		}
+	}
+	_ = cmd.Wait()
+	k.t.Fatalf("kubectl port-forward printed no forwarding line; stderr: %s", errb.String())
+	return "", nil, nil
+}
+
+// kubectl port-forward reaches an image that really listens (the
+// extension API server, through the pod network), and says why a
+// simulated container cannot be reached.
+func TestKubectlPortForward(t *testing.T) {
+	s := startServer(t, t.TempDir())
+	k := newKubectl(t, s)
+	k.ok("apply", "-f", "testdata/portforward-pods.yaml")
+	k.ok("wait", "--for=condition=Ready", "pod/ext", "pod/plain", "--timeout=60s")
+
+	// kubectl v1.32 tunnels SPDY in a WebSocket; without the feature it
+	// upgrades to SPDY directly, as it falls back to when the WebSocket
+	// upgrade fails.
+	for _, mode := range []struct{ name, env string }{
+		{"websocket tunnel", "KUBECTL_PORT_FORWARD_WEBSOCKETS=true"},
+		{"spdy", "KUBECTL_PORT_FORWARD_WEBSOCKETS=false"},
+	} {
+		t.Run("real listener over "+mode.name, func(t *testing.T) {
+			port, _, errb := k.portForward("pod/ext", "443", mode.env)
+			client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+			for i := 0; i < 2; i++ { // two connections through one port-forward
+				resp, err := client.Get("https://127.0.0.1:" + port + "/healthz")
+				require.NoError(t, err)
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				// The extension API server itself answers: it wants the
+				// front proxy's client certificate, which this client lacks.
+				assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, string(body))
+				assert.Contains(t, string(body), `"reason":"Unauthorized"`)
+				client.CloseIdleConnections()
+			}
+			assert.NotContains(t, errb.String(), "error")
+		})
+	}
+	t.Run("simulated container", func(t *testing.T) {
+		port, cmd, errb := k.portForward("pod/plain", "80")
+		conn, err := net.Dial("tcp", "127.0.0.1:"+port)
+		require.NoError(t, err)
+		_, _ = conn.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
+		data, _ := io.ReadAll(conn)
+		conn.Close()
+		assert.Empty(t, data, "nothing answers")
+		// kubectl v1.32 gives up the whole forward on a remote error.
+		_ = cmd.Wait()
+		assert.Contains(t, errb.String(), "an error occurred forwarding "+port+" -> 80: error forwarding port 80 to pod plain, uid ")
+		assert.Regexp(t, `failed to connect to localhost:80 inside namespace of pod plain: dial tcp 10\.244\.\d+\.\d+:80: connect: connection refused \(nothing listens there`, errb.String())
+		assert.Contains(t, errb.String(), "error: lost connection to pod")
+	})
+	t.Run("pod not running", func(t *testing.T) {
+		assert.Contains(t, k.fail("port-forward", "pod/pending", ":80"),
+			"error: unable to forward port because pod is not running. Current status=Pending")
 	})
 }

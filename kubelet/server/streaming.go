@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/kubelet/portforward"
 	"github.com/kubesim/kubesim/kubelet/remotecommand"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
@@ -27,15 +28,18 @@ type StreamingHost interface {
 	AttachTarget(namespace, pod, container string) error
 	// Attach streams what the container prints until it exits or ctx ends.
 	Attach(ctx context.Context, namespace, pod, container string, stdin io.Reader, stdout io.Writer) error
+	// PortForwardTarget is the pod a port-forward reaches.
+	PortForwardTarget(namespace, pod string) (portforward.Target, error)
 }
 
 var _ StreamingHost = (*kubelet.Kubelet)(nil)
 
-// installStreaming adds the routes of exec and attach (GET for a
+// installStreaming adds the routes of exec, attach and portForward (GET for a
 // WebSocket, POST for SPDY, as the real kubelet accepts both).
 func (s *Server) installStreaming() {
 	s.router.HandleFunc("/exec/{namespace}/{pod}/{container}", s.exec).Methods(http.MethodGet, http.MethodPost)
 	s.router.HandleFunc("/attach/{namespace}/{pod}/{container}", s.attach).Methods(http.MethodGet, http.MethodPost)
+	s.router.HandleFunc("/portForward/{namespace}/{pod}", s.portForward).Methods(http.MethodGet, http.MethodPost)
 }
 
 // streamingHost finds the node's kubelet, or answers itself.
@@ -152,4 +156,20 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 		status = remotecommand.ErrorStatus(err)
 	}
 	_ = conn.Finish(status)
+}
+
+// portForward serves /portForward/{namespace}/{pod}: a WebSocket tunnel
+// of SPDY (GET) or a SPDY upgrade (POST).
+func (s *Server) portForward(w http.ResponseWriter, r *http.Request) {
+	sh, ok := s.streamingHost(w, r)
+	if !ok {
+		return
+	}
+	v := mux.Vars(r)
+	target, err := sh.PortForwardTarget(v["namespace"], v["pod"])
+	if err != nil {
+		writeStreamError(w, err)
+		return
+	}
+	portforward.Serve(w, r, target)
 }

@@ -53,7 +53,8 @@ type Frame struct {
 	StreamID uint32
 	// Data is a data frame's payload.
 	Data []byte
-	// Headers of SYN_STREAM, SYN_REPLY and HEADERS (names lower case).
+	// Headers of SYN_STREAM, SYN_REPLY and HEADERS (sent lower case; read
+	// them with Get).
 	Headers http.Header
 	// PingID of PING; Status of RST_STREAM and GOAWAY.
 	PingID uint32
@@ -234,7 +235,7 @@ func (f *Framer) readHeaders(block []byte) (http.Header, error) {
 			return nil, fmt.Errorf("header block: %w", err)
 		}
 		for _, v := range strings.Split(value, "\x00") {
-			h[strings.ToLower(name)] = append(h[strings.ToLower(name)], v)
+			h.Add(name, v)
 		}
 	}
 	return h, nil
