@@ -129,6 +129,9 @@ type Kubelet struct {
 	lease    *api.Lease
 	// real are the containers run for real, by pod key.
 	real map[string][]realContainer
+	// changed is closed (and forgotten) when a pod's runtime changes:
+	// log followers wait on it. Made by the first follower that waits.
+	changed chan struct{}
 	// announce is set at start: the next heartbeat posts the node status
 	// and the Starting event whatever the report frequency says.
 	announce bool

@@ -203,6 +203,10 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		next.ipHeld = false
 	}
 	k.runtimes[key] = next
+	if k.changed != nil {
+		close(k.changed)
+		k.changed = nil
+	}
 	for _, ev := range events {
 		k.podEvent(ctx, pod, ev)
 	}
