@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/stepper"
 )
 
@@ -138,4 +139,52 @@ func TestContainerLogsInStepMode(t *testing.T) {
 	require.NotNil(t, p.Status.ContainerStatuses[0].State.Running, "restarted after 10s of back-off")
 	_, body = get(c, "/api/v1/namespaces/default/pods/sh/log")
 	assert.Equal(t, "hello\n", body)
+}
+
+// /stats/summary reports each running pod's simulated usage, which the
+// usage annotation changes at run time.
+func TestStatsSummaryFollowsTheUsageAnnotation(t *testing.T) {
+	c := stepCluster(t)
+	cl := c.Client("test")
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "busy", Namespace: "default",
+		Annotations: map[string]string{kubelet.UsageAnnotation: "cpu=250m,memory=64Mi"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	_, err := cl.Pods().Create(bg, pod)
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+	p, err := cl.Pods().Get(bg, "default", "busy")
+	require.NoError(t, err)
+	k, _ := c.Kubelet(p.Spec.NodeName)
+
+	summary := func() kubelet.Summary {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "https://"+k.InternalIP()+":10250/stats/summary", nil)
+		c.KubeletAPI().ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var s kubelet.Summary
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &s))
+		return s
+	}
+	s := summary()
+	assert.Equal(t, p.Spec.NodeName, s.Node.NodeName)
+	require.Len(t, s.Pods, 1)
+	assert.Equal(t, "busy", s.Pods[0].PodRef.Name)
+	assert.Equal(t, uint64(250_000_000), *s.Pods[0].CPU.UsageNanoCores)
+	assert.Equal(t, uint64(64<<20), *s.Pods[0].Memory.WorkingSetBytes)
+	assert.Equal(t, uint64(250_000_000), *s.Pods[0].Containers[0].CPU.UsageNanoCores)
+	assert.Greater(t, *s.Node.CPU.UsageNanoCores, uint64(250_000_000), "the node adds its own use")
+
+	p.Annotations[kubelet.UsageAnnotation] = "cpu=1,memory=1Gi"
+	_, err = cl.Pods().Update(bg, p)
+	require.NoError(t, err)
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+	s = summary()
+	assert.Equal(t, uint64(1_000_000_000), *s.Pods[0].CPU.UsageNanoCores)
+	assert.Equal(t, uint64(1<<30), *s.Pods[0].Memory.WorkingSetBytes)
+
+	rec := httptest.NewRecorder()
+	c.KubeletAPI().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://10.99.99.99:10250/stats/summary", nil))
+	assert.Equal(t, http.StatusNotFound, rec.Code, "no node there")
 }
