@@ -60,10 +60,13 @@ type MemoryStats struct {
 	RSSBytes        *uint64  `json:"rssBytes,omitempty"`
 }
 
-// StatsSummary is the node's Summary API answer .
+// StatsSummary is the node's Summary API answer (usage.go).
 func (k *Kubelet) StatsSummary() Summary {
+	k.mu.Lock()
+	inf := k.loops.pods
+	k.mu.Unlock()
 	now := k.cfg.Clock.Now()
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
-	return Summary{Node: NodeStats{NodeName: k.cfg.NodeName, StartTime: api.NewTime(now)}, Pods: []PodStats{}}
+	return k.summary(now, inf.Get)
 }
