@@ -91,6 +91,31 @@ func TestKubectlExec(t *testing.T) {
 		assert.Contains(t, k.fail("exec", "shell", "-c", "nope", "--", "ls"),
 			"Error from server (BadRequest): container nope is not valid for pod shell")
 		assert.Contains(t, k.fail("exec", "ghost", "--", "ls"), `Error from server (NotFound): pods "ghost" not found`)
+
+		k.ok("wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/done", "--timeout=60s")
+		assert.Contains(t, k.fail("exec", "done", "--", "ls"), "error: cannot exec into a container in a completed pod; current phase is Succeeded")
+
+		// While the init container runs, the app container has not
+		// started: the kubelet finds no such container, and kubectl,
+		// having fallen back from the WebSocket to SPDY, says so.
+		require.Eventually(t, func() bool {
+			out, _ := k.run(false, "get", "pod", "initwait", "-o", "jsonpath={.status.initContainerStatuses[0].state.running.startedAt}")
+			return out != ""
+		}, time.Minute, 100*time.Millisecond)
+		assert.Equal(t, "initwait\n", k.ok("exec", "initwait", "-c", "wait", "--", "hostname"))
+		assert.Contains(t, k.fail("exec", "initwait", "-c", "app", "--", "ls"), `error: unable to upgrade connection: container not found ("app")`)
+	})
+	t.Run("attach", func(t *testing.T) {
+		k.ok("wait", "--for=condition=Ready", "pod/ticker", "--timeout=60s")
+		cmd := k.cmd("attach", "ticker")
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		// What the container prints from now on streams to kubectl.
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		require.NoError(t, err)
+		assert.Equal(t, "tick\n", line)
 	})
 }
 
