@@ -18,8 +18,11 @@
 // and the time give the next change, written as one status update; there
 // is no goroutine per container. What a container printed is computed
 // from its program and served by ContainerLogs (logs.go); its simulated
-// CPU and memory use by StatsSummary (usage.go). Package kubelet/server
-// serves both over the kubelet's HTTP API. The kubelet restarts a
+// CPU and memory use by StatsSummary (usage.go). Exec, attach and
+// port-forward (exec.go) run the built-in commands of kubelet/shell in the
+// environment kubelet/containerenv builds, follow the container's output,
+// and dial the pod's IP on the pod network. Package kubelet/server
+// serves them over the kubelet's HTTP API. The kubelet restarts a
 // container whose image the pod's spec changes, finishes graceful
 // deletions (stops the containers, then deletes the pod with grace 0),
 // and can be stopped and started to simulate a node failure.
