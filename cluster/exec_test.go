@@ -93,10 +93,10 @@ func TestPodExecIsForwardedToTheNodesKubelet(t *testing.T) {
 	assert.Equal(t, "p\n", out)
 	assert.Equal(t, api.StatusSuccess, st.Status)
 
-	// Not a WebSocket: the kubelet's refusal comes back as it is.
+	// Neither WebSocket nor SPDY: the kubelet's refusal comes back as it is.
 	code, body = post(c, "/api/v1/namespaces/default/pods/p/exec?command=ls&stdout=true")
 	assert.Equal(t, http.StatusBadRequest, code)
-	assert.Equal(t, "only WebSocket streams (v5.channel.k8s.io) are simulated; SPDY/3.1 is left out\n", body)
+	assert.Equal(t, "unable to upgrade: missing upgrade headers in request: []\n", body)
 
 	k, _ := c.Kubelet(p.Spec.NodeName)
 	k.Stop()

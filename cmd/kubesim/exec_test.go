@@ -87,6 +87,33 @@ func TestKubectlExec(t *testing.T) {
 		assert.Equal(t, 1, code)
 		assert.Equal(t, "cat: can't open '/nope': No such file or directory\ncommand terminated with exit code 1\n", errOut)
 	})
+	t.Run("spdy fallback", func(t *testing.T) {
+		// What kubectl falls back to when the WebSocket upgrade fails,
+		// forced here: the same commands over SPDY/3.1.
+		spdy := "KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"
+		run := func(stdin string, args ...string) (string, string, int) {
+			cmd := k.cmd(args...)
+			cmd.Env = append(cmd.Env, spdy)
+			cmd.Stdin = strings.NewReader(stdin)
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			return out.String(), errb.String(), code
+		}
+		out, errOut, code := run("", "exec", "shell", "--", "sh", "-c", "echo $HOSTNAME; cat /etc/config/mode; cat /nope")
+		assert.Equal(t, 1, code)
+		assert.Equal(t, "shell\nfast", out)
+		assert.Equal(t, "cat: can't open '/nope': No such file or directory\ncommand terminated with exit code 1\n", errOut)
+		out, errOut, code = run("piped\n", "exec", "-i", "shell", "--", "cat")
+		assert.Equal(t, 0, code, errOut)
+		assert.Equal(t, "piped\n", out)
+	})
 	t.Run("refusals", func(t *testing.T) {
 		assert.Contains(t, k.fail("exec", "shell", "-c", "nope", "--", "ls"),
 			"Error from server (BadRequest): container nope is not valid for pod shell")

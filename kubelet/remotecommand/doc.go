@@ -16,8 +16,11 @@
 // WebSocket into SPDY towards the kubelet (StreamTranslator); here the
 // kubelet speaks the WebSocket itself.
 //
-// Left out: the SPDY transport of exec (kubectl v1.32 uses it only when
-// the WebSocket upgrade fails), the base64 channel protocols and v1–v3.
+// The SPDY/3.1 transport (spdy.go, v4.channel.k8s.io: one SPDY stream per
+// channel) serves kubectl's fallback when the WebSocket upgrade fails —
+// with an RBAC role granting create but not get on pods/exec, say.
+//
+// Left out: the base64 channel protocols and v1–v3.
 // gorilla/websocket is used rather than a hand-written RFC 6455 server:
 // masking, fragmentation, control frames and the close handshake are
 // what the library gets right and a page of our own would get subtly

@@ -1,8 +1,10 @@
 package remotecommand
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/kubelet/spdy"
 )
 
 func TestDecode(t *testing.T) {
@@ -164,4 +167,74 @@ func TestNoCommonProtocol(t *testing.T) {
 	_, _, err = ws.ReadMessage()
 	assert.True(t, websocket.IsCloseError(err, websocket.CloseProtocolError), "%v", err)
 	assert.Error(t, <-upgraded)
+}
+
+// The SPDY transport as client-go's v4 protocol drives it: streams
+// opened error first, stdin sent and closed, stdout read to its end,
+// then the Status on the error stream.
+func TestSPDYConn(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := UpgradeSPDY(w, r, Options{Stdin: true, Stdout: true})
+		if err != nil {
+			return
+		}
+		in, _ := io.ReadAll(c.Stdin())
+		io.WriteString(c.Stdout(), strings.ToUpper(string(in)))
+		c.Finish(ExitStatus(5, []string{"upper"}))
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, "POST /exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n"+
+		"X-Stream-Protocol-Version: v5.channel.k8s.io\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n")
+	require.NoError(t, err)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusSwitchingProtocols, resp.StatusCode)
+	assert.Equal(t, StreamProtocolV4Name, resp.Header.Get("X-Stream-Protocol-Version"), "v5 over SPDY is not the kubelet's")
+
+	fr := spdy.NewFramer(br, conn)
+	for i, kind := range []string{"error", "stdin", "stdout"} {
+		require.NoError(t, fr.WriteSynStream(uint32(2*i+1), http.Header{"streamType": {kind}}, false))
+	}
+	out := map[uint32]string{}
+	fin := map[uint32]bool{}
+	replies := 0
+	for !(fin[1] && fin[5]) {
+		f, err := fr.ReadFrame()
+		require.NoError(t, err)
+		if f.Control {
+			if f.Type == spdy.TypeSynReply {
+				if replies++; replies == 3 {
+					require.NoError(t, fr.WriteData(3, []byte("abc"), true))
+				}
+			}
+			continue
+		}
+		out[f.StreamID] += string(f.Data)
+		fin[f.StreamID] = fin[f.StreamID] || f.Fin()
+	}
+	assert.Equal(t, "ABC", out[5])
+	var st api.Status
+	require.NoError(t, json.Unmarshal([]byte(out[1]), &st))
+	assert.Equal(t, "5", st.Details.Causes[0].Message)
+}
+
+func TestSPDYNegotiation(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = UpgradeSPDY(w, r, Options{Stdout: true})
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, nil)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "SPDY/3.1")
+	req.Header.Set("X-Stream-Protocol-Version", "channel.k8s.io")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	assert.Equal(t, "unable to upgrade: unable to negotiate protocol: client supports [channel.k8s.io], server supports [v4.channel.k8s.io]\n", string(body))
 }

@@ -3,7 +3,7 @@
 // port-forward to: GET /containerLogs/{namespace}/{pod}/{container},
 // GET /stats/summary (the Summary API the metrics server scrapes), and
 // the streaming routes of streaming.go — /exec/{namespace}/{pod}/{container}
-// and /attach/... (a WebSocket, package remotecommand) and
+// and /attach/... (a WebSocket or SPDY, package remotecommand) and
 // /portForward/{namespace}/{pod} (SPDY, package portforward).
 //
 // One handler serves every node this process hosts: a request names its
@@ -12,7 +12,7 @@
 //
 // It simulates kubernetes/pkg/kubelet/server (server.go: the routes,
 // getContainerLogs, the stats handler, getExec, getAttach,
-// getPortForward). Left out: exec and attach over SPDY, TLS and the kubelet's
+// getPortForward). Left out: TLS and the kubelet's
 // own authentication and authorization (the API server is the only
 // client in process), /pods, /runningpods, /metrics, /configz, /debug,
 // /checkpoint and the read-only port.

@@ -66,19 +66,24 @@ func writeStreamError(w http.ResponseWriter, err error) {
 	http.Error(w, err.Error(), code)
 }
 
-// checkUpgrade refuses a request that is not a WebSocket: the SPDY
-// transport of exec and attach is left out (kubectl v1.32 only falls
-// back to it when the WebSocket upgrade fails).
-func checkUpgrade(w http.ResponseWriter, r *http.Request) bool {
-	if remotecommand.IsWebSocket(r) {
-		return true
+// upgrade answers the handshake of either transport kubectl uses: a
+// WebSocket (v5.channel.k8s.io) or, its fallback, SPDY/3.1
+// (v4.channel.k8s.io).
+func upgrade(w http.ResponseWriter, r *http.Request, opts remotecommand.Options) (remotecommand.Streams, bool) {
+	switch {
+	case remotecommand.IsWebSocket(r):
+		c, err := remotecommand.Upgrade(w, r, opts)
+		return c, err == nil
+	case remotecommand.IsSPDY(r):
+		c, err := remotecommand.UpgradeSPDY(w, r, opts)
+		return c, err == nil
 	}
-	http.Error(w, fmt.Sprintf("only WebSocket streams (%s) are simulated; SPDY/3.1 is left out", remotecommand.StreamProtocolV5Name), http.StatusBadRequest)
-	return false
+	http.Error(w, "unable to upgrade: missing upgrade headers in request: "+fmt.Sprint(r.Header["Upgrade"]), http.StatusBadRequest)
+	return nil, false
 }
 
 // streamContext ends when the client goes away.
-func streamContext(conn *remotecommand.Conn) (context.Context, context.CancelFunc) {
+func streamContext(conn remotecommand.Streams) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		select {
@@ -113,11 +118,8 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request) {
 		writeStreamError(w, err)
 		return
 	}
-	if !checkUpgrade(w, r) {
-		return
-	}
-	conn, err := remotecommand.Upgrade(w, r, opts)
-	if err != nil {
+	conn, ok := upgrade(w, r, opts)
+	if !ok {
 		return // the upgrade has answered
 	}
 	ctx, cancel := streamContext(conn)
@@ -142,11 +144,8 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 		writeStreamError(w, err)
 		return
 	}
-	if !checkUpgrade(w, r) {
-		return
-	}
-	conn, err := remotecommand.Upgrade(w, r, opts)
-	if err != nil {
+	conn, ok := upgrade(w, r, opts)
+	if !ok {
 		return
 	}
 	ctx, cancel := streamContext(conn)
