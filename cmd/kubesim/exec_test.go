@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -226,4 +228,26 @@ func TestKubectlPortForward(t *testing.T) {
 		assert.Contains(t, k.fail("port-forward", "pod/pending", ":80"),
 			"error: unable to forward port because pod is not running. Current status=Pending")
 	})
+}
+
+// The RBAC of exec as kubectl v1.32 meets it: its WebSocket is a GET
+// (authorized as get on pods/exec); refused, kubectl falls back to SPDY,
+// a POST (create). So the usual role — create on pods/exec — lets a user
+// in through the fallback, and without it the refusal names create.
+func TestKubectlExecRBAC(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens.csv")
+	require.NoError(t, os.WriteFile(tokens, []byte("alice-token,alice,alice-uid\nbob-token,bob,bob-uid\n"), 0o600))
+	s := startServer(t, t.TempDir(), "--token-file", tokens)
+	admin := newKubectl(t, s)
+	admin.ok("run", "box", "--image=busybox:1.36", "--", "sh", "-c", "sleep 3600")
+	admin.ok("wait", "--for=condition=Ready", "pod/box", "--timeout=60s")
+	admin.ok("create", "role", "pod-reader", "--verb=get", "--resource=pods", "-n", "default")
+	admin.ok("create", "rolebinding", "readers", "--role=pod-reader", "--user=alice", "--user=bob", "-n", "default")
+	admin.ok("create", "role", "exec", "--verb=create", "--resource=pods/exec", "-n", "default")
+	admin.ok("create", "rolebinding", "alice-exec", "--role=exec", "--user=alice", "-n", "default")
+
+	alice, bob := asUser(t, s, "alice-token"), asUser(t, s, "bob-token")
+	assert.Equal(t, "box\n", alice.ok("exec", "box", "--", "hostname"))
+	assert.Contains(t, bob.fail("exec", "box", "--", "hostname"),
+		`Error from server (Forbidden): pods "box" is forbidden: User "bob" cannot create resource "pods/exec" in API group "" in the namespace "default"`)
 }
