@@ -89,6 +89,27 @@ func TestKubectlExec(t *testing.T) {
 		assert.Equal(t, 1, code)
 		assert.Equal(t, "cat: can't open '/nope': No such file or directory\ncommand terminated with exit code 1\n", errOut)
 	})
+	t.Run("terminal", func(t *testing.T) {
+		// script(1) gives kubectl a real terminal: kubectl sets it raw, the
+		// container's shell echoes what is typed, prints its prompt and
+		// ends lines with CRLF, as a terminal in a container does.
+		if _, err := exec.LookPath("script"); err != nil {
+			t.Fatalf("script (util-linux) is required for the terminal test: %v", err)
+		}
+		cmd := k.cmd("exec", "-it", "shell", "--", "sh")
+		line := strings.Join(cmd.Args, " ")
+		script := k.cmd()
+		script.Path, script.Args = "/usr/bin/script", []string{"script", "-q", "-e", "-c", line, "/dev/null"}
+		script.Stdin = strings.NewReader("echo $HOSTNAME $TERM\rexit 3\r")
+		var out strings.Builder
+		script.Stdout, script.Stderr = &out, &out
+		err := script.Run()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, out.String())
+		assert.Equal(t, 3, ee.ExitCode(), out.String())
+		assert.Contains(t, out.String(), "/ # echo $HOSTNAME $TERM\r\nshell xterm\r\n/ # exit 3\r\n")
+		assert.Contains(t, out.String(), "command terminated with exit code 3")
+	})
 	t.Run("spdy fallback", func(t *testing.T) {
 		// What kubectl falls back to when the WebSocket upgrade fails,
 		// forced here: the same commands over SPDY/3.1.
