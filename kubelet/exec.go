@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -78,7 +80,40 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 	if err != nil {
 		return shell.Environment{}, err
 	}
-	return containerenv.Build(ctx, pod, c, envSources{k.c}), nil
+	env := containerenv.Build(ctx, pod, c, envSources{k.c})
+	k.addProgramFiles(&env, pod, c)
+	return env, nil
+}
+
+// addProgramFiles puts the files the container's program has touched
+// and not removed by now into env (empty, as touch makes them): the
+// liveness lab's `kubectl exec liveness -- cat /tmp/healthy` finds the
+// file, then, after the rm, does not.
+func (k *Kubelet) addProgramFiles(env *shell.Environment, pod *api.Pod, c *api.Container) {
+	k.stateMu.Lock()
+	var started time.Time
+	if rt := k.runtimes[pod.Namespace+"/"+pod.Name]; rt != nil && rt.uid == pod.UID {
+		if i := rt.find(c.Name); i >= 0 && rt.containers[i].state == containerRunning {
+			started = rt.containers[i].startedAt
+		}
+	}
+	k.stateMu.Unlock()
+	if started.IsZero() {
+		return
+	}
+	tl := programFor(pod, c).run()
+	elapsed := k.cfg.Clock.Now().Sub(started)
+	for name := range tl.files {
+		if !tl.fileExists(name, elapsed) {
+			continue
+		}
+		if !path.IsAbs(name) {
+			name = path.Join("/", c.WorkingDir, name)
+		}
+		if _, ok := env.Files[name]; !ok {
+			env.Files[name] = []byte{}
+		}
+	}
 }
 
 // Exec runs cmd in env (from ExecTarget) with the built-in command set

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,4 +81,26 @@ func TestExecAndPortForwardTargets(t *testing.T) {
 	data, _ := io.ReadAll(c)
 	c.Close()
 	assert.Equal(t, "hi", string(data))
+}
+
+// A file the container's script touches exists for exec from then on,
+// until the script removes it (the liveness lab).
+func TestExecSeesTheProgramsFiles(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.createPod("live", func(p *api.Pod) {
+		p.Spec.Containers[0].Image = "busybox"
+		p.Spec.Containers[0].Command = []string{"sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}
+	})
+	f.settle()
+	for f.pod("live").Status.Phase != api.PodRunning {
+		f.next()
+	}
+	cat := func() int {
+		env, err := f.k.ExecTarget(f.ctx, "default", "live", "nginx")
+		require.NoError(t, err)
+		return f.k.Exec(f.ctx, env, []string{"cat", "/tmp/healthy"}, shell.Stdio{})
+	}
+	assert.Equal(t, 0, cat())
+	f.clk.Step(31 * time.Second)
+	assert.Equal(t, 1, cat(), "removed after 30 s")
 }
