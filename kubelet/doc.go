@@ -7,7 +7,7 @@
 //
 // Each container then lives as the pod says (docs/containers.md): its
 // command is played out as a program (program.go: echo, sleep, exit,
-// touch, rm, while-true loops in sh -c; the images kubesim/sleep and
+// touch, rm, for and while-true loops in sh -c; the images kubesim/sleep and
 // kubesim/fail), or the kubesim.io/behaviour annotation says when it exits
 // (behaviour.go). An exit restarts it as restartPolicy says, after the
 // real CrashLoopBackOff back-off; init containers run in order before the

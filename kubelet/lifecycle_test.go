@@ -217,3 +217,24 @@ func TestBackOffResetsAfterALongRun(t *testing.T) {
 		f.until(t0)
 	}
 }
+
+// BenchmarkBehaviours is what the richer kubelet adds to every sync of a
+// pod: reading how its containers behave.
+func BenchmarkBehaviours(b *testing.B) {
+	k := &Kubelet{cfg: Config{Behaviour: DefaultBehaviour}}
+	for _, tc := range []struct {
+		name string
+		c    api.Container
+	}{
+		{"nginx", api.Container{Name: "web", Image: "nginx:1.25"}},
+		{"busybox-script", api.Container{Name: "sh", Image: "busybox", Args: []string{"sh", "-c", "echo start; while true; do echo tick; sleep 5; done"}}},
+	} {
+		pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}, Spec: api.PodSpec{Containers: []api.Container{tc.c}}}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = k.behaviours(pod)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -346,9 +347,78 @@ func parseScript(script string, env map[string]string) program {
 			}
 			return p
 		}
+		if len(words) >= 3 && words[0] == "for" && words[2] == "in" {
+			// for X in A B C; do …; done — unrolled, $X set in turn.
+			var body []command
+			j := i + 1
+			for ; j < len(cmds); j++ {
+				w := cmds[j].words
+				if len(w) > 0 && w[0] == "done" {
+					break
+				}
+				if len(w) > 0 && w[0] == "do" {
+					w = w[1:]
+				}
+				if len(w) > 0 {
+					body = append(body, command{words: w, and: cmds[j].and})
+				}
+			}
+			inner := maps.Clone(env)
+			for n, item := range forItems(words[3:]) {
+				if n >= maxForItems {
+					break
+				}
+				inner[words[1]] = item
+				for _, c := range body {
+					p.steps = append(p.steps, withAnd(parseSimple(c.words, inner), c.and)...)
+				}
+			}
+			i = j
+			continue
+		}
 		p.steps = append(p.steps, withAnd(parseSimple(words, env), cmds[i].and)...)
 	}
 	return p
+}
+
+// maxForItems bounds an unrolled for loop.
+const maxForItems = 10000
+
+// forItems are the words a for loop goes over: as written, or the
+// numbers of $(seq A B), $(seq B) or {A..B}.
+func forItems(words []string) []string {
+	joined := strings.Join(words, " ")
+	var lo, hi int
+	var ok bool
+	switch {
+	case strings.HasPrefix(joined, "$(seq ") && strings.HasSuffix(joined, ")"):
+		args := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(joined, "$(seq "), ")"))
+		switch len(args) {
+		case 1:
+			lo, ok = 1, true
+			hi, ok = atoiOK(args[0], ok)
+		case 2:
+			lo, ok = atoiOK(args[0], true)
+			hi, ok = atoiOK(args[1], ok)
+		}
+	case len(words) == 1 && strings.HasPrefix(joined, "{") && strings.HasSuffix(joined, "}") && strings.Contains(joined, ".."):
+		a, b, _ := strings.Cut(strings.Trim(joined, "{}"), "..")
+		lo, ok = atoiOK(a, true)
+		hi, ok = atoiOK(b, ok)
+	}
+	if !ok {
+		return words
+	}
+	var out []string
+	for n := lo; n <= hi && len(out) < maxForItems; n++ {
+		out = append(out, strconv.Itoa(n))
+	}
+	return out
+}
+
+func atoiOK(s string, ok bool) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, ok && err == nil
 }
 
 func withAnd(steps []step, and bool) []step {

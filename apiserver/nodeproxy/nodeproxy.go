@@ -140,7 +140,8 @@ func (c *checkedWriter) Flush() {
 	if !c.started {
 		c.WriteHeader(http.StatusOK)
 	}
-	if f, ok := c.w.(http.Flusher); ok {
-		f.Flush()
-	}
+	_ = http.NewResponseController(c.w).Flush()
 }
+
+// Unwrap lets http.ResponseController reach the client's writer.
+func (c *checkedWriter) Unwrap() http.ResponseWriter { return c.w }

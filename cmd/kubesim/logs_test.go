@@ -24,6 +24,9 @@ func TestContainerLifeAndLogsThroughKubectl(t *testing.T) {
 		assert.Equal(t, "there\n", k.ok("logs", "once", "--tail=1"))
 		out := k.ok("logs", "once", "--timestamps")
 		assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z hi\n\S+ there\n$`, out)
+		// Authorized as get on pods/log, the subresource.
+		assert.Contains(t, k.fail("get", "--raw", "/api/v1/namespaces/default/pods/once/log", "--as=alice"),
+			`User "alice" cannot get resource "pods/log" in API group "" in the namespace "default"`)
 		assert.Contains(t, k.fail("logs", "once", "--previous"),
 			`Error from server (BadRequest): previous terminated container "once" in pod "once" not found`)
 	})

@@ -125,18 +125,14 @@ func (l *lazyWriter) start() {
 func (l *lazyWriter) Write(p []byte) (int, error) {
 	l.start()
 	n, err := l.w.Write(p)
-	if f, ok := l.w.(http.Flusher); ok {
-		f.Flush()
-	}
+	_ = http.NewResponseController(l.w).Flush()
 	return n, err
 }
 
 // Flush sends the header now (a follow that has nothing to say yet).
 func (l *lazyWriter) Flush() {
 	l.start()
-	if f, ok := l.w.(http.Flusher); ok {
-		f.Flush()
-	}
+	_ = http.NewResponseController(l.w).Flush()
 }
 
 func parseLogOptions(r *http.Request) (kubelet.LogOptions, error) {
