@@ -725,6 +725,11 @@ func (in *ConfigMapVolumeSource) DeepCopy() *ConfigMapVolumeSource {
 // DeepCopyInto copies in into out, sharing no memory; in must not be nil.
 func (in *Container) DeepCopyInto(out *Container) {
 	*out = *in
+	if in.RestartPolicy != nil {
+		in, out := &in.RestartPolicy, &out.RestartPolicy
+		*out = new(ContainerRestartPolicy)
+		**out = **in
+	}
 	if in.Command != nil {
 		in, out := &in.Command, &out.Command
 		*out = make([]string, len(*in))
