@@ -156,7 +156,7 @@ func TestRuntimeCostLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := make([]any, 2000)
+	list := make([]any, 600)
 	for i := range list {
 		list[i] = "abc"
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/labels"
+	kcel "github.com/kubesim/kubesim/apiserver/cel"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
@@ -196,7 +197,12 @@ func validateVersion(v *api.CustomResourceDefinitionVersion, opts ValidationOpti
 			errs = append(errs, field.Invalid(sp.Child("type"), s.Type, `only "object" is allowed as the type at the root of the schema if the status subresource is enabled`))
 		}
 		if opts.RequireStructuralSchema {
-			errs = append(errs, schema.ValidateStructural(s, sp)...)
+			serrs := schema.ValidateStructural(s, sp)
+			errs = append(errs, serrs...)
+			if len(serrs) == 0 {
+				// CEL rules are checked against a structural schema only.
+				errs = append(errs, kcel.ValidateSchema(s, sp)...)
+			}
 		} else {
 			errs = append(errs, unsupportedFeatures(s, sp)...)
 		}
