@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+const celCronTabCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: crontabs, singular: crontab, kind: CronTab}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas"
+              message: "replicas should be in the range minReplicas..maxReplicas."
+            - rule: "self.maxReplicas >= oldSelf.maxReplicas"
+              message: "maxReplicas may not shrink"
+              reason: FieldValueForbidden
+              fieldPath: .maxReplicas
+            properties:
+              minReplicas: {type: integer}
+              replicas: {type: integer}
+              maxReplicas: {type: integer}
+`
+
+const celCronTab = `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: my-new-cron-object
+spec:
+  minReplicas: 0
+  replicas: %s
+  maxReplicas: %s
+`
+
+// The CRD validation rules of the Kubernetes documentation through the real
+// kubectl: a rule refuses an apply, a transition rule refuses an update, and
+// a CRD whose rule does not compile is refused.
+func TestKubectlValidationRules(t *testing.T) {
+	s := startServer(t, t.TempDir(), "--api-server-only")
+	k := newKubectl(t, s)
+	out := k.ok("apply", "-f", writeManifest(t, "crd.yaml", celCronTabCRD))
+	assert.Equal(t, "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created\n", out)
+
+	errOut := k.fail("apply", "-f", writeManifest(t, "bad.yaml", fmt.Sprintf(celCronTab, "20", "10")))
+	assert.Equal(t, `The CronTab "my-new-cron-object" is invalid: spec: Invalid value: replicas should be in the range minReplicas..maxReplicas.`+"\n", errOut)
+
+	out = k.ok("apply", "-f", writeManifest(t, "good.yaml", fmt.Sprintf(celCronTab, "5", "10")))
+	assert.Equal(t, "crontab.stable.example.com/my-new-cron-object created\n", out)
+	errOut = k.fail("apply", "-f", writeManifest(t, "shrink.yaml", fmt.Sprintf(celCronTab, "5", "8")))
+	assert.Equal(t, `The CronTab "my-new-cron-object" is invalid: spec.maxReplicas: Forbidden: maxReplicas may not shrink`+"\n", errOut)
+
+	bad := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: broken.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: broken, singular: broken, kind: Broken}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-validations:
+        - rule: "self.spec.replicas >"
+`
+	errOut = k.fail("apply", "-f", writeManifest(t, "broken.yaml", bad))
+	assert.Contains(t, errOut, `The CustomResourceDefinition "broken.stable.example.com" is invalid: spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.spec.replicas >", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:21: Syntax error: mismatched input '<EOF>' expecting`)
+}
