@@ -50,7 +50,9 @@ func ruleMatches(r api.NamedRuleWithOperations, a *admission.Attributes) bool {
 		scopeMatches(r.Scope, a.Namespace != "")
 }
 
-func inList(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
+func inList(list []string, v string) bool {
+	return slices.Contains(list, "*") || slices.Contains(list, v)
+}
 
 // resourceMatches: "pods", "pods/status", "pods/*", "*", "*/status", "*/*".
 func resourceMatches(list []string, resource, sub string) bool {
