@@ -86,3 +86,82 @@ spec:
 	errOut = k.fail("apply", "-f", writeManifest(t, "broken.yaml", bad))
 	assert.Contains(t, errOut, `The CustomResourceDefinition "broken.stable.example.com" is invalid: spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.spec.replicas >", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:21: Syntax error: mismatched input '<EOF>' expecting`)
 }
+
+const demoPolicy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: demo-policy.example.com
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "object.spec.replicas <= 5"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: demo-binding-test.example.com
+spec:
+  policyName: demo-policy.example.com
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        environment: test
+`
+
+const demoDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx
+  namespace: %s
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: nginx}}
+  template:
+    metadata: {labels: {app: nginx}}
+    spec:
+      containers: [{name: nginx, image: nginx}]
+`
+
+// The ValidatingAdmissionPolicy example of the Kubernetes documentation
+// through the real kubectl: the binding's namespace selector, the denial's
+// wording, and a policy whose expression does not compile.
+func TestKubectlValidatingAdmissionPolicy(t *testing.T) {
+	s := startServer(t, t.TempDir(), "--api-server-only")
+	k := newKubectl(t, s)
+	out := k.ok("apply", "-f", writeManifest(t, "policy.yaml", demoPolicy))
+	assert.Equal(t, "validatingadmissionpolicy.admissionregistration.k8s.io/demo-policy.example.com created\n"+
+		"validatingadmissionpolicybinding.admissionregistration.k8s.io/demo-binding-test.example.com created\n", out)
+	k.ok("create", "namespace", "test")
+	k.ok("label", "namespace", "test", "environment=test")
+
+	errOut := k.fail("apply", "-f", writeManifest(t, "big.yaml", fmt.Sprintf(demoDeployment, "test", 6)))
+	assert.Equal(t, `The deployments "nginx" is invalid: : ValidatingAdmissionPolicy 'demo-policy.example.com' with binding 'demo-binding-test.example.com' denied request: failed expression: object.spec.replicas <= 5`+"\n", errOut)
+	out = k.ok("apply", "-f", writeManifest(t, "small.yaml", fmt.Sprintf(demoDeployment, "test", 5)))
+	assert.Equal(t, "deployment.apps/nginx created\n", out)
+	out = k.ok("apply", "-f", writeManifest(t, "other.yaml", fmt.Sprintf(demoDeployment, "default", 6)))
+	assert.Equal(t, "deployment.apps/nginx created\n", out, "the binding matches namespaces labelled environment=test only")
+
+	out = k.ok("get", "validatingadmissionpolicies")
+	assert.Regexp(t, `(?m)^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\ndemo-policy\.example\.com\s+1\s+<unset>\s+\d+s$`, out)
+
+	bad := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: broken.example.com
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}
+  validations:
+  - expression: "object.spec.replicas <="
+`
+	errOut = k.fail("apply", "-f", writeManifest(t, "broken.yaml", bad))
+	assert.Contains(t, errOut, `The ValidatingAdmissionPolicy "broken.example.com" is invalid: spec.validations[0].expression: Invalid value: "object.spec.replicas <=": compilation failed: ERROR: <input>:1:24: Syntax error: mismatched input '<EOF>' expecting`)
+}
