@@ -35,9 +35,9 @@ const (
 // BaseEnv is the environment every Kubernetes CEL expression starts from:
 // the standard library and macros (has, all, exists, exists_one, map,
 // filter), optional types, the strings, sets, lists and two-variable
-// comprehension extensions, heterogeneous numeric comparisons, and the
-// Kubernetes list function isSorted. Each caller extends it with its own
-// variables.
+// comprehension extensions, heterogeneous numeric comparisons, and of the
+// Kubernetes libraries the list function isSorted and quantities. Each
+// caller extends it with its own variables.
 func BaseEnv() (*cel.Env, error) {
 	return cel.NewEnv(
 		cel.DefaultUTCTimeZone(true),
@@ -49,6 +49,7 @@ func BaseEnv() (*cel.Env, error) {
 		ext.TwoVarComprehensions(),
 		cel.EagerlyValidateDeclarations(true),
 		isSortedLibrary(),
+		quantityLibrary(),
 	)
 }
 

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 )
@@ -232,4 +235,25 @@ func BenchmarkValidate(b *testing.B) {
 			b.Fatal(errs)
 		}
 	}
+}
+
+func TestQuantityLibrary(t *testing.T) {
+	s := mustSchema(t, `{"type":"object","properties":{"memory":{"type":"string","maxLength":16,
+	  "x-kubernetes-validations":[
+	    {"rule":"isQuantity(self)","message":"must be a quantity"},
+	    {"rule":"!isQuantity(self) || quantity(self).isLessThan(quantity('1Gi'))","message":"must be below 1Gi"},
+	    {"rule":"!isQuantity(self) || quantity(self).add(quantity('512Mi')).compareTo(quantity('1536Mi')) <= 0 && quantity(self).sign() >= 0"}]}}}`)
+	v, err := NewValidator(s)
+	require.NoError(t, err)
+	for obj, want := range map[string]string{
+		`{"memory":"512Mi"}`: "",
+		`{"memory":"2Gi"}`:   `memory: Invalid value: "2Gi": must be below 1Gi` + "\n" + `memory: Invalid value: "2Gi": failed rule: !isQuantity(self) || quantity(self).add(quantity('512Mi')).compareTo(quantity('1536Mi')) <= 0 && quantity(self).sign() >= 0`,
+		`{"memory":"lots"}`:  `memory: Invalid value: "lots": must be a quantity`,
+	} {
+		got := strings.Join(errStrings(v.Validate(context.Background(), nil, mustJSON(t, obj), nil)), "\n")
+		if got != want {
+			t.Errorf("%s: got\n%s\nwant\n%s", obj, got, want)
+		}
+	}
+	assert.Empty(t, ValidateSchema(s, field.NewPath("schema")), "within the cost budget")
 }
