@@ -17,7 +17,9 @@
 // Left out: self and oldSelf are dynamically typed, not declared from the
 // schema, so a misspelt field or a type mismatch is found when the rule runs
 // ("no such key", "no such overload"), not when the CRD is written; of the
-// Kubernetes libraries only isSorted and quantity are provided (no url, ip,
-// cidr, authz, format, regex find); validation ratcheting; the oldSelf correlation of
-// x-kubernetes-list-type: set elements (map lists and maps are correlated).
+// Kubernetes libraries only isSorted and quantity are provided (no url,
+// ip, cidr, authz, format, regex find); validation ratcheting; the oldSelf
+// correlation of x-kubernetes-list-type: set elements (map lists and maps
+// are correlated); the static cost checks of ValidatingAdmissionPolicy
+// expressions (the per-call limit still stops them at run time).
 package cel
