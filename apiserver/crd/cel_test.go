@@ -71,7 +71,7 @@ func TestCRDWithBadRulesRefused(t *testing.T) {
 	require.Equal(t, 422, code, "%v", body)
 	require.Len(t, causes(body), 1)
 	assert.True(t, strings.HasPrefix(causes(body)[0],
-		`FieldValueInvalid spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[cronSpec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.split(' ').size() ==", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:26: Syntax error: mismatched input '<EOF>' expecting`), causes(body)[0])
+		`FieldValueInvalid spec.validation.openAPIV3Schema.properties[spec].properties[cronSpec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.split(' ').size() ==", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:26: Syntax error: mismatched input '<EOF>' expecting`), causes(body)[0])
 
 	// The documentation's example of a rule over budget: an unbounded list
 	// of unbounded strings.
@@ -79,11 +79,27 @@ func TestCRDWithBadRulesRefused(t *testing.T) {
 		`"foo":{"type":"array","items":{"type":"string"},"x-kubernetes-validations":[{"rule":"self.all(x, x.contains('a string'))"}]}`, 1)
 	code, body = raw(t, h, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", costly)
 	require.Equal(t, 422, code, "%v", body)
-	assert.Contains(t, causes(body), "FieldValueForbidden spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[foo].x-kubernetes-validations[0].rule: "+
+	assert.Contains(t, causes(body), "FieldValueForbidden spec.validation.openAPIV3Schema.properties[spec].properties[foo].x-kubernetes-validations[0].rule: "+
 		"Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)")
 
 	// With maxItems and maxLength the same rule is accepted.
 	bounded := strings.Replace(costly, `"foo":{"type":"array","items":{"type":"string"}`, `"foo":{"type":"array","maxItems":25,"items":{"type":"string","maxLength":10}`, 1)
 	code, body = raw(t, h, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", bounded)
 	require.Equal(t, 201, code, "%v", body)
+}
+
+// With schemas that differ between versions, a rule's error is placed under
+// its version; with one shared schema, under spec.validation (above).
+func TestBadRulePathPerVersion(t *testing.T) {
+	env := apiservertest.New(t)
+	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+	"metadata":{"name":"things.lab.example.com"},
+	"spec":{"group":"lab.example.com","scope":"Namespaced","names":{"plural":"things","singular":"thing","kind":"Thing"},
+	 "versions":[
+	  {"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}},
+	  {"name":"v2","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-validations":[{"rule":"self.a ==","message":"m"}]}}}]}}`
+	code, body := raw(t, env.Server.Handler(), "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+	require.Equal(t, 422, code, "%v", body)
+	require.Len(t, causes(body), 1)
+	assert.True(t, strings.HasPrefix(causes(body)[0], `FieldValueInvalid spec.versions[1].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.a ==", Message:"m",`), causes(body)[0])
 }

@@ -84,7 +84,7 @@ spec:
         - rule: "self.spec.replicas >"
 `
 	errOut = k.fail("apply", "-f", writeManifest(t, "broken.yaml", bad))
-	assert.Contains(t, errOut, `The CustomResourceDefinition "broken.stable.example.com" is invalid: spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.spec.replicas >", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:21: Syntax error: mismatched input '<EOF>' expecting`)
+	assert.Contains(t, errOut, `The CustomResourceDefinition "broken.stable.example.com" is invalid: spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.spec.replicas >", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:21: Syntax error: mismatched input '<EOF>' expecting`)
 }
 
 const demoPolicy = `apiVersion: admissionregistration.k8s.io/v1
