@@ -148,8 +148,41 @@ func TestKubectlValidatingAdmissionPolicy(t *testing.T) {
 	out = k.ok("apply", "-f", writeManifest(t, "other.yaml", fmt.Sprintf(demoDeployment, "default", 6)))
 	assert.Equal(t, "deployment.apps/nginx created\n", out, "the binding matches namespaces labelled environment=test only")
 
+	// Params: the limit comes from a ConfigMap the binding names.
+	params := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: replica-limit, namespace: default}
+data: {max: "2"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replica-limit.example.com}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["deployments"]}
+  validations:
+  - expression: "object.spec.replicas <= int(params.data.max)"
+    messageExpression: "'replicas must be at most ' + params.data.max"
+    reason: Forbidden
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replica-limit-binding}
+spec:
+  policyName: replica-limit.example.com
+  validationActions: [Deny]
+  paramRef: {name: replica-limit, namespace: default, parameterNotFoundAction: Deny}
+`
+	k.ok("apply", "-f", writeManifest(t, "params.yaml", params))
+	// (kubectl scale would go through deployments/scale, which these rules
+	// do not match, in Kubernetes too.)
+	errOut = k.fail("patch", "deployment", "nginx", "-p", `{"spec":{"replicas":3}}`)
+	assert.Equal(t, `Error from server (Forbidden): deployments.apps "nginx" is forbidden: ValidatingAdmissionPolicy 'replica-limit.example.com' with binding 'replica-limit-binding' denied request: replicas must be at most 2`+"\n", errOut)
+
 	out = k.ok("get", "validatingadmissionpolicies")
-	assert.Regexp(t, `(?m)^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\ndemo-policy\.example\.com\s+1\s+<unset>\s+\d+s$`, out)
+	assert.Regexp(t, `(?m)^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\ndemo-policy\.example\.com\s+1\s+<unset>\s+\d+s\nreplica-limit\.example\.com\s+1\s+v1/ConfigMap\s+\d+s$`, out)
 
 	bad := `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
