@@ -216,6 +216,11 @@ func New(cfg Config) (*Server, error) {
 		Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
 	}
 	chain := append(append(admission.Chain{lifecycle}, s.serviceAccountAdmission()...), cfg.Admission...)
+	vap, err := s.admissionPolicyPlugin() // issue 13: ValidatingAdmissionPolicy
+	if err != nil {
+		return nil, err
+	}
+	chain = append(chain, vap)
 	if cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
 	}

@@ -25,7 +25,7 @@ func Builtin() []*registry.Resource {
 			LabelSelectorPath:  ".spec.selector",
 		}
 	}
-	return []*registry.Resource{
+	return append([]*registry.Resource{
 		{
 			Version: "v1", Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
 			ShortNames: []string{"ns"}, Namespaced: false,
@@ -224,5 +224,5 @@ func Builtin() []*registry.Resource {
 			ValidateName:        IsValidPathSegmentName,
 		},
 		// --- end rbac ---
-	}
+	}, admissionPolicyResources()...) // issue 13
 }

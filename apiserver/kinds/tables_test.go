@@ -178,6 +178,11 @@ func sampleObjects() map[string]api.Object {
 		"clusterroles":        &api.ClusterRole{ObjectMeta: meta},
 		"rolebindings":        &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
 		"clusterrolebindings": &api.ClusterRoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "r"}},
+		// issue 13
+		"validatingadmissionpolicies": &api.ValidatingAdmissionPolicy{ObjectMeta: meta, Spec: api.ValidatingAdmissionPolicySpec{
+			ParamKind: &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}, Validations: []api.Validation{{Expression: "true"}}}},
+		"validatingadmissionpolicybindings": &api.ValidatingAdmissionPolicyBinding{ObjectMeta: meta, Spec: api.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName: "p", ParamRef: &api.ParamRef{Name: "limits", Namespace: "default"}}},
 	}
 }
 
