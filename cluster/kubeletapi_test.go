@@ -188,3 +188,22 @@ func TestStatsSummaryFollowsTheUsageAnnotation(t *testing.T) {
 	c.KubeletAPI().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://10.99.99.99:10250/stats/summary", nil))
 	assert.Equal(t, http.StatusNotFound, rec.Code, "no node there")
 }
+
+// Discovery lists pods/log, as kube-apiserver does.
+func TestDiscoveryListsPodsLog(t *testing.T) {
+	c := stepCluster(t)
+	code, body := get(c, "/api/v1")
+	require.Equal(t, http.StatusOK, code)
+	var list api.APIResourceList
+	require.NoError(t, json.Unmarshal([]byte(body), &list))
+	var found *api.APIResource
+	for i := range list.APIResources {
+		if list.APIResources[i].Name == "pods/log" {
+			found = &list.APIResources[i]
+		}
+	}
+	require.NotNil(t, found, "pods/log in /api/v1")
+	assert.Equal(t, "Pod", found.Kind)
+	assert.Equal(t, []string{"get"}, found.Verbs)
+	assert.True(t, found.Namespaced)
+}
