@@ -238,3 +238,29 @@ func BenchmarkBehaviours(b *testing.B) {
 		})
 	}
 }
+
+// A sidecar that exits is restarted whatever the pod's restartPolicy;
+// once the pod's containers have ended, it is stopped and the pod ends.
+func TestSidecarRestartsAndStopsWithThePod(t *testing.T) {
+	f := newFixture(t, Config{})
+	always := api.ContainerRestartPolicyAlways
+	f.createPod("job", func(p *api.Pod) {
+		p.Spec.RestartPolicy = api.RestartPolicyNever
+		p.Spec.InitContainers = []api.Container{{Name: "log-shipper", Image: "kubesim/fail", Args: []string{"5s"}, RestartPolicy: &always}}
+		p.Spec.Containers = []api.Container{{Name: "work", Image: "busybox", Command: []string{"sh", "-c", "echo working; sleep 8"}}}
+	})
+	f.settle()
+	t0 := f.clk.Now()
+	f.until(t0.Add(5 * time.Second))
+	pod := f.pod("job")
+	assert.Equal(t, api.PodRunning, pod.Status.Phase)
+	side := pod.Status.InitContainerStatuses[0]
+	assert.Equal(t, int32(1), side.RestartCount, "restarted although the pod's policy is Never")
+	assert.Equal(t, "CrashLoopBackOff", side.State.Waiting.Reason)
+
+	f.until(t0.Add(8 * time.Second))
+	pod = f.pod("job")
+	assert.Equal(t, api.PodSucceeded, pod.Status.Phase, "a failing sidecar does not fail the pod")
+	assert.NotNil(t, pod.Status.InitContainerStatuses[0].State.Terminated, "stopped with the pod")
+	assert.Equal(t, "Completed", pod.Status.ContainerStatuses[0].State.Terminated.Reason)
+}
