@@ -183,6 +183,7 @@ func TestLivenessProbeRestartsTheContainer(t *testing.T) {
 	require.NotNil(t, cs.LastState.Terminated)
 	assert.Equal(t, int32(137), cs.LastState.Terminated.ExitCode)
 	assert.Contains(t, f.events("live"), "Killing: Container liveness failed liveness probe, will be restarted")
+	assert.Contains(t, f.events("live"), "Unhealthy: Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory")
 }
 
 func TestReadinessProbeFailureUnreadiesThePod(t *testing.T) {
@@ -199,6 +200,7 @@ func TestReadinessProbeFailureUnreadiesThePod(t *testing.T) {
 	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
 	assert.Equal(t, api.PodRunning, pod.Status.Phase, "not ready is not dead")
 	assert.Equal(t, int32(0), pod.Status.ContainerStatuses[0].RestartCount)
+	assert.Contains(t, f.events("ready"), "Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 500")
 }
 
 func TestBackOffResetsAfterALongRun(t *testing.T) {
