@@ -188,3 +188,53 @@ func TestStatsSummaryFollowsTheUsageAnnotation(t *testing.T) {
 	c.KubeletAPI().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://10.99.99.99:10250/stats/summary", nil))
 	assert.Equal(t, http.StatusNotFound, rec.Code, "no node there")
 }
+
+// Discovery lists pods/log, as kube-apiserver does.
+func TestDiscoveryListsPodsLog(t *testing.T) {
+	c := stepCluster(t)
+	code, body := get(c, "/api/v1")
+	require.Equal(t, http.StatusOK, code)
+	var list api.APIResourceList
+	require.NoError(t, json.Unmarshal([]byte(body), &list))
+	var found *api.APIResource
+	for i := range list.APIResources {
+		if list.APIResources[i].Name == "pods/log" {
+			found = &list.APIResources[i]
+		}
+	}
+	require.NotNil(t, found, "pods/log in /api/v1")
+	assert.Equal(t, "Pod", found.Kind)
+	assert.Equal(t, []string{"get"}, found.Verbs)
+	assert.True(t, found.Namespaced)
+}
+
+// Containers that live by their command keep step mode deterministic: the
+// same pods give the same trace, line for line.
+func TestBehavingContainersGiveTheSameTraceEveryRun(t *testing.T) {
+	run := func() []string {
+		c := stepCluster(t)
+		cl := c.Client("test")
+		always := api.ContainerRestartPolicyAlways
+		for _, p := range []*api.Pod{
+			{ObjectMeta: api.ObjectMeta{Name: "crash", Namespace: "default"}, Spec: api.PodSpec{Containers: []api.Container{
+				{Name: "c", Image: "busybox", Args: []string{"sh", "-c", "echo hi; sleep 3; exit 1"}}}}},
+			{ObjectMeta: api.ObjectMeta{Name: "init", Namespace: "default"}, Spec: api.PodSpec{
+				InitContainers: []api.Container{{Name: "i", Image: "busybox", Command: []string{"sleep", "2"}},
+					{Name: "s", Image: "envoy", RestartPolicy: &always}},
+				Containers: []api.Container{{Name: "c", Image: "kubesim/sleep", Args: []string{"20s"}}}}},
+		} {
+			_, err := cl.Pods().Create(bg, p)
+			require.NoError(t, err)
+		}
+		_, err := c.Advance(bg, 3*time.Minute, stepper.Limits{})
+		require.NoError(t, err)
+		var out []string
+		for _, e := range c.Trace() {
+			out = append(out, e.String())
+		}
+		return out
+	}
+	first := run()
+	assert.Equal(t, first, run())
+	assert.Greater(t, len(first), 50)
+}

@@ -183,6 +183,7 @@ func TestLivenessProbeRestartsTheContainer(t *testing.T) {
 	require.NotNil(t, cs.LastState.Terminated)
 	assert.Equal(t, int32(137), cs.LastState.Terminated.ExitCode)
 	assert.Contains(t, f.events("live"), "Killing: Container liveness failed liveness probe, will be restarted")
+	assert.Contains(t, f.events("live"), "Unhealthy: Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory")
 }
 
 func TestReadinessProbeFailureUnreadiesThePod(t *testing.T) {
@@ -199,6 +200,7 @@ func TestReadinessProbeFailureUnreadiesThePod(t *testing.T) {
 	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
 	assert.Equal(t, api.PodRunning, pod.Status.Phase, "not ready is not dead")
 	assert.Equal(t, int32(0), pod.Status.ContainerStatuses[0].RestartCount)
+	assert.Contains(t, f.events("ready"), "Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 500")
 }
 
 func TestBackOffResetsAfterALongRun(t *testing.T) {
@@ -237,4 +239,30 @@ func BenchmarkBehaviours(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A sidecar that exits is restarted whatever the pod's restartPolicy;
+// once the pod's containers have ended, it is stopped and the pod ends.
+func TestSidecarRestartsAndStopsWithThePod(t *testing.T) {
+	f := newFixture(t, Config{})
+	always := api.ContainerRestartPolicyAlways
+	f.createPod("job", func(p *api.Pod) {
+		p.Spec.RestartPolicy = api.RestartPolicyNever
+		p.Spec.InitContainers = []api.Container{{Name: "log-shipper", Image: "kubesim/fail", Args: []string{"5s"}, RestartPolicy: &always}}
+		p.Spec.Containers = []api.Container{{Name: "work", Image: "busybox", Command: []string{"sh", "-c", "echo working; sleep 8"}}}
+	})
+	f.settle()
+	t0 := f.clk.Now()
+	f.until(t0.Add(5 * time.Second))
+	pod := f.pod("job")
+	assert.Equal(t, api.PodRunning, pod.Status.Phase)
+	side := pod.Status.InitContainerStatuses[0]
+	assert.Equal(t, int32(1), side.RestartCount, "restarted although the pod's policy is Never")
+	assert.Equal(t, "CrashLoopBackOff", side.State.Waiting.Reason)
+
+	f.until(t0.Add(8 * time.Second))
+	pod = f.pod("job")
+	assert.Equal(t, api.PodSucceeded, pod.Status.Phase, "a failing sidecar does not fail the pod")
+	assert.NotNil(t, pod.Status.InitContainerStatuses[0].State.Terminated, "stopped with the pod")
+	assert.Equal(t, "Completed", pod.Status.ContainerStatuses[0].State.Terminated.Reason)
 }

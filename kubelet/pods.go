@@ -368,7 +368,10 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 	case toReady:
 		rt.containers[idx].ready = true
 	case toUnready:
-		rt.containers[idx].ready = false
+		c := &rt.containers[idx]
+		c.ready = false
+		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "Unhealthy",
+			message: "Readiness probe failed: " + bs[c.name].readinessOutput})
 	case toRestart:
 		events = startContainer(&rt.containers[idx], pod, now)
 	case toReplace:
@@ -389,7 +392,7 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 			// SIGTERM, then SIGKILL: 137 as the runtime reports it.
 			code = 137
 			events = append(events,
-				podEvent{container: c.name, typ: "Warning", reason: "Unhealthy", message: "Liveness probe failed: "},
+				podEvent{container: c.name, typ: "Warning", reason: "Unhealthy", message: "Liveness probe failed: " + bs[c.name].livenessOutput},
 				podEvent{container: c.name, typ: "Normal", reason: "Killing", message: fmt.Sprintf("Container %s failed liveness probe, will be restarted", c.name)})
 		}
 		reason := "Completed"

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -19,6 +20,9 @@ type containerBehaviour struct {
 	// container's life (nil: no probe). readiness without a probe is
 	// Stages.Ready after start.
 	liveness, readiness []flip
+	// livenessOutput and readinessOutput are what a failing probe says,
+	// for the Unhealthy event.
+	livenessOutput, readinessOutput string
 }
 
 // flip is a probe's verdict changing at an offset from the container's
@@ -162,12 +166,14 @@ func behaviourOf(pod *api.Pod, c *api.Container, isInit bool, pb PodBehaviour, r
 			p = &api.Probe{}
 		}
 		b.liveness = probeFlips(newProbeSpec(p, b.tl, pb.LivenessFailAfter), true)
+		b.livenessOutput = probeOutput(p)
 	}
 	if p := c.ReadinessProbe; p != nil || pb.ReadinessFailAfter > 0 {
 		if p == nil {
 			p = &api.Probe{InitialDelaySeconds: int32(ready / time.Second)}
 		}
 		b.readiness = probeFlips(newProbeSpec(p, b.tl, pb.ReadinessFailAfter), false)
+		b.readinessOutput = probeOutput(p)
 	} else {
 		b.readiness = []flip{{ready, true}}
 	}
@@ -177,4 +183,21 @@ func behaviourOf(pod *api.Pod, c *api.Container, isInit bool, pb PodBehaviour, r
 // killAt is when liveness kills the container (an offset), if it does.
 func (b containerBehaviour) killAt() (time.Duration, bool) {
 	return nextFlip(b.liveness, true, -1)
+}
+
+// probeOutput is what a failing probe of that kind reports, worded as
+// the prober and busybox word it.
+func probeOutput(p *api.Probe) string {
+	switch {
+	case p.Exec != nil:
+		if file, ok := probedFile(p.Exec.Command); ok {
+			return fmt.Sprintf("%s: can't open '%s': No such file or directory", p.Exec.Command[0], file)
+		}
+		return ""
+	case p.HTTPGet != nil:
+		return "HTTP probe failed with statuscode: 500"
+	case p.TCPSocket != nil:
+		return "dial tcp: connect: connection refused"
+	}
+	return ""
 }

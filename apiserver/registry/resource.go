@@ -122,6 +122,9 @@ type ConnectSubresource struct {
 	// Verbs are the request verbs it answers ("get" for pods/log, "get"
 	// and "create" for pods/exec); any other is 405.
 	Verbs []string
+	// Kind is the kind discovery names for it (pods/exec:
+	// PodExecOptions); empty is the parent's kind (pods/log: Pod).
+	Kind string
 	// Serve answers the request for the parent object ns/name; st is the
 	// parent's store. An error is written as a Status.
 	Serve func(w http.ResponseWriter, r *http.Request, st *Store, ns, name string) error
