@@ -332,7 +332,9 @@ func validatePodFailurePolicy(s *api.JobSpec, p *field.Path) field.ErrorList {
 type cronJobStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate implements registry.Strategy.
-func (cronJobStrategy) PrepareForCreate(obj api.Object) { obj.(*api.CronJob).Status = api.CronJobStatus{} }
+func (cronJobStrategy) PrepareForCreate(obj api.Object) {
+	obj.(*api.CronJob).Status = api.CronJobStatus{}
+}
 
 // Default implements registry.Strategy.
 func (cronJobStrategy) Default(obj api.Object) { DefaultCronJob(obj.(*api.CronJob)) }
