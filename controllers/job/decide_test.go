@@ -73,7 +73,7 @@ func TestDecide(t *testing.T) {
 			create: []int{-1, -1, -1}},
 		{name: "never more than the completions left", job: newJob(func(j *api.Job) { j.Spec.Completions, j.Spec.Parallelism = ptr(int32(5)), ptr(int32(3)) }),
 			pods: []*api.Pod{pod("a", api.PodSucceeded, 0, 5, 0), pod("b", api.PodSucceeded, 0, 5, 0), pod("c", api.PodSucceeded, 0, 5, 0), pod("d", api.PodRunning, 0, 0, 0)},
-			now: 6, create: []int{-1}, active: 1, succeeded: 3},
+			now:  6, create: []int{-1}, active: 1, succeeded: 3},
 		{name: "running", job: newJob(), pods: []*api.Pod{pod("a", api.PodRunning, 0, 0, 0)}, active: 1},
 		{name: "the success completes the Job", job: newJob(), pods: []*api.Pod{pod("a", api.PodSucceeded, 0, 5, 0)}, now: 6,
 			succeeded: 1, conds: []string{"SuccessCriteriaMet=True/CompletionsReached", "Complete=True/CompletionsReached"}},
