@@ -12,13 +12,16 @@ import (
 	"github.com/kubesim/kubesim/controllers"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/crdfinalizer"
+	"github.com/kubesim/kubesim/controllers/cronjob"
 	"github.com/kubesim/kubesim/controllers/deployment"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
+	"github.com/kubesim/kubesim/controllers/job"
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/statefulset"
+	"github.com/kubesim/kubesim/controllers/ttlafterfinished"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/scheduler"
@@ -36,6 +39,7 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
+	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -138,6 +142,16 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
 			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		// batch/v1 (issue 12).
+		{job.ControllerName, job.Component, func(x ControllerContext) (Component, error) {
+			return job.New(job.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{cronjob.ControllerName, cronjob.Component, func(x ControllerContext) (Component, error) {
+			return cronjob.New(cronjob.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{ttlafterfinished.ControllerName, ttlafterfinished.Component, func(x ControllerContext) (Component, error) {
+			return ttlafterfinished.New(ttlafterfinished.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)
