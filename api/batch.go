@@ -102,25 +102,26 @@ type PodFailurePolicyRule struct {
 	// OnExitCodes is the requirement on exit codes.
 	OnExitCodes *PodFailurePolicyOnExitCodesRequirement `json:"onExitCodes,omitempty" protobuf:"bytes,2,opt,name=onExitCodes"`
 	// OnPodConditions is the requirement on pod conditions.
-	OnPodConditions []PodFailurePolicyOnPodConditionsPattern `json:"onPodConditions,omitempty" protobuf:"bytes,3,rep,name=onPodConditions"`
+	OnPodConditions []PodFailurePolicyOnPodConditionsPattern `json:"onPodConditions,omitempty" protobuf:"bytes,3,opt,name=onPodConditions"`
 }
 
 // PodFailurePolicy says how failed pods count; the first matching rule
 // wins.
 type PodFailurePolicy struct {
-	Rules []PodFailurePolicyRule `json:"rules" protobuf:"bytes,1,rep,name=rules"`
+	Rules []PodFailurePolicyRule `json:"rules" protobuf:"bytes,1,opt,name=rules"`
 }
 
 // JobSpec describes a Job.
 type JobSpec struct {
 	// Fields of the Kubernetes type that kubesim does not model, by their
 	// protobuf numbers: backoffLimitPerIndex, maxFailedIndexes,
-	// podReplacementPolicy, managedBy, successPolicy.
+	// podReplacementPolicy, managedBy, successPolicy, scheduling.
 	_ struct{} `json:"-" protobuf:"varint,12,opt,name=backoffLimitPerIndex"`
 	_ struct{} `json:"-" protobuf:"varint,13,opt,name=maxFailedIndexes"`
-	_ struct{} `json:"-" protobuf:"bytes,14,opt,name=podReplacementPolicy"`
+	_ struct{} `json:"-" protobuf:"bytes,14,opt,name=podReplacementPolicy,casttype=podReplacementPolicy"`
 	_ struct{} `json:"-" protobuf:"bytes,15,opt,name=managedBy"`
 	_ struct{} `json:"-" protobuf:"bytes,16,opt,name=successPolicy"`
+	_ struct{} `json:"-" protobuf:"bytes,17,opt,name=scheduling"`
 	// Parallelism is the most pods running at once (1).
 	Parallelism *int32 `json:"parallelism,omitempty" protobuf:"varint,1,opt,name=parallelism"`
 	// Completions is how many pods must succeed (1 when parallelism is
