@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
@@ -33,9 +35,15 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Controller deletes expired finished Jobs.
+// Controller deletes expired finished Jobs. It is written on the
+// key-based Controller, not ObjectController, because it queues only the
+// Jobs that need it (a TTL, finished, not being deleted), as Kubernetes'
+// does: the others would fill the trace with reconciles that do nothing.
 type Controller struct {
-	*controllers.ObjectController[*api.Job]
+	client *client.Client
+	clock  clock.Clock
+	jobs   *cache.Informer[*api.Job]
+	ctrl   *controllers.Controller
 }
 
 // New builds the controller and its informer (not yet synced).
@@ -43,18 +51,36 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
 		return nil, errors.New("ttlafterfinished: Client and Clock are required")
 	}
-	c := &Controller{}
-	oc, err := controllers.NewObjectController(controllers.ObjectConfig[*api.Job]{
-		Name: ControllerName, Component: Component, Client: cfg.Client, Clock: cfg.Clock, Mode: cfg.Mode,
-		Primary: cfg.Client.Jobs(), GVK: api.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"},
-		Reconcile: c.sync, Namespace: cfg.Namespace, Logger: cfg.Logger,
-	})
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Controller{client: cfg.Client, clock: cfg.Clock,
+		jobs: cache.New(cfg.Client.Jobs(), cfg.Namespace, client.ListOptions{}, cfg.Logger)}
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: controllers.ReconcileFunc(c.reconcile),
+		Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger, Sources: []controllers.Source{c.jobs}})
 	if err != nil {
 		return nil, err
 	}
-	c.ObjectController = oc
+	c.ctrl = ctrl
+	enqueue := func(event string, j *api.Job) {
+		if _, ok := TimeLeft(j, time.Time{}); ok {
+			ctrl.Enqueue(cache.Key(&j.ObjectMeta), controllers.CauseOf(event, "Job", &j.ObjectMeta))
+		}
+	}
+	c.jobs.AddHandler(cache.Handler[*api.Job]{
+		OnAdd:    func(j *api.Job) { enqueue("ADDED", j) },
+		OnUpdate: func(_, j *api.Job) { enqueue("MODIFIED", j) },
+	})
 	return c, nil
 }
+
+// Controllers returns the controller's one loop, for the stepper.
+func (c *Controller) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{c.ctrl}
+}
+
+// Run runs the controller until ctx ends (live mode).
+func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
 
 // TimeLeft is how long until a Job expires: ok is false for a Job with
 // no TTL, not finished, or already being deleted.
@@ -71,8 +97,13 @@ func TimeLeft(job *api.Job, now time.Time) (left time.Duration, ok bool) {
 	return 0, false
 }
 
-func (c *Controller) sync(ctx context.Context, job *api.Job) (controllers.Result, error) {
-	left, ok := TimeLeft(job, c.Clock().Now())
+func (c *Controller) reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	ns, name, _ := strings.Cut(key, "/")
+	job, found := c.jobs.Get(ns, name)
+	if !found {
+		return controllers.Result{}, nil
+	}
+	left, ok := TimeLeft(job, c.clock.Now())
 	if !ok {
 		return controllers.Result{}, nil
 	}
@@ -81,7 +112,7 @@ func (c *Controller) sync(ctx context.Context, job *api.Job) (controllers.Result
 	}
 	fg := api.DeletePropagationForeground
 	uid := job.UID
-	err := c.Client().Jobs().Delete(ctx, job.Namespace, job.Name, &api.DeleteOptions{
+	err := c.client.Jobs().Delete(ctx, job.Namespace, job.Name, &api.DeleteOptions{
 		PropagationPolicy: &fg, Preconditions: &api.Preconditions{UID: &uid}})
 	if err != nil && !api.IsNotFound(err) && !api.IsConflict(err) {
 		return controllers.Result{}, err
