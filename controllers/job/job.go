@@ -44,7 +44,8 @@ type Config struct {
 // JobController runs the pods of every Job.
 type JobController struct {
 	*controllers.ObjectController[*api.Job]
-	pods *controllers.Watched[*api.Pod]
+	pods         *controllers.Watched[*api.Pod]
+	expectations *expectations
 }
 
 // New builds the controller and its informers (not yet synced).
@@ -52,7 +53,7 @@ func New(cfg Config) (*JobController, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
 		return nil, errors.New("job: Client and Clock are required")
 	}
-	jc := &JobController{pods: controllers.Owns(cfg.Client.Pods(), "Pod")}
+	jc := &JobController{pods: controllers.Owns(cfg.Client.Pods(), "Pod"), expectations: newExpectations(cfg.Clock)}
 	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.Job]{
 		Name: ControllerName, Component: Component, Client: cfg.Client, Clock: cfg.Clock, Mode: cfg.Mode,
 		Primary: cfg.Client.Jobs(), GVK: GroupVersionKind, Owns: []controllers.Watch{jc.pods},
@@ -62,6 +63,27 @@ func New(cfg Config) (*JobController, error) {
 		return nil, err
 	}
 	jc.ObjectController = c
+	// The pods' events lower the expectations before they queue the Job
+	// (handlers run in the order they were added: the framework's first,
+	// but the queue is only read after both).
+	jc.pods.Informer().AddHandler(cache.Handler[*api.Pod]{
+		OnAdd: func(p *api.Pod) {
+			if uid, ok := controllerUID(p); ok {
+				jc.expectations.lowerAdds(uid)
+			}
+		},
+		OnUpdate: func(old, p *api.Pod) {
+			if uid, ok := controllerUID(p); ok && old.DeletionTimestamp == nil && p.DeletionTimestamp != nil {
+				jc.expectations.deletionObserved(uid, cache.Key(&p.ObjectMeta))
+			}
+		},
+		OnDelete: func(p *api.Pod) {
+			if uid, ok := controllerUID(p); ok {
+				jc.expectations.deletionObserved(uid, cache.Key(&p.ObjectMeta))
+			}
+		},
+	})
+	c.Informer().AddHandler(cache.Handler[*api.Job]{OnDelete: func(j *api.Job) { jc.expectations.forget(j.UID) }})
 	return jc, nil
 }
 
@@ -75,23 +97,43 @@ func (jc *JobController) sync(ctx context.Context, job *api.Job) (controllers.Re
 		// TTL-after-finished controller or the user deletes them.
 		return controllers.Result{}, nil
 	}
+	if !jc.expectations.satisfied(job.UID) {
+		// The cache has not shown our last creates or deletes yet; their
+		// events queue the Job again. The timeout covers a lost event.
+		return controllers.Result{RequeueAfter: ExpectationsTimeout}, nil
+	}
 	pods, err := jc.claimPods(ctx, job)
 	if err != nil {
 		return controllers.Result{}, err
 	}
 	plan := Decide(job, pods, jc.Clock().Now())
+	var deleting []string
+	for _, p := range plan.Delete {
+		if p.DeletionTimestamp == nil {
+			deleting = append(deleting, cache.Key(&p.ObjectMeta))
+		}
+	}
+	jc.expectations.expect(job.UID, len(plan.Create), deleting)
 	var errs []error
 	for _, p := range plan.Delete {
-		if err := jc.pods.Resource().Delete(ctx, p.Namespace, p.Name, nil); err != nil && !api.IsNotFound(err) {
+		err := jc.pods.Resource().Delete(ctx, p.Namespace, p.Name, nil)
+		if err != nil {
+			jc.expectations.deletionObserved(job.UID, cache.Key(&p.ObjectMeta))
+		}
+		if err != nil && !api.IsNotFound(err) {
 			jc.Eventf(ctx, job, api.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
 			errs = append(errs, err)
 			continue
 		}
 		jc.Eventf(ctx, job, api.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %v", p.Name)
 	}
-	for _, index := range plan.Create {
+	for i, index := range plan.Create {
 		p, err := jc.pods.Resource().Create(ctx, NewPod(job, index, indexFailures(job, pods, index)))
 		if err != nil {
+			// This pod and the ones not tried will never be seen.
+			for range len(plan.Create) - i {
+				jc.expectations.lowerAdds(job.UID)
+			}
 			jc.Eventf(ctx, job, api.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 			errs = append(errs, err)
 			break
