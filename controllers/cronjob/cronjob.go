@@ -1,7 +1,9 @@
 package cronjob
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"maps"
@@ -75,6 +77,21 @@ func (cc *CronJobController) sync(ctx context.Context, cj *api.CronJob) (control
 			}
 		}
 	}
+	// A running Job of ours that status.active lacks: the cache may be
+	// behind our own last status write; read the CronJob again
+	// (Kubernetes does the same before it warns of an UnexpectedJob).
+	for _, j := range jobs {
+		if finished(j) == "" && !inActive(cj, j.UID) {
+			fresh, err := cc.Client().CronJobs().Get(ctx, cj.Namespace, cj.Name)
+			if err != nil {
+				return controllers.Result{}, err
+			}
+			if fresh.UID == cj.UID {
+				cj = fresh
+			}
+			break
+		}
+	}
 	now := cc.Clock().Now()
 	plan := Decide(cj, jobs, now)
 	for _, e := range plan.Events {
@@ -111,7 +128,7 @@ func (cc *CronJobController) sync(ctx context.Context, cj *api.CronJob) (control
 			return controllers.Result{}, errors.Join(append(errs, err)...)
 		}
 	}
-	if _, err := cc.UpdateStatus(ctx, cj, func(c *api.CronJob) { c.Status = plan.Status }); err != nil {
+	if err := writeStatus(ctx, cc.Client().CronJobs(), cj, plan.Status); err != nil {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -151,4 +168,22 @@ func NewJob(cj *api.CronJob, scheduled time.Time) (*api.Job, error) {
 		},
 		Spec: t.Spec,
 	}, nil
+}
+
+// writeStatus writes the status computed from cj, once: on a Conflict the
+// cache was behind, and the error requeues the CronJob for a sync from
+// fresher state.
+func writeStatus(ctx context.Context, res *client.Resource[*api.CronJob], cj *api.CronJob, st api.CronJobStatus) error {
+	before, err := json.Marshal(cj.Status)
+	if err != nil {
+		return err
+	}
+	after, err := json.Marshal(st)
+	if err != nil || bytes.Equal(before, after) {
+		return err
+	}
+	cur := cj.DeepCopy()
+	cur.Status = st
+	_, err = res.UpdateStatus(ctx, cur)
+	return err
 }

@@ -107,16 +107,8 @@ func Decide(cj *api.CronJob, jobs []*api.Job, now time.Time) Plan {
 			active = append(active, ref)
 		}
 	}
-	inActive := func(uid string) bool {
-		for _, r := range cj.Status.Active {
-			if r.UID == uid {
-				return true
-			}
-		}
-		return false
-	}
 	for _, j := range sortedJobs(jobs) {
-		if finished(j) == "" && !inActive(j.UID) {
+		if finished(j) == "" && !inActive(cj, j.UID) {
 			plan.Events = append(plan.Events, Event{"Warning", "UnexpectedJob", fmt.Sprintf("Saw a job that the controller did not create or forgot: %s", j.Name)})
 		}
 		if finished(j) == api.JobComplete && j.Status.CompletionTime != nil &&
@@ -236,4 +228,14 @@ func sortedJobs(jobs []*api.Job) []*api.Job {
 		return js[a].Name < js[b].Name
 	})
 	return js
+}
+
+// inActive reports whether status.active lists the Job with uid.
+func inActive(cj *api.CronJob, uid string) bool {
+	for _, r := range cj.Status.Active {
+		if r.UID == uid {
+			return true
+		}
+	}
+	return false
 }

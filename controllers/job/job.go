@@ -1,7 +1,9 @@
 package job
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -142,7 +144,7 @@ func (jc *JobController) sync(ctx context.Context, job *api.Job) (controllers.Re
 		plan.Status.Active++
 	}
 	if len(errs) == 0 {
-		if _, err := jc.UpdateStatus(ctx, job, func(j *api.Job) { j.Status = plan.Status }); err != nil {
+		if err := writeStatus(ctx, jc.Client().Jobs(), job, func(j *api.Job) { j.Status = plan.Status }); err != nil {
 			return controllers.Result{}, err
 		}
 		for _, e := range plan.Events {
@@ -236,4 +238,23 @@ func NewPod(job *api.Job, index, failures int) *api.Pod {
 		p.Spec.Containers[i].Env = append(p.Spec.Containers[i].Env, env)
 	}
 	return p
+}
+
+// writeStatus writes a status computed from obj, once: on a Conflict the
+// cache was behind, and the error requeues the object for a sync from
+// fresher state (retrying with the fresh object would write a status
+// computed from the stale one).
+func writeStatus[T api.Object](ctx context.Context, res *client.Resource[T], obj T, mutate func(T)) error {
+	cur := obj.DeepCopyObject().(T)
+	mutate(cur)
+	before, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	after, err := json.Marshal(cur)
+	if err != nil || bytes.Equal(before, after) {
+		return err
+	}
+	_, err = res.UpdateStatus(ctx, cur)
+	return err
 }
