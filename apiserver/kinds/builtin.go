@@ -25,7 +25,7 @@ func Builtin() []*registry.Resource {
 			LabelSelectorPath:  ".spec.selector",
 		}
 	}
-	return []*registry.Resource{
+	resources := []*registry.Resource{
 		{
 			Version: "v1", Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
 			ShortNames: []string{"ns"}, Namespaced: false,
@@ -224,4 +224,6 @@ func Builtin() []*registry.Resource {
 		},
 		// --- end rbac ---
 	}
+	resources = append(resources, daemonSetResources()...)
+	return resources
 }

@@ -72,6 +72,7 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 		v1.WithKind("DeleteOptions"):    func() kpb.Kinded { return &api.DeleteOptions{} },
 		apps.WithKind("ReplicaSetList"): func() kpb.Kinded { return &api.ReplicaSetList{} },
 		apps.WithKind("DeploymentList"): func() kpb.Kinded { return &api.DeploymentList{} },
+		apps.WithKind("DaemonSetList"):  func() kpb.Kinded { return &api.DaemonSetList{} },
 		apps.WithKind("StatefulSetList"): func() kpb.Kinded {
 			return &api.StatefulSetList{}
 		},
