@@ -200,6 +200,18 @@ func TestNodeAffinity(t *testing.T) {
 		}
 	}
 	ssd := func(n *api.Node) { n.Labels["disk"] = "ssd" }
+	required := func(term api.NodeSelectorTerm) func(*api.Pod) {
+		return func(p *api.Pod) {
+			p.Spec.Affinity = &api.Affinity{NodeAffinity: &api.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{term}}}}
+		}
+	}
+	pinned := func(node string) func(*api.Pod) {
+		return required(api.NodeSelectorTerm{MatchFields: []api.NodeSelectorRequirement{{Key: api.ObjectNameField, Operator: api.NodeSelectorOpIn, Values: []string{node}}}})
+	}
+	expr := func(key string, op api.NodeSelectorOperator, values ...string) func(*api.Pod) {
+		return required(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{{Key: key, Operator: op, Values: values}}})
+	}
 	for _, tc := range []struct {
 		name string
 		pod  *api.Pod
@@ -213,6 +225,11 @@ func TestNodeAffinity(t *testing.T) {
 		{"missing label", testPod("p", "", "", selector("disk", "ssd")), testNode("n"), []string{ErrReasonNodeSelector}},
 		{"one pair of two missing", testPod("p", "", "", selector("disk", "ssd", "zone", "a")), testNode("n", ssd), []string{ErrReasonNodeSelector}},
 		{"empty value must exist", testPod("p", "", "", selector("zone", "")), testNode("n"), []string{ErrReasonNodeSelector}},
+		{"matchFields names this node", testPod("p", "", "", pinned("n")), testNode("n"), nil},
+		{"matchFields names another node", testPod("p", "", "", pinned("m")), testNode("n"), []string{ErrReasonNodeSelector}},
+		{"matchFields and a selector that fails", testPod("p", "", "", pinned("n"), selector("disk", "ssd")), testNode("n"), []string{ErrReasonNodeSelector}},
+		{"label expression", testPod("p", "", "", expr("disk", api.NodeSelectorOpIn, "ssd", "nvme")), testNode("n", ssd), nil},
+		{"label expression NotIn", testPod("p", "", "", expr("disk", api.NodeSelectorOpNotIn, "ssd")), testNode("n", ssd), []string{ErrReasonNodeSelector}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, NodeAffinity(NewPodInfo(tc.pod), NewNodeInfo(tc.node)))
