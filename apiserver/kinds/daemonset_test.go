@@ -103,3 +103,38 @@ func TestDaemonSetTable(t *testing.T) {
 		r.Table.Cells(ds, tableNow))
 	assert.Equal(t, "<none>", formatLabels(nil))
 }
+
+func TestAffinityValidation(t *testing.T) {
+	req := func(terms ...api.NodeSelectorTerm) *api.Affinity {
+		return &api.Affinity{NodeAffinity: &api.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{NodeSelectorTerms: terms}}}
+	}
+	expr := func(key string, op api.NodeSelectorOperator, values ...string) api.NodeSelectorTerm {
+		return api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{{Key: key, Operator: op, Values: values}}}
+	}
+	fieldReq := func(key string, op api.NodeSelectorOperator, values ...string) api.NodeSelectorTerm {
+		return api.NodeSelectorTerm{MatchFields: []api.NodeSelectorRequirement{{Key: key, Operator: op, Values: values}}}
+	}
+	const rp = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+	for _, tc := range []struct {
+		name     string
+		affinity *api.Affinity
+		want     []string
+	}{
+		{"valid", req(expr("disk", api.NodeSelectorOpIn, "ssd"), fieldReq("metadata.name", api.NodeSelectorOpIn, "node-1")), nil},
+		{"no terms", req(), []string{rp + ": Required value: must have at least one node selector term"}},
+		{"In without values", req(expr("disk", api.NodeSelectorOpIn)), []string{rp + "[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"}},
+		{"Exists with values", req(expr("disk", api.NodeSelectorOpExists, "x")), []string{rp + "[0].matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"}},
+		{"Gt with two values", req(expr("cores", api.NodeSelectorOpGt, "1", "2")), []string{rp + "[0].matchExpressions[0].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"}},
+		{"bad operator", req(expr("disk", "Like", "x")), []string{rp + `[0].matchExpressions[0].operator: Invalid value: "Like": not a valid selector operator`}},
+		{"field other than the name", req(fieldReq("spec.podCIDR", api.NodeSelectorOpIn, "x")), []string{rp + `[0].matchFields[0].key: Invalid value: "spec.podCIDR": not a valid field selector key`}},
+		{"two node names", req(fieldReq("metadata.name", api.NodeSelectorOpIn, "a", "b")), []string{rp + "[0].matchFields[0].values: Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector"}},
+		{"bad weight", &api.Affinity{NodeAffinity: &api.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []api.PreferredSchedulingTerm{{Weight: 0, Preference: expr("disk", api.NodeSelectorOpIn, "ssd")}}}},
+			[]string{"spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := validPod()
+			p.Spec.Affinity = tc.affinity
+			assert.Equal(t, tc.want, create(t, "pods", p))
+		})
+	}
+}

@@ -47,6 +47,12 @@ func TestKubectlDaemonSet(t *testing.T) {
 	assert.Regexp(t, `(?m)^daemonset.apps/agent\s+3\s+3\s+3\s+3\s+3\s+<none>\s+\d+s$`, k.ok("get", "all"))
 	k.eventually(func(out string) bool { return out == "node-1 node-2 node-3 " },
 		"get", "pods", "-l", "app=agent", "--sort-by=.spec.nodeName", "-o", `jsonpath={range .items[*]}{.spec.nodeName}{" "}{end}`)
+	desc := k.ok("describe", "ds", "agent")
+	assert.Regexp(t, `Desired Number of Nodes Scheduled: 3\n`, desc)
+	assert.Regexp(t, `Pods Status:\s+3 Running / 0 Waiting / 0 Succeeded / 0 Failed`, desc)
+	assert.Regexp(t, `Normal\s+SuccessfulCreate\s+.*daemonset-controller\s+Created pod: agent-`, desc)
+	// Each pod is pinned to its node by a matchFields node affinity.
+	assert.Equal(t, "metadata.name", k.jsonpath("pods", "{.items[0].spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key}", "-l", "app=agent"))
 	rev1 := k.jsonpath("controllerrevisions", "{.items[0].metadata.name}", "-l", "app=agent")
 	assert.Regexp(t, `(?m)^`+rev1+`\s+daemonset.apps/agent\s+1\s+`, k.ok("get", "controllerrevisions"))
 
