@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
@@ -56,6 +57,9 @@ type DaemonSetsController struct {
 	pods      *controllers.Watched[*api.Pod]
 	revisions *controllers.Watched[*api.ControllerRevision]
 	nodes     *controllers.Watched[*api.Node]
+	// expectations hold a set back while its own creates and deletes are
+	// not yet in the pod cache, so that it never creates a pod twice.
+	expectations *controllers.ControllerExpectations
 }
 
 // New builds the controller and its informers (not yet synced).
@@ -68,7 +72,8 @@ func New(cfg Config) (*DaemonSetsController, error) {
 		revisions: controllers.Owns(cfg.Client.ControllerRevisions(), "ControllerRevision"),
 		// Node events are mapped by nodeChanged below, which compares the
 		// old node with the new; the MapFunc itself queues nothing.
-		nodes: controllers.Watches(cfg.Client.Nodes(), "Node", func(*api.Node) []string { return nil }),
+		nodes:        controllers.Watches(cfg.Client.Nodes(), "Node", func(*api.Node) []string { return nil }),
+		expectations: controllers.NewControllerExpectations(cfg.Clock, 0),
 	}
 	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.DaemonSet]{
 		Name: ControllerName, Component: Component, Client: cfg.Client, Clock: cfg.Clock, Mode: cfg.Mode,
@@ -80,12 +85,39 @@ func New(cfg Config) (*DaemonSetsController, error) {
 		return nil, err
 	}
 	dsc.ObjectController = c
+	dsc.pods.Informer().AddHandler(cache.Handler[*api.Pod]{
+		OnAdd: func(p *api.Pod) {
+			if key, ok := dsc.ownerKey(p); ok {
+				dsc.expectations.CreationObserved(key)
+			}
+		},
+		// A graceful delete shows first as a deletionTimestamp (updatePod).
+		OnUpdate: func(_, p *api.Pod) {
+			if key, ok := dsc.ownerKey(p); ok && p.DeletionTimestamp != nil {
+				dsc.expectations.DeletionObserved(key, cache.Key(&p.ObjectMeta))
+			}
+		},
+		OnDelete: func(p *api.Pod) {
+			if key, ok := dsc.ownerKey(p); ok {
+				dsc.expectations.DeletionObserved(key, cache.Key(&p.ObjectMeta))
+			}
+		},
+	})
 	dsc.nodes.Informer().AddHandler(cache.Handler[*api.Node]{
 		OnAdd:    func(n *api.Node) { dsc.nodeChanged("ADDED", nil, n) },
 		OnUpdate: func(old, n *api.Node) { dsc.nodeChanged("MODIFIED", old, n) },
 		OnDelete: func(n *api.Node) { dsc.nodeChanged("DELETED", n, nil) },
 	})
 	return dsc, nil
+}
+
+// ownerKey is the key of the DaemonSet that controls p.
+func (dsc *DaemonSetsController) ownerKey(p *api.Pod) (string, bool) {
+	ref := api.GetControllerOf(&p.ObjectMeta)
+	if ref == nil || ref.Kind != GroupVersionKind.Kind || ref.APIVersion != "apps/v1" {
+		return "", false
+	}
+	return p.Namespace + "/" + ref.Name, true
 }
 
 // nodeChanged queues the sets a node event concerns (addNode, updateNode,
@@ -118,7 +150,9 @@ func (dsc *DaemonSetsController) nodeChanged(event string, old, cur *api.Node) {
 // the rolling update; then old revisions are pruned and the status
 // written.
 func (dsc *DaemonSetsController) sync(ctx context.Context, ds *api.DaemonSet) (controllers.Result, error) {
+	key := cache.Key(&ds.ObjectMeta)
 	if ds.DeletionTimestamp != nil {
+		dsc.expectations.DeleteExpectations(key)
 		return controllers.Result{}, nil
 	}
 	sel, err := api.LabelSelectorAsSelector(ds.Spec.Selector)
@@ -137,13 +171,17 @@ func (dsc *DaemonSetsController) sync(ctx context.Context, ds *api.DaemonSet) (c
 	nodes := dsc.nodes.Informer().List()
 	now := dsc.Clock().Now()
 
-	actions := Manage(ds, nodes, pods, hash, now)
-	if len(actions) == 0 && ds.Spec.UpdateStrategy.Type == api.RollingUpdateDaemonSetStrategyType {
-		actions = RollingUpdate(ds, nodes, pods, hash, now)
-	}
-	all, err := dsc.apply(ctx, ds, pods, actions, hash)
-	if err == nil && len(actions) == 0 {
-		err = controllers.DeleteRevisions(ctx, dsc.revisions.Resource(), HistoryToPrune(ds, old, pods))
+	var actions []Action
+	all := pods
+	if dsc.expectations.SatisfiedExpectations(key) {
+		actions = Manage(ds, nodes, pods, hash, now)
+		if len(actions) == 0 && ds.Spec.UpdateStrategy.Type == api.RollingUpdateDaemonSetStrategyType {
+			actions = RollingUpdate(ds, nodes, pods, hash, now)
+		}
+		all, err = dsc.apply(ctx, ds, key, pods, actions, hash)
+		if err == nil && len(actions) == 0 {
+			err = controllers.DeleteRevisions(ctx, dsc.revisions.Resource(), HistoryToPrune(ds, old, pods))
+		}
 	}
 	status := ComputeStatus(ds, nodes, all, hash, now)
 	if _, serr := dsc.UpdateStatus(ctx, ds, func(d *api.DaemonSet) { d.Status = status }); serr != nil && err == nil {
@@ -152,22 +190,42 @@ func (dsc *DaemonSetsController) sync(ctx context.Context, ds *api.DaemonSet) (c
 	if err != nil {
 		return controllers.Result{}, err
 	}
+	var res controllers.Result
 	if d, ok := controllers.NextAvailable(all, ds.Spec.MinReadySeconds, now); ok {
-		return controllers.Result{RequeueAfter: d}, nil
+		// No event will say that a ready pod has become available.
+		res.RequeueAfter = d
 	}
-	return controllers.Result{}, nil
+	if at, pending := dsc.expectations.Expiry(key); pending {
+		// Our writes are not in the cache yet; their events will queue
+		// us, but if one was lost the expectations expire then.
+		if d := at.Sub(now) + time.Second; res.RequeueAfter == 0 || d < res.RequeueAfter {
+			res.RequeueAfter = d
+		}
+	}
+	return res, nil
 }
 
 // apply carries out the actions (syncNodes), and returns the set's pods
 // as they now are, for the status.
-func (dsc *DaemonSetsController) apply(ctx context.Context, ds *api.DaemonSet, pods []*api.Pod, actions []Action, hash string) ([]*api.Pod, error) {
+func (dsc *DaemonSetsController) apply(ctx context.Context, ds *api.DaemonSet, key string, pods []*api.Pod, actions []Action, hash string) ([]*api.Pod, error) {
 	byName := map[string]*api.Pod{}
 	for _, p := range pods {
 		byName[p.Name] = p
 	}
+	creates, deletes := 0, []string(nil)
+	for _, a := range actions {
+		if a.Type == Create {
+			creates++
+		} else {
+			deletes = append(deletes, ds.Namespace+"/"+a.Pod)
+		}
+	}
+	if len(actions) > 0 {
+		dsc.expectations.SetExpectations(key, creates, deletes)
+	}
 	template := PodTemplate(ds, hash)
 	var created []*api.Pod
-	for _, a := range actions {
+	for i, a := range actions {
 		switch a.Type {
 		case Create:
 			pod := NewPod(ds, template, a.Node)
@@ -175,6 +233,7 @@ func (dsc *DaemonSetsController) apply(ctx context.Context, ds *api.DaemonSet, p
 			p, err := dsc.pods.Resource().Create(ctx, pod)
 			if err != nil {
 				dsc.Eventf(ctx, ds, api.EventTypeWarning, FailedCreateReason, "Error creating: %v", err)
+				dsc.skipped(key, ds.Namespace, actions[i:])
 				return nil, err
 			}
 			dsc.Eventf(ctx, ds, api.EventTypeNormal, SuccessfulCreateReason, "Created pod: %v", p.Name)
@@ -187,8 +246,10 @@ func (dsc *DaemonSetsController) apply(ctx context.Context, ds *api.DaemonSet, p
 			}
 			if err := dsc.pods.Resource().Delete(ctx, ds.Namespace, a.Pod, nil); err != nil {
 				if api.IsNotFound(err) {
+					dsc.expectations.DeletionObserved(key, ds.Namespace+"/"+a.Pod)
 					continue
 				}
+				dsc.skipped(key, ds.Namespace, actions[i:])
 				return nil, err
 			}
 			dsc.Eventf(ctx, ds, api.EventTypeNormal, SuccessfulDeleteReason, "Deleted pod: %v", a.Pod)
@@ -205,6 +266,18 @@ func (dsc *DaemonSetsController) apply(ctx context.Context, ds *api.DaemonSet, p
 		all = append(all, byName[p.Name])
 	}
 	return append(all, created...), nil
+}
+
+// skipped lowers the expectations by the actions a failed write left
+// undone (the failed one included): no event will come for them.
+func (dsc *DaemonSetsController) skipped(key, namespace string, actions []Action) {
+	for _, a := range actions {
+		if a.Type == Create {
+			dsc.expectations.CreationObserved(key)
+		} else {
+			dsc.expectations.DeletionObserved(key, namespace+"/"+a.Pod)
+		}
+	}
 }
 
 // claimPods returns the set's pods, adopting orphans its selector matches

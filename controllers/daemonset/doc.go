@@ -33,10 +33,12 @@
 // affinity). Plan.go's Manage, RollingUpdate and ComputeStatus are its
 // decisions as pure functions. Manage runs first and the rolling update
 // only when Manage had nothing to do, which is what the real controller's
-// expectations amount to.
+// expectations amount to; the expectations themselves (the controller
+// kit's, shared with the ReplicaSet controller) hold a set back until its
+// own creates and deletes are in the pod cache.
 //
-// Left out: expectations and the failed-pod back-off (a failed pod is
-// deleted at once and recreated on the next sync), the deprecated
+// Left out: the failed-pod back-off (a failed pod is deleted at once and
+// recreated on the next sync), the deprecated
 // pod-template-generation label and templateGeneration annotation,
 // relabelling pods of duplicate revisions, and the pod garbage collector
 // that removes pods of deleted nodes (kubesim has none: such pods stay).
