@@ -115,31 +115,11 @@ func TaintToleration(pod *PodInfo, node *NodeInfo) []string {
 // taint.
 func TolerationsTolerateTaint(tolerations []api.Toleration, taint *api.Taint) bool {
 	for i := range tolerations {
-		if ToleratesTaint(&tolerations[i], taint) {
+		if tolerations[i].ToleratesTaint(taint) {
 			return true
 		}
 	}
 	return false
-}
-
-// ToleratesTaint is Toleration.ToleratesTaint: an empty effect matches every
-// effect, an empty key (with Exists) every key; Equal (the default
-// operator) also needs the same value.
-func ToleratesTaint(t *api.Toleration, taint *api.Taint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect {
-		return false
-	}
-	if t.Key != "" && t.Key != taint.Key {
-		return false
-	}
-	switch t.Operator {
-	case "", api.TolerationOpEqual:
-		return t.Value == taint.Value
-	case api.TolerationOpExists:
-		return true
-	default:
-		return false
-	}
 }
 
 // NodeAffinity rejects a node whose labels lack one of the pod's

@@ -169,27 +169,6 @@ func TestTaintToleration(t *testing.T) {
 	}
 }
 
-func TestToleratesTaint(t *testing.T) {
-	tnt := api.Taint{Key: "k", Value: "v", Effect: api.TaintEffectNoSchedule}
-	for _, tc := range []struct {
-		name string
-		tol  api.Toleration
-		want bool
-	}{
-		{"exact", api.Toleration{Key: "k", Operator: api.TolerationOpEqual, Value: "v", Effect: api.TaintEffectNoSchedule}, true},
-		{"default operator is Equal", api.Toleration{Key: "k", Value: "v"}, true},
-		{"other value", api.Toleration{Key: "k", Value: "w"}, false},
-		{"other key", api.Toleration{Key: "j", Operator: api.TolerationOpExists}, false},
-		{"other effect", api.Toleration{Key: "k", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute}, false},
-		{"empty key Exists tolerates all", api.Toleration{Operator: api.TolerationOpExists}, true},
-		{"unknown operator", api.Toleration{Key: "k", Operator: "Lt", Value: "v"}, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ToleratesTaint(&tc.tol, &tnt))
-		})
-	}
-}
-
 func TestNodeAffinity(t *testing.T) {
 	selector := func(kv ...string) func(*api.Pod) {
 		return func(p *api.Pod) {
