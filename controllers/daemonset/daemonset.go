@@ -178,7 +178,12 @@ func (dsc *DaemonSetsController) sync(ctx context.Context, ds *api.DaemonSet) (c
 		if len(actions) == 0 && ds.Spec.UpdateStrategy.Type == api.RollingUpdateDaemonSetStrategyType {
 			actions = RollingUpdate(ds, nodes, pods, hash, now)
 		}
-		all, err = dsc.apply(ctx, ds, key, pods, actions, hash)
+		// On a failed write the status counts the cached pods.
+		if applied, aerr := dsc.apply(ctx, ds, key, pods, actions, hash); aerr != nil {
+			err = aerr
+		} else {
+			all = applied
+		}
 		if err == nil && len(actions) == 0 {
 			err = controllers.DeleteRevisions(ctx, dsc.revisions.Resource(), HistoryToPrune(ds, old, pods))
 		}
