@@ -25,7 +25,7 @@ func Builtin() []*registry.Resource {
 			LabelSelectorPath:  ".spec.selector",
 		}
 	}
-	resources := []*registry.Resource{
+	resources := append([]*registry.Resource{
 		{
 			Version: "v1", Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
 			ShortNames: []string{"ns"}, Namespaced: false,
@@ -120,6 +120,7 @@ func Builtin() []*registry.Resource {
 			Table:               secretTable(),
 			Fields:              secretFields,
 		},
+		serviceAccountResource(), // issue 14
 		{
 			Version: "v1", Name: "events", SingularName: "event", Kind: "Event", ListKind: "EventList",
 			ShortNames: []string{"ev"}, Namespaced: true,
@@ -223,7 +224,6 @@ func Builtin() []*registry.Resource {
 			ValidateName:        IsValidPathSegmentName,
 		},
 		// --- end rbac ---
-	}
-	resources = append(resources, daemonSetResources()...)
-	return resources
+	}, admissionPolicyResources()...) // issue 13
+	return append(resources, daemonSetResources()...) // issue 12
 }

@@ -6,6 +6,7 @@ package protocompat
 import (
 	"reflect"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -27,6 +28,33 @@ import (
 // typePairs maps every kubesim API struct that carries protobuf tags to
 // the k8s.io/api (or apimachinery, kube-aggregator) type it mirrors.
 var typePairs = []struct{ kubesim, real reflect.Type }{
+	// issue 13 parts 1-2 (the admission branch's webhook types, copied unchanged)
+	{reflect.TypeFor[api.RuleWithOperations](), reflect.TypeFor[admissionregistrationv1.RuleWithOperations]()},
+	{reflect.TypeFor[api.Rule](), reflect.TypeFor[admissionregistrationv1.Rule]()},
+	{reflect.TypeFor[api.MatchCondition](), reflect.TypeFor[admissionregistrationv1.MatchCondition]()},
+	{reflect.TypeFor[api.MutatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfiguration]()},
+	{reflect.TypeFor[api.MutatingWebhookConfigurationList](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfigurationList]()},
+	{reflect.TypeFor[api.ValidatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfiguration]()},
+	{reflect.TypeFor[api.ValidatingWebhookConfigurationList](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfigurationList]()},
+	{reflect.TypeFor[api.MutatingWebhook](), reflect.TypeFor[admissionregistrationv1.MutatingWebhook]()},
+	{reflect.TypeFor[api.ValidatingWebhook](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhook]()},
+	// issue 13 part 3: ValidatingAdmissionPolicy and its binding
+	{reflect.TypeFor[api.ValidatingAdmissionPolicy](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicy]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyList](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyList]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicySpec](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicySpec]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyStatus](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyStatus]()},
+	{reflect.TypeFor[api.TypeChecking](), reflect.TypeFor[admissionregistrationv1.TypeChecking]()},
+	{reflect.TypeFor[api.ExpressionWarning](), reflect.TypeFor[admissionregistrationv1.ExpressionWarning]()},
+	{reflect.TypeFor[api.ParamKind](), reflect.TypeFor[admissionregistrationv1.ParamKind]()},
+	{reflect.TypeFor[api.Validation](), reflect.TypeFor[admissionregistrationv1.Validation]()},
+	{reflect.TypeFor[api.Variable](), reflect.TypeFor[admissionregistrationv1.Variable]()},
+	{reflect.TypeFor[api.AuditAnnotation](), reflect.TypeFor[admissionregistrationv1.AuditAnnotation]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyBinding](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBinding]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyBindingList](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBindingList]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyBindingSpec](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec]()},
+	{reflect.TypeFor[api.ParamRef](), reflect.TypeFor[admissionregistrationv1.ParamRef]()},
+	{reflect.TypeFor[api.MatchResources](), reflect.TypeFor[admissionregistrationv1.MatchResources]()},
+	{reflect.TypeFor[api.NamedRuleWithOperations](), reflect.TypeFor[admissionregistrationv1.NamedRuleWithOperations]()},
 	// issue 14: rbac.authorization.k8s.io, authorization.k8s.io, authentication.k8s.io
 	{reflect.TypeFor[api.PolicyRule](), reflect.TypeFor[rbacv1.PolicyRule]()},
 	{reflect.TypeFor[api.Subject](), reflect.TypeFor[rbacv1.Subject]()},
@@ -55,6 +83,13 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.UserInfo](), reflect.TypeFor[authenticationv1.UserInfo]()},
 	{reflect.TypeFor[api.SelfSubjectReviewStatus](), reflect.TypeFor[authenticationv1.SelfSubjectReviewStatus]()},
 	{reflect.TypeFor[api.SelfSubjectReview](), reflect.TypeFor[authenticationv1.SelfSubjectReview]()},
+	// issue 14: ServiceAccounts and TokenRequest
+	{reflect.TypeFor[api.ServiceAccount](), reflect.TypeFor[corev1.ServiceAccount]()},
+	{reflect.TypeFor[api.ServiceAccountList](), reflect.TypeFor[corev1.ServiceAccountList]()},
+	{reflect.TypeFor[api.TokenRequest](), reflect.TypeFor[authenticationv1.TokenRequest]()},
+	{reflect.TypeFor[api.TokenRequestSpec](), reflect.TypeFor[authenticationv1.TokenRequestSpec]()},
+	{reflect.TypeFor[api.TokenRequestStatus](), reflect.TypeFor[authenticationv1.TokenRequestStatus]()},
+	{reflect.TypeFor[api.BoundObjectReference](), reflect.TypeFor[authenticationv1.BoundObjectReference]()},
 	{reflect.TypeFor[api.APIGroup](), reflect.TypeFor[metav1.APIGroup]()},
 	{reflect.TypeFor[api.APIGroupList](), reflect.TypeFor[metav1.APIGroupList]()},
 	{reflect.TypeFor[api.APIResource](), reflect.TypeFor[metav1.APIResource]()},
