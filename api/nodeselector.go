@@ -45,8 +45,11 @@ const ObjectNameField = "metadata.name"
 // NodeSelectorMatches reports whether node satisfies ns, as
 // component-helpers' nodeaffinity does: any term matches; a term matches
 // when all its label expressions and field requirements do; a term with
-// neither matches nothing.
+// neither matches nothing. A nil selector matches every node.
 func NodeSelectorMatches(ns *NodeSelector, node *Node) bool {
+	if ns == nil {
+		return true
+	}
 	for i := range ns.NodeSelectorTerms {
 		if nodeSelectorTermMatches(&ns.NodeSelectorTerms[i], node) {
 			return true

@@ -40,4 +40,5 @@ func TestNodeSelectorMatches(t *testing.T) {
 			assert.Equal(t, tc.want, NodeSelectorMatches(&NodeSelector{NodeSelectorTerms: tc.terms}, node))
 		})
 	}
+	assert.True(t, NodeSelectorMatches(nil, node), "no selector, no constraint")
 }
