@@ -20,7 +20,7 @@
 // CronJob schedules in api/cron.
 //
 // Left out: protobuf tags and encoding, internal (unversioned) types and
-// conversion, most optional fields of Pod (affinity, lifecycle hooks,
+// conversion, most optional fields of Pod (pod (anti-)affinity, lifecycle hooks,
 // ephemeral containers, topology spread), PersistentVolumeClaim templates
 // of StatefulSets, and the many kinds kubesim does not serve.
 //

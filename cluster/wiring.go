@@ -13,6 +13,7 @@ import (
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/crdfinalizer"
 	"github.com/kubesim/kubesim/controllers/cronjob"
+	"github.com/kubesim/kubesim/controllers/daemonset"
 	"github.com/kubesim/kubesim/controllers/deployment"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
@@ -41,7 +42,7 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
-	"serviceaccount", "root-ca-cert-publisher",
+	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	endpoints.ControllerName, availability.ControllerName}
 
@@ -145,6 +146,9 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
 			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{daemonset.ControllerName, daemonset.Component, func(x ControllerContext) (Component, error) {
+			return daemonset.New(daemonset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"serviceaccount", serviceaccount.ControllerName, func(x ControllerContext) (Component, error) {
 			return serviceaccount.New(serviceaccount.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})

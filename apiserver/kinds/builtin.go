@@ -228,5 +228,6 @@ func Builtin() []*registry.Resource {
 	// The API groups of later issues, one line each.
 	resources = append(resources, admissionPolicyResources()...) // issue 13
 	resources = append(resources, batchResources()...)           // issue 12
+	resources = append(resources, daemonSetResources()...)       // issue 12
 	return resources
 }

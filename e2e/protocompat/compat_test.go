@@ -78,6 +78,7 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 		apps.WithKind("DeploymentList"):                      func() kpb.Kinded { return &api.DeploymentList{} },
 		{Group: "batch", Version: "v1", Kind: "JobList"}:     func() kpb.Kinded { return &api.JobList{} },
 		{Group: "batch", Version: "v1", Kind: "CronJobList"}: func() kpb.Kinded { return &api.CronJobList{} },
+		apps.WithKind("DaemonSetList"):                       func() kpb.Kinded { return &api.DaemonSetList{} },
 		apps.WithKind("StatefulSetList"): func() kpb.Kinded {
 			return &api.StatefulSetList{}
 		},
