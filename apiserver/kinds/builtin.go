@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/fields"
@@ -25,7 +26,7 @@ func Builtin() []*registry.Resource {
 			LabelSelectorPath:  ".spec.selector",
 		}
 	}
-	return []*registry.Resource{
+	core := []*registry.Resource{
 		{
 			Version: "v1", Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
 			ShortNames: []string{"ns"}, Namespaced: false,
@@ -224,4 +225,7 @@ func Builtin() []*registry.Resource {
 		},
 		// --- end rbac ---
 	}
+	return slices.Concat(core,
+		storageResources(), // issue 12 part 4
+	)
 }

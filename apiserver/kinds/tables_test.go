@@ -177,6 +177,8 @@ func sampleObjects() map[string]api.Object {
 		"clusterroles":        &api.ClusterRole{ObjectMeta: meta},
 		"rolebindings":        &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
 		"clusterrolebindings": &api.ClusterRoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "r"}},
+		// issue 12 part 4
+		"persistentvolumeclaims": samplePVC(meta), "persistentvolumes": samplePV(meta), "storageclasses": sampleStorageClass(meta),
 	}
 }
 
