@@ -189,7 +189,8 @@ func New(cfg Config) (*Server, error) {
 		},
 		Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
 	}
-	chain := append(admission.Chain{lifecycle}, cfg.Admission...)
+	chain := append(admission.Chain{lifecycle}, s.storageAdmission()...) // issue 12 part 4
+	chain = append(chain, cfg.Admission...)
 	if cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
 	}
