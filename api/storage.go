@@ -1,5 +1,7 @@
 package api
 
+import "fmt"
+
 // This file holds storage (issue 12 part 4): core/v1 PersistentVolume and
 // PersistentVolumeClaim, storage.k8s.io/v1 StorageClass, and the node
 // selector a PersistentVolume's node affinity is written in. The JSON names
@@ -347,4 +349,69 @@ const (
 type StatefulSetPersistentVolumeClaimRetentionPolicy struct {
 	WhenDeleted PersistentVolumeClaimRetentionPolicyType `json:"whenDeleted,omitempty" protobuf:"bytes,1,opt,name=whenDeleted,casttype=PersistentVolumeClaimRetentionPolicyType"`
 	WhenScaled  PersistentVolumeClaimRetentionPolicyType `json:"whenScaled,omitempty" protobuf:"bytes,2,opt,name=whenScaled,casttype=PersistentVolumeClaimRetentionPolicyType"`
+}
+
+// NodeSelectorMatches reports whether node satisfies sel: any term, every
+// requirement of it (v1helper.MatchNodeSelectorTerms). A nil selector
+// matches every node; a term without requirements matches none.
+func NodeSelectorMatches(sel *NodeSelector, node *Node) bool {
+	if sel == nil {
+		return true
+	}
+	for _, term := range sel.NodeSelectorTerms {
+		if len(term.MatchExpressions) == 0 && len(term.MatchFields) == 0 {
+			continue
+		}
+		ok := true
+		for _, r := range term.MatchExpressions {
+			v, has := node.Labels[r.Key]
+			ok = ok && nodeRequirementMatches(r, v, has)
+		}
+		for _, r := range term.MatchFields {
+			// metadata.name is the only field a node selector may name.
+			ok = ok && r.Key == "metadata.name" && nodeRequirementMatches(r, node.Name, true)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func nodeRequirementMatches(r NodeSelectorRequirement, v string, has bool) bool {
+	switch r.Operator {
+	case NodeSelectorOpIn:
+		return has && slicesContains(r.Values, v)
+	case NodeSelectorOpNotIn:
+		return !has || !slicesContains(r.Values, v)
+	case NodeSelectorOpExists:
+		return has
+	case NodeSelectorOpDoesNotExist:
+		return !has
+	case NodeSelectorOpGt, NodeSelectorOpLt:
+		if !has || len(r.Values) != 1 {
+			return false
+		}
+		var a, b int64
+		if _, err := fmt.Sscan(v, &a); err != nil {
+			return false
+		}
+		if _, err := fmt.Sscan(r.Values[0], &b); err != nil {
+			return false
+		}
+		if r.Operator == NodeSelectorOpGt {
+			return a > b
+		}
+		return a < b
+	}
+	return false
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
