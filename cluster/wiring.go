@@ -19,6 +19,8 @@ import (
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/statefulset"
+	"github.com/kubesim/kubesim/controllers/volume/persistentvolume"
+	"github.com/kubesim/kubesim/controllers/volume/protection"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/scheduler"
@@ -36,6 +38,7 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
+	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // issue 12 part 4
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -138,6 +141,16 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
 			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		// issue 12 part 4: storage
+		{persistentvolume.ControllerName, persistentvolume.Component, func(x ControllerContext) (Component, error) {
+			return persistentvolume.New(persistentvolume.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{protection.PVCControllerName, "pvc-protection-controller", func(x ControllerContext) (Component, error) {
+			return protection.NewPVCProtection(protection.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{protection.PVControllerName, "pv-protection-controller", func(x ControllerContext) (Component, error) {
+			return protection.NewPVProtection(protection.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)
