@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/resource"
+	"github.com/kubesim/kubesim/api/volume"
 )
 
 func claim(size, class string, modes ...api.PersistentVolumeAccessMode) *api.PersistentVolumeClaim {
@@ -19,7 +20,7 @@ func claim(size, class string, modes ...api.PersistentVolumeAccessMode) *api.Per
 			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse(size)}}}}
 }
 
-func volume(name, size, class string, modes ...api.PersistentVolumeAccessMode) *api.PersistentVolume {
+func newVolume(name, size, class string, modes ...api.PersistentVolumeAccessMode) *api.PersistentVolume {
 	if len(modes) == 0 {
 		modes = []api.PersistentVolumeAccessMode{api.ReadWriteOnce}
 	}
@@ -40,11 +41,11 @@ func onNode(pv *api.PersistentVolume, n string) *api.PersistentVolume {
 }
 
 func TestFindBestMatch(t *testing.T) {
-	reserved := volume("reserved", "10Gi", "")
+	reserved := newVolume("reserved", "10Gi", "")
 	reserved.Spec.ClaimRef = &api.ObjectReference{Namespace: "default", Name: "data"}
-	takenByOther := volume("taken", "1Gi", "")
+	takenByOther := newVolume("taken", "1Gi", "")
 	takenByOther.Spec.ClaimRef = &api.ObjectReference{Namespace: "default", Name: "other", UID: "u2"}
-	released := volume("released", "1Gi", "")
+	released := newVolume("released", "1Gi", "")
 	released.Status.Phase = api.VolumeReleased
 	gold := claim("1Gi", "")
 	gold.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"tier": "silver"}}
@@ -60,18 +61,18 @@ func TestFindBestMatch(t *testing.T) {
 		want  string
 	}{
 		{"nothing", claim("1Gi", ""), nil, nil, ""},
-		{"smallest that fits", claim("1Gi", ""), []*api.PersistentVolume{volume("big", "10Gi", ""), volume("small", "2Gi", ""), volume("tiny", "500Mi", "")}, nil, "small"},
-		{"same size: first by name", claim("1Gi", ""), []*api.PersistentVolume{volume("b", "1Gi", ""), volume("a", "1Gi", "")}, nil, "a"},
-		{"class must match", claim("1Gi", "fast"), []*api.PersistentVolume{volume("slow", "1Gi", "slow"), volume("fast", "5Gi", "fast")}, nil, "fast"},
-		{"access modes must all be offered", claim("1Gi", "", api.ReadWriteMany), []*api.PersistentVolume{volume("rwo", "1Gi", ""), volume("rwx", "1Gi", "", api.ReadWriteOnce, api.ReadWriteMany)}, nil, "rwx"},
-		{"reserved for the claim wins", claim("1Gi", ""), []*api.PersistentVolume{volume("small", "1Gi", ""), reserved}, nil, "reserved"},
+		{"smallest that fits", claim("1Gi", ""), []*api.PersistentVolume{newVolume("big", "10Gi", ""), newVolume("small", "2Gi", ""), newVolume("tiny", "500Mi", "")}, nil, "small"},
+		{"same size: first by name", claim("1Gi", ""), []*api.PersistentVolume{newVolume("b", "1Gi", ""), newVolume("a", "1Gi", "")}, nil, "a"},
+		{"class must match", claim("1Gi", "fast"), []*api.PersistentVolume{newVolume("slow", "1Gi", "slow"), newVolume("fast", "5Gi", "fast")}, nil, "fast"},
+		{"access modes must all be offered", claim("1Gi", "", api.ReadWriteMany), []*api.PersistentVolume{newVolume("rwo", "1Gi", ""), newVolume("rwx", "1Gi", "", api.ReadWriteOnce, api.ReadWriteMany)}, nil, "rwx"},
+		{"reserved for the claim wins", claim("1Gi", ""), []*api.PersistentVolume{newVolume("small", "1Gi", ""), reserved}, nil, "reserved"},
 		{"bound elsewhere or released never", claim("1Gi", ""), []*api.PersistentVolume{takenByOther, released}, nil, ""},
-		{"selector", gold, []*api.PersistentVolume{volume("gold", "1Gi", "")}, nil, ""},
-		{"volume mode", block, []*api.PersistentVolume{volume("fs", "1Gi", "")}, nil, ""},
-		{"selected node: affinity must allow it", claim("1Gi", ""), []*api.PersistentVolume{onNode(volume("on-1", "1Gi", ""), "node-1"), onNode(volume("on-2", "5Gi", ""), "node-2")}, node("node-2"), "on-2"},
+		{"selector", gold, []*api.PersistentVolume{newVolume("gold", "1Gi", "")}, nil, ""},
+		{"volume mode", block, []*api.PersistentVolume{newVolume("fs", "1Gi", "")}, nil, ""},
+		{"selected node: affinity must allow it", claim("1Gi", ""), []*api.PersistentVolume{onNode(newVolume("on-1", "1Gi", ""), "node-1"), onNode(newVolume("on-2", "5Gi", ""), "node-2")}, node("node-2"), "on-2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := FindBestMatch(tc.claim, tc.pvs, tc.node)
+			got := volume.FindBestMatch(tc.claim, tc.pvs, tc.node)
 			if tc.want == "" {
 				assert.Nil(t, got)
 				return
@@ -96,7 +97,7 @@ func TestProvisionedVolume(t *testing.T) {
 	q := pv.Spec.Capacity[api.ResourceStorage]
 	assert.Equal(t, "2Gi", q.String())
 	assert.Nil(t, pv.Spec.NodeAffinity, "no selected node: no affinity")
-	assert.True(t, VolumeMatches(pv, pvc, nil), "the provisioned volume suits its claim")
+	assert.True(t, volume.VolumeMatches(pv, pvc, nil), "the provisioned volume suits its claim")
 
 	pvc.Annotations = map[string]string{api.AnnSelectedNode: "node-2"}
 	pv = ProvisionedVolume(pvc, sc, Provisioner)
@@ -111,13 +112,13 @@ func TestProvisionedVolume(t *testing.T) {
 
 func TestVolumePhase(t *testing.T) {
 	pvc := claim("1Gi", "")
-	bound := volume("pv", "1Gi", "")
+	bound := newVolume("pv", "1Gi", "")
 	bound.Spec.ClaimRef = &api.ObjectReference{Namespace: "default", Name: "data", UID: "u1"}
 	boundClaim := pvc.DeepCopy()
 	boundClaim.Spec.VolumeName = "pv"
 	recreated := pvc.DeepCopy()
 	recreated.UID = "u9"
-	reserved := volume("pv", "1Gi", "")
+	reserved := newVolume("pv", "1Gi", "")
 	reserved.Spec.ClaimRef = &api.ObjectReference{Namespace: "default", Name: "data"}
 	for _, tc := range []struct {
 		name  string
@@ -125,7 +126,7 @@ func TestVolumePhase(t *testing.T) {
 		claim *api.PersistentVolumeClaim
 		want  api.PersistentVolumePhase
 	}{
-		{"free", volume("pv", "1Gi", ""), nil, api.VolumeAvailable},
+		{"free", newVolume("pv", "1Gi", ""), nil, api.VolumeAvailable},
 		{"reserved, claim not there yet", reserved, nil, api.VolumeAvailable},
 		{"bound", bound, boundClaim, api.VolumeBound},
 		{"binding half written", bound, pvc, api.VolumeBound},

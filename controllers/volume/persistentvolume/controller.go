@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/volume"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/client/record"
@@ -136,7 +137,7 @@ func (c *Controller) enqueueVolume(event string, pv *api.PersistentVolume) {
 // enqueueUnbound queues the unbound claims of a class.
 func (c *Controller) enqueueUnbound(event, kind string, m *api.ObjectMeta, class string) {
 	for _, p := range c.claims.List() {
-		if p.Spec.VolumeName == "" && ClaimClass(p) == class {
+		if p.Spec.VolumeName == "" && volume.ClaimClass(p) == class {
 			c.controller.Enqueue(cache.Key(&p.ObjectMeta), controllers.CauseOf(event, kind, m))
 		}
 	}
@@ -175,13 +176,13 @@ func (c *Controller) syncClaim(ctx context.Context, ns, name string) error {
 			node = &api.Node{ObjectMeta: api.ObjectMeta{Name: n, Labels: map[string]string{api.LabelHostname: n}}}
 		}
 	}
-	class := ClaimClass(pvc)
+	class := volume.ClaimClass(pvc)
 	sc, found := c.classes.Get("", class)
 	if found && node == nil && sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == api.VolumeBindingWaitForFirstConsumer {
 		// The scheduler picks the node first, then marks the claim.
 		return c.event(ctx, pvc, "Normal", WaitForFirstConsumer, "waiting for first consumer to be created before binding")
 	}
-	if pv := FindBestMatch(pvc, c.volumes.List(), node); pv != nil {
+	if pv := volume.FindBestMatch(pvc, c.volumes.List(), node); pv != nil {
 		return c.bind(ctx, pvc, pv)
 	}
 	switch {
@@ -219,7 +220,7 @@ func (c *Controller) syncBoundClaim(ctx context.Context, pvc *api.PersistentVolu
 		}
 		return nil
 	}
-	if pv.Spec.ClaimRef != nil && !IsPreBoundTo(pv, pvc) {
+	if pv.Spec.ClaimRef != nil && !volume.IsPreBoundTo(pv, pvc) {
 		return c.event(ctx, pvc, "Warning", FailedBinding, "volume \""+pv.Name+"\" already bound to a different claim.")
 	}
 	return c.bind(ctx, pvc, pv)
