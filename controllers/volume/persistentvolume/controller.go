@@ -292,7 +292,7 @@ func sameCapacity(a, b api.ResourceList) bool {
 // gone: Delete removes it, Retain leaves it Released for an administrator.
 func (c *Controller) syncVolume(ctx context.Context, name string) error {
 	pv, ok := c.volumes.Get("", name)
-	if !ok || pv.DeletionTimestamp != nil {
+	if !ok {
 		return nil
 	}
 	var claim *api.PersistentVolumeClaim
@@ -309,6 +309,9 @@ func (c *Controller) syncVolume(ctx context.Context, name string) error {
 				if err := c.setVolumePhase(ctx, pv, api.VolumeReleased, "", ""); err != nil {
 					return err
 				}
+			}
+			if pv.DeletionTimestamp != nil {
+				return nil // on its way already
 			}
 			err := c.client.PersistentVolumes().Delete(ctx, "", pv.Name, nil)
 			if api.IsNotFound(err) {
