@@ -40,8 +40,8 @@ func pvc(name string, class *string) *api.PersistentVolumeClaim {
 func staticPV(name string, policy api.PersistentVolumeReclaimPolicy) *api.PersistentVolume {
 	return &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: name},
 		Spec: api.PersistentVolumeSpec{Capacity: api.ResourceList{api.ResourceStorage: resource.MustParse("2Gi")},
-			AccessModes:            []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
-			PersistentVolumeSource: api.PersistentVolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/data/" + name}},
+			AccessModes:                   []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
+			PersistentVolumeSource:        api.PersistentVolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/data/" + name}},
 			PersistentVolumeReclaimPolicy: policy}}
 }
 
