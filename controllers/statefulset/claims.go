@@ -97,3 +97,58 @@ func (ssc *StatefulSetController) createClaims(ctx context.Context, set *api.Sta
 	}
 	return nil
 }
+
+// CondemnedClaimOwner is the owner reference a claim of ordinal ord gets
+// before its pod is deleted by a scale-down under whenScaled: Delete
+// (updateClaimOwnerRefForSetAndPod): the pod, so that the garbage
+// collector removes the claim after it. Nil when the claim stays.
+func CondemnedClaimOwner(set *api.StatefulSet, pod *api.Pod, ord int) *api.OwnerReference {
+	p := set.Spec.PersistentVolumeClaimRetentionPolicy
+	if p == nil || p.WhenScaled != api.DeletePersistentVolumeClaimRetentionPolicyType || pod == nil {
+		return nil
+	}
+	if set.Spec.Replicas != nil && ord < int(*set.Spec.Replicas) {
+		return nil // not a scale-down: the pod comes back and wants its claim
+	}
+	return &api.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID}
+}
+
+// giveClaimsToPod puts CondemnedClaimOwner on the ordinal's claims.
+func (ssc *StatefulSetController) giveClaimsToPod(ctx context.Context, set *api.StatefulSet, pod *api.Pod, ord int) error {
+	ref := CondemnedClaimOwner(set, pod, ord)
+	if ref == nil {
+		return nil
+	}
+	claims := ssc.Client().PersistentVolumeClaims()
+	for _, want := range NewClaims(set, ord) {
+		cur, err := claims.Get(ctx, want.Namespace, want.Name)
+		if api.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		owned := false
+		for _, r := range cur.OwnerReferences {
+			owned = owned || r.UID == ref.UID
+		}
+		if owned {
+			continue
+		}
+		upd := cur.DeepCopy()
+		upd.OwnerReferences = append(upd.OwnerReferences, *ref)
+		if _, err := claims.Update(ctx, upd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func podNamed(pods []*api.Pod, name string) *api.Pod {
+	for _, p := range pods {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}

@@ -103,3 +103,50 @@ func TestPodGetsItsClaimBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, l.Items, 2, "nothing provisioned twice")
 }
+
+func TestCondemnedClaimOwner(t *testing.T) {
+	set := withClaims(newSet("web", 1, api.ParallelPodManagement))
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-1", UID: "pod-uid"}}
+	assert.Nil(t, statefulset.CondemnedClaimOwner(set, pod, 1), "no policy: Retain")
+	set.Spec.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: api.RetainPersistentVolumeClaimRetentionPolicyType, WhenScaled: api.DeletePersistentVolumeClaimRetentionPolicyType}
+	assert.Nil(t, statefulset.CondemnedClaimOwner(set, pod, 0), "an ordinal kept is not condemned")
+	ref := statefulset.CondemnedClaimOwner(set, pod, 1)
+	require.NotNil(t, ref)
+	assert.Equal(t, api.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: "web-1", UID: "pod-uid"}, *ref)
+}
+
+// TestRetentionPolicyOnScaleDown: Retain (the default) keeps the claim of
+// a removed ordinal; whenScaled Delete lets it go with its pod.
+func TestRetentionPolicyOnScaleDown(t *testing.T) {
+	for _, tc := range []struct {
+		policy api.PersistentVolumeClaimRetentionPolicyType
+		kept   bool
+	}{{api.RetainPersistentVolumeClaimRetentionPolicyType, true}, {api.DeletePersistentVolumeClaimRetentionPolicyType, false}} {
+		t.Run(string(tc.policy), func(t *testing.T) {
+			c, cl := newCluster(t)
+			set := withClaims(newSet("web", 2, api.ParallelPodManagement))
+			set.Spec.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenScaled: tc.policy}
+			_, err := cl.StatefulSets().Create(bg, set)
+			require.NoError(t, err)
+			_, err = c.RunUntilStable(bg, stepper.Limits{})
+			require.NoError(t, err)
+			cur, err := cl.StatefulSets().Get(bg, "default", "web")
+			require.NoError(t, err)
+			one := int32(1)
+			cur.Spec.Replicas = &one
+			_, err = cl.StatefulSets().Update(bg, cur)
+			require.NoError(t, err)
+			_, err = c.RunUntilStable(bg, stepper.Limits{})
+			require.NoError(t, err)
+			_, err = cl.PersistentVolumeClaims().Get(bg, "default", "data-web-1")
+			if tc.kept {
+				require.NoError(t, err)
+			} else {
+				assert.True(t, api.IsNotFound(err), "the claim went with its pod: %v", err)
+			}
+			_, err = cl.PersistentVolumeClaims().Get(bg, "default", "data-web-0")
+			require.NoError(t, err, "the kept ordinal keeps its claim")
+		})
+	}
+}

@@ -133,6 +133,10 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 			}
 			created[p.Name] = p
 		case Delete:
+			if err := ssc.giveClaimsToPod(ctx, set, podNamed(pods, a.Pod), a.Ordinal); err != nil {
+				firstErr = err
+				break
+			}
 			if err := ssc.deletePod(ctx, set, a.Pod); err != nil {
 				firstErr = err
 				break
