@@ -195,7 +195,10 @@ func (c *Controller) syncClaim(ctx context.Context, ns, name string) error {
 			sc.Provisioner+"' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.")
 	}
 	pv := ProvisionedVolume(pvc, sc, Provisioner)
-	if _, err := c.client.PersistentVolumes().Create(ctx, pv); err != nil && !api.IsAlreadyExists(err) {
+	if _, err := c.client.PersistentVolumes().Create(ctx, pv); err != nil {
+		if api.IsAlreadyExists(err) {
+			return nil // made already; the cache has not caught up
+		}
 		_ = c.event(ctx, pvc, "Warning", ProvisioningFailed, err.Error())
 		return err
 	}
