@@ -175,3 +175,23 @@ func TestValidateStorageClass(t *testing.T) {
 	assert.Empty(t, storageClassStrategy{}.ValidateUpdate(ann, sc))
 	assert.True(t, IsDefaultStorageClass(ann))
 }
+
+func TestStorageResourcesRegistered(t *testing.T) {
+	for name, want := range map[string]struct {
+		group, short, kind string
+		namespaced         bool
+	}{
+		"persistentvolumeclaims": {"", "pvc", "PersistentVolumeClaim", true},
+		"persistentvolumes":      {"", "pv", "PersistentVolume", false},
+		"storageclasses":         {"storage.k8s.io", "sc", "StorageClass", false},
+	} {
+		r := builtin(t, name)
+		assert.Equal(t, want.group, r.Group, name)
+		assert.Equal(t, "v1", r.Version, name)
+		assert.Equal(t, want.kind, r.Kind, name)
+		assert.Equal(t, []string{want.short}, r.ShortNames, name)
+		assert.Equal(t, want.namespaced, r.Namespaced, name)
+		assert.Equal(t, name != "storageclasses", r.StatusSubresource, name)
+		assert.Empty(t, r.Categories, name, "not in kubectl get all")
+	}
+}

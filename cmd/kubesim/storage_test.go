@@ -36,6 +36,13 @@ func TestStorageThroughKubectl(t *testing.T) {
 		assert.Contains(t, all, "persistentvolumeclaim/data-db-0\n")
 		assert.Contains(t, all, "storageclass.storage.k8s.io/standard\n")
 
+		desc := k.ok("describe", "pvc", "data-db-0")
+		assert.Regexp(t, `(?m)^Status:\s+Bound$`, desc)
+		assert.Regexp(t, `(?m)^StorageClass:\s+standard$`, desc)
+		assert.Regexp(t, `(?m)^Used By:\s+db-0$`, desc)
+		assert.Regexp(t, `(?m)^Finalizers:\s+\[kubernetes.io/pvc-protection\]$`, desc)
+		assert.Contains(t, desc, "ProvisioningSucceeded")
+
 		// The pod's node is its volume's node; deleted, it comes back
 		// under its name, on its claim, on that node.
 		node := k.ok("get", "pod", "db-0", "-o", "jsonpath={.spec.nodeName}")
