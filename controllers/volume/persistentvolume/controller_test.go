@@ -200,3 +200,28 @@ func TestClaimInUseIsKeptUntilItsPodGoes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, l.Items, "and its provisioned volume (Delete)")
 }
+
+func TestClaimLostWhenItsVolumeGoes(t *testing.T) {
+	c, cl := newCluster(t)
+	_, err := cl.PersistentVolumes().Create(bg, staticPV("pv-l", ""))
+	require.NoError(t, err)
+	_, err = cl.PersistentVolumeClaims().Create(bg, pvc("data", ptr("")))
+	require.NoError(t, err)
+	settle(t, c)
+	// An administrator forces the volume away, finalizer and all.
+	pv, err := cl.PersistentVolumes().Get(bg, "", "pv-l")
+	require.NoError(t, err)
+	pv.Finalizers = nil
+	_, err = cl.PersistentVolumes().Update(bg, pv)
+	require.NoError(t, err)
+	require.NoError(t, cl.PersistentVolumes().Delete(bg, "", "pv-l", nil))
+	settle(t, c)
+	claim, err := cl.PersistentVolumeClaims().Get(bg, "default", "data")
+	require.NoError(t, err)
+	assert.Equal(t, api.ClaimLost, claim.Status.Phase)
+	found := false
+	for _, e := range eventsAbout(t, cl, "data") {
+		found = found || (e.Type == "Warning" && e.Reason == "ClaimLost" && e.Message == "Bound claim has lost its PersistentVolume. Data on the volume is lost!")
+	}
+	assert.True(t, found, "ClaimLost event")
+}
