@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	crand "crypto/rand"
 	"errors"
@@ -89,6 +91,13 @@ type Config struct {
 	// AuthorizationMode is the API server's (apiserver.Config; "" is
 	// AlwaysAllow, as step mode runs without authentication).
 	AuthorizationMode string
+	// ServiceAccountKey signs ServiceAccount tokens (nil: a new key in
+	// memory); RootCA is the CA the root-ca-cert-publisher puts in every
+	// namespace (nil: none, the cluster has no TLS); AnonymousAuth is
+	// --anonymous-auth. Issue 14.
+	ServiceAccountKey *ecdsa.PrivateKey
+	RootCA            []byte
+	AnonymousAuth     bool
 	// Audit is the API server's audit log (apiserver.Config; nil: none).
 	Audit *audit.Log
 	// UnsafeNoFsync turns off fsync in the store (demos, benchmarks).
@@ -196,6 +205,14 @@ func New(cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if c.cfg.ServiceAccountKey == nil {
+		// Tokens are never in traces, so a fresh key keeps step mode
+		// repeatable.
+		if c.cfg.ServiceAccountKey, err = ecdsa.GenerateKey(elliptic.P256(), crand.Reader); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	srv, err := c.newServer(rnd)
 	if err != nil {
 		c.Close()
@@ -235,7 +252,10 @@ func New(cfg Config) (*Cluster, error) {
 func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: kinds.Builtin(), Authenticator: c.cfg.Authenticator, Logger: c.logger,
-		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit})
+		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit,
+		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
+		// The plugin needs the controller that makes the default accounts.
+		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount")})
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/controllers/rootcacertpublisher"
+	"github.com/kubesim/kubesim/controllers/serviceaccount"
 	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/controllers/volume/persistentvolume"
 	"github.com/kubesim/kubesim/controllers/volume/protection"
@@ -38,6 +40,7 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
+	"serviceaccount", "root-ca-cert-publisher",
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // issue 12 part 4
 	endpoints.ControllerName, availability.ControllerName}
 
@@ -141,6 +144,12 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
 			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{"serviceaccount", serviceaccount.ControllerName, func(x ControllerContext) (Component, error) {
+			return serviceaccount.New(serviceaccount.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{"root-ca-cert-publisher", rootcacertpublisher.ControllerName, func(x ControllerContext) (Component, error) {
+			return rootcacertpublisher.New(rootcacertpublisher.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, RootCA: c.cfg.RootCA})
 		}},
 		// issue 12 part 4: storage
 		{persistentvolume.ControllerName, persistentvolume.Component, func(x ControllerContext) (Component, error) {

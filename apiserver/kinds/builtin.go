@@ -121,6 +121,7 @@ func Builtin() []*registry.Resource {
 			Table:               secretTable(),
 			Fields:              secretFields,
 		},
+		serviceAccountResource(), // issue 14
 		{
 			Version: "v1", Name: "events", SingularName: "event", Kind: "Event", ListKind: "EventList",
 			ShortNames: []string{"ev"}, Namespaced: true,

@@ -158,8 +158,9 @@ func sampleObjects() map[string]api.Object {
 		"endpoints": &api.Endpoints{ObjectMeta: meta, Subsets: []api.EndpointSubset{{
 			Addresses: []api.EndpointAddress{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}, {IP: "fd00::1"}, {IP: "10.0.0.4"}},
 			Ports:     []api.EndpointPort{{Port: 8080}}}}},
-		"configmaps": &api.ConfigMap{ObjectMeta: meta, Data: map[string]string{"a": "1"}, BinaryData: map[string][]byte{"b": nil}},
-		"secrets":    &api.Secret{ObjectMeta: meta, Type: api.SecretTypeOpaque, Data: map[string][]byte{"a": nil}},
+		"configmaps":      &api.ConfigMap{ObjectMeta: meta, Data: map[string]string{"a": "1"}, BinaryData: map[string][]byte{"b": nil}},
+		"serviceaccounts": &api.ServiceAccount{ObjectMeta: meta},
+		"secrets":         &api.Secret{ObjectMeta: meta, Type: api.SecretTypeOpaque, Data: map[string][]byte{"a": nil}},
 		"events": &api.Event{ObjectMeta: meta, Type: "Normal", Reason: "Scheduled", Message: "Successfully assigned default/web to node-1",
 			InvolvedObject: api.ObjectReference{Kind: "Pod", Name: "web"}, ReportingController: "default-scheduler",
 			EventTime: api.NewMicroTime(tableNow.Add(-time.Minute))},

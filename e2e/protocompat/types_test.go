@@ -76,6 +76,13 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.UserInfo](), reflect.TypeFor[authenticationv1.UserInfo]()},
 	{reflect.TypeFor[api.SelfSubjectReviewStatus](), reflect.TypeFor[authenticationv1.SelfSubjectReviewStatus]()},
 	{reflect.TypeFor[api.SelfSubjectReview](), reflect.TypeFor[authenticationv1.SelfSubjectReview]()},
+	// issue 14: ServiceAccounts and TokenRequest
+	{reflect.TypeFor[api.ServiceAccount](), reflect.TypeFor[corev1.ServiceAccount]()},
+	{reflect.TypeFor[api.ServiceAccountList](), reflect.TypeFor[corev1.ServiceAccountList]()},
+	{reflect.TypeFor[api.TokenRequest](), reflect.TypeFor[authenticationv1.TokenRequest]()},
+	{reflect.TypeFor[api.TokenRequestSpec](), reflect.TypeFor[authenticationv1.TokenRequestSpec]()},
+	{reflect.TypeFor[api.TokenRequestStatus](), reflect.TypeFor[authenticationv1.TokenRequestStatus]()},
+	{reflect.TypeFor[api.BoundObjectReference](), reflect.TypeFor[authenticationv1.BoundObjectReference]()},
 	{reflect.TypeFor[api.APIGroup](), reflect.TypeFor[metav1.APIGroup]()},
 	{reflect.TypeFor[api.APIGroupList](), reflect.TypeFor[metav1.APIGroupList]()},
 	{reflect.TypeFor[api.APIResource](), reflect.TypeFor[metav1.APIResource]()},
