@@ -197,8 +197,6 @@ type StatefulSetSpec struct {
 	// Fields of the Kubernetes type that kubesim does not model, by their
 	// protobuf numbers: the codec reads past them, and writes the zero value
 	// of the ones Kubernetes always writes (the non-struct{} ones).
-	_ struct{} `json:"-" protobuf:"bytes,4,rep,name=volumeClaimTemplates"`
-	_ struct{} `json:"-" protobuf:"bytes,10,opt,name=persistentVolumeClaimRetentionPolicy"`
 	_ struct{} `json:"-" protobuf:"bytes,11,opt,name=ordinals"`
 	// Replicas is 1 by default.
 	Replicas *int32 `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
@@ -216,6 +214,12 @@ type StatefulSetSpec struct {
 	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty" protobuf:"varint,8,opt,name=revisionHistoryLimit"`
 	// MinReadySeconds a pod must be ready to count as available.
 	MinReadySeconds int32 `json:"minReadySeconds,omitempty" protobuf:"varint,9,opt,name=minReadySeconds"`
+	// VolumeClaimTemplates are the claims each pod gets, named
+	// <template>-<statefulset>-<ordinal> (issue 12 part 4).
+	VolumeClaimTemplates []PersistentVolumeClaim `json:"volumeClaimTemplates,omitempty" protobuf:"bytes,4,rep,name=volumeClaimTemplates"`
+	// PersistentVolumeClaimRetentionPolicy says whether the claims go with
+	// the StatefulSet or its scale-down; Retain for both by default.
+	PersistentVolumeClaimRetentionPolicy *StatefulSetPersistentVolumeClaimRetentionPolicy `json:"persistentVolumeClaimRetentionPolicy,omitempty" protobuf:"bytes,10,opt,name=persistentVolumeClaimRetentionPolicy"`
 }
 
 // StatefulSetUpdateStrategy says how to replace pods.

@@ -215,7 +215,8 @@ func New(cfg Config) (*Server, error) {
 		},
 		Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
 	}
-	chain := append(append(admission.Chain{lifecycle}, s.serviceAccountAdmission()...), cfg.Admission...)
+	// issue 12 part 4: the storage plugins; issue 14: ServiceAccount.
+	chain := append(append(append(admission.Chain{lifecycle}, s.storageAdmission()...), s.serviceAccountAdmission()...), cfg.Admission...)
 	vap, err := s.admissionPolicyPlugin() // issue 13: ValidatingAdmissionPolicy
 	if err != nil {
 		return nil, err

@@ -229,6 +229,10 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	table := c.apiServerLoops()
 	if !cfg.APIServerOnly {
+		if err := c.installDefaultStorageClass(context.Background()); err != nil { // issue 12 part 4
+			c.Close()
+			return nil, err
+		}
 		table = append(table, c.controllerManager()...)
 		table = append(table, c.scheduler())
 	}

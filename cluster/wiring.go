@@ -25,6 +25,8 @@ import (
 	"github.com/kubesim/kubesim/controllers/serviceaccount"
 	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/controllers/ttlafterfinished"
+	"github.com/kubesim/kubesim/controllers/volume/persistentvolume"
+	"github.com/kubesim/kubesim/controllers/volume/protection"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/scheduler"
@@ -44,6 +46,7 @@ import (
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
 	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
+	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // issue 12 part 4
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -165,6 +168,16 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{ttlafterfinished.ControllerName, ttlafterfinished.Component, func(x ControllerContext) (Component, error) {
 			return ttlafterfinished.New(ttlafterfinished.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		// issue 12 part 4: storage
+		{persistentvolume.ControllerName, persistentvolume.Component, func(x ControllerContext) (Component, error) {
+			return persistentvolume.New(persistentvolume.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{protection.PVCControllerName, "pvc-protection-controller", func(x ControllerContext) (Component, error) {
+			return protection.NewPVCProtection(protection.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{protection.PVControllerName, "pv-protection-controller", func(x ControllerContext) (Component, error) {
+			return protection.NewPVProtection(protection.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)

@@ -55,6 +55,10 @@ type Decision struct {
 	// Ties is how many nodes shared the best score; above one, the
 	// injected random source picked among them.
 	Ties int
+	// PreFilterMsg is why no node was tried (a PreFilter's rejection:
+	// a missing claim).
+	PreFilterMsg string
+	numNodes     int
 
 	// Scratch space reused by the next decision, so a decision over
 	// thousands of nodes allocates next to nothing.
@@ -68,7 +72,12 @@ type Decision struct {
 // nodes must be in a fixed order (by name) for the result to be
 // deterministic.
 func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, r *rand.Rand, d *Decision) {
-	d.Pod, d.Chosen, d.Ties = pod.Key, "", 0
+	d.Pod, d.Chosen, d.Ties, d.PreFilterMsg, d.numNodes = pod.Key, "", 0, "", len(nodes)
+	if pod.Volumes != nil && pod.Volumes.PreFilterMsg != "" {
+		// A PreFilter rejection: no node is even tried.
+		d.PreFilterMsg, d.Nodes = pod.Volumes.PreFilterMsg, d.Nodes[:0]
+		return
+	}
 	if cap(d.Nodes) < len(nodes) {
 		d.Nodes = make([]NodeResult, len(nodes))
 	}
@@ -135,7 +144,8 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, r *rand.Rand, d *D
 // Copy returns a copy of d that shares no memory d's next decision will
 // overwrite.
 func (d *Decision) Copy() Decision {
-	return Decision{Cycle: d.Cycle, Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties}
+	return Decision{Cycle: d.Cycle, Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties,
+		PreFilterMsg: d.PreFilterMsg, numNodes: d.numNodes}
 }
 
 // FitError is the histogram of reasons when no node fits; nil when one
@@ -143,6 +153,9 @@ func (d *Decision) Copy() Decision {
 func (d *Decision) FitError() *FitError {
 	if d.Chosen != "" {
 		return nil
+	}
+	if d.PreFilterMsg != "" {
+		return &FitError{NumAllNodes: d.numNodes, PreFilterMsg: d.PreFilterMsg}
 	}
 	fe := &FitError{NumAllNodes: len(d.Nodes), Reasons: map[string]int{}}
 	for _, n := range d.Nodes {
@@ -157,6 +170,9 @@ func (d *Decision) FitError() *FitError {
 // "node-1: score 87 | node-2: Insufficient cpu | node-3: score 87 (tie,
 // picked by seed)".
 func (d Decision) String() string {
+	if d.PreFilterMsg != "" {
+		return d.PreFilterMsg
+	}
 	if len(d.Nodes) == 0 {
 		if d.Pod == "" {
 			return "" // no decision yet
@@ -197,6 +213,8 @@ type FitError struct {
 	NumAllNodes int
 	// Reasons counts the nodes that gave each reason.
 	Reasons map[string]int
+	// PreFilterMsg is a PreFilter's rejection of every node at once.
+	PreFilterMsg string
 }
 
 // Error is the FailedScheduling message: "0/3 nodes are available: 1
@@ -206,6 +224,9 @@ type FitError struct {
 func (f *FitError) Error() string {
 	if f.NumAllNodes == 0 {
 		return ErrNoNodesAvailable
+	}
+	if f.PreFilterMsg != "" {
+		return fmt.Sprintf("0/%d nodes are available: %s.", f.NumAllNodes, f.PreFilterMsg)
 	}
 	entries := make([]string, 0, len(f.Reasons))
 	for reason, n := range f.Reasons {

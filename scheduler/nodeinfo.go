@@ -66,6 +66,9 @@ type PodInfo struct {
 	NonZeroRequests Resources
 	// OwnerUID is the uid of the pod's controller (its ReplicaSet...), or "".
 	OwnerUID string
+	// Volumes is what the pod's claims ask of a node (nil: no claims);
+	// the scheduler fills it from its caches (VolumeBinding's PreFilter).
+	Volumes *VolumeInfo
 }
 
 // NewPodInfo computes the PodInfo of pod.

@@ -80,6 +80,10 @@ type Scheduler struct {
 	pods  *cache.Informer[*api.Pod]
 	nodes *cache.Informer[*api.Node]
 	ctrl  *controllers.Controller
+	// The storage caches of VolumeBinding (issue 12 part 4).
+	claims  *cache.Informer[*api.PersistentVolumeClaim]
+	volumes *cache.Informer[*api.PersistentVolume]
+	classes *cache.Informer[*api.StorageClass]
 
 	mu sync.Mutex
 	// nodeInfos holds every node and every node pods are counted on.
@@ -132,12 +136,15 @@ func New(cfg Config) (*Scheduler, error) {
 		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry,
 		pods:          cache.New(cfg.Client.Pods(), api.NamespaceAll, client.ListOptions{}, logger),
 		nodes:         cache.New(cfg.Client.Nodes(), api.NamespaceAll, client.ListOptions{}, logger),
+		claims:        cache.New(cfg.Client.PersistentVolumeClaims(), api.NamespaceAll, client.ListOptions{}, logger),
+		volumes:       cache.New(cfg.Client.PersistentVolumes(), api.NamespaceAll, client.ListOptions{}, logger),
+		classes:       cache.New(cfg.Client.StorageClasses(), api.NamespaceAll, client.ListOptions{}, logger),
 		nodeInfos:     map[string]*NodeInfo{},
 		podStates:     map[string]*podState{},
 		unschedulable: map[string]struct{}{},
 	}
 	ctrl, err := controllers.New(controllers.Config{
-		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods},
+		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes},
 		Clock: cfg.Clock, Mode: cfg.Mode, Workers: cfg.Workers, Logger: logger,
 	})
 	if err != nil {
@@ -149,6 +156,7 @@ func New(cfg Config) (*Scheduler, error) {
 		OnUpdate: func(old, n *api.Node) { s.nodeChanged(old, n) },
 		OnDelete: s.nodeDeleted,
 	})
+	s.watchStorage()
 	s.pods.AddHandler(cache.Handler[*api.Pod]{
 		OnAdd:    func(p *api.Pod) { s.podChanged(nil, p) },
 		OnUpdate: func(old, p *api.Pod) { s.podChanged(old, p) },
@@ -346,6 +354,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		return controllers.Result{}, nil
 	}
 	info := NewPodInfo(pod)
+	info.Volumes = s.volumeInfo(pod)
 	s.fw.Schedule(info, s.sortedLocked(), s.rand, &s.last)
 	s.last.Cycle++
 	chosen := s.last.Chosen
@@ -362,6 +371,10 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	s.mu.Unlock()
 	if chosen == "" {
 		return s.unschedulableFailure(ctx, pod, msg)
+	}
+	if err := s.selectNodeForClaims(ctx, info.Volumes, chosen); err != nil {
+		s.forget(key)
+		return controllers.Result{}, err
 	}
 	return s.bind(ctx, pod, chosen)
 }

@@ -4,7 +4,8 @@
 //
 // It simulates k8s.io/apiserver/pkg/admission and, as its first plugin,
 // NamespaceLifecycle from k8s.io/apiserver/pkg/admission/plugin/namespace/
-// lifecycle. Left out: webhooks (MutatingWebhookConfiguration,
+// lifecycle, then the storage plugins DefaultStorageClass and
+// StorageObjectInUseProtection (plugin/pkg/admission/storage). Left out: webhooks (MutatingWebhookConfiguration,
 // ValidatingWebhookConfiguration), ValidatingAdmissionPolicy, and every
 // other built-in plugin (LimitRanger, ResourceQuota, ServiceAccount...).
 package admission

@@ -1,6 +1,8 @@
 package kinds
 
 import (
+	"slices"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
@@ -73,6 +75,23 @@ func DefaultStatefulSet(ss *api.StatefulSet) {
 		s.RevisionHistoryLimit = ptr(int32(10))
 	}
 	DefaultPodSpec(&s.Template.Spec)
+	// Claims outlive their StatefulSet unless asked otherwise (the
+	// StatefulSetAutoDeletePVC defaults), and templates are claims.
+	if s.PersistentVolumeClaimRetentionPolicy == nil {
+		s.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{}
+	}
+	if s.PersistentVolumeClaimRetentionPolicy.WhenDeleted == "" {
+		s.PersistentVolumeClaimRetentionPolicy.WhenDeleted = api.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	if s.PersistentVolumeClaimRetentionPolicy.WhenScaled == "" {
+		s.PersistentVolumeClaimRetentionPolicy.WhenScaled = api.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	for i := range s.VolumeClaimTemplates {
+		DefaultPersistentVolumeClaimSpec(&s.VolumeClaimTemplates[i].Spec)
+		if s.VolumeClaimTemplates[i].Status.Phase == "" {
+			s.VolumeClaimTemplates[i].Status.Phase = api.ClaimPending
+		}
+	}
 }
 
 // --- validation (pkg/apis/apps/validation) ---
@@ -268,6 +287,7 @@ func (statefulSetStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	clone.Template = o.Spec.Template
 	clone.UpdateStrategy = o.Spec.UpdateStrategy
 	clone.MinReadySeconds = o.Spec.MinReadySeconds
+	clone.PersistentVolumeClaimRetentionPolicy = o.Spec.PersistentVolumeClaimRetentionPolicy
 	if !jsonEqual(clone, &o.Spec) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec"), "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"))
 	}
@@ -305,6 +325,16 @@ func validateStatefulSet(ss *api.StatefulSet) field.ErrorList {
 	}
 	errs = append(errs, replicasErrs(s.Replicas)...)
 	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), sp.Child("minReadySeconds"))...)
+	if rp := s.PersistentVolumeClaimRetentionPolicy; rp != nil {
+		policies := []string{string(api.RetainPersistentVolumeClaimRetentionPolicyType), string(api.DeletePersistentVolumeClaimRetentionPolicyType)}
+		pp := sp.Child("persistentVolumeClaimRetentionPolicy")
+		if !slices.Contains(policies, string(rp.WhenDeleted)) {
+			errs = append(errs, field.NotSupported(pp.Child("whenDeleted"), rp.WhenDeleted, policies))
+		}
+		if !slices.Contains(policies, string(rp.WhenScaled)) {
+			errs = append(errs, field.NotSupported(pp.Child("whenScaled"), rp.WhenScaled, policies))
+		}
+	}
 	return append(errs, validateSelectorAndTemplate(s.Selector, &s.Template, "statefulset", false)...)
 }
 

@@ -229,5 +229,6 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, admissionPolicyResources()...) // issue 13
 	resources = append(resources, batchResources()...)           // issue 12
 	resources = append(resources, daemonSetResources()...)       // issue 12
+	resources = append(resources, storageResources()...)         // issue 12 part 4
 	return resources
 }

@@ -185,6 +185,8 @@ func sampleObjects() map[string]api.Object {
 			ParamKind: &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}, Validations: []api.Validation{{Expression: "true"}}}},
 		"validatingadmissionpolicybindings": &api.ValidatingAdmissionPolicyBinding{ObjectMeta: meta, Spec: api.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName: "p", ParamRef: &api.ParamRef{Name: "limits", Namespace: "default"}}},
+		// issue 12 part 4
+		"persistentvolumeclaims": samplePVC(meta), "persistentvolumes": samplePV(meta), "storageclasses": sampleStorageClass(meta),
 	}
 }
 

@@ -841,8 +841,10 @@ func specChanged(obj, cur api.Object) bool {
 		return true
 	}
 	for i := range a.NumField() {
-		switch a.Type().Field(i).Name {
-		case "TypeMeta", "ObjectMeta", "Status":
+		switch f := a.Type().Field(i); {
+		case f.Name == "TypeMeta", f.Name == "ObjectMeta", f.Name == "Status", !f.IsExported():
+			// Blank fields (protobuf placeholders, a StorageClass's
+			// allowedTopologies) hold nothing.
 			continue
 		}
 		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {

@@ -27,7 +27,14 @@
 // from the current revision's template. Revisions are claimed as pods are
 // (controllers.ClaimObjects): orphans the selector matches are adopted.
 //
-// Left out: volumeClaimTemplates and PersistentVolumeClaims, spec.ordinals,
-// maxUnavailable above 1, the persistentVolumeClaimRetentionPolicy and
-// repairing the identity of an existing pod.
+// Storage (claims.go): each pod gets one PersistentVolumeClaim per
+// volumeClaimTemplate, <template>-<set>-<ordinal>, created before the pod
+// and never with it deleted, so a pod made again mounts its own claim; the
+// persistentVolumeClaimRetentionPolicy (Retain by default) gives the
+// claims to the set (whenDeleted: Delete) or to a pod removed by a
+// scale-down (whenScaled: Delete) for the garbage collector.
+//
+// Left out: spec.ordinals, maxUnavailable above 1, repairing the identity
+// or the claims of an existing pod, and the claim owner changes when the
+// policy itself changes.
 package statefulset

@@ -217,6 +217,7 @@ func NewPod(set *api.StatefulSet, template *api.PodTemplateSpec, ord int, revisi
 	}
 	pod.Spec.Hostname = name
 	pod.Spec.Subdomain = set.Spec.ServiceName
+	UpdateStorage(set, pod, ord)
 	if ref != nil {
 		pod.OwnerReferences = []api.OwnerReference{*ref}
 	}

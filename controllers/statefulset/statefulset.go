@@ -133,6 +133,10 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 			}
 			created[p.Name] = p
 		case Delete:
+			if err := ssc.giveClaimsToPod(ctx, set, podNamed(pods, a.Pod), a.Ordinal); err != nil {
+				firstErr = err
+				break
+			}
 			if err := ssc.deletePod(ctx, set, a.Pod); err != nil {
 				firstErr = err
 				break
@@ -233,6 +237,10 @@ func (ssc *StatefulSetController) createPod(ctx context.Context, set *api.Statef
 		return nil, fmt.Errorf("statefulset %s/%s: no template for revision %s", set.Namespace, set.Name, a.Revision)
 	}
 	pod := NewPod(set, template, a.Ordinal, a.Revision, api.NewControllerRef(&set.ObjectMeta, GroupVersionKind))
+	// The claims come first: the pod mounts them (issue 12 part 4).
+	if err := ssc.createClaims(ctx, set, pod, a.Ordinal); err != nil {
+		return nil, err
+	}
 	created, err := ssc.pods.Resource().Create(ctx, pod)
 	if err != nil {
 		if !api.IsAlreadyExists(err) {

@@ -17,6 +17,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -43,6 +44,8 @@ func realScheme(t testing.TB) *runtime.Scheme {
 		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
 		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme,
 		admissionregistrationv1.AddToScheme, // issue 13
+		corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
+		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme, storagev1.AddToScheme,
 	} {
 		require.NoError(t, add(s))
 	}
@@ -79,6 +82,15 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 		{Group: "batch", Version: "v1", Kind: "JobList"}:     func() kpb.Kinded { return &api.JobList{} },
 		{Group: "batch", Version: "v1", Kind: "CronJobList"}: func() kpb.Kinded { return &api.CronJobList{} },
 		apps.WithKind("DaemonSetList"):                       func() kpb.Kinded { return &api.DaemonSetList{} },
+		v1.WithKind("PersistentVolumeList"): func() kpb.Kinded {
+			return &api.PersistentVolumeList{}
+		},
+		v1.WithKind("PersistentVolumeClaimList"): func() kpb.Kinded {
+			return &api.PersistentVolumeClaimList{}
+		},
+		{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClassList"}: func() kpb.Kinded {
+			return &api.StorageClassList{}
+		},
 		apps.WithKind("StatefulSetList"): func() kpb.Kinded {
 			return &api.StatefulSetList{}
 		},

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,6 +73,26 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.CronJobList](), reflect.TypeFor[batchv1.CronJobList]()},
 	{reflect.TypeFor[api.CronJobSpec](), reflect.TypeFor[batchv1.CronJobSpec]()},
 	{reflect.TypeFor[api.CronJobStatus](), reflect.TypeFor[batchv1.CronJobStatus]()},
+	// issue 12 part 4: storage
+	{reflect.TypeFor[api.PersistentVolume](), reflect.TypeFor[corev1.PersistentVolume]()},
+	{reflect.TypeFor[api.PersistentVolumeList](), reflect.TypeFor[corev1.PersistentVolumeList]()},
+	{reflect.TypeFor[api.PersistentVolumeSpec](), reflect.TypeFor[corev1.PersistentVolumeSpec]()},
+	{reflect.TypeFor[api.PersistentVolumeSource](), reflect.TypeFor[corev1.PersistentVolumeSource]()},
+	{reflect.TypeFor[api.PersistentVolumeStatus](), reflect.TypeFor[corev1.PersistentVolumeStatus]()},
+	{reflect.TypeFor[api.LocalVolumeSource](), reflect.TypeFor[corev1.LocalVolumeSource]()},
+	{reflect.TypeFor[api.VolumeNodeAffinity](), reflect.TypeFor[corev1.VolumeNodeAffinity]()},
+	{reflect.TypeFor[api.NodeSelector](), reflect.TypeFor[corev1.NodeSelector]()},
+	{reflect.TypeFor[api.NodeSelectorTerm](), reflect.TypeFor[corev1.NodeSelectorTerm]()},
+	{reflect.TypeFor[api.NodeSelectorRequirement](), reflect.TypeFor[corev1.NodeSelectorRequirement]()},
+	{reflect.TypeFor[api.PersistentVolumeClaim](), reflect.TypeFor[corev1.PersistentVolumeClaim]()},
+	{reflect.TypeFor[api.PersistentVolumeClaimList](), reflect.TypeFor[corev1.PersistentVolumeClaimList]()},
+	{reflect.TypeFor[api.PersistentVolumeClaimSpec](), reflect.TypeFor[corev1.PersistentVolumeClaimSpec]()},
+	{reflect.TypeFor[api.PersistentVolumeClaimStatus](), reflect.TypeFor[corev1.PersistentVolumeClaimStatus]()},
+	{reflect.TypeFor[api.PersistentVolumeClaimCondition](), reflect.TypeFor[corev1.PersistentVolumeClaimCondition]()},
+	{reflect.TypeFor[api.VolumeResourceRequirements](), reflect.TypeFor[corev1.VolumeResourceRequirements]()},
+	{reflect.TypeFor[api.StorageClass](), reflect.TypeFor[storagev1.StorageClass]()},
+	{reflect.TypeFor[api.StorageClassList](), reflect.TypeFor[storagev1.StorageClassList]()},
+	{reflect.TypeFor[api.StatefulSetPersistentVolumeClaimRetentionPolicy](), reflect.TypeFor[appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy]()},
 	// issue 14: rbac.authorization.k8s.io, authorization.k8s.io, authentication.k8s.io
 	{reflect.TypeFor[api.PolicyRule](), reflect.TypeFor[rbacv1.PolicyRule]()},
 	{reflect.TypeFor[api.Subject](), reflect.TypeFor[rbacv1.Subject]()},

@@ -1,0 +1,98 @@
+package volume
+
+import (
+	"slices"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
+)
+
+// ClaimClass is the class a claim asks for: the beta annotation, then
+// spec.storageClassName ("" for none).
+func ClaimClass(pvc *api.PersistentVolumeClaim) string {
+	if c, ok := pvc.Annotations["volume.beta.kubernetes.io/storage-class"]; ok {
+		return c
+	}
+	if pvc.Spec.StorageClassName != nil {
+		return *pvc.Spec.StorageClassName
+	}
+	return ""
+}
+
+// VolumeMode is m, Filesystem when unset.
+func VolumeMode(m *api.PersistentVolumeMode) api.PersistentVolumeMode {
+	if m == nil {
+		return api.PersistentVolumeFilesystem
+	}
+	return *m
+}
+
+// IsPreBoundTo reports whether pv's claimRef names pvc (with its uid, or
+// without a uid: a volume an administrator reserved for the claim).
+func IsPreBoundTo(pv *api.PersistentVolume, pvc *api.PersistentVolumeClaim) bool {
+	r := pv.Spec.ClaimRef
+	return r != nil && r.Namespace == pvc.Namespace && r.Name == pvc.Name && (r.UID == "" || r.UID == string(pvc.UID))
+}
+
+// VolumeMatches reports whether pv can hold pvc: same class and volume
+// mode, every access mode asked, enough capacity, the claim's selector,
+// and (for a claim with a selected node) a node affinity that node meets.
+// The volume must be free or reserved for the claim.
+func VolumeMatches(pv *api.PersistentVolume, pvc *api.PersistentVolumeClaim, selectedNode *api.Node) bool {
+	if pv.DeletionTimestamp != nil {
+		return false
+	}
+	if pv.Spec.ClaimRef != nil && !IsPreBoundTo(pv, pvc) {
+		return false
+	}
+	if pv.Status.Phase == api.VolumeReleased || pv.Status.Phase == api.VolumeFailed {
+		return false
+	}
+	if pv.Spec.StorageClassName != ClaimClass(pvc) || VolumeMode(pv.Spec.VolumeMode) != VolumeMode(pvc.Spec.VolumeMode) {
+		return false
+	}
+	for _, m := range pvc.Spec.AccessModes {
+		if !slices.Contains(pv.Spec.AccessModes, m) {
+			return false
+		}
+	}
+	want := pvc.Spec.Resources.Requests[api.ResourceStorage]
+	have := pv.Spec.Capacity[api.ResourceStorage]
+	if have.Cmp(want) < 0 {
+		return false
+	}
+	if pvc.Spec.Selector != nil {
+		sel, err := api.LabelSelectorAsSelector(pvc.Spec.Selector)
+		if err != nil || !sel.Matches(labels.Set(pv.Labels)) {
+			return false
+		}
+	}
+	if selectedNode != nil && pv.Spec.NodeAffinity != nil && !api.NodeSelectorMatches(pv.Spec.NodeAffinity.Required, selectedNode) {
+		return false
+	}
+	return true
+}
+
+// FindBestMatch is the volume to bind pvc to: one reserved for the claim
+// first, else the smallest that fits (ties by name, so that the choice
+// repeats); nil when none fits.
+func FindBestMatch(pvc *api.PersistentVolumeClaim, pvs []*api.PersistentVolume, selectedNode *api.Node) *api.PersistentVolume {
+	var best *api.PersistentVolume
+	for _, pv := range pvs {
+		if !VolumeMatches(pv, pvc, selectedNode) {
+			continue
+		}
+		if IsPreBoundTo(pv, pvc) {
+			return pv
+		}
+		if best == nil {
+			best = pv
+			continue
+		}
+		a, b := pv.Spec.Capacity[api.ResourceStorage], best.Spec.Capacity[api.ResourceStorage]
+		if c := a.Cmp(b); c < 0 || (c == 0 && pv.Name < best.Name) {
+			best = pv
+		}
+	}
+	return best
+}

@@ -1,0 +1,102 @@
+package admission
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// The storage admission plugins (issue 12 part 4): DefaultStorageClass
+// (plugin/pkg/admission/storage/storageclass/setdefault) and
+// StorageObjectInUseProtection (plugin/pkg/admission/storage/
+// storageobjectinuseprotection). Both only mutate, on create.
+
+var (
+	pvcResource = api.GroupResource{Resource: "persistentvolumeclaims"}
+	pvResource  = api.GroupResource{Resource: "persistentvolumes"}
+)
+
+// StorageClassLister lists the StorageClasses.
+type StorageClassLister func(ctx context.Context) ([]*api.StorageClass, error)
+
+// DefaultStorageClass gives a new claim that names no class the default
+// StorageClass, so that the class's provisioner makes its volume.
+type DefaultStorageClass struct {
+	List StorageClassLister
+}
+
+// Admit implements Mutator.
+func (d *DefaultStorageClass) Admit(ctx context.Context, a *Attributes) error {
+	if a.Operation != Create || a.Subresource != "" || a.Resource.GroupResource() != pvcResource {
+		return nil
+	}
+	pvc, ok := a.Object.(*api.PersistentVolumeClaim)
+	// storageClassName "" asks for a volume without class: only nil gets
+	// the default. The beta annotation is a class name too.
+	if !ok || pvc.Spec.StorageClassName != nil {
+		return nil
+	}
+	if _, set := pvc.Annotations["volume.beta.kubernetes.io/storage-class"]; set {
+		return nil
+	}
+	classes, err := d.List(ctx)
+	if err != nil {
+		return api.NewInternalError(err)
+	}
+	if def := DefaultClass(classes); def != nil {
+		name := def.Name
+		pvc.Spec.StorageClassName = &name
+	}
+	return nil
+}
+
+// DefaultClass is the default StorageClass among classes: of several, the
+// newest (then the first by name) wins, as since Kubernetes 1.26; nil when
+// none is marked.
+func DefaultClass(classes []*api.StorageClass) *api.StorageClass {
+	var def *api.StorageClass
+	for _, c := range classes {
+		if c.Annotations[api.AnnDefaultStorageClass] != "true" && c.Annotations["storageclass.beta.kubernetes.io/is-default-class"] != "true" {
+			continue
+		}
+		if def == nil || c.CreationTimestamp.After(def.CreationTimestamp.Time) ||
+			(c.CreationTimestamp.Equal(&def.CreationTimestamp) && c.Name < def.Name) {
+			def = c
+		}
+	}
+	return def
+}
+
+// StorageObjectInUseProtection puts the protection finalizers on every new
+// claim and volume: the pvc-protection and pv-protection controllers take
+// them off once nothing uses the object, so a claim in use by a pod (a
+// volume bound to a claim) is not removed under it.
+type StorageObjectInUseProtection struct{}
+
+// Admit implements Mutator.
+func (StorageObjectInUseProtection) Admit(_ context.Context, a *Attributes) error {
+	if a.Operation != Create || a.Subresource != "" {
+		return nil
+	}
+	var meta *api.ObjectMeta
+	var finalizer string
+	switch o := a.Object.(type) {
+	case *api.PersistentVolumeClaim:
+		if a.Resource.GroupResource() != pvcResource {
+			return nil
+		}
+		meta, finalizer = &o.ObjectMeta, api.PVCProtectionFinalizer
+	case *api.PersistentVolume:
+		if a.Resource.GroupResource() != pvResource {
+			return nil
+		}
+		meta, finalizer = &o.ObjectMeta, api.PVProtectionFinalizer
+	default:
+		return nil
+	}
+	if !slices.Contains(meta.Finalizers, finalizer) {
+		meta.Finalizers = append(meta.Finalizers, finalizer)
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package kinds
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/resource"
+)
+
+func samplePVC(meta api.ObjectMeta) *api.PersistentVolumeClaim {
+	return &api.PersistentVolumeClaim{ObjectMeta: meta, Spec: api.PersistentVolumeClaimSpec{
+		AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
+		Resources:   api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}},
+		VolumeName:  "pvc-1", StorageClassName: ptr("standard"), VolumeMode: ptr(api.PersistentVolumeFilesystem)},
+		Status: api.PersistentVolumeClaimStatus{Phase: api.ClaimBound, AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
+			Capacity: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}
+}
+
+func samplePV(meta api.ObjectMeta) *api.PersistentVolume {
+	meta.Namespace = ""
+	return &api.PersistentVolume{ObjectMeta: meta, Spec: api.PersistentVolumeSpec{
+		Capacity:                      api.ResourceList{api.ResourceStorage: resource.MustParse("5Gi")},
+		PersistentVolumeSource:        api.PersistentVolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/data"}},
+		AccessModes:                   []api.PersistentVolumeAccessMode{api.ReadWriteOnce, api.ReadOnlyMany},
+		ClaimRef:                      &api.ObjectReference{Namespace: "default", Name: "data"},
+		PersistentVolumeReclaimPolicy: api.PersistentVolumeReclaimRetain, StorageClassName: "manual"},
+		Status: api.PersistentVolumeStatus{Phase: api.VolumeBound}}
+}
+
+func sampleStorageClass(meta api.ObjectMeta) *api.StorageClass {
+	meta.Namespace = ""
+	meta.Name = "standard"
+	meta.Annotations = map[string]string{api.AnnDefaultStorageClass: "true"}
+	return &api.StorageClass{ObjectMeta: meta, Provisioner: "kubesim.io/hostpath",
+		VolumeBindingMode: ptr(api.VolumeBindingWaitForFirstConsumer)}
+}
+
+func TestStorageTableCells(t *testing.T) {
+	objs := sampleObjects()
+	cells := func(name string) []any { return builtin(t, name).Table.Cells(objs[name], tableNow) }
+	assert.Equal(t, []any{"x", "Bound", "pvc-1", "1Gi", "RWO", "standard", "<unset>", "3h", "Filesystem"}, cells("persistentvolumeclaims"))
+	assert.Equal(t, []any{"x", "5Gi", "RWO,ROX", "Retain", "Bound", "default/data", "manual", "<unset>", "", "3h", "<unset>"}, cells("persistentvolumes"))
+	assert.Equal(t, []any{"standard (default)", "kubesim.io/hostpath", "Delete", "WaitForFirstConsumer", "false", "3h"}, cells("storageclasses"))
+	// A pending claim shows neither capacity nor access modes.
+	pending := &api.PersistentVolumeClaim{Spec: api.PersistentVolumeClaimSpec{
+		Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}},
+		Status: api.PersistentVolumeClaimStatus{Phase: api.ClaimPending}}
+	got := builtin(t, "persistentvolumeclaims").Table.Cells(pending, tableNow)
+	assert.Equal(t, []any{"", "Pending", "", "", "", ""}, got[:6])
+}
+
+func TestStorageDefaults(t *testing.T) {
+	pv := &api.PersistentVolume{}
+	pvStrategy{}.Default(pv)
+	assert.Equal(t, api.PersistentVolumeReclaimRetain, pv.Spec.PersistentVolumeReclaimPolicy, "a static volume is retained")
+	assert.Equal(t, api.PersistentVolumeFilesystem, *pv.Spec.VolumeMode)
+
+	sc := &api.StorageClass{}
+	storageClassStrategy{}.Default(sc)
+	assert.Equal(t, api.PersistentVolumeReclaimDelete, *sc.ReclaimPolicy)
+	assert.Equal(t, api.VolumeBindingImmediate, *sc.VolumeBindingMode)
+
+	pvc := &api.PersistentVolumeClaim{}
+	pvcStrategy{}.PrepareForCreate(pvc)
+	pvcStrategy{}.Default(pvc)
+	assert.Equal(t, api.ClaimPending, pvc.Status.Phase)
+	assert.Equal(t, api.PersistentVolumeFilesystem, *pvc.Spec.VolumeMode)
+
+	ss := &api.StatefulSet{Spec: api.StatefulSetSpec{VolumeClaimTemplates: []api.PersistentVolumeClaim{{}}}}
+	DefaultStatefulSet(ss)
+	assert.Equal(t, api.RetainPersistentVolumeClaimRetentionPolicyType, ss.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted)
+	assert.Equal(t, api.RetainPersistentVolumeClaimRetentionPolicyType, ss.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled)
+	assert.Equal(t, api.PersistentVolumeFilesystem, *ss.Spec.VolumeClaimTemplates[0].Spec.VolumeMode)
+}
+
+func TestValidatePersistentVolumeClaim(t *testing.T) {
+	meta := api.ObjectMeta{Name: "data", Namespace: "default"}
+	for _, tc := range []struct {
+		name string
+		spec api.PersistentVolumeClaimSpec
+		want []string
+	}{
+		{"valid", samplePVC(meta).Spec, nil},
+		{"no access modes, no storage", api.PersistentVolumeClaimSpec{}, []string{
+			"spec.accessModes: Required value: at least 1 access mode is required",
+			"spec.resources[storage]: Required value"}},
+		{"bad mode", api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{"ReadSometimes"},
+			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("0")}}}, []string{
+			`spec.accessModes: Unsupported value: "ReadSometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"`,
+			`spec.resources.requests[storage]: Invalid value: "0": must be greater than zero`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := pvcStrategy{}.Validate(&api.PersistentVolumeClaim{ObjectMeta: meta, Spec: tc.spec})
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestPersistentVolumeClaimSpecIsImmutable(t *testing.T) {
+	old := samplePVC(api.ObjectMeta{Name: "data", Namespace: "default"})
+	old.Spec.VolumeName = ""
+	old.Status.Phase = api.ClaimPending
+	// The PV controller sets volumeName once.
+	bound := old.DeepCopy()
+	bound.Spec.VolumeName = "pv-1"
+	assert.Empty(t, pvcStrategy{}.ValidateUpdate(bound, old))
+	// Nobody changes the access modes.
+	changed := bound.DeepCopy()
+	changed.Spec.AccessModes = []api.PersistentVolumeAccessMode{api.ReadWriteMany}
+	errs := pvcStrategy{}.ValidateUpdate(changed, bound)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims", errs[0].Error())
+}
+
+func TestValidatePersistentVolume(t *testing.T) {
+	pv := samplePV(api.ObjectMeta{Name: "pv-1"})
+	assert.Empty(t, pvStrategy{}.Validate(pv))
+	empty := &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "pv-2"}}
+	var got []string
+	for _, e := range (pvStrategy{}).Validate(empty) {
+		got = append(got, e.Error())
+	}
+	assert.Equal(t, []string{
+		"spec.accessModes: Required value: at least 1 access mode is required",
+		"spec.capacity: Required value",
+		"spec: Required value: must specify a volume type",
+	}, got)
+	local := pv.DeepCopy()
+	local.Spec.HostPath, local.Spec.Local = nil, &api.LocalVolumeSource{Path: "/mnt/disk"}
+	errs := pvStrategy{}.Validate(local)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "spec.nodeAffinity: Required value: Local volume requires node affinity", errs[0].Error())
+
+	moved := pv.DeepCopy()
+	moved.Spec.HostPath.Path = "/elsewhere"
+	errs = pvStrategy{}.ValidateUpdate(moved, pv)
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error(), "spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation")
+}
+
+func TestValidateStorageClass(t *testing.T) {
+	sc := &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "fast"}}
+	storageClassStrategy{}.Default(sc)
+	errs := storageClassStrategy{}.Validate(sc)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "provisioner: Required value", errs[0].Error())
+
+	sc.Provisioner = "kubesim.io/hostpath"
+	require.Empty(t, storageClassStrategy{}.Validate(sc))
+	upd := sc.DeepCopy()
+	upd.Provisioner = "example.com/other"
+	upd.Parameters = map[string]string{"type": "ssd"}
+	upd.ReclaimPolicy = ptr(api.PersistentVolumeReclaimRetain)
+	upd.VolumeBindingMode = ptr(api.VolumeBindingWaitForFirstConsumer)
+	var got []string
+	for _, e := range (storageClassStrategy{}).ValidateUpdate(upd, sc) {
+		got = append(got, e.Error())
+	}
+	assert.Equal(t, []string{
+		"parameters: Forbidden: updates to parameters are forbidden.",
+		"provisioner: Forbidden: updates to provisioner are forbidden.",
+		"reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden.",
+		`volumeBindingMode: Invalid value: "WaitForFirstConsumer": field is immutable`,
+	}, got)
+	// Annotations (the default-class mark) may change.
+	ann := sc.DeepCopy()
+	ann.Annotations = map[string]string{api.AnnDefaultStorageClass: "true"}
+	assert.Empty(t, storageClassStrategy{}.ValidateUpdate(ann, sc))
+	assert.True(t, IsDefaultStorageClass(ann))
+}
+
+func TestStorageResourcesRegistered(t *testing.T) {
+	for name, want := range map[string]struct {
+		group, short, kind string
+		namespaced         bool
+	}{
+		"persistentvolumeclaims": {"", "pvc", "PersistentVolumeClaim", true},
+		"persistentvolumes":      {"", "pv", "PersistentVolume", false},
+		"storageclasses":         {"storage.k8s.io", "sc", "StorageClass", false},
+	} {
+		r := builtin(t, name)
+		assert.Equal(t, want.group, r.Group, name)
+		assert.Equal(t, "v1", r.Version, name)
+		assert.Equal(t, want.kind, r.Kind, name)
+		assert.Equal(t, []string{want.short}, r.ShortNames, name)
+		assert.Equal(t, want.namespaced, r.Namespaced, name)
+		assert.Equal(t, name != "storageclasses", r.StatusSubresource, name)
+		assert.Empty(t, r.Categories, name, "not in kubectl get all")
+	}
+}

@@ -1,0 +1,39 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/controllers/volume/persistentvolume"
+)
+
+// DefaultStorageClassName is the default StorageClass every cluster starts
+// with (issue 12 part 4).
+const DefaultStorageClassName = "standard"
+
+// DefaultStorageClass is the class a cluster installs at start, as kind
+// installs its "standard" class: the simulated hostpath provisioner,
+// volumes deleted with their claims, and WaitForFirstConsumer binding.
+// kind binds late because its hostPath volumes live on one node and a
+// cluster has several: the scheduler picks the pod's node first, then the
+// volume is made there. (minikube's Immediate suits its single node only.)
+func DefaultStorageClass() *api.StorageClass {
+	wffc := api.VolumeBindingWaitForFirstConsumer
+	del := api.PersistentVolumeReclaimDelete
+	return &api.StorageClass{
+		ObjectMeta: api.ObjectMeta{Name: DefaultStorageClassName,
+			Annotations: map[string]string{api.AnnDefaultStorageClass: "true"}},
+		Provisioner: persistentvolume.Provisioner, ReclaimPolicy: &del, VolumeBindingMode: &wffc,
+	}
+}
+
+// installDefaultStorageClass creates the default class unless a class by
+// that name is stored already (a cluster restarted on its store).
+func (c *Cluster) installDefaultStorageClass(ctx context.Context) error {
+	cl, _ := c.client("kubesim-storage-addon")
+	if _, err := cl.StorageClasses().Create(ctx, DefaultStorageClass()); err != nil && !api.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the default StorageClass: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/volume"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// The VolumeBinding plugin (issue 12 part 4), reduced: its PreFilter
+// gathers the pod's claims, its Filter checks each node against them, and
+// after the choice the scheduler marks each WaitForFirstConsumer claim
+// with the node (volume.kubernetes.io/selected-node), for the PV
+// controller to bind or provision there. Left out: the plugin's own
+// binding of volumes (AssumePodVolumes and PreBind's wait) — the pod is
+// bound at once, and the kubelet does not wait for its volumes.
+
+// The reasons VolumeBinding gives, in kube-scheduler's words.
+const (
+	// ErrReasonNodeConflict: a bound volume's node affinity excludes the node.
+	ErrReasonNodeConflict = "node(s) had volume node affinity conflict"
+	// ErrReasonBindConflict: no volume can be had for an unbound claim on the node.
+	ErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind"
+	// ErrReasonUnboundImmediate: an Immediate claim the PV controller has not bound yet.
+	ErrReasonUnboundImmediate = "pod has unbound immediate PersistentVolumeClaims"
+)
+
+// VolumeInfo is what a pod's claims ask of a node, computed once per
+// scheduling cycle from the informers (the PreFilter's state).
+type VolumeInfo struct {
+	// PreFilterMsg, when set, rejects every node at once: a missing claim,
+	// or an Immediate claim not bound yet.
+	PreFilterMsg string
+	// BoundAffinities are the node affinities of the pod's bound volumes.
+	BoundAffinities []*api.NodeSelector
+	// Unbound are the WaitForFirstConsumer claims still to bind.
+	Unbound []UnboundClaim
+}
+
+// UnboundClaim is a claim waiting for its pod's node.
+type UnboundClaim struct {
+	Claim *api.PersistentVolumeClaim
+	// Candidates are the free volumes that suit the claim, nodes aside.
+	Candidates []*api.PersistentVolume
+	// Provisionable: the claim's class can make a volume on any node.
+	Provisionable bool
+}
+
+// volumeInfo is the VolumeBinding PreFilter over the scheduler's caches:
+// nil for a pod without claims.
+func (s *Scheduler) volumeInfo(pod *api.Pod) *VolumeInfo {
+	var vi *VolumeInfo
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		if vi == nil {
+			vi = &VolumeInfo{}
+		}
+		name := v.PersistentVolumeClaim.ClaimName
+		pvc, ok := s.claims.Get(pod.Namespace, name)
+		if !ok {
+			vi.PreFilterMsg = fmt.Sprintf("persistentvolumeclaim %q not found", name)
+			return vi
+		}
+		if pvc.DeletionTimestamp != nil {
+			vi.PreFilterMsg = fmt.Sprintf("persistentvolumeclaim %q is being deleted", name)
+			return vi
+		}
+		if pvc.Spec.VolumeName != "" {
+			if pv, ok := s.volumes.Get("", pvc.Spec.VolumeName); ok && pv.Spec.NodeAffinity != nil {
+				vi.BoundAffinities = append(vi.BoundAffinities, pv.Spec.NodeAffinity.Required)
+			}
+			continue
+		}
+		sc, hasClass := s.classes.Get("", volume.ClaimClass(pvc))
+		if !hasClass || sc.VolumeBindingMode == nil || *sc.VolumeBindingMode != api.VolumeBindingWaitForFirstConsumer {
+			vi.PreFilterMsg = ErrReasonUnboundImmediate
+			return vi
+		}
+		u := UnboundClaim{Claim: pvc, Provisionable: sc.Provisioner != "" && sc.Provisioner != "kubernetes.io/no-provisioner"}
+		for _, pv := range s.volumes.List() {
+			if pv.Spec.ClaimRef == nil && volume.VolumeMatches(pv, pvc, nil) {
+				u.Candidates = append(u.Candidates, pv)
+			}
+		}
+		vi.Unbound = append(vi.Unbound, u)
+	}
+	return vi
+}
+
+// VolumeBinding is the plugin's Filter: every bound volume must be
+// reachable from the node, and every unbound claim must find a free
+// volume there or be provisionable.
+func VolumeBinding(pod *PodInfo, node *NodeInfo) []string {
+	vi := pod.Volumes
+	if vi == nil {
+		return nil
+	}
+	for _, sel := range vi.BoundAffinities {
+		if !api.NodeSelectorMatches(sel, node.Node) {
+			return []string{ErrReasonNodeConflict}
+		}
+	}
+	for _, u := range vi.Unbound {
+		if u.Provisionable {
+			continue
+		}
+		found := false
+		for _, pv := range u.Candidates {
+			if pv.Spec.NodeAffinity == nil || api.NodeSelectorMatches(pv.Spec.NodeAffinity.Required, node.Node) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return []string{ErrReasonBindConflict}
+		}
+	}
+	return nil
+}
+
+// selectNodeForClaims writes the chosen node on each unbound
+// WaitForFirstConsumer claim of the pod, so that the PV controller binds
+// or provisions its volume there.
+func (s *Scheduler) selectNodeForClaims(ctx context.Context, vi *VolumeInfo, node string) error {
+	if vi == nil {
+		return nil
+	}
+	for _, u := range vi.Unbound {
+		if u.Claim.Annotations[api.AnnSelectedNode] == node {
+			continue
+		}
+		upd := u.Claim.DeepCopy()
+		if upd.Annotations == nil {
+			upd.Annotations = map[string]string{}
+		}
+		upd.Annotations[api.AnnSelectedNode] = node
+		if _, err := s.client.PersistentVolumeClaims().Update(ctx, upd); err != nil {
+			return fmt.Errorf("marking claim %s with node %s: %w", cache.Key(&u.Claim.ObjectMeta), node, err)
+		}
+	}
+	return nil
+}
+
+// watchStorage retries the unschedulable pods when a claim, a volume or a
+// class comes or changes: one may be what a pod waits for.
+func (s *Scheduler) watchStorage() {
+	requeue := func(event, kind string, m *api.ObjectMeta) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.requeueLocked(controllers.CauseOf(event, kind, m))
+	}
+	s.claims.AddHandler(cache.Handler[*api.PersistentVolumeClaim]{
+		OnAdd:    func(p *api.PersistentVolumeClaim) { requeue("ADDED", "PersistentVolumeClaim", &p.ObjectMeta) },
+		OnUpdate: func(_, p *api.PersistentVolumeClaim) { requeue("MODIFIED", "PersistentVolumeClaim", &p.ObjectMeta) },
+	})
+	s.volumes.AddHandler(cache.Handler[*api.PersistentVolume]{
+		OnAdd:    func(pv *api.PersistentVolume) { requeue("ADDED", "PersistentVolume", &pv.ObjectMeta) },
+		OnUpdate: func(_, pv *api.PersistentVolume) { requeue("MODIFIED", "PersistentVolume", &pv.ObjectMeta) },
+	})
+	s.classes.AddHandler(cache.Handler[*api.StorageClass]{
+		OnAdd: func(sc *api.StorageClass) { requeue("ADDED", "StorageClass", &sc.ObjectMeta) },
+	})
+}

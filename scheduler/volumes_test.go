@@ -1,0 +1,111 @@
+package scheduler
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/resource"
+)
+
+func withClaim(claim string) func(*api.Pod) {
+	return func(p *api.Pod) {
+		p.Spec.Volumes = append(p.Spec.Volumes, api.Volume{Name: claim, VolumeSource: api.VolumeSource{
+			PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
+	}
+}
+
+func onlyOn(node string) *api.VolumeNodeAffinity {
+	return &api.VolumeNodeAffinity{Required: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{
+		MatchExpressions: []api.NodeSelectorRequirement{{Key: api.LabelHostname, Operator: api.NodeSelectorOpIn, Values: []string{node}}}}}}}
+}
+
+func TestVolumeBindingFilter(t *testing.T) {
+	n1, n2 := &NodeInfo{Node: testNode("node-1")}, &NodeInfo{Node: testNode("node-2")}
+	pv := &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "local"}, Spec: api.PersistentVolumeSpec{NodeAffinity: onlyOn("node-2")}}
+	for _, tc := range []struct {
+		name   string
+		vi     *VolumeInfo
+		n1, n2 []string
+	}{
+		{"no claims", nil, nil, nil},
+		{"bound volume on node-2", &VolumeInfo{BoundAffinities: []*api.NodeSelector{onlyOn("node-2").Required}}, []string{ErrReasonNodeConflict}, nil},
+		{"provisionable anywhere", &VolumeInfo{Unbound: []UnboundClaim{{Provisionable: true}}}, nil, nil},
+		{"a free volume on node-2 only", &VolumeInfo{Unbound: []UnboundClaim{{Candidates: []*api.PersistentVolume{pv}}}}, []string{ErrReasonBindConflict}, nil},
+		{"nothing to bind", &VolumeInfo{Unbound: []UnboundClaim{{}}}, []string{ErrReasonBindConflict}, []string{ErrReasonBindConflict}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pi := &PodInfo{Volumes: tc.vi}
+			assert.Equal(t, tc.n1, VolumeBinding(pi, n1))
+			assert.Equal(t, tc.n2, VolumeBinding(pi, n2))
+		})
+	}
+}
+
+func TestMissingClaimKeepsPodPending(t *testing.T) {
+	e := newEnv(t, 1)
+	threeNodes(e)
+	e.createPod(testPod("db", "", "", withClaim("data")))
+	e.run()
+	assert.Empty(t, e.pod("db").Spec.NodeName)
+	assert.Equal(t, `0/3 nodes are available: persistentvolumeclaim "data" not found.`, condition(e.pod("db"), api.PodScheduled).Message)
+
+	// The claim appears (unbound, of a WaitForFirstConsumer class that can
+	// provision): the pod is tried again, placed, and the claim marked.
+	wffc := api.VolumeBindingWaitForFirstConsumer
+	_, err := e.Client.StorageClasses().Create(e.ctx, &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "standard"},
+		Provisioner: "kubesim.io/hostpath", VolumeBindingMode: &wffc})
+	require.NoError(t, err)
+	class := "standard"
+	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "data", Namespace: "default"},
+		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: &class,
+			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
+	require.NoError(t, err)
+	e.run()
+	node := e.pod("db").Spec.NodeName
+	require.NotEmpty(t, node)
+	pvc, err := e.Client.PersistentVolumeClaims().Get(e.ctx, "default", "data")
+	require.NoError(t, err)
+	assert.Equal(t, node, pvc.Annotations[api.AnnSelectedNode])
+}
+
+func TestBoundVolumeNodeAffinityPinsThePod(t *testing.T) {
+	e := newEnv(t, 1)
+	threeNodes(e)
+	_, err := e.Client.PersistentVolumes().Create(e.ctx, &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "local-2"},
+		Spec: api.PersistentVolumeSpec{Capacity: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:            []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
+			PersistentVolumeSource: api.PersistentVolumeSource{Local: &api.LocalVolumeSource{Path: "/mnt/disk"}},
+			NodeAffinity:           onlyOn("node-2")}})
+	require.NoError(t, err)
+	empty := ""
+	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "data", Namespace: "default"},
+		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: &empty, VolumeName: "local-2",
+			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
+	require.NoError(t, err)
+	for i := range 3 {
+		name := "db-" + string(rune('a'+i))
+		e.createPod(testPod(name, "", "", withClaim("data")))
+		e.run()
+		assert.Equal(t, "node-2", e.pod(name).Spec.NodeName)
+	}
+	assert.Contains(t, e.sched.LastDecision().String(), "node-1: "+ErrReasonNodeConflict)
+}
+
+func TestUnboundImmediateClaim(t *testing.T) {
+	e := newEnv(t, 1)
+	threeNodes(e)
+	class := "fast"
+	imm := api.VolumeBindingImmediate
+	_, err := e.Client.StorageClasses().Create(e.ctx, &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: class}, Provisioner: "example.com/x", VolumeBindingMode: &imm})
+	require.NoError(t, err)
+	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "data", Namespace: "default"},
+		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: &class,
+			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
+	require.NoError(t, err)
+	e.createPod(testPod("db", "", "", withClaim("data")))
+	e.run()
+	assert.Equal(t, "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.", condition(e.pod("db"), api.PodScheduled).Message)
+}
