@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -75,10 +76,14 @@ type Config struct {
 	// Audit, when set, logs each authenticated request (kube-apiserver's
 	// --audit-log-path).
 	Audit *audit.Log
-	// Admission are more plugins, run after NamespaceLifecycle.
+	// Admission are more built-in plugins, run after NamespaceLifecycle
+	// and before the webhooks (admission_setup.go).
 	Admission []any
-	Logger    *slog.Logger
-	Version   Version
+	// WebhookDial reaches admission webhooks (the cluster's pod
+	// network); nil dials directly.
+	WebhookDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	Logger      *slog.Logger
+	Version     Version
 	// MaxBodyBytes caps request bodies (default 3 MiB).
 	MaxBodyBytes int64
 
@@ -114,6 +119,11 @@ type Server struct {
 	rbac       *rbacregistry.Cache
 	authorizer authz.Authorizer
 	ruleLister authz.RuleResolver
+	// admission is the chain every store runs on client writes, and
+	// webhookConfigs the webhook configurations it reads, cached
+	// (admission_setup.go).
+	admission      admission.Chain
+	webhookConfigs map[string]*configCache
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -142,6 +152,14 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("apiserver: unknown authorization mode %q (want %s or %s)", cfg.AuthorizationMode, authz.ModeRBAC, authz.ModeAlwaysAllow)
 	}
 	// --- end authorization ---
+	if !cfg.GenericOnly {
+		// Every store admits its client writes through this one chain
+		// (admission_setup.go).
+		s.webhookConfigs = map[string]*configCache{
+			"mutatingwebhookconfigurations": {}, "validatingwebhookconfigurations": {},
+		}
+		s.admission = s.admissionChain()
+	}
 	for _, r := range cfg.Resources {
 		if err := s.AddResource(r); err != nil {
 			return nil, err
@@ -171,29 +189,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	lifecycle := &admission.NamespaceLifecycle{
-		Get: func(ctx context.Context, name string) (*api.Namespace, error) {
-			st, ok := s.Store("", "v1", "namespaces")
-			if !ok {
-				return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
-			}
-			obj, err := st.Get(ctx, "", name)
-			if err != nil {
-				return nil, err
-			}
-			ns, ok := obj.(*api.Namespace)
-			if !ok {
-				return nil, api.NewInternalError(fmt.Errorf("namespace store returned %T", obj))
-			}
-			return ns, nil
-		},
-		Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
-	}
-	chain := append(admission.Chain{lifecycle}, cfg.Admission...)
-	if cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
-		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
-	}
-	s.rest = &handlers.Handler{Lookup: s.Store, Admission: chain, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
+	s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
 	s.buildHandlers()
 	return s, nil
 }
@@ -250,7 +246,9 @@ func (s *Server) newStore(res *registry.Resource) (*registry.Store, error) {
 	if rbacregistry.IsRBACResource(res.Group, res.Name) {
 		storage = s.rbac.Decorate(storage) // writes invalidate the authorizer's cache
 	}
-	return registry.NewStore(registry.Config{Resource: res, Storage: storage, Clock: s.cfg.Clock, IDs: s.ids})
+	storage = s.decorateWebhookStorage(res, storage)
+	return registry.NewStore(registry.Config{Resource: res, Storage: storage, Clock: s.cfg.Clock, IDs: s.ids,
+		Admission: s.admission})
 }
 
 // RemoveResource stops serving a resource; its objects stay in the store.

@@ -15,7 +15,6 @@ import (
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
-	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
@@ -27,9 +26,8 @@ type Lookup func(group, version, resource string) (*registry.Store, bool)
 
 // Handler serves every resource request (/api/v1/... and /apis/G/V/...).
 type Handler struct {
-	Lookup    Lookup
-	Admission admission.Chain
-	Clock     clock.Clock
+	Lookup Lookup
+	Clock  clock.Clock
 	// MaxBodyBytes caps request bodies (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
 
@@ -80,6 +78,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// SubjectAccessReview and its kin).
 		responsewriters.WriteError(w, api.NewMethodNotSupported(res.GroupResource(), info.Verb))
 		return
+	}
+	if isWrite(info.Verb) {
+		// What the admission chain did is shown with the answer, for the
+		// stepper's trace (admission.Record).
+		ctx, rec := admission.WithRecord(r.Context())
+		r = r.WithContext(ctx)
+		w = &admissionStepsWriter{ResponseWriter: w, rec: rec}
 	}
 	rc := &requestContext{h: h, w: w, r: r, info: info, st: st, res: res, ns: ns, name: name}
 	// The answer's media type is settled before anything is written, as
@@ -160,32 +165,6 @@ func (c *requestContext) dryRun() (bool, error) {
 		return true, nil
 	}
 	return false, nil
-}
-
-// admit builds the AdmitFunc the registry calls once the object is ready.
-func (c *requestContext) admit(op admission.Operation, dryRun bool) registry.AdmitFunc {
-	if len(c.h.Admission) == 0 {
-		return nil
-	}
-	user, _ := authn.UserFrom(c.ctx())
-	return func(ctx context.Context, obj, old api.Object) error {
-		name := c.name
-		if obj != nil && name == "" {
-			name = obj.GetObjectMeta().Name
-		}
-		return c.h.Admission.Admit(ctx, &admission.Attributes{
-			Operation:   op,
-			Resource:    api.GroupVersionResource{Group: c.res.Group, Version: c.res.Version, Resource: c.res.Name},
-			Subresource: c.info.Subresource,
-			Kind:        c.res.GroupVersionKind(),
-			Namespace:   c.ns,
-			Name:        name,
-			Object:      obj,
-			OldObject:   old,
-			User:        user,
-			DryRun:      dryRun,
-		})
-	}
 }
 
 func (c *requestContext) writeObject(code int, obj api.Object) error {
@@ -367,7 +346,7 @@ func (c *requestContext) create() error {
 	if err := c.checkNamespace(obj); err != nil {
 		return err
 	}
-	out, err := c.st.Create(c.ctx(), c.ns, obj, registry.CreateOptions{DryRun: dry, Admit: c.admit(admission.Create, dry)})
+	out, err := c.st.Create(c.ctx(), c.ns, obj, registry.CreateOptions{DryRun: dry, Admit: true})
 	if err != nil {
 		return err
 	}
@@ -428,7 +407,7 @@ func (c *requestContext) update() error {
 	}
 	out, created, err := c.st.Update(c.ctx(), c.ns, c.name, func(api.Object) (api.Object, error) {
 		return obj.DeepCopyObject(), nil
-	}, registry.UpdateOptions{DryRun: dry, Admit: c.admit(admission.Update, dry), Subresource: c.info.Subresource})
+	}, registry.UpdateOptions{DryRun: dry, Admit: true, Subresource: c.info.Subresource})
 	if err != nil {
 		return err
 	}
@@ -496,7 +475,7 @@ func (c *requestContext) delete() error {
 	if err != nil {
 		return err
 	}
-	res, err := c.st.Delete(c.ctx(), c.ns, c.name, opts, c.admit(admission.Delete, len(opts.DryRun) > 0))
+	res, err := c.st.Delete(c.ctx(), c.ns, c.name, opts, true)
 	if err != nil {
 		return err
 	}
@@ -523,7 +502,7 @@ func (c *requestContext) deleteCollection() error {
 	if err != nil {
 		return err
 	}
-	items, err := c.st.DeleteCollection(c.ctx(), c.ns, lopts, opts, c.admit(admission.Delete, len(opts.DryRun) > 0))
+	items, err := c.st.DeleteCollection(c.ctx(), c.ns, lopts, opts, true)
 	if err != nil {
 		return err
 	}
