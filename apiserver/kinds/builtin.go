@@ -25,7 +25,7 @@ func Builtin() []*registry.Resource {
 			LabelSelectorPath:  ".spec.selector",
 		}
 	}
-	return []*registry.Resource{
+	all := []*registry.Resource{
 		{
 			Version: "v1", Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
 			ShortNames: []string{"ns"}, Namespaced: false,
@@ -224,4 +224,7 @@ func Builtin() []*registry.Resource {
 		},
 		// --- end rbac ---
 	}
+	// Each further group adds its resources with one line here.
+	all = append(all, webhookConfigurationResources()...) // admissionregistration.k8s.io
+	return all
 }

@@ -173,10 +173,12 @@ func sampleObjects() map[string]api.Object {
 		"controllerrevisions": &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "web-7bfc888dd5", Namespace: "default", CreationTimestamp: created,
 			OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "web", UID: "u", Controller: ptr(true)}}},
 			Revision: 2},
-		"roles":               &api.Role{ObjectMeta: meta},
-		"clusterroles":        &api.ClusterRole{ObjectMeta: meta},
-		"rolebindings":        &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
-		"clusterrolebindings": &api.ClusterRoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "r"}},
+		"roles":                           &api.Role{ObjectMeta: meta},
+		"clusterroles":                    &api.ClusterRole{ObjectMeta: meta},
+		"rolebindings":                    &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
+		"clusterrolebindings":             &api.ClusterRoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "r"}},
+		"mutatingwebhookconfigurations":   &api.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []api.MutatingWebhook{{Name: "a.example.com"}}},
+		"validatingwebhookconfigurations": &api.ValidatingWebhookConfiguration{ObjectMeta: meta},
 	}
 }
 
