@@ -231,7 +231,8 @@ func New(cfg Config) (*Cluster, error) {
 func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: kinds.Builtin(), Authenticator: c.cfg.Authenticator, Logger: c.logger,
-		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit})
+		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit,
+		WebhookDial: c.network.DialContext}) // admission webhooks in pods are reached as APIServices are
 	if err != nil {
 		return nil, err
 	}
