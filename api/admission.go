@@ -72,7 +72,7 @@ type AdmissionResponse struct {
 	// mutating webhook only.
 	Patch            []byte            `json:"patch,omitempty" protobuf:"bytes,4,opt,name=patch"`
 	PatchType        *PatchType        `json:"patchType,omitempty" protobuf:"bytes,5,opt,name=patchType"`
-	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty" protobuf:"bytes,6,rep,name=auditAnnotations"`
+	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty" protobuf:"bytes,6,opt,name=auditAnnotations"`
 	// Warnings reach the client as Warning headers.
 	Warnings []string `json:"warnings,omitempty" protobuf:"bytes,7,rep,name=warnings"`
 }

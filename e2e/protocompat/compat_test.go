@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -39,7 +40,7 @@ func realScheme(t testing.TB) *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
-		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme,
+		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme, admissionregistrationv1.AddToScheme,
 	} {
 		require.NoError(t, add(s))
 	}
@@ -79,6 +80,12 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 		{Group: "autoscaling", Version: "v1", Kind: "Scale"}:                     func() kpb.Kinded { return &api.Scale{} },
 		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}:     func() kpb.Kinded { return &api.APIService{} },
 		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIServiceList"}: func() kpb.Kinded { return &api.APIServiceList{} },
+		{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfigurationList"}: func() kpb.Kinded {
+			return &api.MutatingWebhookConfigurationList{}
+		},
+		{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfigurationList"}: func() kpb.Kinded {
+			return &api.ValidatingWebhookConfigurationList{}
+		},
 		{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}: func() kpb.Kinded {
 			return &api.CustomResourceDefinition{}
 		},
