@@ -289,8 +289,9 @@ func denied(name string, result *api.Status) *api.StatusError {
 	default:
 		st.Message = deniedBy + " without explanation"
 	}
-	if st.Code == 0 {
-		st.Code = http.StatusForbidden
+	if st.Code < http.StatusBadRequest {
+		// A refusal is never answered below 400.
+		st.Code = http.StatusBadRequest
 	}
 	st.TypeMeta = api.TypeMeta{Kind: "Status", APIVersion: "v1"}
 	return &api.StatusError{ErrStatus: st}

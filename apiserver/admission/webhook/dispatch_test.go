@@ -183,7 +183,7 @@ func TestValidatingWebhookDenies(t *testing.T) {
 	require.Error(t, err)
 	se, ok := err.(*api.StatusError)
 	require.True(t, ok)
-	assert.Equal(t, int32(http.StatusForbidden), se.ErrStatus.Code)
+	assert.Equal(t, int32(http.StatusBadRequest), se.ErrStatus.Code, "a refusal with no code is a 400")
 	assert.Equal(t, `admission webhook "deny.example.com" denied the request: pods named web are reserved`, se.Error())
 	require.Len(t, steps, 1)
 	assert.Contains(t, steps[0].String(), `admission validating webhook "deny.example.com" create pods default/web: denied: admission webhook`)
