@@ -96,7 +96,9 @@ func (s mutatingWebhookStrategy) Validate(obj api.Object) field.ErrorList {
 	return errs
 }
 
-func (s mutatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
+func (s mutatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
+	return s.Validate(obj)
+}
 
 type validatingWebhookStrategy struct{ registry.DefaultStrategy }
 
@@ -123,7 +125,9 @@ func (s validatingWebhookStrategy) Validate(obj api.Object) field.ErrorList {
 	return errs
 }
 
-func (s validatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
+func (s validatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
+	return s.Validate(obj)
+}
 
 // defaultWebhook sets the v1 defaults both kinds share.
 func defaultWebhook(fp **api.FailurePolicyType, mp **api.MatchPolicyType, ns, objSel **api.LabelSelector,

@@ -93,7 +93,9 @@ func reviewer(fn func(*api.AdmissionRequest) *api.AdmissionResponse) http.Handle
 	}
 }
 
-func allow(*api.AdmissionRequest) *api.AdmissionResponse { return &api.AdmissionResponse{Allowed: true} }
+func allow(*api.AdmissionRequest) *api.AdmissionResponse {
+	return &api.AdmissionResponse{Allowed: true}
+}
 
 func jsonPatch(patch string) *api.AdmissionResponse {
 	pt := api.PatchTypeJSONPatch
