@@ -20,11 +20,9 @@ import (
 	"github.com/kubesim/kubesim/pki"
 )
 
-// A step-mode scenario with a mutating webhook that labels every pod and
-// a validating webhook that refuses pods named bad-*: the trace shows
-// each patch under the write it changed, and the denial under the
-// user's refused write.
-func TestStepModeTraceShowsWebhooks(t *testing.T) {
+// webhookScenario is a step-mode scenario with a mutating webhook that
+// labels every pod and a validating webhook that refuses pods named bad-*.
+func webhookScenario(t *testing.T, out *bytes.Buffer) *Runner {
 	b, err := pki.EnsureServing(t.TempDir(), nil, time.Now(), rand.Reader)
 	require.NoError(t, err)
 	hook := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -93,14 +91,47 @@ steps:
 `
 	s, err := Parse("webhooks.yaml", []byte(src), readMap(nil))
 	require.NoError(t, err)
-	var out bytes.Buffer
-	r, err := New(s, &Reporter{W: &out, Style: StyleTrace})
+	r, err := New(s, &Reporter{W: out, Style: StyleTrace})
 	require.NoError(t, err)
 	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// The trace shows each patch under the write it changed, and the denial
+// under the user's refused write.
+func TestStepModeTraceShowsWebhooks(t *testing.T) {
+	var out bytes.Buffer
+	r := webhookScenario(t, &out)
 	ok, err := r.RunAll(context.Background())
 	require.NoError(t, err)
 	require.True(t, ok, out.String())
 	trace := out.String()
 	assert.Regexp(t, `-> create /api/v1/namespaces/default/pods 201 rv=\d+\n\s+admission mutating webhook "team.example.com" create pods default/web-\w+: patched \[\{"op":"add","path":"/metadata/labels/team","value":"blue"\}\]`, trace)
 	assert.Regexp(t, `-> create /api/v1/namespaces/default/pods 403\n\s+admission mutating webhook "team.example.com" create pods default/bad-pod: patched .*\n\s+admission validating webhook "names.example.com" create pods default/bad-pod: denied: admission webhook "names.example.com" denied the request: bad-\* names are reserved`, trace)
+}
+
+// The stepper stops at the first write admission changed: the
+// ReplicaSet controller's pod create, patched by the webhook.
+func TestStepperStopsAtAnAdmissionStep(t *testing.T) {
+	var out bytes.Buffer
+	r := webhookScenario(t, &out)
+	ctx := context.Background()
+	found, err := r.NextAdmission(ctx)
+	require.NoError(t, err)
+	require.True(t, found)
+	trace := r.Cluster().Trace()
+	last := trace[len(trace)-1]
+	assert.Equal(t, "replicaset", last.Actor)
+	assert.Contains(t, last.String(), `admission mutating webhook "team.example.com" create pods default/web-`)
+	assert.Equal(t, 2, r.Current(), "inside the runUntilStable step")
+
+	found, err = r.NextAdmission(ctx)
+	require.NoError(t, err)
+	require.True(t, found, "the refused pod is the next one")
+	res := r.Results()
+	assert.Contains(t, res[len(res)-1].Writes[0].String(), `denied: admission webhook "names.example.com" denied the request`)
+	found, err = r.NextAdmission(ctx)
+	require.NoError(t, err)
+	assert.False(t, found)
+	assert.True(t, r.Done())
 }
