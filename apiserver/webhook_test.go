@@ -23,7 +23,7 @@ import (
 // webhookServer is a TLS admission webhook on 127.0.0.1: it adds the
 // label admitted=yes to every object and refuses names starting with
 // "bad".
-func webhookServer(t *testing.T) (url string, caPEM []byte, calls *atomic.Int64) {
+func webhookServer(t testing.TB) (url string, caPEM []byte, calls *atomic.Int64) {
 	b, err := pki.EnsureServing(t.TempDir(), nil, time.Now(), rand.Reader)
 	require.NoError(t, err)
 	calls = &atomic.Int64{}
@@ -52,11 +52,11 @@ func webhookServer(t *testing.T) (url string, caPEM []byte, calls *atomic.Int64)
 	return srv.URL, b.CAPEM, calls
 }
 
-func webhookConfigs(url string, ca []byte) (string, string) {
+func webhookConfigs(url string, ca []byte, resource string) (string, string) {
 	hook := func(name, path string) string {
 		return fmt.Sprintf(`{"name":%q,"clientConfig":{"url":%q,"caBundle":%q},
-			"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["configmaps"]}],
-			"sideEffects":"None","admissionReviewVersions":["v1"]}`, name, url+path, base64.StdEncoding.EncodeToString(ca))
+			"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":[%q]}],
+			"sideEffects":"None","admissionReviewVersions":["v1"]}`, name, url+path, base64.StdEncoding.EncodeToString(ca), resource)
 	}
 	return `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration","metadata":{"name":"label"},"webhooks":[` + hook("label.example.com", "/mutate") + `]}`,
 		`{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"names"},"webhooks":[` + hook("names.example.com", "/validate") + `]}`
@@ -74,7 +74,7 @@ func TestWebhooksThroughTheAPIServer(t *testing.T) {
 	env := apiservertest.New(t)
 	h := env.Server.Handler()
 	url, ca, calls := webhookServer(t)
-	mutating, validating := webhookConfigs(url, ca)
+	mutating, validating := webhookConfigs(url, ca, "configmaps")
 
 	w := do(t, h, "POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", mutating)
 	require.Equal(t, 201, w.Code, w.Body.String())
