@@ -53,3 +53,9 @@ func (s *Store) validate(ctx context.Context, admit bool, a *admission.Attribute
 	}
 	return s.admit.Validate(ctx, a)
 }
+
+// Admission is the store's chain, for the writes that do not go through
+// Create, Update or Delete: a CONNECT (pods/exec, pods/attach,
+// pods/portforward) or a subresource create (pods/eviction,
+// pods/binding) runs Mutate then Validate on its own Attributes.
+func (s *Store) Admission() admission.Chain { return s.admit }

@@ -592,6 +592,10 @@ type UpdateOptions struct {
 	Admit bool
 	// Subresource is "" for the object or "status".
 	Subresource string
+	// AdmissionSubresource, when set, is the subresource admission sees
+	// instead (a scale write changes the object, admitted as "scale";
+	// kubesim passes the object, where Kubernetes passes the Scale).
+	AdmissionSubresource string
 	// CreateIfMissing makes the update a create when the object does not
 	// exist (server-side apply, and PUT for kinds that allow it).
 	CreateIfMissing bool
@@ -646,7 +650,11 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if err := s.prepareUpdate(obj, cur, opts.Subresource); err != nil {
 			return nil, false, err
 		}
-		attrs := s.attributes(ctx, admission.Update, obj, cur, opts.Subresource, opts.DryRun, nil)
+		sub := opts.Subresource
+		if opts.AdmissionSubresource != "" {
+			sub = opts.AdmissionSubresource
+		}
+		attrs := s.attributes(ctx, admission.Update, obj, cur, sub, opts.DryRun, nil)
 		if err := s.mutate(ctx, opts.Admit, attrs); err != nil {
 			return nil, false, err
 		}
