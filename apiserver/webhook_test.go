@@ -126,3 +126,30 @@ func TestWebhookConfigurationValidationThroughTheAPIServer(t *testing.T) {
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &st))
 	assert.Equal(t, `ValidatingWebhookConfiguration.admissionregistration.k8s.io "v" is invalid: [webhooks[0].name: Invalid value: "short": should be a domain with at least three segments separated by dots, webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun, webhooks[0].timeoutSeconds: Invalid value: 40: the timeout value must be between 1 and 30 seconds]`, st.Message)
 }
+
+// A rule for deployments/scale sees scale writes and not the
+// deployment's own.
+func TestWebhookOnTheScaleSubresource(t *testing.T) {
+	env := apiservertest.New(t)
+	h := env.Server.Handler()
+	url, ca, calls := webhookServer(t)
+	_, validating := webhookConfigs(url, ca, "deployments/scale")
+	validating = strings.Replace(validating, `"operations":["CREATE"],"apiGroups":[""]`, `"operations":["UPDATE"],"apiGroups":["apps"]`, 1)
+	require.Equal(t, 201, do(t, h, "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", validating).Code)
+	w := do(t, h, "POST", "/apis/apps/v1/namespaces/default/deployments", `{"metadata":{"name":"bad-d"},"spec":{"replicas":1,
+		"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`)
+	require.Equal(t, 201, w.Code, w.Body.String())
+	req := httptest.NewRequest("PATCH", "/apis/apps/v1/namespaces/default/deployments/bad-d", strings.NewReader(`{"metadata":{"labels":{"x":"y"}}}`))
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, 200, rec.Code, rec.Body.String())
+	assert.Equal(t, int64(0), calls.Load())
+	req = httptest.NewRequest("PATCH", "/apis/apps/v1/namespaces/default/deployments/bad-d/scale", strings.NewReader(`{"spec":{"replicas":3}}`))
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	assert.Equal(t, 403, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), `admission webhook \"names.example.com\" denied the request`)
+	assert.Equal(t, int64(1), calls.Load())
+}
