@@ -95,3 +95,13 @@ func TestDemoStepPausesBetweenSteps(t *testing.T) {
 	assert.Equal(t, 4, strings.Count(out, "[Enter: next step]"))
 	assert.Contains(t, out, "(no pods)")
 }
+
+func TestScenarioStepRunsToTheNextAdmissionStep(t *testing.T) {
+	// No write of this scenario is changed or refused by admission: "a"
+	// runs it to its end and says so.
+	code, out, errOut := kubesimWithInput("a\n", "scenario", "step", "testdata/scenarios/small.yaml")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "a: continue to the next admission step")
+	assert.Contains(t, out, "no write was changed or refused by admission")
+	assert.Contains(t, out, "The scenario is over: all 6 steps passed.")
+}
