@@ -316,8 +316,8 @@ func (d *dispatcher) failed(ctx context.Context, h *hook, a *admission.Attribute
 func plugin(h *hook) string { return fmt.Sprintf("webhook %q", h.name) }
 
 func phaseOf(h *hook) string {
-	if h.reinvocationPolicy == "" {
-		return admission.PhaseValidating
+	if h.mutating {
+		return admission.PhaseMutating
 	}
-	return admission.PhaseMutating
+	return admission.PhaseValidating
 }

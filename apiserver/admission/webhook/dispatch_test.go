@@ -237,7 +237,7 @@ func TestWebhookFailures(t *testing.T) {
 				require.Len(t, steps, 1)
 				if policy == api.Ignore {
 					require.NoError(t, err)
-					assert.Contains(t, steps[0].String(), "failed, ignored: failed calling webhook")
+					assert.Contains(t, steps[0].String(), `admission mutating webhook "x.example.com" create pods default/web: failed, ignored: failed calling webhook`)
 					return
 				}
 				require.Error(t, err)
@@ -255,8 +255,10 @@ func TestWebhookUnreachable(t *testing.T) {
 	assert.EqualError(t, err, `Internal error occurred: failed calling webhook "x.example.com": failed to call webhook: Post "https://missing.default.svc:443/?timeout=10s": service "missing" not found`)
 	ignore := api.Ignore
 	e.validating[0].Webhooks[0].FailurePolicy = &ignore
-	_, _, err = e.admit(createAttrs(pod("default", nil)))
+	steps, _, err := e.admit(createAttrs(pod("default", nil)))
 	assert.NoError(t, err)
+	require.Len(t, steps, 1)
+	assert.Contains(t, steps[0].String(), `admission validating webhook "x.example.com" create pods default/web: failed, ignored:`)
 }
 
 func TestWebhookTLSIsVerified(t *testing.T) {

@@ -22,6 +22,7 @@ type hook struct {
 	timeout            time.Duration
 	reviewVersions     []string
 	reinvocationPolicy api.ReinvocationPolicyType
+	mutating           bool
 }
 
 func mutatingHooks(configs []api.MutatingWebhookConfiguration) []*hook {
@@ -30,6 +31,7 @@ func mutatingHooks(configs []api.MutatingWebhookConfiguration) []*hook {
 		for _, w := range c.Webhooks {
 			h := newHook(c.Name, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.MatchPolicy,
 				w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)
+			h.mutating = true
 			h.reinvocationPolicy = api.NeverReinvocationPolicy
 			if w.ReinvocationPolicy != nil {
 				h.reinvocationPolicy = *w.ReinvocationPolicy
