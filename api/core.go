@@ -446,6 +446,13 @@ type PodSpec struct {
 	PreemptionPolicy *PreemptionPolicy `json:"preemptionPolicy,omitempty" protobuf:"bytes,31,opt,name=preemptionPolicy"`
 }
 
+// ContainerRestartPolicy is a container's own restart policy: Always,
+// for a sidecar init container.
+type ContainerRestartPolicy string
+
+// ContainerRestartPolicyAlways makes an init container a sidecar.
+const ContainerRestartPolicyAlways ContainerRestartPolicy = "Always"
+
 // RestartPolicy says when the kubelet restarts containers.
 type RestartPolicy string
 
@@ -536,8 +543,11 @@ type Container struct {
 	_ struct{} `json:"-" protobuf:"bytes,12,opt,name=lifecycle"`
 	_ struct{} `json:"-" protobuf:"bytes,21,rep,name=volumeDevices"`
 	_ struct{} `json:"-" protobuf:"bytes,23,rep,name=resizePolicy"`
-	_ struct{} `json:"-" protobuf:"bytes,24,opt,name=restartPolicy,casttype=ContainerRestartPolicy"`
 	_ struct{} `json:"-" protobuf:"bytes,25,rep,name=restartPolicyRules"`
+	// RestartPolicy, only on an init container and only Always, makes it
+	// a sidecar: started in order before the containers, kept running
+	// beside them and restarted whenever it exits.
+	RestartPolicy *ContainerRestartPolicy `json:"restartPolicy,omitempty" protobuf:"bytes,24,opt,name=restartPolicy,casttype=ContainerRestartPolicy"`
 	// Name is unique within the pod.
 	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Image reference.

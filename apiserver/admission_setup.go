@@ -17,20 +17,26 @@ import (
 )
 
 // admissionChain builds the chain every client write passes, in
-// kube-apiserver's order: the built-in plugins (NamespaceLifecycle, then
-// Config.Admission's, then the RBAC escalation check), then
-// MutatingAdmissionWebhook and ValidatingAdmissionWebhook. The chain runs
-// every mutating plugin in this order, then every validating one.
+// kube-apiserver's order: the built-in plugins (NamespaceLifecycle,
+// ServiceAccount, then Config.Admission's, ValidatingAdmissionPolicy and
+// the RBAC escalation check), then MutatingAdmissionWebhook and
+// ValidatingAdmissionWebhook. The chain runs every mutating plugin in
+// this order, then every validating one.
 //
 // A new built-in plugin is one more entry in Config.Admission (or in the
 // list below); a plugin is any value with Admit (mutating) and/or Validate
 // (validating), see package admission.
-func (s *Server) admissionChain() admission.Chain {
+func (s *Server) admissionChain() (admission.Chain, error) {
 	lifecycle := &admission.NamespaceLifecycle{
 		Get:      s.namespace,
 		Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
 	}
-	chain := append(admission.Chain{lifecycle}, s.cfg.Admission...)
+	chain := append(append(admission.Chain{lifecycle}, s.serviceAccountAdmission()...), s.cfg.Admission...)
+	vap, err := s.admissionPolicyPlugin() // issue 13: ValidatingAdmissionPolicy
+	if err != nil {
+		return nil, err
+	}
+	chain = append(chain, vap)
 	if s.cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
 	}
@@ -43,7 +49,7 @@ func (s *Server) admissionChain() admission.Chain {
 		Dial:        s.cfg.WebhookDial,
 		UID:         s.ids.UID,
 	})
-	return append(chain, mutating, validating)
+	return append(chain, mutating, validating), nil
 }
 
 // namespace reads a namespace for the admission plugins.

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +31,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
 	"github.com/kubesim/kubesim/apiserver/reviews"
+	"github.com/kubesim/kubesim/apiserver/serviceaccount"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
@@ -73,6 +75,23 @@ type Config struct {
 	// and bindings are checked for escalation, and Bootstrap creates the
 	// default cluster roles (issue 14).
 	AuthorizationMode string
+	// ServiceAccountKey, when set, signs the ServiceAccount tokens of
+	// serviceaccounts/NAME/token and verifies those presented
+	// (--service-account-signing-key-file); ServiceAccountIssuer is their
+	// iss claim and APIAudiences the audiences accepted here (both
+	// default to serviceaccount.DefaultIssuer). AnonymousAuth lets requests
+	// without credentials in as system:anonymous (--anonymous-auth).
+	// Issue 14.
+	ServiceAccountKey    *ecdsa.PrivateKey
+	ServiceAccountIssuer string
+	APIAudiences         []string
+	AnonymousAuth        bool
+	// ServiceAccountAdmission turns on the ServiceAccount admission
+	// plugin, on by default in kube-apiserver. It refuses pods whose
+	// account does not exist, so it needs the serviceaccount controller to
+	// make each namespace's "default": the cluster turns it on when it runs
+	// that controller, and a bare API server (tests) goes without.
+	ServiceAccountAdmission bool
 	// Audit, when set, logs each authenticated request (kube-apiserver's
 	// --audit-log-path).
 	Audit *audit.Log
@@ -124,6 +143,10 @@ type Server struct {
 	// (admission_setup.go).
 	admission      admission.Chain
 	webhookConfigs map[string]*configCache
+	// authenticator is Config.Authenticator with service account tokens
+	// and anonymous added; tokens issues and checks those tokens.
+	authenticator authn.Authenticator
+	tokens        *serviceaccount.Tokens
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -152,15 +175,22 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("apiserver: unknown authorization mode %q (want %s or %s)", cfg.AuthorizationMode, authz.ModeRBAC, authz.ModeAlwaysAllow)
 	}
 	// --- end authorization ---
+	if err := s.setUpServiceAccounts(); err != nil { // issue 14
+		return nil, err
+	}
 	if !cfg.GenericOnly {
 		// Every store admits its client writes through this one chain
 		// (admission_setup.go).
 		s.webhookConfigs = map[string]*configCache{
 			"mutatingwebhookconfigurations": {}, "validatingwebhookconfigurations": {},
 		}
-		s.admission = s.admissionChain()
+		chain, err := s.admissionChain()
+		if err != nil {
+			return nil, err
+		}
+		s.admission = chain
 	}
-	for _, r := range cfg.Resources {
+	for _, r := range s.cfg.Resources {
 		if err := s.AddResource(r); err != nil {
 			return nil, err
 		}
@@ -315,7 +345,7 @@ func (s *Server) UnprotectedHandler() http.Handler { return s.unprotected }
 // unless loopback (Kubernetes' DefaultBuildHandlerChain). The aggregator puts its routing inside the
 // same filters, after authentication, so that the user is known.
 func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
-	if !loopback && s.cfg.Authenticator != nil {
+	if !loopback && s.authenticator != nil {
 		if s.cfg.AuthorizationMode == authz.ModeRBAC {
 			// Authorization (issue 14): after authentication, before the
 			// aggregator's routing and the handlers read a body.
@@ -331,7 +361,7 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 			// and around everything else, to see every answer.
 			h = audit.WithAudit(h, s.cfg.Audit)
 		}
-		h = authn.WithAuthentication(h, s.cfg.Authenticator, nil)
+		h = authn.WithAuthentication(h, s.authenticator, nil)
 	}
 	return s.withRecovery(h)
 }
@@ -359,7 +389,7 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("creating namespace %s: %w", name, err)
 		}
 	}
-	return nil
+	return s.bootstrapServiceAccounts(ctx) // issue 14
 }
 
 // buildHandlers makes the routes and wraps them in the filters every

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	crand "crypto/rand"
 	"errors"
@@ -20,11 +22,13 @@ import (
 	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/kinds"
+	"github.com/kubesim/kubesim/apiserver/nodeproxy"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
@@ -89,6 +93,13 @@ type Config struct {
 	// AuthorizationMode is the API server's (apiserver.Config; "" is
 	// AlwaysAllow, as step mode runs without authentication).
 	AuthorizationMode string
+	// ServiceAccountKey signs ServiceAccount tokens (nil: a new key in
+	// memory); RootCA is the CA the root-ca-cert-publisher puts in every
+	// namespace (nil: none, the cluster has no TLS); AnonymousAuth is
+	// --anonymous-auth. Issue 14.
+	ServiceAccountKey *ecdsa.PrivateKey
+	RootCA            []byte
+	AnonymousAuth     bool
 	// Audit is the API server's audit log (apiserver.Config; nil: none).
 	Audit *audit.Log
 	// UnsafeNoFsync turns off fsync in the store (demos, benchmarks).
@@ -142,6 +153,8 @@ type Cluster struct {
 	// (aggregation.go); frontProxy the aggregator's front-proxy identity.
 	network    *podnet.Network
 	frontProxy *pki.FrontProxy
+	// kubeletAPI serves the kubelet API of every node (kubeletapi.go).
+	kubeletAPI *kubeletserver.Server
 
 	mu      sync.Mutex
 	enabled map[string]bool
@@ -196,6 +209,14 @@ func New(cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if c.cfg.ServiceAccountKey == nil {
+		// Tokens are never in traces, so a fresh key keeps step mode
+		// repeatable.
+		if c.cfg.ServiceAccountKey, err = ecdsa.GenerateKey(elliptic.P256(), crand.Reader); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	srv, err := c.newServer(rnd)
 	if err != nil {
 		c.Close()
@@ -230,9 +251,12 @@ func New(cfg Config) (*Cluster, error) {
 // as kube-apiserver's CreateServerChain does.
 func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
-		Resources: kinds.Builtin(), Authenticator: c.cfg.Authenticator, Logger: c.logger,
+		Resources: nodeproxy.Install(kinds.Builtin(), c.kubeletConnections()), Authenticator: c.cfg.Authenticator, Logger: c.logger,
 		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit,
-		WebhookDial: c.network.DialContext}) // admission webhooks in pods are reached as APIServices are
+		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
+		// The plugin needs the controller that makes the default accounts.
+		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
+		WebhookDial:             c.network.DialContext}) // admission webhooks in pods are reached as APIServices are
 	if err != nil {
 		return nil, err
 	}

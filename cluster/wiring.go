@@ -18,6 +18,8 @@ import (
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/controllers/rootcacertpublisher"
+	"github.com/kubesim/kubesim/controllers/serviceaccount"
 	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/runmode"
@@ -36,7 +38,7 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
-	endpoints.ControllerName, availability.ControllerName}
+	"serviceaccount", "root-ca-cert-publisher", endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
 // client, the cluster's clock and run mode, and a logger — what
@@ -138,6 +140,12 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
 			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{"serviceaccount", serviceaccount.ControllerName, func(x ControllerContext) (Component, error) {
+			return serviceaccount.New(serviceaccount.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{"root-ca-cert-publisher", rootcacertpublisher.ControllerName, func(x ControllerContext) (Component, error) {
+			return rootcacertpublisher.New(rootcacertpublisher.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, RootCA: c.cfg.RootCA})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)

@@ -11,9 +11,12 @@
 // k8s.io/client-go/tools/clientcmd that a token-authenticated cluster
 // needs.
 //
-// Left out: client certificates (kubesim authenticates with bearer
-// tokens), front-proxy and service-account key pairs, certificate
-// rotation while running, kubeconfig merging across files, exec and
+// Bundle.IssueClientCert signs client certificates for
+// `kubesim kubeconfig --user` (kubeadm kubeconfig user) and
+// WriteCertKubeconfig writes them; EnsureServiceAccountKey keeps the key
+// that signs ServiceAccount tokens (kubeadm's sa.key).
+//
+// Left out: certificate rotation while running, kubeconfig merging across files, exec and
 // auth-provider plugins. Since Go 1.26 crypto/ecdsa draws key material from
 // the system's secure source whatever reader it is given; the rand
 // argument still feeds serial numbers.

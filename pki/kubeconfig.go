@@ -44,6 +44,10 @@ type namedUser struct {
 type authInfo struct {
 	Token     string `yaml:"token,omitempty"`
 	TokenFile string `yaml:"tokenFile,omitempty"`
+	// ClientCertificateData and ClientKeyData are a client certificate
+	// and its key, PEM then base64 (issue 14).
+	ClientCertificateData string `yaml:"client-certificate-data,omitempty"`
+	ClientKeyData         string `yaml:"client-key-data,omitempty"`
 }
 
 type namedContext struct {
@@ -78,6 +82,19 @@ type Kubeconfig struct {
 // context joining them, made current. kubectl reads it as is. The file is
 // written with mode 0600 because it holds a credential.
 func WriteKubeconfig(path, server string, caPEM []byte, token, user, contextName string) error {
+	return writeKubeconfig(path, server, caPEM, authInfo{Token: token}, user, contextName)
+}
+
+// WriteCertKubeconfig is WriteKubeconfig for a user who authenticates
+// with a client certificate (certPEM, keyPEM) instead of a token.
+func WriteCertKubeconfig(path, server string, caPEM, certPEM, keyPEM []byte, user, contextName string) error {
+	return writeKubeconfig(path, server, caPEM, authInfo{
+		ClientCertificateData: base64.StdEncoding.EncodeToString(certPEM),
+		ClientKeyData:         base64.StdEncoding.EncodeToString(keyPEM),
+	}, user, contextName)
+}
+
+func writeKubeconfig(path, server string, caPEM []byte, auth authInfo, user, contextName string) error {
 	if server == "" || user == "" || contextName == "" {
 		return fmt.Errorf("kubeconfig %s: server, user and context name are required", path)
 	}
@@ -89,7 +106,7 @@ func WriteKubeconfig(path, server string, caPEM []byte, token, user, contextName
 			Server:                   server,
 			CertificateAuthorityData: base64.StdEncoding.EncodeToString(caPEM),
 		}}},
-		Users:          []namedUser{{Name: user, User: authInfo{Token: token}}},
+		Users:          []namedUser{{Name: user, User: auth}},
 		Contexts:       []namedContext{{Name: contextName, Context: contextSpec{Cluster: contextName, User: user}}},
 		CurrentContext: contextName,
 	}

@@ -62,11 +62,16 @@ type Bundle struct {
 }
 
 // ServerTLSConfig returns a new TLS configuration for the API server:
-// the serving certificate, TLS 1.2 or later.
+// the serving certificate, TLS 1.2 or later. It asks clients for a
+// certificate but lets the handshake succeed without one, or with one it
+// cannot verify, as kube-apiserver does (tls.RequestClientCert): the
+// x509 authenticator checks the chain against the cluster CA, so that a
+// bad certificate gets a 401 Status rather than a broken handshake.
 func (b *Bundle) ServerTLSConfig() *tls.Config {
 	return &tls.Config{
 		Certificates: []tls.Certificate{b.ServingCert},
 		MinVersion:   tls.VersionTLS12,
+		ClientAuth:   tls.RequestClientCert,
 	}
 }
 

@@ -566,6 +566,7 @@ func (r *Runner) apply(ctx context.Context, st *Step, res *StepResult) error {
 			failure, failedName = err, name
 		default:
 			u.ResourceVersion = existing.ResourceVersion
+			keepAdmittedPodFields(&u, existing)
 			updated, err := dyn.Update(ctx, &u)
 			switch {
 			case err != nil:

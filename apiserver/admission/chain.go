@@ -183,8 +183,28 @@ func (s Step) String() string {
 	case s.Ignored != "":
 		return head + ": failed, ignored: " + s.Ignored
 	default:
-		return head + ": patched " + s.Patch
+		return head + ": patched " + shortPatch(s.Patch)
 	}
+}
+
+// maxPatchShown is the longest patch a trace line shows whole; a longer
+// one is shown as its operations and paths (a ServiceAccount plugin's
+// volume, say), so that the trace stays readable.
+const maxPatchShown = 160
+
+func shortPatch(patch string) string {
+	if len(patch) <= maxPatchShown {
+		return patch
+	}
+	var ops []struct{ Op, Path string }
+	if json.Unmarshal([]byte(patch), &ops) != nil {
+		return patch[:maxPatchShown] + "..."
+	}
+	parts := make([]string, len(ops))
+	for i, o := range ops {
+		parts[i] = o.Op + " " + o.Path
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // StepReporter is implemented by plugins that record their own steps (the

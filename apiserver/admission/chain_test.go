@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,6 +87,12 @@ func TestChainReinvokesOnceWhenALaterPluginChanged(t *testing.T) {
 	require.NoError(t, Chain{l, r}.Mutate(context.Background(), a))
 	assert.Equal(t, 1, r.calls, "nothing changed after r")
 	assert.Equal(t, 1, l.calls)
+}
+
+func TestLongPatchesAreShownAsPaths(t *testing.T) {
+	long := `[{"op":"add","path":"/spec/volumes","value":"` + strings.Repeat("x", 200) + `"},{"op":"replace","path":"/spec/containers","value":1}]`
+	assert.Equal(t, "(add /spec/volumes, replace /spec/containers)", shortPatch(long))
+	assert.Equal(t, `[{"op":"add","path":"/a","value":1}]`, shortPatch(`[{"op":"add","path":"/a","value":1}]`))
 }
 
 func TestDiff(t *testing.T) {

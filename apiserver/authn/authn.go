@@ -166,3 +166,7 @@ func WithAuthentication(handler http.Handler, auth Authenticator, onUnauthorized
 		handler.ServeHTTP(w, req.WithContext(WithUser(req.Context(), u)))
 	})
 }
+
+// BearerToken returns the token of an "Authorization: Bearer <token>"
+// header, for token authenticators outside this package.
+func BearerToken(req *http.Request) (string, bool) { return bearerToken(req) }

@@ -9,15 +9,18 @@
 // k8s.io/apiserver/pkg/endpoints/filters.WithAuthentication that stores the
 // user in the request context or answers 401 Unauthorized. EnsureTokenFile
 // creates the admin credential on the first start, as kubeadm creates
-// admin.conf.
+// admin.conf. ClientCertAuthenticator is .../request/x509 (--client-ca-file:
+// CN the user, O the groups; the chain is verified here so that a
+// certificate of another CA is a 401), AnonymousAuthenticator and
+// FailOnError are .../request/anonymous and union.NewFailOnError
+// (--anonymous-auth). ServiceAccount tokens are package
+// apiserver/serviceaccount's; the API server adds them to the union.
 //
 // Impersonation, which switches the user after authentication, is the
 // impersonation package's.
 //
-// Left out: client certificates, service-account and bootstrap tokens,
-// OIDC, webhooks, authenticating proxies, anonymous requests (a request
-// without a valid token is refused, as with --anonymous-auth=false),
-// audiences and token caching.
+// Left out: bootstrap tokens, OIDC, webhooks, authenticating proxies,
+// certificate revocation, and caching of token results.
 //
 // Read the real ones at
 // https://github.com/kubernetes/kubernetes/tree/master/staging/src/k8s.io/apiserver/pkg/authentication

@@ -120,6 +120,7 @@ func Builtin() []*registry.Resource {
 			Table:               secretTable(),
 			Fields:              secretFields,
 		},
+		serviceAccountResource(), // issue 14
 		{
 			Version: "v1", Name: "events", SingularName: "event", Kind: "Event", ListKind: "EventList",
 			ShortNames: []string{"ev"}, Namespaced: true,
@@ -225,6 +226,7 @@ func Builtin() []*registry.Resource {
 		// --- end rbac ---
 	}
 	// Each further group adds its resources with one line here.
-	all = append(all, webhookConfigurationResources()...) // admissionregistration.k8s.io
+	all = append(all, admissionPolicyResources()...)      // issue 13: ValidatingAdmissionPolicy(+Binding)
+	all = append(all, webhookConfigurationResources()...) // issue 13: the webhook configurations
 	return all
 }

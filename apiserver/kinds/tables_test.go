@@ -158,8 +158,9 @@ func sampleObjects() map[string]api.Object {
 		"endpoints": &api.Endpoints{ObjectMeta: meta, Subsets: []api.EndpointSubset{{
 			Addresses: []api.EndpointAddress{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}, {IP: "fd00::1"}, {IP: "10.0.0.4"}},
 			Ports:     []api.EndpointPort{{Port: 8080}}}}},
-		"configmaps": &api.ConfigMap{ObjectMeta: meta, Data: map[string]string{"a": "1"}, BinaryData: map[string][]byte{"b": nil}},
-		"secrets":    &api.Secret{ObjectMeta: meta, Type: api.SecretTypeOpaque, Data: map[string][]byte{"a": nil}},
+		"configmaps":      &api.ConfigMap{ObjectMeta: meta, Data: map[string]string{"a": "1"}, BinaryData: map[string][]byte{"b": nil}},
+		"serviceaccounts": &api.ServiceAccount{ObjectMeta: meta},
+		"secrets":         &api.Secret{ObjectMeta: meta, Type: api.SecretTypeOpaque, Data: map[string][]byte{"a": nil}},
 		"events": &api.Event{ObjectMeta: meta, Type: "Normal", Reason: "Scheduled", Message: "Successfully assigned default/web to node-1",
 			InvolvedObject: api.ObjectReference{Kind: "Pod", Name: "web"}, ReportingController: "default-scheduler",
 			EventTime: api.NewMicroTime(tableNow.Add(-time.Minute))},
@@ -173,10 +174,15 @@ func sampleObjects() map[string]api.Object {
 		"controllerrevisions": &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "web-7bfc888dd5", Namespace: "default", CreationTimestamp: created,
 			OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "web", UID: "u", Controller: ptr(true)}}},
 			Revision: 2},
-		"roles":                           &api.Role{ObjectMeta: meta},
-		"clusterroles":                    &api.ClusterRole{ObjectMeta: meta},
-		"rolebindings":                    &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
-		"clusterrolebindings":             &api.ClusterRoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "r"}},
+		"roles":               &api.Role{ObjectMeta: meta},
+		"clusterroles":        &api.ClusterRole{ObjectMeta: meta},
+		"rolebindings":        &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
+		"clusterrolebindings": &api.ClusterRoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "r"}},
+		// issue 13
+		"validatingadmissionpolicies": &api.ValidatingAdmissionPolicy{ObjectMeta: meta, Spec: api.ValidatingAdmissionPolicySpec{
+			ParamKind: &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}, Validations: []api.Validation{{Expression: "true"}}}},
+		"validatingadmissionpolicybindings": &api.ValidatingAdmissionPolicyBinding{ObjectMeta: meta, Spec: api.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName: "p", ParamRef: &api.ParamRef{Name: "limits", Namespace: "default"}}},
 		"mutatingwebhookconfigurations":   &api.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []api.MutatingWebhook{{Name: "a.example.com"}}},
 		"validatingwebhookconfigurations": &api.ValidatingWebhookConfiguration{ObjectMeta: meta},
 	}

@@ -97,11 +97,13 @@ func TestDemoStepPausesBetweenSteps(t *testing.T) {
 }
 
 func TestScenarioStepRunsToTheNextAdmissionStep(t *testing.T) {
-	// No write of this scenario is changed or refused by admission: "a"
-	// runs it to its end and says so.
-	code, out, errOut := kubesimWithInput("a\n", "scenario", "step", "testdata/scenarios/small.yaml")
+	// "a" runs to the first unit whose writes admission changed: the
+	// ReplicaSet creating its 3 pods, each given its ServiceAccount by the
+	// plugin; a second "a" to the next one, the replacement pod.
+	code, out, errOut := kubesimWithInput("a\na\n", "scenario", "step", "testdata/scenarios/small.yaml")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "a: continue to the next admission step")
-	assert.Contains(t, out, "no write was changed or refused by admission")
-	assert.Contains(t, out, "The scenario is over: all 6 steps passed.")
+	assert.Regexp(t, `\[   0\.000s\]  replicaset\s+default/web .*\n.*-> create /api/v1/namespaces/default/pods 201 rv=\d+\n\s+admission mutating ServiceAccount create pods default/web-\w{5}: patched \(`, out)
+	assert.Equal(t, 4, strings.Count(out, "admission mutating ServiceAccount create pods"), out)
+	assert.Contains(t, out, "-- next: step 5/6: runUntilStable\n> \n", "the second stop is inside step 4's delete")
 }

@@ -34,6 +34,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	auditLogPath := fs.String("audit-log-path", "", "append an audit log to this file: one audit.k8s.io/v1 Event per request, as a JSON line")
 	auditPolicyFile := fs.String("audit-policy-file", "", "an audit.k8s.io/v1 Policy choosing each request's level (None, Metadata, Request, RequestResponse); without it every request is logged at Metadata")
 	authzMode := fs.String("authorization-mode", authz.ModeRBAC, "RBAC (roles and bindings decide; the admin token is in system:masters) or AlwaysAllow")
+	anonymous := fs.Bool("anonymous-auth", false, "let requests without credentials in as system:anonymous (group system:unauthenticated); authorization then decides")
 	etcd := addEtcdFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -50,7 +51,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
 		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
 		AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
-		Etcd: etcd.options(),
+		Etcd: etcd.options(), AnonymousAuth: *anonymous,
 	})
 	if err != nil {
 		return err

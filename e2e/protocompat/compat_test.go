@@ -40,7 +40,8 @@ func realScheme(t testing.TB) *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
-		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme, admissionregistrationv1.AddToScheme,
+		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme,
+		admissionregistrationv1.AddToScheme, // issue 13
 	} {
 		require.NoError(t, add(s))
 	}
@@ -60,19 +61,20 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 	v1 := schema.GroupVersion{Version: "v1"}
 	apps := schema.GroupVersion{Group: "apps", Version: "v1"}
 	for gvk, newObj := range map[schema.GroupVersionKind]func() kpb.Kinded{
-		v1.WithKind("NamespaceList"):    func() kpb.Kinded { return &api.NamespaceList{} },
-		v1.WithKind("NodeList"):         func() kpb.Kinded { return &api.NodeList{} },
-		v1.WithKind("PodList"):          func() kpb.Kinded { return &api.PodList{} },
-		v1.WithKind("ServiceList"):      func() kpb.Kinded { return &api.ServiceList{} },
-		v1.WithKind("EndpointsList"):    func() kpb.Kinded { return &api.EndpointsList{} },
-		v1.WithKind("ConfigMapList"):    func() kpb.Kinded { return &api.ConfigMapList{} },
-		v1.WithKind("SecretList"):       func() kpb.Kinded { return &api.SecretList{} },
-		v1.WithKind("EventList"):        func() kpb.Kinded { return &api.EventList{} },
-		v1.WithKind("Binding"):          func() kpb.Kinded { return &api.Binding{} },
-		v1.WithKind("Status"):           func() kpb.Kinded { return &api.Status{} },
-		v1.WithKind("DeleteOptions"):    func() kpb.Kinded { return &api.DeleteOptions{} },
-		apps.WithKind("ReplicaSetList"): func() kpb.Kinded { return &api.ReplicaSetList{} },
-		apps.WithKind("DeploymentList"): func() kpb.Kinded { return &api.DeploymentList{} },
+		v1.WithKind("NamespaceList"):      func() kpb.Kinded { return &api.NamespaceList{} },
+		v1.WithKind("NodeList"):           func() kpb.Kinded { return &api.NodeList{} },
+		v1.WithKind("PodList"):            func() kpb.Kinded { return &api.PodList{} },
+		v1.WithKind("ServiceList"):        func() kpb.Kinded { return &api.ServiceList{} },
+		v1.WithKind("EndpointsList"):      func() kpb.Kinded { return &api.EndpointsList{} },
+		v1.WithKind("ConfigMapList"):      func() kpb.Kinded { return &api.ConfigMapList{} },
+		v1.WithKind("SecretList"):         func() kpb.Kinded { return &api.SecretList{} },
+		v1.WithKind("EventList"):          func() kpb.Kinded { return &api.EventList{} },
+		v1.WithKind("ServiceAccountList"): func() kpb.Kinded { return &api.ServiceAccountList{} },
+		v1.WithKind("Binding"):            func() kpb.Kinded { return &api.Binding{} },
+		v1.WithKind("Status"):             func() kpb.Kinded { return &api.Status{} },
+		v1.WithKind("DeleteOptions"):      func() kpb.Kinded { return &api.DeleteOptions{} },
+		apps.WithKind("ReplicaSetList"):   func() kpb.Kinded { return &api.ReplicaSetList{} },
+		apps.WithKind("DeploymentList"):   func() kpb.Kinded { return &api.DeploymentList{} },
 		apps.WithKind("StatefulSetList"): func() kpb.Kinded {
 			return &api.StatefulSetList{}
 		},

@@ -29,7 +29,7 @@ import (
 // typePairs maps every kubesim API struct that carries protobuf tags to
 // the k8s.io/api (or apimachinery, kube-aggregator) type it mirrors.
 var typePairs = []struct{ kubesim, real reflect.Type }{
-	// issue 13: admissionregistration.k8s.io webhooks, admission.k8s.io AdmissionReview
+	// issue 13 parts 1-2: admissionregistration.k8s.io webhooks, admission.k8s.io AdmissionReview
 	{reflect.TypeFor[api.MutatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfiguration]()},
 	{reflect.TypeFor[api.MutatingWebhookConfigurationList](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfigurationList]()},
 	{reflect.TypeFor[api.ValidatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfiguration]()},
@@ -44,6 +44,23 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.AdmissionResponse](), reflect.TypeFor[admissionv1.AdmissionResponse]()},
 	{reflect.TypeFor[api.MetaGroupVersionKind](), reflect.TypeFor[metav1.GroupVersionKind]()},
 	{reflect.TypeFor[api.MetaGroupVersionResource](), reflect.TypeFor[metav1.GroupVersionResource]()},
+	// issue 13 part 3: ValidatingAdmissionPolicy and its binding
+	{reflect.TypeFor[api.ValidatingAdmissionPolicy](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicy]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyList](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyList]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicySpec](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicySpec]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyStatus](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyStatus]()},
+	{reflect.TypeFor[api.TypeChecking](), reflect.TypeFor[admissionregistrationv1.TypeChecking]()},
+	{reflect.TypeFor[api.ExpressionWarning](), reflect.TypeFor[admissionregistrationv1.ExpressionWarning]()},
+	{reflect.TypeFor[api.ParamKind](), reflect.TypeFor[admissionregistrationv1.ParamKind]()},
+	{reflect.TypeFor[api.Validation](), reflect.TypeFor[admissionregistrationv1.Validation]()},
+	{reflect.TypeFor[api.Variable](), reflect.TypeFor[admissionregistrationv1.Variable]()},
+	{reflect.TypeFor[api.AuditAnnotation](), reflect.TypeFor[admissionregistrationv1.AuditAnnotation]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyBinding](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBinding]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyBindingList](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBindingList]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyBindingSpec](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec]()},
+	{reflect.TypeFor[api.ParamRef](), reflect.TypeFor[admissionregistrationv1.ParamRef]()},
+	{reflect.TypeFor[api.MatchResources](), reflect.TypeFor[admissionregistrationv1.MatchResources]()},
+	{reflect.TypeFor[api.NamedRuleWithOperations](), reflect.TypeFor[admissionregistrationv1.NamedRuleWithOperations]()},
 	// issue 14: rbac.authorization.k8s.io, authorization.k8s.io, authentication.k8s.io
 	{reflect.TypeFor[api.PolicyRule](), reflect.TypeFor[rbacv1.PolicyRule]()},
 	{reflect.TypeFor[api.Subject](), reflect.TypeFor[rbacv1.Subject]()},
@@ -72,6 +89,13 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.UserInfo](), reflect.TypeFor[authenticationv1.UserInfo]()},
 	{reflect.TypeFor[api.SelfSubjectReviewStatus](), reflect.TypeFor[authenticationv1.SelfSubjectReviewStatus]()},
 	{reflect.TypeFor[api.SelfSubjectReview](), reflect.TypeFor[authenticationv1.SelfSubjectReview]()},
+	// issue 14: ServiceAccounts and TokenRequest
+	{reflect.TypeFor[api.ServiceAccount](), reflect.TypeFor[corev1.ServiceAccount]()},
+	{reflect.TypeFor[api.ServiceAccountList](), reflect.TypeFor[corev1.ServiceAccountList]()},
+	{reflect.TypeFor[api.TokenRequest](), reflect.TypeFor[authenticationv1.TokenRequest]()},
+	{reflect.TypeFor[api.TokenRequestSpec](), reflect.TypeFor[authenticationv1.TokenRequestSpec]()},
+	{reflect.TypeFor[api.TokenRequestStatus](), reflect.TypeFor[authenticationv1.TokenRequestStatus]()},
+	{reflect.TypeFor[api.BoundObjectReference](), reflect.TypeFor[authenticationv1.BoundObjectReference]()},
 	{reflect.TypeFor[api.APIGroup](), reflect.TypeFor[metav1.APIGroup]()},
 	{reflect.TypeFor[api.APIGroupList](), reflect.TypeFor[metav1.APIGroupList]()},
 	{reflect.TypeFor[api.APIResource](), reflect.TypeFor[metav1.APIResource]()},

@@ -62,6 +62,9 @@ type Options struct {
 	// (--audit-log-path); AuditPolicyFile picks the levels
 	// (--audit-policy-file; "" logs every request at Metadata).
 	AuditLogPath, AuditPolicyFile string
+	// AnonymousAuth lets requests without credentials in as
+	// system:anonymous (--anonymous-auth; RBAC then decides).
+	AnonymousAuth bool
 	// Etcd, when its Servers are set, is the store instead of the bbolt
 	// file in DataDir (which then holds only certificates, tokens and the
 	// kubeconfig).
@@ -109,7 +112,14 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	auths := []authn.Authenticator{}
+	// Client certificates signed by the cluster CA (issue 14): CN is the
+	// user, O the groups (`kubesim kubeconfig --user`).
+	auths := []authn.Authenticator{&authn.ClientCertAuthenticator{Roots: bundle.CertPool(), Now: time.Now}}
+	// The key that signs ServiceAccount tokens (kubeadm's sa.key).
+	saKey, err := pki.EnsureServiceAccountKey(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
 	admins, err := authn.NewTokenFile(adminTokens)
 	if err != nil {
 		return nil, err
@@ -139,6 +149,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
+		ServiceAccountKey: saKey, RootCA: bundle.CAPEM, AnonymousAuth: o.AnonymousAuth,
 	}
 	var etcd store.Interface
 	if o.Etcd.Enabled() {

@@ -1,0 +1,44 @@
+package kinds
+
+import (
+	"reflect"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/schema"
+)
+
+// serviceAccountResource is core/v1 ServiceAccount (issue 14). Its
+// serviceaccounts/token subresource needs the API server's signing key,
+// so the API server adds it (apiserver.Config.ServiceAccounts).
+func serviceAccountResource() *registry.Resource {
+	return &registry.Resource{
+		Version: "v1", Name: "serviceaccounts", SingularName: "serviceaccount", Kind: "ServiceAccount", ListKind: "ServiceAccountList",
+		ShortNames: []string{"sa"}, Namespaced: true,
+		New:                 func() api.Object { return &api.ServiceAccount{} },
+		StrategicMergePatch: true,
+		Strategy:            serviceAccountStrategy{},
+		Schema:              schema.FromGoType(reflect.TypeOf(api.ServiceAccount{})),
+		Table:               serviceAccountTable(),
+	}
+}
+
+// serviceAccountTable prints NAME SECRETS AGE, as kubectl's printer does.
+func serviceAccountTable() *registry.Table {
+	return &registry.Table{
+		Columns: []api.TableColumnDefinition{
+			registry.NameColumn,
+			col("Secrets", "string", "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use."),
+			registry.AgeColumn,
+		},
+		Cells: func(obj api.Object, now time.Time) []any {
+			sa := obj.(*api.ServiceAccount)
+			return []any{sa.Name, int64(len(sa.Secrets)), age(sa.CreationTimestamp.Time, now)}
+		},
+	}
+}
+
+// serviceAccountStrategy accepts every account: the name is checked as a
+// DNS subdomain like every object's, and the rest is references.
+type serviceAccountStrategy struct{ registry.DefaultStrategy }

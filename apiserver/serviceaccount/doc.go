@@ -1,0 +1,25 @@
+// Package serviceaccount issues and checks ServiceAccount tokens: the
+// JWT token generator and authenticator of kube-apiserver
+// (pkg/serviceaccount: jwt.go, claims.go) with the bound-object checks of
+// its validator, and the serviceaccounts/NAME/token subresource that mints
+// them (pkg/registry/core/serviceaccount/storage/token.go, TokenRequest of
+// authentication.k8s.io/v1, what `kubectl create token` posts).
+//
+// A token is a JSON Web Token signed with ES256 (jwt.go shows the format
+// with the standard library only: base64url, encoding/json, crypto/ecdsa).
+// Its claims name the issuer, the audience, the lifetime, the account and,
+// for a bound token, the Pod or Secret it is bound to; the authenticator
+// accepts it only while those objects exist with the same uids, so that
+// deleting a pod or its account revokes its tokens at once.
+//
+// Left out: RS256 and several verification keys (--service-account-key-file
+// lists), the OIDC discovery endpoints (/.well-known/openid-configuration,
+// /openid/v1/jwks), the jti and warnafter claims and the one-year
+// extension of kubelet tokens, node binding, legacy Secret-based tokens,
+// TokenReview, and leeway on expiry (a token is expired from its exp
+// second on).
+//
+// Read the real ones at
+// https://github.com/kubernetes/kubernetes/tree/master/pkg/serviceaccount and
+// https://github.com/kubernetes/kubernetes/blob/master/pkg/registry/core/serviceaccount/storage/token.go
+package serviceaccount

@@ -1,0 +1,56 @@
+package serviceaccount_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/stepper"
+)
+
+var bg = context.Background()
+
+func TestDefaultAccountInEveryNamespace(t *testing.T) {
+	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 1, NodeCount: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	cl := c.Client("test")
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+
+	_, err = cl.Namespaces().Create(bg, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team"}})
+	require.NoError(t, err)
+	// Before the controller runs, a pod of the namespace is refused.
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "early", Namespace: "team"}, Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	_, err = cl.Pods().Create(bg, pod)
+	require.True(t, api.IsForbidden(err), "%v", err)
+
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+	sa, err := cl.ServiceAccounts().Get(bg, "team", "default")
+	require.NoError(t, err)
+	_, err = cl.Pods().Create(bg, pod)
+	require.NoError(t, err)
+
+	// Deleted, it comes back (a new object).
+	require.NoError(t, cl.ServiceAccounts().Delete(bg, "team", "default", nil))
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+	again, err := cl.ServiceAccounts().Get(bg, "team", "default")
+	require.NoError(t, err)
+	assert.NotEqual(t, sa.UID, again.UID)
+
+	// Other accounts are left alone.
+	_, err = cl.ServiceAccounts().Create(bg, &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: "robot", Namespace: "team"}})
+	require.NoError(t, err)
+	require.NoError(t, cl.ServiceAccounts().Delete(bg, "team", "robot", nil))
+	_, err = c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+	_, err = cl.ServiceAccounts().Get(bg, "team", "robot")
+	assert.True(t, api.IsNotFound(err), "%v", err)
+}
