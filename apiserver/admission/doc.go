@@ -9,9 +9,12 @@
 // MutationInterface and ValidationInterface, Handles (Handler here), the
 // chain with its reinvocation (a plugin that asked for it is called once
 // more when a later plugin changed the object; built-in plugins run again
-// too; never a third time). Its first plugin is NamespaceLifecycle
-// (k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle); the webhook
-// plugins are in package webhook.
+// too; never a third time). Its built-in plugins are NamespaceLifecycle
+// (k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle) and
+// ServiceAccount (plugin/pkg/admission/serviceaccount); the
+// ValidatingAdmissionPolicy plugin is in package policy, the webhook
+// plugins in package webhook. Left for later issues: LimitRanger,
+// ResourceQuota.
 //
 // Adding a plugin: write a type with
 //
