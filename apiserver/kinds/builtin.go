@@ -25,7 +25,7 @@ func Builtin() []*registry.Resource {
 			LabelSelectorPath:  ".spec.selector",
 		}
 	}
-	all := []*registry.Resource{
+	resources := []*registry.Resource{
 		{
 			Version: "v1", Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
 			ShortNames: []string{"ns"}, Namespaced: false,
@@ -225,8 +225,9 @@ func Builtin() []*registry.Resource {
 		},
 		// --- end rbac ---
 	}
-	// Each further group adds its resources with one line here.
-	all = append(all, admissionPolicyResources()...)      // issue 13: ValidatingAdmissionPolicy(+Binding)
-	all = append(all, webhookConfigurationResources()...) // issue 13: the webhook configurations
-	return all
+	// The API groups of later issues, one line each.
+	resources = append(resources, admissionPolicyResources()...)      // issue 13
+	resources = append(resources, webhookConfigurationResources()...) // issue 13: the webhook configurations
+	resources = append(resources, batchResources()...)                // issue 12
+	return resources
 }

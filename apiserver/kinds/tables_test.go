@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"maps"
 	"testing"
 	"time"
 
@@ -190,6 +191,7 @@ func sampleObjects() map[string]api.Object {
 
 func TestEveryTableRowFitsItsColumns(t *testing.T) {
 	objs := sampleObjects()
+	maps.Copy(objs, batchSamples())
 	for _, r := range Builtin() {
 		require.NotNil(t, r.Table, r.Name)
 		obj, ok := objs[r.Name]
