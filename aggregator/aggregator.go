@@ -255,7 +255,7 @@ func (a *Aggregator) SyncLocal(ctx context.Context, manage string) error {
 	sort.Strings(stale)
 	var errs []error
 	for _, name := range stale {
-		if _, err := st.Delete(ctx, "", name, nil, nil); err != nil && !api.IsNotFound(err) {
+		if _, err := st.Delete(ctx, "", name, nil, false); err != nil && !api.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("deleting APIService %s: %w", name, err))
 		}
 	}

@@ -90,12 +90,36 @@ func BenchmarkCreateHTTPS8Clients(b *testing.B) {
 		name, contentType string
 		body              func(string) []byte
 	}{{"json", "application/json", podJSON}, {"protobuf", protobuf.ContentType, podProtobuf}} {
-		b.Run(enc.name, func(b *testing.B) { benchCreates(b, enc.contentType, enc.body) })
+		b.Run(enc.name, func(b *testing.B) { benchCreates(b, enc.contentType, enc.body, nil) })
 	}
 }
 
-func benchCreates(b *testing.B, contentType string, body func(string) []byte) {
+// BenchmarkCreateWithWebhooks8Clients is BenchmarkCreateHTTPS8Clients'
+// JSON case without webhooks and with one mutating and one validating
+// webhook (a TLS server in this process) matching every pod create.
+func BenchmarkCreateWithWebhooks8Clients(b *testing.B) {
+	b.Run("none", func(b *testing.B) { benchCreates(b, "application/json", podJSON, nil) })
+	b.Run("mutating+validating", func(b *testing.B) {
+		benchCreates(b, "application/json", podJSON, func(base string, c *http.Client) {
+			url, ca, _ := webhookServer(b)
+			mutating, validating := webhookConfigs(url, ca, "pods")
+			for _, cfg := range []struct{ resource, body string }{
+				{"mutatingwebhookconfigurations", mutating}, {"validatingwebhookconfigurations", validating},
+			} {
+				code, err := post(c, base+"/apis/admissionregistration.k8s.io/v1/"+cfg.resource, "application/json", []byte(cfg.body))
+				if err != nil || code != http.StatusCreated {
+					b.Fatalf("creating %s: %d %v", cfg.resource, code, err)
+				}
+			}
+		})
+	})
+}
+
+func benchCreates(b *testing.B, contentType string, body func(string) []byte, setup func(base string, c *http.Client)) {
 	ts, c := benchServer(b, false)
+	if setup != nil {
+		setup(ts.URL, c)
+	}
 	url := ts.URL + "/api/v1/namespaces/default/pods"
 	var next atomic.Int64
 	lat := make([][]time.Duration, 8)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -94,10 +95,14 @@ type Config struct {
 	// Audit, when set, logs each authenticated request (kube-apiserver's
 	// --audit-log-path).
 	Audit *audit.Log
-	// Admission are more plugins, run after NamespaceLifecycle.
+	// Admission are more built-in plugins, run after NamespaceLifecycle
+	// and before the webhooks (admission_setup.go).
 	Admission []any
-	Logger    *slog.Logger
-	Version   Version
+	// WebhookDial reaches admission webhooks (the cluster's pod
+	// network); nil dials directly.
+	WebhookDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	Logger      *slog.Logger
+	Version     Version
 	// MaxBodyBytes caps request bodies (default 3 MiB).
 	MaxBodyBytes int64
 
@@ -133,6 +138,11 @@ type Server struct {
 	rbac       *rbacregistry.Cache
 	authorizer authz.Authorizer
 	ruleLister authz.RuleResolver
+	// admission is the chain every store runs on client writes, and
+	// webhookConfigs the webhook configurations it reads, cached
+	// (admission_setup.go).
+	admission      admission.Chain
+	webhookConfigs map[string]*configCache
 	// authenticator is Config.Authenticator with service account tokens
 	// and anonymous added; tokens issues and checks those tokens.
 	authenticator authn.Authenticator
@@ -168,6 +178,18 @@ func New(cfg Config) (*Server, error) {
 	if err := s.setUpServiceAccounts(); err != nil { // issue 14
 		return nil, err
 	}
+	if !cfg.GenericOnly {
+		// Every store admits its client writes through this one chain
+		// (admission_setup.go).
+		s.webhookConfigs = map[string]*configCache{
+			"mutatingwebhookconfigurations": {}, "validatingwebhookconfigurations": {},
+		}
+		chain, err := s.admissionChain()
+		if err != nil {
+			return nil, err
+		}
+		s.admission = chain
+	}
 	for _, r := range s.cfg.Resources {
 		if err := s.AddResource(r); err != nil {
 			return nil, err
@@ -197,35 +219,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	lifecycle := &admission.NamespaceLifecycle{
-		Get: func(ctx context.Context, name string) (*api.Namespace, error) {
-			st, ok := s.Store("", "v1", "namespaces")
-			if !ok {
-				return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
-			}
-			obj, err := st.Get(ctx, "", name)
-			if err != nil {
-				return nil, err
-			}
-			ns, ok := obj.(*api.Namespace)
-			if !ok {
-				return nil, api.NewInternalError(fmt.Errorf("namespace store returned %T", obj))
-			}
-			return ns, nil
-		},
-		Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
-	}
-	// issue 12 part 4: the storage plugins; issue 14: ServiceAccount.
-	chain := append(append(append(admission.Chain{lifecycle}, s.storageAdmission()...), s.serviceAccountAdmission()...), cfg.Admission...)
-	vap, err := s.admissionPolicyPlugin() // issue 13: ValidatingAdmissionPolicy
-	if err != nil {
-		return nil, err
-	}
-	chain = append(chain, vap)
-	if cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
-		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
-	}
-	s.rest = &handlers.Handler{Lookup: s.Store, Admission: chain, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
+	s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
 	s.buildHandlers()
 	return s, nil
 }
@@ -282,7 +276,9 @@ func (s *Server) newStore(res *registry.Resource) (*registry.Store, error) {
 	if rbacregistry.IsRBACResource(res.Group, res.Name) {
 		storage = s.rbac.Decorate(storage) // writes invalidate the authorizer's cache
 	}
-	return registry.NewStore(registry.Config{Resource: res, Storage: storage, Clock: s.cfg.Clock, IDs: s.ids})
+	storage = s.decorateWebhookStorage(res, storage)
+	return registry.NewStore(registry.Config{Resource: res, Storage: storage, Clock: s.cfg.Clock, IDs: s.ids,
+		Admission: s.admission})
 }
 
 // RemoveResource stops serving a resource; its objects stay in the store.

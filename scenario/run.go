@@ -318,6 +318,37 @@ func (r *Runner) FinishStep(ctx context.Context) error {
 	return nil
 }
 
+// NextAdmission runs units of work until one makes a write that the
+// admission chain changed or refused (the stepper stopping at an
+// admission step), or the scenario ends. It reports whether it stopped at
+// one.
+func (r *Runner) NextAdmission(ctx context.Context) (bool, error) {
+	for !r.Done() {
+		before, results := len(r.c.Trace()), len(r.Results())
+		if _, err := r.Next(ctx); err != nil {
+			return false, err
+		}
+		for _, e := range r.c.Trace()[before:] {
+			if hasAdmission(e.Writes) {
+				return true, nil
+			}
+		}
+		if res := r.Results(); len(res) > results && hasAdmission(res[len(res)-1].Writes) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func hasAdmission(writes []stepper.Write) bool {
+	for _, w := range writes {
+		if len(w.Admission) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // RunAll runs every step, stopping at the first failure; it reports
 // whether all passed.
 func (r *Runner) RunAll(ctx context.Context) (bool, error) {

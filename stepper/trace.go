@@ -18,13 +18,24 @@ type Write struct {
 	Code int
 	// ResourceVersion of the object after the write ("" if none).
 	ResourceVersion string
+	// Admission lists what the admission chain changed or refused in the
+	// write, one step a line (the API server's Kubesim-Admission header).
+	Admission []string
 }
 
-// String renders the write as it appears in the trace.
+// AdmissionHeader is the response header the API server lists admission
+// steps in (handlers.AdmissionStepHeader).
+const AdmissionHeader = "Kubesim-Admission"
+
+// String renders the write as it appears in the trace: one line, then a
+// line per admission step.
 func (w Write) String() string {
 	s := fmt.Sprintf("%s %s %d", w.Verb, w.Path, w.Code)
 	if w.ResourceVersion != "" {
 		s += " rv=" + w.ResourceVersion
+	}
+	for _, step := range w.Admission {
+		s += "\n      " + step
 	}
 	return s
 }
@@ -59,8 +70,10 @@ func (e Entry) String() string {
 	if e.Err != "" {
 		fmt.Fprintf(&b, "  error: %s", e.Err)
 	}
+	pad := strings.Repeat(" ", len(ts))
 	for _, w := range e.Writes {
-		fmt.Fprintf(&b, "\n%s    -> %s", strings.Repeat(" ", len(ts)), w)
+		// A write's admission steps follow it, indented below it.
+		fmt.Fprintf(&b, "\n%s    -> %s", pad, strings.ReplaceAll(w.String(), "\n", "\n"+pad+"    "))
 	}
 	if len(e.Writes) == 0 && e.Err == "" {
 		b.WriteString("  (no change)")
@@ -140,7 +153,7 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(body, &meta)
-	w := Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode}
+	w := Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode, Admission: resp.Header.Values(AdmissionHeader)}
 	if meta.Kind != "Status" {
 		w.ResourceVersion = meta.Metadata.ResourceVersion
 	}

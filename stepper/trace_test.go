@@ -40,3 +40,21 @@ func TestRecorderNotesWritesBetweenStartAndStop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, rec.Stop(), "nothing after Stop")
 }
+
+func TestRecorderShowsAdmissionSteps(t *testing.T) {
+	env := apiservertest.New(t)
+	rec := NewRecorder(&client.InProcessTransport{Handler: env.Server.Handler()})
+	cl, err := client.New(client.Config{Server: "http://in-process", Transport: rec, UserAgent: "test"})
+	require.NoError(t, err)
+	rec.Start()
+	_, err = cl.ConfigMaps().Create(bg, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "a", Namespace: "nowhere"}})
+	require.Error(t, err)
+	writes := rec.Stop()
+	require.Len(t, writes, 1)
+	assert.Equal(t, []string{`admission validating NamespaceLifecycle create configmaps nowhere/a: denied: namespaces "nowhere" not found`}, writes[0].Admission)
+	e := Entry{Actor: "user", Key: "k", Writes: writes}
+	assert.Equal(t, "[   0.000s]  user                   k\n"+
+		"               -> create /api/v1/namespaces/nowhere/configmaps 404\n"+
+		"                     admission validating NamespaceLifecycle create configmaps nowhere/a: denied: namespaces \"nowhere\" not found",
+		e.String())
+}

@@ -1,11 +1,40 @@
-// Package admission runs the plugins that may change or refuse a write after
-// it is decoded and before it is stored: first every mutating plugin, then
-// every validating one, as the real admission chain does.
+// Package admission is the admission chain: the ordered plugins that may
+// change or refuse a client's write after it is decoded and before it is
+// stored. The registry (apiserver/registry) runs it at the two points
+// kube-apiserver does: the mutating plugins once the object is defaulted
+// (Chain.Mutate), the validating plugins once the kind's own validation
+// passed (Chain.Validate). Nothing is stored when either refuses.
 //
-// It simulates k8s.io/apiserver/pkg/admission and, as its first plugin,
-// NamespaceLifecycle from k8s.io/apiserver/pkg/admission/plugin/namespace/
-// lifecycle, then the storage plugins DefaultStorageClass and
-// StorageObjectInUseProtection (plugin/pkg/admission/storage). Left out: webhooks (MutatingWebhookConfiguration,
-// ValidatingWebhookConfiguration), ValidatingAdmissionPolicy, and every
-// other built-in plugin (LimitRanger, ResourceQuota, ServiceAccount...).
+// It simulates k8s.io/apiserver/pkg/admission: Attributes,
+// MutationInterface and ValidationInterface, Handles (Handler here), the
+// chain with its reinvocation (a plugin that asked for it is called once
+// more when a later plugin changed the object; built-in plugins run again
+// too; never a third time). Its built-in plugins are NamespaceLifecycle
+// (k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle),
+// ServiceAccount (plugin/pkg/admission/serviceaccount), and the storage
+// plugins DefaultStorageClass and StorageObjectInUseProtection
+// (plugin/pkg/admission/storage); the
+// ValidatingAdmissionPolicy plugin is in package policy, the webhook
+// plugins in package webhook. Left for later issues: LimitRanger,
+// ResourceQuota.
+//
+// Adding a plugin: write a type with
+//
+//	Admit(ctx context.Context, a *admission.Attributes) error    // mutating: may change a.Object
+//	Validate(ctx context.Context, a *admission.Attributes) error // validating: may only refuse
+//
+// (either or both), optionally Handles(op Operation) bool to see only some
+// operations and PluginName() string to name it in the trace, and add it
+// with one line to the chain apiserver/admission_setup.go builds (or to
+// apiserver.Config.Admission). Built-in plugins go before the webhooks, as
+// in kube-apiserver's default order; ResourceQuota, which must see the
+// final object, goes last.
+//
+// Visible: every change a plugin makes (as a JSON patch) and every refusal
+// is a Step, recorded in the request's Record; the handlers send them with
+// the answer and the stepper prints them under the write in the trace.
+//
+// Left out: the admission configuration file
+// (--admission-control-config-file), plugins' metrics, and the
+// ObjectInterfaces argument (kubesim has one version per kind).
 package admission

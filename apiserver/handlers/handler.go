@@ -16,7 +16,6 @@ import (
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
-	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
@@ -28,9 +27,8 @@ type Lookup func(group, version, resource string) (*registry.Store, bool)
 
 // Handler serves every resource request (/api/v1/... and /apis/G/V/...).
 type Handler struct {
-	Lookup    Lookup
-	Admission admission.Chain
-	Clock     clock.Clock
+	Lookup Lookup
+	Clock  clock.Clock
 	// MaxBodyBytes caps request bodies (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
 
@@ -93,6 +91,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			responsewriters.WriteError(w, err)
 		}
 		return
+	}
+	if isWrite(info.Verb) {
+		// What the admission chain did is shown with the answer, for the
+		// stepper's trace (admission.Record).
+		ctx, rec := admission.WithRecord(r.Context())
+		r = r.WithContext(ctx)
+		w = &admissionStepsWriter{ResponseWriter: w, rec: rec}
 	}
 	rc := &requestContext{h: h, w: w, r: r, info: info, st: st, res: res, ns: ns, name: name}
 	// The answer's media type is settled before anything is written, as
@@ -176,32 +181,6 @@ func (c *requestContext) dryRun() (bool, error) {
 		return true, nil
 	}
 	return false, nil
-}
-
-// admit builds the AdmitFunc the registry calls once the object is ready.
-func (c *requestContext) admit(op admission.Operation, dryRun bool) registry.AdmitFunc {
-	if len(c.h.Admission) == 0 {
-		return nil
-	}
-	user, _ := authn.UserFrom(c.ctx())
-	return func(ctx context.Context, obj, old api.Object) error {
-		name := c.name
-		if obj != nil && name == "" {
-			name = obj.GetObjectMeta().Name
-		}
-		return c.h.Admission.Admit(ctx, &admission.Attributes{
-			Operation:   op,
-			Resource:    api.GroupVersionResource{Group: c.res.Group, Version: c.res.Version, Resource: c.res.Name},
-			Subresource: c.info.Subresource,
-			Kind:        c.res.GroupVersionKind(),
-			Namespace:   c.ns,
-			Name:        name,
-			Object:      obj,
-			OldObject:   old,
-			User:        user,
-			DryRun:      dryRun,
-		})
-	}
 }
 
 func (c *requestContext) writeObject(code int, obj api.Object) error {
@@ -383,7 +362,7 @@ func (c *requestContext) create() error {
 	if err := c.checkNamespace(obj); err != nil {
 		return err
 	}
-	out, err := c.st.Create(c.ctx(), c.ns, obj, registry.CreateOptions{DryRun: dry, Admit: c.admit(admission.Create, dry)})
+	out, err := c.st.Create(c.ctx(), c.ns, obj, registry.CreateOptions{DryRun: dry, Admit: true})
 	if err != nil {
 		return err
 	}
@@ -444,7 +423,7 @@ func (c *requestContext) update() error {
 	}
 	out, created, err := c.st.Update(c.ctx(), c.ns, c.name, func(api.Object) (api.Object, error) {
 		return obj.DeepCopyObject(), nil
-	}, registry.UpdateOptions{DryRun: dry, Admit: c.admit(admission.Update, dry), Subresource: c.info.Subresource})
+	}, registry.UpdateOptions{DryRun: dry, Admit: true, Subresource: c.info.Subresource})
 	if err != nil {
 		return err
 	}
@@ -512,7 +491,7 @@ func (c *requestContext) delete() error {
 	if err != nil {
 		return err
 	}
-	res, err := c.st.Delete(c.ctx(), c.ns, c.name, opts, c.admit(admission.Delete, len(opts.DryRun) > 0))
+	res, err := c.st.Delete(c.ctx(), c.ns, c.name, opts, true)
 	if err != nil {
 		return err
 	}
@@ -539,7 +518,7 @@ func (c *requestContext) deleteCollection() error {
 	if err != nil {
 		return err
 	}
-	items, err := c.st.DeleteCollection(c.ctx(), c.ns, lopts, opts, c.admit(admission.Delete, len(opts.DryRun) > 0))
+	items, err := c.st.DeleteCollection(c.ctx(), c.ns, lopts, opts, true)
 	if err != nil {
 		return err
 	}

@@ -86,12 +86,6 @@ func newEnv(t *testing.T) *testEnv {
 			Scale: &registry.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".status.selector"}},
 	}
 	stores := map[string]*registry.Store{}
-	for _, r := range resources {
-		s, err := registry.NewStore(registry.Config{Resource: r, Storage: st, Clock: clk, IDs: ids})
-		require.NoError(t, err)
-		stores[r.Group+"/"+r.Version+"/"+r.Name] = s
-	}
-	lookup := func(g, v, r string) (*registry.Store, bool) { s, ok := stores[g+"/"+v+"/"+r]; return s, ok }
 	lifecycle := &admission.NamespaceLifecycle{Get: func(ctx context.Context, name string) (*api.Namespace, error) {
 		obj, err := stores["/v1/namespaces"].Get(ctx, "", name)
 		if err != nil {
@@ -99,7 +93,13 @@ func newEnv(t *testing.T) *testEnv {
 		}
 		return obj.(*api.Namespace), nil
 	}}
-	env := &testEnv{t: t, h: &Handler{Lookup: lookup, Clock: clk, Admission: admission.Chain{lifecycle}, MaxBodyBytes: 64 * 1024}, store: st, clock: clk}
+	for _, r := range resources {
+		s, err := registry.NewStore(registry.Config{Resource: r, Storage: st, Clock: clk, IDs: ids, Admission: admission.Chain{lifecycle}})
+		require.NoError(t, err)
+		stores[r.Group+"/"+r.Version+"/"+r.Name] = s
+	}
+	lookup := func(g, v, r string) (*registry.Store, bool) { s, ok := stores[g+"/"+v+"/"+r]; return s, ok }
+	env := &testEnv{t: t, h: &Handler{Lookup: lookup, Clock: clk, MaxBodyBytes: 64 * 1024}, store: st, clock: clk}
 	env.do("POST", "/api/v1/namespaces", "", `{"metadata":{"name":"default"}}`).expect(201)
 	return env
 }

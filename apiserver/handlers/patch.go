@@ -10,7 +10,6 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
-	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/patch"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
@@ -154,9 +153,8 @@ func (c *requestContext) patch() error {
 		}
 		return obj, nil
 	}
-	op := admission.Update
 	out, created, err := c.st.Update(c.ctx(), c.ns, c.name, fn, registry.UpdateOptions{
-		DryRun: dry, Admit: c.admit(op, dry), Subresource: c.info.Subresource,
+		DryRun: dry, Admit: true, Subresource: c.info.Subresource,
 		CreateIfMissing: pt == applyPatchType,
 	})
 	if err != nil {

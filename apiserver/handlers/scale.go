@@ -125,7 +125,7 @@ func (c *requestContext) scaleWrite(body []byte, dry bool, patchType string) err
 		}
 		next.GetObjectMeta().ResourceVersion = want.Metadata.ResourceVersion
 		return next, nil
-	}, registry.UpdateOptions{DryRun: dry, Admit: c.admit("UPDATE", dry)})
+	}, registry.UpdateOptions{DryRun: dry, Admit: true, AdmissionSubresource: "scale"})
 	if err != nil {
 		return err
 	}

@@ -226,9 +226,10 @@ func Builtin() []*registry.Resource {
 		// --- end rbac ---
 	}
 	// The API groups of later issues, one line each.
-	resources = append(resources, admissionPolicyResources()...) // issue 13
-	resources = append(resources, batchResources()...)           // issue 12
-	resources = append(resources, daemonSetResources()...)       // issue 12
-	resources = append(resources, storageResources()...)         // issue 12 part 4
+	resources = append(resources, admissionPolicyResources()...)      // issue 13
+	resources = append(resources, webhookConfigurationResources()...) // issue 13: the webhook configurations
+	resources = append(resources, batchResources()...)                // issue 12
+	resources = append(resources, daemonSetResources()...)            // issue 12
+	resources = append(resources, storageResources()...)              // issue 12 part 4
 	return resources
 }

@@ -236,7 +236,7 @@ func TestThroughTheRegistry(t *testing.T) {
 
 	// Deleting a bound pod is graceful: it stays with a deletionTimestamp.
 	clk.Step(time.Minute)
-	res, err := pods.Delete(ctx, "default", "web", nil, nil)
+	res, err := pods.Delete(ctx, "default", "web", nil, false)
 	require.NoError(t, err)
 	assert.False(t, res.Deleted)
 	obj, err = pods.Get(ctx, "default", "web")
@@ -254,7 +254,7 @@ func TestThroughTheRegistry(t *testing.T) {
 	unbound.Finalizers = []string{"example.com/hold"}
 	_, err = pods.Create(ctx, "default", unbound, registry.CreateOptions{})
 	require.NoError(t, err)
-	_, err = pods.Delete(ctx, "default", "late", nil, nil)
+	_, err = pods.Delete(ctx, "default", "late", nil, false)
 	require.NoError(t, err)
 	_, err = binding.Create(ctx, pods, "default", "late", &api.Binding{ObjectMeta: api.ObjectMeta{Name: "late"}, Target: api.ObjectReference{Name: "node-1"}})
 	require.True(t, api.IsConflict(err), "%v", err)
@@ -265,7 +265,7 @@ func TestThroughTheRegistry(t *testing.T) {
 	gone.Name = "gone"
 	_, err = pods.Create(ctx, "default", gone, registry.CreateOptions{})
 	require.NoError(t, err)
-	res, err = pods.Delete(ctx, "default", "gone", nil, nil)
+	res, err = pods.Delete(ctx, "default", "gone", nil, false)
 	require.NoError(t, err)
 	assert.True(t, res.Deleted)
 }
@@ -291,7 +291,7 @@ func TestWorkloadsAndNamespacesThroughTheRegistry(t *testing.T) {
 	obj, err = st["namespaces"].Create(ctx, "", &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team-a"}}, registry.CreateOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, api.NamespaceActive, obj.(*api.Namespace).Status.Phase)
-	res, err := st["namespaces"].Delete(ctx, "", "team-a", nil, nil)
+	res, err := st["namespaces"].Delete(ctx, "", "team-a", nil, false)
 	require.NoError(t, err)
 	assert.False(t, res.Deleted)
 	obj, err = st["namespaces"].Get(ctx, "", "team-a")

@@ -69,7 +69,7 @@ func evictPod(ctx context.Context, st *registry.Store, ns, name string, obj api.
 			opts.Preconditions.ResourceVersion = &rv
 		}
 	}
-	if _, err := st.Delete(ctx, ns, name, opts, nil); err != nil {
+	if _, err := st.Delete(ctx, ns, name, opts, false); err != nil {
 		return nil, err
 	}
 	return &statusObject{Status: api.Status{

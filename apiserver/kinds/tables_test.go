@@ -187,6 +187,8 @@ func sampleObjects() map[string]api.Object {
 			PolicyName: "p", ParamRef: &api.ParamRef{Name: "limits", Namespace: "default"}}},
 		// issue 12 part 4
 		"persistentvolumeclaims": samplePVC(meta), "persistentvolumes": samplePV(meta), "storageclasses": sampleStorageClass(meta),
+		"mutatingwebhookconfigurations":   &api.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []api.MutatingWebhook{{Name: "a.example.com"}}},
+		"validatingwebhookconfigurations": &api.ValidatingWebhookConfiguration{ObjectMeta: meta},
 	}
 }
 

@@ -95,7 +95,7 @@ func TestCacheReloadsOnlyAfterWrites(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, authz.DecisionAllow, d)
 
-	_, err = stores["rolebindings"].Delete(ctx, "default", "b", nil, nil)
+	_, err = stores["rolebindings"].Delete(ctx, "default", "b", nil, false)
 	require.NoError(t, err)
 	d, _, _ = a.Authorize(ctx, authz.Attributes{User: userAlice(), Verb: "get", ResourceRequest: true, Resource: "pods", Namespace: "default", Name: "p"})
 	assert.Equal(t, authz.DecisionNoOpinion, d, "a deleted binding grants nothing")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/store"
 )
 
@@ -30,7 +31,7 @@ type DeleteResult struct {
 // Delete deletes ns/name as opts say: with preconditions, a propagation
 // policy (the orphan and foregroundDeletion finalizers) and, for kinds with
 // a GracePeriod, gracefully.
-func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOptions, admit AdmitFunc) (*DeleteResult, error) {
+func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOptions, admit bool) (*DeleteResult, error) {
 	if opts == nil {
 		opts = &api.DeleteOptions{}
 	}
@@ -51,10 +52,14 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOpt
 		if err := s.checkPreconditions(meta, opts.Preconditions); err != nil {
 			return nil, err
 		}
-		if admit != nil {
-			if err := admit(ctx, nil, obj); err != nil {
-				return nil, err
-			}
+		// Delete admission sees the stored object as the old one; there is
+		// no new object for a mutating plugin to change.
+		attrs := s.attributes(ctx, admission.Delete, nil, obj, "", len(opts.DryRun) > 0, opts)
+		if err := s.mutate(ctx, admit, attrs); err != nil {
+			return nil, err
+		}
+		if err := s.validate(ctx, admit, attrs); err != nil {
+			return nil, err
 		}
 		changed := s.addPropagationFinalizer(meta, opts)
 		if s.res.PrepareForDelete != nil && meta.DeletionTimestamp == nil && s.res.PrepareForDelete(obj) {
@@ -165,7 +170,7 @@ func (s *Store) addPropagationFinalizer(meta *api.ObjectMeta, opts *api.DeleteOp
 
 // DeleteCollection deletes every object of ns that matches opts, one by one,
 // and returns what it deleted or marked.
-func (s *Store) DeleteCollection(ctx context.Context, ns string, list ListOptions, opts *api.DeleteOptions, admit AdmitFunc) ([]api.Object, error) {
+func (s *Store) DeleteCollection(ctx context.Context, ns string, list ListOptions, opts *api.DeleteOptions, admit bool) ([]api.Object, error) {
 	res, err := s.List(ctx, ns, ListOptions{Labels: list.Labels, Fields: list.Fields})
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/api/unstructured"
+	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
@@ -29,6 +30,7 @@ type Store struct {
 	ids     *IDs
 	cacher  *cacher
 	rvWait  time.Duration
+	admit   admission.Chain
 }
 
 // Config builds a Store.
@@ -45,6 +47,10 @@ type Config struct {
 	// hold before it is ended as too slow (default: 8192, or 256 for a
 	// watch of one field value, such as a kubelet's spec.nodeName).
 	WatchBuffer int
+	// Admission is the chain a client's write passes: its mutating
+	// plugins after defaulting, its validating ones after the kind's
+	// own validation (nil: none).
+	Admission admission.Chain
 }
 
 // NewStore checks cfg and returns the Store.
@@ -62,7 +68,7 @@ func NewStore(cfg Config) (*Store, error) {
 	if cfg.ResourceVersionWait <= 0 {
 		cfg.ResourceVersionWait = DefaultResourceVersionWait
 	}
-	s := &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs, rvWait: cfg.ResourceVersionWait}
+	s := &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs, rvWait: cfg.ResourceVersionWait, admit: cfg.Admission}
 	s.cacher = newCacher(s)
 	if cfg.WatchBuffer > 0 {
 		s.cacher.buffer, s.cacher.indexedBuffer = cfg.WatchBuffer, cfg.WatchBuffer
@@ -178,15 +184,14 @@ func (s *Store) storeError(err error, name string) error {
 	return api.NewInternalError(err)
 }
 
-// AdmitFunc runs admission on an object about to be written; old is nil on
-// create. It may change obj (mutating admission) or refuse the write.
-type AdmitFunc func(ctx context.Context, obj, old api.Object) error
-
 // CreateOptions modify a create.
 type CreateOptions struct {
 	// DryRun runs everything but the write.
 	DryRun bool
-	Admit  AdmitFunc
+	// Admit says the write comes from a client and passes the admission
+	// chain; the server's own writes (bootstrap objects, a subresource's
+	// inner write) do not.
+	Admit bool
 }
 
 // Create stores a new object in namespace ns.
@@ -219,15 +224,17 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	st := s.res.strategy()
 	st.PrepareForCreate(obj)
 	st.Default(obj)
-	if opts.Admit != nil {
-		if err := opts.Admit(ctx, obj, nil); err != nil {
-			return nil, err
-		}
+	attrs := s.attributes(ctx, admission.Create, obj, nil, "", opts.DryRun, nil)
+	if err := s.mutate(ctx, opts.Admit, attrs); err != nil {
+		return nil, err
 	}
 	errs := s.validateMeta(obj, nil)
 	errs = append(errs, st.Validate(obj)...)
 	if len(errs) > 0 {
 		return nil, api.NewInvalid(s.invalidKind(obj), meta.Name, errs)
+	}
+	if err := s.validate(ctx, opts.Admit, attrs); err != nil {
+		return nil, err
 	}
 	finish := FinishFunc(noFinish)
 	if s.res.BeginCreate != nil {
@@ -581,9 +588,14 @@ func (s *Store) Matches(obj api.Object, opts ListOptions) bool {
 // UpdateOptions modify an update.
 type UpdateOptions struct {
 	DryRun bool
-	Admit  AdmitFunc
+	// Admit: the write passes the admission chain (see CreateOptions).
+	Admit bool
 	// Subresource is "" for the object or "status".
 	Subresource string
+	// AdmissionSubresource, when set, is the subresource admission sees
+	// instead (a scale write changes the object, admitted as "scale";
+	// kubesim passes the object, where Kubernetes passes the Scale).
+	AdmissionSubresource string
 	// CreateIfMissing makes the update a create when the object does not
 	// exist (server-side apply, and PUT for kinds that allow it).
 	CreateIfMissing bool
@@ -638,15 +650,21 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if err := s.prepareUpdate(obj, cur, opts.Subresource); err != nil {
 			return nil, false, err
 		}
-		if opts.Admit != nil {
-			if err := opts.Admit(ctx, obj, cur); err != nil {
-				return nil, false, err
-			}
+		sub := opts.Subresource
+		if opts.AdmissionSubresource != "" {
+			sub = opts.AdmissionSubresource
+		}
+		attrs := s.attributes(ctx, admission.Update, obj, cur, sub, opts.DryRun, nil)
+		if err := s.mutate(ctx, opts.Admit, attrs); err != nil {
+			return nil, false, err
 		}
 		errs := s.validateMeta(obj, cur)
 		errs = append(errs, s.res.strategy().ValidateUpdate(obj, cur)...)
 		if len(errs) > 0 {
 			return nil, false, api.NewInvalid(s.invalidKind(obj), name, errs)
+		}
+		if err := s.validate(ctx, opts.Admit, attrs); err != nil {
+			return nil, false, err
 		}
 		finish := FinishFunc(noFinish)
 		if s.res.BeginUpdate != nil {
@@ -900,13 +918,15 @@ func (s *Store) answer(ctx context.Context, obj api.Object, opts CreateOptions) 
 	st := s.res.strategy()
 	st.PrepareForCreate(obj)
 	st.Default(obj)
-	if opts.Admit != nil {
-		if err := opts.Admit(ctx, obj, nil); err != nil {
-			return nil, err
-		}
+	attrs := s.attributes(ctx, admission.Create, obj, nil, "", opts.DryRun, nil)
+	if err := s.mutate(ctx, opts.Admit, attrs); err != nil {
+		return nil, err
 	}
 	if errs := st.Validate(obj); len(errs) > 0 {
 		return nil, api.NewInvalid(s.res.GroupKind(), obj.GetObjectMeta().Name, errs)
+	}
+	if err := s.validate(ctx, opts.Admit, attrs); err != nil {
+		return nil, err
 	}
 	return s.res.CreateOnly(ctx, obj)
 }

@@ -375,7 +375,7 @@ func TestListExact(t *testing.T) {
 	assert.Equal(t, strconv.FormatInt(e.st.Revision(), 10), l.ResourceVersion)
 
 	// A deletion since: the state at first is not the present one.
-	_, err = e.s.Delete(bg, "ns", "a", &api.DeleteOptions{}, nil)
+	_, err = e.s.Delete(bg, "ns", "a", &api.DeleteOptions{}, false)
 	require.NoError(t, err)
 	_, err = e.s.List(bg, "ns", ListOptions{ResourceVersion: strconv.FormatInt(first, 10), ResourceVersionMatch: ResourceVersionMatchExact})
 	require.True(t, api.IsResourceExpired(err), "%v", err)

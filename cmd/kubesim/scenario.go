@@ -134,7 +134,7 @@ func traceScenario(ctx context.Context, s *scenario.Scenario, out io.Writer) (bo
 	return rep.Footer(s), nil
 }
 
-const stepHelp = "Enter: next unit of work   c: continue to the next step   ?: explain the last write   q: quit"
+const stepHelp = "Enter: next unit of work   c: continue to the next step   a: continue to the next admission step   ?: explain the last write   q: quit"
 
 // stepScenario is the interactive stepper: it reads one command per line.
 func stepScenario(ctx context.Context, s *scenario.Scenario, in io.Reader, out io.Writer, color, full bool) error {
@@ -169,6 +169,14 @@ func stepScenario(ctx context.Context, s *scenario.Scenario, in io.Reader, out i
 		case "c":
 			if err := r.FinishStep(ctx); err != nil {
 				return err
+			}
+		case "a":
+			found, err := r.NextAdmission(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				fmt.Fprintln(out, "no write was changed or refused by admission")
 			}
 		case "?":
 			fmt.Fprint(out, r.Explain())

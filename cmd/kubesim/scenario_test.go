@@ -95,3 +95,15 @@ func TestDemoStepPausesBetweenSteps(t *testing.T) {
 	assert.Equal(t, 4, strings.Count(out, "[Enter: next step]"))
 	assert.Contains(t, out, "(no pods)")
 }
+
+func TestScenarioStepRunsToTheNextAdmissionStep(t *testing.T) {
+	// "a" runs to the first unit whose writes admission changed: the
+	// ReplicaSet creating its 3 pods, each given its ServiceAccount by the
+	// plugin; a second "a" to the next one, the replacement pod.
+	code, out, errOut := kubesimWithInput("a\na\n", "scenario", "step", "testdata/scenarios/small.yaml")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "a: continue to the next admission step")
+	assert.Regexp(t, `\[   0\.000s\]  replicaset\s+default/web .*\n.*-> create /api/v1/namespaces/default/pods 201 rv=\d+\n\s+admission mutating ServiceAccount create pods default/web-\w{5}: patched \(`, out)
+	assert.Equal(t, 4, strings.Count(out, "admission mutating ServiceAccount create pods"), out)
+	assert.Contains(t, out, "-- next: step 5/6: runUntilStable\n> \n", "the second stop is inside step 4's delete")
+}

@@ -98,6 +98,12 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 		{Group: "autoscaling", Version: "v1", Kind: "Scale"}:                     func() kpb.Kinded { return &api.Scale{} },
 		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}:     func() kpb.Kinded { return &api.APIService{} },
 		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIServiceList"}: func() kpb.Kinded { return &api.APIServiceList{} },
+		{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfigurationList"}: func() kpb.Kinded {
+			return &api.MutatingWebhookConfigurationList{}
+		},
+		{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfigurationList"}: func() kpb.Kinded {
+			return &api.ValidatingWebhookConfigurationList{}
+		},
 		{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}: func() kpb.Kinded {
 			return &api.CustomResourceDefinition{}
 		},

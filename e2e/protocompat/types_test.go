@@ -6,6 +6,7 @@ package protocompat
 import (
 	"reflect"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -30,16 +31,21 @@ import (
 // typePairs maps every kubesim API struct that carries protobuf tags to
 // the k8s.io/api (or apimachinery, kube-aggregator) type it mirrors.
 var typePairs = []struct{ kubesim, real reflect.Type }{
-	// issue 13 parts 1-2 (the admission branch's webhook types, copied unchanged)
-	{reflect.TypeFor[api.RuleWithOperations](), reflect.TypeFor[admissionregistrationv1.RuleWithOperations]()},
-	{reflect.TypeFor[api.Rule](), reflect.TypeFor[admissionregistrationv1.Rule]()},
-	{reflect.TypeFor[api.MatchCondition](), reflect.TypeFor[admissionregistrationv1.MatchCondition]()},
+	// issue 13 parts 1-2: admissionregistration.k8s.io webhooks, admission.k8s.io AdmissionReview
 	{reflect.TypeFor[api.MutatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfiguration]()},
 	{reflect.TypeFor[api.MutatingWebhookConfigurationList](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfigurationList]()},
 	{reflect.TypeFor[api.ValidatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfiguration]()},
 	{reflect.TypeFor[api.ValidatingWebhookConfigurationList](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfigurationList]()},
 	{reflect.TypeFor[api.MutatingWebhook](), reflect.TypeFor[admissionregistrationv1.MutatingWebhook]()},
 	{reflect.TypeFor[api.ValidatingWebhook](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhook]()},
+	{reflect.TypeFor[api.RuleWithOperations](), reflect.TypeFor[admissionregistrationv1.RuleWithOperations]()},
+	{reflect.TypeFor[api.Rule](), reflect.TypeFor[admissionregistrationv1.Rule]()},
+	{reflect.TypeFor[api.MatchCondition](), reflect.TypeFor[admissionregistrationv1.MatchCondition]()},
+	{reflect.TypeFor[api.AdmissionReview](), reflect.TypeFor[admissionv1.AdmissionReview]()},
+	{reflect.TypeFor[api.AdmissionRequest](), reflect.TypeFor[admissionv1.AdmissionRequest]()},
+	{reflect.TypeFor[api.AdmissionResponse](), reflect.TypeFor[admissionv1.AdmissionResponse]()},
+	{reflect.TypeFor[api.MetaGroupVersionKind](), reflect.TypeFor[metav1.GroupVersionKind]()},
+	{reflect.TypeFor[api.MetaGroupVersionResource](), reflect.TypeFor[metav1.GroupVersionResource]()},
 	// issue 13 part 3: ValidatingAdmissionPolicy and its binding
 	{reflect.TypeFor[api.ValidatingAdmissionPolicy](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicy]()},
 	{reflect.TypeFor[api.ValidatingAdmissionPolicyList](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyList]()},

@@ -1,0 +1,102 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// labeler is a built-in mutating plugin: it sets a label.
+type labeler struct {
+	key, value string
+	calls      int
+}
+
+func (l *labeler) Admit(_ context.Context, a *Attributes) error {
+	l.calls++
+	m := a.Object.GetObjectMeta()
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	m.Labels[l.key] = l.value
+	return nil
+}
+
+// createsOnly refuses every create, and sees nothing else.
+type createsOnly struct{ seen []Operation }
+
+func (c *createsOnly) Handles(op Operation) bool { return op == Create }
+func (c *createsOnly) Validate(_ context.Context, a *Attributes) error {
+	c.seen = append(c.seen, a.Operation)
+	return errors.New("no creates")
+}
+
+// reinvocable asks to be called again when a later plugin changes the
+// object, as a webhook with reinvocationPolicy IfNeeded does.
+type reinvocable struct{ calls int }
+
+func (r *reinvocable) Admit(_ context.Context, a *Attributes) error {
+	if a.IsReinvoke() && !a.ShouldReinvoke("r") {
+		return nil
+	}
+	r.calls++
+	a.CalledReinvocable("r")
+	return nil
+}
+
+func configMap() *api.ConfigMap {
+	return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "c", Namespace: "default"}}
+}
+
+func TestChainOrderHandlesAndSteps(t *testing.T) {
+	l := &labeler{key: "team", value: "a"}
+	v := &createsOnly{}
+	chain := Chain{v, l} // validators run after every mutator, wherever they are listed
+	ctx, rec := WithRecord(context.Background())
+	a := &Attributes{Operation: Create, Resource: api.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		Namespace: "default", Name: "c", Object: configMap()}
+	require.NoError(t, chain.Mutate(ctx, a))
+	assert.EqualError(t, chain.Validate(ctx, a), "no creates")
+	assert.Equal(t, "a", a.Object.GetObjectMeta().Labels["team"])
+	steps := rec.Steps()
+	require.Len(t, steps, 2)
+	assert.Equal(t, `admission mutating labeler create configmaps default/c: patched [{"op":"add","path":"/metadata/labels","value":{"team":"a"}}]`, steps[0].String())
+	assert.Equal(t, `admission validating createsOnly create configmaps default/c: denied: no creates`, steps[1].String())
+
+	a.Operation = Update
+	assert.NoError(t, chain.Validate(context.Background(), a), "Handles(UPDATE) is false")
+	assert.Equal(t, []Operation{Create}, v.seen)
+}
+
+func TestChainReinvokesOnceWhenALaterPluginChanged(t *testing.T) {
+	r := &reinvocable{}
+	l := &labeler{key: "team", value: "a"}
+	a := &Attributes{Operation: Create, Object: configMap()}
+	require.NoError(t, Chain{r, l}.Mutate(context.Background(), a))
+	assert.Equal(t, 2, r.calls, "the labeler changed the object after r saw it")
+	assert.Equal(t, 2, l.calls, "built-in plugins run again on reinvocation")
+
+	r, l = &reinvocable{}, &labeler{key: "team", value: "a"}
+	a = &Attributes{Operation: Create, Object: configMap()}
+	require.NoError(t, Chain{l, r}.Mutate(context.Background(), a))
+	assert.Equal(t, 1, r.calls, "nothing changed after r")
+	assert.Equal(t, 1, l.calls)
+}
+
+func TestLongPatchesAreShownAsPaths(t *testing.T) {
+	long := `[{"op":"add","path":"/spec/volumes","value":"` + strings.Repeat("x", 200) + `"},{"op":"replace","path":"/spec/containers","value":1}]`
+	assert.Equal(t, "(add /spec/volumes, replace /spec/containers)", shortPatch(long))
+	assert.Equal(t, `[{"op":"add","path":"/a","value":1}]`, shortPatch(`[{"op":"add","path":"/a","value":1}]`))
+}
+
+func TestDiff(t *testing.T) {
+	assert.Nil(t, Diff([]byte(`{"a":1}`), []byte(`{"a":1}`)))
+	assert.JSONEq(t, `[{"op":"remove","path":"/b"},{"op":"replace","path":"/a/x~1y","value":2},{"op":"add","path":"/c","value":[1]}]`,
+		string(Diff([]byte(`{"a":{"x/y":1},"b":0}`), []byte(`{"a":{"x/y":2},"c":[1]}`))))
+}

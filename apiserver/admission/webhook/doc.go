@@ -1,0 +1,24 @@
+// Package webhook is the admission chain's two webhook plugins: the
+// mutating one calls every matching webhook of the
+// MutatingWebhookConfigurations in order, applying each JSON patch before
+// the next call (and calls a webhook with reinvocationPolicy IfNeeded once
+// more when a later plugin changed the object); the validating one calls
+// every matching webhook of the ValidatingWebhookConfigurations in
+// parallel, and the first refusal is the answer.
+//
+// It simulates k8s.io/apiserver/pkg/admission/plugin/webhook (the
+// generic dispatcher, the predicates of rules, namespaceSelector and
+// objectSelector, and the mutating and validating dispatchers) with
+// AdmissionReview admission.k8s.io/v1 only. A webhook is reached by URL or
+// through its Service: the Service's ready endpoints, dialled through the
+// cluster's pod network, with TLS checked against caBundle for the name
+// <service>.<namespace>.svc. Each call has its webhook's timeout and runs
+// with no store lock held.
+//
+// Left out: matchConditions (CEL; stored, never evaluated), the
+// AdmissionReview v1beta1 wire form, webhook authentication
+// (--admission-control-config-file kubeconfigs), the configurations'
+// informer (each admission lists them from the watch cache instead), and
+// object conversion for matchPolicy Equivalent beyond rewriting
+// apiVersion (kubesim stores one version per object).
+package webhook

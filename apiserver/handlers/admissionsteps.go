@@ -1,0 +1,53 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/kubesim/kubesim/apiserver/admission"
+)
+
+// AdmissionStepHeader carries, one value per step, what the admission
+// chain changed or refused in a write: kubesim's own header (Kubernetes
+// records this only in its audit log, as admission annotations), read by
+// the stepper to show the steps in the trace.
+const AdmissionStepHeader = "Kubesim-Admission"
+
+func isWrite(verb string) bool {
+	switch verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+// admissionStepsWriter adds the recorded steps as headers before the
+// answer's status line is written.
+type admissionStepsWriter struct {
+	http.ResponseWriter
+	rec     *admission.Record
+	written bool
+}
+
+func (w *admissionStepsWriter) addSteps() {
+	if w.written {
+		return
+	}
+	w.written = true
+	for _, s := range w.rec.Steps() {
+		w.Header().Add(AdmissionStepHeader, s.String())
+	}
+	addWarnings(w.ResponseWriter, w.rec.Warnings())
+}
+
+func (w *admissionStepsWriter) WriteHeader(code int) {
+	w.addSteps()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *admissionStepsWriter) Write(b []byte) (int, error) {
+	w.addSteps()
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *admissionStepsWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
