@@ -168,6 +168,7 @@ func New(cfg Config) (*Server, error) {
 	if err := s.setUpServiceAccounts(); err != nil { // issue 14
 		return nil, err
 	}
+	s.setUpEviction() // issue 12: pods/eviction honours PodDisruptionBudgets
 	for _, r := range s.cfg.Resources {
 		if err := s.AddResource(r); err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/crdfinalizer"
 	"github.com/kubesim/kubesim/controllers/deployment"
+	"github.com/kubesim/kubesim/controllers/disruption"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
 	"github.com/kubesim/kubesim/controllers/namespace"
@@ -38,7 +39,8 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
-	"serviceaccount", "root-ca-cert-publisher", endpoints.ControllerName, availability.ControllerName}
+	"serviceaccount", "root-ca-cert-publisher", endpoints.ControllerName, availability.ControllerName,
+	disruption.ControllerName} // issue 12 part 6
 
 // ControllerContext is what a controller is built from: its own API
 // client, the cluster's clock and run mode, and a logger — what
@@ -146,6 +148,9 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"root-ca-cert-publisher", rootcacertpublisher.ControllerName, func(x ControllerContext) (Component, error) {
 			return rootcacertpublisher.New(rootcacertpublisher.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, RootCA: c.cfg.RootCA})
+		}},
+		{disruption.ControllerName, "disruption-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
+			return disruption.New(disruption.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)

@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/fields"
@@ -224,5 +225,7 @@ func Builtin() []*registry.Resource {
 			ValidateName:        IsValidPathSegmentName,
 		},
 		// --- end rbac ---
-	}, admissionPolicyResources()...) // issue 13
+	}, slices.Concat(admissionPolicyResources(), // issue 13
+		policyResources(), // issue 12 part 6: PodDisruptionBudget
+	)...)
 }
