@@ -48,11 +48,11 @@ func scales(_ string, ref *api.OwnerReference) (string, int32, bool) {
 func TestStatus(t *testing.T) {
 	three := []*api.Pod{pod("a", true, "rs"), pod("b", true, "rs"), pod("c", true, "rs")}
 	for _, tc := range []struct {
-		name                                 string
-		pdb                                  *api.PodDisruptionBudget
-		pods                                 []*api.Pod
+		name                                string
+		pdb                                 *api.PodDisruptionBudget
+		pods                                []*api.Pod
 		healthy, desired, expected, allowed int32
-		reason, message                      string
+		reason, message                     string
 	}{
 		{"minAvailable int counts the pods present", budget(ptr(intstr.FromInt32(2)), nil), three, 3, 2, 3, 1, api.SufficientPodsReason, ""},
 		{"minAvailable met exactly allows none", budget(ptr(intstr.FromInt32(3)), nil), three, 3, 3, 3, 0, api.InsufficientPodsReason, ""},
