@@ -393,6 +393,9 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("creating namespace %s: %w", name, err)
 		}
 	}
+	if err := s.bootstrapPriorityClasses(ctx); err != nil { // issue 12 part 6
+		return err
+	}
 	return s.bootstrapServiceAccounts(ctx) // issue 14
 }
 

@@ -226,6 +226,9 @@ func Builtin() []*registry.Resource {
 		},
 		// --- end rbac ---
 	}, slices.Concat(admissionPolicyResources(), // issue 13
-		policyResources(), // issue 12 part 6: PodDisruptionBudget
+		policyResources(),     // issue 12 part 6: PodDisruptionBudget
+		quotaResources(),      // issue 12 part 6: ResourceQuota, LimitRange
+		schedulingResources(), // issue 12 part 6: PriorityClass
+		discoveryResources(),  // issue 12 part 6: EndpointSlice
 	)...)
 }
