@@ -225,6 +225,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
 	}
+	chain = s.withPolicyAdmission(chain) // issue 12 part 6: LimitRanger, Priority, ResourceQuota
 	s.rest = &handlers.Handler{Lookup: s.Store, Admission: chain, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
 	s.buildHandlers()
 	return s, nil

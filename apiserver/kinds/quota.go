@@ -76,6 +76,40 @@ func mapsKeys(rl api.ResourceList) func(func(api.ResourceName) bool) {
 
 type limitRangeStrategy struct{ registry.DefaultStrategy }
 
+// Default implements registry.Strategy (SetDefaults_LimitRangeItem): a
+// Container item's default limit is its max, its default request its
+// default limit, else its min.
+func (limitRangeStrategy) Default(obj api.Object) {
+	lr := obj.(*api.LimitRange)
+	for i := range lr.Spec.Limits {
+		item := &lr.Spec.Limits[i]
+		if item.Type != api.LimitTypeContainer {
+			continue
+		}
+		if item.Default == nil {
+			item.Default = api.ResourceList{}
+		}
+		if item.DefaultRequest == nil {
+			item.DefaultRequest = api.ResourceList{}
+		}
+		for k, v := range item.Max {
+			if _, ok := item.Default[k]; !ok {
+				item.Default[k] = v
+			}
+		}
+		for k, v := range item.Default {
+			if _, ok := item.DefaultRequest[k]; !ok {
+				item.DefaultRequest[k] = v
+			}
+		}
+		for k, v := range item.Min {
+			if _, ok := item.DefaultRequest[k]; !ok {
+				item.DefaultRequest[k] = v
+			}
+		}
+	}
+}
+
 // Validate implements registry.Strategy (ValidateLimitRange: min <=
 // defaultRequest <= default <= max, for each resource of an item).
 func (limitRangeStrategy) Validate(obj api.Object) field.ErrorList {
