@@ -19,6 +19,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/controllers/resourcequota"
 	"github.com/kubesim/kubesim/controllers/rootcacertpublisher"
 	"github.com/kubesim/kubesim/controllers/serviceaccount"
 	"github.com/kubesim/kubesim/controllers/statefulset"
@@ -40,7 +41,7 @@ import (
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
 	"serviceaccount", "root-ca-cert-publisher", endpoints.ControllerName, availability.ControllerName,
-	disruption.ControllerName} // issue 12 part 6
+	disruption.ControllerName, resourcequota.ControllerName} // issue 12 part 6
 
 // ControllerContext is what a controller is built from: its own API
 // client, the cluster's clock and run mode, and a logger — what
@@ -151,6 +152,9 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{disruption.ControllerName, "disruption-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
 			return disruption.New(disruption.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{resourcequota.ControllerName, "resourcequota-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
+			return resourcequota.New(resourcequota.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)
