@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/deployment"
 	"github.com/kubesim/kubesim/controllers/disruption"
 	"github.com/kubesim/kubesim/controllers/endpoints"
+	"github.com/kubesim/kubesim/controllers/endpointslice"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
@@ -41,7 +42,7 @@ import (
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
 	"serviceaccount", "root-ca-cert-publisher", endpoints.ControllerName, availability.ControllerName,
-	disruption.ControllerName, resourcequota.ControllerName} // issue 12 part 6
+	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName} // issue 12 part 6
 
 // ControllerContext is what a controller is built from: its own API
 // client, the cluster's clock and run mode, and a logger — what
@@ -152,6 +153,9 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{disruption.ControllerName, "disruption-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
 			return disruption.New(disruption.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{endpointslice.ControllerName, "endpointslice-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
+			return endpointslice.New(endpointslice.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{resourcequota.ControllerName, "resourcequota-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
 			return resourcequota.New(resourcequota.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
