@@ -41,8 +41,9 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
-	"serviceaccount", "root-ca-cert-publisher", endpoints.ControllerName, availability.ControllerName,
-	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName} // issue 12 part 6
+	"serviceaccount", "root-ca-cert-publisher",
+	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // issue 12 part 6
+	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
 // client, the cluster's clock and run mode, and a logger — what

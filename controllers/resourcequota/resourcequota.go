@@ -258,4 +258,3 @@ func Used(q *api.ResourceQuota, objects map[api.GroupResource][]api.Object) api.
 	}
 	return used
 }
-
