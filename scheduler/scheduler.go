@@ -77,9 +77,10 @@ type Scheduler struct {
 	name     string
 	retry    time.Duration
 
-	pods  *cache.Informer[*api.Pod]
-	nodes *cache.Informer[*api.Node]
-	ctrl  *controllers.Controller
+	pods       *cache.Informer[*api.Pod]
+	nodes      *cache.Informer[*api.Node]
+	preemption *preemption // issue 12 part 6 (preemption.go)
+	ctrl       *controllers.Controller
 
 	mu sync.Mutex
 	// nodeInfos holds every node and every node pods are counted on.
@@ -135,9 +136,10 @@ func New(cfg Config) (*Scheduler, error) {
 		nodeInfos:     map[string]*NodeInfo{},
 		podStates:     map[string]*podState{},
 		unschedulable: map[string]struct{}{},
+		preemption:    newPreemption(cfg.Client, logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{
-		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods},
+		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.preemption.pdbs},
 		Clock: cfg.Clock, Mode: cfg.Mode, Workers: cfg.Workers, Logger: logger,
 	})
 	if err != nil {
@@ -361,7 +363,11 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	}
 	s.mu.Unlock()
 	if chosen == "" {
-		return s.unschedulableFailure(ctx, pod, msg)
+		res, err := s.unschedulableFailure(ctx, pod, msg)
+		if err == nil {
+			err = s.preempt(ctx, pod, info) // the PostFilter (preemption.go)
+		}
+		return res, err
 	}
 	return s.bind(ctx, pod, chosen)
 }
