@@ -148,3 +148,37 @@ func TestKubectlPriorityClassesAndSlices(t *testing.T) {
 	assert.Contains(t, desc, "AddressType:  IPv4")
 	require.Contains(t, desc, "Endpoints:")
 }
+
+func TestKubectlPreemption(t *testing.T) {
+	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms")
+	k := newKubectl(t, s)
+	k.eventually(func(out string) bool { return countLines(out) == 1 }, "get", "nodes", "--no-headers")
+	k.ok("create", "priorityclass", "low", "--value=10")
+	k.ok("create", "priorityclass", "high", "--value=1000")
+	pod := func(name, class string) string {
+		return writeFile(t, name+".yaml", `apiVersion: v1
+kind: Pod
+metadata:
+  name: `+name+`
+spec:
+  priorityClassName: `+class+`
+  terminationGracePeriodSeconds: 0
+  containers:
+  - name: c
+    image: nginx
+    resources:
+      requests:
+        cpu: "3"
+`)
+	}
+	k.ok("apply", "-f", pod("filler", "low"))
+	assert.Equal(t, "pod/filler condition met\n", k.ok("wait", "--for=condition=Ready", "pod/filler", "--timeout=60s"))
+	k.ok("apply", "-f", pod("vip", "high"))
+	// The node's 4 cpu hold one of them: the low one is preempted.
+	k.eventually(func(out string) bool { return out == "node-1 Running" }, "get", "pod", "vip", "-o", "jsonpath={.spec.nodeName} {.status.phase}")
+	assert.Equal(t, "node-1", k.jsonpath("pod/vip", "{.status.nominatedNodeName}"))
+	k.eventually(func(out string) bool { return strings.Contains(out, "NotFound") || out == "" }, "get", "pod", "filler", "--ignore-not-found")
+	events := k.ok("get", "events", "--field-selector=reason=Preempted", "-o", "jsonpath={.items[*].message}")
+	uid := k.jsonpath("pod/vip", "{.metadata.uid}")
+	assert.Equal(t, "Preempted by pod "+uid+" on node node-1", events)
+}
