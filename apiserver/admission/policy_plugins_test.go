@@ -185,3 +185,14 @@ func TestResourceQuota(t *testing.T) {
 	require.NoError(t, plugin.Validate(context.Background(), cm))
 	assert.Empty(t, written)
 }
+
+func TestPriorityKeptOnUpdate(t *testing.T) {
+	p := &Priority{List: func(context.Context) ([]*api.PriorityClass, error) { return nil, nil }}
+	v, pol := int32(1000), api.PreemptNever
+	old := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "x"}, Spec: api.PodSpec{Priority: &v, PreemptionPolicy: &pol}}
+	upd := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "x"}}
+	require.NoError(t, p.Admit(context.Background(), &Attributes{Operation: Update, Resource: podsGVR, Namespace: "ns", Name: "x", Object: upd, OldObject: old}))
+	require.NotNil(t, upd.Spec.Priority)
+	assert.Equal(t, int32(1000), *upd.Spec.Priority)
+	assert.Equal(t, api.PreemptNever, *upd.Spec.PreemptionPolicy)
+}

@@ -25,6 +25,10 @@ func isPodCreate(a *Attributes) bool {
 	return a.Operation == Create && a.Resource.Group == "" && a.Resource.Resource == "pods" && a.Subresource == ""
 }
 
+func isPodUpdate(a *Attributes) bool {
+	return a.Operation == Update && a.Resource.Group == "" && a.Resource.Resource == "pods" && a.Subresource == ""
+}
+
 func isPriorityClassWrite(a *Attributes) bool {
 	return (a.Operation == Create || a.Operation == Update) && a.Resource.Group == api.SchedulingGroupName &&
 		a.Resource.Resource == "priorityclasses" && a.Subresource == ""
@@ -32,6 +36,24 @@ func isPriorityClassWrite(a *Attributes) bool {
 
 // Admit implements Mutator: it resolves the pod's priority.
 func (p *Priority) Admit(ctx context.Context, a *Attributes) error {
+	if isPodUpdate(a) {
+		// The priority set at creation is kept when an update leaves it
+		// out (a PUT of the manifest as written); a change is left to
+		// validation, which refuses it.
+		pod, ok1 := a.Object.(*api.Pod)
+		old, ok2 := a.OldObject.(*api.Pod)
+		if ok1 && ok2 {
+			if pod.Spec.Priority == nil && old.Spec.Priority != nil {
+				v := *old.Spec.Priority
+				pod.Spec.Priority = &v
+			}
+			if pod.Spec.PreemptionPolicy == nil && old.Spec.PreemptionPolicy != nil {
+				v := *old.Spec.PreemptionPolicy
+				pod.Spec.PreemptionPolicy = &v
+			}
+		}
+		return nil
+	}
 	if !isPodCreate(a) {
 		return nil
 	}
