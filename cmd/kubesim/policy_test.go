@@ -84,6 +84,12 @@ spec:
 	k.ok("delete", "pod", "a", "--wait=false")
 	k.eventually(func(out string) bool { return strings.Contains(out, "pods: 1/2") }, "get", "quota", "q")
 	k.ok("delete", "quota", "q")
+	k.ok("create", "quota", "be", "--hard=pods=5", "--scopes=BestEffort")
+	assert.Regexp(t, `Scopes:\s+BestEffort\n \* Matches all pods that do not have resource requirements set`, k.ok("describe", "quota", "be"))
+	k.eventually(func(out string) bool { return out == "0" }, "get", "quota", "be", "-o", "jsonpath={.status.used.pods}")
+	k.ok("run", "besteffort", "--image=nginx")
+	k.eventually(func(out string) bool { return out == "1" }, "get", "quota", "be", "-o", "jsonpath={.status.used.pods}")
+	k.ok("delete", "quota", "be")
 
 	// A LimitRange gives containers their defaults and refuses the
 	// containers beyond its bounds.
@@ -135,6 +141,12 @@ func TestKubectlPriorityClassesAndSlices(t *testing.T) {
 	assert.Contains(t, k.fail("run", "x", "--image=nginx", `--overrides={"spec":{"priorityClassName":"y"}}`),
 		`pods "x" is forbidden: no PriorityClass with name y was found`)
 	assert.Contains(t, k.fail("create", "priorityclass", "system-mine", "--value=5"), "priority class names with 'system-' prefix are reserved for system use only")
+	k.ok("create", "priorityclass", "default-prio", "--value=5", "--global-default")
+	assert.Contains(t, k.fail("create", "priorityclass", "another", "--value=1", "--global-default"),
+		`priorityclasses.scheduling.k8s.io "another" is forbidden: PriorityClass default-prio is already marked as default. Only one default can exist`)
+	assert.Regexp(t, `Value:\s+1000\nGlobalDefault:\s+false\nPreemptionPolicy:\s+PreemptLowerPriority\nDescription:\s+important`, k.ok("describe", "pc", "high"))
+	k.ok("run", "plain", "--image=nginx")
+	assert.Equal(t, "default-prio 5", k.jsonpath("pod/plain", `{.spec.priorityClassName} {.spec.priority}`), "the global default")
 
 	// EndpointSlices beside Endpoints.
 	k.ok("apply", "-f", writeFile(t, "web.yaml", webDeployment))
