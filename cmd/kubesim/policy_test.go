@@ -75,7 +75,9 @@ spec:
 	k.ok("apply", "-f", podWith("b", limited))
 	assert.Contains(t, k.fail("apply", "-f", podWith("c", limited)),
 		`pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2`)
-	k.eventually(func(out string) bool { return strings.Contains(out, "pods: 2/2") && strings.Contains(out, "limits.cpu: 600m/1") }, "get", "quota", "q")
+	k.eventually(func(out string) bool {
+		return strings.Contains(out, "pods: 2/2") && strings.Contains(out, "limits.cpu: 600m/1")
+	}, "get", "quota", "q")
 	desc := k.ok("describe", "quota", "q")
 	assert.Regexp(t, `Resource\s+Used\s+Hard`, desc)
 	assert.Regexp(t, `limits.cpu\s+600m\s+1`, desc)
