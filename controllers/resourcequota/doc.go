@@ -6,10 +6,13 @@
 // secret changes — so that the use admission charged comes back when a
 // pod finishes or is deleted.
 //
+// Every quota is also recounted every five minutes (the real full
+// resync), which undoes a charge the admission plugin made for a create
+// that failed after it.
+//
 // Left out: the replenishment informers of other resources (a quota on
-// count/deployments.apps, say, is recounted every five minutes instead,
-// as the real controller's full resync does), the discovery of every
-// resource the API serves.
+// count/deployments.apps, say, is recounted at the resync only), the
+// discovery of every resource the API serves.
 //
 // Real one: pkg/controller/resourcequota/resource_quota_controller.go.
 package resourcequota

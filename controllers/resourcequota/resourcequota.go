@@ -20,8 +20,8 @@ import (
 // ControllerName is the name --controllers uses.
 const ControllerName = "resourcequota"
 
-// ResyncPeriod is how often a quota over resources without an informer
-// here is recounted (the real controller's full resync).
+// ResyncPeriod is how often every quota is recounted (the real
+// controller's full resync).
 const ResyncPeriod = 5 * time.Minute
 
 // Config builds a Controller.
@@ -108,14 +108,14 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 		return controllers.Result{}, nil
 	}
 	objects := map[api.GroupResource][]api.Object{}
-	var res controllers.Result
+	// Every quota is recounted after ResyncPeriod anyway: the admission
+	// plugin may have charged a create that failed after it (the real
+	// controller's full resync makes up for the same).
+	res := controllers.Result{RequeueAfter: ResyncPeriod}
 	for _, gr := range ResourcesOf(q.Spec.Hard) {
-		list, cached, err := c.list(ctx, ns, gr)
+		list, err := c.list(ctx, ns, gr)
 		if err != nil {
 			return controllers.Result{}, err
-		}
-		if !cached {
-			res.RequeueAfter = ResyncPeriod
 		}
 		objects[gr] = list
 	}
@@ -147,8 +147,8 @@ func equalStatus(a, b api.ResourceQuotaStatus) bool {
 }
 
 // list reads the namespace's objects of gr: from an informer for the
-// resources watched here (cached), else through the API.
-func (c *Controller) list(ctx context.Context, ns string, gr api.GroupResource) (out []api.Object, cached bool, err error) {
+// resources watched here, else through the API.
+func (c *Controller) list(ctx context.Context, ns string, gr api.GroupResource) (out []api.Object, err error) {
 	inNS := func(objs []api.Object) []api.Object {
 		var kept []api.Object
 		for _, o := range objs {
@@ -161,29 +161,29 @@ func (c *Controller) list(ctx context.Context, ns string, gr api.GroupResource) 
 	if gr.Group == "" {
 		switch gr.Resource {
 		case "pods":
-			return inNS(objectsOf(c.pods.List())), true, nil
+			return inNS(objectsOf(c.pods.List())), nil
 		case "services":
-			return inNS(objectsOf(c.services.List())), true, nil
+			return inNS(objectsOf(c.services.List())), nil
 		case "configmaps":
-			return inNS(objectsOf(c.configMaps.List())), true, nil
+			return inNS(objectsOf(c.configMaps.List())), nil
 		case "secrets":
-			return inNS(objectsOf(c.secrets.List())), true, nil
+			return inNS(objectsOf(c.secrets.List())), nil
 		case "resourcequotas":
-			return inNS(objectsOf(c.quotas.List())), true, nil
+			return inNS(objectsOf(c.quotas.List())), nil
 		}
 	}
 	l, err := client.Dynamic(c.client, client.ResourceInfo{Group: gr.Group, Version: "v1", Resource: gr.Resource, Namespaced: true}).
 		List(ctx, ns, client.ListOptions{})
 	if api.IsNotFound(err) {
-		return nil, false, nil // not served (yet): nothing to count
+		return nil, nil // not served (yet): nothing to count
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	for _, o := range l.Items {
 		out = append(out, o)
 	}
-	return out, false, nil
+	return out, nil
 }
 
 func objectsOf[T api.Object](items []T) []api.Object {
