@@ -6,5 +6,7 @@
 // NamespaceLifecycle from k8s.io/apiserver/pkg/admission/plugin/namespace/
 // lifecycle. Left out: webhooks (MutatingWebhookConfiguration,
 // ValidatingWebhookConfiguration), ValidatingAdmissionPolicy, and every
-// other built-in plugin (LimitRanger, ResourceQuota, ServiceAccount...).
+// other built-in plugin but ServiceAccount, LimitRanger, Priority and
+// ResourceQuota (issue 12 part 6: limitranger.go, priority.go,
+// resourcequota.go).
 package admission
