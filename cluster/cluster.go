@@ -31,6 +31,7 @@ import (
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/scheduler"
 	"github.com/kubesim/kubesim/stepper"
 	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/store/boltstore"
@@ -340,6 +341,10 @@ func (c *Cluster) SetEnabled(name string, on bool) error {
 	return nil
 }
 
+// Enabled reports whether the component of a switch name may run (the
+// web page's controller switches show it).
+func (c *Cluster) Enabled(name string) bool { return c.isEnabled(name) }
+
 // isEnabled reports whether the component of a switch name may run; the
 // components that have no switch (the kubelets, the API server's own
 // loops) always may.
@@ -405,6 +410,18 @@ func (c *Cluster) Trace() []stepper.Entry {
 		return nil
 	}
 	return c.stepper.Trace()
+}
+
+// LastSchedulingDecision is the scheduler's most recent decision, per
+// node filter results and scores (false without a scheduler); the web
+// page shows it beside the pod it placed.
+func (c *Cluster) LastSchedulingDecision() (scheduler.Decision, bool) {
+	for _, b := range c.components {
+		if s, ok := b.comp.(*scheduler.Scheduler); ok {
+			return s.LastDecision(), true
+		}
+	}
+	return scheduler.Decision{}, false
 }
 
 // Close stops using the store (and removes a temporary data dir).

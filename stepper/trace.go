@@ -18,6 +18,10 @@ type Write struct {
 	Code int
 	// ResourceVersion of the object after the write ("" if none).
 	ResourceVersion string
+	// Name is the written object's name as the answer gives it (a create
+	// posts to the collection; the web page's "why" finds a pod's create
+	// by it). Not part of the trace's text.
+	Name string
 }
 
 // String renders the write as it appears in the trace.
@@ -143,6 +147,7 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	w := Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode}
 	if meta.Kind != "Status" {
 		w.ResourceVersion = meta.Metadata.ResourceVersion
+		w.Name = meta.Metadata.Name
 	}
 	r.mu.Lock()
 	*sink = append(*sink, w)
