@@ -122,6 +122,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /ui/static/", s.static)
 	s.mux.HandleFunc("GET /ui/api/info", s.authed(s.info))
 	s.mux.HandleFunc("GET /ui/api/trace", s.authed(s.trace))
+	s.mux.HandleFunc("GET /ui/api/watch", s.authed(s.watchHub))
 	s.mux.HandleFunc("POST /ui/api/step", s.authed(s.step))
 	s.mux.HandleFunc("POST /ui/api/advance", s.authed(s.advance))
 	s.mux.HandleFunc("POST /ui/api/switch", s.authed(s.setSwitch))

@@ -34,50 +34,86 @@ let viewing = -1;        // the timeline position scrubbed to (-1: now)
 let highlighted = [];    // the keys the current write touched
 
 // ---- list + watch ----------------------------------------------------
+//
+// Each resource is listed, then watched from the list's resourceVersion,
+// as a reflector does. The watches share one connection (/ui/api/watch
+// relays the API server's own watch streams, event for event): a browser
+// opens at most six HTTP/1.1 connections to a host, and the page must
+// still reach the server when it watches eight resources.
+
+const watchers = [];   // {path, map, kind, rv, stop}
+let hubAbort = null;
+
+async function listInto(w) {
+  for (;;) {
+    try {
+      const r = await api(w.path);
+      if (!r.ok) throw new Error(w.path + ': ' + r.status);
+      const list = await r.json();
+      w.map.clear();
+      for (const o of list.items || []) { o.kind = o.kind || w.kind; w.map.set(o.metadata.uid, o); onWatchEvent(o); }
+      w.rv = list.metadata.resourceVersion;
+      changed();
+      return;
+    } catch (e) {
+      if (String(e.message) === 'Unauthorized') throw e;
+      console.warn('list', w.path, e);
+      await new Promise((res) => setTimeout(res, 1000)); // a reflector's back-off
+    }
+  }
+}
 
 async function listWatch(path, map, kind, stop) {
+  const w = { path, map, kind, rv: '', stop };
+  await listInto(w);
+  watchers.push(w);
+  if (hubAbort) hubAbort.abort(); // the hub starts again with this watch in it
+}
+
+async function hubLoop() {
   for (;;) {
-    if (stop && stop()) return;
+    const live = watchers.filter((w) => !(w.stop && w.stop()));
+    if (!live.length) { await new Promise((res) => setTimeout(res, 100)); continue; }
+    const ctrl = new AbortController();
+    hubAbort = ctrl;
+    const q = live.map((w) => 'path=' + encodeURIComponent(w.path + (w.path.includes('?') ? '&' : '?') +
+      'watch=1&allowWatchBookmarks=true&resourceVersion=' + encodeURIComponent(w.rv))).join('&');
+    let relist = null;
     try {
-      const r = await api(path);
-      if (!r.ok) throw new Error(path + ': ' + r.status);
-      const list = await r.json();
-      map.clear();
-      for (const o of list.items || []) { o.kind = o.kind || kind; map.set(o.metadata.uid, o); }
-      changed();
-      let rv = list.metadata.resourceVersion;
-      const w = await api(path + (path.includes('?') ? '&' : '?') + 'watch=1&allowWatchBookmarks=true&resourceVersion=' + encodeURIComponent(rv));
-      if (!w.ok) throw new Error('watch ' + path + ': ' + w.status);
-      const reader = w.body.getReader();
+      const r = await api('/ui/api/watch?' + q, { signal: ctrl.signal });
+      if (!r.ok) throw new Error('watch: ' + r.status);
+      const reader = r.body.getReader();
       const dec = new TextDecoder();
       let buf = '';
-      let gone = false;
-      while (!gone) {
+      while (!relist) {
         const { value, done } = await reader.read();
         if (done) break;
         buf += dec.decode(value, { stream: true });
         let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
+        while (!relist && (i = buf.indexOf('\n')) >= 0) {
           const line = buf.slice(0, i).trim();
           buf = buf.slice(i + 1);
           if (!line) continue;
-          const ev = JSON.parse(line);
-          if (ev.type === 'ERROR') { gone = true; break; } // 410 Gone: list again
-          if (ev.type === 'BOOKMARK') continue;
+          const m = JSON.parse(line);
+          const w = live[m.i];
+          if (!m.e) { relist = w; break; }       // the watch ended or was refused
+          const ev = m.e;
+          if (ev.type === 'ERROR') { relist = w; break; } // 410 Gone: list again
           const o = ev.object;
-          o.kind = o.kind || kind;
-          if (ev.type === 'DELETED') map.delete(o.metadata.uid); else map.set(o.metadata.uid, o);
+          if (o.metadata && o.metadata.resourceVersion) w.rv = o.metadata.resourceVersion;
+          if (ev.type === 'BOOKMARK') continue;
+          o.kind = o.kind || w.kind;
+          if (ev.type === 'DELETED') w.map.delete(o.metadata.uid); else w.map.set(o.metadata.uid, o);
           onWatchEvent(o);
           changed();
         }
       }
+      ctrl.abort();
     } catch (e) {
       if (String(e.message) === 'Unauthorized') return;
-      console.warn('watch', path, e);
+      if (e.name !== 'AbortError') { console.warn('watch', e); await new Promise((res) => setTimeout(res, 1000)); }
     }
-    // The watch ended (the server's timeout, a restart): list again after
-    // a pause, as a reflector does.
-    await new Promise((res) => setTimeout(res, 1000));
+    if (relist) await listInto(relist);
   }
 }
 
@@ -345,6 +381,8 @@ async function stepOnce() {
   else if (out.idle) $('current-write').textContent = 'Nothing to do: every loop is idle and no timer is due.';
   else $('current-write').textContent = 'Scenario step done (no control loop ran).';
   $('current-write').dataset.count = trace.length;
+  $('current-write').dataset.idle = String(!!out.idle);
+  $('current-write').dataset.answered = 'true';
   return out.idle;
 }
 
@@ -569,14 +607,18 @@ async function start() {
     }
     if (ev.target !== tl) ev.preventDefault();
   });
-  listWatch('/api/v1/nodes', S.nodes, 'Node');
-  listWatch('/api/v1/pods', S.pods, 'Pod');
-  listWatch('/apis/apps/v1/replicasets', S.replicasets, 'ReplicaSet');
-  listWatch('/apis/apps/v1/deployments', S.deployments, 'Deployment');
-  listWatch('/apis/apps/v1/statefulsets', S.statefulsets, 'StatefulSet');
-  listWatch('/api/v1/events', S.events, 'Event');
-  listWatch('/apis/apiregistration.k8s.io/v1/apiservices', S.apiservices, 'APIService');
-  listWatch('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', S.crds, 'CustomResourceDefinition');
+  await Promise.all([
+    listWatch('/api/v1/nodes', S.nodes, 'Node'),
+    listWatch('/api/v1/pods', S.pods, 'Pod'),
+    listWatch('/apis/apps/v1/replicasets', S.replicasets, 'ReplicaSet'),
+    listWatch('/apis/apps/v1/deployments', S.deployments, 'Deployment'),
+    listWatch('/apis/apps/v1/statefulsets', S.statefulsets, 'StatefulSet'),
+    listWatch('/api/v1/events', S.events, 'Event'),
+    listWatch('/apis/apiregistration.k8s.io/v1/apiservices', S.apiservices, 'APIService'),
+    listWatch('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', S.crds, 'CustomResourceDefinition'),
+  ]);
+  hubLoop();
+  document.body.dataset.ready = 'true'; // every control answers from here on
 }
 
 // Custom resources: one list+watch per served CRD, started as CRDs appear.
