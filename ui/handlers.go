@@ -197,7 +197,11 @@ func (s *Server) answerSteps(w http.ResponseWriter, before int, idle bool) {
 		s.noteDecision(i, tr[i])
 		out = append(out, s.toEntry(i, tr[i]))
 	}
-	writeJSON(w, map[string]any{"entries": out, "idle": idle, "scenario": s.scenarioState(),
+	result := ""
+	if res := s.cfg.Runner.Results(); len(res) > 0 && len(out) == 0 {
+		result = res[len(res)-1].Message // what a step that ran no loop did
+	}
+	writeJSON(w, map[string]any{"entries": out, "idle": idle, "scenario": s.scenarioState(), "result": result,
 		"clock": s.cfg.Cluster.Clock().Now().UTC().Format(time.RFC3339)})
 }
 

@@ -378,8 +378,12 @@ async function stepOnce() {
   setScenario(out.scenario);
   $('clock').textContent = out.clock;
   if (out.entries.length) showEntry(out.entries[out.entries.length - 1]);
-  else if (out.idle) $('current-write').textContent = 'Nothing to do: every loop is idle and no timer is due.';
-  else $('current-write').textContent = 'Scenario step done (no control loop ran).';
+  else {
+    $('current-write').textContent = out.idle ? 'Nothing to do: every loop is idle and no timer is due.'
+      : 'Scenario step done (no control loop ran)' + (out.result ? ': ' + out.result : '.');
+    $('current-write').dataset.index = -1;
+    highlighted = []; applyHighlight();
+  }
   $('current-write').dataset.count = trace.length;
   $('current-write').dataset.idle = String(!!out.idle);
   $('current-write').dataset.answered = 'true';
