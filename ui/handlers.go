@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -362,7 +363,13 @@ func toYAML(body []byte, reveal bool) ([]byte, error) {
 			}
 		}
 	}
-	return yaml.Marshal(&n)
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2) // as kubectl prints
+	if err := enc.Encode(&n); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
 }
 
 func blockStyle(n *yaml.Node) {
