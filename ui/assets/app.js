@@ -51,6 +51,8 @@ async function listInto(w) {
       if (!r.ok) throw new Error(w.path + ': ' + r.status);
       const list = await r.json();
       w.map.clear();
+      if (w.kind === 'Pod') dirty.allPods = true;
+      onWatchEvent({ kind: w.kind, metadata: {} });
       for (const o of list.items || []) { o.kind = o.kind || w.kind; w.map.set(o.metadata.uid, o); onWatchEvent(o); }
       w.rv = list.metadata.resourceVersion;
       changed();
@@ -117,8 +119,19 @@ async function hubLoop() {
   }
 }
 
-// onWatchEvent lets a test or a figure see when an object reached the page.
-function onWatchEvent(o) {}
+// What changed since the last frame: render touches only that, so a
+// change among 1,000 pods costs one chip, not a thousand.
+const dirty = { pods: new Set(), allPods: true, nodes: true, workloads: true, events: true, apiservices: true };
+
+function onWatchEvent(o) {
+  switch (o.kind) {
+    case 'Pod': dirty.pods.add(o.metadata.uid); dirty.workloads = true; break;
+    case 'Node': dirty.nodes = true; break;
+    case 'Event': dirty.events = true; break;
+    case 'APIService': dirty.apiservices = true; break;
+    default: dirty.workloads = true;
+  }
+}
 
 // ---- rendering -------------------------------------------------------
 
@@ -167,31 +180,41 @@ function nodeBox(name) {
 }
 
 function render() {
-  // Nodes, sorted by name, each with its status.
-  const names = [...S.nodes.values()].map((n) => n.metadata.name).sort();
-  for (const name of names) nodeBox(name);
-  for (const node of S.nodes.values()) {
-    const nb = nodeBox(node.metadata.name);
-    const ready = ((node.status && node.status.conditions) || []).find((c) => c.type === 'Ready');
-    const st = ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown';
-    nb.status.textContent = st === 'Ready' ? '✔ Ready' : '✖ ' + st;
-    nb.box.classList.toggle('notready', st !== 'Ready');
-    nb.box.dataset.key = 'nodes//' + node.metadata.name;
+  if (dirty.nodes) {
+    dirty.nodes = false;
+    // Nodes, sorted by name, each with its status.
+    const names = [...S.nodes.values()].map((n) => n.metadata.name).sort();
+    let added = false;
+    for (const name of names) { if (!nodeEls.has(name)) added = true; nodeBox(name); }
+    for (const node of S.nodes.values()) {
+      const nb = nodeBox(node.metadata.name);
+      const ready = ((node.status && node.status.conditions) || []).find((c) => c.type === 'Ready');
+      const st = ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown';
+      const label = st === 'Ready' ? '✔ Ready' : '✖ ' + st;
+      if (nb.status.textContent !== label) nb.status.textContent = label;
+      nb.box.classList.toggle('notready', st !== 'Ready');
+      nb.box.dataset.key = 'nodes//' + node.metadata.name;
+    }
+    for (const [name, nb] of nodeEls) {
+      if (name && !names.includes(name)) { nb.box.remove(); nodeEls.delete(name); added = true; }
+    }
+    if (added) dirty.allPods = true; // pods may have a box to move to now
   }
-  for (const [name, nb] of nodeEls) {
-    if (name && !names.includes(name)) { nb.box.remove(); nodeEls.delete(name); }
-  }
-  // Pods as chips in their node's box: keyed, so 1,000 pods move, not redraw.
+  // Pods as chips in their node's box: keyed, and only the changed ones
+  // are touched.
   const unscheduled = nodeBox('');
-  let unsched = 0;
-  for (const p of S.pods.values()) {
-    let el = podEls.get(p.metadata.uid);
+  const uids = dirty.allPods ? new Set([...S.pods.keys(), ...podEls.keys()]) : dirty.pods;
+  dirty.allPods = false;
+  for (const uid of uids) {
+    const p = S.pods.get(uid);
+    let el = podEls.get(uid);
+    if (!p) { if (el) { el.remove(); podEls.delete(uid); } continue; }
     if (!el) {
       el = document.createElement('button');
       el.className = 'pod';
-      el.dataset.uid = p.metadata.uid;
+      el.dataset.uid = uid;
       el.addEventListener('click', () => openPod(el.dataset.uid));
-      podEls.set(p.metadata.uid, el);
+      podEls.set(uid, el);
     }
     const stage = podStage(p);
     const text = SHAPE[stage] + ' ' + p.metadata.name;
@@ -200,23 +223,20 @@ function render() {
       el.dataset.text = text;
       el.className = 'pod ' + stage;
       el.innerHTML = esc(text) + '<span class="label">' + esc(stage) + '</span>';
+      el.dataset.name = p.metadata.namespace + '/' + p.metadata.name;
+      el.dataset.key = 'pods/' + p.metadata.namespace + '/' + p.metadata.name;
+      el.setAttribute('aria-label', 'Pod ' + p.metadata.name + ', ' + stage + (p.spec.nodeName ? ', on ' + p.spec.nodeName : ', not scheduled'));
+      if (highlighted.includes(el.dataset.key)) el.classList.add('hl');
     }
-    el.dataset.name = p.metadata.namespace + '/' + p.metadata.name;
-    el.dataset.key = 'pods/' + p.metadata.namespace + '/' + p.metadata.name;
-    el.setAttribute('aria-label', 'Pod ' + p.metadata.name + ', ' + stage + (p.spec.nodeName ? ', on ' + p.spec.nodeName : ', not scheduled'));
     const home = p.spec.nodeName && nodeEls.has(p.spec.nodeName) ? nodeEls.get(p.spec.nodeName) : unscheduled;
-    if (!p.spec.nodeName || !nodeEls.has(p.spec.nodeName)) unsched++;
     if (el.parentNode !== home.pods) home.pods.appendChild(el);
   }
-  for (const [uid, el] of podEls) {
-    if (!S.pods.has(uid)) { el.remove(); podEls.delete(uid); }
-  }
-  unscheduled.box.hidden = unsched === 0;
+  dirty.pods.clear();
+  unscheduled.box.hidden = unscheduled.pods.childElementCount === 0;
   $('pod-count').textContent = S.pods.size + ' pods';
-  renderWorkloads();
-  renderEvents();
-  renderAPIServices();
-  applyHighlight();
+  if (dirty.workloads) { dirty.workloads = false; renderWorkloads(); applyHighlight(); }
+  if (dirty.events) { dirty.events = false; renderEvents(); }
+  if (dirty.apiservices) { dirty.apiservices = false; renderAPIServices(); }
 }
 
 function owned(uid) {
