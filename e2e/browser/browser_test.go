@@ -276,7 +276,7 @@ func TestStepThroughDemo(t *testing.T) {
 	r, page := stepScenario(t, s)
 	ctx := newBrowser(t)
 	do(t, ctx, chromedp.Navigate(page.LoginURL), waitJS(stepModeShown))
-	highlightedPods, shot := 0, false
+	highlightedPods, checked, shot := 0, 0, false
 	for i := 0; !r.Done() && i < 1000; i++ {
 		do(t, ctx,
 			chromedp.Evaluate[chromedp.Void](`document.getElementById('current-write').dataset.answered = ''`),
@@ -288,6 +288,7 @@ func TestStepThroughDemo(t *testing.T) {
 			continue // a step of the scenario that runs no loop (a note, an apply, a check)
 		}
 		last := tr[idx]
+		checked++
 		shown := text(t, ctx, "current-write")
 		if last.Actor != "" {
 			require.Contains(t, shown, last.Actor+" reconciled "+last.Key, "unit %d", idx)
@@ -307,13 +308,15 @@ func TestStepThroughDemo(t *testing.T) {
 				}
 			}
 		}
-		if !shot && idx >= 120 {
+		if !shot && idx >= 60 {
 			shot = true
 			screenshot(t, ctx, "demo-step")
 		}
 	}
 	require.True(t, r.Done(), "the demo ran to its end from the page")
 	require.False(t, r.Failed(), "the demo's checks passed when stepped from the page")
+	t.Logf("%d units checked, %d pods seen highlighted, %d trace entries", checked, highlightedPods, len(r.Cluster().Trace()))
+	require.Greater(t, checked, len(r.Cluster().Trace())*3/4, "every unit but the clock's moves inside one is checked")
 	require.Positive(t, highlightedPods)
 
 	// The timeline: one unit back shows that unit, rebuilt from the trace.
