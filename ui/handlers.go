@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kubesim/kubesim/cluster"
+	scenarios "github.com/kubesim/kubesim/examples/scenarios"
 	"github.com/kubesim/kubesim/scheduler"
 	"github.com/kubesim/kubesim/stepper"
 )
@@ -269,6 +272,31 @@ func (s *Server) decision(w http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	writeJSON(w, d)
+}
+
+// examples lists the example manifests (examples/scenarios/manifests),
+// or with ?name= returns one, for the apply box's picker.
+func (s *Server) examples(w http.ResponseWriter, r *http.Request, _ *session) {
+	fsys := scenarios.FS()
+	if name := r.URL.Query().Get("name"); name != "" {
+		b, err := fs.ReadFile(fsys, path.Join("manifests", path.Base(name)))
+		if err != nil {
+			writeStatus(w, http.StatusNotFound, "NotFound", fmt.Sprintf("no example %q", name))
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write(b)
+		return
+	}
+	names, err := fs.Glob(fsys, "manifests/*.yaml")
+	if err != nil {
+		writeStatus(w, http.StatusInternalServerError, "InternalError", err.Error())
+		return
+	}
+	for i, n := range names {
+		names[i] = path.Base(n)
+	}
+	writeJSON(w, map[string]any{"examples": names})
 }
 
 // setSwitch turns a controller on or off: {"name": "garbagecollector", "on": false}.

@@ -130,6 +130,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /ui/api/decision", s.authed(s.decision))
 	s.mux.HandleFunc("GET /ui/api/yaml", s.authed(s.yaml))
 	s.mux.HandleFunc("POST /ui/api/apply", s.authed(s.apply))
+	s.mux.HandleFunc("GET /ui/api/examples", s.authed(s.examples))
 	s.mux.HandleFunc("POST /ui/api/node", s.authed(s.node))
 }
 

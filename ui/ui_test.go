@@ -314,3 +314,15 @@ func TestWatchHubRelaysTheAPIServersEvents(t *testing.T) {
 	}
 	t.Fatalf("the watch ended without the ConfigMap: %v", lines.Err())
 }
+
+func TestExamplesForTheApplyBox(t *testing.T) {
+	e := newLive(t)
+	cookie := sessionCookie(t, e.do("GET", e.srv.LoginPath(), ""))
+	rec := e.do("GET", "/ui/api/examples", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Contains(t, rec.Body.String(), `"web-rs.yaml"`)
+	rec = e.do("GET", "/ui/api/examples?name=web-rs.yaml", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Contains(t, rec.Body.String(), "kind: ReplicaSet")
+	assert.Equal(t, http.StatusNotFound, e.do("GET", "/ui/api/examples?name=../../go.mod", "", "Cookie", cookie).Code)
+}

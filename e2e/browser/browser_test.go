@@ -265,6 +265,32 @@ func TestReplicaSetInThePage(t *testing.T) {
 		chromedp.Click(chromedp.ID("tab-sched")),
 		waitJS(`document.querySelectorAll('#sched tr').length === 4`))
 	require.Equal(t, 3, eval[int](t, ctx, `document.querySelectorAll('#sched td.pass').length`), "three nodes passed every filter")
+
+	// Scale up with the ReplicaSet's + button: a fourth pod.
+	do(t, ctx,
+		chromedp.Click(chromedp.ID("drawer-close")),
+		chromedp.Click(chromedp.CSS(`#workloads li[data-kind="ReplicaSet"] button[data-scale="1"]`)),
+		waitJS(`!!document.querySelector('#workloads li[data-kind="ReplicaSet"]') && document.querySelector('#workloads li[data-kind="ReplicaSet"]').textContent.includes('/4 ready')`),
+		runIdle(),
+		waitJS(podsOnNodes+` === 4`))
+
+	// The garbage collector off: the ReplicaSet deleted, its pods stay.
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`#switches-box summary`)),
+		chromedp.Click(chromedp.CSS(`#switches input[data-switch="garbagecollector"]`)),
+		waitJS(`document.querySelector('.loop[data-switch="garbagecollector"]').classList.contains('off')`),
+		chromedp.Evaluate[chromedp.Void](`fetch('/apis/apps/v1/namespaces/default/replicasets/web', {method: 'DELETE', headers: {'X-Kubesim-UI': '1'}}).then(r => { window.rsDeleted = r.status })`),
+		waitJS(`window.rsDeleted === 200 && !document.querySelector('#workloads li[data-kind="ReplicaSet"]')`),
+		runIdle(),
+	)
+	require.Equal(t, 4, eval[int](t, ctx, podsOnNodes), "without the garbage collector the pods outlive their owner")
+	screenshot(t, ctx, "gc-off-orphans")
+	// On again: it collects them.
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`#switches input[data-switch="garbagecollector"]`)),
+		waitJS(`!document.querySelector('.loop[data-switch="garbagecollector"]').classList.contains('off')`),
+		runIdle(),
+		waitJS(`S.pods.size === 0 && document.querySelectorAll('#nodes .pod').length === 0`))
 }
 
 // TestStepThroughDemo steps through the demo with the keyboard and checks,

@@ -599,6 +599,13 @@ async function start() {
   $('btn-now').addEventListener('click', () => scrub(trace.length - 1));
   $('timeline').addEventListener('input', (ev) => scrub(Number(ev.target.value)));
   $('btn-apply').addEventListener('click', applyManifest);
+  api('/ui/api/examples').then((r) => r.json()).then((out) => {
+    for (const n of out.examples || []) { const o = document.createElement('option'); o.value = n; o.textContent = n; $('examples').appendChild(o); }
+  });
+  $('examples').addEventListener('change', async (ev) => {
+    if (!ev.target.value) return;
+    $('manifest').value = await (await api('/ui/api/examples?name=' + encodeURIComponent(ev.target.value))).text();
+  });
   $('drawer-close').addEventListener('click', closeDrawer);
   $('tab-yaml').addEventListener('click', showYAML);
   $('tab-events').addEventListener('click', showEvents);
