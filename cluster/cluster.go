@@ -107,6 +107,11 @@ type Config struct {
 	UnsafeNoFsync bool
 	Logger        *slog.Logger
 
+	// OnWrite, in live mode, is told of every API write of a component's
+	// client, by the client's user agent (the web page lights up the loop
+	// that wrote; step mode has the trace instead). It must not block.
+	OnWrite func(userAgent string, w stepper.Write)
+
 	// Extra adds controllers built outside this package (operators, the
 	// labs' own controllers): each gets its own in-process client, runs
 	// after the built-in controllers in the stepper's order, and runs live
@@ -124,8 +129,8 @@ type ExtraController struct {
 
 // built is a component the cluster made, by its switch name.
 type built struct {
-	name string
-	comp Component
+	name, userAgent string
+	comp            Component
 }
 
 // ErrNotStepMode is returned by the stepper's methods in live mode.

@@ -15,7 +15,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/kubesim/kubesim/cluster"
 	scenarios "github.com/kubesim/kubesim/examples/scenarios"
 	"github.com/kubesim/kubesim/scheduler"
 	"github.com/kubesim/kubesim/stepper"
@@ -83,8 +82,8 @@ type switchInfo struct {
 func (s *Server) info(w http.ResponseWriter, r *http.Request, _ *session) {
 	out := map[string]any{"mode": "live"}
 	c := s.cfg.Cluster
-	var loops []loopInfo
-	switchNames := append([]string(nil), cluster.ControllerNames...)
+	loops := []loopInfo{}
+	var switchNames []string
 	if s.cfg.Runner != nil {
 		out["mode"] = "step"
 		out["scenario"] = s.scenarioState()
@@ -99,13 +98,16 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request, _ *session) {
 		}
 		out["trace"] = len(c.Trace())
 		out["clock"] = c.Clock().Now().UTC().Format(time.RFC3339)
-	} else {
-		for _, n := range cluster.ControllerNames {
-			loops = append(loops, loopInfo{Name: n, Switch: n})
+	} else if c != nil {
+		// Live mode: the components by their clients' user agents, as
+		// the activity feed names them; switches act at start only.
+		switchNames = nil
+		for _, ua := range c.Components() {
+			loops = append(loops, loopInfo{Name: ua, Switch: ua})
 		}
-		loops = append(loops, loopInfo{Name: "scheduler", Switch: "scheduler"})
+		out["activity"] = s.cfg.Activity != nil
 	}
-	var switches []switchInfo
+	switches := []switchInfo{}
 	if c != nil {
 		for _, n := range switchNames {
 			switches = append(switches, switchInfo{Name: n, On: c.Enabled(n)})

@@ -44,6 +44,9 @@ type Config struct {
 	// Runner, in step mode, is the scenario the page steps through; nil
 	// in live mode.
 	Runner *scenario.Runner
+	// Activity, in live mode, is the feed of the components' writes
+	// (cluster.Config.OnWrite feeds it); nil: none.
+	Activity *Activity
 	// Token, when set, is the one token the login form accepts and the
 	// API requests without a session must carry: step mode's cluster has
 	// no authentication of its own. When empty, a token is good if the
@@ -123,6 +126,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /ui/api/info", s.authed(s.info))
 	s.mux.HandleFunc("GET /ui/api/trace", s.authed(s.trace))
 	s.mux.HandleFunc("GET /ui/api/watch", s.authed(s.watchHub))
+	s.mux.HandleFunc("GET /ui/api/activity", s.authed(s.activity))
 	s.mux.HandleFunc("POST /ui/api/step", s.authed(s.step))
 	s.mux.HandleFunc("POST /ui/api/advance", s.authed(s.advance))
 	s.mux.HandleFunc("POST /ui/api/switch", s.authed(s.setSwitch))

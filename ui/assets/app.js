@@ -363,7 +363,7 @@ function showEntry(e) {
 function renderLoops() {
   $('loops').innerHTML = info.loops.map((l) => '<span class="loop" data-name="' + esc(l.name) + '" data-switch="' + esc(l.switch) +
     '">' + esc(l.name) + '<span class="count"></span></span>').join('') +
-    (info.mode === 'live' ? ' <span class="muted">(reconciles light up in step mode, where the stepper records them)</span>' : '');
+    (info.mode === 'live' ? ' <span class="muted">(live: a loop lights up as it writes)</span>' : '');
   $('switches').innerHTML = info.switches.map((s) => '<label><input type="checkbox" data-switch="' + esc(s.name) + '"' +
     (s.on ? ' checked' : '') + '> ' + esc(s.name) + '</label>').join('');
   markSwitches();
@@ -469,6 +469,50 @@ function scrub(i) {
   $('timeline-entry').textContent = trace[i].text;
   $('timeline-pos').textContent = 'unit ' + (i + 1) + ' of ' + trace.length;
   showEntry(trace[i]);
+}
+
+// followActivity lights the loops of a live cluster as they write (live
+// mode has no trace; the server relays each component's writes).
+async function followActivity() {
+  for (;;) {
+    try {
+      const r = await api('/ui/api/activity');
+      if (!r.ok) return;
+      const reader = r.body.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i).trim();
+          buf = buf.slice(i + 1);
+          if (line) liveWrite(JSON.parse(line));
+        }
+      }
+    } catch (e) {
+      if (String(e.message) === 'Unauthorized') return;
+    }
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+
+const lit = new Map(); // actor -> timer that dims its loop again
+function liveWrite(ev) {
+  const el = document.querySelector('.loop[data-name="' + CSS.escape(ev.actor) + '"]');
+  if (el) {
+    el.classList.add('active');
+    const c = el.querySelector('.count');
+    c.textContent = String((Number(c.textContent) || 0) + 1);
+    clearTimeout(lit.get(ev.actor));
+    lit.set(ev.actor, setTimeout(() => el.classList.remove('active'), 800)); // a glow, then dim
+  }
+  if (ev.write.path.includes('/events')) return;
+  $('current-write').textContent = ev.actor + ' → ' + ev.write.text;
+  highlighted = [keyOfWrite(ev.write)];
+  applyHighlight();
 }
 
 // ---- actions through the API -----------------------------------------
@@ -649,6 +693,7 @@ async function start() {
     listWatch('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', S.crds, 'CustomResourceDefinition'),
   ]);
   hubLoop();
+  if (info.mode === 'live' && info.activity) followActivity();
   document.body.dataset.ready = 'true'; // every control answers from here on
 }
 

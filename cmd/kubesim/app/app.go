@@ -157,6 +157,11 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
 		ServiceAccountKey: saKey, RootCA: bundle.CAPEM, AnonymousAuth: o.AnonymousAuth,
 	}
+	var activity *ui.Activity
+	if !o.NoUI {
+		activity = ui.NewActivity()
+		cfg.OnWrite = activity.Note // the page's row of loops lights up as they write
+	}
 	var etcd store.Interface
 	if o.Etcd.Enabled() {
 		st, err := o.Etcd.Open(logger)
@@ -203,7 +208,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if !o.NoUI {
 		// The page and the API share the port and the authentication:
 		// a session opened by the login link carries the admin token.
-		page, err := ui.New(ui.Config{API: handler, Cluster: cl, LinkCredential: adminToken,
+		page, err := ui.New(ui.Config{API: handler, Cluster: cl, LinkCredential: adminToken, Activity: activity,
 			Clock: clock.Real{}, Rand: rand.Reader, Logger: logger})
 		if err != nil {
 			_ = ln.Close()
