@@ -291,6 +291,23 @@ func TestReplicaSetInThePage(t *testing.T) {
 		waitJS(`!document.querySelector('.loop[data-switch="garbagecollector"]').classList.contains('off')`),
 		runIdle(),
 		waitJS(`S.pods.size === 0 && document.querySelectorAll('#nodes .pod').length === 0`))
+
+	// Stop node-1's kubelet: after the grace period (40s of the cluster's
+	// clock) the node lifecycle controller marks it; start it again and
+	// it is Ready once more.
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`.node[data-node="node-1"] .node-toggle`)),
+		waitJS(`document.querySelector('.node[data-node="node-1"] .node-toggle').textContent === 'Start node'`),
+		chromedp.SetValue(chromedp.ID("advance-seconds"), "60"),
+		chromedp.Click(chromedp.ID("btn-advance")),
+		waitJS(`document.querySelector('.node[data-node="node-1"]').classList.contains('notready')`))
+	require.Contains(t, eval[string](t, ctx, `document.querySelector('.node[data-node="node-1"] .status').textContent`), "✖")
+	screenshot(t, ctx, "node-stopped")
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`.node[data-node="node-1"] .node-toggle`)),
+		waitJS(`document.querySelector('.node[data-node="node-1"] .node-toggle').textContent === 'Stop node'`),
+		runIdle(),
+		waitJS(`!document.querySelector('.node[data-node="node-1"]').classList.contains('notready')`))
 }
 
 // TestStepThroughDemo steps through the demo with the keyboard and checks,
