@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/kubesim/kubesim/stepper"
@@ -140,13 +141,27 @@ func (r *Runner) ExplainObject(collection, name string) string {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var first *userWrite
 	for _, uw := range r.userWrites {
-		if uw.write.Verb == "create" && uw.write.Path == collection && uw.write.Name == name {
-			if uw.step < 0 {
-				return fmt.Sprintf("You created it: %s: %s\n", uw.title, uw.write)
-			}
-			return fmt.Sprintf("You created it: step %d (%s): %s\n", uw.step+1, uw.title, uw.write)
+		created := uw.write.Verb == "create" && uw.write.Path == collection && uw.write.Name == name
+		// A server-side apply creates with a PATCH to the object's own path.
+		applied := uw.write.Verb == "patch" && uw.write.Path == collection+"/"+name && uw.write.Code == 201
+		if (created || applied) && (first == nil || rvLess(uw.write.ResourceVersion, first.write.ResourceVersion)) {
+			first = &uw
 		}
 	}
+	if first != nil {
+		if first.step < 0 {
+			return fmt.Sprintf("You created it: %s: %s\n", first.title, first.write)
+		}
+		return fmt.Sprintf("You created it: step %d (%s): %s\n", first.step+1, first.title, first.write)
+	}
 	return fmt.Sprintf("No traced write created %s in %s: it was made before the trace began, or by the API server itself.\n", name, collection)
+}
+
+// rvLess orders resourceVersions, which kubesim's store counts up.
+func rvLess(a, b string) bool {
+	x, _ := strconv.ParseUint(a, 10, 64)
+	y, _ := strconv.ParseUint(b, 10, 64)
+	return x < y
 }

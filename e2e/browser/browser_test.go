@@ -266,6 +266,14 @@ func TestReplicaSetInThePage(t *testing.T) {
 		waitJS(`document.querySelectorAll('#sched tr').length === 4`))
 	require.Equal(t, 3, eval[int](t, ctx, `document.querySelectorAll('#sched td.pass').length`), "three nodes passed every filter")
 
+	// The ReplicaSet's own why: the page's apply.
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`#workloads li[data-kind="ReplicaSet"] > button.open`)),
+		waitJS(`document.getElementById('drawer-title').textContent === 'ReplicaSet default/web'`),
+		chromedp.Click(chromedp.ID("tab-why")),
+		waitJS(`document.getElementById('why') && document.getElementById('why').textContent.length > 0`))
+	require.Contains(t, text(t, ctx, "why"), "You created it: the web page: patch /apis/apps/v1/namespaces/default/replicasets/web 201")
+
 	// Scale up with the ReplicaSet's + button: a fourth pod.
 	do(t, ctx,
 		chromedp.Click(chromedp.ID("drawer-close")),

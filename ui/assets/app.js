@@ -252,6 +252,7 @@ function owned(uid) {
 function resourceOf(o) {
   switch (o.kind) {
     case 'Pod': return 'pods';
+    case 'Node': return 'nodes';
     case 'ReplicaSet': return 'replicasets';
     case 'Deployment': return 'deployments';
     case 'StatefulSet': return 'statefulsets';
@@ -266,6 +267,7 @@ function treeItem(o, depth) {
     const st = podStage(o);
     label = '<span class="kind">Pod</span>' + esc(SHAPE[st] + ' ' + o.metadata.name) + ' <span class="label">' + esc(st) + '</span>';
   }
+  label = '<button class="open" data-open="' + esc(o.metadata.uid) + '" aria-label="Open ' + esc(o.kind + ' ' + o.metadata.name) + '">' + label + '</button>';
   let scale = '';
   if (['ReplicaSet', 'Deployment', 'StatefulSet'].includes(o.kind)) {
     const want = o.spec.replicas ?? 1;
@@ -560,30 +562,44 @@ async function toggleNode(name, action) {
 // ---- the pod drawer --------------------------------------------------
 
 let openUID = '';
-function podPath(p, sub) {
-  return '/api/v1/namespaces/' + encodeURIComponent(p.metadata.namespace) + '/pods' + (sub ? '/' + encodeURIComponent(p.metadata.name) : '');
+// objectOf finds an object the page knows by uid, whatever its kind.
+function objectOf(uid) {
+  for (const m of [S.pods, S.replicasets, S.deployments, S.statefulsets, S.custom, S.nodes]) {
+    if (m.has(uid)) return m.get(uid);
+  }
+  return null;
+}
+
+// podPath is an object's API path: its collection's, or with name its own.
+function podPath(o, withName) {
+  const av = o.apiVersion || (o.kind === 'Pod' || o.kind === 'Node' ? 'v1' : 'apps/v1');
+  let p = (av.includes('/') ? '/apis/' : '/api/') + av;
+  if (o.metadata.namespace) p += '/namespaces/' + encodeURIComponent(o.metadata.namespace);
+  p += '/' + resourceOf(o);
+  return withName ? p + '/' + encodeURIComponent(o.metadata.name) : p;
 }
 
 function openPod(uid) {
-  const p = S.pods.get(uid);
+  const p = objectOf(uid);
   if (!p) return;
   openUID = uid;
   $('drawer').hidden = false;
-  $('drawer-title').textContent = 'Pod ' + p.metadata.namespace + '/' + p.metadata.name;
+  $('drawer-title').textContent = p.kind + ' ' + (p.metadata.namespace ? p.metadata.namespace + '/' : '') + p.metadata.name;
   $('drawer').dataset.pod = p.metadata.name;
+  $('tab-sched').hidden = p.kind !== 'Pod';
   showYAML();
   $('tab-yaml').focus();
 }
 
 async function showYAML() {
-  const p = S.pods.get(openUID); if (!p) return;
+  const p = objectOf(openUID); if (!p) return;
   const r = await api('/ui/api/yaml?path=' + encodeURIComponent(podPath(p, true)));
   $('drawer-body').innerHTML = '<pre id="pod-yaml"></pre>';
   $('pod-yaml').textContent = await r.text();
 }
 
 function showEvents() {
-  const p = S.pods.get(openUID); if (!p) return;
+  const p = objectOf(openUID); if (!p) return;
   const evs = [...S.events.values()].filter((e) => e.involvedObject && e.involvedObject.uid === p.metadata.uid)
     .sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
   $('drawer-body').innerHTML = '<ol id="pod-events" class="plain events">' + (evs.map((e) => '<li class="' + esc(e.type) + '"><b>' + esc(e.reason) + '</b> ' +
@@ -591,7 +607,7 @@ function showEvents() {
 }
 
 async function showWhy() {
-  const p = S.pods.get(openUID); if (!p) return;
+  const p = objectOf(openUID); if (!p) return;
   const r = await api('/ui/api/why?path=' + encodeURIComponent(podPath(p, false)) + '&name=' + encodeURIComponent(p.metadata.name));
   const out = await r.json();
   const owners = (p.metadata.ownerReferences || []).map((o) => o.kind + '/' + o.name).join(', ') || 'nothing';
@@ -600,7 +616,7 @@ async function showWhy() {
 }
 
 async function showSched() {
-  const p = S.pods.get(openUID); if (!p) return;
+  const p = objectOf(openUID); if (!p) return;
   const r = await api('/ui/api/decision?pod=' + encodeURIComponent(p.metadata.namespace + '/' + p.metadata.name));
   const out = await r.json();
   if (!r.ok) { $('drawer-body').innerHTML = '<p id="sched">' + esc(out.message) + '</p>'; return; }
@@ -611,7 +627,7 @@ async function showSched() {
 }
 
 async function deletePod() {
-  const p = S.pods.get(openUID); if (!p) return;
+  const p = objectOf(openUID); if (!p) return;
   const r = await api(podPath(p, true), { method: 'DELETE' });
   if (!r.ok) { $('drawer-body').textContent = (await r.json()).message; return; }
   closeDrawer();
@@ -659,6 +675,8 @@ async function start() {
   $('workloads').addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-scale]');
     if (b) scale(b.closest('li').dataset.uid, Number(b.dataset.scale));
+    const o = ev.target.closest('button[data-open]');
+    if (o) openPod(o.dataset.open);
   });
   $('switches').addEventListener('change', async (ev) => {
     const name = ev.target.dataset.switch;
