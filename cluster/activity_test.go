@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
 )
 
@@ -48,4 +49,19 @@ func TestOnWriteTellsTheLiveComponentsWrites(t *testing.T) {
 	for _, s := range seen {
 		assert.False(t, strings.HasPrefix(s, "t "), "a client of Client() is no component: %s", s)
 	}
+}
+
+// The stepper lists its loops in order with their switches (the web
+// page's row of loops in step mode).
+func TestStepperListsItsLoops(t *testing.T) {
+	c, err := New(Config{Mode: runmode.Step, NodeCount: 1, UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer c.Close()
+	loops := c.Stepper().Loops()
+	assert.Contains(t, loops, stepper.Loop{Name: "scheduler", Switch: "scheduler"})
+	assert.Contains(t, loops, stepper.Loop{Name: "garbagecollector", Switch: "garbagecollector"})
+	assert.Equal(t, stepper.Loop{Name: "kubelet/node-1", Switch: "kubelet/node-1"}, loops[len(loops)-1], "the kubelets come last")
+	assert.True(t, c.Enabled("garbagecollector"))
+	require.NoError(t, c.SetEnabled("garbagecollector", false))
+	assert.False(t, c.Enabled("garbagecollector"))
 }
