@@ -230,6 +230,7 @@ func TestReplicaSetInThePage(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("drawer")),
 		waitJS(`document.getElementById('pod-yaml') && document.getElementById('pod-yaml').textContent.includes('kind: Pod')`),
 		chromedp.Click(chromedp.ID("btn-delete")),
+		waitJS(`document.getElementById('drawer').hidden`), // the DELETE was answered
 		runIdle(),
 		waitJS(fmt.Sprintf(`!document.querySelector('.pod[data-name="default/%s"]') && %s === 3`, victim, podsOnNodes)),
 	)
@@ -328,6 +329,7 @@ func TestStepThroughDemo(t *testing.T) {
 	ctx := newBrowser(t)
 	do(t, ctx, chromedp.Navigate(page.LoginURL), waitJS(stepModeShown))
 	highlightedPods, checked, shot := 0, 0, false
+	cl := r.Cluster().Client("browser-test")
 	for i := 0; !r.Done() && i < 1000; i++ {
 		do(t, ctx,
 			chromedp.Evaluate[chromedp.Void](`document.getElementById('current-write').dataset.answered = ''`),
@@ -350,11 +352,11 @@ func TestStepThroughDemo(t *testing.T) {
 			}
 			require.Contains(t, shown, w.String(), "unit %d", idx)
 			if key, ok := livePodKey(w); ok {
-				// The pod it wrote is highlighted once the watch brings it
-				// (unless a later write already removed it).
-				do(t, ctx, waitJS(fmt.Sprintf(
-					`!document.querySelector('#nodes .pod[data-key="%[1]s"]') || document.querySelector('#nodes .pod[data-key="%[1]s"]').classList.contains('hl')`, key)))
-				if eval[bool](t, ctx, fmt.Sprintf(`!!document.querySelector('#nodes .pod.hl[data-key="%s"]')`, key)) {
+				// A pod this unit wrote, and that is still there, is shown
+				// highlighted once the watch brings it.
+				parts := strings.Split(key, "/")
+				if _, err := cl.Pods().Get(context.Background(), parts[1], parts[2]); err == nil {
+					do(t, ctx, waitJS(fmt.Sprintf(`!!document.querySelector('#nodes .pod.hl[data-key="%s"]')`, key)))
 					highlightedPods++
 				}
 			}
