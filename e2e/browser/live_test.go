@@ -62,6 +62,8 @@ func TestLivePage(t *testing.T) {
 		waitJS(`document.querySelectorAll('#nodes .node:not(.unscheduled) .pod.Ready').length === 2`),
 		waitJS(`document.querySelectorAll('#workloads li[data-kind="Deployment"] li[data-kind="ReplicaSet"] li[data-kind="Pod"]').length === 2`),
 	)
+	// Live mode has no stepper: its controls are not shown.
+	require.False(t, eval[bool](t, ctx, `!!document.getElementById('btn-step').offsetParent`), "no Step button in live mode")
 	// The loops that wrote lit up (the activity feed of live mode).
 	for _, loop := range []string{"deployment-controller", "replicaset-controller", "default-scheduler"} {
 		do(t, ctx, waitJS(fmt.Sprintf(`Number(document.querySelector('.loop[data-name="%s"] .count').textContent) > 0`, loop)))
