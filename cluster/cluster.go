@@ -31,6 +31,7 @@ import (
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/scheduler"
 	"github.com/kubesim/kubesim/stepper"
 	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/store/boltstore"
@@ -106,6 +107,11 @@ type Config struct {
 	UnsafeNoFsync bool
 	Logger        *slog.Logger
 
+	// OnWrite, in live mode, is told of every API write of a component's
+	// client, by the client's user agent (the web page lights up the loop
+	// that wrote; step mode has the trace instead). It must not block.
+	OnWrite func(userAgent string, w stepper.Write)
+
 	// Extra adds controllers built outside this package (operators, the
 	// labs' own controllers): each gets its own in-process client, runs
 	// after the built-in controllers in the stepper's order, and runs live
@@ -123,8 +129,8 @@ type ExtraController struct {
 
 // built is a component the cluster made, by its switch name.
 type built struct {
-	name string
-	comp Component
+	name, userAgent string
+	comp            Component
 }
 
 // ErrNotStepMode is returned by the stepper's methods in live mode.
@@ -345,6 +351,10 @@ func (c *Cluster) SetEnabled(name string, on bool) error {
 	return nil
 }
 
+// Enabled reports whether the component of a switch name may run (the
+// web page's controller switches show it).
+func (c *Cluster) Enabled(name string) bool { return c.isEnabled(name) }
+
 // isEnabled reports whether the component of a switch name may run; the
 // components that have no switch (the kubelets, the API server's own
 // loops) always may.
@@ -410,6 +420,18 @@ func (c *Cluster) Trace() []stepper.Entry {
 		return nil
 	}
 	return c.stepper.Trace()
+}
+
+// LastSchedulingDecision is the scheduler's most recent decision, per
+// node filter results and scores (false without a scheduler); the web
+// page shows it beside the pod it placed.
+func (c *Cluster) LastSchedulingDecision() (scheduler.Decision, bool) {
+	for _, b := range c.components {
+		if s, ok := b.comp.(*scheduler.Scheduler); ok {
+			return s.LastDecision(), true
+		}
+	}
+	return scheduler.Decision{}, false
 }
 
 // Close stops using the store (and removes a temporary data dir).

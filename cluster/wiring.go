@@ -93,6 +93,8 @@ func (c *Cluster) client(userAgent string) (*client.Client, *stepper.Recorder) {
 	if c.stepper != nil {
 		rec = stepper.NewRecorder(transport)
 		transport = rec
+	} else if c.cfg.OnWrite != nil {
+		transport = &activityTransport{next: transport, component: userAgent, onWrite: c.cfg.OnWrite}
 	}
 	cl, _ := client.New(client.Config{Server: "http://in-process", Transport: transport, UserAgent: userAgent})
 	return cl, rec
@@ -107,7 +109,7 @@ func (c *Cluster) add(w wiring) (Component, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, err)
 	}
-	c.components = append(c.components, built{name: w.name, comp: comp})
+	c.components = append(c.components, built{name: w.name, userAgent: w.userAgent, comp: comp})
 	if c.stepper != nil {
 		a := stepper.Actor{Switch: w.name, Loops: comp.Controllers(), Writes: rec}
 		if p, ok := comp.(stepper.Pausable); ok {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/kubesim/kubesim/stepper"
@@ -20,7 +21,7 @@ func (r *Runner) Explain() string {
 	trace := r.c.Trace()
 	for i := len(trace) - 1; i >= 0; i-- {
 		if len(trace[i].Writes) > 0 {
-			return r.explainWrite(trace, i, lastInterestingWrite(trace[i].Writes))
+			return r.explainWrite(trace, i, lastInterestingWrite(trace[i].Writes), "The last write")
 		}
 	}
 	return "No control loop has written anything yet: press Enter to run the next unit of work."
@@ -37,10 +38,10 @@ func lastInterestingWrite(ws []stepper.Write) stepper.Write {
 	return ws[len(ws)-1]
 }
 
-func (r *Runner) explainWrite(trace []stepper.Entry, idx int, w stepper.Write) string {
+func (r *Runner) explainWrite(trace []stepper.Entry, idx int, w stepper.Write, lead string) string {
 	var b strings.Builder
 	e := trace[idx]
-	fmt.Fprintf(&b, "The last write: %s\n", w)
+	fmt.Fprintf(&b, "%s: %s\n", lead, w)
 	fmt.Fprintf(&b, "  made by %s at %s while reconciling %s\n", e.Actor, formatElapsed(e.Elapsed), e.Key)
 	visited := map[int]bool{}
 	for depth := 0; depth < 25; depth++ {
@@ -79,7 +80,11 @@ func (r *Runner) explainWrite(trace []stepper.Entry, idx int, w stepper.Write) s
 		uw, byUser := r.userWrites[rv]
 		r.mu.Unlock()
 		if byUser {
-			fmt.Fprintf(&b, "  resourceVersion %s was written by you: step %d (%s): %s\n", rv, uw.step+1, uw.title, uw.write)
+			if uw.step < 0 {
+				fmt.Fprintf(&b, "  resourceVersion %s was written by you: %s: %s\n", rv, uw.title, uw.write)
+			} else {
+				fmt.Fprintf(&b, "  resourceVersion %s was written by you: step %d (%s): %s\n", rv, uw.step+1, uw.title, uw.write)
+			}
 			return b.String()
 		}
 		producer := -1
@@ -106,4 +111,57 @@ func (r *Runner) explainWrite(trace []stepper.Entry, idx int, w stepper.Write) s
 		idx = producer
 	}
 	return b.String()
+}
+
+// RecordUserWrite notes a write a user made outside the scenario's steps
+// (the web page's apply, delete or scale), so that a causality chain that
+// reaches it ends at the user, as one that reaches a step's write does.
+// from says where it came from ("the web page").
+func (r *Runner) RecordUserWrite(from string, w stepper.Write) {
+	if w.ResourceVersion == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.userWrites[w.ResourceVersion] = userWrite{step: -1, title: from, write: w}
+}
+
+// ExplainObject answers "why does this exist?" for an object: the chain
+// behind the write that created it, found by its collection path
+// (/api/v1/namespaces/default/pods) and name; the latest create wins, as
+// a name can be reused.
+func (r *Runner) ExplainObject(collection, name string) string {
+	trace := r.c.Trace()
+	for i := len(trace) - 1; i >= 0; i-- {
+		for _, w := range trace[i].Writes {
+			if w.Verb == "create" && w.Path == collection && w.Name == name && w.Code < 300 {
+				return r.explainWrite(trace, i, w, "It was created by")
+			}
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var first *userWrite
+	for _, uw := range r.userWrites {
+		created := uw.write.Verb == "create" && uw.write.Path == collection && uw.write.Name == name
+		// A server-side apply creates with a PATCH to the object's own path.
+		applied := uw.write.Verb == "patch" && uw.write.Path == collection+"/"+name && uw.write.Code == 201
+		if (created || applied) && (first == nil || rvLess(uw.write.ResourceVersion, first.write.ResourceVersion)) {
+			first = &uw
+		}
+	}
+	if first != nil {
+		if first.step < 0 {
+			return fmt.Sprintf("You created it: %s: %s\n", first.title, first.write)
+		}
+		return fmt.Sprintf("You created it: step %d (%s): %s\n", first.step+1, first.title, first.write)
+	}
+	return fmt.Sprintf("No traced write created %s in %s: it was made before the trace began, or by the API server itself.\n", name, collection)
+}
+
+// rvLess orders resourceVersions, which kubesim's store counts up.
+func rvLess(a, b string) bool {
+	x, _ := strconv.ParseUint(a, 10, 64)
+	y, _ := strconv.ParseUint(b, 10, 64)
+	return x < y
 }

@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/stepper"
 )
 
 func runSource(t *testing.T, src string) (*Runner, *Reporter, *bytes.Buffer) {
@@ -116,4 +119,28 @@ func TestUnknownKindFailsBeforeAnythingRuns(t *testing.T) {
 	require.NoError(t, err)
 	_, err = New(s, nil)
 	assert.EqualError(t, err, `t.yaml:3: the server doesn't have a resource type "Widget"`)
+}
+
+func TestExplainObjectFollowsAPodBackToTheUser(t *testing.T) {
+	r, _, _ := runSource(t, `cluster: {nodeCount: 1}
+steps:
+- runUntilStable
+- apply: pod.yaml
+- runUntilStable
+`)
+	ctx := context.Background()
+	ok, err := r.RunAll(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	why := r.ExplainObject("/api/v1/namespaces/default/pods", "web")
+	assert.Regexp(t, `^You created it: step 2 \(apply pod.yaml\): create /api/v1/namespaces/default/pods 201 rv=\d+\n( +admission mutating .*\n)*$`, why) // the write, then what admission changed in it
+	assert.Contains(t, r.ExplainObject("/api/v1/namespaces/default/pods", "ghost"), "No traced write created ghost")
+
+	// A write made outside the steps (the web page's) ends a chain too.
+	cm, err := r.cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "page", Namespace: "default"}})
+	require.NoError(t, err)
+	r.RecordUserWrite("the web page", stepper.Write{Verb: "create", Path: "/api/v1/namespaces/default/configmaps", Code: 201,
+		ResourceVersion: cm.ResourceVersion, Name: "page"})
+	assert.Equal(t, "You created it: the web page: create /api/v1/namespaces/default/configmaps 201 rv="+cm.ResourceVersion+"\n",
+		r.ExplainObject("/api/v1/namespaces/default/configmaps", "page"))
 }

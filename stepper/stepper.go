@@ -102,6 +102,24 @@ func (s *Stepper) OnEntry(f func(Entry)) {
 	s.onEntry = f
 }
 
+// Loop names one loop the stepper drives: its controller's name (the
+// trace's actor) and the switch of the component it belongs to.
+type Loop struct {
+	Name, Switch string
+}
+
+// Loops lists the loops in the stepper's fixed order (the web page draws
+// them as a row that lights up as each reconciles).
+func (s *Stepper) Loops() []Loop {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Loop, 0, len(s.loops))
+	for _, l := range s.loops {
+		out = append(out, Loop{Name: l.ctrl.Name(), Switch: l.actor.Switch})
+	}
+	return out
+}
+
 // Trace returns the entries so far.
 func (s *Stepper) Trace() []Entry {
 	s.mu.Lock()

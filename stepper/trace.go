@@ -21,6 +21,10 @@ type Write struct {
 	// Admission lists what the admission chain changed or refused in the
 	// write, one step a line (the API server's Kubesim-Admission header).
 	Admission []string
+	// Name is the written object's name as the answer gives it (a create
+	// posts to the collection; the web page's "why" finds a pod's create
+	// by it). Not part of the trace's text.
+	Name string
 }
 
 // AdmissionHeader is the response header the API server lists admission
@@ -156,6 +160,7 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	w := Write{Verb: verb, Path: req.URL.Path, Code: resp.StatusCode, Admission: resp.Header.Values(AdmissionHeader)}
 	if meta.Kind != "Status" {
 		w.ResourceVersion = meta.Metadata.ResourceVersion
+		w.Name = meta.Metadata.Name
 	}
 	r.mu.Lock()
 	*sink = append(*sink, w)

@@ -31,9 +31,9 @@ func TestRecorderNotesWritesBetweenStartAndStop(t *testing.T) {
 	require.NoError(t, err)
 	writes := rec.Stop()
 	assert.Equal(t, []Write{
-		{Verb: "create", Path: "/api/v1/namespaces/default/configmaps", Code: 201, ResourceVersion: created.ResourceVersion},
+		{Verb: "create", Path: "/api/v1/namespaces/default/configmaps", Code: 201, ResourceVersion: created.ResourceVersion, Name: "a"},
 		{Verb: "create", Path: "/api/v1/namespaces/default/configmaps", Code: 409},
-	}, writes, "reads are not writes; a Status answer has no resourceVersion; nothing before Start")
+	}, writes, "reads are not writes; a Status answer has no resourceVersion or name; nothing before Start")
 	assert.Equal(t, "create /api/v1/namespaces/default/configmaps 201 rv="+created.ResourceVersion, writes[0].String())
 
 	_, err = cl.ConfigMaps().Create(bg, cm("after"))

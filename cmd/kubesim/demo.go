@@ -26,8 +26,17 @@ func demo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	color := fs.String("color", "auto", "colour the trace: auto (on a terminal), always, never")
 	full := fs.Bool("full", false, "show every write, events included")
 	step := fs.Bool("step", false, "pause after each step of the story until Enter is pressed")
+	webUI := fs.Bool("ui", false, "step through the story in the web page instead (served on --ui-addr until interrupted)")
+	uiAddr := fs.String("ui-addr", defaultUIAddr, "address of the web page with --ui (port 0 picks a free port)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *webUI {
+		s, err := scenario.LoadFS(scenarios.FS(), demoScenario)
+		if err != nil {
+			return err
+		}
+		return stepInPage(ctx, s, *uiAddr, stdout)
 	}
 	useColor := *color == "always" || (*color == "auto" && isTerminal(stdout))
 	o := demoOptions{color: useColor, full: *full}

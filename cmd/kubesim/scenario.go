@@ -16,6 +16,7 @@ func scenarioUsage(w io.Writer) {
 	fmt.Fprintln(w, `Usage:
   kubesim scenario run [-v] FILE...   run scenarios; each step passes or fails (exit 1 on a failure)
   kubesim scenario step FILE          step through a scenario one unit of work at a time
+  kubesim scenario step --ui FILE     the same, in the web page
   kubesim scenario trace FILE         print the whole trace (the golden-file form)
 
 The file format is described in docs/scenarios.md.`)
@@ -35,6 +36,8 @@ func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal), always, never")
 	verbose := fs.Bool("v", false, "run: print the trace as it happens")
 	full := fs.Bool("full", false, "step: show every write, events included")
+	webUI := fs.Bool("ui", false, "step: step through the scenario in the web page (served on --ui-addr until interrupted)")
+	uiAddr := fs.String("ui-addr", defaultUIAddr, "step --ui: the web page's address (port 0 picks a free port)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -69,6 +72,9 @@ func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		s, err := scenario.Load(files[0])
 		if err != nil {
 			return err
+		}
+		if *webUI {
+			return stepInPage(ctx, s, *uiAddr, stdout)
 		}
 		return stepScenario(ctx, s, stdin, stdout, useColor, *full)
 	case "help", "-h", "--help":

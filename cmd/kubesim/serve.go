@@ -35,6 +35,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	auditPolicyFile := fs.String("audit-policy-file", "", "an audit.k8s.io/v1 Policy choosing each request's level (None, Metadata, Request, RequestResponse); without it every request is logged at Metadata")
 	authzMode := fs.String("authorization-mode", authz.ModeRBAC, "RBAC (roles and bindings decide; the admin token is in system:masters) or AlwaysAllow")
 	anonymous := fs.Bool("anonymous-auth", false, "let requests without credentials in as system:anonymous (group system:unauthenticated); authorization then decides")
+	webUI := fs.Bool("ui", true, "serve the web page at /ui/ on the same port, behind the same authentication (a one-time login link is printed)")
 	etcd := addEtcdFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -51,13 +52,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
 		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
 		AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
-		Etcd: etcd.options(), AnonymousAuth: *anonymous,
+		Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI,
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", srv.URL)
 	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
+	if srv.UILoginURL != "" {
+		fmt.Fprintf(stdout, "web page: %s/ui/ (log in with the kubeconfig's token, or once with %s)\n", srv.URL, srv.UILoginURL)
+	}
 	select {
 	case err := <-srv.Err():
 		return errors.Join(err, srv.Shutdown(5*time.Second))

@@ -23,6 +23,7 @@ import (
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/store"
+	"github.com/kubesim/kubesim/ui"
 )
 
 // Options are `kubesim serve`'s flags, parsed.
@@ -65,6 +66,9 @@ type Options struct {
 	// AnonymousAuth lets requests without credentials in as
 	// system:anonymous (--anonymous-auth; RBAC then decides).
 	AnonymousAuth bool
+	// NoUI turns off the web page at /ui/ (package ui); it is served by
+	// default, behind the same authentication as the API.
+	NoUI bool
 	// Etcd, when its Servers are set, is the store instead of the bbolt
 	// file in DataDir (which then holds only certificates, tokens and the
 	// kubeconfig).
@@ -75,6 +79,8 @@ type Options struct {
 type Server struct {
 	// URL is the API server's address, https://HOST:PORT.
 	URL string
+	// UILoginURL is the web page's one-time login link ("" with NoUI).
+	UILoginURL string
 	// Kubeconfig is the path of the kubeconfig written for clients: the
 	// URL, the CA that signed the serving certificate, the admin token.
 	Kubeconfig string
@@ -151,6 +157,11 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
 		ServiceAccountKey: saKey, RootCA: bundle.CAPEM, AnonymousAuth: o.AnonymousAuth,
 	}
+	var activity *ui.Activity
+	if !o.NoUI {
+		activity = ui.NewActivity()
+		cfg.OnWrite = activity.Note // the page's row of loops lights up as they write
+	}
 	var etcd store.Interface
 	if o.Etcd.Enabled() {
 		st, err := o.Etcd.Open(logger)
@@ -193,7 +204,21 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.close()
 		return nil, err
 	}
-	s.hs = serving.NewServer(cl.Server().Handler(), bundle.ServerTLSConfig(), serving.Options{
+	var handler http.Handler = cl.Server().Handler()
+	if !o.NoUI {
+		// The page and the API share the port and the authentication:
+		// a session opened by the login link carries the admin token.
+		page, err := ui.New(ui.Config{API: handler, Cluster: cl, LinkCredential: adminToken, Activity: activity,
+			Clock: clock.Real{}, Rand: rand.Reader, Logger: logger})
+		if err != nil {
+			_ = ln.Close()
+			s.close()
+			return nil, err
+		}
+		handler = page
+		s.UILoginURL = s.URL + page.LoginPath()
+	}
+	s.hs = serving.NewServer(handler, bundle.ServerTLSConfig(), serving.Options{
 		MaxRequestsInFlight: o.MaxRequestsInFlight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight, Logger: logger,
 	})
 	go func() { s.errc <- s.hs.Serve(tls.NewListener(ln, s.hs.TLSConfig)) }()

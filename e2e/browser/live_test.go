@@ -1,0 +1,145 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/cmd/kubesim/app"
+)
+
+// serveLive starts `kubesim serve` in process: HTTPS, RBAC, the page at
+// /ui/ on the same port.
+func serveLive(t testing.TB, nodes int, apiOnly bool) *app.Server {
+	srv, err := app.Start(context.Background(), app.Options{DataDir: t.TempDir(), Addr: "127.0.0.1:0",
+		UnsafeNoFsync: true, Nodes: nodes, APIServerOnly: apiOnly, StageDelay: 20 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Shutdown(5 * time.Second) })
+	return srv
+}
+
+const liveShown = `document.body.dataset.ready === 'true' && document.body.dataset.mode === 'live'`
+
+const webDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: shop
+  template:
+    metadata:
+      labels:
+        app: shop
+    spec:
+      containers:
+      - name: c
+        image: nginx:1.25
+`
+
+// TestLivePage: the page over a live `kubesim serve`, opened with the
+// one-time link: a Deployment applied from it shows as Deployment →
+// ReplicaSet → Pods, the pods Ready on nodes.
+func TestLivePage(t *testing.T) {
+	srv := serveLive(t, 2, false)
+	ctx := newBrowser(t)
+	do(t, ctx,
+		chromedp.Navigate(srv.UILoginURL),
+		waitJS(liveShown),
+		waitJS(`document.querySelectorAll('#nodes .node:not(.unscheduled)').length === 2`),
+		chromedp.SetValue(chromedp.ID("manifest"), webDeployment),
+		chromedp.Click(chromedp.ID("btn-apply")),
+		waitJS(`document.getElementById('apply-result').textContent.includes('deployment/shop applied')`),
+		waitJS(`document.querySelectorAll('#nodes .node:not(.unscheduled) .pod.Ready').length === 2`),
+		waitJS(`document.querySelectorAll('#workloads li[data-kind="Deployment"] li[data-kind="ReplicaSet"] li[data-kind="Pod"]').length === 2`),
+	)
+	// Live mode has no stepper: its controls are not shown.
+	require.False(t, eval[bool](t, ctx, `!!document.getElementById('btn-step').offsetParent`), "no Step button in live mode")
+	// The loops that wrote lit up (the activity feed of live mode).
+	for _, loop := range []string{"deployment-controller", "replicaset-controller", "default-scheduler"} {
+		do(t, ctx, waitJS(fmt.Sprintf(`Number(document.querySelector('.loop[data-name="%s"] .count').textContent) > 0`, loop)))
+	}
+	screenshot(t, ctx, "live-deployment")
+
+	// A mistake is shown beside its line, in the server's words.
+	do(t, ctx,
+		chromedp.SetValue(chromedp.ID("manifest"), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bad\nspec:\n  replicas: -2\n"),
+		chromedp.Click(chromedp.ID("btn-apply")),
+		waitJS(`!!document.querySelector('.line-error[data-line="6"]')`))
+	msg := text(t, ctx, "apply-result")
+	require.Contains(t, msg, "spec.replicas: Invalid value: -2: must be greater than or equal to 0")
+	screenshot(t, ctx, "live-apply-error")
+}
+
+// BenchmarkPageUpdateLatency measures the time from a write (a pod
+// created by the page's own fetch) to the pod's chip in the DOM, with
+// 1,000 pods on the page; it reports p50 and p99 in milliseconds. The
+// cluster is the API server alone, so the figure is the watch path's:
+// API server → watch → the page's batched render.
+func BenchmarkPageUpdateLatency(b *testing.B) {
+	srv := serveLive(b, 0, true)
+	cl := srv.Cluster().Client("bench")
+	for i := range 1000 {
+		_, err := cl.Pods().Create(context.Background(), &api.Pod{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("bulk-%04d", i), Namespace: "default"},
+			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+		require.NoError(b, err)
+	}
+	ctx := newBrowser(b)
+	do(b, ctx, chromedp.Navigate(srv.UILoginURL), waitJS(liveShown), waitJS(`document.getElementById('pod-count').textContent === '1000 pods'`))
+	const samples = 200
+	b.ResetTimer()
+	var lat, post, event []float64
+	for n := 0; n < b.N; n++ {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](fmt.Sprintf(`(async () => {
+			const lat = [];
+			for (let k = 0; k < %d; k++) {
+				const name = 'lat-%d-' + k;
+				const seen = new Promise((res) => {
+					const obs = new MutationObserver(() => {
+						if (document.querySelector('.pod[data-name="default/' + name + '"]')) { obs.disconnect(); res(); }
+					});
+					obs.observe(document.getElementById('nodes'), { childList: true, subtree: true });
+				});
+				let tEvent = 0;
+				const orig = onWatchEvent;
+				onWatchEvent = function (o) { if (o.metadata && o.metadata.name === name && !tEvent) tEvent = performance.now(); return orig(o); };
+				const t0 = performance.now();
+				const r = await fetch('/api/v1/namespaces/default/pods', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Kubesim-UI': '1' },
+					body: JSON.stringify({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }) });
+				if (!r.ok) throw new Error('create: ' + r.status);
+				const t1 = performance.now();
+				await seen;
+				onWatchEvent = orig;
+				lat.push(performance.now() - t0, t1 - t0, tEvent - t0);
+			}
+			return lat;
+		})()`, samples, n), chromedp.EvalAwaitPromise))
+		require.NoError(b, err)
+		for i := 0; i+2 < len(got); i += 3 {
+			lat = append(lat, got[i])
+			post = append(post, got[i+1])
+			event = append(event, got[i+2])
+		}
+	}
+	b.StopTimer()
+	sort.Float64s(lat)
+	sort.Float64s(post)
+	sort.Float64s(event)
+	pct := func(s []float64, p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
+	b.ReportMetric(pct(lat, 0.50), "p50-ms")
+	b.ReportMetric(pct(lat, 0.99), "p99-ms")
+	b.ReportMetric(pct(post, 0.50), "post-p50-ms")
+	b.ReportMetric(pct(event, 0.50), "event-p50-ms")
+	b.ReportMetric(float64(len(lat))/float64(b.N), "writes/op")
+	b.Logf("pods on the page: %d; write→DOM over %d writes: p50 %.1fms p99 %.1fms max %.1fms; the POST's answer: p50 %.1fms p99 %.1fms; the watch event in the page: p50 %.1fms p99 %.1fms",
+		1000+len(lat), len(lat), pct(lat, 0.5), pct(lat, 0.99), slices.Max(lat), pct(post, 0.5), pct(post, 0.99), pct(event, 0.5), pct(event, 0.99))
+}

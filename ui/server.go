@@ -1,0 +1,293 @@
+package ui
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/scenario"
+	"github.com/kubesim/kubesim/stepper"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Prefix is where the page is served, beside the API on the same port.
+const Prefix = "/ui/"
+
+// Header is the header the page sets on its API requests. A cookie alone
+// does not authenticate an API request: a cross-site form could send it,
+// but it cannot set a custom header (the cookie is SameSite=Strict too).
+const Header = "X-Kubesim-UI"
+
+// DefaultSessionTTL is how long a session lasts after login.
+const DefaultSessionTTL = 8 * time.Hour
+
+// Config builds a Server.
+type Config struct {
+	// API is the API server's handler: the page's watches and writes go
+	// to it, with the session's credentials.
+	API http.Handler
+	// Cluster is the cluster behind API (node stop/start, the scheduler's
+	// decision, the controller switches).
+	Cluster *cluster.Cluster
+	// Runner, in step mode, is the scenario the page steps through; nil
+	// in live mode.
+	Runner *scenario.Runner
+	// Activity, in live mode, is the feed of the components' writes
+	// (cluster.Config.OnWrite feeds it); nil: none.
+	Activity *Activity
+	// Token, when set, is the one token the login form accepts and the
+	// API requests without a session must carry: step mode's cluster has
+	// no authentication of its own. When empty, a token is good if the
+	// API server accepts it.
+	Token string
+	// LinkCredential is the bearer token a session opened by the login
+	// link uses (the admin token in live mode; "" in step mode).
+	LinkCredential string
+	// Clock times sessions out; Rand makes session ids and the link's
+	// code (crypto/rand in production).
+	Clock clock.Clock
+	Rand  io.Reader
+	// SessionTTL is how long a session lasts (DefaultSessionTTL).
+	SessionTTL time.Duration
+	Logger     *slog.Logger
+}
+
+// Server serves the page under Prefix and passes every other request to
+// the API server, translating the page's session into credentials.
+type Server struct {
+	cfg      Config
+	mux      *http.ServeMux
+	sessions *sessions
+	static   http.Handler
+
+	// stepMu serialises the step-mode controls: one unit of work at a
+	// time, whoever asks.
+	stepMu sync.Mutex
+	// decisions are the scheduler's decisions by pod (namespace/name),
+	// noted after each scheduler step (step mode).
+	decMu     sync.Mutex
+	decisions map[string]decision
+	bound     map[int]string
+}
+
+// New builds the server and the one-time login link's code.
+func New(cfg Config) (*Server, error) {
+	if cfg.API == nil {
+		return nil, errors.New("ui: Config.API is required")
+	}
+	if cfg.Clock == nil || cfg.Rand == nil {
+		return nil, errors.New("ui: Config.Clock and Config.Rand are required")
+	}
+	if cfg.Runner != nil && cfg.Cluster == nil {
+		cfg.Cluster = cfg.Runner.Cluster()
+	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = DefaultSessionTTL
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	sess, err := newSessions(cfg.Clock, cfg.Rand, cfg.SessionTTL)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := fs.Sub(assets, "assets")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sessions: sess, decisions: map[string]decision{}, bound: map[int]string{},
+		static: http.StripPrefix("/ui/static/", http.FileServerFS(sub))}
+	s.routes()
+	return s, nil
+}
+
+// LoginPath is the one-time login link's path and query (print it after
+// the server's URL); it works once.
+func (s *Server) LoginPath() string { return "/ui/login?code=" + s.sessions.linkCode }
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /ui/{$}", s.index)
+	s.mux.HandleFunc("GET /ui/login", s.loginPage)
+	s.mux.HandleFunc("POST /ui/login", s.loginForm)
+	s.mux.HandleFunc("POST /ui/logout", s.logout)
+	s.mux.Handle("GET /ui/static/", s.static)
+	s.mux.HandleFunc("GET /ui/api/info", s.authed(s.info))
+	s.mux.HandleFunc("GET /ui/api/trace", s.authed(s.trace))
+	s.mux.HandleFunc("GET /ui/api/watch", s.authed(s.watchHub))
+	s.mux.HandleFunc("GET /ui/api/activity", s.authed(s.activity))
+	s.mux.HandleFunc("POST /ui/api/step", s.authed(s.step))
+	s.mux.HandleFunc("POST /ui/api/advance", s.authed(s.advance))
+	s.mux.HandleFunc("POST /ui/api/switch", s.authed(s.setSwitch))
+	s.mux.HandleFunc("GET /ui/api/why", s.authed(s.why))
+	s.mux.HandleFunc("GET /ui/api/decision", s.authed(s.decision))
+	s.mux.HandleFunc("GET /ui/api/yaml", s.authed(s.yaml))
+	s.mux.HandleFunc("POST /ui/api/apply", s.authed(s.apply))
+	s.mux.HandleFunc("GET /ui/api/examples", s.authed(s.examples))
+	s.mux.HandleFunc("POST /ui/api/node", s.authed(s.node))
+}
+
+// ServeHTTP serves the page's routes, and passes the rest to the API
+// server: a request with the page's session cookie gets the session's
+// credentials; one without goes as it came (kubectl's bearer token),
+// except in step mode, where it must carry Config.Token.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/ui" {
+		http.Redirect(w, r, Prefix, http.StatusMovedPermanently)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, Prefix) {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	if c, err := r.Cookie(cookieName); err == nil {
+		sess, ok := s.sessions.get(c.Value)
+		if !ok {
+			writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+			return
+		}
+		if r.Header.Get(Header) == "" {
+			// A cookie alone could come from another site's form.
+			writeStatus(w, http.StatusForbidden, "Forbidden", "the web page's session needs the "+Header+" header")
+			return
+		}
+		r2 := r.Clone(r.Context())
+		r2.Header.Del("Cookie")
+		r2.Header.Del(Header)
+		r2.Header.Del("Authorization")
+		if sess.token != "" {
+			r2.Header.Set("Authorization", "Bearer "+sess.token)
+		}
+		if s.cfg.Runner != nil && r.Method != http.MethodGet {
+			s.recordWrite(w, r2)
+			return
+		}
+		s.cfg.API.ServeHTTP(w, r2)
+		return
+	}
+	if s.cfg.Token != "" && !s.sessions.tokenEqual(bearer(r), s.cfg.Token) {
+		writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+		return
+	}
+	s.cfg.API.ServeHTTP(w, r)
+}
+
+// authed lets a /ui/api request in only with a live session.
+func (s *Server) authed(h func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(cookieName)
+		if err != nil {
+			writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+			return
+		}
+		sess, ok := s.sessions.get(c.Value)
+		if !ok {
+			writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+			return
+		}
+		if r.Method != http.MethodGet && r.Header.Get(Header) == "" {
+			writeStatus(w, http.StatusForbidden, "Forbidden", "the web page's session needs the "+Header+" header")
+			return
+		}
+		h(w, r, sess)
+	}
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(cookieName); err != nil || !s.sessions.valid(c.Value) {
+		http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+		return
+	}
+	serveAsset(w, "assets/index.html", "text/html; charset=utf-8")
+}
+
+func serveAsset(w http.ResponseWriter, name, contentType string) {
+	b, err := assets.ReadFile(name)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(b)
+}
+
+// writeStatus answers as the API server does: a metav1.Status.
+func writeStatus(w http.ResponseWriter, code int, reason, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
+		"status": "Failure", "message": message, "reason": reason, "code": code,
+	})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// recordWrite passes a write of the page to the API server and, in step
+// mode, notes it as the user's, so that a causality chain that reaches it
+// ends at "written by you".
+func (s *Server) recordWrite(w http.ResponseWriter, r *http.Request) {
+	rec := &teeWriter{ResponseWriter: w}
+	s.cfg.API.ServeHTTP(rec, r)
+	verb := map[string]string{http.MethodPost: "create", http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete"}[r.Method]
+	if verb == "" {
+		return
+	}
+	var meta struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name, ResourceVersion string
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(rec.buf.Bytes(), &meta) != nil || meta.Kind == "Status" {
+		return
+	}
+	s.cfg.Runner.RecordUserWrite("the web page", stepper.Write{Verb: verb, Path: r.URL.Path, Code: rec.code,
+		ResourceVersion: meta.Metadata.ResourceVersion, Name: meta.Metadata.Name})
+}
+
+// teeWriter keeps a copy of a (small) write answer.
+type teeWriter struct {
+	http.ResponseWriter
+	code int
+	buf  bytes.Buffer
+}
+
+func (t *teeWriter) WriteHeader(code int) {
+	t.code = code
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	if t.code == 0 {
+		t.code = http.StatusOK
+	}
+	if t.buf.Len() < 1<<20 {
+		t.buf.Write(p)
+	}
+	return t.ResponseWriter.Write(p)
+}
