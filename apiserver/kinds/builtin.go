@@ -224,5 +224,6 @@ func Builtin() []*registry.Resource {
 			ValidateName:        IsValidPathSegmentName,
 		},
 		// --- end rbac ---
-	}, admissionPolicyResources()...) // issue 13
+	}, append(admissionPolicyResources(), // issue 13
+		autoscalingResources()...)...) // issue 12 part 5
 }
