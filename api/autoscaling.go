@@ -177,7 +177,7 @@ type HorizontalPodAutoscalerStatus struct {
 	CurrentReplicas    int32  `json:"currentReplicas,omitempty" protobuf:"varint,3,opt,name=currentReplicas"`
 	DesiredReplicas    int32  `json:"desiredReplicas" protobuf:"varint,4,opt,name=desiredReplicas"`
 	// CurrentMetrics has no omitempty: the real type prints null.
-	CurrentMetrics []MetricStatus                      `json:"currentMetrics" protobuf:"bytes,5,rep,name=currentMetrics"`
+	CurrentMetrics []MetricStatus                     `json:"currentMetrics" protobuf:"bytes,5,rep,name=currentMetrics"`
 	Conditions     []HorizontalPodAutoscalerCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" listType:"map" protobuf:"bytes,6,rep,name=conditions"`
 }
 

@@ -108,7 +108,9 @@ func SetHPADefaults(h *api.HorizontalPodAutoscaler) {
 type hpaStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate implements registry.Strategy.
-func (hpaStrategy) PrepareForCreate(obj api.Object) { obj.(*api.HorizontalPodAutoscaler).Generation = 1 }
+func (hpaStrategy) PrepareForCreate(obj api.Object) {
+	obj.(*api.HorizontalPodAutoscaler).Generation = 1
+}
 
 // PrepareForUpdate implements registry.Strategy: a new spec is a new
 // generation.
@@ -355,7 +357,9 @@ func hpaTable() *registry.Table {
 // hpaV1Table prints a v1 HPA as its v2 form, as kube-apiserver does.
 func hpaV1Table() *registry.Table {
 	t := hpaTable()
-	t.Cells = func(obj api.Object, now time.Time) []any { return hpaCells(HPAFromV1(obj.(*api.HorizontalPodAutoscalerV1)), now) }
+	t.Cells = func(obj api.Object, now time.Time) []any {
+		return hpaCells(HPAFromV1(obj.(*api.HorizontalPodAutoscalerV1)), now)
+	}
 	return t
 }
 

@@ -79,4 +79,3 @@ func TestHPAValidation(t *testing.T) {
 		})
 	}
 }
-

@@ -113,7 +113,9 @@ func HPAFromV1(v *api.HorizontalPodAutoscalerV1) *api.HorizontalPodAutoscaler {
 type hpaV1Strategy struct{ hpaStrategy }
 
 // PrepareForCreate implements registry.Strategy.
-func (hpaV1Strategy) PrepareForCreate(obj api.Object) { obj.(*api.HorizontalPodAutoscalerV1).Generation = 1 }
+func (hpaV1Strategy) PrepareForCreate(obj api.Object) {
+	obj.(*api.HorizontalPodAutoscalerV1).Generation = 1
+}
 
 // PrepareForUpdate implements registry.Strategy.
 func (hpaV1Strategy) PrepareForUpdate(obj, old api.Object) {
