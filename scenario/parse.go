@@ -828,12 +828,15 @@ func (p *parser) delete(n *yaml.Node, s *Step) error {
 }
 
 func (p *parser) patch(n *yaml.Node, s *Step) error {
-	f, err := p.fields(n, "patch", "kind", "apiVersion", "name", "namespace", "type", "patch")
+	f, err := p.fields(n, "patch", "kind", "apiVersion", "name", "namespace", "selector", "type", "patch")
 	if err != nil {
 		return err
 	}
-	if s.Target, err = p.ref(n, f, "patch", true); err != nil {
+	if s.Target, err = p.ref(n, f, "patch", false); err != nil {
 		return err
+	}
+	if s.Target.Name == "" && s.Target.Selector == "" {
+		return p.errf(n, "patch: expected a name or a selector")
 	}
 	s.PatchType = "merge"
 	if v, ok := f["type"]; ok {
