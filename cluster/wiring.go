@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
 	"github.com/kubesim/kubesim/controllers/namespace"
+	"github.com/kubesim/kubesim/controllers/podautoscaler"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/rootcacertpublisher"
@@ -38,7 +39,7 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
-	"serviceaccount", "root-ca-cert-publisher", endpoints.ControllerName, availability.ControllerName}
+	"serviceaccount", "root-ca-cert-publisher", podautoscaler.ControllerName, endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
 // client, the cluster's clock and run mode, and a logger — what
@@ -146,6 +147,9 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"root-ca-cert-publisher", rootcacertpublisher.ControllerName, func(x ControllerContext) (Component, error) {
 			return rootcacertpublisher.New(rootcacertpublisher.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, RootCA: c.cfg.RootCA})
+		}},
+		{podautoscaler.ControllerName, podautoscaler.Component, func(x ControllerContext) (Component, error) { // issue 12 part 5
+			return podautoscaler.New(podautoscaler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)
