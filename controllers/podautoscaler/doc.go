@@ -20,6 +20,7 @@
 // Left out: Object, Pods and External metrics (custom.metrics.k8s.io and
 // external.metrics.k8s.io are not served; such a metric is reported as
 // invalid), the tolerance field of behavior rules (alpha), scale to zero,
-// and the REST mapper (the target's resource is found by discovery of its
-// group-version).
+// the REST mapper (the target's resource is found by discovery of its
+// group-version) and the shared pod informer (the pods of a selector are
+// listed from the API server at each sync).
 package podautoscaler

@@ -54,7 +54,6 @@ type HorizontalController struct {
 	cfg        Config
 	recorder   *record.Recorder
 	hpas       *cache.Informer[*api.HorizontalPodAutoscaler]
-	pods       *cache.Informer[*api.Pod]
 	hpaClient  *client.Resource[*api.HorizontalPodAutoscaler]
 	metrics    *client.Resource[*api.PodMetrics]
 	controller *controllers.Controller
@@ -91,12 +90,11 @@ func New(cfg Config) (*HorizontalController, error) {
 		cfg:       cfg,
 		recorder:  record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode}),
 		hpas:      cache.New(hpaClient, "", client.ListOptions{}, cfg.Logger),
-		pods:      cache.New(cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
 		hpaClient: hpaClient,
 		metrics:   client.For(cfg.Client, podMetricsInfo, func() *api.PodMetrics { return &api.PodMetrics{} }),
 		history:   map[string]*history{},
 	}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Sources: []controllers.Source{c.hpas, c.pods},
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Sources: []controllers.Source{c.hpas},
 		Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger, Periodic: true})
 	if err != nil {
 		return nil, err
@@ -404,7 +402,10 @@ func (c *HorizontalController) computeMetric(ctx context.Context, h *api.Horizon
 		cond := c.unableToCompute(ctx, h, "FailedGet"+string(spec.Type)+"Metric", err)
 		return 0, "", api.MetricStatus{}, cond, fmt.Errorf("failed to get %s metric value: %w", strings.ToLower(string(spec.Type)), err)
 	}
-	pods := c.podsOf(h.Namespace, selector)
+	pods, err := c.podsOf(ctx, h.Namespace, selector)
+	if err != nil {
+		return 0, "", api.MetricStatus{}, c.unableToCompute(ctx, h, "FailedGetResourceMetric", err), err
+	}
 	metrics, err := c.podMetrics(ctx, h.Namespace, selector, name, container)
 	failed := func(err error) (int32, string, api.MetricStatus, condition, error) {
 		reason := "FailedGetResourceMetric"
@@ -455,15 +456,17 @@ func (c *HorizontalController) unableToCompute(ctx context.Context, h *api.Horiz
 	return condition{api.ConditionFalse, reason, fmt.Sprintf("the HPA was unable to compute the replica count: %v", err)}
 }
 
-// podsOf lists the target's pods from the informer.
-func (c *HorizontalController) podsOf(ns string, selector labels.Selector) []*api.Pod {
-	var out []*api.Pod
-	for _, p := range c.pods.List() {
-		if p.Namespace == ns && selector.Matches(labels.Set(p.Labels)) {
-			out = append(out, p)
-		}
+// podsOf lists the target's pods. The real controller reads them from
+// the shared pod informer; kubesim's controllers each have their own
+// informers, and a cluster-wide pod cache only for HPAs would cost every
+// cluster (the 10,000-pod benchmark) memory, so it asks the API server,
+// once per metric per sync, and only for the pods of the selector.
+func (c *HorizontalController) podsOf(ctx context.Context, ns string, selector labels.Selector) ([]*api.Pod, error) {
+	list, err := c.cfg.Client.Pods().List(ctx, ns, client.ListOptions{LabelSelector: selector.String()})
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return list.Items, nil
 }
 
 // podMetrics reads the pods' usage of one resource from metrics.k8s.io
