@@ -380,7 +380,6 @@ type PodSpec struct {
 	// of the ones Kubernetes always writes (the non-struct{} ones).
 	_ bool     `json:"-" protobuf:"varint,12,opt,name=hostPID"`
 	_ bool     `json:"-" protobuf:"varint,13,opt,name=hostIPC"`
-	_ struct{} `json:"-" protobuf:"bytes,18,opt,name=affinity"`
 	_ struct{} `json:"-" protobuf:"bytes,23,rep,name=hostAliases"`
 	_ struct{} `json:"-" protobuf:"bytes,26,opt,name=dnsConfig"`
 	_ struct{} `json:"-" protobuf:"varint,27,opt,name=shareProcessNamespace"`
@@ -434,6 +433,9 @@ type PodSpec struct {
 	Subdomain string `json:"subdomain,omitempty" protobuf:"bytes,17,opt,name=subdomain"`
 	// SchedulerName picks the scheduler; default-scheduler by default.
 	SchedulerName string `json:"schedulerName,omitempty" protobuf:"bytes,19,opt,name=schedulerName"`
+	// Affinity holds the pod's node affinity (the DaemonSet controller
+	// pins its pods to their node with it).
+	Affinity *Affinity `json:"affinity,omitempty" protobuf:"bytes,18,opt,name=affinity"`
 	// Tolerations of taints.
 	Tolerations []Toleration `json:"tolerations,omitempty" protobuf:"bytes,22,opt,name=tolerations"`
 	// PriorityClassName names the pod's priority class.

@@ -405,7 +405,7 @@ func (r *Runner) action(ctx context.Context, i int, st *Step, res *StepResult) e
 		}
 		dyn := client.Dynamic(r.cl, infoOf(res2))
 		ns := namespaceFor(res2, st.Target.Namespace)
-		names, err := targetNames(ctx, dyn, ns, res2.Name, st)
+		names, err := targetNames(ctx, dyn, ns, st.Target, st.Count)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -434,7 +434,7 @@ func (r *Runner) action(ctx context.Context, i int, st *Step, res *StepResult) e
 		pt := map[string]string{"merge": client.MergePatch, "json": client.JSONPatch, "strategic": client.StrategicPatch}[st.PatchType]
 		dyn := client.Dynamic(r.cl, infoOf(res2))
 		ns := namespaceFor(res2, st.Target.Namespace)
-		names, err := targetNames(ctx, dyn, ns, res2.Name, st)
+		names, err := targetNames(ctx, dyn, ns, st.Target, 0)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -580,26 +580,27 @@ func describeErr(err error, name string) string {
 	return fmt.Sprintf("Error from server (%s): %s", reason, err.Error())
 }
 
-// targetNames are the objects a delete or patch step acts on: its name,
-// or the names its selector matches, sorted (the first Count of them).
-func targetNames(ctx context.Context, dyn *client.Resource[*unstructured.Unstructured], ns, plural string, st *Step) ([]string, error) {
-	if st.Target.Selector == "" {
-		return []string{st.Target.Name}, nil
+// targetNames is the objects a delete or patch step acts on: its name, or
+// every object its label (and field) selector matches, in name order, at
+// most count of them when count > 0 — as `kubectl delete|annotate -l` picks.
+func targetNames(ctx context.Context, dyn *client.Resource[*unstructured.Unstructured], ns string, t ObjectRef, count int) ([]string, error) {
+	if t.Selector == "" && t.FieldSelector == "" {
+		return []string{t.Name}, nil
 	}
-	l, err := dyn.List(ctx, ns, client.ListOptions{LabelSelector: st.Target.Selector})
+	l, err := dyn.List(ctx, ns, client.ListOptions{LabelSelector: t.Selector, FieldSelector: t.FieldSelector})
 	if err != nil {
-		return nil, fmt.Errorf("listing %s: %v", st.Target, err)
+		return nil, fmt.Errorf("listing %s: %v", t, err)
 	}
 	var names []string
 	for _, o := range l.Items {
 		names = append(names, o.Name)
 	}
 	sort.Strings(names)
-	if st.Count > 0 && len(names) > st.Count {
-		names = names[:st.Count]
+	if count > 0 && len(names) > count {
+		names = names[:count]
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("no %s matches %s", plural, st.Target.Selector)
+		return nil, fmt.Errorf("no %s matches %s", t.Kind, strings.TrimSpace(t.Selector+" "+t.FieldSelector))
 	}
 	return names, nil
 }

@@ -25,7 +25,7 @@ func Builtin() []*registry.Resource {
 			LabelSelectorPath:  ".spec.selector",
 		}
 	}
-	return append([]*registry.Resource{
+	resources := []*registry.Resource{
 		{
 			Version: "v1", Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
 			ShortNames: []string{"ns"}, Namespaced: false,
@@ -224,6 +224,11 @@ func Builtin() []*registry.Resource {
 			ValidateName:        IsValidPathSegmentName,
 		},
 		// --- end rbac ---
-	}, append(admissionPolicyResources(), // issue 13
-		autoscalingResources()...)...) // issue 12 part 5
+	}
+	// The API groups of later issues, one line each.
+	resources = append(resources, admissionPolicyResources()...) // issue 13
+	resources = append(resources, batchResources()...)           // issue 12
+	resources = append(resources, daemonSetResources()...)       // issue 12
+	resources = append(resources, autoscalingResources()...)     // issue 12 part 5
+	return resources
 }

@@ -191,6 +191,7 @@ func ValidatePodSpec(spec *api.PodSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(p.Child("dnsPolicy"), spec.DNSPolicy, dnsPolicies()))
 	}
 	errs = append(errs, validateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
+	errs = append(errs, validateAffinity(spec.Affinity, p.Child("affinity"))...)
 	if spec.ServiceAccountName != "" {
 		for _, msg := range labels1123Subdomain(spec.ServiceAccountName) {
 			errs = append(errs, field.Invalid(p.Child("serviceAccountName"), spec.ServiceAccountName, msg))

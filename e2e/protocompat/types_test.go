@@ -12,6 +12,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -56,6 +57,22 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.ParamRef](), reflect.TypeFor[admissionregistrationv1.ParamRef]()},
 	{reflect.TypeFor[api.MatchResources](), reflect.TypeFor[admissionregistrationv1.MatchResources]()},
 	{reflect.TypeFor[api.NamedRuleWithOperations](), reflect.TypeFor[admissionregistrationv1.NamedRuleWithOperations]()},
+	// issue 12: batch/v1
+	{reflect.TypeFor[api.Job](), reflect.TypeFor[batchv1.Job]()},
+	{reflect.TypeFor[api.JobList](), reflect.TypeFor[batchv1.JobList]()},
+	{reflect.TypeFor[api.JobSpec](), reflect.TypeFor[batchv1.JobSpec]()},
+	{reflect.TypeFor[api.JobStatus](), reflect.TypeFor[batchv1.JobStatus]()},
+	{reflect.TypeFor[api.JobCondition](), reflect.TypeFor[batchv1.JobCondition]()},
+	{reflect.TypeFor[api.JobTemplateSpec](), reflect.TypeFor[batchv1.JobTemplateSpec]()},
+	{reflect.TypeFor[api.UncountedTerminatedPods](), reflect.TypeFor[batchv1.UncountedTerminatedPods]()},
+	{reflect.TypeFor[api.PodFailurePolicy](), reflect.TypeFor[batchv1.PodFailurePolicy]()},
+	{reflect.TypeFor[api.PodFailurePolicyRule](), reflect.TypeFor[batchv1.PodFailurePolicyRule]()},
+	{reflect.TypeFor[api.PodFailurePolicyOnExitCodesRequirement](), reflect.TypeFor[batchv1.PodFailurePolicyOnExitCodesRequirement]()},
+	{reflect.TypeFor[api.PodFailurePolicyOnPodConditionsPattern](), reflect.TypeFor[batchv1.PodFailurePolicyOnPodConditionsPattern]()},
+	{reflect.TypeFor[api.CronJob](), reflect.TypeFor[batchv1.CronJob]()},
+	{reflect.TypeFor[api.CronJobList](), reflect.TypeFor[batchv1.CronJobList]()},
+	{reflect.TypeFor[api.CronJobSpec](), reflect.TypeFor[batchv1.CronJobSpec]()},
+	{reflect.TypeFor[api.CronJobStatus](), reflect.TypeFor[batchv1.CronJobStatus]()},
 	// issue 14: rbac.authorization.k8s.io, authorization.k8s.io, authentication.k8s.io
 	{reflect.TypeFor[api.PolicyRule](), reflect.TypeFor[rbacv1.PolicyRule]()},
 	{reflect.TypeFor[api.Subject](), reflect.TypeFor[rbacv1.Subject]()},
@@ -149,6 +166,19 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.ContainerStateWaiting](), reflect.TypeFor[corev1.ContainerStateWaiting]()},
 	{reflect.TypeFor[api.ContainerStatus](), reflect.TypeFor[corev1.ContainerStatus]()},
 	{reflect.TypeFor[api.DaemonEndpoint](), reflect.TypeFor[corev1.DaemonEndpoint]()},
+	{reflect.TypeFor[api.DaemonSet](), reflect.TypeFor[appsv1.DaemonSet]()},
+	{reflect.TypeFor[api.Affinity](), reflect.TypeFor[corev1.Affinity]()},
+	{reflect.TypeFor[api.NodeAffinity](), reflect.TypeFor[corev1.NodeAffinity]()},
+	{reflect.TypeFor[api.PreferredSchedulingTerm](), reflect.TypeFor[corev1.PreferredSchedulingTerm]()},
+	{reflect.TypeFor[api.NodeSelector](), reflect.TypeFor[corev1.NodeSelector]()},
+	{reflect.TypeFor[api.NodeSelectorTerm](), reflect.TypeFor[corev1.NodeSelectorTerm]()},
+	{reflect.TypeFor[api.NodeSelectorRequirement](), reflect.TypeFor[corev1.NodeSelectorRequirement]()},
+	{reflect.TypeFor[api.DaemonSetCondition](), reflect.TypeFor[appsv1.DaemonSetCondition]()},
+	{reflect.TypeFor[api.DaemonSetList](), reflect.TypeFor[appsv1.DaemonSetList]()},
+	{reflect.TypeFor[api.DaemonSetSpec](), reflect.TypeFor[appsv1.DaemonSetSpec]()},
+	{reflect.TypeFor[api.DaemonSetStatus](), reflect.TypeFor[appsv1.DaemonSetStatus]()},
+	{reflect.TypeFor[api.DaemonSetUpdateStrategy](), reflect.TypeFor[appsv1.DaemonSetUpdateStrategy]()},
+	{reflect.TypeFor[api.RollingUpdateDaemonSet](), reflect.TypeFor[appsv1.RollingUpdateDaemonSet]()},
 	{reflect.TypeFor[api.DeleteOptions](), reflect.TypeFor[metav1.DeleteOptions]()},
 	{reflect.TypeFor[api.ControllerRevision](), reflect.TypeFor[appsv1.ControllerRevision]()},
 	{reflect.TypeFor[api.ControllerRevisionList](), reflect.TypeFor[appsv1.ControllerRevisionList]()},
