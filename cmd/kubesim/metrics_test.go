@@ -81,7 +81,13 @@ func TestKubectlTopAndAutoscale(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return k.jsonpath("deployment/web", "{.spec.replicas}") == "6"
 	}, 90*time.Second, 300*time.Millisecond, k.ok("describe", "hpa", "web"))
-	events := k.ok("get", "events", "--field-selector", "involvedObject.kind=HorizontalPodAutoscaler")
-	assert.Contains(t, events, "SuccessfulRescale")
-	assert.Contains(t, events, "New size: 6; reason: cpu resource utilization (percentage of request) above target")
+	// Events are written behind the controller's back (the recorder's
+	// goroutine, as client-go's broadcaster): wait for it.
+	var events string
+	require.Eventually(t, func() bool {
+		events = k.ok("get", "events", "--field-selector", "involvedObject.kind=HorizontalPodAutoscaler")
+		return strings.Contains(events, "New size: 6; reason: cpu resource utilization (percentage of request) above target")
+	}, 30*time.Second, 300*time.Millisecond, events)
+	assert.Regexp(t, `(?m)^\S+\s+Normal\s+SuccessfulRescale\s+horizontalpodautoscaler/web\s+New size: 4; reason: cpu resource utilization \(percentage of request\) above target$`, events,
+		"an HPA without behavior at most doubles per sync: 2, 4, 6")
 }
