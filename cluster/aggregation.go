@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/metricsserver"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
 )
@@ -91,6 +92,7 @@ func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 			}
 			return s, nil
 		},
+		metricsserver.ImageName: c.runMetricsServer, // issue 12 part 5
 	}
 	if c.cfg.Mode == runmode.Live {
 		for name, build := range c.cfg.ControllerImages {

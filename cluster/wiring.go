@@ -22,6 +22,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/job"
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
+	"github.com/kubesim/kubesim/controllers/podautoscaler"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/resourcequota"
 	"github.com/kubesim/kubesim/controllers/rootcacertpublisher"
@@ -51,6 +52,7 @@ var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // issue 12 part 4
 	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // issue 12 part 6
+	podautoscaler.ControllerName, // issue 12 part 5
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -193,6 +195,9 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{resourcequota.ControllerName, "resourcequota-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
 			return resourcequota.New(resourcequota.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{podautoscaler.ControllerName, podautoscaler.Component, func(x ControllerContext) (Component, error) { // issue 12 part 5
+			return podautoscaler.New(podautoscaler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)

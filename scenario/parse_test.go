@@ -157,6 +157,9 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"patch name and selector", "steps:\n- patch: {kind: Pod, name: a, fieldSelector: status.phase=Running, patch: {a: 1}}\n", "s.yaml:2: patch: give a name or a selector, not both"},
 		{"bad propagation", "steps:\n- delete: {kind: Pod, name: a, propagationPolicy: Later}\n", `delete.propagationPolicy: expected Orphan, Background or Foreground, got "Later"`},
 		{"bad patch json", "steps:\n- patch: {kind: Pod, name: a, patch: '{nope'}\n", "s.yaml:2: patch.patch: expected JSON"},
+		{"patch needs target", "steps:\n- patch: {kind: Pod, patch: {a: b}}\n", "s.yaml:2: patch: expected a name or a selector"},
+		{"patch name and selector", "steps:\n- patch: {kind: Pod, name: a, selector: app=web, patch: {a: b}}\n", "s.yaml:2: patch: give a name or a selector, not both"},
+		{"patch bad selector", "steps:\n- patch: {kind: Pod, selector: 'a in (b', patch: {a: b}}\n", "s.yaml:2: patch.selector:"},
 		{"fails without reason", "steps:\n- apply:\n    file: pod.yaml\n    fails: {message: x}\n", "s.yaml:4: apply.fails: expected a reason"},
 		{"run zero", "steps:\n- run: 0\n", "s.yaml:2: run: expected a number of steps from 1 to 100000, got 0"},
 	} {
@@ -231,4 +234,13 @@ func FuzzParse(f *testing.F) {
 			_ = st.Title()
 		}
 	})
+}
+
+// A patch may name its objects by a label selector, as `kubectl annotate
+// pods -l app=web ...` does.
+func TestParsePatchBySelector(t *testing.T) {
+	s, err := Parse("s.yaml", []byte("steps:\n- patch: {kind: Pod, selector: app=web, patch: {metadata: {annotations: {a: b}}}}\n"), readMap(nil))
+	require.NoError(t, err)
+	assert.Equal(t, ObjectRef{Kind: "Pod", Selector: "app=web"}, s.Steps[0].Target)
+	assert.Equal(t, `{"metadata":{"annotations":{"a":"b"}}}`, string(s.Steps[0].Patch))
 }

@@ -235,5 +235,6 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, quotaResources()...)                // issue 12 part 6: ResourceQuota, LimitRange
 	resources = append(resources, schedulingResources()...)           // issue 12 part 6: PriorityClass
 	resources = append(resources, discoveryResources()...)            // issue 12 part 6: EndpointSlice
+	resources = append(resources, autoscalingResources()...)          // issue 12 part 5
 	return resources
 }

@@ -201,6 +201,14 @@ func sampleObjects() map[string]api.Object {
 		"endpointslices": &api.EndpointSlice{ObjectMeta: meta, AddressType: api.AddressTypeIPv4,
 			Ports:     []api.EndpointSlicePort{{Port: ptr(int32(80))}},
 			Endpoints: []api.EndpointSliceEndpoint{{Addresses: []string{"10.0.0.1"}}, {Addresses: []string{"10.0.0.2"}}}},
+		// issue 12 part 5: one resource at two versions
+		"horizontalpodautoscalers": &api.HorizontalPodAutoscaler{ObjectMeta: meta, Spec: api.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: api.CrossVersionObjectReference{Kind: "Deployment", Name: "web"}, MinReplicas: ptr(int32(2)), MaxReplicas: 6,
+			Metrics: []api.MetricSpec{{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricSource{Name: api.ResourceCPU,
+				Target: api.MetricTarget{Type: api.UtilizationMetricType, AverageUtilization: ptr(int32(50))}}}}},
+			Status: api.HorizontalPodAutoscalerStatus{CurrentReplicas: 2}},
+		"horizontalpodautoscalers.v1": &api.HorizontalPodAutoscalerV1{ObjectMeta: meta, Spec: api.HorizontalPodAutoscalerSpecV1{
+			ScaleTargetRef: api.CrossVersionObjectReference{Kind: "Deployment", Name: "web"}, MaxReplicas: 6}},
 	}
 }
 
@@ -209,7 +217,10 @@ func TestEveryTableRowFitsItsColumns(t *testing.T) {
 	maps.Copy(objs, batchSamples())
 	for _, r := range Builtin() {
 		require.NotNil(t, r.Table, r.Name)
-		obj, ok := objs[r.Name]
+		obj, ok := objs[r.Name+"."+r.Version]
+		if !ok {
+			obj, ok = objs[r.Name]
+		}
 		require.True(t, ok, "no sample for %s", r.Name)
 		cells := r.Table.Cells(obj, tableNow)
 		assert.Len(t, cells, len(r.Table.Columns), r.Name)

@@ -230,7 +230,7 @@ func readOnly(args []string) bool {
 		return false
 	}
 	switch args[1] {
-	case "get", "describe", "api-resources", "explain":
+	case "get", "describe", "api-resources", "explain", "top":
 		return true
 	case "rollout":
 		return len(args) > 2 && (args[2] == "history" || args[2] == "status")
@@ -312,7 +312,9 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 			continue
 		}
 		want := newLabPattern(c.expected)
-		deadline := time.Now().Add(30 * time.Second)
+		// Up to a minute: lab 14's HPA syncs every 15 seconds on metrics
+		// up to 15 seconds old, and doubles at most per sync.
+		deadline := time.Now().Add(60 * time.Second)
 		var out string
 		for {
 			out = normalize(runLabCommand(t, root, k, c.args))

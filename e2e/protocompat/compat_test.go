@@ -13,6 +13,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -44,11 +45,9 @@ import (
 func realScheme(t testing.TB) *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
-		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme,
-		admissionregistrationv1.AddToScheme, // issue 13
-		corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
+		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, coordinationv1.AddToScheme, apiregistrationv1.AddToScheme,
 		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme, storagev1.AddToScheme,
+		autoscalingv1.AddToScheme, autoscalingv2.AddToScheme, // issue 12 part 5
 		admissionregistrationv1.AddToScheme,                                     // issue 13
 		policyv1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, // issue 12 part 6
 	} {
@@ -119,10 +118,12 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 		apps.WithKind("StatefulSetList"): func() kpb.Kinded {
 			return &api.StatefulSetList{}
 		},
-		{Group: "coordination.k8s.io", Version: "v1", Kind: "LeaseList"}:         func() kpb.Kinded { return &api.LeaseList{} },
-		{Group: "autoscaling", Version: "v1", Kind: "Scale"}:                     func() kpb.Kinded { return &api.Scale{} },
-		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}:     func() kpb.Kinded { return &api.APIService{} },
-		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIServiceList"}: func() kpb.Kinded { return &api.APIServiceList{} },
+		{Group: "coordination.k8s.io", Version: "v1", Kind: "LeaseList"}:           func() kpb.Kinded { return &api.LeaseList{} },
+		{Group: "autoscaling", Version: "v1", Kind: "Scale"}:                       func() kpb.Kinded { return &api.Scale{} },
+		{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscalerList"}: func() kpb.Kinded { return &api.HorizontalPodAutoscalerList{} },
+		{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscalerList"}: func() kpb.Kinded { return &api.HorizontalPodAutoscalerListV1{} },
+		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}:       func() kpb.Kinded { return &api.APIService{} },
+		{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIServiceList"}:   func() kpb.Kinded { return &api.APIServiceList{} },
 		{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfigurationList"}: func() kpb.Kinded {
 			return &api.MutatingWebhookConfigurationList{}
 		},

@@ -12,6 +12,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -155,6 +156,35 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.UserInfo](), reflect.TypeFor[authenticationv1.UserInfo]()},
 	{reflect.TypeFor[api.SelfSubjectReviewStatus](), reflect.TypeFor[authenticationv1.SelfSubjectReviewStatus]()},
 	{reflect.TypeFor[api.SelfSubjectReview](), reflect.TypeFor[authenticationv1.SelfSubjectReview]()},
+	// issue 12 part 5: autoscaling/v2 and the autoscaling/v1 HorizontalPodAutoscaler
+	{reflect.TypeFor[api.HorizontalPodAutoscaler](), reflect.TypeFor[autoscalingv2.HorizontalPodAutoscaler]()},
+	{reflect.TypeFor[api.HorizontalPodAutoscalerSpec](), reflect.TypeFor[autoscalingv2.HorizontalPodAutoscalerSpec]()},
+	{reflect.TypeFor[api.CrossVersionObjectReference](), reflect.TypeFor[autoscalingv2.CrossVersionObjectReference]()},
+	{reflect.TypeFor[api.MetricSpec](), reflect.TypeFor[autoscalingv2.MetricSpec]()},
+	{reflect.TypeFor[api.HorizontalPodAutoscalerBehavior](), reflect.TypeFor[autoscalingv2.HorizontalPodAutoscalerBehavior]()},
+	{reflect.TypeFor[api.HPAScalingRules](), reflect.TypeFor[autoscalingv2.HPAScalingRules]()},
+	{reflect.TypeFor[api.HPAScalingPolicy](), reflect.TypeFor[autoscalingv2.HPAScalingPolicy]()},
+	{reflect.TypeFor[api.ObjectMetricSource](), reflect.TypeFor[autoscalingv2.ObjectMetricSource]()},
+	{reflect.TypeFor[api.PodsMetricSource](), reflect.TypeFor[autoscalingv2.PodsMetricSource]()},
+	{reflect.TypeFor[api.ResourceMetricSource](), reflect.TypeFor[autoscalingv2.ResourceMetricSource]()},
+	{reflect.TypeFor[api.ContainerResourceMetricSource](), reflect.TypeFor[autoscalingv2.ContainerResourceMetricSource]()},
+	{reflect.TypeFor[api.ExternalMetricSource](), reflect.TypeFor[autoscalingv2.ExternalMetricSource]()},
+	{reflect.TypeFor[api.MetricIdentifier](), reflect.TypeFor[autoscalingv2.MetricIdentifier]()},
+	{reflect.TypeFor[api.MetricTarget](), reflect.TypeFor[autoscalingv2.MetricTarget]()},
+	{reflect.TypeFor[api.HorizontalPodAutoscalerStatus](), reflect.TypeFor[autoscalingv2.HorizontalPodAutoscalerStatus]()},
+	{reflect.TypeFor[api.HorizontalPodAutoscalerCondition](), reflect.TypeFor[autoscalingv2.HorizontalPodAutoscalerCondition]()},
+	{reflect.TypeFor[api.MetricStatus](), reflect.TypeFor[autoscalingv2.MetricStatus]()},
+	{reflect.TypeFor[api.ObjectMetricStatus](), reflect.TypeFor[autoscalingv2.ObjectMetricStatus]()},
+	{reflect.TypeFor[api.PodsMetricStatus](), reflect.TypeFor[autoscalingv2.PodsMetricStatus]()},
+	{reflect.TypeFor[api.ResourceMetricStatus](), reflect.TypeFor[autoscalingv2.ResourceMetricStatus]()},
+	{reflect.TypeFor[api.ContainerResourceMetricStatus](), reflect.TypeFor[autoscalingv2.ContainerResourceMetricStatus]()},
+	{reflect.TypeFor[api.ExternalMetricStatus](), reflect.TypeFor[autoscalingv2.ExternalMetricStatus]()},
+	{reflect.TypeFor[api.MetricValueStatus](), reflect.TypeFor[autoscalingv2.MetricValueStatus]()},
+	{reflect.TypeFor[api.HorizontalPodAutoscalerList](), reflect.TypeFor[autoscalingv2.HorizontalPodAutoscalerList]()},
+	{reflect.TypeFor[api.HorizontalPodAutoscalerV1](), reflect.TypeFor[autoscalingv1.HorizontalPodAutoscaler]()},
+	{reflect.TypeFor[api.HorizontalPodAutoscalerSpecV1](), reflect.TypeFor[autoscalingv1.HorizontalPodAutoscalerSpec]()},
+	{reflect.TypeFor[api.HorizontalPodAutoscalerStatusV1](), reflect.TypeFor[autoscalingv1.HorizontalPodAutoscalerStatus]()},
+	{reflect.TypeFor[api.HorizontalPodAutoscalerListV1](), reflect.TypeFor[autoscalingv1.HorizontalPodAutoscalerList]()},
 	// issue 14: ServiceAccounts and TokenRequest
 	{reflect.TypeFor[api.ServiceAccount](), reflect.TypeFor[corev1.ServiceAccount]()},
 	{reflect.TypeFor[api.ServiceAccountList](), reflect.TypeFor[corev1.ServiceAccountList]()},
