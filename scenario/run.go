@@ -81,7 +81,7 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
 		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, PodEvictionTimeout: s.Cluster.PodEvictionTimeout,
 		NodeLeaseDuration: s.Cluster.NodeLeaseDuration,
-		Extra: catalog.Extra(s.Cluster.Operators)}
+		Extra:             catalog.Extra(s.Cluster.Operators)}
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)
