@@ -51,7 +51,9 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 		Dial:        s.cfg.WebhookDial,
 		UID:         s.ids.UID,
 	})
-	return append(chain, mutating, validating), nil
+	// LimitRanger, Priority and ResourceQuota (issue 12 part 6) take
+	// their places in that order (policyadmission.go).
+	return s.withPolicyAdmission(append(chain, mutating, validating)), nil
 }
 
 // namespace reads a namespace for the admission plugins.

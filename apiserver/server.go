@@ -190,6 +190,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.admission = chain
 	}
+	s.setUpEviction() // issue 12: pods/eviction honours PodDisruptionBudgets
 	for _, r := range s.cfg.Resources {
 		if err := s.AddResource(r); err != nil {
 			return nil, err
@@ -388,6 +389,9 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		if _, err := st.Create(ctx, "", ns, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
 			return fmt.Errorf("creating namespace %s: %w", name, err)
 		}
+	}
+	if err := s.bootstrapPriorityClasses(ctx); err != nil { // issue 12 part 6
+		return err
 	}
 	return s.bootstrapServiceAccounts(ctx) // issue 14
 }

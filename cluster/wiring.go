@@ -15,12 +15,15 @@ import (
 	"github.com/kubesim/kubesim/controllers/cronjob"
 	"github.com/kubesim/kubesim/controllers/daemonset"
 	"github.com/kubesim/kubesim/controllers/deployment"
+	"github.com/kubesim/kubesim/controllers/disruption"
 	"github.com/kubesim/kubesim/controllers/endpoints"
+	"github.com/kubesim/kubesim/controllers/endpointslice"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
 	"github.com/kubesim/kubesim/controllers/job"
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
+	"github.com/kubesim/kubesim/controllers/resourcequota"
 	"github.com/kubesim/kubesim/controllers/rootcacertpublisher"
 	"github.com/kubesim/kubesim/controllers/serviceaccount"
 	"github.com/kubesim/kubesim/controllers/statefulset"
@@ -47,6 +50,7 @@ var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "
 	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // issue 12 part 4
+	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // issue 12 part 6
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -178,6 +182,15 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{protection.PVControllerName, "pv-protection-controller", func(x ControllerContext) (Component, error) {
 			return protection.NewPVProtection(protection.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{disruption.ControllerName, "disruption-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
+			return disruption.New(disruption.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{endpointslice.ControllerName, "endpointslice-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
+			return endpointslice.New(endpointslice.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{resourcequota.ControllerName, "resourcequota-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
+			return resourcequota.New(resourcequota.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)

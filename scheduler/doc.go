@@ -47,9 +47,10 @@
 //   - Spreading is the old SelectorSpread plugin simplified to "pods with
 //     the same controller owner", where Kubernetes today uses
 //     PodTopologySpread's default constraints over hostname and zone.
-//   - Left out: preemption (so no "preemption: ..." tail on the
-//     FailedScheduling message), pod priority and the PrioritySort queue
-//     order (the queue is FIFO), required and preferred node affinity
+//   - Preemption (preemption.go, issue 12 part 6) evicts lower-priority
+//     pods when nothing fits, respecting PodDisruptionBudgets where it can.
+//   - Left out: the "preemption: ..." tail on the FailedScheduling
+//     message, the PrioritySort queue order (the queue is FIFO), required and preferred node affinity
 //     (kubesim's PodSpec has no affinity field: only nodeSelector), inter-pod
 //     affinity, topology spread constraints, volumes and their limits, host
 //     ports, PreferNoSchedule scoring, BalancedAllocation and ImageLocality

@@ -84,6 +84,8 @@ type Scheduler struct {
 	claims  *cache.Informer[*api.PersistentVolumeClaim]
 	volumes *cache.Informer[*api.PersistentVolume]
 	classes *cache.Informer[*api.StorageClass]
+	// Preemption, the PostFilter (issue 12 part 6, preemption.go).
+	preemption *preemption
 
 	mu sync.Mutex
 	// nodeInfos holds every node and every node pods are counted on.
@@ -142,9 +144,10 @@ func New(cfg Config) (*Scheduler, error) {
 		nodeInfos:     map[string]*NodeInfo{},
 		podStates:     map[string]*podState{},
 		unschedulable: map[string]struct{}{},
+		preemption:    newPreemption(cfg.Client, logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{
-		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes},
+		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes, s.preemption.pdbs},
 		Clock: cfg.Clock, Mode: cfg.Mode, Workers: cfg.Workers, Logger: logger,
 	})
 	if err != nil {
@@ -370,7 +373,11 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	}
 	s.mu.Unlock()
 	if chosen == "" {
-		return s.unschedulableFailure(ctx, pod, msg)
+		res, err := s.unschedulableFailure(ctx, pod, msg)
+		if err == nil {
+			err = s.preempt(ctx, pod, info) // the PostFilter (preemption.go)
+		}
+		return res, err
 	}
 	if err := s.selectNodeForClaims(ctx, info.Volumes, chosen); err != nil {
 		s.forget(key)

@@ -15,8 +15,9 @@
 // plugins DefaultStorageClass and StorageObjectInUseProtection
 // (plugin/pkg/admission/storage); the
 // ValidatingAdmissionPolicy plugin is in package policy, the webhook
-// plugins in package webhook. Left for later issues: LimitRanger,
-// ResourceQuota.
+// plugins in package webhook; LimitRanger, Priority and ResourceQuota
+// (plugin/pkg/admission/limitranger, priority, resourcequota) are in
+// limitranger.go, priority.go and resourcequota.go.
 //
 // Adding a plugin: write a type with
 //

@@ -231,5 +231,9 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, batchResources()...)                // issue 12
 	resources = append(resources, daemonSetResources()...)            // issue 12
 	resources = append(resources, storageResources()...)              // issue 12 part 4
+	resources = append(resources, policyResources()...)               // issue 12 part 6: PodDisruptionBudget
+	resources = append(resources, quotaResources()...)                // issue 12 part 6: ResourceQuota, LimitRange
+	resources = append(resources, schedulingResources()...)           // issue 12 part 6: PriorityClass
+	resources = append(resources, discoveryResources()...)            // issue 12 part 6: EndpointSlice
 	return resources
 }

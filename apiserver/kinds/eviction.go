@@ -12,10 +12,12 @@ import (
 
 // Eviction (pkg/registry/core/pod/storage/eviction.go): POST
 // pods/NAME/eviction with a policy/v1 Eviction deletes the pod, as
-// `kubectl drain` asks. kubesim has no PodDisruptionBudgets yet, so every
-// eviction is allowed, as it is in Kubernetes for a pod that no budget
-// selects: the pod gets the DisruptionTarget condition and is deleted
-// gracefully with the eviction's DeleteOptions.
+// `kubectl drain` asks, when the PodDisruptionBudget selecting it allows a
+// disruption (disruptionbudget_eviction.go): the pod gets the
+// DisruptionTarget condition and is deleted gracefully with the
+// eviction's DeleteOptions. Without a budget lookup (Builtin alone, before
+// the API server wires EvictionSubresource) every eviction is allowed, as
+// for a pod that no budget selects.
 
 // evictionReason and evictionMessage are the DisruptionTarget condition's.
 const (
@@ -35,6 +37,11 @@ func evictionResource() *registry.Resource {
 
 // evictPod is EvictionREST.Create without the budget checks.
 func evictPod(ctx context.Context, st *registry.Store, ns, name string, obj api.Object) (api.Object, error) {
+	return evictor{}.evict(ctx, st, ns, name, obj)
+}
+
+// evict is EvictionREST.Create: the budget check, then the marked delete.
+func (e evictor) evict(ctx context.Context, st *registry.Store, ns, name string, obj api.Object) (api.Object, error) {
 	ev, ok := obj.(*api.Eviction)
 	if !ok {
 		return nil, api.NewBadRequest(fmt.Sprintf("not a Eviction object: %T", obj))
@@ -45,6 +52,9 @@ func evictPod(ctx context.Context, st *registry.Store, ns, name string, obj api.
 	opts := &api.DeleteOptions{}
 	if ev.DeleteOptions != nil {
 		opts = ev.DeleteOptions.DeepCopy()
+	}
+	if err := e.checkBudgets(ctx, st, ns, name, len(opts.DryRun) > 0); err != nil {
+		return nil, err
 	}
 	if len(opts.DryRun) == 0 {
 		// addConditionAndDeletePod: mark the pod, through the status

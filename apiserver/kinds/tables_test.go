@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/intstr"
+	"github.com/kubesim/kubesim/api/resource"
 )
 
 var tableNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -189,6 +190,17 @@ func sampleObjects() map[string]api.Object {
 		"persistentvolumeclaims": samplePVC(meta), "persistentvolumes": samplePV(meta), "storageclasses": sampleStorageClass(meta),
 		"mutatingwebhookconfigurations":   &api.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []api.MutatingWebhook{{Name: "a.example.com"}}},
 		"validatingwebhookconfigurations": &api.ValidatingWebhookConfiguration{ObjectMeta: meta},
+		// issue 12 part 6
+		"poddisruptionbudgets": &api.PodDisruptionBudget{ObjectMeta: meta, Spec: api.PodDisruptionBudgetSpec{MinAvailable: ptr(intstr.FromString("50%"))},
+			Status: api.PodDisruptionBudgetStatus{DisruptionsAllowed: 1}},
+		"resourcequotas": &api.ResourceQuota{ObjectMeta: meta, Status: api.ResourceQuotaStatus{
+			Hard: api.ResourceList{"pods": resource.MustParse("2"), "limits.cpu": resource.MustParse("2")},
+			Used: api.ResourceList{"pods": resource.MustParse("1")}}},
+		"limitranges":     &api.LimitRange{ObjectMeta: meta},
+		"priorityclasses": &api.PriorityClass{ObjectMeta: meta, Value: 1000, PreemptionPolicy: ptr(api.PreemptLowerPriority)},
+		"endpointslices": &api.EndpointSlice{ObjectMeta: meta, AddressType: api.AddressTypeIPv4,
+			Ports:     []api.EndpointSlicePort{{Port: ptr(int32(80))}},
+			Endpoints: []api.EndpointSliceEndpoint{{Addresses: []string{"10.0.0.1"}}, {Addresses: []string{"10.0.0.2"}}}},
 	}
 }
 

@@ -43,6 +43,8 @@ func viewRules() []api.PolicyRule {
 		rule(read, "apps", "deployments", "deployments/scale", "deployments/status", "replicasets", "replicasets/scale",
 			"replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status", "daemonsets", "daemonsets/status"),
 		rule(read, "coordination.k8s.io", "leases"),
+		rule(read, "policy", "poddisruptionbudgets", "poddisruptionbudgets/status"), // issue 12 part 6
+		rule(read, "discovery.k8s.io", "endpointslices"),                            // issue 12 part 6
 	}
 }
 
@@ -55,6 +57,7 @@ func editRules() []api.PolicyRule {
 		rule([]string{"create"}, "", "pods/eviction"),
 		rule(write, "apps", "deployments", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets", "statefulsets/scale", "daemonsets"),
 		rule(write, "coordination.k8s.io", "leases"),
+		rule(write, "policy", "poddisruptionbudgets"), // issue 12 part 6
 	)
 }
 

@@ -5,7 +5,7 @@
 // the ports the service's targetPorts resolve to (a number, or a container
 // port name looked up in each pod).
 //
-// Left out: EndpointSlices, publishNotReadyAddresses, the
+// Left out: EndpointSlices (the endpointslice controller's), publishNotReadyAddresses, the
 // endpoints.kubernetes.io/last-change-trigger-time annotation, and the
 // truncation to 1000 addresses.
 //

@@ -16,7 +16,10 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
@@ -46,6 +49,8 @@ func realScheme(t testing.TB) *runtime.Scheme {
 		admissionregistrationv1.AddToScheme, // issue 13
 		corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
 		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme, storagev1.AddToScheme,
+		admissionregistrationv1.AddToScheme,                                     // issue 13
+		policyv1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, // issue 12 part 6
 	} {
 		require.NoError(t, add(s))
 	}
@@ -91,6 +96,26 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 		{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClassList"}: func() kpb.Kinded {
 			return &api.StorageClassList{}
 		},
+		v1.WithKind("NamespaceList"):      func() kpb.Kinded { return &api.NamespaceList{} },
+		v1.WithKind("NodeList"):           func() kpb.Kinded { return &api.NodeList{} },
+		v1.WithKind("PodList"):            func() kpb.Kinded { return &api.PodList{} },
+		v1.WithKind("ServiceList"):        func() kpb.Kinded { return &api.ServiceList{} },
+		v1.WithKind("EndpointsList"):      func() kpb.Kinded { return &api.EndpointsList{} },
+		v1.WithKind("ConfigMapList"):      func() kpb.Kinded { return &api.ConfigMapList{} },
+		v1.WithKind("SecretList"):         func() kpb.Kinded { return &api.SecretList{} },
+		v1.WithKind("EventList"):          func() kpb.Kinded { return &api.EventList{} },
+		v1.WithKind("ServiceAccountList"): func() kpb.Kinded { return &api.ServiceAccountList{} },
+		// issue 12 part 6
+		v1.WithKind("ResourceQuotaList"):                                       func() kpb.Kinded { return &api.ResourceQuotaList{} },
+		v1.WithKind("LimitRangeList"):                                          func() kpb.Kinded { return &api.LimitRangeList{} },
+		{Group: "policy", Version: "v1", Kind: "PodDisruptionBudgetList"}:      func() kpb.Kinded { return &api.PodDisruptionBudgetList{} },
+		{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClassList"}: func() kpb.Kinded { return &api.PriorityClassList{} },
+		{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSliceList"}:  func() kpb.Kinded { return &api.EndpointSliceList{} },
+		v1.WithKind("Binding"):                                                 func() kpb.Kinded { return &api.Binding{} },
+		v1.WithKind("Status"):                                                  func() kpb.Kinded { return &api.Status{} },
+		v1.WithKind("DeleteOptions"):                                           func() kpb.Kinded { return &api.DeleteOptions{} },
+		apps.WithKind("ReplicaSetList"):                                        func() kpb.Kinded { return &api.ReplicaSetList{} },
+		apps.WithKind("DeploymentList"):                                        func() kpb.Kinded { return &api.DeploymentList{} },
 		apps.WithKind("StatefulSetList"): func() kpb.Kinded {
 			return &api.StatefulSetList{}
 		},

@@ -15,8 +15,10 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
@@ -32,6 +34,32 @@ import (
 // the k8s.io/api (or apimachinery, kube-aggregator) type it mirrors.
 var typePairs = []struct{ kubesim, real reflect.Type }{
 	// issue 13 parts 1-2: admissionregistration.k8s.io webhooks, admission.k8s.io AdmissionReview
+	// issue 12 part 6: budgets, quotas, limit ranges, priority classes, slices
+	{reflect.TypeFor[api.PodDisruptionBudget](), reflect.TypeFor[policyv1.PodDisruptionBudget]()},
+	{reflect.TypeFor[api.PodDisruptionBudgetList](), reflect.TypeFor[policyv1.PodDisruptionBudgetList]()},
+	{reflect.TypeFor[api.PodDisruptionBudgetSpec](), reflect.TypeFor[policyv1.PodDisruptionBudgetSpec]()},
+	{reflect.TypeFor[api.PodDisruptionBudgetStatus](), reflect.TypeFor[policyv1.PodDisruptionBudgetStatus]()},
+	{reflect.TypeFor[api.ResourceQuota](), reflect.TypeFor[corev1.ResourceQuota]()},
+	{reflect.TypeFor[api.ResourceQuotaList](), reflect.TypeFor[corev1.ResourceQuotaList]()},
+	{reflect.TypeFor[api.ResourceQuotaSpec](), reflect.TypeFor[corev1.ResourceQuotaSpec]()},
+	{reflect.TypeFor[api.ResourceQuotaStatus](), reflect.TypeFor[corev1.ResourceQuotaStatus]()},
+	{reflect.TypeFor[api.ScopeSelector](), reflect.TypeFor[corev1.ScopeSelector]()},
+	{reflect.TypeFor[api.ScopedResourceSelectorRequirement](), reflect.TypeFor[corev1.ScopedResourceSelectorRequirement]()},
+	{reflect.TypeFor[api.LimitRange](), reflect.TypeFor[corev1.LimitRange]()},
+	{reflect.TypeFor[api.LimitRangeList](), reflect.TypeFor[corev1.LimitRangeList]()},
+	{reflect.TypeFor[api.LimitRangeSpec](), reflect.TypeFor[corev1.LimitRangeSpec]()},
+	{reflect.TypeFor[api.LimitRangeItem](), reflect.TypeFor[corev1.LimitRangeItem]()},
+	{reflect.TypeFor[api.PriorityClass](), reflect.TypeFor[schedulingv1.PriorityClass]()},
+	{reflect.TypeFor[api.PriorityClassList](), reflect.TypeFor[schedulingv1.PriorityClassList]()},
+	{reflect.TypeFor[api.EndpointSlice](), reflect.TypeFor[discoveryv1.EndpointSlice]()},
+	{reflect.TypeFor[api.EndpointSliceList](), reflect.TypeFor[discoveryv1.EndpointSliceList]()},
+	{reflect.TypeFor[api.EndpointSliceEndpoint](), reflect.TypeFor[discoveryv1.Endpoint]()},
+	{reflect.TypeFor[api.EndpointConditions](), reflect.TypeFor[discoveryv1.EndpointConditions]()},
+	{reflect.TypeFor[api.EndpointSlicePort](), reflect.TypeFor[discoveryv1.EndpointPort]()},
+	// issue 13 parts 1-2 (the admission branch's webhook types, copied unchanged)
+	{reflect.TypeFor[api.RuleWithOperations](), reflect.TypeFor[admissionregistrationv1.RuleWithOperations]()},
+	{reflect.TypeFor[api.Rule](), reflect.TypeFor[admissionregistrationv1.Rule]()},
+	{reflect.TypeFor[api.MatchCondition](), reflect.TypeFor[admissionregistrationv1.MatchCondition]()},
 	{reflect.TypeFor[api.MutatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfiguration]()},
 	{reflect.TypeFor[api.MutatingWebhookConfigurationList](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfigurationList]()},
 	{reflect.TypeFor[api.ValidatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfiguration]()},

@@ -1,0 +1,205 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// The budget half of EvictionREST.Create: an eviction of a running pod
+// that one PodDisruptionBudget selects takes one of the budget's allowed
+// disruptions (status.disruptionsAllowed, computed by the disruption
+// controller), recording the pod in status.disruptedPods so that the
+// controller does not count it as healthy before it is gone; with none
+// left the answer is 429, which `kubectl drain` retries.
+
+// MaxDisruptedPodSize caps status.disruptedPods: evictions the controller
+// has not yet confirmed.
+const MaxDisruptedPodSize = 2000
+
+// evictor evicts pods; budgets, when set, returns the store of
+// PodDisruptionBudgets.
+type evictor struct {
+	budgets func() (*registry.Store, bool)
+}
+
+// EvictionSubresource is pods/eviction honouring the budgets in the store
+// that budgets returns (the API server's poddisruptionbudgets).
+func EvictionSubresource(budgets func() (*registry.Store, bool)) registry.CreateSubresource {
+	return registry.CreateSubresource{Resource: evictionResource(), Create: evictor{budgets: budgets}.evict}
+}
+
+// checkBudgets refuses the eviction of pod ns/name when its budget allows
+// no disruption, and otherwise takes one disruption from it.
+func (e evictor) checkBudgets(ctx context.Context, pods *registry.Store, ns, name string, dryRun bool) error {
+	if e.budgets == nil {
+		return nil
+	}
+	pdbs, ok := e.budgets()
+	if !ok {
+		return nil
+	}
+	obj, err := pods.Get(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	pod := obj.(*api.Pod)
+	if canIgnorePDB(pod) {
+		return nil
+	}
+	list, err := pdbs.List(ctx, ns, registry.ListOptions{})
+	if err != nil {
+		return err
+	}
+	matching := MatchingBudgets(pod, budgetItems(list.Items))
+	switch len(matching) {
+	case 0:
+		return nil
+	case 1:
+	default:
+		return api.NewInternalError(fmt.Errorf("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."))
+	}
+	pdb := matching[0]
+	if !api.IsPodReady(pod) {
+		// An unhealthy pod does not lower the healthy count: it may go
+		// when the policy says always, or while the budget is met.
+		if p := pdb.Spec.UnhealthyPodEvictionPolicy; p != nil && *p == api.AlwaysAllow {
+			return nil
+		}
+		if pdb.Status.CurrentHealthy >= pdb.Status.DesiredHealthy && pdb.Status.DesiredHealthy > 0 {
+			return nil
+		}
+	}
+	now := api.NewTime(pods.Now())
+	_, _, err = pdbs.Update(ctx, ns, pdb.Name, func(cur api.Object) (api.Object, error) {
+		b := cur.(*api.PodDisruptionBudget)
+		if err := CheckAndDecrement(b, pod.Name, now); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}, registry.UpdateOptions{Subresource: "status", DryRun: dryRun})
+	return err
+}
+
+func budgetItems(items []api.Object) []*api.PodDisruptionBudget {
+	out := make([]*api.PodDisruptionBudget, 0, len(items))
+	for _, o := range items {
+		if b, ok := o.(*api.PodDisruptionBudget); ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// canIgnorePDB: a pod that is finished, not yet running or already being
+// deleted takes nothing from a budget.
+func canIgnorePDB(pod *api.Pod) bool {
+	switch pod.Status.Phase {
+	case api.PodSucceeded, api.PodFailed, api.PodPending:
+		return true
+	}
+	return pod.DeletionTimestamp != nil
+}
+
+// MatchingBudgets are the budgets of the pod's namespace whose selector
+// matches it; a nil selector matches nothing and an empty one everything
+// (policy/v1).
+func MatchingBudgets(pod *api.Pod, pdbs []*api.PodDisruptionBudget) []*api.PodDisruptionBudget {
+	var out []*api.PodDisruptionBudget
+	for _, b := range pdbs {
+		if b.Namespace != pod.Namespace || b.Spec.Selector == nil {
+			continue
+		}
+		sel, err := api.LabelSelectorAsSelector(b.Spec.Selector)
+		if err != nil || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// CheckAndDecrement takes one disruption from pdb for the pod, or says why
+// it cannot, in EvictionREST's words.
+func CheckAndDecrement(pdb *api.PodDisruptionBudget, podName string, now api.Time) error {
+	gr := api.GroupResource{Group: PolicyGroupName, Resource: "poddisruptionbudget"}
+	st := pdb.Status
+	switch {
+	case st.ObservedGeneration < pdb.Generation:
+		return budgetTooManyRequests(fmt.Sprintf("The disruption budget %s is still being processed by the server.", pdb.Name))
+	case st.DisruptionsAllowed < 0:
+		return api.NewForbidden(gr, pdb.Name, fmt.Errorf("pdb disruptions allowed is negative"))
+	case len(st.DisruptedPods) > MaxDisruptedPodSize:
+		return api.NewForbidden(gr, pdb.Name, fmt.Errorf("DisruptedPods map too big - too many evictions not confirmed by PDB controller"))
+	case st.DisruptionsAllowed == 0:
+		return budgetTooManyRequests(disruptionDeniedMessage(pdb))
+	}
+	pdb.Status.DisruptionsAllowed--
+	if pdb.Status.DisruptionsAllowed == 0 {
+		setBudgetCondition(pdb, now)
+	}
+	if pdb.Status.DisruptedPods == nil {
+		pdb.Status.DisruptedPods = map[string]api.Time{}
+	}
+	pdb.Status.DisruptedPods[podName] = now
+	return nil
+}
+
+// disruptionDeniedMessage is the 429's cause, from the budget's state.
+func disruptionDeniedMessage(pdb *api.PodDisruptionBudget) string {
+	c := findCondition(pdb.Status.Conditions, api.DisruptionAllowedCondition)
+	switch {
+	case c != nil && c.Status == api.ConditionFalse && c.Message != "" && c.Reason == api.SyncFailedReason:
+		return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently because it failed sync: %s", pdb.Name, c.Message)
+	case pdb.Status.CurrentHealthy <= pdb.Status.DesiredHealthy:
+		return fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", pdb.Name, pdb.Status.DesiredHealthy, pdb.Status.CurrentHealthy)
+	case c != nil && c.Status == api.ConditionFalse && c.Message != "":
+		return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently (%s): %s", pdb.Name, c.Reason, c.Message)
+	default:
+		return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently", pdb.Name)
+	}
+}
+
+// budgetTooManyRequests is the 429 with its DisruptionBudget cause.
+func budgetTooManyRequests(cause string) error {
+	err := api.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
+	if err.ErrStatus.Details == nil {
+		err.ErrStatus.Details = &api.StatusDetails{}
+	}
+	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, api.StatusCause{Type: api.DisruptionBudgetCause, Message: cause})
+	return err
+}
+
+func findCondition(cs []api.Condition, t string) *api.Condition {
+	for i := range cs {
+		if cs[i].Type == t {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+// setBudgetCondition is pdbhelper.UpdateDisruptionAllowedCondition: the
+// DisruptionAllowed condition follows status.disruptionsAllowed.
+func setBudgetCondition(pdb *api.PodDisruptionBudget, now api.Time) {
+	c := api.Condition{Type: api.DisruptionAllowedCondition, ObservedGeneration: pdb.Status.ObservedGeneration}
+	if pdb.Status.DisruptionsAllowed > 0 {
+		c.Status, c.Reason = api.ConditionTrue, api.SufficientPodsReason
+	} else {
+		c.Status, c.Reason = api.ConditionFalse, api.InsufficientPodsReason
+	}
+	for i := range pdb.Status.Conditions {
+		if cur := &pdb.Status.Conditions[i]; cur.Type == c.Type {
+			if cur.Status != c.Status {
+				cur.LastTransitionTime = now
+			}
+			cur.Status, cur.Reason, cur.ObservedGeneration = c.Status, c.Reason, c.ObservedGeneration
+			return
+		}
+	}
+	c.LastTransitionTime = now
+	pdb.Status.Conditions = append(pdb.Status.Conditions, c)
+}

@@ -1,0 +1,299 @@
+package endpointslice
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/intstr"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
+)
+
+// ControllerName is the name --controllers uses.
+const ControllerName = "endpointslice"
+
+// ManagedBy is the managed-by label's value on the controller's slices.
+const ManagedBy = "endpointslice-controller.k8s.io"
+
+// MaxEndpointsPerSlice is --max-endpoints-per-slice's default.
+const MaxEndpointsPerSlice = 100
+
+// Config builds a Controller.
+type Config struct {
+	Client *client.Client
+	Clock  clock.Clock
+	Mode   runmode.Mode
+	Logger *slog.Logger
+	// MaxEndpointsPerSlice is 100 unless set.
+	MaxEndpointsPerSlice int
+}
+
+// Controller keeps each Service's EndpointSlices.
+type Controller struct {
+	client     *client.Client
+	max        int
+	services   *cache.Informer[*api.Service]
+	pods       *cache.Informer[*api.Pod]
+	slices     *cache.Informer[*api.EndpointSlice]
+	controller *controllers.Controller
+}
+
+// New checks cfg and builds the controller.
+func New(cfg Config) (*Controller, error) {
+	if cfg.Client == nil || cfg.Clock == nil {
+		return nil, errors.New("endpointslice: Client and Clock are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxEndpointsPerSlice <= 0 {
+		cfg.MaxEndpointsPerSlice = MaxEndpointsPerSlice
+	}
+	c := &Controller{
+		client:   cfg.Client,
+		max:      cfg.MaxEndpointsPerSlice,
+		services: cache.New(cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
+		pods:     cache.New(cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
+		slices: cache.New(cfg.Client.EndpointSlices(), "",
+			client.ListOptions{LabelSelector: api.LabelManagedBy + "=" + ManagedBy}, cfg.Logger),
+	}
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
+		Sources: []controllers.Source{c.services, c.pods, c.slices}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	c.controller = ctrl
+	c.services.AddHandler(controllers.EnqueueObject[*api.Service](ctrl, "Service"))
+	c.pods.AddHandler(cache.Handler[*api.Pod]{
+		OnAdd:    func(p *api.Pod) { c.enqueuePod("ADDED", p, nil) },
+		OnUpdate: func(old, p *api.Pod) { c.enqueuePod("MODIFIED", p, old) },
+		OnDelete: func(p *api.Pod) { c.enqueuePod("DELETED", p, nil) },
+	})
+	// A slice changed or deleted by someone else is put back.
+	c.slices.AddHandler(cache.Handler[*api.EndpointSlice]{
+		OnUpdate: func(_, s *api.EndpointSlice) { c.enqueueSlice("MODIFIED", s) },
+		OnDelete: func(s *api.EndpointSlice) { c.enqueueSlice("DELETED", s) },
+	})
+	return c, nil
+}
+
+func (c *Controller) enqueueSlice(event string, s *api.EndpointSlice) {
+	if svc := s.Labels[api.LabelServiceName]; svc != "" {
+		c.controller.Enqueue(s.Namespace+"/"+svc, controllers.CauseOf(event, "EndpointSlice", &s.ObjectMeta))
+	}
+}
+
+// enqueuePod queues the services whose selector matches the pod (before
+// or after an update).
+func (c *Controller) enqueuePod(event string, p, old *api.Pod) {
+	keys := map[string]bool{}
+	for _, s := range c.services.List() {
+		if s.Namespace != p.Namespace || len(s.Spec.Selector) == 0 {
+			continue
+		}
+		sel := labels.SelectorFromSet(s.Spec.Selector)
+		if sel.Matches(labels.Set(p.Labels)) || (old != nil && sel.Matches(labels.Set(old.Labels))) {
+			keys[cache.Key(&s.ObjectMeta)] = true
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		c.controller.Enqueue(k, controllers.CauseOf(event, "Pod", &p.ObjectMeta))
+	}
+}
+
+// Controllers implements the cluster's Component.
+func (c *Controller) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{c.controller}
+}
+
+// Run runs the controller until ctx ends (live mode).
+func (c *Controller) Run(ctx context.Context) { c.controller.Run(ctx) }
+
+// Reconcile makes the slices of one Service match its pods: the desired
+// slices fill the existing ones in name order, new ones are created with
+// a generated name, the rest deleted.
+func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	ns, name := cache.SplitKey(key)
+	var existing []*api.EndpointSlice
+	for _, s := range c.slices.List() {
+		if s.Namespace == ns && s.Labels[api.LabelServiceName] == name {
+			existing = append(existing, s)
+		}
+	}
+	sort.Slice(existing, func(i, j int) bool { return existing[i].Name < existing[j].Name })
+	svc, ok := c.services.Get(ns, name)
+	var desired []Slice
+	if ok && len(svc.Spec.Selector) > 0 {
+		var pods []*api.Pod
+		sel := labels.SelectorFromSet(svc.Spec.Selector)
+		for _, p := range c.pods.List() {
+			if p.Namespace == ns && sel.Matches(labels.Set(p.Labels)) {
+				pods = append(pods, p)
+			}
+		}
+		desired = Desired(svc, pods, c.max)
+	}
+	// Existing slices of each address type are reused for that type.
+	for _, d := range desired {
+		i := slices.IndexFunc(existing, func(s *api.EndpointSlice) bool { return s.AddressType == d.AddressType })
+		if i < 0 {
+			s := &api.EndpointSlice{ObjectMeta: api.ObjectMeta{GenerateName: name + "-", Namespace: ns}}
+			fill(s, svc, d)
+			if _, err := c.client.EndpointSlices().Create(ctx, s); err != nil {
+				return controllers.Result{}, err
+			}
+			continue
+		}
+		cur := existing[i]
+		existing = slices.Delete(existing, i, i+1)
+		upd := cur.DeepCopy()
+		fill(upd, svc, d)
+		if reflect.DeepEqual(upd, cur) {
+			continue
+		}
+		if _, err := c.client.EndpointSlices().Update(ctx, upd); err != nil {
+			return controllers.Result{}, err
+		}
+	}
+	for _, s := range existing {
+		if err := c.client.EndpointSlices().Delete(ctx, ns, s.Name, nil); err != nil && !api.IsNotFound(err) {
+			return controllers.Result{}, err
+		}
+	}
+	return controllers.Result{}, nil
+}
+
+// fill writes the desired content, labels and owner into s.
+func fill(s *api.EndpointSlice, svc *api.Service, d Slice) {
+	lbls := map[string]string{}
+	for k, v := range svc.Labels {
+		lbls[k] = v
+	}
+	lbls[api.LabelServiceName] = svc.Name
+	lbls[api.LabelManagedBy] = ManagedBy
+	s.Labels = lbls
+	_ = controllers.SetControllerReference(&svc.ObjectMeta, api.GroupVersionKind{Version: "v1", Kind: "Service"}, &s.ObjectMeta)
+	s.AddressType, s.Endpoints, s.Ports = d.AddressType, d.Endpoints, d.Ports
+}
+
+// Slice is one desired EndpointSlice's content.
+type Slice struct {
+	AddressType api.AddressType
+	Ports       []api.EndpointSlicePort
+	Endpoints   []api.EndpointSliceEndpoint
+}
+
+// Desired computes the slices of svc from the pods its selector matched:
+// pods with an IP that have not finished, terminating ones included with
+// their conditions saying so; grouped by address family and port set, in
+// order of first appearance; endpoints sorted by address; at most max a
+// slice.
+func Desired(svc *api.Service, pods []*api.Pod, max int) []Slice {
+	type group struct {
+		key string
+		Slice
+	}
+	var groups []*group
+	sorted := slices.Clone(pods)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Status.PodIP < sorted[j].Status.PodIP })
+	for _, p := range sorted {
+		if p.Status.PodIP == "" || p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed {
+			continue
+		}
+		var ports []api.EndpointSlicePort
+		for _, sp := range svc.Spec.Ports {
+			port, ok := targetPort(p, sp)
+			if !ok {
+				continue
+			}
+			name, proto := sp.Name, sp.Protocol
+			if proto == "" {
+				proto = api.ProtocolTCP
+			}
+			ports = append(ports, api.EndpointSlicePort{Name: &name, Port: &port, Protocol: &proto, AppProtocol: sp.AppProtocol})
+		}
+		if len(ports) == 0 && len(svc.Spec.Ports) > 0 {
+			continue
+		}
+		addressType := api.AddressTypeIPv4
+		if strings.Contains(p.Status.PodIP, ":") {
+			addressType = api.AddressTypeIPv6
+		}
+		key := string(addressType) + portsKey(ports)
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.key == key })
+		if i < 0 {
+			groups = append(groups, &group{key: key, Slice: Slice{AddressType: addressType, Ports: ports}})
+			i = len(groups) - 1
+		}
+		groups[i].Endpoints = append(groups[i].Endpoints, endpoint(svc, p))
+	}
+	var out []Slice
+	for _, g := range groups {
+		for start := 0; start < len(g.Endpoints); start += max {
+			end := min(start+max, len(g.Endpoints))
+			out = append(out, Slice{AddressType: g.AddressType, Ports: g.Ports, Endpoints: g.Endpoints[start:end]})
+		}
+	}
+	return out
+}
+
+func portsKey(ports []api.EndpointSlicePort) string {
+	var b strings.Builder
+	for _, p := range ports {
+		b.WriteString("|" + *p.Name + ":" + string(*p.Protocol) + ":" + strconv.Itoa(int(*p.Port)))
+	}
+	return b.String()
+}
+
+// endpoint is podToEndpoint: ready is ready and not terminating, serving
+// is ready whether terminating or not.
+func endpoint(svc *api.Service, p *api.Pod) api.EndpointSliceEndpoint {
+	ready := api.IsPodReady(p)
+	terminating := p.DeletionTimestamp != nil
+	readyNow := ready && !terminating
+	node := p.Spec.NodeName
+	ep := api.EndpointSliceEndpoint{
+		Addresses:  []string{p.Status.PodIP},
+		Conditions: api.EndpointConditions{Ready: &readyNow, Serving: &ready, Terminating: &terminating},
+		TargetRef:  &api.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID},
+	}
+	if node != "" {
+		ep.NodeName = &node
+	}
+	if p.Spec.Hostname != "" && p.Spec.Subdomain == svc.Name {
+		h := p.Spec.Hostname
+		ep.Hostname = &h
+	}
+	return ep
+}
+
+// targetPort resolves a service port's targetPort in pod p: a number, or
+// the name of one of its container ports.
+func targetPort(p *api.Pod, sp api.ServicePort) (int32, bool) {
+	if sp.TargetPort.Type == intstr.String && sp.TargetPort.StrVal != "" {
+		for _, c := range p.Spec.Containers {
+			for _, cp := range c.Ports {
+				if cp.Name == sp.TargetPort.StrVal {
+					return cp.ContainerPort, true
+				}
+			}
+		}
+		return 0, false
+	}
+	if sp.TargetPort.IntVal != 0 {
+		return sp.TargetPort.IntVal, true
+	}
+	return sp.Port, true
+}

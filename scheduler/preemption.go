@@ -1,0 +1,290 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/client/record"
+)
+
+// Preemption (the DefaultPreemption PostFilter plugin, issue 12 part 6):
+// when a pod fits no node, find the node where deleting pods of lower
+// priority makes room, preferring victims whose PodDisruptionBudgets allow
+// their disruption, and fewest and least important victims; nominate the
+// node in the pod's status.nominatedNodeName; mark each victim with the
+// DisruptionTarget condition, delete it gracefully and record
+// "Preempted by pod <uid> on node <node>". The pod is scheduled for real
+// when the victims are gone (their deletion wakes it).
+//
+// Left out: the "preemption: ..." tail of the FailedScheduling message,
+// preemption of pods nominated to a node but not yet bound, the victims'
+// start times as the last tie-break, asynchronous preemption.
+
+// DisruptionTarget's reason and message for a preempted pod.
+const (
+	PreemptionReason = "PreemptionByScheduler"
+	// preemptionMessageFormat takes the scheduler's name.
+	preemptionMessageFormat = "%s: preempting to accommodate a higher priority pod"
+)
+
+// preemption holds what preemption reads besides the scheduler's cache.
+type preemption struct {
+	pdbs *cache.Informer[*api.PodDisruptionBudget]
+}
+
+func newPreemption(cl *client.Client, logger *slog.Logger) *preemption {
+	return &preemption{pdbs: cache.New(cl.PodDisruptionBudgets(), api.NamespaceAll, client.ListOptions{}, logger)}
+}
+
+// PodPriority is spec.priority, 0 when unset.
+func PodPriority(p *api.Pod) int32 {
+	if p.Spec.Priority == nil {
+		return 0
+	}
+	return *p.Spec.Priority
+}
+
+// Candidate is a node where preemption makes room, with its victims.
+type Candidate struct {
+	Node    string
+	Victims []*PodInfo
+	// Violating counts the victims whose budget does not allow them to go.
+	Violating int
+}
+
+// clone copies n so that pods can be taken off the copy.
+func (n *NodeInfo) clone() *NodeInfo {
+	c := *n
+	c.owners = make(map[string]int32, len(n.owners))
+	for k, v := range n.owners {
+		c.owners[k] = v
+	}
+	return &c
+}
+
+func (f *Framework) fits(pod *PodInfo, n *NodeInfo) bool {
+	for _, fp := range f.Filters {
+		if len(fp.Filter(pod, n)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// SelectCandidate is the pure half of preemption: over nodes (in name
+// order) and the pods on each, the best node to preempt on, or false when
+// none helps.
+func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, podsOn map[string][]*PodInfo, pdbs []*api.PodDisruptionBudget) (Candidate, bool) {
+	var cands []Candidate
+	for _, n := range nodes {
+		if c, ok := f.selectVictimsOnNode(pod, n, podsOn[n.Node.Name], pdbs); ok {
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return Candidate{}, false
+	}
+	// pickOneNodeForPreemption: fewest budget violations, then the lowest
+	// highest victim priority, the lowest sum, the fewest victims; the
+	// stable sort keeps name order last.
+	highest := func(c Candidate) int32 { return PodPriority(c.Victims[0].Pod) }
+	sum := func(c Candidate) int64 {
+		var s int64
+		for _, v := range c.Victims {
+			s += int64(PodPriority(v.Pod)) + 1<<31 // as the real sum, shifted to stay positive
+		}
+		return s
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		switch {
+		case a.Violating != b.Violating:
+			return a.Violating < b.Violating
+		case highest(a) != highest(b):
+			return highest(a) < highest(b)
+		case sum(a) != sum(b):
+			return sum(a) < sum(b)
+		default:
+			return len(a.Victims) < len(b.Victims)
+		}
+	})
+	return cands[0], true
+}
+
+// selectVictimsOnNode takes every lower-priority pod off the node; if the
+// pod then fits, it puts back as many as still leave room, the most
+// important first and those a budget protects before the others.
+func (f *Framework) selectVictimsOnNode(pod *PodInfo, ni *NodeInfo, pods []*PodInfo, pdbs []*api.PodDisruptionBudget) (Candidate, bool) {
+	prio := PodPriority(pod.Pod)
+	n := ni.clone()
+	var lower []*PodInfo
+	for _, p := range pods {
+		if PodPriority(p.Pod) < prio {
+			lower = append(lower, p)
+			n.RemovePod(p)
+		}
+	}
+	if len(lower) == 0 || !f.fits(pod, n) {
+		return Candidate{}, false
+	}
+	sort.SliceStable(lower, func(i, j int) bool {
+		if a, b := PodPriority(lower[i].Pod), PodPriority(lower[j].Pod); a != b {
+			return a > b
+		}
+		return lower[i].Key < lower[j].Key
+	})
+	violating, other := splitByBudget(lower, pdbs)
+	c := Candidate{Node: ni.Node.Name}
+	reprieve := func(p *PodInfo) bool {
+		n.AddPod(p)
+		if f.fits(pod, n) {
+			return true
+		}
+		n.RemovePod(p)
+		c.Victims = append(c.Victims, p)
+		return false
+	}
+	for _, p := range violating {
+		if !reprieve(p) {
+			c.Violating++
+		}
+	}
+	for _, p := range other {
+		reprieve(p)
+	}
+	if len(c.Victims) == 0 {
+		return Candidate{}, false
+	}
+	sort.SliceStable(c.Victims, func(i, j int) bool { return PodPriority(c.Victims[i].Pod) > PodPriority(c.Victims[j].Pod) })
+	return c, true
+}
+
+// splitByBudget is filterPodsWithPDBViolation: a pod whose eviction would
+// take a matching budget's allowed disruptions below zero is violating.
+func splitByBudget(pods []*PodInfo, pdbs []*api.PodDisruptionBudget) (violating, other []*PodInfo) {
+	allowed := make([]int32, len(pdbs))
+	for i, b := range pdbs {
+		allowed[i] = b.Status.DisruptionsAllowed
+	}
+	for _, p := range pods {
+		bad := false
+		for i, b := range pdbs {
+			if b.Namespace != p.Pod.Namespace || b.Spec.Selector == nil {
+				continue
+			}
+			sel, err := api.LabelSelectorAsSelector(b.Spec.Selector)
+			if err != nil || !sel.Matches(labels.Set(p.Pod.Labels)) {
+				continue
+			}
+			if _, gone := b.Status.DisruptedPods[p.Pod.Name]; gone {
+				continue // already being evicted: counted out
+			}
+			allowed[i]--
+			if allowed[i] < 0 {
+				bad = true
+			}
+		}
+		if bad {
+			violating = append(violating, p)
+		} else {
+			other = append(other, p)
+		}
+	}
+	return violating, other
+}
+
+// preempt runs preemption for a pod that fits nowhere: it nominates the
+// chosen node and deletes the victims. It does nothing for a pod that may
+// not preempt (preemptionPolicy Never), or whose earlier victims are
+// still terminating on its nominated node.
+func (s *Scheduler) preempt(ctx context.Context, pod *api.Pod, info *PodInfo) error {
+	if p := pod.Spec.PreemptionPolicy; p != nil && *p == api.PreemptNever {
+		return nil
+	}
+	s.mu.Lock()
+	podsOn := map[string][]*PodInfo{}
+	for key, st := range s.podStates {
+		if key == info.Key {
+			continue
+		}
+		podsOn[st.node] = append(podsOn[st.node], st.info)
+	}
+	if nominated := pod.Status.NominatedNodeName; nominated != "" {
+		for _, p := range podsOn[nominated] {
+			if p.Pod.DeletionTimestamp != nil && PodPriority(p.Pod) < PodPriority(pod) {
+				s.mu.Unlock()
+				return nil // podEligibleToPreemptOthers: wait for the victims
+			}
+		}
+	}
+	for _, pods := range podsOn {
+		slices.SortFunc(pods, func(a, b *PodInfo) int {
+			switch {
+			case a.Key < b.Key:
+				return -1
+			case a.Key > b.Key:
+				return 1
+			}
+			return 0
+		})
+	}
+	cand, ok := s.fw.SelectCandidate(info, s.sortedLocked(), podsOn, s.preemption.pdbs.List())
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	if pod.Status.NominatedNodeName != cand.Node {
+		// A patch: the status was just written (PodScheduled) and the
+		// cached pod is older than that.
+		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"nominatedNodeName": cand.Node}})
+		if _, err := s.client.Pods().Patch(ctx, pod.Namespace, pod.Name, "application/merge-patch+json", patch, "status"); err != nil {
+			if api.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("nominating node %s for pod %s: %w", cand.Node, info.Key, err)
+		}
+	}
+	for _, v := range cand.Victims {
+		if err := s.preemptVictim(ctx, pod, v.Pod, cand.Node); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// preemptVictim marks the victim DisruptionTarget, deletes it with its
+// grace period and records the event.
+func (s *Scheduler) preemptVictim(ctx context.Context, preemptor, victim *api.Pod, node string) error {
+	cond := api.PodCondition{Type: api.DisruptionTarget, Status: api.ConditionTrue, Reason: PreemptionReason,
+		Message: fmt.Sprintf(preemptionMessageFormat, s.name)}
+	if marked, changed := withPodCondition(victim, cond, s.clock.Now()); changed {
+		// A strategic merge patch of the one condition, merged by type,
+		// whatever the kubelet wrote since the cache saw the pod.
+		var c api.PodCondition
+		for _, mc := range marked.Status.Conditions {
+			if mc.Type == api.DisruptionTarget {
+				c = mc
+			}
+		}
+		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []api.PodCondition{c}}})
+		if _, err := s.client.Pods().Patch(ctx, victim.Namespace, victim.Name, "application/strategic-merge-patch+json", patch, "status"); err != nil && !api.IsNotFound(err) {
+			return fmt.Errorf("marking victim %s/%s: %w", victim.Namespace, victim.Name, err)
+		}
+	}
+	if err := s.client.Pods().Delete(ctx, victim.Namespace, victim.Name, nil); err != nil && !api.IsNotFound(err) {
+		return fmt.Errorf("preempting %s/%s: %w", victim.Namespace, victim.Name, err)
+	}
+	if err := s.recorder.Eventf(ctx, record.Ref(victim, podGVK), "Normal", "Preempted",
+		"Preempted by pod %v on node %v", preemptor.UID, node); err != nil {
+		s.logger.Warn("recording event failed", "pod", victim.Namespace+"/"+victim.Name, "err", err)
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package scheduler
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+func priority(v int32) func(*api.Pod) {
+	return func(p *api.Pod) { p.Spec.Priority = &v }
+}
+
+func labelled(k, v string) func(*api.Pod) {
+	return func(p *api.Pod) { p.Labels = map[string]string{k: v} }
+}
+
+func victimNames(c Candidate) []string {
+	var out []string
+	for _, v := range c.Victims {
+		out = append(out, v.Pod.Name)
+	}
+	return out
+}
+
+func TestSelectCandidate(t *testing.T) {
+	fw := DefaultFramework()
+	// Two nodes of 4 cpu, full.
+	node1 := withPods(NewNodeInfo(testNode("node-1")))
+	node2 := withPods(NewNodeInfo(testNode("node-2")))
+	on := func(ni *NodeInfo, pods ...*api.Pod) []*PodInfo {
+		var out []*PodInfo
+		for _, p := range pods {
+			pi := NewPodInfo(p)
+			ni.AddPod(pi)
+			out = append(out, pi)
+		}
+		return out
+	}
+	podsOn := map[string][]*PodInfo{
+		"node-1": on(node1, testPod("a-low", "2", "", priority(10)), testPod("a-mid", "2", "", priority(50))),
+		"node-2": on(node2, testPod("b-low", "1", "", priority(10)), testPod("b-low2", "1", "", priority(10)), testPod("b-high", "2", "", priority(500))),
+	}
+	nodes := []*NodeInfo{node1, node2}
+
+	for _, tc := range []struct {
+		name    string
+		pod     *api.Pod
+		pdbs    []*api.PodDisruptionBudget
+		node    string
+		victims []string
+		ok      bool
+	}{
+		{"the least important victims: node-1's priority-10 pod alone", testPod("p", "2", "", priority(100)), nil, "node-1", []string{"a-low"}, true},
+		{"a bigger pod: fewest victims of the lowest priority", testPod("p", "4", "", priority(100)), nil, "node-1", []string{"a-mid", "a-low"}, true},
+		{"room on node-2 only by two low pods when node-1's is protected", testPod("p", "2", "", priority(100)),
+			[]*api.PodDisruptionBudget{{ObjectMeta: api.ObjectMeta{Name: "protect", Namespace: "default"},
+				Spec: api.PodDisruptionBudgetSpec{Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}},
+			"node-2", []string{"b-low", "b-low2"}, true},
+		{"no pod of lower priority: nothing to preempt", testPod("p", "1", "", priority(5)), nil, "", nil, false},
+		{"too big even for an empty node", testPod("p", "8", "", priority(1000)), nil, "", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.pdbs != nil {
+				// The budget protects a-low (and a-mid, labelled alike).
+				podsOn["node-1"][0].Pod.Labels = map[string]string{"app": "a"}
+				podsOn["node-1"][1].Pod.Labels = map[string]string{"app": "a"}
+				defer func() { podsOn["node-1"][0].Pod.Labels, podsOn["node-1"][1].Pod.Labels = nil, nil }()
+			}
+			c, ok := fw.SelectCandidate(NewPodInfo(tc.pod), nodes, podsOn, tc.pdbs)
+			require.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.node, c.Node)
+			assert.Equal(t, tc.victims, victimNames(c))
+		})
+	}
+	// The nodes' own totals are untouched.
+	assert.Equal(t, int64(4000), node1.Requested.MilliCPU)
+	assert.Equal(t, int64(4000), node2.Requested.MilliCPU)
+}
+
+func TestSplitByBudget(t *testing.T) {
+	pdb := &api.PodDisruptionBudget{ObjectMeta: api.ObjectMeta{Name: "b", Namespace: "default"},
+		Spec:   api.PodDisruptionBudgetSpec{Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+		Status: api.PodDisruptionBudgetStatus{DisruptionsAllowed: 1}}
+	pods := []*PodInfo{NewPodInfo(testPod("w1", "1", "", labelled("app", "web"))), NewPodInfo(testPod("w2", "1", "", labelled("app", "web"))),
+		NewPodInfo(testPod("other", "1", ""))}
+	violating, other := splitByBudget(pods, []*api.PodDisruptionBudget{pdb})
+	assert.Equal(t, []string{"w2"}, names(violating), "the budget allows one: the second would break it")
+	assert.Equal(t, []string{"w1", "other"}, names(other))
+}
+
+func names(ps []*PodInfo) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Pod.Name)
+	}
+	return out
+}
+
+func TestPreemptionInStepMode(t *testing.T) {
+	e := newEnv(t, 1)
+	e.createNode("node-1", "2", "8Gi")
+	for name, v := range map[string]int32{"low": 10, "high": 1000} {
+		_, err := e.Client.PriorityClasses().Create(e.ctx, &api.PriorityClass{ObjectMeta: api.ObjectMeta{Name: name}, Value: v})
+		require.NoError(t, err)
+	}
+	withClass := func(c string) func(*api.Pod) { return func(p *api.Pod) { p.Spec.PriorityClassName = c } }
+	e.createPod(testPod("filler", "2", "", withClass("low")))
+	e.run()
+	require.Equal(t, "node-1", e.pod("filler").Spec.NodeName)
+
+	vip := e.createPod(testPod("vip", "1", "", withClass("high")))
+	e.run()
+	got := e.pod("vip")
+	assert.Empty(t, got.Spec.NodeName, "not bound while the victim terminates")
+	assert.Equal(t, "node-1", got.Status.NominatedNodeName)
+	assert.Equal(t, api.PodReasonUnschedulable, condition(got, api.PodScheduled).Reason)
+
+	victim := e.pod("filler")
+	require.NotNil(t, victim.DeletionTimestamp, "the victim is deleted gracefully")
+	c := condition(victim, api.DisruptionTarget)
+	require.NotNil(t, c)
+	assert.Equal(t, api.ConditionTrue, c.Status)
+	assert.Equal(t, "PreemptionByScheduler", c.Reason)
+	assert.Equal(t, "default-scheduler: preempting to accommodate a higher priority pod", c.Message)
+	var preempted []string
+	for _, ev := range e.events("filler") {
+		if ev.Reason == "Preempted" {
+			preempted = append(preempted, ev.Message)
+		}
+	}
+	assert.Equal(t, []string{"Preempted by pod " + vip.UID + " on node node-1"}, preempted)
+
+	// Another cycle while the victim terminates preempts nothing more;
+	// once it is gone, the pod is bound where it was nominated.
+	require.NoError(t, e.Client.Pods().Delete(e.ctx, "default", "filler", &api.DeleteOptions{GracePeriodSeconds: new(int64)}))
+	e.run()
+	assert.Equal(t, "node-1", e.pod("vip").Spec.NodeName)
+}
