@@ -88,6 +88,12 @@ type Config struct {
 	// NodeMonitorGracePeriod and PodEvictionTimeout tune node failure
 	// handling (40s and 300s by default, as in Kubernetes).
 	NodeMonitorGracePeriod, PodEvictionTimeout time.Duration
+	// NodeLeaseDuration is the kubelets' nodeLeaseDurationSeconds; they
+	// renew their Lease every quarter of it, as the kubelet does (0:
+	// kubelet.DefaultLeaseDuration, 40s, renewed every 10s). A long one
+	// keeps a trace over simulated hours readable; NodeMonitorGracePeriod
+	// must then be longer than the renewal, or the nodes go Unknown.
+	NodeLeaseDuration time.Duration
 	// Authenticator protects the API server's handler (nil: none, for
 	// the in-process clients).
 	Authenticator authn.Authenticator

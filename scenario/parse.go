@@ -25,6 +25,7 @@ import (
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 )
 
 // Error is a problem in a scenario file: the file, the line and what was
@@ -261,7 +262,7 @@ func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
 
 func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 	f, err := p.fields(n, "cluster", "seed", "nodeCount", "nodes", "stages", "controllers",
-		"nodeMonitorGracePeriod", "podEvictionTimeout", "operators")
+		"nodeMonitorGracePeriod", "podEvictionTimeout", "nodeLeaseDuration", "operators")
 	if err != nil {
 		return err
 	}
@@ -349,6 +350,23 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 	if v, ok := f["podEvictionTimeout"]; ok {
 		if c.PodEvictionTimeout, err = p.duration(v, "cluster.podEvictionTimeout"); err != nil {
 			return err
+		}
+	}
+	if v, ok := f["nodeLeaseDuration"]; ok {
+		if c.NodeLeaseDuration, err = p.duration(v, "cluster.nodeLeaseDuration"); err != nil {
+			return err
+		}
+		if c.NodeLeaseDuration < 4*time.Second {
+			return p.errf(v, "cluster.nodeLeaseDuration: expected at least 4s, got %s", c.NodeLeaseDuration)
+		}
+		// The kubelet renews every quarter of the lease; the node lifecycle
+		// controller must hear from it within its grace period.
+		grace := c.NodeMonitorGracePeriod
+		if grace == 0 {
+			grace = nodelifecycle.DefaultNodeMonitorGracePeriod
+		}
+		if renew := c.NodeLeaseDuration / 4; renew >= grace {
+			return p.errf(v, "cluster.nodeLeaseDuration: the kubelets would renew their leases every %s, not within nodeMonitorGracePeriod (%s): the nodes would go Unknown; set a longer nodeMonitorGracePeriod", renew, grace)
 		}
 	}
 	return nil

@@ -43,6 +43,7 @@ cluster:
   controllers: "*,-garbagecollector"
   nodeMonitorGracePeriod: 20s
   podEvictionTimeout: 1m
+  nodeLeaseDuration: 1m
 steps:
 - note: hello
 - apply: pod.yaml
@@ -86,6 +87,7 @@ steps:
 	assert.Equal(t, "NoSchedule", string(s.Cluster.Nodes[0].Taints[0].Effect))
 	assert.Equal(t, 3*time.Second, s.Cluster.Stages.Ready)
 	assert.Equal(t, time.Minute, s.Cluster.PodEvictionTimeout)
+	assert.Equal(t, time.Minute, s.Cluster.NodeLeaseDuration)
 	require.Len(t, s.Steps, 18)
 	ops := make([]Op, len(s.Steps))
 	for i, st := range s.Steps {
@@ -96,8 +98,8 @@ steps:
 	assert.Equal(t, "web", s.Steps[1].Manifests[0].Object["metadata"].(map[string]any)["name"])
 	assert.Equal(t, 1, s.Steps[1].Manifests[0].Line)
 	require.Len(t, s.Steps[2].Manifests, 2, "multi-document inline manifest")
-	assert.Equal(t, 20, s.Steps[2].Manifests[0].Line, "inline lines count from the file")
-	assert.Equal(t, 24, s.Steps[2].Manifests[1].Line)
+	assert.Equal(t, 21, s.Steps[2].Manifests[0].Line, "inline lines count from the file")
+	assert.Equal(t, 25, s.Steps[2].Manifests[1].Line)
 	assert.Equal(t, &Failure{Reason: "AlreadyExists", Message: "exists"}, s.Steps[2].Fails)
 	assert.Equal(t, int64(1), s.Steps[3].Manifests[0].Object["data"].(map[string]any)["n"], "integers are int64")
 	assert.Equal(t, `[{"op":"replace","path":"/spec/x","value":2}]`, string(s.Steps[5].Patch))
@@ -161,6 +163,9 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"patch name and selector", "steps:\n- patch: {kind: Pod, name: a, selector: app=web, patch: {a: b}}\n", "s.yaml:2: patch: give a name or a selector, not both"},
 		{"patch bad selector", "steps:\n- patch: {kind: Pod, selector: 'a in (b', patch: {a: b}}\n", "s.yaml:2: patch.selector:"},
 		{"fails without reason", "steps:\n- apply:\n    file: pod.yaml\n    fails: {message: x}\n", "s.yaml:4: apply.fails: expected a reason"},
+		{"lease renewed after the grace period", "cluster: {nodeLeaseDuration: 10m}\nsteps: []\n",
+			"s.yaml:1: cluster.nodeLeaseDuration: the kubelets would renew their leases every 2m30s, not within nodeMonitorGracePeriod (40s): the nodes would go Unknown; set a longer nodeMonitorGracePeriod"},
+		{"lease too short", "cluster: {nodeLeaseDuration: 1s}\nsteps: []\n", "s.yaml:1: cluster.nodeLeaseDuration: expected at least 4s, got 1s"},
 		{"run zero", "steps:\n- run: 0\n", "s.yaml:2: run: expected a number of steps from 1 to 100000, got 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

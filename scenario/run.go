@@ -80,7 +80,8 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 	cfg := cluster.Config{Mode: runmode.Step, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
 		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
 		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, PodEvictionTimeout: s.Cluster.PodEvictionTimeout,
-		Extra: catalog.Extra(s.Cluster.Operators)}
+		NodeLeaseDuration: s.Cluster.NodeLeaseDuration,
+		Extra:             catalog.Extra(s.Cluster.Operators)}
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)

@@ -39,6 +39,9 @@ type ClusterSpec struct {
 	Operators []string
 	// NodeMonitorGracePeriod and PodEvictionTimeout tune node failure.
 	NodeMonitorGracePeriod, PodEvictionTimeout time.Duration
+	// NodeLeaseDuration is the kubelets' nodeLeaseDurationSeconds (their
+	// heartbeat is every quarter of it); 0 is the default, 40s.
+	NodeLeaseDuration time.Duration
 }
 
 // Op names a kind of step.

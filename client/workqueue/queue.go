@@ -36,9 +36,13 @@ type Queue struct {
 	waiting  map[string]time.Time
 	failures map[string]int
 	shutdown bool
-	// timerArmed is set while a timer goroutine waits for the earliest
-	// delayed key (live mode): one at a time.
-	timerArmed bool
+	// timer waits for the earliest delayed key (live mode), due at
+	// timerAt; one at a time. A key added later with an earlier deadline
+	// replaces it: otherwise that key would wait for the later deadline
+	// (a pod's 20ms stage behind another pod's 5-minute back-off).
+	timer     clock.Timer
+	timerAt   time.Time
+	timerStop chan struct{}
 }
 
 // New returns an empty queue.
@@ -100,24 +104,39 @@ func (q *Queue) AddAfter(key string, d time.Duration) {
 }
 
 // armLocked starts a clock timer for the earliest waiting key, so that a
-// blocked Get wakes when it is due (live mode; see Config.Mode).
+// blocked Get wakes when it is due (live mode; see Config.Mode). A timer
+// already armed for that time or earlier stays; one armed for later is
+// stopped and replaced.
 func (q *Queue) armLocked() {
-	if q.timerArmed || q.cfg.Mode == runmode.Step {
+	if q.cfg.Mode == runmode.Step {
 		return
 	}
 	next, ok := q.nextDeadlineLocked()
 	if !ok {
 		return
 	}
-	q.timerArmed = true
-	t := q.cfg.Clock.NewTimer(next.Sub(q.cfg.Clock.Now()))
+	if q.timer != nil {
+		if !next.Before(q.timerAt) {
+			return
+		}
+		q.timer.Stop()
+		close(q.timerStop) // its goroutine ends
+	}
+	t, stop := q.cfg.Clock.NewTimer(next.Sub(q.cfg.Clock.Now())), make(chan struct{})
+	q.timer, q.timerAt, q.timerStop = t, next, stop
 	go func() {
-		<-t.C()
+		select {
+		case <-t.C():
+		case <-stop:
+			return
+		}
 		q.mu.Lock()
-		q.timerArmed = false
+		defer q.mu.Unlock()
+		if q.timer == t {
+			q.timer = nil
+		}
 		q.promoteLocked()
 		q.armLocked()
-		q.mu.Unlock()
 	}()
 }
 

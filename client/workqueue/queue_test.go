@@ -136,3 +136,43 @@ func TestModeDecidesWhoPromotesDelayedKeys(t *testing.T) {
 	assert.Equal(t, "k", <-got, "the timer promoted the key and woke Get")
 	live.ShutDown()
 }
+
+// In live mode a timer wakes Get for the earliest delayed key. A key added
+// later with an earlier deadline gets its own timer: it must not wait for
+// the one already armed (a pod's 20ms stage behind another pod's 5-minute
+// CrashLoopBackOff on the same kubelet).
+func TestLiveEarlierDeadlineRearmsTheTimer(t *testing.T) {
+	c := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	q := New(Config{Clock: c, Mode: runmode.Live})
+	defer q.ShutDown()
+	q.AddAfter("late", 5*time.Minute)
+	q.AddAfter("early", time.Second)
+	got := make(chan string, 2)
+	go func() {
+		for {
+			k, ok := q.Get()
+			if !ok {
+				return
+			}
+			got <- k
+			q.Done(k)
+		}
+	}()
+	c.Step(time.Second)
+	select {
+	case k := <-got:
+		assert.Equal(t, "early", k)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the key due in 1s was not handed out after 1s: it waits for the 5-minute timer")
+	}
+	// The superseded timer was stopped; the late key still comes, on time.
+	_, pending := c.NextDeadline()
+	assert.True(t, pending, "a timer waits for the late key")
+	c.Step(5*time.Minute - time.Second)
+	select {
+	case k := <-got:
+		assert.Equal(t, "late", k)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the late key never came")
+	}
+}
