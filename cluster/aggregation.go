@@ -12,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
+	"github.com/kubesim/kubesim/userwebhook"
 )
 
 // aggregationLoops are the endpoints controller and the APIService
@@ -91,6 +92,7 @@ func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 			}
 			return s, nil
 		},
+		userwebhook.ImageName: c.runUserWebhook, // issue 13: the User CRD's admission webhook
 	}
 	if c.cfg.Mode == runmode.Live {
 		for name, build := range c.cfg.ControllerImages {

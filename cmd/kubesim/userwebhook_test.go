@@ -1,0 +1,50 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKubectlUserWebhookImage: examples/webhook as a student applies it.
+// The image kubesim/webhook runs as a pod behind a Service, writes its CA
+// into the configurations' caBundle, and then defaults a User's groups
+// and refuses a reserved name, with kube-apiserver's words.
+func TestKubectlUserWebhookImage(t *testing.T) {
+	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms")
+	k := newKubectl(t, s)
+	k.ok("apply", "-f", filepath.Join("..", "..", "examples", "crd", "users-crd-v1.yaml"))
+	out := k.ok("apply", "-f", filepath.Join("..", "..", "examples", "webhook", "webhook.yaml"))
+	assert.Equal(t, "namespace/webhook-system created\n"+
+		"mutatingwebhookconfiguration.admissionregistration.k8s.io/user-defaults created\n"+
+		"validatingwebhookconfiguration.admissionregistration.k8s.io/user-names created\n"+
+		"deployment.apps/user-webhook created\n"+
+		"service/user-webhook created\n", out)
+
+	// The pod's start puts the CA into both configurations.
+	require.Eventually(t, func() bool {
+		m, _ := k.run(false, "get", "mutatingwebhookconfiguration", "user-defaults", "-o", "jsonpath={.webhooks[0].clientConfig.caBundle}")
+		v, _ := k.run(false, "get", "validatingwebhookconfiguration", "user-names", "-o", "jsonpath={.webhooks[0].clientConfig.caBundle}")
+		return m != "" && m == v
+	}, 30*time.Second, 100*time.Millisecond)
+
+	// Until the endpoints are there a create may fail; wait for a success.
+	var stdout, stderr string
+	require.Eventually(t, func() bool {
+		cmd := k.cmd("apply", "-f", filepath.Join("..", "..", "examples", "webhook", "users.yaml"))
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		_ = cmd.Run() // root is refused: kubectl exits 1
+		stdout, stderr = out.String(), errb.String()
+		return strings.Contains(stdout, "user.auth.ilinux.io/alice created")
+	}, 30*time.Second, 200*time.Millisecond, "stdout %s stderr %s", stdout, stderr)
+	assert.Equal(t, "user.auth.ilinux.io/alice created\n", stdout)
+	assert.Contains(t, stderr, `admission webhook "validate.users.auth.ilinux.io" denied the request: the user name "root" is reserved`)
+	assert.Equal(t, `["users"]`, k.ok("get", "user", "alice", "-o", "jsonpath={.spec.groups}"))
+	errOut := k.fail("get", "user", "root")
+	assert.Contains(t, errOut, `users.auth.ilinux.io "root" not found`)
+}
