@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/userwebhook"
 )
@@ -38,10 +40,73 @@ func (c *Cluster) runUserWebhook(ctx context.Context, pod *api.Pod, ctr api.Cont
 	}
 	if *service != "" {
 		cl, _ := c.client("kubesim-webhook/" + pod.Namespace + "/" + pod.Name)
-		if _, err := userwebhook.InjectCABundle(ctx, cl, pod.Namespace, *service, s.CABundle()); err != nil {
+		if _, err := injectCABundle(ctx, cl, pod.Namespace, *service, s.CABundle()); err != nil {
 			s.Stop()
 			return nil, fmt.Errorf("starting %s: injecting the caBundle: %w", userwebhook.ImageName, err)
 		}
 	}
 	return s, nil
+}
+
+// The webhook configurations' resources, for the typed client.
+var (
+	mutatingResource   = client.ResourceInfo{Group: api.AdmissionRegistrationGroupName, Version: "v1", Resource: "mutatingwebhookconfigurations"}
+	validatingResource = client.ResourceInfo{Group: api.AdmissionRegistrationGroupName, Version: "v1", Resource: "validatingwebhookconfigurations"}
+)
+
+// injectCABundle writes caPEM into clientConfig.caBundle of every webhook
+// that calls Service namespace/name, in the Mutating and Validating
+// WebhookConfigurations that exist now, and returns how many webhooks it
+// changed. It is what cert-manager's CA injector or ingress-nginx's
+// kube-webhook-certgen "patch" job do: the API server trusts the
+// webhook's own CA only once the configuration names it.
+func injectCABundle(ctx context.Context, cl *client.Client, namespace, name string, caPEM []byte) (int, error) {
+	names := func(cc *api.WebhookClientConfig) bool {
+		s := cc.Service
+		if s == nil || s.Namespace != namespace || s.Name != name || bytes.Equal(cc.CABundle, caPEM) {
+			return false
+		}
+		cc.CABundle = caPEM
+		return true
+	}
+	changed := 0
+	mutating := client.For(cl, mutatingResource, func() *api.MutatingWebhookConfiguration { return &api.MutatingWebhookConfiguration{} })
+	ml, err := mutating.List(ctx, "", client.ListOptions{})
+	if err != nil {
+		return changed, err
+	}
+	for _, c := range ml.Items {
+		n := 0
+		for i := range c.Webhooks {
+			if names(&c.Webhooks[i].ClientConfig) {
+				n++
+			}
+		}
+		if n > 0 {
+			if _, err := mutating.Update(ctx, c); err != nil {
+				return changed, err
+			}
+			changed += n
+		}
+	}
+	validating := client.For(cl, validatingResource, func() *api.ValidatingWebhookConfiguration { return &api.ValidatingWebhookConfiguration{} })
+	vl, err := validating.List(ctx, "", client.ListOptions{})
+	if err != nil {
+		return changed, err
+	}
+	for _, c := range vl.Items {
+		n := 0
+		for i := range c.Webhooks {
+			if names(&c.Webhooks[i].ClientConfig) {
+				n++
+			}
+		}
+		if n > 0 {
+			if _, err := validating.Update(ctx, c); err != nil {
+				return changed, err
+			}
+			changed += n
+		}
+	}
+	return changed, nil
 }

@@ -14,7 +14,7 @@
 // the kube-webhook-certgen jobs that install ingress-nginx, makes its own
 // CA and serving certificate for <service>.<namespace>.svc and writes the
 // CA into the caBundle of the webhook configurations that name its
-// Service (InjectCABundle).
+// Service (the cluster package does the writing, for the image).
 //
 // Left out: AdmissionReview v1beta1, certificate rotation, and
 // authenticating the API server's calls.
