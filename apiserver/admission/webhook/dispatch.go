@@ -44,14 +44,14 @@ type ConditionMatcher interface {
 // New returns the mutating and the validating webhook plugins, sharing
 // their HTTP clients.
 func New(cfg Config) (*Mutating, *Validating) {
-	c := newClients(cfg.Resolve, cfg.Dial)
+	c := NewClients(cfg.Resolve, cfg.Dial)
 	d := &dispatcher{cfg: cfg, clients: c}
 	return &Mutating{d: d}, &Validating{d: d}
 }
 
 type dispatcher struct {
 	cfg     Config
-	clients *clients
+	clients *Clients
 }
 
 // Mutating is the MutatingAdmissionWebhook plugin.
