@@ -56,7 +56,7 @@ var (
 
 // injectCABundle writes caPEM into clientConfig.caBundle of every webhook
 // that calls Service namespace/name, in the Mutating and Validating
-// WebhookConfigurations that exist now, and returns how many webhooks it
+// WebhookConfigurations and the CRDs' conversion webhooks that exist now, and returns how many webhooks it
 // changed. It is what cert-manager's CA injector or ingress-nginx's
 // kube-webhook-certgen "patch" job do: the API server trusts the
 // webhook's own CA only once the configuration names it.
@@ -106,6 +106,24 @@ func injectCABundle(ctx context.Context, cl *client.Client, namespace, name stri
 				return changed, err
 			}
 			changed += n
+		}
+	}
+	// The CRDs whose conversion webhook is this Service.
+	crds := cl.CustomResourceDefinitions()
+	cl2, err := crds.List(ctx, "", client.ListOptions{})
+	if err != nil {
+		return changed, err
+	}
+	for _, c := range cl2.Items {
+		cv := c.Spec.Conversion
+		if cv == nil || cv.Strategy != api.WebhookConverter || cv.Webhook == nil || cv.Webhook.ClientConfig == nil {
+			continue
+		}
+		if names(cv.Webhook.ClientConfig) {
+			if _, err := crds.Update(ctx, c); err != nil {
+				return changed, err
+			}
+			changed++
 		}
 	}
 	return changed, nil

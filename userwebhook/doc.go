@@ -1,7 +1,9 @@
 // Package userwebhook is a teaching admission webhook for the seed's User
 // custom resource (auth.ilinux.io, examples/crd): /mutate defaults
 // spec.groups to ["users"] when a User has none, and /validate refuses
-// the reserved names (root, admin, system:...). It is written with plain
+// the reserved names (root, admin, system-...); /convert is the
+// conversion webhook of a User CRD served at v1beta1 (spec.userID) and v1
+// (spec.id). It is written with plain
 // net/http and the project's AdmissionReview types, as a webhook author
 // would write one without a framework.
 //

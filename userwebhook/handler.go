@@ -24,11 +24,13 @@ func reserved(name string) (string, bool) {
 	return "", false
 }
 
-// Handler serves /mutate and /validate, and /healthz.
+// Handler serves /mutate, /validate, /convert (the two-version User of
+// examples/webhook/users-crd-two-versions.yaml) and /healthz.
 func Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mutate", serveReview(mutate))
 	mux.HandleFunc("/validate", serveReview(validate))
+	mux.HandleFunc("/convert", serveConvert)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	return mux
 }

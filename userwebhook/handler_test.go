@@ -92,3 +92,48 @@ func TestHandler(t *testing.T) {
 		})
 	}
 }
+
+func TestConvert(t *testing.T) {
+	h := Handler()
+	post := func(body string) (int, api.ConversionReview) {
+		r := httptest.NewRequest(http.MethodPost, "/convert", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		var out api.ConversionReview
+		if w.Code == 200 {
+			require.NoError(t, json.Unmarshal(w.Body.Bytes(), &out))
+		}
+		return w.Code, out
+	}
+	review := func(desired string, objs ...string) string {
+		return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"c-1","desiredAPIVersion":"` +
+			desired + `","objects":[` + strings.Join(objs, ",") + `]}}`
+	}
+	old := `{"apiVersion":"auth.ilinux.io/v1beta1","kind":"User","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"userID":7,"groups":["g"]}}`
+	cur := `{"apiVersion":"auth.ilinux.io/v1","kind":"User","metadata":{"name":"b"},"spec":{"id":8}}`
+
+	code, out := post(review("auth.ilinux.io/v1", old, cur))
+	require.Equal(t, 200, code)
+	require.NotNil(t, out.Response)
+	assert.Equal(t, "c-1", out.Response.UID)
+	assert.Equal(t, api.StatusSuccess, out.Response.Result.Status)
+	require.Len(t, out.Response.ConvertedObjects, 2)
+	assert.JSONEq(t, `{"apiVersion":"auth.ilinux.io/v1","kind":"User","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"id":7,"groups":["g"]}}`, string(out.Response.ConvertedObjects[0].Raw))
+	assert.JSONEq(t, cur, string(out.Response.ConvertedObjects[1].Raw), "already in the desired version")
+
+	code, out = post(review("auth.ilinux.io/v1beta1", cur))
+	require.Equal(t, 200, code)
+	assert.JSONEq(t, `{"apiVersion":"auth.ilinux.io/v1beta1","kind":"User","metadata":{"name":"b"},"spec":{"userID":8}}`, string(out.Response.ConvertedObjects[0].Raw))
+
+	code, out = post(review("auth.ilinux.io/v2", old))
+	require.Equal(t, 200, code)
+	assert.Equal(t, api.StatusFailure, out.Response.Result.Status)
+	assert.Equal(t, `unsupported version "auth.ilinux.io/v2"`, out.Response.Result.Message)
+	assert.Empty(t, out.Response.ConvertedObjects)
+
+	code, _ = post(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}}`)
+	assert.Equal(t, 400, code)
+	code, _ = post(`nope`)
+	assert.Equal(t, 400, code)
+}

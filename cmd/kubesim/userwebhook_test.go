@@ -48,3 +48,45 @@ func TestKubectlUserWebhookImage(t *testing.T) {
 	errOut := k.fail("get", "user", "root")
 	assert.Contains(t, errOut, `users.auth.ilinux.io "root" not found`)
 }
+
+// TestKubectlUserConversionWebhook: the two-version User CRD converted by
+// the image's /convert: written at v1 (spec.id), stored at v1beta1
+// (spec.userID), read back at either version.
+func TestKubectlUserConversionWebhook(t *testing.T) {
+	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms")
+	k := newKubectl(t, s)
+	k.ok("apply", "-f", filepath.Join("..", "..", "examples", "webhook", "users-crd-two-versions.yaml"))
+	k.ok("apply", "-f", filepath.Join("..", "..", "examples", "webhook", "webhook.yaml"))
+	require.Eventually(t, func() bool {
+		out, _ := k.run(false, "get", "crd", "users.auth.ilinux.io", "-o", "jsonpath={.spec.conversion.webhook.clientConfig.caBundle}")
+		return out != ""
+	}, 30*time.Second, 100*time.Millisecond)
+
+	manifest := "apiVersion: auth.ilinux.io/v1\nkind: User\nmetadata:\n  name: dave\n  namespace: default\nspec:\n  id: 42\n"
+	var stdout, stderr string
+	require.Eventually(t, func() bool {
+		cmd := k.cmd("create", "-f", "-")
+		cmd.Stdin = strings.NewReader(manifest)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		_ = cmd.Run()
+		stdout, stderr = out.String(), errb.String()
+		return stdout != "" || strings.Contains(stderr, "AlreadyExists")
+	}, 30*time.Second, 200*time.Millisecond, "stdout %s stderr %s", stdout, stderr)
+	assert.Equal(t, `{"groups":["users"],"id":42}`, k.ok("get", "users.v1.auth.ilinux.io", "dave", "-o", "jsonpath={.spec}"))
+	assert.Equal(t, `{"groups":["users"],"userID":42}`, k.ok("get", "users.v1beta1.auth.ilinux.io", "dave", "-o", "jsonpath={.spec}"))
+
+	// The webhook gone: reading v1 fails with the conversion's error.
+	k.ok("scale", "deployment", "-n", "webhook-system", "user-webhook", "--replicas=0")
+	var errOut string
+	require.Eventually(t, func() bool {
+		cmd := k.cmd("get", "users.v1.auth.ilinux.io", "dave")
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		_ = cmd.Run()
+		errOut = errb.String()
+		return strings.Contains(errOut, "conversion webhook")
+	}, 30*time.Second, 200*time.Millisecond)
+	assert.Contains(t, errOut, `Error from server (InternalError): Internal error occurred: conversion webhook for auth.ilinux.io/v1beta1, Kind=User failed: Post "https://user-webhook.webhook-system.svc:443/convert?timeout=30s": `)
+	assert.Equal(t, `{"groups":["users"],"userID":42}`, k.ok("get", "users.v1beta1.auth.ilinux.io", "dave", "-o", "jsonpath={.spec}"), "the storage version needs no webhook")
+}
