@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/pki"
 )
 
@@ -22,7 +25,10 @@ import (
 // ValidatingAdmissionPolicy bound with validationActions [Warn] lets the
 // write through with kube-apiserver's warning, which kubectl prints.
 func TestKubectlWebhookMatchConditionsAndPolicyWarn(t *testing.T) {
-	s := startServer(t, t.TempDir(), "--api-server-only")
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	require.NoError(t, os.WriteFile(policy, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"), 0o600))
+	s := startServer(t, t.TempDir(), "--api-server-only", "--audit-log-path", logPath, "--audit-policy-file", policy)
 	k := newKubectl(t, s)
 
 	b, err := pki.EnsureServing(t.TempDir(), nil, time.Now(), rand.Reader)
@@ -99,7 +105,7 @@ metadata:
   name: short-names-warn
 spec:
   policyName: short-names
-  validationActions: ["Warn"]
+  validationActions: ["Warn", "Audit"]
 `
 	cmd := k.cmd("apply", "-f", "-")
 	cmd.Stdin = strings.NewReader(manifest)
@@ -122,4 +128,18 @@ spec:
 	stdout, stderr = k.run(false, "create", "service", "clusterip", "tiny", "--tcp=80")
 	assert.Equal(t, "service/tiny created\n", stdout)
 	assert.Empty(t, stderr)
+
+	// The Audit action: the failure in the create's audit event (only
+	// much-too-long failed, so only its create has annotations).
+	find := func() *audit.Event {
+		for _, ev := range readAudit(t, logPath) {
+			if ev.Verb == "create" && ev.ObjectRef != nil && ev.ObjectRef.Resource == "services" && len(ev.Annotations) > 0 {
+				return &ev
+			}
+		}
+		return nil
+	}
+	require.Eventually(t, func() bool { return find() != nil }, 10*time.Second, 10*time.Millisecond, "a services create with annotations")
+	assert.Equal(t, map[string]string{"validation.policy.admission.k8s.io/validation_failure": `[{"message":"service names should be short","policy":"short-names","binding":"short-names-warn","expressionIndex":0,"validationActions":["Warn","Audit"]}]`},
+		find().Annotations)
 }
