@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,4 +93,50 @@ func TestKubectlUserConversionWebhook(t *testing.T) {
 	}, 30*time.Second, 200*time.Millisecond)
 	assert.Contains(t, errOut, `Error from server (InternalError): Internal error occurred: conversion webhook for auth.ilinux.io/v1beta1, Kind=User failed: Post "https://user-webhook.webhook-system.svc:443/convert?timeout=30s": `)
 	assert.Equal(t, `{"groups":["users"],"userID":42}`, k.ok("get", "users.v1beta1.auth.ilinux.io", "dave", "-o", "jsonpath={.spec}"), "the storage version needs no webhook")
+}
+
+// TestKubesimWebhookProcess: `kubesim webhook` on the host, registered by
+// URL with the caBundle it prints (examples/webhook/outside.yaml).
+func TestKubesimWebhookProcess(t *testing.T) {
+	s := startServer(t, t.TempDir(), "--api-server-only")
+	k := newKubectl(t, s)
+	k.ok("apply", "-f", filepath.Join("..", "..", "examples", "crd", "users-crd-v1.yaml"))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int)
+	go func() {
+		code := run(ctx, []string{"webhook", "--cert-dir", t.TempDir(), "--port", "0"}, pw, io.Discard)
+		_ = pw.Close()
+		done <- code
+	}()
+	t.Cleanup(func() {
+		cancel()
+		assert.Equal(t, 0, <-done)
+	})
+	lines := bufio.NewScanner(pr)
+	require.True(t, lines.Scan())
+	addr, ok := strings.CutPrefix(lines.Text(), "webhook for auth.ilinux.io Users listening on https://")
+	require.True(t, ok, lines.Text())
+	addr = strings.TrimSuffix(addr, " (/mutate, /validate)")
+	require.True(t, lines.Scan())
+	ca, ok := strings.CutPrefix(lines.Text(), "caBundle: ")
+	require.True(t, ok, lines.Text())
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "webhook", "outside.yaml"))
+	require.NoError(t, err)
+	manifest := strings.ReplaceAll(strings.ReplaceAll(string(data), `caBundle: ""`, "caBundle: "+ca), "127.0.0.1:9443", addr)
+	cmd := k.cmd("apply", "-f", "-")
+	cmd.Stdin = strings.NewReader(manifest)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	cmd = k.cmd("apply", "-f", filepath.Join("..", "..", "examples", "webhook", "users.yaml"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.Error(t, cmd.Run())
+	assert.Equal(t, "user.auth.ilinux.io/alice created\n", stdout.String())
+	assert.Contains(t, stderr.String(), `admission webhook "validate.users.auth.ilinux.io" denied the request: the user name "root" is reserved`)
+	assert.Equal(t, `["users"]`, k.ok("get", "user", "alice", "-o", "jsonpath={.spec.groups}"))
 }
