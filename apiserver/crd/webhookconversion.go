@@ -37,9 +37,10 @@ func (c *converter) gvkString(apiVersion string) string {
 }
 
 // convert returns objs in version desired (a group/version), calling the
-// webhook once for those that are in another version. Its errors are the
-// apiextensions-apiserver's, as 500 InternalErrors.
-func (c *converter) convert(ctx context.Context, objs [][]byte, desired string) ([][]byte, error) {
+// webhook once for those that are in another version; list says they are
+// a list's items. Its errors are the apiextensions-apiserver's, as 500
+// InternalErrors.
+func (c *converter) convert(ctx context.Context, objs [][]byte, desired string, list bool) ([][]byte, error) {
 	out := make([][]byte, len(objs))
 	var send []int
 	from := ""
@@ -82,9 +83,14 @@ func (c *converter) convert(ctx context.Context, objs [][]byte, desired string) 
 		return nil, fail("returned %d objects, expected %d", len(resp.ConvertedObjects), len(send))
 	}
 	for j, i := range send {
-		converted, err := restoreMeta(objs[i], resp.ConvertedObjects[j].Raw, desired, c.kind)
-		if err != nil {
-			return nil, fail("returned invalid converted object at index %v: %v", j, err)
+		converted, ce := checkConverted(objs[i], resp.ConvertedObjects[j].Raw, desired)
+		if ce != nil {
+			// The real converter words a list's objects and a single one
+			// differently (and counts a list's from 1 once decoded).
+			if list {
+				return nil, fail("returned invalid converted object at index %v: %v", j+1, ce.err)
+			}
+			return nil, fail("returned invalid object%s%v", ce.prefix, ce.err)
 		}
 		out[i] = converted
 	}
@@ -133,38 +139,58 @@ func (c *converter) call(ctx context.Context, req *api.ConversionRequest) (*api.
 	return review.Response, nil
 }
 
-// restoreMeta checks a converted object and gives it the original's
-// metadata: a webhook may change labels and annotations, nothing else of
-// metadata (restoreObjectMeta in the apiextensions-apiserver).
-func restoreMeta(original, converted []byte, desired, kind string) ([]byte, error) {
+// convertedError is what is wrong with a converted object; prefix is
+// how a single object's message goes on (" at index 0: " for the type
+// checks, ": " for the metadata ones); a list's message has its own.
+type convertedError struct {
+	prefix string
+	err    error
+}
+
+
+// checkConverted checks a converted object as the apiextensions-apiserver
+// does (group/version and kind, then name, namespace and uid unchanged)
+// and gives it the original's metadata but for its labels and annotations
+// (restoreObjectMeta).
+func checkConverted(original, converted []byte, desired string) ([]byte, *convertedError) {
 	var o, c map[string]any
 	if err := json.Unmarshal(original, &o); err != nil {
-		return nil, err
+		return nil, &convertedError{": ", err}
 	}
 	if err := json.Unmarshal(converted, &c); err != nil {
-		return nil, err
+		return nil, &convertedError{": ", err}
 	}
 	if got, _ := c["apiVersion"].(string); got != desired {
-		return nil, fmt.Errorf("invalid apiVersion %q, expected %q", got, desired)
+		return nil, &convertedError{" at index 0: ", fmt.Errorf("invalid groupVersion (expected %v, received %v)", desired, got)}
 	}
-	if got, _ := c["kind"].(string); got != kind {
-		return nil, fmt.Errorf("invalid kind %q, expected %q", got, kind)
+	if want, got := o["kind"], c["kind"]; want != got {
+		return nil, &convertedError{" at index 0: ", fmt.Errorf("invalid kind (expected %v, received %v)", want, got)}
 	}
 	om, _ := o["metadata"].(map[string]any)
 	cm, _ := c["metadata"].(map[string]any)
+	for _, f := range []string{"name", "namespace", "uid"} {
+		if want, got := om[f], cm[f]; want != got {
+			what := map[string]string{"name": "name", "namespace": "namespace", "uid": "UID"}[f]
+			return nil, &convertedError{": ", fmt.Errorf("must have the same %s: %v != %v", what, want, got)}
+		}
+	}
 	meta := map[string]any{}
 	for k, v := range om {
 		meta[k] = v
 	}
 	for _, k := range []string{"labels", "annotations"} {
-		if v, ok := cm[k]; ok {
+		if v, ok := cm[k]; ok && v != nil {
 			meta[k] = v
 		} else {
 			delete(meta, k)
 		}
 	}
 	c["metadata"] = meta
-	return json.Marshal(c)
+	out, err := json.Marshal(c)
+	if err != nil {
+		return nil, &convertedError{": ", err}
+	}
+	return out, nil
 }
 
 // apiVersionOf reads the apiVersion of a stored object.
@@ -185,7 +211,7 @@ type conversionStorage struct {
 }
 
 func (s conversionStorage) to(ctx context.Context, value []byte, gv string) ([]byte, error) {
-	out, err := s.conv.convert(ctx, [][]byte{value}, gv)
+	out, err := s.conv.convert(ctx, [][]byte{value}, gv, false)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +276,7 @@ func (s conversionStorage) List(ctx context.Context, prefix string, opts store.L
 	for i, kv := range res.Items {
 		values[i] = kv.Value
 	}
-	converted, err := s.conv.convert(ctx, values, s.served)
+	converted, err := s.conv.convert(ctx, values, s.served, true)
 	if err != nil {
 		return store.ListResult{}, err
 	}

@@ -57,8 +57,13 @@ func converter(mode *atomic.Value, calls *atomic.Int64) http.HandlerFunc {
 				delete(spec, "schedule")
 			}
 			m["apiVersion"] = req.DesiredAPIVersion
-			if mode.Load() == "rename" {
+			switch mode.Load() {
+			case "rename":
 				m["metadata"].(map[string]any)["name"] = "other"
+			case "label":
+				md := m["metadata"].(map[string]any)
+				md["labels"].(map[string]any)["converted"] = "yes"
+				delete(md, "creationTimestamp")
 			}
 			data, _ := json.Marshal(m)
 			resp.ConvertedObjects = append(resp.ConvertedObjects, api.RawExtension{Raw: data})
@@ -136,7 +141,8 @@ func TestConversionWebhook(t *testing.T) {
 		{"uid", `failed: expected response.uid="`},
 		{"count", "returned 2 objects, expected 1"},
 		{"failed", "failed: cannot convert this one"},
-		{"version", `returned invalid converted object at index 0: invalid apiVersion "stable.example.com/v1", expected "stable.example.com/v2"`},
+		{"version", `returned invalid object at index 0: invalid groupVersion (expected stable.example.com/v2, received stable.example.com/v1)`},
+		{"rename", `returned invalid object: must have the same name: ct != other`},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			mode.Store(tc.mode)
@@ -146,12 +152,20 @@ func TestConversionWebhook(t *testing.T) {
 			assert.Contains(t, body["message"], prefix+tc.message)
 		})
 	}
-	// A webhook that changes metadata other than labels and annotations:
-	// the original metadata is kept.
-	mode.Store("rename")
+	// In a list, the objects are counted (from 1, as the real converter
+	// counts them once decoded).
+	mode.Store("version")
+	code, body = raw(t, h, "GET", v2, "")
+	assert.Equal(t, 500, code)
+	assert.Contains(t, body["message"], prefix+"returned invalid converted object at index 1: invalid groupVersion (expected stable.example.com/v2, received stable.example.com/v1)")
+	// Labels the webhook changes are kept, the rest of metadata is the
+	// original's.
+	mode.Store("label")
 	code, body = raw(t, h, "GET", v2+"/ct", "")
 	require.Equal(t, 200, code, "%v", body)
-	assert.Equal(t, "ct", body["metadata"].(map[string]any)["name"])
+	meta := body["metadata"].(map[string]any)
+	assert.Equal(t, map[string]any{"a": "b", "converted": "yes"}, meta["labels"])
+	assert.NotEmpty(t, meta["creationTimestamp"], "restored from the original")
 
 	// Unreachable: the write is refused, nothing stored.
 	mode.Store("ok")
