@@ -147,7 +147,6 @@ type convertedError struct {
 	err    error
 }
 
-
 // checkConverted checks a converted object as the apiextensions-apiserver
 // does (group/version and kind, then name, namespace and uid unchanged)
 // and gives it the original's metadata but for its labels and annotations
