@@ -67,8 +67,8 @@ type MutatingWebhook struct {
 	// ReinvocationPolicy IfNeeded calls the webhook once more when a later
 	// plugin changed the object (Never by default).
 	ReinvocationPolicy *ReinvocationPolicyType `json:"reinvocationPolicy,omitempty" protobuf:"bytes,10,opt,name=reinvocationPolicy,casttype=ReinvocationPolicyType"`
-	// MatchConditions are CEL expressions; kubesim stores them and refuses
-	// nothing by them (no CEL in the webhook dispatcher yet).
+	// MatchConditions are CEL expressions that must all be true for the
+	// webhook to be called.
 	MatchConditions []MatchCondition `json:"matchConditions,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,12,opt,name=matchConditions"`
 }
 

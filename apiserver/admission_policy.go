@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/admission/policy"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -80,8 +81,8 @@ func (p policySource) Params(ctx context.Context, k api.ParamKind, ns string) ([
 }
 
 // admissionPolicyPlugin is the ValidatingAdmissionPolicy plugin over the
-// server's stores. Its Warn is left for the admission chain's warnings to
-// fill (the Warn action); until then warnings are dropped.
+// server's stores. The Warn action's messages join the admission chain's
+// warnings, which the client gets as Warning headers.
 func (s *Server) admissionPolicyPlugin() (*policy.Plugin, error) {
-	return policy.NewPlugin(policySource{s}, nil)
+	return policy.NewPlugin(policySource{s}, admission.AddWarning)
 }

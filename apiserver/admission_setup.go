@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/admission/policy"
 	"github.com/kubesim/kubesim/apiserver/admission/webhook"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
@@ -42,7 +43,12 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	if s.cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
 	}
+	conditions, err := policy.NewConditions() // webhooks' matchConditions
+	if err != nil {
+		return nil, err
+	}
 	mutating, validating := webhook.New(webhook.Config{
+		Conditions:  conditions,
 		Mutating:    s.mutatingWebhooks,
 		Validating:  s.validatingWebhooks,
 		Namespace:   s.namespace,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/admission/webhook"
 	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
@@ -203,7 +204,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	// CustomResourceDefinitions are always served, as kube-apiserver
 	// always runs the apiextensions-apiserver in front of itself.
-	ext, err := crd.New(crd.Config{Registrar: s, Clock: cfg.Clock, Logger: cfg.Logger})
+	ext, err := crd.New(crd.Config{Registrar: s, Clock: cfg.Clock, Logger: cfg.Logger,
+		// Conversion webhooks are reached as admission webhooks are.
+		Webhooks: webhook.NewClients(s.resolveService, cfg.WebhookDial), UID: s.ids.UID})
 	if err != nil {
 		return nil, err
 	}

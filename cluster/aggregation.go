@@ -13,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/metricsserver"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
+	"github.com/kubesim/kubesim/userwebhook"
 )
 
 // aggregationLoops are the endpoints controller and the APIService
@@ -93,6 +94,7 @@ func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 			return s, nil
 		},
 		metricsserver.ImageName: c.runMetricsServer, // issue 12 part 5
+		userwebhook.ImageName:   c.runUserWebhook,   // issue 13: the User CRD's admission webhook
 	}
 	if c.cfg.Mode == runmode.Live {
 		for name, build := range c.cfg.ControllerImages {

@@ -57,6 +57,9 @@ type Event struct {
 	ResponseObject           json.RawMessage `json:"responseObject,omitempty"`
 	RequestReceivedTimestamp MicroTime       `json:"requestReceivedTimestamp"`
 	StageTimestamp           MicroTime       `json:"stageTimestamp"`
+	// Annotations are what admission added: a webhook's auditAnnotations
+	// (prefixed with its name), a policy's Audit failures.
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // UserInfo is authentication/v1 UserInfo.

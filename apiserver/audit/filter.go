@@ -66,6 +66,22 @@ func LogResponseObject(ctx context.Context, obj any) {
 	}
 }
 
+// AddAnnotations records annotations in the event of the request ctx
+// serves (if it is audited), at every level: admission's audit
+// annotations (audit.AddAuditAnnotation in Kubernetes).
+func AddAnnotations(ctx context.Context, annotations map[string]string) {
+	ev, ok := ctx.Value(eventKey{}).(*Event)
+	if !ok || len(annotations) == 0 {
+		return
+	}
+	if ev.Annotations == nil {
+		ev.Annotations = map[string]string{}
+	}
+	for k, v := range annotations {
+		ev.Annotations[k] = v
+	}
+}
+
 // LogImpersonatedUser records, in the event of the request ctx serves (if
 // it is audited), the user the request now acts as.
 func LogImpersonatedUser(ctx context.Context, u *authn.UserInfo) {

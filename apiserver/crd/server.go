@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/apiserver/admission/webhook"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
 	"github.com/kubesim/kubesim/clock"
@@ -40,6 +41,11 @@ type Config struct {
 	Registrar Registrar
 	Clock     clock.Clock
 	Logger    *slog.Logger
+	// Webhooks reach conversion webhooks (the admission webhooks'
+	// clients); UID names each ConversionReview. Without them a CRD
+	// with conversion strategy Webhook converts as None does.
+	Webhooks *webhook.Clients
+	UID      func() string
 }
 
 // Server is the apiextensions-apiserver inside kubesim's API server: it
@@ -238,7 +244,7 @@ func (s *Server) apply(c *api.CustomResourceDefinition, rev int64, deleted bool)
 		if sv, ok := cur[name]; ok && sv.fingerprint == fp {
 			continue
 		}
-		if err := s.cfg.Registrar.ReplaceResource(NewCustomResource(c, v)); err != nil {
+		if err := s.cfg.Registrar.ReplaceResource(s.customResource(c, v)); err != nil {
 			s.cfg.Logger.Error("serving a custom resource", "crd", c.Name, "version", name, "err", err)
 			continue
 		}
@@ -249,13 +255,35 @@ func (s *Server) apply(c *api.CustomResourceDefinition, rev int64, deleted bool)
 // fingerprint is what the resource of version v is built from.
 func fingerprint(c *api.CustomResourceDefinition, v *api.CustomResourceDefinitionVersion) string {
 	raw, _ := json.Marshal(struct {
-		Group    string
-		Scope    api.ResourceScope
-		Preserve bool
-		Names    api.CustomResourceDefinitionNames
-		Version  *api.CustomResourceDefinitionVersion
-	}{c.Spec.Group, c.Spec.Scope, c.Spec.PreserveUnknownFields, c.Status.AcceptedNames, v})
+		Group      string
+		Scope      api.ResourceScope
+		Preserve   bool
+		Names      api.CustomResourceDefinitionNames
+		Version    *api.CustomResourceDefinitionVersion
+		Conversion *api.CustomResourceConversion
+		Storage    string
+	}{c.Spec.Group, c.Spec.Scope, c.Spec.PreserveUnknownFields, c.Status.AcceptedNames, v, c.Spec.Conversion, StorageVersion(c)})
 	return string(raw)
+}
+
+// customResource is the resource serving version v; with conversion
+// strategy Webhook its objects are stored in the storage version and
+// converted by the CRD's webhook (kubesim otherwise keeps each object in
+// the version it was written in and only rewrites apiVersion).
+func (s *Server) customResource(c *api.CustomResourceDefinition, v *api.CustomResourceDefinitionVersion) *registry.Resource {
+	res := NewCustomResource(c, v)
+	cv := c.Spec.Conversion
+	if cv == nil || cv.Strategy != api.WebhookConverter || cv.Webhook == nil || cv.Webhook.ClientConfig == nil ||
+		s.cfg.Webhooks == nil || s.cfg.UID == nil {
+		return res
+	}
+	conv := &converter{clients: s.cfg.Webhooks, cc: *cv.Webhook.ClientConfig.DeepCopy(), group: c.Spec.Group,
+		kind: c.Status.AcceptedNames.Kind, uid: s.cfg.UID}
+	served, storage := c.Spec.Group+"/"+v.Name, c.Spec.Group+"/"+StorageVersion(c)
+	res.DecorateStorage = func(st store.Interface) store.Interface {
+		return conversionStorage{Interface: st, conv: conv, served: served, storage: storage}
+	}
+	return res
 }
 
 // reconsiderGroup gives the other CRDs of a group whose names were refused

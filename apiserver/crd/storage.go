@@ -95,17 +95,23 @@ func (s v1beta1Storage) Watch(ctx context.Context, prefix string, from int64) (s
 	if err != nil {
 		return nil, err
 	}
-	cw := &convertingWatcher{Watcher: w, out: make(chan store.Event), done: make(chan struct{})}
-	go cw.run(ctx)
-	return cw, nil
+	return newConvertingWatcher(ctx, w, func(_ context.Context, v []byte) []byte { return fromStored(v) }), nil
 }
 
-// convertingWatcher converts the values of a watch to v1beta1.
+// convertingWatcher converts the values of a watch (to v1beta1 CRDs, or
+// custom resources to the served version).
 type convertingWatcher struct {
 	store.Watcher
-	out  chan store.Event
-	done chan struct{}
-	once sync.Once
+	convert func(context.Context, []byte) []byte
+	out     chan store.Event
+	done    chan struct{}
+	once    sync.Once
+}
+
+func newConvertingWatcher(ctx context.Context, w store.Watcher, convert func(context.Context, []byte) []byte) *convertingWatcher {
+	cw := &convertingWatcher{Watcher: w, convert: convert, out: make(chan store.Event), done: make(chan struct{})}
+	go cw.run(ctx)
+	return cw
 }
 
 // Stop implements store.Watcher.
@@ -117,8 +123,8 @@ func (w *convertingWatcher) Stop() {
 func (w *convertingWatcher) run(ctx context.Context) {
 	defer close(w.out)
 	for ev := range w.Watcher.ResultChan() {
-		ev.Value = fromStored(ev.Value)
-		ev.PrevValue = fromStored(ev.PrevValue)
+		ev.Value = w.convert(ctx, ev.Value)
+		ev.PrevValue = w.convert(ctx, ev.PrevValue)
 		select {
 		case w.out <- ev:
 		case <-ctx.Done():

@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/audit"
 )
 
 // AdmissionStepHeader carries, one value per step, what the admission
@@ -25,6 +27,7 @@ func isWrite(verb string) bool {
 type admissionStepsWriter struct {
 	http.ResponseWriter
 	rec     *admission.Record
+	ctx     context.Context // the request's, for its audit event
 	written bool
 }
 
@@ -37,6 +40,7 @@ func (w *admissionStepsWriter) addSteps() {
 		w.Header().Add(AdmissionStepHeader, s.String())
 	}
 	addWarnings(w.ResponseWriter, w.rec.Warnings())
+	audit.AddAnnotations(w.ctx, w.rec.AuditAnnotations())
 }
 
 func (w *admissionStepsWriter) WriteHeader(code int) {

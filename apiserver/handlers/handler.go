@@ -97,7 +97,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// stepper's trace (admission.Record).
 		ctx, rec := admission.WithRecord(r.Context())
 		r = r.WithContext(ctx)
-		w = &admissionStepsWriter{ResponseWriter: w, rec: rec}
+		w = &admissionStepsWriter{ResponseWriter: w, rec: rec, ctx: ctx}
 	}
 	rc := &requestContext{h: h, w: w, r: r, info: info, st: st, res: res, ns: ns, name: name}
 	// The answer's media type is settled before anything is written, as

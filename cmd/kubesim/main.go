@@ -24,6 +24,8 @@ Usage:
                           run one controller as its own process against an API server
   kubesim extension-apiserver --requestheader-client-ca-file FILE [flags]
                           run the sample extension API server (wardle.example.com) on its own
+  kubesim webhook [--cert-dir DIR] [--port PORT]
+                          run the User CRD's admission webhook (defaulting, validation) over HTTPS
   kubesim kubeconfig --user NAME [--group GROUP]... [--data-dir DIR] [--out FILE]
                           write a kubeconfig with a client certificate for a user
   kubesim store check [--accept-meta-rollback] DATA_DIR
@@ -67,6 +69,8 @@ func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		err = runController(ctx, args[1:], stdout, stderr)
 	case "extension-apiserver":
 		err = extensionAPIServer(ctx, args[1:], stdout, stderr)
+	case "webhook":
+		err = webhookCmd(ctx, args[1:], stdout, stderr)
 	case "store":
 		err = storeCmd(ctx, args[1:], stdout, stderr)
 	case "kubeconfig":

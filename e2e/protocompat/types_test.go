@@ -71,6 +71,10 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.Rule](), reflect.TypeFor[admissionregistrationv1.Rule]()},
 	{reflect.TypeFor[api.MatchCondition](), reflect.TypeFor[admissionregistrationv1.MatchCondition]()},
 	{reflect.TypeFor[api.AdmissionReview](), reflect.TypeFor[admissionv1.AdmissionReview]()},
+	// issue 13 part 4: apiextensions.k8s.io/v1 ConversionReview
+	{reflect.TypeFor[api.ConversionReview](), reflect.TypeFor[apiextensionsv1.ConversionReview]()},
+	{reflect.TypeFor[api.ConversionRequest](), reflect.TypeFor[apiextensionsv1.ConversionRequest]()},
+	{reflect.TypeFor[api.ConversionResponse](), reflect.TypeFor[apiextensionsv1.ConversionResponse]()},
 	{reflect.TypeFor[api.AdmissionRequest](), reflect.TypeFor[admissionv1.AdmissionRequest]()},
 	{reflect.TypeFor[api.AdmissionResponse](), reflect.TypeFor[admissionv1.AdmissionResponse]()},
 	{reflect.TypeFor[api.MetaGroupVersionKind](), reflect.TypeFor[metav1.GroupVersionKind]()},

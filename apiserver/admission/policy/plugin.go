@@ -110,6 +110,8 @@ type decision struct {
 	message         string
 	reason          api.StatusReason
 	actions         []api.ValidationAction
+	// index is the failed validation's index (audit annotations).
+	index int
 }
 
 // Validate implements admission's validating plugin interface.
@@ -136,7 +138,7 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 		return err
 	}
 	var vars *activation
-	var denied []decision
+	var denied, audited []decision
 	for _, pol := range policies {
 		ok, err := matches(pol.Spec.MatchConstraints, r)
 		if err != nil || !ok || pol.Spec.MatchConstraints == nil || len(pol.Spec.MatchConstraints.ResourceRules) == 0 {
@@ -158,16 +160,45 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 				if slices.Contains(d.actions, api.Warn) && p.Warn != nil {
 					p.Warn(ctx, fmt.Sprintf("Validation failed for ValidatingAdmissionPolicy '%s' with binding '%s': %s", d.policy, d.binding, d.message))
 				}
+				if slices.Contains(d.actions, api.Audit) {
+					audited = append(audited, d)
+				}
 				if slices.Contains(d.actions, api.Deny) {
 					denied = append(denied, d)
 				}
 			}
 		}
 	}
+	auditFailures(ctx, audited)
 	if len(denied) == 0 {
 		return nil
 	}
 	return denyError(a, denied[0])
+}
+
+// auditFailures records the Audit action's failures as the one audit
+// annotation kube-apiserver writes for them: a JSON list under
+// validation.policy.admission.k8s.io/validation_failure.
+func auditFailures(ctx context.Context, ds []decision) {
+	if len(ds) == 0 {
+		return
+	}
+	type failure struct {
+		Message           string                 `json:"message"`
+		Policy            string                 `json:"policy"`
+		Binding           string                 `json:"binding"`
+		ExpressionIndex   int                    `json:"expressionIndex"`
+		ValidationActions []api.ValidationAction `json:"validationActions"`
+	}
+	out := make([]failure, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, failure{Message: d.message, Policy: d.policy, Binding: d.binding, ExpressionIndex: d.index, ValidationActions: d.actions})
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return
+	}
+	admission.AddAuditAnnotation(ctx, "validation.policy.admission.k8s.io/validation_failure", string(data))
 }
 
 // denyError is the refusal: admission.NewForbidden's message with the
@@ -296,7 +327,7 @@ func (p *Plugin) evaluate(ctx context.Context, c *compiledPolicy, b *api.Validat
 			if v == types.True {
 				continue
 			}
-			d := decision{policy: pol.Name, binding: b.Name, actions: b.Spec.ValidationActions, message: validationMessage(ctx, val, c.messages[i], act)}
+			d := decision{policy: pol.Name, binding: b.Name, actions: b.Spec.ValidationActions, index: i, message: validationMessage(ctx, val, c.messages[i], act)}
 			if val.Reason != nil {
 				d.reason = *val.Reason
 			}

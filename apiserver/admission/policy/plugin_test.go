@@ -126,11 +126,16 @@ func TestPolicyWarnAndReason(t *testing.T) {
 	ctx := context.Background()
 
 	src.bindings = []*api.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"warn"},"spec":{"policyName":"p","validationActions":["Warn","Audit"]}}`)}
-	require.NoError(t, p.Validate(ctx, deployment("ns", 1, map[string]string{"checked": "yes", "team": "blue"})))
+	actx, rec := admission.WithRecord(ctx)
+	require.NoError(t, p.Validate(actx, deployment("ns", 1, map[string]string{"checked": "yes", "team": "blue"})))
 	assert.Equal(t, []string{
 		"Validation failed for ValidatingAdmissionPolicy 'p' with binding 'warn': team must be team-alice, not blue",
 		"Validation failed for ValidatingAdmissionPolicy 'p' with binding 'warn': names start with x",
 	}, warnings)
+	// The Audit action: one annotation listing every failure.
+	assert.Equal(t, map[string]string{"validation.policy.admission.k8s.io/validation_failure": `[` +
+		`{"message":"team must be team-alice, not blue","policy":"p","binding":"warn","expressionIndex":0,"validationActions":["Warn","Audit"]},` +
+		`{"message":"names start with x","policy":"p","binding":"warn","expressionIndex":1,"validationActions":["Warn","Audit"]}]`}, rec.AuditAnnotations())
 
 	warnings = nil
 	src.bindings = []*api.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"deny"},"spec":{"policyName":"p","validationActions":["Deny"]}}`)}

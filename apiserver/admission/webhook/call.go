@@ -180,11 +180,11 @@ func (d *dispatcher) call(ctx context.Context, h *hook, req *api.AdmissionReques
 	fail := func(format string, args ...any) error {
 		return &callingError{name: h.name, reason: fmt.Errorf(format, args...)}
 	}
-	url, err := webhookURL(h.clientConfig, h.timeout)
+	url, err := URL(h.clientConfig, h.timeout)
 	if err != nil {
 		return nil, fail("%v", err)
 	}
-	rt, err := d.clients.transport(h.clientConfig.CABundle)
+	rt, err := d.clients.Transport(h.clientConfig.CABundle)
 	if err != nil {
 		return nil, fail("%v", err)
 	}

@@ -22,9 +22,11 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 // Service namespace/name, or says why there is none.
 type ResolveFunc func(ctx context.Context, namespace, name string, port int32) (string, error)
 
-// clients holds one HTTP transport per caBundle: connections to a webhook
-// are reused across admissions, as kube-apiserver's client manager does.
-type clients struct {
+// Clients holds one HTTP transport per caBundle: connections to a webhook
+// are reused across calls, as kube-apiserver's client manager does. The
+// admission webhooks and the CRD conversion webhooks (package crd) share
+// this one piece of code.
+type Clients struct {
 	resolve ResolveFunc
 	dial    DialFunc
 
@@ -32,16 +34,18 @@ type clients struct {
 	transports map[string]*http.Transport
 }
 
-func newClients(resolve ResolveFunc, dial DialFunc) *clients {
+// NewClients returns clients that reach a Service's name through
+// resolve and dial (nil: net.Dialer).
+func NewClients(resolve ResolveFunc, dial DialFunc) *Clients {
 	if dial == nil {
 		dial = (&net.Dialer{Timeout: 5 * time.Second}).DialContext
 	}
-	return &clients{resolve: resolve, dial: dial, transports: map[string]*http.Transport{}}
+	return &Clients{resolve: resolve, dial: dial, transports: map[string]*http.Transport{}}
 }
 
-// url is where a webhook is called: its URL, or https://<service>.<ns>.svc
+// URL is where a webhook is called: its URL, or https://<service>.<ns>.svc
 // with the port (443 by default) and path, which the transport resolves.
-func webhookURL(cc api.WebhookClientConfig, timeout time.Duration) (string, error) {
+func URL(cc api.WebhookClientConfig, timeout time.Duration) (string, error) {
 	var base string
 	switch {
 	case cc.URL != nil:
@@ -70,9 +74,9 @@ func webhookURL(cc api.WebhookClientConfig, timeout time.Duration) (string, erro
 	return base + sep + "timeout=" + strconv.Itoa(int(timeout/time.Second)) + "s", nil
 }
 
-// transport returns the transport trusting caBundle (the system's roots
+// Transport returns the transport trusting caBundle (the system's roots
 // when empty).
-func (c *clients) transport(caBundle []byte) (*http.Transport, error) {
+func (c *Clients) Transport(caBundle []byte) (*http.Transport, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := string(caBundle)
@@ -96,7 +100,7 @@ func (c *clients) transport(caBundle []byte) (*http.Transport, error) {
 // dialService dials a Service's name (<svc>.<ns>.svc:port) through a ready
 // endpoint, and anything else as it is; TLS is still checked against the
 // Service's name.
-func (c *clients) dialService(ctx context.Context, network, addr string) (net.Conn, error) {
+func (c *Clients) dialService(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, portText, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err

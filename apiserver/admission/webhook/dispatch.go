@@ -29,19 +29,29 @@ type Config struct {
 	Dial DialFunc
 	// UID returns a new AdmissionRequest uid.
 	UID func() string
+	// Conditions evaluates matchConditions (CEL); nil calls a webhook
+	// whatever its matchConditions say.
+	Conditions ConditionMatcher
+}
+
+// ConditionMatcher evaluates a webhook's matchConditions against a
+// request: false skips the webhook; an error is a failed call, judged by
+// failurePolicy (package policy's Conditions implements it).
+type ConditionMatcher interface {
+	Match(ctx context.Context, conds []api.MatchCondition, a *admission.Attributes) (bool, error)
 }
 
 // New returns the mutating and the validating webhook plugins, sharing
 // their HTTP clients.
 func New(cfg Config) (*Mutating, *Validating) {
-	c := newClients(cfg.Resolve, cfg.Dial)
+	c := NewClients(cfg.Resolve, cfg.Dial)
 	d := &dispatcher{cfg: cfg, clients: c}
 	return &Mutating{d: d}, &Validating{d: d}
 }
 
 type dispatcher struct {
 	cfg     Config
-	clients *clients
+	clients *Clients
 }
 
 // Mutating is the MutatingAdmissionWebhook plugin.
@@ -162,7 +172,7 @@ type invocation struct {
 }
 
 // shouldCall decides whether h sees the request (rules, then
-// namespaceSelector, then objectSelector) and refuses a dry run a webhook
+// namespaceSelector, then objectSelector, then matchConditions) and refuses a dry run a webhook
 // with side effects would see.
 func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (*invocation, error) {
 	namespaced := a.Namespace != "" && a.Resource != namespacesGVR
@@ -177,6 +187,16 @@ func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 	ok, err = objectMatches(h, a)
 	if err != nil || !ok {
 		return nil, err
+	}
+	if len(h.matchConditions) > 0 && d.cfg.Conditions != nil {
+		ok, err := d.cfg.Conditions.Match(ctx, h.matchConditions, a)
+		if err != nil {
+			// failurePolicy decides: Ignore skips the webhook.
+			return nil, d.failed(ctx, h, a, &callingError{name: h.name, reason: fmt.Errorf("failed to evaluate match conditions: %v", err)})
+		}
+		if !ok {
+			return nil, nil
+		}
 	}
 	if a.DryRun && h.sideEffects != api.SideEffectClassNone && h.sideEffects != api.SideEffectClassNoneOnDryRun {
 		err := api.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", h.name))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/admission/policy"
 	"github.com/kubesim/kubesim/apiserver/admission/webhook"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/pki"
@@ -45,7 +46,10 @@ func newEnv(t *testing.T) *env {
 		"default": {ObjectMeta: api.ObjectMeta{Name: "default", Labels: map[string]string{"env": "prod"}}},
 		"dev":     {ObjectMeta: api.ObjectMeta{Name: "dev", Labels: map[string]string{"env": "dev"}}},
 	}, services: map[string]string{}}
+	conditions, err := policy.NewConditions()
+	require.NoError(t, err)
 	m, v := webhook.New(webhook.Config{
+		Conditions: conditions,
 		Mutating:   func(context.Context) ([]api.MutatingWebhookConfiguration, error) { return e.mutating, nil },
 		Validating: func(context.Context) ([]api.ValidatingWebhookConfiguration, error) { return e.validating, nil },
 		Namespace: func(_ context.Context, name string) (*api.Namespace, error) {
@@ -396,4 +400,50 @@ func TestWebhookConfigurationsAreExempt(t *testing.T) {
 		Name: "v-x.example.com", OldObject: &e.validating[0]}
 	_, _, err := e.admit(a)
 	assert.NoError(t, err, "a broken webhook can always be removed")
+}
+
+// matchConditions: false skips the webhook (even when another condition
+// fails to evaluate); an evaluation error is a failed call, which
+// failurePolicy Ignore lets through and Fail refuses.
+func TestMatchConditions(t *testing.T) {
+	e := newEnv(t)
+	var calls atomic.Int64
+	cc := e.server("hook", reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse {
+		calls.Add(1)
+		return &api.AdmissionResponse{Allowed: false, Result: &api.Status{Message: "no", Code: 403}}
+	}))
+	cond := func(conds ...api.MatchCondition) func(*api.ValidatingWebhook) {
+		return func(w *api.ValidatingWebhook) { w.MatchConditions = conds }
+	}
+	e.addValidating("teams.example.com", cc, cond(
+		api.MatchCondition{Name: "has-team", Expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"},
+		api.MatchCondition{Name: "not-admin", Expression: "request.userInfo.username != 'admin'"}))
+	_, _, err := e.admit(createAttrs(pod("default", map[string]string{"app": "web"})))
+	assert.NoError(t, err, "no team label: not called")
+	assert.Zero(t, calls.Load())
+	_, _, err = e.admit(createAttrs(pod("default", map[string]string{"team": "a"})))
+	assert.ErrorContains(t, err, `admission webhook "teams.example.com" denied the request: no`)
+	assert.Equal(t, int64(1), calls.Load())
+
+	e.validating = nil
+	e.addValidating("broken.example.com", cc, cond(
+		api.MatchCondition{Name: "bad", Expression: "object.spec.nothing == 1"},
+		api.MatchCondition{Name: "false", Expression: "object.metadata.name == 'other'"}))
+	_, _, err = e.admit(createAttrs(pod("default", nil)))
+	assert.NoError(t, err, "a false condition wins over an error")
+
+	e.validating = nil
+	e.addValidating("broken.example.com", cc, cond(api.MatchCondition{Name: "bad", Expression: "object.spec.nothing == 1"}))
+	_, _, err = e.admit(createAttrs(pod("default", nil)))
+	var se *api.StatusError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, int32(500), se.ErrStatus.Code)
+	assert.Equal(t, `Internal error occurred: failed calling webhook "broken.example.com": failed to evaluate match conditions: failed to evaluate match condition "bad": no such key: nothing`, se.Error())
+	ignore := api.Ignore
+	e.validating[0].Webhooks[0].FailurePolicy = &ignore
+	steps, _, err := e.admit(createAttrs(pod("default", nil)))
+	assert.NoError(t, err, "failurePolicy Ignore")
+	require.Len(t, steps, 1)
+	assert.Contains(t, steps[0].Ignored, "failed to evaluate match conditions")
+	assert.Equal(t, int64(1), calls.Load(), "never called")
 }

@@ -15,8 +15,10 @@
 // <service>.<namespace>.svc. Each call has its webhook's timeout and runs
 // with no store lock held.
 //
-// Left out: matchConditions (CEL; stored, never evaluated), the
-// AdmissionReview v1beta1 wire form, webhook authentication
+// matchConditions are evaluated with the policies' CEL environment
+// (object, oldObject, request; no authorizer variable).
+//
+// Left out: the AdmissionReview v1beta1 wire form, webhook authentication
 // (--admission-control-config-file kubeconfigs), the configurations'
 // informer (each admission lists them from the watch cache instead), and
 // object conversion for matchPolicy Equivalent beyond rewriting

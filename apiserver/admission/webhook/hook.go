@@ -22,6 +22,7 @@ type hook struct {
 	timeout            time.Duration
 	reviewVersions     []string
 	reinvocationPolicy api.ReinvocationPolicyType
+	matchConditions    []api.MatchCondition
 	mutating           bool
 }
 
@@ -32,6 +33,7 @@ func mutatingHooks(configs []api.MutatingWebhookConfiguration) []*hook {
 			h := newHook(c.Name, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.MatchPolicy,
 				w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)
 			h.mutating = true
+			h.matchConditions = w.MatchConditions
 			h.reinvocationPolicy = api.NeverReinvocationPolicy
 			if w.ReinvocationPolicy != nil {
 				h.reinvocationPolicy = *w.ReinvocationPolicy
@@ -46,8 +48,10 @@ func validatingHooks(configs []api.ValidatingWebhookConfiguration) []*hook {
 	var out []*hook
 	for _, c := range configs {
 		for _, w := range c.Webhooks {
-			out = append(out, newHook(c.Name, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.MatchPolicy,
-				w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions))
+			h := newHook(c.Name, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.MatchPolicy,
+				w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)
+			h.matchConditions = w.MatchConditions
+			out = append(out, h)
 		}
 	}
 	return out

@@ -1,0 +1,130 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/userwebhook"
+)
+
+// runUserWebhook starts the image kubesim/webhook for a pod: the User
+// CRD's admission webhook (package userwebhook). Its container's args name
+// the Service in front of it (--service NAME); the server's certificate
+// is for NAME.<pod namespace>.svc, from a CA of its own, which it then
+// writes into the caBundle of the webhook configurations calling that
+// Service, as a certgen job would.
+func (c *Cluster) runUserWebhook(ctx context.Context, pod *api.Pod, ctr api.Container) (kubelet.Process, error) {
+	fs := flag.NewFlagSet(userwebhook.ImageName, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	service := fs.String("service", "", "the Service in front of the webhook")
+	if err := fs.Parse(ctr.Args); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", userwebhook.ImageName, err)
+	}
+	opts := userwebhook.Options{Logger: c.logger.With("pod", pod.Namespace+"/"+pod.Name)}
+	if *service != "" {
+		opts.Hosts = []string{*service + "." + pod.Namespace + ".svc"}
+	}
+	if dir := c.podsDir(); dir != "" {
+		opts.CertDir = filepath.Join(dir, string(pod.UID), "pki")
+	}
+	s, err := userwebhook.Start(opts)
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", userwebhook.ImageName, err)
+	}
+	if *service != "" {
+		cl, _ := c.client("kubesim-webhook/" + pod.Namespace + "/" + pod.Name)
+		if _, err := injectCABundle(ctx, cl, pod.Namespace, *service, s.CABundle()); err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("starting %s: injecting the caBundle: %w", userwebhook.ImageName, err)
+		}
+	}
+	return s, nil
+}
+
+// The webhook configurations' resources, for the typed client.
+var (
+	mutatingResource   = client.ResourceInfo{Group: api.AdmissionRegistrationGroupName, Version: "v1", Resource: "mutatingwebhookconfigurations"}
+	validatingResource = client.ResourceInfo{Group: api.AdmissionRegistrationGroupName, Version: "v1", Resource: "validatingwebhookconfigurations"}
+)
+
+// injectCABundle writes caPEM into clientConfig.caBundle of every webhook
+// that calls Service namespace/name, in the Mutating and Validating
+// WebhookConfigurations and the CRDs' conversion webhooks that exist now, and returns how many webhooks it
+// changed. It is what cert-manager's CA injector or ingress-nginx's
+// kube-webhook-certgen "patch" job do: the API server trusts the
+// webhook's own CA only once the configuration names it.
+func injectCABundle(ctx context.Context, cl *client.Client, namespace, name string, caPEM []byte) (int, error) {
+	names := func(cc *api.WebhookClientConfig) bool {
+		s := cc.Service
+		if s == nil || s.Namespace != namespace || s.Name != name || bytes.Equal(cc.CABundle, caPEM) {
+			return false
+		}
+		cc.CABundle = caPEM
+		return true
+	}
+	changed := 0
+	mutating := client.For(cl, mutatingResource, func() *api.MutatingWebhookConfiguration { return &api.MutatingWebhookConfiguration{} })
+	ml, err := mutating.List(ctx, "", client.ListOptions{})
+	if err != nil {
+		return changed, err
+	}
+	for _, c := range ml.Items {
+		n := 0
+		for i := range c.Webhooks {
+			if names(&c.Webhooks[i].ClientConfig) {
+				n++
+			}
+		}
+		if n > 0 {
+			if _, err := mutating.Update(ctx, c); err != nil {
+				return changed, err
+			}
+			changed += n
+		}
+	}
+	validating := client.For(cl, validatingResource, func() *api.ValidatingWebhookConfiguration { return &api.ValidatingWebhookConfiguration{} })
+	vl, err := validating.List(ctx, "", client.ListOptions{})
+	if err != nil {
+		return changed, err
+	}
+	for _, c := range vl.Items {
+		n := 0
+		for i := range c.Webhooks {
+			if names(&c.Webhooks[i].ClientConfig) {
+				n++
+			}
+		}
+		if n > 0 {
+			if _, err := validating.Update(ctx, c); err != nil {
+				return changed, err
+			}
+			changed += n
+		}
+	}
+	// The CRDs whose conversion webhook is this Service.
+	crds := cl.CustomResourceDefinitions()
+	cl2, err := crds.List(ctx, "", client.ListOptions{})
+	if err != nil {
+		return changed, err
+	}
+	for _, c := range cl2.Items {
+		cv := c.Spec.Conversion
+		if cv == nil || cv.Strategy != api.WebhookConverter || cv.Webhook == nil || cv.Webhook.ClientConfig == nil {
+			continue
+		}
+		if names(cv.Webhook.ClientConfig) {
+			if _, err := crds.Update(ctx, c); err != nil {
+				return changed, err
+			}
+			changed++
+		}
+	}
+	return changed, nil
+}
