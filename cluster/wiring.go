@@ -7,6 +7,7 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
@@ -72,10 +73,12 @@ type wiring struct {
 	build     InitFunc
 }
 
-// client returns an in-process client for one component; in step mode its
-// writes are recorded for the trace.
-func (c *Cluster) client(userAgent string) (*client.Client, *stepper.Recorder) {
-	var transport http.RoundTripper = &client.InProcessTransport{Handler: c.server.LoopbackHandler()}
+// client returns an in-process client for one component, acting as the
+// identity it is given (identities.go); in step mode its writes are
+// recorded for the trace.
+func (c *Cluster) client(userAgent string, identity apiserver.LoopbackIdentity) (*client.Client, *stepper.Recorder) {
+	handler := apiserver.LoopbackAs(c.server.LoopbackHandler(), identity)
+	var transport http.RoundTripper = &client.InProcessTransport{Handler: handler}
 	var rec *stepper.Recorder
 	if c.stepper != nil {
 		rec = stepper.NewRecorder(transport)
@@ -89,7 +92,7 @@ func (c *Cluster) client(userAgent string) (*client.Client, *stepper.Recorder) {
 // the components (and, in step mode, to the stepper's order). A component
 // that can be stopped (a kubelet) is paused in the stepper while stopped.
 func (c *Cluster) add(w wiring) (Component, error) {
-	cl, rec := c.client(w.userAgent)
+	cl, rec := c.client(w.userAgent, c.identity(w.name, w.userAgent))
 	comp, err := w.build(ControllerContext{Client: cl, Clock: c.clock, Mode: c.cfg.Mode, Logger: c.logger})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, err)
