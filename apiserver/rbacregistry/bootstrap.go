@@ -170,7 +170,9 @@ func BootstrapClusterRoleBindings() []*api.ClusterRoleBinding {
 		return &api.ClusterRoleBinding{ObjectMeta: api.ObjectMeta{Name: name, Labels: bootstrapLabels, Annotations: bootstrapAnnotations},
 			Subjects: subjects, RoleRef: api.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: role}}
 	}
-	crb := func(name string, subjects ...api.Subject) *api.ClusterRoleBinding { return crbTo(name, name, subjects...) }
+	crb := func(name string, subjects ...api.Subject) *api.ClusterRoleBinding {
+		return crbTo(name, name, subjects...)
+	}
 	bindings := []*api.ClusterRoleBinding{
 		crb("cluster-admin", group("system:masters")),
 		crb("system:discovery", group("system:authenticated")),
