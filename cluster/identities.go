@@ -55,7 +55,7 @@ var controllerServiceAccounts = map[string]string{
 	"nodelifecycle":                    "node-controller",
 	"serviceaccount":                   "service-account-controller",
 	"root-ca-cert-publisher":           "root-ca-cert-publisher",
-	"endpoint":                         "endpoint-controller",
+	"endpoints":                        "endpoint-controller",
 	"endpointslice":                    "endpointslice-controller",
 	"clusterrole-aggregation":          "clusterrole-aggregation-controller",
 	"persistentvolume-binder":          "persistent-volume-binder",
