@@ -259,3 +259,48 @@ func TestAControllerWithoutItsBindingIsRefused(t *testing.T) {
 	require.NotEmpty(t, refused)
 	assert.Contains(t, refused[0], `system:serviceaccount:kube-system:replicaset-controller create /api/v1/namespaces/default/pods: pods is forbidden: User "system:serviceaccount:kube-system:replicaset-controller" cannot create resource "pods" in API group "" in the namespace "default"`)
 }
+
+// At start the bootstrap policy is reconciled: a role a user trimmed gets
+// its rules back, unless its autoupdate annotation says "false"; a
+// binding gets its subjects back.
+func TestBootstrapPolicyIsReconciledAtStart(t *testing.T) {
+	dir := t.TempDir()
+	start := func() *Cluster {
+		c, err := New(Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, DataDir: dir, AuthorizationMode: "Node,RBAC", APIServerOnly: true})
+		require.NoError(t, err)
+		return c
+	}
+	c := start()
+	cl := c.Client("test")
+	sched, err := cl.ClusterRoles().Get(bg, "", "system:kube-scheduler")
+	require.NoError(t, err)
+	want := len(sched.Rules)
+	sched.Rules = sched.Rules[:1]
+	_, err = cl.ClusterRoles().Update(bg, sched)
+	require.NoError(t, err)
+	basic, err := cl.ClusterRoles().Get(bg, "", "system:basic-user")
+	require.NoError(t, err)
+	basic.Rules = basic.Rules[:1]
+	basic.Annotations[api.AutoUpdateAnnotation] = "false"
+	_, err = cl.ClusterRoles().Update(bg, basic)
+	require.NoError(t, err)
+	b, err := cl.ClusterRoleBindings().Get(bg, "", "system:kube-scheduler")
+	require.NoError(t, err)
+	b.Subjects = nil
+	_, err = cl.ClusterRoleBindings().Update(bg, b)
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+
+	c = start()
+	defer c.Close()
+	cl = c.Client("test")
+	sched, err = cl.ClusterRoles().Get(bg, "", "system:kube-scheduler")
+	require.NoError(t, err)
+	assert.Len(t, sched.Rules, want, "autoupdate: the rules are back")
+	basic, err = cl.ClusterRoles().Get(bg, "", "system:basic-user")
+	require.NoError(t, err)
+	assert.Len(t, basic.Rules, 1, "autoupdate false: left alone")
+	b, err = cl.ClusterRoleBindings().Get(bg, "", "system:kube-scheduler")
+	require.NoError(t, err)
+	assert.Equal(t, "system:kube-scheduler", b.Subjects[0].Name)
+}

@@ -303,8 +303,13 @@ func reconcileRole(cur, want *api.ClusterRole) (api.Object, bool) {
 		}
 		return out, changed
 	}
-	if covers, missing := authz.Covers(out.Rules, want.Rules); !covers {
-		out.Rules, changed = append(out.Rules, missing...), true
+	// Each expected rule not covered is added whole (Kubernetes adds its
+	// broken-down parts, one verb and resource each: the same rights,
+	// harder to read).
+	for _, r := range want.Rules {
+		if covers, _ := authz.Covers(out.Rules, []api.PolicyRule{r}); !covers {
+			out.Rules, changed = append(out.Rules, r), true
+		}
 	}
 	return out, changed
 }
