@@ -28,7 +28,9 @@ type fixed struct {
 	err    error
 }
 
-func (f fixed) Authorize(context.Context, Attributes) (Decision, string, error) { return f.d, f.reason, f.err }
+func (f fixed) Authorize(context.Context, Attributes) (Decision, string, error) {
+	return f.d, f.reason, f.err
+}
 
 // The union asks in order: the first that decides wins; the reasons of
 // those with no opinion are joined with newlines, as kube-apiserver's.

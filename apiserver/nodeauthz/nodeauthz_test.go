@@ -126,7 +126,9 @@ func TestNodeRefusalWording(t *testing.T) {
 func TestNodeRestriction(t *testing.T) {
 	n1 := NodeUser("node-1")
 	pod := func(node string) *api.Pod { return &api.Pod{Spec: api.PodSpec{NodeName: node}} }
-	gvr := func(group, res string) api.GroupVersionResource { return api.GroupVersionResource{Group: group, Version: "v1", Resource: res} }
+	gvr := func(group, res string) api.GroupVersionResource {
+		return api.GroupVersionResource{Group: group, Version: "v1", Resource: res}
+	}
 	cases := []struct {
 		name string
 		a    admission.Attributes
