@@ -105,9 +105,9 @@ func AttributesFrom(u *authn.UserInfo, info *request.Info) Attributes {
 // WithAuthorization refuses, with a 403 and before its body is read, a
 // request the authorizer does not allow (the WithAuthorization filter of
 // k8s.io/apiserver). It must run after authentication. A request without
-// an authenticated user is passed on: only the control plane's in-process
-// loopback handler has none, and kubesim does not authorize its own
-// components (Kubernetes gives them identities and roles).
+// an authenticated user is passed on: only the API server's own privileged
+// loopback has none (the components' in-process clients carry their
+// identity, attached by apiserver.LoopbackAs, and are authorized).
 func WithAuthorization(h http.Handler, a Authorizer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		u, ok := authn.UserFrom(req.Context())
