@@ -301,8 +301,9 @@ func TestLabs(t *testing.T) {
 }
 
 func runLab(t *testing.T, root, file string, doc labDoc) {
-	flags := append([]string{"--stage-delay", "20ms"}, doc.serverFlags...)
-	s := startServer(t, t.TempDir(), flags...)
+	dataDir := t.TempDir()
+	flags := append([]string{"--stage-delay", "20ms"}, inDataDir(dataDir, doc.serverFlags)...)
+	s := startServer(t, dataDir, flags...)
 	k := newKubectl(t, s)
 	running := map[string]func(){}
 	for _, c := range doc.commands {
@@ -322,7 +323,7 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 		deadline := time.Now().Add(30 * time.Second)
 		var out string
 		for {
-			out = normalize(runLabCommand(t, root, k, c.args))
+			out = normalize(runLabCommand(t, root, k, inDataDir(dataDir, c.args)))
 			if want.MatchString(out) || !readOnly(c.args) || time.Now().After(deadline) {
 				break
 			}
@@ -333,6 +334,28 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 				strings.Join(c.expected, "\n"), out)
 		}
 	}
+}
+
+// inDataDir points the paths a lab writes under .data (the data
+// directory of `kubesim serve` run from the repository root: the admin
+// kubeconfig, the CA, an audit log, a user's kubeconfig) at the lab
+// server's own data directory.
+func inDataDir(dataDir string, args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		flag, path, hasFlag := strings.Cut(a, "=")
+		if !hasFlag || !strings.HasPrefix(flag, "-") {
+			flag, path = "", a
+		}
+		if path == ".data" || strings.HasPrefix(path, ".data/") {
+			path = filepath.Join(dataDir, strings.TrimPrefix(path, ".data"))
+		}
+		if flag != "" {
+			path = flag + "=" + path
+		}
+		out[i] = path
+	}
+	return out
 }
 
 // runLabCommand runs kubectl (against the lab's server, from the

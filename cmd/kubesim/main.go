@@ -26,6 +26,8 @@ Usage:
                           run the sample extension API server (wardle.example.com) on its own
   kubesim kubeconfig --user NAME [--group GROUP]... [--data-dir DIR] [--out FILE]
                           write a kubeconfig with a client certificate for a user
+  kubesim audit --log FILE [--user NAME] [--code N]
+                          read serve's audit log: who did what, and the answer
   kubesim store check [--accept-meta-rollback] DATA_DIR
                           check a data file (pages, records, values) without changing it
   kubesim store export DATA_DIR|--etcd-servers URL[,URL] FILE
@@ -71,6 +73,8 @@ func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		err = storeCmd(ctx, args[1:], stdout, stderr)
 	case "kubeconfig":
 		err = kubeconfigCmd(ctx, args[1:], stdout, stderr)
+	case "audit":
+		err = auditCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
