@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/request"
 )
 
@@ -38,3 +39,7 @@ func LoopbackAs(loopback http.Handler, identity LoopbackIdentity) http.Handler {
 func FixedIdentity(u *authn.UserInfo) LoopbackIdentity {
 	return func(*request.Info) *authn.UserInfo { return u }
 }
+
+// Authorizer is the server's authorizer: the modes of
+// Config.AuthorizationMode in order (benchmarks and reviews ask it).
+func (s *Server) Authorizer() authz.Authorizer { return s.authorizer }
