@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
@@ -83,6 +84,10 @@ func (c *Cluster) client(userAgent string, identity apiserver.LoopbackIdentity) 
 	var rec *stepper.Recorder
 	if c.stepper != nil {
 		rec = stepper.NewRecorder(transport)
+		// Who the trace says made the writes.
+		if u := identity(&request.Info{IsResourceRequest: true, Verb: "create"}); u != nil {
+			rec.User = u.Name
+		}
 		transport = rec
 	}
 	cl, _ := client.New(client.Config{Server: "http://in-process", Transport: transport, UserAgent: userAgent})
