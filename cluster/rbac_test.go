@@ -168,6 +168,10 @@ func TestEveryComponentRunsUnderRBACInStepMode(t *testing.T) {
 
 	events := out.events(t)
 	assert.Empty(t, forbidden(events), "no component was refused")
+	for _, e := range c.Trace() {
+		assert.NotContains(t, e.Err, `is forbidden: User "`, "the trace records no refusal: %s", e)
+		assert.NotContains(t, e.Err, `is forbidden: node "`, "the trace records no refusal: %s", e)
+	}
 	users := usersOf(events)
 	for _, u := range []string{"system:kube-scheduler", "system:kube-controller-manager", "system:node:node-2",
 		"system:serviceaccount:kube-system:replicaset-controller", "system:serviceaccount:kube-system:deployment-controller",
@@ -257,6 +261,11 @@ func TestAControllerWithoutItsBindingIsRefused(t *testing.T) {
 	_, _ = c.RunUntilStable(bg, stepper.Limits{MaxSteps: 200}) // the refused key is retried
 	refused := forbidden(out.events(t))
 	require.NotEmpty(t, refused)
+	inTrace := false
+	for _, e := range c.Trace() {
+		inTrace = inTrace || strings.Contains(e.Err, `is forbidden: User "system:serviceaccount:kube-system:replicaset-controller"`)
+	}
+	assert.True(t, inTrace, "the refusal is in the trace too")
 	assert.Contains(t, refused[0], `system:serviceaccount:kube-system:replicaset-controller create /api/v1/namespaces/default/pods: pods is forbidden: User "system:serviceaccount:kube-system:replicaset-controller" cannot create resource "pods" in API group "" in the namespace "default"`)
 }
 

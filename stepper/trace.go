@@ -59,11 +59,11 @@ func (e Entry) String() string {
 	if e.Cause != "" {
 		fmt.Fprintf(&b, "  (saw %s)", e.Cause)
 	}
-	if e.Err != "" {
-		fmt.Fprintf(&b, "  error: %s", e.Err)
-	}
 	if e.User != "" && len(e.Writes) > 0 {
 		fmt.Fprintf(&b, "  as %s", e.User)
+	}
+	if e.Err != "" {
+		fmt.Fprintf(&b, "  error: %s", e.Err)
 	}
 	for _, w := range e.Writes {
 		fmt.Fprintf(&b, "\n%s    -> %s", strings.Repeat(" ", len(ts)), w)
