@@ -12,11 +12,14 @@ all: build
 build:
 	$(GO) build -o bin/kubesim ./cmd/kubesim
 
-# Tools the tests drive: kubectl (on every machine) and a real etcd for
-# store/etcdstore (Debian's etcd-server, installed here when missing and
-# root may; .ci/run does the same).
+# Tools the tests drive: kubectl (on every machine), a real etcd for
+# store/etcdstore (Debian's etcd-server), headless Chromium for the web
+# page's browser tests and script(1) for `kubectl exec -it` under a
+# terminal — installed here when missing and root may; .ci/run does the same.
 tools:
 	@command -v etcd >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server) >/dev/null; } || { echo "etcd is needed by store/etcdstore's tests: apt-get install etcd-server"; exit 1; }
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null; } || { echo "chromium is needed by e2e/browser's tests: apt-get install chromium"; exit 1; }
+	@command -v script >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bsdutils) >/dev/null; } || { echo "script(1) is needed by the kubectl exec -it test: apt-get install bsdutils"; exit 1; }
 
 test: tools vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }

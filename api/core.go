@@ -380,7 +380,6 @@ type PodSpec struct {
 	// of the ones Kubernetes always writes (the non-struct{} ones).
 	_ bool     `json:"-" protobuf:"varint,12,opt,name=hostPID"`
 	_ bool     `json:"-" protobuf:"varint,13,opt,name=hostIPC"`
-	_ struct{} `json:"-" protobuf:"bytes,18,opt,name=affinity"`
 	_ struct{} `json:"-" protobuf:"bytes,23,rep,name=hostAliases"`
 	_ struct{} `json:"-" protobuf:"bytes,26,opt,name=dnsConfig"`
 	_ struct{} `json:"-" protobuf:"varint,27,opt,name=shareProcessNamespace"`
@@ -434,6 +433,9 @@ type PodSpec struct {
 	Subdomain string `json:"subdomain,omitempty" protobuf:"bytes,17,opt,name=subdomain"`
 	// SchedulerName picks the scheduler; default-scheduler by default.
 	SchedulerName string `json:"schedulerName,omitempty" protobuf:"bytes,19,opt,name=schedulerName"`
+	// Affinity holds the pod's node affinity (the DaemonSet controller
+	// pins its pods to their node with it).
+	Affinity *Affinity `json:"affinity,omitempty" protobuf:"bytes,18,opt,name=affinity"`
 	// Tolerations of taints.
 	Tolerations []Toleration `json:"tolerations,omitempty" protobuf:"bytes,22,opt,name=tolerations"`
 	// PriorityClassName names the pod's priority class.
@@ -445,6 +447,13 @@ type PodSpec struct {
 	// PreemptionPolicy is PreemptLowerPriority or Never.
 	PreemptionPolicy *PreemptionPolicy `json:"preemptionPolicy,omitempty" protobuf:"bytes,31,opt,name=preemptionPolicy"`
 }
+
+// ContainerRestartPolicy is a container's own restart policy: Always,
+// for a sidecar init container.
+type ContainerRestartPolicy string
+
+// ContainerRestartPolicyAlways makes an init container a sidecar.
+const ContainerRestartPolicyAlways ContainerRestartPolicy = "Always"
 
 // RestartPolicy says when the kubelet restarts containers.
 type RestartPolicy string
@@ -536,8 +545,11 @@ type Container struct {
 	_ struct{} `json:"-" protobuf:"bytes,12,opt,name=lifecycle"`
 	_ struct{} `json:"-" protobuf:"bytes,21,rep,name=volumeDevices"`
 	_ struct{} `json:"-" protobuf:"bytes,23,rep,name=resizePolicy"`
-	_ struct{} `json:"-" protobuf:"bytes,24,opt,name=restartPolicy,casttype=ContainerRestartPolicy"`
 	_ struct{} `json:"-" protobuf:"bytes,25,rep,name=restartPolicyRules"`
+	// RestartPolicy, only on an init container and only Always, makes it
+	// a sidecar: started in order before the containers, kept running
+	// beside them and restarted whenever it exits.
+	RestartPolicy *ContainerRestartPolicy `json:"restartPolicy,omitempty" protobuf:"bytes,24,opt,name=restartPolicy,casttype=ContainerRestartPolicy"`
 	// Name is unique within the pod.
 	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Image reference.

@@ -65,7 +65,7 @@ type JSONSchemaProps struct {
 	// merge the list.
 	XListType *string `json:"x-kubernetes-list-type,omitempty" protobuf:"bytes,42,opt,name=xKubernetesListType"`
 	XMapType  *string `json:"x-kubernetes-map-type,omitempty" protobuf:"bytes,43,opt,name=xKubernetesMapType"`
-	// XValidations holds CEL rules; kubesim stores them but does not run them.
+	// XValidations holds CEL rules, run by apiserver/cel.
 	XValidations []ValidationRule `json:"x-kubernetes-validations,omitempty" protobuf:"bytes,44,rep,name=xKubernetesValidations"`
 	// XPatchStrategy and XPatchMergeKey come from the patchStrategy and
 	// patchMergeKey struct tags of built-in types (strategic merge patch).
@@ -219,8 +219,7 @@ type ExternalDocumentation struct {
 	URL         string `json:"url,omitempty" protobuf:"bytes,2,opt,name=url"`
 }
 
-// ValidationRule is one x-kubernetes-validations CEL rule. kubesim keeps
-// the rules so that they round-trip, but does not evaluate CEL.
+// ValidationRule is one x-kubernetes-validations CEL rule.
 type ValidationRule struct {
 	Rule              string  `json:"rule" protobuf:"bytes,1,opt,name=rule"`
 	Message           string  `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`

@@ -242,6 +242,11 @@ func New(cfg Config) (*Server, error) {
 	if slices.Contains(s.modes, authz.ModeNode) { // issue 14
 		chain = append(chain, nodeauthz.NodeRestriction{})
 	}
+	vap, err := s.admissionPolicyPlugin() // issue 13: ValidatingAdmissionPolicy
+	if err != nil {
+		return nil, err
+	}
+	chain = append(chain, vap)
 	if slices.Contains(s.modes, authz.ModeRBAC) { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
 	}

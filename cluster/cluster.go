@@ -22,11 +22,13 @@ import (
 	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/kinds"
+	"github.com/kubesim/kubesim/apiserver/nodeproxy"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
@@ -154,6 +156,8 @@ type Cluster struct {
 	// (aggregation.go); frontProxy the aggregator's front-proxy identity.
 	network    *podnet.Network
 	frontProxy *pki.FrontProxy
+	// kubeletAPI serves the kubelet API of every node (kubeletapi.go).
+	kubeletAPI *kubeletserver.Server
 
 	mu      sync.Mutex
 	enabled map[string]bool
@@ -250,7 +254,7 @@ func New(cfg Config) (*Cluster, error) {
 // as kube-apiserver's CreateServerChain does.
 func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
-		Resources: kinds.Builtin(), Authenticator: c.cfg.Authenticator, Logger: c.logger,
+		Resources: nodeproxy.Install(kinds.Builtin(), c.kubeletConnections()), Authenticator: c.cfg.Authenticator, Logger: c.logger,
 		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit,
 		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
 		// The plugin needs the controller that makes the default accounts.

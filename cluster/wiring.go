@@ -15,15 +15,19 @@ import (
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/clusterroleaggregation"
 	"github.com/kubesim/kubesim/controllers/crdfinalizer"
+	"github.com/kubesim/kubesim/controllers/cronjob"
+	"github.com/kubesim/kubesim/controllers/daemonset"
 	"github.com/kubesim/kubesim/controllers/deployment"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
+	"github.com/kubesim/kubesim/controllers/job"
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/rootcacertpublisher"
 	"github.com/kubesim/kubesim/controllers/serviceaccount"
 	"github.com/kubesim/kubesim/controllers/statefulset"
+	"github.com/kubesim/kubesim/controllers/ttlafterfinished"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/scheduler"
@@ -41,7 +45,9 @@ import (
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
-	"serviceaccount", "root-ca-cert-publisher", clusterroleaggregation.ControllerName, endpoints.ControllerName, availability.ControllerName}
+	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
+	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName, clusterroleaggregation.ControllerName,
+	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
 // client, the cluster's clock and run mode, and a logger — what
@@ -150,11 +156,24 @@ func (c *Cluster) controllerManager() []wiring {
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
 			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
+		{daemonset.ControllerName, daemonset.Component, func(x ControllerContext) (Component, error) {
+			return daemonset.New(daemonset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
 		{"serviceaccount", serviceaccount.ControllerName, func(x ControllerContext) (Component, error) {
 			return serviceaccount.New(serviceaccount.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"root-ca-cert-publisher", rootcacertpublisher.ControllerName, func(x ControllerContext) (Component, error) {
 			return rootcacertpublisher.New(rootcacertpublisher.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, RootCA: c.cfg.RootCA})
+		}},
+		// batch/v1 (issue 12).
+		{job.ControllerName, job.Component, func(x ControllerContext) (Component, error) {
+			return job.New(job.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{cronjob.ControllerName, cronjob.Component, func(x ControllerContext) (Component, error) {
+			return cronjob.New(cronjob.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{ttlafterfinished.ControllerName, ttlafterfinished.Component, func(x ControllerContext) (Component, error) {
+			return ttlafterfinished.New(ttlafterfinished.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{clusterroleaggregation.ControllerName, "clusterrole-aggregation-controller", func(x ControllerContext) (Component, error) {
 			return clusterroleaggregation.New(clusterroleaggregation.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})

@@ -11,7 +11,9 @@ import (
 
 // BehaviourAnnotation lets a manifest say how its simulated containers
 // behave, so scenario files and kubectl users need no Go:
-// "crash-after=5s", "exit-after=3s", "exit-code=1,exit-after=3s".
+// "crash-after=5s", "exit-after=3s", "exit-code=1,exit-after=3s",
+// "liveness-fail-after=30s", "readiness-fail-after=10s", "stop-after=45s".
+// It wins over what the containers' command says (docs/containers.md).
 const BehaviourAnnotation = "kubesim.io/behaviour"
 
 // PodBehaviour is how the simulated containers of a pod behave once
@@ -23,6 +25,13 @@ type PodBehaviour struct {
 	// ExitCode is the code of that exit: 0 completes, anything else is a
 	// failure (a crash).
 	ExitCode int32
+	// LivenessFailAfter and ReadinessFailAfter, when set, make the
+	// container's liveness or readiness probe (whatever it checks) fail
+	// from that long after the container starts.
+	LivenessFailAfter, ReadinessFailAfter time.Duration
+	// StopAfter, when set, is how long the containers take to stop once
+	// told to (SIGTERM); past the pod's grace period they are killed.
+	StopAfter time.Duration
 }
 
 // Exits reports whether the containers exit by themselves.
@@ -64,6 +73,19 @@ func ParseBehaviour(s string) (PodBehaviour, error) {
 				return PodBehaviour{}, fmt.Errorf("invalid %s %q: want a positive duration such as 5s", key, value)
 			}
 			b.ExitAfter, after, crash = d, true, key == "crash-after"
+		case "liveness-fail-after", "readiness-fail-after", "stop-after":
+			d, err := time.ParseDuration(value)
+			if err != nil || d <= 0 {
+				return PodBehaviour{}, fmt.Errorf("invalid %s %q: want a positive duration such as 5s", key, value)
+			}
+			switch key {
+			case "liveness-fail-after":
+				b.LivenessFailAfter = d
+			case "readiness-fail-after":
+				b.ReadinessFailAfter = d
+			default:
+				b.StopAfter = d
+			}
 		case "exit-code":
 			n, err := strconv.ParseInt(value, 10, 32)
 			if err != nil || n < 0 || n > 255 {
@@ -71,10 +93,10 @@ func ParseBehaviour(s string) (PodBehaviour, error) {
 			}
 			b.ExitCode, codeSet = int32(n), true
 		default:
-			return PodBehaviour{}, fmt.Errorf("unknown behaviour key %q: want crash-after, exit-after or exit-code", key)
+			return PodBehaviour{}, fmt.Errorf("unknown behaviour key %q: want crash-after, exit-after, exit-code, liveness-fail-after, readiness-fail-after or stop-after", key)
 		}
 	}
-	if !after {
+	if !after && codeSet {
 		return PodBehaviour{}, fmt.Errorf("invalid behaviour %q: exit-code needs exit-after", s)
 	}
 	if crash && !codeSet {
@@ -88,7 +110,8 @@ func ParseBehaviour(s string) (PodBehaviour, error) {
 
 // crashLoopBackOff is the kubelet's container restart back-off: 10s after
 // the first failure, doubling, capped at 5 minutes
-// (kubelet.go: MaxContainerBackOff, backOffPeriod).
+// (kubelet.go: MaxContainerBackOff, backOffPeriod). The count starts over
+// after a container ran backOffReset without failing.
 func crashLoopBackOff(restarts int32) time.Duration {
 	d := 10 * time.Second
 	for i := int32(1); i < restarts && d < 5*time.Minute; i++ {
@@ -96,3 +119,7 @@ func crashLoopBackOff(restarts int32) time.Duration {
 	}
 	return min(d, 5*time.Minute)
 }
+
+// backOffReset is how long a container must run for its back-off to start
+// over (the kubelet's backoff entries expire after 2 × MaxContainerBackOff).
+const backOffReset = 10 * time.Minute

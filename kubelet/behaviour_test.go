@@ -32,6 +32,9 @@ func TestParseBehaviour(t *testing.T) {
 		{"exit-code=256,exit-after=1s", PodBehaviour{}, "from 0 to 255"},
 		{"sleep=1s", PodBehaviour{}, `unknown behaviour key "sleep"`},
 		{"crash-after", PodBehaviour{}, "want key=value"},
+		{"liveness-fail-after=30s", PodBehaviour{LivenessFailAfter: 30 * time.Second}, ""},
+		{"readiness-fail-after=10s,stop-after=45s", PodBehaviour{ReadinessFailAfter: 10 * time.Second, StopAfter: 45 * time.Second}, ""},
+		{"stop-after=0s", PodBehaviour{}, "want a positive duration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -3,26 +3,42 @@
 // in kube-node-lease and the node's Ready condition, watches the pods bound
 // to its node (a field selector on spec.nodeName) and drives each through
 // the stages a real kubelet reports — Pending, ContainerCreating, Running,
-// Ready — with configurable delays on the injected clock. It can simulate
-// container behaviour (crash after N seconds into CrashLoopBackOff with
-// Kubernetes' back-off; exit after N seconds, ending the pod as Succeeded
-// or Failed, or restarting it, as its restartPolicy says), restarts a
-// container whose image the pod's spec changes (kubectl set image on a pod)
-// from the new image, finishes graceful
-// deletions (stops the containers, then deletes the pod with grace 0), and
-// can be stopped and started to simulate a node failure.
+// Ready — with configurable delays on the injected clock.
+//
+// Each container then lives as the pod says (docs/containers.md): its
+// command is played out as a program (program.go: echo, sleep, exit,
+// touch, rm, for and while-true loops in sh -c; the images kubesim/sleep and
+// kubesim/fail), or the kubesim.io/behaviour annotation says when it exits
+// (behaviour.go). An exit restarts it as restartPolicy says, after the
+// real CrashLoopBackOff back-off; init containers run in order before the
+// pod's, sidecars (restartPolicy: Always init containers) keep running
+// beside them; liveness and readiness probes are worked out from the
+// script's files or the annotation (probes.go). The lifecycle is a pure
+// function, nextTransition (pods.go): what the kubelet knows of the pod
+// and the time give the next change, written as one status update; there
+// is no goroutine per container. What a container printed is computed
+// from its program and served by ContainerLogs (logs.go); its simulated
+// CPU and memory use by StatsSummary (usage.go). Exec, attach and
+// port-forward (exec.go) run the built-in commands of kubelet/shell in the
+// environment kubelet/containerenv builds, follow the container's output,
+// and dial the pod's IP on the pod network. Package kubelet/server
+// serves them over the kubelet's HTTP API. The kubelet restarts a
+// container whose image the pod's spec changes, finishes graceful
+// deletions (stops the containers, then deletes the pod with grace 0),
+// and can be stopped and started to simulate a node failure.
 //
 // It simulates the kubelet (kubernetes/pkg/kubelet: kubelet_node_status.go
 // for registration and node status, nodelease for the heartbeat, the pod
 // workers and status manager for pod status, kuberuntime for container
-// restarts and back-off) in the way kwok (sigs.k8s.io/kwok) does: stages
-// that rewrite the status, without a container runtime.
+// restarts and back-off, prober for probes, kuberuntime_logs for logs) in
+// the way kwok (sigs.k8s.io/kwok) does: status rewritten on a timeline,
+// without a container runtime.
 //
-// Left out: there are no containers, images, volumes, probes, init
-// containers, cgroups, resource accounting, eviction on pressure, static
-// pods or the kubelet's HTTP API (logs, exec, port-forward). Every
-// container of a pod starts, becomes ready, exits and restarts together;
-// readiness is a fixed delay after start, not a probe. The crash-loop
-// back-off never resets after a long run. Read the real one in
-// kubernetes/pkg/kubelet and, for the stage idea, kwok's pkg/kwok/controllers.
+// Left out: there are no real containers (except the in-process images of
+// images.go), images, volumes, cgroups, eviction on pressure, static pods,
+// startup probes, ephemeral containers or lifecycle hooks; probes other
+// than exec on a file succeed unless the annotation says otherwise; the
+// shell understands only the forms docs/containers.md lists. Read the real
+// one in kubernetes/pkg/kubelet and, for the stage idea, kwok's
+// pkg/kwok/controllers.
 package kubelet

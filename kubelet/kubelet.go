@@ -129,6 +129,11 @@ type Kubelet struct {
 	lease    *api.Lease
 	// real are the containers run for real, by pod key.
 	real map[string][]realContainer
+	// started is when the kubelet was made (the node's start time).
+	started time.Time
+	// changed is closed (and forgotten) when a pod's runtime changes:
+	// log followers wait on it. Made by the first follower that waits.
+	changed chan struct{}
 	// announce is set at start: the next heartbeat posts the node status
 	// and the Starting event whatever the report frequency says.
 	announce bool
@@ -189,7 +194,7 @@ func New(cfg Config) (*Kubelet, error) {
 		rec = record.New(record.Config{Client: c, Component: "kubelet", Host: cfg.NodeName, Clock: cfg.Clock, Mode: cfg.Mode})
 	}
 	k := &Kubelet{cfg: cfg, c: c, rec: rec, logger: cfg.Logger.With("node", cfg.NodeName),
-		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true, real: map[string][]realContainer{}}
+		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true, started: cfg.Clock.Now(), real: map[string][]realContainer{}}
 	if k.loops, err = k.newLoops(); err != nil {
 		return nil, err
 	}
@@ -219,6 +224,9 @@ func (k *Kubelet) newLoops() (*loops, error) {
 
 // NodeName is the node this kubelet runs.
 func (k *Kubelet) NodeName() string { return k.cfg.NodeName }
+
+// InternalIP is the node's address, where its kubelet API listens.
+func (k *Kubelet) InternalIP() string { return k.cfg.InternalIP }
 
 // Controllers are the kubelet's loops, heartbeat first: the node
 // registers before pods are looked at. A stepper must leave them alone

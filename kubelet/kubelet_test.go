@@ -338,16 +338,20 @@ func TestExitUnderRestartPolicies(t *testing.T) {
 
 func TestGracefulDeletion(t *testing.T) {
 	tests := []struct {
-		name   string
-		stop   time.Duration
-		grace  int64
-		gone   time.Duration // after the delete
-		code   int32
-		reason string
+		name string
+		stop time.Duration
+		// behaviour is the pod's kubesim.io/behaviour annotation.
+		behaviour string
+		grace     int64
+		gone      time.Duration // after the delete
+		code      int32
+		reason    string
 	}{
-		{"stops at once", 0, 30, 0, 0, "Completed"},
-		{"stops after the stop delay", 5 * time.Second, 30, 5 * time.Second, 0, "Completed"},
-		{"killed at the end of the grace period", time.Minute, 20, 20 * time.Second, 137, "Error"},
+		{"stops at once", 0, "", 30, 0, 0, "Completed"},
+		{"stops after the stop delay", 5 * time.Second, "", 30, 5 * time.Second, 0, "Completed"},
+		{"killed at the end of the grace period", time.Minute, "", 20, 20 * time.Second, 137, "Error"},
+		{"the pod's stop-after within its grace", 0, "stop-after=10s", 30, 10 * time.Second, 0, "Completed"},
+		{"the pod's stop-after past its terminationGracePeriodSeconds", 0, "stop-after=45s", 30, 30 * time.Second, 137, "Error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -357,6 +361,9 @@ func TestGracefulDeletion(t *testing.T) {
 			f.createPod("web", func(p *api.Pod) {
 				p.Spec.TerminationGracePeriodSeconds = &tt.grace
 				p.Finalizers = []string{"kubesim.io/test"}
+				if tt.behaviour != "" {
+					p.Annotations = map[string]string{BehaviourAnnotation: tt.behaviour}
+				}
 			})
 			f.settle()
 			require.Equal(t, api.PodRunning, f.pod("web").Status.Phase)

@@ -56,21 +56,39 @@ type containerRuntime struct {
 	last           *api.ContainerStateTerminated
 	backoffUntil   time.Time
 	id             string
+	// init: an init container; sidecar: one with restartPolicy Always.
+	init, sidecar bool
+	// backoffSteps counts the failures the back-off doubles over; it
+	// starts over after a long run (backOffReset).
+	backoffSteps int32
+}
+
+// done reports whether an init container lets the next one start: it
+// completed, or it is a sidecar that has started.
+func (c *containerRuntime) done() bool {
+	if c.sidecar {
+		return c.state == containerRunning || (c.everStarted && c.state == containerWaiting)
+	}
+	return c.state == containerTerminated && c.exitCode == 0
 }
 
 // podRuntime is the simulated sandbox of one pod: the kubelet's memory of
 // what it did, from which the pod status is rendered.
 type podRuntime struct {
-	uid        string
-	seenAt     time.Time
-	stage      stage
-	stageAt    time.Time
-	startTime  time.Time
-	ip         string
-	ipHeld     bool
+	uid       string
+	seenAt    time.Time
+	stage     stage
+	stageAt   time.Time
+	startTime time.Time
+	ip        string
+	ipHeld    bool
+	// containers are the init containers in order, then the pod's.
 	containers []containerRuntime
-	killing    bool
-	killAt     time.Time
+	// initialized: every init container is done and the pod's containers
+	// have started.
+	initialized bool
+	killing     bool
+	killAt      time.Time
 }
 
 func (r *podRuntime) clone() *podRuntime {
@@ -92,6 +110,14 @@ const (
 	// container (kubectl set image on a pod); it is killed and started
 	// again from the new image.
 	toReplace
+	// toUnready: its readiness probe failed.
+	toUnready
+	// toLivenessKill: its liveness probe failed; it is killed (and
+	// restarted as the restart policy says).
+	toLivenessKill
+	// toInitNext: the running init container is done; the next one
+	// starts, or, after the last, the pod's containers.
+	toInitNext
 )
 
 // podEvent is an event to record once the status write succeeded.
@@ -139,10 +165,10 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	if rt.stage == stageTerminal {
 		return controllers.Result{}, nil
 	}
-	b := k.cfg.Behaviour(pod)
+	bs := k.behaviours(pod)
 	next := rt.clone()
 	var events []podEvent
-	at, kind, idx, ok := k.pending(next, b)
+	at, kind, idx, ok := k.pending(next, bs, now)
 	if i, changed := changedImage(next, pod); changed {
 		// A spec change is acted on at once, before any timer; a process
 		// run for the old image stops.
@@ -151,7 +177,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	}
 	if ok && !now.Before(at) {
 		var err error
-		if events, err = k.apply(next, pod, b, kind, idx, now); err != nil {
+		if events, err = k.apply(next, pod, bs, kind, idx, now); err != nil {
 			return controllers.Result{}, err
 		}
 	}
@@ -177,10 +203,14 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		next.ipHeld = false
 	}
 	k.runtimes[key] = next
+	if k.changed != nil {
+		close(k.changed)
+		k.changed = nil
+	}
 	for _, ev := range events {
 		k.podEvent(ctx, pod, ev)
 	}
-	if at, _, _, ok := k.pending(next, b); ok {
+	if at, _, _, ok := k.pending(next, bs, now); ok {
 		if !now.Before(at) {
 			// Due already (zero delays): the watch event of our write
 			// queues the pod again at once; this is the fallback.
@@ -191,58 +221,137 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	return controllers.Result{}, nil
 }
 
-// pending finds the earliest transition of rt and when it is due; ties
-// go to the first container.
-func (k *Kubelet) pending(rt *podRuntime, b PodBehaviour) (at time.Time, kind transition, idx int, ok bool) {
-	st := k.cfg.Stages
+// behaviours decides how each container of pod behaves, by name.
+func (k *Kubelet) behaviours(pod *api.Pod) map[string]containerBehaviour {
+	pb := k.cfg.Behaviour(pod)
+	out := make(map[string]containerBehaviour, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		out[c.Name] = behaviourOf(pod, c, true, pb, k.cfg.Stages.Ready)
+	}
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		out[c.Name] = behaviourOf(pod, c, false, pb, k.cfg.Stages.Ready)
+	}
+	return out
+}
+
+// pending finds the earliest transition of rt and when it is due
+// (nextTransition with this kubelet's stages).
+func (k *Kubelet) pending(rt *podRuntime, bs map[string]containerBehaviour, now time.Time) (at time.Time, kind transition, idx int, ok bool) {
+	return nextTransition(rt, bs, k.cfg.Stages, now)
+}
+
+// nextTransition is the pod's lifecycle as a pure function: from what
+// the kubelet knows of the pod (rt), how its containers behave (bs) and
+// the time, the next change, when it is due and which container it is
+// about. Ties go to the first container, and within one container to its
+// exit, then its liveness, then its readiness: a container that dies
+// before it would be ready never becomes ready.
+func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages, now time.Time) (at time.Time, kind transition, idx int, ok bool) {
 	switch rt.stage {
 	case stageAccepted:
 		return rt.seenAt.Add(st.ContainerCreating), toCreating, 0, true
 	case stageCreating:
 		return rt.stageAt.Add(st.Running), toRunning, 0, true
 	case stageStarted:
-		for i, c := range rt.containers {
-			var cAt time.Time
-			var cKind transition
-			switch c.state {
-			case containerRunning:
-				if c.ready {
-					if !b.Exits() {
-						continue
-					}
-					cAt, cKind = c.startedAt.Add(b.ExitAfter), toExit
-				} else {
-					cAt, cKind = c.startedAt.Add(st.Ready), toReady
-					// A container that dies before it would be ready
-					// never becomes ready.
-					if b.Exits() && !c.startedAt.Add(b.ExitAfter).After(cAt) {
-						cAt, cKind = c.startedAt.Add(b.ExitAfter), toExit
-					}
-				}
-			case containerWaiting:
-				cAt, cKind = c.backoffUntil, toRestart
-			default:
-				continue
+	default:
+		return at, kind, idx, false
+	}
+	consider := func(cAt time.Time, cKind transition, i int) {
+		if !ok || cAt.Before(at) {
+			at, kind, idx, ok = cAt, cKind, i, true
+		}
+	}
+	if !rt.initialized {
+		if i := nextInit(rt); i < 0 || !rt.containers[i].everStarted && rt.containers[i].backoffUntil.IsZero() {
+			// Every init container is done, or the next has not been
+			// started: start it (or the pod's containers) now.
+			consider(now, toInitNext, max(i, 0))
+		}
+	}
+	for i := range rt.containers {
+		c := &rt.containers[i]
+		if (c.init && !c.sidecar && (rt.initialized || c.state == containerTerminated)) || (!c.init && !rt.initialized) {
+			continue
+		}
+		b := bs[c.name]
+		switch c.state {
+		case containerRunning:
+			if b.exits {
+				consider(c.startedAt.Add(b.exitAfter), toExit, i)
 			}
-			if !ok || cAt.Before(at) {
-				at, kind, idx, ok = cAt, cKind, i, true
+			if kill, dies := b.killAt(); dies {
+				consider(c.startedAt.Add(kill), toLivenessKill, i)
+			}
+			if c.init && !c.sidecar {
+				continue // an init container is never ready
+			}
+			elapsed := now.Sub(c.startedAt)
+			if want := verdictAt(b.readiness, false, elapsed); want != c.ready {
+				consider(now, readinessKind(want), i)
+			} else if f, flips := nextFlip(b.readiness, c.ready, elapsed); flips {
+				consider(c.startedAt.Add(f), readinessKind(!c.ready), i)
+			}
+		case containerWaiting:
+			if c.everStarted || !c.backoffUntil.IsZero() || !c.init {
+				consider(c.backoffUntil, toRestart, i)
 			}
 		}
 	}
 	return at, kind, idx, ok
 }
 
+func readinessKind(ready bool) transition {
+	if ready {
+		return toReady
+	}
+	return toUnready
+}
+
+// nextInit is the first init container that is not done, or -1.
+func nextInit(rt *podRuntime) int {
+	for i := range rt.containers {
+		if c := &rt.containers[i]; c.init && !c.done() {
+			return i
+		}
+	}
+	return -1
+}
+
+// restarts reports whether a container that exited with code is started
+// again: a sidecar always; an init container when it failed, unless the
+// pod never restarts; the pod's containers as its restartPolicy says.
+func restarts(c *containerRuntime, policy api.RestartPolicy, code int32) bool {
+	switch {
+	case c.sidecar:
+		return true
+	case c.init:
+		return code != 0 && policy != api.RestartPolicyNever
+	}
+	return policy == api.RestartPolicyAlways || policy == "" || (policy == api.RestartPolicyOnFailure && code != 0)
+}
+
 // apply makes transition kind happen to rt now and returns the events it
 // causes.
-func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, b PodBehaviour, kind transition, idx int, now time.Time) ([]podEvent, error) {
+func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBehaviour, kind transition, idx int, now time.Time) ([]podEvent, error) {
 	var events []podEvent
 	switch kind {
 	case toCreating:
 		rt.stage, rt.stageAt, rt.startTime = stageCreating, now, now
 		rt.containers = nil
+		for _, c := range pod.Spec.InitContainers {
+			rt.containers = append(rt.containers, containerRuntime{name: c.Name, image: c.Image, init: true,
+				sidecar: c.RestartPolicy != nil && *c.RestartPolicy == api.ContainerRestartPolicyAlways,
+				state:   containerWaiting, waitingReason: "PodInitializing"})
+		}
+		waiting := "ContainerCreating"
+		if len(pod.Spec.InitContainers) > 0 {
+			waiting = "PodInitializing"
+		}
 		for _, c := range pod.Spec.Containers {
 			rt.containers = append(rt.containers, containerRuntime{name: c.Name, image: c.Image,
-				state: containerWaiting, waitingReason: "ContainerCreating"})
+				state: containerWaiting, waitingReason: waiting})
 		}
 	case toRunning:
 		if !rt.ipHeld {
@@ -253,11 +362,16 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, b PodBehaviour, kind trans
 			rt.ip, rt.ipHeld = ip, true
 		}
 		rt.stage, rt.stageAt = stageStarted, now
-		for i := range rt.containers {
-			events = append(events, startContainer(&rt.containers[i], pod, now)...)
-		}
+		events = startNext(rt, pod, now)
+	case toInitNext:
+		events = startNext(rt, pod, now)
 	case toReady:
 		rt.containers[idx].ready = true
+	case toUnready:
+		c := &rt.containers[idx]
+		c.ready = false
+		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "Unhealthy",
+			message: "Readiness probe failed: " + bs[c.name].readinessOutput})
 	case toRestart:
 		events = startContainer(&rt.containers[idx], pod, now)
 	case toReplace:
@@ -271,33 +385,102 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, b PodBehaviour, kind trans
 		c.restarts++
 		c.image = specImage(pod, c.name)
 		events = append(events, startContainer(c, pod, now)...)
-	case toExit:
+	case toExit, toLivenessKill:
 		c := &rt.containers[idx]
+		code := bs[c.name].exitCode
+		if kind == toLivenessKill {
+			// SIGTERM, then SIGKILL: 137 as the runtime reports it.
+			code = 137
+			events = append(events,
+				podEvent{container: c.name, typ: "Warning", reason: "Unhealthy", message: "Liveness probe failed: " + bs[c.name].livenessOutput},
+				podEvent{container: c.name, typ: "Normal", reason: "Killing", message: fmt.Sprintf("Container %s failed liveness probe, will be restarted", c.name)})
+		}
 		reason := "Completed"
-		if b.ExitCode != 0 {
+		if code != 0 {
 			reason = "Error"
 		}
-		term := api.ContainerStateTerminated{ExitCode: b.ExitCode, Reason: reason, StartedAt: api.NewTime(c.startedAt),
+		term := api.ContainerStateTerminated{ExitCode: code, Reason: reason, StartedAt: api.NewTime(c.startedAt),
 			FinishedAt: api.NewTime(now), ContainerID: c.id}
 		c.ready = false
-		restart := pod.Spec.RestartPolicy == api.RestartPolicyAlways || pod.Spec.RestartPolicy == "" ||
-			(pod.Spec.RestartPolicy == api.RestartPolicyOnFailure && b.ExitCode != 0)
-		if !restart {
-			c.state, c.exitCode, c.termReason, c.finishedAt = containerTerminated, b.ExitCode, reason, now
+		if !restarts(c, pod.Spec.RestartPolicy, code) {
+			c.state, c.exitCode, c.termReason, c.finishedAt = containerTerminated, code, reason, now
+			if c.init && !c.sidecar && code == 0 {
+				// The next init container (or the pod's) starts at once.
+				events = append(events, startNext(rt, pod, now)...)
+			}
 			break
 		}
+		if now.Sub(c.startedAt) >= backOffReset {
+			c.backoffSteps = 0
+		}
 		c.restarts++
+		c.backoffSteps++
 		c.last = &term
-		backoff := crashLoopBackOff(c.restarts)
+		backoff := crashLoopBackOff(c.backoffSteps)
 		c.state, c.waitingReason, c.backoffUntil = containerWaiting, "CrashLoopBackOff", now.Add(backoff)
 		c.waitingMessage = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", backoff, c.name, formatPod(pod))
 		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "BackOff",
 			message: fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.name, formatPod(pod))})
 	}
-	if rt.stage == stageStarted && allTerminated(rt.containers) {
+	if rt.stage == stageStarted && (rt.initialized && mainTerminated(rt.containers) || initFailed(rt.containers)) {
 		rt.stage, rt.stageAt = stageTerminal, now
+		// The pod is done: its sidecars are stopped.
+		for i := range rt.containers {
+			if c := &rt.containers[i]; c.sidecar && c.state != containerTerminated {
+				c.state, c.ready, c.exitCode, c.termReason, c.finishedAt = containerTerminated, false, 0, "Completed", now
+			}
+		}
 	}
 	return events, nil
+}
+
+// startNext starts the next init container, or, once every init
+// container is done, all the pod's containers.
+func startNext(rt *podRuntime, pod *api.Pod, now time.Time) []podEvent {
+	if rt.initialized {
+		return nil
+	}
+	if i := nextInit(rt); i >= 0 {
+		c := &rt.containers[i]
+		if c.everStarted || !c.backoffUntil.IsZero() {
+			return nil // it runs, or waits out its back-off
+		}
+		return startContainer(c, pod, now)
+	}
+	rt.initialized = true
+	var events []podEvent
+	for i := range rt.containers {
+		if !rt.containers[i].init {
+			events = append(events, startContainer(&rt.containers[i], pod, now)...)
+		}
+	}
+	return events
+}
+
+// mainTerminated: every container of the pod (init containers aside)
+// ended for good.
+func mainTerminated(cs []containerRuntime) bool {
+	n := 0
+	for i := range cs {
+		if cs[i].init {
+			continue
+		}
+		if cs[i].state != containerTerminated {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// initFailed: an init container failed and will not be restarted.
+func initFailed(cs []containerRuntime) bool {
+	for i := range cs {
+		if c := &cs[i]; c.init && !c.sidecar && c.state == containerTerminated && c.exitCode != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // changedImage finds a container whose image the pod's spec has changed
@@ -344,15 +527,6 @@ func startContainer(c *containerRuntime, pod *api.Pod, now time.Time) []podEvent
 	}
 }
 
-func allTerminated(cs []containerRuntime) bool {
-	for _, c := range cs {
-		if c.state != containerTerminated {
-			return false
-		}
-	}
-	return len(cs) > 0
-}
-
 // terminate finishes a graceful deletion: kill the containers (Killing
 // events), wait until they have stopped — Stages.Stop, capped by the
 // grace period left — then post their terminated status and delete the
@@ -372,8 +546,12 @@ func (k *Kubelet) terminate(ctx context.Context, pod *api.Pod, rt *podRuntime, n
 		}
 	}
 	deadline := pod.DeletionTimestamp.Time
-	stopAt := rt.killAt.Add(k.cfg.Stages.Stop)
-	sigkill := k.cfg.Stages.Stop > 0 && stopAt.After(deadline)
+	stop := k.cfg.Stages.Stop
+	if b := k.cfg.Behaviour(pod); b.StopAfter > 0 {
+		stop = b.StopAfter // containers slow to stop: past the grace period, SIGKILL
+	}
+	stopAt := rt.killAt.Add(stop)
+	sigkill := stop > 0 && stopAt.After(deadline)
 	if sigkill {
 		stopAt = deadline
 	}
@@ -391,7 +569,7 @@ func (k *Kubelet) terminate(ctx context.Context, pod *api.Pod, rt *podRuntime, n
 			c.exitCode, c.termReason = 137, "Error"
 		}
 	}
-	if next.stage == stageStarted && allTerminated(next.containers) {
+	if next.stage == stageStarted && mainTerminated(next.containers) {
 		next.stage = stageTerminal
 	}
 	if rt.stage != stageTerminal {
@@ -445,22 +623,36 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 	}
 	st.Phase = api.PodPending
 	switch {
-	case rt.stage == stageStarted && !allTerminated(rt.containers):
+	case rt.stage == stageStarted && !rt.initialized:
+		// Init containers run: the pod stays Pending.
+	case rt.stage == stageStarted && !mainTerminated(rt.containers):
 		st.Phase = api.PodRunning
 	case rt.stage >= stageStarted:
 		st.Phase = api.PodSucceeded
 		for _, c := range rt.containers {
-			if c.exitCode != 0 {
+			if c.exitCode != 0 && !c.sidecar {
 				st.Phase = api.PodFailed
 			}
 		}
 	}
 	terminal := st.Phase == api.PodSucceeded || st.Phase == api.PodFailed
-	var unready []string
+	var unready, incomplete []string
+	hasInit := false
 	for _, c := range rt.containers {
-		if !c.ready {
+		if c.init {
+			hasInit = true
+			if !c.done() {
+				incomplete = append(incomplete, c.name)
+			}
+		}
+		if !c.ready && (!c.init || c.sidecar) {
 			unready = append(unready, c.name)
 		}
+	}
+	initialized := api.PodCondition{Type: api.PodInitialized, Status: api.ConditionTrue}
+	if hasInit && !rt.initialized && !(terminal && len(incomplete) == 0) {
+		initialized.Status, initialized.Reason = api.ConditionFalse, "ContainersNotInitialized"
+		initialized.Message = fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(incomplete, " "))
 	}
 	ready := api.PodCondition{Status: api.ConditionTrue}
 	switch {
@@ -476,7 +668,7 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 	}
 	owned := []api.PodCondition{
 		{Type: api.PodReadyToStartContainers, Status: sandbox},
-		{Type: api.PodInitialized, Status: api.ConditionTrue},
+		initialized,
 		{Type: api.PodReady, Status: ready.Status, Reason: ready.Reason, Message: ready.Message},
 		{Type: api.ContainersReady, Status: ready.Status, Reason: ready.Reason, Message: ready.Message},
 	}
@@ -496,8 +688,13 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 		}
 	}
 	st.Conditions = conds
-	st.ContainerStatuses = nil
+	st.ContainerStatuses, st.InitContainerStatuses = nil, nil
 	for _, c := range rt.containers {
+		if c.init {
+			// Init containers in their order, as they run.
+			st.InitContainerStatuses = append(st.InitContainerStatuses, containerStatus(c))
+			continue
+		}
 		st.ContainerStatuses = append(st.ContainerStatuses, containerStatus(c))
 	}
 	sort.SliceStable(st.ContainerStatuses, func(i, j int) bool { return st.ContainerStatuses[i].Name < st.ContainerStatuses[j].Name })
@@ -583,19 +780,25 @@ func (k *Kubelet) adopt(pod *api.Pod, now time.Time) *podRuntime {
 		rt.stage, rt.ip = stageTerminal, st.PodIP
 		return rt
 	}
-	if len(st.ContainerStatuses) == 0 {
+	if len(st.ContainerStatuses) == 0 && len(st.InitContainerStatuses) == 0 {
 		return rt
 	}
 	byName := map[string]api.ContainerStatus{}
-	started := false
+	started, initStarted := false, false
 	for _, cs := range st.ContainerStatuses {
 		byName[cs.Name] = cs
 		if cs.State.Running != nil || cs.State.Terminated != nil || cs.RestartCount > 0 {
 			started = true
 		}
 	}
+	for _, cs := range st.InitContainerStatuses {
+		byName[cs.Name] = cs
+		if cs.State.Running != nil || cs.State.Terminated != nil || cs.RestartCount > 0 {
+			initStarted = true
+		}
+	}
 	rt.stage = stageCreating
-	if started {
+	if started || initStarted {
 		rt.stage = stageStarted
 		if st.PodIP != "" {
 			k.ipam.reserve(st.PodIP)
@@ -604,26 +807,44 @@ func (k *Kubelet) adopt(pod *api.Pod, now time.Time) *podRuntime {
 			rt.ip, rt.ipHeld = ip, true
 		}
 	}
+	rt.initialized = started
+	for _, c := range pod.Spec.InitContainers {
+		cr := containerRuntime{name: c.Name, image: c.Image, init: true, state: containerWaiting, waitingReason: "PodInitializing",
+			sidecar: c.RestartPolicy != nil && *c.RestartPolicy == api.ContainerRestartPolicyAlways}
+		if cs, ok := byName[c.Name]; ok && rt.stage == stageStarted {
+			adoptContainer(&cr, cs, now)
+		}
+		rt.containers = append(rt.containers, cr)
+	}
 	for _, c := range pod.Spec.Containers {
 		cr := containerRuntime{name: c.Name, image: c.Image, state: containerWaiting, waitingReason: "ContainerCreating"}
 		if cs, ok := byName[c.Name]; ok && started {
-			cr.restarts, cr.last, cr.id, cr.everStarted = cs.RestartCount, cs.LastState.Terminated, cs.ContainerID, true
-			switch {
-			case cs.State.Running != nil:
-				cr.state, cr.startedAt, cr.ready = containerRunning, cs.State.Running.StartedAt.Time, cs.Ready
-			case cs.State.Terminated != nil:
-				t := cs.State.Terminated
-				cr.state, cr.exitCode, cr.termReason = containerTerminated, t.ExitCode, t.Reason
-				cr.startedAt, cr.finishedAt = t.StartedAt.Time, t.FinishedAt.Time
-			default:
-				cr.waitingReason = "CrashLoopBackOff"
-				cr.backoffUntil = now.Add(crashLoopBackOff(max(cr.restarts, 1)))
-				if cs.State.Waiting != nil {
-					cr.waitingMessage = cs.State.Waiting.Message
-				}
-			}
+			adoptContainer(&cr, cs, now)
 		}
 		rt.containers = append(rt.containers, cr)
 	}
 	return rt
+}
+
+// adoptContainer takes a container's state back from its reported status.
+func adoptContainer(cr *containerRuntime, cs api.ContainerStatus, now time.Time) {
+	if cs.State.Running == nil && cs.State.Terminated == nil && cs.RestartCount == 0 {
+		return // never started
+	}
+	cr.restarts, cr.last, cr.id, cr.everStarted = cs.RestartCount, cs.LastState.Terminated, cs.ContainerID, true
+	cr.backoffSteps = cs.RestartCount
+	switch {
+	case cs.State.Running != nil:
+		cr.state, cr.startedAt, cr.ready = containerRunning, cs.State.Running.StartedAt.Time, cs.Ready
+	case cs.State.Terminated != nil:
+		t := cs.State.Terminated
+		cr.state, cr.exitCode, cr.termReason = containerTerminated, t.ExitCode, t.Reason
+		cr.startedAt, cr.finishedAt = t.StartedAt.Time, t.FinishedAt.Time
+	default:
+		cr.waitingReason = "CrashLoopBackOff"
+		cr.backoffUntil = now.Add(crashLoopBackOff(max(cr.restarts, 1)))
+		if cs.State.Waiting != nil {
+			cr.waitingMessage = cs.State.Waiting.Message
+		}
+	}
 }

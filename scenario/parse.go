@@ -545,6 +545,7 @@ func (p *parser) ref(n *yaml.Node, f map[string]*yaml.Node, what string, needNam
 	get("name", &r.Name)
 	get("namespace", &r.Namespace)
 	get("selector", &r.Selector)
+	get("fieldSelector", &r.FieldSelector)
 	if err != nil {
 		return r, err
 	}
@@ -554,7 +555,7 @@ func (p *parser) ref(n *yaml.Node, f map[string]*yaml.Node, what string, needNam
 	if needName && r.Name == "" {
 		return r, p.errf(n, "%s: expected a name", what)
 	}
-	if r.Name != "" && r.Selector != "" {
+	if r.Name != "" && (r.Selector != "" || r.FieldSelector != "") {
 		return r, p.errf(n, "%s: give a name or a selector, not both", what)
 	}
 	if r.Selector != "" {
@@ -796,14 +797,14 @@ func jsonValue(v any) (any, error) {
 }
 
 func (p *parser) delete(n *yaml.Node, s *Step) error {
-	f, err := p.fields(n, "delete", "kind", "apiVersion", "name", "namespace", "selector", "count", "propagationPolicy")
+	f, err := p.fields(n, "delete", "kind", "apiVersion", "name", "namespace", "selector", "fieldSelector", "count", "propagationPolicy")
 	if err != nil {
 		return err
 	}
 	if s.Target, err = p.ref(n, f, "delete", false); err != nil {
 		return err
 	}
-	if s.Target.Name == "" && s.Target.Selector == "" {
+	if s.Target.Name == "" && s.Target.Selector == "" && s.Target.FieldSelector == "" {
 		return p.errf(n, "delete: expected a name or a selector")
 	}
 	if v, ok := f["count"]; ok {
@@ -811,7 +812,7 @@ func (p *parser) delete(n *yaml.Node, s *Step) error {
 		if err != nil {
 			return err
 		}
-		if c < 1 || s.Target.Selector == "" {
+		if c < 1 || (s.Target.Selector == "" && s.Target.FieldSelector == "") {
 			return p.errf(v, "delete.count: expected 1 or more, with a selector")
 		}
 		s.Count = int(c)
@@ -828,12 +829,15 @@ func (p *parser) delete(n *yaml.Node, s *Step) error {
 }
 
 func (p *parser) patch(n *yaml.Node, s *Step) error {
-	f, err := p.fields(n, "patch", "kind", "apiVersion", "name", "namespace", "type", "patch")
+	f, err := p.fields(n, "patch", "kind", "apiVersion", "name", "namespace", "selector", "fieldSelector", "type", "patch")
 	if err != nil {
 		return err
 	}
-	if s.Target, err = p.ref(n, f, "patch", true); err != nil {
+	if s.Target, err = p.ref(n, f, "patch", false); err != nil {
 		return err
+	}
+	if s.Target.Name == "" && s.Target.Selector == "" && s.Target.FieldSelector == "" {
+		return p.errf(n, "patch: expected a name or a selector")
 	}
 	s.PatchType = "merge"
 	if v, ok := f["type"]; ok {

@@ -153,6 +153,8 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"phase on exists", "steps:\n- expect: {kind: Pod, name: a, exists: true, phase: Running}\n", "s.yaml:2: expect.phase: not used by a exists check"},
 		{"bad selector", "steps:\n- delete: {kind: Pod, selector: 'a in (b'}\n", "s.yaml:2: delete.selector:"},
 		{"delete needs target", "steps:\n- delete: {kind: Pod}\n", "s.yaml:2: delete: expected a name or a selector"},
+		{"patch needs target", "steps:\n- patch: {kind: Pod, patch: {a: 1}}\n", "s.yaml:2: patch: expected a name or a selector"},
+		{"patch name and selector", "steps:\n- patch: {kind: Pod, name: a, fieldSelector: status.phase=Running, patch: {a: 1}}\n", "s.yaml:2: patch: give a name or a selector, not both"},
 		{"bad propagation", "steps:\n- delete: {kind: Pod, name: a, propagationPolicy: Later}\n", `delete.propagationPolicy: expected Orphan, Background or Foreground, got "Later"`},
 		{"bad patch json", "steps:\n- patch: {kind: Pod, name: a, patch: '{nope'}\n", "s.yaml:2: patch.patch: expected JSON"},
 		{"fails without reason", "steps:\n- apply:\n    file: pod.yaml\n    fails: {message: x}\n", "s.yaml:4: apply.fails: expected a reason"},

@@ -405,23 +405,9 @@ func (r *Runner) action(ctx context.Context, i int, st *Step, res *StepResult) e
 		}
 		dyn := client.Dynamic(r.cl, infoOf(res2))
 		ns := namespaceFor(res2, st.Target.Namespace)
-		names := []string{st.Target.Name}
-		if st.Target.Selector != "" {
-			l, err := dyn.List(ctx, ns, client.ListOptions{LabelSelector: st.Target.Selector})
-			if err != nil {
-				return fail("listing %s: %v", st.Target, err)
-			}
-			names = names[:0]
-			for _, o := range l.Items {
-				names = append(names, o.Name)
-			}
-			sort.Strings(names)
-			if st.Count > 0 && len(names) > st.Count {
-				names = names[:st.Count]
-			}
-			if len(names) == 0 {
-				return fail("no %s matches %s", res2.Name, st.Target.Selector)
-			}
+		names, err := targetNames(ctx, dyn, ns, st.Target, st.Count)
+		if err != nil {
+			return fail("%v", err)
 		}
 		var opts *api.DeleteOptions
 		if st.Propagation != "" {
@@ -446,10 +432,20 @@ func (r *Runner) action(ctx context.Context, i int, st *Step, res *StepResult) e
 			return fail("%v", err)
 		}
 		pt := map[string]string{"merge": client.MergePatch, "json": client.JSONPatch, "strategic": client.StrategicPatch}[st.PatchType]
-		if _, err := client.Dynamic(r.cl, infoOf(res2)).Patch(ctx, namespaceFor(res2, st.Target.Namespace), st.Target.Name, pt, st.Patch); err != nil {
+		dyn := client.Dynamic(r.cl, infoOf(res2))
+		ns := namespaceFor(res2, st.Target.Namespace)
+		names, err := targetNames(ctx, dyn, ns, st.Target, 0)
+		if err != nil {
 			return fail("%v", err)
 		}
-		res.Message = kubectlName(res2, st.Target.Name) + " patched"
+		var lines []string
+		for _, n := range names {
+			if _, err := dyn.Patch(ctx, ns, n, pt, st.Patch); err != nil {
+				return fail("%v", err)
+			}
+			lines = append(lines, kubectlName(res2, n)+" patched")
+		}
+		res.Message = strings.Join(lines, "\n")
 	case OpScale:
 		res2, err := r.resolve(st.Target)
 		if err != nil {
@@ -582,4 +578,29 @@ func describeErr(err error, name string) string {
 		return "error: " + err.Error()
 	}
 	return fmt.Sprintf("Error from server (%s): %s", reason, err.Error())
+}
+
+// targetNames is the objects a delete or patch step acts on: its name, or
+// every object its label (and field) selector matches, in name order, at
+// most count of them when count > 0 — as `kubectl delete|annotate -l` picks.
+func targetNames(ctx context.Context, dyn *client.Resource[*unstructured.Unstructured], ns string, t ObjectRef, count int) ([]string, error) {
+	if t.Selector == "" && t.FieldSelector == "" {
+		return []string{t.Name}, nil
+	}
+	l, err := dyn.List(ctx, ns, client.ListOptions{LabelSelector: t.Selector, FieldSelector: t.FieldSelector})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %v", t, err)
+	}
+	var names []string
+	for _, o := range l.Items {
+		names = append(names, o.Name)
+	}
+	sort.Strings(names)
+	if count > 0 && len(names) > count {
+		names = names[:count]
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no %s matches %s", t.Kind, strings.TrimSpace(t.Selector+" "+t.FieldSelector))
+	}
+	return names, nil
 }

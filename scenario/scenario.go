@@ -172,6 +172,10 @@ type ObjectRef struct {
 	Namespace  string
 	Name       string
 	Selector   string
+	// FieldSelector narrows a selector's matches (delete and patch steps):
+	// status.phase=Running picks the running pods, as kubectl's
+	// --field-selector does.
+	FieldSelector string
 }
 
 // String renders the reference as kubectl would name it.

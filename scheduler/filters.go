@@ -115,47 +115,22 @@ func TaintToleration(pod *PodInfo, node *NodeInfo) []string {
 // taint.
 func TolerationsTolerateTaint(tolerations []api.Toleration, taint *api.Taint) bool {
 	for i := range tolerations {
-		if ToleratesTaint(&tolerations[i], taint) {
+		if tolerations[i].ToleratesTaint(taint) {
 			return true
 		}
 	}
 	return false
 }
 
-// ToleratesTaint is Toleration.ToleratesTaint: an empty effect matches every
-// effect, an empty key (with Exists) every key; Equal (the default
-// operator) also needs the same value.
-func ToleratesTaint(t *api.Toleration, taint *api.Taint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect {
-		return false
-	}
-	if t.Key != "" && t.Key != taint.Key {
-		return false
-	}
-	switch t.Operator {
-	case "", api.TolerationOpEqual:
-		return t.Value == taint.Value
-	case api.TolerationOpExists:
-		return true
-	default:
-		return false
-	}
-}
-
 // NodeAffinity rejects a node whose labels lack one of the pod's
-// spec.nodeSelector pairs. (kubesim's PodSpec has no affinity field, so the
-// plugin checks the selector only.)
+// spec.nodeSelector pairs or that the pod's required node affinity does
+// not select (its matchFields too: a DaemonSet pod names its node with
+// metadata.name). Preferred affinity is not scored.
 func NodeAffinity(pod *PodInfo, node *NodeInfo) []string {
-	if len(pod.Pod.Spec.NodeSelector) == 0 {
+	if api.PodMatchesNodeAffinity(&pod.Pod.Spec, node.Node) {
 		return nil
 	}
-	labels := node.Node.Labels
-	for k, v := range pod.Pod.Spec.NodeSelector {
-		if got, ok := labels[k]; !ok || got != v {
-			return []string{ErrReasonNodeSelector}
-		}
-	}
-	return nil
+	return []string{ErrReasonNodeSelector}
 }
 
 // NodeResourcesFit rejects a node without room for the pod: one more pod

@@ -169,27 +169,6 @@ func TestTaintToleration(t *testing.T) {
 	}
 }
 
-func TestToleratesTaint(t *testing.T) {
-	tnt := api.Taint{Key: "k", Value: "v", Effect: api.TaintEffectNoSchedule}
-	for _, tc := range []struct {
-		name string
-		tol  api.Toleration
-		want bool
-	}{
-		{"exact", api.Toleration{Key: "k", Operator: api.TolerationOpEqual, Value: "v", Effect: api.TaintEffectNoSchedule}, true},
-		{"default operator is Equal", api.Toleration{Key: "k", Value: "v"}, true},
-		{"other value", api.Toleration{Key: "k", Value: "w"}, false},
-		{"other key", api.Toleration{Key: "j", Operator: api.TolerationOpExists}, false},
-		{"other effect", api.Toleration{Key: "k", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute}, false},
-		{"empty key Exists tolerates all", api.Toleration{Operator: api.TolerationOpExists}, true},
-		{"unknown operator", api.Toleration{Key: "k", Operator: "Lt", Value: "v"}, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ToleratesTaint(&tc.tol, &tnt))
-		})
-	}
-}
-
 func TestNodeAffinity(t *testing.T) {
 	selector := func(kv ...string) func(*api.Pod) {
 		return func(p *api.Pod) {
@@ -200,6 +179,18 @@ func TestNodeAffinity(t *testing.T) {
 		}
 	}
 	ssd := func(n *api.Node) { n.Labels["disk"] = "ssd" }
+	required := func(term api.NodeSelectorTerm) func(*api.Pod) {
+		return func(p *api.Pod) {
+			p.Spec.Affinity = &api.Affinity{NodeAffinity: &api.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{term}}}}
+		}
+	}
+	pinned := func(node string) func(*api.Pod) {
+		return required(api.NodeSelectorTerm{MatchFields: []api.NodeSelectorRequirement{{Key: api.ObjectNameField, Operator: api.NodeSelectorOpIn, Values: []string{node}}}})
+	}
+	expr := func(key string, op api.NodeSelectorOperator, values ...string) func(*api.Pod) {
+		return required(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{{Key: key, Operator: op, Values: values}}})
+	}
 	for _, tc := range []struct {
 		name string
 		pod  *api.Pod
@@ -213,6 +204,11 @@ func TestNodeAffinity(t *testing.T) {
 		{"missing label", testPod("p", "", "", selector("disk", "ssd")), testNode("n"), []string{ErrReasonNodeSelector}},
 		{"one pair of two missing", testPod("p", "", "", selector("disk", "ssd", "zone", "a")), testNode("n", ssd), []string{ErrReasonNodeSelector}},
 		{"empty value must exist", testPod("p", "", "", selector("zone", "")), testNode("n"), []string{ErrReasonNodeSelector}},
+		{"matchFields names this node", testPod("p", "", "", pinned("n")), testNode("n"), nil},
+		{"matchFields names another node", testPod("p", "", "", pinned("m")), testNode("n"), []string{ErrReasonNodeSelector}},
+		{"matchFields and a selector that fails", testPod("p", "", "", pinned("n"), selector("disk", "ssd")), testNode("n"), []string{ErrReasonNodeSelector}},
+		{"label expression", testPod("p", "", "", expr("disk", api.NodeSelectorOpIn, "ssd", "nvme")), testNode("n", ssd), nil},
+		{"label expression NotIn", testPod("p", "", "", expr("disk", api.NodeSelectorOpNotIn, "ssd")), testNode("n", ssd), []string{ErrReasonNodeSelector}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, NodeAffinity(NewPodInfo(tc.pod), NewNodeInfo(tc.node)))

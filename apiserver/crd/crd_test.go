@@ -55,7 +55,7 @@ func widgets(c *client.Client) *client.Resource[*unstructured.Unstructured] {
 	return client.Dynamic(c, client.ResourceInfo{Group: "lab.example.com", Version: "v1", Resource: "widgets", Namespaced: true})
 }
 
-func raw(t *testing.T, h http.Handler, method, path, body string) (int, map[string]any) {
+func raw(t testing.TB, h http.Handler, method, path, body string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, "http://in-process"+path, strings.NewReader(body))
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/unstructured"
+	kcel "github.com/kubesim/kubesim/apiserver/cel"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
@@ -31,6 +33,7 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 	names := c.Status.AcceptedNames
 	gvk := api.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: names.Kind}
 	st := &customResourceStrategy{gvk: gvk, schema: s, preserve: c.Spec.PreserveUnknownFields}
+	st.rules, st.rulesErr = kcel.NewValidator(s)
 	res := &registry.Resource{
 		Group: c.Spec.Group, Version: v.Name, Name: names.Plural, SingularName: names.Singular,
 		Kind: names.Kind, ListKind: names.ListKind, ShortNames: names.ShortNames, Categories: names.Categories,
@@ -110,6 +113,10 @@ type customResourceStrategy struct {
 	schema   *api.JSONSchemaProps
 	preserve bool
 	scale    *registry.ScaleSubresource
+	// rules are the schema's x-kubernetes-validations, compiled once per
+	// served version (nil when there are none).
+	rules    *kcel.Validator
+	rulesErr error
 }
 
 // Default prunes unknown fields (unless preserved) and fills defaults.
@@ -128,14 +135,17 @@ func (s *customResourceStrategy) Default(obj api.Object) {
 }
 
 // Validate checks a new object.
-func (s *customResourceStrategy) Validate(obj api.Object) field.ErrorList { return s.validate(obj) }
-
-// ValidateUpdate checks an update the same way (no ratcheting).
-func (s *customResourceStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
-	return s.validate(obj)
+func (s *customResourceStrategy) Validate(obj api.Object) field.ErrorList {
+	return s.validate(obj, nil)
 }
 
-func (s *customResourceStrategy) validate(obj api.Object) field.ErrorList {
+// ValidateUpdate checks an update the same way (no ratcheting); the old
+// object is what transition rules (oldSelf) compare with.
+func (s *customResourceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
+	return s.validate(obj, old)
+}
+
+func (s *customResourceStrategy) validate(obj, old api.Object) field.ErrorList {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("custom resource is a %T", obj))}
@@ -151,13 +161,38 @@ func (s *customResourceStrategy) validate(obj api.Object) field.ErrorList {
 		return errs
 	}
 	if s.schema != nil {
-		errs = append(errs, schema.Validate(s.schema, validationView(u), nil)...)
+		schemaErrs := schema.Validate(s.schema, validationView(u), nil)
+		errs = append(errs, schemaErrs...)
+		errs = append(errs, s.validateRules(u, old, schemaErrs)...)
 	}
 	if s.scale != nil {
 		errs = append(errs, validateReplicas(u, s.scale.SpecReplicasPath, false)...)
 		errs = append(errs, validateReplicas(u, s.scale.StatusReplicasPath, true)...)
 	}
 	return errs
+}
+
+// validateRules runs the x-kubernetes-validations rules, unless the object
+// already has errors that make them meaningless (a value of the wrong type
+// or an unsupported one), as the apiextensions-apiserver does.
+func (s *customResourceStrategy) validateRules(u *unstructured.Unstructured, old api.Object, schemaErrs field.ErrorList) field.ErrorList {
+	if s.rules == nil && s.rulesErr == nil {
+		return nil
+	}
+	if s.rulesErr != nil {
+		return field.ErrorList{field.InternalError(nil, s.rulesErr)}
+	}
+	// A type error would make every rule fail with a confusing message.
+	for _, e := range schemaErrs {
+		if e.Type == field.ErrorTypeNotSupported || e.Type == field.ErrorTypeTypeInvalid {
+			return field.ErrorList{field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")}
+		}
+	}
+	var oldView any
+	if ou, ok := old.(*unstructured.Unstructured); ok {
+		oldView = validationView(ou)
+	}
+	return s.rules.Validate(context.Background(), nil, validationView(u), oldView)
 }
 
 // validationView is the object as the schema sees it: its content (shared,

@@ -19,14 +19,14 @@
 //     that the new resource is served the moment the write returns;
 //   - pkg/apiserver/customresource_handler.go and pkg/registry/customresource:
 //     the custom resource strategy (prune, default, validate against the
-//     version's schema, apiVersion and kind checks), status and scale
+//     version's schema and its x-kubernetes-validations CEL rules through
+//     package apiserver/cel, apiVersion and kind checks), status and scale
 //     subresources, and the table convertor of additionalPrinterColumns;
 //   - pkg/controller/finalizer: the controller that deletes every custom
 //     resource of a deleted CRD, then lets the CRD go (package controllers/crdfinalizer, a client of the API server).
 //
 // Left out: conversion webhooks (strategy Webhook is accepted and stored,
-// but versions convert as with None: only apiVersion changes), CEL rules,
-// validation ratcheting of custom resources, selectableFields, the
+// but versions convert as with None: only apiVersion changes), validation ratcheting of custom resources, selectableFields, the
 // NonStructuralSchema condition's detailed messages, and the
 // CustomResourceDefinition's own status subresource semantics beyond what
 // the naming and establishing controllers write. Names clash only within a

@@ -3,6 +3,7 @@ package crd
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/labels"
+	kcel "github.com/kubesim/kubesim/apiserver/cel"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
@@ -134,6 +136,7 @@ func validateSpec(s *api.CustomResourceDefinitionSpec, opts ValidationOptions, p
 	if !unique {
 		errs = append(errs, field.Invalid(p.Child("versions"), versionNames(s.Versions), "must contain unique version names"))
 	}
+	errs = append(errs, validateRules(s, p)...)
 	if storage != 1 {
 		errs = append(errs, field.Invalid(p.Child("versions"), versionNames(s.Versions), "must have exactly one version marked as storage version"))
 	}
@@ -167,6 +170,40 @@ func validateSpec(s *api.CustomResourceDefinitionSpec, opts ValidationOptions, p
 			}
 		default:
 			errs = append(errs, field.NotSupported(cp.Child("strategy"), string(cv.Strategy), []string{"None", "Webhook"}))
+		}
+	}
+	return errs
+}
+
+// validateRules checks the x-kubernetes-validations CEL rules of the
+// structural schemas. When every version has the same schema, Kubernetes
+// holds it once, at spec.validation, and reports its rules there (the path
+// of the messages users quote); otherwise under each version.
+func validateRules(s *api.CustomResourceDefinitionSpec, p *field.Path) field.ErrorList {
+	var schemas []*api.JSONSchemaProps
+	same := len(s.Versions) > 0
+	for _, v := range s.Versions {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			same = false
+			schemas = append(schemas, nil)
+			continue
+		}
+		schemas = append(schemas, v.Schema.OpenAPIV3Schema)
+		same = same && reflect.DeepEqual(v.Schema.OpenAPIV3Schema, schemas[0])
+	}
+	structural := func(js *api.JSONSchemaProps) bool {
+		return js != nil && len(schema.ValidateStructural(js, nil)) == 0
+	}
+	if same {
+		if !structural(schemas[0]) {
+			return nil
+		}
+		return kcel.ValidateSchema(schemas[0], p.Child("validation", "openAPIV3Schema"))
+	}
+	var errs field.ErrorList
+	for i, js := range schemas {
+		if structural(js) {
+			errs = append(errs, kcel.ValidateSchema(js, p.Child("versions").Index(i).Child("schema", "openAPIV3Schema"))...)
 		}
 	}
 	return errs

@@ -213,6 +213,16 @@ func aggregatedResource(r *registry.Resource) APIResourceDiscovery {
 			Subresource: sub, ResponseKind: &posted, Verbs: []string{"create"},
 		})
 	}
+	for _, sub := range sortedKeys(r.Connect) {
+		c := r.Connect[sub]
+		k := *kind
+		if c.Kind != "" {
+			k.Kind = c.Kind
+		}
+		d.Subresources = append(d.Subresources, APISubresourceDiscovery{
+			Subresource: sub, ResponseKind: &k, Verbs: slices.Clone(c.Verbs),
+		})
+	}
 	sort.SliceStable(d.Subresources, func(i, j int) bool { return d.Subresources[i].Subresource < d.Subresources[j].Subresource })
 	return d
 }

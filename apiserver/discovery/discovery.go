@@ -201,6 +201,14 @@ func resourceEntries(r *registry.Resource) []api.APIResource {
 		}
 		out = append(out, e)
 	}
+	for _, sub := range sortedKeys(r.Connect) {
+		c := r.Connect[sub]
+		kind := r.Kind
+		if c.Kind != "" {
+			kind = c.Kind
+		}
+		out = append(out, api.APIResource{Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Kind: kind, Verbs: slices.Clone(c.Verbs)})
+	}
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,6 +82,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		responsewriters.WriteError(w, api.NewMethodNotSupported(res.GroupResource(), info.Verb))
 		return
 	}
+	if conn, ok := res.Connect[info.Subresource]; ok && info.Subresource != "" {
+		// A connect subresource (pods/log): its own handler answers,
+		// with the original writer so that an upgrade can pass.
+		if !slices.Contains(conn.Verbs, info.Verb) {
+			responsewriters.WriteError(w, api.NewMethodNotSupported(api.GroupResource{Group: res.Group, Resource: res.Name + "/" + info.Subresource}, info.Verb))
+			return
+		}
+		if err := conn.Serve(w, r, st, ns, name); err != nil {
+			responsewriters.WriteError(w, err)
+		}
+		return
+	}
 	rc := &requestContext{h: h, w: w, r: r, info: info, st: st, res: res, ns: ns, name: name}
 	// The answer's media type is settled before anything is written, as
 	// Kubernetes' handlers do: a 406 must not follow a stored create.
@@ -133,6 +146,9 @@ func (h *Handler) subresourceAllowed(res *registry.Resource, info *request.Info)
 		return res.StatusSubresource && (info.Verb == "get" || info.Verb == "update" || info.Verb == "patch")
 	case "scale":
 		return res.Scale != nil && (info.Verb == "get" || info.Verb == "update" || info.Verb == "patch")
+	}
+	if _, ok := res.Connect[info.Subresource]; ok {
+		return true // its verbs are checked when it is served
 	}
 	_, ok := res.CreateSubresources[info.Subresource]
 	return ok && info.Verb == "create"

@@ -108,7 +108,7 @@ func validateSelectorAndTemplate(sel *api.LabelSelector, t *api.PodTemplateSpec,
 		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []string{string(api.RestartPolicyAlways)}))
 	}
 	if t.Spec.ActiveDeadlineSeconds != nil {
-		name := map[string]string{"deployment": "ReplicaSet", "replicaset": "ReplicaSet", "statefulset": "StatefulSet"}[kind]
+		name := map[string]string{"deployment": "ReplicaSet", "replicaset": "ReplicaSet", "statefulset": "StatefulSet", "daemonset": "DaemonSet"}[kind]
 		errs = append(errs, field.Forbidden(tp.Child("spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in "+name+" is not Supported"))
 	}
 	return errs

@@ -25,7 +25,7 @@ func Builtin() []*registry.Resource {
 			LabelSelectorPath:  ".spec.selector",
 		}
 	}
-	return []*registry.Resource{
+	resources := []*registry.Resource{
 		{
 			Version: "v1", Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ListKind: "NamespaceList",
 			ShortNames: []string{"ns"}, Namespaced: false,
@@ -225,4 +225,9 @@ func Builtin() []*registry.Resource {
 		},
 		// --- end rbac ---
 	}
+	// The API groups of later issues, one line each.
+	resources = append(resources, admissionPolicyResources()...) // issue 13
+	resources = append(resources, batchResources()...)           // issue 12
+	resources = append(resources, daemonSetResources()...)       // issue 12
+	return resources
 }

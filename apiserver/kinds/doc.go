@@ -18,6 +18,11 @@
 //     (pkg/apis/rbac/validation: rules need verbs, subjects' kinds, the
 //     immutable roleRef; rbac.go); the RBAC authorization itself is in
 //     apiserver/authz and apiserver/rbacregistry;
+//   - the batch/v1 Jobs and CronJobs of pkg/registry/batch and
+//     pkg/apis/batch (the generated selector and the
+//     batch.kubernetes.io/controller-uid and job-name labels, the pod
+//     failure policy's rules, a CronJob's schedule parsed by api/cron with
+//     robfig/cron's messages, its time zone; batch.go);
 //   - the cluster IP and node port allocators of the service REST storage
 //     (pkg/registry/core/service/ipallocator and portallocator), one each
 //     per API server (ClusterIPAllocator, clusterip.go; NodePortAllocator,

@@ -191,6 +191,7 @@ func ValidatePodSpec(spec *api.PodSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(p.Child("dnsPolicy"), spec.DNSPolicy, dnsPolicies()))
 	}
 	errs = append(errs, validateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
+	errs = append(errs, validateAffinity(spec.Affinity, p.Child("affinity"))...)
 	if spec.ServiceAccountName != "" {
 		for _, msg := range labels1123Subdomain(spec.ServiceAccountName) {
 			errs = append(errs, field.Invalid(p.Child("serviceAccountName"), spec.ServiceAccountName, msg))
@@ -311,6 +312,15 @@ func validateContainers(ctrs []api.Container, volumes, names map[string]bool, p 
 			errs = append(errs, field.NotSupported(cp.Child("imagePullPolicy"), c.ImagePullPolicy, pullPolicies()))
 		}
 		errs = append(errs, validateResources(&c.Resources, cp.Child("resources"))...)
+		if rp := c.RestartPolicy; rp != nil {
+			// Only an init container may have one, and only Always: a
+			// sidecar (required is true for the pod's containers).
+			if required {
+				errs = append(errs, field.Forbidden(cp.Child("restartPolicy"), "may not be set for non-init containers"))
+			} else if *rp != api.ContainerRestartPolicyAlways {
+				errs = append(errs, field.NotSupported(cp.Child("restartPolicy"), *rp, []string{string(api.ContainerRestartPolicyAlways)}))
+			}
+		}
 	}
 	return errs
 }

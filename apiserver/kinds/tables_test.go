@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"maps"
 	"testing"
 	"time"
 
@@ -174,15 +175,22 @@ func sampleObjects() map[string]api.Object {
 		"controllerrevisions": &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "web-7bfc888dd5", Namespace: "default", CreationTimestamp: created,
 			OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "web", UID: "u", Controller: ptr(true)}}},
 			Revision: 2},
+		"daemonsets":          validDaemonSet(),
 		"roles":               &api.Role{ObjectMeta: meta},
 		"clusterroles":        &api.ClusterRole{ObjectMeta: meta},
 		"rolebindings":        &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
 		"clusterrolebindings": &api.ClusterRoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "r"}},
+		// issue 13
+		"validatingadmissionpolicies": &api.ValidatingAdmissionPolicy{ObjectMeta: meta, Spec: api.ValidatingAdmissionPolicySpec{
+			ParamKind: &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}, Validations: []api.Validation{{Expression: "true"}}}},
+		"validatingadmissionpolicybindings": &api.ValidatingAdmissionPolicyBinding{ObjectMeta: meta, Spec: api.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName: "p", ParamRef: &api.ParamRef{Name: "limits", Namespace: "default"}}},
 	}
 }
 
 func TestEveryTableRowFitsItsColumns(t *testing.T) {
 	objs := sampleObjects()
+	maps.Copy(objs, batchSamples())
 	for _, r := range Builtin() {
 		require.NotNil(t, r.Table, r.Name)
 		obj, ok := objs[r.Name]

@@ -48,6 +48,14 @@ func TestPodValidation(t *testing.T) {
 		}, []string{`spec.containers[0].ports[1].name: Duplicate value: "http"`}},
 		{"bad restart policy", func(p *api.Pod) { p.Spec.RestartPolicy = "Sometimes" },
 			[]string{`spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`}},
+		{"restartPolicy on a container", func(p *api.Pod) {
+			always := api.ContainerRestartPolicyAlways
+			p.Spec.Containers[0].RestartPolicy = &always
+		}, []string{"spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"}},
+		{"init container restartPolicy other than Always", func(p *api.Pod) {
+			never := api.ContainerRestartPolicy("Never")
+			p.Spec.InitContainers = []api.Container{{Name: "side", Image: "busybox", RestartPolicy: &never}}
+		}, []string{`spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"`}},
 		{"bad pull policy", func(p *api.Pod) { p.Spec.Containers[0].ImagePullPolicy = "Maybe" },
 			[]string{`spec.containers[0].imagePullPolicy: Unsupported value: "Maybe": supported values: "Always", "IfNotPresent", "Never"`}},
 		{"bad dns policy", func(p *api.Pod) { p.Spec.DNSPolicy = "Google" },

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
@@ -61,6 +62,11 @@ type Resource struct {
 	StrategicMergePatch bool
 	// CreateSubresources are POST-only subresources, such as pods/binding.
 	CreateSubresources map[string]CreateSubresource
+	// Connect are subresources served by a handler of their own instead
+	// of the store: pods/log (and exec, attach, portforward), which the
+	// API server forwards to the pod's kubelet (Kubernetes' rest.Connecter
+	// and the pod's LogREST). Keyed by subresource name.
+	Connect map[string]ConnectSubresource
 	// StorageGroupResource keys the objects; versions of one resource share
 	// storage. Empty means Group/Name.
 	StorageGroupResource api.GroupResource
@@ -106,6 +112,22 @@ type CreateSubresource struct {
 	Resource *Resource
 	// Create handles the posted object for the parent ns/name.
 	Create func(ctx context.Context, st *Store, ns, name string, obj api.Object) (api.Object, error)
+}
+
+// ConnectSubresource is a subresource served by Serve rather than by the
+// store: the request reaches it authenticated and authorized (with the
+// subresource in the attributes), and Serve gets the original
+// ResponseWriter and Request, so that a connection upgrade can pass.
+type ConnectSubresource struct {
+	// Verbs are the request verbs it answers ("get" for pods/log, "get"
+	// and "create" for pods/exec); any other is 405.
+	Verbs []string
+	// Kind is the kind discovery names for it (pods/exec:
+	// PodExecOptions); empty is the parent's kind (pods/log: Pod).
+	Kind string
+	// Serve answers the request for the parent object ns/name; st is the
+	// parent's store. An error is written as a Status.
+	Serve func(w http.ResponseWriter, r *http.Request, st *Store, ns, name string) error
 }
 
 // ScaleSubresource says where the replica counts live in the object.

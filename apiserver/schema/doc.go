@@ -15,7 +15,9 @@
 //   - k8s.io/kube-openapi/cmd/openapi-gen (schemas from Go types, here by
 //     reflection at run time instead of code generation).
 //
-// Left out: CEL (x-kubernetes-validations are stored, not run), validation
+// CEL rules (x-kubernetes-validations) are compiled and run by apiserver/cel.
+//
+// Left out: validation
 // ratcheting on update, list-type uniqueness checks on values, the int32/
 // int64 range of numeric formats, and ECMA-262 regular expressions: pattern
 // uses Go's RE2 syntax, so lookarounds and backreferences do not compile.

@@ -55,25 +55,6 @@ func desiredTaints(taints []api.Taint, key string, now time.Time) ([]api.Taint, 
 	return out, changed
 }
 
-// toleratesTaint is v1helper.Toleration.ToleratesTaint: the effect
-// matches (empty matches all), the key matches (empty with Exists matches
-// all), and the value matches for Equal.
-func toleratesTaint(tol api.Toleration, taint api.Taint) bool {
-	if tol.Effect != "" && tol.Effect != taint.Effect {
-		return false
-	}
-	if tol.Key != taint.Key && !(tol.Key == "" && tol.Operator == api.TolerationOpExists) {
-		return false
-	}
-	switch tol.Operator {
-	case api.TolerationOpExists:
-		return true
-	case "", api.TolerationOpEqual:
-		return tol.Value == taint.Value
-	}
-	return false
-}
-
 // evictionTime is when the taint eviction controller deletes pod from a
 // node with taints: for each NoExecute taint, the time it was added plus
 // the pod's tolerationSeconds for it (the smallest of its matching
@@ -93,7 +74,7 @@ func evictionTime(pod *api.Pod, taints []api.Taint, defaultTimeout time.Duration
 		var seconds *int64
 		tolerated, forever := false, false
 		for _, tol := range pod.Spec.Tolerations {
-			if !toleratesTaint(tol, taint) {
+			if !tol.ToleratesTaint(&taint) {
 				continue
 			}
 			tolerated = true

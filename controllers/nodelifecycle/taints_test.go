@@ -51,26 +51,6 @@ func TestDesiredTaints(t *testing.T) {
 	}
 }
 
-func TestToleratesTaint(t *testing.T) {
-	taint := api.Taint{Key: "k", Value: "v", Effect: api.TaintEffectNoExecute}
-	tests := []struct {
-		name string
-		tol  api.Toleration
-		want bool
-	}{
-		{"exists on key", api.Toleration{Key: "k", Operator: api.TolerationOpExists}, true},
-		{"exists on everything", api.Toleration{Operator: api.TolerationOpExists}, true},
-		{"equal value", api.Toleration{Key: "k", Value: "v"}, true},
-		{"other value", api.Toleration{Key: "k", Value: "w", Operator: api.TolerationOpEqual}, false},
-		{"other key", api.Toleration{Key: "x", Operator: api.TolerationOpExists}, false},
-		{"other effect", api.Toleration{Key: "k", Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule}, false},
-		{"empty key needs Exists", api.Toleration{Value: "v"}, false},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, toleratesTaint(tt.tol, taint), tt.name)
-	}
-}
-
 func TestEvictionTime(t *testing.T) {
 	unreachable := []api.Taint{
 		{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoSchedule, TimeAdded: at(0)},

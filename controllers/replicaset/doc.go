@@ -5,7 +5,7 @@
 //
 // It simulates kubernetes/pkg/controller/replicaset (replica_set.go,
 // replica_set_utils.go) and the parts of kubernetes/pkg/controller it uses:
-// ControllerExpectations (controller_utils.go), the ActivePods ordering that
+// ControllerExpectations (controller_utils.go, in the controller kit), the ActivePods ordering that
 // picks which pods to delete, slow-start batches, and the
 // ControllerRefManager that adopts orphans and releases pods whose labels
 // stop matching (controller_ref_manager.go). Read those files next to this

@@ -60,7 +60,7 @@ type Config struct {
 	Workers int
 	// BurstReplicas caps creates and deletes per sync (BurstReplicas).
 	BurstReplicas int
-	// ExpectationsTimeout (ExpectationsTimeout).
+	// ExpectationsTimeout (controllers.ExpectationsTimeout).
 	ExpectationsTimeout time.Duration
 	// Logger (discarded when nil).
 	Logger *slog.Logger
@@ -75,7 +75,7 @@ type ReplicaSetController struct {
 	logger       *slog.Logger
 	burst        int
 	parallel     bool
-	expectations *ControllerExpectations
+	expectations *controllers.ControllerExpectations
 
 	rsInformer  *cache.Informer[*api.ReplicaSet]
 	podInformer *cache.Informer[*api.Pod]
@@ -106,7 +106,7 @@ func New(cfg Config) (*ReplicaSetController, error) {
 		// as Kubernetes does; step mode creates them in order, so that
 		// the trace is the same every run.
 		parallel:     cfg.Mode == runmode.Live,
-		expectations: NewControllerExpectations(cfg.Clock, cfg.ExpectationsTimeout),
+		expectations: controllers.NewControllerExpectations(cfg.Clock, cfg.ExpectationsTimeout),
 		rsInformer:   cache.New(cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
 		podInformer:  cache.New(cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
 	}
@@ -154,7 +154,9 @@ func (rsc *ReplicaSetController) Run(ctx context.Context) { rsc.controller.Run(c
 
 // Expectations exposes the in-flight creates and deletes (for tests and
 // the trace).
-func (rsc *ReplicaSetController) Expectations() *ControllerExpectations { return rsc.expectations }
+func (rsc *ReplicaSetController) Expectations() *controllers.ControllerExpectations {
+	return rsc.expectations
+}
 
 // enqueue queues rs because of an event on the object m of kind.
 func (rsc *ReplicaSetController) enqueue(rs *api.ReplicaSet, event, kind string, m *api.ObjectMeta) {

@@ -17,7 +17,8 @@
 // Read those files next to this one; Plan is the heart of
 // updateStatefulSet.
 //
-// Its history is kept as Kubernetes keeps it (history.go,
+// Its history is kept as Kubernetes keeps it (history.go, on the
+// controller kit's history.go shared with the DaemonSet controller;
 // pkg/controller/history): one ControllerRevision "<set>-<hash>" per
 // distinct template, its data a strategic merge patch that replaces
 // spec.template, numbered in order; a template seen before is renumbered

@@ -22,45 +22,6 @@ func TestPatchReplacesTheTemplate(t *testing.T) {
 	assert.Equal(t, string(data), string(again), "the same template gives the same bytes")
 }
 
-func TestHashRevision(t *testing.T) {
-	zero, one := int32(0), int32(1)
-	cases := []struct {
-		name      string
-		data      string
-		collision *int32
-		want      string
-	}{
-		// FNV-32 (not 32a) of "abc" is 1134309195 (computed apart from Go); of "abc0" 3118363425.
-		{"data alone", "abc", nil, encodeDigits(1134309195)},
-		{"with collision count 0", "abc", &zero, encodeDigits(3118363425)},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, HashRevision([]byte(c.data), c.collision))
-		})
-	}
-	assert.NotEqual(t, HashRevision([]byte("abc"), &zero), HashRevision([]byte("abc"), &one), "a collision gives another name")
-	assert.Regexp(t, `^[bcdfghjklmnpqrstvwxz2456789]+$`, HashRevision([]byte("abc"), nil))
-}
-
-// encodeDigits is SafeEncodeString of n's decimal digits, spelled out:
-// each digit d becomes alphabet[int('0'+d) % 27].
-func encodeDigits(n uint32) string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	s := fmt.Sprint(n)
-	out := make([]byte, len(s))
-	for i := range s {
-		out[i] = alphabet[int(s[i])%len(alphabet)]
-	}
-	return string(out)
-}
-
-func TestRevisionNameCutsTheSetName(t *testing.T) {
-	assert.Equal(t, "web-abc", RevisionName("web", "abc"))
-	long := string(make([]byte, 300))
-	assert.Len(t, RevisionName(long, "abc"), 223+1+3)
-}
-
 func TestNewRevisionAndApplyRevision(t *testing.T) {
 	s := set(3, "", 0)
 	s.UID = "uid-1"
@@ -99,19 +60,9 @@ func names(rs []*api.ControllerRevision) []string {
 	return out
 }
 
-func TestSortNextAndEqualRevisions(t *testing.T) {
-	rs := []*api.ControllerRevision{rev("c", 3, `3`), rev("a", 1, `1`), rev("b", 2, `1`)}
-	SortRevisions(rs)
-	assert.Equal(t, []string{"a", "b", "c"}, names(rs))
-	assert.Equal(t, int64(4), NextRevision(rs))
+func TestNextRevision(t *testing.T) {
+	assert.Equal(t, int64(4), NextRevision([]*api.ControllerRevision{rev("c", 3, `3`), rev("a", 1, `1`)}))
 	assert.Equal(t, int64(1), NextRevision(nil))
-	assert.Equal(t, []string{"a", "b"}, names(FindEqualRevisions(rs, rev("new", 9, `1`))))
-	assert.True(t, EqualRevision(nil, nil))
-	assert.False(t, EqualRevision(rs[0], nil))
-	x, y := rev("x", 1, `1`), rev("y", 1, `1`)
-	x.Labels = map[string]string{ControllerRevisionHashLabel: "h1"}
-	y.Labels = map[string]string{ControllerRevisionHashLabel: "h2"}
-	assert.False(t, EqualRevision(x, y), "different hashes are different revisions")
 }
 
 func TestRevisionsToPrune(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/controllers"
 )
 
 // PodName is the name of the pod with ordinal ord (getPodName).
@@ -39,7 +40,7 @@ func Revision(set *api.StatefulSet) string {
 	if err != nil {
 		return ""
 	}
-	return RevisionName(set.Name, HashRevision(data, &collisionCount))
+	return controllers.ControllerRevisionName(set.Name, controllers.HashControllerRevision(data, &collisionCount))
 }
 
 // PodRevision is the revision a pod was made from.

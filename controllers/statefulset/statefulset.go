@@ -108,7 +108,7 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	if err != nil {
 		return controllers.Result{}, err
 	}
-	SortRevisions(revisions)
+	controllers.SortControllerRevisions(revisions)
 	current, update, collisionCount, err := ssc.getRevisions(ctx, set, revisions)
 	if err != nil {
 		return controllers.Result{}, err
@@ -214,17 +214,15 @@ func (ssc *StatefulSetController) claimRevisions(ctx context.Context, set *api.S
 			candidates = append(candidates, r)
 		}
 	}
-	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.ControllerRevision]{
-		Owner: &set.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: ssc.revisions.Resource(), DependentKind: "ControllerRevision",
-		Match: func(r *api.ControllerRevision) bool { return sel.Matches(labels.Set(r.Labels)) },
-		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+	return controllers.ClaimRevisions(ctx, ssc.revisions.Resource(), &set.ObjectMeta, GroupVersionKind,
+		func(r *api.ControllerRevision) bool { return sel.Matches(labels.Set(r.Labels)) },
+		func(ctx context.Context) (*api.ObjectMeta, error) {
 			fresh, err := ssc.Client().StatefulSets().Get(ctx, set.Namespace, set.Name)
 			if err != nil {
 				return nil, err
 			}
 			return &fresh.ObjectMeta, nil
-		},
-	}, candidates)
+		}, candidates)
 }
 
 // createPod creates the pod of a Create action from the template of its
@@ -259,12 +257,12 @@ func (ssc *StatefulSetController) getRevisions(ctx context.Context, set *api.Sta
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	equal := FindEqualRevisions(revisions, update)
+	equal := controllers.FindEqualRevisions(revisions, update, ControllerRevisionHashLabel)
 	switch {
-	case len(equal) > 0 && EqualRevision(revisions[len(revisions)-1], equal[len(equal)-1]):
+	case len(equal) > 0 && controllers.EqualRevision(revisions[len(revisions)-1], equal[len(equal)-1], ControllerRevisionHashLabel):
 		update = revisions[len(revisions)-1]
 	case len(equal) > 0:
-		update, err = ssc.renumberRevision(ctx, equal[len(equal)-1], update.Revision)
+		update, err = controllers.RenumberRevision(ctx, ssc.revisions.Resource(), equal[len(equal)-1], update.Revision)
 	default:
 		update, err = ssc.createRevision(ctx, set, update, &collisionCount)
 	}
@@ -288,9 +286,9 @@ func (ssc *StatefulSetController) getRevisions(ctx context.Context, set *api.Sta
 func (ssc *StatefulSetController) createRevision(ctx context.Context, set *api.StatefulSet, cr *api.ControllerRevision, collisionCount *int32) (*api.ControllerRevision, error) {
 	res := ssc.revisions.Resource()
 	for {
-		hash := HashRevision(cr.Data.Raw, collisionCount)
+		hash := controllers.HashControllerRevision(cr.Data.Raw, collisionCount)
 		clone := cr.DeepCopy()
-		clone.Name = RevisionName(set.Name, hash)
+		clone.Name = controllers.ControllerRevisionName(set.Name, hash)
 		clone.Labels[ControllerRevisionHashLabel] = hash
 		created, err := res.Create(ctx, clone)
 		if !api.IsAlreadyExists(err) {
@@ -307,25 +305,9 @@ func (ssc *StatefulSetController) createRevision(ctx context.Context, set *api.S
 	}
 }
 
-// renumberRevision is UpdateControllerRevision: an old template comes back
-// as the newest revision under its old name.
-func (ssc *StatefulSetController) renumberRevision(ctx context.Context, cr *api.ControllerRevision, revision int64) (*api.ControllerRevision, error) {
-	if cr.Revision == revision {
-		return cr, nil
-	}
-	clone := cr.DeepCopy()
-	clone.Revision = revision
-	return ssc.revisions.Resource().Update(ctx, clone)
-}
-
 // truncateHistory deletes the revisions RevisionsToPrune picks.
 func (ssc *StatefulSetController) truncateHistory(ctx context.Context, set *api.StatefulSet, pods []*api.Pod, revisions []*api.ControllerRevision, current, update string) error {
-	for _, r := range RevisionsToPrune(set, pods, revisions, current, update) {
-		if err := ssc.revisions.Resource().Delete(ctx, r.Namespace, r.Name, nil); err != nil && !api.IsNotFound(err) {
-			return err
-		}
-	}
-	return nil
+	return controllers.DeleteRevisions(ctx, ssc.revisions.Resource(), RevisionsToPrune(set, pods, revisions, current, update))
 }
 
 func (ssc *StatefulSetController) deletePod(ctx context.Context, set *api.StatefulSet, name string) error {

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -38,8 +40,9 @@ import (
 func realScheme(t testing.TB) *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
+		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, coordinationv1.AddToScheme, autoscalingv1.AddToScheme, apiregistrationv1.AddToScheme,
 		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme,
+		admissionregistrationv1.AddToScheme, // issue 13
 	} {
 		require.NoError(t, add(s))
 	}
@@ -59,20 +62,23 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 	v1 := schema.GroupVersion{Version: "v1"}
 	apps := schema.GroupVersion{Group: "apps", Version: "v1"}
 	for gvk, newObj := range map[schema.GroupVersionKind]func() kpb.Kinded{
-		v1.WithKind("NamespaceList"):      func() kpb.Kinded { return &api.NamespaceList{} },
-		v1.WithKind("NodeList"):           func() kpb.Kinded { return &api.NodeList{} },
-		v1.WithKind("PodList"):            func() kpb.Kinded { return &api.PodList{} },
-		v1.WithKind("ServiceList"):        func() kpb.Kinded { return &api.ServiceList{} },
-		v1.WithKind("EndpointsList"):      func() kpb.Kinded { return &api.EndpointsList{} },
-		v1.WithKind("ConfigMapList"):      func() kpb.Kinded { return &api.ConfigMapList{} },
-		v1.WithKind("SecretList"):         func() kpb.Kinded { return &api.SecretList{} },
-		v1.WithKind("EventList"):          func() kpb.Kinded { return &api.EventList{} },
-		v1.WithKind("ServiceAccountList"): func() kpb.Kinded { return &api.ServiceAccountList{} },
-		v1.WithKind("Binding"):            func() kpb.Kinded { return &api.Binding{} },
-		v1.WithKind("Status"):             func() kpb.Kinded { return &api.Status{} },
-		v1.WithKind("DeleteOptions"):      func() kpb.Kinded { return &api.DeleteOptions{} },
-		apps.WithKind("ReplicaSetList"):   func() kpb.Kinded { return &api.ReplicaSetList{} },
-		apps.WithKind("DeploymentList"):   func() kpb.Kinded { return &api.DeploymentList{} },
+		v1.WithKind("NamespaceList"):                         func() kpb.Kinded { return &api.NamespaceList{} },
+		v1.WithKind("NodeList"):                              func() kpb.Kinded { return &api.NodeList{} },
+		v1.WithKind("PodList"):                               func() kpb.Kinded { return &api.PodList{} },
+		v1.WithKind("ServiceList"):                           func() kpb.Kinded { return &api.ServiceList{} },
+		v1.WithKind("EndpointsList"):                         func() kpb.Kinded { return &api.EndpointsList{} },
+		v1.WithKind("ConfigMapList"):                         func() kpb.Kinded { return &api.ConfigMapList{} },
+		v1.WithKind("SecretList"):                            func() kpb.Kinded { return &api.SecretList{} },
+		v1.WithKind("EventList"):                             func() kpb.Kinded { return &api.EventList{} },
+		v1.WithKind("ServiceAccountList"):                    func() kpb.Kinded { return &api.ServiceAccountList{} },
+		v1.WithKind("Binding"):                               func() kpb.Kinded { return &api.Binding{} },
+		v1.WithKind("Status"):                                func() kpb.Kinded { return &api.Status{} },
+		v1.WithKind("DeleteOptions"):                         func() kpb.Kinded { return &api.DeleteOptions{} },
+		apps.WithKind("ReplicaSetList"):                      func() kpb.Kinded { return &api.ReplicaSetList{} },
+		apps.WithKind("DeploymentList"):                      func() kpb.Kinded { return &api.DeploymentList{} },
+		{Group: "batch", Version: "v1", Kind: "JobList"}:     func() kpb.Kinded { return &api.JobList{} },
+		{Group: "batch", Version: "v1", Kind: "CronJobList"}: func() kpb.Kinded { return &api.CronJobList{} },
+		apps.WithKind("DaemonSetList"):                       func() kpb.Kinded { return &api.DaemonSetList{} },
 		apps.WithKind("StatefulSetList"): func() kpb.Kinded {
 			return &api.StatefulSetList{}
 		},
@@ -102,7 +108,11 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 // value depending on seed: two elements per slice and map, every pointer
 // set, negative numbers too, times with nanoseconds.
 func fillKubesim(v reflect.Value, seed int, depth int) {
-	if depth > 20 {
+	// 24 reaches every field of the deepest kind, a CronJobList (list,
+	// CronJob, job template, pod template, volume, projection, downward
+	// API, resource field): a Quantity left zero below the limit would
+	// decode as a DecimalSI zero and differ.
+	if depth > 24 {
 		return
 	}
 	switch v.Type() {

@@ -6,10 +6,12 @@ package protocompat
 import (
 	"reflect"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -27,6 +29,49 @@ import (
 // typePairs maps every kubesim API struct that carries protobuf tags to
 // the k8s.io/api (or apimachinery, kube-aggregator) type it mirrors.
 var typePairs = []struct{ kubesim, real reflect.Type }{
+	// issue 13 parts 1-2 (the admission branch's webhook types, copied unchanged)
+	{reflect.TypeFor[api.RuleWithOperations](), reflect.TypeFor[admissionregistrationv1.RuleWithOperations]()},
+	{reflect.TypeFor[api.Rule](), reflect.TypeFor[admissionregistrationv1.Rule]()},
+	{reflect.TypeFor[api.MatchCondition](), reflect.TypeFor[admissionregistrationv1.MatchCondition]()},
+	{reflect.TypeFor[api.MutatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfiguration]()},
+	{reflect.TypeFor[api.MutatingWebhookConfigurationList](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfigurationList]()},
+	{reflect.TypeFor[api.ValidatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfiguration]()},
+	{reflect.TypeFor[api.ValidatingWebhookConfigurationList](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfigurationList]()},
+	{reflect.TypeFor[api.MutatingWebhook](), reflect.TypeFor[admissionregistrationv1.MutatingWebhook]()},
+	{reflect.TypeFor[api.ValidatingWebhook](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhook]()},
+	// issue 13 part 3: ValidatingAdmissionPolicy and its binding
+	{reflect.TypeFor[api.ValidatingAdmissionPolicy](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicy]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyList](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyList]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicySpec](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicySpec]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyStatus](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyStatus]()},
+	{reflect.TypeFor[api.TypeChecking](), reflect.TypeFor[admissionregistrationv1.TypeChecking]()},
+	{reflect.TypeFor[api.ExpressionWarning](), reflect.TypeFor[admissionregistrationv1.ExpressionWarning]()},
+	{reflect.TypeFor[api.ParamKind](), reflect.TypeFor[admissionregistrationv1.ParamKind]()},
+	{reflect.TypeFor[api.Validation](), reflect.TypeFor[admissionregistrationv1.Validation]()},
+	{reflect.TypeFor[api.Variable](), reflect.TypeFor[admissionregistrationv1.Variable]()},
+	{reflect.TypeFor[api.AuditAnnotation](), reflect.TypeFor[admissionregistrationv1.AuditAnnotation]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyBinding](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBinding]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyBindingList](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBindingList]()},
+	{reflect.TypeFor[api.ValidatingAdmissionPolicyBindingSpec](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec]()},
+	{reflect.TypeFor[api.ParamRef](), reflect.TypeFor[admissionregistrationv1.ParamRef]()},
+	{reflect.TypeFor[api.MatchResources](), reflect.TypeFor[admissionregistrationv1.MatchResources]()},
+	{reflect.TypeFor[api.NamedRuleWithOperations](), reflect.TypeFor[admissionregistrationv1.NamedRuleWithOperations]()},
+	// issue 12: batch/v1
+	{reflect.TypeFor[api.Job](), reflect.TypeFor[batchv1.Job]()},
+	{reflect.TypeFor[api.JobList](), reflect.TypeFor[batchv1.JobList]()},
+	{reflect.TypeFor[api.JobSpec](), reflect.TypeFor[batchv1.JobSpec]()},
+	{reflect.TypeFor[api.JobStatus](), reflect.TypeFor[batchv1.JobStatus]()},
+	{reflect.TypeFor[api.JobCondition](), reflect.TypeFor[batchv1.JobCondition]()},
+	{reflect.TypeFor[api.JobTemplateSpec](), reflect.TypeFor[batchv1.JobTemplateSpec]()},
+	{reflect.TypeFor[api.UncountedTerminatedPods](), reflect.TypeFor[batchv1.UncountedTerminatedPods]()},
+	{reflect.TypeFor[api.PodFailurePolicy](), reflect.TypeFor[batchv1.PodFailurePolicy]()},
+	{reflect.TypeFor[api.PodFailurePolicyRule](), reflect.TypeFor[batchv1.PodFailurePolicyRule]()},
+	{reflect.TypeFor[api.PodFailurePolicyOnExitCodesRequirement](), reflect.TypeFor[batchv1.PodFailurePolicyOnExitCodesRequirement]()},
+	{reflect.TypeFor[api.PodFailurePolicyOnPodConditionsPattern](), reflect.TypeFor[batchv1.PodFailurePolicyOnPodConditionsPattern]()},
+	{reflect.TypeFor[api.CronJob](), reflect.TypeFor[batchv1.CronJob]()},
+	{reflect.TypeFor[api.CronJobList](), reflect.TypeFor[batchv1.CronJobList]()},
+	{reflect.TypeFor[api.CronJobSpec](), reflect.TypeFor[batchv1.CronJobSpec]()},
+	{reflect.TypeFor[api.CronJobStatus](), reflect.TypeFor[batchv1.CronJobStatus]()},
 	// issue 14: rbac.authorization.k8s.io, authorization.k8s.io, authentication.k8s.io
 	{reflect.TypeFor[api.PolicyRule](), reflect.TypeFor[rbacv1.PolicyRule]()},
 	{reflect.TypeFor[api.Subject](), reflect.TypeFor[rbacv1.Subject]()},
@@ -91,6 +136,19 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.ContainerStateWaiting](), reflect.TypeFor[corev1.ContainerStateWaiting]()},
 	{reflect.TypeFor[api.ContainerStatus](), reflect.TypeFor[corev1.ContainerStatus]()},
 	{reflect.TypeFor[api.DaemonEndpoint](), reflect.TypeFor[corev1.DaemonEndpoint]()},
+	{reflect.TypeFor[api.DaemonSet](), reflect.TypeFor[appsv1.DaemonSet]()},
+	{reflect.TypeFor[api.Affinity](), reflect.TypeFor[corev1.Affinity]()},
+	{reflect.TypeFor[api.NodeAffinity](), reflect.TypeFor[corev1.NodeAffinity]()},
+	{reflect.TypeFor[api.PreferredSchedulingTerm](), reflect.TypeFor[corev1.PreferredSchedulingTerm]()},
+	{reflect.TypeFor[api.NodeSelector](), reflect.TypeFor[corev1.NodeSelector]()},
+	{reflect.TypeFor[api.NodeSelectorTerm](), reflect.TypeFor[corev1.NodeSelectorTerm]()},
+	{reflect.TypeFor[api.NodeSelectorRequirement](), reflect.TypeFor[corev1.NodeSelectorRequirement]()},
+	{reflect.TypeFor[api.DaemonSetCondition](), reflect.TypeFor[appsv1.DaemonSetCondition]()},
+	{reflect.TypeFor[api.DaemonSetList](), reflect.TypeFor[appsv1.DaemonSetList]()},
+	{reflect.TypeFor[api.DaemonSetSpec](), reflect.TypeFor[appsv1.DaemonSetSpec]()},
+	{reflect.TypeFor[api.DaemonSetStatus](), reflect.TypeFor[appsv1.DaemonSetStatus]()},
+	{reflect.TypeFor[api.DaemonSetUpdateStrategy](), reflect.TypeFor[appsv1.DaemonSetUpdateStrategy]()},
+	{reflect.TypeFor[api.RollingUpdateDaemonSet](), reflect.TypeFor[appsv1.RollingUpdateDaemonSet]()},
 	{reflect.TypeFor[api.DeleteOptions](), reflect.TypeFor[metav1.DeleteOptions]()},
 	{reflect.TypeFor[api.ControllerRevision](), reflect.TypeFor[appsv1.ControllerRevision]()},
 	{reflect.TypeFor[api.ControllerRevisionList](), reflect.TypeFor[appsv1.ControllerRevisionList]()},

@@ -1,4 +1,4 @@
-package replicaset
+package controllers
 
 import (
 	"sync"
@@ -112,6 +112,19 @@ func (e *ControllerExpectations) DeletionObserved(key, podKey string) {
 		delete(exp.deleting, podKey)
 		exp.del--
 	}
+}
+
+// SetExpectations records that add creations and the deletions of the
+// pods podKeys are in flight for key at once (the DaemonSet controller
+// both creates and deletes in one sync), replacing what was recorded.
+func (e *ControllerExpectations) SetExpectations(key string, add int, podKeys []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	set := make(map[string]bool, len(podKeys))
+	for _, k := range podKeys {
+		set[k] = true
+	}
+	e.store[key] = &expectation{add: add, del: len(set), deleting: set, timestamp: e.clock.Now()}
 }
 
 // DeleteExpectations forgets key (its controller object is gone).

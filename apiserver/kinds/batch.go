@@ -1,0 +1,530 @@
+package kinds
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/cron"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/schema"
+)
+
+// batchResources are the batch/v1 kinds: Jobs and CronJobs
+// (pkg/registry/batch).
+func batchResources() []*registry.Resource {
+	return []*registry.Resource{
+		{
+			Group: "batch", Version: "v1", Name: "jobs", SingularName: "job", Kind: "Job", ListKind: "JobList",
+			Categories: []string{"all"}, Namespaced: true,
+			New:                 func() api.Object { return &api.Job{} },
+			StrategicMergePatch: true,
+			Strategy:            jobStrategy{},
+			Schema:              schema.FromGoType(reflect.TypeOf(api.Job{})),
+			StatusSubresource:   true,
+			Table:               jobTable(),
+		},
+		{
+			Group: "batch", Version: "v1", Name: "cronjobs", SingularName: "cronjob", Kind: "CronJob", ListKind: "CronJobList",
+			ShortNames: []string{"cj"}, Categories: []string{"all"}, Namespaced: true,
+			New:                 func() api.Object { return &api.CronJob{} },
+			StrategicMergePatch: true,
+			Strategy:            cronJobStrategy{},
+			Schema:              schema.FromGoType(reflect.TypeOf(api.CronJob{})),
+			StatusSubresource:   true,
+			Table:               cronJobTable(),
+		},
+	}
+}
+
+// --- defaults (pkg/apis/batch/v1/defaults.go) ---
+
+// DefaultJob is SetDefaults_Job: completions and parallelism 1 when both
+// are unset (parallelism alone otherwise), backoffLimit 6, NonIndexed,
+// not suspended, the pod failure policy's condition status True, and the
+// template's pod defaults.
+func DefaultJob(j *api.Job) {
+	s := &j.Spec
+	if s.Completions == nil && s.Parallelism == nil {
+		s.Completions, s.Parallelism = ptr(int32(1)), ptr(int32(1))
+	}
+	if s.Parallelism == nil {
+		s.Parallelism = ptr(int32(1))
+	}
+	if s.BackoffLimit == nil {
+		s.BackoffLimit = ptr(int32(6))
+	}
+	if s.CompletionMode == nil {
+		s.CompletionMode = ptr(api.NonIndexedCompletion)
+	}
+	if s.Suspend == nil {
+		s.Suspend = ptr(false)
+	}
+	if p := s.PodFailurePolicy; p != nil {
+		for i := range p.Rules {
+			for k := range p.Rules[i].OnPodConditions {
+				if p.Rules[i].OnPodConditions[k].Status == "" {
+					p.Rules[i].OnPodConditions[k].Status = api.ConditionTrue
+				}
+			}
+		}
+	}
+	DefaultPodSpec(&s.Template.Spec)
+}
+
+// DefaultCronJob is SetDefaults_CronJob: Allow, not suspended, history
+// limits 3 and 1; the job template's pods get the pod defaults.
+func DefaultCronJob(cj *api.CronJob) {
+	s := &cj.Spec
+	if s.ConcurrencyPolicy == "" {
+		s.ConcurrencyPolicy = api.AllowConcurrent
+	}
+	if s.Suspend == nil {
+		s.Suspend = ptr(false)
+	}
+	if s.SuccessfulJobsHistoryLimit == nil {
+		s.SuccessfulJobsHistoryLimit = ptr(int32(3))
+	}
+	if s.FailedJobsHistoryLimit == nil {
+		s.FailedJobsHistoryLimit = ptr(int32(1))
+	}
+	DefaultPodSpec(&s.JobTemplate.Spec.Template.Spec)
+}
+
+// GenerateJobSelector is the Job strategy's generateSelector: unless
+// manualSelector, the pods are labelled with the Job's uid and name (both
+// the batch.kubernetes.io/ labels and the legacy unprefixed ones) and the
+// selector selects the uid, so no two Jobs ever share a pod.
+func GenerateJobSelector(j *api.Job) {
+	if j.Spec.ManualSelector != nil && *j.Spec.ManualSelector {
+		return
+	}
+	if j.Spec.Template.Labels == nil {
+		j.Spec.Template.Labels = map[string]string{}
+	}
+	l := j.Spec.Template.Labels
+	for k, v := range map[string]string{
+		api.ControllerUIDLabel: j.UID, api.LegacyControllerUIDLabel: j.UID,
+		api.JobNameLabel: j.Name, api.LegacyJobNameLabel: j.Name,
+	} {
+		if _, ok := l[k]; !ok {
+			l[k] = v
+		}
+	}
+	if j.Spec.Selector == nil {
+		j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{api.ControllerUIDLabel: j.UID}}
+	}
+	if j.Spec.ManualSelector == nil {
+		j.Spec.ManualSelector = ptr(false)
+	}
+}
+
+// --- Job (pkg/registry/batch/job/strategy.go) ---
+
+type jobStrategy struct{ registry.DefaultStrategy }
+
+// PrepareForCreate clears the status and generates the selector (the uid
+// is already set).
+func (jobStrategy) PrepareForCreate(obj api.Object) {
+	j := obj.(*api.Job)
+	j.Status = api.JobStatus{}
+	GenerateJobSelector(j)
+}
+
+// Default implements registry.Strategy.
+func (jobStrategy) Default(obj api.Object) { DefaultJob(obj.(*api.Job)) }
+
+// Validate is ValidateJob.
+func (jobStrategy) Validate(obj api.Object) field.ErrorList {
+	return validateJob(obj.(*api.Job))
+}
+
+// ValidateUpdate is ValidateJobUpdate: completions, the selector and the
+// pod template are immutable (Kubernetes lets a suspended Job's template
+// change a little; kubesim does not).
+func (jobStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
+	j, o := obj.(*api.Job), old.(*api.Job)
+	errs := validateJob(j)
+	sp := field.NewPath("spec")
+	if !jsonEqual(j.Spec.Completions, o.Spec.Completions) {
+		errs = append(errs, field.Invalid(sp.Child("completions"), j.Spec.Completions, immutableErrMsg))
+	}
+	if !jsonEqual(j.Spec.Selector, o.Spec.Selector) {
+		errs = append(errs, validateSelectorUnchanged(j.Spec.Selector, o.Spec.Selector)...)
+	}
+	if !jsonEqual(j.Spec.Template, o.Spec.Template) {
+		errs = append(errs, field.Invalid(sp.Child("template"), field.OmitValue, immutableErrMsg))
+	}
+	if !jsonEqual(j.Spec.CompletionMode, o.Spec.CompletionMode) {
+		errs = append(errs, field.Invalid(sp.Child("completionMode"), j.Spec.CompletionMode, immutableErrMsg))
+	}
+	if !jsonEqual(j.Spec.PodFailurePolicy, o.Spec.PodFailurePolicy) {
+		errs = append(errs, field.Invalid(sp.Child("podFailurePolicy"), field.OmitValue, immutableErrMsg))
+	}
+	return errs
+}
+
+func validateJob(j *api.Job) field.ErrorList {
+	sp := field.NewPath("spec")
+	errs := validateGeneratedSelector(j)
+	errs = append(errs, validateJobSpec(&j.Spec, sp)...)
+	if j.Spec.Selector == nil {
+		errs = append(errs, field.Required(sp.Child("selector"), ""))
+		return errs
+	}
+	errs = append(errs, validateLabelSelector(j.Spec.Selector, sp.Child("selector"))...)
+	if sel, err := api.LabelSelectorAsSelector(j.Spec.Selector); err == nil && !sel.Matches(labelsOf(j.Spec.Template.Labels)) {
+		errs = append(errs, field.Invalid(sp.Child("template", "metadata", "labels"), j.Spec.Template.Labels, "`selector` does not match template `labels`"))
+	}
+	return errs
+}
+
+// validateGeneratedSelector is ValidateGeneratedSelector: a generated
+// selector and labels must still be the generated ones.
+func validateGeneratedSelector(j *api.Job) field.ErrorList {
+	if (j.Spec.ManualSelector != nil && *j.Spec.ManualSelector) || j.Spec.Selector == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	mp := field.NewPath("spec", "template", "metadata")
+	if got, ok := j.Spec.Template.Labels[api.ControllerUIDLabel]; !ok {
+		errs = append(errs, field.Required(mp.Child("labels").Key(api.ControllerUIDLabel), fmt.Sprintf("must be '%s'", j.UID)))
+	} else if got != j.UID {
+		errs = append(errs, field.Invalid(mp.Child("labels").Key(api.ControllerUIDLabel), got, fmt.Sprintf("must be '%s'", j.UID)))
+	}
+	if sel, err := api.LabelSelectorAsSelector(j.Spec.Selector); err == nil &&
+		!sel.Matches(labelsOf(map[string]string{api.ControllerUIDLabel: j.UID, api.JobNameLabel: j.Name})) {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "selector"), selectorValue{*j.Spec.Selector}, "`selector` not auto-generated"))
+	}
+	return errs
+}
+
+// validateJobSpec is validateJobSpec, shared by Jobs and CronJobs' job
+// templates.
+func validateJobSpec(s *api.JobSpec, sp *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.Parallelism != nil {
+		errs = append(errs, validateNonnegative(int64(*s.Parallelism), sp.Child("parallelism"))...)
+	}
+	if s.Completions != nil {
+		errs = append(errs, validateNonnegative(int64(*s.Completions), sp.Child("completions"))...)
+	}
+	if s.ActiveDeadlineSeconds != nil {
+		errs = append(errs, validateNonnegative(*s.ActiveDeadlineSeconds, sp.Child("activeDeadlineSeconds"))...)
+	}
+	if s.BackoffLimit != nil {
+		errs = append(errs, validateNonnegative(int64(*s.BackoffLimit), sp.Child("backoffLimit"))...)
+	}
+	if s.TTLSecondsAfterFinished != nil {
+		errs = append(errs, validateNonnegative(int64(*s.TTLSecondsAfterFinished), sp.Child("ttlSecondsAfterFinished"))...)
+	}
+	if s.CompletionMode != nil {
+		switch *s.CompletionMode {
+		case api.NonIndexedCompletion:
+		case api.IndexedCompletion:
+			if s.Completions == nil {
+				errs = append(errs, field.Required(sp.Child("completions"), "when completion mode is Indexed"))
+			}
+			if s.Parallelism != nil && *s.Parallelism > 100000 {
+				errs = append(errs, field.Invalid(sp.Child("parallelism"), *s.Parallelism, "must be less than or equal to 100000 when completion mode is Indexed"))
+			}
+		default:
+			errs = append(errs, field.NotSupported(sp.Child("completionMode"), *s.CompletionMode,
+				[]string{string(api.NonIndexedCompletion), string(api.IndexedCompletion)}))
+		}
+	}
+	tp := sp.Child("template")
+	errs = append(errs, ValidatePodTemplateSpec(&s.Template, tp)...)
+	rp := s.Template.Spec.RestartPolicy
+	if rp != api.RestartPolicyOnFailure && rp != api.RestartPolicyNever {
+		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), rp,
+			[]string{string(api.RestartPolicyOnFailure), string(api.RestartPolicyNever)}))
+	} else if s.PodFailurePolicy != nil && rp != api.RestartPolicyNever {
+		errs = append(errs, field.Invalid(tp.Child("spec", "restartPolicy"), rp,
+			fmt.Sprintf("only %q is supported when podFailurePolicy is specified", api.RestartPolicyNever)))
+	}
+	if s.PodFailurePolicy != nil {
+		errs = append(errs, validatePodFailurePolicy(s, sp.Child("podFailurePolicy"))...)
+	}
+	return errs
+}
+
+// validatePodFailurePolicy is validatePodFailurePolicy and its rules.
+func validatePodFailurePolicy(s *api.JobSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	rules := s.PodFailurePolicy.Rules
+	rp := p.Child("rules")
+	if len(rules) > 20 {
+		errs = append(errs, field.TooMany(rp, len(rules), 20))
+	}
+	containers := map[string]bool{}
+	for _, c := range s.Template.Spec.InitContainers {
+		containers[c.Name] = true
+	}
+	for _, c := range s.Template.Spec.Containers {
+		containers[c.Name] = true
+	}
+	for i, r := range rules {
+		p := rp.Index(i)
+		switch r.Action {
+		case api.PodFailurePolicyActionFailJob, api.PodFailurePolicyActionIgnore, api.PodFailurePolicyActionCount:
+		case api.PodFailurePolicyActionFailIndex:
+			errs = append(errs, field.Invalid(p.Child("action"), r.Action, "requires the backoffLimitPerIndex to be set"))
+		default:
+			errs = append(errs, field.NotSupported(p.Child("action"), r.Action, []string{
+				string(api.PodFailurePolicyActionCount), string(api.PodFailurePolicyActionFailIndex),
+				string(api.PodFailurePolicyActionFailJob), string(api.PodFailurePolicyActionIgnore)}))
+		}
+		switch {
+		case r.OnExitCodes != nil && len(r.OnPodConditions) > 0:
+			errs = append(errs, field.Invalid(p, field.OmitValue, "specifying both OnExitCodes and OnPodConditions is not supported"))
+		case r.OnExitCodes == nil && len(r.OnPodConditions) == 0:
+			errs = append(errs, field.Invalid(p, field.OmitValue, "specifying one of OnExitCodes and OnPodConditions is required"))
+		}
+		if ec := r.OnExitCodes; ec != nil {
+			ep := p.Child("onExitCodes")
+			if ec.ContainerName != nil && !containers[*ec.ContainerName] {
+				errs = append(errs, field.Invalid(ep.Child("containerName"), *ec.ContainerName,
+					"must be one of the container or initContainer names in the pod template"))
+			}
+			if ec.Operator != api.PodFailurePolicyOnExitCodesOpIn && ec.Operator != api.PodFailurePolicyOnExitCodesOpNotIn {
+				errs = append(errs, field.NotSupported(ep.Child("operator"), ec.Operator,
+					[]string{string(api.PodFailurePolicyOnExitCodesOpIn), string(api.PodFailurePolicyOnExitCodesOpNotIn)}))
+			}
+			vp := ep.Child("values")
+			if len(ec.Values) == 0 {
+				errs = append(errs, field.Invalid(vp, ec.Values, "at least one value is required"))
+			} else if len(ec.Values) > 255 {
+				errs = append(errs, field.TooMany(vp, len(ec.Values), 255))
+			}
+			for k, v := range ec.Values {
+				switch {
+				case ec.Operator == api.PodFailurePolicyOnExitCodesOpIn && v == 0:
+					errs = append(errs, field.Invalid(vp.Index(k), v, "must not be 0 for the In operator"))
+				case k > 0 && ec.Values[k-1] == v:
+					errs = append(errs, field.Duplicate(vp.Index(k), v))
+				case k > 0 && ec.Values[k-1] > v:
+					errs = append(errs, field.Invalid(vp.Index(k), v, "must be ordered"))
+				}
+			}
+		}
+		for k, c := range r.OnPodConditions {
+			cp := p.Child("onPodConditions").Index(k)
+			switch c.Status {
+			case api.ConditionTrue, api.ConditionFalse, api.ConditionUnknown:
+			default:
+				errs = append(errs, field.NotSupported(cp.Child("status"), c.Status,
+					[]string{string(api.ConditionFalse), string(api.ConditionTrue), string(api.ConditionUnknown)}))
+			}
+			if c.Type == "" {
+				errs = append(errs, field.Required(cp.Child("type"), ""))
+			}
+		}
+	}
+	return errs
+}
+
+// --- CronJob (pkg/registry/batch/cronjob/strategy.go) ---
+
+type cronJobStrategy struct{ registry.DefaultStrategy }
+
+// PrepareForCreate implements registry.Strategy.
+func (cronJobStrategy) PrepareForCreate(obj api.Object) {
+	obj.(*api.CronJob).Status = api.CronJobStatus{}
+}
+
+// Default implements registry.Strategy.
+func (cronJobStrategy) Default(obj api.Object) { DefaultCronJob(obj.(*api.CronJob)) }
+
+// Validate is ValidateCronJobCreate.
+func (cronJobStrategy) Validate(obj api.Object) field.ErrorList {
+	cj := obj.(*api.CronJob)
+	errs := validateCronJob(cj)
+	// A CronJob's name plus "-" and the 11 digits of a scheduled minute
+	// must make a Job name of at most 63 characters.
+	if len(cj.Name) > 52 {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), cj.Name, "must be no more than 52 characters"))
+	}
+	return errs
+}
+
+// ValidateUpdate is ValidateCronJobUpdate.
+func (cronJobStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
+	return validateCronJob(obj.(*api.CronJob))
+}
+
+func validateCronJob(cj *api.CronJob) field.ErrorList {
+	s := &cj.Spec
+	sp := field.NewPath("spec")
+	var errs field.ErrorList
+	if s.Schedule == "" {
+		errs = append(errs, field.Required(sp.Child("schedule"), ""))
+	} else {
+		errs = append(errs, ValidateSchedule(s.Schedule, sp.Child("schedule"))...)
+	}
+	if s.StartingDeadlineSeconds != nil {
+		errs = append(errs, validateNonnegative(*s.StartingDeadlineSeconds, sp.Child("startingDeadlineSeconds"))...)
+	}
+	switch s.ConcurrencyPolicy {
+	case api.AllowConcurrent, api.ForbidConcurrent, api.ReplaceConcurrent:
+	case "":
+		errs = append(errs, field.Required(sp.Child("concurrencyPolicy"), ""))
+	default:
+		errs = append(errs, field.NotSupported(sp.Child("concurrencyPolicy"), s.ConcurrencyPolicy,
+			[]string{string(api.AllowConcurrent), string(api.ForbidConcurrent), string(api.ReplaceConcurrent)}))
+	}
+	if s.SuccessfulJobsHistoryLimit != nil {
+		errs = append(errs, validateNonnegative(int64(*s.SuccessfulJobsHistoryLimit), sp.Child("successfulJobsHistoryLimit"))...)
+	}
+	if s.FailedJobsHistoryLimit != nil {
+		errs = append(errs, validateNonnegative(int64(*s.FailedJobsHistoryLimit), sp.Child("failedJobsHistoryLimit"))...)
+	}
+	if s.TimeZone != nil {
+		errs = append(errs, validateTimeZone(*s.TimeZone, sp.Child("timeZone"))...)
+	}
+	jp := sp.Child("jobTemplate")
+	errs = append(errs, validateJobSpec(&s.JobTemplate.Spec, jp.Child("spec"))...)
+	if s.JobTemplate.Spec.Selector != nil {
+		errs = append(errs, field.Invalid(jp.Child("spec", "selector"), selectorValue{*s.JobTemplate.Spec.Selector}, "`selector` will be auto-generated"))
+	}
+	if m := s.JobTemplate.Spec.ManualSelector; m != nil && *m {
+		errs = append(errs, field.NotSupported(jp.Child("spec", "manualSelector"), *m, []string{"nil", "false"}))
+	}
+	return errs
+}
+
+// ValidateSchedule is validateScheduleFormat: robfig/cron's error, and no
+// TZ= prefix (spec.timeZone says the zone).
+func ValidateSchedule(schedule string, p *field.Path) field.ErrorList {
+	if strings.Contains(schedule, "TZ") {
+		return field.ErrorList{field.Invalid(p, schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead")}
+	}
+	if _, err := cron.ParseStandard(schedule); err != nil {
+		return field.ErrorList{field.Invalid(p, schedule, err.Error())}
+	}
+	return nil
+}
+
+// validateTimeZone is validateTimeZone: an explicit IANA zone that the
+// tz database knows.
+func validateTimeZone(tz string, p *field.Path) field.ErrorList {
+	if len(tz) == 0 {
+		return field.ErrorList{field.Invalid(p, tz, "timeZone must be nil or non-empty string")}
+	}
+	if strings.EqualFold(tz, "Local") {
+		return field.ErrorList{field.Invalid(p, tz, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones")}
+	}
+	if _, err := time.LoadLocation(tz); err != nil {
+		return field.ErrorList{field.Invalid(p, tz, err.Error())}
+	}
+	return nil
+}
+
+// --- tables (printJob, printCronJob) ---
+
+func jobTable() *registry.Table {
+	return &registry.Table{
+		Columns: append([]api.TableColumnDefinition{
+			registry.NameColumn,
+			col("Status", "string", "Status of the job."),
+			col("Completions", "string", "The completion status of the job."),
+			col("Duration", "string", "Time required to complete the job."),
+			registry.AgeColumn,
+		}, wide(col("Containers", "string", "Names of each container in the template.")),
+			wide(col("Images", "string", "Images referenced by each container in the template.")),
+			wide(col("Selector", "string", "Selector of the pods."))),
+		Cells: func(obj api.Object, now time.Time) []any {
+			j := obj.(*api.Job)
+			names, images := containerCells(&j.Spec.Template.Spec)
+			return []any{j.Name, JobStatusCell(j), JobCompletionsCell(j), jobDuration(j, now),
+				age(j.CreationTimestamp.Time, now), names, images, formatLabelSelector(j.Spec.Selector)}
+		},
+	}
+}
+
+// JobCompletionsCell is the COMPLETIONS column: succeeded/completions,
+// or "n/1 of parallelism" for a Job with no completion count.
+func JobCompletionsCell(j *api.Job) string {
+	if j.Spec.Completions != nil {
+		return fmt.Sprintf("%d/%d", j.Status.Succeeded, *j.Spec.Completions)
+	}
+	if p := j.Spec.Parallelism; p != nil && *p > 1 {
+		return fmt.Sprintf("%d/1 of %d", j.Status.Succeeded, *p)
+	}
+	return fmt.Sprintf("%d/1", j.Status.Succeeded)
+}
+
+// JobStatusCell is the STATUS column of kubectl 1.32.
+func JobStatusCell(j *api.Job) string {
+	has := func(t api.JobConditionType) bool {
+		for _, c := range j.Status.Conditions {
+			if c.Type == t && c.Status == api.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has(api.JobComplete):
+		return "Complete"
+	case has(api.JobFailed):
+		return "Failed"
+	case j.DeletionTimestamp != nil:
+		return "Terminating"
+	case has(api.JobSuspended):
+		return "Suspended"
+	case has(api.JobFailureTarget):
+		return "FailureTarget"
+	case has(api.JobSuccessCriteriaMet):
+		return "SuccessCriteriaMet"
+	}
+	return "Running"
+}
+
+func jobDuration(j *api.Job, now time.Time) string {
+	switch {
+	case j.Status.StartTime == nil:
+		return ""
+	case j.Status.CompletionTime == nil:
+		return registry.HumanDuration(now.Sub(j.Status.StartTime.Time))
+	}
+	return registry.HumanDuration(j.Status.CompletionTime.Sub(j.Status.StartTime.Time))
+}
+
+func cronJobTable() *registry.Table {
+	return &registry.Table{
+		Columns: []api.TableColumnDefinition{
+			registry.NameColumn,
+			col("Schedule", "string", "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
+			col("Timezone", "string", "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"),
+			col("Suspend", "boolean", "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false."),
+			col("Active", "integer", "A list of pointers to currently running jobs."),
+			col("Last Schedule", "string", "Information when was the last time the job was successfully scheduled."),
+			registry.AgeColumn,
+			wide(col("Containers", "string", "Names of each container in the template.")),
+			wide(col("Images", "string", "Images referenced by each container in the template.")),
+			wide(col("Selector", "string", "Selector of the pods.")),
+		},
+		Cells: func(obj api.Object, now time.Time) []any {
+			cj := obj.(*api.CronJob)
+			names, images := containerCells(&cj.Spec.JobTemplate.Spec.Template.Spec)
+			last := "<none>"
+			if t := cj.Status.LastScheduleTime; t != nil {
+				last = age(t.Time, now)
+			}
+			tz := "<none>"
+			if cj.Spec.TimeZone != nil {
+				tz = *cj.Spec.TimeZone
+			}
+			suspend := "<unset>"
+			if cj.Spec.Suspend != nil {
+				suspend = map[bool]string{true: "True", false: "False"}[*cj.Spec.Suspend]
+			}
+			return []any{cj.Name, cj.Spec.Schedule, tz, suspend, int64(len(cj.Status.Active)), last,
+				age(cj.CreationTimestamp.Time, now), names, images, formatLabelSelector(cj.Spec.JobTemplate.Spec.Selector)}
+		},
+	}
+}

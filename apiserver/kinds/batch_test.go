@@ -1,0 +1,217 @@
+package kinds
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+func validJob() *api.Job {
+	t := template(nil)
+	t.Spec.RestartPolicy = api.RestartPolicyNever
+	return &api.Job{ObjectMeta: api.ObjectMeta{Name: "pi", Namespace: "default", UID: "uid-1"}, Spec: api.JobSpec{Template: t}}
+}
+
+func validCronJob() *api.CronJob {
+	j := validJob()
+	return &api.CronJob{ObjectMeta: api.ObjectMeta{Name: "tick", Namespace: "default"},
+		Spec: api.CronJobSpec{Schedule: "*/1 * * * *", JobTemplate: api.JobTemplateSpec{Spec: j.Spec}}}
+}
+
+func TestJobDefaultsAndGeneratedSelector(t *testing.T) {
+	j := validJob()
+	mustNoErrors(t, create(t, "jobs", j))
+	s := j.Spec
+	assert.Equal(t, int32(1), *s.Completions)
+	assert.Equal(t, int32(1), *s.Parallelism)
+	assert.Equal(t, int32(6), *s.BackoffLimit)
+	assert.Equal(t, api.NonIndexedCompletion, *s.CompletionMode)
+	assert.False(t, *s.Suspend)
+	assert.False(t, *s.ManualSelector)
+	assert.Equal(t, map[string]string{api.ControllerUIDLabel: "uid-1"}, s.Selector.MatchLabels)
+	assert.Equal(t, map[string]string{
+		"batch.kubernetes.io/controller-uid": "uid-1", "controller-uid": "uid-1",
+		"batch.kubernetes.io/job-name": "pi", "job-name": "pi"}, s.Template.Labels)
+
+	// Parallelism alone leaves completions unset: any success ends the Job.
+	j = validJob()
+	j.Spec.Parallelism = ptr(int32(3))
+	mustNoErrors(t, create(t, "jobs", j))
+	assert.Nil(t, j.Spec.Completions)
+
+	// A pod failure policy's condition pattern defaults to status True.
+	j = validJob()
+	j.Spec.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: api.PodFailurePolicyActionIgnore,
+		OnPodConditions: []api.PodFailurePolicyOnPodConditionsPattern{{Type: api.DisruptionTarget}}}}}
+	mustNoErrors(t, create(t, "jobs", j))
+	assert.Equal(t, api.ConditionTrue, j.Spec.PodFailurePolicy.Rules[0].OnPodConditions[0].Status)
+}
+
+func TestManualSelectorIsTheUsers(t *testing.T) {
+	j := validJob()
+	j.Spec.ManualSelector = ptr(true)
+	j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "pi"}}
+	j.Spec.Template.Labels = map[string]string{"app": "pi"}
+	mustNoErrors(t, create(t, "jobs", j))
+	assert.Equal(t, map[string]string{"app": "pi"}, j.Spec.Template.Labels)
+
+	j = validJob()
+	j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "pi"}}
+	assert.Contains(t, create(t, "jobs", j), "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"pi\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` not auto-generated")
+}
+
+func TestJobValidationWording(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*api.Job)
+		want   string
+	}{
+		{"negative completions", func(j *api.Job) { j.Spec.Completions = ptr(int32(-1)) },
+			"spec.completions: Invalid value: -1: must be greater than or equal to 0"},
+		{"negative parallelism", func(j *api.Job) { j.Spec.Parallelism = ptr(int32(-2)) },
+			"spec.parallelism: Invalid value: -2: must be greater than or equal to 0"},
+		{"negative backoffLimit", func(j *api.Job) { j.Spec.BackoffLimit = ptr(int32(-1)) },
+			"spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"},
+		{"restartPolicy Always", func(j *api.Job) { j.Spec.Template.Spec.RestartPolicy = api.RestartPolicyAlways },
+			`spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"`},
+		{"Indexed without completions", func(j *api.Job) {
+			j.Spec.CompletionMode = ptr(api.IndexedCompletion)
+			j.Spec.Parallelism = ptr(int32(2))
+		}, "spec.completions: Required value: when completion mode is Indexed"},
+		{"unknown completion mode", func(j *api.Job) { j.Spec.CompletionMode = ptr(api.CompletionMode("Sometimes")) },
+			`spec.completionMode: Unsupported value: "Sometimes": supported values: "NonIndexed", "Indexed"`},
+		{"pod failure policy with OnFailure", func(j *api.Job) {
+			j.Spec.Template.Spec.RestartPolicy = api.RestartPolicyOnFailure
+			j.Spec.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: api.PodFailurePolicyActionFailJob,
+				OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{Operator: api.PodFailurePolicyOnExitCodesOpIn, Values: []int32{42}}}}}
+		}, `spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified`},
+		{"exit code 0 with In", func(j *api.Job) {
+			j.Spec.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: api.PodFailurePolicyActionFailJob,
+				OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{Operator: api.PodFailurePolicyOnExitCodesOpIn, Values: []int32{0, 1}}}}}
+		}, "spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator"},
+		{"rule without requirement", func(j *api.Job) {
+			j.Spec.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: api.PodFailurePolicyActionCount}}}
+		}, "spec.podFailurePolicy.rules[0]: Invalid value: specifying one of OnExitCodes and OnPodConditions is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := validJob()
+			tc.change(j)
+			assert.Contains(t, create(t, "jobs", j), tc.want)
+		})
+	}
+}
+
+func TestJobImmutableFields(t *testing.T) {
+	old := validJob()
+	mustNoErrors(t, create(t, "jobs", old))
+	j := old.DeepCopy()
+	j.Spec.Completions = ptr(int32(5))
+	j.Spec.Template.Spec.Containers[0].Image = "busybox"
+	msgs := update(t, "jobs", j, old)
+	assert.Contains(t, msgs, "spec.completions: Invalid value: 5: field is immutable")
+	assert.Contains(t, msgs, "spec.template: Invalid value: field is immutable")
+	// Parallelism and suspend may change.
+	j = old.DeepCopy()
+	j.Spec.Parallelism = ptr(int32(4))
+	j.Spec.Suspend = ptr(true)
+	mustNoErrors(t, update(t, "jobs", j, old))
+}
+
+func TestCronJobDefaultsAndValidation(t *testing.T) {
+	cj := validCronJob()
+	mustNoErrors(t, create(t, "cronjobs", cj))
+	assert.Equal(t, api.AllowConcurrent, cj.Spec.ConcurrencyPolicy)
+	assert.False(t, *cj.Spec.Suspend)
+	assert.Equal(t, int32(3), *cj.Spec.SuccessfulJobsHistoryLimit)
+	assert.Equal(t, int32(1), *cj.Spec.FailedJobsHistoryLimit)
+	// The job template is not a Job: no Job defaults, no selector.
+	assert.Nil(t, cj.Spec.JobTemplate.Spec.Completions)
+	assert.Nil(t, cj.Spec.JobTemplate.Spec.Selector)
+
+	for _, tc := range []struct {
+		name   string
+		change func(*api.CronJob)
+		want   string
+	}{
+		{"unparsable schedule", func(c *api.CronJob) { c.Spec.Schedule = "every minute" },
+			`spec.schedule: Invalid value: "every minute": expected exactly 5 fields, found 2: [every minute]`},
+		{"minute out of range", func(c *api.CronJob) { c.Spec.Schedule = "61 * * * *" },
+			`spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61`},
+		{"no schedule", func(c *api.CronJob) { c.Spec.Schedule = "" }, "spec.schedule: Required value"},
+		{"TZ in schedule", func(c *api.CronJob) { c.Spec.Schedule = "TZ=UTC * * * * *" },
+			`spec.schedule: Invalid value: "TZ=UTC * * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead`},
+		{"unknown time zone", func(c *api.CronJob) { c.Spec.TimeZone = ptr("Mars/Olympus") },
+			`spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus`},
+		{"concurrency policy", func(c *api.CronJob) { c.Spec.ConcurrencyPolicy = "Sometimes" },
+			`spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"`},
+		{"negative history", func(c *api.CronJob) { c.Spec.SuccessfulJobsHistoryLimit = ptr(int32(-1)) },
+			"spec.successfulJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0"},
+		{"template restartPolicy", func(c *api.CronJob) { c.Spec.JobTemplate.Spec.Template.Spec.RestartPolicy = api.RestartPolicyAlways },
+			`spec.jobTemplate.spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"`},
+		{"long name", func(c *api.CronJob) { c.Name = "a23456789012345678901234567890123456789012345678901234" },
+			`metadata.name: Invalid value: "a23456789012345678901234567890123456789012345678901234": must be no more than 52 characters`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := validCronJob()
+			tc.change(c)
+			assert.Contains(t, create(t, "cronjobs", c), tc.want)
+		})
+	}
+}
+
+func batchSamples() map[string]api.Object {
+	created := ago(3 * time.Hour)
+	j := validJob()
+	j.CreationTimestamp = created
+	j.Spec.Completions = ptr(int32(3))
+	j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{api.ControllerUIDLabel: "uid-1"}}
+	start, done := ago(time.Hour), ago(58*time.Minute)
+	j.Status = api.JobStatus{Succeeded: 3, StartTime: &start, CompletionTime: &done,
+		Conditions: []api.JobCondition{{Type: api.JobSuccessCriteriaMet, Status: api.ConditionTrue}, {Type: api.JobComplete, Status: api.ConditionTrue}}}
+	cj := validCronJob()
+	cj.CreationTimestamp = created
+	cj.Spec.Suspend = ptr(false)
+	cj.Spec.TimeZone = ptr("Europe/Paris")
+	last := ago(30 * time.Second)
+	cj.Status = api.CronJobStatus{LastScheduleTime: &last, Active: []api.ObjectReference{{Name: "tick-1"}}}
+	return map[string]api.Object{"jobs": j, "cronjobs": cj}
+}
+
+func TestBatchTables(t *testing.T) {
+	objs := batchSamples()
+	cells := func(name string) []any { return builtin(t, name).Table.Cells(objs[name], tableNow) }
+	assert.Equal(t, []any{"pi", "Complete", "3/3", "2m", "3h", "nginx", "nginx:1.27", "batch.kubernetes.io/controller-uid=uid-1"}, cells("jobs"))
+	assert.Equal(t, []any{"tick", "*/1 * * * *", "Europe/Paris", "False", int64(1), "30s", "3h", "nginx", "nginx:1.27", "<none>"}, cells("cronjobs"))
+
+	cols := func(name string) []string {
+		var out []string
+		for _, c := range builtin(t, name).Table.Columns {
+			if c.Priority == 0 {
+				out = append(out, c.Name)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{"Name", "Status", "Completions", "Duration", "Age"}, cols("jobs"))
+	assert.Equal(t, []string{"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age"}, cols("cronjobs"))
+
+	for _, tc := range []struct {
+		job  api.Job
+		stat string
+		comp string
+	}{
+		{api.Job{}, "Running", "0/1"},
+		{api.Job{Spec: api.JobSpec{Parallelism: ptr(int32(3))}, Status: api.JobStatus{Succeeded: 1}}, "Running", "1/1 of 3"},
+		{api.Job{Status: api.JobStatus{Conditions: []api.JobCondition{{Type: api.JobFailureTarget, Status: api.ConditionTrue}}}}, "FailureTarget", "0/1"},
+		{api.Job{Status: api.JobStatus{Conditions: []api.JobCondition{{Type: api.JobFailureTarget, Status: api.ConditionTrue}, {Type: api.JobFailed, Status: api.ConditionTrue}}}}, "Failed", "0/1"},
+		{api.Job{Status: api.JobStatus{Conditions: []api.JobCondition{{Type: api.JobSuspended, Status: api.ConditionTrue}}}}, "Suspended", "0/1"},
+	} {
+		assert.Equal(t, tc.stat, JobStatusCell(&tc.job))
+		assert.Equal(t, tc.comp, JobCompletionsCell(&tc.job))
+	}
+	require.Len(t, builtin(t, "jobs").Table.Cells(&api.Job{}, tableNow), len(builtin(t, "jobs").Table.Columns))
+}

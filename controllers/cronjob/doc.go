@@ -1,0 +1,27 @@
+// Package cronjob is the CronJob controller: it creates a CronJob's Jobs
+// at the times its schedule names, on the injected clock.
+//
+// It simulates kube-controller-manager's cronjob controller (the "v2"
+// controller, pkg/controller/cronjob/cronjob_controllerv2.go of
+// Kubernetes 1.32): the schedule parsed as robfig/cron does (package
+// api/cron) in spec.timeZone (UTC when unset, the zone kube-controller-
+// manager usually runs in); the most recent missed time since the last
+// run, bounded by startingDeadlineSeconds; concurrencyPolicy Allow,
+// Forbid (skip while a Job runs) and Replace (delete the running Jobs
+// first); suspend; Jobs named <cronjob>-<scheduled time in minutes since
+// the epoch> with the batch.kubernetes.io/cronjob-scheduled-timestamp
+// annotation and the CronJob as their controller; status.active,
+// lastScheduleTime and lastSuccessfulTime; the finished Jobs beyond
+// successfulJobsHistoryLimit and failedJobsHistoryLimit deleted, oldest
+// first. After each sync the CronJob is queued again for its next
+// scheduled time, so nothing polls.
+//
+// Decide is the controller's decision as a pure function of the CronJob,
+// its Jobs and the time; sync reads the cache and writes what it says.
+//
+// Left out: the 100-missed-times warning is kept but the controller does
+// not fall back to a slower search as Kubernetes does for very old
+// CronJobs; the time zone of a CronJob without spec.timeZone is UTC, not
+// the host's. Read the real one at
+// https://github.com/kubernetes/kubernetes/tree/master/pkg/controller/cronjob.
+package cronjob

@@ -1,0 +1,115 @@
+package daemonset
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/controllers"
+)
+
+// This file is the DaemonSet's side of the history the controller kit
+// keeps (controllers/history.go; pkg/controller/daemon/update.go's
+// constructHistory, snapshot, dedupCurHistories and cleanupHistory). Where
+// the StatefulSet names a revision by the hash of its data, the DaemonSet
+// names it by the template's hash (the pod-template-hash of a Deployment),
+// and that hash is also the controller-revision-hash label of its pods.
+
+// Hash is the hash of the set's template and collision count: its
+// revision's name suffix and its pods' controller-revision-hash label.
+func Hash(ds *api.DaemonSet) string {
+	return controllers.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+}
+
+// NewRevision is snapshot's revision: "<set>-<hash>", labelled like the
+// template plus controller-revision-hash, annotated like the set (so a
+// kubernetes.io/change-cause shows in `kubectl rollout history`),
+// controlled by the set, its data the template patch.
+func NewRevision(ds *api.DaemonSet, revision int64) (*api.ControllerRevision, error) {
+	data, err := controllers.TemplatePatch(&ds.Spec.Template)
+	if err != nil {
+		return nil, err
+	}
+	hash := Hash(ds)
+	lbls := map[string]string{}
+	for k, v := range ds.Spec.Template.Labels {
+		lbls[k] = v
+	}
+	lbls[api.ControllerRevisionHashLabelKey] = hash
+	cr := &api.ControllerRevision{
+		ObjectMeta: api.ObjectMeta{Name: controllers.ControllerRevisionName(ds.Name, hash), Namespace: ds.Namespace, Labels: lbls,
+			OwnerReferences: []api.OwnerReference{*api.NewControllerRef(&ds.ObjectMeta, GroupVersionKind)}},
+		Data:     api.RawExtension{Raw: data},
+		Revision: revision,
+	}
+	if len(ds.Annotations) > 0 {
+		cr.Annotations = map[string]string{}
+		for k, v := range ds.Annotations {
+			cr.Annotations[k] = v
+		}
+	}
+	return cr, nil
+}
+
+// Match reports whether a revision holds the set's current template.
+func Match(ds *api.DaemonSet, cr *api.ControllerRevision) bool {
+	data, err := controllers.TemplatePatch(&ds.Spec.Template)
+	return err == nil && bytes.Equal(data, cr.Data.Raw)
+}
+
+// HistoryPlan is constructHistory's decision: the revisions that hold the
+// current template (cur, several only after a race: the newest is kept
+// and the rest are duplicates to delete) and the others (old); next is
+// the number the current revision must carry, one past the old ones.
+func HistoryPlan(ds *api.DaemonSet, revisions []*api.ControllerRevision) (cur *api.ControllerRevision, duplicates, old []*api.ControllerRevision, next int64) {
+	var current []*api.ControllerRevision
+	for _, r := range revisions {
+		if Match(ds, r) {
+			current = append(current, r)
+		} else {
+			old = append(old, r)
+		}
+	}
+	controllers.SortControllerRevisions(current)
+	controllers.SortControllerRevisions(old)
+	if len(current) > 0 {
+		cur = current[len(current)-1]
+		duplicates = current[:len(current)-1]
+	}
+	return cur, duplicates, old, controllers.MaxRevision(old) + 1
+}
+
+// HistoryToPrune is cleanupHistory's choice: of the old revisions beyond
+// revisionHistoryLimit, oldest first, those no pod still runs. Unlike the
+// StatefulSet's, the count includes old revisions that pods still use:
+// such a revision is kept but still counts towards the ones to delete.
+func HistoryToPrune(ds *api.DaemonSet, old []*api.ControllerRevision, pods []*api.Pod) []*api.ControllerRevision {
+	limit := 10
+	if ds.Spec.RevisionHistoryLimit != nil {
+		limit = int(*ds.Spec.RevisionHistoryLimit)
+	}
+	toKill := len(old) - limit
+	if toKill <= 0 {
+		return nil
+	}
+	live := map[string]bool{}
+	for _, p := range pods {
+		if h := p.Labels[api.ControllerRevisionHashLabelKey]; h != "" {
+			live[h] = true
+		}
+	}
+	sorted := append([]*api.ControllerRevision(nil), old...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Revision < sorted[j].Revision })
+	var out []*api.ControllerRevision
+	for _, r := range sorted {
+		if toKill <= 0 {
+			break
+		}
+		if live[r.Labels[api.ControllerRevisionHashLabelKey]] {
+			continue
+		}
+		out = append(out, r)
+		toKill--
+	}
+	return out
+}

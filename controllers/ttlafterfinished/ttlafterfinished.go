@@ -1,0 +1,121 @@
+package ttlafterfinished
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
+)
+
+// ControllerName is the name --controllers uses.
+const ControllerName = "ttl-after-finished"
+
+// Component is the controller's user agent and event source.
+const Component = "ttl-after-finished-controller"
+
+// Config builds a Controller.
+type Config struct {
+	// Client is the controller's API client (required).
+	Client *client.Client
+	// Clock is the injected clock (required).
+	Clock clock.Clock
+	// Mode is how it runs: Live, or Step under the stepper.
+	Mode runmode.Mode
+	// Namespace limits the controller to one namespace ("" for all).
+	Namespace string
+	// Logger (discarded when nil).
+	Logger *slog.Logger
+}
+
+// Controller deletes expired finished Jobs. It is written on the
+// key-based Controller, not ObjectController, because it queues only the
+// Jobs that need it (a TTL, finished, not being deleted), as Kubernetes'
+// does: the others would fill the trace with reconciles that do nothing.
+type Controller struct {
+	client *client.Client
+	clock  clock.Clock
+	jobs   *cache.Informer[*api.Job]
+	ctrl   *controllers.Controller
+}
+
+// New builds the controller and its informer (not yet synced).
+func New(cfg Config) (*Controller, error) {
+	if cfg.Client == nil || cfg.Clock == nil {
+		return nil, errors.New("ttlafterfinished: Client and Clock are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Controller{client: cfg.Client, clock: cfg.Clock,
+		jobs: cache.New(cfg.Client.Jobs(), cfg.Namespace, client.ListOptions{}, cfg.Logger)}
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: controllers.ReconcileFunc(c.reconcile),
+		Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger, Sources: []controllers.Source{c.jobs}})
+	if err != nil {
+		return nil, err
+	}
+	c.ctrl = ctrl
+	enqueue := func(event string, j *api.Job) {
+		if _, ok := TimeLeft(j, time.Time{}); ok {
+			ctrl.Enqueue(cache.Key(&j.ObjectMeta), controllers.CauseOf(event, "Job", &j.ObjectMeta))
+		}
+	}
+	c.jobs.AddHandler(cache.Handler[*api.Job]{
+		OnAdd:    func(j *api.Job) { enqueue("ADDED", j) },
+		OnUpdate: func(_, j *api.Job) { enqueue("MODIFIED", j) },
+	})
+	return c, nil
+}
+
+// Controllers returns the controller's one loop, for the stepper.
+func (c *Controller) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{c.ctrl}
+}
+
+// Run runs the controller until ctx ends (live mode).
+func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
+
+// TimeLeft is how long until a Job expires: ok is false for a Job with
+// no TTL, not finished, or already being deleted.
+func TimeLeft(job *api.Job, now time.Time) (left time.Duration, ok bool) {
+	if job.Spec.TTLSecondsAfterFinished == nil || job.DeletionTimestamp != nil {
+		return 0, false
+	}
+	for _, c := range job.Status.Conditions {
+		if (c.Type == api.JobComplete || c.Type == api.JobFailed) && c.Status == api.ConditionTrue {
+			expireAt := c.LastTransitionTime.Add(time.Duration(*job.Spec.TTLSecondsAfterFinished) * time.Second)
+			return expireAt.Sub(now), true
+		}
+	}
+	return 0, false
+}
+
+func (c *Controller) reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	ns, name, _ := strings.Cut(key, "/")
+	job, found := c.jobs.Get(ns, name)
+	if !found {
+		return controllers.Result{}, nil
+	}
+	left, ok := TimeLeft(job, c.clock.Now())
+	if !ok {
+		return controllers.Result{}, nil
+	}
+	if left > 0 {
+		return controllers.Result{RequeueAfter: left}, nil
+	}
+	fg := api.DeletePropagationForeground
+	uid := job.UID
+	err := c.client.Jobs().Delete(ctx, job.Namespace, job.Name, &api.DeleteOptions{
+		PropagationPolicy: &fg, Preconditions: &api.Preconditions{UID: &uid}})
+	if err != nil && !api.IsNotFound(err) && !api.IsConflict(err) {
+		return controllers.Result{}, err
+	}
+	return controllers.Result{}, nil
+}

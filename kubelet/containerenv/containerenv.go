@@ -1,0 +1,372 @@
+package containerenv
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/kubelet/shell"
+)
+
+// Sources are where the kubelet reads what a pod refers to (the API
+// server, as the real kubelet's ConfigMap and Secret managers do).
+type Sources interface {
+	ConfigMap(ctx context.Context, namespace, name string) (*api.ConfigMap, error)
+	Secret(ctx context.Context, namespace, name string) (*api.Secret, error)
+	// ServiceAccountToken is a token for the pod's service account (a
+	// TokenRequest bound to the pod).
+	ServiceAccountToken(ctx context.Context, pod *api.Pod, audience string, expirationSeconds *int64) (string, error)
+}
+
+// DefaultPath is the PATH of the images the simulation pretends to run.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// Build returns the environment of container c of pod.
+func Build(ctx context.Context, pod *api.Pod, c *api.Container, src Sources) shell.Environment {
+	b := builder{ctx: ctx, pod: pod, src: src, files: map[string][]byte{}}
+	env := b.vars(c)
+	for _, m := range c.VolumeMounts {
+		b.mount(m)
+	}
+	host := Hostname(pod)
+	b.files["/etc/hostname"] = []byte(host + "\n")
+	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
+	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, Hostname: host, WorkingDir: c.WorkingDir}
+}
+
+// Hostname is the pod's hostname: spec.hostname, else its name.
+func Hostname(pod *api.Pod) string {
+	if pod.Spec.Hostname != "" {
+		return pod.Spec.Hostname
+	}
+	return pod.Name
+}
+
+// hostsFile is the /etc/hosts the kubelet writes for a pod on the pod
+// network.
+func hostsFile(pod *api.Pod, host string) string {
+	var b strings.Builder
+	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n" +
+		"fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
+	if pod.Status.PodIP != "" {
+		name := host
+		if pod.Spec.Subdomain != "" {
+			name = fmt.Sprintf("%s.%s.%s.svc.cluster.local\t%s", host, pod.Spec.Subdomain, pod.Namespace, host)
+		}
+		fmt.Fprintf(&b, "%s\t%s\n", pod.Status.PodIP, name)
+	}
+	return b.String()
+}
+
+type builder struct {
+	ctx   context.Context
+	pod   *api.Pod
+	src   Sources
+	files map[string][]byte
+	dirs  []string
+}
+
+// vars are the container's variables: PATH and HOSTNAME as the runtime
+// sets them, then envFrom, then env (later ones win, keeping the first
+// position), then HOME.
+func (b *builder) vars(c *api.Container) []shell.Var {
+	var order []string
+	vals := map[string]string{}
+	set := func(n, v string) {
+		if _, ok := vals[n]; !ok {
+			order = append(order, n)
+		}
+		vals[n] = v
+	}
+	set("PATH", DefaultPath)
+	set("HOSTNAME", Hostname(b.pod))
+	for _, from := range c.EnvFrom {
+		var data map[string]string
+		switch {
+		case from.ConfigMapRef != nil:
+			if cm, err := b.src.ConfigMap(b.ctx, b.pod.Namespace, from.ConfigMapRef.Name); err == nil {
+				data = cm.Data
+			}
+		case from.SecretRef != nil:
+			if s, err := b.src.Secret(b.ctx, b.pod.Namespace, from.SecretRef.Name); err == nil {
+				data = map[string]string{}
+				for k, v := range s.Data {
+					data[k] = string(v)
+				}
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(data)) {
+			set(from.Prefix+k, data[k])
+		}
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			set(e.Name, Expand(e.Value, vals))
+			continue
+		}
+		if v, ok := b.valueFrom(c, e.ValueFrom); ok {
+			set(e.Name, v)
+		}
+	}
+	if _, ok := vals["HOME"]; !ok {
+		set("HOME", "/root")
+	}
+	out := make([]shell.Var, len(order))
+	for i, n := range order {
+		out[i] = shell.Var{Name: n, Value: vals[n]}
+	}
+	return out
+}
+
+func (b *builder) valueFrom(c *api.Container, from *api.EnvVarSource) (string, bool) {
+	switch {
+	case from.ConfigMapKeyRef != nil:
+		cm, err := b.src.ConfigMap(b.ctx, b.pod.Namespace, from.ConfigMapKeyRef.Name)
+		if err != nil {
+			return "", false
+		}
+		v, ok := cm.Data[from.ConfigMapKeyRef.Key]
+		return v, ok
+	case from.SecretKeyRef != nil:
+		s, err := b.src.Secret(b.ctx, b.pod.Namespace, from.SecretKeyRef.Name)
+		if err != nil {
+			return "", false
+		}
+		v, ok := s.Data[from.SecretKeyRef.Key]
+		return string(v), ok
+	case from.FieldRef != nil:
+		return FieldValue(b.pod, from.FieldRef.FieldPath)
+	case from.ResourceFieldRef != nil:
+		return resourceValue(b.pod, c, from.ResourceFieldRef)
+	}
+	return "", false
+}
+
+// FieldValue is the value of a downward API field path of the pod.
+func FieldValue(pod *api.Pod, fieldPath string) (string, bool) {
+	switch fieldPath {
+	case "metadata.name":
+		return pod.Name, true
+	case "metadata.namespace":
+		return pod.Namespace, true
+	case "metadata.uid":
+		return string(pod.UID), true
+	case "spec.nodeName":
+		return pod.Spec.NodeName, true
+	case "spec.serviceAccountName":
+		return pod.Spec.ServiceAccountName, true
+	case "status.podIP":
+		return pod.Status.PodIP, true
+	case "status.hostIP":
+		return pod.Status.HostIP, true
+	case "metadata.labels", "metadata.annotations":
+		m := pod.Labels
+		if fieldPath == "metadata.annotations" {
+			m = pod.Annotations
+		}
+		var lines []string
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			lines = append(lines, fmt.Sprintf("%s=%q", k, m[k]))
+		}
+		return strings.Join(lines, "\n"), true
+	}
+	for _, prefix := range []string{"metadata.labels['", "metadata.annotations['"} {
+		if key, ok := strings.CutPrefix(fieldPath, prefix); ok && strings.HasSuffix(key, "']") {
+			key = strings.TrimSuffix(key, "']")
+			if prefix == "metadata.labels['" {
+				return pod.Labels[key], true
+			}
+			return pod.Annotations[key], true
+		}
+	}
+	return "", false
+}
+
+// resourceValue is a container's request or limit divided by the
+// divisor and rounded up, as the kubelet exposes it; an unset value is
+// left out (the kubelet would use the node's allocatable).
+func resourceValue(pod *api.Pod, c *api.Container, sel *api.ResourceFieldSelector) (string, bool) {
+	target := c
+	if sel.ContainerName != "" {
+		target = nil
+		for i := range pod.Spec.Containers {
+			if pod.Spec.Containers[i].Name == sel.ContainerName {
+				target = &pod.Spec.Containers[i]
+			}
+		}
+		if target == nil {
+			return "", false
+		}
+	}
+	kind, name, ok := strings.Cut(sel.Resource, ".")
+	if !ok {
+		return "", false
+	}
+	list := target.Resources.Limits
+	if kind == "requests" {
+		list = target.Resources.Requests
+	}
+	q, ok := list[api.ResourceName(name)]
+	if !ok {
+		return "", false
+	}
+	div := sel.Divisor
+	if div.IsZero() {
+		if name == "cpu" {
+			return strconv.FormatInt((q.MilliValue()+999)/1000, 10), true
+		}
+		return strconv.FormatInt(q.Value(), 10), true
+	}
+	m, d := q.MilliValue(), div.MilliValue()
+	return strconv.FormatInt((m+d-1)/d, 10), true
+}
+
+// Expand replaces $(VAR) references to variables already defined; $$ is
+// a literal $ and an unknown reference stays as written (the kubelet's
+// expansion rules).
+func Expand(s string, vars map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			b.WriteByte('$')
+			i++
+		case '(':
+			end := strings.IndexByte(s[i+2:], ')')
+			if end < 0 {
+				b.WriteString(s[i:])
+				return b.String()
+			}
+			name := s[i+2 : i+2+end]
+			if v, ok := vars[name]; ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString(s[i : i+3+end])
+			}
+			i += 2 + end
+		default:
+			b.WriteByte('$')
+		}
+	}
+	return b.String()
+}
+
+// mount puts the files of the volume m names under m.MountPath.
+func (b *builder) mount(m api.VolumeMount) {
+	var vol *api.Volume
+	for i := range b.pod.Spec.Volumes {
+		if b.pod.Spec.Volumes[i].Name == m.Name {
+			vol = &b.pod.Spec.Volumes[i]
+		}
+	}
+	mountPath := path.Clean(m.MountPath)
+	if vol == nil {
+		return
+	}
+	content := b.volumeFiles(vol)
+	if m.SubPath != "" {
+		sub := path.Clean(m.SubPath)
+		if data, ok := content[sub]; ok {
+			b.files[mountPath] = data
+			return
+		}
+		inner := map[string][]byte{}
+		for p, data := range content {
+			if rest, ok := strings.CutPrefix(p, sub+"/"); ok {
+				inner[rest] = data
+			}
+		}
+		content = inner
+	}
+	b.dirs = append(b.dirs, mountPath)
+	for p, data := range content {
+		b.files[path.Join(mountPath, p)] = data
+	}
+}
+
+// volumeFiles are a volume's files by path inside it.
+func (b *builder) volumeFiles(vol *api.Volume) map[string][]byte {
+	out := map[string][]byte{}
+	switch {
+	case vol.ConfigMap != nil:
+		b.configMapFiles(out, vol.ConfigMap.Name, vol.ConfigMap.Items)
+	case vol.Secret != nil:
+		b.secretFiles(out, vol.Secret.SecretName, vol.Secret.Items)
+	case vol.DownwardAPI != nil:
+		b.downwardFiles(out, vol.DownwardAPI.Items)
+	case vol.Projected != nil:
+		for _, s := range vol.Projected.Sources {
+			switch {
+			case s.ConfigMap != nil:
+				b.configMapFiles(out, s.ConfigMap.Name, s.ConfigMap.Items)
+			case s.Secret != nil:
+				b.secretFiles(out, s.Secret.Name, s.Secret.Items)
+			case s.DownwardAPI != nil:
+				b.downwardFiles(out, s.DownwardAPI.Items)
+			case s.ServiceAccountToken != nil:
+				tok, err := b.src.ServiceAccountToken(b.ctx, b.pod, s.ServiceAccountToken.Audience, s.ServiceAccountToken.ExpirationSeconds)
+				if err == nil {
+					out[path.Clean(s.ServiceAccountToken.Path)] = []byte(tok)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// keyFiles maps keys to files: every key, or only the items' keys at
+// their paths.
+func keyFiles(out map[string][]byte, data map[string][]byte, items []api.KeyToPath) {
+	if len(items) == 0 {
+		for k, v := range data {
+			out[k] = v
+		}
+		return
+	}
+	for _, it := range items {
+		if v, ok := data[it.Key]; ok {
+			out[path.Clean(it.Path)] = v
+		}
+	}
+}
+
+func (b *builder) configMapFiles(out map[string][]byte, name string, items []api.KeyToPath) {
+	cm, err := b.src.ConfigMap(b.ctx, b.pod.Namespace, name)
+	if err != nil {
+		return
+	}
+	data := map[string][]byte{}
+	for k, v := range cm.Data {
+		data[k] = []byte(v)
+	}
+	maps.Copy(data, cm.BinaryData)
+	keyFiles(out, data, items)
+}
+
+func (b *builder) secretFiles(out map[string][]byte, name string, items []api.KeyToPath) {
+	s, err := b.src.Secret(b.ctx, b.pod.Namespace, name)
+	if err != nil {
+		return
+	}
+	keyFiles(out, s.Data, items)
+}
+
+func (b *builder) downwardFiles(out map[string][]byte, items []api.DownwardAPIVolumeFile) {
+	for _, it := range items {
+		if it.FieldRef == nil {
+			continue
+		}
+		if v, ok := FieldValue(b.pod, it.FieldRef.FieldPath); ok {
+			out[path.Clean(it.Path)] = []byte(v)
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet/containerenv"
+	"github.com/kubesim/kubesim/kubelet/portforward"
+	"github.com/kubesim/kubesim/kubelet/shell"
+)
+
+// StreamError is a refusal of exec, attach or port-forward before any
+// stream opened, with the HTTP code the kubelet answers; its words reach
+// kubectl as "unable to upgrade connection: <message>".
+type StreamError struct {
+	Code    int
+	Message string
+}
+
+func (e *StreamError) Error() string { return e.Message }
+
+// runningPod finds a pod of this node by name (the kubelet's
+// GetPodByName); the real kubelet answers "pod does not exist" with 404.
+func (k *Kubelet) runningPod(namespace, podName string) (*api.Pod, error) {
+	k.mu.Lock()
+	inf := k.loops.pods
+	k.mu.Unlock()
+	pod, ok := inf.Get(namespace, podName)
+	if !ok || pod.Spec.NodeName != k.cfg.NodeName {
+		return nil, &StreamError{Code: http.StatusNotFound, Message: "pod does not exist"}
+	}
+	return pod, nil
+}
+
+// runningContainer is the spec of a container of pod that is running
+// now, as the runtime's findContainer would find it; anything else (not
+// started, exited, not in the pod) is "container not found".
+func runningContainer(pod *api.Pod, name string) (*api.Container, error) {
+	notFound := &StreamError{Code: http.StatusInternalServerError, Message: fmt.Sprintf("container not found (%q)", name)}
+	var spec *api.Container
+	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			if cs[i].Name == name {
+				spec = &cs[i]
+			}
+		}
+	}
+	if spec == nil {
+		return nil, notFound
+	}
+	for _, statuses := range [][]api.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for _, st := range statuses {
+			if st.Name == name && st.State.Running != nil {
+				return spec, nil
+			}
+		}
+	}
+	return nil, notFound
+}
+
+// ExecTarget checks that container of pod is running here and returns
+// the environment an exec into it sees. Call it before upgrading the
+// connection: its error is the answer.
+func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container string) (shell.Environment, error) {
+	pod, err := k.runningPod(namespace, podName)
+	if err != nil {
+		return shell.Environment{}, err
+	}
+	c, err := runningContainer(pod, container)
+	if err != nil {
+		return shell.Environment{}, err
+	}
+	env := containerenv.Build(ctx, pod, c, envSources{k.c})
+	k.addProgramFiles(&env, pod, c)
+	return env, nil
+}
+
+// addProgramFiles puts the files the container's program has touched
+// and not removed by now into env (empty, as touch makes them): the
+// liveness lab's `kubectl exec liveness -- cat /tmp/healthy` finds the
+// file, then, after the rm, does not.
+func (k *Kubelet) addProgramFiles(env *shell.Environment, pod *api.Pod, c *api.Container) {
+	k.stateMu.Lock()
+	var started time.Time
+	if rt := k.runtimes[pod.Namespace+"/"+pod.Name]; rt != nil && rt.uid == pod.UID {
+		if i := rt.find(c.Name); i >= 0 && rt.containers[i].state == containerRunning {
+			started = rt.containers[i].startedAt
+		}
+	}
+	k.stateMu.Unlock()
+	if started.IsZero() {
+		return
+	}
+	tl := programFor(pod, c).run()
+	elapsed := k.cfg.Clock.Now().Sub(started)
+	for name := range tl.files {
+		if !tl.fileExists(name, elapsed) {
+			continue
+		}
+		if !path.IsAbs(name) {
+			name = path.Join("/", c.WorkingDir, name)
+		}
+		if _, ok := env.Files[name]; !ok {
+			env.Files[name] = []byte{}
+		}
+	}
+}
+
+// Exec runs cmd in env (from ExecTarget) with the built-in command set
+// and returns its exit code (the runtime's ExecSync/Exec).
+func (k *Kubelet) Exec(ctx context.Context, env shell.Environment, cmd []string, stdio shell.Stdio) int {
+	if stdio.TTY {
+		// The runtime sets TERM for a process given a terminal.
+		env.Env = append(env.Env, shell.Var{Name: "TERM", Value: "xterm"})
+	}
+	return shell.Command{Args: cmd, Env: env, Stdio: stdio, Clock: k.cfg.Clock}.Run(ctx)
+}
+
+// AttachTarget checks that container of pod is running here, for attach.
+func (k *Kubelet) AttachTarget(namespace, podName, container string) error {
+	pod, err := k.runningPod(namespace, podName)
+	if err != nil {
+		return err
+	}
+	_, err = runningContainer(pod, container)
+	return err
+}
+
+// Attach streams what the container prints from now on to stdout until
+// it exits or ctx ends. The simulated process reads no input: stdin is
+// read and dropped, as by a program that ignores it.
+func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container string, stdin io.Reader, stdout io.Writer) error {
+	if stdin != nil {
+		go io.Copy(io.Discard, stdin)
+	}
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	zero := int64(0)
+	err := k.ContainerLogs(ctx, namespace, podName, container, LogOptions{Follow: true, TailLines: &zero}, stdout)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// envSources reads what a pod refers to from the API server.
+type envSources struct{ c *client.Client }
+
+func (s envSources) ConfigMap(ctx context.Context, ns, name string) (*api.ConfigMap, error) {
+	return s.c.ConfigMaps().Get(ctx, ns, name)
+}
+
+func (s envSources) Secret(ctx context.Context, ns, name string) (*api.Secret, error) {
+	return s.c.Secrets().Get(ctx, ns, name)
+}
+
+// ServiceAccountToken asks for a token bound to the pod (a TokenRequest
+// to serviceaccounts/NAME/token, as the kubelet's token manager does).
+func (s envSources) ServiceAccountToken(ctx context.Context, pod *api.Pod, audience string, expirationSeconds *int64) (string, error) {
+	sa := pod.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	spec := map[string]any{"boundObjectRef": map[string]any{"apiVersion": "v1", "kind": "Pod", "name": pod.Name, "uid": pod.UID}}
+	if audience != "" {
+		spec["audiences"] = []string{audience}
+	}
+	if expirationSeconds != nil {
+		spec["expirationSeconds"] = *expirationSeconds
+	}
+	req := map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec}
+	var out struct {
+		Status struct {
+			Token string `json:"token"`
+		} `json:"status"`
+	}
+	sas := client.Dynamic(s.c, client.ResourceInfo{Version: "v1", Resource: "serviceaccounts", Namespaced: true})
+	if err := sas.PostSubresource(ctx, pod.Namespace, sa, "token", req, &out); err != nil {
+		return "", err
+	}
+	if out.Status.Token == "" {
+		return "", errors.New("the TokenRequest answer has no token")
+	}
+	return out.Status.Token, nil
+}
+
+// PortForwardTarget is the pod of this node a port-forward reaches (the
+// kubelet's GetPortForward): connections go to the pod's IP on the pod
+// network, where only the images run for real listen.
+func (k *Kubelet) PortForwardTarget(namespace, podName string) (portforward.Target, error) {
+	pod, err := k.runningPod(namespace, podName)
+	if err != nil {
+		return portforward.Target{}, err
+	}
+	ip, network := pod.Status.PodIP, k.cfg.Network
+	dial := func(ctx context.Context, port uint16) (net.Conn, error) {
+		var err error = syscall.ECONNREFUSED
+		if network != nil && ip != "" {
+			var c net.Conn
+			if c, err = network.DialContext(ctx, "tcp", net.JoinHostPort(ip, strconv.Itoa(int(port)))); err == nil {
+				return c, nil
+			}
+		}
+		// The runtime's words, and why: the container is simulated.
+		return nil, fmt.Errorf("failed to connect to localhost:%d inside namespace of pod %s: %w "+
+			"(nothing listens there: kubesim runs only a few images for real, such as the extension API servers)", port, podName, err)
+	}
+	return portforward.Target{Name: pod.Name, UID: string(pod.UID), Dial: dial}, nil
+}

@@ -1,0 +1,268 @@
+package kubelet
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// The lifecycle as a pure function: what is known of a pod, how its
+// containers behave and the time give the next transition.
+func TestNextTransition(t *testing.T) {
+	st := Stages{ContainerCreating: time.Second, Running: 2 * time.Second, Ready: 3 * time.Second}
+	running := func(name string, ready bool) containerRuntime {
+		return containerRuntime{name: name, state: containerRunning, startedAt: t0, ready: ready, everStarted: true}
+	}
+	exitsAfter := func(d time.Duration, code int32) containerBehaviour {
+		return containerBehaviour{exits: true, exitAfter: d, exitCode: code, readiness: []flip{{3 * time.Second, true}}}
+	}
+	serves := containerBehaviour{readiness: []flip{{3 * time.Second, true}}}
+	tests := []struct {
+		name string
+		rt   podRuntime
+		bs   map[string]containerBehaviour
+		now  time.Time
+		at   time.Time
+		kind transition
+		idx  int
+		none bool
+	}{
+		{name: "accepted: creating after its delay", rt: podRuntime{seenAt: t0}, at: t0.Add(time.Second), kind: toCreating},
+		{name: "creating: running after its delay", rt: podRuntime{stage: stageCreating, stageAt: t0}, at: t0.Add(2 * time.Second), kind: toRunning},
+		{name: "running: ready after Stages.Ready",
+			rt: podRuntime{stage: stageStarted, initialized: true, containers: []containerRuntime{running("c", false)}},
+			bs: map[string]containerBehaviour{"c": serves}, now: t0, at: t0.Add(3 * time.Second), kind: toReady},
+		{name: "ready and serving: nothing more",
+			rt: podRuntime{stage: stageStarted, initialized: true, containers: []containerRuntime{running("c", true)}},
+			bs: map[string]containerBehaviour{"c": serves}, now: t0.Add(time.Hour), none: true},
+		{name: "an exit before ready wins",
+			rt: podRuntime{stage: stageStarted, initialized: true, containers: []containerRuntime{running("c", false)}},
+			bs: map[string]containerBehaviour{"c": exitsAfter(time.Second, 1)}, now: t0, at: t0.Add(time.Second), kind: toExit},
+		{name: "an exit at the same time as ready wins",
+			rt: podRuntime{stage: stageStarted, initialized: true, containers: []containerRuntime{running("c", false)}},
+			bs: map[string]containerBehaviour{"c": exitsAfter(3*time.Second, 0)}, now: t0, at: t0.Add(3 * time.Second), kind: toExit},
+		{name: "the earliest container goes first",
+			rt:  podRuntime{stage: stageStarted, initialized: true, containers: []containerRuntime{running("a", true), running("b", true)}},
+			bs:  map[string]containerBehaviour{"a": exitsAfter(9*time.Second, 0), "b": exitsAfter(5*time.Second, 0)},
+			now: t0.Add(4 * time.Second), at: t0.Add(5 * time.Second), kind: toExit, idx: 1},
+		{name: "back-off: restart when it is over",
+			rt: podRuntime{stage: stageStarted, initialized: true, containers: []containerRuntime{{name: "c", state: containerWaiting,
+				everStarted: true, backoffUntil: t0.Add(10 * time.Second)}}},
+			bs: map[string]containerBehaviour{"c": exitsAfter(time.Second, 1)}, now: t0, at: t0.Add(10 * time.Second), kind: toRestart},
+		{name: "liveness kills before the exit",
+			rt: podRuntime{stage: stageStarted, initialized: true, containers: []containerRuntime{running("c", true)}},
+			bs: map[string]containerBehaviour{"c": {exits: true, exitAfter: time.Hour, liveness: []flip{{50 * time.Second, false}},
+				readiness: []flip{{0, true}}}},
+			now: t0.Add(time.Second), at: t0.Add(50 * time.Second), kind: toLivenessKill},
+		{name: "readiness fails later",
+			rt:  podRuntime{stage: stageStarted, initialized: true, containers: []containerRuntime{running("c", true)}},
+			bs:  map[string]containerBehaviour{"c": {readiness: []flip{{0, true}, {40 * time.Second, false}}}},
+			now: t0.Add(time.Second), at: t0.Add(40 * time.Second), kind: toUnready},
+		{name: "init containers first: the first one starts",
+			rt: podRuntime{stage: stageStarted, containers: []containerRuntime{{name: "i", init: true, state: containerWaiting},
+				{name: "c", state: containerWaiting}}},
+			bs: map[string]containerBehaviour{"i": exitsAfter(time.Second, 0), "c": serves}, now: t0, at: t0, kind: toInitNext},
+		{name: "a running init container exits; the pod's containers wait",
+			rt: podRuntime{stage: stageStarted, containers: []containerRuntime{{name: "i", init: true, state: containerRunning, startedAt: t0, everStarted: true},
+				{name: "c", state: containerWaiting}}},
+			bs: map[string]containerBehaviour{"i": exitsAfter(4*time.Second, 0), "c": serves}, now: t0, at: t0.Add(4 * time.Second), kind: toExit},
+		{name: "a started sidecar lets the pod's containers start",
+			rt: podRuntime{stage: stageStarted, containers: []containerRuntime{{name: "s", init: true, sidecar: true, state: containerRunning, startedAt: t0, everStarted: true},
+				{name: "c", state: containerWaiting}}},
+			bs: map[string]containerBehaviour{"s": serves, "c": serves}, now: t0, at: t0, kind: toInitNext},
+		{name: "terminal: nothing", rt: podRuntime{stage: stageTerminal}, none: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			at, kind, idx, ok := nextTransition(&tt.rt, tt.bs, st, tt.now)
+			if tt.none {
+				assert.False(t, ok, "no transition, got %v at %v", kind, at)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, tt.at, at)
+			assert.Equal(t, tt.kind, kind)
+			assert.Equal(t, tt.idx, idx)
+		})
+	}
+}
+
+func TestProbeFlips(t *testing.T) {
+	tl := programFor(&api.Pod{}, &api.Container{Image: "busybox", Args: []string{"sh", "-c",
+		"touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}}).run()
+	cat := &api.Probe{ProbeHandler: api.ProbeHandler{Exec: &api.ExecAction{Command: []string{"cat", "/tmp/healthy"}}},
+		InitialDelaySeconds: 5, PeriodSeconds: 5}
+	// The course's liveness example: probes at 5, 10, … succeed until 30;
+	// 30, 35, 40 fail: the third failure kills it at 40s.
+	assert.Equal(t, []flip{{40 * time.Second, false}}, probeFlips(newProbeSpec(cat, tl, 0), true))
+	// As a readiness probe: ready at the first probe, unready at 40s.
+	assert.Equal(t, []flip{{5 * time.Second, true}, {40 * time.Second, false}}, probeFlips(newProbeSpec(cat, tl, 0), false))
+	// An HTTP probe always succeeds, unless the annotation says otherwise.
+	http := &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/"}}}
+	assert.Equal(t, []flip(nil), probeFlips(newProbeSpec(http, tl, 0), true))
+	assert.Equal(t, []flip{{40 * time.Second, false}}, probeFlips(newProbeSpec(http, tl, 15*time.Second), true),
+		"fails from 15s: probes at 20, 30, 40 fail (period 10s, threshold 3)")
+	assert.False(t, verdictAt([]flip{{5 * time.Second, true}}, false, 4*time.Second))
+	assert.True(t, verdictAt([]flip{{5 * time.Second, true}}, false, 5*time.Second))
+}
+
+func TestInitContainersThenSidecarThenMain(t *testing.T) {
+	f := newFixture(t, Config{})
+	always := api.ContainerRestartPolicyAlways
+	f.createPod("init", func(p *api.Pod) {
+		p.Spec.InitContainers = []api.Container{
+			{Name: "migrate", Image: "busybox", Command: []string{"sh", "-c", "echo migrating; sleep 5"}},
+			{Name: "proxy", Image: "envoy", RestartPolicy: &always},
+		}
+	})
+	f.settle()
+	t0 := f.clk.Now()
+	pod := f.pod("init")
+	assert.Equal(t, api.PodPending, pod.Status.Phase)
+	require.Len(t, pod.Status.InitContainerStatuses, 2)
+	assert.NotNil(t, pod.Status.InitContainerStatuses[0].State.Running, "the first init container runs")
+	assert.Equal(t, "PodInitializing", pod.Status.InitContainerStatuses[1].State.Waiting.Reason)
+	assert.Equal(t, "PodInitializing", pod.Status.ContainerStatuses[0].State.Waiting.Reason)
+	init := podCondition(pod, api.PodInitialized)
+	assert.Equal(t, api.ConditionFalse, init.Status)
+	assert.Equal(t, "containers with incomplete status: [migrate proxy]", init.Message)
+
+	f.until(t0.Add(5 * time.Second))
+	pod = f.pod("init")
+	assert.Equal(t, api.PodRunning, pod.Status.Phase)
+	assert.Equal(t, "Completed", pod.Status.InitContainerStatuses[0].State.Terminated.Reason)
+	assert.NotNil(t, pod.Status.InitContainerStatuses[1].State.Running, "the sidecar keeps running")
+	assert.NotNil(t, pod.Status.ContainerStatuses[0].State.Running)
+	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodInitialized).Status)
+	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodReady).Status)
+}
+
+func TestFailedInitContainer(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.createPod("bad", func(p *api.Pod) {
+		p.Spec.RestartPolicy = api.RestartPolicyNever
+		p.Spec.InitContainers = []api.Container{{Name: "check", Image: "busybox", Command: []string{"sh", "-c", "exit 4"}}}
+	})
+	f.settle()
+	pod := f.pod("bad")
+	assert.Equal(t, api.PodFailed, pod.Status.Phase)
+	assert.Equal(t, int32(4), pod.Status.InitContainerStatuses[0].State.Terminated.ExitCode)
+	assert.Equal(t, "PodInitializing", pod.Status.ContainerStatuses[0].State.Waiting.Reason, "never started")
+
+	g := newFixture(t, Config{})
+	g.createPod("retry", func(p *api.Pod) {
+		p.Spec.InitContainers = []api.Container{{Name: "check", Image: "busybox", Command: []string{"sh", "-c", "exit 4"}}}
+	})
+	g.settle()
+	pod = g.pod("retry")
+	assert.Equal(t, api.PodPending, pod.Status.Phase)
+	assert.Equal(t, "CrashLoopBackOff", pod.Status.InitContainerStatuses[0].State.Waiting.Reason)
+	assert.Equal(t, int32(1), pod.Status.InitContainerStatuses[0].RestartCount)
+}
+
+func TestLivenessProbeRestartsTheContainer(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.createPod("live", func(p *api.Pod) {
+		p.Spec.Containers[0] = api.Container{Name: "liveness", Image: "registry.k8s.io/busybox",
+			Args: []string{"/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"},
+			LivenessProbe: &api.Probe{ProbeHandler: api.ProbeHandler{Exec: &api.ExecAction{Command: []string{"cat", "/tmp/healthy"}}},
+				InitialDelaySeconds: 5, PeriodSeconds: 5}}
+	})
+	f.settle()
+	t0 := f.clk.Now()
+	f.until(t0.Add(40 * time.Second))
+	pod := f.pod("live")
+	cs := pod.Status.ContainerStatuses[0]
+	assert.Equal(t, int32(1), cs.RestartCount)
+	require.NotNil(t, cs.LastState.Terminated)
+	assert.Equal(t, int32(137), cs.LastState.Terminated.ExitCode)
+	assert.Contains(t, f.events("live"), "Killing: Container liveness failed liveness probe, will be restarted")
+	assert.Contains(t, f.events("live"), "Unhealthy: Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory")
+}
+
+func TestReadinessProbeFailureUnreadiesThePod(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.createPod("ready", func(p *api.Pod) {
+		p.Annotations = map[string]string{BehaviourAnnotation: "readiness-fail-after=30s"}
+		p.Spec.Containers[0].ReadinessProbe = &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/"}}, PeriodSeconds: 5}
+	})
+	f.settle()
+	t0 := f.clk.Now()
+	assert.Equal(t, api.ConditionTrue, podCondition(f.pod("ready"), api.PodReady).Status)
+	f.until(t0.Add(45 * time.Second))
+	pod := f.pod("ready")
+	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
+	assert.Equal(t, api.PodRunning, pod.Status.Phase, "not ready is not dead")
+	assert.Equal(t, int32(0), pod.Status.ContainerStatuses[0].RestartCount)
+	assert.Contains(t, f.events("ready"), "Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 500")
+}
+
+func TestBackOffResetsAfterALongRun(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.createPod("long", func(p *api.Pod) {
+		p.Spec.Containers[0] = api.Container{Name: "c", Image: "kubesim/fail", Args: []string{"11m"}}
+	})
+	f.settle()
+	t0 := f.clk.Now()
+	for i := range 3 {
+		f.until(t0.Add(11 * time.Minute))
+		cs := f.pod("long").Status.ContainerStatuses[0]
+		require.NotNil(t, cs.State.Waiting, "crash %d", i+1)
+		assert.Contains(t, cs.State.Waiting.Message, "back-off 10s ", "a run of 11 minutes starts the back-off over")
+		t0 = t0.Add(11*time.Minute + 10*time.Second)
+		f.until(t0)
+	}
+}
+
+// BenchmarkBehaviours is what the richer kubelet adds to every sync of a
+// pod: reading how its containers behave.
+func BenchmarkBehaviours(b *testing.B) {
+	k := &Kubelet{cfg: Config{Behaviour: DefaultBehaviour}}
+	for _, tc := range []struct {
+		name string
+		c    api.Container
+	}{
+		{"nginx", api.Container{Name: "web", Image: "nginx:1.25"}},
+		{"busybox-script", api.Container{Name: "sh", Image: "busybox", Args: []string{"sh", "-c", "echo start; while true; do echo tick; sleep 5; done"}}},
+	} {
+		pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}, Spec: api.PodSpec{Containers: []api.Container{tc.c}}}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = k.behaviours(pod)
+			}
+		})
+	}
+}
+
+// A sidecar that exits is restarted whatever the pod's restartPolicy;
+// once the pod's containers have ended, it is stopped and the pod ends.
+func TestSidecarRestartsAndStopsWithThePod(t *testing.T) {
+	f := newFixture(t, Config{})
+	always := api.ContainerRestartPolicyAlways
+	f.createPod("job", func(p *api.Pod) {
+		p.Spec.RestartPolicy = api.RestartPolicyNever
+		p.Spec.InitContainers = []api.Container{{Name: "log-shipper", Image: "kubesim/fail", Args: []string{"5s"}, RestartPolicy: &always}}
+		p.Spec.Containers = []api.Container{{Name: "work", Image: "busybox", Command: []string{"sh", "-c", "echo working; sleep 8"}}}
+	})
+	f.settle()
+	t0 := f.clk.Now()
+	f.until(t0.Add(5 * time.Second))
+	pod := f.pod("job")
+	assert.Equal(t, api.PodRunning, pod.Status.Phase)
+	side := pod.Status.InitContainerStatuses[0]
+	assert.Equal(t, int32(1), side.RestartCount, "restarted although the pod's policy is Never")
+	assert.Equal(t, "CrashLoopBackOff", side.State.Waiting.Reason)
+
+	f.until(t0.Add(8 * time.Second))
+	pod = f.pod("job")
+	assert.Equal(t, api.PodSucceeded, pod.Status.Phase, "a failing sidecar does not fail the pod")
+	assert.NotNil(t, pod.Status.InitContainerStatuses[0].State.Terminated, "stopped with the pod")
+	assert.Equal(t, "Completed", pod.Status.ContainerStatuses[0].State.Terminated.Reason)
+}

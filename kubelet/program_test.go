@@ -1,0 +1,90 @@
+package kubelet
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+func TestProgramTimeline(t *testing.T) {
+	cases := []struct {
+		name      string
+		image     string
+		command   []string
+		args      []string
+		exits     bool
+		after     time.Duration
+		code      int32
+		lines     []string
+		linesAt60 int
+	}{
+		{name: "a server image runs", image: "nginx:1.25"},
+		{name: "busybox alone: sh exits 0 at once", image: "busybox", exits: true},
+		{name: "kubectl run -- sh -c", image: "busybox:1.36", args: []string{"sh", "-c", "echo hi; exit 1"},
+			exits: true, code: 1, lines: []string{"hi"}},
+		{name: "sleep then exit", image: "alpine", command: []string{"/bin/sh", "-c"}, args: []string{"echo start && sleep 5; echo 'bye now'; exit 3"},
+			exits: true, after: 5 * time.Second, code: 3, lines: []string{"start", "bye now"}},
+		{name: "&& skips after a failure", image: "busybox", args: []string{"sh", "-c", "false && echo no; echo yes"},
+			exits: true, lines: []string{"yes"}},
+		{name: "the script's status is the last command's", image: "busybox", args: []string{"sh", "-c", "echo a; false"},
+			exits: true, code: 1, lines: []string{"a"}},
+		{name: "unknown command", image: "busybox", args: []string{"sh", "-c", "frobnicate"},
+			exits: true, code: 127, lines: []string{"sh: frobnicate: not found"}},
+		{name: "sleep command", image: "busybox", command: []string{"sleep", "3600"}, exits: true, after: time.Hour},
+		{name: "sleep infinity", image: "busybox", command: []string{"sleep", "infinity"}},
+		{name: "echo command with env", image: "busybox", command: []string{"sh", "-c", "echo $GREETING from ${HOSTNAME}"},
+			exits: true, lines: []string{"hello from p"}},
+		{name: "while loop", image: "busybox", args: []string{"sh", "-c", "echo start; while true; do echo tick; sleep 10; done"},
+			lines: []string{"start", "tick"}, linesAt60: 8},
+		{name: "for loop", image: "busybox", args: []string{"sh", "-c", "for i in 1 2 3; do echo line $i; sleep 1; done"},
+			exits: true, after: 3 * time.Second, lines: []string{"line 1", "line 2", "line 3"}},
+		{name: "for over seq", image: "busybox", args: []string{"sh", "-c", "for i in $(seq 2 3); do echo $i; done; echo end"},
+			exits: true, lines: []string{"2", "3", "end"}},
+		{name: "for over a brace range", image: "busybox", args: []string{"sh", "-c", "for n in {1..2}; do echo n=$n; done"},
+			exits: true, lines: []string{"n=1", "n=2"}},
+		{name: "kubesim/sleep", image: "kubesim/sleep", args: []string{"30s"}, exits: true, after: 30 * time.Second},
+		{name: "kubesim/sleep forever", image: "kubesim/sleep"},
+		{name: "kubesim/fail", image: "kubesim/fail:latest", args: []string{"5s", "42"}, exits: true, after: 5 * time.Second, code: 42,
+			lines: []string{"failing in 5s with exit code 42", "failed"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}}
+			ct := &api.Container{Name: "c", Image: c.image, Command: c.command, Args: c.args,
+				Env: []api.EnvVar{{Name: "GREETING", Value: "hello"}}}
+			tl := programFor(pod, ct).run()
+			assert.Equal(t, c.exits, tl.exits, "exits")
+			assert.Equal(t, c.after, tl.exitAfter, "after")
+			assert.Equal(t, c.code, tl.exitCode, "code")
+			var texts []string
+			for _, l := range tl.lines {
+				texts = append(texts, l.text)
+			}
+			for _, l := range tl.loopLines {
+				texts = append(texts, l.text)
+			}
+			assert.Equal(t, c.lines, texts)
+			if c.linesAt60 > 0 {
+				assert.Len(t, tl.linesUpTo(60*time.Second, 1000), c.linesAt60)
+				assert.Len(t, tl.linesUpTo(time.Hour, 5), 5, "bounded")
+				next, ok := tl.nextLineAfter(60 * time.Second)
+				assert.True(t, ok)
+				assert.Equal(t, 70*time.Second, next)
+			}
+		})
+	}
+}
+
+func TestProgramFiles(t *testing.T) {
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}}
+	tl := programFor(pod, &api.Container{Image: "busybox", Args: []string{"/bin/sh", "-c",
+		"touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}}).run()
+	assert.True(t, tl.fileExists("/tmp/healthy", 0))
+	assert.True(t, tl.fileExists("/tmp/healthy", 29*time.Second))
+	assert.False(t, tl.fileExists("/tmp/healthy", 30*time.Second))
+	assert.True(t, tl.exits)
+	assert.Equal(t, 630*time.Second, tl.exitAfter)
+}

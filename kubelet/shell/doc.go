@@ -1,0 +1,16 @@
+// Package shell is the tiny command set a simulated container can run for
+// `kubectl exec`: ls, cat, env, printenv, hostname, echo, pwd, sleep,
+// true, false and sh (with -c, or reading commands from stdin) whose
+// scripts may use ';', '&&', '||', quotes, $VAR, ${VAR}, $?, cd, export,
+// VAR=value and exit. Commands run against an Environment: the container's
+// variables and files (package containerenv builds it from the pod).
+//
+// It stands in for the container's own processes, which a real kubelet
+// starts through the container runtime (CRI ExecSync/Exec, runc): the
+// wording of errors and the exit codes follow busybox's ash, the shell of
+// the images courses use, and runc for a program that does not exist
+// ("executable file not found in $PATH", exit 126).
+//
+// Left out: pipes, redirections, globbing, functions, loops, job control
+// and every other program; a terminal is only echoed line by line.
+package shell

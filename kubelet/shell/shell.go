@@ -1,0 +1,549 @@
+package shell
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/clock"
+)
+
+// Var is one environment variable.
+type Var struct {
+	Name, Value string
+}
+
+// Environment is what a process in the container sees.
+type Environment struct {
+	// Env are the variables, in the order the kubelet sets them.
+	Env []Var
+	// Files are the container's files by absolute path (mounted
+	// ConfigMaps and Secrets, the service account token, /etc/hostname).
+	Files map[string][]byte
+	// Dirs are directories that exist even when empty (mount points).
+	Dirs []string
+	// Hostname is what hostname prints (the pod's name).
+	Hostname string
+	// WorkingDir is where the process starts ("/" when empty).
+	WorkingDir string
+}
+
+// Stdio are a process's streams; a nil Stdin reads nothing and a nil
+// writer discards.
+type Stdio struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// TTY says a terminal is attached: lines are echoed, "\n" is written
+	// as "\r\n" and an interactive sh prints a prompt.
+	TTY bool
+}
+
+// Command is one exec into the container.
+type Command struct {
+	Args  []string
+	Env   Environment
+	Stdio Stdio
+	// Clock times sleep.
+	Clock clock.Clock
+}
+
+// ExitNotFound and ExitCannotExecute are the codes of a program that does
+// not exist, from a shell (127) and from the runtime (runc: 126).
+const (
+	ExitNotFound      = 127
+	ExitCannotExecute = 126
+)
+
+// standardDirs exist in every image the simulation pretends to run.
+var standardDirs = []string{"/bin", "/dev", "/etc", "/home", "/proc", "/root", "/sys", "/tmp", "/usr", "/usr/bin", "/usr/sbin", "/var", "/sbin"}
+
+// Run runs the command and returns its exit code.
+func (c Command) Run(ctx context.Context) int {
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	stdout, stderr := c.Stdio.Stdout, c.Stdio.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	if c.Stdio.TTY {
+		stdout = crlfWriter{stdout}
+		stderr = stdout
+	}
+	stdin := c.Stdio.Stdin
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	s := &state{ctx: ctx, env: c.Env, clock: c.Clock, stdin: stdin, stdout: stdout, stderr: stderr, tty: c.Stdio.TTY,
+		dir: c.Env.WorkingDir, vars: map[string]string{}}
+	if s.dir == "" {
+		s.dir = "/"
+	}
+	for _, v := range c.Env.Env {
+		s.set(v.Name, v.Value)
+	}
+	if len(c.Args) == 0 {
+		return 0
+	}
+	name := c.Args[0]
+	if !s.known(name) {
+		// The runtime (runc), not a shell, reports a missing program.
+		fmt.Fprintf(stdout, "OCI runtime exec failed: exec failed: unable to start container process: exec: %q: executable file not found in $PATH: unknown\n", name)
+		return ExitCannotExecute
+	}
+	return s.program(c.Args)
+}
+
+// state is one process tree: the variables, directory and streams a
+// script shares.
+type state struct {
+	ctx            context.Context
+	env            Environment
+	clock          clock.Clock
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	tty            bool
+	dir            string
+	order          []string
+	vars           map[string]string
+	last           int
+	exited         bool
+}
+
+func (s *state) set(name, value string) {
+	if _, ok := s.vars[name]; !ok {
+		s.order = append(s.order, name)
+	}
+	s.vars[name] = value
+}
+
+// programs are the commands the simulated images have, as in /bin.
+var programs = []string{"cat", "echo", "env", "false", "hostname", "ls", "printenv", "pwd", "sh", "sleep", "true"}
+
+// known says whether name is one of the programs, by name or by path in
+// a bin directory.
+func (s *state) known(name string) bool {
+	base := name
+	if strings.Contains(name, "/") {
+		dir, b := path.Split(name)
+		switch path.Clean(dir) {
+		case "/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin":
+		default:
+			return false
+		}
+		base = b
+	}
+	return slices.Contains(programs, base)
+}
+
+// program runs one of the programs (args[0] is known).
+func (s *state) program(args []string) int {
+	switch path.Base(args[0]) {
+	case "cat":
+		return s.cat(args[1:])
+	case "echo":
+		return s.echo(args[1:])
+	case "env":
+		return s.printenv("env", nil)
+	case "printenv":
+		return s.printenv("printenv", args[1:])
+	case "false":
+		return 1
+	case "true":
+		return 0
+	case "hostname":
+		fmt.Fprintln(s.stdout, s.env.Hostname)
+		return 0
+	case "ls":
+		return s.ls(args[1:])
+	case "pwd":
+		fmt.Fprintln(s.stdout, s.dir)
+		return 0
+	case "sleep":
+		return s.sleep(args[1:])
+	case "sh":
+		return s.sh(args[1:])
+	}
+	return ExitNotFound
+}
+
+func (s *state) echo(args []string) int {
+	newline := true
+	if len(args) > 0 && args[0] == "-n" {
+		newline, args = false, args[1:]
+	}
+	out := strings.Join(args, " ")
+	if newline {
+		out += "\n"
+	}
+	io.WriteString(s.stdout, out)
+	return 0
+}
+
+func (s *state) printenv(prog string, names []string) int {
+	if len(names) == 0 {
+		for _, n := range s.order {
+			fmt.Fprintf(s.stdout, "%s=%s\n", n, s.vars[n])
+		}
+		return 0
+	}
+	code := 0
+	for _, n := range names {
+		v, ok := s.vars[n]
+		if !ok {
+			code = 1
+			continue
+		}
+		fmt.Fprintln(s.stdout, v)
+	}
+	return code
+}
+
+func (s *state) sleep(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(s.stderr, "BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: sleep [N]...")
+		return 1
+	}
+	secs, err := strconv.ParseFloat(strings.TrimSuffix(args[0], "s"), 64)
+	if err != nil || secs < 0 {
+		fmt.Fprintf(s.stderr, "sleep: invalid number '%s'\n", args[0])
+		return 1
+	}
+	select {
+	case <-s.clock.After(time.Duration(secs * float64(time.Second))):
+		return 0
+	case <-s.ctx.Done():
+		// The client went away: the process is killed (SIGKILL).
+		return 137
+	}
+}
+
+// abs resolves p against the working directory.
+func (s *state) abs(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		p = path.Join(s.dir, p)
+	}
+	return path.Clean(p)
+}
+
+// isDir says whether p (absolute, clean) is a directory: a standard one,
+// a mount point, or a parent of a file.
+func (s *state) isDir(p string) bool {
+	if p == "/" || slices.Contains(standardDirs, p) || slices.Contains(s.env.Dirs, p) {
+		return true
+	}
+	for f := range s.env.Files {
+		if strings.HasPrefix(f, p+"/") {
+			return true
+		}
+	}
+	for _, d := range s.env.Dirs {
+		if strings.HasPrefix(d, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// children lists the names directly inside directory p, sorted.
+func (s *state) children(p string) []string {
+	prefix := p + "/"
+	if p == "/" {
+		prefix = "/"
+	}
+	seen := map[string]bool{}
+	add := func(full string) {
+		if full == p || !strings.HasPrefix(full, prefix) {
+			return
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(full, prefix), "/")
+		if name != "" {
+			seen[name] = true
+		}
+	}
+	for f := range s.env.Files {
+		add(f)
+	}
+	for _, d := range s.env.Dirs {
+		add(d)
+	}
+	for _, d := range standardDirs {
+		add(d)
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *state) ls(args []string) int {
+	all := false
+	var paths []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			all = all || strings.Contains(a, "a")
+			continue
+		}
+		paths = append(paths, a)
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	code := 0
+	for i, p := range paths {
+		abs := s.abs(p)
+		if _, ok := s.env.Files[abs]; ok {
+			fmt.Fprintln(s.stdout, p)
+			continue
+		}
+		if !s.isDir(abs) {
+			fmt.Fprintf(s.stderr, "ls: %s: No such file or directory\n", p)
+			code = 1
+			continue
+		}
+		if len(paths) > 1 {
+			if i > 0 {
+				fmt.Fprintln(s.stdout)
+			}
+			fmt.Fprintf(s.stdout, "%s:\n", p)
+		}
+		if all {
+			fmt.Fprintln(s.stdout, ".")
+			fmt.Fprintln(s.stdout, "..")
+		}
+		for _, n := range s.children(abs) {
+			fmt.Fprintln(s.stdout, n)
+		}
+	}
+	return code
+}
+
+func (s *state) cat(args []string) int {
+	if len(args) == 0 {
+		args = []string{"-"}
+	}
+	code := 0
+	for _, p := range args {
+		if p == "-" {
+			io.Copy(s.stdout, s.stdin)
+			continue
+		}
+		abs := s.abs(p)
+		if data, ok := s.env.Files[abs]; ok {
+			s.stdout.Write(data)
+			continue
+		}
+		if s.isDir(abs) {
+			fmt.Fprintln(s.stderr, "cat: read error: Is a directory")
+		} else {
+			fmt.Fprintf(s.stderr, "cat: can't open '%s': No such file or directory\n", p)
+		}
+		code = 1
+	}
+	return code
+}
+
+// sh runs `sh -c SCRIPT` or, without -c, the commands read from stdin
+// (an interactive shell when a terminal is attached).
+func (s *state) sh(args []string) int {
+	if len(args) > 0 && args[0] == "-c" {
+		if len(args) < 2 {
+			fmt.Fprintln(s.stderr, "sh: -c requires an argument")
+			return 2
+		}
+		return s.script(args[1])
+	}
+	if len(args) > 0 && args[0] != "-i" && args[0] != "-" {
+		// sh FILE: the simulated images hold no scripts to run.
+		fmt.Fprintf(s.stderr, "sh: can't open '%s': No such file or directory\n", args[0])
+		return ExitNotFound
+	}
+	lines := bufio.NewReader(s.stdin)
+	for !s.exited {
+		if s.tty {
+			io.WriteString(s.stdout, s.prompt())
+		}
+		line, err := s.readLine(lines)
+		if line != "" {
+			s.script(line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	return s.last
+}
+
+// prompt is busybox's for root: the directory, then " # ".
+func (s *state) prompt() string { return s.dir + " # " }
+
+// readLine reads one line; with a terminal it does what the terminal's
+// line discipline would: echo, erase, ^C and ^D.
+func (s *state) readLine(r *bufio.Reader) (string, error) {
+	if !s.tty {
+		line, err := r.ReadString('\n')
+		return strings.TrimSuffix(line, "\n"), err
+	}
+	var b []byte
+	for {
+		c, err := r.ReadByte()
+		if err != nil {
+			return string(b), err
+		}
+		switch c {
+		case '\r', '\n':
+			io.WriteString(s.stdout, "\n")
+			return string(b), nil
+		case 0x7f, '\b':
+			if len(b) > 0 {
+				b = b[:len(b)-1]
+				io.WriteString(s.stdout, "\b \b")
+			}
+		case 0x03: // ^C abandons the line
+			io.WriteString(s.stdout, "^C\n")
+			return "", nil
+		case 0x04: // ^D on an empty line ends the shell
+			if len(b) == 0 {
+				return "", io.EOF
+			}
+		default:
+			b = append(b, c)
+			s.stdout.Write([]byte{c})
+		}
+	}
+}
+
+// script parses and runs a script; it returns the status of the last
+// command, or the code given to exit.
+func (s *state) script(src string) int {
+	cmds, err := parse(src)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "sh: %v\n", err)
+		s.last = 2
+		return s.last
+	}
+	for _, c := range cmds {
+		if s.exited {
+			break
+		}
+		if (c.op == "&&" && s.last != 0) || (c.op == "||" && s.last == 0) {
+			continue
+		}
+		s.last = s.run(c.words)
+	}
+	return s.last
+}
+
+// run runs one simple command of a script.
+func (s *state) run(ws []word) int {
+	var args []string
+	assigning := true
+	for _, w := range ws {
+		if assigning {
+			if name, value, ok := w.assignment(); ok {
+				s.set(name, s.expand(value))
+				continue
+			}
+			assigning = false
+		}
+		if v, keep := s.expandWord(w); keep {
+			args = append(args, v)
+		}
+	}
+	if len(args) == 0 {
+		return 0
+	}
+	switch args[0] {
+	case "exit":
+		code := s.last
+		if len(args) > 1 {
+			n, err := strconv.Atoi(args[1])
+			if err != nil {
+				fmt.Fprintf(s.stderr, "sh: exit: Illegal number: %s\n", args[1])
+				n = 2
+			}
+			code = n & 0xff
+		}
+		s.exited = true
+		return code
+	case "cd":
+		dir := "/root"
+		if len(args) > 1 {
+			dir = args[1]
+		}
+		abs := s.abs(dir)
+		if !s.isDir(abs) {
+			fmt.Fprintf(s.stderr, "sh: cd: can't cd to %s: No such file or directory\n", dir)
+			return 2
+		}
+		s.dir = abs
+		return 0
+	case "export":
+		for _, a := range args[1:] {
+			if name, value, ok := strings.Cut(a, "="); ok {
+				s.set(name, value)
+			} else if _, ok := s.vars[a]; !ok {
+				s.set(a, "")
+			}
+		}
+		return 0
+	}
+	if !s.known(args[0]) {
+		fmt.Fprintf(s.stderr, "sh: %s: not found\n", args[0])
+		return ExitNotFound
+	}
+	return s.program(args)
+}
+
+// expandWord expands a word's variables; an unquoted word that expands
+// to nothing is dropped, as the shell's field splitting drops it.
+func (s *state) expandWord(w word) (string, bool) {
+	var b strings.Builder
+	quoted := false
+	for _, sg := range w {
+		quoted = quoted || sg.quoted
+		if sg.isVar {
+			b.WriteString(s.lookup(sg.text))
+		} else {
+			b.WriteString(sg.text)
+		}
+	}
+	return b.String(), quoted || b.Len() > 0
+}
+
+func (s *state) expand(w word) string {
+	v, _ := s.expandWord(w)
+	return v
+}
+
+func (s *state) lookup(name string) string {
+	switch name {
+	case "?":
+		return strconv.Itoa(s.last)
+	case "PWD":
+		return s.dir
+	}
+	return s.vars[name]
+}
+
+// crlfWriter is a terminal's output processing (onlcr): "\n" becomes
+// "\r\n".
+type crlfWriter struct{ w io.Writer }
+
+func (c crlfWriter) Write(p []byte) (int, error) {
+	if _, err := c.w.Write([]byte(strings.ReplaceAll(string(p), "\n", "\r\n"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,126 @@
+package shell
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/kubesim/kubesim/clock"
+)
+
+func testEnv() Environment {
+	return Environment{
+		Env:      []Var{{"PATH", "/usr/bin:/bin"}, {"HOSTNAME", "web-0"}, {"GREETING", "hello world"}},
+		Files:    map[string][]byte{"/etc/config/key": []byte("value\n"), "/etc/config/other": []byte("x"), "/etc/hostname": []byte("web-0\n")},
+		Dirs:     []string{"/data"},
+		Hostname: "web-0",
+	}
+}
+
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb strings.Builder
+	code := Command{Args: args, Env: testEnv(), Stdio: Stdio{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb},
+		Clock: clock.NewFake(time.Unix(0, 0))}.Run(context.Background())
+	return out.String(), errb.String(), code
+}
+
+func TestCommands(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		stdin     string
+		args      []string
+		out, errs string
+		code      int
+	}{
+		{name: "env", args: []string{"env"}, out: "PATH=/usr/bin:/bin\nHOSTNAME=web-0\nGREETING=hello world\n"},
+		{name: "printenv one", args: []string{"printenv", "GREETING"}, out: "hello world\n"},
+		{name: "printenv missing", args: []string{"printenv", "NOPE"}, code: 1},
+		{name: "hostname", args: []string{"hostname"}, out: "web-0\n"},
+		{name: "echo", args: []string{"echo", "a", "b"}, out: "a b\n"},
+		{name: "echo -n", args: []string{"/bin/echo", "-n", "a"}, out: "a"},
+		{name: "cat", args: []string{"cat", "/etc/config/key"}, out: "value\n"},
+		{name: "cat relative missing", args: []string{"cat", "nope"}, errs: "cat: can't open 'nope': No such file or directory\n", code: 1},
+		{name: "cat dir", args: []string{"cat", "/etc"}, errs: "cat: read error: Is a directory\n", code: 1},
+		{name: "cat stdin", stdin: "piped\n", args: []string{"cat"}, out: "piped\n"},
+		{name: "ls dir", args: []string{"ls", "/etc/config"}, out: "key\nother\n"},
+		{name: "ls root", args: []string{"ls", "/"}, out: "bin\ndata\ndev\netc\nhome\nproc\nroot\nsbin\nsys\ntmp\nusr\nvar\n"},
+		{name: "ls -a empty mount", args: []string{"ls", "-a", "/data"}, out: ".\n..\n"},
+		{name: "ls missing", args: []string{"ls", "/nope"}, errs: "ls: /nope: No such file or directory\n", code: 1},
+		{name: "pwd", args: []string{"pwd"}, out: "/\n"},
+		{name: "true", args: []string{"true"}},
+		{name: "false", args: []string{"false"}, code: 1},
+		{name: "not a program", args: []string{"curl", "x"},
+			out: "OCI runtime exec failed: exec failed: unable to start container process: exec: \"curl\": executable file not found in $PATH: unknown\n", code: 126},
+		{name: "sh expands HOSTNAME", args: []string{"sh", "-c", "echo $HOSTNAME"}, out: "web-0\n"},
+		{name: "sh braces and quotes", args: []string{"sh", "-c", `echo "${GREETING}!" '$HOSTNAME' \$x`}, out: "hello world! $HOSTNAME $x\n"},
+		{name: "sh unset var drops word", args: []string{"sh", "-c", `echo $NOPE a "$NOPE"b`}, out: "a b\n"},
+		{name: "sh exit", args: []string{"sh", "-c", "exit 3"}, code: 3},
+		{name: "sh exit wraps", args: []string{"sh", "-c", "exit 258"}, code: 2},
+		{name: "sh exit stops", args: []string{"sh", "-c", "echo a; exit 4; echo b"}, out: "a\n", code: 4},
+		{name: "sh not found", args: []string{"sh", "-c", "curl x"}, errs: "sh: curl: not found\n", code: 127},
+		{name: "sh and or", args: []string{"sh", "-c", "false && echo no || echo yes; echo $?"}, out: "yes\n0\n"},
+		{name: "sh status", args: []string{"sh", "-c", "false; echo $?"}, out: "1\n"},
+		{name: "sh assign export", args: []string{"sh", "-c", "A=1; export B=2; echo $A$B; printenv B"}, out: "12\n2\n"},
+		{name: "sh cd", args: []string{"sh", "-c", "cd /etc/config && pwd && cat key && echo $PWD"}, out: "/etc/config\nvalue\n/etc/config\n"},
+		{name: "sh cd missing", args: []string{"sh", "-c", "cd /nope"}, errs: "sh: cd: can't cd to /nope: No such file or directory\n", code: 2},
+		{name: "sh comment", args: []string{"sh", "-c", "echo a # b"}, out: "a\n"},
+		{name: "sh pipe", args: []string{"sh", "-c", "env | grep X"},
+			errs: "sh: \"|\" is not simulated (pipes, redirections, background jobs and subshells are left out)\n", code: 2},
+		{name: "sh unterminated", args: []string{"sh", "-c", "echo 'a"}, errs: "sh: syntax error: unterminated quoted string\n", code: 2},
+		{name: "sh reads stdin", stdin: "echo one\nexit 5\necho never\n", args: []string{"sh"}, out: "one\n", code: 5},
+		{name: "sh stdin status", stdin: "false\n", args: []string{"sh"}, code: 1},
+		{name: "sleep", args: []string{"sh", "-c", "sleep 0 && echo woke"}, out: "woke\n"},
+		{name: "sleep bad", args: []string{"sleep", "x"}, errs: "sleep: invalid number 'x'\n", code: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := run(t, tc.stdin, tc.args...)
+			assert.Equal(t, tc.out, out, "stdout")
+			assert.Equal(t, tc.errs, errs, "stderr")
+			assert.Equal(t, tc.code, code, "exit code")
+		})
+	}
+}
+
+// A sleep waits on the injected clock and ends early when the exec's
+// client goes away.
+func TestSleepWaitsForClock(t *testing.T) {
+	fake := clock.NewFake(time.Unix(0, 0))
+	done := make(chan int, 1)
+	go func() {
+		done <- Command{Args: []string{"sleep", "30"}, Env: testEnv(), Clock: fake}.Run(context.Background())
+	}()
+	for {
+		if _, ok := fake.NextDeadline(); ok {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-done:
+		t.Fatal("sleep returned before its time")
+	default:
+	}
+	fake.Step(30 * time.Second)
+	assert.Equal(t, 0, <-done)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		done <- Command{Args: []string{"sleep", "30"}, Env: testEnv(), Clock: fake}.Run(ctx)
+	}()
+	cancel()
+	assert.Equal(t, 137, <-done)
+}
+
+// With a terminal, the shell echoes what is typed, prints busybox's
+// prompt and ends lines with "\r\n".
+func TestInteractiveTTY(t *testing.T) {
+	var out strings.Builder
+	code := Command{Args: []string{"sh"}, Env: testEnv(),
+		Stdio: Stdio{Stdin: strings.NewReader("echo $HOSTNAME\rexiu\x7ft 2\r"), Stdout: &out, TTY: true}}.Run(context.Background())
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "/ # echo $HOSTNAME\r\nweb-0\r\n/ # exiu\b \bt 2\r\n", out.String())
+}
