@@ -136,10 +136,27 @@ func workload(t *testing.T, ctx context.Context, cl *client.Client, settle func(
 	_, err = cl.Deployments().Update(ctx, d)
 	require.NoError(t, err)
 	settle()
+	batchAndDaemons(t, ctx, cl, settle)
 	// The garbage collector deletes the Deployment's ReplicaSets and pods.
 	require.NoError(t, cl.Deployments().Delete(ctx, "team", "web", nil))
 	settle()
 	require.NoError(t, cl.Namespaces().Delete(ctx, "", "team", nil))
+	settle()
+}
+
+// batchAndDaemons runs a Job to completion and past its TTL (job and
+// ttl-after-finished controllers) and a DaemonSet (daemonset controller)
+// in the namespace team.
+func batchAndDaemons(t *testing.T, ctx context.Context, cl *client.Client, settle func()) {
+	done := api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Annotations: map[string]string{"kubesim.io/behaviour": "exit-after=1s"}},
+		Spec: api.PodSpec{RestartPolicy: api.RestartPolicyNever, Containers: []api.Container{{Name: "main", Image: "busybox"}}}}
+	ttl := int32(0)
+	_, err := cl.Jobs().Create(ctx, &api.Job{ObjectMeta: api.ObjectMeta{Name: "once", Namespace: "team"},
+		Spec: api.JobSpec{Template: done, TTLSecondsAfterFinished: &ttl}})
+	require.NoError(t, err)
+	_, err = cl.DaemonSets().Create(ctx, &api.DaemonSet{ObjectMeta: api.ObjectMeta{Name: "agent", Namespace: "team"},
+		Spec: api.DaemonSetSpec{Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}}, Template: podTemplate("agent")}})
+	require.NoError(t, err)
 	settle()
 }
 
@@ -161,6 +178,14 @@ func TestEveryComponentRunsUnderRBACInStepMode(t *testing.T) {
 	assert.True(t, api.IsNotFound(err), "the namespace is gone")
 
 	// A node fails: the node controller taints it and evicts its pods.
+	// A CronJob, and two minutes for it to fire.
+	_, err = c.Client("test").CronJobs().Create(bg, &api.CronJob{ObjectMeta: api.ObjectMeta{Name: "tick", Namespace: "default"},
+		Spec: api.CronJobSpec{Schedule: "* * * * *", JobTemplate: api.JobTemplateSpec{Spec: api.JobSpec{Template: api.PodTemplateSpec{
+			ObjectMeta: api.ObjectMeta{Annotations: map[string]string{"kubesim.io/behaviour": "exit-after=1s"}},
+			Spec:       api.PodSpec{RestartPolicy: api.RestartPolicyNever, Containers: []api.Container{{Name: "main", Image: "busybox"}}}}}}}})
+	require.NoError(t, err)
+	_, err = c.Advance(bg, 2*time.Minute, stepper.Limits{})
+	require.NoError(t, err)
 	k, _ := c.Kubelet("node-1")
 	k.Stop()
 	_, err = c.Advance(bg, 6*time.Minute, stepper.Limits{})
@@ -177,7 +202,9 @@ func TestEveryComponentRunsUnderRBACInStepMode(t *testing.T) {
 		"system:serviceaccount:kube-system:replicaset-controller", "system:serviceaccount:kube-system:deployment-controller",
 		"system:serviceaccount:kube-system:statefulset-controller", "system:serviceaccount:kube-system:namespace-controller",
 		"system:serviceaccount:kube-system:generic-garbage-collector", "system:serviceaccount:kube-system:endpoint-controller",
-		"system:serviceaccount:kube-system:service-account-controller", "system:serviceaccount:kube-system:node-controller"} {
+		"system:serviceaccount:kube-system:service-account-controller", "system:serviceaccount:kube-system:node-controller",
+		"system:serviceaccount:kube-system:job-controller", "system:serviceaccount:kube-system:ttl-after-finished-controller",
+		"system:serviceaccount:kube-system:daemon-set-controller", "system:serviceaccount:kube-system:cronjob-controller"} {
 		assert.True(t, users[u], "%s made requests", u)
 	}
 }
