@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -26,12 +27,38 @@ type LoopbackIdentity func(info *request.Info) *authn.UserInfo
 // as the admin.
 func LoopbackAs(loopback http.Handler, identity LoopbackIdentity) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		u := identity(request.Parse(req))
-		if u == nil {
-			loopback.ServeHTTP(w, req)
-			return
+		var pending *loopbackUser
+		if u := identity(request.Parse(req)); u != nil {
+			pending = &loopbackUser{u: u.DeepCopy()}
 		}
-		loopback.ServeHTTP(w, req.WithContext(authn.WithUser(req.Context(), u.DeepCopy())))
+		loopback.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), loopbackUserKey{}, pending)))
+	})
+}
+
+// loopbackUserKey is the context key under which LoopbackAs hands the
+// loopback chain the user of one request.
+type loopbackUserKey struct{}
+
+type loopbackUser struct{ u *authn.UserInfo }
+
+// withLoopbackUser starts the loopback chain. An in-process call runs in
+// its caller's context, which may be that of another request (a kubelet
+// reading a ConfigMap while it serves an exec, an admission step): the
+// user and the request info found there are the outer request's, not
+// this one's. So the user is only the one LoopbackAs handed over for
+// this very request (then consumed: a call nested inside it is the
+// privileged loopback unless it too goes through LoopbackAs), and the
+// request info is parsed again.
+func withLoopbackUser(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var u *authn.UserInfo
+		if p, ok := req.Context().Value(loopbackUserKey{}).(*loopbackUser); ok && p != nil {
+			u = p.u
+		}
+		ctx := context.WithValue(req.Context(), loopbackUserKey{}, (*loopbackUser)(nil))
+		ctx = authn.WithUser(ctx, u) // nil: no user, the privileged loopback
+		ctx = request.WithInfo(ctx, request.Parse(req))
+		h.ServeHTTP(w, req.WithContext(ctx))
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/request"
 )
 
 // A component's in-process requests are authorized as the identity the
@@ -53,4 +54,29 @@ func callWithHeaders(t testing.TB, h http.Handler, hdr http.Header, method, path
 	var st api.Status
 	_ = json.Unmarshal(rec.Body.Bytes(), &st)
 	return rec.Code, st, rec.Body.String()
+}
+
+// An in-process call made while serving another request (a kubelet
+// reading a ConfigMap during an exec) runs in that request's context: its
+// user and request info are the outer request's and must not be taken for
+// this one's.
+func TestLoopbackIgnoresTheCallersRequest(t *testing.T) {
+	srv := rbacServer(t, "Node,RBAC")
+	outer := httptest.NewRequest("POST", "/api/v1/namespaces/default/pods/web/exec", nil)
+	ctx := authn.WithUser(outer.Context(), &authn.UserInfo{Name: "bob", Groups: []string{authn.AllAuthenticated}})
+	ctx = request.WithInfo(ctx, request.Parse(outer))
+
+	serve := func(h http.Handler, path string) int {
+		req := httptest.NewRequest("GET", path, nil).WithContext(ctx)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	assert.Equal(t, http.StatusOK, serve(srv.LoopbackHandler(), "/api/v1/namespaces/default/secrets"),
+		"the privileged loopback, not bob")
+	kubelet := apiserver.LoopbackAs(srv.LoopbackHandler(), apiserver.FixedIdentity(&authn.UserInfo{Name: "system:node:node-1",
+		Groups: []string{"system:nodes", authn.AllAuthenticated}}))
+	assert.Equal(t, http.StatusNotFound, serve(kubelet, "/api/v1/nodes/node-1"),
+		"the kubelet's own node, authorized as a get of nodes (not as bob's exec)")
+	assert.Equal(t, http.StatusForbidden, serve(kubelet, "/api/v1/nodes"), "and as the kubelet")
 }

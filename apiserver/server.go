@@ -385,7 +385,7 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 		if s.cfg.Audit != nil {
 			h = audit.WithAudit(h, s.cfg.Audit)
 		}
-		return s.withRecovery(h)
+		return s.withRecovery(withLoopbackUser(h))
 	}
 	if s.authenticator != nil {
 		if s.authorizes() {
