@@ -8,6 +8,9 @@ package api
 // server, the controllers and the kubelet.
 
 import (
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/api/labels"
@@ -108,4 +111,35 @@ func SetAPIServiceCondition(s *APIService, cond APIServiceCondition) {
 		return
 	}
 	s.Status.Conditions = append(s.Status.Conditions, cond)
+}
+
+// AggregateClusterRoleRules returns the rules of an aggregated ClusterRole
+// (the clusterrole-aggregation controller's union): for each of its
+// selectors in turn, the rules of the other ClusterRoles that match it,
+// taken in name order, each rule once. A selector that does not parse
+// selects nothing. The API server's bootstrap and the controller share it.
+func AggregateClusterRoleRules(role *ClusterRole, all []*ClusterRole) []PolicyRule {
+	if role.AggregationRule == nil {
+		return nil
+	}
+	sorted := slices.Clone(all)
+	slices.SortFunc(sorted, func(a, b *ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+	rules := []PolicyRule{}
+	for i := range role.AggregationRule.ClusterRoleSelectors {
+		sel, err := LabelSelectorAsSelector(&role.AggregationRule.ClusterRoleSelectors[i])
+		if err != nil {
+			continue
+		}
+		for _, other := range sorted {
+			if other.Name == role.Name || !sel.Matches(labels.Set(other.Labels)) {
+				continue
+			}
+			for _, r := range other.Rules {
+				if !slices.ContainsFunc(rules, func(have PolicyRule) bool { return reflect.DeepEqual(have, r) }) {
+					rules = append(rules, *r.DeepCopy())
+				}
+			}
+		}
+	}
+	return rules
 }

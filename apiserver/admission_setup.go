@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/admission/policy"
 	"github.com/kubesim/kubesim/apiserver/admission/webhook"
 	"github.com/kubesim/kubesim/apiserver/authz"
+	"github.com/kubesim/kubesim/apiserver/nodeauthz"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/store"
@@ -40,7 +42,10 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 		return nil, err
 	}
 	chain = append(chain, vap)
-	if s.cfg.AuthorizationMode == authz.ModeRBAC { // issue 14
+	if slices.Contains(s.modes, authz.ModeNode) { // issue 14: NodeRestriction
+		chain = append(chain, nodeauthz.NodeRestriction{})
+	}
+	if slices.Contains(s.modes, authz.ModeRBAC) { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
 	}
 	conditions, err := policy.NewConditions() // webhooks' matchConditions

@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/admission/webhook"
 	"github.com/kubesim/kubesim/apiserver/audit"
@@ -26,6 +27,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/handlers"
 	"github.com/kubesim/kubesim/apiserver/impersonation"
+	"github.com/kubesim/kubesim/apiserver/nodeauthz"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -71,10 +73,12 @@ type Config struct {
 	// Authenticator checks bearer tokens; nil lets every request in as
 	// the admin (the in-process transport).
 	Authenticator authn.Authenticator
-	// AuthorizationMode is authz.ModeRBAC or authz.ModeAlwaysAllow (the
-	// default): with RBAC, authenticated requests are authorized, roles
-	// and bindings are checked for escalation, and Bootstrap creates the
-	// default cluster roles (issue 14).
+	// AuthorizationMode is kube-apiserver's --authorization-mode: modes
+	// from authz.ModeNode, authz.ModeRBAC and authz.ModeAlwaysAllow, comma
+	// separated and asked in order ("" is AlwaysAllow). With RBAC,
+	// authenticated requests are authorized, roles and bindings are checked
+	// for escalation, and Bootstrap creates the default cluster roles; with
+	// Node, kubelets are kept to their own node (nodeauthz) (issue 14).
 	AuthorizationMode string
 	// ServiceAccountKey, when set, signs the ServiceAccount tokens of
 	// serviceaccounts/NAME/token and verifies those presented
@@ -144,6 +148,8 @@ type Server struct {
 	// (admission_setup.go).
 	admission      admission.Chain
 	webhookConfigs map[string]*configCache
+	// modes are the --authorization-mode's, in order.
+	modes []string
 	// authenticator is Config.Authenticator with service account tokens
 	// and anonymous added; tokens issues and checks those tokens.
 	authenticator authn.Authenticator
@@ -166,14 +172,31 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, ids: registry.NewIDs(cfg.Rand), stores: map[string]*registry.Store{}}
 	// --- authorization (issue 14) ---
 	s.rbac = rbacregistry.NewCache(s.Store)
-	switch cfg.AuthorizationMode {
-	case authz.ModeRBAC:
-		rbac := &authz.RBAC{Source: s.rbac}
-		s.authorizer, s.ruleLister = rbac, rbac
-	case "", authz.ModeAlwaysAllow:
-		s.authorizer, s.ruleLister = authz.AlwaysAllow{}, authz.AlwaysAllow{}
-	default:
-		return nil, fmt.Errorf("apiserver: unknown authorization mode %q (want %s or %s)", cfg.AuthorizationMode, authz.ModeRBAC, authz.ModeAlwaysAllow)
+	modes, err := authz.ParseModes(cfg.AuthorizationMode)
+	if err != nil {
+		return nil, fmt.Errorf("apiserver: %w", err)
+	}
+	s.modes = modes
+	var authorizers []authz.Authorizer
+	for _, m := range modes {
+		switch m {
+		case authz.ModeNode:
+			authorizers = append(authorizers, &nodeauthz.Authorizer{Pods: s.podsOnNode, Rules: rbacregistry.NodeRules()})
+		case authz.ModeRBAC:
+			rbac := &authz.RBAC{Source: s.rbac}
+			authorizers = append(authorizers, rbac)
+			s.ruleLister = rbac
+		case authz.ModeAlwaysAllow:
+			authorizers = append(authorizers, authz.AlwaysAllow{})
+			s.ruleLister = authz.AlwaysAllow{}
+		}
+	}
+	s.authorizer = authorizers[0]
+	if len(authorizers) > 1 {
+		s.authorizer = authz.Union(authorizers...)
+	}
+	if s.ruleLister == nil { // Node alone: nobody else has rules to list
+		s.ruleLister = &authz.RBAC{Source: authz.EmptyRuleSource{}}
 	}
 	// --- end authorization ---
 	if err := s.setUpServiceAccounts(); err != nil { // issue 14
@@ -349,8 +372,21 @@ func (s *Server) UnprotectedHandler() http.Handler { return s.unprotected }
 // unless loopback (Kubernetes' DefaultBuildHandlerChain). The aggregator puts its routing inside the
 // same filters, after authentication, so that the user is known.
 func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
-	if !loopback && s.authenticator != nil {
-		if s.cfg.AuthorizationMode == authz.ModeRBAC {
+	if loopback {
+		// The in-process loopback (issue 14): no credential to check, but
+		// a component's identity attached by WithLoopbackUser is audited
+		// and authorized like any user's; a request without one is the
+		// API server's own privileged loopback (both filters pass it).
+		if s.authorizes() {
+			h = authz.WithAuthorization(h, s.authorizer)
+		}
+		if s.cfg.Audit != nil {
+			h = audit.WithAudit(h, s.cfg.Audit)
+		}
+		return s.withRecovery(withLoopbackUser(h))
+	}
+	if s.authenticator != nil {
+		if s.authorizes() {
 			// Authorization (issue 14): after authentication, before the
 			// aggregator's routing and the handlers read a body.
 			h = authz.WithAuthorization(h, s.authorizer)
@@ -378,7 +414,7 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("serving stored CustomResourceDefinitions: %w", err)
 		}
 	}
-	if s.cfg.AuthorizationMode == authz.ModeRBAC && !s.cfg.GenericOnly { // issue 14
+	if slices.Contains(s.modes, authz.ModeRBAC) && !s.cfg.GenericOnly { // issue 14
 		if err := rbacregistry.Bootstrap(ctx, s.Store); err != nil {
 			return fmt.Errorf("bootstrap RBAC policy: %w", err)
 		}
@@ -466,4 +502,29 @@ func (s *Server) withRecovery(h http.Handler) http.Handler {
 		}()
 		h.ServeHTTP(w, r)
 	})
+}
+
+// authorizes says whether requests are authorized at all: not with
+// AlwaysAllow alone.
+func (s *Server) authorizes() bool {
+	return !(len(s.modes) == 1 && s.modes[0] == authz.ModeAlwaysAllow)
+}
+
+// podsOnNode lists the pods bound to a node, for the Node authorizer.
+func (s *Server) podsOnNode(ctx context.Context, nodeName string) ([]*api.Pod, error) {
+	st, ok := s.Store("", "v1", "pods")
+	if !ok {
+		return nil, errors.New("pods are not served")
+	}
+	res, err := st.List(ctx, "", registry.ListOptions{Fields: fields.OneTermEqualSelector("spec.nodeName", nodeName)})
+	if err != nil {
+		return nil, err
+	}
+	var pods []*api.Pod
+	for _, o := range res.Items {
+		if p, ok := o.(*api.Pod); ok {
+			pods = append(pods, p)
+		}
+	}
+	return pods, nil
 }

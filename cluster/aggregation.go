@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/kubelet"
@@ -61,7 +62,13 @@ func (p *controllerProcess) Stop() {
 // loopback client (user agent "<controller>/<pod>"), its own informers.
 func (c *Cluster) runControllerImage(name string, build InitFunc) kubelet.ImageRunner {
 	return func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
-		cl, _ := c.client(name + "/" + pod.Namespace + "/" + pod.Name)
+		// The controller acts as the pod's service account: the
+		// identity the token the kubelet projects into the pod proves.
+		sa := pod.Spec.ServiceAccountName
+		if sa == "" {
+			sa = "default"
+		}
+		cl, _ := c.client(name+"/"+pod.Namespace+"/"+pod.Name, apiserver.FixedIdentity(ServiceAccountUser(pod.Namespace, sa)))
 		logger := c.logger.With("pod", pod.Namespace+"/"+pod.Name, "image", ControllerImage(name))
 		comp, err := build(ControllerContext{Client: cl, Clock: c.clock, Mode: runmode.Live, Logger: logger})
 		if err != nil {

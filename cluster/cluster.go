@@ -66,8 +66,9 @@ type Config struct {
 	FrontProxy *pki.FrontProxy
 	// ControllerImages are controllers that pods can run: a container of
 	// image ControllerImage(NAME) runs the controller NAME in process,
-	// talking to the API server through the loopback client, until the pod
-	// stops (aggregation.go). Step mode leaves them simulated: a live
+	// talking to the API server through the loopback client as the pod's
+	// service account (what its projected token would prove), until the
+	// pod stops (aggregation.go). Step mode leaves them simulated: a live
 	// controller inside a pod would not be stepped.
 	ControllerImages map[string]InitFunc
 	// Mode is how the cluster runs: Live (Start runs every loop in its
@@ -98,7 +99,9 @@ type Config struct {
 	// the in-process clients).
 	Authenticator authn.Authenticator
 	// AuthorizationMode is the API server's (apiserver.Config; "" is
-	// AlwaysAllow, as step mode runs without authentication).
+	// AlwaysAllow, as step mode runs without authentication; `kubesim
+	// serve` uses "Node,RBAC"). Every component acts as its own user either
+	// way (identities.go); only the authorizer changes.
 	AuthorizationMode string
 	// ServiceAccountKey signs ServiceAccount tokens (nil: a new key in
 	// memory); RootCA is the CA the root-ca-cert-publisher puts in every

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"github.com/kubesim/kubesim/apiserver"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers/volume/persistentvolume"
@@ -31,7 +32,9 @@ func DefaultStorageClass() *api.StorageClass {
 // installDefaultStorageClass creates the default class unless a class by
 // that name is stored already (a cluster restarted on its store).
 func (c *Cluster) installDefaultStorageClass(ctx context.Context) error {
-	cl, _ := c.client("kubesim-storage-addon")
+	// The storage add-on is part of the cluster set-up: the privileged
+	// loopback, as kube-apiserver's own bootstrap writes are.
+	cl, _ := c.client("kubesim-storage-addon", apiserver.FixedIdentity(nil))
 	if _, err := cl.StorageClasses().Create(ctx, DefaultStorageClass()); err != nil && !api.IsAlreadyExists(err) {
 		return fmt.Errorf("creating the default StorageClass: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/kubesim/kubesim/apiserver"
 	"io"
 	"path/filepath"
 
@@ -39,7 +40,9 @@ func (c *Cluster) runUserWebhook(ctx context.Context, pod *api.Pod, ctr api.Cont
 		return nil, fmt.Errorf("starting %s: %w", userwebhook.ImageName, err)
 	}
 	if *service != "" {
-		cl, _ := c.client("kubesim-webhook/" + pod.Namespace + "/" + pod.Name)
+		// Like cert-manager's cainjector, the injection is trusted set-up
+		// work: it runs on the privileged loopback, not as the pod's account.
+		cl, _ := c.client("kubesim-webhook/"+pod.Namespace+"/"+pod.Name, apiserver.FixedIdentity(nil))
 		if _, err := injectCABundle(ctx, cl, pod.Namespace, *service, s.CABundle()); err != nil {
 			s.Stop()
 			return nil, fmt.Errorf("starting %s: injecting the caBundle: %w", userwebhook.ImageName, err)

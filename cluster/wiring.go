@@ -7,10 +7,13 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 
+	"github.com/kubesim/kubesim/apiserver"
+	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
+	"github.com/kubesim/kubesim/controllers/clusterroleaggregation"
 	"github.com/kubesim/kubesim/controllers/crdfinalizer"
 	"github.com/kubesim/kubesim/controllers/cronjob"
 	"github.com/kubesim/kubesim/controllers/daemonset"
@@ -53,6 +56,7 @@ var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // issue 12 part 4
 	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // issue 12 part 6
 	podautoscaler.ControllerName, // issue 12 part 5
+	clusterroleaggregation.ControllerName,
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -87,13 +91,19 @@ type wiring struct {
 	build     InitFunc
 }
 
-// client returns an in-process client for one component; in step mode its
-// writes are recorded for the trace.
-func (c *Cluster) client(userAgent string) (*client.Client, *stepper.Recorder) {
-	var transport http.RoundTripper = &client.InProcessTransport{Handler: c.server.LoopbackHandler()}
+// client returns an in-process client for one component, acting as the
+// identity it is given (identities.go); in step mode its writes are
+// recorded for the trace.
+func (c *Cluster) client(userAgent string, identity apiserver.LoopbackIdentity) (*client.Client, *stepper.Recorder) {
+	handler := apiserver.LoopbackAs(c.server.LoopbackHandler(), identity)
+	var transport http.RoundTripper = &client.InProcessTransport{Handler: handler}
 	var rec *stepper.Recorder
 	if c.stepper != nil {
 		rec = stepper.NewRecorder(transport)
+		// Who the trace says made the writes.
+		if u := identity(&request.Info{IsResourceRequest: true, Verb: "create"}); u != nil {
+			rec.User = u.Name
+		}
 		transport = rec
 	} else if c.cfg.OnWrite != nil {
 		transport = &activityTransport{next: transport, component: userAgent, onWrite: c.cfg.OnWrite}
@@ -106,7 +116,7 @@ func (c *Cluster) client(userAgent string) (*client.Client, *stepper.Recorder) {
 // the components (and, in step mode, to the stepper's order). A component
 // that can be stopped (a kubelet) is paused in the stepper while stopped.
 func (c *Cluster) add(w wiring) (Component, error) {
-	cl, rec := c.client(w.userAgent)
+	cl, rec := c.client(w.userAgent, c.identity(w.name, w.userAgent))
 	comp, err := w.build(ControllerContext{Client: cl, Clock: c.clock, Mode: c.cfg.Mode, Logger: c.logger})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, err)
@@ -198,6 +208,9 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{podautoscaler.ControllerName, podautoscaler.Component, func(x ControllerContext) (Component, error) { // issue 12 part 5
 			return podautoscaler.New(podautoscaler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{clusterroleaggregation.ControllerName, "clusterrole-aggregation-controller", func(x ControllerContext) (Component, error) {
+			return clusterroleaggregation.New(clusterroleaggregation.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)

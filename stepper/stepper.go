@@ -196,6 +196,9 @@ func (s *Stepper) Step(ctx context.Context) (Entry, bool, error) {
 		now := s.clock.Now()
 		e := Entry{Time: now, Elapsed: now.Sub(s.started), Actor: l.ctrl.Name(), Key: info.Key,
 			Cause: info.Cause.String(), Writes: writes}
+		if len(writes) > 0 {
+			e.User = l.actor.Writes.User
+		}
 		if info.Err != nil {
 			e.Err = info.Err.Error()
 		}

@@ -54,6 +54,9 @@ type Entry struct {
 	Key    string
 	Cause  string
 	Writes []Write
+	// User is who made the writes: the authenticated user of the actor's
+	// client (issue 14); "" for the API server's own loopback.
+	User string
 	// Err is a failed reconcile's error (it will be retried).
 	Err string
 	// Note explains a step with no actor (time moving on).
@@ -70,6 +73,9 @@ func (e Entry) String() string {
 	fmt.Fprintf(&b, "%s  %-22s %s", ts, e.Actor, e.Key)
 	if e.Cause != "" {
 		fmt.Fprintf(&b, "  (saw %s)", e.Cause)
+	}
+	if e.User != "" && len(e.Writes) > 0 {
+		fmt.Fprintf(&b, "  as %s", e.User)
 	}
 	if e.Err != "" {
 		fmt.Fprintf(&b, "  error: %s", e.Err)
@@ -95,6 +101,9 @@ func formatElapsed(d time.Duration) string {
 // request with its answer. The stepper records each actor's step with one;
 // a scenario records its user's writes with another.
 type Recorder struct {
+	// User is the user the client's requests are made as, for the trace
+	// ("" when it is the API server's own loopback).
+	User string
 	next http.RoundTripper
 	mu   sync.Mutex
 	// sink receives the writes while recording; nil means not recording.

@@ -58,3 +58,13 @@ func TestRecorderShowsAdmissionSteps(t *testing.T) {
 		"                     admission validating NamespaceLifecycle create configmaps nowhere/a: denied: namespaces \"nowhere\" not found",
 		e.String())
 }
+
+// An entry with writes names who made them; one without does not.
+func TestEntryNamesItsUser(t *testing.T) {
+	e := Entry{Actor: "replicaset-controller", Key: "default/web", User: "system:serviceaccount:kube-system:replicaset-controller",
+		Writes: []Write{{Verb: "create", Path: "/api/v1/namespaces/default/pods", Code: 201, ResourceVersion: "7"}}}
+	assert.Equal(t, "[   0.000s]  replicaset-controller  default/web  as system:serviceaccount:kube-system:replicaset-controller\n"+
+		"               -> create /api/v1/namespaces/default/pods 201 rv=7", e.String())
+	e.Writes = nil
+	assert.Equal(t, "[   0.000s]  replicaset-controller  default/web  (no change)", e.String())
+}

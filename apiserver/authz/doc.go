@@ -19,12 +19,12 @@
 // server its watch-cached listers.
 //
 // WithAuthorization is the filter the API server puts after
-// authentication: a request without a user (the control plane's own
-// in-process loopback) is not authorized, as the control plane is trusted
-// with everything; Kubernetes gives each component its own identity and
-// roles instead.
+// authentication; the in-process loopback has it too, for the components
+// whose identity the cluster attaches there (apiserver.LoopbackAs). A
+// request without a user is the API server's own privileged loopback and
+// is not authorized, as kube-apiserver's loopback token is in
+// system:masters. --authorization-mode lists the authorizers asked in
+// order (ParseModes, Union): Node (package nodeauthz), RBAC, AlwaysAllow.
 //
-// Left out so far: the Node authorizer, webhook authorizers, and the
-// aggregation of ClusterRoles (the clusterrole-aggregation controller's
-// job: a ClusterRole's rules here are the ones stored on it).
+// Left out: webhook and ABAC authorizers.
 package authz

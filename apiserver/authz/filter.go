@@ -2,7 +2,11 @@ package authz
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -15,7 +19,57 @@ import (
 const (
 	ModeAlwaysAllow = "AlwaysAllow"
 	ModeRBAC        = "RBAC"
+	// ModeNode is the Node authorizer (package nodeauthz), put before
+	// RBAC as kube-apiserver's default "Node,RBAC".
+	ModeNode = "Node"
 )
+
+// ParseModes splits an --authorization-mode value ("Node,RBAC") into its
+// modes, in order; "" is AlwaysAllow. Each mode is known and appears once.
+func ParseModes(mode string) ([]string, error) {
+	if mode == "" {
+		return []string{ModeAlwaysAllow}, nil
+	}
+	var modes []string
+	for _, m := range strings.Split(mode, ",") {
+		m = strings.TrimSpace(m)
+		switch m {
+		case ModeAlwaysAllow, ModeRBAC, ModeNode:
+		default:
+			return nil, fmt.Errorf("authorization-mode %q is not a valid mode (want %s, %s or %s)", m, ModeNode, ModeRBAC, ModeAlwaysAllow)
+		}
+		if slices.Contains(modes, m) {
+			return nil, fmt.Errorf("authorization-mode %q has mode specified more than once", m)
+		}
+		modes = append(modes, m)
+	}
+	return modes, nil
+}
+
+// Union asks each authorizer in turn (kube-apiserver's union authorizer):
+// the first allow or deny decides; the reasons of those with no opinion
+// are joined into the refusal's.
+func Union(auths ...Authorizer) Authorizer { return union(auths) }
+
+type union []Authorizer
+
+func (u union) Authorize(ctx context.Context, a Attributes) (Decision, string, error) {
+	var reasons []string
+	var errs []error
+	for _, auth := range u {
+		d, reason, err := auth.Authorize(ctx, a)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if reason != "" {
+			reasons = append(reasons, reason)
+		}
+		if d != DecisionNoOpinion {
+			return d, reason, err
+		}
+	}
+	return DecisionNoOpinion, strings.Join(reasons, "\n"), errors.Join(errs...)
+}
 
 // AlwaysAllow allows every request (--authorization-mode AlwaysAllow).
 type AlwaysAllow struct{}
@@ -51,9 +105,9 @@ func AttributesFrom(u *authn.UserInfo, info *request.Info) Attributes {
 // WithAuthorization refuses, with a 403 and before its body is read, a
 // request the authorizer does not allow (the WithAuthorization filter of
 // k8s.io/apiserver). It must run after authentication. A request without
-// an authenticated user is passed on: only the control plane's in-process
-// loopback handler has none, and kubesim does not authorize its own
-// components (Kubernetes gives them identities and roles).
+// an authenticated user is passed on: only the API server's own privileged
+// loopback has none (the components' in-process clients carry their
+// identity, attached by apiserver.LoopbackAs, and are authorized).
 func WithAuthorization(h http.Handler, a Authorizer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		u, ok := authn.UserFrom(req.Context())
@@ -66,6 +120,7 @@ func WithAuthorization(h http.Handler, a Authorizer) http.Handler {
 			info = request.Parse(req)
 		}
 		attrs := AttributesFrom(u, info)
+		attrs.FieldSelector = req.URL.Query().Get("fieldSelector")
 		d, reason, err := a.Authorize(req.Context(), attrs)
 		if d == DecisionAllow {
 			h.ServeHTTP(w, req)
@@ -76,4 +131,28 @@ func WithAuthorization(h http.Handler, a Authorizer) http.Handler {
 		}
 		responsewriters.WriteError(w, Forbidden(attrs, reason))
 	})
+}
+
+// EmptyRuleSource holds no role and no binding: the rules of a server
+// without RBAC (--authorization-mode Node alone).
+type EmptyRuleSource struct{}
+
+// GetRole implements RuleSource.
+func (EmptyRuleSource) GetRole(_ context.Context, _, name string) (*api.Role, error) {
+	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "roles"}, name)
+}
+
+// GetClusterRole implements RuleSource.
+func (EmptyRuleSource) GetClusterRole(_ context.Context, name string) (*api.ClusterRole, error) {
+	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "clusterroles"}, name)
+}
+
+// ListRoleBindings implements RuleSource.
+func (EmptyRuleSource) ListRoleBindings(context.Context, string) ([]*api.RoleBinding, error) {
+	return nil, nil
+}
+
+// ListClusterRoleBindings implements RuleSource.
+func (EmptyRuleSource) ListClusterRoleBindings(context.Context) ([]*api.ClusterRoleBinding, error) {
+	return nil, nil
 }

@@ -28,6 +28,9 @@ type Attributes struct {
 	Subresource     string
 	Name            string
 	Path            string
+	// FieldSelector is the request's fieldSelector (list and watch): the
+	// Node authorizer lets a kubelet list only its pods by it.
+	FieldSelector string
 }
 
 // Decision is an authorizer's answer.

@@ -3,8 +3,11 @@ package rbacregistry
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
@@ -34,101 +37,290 @@ func aggregateLabels(to string) map[string]string {
 	return map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults", "rbac.authorization.k8s.io/aggregate-to-" + to: "true"}
 }
 
-// viewRules are the view role's: read what an application is made of,
-// secrets excepted.
-func viewRules() []api.PolicyRule {
+// The verb sets of bootstrappolicy.
+var (
+	readWrite  = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
+	readUpdate = []string{"get", "list", "watch", "update", "patch"}
+)
+
+// eventsRule lets a component record Events (both API groups).
+func eventsRule() api.PolicyRule {
+	return api.PolicyRule{Verbs: []string{"create", "update", "patch"}, APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}}
+}
+
+// named is rule restricted to resourceNames.
+func named(r api.PolicyRule, names ...string) api.PolicyRule {
+	r.ResourceNames = names
+	return r
+}
+
+// aggregateToViewRules are system:aggregate-to-view's: read what an
+// application is made of, secrets excepted. The view role gathers them.
+func aggregateToViewRules() []api.PolicyRule {
 	return []api.PolicyRule{
-		rule(read, "", "pods", "pods/log", "pods/status", "services", "services/status", "endpoints", "configmaps",
-			"events", "namespaces", "namespaces/status", "persistentvolumeclaims", "serviceaccounts", "resourcequotas", "limitranges", "bindings"),
-		rule(read, "apps", "deployments", "deployments/scale", "deployments/status", "replicasets", "replicasets/scale",
-			"replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status", "daemonsets", "daemonsets/status"),
-		rule(read, "coordination.k8s.io", "leases"),
-		rule(read, "policy", "poddisruptionbudgets", "poddisruptionbudgets/status"), // issue 12 part 6
-		rule(read, "discovery.k8s.io", "endpointslices"),                            // issue 12 part 6
+		rule(read, "", "pods", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
+			"services", "services/status", "endpoints", "persistentvolumeclaims", "persistentvolumeclaims/status", "configmaps"),
+		rule(read, "", "limitranges", "resourcequotas", "bindings", "events",
+			"pods/status", "resourcequotas/status", "namespaces/status", "replicationcontrollers/status", "pods/log"),
+		// Reading namespaces at the namespace scope reads *this* namespace.
+		rule(read, "", "namespaces"),
+		rule(read, "discovery.k8s.io", "endpointslices"),
+		rule(read, "apps", "controllerrevisions", "statefulsets", "statefulsets/status", "statefulsets/scale",
+			"daemonsets", "daemonsets/status", "deployments", "deployments/status", "deployments/scale",
+			"replicasets", "replicasets/status", "replicasets/scale"),
+		rule(read, "autoscaling", "horizontalpodautoscalers", "horizontalpodautoscalers/status"),
+		rule(read, "batch", "jobs", "cronjobs", "cronjobs/status", "jobs/status"),
+		rule(read, "policy", "poddisruptionbudgets", "poddisruptionbudgets/status"),
+		rule(read, "networking.k8s.io", "networkpolicies", "ingresses", "ingresses/status"),
 	}
 }
 
-// editRules add writing them, and reading secrets.
-func editRules() []api.PolicyRule {
-	return append(viewRules(),
-		rule(write, "", "pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy", "services", "endpoints",
-			"configmaps", "secrets", "persistentvolumeclaims", "serviceaccounts"),
-		rule(read, "", "secrets", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy"),
-		rule([]string{"create"}, "", "pods/eviction"),
-		rule(write, "apps", "deployments", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets", "statefulsets/scale", "daemonsets"),
-		rule(write, "coordination.k8s.io", "leases"),
-		rule(write, "policy", "poddisruptionbudgets"), // issue 12 part 6
-	)
+// aggregateToEditRules are system:aggregate-to-edit's: write them, read
+// secrets and impersonate service accounts.
+func aggregateToEditRules() []api.PolicyRule {
+	return []api.PolicyRule{
+		rule(read, "", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward", "secrets", "services/proxy"),
+		rule([]string{"impersonate"}, "", "serviceaccounts"),
+		rule(write, "", "pods", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward"),
+		rule(write, "", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
+			"services", "services/proxy", "endpoints", "persistentvolumeclaims", "configmaps", "secrets"),
+		rule([]string{"create"}, "", "pods/eviction", "serviceaccounts/token"),
+		rule(write, "discovery.k8s.io", "endpointslices"),
+		rule(write, "apps", "statefulsets", "statefulsets/scale", "daemonsets", "deployments", "deployments/scale",
+			"deployments/rollback", "replicasets", "replicasets/scale"),
+		rule(write, "autoscaling", "horizontalpodautoscalers"),
+		rule(write, "batch", "jobs", "cronjobs"),
+		rule(write, "policy", "poddisruptionbudgets"),
+		rule(write, "networking.k8s.io", "networkpolicies", "ingresses"),
+		rule(readWrite, "coordination.k8s.io", "leases"),
+	}
 }
 
-// adminRules add the namespace's roles and bindings.
-func adminRules() []api.PolicyRule {
-	return append(editRules(),
-		rule(append(append([]string{}, read...), write...), api.RBACGroupName, "roles", "rolebindings"),
+// aggregateToAdminRules are system:aggregate-to-admin's: a namespace's
+// roles and bindings.
+func aggregateToAdminRules() []api.PolicyRule {
+	return []api.PolicyRule{
 		rule([]string{"create"}, "authorization.k8s.io", "localsubjectaccessreviews"),
-	)
+		rule(readWrite, api.RBACGroupName, "roles", "rolebindings"),
+	}
 }
 
-// BootstrapClusterRoles are the default cluster roles that matter to a
-// user (bootstrappolicy.ClusterRoles, abridged). admin, edit and view
-// carry their rules themselves: there is no aggregation controller yet,
-// but they keep the aggregate-to labels so that they read as in
-// Kubernetes.
+// aggregated is a ClusterRole made of the ClusterRoles labelled
+// aggregate-to-<to>; the clusterrole-aggregation controller fills its
+// rules.
+func aggregated(name string, labels map[string]string, to string) *api.ClusterRole {
+	return &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: name, Labels: labels, Annotations: bootstrapAnnotations},
+		AggregationRule: &api.AggregationRule{ClusterRoleSelectors: []api.LabelSelector{
+			{MatchLabels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-" + to: "true"}}}}}
+}
+
+// BootstrapClusterRoles are the default cluster roles (bootstrappolicy's
+// ClusterRoles and ControllerRoles, for what kubesim serves and runs).
+// admin, edit and view are aggregated, as in Kubernetes: edit carries
+// aggregate-to-admin and view aggregate-to-edit, so that admin ⊇ edit ⊇
+// view; Bootstrap fills their rules once, the controller keeps them.
 func BootstrapClusterRoles() []*api.ClusterRole {
 	cr := func(name string, labels map[string]string, rules ...api.PolicyRule) *api.ClusterRole {
 		return &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: name, Labels: labels, Annotations: bootstrapAnnotations}, Rules: rules}
 	}
-	return []*api.ClusterRole{
+	roles := []*api.ClusterRole{
 		cr("cluster-admin", bootstrapLabels, fullAuthority...),
-		cr("admin", bootstrapLabels, adminRules()...),
-		cr("edit", aggregateLabels("admin"), editRules()...),
-		cr("view", aggregateLabels("edit"), viewRules()...),
+		aggregated("admin", bootstrapLabels, "admin"),
+		aggregated("edit", aggregateLabels("admin"), "edit"),
+		aggregated("view", aggregateLabels("edit"), "view"),
+		cr("system:aggregate-to-admin", aggregateLabels("admin"), aggregateToAdminRules()...),
+		cr("system:aggregate-to-edit", aggregateLabels("edit"), aggregateToEditRules()...),
+		cr("system:aggregate-to-view", aggregateLabels("view"), aggregateToViewRules()...),
 		cr("system:discovery", bootstrapLabels, urls(getOnly, "/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez",
 			"/openapi", "/openapi/*", "/readyz", "/version", "/version/")),
 		cr("system:basic-user", bootstrapLabels,
 			rule([]string{"create"}, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule([]string{"create"}, "authentication.k8s.io", "selfsubjectreviews")),
 		cr("system:public-info-viewer", bootstrapLabels, urls(getOnly, "/healthz", "/livez", "/readyz", "/version", "/version/")),
+		cr("system:auth-delegator", bootstrapLabels,
+			rule([]string{"create"}, "authentication.k8s.io", "tokenreviews"),
+			rule([]string{"create"}, "authorization.k8s.io", "subjectaccessreviews")),
+		cr("system:node", bootstrapLabels, NodeRules()...),
+		cr("system:kube-scheduler", bootstrapLabels, kubeSchedulerRules()...),
+		cr("system:volume-scheduler", bootstrapLabels,
+			rule(readUpdate, "", "persistentvolumes"),
+			rule(read, "storage.k8s.io", "storageclasses"),
+			rule(readUpdate, "", "persistentvolumeclaims")),
+		cr("system:kube-controller-manager", bootstrapLabels, kubeControllerManagerRules()...),
 	}
+	for _, c := range ControllerRoles() {
+		roles = append(roles, cr(ControllerRolePrefix+c.Name, bootstrapLabels, c.Rules...))
+	}
+	return roles
 }
 
 // BootstrapClusterRoleBindings grant them as Kubernetes does: everything
 // to system:masters, discovery and the review APIs to every authenticated
-// user, health and version to everyone.
+// user, health and version to everyone, each component its role. The
+// system:node role is bound to nobody: the Node authorizer serves
+// kubelets (bootstrappolicy keeps the binding, without subjects).
 func BootstrapClusterRoleBindings() []*api.ClusterRoleBinding {
 	group := func(name string) api.Subject {
 		return api.Subject{Kind: api.GroupSubjectKind, APIGroup: api.RBACGroupName, Name: name}
 	}
-	crb := func(name string, subjects ...api.Subject) *api.ClusterRoleBinding {
-		return &api.ClusterRoleBinding{ObjectMeta: api.ObjectMeta{Name: name, Labels: bootstrapLabels, Annotations: bootstrapAnnotations},
-			Subjects: subjects, RoleRef: api.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: name}}
+	user := func(name string) api.Subject {
+		return api.Subject{Kind: api.UserKind, APIGroup: api.RBACGroupName, Name: name}
 	}
-	return []*api.ClusterRoleBinding{
+	crbTo := func(name, role string, subjects ...api.Subject) *api.ClusterRoleBinding {
+		return &api.ClusterRoleBinding{ObjectMeta: api.ObjectMeta{Name: name, Labels: bootstrapLabels, Annotations: bootstrapAnnotations},
+			Subjects: subjects, RoleRef: api.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: role}}
+	}
+	crb := func(name string, subjects ...api.Subject) *api.ClusterRoleBinding {
+		return crbTo(name, name, subjects...)
+	}
+	bindings := []*api.ClusterRoleBinding{
 		crb("cluster-admin", group("system:masters")),
 		crb("system:discovery", group("system:authenticated")),
 		crb("system:basic-user", group("system:authenticated")),
 		crb("system:public-info-viewer", group("system:authenticated"), group("system:unauthenticated")),
+		crb("system:node"),
+		crb("system:kube-scheduler", user(KubeScheduler)),
+		crb("system:volume-scheduler", user(KubeScheduler)),
+		crb("system:kube-controller-manager", user(KubeControllerManager)),
 	}
+	for _, c := range ControllerRoles() {
+		sa := api.Subject{Kind: api.ServiceAccountKind, Name: c.Name, Namespace: "kube-system"}
+		bindings = append(bindings, crb(ControllerRolePrefix+c.Name, sa))
+	}
+	return bindings
 }
 
-// Bootstrap creates the bootstrap roles and bindings that do not exist
-// yet; one a user changed is left as it is (kube-apiserver would
-// reconcile it back unless its autoupdate annotation is "false").
+// Bootstrap reconciles the bootstrap roles and bindings at start, as
+// kube-apiserver's PostStartHook does: what is missing is created; one
+// that exists and keeps the annotation
+// rbac.authorization.kubernetes.io/autoupdate: "true" gets back what it
+// lacks (rules, subjects, labels, annotations, an aggregation rule) —
+// added, never removed, as reconciliation does; one whose annotation a
+// user set to "false" is left as it is. The aggregated roles (admin, edit,
+// view) are written with the rules the clusterrole-aggregation controller
+// would give them, so that a server without the controller manager has
+// them too.
 func Bootstrap(ctx context.Context, lookup Lookup) error {
 	roles, ok := lookup(api.RBACGroupName, "v1", ClusterRoles)
 	bindings, ok2 := lookup(api.RBACGroupName, "v1", ClusterRoleBindings)
 	if !ok || !ok2 {
 		return fmt.Errorf("%s is not served", api.RBACGroupName)
 	}
-	for _, r := range BootstrapClusterRoles() {
-		if _, err := roles.Create(ctx, "", r, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
-			return fmt.Errorf("creating clusterrole %s: %w", r.Name, err)
+	expected := BootstrapClusterRoles()
+	fillAggregated(expected)
+	for _, r := range expected {
+		if err := reconcile(ctx, roles, r, func(cur api.Object) (api.Object, bool) {
+			return reconcileRole(cur.(*api.ClusterRole), r)
+		}); err != nil {
+			return fmt.Errorf("reconciling clusterrole %s: %w", r.Name, err)
 		}
 	}
 	for _, b := range BootstrapClusterRoleBindings() {
-		if _, err := bindings.Create(ctx, "", b, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
-			return fmt.Errorf("creating clusterrolebinding %s: %w", b.Name, err)
+		if err := reconcile(ctx, bindings, b, func(cur api.Object) (api.Object, bool) {
+			return reconcileBinding(cur.(*api.ClusterRoleBinding), b)
+		}); err != nil {
+			return fmt.Errorf("reconciling clusterrolebinding %s: %w", b.Name, err)
 		}
 	}
 	return nil
+}
+
+// fillAggregated gives each aggregated role the union of the roles its
+// selectors match, until nothing changes (admin gathers edit, which
+// gathers view).
+func fillAggregated(roles []*api.ClusterRole) {
+	for changed := true; changed; {
+		changed = false
+		for _, r := range roles {
+			if r.AggregationRule == nil {
+				continue
+			}
+			rules := api.AggregateClusterRoleRules(r, roles)
+			if !reflect.DeepEqual(rules, r.Rules) {
+				r.Rules, changed = rules, true
+			}
+		}
+	}
+}
+
+// reconcile creates want, or updates the stored object with what fix
+// returns when it says something changed.
+func reconcile(ctx context.Context, st *registry.Store, want api.Object, fix func(cur api.Object) (api.Object, bool)) error {
+	name := want.GetObjectMeta().Name
+	cur, err := st.Get(ctx, "", name)
+	if api.IsNotFound(err) {
+		_, err = st.Create(ctx, "", want, registry.CreateOptions{})
+		if api.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if cur.GetObjectMeta().Annotations[api.AutoUpdateAnnotation] != "true" {
+		return nil
+	}
+	if _, changed := fix(cur); !changed {
+		return nil
+	}
+	_, _, err = st.Update(ctx, "", name, func(cur api.Object) (api.Object, error) {
+		updated, _ := fix(cur)
+		return updated, nil
+	}, registry.UpdateOptions{})
+	return err
+}
+
+// mergeMeta adds the labels and annotations of want that cur lacks.
+func mergeMeta(cur *api.ObjectMeta, want api.ObjectMeta) bool {
+	changed := false
+	for k, v := range want.Labels {
+		if _, ok := cur.Labels[k]; !ok {
+			if cur.Labels == nil {
+				cur.Labels = map[string]string{}
+			}
+			cur.Labels[k], changed = v, true
+		}
+	}
+	for k, v := range want.Annotations {
+		if _, ok := cur.Annotations[k]; !ok {
+			if cur.Annotations == nil {
+				cur.Annotations = map[string]string{}
+			}
+			cur.Annotations[k], changed = v, true
+		}
+	}
+	return changed
+}
+
+func reconcileRole(cur, want *api.ClusterRole) (api.Object, bool) {
+	out := cur.DeepCopy()
+	changed := mergeMeta(&out.ObjectMeta, want.ObjectMeta)
+	if want.AggregationRule != nil {
+		// The controller owns an aggregated role's rules.
+		if out.AggregationRule == nil {
+			out.AggregationRule, changed = want.AggregationRule.DeepCopy(), true
+		}
+		return out, changed
+	}
+	// Each expected rule not covered is added whole (Kubernetes adds its
+	// broken-down parts, one verb and resource each: the same rights,
+	// harder to read).
+	for _, r := range want.Rules {
+		if covers, _ := authz.Covers(out.Rules, []api.PolicyRule{r}); !covers {
+			out.Rules, changed = append(out.Rules, r), true
+		}
+	}
+	return out, changed
+}
+
+func reconcileBinding(cur, want *api.ClusterRoleBinding) (api.Object, bool) {
+	out := cur.DeepCopy()
+	changed := mergeMeta(&out.ObjectMeta, want.ObjectMeta)
+	for _, s := range want.Subjects {
+		if !slices.Contains(out.Subjects, s) {
+			out.Subjects, changed = append(out.Subjects, s), true
+		}
+	}
+	return out, changed
 }

@@ -13,9 +13,18 @@
 // this API server only; two servers sharing one etcd would not see each
 // other's roles until their own next write (Kubernetes' listers watch).
 //
-// Left out: the clusterrole-aggregation controller (an aggregated
-// ClusterRole's rules are the ones stored on it), the bootstrap policy's
-// many system: roles for components (the control plane's in-process
-// clients are not authorized at all), and its reconciliation of roles a
-// user changed (the autoupdate annotation).
+// The bootstrap policy also holds each component's role: system:kube-scheduler,
+// system:kube-controller-manager (its informers), system:node (the Node
+// authorizer's static rules, bound to nobody), and system:controller:<name>
+// bound to each controller's service account in kube-system
+// (components.go). admin, edit and view are aggregated from
+// system:aggregate-to-*; Bootstrap writes them already gathered, and the
+// clusterrole-aggregation controller keeps them. At every start the policy
+// is reconciled: what a user removed from an object still annotated
+// rbac.authorization.kubernetes.io/autoupdate: "true" comes back.
+//
+// Left out: the bootstrap roles of components kubesim does not have
+// (kube-proxy, kube-dns, CSR signers, ...), and the namespaced bootstrap
+// roles (kube-system's leader election and the extension-apiserver
+// authentication reader).
 package rbacregistry

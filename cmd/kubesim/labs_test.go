@@ -33,8 +33,11 @@ type labCommand struct {
 	args     []string
 	expected []string
 	// control is "start" or "stop" for a controller process named
-	// controller; args and expected are empty then.
+	// controller, started with the flags controllerArgs
+	// (`<!-- lab-start: foo --serviceaccount default/foo -->`); args and
+	// expected are empty then.
 	control, controller string
+	controllerArgs      []string
 }
 
 // labDoc is a parsed lab.
@@ -46,7 +49,7 @@ type labDoc struct {
 var labServerRe = regexp.MustCompile(`<!--\s*lab-server:(.*?)-->`)
 
 // labControlRe is a comment that starts or stops a controller process.
-var labControlRe = regexp.MustCompile(`^<!--\s*lab-(start|stop):\s*([a-z0-9-]+)\s*-->$`)
+var labControlRe = regexp.MustCompile(`^<!--\s*lab-(start|stop):\s*([a-z0-9-]+)((?:\s+--?[a-z-]+(?:[ =][^\s-][^\s]*)?)*)\s*-->$`)
 
 // parseLab extracts the console blocks of a lab.
 func parseLab(text string) (labDoc, error) {
@@ -62,7 +65,7 @@ func parseLab(text string) (labDoc, error) {
 			inBlock = true
 		case !inBlock && labControlRe.MatchString(trimmed):
 			m := labControlRe.FindStringSubmatch(trimmed)
-			doc.commands = append(doc.commands, labCommand{line: i + 1, control: m[1], controller: m[2]})
+			doc.commands = append(doc.commands, labCommand{line: i + 1, control: m[1], controller: m[2], controllerArgs: strings.Fields(m[3])})
 		case inBlock && trimmed == "```":
 			inBlock = false
 		case inBlock && strings.HasPrefix(line, "$ "):
@@ -262,6 +265,10 @@ func TestParseLabAndPatterns(t *testing.T) {
 	assert.Equal(t, "start", doc.commands[0].control)
 	assert.Equal(t, "foo", doc.commands[0].controller)
 	assert.Equal(t, "stop", doc.commands[2].control)
+	doc, err = parseLab("<!-- lab-start: foo --serviceaccount default/foo-controller -->\n")
+	require.NoError(t, err)
+	require.Len(t, doc.commands, 1)
+	assert.Equal(t, []string{"--serviceaccount", "default/foo-controller"}, doc.commands[0].controllerArgs)
 	_, err = parseLab("<!-- lab-start: foo -->\n```console\nstray\n```\n")
 	assert.ErrorContains(t, err, "output before any command")
 	_, err = parseLab("```console\n$ kubectl get pods | wc -l\n```\n")
@@ -294,15 +301,16 @@ func TestLabs(t *testing.T) {
 }
 
 func runLab(t *testing.T, root, file string, doc labDoc) {
-	flags := append([]string{"--stage-delay", "20ms"}, doc.serverFlags...)
-	s := startServer(t, t.TempDir(), flags...)
+	dataDir := t.TempDir()
+	flags := append([]string{"--stage-delay", "20ms"}, inDataDir(dataDir, doc.serverFlags)...)
+	s := startServer(t, dataDir, flags...)
 	k := newKubectl(t, s)
 	running := map[string]func(){}
 	for _, c := range doc.commands {
 		switch c.control {
 		case "start":
 			require.NotContains(t, running, c.controller, "%s:%d: the controller runs already", file, c.line)
-			running[c.controller] = startStoppableController(t, c.controller, s.kubeconfig)
+			running[c.controller] = startStoppableController(t, c.controller, s.kubeconfig, c.controllerArgs...)
 			continue
 		case "stop":
 			stop, ok := running[c.controller]
@@ -317,7 +325,7 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 		deadline := time.Now().Add(60 * time.Second)
 		var out string
 		for {
-			out = normalize(runLabCommand(t, root, k, c.args))
+			out = normalize(runLabCommand(t, root, k, inDataDir(dataDir, c.args)))
 			if want.MatchString(out) || !readOnly(c.args) || time.Now().After(deadline) {
 				break
 			}
@@ -328,6 +336,28 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 				strings.Join(c.expected, "\n"), out)
 		}
 	}
+}
+
+// inDataDir points the paths a lab writes under .data (the data
+// directory of `kubesim serve` run from the repository root: the admin
+// kubeconfig, the CA, an audit log, a user's kubeconfig) at the lab
+// server's own data directory.
+func inDataDir(dataDir string, args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		flag, path, hasFlag := strings.Cut(a, "=")
+		if !hasFlag || !strings.HasPrefix(flag, "-") {
+			flag, path = "", a
+		}
+		if path == ".data" || strings.HasPrefix(path, ".data/") {
+			path = filepath.Join(dataDir, strings.TrimPrefix(path, ".data"))
+		}
+		if flag != "" {
+			path = flag + "=" + path
+		}
+		out[i] = path
+	}
+	return out
 }
 
 // runLabCommand runs kubectl (against the lab's server, from the
@@ -363,9 +393,9 @@ func runLabCommand(t *testing.T, root string, k *kubectl, args []string) string 
 // startStoppableController runs `kubesim run-controller NAME` as its own
 // process (this test binary run again as kubesim) and returns what stops
 // it as Ctrl-C would; the test's end stops it if the lab did not.
-func startStoppableController(t *testing.T, name, kubeconfig string) func() {
+func startStoppableController(t *testing.T, name, kubeconfig string, flags ...string) func() {
 	t.Helper()
-	line, stop := startKubesimProcess(t, "run-controller", name, "--kubeconfig", kubeconfig)
+	line, stop := startKubesimProcess(t, append([]string{"run-controller", name, "--kubeconfig", kubeconfig}, flags...)...)
 	require.Equal(t, "controller "+name+" running; stop with Ctrl-C", line)
 	return stop
 }

@@ -28,6 +28,8 @@ Usage:
                           run the User CRD's admission webhook (defaulting, validation) over HTTPS
   kubesim kubeconfig --user NAME [--group GROUP]... [--data-dir DIR] [--out FILE]
                           write a kubeconfig with a client certificate for a user
+  kubesim audit --log FILE [--user NAME] [--code N]
+                          read serve's audit log: who did what, and the answer
   kubesim store check [--accept-meta-rollback] DATA_DIR
                           check a data file (pages, records, values) without changing it
   kubesim store export DATA_DIR|--etcd-servers URL[,URL] FILE
@@ -75,6 +77,8 @@ func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		err = storeCmd(ctx, args[1:], stdout, stderr)
 	case "kubeconfig":
 		err = kubeconfigCmd(ctx, args[1:], stdout, stderr)
+	case "audit":
+		err = auditCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0

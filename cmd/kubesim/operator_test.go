@@ -53,7 +53,10 @@ func TestRedisOperatorAsItsOwnProcess(t *testing.T) {
 	out := k.ok("apply", "-f", filepath.Join(operatorsDir, "redis", "crds.yaml"))
 	assert.Contains(t, out, "customresourcedefinition.apiextensions.k8s.io/redisclusters.redis.kubesim.io created")
 	k.ok("wait", "--for=condition=Established", "crd/redisclusters.redis.kubesim.io", "crd/redisbackups.redis.kubesim.io", "--timeout=30s")
-	startControllerProcess(t, "rediscluster", s.kubeconfig)
+	// As its own service account, with the example's role (issue 14):
+	// a verb missing from it would stall the story below.
+	k.ok("apply", "-f", filepath.Join("..", "..", "examples", "operators", "rediscluster-controller-rbac.yaml"))
+	startControllerProcess(t, "rediscluster", s.kubeconfig, "--serviceaccount", "default/rediscluster-controller")
 
 	assert.Contains(t, k.ok("apply", "-f", filepath.Join(operatorsDir, "redis", "rediscluster.yaml")), "rediscluster.redis.kubesim.io/cache created")
 	k.ok("wait", "--for=jsonpath={.status.phase}=Running", "rdc/cache", "--timeout=60s")

@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/operators/catalog"
+	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -51,6 +53,7 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the API server (default $KUBECONFIG)")
 	namespace := fs.String("namespace", "", "watch only this namespace (default all)")
+	serviceAccount := fs.String("serviceaccount", "", "act as this service account, NAMESPACE/NAME: the kubeconfig's user asks a token for it (as `kubectl create token` does) and the controller uses only that token, as in a pod")
 	verbose := fs.Bool("v", false, "log debug messages")
 	// The name comes first, as in the usage line; flags follow it.
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
@@ -83,6 +86,11 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fmt.Errorf("run-controller: %w", err)
 	}
+	if *serviceAccount != "" {
+		if cl, err = asServiceAccount(ctx, cl, *kubeconfig, *serviceAccount, "kubesim-run-controller/"+name); err != nil {
+			return fmt.Errorf("run-controller: %w", err)
+		}
+	}
 	comp, err := factory(cluster.ControllerContext{Client: cl, Clock: clock.Real{}, Mode: runmode.Live,
 		Namespace: *namespace, Logger: logger})
 	if err != nil {
@@ -92,4 +100,30 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 	comp.Run(ctx)
 	fmt.Fprintf(stdout, "controller %s stopped\n", name)
 	return nil
+}
+
+// asServiceAccount returns a client that authenticates with a fresh token
+// of the service account ref ("namespace/name"), asked for with admin's
+// credentials: the controller then holds exactly the rights of the
+// account's roles, as it would in a pod with the token the kubelet
+// projects (issue 14).
+func asServiceAccount(ctx context.Context, admin *client.Client, kubeconfig, ref, userAgent string) (*client.Client, error) {
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok || ns == "" || name == "" {
+		return nil, fmt.Errorf("--serviceaccount %q: want NAMESPACE/NAME", ref)
+	}
+	day := int64(24 * 60 * 60)
+	tr, err := admin.CreateToken(ctx, ns, name, &api.TokenRequest{Spec: api.TokenRequestSpec{ExpirationSeconds: &day}})
+	if err != nil {
+		return nil, fmt.Errorf("a token for service account %s: %w", ref, err)
+	}
+	kc, err := pki.LoadKubeconfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	tlsCfg, err := kc.TLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(client.Config{Server: kc.Server, Token: tr.Status.Token, TLS: tlsCfg, UserAgent: userAgent})
 }

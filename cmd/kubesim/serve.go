@@ -33,7 +33,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "log every request")
 	auditLogPath := fs.String("audit-log-path", "", "append an audit log to this file: one audit.k8s.io/v1 Event per request, as a JSON line")
 	auditPolicyFile := fs.String("audit-policy-file", "", "an audit.k8s.io/v1 Policy choosing each request's level (None, Metadata, Request, RequestResponse); without it every request is logged at Metadata")
-	authzMode := fs.String("authorization-mode", authz.ModeRBAC, "RBAC (roles and bindings decide; the admin token is in system:masters) or AlwaysAllow")
+	authzMode := fs.String("authorization-mode", authz.ModeNode+","+authz.ModeRBAC, "authorizers asked in order, comma separated: Node (kubelets keep to their own node), RBAC (roles and bindings decide; the admin token is in system:masters), AlwaysAllow")
 	anonymous := fs.Bool("anonymous-auth", false, "let requests without credentials in as system:anonymous (group system:unauthenticated); authorization then decides")
 	webUI := fs.Bool("ui", true, "serve the web page at /ui/ on the same port, behind the same authentication (a one-time login link is printed)")
 	etcd := addEtcdFlags(fs)

@@ -63,8 +63,8 @@ func TestStatefulSetControllerAsItsOwnProcess(t *testing.T) {
 
 // startControllerProcess runs `kubesim run-controller NAME` in a child
 // process until the test ends.
-func startControllerProcess(t *testing.T, name, kubeconfig string) {
+func startControllerProcess(t *testing.T, name, kubeconfig string, flags ...string) {
 	t.Helper()
-	line, _ := startKubesimProcess(t, "run-controller", name, "--kubeconfig", kubeconfig)
+	line, _ := startKubesimProcess(t, append([]string{"run-controller", name, "--kubeconfig", kubeconfig}, flags...)...)
 	require.Equal(t, "controller "+name+" running; stop with Ctrl-C", line)
 }

@@ -1,0 +1,97 @@
+package clusterroleaggregation
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/runmode"
+)
+
+// ControllerName names the loop in traces and logs, and is its switch
+// (--controllers) name.
+const ControllerName = "clusterrole-aggregation"
+
+// Config builds a Controller.
+type Config struct {
+	Client *client.Client
+	Clock  clock.Clock
+	Mode   runmode.Mode
+	Logger *slog.Logger
+}
+
+// Controller keeps aggregated ClusterRoles' rules.
+type Controller struct {
+	cfg   Config
+	roles *cache.Informer[*api.ClusterRole]
+	ctrl  *controllers.Controller
+}
+
+// New checks cfg and returns the controller.
+func New(cfg Config) (*Controller, error) {
+	if cfg.Client == nil || cfg.Clock == nil {
+		return nil, fmt.Errorf("clusterroleaggregation: Client and Clock are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Controller{cfg: cfg}
+	c.roles = cache.New(cfg.Client.ClusterRoles(), "", client.ListOptions{}, cfg.Logger)
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Clock: cfg.Clock, Mode: cfg.Mode,
+		Logger: cfg.Logger, Sources: []controllers.Source{c.roles}})
+	if err != nil {
+		return nil, err
+	}
+	c.ctrl = ctrl
+	// Any change to any ClusterRole may change what an aggregated one
+	// gathers: every aggregated role is looked at again (the real
+	// controller does the same).
+	enqueueAll := func(verb string, r *api.ClusterRole) {
+		for _, agg := range c.roles.List() {
+			if agg.AggregationRule != nil {
+				ctrl.Enqueue(agg.Name, controllers.CauseOf(verb, "ClusterRole", &r.ObjectMeta))
+			}
+		}
+	}
+	c.roles.AddHandler(cache.Handler[*api.ClusterRole]{
+		OnAdd:    func(r *api.ClusterRole) { enqueueAll("ADDED", r) },
+		OnUpdate: func(_, r *api.ClusterRole) { enqueueAll("MODIFIED", r) },
+		OnDelete: func(r *api.ClusterRole) { enqueueAll("DELETED", r) },
+	})
+	return c, nil
+}
+
+// Controllers returns the loop, for the stepper.
+func (c *Controller) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{c.ctrl}
+}
+
+// Run runs the loop until ctx ends (live mode).
+func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
+
+// Reconcile implements controllers.Reconciler: key is an aggregated
+// ClusterRole's name.
+func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	role, ok := c.roles.Get("", key)
+	if !ok || role.AggregationRule == nil {
+		return controllers.Result{}, nil
+	}
+	rules := api.AggregateClusterRoleRules(role, c.roles.List())
+	if reflect.DeepEqual(rules, role.Rules) {
+		return controllers.Result{}, nil
+	}
+	updated := role.DeepCopy()
+	updated.Rules = rules
+	_, err := c.cfg.Client.ClusterRoles().Update(ctx, updated)
+	if api.IsNotFound(err) || api.IsConflict(err) {
+		// Gone, or changed under us: the informer's event brings it back.
+		return controllers.Result{}, nil
+	}
+	return controllers.Result{}, err
+}
