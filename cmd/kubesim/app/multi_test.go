@@ -1,0 +1,122 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/store/etcdstore/etcdtest"
+)
+
+// fastElection is leader election at test speed: a 2 s lease.
+func fastElection(id string) *cluster.LeaderElection {
+	return &cluster.LeaderElection{Identity: id, LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 200 * time.Millisecond}
+}
+
+// eventually polls cond every 50 ms until it holds or the deadline passes.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", within, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func leads(s *Server) bool {
+	return s.Cluster().Leading(cluster.ControllerManagerLease) && s.Cluster().Leading(cluster.SchedulerLease)
+}
+
+// Three API servers over one etcd, sharing one data directory (one CA,
+// one admin token, one service account key), each with its own
+// kubeconfig; the kubelets run in the third. One server leads the
+// controller manager and the scheduler; a write through one is read
+// through the others at the same resourceVersion; the leader stops in the
+// middle of a Deployment's rollout, another takes over the Leases, and the
+// rollout completes.
+func TestThreeServersOneEtcdLeaderStopsMidRollout(t *testing.T) {
+	e, err := etcdtest.Start()
+	require.NoError(t, err)
+	defer e.Stop()
+	ctx := context.Background()
+	dir := t.TempDir()
+	start := func(id string, nodes int) *Server {
+		s, err := Start(ctx, Options{DataDir: dir, Kubeconfig: filepath.Join(dir, id+".kubeconfig"), Addr: "127.0.0.1:0",
+			Nodes: nodes, StageDelay: 10 * time.Millisecond, UnsafeNoFsync: true,
+			Etcd: EtcdOptions{Servers: []string{e.URL}}, LeaderElection: fastElection(id)})
+		require.NoError(t, err)
+		return s
+	}
+	a := start("a", 0)
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = a.Shutdown(5 * time.Second)
+		}
+	}()
+	eventually(t, 20*time.Second, "a to lead", func() bool { return leads(a) })
+	b := start("b", 0)
+	defer b.Shutdown(5 * time.Second)
+	c := start("c", 2)
+	defer c.Shutdown(5 * time.Second)
+	assert.False(t, leads(b) || leads(c), "a leads")
+
+	// One cluster: written through b, read through c and a at one resourceVersion.
+	code, body := do(t, b, http.MethodPost, "/api/v1/namespaces/default/configmaps",
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"shared"},"data":{"k":"v"}}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	rv := resourceVersion(t, body)
+	for _, s := range []*Server{a, c} {
+		code, body = do(t, s, http.MethodGet, "/api/v1/namespaces/default/configmaps/shared", "")
+		require.Equal(t, http.StatusOK, code, body)
+		assert.Equal(t, rv, resourceVersion(t, body))
+	}
+
+	code, body = do(t, c, http.MethodPost, "/apis/apps/v1/namespaces/default/deployments", `{"apiVersion":"apps/v1","kind":"Deployment",
+		"metadata":{"name":"web"},"spec":{"replicas":4,"selector":{"matchLabels":{"app":"web"}},
+		"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	// Mid-rollout: the leader's deployment controller has made the
+	// ReplicaSet, the Deployment is not yet available.
+	eventually(t, 30*time.Second, "a ReplicaSet", func() bool {
+		_, body := do(t, c, http.MethodGet, "/apis/apps/v1/namespaces/default/replicasets", "")
+		var l struct{ Items []json.RawMessage }
+		require.NoError(t, json.Unmarshal([]byte(body), &l))
+		return len(l.Items) > 0
+	})
+	require.NoError(t, a.Shutdown(5*time.Second))
+	stopped = true
+
+	eventually(t, 20*time.Second, "b or c to lead", func() bool { return leads(b) || leads(c) })
+	eventually(t, 60*time.Second, "the rollout to complete", func() bool {
+		_, body := do(t, b, http.MethodGet, "/apis/apps/v1/namespaces/default/deployments/web", "")
+		var d struct {
+			Status struct{ UpdatedReplicas, AvailableReplicas int } `json:"status"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &d))
+		return d.Status.UpdatedReplicas == 4 && d.Status.AvailableReplicas == 4
+	})
+	code, body = do(t, c, http.MethodGet, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager", "")
+	require.Equal(t, http.StatusOK, code, body)
+	assert.NotContains(t, body, `"holderIdentity":"a"`)
+	assert.Contains(t, body, `"leaseTransitions":1`)
+}
+
+func resourceVersion(t *testing.T, body string) string {
+	t.Helper()
+	var o struct {
+		Metadata struct{ ResourceVersion string } `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &o))
+	require.NotEmpty(t, o.Metadata.ResourceVersion)
+	return o.Metadata.ResourceVersion
+}
