@@ -419,3 +419,8 @@ func (s *Store) Close() error {
 	s.hub.Close()
 	return s.client.Close()
 }
+
+// SharedBetweenServers tells the API server's allocators that other API
+// servers write this etcd too (kinds.SharedStore): they claim each
+// address in etcd rather than trust their own memory.
+func (s *Store) SharedBetweenServers() bool { return true }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -79,6 +80,21 @@ func TestThreeServersOneEtcdLeaderStopsMidRollout(t *testing.T) {
 		code, body = do(t, s, http.MethodGet, "/api/v1/namespaces/default/configmaps/shared", "")
 		require.Equal(t, http.StatusOK, code, body)
 		assert.Equal(t, rv, resourceVersion(t, body))
+	}
+
+	// Cluster IPs: b's allocator does not know what c gave; the claims in
+	// etcd keep the addresses apart.
+	ips := map[string]bool{}
+	for i, s := range []*Server{b, c, b, c} {
+		code, body := do(t, s, http.MethodPost, "/api/v1/namespaces/default/services", fmt.Sprintf(
+			`{"apiVersion":"v1","kind":"Service","metadata":{"name":"s%d"},"spec":{"ports":[{"port":80}]}}`, i))
+		require.Equal(t, http.StatusCreated, code, body)
+		var svc struct {
+			Spec struct{ ClusterIP string } `json:"spec"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &svc))
+		assert.False(t, ips[svc.Spec.ClusterIP], "%s handed out twice", svc.Spec.ClusterIP)
+		ips[svc.Spec.ClusterIP] = true
 	}
 
 	code, body = do(t, c, http.MethodPost, "/apis/apps/v1/namespaces/default/deployments", `{"apiVersion":"apps/v1","kind":"Deployment",
