@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"log/slog"
 	"strings"
 	"sync"
@@ -237,6 +239,11 @@ func (s *Store) request(ctx context.Context) (context.Context, context.CancelFun
 func (s *Store) unavailable(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded {
+		// etcd did not answer in time: the API server answers as
+		// kube-apiserver's timeout does (504).
+		return &store.UnavailableError{Err: context.DeadlineExceeded}
 	}
 	return &store.UnavailableError{Err: rpctypes.Error(err)}
 }

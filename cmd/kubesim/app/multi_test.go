@@ -136,3 +136,51 @@ func resourceVersion(t *testing.T, body string) string {
 	require.NotEmpty(t, o.Metadata.ResourceVersion)
 	return o.Metadata.ResourceVersion
 }
+
+// etcd lost while a server runs (its process stopped: requests hang, as
+// when its machine is cut off): a write fails within the request timeout
+// with a 503 or 504 Status, not a hang or a 500; when etcd comes back the
+// server serves again without a restart.
+func TestEtcdLostWhileRunningAndBack(t *testing.T) {
+	e, err := etcdtest.Start()
+	require.NoError(t, err)
+	defer e.Stop()
+	s, err := Start(context.Background(), Options{DataDir: t.TempDir(), Addr: "127.0.0.1:0", APIServerOnly: true,
+		Etcd: EtcdOptions{Servers: []string{e.URL}, RequestTimeout: time.Second}})
+	require.NoError(t, err)
+	defer s.Shutdown(5 * time.Second)
+	cm := func(name string) string {
+		return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"}}`
+	}
+	code, body := do(t, s, http.MethodPost, "/api/v1/namespaces/default/configmaps", cm("before"))
+	require.Equal(t, http.StatusCreated, code, body)
+
+	require.NoError(t, e.Pause())
+	resumed := false
+	defer func() {
+		if !resumed {
+			_ = e.Resume()
+		}
+	}()
+	code, body = do(t, s, http.MethodPost, "/api/v1/namespaces/default/configmaps", cm("during"))
+	assert.Equal(t, http.StatusGatewayTimeout, code, body)
+	assert.Contains(t, body, `"message":"Timeout: request did not complete within requested timeout - context deadline exceeded","reason":"Timeout"`)
+	var st struct {
+		Kind, Status, Reason string
+		Code                 int
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &st), body)
+	assert.Equal(t, "Status", st.Kind)
+	assert.Equal(t, "Failure", st.Status)
+	assert.Equal(t, code, st.Code)
+	t.Logf("with etcd away: %d %s", code, body)
+
+	require.NoError(t, e.Resume())
+	resumed = true
+	eventually(t, 30*time.Second, "writes to succeed again", func() bool {
+		code, _ := do(t, s, http.MethodPost, "/api/v1/namespaces/default/configmaps", cm("after"))
+		return code == http.StatusCreated || code == http.StatusConflict
+	})
+	code, body = do(t, s, http.MethodGet, "/api/v1/namespaces/default/configmaps/after", "")
+	assert.Equal(t, http.StatusOK, code, body)
+}
