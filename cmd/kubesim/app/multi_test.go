@@ -184,3 +184,52 @@ func TestEtcdLostWhileRunningAndBack(t *testing.T) {
 	code, body = do(t, s, http.MethodGet, "/api/v1/namespaces/default/configmaps/after", "")
 	assert.Equal(t, http.StatusOK, code, body)
 }
+
+// Two API servers over one etcd race to update one object from the same
+// resourceVersion: etcd's transaction lets exactly one win; the other
+// gets kube-apiserver's 409.
+func TestTwoServersRaceOnOneObject(t *testing.T) {
+	e, err := etcdtest.Start()
+	require.NoError(t, err)
+	defer e.Stop()
+	dir := t.TempDir()
+	var servers []*Server
+	for _, id := range []string{"a", "b"} {
+		s, err := Start(context.Background(), Options{DataDir: dir, Kubeconfig: filepath.Join(dir, id+".kubeconfig"),
+			Addr: "127.0.0.1:0", APIServerOnly: true, Etcd: EtcdOptions{Servers: []string{e.URL}}})
+		require.NoError(t, err)
+		defer s.Shutdown(5 * time.Second)
+		servers = append(servers, s)
+	}
+	code, body := do(t, servers[0], http.MethodPost, "/api/v1/namespaces/default/configmaps",
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"raced"},"data":{"by":"nobody"}}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	rv := resourceVersion(t, body)
+	for round := range 5 {
+		codes := make([]int, 2)
+		bodies := make([]string, 2)
+		done := make(chan int, 2)
+		for i, s := range servers {
+			go func() {
+				codes[i], bodies[i] = do(t, s, http.MethodPut, "/api/v1/namespaces/default/configmaps/raced", fmt.Sprintf(
+					`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"raced","resourceVersion":%q},"data":{"by":"%d/%d"}}`, rv, round, i)) // new data each round: an update that changes nothing is a 200 without a write
+				done <- i
+			}()
+		}
+		<-done
+		<-done
+		ok := 0
+		for i := range 2 {
+			switch codes[i] {
+			case http.StatusOK:
+				ok++
+				rv = resourceVersion(t, bodies[i])
+			case http.StatusConflict:
+				assert.Contains(t, bodies[i], `Operation cannot be fulfilled on configmaps \"raced\": the object has been modified; please apply your changes to the latest version and try again`)
+			default:
+				t.Fatalf("round %d: %d %s", round, codes[i], bodies[i])
+			}
+		}
+		require.Equal(t, 1, ok, "round %d: exactly one update wins: %v %v", round, codes, bodies)
+	}
+}
