@@ -103,6 +103,10 @@ func (r releasingStorage) Delete(ctx context.Context, key string, pre store.Prec
 	return kv, err
 }
 
+// SharedBetweenServers passes the store's answer on to the node port
+// allocator, which decorates this one.
+func (r releasingStorage) SharedBetweenServers() bool { return isShared(r.Interface) }
+
 func serviceKey(s *api.Service) string { return s.Namespace + "/" + s.Name }
 
 // load reads the stored Services once. Callers hold a.mu.
@@ -176,7 +180,7 @@ func (a *ClusterIPAllocator) allocate(ctx context.Context, svc *api.Service, dry
 		case !ok:
 			return 0, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
 				fmt.Sprintf("failed to allocate IP %s: the provided IP (%s) is not in the valid range. The range of valid IPs is %s", want, want, a.cidr))})
-		case a.used[off] != "":
+		case a.used[off] != "" && a.used[off] != heldElsewhere: // another server's claim may be gone: ask the store
 			return 0, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
 				fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", want))})
 		}

@@ -112,7 +112,15 @@ func TestThreeServersOneEtcdLeaderStopsMidRollout(t *testing.T) {
 	require.NoError(t, a.Shutdown(5*time.Second))
 	stopped = true
 
-	eventually(t, 20*time.Second, "b or c to lead", func() bool { return leads(b) || leads(c) })
+	// The two Leases are elected separately: b may win one and c the other.
+	eventually(t, 20*time.Second, "b or c to hold each Lease", func() bool {
+		for _, lease := range []string{cluster.ControllerManagerLease, cluster.SchedulerLease} {
+			if !b.Cluster().Leading(lease) && !c.Cluster().Leading(lease) {
+				return false
+			}
+		}
+		return true
+	})
 	eventually(t, 60*time.Second, "the rollout to complete", func() bool {
 		_, body := do(t, b, http.MethodGet, "/apis/apps/v1/namespaces/default/deployments/web", "")
 		var d struct {
