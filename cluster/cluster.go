@@ -120,6 +120,10 @@ type Config struct {
 	// client, by the client's user agent (the web page lights up the loop
 	// that wrote; step mode has the trace instead). It must not block.
 	OnWrite func(userAgent string, w stepper.Write)
+	// LeaderElection, when set, runs the controller manager and the
+	// scheduler only while this cluster holds their Leases (live mode;
+	// leaderelection.go).
+	LeaderElection *LeaderElection
 
 	// Extra adds controllers built outside this package (operators, the
 	// labs' own controllers): each gets its own in-process client, runs
@@ -140,6 +144,9 @@ type ExtraController struct {
 type built struct {
 	name, userAgent string
 	comp            Component
+	// lease is the Lease the component runs under with leader election
+	// (ControllerManagerLease, SchedulerLease; "" runs everywhere).
+	lease string
 }
 
 // ErrNotStepMode is returned by the stepper's methods in live mode.
@@ -173,6 +180,8 @@ type Cluster struct {
 
 	mu      sync.Mutex
 	enabled map[string]bool
+	// electors are the leader election candidates (leaderelection.go).
+	electors electors
 }
 
 // New builds the cluster; in live mode call Start, in step mode Step.
@@ -188,6 +197,9 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	enabled["scheduler"] = true
+	if cfg.Mode == runmode.Step && cfg.LeaderElection != nil {
+		return nil, errors.New("cluster: leader election runs in live mode (step mode has one cluster)")
+	}
 	for _, x := range cfg.Extra {
 		if x.Name == "" || x.New == nil {
 			return nil, errors.New("cluster: an extra controller needs a Name and New")
@@ -243,18 +255,31 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	table := c.apiServerLoops()
+	var cmRows int // the controller manager's rows follow the API server's
 	if !cfg.APIServerOnly {
 		if err := c.installDefaultStorageClass(context.Background()); err != nil { // issue 12 part 4
 			c.Close()
 			return nil, err
 		}
-		table = append(table, c.controllerManager()...)
+		cm := c.controllerManager()
+		cmRows = len(cm)
+		table = append(table, cm...)
 		table = append(table, c.scheduler())
 	}
-	for _, w := range table {
+	apiRows := len(table) - cmRows
+	if !cfg.APIServerOnly {
+		apiRows--
+	}
+	for i, w := range table {
 		if _, err := c.add(w); err != nil {
 			c.Close()
 			return nil, err
+		}
+		switch {
+		case i >= apiRows+cmRows:
+			c.components[i].lease = SchedulerLease
+		case i >= apiRows:
+			c.components[i].lease = ControllerManagerLease
 		}
 	}
 	if !cfg.APIServerOnly {
@@ -379,9 +404,20 @@ func (c *Cluster) Start(ctx context.Context) error {
 	if c.stepper != nil {
 		return errors.New("cluster: Start is for live mode; use Step")
 	}
+	elected := map[string][]Component{}
 	for _, b := range c.components {
-		if c.isEnabled(b.name) {
-			go b.comp.Run(ctx)
+		if !c.isEnabled(b.name) {
+			continue
+		}
+		if c.cfg.LeaderElection != nil && b.lease != "" {
+			elected[b.lease] = append(elected[b.lease], b.comp)
+			continue
+		}
+		go b.comp.Run(ctx)
+	}
+	for _, lease := range []string{ControllerManagerLease, SchedulerLease} {
+		if comps := elected[lease]; len(comps) > 0 {
+			go c.runElected(ctx, lease, comps)
 		}
 	}
 	return nil

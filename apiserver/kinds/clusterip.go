@@ -103,6 +103,10 @@ func (r releasingStorage) Delete(ctx context.Context, key string, pre store.Prec
 	return kv, err
 }
 
+// SharedBetweenServers passes the store's answer on to the node port
+// allocator, which decorates this one.
+func (r releasingStorage) SharedBetweenServers() bool { return isShared(r.Interface) }
+
 func serviceKey(s *api.Service) string { return s.Namespace + "/" + s.Name }
 
 // load reads the stored Services once. Callers hold a.mu.
@@ -121,6 +125,12 @@ func (a *ClusterIPAllocator) load(ctx context.Context) error {
 		}
 		for _, ip := range svc.Spec.ClusterIPs {
 			if off, ok := a.offset(ip); ok {
+				a.used[off] = serviceKey(&svc)
+				// Services stored before their claims (an import):
+				// claim their addresses now, or another server could.
+				if _, err := a.claimShared(ctx, off, serviceKey(&svc)); err != nil {
+					return err
+				}
 				a.used[off] = serviceKey(&svc)
 			}
 		}
@@ -170,12 +180,18 @@ func (a *ClusterIPAllocator) allocate(ctx context.Context, svc *api.Service, dry
 		case !ok:
 			return 0, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
 				fmt.Sprintf("failed to allocate IP %s: the provided IP (%s) is not in the valid range. The range of valid IPs is %s", want, want, a.cidr))})
-		case a.used[off] != "":
+		case a.used[off] != "" && a.used[off] != heldElsewhere: // another server's claim may be gone: ask the store
 			return 0, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
 				fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", want))})
 		}
 		if dryRun {
 			return 0, nil
+		}
+		if taken, err := a.claimShared(ctx, off, serviceKey(svc)); err != nil {
+			return 0, err
+		} else if taken {
+			return 0, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
+				fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", want))})
 		}
 		a.used[off] = serviceKey(svc)
 		return off, nil
@@ -190,6 +206,11 @@ func (a *ClusterIPAllocator) allocate(ctx context.Context, svc *api.Service, dry
 		if dryRun {
 			return 0, nil
 		}
+		if taken, err := a.claimShared(ctx, off, serviceKey(svc)); err != nil {
+			return 0, err
+		} else if taken {
+			continue // claimed through another server since this one last looked
+		}
 		a.used[off] = serviceKey(svc)
 		a.next = off + 1
 		return off, nil
@@ -197,15 +218,34 @@ func (a *ClusterIPAllocator) allocate(ctx context.Context, svc *api.Service, dry
 	return 0, api.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
 }
 
-// releaseOffset gives back one address if key still holds it.
+// claimShared claims off in a store shared with other API servers
+// (sharedclaims.go); with a store of its own the map is enough. A claim
+// found taken is remembered. Callers hold a.mu.
+func (a *ClusterIPAllocator) claimShared(ctx context.Context, off uint32, owner string) (bool, error) {
+	if !isShared(a.storage) {
+		return false, nil
+	}
+	taken, err := claim(ctx, a.storage, serviceIPClaimKey(a.ip(off)), owner)
+	if taken {
+		a.used[off] = heldElsewhere
+	}
+	return taken, err
+}
+
+// releaseOffset gives back one address if key still holds it. In a
+// shared store the claim key goes too, whichever server made it: the
+// Service held the address.
 func (a *ClusterIPAllocator) releaseOffset(key string, off uint32) {
 	if off == 0 {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.used[off] == key {
+	if a.used[off] == key || a.used[off] == heldElsewhere || !a.loaded {
 		delete(a.used, off)
+		if isShared(a.storage) {
+			unclaim(a.storage, serviceIPClaimKey(a.ip(off)))
+		}
 	}
 }
 

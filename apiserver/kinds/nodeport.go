@@ -109,6 +109,10 @@ func (a *NodePortAllocator) load(ctx context.Context) error {
 			continue
 		}
 		for _, p := range nodePortsOf(&svc) {
+			// Claimed now if stored before their claims (sharedclaims.go).
+			if _, err := a.claimShared(ctx, p, serviceKey(&svc)); err != nil {
+				return err
+			}
 			a.used[p] = serviceKey(&svc)
 		}
 	}
@@ -130,14 +134,20 @@ func (a *NodePortAllocator) allocate(ctx context.Context, svc *api.Service, dryR
 	undo := func() {
 		for _, p := range taken {
 			delete(a.used, p)
+			a.unclaimShared(p)
 		}
 	}
-	take := func(p int32) {
+	// take holds p for svc; false when another server claimed it first.
+	take := func(p int32) (bool, error) {
 		if dryRun {
-			return
+			return true, nil
+		}
+		if held, err := a.claimShared(ctx, p, key); err != nil || held {
+			return false, err
 		}
 		a.used[p] = key
 		taken = append(taken, p)
+		return true, nil
 	}
 	for i := range svc.Spec.Ports {
 		port := &svc.Spec.Ports[i]
@@ -149,22 +159,39 @@ func (a *NodePortAllocator) allocate(ctx context.Context, svc *api.Service, dryR
 				return nil, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, want,
 					"provided port is not in the valid range. The range of valid ports is "+a.rangeString())})
 			case holder == key:
-			case holder != "":
+			case holder != "" && holder != heldElsewhere: // another server's claim may be gone: ask the store
 				undo()
 				return nil, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, want,
 					"provided port is already allocated")})
 			default:
-				take(want)
+				ok, err := take(want)
+				if err != nil || !ok {
+					undo()
+					if err != nil {
+						return nil, err
+					}
+					return nil, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, want,
+						"provided port is already allocated")})
+				}
 			}
 			continue
 		}
-		p, ok := a.nextFree(svc)
-		if !ok {
-			undo()
-			return nil, api.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
+		for {
+			p, ok := a.nextFree(svc)
+			if !ok {
+				undo()
+				return nil, api.NewInternalError(fmt.Errorf("failed to allocate a nodePort: range is full"))
+			}
+			ok, err := take(p)
+			if err != nil {
+				undo()
+				return nil, err
+			}
+			if ok {
+				port.NodePort = p
+				break
+			}
 		}
-		port.NodePort = p
-		take(p)
 	}
 	return taken, nil
 }
@@ -199,9 +226,36 @@ func (a *NodePortAllocator) release(key string, ports []int32) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, p := range ports {
-		if a.used[p] == key {
+		if h := a.used[p]; h == key || h == heldElsewhere || !a.loaded {
 			delete(a.used, p)
+			a.unclaimShared(p)
 		}
+	}
+}
+
+// servicePortClaimKey claims one node port in a shared store
+// (kube-apiserver's bitmap is the RangeAllocation at
+// /registry/ranges/servicenodeports).
+func servicePortClaimKey(p int32) string {
+	return fmt.Sprintf("/registry/ranges/servicenodeports/%d", p)
+}
+
+// claimShared claims p in a store shared with other API servers; a claim
+// found taken is remembered. Callers hold a.mu.
+func (a *NodePortAllocator) claimShared(ctx context.Context, p int32, owner string) (bool, error) {
+	if !isShared(a.storage) {
+		return false, nil
+	}
+	held, err := claim(ctx, a.storage, servicePortClaimKey(p), owner)
+	if held {
+		a.used[p] = heldElsewhere
+	}
+	return held, err
+}
+
+func (a *NodePortAllocator) unclaimShared(p int32) {
+	if isShared(a.storage) {
+		unclaim(a.storage, servicePortClaimKey(p))
 	}
 }
 

@@ -170,6 +170,10 @@ func (s *Store) storeError(err error, name string) error {
 		return api.NewConflict(gr, name, errors.New(api.OptimisticLockErrorMsg))
 	case store.IsExpired(err):
 		return api.NewResourceExpired(err.Error())
+	case store.IsUnavailable(err) && errors.Is(err, context.DeadlineExceeded):
+		// etcd did not answer within the request's time: kube-apiserver's
+		// words when a request outlives its deadline.
+		return api.NewTimeoutError("request did not complete within requested timeout - "+context.DeadlineExceeded.Error(), 0)
 	case store.IsUnavailable(err):
 		// etcd is away: the server is, for now, unable to serve this.
 		return api.NewServiceUnavailable(err.Error())

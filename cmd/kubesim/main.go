@@ -16,12 +16,15 @@ func usage(w io.Writer) {
 
 Usage:
   kubesim serve [flags]   run the API server over HTTPS (kubectl works against it);
-                          --etcd-servers URL[,URL] stores in etcd instead of DATA-DIR
+                          --etcd-servers URL[,URL] stores in etcd instead of DATA-DIR,
+                          --leader-elect runs the controllers only in the Lease holder
   kubesim demo [--step]   tell the ReplicaSet story in process, step by step
   kubesim scenario run|step|trace FILE...
                           run a scenario file as a test, step through it, or print its trace
   kubesim run-controller NAME --kubeconfig FILE
                           run one controller as its own process against an API server
+  kubesim kubelet --nodes N --kubeconfig FILE [--server URL[,URL]]
+                          run fake kubelets as their own process (nodes outlive an API server)
   kubesim extension-apiserver --requestheader-client-ca-file FILE [flags]
                           run the sample extension API server (wardle.example.com) on its own
   kubesim webhook [--cert-dir DIR] [--port PORT]
@@ -69,6 +72,8 @@ func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		err = scenarioCmd(ctx, args[1:], stdin, stdout, stderr)
 	case "run-controller":
 		err = runController(ctx, args[1:], stdout, stderr)
+	case "kubelet":
+		err = kubeletCmd(ctx, args[1:], stdout, stderr)
 	case "extension-apiserver":
 		err = extensionAPIServer(ctx, args[1:], stdout, stderr)
 	case "webhook":

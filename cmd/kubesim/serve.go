@@ -37,6 +37,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	anonymous := fs.Bool("anonymous-auth", false, "let requests without credentials in as system:anonymous (group system:unauthenticated); authorization then decides")
 	webUI := fs.Bool("ui", true, "serve the web page at /ui/ on the same port, behind the same authentication (a one-time login link is printed)")
 	etcd := addEtcdFlags(fs)
+	le := addLeaderElectFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
 		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
 		AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
-		Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI,
+		Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
 	})
 	if err != nil {
 		return err
@@ -97,4 +98,27 @@ func (f etcdFlags) options() app.EtcdOptions {
 		}
 	}
 	return o
+}
+
+// leaderElectFlags are kube-controller-manager's and kube-scheduler's
+// leader election flags (multi.go).
+type leaderElectFlags struct {
+	on                  *bool
+	lease, renew, retry *time.Duration
+}
+
+func addLeaderElectFlags(fs *flag.FlagSet) leaderElectFlags {
+	return leaderElectFlags{
+		on:    fs.Bool("leader-elect", false, "run the controllers and the scheduler only while this server holds their Leases (kube-system/kube-controller-manager, kube-system/kube-scheduler): for several servers over one etcd"),
+		lease: fs.Duration("leader-elect-lease-duration", 15*time.Second, "how long the other servers wait after the leader's last renewal before taking over"),
+		renew: fs.Duration("leader-elect-renew-deadline", 10*time.Second, "how long the leader keeps trying to renew before it stops leading"),
+		retry: fs.Duration("leader-elect-retry-period", 2*time.Second, "the time between attempts to acquire or renew"),
+	}
+}
+
+func (f leaderElectFlags) config() *cluster.LeaderElection {
+	if !*f.on {
+		return nil
+	}
+	return &cluster.LeaderElection{Identity: app.LeaderIdentity(), LeaseDuration: *f.lease, RenewDeadline: *f.renew, RetryPeriod: *f.retry}
 }

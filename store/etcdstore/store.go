@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"log/slog"
 	"strings"
 	"sync"
@@ -238,6 +240,11 @@ func (s *Store) unavailable(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
+	if errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded {
+		// etcd did not answer in time: the API server answers as
+		// kube-apiserver's timeout does (504).
+		return &store.UnavailableError{Err: context.DeadlineExceeded}
+	}
 	return &store.UnavailableError{Err: rpctypes.Error(err)}
 }
 
@@ -419,3 +426,8 @@ func (s *Store) Close() error {
 	s.hub.Close()
 	return s.client.Close()
 }
+
+// SharedBetweenServers tells the API server's allocators that other API
+// servers write this etcd too (kinds.SharedStore): they claim each
+// address in etcd rather than trust their own memory.
+func (s *Store) SharedBetweenServers() bool { return true }

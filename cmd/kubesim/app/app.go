@@ -73,6 +73,9 @@ type Options struct {
 	// file in DataDir (which then holds only certificates, tokens and the
 	// kubeconfig).
 	Etcd EtcdOptions
+	// LeaderElection, when set, runs the controllers and the scheduler
+	// only in the holder of their Leases (--leader-elect; multi.go).
+	LeaderElection *cluster.LeaderElection
 }
 
 // Server is a running control plane with its HTTPS listener.
@@ -156,6 +159,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
 		ServiceAccountKey: saKey, RootCA: bundle.CAPEM, AnonymousAuth: o.AnonymousAuth,
+		LeaderElection: o.LeaderElection,
 	}
 	var activity *ui.Activity
 	if !o.NoUI {

@@ -31,6 +31,9 @@ type EtcdOptions struct {
 	CAFile, CertFile, KeyFile string
 	// DialTimeout bounds the first connection (etcdstore's default: 5 s).
 	DialTimeout time.Duration
+	// RequestTimeout bounds each etcd request (etcdstore's default: 10 s;
+	// tests shorten it).
+	RequestTimeout time.Duration
 }
 
 // Enabled reports whether etcd was asked for.
@@ -48,7 +51,7 @@ func (o EtcdOptions) Open(logger *slog.Logger) (*etcdstore.Store, error) {
 		prefix = DefaultEtcdPrefix
 	}
 	return etcdstore.Open(etcdstore.Config{Endpoints: o.Servers, Prefix: prefix, TLS: tlsCfg,
-		DialTimeout: o.DialTimeout, Logger: logger})
+		DialTimeout: o.DialTimeout, RequestTimeout: o.RequestTimeout, Logger: logger})
 }
 
 // tlsConfig is nil when no TLS file is given (plain http:// endpoints).

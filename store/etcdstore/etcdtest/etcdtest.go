@@ -28,6 +28,14 @@ func (e *Etcd) Stop() {
 	_ = os.RemoveAll(e.dir)
 }
 
+// Pause stops etcd without killing it (SIGSTOP): connections stay open
+// and requests hang, as when etcd's machine is cut off; Resume lets it go
+// on (SIGCONT).
+func (e *Etcd) Pause() error { return e.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume undoes Pause.
+func (e *Etcd) Resume() error { return e.cmd.Process.Signal(syscall.SIGCONT) }
+
 // FreePort returns a loopback port that nothing listened on a moment ago
 // (a URL that refuses connections, or one for etcd to take).
 func FreePort() (int, error) {
