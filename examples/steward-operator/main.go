@@ -33,7 +33,7 @@ func main() {
 	flag.StringVar(&webhookHost, "webhook-host", "127.0.0.1", "address the webhook server listens on")
 	flag.IntVar(&webhookPort, "webhook-port", 9443, "port of the webhook server")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "metrics endpoint address (0: off)")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "health probe address")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", "0", "health probe address (0: off)")
 	opts := zap.Options{Development: true}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
