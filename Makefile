@@ -24,11 +24,14 @@ tools:
 test: tools vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test $(TESTFLAGS) $(PKGS)
-	@if [ -f e2e/go.mod ]; then echo "== e2e: real Go clients (client-go, controller-runtime, k8s.io/api)"; cd e2e && $(GO) test $(TESTFLAGS) ./...; fi
+	@if [ -f e2e/go.mod ]; then echo "== e2e: real Go clients (client-go, controller-runtime, k8s.io/api) and the web page in Chromium"; cd e2e && $(GO) test $(TESTFLAGS) ./...; fi
+	@echo "== examples/steward-operator: the kubebuilder-style operator, its envtest suite against kubesim serve (no -race: its cold race build takes 6 min)"
+	cd examples/steward-operator && $(GO) test -count=1 -timeout 10m ./...
 
 vet:
 	$(GO) vet $(PKGS)
 	@if [ -f e2e/go.mod ]; then cd e2e && $(GO) vet ./...; fi
+	cd examples/steward-operator && $(GO) vet ./...
 
 lint: vet
 	@gofmt -l . | tee /dev/stderr | (! read -r _)
