@@ -101,12 +101,15 @@ func TestGetBlocksUntilAddAndShutDown(t *testing.T) {
 
 func TestDelayedKeyWakesABlockedGetOnTheRealClock(t *testing.T) {
 	q := New(Config{})
-	q.AddAfter("soon", 20*time.Millisecond)
+	// start is read before AddAfter: the key's deadline is at least 20ms
+	// after it whatever the scheduler does between the two lines (read
+	// after, a busy machine could spend the whole delay in between).
 	start := time.Now()
+	q.AddAfter("soon", 20*time.Millisecond)
 	k, ok := q.Get()
 	require.True(t, ok)
 	assert.Equal(t, "soon", k)
-	assert.GreaterOrEqual(t, time.Since(start), 15*time.Millisecond)
+	assert.GreaterOrEqual(t, time.Since(start), 20*time.Millisecond)
 }
 
 // The mode, not the kind of clock, decides who promotes delayed keys: in
