@@ -158,7 +158,9 @@ func ControllerRoles() []ControllerRole {
 		{"horizontal-pod-autoscaler", []api.PolicyRule{
 			rule(read, "autoscaling", "horizontalpodautoscalers"),
 			rule([]string{"update"}, "autoscaling", "horizontalpodautoscalers/status"),
-			{Verbs: []string{"get", "update"}, APIGroups: all, Resources: []string{"*/scale"}},
+			// patch is beyond the real role (get, update): kubesim's HPA
+			// writes the new replica count as a merge patch of the scale.
+			{Verbs: []string{"get", "update", "patch"}, APIGroups: all, Resources: []string{"*/scale"}},
 			rule([]string{"list", "watch"}, "", "pods"),
 			rule([]string{"list", "watch"}, "metrics.k8s.io", "pods"),
 			rule(read, "custom.metrics.k8s.io", "*"),
