@@ -3,9 +3,9 @@ GO      ?= go
 PKGS    ?= ./...
 BENCH   ?= .
 # A race-enabled `go test` of everything; CI runs exactly this through .ci/run.
-TESTFLAGS ?= -race -count=1 -timeout 14m
+TESTFLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: all build test bench demo lint fmt vet fuzz clean tools
+.PHONY: all build test test-product test-e2e test-steward bench demo lint fmt vet fuzz clean tools
 
 all: build
 
@@ -23,9 +23,21 @@ tools:
 
 test: tools vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	@$(MAKE) --no-print-directory -j3 -Otarget test-product test-e2e test-steward
+
+# The three suites are independent and mostly wait (on kubectl, on
+# timeouts), so `make test` runs them side by side; -Otarget prints each
+# suite's output in one piece when it ends.
+test-product:
 	$(GO) test $(TESTFLAGS) $(PKGS)
+
+test-e2e:
 	@if [ -f e2e/go.mod ]; then echo "== e2e: real Go clients (client-go, controller-runtime, k8s.io/api) and the web page in Chromium"; cd e2e && $(GO) test $(TESTFLAGS) ./...; fi
-	@echo "== examples/steward-operator: the kubebuilder-style operator, its envtest suite against kubesim serve (no -race: its cold race build takes 6 min)"
+
+# The kubebuilder-style operator and its envtest suite against kubesim
+# serve (no -race: its cold race build alone takes 6 minutes).
+test-steward:
+	@echo "== examples/steward-operator"
 	cd examples/steward-operator && $(GO) test -count=1 -timeout 10m ./...
 
 vet:
