@@ -128,7 +128,10 @@ func (s *Server) Resources() []*registry.Resource {
 	v1beta1.Strategy = &v1beta1Strategy{s: s}
 	v1beta1.Schema = crdSchema(reflect.TypeOf(api.CustomResourceDefinitionV1beta1{}))
 	v1beta1.DeprecationWarning = DeprecationWarningV1beta1
-	v1beta1.DecorateStorage = func(st store.Interface) store.Interface { return v1beta1Storage{Interface: hook(st)} }
+	// v1beta1 CRDs are stored as v1: both versions share one object.
+	v1beta1.DecorateStorage = func(st store.Interface) store.Interface {
+		return store.Converting{Interface: hook(st), ToStored: toStored, FromStored: fromStored}
+	}
 	return []*registry.Resource{&v1, &v1beta1}
 }
 

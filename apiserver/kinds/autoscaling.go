@@ -38,7 +38,10 @@ func autoscalingResources() []*registry.Resource {
 	v1.Strategy = hpaV1Strategy{}
 	v1.Schema = schema.FromGoType(reflect.TypeOf(api.HorizontalPodAutoscalerV1{}))
 	v1.Table = hpaV1Table()
-	v1.DecorateStorage = func(st store.Interface) store.Interface { return hpaV1Storage{Interface: st} }
+	// autoscaling/v1 HPAs are stored as v2 and read back as v1.
+	v1.DecorateStorage = func(st store.Interface) store.Interface {
+		return store.Converting{Interface: st, ToStored: hpaV1ToStored, FromStored: hpaV1FromStored}
+	}
 	return []*registry.Resource{&v2, &v1}
 }
 

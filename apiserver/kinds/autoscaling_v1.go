@@ -1,13 +1,10 @@
 package kinds
 
 import (
-	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
-	"github.com/kubesim/kubesim/store"
 )
 
 // The annotations in which autoscaling/v1 keeps what it cannot say of an
@@ -152,9 +149,6 @@ func (hpaV1Strategy) Validate(obj api.Object) field.ErrorList {
 // ValidateUpdate implements registry.Strategy.
 func (s hpaV1Strategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
 
-// hpaV1Storage stores autoscaling/v1 HPAs as v2 and reads them back as v1.
-type hpaV1Storage struct{ store.Interface }
-
 func hpaV1ToStored(value []byte) ([]byte, error) {
 	var v api.HorizontalPodAutoscalerV1
 	if err := json.Unmarshal(value, &v); err != nil {
@@ -179,95 +173,3 @@ func hpaV1FromStored(value []byte) []byte {
 	}
 	return out
 }
-
-func hpaV1KV(kv store.KeyValue) store.KeyValue {
-	kv.Value = hpaV1FromStored(kv.Value)
-	return kv
-}
-
-// Create implements store.Interface.
-func (s hpaV1Storage) Create(ctx context.Context, key string, value []byte, opts store.CreateOptions) (store.KeyValue, error) {
-	v2, err := hpaV1ToStored(value)
-	if err != nil {
-		return store.KeyValue{}, err
-	}
-	kv, err := s.Interface.Create(ctx, key, v2, opts)
-	return hpaV1KV(kv), err
-}
-
-// Get implements store.Interface.
-func (s hpaV1Storage) Get(ctx context.Context, key string) (store.KeyValue, error) {
-	kv, err := s.Interface.Get(ctx, key)
-	return hpaV1KV(kv), err
-}
-
-// Update implements store.Interface.
-func (s hpaV1Storage) Update(ctx context.Context, key string, value []byte, pre store.Preconditions) (store.KeyValue, error) {
-	v2, err := hpaV1ToStored(value)
-	if err != nil {
-		return store.KeyValue{}, err
-	}
-	kv, err := s.Interface.Update(ctx, key, v2, pre)
-	return hpaV1KV(kv), err
-}
-
-// Delete implements store.Interface.
-func (s hpaV1Storage) Delete(ctx context.Context, key string, pre store.Preconditions) (store.KeyValue, error) {
-	kv, err := s.Interface.Delete(ctx, key, pre)
-	return hpaV1KV(kv), err
-}
-
-// List implements store.Interface.
-func (s hpaV1Storage) List(ctx context.Context, prefix string, opts store.ListOptions) (store.ListResult, error) {
-	res, err := s.Interface.List(ctx, prefix, opts)
-	items := make([]store.KeyValue, len(res.Items))
-	for i, kv := range res.Items {
-		items[i] = hpaV1KV(kv)
-	}
-	res.Items = items
-	return res, err
-}
-
-// Watch implements store.Interface.
-func (s hpaV1Storage) Watch(ctx context.Context, prefix string, from int64) (store.Watcher, error) {
-	w, err := s.Interface.Watch(ctx, prefix, from)
-	if err != nil {
-		return nil, err
-	}
-	cw := &hpaV1Watcher{Watcher: w, out: make(chan store.Event), done: make(chan struct{})}
-	go cw.run(ctx)
-	return cw, nil
-}
-
-// hpaV1Watcher converts the values of a watch to v1.
-type hpaV1Watcher struct {
-	store.Watcher
-	out  chan store.Event
-	done chan struct{}
-	once sync.Once
-}
-
-// Stop implements store.Watcher.
-func (w *hpaV1Watcher) Stop() {
-	w.once.Do(func() { close(w.done) })
-	w.Watcher.Stop()
-}
-
-func (w *hpaV1Watcher) run(ctx context.Context) {
-	defer close(w.out)
-	for ev := range w.Watcher.ResultChan() {
-		ev.Value = hpaV1FromStored(ev.Value)
-		ev.PrevValue = hpaV1FromStored(ev.PrevValue)
-		select {
-		case w.out <- ev:
-		case <-ctx.Done():
-			w.Watcher.Stop()
-			return
-		case <-w.done:
-			return
-		}
-	}
-}
-
-// ResultChan implements store.Watcher.
-func (w *hpaV1Watcher) ResultChan() <-chan store.Event { return w.out }
