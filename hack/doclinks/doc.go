@@ -1,5 +1,5 @@
 // Package doclinks checks the documentation's relative links: every link
-// of docs/*.md, docs/labs/*.md and docs/labs/zh/*.md that is not a URL must name a file or
+// of docs/*.md and docs/labs/*.md that is not a URL must name a file or
 // directory that exists, so that a move or a rename cannot leave the docs
 // pointing at nothing (`go test ./hack/doclinks`, part of `make test`).
 //
