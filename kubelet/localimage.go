@@ -262,9 +262,15 @@ func (k *Kubelet) forgetLocal(id string, lp *localProcess) {
 	if lp.dir != "" {
 		go func() {
 			<-lp.proc.Done()
-			_ = os.RemoveAll(lp.dir)
+			removeRunDir(lp.dir)
 		}()
 	}
+}
+
+// removeRunDir removes a run's directory, and its pod's once empty.
+func removeRunDir(dir string) {
+	_ = os.RemoveAll(dir)
+	_ = os.Remove(filepath.Dir(dir)) // fails while another run's is there
 }
 
 // forgetPodLocal kills and forgets every run of a pod that is gone from
@@ -319,30 +325,9 @@ func (k *Kubelet) StopAllLocal() {
 	for _, lp := range procs {
 		<-lp.proc.Done()
 		if lp.dir != "" {
-			_ = os.RemoveAll(lp.dir)
+			removeRunDir(lp.dir)
 		}
 	}
-}
-
-// LocalPid is the process id of the running local container of a pod,
-// for tests and the curious (0: none runs).
-func (k *Kubelet) LocalPid(namespace, pod, container string) int {
-	k.stateMu.Lock()
-	defer k.stateMu.Unlock()
-	rt := k.runtimes[namespace+"/"+pod]
-	if rt == nil {
-		return 0
-	}
-	i := rt.find(container)
-	if i < 0 {
-		return 0
-	}
-	if lp := k.local[rt.containers[i].id]; lp != nil {
-		if _, _, done := lp.proc.Exited(); !done {
-			return lp.proc.Pid()
-		}
-	}
-	return 0
 }
 
 // localLogLines are the lines a local run printed, as offsets from its
