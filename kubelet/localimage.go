@@ -38,10 +38,12 @@ type LocalImages struct {
 	Dir string
 }
 
-// localTokenSeconds is how long the token in a local container's
-// kubeconfig lasts. The real kubelet projects a token of about an hour
-// and rotates it; this one is written once per container start.
-const localTokenSeconds = 24 * 60 * 60
+// localTokenSeconds is how long the token of a local container lasts:
+// the kubelet's default for a projected service account token (an hour
+// and 7 s). It is rotated at 80% of that, as the kubelet's token manager
+// does, in a file the kubeconfig names (tokenFile), which client-go reads
+// again every minute.
+const localTokenSeconds = 3607
 
 // localProcess is one run of a local image.
 type localProcess struct {
@@ -138,9 +140,16 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *api.Pod, c *c
 		k.logger.Error("starting a local image", "pod", key, "image", c.image, "err", err)
 		lp.proc = hostprocess.Failed(err.Error(), k.cfg.Clock)
 	} else {
-		lp.proc = hostprocess.Start(hostprocess.Spec{Path: li.Paths[c.image], Args: argv, Env: env, Dir: dir, Clock: k.cfg.Clock})
+		argv0 := "" // the binary's path, as for an image's entrypoint
+		if len(spec.Command) > 0 {
+			argv0 = spec.Command[0]
+		}
+		lp.proc = hostprocess.Start(hostprocess.Spec{Path: li.Paths[c.image], Argv0: argv0, Args: argv, Env: env, Dir: dir, Clock: k.cfg.Clock})
 	}
 	k.local[c.id] = lp
+	if err == nil && li.Server != "" && !setsEnv(spec, "KUBECONFIG") {
+		go k.rotateToken(lp, pod, filepath.Join(lp.dir, "token"))
+	}
 	go func() {
 		// Its exit is the next transition of the pod: look at it now.
 		<-lp.proc.Done()
@@ -190,22 +199,61 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *api.Pod, c *api.Container,
 			return nil, nil, "", fmt.Errorf("API server address %q: %w", li.Server, perr)
 		}
 		host, port, _ := net.SplitHostPort(u.Host)
-		exp := int64(localTokenSeconds)
-		token, terr := envSrc.ServiceAccountToken(ctx, pod, "", &exp)
-		if terr != nil {
-			return nil, nil, "", fmt.Errorf("a token for the pod's service account: %w", terr)
+		if err := k.writeToken(ctx, pod, filepath.Join(dir, "token")); err != nil {
+			return nil, nil, "", err
 		}
 		kubeconfig := filepath.Join(dir, "kubeconfig")
 		sa := pod.Spec.ServiceAccountName
 		if sa == "" {
 			sa = "default"
 		}
-		if err := pki.WriteKubeconfig(kubeconfig, li.Server, li.CA, token, "system:serviceaccount:"+pod.Namespace+":"+sa, "in-cluster"); err != nil {
+		if err := pki.WriteTokenFileKubeconfig(kubeconfig, li.Server, li.CA, filepath.Join(dir, "token"),
+			"system:serviceaccount:"+pod.Namespace+":"+sa, "in-cluster", pod.Namespace); err != nil {
 			return nil, nil, "", err
 		}
 		env = append(env, "KUBERNETES_SERVICE_HOST="+host, "KUBERNETES_SERVICE_PORT="+port, "KUBECONFIG="+kubeconfig)
 	}
 	return argv, env, dir, nil
+}
+
+// writeToken asks for a token of the pod's service account, bound to the
+// pod (a TokenRequest, as the kubelet's token manager), and writes it to
+// path: to a new file renamed over the old, so that a reader never sees
+// half a token.
+func (k *Kubelet) writeToken(ctx context.Context, pod *api.Pod, path string) error {
+	exp := int64(localTokenSeconds)
+	token, err := envSources{k.c}.ServiceAccountToken(ctx, pod, "", &exp)
+	if err != nil {
+		return fmt.Errorf("a token for the pod's service account: %w", err)
+	}
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(token), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// rotateToken renews the token of a run at 80% of its life until the run
+// ends; a failed renewal is tried again 10 s later.
+func (k *Kubelet) rotateToken(lp *localProcess, pod *api.Pod, path string) {
+	wait := localTokenSeconds * time.Second * 8 / 10
+	for {
+		t := k.cfg.Clock.NewTimer(wait)
+		select {
+		case <-lp.proc.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := k.writeToken(ctx, pod, path)
+		cancel()
+		wait = localTokenSeconds * time.Second * 8 / 10
+		if err != nil {
+			k.logger.Error("rotating a local container's token", "pod", lp.podKey, "err", err)
+			wait = 10 * time.Second
+		}
+	}
 }
 
 // setsEnv reports whether the container's spec sets the variable.

@@ -18,6 +18,9 @@ type Spec struct {
 	// Path is the binary (the local image); Args follow it in argv.
 	Path string
 	Args []string
+	// Argv0, when set, is the name the process sees as argv[0] (a
+	// container's command[0]); else Path.
+	Argv0 string
 	// Env is the whole environment, KEY=VALUE.
 	Env []string
 	// Dir is the working directory.
@@ -64,6 +67,9 @@ func Start(s Spec) *Process {
 		p.max = 10000
 	}
 	cmd := exec.Command(s.Path, s.Args...)
+	if s.Argv0 != "" {
+		cmd.Args[0] = s.Argv0
+	}
 	cmd.Env, cmd.Dir = s.Env, s.Dir
 	// One writer for both streams: exec calls it from one goroutine at a
 	// time, so the lines interleave as the process wrote them.

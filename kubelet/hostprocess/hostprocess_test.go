@@ -41,6 +41,13 @@ func TestOutputAndExitCode(t *testing.T) {
 	assert.False(t, at.IsZero())
 }
 
+// Argv0 is what the process sees as its name, Path what runs.
+func TestArgv0(t *testing.T) {
+	p := Start(Spec{Path: "/bin/sh", Argv0: "manager", Args: []string{"-c", `echo "$0"`}, Clock: clock.Real{}})
+	wait(t, p)
+	assert.Equal(t, []string{"manager"}, texts(p))
+}
+
 // The environment and the working directory are the Spec's alone.
 func TestEnvAndDir(t *testing.T) {
 	dir := t.TempDir()

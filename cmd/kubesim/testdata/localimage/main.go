@@ -74,7 +74,11 @@ func whoami() string {
 	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 10 * time.Second}
 	body := `{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`
 	req, _ := http.NewRequest("POST", field("server")+"/apis/authentication.k8s.io/v1/selfsubjectreviews", bytes.NewBufferString(body))
-	req.Header.Set("Authorization", "Bearer "+field("token"))
+	token, err := os.ReadFile(field("tokenFile"))
+	if err != nil {
+		return err.Error()
+	}
+	req.Header.Set("Authorization", "Bearer "+string(token))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {
