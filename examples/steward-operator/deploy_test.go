@@ -63,8 +63,9 @@ func TestDeployAsPod(t *testing.T) {
 		`jsonpath={range .items[*]}{.metadata.name} {.status.phase}{"\n"}{end}`}
 	running := func(out string) bool { f := strings.Fields(out); return len(f) == 2 && f[1] == "Running" }
 	first := strings.Fields(k.eventually("the operator's pod runs", running, pods...))[0]
+	// As lab 10 reads it: kubectl finds the Deployment's pod.
 	logs := k.eventually("the manager's workers start", func(out string) bool { return strings.Contains(out, "Starting workers") },
-		"logs", "-n", "steward-system", first)
+		"logs", "-n", "steward-system", "deploy/controller-manager")
 	for _, want := range []string{`"controller": "steward"`, "Starting Controller"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("kubectl logs lacks %q:\n%s", want, logs)
@@ -85,7 +86,7 @@ func TestDeployAsPod(t *testing.T) {
 
 	// Deleting the pod stops its process; the ReplicaSet's new pod runs
 	// the binary again.
-	k.ok("delete", "pod", "-n", "steward-system", first, "--wait=true")
+	k.ok("delete", "pod", "-n", "steward-system", "-l", "control-plane=controller-manager", "--wait=true")
 	second := strings.Fields(k.eventually("a new pod runs", func(out string) bool {
 		return running(out) && !strings.HasPrefix(out, first+" ")
 	}, pods...))[0]
