@@ -142,7 +142,7 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *api.Pod, c *c
 	} else {
 		argv0 := "" // the binary's path, as for an image's entrypoint
 		if len(spec.Command) > 0 {
-			argv0 = spec.Command[0]
+			argv0 = spec.Command[0] // not expanded: it names the binary, which is fixed
 		}
 		lp.proc = hostprocess.Start(hostprocess.Spec{Path: li.Paths[c.image], Argv0: argv0, Args: argv, Env: env, Dir: dir, Clock: k.cfg.Clock})
 	}
@@ -179,10 +179,16 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *api.Pod, c *api.Container,
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, "", err
 	}
-	envSrc := envSources{k.c}
-	built := containerenv.Build(ctx, pod, c, envSrc)
+	built := containerenv.Build(ctx, pod, c, envSources{k.c})
+	vars := map[string]string{}
 	for _, v := range built.Env {
 		env = append(env, v.Name+"="+v.Value)
+		vars[v.Name] = v.Value
+	}
+	// $(VAR) in command and args is the container's variable, as the
+	// kubelet expands it.
+	for i := range argv {
+		argv[i] = containerenv.Expand(argv[i], vars)
 	}
 	// Later entries win in exec's environment. The host's PATH, unless
 	// the pod sets one: the binary runs on the host, where the image's

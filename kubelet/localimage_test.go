@@ -195,3 +195,26 @@ func TestLocalImageKubeconfigAndTokenRotation(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ok, "the renewed token authenticates")
 }
+
+// argv is command[1:] + args with $(VAR) expanded from the container's
+// environment, which the process gets (valueFrom too); exit 0 under
+// restartPolicy Never completes the pod.
+func TestLocalImageArgvAndEnv(t *testing.T) {
+	f := newLocalFixture(t)
+	// sh -c SCRIPT A B: the args are $0 and $1.
+	f.createScriptPod("args", `echo "$0 $POD_NAME $1"`, func(p *api.Pod) {
+		c := &p.Spec.Containers[0]
+		c.Args = []string{"$(GREETING) world", "$$(GREETING)"}
+		c.Env = []api.EnvVar{{Name: "GREETING", Value: "hello"},
+			{Name: "POD_NAME", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+		p.Spec.RestartPolicy = api.RestartPolicyNever
+	})
+	f.waitEnded(f.run("args"))
+	pod := f.pod("args")
+	assert.Equal(t, api.PodSucceeded, pod.Status.Phase)
+	require.NotNil(t, pod.Status.ContainerStatuses[0].State.Terminated)
+	assert.Equal(t, "Completed", pod.Status.ContainerStatuses[0].State.Terminated.Reason)
+	var logs strings.Builder
+	require.NoError(t, f.k.ContainerLogs(f.ctx, "default", "args", "main", LogOptions{}, &logs))
+	assert.Equal(t, "hello world args $(GREETING)\n", logs.String())
+}
