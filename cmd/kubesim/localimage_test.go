@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -74,9 +76,15 @@ func TestLocalImageRunsAsAPod(t *testing.T) {
 	assert.Equal(t, "Running", k.jsonpath("pod/runner", "{.status.phase}"))
 	// -f follows the process until it ends: it ends when the pod is deleted.
 	follow := k.cmd("logs", "-f", "runner")
-	var followed strings.Builder
-	follow.Stdout = &followed
+	var followed, followErr lockedBuffer
+	follow.Stdout, follow.Stderr = &followed, &followErr
 	require.NoError(t, follow.Start())
+	// It has the pod's stream once the lines printed so far arrive.
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(followed.String(), "tick 3") {
+		require.True(t, time.Now().Before(deadline), "kubectl logs -f printed nothing: %s", followErr.String())
+		time.Sleep(20 * time.Millisecond)
+	}
 
 	pidText, err := os.ReadFile(filepath.Join(marks, "runner.pid"))
 	require.NoError(t, err)
@@ -88,7 +96,7 @@ func TestLocalImageRunsAsAPod(t *testing.T) {
 	_, err = os.Stat(filepath.Join(marks, "runner.stopped"))
 	assert.NoError(t, err, "the process was told to stop with SIGTERM")
 	assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "the process has ended")
-	require.NoError(t, follow.Wait(), "kubectl logs -f ends with the container")
+	require.NoError(t, follow.Wait(), "kubectl logs -f ends with the container: %s", followErr.String())
 	assert.Contains(t, followed.String(), "got SIGTERM, exiting\n")
 
 	// A crashing binary: Error, restarted after the back-off, then
@@ -105,6 +113,24 @@ func TestLocalImageRunsAsAPod(t *testing.T) {
 	k.ok("apply", "-f", pod("once", `"crash"`, "Never"))
 	k.eventually(func(out string) bool { return out == "Failed" }, "get", "pod", "once", "-o", "jsonpath={.status.phase}")
 	assert.Equal(t, "3", k.jsonpath("pod/once", "{.status.containerStatuses[0].state.terminated.exitCode}"))
+}
+
+// lockedBuffer is a buffer a running command writes and the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // An image that is not a --local-image name stays simulated, whatever it
