@@ -111,6 +111,19 @@ func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 	return images
 }
 
+// localImages are the binaries the kubelets run as processes (live mode
+// only), their directories under the cluster's pods directory.
+func (c *Cluster) localImages() *kubelet.LocalImages {
+	if c.cfg.LocalImages == nil || c.cfg.Mode != runmode.Live {
+		return nil
+	}
+	li := *c.cfg.LocalImages
+	if li.Dir == "" {
+		li.Dir = c.podsDir()
+	}
+	return &li
+}
+
 // Network is the pod network: which simulated pod addresses are served
 // for real, and where.
 func (c *Cluster) Network() *podnet.Network { return c.network }

@@ -71,6 +71,11 @@ type Config struct {
 	// pod stops (aggregation.go). Step mode leaves them simulated: a live
 	// controller inside a pod would not be stepped.
 	ControllerImages map[string]InitFunc
+	// LocalImages are binaries on the host that pods run as child
+	// processes of their kubelet (`kubesim serve --local-image`,
+	// kubelet/localimage.go). Live mode only, as ControllerImages: a real
+	// process is not stepped.
+	LocalImages *kubelet.LocalImages
 	// Mode is how the cluster runs: Live (Start runs every loop in its
 	// goroutines on the real clock) or Step (the stepper drives them, one
 	// unit of work at a time, on a fake clock). It flows to every queue,
@@ -481,9 +486,13 @@ func (c *Cluster) LastSchedulingDecision() (scheduler.Decision, bool) {
 
 // Close stops using the store (and removes a temporary data dir).
 func (c *Cluster) Close() error {
+	var local sync.WaitGroup
 	for _, name := range c.nodeOrder {
 		c.kubelets[name].StopAllReal()
+		// Local processes get their grace periods side by side.
+		local.Go(c.kubelets[name].StopAllLocal)
 	}
+	local.Wait()
 	var err error
 	if c.ownsSt && c.store != nil {
 		err = c.store.Close()

@@ -246,7 +246,7 @@ func (c *Cluster) addKubelets() error {
 			return kubelet.New(kubelet.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
 				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4,
-				Logger: x.Logger, Images: c.realImages(), Network: c.network})
+				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages()})
 		}})
 		if err != nil {
 			return err

@@ -35,7 +35,10 @@
 // without a container runtime.
 //
 // Left out: there are no real containers (except the in-process images of
-// images.go), images, volumes, cgroups, eviction on pressure, static pods,
+// images.go, and the local images of localimage.go: a host binary named
+// by `kubesim serve --local-image`, run as a child process whose output
+// is the container's log and whose exit drives the same lifecycle),
+// images, volumes, cgroups, eviction on pressure, static pods,
 // startup probes, ephemeral containers or lifecycle hooks; probes other
 // than exec on a file succeed unless the annotation says otherwise; the
 // shell understands only the forms docs/containers.md lists. Read the real

@@ -102,6 +102,9 @@ type Config struct {
 	// is simulated. Network is the pod network their addresses go into.
 	Images  map[string]ImageRunner
 	Network *podnet.Network
+	// LocalImages, when set, are binaries on the host that pods run as
+	// child processes (localimage.go).
+	LocalImages *LocalImages
 }
 
 // Kubelet simulates the kubelet of one node.
@@ -129,6 +132,8 @@ type Kubelet struct {
 	lease    *api.Lease
 	// real are the containers run for real, by pod key.
 	real map[string][]realContainer
+	// local are the runs of local images, by container id.
+	local map[string]*localProcess
 	// started is when the kubelet was made (the node's start time).
 	started time.Time
 	// changed is closed (and forgotten) when a pod's runtime changes:
@@ -194,7 +199,8 @@ func New(cfg Config) (*Kubelet, error) {
 		rec = record.New(record.Config{Client: c, Component: "kubelet", Host: cfg.NodeName, Clock: cfg.Clock, Mode: cfg.Mode})
 	}
 	k := &Kubelet{cfg: cfg, c: c, rec: rec, logger: cfg.Logger.With("node", cfg.NodeName),
-		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true, started: cfg.Clock.Now(), real: map[string][]realContainer{}}
+		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true, started: cfg.Clock.Now(), real: map[string][]realContainer{},
+		local: map[string]*localProcess{}}
 	if k.loops, err = k.newLoops(); err != nil {
 		return nil, err
 	}

@@ -48,13 +48,23 @@ func (k *Kubelet) ContainerLogs(ctx context.Context, namespace, podName, contain
 		return logErrorf(http.StatusNotFound, "container %q not found in pod %q", container, podName)
 	}
 	spec := specContainer(pod, container)
-	tl := programFor(pod, spec).run()
 	inst, err := k.logInstance(pod, container, opts.Previous)
 	if err != nil {
 		return err
 	}
 	now := k.cfg.Clock.Now()
 	end := inst.end(now)
+	// A local image's run printed what its process printed; a simulated
+	// container what its program says.
+	tl, dropped, _, _, local := k.localLogLines(inst.id, inst.start)
+	if !local {
+		tl = programFor(pod, spec).run()
+	} else if inst.running {
+		// Every line read was printed by now: the follower goes on
+		// after the last of them.
+		now = k.cfg.Clock.Now()
+		end = now
+	}
 	lines := tl.linesUpTo(end.Sub(inst.start), maxLogLines)
 	lw := &limitedWriter{w: w, left: -1}
 	if opts.LimitBytes != nil {
@@ -85,7 +95,40 @@ func (k *Kubelet) ContainerLogs(ctx context.Context, namespace, podName, contain
 	if f, ok := w.(interface{ Flush() }); ok {
 		f.Flush()
 	}
+	if local {
+		return k.followLocal(ctx, inst, dropped+len(tl.lines), lw, opts.Timestamps)
+	}
 	return k.follow(ctx, pod, container, tl, inst, end.Sub(inst.start), lw, opts.Timestamps)
+}
+
+// followLocal streams what a local image's process prints after the
+// line numbered next (counting from its first line), until it ends or
+// the client goes.
+func (k *Kubelet) followLocal(ctx context.Context, inst logInstance, next int, w *limitedWriter, timestamps bool) error {
+	for {
+		tl, dropped, changed, ended, ok := k.localLogLines(inst.id, inst.start)
+		if !ok {
+			return nil // the run is forgotten: its pod is gone
+		}
+		fresh := tl.lines[max(next-dropped, 0):]
+		if err := writeLines(w, fresh, inst.start, timestamps); err != nil || w.left == 0 {
+			return err
+		}
+		if len(fresh) > 0 {
+			if f, ok := w.w.(interface{ Flush() }); ok {
+				f.Flush()
+			}
+		}
+		next = dropped + len(tl.lines)
+		if ended {
+			return nil // kubectl logs -f ends when the container exits
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		}
+	}
 }
 
 // maxLogLines bounds what is kept of one container instance's output, as

@@ -145,6 +145,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	if !ok || pod.Spec.NodeName != k.cfg.NodeName || (rt != nil && rt.uid != pod.UID) {
 		// Gone (or replaced by a pod of the same name): free its sandbox.
 		k.stopReal(key)
+		k.forgetPodLocal(key)
 		if rt != nil && rt.ipHeld {
 			k.ipam.release(rt.ip)
 		}
@@ -166,6 +167,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		return controllers.Result{}, nil
 	}
 	bs := k.behaviours(pod)
+	k.localBehaviours(rt, bs)
 	next := rt.clone()
 	var events []podEvent
 	at, kind, idx, ok := k.pending(next, bs, now)
@@ -196,6 +198,9 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	if next.stage == stageStarted && next.ipHeld {
 		k.startReal(key, pod, next.ip)
 	}
+	// The processes of local images follow what was just reported:
+	// started, stopped, restarted.
+	k.syncLocal(ctx, key, pod, next)
 	if next.stage == stageTerminal && next.ipHeld {
 		k.stopReal(key)
 		// The sandbox is torn down; its address may be given again.
@@ -535,9 +540,18 @@ func (k *Kubelet) terminate(ctx context.Context, pod *api.Pod, rt *podRuntime, n
 	if g := pod.DeletionGracePeriodSeconds; g != nil && *g == 0 {
 		return controllers.Result{}, nil // already asked (a finalizer holds it)
 	}
+	key := pod.Namespace + "/" + pod.Name
+	deadline := pod.DeletionTimestamp.Time
 	if !rt.killing {
 		// A real process stops at once: its endpoint goes away with it.
-		k.stopReal(pod.Namespace + "/" + pod.Name)
+		k.stopReal(key)
+		// A local image's process is asked to stop (SIGTERM) and killed
+		// (SIGKILL) when the grace period is over.
+		for _, lp := range k.local {
+			if lp.podKey == key {
+				k.stopLocalBy(lp, deadline)
+			}
+		}
 		rt.killing, rt.killAt = true, now
 		for _, c := range rt.containers {
 			if c.state == containerRunning {
@@ -545,7 +559,11 @@ func (k *Kubelet) terminate(ctx context.Context, pod *api.Pod, rt *podRuntime, n
 			}
 		}
 	}
-	deadline := pod.DeletionTimestamp.Time
+	if k.localAlive(key) {
+		// It stops when its process has ended (which queues the pod
+		// again), SIGKILL at the deadline at the latest.
+		return controllers.Result{RequeueAfter: max(deadline.Sub(now), time.Second)}, nil
+	}
 	stop := k.cfg.Stages.Stop
 	if b := k.cfg.Behaviour(pod); b.StopAfter > 0 {
 		stop = b.StopAfter // containers slow to stop: past the grace period, SIGKILL
@@ -567,6 +585,13 @@ func (k *Kubelet) terminate(ctx context.Context, pod *api.Pod, rt *podRuntime, n
 		c.state, c.ready, c.finishedAt, c.exitCode, c.termReason = containerTerminated, false, now, 0, "Completed"
 		if sigkill {
 			c.exitCode, c.termReason = 137, "Error"
+		}
+		if code, at, ok := k.localExit(c.id); ok {
+			// A process says itself how it ended.
+			c.finishedAt, c.exitCode, c.termReason = at, code, "Completed"
+			if code != 0 {
+				c.termReason = "Error"
+			}
 		}
 	}
 	if next.stage == stageStarted && mainTerminated(next.containers) {

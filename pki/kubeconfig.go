@@ -82,7 +82,15 @@ type Kubeconfig struct {
 // context joining them, made current. kubectl reads it as is. The file is
 // written with mode 0600 because it holds a credential.
 func WriteKubeconfig(path, server string, caPEM []byte, token, user, contextName string) error {
-	return writeKubeconfig(path, server, caPEM, authInfo{Token: token}, user, contextName)
+	return writeKubeconfig(path, server, caPEM, authInfo{Token: token}, user, contextName, "")
+}
+
+// WriteTokenFileKubeconfig is WriteKubeconfig for a token kept in a file
+// that is rewritten as it rotates (client-go reads `tokenFile` again
+// every minute), with namespace as the context's default: what a pod's
+// mounted service account token and namespace file are in a kubeconfig.
+func WriteTokenFileKubeconfig(path, server string, caPEM []byte, tokenFile, user, contextName, namespace string) error {
+	return writeKubeconfig(path, server, caPEM, authInfo{TokenFile: tokenFile}, user, contextName, namespace)
 }
 
 // WriteCertKubeconfig is WriteKubeconfig for a user who authenticates
@@ -91,10 +99,10 @@ func WriteCertKubeconfig(path, server string, caPEM, certPEM, keyPEM []byte, use
 	return writeKubeconfig(path, server, caPEM, authInfo{
 		ClientCertificateData: base64.StdEncoding.EncodeToString(certPEM),
 		ClientKeyData:         base64.StdEncoding.EncodeToString(keyPEM),
-	}, user, contextName)
+	}, user, contextName, "")
 }
 
-func writeKubeconfig(path, server string, caPEM []byte, auth authInfo, user, contextName string) error {
+func writeKubeconfig(path, server string, caPEM []byte, auth authInfo, user, contextName, namespace string) error {
 	if server == "" || user == "" || contextName == "" {
 		return fmt.Errorf("kubeconfig %s: server, user and context name are required", path)
 	}
@@ -107,7 +115,7 @@ func writeKubeconfig(path, server string, caPEM []byte, auth authInfo, user, con
 			CertificateAuthorityData: base64.StdEncoding.EncodeToString(caPEM),
 		}}},
 		Users:          []namedUser{{Name: user, User: auth}},
-		Contexts:       []namedContext{{Name: contextName, Context: contextSpec{Cluster: contextName, User: user}}},
+		Contexts:       []namedContext{{Name: contextName, Context: contextSpec{Cluster: contextName, User: user, Namespace: namespace}}},
 		CurrentContext: contextName,
 	}
 	data, err := yaml.Marshal(&cfg)

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +41,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	webUI := fs.Bool("ui", true, "serve the web page at /ui/ on the same port, behind the same authentication (a one-time login link is printed)")
 	etcd := addEtcdFlags(fs)
 	le := addLeaderElectFlags(fs)
+	localImages := localImageFlag{}
+	fs.Var(localImages, "local-image", "NAME=PATH: a pod whose container image is NAME runs the binary PATH as a process of its kubelet, as `kind load docker-image` makes a locally built image runnable (repeatable; docs/containers.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,6 +59,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
 		AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
 		Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
+		LocalImages: localImages,
 	})
 	if err != nil {
 		return err
@@ -72,6 +78,43 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// watches end), then commit what was queued and close the store.
 	logger.Info("shutting down")
 	return srv.Shutdown(5 * time.Second)
+}
+
+// localImageFlag is --local-image NAME=PATH, repeated: the image names
+// pods may use to run a binary of the host. Only these run; a pod cannot
+// name a host path itself.
+type localImageFlag map[string]string
+
+func (f localImageFlag) String() string {
+	var out []string
+	for name, path := range f {
+		out = append(out, name+"="+path)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+func (f localImageFlag) Set(v string) error {
+	name, path, ok := strings.Cut(v, "=")
+	if !ok || name == "" || path == "" {
+		return fmt.Errorf("want NAME=PATH, such as localhost/steward-operator:dev=./bin/manager, not %q", v)
+	}
+	if _, dup := f[name]; dup {
+		return fmt.Errorf("image %q is given twice", name)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return fmt.Errorf("image %q: %w", name, err)
+	}
+	if st.IsDir() || st.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("image %q: %s is not an executable file", name, abs)
+	}
+	f[name] = abs
+	return nil
 }
 
 // etcdFlags are kube-apiserver's etcd flags, shared by serve and

@@ -76,6 +76,9 @@ type Options struct {
 	// LeaderElection, when set, runs the controllers and the scheduler
 	// only in the holder of their Leases (--leader-elect; multi.go).
 	LeaderElection *cluster.LeaderElection
+	// LocalImages maps image names to binaries on the host that pods run
+	// as processes (--local-image NAME=PATH; kubelet/localimage.go).
+	LocalImages map[string]string
 }
 
 // Server is a running control plane with its HTTPS listener.
@@ -152,6 +155,15 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Listen first: the address is the in-cluster configuration of the
+	// local images' processes, which may start as soon as the kubelets do.
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		if auditFile != nil {
+			_ = auditFile.Close()
+		}
+		return nil, err
+	}
 	cfg := cluster.Config{
 		DataDir: o.DataDir, NodeCount: o.Nodes, Controllers: o.Controllers,
 		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
@@ -160,6 +172,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
 		ServiceAccountKey: saKey, RootCA: bundle.CAPEM, AnonymousAuth: o.AnonymousAuth,
 		LeaderElection: o.LeaderElection,
+	}
+	if len(o.LocalImages) > 0 {
+		cfg.LocalImages = &kubelet.LocalImages{Paths: o.LocalImages, Server: "https://" + ln.Addr().String(), CA: bundle.CAPEM}
 	}
 	var activity *ui.Activity
 	if !o.NoUI {
@@ -170,6 +185,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Etcd.Enabled() {
 		st, err := o.Etcd.Open(logger)
 		if err != nil {
+			_ = ln.Close()
 			if auditFile != nil {
 				_ = auditFile.Close()
 			}
@@ -179,6 +195,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	cl, err := cluster.New(cfg)
 	if err != nil {
+		_ = ln.Close()
 		if etcd != nil {
 			_ = etcd.Close()
 		}
@@ -190,11 +207,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	runCtx, stopLoops := context.WithCancel(ctx)
 	s := &Server{cluster: cl, etcd: etcd, stopLoops: stopLoops, logger: logger, errc: make(chan error, 1), auditLog: auditFile}
 	if err := cl.Start(runCtx); err != nil {
-		s.close()
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
+		_ = ln.Close()
 		s.close()
 		return nil, err
 	}
