@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/admission/rules"
 )
 
 // Config is what the two plugins need from the API server.
@@ -175,8 +176,7 @@ type invocation struct {
 // namespaceSelector, then objectSelector, then matchConditions) and refuses a dry run a webhook
 // with side effects would see.
 func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (*invocation, error) {
-	namespaced := a.Namespace != "" && a.Resource != namespacesGVR
-	inv := d.matchRules(h, a, namespaced)
+	inv := d.matchRules(h, a)
 	if inv == nil {
 		return nil, nil
 	}
@@ -206,11 +206,9 @@ func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 	return inv, nil
 }
 
-var namespacesGVR = api.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-
-func (d *dispatcher) matchRules(h *hook, a *admission.Attributes, namespaced bool) *invocation {
+func (d *dispatcher) matchRules(h *hook, a *admission.Attributes) *invocation {
 	for _, r := range h.rules {
-		if ruleMatches(r, a.Operation, a.Resource, a.Subresource, namespaced) {
+		if (&rules.Matcher{Rule: r, Attr: a}).Matches() {
 			return &invocation{resource: a.Resource, kind: a.Kind}
 		}
 	}
@@ -218,8 +216,11 @@ func (d *dispatcher) matchRules(h *hook, a *admission.Attributes, namespaced boo
 		return nil
 	}
 	for _, eq := range d.cfg.Equivalents(a.Resource) {
+		// The request as it would be at the equivalent resource.
+		at := *a
+		at.Resource = eq
 		for _, r := range h.rules {
-			if ruleMatches(r, a.Operation, eq, a.Subresource, namespaced) {
+			if (&rules.Matcher{Rule: r, Attr: &at}).Matches() {
 				return &invocation{resource: eq, kind: api.GroupVersionKind{Group: a.Kind.Group, Version: eq.Version, Kind: a.Kind.Kind}}
 			}
 		}
