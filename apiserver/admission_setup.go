@@ -43,7 +43,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	}
 	chain = append(chain, vap)
 	if slices.Contains(s.modes, authz.ModeNode) { // issue 14: NodeRestriction
-		chain = append(chain, nodeauthz.NodeRestriction{})
+		chain = append(chain, nodeauthz.NodeRestriction{Pods: s.pod})
 	}
 	if slices.Contains(s.modes, authz.ModeRBAC) { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
@@ -65,6 +65,23 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	// LimitRanger, Priority and ResourceQuota (issue 12 part 6) take
 	// their places in that order (policyadmission.go).
 	return s.withPolicyAdmission(append(chain, mutating, validating)), nil
+}
+
+// pod reads a pod for the admission plugins.
+func (s *Server) pod(ctx context.Context, ns, name string) (*api.Pod, error) {
+	st, ok := s.Store("", "v1", "pods")
+	if !ok {
+		return nil, api.NewNotFound(api.GroupResource{Resource: "pods"}, name)
+	}
+	obj, err := st.Get(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	pod, ok := obj.(*api.Pod)
+	if !ok {
+		return nil, fmt.Errorf("pod store returned %T", obj)
+	}
+	return pod, nil
 }
 
 // namespace reads a namespace for the admission plugins.

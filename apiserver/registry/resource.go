@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
@@ -125,6 +126,12 @@ type ConnectSubresource struct {
 	// Kind is the kind discovery names for it (pods/exec:
 	// PodExecOptions); empty is the parent's kind (pods/log: Pod).
 	Kind string
+	// NewConnectOptions decodes the request's options (pods/exec:
+	// PodExecOptions) from its query. When set, the request is a CONNECT
+	// that passes the admission chain with them as its object before
+	// Serve runs (ConnectResource in Kubernetes); pods/log, a plain read,
+	// has none.
+	NewConnectOptions func(q url.Values) (api.Object, error)
 	// Serve answers the request for the parent object ns/name; st is the
 	// parent's store. An error is written as a Status.
 	Serve func(w http.ResponseWriter, r *http.Request, st *Store, ns, name string) error
