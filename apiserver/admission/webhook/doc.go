@@ -15,6 +15,11 @@
 // <service>.<namespace>.svc. Each call has its webhook's timeout and runs
 // with no store lock held.
 //
+// Subresource creates (pods/binding, pods/eviction) and CONNECTs
+// (pods/exec, pods/attach, pods/portforward: the options as the object)
+// reach the chain from the handler, so webhooks see them too. Rules are
+// matched by package rules, which ValidatingAdmissionPolicies share.
+//
 // matchConditions are evaluated with the policies' CEL environment
 // (object, oldObject, request; no authorizer variable).
 //
