@@ -369,3 +369,21 @@ func typedValue(v any, t *declType) any {
 	}
 	return v
 }
+
+// DeclareResource extends env with the variables vars typed as a resource
+// of schema s (a resource root: apiVersion, kind and metadata.name are always
+// there), its object types named after typeName. This is how a
+// ValidatingAdmissionPolicy's expressions are type-checked against the kinds
+// they match. A schema CEL cannot see makes the variables dyn.
+func DeclareResource(env *cel.Env, s *api.JSONSchemaProps, typeName string, vars ...string) (*cel.Env, error) {
+	t := cel.DynType
+	var opts []cel.EnvOption
+	if decl := schemaDeclType(s, true, typeName); decl != nil {
+		t = decl.celType
+		opts = append(opts, cel.CustomTypeProvider(&schemaTypeProvider{Provider: env.CELTypeProvider(), objects: objectTypes(decl, map[string]*declType{})}))
+	}
+	for _, v := range vars {
+		opts = append(opts, cel.Variable(v, t))
+	}
+	return env.Extend(opts...)
+}
