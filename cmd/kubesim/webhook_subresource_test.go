@@ -187,6 +187,30 @@ spec:
 		assert.Equal(t, map[string]any{"kind": "PodPortForwardOptions", "apiVersion": "v1", "ports": []any{8080.0, 9090.0}}, pf[0]["object"])
 	})
 
+	t.Run("policy type checking", func(t *testing.T) {
+		// The docs' example: the field is spec.replicas. The policy is
+		// stored; the status controller warns.
+		typo := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: typo.example.com
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["deployments"]}
+  validations:
+  - expression: "object.replicas > 1"
+`
+		assert.Equal(t, "validatingadmissionpolicy.admissionregistration.k8s.io/typo.example.com created\n",
+			k.ok("apply", "-f", writeManifest(t, "typo.yaml", typo)))
+		k.eventually(func(out string) bool { return out == "1" },
+			"get", "validatingadmissionpolicy", "typo.example.com", "-o", "jsonpath={.status.observedGeneration}")
+		assert.Equal(t, "spec.validations[0].expression|apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'\n | object.replicas > 1\n | ......^\n",
+			k.ok("get", "validatingadmissionpolicy", "typo.example.com", "-o", "jsonpath={.status.typeChecking.expressionWarnings[0].fieldRef}|{.status.typeChecking.expressionWarnings[0].warning}"))
+		k.eventually(func(out string) bool { return out == `1 {}` },
+			"get", "validatingadmissionpolicy", "no-rm.example.com", "-o", "jsonpath={.status.observedGeneration} {.status.typeChecking}")
+	})
+
 	t.Run("eviction", func(t *testing.T) {
 		k.ok("run", "keep", "--image=busybox:1.36", "--", "sleep", "3600")
 		k.ok("run", "go", "--image=busybox:1.36", "--", "sleep", "3600")
