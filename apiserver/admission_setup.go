@@ -58,6 +58,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 		Validating:  s.validatingWebhooks,
 		Namespace:   s.namespace,
 		Equivalents: s.equivalents,
+		Convert:     s.convertVersion,
 		Resolve:     s.resolveService,
 		Dial:        s.cfg.WebhookDial,
 		UID:         s.ids.UID,
@@ -174,6 +175,32 @@ func (s *Server) equivalents(gvr api.GroupVersionResource) []api.GroupVersionRes
 		}
 	}
 	return out
+}
+
+// convertVersion turns an object of one served version into another's
+// through the stored version, with the versions' converters (where their
+// shapes differ). A version without converters shares the stored shape.
+func (s *Server) convertVersion(data []byte, from, to api.GroupVersionResource) ([]byte, error) {
+	for _, step := range []struct {
+		gvr     api.GroupVersionResource
+		toStore bool
+	}{{from, true}, {to, false}} {
+		st, ok := s.Store(step.gvr.Group, step.gvr.Version, step.gvr.Resource)
+		if !ok {
+			return nil, fmt.Errorf("no storage for %s", step.gvr)
+		}
+		res := st.Resource()
+		switch {
+		case step.toStore && res.ToStored != nil:
+			var err error
+			if data, err = res.ToStored(data); err != nil {
+				return nil, err
+			}
+		case !step.toStore && res.FromStored != nil:
+			data = res.FromStored(data)
+		}
+	}
+	return data, nil
 }
 
 // resolveService finds a ready endpoint of a Service's port, as the

@@ -75,6 +75,13 @@ type Resource struct {
 	// resource: CustomResourceDefinitions convert v1beta1 to the stored v1
 	// there, and learn of every write to serve the resources they define.
 	DecorateStorage func(store.Interface) store.Interface
+	// ToStored and FromStored convert this version's objects (as JSON) to
+	// the stored version's and back, where the shapes differ (autoscaling/v1
+	// HorizontalPodAutoscalers stored as v2); nil when they do not.
+	// Admission uses them to show a webhook the version it registered for
+	// (matchPolicy Equivalent), as kube-apiserver's object convertor does.
+	ToStored   func([]byte) ([]byte, error)
+	FromStored func([]byte) []byte
 	// BeginCreate, when set, runs after validation and just before the
 	// write (genericregistry.Store.BeginCreate): a Service takes its
 	// cluster IP here. It may change obj. The FinishFunc it returns learns

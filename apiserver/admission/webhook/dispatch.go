@@ -23,6 +23,11 @@ type Config struct {
 	// Equivalents lists the other group-versions a resource is served
 	// at, for matchPolicy Equivalent (nil: none).
 	Equivalents func(gvr api.GroupVersionResource) []api.GroupVersionResource
+	// Convert turns an object (JSON) of one version of a resource into
+	// another's, for a webhook that registered for another version than
+	// the request's (nil, or the JSON unchanged: the versions share one
+	// shape, and only apiVersion is rewritten).
+	Convert func(data []byte, from, to api.GroupVersionResource) ([]byte, error)
 	// Resolve finds host:port of a ready endpoint of a Service's port.
 	Resolve ResolveFunc
 	// Dial opens connections (the cluster's pod network; nil dials
@@ -221,7 +226,7 @@ func (d *dispatcher) matchRules(h *hook, a *admission.Attributes) *invocation {
 		at.Resource = eq
 		for _, r := range h.rules {
 			if (&rules.Matcher{Rule: r, Attr: &at}).Matches() {
-				return &invocation{resource: eq, kind: api.GroupVersionKind{Group: a.Kind.Group, Version: eq.Version, Kind: a.Kind.Kind}}
+				return &invocation{resource: eq, kind: api.GroupVersionKind{Group: eq.Group, Version: eq.Version, Kind: a.Kind.Kind}}
 			}
 		}
 	}

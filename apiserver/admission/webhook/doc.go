@@ -26,6 +26,10 @@
 // Left out: the AdmissionReview v1beta1 wire form, webhook authentication
 // (--admission-control-config-file kubeconfigs), the configurations'
 // informer (each admission lists them from the watch cache instead), and
-// object conversion for matchPolicy Equivalent beyond rewriting
-// apiVersion (kubesim stores one version per object).
+// for matchPolicy Equivalent, conversion through a CRD's conversion webhook
+// (a custom resource is shown to the webhook with only its apiVersion
+// rewritten). Built-in versions of different shapes (autoscaling/v1 and v2
+// HorizontalPodAutoscalers) are converted both ways, the webhook's patch
+// applying to its own version. kubesim serves no resource under two groups
+// (extensions/deployments and the like), so Equivalent spans versions only.
 package webhook
