@@ -43,7 +43,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	}
 	chain = append(chain, vap)
 	if slices.Contains(s.modes, authz.ModeNode) { // issue 14: NodeRestriction
-		chain = append(chain, nodeauthz.NodeRestriction{})
+		chain = append(chain, nodeauthz.NodeRestriction{Pods: s.pod})
 	}
 	if slices.Contains(s.modes, authz.ModeRBAC) { // issue 14
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
@@ -58,6 +58,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 		Validating:  s.validatingWebhooks,
 		Namespace:   s.namespace,
 		Equivalents: s.equivalents,
+		Convert:     s.convertVersion,
 		Resolve:     s.resolveService,
 		Dial:        s.cfg.WebhookDial,
 		UID:         s.ids.UID,
@@ -65,6 +66,23 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	// LimitRanger, Priority and ResourceQuota (issue 12 part 6) take
 	// their places in that order (policyadmission.go).
 	return s.withPolicyAdmission(append(chain, mutating, validating)), nil
+}
+
+// pod reads a pod for the admission plugins.
+func (s *Server) pod(ctx context.Context, ns, name string) (*api.Pod, error) {
+	st, ok := s.Store("", "v1", "pods")
+	if !ok {
+		return nil, api.NewNotFound(api.GroupResource{Resource: "pods"}, name)
+	}
+	obj, err := st.Get(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	pod, ok := obj.(*api.Pod)
+	if !ok {
+		return nil, fmt.Errorf("pod store returned %T", obj)
+	}
+	return pod, nil
 }
 
 // namespace reads a namespace for the admission plugins.
@@ -157,6 +175,32 @@ func (s *Server) equivalents(gvr api.GroupVersionResource) []api.GroupVersionRes
 		}
 	}
 	return out
+}
+
+// convertVersion turns an object of one served version into another's
+// through the stored version, with the versions' converters (where their
+// shapes differ). A version without converters shares the stored shape.
+func (s *Server) convertVersion(data []byte, from, to api.GroupVersionResource) ([]byte, error) {
+	for _, step := range []struct {
+		gvr     api.GroupVersionResource
+		toStore bool
+	}{{from, true}, {to, false}} {
+		st, ok := s.Store(step.gvr.Group, step.gvr.Version, step.gvr.Resource)
+		if !ok {
+			return nil, fmt.Errorf("no storage for %s", step.gvr)
+		}
+		res := st.Resource()
+		switch {
+		case step.toStore && res.ToStored != nil:
+			var err error
+			if data, err = res.ToStored(data); err != nil {
+				return nil, err
+			}
+		case !step.toStore && res.FromStored != nil:
+			data = res.FromStored(data)
+		}
+	}
+	return data, nil
 }
 
 // resolveService finds a ready endpoint of a Service's port, as the

@@ -32,6 +32,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/serviceaccount"
 	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/controllers/ttlafterfinished"
+	vapstatus "github.com/kubesim/kubesim/controllers/validatingadmissionpolicystatus"
 	"github.com/kubesim/kubesim/controllers/volume/persistentvolume"
 	"github.com/kubesim/kubesim/controllers/volume/protection"
 	"github.com/kubesim/kubesim/kubelet"
@@ -55,8 +56,8 @@ var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // issue 12 part 4
 	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // issue 12 part 6
-	podautoscaler.ControllerName, // issue 12 part 5
-	clusterroleaggregation.ControllerName,
+	podautoscaler.ControllerName,                                    // issue 12 part 5
+	clusterroleaggregation.ControllerName, vapstatus.ControllerName, // issue 13
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -211,6 +212,9 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{clusterroleaggregation.ControllerName, "clusterrole-aggregation-controller", func(x ControllerContext) (Component, error) {
 			return clusterroleaggregation.New(clusterroleaggregation.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{vapstatus.ControllerName, "validatingadmissionpolicy-status-controller", func(x ControllerContext) (Component, error) { // issue 13
+			return vapstatus.New(vapstatus.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Check: c.server.Delegate().TypeCheckPolicy})
 		}},
 	}
 	table = append(table, c.aggregationLoops()...)

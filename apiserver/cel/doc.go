@@ -14,9 +14,13 @@
 //   - the CEL checks of k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/
 //     validation (compile errors and the cost budget at CRD create/update).
 //
-// Left out: self and oldSelf are dynamically typed, not declared from the
-// schema, so a misspelt field or a type mismatch is found when the rule runs
-// ("no such key", "no such overload"), not when the CRD is written; of the
+// self and oldSelf are typed by the structural schema, as Kubernetes'
+// SchemaDeclType does (types.go): objects are struct types with their
+// declared fields, so a misspelt field or a type mismatch is refused when the
+// CRD is written; int-or-string is dyn; numbers are doubles and date-time,
+// duration and byte strings timestamps, durations and bytes.
+//
+// Left out: of the
 // Kubernetes libraries only isSorted and quantity are provided (no url,
 // ip, cidr, authz, format, regex find); validation ratcheting; the oldSelf
 // correlation of x-kubernetes-list-type: set elements (map lists and maps

@@ -4,16 +4,18 @@ import (
 	"math"
 
 	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/types"
 
 	"github.com/kubesim/kubesim/api"
 )
 
 // sizeEstimator tells cel-go's cost estimator how large the values a rule
-// reads can be, from the schema: maxLength, maxItems and maxProperties when
-// declared, otherwise as much as fits in the largest request. Without it
-// every string and list would be "unbounded" and every rule too costly.
+// reads can be, from the declared types: maxLength (in bytes: four per
+// character), maxItems and maxProperties when the schema has them,
+// otherwise as much as fits in the largest request. Without it every string
+// and list would be "unbounded" and every rule too costly.
 type sizeEstimator struct {
-	root *api.JSONSchemaProps
+	root *declType
 }
 
 // EstimateSize implements checker.CostEstimator. A node's path starts with
@@ -24,26 +26,45 @@ func (e sizeEstimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 	if len(p) == 0 || (p[0] != "self" && p[0] != "oldSelf") {
 		return nil
 	}
-	s := e.root
+	t := e.root
 	for _, step := range p[1:] {
-		if step == "@keys" {
+		switch {
+		case t == nil:
+			return nil
+		case step == "@keys":
 			return &checker.SizeEstimate{Min: 0, Max: MaxRequestSizeBytes}
-		}
-		if s = childSchema(s, step); s == nil {
+		case step == "@items" || step == "@values":
+			t = t.elem
+		case t.isObject():
+			f, ok := t.fields[step]
+			if !ok {
+				return nil
+			}
+			t = f.typ
+		default:
 			return nil
 		}
 	}
-	return &checker.SizeEstimate{Min: 0, Max: maxSize(s)}
+	if t == nil {
+		return nil
+	}
+	return &checker.SizeEstimate{Min: 0, Max: uint64(t.maxElements)}
 }
 
-// EstimateCallCost implements checker.CostEstimator: cel-go's own
-// estimates stand.
-func (sizeEstimator) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+// EstimateCallCost implements checker.CostEstimator. Comparing two type
+// values (type(self.x) == string, the guard of an int-or-string) costs one;
+// cel-go would otherwise price it by the unknown size of its operands. For
+// everything else cel-go's own estimates stand.
+func (sizeEstimator) EstimateCallCost(fn, _ string, _ *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+	if (fn == "_==_" || fn == "_!=_") && len(args) == 2 &&
+		args[0].Type().Kind() == types.TypeKind && args[1].Type().Kind() == types.TypeKind {
+		return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: 1}}
+	}
 	return nil
 }
 
 // childSchema is the schema of a field, or of the elements for @items and
-// @values (self is dynamically typed, so cel-go may say @values of a list).
+// @values.
 func childSchema(s *api.JSONSchemaProps, step string) *api.JSONSchemaProps {
 	if s == nil {
 		return nil
@@ -66,59 +87,13 @@ func childSchema(s *api.JSONSchemaProps, step string) *api.JSONSchemaProps {
 	return nil
 }
 
-// maxSize is the largest size() a value of schema s can have.
-func maxSize(s *api.JSONSchemaProps) uint64 {
-	switch {
-	case s.Type == "string":
-		if s.MaxLength != nil {
-			return uint64(*s.MaxLength)
-		}
-		return MaxRequestSizeBytes - 2 // the quotes
-	case s.Type == "array":
-		if s.MaxItems != nil {
-			return uint64(*s.MaxItems)
-		}
-		var item *api.JSONSchemaProps
-		if s.Items != nil {
-			item = s.Items.Schema
-		}
-		return (MaxRequestSizeBytes - 2) / (minSerializedSize(item) + 1)
-	case s.Type == "object" && s.AdditionalProperties != nil:
-		if s.MaxProperties != nil {
-			return uint64(*s.MaxProperties)
-		}
-		// "":value, at the least
-		return (MaxRequestSizeBytes - 2) / (minSerializedSize(s.AdditionalProperties.Schema) + 4)
-	case s.Type == "object":
-		if s.MaxProperties != nil {
-			return uint64(*s.MaxProperties)
-		}
-		if len(s.Properties) > 0 && (s.XPreserveUnknownFields == nil || !*s.XPreserveUnknownFields) {
-			return uint64(len(s.Properties))
-		}
-		return MaxRequestSizeBytes / 5
-	}
-	return MaxRequestSizeBytes
-}
-
-// minSerializedSize is the fewest JSON bytes a value of schema s takes.
-func minSerializedSize(s *api.JSONSchemaProps) uint64 {
-	if s == nil {
-		return 1
-	}
-	switch s.Type {
-	case "string", "object", "array":
-		return 2 // "", {}, []
-	case "boolean":
-		return 4 // true
-	}
-	return 1
-}
-
 // cardinality multiplies, for a node inside lists and maps, how many times
 // its rules can run in one object.
-func cardinality(parent uint64, s *api.JSONSchemaProps) uint64 {
-	n := maxSize(s)
+func cardinality(parent uint64, t *declType) uint64 {
+	n := uint64(MaxRequestSizeBytes)
+	if t != nil {
+		n = uint64(t.maxElements)
+	}
 	if parent > 0 && n > math.MaxUint64/parent {
 		return math.MaxUint64
 	}

@@ -22,26 +22,40 @@ type Rule struct {
 	MaxCost, MessageMaxCost uint64
 }
 
-// ruleEnvs are the two environments rules compile in: oldSelf as a plain
-// value, or (optionalOldSelf: true) as an optional one.
+// ruleEnvs are the two environments the rules of one schema node compile
+// in: oldSelf as a plain value, or (optionalOldSelf: true) as an optional
+// one. self and oldSelf have the node's type, declared from the schema.
 type ruleEnvs struct {
 	plain, optional *cel.Env
+	decl            *declType
 }
 
-func newRuleEnvs() (*ruleEnvs, error) {
-	base, err := BaseEnv()
+// selfTypeName names the object type of a rule's self. Kubernetes makes the
+// name unique per CRD write (so that no rule can depend on it); kubesim keeps
+// it fixed so that messages are the same every run.
+const selfTypeName = "selfType0"
+
+// newRuleEnvs declares self and oldSelf with the type decl: base is
+// BaseEnv(), built once per schema.
+func newRuleEnvs(base *cel.Env, decl *declType) (*ruleEnvs, error) {
+	provider := &schemaTypeProvider{Provider: base.CELTypeProvider(), objects: objectTypes(decl, map[string]*declType{})}
+	plain, err := base.Extend(cel.CustomTypeProvider(provider),
+		cel.Variable("self", decl.celType), cel.Variable("oldSelf", decl.celType))
 	if err != nil {
 		return nil, err
 	}
-	plain, err := base.Extend(cel.Variable("self", cel.DynType), cel.Variable("oldSelf", cel.DynType))
+	optional, err := base.Extend(cel.CustomTypeProvider(provider),
+		cel.Variable("self", decl.celType), cel.Variable("oldSelf", cel.OptionalType(decl.celType)))
 	if err != nil {
 		return nil, err
 	}
-	optional, err := base.Extend(cel.Variable("self", cel.DynType), cel.Variable("oldSelf", cel.OptionalType(cel.DynType)))
-	if err != nil {
-		return nil, err
-	}
-	return &ruleEnvs{plain: plain, optional: optional}, nil
+	return &ruleEnvs{plain: plain, optional: optional, decl: decl}, nil
+}
+
+// unsupportedSchemaError is why rules cannot sit on a node CEL cannot see.
+func unsupportedSchemaError(s *api.JSONSchemaProps) error {
+	return fmt.Errorf("rule declared on schema that does not support validation rules type: '%s' x-kubernetes-preserve-unknown-fields: '%t'",
+		s.Type, s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields)
 }
 
 // compileError is why a rule or message expression could not be compiled,
@@ -51,8 +65,8 @@ type compileError struct {
 	detail string
 }
 
-// compileRule compiles r against the schema node s it sits on.
-func (e *ruleEnvs) compileRule(r api.ValidationRule, s *api.JSONSchemaProps) (*Rule, *compileError) {
+// compileRule compiles r against the schema node it sits on.
+func (e *ruleEnvs) compileRule(r api.ValidationRule) (*Rule, *compileError) {
 	env := e.plain
 	if r.OptionalOldSelf != nil && *r.OptionalOldSelf {
 		env = e.optional
@@ -61,11 +75,11 @@ func (e *ruleEnvs) compileRule(r api.ValidationRule, s *api.JSONSchemaProps) (*R
 	if iss.Err() != nil {
 		return nil, &compileError{"rule", "compilation failed: " + iss.Err().Error()}
 	}
-	if t := ast.OutputType(); !t.IsExactType(cel.BoolType) && !t.IsExactType(cel.DynType) {
+	if t := ast.OutputType(); !t.IsExactType(cel.BoolType) {
 		return nil, &compileError{"rule", "cel expression must evaluate to a bool"}
 	}
 	out := &Rule{Source: r, UsesOldSelf: references(ast, "oldSelf")}
-	est := sizeEstimator{root: s}
+	est := sizeEstimator{root: e.decl}
 	cost, err := env.EstimateCost(ast, est)
 	if err != nil {
 		return nil, &compileError{"rule", "cost estimation failed: " + err.Error()}

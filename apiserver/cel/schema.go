@@ -2,6 +2,8 @@ package cel
 
 import (
 	"fmt"
+
+	"github.com/google/cel-go/cel"
 	"slices"
 	"strings"
 
@@ -20,12 +22,12 @@ func ValidateSchema(s *api.JSONSchemaProps, fldPath *field.Path) field.ErrorList
 	if s == nil || !hasRules(s) {
 		return nil
 	}
-	envs, err := newRuleEnvs()
+	base, err := BaseEnv()
 	if err != nil {
 		return field.ErrorList{field.InternalError(fldPath, err)}
 	}
-	c := &schemaChecker{envs: envs}
-	c.walk(s, fldPath, 1, "")
+	c := &schemaChecker{base: base}
+	c.walk(s, schemaDeclType(s, true, selfTypeName), fldPath, 1, "")
 	if c.total > StaticEstimatedCRDCostLimit {
 		for _, p := range c.contributors {
 			c.errs = append(c.errs, field.Forbidden(p, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
@@ -36,39 +38,73 @@ func ValidateSchema(s *api.JSONSchemaProps, fldPath *field.Path) field.ErrorList
 }
 
 type schemaChecker struct {
-	envs         *ruleEnvs
+	base         *cel.Env
 	errs         field.ErrorList
 	total        uint64
 	contributors []*field.Path
 }
 
-// walk checks the rules of s and its children. card is how many times a
-// rule on s can run per object; uncorrelatable names the list above s whose
-// elements have no old counterpart ("" when there is none).
-func (c *schemaChecker) walk(s *api.JSONSchemaProps, p *field.Path, card uint64, uncorrelatable string) {
+// walk checks the rules of s and its children; t is how CEL sees s (nil
+// when it cannot). card is how many times a rule on s can run per object;
+// uncorrelatable names the list above s whose elements have no old
+// counterpart ("" when there is none).
+func (c *schemaChecker) walk(s *api.JSONSchemaProps, t *declType, p *field.Path, card uint64, uncorrelatable string) {
 	if s == nil {
 		return
 	}
-	for i, r := range s.XValidations {
-		c.checkRule(r, s, p.Child("x-kubernetes-validations").Index(i), card, uncorrelatable)
+	if len(s.XValidations) > 0 {
+		envs, err := c.envsFor(s, t)
+		if err != nil {
+			c.errs = append(c.errs, field.InternalError(p.Child("x-kubernetes-validations"), err))
+		} else {
+			for i, r := range s.XValidations {
+				c.checkRule(r, s, envs, p.Child("x-kubernetes-validations").Index(i), card, uncorrelatable)
+			}
+		}
 	}
 	for _, k := range sortedKeys(s.Properties) {
 		prop := s.Properties[k]
-		c.walk(&prop, p.Child("properties").Key(k), card, uncorrelatable)
+		c.walk(&prop, fieldDecl(t, k), p.Child("properties").Key(k), card, uncorrelatable)
 	}
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
-		c.walk(ap.Schema, p.Child("additionalProperties"), cardinality(card, s), uncorrelatable)
+		c.walk(ap.Schema, elemDecl(t), p.Child("additionalProperties"), cardinality(card, t), uncorrelatable)
 	}
 	if s.Items != nil && s.Items.Schema != nil {
 		next := uncorrelatable
 		if next == "" && (s.XListType == nil || *s.XListType != "map") {
 			next = p.String()
 		}
-		c.walk(s.Items.Schema, p.Child("items"), cardinality(card, s), next)
+		c.walk(s.Items.Schema, elemDecl(t), p.Child("items"), cardinality(card, t), next)
 	}
 }
 
-func (c *schemaChecker) checkRule(r api.ValidationRule, s *api.JSONSchemaProps, p *field.Path, card uint64, uncorrelatable string) {
+func (c *schemaChecker) envsFor(s *api.JSONSchemaProps, t *declType) (*ruleEnvs, error) {
+	if t == nil {
+		return nil, unsupportedSchemaError(s)
+	}
+	return newRuleEnvs(c.base, t)
+}
+
+// fieldDecl is the type of t's field named name as it appears in objects.
+func fieldDecl(t *declType, name string) *declType {
+	if t == nil || !t.isObject() {
+		return nil
+	}
+	if f, ok := t.byJSONName[name]; ok {
+		return f.typ
+	}
+	return nil
+}
+
+// elemDecl is the type of a list's items or a map's values.
+func elemDecl(t *declType) *declType {
+	if t == nil {
+		return nil
+	}
+	return t.elem
+}
+
+func (c *schemaChecker) checkRule(r api.ValidationRule, s *api.JSONSchemaProps, envs *ruleEnvs, p *field.Path, card uint64, uncorrelatable string) {
 	rp := p.Child("rule")
 	if strings.TrimSpace(r.Rule) == "" {
 		c.errs = append(c.errs, field.Required(rp, "rule is not specified"))
@@ -88,7 +124,7 @@ func (c *schemaChecker) checkRule(r api.ValidationRule, s *api.JSONSchemaProps, 
 			c.errs = append(c.errs, field.Invalid(p.Child("fieldPath"), r.FieldPath, "fieldPath must be a valid path: "+err.Error()))
 		}
 	}
-	compiled, cerr := c.envs.compileRule(r, s)
+	compiled, cerr := envs.compileRule(r)
 	if cerr != nil && cerr.field == "rule" {
 		c.errs = append(c.errs, field.Invalid(rp, ruleValue(r), cerr.detail))
 		return

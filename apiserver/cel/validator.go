@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -24,6 +25,7 @@ type Validator struct {
 	items        *Validator
 	listMapKeys  []string // set for x-kubernetes-list-type: map, to find old elements
 	schema       *api.JSONSchemaProps
+	decl         *declType // how CEL sees the node: values are converted to it
 	fieldPaths   [][]string
 	mapAtomicOld bool // x-kubernetes-map-type: atomic, whose fields have no old value
 }
@@ -33,20 +35,35 @@ func NewValidator(s *api.JSONSchemaProps) (*Validator, error) {
 	if !hasRules(s) {
 		return nil, nil
 	}
-	envs, err := newRuleEnvs()
+	base, err := BaseEnv()
 	if err != nil {
 		return nil, err
 	}
-	return build(envs, s), nil
+	return build(base, s, schemaDeclType(s, true, selfTypeName)), nil
 }
 
-func build(envs *ruleEnvs, s *api.JSONSchemaProps) *Validator {
+func build(base *cel.Env, s *api.JSONSchemaProps, t *declType) *Validator {
 	if !hasRules(s) {
 		return nil
 	}
-	v := &Validator{typ: s.Type, schema: s}
+	v := &Validator{typ: s.Type, schema: s, decl: t}
+	var envs *ruleEnvs
+	if len(s.XValidations) > 0 {
+		var err error
+		if t == nil {
+			err = unsupportedSchemaError(s)
+		} else {
+			envs, err = newRuleEnvs(base, t)
+		}
+		if err != nil {
+			v.compileErrs = append(v.compileErrs, err.Error())
+		}
+	}
 	for _, r := range s.XValidations {
-		compiled, cerr := envs.compileRule(r, s)
+		if envs == nil {
+			break
+		}
+		compiled, cerr := envs.compileRule(r)
 		if cerr != nil && cerr.field == "rule" {
 			v.compileErrs = append(v.compileErrs, cerr.detail)
 			continue
@@ -60,7 +77,7 @@ func build(envs *ruleEnvs, s *api.JSONSchemaProps) *Validator {
 	}
 	for _, k := range sortedKeys(s.Properties) {
 		prop := s.Properties[k]
-		if c := build(envs, &prop); c != nil {
+		if c := build(base, &prop, fieldDecl(t, k)); c != nil {
 			if v.props == nil {
 				v.props = map[string]*Validator{}
 			}
@@ -68,10 +85,10 @@ func build(envs *ruleEnvs, s *api.JSONSchemaProps) *Validator {
 		}
 	}
 	if s.AdditionalProperties != nil {
-		v.additional = build(envs, s.AdditionalProperties.Schema)
+		v.additional = build(base, s.AdditionalProperties.Schema, elemDecl(t))
 	}
 	if s.Items != nil {
-		v.items = build(envs, s.Items.Schema)
+		v.items = build(base, s.Items.Schema, elemDecl(t))
 		if s.XListType != nil && *s.XListType == "map" {
 			v.listMapKeys = s.XListMapKeys
 		}
@@ -181,11 +198,11 @@ func (v *Validator) runRules(ctx context.Context, p *field.Path, obj, old any, h
 	for _, d := range v.compileErrs {
 		errs = append(errs, field.Invalid(p, v.typ, "rule compile error: "+d))
 	}
-	self := ToVal(obj)
+	self := ToVal(typedValue(obj, v.decl))
 	plain := map[string]any{"self": self}
 	optional := map[string]any{"self": self, "oldSelf": types.OptionalNone}
 	if hasOld {
-		oldVal := ToVal(old)
+		oldVal := ToVal(typedValue(old, v.decl))
 		plain["oldSelf"] = oldVal
 		optional["oldSelf"] = types.OptionalOf(oldVal)
 	}

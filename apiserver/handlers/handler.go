@@ -87,6 +87,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			responsewriters.WriteError(w, api.NewMethodNotSupported(api.GroupResource{Group: res.Group, Resource: res.Name + "/" + info.Subresource}, info.Verb))
 			return
 		}
+		if conn.NewConnectOptions != nil {
+			opts, err := conn.NewConnectOptions(r.URL.Query())
+			if err == nil {
+				err = admitConnect(r.Context(), st, res, info.Subresource, ns, name, opts)
+			}
+			if err != nil {
+				responsewriters.WriteError(w, err)
+				return
+			}
+		}
 		if err := conn.Serve(w, r, st, ns, name); err != nil {
 			responsewriters.WriteError(w, err)
 		}
@@ -382,6 +392,13 @@ func (c *requestContext) createSubresource() error {
 		return err
 	}
 	if err := c.checkNamespace(obj); err != nil {
+		return err
+	}
+	dry, err := c.dryRun()
+	if err != nil {
+		return err
+	}
+	if err := admitCreateSubresource(c.ctx(), c.st, c.res, sub, c.info.Subresource, c.ns, c.name, obj, dry); err != nil {
 		return err
 	}
 	out, err := sub.Create(c.ctx(), c.st, c.ns, c.name, obj)

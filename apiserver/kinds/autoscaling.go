@@ -39,6 +39,7 @@ func autoscalingResources() []*registry.Resource {
 	v1.Schema = schema.FromGoType(reflect.TypeOf(api.HorizontalPodAutoscalerV1{}))
 	v1.Table = hpaV1Table()
 	// autoscaling/v1 HPAs are stored as v2 and read back as v1.
+	v1.ToStored, v1.FromStored = hpaV1ToStored, hpaV1FromStored
 	v1.DecorateStorage = func(st store.Interface) store.Interface {
 		return store.Converting{Interface: st, ToStored: hpaV1ToStored, FromStored: hpaV1FromStored}
 	}

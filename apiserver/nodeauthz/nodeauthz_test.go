@@ -150,11 +150,20 @@ func TestNodeRestriction(t *testing.T) {
 		{"its lease", admission.Attributes{Operation: admission.Create, Resource: gvr("coordination.k8s.io", "leases"), Namespace: "kube-node-lease", Name: "node-1", User: n1}, ""},
 		{"another lease", admission.Attributes{Operation: admission.Create, Resource: gvr("coordination.k8s.io", "leases"), Namespace: "kube-node-lease", Name: "node-2", User: n1},
 			`leases.coordination.k8s.io "node-2" is forbidden: can only access node lease with the same name as the requesting node`},
+		{"evict its pod", admission.Attributes{Operation: admission.Create, Resource: gvr("", "pods"), Subresource: "eviction", Namespace: "default", Name: "mine", User: n1}, ""},
+		{"evict another node's pod", admission.Attributes{Operation: admission.Create, Resource: gvr("", "pods"), Subresource: "eviction", Namespace: "default", Name: "theirs", User: n1},
+			`pods "theirs" is forbidden: node "node-1" can only evict pods with spec.nodeName set to itself`},
 		{"not a node", admission.Attributes{Operation: admission.Update, Resource: gvr("", "nodes"), Name: "node-2", User: &authn.UserInfo{Name: "admin"}}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := NodeRestriction{}.Validate(bg, &c.a)
+			pods := func(_ context.Context, _, name string) (*api.Pod, error) {
+				if name == "mine" {
+					return pod("node-1"), nil
+				}
+				return pod("node-2"), nil
+			}
+			err := NodeRestriction{Pods: pods}.Validate(bg, &c.a)
 			if c.err == "" {
 				assert.NoError(t, err)
 				return

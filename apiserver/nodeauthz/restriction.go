@@ -12,10 +12,15 @@ import (
 // authorizer's work once the object is known: a kubelet writes only its
 // own Node and Lease, and the status of (or deletes) only the pods bound
 // to it. Refusals are 403s with the plugin's wording.
-type NodeRestriction struct{}
+type NodeRestriction struct {
+	// Pods reads a pod. An eviction (a CREATE of pods/eviction) names the
+	// pod but carries no old object, so the plugin looks the pod up, as
+	// Kubernetes' does.
+	Pods func(ctx context.Context, ns, name string) (*api.Pod, error)
+}
 
 // Validate implements admission.Validator.
-func (NodeRestriction) Validate(_ context.Context, a *admission.Attributes) error {
+func (r NodeRestriction) Validate(ctx context.Context, a *admission.Attributes) error {
 	nodeName, isNode := NodeIdentity(a.User)
 	if !isNode {
 		return nil
@@ -38,7 +43,18 @@ func (NodeRestriction) Validate(_ context.Context, a *admission.Attributes) erro
 				return forbid("node %q can only update pod status for pods with spec.nodeName set to itself", nodeName)
 			}
 		case a.Subresource == "eviction":
-			if boundTo(a.OldObject) != nodeName {
+			bound := boundTo(a.OldObject)
+			if r.Pods != nil {
+				pod, err := r.Pods(ctx, a.Namespace, a.Name)
+				if api.IsNotFound(err) {
+					return err
+				}
+				if err != nil {
+					return api.NewForbidden(gr, a.Name, err)
+				}
+				bound = pod.Spec.NodeName
+			}
+			if bound != nodeName {
 				return forbid("node %q can only evict pods with spec.nodeName set to itself", nodeName)
 			}
 		case a.Subresource == "" && a.Operation == admission.Delete:

@@ -19,13 +19,13 @@ import (
 func streamingSubresources(kubelets ConnectionGetter) map[string]registry.ConnectSubresource {
 	verbs := []string{"get", "create"}
 	return map[string]registry.ConnectSubresource{
-		"exec": {Verbs: verbs, Serve: func(w http.ResponseWriter, r *http.Request, st *registry.Store, ns, name string) error {
+		"exec": {Verbs: verbs, NewConnectOptions: newExecOptions, Serve: func(w http.ResponseWriter, r *http.Request, st *registry.Store, ns, name string) error {
 			return streamTo(w, r, st, kubelets, ns, name, "exec")
 		}},
-		"attach": {Verbs: verbs, Serve: func(w http.ResponseWriter, r *http.Request, st *registry.Store, ns, name string) error {
+		"attach": {Verbs: verbs, NewConnectOptions: newAttachOptions, Serve: func(w http.ResponseWriter, r *http.Request, st *registry.Store, ns, name string) error {
 			return streamTo(w, r, st, kubelets, ns, name, "attach")
 		}},
-		"portforward": {Verbs: verbs, Serve: func(w http.ResponseWriter, r *http.Request, st *registry.Store, ns, name string) error {
+		"portforward": {Verbs: verbs, NewConnectOptions: newPortForwardOptions, Serve: func(w http.ResponseWriter, r *http.Request, st *registry.Store, ns, name string) error {
 			return streamTo(w, r, st, kubelets, ns, name, "portForward")
 		}},
 	}

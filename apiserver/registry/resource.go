@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
@@ -74,6 +75,13 @@ type Resource struct {
 	// resource: CustomResourceDefinitions convert v1beta1 to the stored v1
 	// there, and learn of every write to serve the resources they define.
 	DecorateStorage func(store.Interface) store.Interface
+	// ToStored and FromStored convert this version's objects (as JSON) to
+	// the stored version's and back, where the shapes differ (autoscaling/v1
+	// HorizontalPodAutoscalers stored as v2); nil when they do not.
+	// Admission uses them to show a webhook the version it registered for
+	// (matchPolicy Equivalent), as kube-apiserver's object convertor does.
+	ToStored   func([]byte) ([]byte, error)
+	FromStored func([]byte) []byte
 	// BeginCreate, when set, runs after validation and just before the
 	// write (genericregistry.Store.BeginCreate): a Service takes its
 	// cluster IP here. It may change obj. The FinishFunc it returns learns
@@ -125,6 +133,12 @@ type ConnectSubresource struct {
 	// Kind is the kind discovery names for it (pods/exec:
 	// PodExecOptions); empty is the parent's kind (pods/log: Pod).
 	Kind string
+	// NewConnectOptions decodes the request's options (pods/exec:
+	// PodExecOptions) from its query. When set, the request is a CONNECT
+	// that passes the admission chain with them as its object before
+	// Serve runs (ConnectResource in Kubernetes); pods/log, a plain read,
+	// has none.
+	NewConnectOptions func(q url.Values) (api.Object, error)
 	// Serve answers the request for the parent object ns/name; st is the
 	// parent's store. An error is written as a Status.
 	Serve func(w http.ResponseWriter, r *http.Request, st *Store, ns, name string) error

@@ -85,6 +85,37 @@ spec:
 `
 	errOut = k.fail("apply", "-f", writeManifest(t, "broken.yaml", bad))
 	assert.Contains(t, errOut, `The CustomResourceDefinition "broken.stable.example.com" is invalid: spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.spec.replicas >", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:21: Syntax error: mismatched input '<EOF>' expecting`)
+
+	// self is typed by the schema: a misspelt field is refused when the CRD
+	// is written, not when a CronTab first runs the rule.
+	misspelt := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: misspelt.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: misspelt, singular: misspelt, kind: Misspelt}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer}
+            x-kubernetes-validations:
+            - rule: "self.replicsa >= 0"
+`
+	errOut = k.fail("apply", "-f", writeManifest(t, "misspelt.yaml", misspelt))
+	assert.Equal(t, `The CustomResourceDefinition "misspelt.stable.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.replicsa >= 0", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: undefined field 'replicsa'
+ | self.replicsa >= 0
+ | ....^`+"\n", errOut)
+	k.fail("get", "crd", "misspelt.stable.example.com")
 }
 
 const demoPolicy = `apiVersion: admissionregistration.k8s.io/v1

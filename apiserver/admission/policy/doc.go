@@ -11,11 +11,16 @@
 // admissionregistration validation of
 // k8s.io/kubernetes/pkg/apis/admissionregistration/validation.
 //
+// TypeChecker (typecheck.go) checks a policy's expressions against the
+// schemas of the kinds it matches, for the status controller's
+// status.typeChecking warnings; rules are matched by package rules, shared
+// with the webhooks, and CONNECTs (pods/exec, with the PodExecOptions as
+// object) are matched like any other request.
+//
 // Left out: the authorizer variable, auditAnnotations and the Audit action
 // (accepted, never recorded: kubesim's audit log has no annotations),
-// status.typeChecking (expressions are not checked against the matched
-// kinds' schemas: object and params are dynamically typed), matchPolicy
-// Equivalent across versions (kubesim serves one version per resource), and
-// informers: policies, bindings and params are read from storage on each
-// request, compiled policies are cached by resourceVersion.
+// type-checking params and variables against their kinds (they stay dyn),
+// matchPolicy Equivalent (a policy matches the request's own version; the
+// webhooks match equivalent versions), and informers: policies, bindings and params are read from storage on
+// each request, compiled policies are cached by resourceVersion.
 package policy

@@ -2,11 +2,11 @@ package policy
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/admission/rules"
 )
 
 // request is what matching needs to know about the request.
@@ -38,48 +38,13 @@ func matches(m *api.MatchResources, r request) (bool, error) {
 	return objectMatches(m.ObjectSelector, r.a)
 }
 
+// ruleMatches: resourceNames (a policy's own field), then the rule as
+// webhooks match it.
 func ruleMatches(r api.NamedRuleWithOperations, a *admission.Attributes) bool {
 	if len(r.ResourceNames) > 0 && !slices.Contains(r.ResourceNames, a.Name) {
 		return false
 	}
-	opOK := slices.ContainsFunc(r.Operations, func(o api.OperationType) bool { return o == api.OperationAll || string(o) == string(a.Operation) })
-	return opOK &&
-		inList(r.APIGroups, a.Resource.Group) &&
-		inList(r.APIVersions, a.Resource.Version) &&
-		resourceMatches(r.Resources, a.Resource.Resource, a.Subresource) &&
-		scopeMatches(r.Scope, a.Namespace != "")
-}
-
-func inList(list []string, v string) bool {
-	return slices.Contains(list, "*") || slices.Contains(list, v)
-}
-
-// resourceMatches: "pods", "pods/status", "pods/*", "*", "*/status", "*/*".
-func resourceMatches(list []string, resource, sub string) bool {
-	want := resource
-	if sub != "" {
-		want += "/" + sub
-	}
-	for _, r := range list {
-		if r == "*/*" || r == want || (r == "*" && sub == "") {
-			return true
-		}
-		res, rsub, ok := strings.Cut(r, "/")
-		if ok && sub != "" && (res == "*" || res == resource) && (rsub == "*" || rsub == sub) {
-			return true
-		}
-	}
-	return false
-}
-
-func scopeMatches(scope *api.ScopeType, namespaced bool) bool {
-	switch {
-	case scope == nil || *scope == api.AllScopes:
-		return true
-	case *scope == api.NamespacedScope:
-		return namespaced
-	}
-	return !namespaced
+	return (&rules.Matcher{Rule: r.RuleWithOperations, Attr: a}).Matches()
 }
 
 // namespaceMatches: cluster-scoped objects other than namespaces always

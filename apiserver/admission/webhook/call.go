@@ -47,7 +47,15 @@ func (d *dispatcher) callMutating(ctx context.Context, h *hook, inv *invocation,
 		admission.RecordStep(ctx, admission.Step{Phase: admission.PhaseMutating, Plugin: plugin(h), Attributes: a, Denied: se.Error()})
 		return false, se
 	}
-	if err := replaceObject(a.Object, patched); err != nil {
+	// Back to the request's version before it replaces the object.
+	back, err := d.convert(patched, inv.resource, a.Resource)
+	if err == nil {
+		back, err = withKind(back, a.Kind)
+	}
+	if err == nil {
+		err = replaceObject(a.Object, back)
+	}
+	if err != nil {
 		se := api.NewInternalError(err)
 		admission.RecordStep(ctx, admission.Step{Phase: admission.PhaseMutating, Plugin: plugin(h), Attributes: a, Denied: se.Error()})
 		return false, se
@@ -115,10 +123,10 @@ func (d *dispatcher) request(h *hook, inv *invocation, a *admission.Attributes) 
 		req.UserInfo = api.UserInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups}
 	}
 	var err error
-	if req.Object.Raw, err = encodeObject(a.Object, inv.kind); err != nil {
+	if req.Object.Raw, err = d.encodeObject(a.Object, a.Resource, inv); err != nil {
 		return nil, err
 	}
-	if req.OldObject.Raw, err = encodeObject(a.OldObject, inv.kind); err != nil {
+	if req.OldObject.Raw, err = d.encodeObject(a.OldObject, a.Resource, inv); err != nil {
 		return nil, err
 	}
 	req.Options.Raw = encodeOptions(a)
@@ -134,9 +142,10 @@ func containsVersion(list []string, v string) bool {
 	return false
 }
 
-// encodeObject writes obj as the webhook's version of kind (matchPolicy
-// Equivalent may have picked another version than the request's).
-func encodeObject(obj api.Object, kind api.GroupVersionKind) (json.RawMessage, error) {
+// encodeObject writes obj, of the request's resource version from, as the
+// webhook's version (matchPolicy Equivalent may have picked another one
+// than the request's): converted where the versions' shapes differ.
+func (d *dispatcher) encodeObject(obj api.Object, from api.GroupVersionResource, inv *invocation) (json.RawMessage, error) {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return nil, nil
 	}
@@ -144,9 +153,29 @@ func encodeObject(obj api.Object, kind api.GroupVersionKind) (json.RawMessage, e
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}
+	if data, err = d.convert(data, from, inv.resource); err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	out, err := withKind(data, inv.kind)
+	if err != nil {
+		return nil, api.NewInternalError(err)
+	}
+	return out, nil
+}
+
+// convert turns data of version from into version to.
+func (d *dispatcher) convert(data []byte, from, to api.GroupVersionResource) ([]byte, error) {
+	if from == to || d.cfg.Convert == nil {
+		return data, nil
+	}
+	return d.cfg.Convert(data, from, to)
+}
+
+// withKind sets apiVersion and kind of an object's JSON.
+func withKind(data []byte, kind api.GroupVersionKind) (json.RawMessage, error) {
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, api.NewInternalError(err)
+		return nil, err
 	}
 	m["apiVersion"] = api.GroupVersion{Group: kind.Group, Version: kind.Version}.String()
 	m["kind"] = kind.Kind

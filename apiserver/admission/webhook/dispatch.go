@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/admission/rules"
 )
 
 // Config is what the two plugins need from the API server.
@@ -22,6 +23,11 @@ type Config struct {
 	// Equivalents lists the other group-versions a resource is served
 	// at, for matchPolicy Equivalent (nil: none).
 	Equivalents func(gvr api.GroupVersionResource) []api.GroupVersionResource
+	// Convert turns an object (JSON) of one version of a resource into
+	// another's, for a webhook that registered for another version than
+	// the request's (nil, or the JSON unchanged: the versions share one
+	// shape, and only apiVersion is rewritten).
+	Convert func(data []byte, from, to api.GroupVersionResource) ([]byte, error)
 	// Resolve finds host:port of a ready endpoint of a Service's port.
 	Resolve ResolveFunc
 	// Dial opens connections (the cluster's pod network; nil dials
@@ -175,8 +181,7 @@ type invocation struct {
 // namespaceSelector, then objectSelector, then matchConditions) and refuses a dry run a webhook
 // with side effects would see.
 func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (*invocation, error) {
-	namespaced := a.Namespace != "" && a.Resource != namespacesGVR
-	inv := d.matchRules(h, a, namespaced)
+	inv := d.matchRules(h, a)
 	if inv == nil {
 		return nil, nil
 	}
@@ -206,11 +211,9 @@ func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 	return inv, nil
 }
 
-var namespacesGVR = api.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-
-func (d *dispatcher) matchRules(h *hook, a *admission.Attributes, namespaced bool) *invocation {
+func (d *dispatcher) matchRules(h *hook, a *admission.Attributes) *invocation {
 	for _, r := range h.rules {
-		if ruleMatches(r, a.Operation, a.Resource, a.Subresource, namespaced) {
+		if (&rules.Matcher{Rule: r, Attr: a}).Matches() {
 			return &invocation{resource: a.Resource, kind: a.Kind}
 		}
 	}
@@ -218,9 +221,12 @@ func (d *dispatcher) matchRules(h *hook, a *admission.Attributes, namespaced boo
 		return nil
 	}
 	for _, eq := range d.cfg.Equivalents(a.Resource) {
+		// The request as it would be at the equivalent resource.
+		at := *a
+		at.Resource = eq
 		for _, r := range h.rules {
-			if ruleMatches(r, a.Operation, eq, a.Subresource, namespaced) {
-				return &invocation{resource: eq, kind: api.GroupVersionKind{Group: a.Kind.Group, Version: eq.Version, Kind: a.Kind.Kind}}
+			if (&rules.Matcher{Rule: r, Attr: &at}).Matches() {
+				return &invocation{resource: eq, kind: api.GroupVersionKind{Group: eq.Group, Version: eq.Version, Kind: a.Kind.Kind}}
 			}
 		}
 	}

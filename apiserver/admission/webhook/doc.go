@@ -15,12 +15,21 @@
 // <service>.<namespace>.svc. Each call has its webhook's timeout and runs
 // with no store lock held.
 //
+// Subresource creates (pods/binding, pods/eviction) and CONNECTs
+// (pods/exec, pods/attach, pods/portforward: the options as the object)
+// reach the chain from the handler, so webhooks see them too. Rules are
+// matched by package rules, which ValidatingAdmissionPolicies share.
+//
 // matchConditions are evaluated with the policies' CEL environment
 // (object, oldObject, request; no authorizer variable).
 //
 // Left out: the AdmissionReview v1beta1 wire form, webhook authentication
 // (--admission-control-config-file kubeconfigs), the configurations'
 // informer (each admission lists them from the watch cache instead), and
-// object conversion for matchPolicy Equivalent beyond rewriting
-// apiVersion (kubesim stores one version per object).
+// for matchPolicy Equivalent, conversion through a CRD's conversion webhook
+// (a custom resource is shown to the webhook with only its apiVersion
+// rewritten). Built-in versions of different shapes (autoscaling/v1 and v2
+// HorizontalPodAutoscalers) are converted both ways, the webhook's patch
+// applying to its own version. kubesim serves no resource under two groups
+// (extensions/deployments and the like), so Equivalent spans versions only.
 package webhook

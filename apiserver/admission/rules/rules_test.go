@@ -1,4 +1,4 @@
-package webhook
+package rules
 
 import (
 	"testing"
@@ -15,6 +15,7 @@ func TestRuleMatching(t *testing.T) {
 	pods := api.GroupVersionResource{Version: "v1", Resource: "pods"}
 	deployments := api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	nodes := api.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	namespaces := api.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 	ns := api.ScopeType("Namespaced")
 	cluster := api.ScopeType("Cluster")
 	rule := func(ops []api.OperationType, groups, versions, resources []string, scope *api.ScopeType) api.RuleWithOperations {
@@ -50,10 +51,16 @@ func TestRuleMatching(t *testing.T) {
 		{"scope Namespaced, cluster", rule(all, []string{"*"}, []string{"*"}, []string{"*"}, &ns), admission.Create, nodes, "", false, false},
 		{"scope Cluster, cluster", rule(all, []string{"*"}, []string{"*"}, []string{"*"}, &cluster), admission.Create, nodes, "", false, true},
 		{"scope Cluster, namespaced", rule(all, []string{"*"}, []string{"*"}, []string{"*"}, &cluster), admission.Create, pods, "", true, false},
+		{"a Namespace is cluster-scoped", rule(all, []string{""}, []string{"v1"}, []string{"namespaces"}, &cluster), admission.Create, namespaces, "", true, true},
+		{"a Namespace is not namespaced", rule(all, []string{""}, []string{"v1"}, []string{"namespaces"}, &ns), admission.Create, namespaces, "", true, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ruleMatches(tc.rule, tc.op, tc.gvr, tc.sub, tc.namespaced))
+			a := &admission.Attributes{Operation: tc.op, Resource: tc.gvr, Subresource: tc.sub}
+			if tc.namespaced {
+				a.Namespace = "default"
+			}
+			assert.Equal(t, tc.want, (&Matcher{Rule: tc.rule, Attr: a}).Matches())
 		})
 	}
 }
