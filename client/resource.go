@@ -42,6 +42,12 @@ func Dynamic(c *Client, info ResourceInfo) *Resource[*unstructured.Unstructured]
 	return For(c, info, func() *unstructured.Unstructured { return &unstructured.Unstructured{} })
 }
 
+// WithClient returns the same resource through another client (a shared
+// informer lists and watches with its factory's client).
+func (r *Resource[T]) WithClient(c *Client) *Resource[T] {
+	return &Resource[T]{c: c, info: r.info, newT: r.newT}
+}
+
 // Info is the resource this client serves.
 func (r *Resource[T]) Info() ResourceInfo { return r.info }
 
