@@ -153,6 +153,16 @@ func (c *Cluster) newInformerFactory() *cache.Factory {
 	return cache.NewFactory(cfg)
 }
 
+// privateInformers is the informer factory of a component outside the
+// controller manager (the scheduler, a kubelet): its own informers, watched
+// by the cluster's cache mutation detector (nil when that is off).
+func (c *Cluster) privateInformers() *cache.Factory {
+	if c.detector == nil {
+		return nil
+	}
+	return cache.NewFactory(cache.FactoryConfig{Detector: c.detector})
+}
+
 // CheckCacheMutations reports a shared object some component changed in
 // place (Config.DetectCacheMutations; nil when it is off).
 func (c *Cluster) CheckCacheMutations() error { return c.detector.Check() }
@@ -249,7 +259,7 @@ func (c *Cluster) controllerManager() []wiring {
 func (c *Cluster) scheduler() wiring {
 	return wiring{"scheduler", "default-scheduler", func(x ControllerContext) (Component, error) {
 		seed := c.cfg.Seed
-		return scheduler.New(scheduler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+		return scheduler.New(scheduler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Informers: c.privateInformers(),
 			Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: x.Logger})
 	}}
 }
@@ -268,7 +278,7 @@ func (c *Cluster) addKubelets() error {
 			return fmt.Errorf("node %d has no name", i)
 		}
 		comp, err := c.add(wiring{"kubelet/" + n.Name, "kubelet/" + n.Name, func(x ControllerContext) (Component, error) {
-			return kubelet.New(kubelet.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
+			return kubelet.New(kubelet.Config{Client: x.Client, Informers: c.privateInformers(), Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
 				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4,
 				Logger: x.Logger, Images: c.realImages(), Network: c.network})
