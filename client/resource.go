@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/api/unstructured"
 )
 
@@ -40,6 +42,12 @@ func For[T api.Object](c *Client, info ResourceInfo, newT func() T) *Resource[T]
 // Dynamic returns a client for any resource, with unstructured objects.
 func Dynamic(c *Client, info ResourceInfo) *Resource[*unstructured.Unstructured] {
 	return For(c, info, func() *unstructured.Unstructured { return &unstructured.Unstructured{} })
+}
+
+// WithClient returns the same resource through another client (a shared
+// informer lists and watches with its factory's client).
+func (r *Resource[T]) WithClient(c *Client) *Resource[T] {
+	return &Resource[T]{c: c, info: r.info, newT: r.newT}
 }
 
 // Info is the resource this client serves.
@@ -237,12 +245,19 @@ func (r *Resource[T]) Watch(ctx context.Context, ns string, opts ListOptions) (*
 	ctx, cancel := context.WithCancel(ctx)
 	q := opts.query()
 	q.Set("watch", "true")
-	resp, err := r.c.send(ctx, request{method: http.MethodGet, path: r.path(ns, ""), query: q})
+	// In process, the server may hand over its decoded objects instead of
+	// their JSON (package handoff); over a socket the context stays here.
+	hw := handoff.NewWatch(r.newT())
+	resp, err := r.c.send(handoff.WithWatch(ctx, hw), request{method: http.MethodGet, path: r.path(ns, ""), query: q})
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	w := &Watch[T]{events: make(chan Event[T], 64), stop: func() { cancel(); resp.Body.Close() }}
+	if hw.Claimed() {
+		go r.receive(ctx, w, hw, resp.Body)
+		return w, nil
+	}
 	go func() {
 		defer close(w.events)
 		defer resp.Body.Close()
@@ -281,6 +296,50 @@ func (r *Resource[T]) Watch(ctx context.Context, ns string, opts ListOptions) (*
 		}
 	}()
 	return w, nil
+}
+
+// receive delivers the events an in-process server hands over: objects
+// of type T as they are (shared with the server's watch cache: never
+// changed in place), anything else decoded from its JSON.
+func (r *Resource[T]) receive(ctx context.Context, w *Watch[T], hw *handoff.Watch, body io.Closer) {
+	defer close(w.events)
+	defer body.Close()
+	for {
+		var hev handoff.Event
+		var ok bool
+		select {
+		case hev, ok = <-hw.Events():
+			if !ok {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+		ev := Event[T]{Type: hev.Type}
+		switch {
+		case hev.Status != nil:
+			ev.Status = hev.Status
+			w.setErr(api.FromObject(hev.Status))
+		case hev.Object != nil:
+			obj, ok := hev.Object.(T)
+			if !ok {
+				w.setErr(fmt.Errorf("a watched %s handed over as %T", r.info.Resource, hev.Object))
+				return
+			}
+			ev.Object = obj
+		default:
+			ev.Object = r.newT()
+			if err := json.Unmarshal(hev.Raw, ev.Object); err != nil {
+				w.setErr(fmt.Errorf("decoding a watched %s: %w", r.info.Resource, err))
+				return
+			}
+		}
+		select {
+		case w.events <- ev:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 func (w *Watch[T]) setErr(err error) {

@@ -20,7 +20,7 @@ import (
 func TestOnWriteTellsTheLiveComponentsWrites(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
-	c, err := New(Config{NodeCount: 1, UnsafeNoFsync: true, OnWrite: func(ua string, w stepper.Write) {
+	c, err := newTestCluster(t, Config{NodeCount: 1, UnsafeNoFsync: true, OnWrite: func(ua string, w stepper.Write) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, ua+" "+w.Verb+" "+w.Path)
@@ -54,7 +54,7 @@ func TestOnWriteTellsTheLiveComponentsWrites(t *testing.T) {
 // The stepper lists its loops in order with their switches (the web
 // page's row of loops in step mode).
 func TestStepperListsItsLoops(t *testing.T) {
-	c, err := New(Config{Mode: runmode.Step, NodeCount: 1, UnsafeNoFsync: true})
+	c, err := newTestCluster(t, Config{Mode: runmode.Step, NodeCount: 1, UnsafeNoFsync: true})
 	require.NoError(t, err)
 	defer c.Close()
 	loops := c.Stepper().Loops()

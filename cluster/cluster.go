@@ -24,6 +24,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/nodeproxy"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet"
@@ -125,6 +126,11 @@ type Config struct {
 	// client, by the client's user agent (the web page lights up the loop
 	// that wrote; step mode has the trace instead). It must not block.
 	OnWrite func(userAgent string, w stepper.Write)
+	// DetectCacheMutations keeps a copy of every object the controllers'
+	// informers hand out, so that CheckCacheMutations can tell whether a
+	// component changed a shared object in place (client-go's
+	// KUBE_CACHE_MUTATION_DETECTOR; tests, as it costs memory).
+	DetectCacheMutations bool
 	// LeaderElection, when set, runs the controller manager and the
 	// scheduler only while this cluster holds their Leases (live mode;
 	// leaderelection.go).
@@ -170,6 +176,11 @@ type Cluster struct {
 	dataDir string
 	ownsSt  bool
 	logger  *slog.Logger
+
+	// informers is the controller manager's informer factory (shared in
+	// live mode), detector its cache mutation detector (or nil).
+	informers *cache.Factory
+	detector  *cache.MutationDetector
 
 	// components are in the order of the table, the stepper's order.
 	components []built
@@ -259,6 +270,7 @@ func New(cfg Config) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
+	c.informers = c.newInformerFactory()
 	table := c.apiServerLoops()
 	var cmRows int // the controller manager's rows follow the API server's
 	if !cfg.APIServerOnly {

@@ -32,7 +32,7 @@ func rs(name string, replicas int32) *api.ReplicaSet {
 }
 
 func stepCluster(t *testing.T) *Cluster {
-	c, err := New(Config{Mode: runmode.Step, Seed: 1, NodeCount: 3})
+	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 1, NodeCount: 3})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -113,7 +113,7 @@ func TestStepModeTraceIsDeterministic(t *testing.T) {
 }
 
 func TestStoppedKubeletsPodsComeBackElsewhere(t *testing.T) {
-	c, err := New(Config{Mode: runmode.Step, Seed: 2, NodeCount: 3,
+	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 2, NodeCount: 3,
 		NodeMonitorGracePeriod: 40 * time.Second, PodEvictionTimeout: 30 * time.Second})
 	require.NoError(t, err)
 	defer c.Close()
@@ -178,12 +178,12 @@ func TestWiringTableMatchesControllerNames(t *testing.T) {
 }
 
 func TestLiveModeHasNoStepper(t *testing.T) {
-	c, err := New(Config{APIServerOnly: true, UnsafeNoFsync: true})
+	c, err := newTestCluster(t, Config{APIServerOnly: true, UnsafeNoFsync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	assert.Nil(t, c.Stepper())
 	_, _, err = c.Step(bg)
 	assert.ErrorIs(t, err, ErrNotStepMode)
-	_, err = New(Config{Mode: runmode.Mode(7)})
+	_, err = newTestCluster(t, Config{Mode: runmode.Mode(7)})
 	assert.ErrorContains(t, err, "unknown mode")
 }

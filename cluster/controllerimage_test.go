@@ -46,7 +46,7 @@ func TestControllerImageRunsWithItsPod(t *testing.T) {
 		assert.NoError(t, err)
 		return probe{mu: &mu, running: &running}, nil
 	}
-	c, err := New(Config{NodeCount: 1, UnsafeNoFsync: true, ControllerImages: map[string]InitFunc{"probe": factory},
+	c, err := newTestCluster(t, Config{NodeCount: 1, UnsafeNoFsync: true, ControllerImages: map[string]InitFunc{"probe": factory},
 		Stages: kubelet.Stages{ContainerCreating: 10 * time.Millisecond, Running: 10 * time.Millisecond, Ready: 10 * time.Millisecond}})
 	require.NoError(t, err)
 	defer c.Close()

@@ -35,7 +35,7 @@ func labeller(x ControllerContext) (Component, error) {
 }
 
 func TestExtraControllerRunsInTheStepper(t *testing.T) {
-	c, err := New(Config{Mode: runmode.Step, Seed: 1, NodeCount: 2, Extra: []ExtraController{{Name: "labeller", New: labeller}}})
+	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 1, NodeCount: 2, Extra: []ExtraController{{Name: "labeller", New: labeller}}})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	cl := c.Client("test")
@@ -64,8 +64,8 @@ func TestExtraControllerRunsInTheStepper(t *testing.T) {
 }
 
 func TestExtraControllerConfigIsChecked(t *testing.T) {
-	_, err := New(Config{Mode: runmode.Step, Extra: []ExtraController{{Name: "replicaset", New: labeller}}})
+	_, err := newTestCluster(t, Config{Mode: runmode.Step, Extra: []ExtraController{{Name: "replicaset", New: labeller}}})
 	require.Error(t, err)
-	_, err = New(Config{Mode: runmode.Step, Extra: []ExtraController{{Name: "x"}}})
+	_, err = newTestCluster(t, Config{Mode: runmode.Step, Extra: []ExtraController{{Name: "x"}}})
 	require.Error(t, err)
 }

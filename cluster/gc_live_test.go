@@ -15,7 +15,7 @@ import (
 // In live mode, a custom resource deleted before the garbage collector started
 // watching its kind still has its dependents collected.
 func TestLiveGarbageCollectionThroughANewCustomResource(t *testing.T) {
-	c, err := New(Config{NodeCount: 1, UnsafeNoFsync: true})
+	c, err := newTestCluster(t, Config{NodeCount: 1, UnsafeNoFsync: true})
 	require.NoError(t, err)
 	defer c.Close()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -23,7 +23,7 @@ func TestExtensionImageScratchLivesUnderTheDataDir(t *testing.T) {
 	stale := filepath.Join(dataDir, "pods", "left-by-a-crash")
 	require.NoError(t, os.MkdirAll(stale, 0o755))
 
-	c, err := New(Config{DataDir: dataDir, NodeCount: 1, UnsafeNoFsync: true,
+	c, err := newTestCluster(t, Config{DataDir: dataDir, NodeCount: 1, UnsafeNoFsync: true,
 		Stages: kubelet.Stages{ContainerCreating: 10 * time.Millisecond, Running: 10 * time.Millisecond, Ready: 10 * time.Millisecond}})
 	require.NoError(t, err)
 	defer c.Close()

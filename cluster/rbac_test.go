@@ -164,7 +164,7 @@ func batchAndDaemons(t *testing.T, ctx context.Context, cl *client.Client, settl
 // every component acts as its own user, and none is ever refused.
 func TestEveryComponentRunsUnderRBACInStepMode(t *testing.T) {
 	var out lockedBuffer
-	c, err := New(Config{Mode: runmode.Step, Seed: 7, NodeCount: 3, AuthorizationMode: "Node,RBAC",
+	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 7, NodeCount: 3, AuthorizationMode: "Node,RBAC",
 		Audit: newAuditLog(&out, clock.Real{})})
 	require.NoError(t, err)
 	defer c.Close()
@@ -212,7 +212,7 @@ func TestEveryComponentRunsUnderRBACInStepMode(t *testing.T) {
 // The same in live mode, with every loop in its goroutines.
 func TestEveryComponentRunsUnderRBACLive(t *testing.T) {
 	var out lockedBuffer
-	c, err := New(Config{NodeCount: 2, UnsafeNoFsync: true, AuthorizationMode: "Node,RBAC", Audit: newAuditLog(&out, clock.Real{})})
+	c, err := newTestCluster(t, Config{NodeCount: 2, UnsafeNoFsync: true, AuthorizationMode: "Node,RBAC", Audit: newAuditLog(&out, clock.Real{})})
 	require.NoError(t, err)
 	defer c.Close()
 	ctx, cancel := context.WithCancel(bg)
@@ -275,7 +275,7 @@ func TestEveryControllerHasItsRole(t *testing.T) {
 // the audit log with the real wording: what the tests above would see.
 func TestAControllerWithoutItsBindingIsRefused(t *testing.T) {
 	var out lockedBuffer
-	c, err := New(Config{Mode: runmode.Step, Seed: 7, NodeCount: 1, AuthorizationMode: "Node,RBAC", Audit: newAuditLog(&out, clock.Real{})})
+	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 7, NodeCount: 1, AuthorizationMode: "Node,RBAC", Audit: newAuditLog(&out, clock.Real{})})
 	require.NoError(t, err)
 	defer c.Close()
 	cl := c.Client("test")
@@ -302,7 +302,7 @@ func TestAControllerWithoutItsBindingIsRefused(t *testing.T) {
 func TestBootstrapPolicyIsReconciledAtStart(t *testing.T) {
 	dir := t.TempDir()
 	start := func() *Cluster {
-		c, err := New(Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, DataDir: dir, AuthorizationMode: "Node,RBAC", APIServerOnly: true})
+		c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, DataDir: dir, AuthorizationMode: "Node,RBAC", APIServerOnly: true})
 		require.NoError(t, err)
 		return c
 	}

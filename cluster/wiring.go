@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
@@ -71,6 +72,9 @@ type ControllerContext struct {
 	// `kubesim run-controller --namespace`).
 	Namespace string
 	Logger    *slog.Logger
+	// Informers is the controller manager's informer factory: shared
+	// informers in live mode, private ones in step mode.
+	Informers *cache.Factory
 }
 
 // InitFunc builds a controller from its context (kube-controller-manager's
@@ -118,7 +122,7 @@ func (c *Cluster) client(userAgent string, identity apiserver.LoopbackIdentity) 
 // that can be stopped (a kubelet) is paused in the stepper while stopped.
 func (c *Cluster) add(w wiring) (Component, error) {
 	cl, rec := c.client(w.userAgent, c.identity(w.name, w.userAgent))
-	comp, err := w.build(ControllerContext{Client: cl, Clock: c.clock, Mode: c.cfg.Mode, Logger: c.logger})
+	comp, err := w.build(ControllerContext{Client: cl, Clock: c.clock, Mode: c.cfg.Mode, Logger: c.logger, Informers: c.informers})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, err)
 	}
@@ -132,6 +136,37 @@ func (c *Cluster) add(w wiring) (Component, error) {
 	}
 	return comp, nil
 }
+
+// newInformerFactory is the controller manager's SharedInformerFactory. In
+// live mode one informer per resource serves every controller, listing and
+// watching as kube-controller-manager itself (its "shared-informers"
+// client); in step mode each controller keeps private informers, listed
+// before its own step, so that its handlers fire when they always have and
+// the trace does not move.
+func (c *Cluster) newInformerFactory() *cache.Factory {
+	if c.cfg.DetectCacheMutations {
+		c.detector = cache.NewMutationDetector()
+	}
+	cfg := cache.FactoryConfig{Share: c.cfg.Mode == runmode.Live, Detector: c.detector}
+	if cfg.Share {
+		cfg.Client, _ = c.client("kube-controller-manager/shared-informers", apiserver.FixedIdentity(&controllerManagerUser))
+	}
+	return cache.NewFactory(cfg)
+}
+
+// privateInformers is the informer factory of a component outside the
+// controller manager (the scheduler, a kubelet): its own informers, watched
+// by the cluster's cache mutation detector (nil when that is off).
+func (c *Cluster) privateInformers() *cache.Factory {
+	if c.detector == nil {
+		return nil
+	}
+	return cache.NewFactory(cache.FactoryConfig{Detector: c.detector})
+}
+
+// CheckCacheMutations reports a shared object some component changed in
+// place (Config.DetectCacheMutations; nil when it is off).
+func (c *Cluster) CheckCacheMutations() error { return c.detector.Check() }
 
 // apiServerLoops are the loops that are part of the API server itself,
 // which run even with APIServerOnly: the apiextensions-apiserver's CRD
@@ -149,69 +184,69 @@ func (c *Cluster) apiServerLoops() []wiring {
 func (c *Cluster) controllerManager() []wiring {
 	table := []wiring{
 		{"replicaset", "replicaset-controller", func(x ControllerContext) (Component, error) {
-			return replicaset.New(replicaset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return replicaset.New(replicaset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"deployment", "deployment-controller", func(x ControllerContext) (Component, error) {
-			return deployment.New(deployment.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return deployment.New(deployment.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"garbagecollector", "garbage-collector", func(x ControllerContext) (Component, error) {
 			return garbagecollector.New(garbagecollector.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
 				Resources: c.servedResources, Logger: x.Logger})
 		}},
 		{"namespace", "namespace-controller", func(x ControllerContext) (Component, error) {
-			return namespace.New(namespace.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+			return namespace.New(namespace.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode,
 				Resources: c.servedResources, Logger: x.Logger})
 		}},
 		{"nodelifecycle", "node-lifecycle-controller", func(x ControllerContext) (Component, error) {
-			return nodelifecycle.New(nodelifecycle.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
+			return nodelifecycle.New(nodelifecycle.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
 				NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod, PodEvictionTimeout: c.cfg.PodEvictionTimeout})
 		}},
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
-			return statefulset.New(statefulset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return statefulset.New(statefulset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{daemonset.ControllerName, daemonset.Component, func(x ControllerContext) (Component, error) {
-			return daemonset.New(daemonset.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return daemonset.New(daemonset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"serviceaccount", serviceaccount.ControllerName, func(x ControllerContext) (Component, error) {
-			return serviceaccount.New(serviceaccount.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return serviceaccount.New(serviceaccount.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"root-ca-cert-publisher", rootcacertpublisher.ControllerName, func(x ControllerContext) (Component, error) {
-			return rootcacertpublisher.New(rootcacertpublisher.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, RootCA: c.cfg.RootCA})
+			return rootcacertpublisher.New(rootcacertpublisher.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, RootCA: c.cfg.RootCA})
 		}},
 		// batch/v1 (issue 12).
 		{job.ControllerName, job.Component, func(x ControllerContext) (Component, error) {
-			return job.New(job.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return job.New(job.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{cronjob.ControllerName, cronjob.Component, func(x ControllerContext) (Component, error) {
-			return cronjob.New(cronjob.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return cronjob.New(cronjob.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{ttlafterfinished.ControllerName, ttlafterfinished.Component, func(x ControllerContext) (Component, error) {
-			return ttlafterfinished.New(ttlafterfinished.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return ttlafterfinished.New(ttlafterfinished.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		// issue 12 part 4: storage
 		{persistentvolume.ControllerName, persistentvolume.Component, func(x ControllerContext) (Component, error) {
-			return persistentvolume.New(persistentvolume.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return persistentvolume.New(persistentvolume.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{protection.PVCControllerName, "pvc-protection-controller", func(x ControllerContext) (Component, error) {
-			return protection.NewPVCProtection(protection.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return protection.NewPVCProtection(protection.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{protection.PVControllerName, "pv-protection-controller", func(x ControllerContext) (Component, error) {
-			return protection.NewPVProtection(protection.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return protection.NewPVProtection(protection.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{disruption.ControllerName, "disruption-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
-			return disruption.New(disruption.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return disruption.New(disruption.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{endpointslice.ControllerName, "endpointslice-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
-			return endpointslice.New(endpointslice.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return endpointslice.New(endpointslice.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{resourcequota.ControllerName, "resourcequota-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
-			return resourcequota.New(resourcequota.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return resourcequota.New(resourcequota.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{podautoscaler.ControllerName, podautoscaler.Component, func(x ControllerContext) (Component, error) { // issue 12 part 5
-			return podautoscaler.New(podautoscaler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return podautoscaler.New(podautoscaler.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{clusterroleaggregation.ControllerName, "clusterrole-aggregation-controller", func(x ControllerContext) (Component, error) {
-			return clusterroleaggregation.New(clusterroleaggregation.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return clusterroleaggregation.New(clusterroleaggregation.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{vapstatus.ControllerName, "validatingadmissionpolicy-status-controller", func(x ControllerContext) (Component, error) { // issue 13
 			return vapstatus.New(vapstatus.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Check: c.server.Delegate().TypeCheckPolicy})
@@ -228,7 +263,7 @@ func (c *Cluster) controllerManager() []wiring {
 func (c *Cluster) scheduler() wiring {
 	return wiring{"scheduler", "default-scheduler", func(x ControllerContext) (Component, error) {
 		seed := c.cfg.Seed
-		return scheduler.New(scheduler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+		return scheduler.New(scheduler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Informers: c.privateInformers(),
 			Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: x.Logger})
 	}}
 }
@@ -247,7 +282,7 @@ func (c *Cluster) addKubelets() error {
 			return fmt.Errorf("node %d has no name", i)
 		}
 		comp, err := c.add(wiring{"kubelet/" + n.Name, "kubelet/" + n.Name, func(x ControllerContext) (Component, error) {
-			return kubelet.New(kubelet.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
+			return kubelet.New(kubelet.Config{Client: x.Client, Informers: c.privateInformers(), Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
 				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4,
 				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages()})

@@ -35,6 +35,9 @@ type ObjectConfig[T api.Object] struct {
 	Component string
 	// Client is the controller's API client (required).
 	Client *client.Client
+	// Informers shares informers with the other controllers of the
+	// process (nil: private ones).
+	Informers *cache.Factory
 	// Clock is the injected clock (required).
 	Clock clock.Clock
 	// Mode is how the controller runs (Live or Step), for its queue and
@@ -100,7 +103,7 @@ func NewObjectController[T api.Object](cfg ObjectConfig[T]) (*ObjectController[T
 	}
 	c := &ObjectController[T]{
 		name: cfg.Name, client: cfg.Client, clock: cfg.Clock, primary: cfg.Primary, gvk: cfg.GVK,
-		informer:  cache.New(cfg.Primary, cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		informer:  cache.For(cfg.Informers, cfg.Primary, cfg.Namespace, client.ListOptions{}, cfg.Logger),
 		owns:      cfg.Owns,
 		reconcile: cfg.Reconcile, retries: cfg.StatusRetries, recorder: cfg.Recorder,
 		logger: cfg.Logger.With("controller", cfg.Name),
@@ -110,7 +113,7 @@ func NewObjectController[T api.Object](cfg ObjectConfig[T]) (*ObjectController[T
 		if w == nil {
 			return nil, errors.New("controllers: a nil Watch in Owns")
 		}
-		sources = append(sources, w.source(cfg.Namespace, cfg.Logger))
+		sources = append(sources, w.source(cfg.Informers, cfg.Namespace, cfg.Logger))
 	}
 	ctrl, err := New(Config{Name: cfg.Name, Reconciler: ReconcileFunc(c.reconcileKey),
 		Sources: sources, Clock: cfg.Clock, Mode: cfg.Mode, Workers: cfg.Workers, Logger: cfg.Logger})

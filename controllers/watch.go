@@ -15,8 +15,9 @@ const ControllerUIDIndex = "controllerUID"
 // Watch is a kind a controller watches besides its primary: built by Owns
 // or Watches.
 type Watch interface {
-	// source builds the informer (once the namespace is known).
-	source(namespace string, logger *slog.Logger) Source
+	// source builds the informer (once the namespace is known), shared
+	// through f when f shares.
+	source(f *cache.Factory, namespace string, logger *slog.Logger) Source
 	// bind adds the handler that queues primary keys.
 	bind(ctrl *Controller, primary api.GroupVersionKind)
 }
@@ -49,8 +50,8 @@ func Watches[O api.Object](res *client.Resource[O], kind string, mapFn MapFunc[O
 	return &Watched[O]{Kind: kind, resource: res, mapFn: mapFn}
 }
 
-func (w *Watched[O]) source(namespace string, logger *slog.Logger) Source {
-	w.informer = cache.New(w.resource, namespace, client.ListOptions{}, logger)
+func (w *Watched[O]) source(f *cache.Factory, namespace string, logger *slog.Logger) Source {
+	w.informer = cache.For(f, w.resource, namespace, client.ListOptions{}, logger)
 	w.informer.AddIndexer(ControllerUIDIndex, func(o O) []string {
 		if ref := api.GetControllerOf(o.GetObjectMeta()); ref != nil {
 			return []string{ref.UID}

@@ -66,6 +66,9 @@ type Stages struct {
 type Config struct {
 	// Client talks to the API server (required).
 	Client *client.Client
+	// Informers builds the kubelet's pod informer (nil: a private one; the
+	// cluster passes one with its cache mutation detector).
+	Informers *cache.Factory
 	// Clock times every stage (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -210,7 +213,7 @@ func New(cfg Config) (*Kubelet, error) {
 // newLoops builds the pod informer and the two controllers; the heartbeat
 // is queued at once so that the node registers on the first step.
 func (k *Kubelet) newLoops() (*loops, error) {
-	l := &loops{pods: cache.New(k.c.Pods(), "", client.ListOptions{FieldSelector: "spec.nodeName=" + k.cfg.NodeName}, k.logger)}
+	l := &loops{pods: cache.For(k.cfg.Informers, k.c.Pods(), "", client.ListOptions{FieldSelector: "spec.nodeName=" + k.cfg.NodeName}, k.logger)}
 	var err error
 	l.podLoop, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName,
 		Reconciler: controllers.ReconcileFunc(k.syncPod), Sources: []controllers.Source{l.pods},

@@ -74,6 +74,18 @@ type userWrite struct {
 // scenario names is served (a kind defined by a CustomResourceDefinition
 // in the scenario is checked when it is used). Nothing runs yet.
 func New(s *Scenario, obs Observer) (*Runner, error) {
+	return NewWithOptions(s, obs, Options{})
+}
+
+// Options are the knobs of a Runner that tests turn.
+type Options struct {
+	// DetectCacheMutations turns on the cluster's cache mutation detector
+	// (cluster.Config.DetectCacheMutations; see CheckCacheMutations).
+	DetectCacheMutations bool
+}
+
+// NewWithOptions is New with opts.
+func NewWithOptions(s *Scenario, obs Observer, opts Options) (*Runner, error) {
 	if obs == nil {
 		obs = nopObserver{}
 	}
@@ -81,7 +93,7 @@ func New(s *Scenario, obs Observer) (*Runner, error) {
 		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
 		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, PodEvictionTimeout: s.Cluster.PodEvictionTimeout,
 		NodeLeaseDuration: s.Cluster.NodeLeaseDuration,
-		Extra:             catalog.Extra(s.Cluster.Operators)}
+		Extra:             catalog.Extra(s.Cluster.Operators), DetectCacheMutations: opts.DetectCacheMutations}
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)
@@ -219,6 +231,10 @@ func (r *Runner) Cluster() *cluster.Cluster { return r.c }
 
 // Close releases the cluster.
 func (r *Runner) Close() error { return r.c.Close() }
+
+// CheckCacheMutations reports a shared object a component changed in place
+// (Options.DetectCacheMutations; nil when it is off).
+func (r *Runner) CheckCacheMutations() error { return r.c.CheckCacheMutations() }
 
 // Done reports whether every step has run, or one failed.
 func (r *Runner) Done() bool {

@@ -40,8 +40,8 @@ type preemption struct {
 	pdbs *cache.Informer[*api.PodDisruptionBudget]
 }
 
-func newPreemption(cl *client.Client, logger *slog.Logger) *preemption {
-	return &preemption{pdbs: cache.New(cl.PodDisruptionBudgets(), api.NamespaceAll, client.ListOptions{}, logger)}
+func newPreemption(f *cache.Factory, cl *client.Client, logger *slog.Logger) *preemption {
+	return &preemption{pdbs: cache.For(f, cl.PodDisruptionBudgets(), api.NamespaceAll, client.ListOptions{}, logger)}
 }
 
 // PodPriority is spec.priority, 0 when unset.

@@ -40,6 +40,9 @@ var podGVK = api.GroupVersionKind{Version: "v1", Kind: "Pod"}
 type Config struct {
 	// Client talks to the API server (required).
 	Client *client.Client
+	// Informers builds the scheduler's informers (nil: private ones; the
+	// cluster passes one with its cache mutation detector).
+	Informers *cache.Factory
 	// Clock is the only time source (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -136,15 +139,15 @@ func New(cfg Config) (*Scheduler, error) {
 		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
 		recorder: record.New(record.Config{Client: cfg.Client, Component: cfg.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode}),
 		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry,
-		pods:          cache.New(cfg.Client.Pods(), api.NamespaceAll, client.ListOptions{}, logger),
-		nodes:         cache.New(cfg.Client.Nodes(), api.NamespaceAll, client.ListOptions{}, logger),
-		claims:        cache.New(cfg.Client.PersistentVolumeClaims(), api.NamespaceAll, client.ListOptions{}, logger),
-		volumes:       cache.New(cfg.Client.PersistentVolumes(), api.NamespaceAll, client.ListOptions{}, logger),
-		classes:       cache.New(cfg.Client.StorageClasses(), api.NamespaceAll, client.ListOptions{}, logger),
+		pods:          cache.For(cfg.Informers, cfg.Client.Pods(), api.NamespaceAll, client.ListOptions{}, logger),
+		nodes:         cache.For(cfg.Informers, cfg.Client.Nodes(), api.NamespaceAll, client.ListOptions{}, logger),
+		claims:        cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), api.NamespaceAll, client.ListOptions{}, logger),
+		volumes:       cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), api.NamespaceAll, client.ListOptions{}, logger),
+		classes:       cache.For(cfg.Informers, cfg.Client.StorageClasses(), api.NamespaceAll, client.ListOptions{}, logger),
 		nodeInfos:     map[string]*NodeInfo{},
 		podStates:     map[string]*podState{},
 		unschedulable: map[string]struct{}{},
-		preemption:    newPreemption(cfg.Client, logger),
+		preemption:    newPreemption(cfg.Informers, cfg.Client, logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{
 		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes, s.preemption.pdbs},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
 )
@@ -54,6 +55,17 @@ func (c *requestContext) watch() error {
 		return err
 	}
 	enc := newWatchEncoder(c.w, out)
+	// An in-process client that asked for JSON takes the events as
+	// objects instead (package handoff): everything above — the filters,
+	// authorization, audit, the options — was the same as for any client.
+	hw := handoff.FromContext(c.r.Context())
+	if hw != nil && (out != asObject || !hw.Claim()) {
+		hw = nil
+	}
+	if hw != nil {
+		defer hw.Close()
+		enc.handoff = hw
+	}
 	c.w.Header().Set("Content-Type", enc.contentType())
 	c.w.Header().Set("Cache-Control", "no-cache, private")
 	c.w.WriteHeader(http.StatusOK)
@@ -84,7 +96,7 @@ func (c *requestContext) watch() error {
 			bm := c.res.New()
 			bm.GetObjectKind().SetGroupVersionKind(c.res.GroupVersionKind())
 			bm.GetObjectMeta().ResourceVersion = lastRV
-			if err := enc.send(watchEvent{Type: api.WatchEventType("BOOKMARK"), Object: bm}); err != nil {
+			if err := enc.send(ctx, watchEvent{Type: api.WatchEventType("BOOKMARK"), Object: bm}); err != nil {
 				return nil
 			}
 			continue
@@ -92,7 +104,7 @@ func (c *requestContext) watch() error {
 			return nil
 		}
 		var obj any = ev.Object
-		if ev.Raw != nil && out == asObject {
+		if ev.Raw != nil && out == asObject && (hw == nil || !hw.Accepts(ev.Object)) {
 			obj = ev.Raw
 		}
 		if ev.Err != nil {
@@ -115,7 +127,7 @@ func (c *requestContext) watch() error {
 				first = false
 			}
 		}
-		if err := enc.send(watchEvent{Type: ev.Type, Object: obj}); err != nil {
+		if err := enc.send(ctx, watchEvent{Type: ev.Type, Object: obj}); err != nil {
 			return nil
 		}
 	}

@@ -1,11 +1,13 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 )
 
@@ -15,6 +17,9 @@ import (
 // (a 4-byte big-endian length, then the message), as client-go's
 // protobuf watch decoder reads them. Each event is flushed at once.
 type watchEncoder struct {
+	// handoff, when set, takes the events instead of the response body:
+	// an in-process client's watch (package handoff).
+	handoff  *handoff.Watch
 	w        http.ResponseWriter
 	flusher  http.Flusher
 	protobuf bool
@@ -35,7 +40,17 @@ func (e *watchEncoder) contentType() string {
 }
 
 // send writes one event and flushes it.
-func (e *watchEncoder) send(ev watchEvent) error {
+func (e *watchEncoder) send(ctx context.Context, ev watchEvent) error {
+	if e.handoff != nil {
+		hev, err := handoffEvent(e.handoff, ev)
+		if err != nil {
+			return err
+		}
+		if !e.handoff.Send(ctx, hev) {
+			return ctx.Err()
+		}
+		return nil
+	}
 	if e.protobuf {
 		msg, err := protobufWatchEvent(ev)
 		if err != nil {
@@ -49,6 +64,32 @@ func (e *watchEncoder) send(ev watchEvent) error {
 	}
 	e.flush()
 	return nil
+}
+
+// handoffEvent is ev for an in-process client: the object itself when it
+// is of the client's type (the watch cache's decoded object, shared), else
+// the JSON the stream would have carried.
+func handoffEvent(hw *handoff.Watch, ev watchEvent) (handoff.Event, error) {
+	out := handoff.Event{Type: ev.Type}
+	switch obj := ev.Object.(type) {
+	case api.Status:
+		out.Status = &obj
+	case json.RawMessage:
+		out.Raw = obj
+	case api.Object:
+		if hw.Accepts(obj) {
+			out.Object = obj
+			break
+		}
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			return handoff.Event{}, err
+		}
+		out.Raw = raw
+	default:
+		return handoff.Event{}, fmt.Errorf("watch event object %T cannot be handed over", ev.Object)
+	}
+	return out, nil
 }
 
 func (e *watchEncoder) flush() {

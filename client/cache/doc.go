@@ -10,6 +10,15 @@
 // Two ways to run: Run keeps a watch open in a goroutine (live mode); Sync
 // lists once and applies the differences in key order (step mode, where the
 // stepper must see the same events in the same order every run). Both feed
-// the same handlers. Left out: resync periods, shared informer factories,
-// and the DeltaFIFO between the watch and the cache.
+// the same handlers.
+//
+// A Factory (SharedInformerFactory) gives the controllers of one process
+// one informer per resource in live mode; a MutationDetector
+// (KUBE_CACHE_MUTATION_DETECTOR) catches a component changing a shared
+// object in place. In process, a watch receives the API server's decoded
+// objects themselves (package api/handoff), shared with every other
+// in-process watcher: the copy-before-changing rule is what keeps them
+// right. Left out: resync periods, the factory's Start/WaitForCacheSync
+// (each controller runs its informers; a shared one runs while any of them
+// does), and the DeltaFIFO between the watch and the cache.
 package cache

@@ -51,6 +51,17 @@ type Informer[T api.Object] struct {
 	opts   client.ListOptions
 	logger *slog.Logger
 
+	// detector, when set, remembers a copy of every object the cache
+	// hands out, to catch a component changing a shared object.
+	detector *MutationDetector
+
+	// runMu guards the runners of a shared informer: the first Run starts
+	// the list and watch, the last one to stop ends them.
+	runMu    sync.Mutex
+	runners  int
+	stopLoop context.CancelFunc
+	loopDone chan struct{}
+
 	mu       sync.RWMutex
 	items    map[string]T
 	indexers map[string]IndexFunc[T]
@@ -86,10 +97,16 @@ func New[T api.Object](res *client.Resource[T], ns string, opts client.ListOptio
 	return inf
 }
 
-// AddIndexer adds an index; call before Run or Sync.
+// AddIndexer adds an index; call before Run or Sync. An index name means
+// one function: on an informer shared by several controllers, the first
+// function added under a name is kept (name indexes after what they
+// compute, so that two meanings never share a name).
 func (inf *Informer[T]) AddIndexer(name string, fn IndexFunc[T]) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
+	if _, ok := inf.indexers[name]; ok {
+		return
+	}
 	inf.indexers[name] = fn
 	inf.indices[name] = map[string]map[string]struct{}{}
 	for k, obj := range inf.items {
@@ -149,6 +166,7 @@ func (inf *Informer[T]) apply(ev event[T]) func() {
 	if ev.typ == api.WatchEventDeleted {
 		delete(inf.items, key)
 	} else {
+		inf.detector.add(ev.obj)
 		inf.items[key] = ev.obj
 		for name, fn := range inf.indexers {
 			inf.indexLocked(name, fn, key, ev.obj)
@@ -248,8 +266,40 @@ func (inf *Informer[T]) Sync(ctx context.Context) error {
 }
 
 // Run lists, then watches from the list's resourceVersion until ctx ends,
-// listing again whenever the watch reports 410 Expired.
+// listing again whenever the watch reports 410 Expired. An informer shared
+// by several controllers (Factory) is run by each of them: the first Run
+// starts the list and watch, the others join it, and it stops when the
+// last of them returns (a controller switched off, or one that lost its
+// leader election, does not stop the others' cache).
 func (inf *Informer[T]) Run(ctx context.Context) {
+	inf.runMu.Lock()
+	inf.runners++
+	if inf.runners == 1 {
+		loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		inf.stopLoop, inf.loopDone = cancel, done
+		go func() {
+			defer close(done)
+			inf.run(loopCtx)
+		}()
+	}
+	done := inf.loopDone
+	inf.runMu.Unlock()
+	<-ctx.Done()
+	inf.runMu.Lock()
+	inf.runners--
+	last := inf.runners == 0
+	if last {
+		inf.stopLoop()
+	}
+	inf.runMu.Unlock()
+	if last {
+		<-done
+	}
+}
+
+// run is the list and watch loop of Run.
+func (inf *Informer[T]) run(ctx context.Context) {
 	backoff := 50 * time.Millisecond
 	needList := true
 	for ctx.Err() == nil {

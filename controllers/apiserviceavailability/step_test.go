@@ -18,9 +18,14 @@ import (
 // loop is a heartbeat, so the cluster still settles.
 func TestStepModeSettlesWithRemoteAPIService(t *testing.T) {
 	ctx := context.Background()
-	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 3, NodeCount: 1})
+	c, err := cluster.New(cluster.Config{DetectCacheMutations: true, Mode: runmode.Step, Seed: 3, NodeCount: 1})
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.CheckCacheMutations(); err != nil {
+			t.Error(err)
+		}
+		c.Close()
+	})
 	_, err = c.RunUntilStable(ctx, stepper.Limits{})
 	require.NoError(t, err)
 

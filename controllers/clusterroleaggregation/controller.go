@@ -21,9 +21,13 @@ const ControllerName = "clusterrole-aggregation"
 // Config builds a Controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
-	Mode   runmode.Mode
-	Logger *slog.Logger
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
+	Mode      runmode.Mode
+	Logger    *slog.Logger
 }
 
 // Controller keeps aggregated ClusterRoles' rules.
@@ -42,7 +46,7 @@ func New(cfg Config) (*Controller, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Controller{cfg: cfg}
-	c.roles = cache.New(cfg.Client.ClusterRoles(), "", client.ListOptions{}, cfg.Logger)
+	c.roles = cache.For(cfg.Informers, cfg.Client.ClusterRoles(), "", client.ListOptions{}, cfg.Logger)
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Clock: cfg.Clock, Mode: cfg.Mode,
 		Logger: cfg.Logger, Sources: []controllers.Source{c.roles}})
 	if err != nil {

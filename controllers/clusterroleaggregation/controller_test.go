@@ -32,9 +32,14 @@ func hasRule(t *testing.T, cl *client.Client, role string, r api.PolicyRule) boo
 // labels of view and edit, edit and admin too (the Kubernetes docs' CRD
 // example); unlabelled, it leaves them.
 func TestAggregateToView(t *testing.T) {
-	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, AuthorizationMode: "Node,RBAC"})
+	c, err := cluster.New(cluster.Config{DetectCacheMutations: true, Mode: runmode.Step, Seed: 1, NodeCount: 1, AuthorizationMode: "Node,RBAC"})
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.CheckCacheMutations(); err != nil {
+			t.Error(err)
+		}
+		c.Close()
+	})
 	cl := c.Client("test")
 	settle := func() {
 		_, err := c.RunUntilStable(bg, stepper.Limits{})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
@@ -29,6 +30,9 @@ var GroupVersionKind = api.GroupVersionKind{Group: "batch", Version: "v1", Kind:
 type Config struct {
 	// Client is the controller's API client (required).
 	Client *client.Client
+	// Informers shares informers with the other controllers of the
+	// process (nil: private ones).
+	Informers *cache.Factory
 	// Clock is the injected clock (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -52,7 +56,7 @@ func New(cfg Config) (*CronJobController, error) {
 	}
 	cc := &CronJobController{jobs: controllers.Owns(cfg.Client.Jobs(), "Job")}
 	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.CronJob]{
-		Name: ControllerName, Component: Component, Client: cfg.Client, Clock: cfg.Clock, Mode: cfg.Mode,
+		Name: ControllerName, Component: Component, Client: cfg.Client, Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode,
 		Primary: cfg.Client.CronJobs(), GVK: GroupVersionKind, Owns: []controllers.Watch{cc.jobs},
 		Reconcile: cc.sync, Namespace: cfg.Namespace, Logger: cfg.Logger,
 	})

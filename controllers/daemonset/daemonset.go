@@ -38,6 +38,9 @@ var GroupVersionKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: 
 type Config struct {
 	// Client is the controller's API client (required).
 	Client *client.Client
+	// Informers shares informers with the other controllers of the
+	// process (nil: private ones).
+	Informers *cache.Factory
 	// Clock is the injected clock (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -76,7 +79,7 @@ func New(cfg Config) (*DaemonSetsController, error) {
 		expectations: controllers.NewControllerExpectations(cfg.Clock, 0),
 	}
 	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.DaemonSet]{
-		Name: ControllerName, Component: Component, Client: cfg.Client, Clock: cfg.Clock, Mode: cfg.Mode,
+		Name: ControllerName, Component: Component, Client: cfg.Client, Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode,
 		Primary: cfg.Client.DaemonSets(), GVK: GroupVersionKind,
 		Owns:      []controllers.Watch{dsc.pods, dsc.revisions, dsc.nodes},
 		Reconcile: dsc.sync, Namespace: cfg.Namespace, Workers: cfg.Workers, Logger: cfg.Logger,

@@ -19,12 +19,17 @@ import (
 var bg = context.Background()
 
 func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
-	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 9, Nodes: []cluster.NodeConfig{
+	c, err := cluster.New(cluster.Config{DetectCacheMutations: true, Mode: runmode.Step, Seed: 9, Nodes: []cluster.NodeConfig{
 		{Name: "node-1", Labels: map[string]string{"disk": "ssd"}}, {Name: "node-2", Labels: map[string]string{"disk": "ssd"}},
 		{Name: "node-3", Labels: map[string]string{"disk": "ssd"}}, {Name: "node-4"},
 	}})
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.CheckCacheMutations(); err != nil {
+			t.Error(err)
+		}
+		c.Close()
+	})
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	return c, c.Client("test")

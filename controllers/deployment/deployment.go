@@ -29,12 +29,16 @@ var GroupVersionKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: 
 
 // controllerUIDIndex indexes ReplicaSets by their controller's uid, and
 // orphans by "orphan/<namespace>".
-const controllerUIDIndex = "controllerUID"
+const controllerUIDIndex = "controllerUIDOrOrphan"
 
 // Config builds a DeploymentController.
 type Config struct {
 	// Client is the controller's API client (required).
 	Client *client.Client
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
 	// Clock drives conditions and the progress deadline (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -78,9 +82,9 @@ func New(cfg Config) (*DeploymentController, error) {
 		clock:       cfg.Clock,
 		recorder:    cfg.Recorder,
 		logger:      cfg.Logger.With("controller", ControllerName),
-		dInformer:   cache.New(cfg.Client.Deployments(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
-		rsInformer:  cache.New(cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
-		podInformer: cache.New(cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		dInformer:   cache.For(cfg.Informers, cfg.Client.Deployments(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		rsInformer:  cache.For(cfg.Informers, cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		podInformer: cache.For(cfg.Informers, cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
 	}
 	dc.rsInformer.AddIndexer(controllerUIDIndex, func(rs *api.ReplicaSet) []string {
 		if ref := api.GetControllerOf(&rs.ObjectMeta); ref != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/api/intstr"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/runmode"
@@ -33,9 +34,10 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	env := apiservertest.New(t)
-	rsc, err := replicaset.New(replicaset.Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
+	informers := detectingInformers(t)
+	rsc, err := replicaset.New(replicaset.Config{Client: env.Client, Informers: informers, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
-	dc, err := New(Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
+	dc, err := New(Config{Client: env.Client, Informers: informers, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
 	require.Len(t, dc.Controllers(), 1)
 	assert.Equal(t, "deployment", dc.Controllers()[0].Name())
@@ -473,4 +475,17 @@ func TestAdoptsAnOrphanReplicaSet(t *testing.T) {
 	require.Len(t, rss, 1)
 	assert.True(t, api.IsControlledBy(&rss[0].ObjectMeta, &created.ObjectMeta))
 	assert.Equal(t, `deployment "web" successfully rolled out`, rolloutStatus(h.deployment("web")))
+}
+
+// detectingInformers builds private informers watched by a cache mutation
+// detector, checked when the test ends: the controller must copy what it
+// changes.
+func detectingInformers(t *testing.T) *cache.Factory {
+	d := cache.NewMutationDetector()
+	t.Cleanup(func() {
+		if err := d.Check(); err != nil {
+			t.Error(err)
+		}
+	})
+	return cache.NewFactory(cache.FactoryConfig{Detector: d})
 }

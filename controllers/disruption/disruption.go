@@ -29,9 +29,13 @@ const DeletionTimeout = 2 * time.Minute
 // Config builds a Controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
-	Mode   runmode.Mode
-	Logger *slog.Logger
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
+	Mode      runmode.Mode
+	Logger    *slog.Logger
 }
 
 // Controller keeps every budget's status.
@@ -57,11 +61,11 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		client:      cfg.Client,
 		clock:       cfg.Clock,
-		pdbs:        cache.New(cfg.Client.PodDisruptionBudgets(), "", client.ListOptions{}, cfg.Logger),
-		pods:        cache.New(cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
-		replicaSets: cache.New(cfg.Client.ReplicaSets(), "", client.ListOptions{}, cfg.Logger),
-		deployments: cache.New(cfg.Client.Deployments(), "", client.ListOptions{}, cfg.Logger),
-		statefulSet: cache.New(cfg.Client.StatefulSets(), "", client.ListOptions{}, cfg.Logger),
+		pdbs:        cache.For(cfg.Informers, cfg.Client.PodDisruptionBudgets(), "", client.ListOptions{}, cfg.Logger),
+		pods:        cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
+		replicaSets: cache.For(cfg.Informers, cfg.Client.ReplicaSets(), "", client.ListOptions{}, cfg.Logger),
+		deployments: cache.For(cfg.Informers, cfg.Client.Deployments(), "", client.ListOptions{}, cfg.Logger),
+		statefulSet: cache.For(cfg.Informers, cfg.Client.StatefulSets(), "", client.ListOptions{}, cfg.Logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
 		Sources: []controllers.Source{c.pdbs, c.pods, c.replicaSets, c.deployments, c.statefulSet},

@@ -25,7 +25,11 @@ const ControllerName = "endpoints"
 // Config builds a Controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
 	Mode   runmode.Mode
 	Logger *slog.Logger
@@ -50,9 +54,9 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := &Controller{
 		client:    cfg.Client,
-		services:  cache.New(cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
-		pods:      cache.New(cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
-		endpoints: cache.New(cfg.Client.Endpoints(), "", client.ListOptions{}, cfg.Logger),
+		services:  cache.For(cfg.Informers, cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
+		pods:      cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
+		endpoints: cache.For(cfg.Informers, cfg.Client.Endpoints(), "", client.ListOptions{}, cfg.Logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
 		Sources: []controllers.Source{c.services, c.pods, c.endpoints}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})

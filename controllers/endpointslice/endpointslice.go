@@ -33,9 +33,13 @@ const MaxEndpointsPerSlice = 100
 // Config builds a Controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
-	Mode   runmode.Mode
-	Logger *slog.Logger
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
+	Mode      runmode.Mode
+	Logger    *slog.Logger
 	// MaxEndpointsPerSlice is 100 unless set.
 	MaxEndpointsPerSlice int
 }
@@ -64,9 +68,9 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		client:   cfg.Client,
 		max:      cfg.MaxEndpointsPerSlice,
-		services: cache.New(cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
-		pods:     cache.New(cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
-		slices: cache.New(cfg.Client.EndpointSlices(), "",
+		services: cache.For(cfg.Informers, cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
+		pods:     cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
+		slices: cache.For(cfg.Informers, cfg.Client.EndpointSlices(), "",
 			client.ListOptions{LabelSelector: api.LabelManagedBy + "=" + ManagedBy}, cfg.Logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,

@@ -31,6 +31,9 @@ var GroupVersionKind = api.GroupVersionKind{Group: "batch", Version: "v1", Kind:
 type Config struct {
 	// Client is the controller's API client (required).
 	Client *client.Client
+	// Informers shares informers with the other controllers of the
+	// process (nil: private ones).
+	Informers *cache.Factory
 	// Clock is the injected clock (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -57,7 +60,7 @@ func New(cfg Config) (*JobController, error) {
 	}
 	jc := &JobController{pods: controllers.Owns(cfg.Client.Pods(), "Pod"), expectations: newExpectations(cfg.Clock)}
 	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.Job]{
-		Name: ControllerName, Component: Component, Client: cfg.Client, Clock: cfg.Clock, Mode: cfg.Mode,
+		Name: ControllerName, Component: Component, Client: cfg.Client, Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode,
 		Primary: cfg.Client.Jobs(), GVK: GroupVersionKind, Owns: []controllers.Watch{jc.pods},
 		Reconcile: jc.sync, Namespace: cfg.Namespace, Workers: cfg.Workers, Logger: cfg.Logger,
 	})

@@ -62,6 +62,10 @@ func okCondition(t api.NamespaceConditionType) api.NamespaceCondition {
 type Config struct {
 	// Client talks to the API server.
 	Client *client.Client
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
 	// Resources returns the resources the server serves now (read on every
 	// pass); the namespaced ones are emptied. When several versions of
 	// one resource are listed, the first is used.
@@ -99,7 +103,7 @@ func New(cfg Config) (*NamespaceController, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	nc := &NamespaceController{cfg: cfg, logger: cfg.Logger.With("controller", ControllerName)}
-	nc.namespaces = cache.New(cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
+	nc.namespaces = cache.For(cfg.Informers, cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: nc, Clock: cfg.Clock, Mode: cfg.Mode,
 		Workers: cfg.Workers, Logger: cfg.Logger, Sources: []controllers.Source{nc.namespaces}})
 	if err != nil {

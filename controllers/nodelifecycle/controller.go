@@ -43,6 +43,10 @@ const (
 type Config struct {
 	// Client talks to the API server (required).
 	Client *client.Client
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
 	// Clock times the grace period and the evictions (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -97,9 +101,9 @@ func New(cfg Config) (*Controller, error) {
 		nodeRec:  record.New(record.Config{Client: c, Component: "node-controller", Clock: cfg.Clock, Mode: cfg.Mode}),
 		evictRec: record.New(record.Config{Client: c, Component: "taint-eviction-controller", Clock: cfg.Clock, Mode: cfg.Mode}),
 	}
-	nc.nodes = cache.New(c.Nodes(), "", client.ListOptions{}, nc.logger)
-	nc.leases = cache.New(c.Leases(), api.NamespaceNodeLease, client.ListOptions{}, nc.logger)
-	nc.pods = cache.New(c.Pods(), "", client.ListOptions{}, nc.logger)
+	nc.nodes = cache.For(cfg.Informers, c.Nodes(), "", client.ListOptions{}, nc.logger)
+	nc.leases = cache.For(cfg.Informers, c.Leases(), api.NamespaceNodeLease, client.ListOptions{}, nc.logger)
+	nc.pods = cache.For(cfg.Informers, c.Pods(), "", client.ListOptions{}, nc.logger)
 	nc.pods.AddIndexer(nodeNameIndex, func(p *api.Pod) []string { return []string{p.Spec.NodeName} })
 	var err error
 	nc.ctrl, err = controllers.New(controllers.Config{Name: Name, Reconciler: nc, Clock: cfg.Clock, Mode: cfg.Mode, Logger: nc.logger,

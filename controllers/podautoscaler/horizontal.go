@@ -37,8 +37,12 @@ var GroupVersionKind = api.GroupVersionKind{Group: api.AutoscalingGroupName, Ver
 // Config configures the controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
-	Mode   runmode.Mode
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
+	Mode      runmode.Mode
 	// SyncPeriod is how often each HPA is reconciled (DefaultSyncPeriod).
 	SyncPeriod time.Duration
 	// DownscaleStabilization is the window of HPAs without behavior.
@@ -89,7 +93,7 @@ func New(cfg Config) (*HorizontalController, error) {
 	c := &HorizontalController{
 		cfg:       cfg,
 		recorder:  record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode}),
-		hpas:      cache.New(hpaClient, "", client.ListOptions{}, cfg.Logger),
+		hpas:      cache.For(cfg.Informers, hpaClient, "", client.ListOptions{}, cfg.Logger),
 		hpaClient: hpaClient,
 		metrics:   client.For(cfg.Client, podMetricsInfo, func() *api.PodMetrics { return &api.PodMetrics{} }),
 		history:   map[string]*history{},

@@ -20,9 +20,14 @@ import (
 // resync is periodic).
 func TestMissingTargetInStepMode(t *testing.T) {
 	ctx := context.Background()
-	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 3, NodeCount: 1})
+	c, err := cluster.New(cluster.Config{DetectCacheMutations: true, Mode: runmode.Step, Seed: 3, NodeCount: 1})
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.CheckCacheMutations(); err != nil {
+			t.Error(err)
+		}
+		c.Close()
+	})
 	_, err = c.RunUntilStable(ctx, stepper.Limits{})
 	require.NoError(t, err)
 

@@ -42,12 +42,16 @@ var GroupVersionKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: 
 
 // controllerUIDIndex indexes pods by the uid of their controller, and
 // orphans by "orphan/<namespace>", so a sync reads only the pods it may own.
-const controllerUIDIndex = "controllerUID"
+const controllerUIDIndex = "controllerUIDOrOrphan"
 
 // Config builds a ReplicaSetController.
 type Config struct {
 	// Client is the controller's API client (required).
 	Client *client.Client
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
 	// Clock drives expectations, availability and events (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -107,8 +111,8 @@ func New(cfg Config) (*ReplicaSetController, error) {
 		// the trace is the same every run.
 		parallel:     cfg.Mode == runmode.Live,
 		expectations: controllers.NewControllerExpectations(cfg.Clock, cfg.ExpectationsTimeout),
-		rsInformer:   cache.New(cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
-		podInformer:  cache.New(cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		rsInformer:   cache.For(cfg.Informers, cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		podInformer:  cache.For(cfg.Informers, cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
 	}
 	rsc.podInformer.AddIndexer(controllerUIDIndex, func(p *api.Pod) []string {
 		if ref := api.GetControllerOf(&p.ObjectMeta); ref != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
 )
@@ -28,7 +29,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	env := apiservertest.New(t)
-	rsc, err := New(Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
+	rsc, err := New(Config{Client: env.Client, Informers: detectingInformers(t), Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
 	require.Len(t, rsc.Controllers(), 1)
 	return &harness{t: t, ctx: context.Background(), env: env, rsc: rsc, c: rsc.Controllers()[0]}
@@ -357,4 +358,17 @@ func TestDeletedReplicaSetForgetsExpectations(t *testing.T) {
 	h.settle()
 	add, _ = h.rsc.Expectations().Pending("default/web")
 	assert.Equal(t, 0, add)
+}
+
+// detectingInformers builds private informers watched by a cache mutation
+// detector, checked when the test ends: the controller must copy what it
+// changes.
+func detectingInformers(t *testing.T) *cache.Factory {
+	d := cache.NewMutationDetector()
+	t.Cleanup(func() {
+		if err := d.Check(); err != nil {
+			t.Error(err)
+		}
+	})
+	return cache.NewFactory(cache.FactoryConfig{Detector: d})
 }

@@ -27,9 +27,13 @@ const ResyncPeriod = 5 * time.Minute
 // Config builds a Controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
-	Mode   runmode.Mode
-	Logger *slog.Logger
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
+	Mode      runmode.Mode
+	Logger    *slog.Logger
 }
 
 // Controller keeps every quota's status.
@@ -53,11 +57,11 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := &Controller{
 		client:     cfg.Client,
-		quotas:     cache.New(cfg.Client.ResourceQuotas(), "", client.ListOptions{}, cfg.Logger),
-		pods:       cache.New(cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
-		services:   cache.New(cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
-		configMaps: cache.New(cfg.Client.ConfigMaps(), "", client.ListOptions{}, cfg.Logger),
-		secrets:    cache.New(cfg.Client.Secrets(), "", client.ListOptions{}, cfg.Logger),
+		quotas:     cache.For(cfg.Informers, cfg.Client.ResourceQuotas(), "", client.ListOptions{}, cfg.Logger),
+		pods:       cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
+		services:   cache.For(cfg.Informers, cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
+		configMaps: cache.For(cfg.Informers, cfg.Client.ConfigMaps(), "", client.ListOptions{}, cfg.Logger),
+		secrets:    cache.For(cfg.Informers, cfg.Client.Secrets(), "", client.ListOptions{}, cfg.Logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
 		Sources: []controllers.Source{c.quotas, c.pods, c.services, c.configMaps, c.secrets},

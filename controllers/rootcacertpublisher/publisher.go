@@ -30,8 +30,12 @@ const (
 // Config builds a Controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
-	Mode   runmode.Mode
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
+	Mode      runmode.Mode
 	// RootCA is the PEM CA bundle to publish. Empty (a cluster without
 	// TLS, as in step mode) leaves the loop idle.
 	RootCA []byte
@@ -55,8 +59,8 @@ func New(cfg Config) (*Controller, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Controller{cfg: cfg}
-	c.namespaces = cache.New(cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
-	c.configMaps = cache.New(cfg.Client.ConfigMaps(), "", client.ListOptions{FieldSelector: "metadata.name=" + ConfigMapName}, cfg.Logger)
+	c.namespaces = cache.For(cfg.Informers, cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
+	c.configMaps = cache.For(cfg.Informers, cfg.Client.ConfigMaps(), "", client.ListOptions{FieldSelector: "metadata.name=" + ConfigMapName}, cfg.Logger)
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Clock: cfg.Clock, Mode: cfg.Mode,
 		Logger: cfg.Logger, Sources: []controllers.Source{c.namespaces, c.configMaps}})
 	if err != nil {

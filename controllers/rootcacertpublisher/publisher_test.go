@@ -19,9 +19,14 @@ var bg = context.Background()
 const caPEM = "-----BEGIN CERTIFICATE-----\nfake\n-----END CERTIFICATE-----\n"
 
 func TestRootCAInEveryNamespace(t *testing.T) {
-	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, RootCA: []byte(caPEM)})
+	c, err := cluster.New(cluster.Config{DetectCacheMutations: true, Mode: runmode.Step, Seed: 1, NodeCount: 1, RootCA: []byte(caPEM)})
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.CheckCacheMutations(); err != nil {
+			t.Error(err)
+		}
+		c.Close()
+	})
 	cl := c.Client("test")
 	_, err = cl.Namespaces().Create(bg, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team"}})
 	require.NoError(t, err)
@@ -56,9 +61,14 @@ func TestRootCAInEveryNamespace(t *testing.T) {
 }
 
 func TestNoCANoConfigMap(t *testing.T) {
-	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 1, NodeCount: 1})
+	c, err := cluster.New(cluster.Config{DetectCacheMutations: true, Mode: runmode.Step, Seed: 1, NodeCount: 1})
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.CheckCacheMutations(); err != nil {
+			t.Error(err)
+		}
+		c.Close()
+	})
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	_, err = c.Client("test").ConfigMaps().Get(bg, "default", rootcacertpublisher.ConfigMapName)

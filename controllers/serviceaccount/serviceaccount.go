@@ -22,9 +22,13 @@ const DefaultName = "default"
 // Config builds a Controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
-	Mode   runmode.Mode
-	Logger *slog.Logger
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
+	Mode      runmode.Mode
+	Logger    *slog.Logger
 }
 
 // Controller ensures the default ServiceAccount of every namespace.
@@ -44,8 +48,8 @@ func New(cfg Config) (*Controller, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Controller{cfg: cfg}
-	c.namespaces = cache.New(cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
-	c.accounts = cache.New(cfg.Client.ServiceAccounts(), "", client.ListOptions{FieldSelector: "metadata.name=" + DefaultName}, cfg.Logger)
+	c.namespaces = cache.For(cfg.Informers, cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
+	c.accounts = cache.For(cfg.Informers, cfg.Client.ServiceAccounts(), "", client.ListOptions{FieldSelector: "metadata.name=" + DefaultName}, cfg.Logger)
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Clock: cfg.Clock, Mode: cfg.Mode,
 		Logger: cfg.Logger, Sources: []controllers.Source{c.namespaces, c.accounts}})
 	if err != nil {

@@ -16,9 +16,14 @@ import (
 var bg = context.Background()
 
 func TestDefaultAccountInEveryNamespace(t *testing.T) {
-	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 1, NodeCount: 1})
+	c, err := cluster.New(cluster.Config{DetectCacheMutations: true, Mode: runmode.Step, Seed: 1, NodeCount: 1})
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.CheckCacheMutations(); err != nil {
+			t.Error(err)
+		}
+		c.Close()
+	})
 	cl := c.Client("test")
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)

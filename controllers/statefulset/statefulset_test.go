@@ -19,9 +19,14 @@ import (
 var bg = context.Background()
 
 func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
-	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 7, NodeCount: 3})
+	c, err := cluster.New(cluster.Config{DetectCacheMutations: true, Mode: runmode.Step, Seed: 7, NodeCount: 3})
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.CheckCacheMutations(); err != nil {
+			t.Error(err)
+		}
+		c.Close()
+	})
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	return c, c.Client("test")

@@ -25,6 +25,10 @@ const Component = "ttl-after-finished-controller"
 type Config struct {
 	// Client is the controller's API client (required).
 	Client *client.Client
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
 	// Clock is the injected clock (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -55,7 +59,7 @@ func New(cfg Config) (*Controller, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Controller{client: cfg.Client, clock: cfg.Clock,
-		jobs: cache.New(cfg.Client.Jobs(), cfg.Namespace, client.ListOptions{}, cfg.Logger)}
+		jobs: cache.For(cfg.Informers, cfg.Client.Jobs(), cfg.Namespace, client.ListOptions{}, cfg.Logger)}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: controllers.ReconcileFunc(c.reconcile),
 		Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger, Sources: []controllers.Source{c.jobs}})
 	if err != nil {

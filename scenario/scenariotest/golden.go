@@ -22,17 +22,19 @@ import (
 )
 
 // Trace runs a scenario in the trace style and returns what it printed and
-// whether every step passed.
+// whether every step passed. The cache mutation detector is on: no
+// component may change an object its informers hand out.
 func Trace(t testing.TB, s *scenario.Scenario) (string, bool) {
 	t.Helper()
 	var out bytes.Buffer
 	rep := &scenario.Reporter{W: &out, Style: scenario.StyleTrace}
-	r, err := scenario.New(s, rep)
+	r, err := scenario.NewWithOptions(s, rep, scenario.Options{DetectCacheMutations: true})
 	require.NoError(t, err)
 	defer r.Close()
 	rep.Header(s)
 	_, err = r.RunAll(context.Background())
 	require.NoError(t, err)
+	assert.NoError(t, r.CheckCacheMutations())
 	ok := rep.Footer(s)
 	return out.String(), ok
 }

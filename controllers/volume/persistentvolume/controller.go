@@ -47,7 +47,11 @@ var (
 // Config builds a Controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
 	Mode   runmode.Mode
 	Logger *slog.Logger
@@ -79,10 +83,10 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		client:   cfg.Client,
 		clock:    cfg.Clock,
-		claims:   cache.New(cfg.Client.PersistentVolumeClaims(), "", client.ListOptions{}, cfg.Logger),
-		volumes:  cache.New(cfg.Client.PersistentVolumes(), "", client.ListOptions{}, cfg.Logger),
-		classes:  cache.New(cfg.Client.StorageClasses(), "", client.ListOptions{}, cfg.Logger),
-		nodes:    cache.New(cfg.Client.Nodes(), "", client.ListOptions{}, cfg.Logger),
+		claims:   cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), "", client.ListOptions{}, cfg.Logger),
+		volumes:  cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), "", client.ListOptions{}, cfg.Logger),
+		classes:  cache.For(cfg.Informers, cfg.Client.StorageClasses(), "", client.ListOptions{}, cfg.Logger),
+		nodes:    cache.For(cfg.Informers, cfg.Client.Nodes(), "", client.ListOptions{}, cfg.Logger),
 		recorder: record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode}),
 	}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,

@@ -18,9 +18,14 @@ import (
 var bg = context.Background()
 
 func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
-	c, err := cluster.New(cluster.Config{Mode: runmode.Step, Seed: 7, NodeCount: 2})
+	c, err := cluster.New(cluster.Config{DetectCacheMutations: true, Mode: runmode.Step, Seed: 7, NodeCount: 2})
 	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		if err := c.CheckCacheMutations(); err != nil {
+			t.Error(err)
+		}
+		c.Close()
+	})
 	settle(t, c)
 	return c, c.Client("test")
 }

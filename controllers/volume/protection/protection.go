@@ -23,7 +23,11 @@ const (
 // Config builds either controller.
 type Config struct {
 	Client *client.Client
-	Clock  clock.Clock
+	// Informers shares informers with the other controllers of the
+	// process (kube-controller-manager's SharedInformerFactory; nil:
+	// private ones).
+	Informers *cache.Factory
+	Clock     clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
 	Mode   runmode.Mode
 	Logger *slog.Logger
@@ -87,8 +91,8 @@ func NewPVCProtection(cfg Config) (*PVCProtection, error) {
 		return nil, err
 	}
 	c := &PVCProtection{client: cfg.Client,
-		claims: cache.New(cfg.Client.PersistentVolumeClaims(), "", client.ListOptions{}, cfg.Logger),
-		pods:   cache.New(cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger)}
+		claims: cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), "", client.ListOptions{}, cfg.Logger),
+		pods:   cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger)}
 	ctrl, err := controllers.New(controllers.Config{Name: PVCControllerName, Reconciler: c,
 		Sources: []controllers.Source{c.claims, c.pods}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
 	if err != nil {
@@ -156,7 +160,7 @@ func NewPVProtection(cfg Config) (*PVProtection, error) {
 		return nil, err
 	}
 	c := &PVProtection{client: cfg.Client,
-		volumes: cache.New(cfg.Client.PersistentVolumes(), "", client.ListOptions{}, cfg.Logger)}
+		volumes: cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), "", client.ListOptions{}, cfg.Logger)}
 	ctrl, err := controllers.New(controllers.Config{Name: PVControllerName, Reconciler: c,
 		Sources: []controllers.Source{c.volumes}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
 	if err != nil {

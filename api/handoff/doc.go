@@ -1,0 +1,24 @@
+// Package handoff lets the API server hand a watch's decoded objects to a
+// client in the same process instead of their JSON.
+//
+// Kubernetes has no such thing: kube-apiserver's loopback client and every
+// controller encode and decode each object, and only the watch cache
+// shares one decoded object between watchers inside the server. kubesim
+// runs the controllers, the scheduler and the kubelets in the API server's
+// process (client.InProcessTransport), where decoding the same pod event
+// again in each of their informers was most of the control plane's time.
+// So a client's watch request carries a Watch in its context — a Go value,
+// which no socket carries, so only an in-process request can bring it to
+// the handler — and the watch handler, after the same authentication,
+// authorization and audit as any request, claims it and sends each event
+// through it: the watch cache's own object when it is the Go type the
+// client decodes into, the event's JSON otherwise (a dynamic client, a
+// version converted from the stored one).
+//
+// The objects are shared with the watch cache and every other in-process
+// watcher, and so immutable: a component that changes one changes a copy
+// (DeepCopy), which client/cache.MutationDetector checks in tests.
+//
+// Left out: lists and writes still go through JSON (an informer lists once,
+// then watches), and so does every request from outside the process.
+package handoff

@@ -1,0 +1,78 @@
+package handoff
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// Event is one watch event handed over: Object (shared, immutable) when it
+// is of the type the client wants, else Raw, the object's JSON; for ERROR,
+// Status.
+type Event struct {
+	Type   api.WatchEventType
+	Object api.Object
+	Raw    []byte
+	Status *api.Status
+}
+
+// Watch is the side channel of one watch request.
+type Watch struct {
+	want    reflect.Type
+	claimed atomic.Bool
+	events  chan Event
+	once    sync.Once
+}
+
+// NewWatch returns the side channel of a watch whose client decodes into
+// objects like sample (a *api.Pod, or an *unstructured.Unstructured).
+func NewWatch(sample api.Object) *Watch {
+	return &Watch{want: reflect.TypeOf(sample), events: make(chan Event, 64)}
+}
+
+type contextKey struct{}
+
+// WithWatch returns ctx carrying w: the request made with it may be
+// answered through w.
+func WithWatch(ctx context.Context, w *Watch) context.Context {
+	return context.WithValue(ctx, contextKey{}, w)
+}
+
+// FromContext is the Watch a request carries, or nil.
+func FromContext(ctx context.Context) *Watch {
+	w, _ := ctx.Value(contextKey{}).(*Watch)
+	return w
+}
+
+// Claim is the server's: it reports whether it may answer through w (the
+// first claim only; a request proxied on in process must not be answered
+// twice). The server then closes w when the watch ends.
+func (w *Watch) Claim() bool { return w.claimed.CompareAndSwap(false, true) }
+
+// Claimed is the client's: whether the answer comes through w rather than
+// the response body.
+func (w *Watch) Claimed() bool { return w.claimed.Load() }
+
+// Accepts reports whether obj may be handed over as it is: it is of the
+// type the client decodes into.
+func (w *Watch) Accepts(obj api.Object) bool { return reflect.TypeOf(obj) == w.want }
+
+// Send hands ev to the client, waiting while its buffer is full; it
+// reports false when ctx (the request's) ended first.
+func (w *Watch) Send(ctx context.Context, ev Event) bool {
+	select {
+	case w.events <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Close ends the stream (the server's, when the watch ends).
+func (w *Watch) Close() { w.once.Do(func() { close(w.events) }) }
+
+// Events are the events, closed when the server ends the watch.
+func (w *Watch) Events() <-chan Event { return w.events }

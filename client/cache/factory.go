@@ -1,0 +1,92 @@
+package cache
+
+import (
+	"log/slog"
+	"reflect"
+	"sync"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+)
+
+// Factory hands the controllers of one process their informers, as
+// client-go's SharedInformerFactory does for kube-controller-manager: with
+// Share, one informer per resource, Go type, namespace and options, so that
+// ten controllers watching pods hold one cache and decode each pod event
+// once; without it (step mode, where each controller lists its sources
+// before its own step and the trace depends on when handlers fire), a
+// private informer per call, as if there were no factory.
+//
+// A nil *Factory is valid: For then builds a private informer.
+type Factory struct {
+	client   *client.Client
+	share    bool
+	detector *MutationDetector
+
+	mu        sync.Mutex
+	informers map[factoryKey]any
+}
+
+// FactoryConfig configures a Factory.
+type FactoryConfig struct {
+	// Client, when set, is the client shared informers list and watch
+	// with (kube-controller-manager's "shared-informers" client); unset,
+	// an informer keeps the client of the resource it was first asked for.
+	Client *client.Client
+	// Share makes one informer serve every caller that asks for the same
+	// thing (live mode).
+	Share bool
+	// Detector, when set, watches every object the informers hand out for
+	// changes (KUBE_CACHE_MUTATION_DETECTOR); for tests.
+	Detector *MutationDetector
+}
+
+// NewFactory returns a factory.
+func NewFactory(cfg FactoryConfig) *Factory {
+	return &Factory{client: cfg.Client, share: cfg.Share, detector: cfg.Detector, informers: map[factoryKey]any{}}
+}
+
+// factoryKey identifies a shared informer: the same resource decoded into
+// the same Go type (a typed and a dynamic pods informer differ), in the
+// same namespace, with the same selectors.
+type factoryKey struct {
+	gvr  api.GroupVersionResource
+	typ  reflect.Type
+	ns   string
+	opts client.ListOptions
+}
+
+// For returns the informer of res in namespace ns narrowed by opts: the
+// shared one of f when f shares, a new one otherwise. Handlers and
+// indexes added to a shared informer serve every controller that uses it;
+// its objects are shared: copy before changing.
+func For[T api.Object](f *Factory, res *client.Resource[T], ns string, opts client.ListOptions, logger *slog.Logger) *Informer[T] {
+	if f == nil {
+		return New(res, ns, opts, logger)
+	}
+	if !f.share {
+		inf := New(res, ns, opts, logger)
+		inf.detector = f.detector
+		return inf
+	}
+	key := factoryKey{gvr: res.Info().GroupVersionResource(), typ: reflect.TypeFor[T](), ns: ns, opts: opts}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if inf, ok := f.informers[key]; ok {
+		return inf.(*Informer[T])
+	}
+	if f.client != nil {
+		res = res.WithClient(f.client)
+	}
+	inf := New(res, ns, opts, logger)
+	inf.detector = f.detector
+	f.informers[key] = inf
+	return inf
+}
+
+// Len is the number of shared informers the factory holds.
+func (f *Factory) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.informers)
+}
