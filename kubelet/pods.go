@@ -175,6 +175,20 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		k.stopReal(key)
 		at, kind, idx, ok = now, toReplace, i, true
 	}
+	if ok && kind == toRunning && !now.Before(at) {
+		// The volume manager first: no container starts before every
+		// claim the pod mounts is bound (volumes.go). The pod stays in
+		// ContainerCreating and its sync is tried again after the pod
+		// worker's back-off.
+		msg, err := k.claimsMountable(ctx, pod)
+		if err != nil {
+			return controllers.Result{}, err
+		}
+		if msg != "" {
+			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedMount", message: msg})
+			return controllers.Result{RequeueAfter: workerBackOffPeriod}, nil
+		}
+	}
 	if ok && !now.Before(at) {
 		var err error
 		if events, err = k.apply(next, pod, bs, kind, idx, now); err != nil {
