@@ -82,7 +82,27 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 	}
 	env := containerenv.Build(ctx, pod, c, envSources{k.c})
 	k.addProgramFiles(&env, pod, c)
+	env.Layer = k.writableLayer(pod, c.Name)
 	return env, nil
+}
+
+// writableLayer is the running container's writable layer, made at the
+// first exec that needs it; nil when the container does not run.
+func (k *Kubelet) writableLayer(pod *api.Pod, container string) *shell.Layer {
+	k.stateMu.Lock()
+	defer k.stateMu.Unlock()
+	rt := k.runtimes[pod.Namespace+"/"+pod.Name]
+	if rt == nil || rt.uid != pod.UID {
+		return nil
+	}
+	i := rt.find(container)
+	if i < 0 || rt.containers[i].state != containerRunning {
+		return nil
+	}
+	if rt.containers[i].layer == nil {
+		rt.containers[i].layer = shell.NewLayer()
+	}
+	return rt.containers[i].layer
 }
 
 // addProgramFiles puts the files the container's program has touched

@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 // stage is where a pod is in its life on this node.
@@ -61,6 +62,9 @@ type containerRuntime struct {
 	// backoffSteps counts the failures the back-off doubles over; it
 	// starts over after a long run (backOffReset).
 	backoffSteps int32
+	// layer is the writable layer of the current run, made by the first
+	// exec (kubectl cp); a restart starts with none.
+	layer *shell.Layer
 }
 
 // done reports whether an init container lets the next one start: it
@@ -532,7 +536,7 @@ func specImage(pod *api.Pod, name string) string {
 // records for it.
 func startContainer(c *containerRuntime, pod *api.Pod, now time.Time) []podEvent {
 	c.state, c.startedAt, c.ready, c.everStarted = containerRunning, now, false, true
-	c.waitingReason, c.waitingMessage = "", ""
+	c.waitingReason, c.waitingMessage, c.layer = "", "", nil
 	c.id = containerID(pod.UID, c.name, c.restarts)
 	return []podEvent{
 		{container: c.name, typ: "Normal", reason: "Pulled", message: fmt.Sprintf("Container image %q already present on machine", c.image)},
