@@ -156,13 +156,24 @@ func (k *Kubelet) AttachTarget(namespace, podName, container string) error {
 	return err
 }
 
-// Attach streams what the container prints from now on to stdout until
-// it exits or ctx ends. The simulated process reads no input: stdin is
-// read and dropped, as by a program that ignores it.
-func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container string, stdin io.Reader, stdout io.Writer) error {
-	if stdin != nil {
-		go io.Copy(io.Discard, stdin)
+// Attach connects stdio to the container's process (the runtime's
+// Attach). A container started with stdin (spec.stdin, as `kubectl run
+// -i` makes it) whose program is a shell runs that shell over the
+// stream: typed lines run, and when it ends (exit, ^D, or the client
+// going away from a stdinOnce container) the container exits with its
+// status (interactive.go). Any other process reads no input: stdin is
+// drained and dropped, and what it prints from now on is streamed until
+// it exits or ctx ends.
+func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container string, stdio shell.Stdio) error {
+	if pod, err := k.runningPod(namespace, podName); err == nil {
+		if c, err := runningContainer(pod, container); err == nil && interactive(pod, c) && stdio.Stdin != nil {
+			return k.attachShell(ctx, pod, c, stdio)
+		}
 	}
+	if stdio.Stdin != nil {
+		go io.Copy(io.Discard, stdio.Stdin)
+	}
+	stdout := stdio.Stdout
 	if stdout == nil {
 		stdout = io.Discard
 	}

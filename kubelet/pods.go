@@ -65,6 +65,9 @@ type containerRuntime struct {
 	// layer is the writable layer of the current run, made by the first
 	// exec (kubectl cp); a restart starts with none.
 	layer *shell.Layer
+	// exited is set when the current run's process ended by itself (an
+	// attached shell typed exit): it wins over the behaviour's exit.
+	exited *processExit
 }
 
 // done reports whether an init container lets the next one start: it
@@ -296,6 +299,9 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 		b := bs[c.name]
 		switch c.state {
 		case containerRunning:
+			if c.exited != nil {
+				consider(c.exited.at, toExit, i)
+			}
 			if b.exits {
 				consider(c.startedAt.Add(b.exitAfter), toExit, i)
 			}
@@ -406,6 +412,10 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 	case toExit, toLivenessKill:
 		c := &rt.containers[idx]
 		code := bs[c.name].exitCode
+		if c.exited != nil && kind == toExit {
+			code = c.exited.code
+		}
+		c.exited = nil
 		if kind == toLivenessKill {
 			// SIGTERM, then SIGKILL: 137 as the runtime reports it.
 			code = 137
@@ -536,7 +546,7 @@ func specImage(pod *api.Pod, name string) string {
 // records for it.
 func startContainer(c *containerRuntime, pod *api.Pod, now time.Time) []podEvent {
 	c.state, c.startedAt, c.ready, c.everStarted = containerRunning, now, false, true
-	c.waitingReason, c.waitingMessage, c.layer = "", "", nil
+	c.waitingReason, c.waitingMessage, c.layer, c.exited = "", "", nil, nil
 	c.id = containerID(pod.UID, c.name, c.restarts)
 	return []podEvent{
 		{container: c.name, typ: "Normal", reason: "Pulled", message: fmt.Sprintf("Container image %q already present on machine", c.image)},
