@@ -34,8 +34,15 @@
 // the way kwok (sigs.k8s.io/kwok) does: status rewritten on a timeline,
 // without a container runtime.
 //
+// Of the volume manager it keeps one rule (volumes.go): no container
+// starts before every PersistentVolumeClaim the pod mounts is bound
+// (FailedMount, retried after the pod worker's back-off). A container
+// started with stdin whose program is a shell is run by `kubectl attach`
+// (interactive.go): typed lines run and the shell's exit ends the
+// container.
+//
 // Left out: there are no real containers (except the in-process images of
-// images.go), images, volumes, cgroups, eviction on pressure, static pods,
+// images.go), images, mounts, cgroups, eviction on pressure, static pods,
 // startup probes, ephemeral containers or lifecycle hooks; probes other
 // than exec on a file succeed unless the annotation says otherwise; the
 // shell understands only the forms docs/containers.md lists. Read the real
