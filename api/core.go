@@ -994,6 +994,9 @@ const (
 	// PodReasonUnschedulable is the PodScheduled=False reason when no node
 	// fits.
 	PodReasonUnschedulable = "Unschedulable"
+	// PodReasonSchedulerError is the PodScheduled=False reason when the
+	// scheduler failed for another cause (a PreBind error, say).
+	PodReasonSchedulerError = "SchedulerError"
 )
 
 // PodQOSClass is the quality-of-service class of a pod.

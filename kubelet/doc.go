@@ -34,11 +34,18 @@
 // the way kwok (sigs.k8s.io/kwok) does: status rewritten on a timeline,
 // without a container runtime.
 //
+// Of the volume manager it keeps one rule (volumes.go): no container
+// starts before every PersistentVolumeClaim the pod mounts is bound
+// (FailedMount, retried after the pod worker's back-off). A container
+// started with stdin whose program is a shell is run by `kubectl attach`
+// (interactive.go): typed lines run and the shell's exit ends the
+// container.
+//
 // Left out: there are no real containers (except the in-process images of
 // images.go, and the local images of localimage.go: a host binary named
 // by `kubesim serve --local-image`, run as a child process whose output
 // is the container's log and whose exit drives the same lifecycle),
-// images, volumes, cgroups, eviction on pressure, static pods,
+// images, mounts, cgroups, eviction on pressure, static pods,
 // startup probes, ephemeral containers or lifecycle hooks; probes other
 // than exec on a file succeed unless the annotation says otherwise; the
 // shell understands only the forms docs/containers.md lists. Read the real

@@ -82,7 +82,27 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 	}
 	env := containerenv.Build(ctx, pod, c, envSources{k.c})
 	k.addProgramFiles(&env, pod, c)
+	env.Layer = k.writableLayer(pod, c.Name)
 	return env, nil
+}
+
+// writableLayer is the running container's writable layer, made at the
+// first exec that needs it; nil when the container does not run.
+func (k *Kubelet) writableLayer(pod *api.Pod, container string) *shell.Layer {
+	k.stateMu.Lock()
+	defer k.stateMu.Unlock()
+	rt := k.runtimes[pod.Namespace+"/"+pod.Name]
+	if rt == nil || rt.uid != pod.UID {
+		return nil
+	}
+	i := rt.find(container)
+	if i < 0 || rt.containers[i].state != containerRunning {
+		return nil
+	}
+	if rt.containers[i].layer == nil {
+		rt.containers[i].layer = shell.NewLayer()
+	}
+	return rt.containers[i].layer
 }
 
 // addProgramFiles puts the files the container's program has touched
@@ -136,13 +156,24 @@ func (k *Kubelet) AttachTarget(namespace, podName, container string) error {
 	return err
 }
 
-// Attach streams what the container prints from now on to stdout until
-// it exits or ctx ends. The simulated process reads no input: stdin is
-// read and dropped, as by a program that ignores it.
-func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container string, stdin io.Reader, stdout io.Writer) error {
-	if stdin != nil {
-		go io.Copy(io.Discard, stdin)
+// Attach connects stdio to the container's process (the runtime's
+// Attach). A container started with stdin (spec.stdin, as `kubectl run
+// -i` makes it) whose program is a shell runs that shell over the
+// stream: typed lines run, and when it ends (exit, ^D, or the client
+// going away from a stdinOnce container) the container exits with its
+// status (interactive.go). Any other process reads no input: stdin is
+// drained and dropped, and what it prints from now on is streamed until
+// it exits or ctx ends.
+func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container string, stdio shell.Stdio) error {
+	if pod, err := k.runningPod(namespace, podName); err == nil {
+		if c, err := runningContainer(pod, container); err == nil && interactive(pod, c) && stdio.Stdin != nil {
+			return k.attachShell(ctx, pod, c, stdio)
+		}
 	}
+	if stdio.Stdin != nil {
+		go io.Copy(io.Discard, stdio.Stdin)
+	}
+	stdout := stdio.Stdout
 	if stdout == nil {
 		stdout = io.Discard
 	}

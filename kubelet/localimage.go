@@ -23,7 +23,7 @@ import (
 // container whose image is one of the names runs the binary as a child
 // process of the kubelet (package hostprocess); its exit, output and
 // deletion go through the same lifecycle as a simulated container's
-// (docs/containers.md, section 9).
+// (docs/containers.md, section 11).
 type LocalImages struct {
 	// Paths maps an image name to its binary. Only these run: a pod
 	// cannot name a host path itself.

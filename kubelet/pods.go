@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 // stage is where a pod is in its life on this node.
@@ -61,6 +62,12 @@ type containerRuntime struct {
 	// backoffSteps counts the failures the back-off doubles over; it
 	// starts over after a long run (backOffReset).
 	backoffSteps int32
+	// layer is the writable layer of the current run, made by the first
+	// exec (kubectl cp); a restart starts with none.
+	layer *shell.Layer
+	// exited is set when the current run's process ended by itself (an
+	// attached shell typed exit): it wins over the behaviour's exit.
+	exited *processExit
 }
 
 // done reports whether an init container lets the next one start: it
@@ -177,6 +184,20 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		k.stopReal(key)
 		at, kind, idx, ok = now, toReplace, i, true
 	}
+	if ok && kind == toRunning && !now.Before(at) {
+		// The volume manager first: no container starts before every
+		// claim the pod mounts is bound (volumes.go). The pod stays in
+		// ContainerCreating and its sync is tried again after the pod
+		// worker's back-off.
+		msg, err := k.claimsMountable(ctx, pod)
+		if err != nil {
+			return controllers.Result{}, err
+		}
+		if msg != "" {
+			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedMount", message: msg})
+			return controllers.Result{RequeueAfter: workerBackOffPeriod}, nil
+		}
+	}
 	if ok && !now.Before(at) {
 		var err error
 		if events, err = k.apply(next, pod, bs, kind, idx, now); err != nil {
@@ -283,6 +304,9 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 		b := bs[c.name]
 		switch c.state {
 		case containerRunning:
+			if c.exited != nil {
+				consider(c.exited.at, toExit, i)
+			}
 			if b.exits {
 				consider(c.startedAt.Add(b.exitAfter), toExit, i)
 			}
@@ -393,6 +417,10 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 	case toExit, toLivenessKill:
 		c := &rt.containers[idx]
 		code := bs[c.name].exitCode
+		if c.exited != nil && kind == toExit {
+			code = c.exited.code
+		}
+		c.exited = nil
 		if kind == toLivenessKill {
 			// SIGTERM, then SIGKILL: 137 as the runtime reports it.
 			code = 137
@@ -523,7 +551,7 @@ func specImage(pod *api.Pod, name string) string {
 // records for it.
 func startContainer(c *containerRuntime, pod *api.Pod, now time.Time) []podEvent {
 	c.state, c.startedAt, c.ready, c.everStarted = containerRunning, now, false, true
-	c.waitingReason, c.waitingMessage = "", ""
+	c.waitingReason, c.waitingMessage, c.layer, c.exited = "", "", nil, nil
 	c.id = containerID(pod.UID, c.name, c.restarts)
 	return []podEvent{
 		{container: c.name, typ: "Normal", reason: "Pulled", message: fmt.Sprintf("Container image %q already present on machine", c.image)},

@@ -279,6 +279,11 @@ func programFor(pod *api.Pod, c *api.Container) program {
 				{op: opSleep, d: after}, {op: opEcho, text: "failed"}, {op: opExit, code: code}}}
 		}
 	}
+	if interactive(pod, c) {
+		// A shell with its stdin held open waits for input: it runs
+		// until an attached session ends it (interactive.go).
+		return program{server: true}
+	}
 	if len(argv) == 0 {
 		if isShellImage(repo) {
 			return program{} // sh with nothing to read: exits 0 at once

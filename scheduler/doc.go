@@ -47,6 +47,13 @@
 //   - Spreading is the old SelectorSpread plugin simplified to "pods with
 //     the same controller owner", where Kubernetes today uses
 //     PodTopologySpread's default constraints over hostname and zone.
+//   - VolumeBinding (volumes.go): a missing claim or an unbound Immediate
+//     one rejects every node (PreFilter); a bound volume's node affinity
+//     and the free or provisionable volumes of a WaitForFirstConsumer
+//     claim filter nodes; after the choice the claims get the node
+//     (selected-node) and the binding waits in PreBind until the PV
+//     controller has bound them (10 minutes at most), the pod assumed on
+//     the node meanwhile.
 //   - Preemption (preemption.go, issue 12 part 6) evicts lower-priority
 //     pods when nothing fits, respecting PodDisruptionBudgets where it can.
 //   - Left out: the "preemption: ..." tail on the FailedScheduling

@@ -61,6 +61,9 @@ type Config struct {
 	// pod is tried again when no event woke it
 	// (DefaultUnschedulableRetry).
 	UnschedulableRetry time.Duration
+	// BindTimeout is how long a pod's binding waits for its claims
+	// (DefaultBindTimeout).
+	BindTimeout time.Duration
 	// Workers is the number of reconciles at once in live mode
 	// (DefaultWorkers). Decisions still happen one at a time, under the
 	// cache lock; only the API writes (binding, events) overlap, as
@@ -79,6 +82,8 @@ type Scheduler struct {
 	fw       *Framework
 	name     string
 	retry    time.Duration
+	// bindTimeout bounds PreBind's wait for claims.
+	bindTimeout time.Duration
 
 	pods  *cache.Informer[*api.Pod]
 	nodes *cache.Informer[*api.Node]
@@ -101,7 +106,10 @@ type Scheduler struct {
 	// unschedulable are the pods nothing fitted, waiting for an event
 	// (the scheduling queue's unschedulablePods).
 	unschedulable map[string]struct{}
-	last          Decision
+	// prebind are the pods waiting in PreBind for their claims, by key
+	// (volumes.go): assumed on their node, not bound yet.
+	prebind map[string]prebindWait
+	last    Decision
 }
 
 // podState is a pod counted on a node.
@@ -134,11 +142,14 @@ func New(cfg Config) (*Scheduler, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
 	}
+	if cfg.BindTimeout <= 0 {
+		cfg.BindTimeout = DefaultBindTimeout
+	}
 	logger := cfg.Logger.With("component", cfg.SchedulerName)
 	s := &Scheduler{
 		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
 		recorder: record.New(record.Config{Client: cfg.Client, Component: cfg.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode}),
-		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry,
+		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry, bindTimeout: cfg.BindTimeout,
 		pods:          cache.For(cfg.Informers, cfg.Client.Pods(), api.NamespaceAll, client.ListOptions{}, logger),
 		nodes:         cache.For(cfg.Informers, cfg.Client.Nodes(), api.NamespaceAll, client.ListOptions{}, logger),
 		claims:        cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), api.NamespaceAll, client.ListOptions{}, logger),
@@ -147,6 +158,7 @@ func New(cfg Config) (*Scheduler, error) {
 		nodeInfos:     map[string]*NodeInfo{},
 		podStates:     map[string]*podState{},
 		unschedulable: map[string]struct{}{},
+		prebind:       map[string]prebindWait{},
 		preemption:    newPreemption(cfg.Informers, cfg.Client, logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{
@@ -289,6 +301,7 @@ func (s *Scheduler) podDeleted(pod *api.Pod) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.unschedulable, key)
+	delete(s.prebind, key)
 	if st := s.podStates[key]; st != nil {
 		s.removePodLocked(key, st)
 		s.requeueLocked(controllers.CauseOf("DELETED", "Pod", &pod.ObjectMeta))
@@ -351,8 +364,20 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	if !ok || !s.responsible(pod) {
 		// Gone, bound by someone, or not ours: drop it from the queue.
 		delete(s.unschedulable, key)
+		if w, waiting := s.prebind[key]; waiting {
+			delete(s.prebind, key)
+			if !ok || pod.Spec.NodeName != w.node {
+				s.mu.Unlock()
+				s.forget(key)
+				return controllers.Result{}, nil
+			}
+		}
 		s.mu.Unlock()
 		return controllers.Result{}, nil
+	}
+	if w, waiting := s.prebind[key]; waiting {
+		s.mu.Unlock()
+		return s.waitForClaims(ctx, key, pod, w)
 	}
 	if st := s.podStates[key]; st != nil && st.assumed {
 		// Bound already; the informer is behind.
@@ -382,11 +407,23 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		}
 		return res, err
 	}
+	if info.Volumes == nil || len(info.Volumes.Unbound) == 0 {
+		return s.bind(ctx, pod, chosen)
+	}
+	// PreBind: the claims are marked with the chosen node, and the
+	// binding waits for the PV controller to bind them there; the pod
+	// stays assumed on the node meanwhile. The claims' updates wake it.
+	s.mu.Lock()
+	s.prebind[key] = prebindWait{node: chosen, since: s.clock.Now()}
+	s.mu.Unlock()
 	if err := s.selectNodeForClaims(ctx, info.Volumes, chosen); err != nil {
+		s.mu.Lock()
+		delete(s.prebind, key)
+		s.mu.Unlock()
 		s.forget(key)
 		return controllers.Result{}, err
 	}
-	return s.bind(ctx, pod, chosen)
+	return controllers.Result{RequeueAfter: s.bindTimeout}, nil
 }
 
 // forget drops the assumption of key after a failed binding.
@@ -442,6 +479,27 @@ func (s *Scheduler) unschedulableFailure(ctx context.Context, pod *api.Pod, msg 
 		s.logger.Warn("recording event failed", "pod", key, "err", err)
 	}
 	return controllers.Result{RequeueAfter: s.retry}, nil
+}
+
+// schedulingError is handleSchedulingFailure for a pod whose binding
+// cycle failed (a PreBind error): PodScheduled=False with reason
+// SchedulerError, a FailedScheduling event, and a new try after the
+// initial back-off (podInitialBackoffDuration, 1s).
+func (s *Scheduler) schedulingError(ctx context.Context, pod *api.Pod, msg string) (controllers.Result, error) {
+	key := pod.Namespace + "/" + pod.Name
+	cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: api.PodReasonSchedulerError, Message: msg}
+	if updated, changed := withPodCondition(pod, cond, s.clock.Now()); changed {
+		if _, err := s.client.Pods().UpdateStatus(ctx, updated); err != nil {
+			if api.IsNotFound(err) {
+				return controllers.Result{}, nil
+			}
+			return controllers.Result{}, fmt.Errorf("updating status of pod %s: %w", key, err)
+		}
+	}
+	if err := s.recorder.Eventf(ctx, record.Ref(pod, podGVK), "Warning", "FailedScheduling", "%s", msg); err != nil {
+		s.logger.Warn("recording event failed", "pod", key, "err", err)
+	}
+	return controllers.Result{RequeueAfter: time.Second}, nil
 }
 
 // withPodCondition returns a copy of pod with cond set, and whether that

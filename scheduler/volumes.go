@@ -2,7 +2,11 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"time"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/volume"
@@ -14,9 +18,11 @@ import (
 // gathers the pod's claims, its Filter checks each node against them, and
 // after the choice the scheduler marks each WaitForFirstConsumer claim
 // with the node (volume.kubernetes.io/selected-node), for the PV
-// controller to bind or provision there. Left out: the plugin's own
-// binding of volumes (AssumePodVolumes and PreBind's wait) — the pod is
-// bound at once, and the kubelet does not wait for its volumes.
+// controller to bind or provision there, and the pod's binding waits
+// until the PV controller has bound every such claim (PreBind). Left out:
+// the plugin's own choice of a free volume (AssumePodVolumes binds a
+// matching PV itself; here the PV controller picks it on the node the
+// annotation names).
 
 // The reasons VolumeBinding gives, in kube-scheduler's words.
 const (
@@ -146,6 +152,83 @@ func (s *Scheduler) selectNodeForClaims(ctx context.Context, vi *VolumeInfo, nod
 	return nil
 }
 
+// DefaultBindTimeout is kube-scheduler's bindTimeoutSeconds (600): how
+// long PreBind waits for the PV controller to bind a pod's claims before
+// the pod is scheduled again.
+const DefaultBindTimeout = 10 * time.Minute
+
+// prebindWait is a pod chosen a node whose claims are not bound yet: it
+// stays assumed on the node, and is bound once they are.
+type prebindWait struct {
+	node  string
+	since time.Time
+}
+
+// ClaimLister finds a claim by namespace and name (an informer's Get).
+type ClaimLister func(namespace, name string) (*api.PersistentVolumeClaim, bool)
+
+// ClaimsBound is PreBind's checkBindings as a pure function: whether
+// every claim of pod is bound (a volume named and the PV controller's
+// bind-completed annotation), and an error when one can no longer be:
+// the claim is gone, or it names another node. (A claim whose
+// annotation is not there yet — the cache has not seen the scheduler's
+// own write — is still waited for.)
+func ClaimsBound(pod *api.Pod, node string, claims ClaimLister) (bool, error) {
+	done := true
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		name := v.PersistentVolumeClaim.ClaimName
+		pvc, ok := claims(pod.Namespace, name)
+		if !ok {
+			return false, fmt.Errorf("persistentvolumeclaim %q not found", name)
+		}
+		if pvc.Spec.VolumeName != "" && pvc.Annotations[api.AnnBindCompleted] != "" {
+			continue
+		}
+		if sel := pvc.Annotations[api.AnnSelectedNode]; sel != "" && sel != node {
+			return false, fmt.Errorf("selectedNode annotation reset for PVC %q", name)
+		}
+		done = false
+	}
+	return done, nil
+}
+
+// waitForClaims is PreBind for a pod that waits: bind it once its claims
+// are bound; give the node up (and schedule again) when they cannot be
+// or the bind timeout passed; otherwise go on waiting — a claim's
+// update wakes it (watchStorage), the timeout is the safety net.
+func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *api.Pod, w prebindWait) (controllers.Result, error) {
+	done, err := ClaimsBound(pod, w.node, s.claims.Get)
+	elapsed := s.clock.Now().Sub(w.since)
+	if err == nil && !done && elapsed >= s.bindTimeout {
+		err = errors.New("context deadline exceeded")
+	}
+	if err != nil {
+		s.mu.Lock()
+		delete(s.prebind, key)
+		s.mu.Unlock()
+		s.forget(key)
+		msg := fmt.Sprintf("running PreBind plugin %q: binding volumes: %v", "VolumeBinding", err)
+		return s.schedulingError(ctx, pod, msg)
+	}
+	if !done {
+		return controllers.Result{RequeueAfter: s.bindTimeout - elapsed}, nil
+	}
+	s.mu.Lock()
+	delete(s.prebind, key)
+	s.mu.Unlock()
+	return s.bind(ctx, pod, w.node)
+}
+
+// wakePrebind queues the pods waiting in PreBind: a claim changed.
+func (s *Scheduler) wakePrebindLocked(cause controllers.Cause) {
+	for _, k := range slices.Sorted(maps.Keys(s.prebind)) {
+		s.ctrl.Enqueue(k, cause)
+	}
+}
+
 // watchStorage retries the unschedulable pods when a claim, a volume or a
 // class comes or changes: one may be what a pod waits for.
 func (s *Scheduler) watchStorage() {
@@ -155,8 +238,18 @@ func (s *Scheduler) watchStorage() {
 		s.requeueLocked(controllers.CauseOf(event, kind, m))
 	}
 	s.claims.AddHandler(cache.Handler[*api.PersistentVolumeClaim]{
-		OnAdd:    func(p *api.PersistentVolumeClaim) { requeue("ADDED", "PersistentVolumeClaim", &p.ObjectMeta) },
-		OnUpdate: func(_, p *api.PersistentVolumeClaim) { requeue("MODIFIED", "PersistentVolumeClaim", &p.ObjectMeta) },
+		OnAdd: func(p *api.PersistentVolumeClaim) { requeue("ADDED", "PersistentVolumeClaim", &p.ObjectMeta) },
+		OnUpdate: func(_, p *api.PersistentVolumeClaim) {
+			s.mu.Lock()
+			s.wakePrebindLocked(controllers.CauseOf("MODIFIED", "PersistentVolumeClaim", &p.ObjectMeta))
+			s.mu.Unlock()
+			requeue("MODIFIED", "PersistentVolumeClaim", &p.ObjectMeta)
+		},
+		OnDelete: func(p *api.PersistentVolumeClaim) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.wakePrebindLocked(controllers.CauseOf("DELETED", "PersistentVolumeClaim", &p.ObjectMeta))
+		},
 	})
 	s.volumes.AddHandler(cache.Handler[*api.PersistentVolume]{
 		OnAdd:    func(pv *api.PersistentVolume) { requeue("ADDED", "PersistentVolume", &pv.ObjectMeta) },

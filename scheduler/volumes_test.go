@@ -64,11 +64,109 @@ func TestMissingClaimKeepsPodPending(t *testing.T) {
 			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
 	require.NoError(t, err)
 	e.run()
-	node := e.pod("db").Spec.NodeName
-	require.NotEmpty(t, node)
+	// A node is chosen and written on the claim, but the pod's binding
+	// waits (PreBind) for the PV controller to bind the claim there.
+	assert.Empty(t, e.pod("db").Spec.NodeName)
 	pvc, err := e.Client.PersistentVolumeClaims().Get(e.ctx, "default", "data")
 	require.NoError(t, err)
-	assert.Equal(t, node, pvc.Annotations[api.AnnSelectedNode])
+	node := pvc.Annotations[api.AnnSelectedNode]
+	require.NotEmpty(t, node)
+	// A second pod counts the first as on that node already (assumed).
+	e.run()
+	assert.Empty(t, e.pod("db").Spec.NodeName)
+
+	bindClaim(t, e, pvc, "pvc-1")
+	e.run()
+	assert.Equal(t, node, e.pod("db").Spec.NodeName)
+}
+
+// bindClaim does what the PV controller does once it has a volume for
+// the claim: names it and marks the binding complete.
+func bindClaim(t *testing.T, e *env, pvc *api.PersistentVolumeClaim, volume string) {
+	t.Helper()
+	pvc, err := e.Client.PersistentVolumeClaims().Get(e.ctx, pvc.Namespace, pvc.Name)
+	require.NoError(t, err)
+	pvc.Spec.VolumeName = volume
+	pvc.Annotations[api.AnnBindCompleted] = "yes"
+	_, err = e.Client.PersistentVolumeClaims().Update(e.ctx, pvc)
+	require.NoError(t, err)
+}
+
+func TestClaimsBound(t *testing.T) {
+	claim := func(name string, annotations map[string]string, volume string) *api.PersistentVolumeClaim {
+		return &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations},
+			Spec: api.PersistentVolumeClaimSpec{VolumeName: volume}}
+	}
+	bound := claim("a", map[string]string{api.AnnBindCompleted: "yes", api.AnnSelectedNode: "node-1"}, "pv-a")
+	waiting := claim("b", map[string]string{api.AnnSelectedNode: "node-1"}, "")
+	notSeenYet := claim("b", nil, "")
+	elsewhere := claim("b", map[string]string{api.AnnSelectedNode: "node-2"}, "")
+	namedOnly := claim("b", map[string]string{api.AnnSelectedNode: "node-1"}, "pv-b")
+	for _, tc := range []struct {
+		name   string
+		claims []*api.PersistentVolumeClaim
+		done   bool
+		err    string
+	}{
+		{"all bound", []*api.PersistentVolumeClaim{bound, claim("b", map[string]string{api.AnnBindCompleted: "yes"}, "pv-b")}, true, ""},
+		{"one still provisioning", []*api.PersistentVolumeClaim{bound, waiting}, false, ""},
+		{"the cache has not seen the node yet", []*api.PersistentVolumeClaim{bound, notSeenYet}, false, ""},
+		{"a volume named, the binding not complete", []*api.PersistentVolumeClaim{bound, namedOnly}, false, ""},
+		{"claim deleted", []*api.PersistentVolumeClaim{bound}, false, `persistentvolumeclaim "b" not found`},
+		{"claim moved to another node", []*api.PersistentVolumeClaim{bound, elsewhere}, false, `selectedNode annotation reset for PVC "b"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := testPod("db", "", "", withClaim("a"), withClaim("b"))
+			lister := func(ns, name string) (*api.PersistentVolumeClaim, bool) {
+				for _, c := range tc.claims {
+					if c.Namespace == ns && c.Name == name {
+						return c, true
+					}
+				}
+				return nil, false
+			}
+			done, err := ClaimsBound(pod, "node-1", lister)
+			assert.Equal(t, tc.done, done)
+			if tc.err == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.EqualError(t, err, tc.err)
+			}
+		})
+	}
+}
+
+// A claim that is never bound: after the bind timeout the pod gives its
+// node up with the real PreBind error, and is scheduled again.
+func TestPreBindTimeout(t *testing.T) {
+	e := newEnv(t, 1)
+	threeNodes(e)
+	wffc := api.VolumeBindingWaitForFirstConsumer
+	_, err := e.Client.StorageClasses().Create(e.ctx, &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "standard"},
+		Provisioner: "kubesim.io/hostpath", VolumeBindingMode: &wffc})
+	require.NoError(t, err)
+	class := "standard"
+	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "data", Namespace: "default"},
+		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: &class,
+			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
+	require.NoError(t, err)
+	e.createPod(testPod("db", "", "", withClaim("data")))
+	e.run()
+	assert.Empty(t, e.pod("db").Spec.NodeName)
+	assert.Nil(t, condition(e.pod("db"), api.PodScheduled), "waiting in PreBind is not a failure")
+
+	e.Clock.Step(DefaultBindTimeout)
+	e.run()
+	c := condition(e.pod("db"), api.PodScheduled)
+	require.NotNil(t, c)
+	assert.Equal(t, api.PodReasonSchedulerError, c.Reason)
+	assert.Equal(t, `running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded`, c.Message)
+	var reasons []string
+	for _, ev := range e.events("db") {
+		reasons = append(reasons, ev.Reason+": "+ev.Message)
+	}
+	assert.Contains(t, reasons, `FailedScheduling: running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded`)
+	assert.Empty(t, e.pod("db").Spec.NodeName)
 }
 
 func TestBoundVolumeNodeAffinityPinsThePod(t *testing.T) {

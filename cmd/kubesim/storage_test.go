@@ -75,4 +75,29 @@ func TestStorageThroughKubectl(t *testing.T) {
 		errOut = k.fail("patch", "sc", "standard", "-p", `{"provisioner":"other.io/x"}`)
 		assert.Contains(t, errOut, "provisioner: Forbidden: updates to provisioner are forbidden.")
 	})
+
+	// A pod whose claim is not bound does not start: the scheduler's
+	// VolumeBinding keeps it Pending with the real reasons; once the
+	// class exists, the claim is provisioned on the node the scheduler
+	// picked (WaitForFirstConsumer), the binding waits for it, and the
+	// pod runs there.
+	t.Run("pod on an unbound claim", func(t *testing.T) {
+		k.ok("apply", "-f", "testdata/pod-on-unbound-claims.yaml")
+		out := k.eventually(func(out string) bool { return strings.Contains(out, "FailedScheduling") },
+			"get", "events", "--field-selector", "involvedObject.name=waits")
+		assert.Contains(t, out, "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.")
+		assert.Equal(t, "Pending False Unschedulable", k.ok("get", "pod", "waits", "-o",
+			`jsonpath={.status.phase} {.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason}`))
+		out = k.eventually(func(out string) bool { return strings.Contains(out, "FailedScheduling") },
+			"get", "events", "--field-selector", "involvedObject.name=noclaim")
+		assert.Contains(t, out, `0/3 nodes are available: persistentvolumeclaim "nothere" not found.`)
+		assert.Regexp(t, `(?m)^waits\s+0/1\s+Pending\s+0\s`, k.ok("get", "pod", "waits"))
+
+		k.ok("apply", "-f", "testdata/sc-x.yaml")
+		k.ok("wait", "--for=condition=Ready", "pod/waits", "--timeout=60s")
+		node := k.ok("get", "pod", "waits", "-o", "jsonpath={.spec.nodeName}")
+		assert.Equal(t, node, k.ok("get", "pvc", "lost", "-o", `jsonpath={.metadata.annotations.volume\.kubernetes\.io/selected-node}`))
+		assert.Equal(t, "Bound", k.ok("get", "pvc", "lost", "-o", "jsonpath={.status.phase}"))
+		k.ok("delete", "pod", "noclaim", "--wait=false")
+	})
 }

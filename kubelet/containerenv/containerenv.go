@@ -36,7 +36,7 @@ func Build(ctx context.Context, pod *api.Pod, c *api.Container, src Sources) she
 	host := Hostname(pod)
 	b.files["/etc/hostname"] = []byte(host + "\n")
 	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
-	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, Hostname: host, WorkingDir: c.WorkingDir}
+	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Hostname: host, WorkingDir: c.WorkingDir}
 }
 
 // Hostname is the pod's hostname: spec.hostname, else its name.
@@ -69,6 +69,8 @@ type builder struct {
 	src   Sources
 	files map[string][]byte
 	dirs  []string
+	// readOnly are the mount points of read-only volumes.
+	readOnly []string
 }
 
 // vars are the container's variables: PATH and HOSTNAME as the runtime
@@ -273,6 +275,11 @@ func (b *builder) mount(m api.VolumeMount) {
 		return
 	}
 	content := b.volumeFiles(vol)
+	if m.ReadOnly || vol.ConfigMap != nil || vol.Secret != nil || vol.DownwardAPI != nil || vol.Projected != nil {
+		// The kubelet always mounts these read-only (the atomic
+		// writer's volumes); others when the mount says so.
+		b.readOnly = append(b.readOnly, mountPath)
+	}
 	if m.SubPath != "" {
 		sub := path.Clean(m.SubPath)
 		if data, ok := content[sub]; ok {

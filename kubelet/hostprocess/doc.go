@@ -1,6 +1,6 @@
 // Package hostprocess runs one container of a "local image" as a child
 // process of the kubelet: a binary on the host, named to the server with
-// `kubesim serve --local-image NAME=PATH` (docs/containers.md, section 9).
+// `kubesim serve --local-image NAME=PATH` (docs/containers.md, section 11).
 //
 // It plays the part of the container runtime below the kubelet — containerd
 // and runc starting the container's process, the runtime's shim capturing

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -26,8 +25,9 @@ type StreamingHost interface {
 	Exec(ctx context.Context, env shell.Environment, cmd []string, stdio shell.Stdio) int
 	// AttachTarget checks the container runs here.
 	AttachTarget(namespace, pod, container string) error
-	// Attach streams what the container prints until it exits or ctx ends.
-	Attach(ctx context.Context, namespace, pod, container string, stdin io.Reader, stdout io.Writer) error
+	// Attach connects stdio to the container's process: what it prints
+	// from now on, and, for a container started with stdin, its input.
+	Attach(ctx context.Context, namespace, pod, container string, stdio shell.Stdio) error
 	// PortForwardTarget is the pod a port-forward reaches.
 	PortForwardTarget(namespace, pod string) (portforward.Target, error)
 }
@@ -151,7 +151,11 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := streamContext(conn)
 	defer cancel()
 	status := remotecommand.ExitStatus(0, nil)
-	if err := sh.Attach(ctx, v["namespace"], v["pod"], v["container"], conn.Stdin(), conn.Stdout()); err != nil {
+	stdio := shell.Stdio{Stdout: conn.Stdout(), Stderr: conn.Stderr(), TTY: opts.TTY}
+	if opts.Stdin {
+		stdio.Stdin = conn.Stdin()
+	}
+	if err := sh.Attach(ctx, v["namespace"], v["pod"], v["container"], stdio); err != nil {
 		status = remotecommand.ErrorStatus(err)
 	}
 	_ = conn.Finish(status)

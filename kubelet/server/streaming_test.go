@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -30,7 +29,7 @@ func (s *streamingHost) Exec(context.Context, shell.Environment, []string, shell
 
 func (s *streamingHost) AttachTarget(string, string, string) error { return s.err }
 
-func (s *streamingHost) Attach(context.Context, string, string, string, io.Reader, io.Writer) error {
+func (s *streamingHost) Attach(context.Context, string, string, string, shell.Stdio) error {
 	return nil
 }
 

@@ -1,9 +1,13 @@
 // Package shell is the tiny command set a simulated container can run for
-// `kubectl exec`: ls, cat, env, printenv, hostname, echo, pwd, sleep,
-// true, false and sh (with -c, or reading commands from stdin) whose
-// scripts may use ';', '&&', '||', quotes, $VAR, ${VAR}, $?, cd, export,
-// VAR=value and exit. Commands run against an Environment: the container's
-// variables and files (package containerenv builds it from the pod).
+// `kubectl exec` and an attached shell: ls, cat, env, printenv, hostname,
+// echo, pwd, sleep, true, false, test/[, touch, mkdir, tar (what kubectl
+// cp runs, both ways) and sh (with -c, or reading commands from stdin)
+// whose scripts may use ';', '&&', '||', quotes, $VAR, ${VAR}, $?, cd,
+// export, VAR=value and exit. Commands run against an Environment: the
+// container's variables and files (package containerenv builds it from
+// the pod), read-only under ConfigMap, Secret, projected and downward API
+// mounts, and its writable Layer (fs.go), which keeps what execs wrote
+// while the container runs.
 //
 // It stands in for the container's own processes, which a real kubelet
 // starts through the container runtime (CRI ExecSync/Exec, runc): the
@@ -11,6 +15,8 @@
 // the images courses use, and runc for a program that does not exist
 // ("executable file not found in $PATH", exit 126).
 //
-// Left out: pipes, redirections, globbing, functions, loops, job control
-// and every other program; a terminal is only echoed line by line.
+// Left out: pipes, redirections, globbing, functions, loops, job control,
+// rm, file modes, owners and links (tar carries regular files and
+// directories only), and every other program; a terminal is only echoed
+// line by line.
 package shell

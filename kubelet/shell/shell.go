@@ -28,6 +28,14 @@ type Environment struct {
 	Files map[string][]byte
 	// Dirs are directories that exist even when empty (mount points).
 	Dirs []string
+	// ReadOnly are the mount points nothing may be written under
+	// (ConfigMap, Secret, projected and downward API volumes, and
+	// mounts marked readOnly).
+	ReadOnly []string
+	// Layer is the container's writable layer, where what a process
+	// writes is kept for the next exec (fs.go); nil: nothing can be
+	// written.
+	Layer *Layer
 	// Hostname is what hostname prints (the pod's name).
 	Hostname string
 	// WorkingDir is where the process starts ("/" when empty).
@@ -127,7 +135,7 @@ func (s *state) set(name, value string) {
 }
 
 // programs are the commands the simulated images have, as in /bin.
-var programs = []string{"cat", "echo", "env", "false", "hostname", "ls", "printenv", "pwd", "sh", "sleep", "true"}
+var programs = []string{"[", "cat", "echo", "env", "false", "hostname", "ls", "mkdir", "printenv", "pwd", "sh", "sleep", "tar", "test", "touch", "true"}
 
 // known says whether name is one of the programs, by name or by path in
 // a bin directory.
@@ -172,6 +180,14 @@ func (s *state) program(args []string) int {
 		return s.sleep(args[1:])
 	case "sh":
 		return s.sh(args[1:])
+	case "tar":
+		return s.tar(args[1:])
+	case "test", "[":
+		return s.test(path.Base(args[0]), args[1:])
+	case "touch":
+		return s.touch(args[1:])
+	case "mkdir":
+		return s.mkdir(args[1:])
 	}
 	return ExitNotFound
 }
@@ -238,7 +254,7 @@ func (s *state) abs(p string) string {
 // isDir says whether p (absolute, clean) is a directory: a standard one,
 // a mount point, or a parent of a file.
 func (s *state) isDir(p string) bool {
-	if p == "/" || slices.Contains(standardDirs, p) || slices.Contains(s.env.Dirs, p) {
+	if p == "/" || slices.Contains(standardDirs, p) || slices.Contains(s.env.Dirs, p) || s.env.Layer.isDir(p) {
 		return true
 	}
 	for f := range s.env.Files {
@@ -279,6 +295,7 @@ func (s *state) children(p string) []string {
 	for _, d := range standardDirs {
 		add(d)
 	}
+	s.env.Layer.each(add)
 	out := make([]string, 0, len(seen))
 	for n := range seen {
 		out = append(out, n)
@@ -303,7 +320,7 @@ func (s *state) ls(args []string) int {
 	code := 0
 	for i, p := range paths {
 		abs := s.abs(p)
-		if _, ok := s.env.Files[abs]; ok {
+		if _, ok := s.file(abs); ok {
 			fmt.Fprintln(s.stdout, p)
 			continue
 		}
@@ -340,7 +357,7 @@ func (s *state) cat(args []string) int {
 			continue
 		}
 		abs := s.abs(p)
-		if data, ok := s.env.Files[abs]; ok {
+		if data, ok := s.file(abs); ok {
 			s.stdout.Write(data)
 			continue
 		}

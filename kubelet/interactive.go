@@ -1,0 +1,116 @@
+package kubelet
+
+import (
+	"context"
+	"io"
+	"path"
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/shell"
+)
+
+// A container started with stdin whose program is a shell — the
+// tutorials' `kubectl run -i --tty --rm debug --image=busybox -- sh` —
+// waits for input instead of exiting at once, and `kubectl attach`
+// (which kubectl run -i calls) runs the built-in shell over the attach
+// stream. The session's end is the container's end.
+
+// interactive reports whether container c of pod is a shell reading its
+// stdin: spec.stdin set, and a bare shell for a program (sh, bash, sh -i,
+// or a shell image with no command).
+func interactive(pod *api.Pod, c *api.Container) bool {
+	if !c.Stdin {
+		return false
+	}
+	argv := append(append([]string(nil), c.Command...), c.Args...)
+	if len(argv) == 0 {
+		return isShellImage(imageRepo(c.Image))
+	}
+	switch path.Base(argv[0]) {
+	case "sh", "bash", "ash", "dash":
+	default:
+		return false
+	}
+	return len(argv) == 1 || (len(argv) == 2 && (argv[1] == "-i" || argv[1] == "-l" || argv[1] == "-"))
+}
+
+// eofReader notes whether the stream it reads ended: the client closed
+// stdin or went away, rather than the shell choosing to exit.
+type eofReader struct {
+	r    io.Reader
+	mu   sync.Mutex
+	done bool
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.mu.Lock()
+		e.done = true
+		e.mu.Unlock()
+	}
+	return n, err
+}
+
+func (e *eofReader) ended() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.done
+}
+
+// attachShell runs the container's shell over the attach stream. When it
+// returns because the client's stream ended and the container keeps its
+// stdin open (no stdinOnce), the container goes on running, as a real
+// shell whose stdin the runtime holds open would; otherwise the shell's
+// status is the container's exit code.
+func (k *Kubelet) attachShell(ctx context.Context, pod *api.Pod, c *api.Container, stdio shell.Stdio) error {
+	env, err := k.ExecTarget(ctx, pod.Namespace, pod.Name, c.Name)
+	if err != nil {
+		return err
+	}
+	in := &eofReader{r: stdio.Stdin}
+	stdio.Stdin = in
+	// The terminal is the container's: kubectl asks for one only when
+	// the container has it (spec.tty).
+	stdio.TTY = stdio.TTY && c.TTY
+	code := k.Exec(ctx, env, []string{"sh"}, stdio)
+	if (in.ended() || ctx.Err() != nil) && !c.StdinOnce {
+		return nil
+	}
+	k.processExited(pod, c.Name, int32(code))
+	return nil
+}
+
+// processExited records that the running container name of pod ended by
+// itself with code (its interactive shell returned); the pod loop turns
+// it into the container's termination (nextTransition's toExit).
+func (k *Kubelet) processExited(pod *api.Pod, name string, code int32) {
+	key := pod.Namespace + "/" + pod.Name
+	k.stateMu.Lock()
+	rt := k.runtimes[key]
+	if rt == nil || rt.uid != pod.UID {
+		k.stateMu.Unlock()
+		return
+	}
+	i := rt.find(name)
+	if i < 0 || rt.containers[i].state != containerRunning {
+		k.stateMu.Unlock()
+		return
+	}
+	rt.containers[i].exited = &processExit{code: code, at: k.cfg.Clock.Now()}
+	k.stateMu.Unlock()
+	k.mu.Lock()
+	loop := k.loops.podLoop
+	k.mu.Unlock()
+	loop.Enqueue(key, controllers.Cause{Event: "container process exited", Kind: "Pod", Name: pod.Name, Namespace: pod.Namespace})
+}
+
+// processExit is a container's own end, learnt from its process rather
+// than from its behaviour: when and with what code.
+type processExit struct {
+	code int32
+	at   time.Time
+}

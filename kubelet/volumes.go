@@ -1,0 +1,85 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+)
+
+// The volume manager, reduced to the one thing a simulated node can
+// check: a pod's containers are not started before every
+// PersistentVolumeClaim it mounts is bound (the desired-state-of-world
+// populator refuses a claim that is not, and WaitForAttachAndMount fails
+// the pod's sync). Nothing is attached or mounted for real.
+
+// workerBackOffPeriod is how long the kubelet's pod worker waits before
+// it syncs a pod again after a failed sync — here, after a claim was
+// found unbound.
+const workerBackOffPeriod = 10 * time.Second
+
+// ClaimGetter reads a claim from the API server.
+type ClaimGetter func(ctx context.Context, namespace, name string) (*api.PersistentVolumeClaim, error)
+
+// MountError is why pod's claims cannot be mounted yet, in the words of
+// the kubelet's FailedMount event ("Unable to attach or mount volumes:
+// unmounted volumes=[data], unattached volumes=[], failed to process
+// volumes=[data]: error processing PVC default/data: PVC is not bound"),
+// or "" when every claim is bound. A pure function of the claims.
+func MountError(ctx context.Context, pod *api.Pod, get ClaimGetter) (string, error) {
+	var failed, errs []string
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		name := v.PersistentVolumeClaim.ClaimName
+		pvc, err := get(ctx, pod.Namespace, name)
+		var why string
+		switch {
+		case api.IsNotFound(err):
+			why = fmt.Sprintf("failed to fetch PVC from API server: persistentvolumeclaims %q not found", name)
+		case err != nil:
+			return "", err
+		case pvc.DeletionTimestamp != nil:
+			// The populator's own words for a claim being deleted.
+			errs = append(errs, fmt.Sprintf("can't start pod because PVC %s/%s is being deleted", pod.Namespace, name))
+			failed = append(failed, v.Name)
+			continue
+		case pvc.Status.Phase != api.ClaimBound || pvc.Spec.VolumeName == "":
+			why = "PVC is not bound"
+		default:
+			continue
+		}
+		failed = append(failed, v.Name)
+		errs = append(errs, fmt.Sprintf("error processing PVC %s/%s: %s", pod.Namespace, name, why))
+	}
+	if len(failed) == 0 {
+		return "", nil
+	}
+	sort.Strings(failed)
+	list := strings.Join(failed, " ")
+	return fmt.Sprintf("Unable to attach or mount volumes: unmounted volumes=[%s], unattached volumes=[], failed to process volumes=[%s]: %s",
+		list, list, strings.Join(errs, "; ")), nil
+}
+
+// hasClaims reports whether pod mounts any PersistentVolumeClaim.
+func hasClaims(pod *api.Pod) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// claimsMountable is the kubelet's check before it starts a pod's
+// containers: "" when they may start, else the FailedMount message.
+func (k *Kubelet) claimsMountable(ctx context.Context, pod *api.Pod) (string, error) {
+	if !hasClaims(pod) {
+		return "", nil
+	}
+	return MountError(ctx, pod, k.c.PersistentVolumeClaims().Get)
+}
