@@ -14,7 +14,7 @@ import (
 func TestNodeConnectionPicksAddressAndPort(t *testing.T) {
 	tr := KubeletTransport()
 	node := &api.Node{Status: api.NodeStatus{
-		Addresses: []api.NodeAddress{{Type: api.NodeHostName, Address: "far-1"}, {Type: api.NodeInternalIP, Address: "127.0.0.1"}},
+		Addresses:       []api.NodeAddress{{Type: api.NodeHostName, Address: "far-1"}, {Type: api.NodeInternalIP, Address: "127.0.0.1"}},
 		DaemonEndpoints: api.NodeDaemonEndpoints{KubeletEndpoint: api.DaemonEndpoint{Port: 40001}}}}
 	conn, err := NodeConnection(node, tr)
 	require.NoError(t, err)
