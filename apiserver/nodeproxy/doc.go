@@ -4,10 +4,12 @@
 // and forwards the request to that node's kubelet API
 // (/containerLogs/{namespace}/{pod}/{container}, /exec/..., /attach/...,
 // /portForward/{namespace}/{pod} on port 10250), whose answer goes back to
-// the client as it comes.  It simulates kube-apiserver's pod REST
-// connecters (kubernetes/pkg/registry/core/pod/rest/log.go and
-// subresources.go, with LogLocation, streamLocation and ValidateContainer
-// in pkg/registry/core/pod/strategy.go) and the kubelet client's
+// the client as it comes.
+//
+// It simulates kube-apiserver's pod REST connecters
+// (kubernetes/pkg/registry/core/pod/rest/log.go and subresources.go, with
+// LogLocation, streamLocation and ValidateContainer in
+// pkg/registry/core/pod/strategy.go) and the kubelet client's
 // ConnectionInfoGetter (pkg/kubelet/client). In-process, a kubelet is an
 // http.Handler and the request is handed to it with the client's own
 // ResponseWriter, so that a connection upgrade (exec, attach,

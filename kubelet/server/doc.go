@@ -4,14 +4,17 @@
 // /stats/summary (the Summary API the metrics server scrapes), and the
 // streaming routes of streaming.go — /exec/{namespace}/{pod}/{container}
 // and /attach/... (a WebSocket or SPDY, package remotecommand) and
-// /portForward/{namespace}/{pod} (SPDY, package portforward).  One handler
-// serves every node this process hosts: a request names its node by its
-// Host (the node's InternalIP:10250, as the API server dials it, or the
-// node's name), and Config.Node finds that node's kubelet.  It simulates
-// kubernetes/pkg/kubelet/server (server.go: the routes, getContainerLogs,
-// the stats handler, getExec, getAttach, getPortForward). `kubesim
-// kubelet` serves it over TLS, one listener per node. Left out: the
-// kubelet's own authentication and authorization (the real kubelet's flag
-// defaults: anonymous, AlwaysAllow), /pods, /runningpods, /metrics,
-// /configz, /debug, /checkpoint and the read-only port.
+// /portForward/{namespace}/{pod} (SPDY, package portforward).
+//
+// One handler serves every node this process hosts: a request names its
+// node by its Host (the node's InternalIP:10250, as the API server dials
+// it, or the node's name), and Config.Node finds that node's kubelet.
+//
+// It simulates kubernetes/pkg/kubelet/server (server.go: the routes,
+// getContainerLogs, the stats handler, getExec, getAttach,
+// getPortForward). `kubesim kubelet` serves it over TLS, one listener per
+// node. Left out: the kubelet's own authentication and authorization (the
+// real kubelet's flag defaults: anonymous, AlwaysAllow), /pods,
+// /runningpods, /metrics, /configz, /debug, /checkpoint and the read-only
+// port.
 package server
