@@ -419,6 +419,9 @@ func (c *Cluster) Start(ctx context.Context) error {
 			go c.runElected(ctx, lease, comps)
 		}
 	}
+	if kinds.IsShared(c.store) { // the API server's repair of leaked address claims (claimrepair.go)
+		go kinds.NewClaimRepair(c.store, c.logger).Run(ctx, c.clock, kinds.DefaultClaimRepairInterval)
+	}
 	return nil
 }
 
