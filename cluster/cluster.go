@@ -213,8 +213,8 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	enabled["scheduler"] = true
-	if cfg.Mode == runmode.Step && cfg.LeaderElection != nil {
-		return nil, errors.New("cluster: leader election runs in live mode (step mode has one cluster)")
+	if err := cfg.LeaderElection.validate(cfg.Mode); err != nil {
+		return nil, err
 	}
 	for _, x := range cfg.Extra {
 		if x.Name == "" || x.New == nil {
@@ -271,33 +271,32 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c.informers = c.newInformerFactory()
-	table := c.apiServerLoops()
-	var cmRows int // the controller manager's rows follow the API server's
+	// The rows in the stepper's order: the API server's loops, the
+	// controller manager's (once per candidate with step-mode leader
+	// election), the scheduler; the kubelets follow.
+	var cm, sched []wiring
 	if !cfg.APIServerOnly {
 		if err := c.installDefaultStorageClass(context.Background()); err != nil { // issue 12 part 4
 			c.Close()
 			return nil, err
 		}
-		cm := c.controllerManager()
-		cmRows = len(cm)
-		table = append(table, cm...)
-		table = append(table, c.scheduler())
+		cm, sched = c.controllerManager(), []wiring{c.scheduler()}
 	}
-	apiRows := len(table) - cmRows
-	if !cfg.APIServerOnly {
-		apiRows--
+	if err := c.addRows(c.apiServerLoops(), ""); err != nil {
+		c.Close()
+		return nil, err
 	}
-	for i, w := range table {
-		if _, err := c.add(w); err != nil {
-			c.Close()
-			return nil, err
-		}
-		switch {
-		case i >= apiRows+cmRows:
-			c.components[i].lease = SchedulerLease
-		case i >= apiRows:
-			c.components[i].lease = ControllerManagerLease
-		}
+	if c.stepCandidates() {
+		err = c.addCandidates(cm)
+	} else {
+		err = c.addRows(cm, ControllerManagerLease)
+	}
+	if err == nil {
+		err = c.addRows(sched, SchedulerLease)
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
 	}
 	if !cfg.APIServerOnly {
 		if err := c.addKubelets(); err != nil {
@@ -436,6 +435,9 @@ func (c *Cluster) Start(ctx context.Context) error {
 		if comps := elected[lease]; len(comps) > 0 {
 			go c.runElected(ctx, lease, comps)
 		}
+	}
+	if kinds.IsShared(c.store) { // the API server's repair of leaked address claims (claimrepair.go)
+		go kinds.NewClaimRepair(c.store, c.logger).Run(ctx, c.clock, kinds.DefaultClaimRepairInterval)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/nodeproxy"
 	"github.com/kubesim/kubesim/kubelet"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
@@ -21,7 +20,7 @@ func (c *Cluster) kubeletConnections() nodeproxy.ConnectionGetter {
 		panic(err) // only a missing Node, which is given above
 	}
 	c.kubeletAPI = srv
-	return kubeletConnections{c}
+	return kubeletConnections{c: c, remote: nodeproxy.KubeletTransport()}
 }
 
 // KubeletAPI is the kubelet API of every node of the cluster (the
@@ -41,14 +40,24 @@ func (c *Cluster) kubeletByHost(host string) (kubeletserver.Host, bool) {
 	return nil, false
 }
 
-type kubeletConnections struct{ c *Cluster }
+type kubeletConnections struct {
+	c *Cluster
+	// remote reaches the kubelets of other processes over HTTPS.
+	remote http.RoundTripper
+}
 
 // GetConnection finds the kubelet of a node: its address, and the
-// handler unless the node is stopped (nothing answers there then).
-func (k kubeletConnections) GetConnection(_ context.Context, node string) (nodeproxy.Connection, error) {
+// handler unless the node is stopped (nothing answers there then). A node
+// this process does not run (its kubelet is a `kubesim kubelet` process)
+// is reached at the address and port its Node reports.
+func (k kubeletConnections) GetConnection(ctx context.Context, node string) (nodeproxy.Connection, error) {
 	kl, ok := k.c.kubelets[node]
 	if !ok {
-		return nodeproxy.Connection{}, api.NewNotFound(api.GroupResource{Resource: "nodes"}, node)
+		n, err := k.c.Client("kube-apiserver").Nodes().Get(ctx, "", node)
+		if err != nil {
+			return nodeproxy.Connection{}, err
+		}
+		return nodeproxy.NodeConnection(n, k.remote)
 	}
 	conn := nodeproxy.Connection{Host: net.JoinHostPort(kl.InternalIP(), strconv.Itoa(nodeproxy.KubeletPort))}
 	if !kl.Stopped() {

@@ -121,15 +121,33 @@ func (c *Cluster) client(userAgent string, identity apiserver.LoopbackIdentity) 
 // the components (and, in step mode, to the stepper's order). A component
 // that can be stopped (a kubelet) is paused in the stepper while stopped.
 func (c *Cluster) add(w wiring) (Component, error) {
+	return c.addIn(w, "", nil, "")
+}
+
+// addRows adds the rows of a table, each running under lease with leader
+// election (live mode; "" runs everywhere).
+func (c *Cluster) addRows(rows []wiring, lease string) error {
+	for _, w := range rows {
+		if _, err := c.addIn(w, lease, nil, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addIn is add for a component of one process among several (step-mode
+// leader election): gate, when set, pauses its loops in the stepper, and
+// process prefixes their names in the trace.
+func (c *Cluster) addIn(w wiring, lease string, gate stepper.Pausable, process string) (Component, error) {
 	cl, rec := c.client(w.userAgent, c.identity(w.name, w.userAgent))
 	comp, err := w.build(ControllerContext{Client: cl, Clock: c.clock, Mode: c.cfg.Mode, Logger: c.logger, Informers: c.informers})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, err)
 	}
-	c.components = append(c.components, built{name: w.name, userAgent: w.userAgent, comp: comp})
+	c.components = append(c.components, built{name: w.name, userAgent: w.userAgent, comp: comp, lease: lease})
 	if c.stepper != nil {
-		a := stepper.Actor{Switch: w.name, Loops: comp.Controllers(), Writes: rec}
-		if p, ok := comp.(stepper.Pausable); ok {
+		a := stepper.Actor{Switch: w.name, Loops: comp.Controllers(), Writes: rec, Pausable: gate, Process: process}
+		if p, ok := comp.(stepper.Pausable); ok && gate == nil {
 			a.Pausable = p
 		}
 		c.stepper.Add(a)

@@ -84,8 +84,14 @@ type Config struct {
 	// PodCIDR is the node's pod range; pod IPs are given from it in order
 	// (DefaultPodCIDR).
 	PodCIDR string
-	// InternalIP is the node's address (the .1 address of PodCIDR).
+	// InternalIP is the node's address (the .1 address of PodCIDR); a
+	// kubelet in its own process (`kubesim kubelet`) gives the address its
+	// kubelet API listens on, for the API server to dial.
 	InternalIP string
+	// KubeletPort is the port of its kubelet API, the Node's
+	// status.daemonEndpoints.kubeletEndpoint.port (10250, the kubelet's
+	// --port).
+	KubeletPort int32
 	// Stages are the pod lifecycle delays.
 	Stages Stages
 	// Behaviour says how a pod's containers behave (DefaultBehaviour: the
@@ -156,6 +162,9 @@ type loops struct {
 	used      bool
 }
 
+// DefaultKubeletPort is the kubelet API's port (the kubelet's --port).
+const DefaultKubeletPort = 10250
+
 // New checks cfg, applies defaults and returns the kubelet, started.
 func New(cfg Config) (*Kubelet, error) {
 	if cfg.Client == nil || cfg.Clock == nil || cfg.NodeName == "" {
@@ -173,6 +182,9 @@ func New(cfg Config) (*Kubelet, error) {
 	}
 	if cfg.InternalIP == "" {
 		cfg.InternalIP = pool.gateway()
+	}
+	if cfg.KubeletPort == 0 {
+		cfg.KubeletPort = DefaultKubeletPort
 	}
 	if cfg.Behaviour == nil {
 		cfg.Behaviour = DefaultBehaviour

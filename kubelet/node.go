@@ -137,7 +137,7 @@ func (k *Kubelet) nodeStatus(node *api.Node, now time.Time, force bool) (status 
 	st.Capacity = maps.Clone(k.cfg.Capacity)
 	st.Allocatable = maps.Clone(k.cfg.Capacity)
 	st.Addresses = []api.NodeAddress{{Type: api.NodeInternalIP, Address: k.cfg.InternalIP}, {Type: api.NodeHostName, Address: k.cfg.NodeName}}
-	st.DaemonEndpoints = api.NodeDaemonEndpoints{KubeletEndpoint: api.DaemonEndpoint{Port: 10250}}
+	st.DaemonEndpoints = api.NodeDaemonEndpoints{KubeletEndpoint: api.DaemonEndpoint{Port: k.cfg.KubeletPort}}
 	id := sha256.Sum256([]byte(k.cfg.NodeName))
 	machine := hex.EncodeToString(id[:16])
 	st.NodeInfo = api.NodeSystemInfo{

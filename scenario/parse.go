@@ -88,6 +88,8 @@ type parser struct {
 	nodes []string // node names, to check stopNode/startNode
 	// operators are the extra controllers, which controllerOff/On may name
 	operators []string
+	// candidates are the controller managers stopComponent may name
+	candidates []string
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -262,7 +264,7 @@ func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
 
 func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 	f, err := p.fields(n, "cluster", "seed", "nodeCount", "nodes", "stages", "controllers",
-		"nodeMonitorGracePeriod", "podEvictionTimeout", "nodeLeaseDuration", "operators")
+		"nodeMonitorGracePeriod", "podEvictionTimeout", "nodeLeaseDuration", "operators", "leaderElection")
 	if err != nil {
 		return err
 	}
@@ -352,6 +354,11 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 			return err
 		}
 	}
+	if v, ok := f["leaderElection"]; ok {
+		if err := p.leaderElection(v, c); err != nil {
+			return err
+		}
+	}
 	if v, ok := f["nodeLeaseDuration"]; ok {
 		if c.NodeLeaseDuration, err = p.duration(v, "cluster.nodeLeaseDuration"); err != nil {
 			return err
@@ -369,6 +376,40 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 			return p.errf(v, "cluster.nodeLeaseDuration: the kubelets would renew their leases every %s, not within nodeMonitorGracePeriod (%s): the nodes would go Unknown; set a longer nodeMonitorGracePeriod", renew, grace)
 		}
 	}
+	return nil
+}
+
+// leaderElection reads cluster.leaderElection: the candidates and
+// kube-controller-manager's --leader-elect-* durations.
+func (p *parser) leaderElection(n *yaml.Node, c *ClusterSpec) error {
+	f, err := p.fields(n, "cluster.leaderElection", "candidates", "leaseDuration", "renewDeadline", "retryPeriod")
+	if err != nil {
+		return err
+	}
+	le := &cluster.LeaderElection{}
+	v, ok := f["candidates"]
+	if !ok || v.Kind != yaml.SequenceNode || len(v.Content) < 2 {
+		return p.errf(n, "cluster.leaderElection.candidates: expected a list of two or more controller manager names")
+	}
+	for _, item := range v.Content {
+		id, err := p.str(item, "cluster.leaderElection.candidates")
+		if err != nil {
+			return err
+		}
+		if id == "" || strings.Contains(id, "/") || slices.Contains(le.Candidates, id) {
+			return p.errf(item, "cluster.leaderElection.candidates: %q: names must be unique, not empty, without /", id)
+		}
+		le.Candidates = append(le.Candidates, id)
+	}
+	for key, dst := range map[string]*time.Duration{"leaseDuration": &le.LeaseDuration,
+		"renewDeadline": &le.RenewDeadline, "retryPeriod": &le.RetryPeriod} {
+		if dn, ok := f[key]; ok {
+			if *dst, err = p.duration(dn, "cluster.leaderElection."+key); err != nil {
+				return err
+			}
+		}
+	}
+	c.LeaderElection, p.candidates = le, le.Candidates
 	return nil
 }
 
@@ -496,6 +537,11 @@ func (p *parser) step(n *yaml.Node) (*Step, error) {
 		known := append(append(slices.Clone(cluster.ControllerNames), "scheduler"), p.operators...)
 		if s.Name, err = p.str(val, key); err == nil && !slices.Contains(known, s.Name) {
 			err = p.errf(val, "%s: unknown controller %q (expected one of: %s)", key, s.Name, strings.Join(known, ", "))
+		}
+	case OpStopComponent:
+		if s.Name, err = p.str(val, key); err == nil && !slices.Contains(p.candidates, s.Name) {
+			err = p.errf(val, "%s: no controller manager %q in this cluster (cluster.leaderElection.candidates: %s)",
+				key, s.Name, strings.Join(p.candidates, ", "))
 		}
 	case OpAdvance:
 		s.Duration, err = p.duration(val, "advance")

@@ -166,6 +166,13 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"lease renewed after the grace period", "cluster: {nodeLeaseDuration: 10m}\nsteps: []\n",
 			"s.yaml:1: cluster.nodeLeaseDuration: the kubelets would renew their leases every 2m30s, not within nodeMonitorGracePeriod (40s): the nodes would go Unknown; set a longer nodeMonitorGracePeriod"},
 		{"lease too short", "cluster: {nodeLeaseDuration: 1s}\nsteps: []\n", "s.yaml:1: cluster.nodeLeaseDuration: expected at least 4s, got 1s"},
+		{"one candidate", "cluster: {leaderElection: {candidates: [cm-1]}}\nsteps: []\n",
+			"s.yaml:1: cluster.leaderElection.candidates: expected a list of two or more controller manager names"},
+		{"same candidate twice", "cluster: {leaderElection: {candidates: [cm-1, cm-1]}}\nsteps: []\n",
+			`s.yaml:1: cluster.leaderElection.candidates: "cm-1": names must be unique`},
+		{"stop without election", "steps:\n- stopComponent: cm-1\n", `s.yaml:2: stopComponent: no controller manager "cm-1" in this cluster`},
+		{"stop unknown candidate", "cluster: {leaderElection: {candidates: [cm-1, cm-2]}}\nsteps:\n- stopComponent: cm-3\n",
+			`s.yaml:3: stopComponent: no controller manager "cm-3" in this cluster (cluster.leaderElection.candidates: cm-1, cm-2)`},
 		{"run zero", "steps:\n- run: 0\n", "s.yaml:2: run: expected a number of steps from 1 to 100000, got 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,4 +255,23 @@ func TestParsePatchBySelector(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ObjectRef{Kind: "Pod", Selector: "app=web"}, s.Steps[0].Target)
 	assert.Equal(t, `{"metadata":{"annotations":{"a":"b"}}}`, string(s.Steps[0].Patch))
+}
+
+// Step-mode leader election: the candidates and the durations are read,
+// and stopComponent names a candidate.
+func TestParseLeaderElection(t *testing.T) {
+	src := `cluster:
+  leaderElection: {candidates: [cm-1, cm-2], leaseDuration: 20s, renewDeadline: 12s, retryPeriod: 3s}
+steps:
+- stopComponent: cm-2
+`
+	s, err := Parse("s.yaml", []byte(src), nil)
+	require.NoError(t, err)
+	le := s.Cluster.LeaderElection
+	require.NotNil(t, le)
+	assert.Equal(t, []string{"cm-1", "cm-2"}, le.Candidates)
+	assert.Equal(t, []time.Duration{20 * time.Second, 12 * time.Second, 3 * time.Second}, []time.Duration{le.LeaseDuration, le.RenewDeadline, le.RetryPeriod})
+	require.Len(t, s.Steps, 1)
+	assert.Equal(t, OpStopComponent, s.Steps[0].Op)
+	assert.Equal(t, "stopComponent cm-2", s.Steps[0].Title())
 }

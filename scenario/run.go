@@ -92,8 +92,8 @@ func NewWithOptions(s *Scenario, obs Observer, opts Options) (*Runner, error) {
 	cfg := cluster.Config{Mode: runmode.Step, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
 		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
 		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, PodEvictionTimeout: s.Cluster.PodEvictionTimeout,
-		NodeLeaseDuration: s.Cluster.NodeLeaseDuration,
-		Extra:             catalog.Extra(s.Cluster.Operators), DetectCacheMutations: opts.DetectCacheMutations}
+		NodeLeaseDuration: s.Cluster.NodeLeaseDuration, LeaderElection: s.Cluster.LeaderElection,
+		Extra: catalog.Extra(s.Cluster.Operators), DetectCacheMutations: opts.DetectCacheMutations}
 	c, err := cluster.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)
@@ -517,6 +517,11 @@ func (r *Runner) action(ctx context.Context, i int, st *Step, res *StepResult) e
 			kl.Start()
 			res.Message = fmt.Sprintf("the kubelet of %s started again", st.Name)
 		}
+	case OpStopComponent:
+		if err := r.c.StopCandidate(st.Name); err != nil {
+			return fail("%v", err)
+		}
+		res.Message = fmt.Sprintf("controller manager %s killed: its controllers stop; it neither renews nor releases its Lease", st.Name)
 	case OpControllerOff, OpControllerOn:
 		on := st.Op == OpControllerOn
 		if err := r.c.SetEnabled(st.Name, on); err != nil {

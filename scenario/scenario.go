@@ -42,6 +42,10 @@ type ClusterSpec struct {
 	// NodeLeaseDuration is the kubelets' nodeLeaseDurationSeconds (their
 	// heartbeat is every quarter of it); 0 is the default, 40s.
 	NodeLeaseDuration time.Duration
+	// LeaderElection runs several controller managers that elect a leader
+	// through the kube-system/kube-controller-manager Lease (nil: one,
+	// not elected).
+	LeaderElection *cluster.LeaderElection
 }
 
 // Op names a kind of step.
@@ -58,6 +62,7 @@ const (
 	OpStartNode      Op = "startNode"
 	OpControllerOff  Op = "controllerOff"
 	OpControllerOn   Op = "controllerOn"
+	OpStopComponent  Op = "stopComponent"
 	OpAdvance        Op = "advance"
 	OpRunUntilStable Op = "runUntilStable"
 	OpRun            Op = "run"
@@ -67,7 +72,7 @@ const (
 
 // Ops lists every step, in the order the documentation gives them.
 var Ops = []Op{OpNote, OpApply, OpDelete, OpPatch, OpScale, OpStopNode, OpStartNode, OpControllerOff,
-	OpControllerOn, OpAdvance, OpRunUntilStable, OpRun, OpExpect, OpShow}
+	OpControllerOn, OpStopComponent, OpAdvance, OpRunUntilStable, OpRun, OpExpect, OpShow}
 
 // Step is one step of a scenario; which fields are set depends on Op.
 type Step struct {
@@ -98,8 +103,8 @@ type Step struct {
 	// Replicas is scale's count; N is run's number of steps.
 	Replicas int64
 	N        int
-	// Name is the node of stopNode/startNode or the controller of
-	// controllerOff/controllerOn.
+	// Name is the node of stopNode/startNode, the controller of
+	// controllerOff/controllerOn, or the candidate of stopComponent.
 	Name string
 	// Duration is advance's time.
 	Duration time.Duration
@@ -134,7 +139,7 @@ func (s *Step) Title() string {
 		return fmt.Sprintf("patch %s (%s) %s", s.Target, s.PatchType, s.Patch)
 	case OpScale:
 		return fmt.Sprintf("scale %s to %d", s.Target, s.Replicas)
-	case OpStopNode, OpStartNode, OpControllerOff, OpControllerOn:
+	case OpStopNode, OpStartNode, OpControllerOff, OpControllerOn, OpStopComponent:
 		return string(s.Op) + " " + s.Name
 	case OpAdvance:
 		return "advance " + s.Duration.String()

@@ -38,6 +38,11 @@ type Actor struct {
 	Writes *Recorder
 	// Pausable is set for a component that may be stopped (a kubelet).
 	Pausable Pausable
+	// Process names the process the loops run in when the cluster runs
+	// several copies of one component (the controller managers standing
+	// for leader election): the trace names each loop process/loop. ""
+	// for the usual one copy.
+	Process string
 }
 
 // Config builds a Stepper.
@@ -53,6 +58,14 @@ type Config struct {
 type loop struct {
 	ctrl  *controllers.Controller
 	actor *Actor
+}
+
+// name is the loop's name in the trace.
+func (l *loop) name() string {
+	if l.actor.Process != "" {
+		return l.actor.Process + "/" + l.ctrl.Name()
+	}
+	return l.ctrl.Name()
 }
 
 // Stepper drives the loops of its actors from one goroutine on its fake
@@ -115,7 +128,7 @@ func (s *Stepper) Loops() []Loop {
 	defer s.mu.Unlock()
 	out := make([]Loop, 0, len(s.loops))
 	for _, l := range s.loops {
-		out = append(out, Loop{Name: l.ctrl.Name(), Switch: l.actor.Switch})
+		out = append(out, Loop{Name: l.name(), Switch: l.actor.Switch})
 	}
 	return out
 }
@@ -194,7 +207,7 @@ func (s *Stepper) Step(ctx context.Context) (Entry, bool, error) {
 		}
 		s.mu.Unlock()
 		now := s.clock.Now()
-		e := Entry{Time: now, Elapsed: now.Sub(s.started), Actor: l.ctrl.Name(), Key: info.Key,
+		e := Entry{Time: now, Elapsed: now.Sub(s.started), Actor: l.name(), Key: info.Key,
 			Cause: info.Cause.String(), Writes: writes}
 		if len(writes) > 0 {
 			e.User = l.actor.Writes.User

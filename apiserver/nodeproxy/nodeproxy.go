@@ -25,6 +25,9 @@ type Connection struct {
 	// Handler serves the kubelet API in process; nil means nothing
 	// listens there (the node is stopped): the connection is refused.
 	Handler http.Handler
+	// Transport, for a kubelet in another process (NodeConnection),
+	// reaches it over HTTPS at Host; Handler is nil then.
+	Transport http.RoundTripper
 }
 
 // ConnectionGetter finds the kubelet of a node (the kubelet client's
@@ -39,7 +42,7 @@ type ConnectionGetter interface {
 // credentials: the API server speaks to the kubelet as itself.
 func Forward(w http.ResponseWriter, r *http.Request, conn Connection, path string, query url.Values) error {
 	loc := &url.URL{Scheme: "https", Host: conn.Host, Path: path, RawQuery: query.Encode()}
-	if conn.Handler == nil {
+	if conn.Handler == nil && conn.Transport == nil {
 		return unreachable(r.Method, loc, conn.Host)
 	}
 	out := r.Clone(r.Context())
@@ -47,6 +50,9 @@ func Forward(w http.ResponseWriter, r *http.Request, conn Connection, path strin
 	out.Header.Del("Authorization")
 	for _, h := range []string{"Impersonate-User", "Impersonate-Group", "Impersonate-Uid"} {
 		out.Header.Del(h)
+	}
+	if conn.Handler == nil {
+		return forwardRemote(w, out, conn)
 	}
 	conn.Handler.ServeHTTP(w, out)
 	return nil

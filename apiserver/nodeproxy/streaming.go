@@ -67,7 +67,7 @@ func streamTo(w http.ResponseWriter, r *http.Request, st *registry.Store, kubele
 	if err != nil {
 		return err
 	}
-	if conn.Handler == nil {
+	if conn.Handler == nil && conn.Transport == nil {
 		// The upgrade-aware proxy's dial failure (a 500 without reason).
 		return &api.StatusError{ErrStatus: api.Status{Status: api.StatusFailure, Code: http.StatusInternalServerError,
 			Message: fmt.Sprintf("error dialing backend: dial tcp %s: connect: connection refused", conn.Host)}}

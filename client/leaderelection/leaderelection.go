@@ -59,6 +59,11 @@ type LeaderElector struct {
 	// holder's: clocks of different machines disagree).
 	observed     *api.Lease
 	observedTime time.Time
+	// leading is set from the successful attempt that made this
+	// candidate leader until it gives up; lastRenew is when its last
+	// attempt succeeded (Step).
+	leading   bool
+	lastRenew time.Time
 }
 
 // New checks the config and fills in the defaults.
@@ -95,10 +100,13 @@ func New(cfg Config) (*LeaderElector, error) {
 // OnStartedLeading, renews the Lease until a renewal has failed for
 // RenewDeadline or ctx ends, then stops leading and returns. A component
 // that lost the Lease is restarted by its caller, as the real ones exit
-// and are restarted by their supervisor.
+// and are restarted by their supervisor. Run is only a loop around Step
+// on the clock; the stepper calls Step itself.
 func (le *LeaderElector) Run(ctx context.Context) {
-	if !le.acquire(ctx) {
-		return
+	for !le.Step(ctx) {
+		if !le.wait(ctx) {
+			return
+		}
 	}
 	leadCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -108,7 +116,8 @@ func (le *LeaderElector) Run(ctx context.Context) {
 			le.cfg.OnStartedLeading(leadCtx)
 		}
 	}()
-	le.renew(ctx)
+	for le.wait(ctx) && le.Step(ctx) {
+	}
 	stop()
 	<-done
 	if le.cfg.ReleaseOnCancel && ctx.Err() != nil {
@@ -119,44 +128,55 @@ func (le *LeaderElector) Run(ctx context.Context) {
 	}
 }
 
-// acquire tries every RetryPeriod until it holds the Lease or ctx ends.
-func (le *LeaderElector) acquire(ctx context.Context) bool {
-	for {
-		if le.TryAcquireOrRenew(ctx) {
-			le.cfg.Logger.Info("successfully acquired lease", "lease", le.cfg.Namespace+"/"+le.cfg.Name, "identity", le.cfg.Identity)
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-le.cfg.Clock.After(le.cfg.RetryPeriod):
-		}
+// wait waits one RetryPeriod on the clock; false if ctx ended first.
+func (le *LeaderElector) wait(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-le.cfg.Clock.After(le.cfg.RetryPeriod):
+		return true
 	}
 }
 
-// renew renews every RetryPeriod; it returns when no renewal succeeded
-// within RenewDeadline of the last good one, or when ctx ends.
-func (le *LeaderElector) renew(ctx context.Context) {
-	lastRenew := le.cfg.Clock.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-le.cfg.Clock.After(le.cfg.RetryPeriod):
+// Step is one round of client-go's acquire and renew loops: one
+// TryAcquireOrRenew, and what it means for leading. A candidate that did
+// not lead leads once an attempt succeeds; a leader stays leader while its
+// renewals succeed, and gives up when none has succeeded for
+// RenewDeadline or the Lease it read names another holder ("failed to
+// renew lease"). It reports whether this candidate leads afterwards. The
+// caller calls it every RetryPeriod (RetryPeriod).
+func (le *LeaderElector) Step(ctx context.Context) bool {
+	ok := le.TryAcquireOrRenew(ctx)
+	now := le.cfg.Clock.Now()
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	if ok {
+		if !le.leading {
+			le.cfg.Logger.Info("successfully acquired lease", "lease", le.cfg.Namespace+"/"+le.cfg.Name, "identity", le.cfg.Identity)
 		}
-		if le.TryAcquireOrRenew(ctx) {
-			lastRenew = le.cfg.Clock.Now()
-			continue
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		if le.cfg.Clock.Now().Sub(lastRenew) >= le.cfg.RenewDeadline || !le.IsLeader() {
-			le.cfg.Logger.Info("failed to renew lease", "lease", le.cfg.Namespace+"/"+le.cfg.Name, "identity", le.cfg.Identity)
-			return
-		}
+		le.leading, le.lastRenew = true, now
+		return true
 	}
+	if !le.leading || ctx.Err() != nil {
+		return le.leading
+	}
+	if now.Sub(le.lastRenew) >= le.cfg.RenewDeadline || le.observed == nil || holder(le.observed) != le.cfg.Identity {
+		le.cfg.Logger.Info("failed to renew lease", "lease", le.cfg.Namespace+"/"+le.cfg.Name, "identity", le.cfg.Identity)
+		le.leading = false
+	}
+	return le.leading
 }
+
+// Leading reports whether this candidate leads: it acquired the Lease
+// and has not given it up since (Step).
+func (le *LeaderElector) Leading() bool {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	return le.leading
+}
+
+// RetryPeriod is the time between two Steps.
+func (le *LeaderElector) RetryPeriod() time.Duration { return le.cfg.RetryPeriod }
 
 // TryAcquireOrRenew makes one attempt: it creates the Lease if there is
 // none, renews it if this candidate holds it, takes it over if its holder

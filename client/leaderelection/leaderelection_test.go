@@ -2,7 +2,10 @@ package leaderelection
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,4 +139,61 @@ func TestConfigIsChecked(t *testing.T) {
 	assert.EqualError(t, err, "leaseDuration must be greater than renewDeadline")
 	_, err = New(Config{Client: env.Client, Clock: env.Clock, Namespace: "kube-system", Name: "x"})
 	assert.Error(t, err)
+}
+
+// Step is one round of the acquire/renew loop: a candidate leads from the
+// attempt that wins the Lease; a leader that finds another holder in the
+// Lease (it was taken over while this one was stalled) gives up at once.
+func TestStepLeadsAndGivesUp(t *testing.T) {
+	env := apiservertest.New(t)
+	ctx := context.Background()
+	a, b := candidate(t, env.Client, env.Clock, "a"), candidate(t, env.Client, env.Clock, "b")
+	require.True(t, a.Step(ctx))
+	require.False(t, b.Step(ctx))
+	assert.True(t, a.Leading())
+	assert.False(t, b.Leading())
+
+	// a stalls (a stopped process): b sees no renewal for LeaseDuration.
+	env.Clock.Step(DefaultRetryPeriod)
+	require.False(t, b.Step(ctx))
+	env.Clock.Step(DefaultLeaseDuration)
+	require.True(t, b.Step(ctx), "expired: b leads")
+	assert.True(t, b.Leading())
+	assert.True(t, a.Leading(), "a has not looked yet")
+	assert.False(t, a.Step(ctx), "a reads b's Lease and stops leading")
+	assert.False(t, a.Leading())
+}
+
+// A leader whose renewals fail (its API server is unreachable) keeps
+// leading until RenewDeadline has passed since its last good renewal,
+// then gives up (client-go's renew loop).
+func TestStepGivesUpAfterRenewDeadline(t *testing.T) {
+	env := apiservertest.New(t)
+	ctx := context.Background()
+	down := &unreachable{next: &client.InProcessTransport{Handler: env.Server.Handler()}}
+	cl, err := client.New(client.Config{Server: "http://in-process", Transport: down})
+	require.NoError(t, err)
+	a := candidate(t, cl, env.Clock, "a")
+	require.True(t, a.Step(ctx))
+	down.off.Store(true)
+	for range 4 { // 8 s of failed renewals: within the 10 s deadline
+		env.Clock.Step(DefaultRetryPeriod)
+		require.True(t, a.Step(ctx), "still leading at %s", env.Clock.Now().Sub(apiservertest.Start))
+	}
+	env.Clock.Step(DefaultRetryPeriod)
+	assert.False(t, a.Step(ctx), "10 s without a renewal: a gives up")
+	assert.False(t, a.Leading())
+}
+
+// unreachable fails every request while off is set.
+type unreachable struct {
+	next http.RoundTripper
+	off  atomic.Bool
+}
+
+func (u *unreachable) RoundTrip(r *http.Request) (*http.Response, error) {
+	if u.off.Load() {
+		return nil, errors.New("dial tcp: connection refused")
+	}
+	return u.next.RoundTrip(r)
 }

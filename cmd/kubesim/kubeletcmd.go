@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	crand "crypto/rand"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +21,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet"
+	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
 )
@@ -26,8 +30,13 @@ import (
 // so that nodes outlive an API server: with --server listing several API
 // servers, a kubelet whose server stops answering moves to the next, as a
 // real kubelet does behind a load balancer. Each kubelet registers its
-// Node, renews its Lease and runs its pods (simulated images only: the
-// kubelet's HTTP API for logs and exec stays in `kubesim serve`).
+// Node, renews its Lease, runs its pods (simulated images only) and
+// serves the kubelet API — container logs, exec, attach, port-forward,
+// /stats/summary — over HTTPS on its own port of --address, which its Node
+// reports (status.addresses InternalIP, status.daemonEndpoints
+// kubeletEndpoint.port): the API server dials it there for kubectl logs
+// and exec, as kube-apiserver dials a kubelet on port 10250. Each node
+// has its own port, as kubelets sharing a machine do.
 func kubeletCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kubelet", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -36,6 +45,9 @@ func kubeletCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	nodes := fs.Int("nodes", 1, "number of fake nodes (one kubelet each)")
 	prefix := fs.String("node-prefix", "node", "nodes are named PREFIX-1, PREFIX-2, ...")
 	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage")
+	address := fs.String("address", "127.0.0.1", "IP address the kubelet API listens on, reported as each node's InternalIP")
+	port := fs.Int("port", 0, "kubelet API port of the first node, the next nodes on the ports after it (0: a free port each)")
+	certDir := fs.String("cert-dir", "", "directory of the kubelet API's self-signed certificate (default: a temporary one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -61,6 +73,17 @@ func kubeletCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("kubelet: %w", err)
 	}
+	if net.ParseIP(*address) == nil {
+		return fmt.Errorf("kubelet: --address %q is not an IP address", *address)
+	}
+	if *port < 0 || *port+*nodes-1 > 65535 {
+		return fmt.Errorf("kubelet: --port %d: the nodes' ports would not fit below 65536", *port)
+	}
+	serving, cleanup, err := kubeletServing(*certDir, *address)
+	if err != nil {
+		return fmt.Errorf("kubelet: %w", err)
+	}
+	defer cleanup()
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	var wg sync.WaitGroup
 	for i := 1; i <= *nodes; i++ {
@@ -69,18 +92,58 @@ func kubeletCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		k, err := kubelet.New(kubelet.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live, NodeName: name,
-			PodCIDR: fmt.Sprintf("10.%d.%d.0/24", 244+(i-1)/256, (i-1)%256), Logger: logger,
-			Stages: kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay}})
+		p := 0
+		if *port > 0 {
+			p = *port + i - 1
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(*address, strconv.Itoa(p)))
 		if err != nil {
 			return fmt.Errorf("kubelet %s: %w", name, err)
 		}
-		wg.Add(1)
+		k, err := kubelet.New(kubelet.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live, NodeName: name,
+			PodCIDR: fmt.Sprintf("10.%d.%d.0/24", 244+(i-1)/256, (i-1)%256), Logger: logger,
+			InternalIP: *address, KubeletPort: int32(ln.Addr().(*net.TCPAddr).Port),
+			Stages: kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay}})
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("kubelet %s: %w", name, err)
+		}
+		kapi, err := kubeletserver.New(kubeletserver.Config{Node: func(string) (kubeletserver.Host, bool) { return k, !k.Stopped() }})
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		srv := &http.Server{Handler: kapi, TLSConfig: serving, ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+		wg.Add(3)
 		go func() { defer wg.Done(); k.Run(ctx) }()
+		go func() { defer wg.Done(); _ = srv.ServeTLS(ln, "", "") }()
+		go func() { defer wg.Done(); <-ctx.Done(); _ = srv.Close() }()
 	}
 	fmt.Fprintf(stdout, "%d kubelet(s) running against %s; stop with Ctrl-C\n", *nodes, strings.Join(urls, ","))
 	wg.Wait()
 	return nil
+}
+
+// kubeletServing is the kubelet API's TLS: a certificate for address
+// from its own CA in dir (a temporary directory when dir is ""), as a
+// kubelet without --tls-cert-file makes itself one in --cert-dir. The API
+// server does not verify it (nodeproxy.KubeletTransport).
+func kubeletServing(dir, address string) (*tls.Config, func(), error) {
+	cleanup := func() {}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "kubesim-kubelet-pki-")
+		if err != nil {
+			return nil, nil, err
+		}
+		dir, cleanup = tmp, func() { _ = os.RemoveAll(tmp) }
+	}
+	b, err := pki.EnsureServing(dir, []string{address}, time.Now(), crand.Reader)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return &tls.Config{Certificates: []tls.Certificate{b.ServingCert}, MinVersion: tls.VersionTLS12}, cleanup, nil
 }
 
 // failoverTransport sends each request to the current API server and,

@@ -23,8 +23,9 @@ Usage:
                           run a scenario file as a test, step through it, or print its trace
   kubesim run-controller NAME --kubeconfig FILE
                           run one controller as its own process against an API server
-  kubesim kubelet --nodes N --kubeconfig FILE [--server URL[,URL]]
-                          run fake kubelets as their own process (nodes outlive an API server)
+  kubesim kubelet --nodes N --kubeconfig FILE [--server URL[,URL]] [--address IP] [--port P]
+                          run fake kubelets as their own process (nodes outlive an API server),
+                          each serving the kubelet API (logs, exec) on its own port
   kubesim extension-apiserver --requestheader-client-ca-file FILE [flags]
                           run the sample extension API server (wardle.example.com) on its own
   kubesim webhook [--cert-dir DIR] [--port PORT]

@@ -1,8 +1,8 @@
 // Package server is the kubelet's HTTP API, the one a real kubelet serves
 // on port 10250 and the API server forwards pods/log, exec, attach and
-// port-forward to: GET /containerLogs/{namespace}/{pod}/{container},
-// GET /stats/summary (the Summary API the metrics server scrapes), and
-// the streaming routes of streaming.go — /exec/{namespace}/{pod}/{container}
+// port-forward to: GET /containerLogs/{namespace}/{pod}/{container}, GET
+// /stats/summary (the Summary API the metrics server scrapes), and the
+// streaming routes of streaming.go — /exec/{namespace}/{pod}/{container}
 // and /attach/... (a WebSocket or SPDY, package remotecommand) and
 // /portForward/{namespace}/{pod} (SPDY, package portforward).
 //
@@ -12,8 +12,9 @@
 //
 // It simulates kubernetes/pkg/kubelet/server (server.go: the routes,
 // getContainerLogs, the stats handler, getExec, getAttach,
-// getPortForward). Left out: TLS and the kubelet's
-// own authentication and authorization (the API server is the only
-// client in process), /pods, /runningpods, /metrics, /configz, /debug,
-// /checkpoint and the read-only port.
+// getPortForward). `kubesim kubelet` serves it over TLS, one listener per
+// node. Left out: the kubelet's own authentication and authorization (the
+// real kubelet's flag defaults: anonymous, AlwaysAllow), /pods,
+// /runningpods, /metrics, /configz, /debug, /checkpoint and the read-only
+// port.
 package server

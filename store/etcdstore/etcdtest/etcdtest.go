@@ -1,6 +1,7 @@
 package etcdtest
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,6 +20,9 @@ type Etcd struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	dir    string
+	// args start this member again on the same ports and data (Restart).
+	bin  string
+	args []string
 }
 
 // Stop kills etcd, waits for it to exit and removes its data directory.
@@ -27,6 +31,57 @@ func (e *Etcd) Stop() {
 	<-e.exited
 	_ = os.RemoveAll(e.dir)
 }
+
+// Kill kills etcd (SIGKILL) and waits for it to exit, keeping its data:
+// etcd is lost, connections are refused, until Restart.
+func (e *Etcd) Kill() {
+	_ = e.cmd.Process.Kill()
+	<-e.exited
+}
+
+// Restart starts the killed member again on the same ports and data
+// directory, and returns once it answers /health: what was written before
+// Kill is there, at the same revisions.
+func (e *Etcd) Restart() error {
+	cmd := exec.Command(e.bin, e.args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	e.cmd, e.exited = cmd, make(chan struct{})
+	exited := e.exited
+	go func() { _ = cmd.Wait(); close(exited) }()
+	if err := e.waitHealthy(); err != nil {
+		return fmt.Errorf("restarting etcd: %w", err)
+	}
+	return nil
+}
+
+// waitHealthy waits until etcd answers /health, or exits.
+func (e *Etcd) waitHealthy() error {
+	// A generous bound: a loaded machine starts etcd slowly, and a
+	// healthy etcd ends the wait at once.
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-e.exited:
+			return errExited
+		default:
+		}
+		if resp, err := http.Get(e.URL + "/health"); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = e.cmd.Process.Kill()
+	<-e.exited
+	return fmt.Errorf("etcd at %s did not become healthy", e.URL)
+}
+
+var errExited = errors.New("etcd exited at start")
 
 // Pause stops etcd without killing it (SIGSTOP): connections stay open
 // and requests hang, as when etcd's machine is cut off; Resume lets it go
@@ -83,36 +138,21 @@ func startOnce(bin, dir string, attempt int) (e *Etcd, retry bool, err error) {
 	}
 	url := fmt.Sprintf("http://127.0.0.1:%d", cport)
 	peer := fmt.Sprintf("http://127.0.0.1:%d", pport)
-	cmd := exec.Command(bin, "--name", "kubesim-test", "--data-dir", filepath.Join(dir, fmt.Sprint(attempt)),
+	args := []string{"--name", "kubesim-test", "--data-dir", filepath.Join(dir, fmt.Sprint(attempt)),
 		"--listen-client-urls", url, "--advertise-client-urls", url,
 		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-		"--initial-cluster", "kubesim-test="+peer, "--log-level", "error")
+		"--initial-cluster", "kubesim-test=" + peer, "--log-level", "error"}
+	cmd := exec.Command(bin, args...)
 	// etcd dies with the test binary, even one killed by a timeout, rather
 	// than outlive it holding ports and a temporary directory.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, false, err
 	}
-	e = &Etcd{URL: url, cmd: cmd, exited: make(chan struct{}), dir: dir}
+	e = &Etcd{URL: url, cmd: cmd, exited: make(chan struct{}), dir: dir, bin: bin, args: args}
 	go func() { _ = cmd.Wait(); close(e.exited) }()
-	// A generous bound: a loaded machine starts etcd slowly, and a
-	// healthy etcd ends the wait at once.
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-e.exited:
-			return nil, true, fmt.Errorf("etcd exited at start")
-		default:
-		}
-		if resp, err := http.Get(url + "/health"); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return e, false, nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := e.waitHealthy(); err != nil {
+		return nil, errors.Is(err, errExited), err
 	}
-	_ = cmd.Process.Kill()
-	<-e.exited
-	return nil, false, fmt.Errorf("etcd at %s did not become healthy", url)
+	return e, false, nil
 }
