@@ -24,6 +24,7 @@ var aggregatorExamples = filepath.Join("..", "..", "examples", "aggregator")
 // server runs as a pod, the APIService routes its group to it, deleting
 // the pod makes the API unavailable until the ReplicaSet replaces it.
 func TestKubectlAggregatedAPIServer(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "1s")
 	k := newKubectl(t, s)
 
@@ -79,6 +80,7 @@ func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).Ma
 // no object may be defined by two of them (outside/ defines the Service and
 // APIService of wardle.yaml differently, so it has a folder of its own).
 func TestAggregatorExamplesApplyAsOneFolder(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(aggregatorExamples, "*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)

@@ -36,6 +36,7 @@ func readAudit(t *testing.T, path string) []audit.Event {
 // an impersonated one refused among them, appear as audit.k8s.io/v1
 // events at the policy's levels.
 func TestAuditLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	logPath := filepath.Join(t.TempDir(), "audit.log")
 	policy := filepath.Join(t.TempDir(), "policy.yaml")

@@ -11,6 +11,7 @@ import (
 // tables, describe, the server's validation, and deletion through the
 // garbage collector.
 func TestJobsAndCronJobsThroughKubectl(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 

@@ -52,6 +52,7 @@ spec:
 // kubectl: a rule refuses an apply, a transition rule refuses an update, and
 // a CRD whose rule does not compile is refused.
 func TestKubectlValidationRules(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 	out := k.ok("apply", "-f", writeManifest(t, "crd.yaml", celCronTabCRD))
@@ -164,6 +165,7 @@ spec:
 // through the real kubectl: the binding's namespace selector, the denial's
 // wording, and a policy whose expression does not compile.
 func TestKubectlValidatingAdmissionPolicy(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 	out := k.ok("apply", "-f", writeManifest(t, "policy.yaml", demoPolicy))

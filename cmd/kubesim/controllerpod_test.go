@@ -14,6 +14,7 @@ import (
 // kubesim/controller:statefulset: it works while its pod runs, stands
 // still while no pod runs, and the ReplicaSet brings it back.
 func TestControllerAsAPod(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms", "--controllers", "*,-statefulset")
 	k := newKubectl(t, s)
 	ctrlPods := []string{"get", "pods", "-n", "kube-system", "-l", "app=statefulset-controller", "--no-headers"}

@@ -43,6 +43,7 @@ func runningQuery(selector string) []string {
 }
 
 func TestControlPlaneThroughKubectl(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "3", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 

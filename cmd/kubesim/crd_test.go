@@ -17,6 +17,7 @@ var examplesDir = filepath.Join("..", "..", "examples", "crd")
 // the v1beta1 manifest as written, the valid admin, the invalid tony, and
 // the deletion of the CRD taking its users with it.
 func TestKubectlCustomResourceDefinition(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 

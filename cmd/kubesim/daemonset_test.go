@@ -30,6 +30,7 @@ spec:
 // status, history, undo and restart on the ControllerRevisions the
 // DaemonSet controller keeps, and the pods following the nodes.
 func TestKubectlDaemonSet(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "3", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.eventually(func(out string) bool { return countLines(out) == 3 }, "get", "nodes", "--no-headers")

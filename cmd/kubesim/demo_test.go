@@ -17,6 +17,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // print the same bytes, equal to testdata/demo.golden (go test -update
 // rewrites it after an intended change).
 func TestDemoTraceIsGolden(t *testing.T) {
+	t.Parallel()
 	var a, b bytes.Buffer
 	require.NoError(t, runDemo(context.Background(), &a, demoOptions{full: true}))
 	require.NoError(t, runDemo(context.Background(), &b, demoOptions{full: true}))
@@ -32,6 +33,7 @@ func TestDemoTraceIsGolden(t *testing.T) {
 }
 
 func TestDemoCommandPrintsTheStory(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"demo", "--color=always"}, &out, &errb)
 	require.Equal(t, 0, code, errb.String())

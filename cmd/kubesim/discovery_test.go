@@ -75,6 +75,7 @@ spec:
 // kind nobody serves then gives kubectl's real error, and explain's v2
 // output works for built-in kinds and CRDs alike.
 func TestKubectlAggregatedDiscoveryAndOpenAPIV2(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 

@@ -40,6 +40,7 @@ func (k *kubectl) runIn(stdin string, args ...string) (string, string, int) {
 // simulated container: its variables and mounted files, exit codes, and
 // the refusals worded as a real cluster words them.
 func TestKubectlExec(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir())
 	k := newKubectl(t, s)
 	k.ok("apply", "-f", "testdata/exec-pod.yaml")
@@ -202,6 +203,7 @@ func (k *kubectl) portForward(target, remote string, env ...string) (string, *ex
 // extension API server, through the pod network), and says why a
 // simulated container cannot be reached.
 func TestKubectlPortForward(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir())
 	k := newKubectl(t, s)
 	k.ok("apply", "-f", "testdata/portforward-pods.yaml")
@@ -255,6 +257,7 @@ func TestKubectlPortForward(t *testing.T) {
 // a POST (create). So the usual role — create on pods/exec — lets a user
 // in through the fallback, and without it the refusal names create.
 func TestKubectlExecRBAC(t *testing.T) {
+	t.Parallel()
 	tokens := filepath.Join(t.TempDir(), "tokens.csv")
 	require.NoError(t, os.WriteFile(tokens, []byte("alice-token,alice,alice-uid\nbob-token,bob,bob-uid\n"), 0o600))
 	s := startServer(t, t.TempDir(), "--token-file", tokens)

@@ -19,6 +19,7 @@ import (
 )
 
 func TestExtensionAPIServerArguments(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -52,6 +53,7 @@ func startExtensionProcess(t *testing.T, caFile string) string {
 // ExternalName Service names its host, the APIService routes the group to
 // it, and it trusts the aggregator through the token kubesim serve wrote.
 func TestExtensionAPIServerAsItsOwnProcess(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, "--nodes", "1", "--stage-delay", "20ms")
 	k := newKubectl(t, s)

@@ -40,6 +40,7 @@ func selfSignedPair(t *testing.T) (certFile, keyFile string, certPEM []byte) {
 }
 
 func TestKubectlImperativeProtobuf(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.eventually(func(out string) bool { return countLines(out) == 2 }, "get", "nodes", "--no-headers")

@@ -103,6 +103,7 @@ func (k *kubectl) replicaSets(selector string) map[string][2]string {
 }
 
 func TestKubectlImperativeWorkloads(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.eventually(func(out string) bool { return countLines(out) == 2 }, "get", "nodes", "--no-headers")
@@ -329,6 +330,7 @@ func TestKubectlImperativeWorkloads(t *testing.T) {
 // TestKubectlRolloutStatefulSet: history and undo need the
 // ControllerRevisions the StatefulSet controller keeps.
 func TestKubectlRolloutStatefulSet(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.ok("apply", "-f", "testdata/web-sts.yaml")
@@ -414,6 +416,7 @@ spec:
 
 // TestKubectlNodes: cordon, uncordon and taint, honoured by the scheduler.
 func TestKubectlNodes(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.eventually(func(out string) bool { return countLines(out) == 2 }, "get", "nodes", "--no-headers")

@@ -12,6 +12,7 @@ import (
 // JSON fallback, so each works only if the server decodes protobuf; each
 // is checked for its effect.
 func TestKubectlCreateProtobuf(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 

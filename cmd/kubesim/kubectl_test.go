@@ -131,6 +131,7 @@ func (k *kubectl) fail(args ...string) string {
 }
 
 func TestKubectlCompatibility(t *testing.T) {
+	t.Parallel()
 	// The API alone: no control loop changes what the test creates.
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
@@ -280,6 +281,7 @@ source:
 }
 
 func TestKubectlWrongToken(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir())
 	k := newKubectl(t, s)
 	data, err := os.ReadFile(s.kubeconfig)
@@ -294,6 +296,7 @@ func TestKubectlWrongToken(t *testing.T) {
 }
 
 func TestServeRestartKeepsEverything(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir)
 	k := newKubectl(t, s)

@@ -242,6 +242,7 @@ func readOnly(args []string) bool {
 }
 
 func TestParseLabAndPatterns(t *testing.T) {
+	t.Parallel()
 	doc, err := parseLab("<!-- lab-server: --nodes 2 -->\n```console\n$ kubectl get pods -o jsonpath='{.items[*].metadata.name}'\nweb-<id>  Running   <age>\n...\nend\n```\n")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"--nodes", "2"}, doc.serverFlags)
@@ -280,6 +281,7 @@ func TestParseLabAndPatterns(t *testing.T) {
 }
 
 func TestLabs(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Fatalf("kubectl is required for the lab tests: %v", err)
 	}
@@ -290,6 +292,10 @@ func TestLabs(t *testing.T) {
 	require.NoError(t, err)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			// Each lab has its own server, data directory and kubectl
+			// cache, and most of a lab's time is waiting (stage delays,
+			// back-offs, the HPA's sync period): labs run side by side.
+			t.Parallel()
 			text, err := os.ReadFile(f)
 			require.NoError(t, err)
 			doc, err := parseLab(string(text))

@@ -18,6 +18,7 @@ import (
 // roles; outside the namespace, and for cluster-scoped kinds, the real
 // 403s.
 func TestKubectlAsALimitedUser(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, "--nodes", "2", "--stage-delay", "20ms")
 	admin := newKubectl(t, s)

@@ -12,6 +12,7 @@ import (
 // Containers that behave as their command says, and kubectl logs over
 // pods/log → the node's kubelet API, through the real kubectl.
 func TestContainerLifeAndLogsThroughKubectl(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.eventually(func(out string) bool { return countLines(out) == 2 }, "get", "nodes", "--no-headers")

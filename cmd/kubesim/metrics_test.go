@@ -18,6 +18,7 @@ var metricsExamples = filepath.Join("..", "..", "examples", "metrics-server")
 // `kubectl autoscale` scaling a Deployment as its pods' usage changes,
 // all through the real kubectl.
 func TestKubectlTopAndAutoscale(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 

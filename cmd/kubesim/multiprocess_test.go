@@ -71,6 +71,7 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 // Leases within the lease duration, the kubelets move to B, and the
 // rollout completes.
 func TestKillDashNineOfTheLeaderAPIServer(t *testing.T) {
+	t.Parallel()
 	e, err := etcdtest.Start()
 	require.NoError(t, err)
 	defer e.Stop()

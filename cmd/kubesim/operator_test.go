@@ -48,6 +48,7 @@ var slotsQuery = []string{"get", "rdc", "cache", "-o", `jsonpath={range .status.
 // CRDs applied with kubectl, the operator reaching the API server over
 // HTTPS with the kubeconfig's token.
 func TestRedisOperatorAsItsOwnProcess(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "3", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	out := k.ok("apply", "-f", filepath.Join(operatorsDir, "redis", "crds.yaml"))
@@ -86,6 +87,7 @@ func TestRedisOperatorAsItsOwnProcess(t *testing.T) {
 
 // The sample controller's story: a Foo keeps its Deployment.
 func TestFooControllerAsItsOwnProcess(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.ok("apply", "-f", filepath.Join(operatorsDir, "foo", "crd.yaml"))

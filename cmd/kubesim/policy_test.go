@@ -14,6 +14,7 @@ import (
 // describers.
 
 func TestKubectlDrainRespectsDisruptionBudget(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.eventually(func(out string) bool { return countLines(out) == 2 }, "get", "nodes", "--no-headers")
@@ -48,6 +49,7 @@ func TestKubectlDrainRespectsDisruptionBudget(t *testing.T) {
 }
 
 func TestKubectlQuotaAndLimitRange(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.eventually(func(out string) bool { return countLines(out) == 1 }, "get", "nodes", "--no-headers")
@@ -126,6 +128,7 @@ spec:
 }
 
 func TestKubectlPriorityClassesAndSlices(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.eventually(func(out string) bool { return countLines(out) == 1 }, "get", "nodes", "--no-headers")
@@ -164,6 +167,7 @@ func TestKubectlPriorityClassesAndSlices(t *testing.T) {
 }
 
 func TestKubectlPreemption(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.eventually(func(out string) bool { return countLines(out) == 1 }, "get", "nodes", "--no-headers")

@@ -26,6 +26,7 @@ func asUser(t *testing.T, s *server, token string) *kubectl {
 // alice in, kubectl auth can-i (and --list), kubectl auth whoami, and a
 // binding that would escalate refused.
 func TestKubectlRBAC(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tokens := filepath.Join(t.TempDir(), "tokens.csv")
 	require.NoError(t, os.WriteFile(tokens, []byte("alice-token,alice,alice-uid,dev\nbob-token,bob,bob-uid\n"), 0o600))

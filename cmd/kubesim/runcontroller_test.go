@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestRunControllerArguments(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -70,6 +71,7 @@ func (s *syncBuffer) String() string {
 // deployments it is refused, and the 403 is in its log and in the audit
 // log; with the verb back it recovers.
 func TestRunControllerAsServiceAccount(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	auditLog := filepath.Join(dir, "audit.log")
 	s := startServer(t, dir, "--nodes", "1", "--stage-delay", "20ms", "--audit-log-path", auditLog)

@@ -20,6 +20,7 @@ func kubesimWithInput(stdin string, args ...string) (int, string, string) {
 }
 
 func TestScenarioStepIsDrivenByStdin(t *testing.T) {
+	t.Parallel()
 	// c: the note; c: the apply; c: the first runUntilStable; c: the delete;
 	// Enter: one unit of work (the ReplicaSet sees its pod going); ?: why.
 	code, out, errOut := kubesimWithInput("c\nc\nc\nc\n\n?\nq\n", "scenario", "step", "testdata/scenarios/small.yaml")
@@ -40,6 +41,7 @@ func TestScenarioStepIsDrivenByStdin(t *testing.T) {
 }
 
 func TestScenarioStepRunsToTheEndAndFails(t *testing.T) {
+	t.Parallel()
 	code, out, _ := kubesimWithInput(strings.Repeat("c\n", 10), "scenario", "step", "testdata/scenarios/fails.yaml")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "expected: 3 Pod -l app=web phase=Running")
@@ -50,6 +52,7 @@ func TestScenarioStepRunsToTheEndAndFails(t *testing.T) {
 }
 
 func TestScenarioRunPassesAndFails(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := kubesimWithInput("", "scenario", "run", "testdata/scenarios/small.yaml")
 	require.Equal(t, 0, code, errOut+out)
 	assert.Regexp(t, `(?m)^ok\s+2  apply ../web-rs.yaml\n\s+replicaset.apps/web created$`, out)
@@ -65,6 +68,7 @@ func TestScenarioRunPassesAndFails(t *testing.T) {
 }
 
 func TestScenarioBadFilesRunNothing(t *testing.T) {
+	t.Parallel()
 	for file, want := range map[string]string{
 		"testdata/scenarios/bad-step.yaml":     `bad-step.yaml:5: unknown step "scael" (expected one of: note, apply,`,
 		"testdata/scenarios/bad-manifest.yaml": `bad-manifest.yaml:8: invalid YAML: did not find expected key`,
@@ -80,6 +84,7 @@ func TestScenarioBadFilesRunNothing(t *testing.T) {
 }
 
 func TestScenarioTraceIsTheGoldenForm(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := kubesimWithInput("", "scenario", "trace", "../../examples/scenarios/lab2-scheduler.yaml")
 	require.Equal(t, 0, code, errOut)
 	want, err := os.ReadFile("../../examples/scenarios/testdata/lab2-scheduler.trace")
@@ -88,6 +93,7 @@ func TestScenarioTraceIsTheGoldenForm(t *testing.T) {
 }
 
 func TestDemoStepPausesBetweenSteps(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := kubesimWithInput("\n\n\n", "demo", "--step", "--color=never")
 	require.Equal(t, 0, code, errOut)
 	// Three Enters answer three pauses; at the fourth, the end of the input
@@ -97,6 +103,7 @@ func TestDemoStepPausesBetweenSteps(t *testing.T) {
 }
 
 func TestScenarioStepRunsToTheNextAdmissionStep(t *testing.T) {
+	t.Parallel()
 	// "a" runs to the first unit whose writes admission changed: the
 	// ReplicaSet creating its 3 pods, each given its ServiceAccount by the
 	// plugin; a second "a" to the next one, the replacement pod.

@@ -13,6 +13,7 @@ import (
 // `kubesim serve -h` names every controller --controllers knows: the list
 // comes from the cluster's wiring, not from a copy in the help text.
 func TestServeHelpListsEveryController(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	run(context.Background(), []string{"serve", "-h"}, &stdout, &stderr)
 	help := stdout.String() + stderr.String()

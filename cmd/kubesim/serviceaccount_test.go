@@ -44,6 +44,7 @@ func eventually(t *testing.T, k *kubectl, args ...string) string {
 // token`, the token's identity and its limits, the ServiceAccount
 // admission plugin, bound tokens revoked with their pod.
 func TestKubectlServiceAccounts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, "--nodes", "1", "--stage-delay", "0s")
 	admin := newKubectl(t, s)
@@ -119,6 +120,7 @@ func TestKubectlServiceAccounts(t *testing.T) {
 // dev` writes a kubeconfig with a client certificate of the cluster CA;
 // kubectl is alice with it, and a certificate of another CA is refused.
 func TestKubectlClientCertificates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, dir, "--api-server-only")
 	path := filepath.Join(t.TempDir(), "alice.kubeconfig")
@@ -155,6 +157,7 @@ func TestKubectlClientCertificates(t *testing.T) {
 // (system:public-info-viewer lets everyone read /version). Plain HTTP:
 // kubectl without credentials would prompt for a user name.
 func TestAnonymous(t *testing.T) {
+	t.Parallel()
 	for _, anonymous := range []bool{false, true} {
 		dir := t.TempDir()
 		args := []string{"--api-server-only"}

@@ -46,6 +46,7 @@ func exerciseStatefulSet(t *testing.T, k *kubectl) {
 }
 
 func TestStatefulSetThroughKubectl(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "3", "--stage-delay", "20ms")
 	exerciseStatefulSet(t, newKubectl(t, s))
 }
@@ -55,6 +56,7 @@ func TestStatefulSetThroughKubectl(t *testing.T) {
 // as kubesim) reaches the API server through the kubeconfig, over HTTPS
 // with a token.
 func TestStatefulSetControllerAsItsOwnProcess(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "2", "--stage-delay", "20ms", "--controllers", "*,-statefulset")
 	k := newKubectl(t, s)
 	startControllerProcess(t, "statefulset", s.kubeconfig)

@@ -12,6 +12,7 @@ import (
 // pod deleted and back on its own claim, the tables of pvc, pv and sc,
 // and the real refusals and events.
 func TestStorageThroughKubectl(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "3", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 

@@ -35,6 +35,7 @@ func keysOf(t *testing.T, dir string) []store.KeyValue {
 // the same keys, values and uids; importing again into the now non-empty
 // etcd prefix is refused.
 func TestStoreExportImportThroughEtcd(t *testing.T) {
+	t.Parallel()
 	e, err := etcdtest.Start()
 	require.NoError(t, err)
 	defer e.Stop()
@@ -82,6 +83,7 @@ func TestStoreExportImportThroughEtcd(t *testing.T) {
 }
 
 func TestStoreExportRefusesWhatItCannotDo(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var out, errb bytes.Buffer
 	empty := t.TempDir()
@@ -97,6 +99,7 @@ func TestStoreExportRefusesWhatItCannotDo(t *testing.T) {
 
 // serve with etcd away: exit 1 and an error naming every endpoint given.
 func TestServeOnUnreachableEtcdNamesTheEndpoints(t *testing.T) {
+	t.Parallel()
 	p1, err := etcdtest.FreePort()
 	require.NoError(t, err)
 	p2, err := etcdtest.FreePort()

@@ -15,6 +15,7 @@ import (
 )
 
 func TestStoreCheckCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := boltstore.Open(boltstore.Config{Path: filepath.Join(dir, boltstore.FileName)})
 	require.NoError(t, err)

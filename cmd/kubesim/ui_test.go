@@ -68,6 +68,7 @@ func browserClient(t *testing.T) *http.Client {
 }
 
 func TestServePrintsTheWebPageLink(t *testing.T) {
+	t.Parallel()
 	m := runUntil(t, regexp.MustCompile(`^web page: (https://\S+)/ui/ \(log in with the kubeconfig's token, or once with (\S+)\)$`),
 		"serve", "--data-dir", t.TempDir(), "--addr", "127.0.0.1:0", "--nodes", "1", "--unsafe-no-fsync")
 	c := browserClient(t)
@@ -88,6 +89,7 @@ func TestServePrintsTheWebPageLink(t *testing.T) {
 }
 
 func TestDemoAndScenarioStepServeThePage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"demo", "--ui", "--ui-addr", "127.0.0.1:0"},
 		{"scenario", "step", "--ui", "--ui-addr", "127.0.0.1:0", "../../examples/scenarios/demo.yaml"},

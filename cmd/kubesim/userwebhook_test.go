@@ -19,6 +19,7 @@ import (
 // into the configurations' caBundle, and then defaults a User's groups
 // and refuses a reserved name, with kube-apiserver's words.
 func TestKubectlUserWebhookImage(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.ok("apply", "-f", filepath.Join("..", "..", "examples", "crd", "users-crd-v1.yaml"))
@@ -57,6 +58,7 @@ func TestKubectlUserWebhookImage(t *testing.T) {
 // the image's /convert: written at v1 (spec.id), stored at v1beta1
 // (spec.userID), read back at either version.
 func TestKubectlUserConversionWebhook(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms")
 	k := newKubectl(t, s)
 	k.ok("apply", "-f", filepath.Join("..", "..", "examples", "webhook", "users-crd-two-versions.yaml"))
@@ -98,6 +100,7 @@ func TestKubectlUserConversionWebhook(t *testing.T) {
 // TestKubesimWebhookProcess: `kubesim webhook` on the host, registered by
 // URL with the caBundle it prints (examples/webhook/outside.yaml).
 func TestKubesimWebhookProcess(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 	k.ok("apply", "-f", filepath.Join("..", "..", "examples", "crd", "users-crd-v1.yaml"))

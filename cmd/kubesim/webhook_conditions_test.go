@@ -25,6 +25,7 @@ import (
 // ValidatingAdmissionPolicy bound with validationActions [Warn] lets the
 // write through with kube-apiserver's warning, which kubectl prints.
 func TestKubectlWebhookMatchConditionsAndPolicyWarn(t *testing.T) {
+	t.Parallel()
 	logPath := filepath.Join(t.TempDir(), "audit.log")
 	policy := filepath.Join(t.TempDir(), "policy.yaml")
 	require.NoError(t, os.WriteFile(policy, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"), 0o600))

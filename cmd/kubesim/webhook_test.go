@@ -24,6 +24,7 @@ import (
 // kubectl, a mutating webhook's patch, a validating webhook's denial and
 // a failing webhook, each with the message kube-apiserver gives.
 func TestKubectlAdmissionWebhooks(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 
