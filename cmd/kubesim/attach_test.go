@@ -14,6 +14,7 @@ import (
 // shell runs over the attach stream (WebSocket, and SPDY when kubectl
 // falls back), its exit ends the container, and --rm deletes the pod.
 func TestKubectlRunInteractive(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir())
 	k := newKubectl(t, s)
 

@@ -13,6 +13,7 @@ import (
 // `tar cf - PATH` through exec, and the built-in shell's tar reads and
 // writes the container's writable layer and its mounted volumes.
 func TestKubectlCp(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir())
 	k := newKubectl(t, s)
 	k.ok("apply", "-f", "testdata/exec-pod.yaml")

@@ -18,6 +18,7 @@ import (
 // When the kubelet process is gone, the API server answers with the
 // dial error, as kube-apiserver does for an unreachable kubelet.
 func TestKubectlLogsAndExecOnAKubeletProcess(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--nodes", "0")
 	k := newKubectl(t, s)
 	_, proc := startProc(t, "kubelet", "--kubeconfig", s.kubeconfig, "--nodes", "1", "--node-prefix", "far", "--stage-delay", "20ms")

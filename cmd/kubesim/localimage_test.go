@@ -56,6 +56,7 @@ spec:
 // with SIGTERM, and a binary that crashes is restarted into
 // CrashLoopBackOff.
 func TestLocalImageRunsAsAPod(t *testing.T) {
+	t.Parallel()
 	bin := buildLocalImage(t)
 	marks := t.TempDir()
 	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms", "--local-image", "localhost/test:dev="+bin)
@@ -136,6 +137,7 @@ func (l *lockedBuffer) String() string {
 // An image that is not a --local-image name stays simulated, whatever it
 // is called: a pod cannot run a host path by naming it.
 func TestLocalImageOnlyNamedImagesRun(t *testing.T) {
+	t.Parallel()
 	bin := buildLocalImage(t)
 	marks := t.TempDir()
 	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms", "--local-image", "localhost/test:dev="+bin)
@@ -152,6 +154,7 @@ func TestLocalImageOnlyNamedImagesRun(t *testing.T) {
 
 // --local-image refuses what it cannot run, at start.
 func TestLocalImageFlagRefusesBadValues(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain")
 	require.NoError(t, os.WriteFile(plain, []byte("x"), 0o644))

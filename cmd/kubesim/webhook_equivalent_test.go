@@ -24,6 +24,7 @@ import (
 // converted to v2 (requestKind says v1), and its patch, written against v2,
 // lands in the v1 object; one with matchPolicy Exact is not called.
 func TestKubectlWebhookEquivalentVersion(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 

@@ -28,6 +28,7 @@ import (
 // not apply, which kube-apiserver reports as its own internal error
 // whatever the policy.
 func TestKubectlWebhookFailures(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 

@@ -26,6 +26,7 @@ import (
 // scheduler's binding and an eviction reach a webhook as CREATEs of the
 // pod's subresource with the posted Binding and Eviction.
 func TestKubectlSubresourceAdmission(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, t.TempDir())
 	k := newKubectl(t, s)
 
