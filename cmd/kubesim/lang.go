@@ -53,17 +53,17 @@ func wordsFor(lang scenario.Lang) words {
 	if lang == scenario.Chinese {
 		return words{
 			stepHelp:        "Enter：下一个工作单元   c：继续到下一步   a：继续到下一个准入步骤   ?：解释最后一次写入   q：退出",
-			steppingThrough: "逐步执行 %s：%s（共 %d 步）\n",
+			steppingThrough: "单步执行 %s：%s（共 %d 步）\n",
 			next:            "-- 下一步：第 %d/%d 步：%s\n",
-			noAdmission:     "没有写入被准入控制修改或拒绝",
+			noAdmission:     "没有哪次写入被准入修改或拒绝",
 			unknownCommand:  "未知命令 %q；%s\n",
 			bye:             "再见",
-			failed:          "场景在上面这一步失败了。",
+			failed:          "场景在上面这一步失败（FAILED）。",
 			over:            "场景结束：全部 %d 步通过。\n",
 			pressEnter:      "   [Enter：下一步] ",
 			demoFailed:      "演示的场景失败了（见上文）",
 			demoEnd: "\n共 %d 步。运行 `kubesim serve`，用 kubectl 亲自试一试；\n" +
-				"用 `kubesim scenario step --lang zh examples/scenarios/demo.yaml` 逐步执行这个故事。\n",
+				"用 `kubesim scenario step --lang zh examples/scenarios/demo.yaml` 单步执行这个故事。\n",
 		}
 	}
 	return words{
