@@ -43,6 +43,27 @@ func TestNotesCarryAChineseText(t *testing.T) {
 	assert.Equal(t, "你好", s.Steps[0].TextZh)
 }
 
+func TestScenarioNameAndDescriptionInChinese(t *testing.T) {
+	s, err := Parse("s.yaml", []byte("name: one pod\ndescription: A pod.\nzh:\n  name: 一个 Pod\n  description: >-\n    一个\n    Pod。\nsteps: []\n"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "one pod", s.NameIn(English))
+	assert.Equal(t, "一个 Pod", s.NameIn(Chinese))
+	assert.Equal(t, "A pod.", s.DescriptionIn(English))
+	assert.Equal(t, "一个 Pod。", s.DescriptionIn(Chinese))
+	s, err = Parse("s.yaml", []byte("name: one pod\ndescription: A pod.\nsteps: []\n"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "one pod", s.NameIn(Chinese), "no Chinese name: the English one")
+	assert.Equal(t, "A pod.", s.DescriptionIn(Chinese))
+	for _, tc := range []struct{ src, want string }{
+		{"zh: 一个 Pod\nsteps: []\n", `s.yaml:1: the scenario's zh: expected a mapping with name, description, got "一个 Pod"`},
+		{"zh: {title: x}\nsteps: []\n", `s.yaml:1: unknown field "title" in the scenario's zh (expected one of: name, description)`},
+		{"zh: {name: [x]}\nsteps: []\n", `s.yaml:1: zh.name: expected a string, got a list`},
+	} {
+		_, err := Parse("s.yaml", []byte(tc.src), nil)
+		assert.EqualError(t, err, tc.want)
+	}
+}
+
 func TestNoteChineseTextErrors(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"zh alone", "steps:\n- zh: 你好\n", `s.yaml:2: zh: a Chinese text belongs to a note: write it below the note's text (- note: ... then   zh: ...)`},
@@ -76,7 +97,7 @@ func TestParseLang(t *testing.T) {
 // trace's entries stay as they are, but for "time advances", a note too.
 func TestReporterShowsNotesInItsLanguage(t *testing.T) {
 	run := func(style Style, lang Lang) string {
-		s, err := Parse("s.yaml", []byte(bilingual+"- advance: 5s\n"), readMap(map[string]string{"pod.yaml": podYAML}))
+		s, err := Parse("s.yaml", []byte("name: a pod\nzh: {name: 一个 Pod}\n"+bilingual+"- advance: 5s\n"), readMap(map[string]string{"pod.yaml": podYAML}))
 		require.NoError(t, err)
 		var out bytes.Buffer
 		rep := &Reporter{W: &out, Style: style, Lang: lang, Full: true}
@@ -97,14 +118,14 @@ func TestReporterShowsNotesInItsLanguage(t *testing.T) {
 		assert.NotContains(t, zh, "A pod is applied")
 		assert.Contains(t, zh, "English only", "a note without Chinese text shows in English")
 		// Everything else is the same, the trace's writes included.
-		replacer := strings.NewReplacer("应用一个 Pod； 调度器绑定它", "A pod is applied; the scheduler binds it", "时间推进", "time advances")
+		replacer := strings.NewReplacer("应用一个 Pod； 调度器绑定它", "A pod is applied; the scheduler binds it", "时间推进", "time advances", "一个 Pod", "a pod")
 		assert.Equal(t, en, replacer.Replace(zh), "style %d: only notes change", style)
 		if style != StyleSummary {
 			assert.Contains(t, zh, "]  时间推进", "style %d", style)
 			assert.Contains(t, en, "]  time advances", "style %d", style)
 		}
 	}
-	assert.Contains(t, run(StyleTrace, Chinese), "== 1 note: 应用一个 Pod； 调度器绑定它\n   ok: 应用一个 Pod； 调度器绑定它\n")
-	assert.Contains(t, run(StyleStory, Chinese), "\n== 应用一个 Pod； 调度器绑定它\n")
-	assert.Contains(t, run(StyleSummary, Chinese), "ok     1  note: 应用一个 Pod； 调度器绑定它\n")
+	assert.Contains(t, run(StyleTrace, Chinese), "# scenario: 一个 Pod\n== 1 note: 应用一个 Pod； 调度器绑定它\n   ok: 应用一个 Pod； 调度器绑定它\n")
+	assert.Contains(t, run(StyleStory, Chinese), "一个 Pod\n\n== 应用一个 Pod； 调度器绑定它\n")
+	assert.Contains(t, run(StyleSummary, Chinese), "=== s.yaml: 一个 Pod\nok     1  note: 应用一个 Pod； 调度器绑定它\n")
 }

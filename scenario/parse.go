@@ -213,11 +213,28 @@ func (p *parser) stringMap(n *yaml.Node, what string) (map[string]string, error)
 }
 
 func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
-	f, err := p.fields(n, "the scenario", "name", "description", "cluster", "steps")
+	f, err := p.fields(n, "the scenario", "name", "description", noteZhKey, "cluster", "steps")
 	if err != nil {
 		return nil, err
 	}
 	s := &Scenario{}
+	if v, ok := f[noteZhKey]; ok {
+		// The name and description in Chinese: zh: {name: ..., description: ...}.
+		zf, err := p.fields(v, "the scenario's "+noteZhKey, "name", "description")
+		if err != nil {
+			return nil, err
+		}
+		if zn, ok := zf["name"]; ok {
+			if s.NameZh, err = p.str(zn, noteZhKey+".name"); err != nil {
+				return nil, err
+			}
+		}
+		if zd, ok := zf["description"]; ok {
+			if s.DescriptionZh, err = p.str(zd, noteZhKey+".description"); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if v, ok := f["name"]; ok {
 		if s.Name, err = p.str(v, "name"); err != nil {
 			return nil, err
@@ -444,7 +461,8 @@ func (p *parser) node(n *yaml.Node) (cluster.NodeConfig, error) {
 	return nc, nil
 }
 
-// noteZhKey is the key of a note's Chinese text, beside note:.
+// noteZhKey is the key of a note's Chinese text, beside note: (and of
+// the scenario's name and description in Chinese).
 const noteZhKey = "zh"
 
 // hasKey reports whether the mapping n has key.

@@ -54,12 +54,12 @@ type Reporter struct {
 func (p *Reporter) Header(s *Scenario) {
 	switch p.Style {
 	case StyleTrace:
-		fmt.Fprintf(p.W, "# scenario: %s\n", s.Name)
+		fmt.Fprintf(p.W, "# scenario: %s\n", s.NameIn(p.Lang))
 	case StyleSummary:
-		fmt.Fprintf(p.W, "=== %s: %s\n", s.File, s.Name)
+		fmt.Fprintf(p.W, "=== %s: %s\n", s.File, s.NameIn(p.Lang))
 	case StyleStory:
 		if s.Name != "" {
-			fmt.Fprintln(p.W, paint(p.Color, "1", s.Name))
+			fmt.Fprintln(p.W, paint(p.Color, "1", s.NameIn(p.Lang)))
 		}
 	}
 }

@@ -14,8 +14,11 @@ import (
 type Scenario struct {
 	// File is the path the scenario was read from (for messages).
 	File string
-	// Name and Description are shown to the student.
-	Name, Description string
+	// Name and Description are shown to the student; NameZh and
+	// DescriptionZh are the same in Chinese (the scenario's zh key), ""
+	// when it has none. NameIn and DescriptionIn pick one.
+	Name, Description     string
+	NameZh, DescriptionZh string
 	// Cluster says how to build the cluster.
 	Cluster ClusterSpec
 	// Steps run in order.
@@ -129,6 +132,24 @@ func ParseLang(s string) (Lang, error) {
 		return l, nil
 	}
 	return "", fmt.Errorf("unknown language %q: expected en (English) or zh (Chinese)", s)
+}
+
+// NameIn is the scenario's name in lang (English when it has no Chinese
+// one).
+func (s *Scenario) NameIn(lang Lang) string {
+	if lang == Chinese && s.NameZh != "" {
+		return s.NameZh
+	}
+	return s.Name
+}
+
+// DescriptionIn is the scenario's description in lang (English when it
+// has no Chinese one).
+func (s *Scenario) DescriptionIn(lang Lang) string {
+	if lang == Chinese && strings.TrimSpace(s.DescriptionZh) != "" {
+		return s.DescriptionZh
+	}
+	return s.Description
 }
 
 // NoteText is a note's text in lang: the Chinese one if lang is Chinese

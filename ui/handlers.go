@@ -65,8 +65,10 @@ func (s *Server) toEntry(i int, e stepper.Entry) entry {
 
 // scenarioState is where step mode's scenario is.
 type scenarioState struct {
-	Name  string   `json:"name"`
-	Steps []string `json:"steps"`
+	Name string `json:"name"`
+	// NameZh is the name in Chinese, if the scenario has one.
+	NameZh string   `json:"name_zh,omitempty"`
+	Steps  []string `json:"steps"`
 	// StepsZh are the steps' titles with the notes in Chinese (as
 	// `kubesim scenario step --lang zh` prints them); omitted when no note
 	// of the scenario has a Chinese text.
@@ -128,7 +130,7 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request, _ *session) {
 func (s *Server) scenarioState() scenarioState {
 	rn := s.cfg.Runner
 	sc := rn.Scenario()
-	st := scenarioState{Name: sc.Name, Current: rn.Current(), Done: rn.Done(), Failed: rn.Failed()}
+	st := scenarioState{Name: sc.Name, NameZh: sc.NameZh, Current: rn.Current(), Done: rn.Done(), Failed: rn.Failed()}
 	zh := false
 	for _, step := range sc.Steps {
 		st.Steps = append(st.Steps, step.Title())

@@ -21,6 +21,7 @@ import (
 // it, in Chinese (note_zh), and the steps' titles in both.
 func TestStepAnswersCarryTheChineseNotes(t *testing.T) {
 	s, err := scenario.Parse("t.yaml", []byte(`name: t
+zh: {name: 测试}
 cluster: {nodeCount: 1}
 steps:
 - note: One node settles.
@@ -46,6 +47,8 @@ steps:
 		Note     *string
 		NoteZh   *string `json:"note_zh"`
 		Scenario struct {
+			Name    string
+			NameZh  string `json:"name_zh"`
 			Steps   []string
 			StepsZh []string `json:"steps_zh"`
 			Current int
@@ -69,6 +72,8 @@ steps:
 	assert.Equal(t, "One node settles.", *a.Note)
 	assert.Equal(t, "一个节点稳定下来。", *a.NoteZh)
 	assert.Equal(t, "One node settles.", a.Result)
+	assert.Equal(t, "t", a.Scenario.Name)
+	assert.Equal(t, "测试", a.Scenario.NameZh)
 	assert.Equal(t, []string{"note: One node settles.", "runUntilStable", "note: English only.", "advance 2s"}, a.Scenario.Steps)
 	assert.Equal(t, []string{"note: 一个节点稳定下来。", "runUntilStable", "note: English only.", "advance 2s"}, a.Scenario.StepsZh)
 
@@ -109,5 +114,6 @@ func TestStepsZhLeftOutWithoutChineseNotes(t *testing.T) {
 	b, err := json.Marshal(srv.scenarioState())
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "steps_zh")
+	assert.NotContains(t, string(b), "name_zh")
 	assert.Contains(t, string(b), `"steps":["note: hi","runUntilStable"]`)
 }

@@ -84,6 +84,10 @@ func TestLangMustBeEnOrZh(t *testing.T) {
 // bilingualScenario is a small scenario whose first note has a Chinese
 // text and whose second has none.
 const bilingualScenario = `name: one pod
+description: A pod and a note.
+zh:
+  name: 一个 Pod
+  description: 一个 Pod 和一条说明。
 cluster:
   nodeCount: 1
   stages: {containerCreating: 1s, running: 1s, ready: 1s}
@@ -110,7 +114,7 @@ func TestScenarioStepInChinese(t *testing.T) {
 	f := writeBilingualScenario(t)
 	code, out, errOut := kubesimWithInput("c\nc\nc\nx\na\nq\n", "scenario", "step", "--lang", "zh", f)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "单步执行 "+f+"：one pod（共 5 步）\n")
+	assert.Contains(t, out, "单步执行 "+f+"：一个 Pod（共 5 步）\n一个 Pod 和一条说明。\n")
 	assert.Contains(t, out, "Enter：下一个工作单元")
 	assert.Contains(t, out, "-- 下一步：第 1/5 步：note: 一个单副本的 ReplicaSet。\n> ")
 	assert.Contains(t, out, "   ok: 一个单副本的 ReplicaSet。\n")
@@ -136,7 +140,7 @@ func TestScenarioRunAndTraceInChinese(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 		assert.Contains(t, zh, "note: 一个单副本的 ReplicaSet。", sub)
 		assert.Contains(t, en, "note: A ReplicaSet of one.", sub)
-		assert.Equal(t, en, strings.NewReplacer("一个单副本的 ReplicaSet。", "A ReplicaSet of one.", "时间推进", "time advances").Replace(zh),
+		assert.Equal(t, en, strings.NewReplacer("一个单副本的 ReplicaSet。", "A ReplicaSet of one.", "时间推进", "time advances", "一个 Pod", "one pod").Replace(zh),
 			"%s: only the notes change", sub)
 	}
 }

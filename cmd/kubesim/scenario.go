@@ -152,9 +152,9 @@ func stepScenario(ctx context.Context, s *scenario.Scenario, in io.Reader, out i
 		return err
 	}
 	defer r.Close()
-	fmt.Fprintf(out, say.steppingThrough, s.File, s.Name, len(s.Steps))
-	if s.Description != "" {
-		fmt.Fprintln(out, strings.TrimSpace(s.Description))
+	fmt.Fprintf(out, say.steppingThrough, s.File, s.NameIn(lang), len(s.Steps))
+	if d := strings.TrimSpace(s.DescriptionIn(lang)); d != "" {
+		fmt.Fprintln(out, d)
 	}
 	fmt.Fprintln(out, say.stepHelp)
 	lines := bufio.NewScanner(in)

@@ -17,7 +17,8 @@ var han = regexp.MustCompile(`\p{Han}`)
 
 // TestEveryNoteHasItsChineseText: the course kubesim teaches from is
 // Chinese (issue 20), so every note of every scenario shipped here carries
-// its Chinese text (`zh:` beside `note:`), shown by --lang zh.
+// its Chinese text (`zh:` beside `note:`), shown by --lang zh; so do the
+// scenarios' names and descriptions (`zh: {name, description}`).
 func TestEveryNoteHasItsChineseText(t *testing.T) {
 	files, err := fs.Glob(FS(), "*.yaml")
 	require.NoError(t, err)
@@ -26,6 +27,10 @@ func TestEveryNoteHasItsChineseText(t *testing.T) {
 	for _, f := range files {
 		s, err := scenario.LoadFS(FS(), f)
 		require.NoError(t, err)
+		assert.Regexp(t, han, s.NameZh, "%s: the name %q has no Chinese text: add zh: {name: ...}", f, s.Name)
+		if s.Description != "" {
+			assert.Regexp(t, han, s.DescriptionZh, "%s: the description has no Chinese text: add a description under zh:", f)
+		}
 		for _, st := range s.Steps {
 			if st.Op != scenario.OpNote {
 				continue
