@@ -86,6 +86,51 @@ func compareLabEditions(en, zh labDoc) error {
 	return nil
 }
 
+// fencedBlock is a fenced code block of a lab (```console, ```yaml,
+// ```go ...), fences included, and the line it starts on.
+type fencedBlock struct {
+	line int
+	text string
+}
+
+// fencedBlocks lists a lab's fenced code blocks in order.
+func fencedBlocks(text string) []fencedBlock {
+	var out []fencedBlock
+	var cur []string
+	start := 0
+	for i, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case cur == nil && strings.HasPrefix(trimmed, "```"):
+			cur, start = []string{line}, i+1
+		case cur != nil:
+			cur = append(cur, line)
+			if trimmed == "```" {
+				out = append(out, fencedBlock{line: start, text: strings.Join(cur, "\n")})
+				cur = nil
+			}
+		}
+	}
+	return out
+}
+
+// compareCodeBlocks reports the first fenced code block that is not the
+// same, byte for byte, in both editions: the manifests and programs a lab
+// shows are not translated either (the glossary's rule), so a fix to one
+// edition's YAML cannot miss the other.
+func compareCodeBlocks(en, zh string) error {
+	a, b := fencedBlocks(en), fencedBlocks(zh)
+	for i := 0; i < min(len(a), len(b)); i++ {
+		if a[i].text != b[i].text {
+			return fmt.Errorf("code block %d differs: English line %d:\n%s\nChinese line %d:\n%s", i+1, a[i].line, a[i].text, b[i].line, b[i].text)
+		}
+	}
+	if len(a) != len(b) {
+		return fmt.Errorf("the English edition has %d code blocks, the Chinese one %d", len(a), len(b))
+	}
+	return nil
+}
+
 // describeLabCommand renders a command or a controller start/stop in one
 // line, arguments quoted (so "a b" and "a" "b" differ).
 func describeLabCommand(c labCommand) string {
@@ -105,14 +150,17 @@ func TestLabsChineseEdition(t *testing.T) {
 	for _, p := range pairs {
 		t.Run(filepath.Base(p[0]), func(t *testing.T) {
 			var docs [2]labDoc
+			var texts [2]string
 			for i, f := range p {
 				text, err := os.ReadFile(f)
 				require.NoError(t, err)
-				docs[i], err = parseLab(string(text))
+				texts[i] = string(text)
+				docs[i], err = parseLab(texts[i])
 				require.NoError(t, err, f)
 			}
 			require.NotEmpty(t, docs[0].commands, "a lab has commands to run")
 			assert.NoError(t, compareLabEditions(docs[0], docs[1]), "%s against %s", p[1], p[0])
+			assert.NoError(t, compareCodeBlocks(texts[0], texts[1]), "%s against %s", p[1], p[0])
 		})
 	}
 }
@@ -158,4 +206,13 @@ func TestCompareLabEditions(t *testing.T) {
 			assert.ErrorContains(t, compareLabEditions(base, parse(drifted)), c.want)
 		})
 	}
+}
+
+func TestCompareCodeBlocks(t *testing.T) {
+	const en = "Apply it:\n\n```yaml\nkind: Pod\n```\n\n1. Then:\n   ```go\nfunc f() {}\n   ```\n"
+	assert.NoError(t, compareCodeBlocks(en, strings.ReplaceAll(strings.ReplaceAll(en, "Apply it:", "应用它：\n\n再读一遍"), "Then:", "然后：")))
+	assert.ErrorContains(t, compareCodeBlocks(en, strings.Replace(en, "kind: Pod", "kind: Pod # 注释", 1)), "code block 1 differs: English line 3:")
+	assert.ErrorContains(t, compareCodeBlocks(en, strings.Replace(en, "   ```go", "```go", 1)), "code block 2 differs")
+	assert.ErrorContains(t, compareCodeBlocks(en, en+"\n```sh\nls\n```\n"), "the English edition has 2 code blocks, the Chinese one 3")
+	assert.Equal(t, []fencedBlock{{3, "```yaml\nkind: Pod\n```"}, {8, "   ```go\nfunc f() {}\n   ```"}}, fencedBlocks(en))
 }
