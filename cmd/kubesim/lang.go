@@ -11,15 +11,27 @@ import (
 // or zh is a usage error from the flag package, with the command's usage.
 func langFlag(fs *flag.FlagSet) *scenario.Lang {
 	lang := scenario.English
-	fs.Func("lang", "language of the notes and of the stepper's own lines: en or zh (the trace stays as the API writes it)", func(s string) error {
-		l, err := scenario.ParseLang(s)
-		if err != nil {
-			return err
-		}
-		lang = l
-		return nil
-	})
+	fs.Var(langValue{&lang}, "lang", "language of the notes and of the stepper's own lines: `en|zh` (the trace stays as the API writes it)")
 	return &lang
+}
+
+// langValue is --lang's flag.Value.
+type langValue struct{ lang *scenario.Lang }
+
+func (v langValue) String() string {
+	if v.lang == nil {
+		return ""
+	}
+	return string(*v.lang)
+}
+
+func (v langValue) Set(s string) error {
+	l, err := scenario.ParseLang(s)
+	if err != nil {
+		return err
+	}
+	*v.lang = l
+	return nil
 }
 
 // words are the lines demo and the stepper print around a scenario, in

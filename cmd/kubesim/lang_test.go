@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,7 +76,7 @@ func TestLangMustBeEnOrZh(t *testing.T) {
 		assert.NotEqual(t, 0, code, "%q", args)
 		assert.Empty(t, out, "%q: nothing runs", args)
 		assert.Regexp(t, `invalid value "[^"]*" for flag -lang: unknown language "[^"]*": expected en \(English\) or zh \(Chinese\)`, errOut, "%q", args)
-		assert.Contains(t, errOut, "-lang value", "%q: the usage follows", args)
+		assert.Contains(t, errOut, "-lang en|zh", "%q: the usage follows", args)
 	}
 	code, _, errOut := kubesimWithInput("", "demo", "--lang", "en")
 	assert.Equal(t, 0, code, errOut)
@@ -143,4 +144,20 @@ func TestScenarioRunAndTraceInChinese(t *testing.T) {
 		assert.Equal(t, en, strings.NewReplacer("一个单副本的 ReplicaSet。", "A ReplicaSet of one.", "时间推进", "time advances", "一个 Pod", "one pod").Replace(zh),
 			"%s: only the notes change", sub)
 	}
+}
+
+func TestScenarioFlagsMayFollowTheFile(t *testing.T) {
+	f := writeBilingualScenario(t)
+	code, out, errOut := kubesimWithInput("q\n", "scenario", "step", f, "--lang", "zh")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "-- 下一步：第 1/5 步：note: 一个单副本的 ReplicaSet。\n")
+
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	v := fs.Bool("v", false, "")
+	lang := langFlag(fs)
+	files, err := parseInterspersed(fs, []string{"a.yaml", "-v", "b.yaml", "--lang=zh", "--", "-c.yaml", "--lang"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.yaml", "b.yaml", "-c.yaml", "--lang"}, files)
+	assert.True(t, *v)
+	assert.Equal(t, scenario.Chinese, *lang)
 }

@@ -41,11 +41,11 @@ func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	webUI := fs.Bool("ui", false, "step: step through the scenario in the web page (served on --ui-addr until interrupted)")
 	uiAddr := fs.String("ui-addr", defaultUIAddr, "step --ui: the web page's address (port 0 picks a free port)")
 	lang := langFlag(fs)
-	if err := fs.Parse(args[1:]); err != nil {
+	files, err := parseInterspersed(fs, args[1:])
+	if err != nil {
 		return err
 	}
 	useColor := *color == "always" || (*color == "auto" && isTerminal(stdout))
-	files := fs.Args()
 	switch args[0] {
 	case "run":
 		if len(files) == 0 {
@@ -86,6 +86,27 @@ func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	scenarioUsage(stderr)
 	return fmt.Errorf("scenario: unknown subcommand %q", args[0])
+}
+
+// parseInterspersed parses flags before and after the files, so that
+// `scenario step FILE --lang zh` works as `scenario step --lang zh FILE`
+// does (the flag package stops at the first file); after "--" every
+// argument is a file.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(files, rest...), nil
+		}
+		if len(rest) == 0 {
+			return files, nil
+		}
+		files, args = append(files, rest[0]), rest[1:]
+	}
 }
 
 // runScenarios parses every file first (a bad file runs nothing), then
