@@ -5,7 +5,10 @@
 // pass, run until stable, expect something to be true, or show a note to
 // the student. The same file runs as a test (`kubesim scenario run`), as a
 // lesson one unit of work at a time (`kubesim scenario step`) and as a
-// golden trace (`kubesim scenario trace`).
+// golden trace (`kubesim scenario trace`). Notes, the name and the
+// description may carry a Chinese text (`zh`), the language of the course
+// kubesim teaches from; a Reporter's Lang picks it, and the trace stays as
+// the API wrote it.
 //
 // Real counterpart: Kubernetes' end-to-end tests (test/e2e in
 // kubernetes/kubernetes, written with Ginkgo and the e2e framework) and the

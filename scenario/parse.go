@@ -215,11 +215,28 @@ func (p *parser) stringMap(n *yaml.Node, what string) (map[string]string, error)
 }
 
 func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
-	f, err := p.fields(n, "the scenario", "name", "description", "cluster", "steps")
+	f, err := p.fields(n, "the scenario", "name", "description", noteZhKey, "cluster", "steps")
 	if err != nil {
 		return nil, err
 	}
 	s := &Scenario{}
+	if v, ok := f[noteZhKey]; ok {
+		// The name and description in Chinese: zh: {name: ..., description: ...}.
+		zf, err := p.fields(v, "the scenario's "+noteZhKey, "name", "description")
+		if err != nil {
+			return nil, err
+		}
+		if zn, ok := zf["name"]; ok {
+			if s.NameZh, err = p.str(zn, noteZhKey+".name"); err != nil {
+				return nil, err
+			}
+		}
+		if zd, ok := zf["description"]; ok {
+			if s.DescriptionZh, err = p.str(zd, noteZhKey+".description"); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if v, ok := f["name"]; ok {
 		if s.Name, err = p.str(v, "name"); err != nil {
 			return nil, err
@@ -485,6 +502,20 @@ func (p *parser) node(n *yaml.Node) (cluster.NodeConfig, error) {
 	return nc, nil
 }
 
+// noteZhKey is the key of a note's Chinese text, beside note: (and of
+// the scenario's name and description in Chinese).
+const noteZhKey = "zh"
+
+// hasKey reports whether the mapping n has key.
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
+
 // noArgOps may be written as a bare word ("- runUntilStable").
 var noArgOps = []Op{OpRunUntilStable}
 
@@ -498,8 +529,19 @@ func opNames() string {
 
 func (p *parser) step(n *yaml.Node) (*Step, error) {
 	var key string
-	var val *yaml.Node
+	var val, zh *yaml.Node
 	switch {
+	case n.Kind == yaml.MappingNode && len(n.Content) > 2 && hasKey(n, string(OpNote)):
+		// A note may carry its Chinese text on a sibling key:
+		//   - note: The scheduler binds the pod
+		//     zh: 调度器绑定 Pod
+		f, err := p.fields(n, "a note step", string(OpNote), noteZhKey)
+		if err != nil {
+			return nil, err
+		}
+		key, val, zh = string(OpNote), f[string(OpNote)], f[noteZhKey]
+	case n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == noteZhKey:
+		return nil, p.errf(n, "%s: a Chinese text belongs to a note: write it below the note's text (- note: ... then   %s: ...)", noteZhKey, noteZhKey)
 	case n.Kind == yaml.ScalarNode && slices.Contains(noArgOps, Op(n.Value)):
 		key, val = n.Value, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line}
 	case n.Kind == yaml.ScalarNode && slices.Contains(Ops, Op(n.Value)):
@@ -511,6 +553,10 @@ func (p *parser) step(n *yaml.Node) (*Step, error) {
 		for i := 0; i < len(n.Content); i += 2 {
 			keys = append(keys, n.Content[i].Value)
 		}
+		if slices.Contains(keys, noteZhKey) {
+			return nil, p.errf(n, "a step has exactly one key, the step's name; found %d: %s (only a note carries a Chinese text, %s)",
+				len(keys), strings.Join(keys, ", "), noteZhKey)
+		}
 		return nil, p.errf(n, "a step has exactly one key, the step's name; found %d: %s (put a step's settings under its name)",
 			len(keys), strings.Join(keys, ", "))
 	default:
@@ -521,6 +567,9 @@ func (p *parser) step(n *yaml.Node) (*Step, error) {
 	switch s.Op {
 	case OpNote:
 		s.Text, err = p.str(val, "note")
+		if err == nil && zh != nil {
+			s.TextZh, err = p.str(zh, "note's "+noteZhKey)
+		}
 	case OpApply:
 		err = p.apply(val, s)
 	case OpDelete:

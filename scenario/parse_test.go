@@ -128,7 +128,7 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"empty", "", "s.yaml: empty scenario"},
 		{"not yaml", "steps: [", "s.yaml:1: invalid YAML"},
 		{"no steps", "name: x\n", "s.yaml:1: the scenario has no steps"},
-		{"unknown top field", "nme: x\nsteps: []\n", `s.yaml:1: unknown field "nme" in the scenario (expected one of: name, description, cluster, steps)`},
+		{"unknown top field", "nme: x\nsteps: []\n", `s.yaml:1: unknown field "nme" in the scenario (expected one of: name, description, zh, cluster, steps)`},
 		{"unknown step", "steps:\n- note: a\n- scael: {}\n", `s.yaml:3: unknown step "scael" (expected one of: note, apply, delete, patch, scale`},
 		{"two keys", "steps:\n- apply: pod.yaml\n  fails: {reason: Invalid}\n", "s.yaml:2: a step has exactly one key"},
 		{"bare op", "steps:\n- apply\n", `s.yaml:2: step "apply" needs a value`},

@@ -40,6 +40,9 @@ type Reporter struct {
 	// Interactive leaves out StyleTrace's step headlines (the stepper
 	// announces each step before it runs).
 	Interactive bool
+	// Lang is the language of the notes ("": English); the trace stays
+	// as it is.
+	Lang Lang
 
 	recent []stepper.Entry
 	steps  int
@@ -51,12 +54,12 @@ type Reporter struct {
 func (p *Reporter) Header(s *Scenario) {
 	switch p.Style {
 	case StyleTrace:
-		fmt.Fprintf(p.W, "# scenario: %s\n", s.Name)
+		fmt.Fprintf(p.W, "# scenario: %s\n", s.NameIn(p.Lang))
 	case StyleSummary:
-		fmt.Fprintf(p.W, "=== %s: %s\n", s.File, s.Name)
+		fmt.Fprintf(p.W, "=== %s: %s\n", s.File, s.NameIn(p.Lang))
 	case StyleStory:
 		if s.Name != "" {
-			fmt.Fprintln(p.W, paint(p.Color, "1", s.Name))
+			fmt.Fprintln(p.W, paint(p.Color, "1", s.NameIn(p.Lang)))
 		}
 	}
 }
@@ -65,12 +68,15 @@ func (p *Reporter) Header(s *Scenario) {
 func (p *Reporter) StepStarted(i int, s *Step) {
 	p.steps++
 	if p.Style == StyleTrace && !p.Interactive {
-		fmt.Fprintf(p.W, "== %d %s\n", i+1, s.Title())
+		fmt.Fprintf(p.W, "== %d %s\n", i+1, s.TitleIn(p.Lang))
 	}
 }
 
 // Entry implements Observer.
 func (p *Reporter) Entry(e stepper.Entry) {
+	if p.Lang == Chinese && e.NoteZh != "" {
+		e.Note = e.NoteZh
+	}
 	p.recent = append(p.recent, e)
 	if len(p.recent) > ContextEntries {
 		p.recent = p.recent[len(p.recent)-ContextEntries:]
@@ -100,14 +106,18 @@ func (p *Reporter) StepFinished(i int, s *Step, res *StepResult) {
 	} else {
 		p.failed = true
 	}
+	msg := res.Message
+	if s.Op == OpNote {
+		msg = s.NoteText(p.Lang)
+	}
 	switch p.Style {
 	case StyleTrace:
 		status := "ok"
 		if !res.OK {
 			status = "FAIL"
 		}
-		if res.Message != "" {
-			fmt.Fprintln(p.W, indent(status+": "+res.Message, "   "))
+		if msg != "" {
+			fmt.Fprintln(p.W, indent(status+": "+msg, "   "))
 		} else {
 			fmt.Fprintln(p.W, "   "+status)
 		}
@@ -122,9 +132,8 @@ func (p *Reporter) StepFinished(i int, s *Step, res *StepResult) {
 		if !res.OK {
 			status = paint(p.Color, "31", "FAIL")
 		}
-		fmt.Fprintf(p.W, "%s %3d  %s\n", status, i+1, s.Title())
-		msg := res.Message
-		if s.Op == OpNote && strings.Count(msg, "\n") == 0 && strings.HasPrefix(s.Title(), "note: "+msg) {
+		fmt.Fprintf(p.W, "%s %3d  %s\n", status, i+1, s.TitleIn(p.Lang))
+		if s.Op == OpNote && strings.Count(msg, "\n") == 0 && strings.HasPrefix(s.TitleIn(p.Lang), "note: "+msg) {
 			msg = ""
 		}
 		if msg != "" && (res.OK || res.Expected == "") {
@@ -140,7 +149,7 @@ func (p *Reporter) StepFinished(i int, s *Step, res *StepResult) {
 		switch {
 		case s.Op == OpNote:
 			fmt.Fprintln(p.W)
-			fmt.Fprintln(p.W, paint(p.Color, "1", "== "+strings.TrimSpace(s.Text)))
+			fmt.Fprintln(p.W, paint(p.Color, "1", "== "+msg))
 		case s.Op == OpShow:
 			fmt.Fprintln(p.W)
 			fmt.Fprintln(p.W, indent(res.Message, "  "))

@@ -14,8 +14,11 @@ import (
 type Scenario struct {
 	// File is the path the scenario was read from (for messages).
 	File string
-	// Name and Description are shown to the student.
-	Name, Description string
+	// Name and Description are shown to the student; NameZh and
+	// DescriptionZh are the same in Chinese (the scenario's zh key), ""
+	// when it has none. NameIn and DescriptionIn pick one.
+	Name, Description     string
+	NameZh, DescriptionZh string
 	// Cluster says how to build the cluster.
 	Cluster ClusterSpec
 	// Steps run in order.
@@ -79,8 +82,9 @@ type Step struct {
 	Op Op
 	// Line is where the step starts in the file.
 	Line int
-	// Text is a note's text.
-	Text string
+	// Text is a note's text; TextZh the same note in Chinese (the zh key
+	// beside note:), "" when it has none. NoteText picks one.
+	Text, TextZh string
 	// Source names where apply's manifests come from (a file, or
 	// "inline").
 	Source string
@@ -114,11 +118,63 @@ type Step struct {
 	Expects []*Expectation
 }
 
+// Lang is a language a scenario's notes are shown in: the course kubesim
+// teaches from is written in Chinese (issue 20), so a note may carry a
+// Chinese text beside the English one. Only notes change with it: the
+// trace and the API's words stay as the API writes them.
+type Lang string
+
+// The languages of notes.
+const (
+	English Lang = "en"
+	Chinese Lang = "zh"
+)
+
+// ParseLang checks a --lang flag's value.
+func ParseLang(s string) (Lang, error) {
+	switch l := Lang(s); l {
+	case English, Chinese:
+		return l, nil
+	}
+	return "", fmt.Errorf("unknown language %q: expected en (English) or zh (Chinese)", s)
+}
+
+// NameIn is the scenario's name in lang (English when it has no Chinese
+// one).
+func (s *Scenario) NameIn(lang Lang) string {
+	if lang == Chinese && s.NameZh != "" {
+		return s.NameZh
+	}
+	return s.Name
+}
+
+// DescriptionIn is the scenario's description in lang (English when it
+// has no Chinese one).
+func (s *Scenario) DescriptionIn(lang Lang) string {
+	if lang == Chinese && strings.TrimSpace(s.DescriptionZh) != "" {
+		return s.DescriptionZh
+	}
+	return s.Description
+}
+
+// NoteText is a note's text in lang: the Chinese one if lang is Chinese
+// and the note has it, else the English one.
+func (s *Step) NoteText(lang Lang) string {
+	if lang == Chinese && strings.TrimSpace(s.TextZh) != "" {
+		return strings.TrimSpace(s.TextZh)
+	}
+	return strings.TrimSpace(s.Text)
+}
+
 // Title is a one-line description of the step.
-func (s *Step) Title() string {
+func (s *Step) Title() string { return s.TitleIn(English) }
+
+// TitleIn is Title with a note's text in lang (the rest of a title is the
+// scenario's own words: kinds, names, fields).
+func (s *Step) TitleIn(lang Lang) string {
 	switch s.Op {
 	case OpNote:
-		first, _, _ := strings.Cut(strings.TrimSpace(s.Text), "\n")
+		first, _, _ := strings.Cut(s.NoteText(lang), "\n")
 		return "note: " + first
 	case OpApply:
 		t := "apply " + s.Source

@@ -244,7 +244,7 @@ func (s *Stepper) nextDeadline(withPeriodic bool) (time.Time, bool) {
 func (s *Stepper) moveTo(t time.Time) {
 	s.clock.SetTime(t)
 	now := s.clock.Now()
-	s.record(Entry{Time: now, Elapsed: now.Sub(s.started), Note: "time advances"})
+	s.record(Entry{Time: now, Elapsed: now.Sub(s.started), Note: "time advances", NoteZh: "时间推进"})
 }
 
 // Limits bound RunUntilStable and Advance.

@@ -71,9 +71,15 @@ func TestStepperOrderSwitchesPausesAndTime(t *testing.T) {
 	assert.Equal(t, start.Add(2500*time.Millisecond), s.Clock().Now())
 
 	var lines []string
+	notes := 0
 	for _, e := range s.Trace() {
 		lines = append(lines, e.String())
+		if e.Note != "" {
+			notes++
+			assert.Equal(t, "时间推进", e.NoteZh, "the note in Chinese too (issue 20), not in the trace's text")
+		}
 	}
+	assert.NotZero(t, notes)
 	assert.Contains(t, lines, "[   1.000s]  time advances")
 	assert.Contains(t, lines, "[   1.000s]  a                      again  (saw requeue after 1s)  (no change)")
 }

@@ -59,8 +59,10 @@ type Entry struct {
 	User string
 	// Err is a failed reconcile's error (it will be retried).
 	Err string
-	// Note explains a step with no actor (time moving on).
-	Note string
+	// Note explains a step with no actor (time moving on); NoteZh is the
+	// same note in Chinese, for a reader who follows the trace in the
+	// language of the course (issue 20). Only Note is in String.
+	Note, NoteZh string
 }
 
 // String renders the entry in one or more plain lines.

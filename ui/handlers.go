@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	scenarios "github.com/kubesim/kubesim/examples/scenarios"
+	"github.com/kubesim/kubesim/scenario"
 	"github.com/kubesim/kubesim/scheduler"
 	"github.com/kubesim/kubesim/stepper"
 )
@@ -33,15 +34,18 @@ type write struct {
 // entry is one trace entry as the page reads it; Index is its place in
 // the trace (the timeline's position).
 type entry struct {
-	Index   int     `json:"index"`
-	Elapsed string  `json:"elapsed"`
-	Actor   string  `json:"actor,omitempty"`
-	Key     string  `json:"key,omitempty"`
-	Cause   string  `json:"cause,omitempty"`
-	Err     string  `json:"err,omitempty"`
-	Note    string  `json:"note,omitempty"`
-	Writes  []write `json:"writes"`
-	Text    string  `json:"text"`
+	Index   int    `json:"index"`
+	Elapsed string `json:"elapsed"`
+	Actor   string `json:"actor,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Cause   string `json:"cause,omitempty"`
+	Err     string `json:"err,omitempty"`
+	Note    string `json:"note,omitempty"`
+	// NoteZh is Note in Chinese ("time advances": 时间推进); the page shows
+	// it when the browser's language is Chinese (issue 20).
+	NoteZh string  `json:"note_zh,omitempty"`
+	Writes []write `json:"writes"`
+	Text   string  `json:"text"`
 	// Bound is the node the scheduler chose in this entry (the timeline
 	// rebuilds where pods were from it).
 	Bound string `json:"bound,omitempty"`
@@ -49,7 +53,7 @@ type entry struct {
 
 func (s *Server) toEntry(i int, e stepper.Entry) entry {
 	out := entry{Index: i, Elapsed: fmt.Sprintf("%.3fs", e.Elapsed.Seconds()), Actor: e.Actor, Key: e.Key,
-		Cause: e.Cause, Err: e.Err, Note: e.Note, Writes: []write{}, Text: e.String()}
+		Cause: e.Cause, Err: e.Err, Note: e.Note, NoteZh: e.NoteZh, Writes: []write{}, Text: e.String()}
 	for _, w := range e.Writes {
 		out.Writes = append(out.Writes, write{Verb: w.Verb, Path: w.Path, Code: w.Code, RV: w.ResourceVersion, Name: w.Name, Text: w.String()})
 	}
@@ -61,8 +65,14 @@ func (s *Server) toEntry(i int, e stepper.Entry) entry {
 
 // scenarioState is where step mode's scenario is.
 type scenarioState struct {
-	Name    string   `json:"name"`
-	Steps   []string `json:"steps"`
+	Name string `json:"name"`
+	// NameZh is the name in Chinese, if the scenario has one.
+	NameZh string   `json:"name_zh,omitempty"`
+	Steps  []string `json:"steps"`
+	// StepsZh are the steps' titles with the notes in Chinese (as
+	// `kubesim scenario step --lang zh` prints them); omitted when no note
+	// of the scenario has a Chinese text.
+	StepsZh []string `json:"steps_zh,omitempty"`
 	Current int      `json:"current"`
 	Done    bool     `json:"done"`
 	Failed  bool     `json:"failed"`
@@ -120,9 +130,15 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request, _ *session) {
 func (s *Server) scenarioState() scenarioState {
 	rn := s.cfg.Runner
 	sc := rn.Scenario()
-	st := scenarioState{Name: sc.Name, Current: rn.Current(), Done: rn.Done(), Failed: rn.Failed()}
+	st := scenarioState{Name: sc.Name, NameZh: sc.NameZh, Current: rn.Current(), Done: rn.Done(), Failed: rn.Failed()}
+	zh := false
 	for _, step := range sc.Steps {
 		st.Steps = append(st.Steps, step.Title())
+		st.StepsZh = append(st.StepsZh, step.TitleIn(scenario.Chinese))
+		zh = zh || step.TextZh != ""
+	}
+	if !zh {
+		st.StepsZh = nil
 	}
 	return st
 }
@@ -203,12 +219,20 @@ func (s *Server) answerSteps(w http.ResponseWriter, before int, idle bool) {
 		s.noteDecision(i, tr[i])
 		out = append(out, s.toEntry(i, tr[i]))
 	}
-	result := ""
+	answer := map[string]any{"entries": out, "idle": idle, "scenario": s.scenarioState(), "result": "",
+		"clock": s.cfg.Cluster.Clock().Now().UTC().Format(time.RFC3339)}
 	if res := s.cfg.Runner.Results(); len(res) > 0 && len(out) == 0 {
-		result = res[len(res)-1].Message // what a step that ran no loop did
+		answer["result"] = res[len(res)-1].Message // what a step that ran no loop did
+		// A note's text, in English and (if it has one) in Chinese: the
+		// page shows the one of the browser's language.
+		if st := s.cfg.Runner.Scenario().Steps[len(res)-1]; st.Op == scenario.OpNote {
+			answer["note"] = st.NoteText(scenario.English)
+			if st.TextZh != "" {
+				answer["note_zh"] = st.NoteText(scenario.Chinese)
+			}
+		}
 	}
-	writeJSON(w, map[string]any{"entries": out, "idle": idle, "scenario": s.scenarioState(), "result": result,
-		"clock": s.cfg.Cluster.Clock().Now().UTC().Format(time.RFC3339)})
+	writeJSON(w, answer)
 }
 
 // decision is a scheduling decision as the page shows it.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ func demo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	step := fs.Bool("step", false, "pause after each step of the story until Enter is pressed")
 	webUI := fs.Bool("ui", false, "step through the story in the web page instead (served on --ui-addr until interrupted)")
 	uiAddr := fs.String("ui-addr", defaultUIAddr, "address of the web page with --ui (port 0 picks a free port)")
+	lang := langFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -39,7 +41,7 @@ func demo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return stepInPage(ctx, s, *uiAddr, stdout)
 	}
 	useColor := *color == "always" || (*color == "auto" && isTerminal(stdout))
-	o := demoOptions{color: useColor, full: *full}
+	o := demoOptions{color: useColor, full: *full, lang: *lang}
 	if *step {
 		o.pause = bufio.NewScanner(stdin)
 	}
@@ -49,6 +51,8 @@ func demo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 type demoOptions struct {
 	color bool
 	full  bool
+	// lang is the language of the notes and of the demo's own lines.
+	lang scenario.Lang
 	// pause, when set, is read for an Enter between steps.
 	pause *bufio.Scanner
 }
@@ -67,7 +71,8 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := &scenario.Reporter{W: out, Style: scenario.StyleStory, Color: o.color, Full: o.full}
+	rep := &scenario.Reporter{W: out, Style: scenario.StyleStory, Color: o.color, Full: o.full, Lang: o.lang}
+	say := wordsFor(o.lang)
 	r, err := scenario.New(s, rep)
 	if err != nil {
 		return err
@@ -78,7 +83,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 			return err
 		}
 		if o.pause != nil && !r.Done() {
-			fmt.Fprint(out, "   [Enter: next step] ")
+			fmt.Fprint(out, say.pressEnter)
 			if !o.pause.Scan() {
 				fmt.Fprintln(out)
 				o.pause = nil
@@ -86,9 +91,8 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 		}
 	}
 	if r.Failed() {
-		return fmt.Errorf("the demo's scenario failed (see above)")
+		return errors.New(say.demoFailed)
 	}
-	fmt.Fprintf(out, "\n%d steps. Run `kubesim serve` and use kubectl to try it yourself;\n", len(r.Cluster().Trace()))
-	fmt.Fprintln(out, "step through this story with `kubesim scenario step examples/scenarios/demo.yaml`.")
+	fmt.Fprintf(out, say.demoEnd, len(r.Cluster().Trace()))
 	return nil
 }

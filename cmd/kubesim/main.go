@@ -19,6 +19,7 @@ Usage:
                           --etcd-servers URL[,URL] stores in etcd instead of DATA-DIR,
                           --leader-elect runs the controllers only in the Lease holder
   kubesim demo [--step]   tell the ReplicaSet story in process, step by step
+                          (--lang zh: the notes in Chinese)
   kubesim scenario run|step|trace FILE...
                           run a scenario file as a test, step through it, or print its trace
   kubesim run-controller NAME --kubeconfig FILE

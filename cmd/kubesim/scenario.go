@@ -19,6 +19,8 @@ func scenarioUsage(w io.Writer) {
   kubesim scenario step --ui FILE     the same, in the web page
   kubesim scenario trace FILE         print the whole trace (the golden-file form)
 
+--lang zh shows the notes in Chinese where a scenario has them (note: ... zh: ...).
+
 The file format is described in docs/scenarios.md.`)
 }
 
@@ -38,17 +40,18 @@ func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	full := fs.Bool("full", false, "step: show every write, events included")
 	webUI := fs.Bool("ui", false, "step: step through the scenario in the web page (served on --ui-addr until interrupted)")
 	uiAddr := fs.String("ui-addr", defaultUIAddr, "step --ui: the web page's address (port 0 picks a free port)")
-	if err := fs.Parse(args[1:]); err != nil {
+	lang := langFlag(fs)
+	files, err := parseInterspersed(fs, args[1:])
+	if err != nil {
 		return err
 	}
 	useColor := *color == "always" || (*color == "auto" && isTerminal(stdout))
-	files := fs.Args()
 	switch args[0] {
 	case "run":
 		if len(files) == 0 {
 			return errors.New("scenario run: expected at least one FILE")
 		}
-		return runScenarios(ctx, files, stdout, useColor, *verbose)
+		return runScenarios(ctx, files, stdout, useColor, *verbose, *lang)
 	case "trace":
 		if len(files) != 1 {
 			return errors.New("scenario trace: expected one FILE")
@@ -57,7 +60,7 @@ func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		if err != nil {
 			return err
 		}
-		ok, err := traceScenario(ctx, s, stdout)
+		ok, err := traceScenario(ctx, s, stdout, *lang)
 		if err != nil {
 			return err
 		}
@@ -76,7 +79,7 @@ func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		if *webUI {
 			return stepInPage(ctx, s, *uiAddr, stdout)
 		}
-		return stepScenario(ctx, s, stdin, stdout, useColor, *full)
+		return stepScenario(ctx, s, stdin, stdout, useColor, *full, *lang)
 	case "help", "-h", "--help":
 		scenarioUsage(stdout)
 		return nil
@@ -85,9 +88,30 @@ func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	return fmt.Errorf("scenario: unknown subcommand %q", args[0])
 }
 
+// parseInterspersed parses flags before and after the files, so that
+// `scenario step FILE --lang zh` works as `scenario step --lang zh FILE`
+// does (the flag package stops at the first file); after "--" every
+// argument is a file.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(files, rest...), nil
+		}
+		if len(rest) == 0 {
+			return files, nil
+		}
+		files, args = append(files, rest[0]), rest[1:]
+	}
+}
+
 // runScenarios parses every file first (a bad file runs nothing), then
 // runs each, printing a line per step.
-func runScenarios(ctx context.Context, files []string, out io.Writer, color, verbose bool) error {
+func runScenarios(ctx context.Context, files []string, out io.Writer, color, verbose bool, lang scenario.Lang) error {
 	var all []*scenario.Scenario
 	for _, f := range files {
 		s, err := scenario.Load(f)
@@ -101,7 +125,7 @@ func runScenarios(ctx context.Context, files []string, out io.Writer, color, ver
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
-		rep := &scenario.Reporter{W: out, Style: scenario.StyleSummary, Color: color, Verbose: verbose}
+		rep := &scenario.Reporter{W: out, Style: scenario.StyleSummary, Color: color, Verbose: verbose, Lang: lang}
 		r, err := scenario.New(s, rep)
 		if err != nil {
 			return err
@@ -126,8 +150,8 @@ func runScenarios(ctx context.Context, files []string, out io.Writer, color, ver
 }
 
 // traceScenario prints a scenario's whole trace, every write included.
-func traceScenario(ctx context.Context, s *scenario.Scenario, out io.Writer) (bool, error) {
-	rep := &scenario.Reporter{W: out, Style: scenario.StyleTrace}
+func traceScenario(ctx context.Context, s *scenario.Scenario, out io.Writer, lang scenario.Lang) (bool, error) {
+	rep := &scenario.Reporter{W: out, Style: scenario.StyleTrace, Lang: lang}
 	r, err := scenario.New(s, rep)
 	if err != nil {
 		return false, err
@@ -140,27 +164,26 @@ func traceScenario(ctx context.Context, s *scenario.Scenario, out io.Writer) (bo
 	return rep.Footer(s), nil
 }
 
-const stepHelp = "Enter: next unit of work   c: continue to the next step   a: continue to the next admission step   ?: explain the last write   q: quit"
-
 // stepScenario is the interactive stepper: it reads one command per line.
-func stepScenario(ctx context.Context, s *scenario.Scenario, in io.Reader, out io.Writer, color, full bool) error {
-	rep := &scenario.Reporter{W: out, Style: scenario.StyleTrace, Color: color, Full: full, Interactive: true}
+func stepScenario(ctx context.Context, s *scenario.Scenario, in io.Reader, out io.Writer, color, full bool, lang scenario.Lang) error {
+	rep := &scenario.Reporter{W: out, Style: scenario.StyleTrace, Color: color, Full: full, Interactive: true, Lang: lang}
+	say := wordsFor(lang)
 	r, err := scenario.New(s, rep)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	fmt.Fprintf(out, "Stepping through %s: %s (%d steps)\n", s.File, s.Name, len(s.Steps))
-	if s.Description != "" {
-		fmt.Fprintln(out, strings.TrimSpace(s.Description))
+	fmt.Fprintf(out, say.steppingThrough, s.File, s.NameIn(lang), len(s.Steps))
+	if d := strings.TrimSpace(s.DescriptionIn(lang)); d != "" {
+		fmt.Fprintln(out, d)
 	}
-	fmt.Fprintln(out, stepHelp)
+	fmt.Fprintln(out, say.stepHelp)
 	lines := bufio.NewScanner(in)
 	announced := -1
 	for !r.Done() {
 		if i := r.Current(); i != announced {
 			announced = i
-			fmt.Fprintf(out, "-- next: step %d/%d: %s\n", i+1, len(s.Steps), s.Steps[i].Title())
+			fmt.Fprintf(out, say.next, i+1, len(s.Steps), s.Steps[i].TitleIn(lang))
 		}
 		fmt.Fprint(out, "> ")
 		if !lines.Scan() {
@@ -182,21 +205,21 @@ func stepScenario(ctx context.Context, s *scenario.Scenario, in io.Reader, out i
 				return err
 			}
 			if !found {
-				fmt.Fprintln(out, "no write was changed or refused by admission")
+				fmt.Fprintln(out, say.noAdmission)
 			}
 		case "?":
 			fmt.Fprint(out, r.Explain())
 		case "q":
-			fmt.Fprintln(out, "bye")
+			fmt.Fprintln(out, say.bye)
 			return nil
 		default:
-			fmt.Fprintf(out, "unknown command %q; %s\n", cmd, stepHelp)
+			fmt.Fprintf(out, say.unknownCommand, cmd, say.stepHelp)
 		}
 	}
 	if r.Failed() {
-		fmt.Fprintln(out, "The scenario FAILED at the step above.")
+		fmt.Fprintln(out, say.failed)
 		return errFailed
 	}
-	fmt.Fprintf(out, "The scenario is over: all %d steps passed.\n", len(s.Steps))
+	fmt.Fprintf(out, say.over, len(s.Steps))
 	return nil
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Every relative link in docs/*.md and docs/labs/*.md points to a file
-// that exists.
+// Every relative link in docs/*.md, docs/labs/*.md and docs/labs/zh/*.md
+// (the labs in Chinese) points to a file that exists.
 func TestDocLinksExist(t *testing.T) {
 	var files []string
-	for _, glob := range []string{"../../docs/*.md", "../../docs/labs/*.md"} {
+	for _, glob := range []string{"../../docs/*.md", "../../docs/labs/*.md", "../../docs/labs/zh/*.md"} {
 		m, err := filepath.Glob(glob)
 		require.NoError(t, err)
 		files = append(files, m...)

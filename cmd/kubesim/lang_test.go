@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	scenarios "github.com/kubesim/kubesim/examples/scenarios"
+	"github.com/kubesim/kubesim/scenario"
+)
+
+// TestDemoInChineseIsGolden is TestDemoTraceIsGolden with --lang zh:
+// testdata/demo.zh.golden (go test -update rewrites it). Put the English
+// notes and closing lines back and it is the English demo byte for byte:
+// only the notes and the demo's own lines change, never the trace.
+func TestDemoInChineseIsGolden(t *testing.T) {
+	var a, b, en bytes.Buffer
+	require.NoError(t, runDemo(context.Background(), &a, demoOptions{full: true, lang: scenario.Chinese}))
+	require.NoError(t, runDemo(context.Background(), &b, demoOptions{full: true, lang: scenario.Chinese}))
+	require.Equal(t, a.String(), b.String(), "two runs of the demo differ")
+	if *update {
+		require.NoError(t, os.WriteFile("testdata/demo.zh.golden", a.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile("testdata/demo.zh.golden")
+	require.NoError(t, err, "run go test ./cmd/kubesim -run TestDemoInChineseIsGolden -update")
+	assert.Equal(t, string(want), a.String())
+	assert.Contains(t, a.String(), "== 我们删除一个 Pod：kubelet 停止它，控制回路看到 2 < 3，于是创建一个替代的 Pod\n")
+	assert.Contains(t, a.String(), "]  时间推进\n")
+	assert.NotContains(t, a.String(), "We delete one pod")
+
+	require.NoError(t, runDemo(context.Background(), &en, demoOptions{full: true}))
+	s, err := scenario.LoadFS(scenarios.FS(), demoScenario)
+	require.NoError(t, err)
+	var back []string
+	for _, st := range s.Steps {
+		if st.Op == scenario.OpNote {
+			back = append(back, "== "+st.NoteText(scenario.Chinese)+"\n", "== "+st.NoteText(scenario.English)+"\n")
+		}
+	}
+	m := regexp.MustCompile(`\n(\d+) steps\. Run`).FindStringSubmatch(en.String())
+	require.NotNil(t, m, "the English demo's last lines")
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	back = append(back, "]  时间推进\n", "]  time advances\n",
+		fmt.Sprintf(wordsFor(scenario.Chinese).demoEnd, n), fmt.Sprintf(wordsFor(scenario.English).demoEnd, n))
+	assert.Equal(t, en.String(), strings.NewReplacer(back...).Replace(a.String()))
+}
+
+func TestDemoInChineseEndsInChinese(t *testing.T) {
+	code, out, errOut := kubesimWithInput("\n", "demo", "--step", "--lang", "zh", "--color=never")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, 2, strings.Count(out, "[Enter：下一步]"), "one Enter, then the end of the input")
+	assert.Contains(t, out, "\n== 三个模拟的 kubelet 注册各自的节点，开始发送心跳\n")
+	assert.Regexp(t, "\n共 \\d+ 步。运行 `kubesim serve`，用 kubectl 亲自试一试；\n", out)
+	assert.NotContains(t, out, "Run `kubesim serve`")
+}
+
+func TestLangMustBeEnOrZh(t *testing.T) {
+	for _, args := range [][]string{
+		{"demo", "--lang", "fr"},
+		{"demo", "--lang=zh-CN"},
+		{"scenario", "step", "--lang", "cn", "testdata/scenarios/small.yaml"},
+		{"scenario", "run", "--lang", "", "testdata/scenarios/small.yaml"},
+	} {
+		code, out, errOut := kubesimWithInput("", args...)
+		assert.NotEqual(t, 0, code, "%q", args)
+		assert.Empty(t, out, "%q: nothing runs", args)
+		assert.Regexp(t, `invalid value "[^"]*" for flag -lang: unknown language "[^"]*": expected en \(English\) or zh \(Chinese\)`, errOut, "%q", args)
+		assert.Contains(t, errOut, "-lang en|zh", "%q: the usage follows", args)
+	}
+	code, _, errOut := kubesimWithInput("", "demo", "--lang", "en")
+	assert.Equal(t, 0, code, errOut)
+}
+
+// bilingualScenario is a small scenario whose first note has a Chinese
+// text and whose second has none.
+const bilingualScenario = `name: one pod
+description: A pod and a note.
+zh:
+  name: 一个 Pod
+  description: 一个 Pod 和一条说明。
+cluster:
+  nodeCount: 1
+  stages: {containerCreating: 1s, running: 1s, ready: 1s}
+steps:
+- note: A ReplicaSet of one.
+  zh: 一个单副本的 ReplicaSet。
+- apply: web-rs.yaml
+- note: English only.
+- runUntilStable
+- advance: 5s
+`
+
+func writeBilingualScenario(t *testing.T) string {
+	dir := t.TempDir()
+	rs, err := os.ReadFile("testdata/web-rs.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "web-rs.yaml"), rs, 0o644))
+	f := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(bilingualScenario), 0o644))
+	return f
+}
+
+func TestScenarioStepInChinese(t *testing.T) {
+	f := writeBilingualScenario(t)
+	code, out, errOut := kubesimWithInput("c\nc\nc\nx\na\nq\n", "scenario", "step", "--lang", "zh", f)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "单步执行 "+f+"：一个 Pod（共 5 步）\n一个 Pod 和一条说明。\n")
+	assert.Contains(t, out, "Enter：下一个工作单元")
+	assert.Contains(t, out, "-- 下一步：第 1/5 步：note: 一个单副本的 ReplicaSet。\n> ")
+	assert.Contains(t, out, "   ok: 一个单副本的 ReplicaSet。\n")
+	assert.Contains(t, out, "-- 下一步：第 2/5 步：apply web-rs.yaml\n", "the rest of a title stays")
+	assert.Contains(t, out, "ok: replicaset.apps/web created", "what the API answered stays")
+	assert.Contains(t, out, "-- 下一步：第 3/5 步：note: English only.\n", "a note without Chinese text")
+	assert.Contains(t, out, `未知命令 "x"；Enter：下一个工作单元`)
+	assert.True(t, strings.HasSuffix(out, "再见\n"), out)
+	assert.NotContains(t, out, "Stepping through")
+
+	code, out, errOut = kubesimWithInput("c\nc\nc\nc\nc\n", "scenario", "step", "--lang", "zh", f)
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasSuffix(out, "场景结束：全部 5 步通过。\n"), out)
+	assert.Contains(t, out, "]  时间推进")
+}
+
+func TestScenarioRunAndTraceInChinese(t *testing.T) {
+	f := writeBilingualScenario(t)
+	for _, sub := range []string{"run", "trace"} {
+		code, en, errOut := kubesimWithInput("", "scenario", sub, f)
+		require.Equal(t, 0, code, errOut)
+		code, zh, errOut := kubesimWithInput("", "scenario", sub, "--lang", "zh", f)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, zh, "note: 一个单副本的 ReplicaSet。", sub)
+		assert.Contains(t, en, "note: A ReplicaSet of one.", sub)
+		assert.Equal(t, en, strings.NewReplacer("一个单副本的 ReplicaSet。", "A ReplicaSet of one.", "时间推进", "time advances", "一个 Pod", "one pod").Replace(zh),
+			"%s: only the notes change", sub)
+	}
+}
+
+func TestScenarioFlagsMayFollowTheFile(t *testing.T) {
+	f := writeBilingualScenario(t)
+	code, out, errOut := kubesimWithInput("q\n", "scenario", "step", f, "--lang", "zh")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "-- 下一步：第 1/5 步：note: 一个单副本的 ReplicaSet。\n")
+
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	v := fs.Bool("v", false, "")
+	lang := langFlag(fs)
+	files, err := parseInterspersed(fs, []string{"a.yaml", "-v", "b.yaml", "--lang=zh", "--", "-c.yaml", "--lang"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.yaml", "b.yaml", "-c.yaml", "--lang"}, files)
+	assert.True(t, *v)
+	assert.Equal(t, scenario.Chinese, *lang)
+}
