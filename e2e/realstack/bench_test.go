@@ -70,8 +70,9 @@ const (
 // BenchmarkSideBySide creates Widgets in `kubesim serve` (bbolt, fsync on)
 // and in the real apiextensions-apiserver over etcd, alternating
 // kubesim, real, kubesim, real, from the same load generator; it reports
-// each server's creates/s and p50/p99 latency and the ratio of the two
-// means. Run it with -benchtime 1x: one invocation is the whole
+// each server's creates/s, p50/p99 latency and server CPU time per
+// create (the real side counts etcd's too), and the ratios of the means.
+// Run it with -benchtime 1x: one invocation is the whole
 // comparison.
 func BenchmarkSideBySide(b *testing.B) {
 	if _, err := exec.LookPath("etcd"); err != nil {
@@ -98,24 +99,25 @@ func BenchmarkSideBySide(b *testing.B) {
 	for round := 1; round <= 2; round++ {
 		for _, s := range servers {
 			r := s.run(b, fmt.Sprintf("r%d", round), creates)
-			b.Logf("round %d %-7s: %d creates in %v: %.0f creates/s, p50 %.1f ms, p99 %.1f ms",
-				round, s.name, creates, r.elapsed.Round(time.Millisecond), r.perSecond(), ms(r.p50), ms(r.p99))
+			b.Logf("round %d %-7s: %d creates in %v: %.0f creates/s, p50 %.1f ms, p99 %.1f ms, server CPU %.0f µs per create",
+				round, s.name, creates, r.elapsed.Round(time.Millisecond), r.perSecond(), ms(r.p50), ms(r.p99), r.cpuPerCreate())
 			results[s.name] = append(results[s.name], r)
 		}
 	}
 	b.Logf("load average during the run: %s", loadAverage())
 
-	mean := func(name string) (rate, p50, p99 float64) {
+	mean := func(name string) (rate, p50, p99, cpu float64) {
 		rs := results[name]
 		for _, r := range rs {
 			rate += r.perSecond() / float64(len(rs))
 			p50 += ms(r.p50) / float64(len(rs))
 			p99 += ms(r.p99) / float64(len(rs))
+			cpu += r.cpuPerCreate() / float64(len(rs))
 		}
-		return rate, p50, p99
+		return rate, p50, p99, cpu
 	}
-	kRate, kP50, kP99 := mean("kubesim")
-	rRate, rP50, rP99 := mean("real")
+	kRate, kP50, kP99, kCPU := mean("kubesim")
+	rRate, rP50, rP99, rCPU := mean("real")
 	for i, r := range results["kubesim"] {
 		b.ReportMetric(r.perSecond(), fmt.Sprintf("kubesim-r%d-creates/s", i+1))
 	}
@@ -128,7 +130,10 @@ func BenchmarkSideBySide(b *testing.B) {
 	b.ReportMetric(kP99, "kubesim-p99-ms")
 	b.ReportMetric(rP50, "real-p50-ms")
 	b.ReportMetric(rP99, "real-p99-ms")
+	b.ReportMetric(kCPU, "kubesim-cpu-µs/create")
+	b.ReportMetric(rCPU, "real-cpu-µs/create")
 	b.ReportMetric(kRate/rRate, "ratio")
+	b.ReportMetric(rCPU/kCPU, "cpu-ratio")
 }
 
 // target is one API server under load: its URL and a client with its
@@ -137,6 +142,39 @@ type target struct {
 	name   string
 	url    string
 	client *http.Client
+	// pids are the server's processes (kubesim; the real server and
+	// etcd), whose CPU time a round charges to its creates.
+	pids []int
+}
+
+// cpu is the CPU time (user + system) the server's processes have used.
+func (s *target) cpu() time.Duration {
+	var total time.Duration
+	for _, pid := range s.pids {
+		total += cpuTime(pid)
+	}
+	return total
+}
+
+// cpuTime reads a process's utime and stime from /proc/<pid>/stat (fields
+// 14 and 15, in clock ticks of 1/100 s on Linux).
+func cpuTime(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:])) // f[0] is field 3
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // install creates the Widget CRD and waits until the server serves
@@ -179,7 +217,12 @@ type result struct {
 	elapsed  time.Duration
 	creates  int
 	p50, p99 time.Duration
+	// cpu is the server processes' CPU time over the round: unlike
+	// creates/s, CPU per create hardly moves with the machine's load.
+	cpu time.Duration
 }
+
+func (r result) cpuPerCreate() float64 { return float64(r.cpu.Microseconds()) / float64(r.creates) }
 
 func (r result) perSecond() float64 { return float64(r.creates) / r.elapsed.Seconds() }
 
@@ -192,6 +235,7 @@ func (s *target) run(b *testing.B, prefix string, n int) result {
 	var firstFailure atomic.Value
 	latencies := make([][]time.Duration, clients)
 	var wg sync.WaitGroup
+	cpu0 := s.cpu()
 	start := time.Now()
 	for w := range clients {
 		wg.Add(1)
@@ -215,12 +259,13 @@ func (s *target) run(b *testing.B, prefix string, n int) result {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := s.cpu() - cpu0
 	if f := failed.Load(); f > 0 {
 		b.Fatalf("%s: %d of %d creates failed, first: %v", s.name, f, n, firstFailure.Load())
 	}
 	all := slices.Concat(latencies...)
 	slices.Sort(all)
-	return result{elapsed: elapsed, creates: n, p50: all[len(all)/2], p99: all[len(all)*99/100]}
+	return result{elapsed: elapsed, creates: n, p50: all[len(all)/2], p99: all[len(all)*99/100], cpu: cpu}
 }
 
 // newTarget reads a kubeconfig the way client-go does and builds a client
@@ -289,7 +334,9 @@ func startKubesim(b *testing.B, bin string) *target {
 	case <-time.After(60 * time.Second):
 		b.Fatal("kubesim serve did not start within 60 s")
 	}
-	return newTarget(b, "kubesim", filepath.Join(dir, "kubeconfig"))
+	s := newTarget(b, "kubesim", filepath.Join(dir, "kubeconfig"))
+	s.pids = []int{cmd.Process.Pid}
+	return s
 }
 
 // startReal runs etcd and the real apiextensions-apiserver standalone
@@ -339,6 +386,7 @@ func startReal(b *testing.B, bin string) *target {
 	cmd.Stdout, cmd.Stderr = log, log
 	exited := start(b, cmd)
 	s := newTarget(b, "real", kubeconfig)
+	s.pids = []int{cmd.Process.Pid, childPID(b, "etcd")}
 	deadline := time.Now().Add(120 * time.Second)
 	for {
 		select {
@@ -357,6 +405,30 @@ func startReal(b *testing.B, bin string) *target {
 		}
 		time.Sleep(100 * time.Millisecond) // polling for a condition
 	}
+}
+
+// childPID finds this process's child named comm (etcd, which etcdtest
+// started) in /proc.
+func childPID(b *testing.B, comm string) int {
+	b.Helper()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		f := strings.Fields(string(data[end+1:])) // f[1] is the parent's pid
+		if string(data[open+1:end]) == comm && len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
+			pid, _ := strconv.Atoi(strings.Fields(string(data[:open]))[0])
+			return pid
+		}
+	}
+	b.Fatalf("no child process %q found", comm)
+	return 0
 }
 
 // start runs cmd until the benchmark ends; the returned channel closes
