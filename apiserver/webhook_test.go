@@ -153,3 +153,28 @@ func TestWebhookOnTheScaleSubresource(t *testing.T) {
 	assert.Contains(t, rec.Body.String(), `admission webhook \"names.example.com\" denied the request`)
 	assert.Equal(t, int64(1), calls.Load())
 }
+
+// The built-in plugins' patches are computed only for a write that asks
+// for them (the stepper's recorder sets the header); kubectl's writes do
+// not pay for a diff per plugin.
+func TestBuiltInPatchesOnlyWhenAsked(t *testing.T) {
+	env := apiservertest.New(t)
+	h := env.Server.Handler()
+	create := func(name string, trace bool) []string {
+		body := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`
+		req := httptest.NewRequest("POST", "/api/v1/namespaces/default/pods", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if trace {
+			req.Header.Set("Kubesim-Admission-Trace", "true")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		require.Equal(t, 201, w.Code, w.Body.String())
+		assert.Contains(t, w.Body.String(), `"priority":0`, "the Priority plugin ran either way")
+		return w.Header().Values("Kubesim-Admission")
+	}
+	assert.Empty(t, create("quiet", false))
+	steps := create("traced", true)
+	require.NotEmpty(t, steps)
+	assert.Contains(t, strings.Join(steps, "\n"), "admission mutating Priority create pods default/traced: patched")
+}

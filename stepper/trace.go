@@ -31,6 +31,11 @@ type Write struct {
 // steps in (handlers.AdmissionStepHeader).
 const AdmissionHeader = "Kubesim-Admission"
 
+// AdmissionTraceHeader asks the API server for every admission step of
+// a write, the built-in plugins' patches included (they cost a diff of
+// the object per plugin, so the server computes them only when asked).
+const AdmissionTraceHeader = "Kubesim-Admission-Trace"
+
 // String renders the write as it appears in the trace: one line, then a
 // line per admission step.
 func (w Write) String() string {
@@ -147,12 +152,20 @@ var verbs = map[string]string{
 
 // RoundTrip implements http.RoundTripper.
 func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.next.RoundTrip(req)
 	verb, isWrite := verbs[req.Method]
 	r.mu.Lock()
 	sink := r.sink
 	r.mu.Unlock()
-	if err != nil || !isWrite || sink == nil {
+	if !isWrite || sink == nil {
+		return r.next.RoundTrip(req)
+	}
+	req = req.Clone(req.Context()) // a RoundTripper must not change its caller's request
+	req.Header.Set(AdmissionTraceHeader, "true")
+	resp, err := r.next.RoundTrip(req)
+	r.mu.Lock()
+	sink = r.sink // the step may have ended while the write was in flight
+	r.mu.Unlock()
+	if err != nil || sink == nil {
 		return resp, err
 	}
 	body, rerr := io.ReadAll(resp.Body)

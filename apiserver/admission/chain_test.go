@@ -74,6 +74,25 @@ func TestChainOrderHandlesAndSteps(t *testing.T) {
 	assert.Equal(t, []Operation{Create}, v.seen)
 }
 
+// A quiet record (a request whose steps nobody reads) keeps refusals and
+// warnings but does not diff the object around built-in plugins.
+func TestQuietRecordSkipsBuiltInPatches(t *testing.T) {
+	l := &labeler{key: "team", value: "a"}
+	v := &createsOnly{}
+	ctx, rec := WithQuietRecord(context.Background())
+	a := &Attributes{Operation: Create, Resource: api.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		Namespace: "default", Name: "c", Object: configMap()}
+	require.NoError(t, Chain{l}.Mutate(ctx, a))
+	assert.Equal(t, "a", a.Object.GetObjectMeta().Labels["team"], "the plugin still runs")
+	assert.Empty(t, rec.Steps(), "no patch computed")
+	AddWarning(ctx, "careful")
+	assert.Equal(t, []string{"careful"}, rec.Warnings())
+	assert.EqualError(t, Chain{v}.Validate(ctx, a), "no creates")
+	steps := rec.Steps()
+	require.Len(t, steps, 1, "a refusal is still recorded")
+	assert.Equal(t, `admission validating createsOnly create configmaps default/c: denied: no creates`, steps[0].String())
+}
+
 func TestChainReinvokesOnceWhenALaterPluginChanged(t *testing.T) {
 	r := &reinvocable{}
 	l := &labeler{key: "team", value: "a"}

@@ -10,6 +10,9 @@ import (
 // puts one in the request's context and shows what it holds with the
 // answer. Validating webhooks run in parallel, hence the lock.
 type Record struct {
+	// diffs asks the chain to compare the object before and after each
+	// built-in mutating plugin, to show its patch (see WithRecord).
+	diffs       bool
 	mu          sync.Mutex
 	steps       []Step
 	warnings    []string
@@ -18,8 +21,22 @@ type Record struct {
 
 type recordKey struct{}
 
-// WithRecord returns ctx carrying a new Record.
+// WithRecord returns ctx carrying a new Record that shows every step,
+// including the patch of each built-in mutating plugin: the chain
+// encodes the object before and after each such plugin and diffs the
+// two, which costs more than the plugins themselves — so only a request
+// whose answer someone reads for its steps (the stepper's trace) asks
+// for it.
 func WithRecord(ctx context.Context) (context.Context, *Record) {
+	r := &Record{diffs: true}
+	return context.WithValue(ctx, recordKey{}, r), r
+}
+
+// WithQuietRecord returns ctx carrying a new Record for a request whose
+// steps nobody reads: it keeps the warnings, the audit annotations and
+// the steps that plugins report themselves (webhooks, refusals), but
+// the chain does not diff the object around each built-in plugin.
+func WithQuietRecord(ctx context.Context) (context.Context, *Record) {
 	r := &Record{}
 	return context.WithValue(ctx, recordKey{}, r), r
 }
@@ -35,9 +52,11 @@ func RecordStep(ctx context.Context, s Step) {
 	r.mu.Unlock()
 }
 
+// recording says whether the request's Record wants the built-in
+// plugins' patches.
 func recording(ctx context.Context) bool {
-	_, ok := ctx.Value(recordKey{}).(*Record)
-	return ok
+	r, ok := ctx.Value(recordKey{}).(*Record)
+	return ok && r.diffs
 }
 
 // Steps returns the steps recorded so far, in order.

@@ -105,7 +105,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isWrite(info.Verb) {
 		// What the admission chain did is shown with the answer, for the
 		// stepper's trace (admission.Record).
-		ctx, rec := admission.WithRecord(r.Context())
+		withRecord := admission.WithQuietRecord
+		if r.Header.Get(AdmissionTraceHeader) != "" {
+			withRecord = admission.WithRecord
+		}
+		ctx, rec := withRecord(r.Context())
 		r = r.WithContext(ctx)
 		w = &admissionStepsWriter{ResponseWriter: w, rec: rec, ctx: ctx}
 	}
