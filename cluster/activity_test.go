@@ -11,42 +11,78 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
 )
 
-// In live mode OnWrite hears each component's writes by its user agent:
-// the scheduler's binding of a pod a test created.
+// testObserver keeps what a WriteObserver hears, one line a write.
+type testObserver struct {
+	mu   sync.Mutex
+	on   bool
+	seen []string
+}
+
+func (o *testObserver) Observing() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.on
+}
+
+func (o *testObserver) ObserveWrite(ua string, r *controllers.Reconciling, w stepper.Write) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	line := ua + " " + w.Verb + " " + w.Path
+	if r != nil {
+		line += " | " + r.Controller + " " + r.Key + " saw " + r.Cause.String()
+	}
+	o.seen = append(o.seen, line)
+}
+
+// In live mode OnWrite hears each component's writes by its user agent,
+// with the reconcile that made it: the scheduler's binding of a pod a test
+// created, made while reconciling the pod because it saw the pod ADDED.
+// Nothing is told while nobody observes.
 func TestOnWriteTellsTheLiveComponentsWrites(t *testing.T) {
-	var mu sync.Mutex
-	var seen []string
-	c, err := New(Config{NodeCount: 1, UnsafeNoFsync: true, OnWrite: func(ua string, w stepper.Write) {
-		mu.Lock()
-		defer mu.Unlock()
-		seen = append(seen, ua+" "+w.Verb+" "+w.Path)
-	}})
+	obs := &testObserver{}
+	mu, seen := &obs.mu, &obs.seen
+	c, err := New(Config{NodeCount: 1, UnsafeNoFsync: true, OnWrite: obs})
 	require.NoError(t, err)
 	defer c.Close()
 	assert.Contains(t, c.Components(), "default-scheduler")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	require.NoError(t, c.Start(ctx))
-	_, err = c.Client("t").Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"},
+	cl := c.Client("t")
+	// While nobody observes, a write of a component is not told.
+	_, err = cl.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "unseen", Namespace: "default"},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
+		p, err := cl.Pods().Get(ctx, "default", "unseen")
+		return err == nil && p.Spec.NodeName != ""
+	}, 60*time.Second, 20*time.Millisecond)
+	mu.Lock()
+	assert.Empty(t, *seen, "no write is told while nobody observes")
+	obs.on = true
+	mu.Unlock()
+	p, err := cl.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	require.NoError(t, err)
+	want := "default-scheduler create /api/v1/namespaces/default/pods/p/binding | scheduler default/p saw ADDED Pod default/p@" + p.ResourceVersion
+	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, s := range seen {
-			if s == "default-scheduler create /api/v1/namespaces/default/pods/p/binding" {
+		for _, s := range *seen {
+			if s == want {
 				return true
 			}
 		}
 		return false
-	}, 60*time.Second, 20*time.Millisecond)
+	}, 60*time.Second, 20*time.Millisecond, "want %q", want)
 	mu.Lock()
 	defer mu.Unlock()
-	for _, s := range seen {
+	for _, s := range *seen {
 		assert.False(t, strings.HasPrefix(s, "t "), "a client of Client() is no component: %s", s)
 	}
 }

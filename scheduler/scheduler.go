@@ -99,6 +99,8 @@ type Scheduler struct {
 	// (the scheduling queue's unschedulablePods).
 	unschedulable map[string]struct{}
 	last          Decision
+	// observe, when set, is told of every decision (ObserveDecisions).
+	observe func(Decision)
 }
 
 // podState is a pod counted on a node.
@@ -182,6 +184,16 @@ func (s *Scheduler) LastDecision() Decision {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last.Copy()
+}
+
+// ObserveDecisions has f told of every scheduling cycle's decision, a copy
+// of its own, after the cycle (nil: no longer). LastDecision keeps only
+// the last one; the web page keeps one per pod with it. Until it is
+// called, a cycle makes no copy.
+func (s *Scheduler) ObserveDecisions(f func(Decision)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.observe = f
 }
 
 // responsible reports whether pod is this scheduler's to place.
@@ -371,7 +383,15 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		s.addPodLocked(key, chosen, info, true)
 		delete(s.unschedulable, key)
 	}
+	observe := s.observe
+	var observed Decision
+	if observe != nil {
+		observed = s.last.Copy()
+	}
 	s.mu.Unlock()
+	if observe != nil {
+		observe(observed)
+	}
 	if chosen == "" {
 		res, err := s.unschedulableFailure(ctx, pod, msg)
 		if err == nil {
