@@ -37,13 +37,14 @@ func chromiumPath(t testing.TB) string {
 
 // newBrowser starts a headless Chromium at 1280x800, the size the page is
 // made for; the context ends with the test.
-func newBrowser(t testing.TB) context.Context {
+func newBrowser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath(t)),
 		chromedp.NoSandbox, // the tests may run as root in a container
 		chromedp.Flag("ignore-certificate-errors", true),
 		chromedp.WindowSize(1280, 800),
 	)
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })

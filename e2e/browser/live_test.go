@@ -60,7 +60,8 @@ func TestLivePage(t *testing.T) {
 		chromedp.Click(chromedp.ID("btn-apply")),
 		waitJS(`document.getElementById('apply-result').textContent.includes('deployment/shop applied')`),
 		waitJS(`document.querySelectorAll('#nodes .node:not(.unscheduled) .pod.Ready').length === 2`),
-		waitJS(`document.querySelectorAll('#workloads li[data-kind="Deployment"] li[data-kind="ReplicaSet"] li[data-kind="Pod"]').length === 2`),
+		// The tree's rows: each Pod's path goes through its ReplicaSet to the Deployment.
+		waitJS(`document.querySelectorAll('#workloads li[data-kind="Pod"][data-path^="Deployment/default/shop>ReplicaSet/default/shop-"][aria-level="3"]').length === 2`),
 	)
 	// Live mode has no stepper: its controls are not shown.
 	require.False(t, eval[bool](t, ctx, `!!document.getElementById('btn-step').offsetParent`), "no Step button in live mode")
@@ -69,6 +70,46 @@ func TestLivePage(t *testing.T) {
 		do(t, ctx, waitJS(fmt.Sprintf(`Number(document.querySelector('.loop[data-name="%s"] .count').textContent) > 0`, loop)))
 	}
 	screenshot(t, ctx, "live-deployment")
+
+	// "Why does this exist?" in live mode: the chain the step trace would
+	// give, from the ReplicaSet controller's create back to the page's apply.
+	pod := eval[string](t, ctx, `document.querySelector('#nodes .pod.Ready').dataset.name`)
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pod[data-name="%s"]`, pod))),
+		chromedp.Click(chromedp.ID("tab-why")),
+		waitJS(`document.getElementById('why') && document.getElementById('why').textContent.length > 0`))
+	why := text(t, ctx, "why")
+	t.Logf("why %s:\n%s", pod, why)
+	require.Contains(t, why, "It was created by: create /api/v1/namespaces/default/pods 201")
+	require.Contains(t, why, "made by replicaset")
+	require.Contains(t, why, "written by deployment")
+	require.Contains(t, why, "written by you: the web page: patch /apis/apps/v1/namespaces/default/deployments/shop 201")
+	screenshot(t, ctx, "live-why")
+	// The scheduler's decision, for each of the two pods (not only the last).
+	for _, p := range eval[[]string](t, ctx, `[...document.querySelectorAll('#nodes .pod.Ready')].map(e => e.dataset.uid)`) {
+		do(t, ctx,
+			chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`openPod(%q)`, p)),
+			chromedp.Click(chromedp.ID("tab-sched")),
+			waitJS(`document.querySelectorAll('#sched tr').length === 3 && document.querySelectorAll('#sched td.pass').length === 2`))
+	}
+	do(t, ctx, chromedp.Click(chromedp.ID("drawer-close")))
+
+	// The garbage collector off, from the page (the admin may: the login
+	// link's session is system:masters): the Deployment deleted, its
+	// ReplicaSet and pods stay; on again, a new collector removes them.
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`#switches-box summary`)),
+		chromedp.Click(chromedp.CSS(`#switches input[data-switch="garbagecollector"]`)),
+		waitJS(`document.querySelector('.loop[data-switch="garbagecollector"]').classList.contains('off')`),
+		chromedp.Evaluate[chromedp.Void](`fetch('/apis/apps/v1/namespaces/default/deployments/shop', {method: 'DELETE', headers: {'X-Kubesim-UI': '1'}}).then(r => { window.deployDeleted = r.status })`),
+		waitJS(`window.deployDeleted === 200 && !document.querySelector('#workloads li[data-kind="Deployment"]')`),
+	)
+	require.Empty(t, text(t, ctx, "switch-error"))
+	require.Equal(t, 2, eval[int](t, ctx, podsOnNodes), "without the garbage collector the pods outlive their Deployment")
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`#switches input[data-switch="garbagecollector"]`)),
+		waitJS(`!document.querySelector('.loop[data-switch="garbagecollector"]').classList.contains('off')`),
+		waitJS(`S.pods.size === 0 && S.replicasets.size === 0`))
 
 	// A mistake is shown beside its line, in the server's words.
 	do(t, ctx,
