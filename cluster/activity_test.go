@@ -101,3 +101,38 @@ func TestStepperListsItsLoops(t *testing.T) {
 	require.NoError(t, c.SetEnabled("garbagecollector", false))
 	assert.False(t, c.Enabled("garbagecollector"))
 }
+
+// A controller off at start (--controllers=*,-garbagecollector) runs when
+// switched on in live mode; switched off and on again, a new one runs (a
+// component runs once: liveswitch.go builds it again).
+func TestLiveSwitchStartsAndRestartsAController(t *testing.T) {
+	c, err := New(Config{NodeCount: 0, UnsafeNoFsync: true, Controllers: "*,-garbagecollector"})
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	require.NoError(t, c.Start(ctx))
+	cl := c.Client("t")
+	orphan := func(name string) {
+		owner, err := cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name + "-owner", Namespace: "default"}})
+		require.NoError(t, err)
+		_, err = cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default",
+			OwnerReferences: []api.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}}}})
+		require.NoError(t, err)
+		require.NoError(t, cl.ConfigMaps().Delete(ctx, "default", owner.Name, nil))
+	}
+	collected := func(name string) func() bool {
+		return func() bool {
+			_, err := cl.ConfigMaps().Get(ctx, "default", name)
+			return api.IsNotFound(err)
+		}
+	}
+	orphan("first")
+	require.NoError(t, c.SetEnabled("garbagecollector", true))
+	require.Eventually(t, collected("first"), time.Minute, 20*time.Millisecond, "the collector, switched on, collects")
+	require.NoError(t, c.SetEnabled("garbagecollector", false))
+	require.NoError(t, c.SetEnabled("garbagecollector", true))
+	orphan("second")
+	require.Eventually(t, collected("second"), time.Minute, 20*time.Millisecond, "a new collector runs after off and on")
+	assert.ErrorContains(t, c.SetEnabled("kubelet/node-1", false), "unknown controller")
+}
