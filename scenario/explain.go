@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kubesim/kubesim/stepper"
@@ -55,4 +57,23 @@ func (r *Runner) ExplainObject(collection, name string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return stepper.ExplainObject(trace, collection, name, r.userWrites)
+}
+
+// UserWrites lists the users' writes recorded so far (the steps' and the
+// web page's), by resourceVersion: the web page's timeline puts them
+// between the trace's entries.
+func (r *Runner) UserWrites() []stepper.UserWrite {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]stepper.UserWrite, 0, len(r.userWrites))
+	for _, uw := range r.userWrites {
+		out = append(out, uw)
+	}
+	sort.Slice(out, func(i, j int) bool { return rvOrder(out[i].Write.ResourceVersion) < rvOrder(out[j].Write.ResourceVersion) })
+	return out
+}
+
+func rvOrder(rv string) uint64 {
+	n, _ := strconv.ParseUint(rv, 10, 64)
+	return n
 }

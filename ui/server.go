@@ -148,6 +148,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /ui/static/", s.static)
 	s.mux.HandleFunc("GET /ui/api/info", s.authed(s.info))
 	s.mux.HandleFunc("GET /ui/api/trace", s.authed(s.trace))
+	s.mux.HandleFunc("GET /ui/api/userwrites", s.authed(s.userWrites))
 	s.mux.HandleFunc("GET /ui/api/watch", s.authed(s.watchHub))
 	s.mux.HandleFunc("GET /ui/api/activity", s.authed(s.activity))
 	s.mux.HandleFunc("POST /ui/api/step", s.authed(s.step))

@@ -673,50 +673,65 @@ async function advance() {
 // bound), the workloads (Deployments, ReplicaSets, StatefulSets, custom
 // resources), APIServices and Events — which existed, and who last
 // created, bound or wrote them. The trace holds writes, not objects: what
-// a write changed inside an object is its text, shown beside.
+// a write changed inside an object is its text, shown beside. The trace
+// holds the loops' writes; the users' (a step's apply, the page's) come
+// from /ui/api/userwrites and go in by resourceVersion: a user's write
+// counts once a loop's write with a later resourceVersion is in.
+let userWritesSeen = [];
 function pastState(i) {
   const objs = new Map(); // res/ns/name -> {res, ns, name, node, state, actor}
   const custom = new Set([...S.crds.values()].map((c) => c.spec.names.plural));
   const shown = (res) => ['nodes', 'pods', 'deployments', 'replicasets', 'statefulsets', 'apiservices', 'events'].includes(res) || custom.has(res);
+  const users = userWritesSeen.map((u) => ({ rv: Number(u.write.rv) || 0, w: u.write, by: u.by })).sort((a, b) => a.rv - b.rv);
+  let u = 0;
+  const apply = (w, actor, bound) => {
+    if (w.code >= 300) return;
+    const parts = w.path.split('/').filter(Boolean);
+    let k = parts[0] === 'api' ? 2 : 3;
+    let ns = '';
+    if (parts[k] === 'namespaces' && parts.length > k + 2) { ns = parts[k + 1]; k += 2; }
+    const res = parts[k];
+    const name = parts[k + 1] || w.name || '';
+    const sub = parts[k + 2] || '';
+    if (!shown(res) || !name) return;
+    const key = res + '/' + ns + '/' + name;
+    const o = objs.get(key);
+    if (w.verb === 'delete') {
+      if (!o) return;
+      // A pod's first delete only marks it (graceful deletion); its
+      // kubelet's delete removes it.
+      if (res === 'pods' && !o.deleting && !actor.startsWith('kubelet')) { o.deleting = true; o.state = t('past.deleting'); return; }
+      objs.delete(key);
+    } else if (!o) {
+      if (sub && sub !== 'binding') return; // a write to a subresource of an object from before the trace
+      objs.set(key, { res, ns, name, node: sub === 'binding' ? (bound || '?') : '', state: t('past.created', { actor }) });
+    } else if (sub === 'binding') {
+      o.node = bound || o.node || '?'; o.state = t('past.bound', { actor });
+    } else if (sub === 'status') {
+      o.state = t('past.status', { actor });
+    } else {
+      o.state = t('past.updated', { actor });
+    }
+  };
   for (let j = 0; j <= i; j++) {
     const e = trace[j];
     if (!e) continue;
-    const actor = e.actor || 'you';
     for (const w of e.writes) {
-      if (w.code >= 300) continue;
-      const parts = w.path.split('/').filter(Boolean);
-      let k = parts[0] === 'api' ? 2 : 3;
-      let ns = '';
-      if (parts[k] === 'namespaces' && parts.length > k + 2) { ns = parts[k + 1]; k += 2; }
-      const res = parts[k];
-      const name = parts[k + 1] || w.name || '';
-      const sub = parts[k + 2] || '';
-      if (!shown(res) || !name) continue;
-      const key = res + '/' + ns + '/' + name;
-      const o = objs.get(key);
-      if (w.verb === 'delete') {
-        if (!o) continue;
-        // A pod's first delete only marks it (graceful deletion); its
-        // kubelet's delete removes it.
-        if (res === 'pods' && !o.deleting && e.actor && !e.actor.startsWith('kubelet')) { o.deleting = true; o.state = t('past.deleting'); continue; }
-        objs.delete(key);
-      } else if (!o) {
-        if (sub && sub !== 'binding') continue; // a write to a subresource of an object from before the trace
-        objs.set(key, { res, ns, name, node: sub === 'binding' ? (e.bound || '?') : '', state: t('past.created', { actor }) });
-      } else if (sub === 'binding') {
-        o.node = e.bound || o.node || '?'; o.state = t('past.bound', { actor });
-      } else if (sub === 'status') {
-        o.state = t('past.status', { actor });
-      } else {
-        o.state = t('past.updated', { actor });
-      }
+      const rv = Number(w.rv) || 0;
+      while (rv && u < users.length && users[u].rv < rv) { apply(users[u].w, users[u].by, ''); u++; }
+      apply(w, e.actor || 'you', e.bound);
     }
   }
   return objs;
 }
 
-// scrub shows the state at a past trace entry, rebuilt from the trace.
-function scrub(i) {
+// scrub shows the state at a past trace entry, rebuilt from the trace
+// (and the users' writes, fetched again: a step may have added some).
+async function scrub(i) {
+  if (i < trace.length - 1) {
+    const r = await api('/ui/api/userwrites');
+    if (r.ok) userWritesSeen = (await r.json()).writes;
+  }
   const panes = [['nodes', 'past-nodes'], ['workloads', 'past-workloads'], ['apiservices', 'past-apiservices'], ['events-box', 'past-events']];
   if (i >= trace.length - 1) {
     viewing = -1;
