@@ -69,7 +69,9 @@ func (r *Runner) UserWrites() []stepper.UserWrite {
 	for _, uw := range r.userWrites {
 		out = append(out, uw)
 	}
-	sort.Slice(out, func(i, j int) bool { return rvOrder(out[i].Write.ResourceVersion) < rvOrder(out[j].Write.ResourceVersion) })
+	sort.Slice(out, func(i, j int) bool {
+		return rvOrder(out[i].Write.ResourceVersion) < rvOrder(out[j].Write.ResourceVersion)
+	})
 	return out
 }
 
