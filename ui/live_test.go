@@ -312,3 +312,28 @@ func TestLiveSwitchIsAuthorizedAndAudited(t *testing.T) {
 func stepperWrite(rv string) stepper.Write {
 	return stepper.Write{Verb: "create", Path: "/api/v1/namespaces/default/pods", Code: 201, ResourceVersion: rv, Name: "p" + rv}
 }
+
+// A stream (exec, attach, port-forward, a proxy, any upgrade) is never
+// recorded: its connection goes to the API server as it came, hijackable.
+func TestStreamsAreNotRecorded(t *testing.T) {
+	for _, c := range []struct {
+		method, path, upgrade string
+		want                  bool
+	}{
+		{"POST", "/api/v1/namespaces/default/pods", "", true},
+		{"PATCH", "/apis/apps/v1/namespaces/default/deployments/web/scale", "", true},
+		{"DELETE", "/api/v1/namespaces/default/pods/web", "", true},
+		{"GET", "/api/v1/pods", "", false},
+		{"POST", "/api/v1/namespaces/default/pods/web/exec", "", false},
+		{"POST", "/api/v1/namespaces/default/pods/web/attach", "", false},
+		{"POST", "/api/v1/namespaces/default/pods/web/portforward", "", false},
+		{"POST", "/api/v1/namespaces/default/services/web/proxy/x", "", false},
+		{"POST", "/api/v1/namespaces/default/pods/web/status", "websocket", false},
+	} {
+		r := httptest.NewRequest(c.method, c.path, nil)
+		if c.upgrade != "" {
+			r.Header.Set("Upgrade", c.upgrade)
+		}
+		assert.Equal(t, c.want, recordable(r), "%s %s", c.method, c.path)
+	}
+}

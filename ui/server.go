@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -193,7 +194,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if sess.token != "" {
 			r2.Header.Set("Authorization", "Bearer "+sess.token)
 		}
-		if r.Method != http.MethodGet && s.recordsUsers() {
+		if recordable(r) && s.recordsUsers() {
 			s.recordWrite(w, r2, "the web page")
 			return
 		}
@@ -204,12 +205,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 		return
 	}
-	if r.Method != http.MethodGet && s.cfg.Runner == nil && s.recordsUsers() {
+	if recordable(r) && s.cfg.Runner == nil && s.recordsUsers() {
 		// kubectl's write, in live mode: where a chain can end.
 		s.recordWrite(w, r, "a client ("+product(r.UserAgent())+")")
 		return
 	}
 	s.cfg.API.ServeHTTP(w, r)
+}
+
+// recordable reports whether a request is a write whose answer can be
+// read: not a GET, nor a stream (exec, attach, port-forward, a proxy: an
+// upgraded connection goes to the API server as it came).
+func recordable(r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Header.Get("Upgrade") != "" {
+		return false
+	}
+	switch path.Base(r.URL.Path) {
+	case "exec", "attach", "portforward":
+		return false
+	}
+	return !strings.Contains(r.URL.Path, "/proxy")
 }
 
 // recordsUsers reports whether the users' writes are noted: always in
@@ -330,6 +345,9 @@ func (t *teeWriter) WriteHeader(code int) {
 	t.code = code
 	t.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (t *teeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 func (t *teeWriter) Write(p []byte) (int, error) {
 	if t.code == 0 {
