@@ -217,6 +217,9 @@ function translateStatic(root) {
   for (const attr of ['title', 'aria-label', 'placeholder']) {
     for (const el of (root || document).querySelectorAll('[data-i18n-' + attr + ']')) el.setAttribute(attr, t(el.getAttribute('data-i18n-' + attr)));
   }
+  // The switch names the other language in that language.
+  const sw = document.getElementById('btn-lang');
+  if (sw) sw.lang = LANG === 'zh' ? 'en' : 'zh-CN';
   const title = document.querySelector('title[data-i18n]');
   if (title) document.title = title.textContent;
 }
