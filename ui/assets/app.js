@@ -399,6 +399,9 @@ function render() {
     const names = new Map(keys.map((u) => [u, nameOf(u)]));
     keys.sort((a, b) => (names.get(a) < names.get(b) ? -1 : names.get(a) > names.get(b) ? 1 : 0));
     nb.list.setKeys(keys);
+    // In step mode a pod the current unit wrote, arrived by its watch
+    // only now, is brought into view.
+    if (info.mode === 'step') for (const k of highlighted) { const u = podByKey.get(k); if (u !== undefined && nb.uids.has(u)) nb.list.reveal(u); }
   }
   unscheduled.box.hidden = unscheduled.uids.size === 0;
   $('pod-count').textContent = t('pods.count', { n: S.pods.size });
@@ -545,11 +548,14 @@ function keyOfWrite(w) {
   return res + '/' + ns + '/' + name;
 }
 
-function applyHighlight() {
+// applyHighlight marks what the current write touched; with reveal (a
+// unit of work shown in step mode), a pod out of its list's view is
+// scrolled into it first — not in live mode, where writes come faster
+// than anyone reads and the lists stay where the user scrolled them.
+function applyHighlight(reveal = false) {
   for (const el of document.querySelectorAll('.hl')) el.classList.remove('hl');
   for (const k of highlighted) {
-    // A pod out of its list's view is scrolled into it first.
-    const uid = podByKey.get(k);
+    const uid = reveal ? podByKey.get(k) : undefined;
     if (uid !== undefined) { const nb = nodeEls.get(podHome.get(uid)); if (nb) nb.list.reveal(uid); }
     for (const el of document.querySelectorAll('[data-key="' + CSS.escape(k) + '"]')) el.classList.add('hl');
   }
@@ -566,7 +572,7 @@ function showEntry(e, count = true) {
   if (!e) return;
   $('current-write').dataset.index = e.index;
   highlighted = e.writes.filter((w) => !w.path.includes('/events')).map(keyOfWrite);
-  applyHighlight();
+  applyHighlight(true);
   for (const el of document.querySelectorAll('.loop')) el.classList.toggle('active', el.dataset.name === e.actor);
   if (e.actor && count) {
     const el = document.querySelector('.loop[data-name="' + CSS.escape(e.actor) + '"] .count');
