@@ -123,9 +123,10 @@ type Config struct {
 	Logger        *slog.Logger
 
 	// OnWrite, in live mode, is told of every API write of a component's
-	// client, by the client's user agent (the web page lights up the loop
-	// that wrote; step mode has the trace instead). It must not block.
-	OnWrite func(userAgent string, w stepper.Write)
+	// client, by the client's user agent, with the reconcile that made it
+	// (the web page lights up the loop that wrote and answers "why"; step
+	// mode has the trace instead).
+	OnWrite WriteObserver
 	// DetectCacheMutations keeps a copy of every object the controllers'
 	// informers hand out, so that CheckCacheMutations can tell whether a
 	// component changed a shared object in place (client-go's
@@ -158,6 +159,8 @@ type built struct {
 	// lease is the Lease the component runs under with leader election
 	// (ControllerManagerLease, SchedulerLease; "" runs everywhere).
 	lease string
+	// row builds it again (a live switch turned back on; liveswitch.go).
+	row wiring
 }
 
 // ErrNotStepMode is returned by the stepper's methods in live mode.
@@ -198,6 +201,8 @@ type Cluster struct {
 	enabled map[string]bool
 	// electors are the leader election candidates (leaderelection.go).
 	electors electors
+	// live switches components while they run (liveswitch.go).
+	live liveState
 }
 
 // New builds the cluster; in live mode call Start, in step mode Step.
@@ -390,15 +395,20 @@ func (c *Cluster) Kubelet(node string) (*kubelet.Kubelet, bool) {
 }
 
 // SetEnabled turns a controller (or "scheduler") on or off: the stepper
-// honours it at the next step; live mode at Start.
+// honours it at the next step; live mode stops it at once, or starts a
+// new one (liveswitch.go).
 func (c *Cluster) SetEnabled(name string, on bool) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if _, ok := c.enabled[name]; !ok {
+		c.mu.Unlock()
 		return fmt.Errorf("unknown controller %q", name)
 	}
 	c.enabled[name] = on
-	return nil
+	c.mu.Unlock()
+	if c.stepper != nil {
+		return nil
+	}
+	return c.switchLive(name, on)
 }
 
 // Enabled reports whether the component of a switch name may run (the
@@ -420,8 +430,9 @@ func (c *Cluster) Start(ctx context.Context) error {
 	if c.stepper != nil {
 		return errors.New("cluster: Start is for live mode; use Step")
 	}
+	c.startLive(ctx)
 	elected := map[string][]Component{}
-	for _, b := range c.components {
+	for i, b := range c.components {
 		if !c.isEnabled(b.name) {
 			continue
 		}
@@ -429,7 +440,7 @@ func (c *Cluster) Start(ctx context.Context) error {
 			elected[b.lease] = append(elected[b.lease], b.comp)
 			continue
 		}
-		go b.comp.Run(ctx)
+		c.runLive(ctx, i)
 	}
 	for _, lease := range []string{ControllerManagerLease, SchedulerLease} {
 		if comps := elected[lease]; len(comps) > 0 {
@@ -490,6 +501,8 @@ func (c *Cluster) Trace() []stepper.Entry {
 // node filter results and scores (false without a scheduler); the web
 // page shows it beside the pod it placed.
 func (c *Cluster) LastSchedulingDecision() (scheduler.Decision, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, b := range c.components {
 		if s, ok := b.comp.(*scheduler.Scheduler); ok {
 			return s.LastDecision(), true

@@ -28,7 +28,7 @@ func TestLeaderElectionConfigIsChecked(t *testing.T) {
 // (only its elector does) until it takes the Lease over; a stopped
 // candidate's elector no longer runs.
 func TestStepModeCandidatesOnlyTheLeaderRuns(t *testing.T) {
-	c, err := New(Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, LeaderElection: &LeaderElection{Candidates: []string{"a", "b"}}})
+	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, LeaderElection: &LeaderElection{Candidates: []string{"a", "b"}}})
 	require.NoError(t, err)
 	defer c.Close()
 	ctx := context.Background()

@@ -111,7 +111,7 @@ func (c *Cluster) client(userAgent string, identity apiserver.LoopbackIdentity) 
 		}
 		transport = rec
 	} else if c.cfg.OnWrite != nil {
-		transport = &activityTransport{next: transport, component: userAgent, onWrite: c.cfg.OnWrite}
+		transport = &activityTransport{next: transport, component: userAgent, observer: c.cfg.OnWrite}
 	}
 	cl, _ := client.New(client.Config{Server: "http://in-process", Transport: transport, UserAgent: userAgent})
 	return cl, rec
@@ -144,7 +144,7 @@ func (c *Cluster) addIn(w wiring, lease string, gate stepper.Pausable, process s
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, err)
 	}
-	c.components = append(c.components, built{name: w.name, userAgent: w.userAgent, comp: comp, lease: lease})
+	c.components = append(c.components, built{name: w.name, userAgent: w.userAgent, comp: comp, lease: lease, row: w})
 	if c.stepper != nil {
 		a := stepper.Actor{Switch: w.name, Loops: comp.Controllers(), Writes: rec, Pausable: gate, Process: process}
 		if p, ok := comp.(stepper.Pausable); ok && gate == nil {

@@ -64,6 +64,24 @@ func (c Cause) String() string {
 	return fmt.Sprintf("%s %s %s", c.Event, c.Kind, name)
 }
 
+// Reconciling is one reconcile in progress, as the context of the
+// requests it makes carries it: which controller, which key, and the
+// watch event that queued the key. Live mode has no trace; the web page
+// links each write to its cause with it (the pointer tells one reconcile
+// from the next of the same key).
+type Reconciling struct {
+	Controller, Key string
+	Cause           Cause
+}
+
+type reconcilingKey struct{}
+
+// ReconcilingFrom returns the reconcile a request was made in, if any.
+func ReconcilingFrom(ctx context.Context) (*Reconciling, bool) {
+	r, ok := ctx.Value(reconcilingKey{}).(*Reconciling)
+	return r, ok
+}
+
 // Config builds a Controller.
 type Config struct {
 	Name       string
@@ -157,6 +175,9 @@ func (c *Controller) process(ctx context.Context, key string) StepInfo {
 	delete(c.causes, key)
 	delete(c.delayed, key)
 	c.mu.Unlock()
+	// The writes the reconcile makes carry it in their context: live
+	// mode has no trace, and this is how a write is linked to its cause.
+	ctx = context.WithValue(ctx, reconcilingKey{}, &Reconciling{Controller: c.name, Key: key, Cause: cause})
 	res, err := c.rec.Reconcile(ctx, key)
 	switch {
 	case err != nil:

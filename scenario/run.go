@@ -61,13 +61,7 @@ type Runner struct {
 	end     time.Time // advance's end
 	results []*StepResult
 	// userWrites maps a resourceVersion to the step whose write made it.
-	userWrites map[string]userWrite
-}
-
-type userWrite struct {
-	step  int
-	title string
-	write stepper.Write
+	userWrites stepper.UserWrites
 }
 
 // New builds the scenario's cluster and checks that every kind the
@@ -98,7 +92,7 @@ func NewWithOptions(s *Scenario, obs Observer, opts Options) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)
 	}
-	r := &Runner{s: s, c: c, obs: obs, userWrites: map[string]userWrite{}}
+	r := &Runner{s: s, c: c, obs: obs, userWrites: stepper.UserWrites{}}
 	// The user's writes are recorded with their resourceVersions, so that
 	// Explain can end a causality chain at the user's action.
 	r.rec = stepper.NewRecorder(&client.InProcessTransport{Handler: c.Server().LoopbackHandler()})
@@ -310,7 +304,7 @@ func (r *Runner) Next(ctx context.Context) (stepDone bool, err error) {
 	r.mu.Lock()
 	for _, w := range res.Writes {
 		if w.ResourceVersion != "" {
-			r.userWrites[w.ResourceVersion] = userWrite{step: i, title: st.Title(), write: w}
+			r.userWrites[w.ResourceVersion] = stepper.UserWrite{Step: i, Title: st.Title(), Write: w}
 		}
 	}
 	r.results = append(r.results, res)

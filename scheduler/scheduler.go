@@ -110,6 +110,8 @@ type Scheduler struct {
 	// (volumes.go): assumed on their node, not bound yet.
 	prebind map[string]prebindWait
 	last    Decision
+	// observe, when set, is told of every decision (ObserveDecisions).
+	observe func(Decision)
 }
 
 // podState is a pod counted on a node.
@@ -197,6 +199,16 @@ func (s *Scheduler) LastDecision() Decision {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last.Copy()
+}
+
+// ObserveDecisions has f told of every scheduling cycle's decision, a copy
+// of its own, after the cycle (nil: no longer). LastDecision keeps only
+// the last one; the web page keeps one per pod with it. Until it is
+// called, a cycle makes no copy.
+func (s *Scheduler) ObserveDecisions(f func(Decision)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.observe = f
 }
 
 // responsible reports whether pod is this scheduler's to place.
@@ -399,7 +411,15 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		s.addPodLocked(key, chosen, info, true)
 		delete(s.unschedulable, key)
 	}
+	observe := s.observe
+	var observed Decision
+	if observe != nil {
+		observed = s.last.Copy()
+	}
 	s.mu.Unlock()
+	if observe != nil {
+		observe(observed)
+	}
 	if chosen == "" {
 		res, err := s.unschedulableFailure(ctx, pod, msg)
 		if err == nil {

@@ -13,6 +13,12 @@
 // timer or writes behind the stepper's back; the stepper owns the fake clock
 // (clock.Fake), and is its only user besides tests.
 //
+// The trace answers "why did this happen?" (explain.go): a write's
+// reconcile, the watch event that queued it, the write that made that
+// event, and so on back to a user's write. The scenario runner asks it of
+// the step trace; the web page asks it of the record it keeps of a live
+// cluster's writes, which holds the same entries.
+//
 // Kubernetes has no counterpart: its loops only run live. The stepper is
 // what a simulator can add — the order of events made visible and
 // repeatable, for teaching and for golden-file tests.

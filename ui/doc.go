@@ -10,8 +10,27 @@
 // no polling) and writes through the API like any client, so its writes
 // show in the trace; the only routes of its own are the ones no API
 // resource gives: the step-mode controls, the causality chain ("why does
-// this exist?") read from the trace, the scheduler's last decision, and
-// stopping a node's kubelet.
+// this exist?"), the scheduler's per-node decision for each pod, the
+// controller switches, and stopping a node's kubelet.
+//
+// Live mode has no trace, so the page keeps one of its own from the first
+// login on (nothing before: a server nobody looks at pays nothing): every
+// component write with the reconcile that made it — the controller, the
+// key, the watch event that queued it, carried in the request's context
+// (controllers.Reconciling) — and the users' writes (kubectl's, the
+// page's), in bounded rings (livetrace.go); "why" runs the stepper's own
+// chain (stepper.ExplainObject) over it. The scheduler tells each decision
+// (scheduler.ObserveDecisions), kept per pod for the last 2,048 pods. A
+// live controller switch restarts the component (cluster.SetEnabled) and
+// goes through the API server's own filters with the session's token:
+// authentication, the audit log, and RBAC on the non-resource path
+// /ui/api/switch (verb post), which only cluster-admin has by default.
+//
+// Long lists are virtual (app.js VList): with thousands of pods only the
+// chips, tree rows and events in view are in the DOM; the arrow keys,
+// Home, End and the page keys move over the whole list. The labels are in
+// English or Chinese (ui/assets/i18n.js, the one dictionary, with the
+// Chinese labs' terms), as the browser's language asks, with a switch.
 //
 // Authentication is the API server's: the login form takes a bearer token
 // (the kubeconfig's), checked by asking the API server, or a one-time
@@ -26,6 +45,8 @@
 // no library, nothing fetched from the network).
 //
 // Left out: editing objects other than by applying a manifest, logs and
-// exec, namespaces other than by their names in the lists, and, in live
-// mode, the reconcile activity (only the stepper records it).
+// exec, namespaces other than by their names in the lists; in live mode,
+// the causes of writes made before the first login or outside a
+// reconcile (heartbeats, an event recorder's flush), and of a ring's
+// oldest entries; the timeline in live mode.
 package ui

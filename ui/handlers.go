@@ -3,7 +3,6 @@ package ui
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -110,10 +109,14 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request, _ *session) {
 		out["clock"] = c.Clock().Now().UTC().Format(time.RFC3339)
 	} else if c != nil {
 		// Live mode: the components by their clients' user agents, as
-		// the activity feed names them; switches act at start only.
-		switchNames = nil
-		for _, ua := range c.Components() {
-			loops = append(loops, loopInfo{Name: ua, Switch: ua})
+		// the activity feed names them; the switches restart them.
+		seen := map[string]bool{}
+		for _, l := range c.LiveComponents() {
+			loops = append(loops, loopInfo{Name: l.Name, Switch: l.Switch})
+			if !seen[l.Switch] && !strings.HasPrefix(l.Switch, "kubelet/") && l.Switch != "customresourcecleanup" {
+				seen[l.Switch] = true
+				switchNames = append(switchNames, l.Switch)
+			}
 		}
 		out["activity"] = s.cfg.Activity != nil
 	}
@@ -271,22 +274,20 @@ func (s *Server) noteDecision(i int, e stepper.Entry) {
 	if !ok || d.Pod == "" || d.Pod != e.Key {
 		return // a decision of a later step (advance runs many)
 	}
+	s.decisions.put(toDecision(d))
 	s.decMu.Lock()
 	defer s.decMu.Unlock()
-	s.decisions[d.Pod] = toDecision(d)
 	if d.Chosen != "" {
 		s.bound[i] = d.Chosen
 	}
 }
 
-// decision returns the scheduler's decision for ?pod=NAMESPACE/NAME: the
-// one noted in step mode, or in live mode the scheduler's last one if it
-// was about this pod.
+// decision returns the scheduler's latest decision for
+// ?pod=NAMESPACE/NAME, as kept for every pod (decisionStore), or the
+// scheduler's last one if it was about this pod.
 func (s *Server) decision(w http.ResponseWriter, r *http.Request, _ *session) {
 	pod := r.URL.Query().Get("pod")
-	s.decMu.Lock()
-	d, ok := s.decisions[pod]
-	s.decMu.Unlock()
+	d, ok := s.decisions.get(pod)
 	if !ok && s.cfg.Cluster != nil {
 		if last, found := s.cfg.Cluster.LastSchedulingDecision(); found && last.Pod == pod {
 			d, ok = toDecision(last), true
@@ -325,29 +326,19 @@ func (s *Server) examples(w http.ResponseWriter, r *http.Request, _ *session) {
 	writeJSON(w, map[string]any{"examples": names})
 }
 
-// setSwitch turns a controller on or off: {"name": "garbagecollector", "on": false}.
-func (s *Server) setSwitch(w http.ResponseWriter, r *http.Request, _ *session) {
-	var body switchInfo
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
-		return
-	}
-	if err := s.cfg.Cluster.SetEnabled(body.Name, body.On); err != nil {
-		writeStatus(w, http.StatusNotFound, "NotFound", err.Error())
-		return
-	}
-	writeJSON(w, body)
-}
-
 // why answers "why does this exist?" for ?path=COLLECTION&name=NAME from
-// the trace (step mode); live mode has no trace.
+// the trace (step mode) or live mode's record of the writes since the
+// first login (liveTrace): the same chain either way.
 func (s *Server) why(w http.ResponseWriter, r *http.Request, _ *session) {
-	if s.cfg.Runner == nil {
-		writeJSON(w, map[string]string{"text": "Live mode keeps no trace: its ownerReferences above say who owns it. Run `kubesim demo --ui` or `kubesim scenario step FILE --ui` to follow each write back to its cause."})
-		return
-	}
 	q := r.URL.Query()
-	writeJSON(w, map[string]string{"text": s.cfg.Runner.ExplainObject(q.Get("path"), q.Get("name"))})
+	switch {
+	case s.cfg.Runner != nil:
+		writeJSON(w, map[string]string{"text": s.cfg.Runner.ExplainObject(q.Get("path"), q.Get("name"))})
+	case s.cfg.Activity != nil:
+		writeJSON(w, map[string]string{"text": s.cfg.Activity.trace.explainObject(q.Get("path"), q.Get("name")), "live": "true"})
+	default:
+		writeJSON(w, map[string]string{"text": "This server keeps no record of its writes: its ownerReferences above say who owns it."})
+	}
 }
 
 // node stops or starts a node's kubelet (?name=&action=stop|start): the
@@ -460,8 +451,8 @@ func (s *Server) apiCall(ctx context.Context, sess *session, method, path, conte
 		req.Header.Set("Authorization", "Bearer "+sess.token)
 	}
 	rec := httptest.NewRecorder()
-	if s.cfg.Runner != nil && method != http.MethodGet {
-		s.recordWrite(rec, req)
+	if method != http.MethodGet && s.recordsUsers() {
+		s.recordWrite(rec, req, "the web page")
 	} else {
 		s.cfg.API.ServeHTTP(rec, req)
 	}

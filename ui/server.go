@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -75,11 +76,16 @@ type Server struct {
 	// stepMu serialises the step-mode controls: one unit of work at a
 	// time, whoever asks.
 	stepMu sync.Mutex
-	// decisions are the scheduler's decisions by pod (namespace/name),
-	// noted after each scheduler step (step mode).
-	decMu     sync.Mutex
-	decisions map[string]decision
-	bound     map[int]string
+	// decisions are the scheduler's decisions by pod (namespace/name):
+	// noted after each scheduler step in step mode, told by the
+	// scheduler in live mode (from the first login on).
+	decisions *decisionStore
+	observing sync.Once
+	// guardedSwitch is the live switch behind the API server's filters.
+	guardedSwitch http.Handler
+	// bound is the node the scheduler chose at a trace entry (step mode).
+	decMu sync.Mutex
+	bound map[int]string
 }
 
 // New builds the server and the one-time login link's code.
@@ -107,10 +113,28 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), sessions: sess, decisions: map[string]decision{}, bound: map[int]string{},
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sessions: sess, decisions: newDecisionStore(), bound: map[int]string{},
 		static: http.StripPrefix("/ui/static/", http.FileServerFS(sub))}
+	sess.opened = s.pageOpened
+	if cfg.Cluster != nil && cfg.Runner == nil {
+		s.guardedSwitch = cfg.Cluster.Server().Delegate().BuildHandlerChain(http.HandlerFunc(s.switchController), false)
+	}
 	s.routes()
 	return s, nil
+}
+
+// pageOpened starts live mode's records when the first session opens:
+// until a page was opened, the cluster pays nothing for them.
+func (s *Server) pageOpened() {
+	if s.cfg.Runner != nil || s.cfg.Cluster == nil {
+		return
+	}
+	s.observing.Do(func() {
+		if s.cfg.Activity != nil {
+			s.cfg.Activity.record()
+		}
+		s.cfg.Cluster.ObserveSchedulingDecisions(s.decisions.observe)
+	})
 }
 
 // LoginPath is the one-time login link's path and query (print it after
@@ -125,6 +149,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /ui/static/", s.static)
 	s.mux.HandleFunc("GET /ui/api/info", s.authed(s.info))
 	s.mux.HandleFunc("GET /ui/api/trace", s.authed(s.trace))
+	s.mux.HandleFunc("GET /ui/api/userwrites", s.authed(s.userWrites))
 	s.mux.HandleFunc("GET /ui/api/watch", s.authed(s.watchHub))
 	s.mux.HandleFunc("GET /ui/api/activity", s.authed(s.activity))
 	s.mux.HandleFunc("POST /ui/api/step", s.authed(s.step))
@@ -169,8 +194,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if sess.token != "" {
 			r2.Header.Set("Authorization", "Bearer "+sess.token)
 		}
-		if s.cfg.Runner != nil && r.Method != http.MethodGet {
-			s.recordWrite(w, r2)
+		if recordable(r) && s.recordsUsers() {
+			s.recordWrite(w, r2, "the web page")
 			return
 		}
 		s.cfg.API.ServeHTTP(w, r2)
@@ -180,7 +205,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 		return
 	}
+	if recordable(r) && s.cfg.Runner == nil && s.recordsUsers() {
+		// kubectl's write, in live mode: where a chain can end.
+		s.recordWrite(w, r, "a client ("+product(r.UserAgent())+")")
+		return
+	}
 	s.cfg.API.ServeHTTP(w, r)
+}
+
+// recordable reports whether a request is a write whose answer can be
+// read: not a GET, nor a stream (exec, attach, port-forward, a proxy: an
+// upgraded connection goes to the API server as it came).
+func recordable(r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Header.Get("Upgrade") != "" {
+		return false
+	}
+	switch path.Base(r.URL.Path) {
+	case "exec", "attach", "portforward":
+		return false
+	}
+	return !strings.Contains(r.URL.Path, "/proxy")
+}
+
+// recordsUsers reports whether the users' writes are noted: always in
+// step mode, in live mode once a page was opened.
+func (s *Server) recordsUsers() bool {
+	return s.cfg.Runner != nil || (s.cfg.Activity != nil && s.cfg.Activity.recording.Load())
+}
+
+// product is a user agent's first word: kubectl/v1.32.0.
+func product(ua string) string {
+	if ua == "" {
+		return "no user agent"
+	}
+	p, _, _ := strings.Cut(ua, " ")
+	return p
 }
 
 // authed lets a /ui/api request in only with a live session.
@@ -247,10 +306,11 @@ func bearer(r *http.Request) string {
 	return ""
 }
 
-// recordWrite passes a write of the page to the API server and, in step
-// mode, notes it as the user's, so that a causality chain that reaches it
-// ends at "written by you".
-func (s *Server) recordWrite(w http.ResponseWriter, r *http.Request) {
+// recordWrite passes a user's write to the API server and notes it as the
+// user's, so that a causality chain that reaches it ends at "written by
+// you": in the scenario (step mode) or live mode's record. from says
+// whose it is.
+func (s *Server) recordWrite(w http.ResponseWriter, r *http.Request, from string) {
 	rec := &teeWriter{ResponseWriter: w}
 	s.cfg.API.ServeHTTP(rec, r)
 	verb := map[string]string{http.MethodPost: "create", http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete"}[r.Method]
@@ -266,8 +326,12 @@ func (s *Server) recordWrite(w http.ResponseWriter, r *http.Request) {
 	if json.Unmarshal(rec.buf.Bytes(), &meta) != nil || meta.Kind == "Status" {
 		return
 	}
-	s.cfg.Runner.RecordUserWrite("the web page", stepper.Write{Verb: verb, Path: r.URL.Path, Code: rec.code,
-		ResourceVersion: meta.Metadata.ResourceVersion, Name: meta.Metadata.Name})
+	uw := stepper.Write{Verb: verb, Path: r.URL.Path, Code: rec.code, ResourceVersion: meta.Metadata.ResourceVersion, Name: meta.Metadata.Name}
+	if s.cfg.Runner != nil {
+		s.cfg.Runner.RecordUserWrite(from, uw)
+	} else if s.cfg.Activity != nil {
+		s.cfg.Activity.trace.addUser(from, uw)
+	}
 }
 
 // teeWriter keeps a copy of a (small) write answer.
@@ -281,6 +345,9 @@ func (t *teeWriter) WriteHeader(code int) {
 	t.code = code
 	t.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (t *teeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 func (t *teeWriter) Write(p []byte) (int, error) {
 	if t.code == 0 {

@@ -30,6 +30,9 @@ type sessions struct {
 	rand  io.Reader
 	ttl   time.Duration
 
+	// opened is told of every session opened (the live record starts).
+	opened func()
+
 	mu       sync.Mutex
 	byID     map[string]*session
 	linkCode string
@@ -62,8 +65,11 @@ func (s *sessions) open(token string) (string, time.Time, error) {
 	}
 	exp := s.clock.Now().Add(s.ttl)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.byID[id] = &session{token: token, expires: exp}
+	s.mu.Unlock()
+	if s.opened != nil {
+		s.opened()
+	}
 	return id, exp, nil
 }
 

@@ -114,11 +114,25 @@ func (inf *Informer[T]) AddIndexer(name string, fn IndexFunc[T]) {
 	}
 }
 
-// AddHandler registers h; call before Run or Sync.
+// AddHandler registers h. A handler added to an informer that has
+// already synced (a shared informer, when a controller is switched back
+// on in a running cluster) is first told of every object in the cache as
+// an add, as client-go's AddEventHandler does, so that it starts from
+// the same picture as the handlers registered before Run.
 func (inf *Informer[T]) AddHandler(h Handler[T]) {
 	inf.mu.Lock()
-	defer inf.mu.Unlock()
 	inf.handlers = append(inf.handlers, h)
+	var replay []T
+	if inf.synced && h.OnAdd != nil {
+		replay = make([]T, 0, len(inf.items))
+		for _, k := range slices.Sorted(maps.Keys(inf.items)) {
+			replay = append(replay, inf.items[k])
+		}
+	}
+	inf.mu.Unlock()
+	for _, obj := range replay {
+		h.OnAdd(obj)
+	}
 }
 
 func (inf *Informer[T]) indexLocked(name string, fn IndexFunc[T], key string, obj T) {

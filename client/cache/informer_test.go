@@ -143,3 +143,27 @@ func TestRunRelistsWhenTheWindowIsTooSmall(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return len(inf.List()) == 6 }, 5*time.Second, 5*time.Millisecond)
 }
+
+// A handler added after the informer synced (a controller switched back on
+// over a running shared informer) is told of every cached object first.
+func TestLateHandlerIsToldOfTheCache(t *testing.T) {
+	c, _ := testServer(t, 0)
+	ctx := context.Background()
+	cms := c.ConfigMaps()
+	for _, n := range []string{"b", "a"} {
+		_, err := cms.Create(ctx, cm(n, nil))
+		require.NoError(t, err)
+	}
+	inf := New(cms, "", client.ListOptions{}, nil)
+	early := &recorder{}
+	inf.AddHandler(early.handler())
+	require.NoError(t, inf.Sync(ctx))
+	late := &recorder{}
+	inf.AddHandler(late.handler())
+	assert.Equal(t, []string{"add a", "add b"}, late.snapshot())
+	assert.Equal(t, []string{"add a", "add b"}, early.snapshot(), "the early handler is not told twice")
+	_, err := cms.Create(ctx, cm("c", nil))
+	require.NoError(t, err)
+	require.NoError(t, inf.Sync(ctx))
+	assert.Equal(t, []string{"add a", "add b", "add c"}, late.snapshot())
+}

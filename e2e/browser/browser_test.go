@@ -37,13 +37,14 @@ func chromiumPath(t testing.TB) string {
 
 // newBrowser starts a headless Chromium at 1280x800, the size the page is
 // made for; the context ends with the test.
-func newBrowser(t testing.TB) context.Context {
+func newBrowser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath(t)),
 		chromedp.NoSandbox, // the tests may run as root in a container
 		chromedp.Flag("ignore-certificate-errors", true),
 		chromedp.WindowSize(1280, 800),
 	)
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
@@ -377,6 +378,27 @@ func TestStepThroughDemo(t *testing.T) {
 	do(t, ctx, chromedp.KeyEvent(kb.ArrowLeft), chromedp.WaitVisible(chromedp.ID("past-banner")))
 	require.Equal(t, strings.TrimSpace(tr[len(tr)-2].String()), strings.TrimSpace(text(t, ctx, "timeline-entry")))
 	screenshot(t, ctx, "demo-timeline")
+
+	// Back to the ReplicaSet controller's first pod: the state rebuilt
+	// there holds every kind the page shows — the ReplicaSet the scenario
+	// applied (a user's write, put in by its resourceVersion), its pod, the
+	// events written so far — while the ReplicaSet is long gone now.
+	first := -1
+	for i, e := range tr {
+		for _, w := range e.Writes {
+			if first < 0 && e.Actor == "replicaset" && w.Verb == "create" && strings.HasSuffix(w.Path, "/pods") {
+				first = i
+			}
+		}
+	}
+	require.Positive(t, first)
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`scrub(%d)`, first)),
+		waitJS(fmt.Sprintf(`document.getElementById('timeline-pos').textContent === 'unit %d of %d'`, first+1, len(tr))),
+		waitJS(`!!document.querySelector('#past-workloads li[data-key="replicasets/default/web"]') && document.querySelectorAll('#past-nodes .pod').length >= 1`),
+		waitJS(`document.querySelectorAll('#past-events li').length >= 1 && !document.getElementById('past-workloads').hidden && document.getElementById('workloads').hidden`))
+	require.True(t, strings.HasPrefix(eval[string](t, ctx, `document.querySelector('#past-workloads li[data-key="replicasets/default/web"]').textContent`), "web "))
+	screenshot(t, ctx, "demo-timeline-kinds")
+	do(t, ctx, chromedp.Click(chromedp.ID("btn-now")), waitJS(`document.getElementById('past-banner').hidden && !document.getElementById('workloads').hidden`))
 }
 
 // livePodKey is the page's key of the pod a write touched

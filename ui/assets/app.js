@@ -31,6 +31,8 @@ const customWatches = new Set();
 let info = { mode: 'live', loops: [], switches: [] };
 let trace = [];          // the step-mode trace entries, in order
 let viewing = -1;        // the timeline position scrubbed to (-1: now)
+let shownEntry = null;   // the entry the current-write box shows
+let scenarioShown = null; // the scenario's state as last told
 let highlighted = [];    // the keys the current write touched
 
 // ---- list + watch ----------------------------------------------------
@@ -133,6 +135,125 @@ function onWatchEvent(o) {
   }
 }
 
+// ---- virtual lists ----------------------------------------------------
+//
+// With a thousand pods the page draws only what is in view: a VList keeps
+// a list's keys in order and puts in the DOM the rows (or, for chips, the
+// rows of a grid) that the scroll position shows, plus a few either side;
+// a padding above them and the list's full height keep the scrollbar
+// true. Elements are made by the caller and kept by key, so a row that
+// scrolls away and back is the same element. The arrow keys, Home, End,
+// PageUp and PageDown move the focus over the whole list, not only over
+// what is drawn.
+
+class VList {
+  // opts: make(key) -> element (made or refreshed), rowEm: a row's height
+  // in em, minWidthEm: a grid's narrowest column (chips), label.
+  constructor(scroller, inner, opts) {
+    this.scroller = scroller;
+    this.inner = inner;
+    this.make = opts.make;
+    this.rowEm = opts.rowEm;
+    this.minWidthEm = opts.minWidthEm || 0;
+    this.keys = [];
+    this.top = 0;
+    this.width = 0;
+    this.height = 0;
+    this.pending = false;
+    inner.classList.add('vinner');
+    scroller.addEventListener('scroll', () => { this.top = scroller.scrollTop; this.schedule(); });
+    inner.addEventListener('keydown', (ev) => this.onKey(ev));
+    // Sizes come from the observer, never read while drawing: drawing many
+    // lists in one frame does not force a layout per list.
+    const ro = new ResizeObserver((entries) => {
+      for (const e of entries) {
+        if (e.target === scroller) this.height = e.contentRect.height;
+        else this.width = e.contentRect.width;
+      }
+      this.schedule();
+    });
+    ro.observe(scroller);
+    ro.observe(inner);
+  }
+
+  schedule() {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => { this.pending = false; this.draw(); });
+  }
+
+  setKeys(keys) { this.keys = keys; this.draw(); }
+
+  metrics() {
+    if (!this.fontPx) this.fontPx = parseFloat(getComputedStyle(this.inner).fontSize) || 15;
+    const rowH = Math.round(this.rowEm * this.fontPx);
+    const cols = this.minWidthEm && this.width ? Math.max(1, Math.floor(this.width / (this.minWidthEm * this.fontPx))) : 1;
+    // Before the first measure, draw as much as a tall box shows.
+    const viewH = this.height || 30 * rowH;
+    return { rowH, cols, viewH };
+  }
+
+  draw() {
+    const { rowH, cols, viewH } = this.metrics();
+    const n = this.keys.length;
+    const rows = Math.ceil(n / cols);
+    const r0 = Math.max(0, Math.floor(this.top / rowH) - 4);
+    const r1 = Math.min(rows, Math.ceil((this.top + viewH) / rowH) + 4);
+    const st = this.inner.style;
+    const height = rows * rowH + 'px';
+    if (st.height !== height) st.height = height;
+    const pad = r0 * rowH + 'px';
+    if (st.paddingTop !== pad) st.paddingTop = pad;
+    const auto = rowH + 'px';
+    if (st.gridAutoRows !== auto) st.gridAutoRows = auto;
+    const tmpl = 'repeat(' + cols + ', minmax(0, 1fr))';
+    if (st.gridTemplateColumns !== tmpl) st.gridTemplateColumns = tmpl;
+    const want = [];
+    for (let i = r0 * cols; i < Math.min(n, r1 * cols); i++) want.push(this.make(this.keys[i]));
+    // Keep in place what stays (the focused row is not moved, so it
+    // keeps the focus); add the rest in order.
+    const keep = new Set(want);
+    for (const el of [...this.inner.children]) if (!keep.has(el)) el.remove();
+    let cur = this.inner.firstElementChild;
+    for (const el of want) {
+      if (el === cur) { cur = cur.nextElementSibling; continue; }
+      this.inner.insertBefore(el, cur);
+    }
+  }
+
+  // reveal scrolls the list so that key is in view.
+  reveal(key) {
+    const i = this.keys.indexOf(key);
+    if (i < 0) return;
+    const { rowH, cols, viewH } = this.metrics();
+    const top = Math.floor(i / cols) * rowH;
+    if (top < this.top) this.scroller.scrollTop = top;
+    else if (top + rowH > this.top + viewH) this.scroller.scrollTop = top + rowH - viewH;
+    else return;
+    this.top = this.scroller.scrollTop;
+    this.draw();
+  }
+
+  onKey(ev) {
+    const el = ev.target.closest('[data-vkey]');
+    if (!el || !this.inner.contains(el)) return;
+    const { cols, viewH, rowH } = this.metrics();
+    const page = Math.max(1, Math.floor(viewH / rowH)) * cols;
+    const step = { ArrowDown: cols, ArrowUp: -cols, ArrowRight: this.minWidthEm ? 1 : 0, ArrowLeft: this.minWidthEm ? -1 : 0,
+      PageDown: page, PageUp: -page, Home: -Infinity, End: Infinity }[ev.key];
+    if (step === undefined) return;
+    ev.preventDefault();
+    ev.stopPropagation(); // the page's own keys (the timeline's arrows) are not for a list
+    const i = this.keys.indexOf(el.dataset.vkey);
+    if (i < 0 || !step) return;
+    const j = Math.max(0, Math.min(this.keys.length - 1, i + step));
+    this.reveal(this.keys[j]);
+    const row = this.make(this.keys[j]);
+    const target = row.matches('button, [tabindex]') ? row : row.querySelector('button, [tabindex]') || row;
+    target.focus({ preventScroll: true });
+  }
+}
+
 // ---- rendering -------------------------------------------------------
 
 let pending = false;
@@ -159,8 +280,11 @@ function podStage(p) {
 }
 const SHAPE = { Pending: '◌', ContainerCreating: '◐', Running: '●', Ready: '✔', Terminating: '▼', Failed: '✖', Succeeded: '■' };
 
-const podEls = new Map();   // uid -> button
-const nodeEls = new Map();  // node name (or '' for unscheduled) -> {box, pods}
+const podEls = new Map();   // uid -> the pod's chip (a button), in the DOM only while in view
+const podHome = new Map();  // uid -> the node box it is listed in ('' for not scheduled)
+const podByKey = new Map(); // pods/NS/NAME -> uid
+const podKey = new Map();   // uid -> pods/NS/NAME
+const nodeEls = new Map();  // node name (or '' for unscheduled) -> {box, pods, list, uids, dirty}
 
 function nodeBox(name) {
   let n = nodeEls.get(name);
@@ -169,14 +293,53 @@ function nodeBox(name) {
   box.className = 'node' + (name ? '' : ' unscheduled');
   box.dataset.node = name;
   box.innerHTML = '<header><h3></h3><span class="status"></span>' +
-    (name ? '<button class="node-toggle" data-action="stop">Stop node</button>' : '') + '</header><div class="pods"></div>';
-  box.querySelector('h3').textContent = name || 'Not scheduled yet';
+    (name ? '<button class="node-toggle" data-action="stop"></button>' : '') + '</header><div class="pods"><div role="group"></div></div>';
+  box.querySelector('h3').textContent = name || t('unscheduled');
   const btn = box.querySelector('.node-toggle');
-  if (btn) btn.addEventListener('click', () => toggleNode(name, btn.dataset.action));
-  n = { box, pods: box.querySelector('.pods'), status: box.querySelector('.status'), btn };
+  if (btn) { btn.textContent = t('node.stop'); btn.addEventListener('click', () => toggleNode(name, btn.dataset.action)); }
+  const scroller = box.querySelector('.pods');
+  const inner = scroller.firstElementChild;
+  inner.setAttribute('aria-label', t('node.pods', { node: name || t('unscheduled') }));
+  n = { box, pods: inner, status: box.querySelector('.status'), btn, uids: new Set(), dirty: false };
+  n.list = new VList(scroller, inner, { make: podChip, rowEm: 1.9, minWidthEm: 13 });
   nodeEls.set(name, n);
   if (name) $('nodes').appendChild(box); else $('nodes').prepend(box);
   return n;
+}
+
+// podChip makes (or refreshes) a pod's chip.
+function podChip(uid) {
+  let el = podEls.get(uid);
+  if (!el) {
+    el = document.createElement('button');
+    el.className = 'pod';
+    el.dataset.uid = uid;
+    el.dataset.vkey = uid;
+    el.addEventListener('click', () => openPod(el.dataset.uid));
+    podEls.set(uid, el);
+  }
+  const p = S.pods.get(uid);
+  if (p) updateChip(el, p);
+  el.classList.toggle('hl', highlighted.includes(el.dataset.key));
+  return el;
+}
+
+function updateChip(el, p) {
+  const stage = podStage(p);
+  const text = SHAPE[stage] + ' ' + p.metadata.name;
+  const where = p.spec.nodeName || '';
+  if (el.dataset.stage === stage && el.dataset.text === text && el.dataset.where === where && el.dataset.lang === LANG) return;
+  el.dataset.stage = stage;
+  el.dataset.text = text;
+  el.dataset.where = where;
+  el.dataset.lang = LANG;
+  el.className = 'pod ' + stage;
+  el.innerHTML = esc(text) + '<span class="label">' + esc(stage) + '</span>';
+  el.title = p.metadata.name;
+  el.dataset.name = p.metadata.namespace + '/' + p.metadata.name;
+  el.dataset.key = 'pods/' + p.metadata.namespace + '/' + p.metadata.name;
+  el.setAttribute('aria-label', t('pod.aria', { name: p.metadata.name, stage, where: where ? t('pod.on', { node: where }) : t('pod.nowhere') }));
+  if (highlighted.includes(el.dataset.key)) el.classList.add('hl');
 }
 
 function render() {
@@ -200,53 +363,51 @@ function render() {
     }
     if (added) dirty.allPods = true; // pods may have a box to move to now
   }
-  // Pods as chips in their node's box: keyed, and only the changed ones
-  // are touched.
+  // Pods: each changed one joins the list of its node's box (only the
+  // lists whose members changed are sorted again), and its chip, if it
+  // has one, is refreshed.
   const unscheduled = nodeBox('');
-  const uids = dirty.allPods ? new Set([...S.pods.keys(), ...podEls.keys()]) : dirty.pods;
+  const uids = dirty.allPods ? new Set([...S.pods.keys(), ...podHome.keys()]) : dirty.pods;
   dirty.allPods = false;
   for (const uid of uids) {
     const p = S.pods.get(uid);
-    let el = podEls.get(uid);
-    if (!p) { if (el) { el.remove(); podEls.delete(uid); } continue; }
-    if (!el) {
-      el = document.createElement('button');
-      el.className = 'pod';
-      el.dataset.uid = uid;
-      el.addEventListener('click', () => openPod(el.dataset.uid));
-      podEls.set(uid, el);
+    const was = podHome.get(uid);
+    const home = !p ? undefined : (p.spec.nodeName && nodeEls.has(p.spec.nodeName) ? p.spec.nodeName : '');
+    if (was !== home) {
+      const from = was === undefined ? null : nodeEls.get(was);
+      if (from) { from.uids.delete(uid); from.dirty = true; }
+      if (home === undefined) podHome.delete(uid); else { podHome.set(uid, home); const to = nodeEls.get(home); to.uids.add(uid); to.dirty = true; }
     }
-    const stage = podStage(p);
-    const text = SHAPE[stage] + ' ' + p.metadata.name;
-    if (el.dataset.stage !== stage || el.dataset.text !== text) {
-      el.dataset.stage = stage;
-      el.dataset.text = text;
-      el.className = 'pod ' + stage;
-      el.innerHTML = esc(text) + '<span class="label">' + esc(stage) + '</span>';
-      el.dataset.name = p.metadata.namespace + '/' + p.metadata.name;
-      el.dataset.key = 'pods/' + p.metadata.namespace + '/' + p.metadata.name;
-      el.setAttribute('aria-label', 'Pod ' + p.metadata.name + ', ' + stage + (p.spec.nodeName ? ', on ' + p.spec.nodeName : ', not scheduled'));
-      if (highlighted.includes(el.dataset.key)) el.classList.add('hl');
+    if (!p) {
+      const el = podEls.get(uid);
+      if (el) { el.remove(); podEls.delete(uid); }
+      if (podKey.has(uid)) { podByKey.delete(podKey.get(uid)); podKey.delete(uid); }
+      continue;
     }
-    const home = p.spec.nodeName && nodeEls.has(p.spec.nodeName) ? nodeEls.get(p.spec.nodeName) : unscheduled;
-    if (el.parentNode !== home.pods) home.pods.appendChild(el);
+    const key = 'pods/' + p.metadata.namespace + '/' + p.metadata.name;
+    podByKey.set(key, uid);
+    podKey.set(uid, key);
+    const el = podEls.get(uid);
+    if (el) updateChip(el, p);
   }
   dirty.pods.clear();
-  unscheduled.box.hidden = unscheduled.pods.childElementCount === 0;
-  $('pod-count').textContent = S.pods.size + ' pods';
+  for (const nb of nodeEls.values()) {
+    if (!nb.dirty) continue;
+    nb.dirty = false;
+    const keys = [...nb.uids];
+    const nameOf = (u) => { const p = S.pods.get(u); return p ? p.metadata.namespace + '/' + p.metadata.name : ''; };
+    const names = new Map(keys.map((u) => [u, nameOf(u)]));
+    keys.sort((a, b) => (names.get(a) < names.get(b) ? -1 : names.get(a) > names.get(b) ? 1 : 0));
+    nb.list.setKeys(keys);
+    // In step mode a pod the current unit wrote, arrived by its watch
+    // only now, is brought into view.
+    if (info.mode === 'step') for (const k of highlighted) { const u = podByKey.get(k); if (u !== undefined && nb.uids.has(u)) nb.list.reveal(u); }
+  }
+  unscheduled.box.hidden = unscheduled.uids.size === 0;
+  $('pod-count').textContent = t('pods.count', { n: S.pods.size });
   if (dirty.workloads) { dirty.workloads = false; renderWorkloads(); applyHighlight(); }
   if (dirty.events) { dirty.events = false; renderEvents(); }
   if (dirty.apiservices) { dirty.apiservices = false; renderAPIServices(); }
-}
-
-function owned(uid) {
-  const out = [];
-  for (const m of [S.replicasets, S.pods, S.custom, S.statefulsets, S.deployments]) {
-    for (const o of m.values()) {
-      if ((o.metadata.ownerReferences || []).some((r) => r.uid === uid)) out.push(o);
-    }
-  }
-  return out.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 }
 
 function resourceOf(o) {
@@ -260,52 +421,106 @@ function resourceOf(o) {
   }
 }
 
-function treeItem(o, depth) {
-  const key = resourceOf(o) + '/' + (o.metadata.namespace || '') + '/' + o.metadata.name;
+// The workloads tree, flattened into rows (a row's depth is its
+// aria-level; its path names its owners), drawn as a virtual list.
+let wlRows = new Map();   // row key (its path) -> {o, depth, path}
+const wlEls = new Map();  // row key -> li
+let wlList = null;
+
+function wlRow(key) {
+  let el = wlEls.get(key);
+  if (!el) {
+    el = document.createElement('li');
+    el.setAttribute('role', 'treeitem');
+    el.dataset.vkey = key;
+    wlEls.set(key, el);
+  }
+  const row = wlRows.get(key);
+  if (!row) return el;
+  const o = row.o;
   let label = '<span class="kind">' + esc(o.kind) + '</span>' + esc(o.metadata.name);
   if (o.kind === 'Pod') {
     const st = podStage(o);
     label = '<span class="kind">Pod</span>' + esc(SHAPE[st] + ' ' + o.metadata.name) + ' <span class="label">' + esc(st) + '</span>';
   }
-  label = '<button class="open" data-open="' + esc(o.metadata.uid) + '" aria-label="Open ' + esc(o.kind + ' ' + o.metadata.name) + '">' + label + '</button>';
-  let scale = '';
+  let html = '<button class="open" data-open="' + esc(o.metadata.uid) + '" aria-label="' + esc(t('open', { kind: o.kind, name: o.metadata.name })) + '">' + label + '</button>';
   if (['ReplicaSet', 'Deployment', 'StatefulSet'].includes(o.kind)) {
     const want = o.spec.replicas ?? 1;
     const have = (o.status && o.status.readyReplicas) || 0;
-    scale = ' <span class="scale">' + have + '/' + want + ' ready' +
-      '<button data-scale="-1" aria-label="Scale ' + esc(o.metadata.name) + ' down">−</button>' +
-      '<button data-scale="1" aria-label="Scale ' + esc(o.metadata.name) + ' up">+</button></span>';
+    html += ' <span class="scale">' + esc(t('ready.of', { have, want })) +
+      '<button data-scale="-1" aria-label="' + esc(t('scale.down', { name: o.metadata.name })) + '">−</button>' +
+      '<button data-scale="1" aria-label="' + esc(t('scale.up', { name: o.metadata.name })) + '">+</button></span>';
   }
-  const kids = depth < 4 ? owned(o.metadata.uid) : [];
-  const shown = kids.slice(0, 30);
-  let inner = shown.map((k) => treeItem(k, depth + 1)).join('');
-  if (kids.length > shown.length) inner += '<li class="muted">… ' + (kids.length - shown.length) + ' more</li>';
-  return '<li data-key="' + esc(key) + '" data-uid="' + esc(o.metadata.uid) + '" data-kind="' + esc(o.kind) + '">' + label + scale +
-    (inner ? '<ul>' + inner + '</ul>' : '') + '</li>';
+  if (el.dataset.html !== html) {
+    el.dataset.html = html;
+    el.innerHTML = html;
+    el.querySelector('button.open').dataset.vkey = key; // the arrow keys move from it
+  }
+  const dataKey = resourceOf(o) + '/' + (o.metadata.namespace || '') + '/' + o.metadata.name;
+  if (el.dataset.key !== dataKey) el.dataset.key = dataKey;
+  el.dataset.uid = o.metadata.uid;
+  el.dataset.kind = o.kind;
+  el.dataset.path = row.path;
+  el.setAttribute('aria-level', String(row.depth + 1));
+  el.style.paddingLeft = (row.depth * 1.1) + 'em';
+  el.classList.toggle('hl', highlighted.includes(dataKey));
+  return el;
 }
 
-let workloadsHTML = '';
 function renderWorkloads() {
-  const roots = [];
-  for (const m of [S.deployments, S.statefulsets, S.custom, S.replicasets]) {
+  if (!wlList) wlList = new VList($('workloads'), $('workloads-tree'), { make: wlRow, rowEm: 1.8 });
+  // Who owns what, in one pass (not a search of every object per row).
+  const kids = new Map();
+  for (const m of [S.replicasets, S.pods, S.custom, S.statefulsets, S.deployments]) {
     for (const o of m.values()) {
-      if (!(o.metadata.ownerReferences || []).length) roots.push(o);
+      for (const r of o.metadata.ownerReferences || []) {
+        if (!kids.has(r.uid)) kids.set(r.uid, []);
+        kids.get(r.uid).push(o);
+      }
     }
   }
+  const roots = [];
+  for (const m of [S.deployments, S.statefulsets, S.custom, S.replicasets]) {
+    for (const o of m.values()) if (!(o.metadata.ownerReferences || []).length) roots.push(o);
+  }
   roots.sort((a, b) => (a.kind + a.metadata.name).localeCompare(b.kind + b.metadata.name));
-  const html = roots.length ? '<div class="tree"><ul>' + roots.map((o) => treeItem(o, 0)).join('') + '</ul></div>'
-    : '<p class="muted">No workloads yet: apply a ReplicaSet or a Deployment below.</p>';
-  if (html !== workloadsHTML) { workloadsHTML = html; $('workloads').innerHTML = html; }
+  const rows = new Map();
+  const walk = (o, depth, parent) => {
+    const path = (parent ? parent + '>' : '') + o.kind + '/' + (o.metadata.namespace ? o.metadata.namespace + '/' : '') + o.metadata.name;
+    if (rows.has(path)) return;
+    rows.set(path, { o, depth, path });
+    if (depth >= 4) return;
+    const ks = (kids.get(o.metadata.uid) || []).slice().sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    for (const k of ks) walk(k, depth + 1, path);
+  };
+  for (const r of roots) walk(r, 0, '');
+  wlRows = rows;
+  for (const k of wlEls.keys()) if (!rows.has(k)) { wlEls.get(k).remove(); wlEls.delete(k); }
+  $('workloads-empty').hidden = rows.size > 0;
+  wlList.setKeys([...rows.keys()]);
 }
 
-let eventsHTML = '';
+const evEls = new Map(); // event uid -> li
+let evList = null;
+
+function evRow(uid) {
+  let el = evEls.get(uid);
+  if (!el) { el = document.createElement('li'); el.dataset.vkey = uid; el.tabIndex = 0; evEls.set(uid, el); }
+  const e = S.events.get(uid);
+  if (!e) return el;
+  const html = '<b>' + esc(e.reason) + '</b> ' + esc((e.involvedObject || {}).kind) + '/' + esc((e.involvedObject || {}).name) + ': ' + esc(e.message) +
+    (e.count > 1 ? ' <span class="muted">×' + e.count + '</span>' : '');
+  if (el.dataset.html !== html) { el.dataset.html = html; el.innerHTML = html; el.className = e.type || ''; el.title = e.message || ''; }
+  return el;
+}
+
 function renderEvents() {
-  const evs = [...S.events.values()].sort((a, b) =>
-    (Number(b.metadata.resourceVersion) || 0) - (Number(a.metadata.resourceVersion) || 0)).slice(0, 60);
-  const html = evs.map((e) => '<li class="' + esc(e.type) + '"><b>' + esc(e.reason) + '</b> ' +
-    esc((e.involvedObject || {}).kind) + '/' + esc((e.involvedObject || {}).name) + ': ' + esc(e.message) +
-    (e.count > 1 ? ' <span class="muted">×' + e.count + '</span>' : '') + '</li>').join('');
-  if (html !== eventsHTML) { eventsHTML = html; $('events').innerHTML = html; }
+  if (!evList) evList = new VList($('events-box'), $('events'), { make: evRow, rowEm: 1.6 });
+  const rv = new Map();
+  for (const [uid, e] of S.events) rv.set(uid, Number(e.metadata.resourceVersion) || 0);
+  const keys = [...S.events.keys()].sort((a, b) => rv.get(b) - rv.get(a)); // the newest first
+  for (const k of evEls.keys()) if (!S.events.has(k)) { evEls.get(k).remove(); evEls.delete(k); }
+  evList.setKeys(keys);
 }
 
 function renderAPIServices() {
@@ -313,9 +528,9 @@ function renderAPIServices() {
   $('apiservices').innerHTML = svcs.map((s) => {
     const c = ((s.status && s.status.conditions) || []).find((x) => x.type === 'Available');
     const st = c ? c.status : 'Unknown';
-    const where = s.spec && s.spec.service ? ' → ' + s.spec.service.namespace + '/' + s.spec.service.name : ' (local)';
+    const where = s.spec && s.spec.service ? ' → ' + s.spec.service.namespace + '/' + s.spec.service.name : ' ' + t('local');
     return '<li><span class="avail-' + esc(st) + '">' + esc(s.metadata.name) + '</span> <span class="muted">' +
-      (st === 'True' ? 'Available' : 'not available' + (c && c.reason ? ': ' + esc(c.reason) : '')) + esc(where) + '</span></li>';
+      esc(st === 'True' ? t('available') : t('not.available') + (c && c.reason ? ': ' + c.reason : '')) + esc(where) + '</span></li>';
   }).join('');
 }
 
@@ -333,39 +548,57 @@ function keyOfWrite(w) {
   return res + '/' + ns + '/' + name;
 }
 
-function applyHighlight() {
+// applyHighlight marks what the current write touched; with reveal (a
+// unit of work shown in step mode), a pod out of its list's view is
+// scrolled into it first — not in live mode, where writes come faster
+// than anyone reads and the lists stay where the user scrolled them.
+function applyHighlight(reveal = false) {
   for (const el of document.querySelectorAll('.hl')) el.classList.remove('hl');
   for (const k of highlighted) {
+    const uid = reveal ? podByKey.get(k) : undefined;
+    if (uid !== undefined) { const nb = nodeEls.get(podHome.get(uid)); if (nb) nb.list.reveal(uid); }
     for (const el of document.querySelectorAll('[data-key="' + CSS.escape(k) + '"]')) el.classList.add('hl');
   }
 }
 
-function showEntry(e) {
-  const lines = [];
-  if (!e) { $('current-write').textContent = 'Nothing has run yet.'; return; }
-  if (e.note) lines.push('[' + e.elapsed + '] ' + e.note);
-  else {
-    lines.push('[' + e.elapsed + '] ' + e.actor + ' reconciled ' + e.key + (e.cause ? ' (saw ' + e.cause + ')' : '') + (e.err ? ' error: ' + e.err : ''));
-    const ws = e.writes.filter((w) => !w.path.includes('/events'));
-    for (const w of ws) lines.push('  → ' + w.text);
-    if (!e.writes.length) lines.push('  (no change)');
-    else if (!ws.length) lines.push('  → ' + e.writes.length + ' event(s) recorded');
-  }
-  $('current-write').textContent = lines.join('\n');
+// noteOf is an entry's (or a step answer's) note in the page's language.
+function noteOf(x) { return LANG === 'zh' && x.note_zh ? x.note_zh : x.note; }
+
+// showEntry shows a trace entry as the current one: its text, its
+// writes highlighted, its loop lit (and counted, unless only looked at
+// again on the timeline).
+function showEntry(e, count = true) {
+  describeEntry(e);
+  if (!e) return;
   $('current-write').dataset.index = e.index;
   highlighted = e.writes.filter((w) => !w.path.includes('/events')).map(keyOfWrite);
-  applyHighlight();
+  applyHighlight(true);
   for (const el of document.querySelectorAll('.loop')) el.classList.toggle('active', el.dataset.name === e.actor);
-  if (e.actor) {
+  if (e.actor && count) {
     const el = document.querySelector('.loop[data-name="' + CSS.escape(e.actor) + '"] .count');
     if (el) el.textContent = String((Number(el.textContent) || 0) + 1);
   }
 }
 
+function describeEntry(e) {
+  const lines = [];
+  if (!e) { $('current-write').textContent = t('nothing.yet'); return; }
+  if (e.note) lines.push('[' + e.elapsed + '] ' + noteOf(e));
+  else {
+    lines.push('[' + e.elapsed + '] ' + t('reconciled', { actor: e.actor, key: e.key }) + (e.cause ? t('saw', { cause: e.cause }) : '') + (e.err ? t('error', { err: e.err }) : ''));
+    const ws = e.writes.filter((w) => !w.path.includes('/events'));
+    for (const w of ws) lines.push('  → ' + w.text);
+    if (!e.writes.length) lines.push(t('no.change'));
+    else if (!ws.length) lines.push(t('events.recorded', { n: e.writes.length }));
+  }
+  shownEntry = e;
+  $('current-write').textContent = lines.join('\n');
+}
+
 function renderLoops() {
   $('loops').innerHTML = info.loops.map((l) => '<span class="loop" data-name="' + esc(l.name) + '" data-switch="' + esc(l.switch) +
     '">' + esc(l.name) + '<span class="count"></span></span>').join('') +
-    (info.mode === 'live' ? ' <span class="muted">(live: a loop lights up as it writes)</span>' : '');
+    (info.mode === 'live' ? ' <span class="muted">' + esc(t('loops.live')) + '</span>' : '');
   $('switches').innerHTML = info.switches.map((s) => '<label><input type="checkbox" data-switch="' + esc(s.name) + '"' +
     (s.on ? ' checked' : '') + '> ' + esc(s.name) + '</label>').join('');
   markSwitches();
@@ -378,8 +611,10 @@ function markSwitches() {
 
 function setScenario(sc) {
   if (!sc) return;
-  const cur = sc.done ? (sc.failed ? 'the scenario FAILED' : 'the scenario is over: you are driving now')
-    : 'step ' + (sc.current + 1) + '/' + sc.steps.length + ': ' + sc.steps[sc.current];
+  scenarioShown = sc;
+  const titles = LANG === 'zh' && sc.steps_zh ? sc.steps_zh : sc.steps;
+  const cur = sc.done ? (sc.failed ? t('scenario.failed') : t('scenario.over'))
+    : t('scenario.step', { i: sc.current + 1, n: sc.steps.length, title: titles[sc.current] });
   $('current-step').textContent = sc.name + ' — ' + cur;
   $('current-step').dataset.current = sc.current;
 }
@@ -388,7 +623,7 @@ function appendEntries(entries) {
   for (const e of entries) trace[e.index] = e;
   const tl = $('timeline');
   tl.max = Math.max(trace.length - 1, 0);
-  if (viewing < 0) { tl.value = tl.max; $('timeline-pos').textContent = trace.length + ' units of work'; }
+  if (viewing < 0) { tl.value = tl.max; $('timeline-pos').textContent = t('units', { n: trace.length }); }
 }
 
 let running = false;
@@ -401,8 +636,9 @@ async function stepOnce() {
   $('clock').textContent = out.clock;
   if (out.entries.length) showEntry(out.entries[out.entries.length - 1]);
   else {
-    $('current-write').textContent = out.idle ? 'Nothing to do: every loop is idle and no timer is due.'
-      : 'Scenario step done (no control loop ran)' + (out.result ? ': ' + out.result : '.');
+    // A note step says its note, in the page's language.
+    const said = out.note ? noteOf(out) : out.result;
+    $('current-write').textContent = out.idle ? t('idle') : t('scenario.step.done') + (said ? ': ' + said : '.');
     $('current-write').dataset.index = -1;
     highlighted = []; applyHighlight();
   }
@@ -438,39 +674,112 @@ async function advance() {
   if (out.entries.length) showEntry(out.entries[out.entries.length - 1]);
 }
 
-// scrub shows the state at a past trace entry, rebuilt from the trace's
-// writes: which pods existed, where they were bound, which were deleted.
-function scrub(i) {
-  if (i >= trace.length - 1) { viewing = -1; $('past-banner').hidden = true; $('past-nodes').hidden = true; $('nodes').hidden = false;
-    $('timeline-entry').textContent = trace.length ? trace[trace.length - 1].text : ''; $('timeline-pos').textContent = trace.length + ' units of work'; return; }
-  viewing = i;
-  const pods = new Map();
+// pastState rebuilds, from the trace's writes up to entry i, every
+// object of the kinds the page shows: nodes, pods (and where they were
+// bound), the workloads (Deployments, ReplicaSets, StatefulSets, custom
+// resources), APIServices and Events — which existed, and who last
+// created, bound or wrote them. The trace holds writes, not objects: what
+// a write changed inside an object is its text, shown beside. The trace
+// holds the loops' writes; the users' (a step's apply, the page's) come
+// from /ui/api/userwrites and go in by resourceVersion: a user's write
+// counts once a loop's write with a later resourceVersion is in.
+let userWritesSeen = [];
+function pastState(i) {
+  const objs = new Map(); // res/ns/name -> {res, ns, name, node, state, actor}
+  const custom = new Set([...S.crds.values()].map((c) => c.spec.names.plural));
+  const shown = (res) => ['nodes', 'pods', 'deployments', 'replicasets', 'statefulsets', 'apiservices', 'events'].includes(res) || custom.has(res);
+  const users = userWritesSeen.map((u) => ({ rv: Number(u.write.rv) || 0, w: u.write, by: u.by })).sort((a, b) => a.rv - b.rv);
+  let u = 0;
+  const apply = (w, actor, bound) => {
+    if (w.code >= 300) return;
+    const parts = w.path.split('/').filter(Boolean);
+    let k = parts[0] === 'api' ? 2 : 3;
+    let ns = '';
+    if (parts[k] === 'namespaces' && parts.length > k + 2) { ns = parts[k + 1]; k += 2; }
+    const res = parts[k];
+    const name = parts[k + 1] || w.name || '';
+    const sub = parts[k + 2] || '';
+    if (!shown(res) || !name) return;
+    const key = res + '/' + ns + '/' + name;
+    const o = objs.get(key);
+    if (w.verb === 'delete') {
+      if (!o) return;
+      // A pod's first delete only marks it (graceful deletion); its
+      // kubelet's delete removes it.
+      if (res === 'pods' && !o.deleting && !actor.startsWith('kubelet')) { o.deleting = true; o.state = t('past.deleting'); return; }
+      objs.delete(key);
+    } else if (!o) {
+      if (sub && sub !== 'binding') return; // a write to a subresource of an object from before the trace
+      objs.set(key, { res, ns, name, node: sub === 'binding' ? (bound || '?') : '', state: t('past.created', { actor }) });
+    } else if (sub === 'binding') {
+      o.node = bound || o.node || '?'; o.state = t('past.bound', { actor });
+    } else if (sub === 'status') {
+      o.state = t('past.status', { actor });
+    } else {
+      o.state = t('past.updated', { actor });
+    }
+  };
   for (let j = 0; j <= i; j++) {
     const e = trace[j];
     if (!e) continue;
     for (const w of e.writes) {
-      if (w.code >= 300) continue;
-      const k = keyOfWrite(w);
-      if (!k.startsWith('pods/')) continue;
-      const sub = w.path.split('/').pop();
-      if (w.verb === 'create' && w.path.endsWith('/pods')) pods.set(k, { key: k, node: '', state: 'Created' });
-      else if (sub === 'binding' && pods.has(k.replace(/\/binding$/, ''))) {
-        const p = pods.get(k.replace(/\/binding$/, '')); p.node = e.bound || p.node || '?'; p.state = 'Bound';
-      } else if (sub === 'status') { const p = pods.get(k.replace(/\/status$/, '')); if (p) p.state = 'Status written by ' + e.actor; }
-      else if (w.verb === 'delete' && pods.has(k)) pods.delete(k);
+      const rv = Number(w.rv) || 0;
+      while (rv && u < users.length && users[u].rv < rv) { apply(users[u].w, users[u].by, ''); u++; }
+      apply(w, e.actor || 'you', e.bound);
     }
   }
+  return objs;
+}
+
+// scrub shows the state at a past trace entry, rebuilt from the trace
+// (and the users' writes, fetched again: a step may have added some).
+async function scrub(i) {
+  if (i < trace.length - 1) {
+    const r = await api('/ui/api/userwrites');
+    if (r.ok) userWritesSeen = (await r.json()).writes;
+  }
+  const panes = [['nodes', 'past-nodes'], ['workloads', 'past-workloads'], ['apiservices', 'past-apiservices'], ['events-box', 'past-events']];
+  if (i >= trace.length - 1) {
+    viewing = -1;
+    $('past-banner').hidden = true;
+    for (const [live, past] of panes) { $(live).hidden = false; $(past).hidden = true; }
+    $('workloads-empty').hidden = wlRows.size > 0;
+    $('timeline-entry').textContent = trace.length ? trace[trace.length - 1].text : '';
+    $('timeline-pos').textContent = t('units', { n: trace.length });
+    return;
+  }
+  viewing = i;
+  const objs = [...pastState(i).values()];
+  const of = (res) => objs.filter((o) => o.res === res).sort((a, b) => (a.ns + '/' + a.name).localeCompare(b.ns + '/' + b.name));
+  const item = (o, cls) => '<li class="' + cls + '" data-key="' + esc(o.res + '/' + o.ns + '/' + o.name) + '">' + esc(o.name) + ' <span class="muted">' + esc(o.state) + '</span></li>';
+  // Nodes with their pods.
   const byNode = new Map();
-  for (const p of pods.values()) { const n = p.node || '(not scheduled)'; if (!byNode.has(n)) byNode.set(n, []); byNode.get(n).push(p); }
-  $('past-nodes').innerHTML = [...byNode.keys()].sort().map((n) => '<div class="node"><header><h3>' + esc(n) + '</h3></header><div class="pods">' +
-    byNode.get(n).map((p) => '<span class="pod Pending" data-key="' + esc(p.key) + '">' + esc(p.key.split('/')[2]) + '<span class="label">' + esc(p.state) + '</span></span>').join('') +
-    '</div></div>').join('');
+  for (const n of of('nodes')) byNode.set(n.name, { node: n, pods: [] });
+  for (const p of of('pods')) {
+    const n = p.node || '';
+    if (!byNode.has(n)) byNode.set(n, { node: null, pods: [] });
+    byNode.get(n).pods.push(p);
+  }
+  $('past-nodes').innerHTML = [...byNode.keys()].sort().map((n) => {
+    const b = byNode.get(n);
+    return '<div class="node' + (n ? '' : ' unscheduled') + '" data-node="' + esc(n) + '"><header><h3>' + esc(n || t('unscheduled')) + '</h3>' +
+      (b.node ? '<span class="status muted">' + esc(b.node.state) + '</span>' : '') + '</header><div class="pods past-pods">' +
+      b.pods.map((p) => '<span class="pod Pending" data-key="' + esc('pods/' + p.ns + '/' + p.name) + '">' + esc(p.name) +
+        '<span class="label">' + esc(p.state) + '</span></span>').join('') + '</div></div>';
+  }).join('');
+  // The workloads by kind, then APIServices and Events.
+  const kinds = [...new Set(objs.map((o) => o.res))].filter((r) => !['nodes', 'pods', 'apiservices', 'events'].includes(r)).sort();
+  $('past-workloads').innerHTML = kinds.map((r) => '<h3 class="past-kind">' + esc(r) + '</h3><ul class="plain" data-res="' + esc(r) + '">' +
+    of(r).map((o) => item(o, 'past-object')).join('') + '</ul>').join('') || '<p class="muted">' + esc(t('past.none')) + '</p>';
+  $('past-apiservices').innerHTML = of('apiservices').map((o) => item(o, 'past-object')).join('');
+  $('past-events').innerHTML = of('events').slice(-60).reverse().map((o) => item(o, 'past-object')).join('');
+  for (const [live, past] of panes) { $(live).hidden = true; $(past).hidden = false; }
+  $('workloads-empty').hidden = true;
   $('past-banner').hidden = false;
-  $('past-banner').textContent = 'Viewing the state after unit ' + (i + 1) + ' of ' + trace.length + ', rebuilt from the trace (pods created, bound, deleted). Press End or "Back to now" for the live view.';
-  $('nodes').hidden = true; $('past-nodes').hidden = false;
+  $('past-banner').textContent = t('past', { i: i + 1, n: trace.length });
   $('timeline-entry').textContent = trace[i].text;
-  $('timeline-pos').textContent = 'unit ' + (i + 1) + ' of ' + trace.length;
-  showEntry(trace[i]);
+  $('timeline-pos').textContent = t('unit.of', { i: i + 1, n: trace.length });
+  showEntry(trace[i], false);
 }
 
 // followActivity lights the loops of a live cluster as they write (live
@@ -556,7 +865,7 @@ async function toggleNode(name, action) {
   const r = await api('/ui/api/node?name=' + encodeURIComponent(name) + '&action=' + action, { method: 'POST' });
   const out = await r.json();
   const nb = nodeEls.get(name);
-  if (r.ok && nb) { nb.btn.dataset.action = out.stopped ? 'start' : 'stop'; nb.btn.textContent = out.stopped ? 'Start node' : 'Stop node'; }
+  if (r.ok && nb) { nb.btn.dataset.action = out.stopped ? 'start' : 'stop'; nb.btn.textContent = out.stopped ? t('node.start') : t('node.stop'); }
 }
 
 // ---- the pod drawer --------------------------------------------------
@@ -603,15 +912,15 @@ function showEvents() {
   const evs = [...S.events.values()].filter((e) => e.involvedObject && e.involvedObject.uid === p.metadata.uid)
     .sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
   $('drawer-body').innerHTML = '<ol id="pod-events" class="plain events">' + (evs.map((e) => '<li class="' + esc(e.type) + '"><b>' + esc(e.reason) + '</b> ' +
-    esc(e.source && e.source.component) + ': ' + esc(e.message) + '</li>').join('') || '<li>No events.</li>') + '</ol>';
+    esc(e.source && e.source.component) + ': ' + esc(e.message) + '</li>').join('') || '<li>' + esc(t('no.events')) + '</li>') + '</ol>';
 }
 
 async function showWhy() {
   const p = objectOf(openUID); if (!p) return;
   const r = await api('/ui/api/why?path=' + encodeURIComponent(podPath(p, false)) + '&name=' + encodeURIComponent(p.metadata.name));
   const out = await r.json();
-  const owners = (p.metadata.ownerReferences || []).map((o) => o.kind + '/' + o.name).join(', ') || 'nothing';
-  $('drawer-body').innerHTML = '<p>Owned by: ' + esc(owners) + '</p><pre id="why"></pre>';
+  const owners = (p.metadata.ownerReferences || []).map((o) => o.kind + '/' + o.name).join(', ') || t('owned.nothing');
+  $('drawer-body').innerHTML = '<p>' + esc(t('owned.by', { owners })) + '</p>' + (out.live ? '<p class="muted">' + esc(t('why.live')) + '</p>' : '') + '<pre id="why"></pre>';
   $('why').textContent = out.text;
 }
 
@@ -620,10 +929,10 @@ async function showSched() {
   const r = await api('/ui/api/decision?pod=' + encodeURIComponent(p.metadata.namespace + '/' + p.metadata.name));
   const out = await r.json();
   if (!r.ok) { $('drawer-body').innerHTML = '<p id="sched">' + esc(out.message) + '</p>'; return; }
-  $('drawer-body').innerHTML = '<table id="sched" class="sched"><tr><th>node</th><th>filters</th><th>score</th></tr>' +
-    out.nodes.map((n) => '<tr><td>' + esc(n.node) + (n.node === out.chosen ? ' <b>(chosen)</b>' : '') + '</td><td class="' + (n.passed ? 'pass">passed' : 'fail">' + esc(n.filter + ': ' + (n.reasons || []).join(', '))) +
+  $('drawer-body').innerHTML = '<table id="sched" class="sched"><tr><th>' + esc(t('sched.node')) + '</th><th>' + esc(t('sched.filters')) + '</th><th>' + esc(t('sched.score')) + '</th></tr>' +
+    out.nodes.map((n) => '<tr><td>' + esc(n.node) + (n.node === out.chosen ? ' <b>' + esc(t('sched.chosen')) + '</b>' : '') + '</td><td class="' + (n.passed ? 'pass">' + esc(t('sched.passed')) : 'fail">' + esc(n.filter + ': ' + (n.reasons || []).join(', '))) +
       '</td><td>' + (n.passed ? n.score : '—') + '</td></tr>').join('') + '</table>' +
-    (out.ties > 1 ? '<p>' + out.ties + ' nodes tied; the seed picked one.</p>' : '');
+    (out.ties > 1 ? '<p>' + esc(t('sched.ties', { n: out.ties })) + '</p>' : '');
 }
 
 async function deletePod() {
@@ -635,12 +944,36 @@ async function deletePod() {
 
 function closeDrawer() { $('drawer').hidden = true; openUID = ''; }
 
+// relabel redraws what the script wrote, after a language switch (the
+// HTML's own labels are translated by translateStatic).
+function relabel() {
+  $('mode').textContent = t($('mode').dataset.i18n);
+  renderLoops();
+  for (const [name, nb] of nodeEls) {
+    nb.box.querySelector('h3').textContent = name || t('unscheduled');
+    nb.pods.setAttribute('aria-label', t('node.pods', { node: name || t('unscheduled') }));
+    if (nb.btn) nb.btn.textContent = nb.btn.dataset.action === 'start' ? t('node.start') : t('node.stop');
+    nb.list.draw(); // the chips in view say their state again
+  }
+  for (const [uid, el] of podEls) { const p = S.pods.get(uid); if (p) updateChip(el, p); }
+  $('pod-count').textContent = t('pods.count', { n: S.pods.size });
+  if (scenarioShown) setScenario(scenarioShown);
+  if (shownEntry) describeEntry(shownEntry);
+  if (viewing >= 0) scrub(viewing); else $('timeline-pos').textContent = t('units', { n: trace.length });
+  dirty.workloads = dirty.apiservices = true;
+  changed();
+}
+
 // ---- start -----------------------------------------------------------
 
 async function start() {
   const r = await api('/ui/api/info');
   info = await r.json();
-  $('mode').textContent = info.mode === 'step' ? 'step mode' : 'live';
+  translateStatic();
+  if (!shownEntry) $('current-write').textContent = t('nothing.yet');
+  $('mode').dataset.i18n = info.mode === 'step' ? 'mode.step' : 'mode.live';
+  $('mode').textContent = t($('mode').dataset.i18n);
+  $('btn-lang').addEventListener('click', () => { setLang(LANG === 'zh' ? 'en' : 'zh'); relabel(); });
   document.body.dataset.mode = info.mode;
   renderLoops();
   if (info.mode === 'step') {
@@ -681,7 +1014,9 @@ async function start() {
   $('switches').addEventListener('change', async (ev) => {
     const name = ev.target.dataset.switch;
     const r = await api('/ui/api/switch', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, on: ev.target.checked }) });
-    if (r.ok) { const s = info.switches.find((x) => x.name === name); s.on = ev.target.checked; markSwitches(); }
+    // In live mode the API server decides who may (RBAC): its refusal is shown.
+    $('switch-error').textContent = r.ok ? '' : (await r.json()).message;
+    if (r.ok) { const s = info.switches.find((x) => x.name === name); s.on = ev.target.checked; markSwitches(); } else ev.target.checked = !ev.target.checked;
   });
   document.addEventListener('keydown', (ev) => {
     if (ev.target.closest('textarea, input[type=number], input[type=password]') || ev.ctrlKey || ev.metaKey || ev.altKey) return;

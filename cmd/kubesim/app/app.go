@@ -178,8 +178,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	var activity *ui.Activity
 	if !o.NoUI {
-		activity = ui.NewActivity()
-		cfg.OnWrite = activity.Note // the page's row of loops lights up as they write
+		activity = ui.NewActivity(clock.Real{})
+		cfg.OnWrite = activity // the page's row of loops lights up as they write; "why" follows their causes
 	}
 	var etcd store.Interface
 	if o.Etcd.Enabled() {

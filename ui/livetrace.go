@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"sync"
+	"time"
+
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/stepper"
+)
+
+// Bounds of live mode's record: it is a ring, so a server that runs for
+// days keeps the same memory.
+const (
+	// liveTraceEntries is how many reconciles that wrote are kept.
+	liveTraceEntries = 4096
+	// liveTraceWrites bounds the writes kept of one reconcile (a garbage
+	// collector's sweep can delete thousands).
+	liveTraceWrites = 64
+	// liveUserWrites is how many of the users' writes are kept.
+	liveUserWrites = 2048
+)
+
+// liveTrace is live mode's record of the writes, kept so that "why does
+// this exist?" answers there as it does in step mode: each component's
+// writes as a trace entry of the reconcile that made them (its
+// controller, key and the watch event that queued it — what the
+// stepper's trace holds), and the users' writes, where a chain ends. The
+// chain itself is the stepper's (stepper.ExplainObject), run over this
+// record instead of the step trace.
+type liveTrace struct {
+	clock clock.Clock
+	start time.Time
+
+	mu sync.Mutex
+	// ring holds the entries; entry number k is at ring[k%len(ring)],
+	// for the last len(ring) numbers below n.
+	ring []stepper.Entry
+	recs []*controllers.Reconciling // the reconcile of each slot
+	n    int
+	// open is the entry number of each reconcile still in the ring: its
+	// later writes join its entry.
+	open map[*controllers.Reconciling]int
+	// users are the users' writes by resourceVersion; userOrder is their
+	// order, to forget the oldest.
+	users     stepper.UserWrites
+	userOrder []string
+}
+
+func newLiveTrace(c clock.Clock) *liveTrace {
+	return &liveTrace{clock: c, start: c.Now(), ring: make([]stepper.Entry, liveTraceEntries),
+		recs: make([]*controllers.Reconciling, liveTraceEntries), open: map[*controllers.Reconciling]int{}, users: stepper.UserWrites{}}
+}
+
+// add records a component's write, made in reconcile r (nil: outside
+// any, then it has no cause).
+func (t *liveTrace) add(component string, r *controllers.Reconciling, w stepper.Write) {
+	now := t.clock.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r != nil {
+		if k, ok := t.open[r]; ok {
+			e := &t.ring[k%len(t.ring)]
+			if len(e.Writes) < liveTraceWrites {
+				e.Writes = append(e.Writes, w)
+			}
+			return
+		}
+	}
+	slot := t.n % len(t.ring)
+	if old := t.recs[slot]; old != nil {
+		delete(t.open, old)
+	}
+	e := stepper.Entry{Time: now, Elapsed: now.Sub(t.start), Actor: component, Writes: []stepper.Write{w}}
+	if r != nil {
+		// The controller's name, as the step trace names the actor.
+		e.Actor, e.Key, e.Cause = r.Controller, r.Key, r.Cause.String()
+		t.open[r] = t.n
+	}
+	t.ring[slot], t.recs[slot] = e, r
+	t.n++
+}
+
+// addUser records a user's write (kubectl's, the page's): from says
+// whose.
+func (t *liveTrace) addUser(from string, w stepper.Write) {
+	if w.ResourceVersion == "" || w.Code >= 300 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.users[w.ResourceVersion]; !ok {
+		t.userOrder = append(t.userOrder, w.ResourceVersion)
+	}
+	t.users[w.ResourceVersion] = stepper.UserWrite{Step: -1, Title: from, Write: w}
+	if len(t.userOrder) > liveUserWrites {
+		delete(t.users, t.userOrder[0])
+		t.userOrder = t.userOrder[1:]
+	}
+}
+
+// explainObject answers "why does this exist?" from the record.
+func (t *liveTrace) explainObject(collection, name string) string {
+	t.mu.Lock()
+	first := max(0, t.n-len(t.ring))
+	entries := make([]stepper.Entry, 0, t.n-first)
+	for k := first; k < t.n; k++ {
+		e := t.ring[k%len(t.ring)]
+		e.Writes = append([]stepper.Write(nil), e.Writes...)
+		entries = append(entries, e)
+	}
+	users := make(stepper.UserWrites, len(t.users))
+	for rv, uw := range t.users {
+		users[rv] = uw
+	}
+	t.mu.Unlock()
+	return stepper.ExplainObject(entries, collection, name, users)
+}
