@@ -125,7 +125,7 @@ func (r *Recorder) drain() {
 	}
 }
 
-// record correlates one event that happened at now and writes what the
+// record correlates one event, which happened at at, and writes what the
 // correlator decided: a new Event, a PATCH of the count of an earlier one,
 // or nothing.
 func (r *Recorder) record(ctx context.Context, ref api.ObjectReference, eventType, reason, msg string, at time.Time) error {
