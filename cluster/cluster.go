@@ -371,9 +371,12 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 	return out
 }
 
-// podCIDR gives node i (from 0) its pod range.
+// podCIDR gives node i (from 0) its pod range: 10.244.0.0/24 onwards;
+// past 3,072 nodes the second octet wraps round to 10.0 (a cluster of
+// 5,000 fake nodes, issue 15), which would reach the services' 10.96/12
+// only past 27,648 nodes.
 func podCIDR(i int) string {
-	return fmt.Sprintf("10.%d.%d.0/24", 244+i/256, i%256)
+	return fmt.Sprintf("10.%d.%d.0/24", (244+i/256)%256, i%256)
 }
 
 // Server is the API server with the aggregator in front.

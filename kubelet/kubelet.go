@@ -139,6 +139,11 @@ type Kubelet struct {
 	runtimes map[string]*podRuntime
 	ipam     *ipam
 	lease    *api.Lease
+	// node is the Node as this kubelet last read or wrote it: the
+	// heartbeat reads its node from here rather than from the API every
+	// 10 s (the real kubelet serves that read from its node lister), and
+	// reads the API again when a write finds it stale (node.go).
+	node *api.Node
 	// real are the containers run for real, by pod key.
 	real map[string][]realContainer
 	// local are the runs of local images, by container id.
@@ -300,6 +305,9 @@ func (k *Kubelet) Start() {
 	k.stopped = false
 	k.stateMu.Lock()
 	k.announce = true
+	// Others may have changed the node while it was down (the node
+	// controller marks it Unknown): read it again.
+	k.node = nil
 	k.stateMu.Unlock()
 	if k.liveCtx != nil && k.liveCtx.Err() == nil {
 		k.startLocked()

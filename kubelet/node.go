@@ -51,48 +51,30 @@ func (k *Kubelet) nodeRef() api.ObjectReference {
 // syncNode is one heartbeat: register the node if it is missing, post its
 // status when it changed (or has not been posted for the report
 // frequency), and renew the lease.
+//
+// The node is read from the kubelet's memory of it, not from the API: in
+// a large cluster the kubelets' GETs of their nodes every 10 s are much
+// of the API server's load, so the real kubelet serves that read from its
+// node lister and goes to the API only to retry a write that conflicted
+// (kubelet_node_status.go, tryUpdateNodeStatus). kubesim keeps no node
+// informer per kubelet (5,000 more watches); it keeps the Node its last
+// read or write returned, and reads the API again when a write finds it
+// stale or gone, when the Lease is lost, and after a restart.
 func (k *Kubelet) syncNode(ctx context.Context, _ string) (controllers.Result, error) {
 	if k.Stopped() {
 		return controllers.Result{}, nil
 	}
 	now := k.cfg.Clock.Now()
-	nodes := k.c.Nodes()
 	k.stateMu.Lock()
-	announce := k.announce
+	announce, node := k.announce, k.node
 	k.stateMu.Unlock()
-	node, err := nodes.Get(ctx, "", k.cfg.NodeName)
-	var transitions []string
-	switch {
-	case api.IsNotFound(err):
-		initial := k.initialNode(now)
-		if node, err = nodes.Create(ctx, initial); err != nil {
-			return controllers.Result{}, fmt.Errorf("registering node %s: %w", k.cfg.NodeName, err)
-		}
-		if len(node.Status.Conditions) == 0 {
-			// The server dropped the status sent with the create (Kubernetes
-			// keeps it for nodes); post it through /status.
-			node.Status = initial.Status
-			if node, err = nodes.UpdateStatus(ctx, node); err != nil {
-				return controllers.Result{}, fmt.Errorf("updating node %s status: %w", k.cfg.NodeName, err)
-			}
-		}
-		for _, c := range nodeConditions {
-			transitions = append(transitions, conditionEvent(c.typ))
-		}
-		k.logger.Info("registered node")
-	case err != nil:
+	node, transitions, err := k.postNodeStatus(ctx, node, now, announce)
+	if err != nil {
 		return controllers.Result{}, err
-	default:
-		status, changed, trans := k.nodeStatus(node, now, announce)
-		if changed {
-			updated := node.DeepCopy()
-			updated.Status = status
-			if node, err = nodes.UpdateStatus(ctx, updated); err != nil {
-				return controllers.Result{}, fmt.Errorf("updating node %s status: %w", k.cfg.NodeName, err)
-			}
-		}
-		transitions = trans
 	}
+	k.stateMu.Lock()
+	k.node = node
+	k.stateMu.Unlock()
 	if announce {
 		k.event(ctx, k.nodeRef(), "Normal", "Starting", "Starting kubelet.")
 	}
@@ -106,6 +88,59 @@ func (k *Kubelet) syncNode(ctx context.Context, _ string) (controllers.Result, e
 		return controllers.Result{}, err
 	}
 	return controllers.Result{RequeueAfter: k.cfg.RenewInterval}, nil
+}
+
+// postNodeStatus registers the node or posts its status when it changed,
+// starting from known (the kubelet's memory of the node, nil for none);
+// a write that finds known stale (Conflict) or gone (NotFound) is tried
+// once more from what the API holds. It returns the node as it now is.
+func (k *Kubelet) postNodeStatus(ctx context.Context, known *api.Node, now time.Time, force bool) (*api.Node, []string, error) {
+	nodes := k.c.Nodes()
+	for attempt := 0; ; attempt++ {
+		node := known
+		var err error
+		if node == nil {
+			node, err = nodes.Get(ctx, "", k.cfg.NodeName)
+		}
+		switch {
+		case api.IsNotFound(err):
+			initial := k.initialNode(now)
+			if node, err = nodes.Create(ctx, initial); err != nil {
+				return nil, nil, fmt.Errorf("registering node %s: %w", k.cfg.NodeName, err)
+			}
+			if len(node.Status.Conditions) == 0 {
+				// The server dropped the status sent with the create (Kubernetes
+				// keeps it for nodes); post it through /status.
+				node.Status = initial.Status
+				if node, err = nodes.UpdateStatus(ctx, node); err != nil {
+					return nil, nil, fmt.Errorf("updating node %s status: %w", k.cfg.NodeName, err)
+				}
+			}
+			var transitions []string
+			for _, c := range nodeConditions {
+				transitions = append(transitions, conditionEvent(c.typ))
+			}
+			k.logger.Info("registered node")
+			return node, transitions, nil
+		case err != nil:
+			return nil, nil, err
+		}
+		status, changed, transitions := k.nodeStatus(node, now, force)
+		if !changed {
+			return node, transitions, nil
+		}
+		updated := node.DeepCopy()
+		updated.Status = status
+		written, err := nodes.UpdateStatus(ctx, updated)
+		if err == nil {
+			return written, transitions, nil
+		}
+		if known != nil && attempt == 0 && (api.IsConflict(err) || api.IsNotFound(err)) {
+			known = nil // stale: read the API and try again
+			continue
+		}
+		return nil, nil, fmt.Errorf("updating node %s status: %w", k.cfg.NodeName, err)
+	}
 }
 
 // initialNode is the Node the kubelet registers (kubelet_node_status.go
@@ -219,9 +254,11 @@ func (k *Kubelet) renewLease(ctx context.Context, node *api.Node, now time.Time)
 	lease.Spec.RenewTime = &renew
 	updated, err := leases.Update(ctx, lease)
 	if err != nil {
-		// Read it again next time (someone else changed or deleted it).
+		// Read it again next time (someone else changed or deleted it);
+		// a Lease deleted with its node means the node may be gone too.
 		k.stateMu.Lock()
 		k.lease = nil
+		k.node = nil
 		k.stateMu.Unlock()
 		return fmt.Errorf("renewing lease of node %s: %w", k.cfg.NodeName, err)
 	}

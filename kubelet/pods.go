@@ -127,6 +127,11 @@ const (
 	toInitNext
 )
 
+// maxMergedTransitions bounds the transitions folded into one status
+// write, so that a behaviour that flips at one instant forever cannot
+// hold the loop.
+const maxMergedTransitions = 16
+
 // podEvent is an event to record once the status write succeeded.
 type podEvent struct {
 	container, typ, reason, message string
@@ -202,6 +207,27 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		var err error
 		if events, err = k.apply(next, pod, bs, kind, idx, now); err != nil {
 			return controllers.Result{}, err
+		}
+		// What else is due at this instant goes into the same status
+		// write: the real status manager posts the latest status, not
+		// each step to it, so a container without a readiness probe is
+		// Running and ready in one update (the prober reports it ready
+		// as soon as it runs). ContainerCreating stays a write of its
+		// own: the kubelet posts it before it asks the runtime for the
+		// sandbox.
+		for range maxMergedTransitions {
+			if next.stage != stageStarted {
+				break
+			}
+			at, kind, idx, ok := k.pending(next, bs, now)
+			if !ok || now.Before(at) {
+				break
+			}
+			more, err := k.apply(next, pod, bs, kind, idx, now)
+			if err != nil {
+				return controllers.Result{}, err
+			}
+			events = append(events, more...)
 		}
 	}
 	if err := k.writeStatus(ctx, pod, next, now); err != nil {

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,6 +55,11 @@ func (c Chain) mutateOnce(ctx context.Context, a *Attributes) error {
 		}
 		if watch {
 			after, _ := json.Marshal(a.Object)
+			// Most plugins change nothing in most writes (a Lease
+			// renewal): equal bytes need no diff, which decodes both.
+			if bytes.Equal(before, after) {
+				continue
+			}
 			if patch := Diff(before, after); patch != nil {
 				a.ObjectChanged()
 				RecordStep(ctx, Step{Phase: PhaseMutating, Plugin: pluginName(p), Attributes: a, Patch: string(patch)})

@@ -4,16 +4,20 @@
 // show them.
 //
 // It simulates k8s.io/client-go/tools/record (EventRecorder and its
-// correlator, which folds repeats of one event into a count). Left out: the
-// spam filter. In live mode events are written by a goroutine, as the
+// correlator: repeats of one event become a count, similar events one
+// "combined" event, and a spam filter caps what one source says about one
+// object). Left out: events.k8s.io/v1 series, which kubesim does not
+// serve. In live mode events are written by a goroutine, as the
 // real broadcaster does; in step mode each is written synchronously, so a
 // step's writes appear in its own trace line.
 package record
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -28,11 +32,16 @@ type Recorder struct {
 	host      string
 	clock     clock.Clock
 
-	mu   sync.Mutex
-	seen map[string]*api.Event
+	mu sync.Mutex
 	// last is the last timestamp used in a name: on a fake clock many
 	// events share one instant, and names must still differ.
 	last int64
+
+	// writeMu keeps the correlator and the writes it decides in one
+	// order (only the drain writes in live mode; the caller in step
+	// mode).
+	writeMu    sync.Mutex
+	correlator *correlator
 
 	// async recording (live mode): queue and whether a writer runs.
 	async   bool
@@ -63,7 +72,7 @@ type Config struct {
 // New returns a recorder.
 func New(cfg Config) *Recorder {
 	return &Recorder{c: cfg.Client, component: cfg.Component, host: cfg.Host, clock: cfg.Clock,
-		seen: map[string]*api.Event{}, async: cfg.Mode == runmode.Live}
+		correlator: newCorrelator(), async: cfg.Mode == runmode.Live}
 }
 
 // Ref makes the reference an event points at.
@@ -74,20 +83,25 @@ func Ref(obj api.Object, gvk api.GroupVersionKind) api.ObjectReference {
 		UID: m.UID, ResourceVersion: m.ResourceVersion}
 }
 
-// Eventf records an event of type (Normal or Warning) about ref. A repeat
-// of the same reason and message for the same object raises the count of
-// the existing event instead of creating another.
+// Eventf records an event of type (Normal or Warning) about ref, as
+// client-go's recorder does: a repeat of the same reason and message for
+// the same object raises the count of the existing Event (a PATCH)
+// instead of creating another; the tenth similar one (same reason, any
+// message) within ten minutes starts an Event "(combined from similar
+// events): ..." that counts the rest; and past 25 events about one
+// object (one more every 5 minutes) nothing is written at all.
 func (r *Recorder) Eventf(ctx context.Context, ref api.ObjectReference, eventType, reason, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
+	now := r.clock.Now()
 	if !r.async {
-		return r.record(ctx, ref, eventType, reason, msg)
+		return r.record(ctx, ref, eventType, reason, msg, now)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.queue) >= maxQueued {
 		return nil
 	}
-	r.queue = append(r.queue, func() { _ = r.record(context.Background(), ref, eventType, reason, msg) })
+	r.queue = append(r.queue, func() { _ = r.record(context.Background(), ref, eventType, reason, msg, now) })
 	if !r.writing {
 		r.writing = true
 		go r.drain()
@@ -111,33 +125,17 @@ func (r *Recorder) drain() {
 	}
 }
 
-// record writes one event (or raises the count of its earlier twin).
-func (r *Recorder) record(ctx context.Context, ref api.ObjectReference, eventType, reason, msg string) error {
-	now := api.NewTime(r.clock.Now().UTC())
-	key := ref.UID + "\x00" + ref.Namespace + "\x00" + ref.Name + "\x00" + eventType + "\x00" + reason + "\x00" + msg
-	r.mu.Lock()
-	prev := r.seen[key]
-	r.mu.Unlock()
-	events := r.c.Events()
-	if prev != nil {
-		patch := fmt.Sprintf(`{"count":%d,"lastTimestamp":%q}`, prev.Count+1, now.Format("2006-01-02T15:04:05Z"))
-		ev, err := events.Patch(ctx, prev.Namespace, prev.Name, client.MergePatch, []byte(patch))
-		if err == nil {
-			r.mu.Lock()
-			r.seen[key] = ev
-			r.mu.Unlock()
-			return nil
-		}
-		if !api.IsNotFound(err) {
-			return err
-		}
-	}
+// record correlates one event, which happened at at, and writes what the
+// correlator decided: a new Event, a PATCH of the count of an earlier one,
+// or nothing.
+func (r *Recorder) record(ctx context.Context, ref api.ObjectReference, eventType, reason, msg string, at time.Time) error {
+	now := api.NewTime(at.UTC())
 	ns := ref.Namespace
 	if ns == "" {
 		ns = "default"
 	}
 	ev := &api.Event{
-		ObjectMeta:          api.ObjectMeta{Namespace: ns},
+		ObjectMeta:          api.ObjectMeta{Namespace: ns, Name: r.name(ref.Name, at)},
 		InvolvedObject:      ref,
 		Reason:              reason,
 		Message:             msg,
@@ -152,25 +150,50 @@ func (r *Recorder) record(ctx context.Context, ref api.ObjectReference, eventTyp
 	if r.host != "" {
 		ev.ReportingInstance = r.component + "-" + r.host
 	}
-	// Named like Kubernetes names events: <object>.<nanoseconds in hex>;
-	// on a fake clock two events can share a time, so step on a collision.
-	r.mu.Lock()
-	nanos := max(r.clock.Now().UnixNano(), r.last+1)
-	r.last = nanos
-	r.mu.Unlock()
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	corr := r.correlator.correlate(ev, at, func() string { return r.name(ref.Name, at) })
+	if corr.skip {
+		return nil
+	}
+	ev = corr.event
+	events := r.c.Events()
+	if corr.patch {
+		patch, _ := json.Marshal(map[string]any{"count": ev.Count, "lastTimestamp": ev.LastTimestamp, "message": ev.Message})
+		patched, err := events.Patch(ctx, ev.Namespace, ev.Name, client.MergePatch, patch)
+		if err == nil {
+			r.correlator.observe(corr.key, patched)
+			return nil
+		}
+		if !api.IsNotFound(err) {
+			return err
+		}
+		// Deleted meanwhile (or never written): create it again, with
+		// its count.
+	}
 	for attempt := 0; ; attempt++ {
-		ev.Name = fmt.Sprintf("%s.%x", ref.Name, nanos+int64(attempt))
 		created, err := events.Create(ctx, ev)
 		if api.IsAlreadyExists(err) && attempt < 100 {
+			// Another recorder (of another component) took the name at
+			// the same instant of a fake clock.
+			ev = ev.DeepCopy()
+			ev.Name = r.name(ref.Name, at)
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		r.mu.Lock()
-		r.last = max(r.last, nanos+int64(attempt))
-		r.seen[key] = created
-		r.mu.Unlock()
+		r.correlator.observe(corr.key, created)
 		return nil
 	}
+}
+
+// name names an event as Kubernetes does, <object>.<nanoseconds in hex>;
+// on a fake clock two events can share a time, so each name takes the
+// next nanosecond after the last one used.
+func (r *Recorder) name(object string, at time.Time) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last = max(at.UnixNano(), r.last+1)
+	return fmt.Sprintf("%s.%x", object, r.last)
 }

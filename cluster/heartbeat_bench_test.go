@@ -1,0 +1,85 @@
+package cluster
+
+import (
+	"context"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+)
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchHeartbeats runs a live cluster of nodes fake nodes and no pods,
+// waits until every node has registered and renewed its Lease once,
+// then measures, over window, the CPU the whole process spends per
+// wall-clock second while the nodes only heartbeat: the kubelets'
+// renewals every 10 s and status checks, the API server writing them,
+// and the node lifecycle controller watching them (issue 15 part 5).
+func benchHeartbeats(b *testing.B, nodes int, window time.Duration) {
+	for range b.N {
+		c, err := New(Config{NodeCount: nodes, UnsafeNoFsync: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := c.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		cl := c.Client("bench")
+		registered := time.Now()
+		waitFor(b, 10*time.Minute, func() bool {
+			l, err := cl.Leases().List(ctx, api.NamespaceNodeLease, client.ListOptions{})
+			return err == nil && len(l.Items) == nodes
+		})
+		b.Logf("%d nodes registered in %s", nodes, time.Since(registered).Round(time.Millisecond))
+		// Past the start: registration leaves a tail of writes (each node's
+		// five events, written behind the kubelets' backs); wait until a
+		// renewal interval holds little more than one renewal per node.
+		for settled := false; !settled; {
+			rv := revision(ctx, b, cl)
+			time.Sleep(10 * time.Second)
+			settled = revision(ctx, b, cl)-rv <= int64(nodes)*11/10
+		}
+		// The store's revision counts every write of the window (leases,
+		// node statuses, events) without a watcher of our own adding work.
+		rv0 := revision(ctx, b, cl)
+		cpu0, wall0 := cpuTime(b), time.Now()
+		time.Sleep(window)
+		cpu, wall := cpuTime(b)-cpu0, time.Since(wall0)
+		writes := revision(ctx, b, cl) - rv0
+		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-s/s")
+		b.ReportMetric(float64(writes)/wall.Seconds(), "writes/s")
+		cancel()
+		c.Close()
+	}
+}
+
+// revision is the store's current revision, as a list answers it.
+func revision(ctx context.Context, b *testing.B, cl *client.Client) int64 {
+	l, err := cl.Namespaces().List(ctx, "", client.ListOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rv, err := strconv.ParseInt(l.ResourceVersion, 10, 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return rv
+}
+
+// BenchmarkNodeHeartbeats5000: `go test -run '^$' -bench NodeHeartbeats
+// -benchtime 1x ./cluster/`.
+func BenchmarkNodeHeartbeats5000(b *testing.B) { benchHeartbeats(b, 5000, 30*time.Second) }
+
+func BenchmarkNodeHeartbeats500(b *testing.B) { benchHeartbeats(b, 500, 30*time.Second) }
