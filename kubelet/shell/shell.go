@@ -457,7 +457,7 @@ func (s *state) script(src string) int {
 		if (c.op == "&&" && s.last != 0) || (c.op == "||" && s.last == 0) {
 			continue
 		}
-		s.last = s.run(c.words)
+		s.last = s.redirected(c.redirs, func() int { return s.run(c.words) })
 	}
 	return s.last
 }

@@ -69,7 +69,7 @@ func TestCommands(t *testing.T) {
 		{name: "sh cd missing", args: []string{"sh", "-c", "cd /nope"}, errs: "sh: cd: can't cd to /nope: No such file or directory\n", code: 2},
 		{name: "sh comment", args: []string{"sh", "-c", "echo a # b"}, out: "a\n"},
 		{name: "sh pipe", args: []string{"sh", "-c", "env | grep X"},
-			errs: "sh: \"|\" is not simulated (pipes, redirections, background jobs and subshells are left out)\n", code: 2},
+			errs: "sh: \"|\" is not simulated (pipes, input redirections, background jobs and subshells are left out)\n", code: 2},
 		{name: "sh unterminated", args: []string{"sh", "-c", "echo 'a"}, errs: "sh: syntax error: unterminated quoted string\n", code: 2},
 		{name: "sh reads stdin", stdin: "echo one\nexit 5\necho never\n", args: []string{"sh"}, out: "one\n", code: 5},
 		{name: "sh stdin status", stdin: "false\n", args: []string{"sh"}, code: 1},
