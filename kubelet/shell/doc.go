@@ -1,7 +1,8 @@
 // Package shell is the tiny command set a simulated container can run for
 // `kubectl exec` and an attached shell: ls, cat, env, printenv, hostname,
 // echo, pwd, sleep, true, false, test/[, touch, mkdir, tar (what kubectl
-// cp runs, both ways) and sh (with -c, or reading commands from stdin)
+// cp runs, both ways) and sh — and bash, in images that have it (with -c,
+// or reading commands from stdin)
 // whose scripts may use ';', '&&', '||', quotes, $VAR, ${VAR}, $?, cd,
 // export, VAR=value, exit and output redirections (> FILE, >> FILE,
 // 2> FILE, 2>&1, > /dev/null). Commands run against an Environment: the
