@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
@@ -130,7 +130,7 @@ func (c *converter) call(ctx context.Context, req *api.ConversionRequest) (*api.
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// client-go's words for an answer that is not a Status.
-		return nil, fmt.Errorf("an error on the server (%q) has prevented the request from succeeding", strings.TrimSpace(string(data)))
+		return nil, errors.New(api.UnstructuredResponseMessage(resp, data))
 	}
 	var review api.ConversionReview
 	if err := json.Unmarshal(data, &review); err != nil {

@@ -168,6 +168,37 @@ func TestKubectlExec(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "tick\n", line)
 	})
+	t.Run("the shell tutorial", func(t *testing.T) {
+		// kubernetes.io's "Get a Shell to a Running Container": an nginx
+		// pod, /bin/bash, and a file written with a redirection.
+		_, errOut, code := k.runIn(`apiVersion: v1
+kind: Pod
+metadata:
+  name: shell-demo
+spec:
+  volumes:
+  - name: shared-data
+    emptyDir: {}
+  containers:
+  - name: nginx
+    image: nginx
+    volumeMounts:
+    - name: shared-data
+      mountPath: /usr/share/nginx/html
+`, "apply", "-f", "-")
+		require.Equal(t, 0, code, errOut)
+		k.ok("wait", "--for=condition=Ready", "pod/shell-demo", "--timeout=60s")
+		k.ok("exec", "shell-demo", "--", "sh", "-c", "echo 'Hello shell demo' > /usr/share/nginx/html/index.html")
+		assert.Equal(t, "Hello shell demo\n", k.ok("exec", "shell-demo", "--", "cat", "/usr/share/nginx/html/index.html"))
+		out, errOut, code := k.runIn("echo $HOSTNAME >> /usr/share/nginx/html/index.html\ncat /usr/share/nginx/html/index.html\nexit 5\n",
+			"exec", "-i", "shell-demo", "--", "/bin/bash")
+		assert.Equal(t, 5, code, errOut)
+		assert.Equal(t, "Hello shell demo\nshell-demo\n", out)
+		// busybox has no bash, as on a real node.
+		out, _, code = k.runIn("", "exec", "shell", "--", "bash")
+		assert.Equal(t, 126, code)
+		assert.Contains(t, out, `exec: "bash": executable file not found in $PATH`)
+	})
 }
 
 // portForward starts kubectl port-forward to a random local port and

@@ -216,3 +216,26 @@ func TestCompareCodeBlocks(t *testing.T) {
 	assert.ErrorContains(t, compareCodeBlocks(en, en+"\n```sh\nls\n```\n"), "the English edition has 2 code blocks, the Chinese one 3")
 	assert.Equal(t, []fencedBlock{{3, "```yaml\nkind: Pod\n```"}, {8, "   ```go\nfunc f() {}\n   ```"}}, fencedBlocks(en))
 }
+
+// A Chinese reader who steps through a lab's scenario as the Chinese
+// edition says gets the stepper's lines and the scenario's notes in
+// Chinese: every `kubesim scenario step` it shows carries --lang zh
+// (without it the stepper speaks English).
+func TestLabsChineseEditionStepsInChinese(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "labs", labsZhDir, "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	steps := 0
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(text), "\n") {
+			if !strings.Contains(line, "kubesim scenario step ") {
+				continue
+			}
+			steps++
+			assert.Contains(t, line, "--lang zh", "%s:%d", f, i+1)
+		}
+	}
+	assert.NotZero(t, steps, "the Chinese labs show how to step through their scenarios")
+}

@@ -36,7 +36,27 @@ func Build(ctx context.Context, pod *api.Pod, c *api.Container, src Sources) she
 	host := Hostname(pod)
 	b.files["/etc/hostname"] = []byte(host + "\n")
 	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
-	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Hostname: host, WorkingDir: c.WorkingDir}
+	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Hostname: host, WorkingDir: c.WorkingDir,
+		Bash: hasBash(c.Image)}
+}
+
+// hasBash says whether image has bash: busybox and alpine have only
+// ash, kubesim's own images are not shells; the others courses use
+// (nginx, ubuntu, debian, httpd, redis, …) are built on Debian and have it.
+func hasBash(image string) bool {
+	name, _, _ := strings.Cut(image, "@")
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		name = name[:i]
+	}
+	name = strings.TrimPrefix(strings.TrimPrefix(name, "docker.io/"), "library/")
+	if strings.HasPrefix(name, "kubesim/") {
+		return false
+	}
+	switch path.Base(name) {
+	case "busybox", "alpine":
+		return false
+	}
+	return true
 }
 
 // Hostname is the pod's hostname: spec.hostname, else its name.

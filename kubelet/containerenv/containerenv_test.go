@@ -205,3 +205,23 @@ func TestFieldValue(t *testing.T) {
 }
 
 func v(name, value string) shell.Var { return shell.Var{Name: name, Value: value} }
+
+// The tutorials' `kubectl exec -it shell-demo -- /bin/bash` runs on
+// nginx (Debian) and fails on busybox and alpine, which have only ash.
+func TestHasBash(t *testing.T) {
+	for image, want := range map[string]bool{
+		"nginx":                                 true,
+		"nginx:1.25":                            true,
+		"ubuntu:24.04":                          true,
+		"docker.io/library/debian":              true,
+		"bash":                                  true,
+		"registry.example.com:5000/team/app:v1": true,
+		"busybox":                               false,
+		"busybox:1.36":                          false,
+		"docker.io/library/alpine:3.20":         false,
+		"alpine@sha256:abc":                     false,
+		"kubesim/sleep":                         false,
+	} {
+		assert.Equal(t, want, hasBash(image), image)
+	}
+}

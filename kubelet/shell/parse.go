@@ -15,11 +15,12 @@ type segment struct {
 // word is one argument before expansion.
 type word []segment
 
-// command is a simple command and the operator that joins it to the one
-// before (";" "&&" "||").
+// command is a simple command, its output redirections and the operator
+// that joins it to the one before (";" "&&" "||").
 type command struct {
-	op    string
-	words []word
+	op     string
+	words  []word
+	redirs []redirect
 }
 
 // assignment splits NAME=value (NAME unquoted and valid).
@@ -63,6 +64,8 @@ type parser struct {
 	cur  command
 	w    word
 	inW  bool
+	// pending is a redirection whose file is the next word.
+	pending *redirect
 }
 
 func (p *parser) lit(s string, quoted bool) {
@@ -75,7 +78,12 @@ func (p *parser) lit(s string, quoted bool) {
 }
 
 func (p *parser) endWord() {
-	if p.inW {
+	switch {
+	case p.inW && p.pending != nil:
+		p.pending.target = p.w
+		p.cur.redirs = append(p.cur.redirs, *p.pending)
+		p.pending = nil
+	case p.inW:
 		p.cur.words = append(p.cur.words, p.w)
 	}
 	p.w, p.inW = nil, false
@@ -83,7 +91,10 @@ func (p *parser) endWord() {
 
 func (p *parser) endCommand(nextOp string) error {
 	p.endWord()
-	if len(p.cur.words) == 0 {
+	if p.pending != nil {
+		return errNoRedirectTarget(p.src[p.i:])
+	}
+	if len(p.cur.words) == 0 && len(p.cur.redirs) == 0 {
 		if nextOp == ";" && p.cur.op == ";" {
 			// An empty command between separators is harmless.
 			return nil
@@ -114,8 +125,12 @@ func (p *parser) parse() ([]command, error) {
 				return nil, err
 			}
 			p.i += 2
-		case c == '|' || c == '>' || c == '<' || c == '&' || c == '`' || c == '(' || c == ')':
-			return nil, fmt.Errorf("%q is not simulated (pipes, redirections, background jobs and subshells are left out)", string(c))
+		case c == '>':
+			if err := p.redirect(); err != nil {
+				return nil, err
+			}
+		case c == '|' || c == '<' || c == '&' || c == '`' || c == '(' || c == ')':
+			return nil, fmt.Errorf("%q is not simulated (pipes, input redirections, background jobs and subshells are left out)", string(c))
 		case c == '#' && !p.inW:
 			for p.i < len(p.src) && p.src[p.i] != '\n' {
 				p.i++
@@ -148,7 +163,10 @@ func (p *parser) parse() ([]command, error) {
 		}
 	}
 	p.endWord()
-	if len(p.cur.words) > 0 {
+	if p.pending != nil {
+		return nil, errNoRedirectTarget("")
+	}
+	if len(p.cur.words) > 0 || len(p.cur.redirs) > 0 {
 		p.cmds = append(p.cmds, p.cur)
 	} else if p.cur.op != ";" {
 		return nil, fmt.Errorf("syntax error: unexpected end of file")

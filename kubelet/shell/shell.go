@@ -40,6 +40,11 @@ type Environment struct {
 	Hostname string
 	// WorkingDir is where the process starts ("/" when empty).
 	WorkingDir string
+	// Bash says the image has bash as well as sh: the Debian-based images
+	// (nginx, ubuntu, …) do, busybox and alpine (ash only) do not — so
+	// the tutorials' `kubectl exec -it shell-demo -- /bin/bash` works on
+	// nginx and fails, as it really does, on busybox.
+	Bash bool
 }
 
 // Stdio are a process's streams; a nil Stdin reads nothing and a nil
@@ -92,7 +97,7 @@ func (c Command) Run(ctx context.Context) int {
 		stdin = strings.NewReader("")
 	}
 	s := &state{ctx: ctx, env: c.Env, clock: c.Clock, stdin: stdin, stdout: stdout, stderr: stderr, tty: c.Stdio.TTY,
-		dir: c.Env.WorkingDir, vars: map[string]string{}}
+		dir: c.Env.WorkingDir, vars: map[string]string{}, name: "sh"}
 	if s.dir == "" {
 		s.dir = "/"
 	}
@@ -125,6 +130,8 @@ type state struct {
 	vars           map[string]string
 	last           int
 	exited         bool
+	// name is the shell's, in its prompt and messages: "sh" or "bash".
+	name string
 }
 
 func (s *state) set(name, value string) {
@@ -149,6 +156,9 @@ func (s *state) known(name string) bool {
 			return false
 		}
 		base = b
+	}
+	if base == "bash" {
+		return s.env.Bash
 	}
 	return slices.Contains(programs, base)
 }
@@ -179,6 +189,9 @@ func (s *state) program(args []string) int {
 	case "sleep":
 		return s.sleep(args[1:])
 	case "sh":
+		return s.sh(args[1:])
+	case "bash":
+		s.name = "bash"
 		return s.sh(args[1:])
 	case "tar":
 		return s.tar(args[1:])
@@ -402,8 +415,14 @@ func (s *state) sh(args []string) int {
 	return s.last
 }
 
-// prompt is busybox's for root: the directory, then " # ".
-func (s *state) prompt() string { return s.dir + " # " }
+// prompt is busybox's for root (the directory, then " # "), or bash's as
+// Debian's root sees it: root@HOST:DIR# .
+func (s *state) prompt() string {
+	if s.name == "bash" {
+		return "root@" + s.env.Hostname + ":" + s.dir + "# "
+	}
+	return s.dir + " # "
+}
 
 // readLine reads one line; with a terminal it does what the terminal's
 // line discipline would: echo, erase, ^C and ^D.
@@ -457,7 +476,7 @@ func (s *state) script(src string) int {
 		if (c.op == "&&" && s.last != 0) || (c.op == "||" && s.last == 0) {
 			continue
 		}
-		s.last = s.run(c.words)
+		s.last = s.redirected(c.redirs, func() int { return s.run(c.words) })
 	}
 	return s.last
 }
@@ -517,7 +536,11 @@ func (s *state) run(ws []word) int {
 		return 0
 	}
 	if !s.known(args[0]) {
-		fmt.Fprintf(s.stderr, "sh: %s: not found\n", args[0])
+		if s.name == "bash" {
+			fmt.Fprintf(s.stderr, "bash: %s: command not found\n", args[0])
+		} else {
+			fmt.Fprintf(s.stderr, "sh: %s: not found\n", args[0])
+		}
 		return ExitNotFound
 	}
 	return s.program(args)

@@ -69,7 +69,7 @@ func TestCommands(t *testing.T) {
 		{name: "sh cd missing", args: []string{"sh", "-c", "cd /nope"}, errs: "sh: cd: can't cd to /nope: No such file or directory\n", code: 2},
 		{name: "sh comment", args: []string{"sh", "-c", "echo a # b"}, out: "a\n"},
 		{name: "sh pipe", args: []string{"sh", "-c", "env | grep X"},
-			errs: "sh: \"|\" is not simulated (pipes, redirections, background jobs and subshells are left out)\n", code: 2},
+			errs: "sh: \"|\" is not simulated (pipes, input redirections, background jobs and subshells are left out)\n", code: 2},
 		{name: "sh unterminated", args: []string{"sh", "-c", "echo 'a"}, errs: "sh: syntax error: unterminated quoted string\n", code: 2},
 		{name: "sh reads stdin", stdin: "echo one\nexit 5\necho never\n", args: []string{"sh"}, out: "one\n", code: 5},
 		{name: "sh stdin status", stdin: "false\n", args: []string{"sh"}, code: 1},
@@ -123,4 +123,26 @@ func TestInteractiveTTY(t *testing.T) {
 		Stdio: Stdio{Stdin: strings.NewReader("echo $HOSTNAME\rexiu\x7ft 2\r"), Stdout: &out, TTY: true}}.Run(context.Background())
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "/ # echo $HOSTNAME\r\nweb-0\r\n/ # exiu\b \bt 2\r\n", out.String())
+}
+
+// bash exists only in images that have it; there it is the same shell
+// with bash's prompt and its "command not found".
+func TestBash(t *testing.T) {
+	env := testEnv()
+	var out strings.Builder
+	code := Command{Args: []string{"/bin/bash"}, Env: env, Stdio: Stdio{Stdout: &out}}.Run(context.Background())
+	assert.Equal(t, ExitCannotExecute, code)
+	assert.Equal(t, "OCI runtime exec failed: exec failed: unable to start container process: exec: \"/bin/bash\": executable file not found in $PATH: unknown\n", out.String())
+
+	env.Bash = true
+	out.Reset()
+	code = Command{Args: []string{"/bin/bash"}, Env: env,
+		Stdio: Stdio{Stdin: strings.NewReader("cd /etc\rcurl x\rexit 3\r"), Stdout: &out, TTY: true}}.Run(context.Background())
+	assert.Equal(t, 3, code)
+	assert.Equal(t, "root@web-0:/# cd /etc\r\nroot@web-0:/etc# curl x\r\nbash: curl: command not found\r\nroot@web-0:/etc# exit 3\r\n", out.String())
+
+	var errb strings.Builder
+	code = Command{Args: []string{"bash", "-c", "echo $HOSTNAME; nope"}, Env: env, Stdio: Stdio{Stdout: &out, Stderr: &errb}}.Run(context.Background())
+	assert.Equal(t, ExitNotFound, code)
+	assert.Equal(t, "bash: nope: command not found\n", errb.String())
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
@@ -241,7 +240,7 @@ func (d *dispatcher) call(ctx context.Context, h *hook, req *api.AdmissionReques
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// client-go's words for an answer that is not a Status.
-		return nil, fail("failed to call webhook: an error on the server (%q) has prevented the request from succeeding", strings.TrimSpace(string(data)))
+		return nil, fail("failed to call webhook: %s", api.UnstructuredResponseMessage(resp, data))
 	}
 	var review api.AdmissionReview
 	if err := json.Unmarshal(data, &review); err != nil {

@@ -210,6 +210,12 @@ func TestWebhookFailures(t *testing.T) {
 	}{
 		{"500", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "boom", http.StatusInternalServerError) },
 			`Internal error occurred: failed calling webhook "x.example.com": failed to call webhook: an error on the server ("boom") has prevented the request from succeeding`},
+		// A Service port answered by a server without the webhook's path:
+		// client-go words a 404 by its code, without the body.
+		{"404", http.NotFound,
+			`Internal error occurred: failed calling webhook "x.example.com": failed to call webhook: the server could not find the requested resource`},
+		{"503", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) },
+			`Internal error occurred: failed calling webhook "x.example.com": failed to call webhook: the server is currently unable to handle the request`},
 		{"garbage", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("garbage")) },
 			`Internal error occurred: failed calling webhook "x.example.com": failed to call webhook: invalid character 'g' looking for beginning of value`},
 		{"different uid", reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse {
