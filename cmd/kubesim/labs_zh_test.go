@@ -141,6 +141,7 @@ func describeLabCommand(c labCommand) string {
 }
 
 func TestLabsChineseEdition(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "docs", "labs")
 	pairs, missing, err := labEditions(dir)
 	require.NoError(t, err)
@@ -166,6 +167,7 @@ func TestLabsChineseEdition(t *testing.T) {
 }
 
 func TestLabEditionsPairing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "zh"), 0o755))
 	for _, f := range []string{"README.md", "01-a.md", "02-b.md", "zh/README.md", "zh/glossary.md", "zh/01-a.md", "zh/03-c.md"} {
@@ -181,6 +183,7 @@ func TestLabEditionsPairing(t *testing.T) {
 }
 
 func TestCompareLabEditions(t *testing.T) {
+	t.Parallel()
 	const en = "<!-- lab-server: --nodes 2 -->\n学\n```console\n$ kubectl get pods\nNAME  READY\nweb-<id>  1/1\n```\n<!-- lab-start: foo --serviceaccount default/foo -->\n```console\n$ kubectl get foos 'a b'\n```\n<!-- lab-stop: foo -->\n"
 	parse := func(text string) labDoc {
 		doc, err := parseLab(text)
@@ -209,6 +212,7 @@ func TestCompareLabEditions(t *testing.T) {
 }
 
 func TestCompareCodeBlocks(t *testing.T) {
+	t.Parallel()
 	const en = "Apply it:\n\n```yaml\nkind: Pod\n```\n\n1. Then:\n   ```go\nfunc f() {}\n   ```\n"
 	assert.NoError(t, compareCodeBlocks(en, strings.ReplaceAll(strings.ReplaceAll(en, "Apply it:", "应用它：\n\n再读一遍"), "Then:", "然后：")))
 	assert.ErrorContains(t, compareCodeBlocks(en, strings.Replace(en, "kind: Pod", "kind: Pod # 注释", 1)), "code block 1 differs: English line 3:")
@@ -222,6 +226,7 @@ func TestCompareCodeBlocks(t *testing.T) {
 // Chinese: every `kubesim scenario step` it shows carries --lang zh
 // (without it the stepper speaks English).
 func TestLabsChineseEditionStepsInChinese(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "labs", labsZhDir, "*.md"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)

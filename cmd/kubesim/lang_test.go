@@ -24,6 +24,7 @@ import (
 // notes and closing lines back and it is the English demo byte for byte:
 // only the notes and the demo's own lines change, never the trace.
 func TestDemoInChineseIsGolden(t *testing.T) {
+	t.Parallel()
 	var a, b, en bytes.Buffer
 	require.NoError(t, runDemo(context.Background(), &a, demoOptions{full: true, lang: scenario.Chinese}))
 	require.NoError(t, runDemo(context.Background(), &b, demoOptions{full: true, lang: scenario.Chinese}))
@@ -57,6 +58,7 @@ func TestDemoInChineseIsGolden(t *testing.T) {
 }
 
 func TestDemoInChineseEndsInChinese(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := kubesimWithInput("\n", "demo", "--step", "--lang", "zh", "--color=never")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, 2, strings.Count(out, "[Enter：下一步]"), "one Enter, then the end of the input")
@@ -66,6 +68,7 @@ func TestDemoInChineseEndsInChinese(t *testing.T) {
 }
 
 func TestLangMustBeEnOrZh(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"demo", "--lang", "fr"},
 		{"demo", "--lang=zh-CN"},
@@ -112,6 +115,7 @@ func writeBilingualScenario(t *testing.T) string {
 }
 
 func TestScenarioStepInChinese(t *testing.T) {
+	t.Parallel()
 	f := writeBilingualScenario(t)
 	code, out, errOut := kubesimWithInput("c\nc\nc\nx\na\nq\n", "scenario", "step", "--lang", "zh", f)
 	require.Equal(t, 0, code, errOut)
@@ -133,6 +137,7 @@ func TestScenarioStepInChinese(t *testing.T) {
 }
 
 func TestScenarioRunAndTraceInChinese(t *testing.T) {
+	t.Parallel()
 	f := writeBilingualScenario(t)
 	for _, sub := range []string{"run", "trace"} {
 		code, en, errOut := kubesimWithInput("", "scenario", sub, f)
@@ -147,6 +152,7 @@ func TestScenarioRunAndTraceInChinese(t *testing.T) {
 }
 
 func TestScenarioFlagsMayFollowTheFile(t *testing.T) {
+	t.Parallel()
 	f := writeBilingualScenario(t)
 	code, out, errOut := kubesimWithInput("q\n", "scenario", "step", f, "--lang", "zh")
 	require.Equal(t, 0, code, errOut)
