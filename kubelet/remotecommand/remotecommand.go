@@ -146,7 +146,19 @@ type Conn struct {
 	resize    chan TerminalSize
 	done      chan struct{}
 	closeOnce sync.Once
+	// upgraded is when the handshake was answered (see firstFrameDelay).
+	upgraded time.Time
 }
+
+// firstFrameDelay holds the first frame back this long after the
+// handshake. kubectl 1.32's client (client-go before v0.33) starts reading
+// frames before it has registered its streams, and drops a frame for a
+// stream it does not know yet ("Unknown stream, discarding message"):
+// with a command that answers at once, as the simulated ones do, the
+// whole output or the exit status could be lost on a busy machine. A
+// real container's process takes longer than this to start; newer
+// client-go registers the streams first.
+const firstFrameDelay = 100 * time.Millisecond
 
 // writeWait bounds one write to a client that stopped reading.
 const writeWait = 60 * time.Second
@@ -172,7 +184,7 @@ func Upgrade(w http.ResponseWriter, r *http.Request, opts Options) (*Conn, error
 		ws.Close()
 		return nil, fmt.Errorf("client offered none of %s, %s", StreamProtocolV5Name, StreamProtocolV4Name)
 	}
-	c := &Conn{ws: ws, protocol: ws.Subprotocol(), opts: opts, resize: make(chan TerminalSize, 4), done: make(chan struct{})}
+	c := &Conn{ws: ws, protocol: ws.Subprotocol(), opts: opts, resize: make(chan TerminalSize, 4), done: make(chan struct{}), upgraded: time.Now()}
 	c.stdin, c.stdinW = io.Pipe()
 	go c.readLoop()
 	return c, nil
@@ -255,6 +267,9 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 func (c *Conn) write(channel byte, data []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if wait := firstFrameDelay - time.Since(c.upgraded); wait > 0 {
+		time.Sleep(wait)
+	}
 	_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
 	return c.ws.WriteMessage(websocket.BinaryMessage, Encode(channel, data))
 }
