@@ -482,32 +482,25 @@ func (s *Scheduler) bind(ctx context.Context, pod *api.Pod, node string) (contro
 }
 
 // unschedulableFailure is handleSchedulingFailure for a pod nothing fits:
-// PodScheduled=False with reason Unschedulable and the message, a
-// FailedScheduling event, and a safety-net retry.
+// PodScheduled=False with reason Unschedulable, and a safety-net retry.
 func (s *Scheduler) unschedulableFailure(ctx context.Context, pod *api.Pod, msg string) (controllers.Result, error) {
-	key := pod.Namespace + "/" + pod.Name
-	cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: api.PodReasonUnschedulable, Message: msg}
-	if updated, changed := withPodCondition(pod, cond, s.clock.Now()); changed {
-		if _, err := s.client.Pods().UpdateStatus(ctx, updated); err != nil {
-			if api.IsNotFound(err) {
-				return controllers.Result{}, nil
-			}
-			return controllers.Result{}, fmt.Errorf("updating status of pod %s: %w", key, err)
-		}
-	}
-	if err := s.recorder.Eventf(ctx, record.Ref(pod, podGVK), "Warning", "FailedScheduling", "%s", msg); err != nil {
-		s.logger.Warn("recording event failed", "pod", key, "err", err)
-	}
-	return controllers.Result{RequeueAfter: s.retry}, nil
+	return s.handleSchedulingFailure(ctx, pod, api.PodReasonUnschedulable, msg, s.retry)
 }
 
 // schedulingError is handleSchedulingFailure for a pod whose binding
-// cycle failed (a PreBind error): PodScheduled=False with reason
-// SchedulerError, a FailedScheduling event, and a new try after the
-// initial back-off (podInitialBackoffDuration, 1s).
+// cycle failed (a PreBind error): reason SchedulerError, and a new try
+// after the initial back-off (podInitialBackoffDuration, 1s).
 func (s *Scheduler) schedulingError(ctx context.Context, pod *api.Pod, msg string) (controllers.Result, error) {
+	return s.handleSchedulingFailure(ctx, pod, api.PodReasonSchedulerError, msg, time.Second)
+}
+
+// handleSchedulingFailure records why a pod was not bound, as the real
+// scheduler's handleSchedulingFailure does: PodScheduled=False with the
+// reason and message (written only when it changes), a FailedScheduling
+// event, and the pod queued again after retry.
+func (s *Scheduler) handleSchedulingFailure(ctx context.Context, pod *api.Pod, reason, msg string, retry time.Duration) (controllers.Result, error) {
 	key := pod.Namespace + "/" + pod.Name
-	cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: api.PodReasonSchedulerError, Message: msg}
+	cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: reason, Message: msg}
 	if updated, changed := withPodCondition(pod, cond, s.clock.Now()); changed {
 		if _, err := s.client.Pods().UpdateStatus(ctx, updated); err != nil {
 			if api.IsNotFound(err) {
@@ -519,7 +512,7 @@ func (s *Scheduler) schedulingError(ctx context.Context, pod *api.Pod, msg strin
 	if err := s.recorder.Eventf(ctx, record.Ref(pod, podGVK), "Warning", "FailedScheduling", "%s", msg); err != nil {
 		s.logger.Warn("recording event failed", "pod", key, "err", err)
 	}
-	return controllers.Result{RequeueAfter: time.Second}, nil
+	return controllers.Result{RequeueAfter: retry}, nil
 }
 
 // withPodCondition returns a copy of pod with cond set, and whether that
