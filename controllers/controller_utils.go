@@ -2,18 +2,22 @@ package controllers
 
 // This file holds the helpers the controllers share, as Kubernetes keeps
 // them in pkg/controller/controller_utils.go: the cause of a queued key,
-// the hash that names a template's revision, and when a ready pod becomes
-// available.
+// the hash that names a template's revision, when a ready pod becomes
+// available, and which services select a pod.
 
 import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/client/cache"
 )
 
 // CauseOf is the cause of queueing a key because of a watch event on the
@@ -74,4 +78,23 @@ func NextAvailable(pods []*api.Pod, minReadySeconds int32, now time.Time) (d tim
 		}
 	}
 	return d, ok
+}
+
+// PodServiceMemberships returns the keys, sorted, of the services whose
+// selector matches the pod now or matched it before (old, on an update):
+// the services whose endpoints a pod event can change. The Endpoints and
+// EndpointSlice controllers both use it, as Kubernetes' share
+// endpointutil.GetPodServiceMemberships.
+func PodServiceMemberships(services []*api.Service, p, old *api.Pod) []string {
+	keys := map[string]bool{}
+	for _, s := range services {
+		if s.Namespace != p.Namespace || len(s.Spec.Selector) == 0 {
+			continue
+		}
+		sel := labels.SelectorFromSet(s.Spec.Selector)
+		if sel.Matches(labels.Set(p.Labels)) || (old != nil && sel.Matches(labels.Set(old.Labels))) {
+			keys[cache.Key(&s.ObjectMeta)] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(keys))
 }

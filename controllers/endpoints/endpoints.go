@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"maps"
 	"reflect"
-	"slices"
 	"sort"
 
 	"github.com/kubesim/kubesim/api"
@@ -87,18 +85,7 @@ func (c *Controller) enqueueIfService(event string, e *api.Endpoints) {
 // enqueuePod queues the services whose selector matches the pod (before
 // or after an update).
 func (c *Controller) enqueuePod(event string, p, old *api.Pod) {
-	keys := map[string]bool{}
-	for _, s := range c.services.List() {
-		if s.Namespace != p.Namespace || len(s.Spec.Selector) == 0 {
-			continue
-		}
-		sel := labels.SelectorFromSet(s.Spec.Selector)
-		if sel.Matches(labels.Set(p.Labels)) || (old != nil && sel.Matches(labels.Set(old.Labels))) {
-			keys[cache.Key(&s.ObjectMeta)] = true
-		}
-	}
-	sorted := slices.Sorted(maps.Keys(keys))
-	for _, k := range sorted {
+	for _, k := range controllers.PodServiceMemberships(c.services.List(), p, old) {
 		c.controller.Enqueue(k, controllers.CauseOf(event, "Pod", &p.ObjectMeta))
 	}
 }
