@@ -52,6 +52,9 @@ type Process struct {
 	exitCode int
 	exitedAt time.Time
 	changed  chan struct{}
+	// ended: changed stays closed once the process has ended, so a
+	// follower that read Exited just before the end cannot wait forever.
+	ended bool
 }
 
 // StartFailedCode is the exit code of a binary that could not be started
@@ -126,7 +129,10 @@ func exitCode(st *os.ProcessState) int {
 func (p *Process) finish(code int) {
 	p.mu.Lock()
 	p.exitCode, p.exitedAt = code, p.clk.Now()
-	p.notifyLocked()
+	if !p.ended {
+		close(p.changed) // and it stays closed: see ended
+		p.ended = true
+	}
 	p.mu.Unlock()
 	close(p.done)
 }
@@ -168,6 +174,9 @@ func (p *Process) flush() {
 }
 
 func (p *Process) notifyLocked() {
+	if p.ended {
+		return
+	}
 	close(p.changed)
 	p.changed = make(chan struct{})
 }
