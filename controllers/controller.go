@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/client/workqueue"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/runmode"
@@ -86,8 +87,13 @@ func ReconcilingFrom(ctx context.Context) (*Reconciling, bool) {
 type Config struct {
 	Name       string
 	Reconciler Reconciler
-	Sources    []Source
-	Clock      clock.Clock
+	// Sources are the informers the controller needs synced; InformerFor
+	// makes an informer and adds it here.
+	Sources []Source
+	// Informers is the factory InformerFor takes informers from: the
+	// controller manager's shared factory (nil: private informers).
+	Informers *cache.Factory
+	Clock     clock.Clock
 	// Mode is how the controller runs: its queue sets timers for delayed
 	// keys in Live mode only (Step mode: the stepper moves time).
 	Mode runmode.Mode
@@ -108,6 +114,10 @@ type Controller struct {
 	workers  int
 	periodic bool
 	logger   *slog.Logger
+	// informers and informerLogger make InformerFor's informers (they log
+	// with the Config's logger, unlabelled).
+	informers      *cache.Factory
+	informerLogger *slog.Logger
 
 	mu     sync.Mutex
 	causes map[string]Cause
@@ -129,7 +139,8 @@ func New(cfg Config) (*Controller, error) {
 	}
 	return &Controller{name: cfg.Name, rec: cfg.Reconciler, sources: cfg.Sources,
 		queue: workqueue.New(workqueue.Config{Clock: cfg.Clock, Mode: cfg.Mode}), workers: cfg.Workers, periodic: cfg.Periodic,
-		logger: cfg.Logger.With("controller", cfg.Name), causes: map[string]Cause{}, delayed: map[string]bool{}}, nil
+		logger: cfg.Logger.With("controller", cfg.Name), informers: cfg.Informers, informerLogger: cfg.Logger,
+		causes: map[string]Cause{}, delayed: map[string]bool{}}, nil
 }
 
 // Name is the controller's name, as --controllers uses it.

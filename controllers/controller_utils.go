@@ -3,7 +3,8 @@ package controllers
 // This file holds the helpers the controllers share, as Kubernetes keeps
 // them in pkg/controller/controller_utils.go: the cause of a queued key,
 // the hash that names a template's revision, when a ready pod becomes
-// available, and which services select a pod.
+// available, which services select a pod, and the port a service's
+// targetPort names in a pod.
 
 import (
 	"encoding/binary"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/intstr"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client/cache"
 )
@@ -97,4 +99,25 @@ func PodServiceMemberships(services []*api.Service, p, old *api.Pod) []string {
 		}
 	}
 	return slices.Sorted(maps.Keys(keys))
+}
+
+// FindPort resolves a service port's targetPort in pod p: a number, the
+// name of one of its container ports (false when no container has it), or
+// the service's own port when unset. The Endpoints and EndpointSlice
+// controllers both use it, as Kubernetes' share podutil.FindPort.
+func FindPort(p *api.Pod, sp api.ServicePort) (int32, bool) {
+	if sp.TargetPort.Type == intstr.String && sp.TargetPort.StrVal != "" {
+		for _, c := range p.Spec.Containers {
+			for _, cp := range c.Ports {
+				if cp.Name == sp.TargetPort.StrVal {
+					return cp.ContainerPort, true
+				}
+			}
+		}
+		return 0, false
+	}
+	if sp.TargetPort.IntVal != 0 {
+		return sp.TargetPort.IntVal, true
+	}
+	return sp.Port, true
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/intstr"
 )
 
 func template(image string) *api.PodTemplateSpec {
@@ -54,4 +55,26 @@ func TestIsPodAvailableAndNextAvailable(t *testing.T) {
 	assert.False(t, ok)
 	_, ok = NextAvailable([]*api.Pod{ready}, 5, now)
 	assert.False(t, ok, "already available")
+}
+
+func TestFindPort(t *testing.T) {
+	p := &api.Pod{Spec: api.PodSpec{Containers: []api.Container{
+		{Name: "a", Ports: []api.ContainerPort{{Name: "http", ContainerPort: 8080}}},
+		{Name: "b", Ports: []api.ContainerPort{{Name: "https", ContainerPort: 8443}}},
+	}}}
+	tests := []struct {
+		target intstr.IntOrString
+		want   int32
+		ok     bool
+	}{
+		{intstr.FromInt32(9000), 9000, true},
+		{intstr.FromString("https"), 8443, true},
+		{intstr.FromString("nope"), 0, false},
+		{intstr.IntOrString{}, 443, true},
+	}
+	for _, tt := range tests {
+		got, ok := FindPort(p, api.ServicePort{Port: 443, TargetPort: tt.target})
+		assert.Equal(t, tt.ok, ok, "%v", tt.target)
+		assert.Equal(t, tt.want, got, "%v", tt.target)
+	}
 }

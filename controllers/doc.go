@@ -8,15 +8,18 @@
 // A Controller is informers (its view of the cluster, the Sources), a work
 // queue of keys ("namespace/name", client/workqueue) and a Reconciler:
 // Reconcile(ctx, key) compares the desired state stored in the API server
-// with the actual state and writes what closes the gap. Informer event
-// handlers decide which keys an event queues (EnqueueObject,
-// EnqueueController, or the controller's own), with the Cause the trace
-// shows. This is the shape of client-go's sample-controller and of every
-// controller of kube-controller-manager; kubesim's ReplicaSet, Deployment,
-// garbage collector, namespace, node lifecycle and endpoints controllers,
-// the scheduler and the kubelet are written on it directly, because they
-// need what it leaves open: several primary-like kinds, expectations, their
-// own indexes.
+// with the actual state and writes what closes the gap. InformerFor takes
+// an informer from the controller manager's factory (Config.Informers) and
+// makes it one of the sources, so that a constructor reads as the list of
+// what the controller watches, then the handler of each; the handlers
+// decide which keys an event queues (EnqueueObject, EnqueueController, or
+// the controller's own), with the Cause the trace shows. This is the shape
+// of client-go's sample-controller and of every controller of
+// kube-controller-manager; kubesim's ReplicaSet, Deployment, garbage
+// collector, namespace, node lifecycle and endpoints controllers, the
+// scheduler and the kubelet are written on it directly, because they need
+// what it leaves open: several primary-like kinds, expectations, their own
+// indexes.
 //
 // # Layer 2: a typed controller of one primary kind (ObjectController)
 //
@@ -55,9 +58,11 @@
 // themselves live in sub-packages, one each, and never import one another:
 // what they share is here, as in Kubernetes' pkg/controller — ClaimObjects,
 // the adopt and release of dependents (controller_ref_manager.go), and
-// CauseOf, ComputeHash and NextAvailable (controller_utils.go). Left out:
-// leader election, shared informer factories and a shared cache (each
-// controller has its own informers), predicates, webhooks and metrics.
+// CauseOf, ComputeHash and NextAvailable (controller_utils.go). Informers are
+// shared through client/cache's Factory in live mode only (in step mode
+// each controller keeps its own, so that the trace does not move); leader
+// election is package cluster's. Left out: predicates, webhooks and
+// metrics.
 // Read the real ones at https://github.com/kubernetes/sample-controller and
 // https://github.com/kubernetes-sigs/controller-runtime (pkg/builder,
 // pkg/controller/controllerutil, pkg/handler/enqueue_owner.go).

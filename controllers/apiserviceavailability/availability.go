@@ -67,26 +67,12 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Clock == nil || cfg.Check == nil {
 		return nil, errors.New("availability: Client, Clock and Check are required")
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
 	if cfg.RecheckInterval <= 0 {
 		cfg.RecheckInterval = DefaultRecheckInterval
 	}
-	c := &Controller{
-		cfg:       cfg,
-		apis:      cache.New(cfg.Client.APIServices(), "", client.ListOptions{}, cfg.Logger),
-		services:  cache.New(cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
-		endpoints: cache.New(cfg.Client.Endpoints(), "", client.ListOptions{}, cfg.Logger),
-	}
-	c.apis.AddIndexer(serviceIndex, func(s *api.APIService) []string {
-		if ref := s.Spec.Service; ref != nil {
-			return []string{ref.Namespace + "/" + ref.Name}
-		}
-		return nil
-	})
+	c := &Controller{cfg: cfg}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.apis, c.services, c.endpoints}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger,
+		Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger,
 		// A remote APIService is checked again every 10s for as long as it
 		// exists: a heartbeat, which the stepper must not wait on.
 		Periodic: true})
@@ -94,6 +80,17 @@ func New(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	c.controller = ctrl
+	// The APIServices are the keys; the Service and Endpoints of a
+	// remote one say whether it can be reached.
+	c.apis = controllers.InformerFor(ctrl, cfg.Client.APIServices())
+	c.services = controllers.InformerFor(ctrl, cfg.Client.Services())
+	c.endpoints = controllers.InformerFor(ctrl, cfg.Client.Endpoints())
+	c.apis.AddIndexer(serviceIndex, func(s *api.APIService) []string {
+		if ref := s.Spec.Service; ref != nil {
+			return []string{ref.Namespace + "/" + ref.Name}
+		}
+		return nil
+	})
 	c.apis.AddHandler(cache.Handler[*api.APIService]{
 		OnAdd:    func(s *api.APIService) { c.enqueueAPIService("ADDED", s) },
 		OnUpdate: func(_, s *api.APIService) { c.enqueueAPIService("MODIFIED", s) },

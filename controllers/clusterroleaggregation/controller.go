@@ -2,33 +2,20 @@ package clusterroleaggregation
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"reflect"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName names the loop in traces and logs, and is its switch
 // (--controllers) name.
 const ControllerName = "clusterrole-aggregation"
 
-// Config builds a Controller.
-type Config struct {
-	Client *client.Client
-	// Informers shares informers with the other controllers of the
-	// process (kube-controller-manager's SharedInformerFactory; nil:
-	// private ones).
-	Informers *cache.Factory
-	Clock     clock.Clock
-	Mode      runmode.Mode
-	Logger    *slog.Logger
-}
+// Config builds a Controller: the client, informers, clock and mode every
+// controller of the controller manager is given.
+type Config = controllers.BaseConfig
 
 // Controller keeps aggregated ClusterRoles' rules.
 type Controller struct {
@@ -39,20 +26,13 @@ type Controller struct {
 
 // New checks cfg and returns the controller.
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, fmt.Errorf("clusterroleaggregation: Client and Clock are required")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
 	c := &Controller{cfg: cfg}
-	c.roles = cache.For(cfg.Informers, cfg.Client.ClusterRoles(), "", client.ListOptions{}, cfg.Logger)
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Clock: cfg.Clock, Mode: cfg.Mode,
-		Logger: cfg.Logger, Sources: []controllers.Source{c.roles}})
+	ctrl, err := cfg.NewController(ControllerName, c)
 	if err != nil {
 		return nil, err
 	}
 	c.ctrl = ctrl
+	c.roles = controllers.InformerFor(ctrl, cfg.Client.ClusterRoles())
 	// Any change to any ClusterRole may change what an aggregated one
 	// gathers: every aggregated role is looked at again (the real
 	// controller does the same).

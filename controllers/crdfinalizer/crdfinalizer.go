@@ -49,17 +49,15 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.RecheckDelay <= 0 {
 		cfg.RecheckDelay = 5 * time.Second
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
 	fc := &Controller{cfg: cfg}
-	fc.crds = cache.New(cfg.Client.CustomResourceDefinitions(), "", client.ListOptions{}, cfg.Logger)
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: fc, Clock: cfg.Clock, Mode: cfg.Mode,
-		Logger: cfg.Logger, Sources: []controllers.Source{fc.crds}})
+		Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	fc.ctrl = ctrl
+	// A CRD being deleted is the key.
+	fc.crds = controllers.InformerFor(ctrl, cfg.Client.CustomResourceDefinitions())
 	fc.crds.AddHandler(controllers.EnqueueBeingDeleted[*api.CustomResourceDefinition](ctrl, "CustomResourceDefinition"))
 	return fc, nil
 }

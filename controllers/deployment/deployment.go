@@ -77,33 +77,25 @@ func New(cfg Config) (*DeploymentController, error) {
 	if cfg.Recorder == nil {
 		cfg.Recorder = record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode})
 	}
-	dc := &DeploymentController{
-		client:      cfg.Client,
-		clock:       cfg.Clock,
-		recorder:    cfg.Recorder,
-		logger:      cfg.Logger.With("controller", ControllerName),
-		dInformer:   cache.For(cfg.Informers, cfg.Client.Deployments(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
-		rsInformer:  cache.For(cfg.Informers, cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
-		podInformer: cache.For(cfg.Informers, cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+	dc := &DeploymentController{client: cfg.Client, clock: cfg.Clock, recorder: cfg.Recorder,
+		logger: cfg.Logger.With("controller", ControllerName)}
+	c, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: dc,
+		Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Workers: cfg.Workers, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
 	}
+	dc.controller = c
+	// The Deployments are the keys; their ReplicaSets carry the rollout,
+	// and a deleted pod lets a Recreate rollout go on.
+	dc.dInformer = controllers.FilteredInformerFor(c, cfg.Client.Deployments(), cfg.Namespace, client.ListOptions{})
+	dc.rsInformer = controllers.FilteredInformerFor(c, cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{})
+	dc.podInformer = controllers.FilteredInformerFor(c, cfg.Client.Pods(), cfg.Namespace, client.ListOptions{})
 	dc.rsInformer.AddIndexer(controllerUIDIndex, func(rs *api.ReplicaSet) []string {
 		if ref := api.GetControllerOf(&rs.ObjectMeta); ref != nil {
 			return []string{ref.UID}
 		}
 		return []string{"orphan/" + rs.Namespace}
 	})
-	c, err := controllers.New(controllers.Config{
-		Name:       ControllerName,
-		Reconciler: dc,
-		Sources:    []controllers.Source{dc.dInformer, dc.rsInformer, dc.podInformer},
-		Clock:      cfg.Clock, Mode: cfg.Mode,
-		Workers: cfg.Workers,
-		Logger:  cfg.Logger,
-	})
-	if err != nil {
-		return nil, err
-	}
-	dc.controller = c
 	dc.dInformer.AddHandler(controllers.EnqueueObject[*api.Deployment](c, "Deployment"))
 	dc.rsInformer.AddHandler(cache.Handler[*api.ReplicaSet]{
 		OnAdd:    func(rs *api.ReplicaSet) { dc.replicaSetChanged(nil, rs, "ADDED") },

@@ -2,9 +2,7 @@ package disruption
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"reflect"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -26,17 +23,9 @@ const ControllerName = "disruption"
 // pod is not deleted (the real controller's two minutes).
 const DeletionTimeout = 2 * time.Minute
 
-// Config builds a Controller.
-type Config struct {
-	Client *client.Client
-	// Informers shares informers with the other controllers of the
-	// process (kube-controller-manager's SharedInformerFactory; nil:
-	// private ones).
-	Informers *cache.Factory
-	Clock     clock.Clock
-	Mode      runmode.Mode
-	Logger    *slog.Logger
-}
+// Config builds a Controller: the client, informers, clock and mode every
+// controller of the controller manager is given.
+type Config = controllers.BaseConfig
 
 // Controller keeps every budget's status.
 type Controller struct {
@@ -52,28 +41,19 @@ type Controller struct {
 
 // New checks cfg and builds the controller.
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, errors.New("disruption: Client and Clock are required")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	c := &Controller{
-		client:      cfg.Client,
-		clock:       cfg.Clock,
-		pdbs:        cache.For(cfg.Informers, cfg.Client.PodDisruptionBudgets(), "", client.ListOptions{}, cfg.Logger),
-		pods:        cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
-		replicaSets: cache.For(cfg.Informers, cfg.Client.ReplicaSets(), "", client.ListOptions{}, cfg.Logger),
-		deployments: cache.For(cfg.Informers, cfg.Client.Deployments(), "", client.ListOptions{}, cfg.Logger),
-		statefulSet: cache.For(cfg.Informers, cfg.Client.StatefulSets(), "", client.ListOptions{}, cfg.Logger),
-	}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.pdbs, c.pods, c.replicaSets, c.deployments, c.statefulSet},
-		Clock:   cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	c := &Controller{client: cfg.Client, clock: cfg.Clock}
+	ctrl, err := cfg.NewController(ControllerName, c)
 	if err != nil {
 		return nil, err
 	}
 	c.controller = ctrl
+	// The budgets are the keys; the pods they select, and the scale of
+	// those pods' controllers, make their status.
+	c.pdbs = controllers.InformerFor(ctrl, cfg.Client.PodDisruptionBudgets())
+	c.pods = controllers.InformerFor(ctrl, cfg.Client.Pods())
+	c.replicaSets = controllers.InformerFor(ctrl, cfg.Client.ReplicaSets())
+	c.deployments = controllers.InformerFor(ctrl, cfg.Client.Deployments())
+	c.statefulSet = controllers.InformerFor(ctrl, cfg.Client.StatefulSets())
 	c.pdbs.AddHandler(controllers.EnqueueObject[*api.PodDisruptionBudget](ctrl, "PodDisruptionBudget"))
 	c.pods.AddHandler(cache.Handler[*api.Pod]{
 		OnAdd:    func(p *api.Pod) { c.enqueuePod("ADDED", p) },

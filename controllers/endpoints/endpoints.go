@@ -2,36 +2,22 @@ package endpoints
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"reflect"
 	"sort"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
 const ControllerName = "endpoints"
 
-// Config builds a Controller.
-type Config struct {
-	Client *client.Client
-	// Informers shares informers with the other controllers of the
-	// process (kube-controller-manager's SharedInformerFactory; nil:
-	// private ones).
-	Informers *cache.Factory
-	Clock     clock.Clock
-	// Mode is how it runs: Live, or Step under the stepper.
-	Mode   runmode.Mode
-	Logger *slog.Logger
-}
+// Config builds a Controller: the client, informers, clock and mode every
+// controller of the controller manager is given.
+type Config = controllers.BaseConfig
 
 // Controller keeps each Service's Endpoints.
 type Controller struct {
@@ -44,24 +30,17 @@ type Controller struct {
 
 // New checks cfg and builds the controller.
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, errors.New("endpoints: Client and Clock are required")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	c := &Controller{
-		client:    cfg.Client,
-		services:  cache.For(cfg.Informers, cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
-		pods:      cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
-		endpoints: cache.For(cfg.Informers, cfg.Client.Endpoints(), "", client.ListOptions{}, cfg.Logger),
-	}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.services, c.pods, c.endpoints}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	c := &Controller{client: cfg.Client}
+	ctrl, err := cfg.NewController(ControllerName, c)
 	if err != nil {
 		return nil, err
 	}
 	c.controller = ctrl
+	// The services are the keys; the pods they select make their
+	// Endpoints.
+	c.services = controllers.InformerFor(ctrl, cfg.Client.Services())
+	c.pods = controllers.InformerFor(ctrl, cfg.Client.Pods())
+	c.endpoints = controllers.InformerFor(ctrl, cfg.Client.Endpoints())
 	c.services.AddHandler(controllers.EnqueueObject[*api.Service](ctrl, "Service"))
 	c.pods.AddHandler(cache.Handler[*api.Pod]{
 		OnAdd:    func(p *api.Pod) { c.enqueuePod("ADDED", p, nil) },
@@ -166,7 +145,7 @@ func Subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 		}
 		var ports []api.EndpointPort
 		for _, sp := range svc.Spec.Ports {
-			port, ok := targetPort(p, sp)
+			port, ok := controllers.FindPort(p, sp)
 			if !ok {
 				continue
 			}
@@ -195,23 +174,4 @@ func Subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 		out = append(out, api.EndpointSubset{Addresses: g.ready, NotReadyAddresses: g.notReady, Ports: g.ports})
 	}
 	return out
-}
-
-// targetPort resolves a service port's targetPort in pod p: a number, or
-// the name of one of its container ports.
-func targetPort(p *api.Pod, sp api.ServicePort) (int32, bool) {
-	if sp.TargetPort.Type == intstr.String && sp.TargetPort.StrVal != "" {
-		for _, c := range p.Spec.Containers {
-			for _, cp := range c.Ports {
-				if cp.Name == sp.TargetPort.StrVal {
-					return cp.ContainerPort, true
-				}
-			}
-		}
-		return 0, false
-	}
-	if sp.TargetPort.IntVal != 0 {
-		return sp.TargetPort.IntVal, true
-	}
-	return sp.Port, true
 }

@@ -59,22 +59,3 @@ func TestSubsets(t *testing.T) {
 		})
 	}
 }
-
-func TestTargetPort(t *testing.T) {
-	p := pod("a", "10.244.0.3", true, false)
-	tests := []struct {
-		target intstr.IntOrString
-		want   int32
-		ok     bool
-	}{
-		{intstr.FromInt32(9000), 9000, true},
-		{intstr.FromString("https"), 8443, true},
-		{intstr.FromString("nope"), 0, false},
-		{intstr.IntOrString{}, 443, true},
-	}
-	for _, tt := range tests {
-		got, ok := targetPort(p, api.ServicePort{Port: 443, TargetPort: tt.target})
-		assert.Equal(t, tt.ok, ok)
-		assert.Equal(t, tt.want, got)
-	}
-}

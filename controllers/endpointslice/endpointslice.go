@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
@@ -58,26 +57,22 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
 		return nil, errors.New("endpointslice: Client and Clock are required")
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
 	if cfg.MaxEndpointsPerSlice <= 0 {
 		cfg.MaxEndpointsPerSlice = MaxEndpointsPerSlice
 	}
-	c := &Controller{
-		client:   cfg.Client,
-		max:      cfg.MaxEndpointsPerSlice,
-		services: cache.For(cfg.Informers, cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
-		pods:     cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
-		slices: cache.For(cfg.Informers, cfg.Client.EndpointSlices(), "",
-			client.ListOptions{LabelSelector: api.LabelManagedBy + "=" + ManagedBy}, cfg.Logger),
-	}
+	c := &Controller{client: cfg.Client, max: cfg.MaxEndpointsPerSlice}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.services, c.pods, c.slices}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+		Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	c.controller = ctrl
+	// The services are the keys; the pods they select make their slices.
+	c.services = controllers.InformerFor(ctrl, cfg.Client.Services())
+	c.pods = controllers.InformerFor(ctrl, cfg.Client.Pods())
+	// Only the slices this controller manages (another may manage some).
+	c.slices = controllers.FilteredInformerFor(ctrl, cfg.Client.EndpointSlices(), "",
+		client.ListOptions{LabelSelector: api.LabelManagedBy + "=" + ManagedBy})
 	c.services.AddHandler(controllers.EnqueueObject[*api.Service](ctrl, "Service"))
 	c.pods.AddHandler(cache.Handler[*api.Pod]{
 		OnAdd:    func(p *api.Pod) { c.enqueuePod("ADDED", p, nil) },
@@ -207,7 +202,7 @@ func Desired(svc *api.Service, pods []*api.Pod, max int) []Slice {
 		}
 		var ports []api.EndpointSlicePort
 		for _, sp := range svc.Spec.Ports {
-			port, ok := targetPort(p, sp)
+			port, ok := controllers.FindPort(p, sp)
 			if !ok {
 				continue
 			}
@@ -270,23 +265,4 @@ func endpoint(svc *api.Service, p *api.Pod) api.EndpointSliceEndpoint {
 		ep.Hostname = &h
 	}
 	return ep
-}
-
-// targetPort resolves a service port's targetPort in pod p: a number, or
-// the name of one of its container ports.
-func targetPort(p *api.Pod, sp api.ServicePort) (int32, bool) {
-	if sp.TargetPort.Type == intstr.String && sp.TargetPort.StrVal != "" {
-		for _, c := range p.Spec.Containers {
-			for _, cp := range c.Ports {
-				if cp.Name == sp.TargetPort.StrVal {
-					return cp.ContainerPort, true
-				}
-			}
-		}
-		return 0, false
-	}
-	if sp.TargetPort.IntVal != 0 {
-		return sp.TargetPort.IntVal, true
-	}
-	return sp.Port, true
 }

@@ -103,13 +103,13 @@ func New(cfg Config) (*NamespaceController, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	nc := &NamespaceController{cfg: cfg, logger: cfg.Logger.With("controller", ControllerName)}
-	nc.namespaces = cache.For(cfg.Informers, cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: nc, Clock: cfg.Clock, Mode: cfg.Mode,
-		Workers: cfg.Workers, Logger: cfg.Logger, Sources: []controllers.Source{nc.namespaces}})
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: nc,
+		Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Workers: cfg.Workers, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	nc.ctrl = ctrl
+	nc.namespaces = controllers.InformerFor(ctrl, cfg.Client.Namespaces())
 	nc.namespaces.AddHandler(controllers.EnqueueBeingDeleted[*api.Namespace](ctrl, "Namespace"))
 	return nc, nil
 }

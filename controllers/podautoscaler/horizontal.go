@@ -93,17 +93,17 @@ func New(cfg Config) (*HorizontalController, error) {
 	c := &HorizontalController{
 		cfg:       cfg,
 		recorder:  record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode}),
-		hpas:      cache.For(cfg.Informers, hpaClient, "", client.ListOptions{}, cfg.Logger),
 		hpaClient: hpaClient,
 		metrics:   client.For(cfg.Client, podMetricsInfo, func() *api.PodMetrics { return &api.PodMetrics{} }),
 		history:   map[string]*history{},
 	}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Sources: []controllers.Source{c.hpas},
-		Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger, Periodic: true})
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
+		Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger, Periodic: true})
 	if err != nil {
 		return nil, err
 	}
 	c.controller = ctrl
+	c.hpas = controllers.InformerFor(ctrl, hpaClient)
 	enqueue := func(event string, h *api.HorizontalPodAutoscaler) {
 		c.controller.Enqueue(h.Namespace+"/"+h.Name, controllers.CauseOf(event, "HorizontalPodAutoscaler", &h.ObjectMeta))
 	}

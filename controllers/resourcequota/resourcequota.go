@@ -2,8 +2,6 @@ package resourcequota
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -12,9 +10,7 @@ import (
 	"github.com/kubesim/kubesim/api/resource"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -24,17 +20,9 @@ const ControllerName = "resourcequota"
 // controller's full resync).
 const ResyncPeriod = 5 * time.Minute
 
-// Config builds a Controller.
-type Config struct {
-	Client *client.Client
-	// Informers shares informers with the other controllers of the
-	// process (kube-controller-manager's SharedInformerFactory; nil:
-	// private ones).
-	Informers *cache.Factory
-	Clock     clock.Clock
-	Mode      runmode.Mode
-	Logger    *slog.Logger
-}
+// Config builds a Controller: the client, informers, clock and mode every
+// controller of the controller manager is given.
+type Config = controllers.BaseConfig
 
 // Controller keeps every quota's status.
 type Controller struct {
@@ -49,27 +37,18 @@ type Controller struct {
 
 // New checks cfg and builds the controller.
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, errors.New("resourcequota: Client and Clock are required")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	c := &Controller{
-		client:     cfg.Client,
-		quotas:     cache.For(cfg.Informers, cfg.Client.ResourceQuotas(), "", client.ListOptions{}, cfg.Logger),
-		pods:       cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger),
-		services:   cache.For(cfg.Informers, cfg.Client.Services(), "", client.ListOptions{}, cfg.Logger),
-		configMaps: cache.For(cfg.Informers, cfg.Client.ConfigMaps(), "", client.ListOptions{}, cfg.Logger),
-		secrets:    cache.For(cfg.Informers, cfg.Client.Secrets(), "", client.ListOptions{}, cfg.Logger),
-	}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.quotas, c.pods, c.services, c.configMaps, c.secrets},
-		Clock:   cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	c := &Controller{client: cfg.Client}
+	ctrl, err := cfg.NewController(ControllerName, c)
 	if err != nil {
 		return nil, err
 	}
 	c.controller = ctrl
+	// The quotas are the keys; the objects they count refill them.
+	c.quotas = controllers.InformerFor(ctrl, cfg.Client.ResourceQuotas())
+	c.pods = controllers.InformerFor(ctrl, cfg.Client.Pods())
+	c.services = controllers.InformerFor(ctrl, cfg.Client.Services())
+	c.configMaps = controllers.InformerFor(ctrl, cfg.Client.ConfigMaps())
+	c.secrets = controllers.InformerFor(ctrl, cfg.Client.Secrets())
 	c.quotas.AddHandler(controllers.EnqueueObject[*api.ResourceQuota](ctrl, "ResourceQuota"))
 	c.pods.AddHandler(replenish[*api.Pod](c, "Pod"))
 	c.services.AddHandler(replenish[*api.Service](c, "Service"))

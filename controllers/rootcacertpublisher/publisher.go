@@ -55,18 +55,18 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
 		return nil, fmt.Errorf("rootcacertpublisher: Client and Clock are required")
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
 	c := &Controller{cfg: cfg}
-	c.namespaces = cache.For(cfg.Informers, cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
-	c.configMaps = cache.For(cfg.Informers, cfg.Client.ConfigMaps(), "", client.ListOptions{FieldSelector: "metadata.name=" + ConfigMapName}, cfg.Logger)
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Clock: cfg.Clock, Mode: cfg.Mode,
-		Logger: cfg.Logger, Sources: []controllers.Source{c.namespaces, c.configMaps}})
+	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
+		Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	c.ctrl = ctrl
+	c.namespaces = controllers.InformerFor(ctrl, cfg.Client.Namespaces())
+	// Only the ConfigMaps named kube-root-ca.crt are this controller's
+	// business.
+	c.configMaps = controllers.FilteredInformerFor(ctrl, cfg.Client.ConfigMaps(), "",
+		client.ListOptions{FieldSelector: "metadata.name=" + ConfigMapName})
 	if len(cfg.RootCA) == 0 {
 		return c, nil
 	}

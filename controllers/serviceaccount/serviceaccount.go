@@ -2,15 +2,11 @@ package serviceaccount
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName names the loop in traces and logs.
@@ -19,17 +15,9 @@ const ControllerName = "serviceaccount-controller"
 // DefaultName is the account every namespace gets.
 const DefaultName = "default"
 
-// Config builds a Controller.
-type Config struct {
-	Client *client.Client
-	// Informers shares informers with the other controllers of the
-	// process (kube-controller-manager's SharedInformerFactory; nil:
-	// private ones).
-	Informers *cache.Factory
-	Clock     clock.Clock
-	Mode      runmode.Mode
-	Logger    *slog.Logger
-}
+// Config builds a Controller: the client, informers, clock and mode every
+// controller of the controller manager is given.
+type Config = controllers.BaseConfig
 
 // Controller ensures the default ServiceAccount of every namespace.
 type Controller struct {
@@ -41,21 +29,16 @@ type Controller struct {
 
 // New checks cfg and returns the controller.
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, fmt.Errorf("serviceaccount: Client and Clock are required")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
 	c := &Controller{cfg: cfg}
-	c.namespaces = cache.For(cfg.Informers, cfg.Client.Namespaces(), "", client.ListOptions{}, cfg.Logger)
-	c.accounts = cache.For(cfg.Informers, cfg.Client.ServiceAccounts(), "", client.ListOptions{FieldSelector: "metadata.name=" + DefaultName}, cfg.Logger)
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Clock: cfg.Clock, Mode: cfg.Mode,
-		Logger: cfg.Logger, Sources: []controllers.Source{c.namespaces, c.accounts}})
+	ctrl, err := cfg.NewController(ControllerName, c)
 	if err != nil {
 		return nil, err
 	}
 	c.ctrl = ctrl
+	c.namespaces = controllers.InformerFor(ctrl, cfg.Client.Namespaces())
+	// Only the accounts named "default" are this controller's business.
+	c.accounts = controllers.FilteredInformerFor(ctrl, cfg.Client.ServiceAccounts(), "",
+		client.ListOptions{FieldSelector: "metadata.name=" + DefaultName})
 	// A namespace is the key: its appearance needs an account.
 	c.namespaces.AddHandler(cache.Handler[*api.Namespace]{
 		OnAdd: func(ns *api.Namespace) {

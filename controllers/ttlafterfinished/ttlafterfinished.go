@@ -55,17 +55,14 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
 		return nil, errors.New("ttlafterfinished: Client and Clock are required")
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	c := &Controller{client: cfg.Client, clock: cfg.Clock,
-		jobs: cache.For(cfg.Informers, cfg.Client.Jobs(), cfg.Namespace, client.ListOptions{}, cfg.Logger)}
+	c := &Controller{client: cfg.Client, clock: cfg.Clock}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: controllers.ReconcileFunc(c.reconcile),
-		Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger, Sources: []controllers.Source{c.jobs}})
+		Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	c.ctrl = ctrl
+	c.jobs = controllers.FilteredInformerFor(ctrl, cfg.Client.Jobs(), cfg.Namespace, client.ListOptions{})
 	enqueue := func(event string, j *api.Job) {
 		if _, ok := TimeLeft(j, time.Time{}); ok {
 			ctrl.Enqueue(cache.Key(&j.ObjectMeta), controllers.CauseOf(event, "Job", &j.ObjectMeta))

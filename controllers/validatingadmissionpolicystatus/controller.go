@@ -39,17 +39,15 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Client == nil || cfg.Clock == nil || cfg.Check == nil {
 		return nil, fmt.Errorf("validatingadmissionpolicystatus: Client, Clock and Check are required")
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
 	c := &Controller{cfg: cfg}
-	c.policies = cache.New(cfg.Client.ValidatingAdmissionPolicies(), "", client.ListOptions{}, cfg.Logger)
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Clock: cfg.Clock, Mode: cfg.Mode,
-		Logger: cfg.Logger, Sources: []controllers.Source{c.policies}})
+		Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
 	c.ctrl = ctrl
+	// A policy is the key: a new generation is type-checked.
+	c.policies = controllers.InformerFor(ctrl, cfg.Client.ValidatingAdmissionPolicies())
 	enqueue := func(verb string, p *api.ValidatingAdmissionPolicy) {
 		ctrl.Enqueue(p.Name, controllers.CauseOf(verb, "ValidatingAdmissionPolicy", &p.ObjectMeta))
 	}

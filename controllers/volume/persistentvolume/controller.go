@@ -2,8 +2,6 @@ package persistentvolume
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"reflect"
 	"strings"
 
@@ -14,7 +12,6 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -44,18 +41,9 @@ var (
 	volumeGVK = api.GroupVersionKind{Version: "v1", Kind: "PersistentVolume"}
 )
 
-// Config builds a Controller.
-type Config struct {
-	Client *client.Client
-	// Informers shares informers with the other controllers of the
-	// process (kube-controller-manager's SharedInformerFactory; nil:
-	// private ones).
-	Informers *cache.Factory
-	Clock     clock.Clock
-	// Mode is how it runs: Live, or Step under the stepper.
-	Mode   runmode.Mode
-	Logger *slog.Logger
-}
+// Config builds a Controller: the client, informers, clock and mode every
+// controller of the controller manager is given.
+type Config = controllers.BaseConfig
 
 // Controller binds claims to volumes, provisions volumes for the
 // simulated provisioner's classes, keeps the phases, and reclaims released
@@ -74,27 +62,18 @@ type Controller struct {
 
 // New checks cfg and builds the controller.
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, errors.New("persistentvolume: Client and Clock are required")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	c := &Controller{
-		client:   cfg.Client,
-		clock:    cfg.Clock,
-		claims:   cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), "", client.ListOptions{}, cfg.Logger),
-		volumes:  cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), "", client.ListOptions{}, cfg.Logger),
-		classes:  cache.For(cfg.Informers, cfg.Client.StorageClasses(), "", client.ListOptions{}, cfg.Logger),
-		nodes:    cache.For(cfg.Informers, cfg.Client.Nodes(), "", client.ListOptions{}, cfg.Logger),
-		recorder: record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode}),
-	}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.claims, c.volumes, c.classes, c.nodes}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	c := &Controller{client: cfg.Client, clock: cfg.Clock}
+	ctrl, err := cfg.NewController(ControllerName, c)
 	if err != nil {
 		return nil, err
 	}
 	c.controller = ctrl
+	c.recorder = record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode})
+	c.claims = controllers.InformerFor(ctrl, cfg.Client.PersistentVolumeClaims())
+	c.volumes = controllers.InformerFor(ctrl, cfg.Client.PersistentVolumes())
+	c.classes = controllers.InformerFor(ctrl, cfg.Client.StorageClasses())
+	// The node the scheduler chose for a claim narrows the volumes that fit.
+	c.nodes = controllers.InformerFor(ctrl, cfg.Client.Nodes())
 	c.claims.AddHandler(cache.Handler[*api.PersistentVolumeClaim]{
 		OnAdd:    func(p *api.PersistentVolumeClaim) { c.enqueueClaim("ADDED", p) },
 		OnUpdate: func(_, p *api.PersistentVolumeClaim) { c.enqueueClaim("MODIFIED", p) },

@@ -2,16 +2,12 @@ package protection
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"slices"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // The names --controllers uses.
@@ -20,28 +16,9 @@ const (
 	PVControllerName  = "pv-protection"
 )
 
-// Config builds either controller.
-type Config struct {
-	Client *client.Client
-	// Informers shares informers with the other controllers of the
-	// process (kube-controller-manager's SharedInformerFactory; nil:
-	// private ones).
-	Informers *cache.Factory
-	Clock     clock.Clock
-	// Mode is how it runs: Live, or Step under the stepper.
-	Mode   runmode.Mode
-	Logger *slog.Logger
-}
-
-func (cfg *Config) check(name string) error {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return errors.New(name + ": Client and Clock are required")
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	return nil
-}
+// Config builds either controller: the client, informers, clock and
+// mode every controller of the controller manager is given.
+type Config = controllers.BaseConfig
 
 // PodUsesClaim reports whether pod keeps claim name in use: a scheduled
 // pod that has not finished and mounts it (the kubelet refuses to start a
@@ -87,18 +64,14 @@ type PVCProtection struct {
 
 // NewPVCProtection builds the pvc-protection controller.
 func NewPVCProtection(cfg Config) (*PVCProtection, error) {
-	if err := cfg.check(PVCControllerName); err != nil {
-		return nil, err
-	}
-	c := &PVCProtection{client: cfg.Client,
-		claims: cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), "", client.ListOptions{}, cfg.Logger),
-		pods:   cache.For(cfg.Informers, cfg.Client.Pods(), "", client.ListOptions{}, cfg.Logger)}
-	ctrl, err := controllers.New(controllers.Config{Name: PVCControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.claims, c.pods}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	c := &PVCProtection{client: cfg.Client}
+	ctrl, err := cfg.NewController(PVCControllerName, c)
 	if err != nil {
 		return nil, err
 	}
 	c.controller = ctrl
+	c.claims = controllers.InformerFor(ctrl, cfg.Client.PersistentVolumeClaims())
+	c.pods = controllers.InformerFor(ctrl, cfg.Client.Pods())
 	c.claims.AddHandler(controllers.EnqueueBeingDeleted[*api.PersistentVolumeClaim](ctrl, "PersistentVolumeClaim"))
 	// A pod that stops or goes frees its claims.
 	c.pods.AddHandler(cache.Handler[*api.Pod]{
@@ -156,17 +129,13 @@ type PVProtection struct {
 
 // NewPVProtection builds the pv-protection controller.
 func NewPVProtection(cfg Config) (*PVProtection, error) {
-	if err := cfg.check(PVControllerName); err != nil {
-		return nil, err
-	}
-	c := &PVProtection{client: cfg.Client,
-		volumes: cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), "", client.ListOptions{}, cfg.Logger)}
-	ctrl, err := controllers.New(controllers.Config{Name: PVControllerName, Reconciler: c,
-		Sources: []controllers.Source{c.volumes}, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	c := &PVProtection{client: cfg.Client}
+	ctrl, err := cfg.NewController(PVControllerName, c)
 	if err != nil {
 		return nil, err
 	}
 	c.controller = ctrl
+	c.volumes = controllers.InformerFor(ctrl, cfg.Client.PersistentVolumes())
 	c.volumes.AddHandler(controllers.EnqueueBeingDeleted[*api.PersistentVolume](ctrl, "PersistentVolume"))
 	return c, nil
 }
