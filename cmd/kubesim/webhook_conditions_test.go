@@ -1,11 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +12,6 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/audit"
-	"github.com/kubesim/kubesim/pki"
 )
 
 // TestKubectlWebhookMatchConditionsAndPolicyWarn: a webhook's
@@ -32,22 +26,10 @@ func TestKubectlWebhookMatchConditionsAndPolicyWarn(t *testing.T) {
 	s := startServer(t, t.TempDir(), "--api-server-only", "--audit-log-path", logPath, "--audit-policy-file", policy)
 	k := newKubectl(t, s)
 
-	b, err := pki.EnsureServing(t.TempDir(), nil, time.Now(), rand.Reader)
-	require.NoError(t, err)
-	hook := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review api.AdmissionReview
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		resp := &api.AdmissionResponse{UID: review.Request.UID, Allowed: false,
+	hook := startWebhook(t, reviewHandler(func(_ string, req *api.AdmissionRequest) *api.AdmissionResponse {
+		return &api.AdmissionResponse{UID: req.UID, Allowed: false,
 			Result: &api.Status{Message: "every configmap is refused", Code: 403}}
-		_ = json.NewEncoder(w).Encode(api.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
 	}))
-	hook.TLS = b.ServerTLSConfig()
-	hook.StartTLS()
-	t.Cleanup(hook.Close)
-	ca := base64.StdEncoding.EncodeToString(b.CAPEM)
 
 	manifest := `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
@@ -57,7 +39,7 @@ webhooks:
 - name: refuse.example.com
   clientConfig:
     url: ` + hook.URL + `/validate
-    caBundle: ` + ca + `
+    caBundle: ` + hook.CABundle + `
   rules:
   - operations: ["CREATE"]
     apiGroups: [""]
@@ -73,7 +55,7 @@ webhooks:
 - name: broken.example.com
   clientConfig:
     url: ` + hook.URL + `/validate
-    caBundle: ` + ca + `
+    caBundle: ` + hook.CABundle + `
   rules:
   - operations: ["CREATE"]
     apiGroups: [""]

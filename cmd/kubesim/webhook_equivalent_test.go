@@ -1,21 +1,15 @@
 package main
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/pki"
 )
 
 // TestKubectlWebhookEquivalentVersion: `kubectl autoscale` creates an
@@ -28,32 +22,16 @@ func TestKubectlWebhookEquivalentVersion(t *testing.T) {
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 
-	b, err := pki.EnsureServing(t.TempDir(), nil, time.Now(), rand.Reader)
-	require.NoError(t, err)
 	var mu sync.Mutex
 	seen := map[string][]map[string]any{} // path → requests
-	hook := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review struct {
-			APIVersion string         `json:"apiVersion"`
-			Kind       string         `json:"kind"`
-			Request    map[string]any `json:"request"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
+	hook := startWebhook(t, reviewHandler(func(path string, req map[string]any) map[string]any {
 		mu.Lock()
-		seen[r.URL.Path] = append(seen[r.URL.Path], review.Request)
+		seen[path] = append(seen[path], req)
 		mu.Unlock()
-		resp := map[string]any{"uid": review.Request["uid"], "allowed": true,
+		return map[string]any{"uid": req["uid"], "allowed": true,
 			"patchType": "JSONPatch",
 			"patch":     base64.StdEncoding.EncodeToString([]byte(`[{"op":"replace","path":"/spec/minReplicas","value":2}]`))}
-		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": review.APIVersion, "kind": review.Kind, "response": resp})
 	}))
-	hook.TLS = b.ServerTLSConfig()
-	hook.StartTLS()
-	t.Cleanup(hook.Close)
-	ca := base64.StdEncoding.EncodeToString(b.CAPEM)
 	webhook := func(name, policy string) string {
 		return fmt.Sprintf(`
 - name: %s.example.com
@@ -62,7 +40,7 @@ func TestKubectlWebhookEquivalentVersion(t *testing.T) {
   - {operations: ["CREATE"], apiGroups: ["autoscaling"], apiVersions: ["v2"], resources: ["horizontalpodautoscalers"]}
   matchPolicy: %s
   sideEffects: None
-  admissionReviewVersions: ["v1"]`, name, hook.URL, name, ca, policy)
+  admissionReviewVersions: ["v1"]`, name, hook.URL, name, hook.CABundle, policy)
 	}
 	k.ok("apply", "-f", writeManifest(t, "hooks.yaml", "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: hpa\nwebhooks:"+
 		webhook("equivalent", "Equivalent")+webhook("exact", "Exact")+"\n"))

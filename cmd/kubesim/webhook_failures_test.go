@@ -1,22 +1,17 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/pki"
 )
 
 // TestKubectlWebhookFailures drives every way a webhook can fail through
@@ -32,9 +27,8 @@ func TestKubectlWebhookFailures(t *testing.T) {
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 
-	b, err := pki.EnsureServing(t.TempDir(), nil, time.Now(), rand.Reader)
-	require.NoError(t, err)
-	hook := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// Some answers are no review at all: the handler writes them itself.
+	hook := startWebhook(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var review api.AdmissionReview
 		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -63,15 +57,11 @@ func TestKubectlWebhookFailures(t *testing.T) {
 		}
 		_ = json.NewEncoder(w).Encode(api.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
 	}))
-	hook.TLS = b.ServerTLSConfig()
-	hook.StartTLS()
-	t.Cleanup(hook.Close)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	deadURL := "https://" + l.Addr().String() + "/unreachable"
 	require.NoError(t, l.Close())
 
-	ca := base64.StdEncoding.EncodeToString(b.CAPEM)
 	// One webhook per mode and policy; each sees only the ConfigMaps
 	// labelled with its mode and policy.
 	webhook := func(mode, policy string) string {
@@ -94,7 +84,7 @@ func TestKubectlWebhookFailures(t *testing.T) {
   failurePolicy: %[5]s
   timeoutSeconds: 1
   sideEffects: None
-  admissionReviewVersions: ["v1"]`, mode, strings.ToLower(policy), url, ca, policy)
+  admissionReviewVersions: ["v1"]`, mode, strings.ToLower(policy), url, hook.CABundle, policy)
 	}
 	modes := []string{"timeout", "500", "garbage", "status", "wronguid", "unreachable"}
 	var validating string

@@ -1,21 +1,13 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/pki"
 )
 
 // TestKubectlSubresourceAdmission: pods/binding and pods/eviction creates
@@ -30,21 +22,9 @@ func TestKubectlSubresourceAdmission(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	k := newKubectl(t, s)
 
-	b, err := pki.EnsureServing(t.TempDir(), nil, time.Now(), rand.Reader)
-	require.NoError(t, err)
 	var mu sync.Mutex
 	seen := map[string][]map[string]any{} // subresource → requests
-	hook := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review struct {
-			APIVersion string         `json:"apiVersion"`
-			Kind       string         `json:"kind"`
-			Request    map[string]any `json:"request"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		req := review.Request
+	hook := startWebhook(t, reviewHandler(func(_ string, req map[string]any) map[string]any {
 		sub, _ := req["subResource"].(string)
 		mu.Lock()
 		seen[sub] = append(seen[sub], req)
@@ -59,11 +39,8 @@ func TestKubectlSubresourceAdmission(t *testing.T) {
 			resp["allowed"] = false
 			resp["status"] = map[string]any{"code": 429, "message": "keep stays"}
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": review.APIVersion, "kind": review.Kind, "response": resp})
+		return resp
 	}))
-	hook.TLS = b.ServerTLSConfig()
-	hook.StartTLS()
-	t.Cleanup(hook.Close)
 
 	manifest := fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
@@ -109,7 +86,7 @@ metadata:
 spec:
   policyName: no-rm.example.com
   validationActions: [Deny]
-`, hook.URL, base64.StdEncoding.EncodeToString(b.CAPEM))
+`, hook.URL, hook.CABundle)
 	k.ok("apply", "-f", writeManifest(t, "hooks.yaml", manifest))
 	k.ok("apply", "-f", "testdata/exec-pod.yaml")
 	k.ok("wait", "--for=condition=Ready", "pod/shell", "--timeout=60s")

@@ -1,23 +1,16 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/pki"
 )
 
 // TestKubectlAdmissionWebhooks: webhook configurations through the real
@@ -28,37 +21,26 @@ func TestKubectlAdmissionWebhooks(t *testing.T) {
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 
-	b, err := pki.EnsureServing(t.TempDir(), nil, time.Now(), rand.Reader)
-	require.NoError(t, err)
-	hook := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review api.AdmissionReview
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		resp := &api.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+	hook := startWebhook(t, reviewHandler(func(path string, req *api.AdmissionRequest) *api.AdmissionResponse {
+		resp := &api.AdmissionResponse{UID: req.UID, Allowed: true}
 		switch {
-		case r.URL.Path == "/validate" && strings.HasPrefix(review.Request.Name, "bad"):
+		case path == "/validate" && strings.HasPrefix(req.Name, "bad"):
 			resp.Allowed = false
 			resp.Result = &api.Status{Message: "names starting with bad are reserved", Code: 403}
-		case r.URL.Path == "/mutate":
+		case path == "/mutate":
 			pt := api.PatchTypeJSONPatch
 			resp.PatchType = &pt
 			resp.Patch = []byte(`[{"op":"add","path":"/metadata/labels","value":{"admitted":"yes"}}]`)
 			resp.Warnings = []string{"labelled by the webhook"}
 		}
-		_ = json.NewEncoder(w).Encode(api.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
+		return resp
 	}))
-	hook.TLS = b.ServerTLSConfig()
-	hook.StartTLS()
-	t.Cleanup(hook.Close)
 	// A port nobody listens on, for the failing webhook.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	deadURL := "https://" + l.Addr().String() + "/"
 	require.NoError(t, l.Close())
 
-	ca := base64.StdEncoding.EncodeToString(b.CAPEM)
 	webhook := func(name, url, resource string) string {
 		return fmt.Sprintf(`
 - name: %s
@@ -71,7 +53,7 @@ func TestKubectlAdmissionWebhooks(t *testing.T) {
     apiVersions: ["v1"]
     resources: [%q]
   sideEffects: None
-  admissionReviewVersions: ["v1"]`, name, url, ca, resource)
+  admissionReviewVersions: ["v1"]`, name, url, hook.CABundle, resource)
 	}
 	manifest := `apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
