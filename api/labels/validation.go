@@ -79,13 +79,16 @@ func matchesDNS1123Subdomain(s string) bool {
 	return true
 }
 
-// emptyError, maxLenError and regexError build the message fragments that
+// emptyError, maxLenError and RegexError build the message fragments that
 // Kubernetes' validation package uses, word for word.
 func emptyError() string { return "must be non-empty" }
 
 func maxLenError(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
 
-func regexError(msg, format string, examples ...string) string {
+// RegexError builds the "(e.g. 'a',  or 'b', regex used for validation
+// is '...')" tail exactly as Kubernetes' validation.RegexError does,
+// double space included; apiserver/kinds' validation uses it too.
+func RegexError(msg, format string, examples ...string) string {
 	if len(examples) == 0 {
 		return msg + " (regex used for validation is '" + format + "')"
 	}
@@ -107,7 +110,7 @@ func IsDNS1123Subdomain(value string) []string {
 		errs = append(errs, maxLenError(DNS1123SubdomainMaxLength))
 	}
 	if !matchesDNS1123Subdomain(value) {
-		errs = append(errs, regexError(dns1123SubdomainErrorMsg, dns1123SubdomainFmt, "example.com"))
+		errs = append(errs, RegexError(dns1123SubdomainErrorMsg, dns1123SubdomainFmt, "example.com"))
 	}
 	return errs
 }
@@ -133,7 +136,7 @@ func IsQualifiedName(value string) []string {
 			}
 		}
 	default:
-		return append(errs, "a qualified name "+regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")+
+		return append(errs, "a qualified name "+RegexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")+
 			" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
 	}
 	if name == "" {
@@ -142,7 +145,7 @@ func IsQualifiedName(value string) []string {
 		errs = append(errs, "name part "+maxLenError(QualifiedNameMaxLength))
 	}
 	if !matchesQualifiedName(name) {
-		errs = append(errs, "name part "+regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
+		errs = append(errs, "name part "+RegexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
 	}
 	return errs
 }
@@ -155,7 +158,7 @@ func IsValidLabelValue(value string) []string {
 		errs = append(errs, maxLenError(LabelValueMaxLength))
 	}
 	if value != "" && !matchesQualifiedName(value) {
-		errs = append(errs, regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
+		errs = append(errs, RegexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
 	}
 	return errs
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/api/resource"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
@@ -238,7 +239,7 @@ func labels1123Subdomain(s string) []string {
 		}
 	}
 	if !ok {
-		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+		errs = append(errs, labels.RegexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
 			dns1123LabelFmt+"(\\."+dns1123LabelFmt+")*", "example.com"))
 	}
 	return errs

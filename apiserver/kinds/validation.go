@@ -34,22 +34,6 @@ const (
 	maxSecretSize = 1 * 1024 * 1024
 )
 
-// regexError builds the "(e.g. 'a',  or 'b', regex used for validation is
-// '...')" tail exactly as Kubernetes' RegexError does, double space included.
-func regexError(msg, format string, examples ...string) string {
-	if len(examples) == 0 {
-		return msg + " (regex used for validation is '" + format + "')"
-	}
-	msg += " (e.g. "
-	for i, e := range examples {
-		if i > 0 {
-			msg += " or "
-		}
-		msg += "'" + e + "', "
-	}
-	return msg + "regex used for validation is '" + format + "')"
-}
-
 func maxLenError(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
 
 func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
@@ -76,7 +60,7 @@ func IsDNS1123Label(value string) []string {
 		errs = append(errs, maxLenError(dnsLabelMaxLength))
 	}
 	if !matchesLabel(value, isLowerAlnum) {
-		errs = append(errs, regexError(dns1123LabelErrMsg, dns1123LabelFmt, "my-name", "123-abc"))
+		errs = append(errs, labels.RegexError(dns1123LabelErrMsg, dns1123LabelFmt, "my-name", "123-abc"))
 	}
 	return errs
 }
@@ -89,7 +73,7 @@ func IsDNS1035Label(value string) []string {
 		errs = append(errs, maxLenError(dnsLabelMaxLength))
 	}
 	if !matchesLabel(value, func(c byte) bool { return c >= 'a' && c <= 'z' }) {
-		errs = append(errs, regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"))
+		errs = append(errs, labels.RegexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"))
 	}
 	return errs
 }
@@ -110,7 +94,7 @@ func IsConfigMapKey(value string) []string {
 		}
 	}
 	if !ok {
-		errs = append(errs, regexError(configMapKeyErrMsg, configMapKeyFmt, "key.name", "KEY_NAME", "key-name"))
+		errs = append(errs, labels.RegexError(configMapKeyErrMsg, configMapKeyFmt, "key.name", "KEY_NAME", "key-name"))
 	}
 	switch {
 	case value == ".":
@@ -246,7 +230,7 @@ func (v selectorValue) GoString() string {
 func validatePercentOrInt(v intstr.IntOrString, p *field.Path) field.ErrorList {
 	if v.Type == intstr.String {
 		if _, ok := percentValue(v); !ok {
-			return field.ErrorList{field.Invalid(p, v, regexError(percentErrMsg, percentFmt, "1%", "93%"))}
+			return field.ErrorList{field.Invalid(p, v, labels.RegexError(percentErrMsg, percentFmt, "1%", "93%"))}
 		}
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/kubesim/kubesim/api/unstructured"
 )
 
 // Error is a patch that could not be applied, with the HTTP status code the
@@ -45,7 +47,7 @@ func decodeJSON(data []byte) (any, error) {
 	if err := checkNumbers(v); err != nil {
 		return nil, err
 	}
-	return normalizeNumbers(v), nil
+	return unstructured.FixNumbers(v), nil
 }
 
 // checkNumbers rejects numbers no float64 holds (1e400), as encoding/json
@@ -73,31 +75,6 @@ func checkNumbers(v any) error {
 		}
 	}
 	return nil
-}
-
-// normalizeNumbers replaces json.Number by int64 when the number is an
-// integer that fits, float64 otherwise.
-func normalizeNumbers(v any) any {
-	switch t := v.(type) {
-	case json.Number:
-		if i, err := t.Int64(); err == nil {
-			return i
-		}
-		f, _ := t.Float64()
-		return f
-	case map[string]any:
-		for k, e := range t {
-			t[k] = normalizeNumbers(e)
-		}
-		return t
-	case []any:
-		for i, e := range t {
-			t[i] = normalizeNumbers(e)
-		}
-		return t
-	default:
-		return v
-	}
 }
 
 // deepCopyJSON copies an unstructured value; patches never share structure
