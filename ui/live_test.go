@@ -129,7 +129,14 @@ func TestLiveWhyFollowsTheCausesBackToTheUser(t *testing.T) {
 		pods = l.Items
 		return true
 	}, time.Minute, 20*time.Millisecond)
-	why := e.why(t, cookie, "/api/v1/namespaces/default/pods", pods[0].Name)
+	// The controller's write is recorded once its answer is back, which
+	// on a busy machine can be after the scheduler has bound the pod (the
+	// watch event comes first): wait for it.
+	var why string
+	require.Eventually(t, func() bool {
+		why = e.why(t, cookie, "/api/v1/namespaces/default/pods", pods[0].Name)
+		return strings.HasPrefix(why, "It was created by")
+	}, time.Minute, 20*time.Millisecond)
 	t.Logf("why:\n%s", why)
 	assert.Contains(t, why, "It was created by: create /api/v1/namespaces/default/pods 201")
 	assert.Contains(t, why, "made by replicaset at ")
