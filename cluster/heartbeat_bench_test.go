@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"testing"
@@ -54,14 +56,39 @@ func benchHeartbeats(b *testing.B, nodes int, window time.Duration) {
 		// The store's revision counts every write of the window (leases,
 		// node statuses, events) without a watcher of our own adding work.
 		rv0 := revision(ctx, b, cl)
+		stopProfile := windowProfile(b)
 		cpu0, wall0 := cpuTime(b), time.Now()
 		time.Sleep(window)
 		cpu, wall := cpuTime(b)-cpu0, time.Since(wall0)
+		stopProfile()
 		writes := revision(ctx, b, cl) - rv0
 		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-s/s")
 		b.ReportMetric(float64(writes)/wall.Seconds(), "writes/s")
 		cancel()
 		c.Close()
+	}
+}
+
+// windowProfile starts a CPU profile of the measured window alone (not
+// registration, which -cpuprofile would include) when
+// KUBESIM_HEARTBEAT_CPUPROFILE names a file, and returns what stops it.
+func windowProfile(b *testing.B) func() {
+	path := os.Getenv("KUBESIM_HEARTBEAT_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -23,6 +23,10 @@
 //   - bind: POST pods/<name>/binding; the node's requested resources are
 //     "assumed" at once, before the informer sees the bound pod, so the
 //     next decision already counts it (the scheduler cache's AssumePod).
+//     In live mode the binding runs in a goroutine of its own while the
+//     next pod is scheduled (the binding cycle of scheduleOne); a failed
+//     binding forgets the assumed pod and queues it again after 1 s
+//     (podInitialBackoffDuration). Step mode binds within the cycle.
 //
 // When nothing fits the pod gets a FailedScheduling event and its
 // PodScheduled condition turns False with reason Unschedulable, both worded

@@ -66,8 +66,9 @@ type Config struct {
 	BindTimeout time.Duration
 	// Workers is the number of reconciles at once in live mode
 	// (DefaultWorkers). Decisions still happen one at a time, under the
-	// cache lock; only the API writes (binding, events) overlap, as
-	// kube-scheduler runs each binding cycle in its own goroutine.
+	// cache lock; the API writes of a failure (status, events) overlap.
+	// A binding does not hold a worker at all in live mode: it runs in
+	// its own goroutine, as kube-scheduler runs each binding cycle.
 	Workers int
 }
 
@@ -84,6 +85,11 @@ type Scheduler struct {
 	retry    time.Duration
 	// bindTimeout bounds PreBind's wait for claims.
 	bindTimeout time.Duration
+	// async runs each binding in its own goroutine (live mode); step
+	// mode binds within the reconcile, so that the trace keeps one order.
+	async bool
+	// binding counts the bindings in flight, for Run to wait for.
+	binding sync.WaitGroup
 
 	pods  *cache.Informer[*api.Pod]
 	nodes *cache.Informer[*api.Node]
@@ -152,6 +158,7 @@ func New(cfg Config) (*Scheduler, error) {
 		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
 		recorder: record.New(record.Config{Client: cfg.Client, Component: cfg.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode}),
 		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry, bindTimeout: cfg.BindTimeout,
+		async:         cfg.Mode == runmode.Live,
 		pods:          cache.For(cfg.Informers, cfg.Client.Pods(), api.NamespaceAll, client.ListOptions{}, logger),
 		nodes:         cache.For(cfg.Informers, cfg.Client.Nodes(), api.NamespaceAll, client.ListOptions{}, logger),
 		claims:        cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), api.NamespaceAll, client.ListOptions{}, logger),
@@ -191,8 +198,12 @@ func (s *Scheduler) Controllers() []*controllers.Controller {
 	return []*controllers.Controller{s.ctrl}
 }
 
-// Run schedules until ctx ends (live mode).
-func (s *Scheduler) Run(ctx context.Context) { s.ctrl.Run(ctx) }
+// Run schedules until ctx ends (live mode), then waits for the bindings
+// still in flight.
+func (s *Scheduler) Run(ctx context.Context) {
+	s.ctrl.Run(ctx)
+	s.binding.Wait()
+}
 
 // LastDecision is the most recent scheduling cycle's per-node results.
 func (s *Scheduler) LastDecision() Decision {
@@ -428,7 +439,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		return res, err
 	}
 	if info.Volumes == nil || len(info.Volumes.Unbound) == 0 {
-		return s.bind(ctx, pod, chosen)
+		return s.bindingCycle(ctx, pod, chosen)
 	}
 	// PreBind: the claims are marked with the chosen node, and the
 	// binding waits for the PV controller to bind them there; the pod
@@ -453,6 +464,35 @@ func (s *Scheduler) forget(key string) {
 	if st := s.podStates[key]; st != nil && st.assumed {
 		s.removePodLocked(key, st)
 	}
+}
+
+// BindRetry is how long a pod whose binding failed waits before its next
+// scheduling cycle in live mode: kube-scheduler's
+// podInitialBackoffDuration, the back-off a pod gets when its binding
+// cycle fails.
+const BindRetry = time.Second
+
+// bindingCycle binds pod, assumed on node already. In live mode it runs
+// in a goroutine of its own and the worker goes on to the next pod's
+// scheduling cycle at once, as kube-scheduler's scheduleOne does ("bind
+// the pod to its host asynchronously"): a binding waits for the store's
+// commit, and nothing else in the scheduler waits for it, because the
+// assumed pod already counts on its node. If it fails, bind has dropped
+// the assumption and the pod is queued again after BindRetry. Step mode
+// binds within the reconcile, in order.
+func (s *Scheduler) bindingCycle(ctx context.Context, pod *api.Pod, node string) (controllers.Result, error) {
+	if !s.async {
+		return s.bind(ctx, pod, node)
+	}
+	s.binding.Add(1)
+	go func() {
+		defer s.binding.Done()
+		if _, err := s.bind(ctx, pod, node); err != nil && ctx.Err() == nil {
+			s.logger.Debug("binding failed; will retry", "pod", pod.Namespace+"/"+pod.Name, "err", err)
+			s.ctrl.EnqueueAfter(pod.Namespace+"/"+pod.Name, BindRetry, controllers.Cause{Event: "retry after error"})
+		}
+	}()
+	return controllers.Result{}, nil
 }
 
 // bind posts the pod's Binding (DefaultBinder), with the pod's uid as a

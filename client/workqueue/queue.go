@@ -1,7 +1,7 @@
 package workqueue
 
 import (
-	"sort"
+	"container/heap"
 	"sync"
 	"time"
 
@@ -32,8 +32,11 @@ type Queue struct {
 	queue      []string
 	dirty      map[string]bool
 	processing map[string]bool
-	// waiting are delayed keys with the time they become ready.
-	waiting  map[string]time.Time
+	// waiting are the delayed keys, earliest first (waitForPriorityQueue
+	// in client-go's delaying queue): finding the next deadline or the
+	// due keys does not walk every delayed key, which matters when each
+	// of thousands of nodes waits for its next heartbeat in one queue.
+	waiting  delayed
 	failures map[string]int
 	shutdown bool
 	// timer waits for the earliest delayed key (live mode), due at
@@ -57,7 +60,7 @@ func New(cfg Config) *Queue {
 		cfg.MaxDelay = 1000 * time.Second
 	}
 	q := &Queue{cfg: cfg, dirty: map[string]bool{}, processing: map[string]bool{},
-		waiting: map[string]time.Time{}, failures: map[string]int{}}
+		waiting: delayed{index: map[string]*waitingKey{}}, failures: map[string]int{}}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
@@ -74,7 +77,7 @@ func (q *Queue) addLocked(key string) {
 	if q.shutdown || q.dirty[key] {
 		return
 	}
-	delete(q.waiting, key)
+	q.waiting.remove(key)
 	q.dirty[key] = true
 	if q.processing[key] {
 		return
@@ -96,10 +99,9 @@ func (q *Queue) AddAfter(key string, d time.Duration) {
 		return
 	}
 	at := q.cfg.Clock.Now().Add(d)
-	if cur, ok := q.waiting[key]; ok && !at.Before(cur) {
+	if !q.waiting.set(key, at) {
 		return
 	}
-	q.waiting[key] = at
 	q.armLocked()
 }
 
@@ -140,37 +142,21 @@ func (q *Queue) armLocked() {
 	}()
 }
 
-// promoteLocked moves due waiting keys to the queue, earliest first.
+// promoteLocked moves due waiting keys to the queue, earliest first (the
+// same time: in key order).
 func (q *Queue) promoteLocked() {
 	now := q.cfg.Clock.Now()
-	var due []string
-	for k, at := range q.waiting {
-		if !at.After(now) {
-			due = append(due, k)
-		}
-	}
-	sort.Slice(due, func(i, j int) bool {
-		a, b := q.waiting[due[i]], q.waiting[due[j]]
-		if a.Equal(b) {
-			return due[i] < due[j]
-		}
-		return a.Before(b)
-	})
-	for _, k := range due {
-		delete(q.waiting, k)
-		q.addLocked(k)
+	for len(q.waiting.keys) > 0 && !q.waiting.keys[0].at.After(now) {
+		w := heap.Pop(&q.waiting).(*waitingKey)
+		q.addLocked(w.key)
 	}
 }
 
 func (q *Queue) nextDeadlineLocked() (time.Time, bool) {
-	var next time.Time
-	found := false
-	for _, at := range q.waiting {
-		if !found || at.Before(next) {
-			next, found = at, true
-		}
+	if len(q.waiting.keys) == 0 {
+		return time.Time{}, false
 	}
-	return next, found
+	return q.waiting.keys[0].at, true
 }
 
 // NextDeadline is when the earliest delayed key becomes ready: the stepper
@@ -267,4 +253,74 @@ func (q *Queue) ShutDown() {
 	defer q.mu.Unlock()
 	q.shutdown = true
 	q.cond.Broadcast()
+}
+
+// waitingKey is a delayed key and when it becomes ready.
+type waitingKey struct {
+	key string
+	at  time.Time
+	// i is its place in delayed.keys, for heap.Fix and heap.Remove.
+	i int
+}
+
+// delayed is a min-heap of waiting keys by (at, key), with an index by
+// key: each key waits at most once, at its earliest deadline.
+type delayed struct {
+	keys  []*waitingKey
+	index map[string]*waitingKey
+}
+
+// set makes key wait until at, unless it already waits until then or
+// earlier; it reports whether the deadline changed.
+func (d *delayed) set(key string, at time.Time) bool {
+	if w, ok := d.index[key]; ok {
+		if !at.Before(w.at) {
+			return false
+		}
+		w.at = at
+		heap.Fix(d, w.i)
+		return true
+	}
+	heap.Push(d, &waitingKey{key: key, at: at})
+	return true
+}
+
+// remove stops key waiting, if it does.
+func (d *delayed) remove(key string) {
+	if w, ok := d.index[key]; ok {
+		heap.Remove(d, w.i)
+	}
+}
+
+// The heap.Interface methods; use set, remove and heap.Pop.
+
+func (d *delayed) Len() int { return len(d.keys) }
+
+func (d *delayed) Less(i, j int) bool {
+	a, b := d.keys[i], d.keys[j]
+	if a.at.Equal(b.at) {
+		return a.key < b.key
+	}
+	return a.at.Before(b.at)
+}
+
+func (d *delayed) Swap(i, j int) {
+	d.keys[i], d.keys[j] = d.keys[j], d.keys[i]
+	d.keys[i].i, d.keys[j].i = i, j
+}
+
+func (d *delayed) Push(x any) {
+	w := x.(*waitingKey)
+	w.i = len(d.keys)
+	d.keys = append(d.keys, w)
+	d.index[w.key] = w
+}
+
+func (d *delayed) Pop() any {
+	last := len(d.keys) - 1
+	w := d.keys[last]
+	d.keys[last] = nil
+	d.keys = d.keys[:last]
+	delete(d.index, w.key)
+	return w
 }

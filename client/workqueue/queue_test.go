@@ -179,3 +179,48 @@ func TestLiveEarlierDeadlineRearmsTheTimer(t *testing.T) {
 		t.Fatal("the late key never came")
 	}
 }
+
+// TestDueKeysComeEarliestFirstThenByKey: delayed keys kept in a heap come
+// out as the sorted map they replaced did — by deadline, the same deadline
+// in key order — a deadline moved earlier moves the key, and a key added
+// now no longer waits (the stepper's order, and so the golden traces,
+// depend on it).
+func TestDueKeysComeEarliestFirstThenByKey(t *testing.T) {
+	q, c := newFake()
+	deadlines := map[string]time.Duration{}
+	for i := range 200 {
+		key := string(rune('a'+i%26)) + string(rune('a'+i/26))
+		d := time.Duration((i*37)%11+1) * time.Second
+		deadlines[key] = d
+		q.AddAfter(key, d)
+	}
+	q.AddAfter("zz", 20*time.Second)
+	q.AddAfter("zz", 3*time.Second) // earlier: moves
+	deadlines["zz"] = 3 * time.Second
+	q.AddAfter("aa", 30*time.Second) // later: stays
+	q.AddAfter("now", time.Hour)
+	q.Add("now") // ready at once, and no longer delayed
+	k, ok := q.TryGet()
+	require.True(t, ok)
+	require.Equal(t, "now", k)
+	q.Done("now")
+
+	c.Step(time.Minute)
+	var got []string
+	for {
+		k, ok := q.TryGet()
+		if !ok {
+			break
+		}
+		got = append(got, k)
+		q.Done(k)
+	}
+	require.Len(t, got, len(deadlines), "each key once, and not the one added at once")
+	for i := 1; i < len(got); i++ {
+		a, b := got[i-1], got[i]
+		require.True(t, deadlines[a] < deadlines[b] || deadlines[a] == deadlines[b] && a < b,
+			"%s (%s) came before %s (%s)", a, deadlines[a], b, deadlines[b])
+	}
+	_, ok = q.NextDeadline()
+	require.False(t, ok, "nothing waits any more")
+}
