@@ -44,6 +44,17 @@ func Dynamic(c *Client, info ResourceInfo) *Resource[*unstructured.Unstructured]
 	return For(c, info, func() *unstructured.Unstructured { return &unstructured.Unstructured{} })
 }
 
+// Metadata returns a client for any resource that reads only the objects'
+// type and metadata (client-go's metadata client, which the garbage
+// collector's informers use). The real one asks the server for
+// PartialObjectMetadata (Accept: ...;as=PartialObjectMetadata); this one
+// decodes the metadata out of the full JSON, and in process a watch is
+// handed the metadata of the watch cache's objects (package handoff).
+// Writes through it would send only metadata: use it to read.
+func Metadata(c *Client, info ResourceInfo) *Resource[*api.PartialObjectMetadata] {
+	return For(c, info, func() *api.PartialObjectMetadata { return &api.PartialObjectMetadata{} })
+}
+
 // WithClient returns the same resource through another client (a shared
 // informer lists and watches with its factory's client).
 func (r *Resource[T]) WithClient(c *Client) *Resource[T] {

@@ -209,7 +209,7 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"garbagecollector", "garbage-collector", func(x ControllerContext) (Component, error) {
 			return garbagecollector.New(garbagecollector.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
-				Resources: c.servedResources, Logger: x.Logger})
+				Resources: c.servedResources, Logger: x.Logger, Informers: c.privateInformers()})
 		}},
 		{"namespace", "namespace-controller", func(x ControllerContext) (Component, error) {
 			return namespace.New(namespace.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode,

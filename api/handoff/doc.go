@@ -13,7 +13,10 @@
 // authorization and audit as any request, claims it and sends each event
 // through it: the watch cache's own object when it is the Go type the
 // client decodes into, the event's JSON otherwise (a dynamic client, a
-// version converted from the stored one).
+// version converted from the stored one). A client that decodes into
+// *api.PartialObjectMetadata (a metadata informer, as Kubernetes' garbage
+// collector uses) is handed the object's metadata, a shallow copy sharing
+// its maps and slices with the watch cache's object.
 //
 // The objects are shared with the watch cache and every other in-process
 // watcher, and so immutable: a component that changes one changes a copy

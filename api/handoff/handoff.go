@@ -21,16 +21,21 @@ type Event struct {
 
 // Watch is the side channel of one watch request.
 type Watch struct {
-	want    reflect.Type
-	claimed atomic.Bool
-	events  chan Event
-	once    sync.Once
+	want reflect.Type
+	// metadataOnly: the client decodes into *api.PartialObjectMetadata (a
+	// metadata informer, like the garbage collector's), and is handed the
+	// metadata of whatever object the watch carries.
+	metadataOnly bool
+	claimed      atomic.Bool
+	events       chan Event
+	once         sync.Once
 }
 
 // NewWatch returns the side channel of a watch whose client decodes into
 // objects like sample (a *api.Pod, or an *unstructured.Unstructured).
 func NewWatch(sample api.Object) *Watch {
-	return &Watch{want: reflect.TypeOf(sample), events: make(chan Event, 64)}
+	_, meta := sample.(*api.PartialObjectMetadata)
+	return &Watch{want: reflect.TypeOf(sample), metadataOnly: meta, events: make(chan Event, 64)}
 }
 
 type contextKey struct{}
@@ -56,13 +61,20 @@ func (w *Watch) Claim() bool { return w.claimed.CompareAndSwap(false, true) }
 // the response body.
 func (w *Watch) Claimed() bool { return w.claimed.Load() }
 
-// Accepts reports whether obj may be handed over as it is: it is of the
-// type the client decodes into.
-func (w *Watch) Accepts(obj api.Object) bool { return reflect.TypeOf(obj) == w.want }
+// Accepts reports whether obj may be handed over: it is of the type the
+// client decodes into, or the client wants only metadata (Send then hands
+// over obj's metadata).
+func (w *Watch) Accepts(obj api.Object) bool {
+	return w.metadataOnly || reflect.TypeOf(obj) == w.want
+}
 
 // Send hands ev to the client, waiting while its buffer is full; it
-// reports false when ctx (the request's) ended first.
+// reports false when ctx (the request's) ended first. To a client that
+// wants only metadata it sends MetadataOf(ev.Object).
 func (w *Watch) Send(ctx context.Context, ev Event) bool {
+	if w.metadataOnly && ev.Object != nil {
+		ev.Object = MetadataOf(ev.Object)
+	}
 	select {
 	case w.events <- ev:
 		return true
@@ -76,3 +88,15 @@ func (w *Watch) Close() { w.once.Do(func() { close(w.events) }) }
 
 // Events are the events, closed when the server ends the watch.
 func (w *Watch) Events() <-chan Event { return w.events }
+
+// MetadataOf is obj reduced to its type and metadata, as a metadata client
+// sees it (PartialObjectMetadata). The metadata is a shallow copy: its
+// labels, annotations, owner references, finalizers and managed fields are
+// obj's own, shared and immutable like obj, so that a metadata informer of
+// every pod costs a few hundred bytes a pod, not a decoded copy.
+func MetadataOf(obj api.Object) *api.PartialObjectMetadata {
+	if m, ok := obj.(*api.PartialObjectMetadata); ok {
+		return m
+	}
+	return &api.PartialObjectMetadata{TypeMeta: *obj.GetObjectKind(), ObjectMeta: *obj.GetObjectMeta()}
+}

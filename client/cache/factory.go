@@ -90,3 +90,16 @@ func (f *Factory) Len() int {
 	defer f.mu.Unlock()
 	return len(f.informers)
 }
+
+// Private returns a new informer of res that is never shared, watched by
+// f's mutation detector (if any): for a component that starts and stops
+// its informers itself, as the garbage collector does its monitors when
+// resources come and go. Its objects may still be shared with the watch
+// cache (package handoff): copy before changing.
+func Private[T api.Object](f *Factory, res *client.Resource[T], ns string, opts client.ListOptions, logger *slog.Logger) *Informer[T] {
+	inf := New(res, ns, opts, logger)
+	if f != nil {
+		inf.detector = f.detector
+	}
+	return inf
+}

@@ -77,24 +77,37 @@ func New[T api.Object](res *client.Resource[T], ns string, opts client.ListOptio
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	inf := &Informer[T]{res: res, ns: ns, opts: opts, logger: logger, items: map[string]T{},
+	return &Informer[T]{res: res, ns: ns, opts: opts, logger: logger, items: map[string]T{},
 		indexers: map[string]IndexFunc[T]{}, indices: map[string]map[string]map[string]struct{}{}}
-	inf.AddIndexer(NamespaceIndex, func(o T) []string { return []string{o.GetObjectMeta().Namespace} })
-	inf.AddIndexer(LabelIndex, func(o T) []string {
-		var out []string
-		for k, v := range o.GetObjectMeta().Labels {
-			out = append(out, k+"="+v)
+}
+
+// builtinIndexer is the function of one of the indexes every informer
+// answers (NamespaceIndex, LabelIndex, OwnerIndex). Each is built the
+// first time ByIndex asks for it: most informers are never asked (a
+// kubelet's pods, the scheduler's, the garbage collector's metadata), and
+// an index costs a map entry per object and value.
+func builtinIndexer[T api.Object](name string) IndexFunc[T] {
+	switch name {
+	case NamespaceIndex:
+		return func(o T) []string { return []string{o.GetObjectMeta().Namespace} }
+	case LabelIndex:
+		return func(o T) []string {
+			var out []string
+			for k, v := range o.GetObjectMeta().Labels {
+				out = append(out, k+"="+v)
+			}
+			return out
 		}
-		return out
-	})
-	inf.AddIndexer(OwnerIndex, func(o T) []string {
-		var out []string
-		for _, ref := range o.GetObjectMeta().OwnerReferences {
-			out = append(out, ref.UID)
+	case OwnerIndex:
+		return func(o T) []string {
+			var out []string
+			for _, ref := range o.GetObjectMeta().OwnerReferences {
+				out = append(out, ref.UID)
+			}
+			return out
 		}
-		return out
-	})
-	return inf
+	}
+	return nil
 }
 
 // AddIndexer adds an index; call before Run or Sync. An index name means
@@ -416,8 +429,17 @@ func (inf *Informer[T]) List() []T {
 }
 
 // ByIndex returns the cached objects whose index has value, in key order.
+// A built-in index (NamespaceIndex, LabelIndex, OwnerIndex) is built on
+// its first use.
 func (inf *Informer[T]) ByIndex(index, value string) []T {
 	inf.mu.RLock()
+	if _, ok := inf.indexers[index]; !ok {
+		if fn := builtinIndexer[T](index); fn != nil {
+			inf.mu.RUnlock()
+			inf.AddIndexer(index, fn)
+			inf.mu.RLock()
+		}
+	}
 	defer inf.mu.RUnlock()
 	set := inf.indices[index][value]
 	keys := slices.Sorted(maps.Keys(set))

@@ -167,3 +167,28 @@ func TestLateHandlerIsToldOfTheCache(t *testing.T) {
 	require.NoError(t, inf.Sync(ctx))
 	assert.Equal(t, []string{"add a", "add b", "add c"}, late.snapshot())
 }
+
+// The built-in indexes cost nothing until asked for: an informer no one
+// asks by label holds no label index; the first ByIndex builds it from
+// what the cache holds, and from then on it follows every change.
+func TestBuiltinIndexesAreBuiltOnFirstUse(t *testing.T) {
+	c, _ := testServer(t, 0)
+	ctx := context.Background()
+	_, err := c.ConfigMaps().Create(ctx, cm("a", map[string]string{"app": "x"}))
+	require.NoError(t, err)
+	inf := New(c.ConfigMaps(), "", client.ListOptions{}, nil)
+	require.NoError(t, inf.Sync(ctx))
+	inf.mu.RLock()
+	assert.Empty(t, inf.indices, "no index before anyone asks")
+	inf.mu.RUnlock()
+
+	assert.Len(t, inf.ByIndex(LabelIndex, "app=x"), 1)
+	_, err = c.ConfigMaps().Create(ctx, cm("b", map[string]string{"app": "x"}))
+	require.NoError(t, err)
+	require.NoError(t, inf.Sync(ctx))
+	assert.Len(t, inf.ByIndex(LabelIndex, "app=x"), 2, "kept up to date once built")
+	assert.Len(t, inf.ByIndex(NamespaceIndex, "default"), 2)
+	inf.mu.RLock()
+	assert.Len(t, inf.indices, 2, "only the indexes asked for")
+	inf.mu.RUnlock()
+}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
@@ -54,6 +53,10 @@ type Config struct {
 	ResyncPeriod time.Duration
 	// Logger logs; nil discards.
 	Logger *slog.Logger
+	// Informers, when set, builds the monitors' informers (private to the
+	// collector, which starts and stops them as resources come and go; a
+	// factory with a cache mutation detector watches them).
+	Informers *cache.Factory
 }
 
 // GarbageCollector deletes objects whose owners are gone, and carries out
@@ -75,10 +78,13 @@ type GarbageCollector struct {
 	monitors   map[api.GroupResource]*monitor
 }
 
-// monitor is the informer of one resource.
+// monitor is the informer of one resource: a metadata informer, as in
+// Kubernetes (the graph needs only owner references, finalizers and the
+// deletion timestamp), which in process holds the metadata of the watch
+// cache's objects rather than a decoded copy of every object.
 type monitor struct {
 	info     client.ResourceInfo
-	informer *cache.Informer[*unstructured.Unstructured]
+	informer *cache.Informer[*api.PartialObjectMetadata]
 	// cancel stops the informer's watch in live mode (nil until started).
 	cancel context.CancelFunc
 }
@@ -201,10 +207,10 @@ func (gc *GarbageCollector) recheckVirtual() {
 }
 
 func (gc *GarbageCollector) newMonitor(info client.ResourceInfo) *monitor {
-	inf := cache.New(client.Dynamic(gc.cfg.Client, info), "", client.ListOptions{}, gc.cfg.Logger)
-	inf.AddHandler(cache.Handler[*unstructured.Unstructured]{
-		OnAdd: func(obj *unstructured.Unstructured) { gc.observe("ADDED", info, obj) },
-		OnUpdate: func(old, obj *unstructured.Unstructured) {
+	inf := cache.Private(gc.cfg.Informers, client.Metadata(gc.cfg.Client, info), "", client.ListOptions{}, gc.cfg.Logger)
+	inf.AddHandler(cache.Handler[*api.PartialObjectMetadata]{
+		OnAdd: func(obj *api.PartialObjectMetadata) { gc.observe("ADDED", info, obj) },
+		OnUpdate: func(old, obj *api.PartialObjectMetadata) {
 			if old.UID != obj.UID {
 				// Deleted and created again under the same name
 				// between two looks: two different objects.
@@ -214,7 +220,7 @@ func (gc *GarbageCollector) newMonitor(info client.ResourceInfo) *monitor {
 			}
 			gc.observe("MODIFIED", info, obj)
 		},
-		OnDelete: func(obj *unstructured.Unstructured) { gc.forget("DELETED", obj) },
+		OnDelete: func(obj *api.PartialObjectMetadata) { gc.forget("DELETED", obj) },
 	})
 	return &monitor{info: info, informer: inf}
 }
@@ -231,7 +237,7 @@ func (gc *GarbageCollector) removeMonitor(m *monitor) {
 	}
 }
 
-func (gc *GarbageCollector) observe(event string, info client.ResourceInfo, obj *unstructured.Unstructured) {
+func (gc *GarbageCollector) observe(event string, info client.ResourceInfo, obj *api.PartialObjectMetadata) {
 	gc.mapper.learn(obj.APIVersion, obj.Kind, info)
 	gc.mu.Lock()
 	w := gc.graph.observe(event, info, obj)
@@ -239,7 +245,7 @@ func (gc *GarbageCollector) observe(event string, info client.ResourceInfo, obj 
 	gc.enqueue(w)
 }
 
-func (gc *GarbageCollector) forget(event string, obj *unstructured.Unstructured) {
+func (gc *GarbageCollector) forget(event string, obj *api.PartialObjectMetadata) {
 	gc.mu.Lock()
 	w := gc.graph.remove(obj.UID, causeOf(event, obj))
 	gc.mu.Unlock()

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
 )
@@ -120,19 +119,19 @@ func (g *graph) markAbsent(uid string) {
 	g.absent[uid] = true
 }
 
-func identityOf(obj *unstructured.Unstructured) objectReference {
+func identityOf(obj *api.PartialObjectMetadata) objectReference {
 	return objectReference{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace,
 		Name: obj.Name, UID: obj.UID}
 }
 
-func causeOf(event string, obj *unstructured.Unstructured) controllers.Cause {
+func causeOf(event string, obj *api.PartialObjectMetadata) controllers.Cause {
 	return controllers.Cause{Event: event, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name,
 		ResourceVersion: obj.ResourceVersion}
 }
 
 // observe applies an added or updated object to the graph and returns the
 // work it causes (the real processGraphChanges for add and update events).
-func (g *graph) observe(event string, info client.ResourceInfo, obj *unstructured.Unstructured) []work {
+func (g *graph) observe(event string, info client.ResourceInfo, obj *api.PartialObjectMetadata) []work {
 	cause := causeOf(event, obj)
 	var out []work
 	n, found := g.uidToNode[obj.UID]

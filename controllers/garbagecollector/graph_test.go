@@ -7,13 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 )
 
-func obj(name, uid string, refs ...api.OwnerReference) *unstructured.Unstructured {
-	return &unstructured.Unstructured{
+func obj(name, uid string, refs ...api.OwnerReference) *api.PartialObjectMetadata {
+	return &api.PartialObjectMetadata{
 		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns", UID: uid, OwnerReferences: refs},
 	}
