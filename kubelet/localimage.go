@@ -54,6 +54,10 @@ type localProcess struct {
 	podKey string
 	grace  time.Duration
 	dir    string
+	// exitQueued is closed once the process has ended and its pod is
+	// queued for the kubelet's next look: after it, a sync sees the end
+	// (Done alone is too early: the queueing runs just after it).
+	exitQueued chan struct{}
 }
 
 // isLocal reports whether image names a local image.
@@ -146,6 +150,7 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *api.Pod, c *c
 		}
 		lp.proc = hostprocess.Start(hostprocess.Spec{Path: li.Paths[c.image], Argv0: argv0, Args: argv, Env: env, Dir: dir, Clock: k.cfg.Clock})
 	}
+	lp.exitQueued = make(chan struct{})
 	k.local[c.id] = lp
 	if err == nil && li.Server != "" && !setsEnv(spec, "KUBECONFIG") {
 		go k.rotateToken(lp, pod, filepath.Join(lp.dir, "token"))
@@ -158,6 +163,7 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *api.Pod, c *c
 		k.mu.Unlock()
 		loop.Enqueue(key, controllers.Cause{Event: "container process exited", Kind: "Pod",
 			Namespace: pod.Namespace, Name: pod.Name})
+		close(lp.exitQueued)
 	}()
 }
 

@@ -78,11 +78,12 @@ func (f *fixture) run(name string) *localProcess {
 	return lp
 }
 
-// waitEnded waits for a run's process to end, then lets the kubelet see it.
+// waitEnded waits for a run's process to end and its pod to be queued,
+// then lets the kubelet see it.
 func (f *fixture) waitEnded(lp *localProcess) {
 	f.t.Helper()
 	select {
-	case <-lp.proc.Done():
+	case <-lp.exitQueued:
 	case <-time.After(30 * time.Second):
 		f.t.Fatal("the process did not end")
 	}
