@@ -72,6 +72,9 @@ func defaultValue(s *api.JSONSchemaProps) (any, bool) {
 	if s.Default == nil || len(s.Default.Raw) == 0 {
 		return nil, false
 	}
+	if v, ok := simpleLiteral(s.Default.Raw); ok {
+		return v, true // a scalar: nothing shared with the schema
+	}
 	v, err := decodeJSON(s.Default.Raw)
 	if err != nil {
 		return nil, false

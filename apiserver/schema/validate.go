@@ -317,6 +317,27 @@ func (v *validator) enum(s *api.JSONSchemaProps, data any, name string) {
 	if len(s.Enum) == 0 {
 		return
 	}
+	for _, e := range s.Enum {
+		// Most enums are plain strings: compare without decoding them.
+		if d, isString := data.(string); isString {
+			if lit, ok := plainString(trimJSONSpace(e.Raw)); ok {
+				if string(lit) == d {
+					return
+				}
+				continue
+			}
+		}
+		if ev, ok := simpleLiteral(e.Raw); ok {
+			if unstructured.Equal(ev, data) {
+				return
+			}
+			continue
+		}
+		if ev, err := decodeJSON(e.Raw); err == nil && unstructured.Equal(ev, data) {
+			return
+		}
+	}
+	// No match: the error lists every allowed value, decoded as before.
 	values := make([]string, 0, len(s.Enum))
 	for _, e := range s.Enum {
 		ev, err := decodeJSON(e.Raw)
