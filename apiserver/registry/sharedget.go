@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/kubesim/kubesim/api"
@@ -15,7 +16,8 @@ import (
 // namespace on every request, and decoding it again each time was a few
 // per cent of a custom resource create's CPU. Unlike an informer it is
 // never stale: every read still asks the store for the key's current
-// revision, and only the decoding is saved.
+// revision, and only the decoding is saved. A cache serves one Store (one
+// resource at one version).
 type DecodedCache struct {
 	mu   sync.Mutex
 	objs map[string]decodedEntry
@@ -75,4 +77,46 @@ func (c *DecodedCache) forget(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.objs, key)
+}
+
+// ListShared lists every object of ns ("" for all namespaces, or a
+// cluster-scoped resource) like List without options, decoding only the
+// objects whose stored revision c has not seen: the admission plugins'
+// listers (Priority reads every PriorityClass, LimitRanger a namespace's
+// LimitRanges, on every pod create). The objects are shared, read-only.
+func (s *Store) ListShared(ctx context.Context, c *DecodedCache, ns string) (*ListResult, error) {
+	out := &ListResult{}
+	seen := map[string]bool{}
+	rv, cont, err := s.scan(ctx, ns, ListOptions{}, func(kv store.KeyValue) (bool, error) {
+		seen[kv.Key] = true
+		obj, ok := c.lookup(kv.Key, kv.ModRevision)
+		if !ok {
+			var err error
+			if obj, err = s.decodeKV(kv); err != nil {
+				out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
+				return false, nil
+			}
+			c.remember(kv.Key, kv.ModRevision, obj)
+		}
+		out.Items = append(out.Items, obj)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.forgetUnder(s.prefix(ns), seen)
+	out.ResourceVersion, out.Continue = rv, cont
+	return out, nil
+}
+
+// forgetUnder drops the keys under prefix that a full list no longer
+// found.
+func (c *DecodedCache) forgetUnder(prefix string, seen map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.objs {
+		if strings.HasPrefix(k, prefix) && !seen[k] {
+			delete(c.objs, k)
+		}
+	}
 }
