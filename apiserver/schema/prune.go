@@ -32,6 +32,10 @@ var metaFields = map[string]bool{"apiVersion": true, "kind": true, "metadata": t
 // nullable nor defaulted, so that such an object is accepted rather than
 // failing "must be of type ...: \"null\"".
 func Prune(s *api.JSONSchemaProps, obj any, opts PruneOptions) []string {
+	return prune(nil, s, obj, opts)
+}
+
+func prune(c *Compiled, s *api.JSONSchemaProps, obj any, opts PruneOptions) []string {
 	if opts.IsResourceRoot {
 		if s == nil {
 			s = &api.JSONSchemaProps{}
@@ -42,16 +46,19 @@ func Prune(s *api.JSONSchemaProps, obj any, opts PruneOptions) []string {
 			s = &c
 		}
 	}
-	p := &pruner{}
+	p := &pruner{c: c}
 	p.prune(obj, s, "", true)
 	if !opts.KeepNulls {
-		PruneNonNullableNullsWithoutDefaults(s, obj)
+		pruneNulls(c, s, obj)
 	}
 	sort.Strings(p.unknown)
 	return p.unknown
 }
 
-type pruner struct{ unknown []string }
+type pruner struct {
+	c       *Compiled
+	unknown []string
+}
 
 func preserves(s *api.JSONSchemaProps) bool {
 	return s != nil && s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields
@@ -92,8 +99,8 @@ func (p *pruner) prune(x any, s *api.JSONSchemaProps, path string, root bool) {
 					}
 				}
 			}
-			if prop, ok := s.Properties[k]; ok {
-				p.prune(v, &prop, joinKey(path, k), false)
+			if prop, ok := p.c.property(s, k); ok {
+				p.prune(v, prop, joinKey(path, k), false)
 			} else if s.AdditionalProperties != nil {
 				p.prune(v, s.AdditionalProperties.Schema, joinKey(path, k), false)
 			} else {
@@ -129,8 +136,8 @@ func (p *pruner) skipPrune(x any, s *api.JSONSchemaProps, path string) {
 			if s.XEmbeddedResource && metaFields[k] {
 				continue
 			}
-			if prop, ok := s.Properties[k]; ok {
-				p.prune(v, &prop, joinKey(path, k), false)
+			if prop, ok := p.c.property(s, k); ok {
+				p.prune(v, prop, joinKey(path, k), false)
 			} else if s.AdditionalProperties != nil {
 				p.prune(v, s.AdditionalProperties.Schema, joinKey(path, k), false)
 			}
@@ -149,6 +156,10 @@ func (p *pruner) skipPrune(x any, s *api.JSONSchemaProps, path string) {
 // whose value is null while their schema is neither nullable nor has a
 // default (a defaulted null is replaced by Default instead).
 func PruneNonNullableNullsWithoutDefaults(s *api.JSONSchemaProps, obj any) {
+	pruneNulls(nil, s, obj)
+}
+
+func pruneNulls(c *Compiled, s *api.JSONSchemaProps, obj any) {
 	if s == nil {
 		return
 	}
@@ -157,8 +168,8 @@ func PruneNonNullableNullsWithoutDefaults(s *api.JSONSchemaProps, obj any) {
 		for _, k := range sortedKeys(x) {
 			v := x[k]
 			var sub *api.JSONSchemaProps
-			if prop, ok := s.Properties[k]; ok {
-				sub = &prop
+			if prop, ok := c.property(s, k); ok {
+				sub = prop
 			} else if s.AdditionalProperties != nil {
 				sub = s.AdditionalProperties.Schema
 			}
@@ -169,14 +180,14 @@ func PruneNonNullableNullsWithoutDefaults(s *api.JSONSchemaProps, obj any) {
 				delete(x, k)
 				continue
 			}
-			PruneNonNullableNullsWithoutDefaults(sub, v)
+			pruneNulls(c, sub, v)
 		}
 	case []any:
 		if s.Items == nil {
 			return
 		}
 		for _, v := range x {
-			PruneNonNullableNullsWithoutDefaults(s.Items.Schema, v)
+			pruneNulls(c, s.Items.Schema, v)
 		}
 	}
 }

@@ -31,10 +31,14 @@ import (
 // most one of maxLength/minLength/pattern, and min/maxProperties failures
 // hide the other checks of that object.
 func Validate(s *api.JSONSchemaProps, obj any, fldPath *field.Path) field.ErrorList {
+	return validate(nil, s, obj, fldPath)
+}
+
+func validate(c *Compiled, s *api.JSONSchemaProps, obj any, fldPath *field.Path) field.ErrorList {
 	if s == nil {
 		return nil
 	}
-	v := &validator{root: fldPath, regexps: map[string]*regexp.Regexp{}, regexpErrs: map[string]error{}}
+	v := &validator{c: c, root: fldPath, regexps: map[string]*regexp.Regexp{}, regexpErrs: map[string]error{}}
 	v.node(s, normalize(obj), "", fldPath)
 	return v.errs
 }
@@ -42,6 +46,7 @@ func Validate(s *api.JSONSchemaProps, obj any, fldPath *field.Path) field.ErrorL
 // validator accumulates errors for one Validate call; regexps are compiled
 // once per call rather than per value.
 type validator struct {
+	c          *Compiled
 	root       *field.Path
 	errs       field.ErrorList
 	regexps    map[string]*regexp.Regexp
@@ -391,17 +396,17 @@ func (v *validator) object(s *api.JSONSchemaProps, m map[string]any, name string
 			}
 		}
 	}
-	for _, k := range sortedSchemaKeys(s.Properties) {
+	for _, k := range v.c.propertyNames(s) {
 		val, ok := m[k]
 		if !ok {
 			continue
 		}
-		prop := s.Properties[k]
+		prop, _ := v.c.property(s, k)
 		child := k
 		if name != "" {
 			child = name + "." + k
 		}
-		v.node(&prop, val, child, real.Child(k))
+		v.node(prop, val, child, real.Child(k))
 	}
 	for _, k := range s.Required {
 		if _, ok := m[k]; !ok {
