@@ -80,7 +80,12 @@ func BenchmarkSideBySide(b *testing.B) {
 	}
 	bin := binDir(b)
 	realBin := buildOrFind(b, bin, "apiextensions-apiserver", "k8s.io/apiextensions-apiserver")
-	kubesimBin := buildOrFind(b, bin, "kubesim", "github.com/kubesim/kubesim/cmd/kubesim")
+	// REALSTACK_KUBESIM names a kubesim binary to measure instead of this
+	// checkout's (a build of an earlier commit, for a before/after pair).
+	kubesimBin := os.Getenv("REALSTACK_KUBESIM")
+	if kubesimBin == "" {
+		kubesimBin = buildOrFind(b, bin, "kubesim", "github.com/kubesim/kubesim/cmd/kubesim")
+	}
 	creates := defaultCreates
 	if v := os.Getenv("REALSTACK_CREATES"); v != "" {
 		n, err := strconv.Atoi(v)
