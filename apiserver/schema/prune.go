@@ -55,6 +55,8 @@ func prune(c *Compiled, s *api.JSONSchemaProps, obj any, opts PruneOptions) []st
 	return p.unknown
 }
 
+// pruner walks maps in whatever order they range in: what it removes does
+// not depend on the order, and the unknown paths are sorted at the end.
 type pruner struct {
 	c       *Compiled
 	unknown []string
@@ -79,14 +81,13 @@ func (p *pruner) prune(x any, s *api.JSONSchemaProps, path string, root bool) {
 	switch x := x.(type) {
 	case map[string]any:
 		if s == nil {
-			for _, k := range sortedKeys(x) {
+			for k := range x {
 				p.unknown = append(p.unknown, joinKey(path, k))
 				delete(x, k)
 			}
 			return
 		}
-		for _, k := range sortedKeys(x) {
-			v := x[k]
+		for k, v := range x {
 			if s.XEmbeddedResource {
 				switch k {
 				case "apiVersion", "kind":
@@ -131,8 +132,7 @@ func (p *pruner) skipPrune(x any, s *api.JSONSchemaProps, path string) {
 	}
 	switch x := x.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			v := x[k]
+		for k, v := range x {
 			if s.XEmbeddedResource && metaFields[k] {
 				continue
 			}
@@ -165,8 +165,7 @@ func pruneNulls(c *Compiled, s *api.JSONSchemaProps, obj any) {
 	}
 	switch x := obj.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			v := x[k]
+		for k, v := range x {
 			var sub *api.JSONSchemaProps
 			if prop, ok := c.property(s, k); ok {
 				sub = prop
