@@ -372,8 +372,16 @@ func (v *validator) object(s *api.JSONSchemaProps, m map[string]any, name string
 		v.add(field.TooMany(p, int(numKeys), int(*s.MaxProperties)))
 		return
 	}
-	keys := sortedKeys(m)
-	patterns := sortedSchemaKeys(s.PatternProperties)
+	// Only additionalProperties, patternProperties and dependencies walk
+	// the object's own keys (sorted, for the order of the errors); most
+	// schemas have none of them, and then the keys are not sorted at all.
+	var keys, patterns []string
+	if s.AdditionalProperties != nil || len(s.PatternProperties) > 0 || len(s.Dependencies) > 0 {
+		keys = sortedKeys(m)
+	}
+	if len(s.PatternProperties) > 0 {
+		patterns = sortedSchemaKeys(s.PatternProperties)
+	}
 	matchesPattern := func(k string) []string {
 		var out []string
 		for _, pat := range patterns {
