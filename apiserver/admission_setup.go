@@ -85,13 +85,15 @@ func (s *Server) pod(ctx context.Context, ns, name string) (*api.Pod, error) {
 	return pod, nil
 }
 
-// namespace reads a namespace for the admission plugins.
+// namespace reads a namespace for the admission plugins
+// (NamespaceLifecycle, the webhooks' namespaceSelector), which only read
+// it: it is shared, decoded again only when its stored revision changed.
 func (s *Server) namespace(ctx context.Context, name string) (*api.Namespace, error) {
 	st, ok := s.Store("", "v1", "namespaces")
 	if !ok {
 		return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
 	}
-	obj, err := st.Get(ctx, "", name)
+	obj, err := st.GetShared(ctx, &s.namespaces, "", name)
 	if err != nil {
 		return nil, err
 	}

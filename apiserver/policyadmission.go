@@ -15,8 +15,10 @@ import (
 // NamespaceLifecycle (before ServiceAccount), Priority after
 // ServiceAccount, ResourceQuota last.
 func (s *Server) withPolicyAdmission(chain admission.Chain) admission.Chain {
-	limits := &admission.LimitRanger{List: listObjects[*api.LimitRange](s, "", "limitranges")}
-	classes := listObjects[*api.PriorityClass](s, api.SchedulingGroupName, "priorityclasses")
+	// LimitRanger and Priority only read what they list (every pod
+	// create lists both): shared objects, decoded once per revision.
+	limits := &admission.LimitRanger{List: listSharedObjects[*api.LimitRange](s, &s.limitRanges, "", "limitranges")}
+	classes := listSharedObjects[*api.PriorityClass](s, &s.priorityClasses, api.SchedulingGroupName, "priorityclasses")
 	priority := &admission.Priority{List: func(ctx context.Context) ([]*api.PriorityClass, error) { return classes(ctx, "") }}
 	quotas := &admission.ResourceQuota{List: listObjects[*api.ResourceQuota](s, "", "resourcequotas"), WriteStatus: s.writeQuotaStatus}
 	out := slices.Clone(chain)
@@ -49,16 +51,36 @@ func listObjects[T api.Object](s *Server, group, resource string) func(ctx conte
 		if err != nil {
 			return nil, err
 		}
-		out := make([]T, 0, len(list.Items))
-		for _, o := range list.Items {
-			t, ok := o.(T)
-			if !ok {
-				return nil, api.NewInternalError(fmt.Errorf("%s store returned %T", resource, o))
-			}
-			out = append(out, t)
-		}
-		return out, nil
+		return typedItems[T](resource, list.Items)
 	}
+}
+
+// listSharedObjects is listObjects for plugins that only read: the
+// objects come from c, decoded again only when their revision changed.
+func listSharedObjects[T api.Object](s *Server, c *registry.DecodedCache, group, resource string) func(ctx context.Context, ns string) ([]T, error) {
+	return func(ctx context.Context, ns string) ([]T, error) {
+		st, ok := s.Store(group, "v1", resource)
+		if !ok {
+			return nil, nil
+		}
+		list, err := st.ListShared(ctx, c, ns)
+		if err != nil {
+			return nil, err
+		}
+		return typedItems[T](resource, list.Items)
+	}
+}
+
+func typedItems[T api.Object](resource string, items []api.Object) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, o := range items {
+		t, ok := o.(T)
+		if !ok {
+			return nil, api.NewInternalError(fmt.Errorf("%s store returned %T", resource, o))
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // writeQuotaStatus writes the quota's status if the quota is still the one

@@ -491,3 +491,33 @@ func TestWatchListOfCustomResources(t *testing.T) {
 	assert.Equal(t, "ADDED", ev["type"])
 	assert.Equal(t, "w2", ev["object"].(map[string]any)["metadata"].(map[string]any)["name"])
 }
+
+// The schema a version is served with is compiled once; a CRD update that
+// changes the schema is what the next create is checked and defaulted
+// against.
+func TestSchemaUpdateTakesEffectAtTheNextCreate(t *testing.T) {
+	env := apiservertest.New(t)
+	createWidgetCRD(t, env)
+	h := env.Server.Handler()
+	widgetsPath := "/apis/lab.example.com/v1/namespaces/default/widgets"
+	purple := `{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"p"},"spec":{"color":"purple"}}`
+	code, body := raw(t, h, "POST", widgetsPath, purple)
+	require.Equal(t, 422, code, "%v", body)
+
+	crdPath := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.lab.example.com"
+	code, c := raw(t, h, "GET", crdPath, "")
+	require.Equal(t, 200, code)
+	v := c["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+	spec := v["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)
+	props := spec["properties"].(map[string]any)
+	props["color"].(map[string]any)["enum"] = []any{"red", "green", "blue", "purple"}
+	props["replicas"].(map[string]any)["default"] = 3
+	updated, err := json.Marshal(c)
+	require.NoError(t, err)
+	code, body = raw(t, h, "PUT", crdPath, string(updated))
+	require.Equal(t, 200, code, "%v", body)
+
+	code, body = raw(t, h, "POST", widgetsPath, purple)
+	require.Equal(t, 201, code, "%v", body)
+	assert.Equal(t, float64(3), body["spec"].(map[string]any)["replicas"], "the new default")
+}

@@ -32,7 +32,7 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 	}
 	names := c.Status.AcceptedNames
 	gvk := api.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: names.Kind}
-	st := &customResourceStrategy{gvk: gvk, schema: s, preserve: c.Spec.PreserveUnknownFields}
+	st := &customResourceStrategy{gvk: gvk, schema: s, compiled: schema.Compile(s), preserve: c.Spec.PreserveUnknownFields}
 	st.rules, st.rulesErr = kcel.NewValidator(s)
 	res := &registry.Resource{
 		Group: c.Spec.Group, Version: v.Name, Name: names.Plural, SingularName: names.Singular,
@@ -109,8 +109,11 @@ func markPreserve(s *api.JSONSchemaProps) {
 // apiextensions-apiserver: prune, default, then validate everything at once.
 type customResourceStrategy struct {
 	registry.DefaultStrategy
-	gvk      api.GroupVersionKind
-	schema   *api.JSONSchemaProps
+	gvk    api.GroupVersionKind
+	schema *api.JSONSchemaProps
+	// compiled is schema prepared once per served version for the walks
+	// of every write (prune, default, validate).
+	compiled *schema.Compiled
 	preserve bool
 	scale    *registry.ScaleSubresource
 	// rules are the schema's x-kubernetes-validations, compiled once per
@@ -129,9 +132,9 @@ func (s *customResourceStrategy) Default(obj api.Object) {
 		u.Content = map[string]any{}
 	}
 	if !s.preserve {
-		schema.Prune(s.schema, u.Content, schema.PruneOptions{IsResourceRoot: true})
+		s.compiled.Prune(u.Content, schema.PruneOptions{IsResourceRoot: true})
 	}
-	schema.Default(s.schema, u.Content)
+	s.compiled.Default(u.Content)
 }
 
 // Validate checks a new object.
@@ -161,7 +164,7 @@ func (s *customResourceStrategy) validate(obj, old api.Object) field.ErrorList {
 		return errs
 	}
 	if s.schema != nil {
-		schemaErrs := schema.Validate(s.schema, validationView(u), nil)
+		schemaErrs := s.compiled.Validate(validationView(u), nil)
 		errs = append(errs, schemaErrs...)
 		errs = append(errs, s.validateRules(u, old, schemaErrs)...)
 	}

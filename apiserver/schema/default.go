@@ -12,26 +12,28 @@ import (
 // apiextensions-apiserver, it never reports errors: defaults were checked
 // when the schema was accepted, and a default that does not decode is
 // skipped.
-func Default(s *api.JSONSchemaProps, obj any) {
+func Default(s *api.JSONSchemaProps, obj any) { defaults(nil, s, obj) }
+
+func defaults(c *Compiled, s *api.JSONSchemaProps, obj any) {
 	if s == nil {
 		return
 	}
 	switch x := obj.(type) {
 	case map[string]any:
-		for _, k := range sortedSchemaKeys(s.Properties) {
-			prop := s.Properties[k]
-			if prop.Default == nil {
+		for _, k := range c.propertyNames(s) {
+			if s.Properties[k].Default == nil {
 				continue
 			}
-			if v, found := x[k]; !found || isNonNullableNull(v, &prop) {
-				if d, ok := defaultValue(&prop); ok {
+			prop, _ := c.property(s, k)
+			if v, found := x[k]; !found || isNonNullableNull(v, prop) {
+				if d, ok := defaultValue(prop); ok {
 					x[k] = d
 				}
 			}
 		}
 		for k, v := range x {
-			if prop, found := s.Properties[k]; found {
-				Default(&prop, v)
+			if prop, found := c.property(s, k); found {
+				defaults(c, prop, v)
 				continue
 			}
 			if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
@@ -42,7 +44,7 @@ func Default(s *api.JSONSchemaProps, obj any) {
 						v = d
 					}
 				}
-				Default(as, v)
+				defaults(c, as, v)
 			}
 		}
 	case []any:
@@ -57,7 +59,7 @@ func Default(s *api.JSONSchemaProps, obj any) {
 					v = d
 				}
 			}
-			Default(is, v)
+			defaults(c, is, v)
 		}
 	}
 }
@@ -71,6 +73,9 @@ func isNonNullableNull(v any, s *api.JSONSchemaProps) bool {
 func defaultValue(s *api.JSONSchemaProps) (any, bool) {
 	if s.Default == nil || len(s.Default.Raw) == 0 {
 		return nil, false
+	}
+	if v, ok := simpleLiteral(s.Default.Raw); ok {
+		return v, true // a scalar: nothing shared with the schema
 	}
 	v, err := decodeJSON(s.Default.Raw)
 	if err != nil {

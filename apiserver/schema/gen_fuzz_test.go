@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
@@ -199,4 +200,77 @@ func FuzzGeneratedSchema(f *testing.F) {
 		require.NoError(t, json.Unmarshal(b, &back))
 		require.JSONEq(t, string(b), string(mustJSON(s.DeepCopy())))
 	})
+}
+
+// A Compiled schema answers what the package's functions answer: the same
+// unknown fields pruned, the same object after pruning and defaulting,
+// the same errors.
+func FuzzCompiledAgreesWithThePlainWalks(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 3, 0, 1, 3, 2, 1})
+	f.Add([]byte{0, 128, 0, 0, 17, 1, 0, 4, 0, 0, 0, 0, 6, 5, 1, 2, 3})
+	f.Add([]byte{1, 255, 255, 7, 200, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	f.Add([]byte{0, 2, 97, 0, 3, 1, 0, 1, 0, 0, 0, 0, 33, 0, 2, 0, 0, 0, 0, 0, 0, 9, 9, 9})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &byteSource{b: data}
+		s := genSchema(r, 3)
+		obj := genValue(r, 4)
+		c := Compile(s.DeepCopy())
+		for _, opts := range []PruneOptions{{IsResourceRoot: true}, {}, {KeepNulls: true}} {
+			plain, compiled := mustObjCopy(t, obj), mustObjCopy(t, obj)
+			require.Equal(t, Prune(s, plain, opts), c.Prune(compiled, opts), "%+v", opts)
+			require.Equal(t, string(mustJSON(plain)), string(mustJSON(compiled)), "pruned %+v", opts)
+			Default(s, plain)
+			c.Default(compiled)
+			require.Equal(t, string(mustJSON(plain)), string(mustJSON(compiled)), "defaulted %+v", opts)
+			require.Equal(t, messages(Validate(s, plain, field.NewPath("x"))), messages(c.Validate(compiled, field.NewPath("x"))))
+		}
+	})
+}
+
+func mustObjCopy(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	out, err := decodeJSON(b)
+	require.NoError(t, err)
+	return out
+}
+
+func TestCompiledAgreesOnAWidget(t *testing.T) {
+	s := mustSchema(t, `
+type: object
+properties:
+  spec:
+    type: object
+    required: [color]
+    properties:
+      color: {type: string, enum: [red, green, blue]}
+      size: {type: integer, maximum: 10, exclusiveMaximum: true}
+      replicas: {type: integer, default: 1}
+      ports:
+        type: array
+        items:
+          type: object
+          properties:
+            port: {type: integer}
+            protocol: {type: string, default: TCP}
+      note: {type: string, nullable: true}
+      labels: {type: object, additionalProperties: {type: string, default: x}}
+  status: {type: object, properties: {replicas: {type: integer}}}
+`)
+	c := Compile(s.DeepCopy())
+	for _, o := range []string{
+		`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"green","size":3,"ports":[{"port":80},{"port":443,"extra":1}]}}`,
+		`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"pink","size":10,"replicas":null,"note":null,"labels":{"a":null}},"bogus":true}`,
+		`{"spec":{"ports":[null,{"protocol":null}],"size":"big"},"status":{"replicas":"x","other":1}}`,
+	} {
+		for _, opts := range []PruneOptions{{IsResourceRoot: true}, {}, {KeepNulls: true}} {
+			plain, compiled := mustObj(t, o), mustObj(t, o)
+			assert.Equal(t, Prune(s, plain, opts), c.Prune(compiled, opts), o)
+			Default(s, plain)
+			c.Default(compiled)
+			assert.Equal(t, toJSON(t, plain), toJSON(t, compiled), o)
+			assert.Equal(t, messages(Validate(s, plain, nil)), messages(c.Validate(compiled, nil)), o)
+		}
+	}
 }

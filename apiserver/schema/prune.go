@@ -32,6 +32,10 @@ var metaFields = map[string]bool{"apiVersion": true, "kind": true, "metadata": t
 // nullable nor defaulted, so that such an object is accepted rather than
 // failing "must be of type ...: \"null\"".
 func Prune(s *api.JSONSchemaProps, obj any, opts PruneOptions) []string {
+	return prune(nil, s, obj, opts)
+}
+
+func prune(c *Compiled, s *api.JSONSchemaProps, obj any, opts PruneOptions) []string {
 	if opts.IsResourceRoot {
 		if s == nil {
 			s = &api.JSONSchemaProps{}
@@ -42,16 +46,21 @@ func Prune(s *api.JSONSchemaProps, obj any, opts PruneOptions) []string {
 			s = &c
 		}
 	}
-	p := &pruner{}
+	p := &pruner{c: c}
 	p.prune(obj, s, "", true)
 	if !opts.KeepNulls {
-		PruneNonNullableNullsWithoutDefaults(s, obj)
+		pruneNulls(c, s, obj)
 	}
 	sort.Strings(p.unknown)
 	return p.unknown
 }
 
-type pruner struct{ unknown []string }
+// pruner walks maps in whatever order they range in: what it removes does
+// not depend on the order, and the unknown paths are sorted at the end.
+type pruner struct {
+	c       *Compiled
+	unknown []string
+}
 
 func preserves(s *api.JSONSchemaProps) bool {
 	return s != nil && s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields
@@ -72,14 +81,13 @@ func (p *pruner) prune(x any, s *api.JSONSchemaProps, path string, root bool) {
 	switch x := x.(type) {
 	case map[string]any:
 		if s == nil {
-			for _, k := range sortedKeys(x) {
+			for k := range x {
 				p.unknown = append(p.unknown, joinKey(path, k))
 				delete(x, k)
 			}
 			return
 		}
-		for _, k := range sortedKeys(x) {
-			v := x[k]
+		for k, v := range x {
 			if s.XEmbeddedResource {
 				switch k {
 				case "apiVersion", "kind":
@@ -92,8 +100,8 @@ func (p *pruner) prune(x any, s *api.JSONSchemaProps, path string, root bool) {
 					}
 				}
 			}
-			if prop, ok := s.Properties[k]; ok {
-				p.prune(v, &prop, joinKey(path, k), false)
+			if prop, ok := p.c.property(s, k); ok {
+				p.prune(v, prop, joinKey(path, k), false)
 			} else if s.AdditionalProperties != nil {
 				p.prune(v, s.AdditionalProperties.Schema, joinKey(path, k), false)
 			} else {
@@ -124,13 +132,12 @@ func (p *pruner) skipPrune(x any, s *api.JSONSchemaProps, path string) {
 	}
 	switch x := x.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			v := x[k]
+		for k, v := range x {
 			if s.XEmbeddedResource && metaFields[k] {
 				continue
 			}
-			if prop, ok := s.Properties[k]; ok {
-				p.prune(v, &prop, joinKey(path, k), false)
+			if prop, ok := p.c.property(s, k); ok {
+				p.prune(v, prop, joinKey(path, k), false)
 			} else if s.AdditionalProperties != nil {
 				p.prune(v, s.AdditionalProperties.Schema, joinKey(path, k), false)
 			}
@@ -149,16 +156,19 @@ func (p *pruner) skipPrune(x any, s *api.JSONSchemaProps, path string) {
 // whose value is null while their schema is neither nullable nor has a
 // default (a defaulted null is replaced by Default instead).
 func PruneNonNullableNullsWithoutDefaults(s *api.JSONSchemaProps, obj any) {
+	pruneNulls(nil, s, obj)
+}
+
+func pruneNulls(c *Compiled, s *api.JSONSchemaProps, obj any) {
 	if s == nil {
 		return
 	}
 	switch x := obj.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			v := x[k]
+		for k, v := range x {
 			var sub *api.JSONSchemaProps
-			if prop, ok := s.Properties[k]; ok {
-				sub = &prop
+			if prop, ok := c.property(s, k); ok {
+				sub = prop
 			} else if s.AdditionalProperties != nil {
 				sub = s.AdditionalProperties.Schema
 			}
@@ -169,14 +179,14 @@ func PruneNonNullableNullsWithoutDefaults(s *api.JSONSchemaProps, obj any) {
 				delete(x, k)
 				continue
 			}
-			PruneNonNullableNullsWithoutDefaults(sub, v)
+			pruneNulls(c, sub, v)
 		}
 	case []any:
 		if s.Items == nil {
 			return
 		}
 		for _, v := range x {
-			PruneNonNullableNullsWithoutDefaults(s.Items.Schema, v)
+			pruneNulls(c, s.Items.Schema, v)
 		}
 	}
 }

@@ -31,10 +31,14 @@ import (
 // most one of maxLength/minLength/pattern, and min/maxProperties failures
 // hide the other checks of that object.
 func Validate(s *api.JSONSchemaProps, obj any, fldPath *field.Path) field.ErrorList {
+	return validate(nil, s, obj, fldPath)
+}
+
+func validate(c *Compiled, s *api.JSONSchemaProps, obj any, fldPath *field.Path) field.ErrorList {
 	if s == nil {
 		return nil
 	}
-	v := &validator{root: fldPath, regexps: map[string]*regexp.Regexp{}, regexpErrs: map[string]error{}}
+	v := &validator{c: c, root: fldPath, regexps: map[string]*regexp.Regexp{}, regexpErrs: map[string]error{}}
 	v.node(s, normalize(obj), "", fldPath)
 	return v.errs
 }
@@ -42,6 +46,7 @@ func Validate(s *api.JSONSchemaProps, obj any, fldPath *field.Path) field.ErrorL
 // validator accumulates errors for one Validate call; regexps are compiled
 // once per call rather than per value.
 type validator struct {
+	c          *Compiled
 	root       *field.Path
 	errs       field.ErrorList
 	regexps    map[string]*regexp.Regexp
@@ -317,6 +322,27 @@ func (v *validator) enum(s *api.JSONSchemaProps, data any, name string) {
 	if len(s.Enum) == 0 {
 		return
 	}
+	for _, e := range s.Enum {
+		// Most enums are plain strings: compare without decoding them.
+		if d, isString := data.(string); isString {
+			if lit, ok := plainString(trimJSONSpace(e.Raw)); ok {
+				if string(lit) == d {
+					return
+				}
+				continue
+			}
+		}
+		if ev, ok := simpleLiteral(e.Raw); ok {
+			if unstructured.Equal(ev, data) {
+				return
+			}
+			continue
+		}
+		if ev, err := decodeJSON(e.Raw); err == nil && unstructured.Equal(ev, data) {
+			return
+		}
+	}
+	// No match: the error lists every allowed value, decoded as before.
 	values := make([]string, 0, len(s.Enum))
 	for _, e := range s.Enum {
 		ev, err := decodeJSON(e.Raw)
@@ -346,8 +372,16 @@ func (v *validator) object(s *api.JSONSchemaProps, m map[string]any, name string
 		v.add(field.TooMany(p, int(numKeys), int(*s.MaxProperties)))
 		return
 	}
-	keys := sortedKeys(m)
-	patterns := sortedSchemaKeys(s.PatternProperties)
+	// Only additionalProperties, patternProperties and dependencies walk
+	// the object's own keys (sorted, for the order of the errors); most
+	// schemas have none of them, and then the keys are not sorted at all.
+	var keys, patterns []string
+	if s.AdditionalProperties != nil || len(s.PatternProperties) > 0 || len(s.Dependencies) > 0 {
+		keys = sortedKeys(m)
+	}
+	if len(s.PatternProperties) > 0 {
+		patterns = sortedSchemaKeys(s.PatternProperties)
+	}
 	matchesPattern := func(k string) []string {
 		var out []string
 		for _, pat := range patterns {
@@ -370,17 +404,17 @@ func (v *validator) object(s *api.JSONSchemaProps, m map[string]any, name string
 			}
 		}
 	}
-	for _, k := range sortedSchemaKeys(s.Properties) {
+	for _, k := range v.c.propertyNames(s) {
 		val, ok := m[k]
 		if !ok {
 			continue
 		}
-		prop := s.Properties[k]
+		prop, _ := v.c.property(s, k)
 		child := k
 		if name != "" {
 			child = name + "." + k
 		}
-		v.node(&prop, val, child, real.Child(k))
+		v.node(prop, val, child, real.Child(k))
 	}
 	for _, k := range s.Required {
 		if _, ok := m[k]; !ok {

@@ -80,7 +80,12 @@ func BenchmarkSideBySide(b *testing.B) {
 	}
 	bin := binDir(b)
 	realBin := buildOrFind(b, bin, "apiextensions-apiserver", "k8s.io/apiextensions-apiserver")
-	kubesimBin := buildOrFind(b, bin, "kubesim", "github.com/kubesim/kubesim/cmd/kubesim")
+	// REALSTACK_KUBESIM names a kubesim binary to measure instead of this
+	// checkout's (a build of an earlier commit, for a before/after pair).
+	kubesimBin := os.Getenv("REALSTACK_KUBESIM")
+	if kubesimBin == "" {
+		kubesimBin = buildOrFind(b, bin, "kubesim", "github.com/kubesim/kubesim/cmd/kubesim")
+	}
 	creates := defaultCreates
 	if v := os.Getenv("REALSTACK_CREATES"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -99,25 +104,27 @@ func BenchmarkSideBySide(b *testing.B) {
 	for round := 1; round <= 2; round++ {
 		for _, s := range servers {
 			r := s.run(b, fmt.Sprintf("r%d", round), creates)
-			b.Logf("round %d %-7s: %d creates in %v: %.0f creates/s, p50 %.1f ms, p99 %.1f ms, server CPU %.0f µs per create",
-				round, s.name, creates, r.elapsed.Round(time.Millisecond), r.perSecond(), ms(r.p50), ms(r.p99), r.cpuPerCreate())
+			b.Logf("round %d %-7s: %d creates in %v: %.0f creates/s, p50 %.1f ms, p99 %.1f ms, server CPU %.0f µs per create, load generator CPU %.0f µs per create (%.2f cores)",
+				round, s.name, creates, r.elapsed.Round(time.Millisecond), r.perSecond(), ms(r.p50), ms(r.p99), r.cpuPerCreate(),
+				r.clientCPUPerCreate(), r.clientCores())
 			results[s.name] = append(results[s.name], r)
 		}
 	}
 	b.Logf("load average during the run: %s", loadAverage())
 
-	mean := func(name string) (rate, p50, p99, cpu float64) {
+	mean := func(name string) (rate, p50, p99, cpu, clientCPU float64) {
 		rs := results[name]
 		for _, r := range rs {
 			rate += r.perSecond() / float64(len(rs))
 			p50 += ms(r.p50) / float64(len(rs))
 			p99 += ms(r.p99) / float64(len(rs))
 			cpu += r.cpuPerCreate() / float64(len(rs))
+			clientCPU += r.clientCPUPerCreate() / float64(len(rs))
 		}
-		return rate, p50, p99, cpu
+		return rate, p50, p99, cpu, clientCPU
 	}
-	kRate, kP50, kP99, kCPU := mean("kubesim")
-	rRate, rP50, rP99, rCPU := mean("real")
+	kRate, kP50, kP99, kCPU, kClient := mean("kubesim")
+	rRate, rP50, rP99, rCPU, rClient := mean("real")
 	for i, r := range results["kubesim"] {
 		b.ReportMetric(r.perSecond(), fmt.Sprintf("kubesim-r%d-creates/s", i+1))
 	}
@@ -132,6 +139,10 @@ func BenchmarkSideBySide(b *testing.B) {
 	b.ReportMetric(rP99, "real-p99-ms")
 	b.ReportMetric(kCPU, "kubesim-cpu-µs/create")
 	b.ReportMetric(rCPU, "real-cpu-µs/create")
+	// The load generator shares the machine's cores with the servers: its
+	// CPU per create says whether it, not the server, is the limit.
+	b.ReportMetric(kClient, "kubesim-loadgen-cpu-µs/create")
+	b.ReportMetric(rClient, "real-loadgen-cpu-µs/create")
 	b.ReportMetric(kRate/rRate, "ratio")
 	b.ReportMetric(rCPU/kCPU, "cpu-ratio")
 }
@@ -177,6 +188,16 @@ func cpuTime(pid int) time.Duration {
 	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
+// selfCPU is the CPU time (user + system) this process, the load
+// generator, has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // install creates the Widget CRD and waits until the server serves
 // Widgets (the CRD is Established and its handler installed).
 func (s *target) install(b *testing.B) {
@@ -220,7 +241,17 @@ type result struct {
 	// cpu is the server processes' CPU time over the round: unlike
 	// creates/s, CPU per create hardly moves with the machine's load.
 	cpu time.Duration
+	// clientCPU is the load generator's (this process's) CPU time over
+	// the round.
+	clientCPU time.Duration
 }
+
+func (r result) clientCPUPerCreate() float64 {
+	return float64(r.clientCPU.Microseconds()) / float64(r.creates)
+}
+
+// clientCores is how many cores the load generator kept busy on average.
+func (r result) clientCores() float64 { return r.clientCPU.Seconds() / r.elapsed.Seconds() }
 
 func (r result) cpuPerCreate() float64 { return float64(r.cpu.Microseconds()) / float64(r.creates) }
 
@@ -235,7 +266,7 @@ func (s *target) run(b *testing.B, prefix string, n int) result {
 	var firstFailure atomic.Value
 	latencies := make([][]time.Duration, clients)
 	var wg sync.WaitGroup
-	cpu0 := s.cpu()
+	cpu0, client0 := s.cpu(), selfCPU()
 	start := time.Now()
 	for w := range clients {
 		wg.Add(1)
@@ -259,13 +290,13 @@ func (s *target) run(b *testing.B, prefix string, n int) result {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := s.cpu() - cpu0
+	cpu, clientCPU := s.cpu()-cpu0, selfCPU()-client0
 	if f := failed.Load(); f > 0 {
 		b.Fatalf("%s: %d of %d creates failed, first: %v", s.name, f, n, firstFailure.Load())
 	}
 	all := slices.Concat(latencies...)
 	slices.Sort(all)
-	return result{elapsed: elapsed, creates: n, p50: all[len(all)/2], p99: all[len(all)*99/100], cpu: cpu}
+	return result{elapsed: elapsed, creates: n, p50: all[len(all)/2], p99: all[len(all)*99/100], cpu: cpu, clientCPU: clientCPU}
 }
 
 // newTarget reads a kubeconfig the way client-go does and builds a client

@@ -155,10 +155,15 @@ func Open(cfg Config) (s *Store, err error) {
 		cfg.Logger.Warn("UNSAFE: fsync is off; acknowledged writes can be lost on a crash", "file", cfg.Path)
 	}
 	s = &Store{
-		cfg:  cfg,
-		db:   db,
-		hub:  store.NewBroadcaster(cfg.Watch, rev),
-		ops:  make(chan *op),
+		cfg: cfg,
+		db:  db,
+		hub: store.NewBroadcaster(cfg.Watch, rev),
+		// Buffered, so that a writer hands its op over without waiting
+		// for the loop to take it: while a commit syncs, the next batch's
+		// writers queue here and are woken once, when their batch is
+		// committed (an unbuffered hand-over parked and woke each of them
+		// twice).
+		ops:  make(chan *op, cfg.MaxBatch),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
@@ -296,20 +301,33 @@ func (s *Store) commitLoop() {
 		case o := <-s.ops:
 			batch = append(batch[:0], o)
 		case <-s.stop:
-			return
-		}
-	fill:
-		for len(batch) < s.cfg.MaxBatch {
-			select {
-			case o := <-s.ops:
-				batch = append(batch, o)
-			default:
-				break fill
+			// Close waited for every writer handing an op over; the ops
+			// still queued were handed over, so they are committed.
+			for {
+				if batch = s.fill(batch[:0]); len(batch) == 0 {
+					return
+				}
+				s.commit(batch)
+				clear(batch)
 			}
 		}
+		batch = s.fill(batch)
 		s.commit(batch)
 		clear(batch)
 	}
+}
+
+// fill adds the queued ops to batch, up to MaxBatch, without waiting.
+func (s *Store) fill(batch []*op) []*op {
+	for len(batch) < s.cfg.MaxBatch {
+		select {
+		case o := <-s.ops:
+			batch = append(batch, o)
+		default:
+			return batch
+		}
+	}
+	return batch
 }
 
 // errNothingWritten rolls back a transaction in which every op failed its
