@@ -74,6 +74,30 @@ func TestKubectlDebugEphemeralContainer(t *testing.T) {
 		assert.Contains(t, errOut, "spec.ephemeralContainers: Forbidden: cannot be set on create")
 	})
 
+	t.Run("debug --copy-to", func(t *testing.T) {
+		// A copy of the pod with one more container, started from scratch
+		// (labels dropped, so no controller adopts it); the original is
+		// left alone.
+		out, errOut, code := k.runIn("echo copy in $HOSTNAME\nexit 2\n", "debug", "web", "-i", "--copy-to=web-debug", "--image=busybox", "--container=shell")
+		assert.Equal(t, 0, code, errOut)
+		assert.Equal(t, "copy in web-debug\n", out)
+		assert.Equal(t, "web shell", k.ok("get", "pod", "web-debug", "-o", "jsonpath={.spec.containers[*].name}"))
+		k.eventually(func(out string) bool { return out == "2" }, "get", "pod", "web-debug", "-o",
+			`jsonpath={.status.containerStatuses[?(@.name=="shell")].state.terminated.exitCode}`)
+		assert.Equal(t, "web", k.ok("get", "pod", "web", "-o", "jsonpath={.spec.containers[*].name}"))
+	})
+
+	t.Run("debug node/NAME", func(t *testing.T) {
+		// A pod on that node, on its network and in its process
+		// namespace, with the node's root at /host.
+		out, errOut, code := k.runIn("echo on $HOSTNAME\ncat /host/etc/hostname\nls /host/var/log\n", "debug", "node/node-2", "-i", "--image=busybox")
+		assert.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "Creating debugging pod node-debugger-node-2-")
+		assert.Contains(t, out, "on node-2\nnode-2\ncontainers\npods\n")
+		pods := k.ok("get", "pods", "-o", `jsonpath={range .items[?(@.spec.hostPID)]}{.spec.nodeName} {.spec.hostNetwork} {.spec.hostIPC} {.spec.volumes[0].hostPath.path} {.spec.containers[0].volumeMounts[0].mountPath}{"\n"}{end}`)
+		assert.Equal(t, "node-2 true true / /host\n", pods)
+	})
+
 	t.Run("discovery", func(t *testing.T) {
 		assert.Contains(t, k.ok("get", "--raw", "/api/v1"),
 			`{"name":"pods/ephemeralcontainers","singularName":"","namespaced":true,"kind":"Pod","verbs":["get","patch","update"]}`)
