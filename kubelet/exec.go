@@ -81,6 +81,11 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 		return shell.Environment{}, err
 	}
 	env := containerenv.Build(ctx, pod, c, envSources{k.c})
+	env.Network = clusterNetwork{k: k, pod: pod}
+	if p := pod.Spec.DNSPolicy; p == "" || p == api.DNSClusterFirst && !pod.Spec.HostNetwork || p == "ClusterFirstWithHostNet" {
+		// The kubelet points the pod's resolver at the cluster DNS.
+		env.Files["/etc/resolv.conf"] = []byte(resolvConf(pod.Namespace))
+	}
 	k.addProgramFiles(&env, pod, c)
 	env.Layer = k.writableLayer(pod, c.Name)
 	return env, nil

@@ -41,6 +41,9 @@ type Environment struct {
 	Hostname string
 	// WorkingDir is where the process starts ("/" when empty).
 	WorkingDir string
+	// Network is what the container's network reaches (nslookup, wget);
+	// nil: nothing resolves.
+	Network Network
 	// Bash says the image has bash as well as sh: the Debian-based images
 	// (nginx, ubuntu, …) do, busybox and alpine (ash only) do not — so
 	// the tutorials' `kubectl exec -it shell-demo -- /bin/bash` works on
@@ -149,7 +152,7 @@ func (s *state) set(name, value string) {
 }
 
 // programs are the commands the simulated images have, as in /bin.
-var programs = []string{"[", "cat", "echo", "env", "false", "hostname", "ls", "mkdir", "printenv", "pwd", "sh", "sleep", "tar", "test", "touch", "true"}
+var programs = []string{"[", "cat", "echo", "env", "false", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd", "sh", "sleep", "tar", "test", "touch", "true", "wget"}
 
 // known says whether name is one of the programs, by name or by path in
 // a bin directory.
@@ -208,6 +211,10 @@ func (s *state) program(args []string) int {
 		return s.touch(args[1:])
 	case "mkdir":
 		return s.mkdir(args[1:])
+	case "nslookup":
+		return s.nslookup(args[1:])
+	case "wget":
+		return s.wget(args[1:])
 	}
 	return ExitNotFound
 }
