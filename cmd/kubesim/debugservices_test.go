@@ -23,7 +23,9 @@ func TestKubectlDebugServices(t *testing.T) {
 	k.ok("wait", "--for=condition=Ready", "pod/shell", "--timeout=60s")
 	k.eventually(func(out string) bool { return len(strings.Fields(out)) == 3 }, "get", "endpoints", "hostnames", "-o", "jsonpath={.subsets[*].addresses[*].ip}")
 	ip := k.ok("get", "svc", "hostnames", "-o", "jsonpath={.spec.clusterIP}")
-	sh := func(script string) (string, string, int) { return k.runIn("", "exec", "shell", "--", "sh", "-c", script) }
+	sh := func(script string) (string, string, int) {
+		return k.runIn("", "exec", "shell", "--", "sh", "-c", script)
+	}
 
 	for _, name := range []string{"hostnames", "hostnames.default", "hostnames.default.svc.cluster.local"} {
 		out, errOut, code := sh("nslookup " + name)
