@@ -40,7 +40,9 @@
 // started with stdin whose program is a shell is run by `kubectl attach`
 // (interactive.go): typed lines run and the shell's exit ends the
 // container. Ephemeral containers (kubectl debug) start as soon as the
-// pod's spec names them and are never restarted (ephemeral.go).
+// pod's spec names them and are never restarted (ephemeral.go). In place
+// of CoreDNS and kube-proxy, the kubelet answers a container's nslookup
+// and wget from the Services and Endpoints it reads (clusternet.go).
 //
 // Left out: there are no real containers (except the in-process images of
 // images.go, and the local images of localimage.go: a host binary named
