@@ -252,6 +252,12 @@ func (s *state) runNode(n node) int {
 		for _, w := range n.forWords {
 			items = append(items, s.fields(w)...)
 		}
+		if err := s.expandErr; err != nil {
+			s.expandErr = nil
+			fmt.Fprintf(s.stderr, "sh: %v\n", err)
+			s.exited = !s.tty
+			return 2
+		}
 		status := 0
 		s.loops++
 		defer func() { s.loops-- }()

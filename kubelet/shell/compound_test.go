@@ -40,6 +40,7 @@ func TestArithmeticAndCompound(t *testing.T) {
 		{name: "multi-line", script: "for i in 1 2\ndo\n  echo $i\ndone\n", out: "1\n2\n"},
 		{name: "exit inside a loop", script: `while true; do echo once; exit 7; done; echo never`, out: "once\n", code: 7},
 		{name: "integer test", script: `[ 10 -gt 9 ] && [ 3 -le 3 ] && [ 1 -ne 2 ] && echo ok; [ x -lt 1 ]`, out: "ok\n", errs: "sh: x: bad number\n", code: 2},
+		{name: "error in a for list", script: `for x in $((1/0)); do echo $x; done; echo after`, errs: "sh: divide by zero\n", code: 2},
 		{name: "unfinished", script: `while true; do echo x`, errs: "sh: syntax error: unexpected end of file\n", code: 2},
 		{name: "stray done", script: `echo a; done`, errs: "sh: syntax error: unexpected \"done\"\n", code: 2},
 		{name: "keywords only at a command's start", script: `echo do done if`, out: "do done if\n"},
