@@ -378,16 +378,12 @@ type PodSpec struct {
 	// Fields of the Kubernetes type that kubesim does not model, by their
 	// protobuf numbers: the codec reads past them, and writes the zero value
 	// of the ones Kubernetes always writes (the non-struct{} ones).
-	_ bool     `json:"-" protobuf:"varint,12,opt,name=hostPID"`
-	_ bool     `json:"-" protobuf:"varint,13,opt,name=hostIPC"`
 	_ struct{} `json:"-" protobuf:"bytes,23,rep,name=hostAliases"`
 	_ struct{} `json:"-" protobuf:"bytes,26,opt,name=dnsConfig"`
-	_ struct{} `json:"-" protobuf:"varint,27,opt,name=shareProcessNamespace"`
 	_ struct{} `json:"-" protobuf:"bytes,28,opt,name=readinessGates"`
 	_ struct{} `json:"-" protobuf:"bytes,29,opt,name=runtimeClassName"`
 	_ struct{} `json:"-" protobuf:"bytes,32,opt,name=overhead"`
 	_ struct{} `json:"-" protobuf:"bytes,33,opt,name=topologySpreadConstraints"`
-	_ struct{} `json:"-" protobuf:"bytes,34,rep,name=ephemeralContainers"`
 	_ struct{} `json:"-" protobuf:"varint,35,opt,name=setHostnameAsFQDN"`
 	_ struct{} `json:"-" protobuf:"bytes,36,opt,name=os"`
 	_ struct{} `json:"-" protobuf:"bytes,37,opt,name=hostUsers"`
@@ -423,6 +419,17 @@ type PodSpec struct {
 	NodeName string `json:"nodeName,omitempty" protobuf:"bytes,10,opt,name=nodeName"`
 	// HostNetwork uses the node's network namespace.
 	HostNetwork bool `json:"hostNetwork,omitempty" protobuf:"varint,11,opt,name=hostNetwork"`
+	// HostPID and HostIPC use the node's process and IPC namespaces
+	// (kubectl debug node/NAME sets both; the simulation only records them).
+	HostPID bool `json:"hostPID,omitempty" protobuf:"varint,12,opt,name=hostPID"`
+	HostIPC bool `json:"hostIPC,omitempty" protobuf:"varint,13,opt,name=hostIPC"`
+	// ShareProcessNamespace puts the containers in one process namespace
+	// (kubectl debug --copy-to sets it; recorded only).
+	ShareProcessNamespace *bool `json:"shareProcessNamespace,omitempty" protobuf:"varint,27,opt,name=shareProcessNamespace"`
+	// EphemeralContainers were added to the running pod through its
+	// ephemeralcontainers subresource (kubectl debug); never on create
+	// (ephemeral.go).
+	EphemeralContainers []EphemeralContainer `json:"ephemeralContainers,omitempty" protobuf:"bytes,34,rep,name=ephemeralContainers" patchStrategy:"merge" patchMergeKey:"name"`
 	// SecurityContext applies to all containers.
 	SecurityContext *PodSecurityContext `json:"securityContext,omitempty" protobuf:"bytes,14,opt,name=securityContext"`
 	// ImagePullSecrets are registry credentials.
@@ -1014,7 +1021,6 @@ type PodStatus struct {
 	// Fields of the Kubernetes type that kubesim does not model, by their
 	// protobuf numbers: the codec reads past them, and writes the zero value
 	// of the ones Kubernetes always writes (the non-struct{} ones).
-	_ struct{} `json:"-" protobuf:"bytes,13,rep,name=ephemeralContainerStatuses"`
 	_ string   `json:"-" protobuf:"bytes,14,opt,name=resize,casttype=PodResizeStatus"`
 	_ struct{} `json:"-" protobuf:"bytes,15,rep,name=resourceClaimStatuses"`
 	_ int64    `json:"-" protobuf:"varint,17,opt,name=observedGeneration"`
@@ -1047,6 +1053,8 @@ type PodStatus struct {
 	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty" protobuf:"bytes,10,rep,name=initContainerStatuses"`
 	// ContainerStatuses report containers.
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty" protobuf:"bytes,8,rep,name=containerStatuses"`
+	// EphemeralContainerStatuses report the ephemeral containers.
+	EphemeralContainerStatuses []ContainerStatus `json:"ephemeralContainerStatuses,omitempty" protobuf:"bytes,13,rep,name=ephemeralContainerStatuses"`
 	// QOSClass is computed from requests and limits.
 	QOSClass PodQOSClass `json:"qosClass,omitempty" protobuf:"bytes,9,rep,name=qosClass"`
 }

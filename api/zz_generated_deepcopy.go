@@ -2838,6 +2838,101 @@ func (in *EnvVarSource) DeepCopy() *EnvVarSource {
 }
 
 // DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *EphemeralContainer) DeepCopyInto(out *EphemeralContainer) {
+	*out = *in
+	in.EphemeralContainerCommon.DeepCopyInto(&out.EphemeralContainerCommon)
+}
+
+// DeepCopy returns a new EphemeralContainer sharing no memory with in, or nil.
+func (in *EphemeralContainer) DeepCopy() *EphemeralContainer {
+	if in == nil {
+		return nil
+	}
+	out := new(EphemeralContainer)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
+func (in *EphemeralContainerCommon) DeepCopyInto(out *EphemeralContainerCommon) {
+	*out = *in
+	if in.RestartPolicy != nil {
+		in, out := &in.RestartPolicy, &out.RestartPolicy
+		*out = new(ContainerRestartPolicy)
+		**out = **in
+	}
+	if in.Command != nil {
+		in, out := &in.Command, &out.Command
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.Args != nil {
+		in, out := &in.Args, &out.Args
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.Ports != nil {
+		in, out := &in.Ports, &out.Ports
+		*out = make([]ContainerPort, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.EnvFrom != nil {
+		in, out := &in.EnvFrom, &out.EnvFrom
+		*out = make([]EnvFromSource, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.Env != nil {
+		in, out := &in.Env, &out.Env
+		*out = make([]EnvVar, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	in.Resources.DeepCopyInto(&out.Resources)
+	if in.VolumeMounts != nil {
+		in, out := &in.VolumeMounts, &out.VolumeMounts
+		*out = make([]VolumeMount, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.LivenessProbe != nil {
+		in, out := &in.LivenessProbe, &out.LivenessProbe
+		*out = new(Probe)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.ReadinessProbe != nil {
+		in, out := &in.ReadinessProbe, &out.ReadinessProbe
+		*out = new(Probe)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.StartupProbe != nil {
+		in, out := &in.StartupProbe, &out.StartupProbe
+		*out = new(Probe)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.SecurityContext != nil {
+		in, out := &in.SecurityContext, &out.SecurityContext
+		*out = new(SecurityContext)
+		(*in).DeepCopyInto(*out)
+	}
+}
+
+// DeepCopy returns a new EphemeralContainerCommon sharing no memory with in, or nil.
+func (in *EphemeralContainerCommon) DeepCopy() *EphemeralContainerCommon {
+	if in == nil {
+		return nil
+	}
+	out := new(EphemeralContainerCommon)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies in into out, sharing no memory; in must not be nil.
 func (in *Event) DeepCopyInto(out *Event) {
 	*out = *in
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
@@ -6217,6 +6312,18 @@ func (in *PodSpec) DeepCopyInto(out *PodSpec) {
 		*out = new(bool)
 		**out = **in
 	}
+	if in.ShareProcessNamespace != nil {
+		in, out := &in.ShareProcessNamespace, &out.ShareProcessNamespace
+		*out = new(bool)
+		**out = **in
+	}
+	if in.EphemeralContainers != nil {
+		in, out := &in.EphemeralContainers, &out.EphemeralContainers
+		*out = make([]EphemeralContainer, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.SecurityContext != nil {
 		in, out := &in.SecurityContext, &out.SecurityContext
 		*out = new(PodSecurityContext)
@@ -6306,6 +6413,13 @@ func (in *PodStatus) DeepCopyInto(out *PodStatus) {
 	}
 	if in.ContainerStatuses != nil {
 		in, out := &in.ContainerStatuses, &out.ContainerStatuses
+		*out = make([]ContainerStatus, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.EphemeralContainerStatuses != nil {
+		in, out := &in.EphemeralContainerStatuses, &out.EphemeralContainerStatuses
 		*out = make([]ContainerStatus, len(*in))
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])

@@ -108,6 +108,8 @@ func generatedStructs() []any {
 		&EnvFromSource{},
 		&EnvVar{},
 		&EnvVarSource{},
+		&EphemeralContainer{},
+		&EphemeralContainerCommon{},
 		&Event{},
 		&EventList{},
 		&EventSeries{},

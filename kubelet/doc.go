@@ -39,14 +39,17 @@
 // (FailedMount, retried after the pod worker's back-off). A container
 // started with stdin whose program is a shell is run by `kubectl attach`
 // (interactive.go): typed lines run and the shell's exit ends the
-// container.
+// container. Ephemeral containers (kubectl debug) start as soon as the
+// pod's spec names them and are never restarted (ephemeral.go). In place
+// of CoreDNS and kube-proxy, the kubelet answers a container's nslookup
+// and wget from the Services and Endpoints it reads (clusternet.go).
 //
 // Left out: there are no real containers (except the in-process images of
 // images.go, and the local images of localimage.go: a host binary named
 // by `kubesim serve --local-image`, run as a child process whose output
 // is the container's log and whose exit drives the same lifecycle),
 // images, mounts, cgroups, eviction on pressure, static pods,
-// startup probes, ephemeral containers or lifecycle hooks; probes other
+// startup probes or lifecycle hooks; probes other
 // than exec on a file succeed unless the annotation says otherwise; the
 // shell understands only the forms docs/containers.md lists. Read the real
 // one in kubernetes/pkg/kubelet and, for the stage idea, kwok's

@@ -48,7 +48,7 @@ func (k *Kubelet) runningPod(namespace, podName string) (*api.Pod, error) {
 func runningContainer(pod *api.Pod, name string) (*api.Container, error) {
 	notFound := &StreamError{Code: http.StatusInternalServerError, Message: fmt.Sprintf("container not found (%q)", name)}
 	var spec *api.Container
-	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers, ephemeralSpecs(pod)} {
 		for i := range cs {
 			if cs[i].Name == name {
 				spec = &cs[i]
@@ -58,7 +58,7 @@ func runningContainer(pod *api.Pod, name string) (*api.Container, error) {
 	if spec == nil {
 		return nil, notFound
 	}
-	for _, statuses := range [][]api.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+	for _, statuses := range [][]api.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses, pod.Status.EphemeralContainerStatuses} {
 		for _, st := range statuses {
 			if st.Name == name && st.State.Running != nil {
 				return spec, nil
@@ -81,6 +81,11 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 		return shell.Environment{}, err
 	}
 	env := containerenv.Build(ctx, pod, c, envSources{k.c})
+	env.Network = clusterNetwork{k: k, pod: pod}
+	if p := pod.Spec.DNSPolicy; p == "" || p == api.DNSClusterFirst && !pod.Spec.HostNetwork || p == "ClusterFirstWithHostNet" {
+		// The kubelet points the pod's resolver at the cluster DNS.
+		env.Files["/etc/resolv.conf"] = []byte(resolvConf(pod.Namespace))
+	}
 	k.addProgramFiles(&env, pod, c)
 	env.Layer = k.writableLayer(pod, c.Name)
 	return env, nil

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
@@ -148,6 +149,9 @@ type Kubelet struct {
 	real map[string][]realContainer
 	// local are the runs of local images, by container id.
 	local map[string]*localProcess
+	// proxyTurn picks the backend of the next connection to a Service
+	// (clusternet.go): kube-proxy picks at random, kubesim in turn.
+	proxyTurn atomic.Uint64
 	// started is when the kubelet was made (the node's start time).
 	started time.Time
 	// changed is closed (and forgotten) when a pod's runtime changes:
@@ -223,6 +227,9 @@ func New(cfg Config) (*Kubelet, error) {
 		local: map[string]*localProcess{}}
 	if k.loops, err = k.newLoops(); err != nil {
 		return nil, err
+	}
+	if cfg.Network != nil {
+		cfg.Network.ServeNode(pool.prefix, k.simulatedHTTP) // clusternet.go
 	}
 	return k, nil
 }

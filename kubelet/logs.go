@@ -290,10 +290,10 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// specContainer is the spec of a container of pod (init containers
-// included).
+// specContainer is the spec of a container of pod (init and ephemeral
+// containers included).
 func specContainer(pod *api.Pod, name string) *api.Container {
-	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers, ephemeralSpecs(pod)} {
 		for i := range cs {
 			if cs[i].Name == name {
 				return &cs[i]
@@ -324,9 +324,9 @@ func validateLogStatus(c *containerRuntime, podName string, previous bool) error
 }
 
 // hasContainer reports whether the pod's spec has a container of that
-// name (init containers included).
+// name (init and ephemeral containers included).
 func hasContainer(pod *api.Pod, name string) bool {
-	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers, ephemeralSpecs(pod)} {
 		for _, c := range cs {
 			if c.Name == name {
 				return true

@@ -57,8 +57,9 @@ type containerRuntime struct {
 	last           *api.ContainerStateTerminated
 	backoffUntil   time.Time
 	id             string
-	// init: an init container; sidecar: one with restartPolicy Always.
-	init, sidecar bool
+	// init: an init container; sidecar: one with restartPolicy Always;
+	// ephemeral: added by kubectl debug (ephemeral.go).
+	init, sidecar, ephemeral bool
 	// backoffSteps counts the failures the back-off doubles over; it
 	// starts over after a long run (backOffReset).
 	backoffSteps int32
@@ -125,6 +126,8 @@ const (
 	// toInitNext: the running init container is done; the next one
 	// starts, or, after the last, the pod's containers.
 	toInitNext
+	// toEphemeral: the spec names ephemeral containers not yet started.
+	toEphemeral
 )
 
 // maxMergedTransitions bounds the transitions folded into one status
@@ -188,6 +191,8 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		// run for the old image stops.
 		k.stopReal(key)
 		at, kind, idx, ok = now, toReplace, i, true
+	} else if newEphemeral(next, pod) {
+		at, kind, idx, ok = now, toEphemeral, 0, true
 	}
 	if ok && kind == toRunning && !now.Before(at) {
 		// The volume manager first: no container starts before every
@@ -285,6 +290,10 @@ func (k *Kubelet) behaviours(pod *api.Pod) map[string]containerBehaviour {
 		c := &pod.Spec.Containers[i]
 		out[c.Name] = behaviourOf(pod, c, false, pb, k.cfg.Stages.Ready)
 	}
+	for _, c := range ephemeralSpecs(pod) {
+		// Not the pod's workload: the pod's behaviour does not apply.
+		out[c.Name] = behaviourOf(pod, &c, true, pb, k.cfg.Stages.Ready)
+	}
 	return out
 }
 
@@ -324,7 +333,7 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 	}
 	for i := range rt.containers {
 		c := &rt.containers[i]
-		if (c.init && !c.sidecar && (rt.initialized || c.state == containerTerminated)) || (!c.init && !rt.initialized) {
+		if (c.init && !c.sidecar && (rt.initialized || c.state == containerTerminated)) || (!c.init && !c.ephemeral && !rt.initialized) {
 			continue
 		}
 		b := bs[c.name]
@@ -339,8 +348,8 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 			if kill, dies := b.killAt(); dies {
 				consider(c.startedAt.Add(kill), toLivenessKill, i)
 			}
-			if c.init && !c.sidecar {
-				continue // an init container is never ready
+			if c.init && !c.sidecar || c.ephemeral {
+				continue // an init or ephemeral container is never ready
 			}
 			elapsed := now.Sub(c.startedAt)
 			if want := verdictAt(b.readiness, false, elapsed); want != c.ready {
@@ -379,6 +388,8 @@ func nextInit(rt *podRuntime) int {
 // pod never restarts; the pod's containers as its restartPolicy says.
 func restarts(c *containerRuntime, policy api.RestartPolicy, code int32) bool {
 	switch {
+	case c.ephemeral:
+		return false
 	case c.sidecar:
 		return true
 	case c.init:
@@ -420,6 +431,8 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 		events = startNext(rt, pod, now)
 	case toInitNext:
 		events = startNext(rt, pod, now)
+	case toEphemeral:
+		events = startEphemeral(rt, pod, now)
 	case toReady:
 		rt.containers[idx].ready = true
 	case toUnready:
@@ -485,7 +498,7 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 		rt.stage, rt.stageAt = stageTerminal, now
 		// The pod is done: its sidecars are stopped.
 		for i := range rt.containers {
-			if c := &rt.containers[i]; c.sidecar && c.state != containerTerminated {
+			if c := &rt.containers[i]; (c.sidecar || c.ephemeral) && c.state != containerTerminated {
 				c.state, c.ready, c.exitCode, c.termReason, c.finishedAt = containerTerminated, false, 0, "Completed", now
 			}
 		}
@@ -509,7 +522,7 @@ func startNext(rt *podRuntime, pod *api.Pod, now time.Time) []podEvent {
 	rt.initialized = true
 	var events []podEvent
 	for i := range rt.containers {
-		if !rt.containers[i].init {
+		if !rt.containers[i].init && !rt.containers[i].ephemeral {
 			events = append(events, startContainer(&rt.containers[i], pod, now)...)
 		}
 	}
@@ -521,7 +534,7 @@ func startNext(rt *podRuntime, pod *api.Pod, now time.Time) []podEvent {
 func mainTerminated(cs []containerRuntime) bool {
 	n := 0
 	for i := range cs {
-		if cs[i].init {
+		if cs[i].init || cs[i].ephemeral {
 			continue
 		}
 		if cs[i].state != containerTerminated {
@@ -709,7 +722,7 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 	case rt.stage >= stageStarted:
 		st.Phase = api.PodSucceeded
 		for _, c := range rt.containers {
-			if c.exitCode != 0 && !c.sidecar {
+			if c.exitCode != 0 && !c.sidecar && !c.ephemeral {
 				st.Phase = api.PodFailed
 			}
 		}
@@ -724,7 +737,7 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 				incomplete = append(incomplete, c.name)
 			}
 		}
-		if !c.ready && (!c.init || c.sidecar) {
+		if !c.ready && (!c.init || c.sidecar) && !c.ephemeral {
 			unready = append(unready, c.name)
 		}
 	}
@@ -767,8 +780,12 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 		}
 	}
 	st.Conditions = conds
-	st.ContainerStatuses, st.InitContainerStatuses = nil, nil
+	st.ContainerStatuses, st.InitContainerStatuses, st.EphemeralContainerStatuses = nil, nil, nil
 	for _, c := range rt.containers {
+		if c.ephemeral {
+			st.EphemeralContainerStatuses = append(st.EphemeralContainerStatuses, containerStatus(c))
+			continue
+		}
 		if c.init {
 			// Init containers in their order, as they run.
 			st.InitContainerStatuses = append(st.InitContainerStatuses, containerStatus(c))
@@ -901,6 +918,15 @@ func (k *Kubelet) adopt(pod *api.Pod, now time.Time) *podRuntime {
 			adoptContainer(&cr, cs, now)
 		}
 		rt.containers = append(rt.containers, cr)
+	}
+	for _, cs := range st.EphemeralContainerStatuses {
+		// Those it started before keep their state; the rest start anew.
+		i := slices.IndexFunc(pod.Spec.EphemeralContainers, func(ec api.EphemeralContainer) bool { return ec.Name == cs.Name })
+		if started && i >= 0 {
+			cr := containerRuntime{name: cs.Name, image: pod.Spec.EphemeralContainers[i].Image, ephemeral: true, state: containerWaiting}
+			adoptContainer(&cr, cs, now)
+			rt.containers = append(rt.containers, cr)
+		}
 	}
 	return rt
 }

@@ -328,8 +328,23 @@ func commandProgram(argv []string, env map[string]string) (program, bool) {
 func parseScript(script string, env map[string]string) program {
 	var p program
 	cmds := splitCommands(script)
+	env = maps.Clone(env)
 	for i := 0; i < len(cmds); i++ {
 		words := cmds[i].words
+		if len(words) > 0 && isAssignment(words[0]) {
+			// NAME=value sets a variable for what follows (its value is
+			// fixed when the script is read: a loop that changes it, as a
+			// counter does, prints the first value every time).
+			for len(words) > 0 && isAssignment(words[0]) {
+				name, value, _ := strings.Cut(words[0], "=")
+				env[name] = expand(value, env)
+				words = words[1:]
+			}
+			if len(words) == 0 {
+				p.steps = append(p.steps, withAnd([]step{{op: opStatus}}, cmds[i].and)...)
+				continue
+			}
+		}
 		if len(words) >= 2 && words[0] == "while" && (words[1] == "true" || words[1] == ":") {
 			// while true; do A; B; done — the body runs until "done".
 			var body []step
@@ -384,6 +399,20 @@ func parseScript(script string, env map[string]string) program {
 		p.steps = append(p.steps, withAnd(parseSimple(words, env), cmds[i].and)...)
 	}
 	return p
+}
+
+// isAssignment: NAME=value, NAME a valid variable name.
+func isAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // maxForItems bounds an unrolled for loop.
@@ -502,6 +531,14 @@ func splitCommands(script string) []command {
 func parseSimple(words []string, env map[string]string) []step {
 	if len(words) > 0 && words[0] == "exec" {
 		words = words[1:]
+	}
+	if len(words) > 0 && isAssignment(words[0]) {
+		for len(words) > 0 && isAssignment(words[0]) {
+			words = words[1:] // in a loop's body: see parseScript
+		}
+		if len(words) == 0 {
+			return []step{{op: opStatus}}
+		}
 	}
 	// A redirection sends echo's output to a file instead of the log.
 	var redirect string

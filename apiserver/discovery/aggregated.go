@@ -198,6 +198,11 @@ func aggregatedResource(r *registry.Resource) APIResourceDiscovery {
 			Subresource: "status", ResponseKind: kind, Verbs: subresourceVerbs(),
 		})
 	}
+	for _, sub := range sortedKeys(r.UpdateSubresources) {
+		d.Subresources = append(d.Subresources, APISubresourceDiscovery{
+			Subresource: sub, ResponseKind: kind, Verbs: subresourceVerbs(),
+		})
+	}
 	for _, sub := range sortedKeys(r.CreateSubresources) {
 		// A subresource without a kind is dropped by clients, so a
 		// POST-only one answers with the parent's kind unless it names

@@ -191,6 +191,11 @@ func resourceEntries(r *registry.Resource) []api.APIResource {
 			Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: subresourceVerbs(),
 		})
 	}
+	for _, sub := range sortedKeys(r.UpdateSubresources) {
+		out = append(out, api.APIResource{
+			Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: subresourceVerbs(),
+		})
+	}
 	for _, sub := range sortedKeys(r.CreateSubresources) {
 		e := api.APIResource{Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Verbs: []string{"create"}}
 		if posted := r.CreateSubresources[sub].Resource; posted != nil {

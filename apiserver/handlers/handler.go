@@ -169,6 +169,9 @@ func (h *Handler) subresourceAllowed(res *registry.Resource, info *request.Info)
 	if _, ok := res.Connect[info.Subresource]; ok {
 		return true // its verbs are checked when it is served
 	}
+	if _, ok := res.UpdateSubresources[info.Subresource]; ok {
+		return info.Verb == "get" || info.Verb == "update" || info.Verb == "patch"
+	}
 	_, ok := res.CreateSubresources[info.Subresource]
 	return ok && info.Verb == "create"
 }

@@ -65,6 +65,7 @@ func Builtin() []*registry.Resource {
 			Table:               podTable(),
 			Fields:              func(obj api.Object) fields.Set { return podFields(obj) },
 			GracePeriod:         podGracePeriod,
+			UpdateSubresources:  map[string]registry.UpdateSubresource{"ephemeralcontainers": ephemeralContainersSubresource()},
 			CreateSubresources: map[string]registry.CreateSubresource{
 				"binding": {
 					Resource: &registry.Resource{

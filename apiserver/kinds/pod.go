@@ -51,6 +51,7 @@ func DefaultPodSpec(spec *api.PodSpec) {
 	for i := range spec.Volumes {
 		defaultVolume(&spec.Volumes[i])
 	}
+	defaultEphemeralContainers(spec)
 }
 
 func defaultContainer(c *api.Container, hostNetwork bool) {
@@ -177,6 +178,7 @@ func ValidatePodSpec(spec *api.PodSpec, p *field.Path) field.ErrorList {
 	names := map[string]bool{}
 	errs = append(errs, validateContainers(spec.InitContainers, volumes, names, p.Child("initContainers"), false)...)
 	errs = append(errs, validateContainers(spec.Containers, volumes, names, p.Child("containers"), true)...)
+	errs = append(errs, validateEphemeralContainers(spec, volumes, p.Child("ephemeralContainers"))...)
 	switch spec.RestartPolicy {
 	case "":
 		errs = append(errs, field.Required(p.Child("restartPolicy"), ""))
@@ -411,6 +413,9 @@ func validateResources(r *api.ResourceRequirements, p *field.Path) field.ErrorLi
 // Deployment at p (spec.template).
 func ValidatePodTemplateSpec(t *api.PodTemplateSpec, p *field.Path) field.ErrorList {
 	errs := validateLabels(t.Labels, p.Child("labels"))
+	if len(t.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(p.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
 	return append(errs, ValidatePodSpec(&t.Spec, p.Child("spec"))...)
 }
 
@@ -541,7 +546,13 @@ func (podStrategy) Default(obj api.Object) { DefaultPodSpec(&obj.(*api.Pod).Spec
 
 // Validate implements registry.Strategy.
 func (podStrategy) Validate(obj api.Object) field.ErrorList {
-	return ValidatePodSpec(&obj.(*api.Pod).Spec, field.NewPath("spec"))
+	spec := &obj.(*api.Pod).Spec
+	errs := ValidatePodSpec(spec, field.NewPath("spec"))
+	if len(spec.EphemeralContainers) > 0 {
+		// They are added to a running pod through pods/ephemeralcontainers.
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "ephemeralContainers"), "cannot be set on create"))
+	}
+	return errs
 }
 
 // ValidateUpdate implements registry.Strategy.

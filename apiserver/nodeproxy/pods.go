@@ -65,6 +65,11 @@ func ValidateContainer(container string, pod *api.Pod) (string, error) {
 			}
 		}
 	}
+	for _, ec := range pod.Spec.EphemeralContainers {
+		if ec.Name == container {
+			return container, nil
+		}
+	}
 	return "", api.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", container, pod.Name))
 }
 

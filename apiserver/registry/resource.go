@@ -63,6 +63,9 @@ type Resource struct {
 	StrategicMergePatch bool
 	// CreateSubresources are POST-only subresources, such as pods/binding.
 	CreateSubresources map[string]CreateSubresource
+	// UpdateSubresources are GET/PUT/PATCH subresources that change part
+	// of the object, such as pods/ephemeralcontainers.
+	UpdateSubresources map[string]UpdateSubresource
 	// Connect are subresources served by a handler of their own instead
 	// of the store: pods/log (and exec, attach, portforward), which the
 	// API server forwards to the pod's kubelet (Kubernetes' rest.Connecter

@@ -663,7 +663,11 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 			return nil, false, err
 		}
 		errs := s.validateMeta(obj, cur)
-		errs = append(errs, s.res.strategy().ValidateUpdate(obj, cur)...)
+		if us, ok := s.res.UpdateSubresources[opts.Subresource]; ok {
+			errs = append(errs, us.ValidateUpdate(obj, cur)...)
+		} else {
+			errs = append(errs, s.res.strategy().ValidateUpdate(obj, cur)...)
+		}
 		if len(errs) > 0 {
 			return nil, false, api.NewInvalid(s.invalidKind(obj), name, errs)
 		}
@@ -757,6 +761,10 @@ func (s *Store) prepareUpdate(obj, cur api.Object, subresource string) error {
 						"no new finalizers can be added if the object is being deleted, found new finalizers []string{\""+f+"\"}")})
 			}
 		}
+	}
+	if us, ok := s.res.UpdateSubresources[subresource]; ok {
+		us.PrepareForUpdate(obj, cur)
+		return nil
 	}
 	switch subresource {
 	case "status":

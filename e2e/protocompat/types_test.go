@@ -217,6 +217,8 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.ConfigMapProjection](), reflect.TypeFor[corev1.ConfigMapProjection]()},
 	{reflect.TypeFor[api.ConfigMapVolumeSource](), reflect.TypeFor[corev1.ConfigMapVolumeSource]()},
 	{reflect.TypeFor[api.Container](), reflect.TypeFor[corev1.Container]()},
+	{reflect.TypeFor[api.EphemeralContainer](), reflect.TypeFor[corev1.EphemeralContainer]()},
+	{reflect.TypeFor[api.EphemeralContainerCommon](), reflect.TypeFor[corev1.EphemeralContainerCommon]()},
 	{reflect.TypeFor[api.ContainerImage](), reflect.TypeFor[corev1.ContainerImage]()},
 	{reflect.TypeFor[api.ContainerPort](), reflect.TypeFor[corev1.ContainerPort]()},
 	{reflect.TypeFor[api.ContainerState](), reflect.TypeFor[corev1.ContainerState]()},

@@ -59,8 +59,13 @@ func hasBash(image string) bool {
 	return true
 }
 
-// Hostname is the pod's hostname: spec.hostname, else its name.
+// Hostname is the pod's hostname: the node's name for a pod on the node's
+// network (hostNetwork, as kubectl debug node/NAME makes it), else
+// spec.hostname, else its name.
 func Hostname(pod *api.Pod) string {
+	if pod.Spec.HostNetwork && pod.Spec.NodeName != "" {
+		return pod.Spec.NodeName
+	}
 	if pod.Spec.Hostname != "" {
 		return pod.Spec.Hostname
 	}
@@ -315,6 +320,13 @@ func (b *builder) mount(m api.VolumeMount) {
 		content = inner
 	}
 	b.dirs = append(b.dirs, mountPath)
+	if vol.HostPath != nil {
+		files, dirs := hostPathContent(b.pod.Spec.NodeName, vol.HostPath.Path)
+		content = files
+		for _, d := range dirs {
+			b.dirs = append(b.dirs, path.Join(mountPath, d))
+		}
+	}
 	for p, data := range content {
 		b.files[path.Join(mountPath, p)] = data
 	}

@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"sort"
 	"sync"
 	"syscall"
@@ -33,6 +34,8 @@ type Network struct {
 	mu    sync.RWMutex
 	addrs map[string]string
 	pods  *net.IPNet
+	// nodes answer for their simulated pods, by pod range (simulated.go).
+	nodes map[netip.Prefix]SimulatedServer
 }
 
 // New returns an empty network.

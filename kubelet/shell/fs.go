@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -189,8 +190,16 @@ func (s *state) mkdir(args []string) int {
 	return code
 }
 
-// test is the few tests a script or kubectl asks: -d, -e, -f, -s, -z, -n
-// and string (in)equality; "[" wants its closing "]".
+// intCompare are test's integer comparisons.
+var intCompare = map[string]func(a, b int64) bool{
+	"-eq": func(a, b int64) bool { return a == b }, "-ne": func(a, b int64) bool { return a != b },
+	"-lt": func(a, b int64) bool { return a < b }, "-le": func(a, b int64) bool { return a <= b },
+	"-gt": func(a, b int64) bool { return a > b }, "-ge": func(a, b int64) bool { return a >= b },
+}
+
+// test is the few tests a script or kubectl asks: -d, -e, -f, -s, -z, -n,
+// string (in)equality and the integer comparisons (-eq, -lt, …); "["
+// wants its closing "]".
 func (s *state) test(prog string, args []string) int {
 	if prog == "[" {
 		if len(args) == 0 || args[len(args)-1] != "]" {
@@ -233,6 +242,18 @@ func (s *state) test(prog string, args []string) int {
 		ok = args[0] == args[2]
 	case len(args) == 3 && args[1] == "!=":
 		ok = args[0] != args[2]
+	case len(args) == 3 && intCompare[args[1]] != nil:
+		a, errA := strconv.ParseInt(strings.TrimSpace(args[0]), 10, 64)
+		b, errB := strconv.ParseInt(strings.TrimSpace(args[2]), 10, 64)
+		switch {
+		case errA != nil:
+			fmt.Fprintf(s.stderr, "sh: %s: bad number\n", args[0])
+			return 2
+		case errB != nil:
+			fmt.Fprintf(s.stderr, "sh: %s: bad number\n", args[2])
+			return 2
+		}
+		ok = intCompare[args[1]](a, b)
 	default:
 		fmt.Fprintln(s.stderr, "sh: test: syntax error")
 		return 2

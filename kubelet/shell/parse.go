@@ -5,10 +5,12 @@ import (
 	"strings"
 )
 
-// segment is a piece of a word: literal text, or a variable to expand.
+// segment is a piece of a word: literal text, a variable to expand, or
+// an arithmetic expansion's expression (arith.go).
 type segment struct {
 	text   string
 	isVar  bool
+	arith  bool
 	quoted bool
 }
 
@@ -25,7 +27,7 @@ type command struct {
 
 // assignment splits NAME=value (NAME unquoted and valid).
 func (w word) assignment() (string, word, bool) {
-	if len(w) == 0 || w[0].isVar || w[0].quoted {
+	if len(w) == 0 || w[0].isVar || w[0].arith || w[0].quoted {
 		return "", nil, false
 	}
 	name, rest, ok := strings.Cut(w[0].text, "=")
@@ -70,7 +72,7 @@ type parser struct {
 
 func (p *parser) lit(s string, quoted bool) {
 	p.inW = true
-	if n := len(p.w); n > 0 && !p.w[n-1].isVar && p.w[n-1].quoted == quoted {
+	if n := len(p.w); n > 0 && !p.w[n-1].isVar && !p.w[n-1].arith && p.w[n-1].quoted == quoted {
 		p.w[n-1].text += s
 		return
 	}
@@ -197,10 +199,18 @@ func (p *parser) double() error {
 	return fmt.Errorf("syntax error: unterminated quoted string")
 }
 
-// dollar reads $NAME, ${NAME} or $? (a lone $ is literal).
+// dollar reads $NAME, ${NAME}, $? or $((EXPR)) (a lone $ is literal).
 func (p *parser) dollar(quoted bool) {
 	rest := p.src[p.i+1:]
 	name, n := "", 0
+	if strings.HasPrefix(rest, "((") {
+		if end := matchArith(rest[2:]); end >= 0 {
+			p.inW = true
+			p.w = append(p.w, segment{text: rest[2 : 2+end], arith: true, quoted: quoted})
+			p.i += 1 + 2 + end + 2
+			return
+		}
+	}
 	switch {
 	case strings.HasPrefix(rest, "{"):
 		if end := strings.IndexByte(rest, '}'); end > 0 {

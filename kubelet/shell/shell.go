@@ -3,6 +3,7 @@ package shell
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -40,6 +41,9 @@ type Environment struct {
 	Hostname string
 	// WorkingDir is where the process starts ("/" when empty).
 	WorkingDir string
+	// Network is what the container's network reaches (nslookup, wget);
+	// nil: nothing resolves.
+	Network Network
 	// Bash says the image has bash as well as sh: the Debian-based images
 	// (nginx, ubuntu, …) do, busybox and alpine (ash only) do not — so
 	// the tutorials' `kubectl exec -it shell-demo -- /bin/bash` works on
@@ -132,6 +136,12 @@ type state struct {
 	exited         bool
 	// name is the shell's, in its prompt and messages: "sh" or "bash".
 	name string
+	// loops counts the loops running; breaks and continues the levels a
+	// break or continue leaves (compound.go).
+	loops, breaks, continues int
+	// expandErr is the first error of an arithmetic expansion in the
+	// command being expanded.
+	expandErr error
 }
 
 func (s *state) set(name, value string) {
@@ -142,7 +152,7 @@ func (s *state) set(name, value string) {
 }
 
 // programs are the commands the simulated images have, as in /bin.
-var programs = []string{"[", "cat", "echo", "env", "false", "hostname", "ls", "mkdir", "printenv", "pwd", "sh", "sleep", "tar", "test", "touch", "true"}
+var programs = []string{"[", "cat", "echo", "env", "false", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd", "sh", "sleep", "tar", "test", "touch", "true", "wget"}
 
 // known says whether name is one of the programs, by name or by path in
 // a bin directory.
@@ -201,6 +211,10 @@ func (s *state) program(args []string) int {
 		return s.touch(args[1:])
 	case "mkdir":
 		return s.mkdir(args[1:])
+	case "nslookup":
+		return s.nslookup(args[1:])
+	case "wget":
+		return s.wget(args[1:])
 	}
 	return ExitNotFound
 }
@@ -400,11 +414,27 @@ func (s *state) sh(args []string) int {
 		return ExitNotFound
 	}
 	lines := bufio.NewReader(s.stdin)
+	// pending holds the lines of a compound command not finished yet
+	// (`while …; do` typed, `done` to come): the shell reads on, with
+	// its second prompt, "> ".
+	pending := ""
 	for !s.exited {
 		if s.tty {
-			io.WriteString(s.stdout, s.prompt())
+			if pending == "" {
+				io.WriteString(s.stdout, s.prompt())
+			} else {
+				io.WriteString(s.stdout, "> ")
+			}
 		}
 		line, err := s.readLine(lines)
+		if pending != "" {
+			line = pending + "\n" + line
+		}
+		pending = ""
+		if _, perr := parseScript(line); errors.Is(perr, errIncomplete) && err == nil {
+			pending = line
+			continue
+		}
 		if line != "" {
 			s.script(line)
 		}
@@ -463,22 +493,22 @@ func (s *state) readLine(r *bufio.Reader) (string, error) {
 // script parses and runs a script; it returns the status of the last
 // command, or the code given to exit.
 func (s *state) script(src string) int {
-	cmds, err := parse(src)
+	nodes, err := parseScript(src)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "sh: %v\n", err)
 		s.last = 2
 		return s.last
 	}
-	for _, c := range cmds {
-		if s.exited {
-			break
-		}
-		if (c.op == "&&" && s.last != 0) || (c.op == "||" && s.last == 0) {
-			continue
-		}
-		s.last = s.redirected(c.redirs, func() int { return s.run(c.words) })
+	return s.runList(nodes)
+}
+
+// parseScript parses src into its commands, compound ones nested.
+func parseScript(src string) ([]node, error) {
+	cmds, err := parse(src)
+	if err != nil {
+		return nil, err
 	}
-	return s.last
+	return buildTree(cmds)
 }
 
 // run runs one simple command of a script.
@@ -497,10 +527,21 @@ func (s *state) run(ws []word) int {
 			args = append(args, v)
 		}
 	}
+	if err := s.expandErr; err != nil {
+		// ash reports it and, unless interactive, gives up the script.
+		s.expandErr = nil
+		fmt.Fprintf(s.stderr, "sh: %v\n", err)
+		s.exited = !s.tty
+		return 2
+	}
 	if len(args) == 0 {
 		return 0
 	}
 	switch args[0] {
+	case ":":
+		return 0
+	case "break", "continue":
+		return s.loopControl(args[0], args[1:])
 	case "exit":
 		code := s.last
 		if len(args) > 1 {
@@ -553,9 +594,16 @@ func (s *state) expandWord(w word) (string, bool) {
 	quoted := false
 	for _, sg := range w {
 		quoted = quoted || sg.quoted
-		if sg.isVar {
+		switch {
+		case sg.arith:
+			v, err := s.expandArith(sg.text)
+			if err != nil && s.expandErr == nil {
+				s.expandErr = err
+			}
+			b.WriteString(v)
+		case sg.isVar:
 			b.WriteString(s.lookup(sg.text))
-		} else {
+		default:
 			b.WriteString(sg.text)
 		}
 	}

@@ -1,0 +1,106 @@
+package kinds
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/resource"
+)
+
+func ephemeralPod() *api.Pod {
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "5", Labels: map[string]string{"app": "web"}},
+		Spec: api.PodSpec{
+			InitContainers: []api.Container{{Name: "init", Image: "busybox"}},
+			Containers:     []api.Container{{Name: "web", Image: "nginx"}},
+		},
+		Status: api.PodStatus{Phase: api.PodRunning},
+	}
+	DefaultPodSpec(&pod.Spec)
+	return pod
+}
+
+func errorStrings(errs field.ErrorList) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
+}
+
+// validateEphemeralContainers in Kubernetes' words: names unique across
+// every kind of container, a target among the pod's own containers, and
+// none of the fields a pod's service relies on.
+func TestValidateEphemeralContainers(t *testing.T) {
+	pod := ephemeralPod()
+	pod.Spec.EphemeralContainers = []api.EphemeralContainer{
+		{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "init", Image: "busybox"}},
+		{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "dbg", Image: "busybox"}, TargetContainerName: "nope"},
+		{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "bad", Image: "busybox",
+			Ports:          []api.ContainerPort{{ContainerPort: 80}},
+			Resources:      api.ResourceRequirements{Limits: api.ResourceList{api.ResourceCPU: resource.MustParse("1")}},
+			LivenessProbe:  &api.Probe{},
+			ReadinessProbe: &api.Probe{},
+			VolumeMounts:   []api.VolumeMount{{Name: "v", MountPath: "/v", SubPath: "x"}},
+		}},
+	}
+	pod.Spec.Volumes = []api.Volume{{Name: "v", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}}
+	DefaultPodSpec(&pod.Spec)
+	assert.Equal(t, []string{
+		`spec.ephemeralContainers[0].name: Duplicate value: "init"`,
+		`spec.ephemeralContainers[1].targetContainerName: Not found: "nope"`,
+		`spec.ephemeralContainers[2].ports: Forbidden: cannot be set for an Ephemeral Container`,
+		`spec.ephemeralContainers[2].resources: Forbidden: cannot be set for an Ephemeral Container`,
+		`spec.ephemeralContainers[2].livenessProbe: Forbidden: cannot be set for an Ephemeral Container`,
+		`spec.ephemeralContainers[2].readinessProbe: Forbidden: cannot be set for an Ephemeral Container`,
+		`spec.ephemeralContainers[2].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container`,
+	}, errorStrings(ValidatePodSpec(&pod.Spec, field.NewPath("spec"))))
+
+	// Never on create, never in a template.
+	pod = ephemeralPod()
+	pod.Spec.EphemeralContainers = []api.EphemeralContainer{{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "dbg", Image: "busybox"}}}
+	DefaultPodSpec(&pod.Spec)
+	assert.Equal(t, []string{"spec.ephemeralContainers: Forbidden: cannot be set on create"}, errorStrings(podStrategy{}.Validate(pod)))
+	tmpl := &api.PodTemplateSpec{Spec: pod.Spec}
+	assert.Contains(t, errorStrings(ValidatePodTemplateSpec(tmpl, field.NewPath("spec", "template"))),
+		"spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template")
+}
+
+// pods/ephemeralcontainers changes spec.ephemeralContainers and nothing
+// else; what it added stays as it is.
+func TestEphemeralContainersSubresource(t *testing.T) {
+	sub := ephemeralContainersSubresource()
+	old := ephemeralPod()
+	obj := old.DeepCopy()
+	obj.Labels["app"] = "changed"
+	obj.Spec.Containers[0].Image = "httpd"
+	obj.Status.Phase = api.PodFailed
+	obj.Spec.EphemeralContainers = []api.EphemeralContainer{{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "dbg", Image: "busybox", Stdin: true}, TargetContainerName: "web"}}
+	sub.PrepareForUpdate(obj, old)
+	assert.Equal(t, "web", obj.Labels["app"])
+	assert.Equal(t, "nginx", obj.Spec.Containers[0].Image)
+	assert.Equal(t, api.PodRunning, obj.Status.Phase)
+	assert.Equal(t, "dbg", obj.Spec.EphemeralContainers[0].Name)
+	// Defaulted as a container is.
+	assert.Equal(t, api.TerminationMessageReadFile, obj.Spec.EphemeralContainers[0].TerminationMessagePolicy)
+	assert.Equal(t, api.PullAlways, obj.Spec.EphemeralContainers[0].ImagePullPolicy)
+	assert.Empty(t, sub.ValidateUpdate(obj, old))
+
+	changed := obj.DeepCopy()
+	changed.Spec.EphemeralContainers[0].Image = "alpine"
+	assert.Equal(t, []string{"spec.ephemeralContainers: Forbidden: existing ephemeral containers \"dbg\" may not be changed\n"},
+		errorStrings(sub.ValidateUpdate(changed, obj)))
+	removed := obj.DeepCopy()
+	removed.Spec.EphemeralContainers = nil
+	assert.Equal(t, []string{"spec.ephemeralContainers: Forbidden: existing ephemeral containers \"dbg\" may not be removed\n"},
+		errorStrings(sub.ValidateUpdate(removed, obj)))
+
+	// Through the pod itself they cannot change at all.
+	viaPod := obj.DeepCopy()
+	viaPod.Spec.EphemeralContainers = append(viaPod.Spec.EphemeralContainers,
+		api.EphemeralContainer{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "dbg2", Image: "busybox"}})
+	DefaultPodSpec(&viaPod.Spec)
+	assert.Contains(t, errorStrings(podStrategy{}.ValidateUpdate(viaPod, obj)), "spec: Forbidden: "+podUpdatableFields)
+}

@@ -1,0 +1,323 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet/shell"
+)
+
+// clusterNetwork is the cluster network as a container's shell sees it
+// (nslookup, wget): the part of CoreDNS's kubernetes plugin that answers
+// Service and pod names, and the part of kube-proxy that sends a
+// connection to a Service's cluster IP on to one of its endpoints. There
+// is no DNS server and no proxy: the kubelet answers from the Services,
+// Endpoints and pods it reads from the API server, at the moment it is
+// asked. A pod answers a connection only when kubesim knows what its
+// image serves (simulatedServer) or runs it for real (the pod network).
+// Left out: ExternalName and other record types, reverse lookups,
+// session affinity, NodePorts, and every protocol but HTTP GET.
+type clusterNetwork struct {
+	k   *Kubelet
+	pod *api.Pod
+}
+
+// clusterDNSIP is the cluster DNS Service's address in a kubeadm or kind
+// cluster (the tenth of 10.96.0.0/12), what resolv.conf names.
+const clusterDNSIP = "10.96.0.10"
+
+// clusterDomain is the cluster's DNS domain.
+const clusterDomain = "cluster.local"
+
+var _ shell.Network = clusterNetwork{}
+
+func (n clusterNetwork) Nameserver() string { return clusterDNSIP }
+
+// resolvConf is the /etc/resolv.conf the kubelet writes for a pod with
+// dnsPolicy ClusterFirst.
+func resolvConf(namespace string) string {
+	return fmt.Sprintf("search %s.svc.%s svc.%s %s\nnameserver %s\noptions ndots:5\n",
+		namespace, clusterDomain, clusterDomain, clusterDomain, clusterDNSIP)
+}
+
+// LookupHost tries name with each search domain (it has fewer than five
+// dots, ndots:5), then as written.
+func (n clusterNetwork) LookupHost(ctx context.Context, name string) (string, []string, error) {
+	name = strings.TrimSuffix(strings.ToLower(name), ".")
+	if net.ParseIP(name) != nil {
+		return name, []string{name}, nil
+	}
+	candidates := []string{name}
+	if !strings.HasSuffix(name, "."+clusterDomain) && strings.Count(name, ".") < 5 {
+		ns := n.pod.Namespace
+		candidates = []string{name + "." + ns + ".svc." + clusterDomain, name + ".svc." + clusterDomain, name + "." + clusterDomain, name}
+	}
+	for _, fqdn := range candidates {
+		if addrs := n.resolve(ctx, fqdn); len(addrs) > 0 {
+			return fqdn, addrs, nil
+		}
+	}
+	return "", nil, shell.ErrNoSuchHost
+}
+
+// resolve answers one fully qualified name: SERVICE.NS.svc.cluster.local
+// (its cluster IP, or a headless Service's endpoints) and
+// HOSTNAME.SERVICE.NS.svc.cluster.local (a pod of a headless Service, as
+// a StatefulSet's pods are named).
+func (n clusterNetwork) resolve(ctx context.Context, fqdn string) []string {
+	rest, ok := strings.CutSuffix(fqdn, ".svc."+clusterDomain)
+	if !ok {
+		return nil
+	}
+	labels := strings.Split(rest, ".")
+	switch len(labels) {
+	case 2:
+		svc, err := n.k.c.Services().Get(ctx, labels[1], labels[0])
+		if err != nil {
+			return nil
+		}
+		if svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != "None" {
+			return []string{svc.Spec.ClusterIP}
+		}
+		var out []string
+		for _, a := range n.endpointAddresses(ctx, labels[1], labels[0]) {
+			out = append(out, a.IP)
+		}
+		return out
+	case 3:
+		for _, a := range n.endpointAddresses(ctx, labels[2], labels[1]) {
+			if a.Hostname == labels[0] {
+				return []string{a.IP}
+			}
+		}
+	}
+	return nil
+}
+
+func (n clusterNetwork) endpointAddresses(ctx context.Context, ns, name string) []api.EndpointAddress {
+	ep, err := n.k.c.Endpoints().Get(ctx, ns, name)
+	if err != nil {
+		return nil
+	}
+	var out []api.EndpointAddress
+	for _, s := range ep.Subsets {
+		out = append(out, s.Addresses...)
+	}
+	return out
+}
+
+// HTTPGet connects to ip:port — a Service's cluster IP, sent on to one of
+// its ready endpoints, or a pod's IP — and asks for path.
+func (n clusterNetwork) HTTPGet(ctx context.Context, ip, port, path string) (int, []byte, error) {
+	podIP, podPort, err := n.route(ctx, ip, port)
+	if err != nil {
+		return 0, nil, err
+	}
+	return n.podGet(ctx, podIP, podPort, path)
+}
+
+// route is kube-proxy's part: a cluster IP and Service port become an
+// endpoint's address and port; any other address is taken as a pod's.
+func (n clusterNetwork) route(ctx context.Context, ip, port string) (string, string, error) {
+	list, err := n.k.c.Services().List(ctx, "", client.ListOptions{})
+	if err != nil {
+		return "", "", shell.ErrConnectionRefused
+	}
+	for _, svc := range list.Items {
+		if svc.Spec.ClusterIP != ip || ip == "" {
+			continue
+		}
+		var sp *api.ServicePort
+		for i := range svc.Spec.Ports {
+			if strconv.Itoa(int(svc.Spec.Ports[i].Port)) == port {
+				sp = &svc.Spec.Ports[i]
+			}
+		}
+		if sp == nil {
+			return "", "", shell.ErrConnectionRefused // no rule for that port
+		}
+		ep, err := n.k.c.Endpoints().Get(ctx, svc.Namespace, svc.Name)
+		if err != nil {
+			return "", "", shell.ErrConnectionRefused // no endpoints: kube-proxy rejects
+		}
+		type backend struct{ ip, port string }
+		var backends []backend
+		for _, s := range ep.Subsets {
+			for _, p := range s.Ports {
+				if p.Name != sp.Name {
+					continue
+				}
+				for _, a := range s.Addresses {
+					backends = append(backends, backend{a.IP, strconv.Itoa(int(p.Port))})
+				}
+			}
+		}
+		if len(backends) == 0 {
+			return "", "", shell.ErrConnectionRefused
+		}
+		b := backends[(n.k.proxyTurn.Add(1)-1)%uint64(len(backends))]
+		return b.ip, b.port, nil
+	}
+	return ip, port, nil
+}
+
+// podGet asks the pod at ip for path on port: through the pod network,
+// which reaches a pod run for real, or routes to the kubelet of the pod's
+// node (simulatedHTTP); without a pod network, only this node's pods answer.
+func (n clusterNetwork) podGet(ctx context.Context, ip, port, path string) (int, []byte, error) {
+	pn := n.k.cfg.Network
+	if pn == nil {
+		if code, body, ok := n.k.simulatedHTTP(ctx, ip, port, path); ok {
+			return code, body, nil
+		}
+		return 0, nil, shell.ErrConnectionRefused
+	}
+	if _, ok := pn.Lookup(ip + ":" + port); ok {
+		return realGet(ctx, pn.DialContext, ip+":"+port, path)
+	}
+	if code, body, ok := pn.SimulatedGet(ctx, ip, port, path); ok {
+		return code, body, nil
+	}
+	return 0, nil, shell.ErrConnectionRefused
+}
+
+// simulatedHTTP answers for this node's pods (a podnet.SimulatedServer):
+// the running pod with address ip, if a running container's image is
+// known to serve port (simulatedServer).
+func (k *Kubelet) simulatedHTTP(ctx context.Context, ip, port, path string) (int, []byte, bool) {
+	k.stateMu.Lock()
+	var key string
+	var running []string
+	for kk, rt := range k.runtimes {
+		if rt.ip == ip && rt.stage == stageStarted {
+			key = kk
+			for _, c := range rt.containers {
+				if c.state == containerRunning && !c.ephemeral {
+					running = append(running, c.name)
+				}
+			}
+		}
+	}
+	k.stateMu.Unlock()
+	if key == "" {
+		return 0, nil, false
+	}
+	k.mu.Lock()
+	inf := k.loops.pods
+	k.mu.Unlock()
+	ns, name, _ := strings.Cut(key, "/")
+	pod, ok := inf.Get(ns, name)
+	if !ok {
+		return 0, nil, false
+	}
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		if slices.Contains(running, c.Name) {
+			if code, body, ok := simulatedServer(pod, c, port, path); ok {
+				return code, body, true
+			}
+		}
+	}
+	return 0, nil, false
+}
+
+// realGet is an HTTP GET over the pod network.
+func realGet(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), addr, path string) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	hc := &http.Client{Transport: &http.Transport{DialContext: dial}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, nil, shell.ErrConnectionRefused
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, body, err
+}
+
+// simulatedServer is what the images of the tutorials answer on their
+// port: nginx its welcome page on 80, serve_hostname (and agnhost
+// serve-hostname) the pod's name on 9376, http-echo its -text on 5678 (or
+// -listen). Any other container listens nowhere.
+func simulatedServer(pod *api.Pod, c *api.Container, port, path string) (int, []byte, bool) {
+	repo := imageRepo(c.Image)
+	argv := append(append([]string(nil), c.Command...), c.Args...)
+	base := repo[strings.LastIndex(repo, "/")+1:]
+	switch {
+	case base == "nginx" && port == "80":
+		if path != "/" && path != "/index.html" {
+			return http.StatusNotFound, []byte(nginx404), true
+		}
+		return http.StatusOK, []byte(nginxWelcome), true
+	case (base == "serve_hostname" || base == "serve-hostname" || base == "agnhost" && slices.Contains(argv, "serve-hostname")) && port == "9376":
+		return http.StatusOK, []byte(hostnameOf(pod) + "\n"), true
+	case base == "http-echo":
+		text, listen := "", ":5678"
+		for _, a := range argv {
+			a = strings.TrimLeft(a, "-")
+			if v, ok := strings.CutPrefix(a, "text="); ok {
+				text = v
+			} else if v, ok := strings.CutPrefix(a, "listen="); ok {
+				listen = v
+			}
+		}
+		if strings.TrimPrefix(listen[strings.LastIndex(listen, ":"):], ":") == port {
+			return http.StatusOK, []byte(text + "\n"), true
+		}
+	}
+	return 0, nil, false
+}
+
+func hostnameOf(pod *api.Pod) string {
+	if pod.Spec.Hostname != "" {
+		return pod.Spec.Hostname
+	}
+	return pod.Name
+}
+
+const nginxWelcome = `<!DOCTYPE html>
+<html>
+<head>
+<title>Welcome to nginx!</title>
+<style>
+html { color-scheme: light dark; }
+body { width: 35em; margin: 0 auto;
+font-family: Tahoma, Verdana, Arial, sans-serif; }
+</style>
+</head>
+<body>
+<h1>Welcome to nginx!</h1>
+<p>If you see this page, the nginx web server is successfully installed and
+working. Further configuration is required.</p>
+
+<p>For online documentation and support please refer to
+<a href="http://nginx.org/">nginx.org</a>.<br/>
+Commercial support is available at
+<a href="http://nginx.com/">nginx.com</a>.</p>
+
+<p><em>Thank you for using nginx.</em></p>
+</body>
+</html>
+`
+
+const nginx404 = `<html>
+<head><title>404 Not Found</title></head>
+<body>
+<center><h1>404 Not Found</h1></center>
+<hr><center>nginx</center>
+</body>
+</html>
+`
