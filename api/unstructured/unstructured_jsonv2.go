@@ -126,6 +126,14 @@ func (u *Unstructured) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// valueReader reads one JSON value with readValue.
+type valueReader struct{ v any }
+
+func (r *valueReader) UnmarshalJSONFrom(dec *jsontext.Decoder) (err error) {
+	r.v, err = readValue(dec)
+	return err
+}
+
 // readValue reads one JSON value as Decode does: objects as
 // map[string]any, arrays as []any, integers as int64, other numbers as
 // float64.
