@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/pki"
 )
 
@@ -156,7 +157,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := jsoncodec.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("decoding the answer to %s %s: %w", r.method, r.path, err)
 	}
 	return nil

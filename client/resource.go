@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/handoff"
+	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/api/unstructured"
 )
 
@@ -146,7 +147,7 @@ func (r *Resource[T]) List(ctx context.Context, ns string, opts ListOptions) (*L
 	out := &List[T]{ResourceVersion: raw.Metadata.ResourceVersion, Continue: raw.Metadata.Continue}
 	for _, item := range raw.Items {
 		obj := r.newT()
-		if err := json.Unmarshal(item, obj); err != nil {
+		if err := jsoncodec.Unmarshal(item, obj); err != nil {
 			return nil, fmt.Errorf("decoding a %s: %w", r.info.Resource, err)
 		}
 		out.Items = append(out.Items, obj)
@@ -155,7 +156,7 @@ func (r *Resource[T]) List(ctx context.Context, ns string, opts ListOptions) (*L
 }
 
 func (r *Resource[T]) write(ctx context.Context, method, path string, query url.Values, obj any, contentType string) (T, error) {
-	body, err := json.Marshal(obj)
+	body, err := jsoncodec.Marshal(obj)
 	if err != nil {
 		var zero T
 		return zero, err
@@ -214,7 +215,7 @@ func (r *Resource[T]) Delete(ctx context.Context, ns, name string, opts *api.Del
 
 // CreateSubresource posts obj to a subresource of ns/name (pods/binding).
 func (r *Resource[T]) CreateSubresource(ctx context.Context, ns, name, sub string, obj any) error {
-	body, err := json.Marshal(obj)
+	body, err := jsoncodec.Marshal(obj)
 	if err != nil {
 		return err
 	}
@@ -279,7 +280,7 @@ func (r *Resource[T]) Watch(ctx context.Context, ns string, opts ListOptions) (*
 				Type   api.WatchEventType `json:"type"`
 				Object json.RawMessage    `json:"object"`
 			}
-			if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
+			if err := jsoncodec.Unmarshal(sc.Bytes(), &raw); err != nil {
 				w.setErr(fmt.Errorf("decoding a watch event: %w", err))
 				return
 			}
@@ -291,7 +292,7 @@ func (r *Resource[T]) Watch(ctx context.Context, ns string, opts ListOptions) (*
 				w.setErr(api.FromObject(&st))
 			} else {
 				ev.Object = r.newT()
-				if err := json.Unmarshal(raw.Object, ev.Object); err != nil {
+				if err := jsoncodec.Unmarshal(raw.Object, ev.Object); err != nil {
 					w.setErr(fmt.Errorf("decoding a watched %s: %w", r.info.Resource, err))
 					return
 				}
@@ -340,7 +341,7 @@ func (r *Resource[T]) receive(ctx context.Context, w *Watch[T], hw *handoff.Watc
 			ev.Object = obj
 		default:
 			ev.Object = r.newT()
-			if err := json.Unmarshal(hev.Raw, ev.Object); err != nil {
+			if err := jsoncodec.Unmarshal(hev.Raw, ev.Object); err != nil {
 				w.setErr(fmt.Errorf("decoding a watched %s: %w", r.info.Resource, err))
 				return
 			}

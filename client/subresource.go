@@ -2,14 +2,15 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
+
+	"github.com/kubesim/kubesim/api/jsoncodec"
 )
 
 // PostSubresource posts obj to a subresource of ns/name and decodes the
 // answer into out (serviceaccounts/token answers a TokenRequest).
 func (r *Resource[T]) PostSubresource(ctx context.Context, ns, name, sub string, obj, out any) error {
-	body, err := json.Marshal(obj)
+	body, err := jsoncodec.Marshal(obj)
 	if err != nil {
 		return err
 	}

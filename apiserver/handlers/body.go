@@ -2,12 +2,12 @@ package handlers
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"mime"
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
@@ -166,7 +166,7 @@ func (b *requestBody) json(gv, kind string, into api.Object) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(obj)
+		return jsoncodec.Marshal(obj)
 	}
 	return b.data, nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/intstr"
+	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/api/resource"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -276,15 +277,19 @@ func (d *decoder) decodeChecked(m map[string]any, scan *fieldScan, yamlDups []st
 			return nil, err
 		}
 	}
-	raw, err := json.Marshal(m)
+	raw, err := jsoncodec.Marshal(m)
 	if err != nil {
 		return nil, d.cannotHandle(err)
 	}
 	// The map holds only the names the schema knows, spelled as it spells
-	// them, so encoding/json's case-insensitive matching cannot pick a
-	// case variant here.
-	if err := json.Unmarshal(raw, obj); err != nil {
-		return nil, d.cannotHandle(err)
+	// them, so case-sensitive matching (jsoncodec) and encoding/json's
+	// case-insensitive one read it alike. Where jsoncodec refuses it,
+	// encoding/json decodes a fresh object and words the error, as before.
+	if err := jsoncodec.Unmarshal(raw, obj); err != nil {
+		obj = res.New()
+		if err := json.Unmarshal(raw, obj); err != nil {
+			return nil, d.cannotHandle(err)
+		}
 	}
 	if !keepKind {
 		obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())

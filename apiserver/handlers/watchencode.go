@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/handoff"
+	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 )
 
@@ -23,12 +24,11 @@ type watchEncoder struct {
 	w        http.ResponseWriter
 	flusher  http.Flusher
 	protobuf bool
-	json     *json.Encoder
 }
 
 func newWatchEncoder(w http.ResponseWriter, out output) *watchEncoder {
 	f, _ := w.(http.Flusher)
-	return &watchEncoder{w: w, flusher: f, protobuf: out == asProtobuf, json: json.NewEncoder(w)}
+	return &watchEncoder{w: w, flusher: f, protobuf: out == asProtobuf}
 }
 
 // contentType is the Content-Type of the stream.
@@ -59,8 +59,16 @@ func (e *watchEncoder) send(ctx context.Context, ev watchEvent) error {
 		if _, err := e.w.Write(protobuf.Frame(msg)); err != nil {
 			return err
 		}
-	} else if err := e.json.Encode(ev); err != nil {
-		return err
+	} else {
+		// One JSON object and a newline per event, as encoding/json's
+		// Encoder writes them.
+		data, err := jsoncodec.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		if _, err := e.w.Write(append(data, '\n')); err != nil {
+			return err
+		}
 	}
 	e.flush()
 	return nil
@@ -81,7 +89,7 @@ func handoffEvent(hw *handoff.Watch, ev watchEvent) (handoff.Event, error) {
 			out.Object = obj
 			break
 		}
-		raw, err := json.Marshal(obj)
+		raw, err := jsoncodec.Marshal(obj)
 		if err != nil {
 			return handoff.Event{}, err
 		}

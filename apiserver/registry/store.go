@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/admission"
@@ -111,7 +112,7 @@ func (s *Store) encode(obj api.Object) ([]byte, error) {
 	meta.ResourceVersion = ""
 	defer func() { meta.ResourceVersion = rv }()
 	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
-	data, err := json.Marshal(obj)
+	data, err := jsoncodec.Marshal(obj)
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}
@@ -150,7 +151,7 @@ func (s *Store) corrupt(key string, err error) error {
 // decode turns a stored entry back into an object served at this version.
 func (s *Store) decode(value []byte, rev int64) (api.Object, error) {
 	obj := s.res.New()
-	if err := json.Unmarshal(value, obj); err != nil {
+	if err := jsoncodec.Unmarshal(value, obj); err != nil {
 		return nil, api.NewInternalError(fmt.Errorf("decoding stored %s: %w", s.res.GroupResource(), err))
 	}
 	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())

@@ -9,11 +9,11 @@
 package responsewriters
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/jsoncodec"
 )
 
 // ErrorStatus turns any error into the Status a client receives: an API
@@ -43,9 +43,9 @@ func WriteError(w http.ResponseWriter, err error) {
 
 // WriteJSON writes v as JSON with the given code.
 func WriteJSON(w http.ResponseWriter, code int, v any) {
-	data, err := json.Marshal(v)
+	data, err := jsoncodec.Marshal(v)
 	if err != nil {
-		data, _ = json.Marshal(ErrorStatus(api.NewInternalError(err)))
+		data, _ = jsoncodec.Marshal(ErrorStatus(api.NewInternalError(err)))
 		code = http.StatusInternalServerError
 	}
 	w.Header().Set("Content-Type", "application/json")
