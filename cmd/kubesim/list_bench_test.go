@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/kubesim/kubesim/apiserver/apiservertest"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+// BenchmarkKubectlGetPodsAll times the real `kubectl get pods -A` (Table
+// pages of 500, its default --chunk-size, a fresh KUBECACHEDIR each run)
+// against `kubesim serve --api-server-only` on a data dir holding 10,000
+// or 100,000 Running pods (issue 15 part 5: under 2 s at 100,000). The
+// pods are written into the store before the server starts
+// (apiservertest.FillPods). The first run, which fills the watch cache's
+// decoded objects, is reported apart (s-first); s/op is a warm run.
+func BenchmarkKubectlGetPodsAll(b *testing.B) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		b.Fatalf("kubectl is required: %v", err)
+	}
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(dir, boltstore.FileName), UnsafeNoFsync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			err = apiservertest.FillPods(context.Background(), st, n, n/20, 20, 8)
+			st.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			stop := serveDataDir(b, dir, "--api-server-only", "--unsafe-no-fsync")
+			defer stop()
+			get := func() time.Duration {
+				cmd := exec.Command("kubectl", "get", "pods", "-A")
+				cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "kubeconfig"), "KUBECACHEDIR="+b.TempDir(), "HOME="+b.TempDir())
+				var out, errb bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errb
+				start := time.Now()
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("kubectl get pods -A: %v: %s", err, errb.String())
+				}
+				d := time.Since(start)
+				if lines := bytes.Count(out.Bytes(), []byte("\n")); lines != n+1 {
+					b.Fatalf("kubectl printed %d lines, want %d pods and the header", lines, n)
+				}
+				return d
+			}
+			first := get()
+			b.ResetTimer()
+			for range b.N {
+				get()
+			}
+			b.ReportMetric(first.Seconds(), "s-first")
+		})
+	}
+}
+
+// serveDataDir runs `kubesim serve` in process on dir until it listens,
+// and returns what stops it.
+func serveDataDir(b *testing.B, dir string, extra ...string) func() {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		run(ctx, append([]string{"serve", "--data-dir", dir, "--addr", "127.0.0.1:0"}, extra...), pw, io.Discard)
+		pw.Close()
+		close(done)
+	}()
+	re := regexp.MustCompile(`listening on (https://\S+)`)
+	buf := make([]byte, 4096)
+	var out []byte
+	for re.Find(out) == nil {
+		n, err := pr.Read(buf)
+		if err != nil {
+			b.Fatalf("serve ended before listening: %s", out)
+		}
+		out = append(out, buf[:n]...)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return func() {
+		cancel()
+		<-done
+	}
+}
