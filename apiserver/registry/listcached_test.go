@@ -235,3 +235,44 @@ func TestObjectCacheKeepsTheNewest(t *testing.T) {
 	c.add([]decoded{{key: "j", obj: older, rev: 13}}, 13)
 	assert.Nil(t, c.get("j", 13), "a stopped cache keeps nothing")
 }
+
+// A resource that is only watched keeps no decoded objects in its cache
+// (memory: events and leases are watched, never listed as Tables); the
+// first cached list turns the object cache on while the stream runs.
+func TestObjectCacheOnlyOnceListed(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true, New: func() api.Object { return &api.ConfigMap{} }}
+	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	held := func() int {
+		s.cacher.objects.mu.RLock()
+		defer s.cacher.objects.mu.RUnlock()
+		return len(s.cacher.objects.objs)
+	}
+	ch, err := s.Watch(ctx, "ns", ListOptions{})
+	require.NoError(t, err)
+	_, err = s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "a"}}, CreateOptions{})
+	require.NoError(t, err)
+	<-ch
+	assert.Zero(t, held(), "watched only: nothing kept")
+	list, err := s.ListCached(ctx, "ns", ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, list.Items, 1)
+	assert.Equal(t, 1, held(), "a cached list keeps what it decoded")
+	obj, err := s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "b"}}, CreateOptions{})
+	require.NoError(t, err)
+	ev := <-ch
+	list, err = s.ListCached(ctx, "ns", ListOptions{Fields: fields.OneTermEqualSelector("metadata.name", "b")})
+	require.NoError(t, err)
+	require.Len(t, list.Items, 1)
+	assert.Equal(t, obj.GetObjectMeta().ResourceVersion, list.Items[0].GetObjectMeta().ResourceVersion)
+	assert.Same(t, ev.Object, list.Items[0], "from then on the watchers' objects are kept")
+	cancel()
+	for range ch {
+	}
+	assert.Equal(t, 2, held(), "the stream runs on without watchers once lists use it")
+}

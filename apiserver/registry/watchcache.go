@@ -79,11 +79,13 @@ type cacher struct {
 	// field name → value → watchers.
 	byField map[string]map[string]map[*cacheWatcher]struct{}
 	plain   map[*cacheWatcher]struct{}
-	// keep: a list started the stream (or wants it kept): it runs on when
-	// the last watcher leaves, as kube-apiserver's cacher always runs.
+	// keep: a list asked for the cache (ListCached): the stream runs on
+	// when the last watcher leaves, as kube-apiserver's cacher always
+	// runs, and keeps objects. Until then the cacher keeps none, so that
+	// resources only watched (events, leases) cost no memory for it.
 	keep bool
 	// objects is the decoded object of every key, kept while the stream
-	// runs.
+	// runs and keep is set.
 	objects objectCache
 }
 
@@ -142,7 +144,7 @@ func (c *cacher) startLocked(from int64) bool {
 	}
 	c.gen++
 	c.started, c.startRev, c.window, c.stream = true, from, nil, w
-	c.objects.reset(true, from)
+	c.objects.reset(c.keep, from)
 	go c.run(w, c.gen)
 	return true
 }
@@ -154,6 +156,13 @@ func (c *cacher) startLocked(from int64) bool {
 func (c *cacher) keepRunning() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.started && !c.keep {
+		// The stream runs for watchers and has kept no objects (a
+		// resource nobody lists as a Table holds none): keep them from
+		// now. Events already taken from the stream are not applied, so
+		// a list read before the store's current revision adds nothing.
+		c.objects.reset(true, c.s.storage.Revision())
+	}
 	c.keep = true
 	return c.started || c.startLocked(c.s.storage.Revision())
 }
