@@ -264,7 +264,7 @@ func BenchmarkListPodsTable(b *testing.B) {
 			if got := listTablePages(b, c, ts.URL); got != n {
 				b.Fatalf("listed %d pods, want %d", got, n)
 			}
-			b.ReportMetric(float64(liveHeap()-before)/(1<<20), "MiB-cached")
+			cached := float64(liveHeap()-before) / (1 << 20)
 			b.ResetTimer()
 			cpu := processCPU()
 			for range b.N {
@@ -273,6 +273,7 @@ func BenchmarkListPodsTable(b *testing.B) {
 			pages := float64(b.N) * float64((n+499)/500)
 			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/1000/pages, "ms-cpu/page")
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/pages, "ms/page")
+			b.ReportMetric(cached, "MiB-cached")
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/list")
 		})
 	}

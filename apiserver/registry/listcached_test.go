@@ -236,10 +236,11 @@ func TestObjectCacheKeepsTheNewest(t *testing.T) {
 	assert.Nil(t, c.get("j", 13), "a stopped cache keeps nothing")
 }
 
-// A resource that is only watched keeps no decoded objects in its cache
-// (memory: events and leases are watched, never listed as Tables); the
-// first cached list turns the object cache on while the stream runs.
-func TestObjectCacheOnlyOnceListed(t *testing.T) {
+// A watched resource's cache keeps the objects its stream hands the
+// watchers from the stream's start (no copy: the watchers hold the same),
+// so that the first cached list takes them instead of decoding; objects
+// only a list decoded are added then.
+func TestObjectCacheKeepsTheStreamsObjects(t *testing.T) {
 	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
 	require.NoError(t, err)
 	defer st.Close()
@@ -253,24 +254,19 @@ func TestObjectCacheOnlyOnceListed(t *testing.T) {
 		defer s.cacher.objects.mu.RUnlock()
 		return len(s.cacher.objects.objs)
 	}
-	ch, err := s.Watch(ctx, "ns", ListOptions{})
+	before, err := s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "before"}}, CreateOptions{})
 	require.NoError(t, err)
-	_, err = s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "a"}}, CreateOptions{})
+	ch, err := s.Watch(ctx, "ns", ListOptions{ResourceVersion: before.GetObjectMeta().ResourceVersion})
 	require.NoError(t, err)
-	<-ch
-	assert.Zero(t, held(), "watched only: nothing kept")
-	list, err := s.ListCached(ctx, "ns", ListOptions{})
-	require.NoError(t, err)
-	require.Len(t, list.Items, 1)
-	assert.Equal(t, 1, held(), "a cached list keeps what it decoded")
-	obj, err := s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "b"}}, CreateOptions{})
+	_, err = s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "watched"}}, CreateOptions{})
 	require.NoError(t, err)
 	ev := <-ch
-	list, err = s.ListCached(ctx, "ns", ListOptions{Fields: fields.OneTermEqualSelector("metadata.name", "b")})
+	assert.Equal(t, 1, held(), "the object the watcher was handed")
+	list, err := s.ListCached(ctx, "ns", ListOptions{})
 	require.NoError(t, err)
-	require.Len(t, list.Items, 1)
-	assert.Equal(t, obj.GetObjectMeta().ResourceVersion, list.Items[0].GetObjectMeta().ResourceVersion)
-	assert.Same(t, ev.Object, list.Items[0], "from then on the watchers' objects are kept")
+	require.Len(t, list.Items, 2)
+	assert.Same(t, ev.Object, list.Items[1], "the watcher's object, not a copy")
+	assert.Equal(t, 2, held(), "and what the list decoded")
 	cancel()
 	for range ch {
 	}

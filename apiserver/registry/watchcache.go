@@ -81,11 +81,12 @@ type cacher struct {
 	plain   map[*cacheWatcher]struct{}
 	// keep: a list asked for the cache (ListCached): the stream runs on
 	// when the last watcher leaves, as kube-apiserver's cacher always
-	// runs, and keeps objects. Until then the cacher keeps none, so that
-	// resources only watched (events, leases) cost no memory for it.
+	// runs.
 	keep bool
 	// objects is the decoded object of every key, kept while the stream
-	// runs and keep is set.
+	// runs: the objects its events carry, which are the ones the
+	// watchers (and in-process informers) hold, so keeping them costs
+	// only the map's entries.
 	objects objectCache
 }
 
@@ -144,7 +145,7 @@ func (c *cacher) startLocked(from int64) bool {
 	}
 	c.gen++
 	c.started, c.startRev, c.window, c.stream = true, from, nil, w
-	c.objects.reset(c.keep, from)
+	c.objects.reset(true, from)
 	go c.run(w, c.gen)
 	return true
 }
@@ -156,13 +157,6 @@ func (c *cacher) startLocked(from int64) bool {
 func (c *cacher) keepRunning() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.started && !c.keep {
-		// The stream runs for watchers and has kept no objects (a
-		// resource nobody lists as a Table holds none): keep them from
-		// now. Events already taken from the stream are not applied, so
-		// a list read before the store's current revision adds nothing.
-		c.objects.reset(true, c.s.storage.Revision())
-	}
 	c.keep = true
 	return c.started || c.startLocked(c.s.storage.Revision())
 }
