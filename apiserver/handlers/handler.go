@@ -307,17 +307,11 @@ func (c *requestContext) list() error {
 		return c.writeProtobufList(api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
 	}
 	if out == asTable {
-		res, err := c.st.List(c.ctx(), c.ns, opts)
+		res, err := c.st.ListCached(c.ctx(), c.ns, opts)
 		if err != nil {
 			return err
 		}
-		table, err := c.table(res.Items, res.ResourceVersion, res.Continue)
-		if err != nil {
-			return err
-		}
-		addWarnings(c.w, res.Warnings)
-		responsewriters.WriteJSON(c.w, http.StatusOK, table)
-		return nil
+		return c.writeTable(res)
 	}
 	res, err := c.st.ListRaw(c.ctx(), c.ns, opts)
 	if err != nil {

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -49,4 +51,74 @@ func (c *requestContext) table(objs []api.Object, rv, cont string) (*api.Table, 
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
+}
+
+// writeTable answers a list as a Table: the page's objects come from the
+// watch cache (registry.ListCached), and the Table is encoded in one pass,
+// each row's cells and object once. json.Marshal of the whole Table would
+// encode the rows' objects (json.RawMessage) a second time to check and
+// compact them; encodeTable gives the same bytes without it.
+func (c *requestContext) writeTable(res *registry.ListResult) error {
+	table, err := c.table(res.Items, res.ResourceVersion, res.Continue)
+	if err != nil {
+		return err
+	}
+	data, err := encodeTable(table)
+	if err != nil {
+		return api.NewInternalError(err)
+	}
+	addWarnings(c.w, res.Warnings)
+	c.w.Header().Set("Content-Type", "application/json")
+	c.w.WriteHeader(http.StatusOK)
+	_, _ = c.w.Write(append(data, '\n'))
+	return nil
+}
+
+// encodeTable is json.Marshal(t), byte for byte, without re-encoding the
+// rows' objects: they are json.Marshal's own output already (compact,
+// HTML-escaped), which is what Marshal would make of them again.
+func encodeTable(t *api.Table) ([]byte, error) {
+	head := *t
+	head.Rows = nil
+	data, err := json.Marshal(&head)
+	if err != nil {
+		return nil, err
+	}
+	const tail = `"rows":null}`
+	if !bytes.HasSuffix(data, []byte(tail)) {
+		return json.Marshal(t)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, len(data)+len(t.Rows)*1024))
+	buf.Write(data[:len(data)-len(tail)])
+	if t.Rows == nil {
+		buf.WriteString(tail)
+		return buf.Bytes(), nil
+	}
+	buf.WriteString(`"rows":[`)
+	for i, row := range t.Rows {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if len(row.Conditions) > 0 {
+			raw, err := json.Marshal(row)
+			if err != nil {
+				return nil, err
+			}
+			buf.Write(raw)
+			continue
+		}
+		cells, err := json.Marshal(row.Cells)
+		if err != nil {
+			return nil, err
+		}
+		buf.WriteString(`{"cells":`)
+		buf.Write(cells)
+		if len(row.Object) > 0 {
+			buf.WriteString(`,"object":`)
+			buf.Write(row.Object)
+		}
+		buf.WriteByte('}')
+	}
+	buf.WriteString("]}")
+	return buf.Bytes(), nil
 }

@@ -401,6 +401,45 @@ func (s *Store) List(ctx context.Context, ns string, opts ListOptions) (*ListRes
 	return out, nil
 }
 
+// ListCached is List for callers that only read the objects (the Table
+// printer): the page is the store's, exactly as List reads it, but each
+// object is the watch cache's decoded one when the cache holds the key at
+// the same modRevision, decoded (and remembered) otherwise. It starts the
+// watch cache when it is not running, as kube-apiserver's always runs.
+// The objects are shared with watchers and in-process informers: the
+// caller must not change them.
+func (s *Store) ListCached(ctx context.Context, ns string, opts ListOptions) (*ListResult, error) {
+	if !s.cacher.keepRunning() {
+		return s.List(ctx, ns, opts)
+	}
+	cache := &s.cacher.objects
+	out := &ListResult{}
+	var fresh []decoded
+	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
+		obj := cache.get(kv.Key, kv.ModRevision)
+		if obj == nil {
+			var err error
+			if obj, err = s.decodeKV(kv); err != nil {
+				out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
+				return false, nil
+			}
+			fresh = append(fresh, decoded{key: kv.Key, obj: obj, rev: kv.ModRevision})
+		}
+		if !s.Matches(obj, opts) {
+			return false, nil
+		}
+		out.Items = append(out.Items, obj)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	read, _ := strconv.ParseInt(rv, 10, 64)
+	cache.add(fresh, read)
+	out.ResourceVersion, out.Continue = rv, cont
+	return out, nil
+}
+
 // RawListResult is a page of objects as JSON.
 type RawListResult struct {
 	Items           []json.RawMessage

@@ -19,8 +19,10 @@ import (
 // select on an exact field value (spec.nodeName=node-7, metadata.name=web)
 // are indexed by that value. This is Kubernetes' Cacher with its "indexed
 // triggers" (k8s.io/apiserver/pkg/storage/cacher), much simplified: it keeps
-// no object cache, only a window of recent decoded events so that a watch
-// starting a little in the past can join the shared stream.
+// a window of recent decoded events so that a watch starting a little in
+// the past can join the shared stream, and the latest decoded object of
+// every key it has seen (objects), which lists use instead of decoding the
+// stored bytes again (see objectCache).
 
 // cacheWindow is how many decoded events the cacher keeps for joiners.
 // A watcher may hold cacheBuffer undelivered events (indexedBuffer when it
@@ -77,6 +79,15 @@ type cacher struct {
 	// field name → value → watchers.
 	byField map[string]map[string]map[*cacheWatcher]struct{}
 	plain   map[*cacheWatcher]struct{}
+	// keep: a list asked for the cache (ListCached): the stream runs on
+	// when the last watcher leaves, as kube-apiserver's cacher always
+	// runs.
+	keep bool
+	// objects is the decoded object of every key, kept while the stream
+	// runs: the objects its events carry, which are the ones the
+	// watchers (and in-process informers) hold, so keeping them costs
+	// only the map's entries.
+	objects objectCache
 }
 
 func newCacher(s *Store) *cacher {
@@ -91,14 +102,8 @@ func newCacher(s *Store) *cacher {
 func (c *cacher) watch(ctx context.Context, filter watchFilter, start []WatchEvent, from int64) (<-chan WatchEvent, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.started {
-		w, err := c.s.storage.Watch(context.Background(), c.s.prefix(""), from)
-		if err != nil {
-			return nil, false
-		}
-		c.gen++
-		c.started, c.startRev, c.window, c.stream = true, from, nil, w
-		go c.run(w, c.gen)
+	if !c.started && !c.startLocked(from) {
+		return nil, false
 	}
 	oldest := c.startRev
 	if len(c.window) > 0 {
@@ -130,6 +135,30 @@ func (c *cacher) watch(ctx context.Context, filter watchFilter, start []WatchEve
 		c.endLocked(cw, nil)
 	}()
 	return cw.out, true
+}
+
+// startLocked starts the shared store watch from revision from.
+func (c *cacher) startLocked(from int64) bool {
+	w, err := c.s.storage.Watch(context.Background(), c.s.prefix(""), from)
+	if err != nil {
+		return false
+	}
+	c.gen++
+	c.started, c.startRev, c.window, c.stream = true, from, nil, w
+	c.objects.reset(true, from)
+	go c.run(w, c.gen)
+	return true
+}
+
+// keepRunning starts the shared stream if it is not running (from the
+// store's current revision) and keeps it running without watchers, so
+// that the object cache stays current for lists. It reports false when
+// the store refuses the watch (the caller then decodes as before).
+func (c *cacher) keepRunning() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keep = true
+	return c.started || c.startLocked(c.s.storage.Revision())
 }
 
 // exactFieldRequirement reports whether opts select an exact field value,
@@ -193,12 +222,13 @@ func (c *cacher) endLocked(cw *cacheWatcher, err error) {
 		cw.out <- WatchEvent{Type: api.WatchEventError, Err: err}
 	}
 	close(cw.out)
-	if len(c.all) == 0 && c.stream != nil {
+	if len(c.all) == 0 && c.stream != nil && !c.keep {
 		// Nobody watches this resource any more (its CRD may be gone):
 		// stop the shared stream; the next watch starts a new one.
 		c.stream.Stop()
 		c.gen++
 		c.started, c.window, c.stream = false, nil, nil
+		c.objects.reset(false, 0)
 	}
 }
 
@@ -207,6 +237,7 @@ func (c *cacher) run(w store.Watcher, gen int) {
 	defer w.Stop()
 	for ev := range w.ResultChan() {
 		if skipDamaged(ev) {
+			c.objects.apply(ev.Key, ev.Type, nil, ev.Revision)
 			continue
 		}
 		ce, err := c.s.decodeEvent(ev)
@@ -221,6 +252,7 @@ func (c *cacher) run(w store.Watcher, gen int) {
 			c.mu.Unlock()
 			return
 		}
+		c.objects.apply(ev.Key, ev.Type, ce.obj, ev.Revision)
 		c.window = append(c.window, ce)
 		if len(c.window) > cacheWindow {
 			c.window = append(c.window[:0:0], c.window[len(c.window)-cacheWindow/2:]...)
@@ -249,6 +281,7 @@ func (c *cacher) failLocked(err error) {
 		c.endLocked(cw, apiErr)
 	}
 	c.started, c.window, c.stream = false, nil, nil
+	c.objects.reset(false, 0)
 }
 
 // decodeEvent decodes a store event once, with what selectors need of the
