@@ -63,6 +63,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'ReplacementLatency' -benchtime 40x ./cluster/
 	$(GO) test -run '^$$' -bench 'ClusterNewToReady' -benchtime 10x ./cluster/
 	$(GO) test -run '^$$' -bench 'ServeToReady|Robustness' -benchtime 1x ./cmd/kubesim/
+	$(GO) test -run '^$$' -bench 'KubectlGetPodsAll' -benchtime 1x -timeout 30m ./cmd/kubesim/
 	cd e2e && $(GO) test -run '^$$' -bench SideBySide -benchtime 1x -timeout 60m ./realstack/
 
 demo: build
