@@ -282,22 +282,33 @@ func TestSlowWatcherStreamEndsWithExpired(t *testing.T) {
 		defer close(served)
 		h.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion="+rv, nil))
 	}()
+	// The fast watcher's buffer is three events too: it is read after
+	// each update, so that it never falls behind (ended, its closed
+	// channel would answer at once and the test would go on before the
+	// cacher had handed the slow watcher every update).
+	sawUpdate := func(i int) {
+		t.Helper()
+		select {
+		case ev, ok := <-fast:
+			require.True(t, ok, "the fast watcher was ended")
+			require.Equal(t, api.WatchEventModified, ev.Type, "update %d: %v", i, ev.Err)
+		case <-time.After(waitLong):
+			t.Fatal("the fast watcher missed an update")
+		}
+	}
 	update(0)
+	sawUpdate(0)
 	select {
 	case <-w.writing: // the handler holds the first event, blocked
 	case <-time.After(waitLong):
 		t.Fatal("the watch did not write")
 	}
-	// The handler holds one, its buffer three: the fifth ends it.
+	// The handler holds one, its buffer three: the fifth ends it. The
+	// cacher hands each event to every watcher before the next, so once
+	// the fast watcher has the last update the slow one has been ended.
 	for i := 1; i <= 6; i++ {
 		update(i)
-	}
-	for i := 0; i <= 6; i++ {
-		select {
-		case <-fast:
-		case <-time.After(waitLong):
-			t.Fatal("the fast watcher missed an update")
-		}
+		sawUpdate(i)
 	}
 	close(w.gate)
 	select {
