@@ -85,27 +85,18 @@ func (c *DecodedCache) forget(key string) {
 // listers (Priority reads every PriorityClass, LimitRanger a namespace's
 // LimitRanges, on every pod create). The objects are shared, read-only.
 func (s *Store) ListShared(ctx context.Context, c *DecodedCache, ns string) (*ListResult, error) {
-	out := &ListResult{}
 	seen := map[string]bool{}
-	rv, cont, err := s.scan(ctx, ns, ListOptions{}, func(kv store.KeyValue) (bool, error) {
-		seen[kv.Key] = true
-		obj, ok := c.lookup(kv.Key, kv.ModRevision)
-		if !ok {
-			var err error
-			if obj, err = s.decodeKV(kv); err != nil {
-				out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
-				return false, nil
-			}
-			c.remember(kv.Key, kv.ModRevision, obj)
-		}
-		out.Items = append(out.Items, obj)
-		return true, nil
-	})
+	out, err := s.listDecoded(ctx, ns, ListOptions{},
+		func(kv store.KeyValue) api.Object {
+			seen[kv.Key] = true
+			obj, _ := c.lookup(kv.Key, kv.ModRevision)
+			return obj
+		},
+		func(kv store.KeyValue, obj api.Object) { c.remember(kv.Key, kv.ModRevision, obj) })
 	if err != nil {
 		return nil, err
 	}
 	c.forgetUnder(s.prefix(ns), seen)
-	out.ResourceVersion, out.Continue = rv, cont
 	return out, nil
 }
 

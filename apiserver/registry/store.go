@@ -381,12 +381,31 @@ func decodeContinue(tok, prefix string) (string, error) {
 
 // List returns the objects in ns ("" for all namespaces) that match opts.
 func (s *Store) List(ctx context.Context, ns string, opts ListOptions) (*ListResult, error) {
+	return s.listDecoded(ctx, ns, opts, nil, nil)
+}
+
+// listDecoded is the one loop of List, ListCached and ListShared: the page
+// is the store's; each value is decoded unless cached (when it is set)
+// has the object for the key at its modRevision, and a value decoded is
+// handed to decoded (when set) to be remembered. A value that does not
+// decode is left out with a warning.
+func (s *Store) listDecoded(ctx context.Context, ns string, opts ListOptions,
+	cached func(store.KeyValue) api.Object, decoded func(store.KeyValue, api.Object)) (*ListResult, error) {
 	out := &ListResult{}
 	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
-		obj, err := s.decodeKV(kv)
-		if err != nil {
-			out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
-			return false, nil
+		var obj api.Object
+		if cached != nil {
+			obj = cached(kv)
+		}
+		if obj == nil {
+			var err error
+			if obj, err = s.decodeKV(kv); err != nil {
+				out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
+				return false, nil
+			}
+			if decoded != nil {
+				decoded(kv, obj)
+			}
 		}
 		if !s.Matches(obj, opts) {
 			return false, nil
@@ -413,30 +432,17 @@ func (s *Store) ListCached(ctx context.Context, ns string, opts ListOptions) (*L
 		return s.List(ctx, ns, opts)
 	}
 	cache := &s.cacher.objects
-	out := &ListResult{}
 	var fresh []decoded
-	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
-		obj := cache.get(kv.Key, kv.ModRevision)
-		if obj == nil {
-			var err error
-			if obj, err = s.decodeKV(kv); err != nil {
-				out.Warnings = append(out.Warnings, corruptWarning(kv.Key, err))
-				return false, nil
-			}
+	out, err := s.listDecoded(ctx, ns, opts,
+		func(kv store.KeyValue) api.Object { return cache.get(kv.Key, kv.ModRevision) },
+		func(kv store.KeyValue, obj api.Object) {
 			fresh = append(fresh, decoded{key: kv.Key, obj: obj, rev: kv.ModRevision})
-		}
-		if !s.Matches(obj, opts) {
-			return false, nil
-		}
-		out.Items = append(out.Items, obj)
-		return true, nil
-	})
+		})
 	if err != nil {
 		return nil, err
 	}
-	read, _ := strconv.ParseInt(rv, 10, 64)
+	read, _ := strconv.ParseInt(out.ResourceVersion, 10, 64)
 	cache.add(fresh, read)
-	out.ResourceVersion, out.Continue = rv, cont
 	return out, nil
 }
 
