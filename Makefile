@@ -2,10 +2,11 @@
 GO      ?= go
 PKGS    ?= ./...
 BENCH   ?= .
+MODULE  := github.com/kubesim/kubesim
 # A race-enabled `go test` of everything; CI runs exactly this through .ci/run.
 TESTFLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: all build test test-product test-e2e test-steward bench demo lint fmt vet fuzz clean tools
+.PHONY: all build test test-product test-kubectl test-scenarios test-e2e test-steward bench demo lint fmt vet fuzz clean tools
 
 all: build
 
@@ -23,13 +24,21 @@ tools:
 
 test: tools vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
-	@$(MAKE) --no-print-directory -j3 -Otarget test-product test-e2e test-steward
+	@$(MAKE) --no-print-directory -j5 -Otarget test-kubectl test-scenarios test-product test-e2e test-steward
 
-# The three suites are independent and mostly wait (on kubectl, on
-# timeouts), so `make test` runs them side by side; -Otarget prints each
-# suite's output in one piece when it ends.
+# The suites are independent and mostly wait (on kubectl, on timeouts),
+# so `make test` runs them side by side; -Otarget prints each suite's
+# output in one piece when it ends. The two longest packages — the kubectl
+# suite in cmd/kubesim and the golden scenarios — get suites of their own
+# so that they start first instead of when `go test ./...` reaches them.
 test-product:
-	$(GO) test $(TESTFLAGS) $(PKGS)
+	$(GO) test $(TESTFLAGS) $$($(GO) list $(PKGS) | grep -v -x -e '$(MODULE)/cmd/kubesim' -e '$(MODULE)/examples/scenarios')
+
+test-kubectl:
+	$(GO) test $(TESTFLAGS) ./cmd/kubesim
+
+test-scenarios:
+	$(GO) test $(TESTFLAGS) ./examples/scenarios
 
 test-e2e:
 	@if [ -f e2e/go.mod ]; then echo "== e2e: real Go clients (client-go, controller-runtime, k8s.io/api) and the web page in Chromium"; cd e2e && $(GO) test $(TESTFLAGS) ./...; fi
