@@ -13,8 +13,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden traces in testdata/")
 
-// TestScenariosMatchGoldenTraces runs every scenario here twice: each must
-// pass, both runs must print the same trace, equal to testdata/NAME.trace.
+// TestScenariosMatchGoldenTraces runs every scenario here: each must pass
+// and print its golden trace, testdata/NAME.trace (-update rewrites the
+// goldens, after checking that two runs agree).
 func TestScenariosMatchGoldenTraces(t *testing.T) {
 	files, err := fs.Glob(FS(), "*.yaml")
 	require.NoError(t, err)
