@@ -93,7 +93,7 @@ func (s *Server) namespace(ctx context.Context, name string) (*api.Namespace, er
 	if !ok {
 		return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
 	}
-	obj, err := st.GetShared(ctx, &s.namespaces, "", name)
+	obj, err := st.GetShared(ctx, "", name)
 	if err != nil {
 		return nil, err
 	}
