@@ -2,24 +2,24 @@ package aggregator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/proxy"
 )
 
 // Reasons of the Available condition, as kube-aggregator words them.
 const (
 	ReasonLocal                = "Local"
 	ReasonPassed               = "Passed"
-	ReasonServiceNotFound      = "ServiceNotFound"
-	ReasonServicePortError     = "ServicePortError"
-	ReasonEndpointsNotFound    = "EndpointsNotFound"
-	ReasonMissingEndpoints     = "MissingEndpoints"
+	ReasonServiceNotFound      = string(proxy.ServiceNotFound)
+	ReasonServicePortError     = string(proxy.ServicePortError)
+	ReasonEndpointsNotFound    = string(proxy.EndpointsNotFound)
+	ReasonMissingEndpoints     = string(proxy.MissingEndpoints)
 	ReasonFailedDiscoveryCheck = "FailedDiscoveryCheck"
 )
 
@@ -27,62 +27,35 @@ const (
 type unreachable struct{ reason, message string }
 
 // resolve finds the host:port a request for s goes to: a ready endpoint
-// of its Service (the port the service port targets), or the external
-// name of an ExternalName Service.
+// of its Service (the port the service port targets), taken in turn, or
+// the external name of an ExternalName Service.
 func (a *Aggregator) resolve(ctx context.Context, s *api.APIService) (string, *unreachable) {
 	ref := s.Spec.Service
 	port := int32(443)
 	if ref.Port != nil {
 		port = *ref.Port
 	}
-	svcStore, ok := a.cfg.Store("", "v1", "services")
-	if !ok {
-		return "", &unreachable{ReasonServiceNotFound, fmt.Sprintf("service/%s in %q is not present", ref.Name, ref.Namespace)}
-	}
-	obj, err := svcStore.Get(ctx, ref.Namespace, ref.Name)
-	if err != nil {
-		return "", &unreachable{ReasonServiceNotFound, fmt.Sprintf("service/%s in %q is not present", ref.Name, ref.Namespace)}
-	}
-	svc := obj.(*api.Service)
-	if svc.Spec.Type == api.ServiceTypeExternalName {
-		return net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(port))), nil
-	}
-	var sp *api.ServicePort
-	for i := range svc.Spec.Ports {
-		if svc.Spec.Ports[i].Port == port {
-			sp = &svc.Spec.Ports[i]
-		}
-	}
-	if sp == nil {
-		return "", &unreachable{ReasonServicePortError, fmt.Sprintf("service/%s in %q is not listening on port %d", ref.Name, ref.Namespace, port)}
-	}
-	epStore, ok := a.cfg.Store("", "v1", "endpoints")
-	var eps *api.Endpoints
-	if ok {
-		if obj, err := epStore.Get(ctx, ref.Namespace, ref.Name); err == nil {
-			eps = obj.(*api.Endpoints)
-		}
-	}
-	if eps == nil {
-		return "", &unreachable{ReasonEndpointsNotFound, fmt.Sprintf("cannot find endpoints for service/%s in %q", ref.Name, ref.Namespace)}
-	}
-	var addrs []string
-	for _, sub := range eps.Subsets {
-		for _, p := range sub.Ports {
-			if p.Name != sp.Name {
-				continue
-			}
-			for _, ad := range sub.Addresses {
-				addrs = append(addrs, net.JoinHostPort(ad.IP, strconv.Itoa(int(p.Port))))
-			}
-		}
-	}
-	if len(addrs) == 0 {
-		return "", &unreachable{ReasonMissingEndpoints, fmt.Sprintf("endpoints for service/%s in %q have no addresses with port name %q",
-			ref.Name, ref.Namespace, sp.Name)}
+	addrs, err := proxy.ResolveEndpoints(ctx, a.cfg.Store, ref.Namespace, ref.Name, port)
+	var u *proxy.Unresolved
+	if errors.As(err, &u) {
+		return "", &unreachable{string(u.Reason), availabilityMessage(u)}
 	}
 	n := a.next.Add(1)
 	return addrs[int(n%uint64(len(addrs)))], nil
+}
+
+// availabilityMessage words u as kube-aggregator's availability
+// controller does.
+func availabilityMessage(u *proxy.Unresolved) string {
+	switch u.Reason {
+	case proxy.ServiceNotFound:
+		return fmt.Sprintf("service/%s in %q is not present", u.Name, u.Namespace)
+	case proxy.ServicePortError:
+		return fmt.Sprintf("service/%s in %q is not listening on port %d", u.Name, u.Namespace, u.Port)
+	case proxy.EndpointsNotFound:
+		return fmt.Sprintf("cannot find endpoints for service/%s in %q", u.Name, u.Namespace)
+	}
+	return fmt.Sprintf("endpoints for service/%s in %q have no addresses with port name %q", u.Name, u.Namespace, u.PortName)
 }
 
 // Availability is the result of checking one APIService.

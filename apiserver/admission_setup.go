@@ -3,9 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
-	"net"
 	"slices"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/kubesim/kubesim/api"
@@ -14,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/admission/webhook"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/nodeauthz"
+	"github.com/kubesim/kubesim/apiserver/proxy"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/store"
@@ -93,7 +92,7 @@ func (s *Server) namespace(ctx context.Context, name string) (*api.Namespace, er
 	if !ok {
 		return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
 	}
-	obj, err := st.GetShared(ctx, &s.namespaces, "", name)
+	obj, err := st.GetShared(ctx, "", name)
 	if err != nil {
 		return nil, err
 	}
@@ -209,43 +208,11 @@ func (s *Server) convertVersion(data []byte, from, to api.GroupVersionResource) 
 // aggregator reaches an APIService's backend: through the Endpoints, so
 // the cluster's pod network can dial it.
 func (s *Server) resolveService(ctx context.Context, namespace, name string, port int32) (string, error) {
-	svcStore, ok := s.Store("", "v1", "services")
-	if !ok {
-		return "", fmt.Errorf("service %q not found", name)
-	}
-	obj, err := svcStore.Get(ctx, namespace, name)
+	addrs, err := proxy.ResolveEndpoints(ctx, s.Store, namespace, name, port)
 	if err != nil {
-		return "", fmt.Errorf("service %q not found", name)
+		return "", err
 	}
-	svc := obj.(*api.Service)
-	if svc.Spec.Type == api.ServiceTypeExternalName {
-		return net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(port))), nil
-	}
-	var sp *api.ServicePort
-	for i := range svc.Spec.Ports {
-		if svc.Spec.Ports[i].Port == port {
-			sp = &svc.Spec.Ports[i]
-		}
-	}
-	if sp == nil {
-		return "", fmt.Errorf("no service port %d found for service %q", port, name)
-	}
-	epStore, ok := s.Store("", "v1", "endpoints")
-	if !ok {
-		return "", fmt.Errorf("endpoints %q not found", name)
-	}
-	obj, err = epStore.Get(ctx, namespace, name)
-	if err != nil {
-		return "", fmt.Errorf("endpoints %q not found", name)
-	}
-	for _, sub := range obj.(*api.Endpoints).Subsets {
-		for _, p := range sub.Ports {
-			if p.Name == sp.Name && len(sub.Addresses) > 0 {
-				return net.JoinHostPort(sub.Addresses[0].IP, strconv.Itoa(int(p.Port))), nil
-			}
-		}
-	}
-	return "", fmt.Errorf("no endpoints available for service %q", name)
+	return addrs[0], nil
 }
 
 // webhookStorage bumps its cache's generation after every committed

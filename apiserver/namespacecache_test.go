@@ -1,6 +1,7 @@
 package apiserver_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authz"
+	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
 // The admission plugins read namespaces through a cache of decoded
@@ -95,4 +97,57 @@ func TestPodAdmissionSeesPriorityClassesAndLimitRangesAsTheyAreNow(t *testing.T)
 	assert.Equal(t, int32(0), *p.Spec.Priority)
 	assert.Empty(t, p.Spec.PriorityClassName)
 	assert.Nil(t, p.Spec.Containers[0].Resources.Limits)
+}
+
+// The objects admission reads are shared with every later request and
+// with the Table lists (one cache per store): a plugin must not change
+// them. After pod creates that LimitRanger defaulted, Priority gave a
+// class's value and NamespaceLifecycle let in, each shared object still
+// encodes as the store's own copy (this fails when a plugin writes to the
+// LimitRange it applies, say).
+func TestAdmissionLeavesTheSharedObjectsAsStored(t *testing.T) {
+	srv := rbacServer(t, authz.ModeAlwaysAllow)
+	h := srv.Handler()
+	for _, c := range []struct{ path, body string }{
+		{"/apis/scheduling.k8s.io/v1/priorityclasses",
+			`{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"high"},"value":1000,"globalDefault":true}`},
+		{"/api/v1/namespaces/default/limitranges",
+			`{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"cpu"},"spec":{"limits":[{"type":"Container","default":{"cpu":"500m","memory":"64Mi"},"defaultRequest":{"cpu":"100m"},"max":{"cpu":"1"}}]}}`},
+	} {
+		code, _, body := call(t, h, "admin-token", "POST", c.path, c.body)
+		require.Equal(t, http.StatusCreated, code, body)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		code, _, body := call(t, h, "admin-token", "POST", "/api/v1/namespaces/default/pods",
+			`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"`+name+`"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"limits":{"memory":"32Mi"}}},{"name":"d","image":"nginx"}]}}`)
+		require.Equal(t, http.StatusCreated, code, body)
+	}
+	encode := func(obj api.Object) string {
+		data, err := json.Marshal(obj)
+		require.NoError(t, err)
+		return string(data)
+	}
+	ctx := context.Background()
+	for _, r := range []struct{ group, resource, ns string }{
+		{"", "limitranges", "default"}, {api.SchedulingGroupName, "priorityclasses", ""}, {"", "namespaces", ""},
+	} {
+		st, ok := srv.Store(r.group, "v1", r.resource)
+		require.True(t, ok, r.resource)
+		shared, err := st.ListShared(ctx, r.ns, registry.ListOptions{})
+		require.NoError(t, err)
+		stored, err := st.List(ctx, r.ns, registry.ListOptions{})
+		require.NoError(t, err)
+		require.NotEmpty(t, stored.Items, r.resource)
+		require.Len(t, shared.Items, len(stored.Items), r.resource)
+		for i := range stored.Items {
+			assert.Equal(t, encode(stored.Items[i]), encode(shared.Items[i]), r.resource)
+		}
+	}
+	namespaces, ok := srv.Store("", "v1", "namespaces")
+	require.True(t, ok)
+	shared, err := namespaces.GetShared(ctx, "", "default")
+	require.NoError(t, err)
+	stored, err := namespaces.Get(ctx, "", "default")
+	require.NoError(t, err)
+	assert.Equal(t, encode(stored), encode(shared))
 }

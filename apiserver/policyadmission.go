@@ -17,10 +17,10 @@ import (
 func (s *Server) withPolicyAdmission(chain admission.Chain) admission.Chain {
 	// LimitRanger and Priority only read what they list (every pod
 	// create lists both): shared objects, decoded once per revision.
-	limits := &admission.LimitRanger{List: listSharedObjects[*api.LimitRange](s, &s.limitRanges, "", "limitranges")}
-	classes := listSharedObjects[*api.PriorityClass](s, &s.priorityClasses, api.SchedulingGroupName, "priorityclasses")
+	limits := &admission.LimitRanger{List: listObjects[*api.LimitRange](s, (*registry.Store).ListShared, "", "limitranges")}
+	classes := listObjects[*api.PriorityClass](s, (*registry.Store).ListShared, api.SchedulingGroupName, "priorityclasses")
 	priority := &admission.Priority{List: func(ctx context.Context) ([]*api.PriorityClass, error) { return classes(ctx, "") }}
-	quotas := &admission.ResourceQuota{List: listObjects[*api.ResourceQuota](s, "", "resourcequotas"), WriteStatus: s.writeQuotaStatus}
+	quotas := &admission.ResourceQuota{List: listObjects[*api.ResourceQuota](s, (*registry.Store).List, "", "resourcequotas"), WriteStatus: s.writeQuotaStatus}
 	out := slices.Clone(chain)
 	at := 0
 	if len(out) > 0 {
@@ -40,34 +40,23 @@ func (s *Server) withPolicyAdmission(chain admission.Chain) admission.Chain {
 }
 
 // listObjects lists one resource's objects of a namespace ("" for all, or
-// a cluster-scoped resource) from the server's own storage.
-func listObjects[T api.Object](s *Server, group, resource string) func(ctx context.Context, ns string) ([]T, error) {
+// a cluster-scoped resource) from the server's own storage with list:
+// (*registry.Store).List for a plugin that changes what it lists,
+// (*registry.Store).ListShared for one that only reads (the objects are
+// then the store's cached ones, decoded again only when their revision
+// changed).
+func listObjects[T api.Object](s *Server, list func(*registry.Store, context.Context, string, registry.ListOptions) (*registry.ListResult, error),
+	group, resource string) func(ctx context.Context, ns string) ([]T, error) {
 	return func(ctx context.Context, ns string) ([]T, error) {
 		st, ok := s.Store(group, "v1", resource)
 		if !ok {
 			return nil, nil
 		}
-		list, err := st.List(ctx, ns, registry.ListOptions{})
+		out, err := list(st, ctx, ns, registry.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		return typedItems[T](resource, list.Items)
-	}
-}
-
-// listSharedObjects is listObjects for plugins that only read: the
-// objects come from c, decoded again only when their revision changed.
-func listSharedObjects[T api.Object](s *Server, c *registry.DecodedCache, group, resource string) func(ctx context.Context, ns string) ([]T, error) {
-	return func(ctx context.Context, ns string) ([]T, error) {
-		st, ok := s.Store(group, "v1", resource)
-		if !ok {
-			return nil, nil
-		}
-		list, err := st.ListShared(ctx, c, ns)
-		if err != nil {
-			return nil, err
-		}
-		return typedItems[T](resource, list.Items)
+		return typedItems[T](resource, out.Items)
 	}
 }
 

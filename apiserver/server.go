@@ -148,12 +148,6 @@ type Server struct {
 	// (admission_setup.go).
 	admission      admission.Chain
 	webhookConfigs map[string]*configCache
-	// namespaces are the namespaces the admission plugins read, decoded
-	// once per stored revision (admission_setup.go).
-	namespaces registry.DecodedCache
-	// limitRanges and priorityClasses: likewise, for LimitRanger and
-	// Priority (policyadmission.go).
-	limitRanges, priorityClasses registry.DecodedCache
 	// modes are the --authorization-mode's, in order.
 	modes []string
 	// authenticator is Config.Authenticator with service account tokens

@@ -108,10 +108,7 @@ func WithAudit(h http.Handler, l *Log) http.Handler {
 			h.ServeHTTP(w, req)
 			return
 		}
-		info, ok := request.InfoFrom(req.Context())
-		if !ok {
-			info = request.Parse(req)
-		}
+		info := request.InfoOf(req)
 		level := policy.LevelFor(u, info)
 		if level == LevelNone {
 			h.ServeHTTP(w, req)

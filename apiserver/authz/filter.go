@@ -115,10 +115,7 @@ func WithAuthorization(h http.Handler, a Authorizer) http.Handler {
 			h.ServeHTTP(w, req)
 			return
 		}
-		info, ok := request.InfoFrom(req.Context())
-		if !ok {
-			info = request.Parse(req)
-		}
+		info := request.InfoOf(req)
 		attrs := AttributesFrom(u, info)
 		attrs.FieldSelector = req.URL.Query().Get("fieldSelector")
 		d, reason, err := a.Authorize(req.Context(), attrs)

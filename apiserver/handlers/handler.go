@@ -38,10 +38,7 @@ type Handler struct {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	info, ok := request.InfoFrom(r.Context())
-	if !ok {
-		info = request.Parse(r)
-	}
+	info := request.InfoOf(r)
 	if !info.IsResourceRequest {
 		responsewriters.WriteError(w, notFound())
 		return

@@ -15,7 +15,11 @@
 // cache does (resourceversion.go): a revision not reached yet is waited
 // for, then 504; watches may start with the current state
 // (sendInitialEvents, the watch-list client-go uses) closed by an
-// annotated BOOKMARK.
+// annotated BOOKMARK. Callers that only read (the Table lists, the
+// admission plugins' reads of namespaces, PriorityClasses and LimitRanges)
+// take decoded objects from the store's one object cache (objectcache.go:
+// the watch cache's objects while its stream runs, the reads' own
+// otherwise) when the key's revision is the cached one.
 //
 // Left out: a cache of whole objects (lists and gets read the store, not
 // the watch cache; the store keeps a window of changes but no past

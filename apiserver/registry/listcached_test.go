@@ -22,14 +22,25 @@ import (
 )
 
 // cachedEnv is a configmaps store with objects in three namespaces, some
-// changed and deleted after the watch cache started, and one corrupt value.
+// changed and deleted after the object cache was filled, and one corrupt
+// value. live: the cache is the watch cache's (a Table list started it);
+// otherwise it is the reads' own (no stream runs).
 type cachedEnv struct {
 	s    *Store
 	st   store.Interface
 	last int64
+	live bool
 }
 
-func newCachedEnv(t *testing.T) *cachedEnv {
+// list is the cached list of the env's mode.
+func (e *cachedEnv) list(ctx context.Context, ns string, opts ListOptions) (*ListResult, error) {
+	if e.live {
+		return e.s.ListCached(ctx, ns, opts)
+	}
+	return e.s.ListShared(ctx, ns, opts)
+}
+
+func newCachedEnv(t *testing.T, live bool) *cachedEnv {
 	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
@@ -40,7 +51,7 @@ func newCachedEnv(t *testing.T) *cachedEnv {
 		}}
 	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
 	require.NoError(t, err)
-	e := &cachedEnv{s: s, st: st}
+	e := &cachedEnv{s: s, st: st, live: live}
 	ctx := context.Background()
 	create := func(ns string, i int) {
 		app := []string{"web", "db"}[i%2]
@@ -57,9 +68,9 @@ func newCachedEnv(t *testing.T) *cachedEnv {
 	// A value that does not decode: both lists leave it out with a warning.
 	_, err = st.Create(ctx, "/registry/core/configmaps/b/c05x", []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":`), store.CreateOptions{})
 	require.NoError(t, err)
-	// The first cached list decodes everything and starts the cache; then
-	// changes arrive through its stream.
-	_, err = s.ListCached(ctx, "", ListOptions{})
+	// The first cached list decodes everything (and, live, starts the
+	// cache; then changes arrive through its stream).
+	_, err = e.list(ctx, "", ListOptions{})
 	require.NoError(t, err)
 	for i := 12; i < 16; i++ {
 		create("a", i)
@@ -77,8 +88,19 @@ func newCachedEnv(t *testing.T) *cachedEnv {
 	del, err := s.Delete(ctx, "a", "c02", nil, false)
 	require.NoError(t, err)
 	e.last, _ = strconv.ParseInt(del.Object.GetObjectMeta().ResourceVersion, 10, 64)
-	e.waitApplied(t)
+	if live {
+		e.waitApplied(t)
+	} else {
+		require.Equal(t, 36, e.cached(), "the reads' cache: every value that decoded, no stream")
+	}
 	return e
+}
+
+// cached is how many objects the cache holds.
+func (e *cachedEnv) cached() int {
+	e.s.cacher.objects.mu.RLock()
+	defer e.s.cacher.objects.mu.RUnlock()
+	return len(e.s.cacher.objects.objs)
 }
 
 // waitApplied waits until the cache's stream has applied the last write.
@@ -101,12 +123,21 @@ func jsonItems(t *testing.T, items []api.Object) []string {
 	return out
 }
 
-// A list through the watch cache's decoded objects answers exactly what
-// the store-decoding List answers: the same objects (as JSON, byte for
-// byte), resourceVersion, continue tokens page after page, warnings and
-// errors, for every namespace, selector and resourceVersion mode.
+// A list through the cache's decoded objects answers exactly what the
+// store-decoding List answers: the same objects (as JSON, byte for byte),
+// resourceVersion, continue tokens page after page, warnings and errors,
+// for every namespace, selector and resourceVersion mode; whether the
+// cache is the watch cache's (ListCached) or the reads' own, holding
+// objects changed or deleted since (ListShared without a stream).
 func TestListCachedAnswersAsList(t *testing.T) {
-	e := newCachedEnv(t)
+	for _, live := range []bool{true, false} {
+		t.Run(map[bool]string{true: "watch cache", false: "reads' cache"}[live], func(t *testing.T) {
+			testAnswersAsList(t, newCachedEnv(t, live))
+		})
+	}
+}
+
+func testAnswersAsList(t *testing.T, e *cachedEnv) {
 	ctx := context.Background()
 	web, err := labels.Parse("app=web")
 	require.NoError(t, err)
@@ -141,7 +172,7 @@ func TestListCachedAnswersAsList(t *testing.T) {
 				wantOpts, gotOpts := opts, opts
 				for page := 0; ; page++ {
 					want, wantErr := e.s.List(ctx, ns, wantOpts)
-					got, gotErr := e.s.ListCached(ctx, ns, gotOpts)
+					got, gotErr := e.list(ctx, ns, gotOpts)
 					if wantErr != nil {
 						require.Error(t, gotErr)
 						assert.Equal(t, wantErr.Error(), gotErr.Error())
@@ -166,13 +197,13 @@ func TestListCachedAnswersAsList(t *testing.T) {
 	// decoded, and the other way round.
 	first, err := e.s.List(ctx, "", ListOptions{Limit: 10})
 	require.NoError(t, err)
-	a, err := e.s.ListCached(ctx, "", ListOptions{Limit: 10, Continue: first.Continue})
+	a, err := e.list(ctx, "", ListOptions{Limit: 10, Continue: first.Continue})
 	require.NoError(t, err)
 	b, err := e.s.List(ctx, "", ListOptions{Limit: 10, Continue: first.Continue})
 	require.NoError(t, err)
 	assert.Equal(t, jsonItems(t, b.Items), jsonItems(t, a.Items))
 	assert.Equal(t, b.Continue, a.Continue)
-	_, err = e.s.ListCached(ctx, "", ListOptions{Continue: "not-a-token"})
+	_, err = e.list(ctx, "", ListOptions{Continue: "not-a-token"})
 	assert.True(t, api.IsBadRequest(err), "%v", err)
 }
 
@@ -181,7 +212,7 @@ func TestListCachedAnswersAsList(t *testing.T) {
 // after a change returns the pointer the watcher received. Objects a list
 // decoded are kept too, and served again without decoding.
 func TestListCachedSharesTheWatchersObjects(t *testing.T) {
-	e := newCachedEnv(t)
+	e := newCachedEnv(t, true)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch, err := e.s.Watch(ctx, "b", ListOptions{ResourceVersion: strconv.FormatInt(e.last, 10)})
@@ -213,27 +244,142 @@ func TestListCachedSharesTheWatchersObjects(t *testing.T) {
 	assert.NotSame(t, plain.Items[0], one.Items[0], "List still decodes its own objects, which its callers may change")
 }
 
-// A list read before the cache applied a change must not put its older
+// A read from before the cache applied a change must not put its older
 // object back; an event older than what the cache holds changes nothing.
+// Without a stream the cache is the reads' own: it keeps what they
+// decoded, and drops what they found gone.
 func TestObjectCacheKeepsTheNewest(t *testing.T) {
 	var c objectCache
 	c.reset(true, 10)
 	newer, older := &api.ConfigMap{}, &api.ConfigMap{}
 	c.apply("k", store.Modified, newer, 12)
-	c.add([]decoded{{key: "k", obj: older, rev: 11}}, 11)
-	assert.Same(t, newer, c.get("k", 12), "a list read before the last applied event adds nothing")
-	c.add([]decoded{{key: "k", obj: older, rev: 11}}, 12)
+	c.add(11, decoded{key: "k", obj: older, rev: 11})
+	assert.Same(t, newer, c.get("k", 12), "a read from before the last applied event adds nothing")
+	c.add(12, decoded{key: "k", obj: older, rev: 11})
 	assert.Same(t, newer, c.get("k", 12), "an older object never replaces a newer one")
 	assert.Nil(t, c.get("k", 11))
 	c.apply("k", store.Modified, older, 11)
 	assert.Same(t, newer, c.get("k", 12), "an older event never replaces a newer object")
+	c.forget("k")
+	c.forgetUnder("", map[string]bool{})
+	assert.Same(t, newer, c.get("k", 12), "a live cache hears of deletions from its stream only")
 	c.apply("k", store.Deleted, newer, 13)
 	assert.Nil(t, c.get("k", 12), "deleted")
-	c.add([]decoded{{key: "j", obj: older, rev: 13}}, 13)
+	c.add(13, decoded{key: "j", obj: older, rev: 13})
 	assert.Same(t, older, c.get("j", 13))
+
 	c.reset(false, 0)
-	c.add([]decoded{{key: "j", obj: older, rev: 13}}, 13)
-	assert.Nil(t, c.get("j", 13), "a stopped cache keeps nothing")
+	assert.Nil(t, c.get("j", 13), "a stopped stream's objects are let go")
+	c.apply("j", store.Added, newer, 14)
+	assert.Nil(t, c.get("j", 14), "no stream, no events")
+	c.add(0, decoded{key: "j", obj: older, rev: 13}, decoded{key: "a/x", obj: newer, rev: 15}, decoded{key: "b/y", obj: newer, rev: 16})
+	assert.Same(t, older, c.get("j", 13), "the reads' cache keeps what they decoded")
+	c.add(0, decoded{key: "j", obj: newer, rev: 12})
+	assert.Same(t, older, c.get("j", 13), "and never goes back to an older revision")
+	c.forget("j")
+	assert.Nil(t, c.get("j", 13), "a read found it gone")
+	c.forgetUnder("a/", map[string]bool{})
+	assert.Nil(t, c.get("a/x", 15), "a whole list under a/ did not find it")
+	assert.Same(t, newer, c.get("b/y", 16), "not under a/")
+}
+
+// One cache serves GetShared, ListShared and ListCached: a namespace read
+// for admission is the object a list returns; without a stream (the
+// reads' cache) and with one (the watch cache, whose objects are the
+// watchers'). It is never stale: a changed, deleted, re-created object is
+// read as it is now, and an entry at another revision is not served.
+func TestGetSharedReadsTheOneCache(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	res := &Resource{Version: "v1", Name: "namespaces", Kind: "Namespace", New: func() api.Object { return &api.Namespace{} }}
+	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	create := func(name, label string) {
+		t.Helper()
+		_, err := s.Create(ctx, "", &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"v": label}}}, CreateOptions{})
+		require.NoError(t, err)
+	}
+	get := func(name string) *api.Namespace {
+		t.Helper()
+		obj, err := s.GetShared(ctx, "", name)
+		require.NoError(t, err)
+		plain, err := s.Get(ctx, "", name)
+		require.NoError(t, err)
+		assert.Equal(t, plain, obj, "what Get decodes")
+		return obj.(*api.Namespace)
+	}
+	held := func() int {
+		s.cacher.objects.mu.RLock()
+		defer s.cacher.objects.mu.RUnlock()
+		return len(s.cacher.objects.objs)
+	}
+	create("team", "1")
+	create("other", "1")
+
+	one := get("team")
+	assert.Same(t, one, get("team"), "decoded once")
+	list, err := s.ListShared(ctx, "", ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, list.Items, 2)
+	assert.Same(t, one, list.Items[1], "the list takes GetShared's object")
+	assert.Same(t, list.Items[0], get("other"), "and GetShared the list's")
+
+	_, _, err = s.Update(ctx, "", "team", func(cur api.Object) (api.Object, error) {
+		cur.GetObjectMeta().Labels = map[string]string{"v": "2"}
+		return cur, nil
+	}, UpdateOptions{})
+	require.NoError(t, err)
+	two := get("team")
+	assert.Equal(t, "2", two.Labels["v"], "the change is seen at the next read")
+	assert.Equal(t, "1", one.Labels["v"], "the object handed out before is not changed")
+
+	_, err = s.Delete(ctx, "", "team", nil, false)
+	require.NoError(t, err)
+	_, err = s.GetShared(ctx, "", "team")
+	assert.True(t, api.IsNotFound(err), "%v", err)
+	assert.Equal(t, 1, held(), "a key found gone is dropped")
+	create("team", "3")
+	assert.Equal(t, "3", get("team").Labels["v"], "re-created")
+	_, err = s.Delete(ctx, "", "other", nil, false)
+	require.NoError(t, err)
+	_, err = s.ListShared(ctx, "", ListOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, held(), "a key a whole list did not find is dropped")
+
+	// The Table list starts the watch cache: from now on its stream keeps
+	// the entries, and GetShared serves the watchers' objects.
+	_, err = s.ListCached(ctx, "", ListOptions{})
+	require.NoError(t, err)
+	ch, err := s.Watch(ctx, "", ListOptions{ResourceVersion: strconv.FormatInt(st.Revision(), 10)})
+	require.NoError(t, err)
+	_, _, err = s.Update(ctx, "", "team", func(cur api.Object) (api.Object, error) {
+		cur.GetObjectMeta().Labels = map[string]string{"v": "4"}
+		return cur, nil
+	}, UpdateOptions{})
+	require.NoError(t, err)
+	ev := <-ch
+	require.Equal(t, api.WatchEventModified, ev.Type)
+	four := get("team")
+	assert.Equal(t, "4", four.Labels["v"])
+	assert.Same(t, ev.Object, four, "the watcher's object")
+
+	// An entry at another revision than the store's is never served.
+	key := s.key("", "team")
+	s.cacher.objects.mu.Lock()
+	s.cacher.objects.objs[key] = cachedObject{obj: &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team", Labels: map[string]string{"v": "stale"}}}, rev: 1}
+	s.cacher.objects.mu.Unlock()
+	assert.Equal(t, "4", get("team").Labels["v"])
+
+	_, err = s.Delete(ctx, "", "team", nil, false)
+	require.NoError(t, err)
+	require.Equal(t, api.WatchEventDeleted, (<-ch).Type)
+	_, err = s.GetShared(ctx, "", "team")
+	assert.True(t, api.IsNotFound(err), "%v", err)
+	create("team", "5")
+	assert.Equal(t, "5", get("team").Labels["v"], "deleted and re-created while watched")
 }
 
 // A watched resource's cache keeps the objects its stream hands the

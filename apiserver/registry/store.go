@@ -384,7 +384,7 @@ func (s *Store) List(ctx context.Context, ns string, opts ListOptions) (*ListRes
 	return s.listDecoded(ctx, ns, opts, nil, nil)
 }
 
-// listDecoded is the one loop of List, ListCached and ListShared: the page
+// listDecoded is the one loop of List and ListShared: the page
 // is the store's; each value is decoded unless cached (when it is set)
 // has the object for the key at its modRevision, and a value decoded is
 // handed to decoded (when set) to be remembered. A value that does not
@@ -417,32 +417,6 @@ func (s *Store) listDecoded(ctx context.Context, ns string, opts ListOptions,
 		return nil, err
 	}
 	out.ResourceVersion, out.Continue = rv, cont
-	return out, nil
-}
-
-// ListCached is List for callers that only read the objects (the Table
-// printer): the page is the store's, exactly as List reads it, but each
-// object is the watch cache's decoded one when the cache holds the key at
-// the same modRevision, decoded (and remembered) otherwise. It starts the
-// watch cache when it is not running, as kube-apiserver's always runs.
-// The objects are shared with watchers and in-process informers: the
-// caller must not change them.
-func (s *Store) ListCached(ctx context.Context, ns string, opts ListOptions) (*ListResult, error) {
-	if !s.cacher.keepRunning() {
-		return s.List(ctx, ns, opts)
-	}
-	cache := &s.cacher.objects
-	var fresh []decoded
-	out, err := s.listDecoded(ctx, ns, opts,
-		func(kv store.KeyValue) api.Object { return cache.get(kv.Key, kv.ModRevision) },
-		func(kv store.KeyValue, obj api.Object) {
-			fresh = append(fresh, decoded{key: kv.Key, obj: obj, rev: kv.ModRevision})
-		})
-	if err != nil {
-		return nil, err
-	}
-	read, _ := strconv.ParseInt(out.ResourceVersion, 10, 64)
-	cache.add(fresh, read)
 	return out, nil
 }
 

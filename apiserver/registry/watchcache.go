@@ -86,7 +86,8 @@ type cacher struct {
 	// objects is the decoded object of every key, kept while the stream
 	// runs: the objects its events carry, which are the ones the
 	// watchers (and in-process informers) hold, so keeping them costs
-	// only the map's entries.
+	// only the map's entries. It is the Store's one object cache
+	// (GetShared and ListShared read it too).
 	objects objectCache
 }
 
@@ -153,7 +154,7 @@ func (c *cacher) startLocked(from int64) bool {
 // keepRunning starts the shared stream if it is not running (from the
 // store's current revision) and keeps it running without watchers, so
 // that the object cache stays current for lists. It reports false when
-// the store refuses the watch (the caller then decodes as before).
+// the store refuses the watch (the cache is then the reads' own).
 func (c *cacher) keepRunning() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -144,3 +144,13 @@ func InfoFrom(ctx context.Context) (*Info, bool) {
 	info, ok := ctx.Value(infoKey{}).(*Info)
 	return info, ok
 }
+
+// InfoOf is the Info of r: the one stored by WithInfo, or r parsed now when
+// none was (a filter that runs before the chain stores it, or alone in a
+// test). Audit, authorization and the REST handler all read it so.
+func InfoOf(r *http.Request) *Info {
+	if info, ok := InfoFrom(r.Context()); ok {
+		return info
+	}
+	return Parse(r)
+}

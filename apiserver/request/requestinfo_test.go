@@ -1,6 +1,7 @@
 package request
 
 import (
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,4 +50,13 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("resource request without a resource: %+v", info)
 		}
 	})
+}
+
+// InfoOf takes the Info the chain stored, and parses the request only
+// when none was stored.
+func TestInfoOf(t *testing.T) {
+	r := httptest.NewRequest("GET", "/api/v1/namespaces/default/pods/web", nil)
+	assert.Equal(t, Parse(r), InfoOf(r), "nothing stored: parsed")
+	stored := &Info{Verb: "stored"}
+	assert.Same(t, stored, InfoOf(r.WithContext(WithInfo(r.Context(), stored))))
 }
