@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -66,8 +67,12 @@ type Command struct {
 	Args  []string
 	Env   Environment
 	Stdio Stdio
-	// Clock times sleep.
+	// Clock times sleep and tells date the time.
 	Clock clock.Clock
+	// BeforeCommand, when set, is called before each simple command
+	// runs: the kubelet counts a container's commands with it, to stop a
+	// script that loops without ever sleeping.
+	BeforeCommand func()
 }
 
 // ExitNotFound and ExitCannotExecute are the codes of a program that does
@@ -101,7 +106,7 @@ func (c Command) Run(ctx context.Context) int {
 		stdin = strings.NewReader("")
 	}
 	s := &state{ctx: ctx, env: c.Env, clock: c.Clock, stdin: stdin, stdout: stdout, stderr: stderr, tty: c.Stdio.TTY,
-		dir: c.Env.WorkingDir, vars: map[string]string{}, name: "sh"}
+		dir: c.Env.WorkingDir, vars: map[string]string{}, name: "sh", beforeCommand: c.BeforeCommand}
 	if s.dir == "" {
 		s.dir = "/"
 	}
@@ -142,6 +147,8 @@ type state struct {
 	// expandErr is the first error of an arithmetic expansion in the
 	// command being expanded.
 	expandErr error
+	// beforeCommand is Command.BeforeCommand.
+	beforeCommand func()
 }
 
 func (s *state) set(name, value string) {
@@ -152,7 +159,8 @@ func (s *state) set(name, value string) {
 }
 
 // programs are the commands the simulated images have, as in /bin.
-var programs = []string{"[", "cat", "echo", "env", "false", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd", "sh", "sleep", "tar", "test", "touch", "true", "wget"}
+var programs = []string{"[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd",
+	"rm", "seq", "sh", "sleep", "tail", "tar", "test", "touch", "true", "wc", "wget"}
 
 // known says whether name is one of the programs, by name or by path in
 // a bin directory.
@@ -215,6 +223,18 @@ func (s *state) program(args []string) int {
 		return s.nslookup(args[1:])
 	case "wget":
 		return s.wget(args[1:])
+	case "date":
+		return s.date(args[1:])
+	case "grep":
+		return s.grep(args[1:])
+	case "head", "tail":
+		return s.headTail(path.Base(args[0]), args[1:])
+	case "rm":
+		return s.rm(args[1:])
+	case "seq":
+		return s.seq(args[1:])
+	case "wc":
+		return s.wc(args[1:])
 	}
 	return ExitNotFound
 }
@@ -252,17 +272,27 @@ func (s *state) printenv(prog string, names []string) int {
 }
 
 func (s *state) sleep(args []string) int {
-	if len(args) != 1 {
+	if len(args) == 0 {
 		fmt.Fprintln(s.stderr, "BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: sleep [N]...")
 		return 1
 	}
-	secs, err := strconv.ParseFloat(strings.TrimSuffix(args[0], "s"), 64)
-	if err != nil || secs < 0 {
-		fmt.Fprintf(s.stderr, "sleep: invalid number '%s'\n", args[0])
-		return 1
+	// busybox sleeps for the sum of its operands.
+	var total time.Duration
+	forever := false
+	for _, a := range args {
+		d, inf, ok := sleepArg(a)
+		if !ok {
+			fmt.Fprintf(s.stderr, "sleep: invalid number '%s'\n", a)
+			return 1
+		}
+		total, forever = total+d, forever || inf
+	}
+	var wake <-chan time.Time
+	if !forever {
+		wake = s.clock.After(total)
 	}
 	select {
-	case <-s.clock.After(time.Duration(secs * float64(time.Second))):
+	case <-wake:
 		return 0
 	case <-s.ctx.Done():
 		// The client went away: the process is killed (SIGKILL).
@@ -524,7 +554,12 @@ func (s *state) run(ws []word) int {
 			assigning = false
 		}
 		if v, keep := s.expandWord(w); keep {
-			args = append(args, v)
+			if w.splits() {
+				// An unquoted $(…) is split into words.
+				args = append(args, strings.Fields(v)...)
+			} else {
+				args = append(args, v)
+			}
 		}
 	}
 	if err := s.expandErr; err != nil {
@@ -537,9 +572,22 @@ func (s *state) run(ws []word) int {
 	if len(args) == 0 {
 		return 0
 	}
+	if s.beforeCommand != nil {
+		s.beforeCommand()
+	}
 	switch args[0] {
 	case ":":
 		return 0
+	case "read":
+		return s.read(args[1:])
+	case "exec":
+		// exec CMD: the shell becomes CMD, which ends the script.
+		if len(args) == 1 {
+			return 0
+		}
+		code := s.run(wordsOf(args[1:]))
+		s.exited = true
+		return code
 	case "break", "continue":
 		return s.loopControl(args[0], args[1:])
 	case "exit":
@@ -603,6 +651,8 @@ func (s *state) expandWord(w word) (string, bool) {
 			b.WriteString(v)
 		case sg.isVar:
 			b.WriteString(s.lookup(sg.text))
+		case sg.cmdsub:
+			b.WriteString(s.substitute(sg.text))
 		default:
 			b.WriteString(sg.text)
 		}
@@ -634,4 +684,39 @@ func (c crlfWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// splits: the word holds an unquoted command substitution, whose output
+// the shell splits into words.
+func (w word) splits() bool {
+	for _, sg := range w {
+		if sg.cmdsub && !sg.quoted {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsOf makes words of arguments already expanded (exec's).
+func wordsOf(args []string) []word {
+	out := make([]word, len(args))
+	for i, a := range args {
+		out[i] = word{{text: a, quoted: true}}
+	}
+	return out
+}
+
+// substitute runs a command substitution's script in a subshell (its
+// variables, directory and exit stay its own) and returns what it
+// printed, without the trailing newlines.
+func (s *state) substitute(src string) string {
+	var b strings.Builder
+	saved := *s
+	s.vars, s.order = maps.Clone(s.vars), slices.Clone(s.order)
+	s.stdout = &b
+	s.script(src)
+	last := s.last
+	*s = saved
+	s.last = last
+	return strings.TrimRight(b.String(), "\n")
 }
