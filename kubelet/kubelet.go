@@ -160,6 +160,11 @@ type Kubelet struct {
 	// announce is set at start: the next heartbeat posts the node status
 	// and the Starting event whatever the report frequency says.
 	announce bool
+
+	// sims are the timelines played for the containers' own commands,
+	// by pod key and container name (simulation.go). Guarded by simMu.
+	simMu sync.Mutex
+	sims  map[string]map[string]*simEntry
 }
 
 // loops are the informer and controllers of one run; live mode makes new

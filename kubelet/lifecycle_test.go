@@ -94,8 +94,9 @@ func TestNextTransition(t *testing.T) {
 }
 
 func TestProbeFlips(t *testing.T) {
-	tl := programFor(&api.Pod{}, &api.Container{Image: "busybox", Args: []string{"sh", "-c",
-		"touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}}).run()
+	pod, ct := &api.Pod{}, &api.Container{Image: "busybox", Args: []string{"sh", "-c",
+		"touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}}
+	tl := programFor(pod, ct).run(pod, ct)
 	cat := &api.Probe{ProbeHandler: api.ProbeHandler{Exec: &api.ExecAction{Command: []string{"cat", "/tmp/healthy"}}},
 		InitialDelaySeconds: 5, PeriodSeconds: 5}
 	// The course's liveness example: probes at 5, 10, … succeed until 30;

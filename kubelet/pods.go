@@ -152,10 +152,16 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	k.mu.Lock()
 	inf := k.loops.pods
 	k.mu.Unlock()
+	pod, ok := inf.Get(ns, name)
+	var bs map[string]containerBehaviour
+	if ok && pod.Spec.NodeName == k.cfg.NodeName && pod.DeletionTimestamp == nil {
+		// Before stateMu: a container's script may reach a pod of this
+		// node over the network (simulation.go).
+		bs = k.behaviours(pod)
+	}
 	// Lock order: k.mu before stateMu (Start takes both).
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
-	pod, ok := inf.Get(ns, name)
 	rt := k.runtimes[key]
 	if !ok || pod.Spec.NodeName != k.cfg.NodeName || (rt != nil && rt.uid != pod.UID) {
 		// Gone (or replaced by a pod of the same name): free its sandbox.
@@ -165,6 +171,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			k.ipam.release(rt.ip)
 		}
 		delete(k.runtimes, key)
+		k.forgetTimelines(key)
 		if !ok {
 			return controllers.Result{}, nil
 		}
@@ -181,7 +188,6 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	if rt.stage == stageTerminal {
 		return controllers.Result{}, nil
 	}
-	bs := k.behaviours(pod)
 	k.localBehaviours(rt, bs)
 	next := rt.clone()
 	var events []podEvent
@@ -284,15 +290,15 @@ func (k *Kubelet) behaviours(pod *api.Pod) map[string]containerBehaviour {
 	out := make(map[string]containerBehaviour, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
-		out[c.Name] = behaviourOf(pod, c, true, pb, k.cfg.Stages.Ready)
+		out[c.Name] = behaviourOf(c, k.timeline(pod, c, 0), true, pb, k.cfg.Stages.Ready)
 	}
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		out[c.Name] = behaviourOf(pod, c, false, pb, k.cfg.Stages.Ready)
+		out[c.Name] = behaviourOf(c, k.timeline(pod, c, 0), false, pb, k.cfg.Stages.Ready)
 	}
 	for _, c := range ephemeralSpecs(pod) {
 		// Not the pod's workload: the pod's behaviour does not apply.
-		out[c.Name] = behaviourOf(pod, &c, true, pb, k.cfg.Stages.Ready)
+		out[c.Name] = behaviourOf(&c, k.timeline(pod, &c, 0), true, pb, k.cfg.Stages.Ready)
 	}
 	return out
 }

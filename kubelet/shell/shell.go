@@ -162,6 +162,13 @@ func (s *state) set(name, value string) {
 var programs = []string{"[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd",
 	"rm", "seq", "sh", "sleep", "tail", "tar", "test", "touch", "true", "wc", "wget"}
 
+// Known says whether name is one of the programs of the simulated images
+// (sh included, bash not), by name or by path in a bin directory: what a
+// container's command may start with to be run by this shell.
+func Known(name string) bool {
+	return (&state{}).known(name)
+}
+
 // known says whether name is one of the programs, by name or by path in
 // a bin directory.
 func (s *state) known(name string) bool {
@@ -287,12 +294,11 @@ func (s *state) sleep(args []string) int {
 		}
 		total, forever = total+d, forever || inf
 	}
-	var wake <-chan time.Time
-	if !forever {
-		wake = s.clock.After(total)
+	if forever {
+		total = Forever
 	}
 	select {
-	case <-wake:
+	case <-s.clock.After(total):
 		return 0
 	case <-s.ctx.Done():
 		// The client went away: the process is killed (SIGKILL).
@@ -431,6 +437,15 @@ func (s *state) cat(args []string) int {
 // sh runs `sh -c SCRIPT` or, without -c, the commands read from stdin
 // (an interactive shell when a terminal is attached).
 func (s *state) sh(args []string) int {
+	// Options come first: -c, and ones that change nothing here
+	// (-e, -x, -u, -l), alone or together (-ec).
+	var opts string
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && args[0] != "-i" {
+		opts, args = opts+args[0][1:], args[1:]
+	}
+	if strings.Contains(opts, "c") {
+		args = append([]string{"-c"}, args...)
+	}
 	if len(args) > 0 && args[0] == "-c" {
 		if len(args) < 2 {
 			fmt.Fprintln(s.stderr, "sh: -c requires an argument")
@@ -576,8 +591,11 @@ func (s *state) run(ws []word) int {
 		s.beforeCommand()
 	}
 	switch args[0] {
-	case ":":
+	case ":", "set", "trap", "umask", "wait":
+		// Builtins that change nothing the simulation keeps.
 		return 0
+	case "printf":
+		return s.printf(args[1:])
 	case "read":
 		return s.read(args[1:])
 	case "exec":

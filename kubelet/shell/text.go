@@ -319,6 +319,11 @@ func (s *state) read(args []string) int {
 	return 0
 }
 
+// Forever is how long `sleep infinity` asks the clock to wait: a clock
+// that plays a script out (the kubelet's) knows from it that the script
+// will not go on.
+const Forever = 100 * 365 * 24 * time.Hour
+
 // sleepArg reads one of sleep's operands: seconds (maybe fractional),
 // with an s, m, h or d suffix, or inf/infinity (false: not a number).
 func sleepArg(a string) (d time.Duration, forever, ok bool) {
@@ -340,8 +345,58 @@ func sleepArg(a string) (d time.Duration, forever, ok bool) {
 	if err != nil || f < 0 || f != f {
 		return 0, false, false
 	}
-	if f*mult > float64(100*365*24*time.Hour) {
+	if f*mult >= float64(Forever) {
 		return 0, true, true
 	}
 	return time.Duration(f * mult), false, true
+}
+
+// printf formats its arguments: %s, %d, %% and the escapes \n, \t, \\;
+// the format is used again while arguments are left.
+func (s *state) printf(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(s.stderr, "printf: usage: printf FORMAT [ARGUMENT...]")
+		return 1
+	}
+	format, rest := args[0], args[1:]
+	var b strings.Builder
+	for {
+		used := false
+		for i := 0; i < len(format); i++ {
+			c := format[i]
+			switch {
+			case c == '\\' && i+1 < len(format):
+				i++
+				switch format[i] {
+				case 'n':
+					b.WriteByte('\n')
+				case 't':
+					b.WriteByte('\t')
+				default:
+					b.WriteByte(format[i])
+				}
+			case c == '%' && i+1 < len(format):
+				i++
+				if format[i] == '%' {
+					b.WriteByte('%')
+					continue
+				}
+				arg := ""
+				if len(rest) > 0 {
+					arg, rest, used = rest[0], rest[1:], true
+				}
+				if format[i] == 'd' && arg == "" {
+					arg = "0"
+				}
+				b.WriteString(arg)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		if !used || len(rest) == 0 {
+			break
+		}
+	}
+	io.WriteString(s.stdout, b.String())
+	return 0
 }
