@@ -12,14 +12,14 @@ import (
 
 func TestProgramTimeline(t *testing.T) {
 	cases := []struct {
-		name      string
-		image     string
-		command   []string
-		args      []string
-		exits     bool
-		after     time.Duration
-		code      int32
-		lines     []string
+		name    string
+		image   string
+		command []string
+		args    []string
+		exits   bool
+		after   time.Duration
+		code    int32
+		lines   []string
 		// first are the first lines of a program that runs on.
 		first     []string
 		linesAt60 int
