@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"path"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,24 +20,62 @@ import (
 // (which kubectl run -i calls) runs the built-in shell over the attach
 // stream. The session's end is the container's end.
 
-// interactive reports whether container c of pod is a shell reading its
-// stdin: spec.stdin set, and a bare shell for a program (sh, bash, sh -i,
-// or a shell image with no command).
+// interactive reports whether container c of pod reads its stdin:
+// spec.stdin set, and a bare shell for a program (sh, bash, sh -i, or a
+// shell image with no command), a filter given no file (cat, wc, grep
+// PATTERN, head, tail), or a script that reads (read, or such a filter).
+// Its program runs when an attached session gives it that input.
 func interactive(pod *api.Pod, c *api.Container) bool {
 	if !c.Stdin {
 		return false
 	}
+	return interactiveArgv(c) != nil
+}
+
+// interactiveArgv is the argv an attached session runs for container c
+// (its stdin set), or nil when the container does not read its stdin.
+func interactiveArgv(c *api.Container) []string {
 	argv := append(append([]string(nil), c.Command...), c.Args...)
 	if len(argv) == 0 {
-		return isShellImage(imageRepo(c.Image))
+		if isShellImage(imageRepo(c.Image)) {
+			return []string{"sh"}
+		}
+		return nil
 	}
 	switch path.Base(argv[0]) {
 	case "sh", "bash", "ash", "dash":
-	default:
-		return false
+		argv[0] = "sh"
+		if len(argv) == 1 || (len(argv) == 2 && (argv[1] == "-i" || argv[1] == "-l" || argv[1] == "-")) {
+			return argv
+		}
+		if len(argv) >= 3 && strings.HasPrefix(argv[1], "-") && strings.Contains(argv[1], "c") && readsStdin.MatchString(argv[2]) {
+			return argv
+		}
+		return nil
+	case "cat", "wc", "head", "tail":
+		for _, a := range argv[1:] {
+			if !strings.HasPrefix(a, "-") || a == "-" {
+				return nil
+			}
+		}
+		return argv
+	case "grep":
+		var operands int
+		for _, a := range argv[1:] {
+			if !strings.HasPrefix(a, "-") {
+				operands++
+			}
+		}
+		if operands == 1 {
+			return argv
+		}
 	}
-	return len(argv) == 1 || (len(argv) == 2 && (argv[1] == "-i" || argv[1] == "-l" || argv[1] == "-"))
+	return nil
 }
+
+// readsStdin finds, in a script, a command that reads its standard input:
+// read, or cat given no file.
+var readsStdin = regexp.MustCompile(`(^|[;&|(\s])(read\s|cat\s*($|[;&|)]))`)
 
 // eofReader notes whether the stream it reads ended: the client closed
 // stdin or went away, rather than the shell choosing to exit.
@@ -61,7 +101,8 @@ func (e *eofReader) ended() bool {
 	return e.done
 }
 
-// attachShell runs the container's shell over the attach stream. When it
+// attachShell runs the container's program (a shell, or a command that
+// reads its stdin) over the attach stream. When it
 // returns because the client's stream ended and the container keeps its
 // stdin open (no stdinOnce), the container goes on running, as a real
 // shell whose stdin the runtime holds open would; otherwise the shell's
@@ -76,7 +117,7 @@ func (k *Kubelet) attachShell(ctx context.Context, pod *api.Pod, c *api.Containe
 	// The terminal is the container's: kubectl asks for one only when
 	// the container has it (spec.tty).
 	stdio.TTY = stdio.TTY && c.TTY
-	code := k.Exec(ctx, env, []string{"sh"}, stdio)
+	code := k.Exec(ctx, env, interactiveArgv(c), stdio)
 	if (in.ended() || ctx.Err() != nil) && !c.StdinOnce {
 		return nil
 	}
