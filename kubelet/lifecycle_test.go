@@ -236,7 +236,7 @@ func BenchmarkBehaviours(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = k.behaviours(pod)
+				_ = k.behaviours(pod, nil)
 			}
 		})
 	}

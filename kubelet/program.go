@@ -75,6 +75,9 @@ type timeline struct {
 	// server, sleep infinity, a loop that never sleeps).
 	known   time.Duration
 	forever bool
+	// waitsOnNetwork: the run stopped at a network command at offset
+	// known+1ns, which the cluster's clock had not reached.
+	waitsOnNetwork bool
 }
 
 // covers reports whether the timeline says what happens up to offset t.
@@ -205,7 +208,8 @@ func (p program) run(pod *api.Pod, c *api.Container) timeline {
 		return timeline{forever: true}
 	}
 	env := containerEnv(context.Background(), pod, c, offlineSources{})
-	return simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands}.play(p.argv)
+	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands}.play(p.argv)
+	return tl
 }
 
 // parseSleep reads sleep's operand: seconds (maybe fractional), a

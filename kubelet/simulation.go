@@ -22,9 +22,15 @@ import (
 // ended after behaviourCommands commands is taken to run on, and is
 // played further (to a later horizon, from the start) when its log is
 // read past that point; one that runs busyCommands commands without
-// sleeping runs on printing nothing more. The network (nslookup, wget)
-// is the cluster as it is when the script is played, not at the offset
-// the command would run.
+// sleeping runs on printing nothing more.
+//
+// The network (nslookup, wget) cannot be asked ahead of time: the play
+// stops at a network command whose offset the cluster's clock has not
+// reached, and the kubelet plays the script again when it has (the pod
+// loop wakes for it). A replay gives the commands before it the answers
+// they had (replayNetwork), so what was printed stays printed: the init
+// container's `until nslookup mydb; do echo waiting; sleep 2; done`
+// waits until the Service exists.
 
 const (
 	// behaviourCommands bounds the run that decides how a container
@@ -46,11 +52,17 @@ type simulation struct {
 	horizon time.Duration
 	// maxCommands bounds the commands run.
 	maxCommands int
+	// net is the cluster's network (nil: none); answers are what its
+	// earlier plays were told, in order, and liveUntil the offset up to
+	// which a command may ask it.
+	net       shell.Network
+	answers   []netAnswer
+	liveUntil time.Duration
 }
 
 // play runs argv through the shell on a simulated clock and returns its
-// timeline.
-func (sim simulation) play(argv []string) timeline {
+// timeline and the network's answers.
+func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	vc := &virtualClock{start: sim.start, horizon: sim.horizon, stop: cancel}
@@ -67,6 +79,11 @@ func (sim simulation) play(argv []string) timeline {
 	})
 	env := sim.env
 	env.Layer = layer
+	var rn *replayNetwork
+	if sim.net != nil {
+		rn = &replayNetwork{live: sim.net, answers: sim.answers, clock: vc, liveUntil: sim.liveUntil, stop: cancel, tl: &tl}
+		env.Network = rn
+	}
 	commands, sinceSleep, lastNow, busy := 0, 0, time.Duration(-1), false
 	before := func() {
 		commands++
@@ -85,7 +102,16 @@ func (sim simulation) play(argv []string) timeline {
 	code := shell.Command{Args: argv, Env: env, Stdio: shell.Stdio{Stdout: out, Stderr: out}, Clock: vc, BeforeCommand: before}.Run(ctx)
 	out.flush()
 	tl.lines = slices.Clip(tl.lines[max(len(tl.lines)-maxLogLines, 0):])
+	var answers []netAnswer
+	if rn != nil {
+		answers = rn.answers
+	}
 	switch {
+	case rn != nil && rn.halted:
+		// What the script printed at the offset of the command that
+		// waits is printed again by the replay, with the rest.
+		tl.lines = slices.DeleteFunc(tl.lines, func(l logLine) bool { return l.at >= rn.at })
+		tl.known, tl.waitsOnNetwork = rn.at-1, true
 	case ctx.Err() == nil:
 		tl.exits, tl.exitAfter, tl.exitCode = true, vc.now, int32(code)
 	case busy || vc.sleptForever:
@@ -94,7 +120,69 @@ func (sim simulation) play(argv []string) timeline {
 		// Stopped at the horizon or by the command budget.
 		tl.known = vc.now
 	}
-	return tl
+	return tl, answers
+}
+
+// netAnswer is one answer of the network to a simulated run.
+type netAnswer struct {
+	fqdn  string
+	addrs []string
+	code  int
+	body  []byte
+	err   error
+}
+
+// replayNetwork is the network as a simulated run sees it: the answers
+// of the plays before, then the live network for commands at offsets
+// the cluster's clock has reached; a command further ahead stops the
+// run (halted, at its offset).
+type replayNetwork struct {
+	live      shell.Network
+	answers   []netAnswer
+	next      int
+	clock     *virtualClock
+	liveUntil time.Duration
+	stop      func()
+	tl        *timeline
+	halted    bool
+	at        time.Duration
+}
+
+func (n *replayNetwork) Nameserver() string { return n.live.Nameserver() }
+
+// ask answers the next question: recalled, asked live, or (halted) none.
+func (n *replayNetwork) ask(live func() netAnswer) netAnswer {
+	if n.next < len(n.answers) {
+		n.next++
+		return n.answers[n.next-1]
+	}
+	if n.halted || n.clock.now > n.liveUntil {
+		if !n.halted {
+			n.halted, n.at = true, n.clock.now
+			n.stop()
+		}
+		return netAnswer{err: context.Canceled}
+	}
+	a := live()
+	n.answers = append(n.answers, a)
+	n.next++
+	return a
+}
+
+func (n *replayNetwork) LookupHost(ctx context.Context, name string) (string, []string, error) {
+	a := n.ask(func() netAnswer {
+		fqdn, addrs, err := n.live.LookupHost(ctx, name)
+		return netAnswer{fqdn: fqdn, addrs: addrs, err: err}
+	})
+	return a.fqdn, a.addrs, a.err
+}
+
+func (n *replayNetwork) HTTPGet(ctx context.Context, ip, port, path string) (int, []byte, error) {
+	a := n.ask(func() netAnswer {
+		code, body, err := n.live.HTTPGet(ctx, ip, port, path)
+		return netAnswer{code: code, body: body, err: err}
+	})
+	return a.code, a.body, a.err
 }
 
 // virtualClock is a simulated run's clock: After moves it on at once.
@@ -198,6 +286,7 @@ type simEntry struct {
 	argv       []string
 	start      time.Time
 	tl         timeline
+	answers    []netAnswer
 }
 
 // timeline is what container c of pod does, played at least up to
@@ -224,13 +313,21 @@ func (k *Kubelet) timeline(pod *api.Pod, c *api.Container, upTo time.Duration) t
 	k.simMu.Unlock()
 	ctx := context.Background()
 	env := containerEnv(ctx, pod, c, simSources{envSources{k.c}})
-	env.Network = clusterNetwork{k: k, pod: pod}
-	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands}
-	if e != nil {
+	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands,
+		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo}
+	switch {
+	case e != nil && e.tl.waitsOnNetwork:
+		// The clock has reached the command that waited: again, with
+		// the answers the commands before it had.
+		sim.start, sim.answers = e.start, e.answers
+		if upTo > time.Minute {
+			sim.horizon, sim.maxCommands = upTo, logCommands
+		}
+	case e != nil:
 		// Played further: from the start again, to twice as far.
-		sim.start, sim.horizon, sim.maxCommands = e.start, max(upTo, 2*e.tl.known, time.Minute), logCommands
+		sim.start, sim.answers, sim.horizon, sim.maxCommands = e.start, e.answers, max(upTo, 2*e.tl.known, time.Minute), logCommands
 	}
-	tl := sim.play(p.argv)
+	tl, answers := sim.play(p.argv)
 	k.simMu.Lock()
 	if k.sims == nil {
 		k.sims = map[string]map[string]*simEntry{}
@@ -238,7 +335,7 @@ func (k *Kubelet) timeline(pod *api.Pod, c *api.Container, upTo time.Duration) t
 	if k.sims[podKey] == nil {
 		k.sims[podKey] = map[string]*simEntry{}
 	}
-	k.sims[podKey][c.Name] = &simEntry{uid: string(pod.UID), image: c.Image, argv: p.argv, start: sim.start, tl: tl}
+	k.sims[podKey][c.Name] = &simEntry{uid: string(pod.UID), image: c.Image, argv: p.argv, start: sim.start, tl: tl, answers: answers}
 	k.simMu.Unlock()
 	return tl
 }
