@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/clock"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -224,7 +225,7 @@ func TestBackOffResetsAfterALongRun(t *testing.T) {
 // BenchmarkBehaviours is what the richer kubelet adds to every sync of a
 // pod: reading how its containers behave.
 func BenchmarkBehaviours(b *testing.B) {
-	k := &Kubelet{cfg: Config{Behaviour: DefaultBehaviour}}
+	k := &Kubelet{cfg: Config{Behaviour: DefaultBehaviour, Clock: clock.NewFake(time.Unix(0, 0))}}
 	for _, tc := range []struct {
 		name string
 		c    api.Container

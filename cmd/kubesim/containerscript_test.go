@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A container's own command runs through the shell exec and attach use
@@ -99,5 +100,36 @@ func TestKubectlContainerScripts(t *testing.T) {
 		out, errOut, code := k.runIn("", "debug", "node/"+node, "-i", "--image=busybox", "--", "cat", "/host/etc/hostname")
 		assert.Equal(t, 0, code, errOut)
 		assert.Contains(t, out, node+"\n")
+	})
+
+	t.Run("init containers wait for their Services", func(t *testing.T) {
+		// kubernetes.io's "Init Containers" example.
+		out, errOut, code := k.runIn(`apiVersion: v1
+kind: Pod
+metadata:
+  name: myapp-pod
+  labels:
+    app.kubernetes.io/name: MyApp
+spec:
+  containers:
+  - name: myapp-container
+    image: busybox:1.28
+    command: ['sh', '-c', 'echo The app is running! && sleep 3600']
+  initContainers:
+  - name: init-myservice
+    image: busybox:1.28
+    command: ['sh', '-c', "until nslookup myservice.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for myservice; sleep 2; done"]
+  - name: init-mydb
+    image: busybox:1.28
+    command: ['sh', '-c', "until nslookup mydb.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for mydb; sleep 2; done"]
+`, "apply", "-f", "-")
+		require.Equal(t, 0, code, out+errOut)
+		k.eventually(func(out string) bool { return strings.Contains(out, "waiting for myservice") }, "logs", "myapp-pod", "-c", "init-myservice")
+		assert.Contains(t, k.ok("get", "pod", "myapp-pod"), "Init:0/2")
+		k.ok("create", "service", "clusterip", "myservice", "--tcp=80:9376")
+		k.eventually(func(out string) bool { return strings.Contains(out, "waiting for mydb") }, "logs", "myapp-pod", "-c", "init-mydb")
+		k.ok("create", "service", "clusterip", "mydb", "--tcp=80:9377")
+		phase("myapp-pod", "Running")
+		assert.Equal(t, "The app is running!\n", k.ok("logs", "myapp-pod"))
 	})
 }
