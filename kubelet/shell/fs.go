@@ -257,9 +257,10 @@ var intCompare = map[string]func(a, b int64) bool{
 // string (in)equality and the integer comparisons (-eq, -lt, …); "["
 // wants its closing "]".
 func (s *state) test(prog string, args []string) int {
-	if prog == "[" {
-		if len(args) == 0 || args[len(args)-1] != "]" {
-			fmt.Fprintln(s.stderr, "sh: missing ]")
+	if prog == "[" || prog == "[[" {
+		closing := strings.ReplaceAll(prog, "[", "]")
+		if len(args) == 0 || args[len(args)-1] != closing {
+			fmt.Fprintf(s.stderr, "sh: missing %s\n", closing)
 			return 2
 		}
 		args = args[:len(args)-1]

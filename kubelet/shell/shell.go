@@ -159,7 +159,7 @@ func (s *state) set(name, value string) {
 }
 
 // programs are the commands the simulated images have, as in /bin.
-var programs = []string{"[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd",
+var programs = []string{"[", "[[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd",
 	"rm", "seq", "sh", "sleep", "tail", "tar", "test", "touch", "true", "wc", "wget"}
 
 // Known says whether name is one of the programs of the simulated images
@@ -220,7 +220,7 @@ func (s *state) program(args []string) int {
 		return s.sh(args[1:])
 	case "tar":
 		return s.tar(args[1:])
-	case "test", "[":
+	case "test", "[", "[[":
 		return s.test(path.Base(args[0]), args[1:])
 	case "touch":
 		return s.touch(args[1:])
@@ -247,11 +247,24 @@ func (s *state) program(args []string) int {
 }
 
 func (s *state) echo(args []string) int {
-	newline := true
-	if len(args) > 0 && args[0] == "-n" {
-		newline, args = false, args[1:]
+	newline, escapes := true, false
+	for len(args) > 0 && len(args[0]) > 1 && strings.Trim(args[0], "-neE") == "" && args[0][0] == '-' {
+		for _, f := range args[0][1:] {
+			switch f {
+			case 'n':
+				newline = false
+			case 'e':
+				escapes = true
+			case 'E':
+				escapes = false
+			}
+		}
+		args = args[1:]
 	}
 	out := strings.Join(args, " ")
+	if escapes {
+		out = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`).Replace(out)
+	}
 	if newline {
 		out += "\n"
 	}

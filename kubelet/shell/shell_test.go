@@ -84,6 +84,8 @@ func TestCommands(t *testing.T) {
 		{name: "read", stdin: "Ada Lovelace\n", args: []string{"sh", "-c", "read first rest; echo hello $first / $rest; read x || echo eof"}, out: "hello Ada / Lovelace\neof\n"},
 		{name: "sleep units", args: []string{"sh", "-c", "sleep 0m 0s && sleep 0.0 && echo ok"}, out: "ok\n"},
 		{name: "sh -ec and set -e", args: []string{"sh", "-ec", "set -e; printf '%s=%d\\n' a 1 b 2"}, out: "a=1\nb=2\n"},
+		{name: "echo -en", args: []string{"sh", "-c", `echo -en '\n'; echo -e 'a\tb'; echo 'c\nd'`}, out: "\na\tb\nc\\nd\n"},
+		{name: "[[ as ash has it", args: []string{"sh", "-c", "if [[ -e /etc/hostname ]]; then echo yes; fi"}, out: "yes\n"},
 		{name: "exec", args: []string{"sh", "-c", "exec echo replaced; echo never"}, out: "replaced\n"},
 		{name: "sh unterminated", args: []string{"sh", "-c", "echo 'a"}, errs: "sh: syntax error: unterminated quoted string\n", code: 2},
 		{name: "sh reads stdin", stdin: "echo one\nexit 5\necho never\n", args: []string{"sh"}, out: "one\n", code: 5},
