@@ -1,10 +1,12 @@
 package kubelet
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -117,6 +119,17 @@ func (k *Kubelet) attachShell(ctx context.Context, pod *api.Pod, c *api.Containe
 	// The terminal is the container's: kubectl asks for one only when
 	// the container has it (spec.tty).
 	stdio.TTY = stdio.TTY && c.TTY
+	if id, started, ok := k.runningInstance(pod, c.Name); ok {
+		// What the session prints is the container's output: it goes to
+		// its log too.
+		rec := &attachRecorder{k: k, podKey: pod.Namespace + "/" + pod.Name, id: id, started: started}
+		if stdio.Stdout == nil {
+			stdio.Stdout = rec
+		} else {
+			stdio.Stdout = io.MultiWriter(stdio.Stdout, rec)
+		}
+		defer rec.flush()
+	}
 	code := k.Exec(ctx, env, interactiveArgv(c), stdio)
 	if (in.ended() || ctx.Err() != nil) && !c.StdinOnce {
 		return nil
@@ -154,4 +167,80 @@ func (k *Kubelet) processExited(pod *api.Pod, name string, code int32) {
 type processExit struct {
 	code int32
 	at   time.Time
+}
+
+// runningInstance is the id and start of the running container name of
+// pod.
+func (k *Kubelet) runningInstance(pod *api.Pod, name string) (string, time.Time, bool) {
+	k.stateMu.Lock()
+	defer k.stateMu.Unlock()
+	rt := k.runtimes[pod.Namespace+"/"+pod.Name]
+	if rt == nil || rt.uid != pod.UID {
+		return "", time.Time{}, false
+	}
+	i := rt.find(name)
+	if i < 0 || rt.containers[i].state != containerRunning {
+		return "", time.Time{}, false
+	}
+	return rt.containers[i].id, rt.containers[i].startedAt, true
+}
+
+// attachRecorder keeps what an attached session printed as the log lines
+// of the container instance id, each at its offset from the start.
+type attachRecorder struct {
+	k       *Kubelet
+	podKey  string
+	id      string
+	started time.Time
+	partial []byte
+}
+
+func (r *attachRecorder) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			r.partial = append(r.partial, p...)
+			break
+		}
+		r.line(string(bytes.TrimSuffix(append(r.partial, p[:i]...), []byte("\r"))))
+		r.partial, p = r.partial[:0], p[i+1:]
+	}
+	return n, nil
+}
+
+func (r *attachRecorder) flush() {
+	if len(r.partial) > 0 {
+		r.line(string(r.partial))
+		r.partial = nil
+	}
+}
+
+func (r *attachRecorder) line(text string) {
+	at := r.k.cfg.Clock.Now().Sub(r.started)
+	r.k.simMu.Lock()
+	defer r.k.simMu.Unlock()
+	if r.k.attached == nil {
+		r.k.attached = map[string]map[string][]logLine{}
+	}
+	if r.k.attached[r.podKey] == nil {
+		r.k.attached[r.podKey] = map[string][]logLine{}
+	}
+	lines := append(r.k.attached[r.podKey][r.id], logLine{at: at, text: text})
+	r.k.attached[r.podKey][r.id] = lines[max(len(lines)-maxLogLines, 0):]
+}
+
+// withAttached adds to tl the lines attached sessions printed in the
+// container instance id of the pod key.
+func (k *Kubelet) withAttached(tl timeline, podKey, id string) timeline {
+	k.simMu.Lock()
+	lines := k.attached[podKey][id]
+	k.simMu.Unlock()
+	if len(lines) == 0 {
+		return tl
+	}
+	merged := append(append([]logLine(nil), tl.lines...), lines...)
+	sort.SliceStable(merged, func(i, j int) bool { return merged[i].at < merged[j].at })
+	tl.lines = merged
+	return tl
 }

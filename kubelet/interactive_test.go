@@ -74,6 +74,10 @@ func TestAttachedShellEndsTheContainer(t *testing.T) {
 			require.NoError(t, f.k.Attach(f.ctx, "default", "dbg", "dbg", shell.Stdio{Stdin: strings.NewReader(tc.input), Stdout: &out}))
 			assert.Equal(t, tc.out, out.String())
 			f.settle()
+			// What the session printed is in the container's log.
+			var logs strings.Builder
+			require.NoError(t, f.k.ContainerLogs(f.ctx, "default", "dbg", "dbg", LogOptions{}, &logs))
+			assert.Equal(t, tc.out, logs.String())
 			st := f.pod("dbg").Status.ContainerStatuses[0].State
 			if tc.exitCode < 0 {
 				assert.NotNil(t, st.Running)

@@ -165,6 +165,9 @@ type Kubelet struct {
 	// by pod key and container name (simulation.go). Guarded by simMu.
 	simMu sync.Mutex
 	sims  map[string]map[string]*simEntry
+	// attached are the lines attached sessions printed (interactive.go),
+	// by pod key and container instance id. Guarded by simMu.
+	attached map[string]map[string][]logLine
 }
 
 // loops are the informer and controllers of one run; live mode makes new

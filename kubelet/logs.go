@@ -58,7 +58,7 @@ func (k *Kubelet) ContainerLogs(ctx context.Context, namespace, podName, contain
 	// container what its program says.
 	tl, dropped, _, _, local := k.localLogLines(inst.id, inst.start)
 	if !local {
-		tl = k.timeline(pod, spec, end.Sub(inst.start))
+		tl = k.withAttached(k.timeline(pod, spec, end.Sub(inst.start)), namespace+"/"+podName, inst.id)
 	} else if inst.running {
 		// Every line read was printed by now: the follower goes on
 		// after the last of them.
@@ -165,7 +165,7 @@ func (k *Kubelet) follow(ctx context.Context, pod *api.Pod, spec *api.Container,
 			end = cur.end(k.cfg.Clock.Now())
 		}
 		var fresh []logLine
-		tl := k.timeline(pod, spec, end.Sub(inst.start))
+		tl := k.withAttached(k.timeline(pod, spec, end.Sub(inst.start)), pod.Namespace+"/"+pod.Name, inst.id)
 		for _, l := range tl.linesUpTo(end.Sub(inst.start), maxLogLines) {
 			if l.at > done {
 				fresh = append(fresh, l)

@@ -346,4 +346,5 @@ func (k *Kubelet) forgetTimelines(podKey string) {
 	k.simMu.Lock()
 	defer k.simMu.Unlock()
 	delete(k.sims, podKey)
+	delete(k.attached, podKey)
 }

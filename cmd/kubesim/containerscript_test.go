@@ -93,6 +93,14 @@ func TestKubectlContainerScripts(t *testing.T) {
 		out, errOut, code = k.runIn("one\ntwo\n", "run", "count", "--rm", "-i", "--image=busybox", "--restart=Never", "--", "wc", "-l")
 		assert.Equal(t, 0, code, errOut)
 		assert.Contains(t, out, "2\n")
+		// Without --rm the pod stays, and what the session printed is
+		// in its log.
+		out, errOut, code = k.runIn("Grace\n", "run", "kept", "-i", "--image=busybox", "--restart=Never", "--",
+			"sh", "-c", "read name; echo hello $name")
+		assert.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "hello Grace\n")
+		phase("kept", "Succeeded")
+		assert.Equal(t, "hello Grace\n", k.ok("logs", "kept"))
 	})
 
 	t.Run("debug node/NAME -i -- cat", func(t *testing.T) {
