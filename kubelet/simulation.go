@@ -21,7 +21,8 @@ import (
 // step mode stays deterministic. A run is bounded: a script that has not
 // ended after behaviourCommands commands is taken to run on, and is
 // played further (to a later horizon, from the start) when its log is
-// read past that point; one that runs busyCommands commands without
+// read past that point (up to logCommands more: past those it runs on
+// printing nothing more); one that runs busyCommands commands without
 // sleeping runs on printing nothing more.
 //
 // The network (nslookup, wget) cannot be asked ahead of time: the play
@@ -116,6 +117,10 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 		tl.exits, tl.exitAfter, tl.exitCode = true, vc.now, int32(code)
 	case busy || vc.sleptForever:
 		tl.forever = true
+	case sim.maxCommands >= logCommands && !vc.atHorizon:
+		// Even the longer play ran out of commands: the run goes on,
+		// its log no further (playing again would cost as much each time).
+		tl.forever = true
 	default:
 		// Stopped at the horizon or by the command budget.
 		tl.known = vc.now
@@ -192,6 +197,7 @@ type virtualClock struct {
 	now, horizon time.Duration
 	stop         func()
 	sleptForever bool
+	atHorizon    bool
 }
 
 var _ clock.Clock = (*virtualClock)(nil)
@@ -205,7 +211,7 @@ func (v *virtualClock) After(d time.Duration) <-chan time.Time {
 		v.stop()
 		return nil
 	case v.horizon > 0 && v.now+d > v.horizon:
-		v.now = v.horizon
+		v.now, v.atHorizon = v.horizon, true
 		v.stop()
 		return nil
 	}

@@ -56,3 +56,24 @@ func TestInitContainerWaitsForAService(t *testing.T) {
 	require.NoError(t, f.k.ContainerLogs(f.ctx, "default", "myapp", "myapp", LogOptions{}, &logs))
 	assert.Equal(t, "The app is running!\n", logs.String())
 }
+
+// A loop that outlives the first play (behaviourCommands) is played
+// further when its log is read past that point.
+func TestLongLoopIsPlayedFurther(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.createPod("ticker", func(p *api.Pod) {
+		p.Spec.Containers = []api.Container{{Name: "c", Image: "busybox", Command: []string{"sh", "-c",
+			"i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"}}}
+	})
+	f.settle()
+	for f.pod("ticker").Status.Phase != api.PodRunning {
+		f.next()
+	}
+	started := f.pod("ticker").Status.ContainerStatuses[0].State.Running.StartedAt.Time
+	f.until(started.Add(2 * time.Hour))
+	one := int64(1)
+	var logs bytes.Buffer
+	require.NoError(t, f.k.ContainerLogs(f.ctx, "default", "ticker", "c", LogOptions{TailLines: &one}, &logs))
+	assert.Equal(t, "tick 7200\n", logs.String())
+	assert.NotNil(t, f.pod("ticker").Status.ContainerStatuses[0].State.Running, "it runs on")
+}
