@@ -6,8 +6,9 @@
 // Ready — with configurable delays on the injected clock.
 //
 // Each container then lives as the pod says (docs/containers.md): its
-// command is played out as a program (program.go: echo, sleep, exit,
-// touch, rm, for and while-true loops in sh -c; the images kubesim/sleep and
+// command runs through kubelet/shell — the interpreter exec and attach
+// use — on a simulated clock (program.go, simulation.go: what it prints
+// and when, its files, its end; the images kubesim/sleep and
 // kubesim/fail), or the kubesim.io/behaviour annotation says when it exits
 // (behaviour.go). An exit restarts it as restartPolicy says, after the
 // real CrashLoopBackOff back-off; init containers run in order before the

@@ -14,7 +14,6 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
-	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/portforward"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
@@ -80,12 +79,8 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 	if err != nil {
 		return shell.Environment{}, err
 	}
-	env := containerenv.Build(ctx, pod, c, envSources{k.c})
+	env := containerEnv(ctx, pod, c, envSources{k.c})
 	env.Network = clusterNetwork{k: k, pod: pod}
-	if p := pod.Spec.DNSPolicy; p == "" || p == api.DNSClusterFirst && !pod.Spec.HostNetwork || p == "ClusterFirstWithHostNet" {
-		// The kubelet points the pod's resolver at the cluster DNS.
-		env.Files["/etc/resolv.conf"] = []byte(resolvConf(pod.Namespace))
-	}
 	k.addProgramFiles(&env, pod, c)
 	env.Layer = k.writableLayer(pod, c.Name)
 	return env, nil
@@ -126,8 +121,8 @@ func (k *Kubelet) addProgramFiles(env *shell.Environment, pod *api.Pod, c *api.C
 	if started.IsZero() {
 		return
 	}
-	tl := programFor(pod, c).run()
 	elapsed := k.cfg.Clock.Now().Sub(started)
+	tl := k.timeline(pod, c, elapsed)
 	for name := range tl.files {
 		if !tl.fileExists(name, elapsed) {
 			continue

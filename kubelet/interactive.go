@@ -1,9 +1,13 @@
 package kubelet
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"path"
+	"regexp"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,24 +22,62 @@ import (
 // (which kubectl run -i calls) runs the built-in shell over the attach
 // stream. The session's end is the container's end.
 
-// interactive reports whether container c of pod is a shell reading its
-// stdin: spec.stdin set, and a bare shell for a program (sh, bash, sh -i,
-// or a shell image with no command).
+// interactive reports whether container c of pod reads its stdin:
+// spec.stdin set, and a bare shell for a program (sh, bash, sh -i, or a
+// shell image with no command), a filter given no file (cat, wc, grep
+// PATTERN, head, tail), or a script that reads (read, or such a filter).
+// Its program runs when an attached session gives it that input.
 func interactive(pod *api.Pod, c *api.Container) bool {
 	if !c.Stdin {
 		return false
 	}
+	return interactiveArgv(c) != nil
+}
+
+// interactiveArgv is the argv an attached session runs for container c
+// (its stdin set), or nil when the container does not read its stdin.
+func interactiveArgv(c *api.Container) []string {
 	argv := append(append([]string(nil), c.Command...), c.Args...)
 	if len(argv) == 0 {
-		return isShellImage(imageRepo(c.Image))
+		if isShellImage(imageRepo(c.Image)) {
+			return []string{"sh"}
+		}
+		return nil
 	}
 	switch path.Base(argv[0]) {
 	case "sh", "bash", "ash", "dash":
-	default:
-		return false
+		argv[0] = "sh"
+		if len(argv) == 1 || (len(argv) == 2 && (argv[1] == "-i" || argv[1] == "-l" || argv[1] == "-")) {
+			return argv
+		}
+		if len(argv) >= 3 && strings.HasPrefix(argv[1], "-") && strings.Contains(argv[1], "c") && readsStdin.MatchString(argv[2]) {
+			return argv
+		}
+		return nil
+	case "cat", "wc", "head", "tail":
+		for _, a := range argv[1:] {
+			if !strings.HasPrefix(a, "-") || a == "-" {
+				return nil
+			}
+		}
+		return argv
+	case "grep":
+		var operands int
+		for _, a := range argv[1:] {
+			if !strings.HasPrefix(a, "-") {
+				operands++
+			}
+		}
+		if operands == 1 {
+			return argv
+		}
 	}
-	return len(argv) == 1 || (len(argv) == 2 && (argv[1] == "-i" || argv[1] == "-l" || argv[1] == "-"))
+	return nil
 }
+
+// readsStdin finds, in a script, a command that reads its standard input:
+// read, or cat given no file.
+var readsStdin = regexp.MustCompile(`(^|[;&|(\s])(read\s|cat\s*($|[;&|)]))`)
 
 // eofReader notes whether the stream it reads ended: the client closed
 // stdin or went away, rather than the shell choosing to exit.
@@ -61,7 +103,8 @@ func (e *eofReader) ended() bool {
 	return e.done
 }
 
-// attachShell runs the container's shell over the attach stream. When it
+// attachShell runs the container's program (a shell, or a command that
+// reads its stdin) over the attach stream. When it
 // returns because the client's stream ended and the container keeps its
 // stdin open (no stdinOnce), the container goes on running, as a real
 // shell whose stdin the runtime holds open would; otherwise the shell's
@@ -76,7 +119,18 @@ func (k *Kubelet) attachShell(ctx context.Context, pod *api.Pod, c *api.Containe
 	// The terminal is the container's: kubectl asks for one only when
 	// the container has it (spec.tty).
 	stdio.TTY = stdio.TTY && c.TTY
-	code := k.Exec(ctx, env, []string{"sh"}, stdio)
+	if id, started, ok := k.runningInstance(pod, c.Name); ok {
+		// What the session prints is the container's output: it goes to
+		// its log too.
+		rec := &attachRecorder{k: k, podKey: pod.Namespace + "/" + pod.Name, id: id, started: started}
+		if stdio.Stdout == nil {
+			stdio.Stdout = rec
+		} else {
+			stdio.Stdout = io.MultiWriter(stdio.Stdout, rec)
+		}
+		defer rec.flush()
+	}
+	code := k.Exec(ctx, env, interactiveArgv(c), stdio)
 	if (in.ended() || ctx.Err() != nil) && !c.StdinOnce {
 		return nil
 	}
@@ -113,4 +167,80 @@ func (k *Kubelet) processExited(pod *api.Pod, name string, code int32) {
 type processExit struct {
 	code int32
 	at   time.Time
+}
+
+// runningInstance is the id and start of the running container name of
+// pod.
+func (k *Kubelet) runningInstance(pod *api.Pod, name string) (string, time.Time, bool) {
+	k.stateMu.Lock()
+	defer k.stateMu.Unlock()
+	rt := k.runtimes[pod.Namespace+"/"+pod.Name]
+	if rt == nil || rt.uid != pod.UID {
+		return "", time.Time{}, false
+	}
+	i := rt.find(name)
+	if i < 0 || rt.containers[i].state != containerRunning {
+		return "", time.Time{}, false
+	}
+	return rt.containers[i].id, rt.containers[i].startedAt, true
+}
+
+// attachRecorder keeps what an attached session printed as the log lines
+// of the container instance id, each at its offset from the start.
+type attachRecorder struct {
+	k       *Kubelet
+	podKey  string
+	id      string
+	started time.Time
+	partial []byte
+}
+
+func (r *attachRecorder) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			r.partial = append(r.partial, p...)
+			break
+		}
+		r.line(string(bytes.TrimSuffix(append(r.partial, p[:i]...), []byte("\r"))))
+		r.partial, p = r.partial[:0], p[i+1:]
+	}
+	return n, nil
+}
+
+func (r *attachRecorder) flush() {
+	if len(r.partial) > 0 {
+		r.line(string(r.partial))
+		r.partial = nil
+	}
+}
+
+func (r *attachRecorder) line(text string) {
+	at := r.k.cfg.Clock.Now().Sub(r.started)
+	r.k.simMu.Lock()
+	defer r.k.simMu.Unlock()
+	if r.k.attached == nil {
+		r.k.attached = map[string]map[string][]logLine{}
+	}
+	if r.k.attached[r.podKey] == nil {
+		r.k.attached[r.podKey] = map[string][]logLine{}
+	}
+	lines := append(r.k.attached[r.podKey][r.id], logLine{at: at, text: text})
+	r.k.attached[r.podKey][r.id] = lines[max(len(lines)-maxLogLines, 0):]
+}
+
+// withAttached adds to tl the lines attached sessions printed in the
+// container instance id of the pod key.
+func (k *Kubelet) withAttached(tl timeline, podKey, id string) timeline {
+	k.simMu.Lock()
+	lines := k.attached[podKey][id]
+	k.simMu.Unlock()
+	if len(lines) == 0 {
+		return tl
+	}
+	merged := append(append([]logLine(nil), tl.lines...), lines...)
+	sort.SliceStable(merged, func(i, j int) bool { return merged[i].at < merged[j].at })
+	tl.lines = merged
+	return tl
 }

@@ -22,6 +22,12 @@ func TestInteractive(t *testing.T) {
 		{"bash -i", api.Container{Image: "ubuntu", Command: []string{"/bin/bash", "-i"}, Stdin: true}, true},
 		{"no stdin", api.Container{Image: "busybox", Args: []string{"sh"}}, false},
 		{"a script", api.Container{Image: "busybox", Command: []string{"sh", "-c", "echo hi"}, Stdin: true}, false},
+		{"a script that reads", api.Container{Image: "busybox", Command: []string{"sh", "-c", "read name; echo hi $name"}, Stdin: true}, true},
+		{"a script that cats stdin", api.Container{Image: "busybox", Command: []string{"sh", "-c", "cat | wc -l"}, Stdin: true}, true},
+		{"cat", api.Container{Image: "busybox", Args: []string{"cat"}, Stdin: true}, true},
+		{"cat a file", api.Container{Image: "busybox", Args: []string{"cat", "/etc/hostname"}, Stdin: true}, false},
+		{"grep a pattern", api.Container{Image: "busybox", Args: []string{"grep", "-i", "x"}, Stdin: true}, true},
+		{"wget", api.Container{Image: "busybox", Args: []string{"wget", "-qO-", "http://web"}, Stdin: true}, false},
 		{"a server", api.Container{Image: "nginx", Stdin: true}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,17 +46,25 @@ func TestAttachedShellEndsTheContainer(t *testing.T) {
 		out       string
 		// exitCode is the container's code, or -1 when it runs on.
 		exitCode int32
+		// args is the container's argv (sh by default).
+		args []string
 	}{
-		{"exit with a code", true, "echo hi $HOSTNAME\nexit 3\n", "hi dbg\n", 3},
-		{"stdin closed, stdinOnce", true, "true\n", "", 0},
-		{"stdin closed, kept open by the runtime", false, "echo still here\n", "still here\n", -1},
-		{"exit without stdinOnce", false, "false\nexit\n", "", 1},
+		{"exit with a code", true, "echo hi $HOSTNAME\nexit 3\n", "hi dbg\n", 3, nil},
+		{"stdin closed, stdinOnce", true, "true\n", "", 0, nil},
+		{"stdin closed, kept open by the runtime", false, "echo still here\n", "still here\n", -1, nil},
+		{"exit without stdinOnce", false, "false\nexit\n", "", 1, nil},
+		{"a script reads its stdin", true, "Ada\n", "hello Ada\n", 0, []string{"sh", "-c", "read name; echo hello $name"}},
+		{"cat copies its stdin", true, "one\ntwo\n", "one\ntwo\n", 0, []string{"cat"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, Config{})
 			f.createPod("dbg", func(p *api.Pod) {
 				p.Spec.RestartPolicy = api.RestartPolicyNever
-				p.Spec.Containers = []api.Container{{Name: "dbg", Image: "busybox", Args: []string{"sh"}, Stdin: true, StdinOnce: tc.stdinOnce}}
+				args := tc.args
+				if args == nil {
+					args = []string{"sh"}
+				}
+				p.Spec.Containers = []api.Container{{Name: "dbg", Image: "busybox", Args: args, Stdin: true, StdinOnce: tc.stdinOnce}}
 			})
 			f.settle()
 			for f.pod("dbg").Status.Phase != api.PodRunning {
@@ -60,6 +74,10 @@ func TestAttachedShellEndsTheContainer(t *testing.T) {
 			require.NoError(t, f.k.Attach(f.ctx, "default", "dbg", "dbg", shell.Stdio{Stdin: strings.NewReader(tc.input), Stdout: &out}))
 			assert.Equal(t, tc.out, out.String())
 			f.settle()
+			// What the session printed is in the container's log.
+			var logs strings.Builder
+			require.NoError(t, f.k.ContainerLogs(f.ctx, "default", "dbg", "dbg", LogOptions{}, &logs))
+			assert.Equal(t, tc.out, logs.String())
 			st := f.pod("dbg").Status.ContainerStatuses[0].State
 			if tc.exitCode < 0 {
 				assert.NotNil(t, st.Running)

@@ -160,6 +160,14 @@ type Kubelet struct {
 	// announce is set at start: the next heartbeat posts the node status
 	// and the Starting event whatever the report frequency says.
 	announce bool
+
+	// sims are the timelines played for the containers' own commands,
+	// by pod key and container name (simulation.go). Guarded by simMu.
+	simMu sync.Mutex
+	sims  map[string]map[string]*simEntry
+	// attached are the lines attached sessions printed (interactive.go),
+	// by pod key and container instance id. Guarded by simMu.
+	attached map[string]map[string][]logLine
 }
 
 // loops are the informer and controllers of one run; live mode makes new

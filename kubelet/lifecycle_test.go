@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/clock"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -94,8 +95,9 @@ func TestNextTransition(t *testing.T) {
 }
 
 func TestProbeFlips(t *testing.T) {
-	tl := programFor(&api.Pod{}, &api.Container{Image: "busybox", Args: []string{"sh", "-c",
-		"touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}}).run()
+	pod, ct := &api.Pod{}, &api.Container{Image: "busybox", Args: []string{"sh", "-c",
+		"touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}}
+	tl := programFor(pod, ct).run(pod, ct)
 	cat := &api.Probe{ProbeHandler: api.ProbeHandler{Exec: &api.ExecAction{Command: []string{"cat", "/tmp/healthy"}}},
 		InitialDelaySeconds: 5, PeriodSeconds: 5}
 	// The course's liveness example: probes at 5, 10, … succeed until 30;
@@ -223,7 +225,7 @@ func TestBackOffResetsAfterALongRun(t *testing.T) {
 // BenchmarkBehaviours is what the richer kubelet adds to every sync of a
 // pod: reading how its containers behave.
 func BenchmarkBehaviours(b *testing.B) {
-	k := &Kubelet{cfg: Config{Behaviour: DefaultBehaviour}}
+	k := &Kubelet{cfg: Config{Behaviour: DefaultBehaviour, Clock: clock.NewFake(time.Unix(0, 0))}}
 	for _, tc := range []struct {
 		name string
 		c    api.Container
@@ -235,7 +237,7 @@ func BenchmarkBehaviours(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = k.behaviours(pod)
+				_ = k.behaviours(pod, nil)
 			}
 		})
 	}

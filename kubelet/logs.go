@@ -58,7 +58,7 @@ func (k *Kubelet) ContainerLogs(ctx context.Context, namespace, podName, contain
 	// container what its program says.
 	tl, dropped, _, _, local := k.localLogLines(inst.id, inst.start)
 	if !local {
-		tl = programFor(pod, spec).run()
+		tl = k.withAttached(k.timeline(pod, spec, end.Sub(inst.start)), namespace+"/"+podName, inst.id)
 	} else if inst.running {
 		// Every line read was printed by now: the follower goes on
 		// after the last of them.
@@ -98,7 +98,7 @@ func (k *Kubelet) ContainerLogs(ctx context.Context, namespace, podName, contain
 	if local {
 		return k.followLocal(ctx, inst, dropped+len(tl.lines), lw, opts.Timestamps)
 	}
-	return k.follow(ctx, pod, container, tl, inst, end.Sub(inst.start), lw, opts.Timestamps)
+	return k.follow(ctx, pod, spec, inst, end.Sub(inst.start), lw, opts.Timestamps)
 }
 
 // followLocal streams what a local image's process prints after the
@@ -142,7 +142,8 @@ const followPoll = 50 * time.Millisecond
 // follow streams the lines a running container prints after offset done,
 // until it stops (kubectl logs -f ends when the container exits) or the
 // client goes.
-func (k *Kubelet) follow(ctx context.Context, pod *api.Pod, container string, tl timeline, inst logInstance, done time.Duration, w *limitedWriter, timestamps bool) error {
+func (k *Kubelet) follow(ctx context.Context, pod *api.Pod, spec *api.Container, inst logInstance, done time.Duration, w *limitedWriter, timestamps bool) error {
+	container := spec.Name
 	tick := time.NewTicker(followPoll)
 	defer tick.Stop()
 	for {
@@ -164,6 +165,7 @@ func (k *Kubelet) follow(ctx context.Context, pod *api.Pod, container string, tl
 			end = cur.end(k.cfg.Clock.Now())
 		}
 		var fresh []logLine
+		tl := k.withAttached(k.timeline(pod, spec, end.Sub(inst.start)), pod.Namespace+"/"+pod.Name, inst.id)
 		for _, l := range tl.linesUpTo(end.Sub(inst.start), maxLogLines) {
 			if l.at > done {
 				fresh = append(fresh, l)

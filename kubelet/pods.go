@@ -128,6 +128,10 @@ const (
 	toInitNext
 	// toEphemeral: the spec names ephemeral containers not yet started.
 	toEphemeral
+	// toReplay: a container's script waits on the network at an offset
+	// the clock has now reached; it is played again (simulation.go) and
+	// nothing else changes.
+	toReplay
 )
 
 // maxMergedTransitions bounds the transitions folded into one status
@@ -152,10 +156,16 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	k.mu.Lock()
 	inf := k.loops.pods
 	k.mu.Unlock()
+	pod, ok := inf.Get(ns, name)
+	var bs map[string]containerBehaviour
+	if ok && pod.Spec.NodeName == k.cfg.NodeName && pod.DeletionTimestamp == nil {
+		// Before stateMu: a container's script may reach a pod of this
+		// node over the network (simulation.go).
+		bs = k.behaviours(pod, k.runningFor(key, pod.UID))
+	}
 	// Lock order: k.mu before stateMu (Start takes both).
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
-	pod, ok := inf.Get(ns, name)
 	rt := k.runtimes[key]
 	if !ok || pod.Spec.NodeName != k.cfg.NodeName || (rt != nil && rt.uid != pod.UID) {
 		// Gone (or replaced by a pod of the same name): free its sandbox.
@@ -165,6 +175,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			k.ipam.release(rt.ip)
 		}
 		delete(k.runtimes, key)
+		k.forgetTimelines(key)
 		if !ok {
 			return controllers.Result{}, nil
 		}
@@ -181,7 +192,6 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	if rt.stage == stageTerminal {
 		return controllers.Result{}, nil
 	}
-	bs := k.behaviours(pod)
 	k.localBehaviours(rt, bs)
 	next := rt.clone()
 	var events []podEvent
@@ -278,21 +288,44 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	return controllers.Result{}, nil
 }
 
-// behaviours decides how each container of pod behaves, by name.
-func (k *Kubelet) behaviours(pod *api.Pod) map[string]containerBehaviour {
+// runningFor is how long each running container of the pod key has run,
+// by name: its script's timeline must say what it did until now.
+func (k *Kubelet) runningFor(key, uid string) map[string]time.Duration {
+	k.stateMu.Lock()
+	defer k.stateMu.Unlock()
+	rt := k.runtimes[key]
+	if rt == nil || rt.uid != uid {
+		return nil
+	}
+	now := k.cfg.Clock.Now()
+	var out map[string]time.Duration
+	for i := range rt.containers {
+		if c := &rt.containers[i]; c.state == containerRunning {
+			if out == nil {
+				out = map[string]time.Duration{}
+			}
+			out[c.name] = now.Sub(c.startedAt)
+		}
+	}
+	return out
+}
+
+// behaviours decides how each container of pod behaves, by name; ran is
+// how long each running one has run (runningFor).
+func (k *Kubelet) behaviours(pod *api.Pod, ran map[string]time.Duration) map[string]containerBehaviour {
 	pb := k.cfg.Behaviour(pod)
 	out := make(map[string]containerBehaviour, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
-		out[c.Name] = behaviourOf(pod, c, true, pb, k.cfg.Stages.Ready)
+		out[c.Name] = behaviourOf(c, k.timeline(pod, c, ran[c.Name]), true, pb, k.cfg.Stages.Ready)
 	}
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		out[c.Name] = behaviourOf(pod, c, false, pb, k.cfg.Stages.Ready)
+		out[c.Name] = behaviourOf(c, k.timeline(pod, c, ran[c.Name]), false, pb, k.cfg.Stages.Ready)
 	}
 	for _, c := range ephemeralSpecs(pod) {
 		// Not the pod's workload: the pod's behaviour does not apply.
-		out[c.Name] = behaviourOf(pod, &c, true, pb, k.cfg.Stages.Ready)
+		out[c.Name] = behaviourOf(&c, k.timeline(pod, &c, ran[c.Name]), true, pb, k.cfg.Stages.Ready)
 	}
 	return out
 }
@@ -347,6 +380,9 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 			}
 			if kill, dies := b.killAt(); dies {
 				consider(c.startedAt.Add(kill), toLivenessKill, i)
+			}
+			if b.tl.waitsOnNetwork && !b.exits {
+				consider(c.startedAt.Add(b.tl.known+1), toReplay, i)
 			}
 			if c.init && !c.sidecar || c.ephemeral {
 				continue // an init or ephemeral container is never ready

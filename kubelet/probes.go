@@ -152,11 +152,11 @@ func nextFlip(flips []flip, cur bool, t time.Duration) (time.Duration, bool) {
 	return 0, false
 }
 
-// behaviourOf decides how container c of pod behaves: the program of its
-// command, with the pod's annotation winning for the pod's containers
+// behaviourOf decides how container c behaves: the timeline of its
+// command (tl), with the pod's annotation winning for the pod's containers
 // (not its init containers), and its probes.
-func behaviourOf(pod *api.Pod, c *api.Container, isInit bool, pb PodBehaviour, ready time.Duration) containerBehaviour {
-	b := containerBehaviour{tl: programFor(pod, c).run()}
+func behaviourOf(c *api.Container, tl timeline, isInit bool, pb PodBehaviour, ready time.Duration) containerBehaviour {
+	b := containerBehaviour{tl: tl}
 	b.exits, b.exitAfter, b.exitCode = b.tl.exits, b.tl.exitAfter, b.tl.exitCode
 	if !isInit && pb.Exits() {
 		b.exits, b.exitAfter, b.exitCode = true, pb.ExitAfter, pb.ExitCode

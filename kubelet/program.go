@@ -1,21 +1,27 @@
 package kubelet
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"maps"
 	"math"
+	"path"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
-// This file is the vocabulary of simulated containers: what a container
-// does is read from its image, command and args, the few forms courses
-// use (docs/containers.md lists them). A program is a timeline: lines
-// printed at offsets from the container's start, files touched and
-// removed (for exec probes), and how it ends.
+// What a simulated container does is read from its image, command and
+// args (docs/containers.md): the argv its image's entrypoint would run
+// is given to kubelet/shell — the same interpreter `kubectl exec` and
+// `kubectl attach` use — and played out on a simulated clock
+// (simulation.go): the lines it printed at offsets from the container's
+// start, the files it made and removed (for exec probes), and how it
+// ended.
 
 // Well-known images whose behaviour is built in.
 const (
@@ -32,35 +38,13 @@ const (
 // completes and is restarted, as on a real node).
 var shellImages = []string{"busybox", "alpine", "ubuntu", "debian", "bash", "centos", "fedora"}
 
-// opKind is what one step of a program does.
-type opKind int
-
-const (
-	opEcho opKind = iota
-	opSleep
-	opExit
-	opTouch
-	opRm
-	opStatus // true, false, an unknown command: sets $?
-)
-
-// step is one simple command of a program.
-type step struct {
-	op   opKind
-	text string        // echo: the line; touch, rm: the file
-	d    time.Duration // sleep; -1 is forever
-	code int32         // exit, opStatus
-	// and: joined to the previous step by && (skipped if that failed).
-	and bool
-}
-
-// program is what a simulated container runs.
+// program is what a simulated container runs: argv through the shell,
+// or a server that runs until killed.
 type program struct {
-	steps []step
-	// loop, when set, repeats forever after steps (while true; do …; done).
-	loop []step
-	// server: the container runs until killed whatever steps say (a
-	// server image, sleep infinity).
+	// argv is run by the shell; empty for a server.
+	argv []string
+	// server: the container runs until killed (a server image, a binary
+	// the simulation does not know).
 	server bool
 }
 
@@ -70,116 +54,56 @@ type logLine struct {
 	text string
 }
 
-// timeline is a program run out: what it printed, its files, its end.
+// span is when a file of the container's layer exists: from an offset
+// to another (-1: still there).
+type span struct{ from, to time.Duration }
+
+// timeline is a program run out on a simulated clock: what it printed,
+// the files it made and removed, and how it ended.
 type timeline struct {
+	// lines are the last maxLogLines lines printed, in order.
 	lines []logLine
-	// loopLines are printed at loopStart + k*period + at for every k.
-	loopLines []logLine
-	loopStart time.Duration
-	period    time.Duration
-	// files: when each file appears and goes (-1: never).
-	files map[string][2]time.Duration
+	// files: when each file of the container's layer exists.
+	files map[string][]span
 	// exits: the program ends by itself, after exitAfter with exitCode.
 	exits     bool
 	exitAfter time.Duration
 	exitCode  int32
+	// known is how far the run was played out when it did not end: what
+	// it does after that is worked out when asked (played out again to a
+	// later horizon). forever: it runs on with nothing more to say (a
+	// server, sleep infinity, a loop that never sleeps).
+	known   time.Duration
+	forever bool
+	// waitsOnNetwork: the run stopped at a network command at offset
+	// known+1ns, which the cluster's clock had not reached.
+	waitsOnNetwork bool
 }
 
-// run plays the program out once.
-func (p program) run() timeline {
-	tl := timeline{files: map[string][2]time.Duration{}}
-	var t time.Duration
-	var status int32
-	done := false
-	play := func(steps []step, lines *[]logLine, base time.Duration) {
-		for _, s := range steps {
-			if done {
-				return
-			}
-			if s.and && status != 0 {
-				continue
-			}
-			switch s.op {
-			case opEcho:
-				*lines = append(*lines, logLine{at: t - base, text: s.text})
-				status = 0
-			case opSleep:
-				if s.d < 0 {
-					tl.exits = false
-					done = true
-					return
-				}
-				t += s.d
-				status = 0
-			case opExit:
-				tl.exits, tl.exitAfter, tl.exitCode, done = true, t, s.code, true
-				return
-			case opTouch:
-				if f, ok := tl.files[s.text]; !ok || f[1] >= 0 {
-					tl.files[s.text] = [2]time.Duration{t, -1}
-				}
-				status = 0
-			case opRm:
-				if f, ok := tl.files[s.text]; ok && f[1] < 0 {
-					tl.files[s.text] = [2]time.Duration{f[0], t}
-				}
-				status = 0
-			case opStatus:
-				if s.text != "" {
-					*lines = append(*lines, logLine{at: t - base, text: s.text})
-				}
-				status = s.code
-			}
-		}
-	}
-	play(p.steps, &tl.lines, 0)
-	if done {
-		tl.exits = tl.exits && !p.server
-		return tl
-	}
-	if p.loop != nil {
-		tl.loopStart = t
-		play(p.loop, &tl.loopLines, tl.loopStart)
-		if done {
-			// The loop's body ended the program on its first pass.
-			tl.lines = append(tl.lines, shift(tl.loopLines, tl.loopStart)...)
-			tl.loopLines = nil
-			tl.exits = tl.exits && !p.server
-			return tl
-		}
-		tl.period = t - tl.loopStart
-		if tl.period <= 0 {
-			tl.period = time.Second // a busy loop: one pass a second keeps logs finite
-		}
-		return tl
-	}
-	if !p.server {
-		tl.exits, tl.exitAfter, tl.exitCode = true, t, status
-	}
-	return tl
-}
-
-func shift(lines []logLine, d time.Duration) []logLine {
-	out := make([]logLine, len(lines))
-	for i, l := range lines {
-		out[i] = logLine{at: l.at + d, text: l.text}
-	}
-	return out
+// covers reports whether the timeline says what happens up to offset t.
+func (tl timeline) covers(t time.Duration) bool {
+	return tl.exits || tl.forever || t <= tl.known
 }
 
 // fileExists reports whether the program's file is there at offset t.
 func (tl timeline) fileExists(name string, t time.Duration) bool {
-	f, ok := tl.files[name]
-	return ok && t >= f[0] && (f[1] < 0 || t < f[1])
+	for _, s := range tl.files[name] {
+		if t >= s.from && (s.to < 0 || t < s.to) {
+			return true
+		}
+	}
+	return false
 }
 
 // fileChanges are the offsets where some file appears or goes.
 func (tl timeline) fileChanges() []time.Duration {
 	var out []time.Duration
-	for _, f := range tl.files {
-		out = append(out, f[0])
-		if f[1] >= 0 {
-			out = append(out, f[1])
+	for _, spans := range tl.files {
+		for _, s := range spans {
+			out = append(out, s.from)
+			if s.to >= 0 {
+				out = append(out, s.to)
+			}
 		}
 	}
 	return out
@@ -188,70 +112,18 @@ func (tl timeline) fileChanges() []time.Duration {
 // linesUpTo are the lines printed by offset end (inclusive), at most the
 // last max of them: a long-running loop's log is rotated, not kept whole.
 func (tl timeline) linesUpTo(end time.Duration, max int) []logLine {
-	var out []logLine
-	for _, l := range tl.lines {
-		if l.at <= end {
-			out = append(out, l)
-		}
-	}
-	if len(tl.loopLines) > 0 && end >= tl.loopStart {
-		passes := int64((end-tl.loopStart)/tl.period) + 1
-		per := int64(len(tl.loopLines))
-		// Skip the passes whose lines would be rotated away anyway.
-		first := int64(0)
-		if keep := int64(max)/per + 2; passes > keep {
-			first = passes - keep
-		}
-		for k := first; k < passes; k++ {
-			base := tl.loopStart + time.Duration(k)*tl.period
-			for _, l := range tl.loopLines {
-				if base+l.at <= end {
-					out = append(out, logLine{at: base + l.at, text: l.text})
-				}
-			}
-		}
-	}
+	n := sort.Search(len(tl.lines), func(i int) bool { return tl.lines[i].at > end })
+	out := tl.lines[:n]
 	if len(out) > max {
 		out = out[len(out)-max:]
 	}
 	return out
 }
 
-// nextLineAfter is the offset of the first line printed after offset t,
-// if any (a follower waits for it).
-func (tl timeline) nextLineAfter(t time.Duration) (time.Duration, bool) {
-	for _, l := range tl.lines {
-		if l.at > t {
-			return l.at, true
-		}
-	}
-	if len(tl.loopLines) == 0 {
-		return 0, false
-	}
-	k := int64(0)
-	if t >= tl.loopStart {
-		k = int64((t - tl.loopStart) / tl.period)
-	}
-	for ; ; k++ {
-		base := tl.loopStart + time.Duration(k)*tl.period
-		for _, l := range tl.loopLines {
-			if base+l.at > t {
-				return base + l.at, true
-			}
-		}
-	}
-}
-
 // programFor reads what container c of pod runs from its image, command
-// and args. env expands $VAR in echo (the container's literal env, and
-// HOSTNAME, the pod's name).
+// and args: the argv the image's entrypoint would run, for the shell when
+// it starts with one of the shell's programs.
 func programFor(pod *api.Pod, c *api.Container) program {
-	env := map[string]string{"HOSTNAME": pod.Name}
-	for _, e := range c.Env {
-		if e.ValueFrom == nil {
-			env[e.Name] = e.Value
-		}
-	}
 	repo := imageRepo(c.Image)
 	argv := append(append([]string(nil), c.Command...), c.Args...)
 	switch repo {
@@ -260,7 +132,11 @@ func programFor(pod *api.Pod, c *api.Container) program {
 			if len(argv) == 0 {
 				return program{server: true}
 			}
-			return program{steps: []step{{op: opSleep, d: parseSleep(argv[0])}}}
+			d := parseSleep(argv[0])
+			if d < 0 {
+				return program{server: true}
+			}
+			return program{argv: []string{"sleep", seconds(d)}}
 		}
 	case FailImage:
 		if len(c.Command) == 0 {
@@ -275,8 +151,9 @@ func programFor(pod *api.Pod, c *api.Container) program {
 					code = int32(n)
 				}
 			}
-			return program{steps: []step{{op: opEcho, text: fmt.Sprintf("failing in %s with exit code %d", after, code)},
-				{op: opSleep, d: after}, {op: opEcho, text: "failed"}, {op: opExit, code: code}}}
+			script := fmt.Sprintf("echo 'failing in %s with exit code %d'; sleep %s; echo failed; exit %d",
+				after, code, seconds(after), code)
+			return program{argv: []string{"sh", "-c", script}}
 		}
 	}
 	if interactive(pod, c) {
@@ -286,363 +163,53 @@ func programFor(pod *api.Pod, c *api.Container) program {
 	}
 	if len(argv) == 0 {
 		if isShellImage(repo) {
-			return program{} // sh with nothing to read: exits 0 at once
+			return program{argv: []string{"sh"}} // nothing to read: exits 0 at once
 		}
 		return program{server: true}
 	}
-	if p, ok := commandProgram(argv, env); ok {
-		return p
+	switch path.Base(argv[0]) {
+	case "ash", "dash", "bash":
+		// Scripts written for bash run as sh, in every image.
+		argv = append([]string{"sh"}, argv[1:]...)
 	}
-	// Something we do not simulate (a server's own binary): it runs.
-	return program{server: true}
+	if !shell.Known(argv[0]) {
+		// Something we do not simulate (a server's own binary): it runs.
+		return program{server: true}
+	}
+	return program{argv: argv}
 }
 
-// commandProgram understands argv when it is one of the vocabulary's
-// commands: sh -c SCRIPT, sleep, echo, true, false.
-func commandProgram(argv []string, env map[string]string) (program, bool) {
-	name := argv[0]
-	if i := strings.LastIndex(name, "/"); i >= 0 {
-		name = name[i+1:]
-	}
-	switch name {
-	case "sh", "bash", "ash", "dash":
-		if len(argv) >= 3 && argv[1] == "-c" {
-			return parseScript(argv[2], env), true
-		}
-		if len(argv) >= 3 && argv[1] == "-ec" {
-			return parseScript(argv[2], env), true
-		}
-		if len(argv) == 1 {
-			return program{}, true
-		}
-		return program{}, false
-	case "sleep", "echo", "true", "false":
-		steps := parseSimple(argv, env)
-		return program{steps: steps}, true
-	}
-	return program{}, false
+// seconds writes d as sleep's operand.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
 
-// parseScript reads a shell script: simple commands separated by ; && or
-// newlines, and one `while true; do …; done` loop.
-func parseScript(script string, env map[string]string) program {
-	var p program
-	cmds := splitCommands(script)
-	env = maps.Clone(env)
-	for i := 0; i < len(cmds); i++ {
-		words := cmds[i].words
-		if len(words) > 0 && isAssignment(words[0]) {
-			// NAME=value sets a variable for what follows (its value is
-			// fixed when the script is read: a loop that changes it, as a
-			// counter does, prints the first value every time).
-			for len(words) > 0 && isAssignment(words[0]) {
-				name, value, _ := strings.Cut(words[0], "=")
-				env[name] = expand(value, env)
-				words = words[1:]
-			}
-			if len(words) == 0 {
-				p.steps = append(p.steps, withAnd([]step{{op: opStatus}}, cmds[i].and)...)
-				continue
-			}
-		}
-		if len(words) >= 2 && words[0] == "while" && (words[1] == "true" || words[1] == ":") {
-			// while true; do A; B; done — the body runs until "done".
-			var body []step
-			j := i + 1
-			for ; j < len(cmds); j++ {
-				w := cmds[j].words
-				if len(w) > 0 && w[0] == "done" {
-					break
-				}
-				if len(w) > 0 && w[0] == "do" {
-					w = w[1:]
-				}
-				if len(w) > 0 {
-					body = append(body, withAnd(parseSimple(w, env), cmds[j].and)...)
-				}
-			}
-			p.loop = body
-			if len(p.loop) == 0 {
-				p.loop = []step{{op: opSleep, d: time.Second}}
-			}
-			return p
-		}
-		if len(words) >= 3 && words[0] == "for" && words[2] == "in" {
-			// for X in A B C; do …; done — unrolled, $X set in turn.
-			var body []command
-			j := i + 1
-			for ; j < len(cmds); j++ {
-				w := cmds[j].words
-				if len(w) > 0 && w[0] == "done" {
-					break
-				}
-				if len(w) > 0 && w[0] == "do" {
-					w = w[1:]
-				}
-				if len(w) > 0 {
-					body = append(body, command{words: w, and: cmds[j].and})
-				}
-			}
-			inner := maps.Clone(env)
-			for n, item := range forItems(words[3:]) {
-				if n >= maxForItems {
-					break
-				}
-				inner[words[1]] = item
-				for _, c := range body {
-					p.steps = append(p.steps, withAnd(parseSimple(c.words, inner), c.and)...)
-				}
-			}
-			i = j
-			continue
-		}
-		p.steps = append(p.steps, withAnd(parseSimple(words, env), cmds[i].and)...)
-	}
-	return p
+// offlineSources answer a container's references without an API server
+// (the unit tests' timelines): nothing is found.
+type offlineSources struct{}
+
+func (offlineSources) ConfigMap(context.Context, string, string) (*api.ConfigMap, error) {
+	return nil, errors.New("offline")
 }
 
-// isAssignment: NAME=value, NAME a valid variable name.
-func isAssignment(w string) bool {
-	name, _, ok := strings.Cut(w, "=")
-	if !ok || name == "" || name[0] >= '0' && name[0] <= '9' {
-		return false
-	}
-	for _, c := range name {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
+func (offlineSources) Secret(context.Context, string, string) (*api.Secret, error) {
+	return nil, errors.New("offline")
 }
 
-// maxForItems bounds an unrolled for loop.
-const maxForItems = 10000
-
-// forItems are the words a for loop goes over: as written, or the
-// numbers of $(seq A B), $(seq B) or {A..B}.
-func forItems(words []string) []string {
-	joined := strings.Join(words, " ")
-	var lo, hi int
-	var ok bool
-	switch {
-	case strings.HasPrefix(joined, "$(seq ") && strings.HasSuffix(joined, ")"):
-		args := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(joined, "$(seq "), ")"))
-		switch len(args) {
-		case 1:
-			lo, ok = 1, true
-			hi, ok = atoiOK(args[0], ok)
-		case 2:
-			lo, ok = atoiOK(args[0], true)
-			hi, ok = atoiOK(args[1], ok)
-		}
-	case len(words) == 1 && strings.HasPrefix(joined, "{") && strings.HasSuffix(joined, "}") && strings.Contains(joined, ".."):
-		a, b, _ := strings.Cut(strings.Trim(joined, "{}"), "..")
-		lo, ok = atoiOK(a, true)
-		hi, ok = atoiOK(b, ok)
-	}
-	if !ok {
-		return words
-	}
-	var out []string
-	for n := lo; n <= hi && len(out) < maxForItems; n++ {
-		out = append(out, strconv.Itoa(n))
-	}
-	return out
+func (offlineSources) ServiceAccountToken(context.Context, *api.Pod, string, *int64) (string, error) {
+	return "", errors.New("offline")
 }
 
-func atoiOK(s string, ok bool) (int, bool) {
-	n, err := strconv.Atoi(s)
-	return n, ok && err == nil
-}
-
-func withAnd(steps []step, and bool) []step {
-	if len(steps) > 0 {
-		steps[0].and = and
+// run plays the program out from the Unix epoch, with the container's
+// environment as far as it needs no API server and no network (the unit
+// tests' timelines).
+func (p program) run(pod *api.Pod, c *api.Container) timeline {
+	if p.server {
+		return timeline{forever: true}
 	}
-	return steps
-}
-
-// command is one simple command of a script and whether && joined it to
-// the previous one.
-type command struct {
-	words []string
-	and   bool
-}
-
-// splitCommands splits a script into words and commands, honouring
-// single and double quotes.
-func splitCommands(script string) []command {
-	var cmds []command
-	var words []string
-	var word strings.Builder
-	inWord, and := false, false
-	flushWord := func() {
-		if inWord {
-			words = append(words, word.String())
-			word.Reset()
-			inWord = false
-		}
-	}
-	flushCmd := func(nextAnd bool) {
-		flushWord()
-		if len(words) > 0 {
-			cmds = append(cmds, command{words: words, and: and})
-		}
-		words, and = nil, nextAnd
-	}
-	for i := 0; i < len(script); i++ {
-		ch := script[i]
-		switch {
-		case ch == '\'':
-			inWord = true
-			j := strings.IndexByte(script[i+1:], '\'')
-			if j < 0 {
-				j = len(script) - i - 1
-			}
-			word.WriteString(script[i+1 : i+1+j])
-			i += j + 1
-		case ch == '"':
-			inWord = true
-			j := i + 1
-			for ; j < len(script) && script[j] != '"'; j++ {
-				if script[j] == '\\' && j+1 < len(script) {
-					j++
-				}
-				word.WriteByte(script[j])
-			}
-			i = j
-		case ch == ';' || ch == '\n':
-			flushCmd(false)
-		case ch == '&' && i+1 < len(script) && script[i+1] == '&':
-			flushCmd(true)
-			i++
-		case ch == ' ' || ch == '\t':
-			flushWord()
-		default:
-			inWord = true
-			word.WriteByte(ch)
-		}
-	}
-	flushCmd(false)
-	return cmds
-}
-
-// parseSimple reads one simple command.
-func parseSimple(words []string, env map[string]string) []step {
-	if len(words) > 0 && words[0] == "exec" {
-		words = words[1:]
-	}
-	if len(words) > 0 && isAssignment(words[0]) {
-		for len(words) > 0 && isAssignment(words[0]) {
-			words = words[1:] // in a loop's body: see parseScript
-		}
-		if len(words) == 0 {
-			return []step{{op: opStatus}}
-		}
-	}
-	// A redirection sends echo's output to a file instead of the log.
-	var redirect string
-	for i := 0; i < len(words); i++ {
-		if w := words[i]; w == ">" || w == ">>" {
-			if i+1 < len(words) {
-				redirect = words[i+1]
-			}
-			words = append(words[:i:i], words[min(i+2, len(words)):]...)
-			i--
-		} else if strings.HasPrefix(w, ">") || w == "2>&1" || strings.HasPrefix(w, "2>") {
-			if r := strings.TrimLeft(w, ">"); r != "" && !strings.HasPrefix(w, "2") {
-				redirect = r
-			}
-			words = append(words[:i:i], words[i+1:]...)
-			i--
-		}
-	}
-	if len(words) == 0 {
-		return nil
-	}
-	switch words[0] {
-	case "echo":
-		args := words[1:]
-		if len(args) > 0 && args[0] == "-n" {
-			args = args[1:]
-		}
-		if redirect != "" {
-			if redirect == "/dev/null" {
-				return []step{{op: opStatus}}
-			}
-			return []step{{op: opTouch, text: redirect}}
-		}
-		return []step{{op: opEcho, text: expand(strings.Join(args, " "), env)}}
-	case "sleep":
-		if len(words) < 2 {
-			return []step{{op: opStatus, text: "sleep: missing operand", code: 1}}
-		}
-		return []step{{op: opSleep, d: parseSleep(words[1])}}
-	case "exit":
-		code := int32(0)
-		if len(words) > 1 {
-			if n, err := strconv.Atoi(words[1]); err == nil {
-				code = int32(n & 0xff)
-			}
-		}
-		return []step{{op: opExit, code: code}}
-	case "true", ":":
-		return []step{{op: opStatus}}
-	case "false":
-		return []step{{op: opStatus, code: 1}}
-	case "touch":
-		var out []step
-		for _, f := range words[1:] {
-			out = append(out, step{op: opTouch, text: f})
-		}
-		return out
-	case "rm":
-		var out []step
-		for _, f := range words[1:] {
-			if !strings.HasPrefix(f, "-") {
-				out = append(out, step{op: opRm, text: f})
-			}
-		}
-		return out
-	case "date", "cat", "ls", "mkdir", "cd", "export", "set", "trap", "hostname", "env", "printenv":
-		return []step{{op: opStatus}} // quiet successes in this simulation
-	}
-	return []step{{op: opStatus, text: "sh: " + words[0] + ": not found", code: 127}}
-}
-
-// expand replaces $VAR and ${VAR} with the environment's value.
-func expand(s string, env map[string]string) string {
-	if !strings.Contains(s, "$") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '$' || i+1 >= len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		j, name := i+1, ""
-		if s[j] == '{' {
-			k := strings.IndexByte(s[j:], '}')
-			if k < 0 {
-				b.WriteByte(s[i])
-				continue
-			}
-			name, i = s[j+1:j+k], j+k
-		} else {
-			k := j
-			for k < len(s) && (s[k] == '_' || s[k] >= 'A' && s[k] <= 'Z' || s[k] >= 'a' && s[k] <= 'z' || s[k] >= '0' && s[k] <= '9') {
-				k++
-			}
-			if k == j {
-				b.WriteByte(s[i])
-				continue
-			}
-			name, i = s[j:k], k-1
-		}
-		b.WriteString(env[name])
-	}
-	return b.String()
+	env := containerEnv(context.Background(), pod, c, offlineSources{})
+	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands}.play(p.argv)
+	return tl
 }
 
 // parseSleep reads sleep's operand: seconds (maybe fractional), a

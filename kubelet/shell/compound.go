@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -56,7 +57,7 @@ func tokens(cmds []command) []token {
 		op := c.op
 		for len(c.words) > 0 {
 			w := c.words[0]
-			if len(w) != 1 || w[0].isVar || w[0].arith || w[0].quoted || !reserved[w[0].text] {
+			if len(w) != 1 || !w[0].literal() || w[0].quoted || !reserved[w[0].text] {
 				break
 			}
 			kw := w[0].text
@@ -167,7 +168,7 @@ func (p *treeParser) compound() (node, error) {
 		h := p.toks[p.i]
 		p.i++
 		ws := h.cmd.words
-		if len(ws) == 0 || len(ws[0]) != 1 || ws[0][0].isVar || !validName(ws[0][0].text) {
+		if len(ws) == 0 || len(ws[0]) != 1 || !ws[0][0].literal() || !validName(ws[0][0].text) {
 			return n, fmt.Errorf("syntax error: bad for loop variable")
 		}
 		n.forVar = ws[0][0].text
@@ -217,16 +218,50 @@ func (p *treeParser) compound() (node, error) {
 // runList runs nodes in order, honouring && and ||, until the script
 // exits, a break or continue leaves the list, or the client goes away.
 func (s *state) runList(nodes []node) int {
-	for _, n := range nodes {
+	for i := 0; i < len(nodes); i++ {
+		n := nodes[i]
 		if s.exited || s.breaks > 0 || s.continues > 0 || s.ctx.Err() != nil {
 			break
 		}
+		end := i
+		for end+1 < len(nodes) && nodes[end+1].op == "|" {
+			end++
+		}
 		if (n.op == "&&" && s.last != 0) || (n.op == "||" && s.last == 0) {
+			i = end
+			continue
+		}
+		if end > i {
+			s.last = s.pipeline(nodes[i : end+1])
+			i = end
 			continue
 		}
 		s.last = s.runNode(n)
 	}
 	return s.last
+}
+
+// pipeline runs `a | b | …`: each command's output is the next one's
+// input. The simulated programs end once their input is read, so they
+// run one after the other; the status is the last one's.
+func (s *state) pipeline(nodes []node) int {
+	stdin, stdout := s.stdin, s.stdout
+	defer func() { s.stdin, s.stdout = stdin, stdout }()
+	code := 0
+	for k, n := range nodes {
+		var buf bytes.Buffer
+		if k < len(nodes)-1 {
+			s.stdout = &buf
+		} else {
+			s.stdout = stdout
+		}
+		code = s.runNode(n)
+		if s.ctx.Err() != nil {
+			return code
+		}
+		s.stdin = &buf
+	}
+	return code
 }
 
 func (s *state) runNode(n node) int {
@@ -315,7 +350,7 @@ func (s *state) loopDone() bool {
 func (s *state) fields(w word) []string {
 	v, keep := s.expandWord(w)
 	for _, sg := range w {
-		if (sg.isVar || sg.arith) && !sg.quoted {
+		if !sg.literal() && !sg.quoted {
 			return strings.Fields(v)
 		}
 	}

@@ -1,12 +1,16 @@
-// Package shell is the tiny command set a simulated container can run for
-// `kubectl exec` and an attached shell: ls, cat, env, printenv, hostname,
-// echo, pwd, sleep, true, false, test/[, touch, mkdir, tar (what kubectl
-// cp runs, both ways) and sh — and bash, in images that have it (with -c,
-// or reading commands from stdin)
-// whose scripts may use ';', '&&', '||', quotes, $VAR, ${VAR}, $?, cd,
-// export, VAR=value, exit, output redirections (> FILE, >> FILE,
-// 2> FILE, 2>&1, > /dev/null), arithmetic expansion $((…)) (arith.go),
-// and while, until, for and if with break and continue (compound.go).
+// Package shell is the tiny command set a simulated container runs: its
+// own command (the kubelet plays it out on a simulated clock), `kubectl
+// exec` and an attached shell: ls, cat, env, printenv, hostname, echo,
+// pwd, sleep, true, false, test/[, touch, mkdir, rm, date, seq, wc, grep,
+// head, tail, printf, nslookup, wget, tar (what kubectl cp runs, both
+// ways) and sh — and bash, in images that have it (with -c, or reading
+// commands from stdin) — whose scripts may use ';', '&&', '||', pipes
+// (text.go: the programs run one after the other, each reading what the
+// one before printed), quotes, $VAR, ${VAR}, $?, command substitution
+// $(…), cd, export, read, exec, VAR=value, exit, output redirections
+// (> FILE, >> FILE, 2> FILE, 2>&1, > /dev/null), arithmetic expansion
+// $((…)) (arith.go), and while, until, for and if with break and continue
+// (compound.go).
 // Commands run against an Environment: the container's variables and
 // files (package containerenv builds it from the pod), read-only under
 // ConfigMap, Secret, projected and downward API mounts, and its writable
@@ -18,8 +22,8 @@
 // the images courses use, and runc for a program that does not exist
 // ("executable file not found in $PATH", exit 126).
 //
-// Left out: pipes, input redirections (<), here-documents, globbing,
-// command substitution $(…), case, functions, job control, rm, file
-// modes, owners and links (tar carries regular files and directories
-// only), and every other program; a terminal is only echoed line by line.
+// Left out: input redirections (<), here-documents, globbing, backquotes,
+// subshells, case, functions, job control, file modes, owners and links
+// (tar carries regular files and directories only), and every other
+// program; a terminal is only echoed line by line.
 package shell

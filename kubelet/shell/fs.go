@@ -21,11 +21,59 @@ type Layer struct {
 	mu    sync.Mutex
 	files map[string][]byte
 	dirs  map[string]bool
+	// gone are the image's files removed (rm): a runtime's whiteouts.
+	gone map[string]bool
+	// onChange, when set, hears of every file that appears or goes.
+	onChange func(path string, present bool)
 }
 
 // NewLayer returns an empty writable layer.
 func NewLayer() *Layer {
-	return &Layer{files: map[string][]byte{}, dirs: map[string]bool{}}
+	return &Layer{files: map[string][]byte{}, dirs: map[string]bool{}, gone: map[string]bool{}}
+}
+
+// OnChange sets fn to hear of every file of the layer that appears
+// (present) or goes: the kubelet learns from it when a container's own
+// script touches and removes the files its exec probes look at. fn must
+// not use the layer.
+func (l *Layer) OnChange(fn func(path string, present bool)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.onChange = fn
+}
+
+// remove deletes p, and what is below it, from the layer, hiding the
+// image's files of that name too.
+func (l *Layer) remove(p string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for f := range l.files {
+		if f == p || strings.HasPrefix(f, p+"/") {
+			delete(l.files, f)
+			if l.onChange != nil {
+				l.onChange(f, false)
+			}
+		}
+	}
+	for d := range l.dirs {
+		if d == p || strings.HasPrefix(d, p+"/") {
+			delete(l.dirs, d)
+		}
+	}
+	l.gone[p] = true
+}
+
+// hidden: p was removed from the image by rm.
+func (l *Layer) hidden(p string) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gone[p]
 }
 
 func (l *Layer) file(p string) ([]byte, bool) {
@@ -90,6 +138,9 @@ func (s *state) file(p string) ([]byte, bool) {
 	if data, ok := s.env.Layer.file(p); ok {
 		return data, true
 	}
+	if s.env.Layer.hidden(p) {
+		return nil, false
+	}
 	data, ok := s.env.Files[p]
 	return data, ok
 }
@@ -121,7 +172,12 @@ func (s *state) writeFile(p string, data []byte) error {
 	l := s.env.Layer
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	_, existed := l.files[p]
 	l.files[p] = data
+	delete(l.gone, p)
+	if !existed && l.onChange != nil {
+		l.onChange(p, true)
+	}
 	return nil
 }
 
@@ -201,9 +257,10 @@ var intCompare = map[string]func(a, b int64) bool{
 // string (in)equality and the integer comparisons (-eq, -lt, …); "["
 // wants its closing "]".
 func (s *state) test(prog string, args []string) int {
-	if prog == "[" {
-		if len(args) == 0 || args[len(args)-1] != "]" {
-			fmt.Fprintln(s.stderr, "sh: missing ]")
+	if prog == "[" || prog == "[[" {
+		closing := strings.ReplaceAll(prog, "[", "]")
+		if len(args) == 0 || args[len(args)-1] != closing {
+			fmt.Fprintf(s.stderr, "sh: missing %s\n", closing)
 			return 2
 		}
 		args = args[:len(args)-1]

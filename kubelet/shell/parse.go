@@ -12,7 +12,12 @@ type segment struct {
 	isVar  bool
 	arith  bool
 	quoted bool
+	// cmdsub: text is a command substitution's script, $(…).
+	cmdsub bool
 }
+
+// literal: plain text, nothing to expand.
+func (sg segment) literal() bool { return !sg.isVar && !sg.arith && !sg.cmdsub }
 
 // word is one argument before expansion.
 type word []segment
@@ -27,7 +32,7 @@ type command struct {
 
 // assignment splits NAME=value (NAME unquoted and valid).
 func (w word) assignment() (string, word, bool) {
-	if len(w) == 0 || w[0].isVar || w[0].arith || w[0].quoted {
+	if len(w) == 0 || !w[0].literal() || w[0].quoted {
 		return "", nil, false
 	}
 	name, rest, ok := strings.Cut(w[0].text, "=")
@@ -72,7 +77,7 @@ type parser struct {
 
 func (p *parser) lit(s string, quoted bool) {
 	p.inW = true
-	if n := len(p.w); n > 0 && !p.w[n-1].isVar && !p.w[n-1].arith && p.w[n-1].quoted == quoted {
+	if n := len(p.w); n > 0 && p.w[n-1].literal() && p.w[n-1].quoted == quoted {
 		p.w[n-1].text += s
 		return
 	}
@@ -131,8 +136,14 @@ func (p *parser) parse() ([]command, error) {
 			if err := p.redirect(); err != nil {
 				return nil, err
 			}
-		case c == '|' || c == '<' || c == '&' || c == '`' || c == '(' || c == ')':
-			return nil, fmt.Errorf("%q is not simulated (pipes, input redirections, background jobs and subshells are left out)", string(c))
+		case c == '|':
+			// A pipeline: this command's output is the next one's input.
+			if err := p.endCommand("|"); err != nil {
+				return nil, err
+			}
+			p.i++
+		case c == '<' || c == '&' || c == '`' || c == '(' || c == ')':
+			return nil, fmt.Errorf("%q is not simulated (input redirections, background jobs and subshells are left out)", string(c))
 		case c == '#' && !p.inW:
 			for p.i < len(p.src) && p.src[p.i] != '\n' {
 				p.i++
@@ -211,6 +222,14 @@ func (p *parser) dollar(quoted bool) {
 			return
 		}
 	}
+	if strings.HasPrefix(rest, "(") && !strings.HasPrefix(rest, "((") {
+		if end := matchParen(rest[1:]); end >= 0 {
+			p.inW = true
+			p.w = append(p.w, segment{text: rest[1 : 1+end], cmdsub: true, quoted: quoted})
+			p.i += 1 + 1 + end + 1
+			return
+		}
+	}
 	switch {
 	case strings.HasPrefix(rest, "{"):
 		if end := strings.IndexByte(rest, '}'); end > 0 {
@@ -232,4 +251,35 @@ func (p *parser) dollar(quoted bool) {
 	p.inW = true
 	p.w = append(p.w, segment{text: name, isVar: true, quoted: quoted})
 	p.i += 1 + n
+}
+
+// matchParen is the index in src of the ')' closing a command
+// substitution opened just before src, skipping quoted text and nested
+// parentheses; -1 if there is none.
+func matchParen(src string) int {
+	depth := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '\'':
+			j := strings.IndexByte(src[i+1:], '\'')
+			if j < 0 {
+				return -1
+			}
+			i += j + 1
+		case '"':
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		}
+	}
+	return -1
 }

@@ -28,7 +28,7 @@ type redirect struct {
 // "2" just before it, with no space, names the descriptor.
 func (p *parser) redirect() error {
 	fd := 1
-	if p.inW && len(p.w) == 1 && !p.w[0].isVar && !p.w[0].arith && !p.w[0].quoted && (p.w[0].text == "1" || p.w[0].text == "2") {
+	if p.inW && len(p.w) == 1 && p.w[0].literal() && !p.w[0].quoted && (p.w[0].text == "1" || p.w[0].text == "2") {
 		fd = int(p.w[0].text[0] - '0')
 		p.w, p.inW = nil, false
 	} else {

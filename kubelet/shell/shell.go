@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -66,8 +67,12 @@ type Command struct {
 	Args  []string
 	Env   Environment
 	Stdio Stdio
-	// Clock times sleep.
+	// Clock times sleep and tells date the time.
 	Clock clock.Clock
+	// BeforeCommand, when set, is called before each simple command
+	// runs: the kubelet counts a container's commands with it, to stop a
+	// script that loops without ever sleeping.
+	BeforeCommand func()
 }
 
 // ExitNotFound and ExitCannotExecute are the codes of a program that does
@@ -101,7 +106,7 @@ func (c Command) Run(ctx context.Context) int {
 		stdin = strings.NewReader("")
 	}
 	s := &state{ctx: ctx, env: c.Env, clock: c.Clock, stdin: stdin, stdout: stdout, stderr: stderr, tty: c.Stdio.TTY,
-		dir: c.Env.WorkingDir, vars: map[string]string{}, name: "sh"}
+		dir: c.Env.WorkingDir, vars: map[string]string{}, name: "sh", beforeCommand: c.BeforeCommand}
 	if s.dir == "" {
 		s.dir = "/"
 	}
@@ -142,6 +147,8 @@ type state struct {
 	// expandErr is the first error of an arithmetic expansion in the
 	// command being expanded.
 	expandErr error
+	// beforeCommand is Command.BeforeCommand.
+	beforeCommand func()
 }
 
 func (s *state) set(name, value string) {
@@ -152,7 +159,15 @@ func (s *state) set(name, value string) {
 }
 
 // programs are the commands the simulated images have, as in /bin.
-var programs = []string{"[", "cat", "echo", "env", "false", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd", "sh", "sleep", "tar", "test", "touch", "true", "wget"}
+var programs = []string{"[", "[[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd",
+	"rm", "seq", "sh", "sleep", "tail", "tar", "test", "touch", "true", "wc", "wget"}
+
+// Known says whether name is one of the programs of the simulated images
+// (sh included, bash not), by name or by path in a bin directory: what a
+// container's command may start with to be run by this shell.
+func Known(name string) bool {
+	return (&state{}).known(name)
+}
 
 // known says whether name is one of the programs, by name or by path in
 // a bin directory.
@@ -205,7 +220,7 @@ func (s *state) program(args []string) int {
 		return s.sh(args[1:])
 	case "tar":
 		return s.tar(args[1:])
-	case "test", "[":
+	case "test", "[", "[[":
 		return s.test(path.Base(args[0]), args[1:])
 	case "touch":
 		return s.touch(args[1:])
@@ -215,16 +230,41 @@ func (s *state) program(args []string) int {
 		return s.nslookup(args[1:])
 	case "wget":
 		return s.wget(args[1:])
+	case "date":
+		return s.date(args[1:])
+	case "grep":
+		return s.grep(args[1:])
+	case "head", "tail":
+		return s.headTail(path.Base(args[0]), args[1:])
+	case "rm":
+		return s.rm(args[1:])
+	case "seq":
+		return s.seq(args[1:])
+	case "wc":
+		return s.wc(args[1:])
 	}
 	return ExitNotFound
 }
 
 func (s *state) echo(args []string) int {
-	newline := true
-	if len(args) > 0 && args[0] == "-n" {
-		newline, args = false, args[1:]
+	newline, escapes := true, false
+	for len(args) > 0 && len(args[0]) > 1 && strings.Trim(args[0], "-neE") == "" && args[0][0] == '-' {
+		for _, f := range args[0][1:] {
+			switch f {
+			case 'n':
+				newline = false
+			case 'e':
+				escapes = true
+			case 'E':
+				escapes = false
+			}
+		}
+		args = args[1:]
 	}
 	out := strings.Join(args, " ")
+	if escapes {
+		out = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`).Replace(out)
+	}
 	if newline {
 		out += "\n"
 	}
@@ -252,17 +292,26 @@ func (s *state) printenv(prog string, names []string) int {
 }
 
 func (s *state) sleep(args []string) int {
-	if len(args) != 1 {
+	if len(args) == 0 {
 		fmt.Fprintln(s.stderr, "BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: sleep [N]...")
 		return 1
 	}
-	secs, err := strconv.ParseFloat(strings.TrimSuffix(args[0], "s"), 64)
-	if err != nil || secs < 0 {
-		fmt.Fprintf(s.stderr, "sleep: invalid number '%s'\n", args[0])
-		return 1
+	// busybox sleeps for the sum of its operands.
+	var total time.Duration
+	forever := false
+	for _, a := range args {
+		d, inf, ok := sleepArg(a)
+		if !ok {
+			fmt.Fprintf(s.stderr, "sleep: invalid number '%s'\n", a)
+			return 1
+		}
+		total, forever = total+d, forever || inf
+	}
+	if forever {
+		total = Forever
 	}
 	select {
-	case <-s.clock.After(time.Duration(secs * float64(time.Second))):
+	case <-s.clock.After(total):
 		return 0
 	case <-s.ctx.Done():
 		// The client went away: the process is killed (SIGKILL).
@@ -401,6 +450,15 @@ func (s *state) cat(args []string) int {
 // sh runs `sh -c SCRIPT` or, without -c, the commands read from stdin
 // (an interactive shell when a terminal is attached).
 func (s *state) sh(args []string) int {
+	// Options come first: -c, and ones that change nothing here
+	// (-e, -x, -u, -l), alone or together (-ec).
+	var opts string
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && args[0] != "-i" {
+		opts, args = opts+args[0][1:], args[1:]
+	}
+	if strings.Contains(opts, "c") {
+		args = append([]string{"-c"}, args...)
+	}
 	if len(args) > 0 && args[0] == "-c" {
 		if len(args) < 2 {
 			fmt.Fprintln(s.stderr, "sh: -c requires an argument")
@@ -524,7 +582,12 @@ func (s *state) run(ws []word) int {
 			assigning = false
 		}
 		if v, keep := s.expandWord(w); keep {
-			args = append(args, v)
+			if w.splits() {
+				// An unquoted $(…) is split into words.
+				args = append(args, strings.Fields(v)...)
+			} else {
+				args = append(args, v)
+			}
 		}
 	}
 	if err := s.expandErr; err != nil {
@@ -537,9 +600,25 @@ func (s *state) run(ws []word) int {
 	if len(args) == 0 {
 		return 0
 	}
+	if s.beforeCommand != nil {
+		s.beforeCommand()
+	}
 	switch args[0] {
-	case ":":
+	case ":", "set", "trap", "umask", "wait":
+		// Builtins that change nothing the simulation keeps.
 		return 0
+	case "printf":
+		return s.printf(args[1:])
+	case "read":
+		return s.read(args[1:])
+	case "exec":
+		// exec CMD: the shell becomes CMD, which ends the script.
+		if len(args) == 1 {
+			return 0
+		}
+		code := s.run(wordsOf(args[1:]))
+		s.exited = true
+		return code
 	case "break", "continue":
 		return s.loopControl(args[0], args[1:])
 	case "exit":
@@ -603,6 +682,8 @@ func (s *state) expandWord(w word) (string, bool) {
 			b.WriteString(v)
 		case sg.isVar:
 			b.WriteString(s.lookup(sg.text))
+		case sg.cmdsub:
+			b.WriteString(s.substitute(sg.text))
 		default:
 			b.WriteString(sg.text)
 		}
@@ -634,4 +715,39 @@ func (c crlfWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// splits: the word holds an unquoted command substitution, whose output
+// the shell splits into words.
+func (w word) splits() bool {
+	for _, sg := range w {
+		if sg.cmdsub && !sg.quoted {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsOf makes words of arguments already expanded (exec's).
+func wordsOf(args []string) []word {
+	out := make([]word, len(args))
+	for i, a := range args {
+		out[i] = word{{text: a, quoted: true}}
+	}
+	return out
+}
+
+// substitute runs a command substitution's script in a subshell (its
+// variables, directory and exit stay its own) and returns what it
+// printed, without the trailing newlines.
+func (s *state) substitute(src string) string {
+	var b strings.Builder
+	saved := *s
+	s.vars, s.order = maps.Clone(s.vars), slices.Clone(s.order)
+	s.stdout = &b
+	s.script(src)
+	last := s.last
+	*s = saved
+	s.last = last
+	return strings.TrimRight(b.String(), "\n")
 }
