@@ -197,6 +197,11 @@ type CreateOptions struct {
 	// chain; the server's own writes (bootstrap objects, a subresource's
 	// inner write) do not.
 	Admit bool
+	// Decoded, when set, receives after a committed create the object
+	// decoded from the bytes the store keeps, with its resourceVersion:
+	// exactly what a client decoding the answer's JSON gets, and shared with
+	// no one (the handler hands it to an in-process client: api/handoff).
+	Decoded *api.Object
 }
 
 // Create stores a new object in namespace ns.
@@ -271,6 +276,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 		}
 		finish(true)
 		meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
+		s.decodeWritten(opts.Decoded, data, kv.ModRevision)
 		return obj, nil
 	}
 }
@@ -649,6 +655,9 @@ type UpdateOptions struct {
 	// CreateIfMissing makes the update a create when the object does not
 	// exist (server-side apply, and PUT for kinds that allow it).
 	CreateIfMissing bool
+	// Decoded: see CreateOptions. An update that changed nothing, or
+	// that completed a delete, leaves it nil.
+	Decoded *api.Object
 }
 
 // UpdateFunc computes the new object from the current one (nil when it
@@ -675,7 +684,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 			if obj.GetObjectMeta().Name == "" {
 				obj.GetObjectMeta().Name = name
 			}
-			created, err := s.Create(ctx, ns, obj, CreateOptions{DryRun: opts.DryRun, Admit: opts.Admit})
+			created, err := s.Create(ctx, ns, obj, CreateOptions{DryRun: opts.DryRun, Admit: opts.Admit, Decoded: opts.Decoded})
 			if api.IsAlreadyExists(err) && attempt < maxUpdateRetries {
 				continue
 			}
@@ -728,7 +737,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 			}
 			finish = f
 		}
-		out, retry, err := s.write(ctx, key, obj, cur, kv, explicitRV, opts.DryRun, attempt)
+		out, retry, err := s.write(ctx, key, obj, cur, kv, explicitRV, opts, attempt)
 		finish(err == nil && !retry && out != cur && !opts.DryRun)
 		if retry {
 			continue
@@ -740,7 +749,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 // write stores obj over cur (read as kv), or deletes it when the update
 // removed its last finalizer. It returns cur itself when nothing changed,
 // and retry when a concurrent write won and the update may run again.
-func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv store.KeyValue, explicitRV, dryRun bool, attempt int) (api.Object, bool, error) {
+func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv store.KeyValue, explicitRV bool, opts UpdateOptions, attempt int) (api.Object, bool, error) {
 	name, meta := obj.GetObjectMeta().Name, obj.GetObjectMeta()
 	newData, err := s.encode(obj)
 	if err != nil {
@@ -750,7 +759,7 @@ func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv s
 		// Nothing changed: no write, no new resourceVersion, no event.
 		return cur, false, nil
 	}
-	if dryRun {
+	if opts.DryRun {
 		return obj, false, nil
 	}
 	if s.finalizable(obj) {
@@ -774,7 +783,21 @@ func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv s
 		return nil, false, s.storeError(err, name)
 	}
 	meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)
+	s.decodeWritten(opts.Decoded, newData, res.ModRevision)
 	return obj, false, nil
+}
+
+// decodeWritten sets *into (when into is set) to the object decoded from
+// data, the bytes just stored at revision rev. A value that does not
+// decode leaves it nil: the handler then writes the answer's JSON, and the
+// watch cache reports the corrupt value as it would anyway.
+func (s *Store) decodeWritten(into *api.Object, data []byte, rev int64) {
+	if into == nil {
+		return
+	}
+	if obj, err := s.decode(data, rev); err == nil {
+		*into = obj
+	}
 }
 
 // finalizable: deletion was requested, no finalizer is left and no grace
