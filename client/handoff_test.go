@@ -122,7 +122,15 @@ const gadgetCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourc
 // updates, patches (merge, strategic, JSON) and status updates of built-in
 // kinds and of a custom resource. It returns each write's answer object.
 func writeScript(t *testing.T, env *apiservertest.Env, c *client.Client) []api.Object {
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Watches run the watch cache, whose decoded objects an update may
+	// start from (a copy of): the answers must not change for it.
+	for _, r := range []client.ResourceInfo{c.Pods().Info(), c.Leases().Info()} {
+		w, err := client.Dynamic(c, r).Watch(ctx, "", client.ListOptions{ResourceVersion: "0"})
+		require.NoError(t, err)
+		defer w.Stop()
+	}
 	var out []api.Object
 	keep := func(obj api.Object, err error) {
 		t.Helper()
@@ -221,6 +229,7 @@ func TestInProcessWriteAnswerIsTheCallersOwn(t *testing.T) {
 	pod.Spec.Containers[0].Image = "changed"
 
 	ev := next(t, w)
+	added := ev.Object.DeepCopy()
 	assert.NotSame(t, pod, ev.Object)
 	assert.Equal(t, "web", ev.Object.Labels["app"], "the watch cache's object is not the caller's")
 	assert.Equal(t, "nginx", ev.Object.Spec.Containers[0].Image)
@@ -231,8 +240,28 @@ func TestInProcessWriteAnswerIsTheCallersOwn(t *testing.T) {
 	updated, err := env.Client.Pods().Patch(ctx, "default", "web", client.MergePatch, []byte(`{"metadata":{"labels":{"tier":"front"}}}`))
 	require.NoError(t, err)
 	updated.Labels["tier"] = "changed by the caller"
-	ev = next(t, w)
-	assert.Equal(t, api.WatchEventModified, ev.Type)
-	assert.NotSame(t, updated, ev.Object)
-	assert.Equal(t, "front", ev.Object.Labels["tier"])
+	ev2 := next(t, w)
+	assert.Equal(t, api.WatchEventModified, ev2.Type)
+	assert.NotSame(t, updated, ev2.Object)
+	assert.Equal(t, "front", ev2.Object.Labels["tier"])
+
+	// Updates start from (a copy of) the watch cache's object: a status
+	// write, which takes everything else from the current object, and a
+	// spec write change nothing a watcher holds.
+	st := ev2.Object.DeepCopy()
+	st.Status.Phase = api.PodRunning
+	st.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue}}
+	_, err = env.Client.Pods().UpdateStatus(ctx, st)
+	require.NoError(t, err)
+	ev3 := next(t, w)
+	spec := ev3.Object.DeepCopy()
+	spec.Spec.Containers[0].Image = "nginx:2"
+	spec.Labels["tier"] = "back"
+	_, err = env.Client.Pods().Update(ctx, spec)
+	require.NoError(t, err)
+	assert.Equal(t, "nginx:2", next(t, w).Object.Spec.Containers[0].Image)
+	assert.Equal(t, added, ev.Object, "the first event's object is as it was")
+	assert.Equal(t, api.PodRunning, ev3.Object.Status.Phase)
+	assert.Equal(t, "front", ev3.Object.Labels["tier"])
+	assert.Equal(t, "nginx", ev3.Object.Spec.Containers[0].Image)
 }

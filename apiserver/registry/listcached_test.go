@@ -272,3 +272,40 @@ func TestObjectCacheKeepsTheStreamsObjects(t *testing.T) {
 	}
 	assert.Equal(t, 2, held(), "the stream runs on without watchers once lists use it")
 }
+
+// An update starts from the watch cache's object when the cache holds the
+// key at the stored revision (a planted entry shows it was used), from the
+// stored bytes otherwise (an entry at another revision is not used), and
+// never changes the cache's object, which watchers share.
+func TestUpdateStartsFromACopyOfTheCachedObject(t *testing.T) {
+	e := newCachedEnv(t)
+	ctx := context.Background()
+	kv, err := e.st.Get(ctx, "/registry/core/configmaps/a/c03")
+	require.NoError(t, err)
+	planted := &api.ConfigMap{TypeMeta: api.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: api.ObjectMeta{Name: "c03", Namespace: "a", ResourceVersion: strconv.FormatInt(kv.ModRevision, 10),
+			UID: "planted", Labels: map[string]string{"from": "cache"}},
+		Data: map[string]string{"k": "0"}}
+	snapshot := planted.DeepCopy()
+	e.s.cacher.objects.mu.Lock()
+	e.s.cacher.objects.objs["/registry/core/configmaps/a/c03"] = cachedObject{obj: planted, rev: kv.ModRevision}
+	e.s.cacher.objects.objs["/registry/core/configmaps/a/c04"] = cachedObject{obj: planted, rev: 1}
+	e.s.cacher.objects.mu.Unlock()
+
+	change := func(cur api.Object) (api.Object, error) {
+		cm := cur.(*api.ConfigMap)
+		cm.Labels["changed"] = "yes"
+		cm.Data["k"] = "changed"
+		return cm, nil
+	}
+	out, _, err := e.s.Update(ctx, "a", "c03", change, UpdateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"from": "cache", "changed": "yes"}, out.GetObjectMeta().Labels, "started from the cached object")
+	assert.Equal(t, snapshot, planted, "the cache's object is unchanged")
+
+	out, _, err = e.s.Update(ctx, "a", "c04", change, UpdateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "web", out.GetObjectMeta().Labels["app"], "an entry at another revision is not used")
+	assert.NotContains(t, out.GetObjectMeta().Labels, "from")
+	assert.Equal(t, snapshot, planted)
+}
