@@ -225,11 +225,13 @@ func TestInProcessWriteAnswerIsTheCallersOwn(t *testing.T) {
 	pod, err := env.Client.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"}},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
 	require.NoError(t, err)
+	handed := pod.DeepCopy()
 	pod.Labels["app"] = "changed by the caller"
 	pod.Spec.Containers[0].Image = "changed"
 
 	ev := next(t, w)
 	added := ev.Object.DeepCopy()
+	assert.Equal(t, handed, ev.Object, "the watchers' object is the answer's")
 	assert.NotSame(t, pod, ev.Object)
 	assert.Equal(t, "web", ev.Object.Labels["app"], "the watch cache's object is not the caller's")
 	assert.Equal(t, "nginx", ev.Object.Spec.Containers[0].Image)

@@ -309,3 +309,41 @@ func TestUpdateStartsFromACopyOfTheCachedObject(t *testing.T) {
 	assert.NotContains(t, out.GetObjectMeta().Labels, "from")
 	assert.Equal(t, snapshot, planted)
 }
+
+// A write asked for its decoded object (an in-process client's answer)
+// puts the object it decoded in the watch cache, where the write's own
+// event takes it instead of decoding the bytes again, and hands the
+// caller a copy of its own.
+func TestDecodedWriteIsSharedWithItsEvent(t *testing.T) {
+	e := newCachedEnv(t)
+	ctx := context.Background()
+	var decoded api.Object
+	out, err := e.s.Create(ctx, "a", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "new"}, Data: map[string]string{"k": "v"}},
+		CreateOptions{Decoded: &decoded})
+	require.NoError(t, err)
+	rev, _ := strconv.ParseInt(out.GetObjectMeta().ResourceVersion, 10, 64)
+	cached := e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
+	require.NotNil(t, cached)
+	assert.Equal(t, cached, decoded)
+	assert.NotSame(t, cached, decoded, "the caller's object is its own")
+
+	e.last = rev
+	e.waitApplied(t)
+	assert.Same(t, cached, e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev), "the event took the write's object")
+
+	var updated api.Object
+	out, _, err = e.s.Update(ctx, "a", "new", func(cur api.Object) (api.Object, error) {
+		cur.(*api.ConfigMap).Data["k"] = "w"
+		return cur, nil
+	}, UpdateOptions{Decoded: &updated})
+	require.NoError(t, err)
+	rev, _ = strconv.ParseInt(out.GetObjectMeta().ResourceVersion, 10, 64)
+	cached = e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
+	require.NotNil(t, cached)
+	assert.Equal(t, "w", cached.(*api.ConfigMap).Data["k"])
+	assert.Equal(t, cached, updated)
+	assert.NotSame(t, cached, updated)
+	decoded.(*api.ConfigMap).Data["k"] = "changed by the caller"
+	updated.(*api.ConfigMap).Data["k"] = "changed by the caller"
+	assert.Equal(t, "w", cached.(*api.ConfigMap).Data["k"])
+}

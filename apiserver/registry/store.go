@@ -276,7 +276,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 		}
 		finish(true)
 		meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
-		s.decodeWritten(opts.Decoded, data, kv.ModRevision)
+		s.decodeWritten(opts.Decoded, s.key(ns, meta.Name), data, kv.ModRevision)
 		return obj, nil
 	}
 }
@@ -797,21 +797,28 @@ func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv s
 		return nil, false, s.storeError(err, name)
 	}
 	meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)
-	s.decodeWritten(opts.Decoded, newData, res.ModRevision)
+	s.decodeWritten(opts.Decoded, key, newData, res.ModRevision)
 	return obj, false, nil
 }
 
 // decodeWritten sets *into (when into is set) to the object decoded from
-// data, the bytes just stored at revision rev. A value that does not
-// decode leaves it nil: the handler then writes the answer's JSON, and the
-// watch cache reports the corrupt value as it would anyway.
-func (s *Store) decodeWritten(into *api.Object, data []byte, rev int64) {
+// data, the bytes just stored at key at revision rev. The decoded object
+// goes to the watch cache's objects (objectCache), where the event of this
+// very write finds it instead of decoding the same bytes again, and the
+// next update of the key starts from it; *into is the caller's own copy.
+// A value that does not decode leaves *into nil: the handler then writes
+// the answer's JSON, and the watch cache reports the corrupt value as it
+// would anyway.
+func (s *Store) decodeWritten(into *api.Object, key string, data []byte, rev int64) {
 	if into == nil {
 		return
 	}
-	if obj, err := s.decode(data, rev); err == nil {
-		*into = obj
+	obj, err := s.decode(data, rev)
+	if err != nil {
+		return
 	}
+	s.cacher.objects.add([]decoded{{key: key, obj: obj, rev: rev}}, rev)
+	*into = obj.DeepCopyObject()
 }
 
 // finalizable: deletion was requested, no finalizer is left and no grace

@@ -287,9 +287,13 @@ func (c *cacher) failLocked(err error) {
 // decodeEvent decodes a store event once, with what selectors need of the
 // object before and after; the cacher and a fallback watch share it.
 func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
-	obj, err := s.decode(ev.Value, ev.Revision)
-	if err != nil {
-		return cachedEvent{}, err
+	// The write itself may have decoded what it stored (decodeWritten).
+	obj := s.cacher.objects.get(ev.Key, ev.Revision)
+	if obj == nil {
+		var err error
+		if obj, err = s.decode(ev.Value, ev.Revision); err != nil {
+			return cachedEvent{}, err
+		}
 	}
 	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: obj.GetObjectMeta().Namespace, obj: obj,
 		fields: s.FieldSet(obj), labels: labels.Set(obj.GetObjectMeta().Labels)}
