@@ -347,3 +347,54 @@ func TestDecodedWriteIsSharedWithItsEvent(t *testing.T) {
 	updated.(*api.ConfigMap).Data["k"] = "changed by the caller"
 	assert.Equal(t, "w", cached.(*api.ConfigMap).Data["k"])
 }
+
+// An update that started from the watch cache's object leaves it for its
+// MODIFIED event as the object before the change (a planted entry shows it
+// was used: by its labels, a watcher selecting them sees the object stop
+// matching); an update that decoded the current object leaves nothing.
+func TestModifiedEventTakesThePreviousObjectFromTheUpdate(t *testing.T) {
+	e := newCachedEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sel, err := labels.Parse("from=cache")
+	require.NoError(t, err)
+	ch, err := e.s.Watch(ctx, "a", ListOptions{Labels: sel, ResourceVersion: strconv.FormatInt(e.last, 10)})
+	require.NoError(t, err)
+
+	kv, err := e.st.Get(ctx, "/registry/core/configmaps/a/c03")
+	require.NoError(t, err)
+	planted := &api.ConfigMap{TypeMeta: api.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: api.ObjectMeta{Name: "c03", Namespace: "a", ResourceVersion: strconv.FormatInt(kv.ModRevision, 10),
+			Labels: map[string]string{"from": "cache"}},
+		Data: map[string]string{"k": "0"}}
+	e.s.cacher.objects.mu.Lock()
+	e.s.cacher.objects.objs["/registry/core/configmaps/a/c03"] = cachedObject{obj: planted, rev: kv.ModRevision}
+	e.s.cacher.objects.mu.Unlock()
+	unlabel := func(cur api.Object) (api.Object, error) {
+		cur.GetObjectMeta().Labels = map[string]string{"app": "other"}
+		return cur, nil
+	}
+	_, _, err = e.s.Update(ctx, "a", "c03", unlabel, UpdateOptions{})
+	require.NoError(t, err)
+	// c05 starts from its stored bytes (no "from" label): no event.
+	_, _, err = e.s.Update(ctx, "a", "c05", unlabel, UpdateOptions{})
+	require.NoError(t, err)
+	select {
+	case ev := <-ch:
+		assert.Equal(t, api.WatchEventDeleted, ev.Type, "the object before the change matched")
+		assert.Equal(t, "c03", ev.Object.GetObjectMeta().Name)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+	// A marker written after both: nothing came for c05 before it.
+	marker, err := e.s.Create(ctx, "a", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "marker", Labels: map[string]string{"from": "cache"}}}, CreateOptions{})
+	require.NoError(t, err)
+	select {
+	case ev := <-ch:
+		assert.Equal(t, api.WatchEventAdded, ev.Type)
+		assert.Equal(t, marker.GetObjectMeta().Name, ev.Object.GetObjectMeta().Name)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+	assert.Empty(t, e.s.prevs.m, "the entry was taken")
+}

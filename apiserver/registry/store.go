@@ -30,8 +30,10 @@ type Store struct {
 	clock   clock.Clock
 	ids     *IDs
 	cacher  *cacher
-	rvWait  time.Duration
-	admit   admission.Chain
+	// prevs: what updates replaced, for their events (writtenprev.go).
+	prevs  writtenPrevs
+	rvWait time.Duration
+	admit  admission.Chain
 }
 
 // Config builds a Store.
@@ -693,7 +695,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if err != nil {
 			return nil, false, s.storeError(err, name)
 		}
-		cur, err := s.current(key, kv)
+		cur, cached, err := s.current(key, kv)
 		if err != nil {
 			return nil, false, err
 		}
@@ -737,7 +739,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 			}
 			finish = f
 		}
-		out, retry, err := s.write(ctx, key, obj, cur, kv, explicitRV, opts, attempt)
+		out, retry, err := s.write(ctx, key, obj, cur, cached, kv, explicitRV, opts, attempt)
 		finish(err == nil && !retry && out != cur && !opts.DryRun)
 		if retry {
 			continue
@@ -753,17 +755,19 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 // fraction of decoding — and decoded otherwise. The update owns it:
 // splicing a status write and the strategies may share its parts with the
 // new object, which admission then changes.
-func (s *Store) current(key string, kv store.KeyValue) (api.Object, error) {
-	if obj := s.cacher.objects.get(key, kv.ModRevision); obj != nil {
-		return obj.DeepCopyObject(), nil
+// cached is the watch cache's own object, nil when decoded.
+func (s *Store) current(key string, kv store.KeyValue) (cur, cached api.Object, err error) {
+	if cached = s.cacher.objects.get(key, kv.ModRevision); cached != nil {
+		return cached.DeepCopyObject(), cached, nil
 	}
-	return s.decode(kv.Value, kv.ModRevision)
+	cur, err = s.decode(kv.Value, kv.ModRevision)
+	return cur, nil, err
 }
 
 // write stores obj over cur (read as kv), or deletes it when the update
 // removed its last finalizer. It returns cur itself when nothing changed,
 // and retry when a concurrent write won and the update may run again.
-func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv store.KeyValue, explicitRV bool, opts UpdateOptions, attempt int) (api.Object, bool, error) {
+func (s *Store) write(ctx context.Context, key string, obj, cur, cached api.Object, kv store.KeyValue, explicitRV bool, opts UpdateOptions, attempt int) (api.Object, bool, error) {
 	name, meta := obj.GetObjectMeta().Name, obj.GetObjectMeta()
 	newData, err := s.encode(obj)
 	if err != nil {
@@ -788,6 +792,9 @@ func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv s
 		}
 		meta.ResourceVersion = strconv.FormatInt(del.ModRevision, 10)
 		return obj, false, nil
+	}
+	if cached != nil {
+		s.prevs.put(key, kv.Value, cached)
 	}
 	res, err := s.storage.Update(ctx, key, newData, store.Preconditions{ResourceVersion: kv.ModRevision})
 	if store.IsConflict(err) && !explicitRV && attempt < maxUpdateRetries {

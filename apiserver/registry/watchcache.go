@@ -301,9 +301,14 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 		ce.raw = raw
 	}
 	if ev.Type == store.Modified {
-		prev, err := s.decode(ev.PrevValue, ev.Revision)
-		if err != nil {
-			return cachedEvent{}, err
+		// Only its fields and labels are read: an update that started
+		// from the watch cache's object left it (writtenprev.go).
+		prev := s.prevs.take(ev.Key, ev.PrevValue)
+		if prev == nil {
+			var err error
+			if prev, err = s.decode(ev.PrevValue, ev.Revision); err != nil {
+				return cachedEvent{}, err
+			}
 		}
 		ce.prev, ce.pfields, ce.plabels = prev, s.FieldSet(prev), labels.Set(prev.GetObjectMeta().Labels)
 	}
