@@ -311,25 +311,24 @@ func TestUpdateStartsFromACopyOfTheCachedObject(t *testing.T) {
 }
 
 // A write asked for its decoded object (an in-process client's answer)
-// puts the object it decoded in the watch cache, where the write's own
-// event takes it instead of decoding the bytes again, and hands the
-// caller a copy of its own.
-func TestDecodedWriteIsSharedWithItsEvent(t *testing.T) {
+// leaves the object it decoded for its own event, which takes it instead
+// of decoding the bytes again, and hands the caller a copy of its own.
+func TestDecodedWriteIsTakenByItsEvent(t *testing.T) {
 	e := newCachedEnv(t)
 	ctx := context.Background()
 	var decoded api.Object
 	out, err := e.s.Create(ctx, "a", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "new"}, Data: map[string]string{"k": "v"}},
 		CreateOptions{Decoded: &decoded})
 	require.NoError(t, err)
+	assert.Equal(t, out.GetObjectMeta().ResourceVersion, decoded.GetObjectMeta().ResourceVersion)
 	rev, _ := strconv.ParseInt(out.GetObjectMeta().ResourceVersion, 10, 64)
-	cached := e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
-	require.NotNil(t, cached)
-	assert.Equal(t, cached, decoded)
-	assert.NotSame(t, cached, decoded, "the caller's object is its own")
-
 	e.last = rev
 	e.waitApplied(t)
-	assert.Same(t, cached, e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev), "the event took the write's object")
+	cached := e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
+	require.NotNil(t, cached)
+	assert.Equal(t, cached, decoded, "the event's object is the answer's")
+	assert.NotSame(t, cached, decoded, "the caller's object is its own")
+	assert.Empty(t, e.s.written.m, "the event took the write's object")
 
 	var updated api.Object
 	out, _, err = e.s.Update(ctx, "a", "new", func(cur api.Object) (api.Object, error) {
@@ -338,14 +337,34 @@ func TestDecodedWriteIsSharedWithItsEvent(t *testing.T) {
 	}, UpdateOptions{Decoded: &updated})
 	require.NoError(t, err)
 	rev, _ = strconv.ParseInt(out.GetObjectMeta().ResourceVersion, 10, 64)
+	e.last = rev
+	e.waitApplied(t)
 	cached = e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
 	require.NotNil(t, cached)
 	assert.Equal(t, "w", cached.(*api.ConfigMap).Data["k"])
 	assert.Equal(t, cached, updated)
 	assert.NotSame(t, cached, updated)
+	assert.Empty(t, e.s.written.m)
+	assert.Empty(t, e.s.prevs.m, "the update's event took the object before the change")
 	decoded.(*api.ConfigMap).Data["k"] = "changed by the caller"
 	updated.(*api.ConfigMap).Data["k"] = "changed by the caller"
 	assert.Equal(t, "w", cached.(*api.ConfigMap).Data["k"])
+}
+
+// An entry is taken by an event of its key whose bytes are the ones it was
+// decoded from, and by no other.
+func TestDecodedWritesMatchByBytes(t *testing.T) {
+	var w decodedWrites
+	obj := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "c"}}
+	w.put("k", []byte(`{"a":1}`), obj)
+	assert.Nil(t, w.take("other", []byte(`{"a":1}`)))
+	assert.Nil(t, w.take("k", []byte(`{"a":2}`)))
+	assert.Same(t, obj, w.take("k", []byte(`{"a":1}`)))
+	assert.Nil(t, w.take("k", []byte(`{"a":1}`)), "taken once")
+	for i := range maxDecodedWrites + 1 {
+		w.put(strconv.Itoa(i), nil, obj)
+	}
+	assert.LessOrEqual(t, len(w.m), maxDecodedWrites, "bounded")
 }
 
 // An update that started from the watch cache's object leaves it for its

@@ -30,10 +30,11 @@ type Store struct {
 	clock   clock.Clock
 	ids     *IDs
 	cacher  *cacher
-	// prevs: what updates replaced, for their events (writtenprev.go).
-	prevs  writtenPrevs
-	rvWait time.Duration
-	admit  admission.Chain
+	// written and prevs: objects writes decoded, for their events
+	// (written.go).
+	written, prevs decodedWrites
+	rvWait         time.Duration
+	admit          admission.Chain
 }
 
 // Config builds a Store.
@@ -266,6 +267,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 			finish(false)
 			return nil, err
 		}
+		answer := s.decodeWritten(opts.Decoded != nil, s.key(ns, meta.Name), data)
 		kv, err := s.storage.Create(ctx, s.key(ns, meta.Name), data, store.CreateOptions{UID: meta.UID})
 		if store.IsKeyExists(err) && generated && attempt < 3 {
 			// A generated name collided: draw another, as Kubernetes does.
@@ -278,7 +280,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 		}
 		finish(true)
 		meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
-		s.decodeWritten(opts.Decoded, s.key(ns, meta.Name), data, kv.ModRevision)
+		answered(opts.Decoded, answer, kv.ModRevision)
 		return obj, nil
 	}
 }
@@ -754,8 +756,8 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 // so it is the object decoding gives (objectCache), and copying costs a
 // fraction of decoding — and decoded otherwise. The update owns it:
 // splicing a status write and the strategies may share its parts with the
-// new object, which admission then changes.
-// cached is the watch cache's own object, nil when decoded.
+// new object, which admission then changes. cached is the watch cache's
+// own object, nil when decoded.
 func (s *Store) current(key string, kv store.KeyValue) (cur, cached api.Object, err error) {
 	if cached = s.cacher.objects.get(key, kv.ModRevision); cached != nil {
 		return cached.DeepCopyObject(), cached, nil
@@ -796,6 +798,7 @@ func (s *Store) write(ctx context.Context, key string, obj, cur, cached api.Obje
 	if cached != nil {
 		s.prevs.put(key, kv.Value, cached)
 	}
+	answer := s.decodeWritten(opts.Decoded != nil, key, newData)
 	res, err := s.storage.Update(ctx, key, newData, store.Preconditions{ResourceVersion: kv.ModRevision})
 	if store.IsConflict(err) && !explicitRV && attempt < maxUpdateRetries {
 		return nil, true, nil
@@ -804,28 +807,39 @@ func (s *Store) write(ctx context.Context, key string, obj, cur, cached api.Obje
 		return nil, false, s.storeError(err, name)
 	}
 	meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)
-	s.decodeWritten(opts.Decoded, key, newData, res.ModRevision)
+	answered(opts.Decoded, answer, res.ModRevision)
 	return obj, false, nil
 }
 
-// decodeWritten sets *into (when into is set) to the object decoded from
-// data, the bytes just stored at key at revision rev. The decoded object
-// goes to the watch cache's objects (objectCache), where the event of this
-// very write finds it instead of decoding the same bytes again, and the
-// next update of the key starts from it; *into is the caller's own copy.
-// A value that does not decode leaves *into nil: the handler then writes
-// the answer's JSON, and the watch cache reports the corrupt value as it
-// would anyway.
-func (s *Store) decodeWritten(into *api.Object, key string, data []byte, rev int64) {
-	if into == nil {
-		return
+// decodeWritten decodes data, the bytes about to be stored at key, when
+// want says an in-process client takes the answer decoded (api/handoff),
+// and returns the client's own copy. The decoded object itself is left for
+// the write's event (written.go), which then needs no decode of its own,
+// and from the watch cache the next update of the key starts from it. A
+// value that does not decode gives nil: the handler then writes the
+// answer's JSON, and the watch cache reports the corrupt value as it would
+// anyway.
+func (s *Store) decodeWritten(want bool, key string, data []byte) api.Object {
+	if !want {
+		return nil
 	}
-	obj, err := s.decode(data, rev)
+	obj, err := s.decode(data, 0)
 	if err != nil {
+		return nil
+	}
+	answer := obj.DeepCopyObject()
+	s.written.put(key, data, obj)
+	return answer
+}
+
+// answered sets *into (when into is set) to answer, the object decoded by
+// decodeWritten, with the revision its write was committed at.
+func answered(into *api.Object, answer api.Object, rev int64) {
+	if into == nil || answer == nil {
 		return
 	}
-	s.cacher.objects.add([]decoded{{key: key, obj: obj, rev: rev}}, rev)
-	*into = obj.DeepCopyObject()
+	answer.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+	*into = answer
 }
 
 // finalizable: deletion was requested, no finalizer is left and no grace

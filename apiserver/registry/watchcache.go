@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 
 	"github.com/kubesim/kubesim/api"
@@ -287,9 +288,12 @@ func (c *cacher) failLocked(err error) {
 // decodeEvent decodes a store event once, with what selectors need of the
 // object before and after; the cacher and a fallback watch share it.
 func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
-	// The write itself may have decoded what it stored (decodeWritten).
-	obj := s.cacher.objects.get(ev.Key, ev.Revision)
-	if obj == nil {
+	// The write itself may have decoded what it stored (decodeWritten):
+	// that object is the event's alone from here on.
+	obj := s.written.take(ev.Key, ev.Value)
+	if obj != nil {
+		obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(ev.Revision, 10)
+	} else {
 		var err error
 		if obj, err = s.decode(ev.Value, ev.Revision); err != nil {
 			return cachedEvent{}, err
@@ -302,7 +306,7 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 	}
 	if ev.Type == store.Modified {
 		// Only its fields and labels are read: an update that started
-		// from the watch cache's object left it (writtenprev.go).
+		// from the watch cache's object left it (written.go).
 		prev := s.prevs.take(ev.Key, ev.PrevValue)
 		if prev == nil {
 			var err error
