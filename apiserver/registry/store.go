@@ -827,6 +827,9 @@ func (s *Store) decodeWritten(want bool, key string, data []byte) api.Object {
 	if err != nil {
 		return nil
 	}
+	if !s.watchCacheLive() {
+		return obj // no event will be decoded: nothing to leave
+	}
 	answer := obj.DeepCopyObject()
 	s.written.put(key, data, obj)
 	return answer

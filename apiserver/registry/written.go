@@ -59,3 +59,13 @@ func (w *decodedWrites) take(key string, value []byte) api.Object {
 	delete(w.m, key)
 	return p.obj
 }
+
+// watchCacheLive reports whether the watch cache's stream runs, so that a
+// write's event will be decoded (an object left for it would otherwise
+// wait, unused, until the map starts again).
+func (s *Store) watchCacheLive() bool {
+	c := &s.cacher.objects
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.live
+}
