@@ -164,9 +164,24 @@ func (r *Resource[T]) write(ctx context.Context, method, path string, query url.
 	if contentType == "" {
 		contentType = "application/json"
 	}
+	return r.answered(ctx, request{method: method, path: path, query: query, body: body, contentType: contentType})
+}
+
+// answered performs a write and returns the object of its answer. In
+// process, the server may hand over the object it stored, decoded from
+// the stored bytes — what the answer's JSON decodes to, and the caller's
+// own — instead of that JSON (package handoff); over a socket the
+// context stays here and the JSON is decoded.
+func (r *Resource[T]) answered(ctx context.Context, req request) (T, error) {
 	out := r.newT()
-	err = r.c.do(ctx, request{method: method, path: path, query: query, body: body, contentType: contentType}, out)
-	return out, err
+	a := handoff.NewAnswer(out)
+	if err := r.c.do(handoff.WithAnswer(ctx, a), req, out); err != nil {
+		return out, err
+	}
+	if obj, ok := a.Object().(T); ok {
+		return obj, nil
+	}
+	return out, nil
 }
 
 // Create creates obj in its namespace.
@@ -196,9 +211,7 @@ const (
 
 // Patch patches ns/name (or its subresource) with data of patchType.
 func (r *Resource[T]) Patch(ctx context.Context, ns, name, patchType string, data []byte, subresource ...string) (T, error) {
-	out := r.newT()
-	err := r.c.do(ctx, request{method: http.MethodPatch, path: r.path(ns, name, subresource...), body: data, contentType: patchType}, out)
-	return out, err
+	return r.answered(ctx, request{method: http.MethodPatch, path: r.path(ns, name, subresource...), body: data, contentType: patchType})
 }
 
 // Delete deletes ns/name.

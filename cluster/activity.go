@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/scheduler"
 	"github.com/kubesim/kubesim/stepper"
@@ -38,9 +39,15 @@ var writeVerbs = map[string]string{
 
 // RoundTrip implements http.RoundTripper.
 func (a *activityTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := a.next.RoundTrip(req)
 	verb, isWrite := writeVerbs[req.Method]
-	if err != nil || !isWrite || !a.observer.Observing() {
+	if !isWrite || !a.observer.Observing() {
+		return a.next.RoundTrip(req)
+	}
+	// The write is read from the answer's JSON: an in-process server must
+	// not hand the object over decoded instead (api/handoff).
+	req = req.WithContext(handoff.WithoutAnswer(req.Context()))
+	resp, err := a.next.RoundTrip(req)
+	if err != nil {
 		return resp, err
 	}
 	body, rerr := io.ReadAll(resp.Body)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubesim/kubesim/api/handoff"
 )
 
 // Write is one API write made during a step.
@@ -159,7 +161,10 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !isWrite || sink == nil {
 		return r.next.RoundTrip(req)
 	}
-	req = req.Clone(req.Context()) // a RoundTripper must not change its caller's request
+	// A RoundTripper must not change its caller's request. The trace reads
+	// the answer's JSON, so an in-process server must not hand the object
+	// over decoded instead (api/handoff).
+	req = req.Clone(handoff.WithoutAnswer(req.Context()))
 	req.Header.Set(AdmissionTraceHeader, "true")
 	resp, err := r.next.RoundTrip(req)
 	r.mu.Lock()

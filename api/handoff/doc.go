@@ -22,6 +22,17 @@
 // watcher, and so immutable: a component that changes one changes a copy
 // (DeepCopy), which client/cache.MutationDetector checks in tests.
 //
-// Left out: lists and writes still go through JSON (an informer lists once,
+// A write's answer (Answer) is handed over the same way: an in-process
+// client's create, update or patch carries an Answer in its context, and
+// the handler, instead of encoding the stored object for the client to
+// decode, hands over the object the registry decoded from the very bytes
+// it stored — what the answer's JSON decodes to, field for field — with
+// an empty body. That object is made for this answer alone and is the
+// caller's own, to change as it likes. A wrapper of the transport that
+// reads the answer's body (the stepper's trace, the web page's activity
+// feed) takes the Answer out of the context (WithoutAnswer) and gets the
+// JSON.
+//
+// Left out: lists and gets still go through JSON (an informer lists once,
 // then watches), and so does every request from outside the process.
 package handoff

@@ -14,8 +14,10 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
@@ -213,6 +215,37 @@ func (c *requestContext) writeObject(code int, obj api.Object) error {
 	return c.writeEncoded(code, out, obj)
 }
 
+// decodedAnswer asks the registry for the written object decoded from the
+// stored bytes when an in-process client may take it instead of the
+// answer's JSON (api/handoff: its request carries an Answer, and it asked
+// for the object as JSON, not a Table or protobuf); nil otherwise.
+func (c *requestContext) decodedAnswer() *api.Object {
+	if handoff.AnswerFromContext(c.ctx()) == nil {
+		return nil
+	}
+	if out, err := c.negotiate(); err != nil || out != asObject {
+		return nil
+	}
+	return new(api.Object)
+}
+
+// writeAnswer answers a write whose object is out. When the registry
+// decoded the stored bytes into *decoded and the client's Answer takes
+// it, the answer is the status and headers with no body: the client has
+// the very object its JSON would decode to, and its own (the registry
+// made it for this answer alone). Otherwise the JSON, as to any client.
+func (c *requestContext) writeAnswer(code int, out api.Object, decoded *api.Object) error {
+	if decoded != nil && *decoded != nil {
+		if a := handoff.AnswerFromContext(c.ctx()); a != nil && a.Hand(*decoded) {
+			audit.LogResponseObject(c.ctx(), out)
+			c.w.Header().Set("Content-Type", "application/json")
+			c.w.WriteHeader(code)
+			return nil
+		}
+	}
+	return c.writeObject(code, out)
+}
+
 func (c *requestContext) get() error {
 	obj, err := c.st.Get(c.ctx(), c.ns, c.name)
 	if err != nil {
@@ -370,12 +403,13 @@ func (c *requestContext) create() error {
 	if err := c.checkNamespace(obj); err != nil {
 		return err
 	}
-	out, err := c.st.Create(c.ctx(), c.ns, obj, registry.CreateOptions{DryRun: dry, Admit: true})
+	decoded := c.decodedAnswer()
+	out, err := c.st.Create(c.ctx(), c.ns, obj, registry.CreateOptions{DryRun: dry, Admit: true, Decoded: decoded})
 	if err != nil {
 		return err
 	}
 	addWarnings(c.w, dec.warnings)
-	return c.writeObject(http.StatusCreated, out)
+	return c.writeAnswer(http.StatusCreated, out, decoded)
 }
 
 func (c *requestContext) createSubresource() error {
@@ -436,9 +470,10 @@ func (c *requestContext) update() error {
 	if n := obj.GetObjectMeta().Name; n != c.name {
 		return api.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, c.name))
 	}
+	decoded := c.decodedAnswer()
 	out, created, err := c.st.Update(c.ctx(), c.ns, c.name, func(api.Object) (api.Object, error) {
 		return obj.DeepCopyObject(), nil
-	}, registry.UpdateOptions{DryRun: dry, Admit: true, Subresource: c.info.Subresource})
+	}, registry.UpdateOptions{DryRun: dry, Admit: true, Subresource: c.info.Subresource, Decoded: decoded})
 	if err != nil {
 		return err
 	}
@@ -447,7 +482,7 @@ func (c *requestContext) update() error {
 	if created {
 		code = http.StatusCreated
 	}
-	return c.writeObject(code, out)
+	return c.writeAnswer(code, out, decoded)
 }
 
 // deleteOptions reads DeleteOptions from the body (if any) and the query.

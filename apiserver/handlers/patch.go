@@ -153,9 +153,10 @@ func (c *requestContext) patch() error {
 		}
 		return obj, nil
 	}
+	decoded := c.decodedAnswer()
 	out, created, err := c.st.Update(c.ctx(), c.ns, c.name, fn, registry.UpdateOptions{
 		DryRun: dry, Admit: true, Subresource: c.info.Subresource,
-		CreateIfMissing: pt == applyPatchType,
+		CreateIfMissing: pt == applyPatchType, Decoded: decoded,
 	})
 	if err != nil {
 		return err
@@ -165,7 +166,7 @@ func (c *requestContext) patch() error {
 	if created {
 		code = http.StatusCreated
 	}
-	return c.writeObject(code, out)
+	return c.writeAnswer(code, out, decoded)
 }
 
 // applyPatch applies a patch of type pt to cur (nil only for apply).

@@ -418,3 +418,148 @@ func TestObjectCacheKeepsTheStreamsObjects(t *testing.T) {
 	}
 	assert.Equal(t, 2, held(), "the stream runs on without watchers once lists use it")
 }
+
+// An update starts from the watch cache's object when the cache holds the
+// key at the stored revision (a planted entry shows it was used), from the
+// stored bytes otherwise (an entry at another revision is not used), and
+// never changes the cache's object, which watchers share.
+func TestUpdateStartsFromACopyOfTheCachedObject(t *testing.T) {
+	e := newCachedEnv(t)
+	ctx := context.Background()
+	kv, err := e.st.Get(ctx, "/registry/core/configmaps/a/c03")
+	require.NoError(t, err)
+	planted := &api.ConfigMap{TypeMeta: api.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: api.ObjectMeta{Name: "c03", Namespace: "a", ResourceVersion: strconv.FormatInt(kv.ModRevision, 10),
+			UID: "planted", Labels: map[string]string{"from": "cache"}},
+		Data: map[string]string{"k": "0"}}
+	snapshot := planted.DeepCopy()
+	e.s.cacher.objects.mu.Lock()
+	e.s.cacher.objects.objs["/registry/core/configmaps/a/c03"] = cachedObject{obj: planted, rev: kv.ModRevision}
+	e.s.cacher.objects.objs["/registry/core/configmaps/a/c04"] = cachedObject{obj: planted, rev: 1}
+	e.s.cacher.objects.mu.Unlock()
+
+	change := func(cur api.Object) (api.Object, error) {
+		cm := cur.(*api.ConfigMap)
+		cm.Labels["changed"] = "yes"
+		cm.Data["k"] = "changed"
+		return cm, nil
+	}
+	out, _, err := e.s.Update(ctx, "a", "c03", change, UpdateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"from": "cache", "changed": "yes"}, out.GetObjectMeta().Labels, "started from the cached object")
+	assert.Equal(t, snapshot, planted, "the cache's object is unchanged")
+
+	out, _, err = e.s.Update(ctx, "a", "c04", change, UpdateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "web", out.GetObjectMeta().Labels["app"], "an entry at another revision is not used")
+	assert.NotContains(t, out.GetObjectMeta().Labels, "from")
+	assert.Equal(t, snapshot, planted)
+}
+
+// A write asked for its decoded object (an in-process client's answer)
+// leaves the object it decoded for its own event, which takes it instead
+// of decoding the bytes again, and hands the caller a copy of its own.
+func TestDecodedWriteIsTakenByItsEvent(t *testing.T) {
+	e := newCachedEnv(t)
+	ctx := context.Background()
+	var decoded api.Object
+	out, err := e.s.Create(ctx, "a", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "new"}, Data: map[string]string{"k": "v"}},
+		CreateOptions{Decoded: &decoded})
+	require.NoError(t, err)
+	assert.Equal(t, out.GetObjectMeta().ResourceVersion, decoded.GetObjectMeta().ResourceVersion)
+	rev, _ := strconv.ParseInt(out.GetObjectMeta().ResourceVersion, 10, 64)
+	e.last = rev
+	e.waitApplied(t)
+	cached := e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
+	require.NotNil(t, cached)
+	assert.Equal(t, cached, decoded, "the event's object is the answer's")
+	assert.NotSame(t, cached, decoded, "the caller's object is its own")
+	assert.Empty(t, e.s.written.m, "the event took the write's object")
+
+	var updated api.Object
+	out, _, err = e.s.Update(ctx, "a", "new", func(cur api.Object) (api.Object, error) {
+		cur.(*api.ConfigMap).Data["k"] = "w"
+		return cur, nil
+	}, UpdateOptions{Decoded: &updated})
+	require.NoError(t, err)
+	rev, _ = strconv.ParseInt(out.GetObjectMeta().ResourceVersion, 10, 64)
+	e.last = rev
+	e.waitApplied(t)
+	cached = e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
+	require.NotNil(t, cached)
+	assert.Equal(t, "w", cached.(*api.ConfigMap).Data["k"])
+	assert.Equal(t, cached, updated)
+	assert.NotSame(t, cached, updated)
+	assert.Empty(t, e.s.written.m)
+	assert.Empty(t, e.s.prevs.m, "the update's event took the object before the change")
+	decoded.(*api.ConfigMap).Data["k"] = "changed by the caller"
+	updated.(*api.ConfigMap).Data["k"] = "changed by the caller"
+	assert.Equal(t, "w", cached.(*api.ConfigMap).Data["k"])
+}
+
+// An entry is taken by an event of its key whose bytes are the ones it was
+// decoded from, and by no other.
+func TestDecodedWritesMatchByBytes(t *testing.T) {
+	var w decodedWrites
+	obj := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "c"}}
+	w.put("k", []byte(`{"a":1}`), obj)
+	assert.Nil(t, w.take("other", []byte(`{"a":1}`)))
+	assert.Nil(t, w.take("k", []byte(`{"a":2}`)))
+	assert.Same(t, obj, w.take("k", []byte(`{"a":1}`)))
+	assert.Nil(t, w.take("k", []byte(`{"a":1}`)), "taken once")
+	for i := range maxDecodedWrites + 1 {
+		w.put(strconv.Itoa(i), nil, obj)
+	}
+	assert.LessOrEqual(t, len(w.m), maxDecodedWrites, "bounded")
+}
+
+// An update that started from the watch cache's object leaves it for its
+// MODIFIED event as the object before the change (a planted entry shows it
+// was used: by its labels, a watcher selecting them sees the object stop
+// matching); an update that decoded the current object leaves nothing.
+func TestModifiedEventTakesThePreviousObjectFromTheUpdate(t *testing.T) {
+	e := newCachedEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sel, err := labels.Parse("from=cache")
+	require.NoError(t, err)
+	ch, err := e.s.Watch(ctx, "a", ListOptions{Labels: sel, ResourceVersion: strconv.FormatInt(e.last, 10)})
+	require.NoError(t, err)
+
+	kv, err := e.st.Get(ctx, "/registry/core/configmaps/a/c03")
+	require.NoError(t, err)
+	planted := &api.ConfigMap{TypeMeta: api.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: api.ObjectMeta{Name: "c03", Namespace: "a", ResourceVersion: strconv.FormatInt(kv.ModRevision, 10),
+			Labels: map[string]string{"from": "cache"}},
+		Data: map[string]string{"k": "0"}}
+	e.s.cacher.objects.mu.Lock()
+	e.s.cacher.objects.objs["/registry/core/configmaps/a/c03"] = cachedObject{obj: planted, rev: kv.ModRevision}
+	e.s.cacher.objects.mu.Unlock()
+	unlabel := func(cur api.Object) (api.Object, error) {
+		cur.GetObjectMeta().Labels = map[string]string{"app": "other"}
+		return cur, nil
+	}
+	_, _, err = e.s.Update(ctx, "a", "c03", unlabel, UpdateOptions{})
+	require.NoError(t, err)
+	// c05 starts from its stored bytes (no "from" label): no event.
+	_, _, err = e.s.Update(ctx, "a", "c05", unlabel, UpdateOptions{})
+	require.NoError(t, err)
+	select {
+	case ev := <-ch:
+		assert.Equal(t, api.WatchEventDeleted, ev.Type, "the object before the change matched")
+		assert.Equal(t, "c03", ev.Object.GetObjectMeta().Name)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+	// A marker written after both: nothing came for c05 before it.
+	marker, err := e.s.Create(ctx, "a", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "marker", Labels: map[string]string{"from": "cache"}}}, CreateOptions{})
+	require.NoError(t, err)
+	select {
+	case ev := <-ch:
+		assert.Equal(t, api.WatchEventAdded, ev.Type)
+		assert.Equal(t, marker.GetObjectMeta().Name, ev.Object.GetObjectMeta().Name)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+	assert.Empty(t, e.s.prevs.m, "the entry was taken")
+}

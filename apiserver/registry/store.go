@@ -30,8 +30,11 @@ type Store struct {
 	clock   clock.Clock
 	ids     *IDs
 	cacher  *cacher
-	rvWait  time.Duration
-	admit   admission.Chain
+	// written and prevs: objects writes decoded, for their events
+	// (written.go).
+	written, prevs decodedWrites
+	rvWait         time.Duration
+	admit          admission.Chain
 }
 
 // Config builds a Store.
@@ -197,6 +200,11 @@ type CreateOptions struct {
 	// chain; the server's own writes (bootstrap objects, a subresource's
 	// inner write) do not.
 	Admit bool
+	// Decoded, when set, receives after a committed create the object
+	// decoded from the bytes the store keeps, with its resourceVersion:
+	// exactly what a client decoding the answer's JSON gets, and shared with
+	// no one (the handler hands it to an in-process client: api/handoff).
+	Decoded *api.Object
 }
 
 // Create stores a new object in namespace ns.
@@ -259,6 +267,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 			finish(false)
 			return nil, err
 		}
+		answer := s.decodeWritten(opts.Decoded != nil, s.key(ns, meta.Name), data)
 		kv, err := s.storage.Create(ctx, s.key(ns, meta.Name), data, store.CreateOptions{UID: meta.UID})
 		if store.IsKeyExists(err) && generated && attempt < 3 {
 			// A generated name collided: draw another, as Kubernetes does.
@@ -271,6 +280,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 		}
 		finish(true)
 		meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
+		answered(opts.Decoded, answer, kv.ModRevision)
 		return obj, nil
 	}
 }
@@ -623,6 +633,9 @@ type UpdateOptions struct {
 	// CreateIfMissing makes the update a create when the object does not
 	// exist (server-side apply, and PUT for kinds that allow it).
 	CreateIfMissing bool
+	// Decoded: see CreateOptions. An update that changed nothing, or
+	// that completed a delete, leaves it nil.
+	Decoded *api.Object
 }
 
 // UpdateFunc computes the new object from the current one (nil when it
@@ -649,7 +662,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 			if obj.GetObjectMeta().Name == "" {
 				obj.GetObjectMeta().Name = name
 			}
-			created, err := s.Create(ctx, ns, obj, CreateOptions{DryRun: opts.DryRun, Admit: opts.Admit})
+			created, err := s.Create(ctx, ns, obj, CreateOptions{DryRun: opts.DryRun, Admit: opts.Admit, Decoded: opts.Decoded})
 			if api.IsAlreadyExists(err) && attempt < maxUpdateRetries {
 				continue
 			}
@@ -658,7 +671,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if err != nil {
 			return nil, false, s.storeError(err, name)
 		}
-		cur, err := s.decode(kv.Value, kv.ModRevision)
+		cur, cached, err := s.current(key, kv)
 		if err != nil {
 			return nil, false, err
 		}
@@ -702,7 +715,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 			}
 			finish = f
 		}
-		out, retry, err := s.write(ctx, key, obj, cur, kv, explicitRV, opts.DryRun, attempt)
+		out, retry, err := s.write(ctx, key, obj, cur, cached, kv, explicitRV, opts, attempt)
 		finish(err == nil && !retry && out != cur && !opts.DryRun)
 		if retry {
 			continue
@@ -711,10 +724,26 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 	}
 }
 
+// current is the stored object kv (at key) for an update to start from:
+// a copy of the watch cache's decoded object when the cache holds the key
+// at kv's modRevision — a stored value never changes at a given revision,
+// so it is the object decoding gives (objectCache), and copying costs a
+// fraction of decoding — and decoded otherwise. The update owns it:
+// splicing a status write and the strategies may share its parts with the
+// new object, which admission then changes. cached is the watch cache's
+// own object, nil when decoded.
+func (s *Store) current(key string, kv store.KeyValue) (cur, cached api.Object, err error) {
+	if cached = s.cacher.objects.get(key, kv.ModRevision); cached != nil {
+		return cached.DeepCopyObject(), cached, nil
+	}
+	cur, err = s.decode(kv.Value, kv.ModRevision)
+	return cur, nil, err
+}
+
 // write stores obj over cur (read as kv), or deletes it when the update
 // removed its last finalizer. It returns cur itself when nothing changed,
 // and retry when a concurrent write won and the update may run again.
-func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv store.KeyValue, explicitRV, dryRun bool, attempt int) (api.Object, bool, error) {
+func (s *Store) write(ctx context.Context, key string, obj, cur, cached api.Object, kv store.KeyValue, explicitRV bool, opts UpdateOptions, attempt int) (api.Object, bool, error) {
 	name, meta := obj.GetObjectMeta().Name, obj.GetObjectMeta()
 	newData, err := s.encode(obj)
 	if err != nil {
@@ -724,7 +753,7 @@ func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv s
 		// Nothing changed: no write, no new resourceVersion, no event.
 		return cur, false, nil
 	}
-	if dryRun {
+	if opts.DryRun {
 		return obj, false, nil
 	}
 	if s.finalizable(obj) {
@@ -740,6 +769,10 @@ func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv s
 		meta.ResourceVersion = strconv.FormatInt(del.ModRevision, 10)
 		return obj, false, nil
 	}
+	if cached != nil {
+		s.prevs.put(key, kv.Value, cached)
+	}
+	answer := s.decodeWritten(opts.Decoded != nil, key, newData)
 	res, err := s.storage.Update(ctx, key, newData, store.Preconditions{ResourceVersion: kv.ModRevision})
 	if store.IsConflict(err) && !explicitRV && attempt < maxUpdateRetries {
 		return nil, true, nil
@@ -748,7 +781,42 @@ func (s *Store) write(ctx context.Context, key string, obj, cur api.Object, kv s
 		return nil, false, s.storeError(err, name)
 	}
 	meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)
+	answered(opts.Decoded, answer, res.ModRevision)
 	return obj, false, nil
+}
+
+// decodeWritten decodes data, the bytes about to be stored at key, when
+// want says an in-process client takes the answer decoded (api/handoff),
+// and returns the client's own copy. The decoded object itself is left for
+// the write's event (written.go), which then needs no decode of its own,
+// and from the watch cache the next update of the key starts from it. A
+// value that does not decode gives nil: the handler then writes the
+// answer's JSON, and the watch cache reports the corrupt value as it would
+// anyway.
+func (s *Store) decodeWritten(want bool, key string, data []byte) api.Object {
+	if !want {
+		return nil
+	}
+	obj, err := s.decode(data, 0)
+	if err != nil {
+		return nil
+	}
+	if !s.watchCacheLive() {
+		return obj // no event will be decoded: nothing to leave
+	}
+	answer := obj.DeepCopyObject()
+	s.written.put(key, data, obj)
+	return answer
+}
+
+// answered sets *into (when into is set) to answer, the object decoded by
+// decodeWritten, with the revision its write was committed at.
+func answered(into *api.Object, answer api.Object, rev int64) {
+	if into == nil || answer == nil {
+		return
+	}
+	answer.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+	*into = answer
 }
 
 // finalizable: deletion was requested, no finalizer is left and no grace

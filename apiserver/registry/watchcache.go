@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 
 	"github.com/kubesim/kubesim/api"
@@ -288,9 +289,16 @@ func (c *cacher) failLocked(err error) {
 // decodeEvent decodes a store event once, with what selectors need of the
 // object before and after; the cacher and a fallback watch share it.
 func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
-	obj, err := s.decode(ev.Value, ev.Revision)
-	if err != nil {
-		return cachedEvent{}, err
+	// The write itself may have decoded what it stored (decodeWritten):
+	// that object is the event's alone from here on.
+	obj := s.written.take(ev.Key, ev.Value)
+	if obj != nil {
+		obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(ev.Revision, 10)
+	} else {
+		var err error
+		if obj, err = s.decode(ev.Value, ev.Revision); err != nil {
+			return cachedEvent{}, err
+		}
 	}
 	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: obj.GetObjectMeta().Namespace, obj: obj,
 		fields: s.FieldSet(obj), labels: labels.Set(obj.GetObjectMeta().Labels)}
@@ -298,9 +306,14 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 		ce.raw = raw
 	}
 	if ev.Type == store.Modified {
-		prev, err := s.decode(ev.PrevValue, ev.Revision)
-		if err != nil {
-			return cachedEvent{}, err
+		// Only its fields and labels are read: an update that started
+		// from the watch cache's object left it (written.go).
+		prev := s.prevs.take(ev.Key, ev.PrevValue)
+		if prev == nil {
+			var err error
+			if prev, err = s.decode(ev.PrevValue, ev.Revision); err != nil {
+				return cachedEvent{}, err
+			}
 		}
 		ce.prev, ce.pfields, ce.plabels = prev, s.FieldSet(prev), labels.Set(prev.GetObjectMeta().Labels)
 	}
