@@ -424,7 +424,7 @@ func TestObjectCacheKeepsTheStreamsObjects(t *testing.T) {
 // stored bytes otherwise (an entry at another revision is not used), and
 // never changes the cache's object, which watchers share.
 func TestUpdateStartsFromACopyOfTheCachedObject(t *testing.T) {
-	e := newCachedEnv(t)
+	e := newCachedEnv(t, true)
 	ctx := context.Background()
 	kv, err := e.st.Get(ctx, "/registry/core/configmaps/a/c03")
 	require.NoError(t, err)
@@ -460,7 +460,7 @@ func TestUpdateStartsFromACopyOfTheCachedObject(t *testing.T) {
 // leaves the object it decoded for its own event, which takes it instead
 // of decoding the bytes again, and hands the caller a copy of its own.
 func TestDecodedWriteIsTakenByItsEvent(t *testing.T) {
-	e := newCachedEnv(t)
+	e := newCachedEnv(t, true)
 	ctx := context.Background()
 	var decoded api.Object
 	out, err := e.s.Create(ctx, "a", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "new"}, Data: map[string]string{"k": "v"}},
@@ -518,7 +518,7 @@ func TestDecodedWritesMatchByBytes(t *testing.T) {
 // was used: by its labels, a watcher selecting them sees the object stop
 // matching); an update that decoded the current object leaves nothing.
 func TestModifiedEventTakesThePreviousObjectFromTheUpdate(t *testing.T) {
-	e := newCachedEnv(t)
+	e := newCachedEnv(t, true)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sel, err := labels.Parse("from=cache")
