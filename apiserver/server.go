@@ -485,8 +485,12 @@ func (s *Server) routes() http.Handler {
 
 func withRequestInfo(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := request.Parse(r)
-		h.ServeHTTP(w, r.WithContext(request.WithInfo(r.Context(), info)))
+		if info, ok := request.InfoFrom(r.Context()); ok && info.ParsedFrom(r) {
+			// The loopback's chain parsed this very request already.
+			h.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(request.WithInfo(r.Context(), request.Parse(r))))
 	})
 }
 

@@ -3,6 +3,7 @@ package request
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -24,6 +25,11 @@ type Info struct {
 	Name        string
 	// Parts are the path segments after the version (for error messages).
 	Parts []string
+
+	// url and method are those of the request Parse read (nil for
+	// ParseParts): InfoOf reuses the Info only for that very request.
+	url    *url.URL
+	method string
 }
 
 // namespaceSubresources are subresources of a namespace itself, not
@@ -33,7 +39,35 @@ var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
 
 // Parse reads an Info from a request.
 func Parse(r *http.Request) *Info {
-	return ParseParts(r.Method, r.URL.Path, r.URL.Query().Get("watch"))
+	watch := ""
+	if r.URL.RawQuery != "" {
+		watch = r.URL.Query().Get("watch")
+	}
+	info := ParseParts(r.Method, r.URL.Path, watch)
+	info.url, info.method = r.URL, r.Method
+	return info
+}
+
+// InfoOf is the Info of r: the one in its context when it was parsed from
+// r itself, else Parse(r). A request's filters and handlers each need it
+// (the loopback's identity, authorization, audit, the handler), and
+// parsing it again in each was a few per cent of a Lease renewal's CPU.
+// Only r's own Info is reused: an in-process call made while serving
+// another request (a kubelet reading a ConfigMap to serve an exec, an
+// admission step) carries the outer request's Info in its context, and a
+// request rewritten on its way has another URL. http.Request.WithContext
+// keeps the URL, so the filters' copies of r all match.
+func InfoOf(r *http.Request) *Info {
+	if info, ok := InfoFrom(r.Context()); ok && info.ParsedFrom(r) {
+		return info
+	}
+	return Parse(r)
+}
+
+// ParsedFrom says whether Parse read info from r (or from a copy of r
+// with another context).
+func (info *Info) ParsedFrom(r *http.Request) bool {
+	return info != nil && info.url != nil && info.url == r.URL && info.method == r.Method
 }
 
 // ParseParts is Parse for the method, path and value of the watch query
