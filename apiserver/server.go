@@ -144,8 +144,8 @@ type Server struct {
 	authorizer authz.Authorizer
 	ruleLister authz.RuleResolver
 	// admission is the chain every store runs on client writes, and
-	// webhookConfigs the webhook configurations it reads, cached
-	// (admission_setup.go).
+	// webhookConfigs the webhook configurations and admission policies
+	// (and their bindings) it reads, cached (admission_setup.go).
 	admission      admission.Chain
 	webhookConfigs map[string]*configCache
 	// namespaces are the namespaces the admission plugins read, decoded
@@ -213,6 +213,7 @@ func New(cfg Config) (*Server, error) {
 		// (admission_setup.go).
 		s.webhookConfigs = map[string]*configCache{
 			"mutatingwebhookconfigurations": {}, "validatingwebhookconfigurations": {},
+			"validatingadmissionpolicies": {}, "validatingadmissionpolicybindings": {},
 		}
 		chain, err := s.admissionChain()
 		if err != nil {
