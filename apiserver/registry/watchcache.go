@@ -47,8 +47,7 @@ type cachedEvent struct {
 	raw     []byte
 	fields  fields.Set
 	labels  labels.Set
-	prev    api.Object // the object before a MODIFIED event
-	pfields fields.Set
+	pfields fields.Set // pfields and plabels: before a MODIFIED event
 	plabels labels.Set
 }
 
@@ -297,11 +296,9 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 		ce.raw = raw
 	}
 	if ev.Type == store.Modified {
-		prev, err := s.decode(ev.PrevValue, ev.Revision)
-		if err != nil {
+		if ce.pfields, ce.plabels, err = s.selectableBefore(ev.PrevValue, ce.fields); err != nil {
 			return cachedEvent{}, err
 		}
-		ce.prev, ce.pfields, ce.plabels = prev, s.FieldSet(prev), labels.Set(prev.GetObjectMeta().Labels)
 	}
 	return ce, nil
 }
