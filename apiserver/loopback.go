@@ -28,7 +28,7 @@ type LoopbackIdentity func(info *request.Info) *authn.UserInfo
 func LoopbackAs(loopback http.Handler, identity LoopbackIdentity) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// The Info parsed here is handed on with the user, so that the
-		// chain need not parse the request again (request.InfoOf checks it
+		// chain need not parse the request again (Info.ParsedFrom checks it
 		// is this request's).
 		pending := &loopbackUser{info: request.Parse(req)}
 		if u := identity(pending.info); u != nil {

@@ -159,22 +159,6 @@ func (s *Store) decode(value []byte, rev int64) (api.Object, error) {
 	return obj, nil
 }
 
-// current is the object an update starts from, read as kv: a copy of the
-// watch cache's decoded object when the cache holds the key at kv's
-// modRevision (a stored value never changes at a given modRevision, so
-// the copy is what decoding would give), else decoded. An update is mostly
-// of an object the cache has just seen (a Lease renewed every 10 s, a
-// status written again): a deep copy costs a fraction of a JSON decode.
-// kube-apiserver goes further: its cacher hands etcd3's GuaranteedUpdate
-// the watch cache's object (cachedExistingObject), which is trusted
-// without reading etcd until the write conflicts.
-func (s *Store) current(kv store.KeyValue) (api.Object, error) {
-	if obj := s.cacher.objects.get(kv.Key, kv.ModRevision); obj != nil {
-		return obj.DeepCopyObject(), nil
-	}
-	return s.decode(kv.Value, kv.ModRevision)
-}
-
 // storeError maps a store error to the API error a client expects.
 func (s *Store) storeError(err error, name string) error {
 	gr := s.res.GroupResource()
@@ -700,7 +684,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if err != nil {
 			return nil, false, s.storeError(err, name)
 		}
-		cur, err := s.current(kv)
+		cur, err := s.current(key, kv)
 		if err != nil {
 			return nil, false, err
 		}
@@ -751,6 +735,20 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		}
 		return out, false, err
 	}
+}
+
+// current is the stored object kv (at key) for an update to start from:
+// a copy of the watch cache's decoded object when the cache holds the key
+// at kv's modRevision — a stored value never changes at a given revision,
+// so it is the object decoding gives (objectCache), and copying costs a
+// fraction of decoding — and decoded otherwise. The update owns it:
+// splicing a status write and the strategies may share its parts with the
+// new object, which admission then changes.
+func (s *Store) current(key string, kv store.KeyValue) (api.Object, error) {
+	if obj := s.cacher.objects.get(key, kv.ModRevision); obj != nil {
+		return obj.DeepCopyObject(), nil
+	}
+	return s.decode(kv.Value, kv.ModRevision)
 }
 
 // write stores obj over cur (read as kv), or deletes it when the update

@@ -27,7 +27,7 @@ type Info struct {
 	Parts []string
 
 	// url and method are those of the request Parse read (nil for
-	// ParseParts): InfoOf reuses the Info only for that very request.
+	// ParseParts): see ParsedFrom.
 	url    *url.URL
 	method string
 }
@@ -48,24 +48,15 @@ func Parse(r *http.Request) *Info {
 	return info
 }
 
-// InfoOf is the Info of r: the one in its context when it was parsed from
-// r itself, else Parse(r). A request's filters and handlers each need it
-// (the loopback's identity, authorization, audit, the handler), and
-// parsing it again in each was a few per cent of a Lease renewal's CPU.
-// Only r's own Info is reused: an in-process call made while serving
-// another request (a kubelet reading a ConfigMap to serve an exec, an
-// admission step) carries the outer request's Info in its context, and a
-// request rewritten on its way has another URL. http.Request.WithContext
-// keeps the URL, so the filters' copies of r all match.
-func InfoOf(r *http.Request) *Info {
-	if info, ok := InfoFrom(r.Context()); ok && info.ParsedFrom(r) {
-		return info
-	}
-	return Parse(r)
-}
-
 // ParsedFrom says whether Parse read info from r (or from a copy of r
-// with another context).
+// with another context: http.Request.WithContext keeps the URL). A
+// request's filters and handlers each need its Info (the loopback's
+// identity, authorization, audit, the handler), and parsing it again in
+// each was a few per cent of a Lease renewal's CPU; but only r's own Info
+// may be reused: an in-process call made while serving another request (a
+// kubelet reading a ConfigMap to serve an exec, an admission step) carries
+// the outer request's Info in its context, and a request rewritten on its
+// way has another URL.
 func (info *Info) ParsedFrom(r *http.Request) bool {
 	return info != nil && info.url != nil && info.url == r.URL && info.method == r.Method
 }

@@ -1,8 +1,6 @@
 package request
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,33 +49,4 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("resource request without a resource: %+v", info)
 		}
 	})
-}
-
-// InfoOf reuses the Info in a request's context only when it was parsed
-// from that very request (the filters' copies of it share its URL): an
-// in-process call made while serving another request carries the outer
-// request's Info, which must not be taken for its own.
-func TestInfoOfReusesOnlyTheRequestsOwnInfo(t *testing.T) {
-	r := httptest.NewRequest("PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1", nil)
-	info := Parse(r)
-	r2 := r.WithContext(WithInfo(r.Context(), info))
-	assert.Same(t, info, InfoOf(r2), "the filters' copy of the request")
-	assert.True(t, info.ParsedFrom(r2))
-
-	for _, inner := range []*http.Request{
-		httptest.NewRequest("PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1", nil), // same path, another request
-		httptest.NewRequest("GET", "/api/v1/namespaces/default/configmaps/c?watch=true", nil),
-	} {
-		inner = inner.WithContext(r2.Context())
-		got := InfoOf(inner)
-		assert.NotSame(t, info, got, "%s %s", inner.Method, inner.URL)
-		assert.Equal(t, *Parse(inner), *got)
-	}
-	assert.Equal(t, "watch", InfoOf(httptest.NewRequest("GET", "/api/v1/namespaces/default/configmaps?watch=true", nil)).Verb)
-	// A method changed on the same URL is another request.
-	r3 := r2.Clone(r2.Context())
-	r3.URL = r2.URL
-	r3.Method = "DELETE"
-	assert.Equal(t, "delete", InfoOf(r3).Verb)
-	assert.False(t, ParseParts("PUT", r.URL.Path, "").ParsedFrom(r), "ParseParts has no request")
 }
