@@ -296,9 +296,11 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 		ce.raw = raw
 	}
 	if ev.Type == store.Modified {
-		if ce.pfields, ce.plabels, err = s.selectableBefore(ev.PrevValue, ce.fields); err != nil {
+		pfields, plabels, err := s.selectableBefore(ev.PrevValue, ce.fields)
+		if err != nil {
 			return cachedEvent{}, err
 		}
+		ce.pfields, ce.plabels = pfields, plabels
 	}
 	return ce, nil
 }
