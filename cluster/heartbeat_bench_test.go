@@ -147,9 +147,14 @@ func BenchmarkNodeHeartbeats500(b *testing.B) { benchHeartbeats(b, 500, 30*time.
 // allocs/op are those of the whole process over the loop, the watch
 // cache's decoding and fan-out included, so they move little with the
 // load on the machine, where cpu-s/s of the 5,000-node window does.
-// `go test -run '^$' -bench LeaseRenewal -benchmem ./cluster/`.
-func BenchmarkLeaseRenewal(b *testing.B) {
-	c, err := New(Config{NodeCount: 1, UnsafeNoFsync: true})
+// `go test -run '^$' -bench LeaseRenewal -benchmem ./cluster/`; the
+// NodeRBAC variant authorizes every request as `kubesim serve` does.
+func BenchmarkLeaseRenewal(b *testing.B) { benchLeaseRenewal(b, "") }
+
+func BenchmarkLeaseRenewalNodeRBAC(b *testing.B) { benchLeaseRenewal(b, "Node,RBAC") }
+
+func benchLeaseRenewal(b *testing.B, authorization string) {
+	c, err := New(Config{NodeCount: 1, UnsafeNoFsync: true, AuthorizationMode: authorization})
 	if err != nil {
 		b.Fatal(err)
 	}
