@@ -47,7 +47,8 @@ type cachedEvent struct {
 	raw     []byte
 	fields  fields.Set
 	labels  labels.Set
-	pfields fields.Set // pfields and plabels: before a MODIFIED event
+	prev    api.Object // the object before a MODIFIED event
+	pfields fields.Set
 	plabels labels.Set
 }
 
@@ -296,11 +297,11 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 		ce.raw = raw
 	}
 	if ev.Type == store.Modified {
-		pfields, plabels, err := s.selectableBefore(ev.PrevValue, ce.fields)
+		prev, err := s.decode(ev.PrevValue, ev.Revision)
 		if err != nil {
 			return cachedEvent{}, err
 		}
-		ce.pfields, ce.plabels = pfields, plabels
+		ce.prev, ce.pfields, ce.plabels = prev, s.FieldSet(prev), labels.Set(prev.GetObjectMeta().Labels)
 	}
 	return ce, nil
 }
