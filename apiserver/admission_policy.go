@@ -28,9 +28,13 @@ func (p policySource) list(ctx context.Context, group, version, resource, ns str
 	return res.Items, nil
 }
 
-// Policies implements policy.Source.
+// Policies implements policy.Source. Policies and bindings are read on
+// every write of every resource, so they are cached as the webhook
+// configurations are (listConfigs): listed again only after one of them
+// was written (kube-apiserver's plugin reads them from an informer).
+// Every write of a Lease renewal listed both from storage before.
 func (p policySource) Policies(ctx context.Context) ([]*api.ValidatingAdmissionPolicy, error) {
-	items, err := p.list(ctx, api.AdmissionRegistrationGroupName, "v1", "validatingadmissionpolicies", "")
+	items, err := p.s.listConfigs(ctx, "validatingadmissionpolicies")
 	out := make([]*api.ValidatingAdmissionPolicy, 0, len(items))
 	for _, o := range items {
 		out = append(out, o.(*api.ValidatingAdmissionPolicy))
@@ -40,7 +44,7 @@ func (p policySource) Policies(ctx context.Context) ([]*api.ValidatingAdmissionP
 
 // Bindings implements policy.Source.
 func (p policySource) Bindings(ctx context.Context) ([]*api.ValidatingAdmissionPolicyBinding, error) {
-	items, err := p.list(ctx, api.AdmissionRegistrationGroupName, "v1", "validatingadmissionpolicybindings", "")
+	items, err := p.s.listConfigs(ctx, "validatingadmissionpolicybindings")
 	out := make([]*api.ValidatingAdmissionPolicyBinding, 0, len(items))
 	for _, o := range items {
 		out = append(out, o.(*api.ValidatingAdmissionPolicyBinding))

@@ -216,8 +216,8 @@ func (s *Server) resolveService(ctx context.Context, namespace, name string, por
 }
 
 // webhookStorage bumps its cache's generation after every committed
-// write of a webhook configuration, so the next admission reads the new
-// configurations.
+// write of a webhook configuration (or an admission policy or binding),
+// so the next admission reads the new configurations.
 type webhookStorage struct {
 	store.Interface
 	cache *configCache

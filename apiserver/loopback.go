@@ -27,9 +27,12 @@ type LoopbackIdentity func(info *request.Info) *authn.UserInfo
 // as the admin.
 func LoopbackAs(loopback http.Handler, identity LoopbackIdentity) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var pending *loopbackUser
-		if u := identity(request.Parse(req)); u != nil {
-			pending = &loopbackUser{u: u.DeepCopy()}
+		// The Info parsed here is handed on with the user, so that the
+		// chain need not parse the request again (Info.ParsedFrom checks it
+		// is this request's).
+		pending := &loopbackUser{info: request.Parse(req)}
+		if u := identity(pending.info); u != nil {
+			pending.u = u.DeepCopy()
 		}
 		loopback.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), loopbackUserKey{}, pending)))
 	})
@@ -39,7 +42,12 @@ func LoopbackAs(loopback http.Handler, identity LoopbackIdentity) http.Handler {
 // loopback chain the user of one request.
 type loopbackUserKey struct{}
 
-type loopbackUser struct{ u *authn.UserInfo }
+// loopbackUser is what LoopbackAs hands the chain: the user (nil: the
+// privileged loopback) and the request's Info.
+type loopbackUser struct {
+	u    *authn.UserInfo
+	info *request.Info
+}
 
 // withLoopbackUser starts the loopback chain. An in-process call runs in
 // its caller's context, which may be that of another request (a kubelet
@@ -52,12 +60,16 @@ type loopbackUser struct{ u *authn.UserInfo }
 func withLoopbackUser(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		var u *authn.UserInfo
+		var info *request.Info
 		if p, ok := req.Context().Value(loopbackUserKey{}).(*loopbackUser); ok && p != nil {
-			u = p.u
+			u, info = p.u, p.info
+		}
+		if !info.ParsedFrom(req) {
+			info = request.Parse(req)
 		}
 		ctx := context.WithValue(req.Context(), loopbackUserKey{}, (*loopbackUser)(nil))
 		ctx = authn.WithUser(ctx, u) // nil: no user, the privileged loopback
-		ctx = request.WithInfo(ctx, request.Parse(req))
+		ctx = request.WithInfo(ctx, info)
 		h.ServeHTTP(w, req.WithContext(ctx))
 	})
 }

@@ -144,8 +144,8 @@ type Server struct {
 	authorizer authz.Authorizer
 	ruleLister authz.RuleResolver
 	// admission is the chain every store runs on client writes, and
-	// webhookConfigs the webhook configurations it reads, cached
-	// (admission_setup.go).
+	// webhookConfigs the webhook configurations and admission policies
+	// (and their bindings) it reads, cached (admission_setup.go).
 	admission      admission.Chain
 	webhookConfigs map[string]*configCache
 	// modes are the --authorization-mode's, in order.
@@ -207,6 +207,7 @@ func New(cfg Config) (*Server, error) {
 		// (admission_setup.go).
 		s.webhookConfigs = map[string]*configCache{
 			"mutatingwebhookconfigurations": {}, "validatingwebhookconfigurations": {},
+			"validatingadmissionpolicies": {}, "validatingadmissionpolicybindings": {},
 		}
 		chain, err := s.admissionChain()
 		if err != nil {
@@ -479,8 +480,12 @@ func (s *Server) routes() http.Handler {
 
 func withRequestInfo(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := request.Parse(r)
-		h.ServeHTTP(w, r.WithContext(request.WithInfo(r.Context(), info)))
+		if info, ok := request.InfoFrom(r.Context()); ok && info.ParsedFrom(r) {
+			// The loopback's chain parsed this very request already.
+			h.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(request.WithInfo(r.Context(), request.Parse(r))))
 	})
 }
 

@@ -144,3 +144,32 @@ func TestRestartedKubeletReadsItsNode(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, api.ConditionTrue, findNodeCondition(node.Status.Conditions, api.NodeReady).Status)
 }
+
+// Between reports the heartbeat posts no status (the conditions are
+// checked, nothing is rendered), and the five-minute report renders the
+// whole status again: the same as registration's but for the conditions'
+// heartbeat times; their transition times stay.
+func TestStatusReportRendersTheWholeStatus(t *testing.T) {
+	f := newFixture(t, Config{})
+	writes := &requests{next: &client.InProcessTransport{Handler: f.env.Server.Handler()}, method: http.MethodPut, path: "/api/v1/nodes/node-1/status"}
+	cl, err := client.New(client.Config{Server: "http://in-process", Transport: writes, UserAgent: "kubelet"})
+	require.NoError(t, err)
+	f.k.c = cl
+	registered, err := f.env.Client.Nodes().Get(f.ctx, "", "node-1")
+	require.NoError(t, err)
+	start := f.clk.Now()
+	f.until(start.Add(DefaultNodeStatusReportFrequency - 10*time.Second))
+	assert.Zero(t, writes.count(), "no status written between reports")
+	f.until(start.Add(DefaultNodeStatusReportFrequency + 10*time.Second))
+	assert.Equal(t, 1, writes.count(), "the report")
+	reported, err := f.env.Client.Nodes().Get(f.ctx, "", "node-1")
+	require.NoError(t, err)
+	require.Len(t, reported.Status.Conditions, len(nodeConditions))
+	want := registered.Status.DeepCopy()
+	for i := range want.Conditions {
+		got := reported.Status.Conditions[i]
+		assert.False(t, got.LastHeartbeatTime.Time.Before(start.Add(DefaultNodeStatusReportFrequency)), "%s reported at %v", got.Type, got.LastHeartbeatTime)
+		want.Conditions[i].LastHeartbeatTime = got.LastHeartbeatTime
+	}
+	assert.Equal(t, *want, reported.Status)
+}

@@ -3,6 +3,7 @@ package request
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -24,6 +25,11 @@ type Info struct {
 	Name        string
 	// Parts are the path segments after the version (for error messages).
 	Parts []string
+
+	// url and method are those of the request Parse read (nil for
+	// ParseParts): see ParsedFrom.
+	url    *url.URL
+	method string
 }
 
 // namespaceSubresources are subresources of a namespace itself, not
@@ -33,7 +39,26 @@ var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
 
 // Parse reads an Info from a request.
 func Parse(r *http.Request) *Info {
-	return ParseParts(r.Method, r.URL.Path, r.URL.Query().Get("watch"))
+	watch := ""
+	if r.URL.RawQuery != "" {
+		watch = r.URL.Query().Get("watch")
+	}
+	info := ParseParts(r.Method, r.URL.Path, watch)
+	info.url, info.method = r.URL, r.Method
+	return info
+}
+
+// ParsedFrom says whether Parse read info from r (or from a copy of r
+// with another context: http.Request.WithContext keeps the URL). A
+// request's filters and handlers each need its Info (the loopback's
+// identity, authorization, audit, the handler), and parsing it again in
+// each was a few per cent of a Lease renewal's CPU; but only r's own Info
+// may be reused: an in-process call made while serving another request (a
+// kubelet reading a ConfigMap to serve an exec, an admission step) carries
+// the outer request's Info in its context, and a request rewritten on its
+// way has another URL.
+func (info *Info) ParsedFrom(r *http.Request) bool {
+	return info != nil && info.url != nil && info.url == r.URL && info.method == r.Method
 }
 
 // ParseParts is Parse for the method, path and value of the watch query
