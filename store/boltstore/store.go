@@ -210,7 +210,7 @@ func Open(cfg Config) (s *Store, err error) {
 		wal:     w,
 		pending: map[string]change{},
 		local:   map[string]int{},
-		hub: store.NewBroadcaster(cfg.Watch, rev),
+		hub:     store.NewBroadcaster(cfg.Watch, rev),
 		// Buffered, so that a writer hands its op over without waiting
 		// for the loop to take it: while a commit syncs, the next batch's
 		// writers queue here and are woken once, when their batch is
