@@ -395,8 +395,11 @@ func (s *Store) commitLoop() {
 		case o := <-s.ops:
 			batch = append(batch[:0], o)
 		case <-timer.C:
-			armed = false
-			_ = s.checkpoint()
+			// A failed checkpoint (a full disk) is tried again an
+			// interval later: the log keeps the writes meanwhile.
+			if armed = s.checkpoint() != nil; armed {
+				timer.Reset(s.cfg.CheckpointInterval)
+			}
 			continue
 		case <-s.stop:
 			// Close waited for every writer handing an op over; the ops
