@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -335,8 +336,11 @@ func TestReadsMergeTheLogOverTheFile(t *testing.T) {
 	model := map[string]store.KeyValue{}
 	for step := range 600 {
 		k := fmt.Sprintf("/m/%02d", rnd.IntN(40))
-		if rnd.IntN(8) == 0 {
+		switch rnd.IntN(8) {
+		case 0:
 			k = fmt.Sprintf("/other/%02d", rnd.IntN(5)) // outside the prefix
+		case 1:
+			k = fmt.Sprintf("/m/sub/%02d", rnd.IntN(10)) // a directory under it
 		}
 		cur, exists := model[k]
 		switch {
@@ -359,39 +363,32 @@ func TestReadsMergeTheLogOverTheFile(t *testing.T) {
 		if step%20 != 0 {
 			continue
 		}
-		var want []store.KeyValue
-		for _, kv := range model {
-			if len(kv.Key) > 3 && kv.Key[:3] == "/m/" {
-				want = append(want, kv)
+		// Prefixes: a directory with a subdirectory, part of a name
+		// (inside a directory), the subdirectory, nothing there.
+		for _, prefix := range []string{"/m/", "/m/1", "/m/sub/", "/none/"} {
+			var want []store.KeyValue
+			for _, kv := range model {
+				if strings.HasPrefix(kv.Key, prefix) {
+					want = append(want, kv)
+				}
 			}
-		}
-		slices.SortFunc(want, func(a, b store.KeyValue) int {
-			if a.Key < b.Key {
-				return -1
+			slices.SortFunc(want, func(a, b store.KeyValue) int { return strings.Compare(a.Key, b.Key) })
+			limit := int64(1 + rnd.IntN(7))
+			var got []store.KeyValue
+			after := ""
+			for {
+				res, err := s.List(bg, prefix, store.ListOptions{Limit: limit, StartAfter: after})
+				require.NoError(t, err)
+				assert.Equal(t, s.Revision(), res.Revision)
+				got = append(got, res.Items...)
+				if !res.More {
+					break
+				}
+				require.Len(t, res.Items, int(limit))
+				after = res.Items[len(res.Items)-1].Key
 			}
-			return 1
-		})
-		limit := int64(1 + rnd.IntN(7))
-		var got []store.KeyValue
-		after := ""
-		for {
-			res, err := s.List(bg, "/m/", store.ListOptions{Limit: limit, StartAfter: after})
-			require.NoError(t, err)
-			assert.Equal(t, s.Revision(), res.Revision)
-			got = append(got, res.Items...)
-			if !res.More {
-				break
-			}
-			require.Len(t, res.Items, int(limit))
-			after = res.Items[len(res.Items)-1].Key
+			require.Equal(t, want, got, "step %d, prefix %s", step, prefix)
 		}
-		if want == nil {
-			want = []store.KeyValue{}
-		}
-		if got == nil {
-			got = []store.KeyValue{}
-		}
-		require.Equal(t, want, got, "step %d", step)
 		for i := range 40 {
 			k := fmt.Sprintf("/m/%02d", i)
 			kv, err := s.Get(bg, k)
