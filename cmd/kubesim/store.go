@@ -63,6 +63,10 @@ func storeCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: revision %d, %d keys\n", rep.Path, rep.Revision, rep.Keys)
+	if rep.LogWrites > 0 {
+		fmt.Fprintf(stdout, "%s%s: %d more acknowledged writes, up to revision %d, committed to the file at the next open\n",
+			rep.Path, boltstore.WALSuffix, rep.LogWrites, rep.LogRevision)
+	}
 	for _, p := range rep.Problems {
 		fmt.Fprintln(stdout, "  problem:", p)
 	}

@@ -2,7 +2,9 @@ package boltstore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -14,6 +16,12 @@ type CheckReport struct {
 	Path     string
 	Revision int64
 	Keys     int
+	// LogWrites are the write-ahead log's acknowledged writes past
+	// Revision (a crash came before their checkpoint); the next open
+	// commits them to the file, up to LogRevision. The file's keys and
+	// problems above are the file's alone.
+	LogWrites   int
+	LogRevision int64
 	// Problems lists every fault found, each naming where it is.
 	Problems []string
 }
@@ -115,7 +123,23 @@ func Check(path string) (rep *CheckReport, err error) {
 			return nil
 		})
 	})
+	if err == nil {
+		err = checkLog(rep)
+	}
 	return rep, err
+}
+
+// checkLog counts the log's writes past the file's revision, read-only.
+func checkLog(rep *CheckReport) error {
+	f, err := os.Open(rep.Path + WALSuffix)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	rep.LogRevision, err = replayWAL(f, rep.Revision, func(change) error { rep.LogWrites++; return nil })
+	return err
 }
 
 func decodeRev(b []byte) uint64 {

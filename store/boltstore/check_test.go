@@ -1,11 +1,15 @@
 package boltstore
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/store"
 )
 
 func TestCheckHealthyFile(t *testing.T) {
@@ -78,4 +82,36 @@ func TestCheckFindsDamage(t *testing.T) {
 			assert.Equal(t, before, after, "check changes nothing")
 		})
 	}
+}
+
+// After a crash before the checkpoint the file is behind; check says how
+// many writes the log adds and up to which revision, and changes nothing.
+func TestCheckCountsTheLogsWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	s, err := Open(noCheckpoint(path))
+	require.NoError(t, err)
+	for i := range 4 {
+		_, err := s.Create(bg, fmt.Sprintf("/k/%d", i), []byte(`{}`), store.CreateOptions{})
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.checkpointNow())
+	for i := range 3 {
+		_, err := s.Update(bg, fmt.Sprintf("/k/%d", i), []byte(`{"v":1}`), store.Preconditions{})
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.crash())
+	rep, err := Check(path)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Equal(t, int64(4), rep.Revision)
+	assert.Equal(t, 3, rep.LogWrites)
+	assert.Equal(t, int64(7), rep.LogRevision)
+
+	s, err = Open(Config{Path: path})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	rep, err = Check(path)
+	require.NoError(t, err)
+	assert.Equal(t, int64(7), rep.Revision)
+	assert.Zero(t, rep.LogWrites, "a clean close leaves nothing in the log")
 }

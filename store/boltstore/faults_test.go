@@ -133,6 +133,10 @@ func TestFailedCommitChangesNothing(t *testing.T) {
 // reopens the file and requires every printed key.
 const childEnv = "KUBESIM_STORE_CRASH_CHILD"
 
+// childNoCheckpointEnv makes the child never checkpoint: every write it
+// acknowledges is in the write-ahead log only when it is killed.
+const childNoCheckpointEnv = "KUBESIM_STORE_CRASH_CHILD_NO_CHECKPOINT"
+
 // TestMain runs the child instead of the tests when the parent asks for it:
 // the child is never a test, so it never passes or skips silently.
 func TestMain(m *testing.M) {
@@ -144,7 +148,11 @@ func TestMain(m *testing.M) {
 
 // crashChild writes keys until it is killed; it never returns.
 func crashChild(path string) {
-	s, err := Open(Config{Path: path})
+	cfg := Config{Path: path}
+	if os.Getenv(childNoCheckpointEnv) != "" {
+		cfg = noCheckpoint(path)
+	}
+	s, err := Open(cfg)
 	if err != nil {
 		fmt.Println("ERR", err)
 		os.Exit(2)
@@ -162,10 +170,20 @@ func crashChild(path string) {
 	}
 }
 
+// The child is killed between checkpoints (every 100 ms by default) or,
+// with no checkpoint at all, with every write in the log only.
 func TestAcknowledgedWritesSurviveKill9(t *testing.T) {
+	t.Run("default", func(t *testing.T) { testKill9(t, false) })
+	t.Run("no checkpoint", func(t *testing.T) { testKill9(t, true) })
+}
+
+func testKill9(t *testing.T, noCheckpoint bool) {
 	path := filepath.Join(t.TempDir(), FileName)
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), childEnv+"="+path)
+	if noCheckpoint {
+		cmd.Env = append(cmd.Env, childNoCheckpointEnv+"=1")
+	}
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -194,6 +212,9 @@ func TestAcknowledgedWritesSurviveKill9(t *testing.T) {
 	}
 	_ = cmd.Wait()
 	require.GreaterOrEqual(t, len(acked), 300)
+	if noCheckpoint {
+		require.Zero(t, fileRevision(t, path), "the bbolt file has none of the writes: the log has them all")
+	}
 
 	s, err := Open(Config{Path: path})
 	require.NoError(t, err, "the file opens cleanly after kill -9")

@@ -22,6 +22,9 @@ func writeN(t *testing.T, n int) string {
 	for i := range n {
 		_, err := s.Create(context.Background(), fmt.Sprintf("/k/%d", i), []byte(`{}`), store.CreateOptions{})
 		require.NoError(t, err)
+		// One bbolt transaction per write, as the meta-page tests
+		// count them.
+		require.NoError(t, s.checkpointNow())
 	}
 	require.NoError(t, s.Close())
 	return path

@@ -97,3 +97,5 @@ func decodeRecord(b []byte, f recordFormat) (record, error) {
 	r.value = append([]byte(nil), b[off+int(l):]...)
 	return r, nil
 }
+
+func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }

@@ -48,6 +48,7 @@ func TestDamagedRecordFailsSafe(t *testing.T) {
 		_, err := s.Create(bg, k, []byte(`{"v":"`+k+`"}`), store.CreateOptions{})
 		require.NoError(t, err)
 	}
+	require.NoError(t, s.checkpointNow(), "the records are in the bbolt file")
 	require.NoError(t, s.db.Update(func(tx *boltTx) error {
 		b := tx.Bucket(bucketKV)
 		raw := append([]byte(nil), b.Get([]byte("/k/b"))...)

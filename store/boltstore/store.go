@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,14 +46,24 @@ type Config struct {
 	OpenTimeout time.Duration
 	// MaxBatch caps the writes committed in one transaction (default 1024).
 	MaxBatch int
+	// CheckpointInterval is how long acknowledged writes may live in the
+	// write-ahead log and in memory only before they are committed to the
+	// bbolt file (default 100ms, etcd's backend batch interval).
+	CheckpointInterval time.Duration
+	// CheckpointWrites commits them sooner, once this many are waiting
+	// (default 10,000, etcd's backend batch limit).
+	CheckpointWrites int
 	// Watch sizes the event window and the watcher buffers.
 	Watch store.BroadcasterConfig
 	// Logger receives the store's few log lines (default: discard).
 	Logger *slog.Logger
 
-	// beforeCommit, when set by a test in this package, runs at the end of
-	// each write transaction; an error fails the commit (fault injection).
-	beforeCommit func() error
+	// beforeCommit, when set by a test in this package, runs before each
+	// batch is written to the log; an error fails the commit (fault
+	// injection). beforeCheckpoint runs at the end of each checkpoint's
+	// bbolt transaction; an error fails the checkpoint.
+	beforeCommit     func() error
+	beforeCheckpoint func() error
 	// afterCommit, when set by a benchmark, runs right after a successful
 	// commit, before events are published.
 	afterCommit func()
@@ -63,11 +74,38 @@ type Store struct {
 	cfg    Config
 	format recordFormat
 	db     *bolt.DB
+	wal    *wal
 	hub    *store.Broadcaster
 	rev    atomic.Int64
 	ops    chan *op
 	stop   chan struct{}
 	done   chan struct{}
+
+	// mu guards pending (and rev moves with it): the acknowledged writes
+	// not yet checkpointed into the bbolt file, latest change per key.
+	// Only the commit loop changes them; a reader looks at pending and
+	// opens its bbolt transaction under one RLock, so that it sees every
+	// acknowledged write exactly once, whether a checkpoint is running
+	// or not (see doc.go).
+	mu      sync.RWMutex
+	pending map[string]change
+	// pendingDirs indexes pending by the key's directory (the key up to
+	// and with its last "/"), so that a List visits only the directories
+	// under its prefix: the admission plugins list (mostly empty)
+	// prefixes on every create, and a scan of all of pending each time
+	// was most of the CPU while 5,000 nodes registered.
+	pendingDirs map[string]map[string]struct{}
+
+	// Commit-loop state, reused from batch to batch.
+	changes []change
+	events  []store.Event
+	local   map[string]int // key -> index in changes, within one batch
+
+	// abandon makes the commit loop stop without the final checkpoint
+	// (tests: a crash after the acknowledgements); stopErr is the final
+	// checkpoint's outcome.
+	abandon bool
+	stopErr error
 
 	// closeMu makes Close wait for writers that are handing an op to the
 	// commit loop, and makes later writers see closed.
@@ -83,6 +121,8 @@ const (
 	opCreate opKind = iota
 	opUpdate
 	opDelete
+	// opCheckpoint asks the commit loop for a checkpoint now (tests).
+	opCheckpoint
 )
 
 type op struct {
@@ -106,6 +146,12 @@ func Open(cfg Config) (s *Store, err error) {
 	}
 	if cfg.MaxBatch <= 0 {
 		cfg.MaxBatch = 1024
+	}
+	if cfg.CheckpointInterval <= 0 {
+		cfg.CheckpointInterval = 100 * time.Millisecond
+	}
+	if cfg.CheckpointWrites <= 0 {
+		cfg.CheckpointWrites = 10000
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -151,13 +197,27 @@ func Open(cfg Config) (s *Store, err error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("data file %s: %w", cfg.Path, err)
 	}
+	w, err := openWAL(cfg.Path+WALSuffix, cfg.UnsafeNoFsync)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if rev, err = replay(db, w, rev, format, cfg.Logger); err != nil {
+		_ = w.close(false)
+		_ = db.Close()
+		return nil, fmt.Errorf("data file %s: %w", cfg.Path, err)
+	}
 	if cfg.UnsafeNoFsync {
 		cfg.Logger.Warn("UNSAFE: fsync is off; acknowledged writes can be lost on a crash", "file", cfg.Path)
 	}
 	s = &Store{
-		cfg: cfg,
-		db:  db,
-		hub: store.NewBroadcaster(cfg.Watch, rev),
+		cfg:         cfg,
+		db:          db,
+		wal:         w,
+		pending:     map[string]change{},
+		pendingDirs: map[string]map[string]struct{}{},
+		local:       map[string]int{},
+		hub:         store.NewBroadcaster(cfg.Watch, rev),
 		// Buffered, so that a writer hands its op over without waiting
 		// for the loop to take it: while a commit syncs, the next batch's
 		// writers queue here and are woken once, when their batch is
@@ -171,6 +231,39 @@ func Open(cfg Config) (s *Store, err error) {
 	s.rev.Store(rev)
 	go s.commitLoop()
 	return s, nil
+}
+
+// replay commits to the bbolt file the log's acknowledged writes past its
+// revision rev (those a crash kept from their checkpoint), in one synced
+// transaction, and returns the new revision. Only then may the log be
+// written over from its start.
+func replay(db *bolt.DB, w *wal, rev int64, f recordFormat, logger *slog.Logger) (int64, error) {
+	last := rev
+	err := db.Update(func(tx *bolt.Tx) error {
+		kv := tx.Bucket(bucketKV)
+		var err error
+		last, err = replayWAL(w.f, rev, func(c change) error {
+			if c.deleted {
+				return kv.Delete([]byte(c.key))
+			}
+			return kv.Put([]byte(c.key), c.rec.encode(f))
+		})
+		if err != nil {
+			return err
+		}
+		if last == rev {
+			return errNothingWritten
+		}
+		return tx.Bucket(bucketMeta).Put(keyRevision, encodeRev(last))
+	})
+	switch {
+	case errors.Is(err, errNothingWritten):
+		return rev, nil
+	case err != nil:
+		return rev, fmt.Errorf("replay the write-ahead log %s: %w", w.path, err)
+	}
+	logger.Info("replayed the write-ahead log", "file", w.path, "writes", last-rev, "revision", last)
+	return last, nil
 }
 
 // lockError words an error of bolt.Open.
@@ -290,31 +383,83 @@ func (s *Store) submit(ctx context.Context, o *op) (store.KeyValue, error) {
 }
 
 // commitLoop is the single writer. Whatever writers queued while the
-// previous transaction was syncing goes into the next one, so N concurrent
+// previous batch was being synced goes into the next one, so N concurrent
 // writers share one fsync (group commit). bbolt's own db.Batch does the
 // same but waits on a 10 ms timer, which caps small groups of writers.
+//
+// The loop also checkpoints: every CheckpointInterval after the first
+// write not yet in the bbolt file, or sooner once CheckpointWrites are
+// waiting. The interval is wall time on purpose: it paces disk I/O, not
+// anything simulated, and no answer depends on when it runs.
 func (s *Store) commitLoop() {
 	defer close(s.done)
 	batch := make([]*op, 0, s.cfg.MaxBatch)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	armed := false
 	for {
 		select {
 		case o := <-s.ops:
 			batch = append(batch[:0], o)
+		case <-timer.C:
+			// A failed checkpoint (a full disk) is tried again an
+			// interval later: the log keeps the writes meanwhile.
+			if armed = s.checkpoint() != nil; armed {
+				timer.Reset(s.cfg.CheckpointInterval)
+			}
+			continue
 		case <-s.stop:
 			// Close waited for every writer handing an op over; the ops
 			// still queued were handed over, so they are committed.
 			for {
 				if batch = s.fill(batch[:0]); len(batch) == 0 {
-					return
+					break
 				}
 				s.commit(batch)
+				s.answerCheckpoints(batch)
 				clear(batch)
 			}
+			timer.Stop()
+			if !s.abandon {
+				s.stopErr = s.checkpoint()
+			}
+			return
 		}
 		batch = s.fill(batch)
 		s.commit(batch)
+		if s.answerCheckpoints(batch) || len(s.pending) >= s.cfg.CheckpointWrites || s.wal.off >= walCheckpointBytes {
+			if s.checkpoint() == nil {
+				timer.Stop()
+				armed = false
+			}
+		}
 		clear(batch)
+		if len(s.pending) > 0 && !armed {
+			timer.Reset(s.cfg.CheckpointInterval)
+			armed = true
+		}
 	}
+}
+
+// walCheckpointBytes bounds the log between checkpoints, whatever the
+// number of writes.
+const walCheckpointBytes = 64 << 20
+
+// answerCheckpoints runs the checkpoint asked for by opCheckpoint ops in
+// batch, if any, and answers them. It reports whether there were any.
+func (s *Store) answerCheckpoints(batch []*op) bool {
+	asked := false
+	for _, o := range batch {
+		if o.kind != opCheckpoint {
+			continue
+		}
+		if !asked {
+			asked = true
+			o.err = s.checkpoint()
+		}
+		close(o.done)
+	}
+	return asked
 }
 
 // fill adds the queued ops to batch, up to MaxBatch, without waiting.
@@ -330,127 +475,209 @@ func (s *Store) fill(batch []*op) []*op {
 	return batch
 }
 
-// errNothingWritten rolls back a transaction in which every op failed its
-// checks, saving a pointless sync.
+// errNothingWritten rolls back a transaction that has nothing to write.
 var errNothingWritten = errors.New("nothing written")
 
-// commit applies batch in one transaction, then publishes its events and
-// answers the writers.
+// commit checks batch's ops against the current state (the bbolt file
+// under the not yet checkpointed writes), appends the ones that pass to
+// the write-ahead log as one synced entry, and only then makes them
+// visible to readers, publishes their events and answers the writers.
 func (s *Store) commit(batch []*op) {
 	base := s.rev.Load()
-	var events []store.Event
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	changes, events := s.changes[:0], s.events[:0]
+	tx, err := s.db.Begin(false)
+	if err == nil {
 		kv := tx.Bucket(bucketKV)
 		rev := base
-		events = events[:0]
 		for _, o := range batch {
+			if o.kind == opCheckpoint {
+				continue
+			}
 			o.err = nil
-			ev, err := apply(kv, o, rev+1, s.format)
+			old, found, damaged := s.current(kv, changes, o.key)
+			c, ev, err := apply(o, old, found, damaged, rev+1)
 			if err != nil {
-				if isStoreError(err) {
-					o.err = err
-					continue
-				}
-				return err
+				o.err = err
+				continue
 			}
 			rev++
+			s.local[o.key] = len(changes)
+			changes = append(changes, c)
 			events = append(events, ev)
 		}
-		if rev == base {
-			return errNothingWritten
+		_ = tx.Rollback()
+		for _, c := range changes {
+			delete(s.local, c.key)
 		}
-		if err := tx.Bucket(bucketMeta).Put(keyRevision, encodeRev(rev)); err != nil {
-			return err
+		if len(changes) > 0 {
+			if s.cfg.beforeCommit != nil {
+				err = s.cfg.beforeCommit()
+			}
+			if err == nil {
+				err = s.wal.appendBatch(changes)
+			}
 		}
-		if s.cfg.beforeCommit != nil {
-			return s.cfg.beforeCommit()
-		}
-		return nil
-	})
+	}
 	switch {
-	case err == nil:
+	case err == nil && len(changes) > 0:
 		if s.cfg.afterCommit != nil {
 			s.cfg.afterCommit()
 		}
+		s.mu.Lock()
+		for _, c := range changes {
+			if _, ok := s.pending[c.key]; !ok {
+				dir := dirOf(c.key)
+				keys := s.pendingDirs[dir]
+				if keys == nil {
+					keys = map[string]struct{}{}
+					s.pendingDirs[dir] = keys
+				}
+				keys[c.key] = struct{}{}
+			}
+			s.pending[c.key] = c
+		}
 		s.rev.Store(events[len(events)-1].Revision)
+		s.mu.Unlock()
 		// Publish before answering: once a writer has its reply, every
 		// watcher already has the event in its buffer.
 		s.hub.Publish(events...)
-	case errors.Is(err, errNothingWritten):
-	default:
-		// bbolt rolled the transaction back: nothing of it is visible and
-		// the counter was not advanced. Every write in it fails.
+	case err != nil:
+		// Nothing of the batch is visible and the counter did not move:
+		// every write in it fails, and the next batch is written over it.
 		s.cfg.Logger.Error("commit failed", "file", s.cfg.Path, "err", err)
+		s.wal.discard()
 		for _, o := range batch {
-			if o.err == nil {
+			if o.err == nil && o.kind != opCheckpoint {
 				o.err = fmt.Errorf("commit to %s failed: %w", s.cfg.Path, err)
 			}
 		}
 	}
+	clear(events) // drop the values: the buffers live on
+	clear(changes)
+	s.changes, s.events = changes[:0], events[:0]
 	for _, o := range batch {
-		close(o.done)
+		if o.kind != opCheckpoint {
+			close(o.done)
+		}
 	}
+}
+
+// current is key's latest state for the commit loop: an earlier write of
+// the same batch, else a write not yet checkpointed, else the bbolt file.
+func (s *Store) current(kv *bolt.Bucket, batch []change, key string) (old record, found, damaged bool) {
+	c, ok := change{}, false
+	if i, in := s.local[key]; in {
+		c, ok = batch[i], true
+	} else {
+		// Only this goroutine writes pending: no lock to read it.
+		c, ok = s.pending[key]
+	}
+	if ok {
+		return c.rec, !c.deleted, false
+	}
+	raw := kv.Get([]byte(key))
+	if raw == nil {
+		return record{}, false, false
+	}
+	old, err := decodeRecord(raw, s.format)
+	return old, true, err != nil
+}
+
+// checkpoint commits the pending writes to the bbolt file in one synced
+// transaction (etcd's backend commit), then forgets them and starts the
+// log over. On failure (a full disk) nothing is forgotten: the log still
+// holds them, reads still see them, and the next checkpoint tries again.
+func (s *Store) checkpoint() error {
+	if len(s.pending) == 0 {
+		s.wal.reset()
+		return nil
+	}
+	keys := make([]string, 0, len(s.pending))
+	for k := range s.pending {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // bbolt fills its pages best in key order
+	rev := s.rev.Load()
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		kv := tx.Bucket(bucketKV)
+		for _, k := range keys {
+			c := s.pending[k]
+			var err error
+			if c.deleted {
+				err = kv.Delete([]byte(k))
+			} else {
+				err = kv.Put([]byte(k), c.rec.encode(s.format))
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := tx.Bucket(bucketMeta).Put(keyRevision, encodeRev(rev)); err != nil {
+			return err
+		}
+		if s.cfg.beforeCheckpoint != nil {
+			return s.cfg.beforeCheckpoint()
+		}
+		return nil
+	})
+	if err != nil {
+		s.cfg.Logger.Error("checkpoint failed; the write-ahead log keeps the writes", "file", s.cfg.Path, "err", err)
+		return fmt.Errorf("checkpoint to %s failed: %w", s.cfg.Path, err)
+	}
+	s.mu.Lock()
+	// New maps, not cleared ones: a map keeps its size, and a list or a
+	// checkpoint walking a large, nearly empty one pays for all of it.
+	s.pending = map[string]change{}
+	s.pendingDirs = map[string]map[string]struct{}{}
+	s.mu.Unlock()
+	s.wal.reset()
+	return nil
 }
 
 func isStoreError(err error) bool {
 	return errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrKeyExists) || errors.Is(err, store.ErrConflict)
 }
 
-// apply performs one op inside the transaction at revision rev. A store
-// error (exists, not found, conflict) fails only this op; any other error
-// fails the transaction.
+// apply performs one op at revision rev on the key's current record
+// (found says whether it exists) and returns the change to log and the
+// event to publish. A failed check (exists, not found, conflict) fails
+// only this op.
 //
 // A damaged record may be rewritten or deleted (that is how it is
 // repaired) with what can still be read of it: its revisions. Its old
 // value is gone, so events carry none.
-func apply(kv *bolt.Bucket, o *op, rev int64, f recordFormat) (store.Event, error) {
-	key := []byte(o.key)
-	raw := kv.Get(key)
-	var old record
-	damaged := false
-	if raw != nil {
-		var err error
-		old, err = decodeRecord(raw, f)
-		damaged = err != nil
-	}
+func apply(o *op, old record, found, damaged bool, rev int64) (change, store.Event, error) {
 	if o.kind == opCreate {
-		if raw != nil {
-			return store.Event{}, &store.KeyError{Err: store.ErrKeyExists, Key: o.key}
+		if found {
+			return change{}, store.Event{}, &store.KeyError{Err: store.ErrKeyExists, Key: o.key}
 		}
 		rec := record{createRev: rev, modRev: rev, uid: o.uid, value: o.value}
-		if err := kv.Put(key, rec.encode(f)); err != nil {
-			return store.Event{}, err
-		}
-		o.res = store.KeyValue{Key: o.key, Value: o.value, UID: o.uid, CreateRevision: rev, ModRevision: rev}
-		return store.Event{Type: store.Added, Key: o.key, Value: o.value, UID: o.uid, CreateRevision: rev, Revision: rev}, nil
+		o.res = rec.keyValue(o.key)
+		return change{key: o.key, rec: rec},
+			store.Event{Type: store.Added, Key: o.key, Value: o.value, UID: o.uid, CreateRevision: rev, Revision: rev}, nil
 	}
-	if raw == nil {
-		return store.Event{}, &store.KeyError{Err: store.ErrNotFound, Key: o.key}
+	if !found {
+		return change{}, store.Event{}, &store.KeyError{Err: store.ErrNotFound, Key: o.key}
 	}
 	if err := checkPreconditions(o.key, old, o.pre); err != nil {
-		return store.Event{}, err
+		return change{}, store.Event{}, err
 	}
 	if o.kind == opUpdate {
 		rec := record{createRev: old.createRev, modRev: rev, uid: old.uid, value: o.value}
-		if err := kv.Put(key, rec.encode(f)); err != nil {
-			return store.Event{}, err
-		}
-		o.res = store.KeyValue{Key: o.key, Value: o.value, UID: old.uid, CreateRevision: old.createRev, ModRevision: rev}
+		o.res = rec.keyValue(o.key)
 		typ := store.Modified
 		if damaged {
 			// No reader could see the damaged value: to watchers the
 			// rewritten object is new.
 			typ = store.Added
 		}
-		return store.Event{Type: typ, Key: o.key, Value: o.value, PrevValue: old.value,
+		return change{key: o.key, rec: rec}, store.Event{Type: typ, Key: o.key, Value: o.value, PrevValue: old.value,
 			UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
 	}
-	if err := kv.Delete(key); err != nil {
-		return store.Event{}, err
-	}
 	o.res = store.KeyValue{Key: o.key, Value: old.value, UID: old.uid, CreateRevision: old.createRev, ModRevision: rev}
-	return store.Event{Type: store.Deleted, Key: o.key, Value: old.value, PrevValue: old.value,
-		UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
+	return change{key: o.key, rec: record{modRev: rev}, deleted: true},
+		store.Event{Type: store.Deleted, Key: o.key, Value: old.value, PrevValue: old.value,
+			UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
 }
 
 func checkPreconditions(key string, cur record, pre store.Preconditions) error {
@@ -471,15 +698,38 @@ func (s *Store) Get(ctx context.Context, key string) (store.KeyValue, error) {
 		return store.KeyValue{}, err
 	}
 	var kv store.KeyValue
-	err := s.view(func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucketKV).Get([]byte(key))
-		if raw == nil {
-			return &store.KeyError{Err: store.ErrNotFound, Key: key}
+	err := s.read(func(pending map[string]change) bool {
+		c, ok := pending[key]
+		if ok {
+			kv = c.keyValue()
 		}
-		kv = s.readRecord(key, raw)
-		return nil
+		return ok
+	}, func(tx *bolt.Tx) {
+		if raw := tx.Bucket(bucketKV).Get([]byte(key)); raw != nil {
+			kv = s.readRecord(key, raw)
+		}
 	})
+	if err == nil && kv.Key == "" {
+		err = &store.KeyError{Err: store.ErrNotFound, Key: key}
+	}
 	return kv, err
+}
+
+// dirOf is key up to and with its last "/" ("" when it has none).
+func dirOf(key string) string {
+	return key[:strings.LastIndexByte(key, '/')+1]
+}
+
+// keyValue is what a read of a not yet checkpointed change returns: no
+// key for a deletion. The value is copied, as one read from bbolt is, so
+// that no caller holds the store's own bytes.
+func (c change) keyValue() store.KeyValue {
+	if c.deleted {
+		return store.KeyValue{}
+	}
+	kv := c.rec.keyValue(c.key)
+	kv.Value = bytes.Clone(kv.Value)
+	return kv
 }
 
 // readRecord turns a stored record into a KeyValue. A damaged one comes
@@ -499,41 +749,105 @@ func (r record) keyValue(key string) store.KeyValue {
 	return store.KeyValue{Key: key, Value: r.value, UID: r.uid, CreateRevision: r.createRev, ModRevision: r.modRev}
 }
 
-// view runs a read transaction unless the store is closed.
-func (s *Store) view(fn func(*bolt.Tx) error) error {
+// read is every read's view of the store, unless it is closed: first the
+// writes not yet checkpointed (fromPending; true when it needs nothing
+// more), then a bbolt read transaction. Both are taken under one RLock of
+// mu: a checkpoint forgets its writes (under the lock) only after they
+// are committed to the file, so the transaction opened here holds every
+// write that pending no longer does, and the reader sees each
+// acknowledged write once, as of one revision.
+//
+// fromBolt runs after the lock is released, so that a long list does not
+// hold up the commit loop. Nobody waits for mu while holding a bbolt
+// transaction, which keeps bbolt's remap (it waits for readers) free of
+// deadlock.
+func (s *Store) read(fromPending func(map[string]change) bool, fromBolt func(*bolt.Tx)) error {
 	s.closeMu.RLock()
 	defer s.closeMu.RUnlock()
 	if s.closed {
 		return store.ErrClosed
 	}
-	return s.db.View(fn)
+	s.mu.RLock()
+	if fromPending(s.pending) {
+		s.mu.RUnlock()
+		return nil
+	}
+	tx, err := s.db.Begin(false)
+	s.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	fromBolt(tx)
+	return nil
 }
 
-// List implements store.Interface. The items and the revision come from one
-// read transaction, so they agree.
+// List implements store.Interface. The items and the revision are one
+// view: the not yet checkpointed writes under the prefix, merged in key
+// order over the bbolt file's, at the revision of the last of them.
 func (s *Store) List(ctx context.Context, prefix string, opts store.ListOptions) (store.ListResult, error) {
 	if err := ctx.Err(); err != nil {
 		return store.ListResult{}, err
 	}
 	var res store.ListResult
-	err := s.view(func(tx *bolt.Tx) error {
-		res.Revision = int64(binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyRevision)))
+	var over []change
+	err := s.read(func(pending map[string]change) bool {
+		res.Revision = s.rev.Load()
+		for dir, keys := range s.pendingDirs {
+			// A key is its directory and a name without "/": it can
+			// have the prefix only if the directory has it, or is a
+			// prefix of it.
+			all := strings.HasPrefix(dir, prefix)
+			if !all && !strings.HasPrefix(prefix, dir) {
+				continue
+			}
+			for k := range keys {
+				if (all || strings.HasPrefix(k, prefix)) && k > opts.StartAfter {
+					over = append(over, pending[k])
+				}
+			}
+		}
+		return false
+	}, func(tx *bolt.Tx) {
+		slices.SortFunc(over, func(a, b change) int { return strings.Compare(a.key, b.key) })
 		c := tx.Bucket(bucketKV).Cursor()
 		start := prefix
 		if opts.StartAfter > start {
 			start = opts.StartAfter
 		}
-		for k, v := c.Seek([]byte(start)); k != nil && strings.HasPrefix(string(k), prefix); k, v = c.Next() {
-			if opts.StartAfter != "" && string(k) <= opts.StartAfter {
+		k, v := c.Seek([]byte(start))
+		for {
+			inBolt := k != nil && strings.HasPrefix(string(k), prefix)
+			if inBolt && opts.StartAfter != "" && string(k) <= opts.StartAfter {
+				k, v = c.Next()
 				continue
+			}
+			var item store.KeyValue
+			switch {
+			case !inBolt && len(over) == 0:
+				return
+			case inBolt && (len(over) == 0 || string(k) < over[0].key):
+				item = s.readRecord(string(k), v)
+				k, v = c.Next()
+			default:
+				// A newer write of this key (or of a key bbolt has
+				// not got yet) wins over the file.
+				ch := over[0]
+				over = over[1:]
+				if inBolt && string(k) == ch.key {
+					k, v = c.Next()
+				}
+				if ch.deleted {
+					continue
+				}
+				item = ch.keyValue()
 			}
 			if opts.Limit > 0 && int64(len(res.Items)) == opts.Limit {
 				res.More = true
-				break
+				return
 			}
-			res.Items = append(res.Items, s.readRecord(string(k), v))
+			res.Items = append(res.Items, item)
 		}
-		return nil
 	})
 	return res, err
 }
@@ -562,7 +876,9 @@ func (s *Store) Compact(ctx context.Context, revision int64) error {
 }
 
 // Close implements store.Interface: writes already handed to the commit
-// loop are committed, then watches end and the file is closed.
+// loop are committed, a last checkpoint puts everything in the bbolt file
+// (the log is then cut to nothing), then watches end and the file is
+// closed.
 func (s *Store) Close() error {
 	s.closeMu.Lock()
 	if s.closed {
@@ -574,5 +890,20 @@ func (s *Store) Close() error {
 	close(s.stop)
 	<-s.done
 	s.hub.Close()
-	return s.db.Close()
+	clean := !s.abandon && s.stopErr == nil
+	return errors.Join(s.stopErr, s.wal.close(clean), s.db.Close())
+}
+
+// checkpointNow has the commit loop checkpoint at once (tests).
+func (s *Store) checkpointNow() error {
+	_, err := s.submit(context.Background(), &op{kind: opCheckpoint})
+	return err
+}
+
+// crash stops the store as a killed process would after its last
+// acknowledgement: nothing more reaches the bbolt file (no checkpoint),
+// the log is left as it is (tests).
+func (s *Store) crash() error {
+	s.abandon = true
+	return s.Close()
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,6 +23,28 @@ func openTest(t testing.TB, dir string, w store.BroadcasterConfig) store.Interfa
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Options{Open: openTest, Persistent: true})
+}
+
+// The same suite with every read served from the writes not yet
+// checkpointed (no checkpoint before Close), and with a checkpoint after
+// every write (every read from the bbolt file).
+func TestConformanceCheckpointModes(t *testing.T) {
+	modes := map[string]Config{
+		"never":       {CheckpointInterval: time.Hour, CheckpointWrites: 1 << 30},
+		"every write": {CheckpointWrites: 1},
+	}
+	for name, mode := range modes {
+		t.Run(name, func(t *testing.T) {
+			storetest.Run(t, storetest.Options{Persistent: true,
+				Open: func(t testing.TB, dir string, w store.BroadcasterConfig) store.Interface {
+					cfg := mode
+					cfg.Path, cfg.Watch = filepath.Join(dir, FileName), w
+					s, err := Open(cfg)
+					require.NoError(t, err)
+					return s
+				}})
+		})
+	}
 }
 
 // Writers racing Close: every write is either acknowledged, and then on
