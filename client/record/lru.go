@@ -9,20 +9,20 @@ import "container/list"
 type lru[V any] struct {
 	size  int
 	order *list.List // front: most recently used; values are *lruEntry[V]
-	items map[string]*list.Element
+	items map[digest]*list.Element
 }
 
 type lruEntry[V any] struct {
-	key   string
+	key   digest
 	value V
 }
 
 func newLRU[V any](size int) *lru[V] {
-	return &lru[V]{size: size, order: list.New(), items: map[string]*list.Element{}}
+	return &lru[V]{size: size, order: list.New(), items: map[digest]*list.Element{}}
 }
 
 // get returns the value of key and marks it used.
-func (c *lru[V]) get(key string) (V, bool) {
+func (c *lru[V]) get(key digest) (V, bool) {
 	if e, ok := c.items[key]; ok {
 		c.order.MoveToFront(e)
 		return e.Value.(*lruEntry[V]).value, true
@@ -32,7 +32,7 @@ func (c *lru[V]) get(key string) (V, bool) {
 }
 
 // add sets key to value, forgetting the oldest entry when full.
-func (c *lru[V]) add(key string, value V) {
+func (c *lru[V]) add(key digest, value V) {
 	if e, ok := c.items[key]; ok {
 		c.order.MoveToFront(e)
 		e.Value.(*lruEntry[V]).value = value
