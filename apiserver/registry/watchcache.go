@@ -54,48 +54,62 @@ type cachedEvent struct {
 }
 
 // cacheWatcher is one watch served from the shared stream. The cacher
-// never blocks on a watcher: it appends to the watcher's queue, and the
-// watcher's own goroutine (serve) hands the queue on to out, which its
-// client reads. The queue grows only while events wait — a watcher that
-// keeps up holds one event at a time — and is bounded by limit: a
-// watcher with limit events undelivered is ended with "expired", the same
-// rule and the same count as a channel buffer of limit slots would give,
-// without allocating the slots up front (Kubernetes' cacheWatcher has a
-// small input channel and a goroutine too; it ends a watcher that blocks
-// the dispatch past a timeout, kubesim one that fills its bound, which
-// does not depend on timing).
+// never blocks on a watcher. While the client keeps up, an event goes
+// straight into out, a channel of a few slots, as into any buffered
+// channel; when out is full the event waits in the watcher's queue, which
+// the watcher's own goroutine (serve) hands on to out in order. The queue
+// grows only while events wait and is bounded by limit: a watcher with
+// limit events unread (in out, in the queue, or in serve's hands) is
+// ended with "expired", the same rule and the same count as a channel
+// buffer of limit slots would give, without allocating the slots up
+// front. (Kubernetes' cacheWatcher also has a small input channel and a
+// goroutine; it ends a watcher that blocks the dispatch past a timeout,
+// kubesim one that fills its bound, which does not depend on timing.)
 type cacheWatcher struct {
 	filter  watchFilter
 	from    int64
 	indexed string // "field=value" it is indexed under, or ""
 	done    bool   // under cacher.mu: ended, nothing more is queued
-	// limit is how many undelivered events it may hold.
+	// limit is how many unread events it may hold.
 	limit int
-	// out is what the client reads: unbuffered, so every event not yet
-	// read is in queue or in serve's hands (sending), and counted.
-	out  chan WatchEvent
-	wake chan struct{} // one slot: "queue changed"
+	out   chan WatchEvent // what the client reads; outBuffer slots
+	wake  chan struct{}   // one slot: "the queue changed"
 
-	mu sync.Mutex // queue, head, sending, closed
-	// queue[head:] are the events not yet handed on, oldest first.
+	mu sync.Mutex // queue, head, sending, closed; sends to out by push
+	// queue[head:] are the events waiting for room in out, oldest first.
 	queue   []WatchEvent
 	head    int
-	sending bool // serve holds one event, waiting for the client to read it
+	sending bool // serve holds one event, waiting for room in out
 	closed  bool // the queue ends after its last event (an ERROR, if any)
 }
 
+// outBuffer is how many events a watcher's channel holds: the client of a
+// watcher that keeps up reads them from there, as from any buffered
+// channel, and the queue stays empty.
+const outBuffer = 8
+
 // pendingLocked is how many events the client has not read yet.
 func (cw *cacheWatcher) pendingLocked() int {
-	n := len(cw.queue) - cw.head
+	n := len(cw.out) + len(cw.queue) - cw.head
 	if cw.sending {
 		n++
 	}
 	return n
 }
 
-// push queues ev (an ERROR ending the watch with end) and wakes serve.
+// push hands ev on: straight into out when nothing waits before it and
+// out has room, else into the queue for serve. end (ev is then an ERROR,
+// or nothing) ends the queue.
 func (cw *cacheWatcher) push(ev WatchEvent, end bool) {
 	cw.mu.Lock()
+	if ev.Type != "" && !end && cw.head == len(cw.queue) && !cw.sending {
+		select {
+		case cw.out <- ev:
+			cw.mu.Unlock()
+			return
+		default:
+		}
+	}
 	if len(cw.queue) == cap(cw.queue) && cw.head > 0 {
 		// Full, with room at the front: move the waiting events down
 		// rather than grow, so the array stays near what waits.
@@ -126,7 +140,7 @@ func (cw *cacheWatcher) next() (ev WatchEvent, ok, end bool) {
 	cw.queue[cw.head] = WatchEvent{} // the queue no longer keeps the object
 	cw.head++
 	if cw.head == len(cw.queue) {
-		// Drained: keep a small array for the next event, let a big
+		// Drained: keep a small array for the next wait, let a big
 		// one (a burst, the initial events) go.
 		if cap(cw.queue) > smallQueue {
 			cw.queue = nil
@@ -205,7 +219,7 @@ func (c *cacher) watch(ctx context.Context, filter watchFilter, start []WatchEve
 	// The initial events are the queue's first content; they count
 	// against the bound as they would fill a channel buffer.
 	cw := &cacheWatcher{filter: filter, from: from, limit: len(start) + buffer, queue: start,
-		out: make(chan WatchEvent), wake: make(chan struct{}, 1)}
+		out: make(chan WatchEvent, min(outBuffer, len(start)+buffer)), wake: make(chan struct{}, 1)}
 	for i := range c.window {
 		if ev := &c.window[i]; ev.rev > from {
 			c.deliverLocked(cw, ev)
