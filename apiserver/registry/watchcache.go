@@ -29,8 +29,9 @@ import (
 // A watcher may hold cacheBuffer undelivered events (indexedBuffer when it
 // selects an exact field value, and so sees few) before it is ended with
 // "expired" and its client lists again: controllers that watch everything
-// get room for bursts, a thousand kubelets do not cost a thousand big
-// buffers.
+// get room for bursts. These are bounds, not allocations: a watcher's
+// queue grows only as events actually wait (see cacheWatcher), so five
+// thousand kubelets that keep up hold almost nothing.
 const (
 	cacheWindow   = 4096
 	cacheBuffer   = 8192
@@ -53,13 +54,112 @@ type cachedEvent struct {
 	plabels labels.Set
 }
 
+// cacheWatcher is one watch served from the shared stream. The cacher
+// never blocks on a watcher. While the client keeps up, an event goes
+// straight into out, a channel of a few slots, as into any buffered
+// channel; when out is full the event waits in the watcher's queue, which
+// the watcher's own goroutine (serve) hands on to out in order. The queue
+// grows only while events wait and is bounded by limit: a watcher with
+// limit events unread (in out, in the queue, or in serve's hands) is
+// ended with "expired", the same rule and the same count as a channel
+// buffer of limit slots would give, without allocating the slots up
+// front. (Kubernetes' cacheWatcher also has a small input channel and a
+// goroutine; it ends a watcher that blocks the dispatch past a timeout,
+// kubesim one that fills its bound, which does not depend on timing.)
 type cacheWatcher struct {
 	filter  watchFilter
 	from    int64
-	out     chan WatchEvent
 	indexed string // "field=value" it is indexed under, or ""
-	done    bool
+	done    bool   // under cacher.mu: ended, nothing more is queued
+	// limit is how many unread events it may hold.
+	limit int
+	out   chan WatchEvent // what the client reads; outBuffer slots
+	wake  chan struct{}   // one slot: "the queue changed"
+
+	mu sync.Mutex // queue, head, sending, closed; sends to out by push
+	// queue[head:] are the events waiting for room in out, oldest first.
+	queue   []WatchEvent
+	head    int
+	sending bool // serve holds one event, waiting for room in out
+	closed  bool // the queue ends after its last event (an ERROR, if any)
 }
+
+// outBuffer is how many events a watcher's channel holds: the client of a
+// watcher that keeps up reads them from there, as from any buffered
+// channel, and the queue stays empty.
+const outBuffer = 8
+
+// pendingLocked is how many events the client has not read yet.
+func (cw *cacheWatcher) pendingLocked() int {
+	n := len(cw.out) + len(cw.queue) - cw.head
+	if cw.sending {
+		n++
+	}
+	return n
+}
+
+// push hands ev on: straight into out when nothing waits before it and
+// out has room, else into the queue for serve. end (ev is then an ERROR,
+// or nothing) ends the queue.
+func (cw *cacheWatcher) push(ev WatchEvent, end bool) {
+	cw.mu.Lock()
+	if ev.Type != "" && !end && cw.head == len(cw.queue) && !cw.sending {
+		select {
+		case cw.out <- ev:
+			cw.mu.Unlock()
+			return
+		default:
+		}
+	}
+	if len(cw.queue) == cap(cw.queue) && cw.head > 0 {
+		// Full, with room at the front: move the waiting events down
+		// rather than grow, so the array stays near what waits.
+		n := copy(cw.queue, cw.queue[cw.head:])
+		clear(cw.queue[n:])
+		cw.queue, cw.head = cw.queue[:n], 0
+	}
+	if ev.Type != "" {
+		cw.queue = append(cw.queue, ev)
+	}
+	cw.closed = cw.closed || end
+	cw.mu.Unlock()
+	select {
+	case cw.wake <- struct{}{}:
+	default: // already woken
+	}
+}
+
+// next takes the oldest waiting event for sending. It reports ok false
+// when there is none, and end true when none will come.
+func (cw *cacheWatcher) next() (ev WatchEvent, ok, end bool) {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	if cw.head == len(cw.queue) {
+		return WatchEvent{}, false, cw.closed
+	}
+	ev = cw.queue[cw.head]
+	cw.queue[cw.head] = WatchEvent{} // the queue no longer keeps the object
+	cw.head++
+	if cw.head == len(cw.queue) {
+		// Drained: keep a small array for the next wait, let a big
+		// one (a burst, the initial events) go.
+		if cap(cw.queue) > smallQueue {
+			cw.queue = nil
+		}
+		cw.queue, cw.head = cw.queue[:0], 0
+	}
+	cw.sending = true
+	return ev, true, false
+}
+
+func (cw *cacheWatcher) sent() {
+	cw.mu.Lock()
+	cw.sending = false
+	cw.mu.Unlock()
+}
+
+// smallQueue is the largest queue array a drained watcher keeps.
+const smallQueue = 16
 
 type cacher struct {
 	s *Store
@@ -118,25 +218,56 @@ func (c *cacher) watch(ctx context.Context, filter watchFilter, start []WatchEve
 	if exactFieldRequirement(filter.opts) {
 		buffer = c.indexedBuffer
 	}
-	// One slot more than the watcher may fill: the ERROR event that ends
-	// it when it falls behind always has room (see deliverLocked).
-	cw := &cacheWatcher{filter: filter, from: from, out: make(chan WatchEvent, len(start)+buffer+1)}
-	for _, ev := range start {
-		cw.out <- ev
-	}
+	// The initial events are the queue's first content; they count
+	// against the bound as they would fill a channel buffer.
+	cw := &cacheWatcher{filter: filter, from: from, limit: len(start) + buffer, queue: start,
+		out: make(chan WatchEvent, min(outBuffer, len(start)+buffer)), wake: make(chan struct{}, 1)}
 	for i := range c.window {
 		if ev := &c.window[i]; ev.rev > from {
 			c.deliverLocked(cw, ev)
 		}
 	}
-	c.addLocked(cw)
-	go func() {
-		<-ctx.Done()
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.endLocked(cw, nil)
-	}()
+	if !cw.done {
+		c.addLocked(cw)
+	}
+	go c.serve(ctx, cw)
 	return cw.out, true
+}
+
+// serve hands a watcher's queue on to its client, one event at a time,
+// until the queue ends (the watcher was ended: out closes after the last
+// event) or ctx does (the client left: out closes at once).
+func (c *cacher) serve(ctx context.Context, cw *cacheWatcher) {
+	defer close(cw.out)
+	for {
+		ev, ok, end := cw.next()
+		if end {
+			return
+		}
+		if !ok {
+			select {
+			case <-cw.wake:
+				continue
+			case <-ctx.Done():
+				c.end(cw)
+				return
+			}
+		}
+		select {
+		case cw.out <- ev:
+			cw.sent()
+		case <-ctx.Done():
+			c.end(cw)
+			return
+		}
+	}
+}
+
+// end ends cw because its client left.
+func (c *cacher) end(cw *cacheWatcher) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.endLocked(cw, nil)
 }
 
 // startLocked starts the shared store watch from revision from.
@@ -219,11 +350,13 @@ func (c *cacher) endLocked(cw *cacheWatcher, err error) {
 			}
 		}
 	}
+	// The ERROR goes past the bound: the client always learns why its
+	// watch ended.
+	var last WatchEvent
 	if err != nil {
-		// Never blocks: deliverLocked leaves the last slot for this.
-		cw.out <- WatchEvent{Type: api.WatchEventError, Err: err}
+		last = WatchEvent{Type: api.WatchEventError, Err: err}
 	}
-	close(cw.out)
+	cw.push(last, true)
 	if len(c.all) == 0 && c.stream != nil && !c.keep {
 		// Nobody watches this resource any more (its CRD may be gone):
 		// stop the shared stream; the next watch starts a new one.
@@ -403,14 +536,17 @@ func (c *cacher) deliverLocked(cw *cacheWatcher, ev *cachedEvent) {
 	if !ok {
 		return
 	}
-	// Every send happens under c.mu, so the free room seen here cannot
-	// shrink before the send; the last slot is kept for endLocked's
-	// ERROR event, so that the client learns why its watch ended.
-	if len(cw.out) >= cap(cw.out)-1 {
+	// Events are queued only under c.mu, so what waits cannot grow
+	// between this count and the push (it can only shrink, as the
+	// client reads).
+	cw.mu.Lock()
+	full := cw.pendingLocked() >= cw.limit
+	cw.mu.Unlock()
+	if full {
 		c.endLocked(cw, api.NewResourceExpired("the watcher fell too far behind and was closed; list again"))
 		return
 	}
-	cw.out <- wev
+	cw.push(wev, false)
 }
 
 // skipDamaged reports the deletion of a damaged record (a corrupt object,

@@ -196,9 +196,14 @@ func TestSlowWatcherGetsExpiredErrorEvent(t *testing.T) {
 			for i := range 6 {
 				e.relabel("x", "v"+strconv.Itoa(i))
 			}
-			// The cacher dispatches on its own goroutine: wait for the
-			// watcher's buffer to hold its three events and the error.
-			require.Eventually(t, func() bool { return len(ch) == 4 }, eventWait, time.Millisecond)
+			// The cacher dispatches on its own goroutine: wait for it to
+			// end the watcher, which then holds its three events and the
+			// error.
+			require.Eventually(t, func() bool {
+				e.s.cacher.mu.Lock()
+				defer e.s.cacher.mu.Unlock()
+				return len(e.s.cacher.all) == 0
+			}, eventWait, time.Millisecond)
 			var last WatchEvent
 			n := 0
 			for ev := range ch {

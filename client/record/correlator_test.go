@@ -84,6 +84,30 @@ func TestIdenticalEventsArePatchedCounts(t *testing.T) {
 	assert.Equal(t, map[string]int{http.MethodPost: 1, http.MethodPatch: 2}, cnt.writes())
 }
 
+// Two events differing only in one field of the key that counts
+// identical events (here the container, by fieldPath; then the object's
+// UID: a pod recreated under the same name) are not folded into one
+// count: each is its own Event.
+func TestEventsDifferingInOneKeyFieldStayApart(t *testing.T) {
+	env := apiservertest.New(t)
+	r, cnt := stepRecorder(t, env)
+	a, b := rsRef, rsRef
+	a.FieldPath, b.FieldPath = "spec.containers{a}", "spec.containers{b}"
+	require.NoError(t, r.Eventf(bg, a, "Normal", "Pulled", "Image pulled"))
+	require.NoError(t, r.Eventf(bg, b, "Normal", "Pulled", "Image pulled"))
+	c := rsRef
+	c.UID = "rs-2"
+	require.NoError(t, r.Eventf(bg, c, "Normal", "Pulled", "Image pulled"))
+	evs := events(t, env)
+	require.Len(t, evs, 3)
+	seen := map[string]int32{}
+	for _, e := range evs {
+		seen[e.InvolvedObject.FieldPath+"/"+string(e.InvolvedObject.UID)] = e.Count
+	}
+	assert.Equal(t, map[string]int32{"spec.containers{a}/rs-1": 1, "spec.containers{b}/rs-1": 1, "/rs-2": 1}, seen)
+	assert.Equal(t, map[string]int{http.MethodPost: 3}, cnt.writes())
+}
+
 // The tenth similar event (same source, object, type and reason; a new
 // message) within ten minutes starts an aggregate Event; every similar
 // one after it raises that Event's count and takes its message.
