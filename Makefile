@@ -34,11 +34,13 @@ test: tools vet
 test-product:
 	$(GO) test $(TESTFLAGS) $$($(GO) list $(PKGS) | grep -v -x -e '$(MODULE)/cmd/kubesim' -e '$(MODULE)/examples/scenarios')
 
+# These two run beside everything else for the whole of `make test`, so
+# their packages get a longer limit than go test's 20 minutes below.
 test-kubectl:
-	$(GO) test $(TESTFLAGS) ./cmd/kubesim
+	$(GO) test $(TESTFLAGS) -timeout 35m ./cmd/kubesim
 
 test-scenarios:
-	$(GO) test $(TESTFLAGS) ./examples/scenarios
+	$(GO) test $(TESTFLAGS) -timeout 35m ./examples/scenarios
 
 test-e2e:
 	@if [ -f e2e/go.mod ]; then echo "== e2e: real Go clients (client-go, controller-runtime, k8s.io/api) and the web page in Chromium"; cd e2e && $(GO) test $(TESTFLAGS) ./...; fi
