@@ -87,17 +87,7 @@ func (t *InProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 		_ = pr.Close()
 		return nil, req.Context().Err()
 	}
-	return &http.Response{
-		Status:        http.StatusText(w.code),
-		StatusCode:    w.code,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        w.sent,
-		Body:          &cancelOnClose{ReadCloser: pr, cancel: cancel},
-		ContentLength: -1,
-		Request:       req,
-	}, nil
+	return response(req, w.code, w.sent, &cancelOnClose{ReadCloser: pr, cancel: cancel}, -1), nil
 }
 
 // roundTripBuffered serves a request that does not stream in the caller's
@@ -119,17 +109,22 @@ func (t *InProcessTransport) roundTripBuffered(req, sreq *http.Request, cancel c
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
+	return response(req, w.code, w.sent, io.NopCloser(bytes.NewReader(w.body.Bytes())), int64(w.body.Len())), nil
+}
+
+// response is the HTTP/1.1 answer both paths hand the caller.
+func response(req *http.Request, code int, header http.Header, body io.ReadCloser, length int64) *http.Response {
 	return &http.Response{
-		Status:        http.StatusText(w.code),
-		StatusCode:    w.code,
+		Status:        http.StatusText(code),
+		StatusCode:    code,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        w.sent,
-		Body:          io.NopCloser(bytes.NewReader(w.body.Bytes())),
-		ContentLength: int64(w.body.Len()),
+		Header:        header,
+		Body:          body,
+		ContentLength: length,
 		Request:       req,
-	}, nil
+	}
 }
 
 type cancelOnClose struct {

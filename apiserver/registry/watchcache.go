@@ -285,13 +285,15 @@ func (c *cacher) startLocked(from int64) bool {
 
 // keepRunning starts the shared stream if it is not running (from the
 // store's current revision) and keeps it running without watchers, so
-// that the object cache stays current for lists. It reports false when
-// the store refuses the watch (the cache is then the reads' own).
-func (c *cacher) keepRunning() bool {
+// that the object cache stays current for lists. When the store refuses
+// the watch the cache is the reads' own (objectCache says how).
+func (c *cacher) keepRunning() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.keep = true
-	return c.started || c.startLocked(c.s.storage.Revision())
+	if !c.started {
+		c.startLocked(c.s.storage.Revision())
+	}
 }
 
 // exactFieldRequirement reports whether opts select an exact field value,
