@@ -80,3 +80,20 @@ func TestLoopbackIgnoresTheCallersRequest(t *testing.T) {
 		"the kubelet's own node, authorized as a get of nodes (not as bob's exec)")
 	assert.Equal(t, http.StatusForbidden, serve(kubelet, "/api/v1/nodes"), "and as the kubelet")
 }
+
+// Writes counts every answered request that is not a read, through either
+// chain, refused ones too; reads leave it alone.
+func TestWritesCountsAnsweredRequestsThatAreNotReads(t *testing.T) {
+	srv := rbacServer(t, "Node,RBAC")
+	before := srv.Writes()
+	code, _, _ := call(t, srv.LoopbackHandler(), "", "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"a"}}`)
+	assert.Equal(t, http.StatusCreated, code)
+	assert.Equal(t, before+1, srv.Writes())
+	call(t, srv.LoopbackHandler(), "", "GET", "/api/v1/namespaces/default/configmaps", "")
+	call(t, srv.Handler(), "admin-token", "GET", "/api/v1/namespaces/default/configmaps/a", "")
+	assert.Equal(t, before+1, srv.Writes(), "reads are not counted")
+	code, _, _ = call(t, srv.Handler(), "bob-token", "DELETE", "/api/v1/namespaces/default/configmaps/a", "")
+	assert.Equal(t, http.StatusForbidden, code)
+	call(t, srv.Handler(), "admin-token", "PATCH", "/api/v1/namespaces/default/configmaps/a", `{"data":{"k":"v"}}`)
+	assert.Equal(t, before+3, srv.Writes(), "the HTTPS chain's writes, refused or not")
+}

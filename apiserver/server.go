@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gorilla/mux"
 
@@ -138,6 +139,9 @@ type Server struct {
 	crds        *crd.Server
 	// listeners hear of every change to the resources served.
 	listeners []func()
+	// writes counts the answered requests that may have changed what
+	// is served (Writes).
+	writes atomic.Uint64
 	// rbac: the roles and bindings cached for the authorizer, the
 	// authorizer of AuthorizationMode and its rule lister (issue 14).
 	rbac       *rbacregistry.Cache
@@ -384,7 +388,7 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 		if s.cfg.Audit != nil {
 			h = audit.WithAudit(h, s.cfg.Audit)
 		}
-		return s.withRecovery(withLoopbackUser(h))
+		return s.withWriteCount(s.withRecovery(withLoopbackUser(h)))
 	}
 	if s.authenticator != nil {
 		if s.authorizes() {
@@ -404,7 +408,28 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 		}
 		h = authn.WithAuthentication(h, s.authenticator, nil)
 	}
-	return s.withRecovery(h)
+	return s.withWriteCount(s.withRecovery(h))
+}
+
+// Writes counts the requests that may have changed what the server
+// serves — every request but a read (GET, HEAD, OPTIONS), those the
+// aggregator proxies to an extension API server included — each once it
+// has been answered. Step mode compares it to skip listing again what no
+// request changed (stepper.Config.Changes).
+func (s *Server) Writes() uint64 { return s.writes.Load() }
+
+// withWriteCount counts a request that is not a read once it has been
+// answered, whatever the answer: a refused write changes nothing, but
+// counting it costs only an extra list.
+func (s *Server) withWriteCount(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			defer s.writes.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Bootstrap creates the system namespaces if they do not exist yet, and

@@ -170,7 +170,11 @@ var ErrNotStepMode = errors.New("cluster: not in step mode")
 type Cluster struct {
 	cfg    Config
 	store  store.Interface
-	server *aggregator.Server
+	// changes is c.store in step mode when the store is the cluster's own:
+	// it tells informers which resources were written since they listed
+	// (listChanges).
+	changes *store.ChangeLog
+	server  *aggregator.Server
 	clock  clock.Clock
 	// stepper drives the loops in step mode (nil in live mode).
 	stepper *stepper.Stepper
@@ -234,7 +238,7 @@ func New(cfg Config) (*Cluster, error) {
 	var rnd io.Reader = rand.Reader
 	switch cfg.Mode {
 	case runmode.Step:
-		c.stepper = stepper.New(stepper.Config{Start: cfg.Start, Enabled: c.isEnabled})
+		c.stepper = stepper.New(stepper.Config{Start: cfg.Start, Enabled: c.isEnabled, Changes: c.allChanges})
 		c.clock = c.stepper.Clock()
 		var seed [32]byte
 		for i := range 8 {
@@ -355,7 +359,43 @@ func (c *Cluster) openStore() error {
 		return fmt.Errorf("removing the pods' scratch directories: %w", err)
 	}
 	c.store, c.ownsSt = st, true
+	if c.cfg.Mode == runmode.Step {
+		c.changes = store.WithChangeLog(st)
+		c.store = c.changes
+	}
 	return nil
+}
+
+// allChanges counts every change that could alter what any list returns
+// (stepper.Config.Changes): every write reaches the store or goes through
+// the API server (the aggregator's proxied ones to extension API servers
+// too), so one of the two counts grows.
+func (c *Cluster) allChanges() uint64 {
+	return uint64(c.store.Revision()) + c.server.Delegate().Writes()
+}
+
+// listChanges counts the writes that could alter what a list of gvr
+// returns (cache.FactoryConfig.Changes): those under its own storage
+// prefix, and those to the definitions that decide how it is served
+// (CustomResourceDefinitions and APIServices). A resource not served from
+// this server's storage (an extension API server's, metrics computed on
+// request) cannot be told: its informers list every time.
+func (c *Cluster) listChanges(gvr api.GroupVersionResource) (uint64, bool) {
+	if c.changes == nil {
+		return 0, false
+	}
+	srv := c.server.Delegate()
+	st, ok := srv.Store(gvr.Group, gvr.Version, gvr.Resource)
+	if !ok {
+		return 0, false
+	}
+	n := c.changes.Last(st.StoragePrefix())
+	for _, def := range [][3]string{{"apiextensions.k8s.io", "v1", "customresourcedefinitions"}, {"apiregistration.k8s.io", "v1", "apiservices"}} {
+		if d, ok := srv.Store(def[0], def[1], def[2]); ok {
+			n += c.changes.Last(d.StoragePrefix())
+		}
+	}
+	return uint64(n), true
 }
 
 // servedResources lists what the API server serves, for the garbage

@@ -166,6 +166,9 @@ func (c *Cluster) newInformerFactory() *cache.Factory {
 		c.detector = cache.NewMutationDetector()
 	}
 	cfg := cache.FactoryConfig{Share: c.cfg.Mode == runmode.Live, Detector: c.detector}
+	if c.changes != nil {
+		cfg.Changes = c.listChanges
+	}
 	if cfg.Share {
 		cfg.Client, _ = c.client("kube-controller-manager/shared-informers", apiserver.FixedIdentity(&controllerManagerUser))
 	}
@@ -174,12 +177,17 @@ func (c *Cluster) newInformerFactory() *cache.Factory {
 
 // privateInformers is the informer factory of a component outside the
 // controller manager (the scheduler, a kubelet): its own informers, watched
-// by the cluster's cache mutation detector (nil when that is off).
+// by the cluster's cache mutation detector and, in step mode, told which
+// resources were written since they listed (nil when neither applies).
 func (c *Cluster) privateInformers() *cache.Factory {
-	if c.detector == nil {
+	if c.detector == nil && c.changes == nil {
 		return nil
 	}
-	return cache.NewFactory(cache.FactoryConfig{Detector: c.detector})
+	cfg := cache.FactoryConfig{Detector: c.detector}
+	if c.changes != nil {
+		cfg.Changes = c.listChanges
+	}
+	return cache.NewFactory(cfg)
 }
 
 // CheckCacheMutations reports a shared object some component changed in

@@ -52,12 +52,33 @@ type Config struct {
 	// Enabled reports whether the actor of a switch name may run (nil:
 	// every one).
 	Enabled func(name string) bool
+	// Changes, when set, returns a count that grows with every change to
+	// what a list could return (a write answered by the API server, a
+	// write to storage). A loop whose lists were read at the same count
+	// and the same time on the clock has nothing new to read, so Step
+	// does not list again for it. Kubernetes' informers never relist to
+	// stay current (they watch); step mode relists before every unit of
+	// work, and this keeps that from costing a list per informer per step
+	// when nothing changed (about half of all steps write nothing).
+	Changes func() uint64
+}
+
+// syncMark is the moment a loop's lists were last read: the change count
+// and the clock's time.
+type syncMark struct {
+	changes uint64
+	at      time.Time
 }
 
 // loop is one controller the stepper visits, with the actor it is of.
 type loop struct {
 	ctrl  *controllers.Controller
 	actor *Actor
+	// synced is when its lists were last read whole, if ok; absent says
+	// that read found its resource not served.
+	synced syncMark
+	ok     bool
+	absent bool
 }
 
 // name is the loop's name in the trace.
@@ -74,6 +95,7 @@ type Stepper struct {
 	clock   *clock.Fake
 	started time.Time
 	enabled func(string) bool
+	changes func() uint64
 
 	mu      sync.Mutex
 	loops   []*loop
@@ -91,7 +113,7 @@ func New(cfg Config) *Stepper {
 		cfg.Enabled = func(string) bool { return true }
 	}
 	fake := clock.NewFake(cfg.Start)
-	return &Stepper{clock: fake, started: fake.Now(), enabled: cfg.Enabled}
+	return &Stepper{clock: fake, started: fake.Now(), enabled: cfg.Enabled, changes: cfg.Changes}
 }
 
 // Clock is the stepper's fake clock, to build the loops with; only the
@@ -174,15 +196,26 @@ func (s *Stepper) activeLoops() []*loop {
 func (s *Stepper) Step(ctx context.Context) (Entry, bool, error) {
 	all := s.activeLoops()
 	loops := all[:0:0]
+	mark, marked := s.mark()
 	for _, l := range all {
+		if marked && l.ok && l.synced == mark {
+			// Nothing was written since its lists were read.
+			if !l.absent {
+				loops = append(loops, l)
+			}
+			continue
+		}
+		l.ok = false
 		if err := l.ctrl.Sync(ctx); err != nil {
 			if api.IsNotFound(err) {
 				// It watches a resource not served yet (an operator
 				// whose CRD is not applied yet): it has nothing to do.
+				l.synced, l.ok, l.absent = mark, marked, true
 				continue
 			}
 			return Entry{}, false, err
 		}
+		l.synced, l.ok, l.absent = mark, marked, false
 		loops = append(loops, l)
 	}
 	s.mu.Lock()
@@ -219,6 +252,15 @@ func (s *Stepper) Step(ctx context.Context) (Entry, bool, error) {
 		return e, true, nil
 	}
 	return Entry{}, false, nil
+}
+
+// mark reads the change count and the clock before any list: a write that
+// ends after it raises the count, so the next Step lists again.
+func (s *Stepper) mark() (syncMark, bool) {
+	if s.changes == nil {
+		return syncMark{}, false
+	}
+	return syncMark{changes: s.changes(), at: s.clock.Now()}, true
 }
 
 // nextDeadline is the earliest time a loop has delayed work, among the

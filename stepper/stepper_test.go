@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
 )
@@ -82,4 +83,72 @@ func TestStepperOrderSwitchesPausesAndTime(t *testing.T) {
 	assert.NotZero(t, notes)
 	assert.Contains(t, lines, "[   1.000s]  time advances")
 	assert.Contains(t, lines, "[   1.000s]  a                      again  (saw requeue after 1s)  (no change)")
+}
+
+// countingSource counts its Syncs and fails them with err.
+type countingSource struct {
+	syncs int
+	err   error
+}
+
+func (c *countingSource) Run(context.Context) {}
+func (c *countingSource) Sync(context.Context) error {
+	c.syncs++
+	return c.err
+}
+func (c *countingSource) HasSynced() bool { return true }
+
+// With Config.Changes, a loop's lists are read again only when the count
+// or the clock moved since they were last read; a loop whose resource is
+// not served stays out until then.
+func TestStepListsAgainOnlyAfterAChange(t *testing.T) {
+	var changes uint64
+	s := New(Config{Changes: func() uint64 { return changes }})
+	var seen []string
+	a, b := newLoop(t, s, "a", &seen), newLoop(t, s, "b", &seen)
+	src, absent := &countingSource{}, &countingSource{err: api.NewNotFound(api.GroupResource{Resource: "crontabs"}, "")}
+	a.AddSource(src)
+	b.AddSource(absent)
+	s.Add(Actor{Switch: "a", Loops: []*controllers.Controller{a}})
+	s.Add(Actor{Switch: "b", Loops: []*controllers.Controller{b}})
+
+	step := func() {
+		t.Helper()
+		_, _, err := s.Step(bg)
+		require.NoError(t, err)
+	}
+	step()
+	step()
+	assert.Equal(t, 1, src.syncs, "nothing changed: listed once")
+	assert.Equal(t, 1, absent.syncs)
+
+	b.Enqueue("1", controllers.Cause{Event: "test"})
+	step()
+	assert.Empty(t, seen, "the loop whose resource is not served stays out")
+
+	changes++
+	step()
+	assert.Equal(t, 2, src.syncs, "a change: listed again")
+	assert.Equal(t, 2, absent.syncs)
+
+	s.clock.SetTime(s.clock.Now().Add(time.Second))
+	step()
+	assert.Equal(t, 3, src.syncs, "the clock moved: listed again")
+
+	absent.err = nil
+	changes++
+	step()
+	assert.Equal(t, []string{"b:1"}, seen, "served now: it runs")
+
+	// Without Changes every step lists.
+	plain := New(Config{})
+	c := newLoop(t, plain, "c", &seen)
+	every := &countingSource{}
+	c.AddSource(every)
+	plain.Add(Actor{Switch: "c", Loops: []*controllers.Controller{c}})
+	for range 3 {
+		_, _, err := plain.Step(bg)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 3, every.syncs)
 }

@@ -106,6 +106,11 @@ func (s *Store) prefix(ns string) string {
 
 func (s *Store) key(ns, name string) string { return s.prefix(ns) + name }
 
+// StoragePrefix is the key prefix of every object of the resource:
+// "/registry/<group>/<resource>/", the group "core" for the core group
+// (two resources sharing their storage share it too).
+func (s *Store) StoragePrefix() string { return s.prefix("") }
+
 // encode serializes obj for storage, without its resourceVersion (the
 // store's revision is the resourceVersion, put back on decode). Its errors
 // are API errors, ready for the client.

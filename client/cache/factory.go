@@ -22,6 +22,7 @@ type Factory struct {
 	client   *client.Client
 	share    bool
 	detector *MutationDetector
+	changes  func(api.GroupVersionResource) (uint64, bool)
 
 	mu        sync.Mutex
 	informers map[factoryKey]any
@@ -39,11 +40,16 @@ type FactoryConfig struct {
 	// Detector, when set, watches every object the informers hand out for
 	// changes (KUBE_CACHE_MUTATION_DETECTOR); for tests.
 	Detector *MutationDetector
+	// Changes, when set, counts the writes that could change what a list
+	// of a resource returns, or says it cannot tell (false: a resource
+	// served elsewhere, say). Step mode's Sync skips the list of an
+	// informer whose count has not moved since its last one.
+	Changes func(api.GroupVersionResource) (uint64, bool)
 }
 
 // NewFactory returns a factory.
 func NewFactory(cfg FactoryConfig) *Factory {
-	return &Factory{client: cfg.Client, share: cfg.Share, detector: cfg.Detector, informers: map[factoryKey]any{}}
+	return &Factory{client: cfg.Client, share: cfg.Share, detector: cfg.Detector, changes: cfg.Changes, informers: map[factoryKey]any{}}
 }
 
 // factoryKey identifies a shared informer: the same resource decoded into
@@ -65,9 +71,7 @@ func For[T api.Object](f *Factory, res *client.Resource[T], ns string, opts clie
 		return New(res, ns, opts, logger)
 	}
 	if !f.share {
-		inf := New(res, ns, opts, logger)
-		inf.detector = f.detector
-		return inf
+		return Private(f, res, ns, opts, logger)
 	}
 	key := factoryKey{gvr: res.Info().GroupVersionResource(), typ: reflect.TypeFor[T](), ns: ns, opts: opts}
 	f.mu.Lock()
@@ -100,6 +104,10 @@ func Private[T api.Object](f *Factory, res *client.Resource[T], ns string, opts 
 	inf := New(res, ns, opts, logger)
 	if f != nil {
 		inf.detector = f.detector
+		if f.changes != nil {
+			gvr := res.Info().GroupVersionResource()
+			inf.changes = func() (uint64, bool) { return f.changes(gvr) }
+		}
 	}
 	return inf
 }

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"crypto/rand"
+	"net/http"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -191,4 +192,48 @@ func TestBuiltinIndexesAreBuiltOnFirstUse(t *testing.T) {
 	inf.mu.RLock()
 	assert.Len(t, inf.indices, 2, "only the indexes asked for")
 	inf.mu.RUnlock()
+}
+
+// With a change count (step mode), Sync lists only when the count moved
+// since its last list; a resource whose count cannot be told is listed
+// every time.
+func TestSyncListsOnlyWhenTheChangeCountMoved(t *testing.T) {
+	c, _ := testServer(t, 0)
+	ctx := context.Background()
+	cms := c.ConfigMaps()
+	count, known := uint64(1), true
+	f := NewFactory(FactoryConfig{Changes: func(gvr api.GroupVersionResource) (uint64, bool) {
+		assert.Equal(t, api.GroupVersionResource{Version: "v1", Resource: "configmaps"}, gvr)
+		return count, known
+	}})
+	inf := For(f, cms, "", client.ListOptions{}, nil)
+	rec := &recorder{}
+	inf.AddHandler(rec.handler())
+	_, err := cms.Create(ctx, cm("a", nil))
+	require.NoError(t, err)
+	require.NoError(t, inf.Sync(ctx))
+	assert.Equal(t, []string{"add a"}, rec.snapshot(), "the first Sync lists")
+
+	// A write the count does not show (as no real write is): not listed.
+	_, err = cms.Create(ctx, cm("b", nil))
+	require.NoError(t, err)
+	require.NoError(t, inf.Sync(ctx))
+	assert.Equal(t, []string{"add a"}, rec.snapshot(), "the count did not move: no list")
+
+	count++
+	require.NoError(t, inf.Sync(ctx))
+	assert.Equal(t, []string{"add a", "add b"}, rec.snapshot(), "the count moved: listed")
+
+	known = false
+	_, err = cms.Create(ctx, cm("c", nil))
+	require.NoError(t, err)
+	require.NoError(t, inf.Sync(ctx))
+	assert.Equal(t, []string{"add a", "add b", "add c"}, rec.snapshot(), "an unknown count lists every time")
+
+	// A list that failed is not remembered: the next Sync lists.
+	known = true
+	failing := For(f, client.NewInProcess(http.NotFoundHandler(), "test").ConfigMaps(), "", client.ListOptions{}, nil)
+	require.Error(t, failing.Sync(ctx))
+	assert.False(t, failing.HasSynced())
+	assert.Error(t, failing.Sync(ctx), "listed again, not skipped")
 }
