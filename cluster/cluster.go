@@ -168,14 +168,14 @@ var ErrNotStepMode = errors.New("cluster: not in step mode")
 
 // Cluster is a running control plane.
 type Cluster struct {
-	cfg    Config
-	store  store.Interface
+	cfg   Config
+	store store.Interface
 	// changes is c.store in step mode when the store is the cluster's own:
 	// it tells informers which resources were written since they listed
 	// (listChanges).
 	changes *store.ChangeLog
 	server  *aggregator.Server
-	clock  clock.Clock
+	clock   clock.Clock
 	// stepper drives the loops in step mode (nil in live mode).
 	stepper *stepper.Stepper
 	tmpDir  string
