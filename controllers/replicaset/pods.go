@@ -79,14 +79,15 @@ func PodsToDelete(pods []*api.Pod, n int) []*api.Pod {
 // fails once instead of hundreds of times. It returns the number of
 // successes and the first error.
 func slowStartBatch(count, initialBatchSize int, fn func() error) (int, error) {
-	return slowStartBatchParallel(count, initialBatchSize, false, fn)
+	return slowStartBatchParallel(count, initialBatchSize, false, fn, nil)
 }
 
 // slowStartBatchParallel is slowStartBatch whose batches run their calls
 // concurrently when parallel is set, as Kubernetes does (live mode). Step
 // mode runs them one after another, so that the trace is the same every
-// run.
-func slowStartBatchParallel(count, initialBatchSize int, parallel bool, fn func() error) (int, error) {
+// run. batchDone, if not nil, is told the size of each batch as it ends
+// (the controller's debug timeline).
+func slowStartBatchParallel(count, initialBatchSize int, parallel bool, fn func() error, batchDone func(size int)) (int, error) {
 	remaining := count
 	successes := 0
 	for batch := min(remaining, initialBatchSize); batch > 0; batch = min(2*batch, remaining) {
@@ -117,6 +118,9 @@ func slowStartBatchParallel(count, initialBatchSize int, parallel bool, fn func(
 			}()
 		}
 		wg.Wait()
+		if batchDone != nil {
+			batchDone(batch)
+		}
 		if firstErr != nil {
 			return successes, firstErr
 		}

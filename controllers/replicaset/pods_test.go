@@ -2,6 +2,7 @@ package replicaset
 
 import (
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -136,4 +137,31 @@ func TestPodFromTemplate(t *testing.T) {
 
 	_, err = podFromTemplate(&api.PodTemplateSpec{}, parent, ref)
 	assert.EqualError(t, err, "unable to create pods, no labels")
+}
+
+// The debug timeline hears of every batch as it ends, in order, the
+// failing one included, whether the calls of a batch run one after
+// another or concurrently.
+func TestSlowStartBatchReportsEachBatch(t *testing.T) {
+	for _, parallel := range []bool{false, true} {
+		var sizes []int
+		successes, err := slowStartBatchParallel(10, 1, parallel, func() error { return nil }, func(size int) { sizes = append(sizes, size) })
+		require.NoError(t, err)
+		assert.Equal(t, 10, successes)
+		assert.Equal(t, []int{1, 2, 4, 3}, sizes, "parallel %v", parallel)
+
+		sizes = nil
+		var mu sync.Mutex
+		calls := 0
+		_, err = slowStartBatchParallel(10, 1, parallel, func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			if calls++; calls == 5 {
+				return errors.New("boom")
+			}
+			return nil
+		}, func(size int) { sizes = append(sizes, size) })
+		require.Error(t, err)
+		assert.Equal(t, []int{1, 2, 4}, sizes, "parallel %v: the batch with the failure is the last", parallel)
+	}
 }

@@ -206,7 +206,15 @@ func (rsc *ReplicaSetController) addPod(p *api.Pod) {
 		if rs == nil {
 			return
 		}
-		rsc.expectations.CreationObserved(cache.Key(&rs.ObjectMeta))
+		key := cache.Key(&rs.ObjectMeta)
+		rsc.expectations.CreationObserved(key)
+		if rsc.logger.Enabled(context.Background(), slog.LevelDebug) {
+			if add, del := rsc.expectations.Pending(key); add == 0 && del <= 0 {
+				// The moment the next sync may create again: the end of
+				// the informer's lag behind the creates.
+				rsc.logger.Debug("Controller expectations fulfilled", "replicaSet", key)
+			}
+		}
 		rsc.enqueue(rs, "ADDED", "Pod", &p.ObjectMeta)
 		return
 	}
@@ -275,6 +283,15 @@ func (rsc *ReplicaSetController) podGone(p *api.Pod, event string) {
 // or delete pods unless earlier writes are still unseen, and report the
 // counts in its status.
 func (rsc *ReplicaSetController) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	if rsc.logger.Enabled(ctx, slog.LevelDebug) {
+		// As the real controller logs at V(4): with "Too few replicas",
+		// each slow-start batch and "Controller expectations fulfilled",
+		// the timeline of a scale-up (what waits between two bursts).
+		start := rsc.clock.Now()
+		defer func() {
+			rsc.logger.Debug("Finished syncing", "kind", GroupVersionKind.Kind, "key", key, "duration", rsc.clock.Now().Sub(start))
+		}()
+	}
 	ns, name := cache.SplitKey(key)
 	cached, ok := rsc.rsInformer.Get(ns, name)
 	if !ok {
@@ -344,7 +361,12 @@ func (rsc *ReplicaSetController) manageReplicas(ctx context.Context, pods []*api
 		// before Create returns.
 		rsc.expectations.ExpectCreations(key, diff)
 		ref := api.NewControllerRef(&rs.ObjectMeta, GroupVersionKind)
-		successes, err := slowStartBatchParallel(diff, 1, rsc.parallel, func() error { return rsc.createPod(ctx, rs, ref) })
+		var batchDone func(size int)
+		if rsc.logger.Enabled(ctx, slog.LevelDebug) {
+			rsc.logger.Debug("Too few replicas", "replicaSet", key, "need", replicas(rs), "creating", diff)
+			batchDone = func(size int) { rsc.logger.Debug("Slow-start batch done", "replicaSet", key, "size", size) }
+		}
+		successes, err := slowStartBatchParallel(diff, 1, rsc.parallel, func() error { return rsc.createPod(ctx, rs, ref) }, batchDone)
 		// Neither failed creations nor the ones never attempted will ever
 		// be seen by the informer.
 		for range diff - successes {

@@ -2,8 +2,10 @@ package replicaset
 
 import (
 	"context"
+	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -371,4 +373,74 @@ func detectingInformers(t *testing.T) *cache.Factory {
 		}
 	})
 	return cache.NewFactory(cache.FactoryConfig{Detector: d})
+}
+
+// debugRecords keeps the messages and attributes a logger writes at Debug.
+type debugRecords struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (d *debugRecords) Enabled(context.Context, slog.Level) bool { return true }
+
+func (d *debugRecords) Handle(_ context.Context, r slog.Record) error {
+	msg := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key != "duration" {
+			msg += " " + a.Key + "=" + a.Value.String()
+		}
+		return true
+	})
+	d.mu.Lock()
+	d.msgs = append(d.msgs, msg)
+	d.mu.Unlock()
+	return nil
+}
+
+func (d *debugRecords) WithAttrs([]slog.Attr) slog.Handler { return d }
+func (d *debugRecords) WithGroup(string) slog.Handler      { return d }
+
+func (d *debugRecords) take() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := d.msgs
+	d.msgs = nil
+	return out
+}
+
+// At Debug the controller logs the timeline of a scale-up, as the real
+// one logs at V(4): the burst, each slow-start batch, the end of the sync,
+// and the moment its informer has shown every pod it created (when the
+// next burst may start).
+func TestDebugLogIsTheTimelineOfAScaleUp(t *testing.T) {
+	env := apiservertest.New(t)
+	logs := &debugRecords{}
+	rsc, err := New(Config{Client: env.Client, Informers: detectingInformers(t), Clock: env.Clock, Mode: runmode.Step,
+		Logger: slog.New(logs)})
+	require.NoError(t, err)
+	h := &harness{t: t, ctx: context.Background(), env: env, rsc: rsc, c: rsc.Controllers()[0]}
+	h.createRS(newRS("web", 5))
+	require.NoError(t, h.c.Sync(h.ctx))
+	_, ok := h.c.Step(h.ctx)
+	require.True(t, ok)
+	assert.Equal(t, []string{
+		"Too few replicas replicaSet=default/web need=5 creating=5",
+		"Slow-start batch done replicaSet=default/web size=1",
+		"Slow-start batch done replicaSet=default/web size=2",
+		"Slow-start batch done replicaSet=default/web size=2",
+		"Finished syncing kind=ReplicaSet key=default/web",
+	}, logs.take())
+
+	// The informer shows the five pods: the last of them fulfils the
+	// expectations, once.
+	require.NoError(t, h.c.Sync(h.ctx))
+	var fulfilled []string
+	for _, m := range logs.take() {
+		if strings.HasPrefix(m, "Controller expectations") {
+			fulfilled = append(fulfilled, m)
+		}
+	}
+	assert.Equal(t, []string{"Controller expectations fulfilled replicaSet=default/web"}, fulfilled)
+	h.settle()
+	assert.Len(t, h.pods(false), 5)
 }
