@@ -24,6 +24,10 @@ tools:
 
 test: tools vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	@# Compile every package once, race-enabled, before the suites start:
+	@# three go commands started together on a cold cache would each
+	@# compile the packages they share (the build cache shares results, not work in progress).
+	$(GO) build -race ./...
 	@$(MAKE) --no-print-directory -j5 -Otarget test-kubectl test-scenarios test-product test-e2e test-steward
 
 # The suites are independent and mostly wait (on kubectl, on timeouts),

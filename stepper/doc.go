@@ -13,6 +13,14 @@
 // timer or writes behind the stepper's back; the stepper owns the fake clock
 // (clock.Fake), and is its only user besides tests.
 //
+// Listing before every unit of work is what a step costs most, so it lists
+// only what may have changed: a loop whose lists were read at the same
+// change count and clock time (Config.Changes: the store's revision plus
+// the API server's answered writes) is not refreshed at all, and each
+// informer skips its list while no write touched its resource (the
+// cluster's store.ChangeLog). Skipping a list whose answer would be the
+// same changes nothing a loop sees, so the trace is the same.
+//
 // The trace answers "why did this happen?" (explain.go): a write's
 // reconcile, the watch event that queued it, the write that made that
 // event, and so on back to a user's write. The scenario runner asks it of

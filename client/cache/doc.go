@@ -9,8 +9,9 @@
 //
 // Two ways to run: Run keeps a watch open in a goroutine (live mode); Sync
 // lists once and applies the differences in key order (step mode, where the
-// stepper must see the same events in the same order every run). Both feed
-// the same handlers.
+// stepper must see the same events in the same order every run) — or,
+// given a change count (FactoryConfig.Changes), not at all while no write
+// touched the resource since its last list. Both feed the same handlers.
 //
 // A Factory (SharedInformerFactory) gives the controllers of one process
 // one informer per resource in live mode; a MutationDetector
