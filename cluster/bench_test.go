@@ -9,6 +9,7 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,22 +120,52 @@ func benchLiveReplicaSet(b *testing.B, nodes, pods int) {
 }
 
 // watchRunning counts pods created, bound and Running through an informer.
+// Its handlers keep the counts as events arrive: the benchmark polls them
+// every 20 ms, and listing the informer each time (every key, sorted) was
+// 15 % of the 100,000-pod run's CPU taken from the cluster it measures.
 func watchRunning(ctx context.Context, cl *client.Client) func() (created, bound, running int) {
 	inf := cache.New(cl.Pods(), "default", client.ListOptions{}, nil)
+	var c podCounts
+	inf.AddHandler(cache.Handler[*api.Pod]{
+		OnAdd:    func(p *api.Pod) { c.change(nil, p) },
+		OnUpdate: func(old, p *api.Pod) { c.change(old, p) },
+		OnDelete: func(p *api.Pod) { c.change(p, nil) },
+	})
 	go inf.Run(ctx)
-	return func() (int, int, int) {
-		var c, b, r int
-		for _, p := range inf.List() {
-			c++
-			if p.Spec.NodeName != "" {
-				b++
-			}
-			if p.Status.Phase == api.PodRunning {
-				r++
-			}
-		}
-		return c, b, r
+	return c.get
+}
+
+// podCounts are how many pods exist, are bound and are Running.
+type podCounts struct {
+	mu                      sync.Mutex
+	created, bound, running int
+}
+
+// change counts the move of one pod from old to now (nil: absent).
+func (c *podCounts) change(old, now *api.Pod) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.count(old, -1)
+	c.count(now, 1)
+}
+
+func (c *podCounts) count(p *api.Pod, d int) {
+	if p == nil {
+		return
 	}
+	c.created += d
+	if p.Spec.NodeName != "" {
+		c.bound += d
+	}
+	if p.Status.Phase == api.PodRunning {
+		c.running += d
+	}
+}
+
+func (c *podCounts) get() (int, int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.created, c.bound, c.running
 }
 
 // listPaged lists every pod of the cluster in pages of limit, following
