@@ -48,7 +48,7 @@ type Config struct {
 	// DefaultResourceVersionWait), on Clock.
 	ResourceVersionWait time.Duration
 	// WatchBuffer, when set, is how many undelivered events a watcher may
-	// hold before it is ended as too slow (default: 65,536, or 256 for a
+	// hold before it is ended as too slow (default: 8192, or 256 for a
 	// watch of one field value, such as a kubelet's spec.nodeName).
 	WatchBuffer int
 	// Admission is the chain a client's write passes: its mutating

@@ -31,18 +31,14 @@ import (
 // "expired" and its client lists again: controllers that watch everything
 // get room for bursts. These are bounds, not allocations: a watcher's
 // queue grows only as events actually wait (see cacheWatcher), so five
-// thousand kubelets that keep up hold almost nothing.
-//
-// cacheBuffer was 8,192 until session 7: at 100,000 pods on 5,000 nodes
-// the creation burst writes ~1,000 pod events a second, so 8,192 was eight
-// seconds of lag, and the scheduler's pod watch (its handlers wait for the
-// scheduling cycle's lock) was ended within the first 30 s; its relist of
-// tens of thousands of pods then took minutes on a busy process, and no
-// pod was scheduled meanwhile. 65,536 is a minute of that burst, and costs
-// nothing until events actually wait.
+// thousand kubelets that keep up hold almost nothing. They are bounds on
+// memory too: each waiting event holds its version of the object and its
+// JSON (~6 KB for a pod), so a larger bound lets a slow watcher hold
+// hundreds of MB (tried in session 7: 65,536). A watcher ended as too slow
+// relists with a watch-list, served from the cache (client/cache).
 const (
 	cacheWindow   = 4096
-	cacheBuffer   = 65536
+	cacheBuffer   = 8192
 	indexedBuffer = 256
 )
 
