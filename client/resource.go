@@ -93,6 +93,12 @@ type ListOptions struct {
 	ResourceVersion     string
 	TimeoutSeconds      int64
 	AllowWatchBookmarks bool
+	// SendInitialEvents makes a watch a watch-list: it starts with every
+	// matching object as ADDED and, with AllowWatchBookmarks, a BOOKMARK
+	// annotated k8s.io/initial-events-end at that state's revision (sent
+	// as sendInitialEvents=true&resourceVersionMatch=NotOlderThan, as
+	// client-go's reflector asks for it).
+	SendInitialEvents bool
 }
 
 func (o ListOptions) query() url.Values {
@@ -117,6 +123,10 @@ func (o ListOptions) query() url.Values {
 	}
 	if o.AllowWatchBookmarks {
 		q.Set("allowWatchBookmarks", "true")
+	}
+	if o.SendInitialEvents {
+		q.Set("sendInitialEvents", "true")
+		q.Set("resourceVersionMatch", "NotOlderThan")
 	}
 	return q
 }

@@ -209,7 +209,7 @@ func (s *Scheduler) preempt(ctx context.Context, pod *api.Pod, info *PodInfo) er
 	if p := pod.Spec.PreemptionPolicy; p != nil && *p == api.PreemptNever {
 		return nil
 	}
-	s.mu.Lock()
+	s.lock()
 	podsOn := map[string][]*PodInfo{}
 	for key, st := range s.podStates {
 		if key == info.Key {
@@ -220,7 +220,7 @@ func (s *Scheduler) preempt(ctx context.Context, pod *api.Pod, info *PodInfo) er
 	if nominated := pod.Status.NominatedNodeName; nominated != "" {
 		for _, p := range podsOn[nominated] {
 			if p.Pod.DeletionTimestamp != nil && PodPriority(p.Pod) < PodPriority(pod) {
-				s.mu.Unlock()
+				s.unlock()
 				return nil // podEligibleToPreemptOthers: wait for the victims
 			}
 		}
@@ -237,7 +237,7 @@ func (s *Scheduler) preempt(ctx context.Context, pod *api.Pod, info *PodInfo) er
 		})
 	}
 	cand, ok := s.fw.SelectCandidate(info, s.sortedLocked(), podsOn, s.preemption.pdbs.List())
-	s.mu.Unlock()
+	s.unlock()
 	if !ok {
 		return nil
 	}

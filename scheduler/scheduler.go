@@ -101,7 +101,13 @@ type Scheduler struct {
 	// Preemption, the PostFilter (issue 12 part 6, preemption.go).
 	preemption *preemption
 
+	// mu guards what follows; take it with lock and let it go with
+	// unlock, which apply the pod events waiting for it (podEvent).
 	mu sync.Mutex
+	// podEvents are the pod informer's events that found mu taken, in
+	// order, waiting for whoever holds it (guarded by evMu).
+	evMu      sync.Mutex
+	podEvents []func()
 	// nodeInfos holds every node and every node pods are counted on.
 	nodeInfos map[string]*NodeInfo
 	// sorted lists the nodeInfos with a node, by name; nil when a node
@@ -185,9 +191,9 @@ func New(cfg Config) (*Scheduler, error) {
 	})
 	s.watchStorage()
 	s.pods.AddHandler(cache.Handler[*api.Pod]{
-		OnAdd:    func(p *api.Pod) { s.podChanged(nil, p) },
-		OnUpdate: func(old, p *api.Pod) { s.podChanged(old, p) },
-		OnDelete: s.podDeleted,
+		OnAdd:    func(p *api.Pod) { s.podEvent(func() { s.podChangedLocked(nil, p) }) },
+		OnUpdate: func(old, p *api.Pod) { s.podEvent(func() { s.podChangedLocked(old, p) }) },
+		OnDelete: func(p *api.Pod) { s.podEvent(func() { s.podDeletedLocked(p) }) },
 	})
 	return s, nil
 }
@@ -207,8 +213,8 @@ func (s *Scheduler) Run(ctx context.Context) {
 
 // LastDecision is the most recent scheduling cycle's per-node results.
 func (s *Scheduler) LastDecision() Decision {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	return s.last.Copy()
 }
 
@@ -217,8 +223,8 @@ func (s *Scheduler) LastDecision() Decision {
 // the last one; the web page keeps one per pod with it. Until it is
 // called, a cycle makes no copy.
 func (s *Scheduler) ObserveDecisions(f func(Decision)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	s.observe = f
 }
 
@@ -282,14 +288,74 @@ func (s *Scheduler) sortedLocked() []*NodeInfo {
 	return s.sorted
 }
 
-func (s *Scheduler) podChanged(old, pod *api.Pod) {
+// lock takes mu and applies the pod events that waited for it, so that
+// whoever holds mu sees every event delivered before it took it.
+func (s *Scheduler) lock() {
+	s.mu.Lock()
+	s.applyPodEventsLocked()
+}
+
+// unlock lets mu go, then applies the pod events that came meanwhile
+// (their handlers found mu taken and left them to its holder).
+func (s *Scheduler) unlock() {
+	s.mu.Unlock()
+	s.drainPodEvents()
+}
+
+// podEvent applies a pod informer event (apply, under mu) now if mu is
+// free, else leaves it to mu's holder, in order, and returns: the pod
+// informer never waits for a scheduling cycle. A cycle holds mu over
+// every node (5,000 at the issue's scale), and the informer, which took
+// mu for each event, waited behind the four workers' cycles in turn: at
+// 100,000 pods it fell tens of thousands of events behind while the
+// workers had nothing new to schedule, and its watch was ended as too
+// slow (session 7). kube-scheduler's event handlers likewise only update
+// its cache and queue; its cycle works on a snapshot.
+func (s *Scheduler) podEvent(apply func()) {
+	s.evMu.Lock()
+	s.podEvents = append(s.podEvents, apply)
+	s.evMu.Unlock()
+	s.drainPodEvents()
+}
+
+// applyPodEventsLocked applies the waiting pod events, oldest first.
+func (s *Scheduler) applyPodEventsLocked() {
+	for {
+		s.evMu.Lock()
+		evs := s.podEvents
+		s.podEvents = nil
+		s.evMu.Unlock()
+		if len(evs) == 0 {
+			return
+		}
+		for _, apply := range evs {
+			apply()
+		}
+	}
+}
+
+// drainPodEvents applies the waiting pod events if mu is free. If it is
+// taken, its holder applies them when it lets go (unlock), so none is
+// left behind.
+func (s *Scheduler) drainPodEvents() {
+	for {
+		s.evMu.Lock()
+		waiting := len(s.podEvents) > 0
+		s.evMu.Unlock()
+		if !waiting || !s.mu.TryLock() {
+			return
+		}
+		s.applyPodEventsLocked()
+		s.mu.Unlock()
+	}
+}
+
+func (s *Scheduler) podChangedLocked(old, pod *api.Pod) {
 	key := cache.Key(&pod.ObjectMeta)
 	event := "ADDED"
 	if old != nil {
 		event = "MODIFIED"
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	st := s.podStates[key]
 	switch {
 	case pod.Spec.NodeName != "" && !terminal(pod):
@@ -319,10 +385,8 @@ func (s *Scheduler) podChanged(old, pod *api.Pod) {
 	s.ctrl.Enqueue(key, controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
 }
 
-func (s *Scheduler) podDeleted(pod *api.Pod) {
+func (s *Scheduler) podDeletedLocked(pod *api.Pod) {
 	key := cache.Key(&pod.ObjectMeta)
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	delete(s.unschedulable, key)
 	delete(s.prebind, key)
 	if st := s.podStates[key]; st != nil {
@@ -332,8 +396,8 @@ func (s *Scheduler) podDeleted(pod *api.Pod) {
 }
 
 func (s *Scheduler) nodeChanged(old, node *api.Node) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	ni := s.nodeInfos[node.Name]
 	if ni == nil {
 		ni = &NodeInfo{}
@@ -363,8 +427,8 @@ func nodeSchedulingChanged(old, node *api.Node) bool {
 }
 
 func (s *Scheduler) nodeDeleted(node *api.Node) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	ni := s.nodeInfos[node.Name]
 	if ni == nil {
 		return
@@ -383,28 +447,28 @@ func (s *Scheduler) nodeDeleted(node *api.Node) {
 func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
 	ns, name := cache.SplitKey(key)
 	pod, ok := s.pods.Get(ns, name)
-	s.mu.Lock()
+	s.lock()
 	if !ok || !s.responsible(pod) {
 		// Gone, bound by someone, or not ours: drop it from the queue.
 		delete(s.unschedulable, key)
 		if w, waiting := s.prebind[key]; waiting {
 			delete(s.prebind, key)
 			if !ok || pod.Spec.NodeName != w.node {
-				s.mu.Unlock()
+				s.unlock()
 				s.forget(key)
 				return controllers.Result{}, nil
 			}
 		}
-		s.mu.Unlock()
+		s.unlock()
 		return controllers.Result{}, nil
 	}
 	if w, waiting := s.prebind[key]; waiting {
-		s.mu.Unlock()
+		s.unlock()
 		return s.waitForClaims(ctx, key, pod, w)
 	}
 	if st := s.podStates[key]; st != nil && st.assumed {
 		// Bound already; the informer is behind.
-		s.mu.Unlock()
+		s.unlock()
 		return controllers.Result{}, nil
 	}
 	info := NewPodInfo(pod)
@@ -427,7 +491,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	if observe != nil {
 		observed = s.last.Copy()
 	}
-	s.mu.Unlock()
+	s.unlock()
 	if observe != nil {
 		observe(observed)
 	}
@@ -444,13 +508,13 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	// PreBind: the claims are marked with the chosen node, and the
 	// binding waits for the PV controller to bind them there; the pod
 	// stays assumed on the node meanwhile. The claims' updates wake it.
-	s.mu.Lock()
+	s.lock()
 	s.prebind[key] = prebindWait{node: chosen, since: s.clock.Now()}
-	s.mu.Unlock()
+	s.unlock()
 	if err := s.selectNodeForClaims(ctx, info.Volumes, chosen); err != nil {
-		s.mu.Lock()
+		s.lock()
 		delete(s.prebind, key)
-		s.mu.Unlock()
+		s.unlock()
 		s.forget(key)
 		return controllers.Result{}, err
 	}
@@ -459,8 +523,8 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 
 // forget drops the assumption of key after a failed binding.
 func (s *Scheduler) forget(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	if st := s.podStates[key]; st != nil && st.assumed {
 		s.removePodLocked(key, st)
 	}

@@ -206,9 +206,9 @@ func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *api.Pod,
 		err = errors.New("context deadline exceeded")
 	}
 	if err != nil {
-		s.mu.Lock()
+		s.lock()
 		delete(s.prebind, key)
-		s.mu.Unlock()
+		s.unlock()
 		s.forget(key)
 		msg := fmt.Sprintf("running PreBind plugin %q: binding volumes: %v", "VolumeBinding", err)
 		return s.schedulingError(ctx, pod, msg)
@@ -216,9 +216,9 @@ func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *api.Pod,
 	if !done {
 		return controllers.Result{RequeueAfter: s.bindTimeout - elapsed}, nil
 	}
-	s.mu.Lock()
+	s.lock()
 	delete(s.prebind, key)
-	s.mu.Unlock()
+	s.unlock()
 	return s.bind(ctx, pod, w.node)
 }
 
@@ -233,21 +233,21 @@ func (s *Scheduler) wakePrebindLocked(cause controllers.Cause) {
 // class comes or changes: one may be what a pod waits for.
 func (s *Scheduler) watchStorage() {
 	requeue := func(event, kind string, m *api.ObjectMeta) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		s.lock()
+		defer s.unlock()
 		s.requeueLocked(controllers.CauseOf(event, kind, m))
 	}
 	s.claims.AddHandler(cache.Handler[*api.PersistentVolumeClaim]{
 		OnAdd: func(p *api.PersistentVolumeClaim) { requeue("ADDED", "PersistentVolumeClaim", &p.ObjectMeta) },
 		OnUpdate: func(_, p *api.PersistentVolumeClaim) {
-			s.mu.Lock()
+			s.lock()
 			s.wakePrebindLocked(controllers.CauseOf("MODIFIED", "PersistentVolumeClaim", &p.ObjectMeta))
-			s.mu.Unlock()
+			s.unlock()
 			requeue("MODIFIED", "PersistentVolumeClaim", &p.ObjectMeta)
 		},
 		OnDelete: func(p *api.PersistentVolumeClaim) {
-			s.mu.Lock()
-			defer s.mu.Unlock()
+			s.lock()
+			defer s.unlock()
 			s.wakePrebindLocked(controllers.CauseOf("DELETED", "PersistentVolumeClaim", &p.ObjectMeta))
 		},
 	})

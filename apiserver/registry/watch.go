@@ -49,7 +49,11 @@ func (s *Store) Watch(ctx context.Context, ns string, opts ListOptions) (<-chan 
 	from := rv
 	switch {
 	case initialEvents(opts, rv):
-		list, err := s.List(ctx, ns, ListOptions{Labels: opts.Labels, Fields: opts.Fields})
+		// The objects the watch cache holds (shared, as its events'
+		// are): an informer's relist is a watch-list (client/cache), and
+		// at 100,000 pods decoding each again would be a private copy
+		// of every one, held by that informer.
+		list, err := s.ListShared(ctx, ns, ListOptions{Labels: opts.Labels, Fields: opts.Fields})
 		if err != nil {
 			return nil, err
 		}

@@ -31,7 +31,11 @@ import (
 // "expired" and its client lists again: controllers that watch everything
 // get room for bursts. These are bounds, not allocations: a watcher's
 // queue grows only as events actually wait (see cacheWatcher), so five
-// thousand kubelets that keep up hold almost nothing.
+// thousand kubelets that keep up hold almost nothing. They are bounds on
+// memory too: each waiting event holds its version of the object and its
+// JSON (~6 KB for a pod), so a larger bound lets a slow watcher hold
+// hundreds of MB (tried in session 7: 65,536). A watcher ended as too slow
+// relists with a watch-list, served from the cache (client/cache).
 const (
 	cacheWindow   = 4096
 	cacheBuffer   = 8192

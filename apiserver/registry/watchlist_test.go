@@ -394,3 +394,33 @@ func TestListExact(t *testing.T) {
 	_, err = e.s.List(bg, "ns", ListOptions{ResourceVersion: strconv.FormatInt(now, 10), ResourceVersionMatch: ResourceVersionMatchExact})
 	require.True(t, api.IsResourceExpired(err), "%v", err)
 }
+
+// A watch-list's initial events carry the watch cache's objects, the ones
+// its other watchers (in-process informers) hold, not copies decoded
+// again: an informer's relist is a watch-list (client/cache), and a private
+// copy of every pod per relisting informer was what a list cost at
+// 100,000 pods.
+func TestWatchListInitialEventsAreTheCachedObjects(t *testing.T) {
+	e := newRVEnv(t)
+	rv := e.create("a", "web")
+	e.create("b", "web")
+	// A watcher keeps the shared stream, and so the object cache, live.
+	ch, _ := e.watch(ListOptions{ResourceVersion: strconv.FormatInt(rv, 10)})
+	assert.Equal(t, "ADDED b", summary(nextEvent(t, ch)))
+	e.relabel("a", "db")
+	modified := nextEvent(t, ch)
+	require.Equal(t, "MODIFIED a", summary(modified))
+
+	list, _ := e.watch(ListOptions{ResourceVersionMatch: ResourceVersionMatchNotOlderThan, SendInitialEvents: yes(), AllowWatchBookmarks: true})
+	got := map[string]api.Object{}
+	for range 2 {
+		ev := nextEvent(t, list)
+		require.Equal(t, api.WatchEventAdded, ev.Type)
+		got[ev.Object.GetObjectMeta().Name] = ev.Object
+	}
+	assert.Same(t, modified.Object, got["a"], "the object the other watcher was handed")
+	shared, err := e.s.GetShared(context.Background(), "ns", "b")
+	require.NoError(t, err)
+	assert.Same(t, shared, got["b"])
+	assert.Equal(t, api.WatchEventBookmark, nextEvent(t, list).Type)
+}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +26,12 @@ import (
 )
 
 func testServer(t *testing.T, window int) (*client.Client, store.Interface) {
+	return testServerWrapped(t, window, nil)
+}
+
+// testServerWrapped is testServer with the server's handler wrapped by wrap
+// (when set).
+func testServerWrapped(t *testing.T, window int, wrap func(http.Handler) http.Handler) (*client.Client, store.Interface) {
 	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName),
 		UnsafeNoFsync: true, Watch: store.BroadcasterConfig{Window: window}})
 	require.NoError(t, err)
@@ -36,7 +44,11 @@ func testServer(t *testing.T, window int) (*client.Client, store.Interface) {
 	}})
 	require.NoError(t, err)
 	require.NoError(t, srv.Bootstrap(context.Background()))
-	return client.NewInProcess(srv.Handler(), "test"), st
+	h := srv.Handler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	return client.NewInProcess(h, "test"), st
 }
 
 func cm(name string, labels map[string]string) *api.ConfigMap {
@@ -236,4 +248,107 @@ func TestSyncListsOnlyWhenTheChangeCountMoved(t *testing.T) {
 	require.Error(t, failing.Sync(ctx))
 	assert.False(t, failing.HasSynced())
 	assert.Error(t, failing.Sync(ctx), "listed again, not skipped")
+}
+
+// configMapRequests records the list and watch requests of configmaps a
+// server answers ("list", "watch", "watch-list"); expireWatch makes the
+// first plain watch end with 410 Expired once released is closed, and
+// refuseWatchList answers watch-lists with 400, as a server without them.
+type configMapRequests struct {
+	recorder
+	released        chan struct{}
+	expired         bool
+	refuseWatchList bool
+}
+
+func (r *configMapRequests) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		q := req.URL.Query()
+		if req.Method != http.MethodGet || !strings.HasSuffix(req.URL.Path, "/configmaps") {
+			h.ServeHTTP(w, req)
+			return
+		}
+		switch {
+		case q.Get("watch") != "true":
+			r.add("list")
+		case q.Get("sendInitialEvents") == "true":
+			r.add("watch-list")
+			if r.refuseWatchList {
+				http.Error(w, "watch-list not served", http.StatusBadRequest)
+				return
+			}
+		default:
+			r.add("watch")
+			r.mu.Lock()
+			expire := !r.expired
+			r.expired = true
+			r.mu.Unlock()
+			if expire {
+				<-r.released
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` +
+					`"message":"too old resource version","reason":"Expired","code":410}}` + "\n"))
+				return
+			}
+		}
+		h.ServeHTTP(w, req)
+	})
+}
+
+// relistAfterExpiry runs an informer whose first watch is expired after
+// "one" is deleted and "two" created, and checks that its cache and
+// handlers end up with the server's state.
+func relistAfterExpiry(t *testing.T, reqs *configMapRequests) *Informer[*api.ConfigMap] {
+	reqs.released = make(chan struct{})
+	c, _ := testServerWrapped(t, 0, reqs.wrap)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cms := c.ConfigMaps()
+	for _, n := range []string{"one", "stays"} {
+		_, err := cms.Create(ctx, cm(n, nil))
+		require.NoError(t, err)
+	}
+	inf := New(cms, "default", client.ListOptions{}, nil)
+	rec := &recorder{}
+	inf.AddHandler(rec.handler())
+	go inf.Run(ctx)
+	require.Eventually(t, inf.HasSynced, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, cms.Delete(ctx, "default", "one", nil))
+	_, err := cms.Create(ctx, cm("two", nil))
+	require.NoError(t, err)
+	close(reqs.released)
+	require.Eventually(t, func() bool {
+		_, one := inf.Get("default", "one")
+		_, two := inf.Get("default", "two")
+		return !one && two
+	}, 5*time.Second, 5*time.Millisecond)
+	// And it watches on: a later change arrives without another relist.
+	_, err = cms.Create(ctx, cm("three", nil))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { _, ok := inf.Get("default", "three"); return ok }, 5*time.Second, 5*time.Millisecond)
+	assert.Equal(t, []string{"add one", "add stays", "delete one", "add two", "add three"}, rec.snapshot())
+	return inf
+}
+
+// After an expired watch the informer relists with a watch-list (client-go's
+// WatchListClient): one watch that starts with the current objects, which
+// the informer applies as a list, then goes on. In process it is served
+// from the watch cache's objects, shared, and joins the shared stream: a
+// list of 100,000 pods was read from the store, encoded, decoded into
+// private copies and too late to join the stream (session 7).
+func TestRelistAfterExpiryIsAWatchList(t *testing.T) {
+	reqs := &configMapRequests{}
+	relistAfterExpiry(t, reqs)
+	got := reqs.snapshot()
+	assert.Equal(t, []string{"list", "watch", "watch-list"}, got, "one list at the start, none after")
+}
+
+// A server that refuses watch-lists gets a list instead.
+func TestRelistFallsBackToAListWhenTheWatchListFails(t *testing.T) {
+	reqs := &configMapRequests{refuseWatchList: true}
+	relistAfterExpiry(t, reqs)
+	got := reqs.snapshot()
+	require.GreaterOrEqual(t, len(got), 5)
+	assert.Equal(t, []string{"list", "watch", "watch-list", "list", "watch"}, got[:5])
+	assert.Equal(t, 2, len(slices.DeleteFunc(got, func(s string) bool { return s != "list" })))
 }

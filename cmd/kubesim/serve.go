@@ -42,6 +42,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	etcd := addEtcdFlags(fs)
 	le := addLeaderElectFlags(fs)
 	localImages := localImageFlag{}
+	memLimit := &memoryLimitFlag{}
+	fs.Var(memLimit, "memory-limit", "Go's soft memory limit, a quantity such as 3.5Gi (as GOMEMLIMIT): the garbage collector works harder as the heap nears it, so the peak stays near it instead of twice the live heap (default: none)")
 	fs.Var(localImages, "local-image", "NAME=PATH: a pod whose container image is NAME runs the binary PATH as a process of its kubelet, as `kind load docker-image` makes a locally built image runnable (repeatable; docs/containers.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -51,6 +53,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	memLimit.apply()
 
 	srv, err := app.Start(ctx, app.Options{
 		DataDir: *dataDir, Addr: *addr, Kubeconfig: *kubeconfig, TokenFile: *tokenFile,

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/kubesim/kubesim/api/resource"
+)
+
+// memoryLimitFlag is serve's --memory-limit: Go's soft memory limit
+// (runtime/debug.SetMemoryLimit, the GOMEMLIMIT environment variable), a
+// quantity such as 3584Mi or 3.5Gi. As the heap nears it the garbage
+// collector runs more often, so the peak stays near the limit instead of
+// twice the live heap (GOGC=100): a 100,000-pod cluster whose live heap is
+// under 2 GiB fits a 4 GiB machine, at the price of the CPU those extra
+// collections take (docs/performance.md, "100,000 pods (session 7)"). It
+// is soft: a live heap above the limit is not refused, only collected
+// more often. Unset, the process keeps Go's default (GOMEMLIMIT if the
+// environment sets it, else no limit).
+type memoryLimitFlag struct {
+	bytes int64 // 0: not set
+}
+
+func (f *memoryLimitFlag) String() string {
+	if f.bytes == 0 {
+		return ""
+	}
+	return resource.NewQuantity(f.bytes, resource.BinarySI).String()
+}
+
+func (f *memoryLimitFlag) Set(v string) error {
+	q, err := resource.ParseQuantity(v)
+	if err != nil {
+		return fmt.Errorf("want a quantity such as 3584Mi or 3.5Gi, not %q", v)
+	}
+	if q.Value() <= 0 {
+		return fmt.Errorf("the memory limit must be positive, not %q", v)
+	}
+	f.bytes = q.Value()
+	return nil
+}
+
+// apply sets the limit when one was given and returns the one it replaced
+// (-1 when none was given and nothing changed).
+func (f *memoryLimitFlag) apply() int64 {
+	if f.bytes == 0 {
+		return -1
+	}
+	return debug.SetMemoryLimit(f.bytes)
+}
