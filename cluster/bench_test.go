@@ -84,6 +84,10 @@ func benchLiveReplicaSet(b *testing.B, nodes, pods int) {
 		stop := make(chan struct{})
 		peak := peakHeap(stop)
 		running := watchRunning(ctx, cl)
+		stopWatchdog := startWatchdog(func() string {
+			c, bd, r := running()
+			return fmt.Sprintf("%d created, %d bound, %d Running", c, bd, r)
+		})
 		start, cpu0 := time.Now(), cpuTime(b)
 		if _, err := cl.ReplicaSets().Create(ctx, rs("bench", int32(pods))); err != nil {
 			b.Fatal(err)
@@ -107,6 +111,7 @@ func benchLiveReplicaSet(b *testing.B, nodes, pods int) {
 		// by something that waits.
 		b.ReportMetric((cpuTime(b)-cpu0).Seconds()/elapsed.Seconds(), "cpu-s/s")
 		close(stop)
+		close(stopWatchdog)
 		b.ReportMetric(elapsed.Seconds(), "s-to-all-running")
 		b.ReportMetric(float64(pods)/elapsed.Seconds(), "pods/s")
 		b.ReportMetric(float64(<-peak)/(1<<20), "peak-heap-MiB")

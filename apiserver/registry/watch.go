@@ -20,6 +20,10 @@ type WatchEvent struct {
 	// watcher of the event; do not modify).
 	Raw json.RawMessage
 	Err error
+	// rev is the revision of the change (0 for the initial events and
+	// bookmarks): how a watch-list drops the changes its list already
+	// holds (cacher.watchList).
+	rev int64
 }
 
 // Watch streams the changes of the objects of ns that match opts.
@@ -45,30 +49,28 @@ func (s *Store) Watch(ctx context.Context, ns string, opts ListOptions) (<-chan 
 			return errorStream(err), nil
 		}
 	}
+	filter := watchFilter{ns: ns, opts: opts}
 	var start []WatchEvent
 	from := rv
 	switch {
 	case initialEvents(opts, rv):
-		// The objects the watch cache holds (shared, as its events'
-		// are): an informer's relist is a watch-list (client/cache), and
-		// at 100,000 pods decoding each again would be a private copy
-		// of every one, held by that informer.
-		list, err := s.ListShared(ctx, ns, ListOptions{Labels: opts.Labels, Fields: opts.Fields})
-		if err != nil {
+		// The watcher joins the shared stream before the list is read,
+		// so that no change falls between the two (cacher.watchList).
+		ch, ok, err := s.cacher.watchList(ctx, filter, func() (int64, []WatchEvent, error) {
+			return s.readInitialEvents(ctx, ns, opts)
+		})
+		if ok || err != nil {
+			return ch, err
+		}
+		// The stream cannot start (the store refused its watch): the
+		// list, then a watch of its own from the list's revision.
+		if from, start, err = s.readInitialEvents(ctx, ns, opts); err != nil {
 			return nil, err
 		}
-		for _, obj := range list.Items {
-			start = append(start, WatchEvent{Type: api.WatchEventAdded, Object: obj})
-		}
-		if opts.SendInitialEvents != nil && opts.AllowWatchBookmarks {
-			start = append(start, WatchEvent{Type: api.WatchEventBookmark, Object: s.initialEventsEnd(list.ResourceVersion)})
-		}
-		from, _ = strconv.ParseInt(list.ResourceVersion, 10, 64)
 	case rv == 0:
 		// From now: the changes after the current revision.
 		from = s.storage.Revision()
 	}
-	filter := watchFilter{ns: ns, opts: opts}
 	if ch, ok := s.cacher.watch(ctx, filter, start, from); ok {
 		return ch, nil
 	}
@@ -85,6 +87,29 @@ func (s *Store) Watch(ctx context.Context, ns string, opts ListOptions) (<-chan 
 	out := make(chan WatchEvent, 16)
 	go s.pump(ctx, w, filter, start, out)
 	return out, nil
+}
+
+// readInitialEvents reads the current state of what a watch selects, as
+// its first events: every object as ADDED, then, for a watch-list that
+// allows bookmarks, the bookmark that ends them; and the revision of that
+// state. The objects are the ones the watch cache holds (shared, as its
+// events' are): an informer's relist is a watch-list (client/cache), and at
+// 100,000 pods decoding each again would be a private copy of every one,
+// held by that informer.
+func (s *Store) readInitialEvents(ctx context.Context, ns string, opts ListOptions) (int64, []WatchEvent, error) {
+	list, err := s.ListShared(ctx, ns, ListOptions{Labels: opts.Labels, Fields: opts.Fields})
+	if err != nil {
+		return 0, nil, err
+	}
+	start := make([]WatchEvent, 0, len(list.Items)+1)
+	for _, obj := range list.Items {
+		start = append(start, WatchEvent{Type: api.WatchEventAdded, Object: obj})
+	}
+	if opts.SendInitialEvents != nil && opts.AllowWatchBookmarks {
+		start = append(start, WatchEvent{Type: api.WatchEventBookmark, Object: s.initialEventsEnd(list.ResourceVersion)})
+	}
+	rev, err := strconv.ParseInt(list.ResourceVersion, 10, 64)
+	return rev, start, err
 }
 
 // initialEvents reports whether a watch starts with the current state:

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -86,6 +87,10 @@ type cacheWatcher struct {
 	head    int
 	sending bool // serve holds one event, waiting for room in out
 	closed  bool // the queue ends after its last event (an ERROR, if any)
+	// listing: a watch-list's list is being read (cacher.watchList);
+	// the changes queue up and nothing is sent until its initial events
+	// are in front of them.
+	listing bool
 }
 
 // outBuffer is how many events a watcher's channel holds: the client of a
@@ -107,7 +112,7 @@ func (cw *cacheWatcher) pendingLocked() int {
 // or nothing) ends the queue.
 func (cw *cacheWatcher) push(ev WatchEvent, end bool) {
 	cw.mu.Lock()
-	if ev.Type != "" && !end && cw.head == len(cw.queue) && !cw.sending {
+	if ev.Type != "" && !end && !cw.listing && cw.head == len(cw.queue) && !cw.sending {
 		select {
 		case cw.out <- ev:
 			cw.mu.Unlock()
@@ -138,6 +143,9 @@ func (cw *cacheWatcher) push(ev WatchEvent, end bool) {
 func (cw *cacheWatcher) next() (ev WatchEvent, ok, end bool) {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
+	if cw.listing {
+		return WatchEvent{}, false, false
+	}
 	if cw.head == len(cw.queue) {
 		return WatchEvent{}, false, cw.closed
 	}
@@ -170,16 +178,22 @@ type cacher struct {
 	// buffer and indexedBuffer are cacheBuffer and indexedBuffer unless
 	// Config.WatchBuffer says otherwise.
 	buffer, indexedBuffer int
-	mu                    sync.Mutex
-	started               bool
+	// windowSize is cacheWindow (smaller in tests).
+	windowSize int
+	mu         sync.Mutex
+	started    bool
 	// stream is the shared store watch while started; gen counts streams
 	// so that a stream stopped for lack of watchers cannot touch its
 	// successor's state.
 	stream   store.Watcher
 	gen      int
 	startRev int64
-	window   []cachedEvent
-	all      map[*cacheWatcher]struct{}
+	// last is the revision of the last event the stream dispatched (its
+	// start before the first): a watcher added now sees every change
+	// after it.
+	last   int64
+	window []cachedEvent
+	all    map[*cacheWatcher]struct{}
 	// byField indexes watchers by their exact-match field selector:
 	// field name → value → watchers.
 	byField map[string]map[string]map[*cacheWatcher]struct{}
@@ -197,7 +211,7 @@ type cacher struct {
 }
 
 func newCacher(s *Store) *cacher {
-	return &cacher{s: s, buffer: cacheBuffer, indexedBuffer: indexedBuffer, all: map[*cacheWatcher]struct{}{}, plain: map[*cacheWatcher]struct{}{},
+	return &cacher{s: s, buffer: cacheBuffer, indexedBuffer: indexedBuffer, windowSize: cacheWindow, all: map[*cacheWatcher]struct{}{}, plain: map[*cacheWatcher]struct{}{},
 		byField: map[string]map[string]map[*cacheWatcher]struct{}{}}
 }
 
@@ -237,6 +251,80 @@ func (c *cacher) watch(ctx context.Context, filter watchFilter, start []WatchEve
 	go c.serve(ctx, cw)
 	return cw.out, true
 }
+
+// watchList serves a watch that starts with the current state (a
+// watch-list, or a watch from resourceVersion "" or "0"): list reads that
+// state, its revision and its initial events. The watcher joins the shared
+// stream first, at the last revision dispatched, and only then is the list
+// read, at revision L ≥ that: the changes that come meanwhile wait in its
+// queue, those the list already holds (revision ≤ L) are dropped, and the
+// rest follow the initial events. Reading the list first and joining at L
+// after it, as a plain list-then-watch does, leaves a gap: at 100,000 pods
+// a relist took longer than the window of recent events lasted in a
+// creation burst, so the watch could never join, and every relisting
+// informer listed again and again, each holding a list, until the process
+// ran out of memory (session 8). Kubernetes' watch cache has no gap
+// either: it serves a watch-list from its own store and registers the
+// watcher in one step.
+//
+// It reports ok false when the stream cannot start (the store refuses the
+// watch); then nothing is read.
+func (c *cacher) watchList(ctx context.Context, filter watchFilter, list func() (int64, []WatchEvent, error)) (<-chan WatchEvent, bool, error) {
+	c.mu.Lock()
+	if !c.started && !c.startLocked(c.s.storage.Revision()) {
+		c.mu.Unlock()
+		return nil, false, nil
+	}
+	buffer := c.buffer
+	if exactFieldRequirement(filter.opts) {
+		buffer = c.indexedBuffer
+	}
+	// While the list is read the changes wait; a bound keeps a list that
+	// never ends from holding them all (an event is a few words: the
+	// objects are the stream's, shared).
+	cw := &cacheWatcher{filter: filter, from: c.last, limit: listingBuffer * buffer, listing: true,
+		out: make(chan WatchEvent, outBuffer), wake: make(chan struct{}, 1)}
+	c.addLocked(cw)
+	c.mu.Unlock()
+	go c.serve(ctx, cw)
+
+	rev, start, err := list()
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cw.mu.Lock()
+	if err != nil {
+		cw.queue, cw.head, cw.listing = nil, 0, false
+		cw.mu.Unlock()
+		c.endLocked(cw, nil)
+		return nil, true, err
+	}
+	// A change the list holds, or older, is not sent again, now or when
+	// the stream gets to it.
+	cw.from = max(cw.from, rev)
+	if cw.done {
+		// Ended while listing (too many changes waited, the stream
+		// failed, the client left): only why is sent.
+		cw.queue = slices.DeleteFunc(cw.queue, func(ev WatchEvent) bool { return ev.Type != api.WatchEventError })
+	} else {
+		waiting := slices.DeleteFunc(cw.queue[cw.head:], func(ev WatchEvent) bool { return ev.rev <= rev })
+		cw.queue = append(start, waiting...)
+		// The bound counts from here, as for any watch that starts
+		// with its initial events.
+		cw.limit = len(cw.queue) + buffer
+	}
+	cw.head, cw.listing = 0, false
+	cw.mu.Unlock()
+	select {
+	case cw.wake <- struct{}{}:
+	default:
+	}
+	return cw.out, true, nil
+}
+
+// listingBuffer is how many times its bound a watcher may hold while its
+// watch-list's list is read.
+const listingBuffer = 8
 
 // serve hands a watcher's queue on to its client, one event at a time,
 // until the queue ends (the watcher was ended: out closes after the last
@@ -281,7 +369,7 @@ func (c *cacher) startLocked(from int64) bool {
 		return false
 	}
 	c.gen++
-	c.started, c.startRev, c.window, c.stream = true, from, nil, w
+	c.started, c.startRev, c.last, c.window, c.stream = true, from, from, nil, w
 	c.objects.reset(true, from)
 	go c.run(w, c.gen)
 	return true
@@ -394,9 +482,10 @@ func (c *cacher) run(w store.Watcher, gen int) {
 			return
 		}
 		c.objects.apply(ev.Key, ev.Type, ce.obj, ev.Revision)
+		c.last = ev.Revision
 		c.window = append(c.window, ce)
-		if len(c.window) > cacheWindow {
-			c.window = append(c.window[:0:0], c.window[len(c.window)-cacheWindow/2:]...)
+		if len(c.window) > c.windowSize {
+			c.window = append(c.window[:0:0], c.window[len(c.window)-c.windowSize/2:]...)
 		}
 		c.dispatchLocked(&ce)
 		c.mu.Unlock()
@@ -529,7 +618,7 @@ func (f watchFilter) event(ev *cachedEvent) (WatchEvent, bool) {
 	if typ == "" {
 		return WatchEvent{}, false
 	}
-	return WatchEvent{Type: typ, Object: ev.obj, Raw: ev.raw}, true
+	return WatchEvent{Type: typ, Object: ev.obj, Raw: ev.raw, rev: ev.rev}, true
 }
 
 // deliverLocked sends ev to one watcher, ending with "expired" a watcher
