@@ -72,10 +72,12 @@ type cachedEvent struct {
 // goroutine; it ends a watcher that blocks the dispatch past a timeout,
 // kubesim one that fills its bound, which does not depend on timing.)
 type cacheWatcher struct {
-	filter  watchFilter
-	from    int64
-	indexed string // "field=value" it is indexed under, or ""
-	done    bool   // under cacher.mu: ended, nothing more is queued
+	filter watchFilter
+	from   int64
+	// indexField and indexValue: the exact field value it is indexed
+	// under (indexField "" when it is not).
+	indexField, indexValue string
+	done                   bool // under cacher.mu: ended, nothing more is queued
 	// limit is how many unread events it may hold.
 	limit int
 	out   chan WatchEvent // what the client reads; outBuffer slots
@@ -198,6 +200,11 @@ type cacher struct {
 	// field name → value → watchers.
 	byField map[string]map[string]map[*cacheWatcher]struct{}
 	plain   map[*cacheWatcher]struct{}
+	// listing admits concurrentInitialLists watch-list reads at a time.
+	listing chan struct{}
+	// resumed counts the times the stream resumed after the store ended
+	// it as too slow (follow).
+	resumed int
 	// keep: a list asked for the cache (ListCached): the stream runs on
 	// when the last watcher leaves, as kube-apiserver's cacher always
 	// runs.
@@ -211,7 +218,7 @@ type cacher struct {
 }
 
 func newCacher(s *Store) *cacher {
-	return &cacher{s: s, buffer: cacheBuffer, indexedBuffer: indexedBuffer, windowSize: cacheWindow, all: map[*cacheWatcher]struct{}{}, plain: map[*cacheWatcher]struct{}{},
+	return &cacher{s: s, buffer: cacheBuffer, indexedBuffer: indexedBuffer, windowSize: cacheWindow, listing: make(chan struct{}, concurrentInitialLists), all: map[*cacheWatcher]struct{}{}, plain: map[*cacheWatcher]struct{}{},
 		byField: map[string]map[string]map[*cacheWatcher]struct{}{}}
 }
 
@@ -288,7 +295,16 @@ func (c *cacher) watchList(ctx context.Context, filter watchFilter, list func() 
 	c.mu.Unlock()
 	go c.serve(ctx, cw)
 
-	rev, start, err := list()
+	var rev int64
+	var start []WatchEvent
+	var err error
+	select {
+	case c.listing <- struct{}{}:
+		rev, start, err = list()
+		<-c.listing
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -325,6 +341,17 @@ func (c *cacher) watchList(ctx context.Context, filter watchFilter, list func() 
 // listingBuffer is how many times its bound a watcher may hold while its
 // watch-list's list is read.
 const listingBuffer = 8
+
+// concurrentInitialLists is how many watch-lists of one resource read
+// their list at a time. Each read holds the whole list (every stored
+// value under the prefix while it is scanned — a kubelet's list of "pods
+// on my node" reads every pod to select its own); when every watcher of a
+// resource was ended at once, 2,000 kubelets listing 20,000 pods side by
+// side held more than the machine's 24 GB (session 8). The others wait
+// their turn, already joined to the stream. kube-apiserver bounds the
+// same storm with API Priority and Fairness, which charges a list by the
+// objects it may read.
+const concurrentInitialLists = 2
 
 // serve hands a watcher's queue on to its client, one event at a time,
 // until the queue ends (the watcher was ended: out closes after the last
@@ -416,7 +443,7 @@ func (c *cacher) addLocked(cw *cacheWatcher) {
 					idx[req.Value] = map[*cacheWatcher]struct{}{}
 				}
 				idx[req.Value][cw] = struct{}{}
-				cw.indexed = req.Field + "=" + req.Value
+				cw.indexField, cw.indexValue = req.Field, req.Value
 				return
 			}
 		}
@@ -432,15 +459,11 @@ func (c *cacher) endLocked(cw *cacheWatcher, err error) {
 	cw.done = true
 	delete(c.all, cw)
 	delete(c.plain, cw)
-	if cw.indexed != "" {
-		for field, idx := range c.byField {
-			for value, set := range idx {
-				if field+"="+value == cw.indexed {
-					delete(set, cw)
-					if len(set) == 0 {
-						delete(idx, value)
-					}
-				}
+	if idx := c.byField[cw.indexField]; cw.indexField != "" && idx != nil {
+		if set := idx[cw.indexValue]; set != nil {
+			delete(set, cw)
+			if len(set) == 0 {
+				delete(idx, cw.indexValue)
 			}
 		}
 	}
@@ -463,6 +486,26 @@ func (c *cacher) endLocked(cw *cacheWatcher, err error) {
 
 // run decodes the shared store watch and dispatches its events.
 func (c *cacher) run(w store.Watcher, gen int) {
+	for {
+		if w = c.follow(w, gen); w == nil {
+			return
+		}
+	}
+}
+
+// follow dispatches w's events until it ends, and returns the store watch
+// that takes over from it, or nil when the stream is over. When the store
+// ended w because the cacher fell behind (its buffer in the store is
+// small: a fraction of a second of a creation burst, and a starved
+// goroutine on a loaded machine falls that far behind), the stream
+// resumes after the last event it dispatched while the store's window
+// still holds it: the watchers notice nothing. Ending every watcher
+// instead sends every client of the resource — at 2,000 nodes, 2,000
+// kubelets — to list it again at once, which at 20,000 pods took more
+// memory than the machine had (session 8). etcd likewise catches a slow
+// watcher up from its history rather than dropping it; Kubernetes' cacher
+// only relists when that history is gone.
+func (c *cacher) follow(w store.Watcher, gen int) store.Watcher {
 	defer w.Stop()
 	for ev := range w.ResultChan() {
 		if skipDamaged(ev) {
@@ -474,12 +517,12 @@ func (c *cacher) run(w store.Watcher, gen int) {
 		if c.gen != gen {
 			// This stream was stopped (no watcher left); a newer one runs.
 			c.mu.Unlock()
-			return
+			return nil
 		}
 		if err != nil {
 			c.failLocked(err)
 			c.mu.Unlock()
-			return
+			return nil
 		}
 		c.objects.apply(ev.Key, ev.Type, ce.obj, ev.Revision)
 		c.last = ev.Revision
@@ -495,10 +538,19 @@ func (c *cacher) run(w store.Watcher, gen int) {
 		err = store.ErrClosed
 	}
 	c.mu.Lock()
-	if c.gen == gen {
-		c.failLocked(err)
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return nil
 	}
-	c.mu.Unlock()
+	if store.IsExpired(err) {
+		if next, werr := c.s.storage.Watch(context.Background(), c.s.prefix(""), c.last); werr == nil {
+			c.stream = next
+			c.resumed++
+			return next
+		}
+	}
+	c.failLocked(err)
+	return nil
 }
 
 // failLocked ends every watcher and lets the next watch start afresh.

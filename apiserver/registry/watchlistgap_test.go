@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,4 +165,116 @@ func TestWatchListWhoseListFailsLeavesNoWatcher(t *testing.T) {
 		ResourceVersionMatch: ResourceVersionMatchNotOlderThan})
 	require.Error(t, err)
 	assert.Equal(t, 0, e.watchers())
+}
+
+// When the store ends the watch cache's own stream because it fell behind
+// (a starved goroutine; its buffer in the store is small), the stream
+// resumes from the last event it dispatched, out of the store's window:
+// the watchers see every change and no error. Ending them all instead sent
+// every kubelet of a 2,000-node cluster to list the pods again at once.
+func TestWatchCacheResumesAfterFallingBehindTheStore(t *testing.T) {
+	bolt, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true,
+		Watch: store.BroadcasterConfig{WatcherBuffer: 2, Window: 100}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = bolt.Close() })
+	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
+		New: func() api.Object { return &api.ConfigMap{} }}
+	s, err := NewStore(Config{Resource: res, Storage: bolt, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	require.NoError(t, err)
+	e := &rvEnv{t: t, st: bolt, s: s}
+	ch, _ := e.watch(ListOptions{ResourceVersion: strconv.FormatInt(e.create("a", "web"), 10)})
+
+	// The cacher cannot dispatch while the test holds its lock: the
+	// store's buffer for it (2) overflows and its stream is ended.
+	s.cacher.mu.Lock()
+	for i := range 10 {
+		e.create("c"+strconv.Itoa(i), "web")
+	}
+	s.cacher.mu.Unlock()
+	for i := range 10 {
+		assert.Equal(t, "ADDED c"+strconv.Itoa(i), summary(nextEvent(t, ch)))
+	}
+	s.cacher.mu.Lock()
+	resumed := s.cacher.resumed
+	s.cacher.mu.Unlock()
+	assert.Equal(t, 1, resumed, "the stream was ended once and resumed")
+
+	// Past the store's window there is nothing to resume from: the
+	// watchers are ended with "expired" and relist.
+	s.cacher.mu.Lock()
+	for i := range 120 {
+		e.create("d"+strconv.Itoa(i), "web")
+	}
+	s.cacher.mu.Unlock()
+	var last WatchEvent
+	for ev := range ch {
+		last = ev
+	}
+	require.Equal(t, api.WatchEventError, last.Type, summary(last))
+	assert.True(t, api.IsResourceExpired(last.Err), "%v", last.Err)
+}
+
+// blockingList counts the Lists under way and holds each until release.
+type blockingList struct {
+	store.Interface
+	mu      sync.Mutex
+	calls   int
+	release chan struct{}
+}
+
+func (b *blockingList) List(ctx context.Context, prefix string, opts store.ListOptions) (store.ListResult, error) {
+	b.mu.Lock()
+	b.calls++
+	b.mu.Unlock()
+	<-b.release
+	return b.Interface.List(ctx, prefix, opts)
+}
+
+func (b *blockingList) called() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.calls
+}
+
+// Watch-lists of one resource read their lists concurrentInitialLists at a
+// time: when every watcher was ended at once and all relist together, the
+// memory the lists hold stays bounded. The others are joined to the
+// stream already and get every change once their turn comes.
+func TestWatchListsReadTheirListsAFewAtATime(t *testing.T) {
+	bolt, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = bolt.Close() })
+	slow := &blockingList{Interface: bolt, release: make(chan struct{})}
+	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
+		New: func() api.Object { return &api.ConfigMap{} }}
+	s, err := NewStore(Config{Resource: res, Storage: slow, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	require.NoError(t, err)
+	e := &rvEnv{t: t, st: bolt, s: s}
+	e.create("a", "web")
+
+	n := concurrentInitialLists + 2
+	started := make(chan watchResult, n)
+	for range n {
+		go func() {
+			ch, err := s.Watch(context.Background(), "ns", ListOptions{SendInitialEvents: yes(), AllowWatchBookmarks: true,
+				ResourceVersionMatch: ResourceVersionMatchNotOlderThan})
+			started <- watchResult{ch, err}
+		}()
+	}
+	require.Eventually(t, func() bool { return e.watchers() == n }, eventWait, time.Millisecond)
+	require.Eventually(t, func() bool { return slow.called() == concurrentInitialLists }, eventWait, time.Millisecond)
+	require.Never(t, func() bool { return slow.called() > concurrentInitialLists }, 100*time.Millisecond, time.Millisecond)
+	e.create("b", "web") // while they wait
+	close(slow.release)
+	for range n {
+		r := <-started
+		require.NoError(t, r.err)
+		var got []string
+		for range 3 {
+			got = append(got, summary(nextEvent(t, r.ch)))
+		}
+		// b is in the list, or after the bookmark: never twice, never lost.
+		assert.Contains(t, [][]string{{"ADDED a", "ADDED b", "BOOKMARK 2"}, {"ADDED a", "BOOKMARK 1", "ADDED b"}}, got)
+	}
+	assert.Equal(t, n, slow.called())
 }
