@@ -15,7 +15,12 @@
 // cache does (resourceversion.go): a revision not reached yet is waited
 // for, then 504; watches may start with the current state
 // (sendInitialEvents, the watch-list client-go uses) closed by an
-// annotated BOOKMARK. Callers that only read (the Table lists, the
+// annotated BOOKMARK; such a watch joins the shared stream before its list
+// is read, so a long list leaves no gap, and a resource's watch-lists read
+// their lists two at a time. When the store ends the cacher's own stream
+// as too slow, the stream resumes from the store's window of changes and
+// the watchers notice nothing; only past that window are they ended (and
+// their clients relist). Callers that only read (the Table lists, the
 // admission plugins' reads of namespaces, PriorityClasses and LimitRanges)
 // take decoded objects from the store's one object cache (objectcache.go:
 // the watch cache's objects while its stream runs, the reads' own
