@@ -2,12 +2,14 @@ package scheduler
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 func priority(v int32) func(*api.Pod) {
@@ -192,4 +194,45 @@ func TestSelectCandidateLooksAtNumCandidatesFromTheOffset(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "node-0299", c.Node)
 	assert.Zero(t, c.Violating)
+}
+
+// countingSource is a random source that counts its draws.
+type countingSource struct {
+	rand.Source
+	draws int
+}
+
+func (c *countingSource) Uint64() uint64 {
+	c.draws++
+	return c.Source.Uint64()
+}
+
+func TestPreemptionDrawsAnOffsetOnlyWhenItSamples(t *testing.T) {
+	// Full nodes of low-priority pods, then a high-priority pod: its
+	// preemption draws the dry run's offset from the scheduler's random
+	// source only when NumCandidates is fewer than the nodes (101 nodes),
+	// never in a cluster of up to 100 (whose traces must not change).
+	for _, tc := range []struct {
+		nodes, draws int
+	}{{3, 0}, {100, 0}, {101, 1}} {
+		t.Run(fmt.Sprintf("%d nodes", tc.nodes), func(t *testing.T) {
+			e := newEnv(t, 1)
+			src := &countingSource{Source: rand.NewPCG(1, 1)}
+			s, err := New(Config{Client: e.Client, Clock: e.Clock, Mode: runmode.Step, Rand: rand.New(src)})
+			require.NoError(t, err)
+			e.sched, e.ctrl = s, s.Controllers()[0]
+			_, err = e.Client.PriorityClasses().Create(e.ctx, &api.PriorityClass{ObjectMeta: api.ObjectMeta{Name: "high"}, Value: 1000})
+			require.NoError(t, err)
+			for i := range tc.nodes {
+				e.createNode(fmt.Sprintf("node-%03d", i), "2", "8Gi")
+				e.createPod(testPod(fmt.Sprintf("filler-%03d", i), "2", "", func(p *api.Pod) { p.Spec.NodeName = fmt.Sprintf("node-%03d", i) }))
+			}
+			e.run()
+			before := src.draws
+			e.createPod(testPod("vip", "1", "", func(p *api.Pod) { p.Spec.PriorityClassName = "high" }))
+			e.run()
+			assert.NotEmpty(t, e.pod("vip").Status.NominatedNodeName, "preempted")
+			assert.Equal(t, tc.draws, src.draws-before)
+		})
+	}
 }
