@@ -7,7 +7,7 @@ import (
 )
 
 // benchmarkSchedule measures the pure scheduling path (filter, score, pick
-// over a prepared node cache) and reports decisions per second. Each
+// over a prepared node cache, the adaptive percentageOfNodesToScore) and reports decisions per second. Each
 // decision's pod is then counted on its node, as the assume cache would,
 // so the cluster fills up like the benchmark: 10,000 pods of 100
 // ReplicaSets, 100m and 128Mi each; the cache is rebuilt (off the clock)
@@ -32,6 +32,7 @@ func benchmarkSchedule(b *testing.B, numNodes int) {
 	fw := DefaultFramework()
 	r := rand.New(rand.NewPCG(1, 1))
 	var d Decision
+	next := 0 // the scheduler's nextStartNodeIndex
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -41,7 +42,8 @@ func benchmarkSchedule(b *testing.B, numNodes int) {
 			fresh()
 			b.StartTimer()
 		}
-		fw.Schedule(pods[j], nodes, r, &d)
+		fw.Schedule(pods[j], nodes, next, r, &d)
+		next = (next + len(d.Nodes)) % len(nodes)
 		if d.Chosen == "" {
 			b.Fatalf("pod %d fits nowhere: %v", j, d.FitError())
 		}

@@ -16,6 +16,17 @@
 //     gives, run in the default profile's order: NodeUnschedulable,
 //     NodeName, NodeReady, TaintToleration, NodeAffinity (nodeSelector),
 //     NodeResourcesFit (cpu, memory, pod count);
+//   - percentageOfNodesToScore (Framework.PercentageOfNodesToScore, the
+//     profile's field): a cycle filters nodes only until it has found
+//     NumFeasibleNodesToFind feasible ones — every node in a cluster of
+//     100 nodes or fewer, else 50 % less one point per 125 nodes, at least 5 %
+//     and at least 100 nodes (42 % at 1,000 nodes, 10 % at 5,000), or the
+//     configured percentage (100: every node) — starting where the
+//     previous cycle stopped (nextStartNodeIndex), so that every node gets
+//     its turn; only the nodes found are scored. When fewer fit, every
+//     node is tried, so the FailedScheduling message still counts them
+//     all. Preemption likewise dry-runs only NumCandidates nodes (10 %, at
+//     least 100) from a random offset;
 //   - score plugins on the nodes that passed: NodeResourcesFit with the
 //     LeastAllocated strategy and a SelectorSpread-like spreading of the pods
 //     of one controller; a weighted sum; ties are broken by the injected
@@ -37,10 +48,23 @@
 //
 // Requested resources per node are kept in a cache updated from pod events,
 // never recomputed over all pods per decision, so a decision costs one pass
-// over the nodes.
+// over the nodes it tries (all of them in a cluster of 100 nodes or fewer).
 //
 // Differences from Kubernetes, on purpose:
 //
+//   - Filtering a sample of the nodes runs in one goroutine, node after
+//     node, where kube-scheduler filters 16 nodes at once
+//     (parallelism); the nodes found are therefore exactly the first
+//     NumFeasibleNodesToFind from the start, and a decision lists the
+//     nodes tried in name order, not in the order they were tried. Only
+//     percentageOfNodesToScore is a setting (of the one profile): the
+//     global KubeSchedulerConfiguration field, the preemption arguments
+//     (minCandidateNodesPercentage/Absolute) and the "only one feasible
+//     node, no scoring" shortcut are not (the last gives the same node).
+//     A pod with status.nominatedNodeName is not tried on that node first
+//     (evaluateNominatedNode); every node is a "potential node" for
+//     preemption, where kube-scheduler leaves out those rejected as
+//     UnschedulableAndUnresolvable (kubesim's filters give no such code).
 //   - NodeReady is kubesim's own filter ("node(s) were not ready", the
 //     wording of the old CheckNodeCondition predicate). Kubernetes has no
 //     such filter: the node lifecycle controller taints a not-ready node
@@ -65,8 +89,7 @@
 //     (kubesim's PodSpec has no affinity field: only nodeSelector), inter-pod
 //     affinity, topology spread constraints, volumes and their limits, host
 //     ports, PreferNoSchedule scoring, BalancedAllocation and ImageLocality
-//     scores, percentageOfNodesToScore (every node is filtered and scored),
-//     scheduling gates, extenders, multiple profiles, and the per-pod
+//     scores, scheduling gates, extenders, multiple profiles, and the per-pod
 //     back-off before a requeued pod is retried.
 //
 // Read the real one in k8s.io/kubernetes/pkg/scheduler: schedule_one.go

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,58 @@ type Framework struct {
 	Filters []FilterPlugin
 	// Scores are summed, each times its weight.
 	Scores []ScorePlugin
+	// PercentageOfNodesToScore is the profile's percentageOfNodesToScore
+	// (KubeSchedulerProfile, overriding KubeSchedulerConfiguration's): the
+	// share of the nodes a cycle looks for feasible ones among, 0 to 100.
+	// 0 is kube-scheduler's adaptive default (NumFeasibleNodesToFind);
+	// 100 filters and scores every node. Clusters of fewer than
+	// MinFeasibleNodesToFind nodes are filtered whole whatever it says.
+	PercentageOfNodesToScore int32
+}
+
+// The bounds of percentageOfNodesToScore, kube-scheduler's constants in
+// pkg/scheduler/schedule_one.go.
+const (
+	// MinFeasibleNodesToFind is minFeasibleNodesToFind: a cluster with
+	// fewer nodes is filtered whole, and a larger one is searched until at
+	// least this many feasible nodes are found (or every node was tried).
+	MinFeasibleNodesToFind = 100
+	// MinFeasibleNodesPercentageToFind is
+	// minFeasibleNodesPercentageToFind, the floor of the adaptive
+	// percentage.
+	MinFeasibleNodesPercentageToFind = 5
+)
+
+// NumFeasibleNodesToFind is how many feasible nodes a cycle over
+// numAllNodes nodes looks for before it stops filtering (kube-scheduler's
+// numFeasibleNodesToFind in pkg/scheduler/schedule_one.go): every node in
+// a cluster of fewer than MinFeasibleNodesToFind (and so of 100 or fewer,
+// given the floor below); otherwise the configured
+// percentage of the nodes or, when none is configured, 50 % less one point
+// per 125 nodes (42 % at 1,000 nodes, 10 % at 5,000) but at least
+// MinFeasibleNodesPercentageToFind; and never fewer than
+// MinFeasibleNodesToFind. Scoring a sample is what lets kube-scheduler keep
+// its rate in clusters of thousands of nodes: the nodes it finds are good
+// enough, and the next cycle starts where this one stopped, so that every
+// node gets its turn.
+func (f *Framework) NumFeasibleNodesToFind(numAllNodes int) int {
+	if numAllNodes < MinFeasibleNodesToFind {
+		return numAllNodes
+	}
+	percentage := int(f.PercentageOfNodesToScore)
+	if percentage == 0 {
+		percentage = max(50-numAllNodes/125, MinFeasibleNodesPercentageToFind)
+	}
+	return max(numAllNodes*min(percentage, 100)/100, MinFeasibleNodesToFind)
+}
+
+// ValidatePercentageOfNodesToScore is the check kube-scheduler's
+// configuration validation makes of percentageOfNodesToScore.
+func ValidatePercentageOfNodesToScore(p int32) error {
+	if p < 0 || p > 100 {
+		return fmt.Errorf("percentageOfNodesToScore: Invalid value: %d: not in valid range [0-100]", p)
+	}
+	return nil
 }
 
 // DefaultFramework is the default profile: DefaultFilters and
@@ -48,7 +101,11 @@ type Decision struct {
 	Cycle uint64
 	// Pod is the pod's namespace/name.
 	Pod string
-	// Nodes holds each node's result, in node name order.
+	// Nodes holds the result of each node the cycle filtered, in node
+	// name order: every node in a cluster of fewer than
+	// MinFeasibleNodesToFind, else those tried until enough feasible ones
+	// were found (NumFeasibleNodesToFind), and every node when too few
+	// fit.
 	Nodes []NodeResult
 	// Chosen is the node picked, "" when none fits.
 	Chosen string
@@ -62,39 +119,86 @@ type Decision struct {
 
 	// Scratch space reused by the next decision, so a decision over
 	// thousands of nodes allocates next to nothing.
-	feasible []int
-	raw      []int64
+	feasible      []int
+	feasibleNodes []*NodeInfo
+	raw           []int64
 }
 
-// Schedule runs the filters on every node, scores the nodes that passed,
-// and picks the best, breaking ties with r. It writes the outcome into d,
-// reusing d's memory (pass the same Decision again to avoid allocating).
-// nodes must be in a fixed order (by name) for the result to be
-// deterministic.
-func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, r *rand.Rand, d *Decision) {
+// Schedule filters the nodes and scores those that passed, and picks the
+// best, breaking ties with r. It writes the outcome into d, reusing d's
+// memory (pass the same Decision again to avoid allocating). nodes must be
+// in a fixed order (by name) for the result to be deterministic.
+//
+// Filtering starts at nodes[start] and goes round, as kube-scheduler's
+// findNodesThatPassFilters starts where the previous cycle stopped
+// (nextStartNodeIndex), and stops once NumFeasibleNodesToFind nodes have
+// passed; only those are scored. With fewer than MinFeasibleNodesToFind
+// nodes every node is filtered, whatever start is. The caller's next
+// start is (start + len(d.Nodes)) mod len(nodes): the nodes filtered,
+// feasible or not, as in findNodesThatFitPod.
+func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand.Rand, d *Decision) {
 	d.Pod, d.Chosen, d.Ties, d.PreFilterMsg, d.numNodes = pod.Key, "", 0, "", len(nodes)
+	d.Nodes = d.Nodes[:0]
 	if pod.Volumes != nil && pod.Volumes.PreFilterMsg != "" {
 		// A PreFilter rejection: no node is even tried.
-		d.PreFilterMsg, d.Nodes = pod.Volumes.PreFilterMsg, d.Nodes[:0]
+		d.PreFilterMsg = pod.Volumes.PreFilterMsg
 		return
 	}
-	if cap(d.Nodes) < len(nodes) {
-		d.Nodes = make([]NodeResult, len(nodes))
+	n := len(nodes)
+	if n == 0 {
+		return
 	}
-	d.Nodes = d.Nodes[:len(nodes)]
-	d.feasible = d.feasible[:0]
-	for i, n := range nodes {
-		res := NodeResult{Node: n.Node.Name}
+	toFind := f.NumFeasibleNodesToFind(n)
+	if len(f.Scores) == 0 {
+		// Nothing to compare nodes by: the first feasible one will do
+		// (findNodesThatPassFilters without score plugins or extenders).
+		toFind = 1
+	}
+	start %= n
+	if cap(d.Nodes) < n {
+		d.Nodes = make([]NodeResult, 0, n)
+	}
+	found := 0
+	for i := 0; i < n && found < toFind; i++ {
+		j := start + i
+		if j >= n {
+			j -= n
+		}
+		res := NodeResult{Node: nodes[j].Node.Name}
 		for _, fp := range f.Filters {
-			if reasons := fp.Filter(pod, n); len(reasons) > 0 {
+			if reasons := fp.Filter(pod, nodes[j]); len(reasons) > 0 {
 				res.Filter, res.Reasons = fp.Name, reasons
 				break
 			}
 		}
-		d.Nodes[i] = res
+		d.Nodes = append(d.Nodes, res)
 		if res.Filter == "" {
-			d.feasible = append(d.feasible, i)
+			found++
 		}
+	}
+	// The nodes tried run from nodes[start] on and, when the search went
+	// round past the last node, on from nodes[0] to nodes[wrapped-1].
+	// d.Nodes is put in name order, the wrapped ones first, so that the
+	// trace and the tie-break read the nodes in one order whatever the
+	// start.
+	wrapped := max(start+len(d.Nodes)-n, 0)
+	if wrapped > 0 {
+		head := n - start // the entries from nodes[start:]
+		slices.Reverse(d.Nodes[:head])
+		slices.Reverse(d.Nodes[head:])
+		slices.Reverse(d.Nodes)
+	}
+	d.feasible, d.feasibleNodes = d.feasible[:0], d.feasibleNodes[:0]
+	for k := range d.Nodes {
+		if d.Nodes[k].Filter != "" {
+			continue
+		}
+		j := start + k - wrapped // d.Nodes[k] is nodes[j]
+		if k < wrapped {
+			j = k
+		}
+		d.feasible = append(d.feasible, k)
+		d.feasibleNodes = append(d.feasibleNodes, nodes[j])
 	}
 	if len(d.feasible) == 0 {
 		return
@@ -104,14 +208,14 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, r *rand.Rand, d *D
 	}
 	raw := d.raw[:len(d.feasible)]
 	for _, sp := range f.Scores {
-		for j, i := range d.feasible {
-			raw[j] = sp.Score(pod, nodes[i])
+		for k, ni := range d.feasibleNodes {
+			raw[k] = sp.Score(pod, ni)
 		}
 		if sp.Normalize != nil {
 			sp.Normalize(raw)
 		}
-		for j, i := range d.feasible {
-			d.Nodes[i].Score += sp.Weight * raw[j]
+		for k, i := range d.feasible {
+			d.Nodes[i].Score += sp.Weight * raw[k]
 		}
 	}
 	best := int64(-1)
@@ -157,7 +261,8 @@ func (d *Decision) FitError() *FitError {
 	if d.PreFilterMsg != "" {
 		return &FitError{NumAllNodes: d.numNodes, PreFilterMsg: d.PreFilterMsg}
 	}
-	fe := &FitError{NumAllNodes: len(d.Nodes), Reasons: map[string]int{}}
+	// No node fitted, so every node was filtered: d.Nodes has them all.
+	fe := &FitError{NumAllNodes: d.numNodes, Reasons: map[string]int{}}
 	for _, n := range d.Nodes {
 		for _, r := range n.Reasons {
 			fe.Reasons[r]++

@@ -114,7 +114,7 @@ func TestScheduleFailureMessages(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var d Decision
-			fw.Schedule(NewPodInfo(tc.pod), tc.nodes, rand.New(rand.NewPCG(1, 2)), &d)
+			fw.Schedule(NewPodInfo(tc.pod), tc.nodes, 0, rand.New(rand.NewPCG(1, 2)), &d)
 			require.Empty(t, d.Chosen)
 			assert.Equal(t, tc.want, d.FitError().Error())
 		})
@@ -131,8 +131,8 @@ func TestScheduleScoresAndTies(t *testing.T) {
 	picks := map[string]int{}
 	for seed := range uint64(40) {
 		var d1, d2 Decision
-		fw.Schedule(pod, nodes, rand.New(rand.NewPCG(seed, 0)), &d1)
-		fw.Schedule(pod, nodes, rand.New(rand.NewPCG(seed, 0)), &d2)
+		fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(seed, 0)), &d1)
+		fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(seed, 0)), &d2)
 		require.Equal(t, d1.Chosen, d2.Chosen, "same seed, same node")
 		assert.Equal(t, 2, d1.Ties)
 		picks[d1.Chosen]++
@@ -141,7 +141,7 @@ func TestScheduleScoresAndTies(t *testing.T) {
 	assert.Zero(t, picks["node-2"])
 
 	var d Decision
-	fw.Schedule(pod, nodes, rand.New(rand.NewPCG(1, 0)), &d)
+	fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(1, 0)), &d)
 	// LeastAllocated: cpu (4-2)/4 = 50, memory 87 → 68; no controller, so
 	// spreading gives every node 100: 168.
 	other := map[string]string{"node-1": "node-3", "node-3": "node-1"}[d.Chosen]
@@ -157,7 +157,7 @@ func TestScheduleScoresAndTies(t *testing.T) {
 	// → 55, plus 100 for spreading.
 	r, fresh := rand.New(rand.NewPCG(7, 7)), rand.New(rand.NewPCG(7, 7))
 	withPods(nodes[0], testPod("x", "1", "", func(p *api.Pod) { p.Spec.NodeName = "node-1" }))
-	fw.Schedule(pod, nodes, r, &d)
+	fw.Schedule(pod, nodes, 0, r, &d)
 	assert.Equal(t, "node-3", d.Chosen)
 	assert.Equal(t, 1, d.Ties)
 	assert.Equal(t, "node-1: score 155 | node-2: Insufficient cpu | node-3: score 168 (chosen)", d.String())
@@ -172,7 +172,7 @@ func TestScheduleSpreadsAController(t *testing.T) {
 	var d Decision
 	for i := range 9 {
 		pi := NewPodInfo(testPod("web-"+string(rune('a'+i)), "100m", "128Mi", ownedBy("rs-uid")))
-		fw.Schedule(pi, nodes, r, &d)
+		fw.Schedule(pi, nodes, 0, r, &d)
 		require.NotEmpty(t, d.Chosen)
 		perNode[d.Chosen]++
 		for _, n := range nodes {
@@ -188,9 +188,9 @@ func TestDecisionCopyIsIndependent(t *testing.T) {
 	nodes := nodeInfos(testNode("node-1"), testNode("node-2"))
 	fw := DefaultFramework()
 	var d Decision
-	fw.Schedule(NewPodInfo(testPod("a", "64", "")), nodes, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(NewPodInfo(testPod("a", "64", "")), nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
 	c := d.Copy()
-	fw.Schedule(NewPodInfo(testPod("b", "1", "")), nodes, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(NewPodInfo(testPod("b", "1", "")), nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
 	assert.Equal(t, "default/a", c.Pod)
 	assert.Equal(t, "node-1: Insufficient cpu | node-2: Insufficient cpu", c.String())
 	assert.Equal(t, "default/b", d.Pod)

@@ -79,14 +79,44 @@ func (f *Framework) fits(pod *PodInfo, n *NodeInfo) bool {
 	return true
 }
 
+// The bounds of how many candidate nodes preemption looks for: the
+// defaults of DefaultPreemptionArgs (minCandidateNodesPercentage,
+// minCandidateNodesAbsolute).
+const (
+	MinCandidateNodesPercentage = 10
+	MinCandidateNodesAbsolute   = 100
+)
+
+// NumCandidates is how many candidate nodes preemption's dry run looks for
+// among numNodes before it stops (DefaultPreemption's
+// calculateNumCandidates): MinCandidateNodesPercentage of the nodes, at
+// least MinCandidateNodesAbsolute, at most all of them. Like filtering,
+// preemption does not look at every node of a large cluster.
+func NumCandidates(numNodes int) int {
+	return min(max(numNodes*MinCandidateNodesPercentage/100, MinCandidateNodesAbsolute), numNodes)
+}
+
 // SelectCandidate is the pure half of preemption: over nodes (in name
 // order) and the pods on each, the best node to preempt on, or false when
-// none helps.
-func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, podsOn map[string][]*PodInfo, pdbs []*api.PodDisruptionBudget) (Candidate, bool) {
+// none helps. The dry run starts at nodes[offset] and goes round, and stops
+// once it has NumCandidates candidates of which at least one violates no
+// budget (DryRunPreemption, whose offset is random: GetOffsetAndNumCandidates);
+// in a cluster of up to MinCandidateNodesAbsolute nodes it tries them all.
+func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int, podsOn map[string][]*PodInfo, pdbs []*api.PodDisruptionBudget) (Candidate, bool) {
 	var cands []Candidate
-	for _, n := range nodes {
-		if c, ok := f.selectVictimsOnNode(pod, n, podsOn[n.Node.Name], pdbs); ok {
-			cands = append(cands, c)
+	numCandidates, nonViolating := NumCandidates(len(nodes)), 0
+	for i := range nodes {
+		n := nodes[(offset+i)%len(nodes)]
+		c, ok := f.selectVictimsOnNode(pod, n, podsOn[n.Node.Name], pdbs)
+		if !ok {
+			continue
+		}
+		cands = append(cands, c)
+		if c.Violating == 0 {
+			nonViolating++
+		}
+		if nonViolating > 0 && len(cands) >= numCandidates {
+			break
 		}
 	}
 	if len(cands) == 0 {
@@ -94,7 +124,8 @@ func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, podsOn map[
 	}
 	// pickOneNodeForPreemption: fewest budget violations, then the lowest
 	// highest victim priority, the lowest sum, the fewest victims; the
-	// stable sort keeps name order last.
+	// stable sort keeps the order of the dry run last (name order from
+	// the offset).
 	highest := func(c Candidate) int32 { return PodPriority(c.Victims[0].Pod) }
 	sum := func(c Candidate) int64 {
 		var s int64
@@ -236,7 +267,14 @@ func (s *Scheduler) preempt(ctx context.Context, pod *api.Pod, info *PodInfo) er
 			return 0
 		})
 	}
-	cand, ok := s.fw.SelectCandidate(info, s.sortedLocked(), podsOn, s.preemption.pdbs.List())
+	nodes, offset := s.sortedLocked(), 0
+	if NumCandidates(len(nodes)) < len(nodes) {
+		// A random start, so that a large cluster's preemptions do not all
+		// look at the same nodes (GetOffsetAndNumCandidates). A cluster
+		// whose every node is tried draws nothing: its order is by name.
+		offset = s.rand.IntN(len(nodes))
+	}
+	cand, ok := s.fw.SelectCandidate(info, nodes, offset, podsOn, s.preemption.pdbs.List())
 	s.unlock()
 	if !ok {
 		return nil

@@ -1,12 +1,15 @@
 package scheduler
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 func priority(v int32) func(*api.Pod) {
@@ -69,7 +72,7 @@ func TestSelectCandidate(t *testing.T) {
 				podsOn["node-1"][1].Pod.Labels = map[string]string{"app": "a"}
 				defer func() { podsOn["node-1"][0].Pod.Labels, podsOn["node-1"][1].Pod.Labels = nil, nil }()
 			}
-			c, ok := fw.SelectCandidate(NewPodInfo(tc.pod), nodes, podsOn, tc.pdbs)
+			c, ok := fw.SelectCandidate(NewPodInfo(tc.pod), nodes, 0, podsOn, tc.pdbs)
 			require.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.node, c.Node)
 			assert.Equal(t, tc.victims, victimNames(c))
@@ -138,4 +141,98 @@ func TestPreemptionInStepMode(t *testing.T) {
 	require.NoError(t, e.Client.Pods().Delete(e.ctx, "default", "filler", &api.DeleteOptions{GracePeriodSeconds: new(int64)}))
 	e.run()
 	assert.Equal(t, "node-1", e.pod("vip").Spec.NodeName)
+}
+
+func TestNumCandidates(t *testing.T) {
+	for nodes, want := range map[int]int{0: 0, 3: 3, 100: 100, 150: 100, 1000: 100, 2000: 200, 5000: 500} {
+		assert.Equal(t, want, NumCandidates(nodes), "%d nodes", nodes)
+	}
+}
+
+func TestSelectCandidateLooksAtNumCandidatesFromTheOffset(t *testing.T) {
+	// 300 full nodes, each with one pod of priority 5 except node-0250,
+	// whose pod has priority 1: the best victim. The dry run looks at 100
+	// candidates from the offset, so it finds node-0250 only when the
+	// window holds it.
+	fw := DefaultFramework()
+	nodes := manyNodes(300, nil)
+	podsOn := map[string][]*PodInfo{}
+	for i, ni := range nodes {
+		prio := int32(5)
+		if i == 250 {
+			prio = 1
+		}
+		p := NewPodInfo(testPod(fmt.Sprintf("v-%04d", i), "4", "", priority(prio)))
+		ni.AddPod(p)
+		podsOn[ni.Node.Name] = []*PodInfo{p}
+	}
+	pod := NewPodInfo(testPod("p", "2", "", priority(100)))
+	for _, tc := range []struct {
+		offset int
+		node   string
+	}{
+		{0, "node-0000"},   // nodes 0 to 99: all alike, the first found wins
+		{200, "node-0250"}, // nodes 200 to 299
+		{150, "node-0150"}, // nodes 150 to 249: one short of it
+		{151, "node-0250"}, // nodes 151 to 250: node-0250 is the 100th
+		{250, "node-0250"},
+		{260, "node-0260"}, // nodes 260 to 299 and 0 to 59
+	} {
+		c, ok := fw.SelectCandidate(pod, nodes, tc.offset, podsOn, nil)
+		require.True(t, ok)
+		assert.Equal(t, tc.node, c.Node, "offset %d", tc.offset)
+	}
+	// A budget that every victim but node-0299's would break: the dry
+	// run goes on past 100 candidates until one breaks none.
+	for _, ni := range nodes {
+		podsOn[ni.Node.Name][0].Pod.Labels = map[string]string{"app": "guarded"}
+	}
+	podsOn["node-0299"][0].Pod.Labels = nil
+	pdb := &api.PodDisruptionBudget{ObjectMeta: api.ObjectMeta{Name: "guard", Namespace: "default"},
+		Spec: api.PodDisruptionBudgetSpec{Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}}}}
+	c, ok := fw.SelectCandidate(pod, nodes, 0, podsOn, []*api.PodDisruptionBudget{pdb})
+	require.True(t, ok)
+	assert.Equal(t, "node-0299", c.Node)
+	assert.Zero(t, c.Violating)
+}
+
+// countingSource is a random source that counts its draws.
+type countingSource struct {
+	rand.Source
+	draws int
+}
+
+func (c *countingSource) Uint64() uint64 {
+	c.draws++
+	return c.Source.Uint64()
+}
+
+func TestPreemptionDrawsAnOffsetOnlyWhenItSamples(t *testing.T) {
+	// Full nodes of low-priority pods, then a high-priority pod: its
+	// preemption draws the dry run's offset from the scheduler's random
+	// source only when NumCandidates is fewer than the nodes (101 nodes),
+	// never in a cluster of up to 100 (whose traces must not change).
+	for _, tc := range []struct {
+		nodes, draws int
+	}{{3, 0}, {100, 0}, {101, 1}} {
+		t.Run(fmt.Sprintf("%d nodes", tc.nodes), func(t *testing.T) {
+			e := newEnv(t, 1)
+			src := &countingSource{Source: rand.NewPCG(1, 1)}
+			s, err := New(Config{Client: e.Client, Clock: e.Clock, Mode: runmode.Step, Rand: rand.New(src)})
+			require.NoError(t, err)
+			e.sched, e.ctrl = s, s.Controllers()[0]
+			_, err = e.Client.PriorityClasses().Create(e.ctx, &api.PriorityClass{ObjectMeta: api.ObjectMeta{Name: "high"}, Value: 1000})
+			require.NoError(t, err)
+			for i := range tc.nodes {
+				e.createNode(fmt.Sprintf("node-%03d", i), "2", "8Gi")
+				e.createPod(testPod(fmt.Sprintf("filler-%03d", i), "2", "", func(p *api.Pod) { p.Spec.NodeName = fmt.Sprintf("node-%03d", i) }))
+			}
+			e.run()
+			before := src.draws
+			e.createPod(testPod("vip", "1", "", func(p *api.Pod) { p.Spec.PriorityClassName = "high" }))
+			e.run()
+			assert.NotEmpty(t, e.pod("vip").Status.NominatedNodeName, "preempted")
+			assert.Equal(t, tc.draws, src.draws-before)
+		})
+	}
 }

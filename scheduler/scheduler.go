@@ -115,6 +115,9 @@ type Scheduler struct {
 	sorted []*NodeInfo
 	// podStates are the pods counted on nodes, by namespace/name.
 	podStates map[string]*podState
+	// nextStartNodeIndex is where in sorted the next cycle starts
+	// filtering (kube-scheduler's Scheduler.nextStartNodeIndex).
+	nextStartNodeIndex int
 	// unschedulable are the pods nothing fitted, waiting for an event
 	// (the scheduling queue's unschedulablePods).
 	unschedulable map[string]struct{}
@@ -149,6 +152,9 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	if cfg.Framework == nil {
 		cfg.Framework = DefaultFramework()
+	}
+	if err := ValidatePercentageOfNodesToScore(cfg.Framework.PercentageOfNodesToScore); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	if cfg.UnschedulableRetry <= 0 {
 		cfg.UnschedulableRetry = DefaultUnschedulableRetry
@@ -473,7 +479,14 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	}
 	info := NewPodInfo(pod)
 	info.Volumes = s.volumeInfo(pod)
-	s.fw.Schedule(info, s.sortedLocked(), s.rand, &s.last)
+	nodes := s.sortedLocked()
+	s.fw.Schedule(info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
+	if len(nodes) > 0 {
+		// The next cycle starts where this one stopped, so that every
+		// node gets its turn when cycles filter only some of them
+		// (nextStartNodeIndex in kube-scheduler's findNodesThatFitPod).
+		s.nextStartNodeIndex = (s.nextStartNodeIndex + len(s.last.Nodes)) % len(nodes)
+	}
 	s.last.Cycle++
 	chosen := s.last.Chosen
 	var msg string
