@@ -65,27 +65,40 @@ func startWatchdog(progress func() string) (stop chan struct{}) {
 	return stop
 }
 
-// watchdogDumpAndExit writes the heap profile (without a GC first: the
-// garbage may be the story) and all goroutines' stacks, then ends the
-// process.
+// watchdogDumpAndExit writes every goroutine's stack and the heap profile
+// (without a GC first: the garbage may be the story), then ends the
+// process. The heap profile of a process growing by gigabytes a second did
+// not finish in session 8 (the machine ran out of memory first), so the
+// goroutines come first and the process ends after watchdogGrace whatever
+// the heap profile's state.
 func watchdogDumpAndExit() {
-	// The goroutines first: a second dump of a heap growing by gigabytes a
-	// second may never finish.
-	for _, p := range []struct {
-		name, profile string
-		debug         int
-	}{{"goroutines.txt", "goroutine", 1}, {"heap.pprof", "heap", 0}} {
-		name, profile, debug := p.name, p.profile, p.debug
-		f, err := os.Create(*watchdogDump + "." + name)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "watchdog:", err)
-			continue
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, p := range []struct{ file, profile string }{{"goroutines.txt", "goroutine"}, {"heap.pprof", "heap"}} {
+			f, err := os.Create(*watchdogDump + "." + p.file)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "watchdog:", err)
+				continue
+			}
+			debug := 0
+			if p.profile == "goroutine" {
+				debug = 1
+			}
+			if err := pprof.Lookup(p.profile).WriteTo(f, debug); err != nil {
+				fmt.Fprintln(os.Stderr, "watchdog:", err)
+			}
+			f.Close()
+			fmt.Fprintf(os.Stderr, "watchdog: wrote %s.%s\n", *watchdogDump, p.file)
 		}
-		if err := pprof.Lookup(profile).WriteTo(f, debug); err != nil {
-			fmt.Fprintln(os.Stderr, "watchdog:", err)
-		}
-		f.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(watchdogGrace):
+		fmt.Fprintln(os.Stderr, "watchdog: the dump did not finish in", watchdogGrace, "— ending anyway")
 	}
-	fmt.Fprintf(os.Stderr, "watchdog: wrote %s.heap.pprof and %s.goroutines.txt\n", *watchdogDump, *watchdogDump)
 	os.Exit(3)
 }
+
+// watchdogGrace is how long the dump may take.
+const watchdogGrace = 20 * time.Second
