@@ -47,19 +47,33 @@ func (s *slowList) List(ctx context.Context, prefix string, opts store.ListOptio
 	return res, err
 }
 
-func newSlowListEnv(t *testing.T) (*rvEnv, *slowList) {
+// newStorageEnv is newRVEnv over a bolt store with watch (its window and
+// buffers) and wrap around it (nil: none).
+func newStorageEnv(t *testing.T, watch store.BroadcasterConfig, wrap func(store.Interface) store.Interface) *rvEnv {
 	t.Helper()
-	bolt, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true,
-		Watch: store.BroadcasterConfig{Window: 8}})
+	bolt, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true, Watch: watch})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = bolt.Close() })
-	slow := &slowList{Interface: bolt, armed: make(chan struct{}), read: make(chan struct{}), release: make(chan struct{})}
+	var storage store.Interface = bolt
+	if wrap != nil {
+		storage = wrap(bolt)
+	}
 	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
 		New: func() api.Object { return &api.ConfigMap{} }}
-	s, err := NewStore(Config{Resource: res, Storage: slow, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	s, err := NewStore(Config{Resource: res, Storage: storage, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
 	require.NoError(t, err)
-	s.cacher.windowSize = 4
-	return &rvEnv{t: t, st: bolt, s: s}, slow
+	return &rvEnv{t: t, st: bolt, s: s}
+}
+
+func newSlowListEnv(t *testing.T) (*rvEnv, *slowList) {
+	t.Helper()
+	slow := &slowList{armed: make(chan struct{}), read: make(chan struct{}), release: make(chan struct{})}
+	e := newStorageEnv(t, store.BroadcasterConfig{Window: 8}, func(st store.Interface) store.Interface {
+		slow.Interface = st
+		return slow
+	})
+	e.s.cacher.windowSize = 4
+	return e, slow
 }
 
 type watchResult struct {
@@ -173,15 +187,8 @@ func TestWatchListWhoseListFailsLeavesNoWatcher(t *testing.T) {
 // the watchers see every change and no error. Ending them all instead sent
 // every kubelet of a 2,000-node cluster to list the pods again at once.
 func TestWatchCacheResumesAfterFallingBehindTheStore(t *testing.T) {
-	bolt, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true,
-		Watch: store.BroadcasterConfig{WatcherBuffer: 2, Window: 100}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = bolt.Close() })
-	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
-		New: func() api.Object { return &api.ConfigMap{} }}
-	s, err := NewStore(Config{Resource: res, Storage: bolt, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
-	require.NoError(t, err)
-	e := &rvEnv{t: t, st: bolt, s: s}
+	e := newStorageEnv(t, store.BroadcasterConfig{WatcherBuffer: 2, Window: 100}, nil)
+	s := e.s
 	ch, _ := e.watch(ListOptions{ResourceVersion: strconv.FormatInt(e.create("a", "web"), 10)})
 
 	// The cacher cannot dispatch while the test holds its lock: the
@@ -241,15 +248,12 @@ func (b *blockingList) called() int {
 // memory the lists hold stays bounded. The others are joined to the
 // stream already and get every change once their turn comes.
 func TestWatchListsReadTheirListsAFewAtATime(t *testing.T) {
-	bolt, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = bolt.Close() })
-	slow := &blockingList{Interface: bolt, release: make(chan struct{})}
-	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
-		New: func() api.Object { return &api.ConfigMap{} }}
-	s, err := NewStore(Config{Resource: res, Storage: slow, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
-	require.NoError(t, err)
-	e := &rvEnv{t: t, st: bolt, s: s}
+	slow := &blockingList{release: make(chan struct{})}
+	e := newStorageEnv(t, store.BroadcasterConfig{}, func(st store.Interface) store.Interface {
+		slow.Interface = st
+		return slow
+	})
+	s := e.s
 	e.create("a", "web")
 
 	n := concurrentInitialLists + 2
