@@ -72,10 +72,9 @@ func openWAL(path string, noSync bool) (*wal, error) {
 	return &wal{f: f, path: path, noSync: noSync, size: st.Size()}, nil
 }
 
-// write puts changes as one entry after the previous one and returns
-// where it starts; sync makes it durable. On failure the log's end does
-// not move.
-func (w *wal) write(changes []change) (int64, error) {
+// appendBatch writes changes as one entry after the previous one and
+// syncs it: when it returns nil, the batch is durable.
+func (w *wal) appendBatch(changes []change) error {
 	b := w.buf[:0]
 	b = append(b, make([]byte, walHeaderSize)...)
 	for _, c := range changes {
@@ -97,27 +96,18 @@ func (w *wal) write(changes []change) (int64, error) {
 	binary.BigEndian.PutUint32(b[0:], uint32(len(payload)))
 	binary.BigEndian.PutUint32(b[4:], crc32c(payload))
 	w.buf = b
-	at := w.off
-	if err := w.grow(at + int64(len(b))); err != nil {
-		return at, err
+	if err := w.grow(w.off + int64(len(b))); err != nil {
+		return err
 	}
-	if _, err := w.f.WriteAt(b, at); err != nil {
-		return at, fmt.Errorf("write-ahead log %s: %w", w.path, err)
+	if _, err := w.f.WriteAt(b, w.off); err != nil {
+		return fmt.Errorf("write-ahead log %s: %w", w.path, err)
+	}
+	if !w.noSync {
+		if err := fdatasync(w.f); err != nil {
+			return fmt.Errorf("write-ahead log %s: sync: %w", w.path, err)
+		}
 	}
 	w.off += int64(len(b))
-	return at, nil
-}
-
-// sync flushes every entry written so far to the disk (fdatasync). It may
-// run beside write and beside other syncs: an fdatasync covers whatever
-// was written to the file before it was called.
-func (w *wal) sync() error {
-	if w.noSync {
-		return nil
-	}
-	if err := fdatasync(w.f); err != nil {
-		return fmt.Errorf("write-ahead log %s: sync: %w", w.path, err)
-	}
 	return nil
 }
 
@@ -246,24 +236,15 @@ func decodeWALEntry(p []byte) ([]change, error) {
 	return out, nil
 }
 
-// discard makes sure that entries whose write or sync failed are never
-// replayed: their writers are told they failed. Each one's length field is
-// zeroed (best effort: the disk may be failing) — not only the first
-// one's: a later entry written where the first was could otherwise end
-// exactly where the second begins, and the second's revisions would
-// continue it. The next entry goes to rewind, where the first one was.
-func (w *wal) discard(entries []int64, rewind int64) {
-	w.off = rewind
-	zeroed := false
-	for _, at := range entries {
-		if at+walHeaderSize > w.size {
-			continue
-		}
-		if _, err := w.f.WriteAt(make([]byte, walHeaderSize), at); err == nil {
-			zeroed = true
-		}
+// discard makes sure that an entry whose write or sync failed is never
+// replayed: its writers were told it failed. The next entry goes to the
+// same offset; until then, its length field is zeroed (best effort: the
+// disk may be failing).
+func (w *wal) discard() {
+	if w.off+walHeaderSize > w.size {
+		return
 	}
-	if zeroed && !w.noSync {
+	if _, err := w.f.WriteAt(make([]byte, walHeaderSize), w.off); err == nil && !w.noSync {
 		_ = fdatasync(w.f)
 	}
 }

@@ -242,20 +242,14 @@ func TestStaleEntriesOfAnEarlierCycleAreNotReplayed(t *testing.T) {
 	put := func(key string, rev int64, value string) change {
 		return change{key: key, rec: record{createRev: rev, modRev: rev, value: []byte(value)}}
 	}
-	appendBatch := func(changes []change) error {
-		if _, err := w.write(changes); err != nil {
-			return err
-		}
-		return w.sync()
-	}
 	// Cycle 1: rev 1 puts /a (empty value), rev 2 puts /b "old".
-	require.NoError(t, appendBatch([]change{put("/a", 1, "")}))
+	require.NoError(t, w.appendBatch([]change{put("/a", 1, "")}))
 	first := w.off
-	require.NoError(t, appendBatch([]change{put("/b", 2, "old")}))
+	require.NoError(t, w.appendBatch([]change{put("/b", 2, "old")}))
 	// Checkpoint at 2, cycle 2: rev 3 deletes /b, an entry exactly as
 	// long as cycle 1's first, so the stale "put /b" follows intact.
 	w.reset()
-	require.NoError(t, appendBatch([]change{{key: "/b", rec: record{modRev: 3}, deleted: true}}))
+	require.NoError(t, w.appendBatch([]change{{key: "/b", rec: record{modRev: 3}, deleted: true}}))
 	require.Equal(t, first, w.off, "the test needs the entries to line up")
 	require.NoError(t, w.close(false))
 
