@@ -150,18 +150,18 @@ type decodeCache struct {
 	// fast maps reflect.Type to bool; read on every write request, so a
 	// sync.Map rather than a mutex.
 	fast sync.Map
-	// meta is ObjectMeta's schema, built once.
+	// meta is ObjectMeta's schema, built and compiled once.
 	metaOnce sync.Once
-	meta     *api.JSONSchemaProps
+	meta     *schema.Compiled
 }
 
 // objectMetaSchema is the schema metadata is pruned by, for built-in
 // kinds and custom resources alike.
-func (f *decodeCache) objectMetaSchema() *api.JSONSchemaProps {
+func (f *decodeCache) objectMetaSchema() *schema.Compiled {
 	if f == nil {
-		return schema.FromGoType(reflect.TypeFor[api.ObjectMeta]())
+		return schema.Compile(schema.FromGoType(reflect.TypeFor[api.ObjectMeta]()))
 	}
-	f.metaOnce.Do(func() { f.meta = schema.FromGoType(reflect.TypeFor[api.ObjectMeta]()) })
+	f.metaOnce.Do(func() { f.meta = schema.Compile(schema.FromGoType(reflect.TypeFor[api.ObjectMeta]())) })
 	return f.meta
 }
 
@@ -260,13 +260,16 @@ func (d *decoder) decodeChecked(m map[string]any, scan *fieldScan, yamlDups []st
 		m["kind"] = res.Kind
 	}
 	var unknown []string
-	if res.Schema != nil {
-		unknown = schema.Prune(res.Schema, m, schema.PruneOptions{IsResourceRoot: true, KeepNulls: true})
+	switch opts := (schema.PruneOptions{IsResourceRoot: true, KeepNulls: true}); {
+	case res.CompiledSchema != nil:
+		unknown = res.CompiledSchema.Prune(m, opts)
+	case res.Schema != nil:
+		unknown = schema.Prune(res.Schema, m, opts)
 	}
 	if md, ok := m["metadata"].(map[string]any); ok {
 		// Pruning leaves metadata to ObjectMeta's own rules, which drop
 		// (and report) the fields ObjectMeta does not have.
-		for _, u := range schema.Prune(d.fast.objectMetaSchema(), md, schema.PruneOptions{KeepNulls: true}) {
+		for _, u := range d.fast.objectMetaSchema().Prune(md, schema.PruneOptions{KeepNulls: true}) {
 			unknown = append(unknown, "metadata."+u)
 		}
 	}
