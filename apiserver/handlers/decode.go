@@ -108,7 +108,8 @@ func (d *decoder) decodeJSON(data []byte, yamlDups []string) (api.Object, error)
 	}
 	var scan *fieldScan
 	if d.validation != "Ignore" {
-		scan = scanFields(data)
+		_, custom := d.res.New().(*unstructured.Unstructured)
+		scan = scanFields(data, custom)
 	}
 	return d.decodeChecked(m, scan, yamlDups)
 }
@@ -399,7 +400,9 @@ func underUnknown(path string, unknown map[string]bool) bool {
 
 // fieldScan is the document order of a JSON body's object members and
 // the names repeated within one object, with paths in Kubernetes' form
-// ("spec.template.spec.containers[0].image").
+// ("spec.template.spec.containers[0].image"). A custom resource's
+// problems are worded without the order (fieldProblems), so its scan
+// keeps none (order is nil).
 type fieldScan struct {
 	n     int
 	order map[string]int
@@ -411,9 +414,13 @@ type fieldAt struct {
 	path string
 }
 
-// scanFields walks data (already known to be valid JSON) once.
-func scanFields(data []byte) *fieldScan {
-	s := &fieldScan{order: map[string]int{}}
+// scanFields walks data (already known to be valid JSON) once; dupsOnly
+// leaves the order out.
+func scanFields(data []byte, dupsOnly bool) *fieldScan {
+	s := &fieldScan{}
+	if !dupsOnly {
+		s.order = map[string]int{}
+	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	_ = s.value(dec, "")
 	return s
@@ -435,7 +442,7 @@ func (s *fieldScan) value(dec *jsontext.Decoder, path string) error {
 			p := joinPath(path, name)
 			if seen[name] {
 				s.dups = append(s.dups, fieldAt{s.n, p})
-			} else if _, ok := s.order[p]; !ok {
+			} else if _, ok := s.order[p]; !ok && s.order != nil {
 				s.order[p] = s.n
 			}
 			seen[name] = true
