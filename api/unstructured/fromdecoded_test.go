@@ -101,3 +101,24 @@ func FuzzFromDecoded(f *testing.F) {
 	}
 	f.Fuzz(checkFromDecoded)
 }
+
+// DecodeMapExact says whether the strict tokenizer read the body: never
+// for a name twice in one object or invalid UTF-8 (encoding/json decodes
+// those), always otherwise; the map is DecodeMap's either way.
+func TestDecodeMapExact(t *testing.T) {
+	for body, wantExact := range map[string]bool{
+		`{"spec":{"a":1,"b":[{"c":"d"}]}}`:      true,
+		`{"spec":{"a":1,"a":2}}`:                false,
+		`{"spec":{"list":[{"x":1,"x":1}]}}`:     false,
+		`{"metadata":{"name":"a"},"spec":{}}`:   true,
+		"{\"spec\":{\"s\":\"a\xffb\"}}":         false,
+		`{"a":{"b":1},"c":{"b":1},"b":{"a":1}}`: true, // the same name in different objects
+	} {
+		m, exact, err := DecodeMapExact([]byte(body))
+		require.NoError(t, err, body)
+		assert.Equal(t, wantExact, exact, body)
+		want, err := DecodeMap([]byte(body))
+		require.NoError(t, err)
+		assert.Equal(t, want, m, body)
+	}
+}

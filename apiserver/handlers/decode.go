@@ -102,14 +102,18 @@ func (d *decoder) decodeJSON(data []byte, yamlDups []string) (api.Object, error)
 			return obj, nil
 		}
 	}
-	m, err := unstructured.DecodeMap(data)
+	m, exact, err := unstructured.DecodeMapExact(data)
 	if err != nil {
 		return nil, api.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
 	}
 	var scan *fieldScan
 	if d.validation != "Ignore" {
-		_, custom := d.res.New().(*unstructured.Unstructured)
-		scan = scanFields(data, custom)
+		// A custom resource's problems are its unknown fields and its
+		// duplicate names (fieldProblems); a body the strict tokenizer
+		// read has no duplicate name, so it needs no scan.
+		if _, custom := d.res.New().(*unstructured.Unstructured); !custom || !exact {
+			scan = scanFields(data, custom)
+		}
 	}
 	return d.decodeChecked(m, scan, yamlDups)
 }
