@@ -573,3 +573,20 @@ func TestStrictFieldValidationReportsDuplicatesOfACustomResource(t *testing.T) {
 	require.Equal(t, 400, code, "%v", resp)
 	assert.Equal(t, `Widget in version "v1" cannot be handled as a Widget: strict decoding error: duplicate field "metadata.name", duplicate field "spec.ports[0].port", duplicate field "spec.color"`, resp["message"])
 }
+
+// A CRD without a schema (v1beta1, as the course's first one) checks
+// nothing: under fieldValidation=Strict every field of a body is kept,
+// none is unknown — the decoder has no schema to prune with.
+func TestStrictFieldValidationWithoutASchemaKeepsEverything(t *testing.T) {
+	env := apiservertest.New(t)
+	h := env.Server.Handler()
+	code, body := raw(t, h, "POST", "/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions",
+		`{"apiVersion":"apiextensions.k8s.io/v1beta1","kind":"CustomResourceDefinition","metadata":{"name":"users.auth.magedu.com"},
+		"spec":{"group":"auth.magedu.com","version":"v1beta1","names":{"kind":"User","plural":"users","singular":"user"},"scope":"Namespaced"}}`)
+	require.Equal(t, 201, code, "%v", body)
+	code, body = raw(t, h, "POST", "/apis/auth.magedu.com/v1beta1/namespaces/default/users?fieldValidation=Strict",
+		`{"apiVersion":"auth.magedu.com/v1beta1","kind":"User","metadata":{"name":"admin"},"spec":{"userID":1,"groups":["a"],"password":"p"},"extra":true}`)
+	require.Equal(t, 201, code, "%v", body)
+	assert.Equal(t, map[string]any{"userID": float64(1), "groups": []any{"a"}, "password": "p"}, body["spec"])
+	assert.Equal(t, true, body["extra"])
+}

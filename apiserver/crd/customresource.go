@@ -44,8 +44,8 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 		Schema:     published,
 		// The decoder prunes every body with it (unknown fields): one
 		// copy of each property made here, instead of several per field
-		// of every create.
-		CompiledSchema:       schema.Compile(published),
+		// of every create. A CRD without a schema has none.
+		CompiledSchema:       compileIfAny(published),
 		StorageGroupResource: api.GroupResource{Group: c.Spec.Group, Resource: names.Plural},
 		ValidatesTypeMeta:    true,
 	}
@@ -76,6 +76,14 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 // publishedSchema is the schema the REST layer prunes with and OpenAPI
 // publishes. A CRD with preserveUnknownFields (the v1beta1 default) never
 // prunes: every object node keeps unknown fields.
+// compileIfAny is schema.Compile(s), or nil without a schema.
+func compileIfAny(s *api.JSONSchemaProps) *schema.Compiled {
+	if s == nil {
+		return nil
+	}
+	return schema.Compile(s)
+}
+
 func publishedSchema(s *api.JSONSchemaProps, preserve bool) *api.JSONSchemaProps {
 	if s == nil {
 		return nil

@@ -266,9 +266,11 @@ func (d *decoder) decodeChecked(m map[string]any, scan *fieldScan, yamlDups []st
 	}
 	var unknown []string
 	switch opts := (schema.PruneOptions{IsResourceRoot: true, KeepNulls: true}); {
-	case res.CompiledSchema != nil:
+	case res.Schema == nil:
+		// No schema (a CRD without one): nothing is unknown.
+	case res.CompiledSchema != nil && res.CompiledSchema.Schema() == res.Schema:
 		unknown = res.CompiledSchema.Prune(m, opts)
-	case res.Schema != nil:
+	default:
 		unknown = schema.Prune(res.Schema, m, opts)
 	}
 	if md, ok := m["metadata"].(map[string]any); ok {

@@ -34,7 +34,9 @@ type Resource struct {
 	Schema *api.JSONSchemaProps
 	// CompiledSchema, when set, is Schema prepared once (schema.Compile)
 	// for the walk every write makes: the decoder prunes the body with it
-	// to find unknown fields. nil: the decoder walks Schema itself.
+	// to find unknown fields. It is used only while it was compiled from
+	// Schema itself (a copy of the Resource with another Schema falls
+	// back to walking that one); nil: the decoder walks Schema.
 	CompiledSchema *schema.Compiled
 	// StatusSubresource splits writes: the main resource cannot change
 	// status and /status can change only status.
