@@ -140,15 +140,26 @@ func (u *Unstructured) ToMap() (map[string]any, error) {
 
 // DecodeMap decodes a JSON object with Kubernetes' number rules.
 func DecodeMap(data []byte) (map[string]any, error) {
-	v, err := Decode(data)
+	m, _, err := DecodeMapExact(data)
+	return m, err
+}
+
+// DecodeMapExact is DecodeMap that also reports whether data was read by
+// the strict tokenizer (see Decode). Then no object in data has a member
+// name twice and every string is valid UTF-8: the tokenizer refuses both,
+// and encoding/json, which accepts them, decoded it instead. The API
+// server's decoder uses it to skip looking for duplicate names where
+// there can be none.
+func DecodeMapExact(data []byte) (m map[string]any, exact bool, err error) {
+	v, exact, err := decode(data)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("expected a JSON object, got %s", TypeName(v))
+		return nil, false, fmt.Errorf("expected a JSON object, got %s", TypeName(v))
 	}
-	return m, nil
+	return m, exact, nil
 }
 
 // Decode decodes one JSON value with Kubernetes' number rules: integers as
@@ -160,20 +171,26 @@ func DecodeMap(data []byte) (map[string]any, error) {
 // encoding/json accepts), encoding/json decodes it, so what is accepted
 // and how a refusal is worded stay encoding/json's.
 func Decode(data []byte) (any, error) {
+	v, _, err := decode(data)
+	return v, err
+}
+
+// decode is Decode, and whether the strict tokenizer read data.
+func decode(data []byte) (any, bool, error) {
 	var r valueReader
 	if jsonv2.Unmarshal(data, &r) == nil {
-		return r.v, nil
+		return r.v, true, nil
 	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if d.More() {
-		return nil, fmt.Errorf("unexpected data after the JSON value")
+		return nil, false, fmt.Errorf("unexpected data after the JSON value")
 	}
-	return FixNumbers(v), nil
+	return FixNumbers(v), false, nil
 }
 
 // FixNumbers replaces json.Number values in v by int64 or float64.

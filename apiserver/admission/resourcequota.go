@@ -40,11 +40,17 @@ func (r *ResourceQuota) Validate(ctx context.Context, a *Attributes) error {
 		return nil
 	}
 	gr := api.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
-	usage := quota.Usage(gr, a.Object)
+	var usage api.ResourceList
 	for attempt := 0; ; attempt++ {
 		quotas, err := r.List(ctx, a.Namespace)
 		if err != nil {
 			return api.NewInternalError(err)
+		}
+		if len(quotas) == 0 {
+			return nil // nothing to check or charge (most namespaces)
+		}
+		if usage == nil {
+			usage = quota.Usage(gr, a.Object)
 		}
 		charged, err := CheckQuotas(quotas, a.Object, usage)
 		if err != nil {

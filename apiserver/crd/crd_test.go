@@ -521,3 +521,72 @@ func TestSchemaUpdateTakesEffectAtTheNextCreate(t *testing.T) {
 	require.Equal(t, 201, code, "%v", body)
 	assert.Equal(t, float64(3), body["spec"].(map[string]any)["replicas"], "the new default")
 }
+
+// The decoder finds unknown fields with the served version's compiled
+// schema (registry.Resource.CompiledSchema): a field the schema does not
+// know is refused under fieldValidation=Strict, and once a CRD update adds
+// it, the very next create keeps it — the compiled schema is the new one.
+func TestStrictFieldValidationFollowsASchemaUpdate(t *testing.T) {
+	env := apiservertest.New(t)
+	createWidgetCRD(t, env)
+	h := env.Server.Handler()
+	widgetsPath := "/apis/lab.example.com/v1/namespaces/default/widgets?fieldValidation=Strict"
+	body := func(name string) string {
+		return `{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"` + name + `","bogus":1},"spec":{"color":"red","shape":"round"}}`
+	}
+	code, resp := raw(t, h, "POST", widgetsPath, body("a"))
+	require.Equal(t, 400, code, "%v", resp)
+	msg, _ := resp["message"].(string)
+	assert.Contains(t, msg, `unknown field "spec.shape"`)
+	assert.Contains(t, msg, `unknown field "metadata.bogus"`)
+
+	crdPath := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.lab.example.com"
+	code, c := raw(t, h, "GET", crdPath, "")
+	require.Equal(t, 200, code)
+	v := c["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+	spec := v["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)
+	spec["properties"].(map[string]any)["shape"] = map[string]any{"type": "string"}
+	updated, err := json.Marshal(c)
+	require.NoError(t, err)
+	code, resp = raw(t, h, "PUT", crdPath, string(updated))
+	require.Equal(t, 200, code, "%v", resp)
+
+	code, resp = raw(t, h, "POST", widgetsPath, body("b"))
+	require.Equal(t, 400, code, "%v", resp)
+	msg, _ = resp["message"].(string)
+	assert.NotContains(t, msg, "spec.shape", "the new schema knows spec.shape")
+	assert.Contains(t, msg, `unknown field "metadata.bogus"`, "ObjectMeta's compiled schema still refuses what it does not have")
+	code, resp = raw(t, h, "POST", widgetsPath, strings.Replace(body("c"), `,"bogus":1`, "", 1))
+	require.Equal(t, 201, code, "%v", resp)
+	assert.Equal(t, "round", resp["spec"].(map[string]any)["shape"])
+}
+
+// A custom resource's body with a name twice in one object is refused
+// under fieldValidation=Strict, naming the field (the decoder's scan of
+// the body keeps only the duplicates for a custom resource).
+func TestStrictFieldValidationReportsDuplicatesOfACustomResource(t *testing.T) {
+	env := apiservertest.New(t)
+	createWidgetCRD(t, env)
+	h := env.Server.Handler()
+	code, resp := raw(t, h, "POST", "/apis/lab.example.com/v1/namespaces/default/widgets?fieldValidation=Strict",
+		`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"d","name":"d"},"spec":{"color":"red","ports":[{"port":1,"port":2}],"color":"blue"}}`)
+	require.Equal(t, 400, code, "%v", resp)
+	assert.Equal(t, `Widget in version "v1" cannot be handled as a Widget: strict decoding error: duplicate field "metadata.name", duplicate field "spec.ports[0].port", duplicate field "spec.color"`, resp["message"])
+}
+
+// A CRD without a schema (v1beta1, as the course's first one) checks
+// nothing: under fieldValidation=Strict every field of a body is kept,
+// none is unknown — the decoder has no schema to prune with.
+func TestStrictFieldValidationWithoutASchemaKeepsEverything(t *testing.T) {
+	env := apiservertest.New(t)
+	h := env.Server.Handler()
+	code, body := raw(t, h, "POST", "/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions",
+		`{"apiVersion":"apiextensions.k8s.io/v1beta1","kind":"CustomResourceDefinition","metadata":{"name":"users.auth.magedu.com"},
+		"spec":{"group":"auth.magedu.com","version":"v1beta1","names":{"kind":"User","plural":"users","singular":"user"},"scope":"Namespaced"}}`)
+	require.Equal(t, 201, code, "%v", body)
+	code, body = raw(t, h, "POST", "/apis/auth.magedu.com/v1beta1/namespaces/default/users?fieldValidation=Strict",
+		`{"apiVersion":"auth.magedu.com/v1beta1","kind":"User","metadata":{"name":"admin"},"spec":{"userID":1,"groups":["a"],"password":"p"},"extra":true}`)
+	require.Equal(t, 201, code, "%v", body)
+	assert.Equal(t, map[string]any{"userID": float64(1), "groups": []any{"a"}, "password": "p"}, body["spec"])
+	assert.Equal(t, true, body["extra"])
+}

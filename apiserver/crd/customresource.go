@@ -34,13 +34,18 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 	gvk := api.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: names.Kind}
 	st := &customResourceStrategy{gvk: gvk, schema: s, compiled: schema.Compile(s), preserve: c.Spec.PreserveUnknownFields}
 	st.rules, st.rulesErr = kcel.NewValidator(s)
+	published := publishedSchema(s, c.Spec.PreserveUnknownFields)
 	res := &registry.Resource{
 		Group: c.Spec.Group, Version: v.Name, Name: names.Plural, SingularName: names.Singular,
 		Kind: names.Kind, ListKind: names.ListKind, ShortNames: names.ShortNames, Categories: names.Categories,
-		Namespaced:           c.Spec.Scope == api.NamespaceScoped,
-		New:                  func() api.Object { return &unstructured.Unstructured{} },
-		Strategy:             st,
-		Schema:               publishedSchema(s, c.Spec.PreserveUnknownFields),
+		Namespaced: c.Spec.Scope == api.NamespaceScoped,
+		New:        func() api.Object { return &unstructured.Unstructured{} },
+		Strategy:   st,
+		Schema:     published,
+		// The decoder prunes every body with it (unknown fields): one
+		// copy of each property made here, instead of several per field
+		// of every create. A CRD without a schema has none.
+		CompiledSchema:       compileIfAny(published),
 		StorageGroupResource: api.GroupResource{Group: c.Spec.Group, Resource: names.Plural},
 		ValidatesTypeMeta:    true,
 	}
@@ -71,6 +76,14 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 // publishedSchema is the schema the REST layer prunes with and OpenAPI
 // publishes. A CRD with preserveUnknownFields (the v1beta1 default) never
 // prunes: every object node keeps unknown fields.
+// compileIfAny is schema.Compile(s), or nil without a schema.
+func compileIfAny(s *api.JSONSchemaProps) *schema.Compiled {
+	if s == nil {
+		return nil
+	}
+	return schema.Compile(s)
+}
+
 func publishedSchema(s *api.JSONSchemaProps, preserve bool) *api.JSONSchemaProps {
 	if s == nil {
 		return nil

@@ -102,13 +102,18 @@ func (d *decoder) decodeJSON(data []byte, yamlDups []string) (api.Object, error)
 			return obj, nil
 		}
 	}
-	m, err := unstructured.DecodeMap(data)
+	m, exact, err := unstructured.DecodeMapExact(data)
 	if err != nil {
 		return nil, api.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
 	}
 	var scan *fieldScan
 	if d.validation != "Ignore" {
-		scan = scanFields(data)
+		// A custom resource's problems are its unknown fields and its
+		// duplicate names (fieldProblems); a body the strict tokenizer
+		// read has no duplicate name, so it needs no scan.
+		if _, custom := d.res.New().(*unstructured.Unstructured); !custom || !exact {
+			scan = scanFields(data, custom)
+		}
 	}
 	return d.decodeChecked(m, scan, yamlDups)
 }
@@ -150,18 +155,18 @@ type decodeCache struct {
 	// fast maps reflect.Type to bool; read on every write request, so a
 	// sync.Map rather than a mutex.
 	fast sync.Map
-	// meta is ObjectMeta's schema, built once.
+	// meta is ObjectMeta's schema, built and compiled once.
 	metaOnce sync.Once
-	meta     *api.JSONSchemaProps
+	meta     *schema.Compiled
 }
 
 // objectMetaSchema is the schema metadata is pruned by, for built-in
 // kinds and custom resources alike.
-func (f *decodeCache) objectMetaSchema() *api.JSONSchemaProps {
+func (f *decodeCache) objectMetaSchema() *schema.Compiled {
 	if f == nil {
-		return schema.FromGoType(reflect.TypeFor[api.ObjectMeta]())
+		return schema.Compile(schema.FromGoType(reflect.TypeFor[api.ObjectMeta]()))
 	}
-	f.metaOnce.Do(func() { f.meta = schema.FromGoType(reflect.TypeFor[api.ObjectMeta]()) })
+	f.metaOnce.Do(func() { f.meta = schema.Compile(schema.FromGoType(reflect.TypeFor[api.ObjectMeta]())) })
 	return f.meta
 }
 
@@ -260,13 +265,18 @@ func (d *decoder) decodeChecked(m map[string]any, scan *fieldScan, yamlDups []st
 		m["kind"] = res.Kind
 	}
 	var unknown []string
-	if res.Schema != nil {
-		unknown = schema.Prune(res.Schema, m, schema.PruneOptions{IsResourceRoot: true, KeepNulls: true})
+	switch opts := (schema.PruneOptions{IsResourceRoot: true, KeepNulls: true}); {
+	case res.Schema == nil:
+		// No schema (a CRD without one): nothing is unknown.
+	case res.CompiledSchema != nil && res.CompiledSchema.Schema() == res.Schema:
+		unknown = res.CompiledSchema.Prune(m, opts)
+	default:
+		unknown = schema.Prune(res.Schema, m, opts)
 	}
 	if md, ok := m["metadata"].(map[string]any); ok {
 		// Pruning leaves metadata to ObjectMeta's own rules, which drop
 		// (and report) the fields ObjectMeta does not have.
-		for _, u := range schema.Prune(d.fast.objectMetaSchema(), md, schema.PruneOptions{KeepNulls: true}) {
+		for _, u := range d.fast.objectMetaSchema().Prune(md, schema.PruneOptions{KeepNulls: true}) {
 			unknown = append(unknown, "metadata."+u)
 		}
 	}
@@ -275,6 +285,18 @@ func (d *decoder) decodeChecked(m map[string]any, scan *fieldScan, yamlDups []st
 	if d.validation != "Ignore" {
 		if err := d.report(fieldProblems(unknown, scan, custom), yamlDups); err != nil {
 			return nil, err
+		}
+	}
+	if custom {
+		// The object the round trip below would make, made from the map
+		// itself (a tenth of a custom resource create's CPU was this
+		// encode and decode); where FromDecoded cannot promise that, the
+		// round trip runs and words any error.
+		if u, ok := unstructured.FromDecoded(m); ok {
+			if !keepKind {
+				u.SetGroupVersionKind(res.GroupVersionKind())
+			}
+			return u, nil
 		}
 	}
 	raw, err := jsoncodec.Marshal(m)
@@ -384,7 +406,9 @@ func underUnknown(path string, unknown map[string]bool) bool {
 
 // fieldScan is the document order of a JSON body's object members and
 // the names repeated within one object, with paths in Kubernetes' form
-// ("spec.template.spec.containers[0].image").
+// ("spec.template.spec.containers[0].image"). A custom resource's
+// problems are worded without the order (fieldProblems), so its scan
+// keeps none (order is nil).
 type fieldScan struct {
 	n     int
 	order map[string]int
@@ -396,9 +420,13 @@ type fieldAt struct {
 	path string
 }
 
-// scanFields walks data (already known to be valid JSON) once.
-func scanFields(data []byte) *fieldScan {
-	s := &fieldScan{order: map[string]int{}}
+// scanFields walks data (already known to be valid JSON) once; dupsOnly
+// leaves the order out.
+func scanFields(data []byte, dupsOnly bool) *fieldScan {
+	s := &fieldScan{}
+	if !dupsOnly {
+		s.order = map[string]int{}
+	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	_ = s.value(dec, "")
 	return s
@@ -420,7 +448,7 @@ func (s *fieldScan) value(dec *jsontext.Decoder, path string) error {
 			p := joinPath(path, name)
 			if seen[name] {
 				s.dups = append(s.dups, fieldAt{s.n, p})
-			} else if _, ok := s.order[p]; !ok {
+			} else if _, ok := s.order[p]; !ok && s.order != nil {
 				s.order[p] = s.n
 			}
 			seen[name] = true

@@ -125,7 +125,7 @@ func (c *requestContext) patch() error {
 	if dec.validation != "Ignore" && (pt == mergePatchType || pt == strategicPatchType) {
 		// A JSON merge or strategic patch with a field twice is reported
 		// as Kubernetes reports it (kjson.UnmarshalStrict of the patch).
-		scan = scanFields(body)
+		scan = scanFields(body, false)
 	}
 	fn := func(cur api.Object) (api.Object, error) {
 		// A conflict runs fn again: keep one round's warnings only.

@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/apiserver/schema"
 	"github.com/kubesim/kubesim/store"
 )
 
@@ -31,6 +32,12 @@ type Resource struct {
 	// Schema is the structural schema of the object, used for pruning,
 	// strict field validation, strategic merge patch and OpenAPI.
 	Schema *api.JSONSchemaProps
+	// CompiledSchema, when set, is Schema prepared once (schema.Compile)
+	// for the walk every write makes: the decoder prunes the body with it
+	// to find unknown fields. It is used only while it was compiled from
+	// Schema itself (a copy of the Resource with another Schema falls
+	// back to walking that one); nil: the decoder walks Schema.
+	CompiledSchema *schema.Compiled
 	// StatusSubresource splits writes: the main resource cannot change
 	// status and /status can change only status.
 	StatusSubresource bool

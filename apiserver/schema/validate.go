@@ -173,24 +173,24 @@ func isJSONInteger(f float64) bool {
 }
 
 func (v *validator) stringChecks(s *api.JSONSchemaProps, d, name string) {
-	p := v.errPath(name)
+	// The error path is made only for an error: most fields have none.
 	n := int64(utf8.RuneCountInString(d))
 	if s.MaxLength != nil && n > *s.MaxLength {
-		v.add(field.TooLong(p, d, int(*s.MaxLength)))
+		v.add(field.TooLong(v.errPath(name), d, int(*s.MaxLength)))
 		return
 	}
 	if s.MinLength != nil && n < *s.MinLength {
-		v.add(field.Invalid(p, d, fmt.Sprintf("%s in body should be at least %d chars long", name, *s.MinLength)))
+		v.add(field.Invalid(v.errPath(name), d, fmt.Sprintf("%s in body should be at least %d chars long", name, *s.MinLength)))
 		return
 	}
 	if s.Pattern != "" {
 		re, err := v.regexp(s.Pattern)
 		if err != nil {
-			v.add(field.Invalid(p, d, fmt.Sprintf("%s in body should match '%s, but pattern is invalid: %s'", name, s.Pattern, err)))
+			v.add(field.Invalid(v.errPath(name), d, fmt.Sprintf("%s in body should match '%s, but pattern is invalid: %s'", name, s.Pattern, err)))
 			return
 		}
 		if !re.MatchString(d) {
-			v.add(field.Invalid(p, d, fmt.Sprintf("%s in body should match '%s'", name, s.Pattern)))
+			v.add(field.Invalid(v.errPath(name), d, fmt.Sprintf("%s in body should match '%s'", name, s.Pattern)))
 		}
 	}
 }
@@ -232,7 +232,7 @@ func formatLimit(data any, limit float64) string {
 }
 
 func (v *validator) number(s *api.JSONSchemaProps, data any, name string) {
-	p := v.errPath(name)
+	// The error path is made only for an error: most fields have none.
 	var f float64
 	switch d := data.(type) {
 	case int64:
@@ -243,9 +243,9 @@ func (v *validator) number(s *api.JSONSchemaProps, data any, name string) {
 	if s.MultipleOf != nil {
 		factor := *s.MultipleOf
 		if factor <= 0 {
-			v.add(field.Invalid(p, factor, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", name, factor)))
+			v.add(field.Invalid(v.errPath(name), factor, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", name, factor)))
 		} else if !isJSONInteger(f / factor) {
-			v.add(field.Invalid(p, data, fmt.Sprintf("%s in body should be a multiple of %s", name, formatLimit(data, factor))))
+			v.add(field.Invalid(v.errPath(name), data, fmt.Sprintf("%s in body should be a multiple of %s", name, formatLimit(data, factor))))
 		}
 	}
 	if s.Maximum != nil {
@@ -255,7 +255,7 @@ func (v *validator) number(s *api.JSONSchemaProps, data any, name string) {
 			if s.ExclusiveMaximum {
 				word = "less than"
 			}
-			v.add(field.Invalid(p, data, fmt.Sprintf("%s in body should be %s %s", name, word, formatLimit(data, max))))
+			v.add(field.Invalid(v.errPath(name), data, fmt.Sprintf("%s in body should be %s %s", name, word, formatLimit(data, max))))
 		}
 	}
 	if s.Minimum != nil {
@@ -265,22 +265,22 @@ func (v *validator) number(s *api.JSONSchemaProps, data any, name string) {
 			if s.ExclusiveMinimum {
 				word = "greater than"
 			}
-			v.add(field.Invalid(p, data, fmt.Sprintf("%s in body should be %s %s", name, word, formatLimit(data, min))))
+			v.add(field.Invalid(v.errPath(name), data, fmt.Sprintf("%s in body should be %s %s", name, word, formatLimit(data, min))))
 		}
 	}
 }
 
 func (v *validator) slice(s *api.JSONSchemaProps, d []any, name string, real *field.Path) {
-	p := v.errPath(name)
+	// The error path is made only for an error: most fields have none.
 	size := int64(len(d))
 	if s.MinItems != nil && size < *s.MinItems {
-		v.add(field.Invalid(p, size, fmt.Sprintf("%s in body should have at least %d items", name, *s.MinItems)))
+		v.add(field.Invalid(v.errPath(name), size, fmt.Sprintf("%s in body should have at least %d items", name, *s.MinItems)))
 	}
 	if s.MaxItems != nil && size > *s.MaxItems {
-		v.add(field.TooMany(p, int(size), int(*s.MaxItems)))
+		v.add(field.TooMany(v.errPath(name), int(size), int(*s.MaxItems)))
 	}
 	if s.UniqueItems && hasDuplicates(d) {
-		v.add(field.Invalid(p, "", fmt.Sprintf("%s in body shouldn't contain duplicates", name)))
+		v.add(field.Invalid(v.errPath(name), "", fmt.Sprintf("%s in body shouldn't contain duplicates", name)))
 	}
 	if s.Items == nil {
 		return
@@ -362,14 +362,14 @@ func (v *validator) enum(s *api.JSONSchemaProps, data any, name string) {
 }
 
 func (v *validator) object(s *api.JSONSchemaProps, m map[string]any, name string, real *field.Path) {
-	p := v.errPath(name)
+	// The error path is made only for an error: most fields have none.
 	numKeys := int64(len(m))
 	if s.MinProperties != nil && numKeys < *s.MinProperties {
-		v.add(field.Invalid(p, numKeys, fmt.Sprintf("%s in body should have at least %d properties", name, *s.MinProperties)))
+		v.add(field.Invalid(v.errPath(name), numKeys, fmt.Sprintf("%s in body should have at least %d properties", name, *s.MinProperties)))
 		return
 	}
 	if s.MaxProperties != nil && numKeys > *s.MaxProperties {
-		v.add(field.TooMany(p, int(numKeys), int(*s.MaxProperties)))
+		v.add(field.TooMany(v.errPath(name), int(numKeys), int(*s.MaxProperties)))
 		return
 	}
 	// Only additionalProperties, patternProperties and dependencies walk
@@ -394,7 +394,7 @@ func (v *validator) object(s *api.JSONSchemaProps, m map[string]any, name string
 	if s.AdditionalProperties != nil && !s.AdditionalProperties.Allows {
 		for _, k := range keys {
 			if _, ok := s.Properties[k]; !ok && len(matchesPattern(k)) == 0 {
-				v.add(field.Invalid(p, k, fmt.Sprintf("%s.%s in body is a forbidden property", name, k)))
+				v.add(field.Invalid(v.errPath(name), k, fmt.Sprintf("%s.%s in body is a forbidden property", name, k)))
 			}
 		}
 	} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {

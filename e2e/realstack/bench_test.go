@@ -301,7 +301,7 @@ func (s *target) run(b *testing.B, prefix string, n int) result {
 
 // newTarget reads a kubeconfig the way client-go does and builds a client
 // for it that speaks HTTP/1.1 over keep-alive TLS connections, one per
-// load goroutine, for both servers alike.
+// load goroutine, for both servers alike (REALSTACK_HTTP2=1: HTTP/2).
 func newTarget(b *testing.B, name, kubeconfig string) *target {
 	b.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
@@ -312,12 +312,19 @@ func newTarget(b *testing.B, name, kubeconfig string) *target {
 	if err != nil {
 		b.Fatalf("%s TLS config: %v", name, err)
 	}
-	var rt http.RoundTripper = &http.Transport{
+	tr := &http.Transport{
 		TLSClientConfig: tc, MaxIdleConnsPerHost: 2 * clients,
 		// HTTP/1.1, as apiserver/crd's benchmark: one request per
 		// connection at a time, so 8 clients are 8 connections.
 		TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{},
 	}
+	if os.Getenv("REALSTACK_HTTP2") != "" {
+		// HTTP/2, as client-go speaks by default: the 8 clients' creates
+		// are streams over one connection.
+		tr.TLSNextProto = nil
+		tr.ForceAttemptHTTP2 = true
+	}
+	var rt http.RoundTripper = tr
 	if cfg.BearerToken != "" {
 		rt = &bearer{token: cfg.BearerToken, rt: rt}
 	}
