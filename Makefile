@@ -71,10 +71,14 @@ fmt:
 # and up to an hour (100,000 on 5,000). The last line compares custom-resource
 # creates with the real apiextensions-apiserver over etcd in the same run (it
 # builds the real server once, ~7 minutes, and skips with a message without etcd).
+# The 100,000-pod run has a watchdog: past 6 GiB of heap it ends, leaving a
+# goroutine dump and a heap profile in the temporary directory
+# (kubesim-watchdog.*), instead of letting a runaway take the machine
+# (cluster/watchdog_bench_test.go).
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime 2s ./store/... ./apiserver/... ./scheduler/...
 	$(GO) test -run '^$$' -bench 'Live.*(1000PodsOn100|10000PodsOn1000)Nodes$$' -benchtime 1x -timeout 30m ./cluster/
-	$(GO) test -run '^$$' -bench 'Live.*100000PodsOn5000Nodes$$' -benchtime 1x -timeout 90m ./cluster/
+	$(GO) test -run '^$$' -bench 'Live.*100000PodsOn5000Nodes$$' -benchtime 1x -timeout 90m ./cluster/ -watchdog-heap-mib 6144 -watchdog-every 30s
 	$(GO) test -run '^$$' -bench 'ReplacementLatency' -benchtime 40x ./cluster/
 	$(GO) test -run '^$$' -bench 'ClusterNewToReady' -benchtime 10x ./cluster/
 	$(GO) test -run '^$$' -bench 'ServeToReady|Robustness' -benchtime 1x ./cmd/kubesim/
