@@ -76,14 +76,6 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 // publishedSchema is the schema the REST layer prunes with and OpenAPI
 // publishes. A CRD with preserveUnknownFields (the v1beta1 default) never
 // prunes: every object node keeps unknown fields.
-// compileIfAny is schema.Compile(s), or nil without a schema.
-func compileIfAny(s *api.JSONSchemaProps) *schema.Compiled {
-	if s == nil {
-		return nil
-	}
-	return schema.Compile(s)
-}
-
 func publishedSchema(s *api.JSONSchemaProps, preserve bool) *api.JSONSchemaProps {
 	if s == nil {
 		return nil
@@ -93,6 +85,14 @@ func publishedSchema(s *api.JSONSchemaProps, preserve bool) *api.JSONSchemaProps
 		markPreserve(s)
 	}
 	return s
+}
+
+// compileIfAny is schema.Compile(s), or nil without a schema.
+func compileIfAny(s *api.JSONSchemaProps) *schema.Compiled {
+	if s == nil {
+		return nil
+	}
+	return schema.Compile(s)
 }
 
 func markPreserve(s *api.JSONSchemaProps) {
