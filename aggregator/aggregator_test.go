@@ -22,7 +22,7 @@ import (
 
 	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/kinds"
@@ -195,7 +195,7 @@ func TestProxyAndDiscoveryMerge(t *testing.T) {
 	list, err := flunders.List(ctx, "default", client.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, list.Items, 1)
-	assert.Equal(t, "f1", list.Items[0].GetObjectMeta().Name)
+	assert.Equal(t, "f1", api.Meta(list.Items[0]).Name)
 }
 
 func TestGroupsAndVersionsOrderedByPriority(t *testing.T) {

@@ -1,5 +1,9 @@
 package api
 
+import (
+	batchv1 "k8s.io/api/batch/v1"
+)
+
 // This file holds the batch/v1 kinds (k8s.io/api/batch/v1/types.go); the
 // protobuf tags are those types' field numbers.
 
@@ -25,25 +29,13 @@ const (
 )
 
 // Job runs pods until a number of them succeed.
-type Job struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Spec is the desired behaviour.
-	Spec JobSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
-	// Status is what the controller observed.
-	Status JobStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
-}
+type Job = batchv1.Job
 
 // JobList is a list of Jobs.
-type JobList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items are the Jobs.
-	Items []Job `json:"items" protobuf:"bytes,2,rep,name=items"`
-}
+type JobList = batchv1.JobList
 
 // CompletionMode says how a Job counts completions.
-type CompletionMode string
+type CompletionMode = batchv1.CompletionMode
 
 // The completion modes.
 const (
@@ -54,7 +46,7 @@ const (
 )
 
 // PodFailurePolicyAction is what a matching pod failure does.
-type PodFailurePolicyAction string
+type PodFailurePolicyAction = batchv1.PodFailurePolicyAction
 
 // The pod failure policy actions.
 const (
@@ -70,7 +62,7 @@ const (
 )
 
 // PodFailurePolicyOnExitCodesOperator is In or NotIn.
-type PodFailurePolicyOnExitCodesOperator string
+type PodFailurePolicyOnExitCodesOperator = batchv1.PodFailurePolicyOnExitCodesOperator
 
 // The exit code operators.
 const (
@@ -80,109 +72,29 @@ const (
 
 // PodFailurePolicyOnExitCodesRequirement matches the exit codes of a
 // failed pod's containers (those that exited 0 excluded).
-type PodFailurePolicyOnExitCodesRequirement struct {
-	// ContainerName restricts the check to one container.
-	ContainerName *string `json:"containerName,omitempty" protobuf:"bytes,1,opt,name=containerName"`
-	// Operator is In or NotIn.
-	Operator PodFailurePolicyOnExitCodesOperator `json:"operator" protobuf:"bytes,2,req,name=operator"`
-	// Values are the exit codes, ordered, without duplicates.
-	Values []int32 `json:"values" protobuf:"varint,3,rep,name=values"`
-}
+type PodFailurePolicyOnExitCodesRequirement = batchv1.PodFailurePolicyOnExitCodesRequirement
 
 // PodFailurePolicyOnPodConditionsPattern matches a pod condition.
-type PodFailurePolicyOnPodConditionsPattern struct {
-	Type PodConditionType `json:"type" protobuf:"bytes,1,req,name=type"`
-	// Status defaults to True.
-	Status ConditionStatus `json:"status" protobuf:"bytes,2,req,name=status"`
-}
+type PodFailurePolicyOnPodConditionsPattern = batchv1.PodFailurePolicyOnPodConditionsPattern
 
 // PodFailurePolicyRule is one rule: an action and one requirement.
-type PodFailurePolicyRule struct {
-	Action PodFailurePolicyAction `json:"action" protobuf:"bytes,1,req,name=action"`
-	// OnExitCodes is the requirement on exit codes.
-	OnExitCodes *PodFailurePolicyOnExitCodesRequirement `json:"onExitCodes,omitempty" protobuf:"bytes,2,opt,name=onExitCodes"`
-	// OnPodConditions is the requirement on pod conditions.
-	OnPodConditions []PodFailurePolicyOnPodConditionsPattern `json:"onPodConditions,omitempty" protobuf:"bytes,3,opt,name=onPodConditions"`
-}
+type PodFailurePolicyRule = batchv1.PodFailurePolicyRule
 
 // PodFailurePolicy says how failed pods count; the first matching rule
 // wins.
-type PodFailurePolicy struct {
-	Rules []PodFailurePolicyRule `json:"rules" protobuf:"bytes,1,opt,name=rules"`
-}
+type PodFailurePolicy = batchv1.PodFailurePolicy
 
 // JobSpec describes a Job.
-type JobSpec struct {
-	// Fields of the Kubernetes type that kubesim does not model, by their
-	// protobuf numbers: backoffLimitPerIndex, maxFailedIndexes,
-	// podReplacementPolicy, managedBy, successPolicy, scheduling.
-	_ struct{} `json:"-" protobuf:"varint,12,opt,name=backoffLimitPerIndex"`
-	_ struct{} `json:"-" protobuf:"varint,13,opt,name=maxFailedIndexes"`
-	_ struct{} `json:"-" protobuf:"bytes,14,opt,name=podReplacementPolicy,casttype=podReplacementPolicy"`
-	_ struct{} `json:"-" protobuf:"bytes,15,opt,name=managedBy"`
-	_ struct{} `json:"-" protobuf:"bytes,16,opt,name=successPolicy"`
-	_ struct{} `json:"-" protobuf:"bytes,17,opt,name=scheduling"`
-	// Parallelism is the most pods running at once (1).
-	Parallelism *int32 `json:"parallelism,omitempty" protobuf:"varint,1,opt,name=parallelism"`
-	// Completions is how many pods must succeed (1 when parallelism is
-	// unset too; unset means any success ends the Job).
-	Completions *int32 `json:"completions,omitempty" protobuf:"varint,2,opt,name=completions"`
-	// ActiveDeadlineSeconds from startTime before the Job fails with
-	// DeadlineExceeded.
-	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty" protobuf:"varint,3,opt,name=activeDeadlineSeconds"`
-	// PodFailurePolicy says how pod failures count.
-	PodFailurePolicy *PodFailurePolicy `json:"podFailurePolicy,omitempty" protobuf:"bytes,11,opt,name=podFailurePolicy"`
-	// BackoffLimit is how many failed pods fail the Job (6).
-	BackoffLimit *int32 `json:"backoffLimit,omitempty" protobuf:"varint,7,opt,name=backoffLimit"`
-	// Selector of the pods; generated unless manualSelector.
-	Selector *LabelSelector `json:"selector,omitempty" protobuf:"bytes,4,opt,name=selector"`
-	// ManualSelector lets the user choose the selector.
-	ManualSelector *bool `json:"manualSelector,omitempty" protobuf:"varint,5,opt,name=manualSelector"`
-	// Template of the pods (restartPolicy Never or OnFailure).
-	Template PodTemplateSpec `json:"template" protobuf:"bytes,6,opt,name=template"`
-	// TTLSecondsAfterFinished: the Job is deleted that long after it
-	// finished.
-	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty" protobuf:"varint,8,opt,name=ttlSecondsAfterFinished"`
-	// CompletionMode is NonIndexed or Indexed.
-	CompletionMode *CompletionMode `json:"completionMode,omitempty" protobuf:"bytes,9,opt,name=completionMode,casttype=CompletionMode"`
-	// Suspend stops the Job's pods.
-	Suspend *bool `json:"suspend,omitempty" protobuf:"varint,10,opt,name=suspend"`
-}
+type JobSpec = batchv1.JobSpec
 
 // JobStatus is the observed state of a Job.
-type JobStatus struct {
-	// Fields kubesim does not model: failedIndexes, terminating.
-	_ struct{} `json:"-" protobuf:"bytes,10,opt,name=failedIndexes"`
-	_ struct{} `json:"-" protobuf:"varint,11,opt,name=terminating"`
-	// Conditions: Complete, Failed, SuccessCriteriaMet, FailureTarget,
-	// Suspended.
-	Conditions []JobCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
-	// StartTime is when the controller started the Job.
-	StartTime *Time `json:"startTime,omitempty" protobuf:"bytes,2,opt,name=startTime"`
-	// CompletionTime is when it completed (success only).
-	CompletionTime *Time `json:"completionTime,omitempty" protobuf:"bytes,3,opt,name=completionTime"`
-	// Active counts pending and running pods.
-	Active int32 `json:"active,omitempty" protobuf:"varint,4,opt,name=active"`
-	// Succeeded counts pods that succeeded.
-	Succeeded int32 `json:"succeeded,omitempty" protobuf:"varint,5,opt,name=succeeded"`
-	// Failed counts pods that failed.
-	Failed int32 `json:"failed,omitempty" protobuf:"varint,6,opt,name=failed"`
-	// CompletedIndexes of an Indexed Job, as "1,3-5,7".
-	CompletedIndexes string `json:"completedIndexes,omitempty" protobuf:"bytes,7,opt,name=completedIndexes"`
-	// UncountedTerminatedPods holds pods finished but not yet counted.
-	UncountedTerminatedPods *UncountedTerminatedPods `json:"uncountedTerminatedPods,omitempty" protobuf:"bytes,8,opt,name=uncountedTerminatedPods"`
-	// Ready counts pods with a Ready condition.
-	Ready *int32 `json:"ready,omitempty" protobuf:"varint,9,opt,name=ready"`
-}
+type JobStatus = batchv1.JobStatus
 
 // UncountedTerminatedPods are the uids of finished pods not yet counted.
-type UncountedTerminatedPods struct {
-	Succeeded []string `json:"succeeded,omitempty" protobuf:"bytes,1,rep,name=succeeded,casttype=k8s.io/apimachinery/pkg/types.UID"`
-	Failed    []string `json:"failed,omitempty" protobuf:"bytes,2,rep,name=failed,casttype=k8s.io/apimachinery/pkg/types.UID"`
-}
+type UncountedTerminatedPods = batchv1.UncountedTerminatedPods
 
 // JobConditionType names a Job condition.
-type JobConditionType string
+type JobConditionType = batchv1.JobConditionType
 
 // The Job conditions.
 const (
@@ -204,62 +116,22 @@ const (
 )
 
 // JobCondition is one condition of a Job.
-type JobCondition struct {
-	Type               JobConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=JobConditionType"`
-	Status             ConditionStatus  `json:"status" protobuf:"bytes,2,opt,name=status,casttype=k8s.io/api/core/v1.ConditionStatus"`
-	LastProbeTime      Time             `json:"lastProbeTime,omitempty" protobuf:"bytes,3,opt,name=lastProbeTime"`
-	LastTransitionTime Time             `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
-	Reason             string           `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
-	Message            string           `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
-}
+type JobCondition = batchv1.JobCondition
 
 // JobTemplateSpec is the Job a CronJob creates.
-type JobTemplateSpec struct {
-	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Spec of the Jobs.
-	Spec JobSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
-}
+type JobTemplateSpec = batchv1.JobTemplateSpec
 
 // CronJob creates Jobs on a schedule.
-type CronJob struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Spec is the desired behaviour.
-	Spec CronJobSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
-	// Status is what the controller observed.
-	Status CronJobStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
-}
+type CronJob = batchv1.CronJob
 
 // CronJobList is a list of CronJobs.
-type CronJobList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items are the CronJobs.
-	Items []CronJob `json:"items" protobuf:"bytes,2,rep,name=items"`
-}
+type CronJobList = batchv1.CronJobList
 
 // CronJobSpec describes when and what to run.
-type CronJobSpec struct {
-	// Schedule in cron format ("*/5 * * * *", "@hourly").
-	Schedule string `json:"schedule" protobuf:"bytes,1,opt,name=schedule"`
-	// TimeZone of the schedule (the controller manager's by default).
-	TimeZone *string `json:"timeZone,omitempty" protobuf:"bytes,8,opt,name=timeZone"`
-	// StartingDeadlineSeconds: a run missed by more is skipped.
-	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty" protobuf:"varint,2,opt,name=startingDeadlineSeconds"`
-	// ConcurrencyPolicy is Allow, Forbid or Replace.
-	ConcurrencyPolicy ConcurrencyPolicy `json:"concurrencyPolicy,omitempty" protobuf:"bytes,3,opt,name=concurrencyPolicy,casttype=ConcurrencyPolicy"`
-	// Suspend stops new runs.
-	Suspend *bool `json:"suspend,omitempty" protobuf:"varint,4,opt,name=suspend"`
-	// JobTemplate is the Job to create.
-	JobTemplate JobTemplateSpec `json:"jobTemplate" protobuf:"bytes,5,opt,name=jobTemplate"`
-	// SuccessfulJobsHistoryLimit finished Jobs to keep (3).
-	SuccessfulJobsHistoryLimit *int32 `json:"successfulJobsHistoryLimit,omitempty" protobuf:"varint,6,opt,name=successfulJobsHistoryLimit"`
-	// FailedJobsHistoryLimit failed Jobs to keep (1).
-	FailedJobsHistoryLimit *int32 `json:"failedJobsHistoryLimit,omitempty" protobuf:"varint,7,opt,name=failedJobsHistoryLimit"`
-}
+type CronJobSpec = batchv1.CronJobSpec
 
 // ConcurrencyPolicy says what a run does while another is active.
-type ConcurrencyPolicy string
+type ConcurrencyPolicy = batchv1.ConcurrencyPolicy
 
 // The concurrency policies.
 const (
@@ -269,11 +141,4 @@ const (
 )
 
 // CronJobStatus is the observed state of a CronJob.
-type CronJobStatus struct {
-	// Active are the running Jobs.
-	Active []ObjectReference `json:"active,omitempty" protobuf:"bytes,1,rep,name=active"`
-	// LastScheduleTime is when a Job was last scheduled.
-	LastScheduleTime *Time `json:"lastScheduleTime,omitempty" protobuf:"bytes,4,opt,name=lastScheduleTime"`
-	// LastSuccessfulTime is when a Job last completed.
-	LastSuccessfulTime *Time `json:"lastSuccessfulTime,omitempty" protobuf:"bytes,5,opt,name=lastSuccessfulTime"`
-}
+type CronJobStatus = batchv1.CronJobStatus

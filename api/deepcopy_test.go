@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/api/intstr"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 var (
@@ -260,10 +260,10 @@ func TestObjectsAndLists(t *testing.T) {
 			c := o.DeepCopyObject()
 			require.IsType(t, o, c)
 			assert.Equal(t, o, c)
-			c.GetObjectMeta().Name = "changed"
-			c.GetObjectKind().Kind = "Changed"
-			assert.Equal(t, "s1", o.GetObjectMeta().Name)
-			assert.Equal(t, "s1", o.GetObjectKind().Kind)
+			Meta(c).Name = "changed"
+			TypeMetaOf(c).Kind = "Changed"
+			assert.Equal(t, "s1", Meta(o).Name)
+			assert.Equal(t, "s1", TypeMetaOf(o).Kind)
 		})
 	}
 	for _, l := range generatedLists() {
@@ -273,15 +273,15 @@ func TestObjectsAndLists(t *testing.T) {
 			items := l.GetItems()
 			require.Len(t, items, 2)
 			// Items point into the list.
-			items[0].GetObjectMeta().Name = "via-items"
+			Meta(items[0]).Name = "via-items"
 			assert.Equal(t, "via-items", reflect.ValueOf(l).Elem().FieldByName("Items").Index(0).FieldByName("Name").String())
 			c := l.DeepCopyObject()
 			require.IsType(t, l, c)
 			assert.Equal(t, l, c)
 			c.GetListMeta().ResourceVersion = "changed"
-			c.GetItems()[1].GetObjectMeta().Name = "changed"
+			Meta(c.GetItems()[1]).Name = "changed"
 			assert.Equal(t, "s1", l.GetListMeta().ResourceVersion)
-			assert.Equal(t, "s2", l.GetItems()[1].GetObjectMeta().Name)
+			assert.Equal(t, "s2", Meta(l.GetItems()[1]).Name)
 		})
 	}
 	var nilPod *Pod

@@ -1,5 +1,9 @@
 package api
 
+import (
+	discoveryv1 "k8s.io/api/discovery/v1"
+)
+
 // This file holds discovery.k8s.io/v1 EndpointSlice
 // (k8s.io/api/discovery/v1/types.go); the protobuf tags are its field
 // numbers. Its Endpoint and EndpointPort are named EndpointSliceEndpoint and
@@ -17,19 +21,10 @@ const (
 )
 
 // EndpointSlice is a part of a service's endpoints, at most 100 by default.
-type EndpointSlice struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// AddressType is IPv4, IPv6 or FQDN.
-	AddressType AddressType `json:"addressType" protobuf:"bytes,4,rep,name=addressType"`
-	// Endpoints are the addresses.
-	Endpoints []EndpointSliceEndpoint `json:"endpoints" protobuf:"bytes,2,rep,name=endpoints"`
-	// Ports every endpoint of the slice serves.
-	Ports []EndpointSlicePort `json:"ports" protobuf:"bytes,3,rep,name=ports"`
-}
+type EndpointSlice = discoveryv1.EndpointSlice
 
 // AddressType is the kind of addresses of a slice.
-type AddressType string
+type AddressType = discoveryv1.AddressType
 
 // The address types.
 const (
@@ -39,49 +34,13 @@ const (
 )
 
 // EndpointSliceEndpoint is discovery/v1 Endpoint: one backend.
-type EndpointSliceEndpoint struct {
-	_ struct{} `json:"-" protobuf:"bytes,5,opt,name=deprecatedTopology"`
-	_ struct{} `json:"-" protobuf:"bytes,8,opt,name=hints"`
-	// Addresses of the backend (one, in practice).
-	Addresses []string `json:"addresses" protobuf:"bytes,1,rep,name=addresses"`
-	// Conditions say whether it takes traffic.
-	Conditions EndpointConditions `json:"conditions,omitempty" protobuf:"bytes,2,opt,name=conditions"`
-	// Hostname of the backend.
-	Hostname *string `json:"hostname,omitempty" protobuf:"bytes,3,opt,name=hostname"`
-	// TargetRef is the pod.
-	TargetRef *ObjectReference `json:"targetRef,omitempty" protobuf:"bytes,4,opt,name=targetRef"`
-	// NodeName is the pod's node.
-	NodeName *string `json:"nodeName,omitempty" protobuf:"bytes,6,opt,name=nodeName"`
-	// Zone is the node's zone.
-	Zone *string `json:"zone,omitempty" protobuf:"bytes,7,opt,name=zone"`
-}
+type EndpointSliceEndpoint = discoveryv1.Endpoint
 
 // EndpointConditions are an endpoint's state.
-type EndpointConditions struct {
-	// Ready: the pod is ready and not terminating.
-	Ready *bool `json:"ready,omitempty" protobuf:"bytes,1,name=ready"`
-	// Serving: the pod is ready, terminating or not.
-	Serving *bool `json:"serving,omitempty" protobuf:"bytes,2,name=serving"`
-	// Terminating: the pod is being deleted.
-	Terminating *bool `json:"terminating,omitempty" protobuf:"bytes,3,name=terminating"`
-}
+type EndpointConditions = discoveryv1.EndpointConditions
 
 // EndpointSlicePort is discovery/v1 EndpointPort.
-type EndpointSlicePort struct {
-	// Name is the service port's name.
-	Name *string `json:"name,omitempty" protobuf:"bytes,1,name=name"`
-	// Protocol is TCP, UDP or SCTP.
-	Protocol *Protocol `json:"protocol,omitempty" protobuf:"bytes,2,name=protocol"`
-	// Port is the backend's port number.
-	Port *int32 `json:"port,omitempty" protobuf:"bytes,3,opt,name=port"`
-	// AppProtocol is the application protocol.
-	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,4,name=appProtocol"`
-}
+type EndpointSlicePort = discoveryv1.EndpointPort
 
 // EndpointSliceList is a list of slices.
-type EndpointSliceList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items are the slices.
-	Items []EndpointSlice `json:"items" protobuf:"bytes,2,rep,name=items"`
-}
+type EndpointSliceList = discoveryv1.EndpointSliceList

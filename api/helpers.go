@@ -8,6 +8,7 @@ package api
 // server, the controllers and the kubelet.
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"reflect"
 	"slices"
 	"strings"
@@ -77,7 +78,7 @@ func FindCRDCondition(c *CustomResourceDefinition, t CustomResourceDefinitionCon
 // IsCRDConditionTrue reports whether the CRD's condition t is True.
 func IsCRDConditionTrue(c *CustomResourceDefinition, t CustomResourceDefinitionConditionType) bool {
 	cond := FindCRDCondition(c, t)
-	return cond != nil && cond.Status == ConditionTrue
+	return cond != nil && cond.Status == apiextensionsv1.ConditionTrue
 }
 
 // SetCRDCondition sets a condition, keeping its lastTransitionTime when the

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/api/jsoncodec"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // sameAsEncodingJSON checks that jsoncodec writes v exactly as

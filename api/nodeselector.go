@@ -3,23 +3,18 @@ package api
 import (
 	"slices"
 	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // NodeSelector is a list of terms, any of which may match (ORed).
-type NodeSelector struct {
-	NodeSelectorTerms []NodeSelectorTerm `json:"nodeSelectorTerms" protobuf:"bytes,1,rep,name=nodeSelectorTerms"`
-}
+type NodeSelector = corev1.NodeSelector
 
 // NodeSelectorTerm is a list of requirements that must all match (ANDed).
-type NodeSelectorTerm struct {
-	// MatchExpressions are over node labels.
-	MatchExpressions []NodeSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,1,rep,name=matchExpressions"`
-	// MatchFields are over node fields (metadata.name only).
-	MatchFields []NodeSelectorRequirement `json:"matchFields,omitempty" protobuf:"bytes,2,rep,name=matchFields"`
-}
+type NodeSelectorTerm = corev1.NodeSelectorTerm
 
 // NodeSelectorOperator relates a key to values.
-type NodeSelectorOperator string
+type NodeSelectorOperator = corev1.NodeSelectorOperator
 
 // The node selector operators.
 const (
@@ -32,11 +27,7 @@ const (
 )
 
 // NodeSelectorRequirement is one requirement on a node label or field.
-type NodeSelectorRequirement struct {
-	Key      string               `json:"key" protobuf:"bytes,1,opt,name=key"`
-	Operator NodeSelectorOperator `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=NodeSelectorOperator"`
-	Values   []string             `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
-}
+type NodeSelectorRequirement = corev1.NodeSelectorRequirement
 
 // ObjectNameField is the one node field a matchFields requirement may
 // name.

@@ -4,35 +4,61 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
-//go:generate go run ../hack/deepcopy-gen -dir . -skip jsonschema.go
-
-// Object is what every kind stored by the API server is: an object with
-// type fields and metadata that can be deep-copied. It plays the part of
-// runtime.Object plus metav1.Object in Kubernetes. Every kind implements it
-// with pointer receivers (*Pod, *Deployment...); GetObjectKind and
-// GetObjectMeta are promoted from the embedded TypeMeta and ObjectMeta,
-// DeepCopyObject is generated.
+// Object is what every kind stored by the API server is: Kubernetes'
+// runtime.Object (type fields, deep copy) with the metadata accessors of
+// metav1.Object. Every kind of k8s.io/api implements it with pointer
+// receivers (*corev1.Pod...), and so does unstructured.Unstructured.
+// GetObjectMeta is promoted from the embedded metav1.ObjectMeta; Meta
+// gives the struct itself for the code that reads many of its fields.
 type Object interface {
-	// GetObjectKind gives access to apiVersion and kind.
-	GetObjectKind() *TypeMeta
+	runtime.Object
+	metav1.Object
 	// GetObjectMeta gives access to the metadata.
-	GetObjectMeta() *ObjectMeta
-	// DeepCopyObject returns a copy sharing no memory with the original.
-	DeepCopyObject() Object
+	GetObjectMeta() metav1.Object
 }
 
 // ListObject is what every list kind (PodList, DeploymentList...) is.
 type ListObject interface {
-	// GetObjectKind gives access to apiVersion and kind.
-	GetObjectKind() *TypeMeta
-	// GetListMeta gives access to resourceVersion and continue.
-	GetListMeta() *ListMeta
-	// DeepCopyObject returns a copy sharing no memory with the original.
-	DeepCopyObject() ListObject
-	// GetItems returns pointers to the items; they stay inside the list.
-	GetItems() []Object
+	runtime.Object
+	metav1.ListInterface
+}
+
+// Meta returns the object's metadata, the metav1.ObjectMeta every kind
+// embeds.
+func Meta(o Object) *metav1.ObjectMeta {
+	return o.GetObjectMeta().(*metav1.ObjectMeta)
+}
+
+// TypeMetaOf returns the object's type fields, the metav1.TypeMeta every
+// kind embeds.
+func TypeMetaOf(o runtime.Object) *metav1.TypeMeta {
+	return o.GetObjectKind().(*metav1.TypeMeta)
+}
+
+// DeepCopy copies an object: DeepCopyObject, typed back to Object.
+func DeepCopy(o Object) Object {
+	return o.DeepCopyObject().(Object)
+}
+
+// ListMetaOf returns the list's metadata, the metav1.ListMeta every list
+// kind embeds.
+func ListMetaOf(l ListObject) *metav1.ListMeta {
+	return reflect.ValueOf(l).Elem().FieldByName("ListMeta").Addr().Interface().(*metav1.ListMeta)
+}
+
+// Items returns pointers to a list's items; they stay inside the list.
+func Items(l ListObject) []Object {
+	items := reflect.ValueOf(l).Elem().FieldByName("Items")
+	out := make([]Object, items.Len())
+	for i := range out {
+		out[i] = items.Index(i).Addr().Interface().(Object)
+	}
+	return out
 }
 
 // DeepCopyJSON copies a JSON object decoded into map[string]any.

@@ -1,5 +1,9 @@
 package api
 
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
 // This file holds core/v1 ResourceQuota and LimitRange
 // (k8s.io/api/core/v1/types.go); the protobuf tags are their field numbers.
 
@@ -23,27 +27,13 @@ const (
 )
 
 // ResourceQuota caps the resources a namespace's objects may use in sum.
-type ResourceQuota struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Spec is the caps.
-	Spec ResourceQuotaSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
-	// Status is the caps enforced and the use the controller counted.
-	Status ResourceQuotaStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
-}
+type ResourceQuota = corev1.ResourceQuota
 
 // ResourceQuotaSpec holds the hard caps.
-type ResourceQuotaSpec struct {
-	// Hard is the cap of each named resource.
-	Hard ResourceList `json:"hard,omitempty" protobuf:"bytes,1,rep,name=hard,casttype=ResourceList,castkey=ResourceName"`
-	// Scopes narrow the objects counted (BestEffort, NotTerminating...).
-	Scopes []ResourceQuotaScope `json:"scopes,omitempty" protobuf:"bytes,2,rep,name=scopes,casttype=ResourceQuotaScope"`
-	// ScopeSelector narrows them by expressions over scopes.
-	ScopeSelector *ScopeSelector `json:"scopeSelector,omitempty" protobuf:"bytes,3,opt,name=scopeSelector"`
-}
+type ResourceQuotaSpec = corev1.ResourceQuotaSpec
 
 // ResourceQuotaScope names a set of objects a quota may count.
-type ResourceQuotaScope string
+type ResourceQuotaScope = corev1.ResourceQuotaScope
 
 // The quota scopes.
 const (
@@ -55,57 +45,29 @@ const (
 )
 
 // ScopeSelector is a list of scope requirements, all of which must hold.
-type ScopeSelector struct {
-	// MatchExpressions are the requirements.
-	MatchExpressions []ScopedResourceSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,1,rep,name=matchExpressions"`
-}
+type ScopeSelector = corev1.ScopeSelector
 
 // ScopedResourceSelectorRequirement is one requirement over a scope.
-type ScopedResourceSelectorRequirement struct {
-	// ScopeName is the scope.
-	ScopeName ResourceQuotaScope `json:"scopeName" protobuf:"bytes,1,opt,name=scopeName"`
-	// Operator is In, NotIn, Exists or DoesNotExist.
-	Operator ScopeSelectorOperator `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=ScopedResourceSelectorOperator"`
-	// Values for In and NotIn.
-	Values []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
-}
+type ScopedResourceSelectorRequirement = corev1.ScopedResourceSelectorRequirement
 
 // ScopeSelectorOperator is a scope requirement's operator.
-type ScopeSelectorOperator string
+type ScopeSelectorOperator = corev1.ScopeSelectorOperator
 
 // ResourceQuotaStatus is the enforced caps and the counted use.
-type ResourceQuotaStatus struct {
-	// Hard is the caps being enforced (the spec's, once observed).
-	Hard ResourceList `json:"hard,omitempty" protobuf:"bytes,1,rep,name=hard,casttype=ResourceList,castkey=ResourceName"`
-	// Used is the namespace's current use of each capped resource.
-	Used ResourceList `json:"used,omitempty" protobuf:"bytes,2,rep,name=used,casttype=ResourceList,castkey=ResourceName"`
-}
+type ResourceQuotaStatus = corev1.ResourceQuotaStatus
 
 // ResourceQuotaList is a list of quotas.
-type ResourceQuotaList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items are the quotas.
-	Items []ResourceQuota `json:"items" protobuf:"bytes,2,rep,name=items"`
-}
+type ResourceQuotaList = corev1.ResourceQuotaList
 
 // LimitRange sets per-object bounds and defaults in a namespace.
-type LimitRange struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Spec holds the limits.
-	Spec LimitRangeSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
-}
+type LimitRange = corev1.LimitRange
 
 // LimitRangeSpec is the list of limits.
-type LimitRangeSpec struct {
-	// Limits, one per kind of object.
-	Limits []LimitRangeItem `json:"limits" protobuf:"bytes,1,rep,name=limits"`
-}
+type LimitRangeSpec = corev1.LimitRangeSpec
 
 // LimitType is what a limit applies to: Pod, Container or
 // PersistentVolumeClaim.
-type LimitType string
+type LimitType = corev1.LimitType
 
 // The limit types.
 const (
@@ -115,25 +77,7 @@ const (
 )
 
 // LimitRangeItem bounds one kind of object.
-type LimitRangeItem struct {
-	// Type is what the bounds apply to.
-	Type LimitType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=LimitType"`
-	// Max is the largest limit (and request) allowed.
-	Max ResourceList `json:"max,omitempty" protobuf:"bytes,2,rep,name=max,casttype=ResourceList,castkey=ResourceName"`
-	// Min is the smallest request (and limit) allowed.
-	Min ResourceList `json:"min,omitempty" protobuf:"bytes,3,rep,name=min,casttype=ResourceList,castkey=ResourceName"`
-	// Default is the limit given to a container that sets none.
-	Default ResourceList `json:"default,omitempty" protobuf:"bytes,4,rep,name=default,casttype=ResourceList,castkey=ResourceName"`
-	// DefaultRequest is the request given to a container that sets none.
-	DefaultRequest ResourceList `json:"defaultRequest,omitempty" protobuf:"bytes,5,rep,name=defaultRequest,casttype=ResourceList,castkey=ResourceName"`
-	// MaxLimitRequestRatio caps limit / request.
-	MaxLimitRequestRatio ResourceList `json:"maxLimitRequestRatio,omitempty" protobuf:"bytes,6,rep,name=maxLimitRequestRatio,casttype=ResourceList,castkey=ResourceName"`
-}
+type LimitRangeItem = corev1.LimitRangeItem
 
 // LimitRangeList is a list of limit ranges.
-type LimitRangeList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items are the limit ranges.
-	Items []LimitRange `json:"items" protobuf:"bytes,2,rep,name=items"`
-}
+type LimitRangeList = corev1.LimitRangeList

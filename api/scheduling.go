@@ -1,5 +1,9 @@
 package api
 
+import (
+	schedulingv1 "k8s.io/api/scheduling/v1"
+)
+
 // This file holds scheduling.k8s.io/v1 PriorityClass
 // (k8s.io/api/scheduling/v1/types.go); the protobuf tags are its field
 // numbers (value and globalDefault are "bytes" there too).
@@ -21,23 +25,7 @@ const (
 )
 
 // PriorityClass maps a name to a pod priority.
-type PriorityClass struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Value is the priority of the pods that name the class.
-	Value int32 `json:"value" protobuf:"bytes,2,opt,name=value"`
-	// GlobalDefault makes the class the one of pods naming none.
-	GlobalDefault bool `json:"globalDefault,omitempty" protobuf:"bytes,3,opt,name=globalDefault"`
-	// Description says when to use the class.
-	Description string `json:"description,omitempty" protobuf:"bytes,4,opt,name=description"`
-	// PreemptionPolicy is PreemptLowerPriority (the default) or Never.
-	PreemptionPolicy *PreemptionPolicy `json:"preemptionPolicy,omitempty" protobuf:"bytes,5,opt,name=preemptionPolicy"`
-}
+type PriorityClass = schedulingv1.PriorityClass
 
 // PriorityClassList is a list of priority classes.
-type PriorityClassList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items are the classes.
-	Items []PriorityClass `json:"items" protobuf:"bytes,2,rep,name=items"`
-}
+type PriorityClassList = schedulingv1.PriorityClassList

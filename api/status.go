@@ -1,5 +1,9 @@
 package api
 
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
 // The values of Status.Status.
 const (
 	StatusSuccess = "Success"
@@ -8,51 +12,16 @@ const (
 
 // Status is the body of every error response, and of some successful
 // deletes (metav1.Status).
-type Status struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Status is Success or Failure.
-	Status string `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
-	// Message is for humans; kubectl prints it after "Error from server".
-	Message string `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
-	// Reason is a machine-readable word; clients branch on it.
-	Reason StatusReason `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason,casttype=StatusReason"`
-	// Details say which object and which fields.
-	Details *StatusDetails `json:"details,omitempty" protobuf:"bytes,5,opt,name=details"`
-	// Code is the HTTP status code.
-	Code int32 `json:"code,omitempty" protobuf:"varint,6,opt,name=code"`
-}
+type Status = metav1.Status
 
 // StatusDetails names the object an error is about.
-type StatusDetails struct {
-	// Name of the object, or of the operation for timeouts.
-	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
-	// Group of the resource.
-	Group string `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
-	// Kind holds the resource (plural) for most errors and the kind for
-	// Invalid, as in Kubernetes.
-	Kind string `json:"kind,omitempty" protobuf:"bytes,3,opt,name=kind"`
-	// UID of the object, when known.
-	UID string `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
-	// Causes list every field problem of an Invalid.
-	Causes []StatusCause `json:"causes,omitempty" protobuf:"bytes,4,rep,name=causes"`
-	// RetryAfterSeconds suggests when to retry.
-	RetryAfterSeconds int32 `json:"retryAfterSeconds,omitempty" protobuf:"varint,5,opt,name=retryAfterSeconds"`
-}
+type StatusDetails = metav1.StatusDetails
 
 // StatusCause is one problem, usually in one field.
-type StatusCause struct {
-	// Type is the field error type, such as FieldValueRequired; it is
-	// called "reason" on the wire.
-	Type CauseType `json:"reason,omitempty" protobuf:"bytes,1,opt,name=reason,casttype=CauseType"`
-	// Message is the error body without the field.
-	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
-	// Field is the path of the field, such as spec.containers[0].image.
-	Field string `json:"field,omitempty" protobuf:"bytes,3,opt,name=field"`
-}
+type StatusCause = metav1.StatusCause
 
 // CauseType is the machine-readable kind of a StatusCause.
-type CauseType string
+type CauseType = metav1.CauseType
 
 // The cause types; the field ones equal the api/field error types.
 const (
@@ -72,7 +41,7 @@ const (
 )
 
 // StatusReason is the machine-readable reason of a failure.
-type StatusReason string
+type StatusReason = metav1.StatusReason
 
 // The reasons, with the HTTP code each goes with.
 const (

@@ -80,7 +80,7 @@ func (s *Server) writeQuotaStatus(ctx context.Context, q *api.ResourceQuota) err
 		return nil
 	}
 	_, _, err := st.Update(ctx, q.Namespace, q.Name, func(cur api.Object) (api.Object, error) {
-		if cur.GetObjectMeta().ResourceVersion != q.ResourceVersion {
+		if api.Meta(cur).ResourceVersion != q.ResourceVersion {
 			return nil, api.NewOptimisticLockConflict(api.GroupResource{Resource: "resourcequotas"}, q.Name)
 		}
 		upd := cur.(*api.ResourceQuota)

@@ -17,7 +17,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/api/jsoncodec"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
@@ -73,8 +73,8 @@ func TestInProcessWatchesShareTheDecodedObject(t *testing.T) {
 	assert.Same(t, e1.Object, e2.Object, "two in-process watchers get the one decoded object")
 	assert.NotSame(t, e1.Object, e3.Object, "a remote watcher decodes its own")
 	assert.Equal(t, e3.Object, e1.Object, "the object handed over is what the JSON decodes to")
-	assert.Equal(t, "web", ed.Object.GetObjectMeta().Name, "an unstructured watcher gets the JSON decoded")
-	assert.Equal(t, e1.Object.ResourceVersion, ed.Object.GetObjectMeta().ResourceVersion)
+	assert.Equal(t, "web", api.Meta(ed.Object).Name, "an unstructured watcher gets the JSON decoded")
+	assert.Equal(t, e1.Object.ResourceVersion, api.Meta(ed.Object).ResourceVersion)
 
 	require.NoError(t, env.Client.Pods().Delete(ctx, "default", "web", nil))
 	e1 = next(t, w1)

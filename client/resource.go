@@ -196,18 +196,18 @@ func (r *Resource[T]) answered(ctx context.Context, req request) (T, error) {
 
 // Create creates obj in its namespace.
 func (r *Resource[T]) Create(ctx context.Context, obj T) (T, error) {
-	return r.write(ctx, http.MethodPost, r.path(obj.GetObjectMeta().Namespace, ""), nil, obj, "")
+	return r.write(ctx, http.MethodPost, r.path(api.Meta(obj).Namespace, ""), nil, obj, "")
 }
 
 // Update replaces obj (its resourceVersion is the precondition).
 func (r *Resource[T]) Update(ctx context.Context, obj T) (T, error) {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	return r.write(ctx, http.MethodPut, r.path(m.Namespace, m.Name), nil, obj, "")
 }
 
 // UpdateStatus replaces obj's status through the status subresource.
 func (r *Resource[T]) UpdateStatus(ctx context.Context, obj T) (T, error) {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	return r.write(ctx, http.MethodPut, r.path(m.Namespace, m.Name, "status"), nil, obj, "")
 }
 

@@ -47,7 +47,7 @@ func ClaimObjects[T api.Object](ctx context.Context, cfg ClaimConfig[T], candida
 	var canAdopt error
 	checked := false
 	for _, obj := range candidates {
-		m := obj.GetObjectMeta()
+		m := api.Meta(obj)
 		ref := api.GetControllerOf(m)
 		match := cfg.Match(obj)
 		switch {

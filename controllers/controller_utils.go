@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client/cache"
 )

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 func template(image string) *api.PodTemplateSpec {

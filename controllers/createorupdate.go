@@ -30,13 +30,13 @@ const (
 // another owner is an AlreadyOwnedError; a Conflict is returned (the key is
 // retried with a fresh read).
 func CreateOrUpdate[O api.Object](ctx context.Context, res *client.Resource[O], owner api.Object, ownerGVK api.GroupVersionKind, obj O, mutate func(O) error) (OperationResult, O, error) {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	existing, err := res.Get(ctx, m.Namespace, m.Name)
 	if api.IsNotFound(err) {
 		if err := mutate(obj); err != nil {
 			return OperationResultNone, obj, err
 		}
-		if err := SetControllerReference(owner.GetObjectMeta(), ownerGVK, obj.GetObjectMeta()); err != nil {
+		if err := SetControllerReference(api.Meta(owner), ownerGVK, api.Meta(obj)); err != nil {
 			return OperationResultNone, obj, err
 		}
 		created, err := res.Create(ctx, obj)
@@ -55,7 +55,7 @@ func CreateOrUpdate[O api.Object](ctx context.Context, res *client.Resource[O], 
 	if err := mutate(existing); err != nil {
 		return OperationResultNone, existing, err
 	}
-	if err := SetControllerReference(owner.GetObjectMeta(), ownerGVK, existing.GetObjectMeta()); err != nil {
+	if err := SetControllerReference(api.Meta(owner), ownerGVK, api.Meta(existing)); err != nil {
 		return OperationResultNone, existing, err
 	}
 	after, err := json.Marshal(existing)
@@ -87,7 +87,7 @@ func UpdateStatus[T api.Object](ctx context.Context, res *client.Resource[T], ob
 	if retries <= 0 {
 		retries = DefaultStatusRetries
 	}
-	cur := obj.DeepCopyObject().(T)
+	cur := api.DeepCopy(obj).(T)
 	var lastErr error
 	for range retries {
 		before, err := json.Marshal(cur)
@@ -110,7 +110,7 @@ func UpdateStatus[T api.Object](ctx context.Context, res *client.Resource[T], ob
 			return cur, err
 		}
 		lastErr = err
-		m := cur.GetObjectMeta()
+		m := api.Meta(cur)
 		fresh, err := res.Get(ctx, m.Namespace, m.Name)
 		if err != nil {
 			return cur, err
@@ -121,7 +121,7 @@ func UpdateStatus[T api.Object](ctx context.Context, res *client.Resource[T], ob
 }
 
 func objectKey(obj api.Object) string {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	if m.Namespace == "" {
 		return m.Name
 	}

@@ -10,7 +10,7 @@ import (
 // controller).
 func EnqueueObject[T api.Object](c *Controller, kind string) cache.Handler[T] {
 	add := func(event string) func(T) {
-		return func(obj T) { c.Enqueue(cache.Key(obj.GetObjectMeta()), CauseOf(event, kind, obj.GetObjectMeta())) }
+		return func(obj T) { c.Enqueue(cache.Key(api.Meta(obj)), CauseOf(event, kind, api.Meta(obj))) }
 	}
 	return cache.Handler[T]{
 		OnAdd:    add("ADDED"),
@@ -27,12 +27,12 @@ func EnqueueBeingDeleted[T api.Object](c *Controller, kind string) cache.Handler
 	enqueue := EnqueueObject[T](c, kind)
 	return cache.Handler[T]{
 		OnAdd: func(obj T) {
-			if obj.GetObjectMeta().DeletionTimestamp != nil {
+			if api.Meta(obj).DeletionTimestamp != nil {
 				enqueue.OnAdd(obj)
 			}
 		},
 		OnUpdate: func(old, obj T) {
-			if obj.GetObjectMeta().DeletionTimestamp != nil {
+			if api.Meta(obj).DeletionTimestamp != nil {
 				enqueue.OnUpdate(old, obj)
 			}
 		},
@@ -45,7 +45,7 @@ func EnqueueBeingDeleted[T api.Object](c *Controller, kind string) cache.Handler
 // update changes the owner, both are queued.
 func EnqueueController[T api.Object](c *Controller, kind, ownerKind string) cache.Handler[T] {
 	enqueue := func(event string, obj T) {
-		m := obj.GetObjectMeta()
+		m := api.Meta(obj)
 		ref := api.GetControllerOf(m)
 		if ref == nil || ref.Kind != ownerKind {
 			return
@@ -54,13 +54,13 @@ func EnqueueController[T api.Object](c *Controller, kind, ownerKind string) cach
 		if m.Namespace != "" {
 			key = m.Namespace + "/" + ref.Name
 		}
-		c.Enqueue(key, CauseOf(event, kind, obj.GetObjectMeta()))
+		c.Enqueue(key, CauseOf(event, kind, api.Meta(obj)))
 	}
 	return cache.Handler[T]{
 		OnAdd: func(obj T) { enqueue("ADDED", obj) },
 		OnUpdate: func(old, obj T) {
 			enqueue("MODIFIED", obj)
-			if o, n := api.GetControllerOf(old.GetObjectMeta()), api.GetControllerOf(obj.GetObjectMeta()); o != nil && (n == nil || o.UID != n.UID) {
+			if o, n := api.GetControllerOf(api.Meta(old)), api.GetControllerOf(api.Meta(obj)); o != nil && (n == nil || o.UID != n.UID) {
 				enqueue("MODIFIED", old)
 			}
 		},

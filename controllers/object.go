@@ -136,7 +136,7 @@ func (c *ObjectController[T]) reconcileKey(ctx context.Context, key string) (Res
 	if !ok {
 		return Result{}, nil
 	}
-	return c.reconcile(ctx, obj.DeepCopyObject().(T))
+	return c.reconcile(ctx, api.DeepCopy(obj).(T))
 }
 
 func splitKey(key string) (ns, name string) {
@@ -188,7 +188,7 @@ func (c *ObjectController[T]) Recorder() *record.Recorder { return c.recorder }
 // (controllerutil.SetControllerReference): it fails when another object
 // already controls obj, and replaces an older reference to owner's name.
 func (c *ObjectController[T]) SetControllerReference(owner T, obj api.Object) error {
-	return SetControllerReference(owner.GetObjectMeta(), c.gvk, obj.GetObjectMeta())
+	return SetControllerReference(api.Meta(owner), c.gvk, api.Meta(obj))
 }
 
 // SetControllerReference adds to m a controller reference to owner of kind

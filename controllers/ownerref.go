@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
 )
@@ -11,7 +12,7 @@ import (
 // dependent's uid, so that a namesake created meanwhile is not adopted by
 // mistake (the patch then fails). Kubernetes' ControllerRefManager sends
 // the same patch.
-func AdoptPatch(owner *api.ObjectMeta, gvk api.GroupVersionKind, dependentUID string) ([]byte, error) {
+func AdoptPatch(owner *api.ObjectMeta, gvk api.GroupVersionKind, dependentUID types.UID) ([]byte, error) {
 	return json.Marshal(map[string]any{"metadata": map[string]any{
 		"ownerReferences": []any{api.NewControllerRef(owner, gvk)},
 		"uid":             dependentUID,
@@ -20,7 +21,7 @@ func AdoptPatch(owner *api.ObjectMeta, gvk api.GroupVersionKind, dependentUID st
 
 // ReleasePatch is the strategic merge patch that removes the reference to
 // the owner with ownerUID from a dependent whose labels stopped matching.
-func ReleasePatch(ownerUID, dependentUID string) ([]byte, error) {
+func ReleasePatch(ownerUID, dependentUID types.UID) ([]byte, error) {
 	return json.Marshal(map[string]any{"metadata": map[string]any{
 		"ownerReferences": []any{map[string]any{"$patch": "delete", "uid": ownerUID}},
 		"uid":             dependentUID,

@@ -53,8 +53,8 @@ func Watches[O api.Object](res *client.Resource[O], kind string, mapFn MapFunc[O
 func (w *Watched[O]) source(f *cache.Factory, namespace string, logger *slog.Logger) Source {
 	w.informer = cache.For(f, w.resource, namespace, client.ListOptions{}, logger)
 	w.informer.AddIndexer(ControllerUIDIndex, func(o O) []string {
-		if ref := api.GetControllerOf(o.GetObjectMeta()); ref != nil {
-			return []string{ref.UID}
+		if ref := api.GetControllerOf(api.Meta(o)); ref != nil {
+			return []string{string(ref.UID)}
 		}
 		return nil
 	})
@@ -63,7 +63,7 @@ func (w *Watched[O]) source(f *cache.Factory, namespace string, logger *slog.Log
 
 func (w *Watched[O]) bind(ctrl *Controller, primary api.GroupVersionKind) {
 	enqueue := func(event string, obj O) {
-		m := obj.GetObjectMeta()
+		m := api.Meta(obj)
 		cause := Cause{Event: event, Kind: w.Kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
 		for _, key := range w.keys(obj, primary) {
 			ctrl.Enqueue(key, cause)
@@ -74,7 +74,7 @@ func (w *Watched[O]) bind(ctrl *Controller, primary api.GroupVersionKind) {
 		OnUpdate: func(old, obj O) {
 			enqueue("MODIFIED", obj)
 			// A changed owner wakes the old one too (it lost a dependent).
-			if o, n := api.GetControllerOf(old.GetObjectMeta()), api.GetControllerOf(obj.GetObjectMeta()); o != nil && (n == nil || o.UID != n.UID) {
+			if o, n := api.GetControllerOf(api.Meta(old)), api.GetControllerOf(api.Meta(obj)); o != nil && (n == nil || o.UID != n.UID) {
 				enqueue("MODIFIED", old)
 			}
 		},
@@ -87,7 +87,7 @@ func (w *Watched[O]) keys(obj O, primary api.GroupVersionKind) []string {
 	if w.mapFn != nil {
 		return w.mapFn(obj)
 	}
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	ref := api.GetControllerOf(m)
 	if ref == nil || ref.Kind != primary.Kind || groupOf(ref.APIVersion) != primary.Group {
 		return nil
@@ -121,5 +121,5 @@ func (w *Watched[O]) Get(ns, name string) (O, bool) { return w.informer.Get(ns, 
 // OwnedBy returns the cached objects whose controller is owner, in key
 // order.
 func (w *Watched[O]) OwnedBy(owner api.Object) []O {
-	return w.informer.ByIndex(ControllerUIDIndex, owner.GetObjectMeta().UID)
+	return w.informer.ByIndex(ControllerUIDIndex, string(api.Meta(owner).UID))
 }

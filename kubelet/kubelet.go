@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/client/record"

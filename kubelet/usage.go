@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // UsageAnnotation sets the simulated resource usage of a pod, what the

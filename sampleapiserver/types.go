@@ -2,6 +2,7 @@ package sampleapiserver
 
 import (
 	"github.com/kubesim/kubesim/api"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Group and Version are what the server serves.
@@ -32,7 +33,7 @@ type FlunderSpec struct {
 type FlunderStatus struct{}
 
 // DeepCopyObject implements api.Object.
-func (f *Flunder) DeepCopyObject() api.Object {
+func (f *Flunder) DeepCopyObject() runtime.Object {
 	out := *f
 	f.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	return &out

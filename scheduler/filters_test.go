@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // testNode is a Ready node with cpu 4, memory 8Gi and 110 pods, changed

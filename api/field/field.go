@@ -225,13 +225,14 @@ func TypeInvalid(p *Path, value any, detail string) *Error {
 	return &Error{Type: ErrorTypeTypeInvalid, Field: pathString(p), BadValue: value, Detail: detail}
 }
 
-// NotSupported reports a value outside a fixed set of choices.
-func NotSupported(p *Path, value any, valid []string) *Error {
+// NotSupported reports a value outside a fixed set of choices (of any
+// string type, as the API's enum types are).
+func NotSupported[T ~string](p *Path, value any, valid []T) *Error {
 	detail := ""
 	if len(valid) > 0 {
 		q := make([]string, len(valid))
 		for i, v := range valid {
-			q[i] = strconv.Quote(v)
+			q[i] = strconv.Quote(string(v))
 		}
 		detail = "supported values: " + strings.Join(q, ", ")
 	}

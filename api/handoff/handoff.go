@@ -98,5 +98,5 @@ func MetadataOf(obj api.Object) *api.PartialObjectMetadata {
 	if m, ok := obj.(*api.PartialObjectMetadata); ok {
 		return m
 	}
-	return &api.PartialObjectMetadata{TypeMeta: *obj.GetObjectKind(), ObjectMeta: *obj.GetObjectMeta()}
+	return &api.PartialObjectMetadata{TypeMeta: *api.TypeMetaOf(obj), ObjectMeta: *api.Meta(obj)}
 }

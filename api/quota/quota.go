@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // ObjectCountName is the generic count of a resource: count/pods,
@@ -146,7 +146,8 @@ func Names(rl api.ResourceList) []api.ResourceName {
 func LessThanOrEqual(a, b api.ResourceList) (bool, []api.ResourceName) {
 	var exceeded []api.ResourceName
 	for _, k := range Names(a) {
-		if hard, ok := b[k]; ok && a[k].Cmp(hard) > 0 {
+		used := a[k]
+		if hard, ok := b[k]; ok && used.Cmp(hard) > 0 {
 			exceeded = append(exceeded, k)
 		}
 	}

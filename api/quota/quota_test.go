@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func rl(pairs ...string) api.ResourceList {

@@ -11,6 +11,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/kubesim/kubesim/api"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Unstructured is an object of any kind: typed metadata, the rest as JSON
@@ -25,7 +26,7 @@ type Unstructured struct {
 var _ api.Object = (*Unstructured)(nil)
 
 // DeepCopyObject implements api.Object.
-func (u *Unstructured) DeepCopyObject() api.Object { return u.DeepCopy() }
+func (u *Unstructured) DeepCopyObject() runtime.Object { return u.DeepCopy() }
 
 // DeepCopy copies u, sharing nothing with it.
 func (u *Unstructured) DeepCopy() *Unstructured {

@@ -31,7 +31,7 @@ func VolumeMode(m *api.PersistentVolumeMode) api.PersistentVolumeMode {
 // without a uid: a volume an administrator reserved for the claim).
 func IsPreBoundTo(pv *api.PersistentVolume, pvc *api.PersistentVolumeClaim) bool {
 	r := pv.Spec.ClaimRef
-	return r != nil && r.Namespace == pvc.Namespace && r.Name == pvc.Name && (r.UID == "" || r.UID == string(pvc.UID))
+	return r != nil && r.Namespace == pvc.Namespace && r.Name == pvc.Name && (r.UID == "" || r.UID == pvc.UID)
 }
 
 // VolumeMatches reports whether pv can hold pvc: same class and volume

@@ -20,7 +20,7 @@ type labeler struct {
 
 func (l *labeler) Admit(_ context.Context, a *Attributes) error {
 	l.calls++
-	m := a.Object.GetObjectMeta()
+	m := api.Meta(a.Object)
 	if m.Labels == nil {
 		m.Labels = map[string]string{}
 	}
@@ -63,7 +63,7 @@ func TestChainOrderHandlesAndSteps(t *testing.T) {
 		Namespace: "default", Name: "c", Object: configMap()}
 	require.NoError(t, chain.Mutate(ctx, a))
 	assert.EqualError(t, chain.Validate(ctx, a), "no creates")
-	assert.Equal(t, "a", a.Object.GetObjectMeta().Labels["team"])
+	assert.Equal(t, "a", api.Meta(a.Object).Labels["team"])
 	steps := rec.Steps()
 	require.Len(t, steps, 2)
 	assert.Equal(t, `admission mutating labeler create configmaps default/c: patched [{"op":"add","path":"/metadata/labels","value":{"team":"a"}}]`, steps[0].String())
@@ -83,7 +83,7 @@ func TestQuietRecordSkipsBuiltInPatches(t *testing.T) {
 	a := &Attributes{Operation: Create, Resource: api.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 		Namespace: "default", Name: "c", Object: configMap()}
 	require.NoError(t, Chain{l}.Mutate(ctx, a))
-	assert.Equal(t, "a", a.Object.GetObjectMeta().Labels["team"], "the plugin still runs")
+	assert.Equal(t, "a", api.Meta(a.Object).Labels["team"], "the plugin still runs")
 	assert.Empty(t, rec.Steps(), "no patch computed")
 	AddWarning(ctx, "careful")
 	assert.Equal(t, []string{"careful"}, rec.Warnings())

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // The LimitRanger admission plugin (plugin/pkg/admission/limitranger),

@@ -270,7 +270,7 @@ func PrinterColumnsTable(cols []api.CustomResourceColumnDefinition) *registry.Ta
 	return &registry.Table{
 		Columns: defs,
 		Cells: func(obj api.Object, now time.Time) []any {
-			cells := []any{obj.GetObjectMeta().Name}
+			cells := []any{api.Meta(obj).Name}
 			var whole map[string]any
 			for i, c := range cols {
 				var root map[string]any

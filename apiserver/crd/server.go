@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/types"
 	"log/slog"
 	"maps"
 	"reflect"
@@ -45,7 +46,7 @@ type Config struct {
 	// clients); UID names each ConversionReview. Without them a CRD
 	// with conversion strategy Webhook converts as None does.
 	Webhooks *webhook.Clients
-	UID      func() string
+	UID      func() types.UID
 }
 
 // Server is the apiextensions-apiserver inside kubesim's API server: it
@@ -141,7 +142,7 @@ func crdTable() *registry.Table {
 		Columns: []api.TableColumnDefinition{registry.NameColumn,
 			{Name: "Created At", Type: "date", Description: registry.AgeColumn.Description}},
 		Cells: func(obj api.Object, _ time.Time) []any {
-			m := obj.GetObjectMeta()
+			m := api.Meta(obj)
 			return []any{m.Name, m.CreationTimestamp.UTC().Format(time.RFC3339)}
 		},
 	}

@@ -17,9 +17,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/api/jsoncodec"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
@@ -136,7 +136,7 @@ func (d *decoder) fastDecode(data []byte) (api.Object, bool) {
 	if err := jsonv2.Unmarshal(data, obj, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return nil, false
 	}
-	tm := obj.GetObjectKind()
+	tm := api.TypeMetaOf(obj)
 	gvk := d.res.GroupVersionKind()
 	if (tm.APIVersion != "" && tm.APIVersion != gvk.GroupVersion().String()) || (tm.Kind != "" && tm.Kind != gvk.Kind) {
 		return nil, false

@@ -370,7 +370,7 @@ func (c *requestContext) decoder() (*decoder, error) {
 
 // checkNamespace refuses a body whose namespace differs from the URL's.
 func (c *requestContext) checkNamespace(obj api.Object) error {
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	if c.res.Namespaced && meta.Namespace != "" && meta.Namespace != c.ns {
 		return api.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
@@ -467,12 +467,12 @@ func (c *requestContext) update() error {
 	if err := c.checkNamespace(obj); err != nil {
 		return err
 	}
-	if n := obj.GetObjectMeta().Name; n != c.name {
+	if n := api.Meta(obj).Name; n != c.name {
 		return api.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, c.name))
 	}
 	decoded := c.decodedAnswer()
 	out, created, err := c.st.Update(c.ctx(), c.ns, c.name, func(api.Object) (api.Object, error) {
-		return obj.DeepCopyObject(), nil
+		return api.DeepCopy(obj), nil
 	}, registry.UpdateOptions{DryRun: dry, Admit: true, Subresource: c.info.Subresource, Decoded: decoded})
 	if err != nil {
 		return err
@@ -548,7 +548,7 @@ func (c *requestContext) delete() error {
 	if res.Deleted {
 		// Immediate deletion answers with a Success Status, as the
 		// generic registry does.
-		m := res.Object.GetObjectMeta()
+		m := api.Meta(res.Object)
 		responsewriters.WriteJSON(c.w, http.StatusOK, api.Status{
 			TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
 			Status:   api.StatusSuccess,

@@ -146,10 +146,10 @@ func (c *requestContext) patch() error {
 		if err != nil {
 			return nil, err
 		}
-		if cur != nil && obj.GetObjectMeta().ResourceVersion == cur.GetObjectMeta().ResourceVersion {
+		if cur != nil && api.Meta(obj).ResourceVersion == api.Meta(cur).ResourceVersion {
 			// The patch did not name a resourceVersion: no precondition,
 			// so a concurrent write makes the registry retry the patch.
-			obj.GetObjectMeta().ResourceVersion = ""
+			api.Meta(obj).ResourceVersion = ""
 		}
 		return obj, nil
 	}

@@ -35,7 +35,7 @@ func (c *requestContext) toScale(obj api.Object) (*scaleDoc, error) {
 	}
 	sc := c.res.Scale
 	s := &scaleDoc{TypeMeta: api.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}}
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	s.Metadata = api.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID,
 		ResourceVersion: meta.ResourceVersion, CreationTimestamp: meta.CreationTimestamp}
 	if v, ok := unstructured.NestedField(m, jsonPath(sc.SpecReplicasPath)...); ok {
@@ -123,7 +123,7 @@ func (c *requestContext) scaleWrite(body []byte, dry bool, patchType string) err
 		if err := json.Unmarshal(raw, next); err != nil {
 			return nil, api.NewInternalError(err)
 		}
-		next.GetObjectMeta().ResourceVersion = want.Metadata.ResourceVersion
+		api.Meta(next).ResourceVersion = want.Metadata.ResourceVersion
 		return next, nil
 	}, registry.UpdateOptions{DryRun: dry, Admit: true, AdmissionSubresource: "scale"})
 	if err != nil {

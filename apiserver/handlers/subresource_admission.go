@@ -44,7 +44,7 @@ func parentResource(res *registry.Resource) api.GroupVersionResource {
 
 // admitConnect admits a CONNECT to res/sub of ns/name with opts.
 func admitConnect(ctx context.Context, st *registry.Store, res *registry.Resource, sub, ns, name string, opts api.Object) error {
-	tm := opts.GetObjectKind()
+	tm := api.TypeMetaOf(opts)
 	gv, _ := api.ParseGroupVersion(tm.APIVersion)
 	return admitSubresource(ctx, st, &admission.Attributes{
 		Operation:   admission.Connect,

@@ -40,7 +40,7 @@ func (c *requestContext) table(objs []api.Object, rv, cont string) (*api.Table, 
 		default:
 			embed = &api.PartialObjectMetadata{
 				TypeMeta:   api.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
-				ObjectMeta: *obj.GetObjectMeta(),
+				ObjectMeta: *api.Meta(obj),
 			}
 		}
 		raw, err := json.Marshal(embed)

@@ -95,7 +95,7 @@ func (c *requestContext) watch() error {
 			}
 			bm := c.res.New()
 			bm.GetObjectKind().SetGroupVersionKind(c.res.GroupVersionKind())
-			bm.GetObjectMeta().ResourceVersion = lastRV
+			api.Meta(bm).ResourceVersion = lastRV
 			if err := enc.send(ctx, watchEvent{Type: api.WatchEventType("BOOKMARK"), Object: bm}); err != nil {
 				return nil
 			}
@@ -110,7 +110,7 @@ func (c *requestContext) watch() error {
 		if ev.Err != nil {
 			obj = responsewriters.ErrorStatus(ev.Err)
 		} else {
-			lastRV = ev.Object.GetObjectMeta().ResourceVersion
+			lastRV = api.Meta(ev.Object).ResourceVersion
 			// A bookmark (the end of a watch-list's initial events)
 			// carries only a resourceVersion: it is sent as it is.
 			if out == asTable && ev.Type != api.WatchEventBookmark {

@@ -262,11 +262,11 @@ func TestSlowWatcherStreamEndsWithExpired(t *testing.T) {
 	bg := context.Background()
 	created, err := s.Create(bg, "default", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "x"}}, registry.CreateOptions{})
 	require.NoError(t, err)
-	rv := created.GetObjectMeta().ResourceVersion
+	rv := api.Meta(created).ResourceVersion
 	update := func(i int) {
 		_, _, err := s.Update(bg, "default", "x", func(cur api.Object) (api.Object, error) {
 			cur.(*api.ConfigMap).Data = map[string]string{"i": strconv.Itoa(i)}
-			cur.GetObjectMeta().ResourceVersion = ""
+			api.Meta(cur).ResourceVersion = ""
 			return cur, nil
 		}, registry.UpdateOptions{})
 		require.NoError(t, err)

@@ -58,7 +58,7 @@ func webhookConfigurationTable(count func(api.Object) int) *registry.Table {
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			m := obj.GetObjectMeta()
+			m := api.Meta(obj)
 			return []any{m.Name, int64(count(obj)), age(m.CreationTimestamp.Time, now)}
 		},
 	}
@@ -67,7 +67,7 @@ func webhookConfigurationTable(count func(api.Object) int) *registry.Table {
 type mutatingWebhookStrategy struct{ registry.DefaultStrategy }
 
 func (mutatingWebhookStrategy) PrepareForCreate(obj api.Object) {
-	obj.GetObjectMeta().Generation = 1
+	api.Meta(obj).Generation = 1
 }
 
 func (mutatingWebhookStrategy) Default(obj api.Object) {
@@ -103,7 +103,7 @@ func (s mutatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorLi
 type validatingWebhookStrategy struct{ registry.DefaultStrategy }
 
 func (validatingWebhookStrategy) PrepareForCreate(obj api.Object) {
-	obj.GetObjectMeta().Generation = 1
+	api.Meta(obj).Generation = 1
 }
 
 func (validatingWebhookStrategy) Default(obj api.Object) {

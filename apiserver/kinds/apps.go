@@ -6,7 +6,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 

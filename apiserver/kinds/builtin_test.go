@@ -36,7 +36,7 @@ func TestBuiltinResources(t *testing.T) {
 		assert.NotNil(t, r.Schema, r.Name)
 		assert.True(t, r.StrategicMergePatch, r.Name)
 		obj := r.New()
-		assert.NotNil(t, obj.GetObjectMeta())
+		assert.NotNil(t, api.Meta(obj))
 	}
 	assert.NotContains(t, names, "bindings")
 	for name, want := range map[string]struct {
@@ -215,7 +215,7 @@ func TestThroughTheRegistry(t *testing.T) {
 	raw, err := json.Marshal(out)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}`, string(raw))
-	assert.NotSame(t, out.GetObjectMeta(), out.DeepCopyObject().GetObjectMeta())
+	assert.NotSame(t, api.Meta(out), api.Meta(api.DeepCopy(out)))
 	obj, err = pods.Get(ctx, "default", "web")
 	require.NoError(t, err)
 	pod = obj.(*api.Pod)

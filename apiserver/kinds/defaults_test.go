@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func TestDefaultPullPolicy(t *testing.T) {
@@ -189,14 +189,14 @@ func TestCoreDefaults(t *testing.T) {
 
 func TestNamespaceFinalizersOnUpdate(t *testing.T) {
 	old := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "a"}, Spec: api.NamespaceSpec{Finalizers: []api.FinalizerName{"kubernetes"}}}
-	alive := old.DeepCopyObject().(*api.Namespace)
+	alive := api.DeepCopy(old).(*api.Namespace)
 	alive.Spec.Finalizers = nil
 	mustNoErrors(t, update(t, "namespaces", alive, old))
 	assert.Equal(t, []api.FinalizerName{"kubernetes"}, alive.Spec.Finalizers, "a live namespace keeps its finalizers")
 
 	ts := api.NewTime(time.Now())
 	old.DeletionTimestamp = &ts
-	done := old.DeepCopyObject().(*api.Namespace)
+	done := api.DeepCopy(old).(*api.Namespace)
 	done.Spec.Finalizers = nil
 	mustNoErrors(t, update(t, "namespaces", done, old))
 	assert.Empty(t, done.Spec.Finalizers, "a terminating namespace may drop them")

@@ -75,7 +75,7 @@ func (e evictor) evict(ctx context.Context, st *registry.Store, ns, name string,
 			return nil, err
 		}
 		if opts.Preconditions != nil && opts.Preconditions.ResourceVersion != nil {
-			rv := marked.GetObjectMeta().ResourceVersion
+			rv := api.Meta(marked).ResourceVersion
 			opts.Preconditions.ResourceVersion = &rv
 		}
 	}

@@ -47,7 +47,7 @@ func FuzzBuiltinObjects(f *testing.F) {
 			if json.Unmarshal(data, obj) != nil {
 				continue
 			}
-			old := obj.DeepCopyObject()
+			old := api.DeepCopy(obj)
 			r.Strategy.PrepareForCreate(obj)
 			r.Strategy.Default(obj)
 			_ = r.Strategy.Validate(obj)

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/labels"
-	"github.com/kubesim/kubesim/api/resource"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // --- defaults (pkg/apis/core/v1/defaults.go) ---
@@ -698,7 +699,7 @@ type statusObject struct {
 func (s *statusObject) GetObjectMeta() *api.ObjectMeta { return &s.meta }
 
 // DeepCopyObject implements api.Object.
-func (s *statusObject) DeepCopyObject() api.Object {
+func (s *statusObject) DeepCopyObject() runtime.Object {
 	out := &statusObject{Status: *s.Status.DeepCopy()}
 	s.meta.DeepCopyInto(&out.meta)
 	return out

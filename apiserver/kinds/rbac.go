@@ -236,7 +236,7 @@ func roleTable() *registry.Table {
 			{Name: "Created At", Type: "date", Description: registry.AgeColumn.Description},
 		},
 		Cells: func(obj api.Object, _ time.Time) []any {
-			m := obj.GetObjectMeta()
+			m := api.Meta(obj)
 			return []any{m.Name, m.CreationTimestamp.Time.UTC().Format(time.RFC3339)}
 		},
 	}

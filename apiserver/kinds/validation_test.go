@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 func TestPodValidation(t *testing.T) {
@@ -103,19 +103,19 @@ func TestPodUpdateValidation(t *testing.T) {
 		{"activeDeadlineSeconds may be set", func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = ptr(int64(60)) }, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := old.DeepCopyObject().(*api.Pod)
+			p := api.DeepCopy(old).(*api.Pod)
 			tc.mutate(p)
 			assert.Equal(t, tc.want, update(t, "pods", p, old))
 		})
 	}
 	assert.True(t, strings.HasPrefix(forbidden, "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`"))
 
-	bound := old.DeepCopyObject().(*api.Pod)
+	bound := api.DeepCopy(old).(*api.Pod)
 	bound.Spec.NodeName = "node-1"
 	bound.Status.Conditions = []api.PodCondition{{Type: api.PodScheduled, Status: api.ConditionTrue}}
 	assert.Empty(t, update(t, "pods", bound, old), "the binding's write (spec and status at once) may set nodeName")
 
-	moved := bound.DeepCopyObject().(*api.Pod)
+	moved := api.DeepCopy(bound).(*api.Pod)
 	moved.Spec.NodeName = "node-2"
 	moved.Status.Conditions = nil
 	assert.Equal(t, []string{forbidden}, update(t, "pods", moved, bound), "a bound pod never moves")
@@ -192,19 +192,19 @@ func nameErrs(t *testing.T, resource, name string) []string {
 func TestWorkloadUpdateValidation(t *testing.T) {
 	old := validDeployment()
 	mustNoErrors(t, create(t, "deployments", old))
-	d := old.DeepCopyObject().(*api.Deployment)
+	d := api.DeepCopy(old).(*api.Deployment)
 	d.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "web", "v": "2"}}
 	d.Spec.Template.Labels = map[string]string{"app": "web", "v": "2"}
 	assert.Equal(t, []string{`spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", "v":"2"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable`},
 		update(t, "deployments", d, old))
-	scaled := old.DeepCopyObject().(*api.Deployment)
+	scaled := api.DeepCopy(old).(*api.Deployment)
 	scaled.Spec.Replicas = ptr(int32(5))
 	assert.Empty(t, update(t, "deployments", scaled, old))
 
 	oldRS := &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "web"}, Spec: api.ReplicaSetSpec{
 		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, Template: template(map[string]string{"app": "web", "x": "1"})}}
 	mustNoErrors(t, create(t, "replicasets", oldRS))
-	rs := oldRS.DeepCopyObject().(*api.ReplicaSet)
+	rs := api.DeepCopy(oldRS).(*api.ReplicaSet)
 	rs.Spec.Selector.MatchLabels["x"] = "1"
 	assert.Equal(t, []string{`spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", "x":"1"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable`},
 		update(t, "replicasets", rs, oldRS))
@@ -212,11 +212,11 @@ func TestWorkloadUpdateValidation(t *testing.T) {
 	oldSS := &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "db"}, Spec: api.StatefulSetSpec{
 		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, Template: template(map[string]string{"app": "db"})}}
 	mustNoErrors(t, create(t, "statefulsets", oldSS))
-	ss := oldSS.DeepCopyObject().(*api.StatefulSet)
+	ss := api.DeepCopy(oldSS).(*api.StatefulSet)
 	ss.Spec.ServiceName = "other"
 	assert.Equal(t, []string{"spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"},
 		update(t, "statefulsets", ss, oldSS))
-	ss = oldSS.DeepCopyObject().(*api.StatefulSet)
+	ss = api.DeepCopy(oldSS).(*api.StatefulSet)
 	ss.Spec.Replicas = ptr(int32(3))
 	ss.Spec.Template.Spec.Containers[0].Image = "postgres:17"
 	assert.Empty(t, update(t, "statefulsets", ss, oldSS))
@@ -294,7 +294,7 @@ func TestConfigValidation(t *testing.T) {
 
 	old := &api.Secret{ObjectMeta: api.ObjectMeta{Name: "s"}, Immutable: ptr(true), Data: map[string][]byte{"a": {1}}}
 	mustNoErrors(t, create(t, "secrets", old))
-	s := old.DeepCopyObject().(*api.Secret)
+	s := api.DeepCopy(old).(*api.Secret)
 	s.Data["a"] = []byte{2}
 	s.Type = api.SecretTypeBasicAuth
 	assert.Equal(t, []string{

@@ -1,6 +1,7 @@
 package nodeproxy
 
 import (
+	"k8s.io/apimachinery/pkg/runtime"
 	"net/url"
 	"strconv"
 	"strings"
@@ -56,20 +57,20 @@ func (o *PodAttachOptions) GetObjectMeta() *api.ObjectMeta { return &o.meta }
 func (o *PodPortForwardOptions) GetObjectMeta() *api.ObjectMeta { return &o.meta }
 
 // DeepCopyObject implements api.Object.
-func (o *PodExecOptions) DeepCopyObject() api.Object {
+func (o *PodExecOptions) DeepCopyObject() runtime.Object {
 	out := *o
 	out.Command = append([]string(nil), o.Command...)
 	return &out
 }
 
 // DeepCopyObject implements api.Object.
-func (o *PodAttachOptions) DeepCopyObject() api.Object {
+func (o *PodAttachOptions) DeepCopyObject() runtime.Object {
 	out := *o
 	return &out
 }
 
 // DeepCopyObject implements api.Object.
-func (o *PodPortForwardOptions) DeepCopyObject() api.Object {
+func (o *PodPortForwardOptions) DeepCopyObject() runtime.Object {
 	out := *o
 	out.Ports = append([]int32(nil), o.Ports...)
 	return &out

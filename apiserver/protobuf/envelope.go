@@ -44,7 +44,7 @@ type Kinded interface {
 // message bytes. The content encoding and type are written empty, meaning
 // "protobuf", as the real serializer leaves them.
 func (c *Codec) Encode(obj Kinded) ([]byte, error) {
-	tm := obj.GetObjectKind()
+	tm := api.TypeMetaOf(obj)
 	return c.envelope(tm.APIVersion, tm.Kind, func(b []byte) ([]byte, error) {
 		return c.AppendMarshal(b, obj)
 	})
@@ -123,10 +123,10 @@ func (c *Codec) Decode(data []byte, into Kinded) (apiVersion, kind string, err e
 		return "", "", err
 	}
 	apiVersion, kind = unk.apiVersion, unk.kind
-	if tm := into.GetObjectKind(); kind == "" {
+	if tm := api.TypeMetaOf(into); kind == "" {
 		kind = tm.Kind
 	}
-	if tm := into.GetObjectKind(); apiVersion == "" {
+	if tm := api.TypeMetaOf(into); apiVersion == "" {
 		apiVersion = tm.APIVersion
 	}
 	typeMeta := fmt.Sprintf("runtime.TypeMeta{APIVersion:%q, Kind:%q}", unk.apiVersion, unk.kind)

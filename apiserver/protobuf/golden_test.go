@@ -86,11 +86,11 @@ func TestDecodeKubernetesBytes(t *testing.T) {
 	for _, name := range goldenNames(t) {
 		t.Run(name, func(t *testing.T) {
 			want := goldenObject(t, name)
-			got := goldenKinds[want.GetObjectKind().Kind]()
+			got := goldenKinds[api.TypeMetaOf(want).Kind]()
 			apiVersion, kind, err := protobuf.Decode(readGolden(t, name+".pb.hex"), got)
 			require.NoError(t, err)
-			require.Equal(t, want.GetObjectKind().APIVersion, apiVersion)
-			require.Equal(t, want.GetObjectKind().Kind, kind)
+			require.Equal(t, api.TypeMetaOf(want).APIVersion, apiVersion)
+			require.Equal(t, api.TypeMetaOf(want).Kind, kind)
 			require.Equal(t, want, got)
 		})
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
@@ -116,8 +116,8 @@ func roundTrip(t *testing.T, obj protobuf.Kinded) {
 	back := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(protobuf.Kinded)
 	apiVersion, kind, err := protobuf.Decode(data, back)
 	require.NoError(t, err)
-	require.Equal(t, obj.GetObjectKind().APIVersion, apiVersion)
-	require.Equal(t, obj.GetObjectKind().Kind, kind)
+	require.Equal(t, api.TypeMetaOf(obj).APIVersion, apiVersion)
+	require.Equal(t, api.TypeMetaOf(obj).Kind, kind)
 	require.Equal(t, obj, back)
 }
 
@@ -127,13 +127,13 @@ func TestRoundTripEveryBuiltinKind(t *testing.T) {
 			obj := r.New()
 			require.True(t, protobuf.Supports(obj), "%T has protobuf tags throughout", obj)
 			fill(reflect.ValueOf(obj).Elem(), 1, 0)
-			obj.GetObjectKind().APIVersion = api.GroupVersion{Group: r.Group, Version: r.Version}.String()
-			obj.GetObjectKind().Kind = r.Kind
+			api.TypeMetaOf(obj).APIVersion = api.GroupVersion{Group: r.Group, Version: r.Version}.String()
+			api.TypeMetaOf(obj).Kind = r.Kind
 			roundTrip(t, obj)
 
 			// The zero object too: every always-written field at zero.
 			zero := r.New()
-			zero.GetObjectKind().APIVersion, zero.GetObjectKind().Kind = "v1", r.Kind
+			api.TypeMetaOf(zero).APIVersion, api.TypeMetaOf(zero).Kind = "v1", r.Kind
 			roundTrip(t, zero)
 		})
 	}

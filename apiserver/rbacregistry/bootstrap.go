@@ -246,7 +246,7 @@ func fillAggregated(roles []*api.ClusterRole) {
 // reconcile creates want, or updates the stored object with what fix
 // returns when it says something changed.
 func reconcile(ctx context.Context, st *registry.Store, want api.Object, fix func(cur api.Object) (api.Object, bool)) error {
-	name := want.GetObjectMeta().Name
+	name := api.Meta(want).Name
 	cur, err := st.Get(ctx, "", name)
 	if api.IsNotFound(err) {
 		_, err = st.Create(ctx, "", want, registry.CreateOptions{})
@@ -258,7 +258,7 @@ func reconcile(ctx context.Context, st *registry.Store, want api.Object, fix fun
 	if err != nil {
 		return err
 	}
-	if cur.GetObjectMeta().Annotations[api.AutoUpdateAnnotation] != "true" {
+	if api.Meta(cur).Annotations[api.AutoUpdateAnnotation] != "true" {
 		return nil
 	}
 	if _, changed := fix(cur); !changed {

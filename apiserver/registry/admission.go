@@ -28,7 +28,7 @@ func (s *Store) attributes(ctx context.Context, op admission.Operation, obj, old
 	}
 	for _, o := range []api.Object{obj, old} {
 		if o != nil {
-			a.Name, a.Namespace = o.GetObjectMeta().Name, o.GetObjectMeta().Namespace
+			a.Name, a.Namespace = api.Meta(o).Name, api.Meta(o).Namespace
 			break
 		}
 	}

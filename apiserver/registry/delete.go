@@ -48,7 +48,7 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOpt
 			}
 			return nil, err
 		}
-		meta := obj.GetObjectMeta()
+		meta := api.Meta(obj)
 		if err := s.checkPreconditions(meta, opts.Preconditions); err != nil {
 			return nil, err
 		}
@@ -177,7 +177,7 @@ func (s *Store) DeleteCollection(ctx context.Context, ns string, list ListOption
 	}
 	var out []api.Object
 	for _, obj := range res.Items {
-		m := obj.GetObjectMeta()
+		m := api.Meta(obj)
 		r, err := s.Delete(ctx, m.Namespace, m.Name, opts, admit)
 		if api.IsNotFound(err) {
 			continue
@@ -201,7 +201,7 @@ func (s *Store) unsafeDelete(ctx context.Context, ns, name string, kv store.KeyV
 	}
 	obj := s.res.New()
 	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	meta.Name, meta.Namespace = name, ns
 	meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)
 	return &DeleteResult{Object: obj, Deleted: true}, nil

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"io"
+	"k8s.io/apimachinery/pkg/types"
 	"sync"
 
 	"github.com/google/uuid"
@@ -19,14 +20,14 @@ type IDs struct {
 func NewIDs(r io.Reader) *IDs { return &IDs{r: r} }
 
 // UID returns a new random (version 4) UUID.
-func (g *IDs) UID() string {
+func (g *IDs) UID() types.UID {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	u, err := uuid.NewRandomFromReader(g.r)
 	if err != nil {
 		panic("registry: random source failed: " + err.Error())
 	}
-	return u.String()
+	return types.UID(u.String())
 }
 
 // nameAlphabet is the alphabet of generated name suffixes in Kubernetes:

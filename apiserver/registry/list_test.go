@@ -79,7 +79,7 @@ func TestWatchCacheStopsAndRestarts(t *testing.T) {
 	create := func(name string) string {
 		obj, err := s.Create(bg, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name}}, CreateOptions{})
 		require.NoError(t, err)
-		return obj.GetObjectMeta().ResourceVersion
+		return api.Meta(obj).ResourceVersion
 	}
 	rv := create("a")
 	ctx1, cancel1 := context.WithCancel(bg)
@@ -87,7 +87,7 @@ func TestWatchCacheStopsAndRestarts(t *testing.T) {
 	require.NoError(t, err)
 	create("b")
 	ev := <-ch1
-	assert.Equal(t, "b", ev.Object.GetObjectMeta().Name)
+	assert.Equal(t, "b", api.Meta(ev.Object).Name)
 	cancel1()
 	for range ch1 {
 	}
@@ -104,6 +104,6 @@ func TestWatchCacheStopsAndRestarts(t *testing.T) {
 	ch2, err := s.Watch(ctx2, "ns", ListOptions{ResourceVersion: rv})
 	require.NoError(t, err)
 	ev = <-ch2
-	assert.Equal(t, "d", ev.Object.GetObjectMeta().Name)
+	assert.Equal(t, "d", api.Meta(ev.Object).Name)
 	assert.NotNil(t, ev.Raw, "events carry their encoded object")
 }

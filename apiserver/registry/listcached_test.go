@@ -58,7 +58,7 @@ func newCachedEnv(t *testing.T, live bool) *cachedEnv {
 		obj, err := s.Create(ctx, ns, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("c%02d", i), Labels: map[string]string{"app": app}},
 			Data: map[string]string{"k": strconv.Itoa(i % 3)}}, CreateOptions{})
 		require.NoError(t, err)
-		e.last, _ = strconv.ParseInt(obj.GetObjectMeta().ResourceVersion, 10, 64)
+		e.last, _ = strconv.ParseInt(api.Meta(obj).ResourceVersion, 10, 64)
 	}
 	for i := range 12 {
 		for _, ns := range []string{"a", "b", "b-x"} {
@@ -83,11 +83,11 @@ func newCachedEnv(t *testing.T, live bool) *cachedEnv {
 			return cm, nil
 		}, UpdateOptions{})
 		require.NoError(t, err)
-		e.last, _ = strconv.ParseInt(obj.GetObjectMeta().ResourceVersion, 10, 64)
+		e.last, _ = strconv.ParseInt(api.Meta(obj).ResourceVersion, 10, 64)
 	}
 	del, err := s.Delete(ctx, "a", "c02", nil, false)
 	require.NoError(t, err)
-	e.last, _ = strconv.ParseInt(del.Object.GetObjectMeta().ResourceVersion, 10, 64)
+	e.last, _ = strconv.ParseInt(api.Meta(del.Object).ResourceVersion, 10, 64)
 	if live {
 		e.waitApplied(t)
 	} else {
@@ -225,7 +225,7 @@ func TestListCachedSharesTheWatchersObjects(t *testing.T) {
 	require.NoError(t, err)
 	ev := <-ch
 	require.Equal(t, api.WatchEventModified, ev.Type)
-	require.Equal(t, obj.GetObjectMeta().ResourceVersion, ev.Object.GetObjectMeta().ResourceVersion)
+	require.Equal(t, api.Meta(obj).ResourceVersion, api.Meta(ev.Object).ResourceVersion)
 	list, err := e.s.ListCached(ctx, "b", ListOptions{Fields: fields.OneTermEqualSelector("metadata.name", "c03")})
 	require.NoError(t, err)
 	require.Len(t, list.Items, 1)
@@ -328,7 +328,7 @@ func TestGetSharedReadsTheOneCache(t *testing.T) {
 	assert.Same(t, list.Items[0], get("other"), "and GetShared the list's")
 
 	_, _, err = s.Update(ctx, "", "team", func(cur api.Object) (api.Object, error) {
-		cur.GetObjectMeta().Labels = map[string]string{"v": "2"}
+		api.Meta(cur).Labels = map[string]string{"v": "2"}
 		return cur, nil
 	}, UpdateOptions{})
 	require.NoError(t, err)
@@ -356,7 +356,7 @@ func TestGetSharedReadsTheOneCache(t *testing.T) {
 	ch, err := s.Watch(ctx, "", ListOptions{ResourceVersion: strconv.FormatInt(st.Revision(), 10)})
 	require.NoError(t, err)
 	_, _, err = s.Update(ctx, "", "team", func(cur api.Object) (api.Object, error) {
-		cur.GetObjectMeta().Labels = map[string]string{"v": "4"}
+		api.Meta(cur).Labels = map[string]string{"v": "4"}
 		return cur, nil
 	}, UpdateOptions{})
 	require.NoError(t, err)
@@ -402,7 +402,7 @@ func TestObjectCacheKeepsTheStreamsObjects(t *testing.T) {
 	}
 	before, err := s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "before"}}, CreateOptions{})
 	require.NoError(t, err)
-	ch, err := s.Watch(ctx, "ns", ListOptions{ResourceVersion: before.GetObjectMeta().ResourceVersion})
+	ch, err := s.Watch(ctx, "ns", ListOptions{ResourceVersion: api.Meta(before).ResourceVersion})
 	require.NoError(t, err)
 	_, err = s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "watched"}}, CreateOptions{})
 	require.NoError(t, err)
@@ -446,13 +446,13 @@ func TestUpdateStartsFromACopyOfTheCachedObject(t *testing.T) {
 	}
 	out, _, err := e.s.Update(ctx, "a", "c03", change, UpdateOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"from": "cache", "changed": "yes"}, out.GetObjectMeta().Labels, "started from the cached object")
+	assert.Equal(t, map[string]string{"from": "cache", "changed": "yes"}, api.Meta(out).Labels, "started from the cached object")
 	assert.Equal(t, snapshot, planted, "the cache's object is unchanged")
 
 	out, _, err = e.s.Update(ctx, "a", "c04", change, UpdateOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, "web", out.GetObjectMeta().Labels["app"], "an entry at another revision is not used")
-	assert.NotContains(t, out.GetObjectMeta().Labels, "from")
+	assert.Equal(t, "web", api.Meta(out).Labels["app"], "an entry at another revision is not used")
+	assert.NotContains(t, api.Meta(out).Labels, "from")
 	assert.Equal(t, snapshot, planted)
 }
 
@@ -466,8 +466,8 @@ func TestDecodedWriteIsTakenByItsEvent(t *testing.T) {
 	out, err := e.s.Create(ctx, "a", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "new"}, Data: map[string]string{"k": "v"}},
 		CreateOptions{Decoded: &decoded})
 	require.NoError(t, err)
-	assert.Equal(t, out.GetObjectMeta().ResourceVersion, decoded.GetObjectMeta().ResourceVersion)
-	rev, _ := strconv.ParseInt(out.GetObjectMeta().ResourceVersion, 10, 64)
+	assert.Equal(t, api.Meta(out).ResourceVersion, api.Meta(decoded).ResourceVersion)
+	rev, _ := strconv.ParseInt(api.Meta(out).ResourceVersion, 10, 64)
 	e.last = rev
 	e.waitApplied(t)
 	cached := e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
@@ -482,7 +482,7 @@ func TestDecodedWriteIsTakenByItsEvent(t *testing.T) {
 		return cur, nil
 	}, UpdateOptions{Decoded: &updated})
 	require.NoError(t, err)
-	rev, _ = strconv.ParseInt(out.GetObjectMeta().ResourceVersion, 10, 64)
+	rev, _ = strconv.ParseInt(api.Meta(out).ResourceVersion, 10, 64)
 	e.last = rev
 	e.waitApplied(t)
 	cached = e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
@@ -536,7 +536,7 @@ func TestModifiedEventTakesThePreviousObjectFromTheUpdate(t *testing.T) {
 	e.s.cacher.objects.objs["/registry/core/configmaps/a/c03"] = cachedObject{obj: planted, rev: kv.ModRevision}
 	e.s.cacher.objects.mu.Unlock()
 	unlabel := func(cur api.Object) (api.Object, error) {
-		cur.GetObjectMeta().Labels = map[string]string{"app": "other"}
+		api.Meta(cur).Labels = map[string]string{"app": "other"}
 		return cur, nil
 	}
 	_, _, err = e.s.Update(ctx, "a", "c03", unlabel, UpdateOptions{})
@@ -547,7 +547,7 @@ func TestModifiedEventTakesThePreviousObjectFromTheUpdate(t *testing.T) {
 	select {
 	case ev := <-ch:
 		assert.Equal(t, api.WatchEventDeleted, ev.Type, "the object before the change matched")
-		assert.Equal(t, "c03", ev.Object.GetObjectMeta().Name)
+		assert.Equal(t, "c03", api.Meta(ev.Object).Name)
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event")
 	}
@@ -557,7 +557,7 @@ func TestModifiedEventTakesThePreviousObjectFromTheUpdate(t *testing.T) {
 	select {
 	case ev := <-ch:
 		assert.Equal(t, api.WatchEventAdded, ev.Type)
-		assert.Equal(t, marker.GetObjectMeta().Name, ev.Object.GetObjectMeta().Name)
+		assert.Equal(t, api.Meta(marker).Name, api.Meta(ev.Object).Name)
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event")
 	}

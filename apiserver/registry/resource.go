@@ -189,7 +189,7 @@ var AgeColumn = api.TableColumnDefinition{
 var DefaultTable = &Table{
 	Columns: []api.TableColumnDefinition{NameColumn, AgeColumn},
 	Cells: func(obj api.Object, now time.Time) []any {
-		m := obj.GetObjectMeta()
+		m := api.Meta(obj)
 		return []any{m.Name, HumanDuration(now.Sub(m.CreationTimestamp.Time))}
 	},
 }

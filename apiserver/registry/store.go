@@ -115,7 +115,7 @@ func (s *Store) StoragePrefix() string { return s.prefix("") }
 // store's revision is the resourceVersion, put back on decode). Its errors
 // are API errors, ready for the client.
 func (s *Store) encode(obj api.Object) ([]byte, error) {
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	rv := meta.ResourceVersion
 	meta.ResourceVersion = ""
 	defer func() { meta.ResourceVersion = rv }()
@@ -163,7 +163,7 @@ func (s *Store) decode(value []byte, rev int64) (api.Object, error) {
 		return nil, api.NewInternalError(fmt.Errorf("decoding stored %s: %w", s.res.GroupResource(), err))
 	}
 	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
-	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+	api.Meta(obj).ResourceVersion = strconv.FormatInt(rev, 10)
 	return obj, nil
 }
 
@@ -217,7 +217,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	if s.res.CreateOnly != nil {
 		return s.answer(ctx, obj, opts)
 	}
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	if s.res.Namespaced {
 		meta.Namespace = ns
 	} else {
@@ -273,7 +273,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 			return nil, err
 		}
 		answer := s.decodeWritten(opts.Decoded != nil, s.key(ns, meta.Name), data)
-		kv, err := s.storage.Create(ctx, s.key(ns, meta.Name), data, store.CreateOptions{UID: meta.UID})
+		kv, err := s.storage.Create(ctx, s.key(ns, meta.Name), data, store.CreateOptions{UID: string(meta.UID)})
 		if store.IsKeyExists(err) && generated && attempt < 3 {
 			// A generated name collided: draw another, as Kubernetes does.
 			meta.Name = meta.GenerateName + s.ids.Suffix(5)
@@ -292,7 +292,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 
 // validateMeta checks the metadata every kind shares.
 func (s *Store) validateMeta(obj api.Object, old api.Object) field.ErrorList {
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	var errs field.ErrorList
 	p := field.NewPath("metadata")
 	if meta.Name == "" {
@@ -340,7 +340,7 @@ func (s *Store) validateMeta(obj api.Object, old api.Object) field.ErrorList {
 		}
 	}
 	if old != nil {
-		om := old.GetObjectMeta()
+		om := api.Meta(old)
 		if meta.Name != om.Name {
 			errs = append(errs, field.Invalid(p.Child("name"), meta.Name, "field is immutable"))
 		}
@@ -600,7 +600,7 @@ func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func
 
 // FieldSet returns the selectable fields of obj.
 func (s *Store) FieldSet(obj api.Object) fields.Set {
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	set := fields.Set{"metadata.name": meta.Name}
 	if s.res.Namespaced {
 		set["metadata.namespace"] = meta.Namespace
@@ -615,7 +615,7 @@ func (s *Store) FieldSet(obj api.Object) fields.Set {
 
 // Matches reports whether obj passes the selectors of opts.
 func (s *Store) Matches(obj api.Object, opts ListOptions) bool {
-	if opts.Labels != nil && !opts.Labels.Empty() && !opts.Labels.Matches(labels.Set(obj.GetObjectMeta().Labels)) {
+	if opts.Labels != nil && !opts.Labels.Empty() && !opts.Labels.Matches(labels.Set(api.Meta(obj).Labels)) {
 		return false
 	}
 	if opts.Fields != nil && !opts.Fields.Empty() && !opts.Fields.Matches(s.FieldSet(obj)) {
@@ -664,8 +664,8 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 			if err != nil {
 				return nil, false, err
 			}
-			if obj.GetObjectMeta().Name == "" {
-				obj.GetObjectMeta().Name = name
+			if api.Meta(obj).Name == "" {
+				api.Meta(obj).Name = name
 			}
 			created, err := s.Create(ctx, ns, obj, CreateOptions{DryRun: opts.DryRun, Admit: opts.Admit, Decoded: opts.Decoded})
 			if api.IsAlreadyExists(err) && attempt < maxUpdateRetries {
@@ -680,13 +680,13 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if err != nil {
 			return nil, false, err
 		}
-		obj, err := fn(cur.DeepCopyObject())
+		obj, err := fn(api.DeepCopy(cur))
 		if err != nil {
 			return nil, false, err
 		}
-		meta := obj.GetObjectMeta()
+		meta := api.Meta(obj)
 		explicitRV := meta.ResourceVersion != ""
-		if explicitRV && meta.ResourceVersion != cur.GetObjectMeta().ResourceVersion {
+		if explicitRV && meta.ResourceVersion != api.Meta(cur).ResourceVersion {
 			return nil, false, api.NewConflict(s.res.GroupResource(), name, errors.New(api.OptimisticLockErrorMsg))
 		}
 		if err := s.prepareUpdate(obj, cur, opts.Subresource); err != nil {
@@ -739,7 +739,7 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 // own object, nil when decoded.
 func (s *Store) current(key string, kv store.KeyValue) (cur, cached api.Object, err error) {
 	if cached = s.cacher.objects.get(key, kv.ModRevision); cached != nil {
-		return cached.DeepCopyObject(), cached, nil
+		return api.DeepCopy(cached), cached, nil
 	}
 	cur, err = s.decode(kv.Value, kv.ModRevision)
 	return cur, nil, err
@@ -749,7 +749,7 @@ func (s *Store) current(key string, kv store.KeyValue) (cur, cached api.Object, 
 // removed its last finalizer. It returns cur itself when nothing changed,
 // and retry when a concurrent write won and the update may run again.
 func (s *Store) write(ctx context.Context, key string, obj, cur, cached api.Object, kv store.KeyValue, explicitRV bool, opts UpdateOptions, attempt int) (api.Object, bool, error) {
-	name, meta := obj.GetObjectMeta().Name, obj.GetObjectMeta()
+	name, meta := api.Meta(obj).Name, api.Meta(obj)
 	newData, err := s.encode(obj)
 	if err != nil {
 		return nil, false, err
@@ -809,7 +809,7 @@ func (s *Store) decodeWritten(want bool, key string, data []byte) api.Object {
 	if !s.watchCacheLive() {
 		return obj // no event will be decoded: nothing to leave
 	}
-	answer := obj.DeepCopyObject()
+	answer := api.DeepCopy(obj)
 	s.written.put(key, data, obj)
 	return answer
 }
@@ -820,14 +820,14 @@ func answered(into *api.Object, answer api.Object, rev int64) {
 	if into == nil || answer == nil {
 		return
 	}
-	answer.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+	api.Meta(answer).ResourceVersion = strconv.FormatInt(rev, 10)
 	*into = answer
 }
 
 // finalizable: deletion was requested, no finalizer is left and no grace
 // period is running.
 func (s *Store) finalizable(obj api.Object) bool {
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	return meta.DeletionTimestamp != nil && len(meta.Finalizers) == 0 &&
 		(meta.DeletionGracePeriodSeconds == nil || *meta.DeletionGracePeriodSeconds == 0) &&
 		(s.res.PendingFinalizers == nil || !s.res.PendingFinalizers(obj))
@@ -835,7 +835,7 @@ func (s *Store) finalizable(obj api.Object) bool {
 
 // prepareUpdate carries over from cur what this write may not change.
 func (s *Store) prepareUpdate(obj, cur api.Object, subresource string) error {
-	meta, old := obj.GetObjectMeta(), cur.GetObjectMeta()
+	meta, old := api.Meta(obj), api.Meta(cur)
 	meta.UID = old.UID
 	meta.CreationTimestamp = old.CreationTimestamp
 	meta.GenerateName = old.GenerateName
@@ -925,7 +925,7 @@ func splice(obj, cur api.Object, keepStatus bool) error {
 		return nil
 	}
 	ov := reflect.ValueOf(obj).Elem()
-	fresh := reflect.ValueOf(cur.DeepCopyObject()).Elem()
+	fresh := reflect.ValueOf(api.DeepCopy(cur)).Elem()
 	if ov.Type() != fresh.Type() {
 		return api.NewInternalError(fmt.Errorf("splice: %T and %T", obj, cur))
 	}
@@ -937,10 +937,10 @@ func splice(obj, cur api.Object, keepStatus bool) error {
 		os.Set(fs)
 		return nil
 	}
-	rv := obj.GetObjectMeta().ResourceVersion
+	rv := api.Meta(obj).ResourceVersion
 	fs.Set(os)
 	ov.Set(fresh)
-	obj.GetObjectMeta().ResourceVersion = rv
+	api.Meta(obj).ResourceVersion = rv
 	return nil
 }
 
@@ -1006,7 +1006,7 @@ func resetStatus(obj api.Object) {
 // (ObjectKinds). A custom resource sent as a Gadget to the widgets
 // resource is "Gadget.lab.example.com "w28" is invalid: kind: ...".
 func (s *Store) invalidKind(obj api.Object) api.GroupKind {
-	tm := obj.GetObjectKind()
+	tm := api.TypeMetaOf(obj)
 	if tm.Kind == "" {
 		return s.res.GroupKind()
 	}
@@ -1028,7 +1028,7 @@ func (s *Store) answer(ctx context.Context, obj api.Object, opts CreateOptions) 
 		return nil, err
 	}
 	if errs := st.Validate(obj); len(errs) > 0 {
-		return nil, api.NewInvalid(s.res.GroupKind(), obj.GetObjectMeta().Name, errs)
+		return nil, api.NewInvalid(s.res.GroupKind(), api.Meta(obj).Name, errs)
 	}
 	if err := s.validate(ctx, opts.Admit, attrs); err != nil {
 		return nil, err

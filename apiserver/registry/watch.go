@@ -128,7 +128,7 @@ func initialEvents(opts ListOptions, rv int64) bool {
 func (s *Store) initialEventsEnd(rv string) api.Object {
 	obj := s.res.New()
 	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	meta.ResourceVersion = rv
 	meta.Annotations = map[string]string{InitialEventsAnnotationKey: "true"}
 	return obj

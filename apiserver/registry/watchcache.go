@@ -573,15 +573,15 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 	// that object is the event's alone from here on.
 	obj := s.written.take(ev.Key, ev.Value)
 	if obj != nil {
-		obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(ev.Revision, 10)
+		api.Meta(obj).ResourceVersion = strconv.FormatInt(ev.Revision, 10)
 	} else {
 		var err error
 		if obj, err = s.decode(ev.Value, ev.Revision); err != nil {
 			return cachedEvent{}, err
 		}
 	}
-	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: obj.GetObjectMeta().Namespace, obj: obj,
-		fields: s.FieldSet(obj), labels: labels.Set(obj.GetObjectMeta().Labels)}
+	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: api.Meta(obj).Namespace, obj: obj,
+		fields: s.FieldSet(obj), labels: labels.Set(api.Meta(obj).Labels)}
 	if raw, ok := spliceResourceVersion(ev.Value, ev.Revision, s.res.GroupVersion().String()); ok {
 		ce.raw = raw
 	}
@@ -595,7 +595,7 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 				return cachedEvent{}, err
 			}
 		}
-		ce.prev, ce.pfields, ce.plabels = prev, s.FieldSet(prev), labels.Set(prev.GetObjectMeta().Labels)
+		ce.prev, ce.pfields, ce.plabels = prev, s.FieldSet(prev), labels.Set(api.Meta(prev).Labels)
 	}
 	return ce, nil
 }

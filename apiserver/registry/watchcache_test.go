@@ -126,5 +126,5 @@ func summaryWithLabel(ev WatchEvent) string {
 	if ev.Object == nil {
 		return string(ev.Type)
 	}
-	return summary(ev) + " app=" + ev.Object.GetObjectMeta().Labels["app"]
+	return summary(ev) + " app=" + api.Meta(ev.Object).Labels["app"]
 }

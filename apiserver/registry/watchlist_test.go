@@ -49,15 +49,15 @@ func (e *rvEnv) create(name, app string) int64 {
 	e.t.Helper()
 	obj, err := e.s.Create(context.Background(), "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"app": app}}}, CreateOptions{})
 	require.NoError(e.t, err)
-	rv, _ := strconv.ParseInt(obj.GetObjectMeta().ResourceVersion, 10, 64)
+	rv, _ := strconv.ParseInt(api.Meta(obj).ResourceVersion, 10, 64)
 	return rv
 }
 
 func (e *rvEnv) relabel(name, app string) {
 	e.t.Helper()
 	_, _, err := e.s.Update(context.Background(), "ns", name, func(cur api.Object) (api.Object, error) {
-		cur.GetObjectMeta().Labels = map[string]string{"app": app}
-		cur.GetObjectMeta().ResourceVersion = ""
+		api.Meta(cur).Labels = map[string]string{"app": app}
+		api.Meta(cur).ResourceVersion = ""
 		return cur, nil
 	}, UpdateOptions{})
 	require.NoError(e.t, err)
@@ -87,12 +87,12 @@ func nextEvent(t *testing.T, ch <-chan WatchEvent) WatchEvent {
 // summary is "TYPE name" for objects, "BOOKMARK rv" for bookmarks.
 func summary(ev WatchEvent) string {
 	if ev.Type == api.WatchEventBookmark {
-		return "BOOKMARK " + ev.Object.GetObjectMeta().ResourceVersion
+		return "BOOKMARK " + api.Meta(ev.Object).ResourceVersion
 	}
 	if ev.Type == api.WatchEventError {
 		return "ERROR " + ev.Err.Error()
 	}
-	return string(ev.Type) + " " + ev.Object.GetObjectMeta().Name
+	return string(ev.Type) + " " + api.Meta(ev.Object).Name
 }
 
 func yes() *bool { b := true; return &b }
@@ -416,7 +416,7 @@ func TestWatchListInitialEventsAreTheCachedObjects(t *testing.T) {
 	for range 2 {
 		ev := nextEvent(t, list)
 		require.Equal(t, api.WatchEventAdded, ev.Type)
-		got[ev.Object.GetObjectMeta().Name] = ev.Object
+		got[api.Meta(ev.Object).Name] = ev.Object
 	}
 	assert.Same(t, modified.Object, got["a"], "the object the other watcher was handed")
 	shared, err := e.s.GetShared(context.Background(), "ns", "b")

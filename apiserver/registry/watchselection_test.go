@@ -39,7 +39,7 @@ func TestWatchSelectionFollowsTheLabelsBefore(t *testing.T) {
 	require.NoError(t, err)
 	setLabels := func(l map[string]string) {
 		_, _, err := s.Update(ctx, "x", "n", func(cur api.Object) (api.Object, error) {
-			cur.GetObjectMeta().Labels = l
+			api.Meta(cur).Labels = l
 			return cur, nil
 		}, UpdateOptions{})
 		require.NoError(t, err)

@@ -96,11 +96,11 @@ func New[T api.Object](res *client.Resource[T], ns string, opts client.ListOptio
 func builtinIndexer[T api.Object](name string) IndexFunc[T] {
 	switch name {
 	case NamespaceIndex:
-		return func(o T) []string { return []string{o.GetObjectMeta().Namespace} }
+		return func(o T) []string { return []string{api.Meta(o).Namespace} }
 	case LabelIndex:
 		return func(o T) []string {
 			var out []string
-			for k, v := range o.GetObjectMeta().Labels {
+			for k, v := range api.Meta(o).Labels {
 				out = append(out, k+"="+v)
 			}
 			return out
@@ -108,8 +108,8 @@ func builtinIndexer[T api.Object](name string) IndexFunc[T] {
 	case OwnerIndex:
 		return func(o T) []string {
 			var out []string
-			for _, ref := range o.GetObjectMeta().OwnerReferences {
-				out = append(out, ref.UID)
+			for _, ref := range api.Meta(o).OwnerReferences {
+				out = append(out, string(ref.UID))
 			}
 			return out
 		}
@@ -188,14 +188,14 @@ type event[T api.Object] struct {
 // apply changes the cache and returns the handler calls to make, outside
 // the lock.
 func (inf *Informer[T]) apply(ev event[T]) func() {
-	key := Key(ev.obj.GetObjectMeta())
+	key := Key(api.Meta(ev.obj))
 	inf.mu.Lock()
 	old, had := inf.items[key]
 	if had {
 		inf.unindexLocked(key, old)
 	}
-	if ev.obj.GetObjectMeta().ResourceVersion != "" {
-		inf.lastRV = ev.obj.GetObjectMeta().ResourceVersion
+	if api.Meta(ev.obj).ResourceVersion != "" {
+		inf.lastRV = api.Meta(ev.obj).ResourceVersion
 	}
 	if ev.typ == api.WatchEventDeleted {
 		delete(inf.items, key)
@@ -233,7 +233,7 @@ func (inf *Informer[T]) apply(ev event[T]) func() {
 func (inf *Informer[T]) replace(items []T, rv string) {
 	fresh := make(map[string]T, len(items))
 	for _, it := range items {
-		fresh[Key(it.GetObjectMeta())] = it
+		fresh[Key(api.Meta(it))] = it
 	}
 	inf.mu.RLock()
 	keys := make([]string, 0, len(fresh)+len(inf.items))
@@ -252,7 +252,7 @@ func (inf *Informer[T]) replace(items []T, rv string) {
 		obj, now := fresh[k]
 		old, had := inf.items[k]
 		switch {
-		case now && had && old.GetObjectMeta().ResourceVersion == obj.GetObjectMeta().ResourceVersion:
+		case now && had && api.Meta(old).ResourceVersion == api.Meta(obj).ResourceVersion:
 			continue
 		case now:
 			events = append(events, event[T]{typ: api.WatchEventModified, obj: obj})
@@ -406,7 +406,7 @@ func (inf *Informer[T]) run(ctx context.Context) {
 			switch ev.Type {
 			case api.WatchEventBookmark:
 				inf.mu.Lock()
-				inf.lastRV = ev.Object.GetObjectMeta().ResourceVersion
+				inf.lastRV = api.Meta(ev.Object).ResourceVersion
 				inf.mu.Unlock()
 			case api.WatchEventError:
 				// Handled after the stream ends, from w.Err().
@@ -461,7 +461,7 @@ func (inf *Informer[T]) watchList(ctx context.Context) (*client.Watch[T], error)
 		case api.WatchEventAdded:
 			items = append(items, ev.Object)
 		case api.WatchEventBookmark:
-			if m := ev.Object.GetObjectMeta(); m.Annotations[initialEventsEnd] == "true" {
+			if m := api.Meta(ev.Object); m.Annotations[initialEventsEnd] == "true" {
 				inf.replace(items, m.ResourceVersion)
 				return w, nil
 			}

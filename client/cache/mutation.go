@@ -36,7 +36,7 @@ func (d *MutationDetector) add(obj api.Object) {
 	if d == nil {
 		return
 	}
-	cp := obj.DeepCopyObject()
+	cp := api.DeepCopy(obj)
 	d.mu.Lock()
 	d.entries = append(d.entries, mutationEntry{obj: obj, copy: cp})
 	d.mu.Unlock()
@@ -52,7 +52,7 @@ func (d *MutationDetector) Check() error {
 	defer d.mu.Unlock()
 	for _, e := range d.entries {
 		if !reflect.DeepEqual(e.obj, e.copy) {
-			m := e.copy.GetObjectMeta()
+			m := api.Meta(e.copy)
 			return fmt.Errorf("cache mutation detected: %T %s/%s (resourceVersion %s) was changed in place; copy it (DeepCopy) before changing it",
 				e.obj, m.Namespace, m.Name, m.ResourceVersion)
 		}

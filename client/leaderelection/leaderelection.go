@@ -295,7 +295,7 @@ func sameTime(a, b *api.MicroTime) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Equal(b.Time)
+	return a.Equal(b)
 }
 
 // String names the candidate and its Lease, for logs.

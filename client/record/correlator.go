@@ -105,7 +105,7 @@ func digestOf(fields ...string) digest {
 func eventKey(ev *api.Event) digest {
 	o := ev.InvolvedObject
 	return digestOf(ev.Source.Component, ev.Source.Host, o.Kind, o.Namespace, o.Name, o.FieldPath,
-		o.UID, o.APIVersion, ev.Type, ev.Reason, ev.Message)
+		string(o.UID), o.APIVersion, ev.Type, ev.Reason, ev.Message)
 }
 
 // aggregateKey is one group of similar events: the message left out
@@ -113,7 +113,7 @@ func eventKey(ev *api.Event) digest {
 func aggregateKey(ev *api.Event) digest {
 	o := ev.InvolvedObject
 	return digestOf(ev.Source.Component, ev.Source.Host, o.Kind, o.Namespace, o.Name,
-		o.UID, o.APIVersion, ev.Type, ev.Reason, ev.ReportingController, ev.ReportingInstance)
+		string(o.UID), o.APIVersion, ev.Type, ev.Reason, ev.ReportingController, ev.ReportingInstance)
 }
 
 // spamKey is one source talking about one object (getSpamKey): the
@@ -121,7 +121,7 @@ func aggregateKey(ev *api.Event) digest {
 func spamKey(ev *api.Event) digest {
 	o := ev.InvolvedObject
 	return digestOf(ev.Source.Component, ev.Source.Host, o.Kind, o.Namespace, o.Name,
-		o.UID, o.APIVersion)
+		string(o.UID), o.APIVersion)
 }
 
 // correlate runs ev (named, stamped now, count 1) through the

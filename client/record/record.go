@@ -77,7 +77,7 @@ func New(cfg Config) *Recorder {
 
 // Ref makes the reference an event points at.
 func Ref(obj api.Object, gvk api.GroupVersionKind) api.ObjectReference {
-	m := obj.GetObjectMeta()
+	m := api.Meta(obj)
 	av, kind := gvk.ToAPIVersionAndKind()
 	return api.ObjectReference{Kind: kind, APIVersion: av, Namespace: m.Namespace, Name: m.Name,
 		UID: m.UID, ResourceVersion: m.ResourceVersion}

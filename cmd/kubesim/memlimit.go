@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // memoryLimitFlag is serve's --memory-limit: Go's soft memory limit

@@ -116,7 +116,7 @@ func (c *Controller) enqueueAPIService(event string, s *api.APIService) {
 // or its Endpoints change.
 func dependents[T api.Object](c *Controller, kind string) cache.Handler[T] {
 	enqueue := func(event string, obj T) {
-		m := obj.GetObjectMeta()
+		m := api.Meta(obj)
 		for _, s := range c.apis.ByIndex(serviceIndex, m.Namespace+"/"+m.Name) {
 			c.controller.Enqueue(s.Name, controllers.CauseOf(event, kind, m))
 		}

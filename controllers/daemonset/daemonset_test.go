@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers/daemonset"

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // ActionType is what an Action does.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // The reasons of the deployment conditions (deployment_util.go).

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
@@ -68,7 +68,7 @@ func New(cfg Config) (*Controller, error) {
 }
 
 func scaleHandler[T api.Object](c *Controller, kind string) cache.Handler[T] {
-	return cache.Handler[T]{OnUpdate: func(_, o T) { c.enqueueNamespace(kind, o.GetObjectMeta()) }}
+	return cache.Handler[T]{OnUpdate: func(_, o T) { c.enqueueNamespace(kind, api.Meta(o)) }}
 }
 
 // enqueueNamespace queues every budget of the object's namespace.

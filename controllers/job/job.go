@@ -248,7 +248,7 @@ func NewPod(job *api.Job, index, failures int) *api.Pod {
 // fresher state (retrying with the fresh object would write a status
 // computed from the stale one).
 func writeStatus[T api.Object](ctx context.Context, res *client.Resource[T], obj T, mutate func(T)) error {
-	cur := obj.DeepCopyObject().(T)
+	cur := api.DeepCopy(obj).(T)
 	mutate(cur)
 	before, err := json.Marshal(obj)
 	if err != nil {

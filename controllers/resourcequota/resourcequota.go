@@ -7,7 +7,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/quota"
-	"github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
@@ -61,7 +61,7 @@ func New(cfg Config) (*Controller, error) {
 // changes or goes.
 func replenish[T api.Object](c *Controller, kind string) cache.Handler[T] {
 	enqueue := func(event string, o T) {
-		m := o.GetObjectMeta()
+		m := api.Meta(o)
 		for _, q := range c.quotas.List() {
 			if q.Namespace == m.Namespace {
 				c.controller.Enqueue(cache.Key(&q.ObjectMeta), controllers.CauseOf(event, kind, m))
@@ -135,7 +135,7 @@ func (c *Controller) list(ctx context.Context, ns string, gr api.GroupResource) 
 	inNS := func(objs []api.Object) []api.Object {
 		var kept []api.Object
 		for _, o := range objs {
-			if o.GetObjectMeta().Namespace == ns {
+			if api.Meta(o).Namespace == ns {
 				kept = append(kept, o)
 			}
 		}

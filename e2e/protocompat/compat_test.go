@@ -34,8 +34,8 @@ import (
 	"sigs.k8s.io/randfill"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
-	kresource "github.com/kubesim/kubesim/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	kresource "k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	kpb "github.com/kubesim/kubesim/apiserver/protobuf"
 )

@@ -28,7 +28,7 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/intstr"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // typePairs maps every kubesim API struct that carries protobuf tags to

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"log/slog"
 
 	"github.com/kubesim/kubesim/api"
@@ -57,7 +58,7 @@ type FooStatus struct {
 }
 
 // DeepCopyObject implements api.Object.
-func (f *Foo) DeepCopyObject() api.Object {
+func (f *Foo) DeepCopyObject() runtime.Object {
 	data, err := json.Marshal(f)
 	if err != nil {
 		panic(err) // a Foo always marshals

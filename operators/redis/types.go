@@ -3,6 +3,7 @@ package redis
 import (
 	_ "embed"
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -102,7 +103,7 @@ type MasterSlots struct {
 
 // DeepCopyObject implements api.Object (deepcopy-gen would write a typed
 // copy; a JSON round trip is enough for an example).
-func (r *RedisCluster) DeepCopyObject() api.Object {
+func (r *RedisCluster) DeepCopyObject() runtime.Object {
 	out := &RedisCluster{}
 	jsonCopy(r, out)
 	return out
@@ -151,7 +152,7 @@ type Snapshot struct {
 }
 
 // DeepCopyObject implements api.Object.
-func (b *RedisBackup) DeepCopyObject() api.Object {
+func (b *RedisBackup) DeepCopyObject() runtime.Object {
 	out := &RedisBackup{}
 	jsonCopy(b, out)
 	return out

@@ -73,7 +73,7 @@ func objectMatches(sel *api.LabelSelector, a *admission.Attributes) (bool, error
 		return false, err
 	}
 	for _, o := range []api.Object{a.Object, a.OldObject} {
-		if o != nil && s.Matches(labels.Set(o.GetObjectMeta().Labels)) {
+		if o != nil && s.Matches(labels.Set(api.Meta(o).Labels)) {
 			return true, nil
 		}
 	}

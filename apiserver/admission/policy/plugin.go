@@ -234,9 +234,9 @@ func (p *Plugin) request(ctx context.Context, a *admission.Attributes) (request,
 	if a.Resource.Group == "" && a.Resource.Resource == "namespaces" && a.Subresource == "" {
 		r.isNS = true
 		if a.Object != nil {
-			r.nsLabels = a.Object.GetObjectMeta().Labels
+			r.nsLabels = api.Meta(a.Object).Labels
 		} else if a.OldObject != nil {
-			r.nsLabels = a.OldObject.GetObjectMeta().Labels
+			r.nsLabels = api.Meta(a.OldObject).Labels
 		}
 		return r, nil, nil
 	}
@@ -374,7 +374,7 @@ func (p *Plugin) params(ctx context.Context, k api.ParamKind, ref *api.ParamRef,
 	}
 	var out []any
 	for _, o := range objs {
-		m := o.GetObjectMeta()
+		m := api.Meta(o)
 		if namespaced && m.Namespace != ns {
 			continue
 		}

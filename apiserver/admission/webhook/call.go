@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	admissionv1 "k8s.io/api/admission/v1"
 	"net/http"
 	"reflect"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/patch"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // maxResponseBytes bounds what a webhook may answer.
@@ -100,7 +102,7 @@ func (d *dispatcher) request(h *hook, inv *invocation, a *admission.Attributes) 
 	if !containsVersion(h.reviewVersions, "v1") {
 		return nil, &callingError{name: h.name, reason: fmt.Errorf("webhook does not accept known AdmissionReview versions %v", h.reviewVersions)}
 	}
-	uid := ""
+	var uid types.UID
 	if d.cfg.UID != nil {
 		uid = d.cfg.UID()
 	}
@@ -115,7 +117,7 @@ func (d *dispatcher) request(h *hook, inv *invocation, a *admission.Attributes) 
 		RequestSubResource: a.Subresource,
 		Name:               a.Name,
 		Namespace:          a.Namespace,
-		Operation:          string(a.Operation),
+		Operation:          admissionv1.Operation(a.Operation),
 		DryRun:             &a.DryRun,
 	}
 	if a.User != nil {
@@ -269,18 +271,18 @@ func (d *dispatcher) call(ctx context.Context, h *hook, req *api.AdmissionReques
 // The server-owned metadata is kept as it was (BeforeCreate would reset
 // it after a real webhook, which runs before it).
 func replaceObject(obj api.Object, data []byte) error {
-	meta := obj.GetObjectMeta()
+	meta := api.Meta(obj)
 	uid, created, rv, gen := meta.UID, meta.CreationTimestamp, meta.ResourceVersion, meta.Generation
 	ns := meta.Namespace
 	fresh := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(api.Object)
 	if err := json.Unmarshal(data, fresh); err != nil {
 		return err
 	}
-	if fresh.GetObjectMeta().Namespace != ns {
+	if api.Meta(fresh).Namespace != ns {
 		return fmt.Errorf("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(fresh).Elem())
-	meta = obj.GetObjectMeta()
+	meta = api.Meta(obj)
 	meta.UID, meta.CreationTimestamp, meta.ResourceVersion, meta.Generation = uid, created, rv, gen
 	return nil
 }

@@ -43,9 +43,46 @@ func NewClients(resolve ResolveFunc, dial DialFunc) *Clients {
 	return &Clients{resolve: resolve, dial: dial, transports: map[string]*http.Transport{}}
 }
 
+// Endpoint is where a webhook is called: what the clientConfig of an
+// admission webhook (admissionregistration/v1) and of a CRD's conversion
+// webhook (apiextensions/v1) say alike, in two types of the same shape.
+type Endpoint struct {
+	// URL, when set, is called as it is.
+	URL *string
+	// Service, when set, names the Service whose endpoints are called.
+	Service *ServiceEndpoint
+	// CABundle verifies the webhook's serving certificate.
+	CABundle []byte
+}
+
+// ServiceEndpoint is a Service's namespace, name, port and path.
+type ServiceEndpoint struct {
+	Namespace, Name string
+	Path            *string
+	Port            *int32
+}
+
+// AdmissionEndpoint is an admission webhook's clientConfig.
+func AdmissionEndpoint(cc api.AdmissionWebhookClientConfig) Endpoint {
+	e := Endpoint{URL: cc.URL, CABundle: cc.CABundle}
+	if s := cc.Service; s != nil {
+		e.Service = &ServiceEndpoint{Namespace: s.Namespace, Name: s.Name, Path: s.Path, Port: s.Port}
+	}
+	return e
+}
+
+// ConversionEndpoint is a CRD conversion webhook's clientConfig.
+func ConversionEndpoint(cc api.WebhookClientConfig) Endpoint {
+	e := Endpoint{URL: cc.URL, CABundle: cc.CABundle}
+	if s := cc.Service; s != nil {
+		e.Service = &ServiceEndpoint{Namespace: s.Namespace, Name: s.Name, Path: s.Path, Port: s.Port}
+	}
+	return e
+}
+
 // URL is where a webhook is called: its URL, or https://<service>.<ns>.svc
 // with the port (443 by default) and path, which the transport resolves.
-func URL(cc api.WebhookClientConfig, timeout time.Duration) (string, error) {
+func URL(cc Endpoint, timeout time.Duration) (string, error) {
 	var base string
 	switch {
 	case cc.URL != nil:

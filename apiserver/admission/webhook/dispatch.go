@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"sync"
 
@@ -34,7 +35,7 @@ type Config struct {
 	// directly).
 	Dial DialFunc
 	// UID returns a new AdmissionRequest uid.
-	UID func() string
+	UID func() types.UID
 	// Conditions evaluates matchConditions (CEL); nil calls a webhook
 	// whatever its matchConditions say.
 	Conditions ConditionMatcher
@@ -245,7 +246,7 @@ func (d *dispatcher) namespaceMatches(ctx context.Context, h *hook, a *admission
 		if obj == nil {
 			obj = a.OldObject
 		}
-		return obj != nil && sel.Matches(labels.Set(obj.GetObjectMeta().Labels)), nil
+		return obj != nil && sel.Matches(labels.Set(api.Meta(obj).Labels)), nil
 	}
 	if a.Namespace == "" {
 		return true, nil
@@ -269,7 +270,7 @@ func objectMatches(h *hook, a *admission.Attributes) (bool, error) {
 		return err == nil, err
 	}
 	for _, o := range []api.Object{a.Object, a.OldObject} {
-		if o != nil && sel.Matches(labels.Set(o.GetObjectMeta().Labels)) {
+		if o != nil && sel.Matches(labels.Set(api.Meta(o).Labels)) {
 			return true, nil
 		}
 	}

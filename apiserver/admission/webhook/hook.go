@@ -12,7 +12,7 @@ type hook struct {
 	// config is the configuration's name; key identifies the webhook in
 	// one admission (for reinvocation).
 	config, name, key  string
-	clientConfig       api.WebhookClientConfig
+	clientConfig       Endpoint
 	rules              []api.RuleWithOperations
 	failurePolicy      api.FailurePolicyType
 	matchPolicy        api.MatchPolicyType
@@ -57,10 +57,10 @@ func validatingHooks(configs []api.ValidatingWebhookConfiguration) []*hook {
 	return out
 }
 
-func newHook(config, name string, cc api.WebhookClientConfig, rules []api.RuleWithOperations,
+func newHook(config, name string, cc api.AdmissionWebhookClientConfig, rules []api.RuleWithOperations,
 	fp *api.FailurePolicyType, mp *api.MatchPolicyType, nsSel, objSel *api.LabelSelector,
 	se *api.SideEffectClass, timeout *int32, versions []string) *hook {
-	h := &hook{config: config, name: name, key: config + "/" + name, clientConfig: cc, rules: rules,
+	h := &hook{config: config, name: name, key: config + "/" + name, clientConfig: AdmissionEndpoint(cc), rules: rules,
 		failurePolicy: api.Fail, matchPolicy: api.Equivalent, namespaceSelector: nsSel, objectSelector: objSel,
 		sideEffects: api.SideEffectClassUnknown, timeout: DefaultTimeout, reviewVersions: versions}
 	if fp != nil {
