@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"log/slog"
 	"net"
 	"net/http"
@@ -220,7 +221,7 @@ func LocalAPIServices(resources []*registry.Resource) []*api.APIService {
 
 // localAvailable is the condition of every local APIService.
 func localAvailable(now api.Time) api.APIServiceCondition {
-	return api.APIServiceCondition{Type: api.Available, Status: api.ConditionTrue, LastTransitionTime: now,
+	return api.APIServiceCondition{Type: api.Available, Status: apiregistrationv1.ConditionTrue, LastTransitionTime: now,
 		Reason: "Local", Message: "Local APIServices are always available"}
 }
 

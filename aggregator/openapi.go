@@ -39,7 +39,7 @@ func (a *Aggregator) serveOpenAPIIndex(w http.ResponseWriter, r *http.Request, l
 		// The hash names the APIService's version and its generation: a
 		// client fetches the document again when the route changes.
 		idx.Paths[key] = map[string]string{"serverRelativeURL": "/openapi/v3/" + key + "?hash=" +
-			strings.ToUpper(s.UID+"-"+s.ResourceVersion)}
+			strings.ToUpper(string(s.UID)+"-"+s.ResourceVersion)}
 	}
 	w.Header().Set("Cache-Control", "no-cache, private")
 	responsewriters.WriteJSON(w, http.StatusOK, idx)

@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"fmt"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"reflect"
 	"strings"
 	"time"
@@ -93,7 +94,7 @@ func AvailableColumn(s *api.APIService) string {
 	switch {
 	case c == nil:
 		return "Unknown"
-	case c.Status == api.ConditionTrue:
+	case c.Status == apiregistrationv1.ConditionTrue:
 		return "True"
 	case c.Reason != "":
 		return fmt.Sprintf("%s (%s)", c.Status, c.Reason)

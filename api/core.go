@@ -566,3 +566,11 @@ type EventSeries = corev1.EventSeries
 
 // EventList is a list of events.
 type EventList = corev1.EventList
+
+// The options of pods/exec, pods/attach and pods/portforward.
+type (
+	PodExecOptions        = corev1.PodExecOptions
+	PodAttachOptions      = corev1.PodAttachOptions
+	PodPortForwardOptions = corev1.PodPortForwardOptions
+	PodLogOptions         = corev1.PodLogOptions
+)

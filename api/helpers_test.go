@@ -1,6 +1,8 @@
 package api
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,16 +39,16 @@ func TestCRDAndAPIServiceConditions(t *testing.T) {
 	c := &CustomResourceDefinition{}
 	assert.False(t, IsCRDConditionTrue(c, Established))
 	t1, t2 := Time{}, NewTime(Time{}.Add(1e9))
-	SetCRDCondition(c, CustomResourceDefinitionCondition{Type: Established, Status: ConditionTrue, LastTransitionTime: t1})
-	SetCRDCondition(c, CustomResourceDefinitionCondition{Type: Established, Status: ConditionTrue, Reason: "Again", LastTransitionTime: t2})
+	SetCRDCondition(c, CustomResourceDefinitionCondition{Type: Established, Status: apiextensionsv1.ConditionTrue, LastTransitionTime: t1})
+	SetCRDCondition(c, CustomResourceDefinitionCondition{Type: Established, Status: apiextensionsv1.ConditionTrue, Reason: "Again", LastTransitionTime: t2})
 	require.Len(t, c.Status.Conditions, 1)
 	assert.True(t, IsCRDConditionTrue(c, Established))
 	assert.Equal(t, t1, FindCRDCondition(c, Established).LastTransitionTime, "same status: the transition time stays")
 
 	s := &APIService{}
 	assert.Nil(t, GetAPIServiceConditionByType(s, Available))
-	SetAPIServiceCondition(s, APIServiceCondition{Type: Available, Status: ConditionFalse})
-	SetAPIServiceCondition(s, APIServiceCondition{Type: Available, Status: ConditionTrue})
+	SetAPIServiceCondition(s, APIServiceCondition{Type: Available, Status: apiregistrationv1.ConditionFalse})
+	SetAPIServiceCondition(s, APIServiceCondition{Type: Available, Status: apiregistrationv1.ConditionTrue})
 	require.Len(t, s.Status.Conditions, 1)
-	assert.Equal(t, ConditionTrue, GetAPIServiceConditionByType(s, Available).Status)
+	assert.Equal(t, apiregistrationv1.ConditionTrue, GetAPIServiceConditionByType(s, Available).Status)
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"os"
 	"reflect"
 	"testing"
@@ -11,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // newForKind returns a new value of the type the JSON document names.
@@ -75,7 +76,7 @@ func TestDecodedPod(t *testing.T) {
 	assert.Equal(t, "web-7d4b9c8f6d-x2k9p", pod.Name) // promoted from ObjectMeta
 	assert.Equal(t, "Pod", pod.Kind)                  // promoted from TypeMeta
 	assert.Equal(t, GroupVersionKind{Version: "v1", Kind: "Pod"}, pod.GroupVersionKind())
-	assert.Equal(t, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), pod.CreationTimestamp.Time)
+	assert.Equal(t, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), pod.CreationTimestamp.UTC())
 	c := pod.Spec.Containers[0]
 	assert.Equal(t, int64(100), c.Resources.Requests.Cpu().MilliValue())
 	assert.Equal(t, int64(64*1024*1024), c.Resources.Requests.Memory().Value())
@@ -103,16 +104,16 @@ func TestZeroValuesMarshalLikeKubernetes(t *testing.T) {
 		in   any
 		want string
 	}{
-		{"empty pod", &Pod{}, `{"metadata":{"creationTimestamp":null},"spec":{"containers":null},"status":{}}`},
-		{"empty deployment", &Deployment{}, `{"metadata":{"creationTimestamp":null},"spec":{"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},"strategy":{}},"status":{}}`},
+		{"empty pod", &Pod{}, `{"metadata":{},"spec":{"containers":null},"status":{}}`},
+		{"empty deployment", &Deployment{}, `{"metadata":{},"spec":{"selector":null,"template":{"metadata":{},"spec":{"containers":null}},"strategy":{}},"status":{}}`},
 		{"service port", ServicePort{Port: 80, TargetPort: intstr.FromInt32(8080)}, `{"port":80,"targetPort":8080}`},
 		{"container status", ContainerStatus{Name: "c"}, `{"name":"c","state":{},"lastState":{},"ready":false,"restartCount":0,"image":"","imageID":""}`},
-		{"condition", Condition{Type: "Ready", Status: ConditionTrue}, `{"type":"Ready","status":"True","lastTransitionTime":null,"reason":"","message":""}`},
+		{"condition", Condition{Type: "Ready", Status: metav1.ConditionTrue}, `{"type":"Ready","status":"True","lastTransitionTime":null,"reason":"","message":""}`},
 		{"owner", OwnerReference{APIVersion: "v1", Kind: "Pod", Name: "p", UID: "u"}, `{"apiVersion":"v1","kind":"Pod","name":"p","uid":"u"}`},
 		{"resources", ResourceRequirements{Requests: ResourceList{ResourceCPU: resource.MustParse("0.1")}}, `{"requests":{"cpu":"100m"}}`},
-		{"secret bytes", Secret{Data: map[string][]byte{"k": []byte("v")}}, `{"metadata":{"creationTimestamp":null},"data":{"k":"dg=="}}`},
+		{"secret bytes", Secret{Data: map[string][]byte{"k": []byte("v")}}, `{"metadata":{},"data":{"k":"dg=="}}`},
 		{"list", PodList{Items: []Pod{}}, `{"metadata":{},"items":[]}`},
-		{"watch event", WatchEvent{Type: WatchEventAdded, Object: json.RawMessage(`{"a":1}`)}, `{"type":"ADDED","object":{"a":1}}`},
+		{"watch event", WatchEvent{Type: string(WatchEventAdded), Object: RawExtension{Raw: json.RawMessage(`{"a":1}`)}}, `{"type":"ADDED","object":{"a":1}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,60 +124,6 @@ func TestZeroValuesMarshalLikeKubernetes(t *testing.T) {
 	}
 }
 
-func TestTimeJSON(t *testing.T) {
-	loc := time.FixedZone("CET", 3600)
-	tests := []struct {
-		name string
-		in   any
-		want string
-	}{
-		{"zero", Time{}, `null`},
-		{"utc", Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), `"2026-01-02T03:04:05Z"`},
-		{"zone converted to UTC", Date(2026, 1, 2, 4, 4, 5, 0, loc), `"2026-01-02T03:04:05Z"`},
-		{"fraction dropped", Date(2026, 1, 2, 3, 4, 5, 999999999, time.UTC), `"2026-01-02T03:04:05Z"`},
-		{"nil pointer omitted", struct {
-			T *Time `json:"t,omitempty"`
-		}{}, `{}`},
-		{"zero value kept as null", struct {
-			T Time `json:"t,omitempty"`
-		}{}, `{"t":null}`},
-		{"micro zero", MicroTime{}, `null`},
-		{"micro", NewMicroTime(time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)), `"2026-01-02T03:04:05.123456Z"`},
-		{"micro whole second", NewMicroTime(time.Date(2026, 1, 2, 3, 4, 5, 0, loc)), `"2026-01-02T02:04:05.000000Z"`},
-		{"duration", Duration{Duration: 90 * time.Second}, `"1m30s"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b, err := json.Marshal(tt.in)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, string(b))
-		})
-	}
-
-	var tm Time
-	require.NoError(t, json.Unmarshal([]byte(`"2026-01-02T04:04:05+01:00"`), &tm))
-	assert.Equal(t, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), tm.Time)
-	assert.Equal(t, time.UTC, tm.Location())
-	require.NoError(t, json.Unmarshal([]byte(`null`), &tm))
-	assert.True(t, tm.IsZero())
-	assert.Error(t, json.Unmarshal([]byte(`"yesterday"`), &tm))
-	assert.Error(t, json.Unmarshal([]byte(`5`), &tm))
-
-	var mt MicroTime
-	require.NoError(t, json.Unmarshal([]byte(`"2026-01-02T03:04:05.5Z"`), &mt))
-	assert.Equal(t, 500*time.Millisecond, time.Duration(mt.Nanosecond()))
-	var d Duration
-	require.NoError(t, json.Unmarshal([]byte(`"2h"`), &d))
-	assert.Equal(t, 2*time.Hour, d.Duration)
-	assert.Error(t, json.Unmarshal([]byte(`"2 hours"`), &d))
-
-	var nilTime *Time
-	assert.True(t, nilTime.IsZero())
-	a, b := Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Date(2026, 1, 2, 4, 4, 5, 0, loc)
-	assert.True(t, a.Equal(&b))
-	assert.False(t, a.Equal(nilTime))
-	assert.Equal(t, a, Date(2026, 1, 2, 3, 4, 5, 700, time.UTC).Rfc3339Copy())
-}
 
 func TestSchemaStrings(t *testing.T) {
 	assert.Equal(t, "pods", GroupResource{Resource: "pods"}.String())

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // JSONSchemaProps is an OpenAPI v3 schema node with the JSON shape of
@@ -373,6 +374,26 @@ func jsonSchemaCopyMap(in map[string]JSONSchemaProps) map[string]JSONSchemaProps
 		var c JSONSchemaProps
 		v.DeepCopyInto(&c)
 		out[k] = c
+	}
+	return out
+}
+
+// SchemaFromCRD returns a CRD version's schema (apiextensions/v1's
+// JSONSchemaProps) as the schema machinery's JSONSchemaProps, which also
+// holds the schemas generated for built-in kinds: the same JSON read into
+// the other type, as apiextensions-apiserver turns a CRD's schema into its
+// own structural schema before it validates with it. A nil s gives nil.
+func SchemaFromCRD(s *apiextensionsv1.JSONSchemaProps) *JSONSchemaProps {
+	if s == nil {
+		return nil
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		panic("api: a CRD schema has no JSON form: " + err.Error())
+	}
+	out := new(JSONSchemaProps)
+	if err := json.Unmarshal(data, out); err != nil {
+		panic("api: a CRD schema's JSON is not a JSONSchemaProps: " + err.Error())
 	}
 	return out
 }

@@ -149,3 +149,6 @@ const (
 
 // WatchEvent is one line of a watch stream (metav1.WatchEvent).
 type WatchEvent = metav1.WatchEvent
+
+// FieldsV1 is a managedFields entry's set of fields, as JSON.
+type FieldsV1 = metav1.FieldsV1

@@ -24,7 +24,7 @@ func TestToleratesTaint(t *testing.T) {
 		{"unknown operator", Toleration{Key: "k", Operator: "Lt", Value: "v"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, tc.tol.ToleratesTaint(&taint))
+			assert.Equal(t, tc.want, ToleratesTaint(&tc.tol, &taint))
 		})
 	}
 }

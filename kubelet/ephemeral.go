@@ -20,7 +20,7 @@ import (
 func ephemeralSpecs(pod *api.Pod) []api.Container {
 	out := make([]api.Container, len(pod.Spec.EphemeralContainers))
 	for i := range pod.Spec.EphemeralContainers {
-		out[i] = pod.Spec.EphemeralContainers[i].AsContainer()
+		out[i] = api.EphemeralAsContainer(&pod.Spec.EphemeralContainers[i])
 	}
 	return out
 }

@@ -178,7 +178,7 @@ func TestRegistersNodeAndLease(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "node-1", *lease.Spec.HolderIdentity)
 	assert.Equal(t, int32(40), *lease.Spec.LeaseDurationSeconds)
-	assert.True(t, lease.Spec.RenewTime.Equal(apiservertest.Start))
+	assert.True(t, lease.Spec.RenewTime.Time.Equal(apiservertest.Start))
 	require.Len(t, lease.OwnerReferences, 1)
 	assert.Equal(t, node.UID, lease.OwnerReferences[0].UID)
 
@@ -186,7 +186,7 @@ func TestRegistersNodeAndLease(t *testing.T) {
 	assert.Equal(t, apiservertest.Start.Add(10*time.Second), at)
 	lease, err = f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
 	require.NoError(t, err)
-	assert.True(t, lease.Spec.RenewTime.Equal(at), "renewed at %v", lease.Spec.RenewTime)
+	assert.True(t, lease.Spec.RenewTime.Time.Equal(at), "renewed at %v", lease.Spec.RenewTime)
 }
 
 func TestPodStagesAtTheirTimes(t *testing.T) {
@@ -277,11 +277,11 @@ func TestCrashLoopBackOff(t *testing.T) {
 		cs := pod.Status.ContainerStatuses[0]
 		require.NotNil(t, cs.State.Waiting, "after crash %d", restarts+1)
 		assert.Equal(t, "CrashLoopBackOff", cs.State.Waiting.Reason)
-		assert.Equal(t, "back-off "+backoff.String()+" restarting failed container=nginx pod=crashy_default("+pod.UID+")", cs.State.Waiting.Message)
+		assert.Equal(t, "back-off "+backoff.String()+" restarting failed container=nginx pod=crashy_default("+string(pod.UID)+")", cs.State.Waiting.Message)
 		assert.Equal(t, int32(restarts+1), cs.RestartCount)
-		require.NotNil(t, cs.LastState.Terminated)
-		assert.Equal(t, int32(1), cs.LastState.Terminated.ExitCode)
-		assert.Equal(t, "Error", cs.LastState.Terminated.Reason)
+		require.NotNil(t, cs.LastTerminationState.Terminated)
+		assert.Equal(t, int32(1), cs.LastTerminationState.Terminated.ExitCode)
+		assert.Equal(t, "Error", cs.LastTerminationState.Terminated.Reason)
 		assert.Equal(t, api.PodRunning, pod.Status.Phase)
 		assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
 
@@ -291,7 +291,7 @@ func TestCrashLoopBackOff(t *testing.T) {
 		require.NotNil(t, cs.State.Running, "restarted after %s", backoff)
 		assert.True(t, cs.State.Running.StartedAt.Time.Equal(starts))
 	}
-	assert.Contains(t, f.events("crashy"), "BackOff: Back-off restarting failed container nginx in pod crashy_default("+f.pod("crashy").UID+")")
+	assert.Contains(t, f.events("crashy"), "BackOff: Back-off restarting failed container nginx in pod crashy_default("+string(f.pod("crashy").UID)+")")
 }
 
 func TestExitUnderRestartPolicies(t *testing.T) {
@@ -323,7 +323,7 @@ func TestExitUnderRestartPolicies(t *testing.T) {
 			cs := pod.Status.ContainerStatuses[0]
 			term := cs.State.Terminated
 			if tt.phase == api.PodRunning {
-				term = cs.LastState.Terminated
+				term = cs.LastTerminationState.Terminated
 				assert.Equal(t, int32(1), cs.RestartCount)
 			} else {
 				assert.Equal(t, "PodCompleted", podCondition(pod, api.PodReady).Reason)
@@ -423,7 +423,7 @@ func TestStoppedKubeletDoesNothing(t *testing.T) {
 	assert.Empty(t, f.pod("web").Status.ContainerStatuses)
 	lease, err := f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
 	require.NoError(t, err)
-	assert.True(t, lease.Spec.RenewTime.Equal(apiservertest.Start))
+	assert.True(t, lease.Spec.RenewTime.Time.Equal(apiservertest.Start))
 
 	f.k.Start()
 	assert.False(t, f.k.Stopped())
@@ -431,7 +431,7 @@ func TestStoppedKubeletDoesNothing(t *testing.T) {
 	assert.Equal(t, api.ConditionTrue, podCondition(f.pod("web"), api.PodReady).Status)
 	lease, err = f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
 	require.NoError(t, err)
-	assert.True(t, lease.Spec.RenewTime.Equal(f.clk.Now()))
+	assert.True(t, lease.Spec.RenewTime.Time.Equal(f.clk.Now()))
 }
 
 func TestLiveMode(t *testing.T) {
@@ -501,8 +501,8 @@ func TestChangedImageRestartsTheContainer(t *testing.T) {
 	require.NotNil(t, cs.State.Running)
 	assert.False(t, cs.Ready, "the new container is not ready yet")
 	assert.NotEqual(t, firstID, cs.ContainerID)
-	require.NotNil(t, cs.LastState.Terminated)
-	assert.Equal(t, firstID, cs.LastState.Terminated.ContainerID)
+	require.NotNil(t, cs.LastTerminationState.Terminated)
+	assert.Equal(t, firstID, cs.LastTerminationState.Terminated.ContainerID)
 	assert.Contains(t, f.events("web"), "Killing: Container nginx definition changed, will be restarted")
 	assert.Contains(t, f.events("web"), `Pulled: Container image "nginx:1.27" already present on machine`)
 

@@ -182,8 +182,8 @@ func TestLivenessProbeRestartsTheContainer(t *testing.T) {
 	pod := f.pod("live")
 	cs := pod.Status.ContainerStatuses[0]
 	assert.Equal(t, int32(1), cs.RestartCount)
-	require.NotNil(t, cs.LastState.Terminated)
-	assert.Equal(t, int32(137), cs.LastState.Terminated.ExitCode)
+	require.NotNil(t, cs.LastTerminationState.Terminated)
+	assert.Equal(t, int32(137), cs.LastTerminationState.Terminated.ExitCode)
 	assert.Contains(t, f.events("live"), "Killing: Container liveness failed liveness probe, will be restarted")
 	assert.Contains(t, f.events("live"), "Unhealthy: Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory")
 }

@@ -120,9 +120,9 @@ func TestLocalImageCrashLoop(t *testing.T) {
 	cs := f.pod("crash").Status.ContainerStatuses[0]
 	require.NotNil(t, cs.State.Waiting)
 	assert.Equal(t, "CrashLoopBackOff", cs.State.Waiting.Reason)
-	require.NotNil(t, cs.LastState.Terminated)
-	assert.Equal(t, int32(2), cs.LastState.Terminated.ExitCode)
-	assert.Equal(t, "Error", cs.LastState.Terminated.Reason)
+	require.NotNil(t, cs.LastTerminationState.Terminated)
+	assert.Equal(t, int32(2), cs.LastTerminationState.Terminated.ExitCode)
+	assert.Equal(t, "Error", cs.LastTerminationState.Terminated.Reason)
 
 	f.next() // the back-off is over: a new process
 	second := f.run("crash")

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
 )
@@ -45,7 +47,7 @@ func conditionEvent(t api.NodeConditionType) string {
 // nodeRef is what the kubelet's node events point at. The kubelet puts the
 // node's name in the uid, which kubectl describe node knows to look for.
 func (k *Kubelet) nodeRef() api.ObjectReference {
-	return api.ObjectReference{Kind: "Node", APIVersion: "v1", Name: k.cfg.NodeName, UID: k.cfg.NodeName}
+	return api.ObjectReference{Kind: "Node", APIVersion: "v1", Name: k.cfg.NodeName, UID: types.UID(k.cfg.NodeName)}
 }
 
 // syncNode is one heartbeat: register the node if it is missing, post its

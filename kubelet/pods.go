@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/client/record"
@@ -83,7 +85,7 @@ func (c *containerRuntime) done() bool {
 // podRuntime is the simulated sandbox of one pod: the kubelet's memory of
 // what it did, from which the pod status is rendered.
 type podRuntime struct {
-	uid       string
+	uid       types.UID
 	seenAt    time.Time
 	stage     stage
 	stageAt   time.Time
@@ -290,7 +292,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 
 // runningFor is how long each running container of the pod key has run,
 // by name: its script's timeline must say what it did until now.
-func (k *Kubelet) runningFor(key, uid string) map[string]time.Duration {
+func (k *Kubelet) runningFor(key string, uid types.UID) map[string]time.Duration {
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
 	rt := k.runtimes[key]
@@ -627,7 +629,7 @@ func specImage(pod *api.Pod, name string) string {
 func startContainer(c *containerRuntime, pod *api.Pod, now time.Time) []podEvent {
 	c.state, c.startedAt, c.ready, c.everStarted = containerRunning, now, false, true
 	c.waitingReason, c.waitingMessage, c.layer, c.exited = "", "", nil, nil
-	c.id = containerID(pod.UID, c.name, c.restarts)
+	c.id = containerID(string(pod.UID), c.name, c.restarts)
 	return []podEvent{
 		{container: c.name, typ: "Normal", reason: "Pulled", message: fmt.Sprintf("Container image %q already present on machine", c.image)},
 		{container: c.name, typ: "Normal", reason: "Created", message: "Created container " + c.name},
@@ -843,7 +845,7 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 func containerStatus(c containerRuntime) api.ContainerStatus {
 	started := c.state == containerRunning
 	cs := api.ContainerStatus{Name: c.name, Image: c.image, Ready: c.ready, RestartCount: c.restarts,
-		ContainerID: c.id, Started: &started, LastState: api.ContainerState{Terminated: c.last}}
+		ContainerID: c.id, Started: &started, LastTerminationState: api.ContainerState{Terminated: c.last}}
 	if c.everStarted {
 		cs.Image = normalizeImage(c.image)
 		sum := sha256.Sum256([]byte(cs.Image))
@@ -979,7 +981,7 @@ func adoptContainer(cr *containerRuntime, cs api.ContainerStatus, now time.Time)
 	if cs.State.Running == nil && cs.State.Terminated == nil && cs.RestartCount == 0 {
 		return // never started
 	}
-	cr.restarts, cr.last, cr.id, cr.everStarted = cs.RestartCount, cs.LastState.Terminated, cs.ContainerID, true
+	cr.restarts, cr.last, cr.id, cr.everStarted = cs.RestartCount, cs.LastTerminationState.Terminated, cs.ContainerID, true
 	cr.backoffSteps = cs.RestartCount
 	switch {
 	case cs.State.Running != nil:

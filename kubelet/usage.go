@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // UsageAnnotation sets the simulated resource usage of a pod, what the
@@ -119,7 +120,7 @@ func (k *Kubelet) summary(now time.Time, get func(ns, name string) (*api.Pod, bo
 			continue
 		}
 		usage := containerUsage(pod, running)
-		ps := PodStats{PodRef: PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
+		ps := PodStats{PodRef: PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID)},
 			StartTime: api.NewTime(rt.startTime), Containers: []ContainerStats{}}
 		var podCPU, podMem, podCum int64
 		for _, c := range rt.containers {

@@ -107,7 +107,7 @@ func TestHeartbeatReadsNodeFromMemory(t *testing.T) {
 	assert.Zero(t, gets.count(), "six renewals, no read of the node")
 	lease, err := f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
 	require.NoError(t, err)
-	assert.True(t, lease.Spec.RenewTime.Equal(start.Add(time.Minute)), "renewed at %v", lease.Spec.RenewTime)
+	assert.True(t, lease.Spec.RenewTime.Time.Equal(start.Add(time.Minute)), "renewed at %v", lease.Spec.RenewTime)
 
 	// Someone labels the node: the kubelet's copy is stale now.
 	node, err := f.env.Client.Nodes().Get(f.ctx, "", "node-1")

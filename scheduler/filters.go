@@ -116,7 +116,7 @@ func TaintToleration(pod *PodInfo, node *NodeInfo) []string {
 // taint.
 func TolerationsTolerateTaint(tolerations []api.Toleration, taint *api.Taint) bool {
 	for i := range tolerations {
-		if tolerations[i].ToleratesTaint(taint) {
+		if api.ToleratesTaint(&tolerations[i], taint) {
 			return true
 		}
 	}

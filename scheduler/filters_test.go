@@ -4,9 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // testNode is a Ready node with cpu 4, memory 8Gi and 110 pods, changed
@@ -53,7 +54,7 @@ func testPod(name, cpu, mem string, opts ...func(*api.Pod)) *api.Pod {
 func ownedBy(uid string) func(*api.Pod) {
 	return func(p *api.Pod) {
 		yes := true
-		p.OwnerReferences = []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs-" + uid, UID: uid, Controller: &yes}}
+		p.OwnerReferences = []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs-" + uid, UID: types.UID(uid), Controller: &yes}}
 	}
 }
 

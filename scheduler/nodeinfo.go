@@ -104,7 +104,7 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 	sum.Pods, nonZero.Pods = 1, 1
 	pi.Requests, pi.NonZeroRequests = sum, nonZero
 	if ref := api.GetControllerOf(&pod.ObjectMeta); ref != nil {
-		pi.OwnerUID = ref.UID
+		pi.OwnerUID = string(ref.UID)
 	}
 	return pi
 }

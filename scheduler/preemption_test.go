@@ -134,7 +134,7 @@ func TestPreemptionInStepMode(t *testing.T) {
 			preempted = append(preempted, ev.Message)
 		}
 	}
-	assert.Equal(t, []string{"Preempted by pod " + vip.UID + " on node node-1"}, preempted)
+	assert.Equal(t, []string{"Preempted by pod " + string(vip.UID) + " on node node-1"}, preempted)
 
 	// Another cycle while the victim terminates preempts nothing more;
 	// once it is gone, the pod is bound where it was nominated.

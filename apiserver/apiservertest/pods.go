@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/types"
 	"sync"
 
 	"github.com/kubesim/kubesim/api"
@@ -61,14 +62,14 @@ func FillPods(ctx context.Context, st store.Interface, pods, nodes, namespaces, 
 				hostIP := fmt.Sprintf("172.18.%d.%d", node/250, 2+node%250)
 				pod.Name = fmt.Sprintf("web-7d9c5b8f4d-%06x", i*2654435761%(1<<24))
 				pod.Namespace = ns
-				pod.UID = fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
+				pod.UID = types.UID(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i))
 				pod.Spec.NodeName = fmt.Sprintf("node-%d", node)
 				pod.Status.HostIP, pod.Status.HostIPs = hostIP, []api.HostIP{{IP: hostIP}}
 				pod.Status.PodIP, pod.Status.PodIPs = ip, []api.PodIP{{IP: ip}}
 				pod.Status.ContainerStatuses[0].ContainerID = fmt.Sprintf("containerd://%064x", i)
 				data, err := json.Marshal(pod)
 				if err == nil {
-					_, err = st.Create(ctx, "/registry/core/pods/"+ns+"/"+pod.Name, data, store.CreateOptions{UID: pod.UID})
+					_, err = st.Create(ctx, "/registry/core/pods/"+ns+"/"+pod.Name, data, store.CreateOptions{UID: string(pod.UID)})
 				}
 				if err != nil {
 					errs <- err

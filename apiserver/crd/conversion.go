@@ -1,6 +1,9 @@
 package crd
 
 import (
+	"encoding/json"
+	"fmt"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"reflect"
 	"strings"
 
@@ -42,9 +45,14 @@ func defaultNames(n *api.CustomResourceDefinitionNames) {
 // v1beta1 CRDs did not prune unless asked to.
 func SetDefaultsV1beta1(c *api.CustomResourceDefinitionV1beta1) {
 	s := &c.Spec
-	defaultNames(&s.Names)
+	if s.Names.Singular == "" {
+		s.Names.Singular = strings.ToLower(s.Names.Kind)
+	}
+	if s.Names.ListKind == "" && s.Names.Kind != "" {
+		s.Names.ListKind = s.Names.Kind + "List"
+	}
 	if s.Scope == "" {
-		s.Scope = api.NamespaceScoped
+		s.Scope = apiextensionsv1beta1.NamespaceScoped
 	}
 	if len(s.Versions) == 0 && s.Version != "" {
 		s.Versions = []api.CustomResourceDefinitionVersionV1beta1{{Name: s.Version, Served: true, Storage: true}}
@@ -53,9 +61,9 @@ func SetDefaultsV1beta1(c *api.CustomResourceDefinitionV1beta1) {
 		s.Version = s.Versions[0].Name
 	}
 	if s.Conversion == nil {
-		s.Conversion = &api.CustomResourceConversionV1beta1{Strategy: api.NoneConverter}
+		s.Conversion = &api.CustomResourceConversionV1beta1{Strategy: apiextensionsv1beta1.NoneConverter}
 	}
-	if s.Conversion.Strategy == api.WebhookConverter && len(s.Conversion.ConversionReviewVersions) == 0 {
+	if s.Conversion.Strategy == apiextensionsv1beta1.WebhookConverter && len(s.Conversion.ConversionReviewVersions) == 0 {
 		s.Conversion.ConversionReviewVersions = []string{"v1beta1"}
 	}
 	if s.PreserveUnknownFields == nil {
@@ -72,12 +80,12 @@ func ToV1(in *api.CustomResourceDefinitionV1beta1) *api.CustomResourceDefinition
 	out := &api.CustomResourceDefinition{
 		TypeMeta:   api.TypeMeta{APIVersion: Group + "/v1", Kind: Kind},
 		ObjectMeta: c.ObjectMeta,
-		Status:     c.Status,
+		Status:     *sameShape[api.CustomResourceDefinitionStatus](&c.Status),
 	}
 	s := &c.Spec
 	out.Spec.Group = s.Group
-	out.Spec.Names = s.Names
-	out.Spec.Scope = s.Scope
+	out.Spec.Names = *sameShape[api.CustomResourceDefinitionNames](&s.Names)
+	out.Spec.Scope = api.ResourceScope(s.Scope)
 	versions := s.Versions
 	if len(versions) == 0 && s.Version != "" {
 		versions = []api.CustomResourceDefinitionVersionV1beta1{{Name: s.Version, Served: true, Storage: true}}
@@ -85,14 +93,15 @@ func ToV1(in *api.CustomResourceDefinitionV1beta1) *api.CustomResourceDefinition
 	for _, v := range versions {
 		nv := api.CustomResourceDefinitionVersion{
 			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
-			DeprecationWarning: v.DeprecationWarning, Schema: v.Schema, Subresources: v.Subresources,
+			DeprecationWarning: v.DeprecationWarning, Schema: sameShape[api.CustomResourceValidation](v.Schema),
+			Subresources:             sameShape[api.CustomResourceSubresources](v.Subresources),
 			AdditionalPrinterColumns: columnsToV1(v.AdditionalPrinterColumns),
 		}
 		if nv.Schema == nil && s.Validation != nil {
-			nv.Schema = s.Validation.DeepCopy()
+			nv.Schema = sameShape[api.CustomResourceValidation](s.Validation)
 		}
 		if nv.Subresources == nil && s.Subresources != nil {
-			nv.Subresources = s.Subresources.DeepCopy()
+			nv.Subresources = sameShape[api.CustomResourceSubresources](s.Subresources)
 		}
 		if len(nv.AdditionalPrinterColumns) == 0 && len(s.AdditionalPrinterColumns) > 0 {
 			nv.AdditionalPrinterColumns = columnsToV1(s.AdditionalPrinterColumns)
@@ -100,9 +109,9 @@ func ToV1(in *api.CustomResourceDefinitionV1beta1) *api.CustomResourceDefinition
 		out.Spec.Versions = append(out.Spec.Versions, nv)
 	}
 	if cv := s.Conversion; cv != nil {
-		out.Spec.Conversion = &api.CustomResourceConversion{Strategy: cv.Strategy}
+		out.Spec.Conversion = &api.CustomResourceConversion{Strategy: api.ConversionStrategyType(cv.Strategy)}
 		if cv.WebhookClientConfig != nil || len(cv.ConversionReviewVersions) > 0 {
-			out.Spec.Conversion.Webhook = &api.WebhookConversion{ClientConfig: cv.WebhookClientConfig,
+			out.Spec.Conversion.Webhook = &api.WebhookConversion{ClientConfig: sameShape[api.WebhookClientConfig](cv.WebhookClientConfig),
 				ConversionReviewVersions: cv.ConversionReviewVersions}
 		}
 	}
@@ -143,10 +152,12 @@ func ToV1beta1(in *api.CustomResourceDefinition) *api.CustomResourceDefinitionV1
 	out := &api.CustomResourceDefinitionV1beta1{
 		TypeMeta:   api.TypeMeta{APIVersion: Group + "/v1beta1", Kind: Kind},
 		ObjectMeta: c.ObjectMeta,
-		Status:     c.Status,
+		Status:     *sameShape[apiextensionsv1beta1.CustomResourceDefinitionStatus](&c.Status),
 	}
 	s := &c.Spec
-	out.Spec.Group, out.Spec.Names, out.Spec.Scope = s.Group, s.Names, s.Scope
+	out.Spec.Group = s.Group
+	out.Spec.Names = *sameShape[apiextensionsv1beta1.CustomResourceDefinitionNames](&s.Names)
+	out.Spec.Scope = apiextensionsv1beta1.ResourceScope(s.Scope)
 	if len(s.Versions) > 0 {
 		out.Spec.Version = s.Versions[0].Name
 	}
@@ -154,7 +165,8 @@ func ToV1beta1(in *api.CustomResourceDefinition) *api.CustomResourceDefinitionV1
 	for _, v := range s.Versions {
 		nv := api.CustomResourceDefinitionVersionV1beta1{
 			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
-			DeprecationWarning: v.DeprecationWarning, Schema: v.Schema, Subresources: v.Subresources,
+			DeprecationWarning: v.DeprecationWarning, Schema: sameShape[apiextensionsv1beta1.CustomResourceValidation](v.Schema),
+			Subresources:             sameShape[apiextensionsv1beta1.CustomResourceSubresources](v.Subresources),
 			AdditionalPrinterColumns: columnsToV1beta1(v.AdditionalPrinterColumns),
 		}
 		if sameSchema {
@@ -169,18 +181,18 @@ func ToV1beta1(in *api.CustomResourceDefinition) *api.CustomResourceDefinitionV1
 		out.Spec.Versions = append(out.Spec.Versions, nv)
 	}
 	if sameSchema {
-		out.Spec.Validation = s.Versions[0].Schema
+		out.Spec.Validation = sameShape[apiextensionsv1beta1.CustomResourceValidation](s.Versions[0].Schema)
 	}
 	if sameSub {
-		out.Spec.Subresources = s.Versions[0].Subresources
+		out.Spec.Subresources = sameShape[apiextensionsv1beta1.CustomResourceSubresources](s.Versions[0].Subresources)
 	}
 	if sameCols {
 		out.Spec.AdditionalPrinterColumns = columnsToV1beta1(s.Versions[0].AdditionalPrinterColumns)
 	}
 	if cv := s.Conversion; cv != nil {
-		out.Spec.Conversion = &api.CustomResourceConversionV1beta1{Strategy: cv.Strategy}
+		out.Spec.Conversion = &api.CustomResourceConversionV1beta1{Strategy: apiextensionsv1beta1.ConversionStrategyType(cv.Strategy)}
 		if cv.Webhook != nil {
-			out.Spec.Conversion.WebhookClientConfig = cv.Webhook.ClientConfig
+			out.Spec.Conversion.WebhookClientConfig = sameShape[apiextensionsv1beta1.WebhookClientConfig](cv.Webhook.ClientConfig)
 			out.Spec.Conversion.ConversionReviewVersions = cv.Webhook.ConversionReviewVersions
 		}
 	}
@@ -223,4 +235,24 @@ func RemoveCondition(c *api.CustomResourceDefinition, t api.CustomResourceDefini
 		}
 	}
 	c.Status.Conditions = out
+}
+
+// sameShape copies in (a pointer) into a new value of type T through JSON:
+// the parts v1beta1 and v1 CRDs share (names, status, schemas,
+// subresources, a webhook's clientConfig) have the same JSON in two Go
+// packages, as Kubernetes' generated conversions between them assume. A
+// nil in gives nil.
+func sameShape[T any](in any) *T {
+	if v := reflect.ValueOf(in); !v.IsValid() || v.IsNil() {
+		return nil
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		panic(fmt.Sprintf("crd: %T has no JSON form: %v", in, err))
+	}
+	out := new(T)
+	if err := json.Unmarshal(data, out); err != nil {
+		panic(fmt.Sprintf("crd: %T's JSON is not %T's: %v", in, out, err))
+	}
+	return out
 }

@@ -28,7 +28,7 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 	c = c.DeepCopy()
 	var s *api.JSONSchemaProps
 	if v.Schema != nil {
-		s = v.Schema.OpenAPIV3Schema.DeepCopy()
+		s = api.SchemaFromCRD(v.Schema.OpenAPIV3Schema)
 	}
 	names := c.Status.AcceptedNames
 	gvk := api.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: names.Kind}

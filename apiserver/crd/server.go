@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 	"log/slog"
 	"maps"
@@ -281,7 +283,7 @@ func (s *Server) customResource(c *api.CustomResourceDefinition, v *api.CustomRe
 		s.cfg.Webhooks == nil || s.cfg.UID == nil {
 		return res
 	}
-	conv := &converter{clients: s.cfg.Webhooks, cc: *cv.Webhook.ClientConfig.DeepCopy(), group: c.Spec.Group,
+	conv := &converter{clients: s.cfg.Webhooks, cc: webhook.ConversionEndpoint(*cv.Webhook.ClientConfig.DeepCopy()), group: c.Spec.Group,
 		kind: c.Status.AcceptedNames.Kind, uid: s.cfg.UID}
 	served, storage := c.Spec.Group+"/"+v.Name, c.Spec.Group+"/"+StorageVersion(c)
 	res.DecorateStorage = func(st store.Interface) store.Interface {
@@ -352,9 +354,9 @@ func (s *Server) computeStatus(c *api.CustomResourceDefinition) {
 	used, usedKinds := s.acceptedNamesInGroup(c.Spec.Group, c.Name)
 	req, acc := c.Spec.Names, c.Status.AcceptedNames
 	names := acc
-	cond := api.CustomResourceDefinitionCondition{Type: api.NamesAccepted, Status: api.ConditionUnknown}
+	cond := api.CustomResourceDefinitionCondition{Type: api.NamesAccepted, Status: apiextensionsv1.ConditionUnknown}
 	conflict := func(reason string, err error) {
-		cond.Status, cond.Reason, cond.Message = api.ConditionFalse, reason, err.Error()
+		cond.Status, cond.Reason, cond.Message = apiextensionsv1.ConditionFalse, reason, err.Error()
 	}
 	if err := equalToAcceptedOrFresh(req.Plural, acc.Plural, used); err != nil {
 		conflict("PluralConflict", err)
@@ -396,29 +398,29 @@ func (s *Server) computeStatus(c *api.CustomResourceDefinition) {
 		names.ListKind = req.ListKind
 	}
 	names.Categories = req.Categories
-	if cond.Status == api.ConditionUnknown {
-		cond.Status, cond.Reason, cond.Message = api.ConditionTrue, "NoConflicts", "no conflicts found"
+	if cond.Status == apiextensionsv1.ConditionUnknown {
+		cond.Status, cond.Reason, cond.Message = apiextensionsv1.ConditionTrue, "NoConflicts", "no conflicts found"
 	}
 	now := s.now()
 	cond.LastTransitionTime = now
 	c.Status.AcceptedNames = names
 	api.SetCRDCondition(c, cond)
-	est := api.CustomResourceDefinitionCondition{Type: api.Established, Status: api.ConditionFalse,
+	est := api.CustomResourceDefinitionCondition{Type: api.Established, Status: apiextensionsv1.ConditionFalse,
 		Reason: "NotAccepted", Message: "not all names are accepted", LastTransitionTime: now}
 	if old := api.FindCRDCondition(c, api.Established); old != nil {
 		est = *old
 	}
-	if est.Status != api.ConditionTrue && cond.Status == api.ConditionTrue {
+	if est.Status != apiextensionsv1.ConditionTrue && cond.Status == apiextensionsv1.ConditionTrue {
 		// The naming controller says Installing, and the establishing
 		// controller at once Established: kubesim serves the resource
 		// when the write returns, so it reports the end state.
-		est = api.CustomResourceDefinitionCondition{Type: api.Established, Status: api.ConditionTrue,
+		est = api.CustomResourceDefinitionCondition{Type: api.Established, Status: apiextensionsv1.ConditionTrue,
 			Reason: "InitialNamesAccepted", Message: "the initial names have been accepted", LastTransitionTime: now}
 	}
 	api.SetCRDCondition(c, est)
 	if c.Spec.PreserveUnknownFields {
 		if msg := structuralProblems(c); msg != "" {
-			api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.NonStructuralSchema, Status: api.ConditionTrue,
+			api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.NonStructuralSchema, Status: apiextensionsv1.ConditionTrue,
 				Reason: "Violations", Message: msg, LastTransitionTime: now})
 		} else {
 			RemoveCondition(c, api.NonStructuralSchema)
@@ -452,7 +454,7 @@ func (s *Server) prepareForDelete(obj api.Object) bool {
 	case *api.CustomResourceDefinitionV1beta1:
 		v1 := ToV1(c)
 		markTerminating(&c.ObjectMeta, v1, s.now())
-		c.Status = v1.Status
+		c.Status = *sameShape[apiextensionsv1beta1.CustomResourceDefinitionStatus](&v1.Status)
 	}
 	return false
 }
@@ -461,7 +463,7 @@ func markTerminating(meta *api.ObjectMeta, c *api.CustomResourceDefinition, now 
 	if !slices.Contains(meta.Finalizers, registry.FinalizerCustomResourceGC) {
 		meta.Finalizers = append(meta.Finalizers, registry.FinalizerCustomResourceGC)
 	}
-	api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionTrue,
+	api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: apiextensionsv1.ConditionTrue,
 		Reason: "InstanceDeletionPending", Message: "CustomResourceDefinition marked for deletion; instance deletion pending",
 		LastTransitionTime: now})
 }
@@ -505,12 +507,12 @@ type v1beta1Strategy struct{ s *Server }
 // PrepareForCreate defaults the CRD and computes its status.
 func (st *v1beta1Strategy) PrepareForCreate(obj api.Object) {
 	b := obj.(*api.CustomResourceDefinitionV1beta1)
-	b.Status = api.CustomResourceDefinitionStatus{}
+	b.Status = apiextensionsv1beta1.CustomResourceDefinitionStatus{}
 	SetDefaultsV1beta1(b)
 	c := ToV1(b)
 	SetDefaults(c)
 	st.s.computeStatus(c)
-	b.Status = c.Status
+	b.Status = *sameShape[apiextensionsv1beta1.CustomResourceDefinitionStatus](&c.Status)
 }
 
 // Default fills the v1beta1 defaults.
@@ -525,7 +527,7 @@ func (st *v1beta1Strategy) PrepareForUpdate(obj, old api.Object) {
 	c := ToV1(b)
 	SetDefaults(c)
 	st.s.computeStatus(c)
-	b.Status = c.Status
+	b.Status = *sameShape[apiextensionsv1beta1.CustomResourceDefinitionStatus](&c.Status)
 }
 
 // Validate checks a v1beta1 create.

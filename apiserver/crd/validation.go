@@ -44,7 +44,7 @@ func V1UpdateOptions(old *api.CustomResourceDefinition) ValidationOptions {
 	for _, v := range old.Spec.Versions {
 		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			o.RequireSchema = false
-		} else if len(schema.ValidateStructural(v.Schema.OpenAPIV3Schema, nil)) > 0 {
+		} else if len(schema.ValidateStructural(api.SchemaFromCRD(v.Schema.OpenAPIV3Schema), nil)) > 0 {
 			o.RequireStructuralSchema = false
 		}
 	}
@@ -188,8 +188,8 @@ func validateRules(s *api.CustomResourceDefinitionSpec, p *field.Path) field.Err
 			schemas = append(schemas, nil)
 			continue
 		}
-		schemas = append(schemas, v.Schema.OpenAPIV3Schema)
-		same = same && reflect.DeepEqual(v.Schema.OpenAPIV3Schema, schemas[0])
+		schemas = append(schemas, api.SchemaFromCRD(v.Schema.OpenAPIV3Schema))
+		same = same && reflect.DeepEqual(schemas[len(schemas)-1], schemas[0])
 	}
 	structural := func(js *api.JSONSchemaProps) bool {
 		return js != nil && len(schema.ValidateStructural(js, nil)) == 0
@@ -227,7 +227,7 @@ func validateVersion(v *api.CustomResourceDefinitionVersion, opts ValidationOpti
 			errs = append(errs, field.Required(p.Child("schema", "openAPIV3Schema"), "schemas are required"))
 		}
 	} else {
-		s := v.Schema.OpenAPIV3Schema
+		s := api.SchemaFromCRD(v.Schema.OpenAPIV3Schema)
 		sp := p.Child("schema", "openAPIV3Schema")
 		if statusEnabled && s.Type != "" && s.Type != "object" {
 			errs = append(errs, field.Invalid(sp.Child("type"), s.Type, `only "object" is allowed as the type at the root of the schema if the status subresource is enabled`))
@@ -422,7 +422,7 @@ func structuralProblems(c *api.CustomResourceDefinition) string {
 		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			continue
 		}
-		errs = append(errs, schema.ValidateStructural(v.Schema.OpenAPIV3Schema,
+		errs = append(errs, schema.ValidateStructural(api.SchemaFromCRD(v.Schema.OpenAPIV3Schema),
 			field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema"))...)
 	}
 	if len(errs) == 0 {

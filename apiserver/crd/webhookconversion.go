@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"time"
 
@@ -24,10 +25,10 @@ const conversionTimeout = 30 * time.Second
 // clients as the admission webhooks (caBundle, Service dialing).
 type converter struct {
 	clients *webhook.Clients
-	cc      api.WebhookClientConfig
+	cc      webhook.Endpoint
 	group   string
 	kind    string
-	uid     func() string
+	uid     func() types.UID
 }
 
 // gvkString is a kind as kube-apiserver's errors print it

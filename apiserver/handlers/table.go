@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/runtime"
 	"net/http"
 
 	"github.com/kubesim/kubesim/api"
@@ -47,7 +48,7 @@ func (c *requestContext) table(objs []api.Object, rv, cont string) (*api.Table, 
 		if err != nil {
 			return nil, api.NewInternalError(err)
 		}
-		row.Object = raw
+		row.Object = runtime.RawExtension{Raw: raw}
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
@@ -113,9 +114,9 @@ func encodeTable(t *api.Table) ([]byte, error) {
 		}
 		buf.WriteString(`{"cells":`)
 		buf.Write(cells)
-		if len(row.Object) > 0 {
+		if len(row.Object.Raw) > 0 {
 			buf.WriteString(`,"object":`)
-			buf.Write(row.Object)
+			buf.Write(row.Object.Raw)
 		}
 		buf.WriteByte('}')
 	}

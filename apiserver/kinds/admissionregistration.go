@@ -131,7 +131,7 @@ func (s validatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.Error
 
 // defaultWebhook sets the v1 defaults both kinds share.
 func defaultWebhook(fp **api.FailurePolicyType, mp **api.MatchPolicyType, ns, objSel **api.LabelSelector,
-	timeout **int32, cc *api.WebhookClientConfig, rules []api.RuleWithOperations) {
+	timeout **int32, cc *api.AdmissionWebhookClientConfig, rules []api.RuleWithOperations) {
 	if *fp == nil {
 		f := api.Fail
 		*fp = &f
@@ -164,7 +164,7 @@ func defaultWebhook(fp **api.FailurePolicyType, mp **api.MatchPolicyType, ns, ob
 
 // validateWebhook is validateValidatingWebhook / validateMutatingWebhook's
 // shared part, with Kubernetes' words.
-func validateWebhook(p *field.Path, name string, seen map[string]bool, cc api.WebhookClientConfig,
+func validateWebhook(p *field.Path, name string, seen map[string]bool, cc api.AdmissionWebhookClientConfig,
 	rules []api.RuleWithOperations, fp *api.FailurePolicyType, mp *api.MatchPolicyType,
 	nsSel, objSel *api.LabelSelector, se *api.SideEffectClass, timeout *int32, versions []string) field.ErrorList {
 	var errs field.ErrorList
@@ -311,7 +311,7 @@ func validateRuleResources(p *field.Path, resources []string) field.ErrorList {
 }
 
 // validateClientConfig is webhook.ValidateWebhookURL / ValidateWebhookService.
-func validateClientConfig(p *field.Path, cc api.WebhookClientConfig) field.ErrorList {
+func validateClientConfig(p *field.Path, cc api.AdmissionWebhookClientConfig) field.ErrorList {
 	var errs field.ErrorList
 	switch {
 	case (cc.URL == nil) == (cc.Service == nil):

@@ -2,6 +2,8 @@ package kinds
 
 import (
 	"encoding/json"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
@@ -28,7 +30,7 @@ func HPAToV1(h *api.HorizontalPodAutoscaler) *api.HorizontalPodAutoscalerV1 {
 	out := &api.HorizontalPodAutoscalerV1{
 		TypeMeta:   api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "HorizontalPodAutoscaler"},
 		ObjectMeta: *h.ObjectMeta.DeepCopy(),
-		Spec: api.HorizontalPodAutoscalerSpecV1{ScaleTargetRef: h.Spec.ScaleTargetRef, MinReplicas: h.Spec.MinReplicas,
+		Spec: api.HorizontalPodAutoscalerSpecV1{ScaleTargetRef: autoscalingv1.CrossVersionObjectReference(h.Spec.ScaleTargetRef), MinReplicas: h.Spec.MinReplicas,
 			MaxReplicas: h.Spec.MaxReplicas},
 		Status: api.HorizontalPodAutoscalerStatusV1{ObservedGeneration: h.Status.ObservedGeneration, LastScaleTime: h.Status.LastScaleTime,
 			CurrentReplicas: h.Status.CurrentReplicas, DesiredReplicas: h.Status.DesiredReplicas},
@@ -72,7 +74,7 @@ func HPAFromV1(v *api.HorizontalPodAutoscalerV1) *api.HorizontalPodAutoscaler {
 	h := &api.HorizontalPodAutoscaler{
 		TypeMeta:   api.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"},
 		ObjectMeta: *v.ObjectMeta.DeepCopy(),
-		Spec: api.HorizontalPodAutoscalerSpec{ScaleTargetRef: v.Spec.ScaleTargetRef, MinReplicas: v.Spec.MinReplicas,
+		Spec: api.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference(v.Spec.ScaleTargetRef), MinReplicas: v.Spec.MinReplicas,
 			MaxReplicas: v.Spec.MaxReplicas},
 		Status: api.HorizontalPodAutoscalerStatus{ObservedGeneration: v.Status.ObservedGeneration, LastScaleTime: v.Status.LastScaleTime,
 			CurrentReplicas: v.Status.CurrentReplicas, DesiredReplicas: v.Status.DesiredReplicas},

@@ -107,7 +107,7 @@ func GenerateJobSelector(j *api.Job) {
 	}
 	l := j.Spec.Template.Labels
 	for k, v := range map[string]string{
-		api.ControllerUIDLabel: j.UID, api.LegacyControllerUIDLabel: j.UID,
+		api.ControllerUIDLabel: string(j.UID), api.LegacyControllerUIDLabel: string(j.UID),
 		api.JobNameLabel: j.Name, api.LegacyJobNameLabel: j.Name,
 	} {
 		if _, ok := l[k]; !ok {
@@ -115,7 +115,7 @@ func GenerateJobSelector(j *api.Job) {
 		}
 	}
 	if j.Spec.Selector == nil {
-		j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{api.ControllerUIDLabel: j.UID}}
+		j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{api.ControllerUIDLabel: string(j.UID)}}
 	}
 	if j.Spec.ManualSelector == nil {
 		j.Spec.ManualSelector = ptr(false)
@@ -192,11 +192,11 @@ func validateGeneratedSelector(j *api.Job) field.ErrorList {
 	mp := field.NewPath("spec", "template", "metadata")
 	if got, ok := j.Spec.Template.Labels[api.ControllerUIDLabel]; !ok {
 		errs = append(errs, field.Required(mp.Child("labels").Key(api.ControllerUIDLabel), fmt.Sprintf("must be '%s'", j.UID)))
-	} else if got != j.UID {
+	} else if got != string(j.UID) {
 		errs = append(errs, field.Invalid(mp.Child("labels").Key(api.ControllerUIDLabel), got, fmt.Sprintf("must be '%s'", j.UID)))
 	}
 	if sel, err := api.LabelSelectorAsSelector(j.Spec.Selector); err == nil &&
-		!sel.Matches(labelsOf(map[string]string{api.ControllerUIDLabel: j.UID, api.JobNameLabel: j.Name})) {
+		!sel.Matches(labelsOf(map[string]string{api.ControllerUIDLabel: string(j.UID), api.JobNameLabel: j.Name})) {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "selector"), selectorValue{*j.Spec.Selector}, "`selector` not auto-generated"))
 	}
 	return errs

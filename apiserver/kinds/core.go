@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"reflect"
 	"slices"
 	"strings"
@@ -8,9 +9,9 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // --- namespaces (pkg/registry/core/namespace/strategy.go) ---
@@ -169,13 +170,13 @@ func (serviceStrategy) Default(obj api.Object) {
 		}
 	}
 	if (s.Type == api.ServiceTypeNodePort || s.Type == api.ServiceTypeLoadBalancer) && s.ExternalTrafficPolicy == "" {
-		s.ExternalTrafficPolicy = api.ServiceTrafficPolicyCluster
+		s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
 	}
 	if s.Type == api.ServiceTypeExternalName {
 		return
 	}
 	if s.InternalTrafficPolicy == nil {
-		s.InternalTrafficPolicy = ptr(api.ServiceTrafficPolicyCluster)
+		s.InternalTrafficPolicy = ptr(corev1.ServiceInternalTrafficPolicyCluster)
 	}
 	if s.ClusterIP != "" && len(s.ClusterIPs) == 0 {
 		s.ClusterIPs = []string{s.ClusterIP}
@@ -550,7 +551,7 @@ func eventFields(obj api.Object) fields.Set {
 		"involvedObject.kind":            e.InvolvedObject.Kind,
 		"involvedObject.namespace":       e.InvolvedObject.Namespace,
 		"involvedObject.name":            e.InvolvedObject.Name,
-		"involvedObject.uid":             e.InvolvedObject.UID,
+		"involvedObject.uid":             string(e.InvolvedObject.UID),
 		"involvedObject.apiVersion":      e.InvolvedObject.APIVersion,
 		"involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
 		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,

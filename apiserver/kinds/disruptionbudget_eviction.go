@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
@@ -152,11 +153,11 @@ func CheckAndDecrement(pdb *api.PodDisruptionBudget, podName string, now api.Tim
 func disruptionDeniedMessage(pdb *api.PodDisruptionBudget) string {
 	c := findCondition(pdb.Status.Conditions, api.DisruptionAllowedCondition)
 	switch {
-	case c != nil && c.Status == api.ConditionFalse && c.Message != "" && c.Reason == api.SyncFailedReason:
+	case c != nil && c.Status == metav1.ConditionFalse && c.Message != "" && c.Reason == api.SyncFailedReason:
 		return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently because it failed sync: %s", pdb.Name, c.Message)
 	case pdb.Status.CurrentHealthy <= pdb.Status.DesiredHealthy:
 		return fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", pdb.Name, pdb.Status.DesiredHealthy, pdb.Status.CurrentHealthy)
-	case c != nil && c.Status == api.ConditionFalse && c.Message != "":
+	case c != nil && c.Status == metav1.ConditionFalse && c.Message != "":
 		return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently (%s): %s", pdb.Name, c.Reason, c.Message)
 	default:
 		return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently", pdb.Name)
@@ -187,9 +188,9 @@ func findCondition(cs []api.Condition, t string) *api.Condition {
 func setBudgetCondition(pdb *api.PodDisruptionBudget, now api.Time) {
 	c := api.Condition{Type: api.DisruptionAllowedCondition, ObservedGeneration: pdb.Status.ObservedGeneration}
 	if pdb.Status.DisruptionsAllowed > 0 {
-		c.Status, c.Reason = api.ConditionTrue, api.SufficientPodsReason
+		c.Status, c.Reason = metav1.ConditionTrue, api.SufficientPodsReason
 	} else {
-		c.Status, c.Reason = api.ConditionFalse, api.InsufficientPodsReason
+		c.Status, c.Reason = metav1.ConditionFalse, api.InsufficientPodsReason
 	}
 	for i := range pdb.Status.Conditions {
 		if cur := &pdb.Status.Conditions[i]; cur.Type == c.Type {

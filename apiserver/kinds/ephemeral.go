@@ -47,7 +47,7 @@ func ephemeralContainersSubresource() registry.UpdateSubresource {
 func defaultEphemeralContainers(spec *api.PodSpec) {
 	for i := range spec.EphemeralContainers {
 		ec := &spec.EphemeralContainers[i]
-		c := ec.AsContainer()
+		c := api.EphemeralAsContainer(ec)
 		defaultContainer(&c, spec.HostNetwork)
 		ec.EphemeralContainerCommon = api.EphemeralContainerCommon(c)
 	}
@@ -90,7 +90,7 @@ func validateEphemeralContainers(spec *api.PodSpec, volumes map[string]bool, p *
 	}
 	ctrs := make([]api.Container, len(spec.EphemeralContainers))
 	for i := range spec.EphemeralContainers {
-		ctrs[i] = spec.EphemeralContainers[i].AsContainer()
+		ctrs[i] = api.EphemeralAsContainer(&spec.EphemeralContainers[i])
 		// The allow list below reports these, once.
 		ctrs[i].RestartPolicy, ctrs[i].Ports = nil, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"strings"
 
@@ -140,7 +141,7 @@ func defaultVolume(v *api.Volume) {
 		s.Projected.DefaultMode = ptr(mode)
 	}
 	if s.HostPath != nil && s.HostPath.Type == nil {
-		s.HostPath.Type = ptr("")
+		s.HostPath.Type = ptr(corev1.HostPathUnset)
 	}
 }
 
@@ -692,15 +693,10 @@ func setPodCondition(status *api.PodStatus, c api.PodCondition) {
 // signature returns an api.Object.
 type statusObject struct {
 	api.Status
-	meta api.ObjectMeta
+	api.ObjectMeta `json:"-"`
 }
-
-// GetObjectMeta implements api.Object.
-func (s *statusObject) GetObjectMeta() *api.ObjectMeta { return &s.meta }
 
 // DeepCopyObject implements api.Object.
 func (s *statusObject) DeepCopyObject() runtime.Object {
-	out := &statusObject{Status: *s.Status.DeepCopy()}
-	s.meta.DeepCopyInto(&out.meta)
-	return out
+	return &statusObject{Status: *s.Status.DeepCopy(), ObjectMeta: *s.ObjectMeta.DeepCopy()}
 }

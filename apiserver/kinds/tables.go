@@ -90,7 +90,7 @@ func PodStatusCells(pod *api.Pod, now time.Time) (ready, total int, status, rest
 	var lastRestart time.Time
 	noteRestart := func(cs api.ContainerStatus) {
 		count += int(cs.RestartCount)
-		if t := cs.LastState.Terminated; t != nil && t.FinishedAt.Time.After(lastRestart) {
+		if t := cs.LastTerminationState.Terminated; t != nil && t.FinishedAt.Time.After(lastRestart) {
 			lastRestart = t.FinishedAt.Time
 		}
 	}

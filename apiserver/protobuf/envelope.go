@@ -9,8 +9,10 @@ import (
 	"reflect"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ContentType is the media type of Kubernetes protobuf.
@@ -32,66 +34,77 @@ const (
 	unknownContentType     = 4
 )
 
-// Kinded is what Encode and Decode need of a value besides its tags: its
-// TypeMeta. Every api.Object and api.ListObject has it, and so do Status
-// and DeleteOptions, which are not objects of the store.
+// Kinded is what Encode and Decode need of a value besides its generated
+// code: its TypeMeta. Every kind and list has it, and so do Status and
+// DeleteOptions, which are not objects of the store.
 type Kinded interface {
-	GetObjectKind() *api.TypeMeta
+	GetObjectKind() schema.ObjectKind
+}
+
+// typeMeta returns obj's TypeMeta, the metav1.TypeMeta every kind embeds.
+func typeMeta(obj Kinded) *metav1.TypeMeta {
+	return obj.GetObjectKind().(*metav1.TypeMeta)
 }
 
 // Encode writes obj as kube-apiserver does: the magic, then a
 // runtime.Unknown holding obj's apiVersion and kind and, as raw, obj's
 // message bytes. The content encoding and type are written empty, meaning
 // "protobuf", as the real serializer leaves them.
-func (c *Codec) Encode(obj Kinded) ([]byte, error) {
-	tm := api.TypeMetaOf(obj)
-	return c.envelope(tm.APIVersion, tm.Kind, func(b []byte) ([]byte, error) {
-		return c.AppendMarshal(b, obj)
+func Encode(obj Kinded) ([]byte, error) {
+	m, ok := obj.(Message)
+	if !ok {
+		return nil, fmt.Errorf("protobuf: %T has no protobuf form", obj)
+	}
+	tm := typeMeta(obj)
+	return envelope(tm.APIVersion, tm.Kind, m.Size(), func(b []byte) ([]byte, error) {
+		return appendMessage(b, m)
 	})
 }
 
-// EncodeList writes a list kind (PodList...) in the envelope. Every
-// Kubernetes list has its ListMeta as field 1 and its items as field 2, so
-// one function serves all; items are the list's elements (*Pod...).
-func (c *Codec) EncodeList(apiVersion, kind string, meta api.ListMeta, items []api.Object) ([]byte, error) {
-	return c.envelope(apiVersion, kind, func(b []byte) ([]byte, error) {
-		var err error
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		start := beginNested(&b)
-		if b, err = c.AppendMarshal(b, &meta); err != nil {
-			return nil, err
+// EncodeList writes a list kind (PodList...) in the envelope from its
+// metadata and items: every Kubernetes list has its ListMeta as field 1 and
+// its items as field 2, so one function serves all lists, including the
+// ones the API server assembles from cached objects without a list value.
+func EncodeList(apiVersion, kind string, meta api.ListMeta, items []api.Object) ([]byte, error) {
+	msgs := make([]Message, len(items))
+	size := 1 + protowire.SizeBytes(meta.Size())
+	for i, item := range items {
+		m, ok := item.(Message)
+		if !ok {
+			return nil, fmt.Errorf("protobuf: %T has no protobuf form", item)
 		}
-		b = endNested(b, start)
-		for _, item := range items {
-			b = protowire.AppendTag(b, 2, protowire.BytesType)
-			start := beginNested(&b)
-			if b, err = c.AppendMarshal(b, item); err != nil {
-				return nil, err
+		msgs[i] = m
+		size += 1 + protowire.SizeBytes(m.Size())
+	}
+	return envelope(apiVersion, kind, size, func(b []byte) ([]byte, error) {
+		b, err := appendNested(b, 1, &meta)
+		for _, m := range msgs {
+			if err != nil {
+				break
 			}
-			b = endNested(b, start)
+			b, err = appendNested(b, 2, m)
 		}
-		return b, nil
+		return b, err
 	})
 }
 
-// envelope writes magic + Unknown, with raw written by body.
-func (c *Codec) envelope(apiVersion, kind string, body func([]byte) ([]byte, error)) ([]byte, error) {
-	b := make([]byte, 0, 512)
+// envelope writes magic + Unknown, with raw (of the given size) written by
+// body.
+func envelope(apiVersion, kind string, size int, body func([]byte) ([]byte, error)) ([]byte, error) {
+	b := make([]byte, 0, size+len(apiVersion)+len(kind)+32)
 	b = append(b, magic...)
 	b = protowire.AppendTag(b, unknownTypeMeta, protowire.BytesType)
-	start := beginNested(&b)
+	b = protowire.AppendVarint(b, uint64(protowire.SizeTag(1)*2+protowire.SizeBytes(len(apiVersion))+protowire.SizeBytes(len(kind))))
 	b = protowire.AppendTag(b, 1, protowire.BytesType)
 	b = protowire.AppendString(b, apiVersion)
 	b = protowire.AppendTag(b, 2, protowire.BytesType)
 	b = protowire.AppendString(b, kind)
-	b = endNested(b, start)
 	b = protowire.AppendTag(b, unknownRaw, protowire.BytesType)
-	start = beginNested(&b)
+	b = protowire.AppendVarint(b, uint64(size))
 	b, err := body(b)
 	if err != nil {
 		return nil, err
 	}
-	b = endNested(b, start)
 	b = protowire.AppendTag(b, unknownContentEncoding, protowire.BytesType)
 	b = protowire.AppendString(b, "")
 	b = protowire.AppendTag(b, unknownContentType, protowire.BytesType)
@@ -105,7 +118,7 @@ func (c *Codec) envelope(apiVersion, kind string, body func([]byte) ([]byte, err
 // into's TypeMeta when set, as the real decoder takes them from the type
 // it decodes into. Errors are worded as k8s.io/apimachinery's protobuf
 // serializer words them.
-func (c *Codec) Decode(data []byte, into Kinded) (apiVersion, kind string, err error) {
+func Decode(data []byte, into Kinded) (apiVersion, kind string, err error) {
 	switch {
 	case len(data) == 0:
 		return "", "", errors.New("empty data")
@@ -114,33 +127,34 @@ func (c *Codec) Decode(data []byte, into Kinded) (apiVersion, kind string, err e
 	case len(data) == len(magic):
 		return "", "", errors.New("empty body")
 	}
-	rv := reflect.ValueOf(into)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return "", "", fmt.Errorf("protobuf: Decode needs a non-nil pointer to a struct, not %T", into)
+	m, ok := into.(Message)
+	if !ok {
+		return "", "", fmt.Errorf("protobuf: %T has no protobuf form", into)
 	}
 	unk, err := parseUnknown(data[len(magic):])
 	if err != nil {
 		return "", "", err
 	}
 	apiVersion, kind = unk.apiVersion, unk.kind
-	if tm := api.TypeMetaOf(into); kind == "" {
+	tm := typeMeta(into)
+	if kind == "" {
 		kind = tm.Kind
 	}
-	if tm := api.TypeMetaOf(into); apiVersion == "" {
+	if apiVersion == "" {
 		apiVersion = tm.APIVersion
 	}
-	typeMeta := fmt.Sprintf("runtime.TypeMeta{APIVersion:%q, Kind:%q}", unk.apiVersion, unk.kind)
+	typeMetaText := fmt.Sprintf("runtime.TypeMeta{APIVersion:%q, Kind:%q}", unk.apiVersion, unk.kind)
 	if kind == "" {
-		return apiVersion, kind, fmt.Errorf("Object 'Kind' is missing in '%s'", typeMeta)
+		return apiVersion, kind, fmt.Errorf("Object 'Kind' is missing in '%s'", typeMetaText)
 	}
 	if apiVersion == "" {
-		return apiVersion, kind, fmt.Errorf("Object 'apiVersion' is missing in '%s'", typeMeta)
+		return apiVersion, kind, fmt.Errorf("Object 'apiVersion' is missing in '%s'", typeMetaText)
 	}
-	rv.Elem().SetZero()
-	if err := c.Unmarshal(unk.raw, into); err != nil {
+	reflect.ValueOf(into).Elem().SetZero()
+	if err := m.Unmarshal(unk.raw); err != nil {
 		return apiVersion, kind, err
 	}
-	*into.GetObjectKind() = api.TypeMeta{APIVersion: apiVersion, Kind: kind}
+	*typeMeta(into) = metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
 	return apiVersion, kind, nil
 }
 
@@ -233,8 +247,8 @@ func parseTypeMeta(data []byte, u *unknown) error {
 // enveloped (magic and Unknown, as Encode writes it). The WatchEvent
 // itself is NOT enveloped: the watch stream's serializer is the "raw"
 // protobuf serializer. Pass the result to Frame.
-func (c *Codec) EncodeWatchEvent(eventType string, obj Kinded) ([]byte, error) {
-	inner, err := c.Encode(obj)
+func EncodeWatchEvent(eventType string, obj Kinded) ([]byte, error) {
+	inner, err := Encode(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -242,10 +256,10 @@ func (c *Codec) EncodeWatchEvent(eventType string, obj Kinded) ([]byte, error) {
 	b = protowire.AppendTag(b, 1, protowire.BytesType)
 	b = protowire.AppendString(b, eventType)
 	b = protowire.AppendTag(b, 2, protowire.BytesType)
-	start := beginNested(&b)
+	b = protowire.AppendVarint(b, uint64(protowire.SizeTag(1)+protowire.SizeBytes(len(inner))))
 	b = protowire.AppendTag(b, 1, protowire.BytesType)
 	b = protowire.AppendBytes(b, inner)
-	return endNested(b, start), nil
+	return b, nil
 }
 
 // DecodeWatchEvent reads a WatchEvent message (one frame's content) and

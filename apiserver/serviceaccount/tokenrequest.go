@@ -3,6 +3,7 @@ package serviceaccount
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/types"
 	"reflect"
 	"time"
 
@@ -51,7 +52,7 @@ func (t *Tokens) CreateToken(ctx context.Context, st *registry.Store, ns, name s
 	var pod *api.Pod
 	var secret *api.Secret
 	if ref := out.Spec.BoundObjectRef; ref != nil {
-		var uid string
+		var uid types.UID
 		switch ref.Kind {
 		case "Pod":
 			if pod, err = t.cfg.GetPod(ctx, ns, ref.Name); err != nil {

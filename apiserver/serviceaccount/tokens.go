@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"slices"
 	"time"
@@ -70,8 +71,8 @@ type PrivateClaims struct {
 
 // Ref names an object by name and uid.
 type Ref struct {
-	Name string `json:"name"`
-	UID  string `json:"uid"`
+	Name string    `json:"name"`
+	UID  types.UID `json:"uid"`
 }
 
 // Config builds Tokens.
@@ -171,11 +172,11 @@ func (t *Tokens) AuthenticateToken(ctx context.Context, token string) (*authn.Us
 	}
 	p := c.Kubernetes
 	u := &authn.UserInfo{
-		Name: UserName(p.Namespace, p.ServiceAccount.Name), UID: p.ServiceAccount.UID,
+		Name: UserName(p.Namespace, p.ServiceAccount.Name), UID: string(p.ServiceAccount.UID),
 		Groups: []string{AllServiceAccountsGroup, NamespaceGroup(p.Namespace)},
 	}
 	if p.Pod != nil {
-		u.Extra = map[string][]string{PodNameKey: {p.Pod.Name}, PodUIDKey: {p.Pod.UID}}
+		u.Extra = map[string][]string{PodNameKey: {p.Pod.Name}, PodUIDKey: {string(p.Pod.UID)}}
 	}
 	return u, true, nil
 }

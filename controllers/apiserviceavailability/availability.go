@@ -12,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // ControllerName is the name --controllers uses.
@@ -105,7 +106,7 @@ func New(cfg Config) (*Controller, error) {
 // stays free of them.
 func (c *Controller) enqueueAPIService(event string, s *api.APIService) {
 	if s.Spec.Service == nil {
-		if cond := api.GetAPIServiceConditionByType(s, api.Available); cond != nil && cond.Status == api.ConditionTrue && cond.Reason == reasonLocal {
+		if cond := api.GetAPIServiceConditionByType(s, api.Available); cond != nil && cond.Status == apiregistrationv1.ConditionTrue && cond.Reason == reasonLocal {
 			return
 		}
 	}
@@ -162,9 +163,9 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 // Condition is the Available condition for av; the transition time moves
 // only when the status changes.
 func Condition(s *api.APIService, av Availability, now api.Time) api.APIServiceCondition {
-	status := api.ConditionFalse
+	status := apiregistrationv1.ConditionFalse
 	if av.Available {
-		status = api.ConditionTrue
+		status = apiregistrationv1.ConditionTrue
 	}
 	cond := api.APIServiceCondition{Type: api.Available, Status: status, LastTransitionTime: now, Reason: av.Reason, Message: av.Message}
 	if cur := api.GetAPIServiceConditionByType(s, api.Available); cur != nil && cur.Status == status {

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // ControllerName names the loop in traces and logs.
@@ -93,7 +94,7 @@ func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Re
 	}
 	now := api.NewTime(fc.cfg.Clock.Now().UTC().Truncate(time.Second))
 	if remaining > 0 {
-		cond := api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionTrue,
+		cond := api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: apiextensionsv1.ConditionTrue,
 			Reason: "InstanceDeletionCheck", LastTransitionTime: now,
 			Message: fmt.Sprintf("could not confirm zero CustomResources remaining: %d remaining", remaining)}
 		if old := api.FindCRDCondition(c, api.Terminating); old == nil || old.Reason != cond.Reason || old.Message != cond.Message {
@@ -104,7 +105,7 @@ func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Re
 		}
 		return controllers.Result{RequeueAfter: fc.cfg.RecheckDelay}, nil
 	}
-	api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: api.ConditionFalse,
+	api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: apiextensionsv1.ConditionFalse,
 		Reason: "InstanceDeletionCompleted", Message: "removed all instances", LastTransitionTime: now})
 	if c, err = crds.UpdateStatus(ctx, c); err != nil {
 		return controllers.Result{}, err

@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // ControllerName is the name --controllers uses.
@@ -141,7 +142,7 @@ func (cc *CronJobController) sync(ctx context.Context, cj *api.CronJob) (control
 	return controllers.Result{RequeueAfter: plan.RequeueAfter}, nil
 }
 
-func hasUID(jobs []*api.Job, uid string) bool {
+func hasUID(jobs []*api.Job, uid types.UID) bool {
 	for _, j := range jobs {
 		if j.UID == uid {
 			return true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/cron"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Event is an event Decide asks to record about the CronJob.
@@ -88,7 +89,7 @@ func MostRecentScheduleTime(cj *api.CronJob, sched cron.Schedule, loc *time.Loca
 func Decide(cj *api.CronJob, jobs []*api.Job, now time.Time) Plan {
 	st := *cj.Status.DeepCopy()
 	plan := Plan{}
-	byUID := map[string]*api.Job{}
+	byUID := map[types.UID]*api.Job{}
 	byName := map[string]*api.Job{}
 	for _, j := range jobs {
 		byUID[j.UID], byName[j.Name] = j, j
@@ -231,7 +232,7 @@ func sortedJobs(jobs []*api.Job) []*api.Job {
 }
 
 // inActive reports whether status.active lists the Job with uid.
-func inActive(cj *api.CronJob, uid string) bool {
+func inActive(cj *api.CronJob, uid types.UID) bool {
 	for _, r := range cj.Status.Active {
 		if r.UID == uid {
 			return true

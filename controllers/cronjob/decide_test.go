@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/cron"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // t0 is 12:00:30 UTC, created half a minute past noon.
@@ -28,7 +29,7 @@ func newCronJob(schedule string, mut ...func(*api.CronJob)) *api.CronJob {
 
 func job(name string, started time.Time, state api.JobConditionType) *api.Job {
 	s := api.NewTime(started)
-	j := &api.Job{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", UID: "uid-" + name}, Status: api.JobStatus{StartTime: &s}}
+	j := &api.Job{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name)}, Status: api.JobStatus{StartTime: &s}}
 	if state != "" {
 		done := api.NewTime(started.Add(10 * time.Second))
 		j.Status.Conditions = []api.JobCondition{{Type: state, Status: api.ConditionTrue}}

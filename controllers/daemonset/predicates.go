@@ -155,7 +155,7 @@ func untolerated(taints []api.Taint, tols []api.Toleration, effects ...api.Taint
 		}
 		tolerated := false
 		for j := range tols {
-			if tols[j].ToleratesTaint(taint) {
+			if api.ToleratesTaint(&tols[j], taint) {
 				tolerated = true
 				break
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // ControllerName is the name --controllers uses.
@@ -92,7 +93,7 @@ func New(cfg Config) (*DeploymentController, error) {
 	dc.podInformer = controllers.FilteredInformerFor(c, cfg.Client.Pods(), cfg.Namespace, client.ListOptions{})
 	dc.rsInformer.AddIndexer(controllerUIDIndex, func(rs *api.ReplicaSet) []string {
 		if ref := api.GetControllerOf(&rs.ObjectMeta); ref != nil {
-			return []string{ref.UID}
+			return []string{string(ref.UID)}
 		}
 		return []string{"orphan/" + rs.Namespace}
 	})
@@ -235,7 +236,7 @@ func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("deployment %s/%s has invalid label selector: %w", d.Namespace, d.Name, err)
 	}
-	candidates := dc.rsInformer.ByIndex(controllerUIDIndex, d.UID)
+	candidates := dc.rsInformer.ByIndex(controllerUIDIndex, string(d.UID))
 	candidates = append(candidates, dc.rsInformer.ByIndex(controllerUIDIndex, "orphan/"+d.Namespace)...)
 	claimed, err := controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.ReplicaSet]{
 		Owner: &d.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: dc.client.ReplicaSets(), DependentKind: "ReplicaSet",
@@ -263,12 +264,12 @@ func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context,
 
 // getPodMapForDeployment groups the pods d selects by the uid of the
 // ReplicaSet (of rsList) controlling them.
-func (dc *DeploymentController) getPodMapForDeployment(d *api.Deployment, rsList []*api.ReplicaSet) (map[string][]*api.Pod, error) {
+func (dc *DeploymentController) getPodMapForDeployment(d *api.Deployment, rsList []*api.ReplicaSet) (map[types.UID][]*api.Pod, error) {
 	selector, err := api.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return nil, err
 	}
-	podMap := make(map[string][]*api.Pod, len(rsList))
+	podMap := make(map[types.UID][]*api.Pod, len(rsList))
 	for _, rs := range rsList {
 		podMap[rs.UID] = nil
 	}

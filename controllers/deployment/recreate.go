@@ -5,11 +5,12 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // rolloutRecreate scales every old ReplicaSet to zero, waits until their
 // pods are gone, then creates or scales up the new ReplicaSet.
-func (dc *DeploymentController) rolloutRecreate(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet, podMap map[string][]*api.Pod) (controllers.Result, error) {
+func (dc *DeploymentController) rolloutRecreate(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet, podMap map[types.UID][]*api.Pod) (controllers.Result, error) {
 	// Not creating the new ReplicaSet yet: nothing may start before the
 	// old pods are gone.
 	newRS, oldRSs, err := dc.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
@@ -48,7 +49,7 @@ func (dc *DeploymentController) rolloutRecreate(ctx context.Context, d *api.Depl
 
 // oldPodsRunning reports whether an old ReplicaSet still counts pods or
 // still has a pod that has not finished (a terminating pod counts).
-func oldPodsRunning(newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet, podMap map[string][]*api.Pod) bool {
+func oldPodsRunning(newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet, podMap map[types.UID][]*api.Pod) bool {
 	if sumStatus(oldRSs, statusReplicas) > 0 {
 		return true
 	}

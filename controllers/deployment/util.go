@@ -74,7 +74,7 @@ func sortByCreation(rss []*api.ReplicaSet) {
 	sort.SliceStable(rss, func(i, j int) bool {
 		a, b := rss[i], rss[j]
 		if !a.CreationTimestamp.Time.Equal(b.CreationTimestamp.Time) {
-			return a.CreationTimestamp.Before(b.CreationTimestamp.Time)
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
 		}
 		return a.Name < b.Name
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ControllerName is the name --controllers uses.
@@ -184,7 +185,7 @@ func Status(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf ScaleFunc, no
 		// failSafe: no disruption is allowed while the budget cannot be
 		// computed, and the condition says why.
 		st.DisruptionsAllowed = 0
-		setCondition(st, api.ConditionFalse, api.SyncFailedReason, err.Error(), now)
+		setCondition(st, metav1.ConditionFalse, api.SyncFailedReason, err.Error(), now)
 		return *st, recheck
 	}
 	healthy := int32(0)
@@ -205,9 +206,9 @@ func Status(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf ScaleFunc, no
 	}
 	st.CurrentHealthy, st.DesiredHealthy, st.ExpectedPods, st.DisruptionsAllowed = healthy, desired, expected, allowed
 	if allowed > 0 {
-		setCondition(st, api.ConditionTrue, api.SufficientPodsReason, "", now)
+		setCondition(st, metav1.ConditionTrue, api.SufficientPodsReason, "", now)
 	} else {
-		setCondition(st, api.ConditionFalse, api.InsufficientPodsReason, "", now)
+		setCondition(st, metav1.ConditionFalse, api.InsufficientPodsReason, "", now)
 	}
 	return *st, recheck
 }
@@ -296,7 +297,7 @@ func disruptedPods(pdb *api.PodDisruptionBudget, pods []*api.Pod, now time.Time)
 
 // setCondition sets DisruptionAllowed, moving lastTransitionTime only when
 // the status changes (apimeta.SetStatusCondition).
-func setCondition(st *api.PodDisruptionBudgetStatus, status api.ConditionStatus, reason, message string, now time.Time) {
+func setCondition(st *api.PodDisruptionBudgetStatus, status metav1.ConditionStatus, reason, message string, now time.Time) {
 	c := api.Condition{Type: api.DisruptionAllowedCondition, Status: status, Reason: reason, Message: message,
 		ObservedGeneration: st.ObservedGeneration, LastTransitionTime: api.NewTime(now)}
 	for i := range st.Conditions {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var now = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -22,7 +24,7 @@ func pod(name string, ready bool, owner string) *api.Pod {
 	p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: st}}
 	if owner != "" {
 		yes := true
-		p.OwnerReferences = []api.OwnerReference{{Kind: "ReplicaSet", Name: owner, UID: owner, Controller: &yes}}
+		p.OwnerReferences = []api.OwnerReference{{Kind: "ReplicaSet", Name: owner, UID: types.UID(owner), Controller: &yes}}
 	}
 	return p
 }
@@ -77,7 +79,7 @@ func TestStatus(t *testing.T) {
 				assert.Equal(t, api.DisruptionAllowedCondition, c.Type)
 				assert.Equal(t, tc.reason, c.Reason)
 				assert.Equal(t, tc.message, c.Message)
-				assert.Equal(t, tc.allowed > 0, c.Status == api.ConditionTrue)
+				assert.Equal(t, tc.allowed > 0, c.Status == metav1.ConditionTrue)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func pod(name, ip string, ready bool, deleting bool) *api.Pod {
@@ -15,7 +16,7 @@ func pod(name, ip string, ready bool, deleting bool) *api.Pod {
 	if ready {
 		st = api.ConditionTrue
 	}
-	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns", UID: name + "-uid"},
+	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name + "-uid")},
 		Spec: api.PodSpec{NodeName: "node-1", Containers: []api.Container{{Name: "c",
 			Ports: []api.ContainerPort{{Name: "https", ContainerPort: 8443}}}}},
 		Status: api.PodStatus{PodIP: ip, Phase: api.PodRunning, Conditions: []api.PodCondition{{Type: api.PodReady, Status: st}}}}

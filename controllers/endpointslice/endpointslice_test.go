@@ -9,10 +9,11 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func pod(name, ip string, ready bool) *api.Pod {
-	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns", UID: name + "-uid"},
+	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name + "-uid")},
 		Spec: api.PodSpec{NodeName: "node-1", Containers: []api.Container{{Name: "c", Ports: []api.ContainerPort{{Name: "http", ContainerPort: 8080}}}}}}
 	p.Status.PodIP, p.Status.Phase = ip, api.PodRunning
 	st := api.ConditionFalse

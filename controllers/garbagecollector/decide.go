@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"github.com/kubesim/kubesim/api"
+	"k8s.io/apimachinery/pkg/types"
 	"slices"
 )
 
@@ -45,7 +46,7 @@ const (
 type plan struct {
 	Kind planKind
 	// RemoveUIDs are the owner uids to drop (planRemoveReferences).
-	RemoveUIDs []string
+	RemoveUIDs []types.UID
 	// Policy is the propagationPolicy of the delete.
 	Policy api.DeletionPropagation
 }
@@ -62,7 +63,7 @@ func decide(c classified, hasDependents, dependentDeletingDependents bool, final
 		}
 		// A live owner remains: only forget the owners that are gone or
 		// going.
-		var uids []string
+		var uids []types.UID
 		for _, r := range c.dangling {
 			uids = append(uids, r.UID)
 		}
@@ -105,7 +106,7 @@ func blockingDependents(s snapshot) []dependentInfo {
 
 // withoutOwners returns refs minus those whose uid is in uids, and whether
 // anything was removed.
-func withoutOwners(refs []api.OwnerReference, uids []string) ([]api.OwnerReference, bool) {
+func withoutOwners(refs []api.OwnerReference, uids []types.UID) ([]api.OwnerReference, bool) {
 	var out []api.OwnerReference
 	for _, r := range refs {
 		if slices.Contains(uids, r.UID) {

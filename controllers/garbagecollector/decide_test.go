@@ -6,10 +6,11 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/kubesim/kubesim/api"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func refTo(uid string, block bool) api.OwnerReference {
-	return api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "n-" + uid, UID: uid, BlockOwnerDeletion: &block}
+	return api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "n-" + uid, UID: types.UID(uid), BlockOwnerDeletion: &block}
 }
 
 func TestDecide(t *testing.T) {
@@ -24,10 +25,10 @@ func TestDecide(t *testing.T) {
 	}{
 		{name: "all owners live", c: classified{solid: []api.OwnerReference{a, b}}, want: plan{Kind: planNothing}},
 		{name: "one owner gone, one live", c: classified{solid: []api.OwnerReference{a}, dangling: []api.OwnerReference{b}},
-			want: plan{Kind: planRemoveReferences, RemoveUIDs: []string{"b"}}},
+			want: plan{Kind: planRemoveReferences, RemoveUIDs: []types.UID{"b"}}},
 		{name: "live owner, one gone and one deleting in the foreground",
 			c:    classified{solid: []api.OwnerReference{a}, dangling: []api.OwnerReference{b}, waiting: []api.OwnerReference{c}},
-			want: plan{Kind: planRemoveReferences, RemoveUIDs: []string{"b", "c"}}},
+			want: plan{Kind: planRemoveReferences, RemoveUIDs: []types.UID{"b", "c"}}},
 		{name: "every owner gone", c: classified{dangling: []api.OwnerReference{a, b}},
 			want: plan{Kind: planDelete, Policy: api.DeletePropagationBackground}},
 		{name: "owner gone, item asked for orphaning", c: classified{dangling: []api.OwnerReference{a}},
@@ -78,10 +79,10 @@ func TestReferencesDiffs(t *testing.T) {
 
 func TestReferenceEdits(t *testing.T) {
 	a, b := refTo("a", true), refTo("b", false)
-	out, changed := withoutOwners([]api.OwnerReference{a, b}, []string{"a"})
+	out, changed := withoutOwners([]api.OwnerReference{a, b}, []types.UID{"a"})
 	assert.True(t, changed)
 	assert.Equal(t, []api.OwnerReference{b}, out)
-	_, changed = withoutOwners([]api.OwnerReference{b}, []string{"a"})
+	_, changed = withoutOwners([]api.OwnerReference{b}, []types.UID{"a"})
 	assert.False(t, changed)
 
 	out, changed = unblocked([]api.OwnerReference{a, b})

@@ -1,12 +1,14 @@
 package garbagecollector
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The two kinds of work, named after the queues of the real collector.
@@ -18,7 +20,8 @@ const (
 // objectReference identifies a node: what an ownerReference says, plus the
 // namespace (an owner lives in its dependent's namespace, or in none).
 type objectReference struct {
-	APIVersion, Kind, Namespace, Name, UID string
+	APIVersion, Kind, Namespace, Name string
+	UID                               types.UID
 }
 
 // String is "Kind namespace/name", or "Kind name" when cluster-scoped.
@@ -43,7 +46,7 @@ type node struct {
 	observed bool
 	owners   []api.OwnerReference
 	// dependents are the nodes that name this one as an owner, by uid.
-	dependents map[string]*node
+	dependents map[types.UID]*node
 	// beingDeleted: the object has a deletionTimestamp.
 	beingDeleted bool
 	// deletingDependents: being deleted with the foregroundDeletion
@@ -70,7 +73,7 @@ func (n *node) sortedDependents() []*node {
 		if c := strings.Compare(a.identity.Name, b.identity.Name); c != 0 {
 			return c
 		}
-		return strings.Compare(a.identity.UID, b.identity.UID)
+		return cmp.Compare(a.identity.UID, b.identity.UID)
 	})
 	return out
 }
@@ -84,37 +87,37 @@ type work struct {
 // itemKey builds the queue key of action on n: readable in the trace, and
 // ending with the uid that Reconcile looks the node up by.
 func itemKey(action string, n *node) string {
-	return action + " " + n.identity.String() + " " + n.identity.UID
+	return action + " " + n.identity.String() + " " + string(n.identity.UID)
 }
 
 // parseKey splits a key into its action and uid.
-func parseKey(key string) (action, uid string, ok bool) {
+func parseKey(key string) (action string, uid types.UID, ok bool) {
 	f := strings.Fields(key)
 	if len(f) < 2 {
 		return "", "", false
 	}
-	return f[0], f[len(f)-1], true
+	return f[0], types.UID(f[len(f)-1]), true
 }
 
 // graph is the owner→dependents graph the monitors build (the real
 // GraphBuilder's uidToNode). The collector's mutex guards it.
 type graph struct {
-	uidToNode map[string]*node
+	uidToNode map[types.UID]*node
 	// absent remembers owner uids confirmed gone (the real absentOwnerCache):
 	// a uid never comes back, so the answer never goes stale.
-	absent map[string]bool
+	absent map[types.UID]bool
 }
 
 // maxAbsent bounds the absent-owner cache; past it the cache starts over.
 const maxAbsent = 10000
 
 func newGraph() *graph {
-	return &graph{uidToNode: map[string]*node{}, absent: map[string]bool{}}
+	return &graph{uidToNode: map[types.UID]*node{}, absent: map[types.UID]bool{}}
 }
 
-func (g *graph) markAbsent(uid string) {
+func (g *graph) markAbsent(uid types.UID) {
 	if len(g.absent) >= maxAbsent {
-		g.absent = map[string]bool{}
+		g.absent = map[types.UID]bool{}
 	}
 	g.absent[uid] = true
 }
@@ -136,7 +139,7 @@ func (g *graph) observe(event string, info client.ResourceInfo, obj *api.Partial
 	var out []work
 	n, found := g.uidToNode[obj.UID]
 	if !found {
-		n = &node{identity: identityOf(obj), resource: info, observed: true, dependents: map[string]*node{}}
+		n = &node{identity: identityOf(obj), resource: info, observed: true, dependents: map[types.UID]*node{}}
 		g.uidToNode[obj.UID] = n
 		out = append(out, g.addDependentToOwners(n, obj.OwnerReferences, cause)...)
 	} else {
@@ -192,7 +195,7 @@ func (g *graph) addDependentToOwners(n *node, refs []api.OwnerReference, cause c
 		owner, ok := g.uidToNode[ref.UID]
 		if !ok {
 			owner = &node{identity: objectReference{APIVersion: ref.APIVersion, Kind: ref.Kind,
-				Namespace: n.identity.Namespace, Name: ref.Name, UID: ref.UID}, dependents: map[string]*node{}}
+				Namespace: n.identity.Namespace, Name: ref.Name, UID: ref.UID}, dependents: map[types.UID]*node{}}
 			g.uidToNode[ref.UID] = owner
 			out = append(out, work{itemKey(actionDelete, owner), cause})
 		}
@@ -209,7 +212,7 @@ func (g *graph) addDependentToOwners(n *node, refs []api.OwnerReference, cause c
 // remove takes the node of uid out of the graph (a delete event, observed or
 // virtual) and returns the work it causes: its dependents lost an owner,
 // and a foreground owner may have lost its last blocking dependent.
-func (g *graph) remove(uid string, cause controllers.Cause) []work {
+func (g *graph) remove(uid types.UID, cause controllers.Cause) []work {
 	n, ok := g.uidToNode[uid]
 	if !ok {
 		return nil
@@ -251,8 +254,8 @@ func dedupe(in []work) []work {
 // referencesDiffs compares owner references by uid: added, removed, and
 // those whose blockOwnerDeletion or controller flag changed.
 func referencesDiffs(old, cur []api.OwnerReference) (added, removed, changed []api.OwnerReference) {
-	byUID := func(list []api.OwnerReference) map[string]api.OwnerReference {
-		m := make(map[string]api.OwnerReference, len(list))
+	byUID := func(list []api.OwnerReference) map[types.UID]api.OwnerReference {
+		m := make(map[types.UID]api.OwnerReference, len(list))
 		for _, r := range list {
 			m[r.UID] = r
 		}
@@ -301,7 +304,7 @@ type dependentInfo struct {
 	blocking bool
 }
 
-func (g *graph) snapshot(uid string) (snapshot, bool) {
+func (g *graph) snapshot(uid types.UID) (snapshot, bool) {
 	n, ok := g.uidToNode[uid]
 	if !ok {
 		return snapshot{}, false

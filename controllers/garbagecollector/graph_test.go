@@ -9,12 +9,13 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func obj(name, uid string, refs ...api.OwnerReference) *api.PartialObjectMetadata {
 	return &api.PartialObjectMetadata{
 		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns", UID: uid, OwnerReferences: refs},
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(uid), OwnerReferences: refs},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Reconcile implements controllers.Reconciler: key is
@@ -192,7 +193,7 @@ func (gc *GarbageCollector) ownerStateOf(ctx context.Context, namespace string, 
 	return ownerSolid, nil
 }
 
-func (gc *GarbageCollector) noteAbsent(uid string) {
+func (gc *GarbageCollector) noteAbsent(uid types.UID) {
 	gc.mu.Lock()
 	gc.graph.markAbsent(uid)
 	gc.mu.Unlock()
@@ -241,7 +242,7 @@ func (gc *GarbageCollector) attemptToOrphan(ctx context.Context, owner snapshot)
 		if dep.UID != d.identity.UID {
 			continue
 		}
-		refs, changed := withoutOwners(dep.OwnerReferences, []string{owner.identity.UID})
+		refs, changed := withoutOwners(dep.OwnerReferences, []types.UID{owner.identity.UID})
 		if !changed {
 			continue
 		}

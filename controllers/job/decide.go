@@ -400,7 +400,7 @@ func sortedPods(pods []*api.Pod) []*api.Pod {
 	ps := append([]*api.Pod(nil), pods...)
 	sort.SliceStable(ps, func(i, j int) bool {
 		if !ps[i].CreationTimestamp.Time.Equal(ps[j].CreationTimestamp.Time) {
-			return ps[i].CreationTimestamp.Before(ps[j].CreationTimestamp.Time)
+			return ps[i].CreationTimestamp.Before(&ps[j].CreationTimestamp)
 		}
 		return ps[i].Name < ps[j].Name
 	})

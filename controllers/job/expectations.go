@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/clock"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // ExpectationsTimeout is how long the controller waits to see its own
@@ -22,7 +23,7 @@ const ExpectationsTimeout = 5 * time.Minute
 type expectations struct {
 	clock clock.Clock
 	mu    sync.Mutex
-	m     map[string]*expectation
+	m     map[types.UID]*expectation
 }
 
 type expectation struct {
@@ -32,11 +33,11 @@ type expectation struct {
 }
 
 func newExpectations(clk clock.Clock) *expectations {
-	return &expectations{clock: clk, m: map[string]*expectation{}}
+	return &expectations{clock: clk, m: map[types.UID]*expectation{}}
 }
 
 // satisfied reports whether the Job may be synced.
-func (e *expectations) satisfied(uid string) bool {
+func (e *expectations) satisfied(uid types.UID) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x, ok := e.m[uid]
@@ -48,7 +49,7 @@ func (e *expectations) satisfied(uid string) bool {
 
 // expect records n creations and the deletion of the pods keys, replacing
 // what was recorded (a sync happens only once the last was satisfied).
-func (e *expectations) expect(uid string, adds int, deletes []string) {
+func (e *expectations) expect(uid types.UID, adds int, deletes []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x := &expectation{adds: adds, deleting: map[string]bool{}, at: e.clock.Now()}
@@ -59,7 +60,7 @@ func (e *expectations) expect(uid string, adds int, deletes []string) {
 }
 
 // lowerAdds is a creation that failed, or was seen.
-func (e *expectations) lowerAdds(uid string) {
+func (e *expectations) lowerAdds(uid types.UID) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if x, ok := e.m[uid]; ok {
@@ -68,7 +69,7 @@ func (e *expectations) lowerAdds(uid string) {
 }
 
 // deletionObserved is a deletion seen (or failed).
-func (e *expectations) deletionObserved(uid, podKey string) {
+func (e *expectations) deletionObserved(uid types.UID, podKey string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if x, ok := e.m[uid]; ok {
@@ -77,14 +78,14 @@ func (e *expectations) deletionObserved(uid, podKey string) {
 }
 
 // forget drops a deleted Job's record.
-func (e *expectations) forget(uid string) {
+func (e *expectations) forget(uid types.UID) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.m, uid)
 }
 
 // controllerUID is the uid of a pod's controller, if it is a Job.
-func controllerUID(p *api.Pod) (string, bool) {
+func controllerUID(p *api.Pod) (types.UID, bool) {
 	ref := api.GetControllerOf(&p.ObjectMeta)
 	if ref == nil || ref.Kind != GroupVersionKind.Kind {
 		return "", false

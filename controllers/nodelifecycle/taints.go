@@ -74,7 +74,7 @@ func evictionTime(pod *api.Pod, taints []api.Taint, defaultTimeout time.Duration
 		var seconds *int64
 		tolerated, forever := false, false
 		for _, tol := range pod.Spec.Tolerations {
-			if !tol.ToleratesTaint(&taint) {
+			if !api.ToleratesTaint(&tol, &taint) {
 				continue
 			}
 			tolerated = true

@@ -116,7 +116,7 @@ func New(cfg Config) (*ReplicaSetController, error) {
 	}
 	rsc.podInformer.AddIndexer(controllerUIDIndex, func(p *api.Pod) []string {
 		if ref := api.GetControllerOf(&p.ObjectMeta); ref != nil {
-			return []string{ref.UID}
+			return []string{string(ref.UID)}
 		}
 		return []string{"orphan/" + p.Namespace}
 	})
@@ -308,7 +308,7 @@ func (rsc *ReplicaSetController) Reconcile(ctx context.Context, key string) (con
 	}
 	rsNeedsSync := rsc.expectations.SatisfiedExpectations(key)
 
-	candidates := rsc.podInformer.ByIndex(controllerUIDIndex, rs.UID)
+	candidates := rsc.podInformer.ByIndex(controllerUIDIndex, string(rs.UID))
 	candidates = append(candidates, rsc.podInformer.ByIndex(controllerUIDIndex, "orphan/"+rs.Namespace)...)
 	pods, err := rsc.claimPods(ctx, rs, selector, FilterActivePods(candidates))
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Name is the operator's name, as `kubesim run-controller` and the
@@ -379,7 +380,7 @@ func (op *Operator) lastBackup(rc *RedisCluster) string {
 		if b.Spec.ClusterName != rc.Name || b.Status.Phase != BackupCompleted || b.Status.Snapshot == nil {
 			continue
 		}
-		if best == nil || !b.Status.Snapshot.TakenAt.Before(best.Status.Snapshot.TakenAt.Time) {
+		if best == nil || !b.Status.Snapshot.TakenAt.Before(&best.Status.Snapshot.TakenAt) {
 			best = b
 		}
 	}
@@ -508,9 +509,9 @@ func countReady(ms []Member) int {
 // setCondition sets a condition, keeping its transition time unless its
 // status changes (meta.SetStatusCondition).
 func setCondition(conds *[]api.Condition, now api.Time, gen int64, typ string, ok bool, yes, no, msg string) {
-	c := api.Condition{Type: typ, Status: api.ConditionFalse, Reason: no, Message: msg, ObservedGeneration: gen, LastTransitionTime: now}
+	c := api.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: no, Message: msg, ObservedGeneration: gen, LastTransitionTime: now}
 	if ok {
-		c.Status, c.Reason = api.ConditionTrue, yes
+		c.Status, c.Reason = metav1.ConditionTrue, yes
 	}
 	for i := range *conds {
 		if (*conds)[i].Type == typ {

@@ -34,7 +34,7 @@ func ProvisionedVolume(pvc *api.PersistentVolumeClaim, sc *api.StorageClass, pro
 				Path: fmt.Sprintf("/var/local-path-provisioner/%s_%s_%s", name, pvc.Namespace, pvc.Name)}},
 			AccessModes: slices.Clone(pvc.Spec.AccessModes),
 			ClaimRef: &api.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace,
-				Name: pvc.Name, UID: string(pvc.UID), ResourceVersion: pvc.ResourceVersion},
+				Name: pvc.Name, UID: pvc.UID, ResourceVersion: pvc.ResourceVersion},
 			PersistentVolumeReclaimPolicy: reclaim,
 			StorageClassName:              sc.Name,
 			MountOptions:                  slices.Clone(sc.MountOptions),
@@ -61,7 +61,7 @@ func VolumePhase(pv *api.PersistentVolume, claim *api.PersistentVolumeClaim) api
 	case ref.UID == "":
 		// Reserved by an administrator for a claim not bound yet.
 		return api.VolumeAvailable
-	case claim == nil || string(claim.UID) != ref.UID:
+	case claim == nil || claim.UID != ref.UID:
 		return api.VolumeReleased
 	case claim.Spec.VolumeName == pv.Name:
 		return api.VolumeBound

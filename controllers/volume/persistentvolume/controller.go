@@ -220,7 +220,7 @@ func (c *Controller) bind(ctx context.Context, pvc *api.PersistentVolumeClaim, p
 	if pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.UID == "" {
 		upd := pv.DeepCopy()
 		upd.Spec.ClaimRef = &api.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace,
-			Name: pvc.Name, UID: string(pvc.UID), ResourceVersion: pvc.ResourceVersion}
+			Name: pvc.Name, UID: pvc.UID, ResourceVersion: pvc.ResourceVersion}
 		if pv.Spec.ClaimRef == nil {
 			setAnnotation(&upd.ObjectMeta, api.AnnBoundByController, "yes")
 		}
