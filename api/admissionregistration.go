@@ -112,3 +112,6 @@ const (
 // a service (admissionregistration/v1's WebhookClientConfig; the name
 // WebhookClientConfig is taken by the CRD conversion webhooks').
 type AdmissionWebhookClientConfig = admissionregistrationv1.WebhookClientConfig
+
+// AdmissionServiceReference names the Service of an admission webhook.
+type AdmissionServiceReference = admissionregistrationv1.ServiceReference

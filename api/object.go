@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,8 +36,8 @@ func Meta(o Object) *metav1.ObjectMeta {
 }
 
 // TypeMetaOf returns the object's type fields, the metav1.TypeMeta every
-// kind embeds.
-func TypeMetaOf(o runtime.Object) *metav1.TypeMeta {
+// kind and list embeds.
+func TypeMetaOf(o interface{ GetObjectKind() schema.ObjectKind }) *metav1.TypeMeta {
 	return o.GetObjectKind().(*metav1.TypeMeta)
 }
 

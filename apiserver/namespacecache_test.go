@@ -81,13 +81,13 @@ func TestPodAdmissionSeesPriorityClassesAndLimitRangesAsTheyAreNow(t *testing.T)
 	p = create("with")
 	assert.Equal(t, int32(1000), *p.Spec.Priority)
 	assert.Equal(t, "high", p.Spec.PriorityClassName)
-	assert.Equal(t, "500m", p.Spec.Containers[0].Resources.Limits["cpu"].String())
+	assert.Equal(t, "500m", p.Spec.Containers[0].Resources.Limits.Cpu().String())
 
 	code, _, body = call(t, h, "admin-token", "PUT", "/api/v1/namespaces/default/limitranges/cpu",
 		`{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"cpu"},"spec":{"limits":[{"type":"Container","default":{"cpu":"250m"}}]}}`)
 	require.Equal(t, http.StatusOK, code, body)
 	p = create("changed")
-	assert.Equal(t, "250m", p.Spec.Containers[0].Resources.Limits["cpu"].String())
+	assert.Equal(t, "250m", p.Spec.Containers[0].Resources.Limits.Cpu().String())
 
 	code, _, body = call(t, h, "admin-token", "DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/high", "")
 	require.Equal(t, http.StatusOK, code, body)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -343,9 +344,9 @@ func TestRestartServesStoredCRDs(t *testing.T) {
 func TestConversionRoundTrip(t *testing.T) {
 	pres := false
 	in := &api.CustomResourceDefinitionV1beta1{
-		Spec: api.CustomResourceDefinitionSpecV1beta1{Group: "g.io", Version: "v1", Scope: api.ClusterScoped,
-			Names:      api.CustomResourceDefinitionNames{Plural: "xs", Kind: "X"},
-			Validation: &api.CustomResourceValidation{OpenAPIV3Schema: &api.JSONSchemaProps{Type: "object"}},
+		Spec: api.CustomResourceDefinitionSpecV1beta1{Group: "g.io", Version: "v1", Scope: apiextensionsv1beta1.ClusterScoped,
+			Names:      apiextensionsv1beta1.CustomResourceDefinitionNames{Plural: "xs", Kind: "X"},
+			Validation: &apiextensionsv1beta1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1beta1.JSONSchemaProps{Type: "object"}},
 			Versions: []api.CustomResourceDefinitionVersionV1beta1{{Name: "v1", Served: true, Storage: true},
 				{Name: "v2", Served: true}},
 			AdditionalPrinterColumns: []api.CustomResourceColumnDefinitionV1beta1{{Name: "A", Type: "string", JSONPath: ".spec.a"}},

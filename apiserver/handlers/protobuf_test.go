@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -86,7 +87,7 @@ func TestProtobufCreateGetListUpdateDelete(t *testing.T) {
 
 	// DeleteOptions come in the client's content type: a precondition
 	// that does not hold proves the body was read.
-	uid := "nope"
+	uid := types.UID("nope")
 	raw, err := protobuf.Marshal(&api.DeleteOptions{Preconditions: &api.Preconditions{UID: &uid}})
 	require.NoError(t, err)
 	st := e.doH("DELETE", cmPath+"/p", pbType, envelope(t, "v1", "DeleteOptions", raw), accept).expect(409).status()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"net/url"
 	"testing"
 
@@ -97,7 +98,7 @@ func TestEncodeTableIsJSONMarshal(t *testing.T) {
 		{TypeMeta: api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, ListMeta: api.ListMeta{ResourceVersion: "7", Continue: "abc"},
 			ColumnDefinitions: []api.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: "<the name>"}},
 			Rows: []api.TableRow{
-				{Cells: []any{"a<b", int64(3), 1.5, true, nil}, Object: json.RawMessage(`{"kind":"X","metadata":{"name":"\u003ca\u003e"}}`)},
+				{Cells: []any{"a<b", int64(3), 1.5, true, nil}, Object: runtime.RawExtension{Raw: []byte(`{"kind":"X","metadata":{"name":"\u003ca\u003e"}}`)}},
 				{Cells: nil},
 				{Cells: []any{"c"}, Conditions: []api.TableRowCondition{{Type: "Completed", Status: "True"}}},
 			}},

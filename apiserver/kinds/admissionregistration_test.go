@@ -13,7 +13,7 @@ func validWebhook() api.ValidatingWebhook {
 	none := api.SideEffectClassNone
 	return api.ValidatingWebhook{
 		Name:                    "deny.example.com",
-		ClientConfig:            api.WebhookClientConfig{Service: &api.ServiceReference{Namespace: "default", Name: "hook"}},
+		ClientConfig:            api.AdmissionWebhookClientConfig{Service: &api.AdmissionServiceReference{Namespace: "default", Name: "hook"}},
 		Rules:                   []api.RuleWithOperations{{Operations: []api.OperationType{"CREATE"}, Rule: api.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}},
 		SideEffects:             &none,
 		AdmissionReviewVersions: []string{"v1"},
@@ -22,7 +22,7 @@ func validWebhook() api.ValidatingWebhook {
 
 func TestWebhookConfigurationDefaults(t *testing.T) {
 	m := &api.MutatingWebhookConfiguration{Webhooks: []api.MutatingWebhook{{Name: "a.example.com",
-		ClientConfig: api.WebhookClientConfig{Service: &api.ServiceReference{Namespace: "default", Name: "hook"}},
+		ClientConfig: api.AdmissionWebhookClientConfig{Service: &api.AdmissionServiceReference{Namespace: "default", Name: "hook"}},
 		Rules:        []api.RuleWithOperations{{Operations: []api.OperationType{"*"}}}}}}
 	mutatingWebhookStrategy{}.Default(m)
 	w := m.Webhooks[0]
@@ -60,7 +60,7 @@ func TestWebhookConfigurationValidation(t *testing.T) {
 		{"timeout", func(c *api.ValidatingWebhookConfiguration) { c.Webhooks[0].TimeoutSeconds = &thirty1 },
 			[]string{`webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds`}},
 		{"url", func(c *api.ValidatingWebhookConfiguration) {
-			c.Webhooks[0].ClientConfig = api.WebhookClientConfig{URL: &url}
+			c.Webhooks[0].ClientConfig = api.AdmissionWebhookClientConfig{URL: &url}
 		}, []string{
 			`webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme`,
 			`webhooks[0].clientConfig.url: Invalid value: "x=1": query parameters are not permitted in the URL`,

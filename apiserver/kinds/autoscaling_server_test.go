@@ -1,6 +1,7 @@
 package kinds_test
 
 import (
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func TestHPAServedAtV1AndV2(t *testing.T) {
 	created, err := v1.Create(bg, &api.HorizontalPodAutoscalerV1{
 		TypeMeta:   api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "HorizontalPodAutoscaler"},
 		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: api.HorizontalPodAutoscalerSpecV1{ScaleTargetRef: api.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
+		Spec: api.HorizontalPodAutoscalerSpecV1{ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
 			MinReplicas: ptr(int32(2)), MaxReplicas: 6, TargetCPUUtilizationPercentage: ptr(int32(50))}})
 	require.NoError(t, err)
 	assert.Equal(t, int32(50), *created.Spec.TargetCPUUtilizationPercentage)

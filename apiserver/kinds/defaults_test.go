@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"reflect"
 	"testing"
 	"time"
@@ -9,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 func TestDefaultPullPolicy(t *testing.T) {
@@ -164,7 +165,7 @@ func TestCoreDefaults(t *testing.T) {
 	assert.Equal(t, api.ProtocolTCP, svc.Spec.Ports[0].Protocol)
 	assert.Equal(t, intstr.FromInt32(80), svc.Spec.Ports[0].TargetPort, "targetPort defaults to port")
 	assert.Equal(t, intstr.FromString("https"), svc.Spec.Ports[1].TargetPort)
-	assert.Equal(t, api.ServiceTrafficPolicyCluster, *svc.Spec.InternalTrafficPolicy)
+	assert.Equal(t, corev1.ServiceInternalTrafficPolicyCluster, *svc.Spec.InternalTrafficPolicy)
 	assert.Empty(t, svc.Status.LoadBalancer.Ingress, "status is reset on create")
 
 	sec := &api.Secret{ObjectMeta: api.ObjectMeta{Name: "s"}, StringData: map[string]string{"user": "admin"}}

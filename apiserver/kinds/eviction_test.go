@@ -2,6 +2,7 @@ package kinds_test
 
 import (
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/types"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,7 +58,7 @@ func TestEviction(t *testing.T) {
 	err = evict("other", &api.Eviction{ObjectMeta: api.ObjectMeta{Name: "someone-else"}})
 	assert.True(t, api.IsBadRequest(err), "%v", err)
 	assert.Contains(t, err.Error(), "name in URL does not match name in Eviction object")
-	wrongUID := "not-the-uid"
+	wrongUID := types.UID("not-the-uid")
 	err = evict("other", &api.Eviction{ObjectMeta: api.ObjectMeta{Name: "other"},
 		DeleteOptions: &api.DeleteOptions{Preconditions: &api.Preconditions{UID: &wrongUID}}})
 	assert.True(t, api.IsConflict(err), "%v", err)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // FuzzNameChecks compares the hand-written checks with the regular

@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	"maps"
 	"testing"
 	"time"
@@ -9,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 var tableNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -60,7 +61,7 @@ func TestPodStatusCells(t *testing.T) {
 			p.Status.Phase = api.PodRunning
 			cs := waiting("nginx", "CrashLoopBackOff")
 			cs.RestartCount = 2
-			cs.LastState.Terminated = &api.ContainerStateTerminated{Reason: "Error", ExitCode: 1, FinishedAt: ago(5 * time.Minute)}
+			cs.LastTerminationState.Terminated = &api.ContainerStateTerminated{Reason: "Error", ExitCode: 1, FinishedAt: ago(5 * time.Minute)}
 			p.Status.ContainerStatuses = []api.ContainerStatus{cs}
 		}, "0/1", "CrashLoopBackOff", "2 (5m ago)", "<none>", "<none>"},
 		{"completed", func(p *api.Pod) {
@@ -208,7 +209,7 @@ func sampleObjects() map[string]api.Object {
 				Target: api.MetricTarget{Type: api.UtilizationMetricType, AverageUtilization: ptr(int32(50))}}}}},
 			Status: api.HorizontalPodAutoscalerStatus{CurrentReplicas: 2}},
 		"horizontalpodautoscalers.v1": &api.HorizontalPodAutoscalerV1{ObjectMeta: meta, Spec: api.HorizontalPodAutoscalerSpecV1{
-			ScaleTargetRef: api.CrossVersionObjectReference{Kind: "Deployment", Name: "web"}, MaxReplicas: 6}},
+			ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{Kind: "Deployment", Name: "web"}, MaxReplicas: 6}},
 	}
 }
 

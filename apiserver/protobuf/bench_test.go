@@ -2,8 +2,6 @@ package protobuf_test
 
 import (
 	"encoding/json"
-	"errors"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,31 +9,6 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 )
-
-func TestConcurrentFirstUse(t *testing.T) {
-	// Plans are built on first use; many goroutines doing so at once
-	// (under -race) must agree on the bytes.
-	codec := protobuf.New()
-	pod := goldenObject(t, "pod")
-	want := readGolden(t, "pod.pb.hex")
-	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got, err := codec.Encode(pod)
-			if err == nil && string(got) != string(want) {
-				err = errDiffer
-			}
-			if err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-var errDiffer = errors.New("bytes differ from the golden ones")
 
 // The golden pod, a realistic running pod, both ways, against
 // encoding/json for scale.

@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 )
 
@@ -13,6 +14,19 @@ type Message interface {
 	Size() int
 	MarshalToSizedBuffer(dAtA []byte) (int, error)
 	Unmarshal(dAtA []byte) error
+}
+
+// message returns v as a Message, or an error when v has no protobuf form
+// or is a nil pointer (the generated code would dereference it).
+func message(v any) (Message, error) {
+	m, ok := v.(Message)
+	if !ok {
+		return nil, fmt.Errorf("protobuf: %T has no protobuf form", v)
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return nil, fmt.Errorf("protobuf: nil %T", v)
+	}
+	return m, nil
 }
 
 // Supports reports whether v has a protobuf form: the generated code of a
@@ -31,9 +45,9 @@ func Marshal(v any) ([]byte, error) {
 
 // AppendMarshal appends the message bytes of v to b.
 func AppendMarshal(b []byte, v any) ([]byte, error) {
-	m, ok := v.(Message)
-	if !ok {
-		return nil, fmt.Errorf("protobuf: %T has no protobuf form", v)
+	m, err := message(v)
+	if err != nil {
+		return nil, err
 	}
 	return appendMessage(b, m)
 }
@@ -53,9 +67,9 @@ func appendMessage(b []byte, m Message) ([]byte, error) {
 // its generated Unmarshal: fields present in data are set, others left as
 // they are (reset v first for a fresh object).
 func Unmarshal(data []byte, v any) error {
-	m, ok := v.(Message)
-	if !ok {
-		return fmt.Errorf("protobuf: %T has no protobuf form", v)
+	m, err := message(v)
+	if err != nil {
+		return err
 	}
 	return m.Unmarshal(data)
 }

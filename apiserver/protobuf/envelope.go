@@ -51,9 +51,9 @@ func typeMeta(obj Kinded) *metav1.TypeMeta {
 // message bytes. The content encoding and type are written empty, meaning
 // "protobuf", as the real serializer leaves them.
 func Encode(obj Kinded) ([]byte, error) {
-	m, ok := obj.(Message)
-	if !ok {
-		return nil, fmt.Errorf("protobuf: %T has no protobuf form", obj)
+	m, err := message(obj)
+	if err != nil {
+		return nil, err
 	}
 	tm := typeMeta(obj)
 	return envelope(tm.APIVersion, tm.Kind, m.Size(), func(b []byte) ([]byte, error) {
@@ -69,9 +69,9 @@ func EncodeList(apiVersion, kind string, meta api.ListMeta, items []api.Object) 
 	msgs := make([]Message, len(items))
 	size := 1 + protowire.SizeBytes(meta.Size())
 	for i, item := range items {
-		m, ok := item.(Message)
-		if !ok {
-			return nil, fmt.Errorf("protobuf: %T has no protobuf form", item)
+		m, err := message(item)
+		if err != nil {
+			return nil, err
 		}
 		msgs[i] = m
 		size += 1 + protowire.SizeBytes(m.Size())
@@ -127,9 +127,9 @@ func Decode(data []byte, into Kinded) (apiVersion, kind string, err error) {
 	case len(data) == len(magic):
 		return "", "", errors.New("empty body")
 	}
-	m, ok := into.(Message)
-	if !ok {
-		return "", "", fmt.Errorf("protobuf: %T has no protobuf form", into)
+	m, err := message(into)
+	if err != nil {
+		return "", "", err
 	}
 	unk, err := parseUnknown(data[len(magic):])
 	if err != nil {

@@ -18,17 +18,16 @@ func FuzzDecode(f *testing.F) {
 	f.Add(readGolden(f, "podlist.pb.hex"))
 	f.Add([]byte("k8s\x00"))
 	f.Add([]byte{})
-	codec := protobuf.New()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, into := range []protobuf.Kinded{&api.Pod{}, &api.Secret{}, &api.Node{}, &api.Deployment{}, &api.Lease{}, &api.PodList{}, &api.Status{}, &api.CustomResourceDefinition{}} {
-			if _, _, err := codec.Decode(data, into); err == nil {
-				_, err := codec.Encode(into)
+			if _, _, err := protobuf.Decode(data, into); err == nil {
+				_, err := protobuf.Encode(into)
 				require.NoError(t, err)
 			}
 		}
 		// The raw message form, as inside a watch event or a list.
 		var pod api.Pod
-		_ = codec.Unmarshal(data, &pod)
+		_ = protobuf.Unmarshal(data, &pod)
 		_, _, _ = protobuf.DecodeWatchEvent(data)
 	})
 }

@@ -101,7 +101,7 @@ func TestEncodeListMatchesKubernetesBytes(t *testing.T) {
 	require.NoError(t, err)
 	var list api.PodList
 	require.NoError(t, json.Unmarshal(data, &list))
-	got, err := protobuf.EncodeList("v1", "PodList", list.ListMeta, list.GetItems())
+	got, err := protobuf.EncodeList("v1", "PodList", list.ListMeta, api.Items(&list))
 	require.NoError(t, err)
 	want := readGolden(t, "podlist.pb.hex")
 	require.Equal(t, hex.EncodeToString(want), hex.EncodeToString(got))

@@ -57,7 +57,7 @@ func TestLeaseIsTakenOverOnlyAfterLeaseDuration(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "b", *l.Spec.HolderIdentity)
 	assert.Equal(t, int32(1), *l.Spec.LeaseTransitions)
-	assert.True(t, l.Spec.AcquireTime.Equal(env.Clock.Now()))
+	assert.True(t, l.Spec.AcquireTime.Time.Equal(env.Clock.Now()))
 
 	assert.False(t, a.TryAcquireOrRenew(ctx), "a comes back: b holds it")
 	assert.False(t, a.IsLeader())

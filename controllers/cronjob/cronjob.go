@@ -9,13 +9,14 @@ import (
 	"maps"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // ControllerName is the name --controllers uses.

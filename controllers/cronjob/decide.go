@@ -5,9 +5,10 @@ import (
 	"sort"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/cron"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // Event is an event Decide asks to record about the CronJob.

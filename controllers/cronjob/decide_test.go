@@ -6,10 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/cron"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // t0 is 12:00:30 UTC, created half a minute past noon.

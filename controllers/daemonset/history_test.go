@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
@@ -31,7 +32,7 @@ func TestNewRevision(t *testing.T) {
 	assert.Equal(t, map[string]string{"app": "agent", "controller-revision-hash": hash}, cr.Labels)
 	assert.Equal(t, "first", cr.Annotations["kubernetes.io/change-cause"], "annotated like the set, for rollout history")
 	assert.Equal(t, int64(3), cr.Revision)
-	assert.Equal(t, "ds-uid", api.GetControllerOf(&cr.ObjectMeta).UID)
+	assert.Equal(t, types.UID("ds-uid"), api.GetControllerOf(&cr.ObjectMeta).UID)
 	assert.Equal(t, "DaemonSet", api.GetControllerOf(&cr.ObjectMeta).Kind)
 	back, err := controllers.RevisionTemplate(cr)
 	require.NoError(t, err)

@@ -5,8 +5,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // ActionType is what an Action does.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client"
@@ -15,7 +17,6 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // ControllerName is the name --controllers uses.

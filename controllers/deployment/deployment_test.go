@@ -10,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"

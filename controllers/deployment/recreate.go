@@ -3,9 +3,10 @@ package deployment
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // rolloutRecreate scales every old ReplicaSet to zero, waits until their

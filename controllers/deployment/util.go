@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The reasons of the deployment conditions (deployment_util.go).

@@ -6,14 +6,15 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ControllerName is the name --controllers uses.

@@ -1,9 +1,11 @@
 package garbagecollector
 
 import (
-	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/types"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // ownerState is what a live GET says about one owner of a dependent.

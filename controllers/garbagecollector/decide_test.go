@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 func refTo(uid string, block bool) api.OwnerReference {
@@ -115,7 +115,7 @@ func TestKeys(t *testing.T) {
 	action, uid, ok := parseKey(key)
 	assert.True(t, ok)
 	assert.Equal(t, actionDelete, action)
-	assert.Equal(t, "u-1", uid)
+	assert.Equal(t, types.UID("u-1"), uid)
 
 	n = &node{identity: objectReference{Kind: "Node", Name: "n1", UID: "u-2"}}
 	assert.Equal(t, "attemptToOrphan Node n1 u-2", itemKey(actionOrphan, n))

@@ -313,7 +313,7 @@ func TestQueueKeysAndCauses(t *testing.T) {
 	require.NoError(t, ctrl.Sync(f.ctx))
 	info, ok := ctrl.Step(f.ctx)
 	require.True(t, ok)
-	assert.Equal(t, "attemptToDelete ConfigMap default/b "+b.UID, info.Key)
+	assert.Equal(t, "attemptToDelete ConfigMap default/b "+string(b.UID), info.Key)
 	assert.Equal(t, controllers.Cause{Event: "DELETED", Kind: "ConfigMap", Namespace: "default", Name: "a",
 		ResourceVersion: a.ResourceVersion}, info.Cause)
 	assert.NoError(t, info.Err)

@@ -5,10 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // The two kinds of work, named after the queues of the real collector.

@@ -5,11 +5,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 func obj(name, uid string, refs ...api.OwnerReference) *api.PartialObjectMetadata {
@@ -35,12 +35,12 @@ func TestGraphVirtualOwnerThenObserved(t *testing.T) {
 	owner := g.uidToNode["o"]
 	require.NotNil(t, owner)
 	assert.False(t, owner.observed)
-	assert.Contains(t, owner.dependents, "c")
+	assert.Contains(t, owner.dependents, types.UID("c"))
 
 	w = g.observe("ADDED", info, obj("n-o", "o"))
 	assert.Empty(t, w)
 	assert.True(t, g.uidToNode["o"].observed)
-	assert.Contains(t, g.uidToNode["o"].dependents, "c", "the dependents stay linked")
+	assert.Contains(t, g.uidToNode["o"].dependents, types.UID("c"), "the dependents stay linked")
 }
 
 func TestGraphDeleteQueuesDependentsAndForegroundOwners(t *testing.T) {
@@ -65,7 +65,7 @@ func TestGraphDeleteQueuesDependentsAndForegroundOwners(t *testing.T) {
 	assert.Equal(t, []string{"attemptToDelete ConfigMap ns/a a", "attemptToDelete ConfigMap ns/b b",
 		"attemptToDelete ConfigMap ns/top t"}, keys(w))
 	assert.True(t, g.absent["m"], "an owner seen deleted is known absent")
-	assert.NotContains(t, g.uidToNode["t"].dependents, "m")
+	assert.NotContains(t, g.uidToNode["t"].dependents, types.UID("m"))
 	assert.Empty(t, g.remove("m", causeOf("DELETED", obj("mid", "m"))), "a second delete is a no-op")
 }
 

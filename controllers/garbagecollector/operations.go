@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // Reconcile implements controllers.Reconciler: key is

@@ -4,9 +4,10 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/clock"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // ExpectationsTimeout is how long the controller waits to see its own

@@ -11,9 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/client/record"

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/quota"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func rl(pairs ...string) api.ResourceList {

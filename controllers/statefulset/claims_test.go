@@ -5,9 +5,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers/statefulset"
 	"github.com/kubesim/kubesim/stepper"
@@ -41,7 +42,7 @@ func TestNewClaimsAndUpdateStorage(t *testing.T) {
 	set.UID = "set-uid"
 	owned := statefulset.NewClaims(set, 0)[0]
 	require.Len(t, owned.OwnerReferences, 1)
-	assert.Equal(t, "set-uid", owned.OwnerReferences[0].UID)
+	assert.Equal(t, types.UID("set-uid"), owned.OwnerReferences[0].UID)
 	assert.Nil(t, owned.OwnerReferences[0].Controller, "the set owns its claims without controlling them")
 
 	pod := statefulset.NewPod(set, &set.Spec.Template, 1, "rev", nil)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
 )
@@ -15,7 +16,7 @@ func TestPatchReplacesTheTemplate(t *testing.T) {
 	s := set(3, "", 0)
 	data, err := Patch(s)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"web"}},
+	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"web"}},
 		"spec":{"containers":[{"name":"web","image":"nginx","resources":{}}]}}}}`, string(data))
 	again, err := Patch(s)
 	require.NoError(t, err)
@@ -34,7 +35,7 @@ func TestNewRevisionAndApplyRevision(t *testing.T) {
 	assert.Equal(t, "web", cr.Labels["app"], "labelled like the template")
 	assert.Equal(t, cr.Name, "web-"+cr.Labels[ControllerRevisionHashLabel])
 	assert.Equal(t, "first", cr.Annotations["kubernetes.io/change-cause"], "annotated like the set")
-	assert.Equal(t, "uid-1", api.GetControllerOf(&cr.ObjectMeta).UID)
+	assert.Equal(t, types.UID("uid-1"), api.GetControllerOf(&cr.ObjectMeta).UID)
 
 	changed := s.DeepCopy()
 	changed.Spec.Template.Spec.Containers[0].Image = "nginx:2"

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
 )
@@ -125,7 +126,7 @@ func TestNewPodIdentity(t *testing.T) {
 	assert.Equal(t, "nginx", p.Spec.Subdomain)
 	assert.Equal(t, map[string]string{"app": "web", api.StatefulSetPodNameLabel: "web-2", api.PodIndexLabel: "2",
 		api.ControllerRevisionHashLabelKey: "web-abc"}, p.Labels)
-	assert.Equal(t, "uid-1", api.GetControllerOf(&p.ObjectMeta).UID)
+	assert.Equal(t, types.UID("uid-1"), api.GetControllerOf(&p.ObjectMeta).UID)
 	assert.NotContains(t, s.Spec.Template.Labels, api.StatefulSetPodNameLabel, "the template is not changed")
 }
 

@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime"
 	"log/slog"
+
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -89,7 +90,7 @@ func runningPods(t *testing.T, cl *client.Client, instance string) map[string]*a
 	return out
 }
 
-func condition(rc *redis.RedisCluster, typ string) api.ConditionStatus {
+func condition(rc *redis.RedisCluster, typ string) metav1.ConditionStatus {
 	for _, c := range rc.Status.Conditions {
 		if c.Type == typ {
 			return c.Status
@@ -117,8 +118,8 @@ func TestRedisClusterLifecycle(t *testing.T) {
 
 		rc := get(t, cl, "cache")
 		assert.Equal(t, redis.PhaseRunning, rc.Status.Phase)
-		assert.Equal(t, api.ConditionTrue, condition(rc, redis.ConditionReady))
-		assert.Equal(t, api.ConditionTrue, condition(rc, redis.ConditionBalanced))
+		assert.Equal(t, metav1.ConditionTrue, condition(rc, redis.ConditionReady))
+		assert.Equal(t, metav1.ConditionTrue, condition(rc, redis.ConditionBalanced))
 		assert.Equal(t, rc.Generation, rc.Status.ObservedGeneration)
 		slotOwners(t, rc, []string{"cache-0", "cache-2", "cache-4"})
 		assert.Equal(t, []redis.MasterSlots{{Master: "cache-0", Ranges: "0-5461", Count: 5462},
@@ -189,7 +190,7 @@ func TestRedisClusterLifecycle(t *testing.T) {
 		rc := get(t, cl, "copy")
 		assert.Equal(t, redis.PhaseRunning, rc.Status.Phase)
 		assert.Equal(t, "nightly", rc.Status.RestoredFrom)
-		assert.Equal(t, api.ConditionTrue, condition(rc, redis.ConditionRestored))
+		assert.Equal(t, metav1.ConditionTrue, condition(rc, redis.ConditionRestored))
 		b, err := redis.RedisBackups(cl).Get(bg, "default", "nightly")
 		require.NoError(t, err)
 		var ranges []string
@@ -262,7 +263,7 @@ func TestBackupWaitsForARunningCluster(t *testing.T) {
 	settle(t, c)
 	rc := get(t, cl, "restored")
 	assert.Equal(t, redis.PhaseRestoring, rc.Status.Phase, "a restore waits for its backup")
-	assert.Equal(t, api.ConditionFalse, condition(rc, redis.ConditionRestored))
+	assert.Equal(t, metav1.ConditionFalse, condition(rc, redis.ConditionRestored))
 	assert.Empty(t, rc.Status.Slots)
 
 	_, err = redis.RedisClusters(cl).Create(bg, newRedis("later", 2, 0))

@@ -3,6 +3,7 @@ package redis
 import (
 	_ "embed"
 	"encoding/json"
+
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesim/kubesim/api"

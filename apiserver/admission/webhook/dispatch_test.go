@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -64,7 +65,7 @@ func newEnv(t *testing.T) *env {
 			}
 			return "", fmt.Errorf("service %q not found", name)
 		},
-		UID: func() string { return fmt.Sprintf("uid-%d", e.uids.Add(1)) },
+		UID: func() types.UID { return types.UID(fmt.Sprintf("uid-%d", e.uids.Add(1))) },
 	})
 	e.chain = admission.Chain{m, v}
 	return e
@@ -72,13 +73,13 @@ func newEnv(t *testing.T) *env {
 
 // server starts a TLS webhook answering with fn, as service default/hook
 // when asService, and returns its client config.
-func (e *env) server(name string, fn http.HandlerFunc) api.WebhookClientConfig {
+func (e *env) server(name string, fn http.HandlerFunc) api.AdmissionWebhookClientConfig {
 	srv := httptest.NewUnstartedServer(fn)
 	srv.TLS = e.bundle.ServerTLSConfig()
 	srv.StartTLS()
 	e.t.Cleanup(srv.Close)
 	e.services["default/"+name] = srv.Listener.Addr().String()
-	return api.WebhookClientConfig{Service: &api.ServiceReference{Namespace: "default", Name: name}, CABundle: e.bundle.CAPEM}
+	return api.AdmissionWebhookClientConfig{Service: &api.AdmissionServiceReference{Namespace: "default", Name: name}, CABundle: e.bundle.CAPEM}
 }
 
 // reviewer answers AdmissionReviews with fn's response, echoing the uid.
@@ -111,7 +112,7 @@ var podRules = []api.RuleWithOperations{{Operations: []api.OperationType{"*"},
 
 func none() *api.SideEffectClass { s := api.SideEffectClassNone; return &s }
 
-func (e *env) addMutating(name string, cc api.WebhookClientConfig, change func(*api.MutatingWebhook)) {
+func (e *env) addMutating(name string, cc api.AdmissionWebhookClientConfig, change func(*api.MutatingWebhook)) {
 	w := api.MutatingWebhook{Name: name, ClientConfig: cc, Rules: podRules, SideEffects: none(), AdmissionReviewVersions: []string{"v1"}}
 	if change != nil {
 		change(&w)
@@ -119,7 +120,7 @@ func (e *env) addMutating(name string, cc api.WebhookClientConfig, change func(*
 	e.mutating = append(e.mutating, api.MutatingWebhookConfiguration{ObjectMeta: api.ObjectMeta{Name: "m-" + name}, Webhooks: []api.MutatingWebhook{w}})
 }
 
-func (e *env) addValidating(name string, cc api.WebhookClientConfig, change func(*api.ValidatingWebhook)) {
+func (e *env) addValidating(name string, cc api.AdmissionWebhookClientConfig, change func(*api.ValidatingWebhook)) {
 	w := api.ValidatingWebhook{Name: name, ClientConfig: cc, Rules: podRules, SideEffects: none(), AdmissionReviewVersions: []string{"v1"}}
 	if change != nil {
 		change(&w)
@@ -260,7 +261,7 @@ func TestWebhookFailures(t *testing.T) {
 
 func TestWebhookUnreachable(t *testing.T) {
 	e := newEnv(t)
-	e.addValidating("x.example.com", api.WebhookClientConfig{Service: &api.ServiceReference{Namespace: "default", Name: "missing"}}, nil)
+	e.addValidating("x.example.com", api.AdmissionWebhookClientConfig{Service: &api.AdmissionServiceReference{Namespace: "default", Name: "missing"}}, nil)
 	_, _, err := e.admit(createAttrs(pod("default", nil)))
 	assert.EqualError(t, err, `Internal error occurred: failed calling webhook "x.example.com": failed to call webhook: Post "https://missing.default.svc:443/?timeout=10s": service "missing" not found`)
 	ignore := api.Ignore
@@ -399,7 +400,7 @@ func TestValidatingWebhooksRunInParallel(t *testing.T) {
 
 func TestWebhookConfigurationsAreExempt(t *testing.T) {
 	e := newEnv(t)
-	e.addValidating("x.example.com", api.WebhookClientConfig{Service: &api.ServiceReference{Namespace: "default", Name: "missing"}}, func(w *api.ValidatingWebhook) {
+	e.addValidating("x.example.com", api.AdmissionWebhookClientConfig{Service: &api.AdmissionServiceReference{Namespace: "default", Name: "missing"}}, func(w *api.ValidatingWebhook) {
 		w.Rules = []api.RuleWithOperations{{Operations: []api.OperationType{"*"}, Rule: api.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}}}
 	})
 	a := &admission.Attributes{Operation: admission.Delete, Resource: api.GroupVersionResource{Group: api.AdmissionRegistrationGroupName, Version: "v1", Resource: "validatingwebhookconfigurations"},

@@ -5,9 +5,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/api/volume"
 )
 
@@ -92,7 +93,7 @@ func TestProvisionedVolume(t *testing.T) {
 	assert.Equal(t, Provisioner, pv.Annotations[api.AnnDynamicallyProvisioned])
 	assert.Equal(t, api.PersistentVolumeReclaimDelete, pv.Spec.PersistentVolumeReclaimPolicy, "a class reclaims by Delete unless it says otherwise")
 	assert.Equal(t, "standard", pv.Spec.StorageClassName)
-	assert.Equal(t, "u1", pv.Spec.ClaimRef.UID)
+	assert.Equal(t, types.UID("u1"), pv.Spec.ClaimRef.UID)
 	assert.Equal(t, "/var/local-path-provisioner/pvc-u1_default_data", pv.Spec.HostPath.Path)
 	q := pv.Spec.Capacity[api.ResourceStorage]
 	assert.Equal(t, "2Gi", q.String())

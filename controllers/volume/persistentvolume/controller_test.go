@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/runmode"
@@ -89,7 +89,7 @@ func TestStaticBindingAndRetain(t *testing.T) {
 	pv, err = cl.PersistentVolumes().Get(bg, "", "pv-a")
 	require.NoError(t, err)
 	assert.Equal(t, api.VolumeBound, pv.Status.Phase)
-	assert.Equal(t, string(claim.UID), pv.Spec.ClaimRef.UID)
+	assert.Equal(t, claim.UID, pv.Spec.ClaimRef.UID)
 
 	// A bound volume cannot go while bound.
 	require.NoError(t, cl.PersistentVolumes().Delete(bg, "", "pv-a", nil))
