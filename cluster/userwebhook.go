@@ -64,13 +64,18 @@ var (
 // kube-webhook-certgen "patch" job do: the API server trusts the
 // webhook's own CA only once the configuration names it.
 func injectCABundle(ctx context.Context, cl *client.Client, namespace, name string, caPEM []byte) (int, error) {
-	names := func(cc *api.WebhookClientConfig) bool {
-		s := cc.Service
-		if s == nil || s.Namespace != namespace || s.Name != name || bytes.Equal(cc.CABundle, caPEM) {
+	// calls sets the CA bundle of a clientConfig (an admission webhook's or
+	// a conversion webhook's: two types of one shape) that calls the
+	// Service, and reports whether it changed.
+	calls := func(svcNamespace, svcName string, bundle *[]byte) bool {
+		if svcNamespace != namespace || svcName != name || bytes.Equal(*bundle, caPEM) {
 			return false
 		}
-		cc.CABundle = caPEM
+		*bundle = caPEM
 		return true
+	}
+	names := func(cc *api.AdmissionWebhookClientConfig) bool {
+		return cc.Service != nil && calls(cc.Service.Namespace, cc.Service.Name, &cc.CABundle)
 	}
 	changed := 0
 	mutating := client.For(cl, mutatingResource, func() *api.MutatingWebhookConfiguration { return &api.MutatingWebhookConfiguration{} })
@@ -122,7 +127,7 @@ func injectCABundle(ctx context.Context, cl *client.Client, namespace, name stri
 		if cv == nil || cv.Strategy != api.WebhookConverter || cv.Webhook == nil || cv.Webhook.ClientConfig == nil {
 			continue
 		}
-		if names(cv.Webhook.ClientConfig) {
+		if cc := cv.Webhook.ClientConfig; cc.Service != nil && calls(cc.Service.Namespace, cc.Service.Name, &cc.CABundle) {
 			if _, err := crds.Update(ctx, c); err != nil {
 				return changed, err
 			}
