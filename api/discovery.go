@@ -25,3 +25,6 @@ type APIResourceList = metav1.APIResourceList
 
 // APIResource describes one resource or subresource ("pods/status").
 type APIResource = metav1.APIResource
+
+// Verbs are the verbs a resource supports, in discovery.
+type Verbs = metav1.Verbs

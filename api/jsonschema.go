@@ -12,6 +12,7 @@ import (
 // their CRD's openAPIV3Schema; built-in kinds get one generated from their Go
 // types, so that one piece of code (apiserver/schema) validates, defaults and
 // prunes both.
+// +k8s:deepcopy-gen=true
 type JSONSchemaProps struct {
 	ID          string  `json:"id,omitempty" protobuf:"bytes,1,opt,name=id"`
 	Schema      string  `json:"$schema,omitempty" protobuf:"bytes,2,opt,name=schema"`
@@ -78,6 +79,7 @@ type JSONSchemaProps struct {
 
 // JSON holds a raw JSON value (a default, an enum member, an example) as
 // written by the user, so that it round-trips unchanged.
+// +k8s:deepcopy-gen=true
 type JSON struct {
 	Raw []byte `json:"-" protobuf:"bytes,1,opt,name=raw"`
 }
@@ -104,6 +106,7 @@ func (j *JSON) UnmarshalJSON(data []byte) error {
 
 // JSONSchemaPropsOrArray is the value of items: one schema for every
 // element, or (not allowed in CRDs) one schema per position.
+// +k8s:deepcopy-gen=true
 type JSONSchemaPropsOrArray struct {
 	Schema      *JSONSchemaProps  `protobuf:"bytes,1,opt,name=schema"`
 	JSONSchemas []JSONSchemaProps `protobuf:"bytes,2,rep,name=jSONSchemas"`
@@ -142,6 +145,7 @@ func (s *JSONSchemaPropsOrArray) UnmarshalJSON(data []byte) error {
 
 // JSONSchemaPropsOrBool is the value of additionalProperties and
 // additionalItems: a boolean or a schema (a schema implies true).
+// +k8s:deepcopy-gen=true
 type JSONSchemaPropsOrBool struct {
 	Allows bool             `protobuf:"varint,1,opt,name=allows"`
 	Schema *JSONSchemaProps `protobuf:"bytes,2,opt,name=schema"`
@@ -179,6 +183,7 @@ func (s *JSONSchemaPropsOrBool) UnmarshalJSON(data []byte) error {
 
 // JSONSchemaPropsOrStringArray is the value of a dependencies entry: a
 // schema or a list of property names.
+// +k8s:deepcopy-gen=true
 type JSONSchemaPropsOrStringArray struct {
 	Schema   *JSONSchemaProps `protobuf:"bytes,1,opt,name=schema"`
 	Property []string         `protobuf:"bytes,2,rep,name=property"`
@@ -215,12 +220,14 @@ func (s *JSONSchemaPropsOrStringArray) UnmarshalJSON(data []byte) error {
 }
 
 // ExternalDocumentation points at more documentation for a schema node.
+// +k8s:deepcopy-gen=true
 type ExternalDocumentation struct {
 	Description string `json:"description,omitempty" protobuf:"bytes,1,opt,name=description"`
 	URL         string `json:"url,omitempty" protobuf:"bytes,2,opt,name=url"`
 }
 
 // ValidationRule is one x-kubernetes-validations CEL rule.
+// +k8s:deepcopy-gen=true
 type ValidationRule struct {
 	Rule              string  `json:"rule" protobuf:"bytes,1,opt,name=rule"`
 	Message           string  `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
@@ -238,144 +245,6 @@ func jsonFirstByte(data []byte) byte {
 		return 0
 	}
 	return d[0]
-}
-
-// DeepCopyInto copies the raw bytes.
-func (j *JSON) DeepCopyInto(out *JSON) {
-	*out = *j
-	if j.Raw != nil {
-		out.Raw = append([]byte(nil), j.Raw...)
-	}
-}
-
-// DeepCopy returns an independent copy.
-func (j *JSON) DeepCopy() *JSON {
-	if j == nil {
-		return nil
-	}
-	out := new(JSON)
-	j.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopyInto copies every node of the schema.
-func (in *JSONSchemaProps) DeepCopyInto(out *JSONSchemaProps) {
-	*out = *in
-	out.Ref = jsonSchemaCopyPtr(in.Ref)
-	out.Default = in.Default.DeepCopy()
-	out.Maximum = jsonSchemaCopyPtr(in.Maximum)
-	out.Minimum = jsonSchemaCopyPtr(in.Minimum)
-	out.MaxLength = jsonSchemaCopyPtr(in.MaxLength)
-	out.MinLength = jsonSchemaCopyPtr(in.MinLength)
-	out.MaxItems = jsonSchemaCopyPtr(in.MaxItems)
-	out.MinItems = jsonSchemaCopyPtr(in.MinItems)
-	out.MultipleOf = jsonSchemaCopyPtr(in.MultipleOf)
-	out.MaxProperties = jsonSchemaCopyPtr(in.MaxProperties)
-	out.MinProperties = jsonSchemaCopyPtr(in.MinProperties)
-	if in.Enum != nil {
-		out.Enum = make([]JSON, len(in.Enum))
-		for i := range in.Enum {
-			in.Enum[i].DeepCopyInto(&out.Enum[i])
-		}
-	}
-	out.Required = jsonSchemaCopySlice(in.Required)
-	if in.Items != nil {
-		out.Items = in.Items.DeepCopy()
-	}
-	out.AllOf = jsonSchemaCopyList(in.AllOf)
-	out.OneOf = jsonSchemaCopyList(in.OneOf)
-	out.AnyOf = jsonSchemaCopyList(in.AnyOf)
-	out.Not = in.Not.DeepCopy()
-	out.Properties = jsonSchemaCopyMap(in.Properties)
-	out.AdditionalProperties = in.AdditionalProperties.DeepCopy()
-	out.PatternProperties = jsonSchemaCopyMap(in.PatternProperties)
-	if in.Dependencies != nil {
-		out.Dependencies = make(map[string]JSONSchemaPropsOrStringArray, len(in.Dependencies))
-		for k, v := range in.Dependencies {
-			out.Dependencies[k] = JSONSchemaPropsOrStringArray{Schema: v.Schema.DeepCopy(), Property: jsonSchemaCopySlice(v.Property)}
-		}
-	}
-	out.AdditionalItems = in.AdditionalItems.DeepCopy()
-	out.Definitions = jsonSchemaCopyMap(in.Definitions)
-	out.ExternalDocs = jsonSchemaCopyPtr(in.ExternalDocs)
-	out.Example = in.Example.DeepCopy()
-	out.XPreserveUnknownFields = jsonSchemaCopyPtr(in.XPreserveUnknownFields)
-	out.XListMapKeys = jsonSchemaCopySlice(in.XListMapKeys)
-	out.XListType = jsonSchemaCopyPtr(in.XListType)
-	out.XMapType = jsonSchemaCopyPtr(in.XMapType)
-	if in.XValidations != nil {
-		out.XValidations = make([]ValidationRule, len(in.XValidations))
-		for i, r := range in.XValidations {
-			r.Reason = jsonSchemaCopyPtr(r.Reason)
-			r.OptionalOldSelf = jsonSchemaCopyPtr(r.OptionalOldSelf)
-			out.XValidations[i] = r
-		}
-	}
-}
-
-// DeepCopy returns an independent copy of the schema.
-func (in *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
-	if in == nil {
-		return nil
-	}
-	out := new(JSONSchemaProps)
-	in.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopy returns an independent copy.
-func (in *JSONSchemaPropsOrArray) DeepCopy() *JSONSchemaPropsOrArray {
-	if in == nil {
-		return nil
-	}
-	return &JSONSchemaPropsOrArray{Schema: in.Schema.DeepCopy(), JSONSchemas: jsonSchemaCopyList(in.JSONSchemas)}
-}
-
-// DeepCopy returns an independent copy.
-func (in *JSONSchemaPropsOrBool) DeepCopy() *JSONSchemaPropsOrBool {
-	if in == nil {
-		return nil
-	}
-	return &JSONSchemaPropsOrBool{Allows: in.Allows, Schema: in.Schema.DeepCopy()}
-}
-
-func jsonSchemaCopyPtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-func jsonSchemaCopySlice[T any](s []T) []T {
-	if s == nil {
-		return nil
-	}
-	return append(make([]T, 0, len(s)), s...)
-}
-
-func jsonSchemaCopyList(in []JSONSchemaProps) []JSONSchemaProps {
-	if in == nil {
-		return nil
-	}
-	out := make([]JSONSchemaProps, len(in))
-	for i := range in {
-		in[i].DeepCopyInto(&out[i])
-	}
-	return out
-}
-
-func jsonSchemaCopyMap(in map[string]JSONSchemaProps) map[string]JSONSchemaProps {
-	if in == nil {
-		return nil
-	}
-	out := make(map[string]JSONSchemaProps, len(in))
-	for k, v := range in {
-		var c JSONSchemaProps
-		v.DeepCopyInto(&c)
-		out[k] = c
-	}
-	return out
 }
 
 // SchemaFromCRD returns a CRD version's schema (apiextensions/v1's

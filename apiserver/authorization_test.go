@@ -240,7 +240,7 @@ func TestAccessReviews(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &list))
 	require.NotEmpty(t, list.APIResources)
 	for _, r := range list.APIResources {
-		assert.Equal(t, []string{"create"}, r.Verbs, r.Name)
+		assert.Equal(t, api.Verbs{"create"}, r.Verbs, r.Name)
 	}
 
 	// SelfSubjectReview: who am I.

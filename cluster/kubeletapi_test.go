@@ -204,7 +204,7 @@ func TestDiscoveryListsPodsLog(t *testing.T) {
 	}
 	require.NotNil(t, found, "pods/log in /api/v1")
 	assert.Equal(t, "Pod", found.Kind)
-	assert.Equal(t, []string{"get"}, found.Verbs)
+	assert.Equal(t, api.Verbs{"get"}, found.Verbs)
 	assert.True(t, found.Namespaced)
 }
 

@@ -8,7 +8,6 @@ package controllers
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -17,9 +16,10 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client/cache"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/dump"
 )
 
 // CauseOf is the cause of queueing a key because of a watch event on the
@@ -41,18 +41,15 @@ func SafeEncodeString(s string) string {
 	return string(out)
 }
 
-// ComputeHash is the pod-template-hash of a template: FNV-32a of its JSON
-// (and of the collision count, when set), its decimal digits safe-encoded
-// (controller.ComputeHash). The same template gives the same hash on every
-// run.
+// ComputeHash is the pod-template-hash of a template, as
+// kube-controller-manager computes it (controller.ComputeHash): FNV-32a of
+// the template printed by k8s.io/utils/dump.ForHash (and of the collision
+// count, when set), its decimal digits safe-encoded. The same template
+// gives the same hash on every run, and the same one a real cluster gives,
+// so a Deployment's ReplicaSets have the names they would have there.
 func ComputeHash(template *api.PodTemplateSpec, collisionCount *int32) string {
 	h := fnv.New32a()
-	raw, err := json.Marshal(template)
-	if err != nil {
-		// A PodTemplateSpec always marshals; fall back to its Go syntax.
-		raw = fmt.Appendf(nil, "%#v", *template)
-	}
-	h.Write(raw)
+	fmt.Fprintf(h, "%v", dump.ForHash(*template))
 	if collisionCount != nil {
 		b := make([]byte, 8)
 		binary.LittleEndian.PutUint32(b, uint32(*collisionCount))

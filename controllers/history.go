@@ -35,6 +35,15 @@ func TemplatePatch(template *api.PodTemplateSpec) ([]byte, error) {
 		return nil, err
 	}
 	t["$patch"] = "replace"
+	// kubesim serves as Kubernetes 1.32, whose types wrote a template's
+	// unset creationTimestamp as null (the omitzero of later releases
+	// leaves it out). kubectl rollout undo compares a revision's bytes with
+	// the patch it computes itself, so the revision keeps 1.32's bytes.
+	if md, ok := t["metadata"].(map[string]any); ok {
+		if _, set := md["creationTimestamp"]; !set {
+			md["creationTimestamp"] = nil
+		}
+	}
 	// Maps marshal with sorted keys: the same template gives the same
 	// bytes, hence the same hash, on every run.
 	return json.Marshal(map[string]any{"spec": map[string]any{"template": t}})

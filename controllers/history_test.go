@@ -30,7 +30,7 @@ func TestTemplatePatchAndRevisionTemplate(t *testing.T) {
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}}}
 	data, err := TemplatePatch(tmpl)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"web"}},
+	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"web"}},
 		"spec":{"containers":[{"name":"web","image":"nginx","resources":{}}]}}}}`, string(data))
 	back, err := RevisionTemplate(&api.ControllerRevision{Data: api.RawExtension{Raw: data}})
 	require.NoError(t, err)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
@@ -383,7 +385,7 @@ func (s *Scheduler) podChangedLocked(old, pod *api.Pod) {
 	if _, waiting := s.unschedulable[key]; waiting {
 		// Our own status update, or a kubectl label, does not make a pod
 		// fit; a change of spec may (isPodUpdated).
-		if old != nil && reflect.DeepEqual(old.Spec, pod.Spec) && maps.Equal(old.Labels, pod.Labels) {
+		if old != nil && equality.Semantic.DeepEqual(old.Spec, pod.Spec) && maps.Equal(old.Labels, pod.Labels) {
 			return
 		}
 		delete(s.unschedulable, key)

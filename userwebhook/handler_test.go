@@ -2,6 +2,7 @@ package userwebhook
 
 import (
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -74,7 +75,7 @@ func TestHandler(t *testing.T) {
 			assert.Equal(t, "admission.k8s.io/v1", out.APIVersion)
 			assert.Equal(t, "AdmissionReview", out.Kind)
 			require.NotNil(t, out.Response)
-			assert.Equal(t, "u-1", out.Response.UID, "the uid is echoed")
+			assert.Equal(t, types.UID("u-1"), out.Response.UID, "the uid is echoed")
 			assert.Equal(t, tc.allowed, out.Response.Allowed)
 			if tc.patch != "" {
 				require.NotNil(t, out.Response.PatchType)
@@ -116,7 +117,7 @@ func TestConvert(t *testing.T) {
 	code, out := post(review("auth.ilinux.io/v1", old, cur))
 	require.Equal(t, 200, code)
 	require.NotNil(t, out.Response)
-	assert.Equal(t, "c-1", out.Response.UID)
+	assert.Equal(t, types.UID("c-1"), out.Response.UID)
 	assert.Equal(t, api.StatusSuccess, out.Response.Result.Status)
 	require.Len(t, out.Response.ConvertedObjects, 2)
 	assert.JSONEq(t, `{"apiVersion":"auth.ilinux.io/v1","kind":"User","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"id":7,"groups":["g"]}}`, string(out.Response.ConvertedObjects[0].Raw))

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"net/http"
 	"net/http/httptest"
@@ -178,7 +179,7 @@ func TestNamesConflictAndRelease(t *testing.T) {
 	require.NoError(t, err)
 	cond := api.FindCRDCondition(c, api.NamesAccepted)
 	require.NotNil(t, cond)
-	assert.Equal(t, api.ConditionFalse, cond.Status)
+	assert.Equal(t, apiextensionsv1.ConditionFalse, cond.Status)
 	assert.Equal(t, "ListKindConflict", cond.Reason, "the last clash found is reported, as the naming controller does")
 	assert.Equal(t, `"WidgetList" is already in use`, cond.Message)
 	est := api.FindCRDCondition(c, api.Established)
@@ -481,10 +482,9 @@ func TestWatchListOfCustomResources(t *testing.T) {
 	assert.Equal(t, "w1", ev["object"].(map[string]any)["metadata"].(map[string]any)["name"])
 	ev = next()
 	require.Equal(t, "BOOKMARK", ev["type"])
-	// Only the resourceVersion and the annotation (and the null
-	// creationTimestamp every kubesim object metadata encodes).
+	// Only the resourceVersion and the annotation.
 	assert.Equal(t, map[string]any{"apiVersion": "lab.example.com/v1", "kind": "Widget", "metadata": map[string]any{
-		"resourceVersion": listRV, "creationTimestamp": nil, "annotations": map[string]any{"k8s.io/initial-events-end": "true"}}}, ev["object"])
+		"resourceVersion": listRV, "annotations": map[string]any{"k8s.io/initial-events-end": "true"}}}, ev["object"])
 	code, body = raw(t, h, "POST", "/apis/lab.example.com/v1/namespaces/default/widgets",
 		`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"color":"blue"}}`)
 	require.Equal(t, 201, code, "%v", body)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/hex"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"mime"
 	"strings"
 
@@ -216,15 +217,7 @@ func (c *requestContext) scaleUpdate(b *requestBody, dry bool) error {
 // protobufEnvelope is runtime.Unknown, the envelope of every protobuf
 // body after the magic prefix. Its TypeMeta is runtime.TypeMeta, whose
 // field numbers differ from metav1.TypeMeta's.
-type protobufEnvelope struct {
-	TypeMeta struct {
-		APIVersion string `protobuf:"bytes,1,opt,name=apiVersion"`
-		Kind       string `protobuf:"bytes,2,opt,name=kind"`
-	} `protobuf:"bytes,1,opt,name=typeMeta"`
-	Raw             []byte `protobuf:"bytes,2,opt,name=raw"`
-	ContentEncoding string `protobuf:"bytes,3,opt,name=contentEncoding"`
-	ContentType     string `protobuf:"bytes,4,opt,name=contentType"`
-}
+type protobufEnvelope = runtime.Unknown
 
 // unmarshalEnveloped decodes an enveloped protobuf message of a kind that
 // is not an object (DeleteOptions) into v; the envelope must name kind.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"net/http"
 	"reflect"
 	"sort"
@@ -17,12 +18,12 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/api/jsoncodec"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // DefaultMaxBodyBytes is the largest request body accepted (3 MiB, as
@@ -190,7 +191,8 @@ func scalarUnmarshaler(t reflect.Type) bool {
 	switch t {
 	case reflect.TypeFor[resource.Quantity](), reflect.TypeFor[intstr.IntOrString](),
 		reflect.TypeFor[api.Time](), reflect.TypeFor[api.MicroTime](), reflect.TypeFor[api.Duration](),
-		reflect.TypeFor[api.JSON](), reflect.TypeFor[json.RawMessage]():
+		reflect.TypeFor[api.JSON](), reflect.TypeFor[json.RawMessage](),
+		reflect.TypeFor[api.FieldsV1](), reflect.TypeFor[api.RawExtension](), reflect.TypeFor[apiextensionsv1.JSON]():
 		return true
 	}
 	return false

@@ -208,7 +208,7 @@ func TestDeleteOptionsCaseSensitive(t *testing.T) {
 	assert.Contains(t, st.Message, `DeleteOptions in version "v1" cannot be handled as a DeleteOptions: `)
 	assert.Contains(t, st.Message, `"PropagationPolicy"`)
 	st = e.do("DELETE", cms+"/d", "", `{"propagationPolicy":7}`).expect(400).status()
-	assert.Equal(t, `DeleteOptions in version "v1" cannot be handled as a DeleteOptions: json: cannot unmarshal number into Go struct field DeleteOptions.propagationPolicy of type api.DeletionPropagation`, st.Message)
+	assert.Equal(t, `DeleteOptions in version "v1" cannot be handled as a DeleteOptions: json: cannot unmarshal number into Go struct field DeleteOptions.propagationPolicy of type v1.DeletionPropagation`, st.Message)
 	e.do("GET", cms+"/d", "", "").expect(200)
 	e.do("DELETE", cms+"/d", "", `{"propagationPolicy":"Background"}`).expect(200)
 }

@@ -114,9 +114,13 @@ func encodeTable(t *api.Table) ([]byte, error) {
 		}
 		buf.WriteString(`{"cells":`)
 		buf.Write(cells)
+		// metav1.TableRow's object is a RawExtension held by value: the
+		// JSON encoder writes it always, null when there is none.
+		buf.WriteString(`,"object":`)
 		if len(row.Object.Raw) > 0 {
-			buf.WriteString(`,"object":`)
 			buf.Write(row.Object.Raw)
+		} else {
+			buf.WriteString("null")
 		}
 		buf.WriteByte('}')
 	}

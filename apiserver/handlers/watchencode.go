@@ -134,9 +134,4 @@ func protobufWatchEvent(ev watchEvent) ([]byte, error) {
 
 // protobufWatchEventMessage is metav1.WatchEvent: the event type and the
 // enveloped object as a RawExtension.
-type protobufWatchEventMessage struct {
-	Type   string `protobuf:"bytes,1,opt,name=type"`
-	Object struct {
-		Raw []byte `protobuf:"bytes,1,opt,name=raw"`
-	} `protobuf:"bytes,2,opt,name=object"`
-}
+type protobufWatchEventMessage = api.WatchEvent

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/admission/policy"
@@ -65,7 +67,7 @@ func (s admissionPolicyStrategy) Validate(obj api.Object) field.ErrorList {
 // generation.
 func (admissionPolicyStrategy) PrepareForUpdate(obj, old api.Object) {
 	p, o := obj.(*api.ValidatingAdmissionPolicy), old.(*api.ValidatingAdmissionPolicy)
-	if !reflect.DeepEqual(p.Spec, o.Spec) {
+	if !equality.Semantic.DeepEqual(p.Spec, o.Spec) {
 		p.Generation = o.Generation + 1
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -120,7 +122,7 @@ func (hpaStrategy) PrepareForCreate(obj api.Object) {
 // generation.
 func (hpaStrategy) PrepareForUpdate(obj, old api.Object) {
 	h, o := obj.(*api.HorizontalPodAutoscaler), old.(*api.HorizontalPodAutoscaler)
-	if !reflect.DeepEqual(h.Spec, o.Spec) {
+	if !equality.Semantic.DeepEqual(h.Spec, o.Spec) {
 		h.Generation = o.Generation + 1
 	}
 }

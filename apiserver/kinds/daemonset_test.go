@@ -63,7 +63,7 @@ func TestDaemonSetValidation(t *testing.T) {
 			ds.Spec.UpdateStrategy.RollingUpdate = &api.RollingUpdateDaemonSet{MaxUnavailable: ptr(intstr.FromString("150%"))}
 		}, []string{"spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%"}},
 		{"bad strategy", func(ds *api.DaemonSet) { ds.Spec.UpdateStrategy.Type = "Surge" },
-			[]string{`spec.updateStrategy: Unsupported value: api.DaemonSetUpdateStrategy{Type:"Surge", RollingUpdate:(*api.RollingUpdateDaemonSet)(nil)}: supported values: "RollingUpdate", "OnDelete"`}},
+			[]string{`spec.updateStrategy: Unsupported value: v1.DaemonSetUpdateStrategy{Type:"Surge", RollingUpdate:(*v1.RollingUpdateDaemonSet)(nil)}: supported values: "RollingUpdate", "OnDelete"`}},
 		{"negative history", func(ds *api.DaemonSet) { ds.Spec.RevisionHistoryLimit = ptr(int32(-1)) },
 			[]string{"spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0"}},
 	} {

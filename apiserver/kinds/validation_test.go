@@ -143,7 +143,7 @@ func TestWorkloadValidation(t *testing.T) {
 		{"template restartPolicy", func(d *api.Deployment) { d.Spec.Template.Spec.RestartPolicy = api.RestartPolicyNever },
 			[]string{`spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"`}},
 		{"bad strategy", func(d *api.Deployment) { d.Spec.Strategy.Type = "BlueGreen" },
-			[]string{`spec.strategy: Unsupported value: api.DeploymentStrategy{Type:"BlueGreen", RollingUpdate:(*api.RollingUpdateDeployment)(nil)}: supported values: "Recreate", "RollingUpdate"`}},
+			[]string{`spec.strategy: Unsupported value: v1.DeploymentStrategy{Type:"BlueGreen", RollingUpdate:(*v1.RollingUpdateDeployment)(nil)}: supported values: "Recreate", "RollingUpdate"`}},
 		{"surge and unavailable both 0", func(d *api.Deployment) {
 			d.Spec.Strategy.RollingUpdate = &api.RollingUpdateDeployment{MaxSurge: ptr(intstr.FromInt32(0)), MaxUnavailable: ptr(intstr.FromString("0%"))}
 		}, []string{"spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"0%\"}: may not be 0 when `maxSurge` is 0"}},

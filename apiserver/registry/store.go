@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
@@ -970,7 +972,7 @@ func specChanged(obj, cur api.Object) bool {
 			// allowedTopologies) hold nothing.
 			continue
 		}
-		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+		if !equality.Semantic.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
 			return true
 		}
 	}

@@ -17,7 +17,8 @@ import (
 //   - an embedded struct without a json name is inlined;
 //   - pointers are followed; maps become additionalProperties; []byte is a
 //     string of format byte; json.RawMessage and interfaces preserve unknown
-//     fields, and so does api.RawExtension (an object);
+//     fields, and so do api.RawExtension and any other struct that reads
+//     its own JSON without OpenAPI methods (metav1.FieldsV1): objects;
 //   - a type with OpenAPISchemaType() ([]string or string) and optionally
 //     OpenAPISchemaFormat() string methods gets that type and format; the
 //     format "int-or-string" becomes x-kubernetes-int-or-string;
@@ -37,6 +38,9 @@ type goSchemaGen struct {
 }
 
 var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
+
+// jsonUnmarshalerType is what a type that reads its own JSON implements.
+var jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
 // rawExtensionType is an embedded document of any shape (a
 // ControllerRevision's data): an object whose fields are all kept.
@@ -83,6 +87,13 @@ func (g *goSchemaGen) schema(t reflect.Type) *api.JSONSchemaProps {
 		return &api.JSONSchemaProps{XPreserveUnknownFields: ptrTo(true)}
 	}
 	if t == rawExtensionType {
+		return &api.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTo(true)}
+	}
+	if t.Kind() == reflect.Struct && reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
+		// A struct that reads its own JSON and says nothing of its shape
+		// (a managedFields entry's fieldsV1, an embedded document): its
+		// Go fields are not its JSON fields, so every field it holds is
+		// kept.
 		return &api.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTo(true)}
 	}
 	switch t.Kind() {

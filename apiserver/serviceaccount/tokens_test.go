@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/types"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -166,7 +167,7 @@ func TestTokens(t *testing.T) {
 				return
 			}
 			assert.Equal(t, "system:serviceaccount:ns:robot", u.Name)
-			assert.Equal(t, "sa-uid", u.UID)
+			assert.Equal(t, types.UID("sa-uid"), u.UID)
 			assert.Equal(t, []string{"system:serviceaccounts", "system:serviceaccounts:ns"}, u.Groups)
 		})
 	}

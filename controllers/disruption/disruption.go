@@ -3,8 +3,9 @@ package disruption
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -124,7 +125,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 	}
 	status, recheck := Status(pdb, pods, c.scaleOf, c.clock.Now())
 	res := controllers.Result{RequeueAfter: recheck}
-	if reflect.DeepEqual(status, pdb.Status) {
+	if equality.Semantic.DeepEqual(status, pdb.Status) {
 		return res, nil
 	}
 	upd := pdb.DeepCopy()

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
@@ -148,7 +149,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 		existing = slices.Delete(existing, i, i+1)
 		upd := cur.DeepCopy()
 		fill(upd, svc, d)
-		if reflect.DeepEqual(upd, cur) {
+		if equality.Semantic.DeepEqual(upd, cur) {
 			continue
 		}
 		if _, err := c.client.EndpointSlices().Update(ctx, upd); err != nil {

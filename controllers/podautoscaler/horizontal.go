@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -283,7 +284,7 @@ func (c *HorizontalController) reconcile(ctx context.Context, h *api.HorizontalP
 
 // writeStatus writes the status if it changed.
 func (c *HorizontalController) writeStatus(ctx context.Context, h *api.HorizontalPodAutoscaler, original *api.HorizontalPodAutoscalerStatus) {
-	if reflect.DeepEqual(original, &h.Status) {
+	if equality.Semantic.DeepEqual(original, &h.Status) {
 		return
 	}
 	if _, err := c.hpaClient.UpdateStatus(ctx, h); err != nil {

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client"
@@ -510,7 +512,7 @@ func (rsc *ReplicaSetController) updateStatus(ctx context.Context, rs *api.Repli
 		rs.Status.ReadyReplicas == status.ReadyReplicas &&
 		rs.Status.AvailableReplicas == status.AvailableReplicas &&
 		rs.Generation == rs.Status.ObservedGeneration &&
-		reflect.DeepEqual(rs.Status.Conditions, status.Conditions) {
+		equality.Semantic.DeepEqual(rs.Status.Conditions, status.Conditions) {
 		return rs, nil
 	}
 	status.ObservedGeneration = rs.Generation

@@ -16,7 +16,7 @@ func TestPatchReplacesTheTemplate(t *testing.T) {
 	s := set(3, "", 0)
 	data, err := Patch(s)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"web"}},
+	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"web"}},
 		"spec":{"containers":[{"name":"web","image":"nginx","resources":{}}]}}}}`, string(data))
 	again, err := Patch(s)
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"net/http/httptest"
@@ -163,12 +164,12 @@ func TestMutatingWebhookPatchesAndSeesTheRequest(t *testing.T) {
 	steps, warnings, err := e.admit(createAttrs(p))
 	require.NoError(t, err)
 	assert.Equal(t, "a", p.Labels["team"])
-	assert.Equal(t, "pod-uid", string(p.UID), "server-owned metadata is kept")
+	assert.Equal(t, types.UID("pod-uid"), string(p.UID), "server-owned metadata is kept")
 	require.NotNil(t, got)
-	assert.Equal(t, "uid-1", got.UID)
+	assert.Equal(t, types.UID("uid-1"), got.UID)
 	assert.Equal(t, api.MetaGroupVersionKind{Version: "v1", Kind: "Pod"}, got.Kind)
 	assert.Equal(t, api.MetaGroupVersionResource{Version: "v1", Resource: "pods"}, got.Resource)
-	assert.Equal(t, "CREATE", got.Operation)
+	assert.Equal(t, admissionv1.Create, got.Operation)
 	assert.Equal(t, "web", got.Name)
 	assert.Equal(t, "default", got.Namespace)
 	assert.Equal(t, "alice", got.UserInfo.Username)

@@ -2,8 +2,9 @@ package persistentvolume
 
 import (
 	"context"
-	"reflect"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/volume"
@@ -251,7 +252,7 @@ func (c *Controller) bind(ctx context.Context, pvc *api.PersistentVolumeClaim, p
 		}
 	}
 	want := ClaimStatus(pv)
-	if pvc.Status.Phase != want.Phase || !reflect.DeepEqual(pvc.Status.AccessModes, want.AccessModes) || !sameCapacity(pvc.Status.Capacity, want.Capacity) {
+	if pvc.Status.Phase != want.Phase || !equality.Semantic.DeepEqual(pvc.Status.AccessModes, want.AccessModes) || !sameCapacity(pvc.Status.Capacity, want.Capacity) {
 		upd := pvc.DeepCopy()
 		upd.Status.Phase, upd.Status.AccessModes, upd.Status.Capacity = want.Phase, want.AccessModes, want.Capacity
 		if _, err := c.client.PersistentVolumeClaims().UpdateStatus(ctx, upd); err != nil {
