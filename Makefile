@@ -6,12 +6,22 @@ MODULE  := github.com/kubesim/kubesim
 # A race-enabled `go test` of everything; CI runs exactly this through .ci/run.
 TESTFLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: all build test test-product test-kubectl test-scenarios test-e2e test-steward bench demo lint fmt vet fuzz clean tools
+# generate: the DeepCopy of kubesim's own API types (k8s.io/code-generator's
+# deepcopy-gen, run as a Go tool; see api/doc.go).
+.PHONY: all build generate generate-check test test-product test-kubectl test-scenarios test-e2e test-steward bench demo lint fmt vet fuzz clean tools
 
 all: build
 
 build:
 	$(GO) build -o bin/kubesim ./cmd/kubesim
+
+generate:
+	$(GO) generate ./api/
+
+# The generated DeepCopy is what deepcopy-gen writes for the types as they
+# are now (about 25 s: deepcopy-gen loads the api package and its imports).
+generate-check: generate
+	@git diff --exit-code -- api/zz_generated.deepcopy.go || { echo "api/zz_generated.deepcopy.go was stale: run make generate and commit it"; exit 1; }
 
 # Tools the tests drive: kubectl (on every machine), a real etcd for
 # store/etcdstore (Debian's etcd-server), headless Chromium for the web
@@ -28,7 +38,7 @@ test: tools vet
 	@# three go commands started together on a cold cache would each
 	@# compile the packages they share (the build cache shares results, not work in progress).
 	$(GO) build -race ./...
-	@$(MAKE) --no-print-directory -j5 -Otarget test-kubectl test-scenarios test-product test-e2e test-steward
+	@$(MAKE) --no-print-directory -j6 -Otarget test-kubectl test-scenarios test-product test-e2e test-steward generate-check
 
 # The suites are independent and mostly wait (on kubectl, on timeouts),
 # so `make test` runs them side by side; -Otarget prints each suite's

@@ -22,7 +22,6 @@ import (
 
 	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/kinds"
@@ -34,6 +33,7 @@ import (
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
 	"github.com/kubesim/kubesim/store/boltstore"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // testFrontProxy is the aggregator's identity in these tests, made once.

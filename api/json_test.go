@@ -124,7 +124,6 @@ func TestZeroValuesMarshalLikeKubernetes(t *testing.T) {
 	}
 }
 
-
 func TestSchemaStrings(t *testing.T) {
 	assert.Equal(t, "pods", GroupResource{Resource: "pods"}.String())
 	assert.Equal(t, "replicasets.apps", GroupResource{Group: "apps", Resource: "replicasets"}.String())

@@ -17,10 +17,10 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/api/jsoncodec"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func next[T api.Object](t *testing.T, w *client.Watch[T]) client.Event[T] {

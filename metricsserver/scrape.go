@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/client"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // KubeletPort is where a node's kubelet serves its API.

@@ -21,11 +21,11 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Error is a problem in a scenario file: the file, the line and what was

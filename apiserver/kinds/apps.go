@@ -6,8 +6,8 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // --- defaults (pkg/apis/apps/v1/defaults.go) ---

@@ -9,9 +9,9 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // daemonSetResources is apps/v1 DaemonSet (issue 12 part 3): one pod per

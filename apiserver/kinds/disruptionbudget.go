@@ -7,9 +7,9 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // --- policy/v1 PodDisruptionBudget (issue 12 part 6) ---

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"github.com/kubesim/kubesim/api/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // The messages below are those of k8s.io/apimachinery/pkg/util/validation,
