@@ -215,7 +215,7 @@ type StatefulSetSpec struct {
 	// MinReadySeconds a pod must be ready to count as available.
 	MinReadySeconds int32 `json:"minReadySeconds,omitempty" protobuf:"varint,9,opt,name=minReadySeconds"`
 	// VolumeClaimTemplates are the claims each pod gets, named
-	// <template>-<statefulset>-<ordinal> (issue 12 part 4).
+	// <template>-<statefulset>-<ordinal>.
 	VolumeClaimTemplates []PersistentVolumeClaim `json:"volumeClaimTemplates,omitempty" protobuf:"bytes,4,rep,name=volumeClaimTemplates"`
 	// PersistentVolumeClaimRetentionPolicy says whether the claims go with
 	// the StatefulSet or its scale-down; Retain for both by default.

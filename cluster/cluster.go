@@ -112,7 +112,7 @@ type Config struct {
 	// ServiceAccountKey signs ServiceAccount tokens (nil: a new key in
 	// memory); RootCA is the CA the root-ca-cert-publisher puts in every
 	// namespace (nil: none, the cluster has no TLS); AnonymousAuth is
-	// --anonymous-auth. Issue 14.
+	// --anonymous-auth.
 	ServiceAccountKey *ecdsa.PrivateKey
 	RootCA            []byte
 	AnonymousAuth     bool
@@ -285,7 +285,7 @@ func New(cfg Config) (*Cluster, error) {
 	// election), the scheduler; the kubelets follow.
 	var cm, sched []wiring
 	if !cfg.APIServerOnly {
-		if err := c.installDefaultStorageClass(context.Background()); err != nil { // issue 12 part 4
+		if err := c.installDefaultStorageClass(context.Background()); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -404,7 +404,7 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 	var out []client.ResourceInfo
 	for _, r := range c.server.Resources() {
 		if r.CreateOnly != nil {
-			continue // issue 14: reviews cannot be listed, like the real controllers' verb filter
+			continue // reviews (SubjectAccessReview...) cannot be listed, like the real controllers' verb filter
 		}
 		out = append(out, client.ResourceInfo{Group: r.Group, Version: r.Version, Resource: r.Name, Namespaced: r.Namespaced})
 	}
@@ -413,8 +413,8 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 
 // podCIDR gives node i (from 0) its pod range: 10.244.0.0/24 onwards;
 // past 3,072 nodes the second octet wraps round to 10.0 (a cluster of
-// 5,000 fake nodes, issue 15), which would reach the services' 10.96/12
-// only past 27,648 nodes.
+// 5,000 fake nodes, the largest the benchmarks run), which would reach
+// the services' 10.96/12 only past 27,648 nodes.
 func podCIDR(i int) string {
 	return fmt.Sprintf("10.%d.%d.0/24", (244+i/256)%256, i%256)
 }

@@ -41,7 +41,7 @@ type entry struct {
 	Err     string `json:"err,omitempty"`
 	Note    string `json:"note,omitempty"`
 	// NoteZh is Note in Chinese ("time advances": 时间推进); the page shows
-	// it when the browser's language is Chinese (issue 20).
+	// it when the browser's language is Chinese.
 	NoteZh string  `json:"note_zh,omitempty"`
 	Writes []write `json:"writes"`
 	Text   string  `json:"text"`

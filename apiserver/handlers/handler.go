@@ -74,8 +74,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if res.CreateOnly != nil && info.Verb != "create" {
-		// A question answered on create and never stored (issue 14:
-		// SubjectAccessReview and its kin).
+		// A question answered on create and never stored
+		// (SubjectAccessReview and its kin).
 		responsewriters.WriteError(w, api.NewMethodNotSupported(res.GroupResource(), info.Verb))
 		return
 	}

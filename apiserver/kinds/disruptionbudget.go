@@ -12,7 +12,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
 
-// --- policy/v1 PodDisruptionBudget (issue 12 part 6) ---
+// --- policy/v1 PodDisruptionBudget ---
 
 // PolicyGroupName is the group of PodDisruptionBudget and Eviction.
 const PolicyGroupName = "policy"

@@ -84,7 +84,7 @@ func ValidateListOptions(opts ListOptions, watch bool) field.ErrorList {
 
 // ParseResourceVersion reads a resourceVersion parameter: "" and "0" are
 // 0. Anything but a number is refused with the wording of Kubernetes'
-// APIObjectVersioner. Kubernetes answers it with a 500 (issue #101350,
+// APIObjectVersioner. Kubernetes answers it with a 500 (kubernetes/kubernetes#101350,
 // fixed by kubernetes/kubernetes#139525); it is the client's mistake, so
 // this is a 400.
 func ParseResourceVersion(rv string) (int64, error) {

@@ -13,7 +13,7 @@ import (
 // collector runs more often, so the peak stays near the limit instead of
 // twice the live heap (GOGC=100): a 100,000-pod cluster whose live heap is
 // under 2 GiB fits a 4 GiB machine, at the price of the CPU those extra
-// collections take (docs/performance.md, "100,000 pods (session 7)"). It
+// collections take (docs/performance.md, "Memory per pod"). It
 // is soft: a live heap above the limit is not refused, only collected
 // more often. Unset, the process keeps Go's default (GOMEMLIMIT if the
 // environment sets it, else no limit).

@@ -57,7 +57,7 @@ type Options struct {
 	// Logger receives the control plane's logs (nil: discarded).
 	Logger *slog.Logger
 	// AuthorizationMode is authz.ModeRBAC or authz.ModeAlwaysAllow ("",
-	// as for a cluster); serve's flag defaults to RBAC (issue 14).
+	// as for a cluster); serve's flag defaults to RBAC.
 	AuthorizationMode string
 	// AuditLogPath, when set, is the file the audit log is appended to
 	// (--audit-log-path); AuditPolicyFile picks the levels
@@ -124,7 +124,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Client certificates signed by the cluster CA (issue 14): CN is the
+	// Client certificates signed by the cluster CA: CN is the
 	// user, O the groups (`kubesim kubeconfig --user`).
 	auths := []authn.Authenticator{&authn.ClientCertAuthenticator{Roots: bundle.CertPool(), Now: time.Now}}
 	// The key that signs ServiceAccount tokens (kubeadm's sa.key).
