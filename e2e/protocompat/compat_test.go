@@ -47,9 +47,9 @@ func realScheme(t testing.TB) *runtime.Scheme {
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, coordinationv1.AddToScheme, apiregistrationv1.AddToScheme,
 		apiextensionsv1.AddToScheme, apiextensionsv1beta1.AddToScheme, rbacv1.AddToScheme, storagev1.AddToScheme,
-		autoscalingv1.AddToScheme, autoscalingv2.AddToScheme, // issue 12 part 5
-		admissionregistrationv1.AddToScheme,                                     // issue 13
-		policyv1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, // issue 12 part 6
+		autoscalingv1.AddToScheme, autoscalingv2.AddToScheme,
+		admissionregistrationv1.AddToScheme,
+		policyv1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme,
 	} {
 		require.NoError(t, add(s))
 	}
@@ -104,7 +104,7 @@ func kubesimKinds() map[schema.GroupVersionKind]func() kpb.Kinded {
 		v1.WithKind("SecretList"):         func() kpb.Kinded { return &api.SecretList{} },
 		v1.WithKind("EventList"):          func() kpb.Kinded { return &api.EventList{} },
 		v1.WithKind("ServiceAccountList"): func() kpb.Kinded { return &api.ServiceAccountList{} },
-		// issue 12 part 6
+		// quotas, limit ranges, budgets, priority classes, endpoint slices
 		v1.WithKind("ResourceQuotaList"):                                       func() kpb.Kinded { return &api.ResourceQuotaList{} },
 		v1.WithKind("LimitRangeList"):                                          func() kpb.Kinded { return &api.LimitRangeList{} },
 		{Group: "policy", Version: "v1", Kind: "PodDisruptionBudgetList"}:      func() kpb.Kinded { return &api.PodDisruptionBudgetList{} },

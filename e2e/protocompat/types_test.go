@@ -34,8 +34,7 @@ import (
 // typePairs maps every kubesim API struct that carries protobuf tags to
 // the k8s.io/api (or apimachinery, kube-aggregator) type it mirrors.
 var typePairs = []struct{ kubesim, real reflect.Type }{
-	// issue 13 parts 1-2: admissionregistration.k8s.io webhooks, admission.k8s.io AdmissionReview
-	// issue 12 part 6: budgets, quotas, limit ranges, priority classes, slices
+	// policy: budgets, quotas, limit ranges, priority classes, slices
 	{reflect.TypeFor[api.PodDisruptionBudget](), reflect.TypeFor[policyv1.PodDisruptionBudget]()},
 	{reflect.TypeFor[api.PodDisruptionBudgetList](), reflect.TypeFor[policyv1.PodDisruptionBudgetList]()},
 	{reflect.TypeFor[api.PodDisruptionBudgetSpec](), reflect.TypeFor[policyv1.PodDisruptionBudgetSpec]()},
@@ -57,10 +56,7 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.EndpointSliceEndpoint](), reflect.TypeFor[discoveryv1.Endpoint]()},
 	{reflect.TypeFor[api.EndpointConditions](), reflect.TypeFor[discoveryv1.EndpointConditions]()},
 	{reflect.TypeFor[api.EndpointSlicePort](), reflect.TypeFor[discoveryv1.EndpointPort]()},
-	// issue 13 parts 1-2 (the admission branch's webhook types, copied unchanged)
-	{reflect.TypeFor[api.RuleWithOperations](), reflect.TypeFor[admissionregistrationv1.RuleWithOperations]()},
-	{reflect.TypeFor[api.Rule](), reflect.TypeFor[admissionregistrationv1.Rule]()},
-	{reflect.TypeFor[api.MatchCondition](), reflect.TypeFor[admissionregistrationv1.MatchCondition]()},
+	// admissionregistration.k8s.io webhooks, admission.k8s.io AdmissionReview
 	{reflect.TypeFor[api.MutatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfiguration]()},
 	{reflect.TypeFor[api.MutatingWebhookConfigurationList](), reflect.TypeFor[admissionregistrationv1.MutatingWebhookConfigurationList]()},
 	{reflect.TypeFor[api.ValidatingWebhookConfiguration](), reflect.TypeFor[admissionregistrationv1.ValidatingWebhookConfiguration]()},
@@ -71,7 +67,7 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.Rule](), reflect.TypeFor[admissionregistrationv1.Rule]()},
 	{reflect.TypeFor[api.MatchCondition](), reflect.TypeFor[admissionregistrationv1.MatchCondition]()},
 	{reflect.TypeFor[api.AdmissionReview](), reflect.TypeFor[admissionv1.AdmissionReview]()},
-	// issue 13 part 4: apiextensions.k8s.io/v1 ConversionReview
+	// apiextensions.k8s.io/v1 ConversionReview
 	{reflect.TypeFor[api.ConversionReview](), reflect.TypeFor[apiextensionsv1.ConversionReview]()},
 	{reflect.TypeFor[api.ConversionRequest](), reflect.TypeFor[apiextensionsv1.ConversionRequest]()},
 	{reflect.TypeFor[api.ConversionResponse](), reflect.TypeFor[apiextensionsv1.ConversionResponse]()},
@@ -79,7 +75,7 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.AdmissionResponse](), reflect.TypeFor[admissionv1.AdmissionResponse]()},
 	{reflect.TypeFor[api.MetaGroupVersionKind](), reflect.TypeFor[metav1.GroupVersionKind]()},
 	{reflect.TypeFor[api.MetaGroupVersionResource](), reflect.TypeFor[metav1.GroupVersionResource]()},
-	// issue 13 part 3: ValidatingAdmissionPolicy and its binding
+	// ValidatingAdmissionPolicy and its binding
 	{reflect.TypeFor[api.ValidatingAdmissionPolicy](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicy]()},
 	{reflect.TypeFor[api.ValidatingAdmissionPolicyList](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicyList]()},
 	{reflect.TypeFor[api.ValidatingAdmissionPolicySpec](), reflect.TypeFor[admissionregistrationv1.ValidatingAdmissionPolicySpec]()},
@@ -96,7 +92,7 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.ParamRef](), reflect.TypeFor[admissionregistrationv1.ParamRef]()},
 	{reflect.TypeFor[api.MatchResources](), reflect.TypeFor[admissionregistrationv1.MatchResources]()},
 	{reflect.TypeFor[api.NamedRuleWithOperations](), reflect.TypeFor[admissionregistrationv1.NamedRuleWithOperations]()},
-	// issue 12: batch/v1
+	// batch/v1
 	{reflect.TypeFor[api.Job](), reflect.TypeFor[batchv1.Job]()},
 	{reflect.TypeFor[api.JobList](), reflect.TypeFor[batchv1.JobList]()},
 	{reflect.TypeFor[api.JobSpec](), reflect.TypeFor[batchv1.JobSpec]()},
@@ -112,7 +108,7 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.CronJobList](), reflect.TypeFor[batchv1.CronJobList]()},
 	{reflect.TypeFor[api.CronJobSpec](), reflect.TypeFor[batchv1.CronJobSpec]()},
 	{reflect.TypeFor[api.CronJobStatus](), reflect.TypeFor[batchv1.CronJobStatus]()},
-	// issue 12 part 4: storage
+	// storage
 	{reflect.TypeFor[api.PersistentVolume](), reflect.TypeFor[corev1.PersistentVolume]()},
 	{reflect.TypeFor[api.PersistentVolumeList](), reflect.TypeFor[corev1.PersistentVolumeList]()},
 	{reflect.TypeFor[api.PersistentVolumeSpec](), reflect.TypeFor[corev1.PersistentVolumeSpec]()},
@@ -132,7 +128,7 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.StorageClass](), reflect.TypeFor[storagev1.StorageClass]()},
 	{reflect.TypeFor[api.StorageClassList](), reflect.TypeFor[storagev1.StorageClassList]()},
 	{reflect.TypeFor[api.StatefulSetPersistentVolumeClaimRetentionPolicy](), reflect.TypeFor[appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy]()},
-	// issue 14: rbac.authorization.k8s.io, authorization.k8s.io, authentication.k8s.io
+	// rbac.authorization.k8s.io, authorization.k8s.io, authentication.k8s.io
 	{reflect.TypeFor[api.PolicyRule](), reflect.TypeFor[rbacv1.PolicyRule]()},
 	{reflect.TypeFor[api.Subject](), reflect.TypeFor[rbacv1.Subject]()},
 	{reflect.TypeFor[api.RoleRef](), reflect.TypeFor[rbacv1.RoleRef]()},
@@ -160,7 +156,7 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.UserInfo](), reflect.TypeFor[authenticationv1.UserInfo]()},
 	{reflect.TypeFor[api.SelfSubjectReviewStatus](), reflect.TypeFor[authenticationv1.SelfSubjectReviewStatus]()},
 	{reflect.TypeFor[api.SelfSubjectReview](), reflect.TypeFor[authenticationv1.SelfSubjectReview]()},
-	// issue 12 part 5: autoscaling/v2 and the autoscaling/v1 HorizontalPodAutoscaler
+	// autoscaling/v2 and the autoscaling/v1 HorizontalPodAutoscaler
 	{reflect.TypeFor[api.HorizontalPodAutoscaler](), reflect.TypeFor[autoscalingv2.HorizontalPodAutoscaler]()},
 	{reflect.TypeFor[api.HorizontalPodAutoscalerSpec](), reflect.TypeFor[autoscalingv2.HorizontalPodAutoscalerSpec]()},
 	{reflect.TypeFor[api.CrossVersionObjectReference](), reflect.TypeFor[autoscalingv2.CrossVersionObjectReference]()},
@@ -189,7 +185,7 @@ var typePairs = []struct{ kubesim, real reflect.Type }{
 	{reflect.TypeFor[api.HorizontalPodAutoscalerSpecV1](), reflect.TypeFor[autoscalingv1.HorizontalPodAutoscalerSpec]()},
 	{reflect.TypeFor[api.HorizontalPodAutoscalerStatusV1](), reflect.TypeFor[autoscalingv1.HorizontalPodAutoscalerStatus]()},
 	{reflect.TypeFor[api.HorizontalPodAutoscalerListV1](), reflect.TypeFor[autoscalingv1.HorizontalPodAutoscalerList]()},
-	// issue 14: ServiceAccounts and TokenRequest
+	// ServiceAccounts and TokenRequest
 	{reflect.TypeFor[api.ServiceAccount](), reflect.TypeFor[corev1.ServiceAccount]()},
 	{reflect.TypeFor[api.ServiceAccountList](), reflect.TypeFor[corev1.ServiceAccountList]()},
 	{reflect.TypeFor[api.TokenRequest](), reflect.TypeFor[authenticationv1.TokenRequest]()},
