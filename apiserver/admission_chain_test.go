@@ -12,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
+	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store/boltstore"
@@ -53,14 +54,14 @@ func TestAdmissionChainOrder(t *testing.T) {
 		"NamespaceLifecycle",
 		"LimitRanger",
 		"ServiceAccount",
+		"NodeRestriction",
 		"Priority",
 		"DefaultStorageClass",
 		"StorageObjectInUseProtection",
 		"Extra",
-		"ValidatingAdmissionPolicy",
-		"NodeRestriction",
 		"Escalation",
 		"MutatingAdmissionWebhook",
+		"ValidatingAdmissionPolicy",
 		"ValidatingAdmissionWebhook",
 		"ResourceQuota",
 	}, all)
@@ -74,9 +75,65 @@ func TestAdmissionChainOrder(t *testing.T) {
 		"Priority",
 		"DefaultStorageClass",
 		"StorageObjectInUseProtection",
-		"ValidatingAdmissionPolicy",
 		"MutatingAdmissionWebhook",
+		"ValidatingAdmissionPolicy",
 		"ValidatingAdmissionWebhook",
 		"ResourceQuota",
 	}, bare)
+}
+
+// A kubelet that oversteps, and a user who escalates, are refused by
+// NodeRestriction and the escalation check before a policy that would
+// refuse the same write is asked, as in kube-apiserver (which checks both
+// before its validating plugins): the client reads why it overstepped.
+func TestAdmissionChainRefusesNodesAndEscalationsBeforePolicies(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	srv, err := apiserver.New(apiserver.Config{
+		Storage: st, Clock: clock.NewFake(apiservertest.Start), Rand: rand.NewChaCha8([32]byte{1}), Resources: kinds.Builtin(),
+		Authenticator: authn.NewTokenAuthenticator(map[string]authn.UserInfo{
+			"admin-token":   {Name: "admin", Groups: []string{"system:masters"}},
+			"alice-token":   {Name: "alice"},
+			"kubelet-token": {Name: "system:node:n1", Groups: []string{"system:nodes"}},
+		}),
+		AuthorizationMode: "Node,RBAC",
+	})
+	require.NoError(t, err)
+	require.NoError(t, srv.Bootstrap(context.Background()))
+	h := srv.Handler()
+	admin := func(path, body string) {
+		t.Helper()
+		code, _, out := call(t, h, "admin-token", "POST", path, body)
+		require.Equal(t, 201, code, out)
+	}
+	// alice may create roles, but holds nothing else.
+	rbacURL := "/apis/rbac.authorization.k8s.io/v1/namespaces/default/"
+	admin(rbacURL+"roles", `{"metadata":{"name":"role-writer"},"rules":[{"apiGroups":["rbac.authorization.k8s.io"],"resources":["roles"],"verbs":["create"]}]}`)
+	admin(rbacURL+"rolebindings", `{"metadata":{"name":"role-writer"},"subjects":[{"kind":"User","name":"alice"}],"roleRef":{"kind":"Role","name":"role-writer"}}`)
+	// A policy that refuses every node and role create, from now on.
+	admin("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+		`{"metadata":{"name":"no"},"spec":{"matchConstraints":{"resourceRules":[`+
+			`{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["nodes"]},`+
+			`{"apiGroups":["rbac.authorization.k8s.io"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["roles"]}]},`+
+			`"validations":[{"expression":"false","message":"the policy says no"}]}}`)
+	admin("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+		`{"metadata":{"name":"no"},"spec":{"policyName":"no","validationActions":["Deny"]}}`)
+
+	// The policy applies: the kubelet's own node and a role within
+	// alice's rights are refused by it.
+	code, status, _ := call(t, h, "kubelet-token", "POST", "/api/v1/nodes", `{"metadata":{"name":"n1"}}`)
+	assert.Equal(t, 422, code)
+	assert.Contains(t, status.Message, "the policy says no")
+	code, status, _ = call(t, h, "alice-token", "POST", rbacURL+"roles", `{"metadata":{"name":"same"},"rules":[{"apiGroups":["rbac.authorization.k8s.io"],"resources":["roles"],"verbs":["create"]}]}`)
+	assert.Equal(t, 422, code)
+	assert.Contains(t, status.Message, "the policy says no")
+
+	// Another node, and a role beyond her rights: refused for that.
+	code, status, _ = call(t, h, "kubelet-token", "POST", "/api/v1/nodes", `{"metadata":{"name":"n2"}}`)
+	assert.Equal(t, 403, code)
+	assert.Equal(t, `nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"`, status.Message)
+	code, status, _ = call(t, h, "alice-token", "POST", rbacURL+"roles", `{"metadata":{"name":"more"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["delete"]}]}`)
+	assert.Equal(t, 403, code)
+	assert.Contains(t, status.Message, `user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held`)
 }
