@@ -24,9 +24,10 @@ import (
 // The order is kube-apiserver's recommended one (AllOrderedPlugins in
 // pkg/kubeapiserver/options/plugins.go), kept to the plugins kubesim has:
 //
-//  1. NamespaceLifecycle (validating) reads Namespaces. First: a create in
-//     a namespace that is missing or terminating is refused before any
-//     other plugin works on it.
+//  1. NamespaceLifecycle (validating) reads Namespaces. It refuses a create
+//     in a namespace that is missing or terminating, and the deletion of
+//     default, kube-system and kube-public. First, so that such a write
+//     gets that answer whatever else would refuse it.
 //  2. LimitRanger (mutating, validating) reads the namespace's LimitRanges.
 //     It fills in the containers' default requests and limits before any
 //     later plugin reads them (ResourceQuota counts them).
@@ -34,10 +35,10 @@ import (
 //     Config.ServiceAccountAdmission. A new pod gets its account and the
 //     token volume.
 //  4. NodeRestriction (validating) reads pods (an eviction names its pod
-//     but carries none); only with the Node authorization mode. A kubelet writes only
-//     its own Node and Lease, and only the pods bound to it. Right after
-//     ServiceAccount, so a kubelet that oversteps is refused for that,
-//     whatever a policy or webhook would have said.
+//     but carries none); only with the Node authorization mode. A kubelet
+//     writes only its own Node and Lease, and only the pods bound to it.
+//     Right after ServiceAccount, so a kubelet that oversteps is refused
+//     for that, whatever a policy or webhook would have said.
 //  5. Priority (mutating, validating) reads PriorityClasses. A new pod's
 //     priorityClassName becomes spec.priority; a missing class refuses it.
 //  6. DefaultStorageClass (mutating) reads StorageClasses. A new claim
@@ -50,11 +51,11 @@ import (
 //  9. Escalation (validating, rbacregistry) reads the roles and bindings
 //     the authorizer caches, and asks the authorizer; only with the RBAC
 //     authorization mode. A role or binding may grant only what its author
-//     holds. Not an admission plugin in kube-apiserver: the RBAC resources'
-//     storage checks it there, after the mutating plugins and before the
-//     validating ones; here it is a validating plugin (it must see the
-//     defaulted object and the user), placed before the policies and
-//     webhooks so that it still refuses before they are asked.
+//     holds. kube-apiserver checks this in the RBAC resources' storage
+//     (pkg/registry/rbac/.../policybased), after the mutating plugins and
+//     before the validating ones, not in a plugin; here it is a validating
+//     plugin (it must see the defaulted object and the user), placed
+//     before the policies and webhooks so that it still refuses first.
 //  10. MutatingAdmissionWebhook reads the MutatingWebhookConfigurations
 //     (cached, admission_config_cache.go) and Namespaces (namespaceSelector),
 //     and calls the webhooks. After every built-in mutating plugin, so the
