@@ -70,7 +70,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", srv.URL)
 	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
 	if srv.UILoginURL != "" {
-		fmt.Fprintf(stdout, "web page: %s/ui/ (log in with the kubeconfig's token, or once with %s)\n", srv.URL, srv.UILoginURL)
+		fmt.Fprintf(stdout, "web page: %s/ui/ (log in with the kubeconfig's token, or once within 10 minutes with %s)\n", srv.URL, srv.UILoginURL)
 	}
 	select {
 	case err := <-srv.Err():
