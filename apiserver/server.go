@@ -36,6 +36,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
 	"github.com/kubesim/kubesim/apiserver/reviews"
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
+	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
@@ -111,6 +112,11 @@ type Config struct {
 	Version     Version
 	// MaxBodyBytes caps request bodies (default 3 MiB).
 	MaxBodyBytes int64
+	// ListMemoryBudget bounds the memory that LIST requests may hold at
+	// once, in bytes (serving.ListBudget; listbudget.go): beyond it a
+	// list is answered 429, the components keeping a share of their own.
+	// 0 is serving.DefaultListBudget; negative turns the budget off.
+	ListMemoryBudget int64
 
 	// GenericOnly serves Resources and nothing more: no
 	// CustomResourceDefinitions, no namespace lifecycle. An extension API
@@ -158,6 +164,8 @@ type Server struct {
 	// and anonymous added; tokens issues and checks those tokens.
 	authenticator authn.Authenticator
 	tokens        *serviceaccount.Tokens
+	// lists is the list budget (nil: none).
+	lists *serving.ListBudget
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -174,6 +182,12 @@ func New(cfg Config) (*Server, error) {
 		cfg.Version = DefaultVersion()
 	}
 	s := &Server{cfg: cfg, ids: registry.NewIDs(cfg.Rand), stores: map[string]*registry.Store{}}
+	switch {
+	case cfg.ListMemoryBudget == 0:
+		s.lists = serving.NewListBudget(serving.DefaultListBudget)
+	case cfg.ListMemoryBudget > 0:
+		s.lists = serving.NewListBudget(cfg.ListMemoryBudget)
+	}
 	// --- authorization (issue 14) ---
 	s.rbac = rbacregistry.NewCache(s.Store)
 	modes, err := authz.ParseModes(cfg.AuthorizationMode)
@@ -377,6 +391,8 @@ func (s *Server) UnprotectedHandler() http.Handler { return s.unprotected }
 // unless loopback (Kubernetes' DefaultBuildHandlerChain). The aggregator puts its routing inside the
 // same filters, after authentication, so that the user is known.
 func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
+	// Innermost: a list is charged once its user is known and allowed.
+	h = s.withListBudget(h)
 	if loopback {
 		// The in-process loopback (issue 14): no credential to check, but
 		// a component's identity attached by WithLoopbackUser is audited
@@ -410,6 +426,10 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 	}
 	return s.withWriteCount(s.withRecovery(h))
 }
+
+// ListBudget is the server's list budget (nil when turned off), for its
+// counters.
+func (s *Server) ListBudget() *serving.ListBudget { return s.lists }
 
 // Writes counts the requests that may have changed what the server
 // serves — every request but a read (GET, HEAD, OPTIONS), those the

@@ -35,6 +35,8 @@ type Store struct {
 	written, prevs decodedWrites
 	rvWait         time.Duration
 	admit          admission.Chain
+	// sizes are the lists served, for EstimateList (listsize.go).
+	sizes listSizes
 }
 
 // Config builds a Store.
@@ -588,8 +590,13 @@ func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func
 		rev = exact
 	}
 	continued := start
-	var taken int64
+	var taken, readBytes, readCount int64
 	done := func(cont string) (string, string, error) {
+		if continued == "" && cont == "" {
+			// Everything under the prefix was read: the size of the
+			// next such list, for the list budget.
+			s.sizes.learn(ns, readBytes, readCount)
+		}
 		return strconv.FormatInt(rev, 10), cont, nil
 	}
 	read := func(o store.ListOptions) (store.ListResult, error) {
@@ -618,12 +625,22 @@ func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func
 		if err != nil {
 			return "", "", err
 		}
-		for _, kv := range page.Items {
+		for i, kv := range page.Items {
+			if i%256 == 255 && ctx.Err() != nil {
+				// The client has gone: stop building its answer.
+				return "", "", s.storeError(ctx.Err(), "")
+			}
 			start = kv.Key
+			readBytes += int64(len(kv.Value))
+			readCount++
 			ok, err := take(kv)
 			if err != nil {
 				return "", "", err
 			}
+			// take keeps no reference to the stored bytes (it copies or
+			// decodes them): let the garbage collector have them now
+			// rather than when the whole page is done.
+			page.Items[i] = store.KeyValue{}
 			if ok {
 				taken++
 			}
