@@ -14,9 +14,10 @@ import (
 
 // listMemoryPerStoredByte is what serving a list holds per byte of the
 // stored objects it reads: the bytes read from the store, the copy served
-// (the resourceVersion spliced in, or the object decoded), and the
-// encoder's buffer. Measured on ConfigMap lists of 10 KB objects
-// (docs/reliability.md, "Lists under a storm").
+// (the resourceVersion spliced in, or the object decoded), and the garbage
+// collector's slack before it takes them back. Under the storms of
+// docs/reliability.md ("Lists under a storm") a 17 MB list of ConfigMaps
+// cost the server about 40 MB.
 const listMemoryPerStoredByte = 3
 
 // withListBudget charges every LIST against the server's list budget
