@@ -36,6 +36,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
 	"github.com/kubesim/kubesim/apiserver/reviews"
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
+	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
@@ -108,6 +109,11 @@ type Config struct {
 	Version     Version
 	// MaxBodyBytes caps request bodies (default 3 MiB).
 	MaxBodyBytes int64
+	// ListMemoryBudget bounds the memory that LIST requests may hold at
+	// once, in bytes (serving.ListBudget; listbudget.go): beyond it a
+	// list is answered 429, the components keeping a share of their own.
+	// 0 is serving.DefaultListBudget; negative turns the budget off.
+	ListMemoryBudget int64
 
 	// GenericOnly serves Resources and nothing more: no
 	// CustomResourceDefinitions, no namespace lifecycle. An extension API
@@ -156,6 +162,8 @@ type Server struct {
 	// and anonymous added; tokens issues and checks those tokens.
 	authenticator authn.Authenticator
 	tokens        *serviceaccount.Tokens
+	// lists is the list budget (nil: none).
+	lists *serving.ListBudget
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -172,6 +180,12 @@ func New(cfg Config) (*Server, error) {
 		cfg.Version = DefaultVersion()
 	}
 	s := &Server{cfg: cfg, ids: registry.NewIDs(cfg.Rand), stores: map[string]*registry.Store{}}
+	switch {
+	case cfg.ListMemoryBudget == 0:
+		s.lists = serving.NewListBudget(serving.DefaultListBudget)
+	case cfg.ListMemoryBudget > 0:
+		s.lists = serving.NewListBudget(cfg.ListMemoryBudget)
+	}
 	// --- authorization: the authorizers of AuthorizationMode, in order ---
 	s.rbac = rbacregistry.NewCache(s.Store)
 	modes, err := authz.ParseModes(cfg.AuthorizationMode)
@@ -376,6 +390,8 @@ func (s *Server) UnprotectedHandler() http.Handler { return s.unprotected }
 // unless loopback (Kubernetes' DefaultBuildHandlerChain). The aggregator puts its routing inside the
 // same filters, after authentication, so that the user is known.
 func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
+	// Innermost: a list is charged once its user is known and allowed.
+	h = s.withListBudget(h)
 	if loopback {
 		// The in-process loopback: no credential to check, but a
 		// component's identity attached by LoopbackAs is audited
@@ -409,6 +425,10 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 	}
 	return s.withWriteCount(s.withRecovery(h))
 }
+
+// ListBudget is the server's list budget (nil when turned off), for its
+// counters.
+func (s *Server) ListBudget() *serving.ListBudget { return s.lists }
 
 // Writes counts the requests that may have changed what the server
 // serves — every request but a read (GET, HEAD, OPTIONS), those the

@@ -118,6 +118,9 @@ type Config struct {
 	AnonymousAuth     bool
 	// Audit is the API server's audit log (apiserver.Config; nil: none).
 	Audit *audit.Log
+	// ListMemoryBudget bounds the memory LIST requests hold at once
+	// (apiserver.Config.ListMemoryBudget: 0 the default, negative none).
+	ListMemoryBudget int64
 	// UnsafeNoFsync turns off fsync in the store (demos, benchmarks).
 	UnsafeNoFsync bool
 	Logger        *slog.Logger
@@ -321,7 +324,7 @@ func New(cfg Config) (*Cluster, error) {
 func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: nodeproxy.Install(kinds.Builtin(), c.kubeletConnections()), Authenticator: c.cfg.Authenticator, Logger: c.logger,
-		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit,
+		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit, ListMemoryBudget: c.cfg.ListMemoryBudget,
 		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
 		// The plugin needs the controller that makes the default accounts.
 		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),

@@ -67,7 +67,8 @@
 // written over after each checkpoint, not a series of 64 MB segments with
 // snapshots; there is no raft (the log holds applied changes, not
 // proposals), no consistent index (the revision counter does its job), no
-// lease, no defragmentation; old revisions of a key are not kept (a read
-// always sees the latest value); and a failed log write fails its batch
+// lease, no defragmentation; old revisions of a key are not kept (a Get
+// always sees the latest value; a List at a past revision undoes the
+// changes still in the event window, store.ListAt); and a failed log write fails its batch
 // rather than stopping the server as etcd does.
 package boltstore

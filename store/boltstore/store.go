@@ -672,12 +672,12 @@ func apply(o *op, old record, found, damaged bool, rev int64) (change, store.Eve
 			typ = store.Added
 		}
 		return change{key: o.key, rec: rec}, store.Event{Type: typ, Key: o.key, Value: o.value, PrevValue: old.value,
-			UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
+			PrevModRevision: old.modRev, UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
 	}
 	o.res = store.KeyValue{Key: o.key, Value: old.value, UID: old.uid, CreateRevision: old.createRev, ModRevision: rev}
 	return change{key: o.key, rec: record{modRev: rev}, deleted: true},
 		store.Event{Type: store.Deleted, Key: o.key, Value: old.value, PrevValue: old.value,
-			UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
+			PrevModRevision: old.modRev, UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
 }
 
 func checkPreconditions(key string, cur record, pre store.Preconditions) error {
@@ -784,11 +784,24 @@ func (s *Store) read(fromPending func(map[string]change) bool, fromBolt func(*bo
 
 // List implements store.Interface. The items and the revision are one
 // view: the not yet checkpointed writes under the prefix, merged in key
-// order over the bbolt file's, at the revision of the last of them.
+// order over the bbolt file's, at the revision of the last of them. bbolt
+// keeps only the latest value of a key, so a read at a past revision
+// undoes the later changes that the event window still holds
+// (store.ListAt): the window is this store's history.
 func (s *Store) List(ctx context.Context, prefix string, opts store.ListOptions) (store.ListResult, error) {
 	if err := ctx.Err(); err != nil {
 		return store.ListResult{}, err
 	}
+	if opts.Revision != 0 {
+		return store.ListAt(s.hub, prefix, opts, func(now store.ListOptions) (store.ListResult, error) {
+			return s.listNow(prefix, now)
+		})
+	}
+	return s.listNow(prefix, opts)
+}
+
+// listNow is List of the latest revision.
+func (s *Store) listNow(prefix string, opts store.ListOptions) (store.ListResult, error) {
 	var res store.ListResult
 	var over []change
 	err := s.read(func(pending map[string]change) bool {

@@ -51,6 +51,9 @@ type Options struct {
 	// requests (serving.Options; 0 is kube-apiserver's default, negative
 	// no limit).
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// ListMemoryBudget bounds the memory LIST requests hold at once, in
+	// bytes (apiserver.Config; 0 the default, negative none).
+	ListMemoryBudget int64
 	// ControllerImages are the controllers that pods can run
 	// (cluster.Config.ControllerImages).
 	ControllerImages map[string]cluster.InitFunc
@@ -169,7 +172,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
-		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
+		AuthorizationMode: o.AuthorizationMode, Audit: auditLog, ListMemoryBudget: o.ListMemoryBudget,
 		ServiceAccountKey: saKey, RootCA: bundle.CAPEM, AnonymousAuth: o.AnonymousAuth,
 		LeaderElection: o.LeaderElection,
 	}
