@@ -162,50 +162,45 @@ func Open(cfg Config) (s *Store, err error) {
 	if err := checkMetaPages(cfg.Path); err != nil {
 		return nil, err
 	}
-	if _, ok, err := readMetaPages(cfg.Path); err != nil {
+	if err := checkStructure(cfg.Path, cfg.OpenTimeout); err != nil {
 		return nil, err
-	} else if ok {
-		err := verifyPages(cfg.Path, func() (*bolt.DB, error) {
-			db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{ReadOnly: true, Timeout: cfg.OpenTimeout})
-			return db, lockError(cfg.Path, err)
+	}
+	var (
+		db     *bolt.DB
+		w      *wal
+		rev    int64
+		format recordFormat
+	)
+	err = withFaultsAsErrors(cfg.Path, func() error {
+		var err error
+		db, err = bolt.Open(cfg.Path, 0o600, &bolt.Options{
+			Timeout: cfg.OpenTimeout,
+			NoSync:  cfg.UnsafeNoFsync,
+			// The freelist is rebuilt at open instead of written at every
+			// commit: fewer pages per commit, as etcd does.
+			NoFreelistSync: true,
+			FreelistType:   bolt.FreelistMapType,
 		})
 		if err != nil {
-			return nil, err
+			return lockError(cfg.Path, err)
 		}
-	}
-	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{
-		Timeout: cfg.OpenTimeout,
-		NoSync:  cfg.UnsafeNoFsync,
-		// The freelist is rebuilt at open instead of written at every
-		// commit: fewer pages per commit, as etcd does.
-		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
+		if rev, format, err = prepare(db, cfg.Logger, cfg.Path); err != nil {
+			_ = db.Close()
+			return fmt.Errorf("data file %s: %w", cfg.Path, err)
+		}
+		if w, err = openWAL(cfg.Path+WALSuffix, cfg.UnsafeNoFsync); err != nil {
+			_ = db.Close()
+			return err
+		}
+		if rev, err = replay(db, w, rev, format, cfg.Logger); err != nil {
+			_ = w.close(false)
+			_ = db.Close()
+			return fmt.Errorf("data file %s: %w", cfg.Path, err)
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, lockError(cfg.Path, err)
-	}
-	// bbolt panics on some kinds of page corruption; at open we would
-	// rather report the file than crash.
-	defer func() {
-		if r := recover(); r != nil {
-			_ = db.Close()
-			s, err = nil, fmt.Errorf("data file %s is corrupt: %v", cfg.Path, r)
-		}
-	}()
-	rev, format, err := prepare(db, cfg.Logger, cfg.Path)
-	if err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("data file %s: %w", cfg.Path, err)
-	}
-	w, err := openWAL(cfg.Path+WALSuffix, cfg.UnsafeNoFsync)
-	if err != nil {
-		_ = db.Close()
 		return nil, err
-	}
-	if rev, err = replay(db, w, rev, format, cfg.Logger); err != nil {
-		_ = w.close(false)
-		_ = db.Close()
-		return nil, fmt.Errorf("data file %s: %w", cfg.Path, err)
 	}
 	if cfg.UnsafeNoFsync {
 		cfg.Logger.Warn("UNSAFE: fsync is off; acknowledged writes can be lost on a crash", "file", cfg.Path)
