@@ -159,7 +159,15 @@ func checkLog(rep *CheckReport) error {
 		return err
 	}
 	defer f.Close()
-	rep.LogRevision, err = replayWAL(f, rep.Revision, func(change) error { rep.LogWrites++; return nil })
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	res, err := replayWAL(f, st.Size(), rep.Revision, func(change) error { rep.LogWrites++; return nil })
+	rep.LogRevision = res.last
+	if res.damage != nil {
+		rep.Problems = append(rep.Problems, "write-ahead log "+rep.Path+WALSuffix+": "+res.damage.String())
+	}
 	return err
 }
 

@@ -195,6 +195,9 @@ func Open(cfg Config) (s *Store, err error) {
 		if rev, err = replay(db, w, rev, format, cfg.Logger); err != nil {
 			_ = w.close(false)
 			_ = db.Close()
+			if IsDamaged(err) {
+				return err
+			}
 			return fmt.Errorf("data file %s: %w", cfg.Path, err)
 		}
 		return nil
@@ -233,32 +236,37 @@ func Open(cfg Config) (s *Store, err error) {
 // transaction, and returns the new revision. Only then may the log be
 // written over from its start.
 func replay(db *bolt.DB, w *wal, rev int64, f recordFormat, logger *slog.Logger) (int64, error) {
-	last := rev
+	var res walReplay
 	err := db.Update(func(tx *bolt.Tx) error {
 		kv := tx.Bucket(bucketKV)
 		var err error
-		last, err = replayWAL(w.f, rev, func(c change) error {
+		res, err = replayWAL(w.f, w.size, rev, func(c change) error {
 			if c.deleted {
 				return kv.Delete([]byte(c.key))
 			}
 			return kv.Put([]byte(c.key), c.rec.encode(f))
 		})
-		if err != nil {
+		switch {
+		case err != nil:
 			return err
-		}
-		if last == rev {
+		case res.damage != nil:
+			return errNothingWritten
+		case res.last == rev:
 			return errNothingWritten
 		}
-		return tx.Bucket(bucketMeta).Put(keyRevision, encodeRev(last))
+		return tx.Bucket(bucketMeta).Put(keyRevision, encodeRev(res.last))
 	})
 	switch {
+	case res.damage != nil:
+		return rev, &DamageError{Path: strings.TrimSuffix(w.path, WALSuffix),
+			Problems: []string{"write-ahead log " + w.path + ": " + res.damage.String()}}
 	case errors.Is(err, errNothingWritten):
 		return rev, nil
 	case err != nil:
 		return rev, fmt.Errorf("replay the write-ahead log %s: %w", w.path, err)
 	}
-	logger.Info("replayed the write-ahead log", "file", w.path, "writes", last-rev, "revision", last)
-	return last, nil
+	logger.Info("replayed the write-ahead log", "file", w.path, "writes", res.last-rev, "revision", res.last)
+	return res.last, nil
 }
 
 // lockError words an error of bolt.Open.
