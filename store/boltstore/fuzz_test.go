@@ -211,4 +211,3 @@ func TestRandomFlipsNeverCrash(t *testing.T) {
 	t.Logf("60 files with 64 flips each: %d refused, %d opened (damage in values or free pages only), none crashed", refused, opened)
 	require.Positive(t, refused)
 }
-
