@@ -94,7 +94,8 @@ func applyFlips(in, db, wal []byte) ([]byte, []byte) {
 // (withFaultsAsErrors catching a panic or a memory fault) fails the test
 // too: the walk before bbolt must have refused it.
 //
-// The seed corpus (the probe's cases, and random sets of 64 flips) runs
+// The seed corpus (flips in page headers and log fields, and random sets
+// of 64 flips) runs
 // in every `go test`; `make test` also fuzzes it for a bounded time.
 func FuzzDamagedDataFile(f *testing.F) {
 	db, wal := fuzzDataDir(f)
@@ -107,15 +108,14 @@ func FuzzDamagedDataFile(f *testing.F) {
 	// Flips in the page headers (id, flags, count, overflow) and the
 	// first elements (positions, sizes, child ids), spread over the pages.
 	offsets := []int{0, 4, 8, 10, 12, 16 + 4, 16 + 8, 16 + 12, 32 + 8, 32 + 13}
-	for i, p := 0, 2; p*pageSize < len(db); i, p = i+1, p+1 {
+	for i, p := 0, 2; p*pageSize < len(db); i, p = i+1, p+3 {
 		f.Add(at(0, p*pageSize+offsets[i%len(offsets)], 0x40))
-		f.Add(at(0, p*pageSize+offsets[(i+5)%len(offsets)], 0x03))
 	}
 	// Flips in the log: a length, a checksum, a revision, a value.
 	for _, o := range []int{1, 5, 9, 20, 40, 100, 300} {
 		f.Add(at(1, o, 0x08))
 	}
-	for seed := range uint64(12) {
+	for seed := range uint64(6) {
 		f.Add(randomFlips(seed, maxFuzzFlips))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -200,7 +200,7 @@ func assertNotCaught(t *testing.T, err error) {
 func TestRandomFlipsNeverCrash(t *testing.T) {
 	db, wal := fuzzDataDir(t)
 	refused, opened := 0, 0
-	for seed := range uint64(60) {
+	for seed := range uint64(24) {
 		d, w := applyFlips(randomFlips(1000+seed, maxFuzzFlips), db, wal)
 		if exerciseDamaged(t, writeTemp(t, d, w)) {
 			opened++
@@ -208,6 +208,6 @@ func TestRandomFlipsNeverCrash(t *testing.T) {
 			refused++
 		}
 	}
-	t.Logf("60 files with 64 flips each: %d refused, %d opened (damage in values or free pages only), none crashed", refused, opened)
+	t.Logf("24 files with 64 flips each: %d refused, %d opened (damage in values or free pages only), none crashed", refused, opened)
 	require.Positive(t, refused)
 }
