@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -168,6 +169,14 @@ type walReplay struct {
 	damage *walDamage
 }
 
+// indexFrom is the index of the first c in b at or after from, or -1.
+func indexFrom(b []byte, from int, c byte) int {
+	if i := bytes.IndexByte(b[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
 // walDamage is a damaged entry in the middle of the log's current cycle.
 type walDamage struct {
 	offset int64
@@ -298,16 +307,37 @@ func readEntry(r io.ReaderAt, size, off int64, hdr []byte) ([]change, int64, boo
 func findEntryAfter(r io.ReaderAt, size, off, next int64) (int64, int64, bool) {
 	const chunk = 1 << 20
 	const head = walHeaderSize + 9 // the header, a change's kind and revision
-	buf := make([]byte, chunk+head)
+	buf := make([]byte, min(chunk, max(size-off, 0))+head)
 	var hdr [walHeaderSize]byte
 	for base := off; base+head <= size; base += chunk {
 		n, _ := r.ReadAt(buf, base)
 		b := buf[:n]
-		for i := 0; i < chunk && i+head <= len(b); i++ {
+		limit := min(chunk, len(b)-head+1) // the offsets scanned in this chunk
+		if limit <= 0 {
+			break
+		}
+		// A candidate's first change starts with its kind, 1 or 2; the
+		// log is mostly zeros and text. Jump from one such byte to the
+		// next (IndexByte is fast), remembering where each kind is next.
+		kinds := b[walHeaderSize : walHeaderSize+limit]
+		next1, next2 := -1, -1
+		for i := 0; i < limit; i++ {
+			if next1 < i {
+				if next1 = indexFrom(kinds, i, walPut); next1 < 0 {
+					next1 = limit
+				}
+			}
+			if next2 < i {
+				if next2 = indexFrom(kinds, i, walDelete); next2 < 0 {
+					next2 = limit
+				}
+			}
+			if i = min(next1, next2); i >= limit {
+				break
+			}
 			l := int64(binary.BigEndian.Uint32(b[i:]))
-			kind := b[i+walHeaderSize]
 			rev := int64(binary.BigEndian.Uint64(b[i+walHeaderSize+1:]))
-			if l < 17 || (kind != walPut && kind != walDelete) || rev <= next || rev > next+maxLostRevisions {
+			if l < 17 || rev <= next || rev > next+maxLostRevisions {
 				continue
 			}
 			at := base + int64(i)
