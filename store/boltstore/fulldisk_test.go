@@ -48,6 +48,11 @@ func (d *diskFull) beforeCheckpoint() error {
 	return nil
 }
 
+// fakeTimers makes the store's checkpoint timers on the fake clock.
+func fakeTimers(fake *clock.Fake) func(time.Duration) timer {
+	return func(d time.Duration) timer { return fake.NewTimer(d) }
+}
+
 // logLines collects what the store logs.
 type logLines struct {
 	mu  sync.Mutex
@@ -87,7 +92,7 @@ func TestRestartWhileCheckpointsFailServesTheLog(t *testing.T) {
 	disk := newDiskFull(true)
 	fake := clock.NewFake(time.Unix(0, 0))
 	var logs logLines
-	cfg := Config{Path: path, Clock: fake, beforeCheckpoint: disk.beforeCheckpoint,
+	cfg := Config{Path: path, newTimer: fakeTimers(fake), beforeCheckpoint: disk.beforeCheckpoint,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	s, err = Open(cfg)
 	require.NoError(t, err, "a full disk does not stop the store from starting")
@@ -126,7 +131,7 @@ func TestFailingCheckpointBacksOff(t *testing.T) {
 	disk := newDiskFull(true)
 	fake := clock.NewFake(time.Unix(0, 0))
 	var logs logLines
-	s, err := Open(Config{Path: filepath.Join(t.TempDir(), FileName), Clock: fake, CheckpointInterval: 100 * time.Millisecond,
+	s, err := Open(Config{Path: filepath.Join(t.TempDir(), FileName), newTimer: fakeTimers(fake), CheckpointInterval: 100 * time.Millisecond,
 		beforeCheckpoint: disk.beforeCheckpoint, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)
 	defer s.Close()

@@ -19,7 +19,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
 
@@ -59,9 +58,6 @@ type Config struct {
 	Watch store.BroadcasterConfig
 	// Logger receives the store's few log lines (default: discard).
 	Logger *slog.Logger
-	// Clock paces the checkpoints and their retries (default: the wall
-	// clock; tests use a fake one).
-	Clock clock.Clock
 
 	// beforeCommit, when set by a test in this package, runs before each
 	// batch is written to the log; an error fails the commit (fault
@@ -72,7 +68,23 @@ type Config struct {
 	// afterCommit, when set by a benchmark, runs right after a successful
 	// commit, before events are published.
 	afterCommit func()
+	// newTimer makes the timers that pace checkpoints and their retries
+	// (default: the wall clock's; tests in this package step a fake
+	// clock.Fake instead of waiting).
+	newTimer func(time.Duration) timer
 }
+
+// timer is what the commit loop needs of a timer: clock.Timer's methods.
+type timer interface {
+	C() <-chan time.Time
+	Stop() bool
+}
+
+// wallTimer is a time.Timer as a timer.
+type wallTimer struct{ t *time.Timer }
+
+func (w wallTimer) C() <-chan time.Time { return w.t.C }
+func (w wallTimer) Stop() bool          { return w.t.Stop() }
 
 // Store is the bbolt backend of store.Interface.
 type Store struct {
@@ -224,8 +236,8 @@ func Open(cfg Config) (s *Store, err error) {
 	if cfg.UnsafeNoFsync {
 		cfg.Logger.Warn("UNSAFE: fsync is off; acknowledged writes can be lost on a crash", "file", cfg.Path)
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = clock.Real{}
+	if cfg.newTimer == nil {
+		cfg.newTimer = func(d time.Duration) timer { return wallTimer{time.NewTimer(d)} }
 	}
 	s = &Store{
 		cfg:         cfg,
@@ -405,26 +417,26 @@ func (s *Store) submit(ctx context.Context, o *op) (store.KeyValue, error) {
 func (s *Store) commitLoop() {
 	defer close(s.done)
 	batch := make([]*op, 0, s.cfg.MaxBatch)
-	var timer clock.Timer // nil when no checkpoint is due
+	var next timer // the next checkpoint; nil when none is waiting
 	arm := func() {
-		if timer != nil {
-			timer.Stop()
+		if next != nil {
+			next.Stop()
 		}
-		timer = s.cfg.Clock.NewTimer(s.checkpointDelay())
+		next = s.cfg.newTimer(s.checkpointDelay())
 	}
 	if len(s.pending) > 0 {
 		arm() // the log's writes, when the checkpoint at open failed
 	}
 	for {
 		var due <-chan time.Time
-		if timer != nil {
-			due = timer.C()
+		if next != nil {
+			due = next.C()
 		}
 		select {
 		case o := <-s.ops:
 			batch = append(batch[:0], o)
 		case <-due:
-			timer = nil
+			next = nil
 			if s.checkpoint() != nil {
 				arm()
 			}
@@ -440,8 +452,8 @@ func (s *Store) commitLoop() {
 				s.answerCheckpoints(batch)
 				clear(batch)
 			}
-			if timer != nil {
-				timer.Stop()
+			if next != nil {
+				next.Stop()
 			}
 			if !s.abandon {
 				s.stopErr = s.checkpoint()
@@ -459,11 +471,11 @@ func (s *Store) commitLoop() {
 		clear(batch)
 		switch {
 		case len(s.pending) == 0:
-			if timer != nil {
-				timer.Stop()
-				timer = nil
+			if next != nil {
+				next.Stop()
+				next = nil
 			}
-		case timer == nil || s.checkpointFailures > failures:
+		case next == nil || s.checkpointFailures > failures:
 			arm()
 		}
 	}
