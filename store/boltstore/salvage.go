@@ -15,6 +15,7 @@ import (
 
 // SalvageReport is what Salvage kept and what it left out.
 type SalvageReport struct {
+	// Path is the bbolt file read.
 	Path string
 	// Revision is the revision of the newest write kept.
 	Revision int64
