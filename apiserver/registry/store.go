@@ -155,7 +155,8 @@ func (s *Store) corrupt(key string, err error) error {
 	if errors.As(err, &se) && len(se.ErrStatus.Details.Causes) > 0 {
 		err = errors.New(se.ErrStatus.Details.Causes[0].Message)
 	}
-	return api.NewInternalError(fmt.Errorf("corrupt object: key %s: %v (delete it with ignoreStoreReadErrorWithClusterBreakingPotential=true)", key, err))
+	// The key itself may be what is damaged: shown escaped and bounded.
+	return api.NewInternalError(fmt.Errorf("corrupt object: key %s: %v (delete it with ignoreStoreReadErrorWithClusterBreakingPotential=true)", store.PrintableKey(key), err))
 }
 
 // decode turns a stored entry back into an object served at this version.

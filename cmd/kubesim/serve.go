@@ -13,10 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cmd/kubesim/app"
+	"github.com/kubesim/kubesim/pki"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -71,7 +73,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", srv.URL)
-	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
+	if srv.KubeconfigErr != nil {
+		fmt.Fprintf(stdout, "kubeconfig NOT written (%v); reach the server with:\n  kubectl --server %s --certificate-authority %s --token ADMIN_TOKEN get namespaces\n"+
+			"where ADMIN_TOKEN is the system:masters token in %s\n",
+			srv.KubeconfigErr, srv.URL, filepath.Join(*dataDir, pki.CACertFile), filepath.Join(*dataDir, authn.TokenFileName))
+	} else {
+		fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
+	}
 	if srv.UILoginURL != "" {
 		fmt.Fprintf(stdout, "web page: %s/ui/ (log in with the kubeconfig's token, or once within 10 minutes with %s)\n", srv.URL, srv.UILoginURL)
 	}

@@ -92,7 +92,12 @@ type Server struct {
 	UILoginURL string
 	// Kubeconfig is the path of the kubeconfig written for clients: the
 	// URL, the CA that signed the serving certificate, the admin token.
+	// It is "" when the kubeconfig could not be written (KubeconfigErr).
 	Kubeconfig string
+	// KubeconfigErr says why the kubeconfig was not written, a full disk
+	// say: the server runs all the same, and clients need its URL, the CA
+	// (DATA-DIR/ca.crt) and the admin token (DATA-DIR/tokens.csv).
+	KubeconfigErr error
 
 	cluster   *cluster.Cluster
 	etcd      store.Interface // closed after the cluster, which does not own it
@@ -220,9 +225,13 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.Kubeconfig = filepath.Join(o.DataDir, "kubeconfig")
 	}
 	if err := pki.WriteKubeconfig(s.Kubeconfig, s.URL, bundle.CAPEM, adminToken, "admin", "kubesim"); err != nil {
-		_ = ln.Close()
-		s.close()
-		return nil, err
+		// A restart on a full disk writes nothing it has written before,
+		// but a new port (--addr :0) changes the kubeconfig. The server
+		// needs no space to serve, so this does not stop it: the log and
+		// serve's banner say how to reach it instead.
+		logger.Warn("kubeconfig not written: give clients the server's URL, CA and admin token yourself",
+			"err", err, "server", s.URL, "ca", filepath.Join(o.DataDir, pki.CACertFile), "tokens", adminTokens)
+		s.Kubeconfig, s.KubeconfigErr = "", err
 	}
 	var handler http.Handler = cl.Server().Handler()
 	if !o.NoUI {
