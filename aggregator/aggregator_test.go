@@ -647,3 +647,35 @@ func TestLocalAPIServicesCannotBeRepointed(t *testing.T) {
 	e.createService(t, true)
 	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
 }
+
+// An extension API server that answers with a redirect: the client never
+// gets the redirect (its Location, where a client following it would carry
+// its credentials), but kube-apiserver's 502 and words instead. A 3xx with
+// no Location (304 Not Modified) is not a redirect and passes.
+func TestBackendRedirectIsNotForwarded(t *testing.T) {
+	e := newEnv(t)
+	backend := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/unchanged") {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Set-Cookie", "planted=1")
+		http.Redirect(w, r, "https://attacker.example/steal", http.StatusFound)
+	}))
+	t.Cleanup(backend.Close)
+	e.net.Register("10.244.0.5:8443", backend.Listener.Addr().String())
+	e.createService(t, true)
+	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
+
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		rec := httptest.NewRecorder()
+		e.srv.Handler().ServeHTTP(rec, httptest.NewRequest(method, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", nil))
+		assert.Equal(t, http.StatusBadGateway, rec.Code, method)
+		assert.Equal(t, "the backend attempted to redirect this request, which is not permitted", rec.Body.String(), method)
+		assert.Empty(t, rec.Header().Get("Location"), method)
+		assert.Empty(t, rec.Header().Get("Set-Cookie"), "none of the backend's headers is kept (%s)", method)
+	}
+	rec := httptest.NewRecorder()
+	e.srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/apis/wardle.example.com/v1alpha1/unchanged", nil))
+	assert.Equal(t, http.StatusNotModified, rec.Code)
+}

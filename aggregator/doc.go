@@ -15,6 +15,10 @@
 //     authenticated user travels in X-Remote-User and X-Remote-Group;
 //     client-sent X-Remote-* headers are dropped; watches are streamed;
 //     a backend that cannot be reached is a 503 ServiceUnavailable Status;
+//     a backend's redirect never reaches the client: it becomes a 502 Bad
+//     Gateway, "the backend attempted to redirect this request, which is
+//     not permitted", as kube-apiserver answers since 1.25
+//     (--aggregator-reject-forwarding-redirects, on by default);
 //   - merges discovery: /apis lists the groups of every APIService ordered
 //     by groupPriorityMinimum, versions by versionPriority; asked for the
 //     aggregated form (apidiscovery.k8s.io/v2), it merges the API

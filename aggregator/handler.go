@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httputil"
 	"sort"
@@ -184,7 +185,8 @@ func (a *Aggregator) proxy(w http.ResponseWriter, r *http.Request, s *api.APISer
 		},
 		Transport: a.transport(s),
 		// A watch is a stream: every event goes out as it arrives.
-		FlushInterval: -1,
+		FlushInterval:  -1,
+		ModifyResponse: rejectRedirect,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			a.cfg.Logger.Info("proxying to an extension API server failed", "apiservice", s.Name, "target", target, "err", err)
 			responsewriters.WriteError(w, unavailableError(fmt.Sprintf("error trying to reach service %s for %s: %v",
@@ -192,6 +194,31 @@ func (a *Aggregator) proxy(w http.ResponseWriter, r *http.Request, s *api.APISer
 		},
 	}
 	rp.ServeHTTP(w, r)
+}
+
+// redirectRejected is what the client gets instead of a backend's
+// redirect: kube-apiserver's words (the upgrade-aware proxy with
+// RejectForwardingRedirects, the aggregator's default since 1.25).
+const redirectRejected = "the backend attempted to redirect this request, which is not permitted"
+
+// rejectRedirect turns a backend's redirect (a 3xx with a Location) into a
+// 502 Bad Gateway with a plain-text body, none of the backend's headers
+// kept. Passed on, a redirect would send the client — with its own
+// credentials, which a client such as kubectl re-sends when it follows
+// one — wherever an extension API server chose (CVE-2022-3172). A 3xx
+// without a Location (304 Not Modified) is not a redirect and passes.
+func rejectRedirect(resp *http.Response) error {
+	if resp.StatusCode < 300 || resp.StatusCode > 399 || resp.Header.Get("Location") == "" {
+		return nil
+	}
+	_ = resp.Body.Close()
+	resp.StatusCode = http.StatusBadGateway
+	resp.Status = "502 Bad Gateway"
+	resp.Header = http.Header{"Content-Type": {"text/plain; charset=utf-8"}}
+	resp.Trailer, resp.TransferEncoding = nil, nil
+	resp.Body = io.NopCloser(strings.NewReader(redirectRejected))
+	resp.ContentLength = int64(len(redirectRejected))
+	return nil
 }
 
 // SetRemoteUser replaces every X-Remote-* header by the user's: a header

@@ -26,7 +26,7 @@ func newForKind(t *testing.T, doc []byte) any {
 	if tm.Kind == "" && tm.Type != "" {
 		return &WatchEvent{}
 	}
-	for _, s := range generatedStructs() {
+	for _, s := range servedStructs() {
 		if reflect.TypeOf(s).Elem().Name() == tm.Kind {
 			return reflect.New(reflect.TypeOf(s).Elem()).Interface()
 		}

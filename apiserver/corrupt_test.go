@@ -3,10 +3,12 @@ package apiserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/store/boltstore"
 )
 
 // TestFlippedByteInTheFile: one byte of one stored object flipped on disk
@@ -97,4 +100,66 @@ func TestListWarnsAboutTheDamagedKey(t *testing.T) {
 	assert.Equal(t, 200, rec.Code)
 	assert.Contains(t, rec.Header().Get("Warning"), "corrupt object: key /registry/core/configmaps/default/x")
 	assert.Contains(t, rec.Body.String(), `"items":[]`)
+}
+
+// TestDamagedKeyWarningIsBounded: a damaged length in a leaf page makes
+// a key swallow 13 KB of the page's bytes (its value). The file is still
+// sound as a tree, so the store opens; the list leaves the key out and
+// names it in a Warning header, escaped and bounded, not 13 KB of raw
+// bytes.
+func TestDamagedKeyWarningIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	st, cl := openServer(t, dir)
+	ctx := context.Background()
+	for name, size := range map[string]int{"a-first": 10, "big": 16 * 1024, "c-last": 10} {
+		_, err := cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+			Data: map[string]string{"v": strings.Repeat("\x01z", size/2)}})
+		require.NoError(t, err)
+	}
+	require.NoError(t, st.Close())
+
+	// In every leaf page that holds the key (bbolt may keep stale copies
+	// in free pages), grow the key by 13,000 bytes taken from its value.
+	// bbolt's layout: page header id u64 | flags u16 | count u16 |
+	// overflow u32; leaf element flags u32 | pos u32 | ksize u32 | vsize u32,
+	// the key pos bytes after its element.
+	path := filepath.Join(dir, boltstore.FileName)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	const pageSize = 4096
+	key := []byte("/registry/core/configmaps/default/big")
+	ne := binary.NativeEndian
+	grown := 0
+	for p := 2 * pageSize; p+pageSize <= len(data); p += pageSize {
+		if ne.Uint16(data[p+8:]) != 0x02 {
+			continue
+		}
+		for i := range int(ne.Uint16(data[p+10:])) {
+			e := data[p+16+16*i:]
+			pos, ksize, vsize := ne.Uint32(e[4:]), ne.Uint32(e[8:]), ne.Uint32(e[12:])
+			at := p + 16 + 16*i + int(pos)
+			if at+int(ksize) <= len(data) && bytes.Equal(data[at:at+int(ksize)], key) && vsize > 14000 {
+				ne.PutUint32(e[8:], ksize+13000)
+				ne.PutUint32(e[12:], vsize-13000)
+				grown++
+			}
+		}
+	}
+	require.Positive(t, grown)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+
+	st, srv := openServerHandler(t, dir)
+	defer st.Close()
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/configmaps", nil))
+	require.Equal(t, 200, rec.Code)
+	assert.Contains(t, rec.Body.String(), `"name":"a-first"`)
+	assert.Contains(t, rec.Body.String(), `"name":"c-last"`)
+	warnings := strings.Join(rec.Header().Values("Warning"), "\n")
+	assert.Less(t, len(warnings), 1024, "bounded: %d bytes", len(warnings))
+	assert.Contains(t, warnings, `corrupt object: key \"/registry/core/configmaps/default/big`)
+	assert.Contains(t, warnings, "(13037 bytes)")
+	for _, c := range []byte(warnings) {
+		assert.True(t, c >= 0x20 && c < 0x7f || c >= 0x80 || c == '\n', "escaped: %q", c)
+	}
 }

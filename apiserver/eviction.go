@@ -8,9 +8,9 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
-// setUpEviction gives pods/eviction the server's PodDisruptionBudgets
-// (issue 12 part 6): kinds.Builtin cannot name another resource's store,
-// the server can.
+// setUpEviction gives pods/eviction the server's PodDisruptionBudgets, so
+// that an eviction takes a disruption from the pod's budget or is refused:
+// kinds.Builtin cannot name another resource's store, the server can.
 func (s *Server) setUpEviction() {
 	s.cfg.Resources = slices.Clone(s.cfg.Resources)
 	for i, r := range s.cfg.Resources {

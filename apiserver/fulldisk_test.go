@@ -118,3 +118,68 @@ func TestFullDiskFailsWritesKeepsReads(t *testing.T) {
 		require.NoError(t, err, name)
 	}
 }
+
+// TestRestartOnAFullDisk: the disk fills under load, so checkpoints fail
+// and the write-ahead log holds acknowledged writes the bbolt file does
+// not; committing them needs space. A restart on the still-full disk
+// serves them (it used to refuse to start until space was freed by hand),
+// and once space is back everything reaches the file.
+func TestRestartOnAFullDisk(t *testing.T) {
+	dir := smallDisk(t)
+	st, cl := openServer(t, dir)
+	ctx := context.Background()
+	cm := func(i int) *api.ConfigMap {
+		return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("c%d", i), Namespace: "default"},
+			Data: map[string]string{"v": strings.Repeat("x", 48*1024)}}
+	}
+	_, err := cl.ConfigMaps().Create(ctx, cm(0)) // the log has its first chunk
+	require.NoError(t, err)
+	acked := []string{"c0"}
+
+	filler, err := os.Create(filepath.Join(dir, "filler"))
+	require.NoError(t, err)
+	chunk := make([]byte, 64*1024)
+	for {
+		if _, err := filler.Write(chunk); err != nil {
+			require.True(t, errors.Is(err, syscall.ENOSPC), "%v", err)
+			break
+		}
+	}
+	require.NoError(t, filler.Close())
+	// Writes go on into the log's chunk until it is full too.
+	var werr error
+	for i := 1; i < 200 && werr == nil; i++ {
+		var obj *api.ConfigMap
+		if obj, werr = cl.ConfigMaps().Create(ctx, cm(i)); werr == nil {
+			acked = append(acked, obj.Name)
+		}
+	}
+	require.Error(t, werr)
+	require.Greater(t, len(acked), 3, "some writes were acknowledged from the log alone")
+	assert.ErrorContains(t, st.Close(), "no space left on device", "the last checkpoint fails too")
+
+	st, cl = openServer(t, dir)
+	for _, name := range acked {
+		_, err := cl.ConfigMaps().Get(ctx, "default", name)
+		require.NoError(t, err, "%s: served from the log", name)
+	}
+	_, err = cl.ConfigMaps().Create(ctx, cm(1000))
+	var se *api.StatusError
+	require.ErrorAs(t, err, &se, "the log is full: writes fail")
+	assert.Equal(t, int32(500), se.Status().Code)
+	assert.Contains(t, se.Status().Message, "no space left on device")
+	assert.Contains(t, se.Status().Message, "the disk holding "+dir+" is full: writes fail until space is freed there; reads go on")
+
+	// Space back: the checkpoint, retried, goes through.
+	require.NoError(t, os.Remove(filepath.Join(dir, "filler")))
+	_, err = cl.ConfigMaps().Create(ctx, cm(1001))
+	require.NoError(t, err)
+	acked = append(acked, "c1001")
+	require.NoError(t, st.Close(), "everything reached the file")
+	st, cl = openServer(t, dir)
+	defer st.Close()
+	for _, name := range acked {
+		_, err := cl.ConfigMaps().Get(ctx, "default", name)
+		require.NoError(t, err, name)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/kubesim/kubesim/apiserver/authn"
-	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/request"
 )
 
@@ -14,8 +13,8 @@ import (
 type LoopbackIdentity func(info *request.Info) *authn.UserInfo
 
 // LoopbackAs wraps a LoopbackHandler so that every request through it is
-// made as the user identity picks: the in-process components' credential
-// (issue 14). In Kubernetes each component presents a client certificate
+// made as the user identity picks: the in-process components'
+// credential. In Kubernetes each component presents a client certificate
 // or a token and the authentication filter finds its user; in process
 // there is nothing to present, so the identity is attached here, by the
 // code that builds the component's client, and then audited and
@@ -78,7 +77,3 @@ func withLoopbackUser(h http.Handler) http.Handler {
 func FixedIdentity(u *authn.UserInfo) LoopbackIdentity {
 	return func(*request.Info) *authn.UserInfo { return u }
 }
-
-// Authorizer is the server's authorizer: the modes of
-// Config.AuthorizationMode in order (benchmarks and reviews ask it).
-func (s *Server) Authorizer() authz.Authorizer { return s.authorizer }

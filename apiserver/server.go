@@ -36,12 +36,10 @@ import (
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
 	"github.com/kubesim/kubesim/apiserver/reviews"
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
+	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
 )
-
-// SystemNamespaces exist from the start, as in every cluster.
-var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
 // Version is what /version answers. kubectl's dispatcher on these machines
 // picks the kubectl whose minor version matches Minor.
@@ -79,7 +77,7 @@ type Config struct {
 	// separated and asked in order ("" is AlwaysAllow). With RBAC,
 	// authenticated requests are authorized, roles and bindings are checked
 	// for escalation, and Bootstrap creates the default cluster roles; with
-	// Node, kubelets are kept to their own node (nodeauthz) (issue 14).
+	// Node, kubelets are kept to their own node (nodeauthz).
 	AuthorizationMode string
 	// ServiceAccountKey, when set, signs the ServiceAccount tokens of
 	// serviceaccounts/NAME/token and verifies those presented
@@ -87,7 +85,6 @@ type Config struct {
 	// iss claim and APIAudiences the audiences accepted here (both
 	// default to serviceaccount.DefaultIssuer). AnonymousAuth lets requests
 	// without credentials in as system:anonymous (--anonymous-auth).
-	// Issue 14.
 	ServiceAccountKey    *ecdsa.PrivateKey
 	ServiceAccountIssuer string
 	APIAudiences         []string
@@ -101,8 +98,9 @@ type Config struct {
 	// Audit, when set, logs each authenticated request (kube-apiserver's
 	// --audit-log-path).
 	Audit *audit.Log
-	// Admission are more built-in plugins, run after NamespaceLifecycle
-	// and before the webhooks (admission_setup.go).
+	// Admission are more built-in plugins, run after the built-in ones
+	// kubesim has and before the RBAC escalation check, the admission
+	// policies and the webhooks (admission_chain.go lists the order).
 	Admission []any
 	// WebhookDial reaches admission webhooks (the cluster's pod
 	// network); nil dials directly.
@@ -111,6 +109,11 @@ type Config struct {
 	Version     Version
 	// MaxBodyBytes caps request bodies (default 3 MiB).
 	MaxBodyBytes int64
+	// ListMemoryBudget bounds the memory that LIST requests may hold at
+	// once, in bytes (serving.ListBudget; listbudget.go): beyond it a
+	// list is answered 429, the components keeping a share of their own.
+	// 0 is serving.DefaultListBudget; negative turns the budget off.
+	ListMemoryBudget int64
 
 	// GenericOnly serves Resources and nothing more: no
 	// CustomResourceDefinitions, no namespace lifecycle. An extension API
@@ -143,13 +146,14 @@ type Server struct {
 	// is served (Writes).
 	writes atomic.Uint64
 	// rbac: the roles and bindings cached for the authorizer, the
-	// authorizer of AuthorizationMode and its rule lister (issue 14).
+	// authorizer of AuthorizationMode and its rule lister.
 	rbac       *rbacregistry.Cache
 	authorizer authz.Authorizer
 	ruleLister authz.RuleResolver
 	// admission is the chain every store runs on client writes, and
 	// webhookConfigs the webhook configurations and admission policies
-	// (and their bindings) it reads, cached (admission_setup.go).
+	// (and their bindings) it reads, cached (admission_chain.go,
+	// admission_config_cache.go).
 	admission      admission.Chain
 	webhookConfigs map[string]*configCache
 	// modes are the --authorization-mode's, in order.
@@ -158,6 +162,8 @@ type Server struct {
 	// and anonymous added; tokens issues and checks those tokens.
 	authenticator authn.Authenticator
 	tokens        *serviceaccount.Tokens
+	// lists is the list budget (nil: none).
+	lists *serving.ListBudget
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -174,7 +180,13 @@ func New(cfg Config) (*Server, error) {
 		cfg.Version = DefaultVersion()
 	}
 	s := &Server{cfg: cfg, ids: registry.NewIDs(cfg.Rand), stores: map[string]*registry.Store{}}
-	// --- authorization (issue 14) ---
+	switch {
+	case cfg.ListMemoryBudget == 0:
+		s.lists = serving.NewListBudget(serving.DefaultListBudget)
+	case cfg.ListMemoryBudget > 0:
+		s.lists = serving.NewListBudget(cfg.ListMemoryBudget)
+	}
+	// --- authorization: the authorizers of AuthorizationMode, in order ---
 	s.rbac = rbacregistry.NewCache(s.Store)
 	modes, err := authz.ParseModes(cfg.AuthorizationMode)
 	if err != nil {
@@ -203,23 +215,20 @@ func New(cfg Config) (*Server, error) {
 		s.ruleLister = &authz.RBAC{Source: authz.EmptyRuleSource{}}
 	}
 	// --- end authorization ---
-	if err := s.setUpServiceAccounts(); err != nil { // issue 14
+	if err := s.setUpServiceAccountTokens(); err != nil {
 		return nil, err
 	}
 	if !cfg.GenericOnly {
 		// Every store admits its client writes through this one chain
-		// (admission_setup.go).
-		s.webhookConfigs = map[string]*configCache{
-			"mutatingwebhookconfigurations": {}, "validatingwebhookconfigurations": {},
-			"validatingadmissionpolicies": {}, "validatingadmissionpolicybindings": {},
-		}
+		// (admission_chain.go).
+		s.webhookConfigs = newConfigCaches()
 		chain, err := s.admissionChain()
 		if err != nil {
 			return nil, err
 		}
 		s.admission = chain
 	}
-	s.setUpEviction() // issue 12: pods/eviction honours PodDisruptionBudgets
+	s.setUpEviction() // pods/eviction honours PodDisruptionBudgets
 	for _, r := range s.cfg.Resources {
 		if err := s.AddResource(r); err != nil {
 			return nil, err
@@ -245,7 +254,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.crds = ext
 	// The access and identity reviews, answered by the authorizer and
-	// never stored (issue 14).
+	// never stored.
 	for _, r := range reviews.Resources(s.authorizer, s.ruleLister) {
 		if err := s.AddResource(r); err != nil {
 			return nil, err
@@ -361,6 +370,10 @@ func (s *Server) Resources() []*registry.Resource {
 // Handler is the server's whole HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// Authorizer is the server's authorizer: the modes of
+// Config.AuthorizationMode in order (benchmarks and reviews ask it).
+func (s *Server) Authorizer() authz.Authorizer { return s.authorizer }
+
 // LoopbackHandler is the handler without authentication, for in-process
 // components of the same control plane. Never serve it on a socket.
 func (s *Server) LoopbackHandler() http.Handler { return s.loopback }
@@ -377,9 +390,11 @@ func (s *Server) UnprotectedHandler() http.Handler { return s.unprotected }
 // unless loopback (Kubernetes' DefaultBuildHandlerChain). The aggregator puts its routing inside the
 // same filters, after authentication, so that the user is known.
 func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
+	// Innermost: a list is charged once its user is known and allowed.
+	h = s.withListBudget(h)
 	if loopback {
-		// The in-process loopback (issue 14): no credential to check, but
-		// a component's identity attached by WithLoopbackUser is audited
+		// The in-process loopback: no credential to check, but a
+		// component's identity attached by LoopbackAs is audited
 		// and authorized like any user's; a request without one is the
 		// API server's own privileged loopback (both filters pass it).
 		if s.authorizes() {
@@ -392,11 +407,11 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 	}
 	if s.authenticator != nil {
 		if s.authorizes() {
-			// Authorization (issue 14): after authentication, before the
+			// Authorization: after authentication, before the
 			// aggregator's routing and the handlers read a body.
 			h = authz.WithAuthorization(h, s.authorizer)
 		}
-		// Impersonation (issue 14): the authenticated user becomes the
+		// Impersonation: the authenticated user becomes the
 		// one it asks to act as, before authorization and the
 		// aggregator's X-Remote-User see it. With AlwaysAllow every
 		// impersonation is allowed, as in Kubernetes.
@@ -410,6 +425,10 @@ func (s *Server) BuildHandlerChain(h http.Handler, loopback bool) http.Handler {
 	}
 	return s.withWriteCount(s.withRecovery(h))
 }
+
+// ListBudget is the server's list budget (nil when turned off), for its
+// counters.
+func (s *Server) ListBudget() *serving.ListBudget { return s.lists }
 
 // Writes counts the requests that may have changed what the server
 // serves — every request but a read (GET, HEAD, OPTIONS), those the
@@ -430,35 +449,6 @@ func (s *Server) withWriteCount(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
-}
-
-// Bootstrap creates the system namespaces if they do not exist yet, and
-// serves again the custom resources of the CRDs already stored.
-func (s *Server) Bootstrap(ctx context.Context) error {
-	if s.crds != nil {
-		if err := s.crds.Restore(ctx); err != nil {
-			return fmt.Errorf("serving stored CustomResourceDefinitions: %w", err)
-		}
-	}
-	if slices.Contains(s.modes, authz.ModeRBAC) && !s.cfg.GenericOnly { // issue 14
-		if err := rbacregistry.Bootstrap(ctx, s.Store); err != nil {
-			return fmt.Errorf("bootstrap RBAC policy: %w", err)
-		}
-	}
-	st, ok := s.Store("", "v1", "namespaces")
-	if !ok {
-		return nil
-	}
-	for _, name := range SystemNamespaces {
-		ns := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}}
-		if _, err := st.Create(ctx, "", ns, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
-			return fmt.Errorf("creating namespace %s: %w", name, err)
-		}
-	}
-	if err := s.bootstrapPriorityClasses(ctx); err != nil { // issue 12 part 6
-		return err
-	}
-	return s.bootstrapServiceAccounts(ctx) // issue 14
 }
 
 // buildHandlers makes the routes and wraps them in the filters every

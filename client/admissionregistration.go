@@ -3,7 +3,7 @@ package client
 import "github.com/kubesim/kubesim/api"
 
 // ValidatingAdmissionPoliciesResource is admissionregistration.k8s.io/v1
-// validatingadmissionpolicies (issue 13).
+// validatingadmissionpolicies.
 var ValidatingAdmissionPoliciesResource = ResourceInfo{Group: api.AdmissionRegistrationGroupName, Version: "v1", Resource: "validatingadmissionpolicies"}
 
 // ValidatingAdmissionPolicies is the typed client of admission policies.

@@ -2,8 +2,8 @@ package client
 
 import "github.com/kubesim/kubesim/api"
 
-// The resources of issue 12 part 6: budgets, quotas, limit ranges,
-// priority classes and endpoint slices.
+// Disruption budgets, quotas, limit ranges, priority classes and endpoint
+// slices.
 var (
 	PodDisruptionBudgetsResource = ResourceInfo{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets", Namespaced: true}
 	ResourceQuotasResource       = ResourceInfo{Version: "v1", Resource: "resourcequotas", Namespaced: true}

@@ -2,7 +2,7 @@ package client
 
 import "github.com/kubesim/kubesim/api"
 
-// The rbac.authorization.k8s.io/v1 resources (issue 14).
+// The rbac.authorization.k8s.io/v1 resources.
 var (
 	ClusterRolesResource        = ResourceInfo{Group: api.RBACGroupName, Version: "v1", Resource: "clusterroles"}
 	ClusterRoleBindingsResource = ResourceInfo{Group: api.RBACGroupName, Version: "v1", Resource: "clusterrolebindings"}

@@ -8,7 +8,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 )
 
-// ServiceAccountsResource is core/v1 serviceaccounts (issue 14).
+// ServiceAccountsResource is core/v1 serviceaccounts.
 var ServiceAccountsResource = ResourceInfo{Version: "v1", Resource: "serviceaccounts", Namespaced: true}
 
 // ServiceAccounts is the typed client of service accounts.

@@ -2,7 +2,7 @@ package client
 
 import "github.com/kubesim/kubesim/api"
 
-// The storage resources (issue 12 part 4).
+// The storage resources.
 var (
 	PersistentVolumeClaimsResource = ResourceInfo{Version: "v1", Resource: "persistentvolumeclaims", Namespaced: true}
 	PersistentVolumesResource      = ResourceInfo{Version: "v1", Resource: "persistentvolumes"}

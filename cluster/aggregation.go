@@ -100,8 +100,8 @@ func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 			}
 			return s, nil
 		},
-		metricsserver.ImageName: c.runMetricsServer, // issue 12 part 5
-		userwebhook.ImageName:   c.runUserWebhook,   // issue 13: the User CRD's admission webhook
+		metricsserver.ImageName: c.runMetricsServer, // the metrics the HorizontalPodAutoscaler reads
+		userwebhook.ImageName:   c.runUserWebhook,   // the User CRD's admission webhook
 	}
 	if c.cfg.Mode == runmode.Live {
 		for name, build := range c.cfg.ControllerImages {

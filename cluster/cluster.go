@@ -112,12 +112,15 @@ type Config struct {
 	// ServiceAccountKey signs ServiceAccount tokens (nil: a new key in
 	// memory); RootCA is the CA the root-ca-cert-publisher puts in every
 	// namespace (nil: none, the cluster has no TLS); AnonymousAuth is
-	// --anonymous-auth. Issue 14.
+	// --anonymous-auth.
 	ServiceAccountKey *ecdsa.PrivateKey
 	RootCA            []byte
 	AnonymousAuth     bool
 	// Audit is the API server's audit log (apiserver.Config; nil: none).
 	Audit *audit.Log
+	// ListMemoryBudget bounds the memory LIST requests hold at once
+	// (apiserver.Config.ListMemoryBudget: 0 the default, negative none).
+	ListMemoryBudget int64
 	// UnsafeNoFsync turns off fsync in the store (demos, benchmarks).
 	UnsafeNoFsync bool
 	Logger        *slog.Logger
@@ -285,7 +288,7 @@ func New(cfg Config) (*Cluster, error) {
 	// election), the scheduler; the kubelets follow.
 	var cm, sched []wiring
 	if !cfg.APIServerOnly {
-		if err := c.installDefaultStorageClass(context.Background()); err != nil { // issue 12 part 4
+		if err := c.installDefaultStorageClass(context.Background()); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -321,7 +324,7 @@ func New(cfg Config) (*Cluster, error) {
 func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: nodeproxy.Install(kinds.Builtin(), c.kubeletConnections()), Authenticator: c.cfg.Authenticator, Logger: c.logger,
-		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit,
+		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit, ListMemoryBudget: c.cfg.ListMemoryBudget,
 		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
 		// The plugin needs the controller that makes the default accounts.
 		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
@@ -404,7 +407,7 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 	var out []client.ResourceInfo
 	for _, r := range c.server.Resources() {
 		if r.CreateOnly != nil {
-			continue // issue 14: reviews cannot be listed, like the real controllers' verb filter
+			continue // reviews (SubjectAccessReview...) cannot be listed, like the real controllers' verb filter
 		}
 		out = append(out, client.ResourceInfo{Group: r.Group, Version: r.Version, Resource: r.Name, Namespaced: r.Namespaced})
 	}
@@ -413,8 +416,8 @@ func (c *Cluster) servedResources() []client.ResourceInfo {
 
 // podCIDR gives node i (from 0) its pod range: 10.244.0.0/24 onwards;
 // past 3,072 nodes the second octet wraps round to 10.0 (a cluster of
-// 5,000 fake nodes, issue 15), which would reach the services' 10.96/12
-// only past 27,648 nodes.
+// 5,000 fake nodes, the largest the benchmarks run), which would reach
+// the services' 10.96/12 only past 27,648 nodes.
 func podCIDR(i int) string {
 	return fmt.Sprintf("10.%d.%d.0/24", (244+i/256)%256, i%256)
 }

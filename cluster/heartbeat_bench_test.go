@@ -30,8 +30,7 @@ func cpuTime(b *testing.B) time.Duration {
 // then measures, over windows consecutive windows of window each, the CPU
 // the whole process spends per wall-clock second while the nodes only
 // heartbeat: the kubelets' renewals every 10 s and status checks, the API
-// server writing them, and the node lifecycle controller watching them
-// (issue 15 part 5).
+// server writing them, and the node lifecycle controller watching them.
 //
 // cpu-s/s is the mean over all the windows: the garbage collector's cost
 // comes in whole cycles (a cycle marks the whole live heap of 5,000

@@ -13,7 +13,7 @@ import (
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 )
 
-// Who each component is (issue 14). Every built-in component talks to the
+// Who each component is. Every built-in component talks to the
 // API server as its own user and is audited and authorized as that user,
 // as in a real cluster:
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkClusterNewToReady measures what a Go test pays for a fresh
-// control plane of its own (issue 15's target: under 50 ms; envtest takes
+// control plane of its own (the target: under 50 ms; envtest takes
 // 7-15 s): New and Start of a cluster with 3 nodes in a new temporary data
 // directory, until a client's first list answers.
 func BenchmarkClusterNewToReady(b *testing.B) {

@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultStorageClassName is the default StorageClass every cluster starts
-// with (issue 12 part 4).
+// with.
 const DefaultStorageClassName = "standard"
 
 // DefaultStorageClass is the class a cluster installs at start, as kind

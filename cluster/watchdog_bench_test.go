@@ -10,7 +10,7 @@ import (
 )
 
 // The live benchmarks' watchdog: a run that goes wrong at 100,000 pods can
-// take the whole machine with it (session 7: 24 GB in 38 minutes, nothing
+// take the whole machine with it (one did: 24 GB in 38 minutes, nothing
 // left to look at). With -watchdog-heap-mib the benchmark prints a line of
 // progress every -watchdog-every, and when the live heap passes the limit it
 // writes a heap profile and every goroutine's stack beside the path given by
@@ -68,7 +68,7 @@ func startWatchdog(progress func() string) (stop chan struct{}) {
 // watchdogDumpAndExit writes every goroutine's stack and the heap profile
 // (without a GC first: the garbage may be the story), then ends the
 // process. The heap profile of a process growing by gigabytes a second did
-// not finish in session 8 (the machine ran out of memory first), so the
+// not finish (the machine ran out of memory first), so the
 // goroutines come first and the process ends after watchdogGrace whatever
 // the heap profile's state.
 func watchdogDumpAndExit() {

@@ -55,10 +55,10 @@ import (
 var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
 	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
-	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // issue 12 part 4
-	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // issue 12 part 6
-	podautoscaler.ControllerName,                                    // issue 12 part 5
-	clusterroleaggregation.ControllerName, vapstatus.ControllerName, // issue 13
+	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // storage
+	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // budgets, slices, quotas
+	podautoscaler.ControllerName,                                    // HorizontalPodAutoscaler
+	clusterroleaggregation.ControllerName, vapstatus.ControllerName, // RBAC, admission policies
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -239,7 +239,7 @@ func (c *Cluster) controllerManager() []wiring {
 		{"root-ca-cert-publisher", rootcacertpublisher.ControllerName, func(x ControllerContext) (Component, error) {
 			return rootcacertpublisher.New(rootcacertpublisher.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, RootCA: c.cfg.RootCA})
 		}},
-		// batch/v1 (issue 12).
+		// batch/v1.
 		{job.ControllerName, job.Component, func(x ControllerContext) (Component, error) {
 			return job.New(job.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
@@ -249,7 +249,7 @@ func (c *Cluster) controllerManager() []wiring {
 		{ttlafterfinished.ControllerName, ttlafterfinished.Component, func(x ControllerContext) (Component, error) {
 			return ttlafterfinished.New(ttlafterfinished.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
-		// issue 12 part 4: storage
+		// storage
 		{persistentvolume.ControllerName, persistentvolume.Component, func(x ControllerContext) (Component, error) {
 			return persistentvolume.New(persistentvolume.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
@@ -259,22 +259,22 @@ func (c *Cluster) controllerManager() []wiring {
 		{protection.PVControllerName, "pv-protection-controller", func(x ControllerContext) (Component, error) {
 			return protection.NewPVProtection(protection.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
-		{disruption.ControllerName, "disruption-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
+		{disruption.ControllerName, "disruption-controller", func(x ControllerContext) (Component, error) {
 			return disruption.New(disruption.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
-		{endpointslice.ControllerName, "endpointslice-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
+		{endpointslice.ControllerName, "endpointslice-controller", func(x ControllerContext) (Component, error) {
 			return endpointslice.New(endpointslice.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
-		{resourcequota.ControllerName, "resourcequota-controller", func(x ControllerContext) (Component, error) { // issue 12 part 6
+		{resourcequota.ControllerName, "resourcequota-controller", func(x ControllerContext) (Component, error) {
 			return resourcequota.New(resourcequota.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
-		{podautoscaler.ControllerName, podautoscaler.Component, func(x ControllerContext) (Component, error) { // issue 12 part 5
+		{podautoscaler.ControllerName, podautoscaler.Component, func(x ControllerContext) (Component, error) {
 			return podautoscaler.New(podautoscaler.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{clusterroleaggregation.ControllerName, "clusterrole-aggregation-controller", func(x ControllerContext) (Component, error) {
 			return clusterroleaggregation.New(clusterroleaggregation.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
-		{vapstatus.ControllerName, "validatingadmissionpolicy-status-controller", func(x ControllerContext) (Component, error) { // issue 13
+		{vapstatus.ControllerName, "validatingadmissionpolicy-status-controller", func(x ControllerContext) (Component, error) {
 			return vapstatus.New(vapstatus.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Check: c.server.Delegate().TypeCheckPolicy})
 		}},
 	}

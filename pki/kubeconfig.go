@@ -45,7 +45,7 @@ type authInfo struct {
 	Token     string `yaml:"token,omitempty"`
 	TokenFile string `yaml:"tokenFile,omitempty"`
 	// ClientCertificateData and ClientKeyData are a client certificate
-	// and its key, PEM then base64 (issue 14).
+	// and its key, PEM then base64.
 	ClientCertificateData string `yaml:"client-certificate-data,omitempty"`
 	ClientKeyData         string `yaml:"client-key-data,omitempty"`
 }

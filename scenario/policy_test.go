@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 12 part 6 in step mode: the resourcequota and disruption
+// Quotas and disruption budgets in step mode: the resourcequota and disruption
 // controllers settle (their periodic resync does not keep a run from
 // becoming stable), and the quota plugin refuses in the real words.
 func TestQuotaAndBudgetInStepMode(t *testing.T) {

@@ -119,7 +119,7 @@ type Step struct {
 }
 
 // Lang is a language a scenario's notes are shown in: the course kubesim
-// teaches from is written in Chinese (issue 20), so a note may carry a
+// teaches from is written in Chinese, so a note may carry a
 // Chinese text beside the English one. Only notes change with it: the
 // trace and the API's words stay as the API writes them.
 type Lang string

@@ -9,7 +9,7 @@ import (
 // benchmarkSchedule measures the pure scheduling path (filter, score, pick
 // over a prepared node cache, the adaptive percentageOfNodesToScore) and reports decisions per second. Each
 // decision's pod is then counted on its node, as the assume cache would,
-// so the cluster fills up like the benchmark: 10,000 pods of 100
+// so the cluster fills up as it would in a real one: 10,000 pods of 100
 // ReplicaSets, 100m and 128Mi each; the cache is rebuilt (off the clock)
 // every 10,000 pods.
 func benchmarkSchedule(b *testing.B, numNodes int) {

@@ -82,7 +82,7 @@
 //     (selected-node) and the binding waits in PreBind until the PV
 //     controller has bound them (10 minutes at most), the pod assumed on
 //     the node meanwhile.
-//   - Preemption (preemption.go, issue 12 part 6) evicts lower-priority
+//   - Preemption (preemption.go) evicts lower-priority
 //     pods when nothing fits, respecting PodDisruptionBudgets where it can.
 //   - Left out: the "preemption: ..." tail on the FailedScheduling
 //     message, the PrioritySort queue order (the queue is FIFO), required and preferred node affinity

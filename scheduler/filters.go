@@ -49,7 +49,7 @@ func DefaultFilters() []FilterPlugin {
 		{Name: "TaintToleration", Filter: TaintToleration},
 		{Name: "NodeAffinity", Filter: NodeAffinity},
 		{Name: "NodeResourcesFit", Filter: NodeResourcesFit},
-		{Name: "VolumeBinding", Filter: VolumeBinding}, // issue 12 part 4
+		{Name: "VolumeBinding", Filter: VolumeBinding},
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 )
 
-// Preemption (the DefaultPreemption PostFilter plugin, issue 12 part 6):
+// Preemption (the DefaultPreemption PostFilter plugin):
 // when a pod fits no node, find the node where deleting pods of lower
 // priority makes room, preferring victims whose PodDisruptionBudgets allow
 // their disruption, and fewest and least important victims; nominate the

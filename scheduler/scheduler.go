@@ -96,11 +96,11 @@ type Scheduler struct {
 	pods  *cache.Informer[*api.Pod]
 	nodes *cache.Informer[*api.Node]
 	ctrl  *controllers.Controller
-	// The storage caches of VolumeBinding (issue 12 part 4).
+	// The storage caches of VolumeBinding.
 	claims  *cache.Informer[*api.PersistentVolumeClaim]
 	volumes *cache.Informer[*api.PersistentVolume]
 	classes *cache.Informer[*api.StorageClass]
-	// Preemption, the PostFilter (issue 12 part 6, preemption.go).
+	// Preemption, the PostFilter (preemption.go).
 	preemption *preemption
 
 	// mu guards what follows; take it with lock and let it go with
@@ -313,11 +313,11 @@ func (s *Scheduler) unlock() {
 // podEvent applies a pod informer event (apply, under mu) now if mu is
 // free, else leaves it to mu's holder, in order, and returns: the pod
 // informer never waits for a scheduling cycle. A cycle holds mu over
-// every node (5,000 at the issue's scale), and the informer, which took
+// every node (5,000 in the largest benchmark), and the informer, which took
 // mu for each event, waited behind the four workers' cycles in turn: at
 // 100,000 pods it fell tens of thousands of events behind while the
 // workers had nothing new to schedule, and its watch was ended as too
-// slow (session 7). kube-scheduler's event handlers likewise only update
+// slow. kube-scheduler's event handlers likewise only update
 // its cache and queue; its cycle works on a snapshot.
 func (s *Scheduler) podEvent(apply func()) {
 	s.evMu.Lock()

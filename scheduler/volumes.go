@@ -14,7 +14,7 @@ import (
 	"github.com/kubesim/kubesim/controllers"
 )
 
-// The VolumeBinding plugin (issue 12 part 4), reduced: its PreFilter
+// The VolumeBinding plugin, reduced: its PreFilter
 // gathers the pod's claims, its Filter checks each node against them, and
 // after the choice the scheduler marks each WaitForFirstConsumer claim
 // with the node (volume.kubernetes.io/selected-node), for the PV

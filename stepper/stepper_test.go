@@ -77,7 +77,7 @@ func TestStepperOrderSwitchesPausesAndTime(t *testing.T) {
 		lines = append(lines, e.String())
 		if e.Note != "" {
 			notes++
-			assert.Equal(t, "时间推进", e.NoteZh, "the note in Chinese too (issue 20), not in the trace's text")
+			assert.Equal(t, "时间推进", e.NoteZh, "the note in Chinese too, not in the trace's text")
 		}
 	}
 	assert.NotZero(t, notes)

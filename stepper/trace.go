@@ -62,13 +62,13 @@ type Entry struct {
 	Cause  string
 	Writes []Write
 	// User is who made the writes: the authenticated user of the actor's
-	// client (issue 14); "" for the API server's own loopback.
+	// client; "" for the API server's own loopback.
 	User string
 	// Err is a failed reconcile's error (it will be retried).
 	Err string
 	// Note explains a step with no actor (time moving on); NoteZh is the
 	// same note in Chinese, for a reader who follows the trace in the
-	// language of the course (issue 20). Only Note is in String.
+	// language of the course. Only Note is in String.
 	Note, NoteZh string
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -45,6 +46,10 @@ type Broadcaster struct {
 	last     int64
 	watchers map[*watcher]struct{}
 	closed   bool
+	// published is signalled (on mu) after every Publish, for Since
+	// callers waiting for a revision their backend committed but had not
+	// published yet.
+	published sync.Cond
 }
 
 // NewBroadcaster returns a Broadcaster whose window starts at revision
@@ -56,13 +61,15 @@ func NewBroadcaster(cfg BroadcasterConfig, current int64) *Broadcaster {
 	if cfg.WatcherBuffer <= 0 {
 		cfg.WatcherBuffer = DefaultWatcherBuffer
 	}
-	return &Broadcaster{
+	b := &Broadcaster{
 		cfg:      cfg,
 		ring:     make([]Event, cfg.Window),
 		floor:    current,
 		last:     current,
 		watchers: map[*watcher]struct{}{},
 	}
+	b.published.L = &b.mu
+	return b
 }
 
 // oldestLocked is the smallest fromRevision a watch may use: every event
@@ -102,6 +109,7 @@ func (b *Broadcaster) Publish(events ...Event) {
 			}
 		}
 	}
+	b.published.Broadcast()
 }
 
 func (b *Broadcaster) appendLocked(ev Event) {
@@ -164,6 +172,43 @@ func (b *Broadcaster) watch(prefix string, fromRevision int64) (*watcher, error)
 	return w, nil
 }
 
+// Since returns the events under prefix with a revision after from and at
+// or before to, oldest first: what changed there between two revisions.
+// It waits until the window holds every event up to to (a backend makes a
+// commit readable a moment before it publishes it), and fails with an
+// ExpiredError when events after from have already left the window (the
+// history that far back is compacted), with ErrClosed once closed.
+func (b *Broadcaster) Since(prefix string, from, to int64) ([]Event, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.last < to && !b.closed {
+		b.published.Wait()
+	}
+	if b.closed {
+		return nil, ErrClosed
+	}
+	if oldest := b.oldestLocked(); from < oldest {
+		return nil, &ExpiredError{Requested: from, Oldest: oldest}
+	}
+	if from >= to {
+		return nil, nil
+	}
+	// The ring is in revision order: start at the first event after from.
+	n := len(b.ring)
+	first := sort.Search(b.count, func(i int) bool { return b.ring[(b.start+i)%n].Revision > from })
+	var out []Event
+	for i := first; i < b.count; i++ {
+		ev := b.ring[(b.start+i)%n]
+		if ev.Revision > to {
+			break
+		}
+		if strings.HasPrefix(ev.Key, prefix) {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}
+
 // Compact forgets the events at or before revision.
 func (b *Broadcaster) Compact(revision int64) {
 	b.mu.Lock()
@@ -192,6 +237,7 @@ func (b *Broadcaster) Reset(revision int64, reason string) {
 	clear(b.ring)
 	b.start, b.count = 0, 0
 	b.last, b.floor = revision, revision
+	b.published.Broadcast()
 }
 
 // Close ends every watch with ErrClosed.
@@ -203,6 +249,7 @@ func (b *Broadcaster) Close() {
 		w.endLocked(ErrClosed)
 		delete(b.watchers, w)
 	}
+	b.published.Broadcast()
 }
 
 type watcher struct {

@@ -17,8 +17,15 @@
 // bbolt backend is in store/boltstore; store/storetest is the conformance
 // suite every backend must pass.
 //
-// Left out, compared with etcd: multi-version history (a Get or List reads the
-// latest state only, never an old revision), leases, transactions over several
+// A List can read at a past revision (the later pages of a paged list read
+// at the first page's): etcd reads its own history; a backend that keeps
+// only the latest values (boltstore) undoes the changes that the event
+// window still holds (ListAt). That window is the history: a revision it
+// no longer reaches is compacted, and the read fails with ErrExpired.
+//
+// Left out, compared with etcd: multi-version history kept in the backend
+// (a Get reads the latest state only, and a past List goes back only as
+// far as the event window), leases, transactions over several
 // keys, and replication. Read the real thing in go.etcd.io/etcd/server/v3/mvcc
 // and k8s.io/apiserver/pkg/storage/etcd3 and .../cacher.
 package store

@@ -17,6 +17,9 @@ var (
 	// ErrExpired: the requested revision is older than the event window,
 	// or a watcher fell too far behind. The client must list again.
 	ErrExpired = errors.New("required revision has been compacted")
+	// ErrFutureRevision: a read at a revision the store has not reached
+	// (etcd's "mvcc: required revision is a future revision").
+	ErrFutureRevision = errors.New("required revision is a future revision")
 	// ErrClosed: the store is closed.
 	ErrClosed = errors.New("store is closed")
 	// ErrUnavailable: the backend could not be reached or did not answer

@@ -20,7 +20,7 @@ type Interface interface {
 	// value; ModRevision of the result is the revision of the deletion.
 	Delete(ctx context.Context, key string, pre Preconditions) (KeyValue, error)
 	// List returns the keys under prefix in key order, read at one
-	// revision, which it reports.
+	// revision, which it reports: the latest, or opts.Revision.
 	List(ctx context.Context, prefix string, opts ListOptions) (ListResult, error)
 	// Watch reports every change under prefix with a revision greater than
 	// fromRevision (0 means "from now"). A fromRevision older than the
@@ -75,6 +75,13 @@ type ListOptions struct {
 	// StartAfter, when set, lists only keys greater than it: the
 	// continue point of a paged list.
 	StartAfter string
+	// Revision, when not 0, reads the keys as they were at that past
+	// revision, so that every page of a paged list shows one snapshot
+	// (etcd's range read WithRev). A revision older than the store's
+	// history reaches fails with an error wrapping ErrExpired (etcd's
+	// "required revision has been compacted"); one newer than the store's
+	// with ErrFutureRevision.
+	Revision int64
 }
 
 // ListResult is what a List read.
@@ -105,9 +112,12 @@ type Event struct {
 	// Value is the new value; for Deleted, the last value before deletion.
 	Value []byte
 	// PrevValue is the value before this change (nil for Added).
-	PrevValue      []byte
-	UID            string
-	CreateRevision int64
+	PrevValue []byte
+	// PrevModRevision is the ModRevision of PrevValue: 0 for Added, unless
+	// the key held a damaged value that this write replaced.
+	PrevModRevision int64
+	UID             string
+	CreateRevision  int64
 	// Revision is the revision of this change.
 	Revision int64
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -78,9 +79,10 @@ func (a *Activity) follow() (chan activityEvent, func()) {
 	}
 }
 
-// activity streams the feed, one JSON line per write, until the page
-// goes away.
-func (s *Server) activity(w http.ResponseWriter, r *http.Request, _ *session) {
+// activity streams the feed, one JSON line per write of an object the
+// user may get (mayGetCache), until the page goes away or the session
+// ends.
+func (s *Server) activity(w http.ResponseWriter, r *http.Request, c *call) {
 	if s.cfg.Activity == nil {
 		writeStatus(w, http.StatusNotFound, "NotFound", "no activity feed: step mode shows the trace instead")
 		return
@@ -95,11 +97,20 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request, _ *session) {
 		flusher.Flush()
 	}
 	enc := json.NewEncoder(w)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	ended := s.watchSession(ctx, c.sess.id)
+	allowed := s.newMayGetCache(c)
 	for {
 		select {
-		case <-r.Context().Done():
+		case <-ctx.Done():
+			return
+		case <-ended:
 			return
 		case ev := <-ch:
+			if !allowed.allowed(ctx, ev.Write.Path, ev.Write.Name) {
+				continue
+			}
 			if enc.Encode(ev) != nil {
 				return
 			}

@@ -41,7 +41,7 @@ var yamlLineRe = regexp.MustCompile(`line (\d+)`)
 // server-side apply (the field manager "kubesim-ui"), through the API
 // with the session's credentials. The server's Status message is put
 // beside the line of the field it names.
-func (s *Server) apply(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *Server) apply(w http.ResponseWriter, r *http.Request, c *call) {
 	src, err := io.ReadAll(io.LimitReader(r.Body, 3<<20))
 	if err != nil {
 		writeStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
@@ -67,7 +67,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, sess *session) {
 		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 			continue // an empty document
 		}
-		results = append(results, s.applyDoc(r, sess, doc.Content[0]))
+		results = append(results, s.applyDoc(r, c.sess, doc.Content[0]))
 	}
 	writeJSON(w, map[string]any{"results": results})
 }

@@ -21,10 +21,7 @@
 // page's), in bounded rings (livetrace.go); "why" runs the stepper's own
 // chain (stepper.ExplainObject) over it. The scheduler tells each decision
 // (scheduler.ObserveDecisions), kept per pod for the last 2,048 pods. A
-// live controller switch restarts the component (cluster.SetEnabled) and
-// goes through the API server's own filters with the session's token:
-// authentication, the audit log, and RBAC on the non-resource path
-// /ui/api/switch (verb post), which only cluster-admin has by default.
+// live controller switch restarts the component (cluster.SetEnabled).
 //
 // Long lists are virtual (app.js VList): with thousands of pods only the
 // chips, tree rows and events in view are in the DOM; the arrow keys,
@@ -34,12 +31,29 @@
 //
 // Authentication is the API server's: the login form takes a bearer token
 // (the kubeconfig's), checked by asking the API server, or a one-time
-// login link printed at start. Either gives an HttpOnly, SameSite=Strict
+// login link printed at start, which works once and for ten minutes
+// (Config.LoginLinkTTL). The login and the logout must come from the page
+// itself (Sec-Fetch-Site or Origin: a forged login would put the victim
+// in the attacker's session). Either gives an HttpOnly, SameSite=Strict
 // cookie session; the page's API requests carry the cookie and a custom
 // header (which a cross-site form cannot set), and the session's token is
 // put in their Authorization header, so RBAC and the audit log see the
-// user who logged in. Step mode's cluster has no authentication of its
-// own; there the session (or the printed token) is the gate.
+// user who logged in. A session lasts eight hours, but no longer than its
+// token authenticates: the API server is asked again every minute
+// (SessionRecheck), and the session and its streams end when it refuses.
+//
+// In live mode the page's own routes (/ui/api/...) go through the API
+// server's filters too, as non-resource paths (guard.go): authenticated
+// with the session's token, audited, and authorized by RBAC — the
+// bootstrap role kubesim:web-page lets every authenticated user read the
+// page and use its apply box, while a controller's switch (post
+// /ui/api/switch) and a node's kubelet (post /ui/api/node) are
+// cluster-admin's alone by default, and their audit events say what they
+// did. The feeds keep to what the user may get: the activity feed drops
+// the writes of objects the user may not get, "why" and the scheduler's
+// decision answer only for an object the user may get. Step mode's
+// cluster has no authentication of its own; there the session (or the
+// printed token) is the gate.
 //
 // The assets are embedded (plain HTML, CSS and JavaScript, no build step,
 // no library, nothing fetched from the network).

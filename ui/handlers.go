@@ -14,7 +14,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/kubesim/kubesim/apiserver/audit"
+	"github.com/kubesim/kubesim/apiserver/responsewriters"
 	scenarios "github.com/kubesim/kubesim/examples/scenarios"
+	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/scenario"
 	"github.com/kubesim/kubesim/scheduler"
 	"github.com/kubesim/kubesim/stepper"
@@ -41,7 +44,7 @@ type entry struct {
 	Err     string `json:"err,omitempty"`
 	Note    string `json:"note,omitempty"`
 	// NoteZh is Note in Chinese ("time advances": 时间推进); the page shows
-	// it when the browser's language is Chinese (issue 20).
+	// it when the browser's language is Chinese.
 	NoteZh string  `json:"note_zh,omitempty"`
 	Writes []write `json:"writes"`
 	Text   string  `json:"text"`
@@ -88,7 +91,7 @@ type switchInfo struct {
 }
 
 // info tells the page what it is looking at.
-func (s *Server) info(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) info(w http.ResponseWriter, r *http.Request, _ *call) {
 	out := map[string]any{"mode": "live"}
 	c := s.cfg.Cluster
 	loops := []loopInfo{}
@@ -147,7 +150,7 @@ func (s *Server) scenarioState() scenarioState {
 }
 
 // trace returns the trace's entries from ?from=N (step mode).
-func (s *Server) trace(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) trace(w http.ResponseWriter, r *http.Request, _ *call) {
 	if s.cfg.Runner == nil {
 		writeJSON(w, map[string]any{"entries": []entry{}})
 		return
@@ -165,7 +168,7 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request, _ *session) {
 // unit of work of the cluster (time moving to the next timer when
 // nothing is runnable, as runUntilStable does). The answer carries the
 // trace entries the unit added; idle says nothing was left to do.
-func (s *Server) step(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) step(w http.ResponseWriter, r *http.Request, _ *call) {
 	if s.cfg.Runner == nil {
 		writeStatus(w, http.StatusBadRequest, "BadRequest", "step mode only: run kubesim demo --ui or kubesim scenario step FILE --ui")
 		return
@@ -195,7 +198,7 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request, _ *session) {
 }
 
 // advance lets ?seconds=N of fake time pass.
-func (s *Server) advance(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) advance(w http.ResponseWriter, r *http.Request, _ *call) {
 	if s.cfg.Runner == nil {
 		writeStatus(w, http.StatusBadRequest, "BadRequest", "step mode only")
 		return
@@ -284,9 +287,19 @@ func (s *Server) noteDecision(i int, e stepper.Entry) {
 
 // decision returns the scheduler's latest decision for
 // ?pod=NAMESPACE/NAME, as kept for every pod (decisionStore), or the
-// scheduler's last one if it was about this pod.
-func (s *Server) decision(w http.ResponseWriter, r *http.Request, _ *session) {
+// scheduler's last one if it was about this pod; only to a user who may
+// get the pod.
+func (s *Server) decision(w http.ResponseWriter, r *http.Request, c *call) {
 	pod := r.URL.Query().Get("pod")
+	ns, name, _ := strings.Cut(pod, "/")
+	if ns == "" || name == "" {
+		writeStatus(w, http.StatusBadRequest, "BadRequest", "pod must be NAMESPACE/NAME")
+		return
+	}
+	if err := s.mayGet(r.Context(), c, "/api/v1/namespaces/"+ns+"/pods", name); err != nil {
+		responsewriters.WriteError(w, err)
+		return
+	}
 	d, ok := s.decisions.get(pod)
 	if !ok && s.cfg.Cluster != nil {
 		if last, found := s.cfg.Cluster.LastSchedulingDecision(); found && last.Pod == pod {
@@ -303,7 +316,7 @@ func (s *Server) decision(w http.ResponseWriter, r *http.Request, _ *session) {
 
 // examples lists the example manifests (examples/scenarios/manifests),
 // or with ?name= returns one, for the apply box's picker.
-func (s *Server) examples(w http.ResponseWriter, r *http.Request, _ *session) {
+func (s *Server) examples(w http.ResponseWriter, r *http.Request, _ *call) {
 	fsys := scenarios.FS()
 	if name := r.URL.Query().Get("name"); name != "" {
 		b, err := fs.ReadFile(fsys, path.Join("manifests", path.Base(name)))
@@ -328,9 +341,15 @@ func (s *Server) examples(w http.ResponseWriter, r *http.Request, _ *session) {
 
 // why answers "why does this exist?" for ?path=COLLECTION&name=NAME from
 // the trace (step mode) or live mode's record of the writes since the
-// first login (liveTrace): the same chain either way.
-func (s *Server) why(w http.ResponseWriter, r *http.Request, _ *session) {
+// first login (liveTrace): the same chain either way; only to a user who
+// may get the object. The chain names the objects that made it — its
+// owners, whose names its ownerReferences show already.
+func (s *Server) why(w http.ResponseWriter, r *http.Request, c *call) {
 	q := r.URL.Query()
+	if err := s.mayGet(r.Context(), c, q.Get("path"), q.Get("name")); err != nil {
+		responsewriters.WriteError(w, err)
+		return
+	}
 	switch {
 	case s.cfg.Runner != nil:
 		writeJSON(w, map[string]string{"text": s.cfg.Runner.ExplainObject(q.Get("path"), q.Get("name"))})
@@ -343,36 +362,46 @@ func (s *Server) why(w http.ResponseWriter, r *http.Request, _ *session) {
 
 // node stops or starts a node's kubelet (?name=&action=stop|start): the
 // node "fails", as in the node-failure lab. No API call does this in
-// Kubernetes either: it is the machine going away.
-func (s *Server) node(w http.ResponseWriter, r *http.Request, _ *session) {
+// Kubernetes either: it is the machine going away. So it is authorized
+// as the controller switch is, by RBAC on its non-resource path (post
+// /ui/api/node, which only cluster-admin holds by default: grant it with
+// a ClusterRole's nonResourceURLs), and its audit event says what it did
+// (kubesim.io/node-kubelet: node-2=stop).
+func (s *Server) node(w http.ResponseWriter, r *http.Request, c *call) {
 	q := r.URL.Query()
-	k, ok := s.cfg.Cluster.Kubelet(q.Get("name"))
-	if !ok {
-		writeStatus(w, http.StatusNotFound, "NotFound", fmt.Sprintf("nodes %q not found", q.Get("name")))
-		return
-	}
-	switch q.Get("action") {
-	case "stop":
-		k.Stop()
-	case "start":
-		k.Start()
-	default:
+	name, action := q.Get("name"), q.Get("action")
+	if action != "stop" && action != "start" {
 		writeStatus(w, http.StatusBadRequest, "BadRequest", "action must be stop or start")
 		return
 	}
-	writeJSON(w, map[string]any{"name": q.Get("name"), "stopped": k.Stopped()})
+	var k *kubelet.Kubelet
+	ok := false
+	if s.cfg.Cluster != nil {
+		k, ok = s.cfg.Cluster.Kubelet(name)
+	}
+	if !ok {
+		writeStatus(w, http.StatusNotFound, "NotFound", fmt.Sprintf("nodes %q not found", name))
+		return
+	}
+	audit.AddAnnotations(c.audited, map[string]string{"kubesim.io/node-kubelet": name + "=" + action})
+	if action == "stop" {
+		k.Stop()
+	} else {
+		k.Start()
+	}
+	writeJSON(w, map[string]any{"name": name, "stopped": k.Stopped()})
 }
 
 // yaml shows an object (?path=/api/...) as YAML, read through the API
 // with the session's credentials. A Secret's data is hidden unless
 // ?reveal=true asks for it.
-func (s *Server) yaml(w http.ResponseWriter, r *http.Request, sess *session) {
+func (s *Server) yaml(w http.ResponseWriter, r *http.Request, c *call) {
 	path := r.URL.Query().Get("path")
 	if !strings.HasPrefix(path, "/api/") && !strings.HasPrefix(path, "/apis/") {
 		writeStatus(w, http.StatusBadRequest, "BadRequest", "path must be an API path")
 		return
 	}
-	code, body := s.apiCall(r.Context(), sess, http.MethodGet, path, "", nil)
+	code, body := s.apiCall(r.Context(), c.sess, http.MethodGet, path, "", nil)
 	if code != http.StatusOK {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)

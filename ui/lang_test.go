@@ -16,7 +16,7 @@ import (
 	"github.com/kubesim/kubesim/scenario"
 )
 
-// The page follows the browser's language for the notes (issue 20): the
+// The page follows the browser's language for the notes: the
 // step answers carry a note in English (note) and, when the scenario has
 // it, in Chinese (note_zh), and the steps' titles in both.
 func TestStepAnswersCarryTheChineseNotes(t *testing.T) {

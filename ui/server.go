@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/scenario"
@@ -31,8 +33,13 @@ const Prefix = "/ui/"
 // but it cannot set a custom header (the cookie is SameSite=Strict too).
 const Header = "X-Kubesim-UI"
 
-// DefaultSessionTTL is how long a session lasts after login.
+// DefaultSessionTTL is how long a session lasts after login (if its
+// token keeps authenticating: SessionRecheck).
 const DefaultSessionTTL = 8 * time.Hour
+
+// DefaultLoginLinkTTL is how long the one-time login link works after the
+// server made it.
+const DefaultLoginLinkTTL = 10 * time.Minute
 
 // Config builds a Server.
 type Config struct {
@@ -62,7 +69,10 @@ type Config struct {
 	Rand  io.Reader
 	// SessionTTL is how long a session lasts (DefaultSessionTTL).
 	SessionTTL time.Duration
-	Logger     *slog.Logger
+	// LoginLinkTTL is how long the one-time login link works
+	// (DefaultLoginLinkTTL).
+	LoginLinkTTL time.Duration
+	Logger       *slog.Logger
 }
 
 // Server serves the page under Prefix and passes every other request to
@@ -72,6 +82,8 @@ type Server struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	static   http.Handler
+	// csrf checks that a login or logout comes from the page itself.
+	csrf *http.CrossOriginProtection
 
 	// stepMu serialises the step-mode controls: one unit of work at a
 	// time, whoever asks.
@@ -81,8 +93,11 @@ type Server struct {
 	// scheduler in live mode (from the first login on).
 	decisions *decisionStore
 	observing sync.Once
-	// guardedSwitch is the live switch behind the API server's filters.
-	guardedSwitch http.Handler
+	// guard, in live mode, is the API server's own filters in front of
+	// the page's routes (guard.go); authorizer is the API server's, which
+	// the feeds ask what the user may get. Both nil in step mode.
+	guard      http.Handler
+	authorizer authz.Authorizer
 	// bound is the node the scheduler chose at a trace entry (step mode).
 	decMu sync.Mutex
 	bound map[int]string
@@ -102,10 +117,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
 	}
+	if cfg.LoginLinkTTL <= 0 {
+		cfg.LoginLinkTTL = DefaultLoginLinkTTL
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	sess, err := newSessions(cfg.Clock, cfg.Rand, cfg.SessionTTL)
+	sess, err := newSessions(cfg.Clock, cfg.Rand, cfg.SessionTTL, cfg.LoginLinkTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -114,10 +132,17 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), sessions: sess, decisions: newDecisionStore(), bound: map[int]string{},
-		static: http.StripPrefix("/ui/static/", http.FileServerFS(sub))}
+		static: http.StripPrefix("/ui/static/", http.FileServerFS(sub)), csrf: http.NewCrossOriginProtection()}
 	sess.opened = s.pageOpened
+	if cfg.Token == "" {
+		// Live mode: a session's token is the API server's to accept,
+		// and it may stop accepting it.
+		sess.authenticates = func(ctx context.Context, token string) bool { return s.probe(ctx, token) != http.StatusUnauthorized }
+	}
 	if cfg.Cluster != nil && cfg.Runner == nil {
-		s.guardedSwitch = cfg.Cluster.Server().Delegate().BuildHandlerChain(http.HandlerFunc(s.switchController), false)
+		delegate := cfg.Cluster.Server().Delegate()
+		s.guard = delegate.BuildHandlerChain(http.HandlerFunc(s.serveGuarded), false)
+		s.authorizer = delegate.Authorizer()
 	}
 	s.routes()
 	return s, nil
@@ -138,7 +163,7 @@ func (s *Server) pageOpened() {
 }
 
 // LoginPath is the one-time login link's path and query (print it after
-// the server's URL); it works once.
+// the server's URL); it works once, for Config.LoginLinkTTL.
 func (s *Server) LoginPath() string { return "/ui/login?code=" + s.sessions.linkCode }
 
 func (s *Server) routes() {
@@ -177,7 +202,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c, err := r.Cookie(cookieName); err == nil {
-		sess, ok := s.sessions.get(c.Value)
+		sess, ok := s.sessions.get(r.Context(), c.Value)
 		if !ok {
 			writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 			return
@@ -242,29 +267,8 @@ func product(ua string) string {
 	return p
 }
 
-// authed lets a /ui/api request in only with a live session.
-func (s *Server) authed(h func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		c, err := r.Cookie(cookieName)
-		if err != nil {
-			writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
-			return
-		}
-		sess, ok := s.sessions.get(c.Value)
-		if !ok {
-			writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
-			return
-		}
-		if r.Method != http.MethodGet && r.Header.Get(Header) == "" {
-			writeStatus(w, http.StatusForbidden, "Forbidden", "the web page's session needs the "+Header+" header")
-			return
-		}
-		h(w, r, sess)
-	}
-}
-
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
-	if c, err := r.Cookie(cookieName); err != nil || !s.sessions.valid(c.Value) {
+	if c, err := r.Cookie(cookieName); err != nil || !s.sessions.valid(r.Context(), c.Value) {
 		http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 		return
 	}

@@ -12,7 +12,7 @@ type userWrite struct {
 // and the page's), by resourceVersion: the trace holds the loops' writes
 // only, and the timeline puts these between them to rebuild the objects
 // a user made (the ReplicaSet a step applied).
-func (s *Server) userWrites(w http.ResponseWriter, _ *http.Request, _ *session) {
+func (s *Server) userWrites(w http.ResponseWriter, _ *http.Request, _ *call) {
 	out := []userWrite{}
 	if s.cfg.Runner != nil {
 		for _, uw := range s.cfg.Runner.UserWrites() {

@@ -16,8 +16,10 @@ import (
 // connection the page's own requests (Step, Apply) are never queued
 // behind the watches. Each event is the API server's line, unchanged,
 // framed with the index of its watch: {"i":0,"e":EVENT}; a watch that
-// ends says {"i":0,"end":true}, one refused {"i":0,"status":STATUS}.
-func (s *Server) watchHub(w http.ResponseWriter, r *http.Request, sess *session) {
+// ends says {"i":0,"end":true}, one refused {"i":0,"status":STATUS}. Each
+// watch is the API server's with the session's token: it shows what the
+// user may watch.
+func (s *Server) watchHub(w http.ResponseWriter, r *http.Request, c *call) {
 	paths := r.URL.Query()["path"]
 	if len(paths) == 0 || len(paths) > 64 {
 		writeStatus(w, http.StatusBadRequest, "BadRequest", "give 1 to 64 path parameters")
@@ -38,13 +40,23 @@ func (s *Server) watchHub(w http.ResponseWriter, r *http.Request, sess *session)
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	// The watches end with the session (its token no longer accepted,
+	// logged out, expired), as the API server ends a watch at its timeout.
+	ended := s.watchSession(ctx, c.sess.id)
+	go func() {
+		select {
+		case <-ended:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	lines := make(chan []byte, 256)
 	var wg sync.WaitGroup
 	for i, p := range paths {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.oneWatch(ctx, sess, i, p, lines)
+			s.oneWatch(ctx, c.sess, i, p, lines)
 		}()
 	}
 	go func() { wg.Wait(); close(lines) }()

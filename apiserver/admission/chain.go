@@ -87,6 +87,16 @@ func (c Chain) Validate(ctx context.Context, a *Attributes) error {
 	return nil
 }
 
+// Names are the chain's plugins' names, in order, as the trace shows
+// them.
+func (c Chain) Names() []string {
+	out := make([]string, len(c))
+	for i, p := range c {
+		out[i] = pluginName(p)
+	}
+	return out
+}
+
 // pluginName is what the trace calls p.
 func pluginName(p any) string {
 	if n, ok := p.(Named); ok {

@@ -108,6 +108,17 @@ func TestChainReinvokesOnceWhenALaterPluginChanged(t *testing.T) {
 	assert.Equal(t, 1, l.calls)
 }
 
+// named gives the name the trace shows.
+type named struct{ createsOnly }
+
+func (named) PluginName() string { return "Named" }
+
+func TestChainNamesArePluginNamesInOrder(t *testing.T) {
+	chain := Chain{&labeler{}, createsOnly{}, named{}, &reinvocable{}}
+	assert.Equal(t, []string{"labeler", "createsOnly", "Named", "reinvocable"}, chain.Names(),
+		"a plugin's PluginName, else its type's name with or without a pointer")
+}
+
 func TestLongPatchesAreShownAsPaths(t *testing.T) {
 	long := `[{"op":"add","path":"/spec/volumes","value":"` + strings.Repeat("x", 200) + `"},{"op":"replace","path":"/spec/containers","value":1}]`
 	assert.Equal(t, "(add /spec/volumes, replace /spec/containers)", shortPatch(long))

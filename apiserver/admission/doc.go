@@ -26,10 +26,11 @@
 //
 // (either or both), optionally Handles(op Operation) bool to see only some
 // operations and PluginName() string to name it in the trace, and add it
-// with one line to the chain apiserver/admission_setup.go builds (or to
-// apiserver.Config.Admission). Built-in plugins go before the webhooks, as
-// in kube-apiserver's default order; ResourceQuota, which must see the
-// final object, goes last.
+// with one line to the chain apiserver/admission_chain.go builds (or to
+// apiserver.Config.Admission); that file lists every plugin in order, with
+// what it reads and why it sits where it does. Built-in plugins go before
+// the webhooks, as in kube-apiserver's default order; ResourceQuota, which
+// must see the final object, goes last.
 //
 // Visible: every change a plugin makes (as a JSON patch) and every refusal
 // is a Step, recorded in the request's Record; the handlers send them with

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// The LimitRanger admission plugin (plugin/pkg/admission/limitranger),
-// issue 12 part 6: a new pod's containers get the defaults of their
+// The LimitRanger admission plugin (plugin/pkg/admission/limitranger):
+// a new pod's containers get the defaults of their
 // namespace's LimitRanges (default limits, defaultRequest requests) where
 // they set none, with the kubernetes.io/limit-ranger annotation saying
 // what was set; then the min, max and maxLimitRequestRatio of Container

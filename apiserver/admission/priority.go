@@ -7,8 +7,8 @@ import (
 	"github.com/kubesim/kubesim/api"
 )
 
-// The Priority admission plugin (plugin/pkg/admission/priority), issue 12
-// part 6: a pod's spec.priorityClassName becomes spec.priority and
+// The Priority admission plugin (plugin/pkg/admission/priority): a pod's
+// spec.priorityClassName becomes spec.priority and
 // spec.preemptionPolicy, the global default class's when it names none;
 // a class that does not exist refuses the pod. On PriorityClass writes it
 // keeps a single global default.

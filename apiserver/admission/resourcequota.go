@@ -10,7 +10,7 @@ import (
 )
 
 // The ResourceQuota admission plugin (plugin/pkg/admission/resourcequota),
-// issue 12 part 6, the last validating plugin: a create in a namespace
+// the last validating plugin: a create in a namespace
 // with quotas is refused when it would take a quota's use past its hard
 // cap ("exceeded quota: ..."), or when a quota caps cpu or memory and a
 // container does not state it ("failed quota: ...: must specify ...");

@@ -9,7 +9,7 @@ import (
 )
 
 // The ServiceAccount admission plugin (plugin/pkg/admission/serviceaccount
-// in Kubernetes), issue 14: every pod runs as a service account, "default"
+// in Kubernetes): every pod runs as a service account, "default"
 // unless it names one; the account must exist; and unless the pod or the
 // account opts out (automountServiceAccountToken: false), the pod gets the
 // projected volume from which its containers read a token of the account,

@@ -7,7 +7,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 )
 
-// The storage admission plugins (issue 12 part 4): DefaultStorageClass
+// The storage admission plugins: DefaultStorageClass
 // (plugin/pkg/admission/storage/storageclass/setdefault) and
 // StorageObjectInUseProtection (plugin/pkg/admission/storage/
 // storageobjectinuseprotection). Both only mutate, on create.

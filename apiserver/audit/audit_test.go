@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -244,4 +246,87 @@ func TestWatchFlushesAndKeepsNoBody(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out.Bytes(), &ev))
 	assert.Equal(t, "watch", ev.Verb)
 	assert.Nil(t, ev.ResponseObject)
+}
+
+// lockedBuffer is a log's Out that a test may read while the server's
+// goroutine writes to it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// An upgrade (exec, attach, port-forward) through a real HTTP server with
+// the audit log on: the handler behind the filter can hijack the
+// connection as the kubelet's SPDY and WebSocket upgraders do (asking the
+// writer for http.Hijacker), the client gets its 101 and the stream, and
+// the event, written when the stream ends, records the request at its
+// level with the code 101.
+func TestUpgradeIsHijackedAndAuditedAs101(t *testing.T) {
+	out := &lockedBuffer{}
+	l := &Log{Policy: &Policy{Rules: []PolicyRule{{Level: LevelRequest}}}, Out: out, Clock: clock.NewFake(time.Now()), NewID: func() string { return "up" }}
+	backend := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			http.Error(w, "unable to upgrade: unable to hijack response", http.StatusInternalServerError)
+			return
+		}
+		conn, rw, err := hj.Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n")
+		_ = rw.Flush()
+		line, err := rw.ReadString('\n') // echo one line, then end the stream
+		if err != nil {
+			return
+		}
+		_, _ = rw.WriteString("echo: " + line)
+		_ = rw.Flush()
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.WithContext(authn.WithUser(r.Context(), &authn.UserInfo{Name: "alice", Groups: []string{authn.AllAuthenticated}}))
+		WithAudit(backend, l).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, "POST /api/v1/namespaces/default/pods/web/exec?command=sh HTTP/1.1\r\nHost: x\r\n"+
+		"Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\nContent-Length: 0\r\n\r\n")
+	require.NoError(t, err)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusSwitchingProtocols, resp.StatusCode, "the upgrade reaches the client")
+	_, err = io.WriteString(conn, "hello\n")
+	require.NoError(t, err)
+	echoed, err := br.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "echo: hello\n", echoed, "the stream flows over the hijacked connection")
+
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "\n") }, 10*time.Second, 5*time.Millisecond,
+		"the event is written when the stream ends")
+	var ev Event
+	require.NoError(t, json.Unmarshal([]byte(out.String()), &ev))
+	assert.Equal(t, LevelRequest, ev.Level)
+	assert.Equal(t, "create", ev.Verb)
+	require.NotNil(t, ev.ObjectRef)
+	assert.Equal(t, "exec", ev.ObjectRef.Subresource)
+	require.NotNil(t, ev.ResponseStatus)
+	assert.Equal(t, http.StatusSwitchingProtocols, ev.ResponseStatus.Code)
+	assert.Equal(t, "alice", ev.User.Username)
 }

@@ -22,7 +22,9 @@
 // rather show).
 //
 // Left out: the stages RequestReceived, ResponseStarted and Panic (only
-// ResponseComplete is written, for a watch when it ends), omitStages,
+// ResponseComplete is written, for a watch when it ends, for an upgraded
+// stream — exec, attach, port-forward — when it ends, with the code 101
+// Switching Protocols), omitStages,
 // resourceNames and nonResourceURLs in rules, annotations, webhook and
 // batching backends, log rotation, bodies that are not JSON (protobuf,
 // YAML) and bodies over MaxBodyBytes, and auditing requests refused by

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -240,6 +241,23 @@ func (r *recorder) Flush() { _ = http.NewResponseController(r.ResponseWriter).Fl
 
 // Unwrap lets http.ResponseController reach the connection.
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// Hijack hands the connection to a handler that upgrades it (exec,
+// attach and port-forward: SPDY or WebSocket). Their upgraders ask the
+// writer itself for http.Hijacker, so the filter's writer must be one,
+// or every upgrade fails with "unable to hijack response" once the audit
+// log is on. The response's code is then 101 Switching Protocols, which
+// the handler writes on the raw connection where the filter cannot see
+// it: kube-apiserver's audit writer notes the same code when it is
+// hijacked. The event is written when the handler returns, that is when
+// the stream ends.
+func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(r.ResponseWriter).Hijack()
+	if err == nil && r.code == 0 {
+		r.code = http.StatusSwitchingProtocols
+	}
+	return conn, rw, err
+}
 
 // status is the event's responseStatus: the code, and for a failure the
 // bounded fields of the Status the server answered.

@@ -15,7 +15,7 @@ func resourceVerbs() []string {
 }
 
 // verbsOf is resourceVerbs, or only create for a question answered and
-// never stored (issue 14: SubjectAccessReview and its kin).
+// never stored (SubjectAccessReview and its kin).
 func verbsOf(r *registry.Resource) []string {
 	if r.CreateOnly != nil {
 		return []string{"create"}

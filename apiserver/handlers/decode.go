@@ -9,10 +9,12 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -485,11 +487,39 @@ func joinPath(parent, name string) string {
 
 func isString(v any) bool { _, ok := v.(string); return ok }
 
+// Kubernetes bounds the warnings of one response
+// (k8s.io/apiserver/pkg/endpoints/filters/warning.go): 4 Ki runes of
+// warning text in all; past that, each warning is cut to 256 runes, and
+// once those fill the rest none is added. A header has no room for more,
+// and a warning can quote what a client or a damaged file made long.
+const (
+	maxWarningRunes     = 4 * 1024
+	maxWarningItemRunes = 256
+)
+
 // addWarnings sets Warning headers as Kubernetes does (code 299), which
-// kubectl prints as "Warning: ...".
+// kubectl prints as "Warning: ...": each once, within Kubernetes' bounds
+// for the whole response (counting the warnings already set).
 func addWarnings(w http.ResponseWriter, warnings []string) {
+	h := w.Header()
 	for _, msg := range warnings {
-		w.Header().Add("Warning", fmt.Sprintf("299 - %q", msg))
+		total := 0
+		for _, v := range h.Values("Warning") {
+			total += utf8.RuneCountInString(v)
+		}
+		v := fmt.Sprintf("299 - %q", msg)
+		if slices.Contains(h.Values("Warning"), v) {
+			continue
+		}
+		if total+utf8.RuneCountInString(v) > maxWarningRunes {
+			if r := []rune(msg); len(r) > maxWarningItemRunes {
+				msg = string(r[:maxWarningItemRunes]) + "…"
+			}
+			if v = fmt.Sprintf("299 - %q", msg); total+utf8.RuneCountInString(v) > maxWarningRunes {
+				continue
+			}
+		}
+		h.Add("Warning", v)
 	}
 }
 

@@ -212,3 +212,37 @@ func TestDeleteOptionsCaseSensitive(t *testing.T) {
 	e.do("GET", cms+"/d", "", "").expect(200)
 	e.do("DELETE", cms+"/d", "", `{"propagationPolicy":"Background"}`).expect(200)
 }
+
+// Server-side apply refuses repeated keys under Strict as kube-apiserver's
+// apply decoder does (400, YAML's words with lines) where it used to keep
+// the last value and answer 201; Warn warns once per key, and Ignore keeps
+// the last value silently. The body may be YAML or JSON.
+func TestApplyDuplicateKeys(t *testing.T) {
+	e := newEnv(t)
+	cms := "/api/v1/namespaces/default/configmaps/"
+	const apply = "application/apply-patch+yaml"
+	yamlBody := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: \"1\"\n  k: \"2\"\n"
+	jsonBody := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},` + "\n" + `"data":{"k":"1","k":"2"}}`
+	before := e.store.Revision()
+
+	st := e.do("PATCH", cms+"a?fieldManager=m&fieldValidation=Strict", apply, yamlBody).expect(400).status()
+	assert.Equal(t, api.StatusReasonBadRequest, st.Reason)
+	assert.Equal(t, "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"k\" already set in map", st.Message)
+	st = e.do("PATCH", cms+"a?fieldManager=m&fieldValidation=Strict", apply, jsonBody).expect(400).status()
+	assert.Equal(t, "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 2: key \"k\" already set in map", st.Message)
+	assert.Equal(t, before, e.store.Revision(), "a refused apply stores nothing")
+
+	// An update by apply is refused alike.
+	e.do("PATCH", cms+"a?fieldManager=m", apply, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: \"0\"\n").expect(201)
+	before = e.store.Revision()
+	e.do("PATCH", cms+"a?fieldManager=m&fieldValidation=Strict", apply, yamlBody).expect(400)
+	assert.Equal(t, before, e.store.Revision())
+
+	r := e.do("PATCH", cms+"a?fieldManager=m&fieldValidation=Warn", apply, yamlBody).expect(200)
+	assert.Equal(t, []string{`line 7: key "k" already set in map`}, r.warnings())
+	assert.Equal(t, "2", get(r.obj(), "data", "k"), "the last one wins")
+
+	r = e.do("PATCH", cms+"b?fieldManager=m&fieldValidation=Ignore", apply, strings.Replace(yamlBody, "name: a", "name: b", 1)).expect(201)
+	assert.Empty(t, r.warnings())
+	assert.Equal(t, "2", get(r.obj(), "data", "k"))
+}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/api/handoff"
+	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/audit"
@@ -74,8 +76,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if res.CreateOnly != nil && info.Verb != "create" {
-		// A question answered on create and never stored (issue 14:
-		// SubjectAccessReview and its kin).
+		// A question answered on create and never stored
+		// (SubjectAccessReview and its kin).
 		responsewriters.WriteError(w, api.NewMethodNotSupported(res.GroupResource(), info.Verb))
 		return
 	}
@@ -348,16 +350,43 @@ func (c *requestContext) list() error {
 		return err
 	}
 	addWarnings(c.w, res.Warnings)
-	items := res.Items
-	if items == nil {
-		items = []json.RawMessage{}
-	}
-	responsewriters.WriteJSON(c.w, http.StatusOK, rawListJSON{
-		Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(),
-		Metadata: api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue},
-		Items:    items,
-	})
+	c.streamRawList(api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
 	return nil
+}
+
+// streamRawList writes a JSON list of items already encoded (stored bytes)
+// as it goes, the same bytes as encoding the rawListJSON whole: no second
+// copy of the list is built, each item is let go once written, and the
+// writing stops when the client has gone (its context ends, or a write
+// fails), as kube-apiserver streams a large list and stops with its
+// request.
+func (c *requestContext) streamRawList(meta api.ListMeta, items []json.RawMessage) {
+	head, err := jsoncodec.Marshal(rawListJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(),
+		Metadata: meta, Items: []json.RawMessage{}})
+	if err != nil {
+		responsewriters.WriteError(c.w, api.NewInternalError(err))
+		return
+	}
+	c.w.Header().Set("Content-Type", "application/json")
+	c.w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(c.w, 32<<10)
+	// head ends with the empty items' "[]}": the items go between.
+	_, _ = bw.Write(head[:len(head)-2])
+	ctx := c.ctx()
+	for i, item := range items {
+		if i > 0 {
+			_ = bw.WriteByte(',')
+		}
+		if _, err := bw.Write(item); err != nil {
+			return // the connection is gone
+		}
+		items[i] = nil
+		if i%64 == 63 && ctx.Err() != nil {
+			return
+		}
+	}
+	_, _ = bw.WriteString("]}\n")
+	_ = bw.Flush()
 }
 
 func (c *requestContext) decoder() (*decoder, error) {

@@ -8,8 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -269,6 +271,64 @@ func TestListSelectorsAndPaging(t *testing.T) {
 	p2 := e.do("GET", "/api/v1/namespaces/default/configmaps?limit=2&labelSelector=app%3Dweb&continue="+cont, "", "").expect(200)
 	assert.Equal(t, []string{"c"}, names(p2))
 	assert.Nil(t, get(p2.obj(), "metadata", "continue"))
+}
+
+// Every page of a list shows the first page's snapshot, as etcd's range
+// reads at the first page's revision give kube-apiserver: an object
+// deleted between two pages is still in page 2 as it was, one changed
+// since keeps its old data and resourceVersion, one created since is not
+// there. Once that revision is compacted the token answers 410 Expired
+// with a token in the Status that goes on, inconsistently, at the latest
+// revision.
+func TestContinueServesTheFirstPagesSnapshot(t *testing.T) {
+	e := newEnv(t)
+	cms := "/api/v1/namespaces/default/configmaps"
+	was := map[string]map[string]any{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		was[n] = e.do("POST", cms, "", `{"metadata":{"name":"`+n+`"},"data":{"v":"1"}}`).expect(201).obj()
+	}
+	names := func(r *resp) []string {
+		var out []string
+		for _, it := range r.obj()["items"].([]any) {
+			out = append(out, get(it.(map[string]any), "metadata", "name").(string))
+		}
+		return out
+	}
+	p1 := e.do("GET", cms+"?limit=2", "", "").expect(200)
+	assert.Equal(t, []string{"a", "b"}, names(p1))
+	rv := get(p1.obj(), "metadata", "resourceVersion")
+	cont := get(p1.obj(), "metadata", "continue").(string)
+
+	e.do("DELETE", cms+"/c", "", "").expect(200)
+	e.do("PATCH", cms+"/d", "application/merge-patch+json", `{"data":{"v":"2"}}`).expect(200)
+	e.do("POST", cms, "", `{"metadata":{"name":"bb"}}`).expect(201)
+
+	p2 := e.do("GET", cms+"?limit=2&continue="+url.QueryEscape(cont), "", "").expect(200)
+	assert.Equal(t, []string{"c", "d"}, names(p2), "the deleted object is still there, the created one not yet")
+	assert.Equal(t, rv, get(p2.obj(), "metadata", "resourceVersion"), "page 2 is at page 1's revision")
+	assert.Nil(t, get(p2.obj(), "metadata", "continue"))
+	items := p2.obj()["items"].([]any)
+	for i, n := range []string{"c", "d"} {
+		assert.Equal(t, was[n], items[i], "%s as it was at page 1's revision", n)
+	}
+
+	// Compacted: 410 Expired, kube-apiserver's words, and a token that
+	// lists the rest as it is now.
+	require.NoError(t, e.store.Compact(context.Background(), e.store.Revision()))
+	r := e.do("GET", cms+"?limit=2&continue="+url.QueryEscape(cont), "", "").expect(410)
+	st := r.status()
+	assert.Equal(t, api.StatusReasonExpired, st.Reason)
+	assert.Equal(t, int32(410), st.Code)
+	assert.Equal(t, "The provided continue parameter is too old to display a consistent list result. "+
+		"You can start a new list without the continue parameter, or use the continue token in this response to "+
+		"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - "+
+		"objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.", st.Message)
+	inconsistent, _ := get(r.obj(), "metadata", "continue").(string)
+	require.NotEmpty(t, inconsistent, "the Status carries a continue token")
+	rest := e.do("GET", cms+"?limit=2&continue="+url.QueryEscape(inconsistent), "", "").expect(200)
+	assert.Equal(t, []string{"bb", "d"}, names(rest), "after b, as things are now")
+	assert.Equal(t, strconv.FormatInt(e.store.Revision(), 10), get(rest.obj(), "metadata", "resourceVersion"))
+	assert.Equal(t, "2", get(rest.obj()["items"].([]any)[1].(map[string]any), "data", "v"))
 }
 
 func TestUpdateConflictAndPatches(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/api"
@@ -101,8 +102,12 @@ func (c *requestContext) patch() error {
 	if err != nil {
 		return err
 	}
+	// applyDups are the keys an apply body repeats: kube-apiserver's apply
+	// decoder keeps the last of each, then checks the body again strictly
+	// (sigs.k8s.io/yaml's UnmarshalStrict) and refuses it under Strict.
+	var applyDups []string
 	if pt == applyPatchType {
-		if body, err = YAMLToJSON(body); err != nil {
+		if body, applyDups, err = yamlToJSON(body); err != nil {
 			return err
 		}
 	}
@@ -142,6 +147,9 @@ func (c *requestContext) patch() error {
 		if err != nil {
 			return nil, patchError(err)
 		}
+		if err := dec.reportApplyDuplicates(applyDups); err != nil {
+			return nil, err
+		}
 		obj, err := dec.decodeChecked(result, scan, nil)
 		if err != nil {
 			return nil, err
@@ -167,6 +175,25 @@ func (c *requestContext) patch() error {
 		code = http.StatusCreated
 	}
 	return c.writeAnswer(code, out, decoded)
+}
+
+// reportApplyDuplicates refuses (Strict) or warns of (Warn) the keys an
+// apply body repeats, worded as kube-apiserver's applyPatcher words them:
+// after the apply itself, one 400 naming every repeated key with its line,
+// or one warning per key. Apply bodies are YAML (JSON is YAML), so these
+// are YAML's words whatever the body's syntax.
+func (d *decoder) reportApplyDuplicates(dups []string) error {
+	if len(dups) == 0 {
+		return nil
+	}
+	switch d.validation {
+	case "Strict":
+		return api.NewBadRequest("error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  " +
+			strings.Join(dups, "\n  "))
+	case "Warn":
+		d.warnings = append(d.warnings, dups...)
+	}
+	return nil
 }
 
 // applyPatch applies a patch of type pt to cur (nil only for apply).

@@ -15,7 +15,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
 
-// --- admissionregistration.k8s.io/v1 admission policies (issue 13) ---
+// --- admissionregistration.k8s.io/v1 admission policies ---
 
 // admissionPolicyResources serves ValidatingAdmissionPolicy and
 // ValidatingAdmissionPolicyBinding; the strategy compiles every expression,

@@ -15,7 +15,7 @@ import (
 	"github.com/kubesim/kubesim/store"
 )
 
-// --- autoscaling/v2 and autoscaling/v1 HorizontalPodAutoscalers (issue 12 part 5) ---
+// --- autoscaling/v2 and autoscaling/v1 HorizontalPodAutoscalers ---
 
 // autoscalingResources serves HorizontalPodAutoscalers at autoscaling/v2
 // (the stored, preferred version) and autoscaling/v1, the version

@@ -121,7 +121,7 @@ func Builtin() []*registry.Resource {
 			Table:               secretTable(),
 			Fields:              secretFields,
 		},
-		serviceAccountResource(), // issue 14
+		serviceAccountResource(),
 		{
 			Version: "v1", Name: "events", SingularName: "event", Kind: "Event", ListKind: "EventList",
 			ShortNames: []string{"ev"}, Namespaced: true,
@@ -185,7 +185,7 @@ func Builtin() []*registry.Resource {
 			Schema:              schema.FromGoType(reflect.TypeOf(api.Lease{})),
 			Table:               leaseTable(),
 		},
-		// --- rbac.authorization.k8s.io/v1 (issue 14) ---
+		// --- rbac.authorization.k8s.io/v1 ---
 		{
 			Group: api.RBACGroupName, Version: "v1", Name: "roles", SingularName: "role", Kind: "Role", ListKind: "RoleList",
 			Namespaced:          true,
@@ -226,16 +226,16 @@ func Builtin() []*registry.Resource {
 		},
 		// --- end rbac ---
 	}
-	// The API groups of later issues, one line each.
-	resources = append(resources, admissionPolicyResources()...)      // issue 13
-	resources = append(resources, webhookConfigurationResources()...) // issue 13: the webhook configurations
-	resources = append(resources, batchResources()...)                // issue 12
-	resources = append(resources, daemonSetResources()...)            // issue 12
-	resources = append(resources, storageResources()...)              // issue 12 part 4
-	resources = append(resources, policyResources()...)               // issue 12 part 6: PodDisruptionBudget
-	resources = append(resources, quotaResources()...)                // issue 12 part 6: ResourceQuota, LimitRange
-	resources = append(resources, schedulingResources()...)           // issue 12 part 6: PriorityClass
-	resources = append(resources, discoveryResources()...)            // issue 12 part 6: EndpointSlice
-	resources = append(resources, autoscalingResources()...)          // issue 12 part 5
+	// The other API groups, each in a file of its own, one line each.
+	resources = append(resources, admissionPolicyResources()...)      // ValidatingAdmissionPolicy and its binding
+	resources = append(resources, webhookConfigurationResources()...) // the admission webhook configurations
+	resources = append(resources, batchResources()...)                // Job, CronJob
+	resources = append(resources, daemonSetResources()...)            // DaemonSet
+	resources = append(resources, storageResources()...)              // PersistentVolumeClaim, PersistentVolume, StorageClass
+	resources = append(resources, policyResources()...)               // PodDisruptionBudget
+	resources = append(resources, quotaResources()...)                // ResourceQuota, LimitRange
+	resources = append(resources, schedulingResources()...)           // PriorityClass
+	resources = append(resources, discoveryResources()...)            // EndpointSlice
+	resources = append(resources, autoscalingResources()...)          // HorizontalPodAutoscaler at autoscaling/v2 and v1
 	return resources
 }

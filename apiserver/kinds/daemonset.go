@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// daemonSetResources is apps/v1 DaemonSet (issue 12 part 3): one pod per
+// daemonSetResources is apps/v1 DaemonSet: one pod per
 // eligible node, kept by controllers/daemonset; its history lives in the
 // ControllerRevisions served beside the StatefulSets'.
 func daemonSetResources() []*registry.Resource {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// --- policy/v1 PodDisruptionBudget (issue 12 part 6) ---
+// --- policy/v1 PodDisruptionBudget ---
 
 // PolicyGroupName is the group of PodDisruptionBudget and Eviction.
 const PolicyGroupName = "policy"

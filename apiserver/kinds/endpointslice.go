@@ -12,7 +12,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
 
-// --- discovery.k8s.io/v1 EndpointSlice (issue 12 part 6) ---
+// --- discovery.k8s.io/v1 EndpointSlice ---
 
 // MaxEndpointsPerSlice is the API's cap (the controller's default
 // --max-endpoints-per-slice is 100).

@@ -12,7 +12,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
 
-// --- scheduling.k8s.io/v1 PriorityClass (issue 12 part 6) ---
+// --- scheduling.k8s.io/v1 PriorityClass ---
 
 // schedulingResources serves PriorityClasses; the API server creates the
 // two system classes at start (SystemPriorityClasses).

@@ -13,7 +13,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
 
-// --- core/v1 ResourceQuota and LimitRange (issue 12 part 6) ---
+// --- core/v1 ResourceQuota and LimitRange ---
 
 // quotaResources serves ResourceQuota (its status.used kept by the
 // resourcequota controller, enforced by the ResourceQuota admission

@@ -9,7 +9,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
 
-// serviceAccountResource is core/v1 ServiceAccount (issue 14). Its
+// serviceAccountResource is core/v1 ServiceAccount. Its
 // serviceaccounts/token subresource needs the API server's signing key,
 // so the API server adds it (apiserver.Config.ServiceAccounts).
 func serviceAccountResource() *registry.Resource {

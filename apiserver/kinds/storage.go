@@ -15,7 +15,7 @@ import (
 )
 
 // storageResources are PersistentVolumeClaims, PersistentVolumes (core/v1)
-// and StorageClasses (storage.k8s.io/v1): issue 12 part 4. Their
+// and StorageClasses (storage.k8s.io/v1). Their
 // strategies follow pkg/registry/core/persistentvolume{,claim} and
 // pkg/registry/storage/storageclass; validation pkg/apis/core/validation
 // and pkg/apis/storage/validation.

@@ -6,7 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// The issue 12 part 6 tables print as kubectl's printers do.
+// The tables of PodDisruptionBudgets, ResourceQuotas, LimitRanges,
+// PriorityClasses and EndpointSlices print as kubectl's printers do.
 func TestPolicyTables(t *testing.T) {
 	objs := sampleObjects()
 	for _, tc := range []struct {

@@ -182,16 +182,16 @@ func sampleObjects() map[string]api.Object {
 		"clusterroles":        &api.ClusterRole{ObjectMeta: meta},
 		"rolebindings":        &api.RoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "Role", Name: "r"}},
 		"clusterrolebindings": &api.ClusterRoleBinding{ObjectMeta: meta, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "r"}},
-		// issue 13
+		// admission policies
 		"validatingadmissionpolicies": &api.ValidatingAdmissionPolicy{ObjectMeta: meta, Spec: api.ValidatingAdmissionPolicySpec{
 			ParamKind: &api.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}, Validations: []api.Validation{{Expression: "true"}}}},
 		"validatingadmissionpolicybindings": &api.ValidatingAdmissionPolicyBinding{ObjectMeta: meta, Spec: api.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName: "p", ParamRef: &api.ParamRef{Name: "limits", Namespace: "default"}}},
-		// issue 12 part 4
+		// storage
 		"persistentvolumeclaims": samplePVC(meta), "persistentvolumes": samplePV(meta), "storageclasses": sampleStorageClass(meta),
 		"mutatingwebhookconfigurations":   &api.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []api.MutatingWebhook{{Name: "a.example.com"}}},
 		"validatingwebhookconfigurations": &api.ValidatingWebhookConfiguration{ObjectMeta: meta},
-		// issue 12 part 6
+		// budgets, quotas, limit ranges, priority classes, endpoint slices
 		"poddisruptionbudgets": &api.PodDisruptionBudget{ObjectMeta: meta, Spec: api.PodDisruptionBudgetSpec{MinAvailable: ptr(intstr.FromString("50%"))},
 			Status: api.PodDisruptionBudgetStatus{DisruptionsAllowed: 1}},
 		"resourcequotas": &api.ResourceQuota{ObjectMeta: meta, Status: api.ResourceQuotaStatus{
@@ -202,7 +202,7 @@ func sampleObjects() map[string]api.Object {
 		"endpointslices": &api.EndpointSlice{ObjectMeta: meta, AddressType: api.AddressTypeIPv4,
 			Ports:     []api.EndpointSlicePort{{Port: ptr(int32(80))}},
 			Endpoints: []api.EndpointSliceEndpoint{{Addresses: []string{"10.0.0.1"}}, {Addresses: []string{"10.0.0.2"}}}},
-		// issue 12 part 5: one resource at two versions
+		// autoscaling: one resource at two versions
 		"horizontalpodautoscalers": &api.HorizontalPodAutoscaler{ObjectMeta: meta, Spec: api.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: api.CrossVersionObjectReference{Kind: "Deployment", Name: "web"}, MinReplicas: ptr(int32(2)), MaxReplicas: 6,
 			Metrics: []api.MetricSpec{{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricSource{Name: api.ResourceCPU,

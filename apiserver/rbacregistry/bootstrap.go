@@ -114,6 +114,21 @@ func aggregated(name string, labels map[string]string, to string) *api.ClusterRo
 			{MatchLabels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-" + to: "true"}}}}}
 }
 
+// WebPageRole is kubesim's own bootstrap role for its web page (package
+// ui), bound to every authenticated user: the page's routes are
+// non-resource paths of the API server, authorized like /version. It
+// grants the page's reads (GET /ui/api/...: what they show is filtered,
+// or fetched, as the user) and its apply box (POST /ui/api/apply, whose
+// writes the API authorizes one by one); not the routes that act on the
+// cluster itself — a controller's switch, a node's kubelet — which only
+// cluster-admin holds. Remove the binding to keep users off the page.
+const WebPageRole = "kubesim:web-page"
+
+// WebPageRules are WebPageRole's rules.
+func WebPageRules() []api.PolicyRule {
+	return []api.PolicyRule{urls(getOnly, "/ui/api/*"), urls([]string{"post"}, "/ui/api/apply")}
+}
+
 // BootstrapClusterRoles are the default cluster roles (bootstrappolicy's
 // ClusterRoles and ControllerRoles, for what kubesim serves and runs).
 // admin, edit and view are aggregated, as in Kubernetes: edit carries
@@ -137,6 +152,7 @@ func BootstrapClusterRoles() []*api.ClusterRole {
 			rule([]string{"create"}, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule([]string{"create"}, "authentication.k8s.io", "selfsubjectreviews")),
 		cr("system:public-info-viewer", bootstrapLabels, urls(getOnly, "/healthz", "/livez", "/readyz", "/version", "/version/")),
+		cr(WebPageRole, bootstrapLabels, WebPageRules()...),
 		cr("system:auth-delegator", bootstrapLabels,
 			rule([]string{"create"}, "authentication.k8s.io", "tokenreviews"),
 			rule([]string{"create"}, "authorization.k8s.io", "subjectaccessreviews")),
@@ -178,6 +194,7 @@ func BootstrapClusterRoleBindings() []*api.ClusterRoleBinding {
 		crb("system:discovery", group("system:authenticated")),
 		crb("system:basic-user", group("system:authenticated")),
 		crb("system:public-info-viewer", group("system:authenticated"), group("system:unauthenticated")),
+		crb(WebPageRole, group("system:authenticated")),
 		crb("system:node"),
 		crb("system:kube-scheduler", user(KubeScheduler)),
 		crb("system:volume-scheduler", user(KubeScheduler)),

@@ -69,6 +69,9 @@ func TestBootstrapPolicy(t *testing.T) {
 	at := func(user *authn.UserInfo, verb, group, resource, sub, ns, name string) authz.Attributes {
 		return authz.Attributes{User: user, Verb: verb, ResourceRequest: true, APIGroup: group, Resource: resource, Subresource: sub, Namespace: ns, Name: name}
 	}
+	nonResource := func(user *authn.UserInfo, verb, path string) authz.Attributes {
+		return authz.Attributes{User: user, Verb: verb, Path: path}
+	}
 	cases := []struct {
 		name  string
 		attrs authz.Attributes
@@ -99,6 +102,11 @@ func TestBootstrapPolicy(t *testing.T) {
 		{"the service account controller creates accounts", at(sa("service-account-controller"), "create", "", "serviceaccounts", "", "dev", ""), true},
 		{"the aggregation controller may escalate", at(sa("clusterrole-aggregation-controller"), "escalate", api.RBACGroupName, "clusterroles", "", "", "view"), true},
 		{"a controller's account elsewhere is nobody", at(u("system:serviceaccount:dev:replicaset-controller"), "create", "", "pods", "", "dev", ""), false},
+		{"everyone reads the web page", nonResource(u("anyone"), "get", "/ui/api/activity"), true},
+		{"everyone applies from the web page", nonResource(u("anyone"), "post", "/ui/api/apply"), true},
+		{"nobody but cluster-admin stops a node from the web page", nonResource(u("owner"), "post", "/ui/api/node"), false},
+		{"nobody but cluster-admin switches a controller", nonResource(u("anyone"), "post", "/ui/api/switch"), false},
+		{"cluster-admin stops a node", nonResource(u("root", "system:masters"), "post", "/ui/api/node"), true},
 		{"system:node is bound to nobody", at(u("system:node:node-1", "system:nodes"), "get", "", "nodes", "", "", "node-1"), false},
 	}
 	for _, c := range cases {

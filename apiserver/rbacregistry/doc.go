@@ -17,7 +17,8 @@
 // system:kube-controller-manager (its informers), system:node (the Node
 // authorizer's static rules, bound to nobody), and system:controller:<name>
 // bound to each controller's service account in kube-system
-// (components.go). admin, edit and view are aggregated from
+// (components.go), and kubesim's own kubesim:web-page, which lets every
+// authenticated user read the web page's routes (WebPageRole). admin, edit and view are aggregated from
 // system:aggregate-to-*; Bootstrap writes them already gathered, and the
 // clusterrole-aggregation controller keeps them. At every start the policy
 // is reconciled: what a user removed from an object still annotated

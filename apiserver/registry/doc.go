@@ -26,11 +26,16 @@
 // the watch cache's objects while its stream runs, the reads' own
 // otherwise) when the key's revision is the cached one.
 //
+// Every page of a paged list, and every read of one page, is at the
+// revision of the list's first read (carried in the continue token), as
+// kube-apiserver's pages are etcd range reads at that revision; a list
+// with resourceVersionMatch=Exact reads at its revision alike. Once the
+// store's history no longer reaches that revision the answer is 410
+// Expired (for a continue token with kube-apiserver's words and a token
+// that goes on at the latest revision).
+//
 // Left out: a cache of whole objects (lists and gets read the store, not
-// the watch cache; the store keeps a window of changes but no past
-// objects, so a list with resourceVersionMatch=Exact at a past revision is
-// served only when nothing of the resource changed since, and is 410
-// otherwise), conversion between versions (objects of a custom resource
+// the watch cache), conversion between versions (objects of a custom resource
 // are served at every version unchanged, like conversion strategy None),
 // and per-resource storage transforms (encryption at rest).
 package registry

@@ -211,6 +211,11 @@ func (s *Store) ListShared(ctx context.Context, ns string, opts ListOptions) (*L
 	if err != nil {
 		return nil, err
 	}
+	if opts.Continue != "" || opts.ResourceVersionMatch == ResourceVersionMatchExact {
+		// Read at a past revision: objects since changed or deleted
+		// would only stay in the cache unused.
+		return out, nil
+	}
 	read, _ := strconv.ParseInt(out.ResourceVersion, 10, 64)
 	cache.add(read, fresh...)
 	if seen != nil {

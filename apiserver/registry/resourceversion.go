@@ -84,7 +84,7 @@ func ValidateListOptions(opts ListOptions, watch bool) field.ErrorList {
 
 // ParseResourceVersion reads a resourceVersion parameter: "" and "0" are
 // 0. Anything but a number is refused with the wording of Kubernetes'
-// APIObjectVersioner. Kubernetes answers it with a 500 (issue #101350,
+// APIObjectVersioner. Kubernetes answers it with a 500 (kubernetes/kubernetes#101350,
 // fixed by kubernetes/kubernetes#139525); it is the client's mistake, so
 // this is a 400.
 func ParseResourceVersion(rv string) (int64, error) {
@@ -188,43 +188,4 @@ func (s *Store) readRevision(ctx context.Context, opts ListOptions) (int64, erro
 		return rv, nil
 	}
 	return 0, nil
-}
-
-// checkExact decides whether a list read at revision read can stand for
-// revision exact. The store keeps the recent changes but not the objects
-// as they were, so a past revision can be served only if nothing under
-// prefix changed since: then the state is the same. Otherwise the answer
-// is etcd's for a compacted revision, 410: a client relists without Exact.
-// newest is the highest modRevision among the objects read.
-func (s *Store) checkExact(ctx context.Context, prefix string, exact, read, newest int64) error {
-	if exact == read {
-		return nil
-	}
-	if newest > exact {
-		return listExpired()
-	}
-	// Deletions leave no item behind: the change window tells.
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := s.storage.Watch(wctx, prefix, exact)
-	if store.IsExpired(err) {
-		return listExpired()
-	}
-	if err != nil {
-		return s.storeError(err, "")
-	}
-	defer w.Stop()
-	select {
-	case ev, ok := <-w.ResultChan():
-		// The window's events after exact are replayed at once; one at
-		// or before the read changed the state.
-		if ok && ev.Revision <= read {
-			return listExpired()
-		}
-		if !ok && w.Err() != nil {
-			return listExpired()
-		}
-	default:
-	}
-	return nil
 }

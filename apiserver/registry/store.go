@@ -37,6 +37,8 @@ type Store struct {
 	written, prevs decodedWrites
 	rvWait         time.Duration
 	admit          admission.Chain
+	// sizes are the lists served, for EstimateList (listsize.go).
+	sizes listSizes
 }
 
 // Config builds a Store.
@@ -155,7 +157,8 @@ func (s *Store) corrupt(key string, err error) error {
 	if errors.As(err, &se) && len(se.ErrStatus.Details.Causes) > 0 {
 		err = errors.New(se.ErrStatus.Details.Causes[0].Message)
 	}
-	return api.NewInternalError(fmt.Errorf("corrupt object: key %s: %v (delete it with ignoreStoreReadErrorWithClusterBreakingPotential=true)", key, err))
+	// The key itself may be what is damaged: shown escaped and bounded.
+	return api.NewInternalError(fmt.Errorf("corrupt object: key %s: %v (delete it with ignoreStoreReadErrorWithClusterBreakingPotential=true)", store.PrintableKey(key), err))
 }
 
 // decode turns a stored entry back into an object served at this version.
@@ -374,26 +377,60 @@ type ListResult struct {
 }
 
 // continueToken is the opaque continue string, shaped like Kubernetes'
-// (base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"key"}).
+// (base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"key"}): the revision
+// of the list's first page, which every later page is read at, and the
+// last key served. rv -1 is the token of a 410 for a compacted revision:
+// it continues at the latest revision, accepting an inconsistent list.
 type continueToken struct {
 	APIVersion      string `json:"v"`
 	ResourceVersion int64  `json:"rv"`
 	StartKey        string `json:"start"`
 }
 
-func decodeContinue(tok, prefix string) (string, error) {
+// latestRevision is the rv of a token that continues at the latest
+// revision (etcd3's store uses -1 rather than 0, which no valid token has).
+const latestRevision = -1
+
+func encodeContinue(rev int64, startKey string) string {
+	tok, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rev, StartKey: startKey})
+	return base64.RawURLEncoding.EncodeToString(tok)
+}
+
+// decodeContinue returns the key to list after and the revision to list
+// at (0: the latest).
+func decodeContinue(tok, prefix string) (string, int64, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil {
-		return "", api.NewBadRequest("continue key is not valid: " + err.Error())
+		return "", 0, api.NewBadRequest("continue key is not valid: " + err.Error())
 	}
 	var c continueToken
-	if err := json.Unmarshal(raw, &c); err != nil || c.APIVersion != "meta.k8s.io/v1" || c.StartKey == "" {
-		return "", api.NewBadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	if err := json.Unmarshal(raw, &c); err != nil || c.APIVersion != "meta.k8s.io/v1" || c.StartKey == "" || c.ResourceVersion == 0 {
+		return "", 0, api.NewBadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
 	}
 	if strings.Contains(c.StartKey, "/..") || strings.HasPrefix(c.StartKey, "/") {
-		return "", api.NewBadRequest("continue key is not valid: key must not escape the prefix")
+		return "", 0, api.NewBadRequest("continue key is not valid: key must not escape the prefix")
 	}
-	return prefix + c.StartKey, nil
+	return prefix + c.StartKey, max(c.ResourceVersion, 0), nil
+}
+
+// inconsistentContinue is kube-apiserver's answer (k8s.io/apiserver's
+// etcd3 store) to a continue token whose revision is compacted.
+const inconsistentContinue = "The provided continue parameter is too old " +
+	"to display a consistent list result. You can start a new list without " +
+	"the continue parameter, or use the continue token in this response to " +
+	"retrieve the remainder of the results. Continuing with the provided " +
+	"token results in an inconsistent list - objects that were created, " +
+	"modified, or deleted between the time the first chunk was returned " +
+	"and now may show up in the list."
+
+// continueExpired is the 410 for a continue token whose revision the
+// store's history no longer reaches: the Status carries a token that goes
+// on from the same key at the latest revision, for a client that prefers
+// an inconsistent rest to starting again.
+func continueExpired(startKey string) error {
+	se := api.NewResourceExpired(inconsistentContinue)
+	se.ErrStatus.ListMeta.Continue = encodeContinue(latestRevision, startKey)
+	return se
 }
 
 // List returns the objects in ns ("" for all namespaces) that match opts.
@@ -533,7 +570,10 @@ func spliceResourceVersion(value []byte, rev int64, gv string) ([]byte, bool) {
 // scan walks the keys of ns in order from opts.Continue, offering each to
 // take until opts.Limit objects were taken, and returns the list's
 // resourceVersion and the continue token of the next page. Selectors are
-// applied by take, after reading, so a page may need several reads.
+// applied by take, after reading, so a page may need several reads; all
+// of them, and every later page, read at the revision of the first read,
+// so one list is one snapshot, as etcd's range reads WithRev give
+// kube-apiserver.
 func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func(store.KeyValue) (bool, error)) (string, string, error) {
 	exact, err := s.readRevision(ctx, opts)
 	if err != nil {
@@ -541,38 +581,69 @@ func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func
 	}
 	prefix := s.prefix(ns)
 	start := ""
+	var rev int64 // the revision every read is at, once known
 	if opts.Continue != "" {
 		var err error
-		if start, err = decodeContinue(opts.Continue, prefix); err != nil {
+		if start, rev, err = decodeContinue(opts.Continue, prefix); err != nil {
 			return "", "", err
 		}
 	}
-	var rev, taken, newest int64
-	// done applies Exact to what was read and gives the list's revision.
+	if exact > 0 {
+		// resourceVersionMatch=Exact reads at that revision.
+		rev = exact
+	}
+	continued := start
+	var taken, readBytes, readCount int64
 	done := func(cont string) (string, string, error) {
-		if exact > 0 {
-			if err := s.checkExact(ctx, prefix, exact, rev, newest); err != nil {
-				return "", "", err
-			}
-			rev = exact
+		if continued == "" && cont == "" {
+			// Everything under the prefix was read: the size of the
+			// next such list, for the list budget.
+			s.sizes.learn(ns, readBytes, readCount)
 		}
 		return strconv.FormatInt(rev, 10), cont, nil
 	}
+	read := func(o store.ListOptions) (store.ListResult, error) {
+		o.Revision = rev
+		page, err := s.storage.List(ctx, prefix, o)
+		switch {
+		case err == nil:
+			rev = page.Revision
+			return page, nil
+		case store.IsExpired(err) && opts.Continue != "":
+			return page, continueExpired(strings.TrimPrefix(continued, prefix))
+		case store.IsExpired(err):
+			return page, listExpired()
+		case errors.Is(err, store.ErrFutureRevision):
+			// Only a token made up by hand names a revision not reached.
+			return page, api.NewBadRequest("continue key is not valid: its resourceVersion is newer than the store's")
+		}
+		return page, s.storeError(err, "")
+	}
 	for {
-		page, err := s.storage.List(ctx, prefix, store.ListOptions{Limit: opts.Limit, StartAfter: start})
-		if err != nil {
+		if err := ctx.Err(); err != nil {
+			// The client has gone (or its time is up): stop reading.
 			return "", "", s.storeError(err, "")
 		}
-		if rev == 0 {
-			rev = page.Revision
+		page, err := read(store.ListOptions{Limit: opts.Limit, StartAfter: start})
+		if err != nil {
+			return "", "", err
 		}
-		for _, kv := range page.Items {
+		for i, kv := range page.Items {
+			if i%256 == 255 && ctx.Err() != nil {
+				// The client has gone: stop building its answer.
+				return "", "", s.storeError(ctx.Err(), "")
+			}
 			start = kv.Key
-			newest = max(newest, kv.ModRevision)
+			readBytes += int64(len(kv.Value))
+			readCount++
 			ok, err := take(kv)
 			if err != nil {
 				return "", "", err
 			}
+			// take keeps no reference to the stored bytes (it copies or
+			// decodes them): let the garbage collector have them now
+			// rather than when the whole page is done.
+			page.Items[i] = store.KeyValue{}
 			if ok {
 				taken++
 			}
@@ -582,15 +653,13 @@ func (s *Store) scan(ctx context.Context, ns string, opts ListOptions, take func
 		}
 		if opts.Limit > 0 && taken == opts.Limit {
 			// A page is full: is there anything after its last key?
-			more, err := s.storage.List(ctx, prefix, store.ListOptions{Limit: 1, StartAfter: start})
+			more, err := read(store.ListOptions{Limit: 1, StartAfter: start})
 			if err != nil {
-				return "", "", s.storeError(err, "")
+				return "", "", err
 			}
 			cont := ""
 			if len(more.Items) > 0 {
-				tok, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rev,
-					StartKey: strings.TrimPrefix(start, prefix)})
-				cont = base64.RawURLEncoding.EncodeToString(tok)
+				cont = encodeContinue(rev, strings.TrimPrefix(start, prefix))
 			}
 			return done(cont)
 		}

@@ -35,8 +35,9 @@ import (
 // thousand kubelets that keep up hold almost nothing. They are bounds on
 // memory too: each waiting event holds its version of the object and its
 // JSON (~6 KB for a pod), so a larger bound lets a slow watcher hold
-// hundreds of MB (tried in session 7: 65,536). A watcher ended as too slow
-// relists with a watch-list, served from the cache (client/cache).
+// hundreds of MB (a bound of 65,536, tried at 100,000 pods, did). A
+// watcher ended as too slow relists with a watch-list, served from the
+// cache (client/cache).
 const (
 	cacheWindow   = 4096
 	cacheBuffer   = 8192
@@ -270,7 +271,7 @@ func (c *cacher) watch(ctx context.Context, filter watchFilter, start []WatchEve
 // a relist took longer than the window of recent events lasted in a
 // creation burst, so the watch could never join, and every relisting
 // informer listed again and again, each holding a list, until the process
-// ran out of memory (session 8). Kubernetes' watch cache has no gap
+// ran out of memory (at 100,000 pods). Kubernetes' watch cache has no gap
 // either: it serves a watch-list from its own store and registers the
 // watcher in one step.
 //
@@ -347,7 +348,7 @@ const listingBuffer = 8
 // value under the prefix while it is scanned — a kubelet's list of "pods
 // on my node" reads every pod to select its own); when every watcher of a
 // resource was ended at once, 2,000 kubelets listing 20,000 pods side by
-// side held more than the machine's 24 GB (session 8). The others wait
+// side held more than the machine's 24 GB. The others wait
 // their turn, already joined to the stream. kube-apiserver bounds the
 // same storm with API Priority and Fairness, which charges a list by the
 // objects it may read.
@@ -502,7 +503,7 @@ func (c *cacher) run(w store.Watcher, gen int) {
 // still holds it: the watchers notice nothing. Ending every watcher
 // instead sends every client of the resource — at 2,000 nodes, 2,000
 // kubelets — to list it again at once, which at 20,000 pods took more
-// memory than the machine had (session 8). etcd likewise catches a slow
+// memory than the machine had. etcd likewise catches a slow
 // watcher up from its history rather than dropping it; Kubernetes' cacher
 // only relists when that history is gone.
 func (c *cacher) follow(w store.Watcher, gen int) store.Watcher {

@@ -355,9 +355,8 @@ func TestFutureResourceVersionWaitsThen504(t *testing.T) {
 	assert.Len(t, l.Items, 3)
 }
 
-// Exact serves the state at that revision when the store can tell it is
-// the present one (nothing under the resource changed since), and says
-// 410 otherwise, as etcd does for a compacted revision.
+// Exact serves the state at that revision while the store's history
+// reaches it, and says 410 once it is compacted, as etcd does.
 func TestListExact(t *testing.T) {
 	e := newRVEnv(t)
 	bg := context.Background()
@@ -379,12 +378,13 @@ func TestListExact(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, strconv.FormatInt(e.st.Revision(), 10), l.ResourceVersion)
 
-	// A deletion since: the state at first is not the present one.
+	// A deletion since: the state at first still has the object.
 	_, err = e.s.Delete(bg, "ns", "a", &api.DeleteOptions{}, false)
 	require.NoError(t, err)
-	_, err = e.s.List(bg, "ns", ListOptions{ResourceVersion: strconv.FormatInt(first, 10), ResourceVersionMatch: ResourceVersionMatchExact})
-	require.True(t, api.IsResourceExpired(err), "%v", err)
-	assert.Equal(t, "The resourceVersion for the provided list is too old.", err.Error())
+	l, err = e.s.List(bg, "ns", ListOptions{ResourceVersion: strconv.FormatInt(first, 10), ResourceVersionMatch: ResourceVersionMatchExact})
+	require.NoError(t, err)
+	require.Len(t, l.Items, 1)
+	assert.Equal(t, strconv.FormatInt(first, 10), api.Meta(l.Items[0]).ResourceVersion, "as it was")
 
 	// Compacted away: gone, even though nothing changed since.
 	now := e.create("b", "web")
@@ -393,6 +393,7 @@ func TestListExact(t *testing.T) {
 	require.NoError(t, e.st.Compact(bg, kv.ModRevision))
 	_, err = e.s.List(bg, "ns", ListOptions{ResourceVersion: strconv.FormatInt(now, 10), ResourceVersionMatch: ResourceVersionMatchExact})
 	require.True(t, api.IsResourceExpired(err), "%v", err)
+	assert.Equal(t, "The resourceVersion for the provided list is too old.", err.Error())
 }
 
 // A watch-list's initial events carry the watch cache's objects, the ones

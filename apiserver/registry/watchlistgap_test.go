@@ -105,7 +105,7 @@ func (e *rvEnv) watchers() int {
 // Reading the list first and joining at its revision after it, as before,
 // ended such a watch at once with "too old resource version", and at
 // 100,000 pods in a creation burst every informer that relisted did so
-// again and again until the process ran out of memory (session 8).
+// again and again until the process ran out of memory.
 func TestWatchListJoinsBeforeItsListIsRead(t *testing.T) {
 	e, slow := newSlowListEnv(t)
 	e.create("a", "web")

@@ -15,8 +15,16 @@
 //     --max-mutating-requests-inflight); beyond that the server answers 429
 //     with Retry-After, so overload costs bounded memory. Long-running
 //     requests (watches, logs, exec, attach, port-forward, proxy) are not
-//     counted, as in Kubernetes.
+//     counted, as in Kubernetes;
+//   - LIST requests together hold at most a budget of memory (ListBudget,
+//     --list-memory-budget): each is charged its estimated size before it
+//     runs, and answered 429 beyond the budget; the control plane's
+//     components keep a share of their own. The API server applies it
+//     after authentication (apiserver/listbudget.go), where the user and
+//     the resource are known.
 //
 // Left out: API Priority and Fairness (flow schemas, priority levels,
-// queuing): one pool per kind of request is the older max-in-flight model.
+// queuing): one pool per kind of request is the older max-in-flight
+// model, and the list budget's three shares stand for APF's priority
+// levels without its queues and fairness between flows.
 package serving

@@ -5,12 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/request"
-	"github.com/kubesim/kubesim/apiserver/responsewriters"
 )
 
 // Options are the limits; zero values take the defaults below.
@@ -143,11 +140,7 @@ func WithMaxInFlightLimit(h http.Handler, nonMutating, mutatingLimit int) http.H
 
 // tooManyRequests answers as kube-apiserver's max-in-flight filter does
 // (its message and Retry-After of one second), in the Status shape.
-func tooManyRequests(w http.ResponseWriter) {
-	const retryAfter = 1
-	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
-	responsewriters.WriteError(w, api.NewTooManyRequests("Too many requests, please try again later.", retryAfter))
-}
+func tooManyRequests(w http.ResponseWriter) { WriteTooManyRequests(w) }
 
 // withBodyReadTimeout sets a read deadline while a request's body is
 // read and lifts it once the body is done, so a client that sends headers

@@ -437,7 +437,7 @@ const initialEventsEnd = "k8s.io/initial-events-end"
 // informer applies as a list (replace) before going on with the same
 // watch. It returns that watch, positioned after the bookmark.
 //
-// Why not a list (session 7): at 100,000 pods on 5,000 nodes the
+// Why not a list: at 100,000 pods on 5,000 nodes the
 // scheduler's pod watch fell behind during the creation burst and was
 // ended ("expired"); its list of tens of thousands of pods was read from
 // the store, encoded and decoded again, its objects were private copies

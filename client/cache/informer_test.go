@@ -335,7 +335,7 @@ func relistAfterExpiry(t *testing.T, reqs *configMapRequests) *Informer[*api.Con
 // the informer applies as a list, then goes on. In process it is served
 // from the watch cache's objects, shared, and joins the shared stream: a
 // list of 100,000 pods was read from the store, encoded, decoded into
-// private copies and too late to join the stream (session 7).
+// private copies and too late to join the stream.
 func TestRelistAfterExpiryIsAWatchList(t *testing.T) {
 	reqs := &configMapRequests{}
 	relistAfterExpiry(t, reqs)

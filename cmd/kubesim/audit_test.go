@@ -109,3 +109,41 @@ rules:
 	}
 	assert.True(t, discovery, "non-resource requests are logged at Metadata")
 }
+
+// TestAuditLogExec: with --audit-log-path set, kubectl exec still
+// upgrades its connection — over the WebSocket (a GET, verb get) and over
+// SPDY (a POST, verb create) — and each exec is in the log with the code
+// 101 Switching Protocols, written when its stream ends.
+func TestAuditLogExec(t *testing.T) {
+	t.Parallel()
+	logPath := filepath.Join(t.TempDir(), "audit.log")
+	s := startServer(t, t.TempDir(), "--audit-log-path", logPath)
+	k := newKubectl(t, s)
+	k.ok("apply", "-f", "testdata/exec-pod.yaml")
+	k.ok("wait", "--for=condition=Ready", "pod/shell", "--timeout=60s")
+
+	assert.Equal(t, "shell\n", k.ok("exec", "shell", "--", "hostname"), "over the WebSocket")
+	out, _ := k.okWithEnv([]string{"KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"}, "exec", "shell", "--", "hostname")
+	assert.Equal(t, "shell\n", out, "over SPDY")
+
+	execs := func() map[string]audit.Event {
+		byVerb := map[string]audit.Event{}
+		for _, ev := range readAudit(t, logPath) {
+			if ev.ObjectRef != nil && ev.ObjectRef.Resource == "pods" && ev.ObjectRef.Subresource == "exec" {
+				byVerb[ev.Verb] = ev
+			}
+		}
+		return byVerb
+	}
+	require.Eventually(t, func() bool { return len(execs()) == 2 }, 10*time.Second, 10*time.Millisecond,
+		"an exec's event is written when its stream ends")
+	for verb, ev := range execs() {
+		assert.Equal(t, audit.LevelMetadata, ev.Level, verb)
+		assert.Equal(t, "admin", ev.User.Username, verb)
+		assert.Equal(t, "shell", ev.ObjectRef.Name, verb)
+		require.NotNil(t, ev.ResponseStatus, verb)
+		assert.Equal(t, 101, ev.ResponseStatus.Code, verb)
+	}
+	assert.Contains(t, execs(), "get", "the WebSocket's GET")
+	assert.Contains(t, execs(), "create", "SPDY's POST")
+}

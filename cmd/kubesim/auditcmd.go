@@ -18,7 +18,7 @@ import (
 // auditCmd is `kubesim audit --log FILE [--user NAME] [--code N]`: it
 // reads the audit log `kubesim serve --audit-log-path` writes and prints
 // one line per request — who, which verb, on what, the answer — so that a
-// student can read who did what without jq (issue 14).
+// student can read who did what without jq.
 func auditCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The imperative kubectl commands (issue 11 part 5), each checked for what
+// The imperative kubectl commands, each checked for what
 // it did to the cluster, not only for its exit code and message. The
 // commands whose bodies kubectl sends as protobuf (create namespace,
 // deployment, service, secret...) are in imperative_proto_test.go.

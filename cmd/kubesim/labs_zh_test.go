@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The labs have a Chinese edition in docs/labs/zh (issue 20): the same
+// The labs have a Chinese edition in docs/labs/zh: the same
 // file names, the same console blocks, the prose translated. TestLabs runs
 // only the English edition; TestLabsChineseEdition proves the Chinese one
 // would run the very same commands with the very same expected outputs,

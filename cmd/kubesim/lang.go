@@ -7,7 +7,7 @@ import (
 )
 
 // langFlag adds --lang to a command that shows a scenario's notes: the
-// course kubesim teaches from is Chinese (issue 20). A value other than en
+// course kubesim teaches from is Chinese. A value other than en
 // or zh is a usage error from the flag package, with the command's usage.
 func langFlag(fs *flag.FlagSet) *scenario.Lang {
 	lang := scenario.English

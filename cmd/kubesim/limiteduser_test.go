@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The kubectl suite as a limited user (issue 14): a client-certificate
+// The kubectl suite as a limited user: a client-certificate
 // user with the built-in edit role in one namespace works there as a
 // student would — apply, get, scale, rollout, exec-free commands, delete —
 // while the control plane's own components do the rest under their own

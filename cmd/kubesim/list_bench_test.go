@@ -20,7 +20,7 @@ import (
 // BenchmarkKubectlGetPodsAll times the real `kubectl get pods -A` (Table
 // pages of 500, its default --chunk-size, a fresh KUBECACHEDIR each run)
 // against `kubesim serve --api-server-only` on a data dir holding 10,000
-// or 100,000 Running pods (issue 15 part 5: under 2 s at 100,000). The
+// or 100,000 Running pods (the target: under 2 s at 100,000). The
 // pods are written into the store before the server starts
 // (apiservertest.FillPods). The first run, which fills the watch cache's
 // decoded objects, is reported apart (s-first); s/op is a warm run, of

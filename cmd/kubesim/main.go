@@ -37,8 +37,9 @@ Usage:
                           read serve's audit log: who did what, and the answer
   kubesim store check [--accept-meta-rollback] DATA_DIR
                           check a data file (pages, records, values) without changing it
-  kubesim store export DATA_DIR|--etcd-servers URL[,URL] FILE
-                          snapshot every key of a data dir or of etcd to FILE (JSON lines)
+  kubesim store export [--skip-damaged] DATA_DIR|--etcd-servers URL[,URL] FILE
+                          snapshot every key of a data dir or of etcd to FILE (JSON lines);
+                          --skip-damaged: every key of a damaged data dir that can still be read
   kubesim store import FILE DATA_DIR|--etcd-servers URL[,URL]
                           copy a snapshot into an empty data dir or etcd prefix
 

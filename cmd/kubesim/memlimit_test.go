@@ -23,3 +23,19 @@ func TestMemoryLimitFlag(t *testing.T) {
 	t.Cleanup(func() { debug.SetMemoryLimit(before) })
 	assert.Equal(t, int64(3584<<20), debug.SetMemoryLimit(-1), "the runtime's limit is set")
 }
+
+// --list-memory-budget takes a quantity; unset, the budget is a quarter of
+// --memory-limit, and without either the API server's default (0).
+func TestListBudgetFlag(t *testing.T) {
+	var f listBudgetFlag
+	var mem memoryLimitFlag
+	assert.Equal(t, int64(0), f.budget(&mem), "neither flag: the API server's default")
+	require.NoError(t, mem.Set("4Gi"))
+	assert.Equal(t, int64(1<<30), f.budget(&mem), "a quarter of the memory limit")
+	for _, bad := range []string{"", "lots", "-1Mi", "0"} {
+		assert.Error(t, f.Set(bad), bad)
+	}
+	require.NoError(t, f.Set("256Mi"))
+	assert.Equal(t, "256Mi", f.String())
+	assert.Equal(t, int64(256<<20), f.budget(&mem), "the flag wins")
+}

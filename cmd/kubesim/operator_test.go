@@ -54,7 +54,7 @@ func TestRedisOperatorAsItsOwnProcess(t *testing.T) {
 	out := k.ok("apply", "-f", filepath.Join(operatorsDir, "redis", "crds.yaml"))
 	assert.Contains(t, out, "customresourcedefinition.apiextensions.k8s.io/redisclusters.redis.kubesim.io created")
 	k.ok("wait", "--for=condition=Established", "crd/redisclusters.redis.kubesim.io", "crd/redisbackups.redis.kubesim.io", "--timeout=30s")
-	// As its own service account, with the example's role (issue 14):
+	// As its own service account, with the example's role:
 	// a verb missing from it would stall the story below.
 	k.ok("apply", "-f", filepath.Join("..", "..", "examples", "operators", "rediscluster-controller-rbac.yaml"))
 	startControllerProcess(t, "rediscluster", s.kubeconfig, "--serviceaccount", "default/rediscluster-controller")

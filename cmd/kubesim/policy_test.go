@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 12 part 6 through the real kubectl: PodDisruptionBudgets that
+// Through the real kubectl: PodDisruptionBudgets that
 // `kubectl drain` respects, ResourceQuota and LimitRange admission,
 // PriorityClasses, EndpointSlices, and their imperative creates and
 // describers.

@@ -21,7 +21,7 @@ func asUser(t *testing.T, s *server, token string) *kubectl {
 	return k
 }
 
-// TestKubectlRBAC: issue 14's first slice through the real kubectl —
+// TestKubectlRBAC: RBAC through the real kubectl —
 // refusal with kube-apiserver's words, a Role and RoleBinding that let
 // alice in, kubectl auth can-i (and --list), kubectl auth whoami, and a
 // binding that would escalate refused.

@@ -106,7 +106,7 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 // of the service account ref ("namespace/name"), asked for with admin's
 // credentials: the controller then holds exactly the rights of the
 // account's roles, as it would in a pod with the token the kubelet
-// projects (issue 14).
+// projects.
 func asServiceAccount(ctx context.Context, admin *client.Client, kubeconfig, ref, userAgent string) (*client.Client, error) {
 	ns, name, ok := strings.Cut(ref, "/")
 	if !ok || ns == "" || name == "" {

@@ -13,10 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/serving"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cmd/kubesim/app"
+	"github.com/kubesim/kubesim/pki"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -43,6 +45,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	le := addLeaderElectFlags(fs)
 	localImages := localImageFlag{}
 	memLimit := &memoryLimitFlag{}
+	listBudget := &listBudgetFlag{}
+	fs.Var(listBudget, "list-memory-budget", "the memory LIST requests may hold at once, a quantity such as 512Mi: a list the budget cannot take is answered 429 with Retry-After, and the control plane's own components keep a quarter for themselves (default: a quarter of --memory-limit, else 512Mi)")
 	fs.Var(memLimit, "memory-limit", "Go's soft memory limit, a quantity such as 3.5Gi (as GOMEMLIMIT): the garbage collector works harder as the heap nears it, so the peak stays near it instead of twice the live heap (default: none)")
 	fs.Var(localImages, "local-image", "NAME=PATH: a pod whose container image is NAME runs the binary PATH as a process of its kubelet, as `kind load docker-image` makes a locally built image runnable (repeatable; docs/containers.md)")
 	if err := fs.Parse(args); err != nil {
@@ -59,6 +63,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		DataDir: *dataDir, Addr: *addr, Kubeconfig: *kubeconfig, TokenFile: *tokenFile,
 		UnsafeNoFsync: *noFsync, Nodes: *nodes, APIServerOnly: *apiOnly, Controllers: *ctrls,
 		StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
+		ListMemoryBudget: listBudget.budget(memLimit),
 		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
 		AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
 		Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
@@ -68,9 +73,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", srv.URL)
-	fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
+	if srv.KubeconfigErr != nil {
+		fmt.Fprintf(stdout, "kubeconfig NOT written (%v); reach the server with:\n  kubectl --server %s --certificate-authority %s --token ADMIN_TOKEN get namespaces\n"+
+			"where ADMIN_TOKEN is the system:masters token in %s\n",
+			srv.KubeconfigErr, srv.URL, filepath.Join(*dataDir, pki.CACertFile), filepath.Join(*dataDir, authn.TokenFileName))
+	} else {
+		fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
+	}
 	if srv.UILoginURL != "" {
-		fmt.Fprintf(stdout, "web page: %s/ui/ (log in with the kubeconfig's token, or once with %s)\n", srv.URL, srv.UILoginURL)
+		fmt.Fprintf(stdout, "web page: %s/ui/ (log in with the kubeconfig's token, or once within 10 minutes with %s)\n", srv.URL, srv.UILoginURL)
 	}
 	select {
 	case err := <-srv.Err():

@@ -39,8 +39,8 @@ func eventually(t *testing.T, k *kubectl, args ...string) string {
 	return out
 }
 
-// TestKubectlServiceAccounts: issue 14 parts 1 and 2 through the real
-// kubectl — the default account of every namespace, `kubectl create
+// TestKubectlServiceAccounts: service accounts through the real kubectl —
+// the default account of every namespace, `kubectl create
 // token`, the token's identity and its limits, the ServiceAccount
 // admission plugin, bound tokens revoked with their pod.
 func TestKubectlServiceAccounts(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 // BenchmarkServeToReady measures `kubesim serve` from its start to the
 // first request answered over HTTPS (/readyz), on a new data directory
-// (the CA, certificates and store are created) and on a warm one (issue
-// 15's targets: under 300 ms and under 100 ms).
+// (the CA, certificates and store are created) and on a warm one (the
+// targets: under 300 ms and under 100 ms).
 func BenchmarkServeToReady(b *testing.B) {
 	for _, warm := range []bool{false, true} {
 		name := "new-data-dir"

@@ -26,7 +26,7 @@ func stepInPage(ctx context.Context, s *scenario.Scenario, addr string, out io.W
 		return err
 	}
 	fmt.Fprintf(out, "Stepping through %s: %s (%d steps) in the web page.\n", s.File, s.Name, len(s.Steps))
-	fmt.Fprintf(out, "Open %s (works once), or %s and log in with the token %s\n", page.LoginURL, page.URL, page.Token)
+	fmt.Fprintf(out, "Open %s (works once, within 10 minutes), or %s and log in with the token %s\n", page.LoginURL, page.URL, page.Token)
 	fmt.Fprintln(out, "Press Ctrl-C to stop.")
 	return page.Wait(ctx)
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestStorageThroughKubectl is issue 12 part 4 through kubectl: the
+// TestStorageThroughKubectl is storage through kubectl: the
 // default class, a StatefulSet's claims provisioned on its pods' nodes, a
 // pod deleted and back on its own claim, the tables of pvc, pv and sc,
 // and the real refusals and events.

@@ -17,7 +17,7 @@ import (
 )
 
 const storeUsage = `usage: kubesim store check [--accept-meta-rollback] DATA_DIR
-       kubesim store export DATA_DIR|--etcd-servers URL[,URL] FILE
+       kubesim store export [--skip-damaged] DATA_DIR|--etcd-servers URL[,URL] FILE
        kubesim store import FILE DATA_DIR|--etcd-servers URL[,URL]`
 
 // storeCmd is `kubesim store check|export|import`.
@@ -79,9 +79,15 @@ func storeCheck(args []string, stdout, stderr io.Writer) error {
 }
 
 // storeExport is `kubesim store export`: every key of a bbolt data
-// directory or of etcd, to a snapshot file (package snapshot).
+// directory or of etcd, to a snapshot file (package snapshot). With
+// --skip-damaged it exports what can still be read of a damaged data
+// directory, and names what it leaves out.
 func storeExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	etcd, pos, err := parseStoreArgs("store export", args, stderr)
+	var skipDamaged bool
+	etcd, pos, err := parseStoreArgs("store export", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&skipDamaged, "skip-damaged", false, "export every key of a damaged data directory that can still be read, "+
+			"without opening it as a store, and list the keys and writes left out (`kubesim store check` names the damage)")
+	})
 	if err != nil {
 		return err
 	}
@@ -93,6 +99,12 @@ func storeExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		file = pos[1]
 	default:
 		return errors.New(storeUsage)
+	}
+	if skipDamaged {
+		if etcd.Enabled() {
+			return errors.New("--skip-damaged reads a bbolt data directory, not etcd")
+		}
+		return salvageExport(pos[0], file, stdout)
 	}
 	s, where, err := openStoreFor(etcd, pos, false)
 	if err != nil {
@@ -112,11 +124,46 @@ func storeExport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
+// salvageExport is `kubesim store export --skip-damaged DATA_DIR FILE`.
+func salvageExport(dir, file string, stdout io.Writer) error {
+	path := filepath.Join(dir, boltstore.FileName)
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no kubesim data file in %s: %w", dir, err)
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	var sw *snapshot.Writer
+	rep, err := boltstore.Salvage(path, func(rev int64) error {
+		var err error
+		sw, err = snapshot.NewWriter(f, snapshot.Header{Format: snapshot.Format, Revision: rev})
+		return err
+	}, func(kv store.KeyValue) error {
+		return sw.Add(snapshot.Entry{Key: kv.Key, UID: kv.UID, Value: kv.Value})
+	})
+	if err == nil {
+		err = sw.Flush()
+	}
+	if err := errors.Join(err, f.Close()); err != nil {
+		_ = os.Remove(file)
+		return err
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintln(stdout, "  left out:", p)
+	}
+	fmt.Fprintf(stdout, "exported %d readable keys of %s, as of revision %d, to %s\n", rep.Kept, path, rep.Revision, file)
+	if len(rep.Problems) > 0 {
+		fmt.Fprintf(stdout, "%d problem(s): what they name is not in %s\n", len(rep.Problems), file)
+	}
+	return nil
+}
+
 // storeImport is `kubesim store import`: a snapshot file into an empty
 // bbolt data directory or an empty etcd prefix. The keys get the target's
 // own revisions.
 func storeImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	etcd, pos, err := parseStoreArgs("store import", args, stderr)
+	etcd, pos, err := parseStoreArgs("store import", args, stderr, nil)
 	if err != nil {
 		return err
 	}
@@ -147,12 +194,16 @@ func storeImport(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// parseStoreArgs reads the etcd flags wherever they stand among the
-// positional arguments (`import FILE --etcd-servers URL` reads naturally).
-func parseStoreArgs(name string, args []string, stderr io.Writer) (app.EtcdOptions, []string, error) {
+// parseStoreArgs reads the etcd flags, and those extra adds, wherever they
+// stand among the positional arguments (`import FILE --etcd-servers URL`
+// reads naturally).
+func parseStoreArgs(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (app.EtcdOptions, []string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	flags := addEtcdFlags(fs)
+	if extra != nil {
+		extra(fs)
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {

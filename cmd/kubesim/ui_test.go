@@ -69,7 +69,7 @@ func browserClient(t *testing.T) *http.Client {
 
 func TestServePrintsTheWebPageLink(t *testing.T) {
 	t.Parallel()
-	m := runUntil(t, regexp.MustCompile(`^web page: (https://\S+)/ui/ \(log in with the kubeconfig's token, or once with (\S+)\)$`),
+	m := runUntil(t, regexp.MustCompile(`^web page: (https://\S+)/ui/ \(log in with the kubeconfig's token, or once within 10 minutes with (\S+)\)$`),
 		"serve", "--data-dir", t.TempDir(), "--addr", "127.0.0.1:0", "--nodes", "1", "--unsafe-no-fsync")
 	c := browserClient(t)
 	resp, err := c.Get(m[1] + "/ui/")
@@ -95,7 +95,7 @@ func TestDemoAndScenarioStepServeThePage(t *testing.T) {
 		{"scenario", "step", "--ui", "--ui-addr", "127.0.0.1:0", "../../examples/scenarios/demo.yaml"},
 	} {
 		t.Run(args[0], func(t *testing.T) {
-			m := runUntil(t, regexp.MustCompile(`^Open (http://\S+/ui/login\?code=\S+) \(works once\), or (\S+) and log in with the token (\S+)$`), args...)
+			m := runUntil(t, regexp.MustCompile(`^Open (http://\S+/ui/login\?code=\S+) \(works once, within 10 minutes\), or (\S+) and log in with the token (\S+)$`), args...)
 			c := browserClient(t)
 			resp, err := c.Get(m[1])
 			require.NoError(t, err)

@@ -8,7 +8,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 )
 
-// The claims of a StatefulSet's pods (issue 12 part 4): each pod gets one
+// The claims of a StatefulSet's pods: each pod gets one
 // PersistentVolumeClaim per volumeClaimTemplate, named
 // <template>-<set>-<ordinal>, created before the pod and never deleted
 // with it, so that a pod made again under the same name mounts the same

@@ -240,7 +240,7 @@ func (ssc *StatefulSetController) createPod(ctx context.Context, set *api.Statef
 		return nil, fmt.Errorf("statefulset %s/%s: no template for revision %s", set.Namespace, set.Name, a.Revision)
 	}
 	pod := NewPod(set, template, a.Ordinal, a.Revision, api.NewControllerRef(&set.ObjectMeta, GroupVersionKind))
-	// The claims come first: the pod mounts them (issue 12 part 4).
+	// The claims come first: the pod mounts them.
 	if err := ssc.createClaims(ctx, set, pod, a.Ordinal); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,9 @@ package browser
 import (
 	"context"
 	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,6 +189,35 @@ func TestLoginRequired(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(page.LoginURL), waitJS(stepModeShown))
 	do(t, ctx, chromedp.Navigate(page.LoginURL),
 		waitJS(`document.getElementById('login-error') && document.getElementById('login-error').textContent.includes('not valid')`))
+	// The page's own logout passes the server's check that it comes from
+	// the page (the browser says same-origin), and ends the session.
+	do(t, ctx, chromedp.Navigate(page.URL), waitJS(stepModeShown),
+		chromedp.Click(chromedp.ID("btn-logout")), chromedp.WaitVisible(chromedp.ID("token")))
+	do(t, ctx, chromedp.Navigate(page.URL), chromedp.WaitVisible(chromedp.ID("token")))
+	loc, err = chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(loc, "/ui/login"), "after logging out the page is the login page: %s", loc)
+}
+
+// TestLoginFromAnotherSiteIsRefused: another site's page posts the login
+// form with a token of its own choosing (login CSRF: the victim would
+// then work in the attacker's session). The browser says the post is not
+// same-origin, and the server refuses it: no session is opened.
+func TestLoginFromAnotherSiteIsRefused(t *testing.T) {
+	_, page := stepScenario(t, mustParse(t, threeNodes))
+	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><form id="f" method="post" action="%slogin"><input name="token" value="%s"></form>`+
+			`<script>document.getElementById('f').submit()</script>`, page.URL, html.EscapeString(page.Token))
+	}))
+	t.Cleanup(attacker.Close)
+	ctx := newBrowser(t)
+	do(t, ctx, chromedp.Navigate(attacker.URL),
+		waitJS(`document.getElementById('login-error') && document.getElementById('login-error').textContent.includes('came from another site')`))
+	do(t, ctx, chromedp.Navigate(page.URL), chromedp.WaitVisible(chromedp.ID("token")))
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(loc, "/ui/login"), "no session was opened: %s", loc)
 }
 
 const stepModeShown = `document.body.dataset.ready === 'true' && document.body.dataset.mode === 'step'`

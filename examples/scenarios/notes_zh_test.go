@@ -16,7 +16,7 @@ import (
 var han = regexp.MustCompile(`\p{Han}`)
 
 // TestEveryNoteHasItsChineseText: the course kubesim teaches from is
-// Chinese (issue 20), so every note of every scenario shipped here carries
+// Chinese, so every note of every scenario shipped here carries
 // its Chinese text (`zh:` beside `note:`), shown by --lang zh; so do the
 // scenarios' names and descriptions (`zh: {name, description}`).
 func TestEveryNoteHasItsChineseText(t *testing.T) {

@@ -27,11 +27,40 @@
 // backend batch (mvcc/backend: batchInterval 100 ms, batchLimit 10,000),
 // committed without making any writer wait for it. On open, the log's
 // writes past the file's revision (a crash came before their checkpoint)
-// are committed to the file before anything else: each change in the log
-// carries its revision, so a replay is idempotent, and it stops at the
-// first entry that is torn, fails its checksum, or does not continue the
-// revisions exactly — that entry was never acknowledged, and what lies
-// after it is zeros or an earlier cycle's entries, already in the file.
+// become the not yet checkpointed writes again, and a checkpoint commits
+// them at once: each change in the log carries its revision, so a replay
+// is idempotent, and it stops at the first entry that is torn, fails its
+// checksum, or does not continue the revisions exactly — that entry was
+// never acknowledged, and what lies after it is zeros or an earlier
+// cycle's entries, already in the file. Unless a sound entry further on
+// continues the revisions after a gap: then the entry was acknowledged
+// and is damaged, and the store refuses to open (see below).
+//
+// # A full disk
+//
+// Checkpoints fail first when the disk fills (bbolt needs new pages; the
+// log writes into space it allocated before). The log keeps the writes
+// and reads still see them; the checkpoint is retried after twice the
+// last wait, up to 10 s, with one log line per try. A restart on the full
+// disk serves the log's writes the same way instead of refusing to start:
+// opening an existing file writes nothing. Writes go on while the log has
+// room, then fail with an error naming the full disk.
+//
+// # A damaged file
+//
+// bbolt trusts its data pages: it follows page ids, offsets and lengths
+// through its memory map without bounds checks, so a damaged page can end
+// the process with SIGSEGV, where no recover reaches, or make its freelist
+// rebuild panic in a goroutine of its own. Before bbolt sees a file, the
+// store reads the whole tree with ordinary reads and checks everything
+// bbolt relies on (pagewalk.go); bbolt's own reads then run with
+// debug.SetPanicOnFault as a second line. A file that fails is refused with
+// a DamageError naming each page and the keys it makes unreadable, and
+// the way out: `kubesim store check` lists what is lost, `kubesim store
+// export --skip-damaged` (Salvage) saves every key that can still be read,
+// with the log's writes over them, and `kubesim store import` makes a
+// sound data directory of them. A damaged record (its CRC-32C fails) does
+// not stop the store: its key reads back with no value.
 //
 // # Reads see every acknowledged write at once
 //
@@ -67,7 +96,13 @@
 // written over after each checkpoint, not a series of 64 MB segments with
 // snapshots; there is no raft (the log holds applied changes, not
 // proposals), no consistent index (the revision counter does its job), no
-// lease, no defragmentation; old revisions of a key are not kept (a read
-// always sees the latest value); and a failed log write fails its batch
-// rather than stopping the server as etcd does.
+// lease, no defragmentation; old revisions of a key are not kept (a Get
+// always sees the latest value; a List at a past revision undoes the
+// changes still in the event window, store.ListAt); and a failed log write
+// fails its batch rather than stopping the server as etcd does. A damaged
+// last entry of the log cannot be told from a torn write, and is dropped as
+// one (etcd tells them apart by the zeroed sectors of its preallocated
+// segments; this log is written over, so a tear does not leave zeros). The
+// records' checksum does not cover their key: damage that renames a key
+// and keeps the key order can go unseen.
 package boltstore

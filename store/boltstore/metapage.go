@@ -7,8 +7,6 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // bbolt keeps two meta pages, 0 and 1, and writes them in turn (a
@@ -18,7 +16,8 @@ import (
 // it: an acknowledged write disappears without a word. checkMetaPages
 // reads both pages before bbolt does and refuses that case.
 //
-// The layout read here (go.etcd.io/bbolt internal/common: page and meta):
+// The layout read here (go.etcd.io/bbolt internal/common: page and meta,
+// in the machine's byte order, as bbolt writes its structs):
 //
 //	page header (16 bytes): id u64 | flags u16 | count u16 | overflow u32
 //	meta: magic u32 | version u32 | pageSize u32 | flags u32 |
@@ -38,6 +37,9 @@ type metaPage struct {
 	why      string // why it is not valid
 	txid     uint64
 	pageSize uint32
+	root     uint64 // the root bucket's page
+	freelist uint64 // the freelist's page, or noFreelist
+	hwm      uint64 // the high-water mark: the number of pages in use
 }
 
 func readMeta(buf []byte, index int) metaPage {
@@ -47,9 +49,12 @@ func readMeta(buf []byte, index int) metaPage {
 		return m
 	}
 	meta := buf[pageHeaderSize:]
-	le := binary.LittleEndian
+	le := binary.NativeEndian // bbolt writes its structs as they are in memory
 	m.txid = le.Uint64(meta[48:])
 	m.pageSize = le.Uint32(meta[8:])
+	m.root = le.Uint64(meta[16:])
+	m.freelist = le.Uint64(meta[32:])
+	m.hwm = le.Uint64(meta[40:])
 	h := fnv.New64a()
 	h.Write(meta[:metaSumOffset])
 	switch {
@@ -167,45 +172,9 @@ func AcceptMetaRollback(path string) error {
 	}
 	// The copy keeps the older transaction id, so bbolt still prefers the
 	// good page; only the page id in the header changes.
-	binary.LittleEndian.PutUint64(page[0:], uint64(bad.index))
+	binary.NativeEndian.PutUint64(page[0:], uint64(bad.index))
 	if _, err := f.WriteAt(page, int64(bad.index)*size); err != nil {
 		return err
 	}
 	return f.Sync()
-}
-
-// verifyPages reads every page of the file's trees (each bucket, each key
-// and value) in a read-only transaction on this goroutine, turning the
-// panic with which bbolt meets a damaged page ("Page expected to be: 4, but
-// self identifies as ...") into an error naming the file. It runs before
-// the read-write open, whose rebuild of the freelist walks the same pages
-// where a panic could not be caught, and before Check's own goroutine.
-func verifyPages(path string, readOnlyDB func() (*bolt.DB, error)) (err error) {
-	db, err := readOnlyDB()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("data file %s is corrupt (damaged page): %v; restore the data directory from a copy", path, r)
-		}
-	}()
-	return db.View(func(tx *bolt.Tx) error {
-		var walk func(b *bolt.Bucket) error
-		walk = func(b *bolt.Bucket) error {
-			c := b.Cursor()
-			for k, v := c.First(); k != nil; k, v = c.Next() {
-				if v == nil {
-					if nb := b.Bucket(k); nb != nil {
-						if err := walk(nb); err != nil {
-							return err
-						}
-					}
-				}
-			}
-			return nil
-		}
-		return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) })
-	})
 }

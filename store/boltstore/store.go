@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -67,7 +68,23 @@ type Config struct {
 	// afterCommit, when set by a benchmark, runs right after a successful
 	// commit, before events are published.
 	afterCommit func()
+	// newTimer makes the timers that pace checkpoints and their retries
+	// (default: the wall clock's; tests in this package step a fake
+	// clock.Fake instead of waiting).
+	newTimer func(time.Duration) timer
 }
+
+// timer is what the commit loop needs of a timer: clock.Timer's methods.
+type timer interface {
+	C() <-chan time.Time
+	Stop() bool
+}
+
+// wallTimer is a time.Timer as a timer.
+type wallTimer struct{ t *time.Timer }
+
+func (w wallTimer) C() <-chan time.Time { return w.t.C }
+func (w wallTimer) Stop() bool          { return w.t.Stop() }
 
 // Store is the bbolt backend of store.Interface.
 type Store struct {
@@ -100,6 +117,10 @@ type Store struct {
 	changes []change
 	events  []store.Event
 	local   map[string]int // key -> index in changes, within one batch
+
+	// checkpointFailures counts the checkpoints that failed in a row (a
+	// full disk): the commit loop waits longer before each retry.
+	checkpointFailures int
 
 	// abandon makes the commit loop stop without the final checkpoint
 	// (tests: a crash after the acknowledgements); stopErr is the final
@@ -162,53 +183,61 @@ func Open(cfg Config) (s *Store, err error) {
 	if err := checkMetaPages(cfg.Path); err != nil {
 		return nil, err
 	}
-	if _, ok, err := readMetaPages(cfg.Path); err != nil {
+	if err := checkStructure(cfg.Path, cfg.OpenTimeout); err != nil {
 		return nil, err
-	} else if ok {
-		err := verifyPages(cfg.Path, func() (*bolt.DB, error) {
-			db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{ReadOnly: true, Timeout: cfg.OpenTimeout})
-			return db, lockError(cfg.Path, err)
+	}
+	var (
+		db     *bolt.DB
+		w      *wal
+		rev    int64
+		format recordFormat
+		logged walReplay
+		writes []change
+	)
+	err = withFaultsAsErrors(cfg.Path, func() error {
+		var err error
+		db, err = bolt.Open(cfg.Path, 0o600, &bolt.Options{
+			Timeout: cfg.OpenTimeout,
+			NoSync:  cfg.UnsafeNoFsync,
+			// The freelist is rebuilt at open instead of written at every
+			// commit: fewer pages per commit, as etcd does.
+			NoFreelistSync: true,
+			FreelistType:   bolt.FreelistMapType,
 		})
 		if err != nil {
-			return nil, err
+			return lockError(cfg.Path, err)
 		}
-	}
-	db, err := bolt.Open(cfg.Path, 0o600, &bolt.Options{
-		Timeout: cfg.OpenTimeout,
-		NoSync:  cfg.UnsafeNoFsync,
-		// The freelist is rebuilt at open instead of written at every
-		// commit: fewer pages per commit, as etcd does.
-		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
+		if rev, format, err = prepare(db, cfg.Logger, cfg.Path); err != nil {
+			_ = db.Close()
+			return fmt.Errorf("data file %s: %w", cfg.Path, err)
+		}
+		if w, err = openWAL(cfg.Path+WALSuffix, cfg.UnsafeNoFsync); err != nil {
+			_ = db.Close()
+			return err
+		}
+		// The log's writes past the file (a crash came before their
+		// checkpoint): read now, committed to the file below.
+		logged, err = replayWAL(w.f, w.size, rev, func(c change) error { writes = append(writes, c); return nil })
+		switch {
+		case err == nil && logged.damage != nil:
+			err = &DamageError{Path: cfg.Path, Problems: []string{"write-ahead log " + w.path + ": " + logged.damage.String()}}
+		case err != nil:
+			err = fmt.Errorf("read the write-ahead log %s: %w", w.path, err)
+		}
+		if err != nil {
+			_ = w.close(false)
+			_ = db.Close()
+		}
+		return err
 	})
 	if err != nil {
-		return nil, lockError(cfg.Path, err)
-	}
-	// bbolt panics on some kinds of page corruption; at open we would
-	// rather report the file than crash.
-	defer func() {
-		if r := recover(); r != nil {
-			_ = db.Close()
-			s, err = nil, fmt.Errorf("data file %s is corrupt: %v", cfg.Path, r)
-		}
-	}()
-	rev, format, err := prepare(db, cfg.Logger, cfg.Path)
-	if err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("data file %s: %w", cfg.Path, err)
-	}
-	w, err := openWAL(cfg.Path+WALSuffix, cfg.UnsafeNoFsync)
-	if err != nil {
-		_ = db.Close()
 		return nil, err
-	}
-	if rev, err = replay(db, w, rev, format, cfg.Logger); err != nil {
-		_ = w.close(false)
-		_ = db.Close()
-		return nil, fmt.Errorf("data file %s: %w", cfg.Path, err)
 	}
 	if cfg.UnsafeNoFsync {
 		cfg.Logger.Warn("UNSAFE: fsync is off; acknowledged writes can be lost on a crash", "file", cfg.Path)
+	}
+	if cfg.newTimer == nil {
+		cfg.newTimer = func(d time.Duration) timer { return wallTimer{time.NewTimer(d)} }
 	}
 	s = &Store{
 		cfg:         cfg,
@@ -217,7 +246,7 @@ func Open(cfg Config) (s *Store, err error) {
 		pending:     map[string]change{},
 		pendingDirs: map[string]map[string]struct{}{},
 		local:       map[string]int{},
-		hub:         store.NewBroadcaster(cfg.Watch, rev),
+		hub:         store.NewBroadcaster(cfg.Watch, logged.last),
 		// Buffered, so that a writer hands its op over without waiting
 		// for the loop to take it: while a commit syncs, the next batch's
 		// writers queue here and are woken once, when their batch is
@@ -228,42 +257,24 @@ func Open(cfg Config) (s *Store, err error) {
 		done: make(chan struct{}),
 	}
 	s.format = format
-	s.rev.Store(rev)
+	s.rev.Store(logged.last)
+	if len(writes) > 0 {
+		// The log's writes are the not yet checkpointed writes of a
+		// running store: reads see them, and the first checkpoint
+		// commits them to the file. Until it has, the log goes on after
+		// them. If that checkpoint fails (the disk is full: it needs
+		// new pages, the log does not), the store still opens: it serves
+		// them, takes writes while the log has room, and retries.
+		for _, c := range writes {
+			s.addPending(c)
+		}
+		w.off = logged.end
+		if err := s.checkpoint(); err == nil {
+			cfg.Logger.Info("replayed the write-ahead log", "file", w.path, "writes", len(writes), "revision", logged.last)
+		}
+	}
 	go s.commitLoop()
 	return s, nil
-}
-
-// replay commits to the bbolt file the log's acknowledged writes past its
-// revision rev (those a crash kept from their checkpoint), in one synced
-// transaction, and returns the new revision. Only then may the log be
-// written over from its start.
-func replay(db *bolt.DB, w *wal, rev int64, f recordFormat, logger *slog.Logger) (int64, error) {
-	last := rev
-	err := db.Update(func(tx *bolt.Tx) error {
-		kv := tx.Bucket(bucketKV)
-		var err error
-		last, err = replayWAL(w.f, rev, func(c change) error {
-			if c.deleted {
-				return kv.Delete([]byte(c.key))
-			}
-			return kv.Put([]byte(c.key), c.rec.encode(f))
-		})
-		if err != nil {
-			return err
-		}
-		if last == rev {
-			return errNothingWritten
-		}
-		return tx.Bucket(bucketMeta).Put(keyRevision, encodeRev(last))
-	})
-	switch {
-	case errors.Is(err, errNothingWritten):
-		return rev, nil
-	case err != nil:
-		return rev, fmt.Errorf("replay the write-ahead log %s: %w", w.path, err)
-	}
-	logger.Info("replayed the write-ahead log", "file", w.path, "writes", last-rev, "revision", last)
-	return last, nil
 }
 
 // lockError words an error of bolt.Open.
@@ -282,10 +293,13 @@ func lockError(path string, err error) error {
 // the records' format. Every record is read once: a damaged one does not
 // stop the store (the others are served, and the damaged key is reported
 // on every read of it until it is deleted or rewritten), and is logged now.
+// An existing file is only read: opening writes nothing, so that it works
+// on a full disk.
 func prepare(db *bolt.DB, logger *slog.Logger, path string) (int64, recordFormat, error) {
 	var rev int64
 	format := formatSummed
-	err := db.Update(func(tx *bolt.Tx) error {
+	fresh := false
+	err := db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
 			empty := true
@@ -293,18 +307,8 @@ func prepare(db *bolt.DB, logger *slog.Logger, path string) (int64, recordFormat
 			if !empty {
 				return errors.New("not a kubesim data file (no meta bucket); refusing to change it")
 			}
-			var err error
-			if meta, err = tx.CreateBucket(bucketMeta); err != nil {
-				return err
-			}
-			if err := meta.Put(keyFormat, formatV2); err != nil {
-				return err
-			}
-			if err := meta.Put(keyRevision, encodeRev(0)); err != nil {
-				return err
-			}
-			_, err = tx.CreateBucket(bucketKV)
-			return err
+			fresh = true
+			return nil
 		}
 		switch f := meta.Get(keyFormat); {
 		case bytes.Equal(f, formatV2):
@@ -325,16 +329,33 @@ func prepare(db *bolt.DB, logger *slog.Logger, path string) (int64, recordFormat
 		return kv.ForEach(func(k, v []byte) error {
 			r, err := decodeRecord(v, format)
 			if err != nil {
-				logger.Error("damaged record: reads of this key fail until it is deleted or rewritten", "file", path, "key", string(k), "err", err)
+				logger.Error("damaged record: reads of this key fail until it is deleted or rewritten", "file", path, "key", store.PrintableKey(string(k)), "err", err)
 				return nil
 			}
 			if r.modRev > rev {
-				return fmt.Errorf("key %q has revision %d beyond the counter %d", k, r.modRev, rev)
+				return fmt.Errorf("key %s has revision %d beyond the counter %d", store.PrintableKey(string(k)), r.modRev, rev)
 			}
 			return nil
 		})
 	})
-	return rev, format, err
+	if err != nil || !fresh {
+		return rev, format, err
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucket(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if err := meta.Put(keyFormat, formatV2); err != nil {
+			return err
+		}
+		if err := meta.Put(keyRevision, encodeRev(0)); err != nil {
+			return err
+		}
+		_, err = tx.CreateBucket(bucketKV)
+		return err
+	})
+	return 0, formatSummed, err
 }
 
 func encodeRev(r int64) []byte {
@@ -389,23 +410,35 @@ func (s *Store) submit(ctx context.Context, o *op) (store.KeyValue, error) {
 //
 // The loop also checkpoints: every CheckpointInterval after the first
 // write not yet in the bbolt file, or sooner once CheckpointWrites are
-// waiting. The interval is wall time on purpose: it paces disk I/O, not
-// anything simulated, and no answer depends on when it runs.
+// waiting. The interval paces disk I/O, not anything simulated, and no
+// answer depends on when it runs. A failed checkpoint (a full disk) is
+// retried after twice the last wait, up to maxCheckpointBackoff: the log
+// keeps the writes meanwhile, and a full disk stays full for a while.
 func (s *Store) commitLoop() {
 	defer close(s.done)
 	batch := make([]*op, 0, s.cfg.MaxBatch)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	armed := false
+	var next timer // the next checkpoint; nil when none is waiting
+	arm := func() {
+		if next != nil {
+			next.Stop()
+		}
+		next = s.cfg.newTimer(s.checkpointDelay())
+	}
+	if len(s.pending) > 0 {
+		arm() // the log's writes, when the checkpoint at open failed
+	}
 	for {
+		var due <-chan time.Time
+		if next != nil {
+			due = next.C()
+		}
 		select {
 		case o := <-s.ops:
 			batch = append(batch[:0], o)
-		case <-timer.C:
-			// A failed checkpoint (a full disk) is tried again an
-			// interval later: the log keeps the writes meanwhile.
-			if armed = s.checkpoint() != nil; armed {
-				timer.Reset(s.cfg.CheckpointInterval)
+		case <-due:
+			next = nil
+			if s.checkpoint() != nil {
+				arm()
 			}
 			continue
 		case <-s.stop:
@@ -419,7 +452,9 @@ func (s *Store) commitLoop() {
 				s.answerCheckpoints(batch)
 				clear(batch)
 			}
-			timer.Stop()
+			if next != nil {
+				next.Stop()
+			}
 			if !s.abandon {
 				s.stopErr = s.checkpoint()
 			}
@@ -427,18 +462,41 @@ func (s *Store) commitLoop() {
 		}
 		batch = s.fill(batch)
 		s.commit(batch)
-		if s.answerCheckpoints(batch) || len(s.pending) >= s.cfg.CheckpointWrites || s.wal.off >= walCheckpointBytes {
-			if s.checkpoint() == nil {
-				timer.Stop()
-				armed = false
-			}
+		failures := s.checkpointFailures
+		asked := s.answerCheckpoints(batch)
+		if !asked && failures == 0 && (len(s.pending) >= s.cfg.CheckpointWrites || s.wal.off >= walCheckpointBytes) {
+			// Sooner than the timer; not while retries wait out a failure.
+			_ = s.checkpoint()
 		}
 		clear(batch)
-		if len(s.pending) > 0 && !armed {
-			timer.Reset(s.cfg.CheckpointInterval)
-			armed = true
+		switch {
+		case len(s.pending) == 0:
+			if next != nil {
+				next.Stop()
+				next = nil
+			}
+		case next == nil || s.checkpointFailures > failures:
+			arm()
 		}
 	}
+}
+
+// maxCheckpointBackoff is the longest wait between two tries of a failing
+// checkpoint (or CheckpointInterval, when that is longer).
+const maxCheckpointBackoff = 10 * time.Second
+
+// checkpointDelay is how long the commit loop waits before the next
+// checkpoint: CheckpointInterval, doubled for each failure in a row, up
+// to maxCheckpointBackoff.
+func (s *Store) checkpointDelay() time.Duration {
+	d, limit := s.cfg.CheckpointInterval, max(s.cfg.CheckpointInterval, maxCheckpointBackoff)
+	for range s.checkpointFailures {
+		if d >= limit/2 {
+			return limit
+		}
+		d *= 2
+	}
+	return d
 }
 
 // walCheckpointBytes bounds the log between checkpoints, whatever the
@@ -525,16 +583,7 @@ func (s *Store) commit(batch []*op) {
 		}
 		s.mu.Lock()
 		for _, c := range changes {
-			if _, ok := s.pending[c.key]; !ok {
-				dir := dirOf(c.key)
-				keys := s.pendingDirs[dir]
-				if keys == nil {
-					keys = map[string]struct{}{}
-					s.pendingDirs[dir] = keys
-				}
-				keys[c.key] = struct{}{}
-			}
-			s.pending[c.key] = c
+			s.addPending(c)
 		}
 		s.rev.Store(events[len(events)-1].Revision)
 		s.mu.Unlock()
@@ -546,6 +595,9 @@ func (s *Store) commit(batch []*op) {
 		// every write in it fails, and the next batch is written over it.
 		s.cfg.Logger.Error("commit failed", "file", s.cfg.Path, "err", err)
 		s.wal.discard()
+		if errors.Is(err, syscall.ENOSPC) {
+			err = fmt.Errorf("%w (the disk holding %s is full: writes fail until space is freed there; reads go on)", err, filepath.Dir(s.cfg.Path))
+		}
 		for _, o := range batch {
 			if o.err == nil && o.kind != opCheckpoint {
 				o.err = fmt.Errorf("commit to %s failed: %w", s.cfg.Path, err)
@@ -560,6 +612,21 @@ func (s *Store) commit(batch []*op) {
 			close(o.done)
 		}
 	}
+}
+
+// addPending makes c the key's latest not yet checkpointed change. The
+// caller holds mu, or is Open before anyone else can read.
+func (s *Store) addPending(c change) {
+	if _, ok := s.pending[c.key]; !ok {
+		dir := dirOf(c.key)
+		keys := s.pendingDirs[dir]
+		if keys == nil {
+			keys = map[string]struct{}{}
+			s.pendingDirs[dir] = keys
+		}
+		keys[c.key] = struct{}{}
+	}
+	s.pending[c.key] = c
 }
 
 // current is key's latest state for the commit loop: an earlier write of
@@ -621,8 +688,21 @@ func (s *Store) checkpoint() error {
 		return nil
 	})
 	if err != nil {
-		s.cfg.Logger.Error("checkpoint failed; the write-ahead log keeps the writes", "file", s.cfg.Path, "err", err)
+		// One line per try, and the tries back off: a full disk does not
+		// fill the log with this line ten times a second.
+		s.checkpointFailures++
+		if s.checkpointFailures == 1 {
+			s.cfg.Logger.Error("checkpoint failed; the write-ahead log keeps the writes and reads still see them",
+				"file", s.cfg.Path, "writes", len(s.pending), "err", err, "retry in", s.checkpointDelay())
+		} else {
+			s.cfg.Logger.Warn("checkpoint still failing", "file", s.cfg.Path, "tries", s.checkpointFailures,
+				"writes", len(s.pending), "err", err, "retry in", s.checkpointDelay())
+		}
 		return fmt.Errorf("checkpoint to %s failed: %w", s.cfg.Path, err)
+	}
+	if s.checkpointFailures > 0 {
+		s.cfg.Logger.Info("checkpoint succeeded again", "file", s.cfg.Path, "after failed tries", s.checkpointFailures, "writes", len(s.pending))
+		s.checkpointFailures = 0
 	}
 	s.mu.Lock()
 	// New maps, not cleared ones: a map keeps its size, and a list or a
@@ -672,12 +752,12 @@ func apply(o *op, old record, found, damaged bool, rev int64) (change, store.Eve
 			typ = store.Added
 		}
 		return change{key: o.key, rec: rec}, store.Event{Type: typ, Key: o.key, Value: o.value, PrevValue: old.value,
-			UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
+			PrevModRevision: old.modRev, UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
 	}
 	o.res = store.KeyValue{Key: o.key, Value: old.value, UID: old.uid, CreateRevision: old.createRev, ModRevision: rev}
 	return change{key: o.key, rec: record{modRev: rev}, deleted: true},
 		store.Event{Type: store.Deleted, Key: o.key, Value: old.value, PrevValue: old.value,
-			UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
+			PrevModRevision: old.modRev, UID: old.uid, CreateRevision: old.createRev, Revision: rev}, nil
 }
 
 func checkPreconditions(key string, cur record, pre store.Preconditions) error {
@@ -784,11 +864,24 @@ func (s *Store) read(fromPending func(map[string]change) bool, fromBolt func(*bo
 
 // List implements store.Interface. The items and the revision are one
 // view: the not yet checkpointed writes under the prefix, merged in key
-// order over the bbolt file's, at the revision of the last of them.
+// order over the bbolt file's, at the revision of the last of them. bbolt
+// keeps only the latest value of a key, so a read at a past revision
+// undoes the later changes that the event window still holds
+// (store.ListAt): the window is this store's history.
 func (s *Store) List(ctx context.Context, prefix string, opts store.ListOptions) (store.ListResult, error) {
 	if err := ctx.Err(); err != nil {
 		return store.ListResult{}, err
 	}
+	if opts.Revision != 0 {
+		return store.ListAt(s.hub, prefix, opts, func(now store.ListOptions) (store.ListResult, error) {
+			return s.listNow(prefix, now)
+		})
+	}
+	return s.listNow(prefix, opts)
+}
+
+// listNow is List of the latest revision.
+func (s *Store) listNow(prefix string, opts store.ListOptions) (store.ListResult, error) {
 	var res store.ListResult
 	var over []change
 	err := s.read(func(pending map[string]change) bool {

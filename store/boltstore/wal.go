@@ -1,11 +1,15 @@
 package boltstore
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/kubesim/kubesim/store"
 )
 
 // WALSuffix names the write-ahead log next to the bbolt file:
@@ -151,36 +155,77 @@ func (w *wal) close(empty bool) error {
 	return errors.Join(err, w.f.Close())
 }
 
-// errStopReplay ends a replay at the first entry that is not part of the
-// log's current cycle.
-var errStopReplay = errors.New("end of log")
+// walReplay is what replayWAL found.
+type walReplay struct {
+	// last is the last revision applied (the base when none).
+	last int64
+	// end is the offset after the last entry applied: where the log's
+	// current cycle ends.
+	end int64
+	// damage, when set, is an entry that fails its checks although
+	// entries the store acknowledged after it follow: not a torn tail
+	// but damage, and its revisions are lost. Nothing past it was
+	// applied.
+	damage *walDamage
+}
 
-// replayWAL reads the log from the start and calls apply with every change
-// past revision base, in revision order, as long as the revisions continue
-// exactly from base+1. It returns the last revision applied (base when
-// none). A torn or stale entry ends the replay: it was never acknowledged.
-func replayWAL(r io.ReaderAt, base int64, apply func(change) error) (int64, error) {
+// indexFrom is the index of the first c in b at or after from, or -1.
+func indexFrom(b []byte, from int, c byte) int {
+	if i := bytes.IndexByte(b[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// walDamage is a damaged entry in the middle of the log's current cycle.
+type walDamage struct {
+	offset int64
+	// from and to are the revisions it held (and lost), inclusive.
+	from, to int64
+	// keys are what its payload still shows of its changes, when it
+	// still parses (a flipped byte in a value leaves the framing).
+	keys []string
+	// resume is the offset of the next sound entry, whose first revision
+	// is to+1.
+	resume int64
+}
+
+func (d *walDamage) String() string {
+	if d.resume == d.offset {
+		return fmt.Sprintf("revisions %d to %d are missing before the entry at offset %d: they are lost", d.from, d.to, d.offset)
+	}
+	s := fmt.Sprintf("the entry at offset %d is damaged (its length or checksum is wrong), yet entries acknowledged after it follow: revisions %d to %d are lost", d.offset, d.from, d.to)
+	if len(d.keys) > 0 {
+		s += fmt.Sprintf(" (its changes, as far as they can still be read: %s)", strings.Join(d.keys, ", "))
+	}
+	return s
+}
+
+// maxLostRevisions bounds how far past the revisions replayed so far a
+// sound entry found after a damaged one may start: more than any batch.
+const maxLostRevisions = 1 << 20
+
+// replayWAL reads the log (size bytes) from the start and calls apply with
+// every change past revision base, in revision order, as long as the
+// revisions continue exactly from base+1. A torn or stale entry ends the
+// replay: it was never acknowledged. An entry that fails its checks but is
+// followed by a sound entry continuing the revisions after a gap is
+// damage, not a tear: replayWAL stops there too, and says so in damage.
+func replayWAL(r io.ReaderAt, size, base int64, apply func(change) error) (walReplay, error) {
+	return replayFrom(r, size, 0, base, apply)
+}
+
+// replayFrom is replayWAL from offset off, where an entry starts.
+func replayFrom(r io.ReaderAt, size, off, base int64, apply func(change) error) (walReplay, error) {
+	res := walReplay{last: base, end: off}
 	next := base + 1
 	var hdr [walHeaderSize]byte
-	for off := int64(0); ; {
-		if _, err := r.ReadAt(hdr[:], off); err != nil {
-			return next - 1, nil // end of file
+	for {
+		changes, n, ok := readEntry(r, size, off, hdr[:])
+		if !ok {
+			break
 		}
-		n := int64(binary.BigEndian.Uint32(hdr[0:]))
-		if n == 0 {
-			return next - 1, nil
-		}
-		payload := make([]byte, n)
-		if _, err := r.ReadAt(payload, off+walHeaderSize); err != nil {
-			return next - 1, nil // torn: cut short
-		}
-		if crc32c(payload) != binary.BigEndian.Uint32(hdr[4:]) {
-			return next - 1, nil // torn or stale bytes
-		}
-		changes, err := decodeWALEntry(payload)
-		if err != nil {
-			return next - 1, nil
-		}
+		stop := false
 		for _, c := range changes {
 			switch {
 			case c.rec.modRev < next && next == base+1:
@@ -188,15 +233,120 @@ func replayWAL(r io.ReaderAt, base int64, apply func(change) error) (int64, erro
 				// replayed after its checkpoint).
 				continue
 			case c.rec.modRev != next:
-				return next - 1, nil // stale: an earlier cycle's entry
+				stop = true // stale: an earlier cycle's entry
+			}
+			if stop {
+				break
 			}
 			if err := apply(c); err != nil {
-				return next - 1, err
+				res.last = next - 1
+				return res, err
 			}
 			next++
 		}
+		if stop {
+			break
+		}
 		off += walHeaderSize + n
+		res.end = off
 	}
+	res.last = next - 1
+	if off+walHeaderSize > size {
+		return res, nil // the end of the file
+	}
+	// Where the replay stopped, the cycle ends, unless a sound entry
+	// further on continues the revisions after a gap.
+	if at, first, ok := findEntryAfter(r, size, off, next); ok {
+		d := &walDamage{offset: off, from: next, to: first - 1, resume: at}
+		if n := min(int64(binary.BigEndian.Uint32(hdr[:])), at-off-walHeaderSize); n > 0 {
+			payload := make([]byte, n)
+			if _, err := r.ReadAt(payload, off+walHeaderSize); err == nil {
+				if changes, err := decodeWALEntry(payload); err == nil {
+					for _, c := range changes {
+						d.keys = append(d.keys, store.PrintableKey(c.key))
+					}
+				}
+			}
+		}
+		res.damage = d
+	}
+	return res, nil
+}
+
+// readEntry reads the entry at off (its header into hdr) and returns its
+// changes and payload length, or false for a torn, damaged or absent
+// entry. The length is checked against the file before anything is
+// allocated: a damaged length field must not ask for gigabytes.
+func readEntry(r io.ReaderAt, size, off int64, hdr []byte) ([]change, int64, bool) {
+	if _, err := r.ReadAt(hdr, off); err != nil {
+		return nil, 0, false
+	}
+	n := int64(binary.BigEndian.Uint32(hdr[0:]))
+	if n == 0 || off+walHeaderSize+n > size {
+		return nil, 0, false
+	}
+	payload := make([]byte, n)
+	if _, err := r.ReadAt(payload, off+walHeaderSize); err != nil {
+		return nil, 0, false // torn: cut short
+	}
+	if crc32c(payload) != binary.BigEndian.Uint32(hdr[4:]) {
+		return nil, 0, false // torn or stale bytes
+	}
+	changes, err := decodeWALEntry(payload)
+	if err != nil || len(changes) == 0 {
+		return nil, 0, false
+	}
+	return changes, n, true
+}
+
+// findEntryAfter looks from off to the end of the log for a sound entry
+// whose first change is past revision next, yet close to it: an entry
+// acknowledged after a damaged one. Entries of earlier cycles never
+// qualify (their revisions are at most the file's, below next), nor do
+// zeros. It returns the entry's offset and first revision.
+func findEntryAfter(r io.ReaderAt, size, off, next int64) (int64, int64, bool) {
+	const chunk = 1 << 20
+	const head = walHeaderSize + 9 // the header, a change's kind and revision
+	buf := make([]byte, min(chunk, max(size-off, 0))+head)
+	var hdr [walHeaderSize]byte
+	for base := off; base+head <= size; base += chunk {
+		n, _ := r.ReadAt(buf, base)
+		b := buf[:n]
+		limit := min(chunk, len(b)-head+1) // the offsets scanned in this chunk
+		if limit <= 0 {
+			break
+		}
+		// A candidate's first change starts with its kind, 1 or 2; the
+		// log is mostly zeros and text. Jump from one such byte to the
+		// next (IndexByte is fast), remembering where each kind is next.
+		kinds := b[walHeaderSize : walHeaderSize+limit]
+		next1, next2 := -1, -1
+		for i := 0; i < limit; i++ {
+			if next1 < i {
+				if next1 = indexFrom(kinds, i, walPut); next1 < 0 {
+					next1 = limit
+				}
+			}
+			if next2 < i {
+				if next2 = indexFrom(kinds, i, walDelete); next2 < 0 {
+					next2 = limit
+				}
+			}
+			if i = min(next1, next2); i >= limit {
+				break
+			}
+			l := int64(binary.BigEndian.Uint32(b[i:]))
+			rev := int64(binary.BigEndian.Uint64(b[i+walHeaderSize+1:]))
+			if l < 17 || rev <= next || rev > next+maxLostRevisions {
+				continue
+			}
+			at := base + int64(i)
+			if changes, _, ok := readEntry(r, size, at, hdr[:]); ok && changes[0].rec.modRev == rev {
+				return at, rev, true
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 func decodeWALEntry(p []byte) ([]change, error) {

@@ -258,7 +258,10 @@ func TestStaleEntriesOfAnEarlierCycleAreNotReplayed(t *testing.T) {
 	defer f.Close()
 	replayed := func(base int64) []change {
 		var got []change
-		last, err := replayWAL(f, base, func(c change) error { got = append(got, c); return nil })
+		st, err := f.Stat()
+		require.NoError(t, err)
+		res, err := replayWAL(f, st.Size(), base, func(c change) error { got = append(got, c); return nil })
+		last := res.last
 		require.NoError(t, err)
 		if len(got) > 0 {
 			assert.Equal(t, got[len(got)-1].rec.modRev, last)

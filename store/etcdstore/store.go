@@ -185,6 +185,7 @@ func (s *Store) event(ev *clientv3.Event) store.Event {
 		if ev.PrevKv != nil {
 			uid, value := decode(ev.PrevKv.Value)
 			out.Value, out.PrevValue, out.UID, out.CreateRevision = value, value, uid, ev.PrevKv.CreateRevision
+			out.PrevModRevision = ev.PrevKv.ModRevision
 		}
 		return out
 	}
@@ -194,6 +195,7 @@ func (s *Store) event(ev *clientv3.Event) store.Event {
 		out.Type = store.Added
 	} else if ev.PrevKv != nil {
 		_, out.PrevValue = decode(ev.PrevKv.Value)
+		out.PrevModRevision = ev.PrevKv.ModRevision
 	}
 	return out
 }
@@ -374,11 +376,23 @@ func (s *Store) List(ctx context.Context, prefix string, opts store.ListOptions)
 	if opts.Limit > 0 {
 		ops = append(ops, clientv3.WithLimit(opts.Limit))
 	}
+	if opts.Revision != 0 {
+		ops = append(ops, clientv3.WithRev(opts.Revision))
+	}
 	resp, err := s.client.Get(c, start, ops...)
-	if err != nil {
+	switch {
+	case errors.Is(err, rpctypes.ErrCompacted):
+		return store.ListResult{}, &store.ExpiredError{Requested: opts.Revision,
+			Reason: fmt.Sprintf("revision %d is compacted: %v", opts.Revision, err)}
+	case errors.Is(err, rpctypes.ErrFutureRev):
+		return store.ListResult{}, fmt.Errorf("list at revision %d: %w", opts.Revision, store.ErrFutureRevision)
+	case err != nil:
 		return store.ListResult{}, s.unavailable(err)
 	}
 	res := store.ListResult{Revision: resp.Header.Revision, More: resp.More}
+	if opts.Revision != 0 {
+		res.Revision = opts.Revision
+	}
 	for _, k := range resp.Kvs {
 		res.Items = append(res.Items, s.kv(strings.TrimPrefix(string(k.Key), s.cfg.Prefix), k))
 	}

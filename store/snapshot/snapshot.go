@@ -41,41 +41,76 @@ func Export(ctx context.Context, s store.Interface, w io.Writer) (Header, int, e
 
 // export is Export with the page size given (tests use small pages).
 func export(ctx context.Context, s store.Interface, w io.Writer, limit int64) (Header, int, error) {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	var sw *Writer
 	var h Header
-	n, after := 0, ""
+	after := ""
 	for {
 		page, err := s.List(ctx, "/", store.ListOptions{Limit: limit, StartAfter: after})
 		if err != nil {
-			return h, n, err
+			return h, sw.Count(), err
 		}
-		if h.Format == "" {
+		if sw == nil {
 			h = Header{Format: Format, Revision: page.Revision}
-			if err := enc.Encode(h); err != nil {
-				return h, n, err
+			if sw, err = NewWriter(w, h); err != nil {
+				return h, 0, err
 			}
 		}
 		for _, kv := range page.Items {
 			if kv.ModRevision > h.Revision {
-				return h, n, fmt.Errorf("key %s was written during the export (revision %d, after %d): stop the API server and export again",
+				return h, sw.Count(), fmt.Errorf("key %s was written during the export (revision %d, after %d): stop the API server and export again",
 					kv.Key, kv.ModRevision, h.Revision)
 			}
 			if len(kv.Value) == 0 {
-				return h, n, fmt.Errorf("key %s is damaged (its value fails the store's integrity check): see `kubesim store check`", kv.Key)
+				return h, sw.Count(), fmt.Errorf("key %s is damaged (its value fails the store's integrity check): see `kubesim store check`, "+
+					"and export the rest with `kubesim store export --skip-damaged`", store.PrintableKey(kv.Key))
 			}
-			if err := enc.Encode(Entry{Key: kv.Key, UID: kv.UID, Value: kv.Value}); err != nil {
-				return h, n, err
+			if err := sw.Add(Entry{Key: kv.Key, UID: kv.UID, Value: kv.Value}); err != nil {
+				return h, sw.Count(), err
 			}
-			n++
 			after = kv.Key
 		}
 		if !page.More || len(page.Items) == 0 {
 			break
 		}
 	}
-	return h, n, bw.Flush()
+	return h, sw.Count(), sw.Flush()
 }
+
+// Writer writes a snapshot one entry at a time, for a source that is not
+// a store.Interface: the keys Salvage reads from a damaged data file.
+type Writer struct {
+	bw  *bufio.Writer
+	enc *json.Encoder
+	n   int
+}
+
+// NewWriter writes the header line h to w and returns a Writer for the
+// entries; call Flush at the end.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	bw := bufio.NewWriter(w)
+	sw := &Writer{bw: bw, enc: json.NewEncoder(bw)}
+	return sw, sw.enc.Encode(h)
+}
+
+// Add writes one entry. Entries go in key order, as Export writes them.
+func (w *Writer) Add(e Entry) error {
+	if err := w.enc.Encode(e); err != nil {
+		return err
+	}
+	w.n++
+	return nil
+}
+
+// Count is the number of entries written; 0 for a nil Writer.
+func (w *Writer) Count() int {
+	if w == nil {
+		return 0
+	}
+	return w.n
+}
+
+// Flush writes out what is buffered.
+func (w *Writer) Flush() error { return w.bw.Flush() }
 
 // ErrNotEmpty is returned by Import when the target store holds keys.
 var ErrNotEmpty = errors.New("the target store is not empty")

@@ -36,6 +36,7 @@ func Run(t *testing.T, o Options) {
 		{"UpdatePreconditions", testUpdatePreconditions},
 		{"DeletePreconditions", testDeletePreconditions},
 		{"ListPrefixAndPaging", testList},
+		{"ListAtPastRevision", testListAtRevision},
 		{"ConcurrentCounterLosesNoUpdate", testConcurrentCounter},
 		{"ConcurrentCreateOneWins", testConcurrentCreate},
 		{"WatchOrderAndCompleteness", testWatchOrder},
@@ -449,6 +450,77 @@ func testWatchExpired(t *testing.T, o Options) {
 	assert.Len(t, collect(t, w, 5), 5)
 	_, err = s.Watch(ctx, "/e/", s.Revision()-6)
 	assert.True(t, store.IsExpired(err))
+}
+
+// A list at a past revision sees the keys as they were then: changed
+// values as they were, deleted keys back, created keys not yet there, page
+// after page; compacted history answers expired, a future revision
+// ErrFutureRevision.
+func testListAtRevision(t *testing.T, o Options) {
+	s := open(t, o, store.BroadcasterConfig{})
+	was := map[string]store.KeyValue{}
+	for _, k := range []string{"a", "b", "c", "d"} {
+		kv, err := s.Create(ctx, "/h/"+k, []byte(k+"1"), store.CreateOptions{UID: "u-" + k})
+		require.NoError(t, err)
+		was[k] = kv
+	}
+	_, err := s.Create(ctx, "/other/x", []byte("x"), store.CreateOptions{})
+	require.NoError(t, err)
+	then := s.Revision()
+
+	_, err = s.Update(ctx, "/h/a", []byte("a2"), store.Preconditions{})
+	require.NoError(t, err)
+	_, err = s.Delete(ctx, "/h/c", store.Preconditions{})
+	require.NoError(t, err)
+	_, err = s.Create(ctx, "/h/bb", []byte("bb1"), store.CreateOptions{})
+	require.NoError(t, err)
+	_, err = s.Create(ctx, "/h/e", []byte("e1"), store.CreateOptions{})
+	require.NoError(t, err)
+	_, err = s.Update(ctx, "/h/a", []byte("a3"), store.Preconditions{})
+	require.NoError(t, err)
+
+	keys := func(res store.ListResult) []string {
+		var out []string
+		for _, kv := range res.Items {
+			out = append(out, kv.Key)
+		}
+		return out
+	}
+	all, err := s.List(ctx, "/h/", store.ListOptions{Revision: then})
+	require.NoError(t, err)
+	assert.Equal(t, then, all.Revision)
+	assert.False(t, all.More)
+	require.Equal(t, []string{"/h/a", "/h/b", "/h/c", "/h/d"}, keys(all))
+	for i, k := range []string{"a", "b", "c", "d"} {
+		assert.Equal(t, was[k], all.Items[i], "%s as it was", k)
+	}
+
+	p1, err := s.List(ctx, "/h/", store.ListOptions{Revision: then, Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/h/a", "/h/b"}, keys(p1))
+	assert.True(t, p1.More)
+	p2, err := s.List(ctx, "/h/", store.ListOptions{Revision: then, Limit: 2, StartAfter: "/h/b"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/h/c", "/h/d"}, keys(p2), "the deleted key is back, the created ones are not there yet")
+	assert.False(t, p2.More)
+	p3, err := s.List(ctx, "/h/", store.ListOptions{Revision: then, Limit: 1, StartAfter: "/h/b"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/h/c"}, keys(p3))
+	assert.True(t, p3.More)
+
+	now, err := s.List(ctx, "/h/", store.ListOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/h/a", "/h/b", "/h/bb", "/h/d", "/h/e"}, keys(now))
+
+	_, err = s.List(ctx, "/h/", store.ListOptions{Revision: s.Revision() + 100})
+	assert.ErrorIs(t, err, store.ErrFutureRevision)
+
+	require.NoError(t, s.Compact(ctx, then+1))
+	_, err = s.List(ctx, "/h/", store.ListOptions{Revision: then, Limit: 2, StartAfter: "/h/b"})
+	assert.True(t, store.IsExpired(err), "%v", err)
+	res, err := s.List(ctx, "/h/", store.ListOptions{Revision: then + 1})
+	require.NoError(t, err, "the compacted revision itself is still readable")
+	assert.Equal(t, []string{"/h/a", "/h/b", "/h/c", "/h/d"}, keys(res))
 }
 
 func testWatchCompact(t *testing.T, o Options) {

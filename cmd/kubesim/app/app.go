@@ -51,13 +51,16 @@ type Options struct {
 	// requests (serving.Options; 0 is kube-apiserver's default, negative
 	// no limit).
 	MaxRequestsInFlight, MaxMutatingRequestsInFlight int
+	// ListMemoryBudget bounds the memory LIST requests hold at once, in
+	// bytes (apiserver.Config; 0 the default, negative none).
+	ListMemoryBudget int64
 	// ControllerImages are the controllers that pods can run
 	// (cluster.Config.ControllerImages).
 	ControllerImages map[string]cluster.InitFunc
 	// Logger receives the control plane's logs (nil: discarded).
 	Logger *slog.Logger
 	// AuthorizationMode is authz.ModeRBAC or authz.ModeAlwaysAllow ("",
-	// as for a cluster); serve's flag defaults to RBAC (issue 14).
+	// as for a cluster); serve's flag defaults to RBAC.
 	AuthorizationMode string
 	// AuditLogPath, when set, is the file the audit log is appended to
 	// (--audit-log-path); AuditPolicyFile picks the levels
@@ -89,7 +92,12 @@ type Server struct {
 	UILoginURL string
 	// Kubeconfig is the path of the kubeconfig written for clients: the
 	// URL, the CA that signed the serving certificate, the admin token.
+	// It is "" when the kubeconfig could not be written (KubeconfigErr).
 	Kubeconfig string
+	// KubeconfigErr says why the kubeconfig was not written, a full disk
+	// say: the server runs all the same, and clients need its URL, the CA
+	// (DATA-DIR/ca.crt) and the admin token (DATA-DIR/tokens.csv).
+	KubeconfigErr error
 
 	cluster   *cluster.Cluster
 	etcd      store.Interface // closed after the cluster, which does not own it
@@ -124,7 +132,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Client certificates signed by the cluster CA (issue 14): CN is the
+	// Client certificates signed by the cluster CA: CN is the
 	// user, O the groups (`kubesim kubeconfig --user`).
 	auths := []authn.Authenticator{&authn.ClientCertAuthenticator{Roots: bundle.CertPool(), Now: time.Now}}
 	// The key that signs ServiceAccount tokens (kubeadm's sa.key).
@@ -169,7 +177,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
-		AuthorizationMode: o.AuthorizationMode, Audit: auditLog,
+		AuthorizationMode: o.AuthorizationMode, Audit: auditLog, ListMemoryBudget: o.ListMemoryBudget,
 		ServiceAccountKey: saKey, RootCA: bundle.CAPEM, AnonymousAuth: o.AnonymousAuth,
 		LeaderElection: o.LeaderElection,
 	}
@@ -217,9 +225,13 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.Kubeconfig = filepath.Join(o.DataDir, "kubeconfig")
 	}
 	if err := pki.WriteKubeconfig(s.Kubeconfig, s.URL, bundle.CAPEM, adminToken, "admin", "kubesim"); err != nil {
-		_ = ln.Close()
-		s.close()
-		return nil, err
+		// A restart on a full disk writes nothing it has written before,
+		// but a new port (--addr :0) changes the kubeconfig. The server
+		// needs no space to serve, so this does not stop it: the log and
+		// serve's banner say how to reach it instead.
+		logger.Warn("kubeconfig not written: give clients the server's URL, CA and admin token yourself",
+			"err", err, "server", s.URL, "ca", filepath.Join(o.DataDir, pki.CACertFile), "tokens", adminTokens)
+		s.Kubeconfig, s.KubeconfigErr = "", err
 	}
 	var handler http.Handler = cl.Server().Handler()
 	if !o.NoUI {

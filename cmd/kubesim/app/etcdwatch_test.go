@@ -21,9 +21,8 @@ import (
 // its data: a client's informer, which was watching through the outage,
 // ends up holding exactly what the server serves after the restart — the
 // writes made after it included — whether its watch resumed from its
-// resourceVersion or was answered 410 Gone and relisted (issue 17: "watches
-// resume or get 410 and clients relist"). The test asserts the objects,
-// not how or when.
+// resourceVersion or was answered 410 Gone and relisted. The test asserts
+// the objects, not how or when.
 func TestInformerConsistentAfterEtcdRestart(t *testing.T) {
 	e, err := etcdtest.Start()
 	require.NoError(t, err)

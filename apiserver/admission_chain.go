@@ -1,0 +1,134 @@
+package apiserver
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/admission"
+	"github.com/kubesim/kubesim/apiserver/admission/policy"
+	"github.com/kubesim/kubesim/apiserver/admission/webhook"
+	"github.com/kubesim/kubesim/apiserver/authz"
+	"github.com/kubesim/kubesim/apiserver/nodeauthz"
+	"github.com/kubesim/kubesim/apiserver/rbacregistry"
+	"github.com/kubesim/kubesim/apiserver/registry"
+)
+
+// admissionChain builds the admission chain every store runs on a client's
+// write: the one place its plugins are chosen and ordered. The chain runs
+// every mutating plugin in this order, then (after the kind's own
+// validation) every validating one in this order, so the order decides
+// whose change a later plugin sees, and whose refusal the client (and the
+// trace) gets when two would refuse.
+//
+// The order is kube-apiserver's recommended one (AllOrderedPlugins in
+// pkg/kubeapiserver/options/plugins.go), kept to the plugins kubesim has:
+//
+//  1. NamespaceLifecycle (validating) reads Namespaces. It refuses a create
+//     in a namespace that is missing or terminating, and the deletion of
+//     default, kube-system and kube-public. First, so that such a write
+//     gets that answer whatever else would refuse it.
+//  2. LimitRanger (mutating, validating) reads the namespace's LimitRanges.
+//     It fills in the containers' default requests and limits before any
+//     later plugin reads them (ResourceQuota counts them).
+//  3. ServiceAccount (mutating) reads ServiceAccounts; only with
+//     Config.ServiceAccountAdmission. A new pod gets its account and the
+//     token volume.
+//  4. NodeRestriction (validating) reads pods (an eviction names its pod
+//     but carries none); only with the Node authorization mode. A kubelet
+//     writes only its own Node and Lease, and only the pods bound to it.
+//     Right after ServiceAccount, so a kubelet that oversteps is refused
+//     for that, whatever a policy or webhook would have said.
+//  5. Priority (mutating, validating) reads PriorityClasses. A new pod's
+//     priorityClassName becomes spec.priority; a missing class refuses it.
+//  6. DefaultStorageClass (mutating) reads StorageClasses. A new claim
+//     that names no class gets the default one.
+//  7. StorageObjectInUseProtection (mutating) reads nothing. A new claim
+//     or volume gets its protection finalizer.
+//  8. Config.Admission's plugins, in their order: where kube-apiserver
+//     says new built-in plugins go, after the others and before the
+//     webhooks.
+//  9. Escalation (validating, rbacregistry) reads the roles and bindings
+//     the authorizer caches, and asks the authorizer; only with the RBAC
+//     authorization mode. A role or binding may grant only what its author
+//     holds. kube-apiserver checks this in the RBAC resources' storage
+//     (pkg/registry/rbac/.../policybased), after the mutating plugins and
+//     before the validating ones, not in a plugin; here it is a validating
+//     plugin (it must see the defaulted object and the user), placed
+//     before the policies and webhooks so that it still refuses first.
+//  10. MutatingAdmissionWebhook reads the MutatingWebhookConfigurations
+//     (cached, admission_config_cache.go) and Namespaces (namespaceSelector),
+//     and calls the webhooks. After every built-in mutating plugin, so the
+//     webhooks see the object as the built-in plugins left it.
+//  11. ValidatingAdmissionPolicy (validating) reads the policies and their
+//     bindings (cached), their params, and Namespaces.
+//  12. ValidatingAdmissionWebhook reads the
+//     ValidatingWebhookConfigurations (cached) and Namespaces, and calls
+//     the webhooks (in parallel).
+//  13. ResourceQuota (validating) reads the namespace's ResourceQuotas and
+//     writes their status.used. Last: it charges the final object, and
+//     only once every other plugin has admitted it.
+//
+// kube-apiserver's NamespaceLifecycle and NodeRestriction refuse in the
+// mutating phase (they implement Admit); kubesim's in the validating one,
+// so here a mutating plugin may see a write they will refuse.
+//
+// A new built-in plugin is one more line below, or one more entry in
+// Config.Admission; a plugin is any value with Admit (mutating) and/or
+// Validate (validating), see package admission. TestAdmissionChainOrder
+// pins this order.
+func (s *Server) admissionChain() (admission.Chain, error) {
+	vap, err := policy.NewPlugin(policySource{s}, admission.AddWarning)
+	if err != nil {
+		return nil, err
+	}
+	conditions, err := policy.NewConditions() // the webhooks' matchConditions
+	if err != nil {
+		return nil, err
+	}
+	mutatingWebhook, validatingWebhook := webhook.New(webhook.Config{
+		Conditions:  conditions,
+		Mutating:    s.mutatingWebhooks,
+		Validating:  s.validatingWebhooks,
+		Namespace:   s.namespace,
+		Equivalents: s.equivalents,
+		Convert:     s.convertVersion,
+		Resolve:     s.resolveService,
+		Dial:        s.cfg.WebhookDial,
+		UID:         s.ids.UID,
+	})
+	// LimitRanger and Priority only read what they list (every pod create
+	// lists both): shared objects, decoded once per revision.
+	// ResourceQuota changes the quotas it lists, so it lists copies.
+	priorityClasses := listObjects[*api.PriorityClass](s, (*registry.Store).ListShared, api.SchedulingGroupName, "priorityclasses")
+	storageClasses := listObjects[*api.StorageClass](s, (*registry.Store).List, api.StorageGroupName, "storageclasses")
+
+	chain := admission.Chain{
+		&admission.NamespaceLifecycle{
+			Get:      s.namespace,
+			Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
+		},
+		&admission.LimitRanger{List: listObjects[*api.LimitRange](s, (*registry.Store).ListShared, "", "limitranges")},
+	}
+	if s.cfg.ServiceAccountAdmission {
+		chain = append(chain, &admission.ServiceAccount{Get: getObject[*api.ServiceAccount](s, "serviceaccounts"), Suffix: s.ids.Suffix})
+	}
+	if slices.Contains(s.modes, authz.ModeNode) {
+		chain = append(chain, nodeauthz.NodeRestriction{Pods: getObject[*api.Pod](s, "pods")})
+	}
+	chain = append(chain,
+		&admission.Priority{List: func(ctx context.Context) ([]*api.PriorityClass, error) { return priorityClasses(ctx, "") }},
+		&admission.DefaultStorageClass{List: func(ctx context.Context) ([]*api.StorageClass, error) { return storageClasses(ctx, "") }},
+		admission.StorageObjectInUseProtection{},
+	)
+	chain = append(chain, s.cfg.Admission...)
+	if slices.Contains(s.modes, authz.ModeRBAC) {
+		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})
+	}
+	return append(chain,
+		mutatingWebhook,
+		vap,
+		validatingWebhook,
+		&admission.ResourceQuota{List: listObjects[*api.ResourceQuota](s, (*registry.Store).List, "", "resourcequotas"), WriteStatus: s.writeQuotaStatus},
+	), nil
+}
