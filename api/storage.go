@@ -6,7 +6,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 )
 
-// This file holds storage (issue 12 part 4): core/v1 PersistentVolume and
+// This file holds storage: core/v1 PersistentVolume and
 // PersistentVolumeClaim, storage.k8s.io/v1 StorageClass, and the node
 // selector a PersistentVolume's node affinity is written in. The JSON names
 // and protobuf tags are k8s.io/api v0.37.2's.

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"k8s.io/apimachinery/pkg/types"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -167,7 +166,7 @@ func TestTokens(t *testing.T) {
 				return
 			}
 			assert.Equal(t, "system:serviceaccount:ns:robot", u.Name)
-			assert.Equal(t, types.UID("sa-uid"), u.UID)
+			assert.Equal(t, "sa-uid", u.UID)
 			assert.Equal(t, []string{"system:serviceaccounts", "system:serviceaccounts:ns"}, u.Groups)
 		})
 	}

@@ -164,7 +164,7 @@ func TestMutatingWebhookPatchesAndSeesTheRequest(t *testing.T) {
 	steps, warnings, err := e.admit(createAttrs(p))
 	require.NoError(t, err)
 	assert.Equal(t, "a", p.Labels["team"])
-	assert.Equal(t, types.UID("pod-uid"), string(p.UID), "server-owned metadata is kept")
+	assert.Equal(t, "pod-uid", string(p.UID), "server-owned metadata is kept")
 	require.NotNil(t, got)
 	assert.Equal(t, types.UID("uid-1"), got.UID)
 	assert.Equal(t, api.MetaGroupVersionKind{Version: "v1", Kind: "Pod"}, got.Kind)
