@@ -50,6 +50,13 @@ func (e *runningEnv) bindView(t *testing.T, ns, subject string) {
 		`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"view-`+strings.NewReplacer(":", "-").Replace(subject)+`"},`+
 			`"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[`+subject2JSON(subject)+`]}`,
 		http.StatusCreated)
+	// The authorizer reads bindings from a cache that follows the store's
+	// watch: wait until it holds this one, so that what the test does next
+	// is judged with it (asked as the subject, through impersonation).
+	require.Eventually(t, func() bool {
+		rec := e.do("GET", "/api/v1/namespaces/"+ns+"/pods", "", "Authorization", "Bearer "+goodToken, "Impersonate-User", subject)
+		return rec.Code == http.StatusOK
+	}, time.Minute, 10*time.Millisecond, "the binding of %s in %s takes effect", subject, ns)
 }
 
 func subject2JSON(subject string) string {
