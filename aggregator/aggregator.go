@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"log/slog"
 	"net"
@@ -54,7 +55,7 @@ type Aggregator struct {
 
 	mu sync.RWMutex
 	// services is the routing table: every APIService by name.
-	services map[string]*api.APIService
+	services map[string]*apiregistrationv1.APIService
 	revs     map[string]int64
 	// transports are reused per APIService while its spec is unchanged.
 	transports map[string]cachedTransport
@@ -91,13 +92,13 @@ func New(cfg Config) (*Aggregator, error) {
 	if cfg.Dial == nil {
 		cfg.Dial = (&net.Dialer{Timeout: 5 * time.Second}).DialContext
 	}
-	return &Aggregator{cfg: cfg, services: map[string]*api.APIService{}, revs: map[string]int64{},
+	return &Aggregator{cfg: cfg, services: map[string]*apiregistrationv1.APIService{}, revs: map[string]int64{},
 		transports: map[string]cachedTransport{}, discoveryCache: map[serviceKey]cachedDiscovery{},
 		specCache: map[serviceKey]cachedSpec{}}, nil
 }
 
 func (a *Aggregator) afterWrite(value []byte, rev int64, deleted bool) {
-	var s api.APIService
+	var s apiregistrationv1.APIService
 	if err := json.Unmarshal(value, &s); err != nil {
 		a.cfg.Logger.Error("decoding a written APIService", "err", err)
 		return
@@ -107,7 +108,7 @@ func (a *Aggregator) afterWrite(value []byte, rev int64, deleted bool) {
 
 // remember updates the routing table; a write reported out of order never
 // rolls it back.
-func (a *Aggregator) remember(s *api.APIService, rev int64, deleted bool) {
+func (a *Aggregator) remember(s *apiregistrationv1.APIService, rev int64, deleted bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if last, ok := a.revs[s.Name]; ok && rev != 0 && rev < last {
@@ -141,7 +142,7 @@ func (a *Aggregator) Load(ctx context.Context) error {
 		return err
 	}
 	for _, obj := range res.Items {
-		if s, ok := obj.(*api.APIService); ok {
+		if s, ok := obj.(*apiregistrationv1.APIService); ok {
 			rev, _ := strconv.ParseInt(s.ResourceVersion, 10, 64)
 			a.remember(s, rev, false)
 		}
@@ -150,10 +151,10 @@ func (a *Aggregator) Load(ctx context.Context) error {
 }
 
 // APIServices returns the routing table, sorted by name (read-only).
-func (a *Aggregator) APIServices() []*api.APIService {
+func (a *Aggregator) APIServices() []*apiregistrationv1.APIService {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
-	out := make([]*api.APIService, 0, len(a.services))
+	out := make([]*apiregistrationv1.APIService, 0, len(a.services))
 	for _, s := range a.services {
 		out = append(out, s)
 	}
@@ -162,7 +163,7 @@ func (a *Aggregator) APIServices() []*api.APIService {
 }
 
 // remote returns the non-local APIService of group/version, or nil.
-func (a *Aggregator) remote(group, version string) *api.APIService {
+func (a *Aggregator) remote(group, version string) *apiregistrationv1.APIService {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	s := a.services[APIServiceName(group, version)]
@@ -189,7 +190,7 @@ func (a *Aggregator) hasRemote(group string) bool {
 // group-version, without a service. Versions of a group get priorities in
 // Kubernetes' version order (the preferred highest), groups the built-in
 // groupPriorityMinimum table (1000 for custom resource groups).
-func LocalAPIServices(resources []*registry.Resource) []*api.APIService {
+func LocalAPIServices(resources []*registry.Resource) []*apiregistrationv1.APIService {
 	versions := map[string][]string{}
 	for _, r := range resources {
 		if r == nil || r.Version == "" {
@@ -199,7 +200,7 @@ func LocalAPIServices(resources []*registry.Resource) []*api.APIService {
 			versions[r.Group] = append(versions[r.Group], r.Version)
 		}
 	}
-	var out []*api.APIService
+	var out []*apiregistrationv1.APIService
 	for group, vs := range versions {
 		discovery.SortVersions(vs)
 		prio := discovery.GroupPriorityMinimum(group)
@@ -207,10 +208,10 @@ func LocalAPIServices(resources []*registry.Resource) []*api.APIService {
 			prio = 18000 // the core group, which /apis never lists
 		}
 		for i, v := range vs {
-			out = append(out, &api.APIService{
-				TypeMeta:   api.TypeMeta{APIVersion: GVK.GroupVersion().String(), Kind: GVK.Kind},
-				ObjectMeta: api.ObjectMeta{Name: APIServiceName(group, v)},
-				Spec: api.APIServiceSpec{Group: group, Version: v, GroupPriorityMinimum: prio,
+			out = append(out, &apiregistrationv1.APIService{
+				TypeMeta:   metav1.TypeMeta{APIVersion: GVK.GroupVersion().String(), Kind: GVK.Kind},
+				ObjectMeta: metav1.ObjectMeta{Name: APIServiceName(group, v)},
+				Spec: apiregistrationv1.APIServiceSpec{Group: group, Version: v, GroupPriorityMinimum: prio,
 					VersionPriority: int32(max(1, 15-i))},
 			})
 		}
@@ -220,8 +221,8 @@ func LocalAPIServices(resources []*registry.Resource) []*api.APIService {
 }
 
 // localAvailable is the condition of every local APIService.
-func localAvailable(now api.Time) api.APIServiceCondition {
-	return api.APIServiceCondition{Type: api.Available, Status: apiregistrationv1.ConditionTrue, LastTransitionTime: now,
+func localAvailable(now metav1.Time) apiregistrationv1.APIServiceCondition {
+	return apiregistrationv1.APIServiceCondition{Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionTrue, LastTransitionTime: now,
 		Reason: "Local", Message: "Local APIServices are always available"}
 }
 
@@ -237,7 +238,7 @@ func (a *Aggregator) SyncLocal(ctx context.Context, manage string) error {
 	if !ok {
 		return nil
 	}
-	want := map[string]*api.APIService{}
+	want := map[string]*apiregistrationv1.APIService{}
 	var names []string
 	for _, s := range LocalAPIServices(a.cfg.Resources()) {
 		want[s.Name] = s
@@ -260,14 +261,14 @@ func (a *Aggregator) SyncLocal(ctx context.Context, manage string) error {
 			errs = append(errs, fmt.Errorf("deleting APIService %s: %w", name, err))
 		}
 	}
-	now := api.NewTime(a.cfg.Clock.Now().UTC().Truncate(time.Second))
+	now := metav1.NewTime(a.cfg.Clock.Now().UTC().Truncate(time.Second))
 	for _, name := range names {
 		if have[name] {
 			continue
 		}
 		s := want[name]
 		s.Labels = map[string]string{AutoManagedLabel: manage}
-		s.Status.Conditions = []api.APIServiceCondition{localAvailable(now)}
+		s.Status.Conditions = []apiregistrationv1.APIServiceCondition{localAvailable(now)}
 		if _, err := st.Create(ctx, "", s, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
 			errs = append(errs, fmt.Errorf("creating APIService %s: %w", name, err))
 		}

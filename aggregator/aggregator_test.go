@@ -33,7 +33,10 @@ import (
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
 	"github.com/kubesim/kubesim/store/boltstore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // testFrontProxy is the aggregator's identity in these tests, made once.
@@ -100,31 +103,31 @@ func (e *env) startBackend(t testing.TB) {
 func (e *env) createService(t testing.TB, withEndpoints bool) {
 	t.Helper()
 	ctx := context.Background()
-	_, err := e.client.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "wardle"}})
+	_, err := e.client.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wardle"}})
 	require.NoError(t, err)
-	_, err = e.client.Services().Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Namespace: "wardle", Name: "api"},
-		Spec: api.ServiceSpec{Selector: map[string]string{"app": "wardle"},
-			Ports: []api.ServicePort{{Port: 443, TargetPort: intstr.FromInt32(8443)}}}})
+	_, err = e.client.Services().Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "wardle", Name: "api"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "wardle"},
+			Ports: []corev1.ServicePort{{Port: 443, TargetPort: intstr.FromInt32(8443)}}}})
 	require.NoError(t, err)
 	if !withEndpoints {
 		return
 	}
-	_, err = e.client.Endpoints().Create(ctx, &api.Endpoints{ObjectMeta: api.ObjectMeta{Namespace: "wardle", Name: "api"},
-		Subsets: []api.EndpointSubset{{Addresses: []api.EndpointAddress{{IP: "10.244.0.5"}}, Ports: []api.EndpointPort{{Port: 8443, Protocol: api.ProtocolTCP}}}}})
+	_, err = e.client.Endpoints().Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Namespace: "wardle", Name: "api"},
+		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.244.0.5"}}, Ports: []corev1.EndpointPort{{Port: 8443, Protocol: corev1.ProtocolTCP}}}}})
 	require.NoError(t, err)
 }
 
-func apiServices(c *client.Client) *client.Resource[*api.APIService] {
+func apiServices(c *client.Client) *client.Resource[*apiregistrationv1.APIService] {
 	return c.APIServices()
 }
 
 func (e *env) createAPIService(t testing.TB, group, version string, gp, vp int32) {
 	t.Helper()
 	port := int32(443)
-	_, err := apiServices(e.client).Create(context.Background(), &api.APIService{
-		ObjectMeta: api.ObjectMeta{Name: version + "." + group},
-		Spec: api.APIServiceSpec{Group: group, Version: version, GroupPriorityMinimum: gp, VersionPriority: vp,
-			InsecureSkipTLSVerify: true, Service: &api.APIServiceReference{Namespace: "wardle", Name: "api", Port: &port}}})
+	_, err := apiServices(e.client).Create(context.Background(), &apiregistrationv1.APIService{
+		ObjectMeta: metav1.ObjectMeta{Name: version + "." + group},
+		Spec: apiregistrationv1.APIServiceSpec{Group: group, Version: version, GroupPriorityMinimum: gp, VersionPriority: vp,
+			InsecureSkipTLSVerify: true, Service: &apiregistrationv1.ServiceReference{Namespace: "wardle", Name: "api", Port: &port}}})
 	require.NoError(t, err)
 }
 
@@ -163,7 +166,7 @@ func TestProxyAndDiscoveryMerge(t *testing.T) {
 	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
 	ctx := context.Background()
 
-	var groups api.APIGroupList
+	var groups metav1.APIGroupList
 	body, err := e.client.RawGet(ctx, "/apis")
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(body, &groups))
@@ -177,7 +180,7 @@ func TestProxyAndDiscoveryMerge(t *testing.T) {
 	// Per-group-version discovery comes from the extension server.
 	body, err = e.client.RawGet(ctx, "/apis/wardle.example.com/v1alpha1")
 	require.NoError(t, err)
-	var rl api.APIResourceList
+	var rl metav1.APIResourceList
 	require.NoError(t, json.Unmarshal(body, &rl), string(body))
 	require.NotEmpty(t, rl.APIResources)
 	assert.Equal(t, "flunders", rl.APIResources[0].Name)
@@ -208,7 +211,7 @@ func TestGroupsAndVersionsOrderedByPriority(t *testing.T) {
 	e.createAPIService(t, "zeta.example.com", "v1beta1", 17900, 20)
 	body, err := e.client.RawGet(context.Background(), "/apis")
 	require.NoError(t, err)
-	var groups api.APIGroupList
+	var groups metav1.APIGroupList
 	require.NoError(t, json.Unmarshal(body, &groups))
 	var names []string
 	for _, g := range groups.Groups {
@@ -222,7 +225,7 @@ func TestGroupsAndVersionsOrderedByPriority(t *testing.T) {
 	// /apis/zeta.example.com is answered by the aggregator too.
 	body, err = e.client.RawGet(context.Background(), "/apis/zeta.example.com")
 	require.NoError(t, err)
-	var g api.APIGroup
+	var g metav1.APIGroup
 	require.NoError(t, json.Unmarshal(body, &g))
 	assert.Equal(t, "APIGroup", g.Kind)
 	assert.Equal(t, "v1beta1", g.PreferredVersion.Version)
@@ -463,7 +466,7 @@ func TestBackendDownIsServiceUnavailable(t *testing.T) {
 	var se *api.StatusError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, int32(http.StatusServiceUnavailable), se.ErrStatus.Code)
-	assert.Equal(t, api.StatusReasonServiceUnavailable, se.ErrStatus.Reason)
+	assert.Equal(t, metav1.StatusReasonServiceUnavailable, se.ErrStatus.Reason)
 	assert.Contains(t, se.ErrStatus.Message, "the server is currently unable to handle the request: error trying to reach service wardle/api")
 	assert.Contains(t, se.ErrStatus.Message, "connection refused")
 }
@@ -471,7 +474,7 @@ func TestBackendDownIsServiceUnavailable(t *testing.T) {
 // runAvailability drives the availability controller in step mode.
 func runAvailability(t *testing.T, e *env) {
 	t.Helper()
-	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Mode: runmode.Step, Check: func(ctx context.Context, s *api.APIService) availability.Availability {
+	ctrl, err := availability.New(availability.Config{Client: e.client, Clock: e.clock, Mode: runmode.Step, Check: func(ctx context.Context, s *apiregistrationv1.APIService) availability.Availability {
 		return availability.Availability(e.srv.Aggregator().CheckAvailability(ctx, s))
 	}})
 	require.NoError(t, err)
@@ -508,7 +511,7 @@ func TestAvailability(t *testing.T) {
 			if tt.service {
 				e.createService(t, tt.endpoints)
 			} else {
-				_, err := e.client.Namespaces().Create(context.Background(), &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "wardle"}})
+				_, err := e.client.Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wardle"}})
 				require.NoError(t, err)
 			}
 			e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
@@ -516,7 +519,7 @@ func TestAvailability(t *testing.T) {
 			s, err := apiServices(e.client).Get(context.Background(), "", "v1alpha1.wardle.example.com")
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantColumn, aggregator.AvailableColumn(s))
-			assert.Contains(t, api.GetAPIServiceConditionByType(s, api.Available).Message, tt.wantText)
+			assert.Contains(t, api.GetAPIServiceConditionByType(s, apiregistrationv1.Available).Message, tt.wantText)
 		})
 	}
 }
@@ -524,15 +527,15 @@ func TestAvailability(t *testing.T) {
 func TestMissingEndpointAddresses(t *testing.T) {
 	e := newEnv(t)
 	e.createService(t, false)
-	_, err := e.client.Endpoints().Create(context.Background(), &api.Endpoints{ObjectMeta: api.ObjectMeta{Namespace: "wardle", Name: "api"},
-		Subsets: []api.EndpointSubset{{NotReadyAddresses: []api.EndpointAddress{{IP: "10.244.0.5"}}, Ports: []api.EndpointPort{{Port: 8443}}}}})
+	_, err := e.client.Endpoints().Create(context.Background(), &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Namespace: "wardle", Name: "api"},
+		Subsets: []corev1.EndpointSubset{{NotReadyAddresses: []corev1.EndpointAddress{{IP: "10.244.0.5"}}, Ports: []corev1.EndpointPort{{Port: 8443}}}}})
 	require.NoError(t, err)
 	e.createAPIService(t, sampleapiserver.Group, sampleapiserver.Version, 1000, 15)
 	runAvailability(t, e)
 	s, err := apiServices(e.client).Get(context.Background(), "", "v1alpha1.wardle.example.com")
 	require.NoError(t, err)
 	assert.Equal(t, "False (MissingEndpoints)", aggregator.AvailableColumn(s))
-	assert.Equal(t, `endpoints for service/api in "wardle" have no addresses with port name ""`, api.GetAPIServiceConditionByType(s, api.Available).Message)
+	assert.Equal(t, `endpoints for service/api in "wardle" have no addresses with port name ""`, api.GetAPIServiceConditionByType(s, apiregistrationv1.Available).Message)
 }
 
 // The API server alone serves no APIServices: they come with the
@@ -625,7 +628,7 @@ func TestLocalAPIServicesCannotBeRepointed(t *testing.T) {
 	before := svc.ResourceVersion
 
 	port := int32(443)
-	svc.Spec.Service = &api.APIServiceReference{Namespace: "evil", Name: "api", Port: &port}
+	svc.Spec.Service = &apiregistrationv1.ServiceReference{Namespace: "evil", Name: "api", Port: &port}
 	svc.Spec.InsecureSkipTLSVerify = true
 	_, err = apiServices(e.client).Update(ctx, svc)
 	require.True(t, api.IsInvalid(err), "%v", err)

@@ -10,8 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/pki"
 )
 
@@ -49,10 +50,10 @@ func TestProxyVerifiesTheBackendAgainstCABundle(t *testing.T) {
 				bundle = o.CAPEM
 			}
 			port := int32(443)
-			_, err = apiServices(e.client).Create(context.Background(), &api.APIService{
-				ObjectMeta: api.ObjectMeta{Name: "v1alpha1.wardle.example.com"},
-				Spec: api.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15,
-					CABundle: bundle, Service: &api.APIServiceReference{Namespace: "wardle", Name: "api", Port: &port}}})
+			_, err = apiServices(e.client).Create(context.Background(), &apiregistrationv1.APIService{
+				ObjectMeta: metav1.ObjectMeta{Name: "v1alpha1.wardle.example.com"},
+				Spec: apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15,
+					CABundle: bundle, Service: &apiregistrationv1.ServiceReference{Namespace: "wardle", Name: "api", Port: &port}}})
 			require.NoError(t, err)
 			req := httptest.NewRequest(http.MethodGet, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", nil)
 			rec := httptest.NewRecorder()

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/discovery"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // discoveryRefresh is how long a remote server's discovery is reused
@@ -29,7 +30,7 @@ type serviceKey struct {
 	port            int32
 }
 
-func serviceKeyOf(s *api.APIService) serviceKey {
+func serviceKeyOf(s *apiregistrationv1.APIService) serviceKey {
 	ref := s.Spec.Service
 	port := int32(443)
 	if ref.Port != nil {
@@ -53,7 +54,7 @@ type cachedDiscovery struct {
 // forgetDiscovery drops the cached discovery and OpenAPI v2 of s's
 // backend: the APIService changed, so they are fetched again on the next
 // request (kube-aggregator marks it dirty).
-func (a *Aggregator) forgetDiscovery(s *api.APIService) {
+func (a *Aggregator) forgetDiscovery(s *apiregistrationv1.APIService) {
 	if s.Spec.Service == nil {
 		return
 	}
@@ -76,7 +77,7 @@ func (a *Aggregator) forgetDiscovery(s *api.APIService) {
 // remoteVersion is the discovery of one remote APIService's group-version:
 // Current when its backend answered, Stale (with what was known before,
 // or no resources) when it did not.
-func (a *Aggregator) remoteVersion(ctx context.Context, s *api.APIService) discovery.APIVersionDiscovery {
+func (a *Aggregator) remoteVersion(ctx context.Context, s *apiregistrationv1.APIService) discovery.APIVersionDiscovery {
 	c := a.backendDiscovery(ctx, s)
 	v, ok := c.versions[s.Spec.Group+"/"+s.Spec.Version]
 	if !ok {
@@ -91,7 +92,7 @@ func (a *Aggregator) remoteVersion(ctx context.Context, s *api.APIService) disco
 
 // backendDiscovery returns the cached discovery of s's backend, fetching
 // it when it is missing, old, or was dropped by a change to an APIService.
-func (a *Aggregator) backendDiscovery(ctx context.Context, s *api.APIService) cachedDiscovery {
+func (a *Aggregator) backendDiscovery(ctx context.Context, s *apiregistrationv1.APIService) cachedDiscovery {
 	key := serviceKeyOf(s)
 	now := a.cfg.Clock.Now()
 	a.discoveryMu.Lock()
@@ -111,7 +112,7 @@ func (a *Aggregator) backendDiscovery(ctx context.Context, s *api.APIService) ca
 // fetchDiscovery asks the backend for its aggregated /apis (with the
 // cached ETag), and falls back to its /apis/GROUP/VERSION list when it does
 // not serve the aggregated form, as kube-aggregator's discovery manager.
-func (a *Aggregator) fetchDiscovery(ctx context.Context, s *api.APIService, cached cachedDiscovery) cachedDiscovery {
+func (a *Aggregator) fetchDiscovery(ctx context.Context, s *apiregistrationv1.APIService, cached cachedDiscovery) cachedDiscovery {
 	failed := func(err error) cachedDiscovery {
 		cached.err = err
 		return cached
@@ -153,7 +154,7 @@ func (a *Aggregator) fetchDiscovery(ctx context.Context, s *api.APIService, cach
 	if resp.StatusCode != http.StatusOK {
 		return failed(fmt.Errorf("failed to download legacy discovery for %s: %d", path, resp.StatusCode))
 	}
-	var list api.APIResourceList
+	var list metav1.APIResourceList
 	if err := json.Unmarshal(body, &list); err != nil {
 		return failed(fmt.Errorf("decoding %s: %w", path, err))
 	}
@@ -163,7 +164,7 @@ func (a *Aggregator) fetchDiscovery(ctx context.Context, s *api.APIService, cach
 }
 
 // getBackend GETs path from the backend as the aggregator itself.
-func (a *Aggregator) getBackend(ctx context.Context, s *api.APIService, target, path, accept, etag string) (*http.Response, []byte, error) {
+func (a *Aggregator) getBackend(ctx context.Context, s *apiregistrationv1.APIService, target, path, accept, etag string) (*http.Response, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+target+path, nil)

@@ -14,6 +14,8 @@ import (
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // Request-header names of the front proxy (--requestheader-username-headers
@@ -70,7 +72,7 @@ type GroupVersion struct {
 
 // mergedGroups is /apis: the groups the server serves and those of every
 // APIService, ordered as kube-aggregator orders them.
-func (a *Aggregator) mergedGroups() []api.APIGroup {
+func (a *Aggregator) mergedGroups() []metav1.APIGroup {
 	groupPrio := map[string]int32{}
 	versions := map[string][]GroupVersion{}
 	add := func(group, version string, gp, vp int32) {
@@ -103,7 +105,7 @@ func (a *Aggregator) mergedGroups() []api.APIGroup {
 // SortGroups orders groups by priority (higher first, then by name) and
 // each group's versions by priority (higher first, then Kubernetes
 // version order); the first version is the preferred one.
-func SortGroups(groupPrio map[string]int32, versions map[string][]GroupVersion) []api.APIGroup {
+func SortGroups(groupPrio map[string]int32, versions map[string][]GroupVersion) []metav1.APIGroup {
 	names := make([]string, 0, len(versions))
 	for n := range versions {
 		names = append(names, n)
@@ -114,7 +116,7 @@ func SortGroups(groupPrio map[string]int32, versions map[string][]GroupVersion) 
 		}
 		return names[i] < names[j]
 	})
-	out := make([]api.APIGroup, 0, len(names))
+	out := make([]metav1.APIGroup, 0, len(names))
 	for _, n := range names {
 		vs := versions[n]
 		sort.SliceStable(vs, func(i, j int) bool {
@@ -123,9 +125,9 @@ func SortGroups(groupPrio map[string]int32, versions map[string][]GroupVersion) 
 			}
 			return discovery.CompareKubeAwareVersionStrings(vs[i].Version, vs[j].Version) > 0
 		})
-		g := api.APIGroup{Name: n}
+		g := metav1.APIGroup{Name: n}
 		for _, v := range vs {
-			g.Versions = append(g.Versions, api.GroupVersionForDiscovery{GroupVersion: n + "/" + v.Version, Version: v.Version})
+			g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: n + "/" + v.Version, Version: v.Version})
 		}
 		g.PreferredVersion = g.Versions[0]
 		out = append(out, g)
@@ -138,8 +140,8 @@ func (a *Aggregator) serveGroupList(w http.ResponseWriter, r *http.Request) {
 		responsewriters.WriteError(w, api.NewMethodNotAllowed())
 		return
 	}
-	responsewriters.WriteJSON(w, http.StatusOK, &api.APIGroupList{
-		TypeMeta: api.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: a.mergedGroups()})
+	responsewriters.WriteJSON(w, http.StatusOK, &metav1.APIGroupList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: a.mergedGroups()})
 }
 
 func (a *Aggregator) serveGroup(w http.ResponseWriter, r *http.Request, name string) {
@@ -149,7 +151,7 @@ func (a *Aggregator) serveGroup(w http.ResponseWriter, r *http.Request, name str
 	}
 	for _, g := range a.mergedGroups() {
 		if g.Name == name {
-			g.TypeMeta = api.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+			g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
 			responsewriters.WriteJSON(w, http.StatusOK, &g)
 			return
 		}
@@ -165,7 +167,7 @@ func unavailableError(detail string) error {
 }
 
 // proxy sends the request to an endpoint of s's service.
-func (a *Aggregator) proxy(w http.ResponseWriter, r *http.Request, s *api.APIService) {
+func (a *Aggregator) proxy(w http.ResponseWriter, r *http.Request, s *apiregistrationv1.APIService) {
 	target, err := a.resolve(r.Context(), s)
 	if err != nil {
 		responsewriters.WriteError(w, unavailableError(err.message))
@@ -239,7 +241,7 @@ func SetRemoteUser(h http.Header, user *authn.UserInfo) {
 }
 
 // transport is the HTTPS transport to s's backend, with its TLS settings.
-func (a *Aggregator) transport(s *api.APIService) http.RoundTripper {
+func (a *Aggregator) transport(s *apiregistrationv1.APIService) http.RoundTripper {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if c, ok := a.transports[s.Name]; ok && c.generation == s.Generation {

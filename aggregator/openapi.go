@@ -12,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // serveOpenAPIIndex is /openapi/v3 with the group-versions of extension
@@ -192,7 +193,7 @@ func decodeJSONDocument(data []byte) (map[string]any, error) {
 // backendSpec returns the cached /openapi/v2 of s's backend, fetching it
 // (with the last ETag) when it is missing, old, or dropped by a change to
 // an APIService; a failed fetch keeps the last document.
-func (a *Aggregator) backendSpec(ctx context.Context, s *api.APIService) cachedSpec {
+func (a *Aggregator) backendSpec(ctx context.Context, s *apiregistrationv1.APIService) cachedSpec {
 	key := serviceKeyOf(s)
 	now := a.cfg.Clock.Now()
 	a.openAPIMu.Lock()

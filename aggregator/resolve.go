@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/proxy"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // Reasons of the Available condition, as kube-aggregator words them.
@@ -29,7 +29,7 @@ type unreachable struct{ reason, message string }
 // resolve finds the host:port a request for s goes to: a ready endpoint
 // of its Service (the port the service port targets), taken in turn, or
 // the external name of an ExternalName Service.
-func (a *Aggregator) resolve(ctx context.Context, s *api.APIService) (string, *unreachable) {
+func (a *Aggregator) resolve(ctx context.Context, s *apiregistrationv1.APIService) (string, *unreachable) {
 	ref := s.Spec.Service
 	port := int32(443)
 	if ref.Port != nil {
@@ -69,7 +69,7 @@ type Availability struct {
 // controller does: local ones are always available; a remote one needs
 // its Service, a ready endpoint, and an answer to discovery
 // (GET /apis/GROUP/VERSION) within 5 seconds.
-func (a *Aggregator) CheckAvailability(ctx context.Context, s *api.APIService) Availability {
+func (a *Aggregator) CheckAvailability(ctx context.Context, s *apiregistrationv1.APIService) Availability {
 	if s.Spec.Service == nil {
 		return Availability{true, ReasonLocal, "Local APIServices are always available"}
 	}

@@ -2,6 +2,8 @@ package aggregator
 
 import (
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"reflect"
 	"strings"
@@ -28,7 +30,7 @@ const ResourceName = "apiservices"
 const AutoManagedLabel = "kube-aggregator.kubernetes.io/automanaged"
 
 // GVK is the kind of APIServices.
-var GVK = api.GroupVersionKind{Group: Group, Version: "v1", Kind: "APIService"}
+var GVK = k8sschema.GroupVersionKind{Group: Group, Version: "v1", Kind: "APIService"}
 
 // Resource is the apiservices resource; its storage reports every write to
 // the aggregator's routing table.
@@ -36,9 +38,9 @@ func (a *Aggregator) Resource() *registry.Resource {
 	return &registry.Resource{
 		Group: Group, Version: "v1", Name: ResourceName, SingularName: "apiservice", Kind: "APIService",
 		ListKind: "APIServiceList", Categories: []string{"api-extensions"},
-		New:                func() api.Object { return &api.APIService{} },
+		New:                func() api.Object { return &apiregistrationv1.APIService{} },
 		Strategy:           apiServiceStrategy{servedLocally: a.servedLocally},
-		Schema:             schema.FromGoType(reflect.TypeOf(api.APIService{})),
+		Schema:             schema.FromGoType(reflect.TypeOf(apiregistrationv1.APIService{})),
 		StatusSubresource:  true,
 		KeepStatusOnCreate: true,
 		Table:              apiServiceTable(),
@@ -69,19 +71,19 @@ func validateAPIServiceName(name string) []string {
 // APIServices.
 func apiServiceTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{registry.NameColumn,
+		Columns: []metav1.TableColumnDefinition{registry.NameColumn,
 			{Name: "Service", Type: "string", Description: "The reference to the service that hosts this API endpoint."},
 			{Name: "Available", Type: "string", Description: "Whether this service is available."},
 			registry.AgeColumn},
 		Cells: func(obj api.Object, now time.Time) []any {
-			s := obj.(*api.APIService)
+			s := obj.(*apiregistrationv1.APIService)
 			return []any{s.Name, ServiceColumn(s), AvailableColumn(s), registry.HumanDuration(now.Sub(s.CreationTimestamp.Time))}
 		},
 	}
 }
 
 // ServiceColumn is "Local" or "namespace/name".
-func ServiceColumn(s *api.APIService) string {
+func ServiceColumn(s *apiregistrationv1.APIService) string {
 	if s.Spec.Service == nil {
 		return "Local"
 	}
@@ -89,8 +91,8 @@ func ServiceColumn(s *api.APIService) string {
 }
 
 // AvailableColumn is "True", "False (Reason)" or "Unknown".
-func AvailableColumn(s *api.APIService) string {
-	c := api.GetAPIServiceConditionByType(s, api.Available)
+func AvailableColumn(s *apiregistrationv1.APIService) string {
+	c := api.GetAPIServiceConditionByType(s, apiregistrationv1.Available)
 	switch {
 	case c == nil:
 		return "Unknown"
@@ -128,7 +130,7 @@ func (a *Aggregator) servedLocally(group, version string) bool {
 
 // validateLocal refuses to route a locally served group-version to a
 // Service, and to drop the automanaged label of a local APIService.
-func (st apiServiceStrategy) validateLocal(s, old *api.APIService) field.ErrorList {
+func (st apiServiceStrategy) validateLocal(s, old *apiregistrationv1.APIService) field.ErrorList {
 	var errs field.ErrorList
 	if s.Spec.Service != nil && st.servedLocally != nil && st.servedLocally(s.Spec.Group, s.Spec.Version) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "service"),
@@ -143,7 +145,7 @@ func (st apiServiceStrategy) validateLocal(s, old *api.APIService) field.ErrorLi
 
 // Default gives a service reference port 443, as SetDefaults_ServiceReference.
 func (apiServiceStrategy) Default(obj api.Object) {
-	if ref := obj.(*api.APIService).Spec.Service; ref != nil && ref.Port == nil {
+	if ref := obj.(*apiregistrationv1.APIService).Spec.Service; ref != nil && ref.Port == nil {
 		p := int32(443)
 		ref.Port = &p
 	}
@@ -151,17 +153,17 @@ func (apiServiceStrategy) Default(obj api.Object) {
 
 // Validate is ValidateAPIService.
 func (st apiServiceStrategy) Validate(obj api.Object) field.ErrorList {
-	s := obj.(*api.APIService)
+	s := obj.(*apiregistrationv1.APIService)
 	return append(validateAPIService(s), st.validateLocal(s, nil)...)
 }
 
 // ValidateUpdate is ValidateAPIServiceUpdate (nothing is immutable).
 func (st apiServiceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	s := obj.(*api.APIService)
-	return append(validateAPIService(s), st.validateLocal(s, old.(*api.APIService))...)
+	s := obj.(*apiregistrationv1.APIService)
+	return append(validateAPIService(s), st.validateLocal(s, old.(*apiregistrationv1.APIService))...)
 }
 
-func validateAPIService(s *api.APIService) field.ErrorList {
+func validateAPIService(s *apiregistrationv1.APIService) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
 	if s.Spec.Version == "" {

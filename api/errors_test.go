@@ -8,13 +8,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api/field"
 )
 
 var (
-	podsGR        = GroupResource{Resource: "pods"}
-	replicaSetsGR = GroupResource{Group: "apps", Resource: "replicasets"}
+	podsGR        = schema.GroupResource{Resource: "pods"}
+	replicaSetsGR = schema.GroupResource{Group: "apps", Resource: "replicasets"}
 )
 
 func TestErrorWording(t *testing.T) {
@@ -23,38 +25,38 @@ func TestErrorWording(t *testing.T) {
 		err    *StatusError
 		msg    string
 		code   int32
-		reason StatusReason
+		reason metav1.StatusReason
 	}{
-		{"not found", NewNotFound(podsGR, "x"), `pods "x" not found`, 404, StatusReasonNotFound},
-		{"not found in group", NewNotFound(replicaSetsGR, "web"), `replicasets.apps "web" not found`, 404, StatusReasonNotFound},
-		{"already exists", NewAlreadyExists(podsGR, "x"), `pods "x" already exists`, 409, StatusReasonAlreadyExists},
-		{"generate name conflict", NewGenerateNameConflict(podsGR, "web-abcde", 1), `pods "web-abcde" already exists, the server was not able to generate a unique name for the object`, 409, StatusReasonAlreadyExists},
-		{"conflict", NewConflict(podsGR, "web", errors.New(OptimisticLockErrorMsg)), `Operation cannot be fulfilled on pods "web": the object has been modified; please apply your changes to the latest version and try again`, 409, StatusReasonConflict},
-		{"optimistic lock", NewOptimisticLockConflict(replicaSetsGR, "web"), `Operation cannot be fulfilled on replicasets.apps "web": the object has been modified; please apply your changes to the latest version and try again`, 409, StatusReasonConflict},
-		{"invalid one", NewInvalid(GroupKind{Kind: "Pod"}, "x", field.ErrorList{field.Required(field.NewPath("spec", "containers"), "")}), `Pod "x" is invalid: spec.containers: Required value`, 422, StatusReasonInvalid},
-		{"invalid several", NewInvalid(GroupKind{Group: "apps", Kind: "Deployment"}, "web", field.ErrorList{
+		{"not found", NewNotFound(podsGR, "x"), `pods "x" not found`, 404, metav1.StatusReasonNotFound},
+		{"not found in group", NewNotFound(replicaSetsGR, "web"), `replicasets.apps "web" not found`, 404, metav1.StatusReasonNotFound},
+		{"already exists", NewAlreadyExists(podsGR, "x"), `pods "x" already exists`, 409, metav1.StatusReasonAlreadyExists},
+		{"generate name conflict", NewGenerateNameConflict(podsGR, "web-abcde", 1), `pods "web-abcde" already exists, the server was not able to generate a unique name for the object`, 409, metav1.StatusReasonAlreadyExists},
+		{"conflict", NewConflict(podsGR, "web", errors.New(OptimisticLockErrorMsg)), `Operation cannot be fulfilled on pods "web": the object has been modified; please apply your changes to the latest version and try again`, 409, metav1.StatusReasonConflict},
+		{"optimistic lock", NewOptimisticLockConflict(replicaSetsGR, "web"), `Operation cannot be fulfilled on replicasets.apps "web": the object has been modified; please apply your changes to the latest version and try again`, 409, metav1.StatusReasonConflict},
+		{"invalid one", NewInvalid(schema.GroupKind{Kind: "Pod"}, "x", field.ErrorList{field.Required(field.NewPath("spec", "containers"), "")}), `Pod "x" is invalid: spec.containers: Required value`, 422, metav1.StatusReasonInvalid},
+		{"invalid several", NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", field.ErrorList{
 			field.Required(field.NewPath("spec", "selector"), ""),
 			field.Invalid(field.NewPath("spec", "replicas"), -1, "must be greater than or equal to 0"),
-		}), `Deployment.apps "web" is invalid: [spec.selector: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]`, 422, StatusReasonInvalid},
-		{"invalid none", NewInvalid(GroupKind{Kind: "Pod"}, "x", nil), `Pod "x" is invalid`, 422, StatusReasonInvalid},
-		{"bad request", NewBadRequest("the server rejected our request"), "the server rejected our request", 400, StatusReasonBadRequest},
-		{"method", NewMethodNotSupported(podsGR, "deletecollection"), `deletecollection is not supported on resources of kind "pods"`, 405, StatusReasonMethodNotAllowed},
-		{"gone", NewGone("too old resource version: 1 (20)"), "too old resource version: 1 (20)", 410, StatusReasonGone},
-		{"expired", NewResourceExpired("too old resource version: 1 (20)"), "too old resource version: 1 (20)", 410, StatusReasonExpired},
-		{"unauthorized", NewUnauthorized(""), "not authorized", 401, StatusReasonUnauthorized},
-		{"unauthorized reason", NewUnauthorized("Unauthorized"), "Unauthorized", 401, StatusReasonUnauthorized},
-		{"forbidden", NewForbidden(podsGR, "x", errors.New(`User "bob" cannot get resource "pods"`)), `pods "x" is forbidden: User "bob" cannot get resource "pods"`, 403, StatusReasonForbidden},
-		{"forbidden no name", NewForbidden(podsGR, "", errors.New("nope")), `pods is forbidden: nope`, 403, StatusReasonForbidden},
-		{"forbidden no resource", NewForbidden(GroupResource{}, "", errors.New("nope")), `forbidden: nope`, 403, StatusReasonForbidden},
-		{"timeout", NewTimeoutError("request did not complete within requested timeout - context deadline exceeded", 0), "Timeout: request did not complete within requested timeout - context deadline exceeded", 504, StatusReasonTimeout},
-		{"server timeout", NewServerTimeout(podsGR, "get", 2), "The get operation against pods could not be completed at this time, please try again.", 500, StatusReasonServerTimeout},
-		{"internal", NewInternalError(errors.New("boom")), "Internal error occurred: boom", 500, StatusReasonInternalError},
-		{"unavailable", NewServiceUnavailable("service unavailable"), "service unavailable", 503, StatusReasonServiceUnavailable},
-		{"too large", NewRequestEntityTooLargeError("limit is 3145728"), "Request entity too large: limit is 3145728", 413, StatusReasonRequestEntityTooLarge},
-		{"too many", NewTooManyRequestsError("slow down"), "Too many requests: slow down", 429, StatusReasonTooManyRequests},
-		{"too many hint", NewTooManyRequests("slow down", 3), "slow down", 429, StatusReasonTooManyRequests},
-		{"media type", NewUnsupportedMediaType("application/json", "application/yaml"), "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml", 415, StatusReasonUnsupportedMediaType},
-		{"not acceptable", NewNotAcceptable("application/json"), "only the following media types are accepted: application/json", 406, StatusReasonNotAcceptable},
+		}), `Deployment.apps "web" is invalid: [spec.selector: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]`, 422, metav1.StatusReasonInvalid},
+		{"invalid none", NewInvalid(schema.GroupKind{Kind: "Pod"}, "x", nil), `Pod "x" is invalid`, 422, metav1.StatusReasonInvalid},
+		{"bad request", NewBadRequest("the server rejected our request"), "the server rejected our request", 400, metav1.StatusReasonBadRequest},
+		{"method", NewMethodNotSupported(podsGR, "deletecollection"), `deletecollection is not supported on resources of kind "pods"`, 405, metav1.StatusReasonMethodNotAllowed},
+		{"gone", NewGone("too old resource version: 1 (20)"), "too old resource version: 1 (20)", 410, metav1.StatusReasonGone},
+		{"expired", NewResourceExpired("too old resource version: 1 (20)"), "too old resource version: 1 (20)", 410, metav1.StatusReasonExpired},
+		{"unauthorized", NewUnauthorized(""), "not authorized", 401, metav1.StatusReasonUnauthorized},
+		{"unauthorized reason", NewUnauthorized("Unauthorized"), "Unauthorized", 401, metav1.StatusReasonUnauthorized},
+		{"forbidden", NewForbidden(podsGR, "x", errors.New(`User "bob" cannot get resource "pods"`)), `pods "x" is forbidden: User "bob" cannot get resource "pods"`, 403, metav1.StatusReasonForbidden},
+		{"forbidden no name", NewForbidden(podsGR, "", errors.New("nope")), `pods is forbidden: nope`, 403, metav1.StatusReasonForbidden},
+		{"forbidden no resource", NewForbidden(schema.GroupResource{}, "", errors.New("nope")), `forbidden: nope`, 403, metav1.StatusReasonForbidden},
+		{"timeout", NewTimeoutError("request did not complete within requested timeout - context deadline exceeded", 0), "Timeout: request did not complete within requested timeout - context deadline exceeded", 504, metav1.StatusReasonTimeout},
+		{"server timeout", NewServerTimeout(podsGR, "get", 2), "The get operation against pods could not be completed at this time, please try again.", 500, metav1.StatusReasonServerTimeout},
+		{"internal", NewInternalError(errors.New("boom")), "Internal error occurred: boom", 500, metav1.StatusReasonInternalError},
+		{"unavailable", NewServiceUnavailable("service unavailable"), "service unavailable", 503, metav1.StatusReasonServiceUnavailable},
+		{"too large", NewRequestEntityTooLargeError("limit is 3145728"), "Request entity too large: limit is 3145728", 413, metav1.StatusReasonRequestEntityTooLarge},
+		{"too many", NewTooManyRequestsError("slow down"), "Too many requests: slow down", 429, metav1.StatusReasonTooManyRequests},
+		{"too many hint", NewTooManyRequests("slow down", 3), "slow down", 429, metav1.StatusReasonTooManyRequests},
+		{"media type", NewUnsupportedMediaType("application/json", "application/yaml"), "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml", 415, metav1.StatusReasonUnsupportedMediaType},
+		{"not acceptable", NewNotAcceptable("application/json"), "only the following media types are accepted: application/json", 406, metav1.StatusReasonNotAcceptable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +64,7 @@ func TestErrorWording(t *testing.T) {
 			s := tt.err.Status()
 			assert.Equal(t, tt.code, s.Code)
 			assert.Equal(t, tt.reason, s.Reason)
-			assert.Equal(t, StatusFailure, s.Status)
+			assert.Equal(t, metav1.StatusFailure, s.Status)
 			assert.Equal(t, "Status", s.Kind)
 			assert.Equal(t, "v1", s.APIVersion)
 			assert.Equal(t, tt.reason, ReasonForError(fmt.Errorf("wrapped: %w", tt.err)))
@@ -71,7 +73,7 @@ func TestErrorWording(t *testing.T) {
 }
 
 func TestInvalidDetails(t *testing.T) {
-	err := NewInvalid(GroupKind{Group: "apps", Kind: "Deployment"}, "web", field.ErrorList{
+	err := NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", field.ErrorList{
 		field.Required(field.NewPath("spec", "template", "spec", "containers").Index(0).Child("image"), ""),
 		field.NotSupported(field.NewPath("spec", "strategy", "type"), "Fast", []string{"Recreate", "RollingUpdate"}),
 	})
@@ -88,7 +90,7 @@ func TestInvalidDetails(t *testing.T) {
 		"code": 422}`, string(b))
 
 	nf := NewNotFound(replicaSetsGR, "web").Status()
-	assert.Equal(t, &StatusDetails{Group: "apps", Kind: "replicasets", Name: "web"}, nf.Details)
+	assert.Equal(t, &metav1.StatusDetails{Group: "apps", Kind: "replicasets", Name: "web"}, nf.Details)
 }
 
 func TestPredicates(t *testing.T) {
@@ -108,7 +110,7 @@ func TestPredicates(t *testing.T) {
 		{NewNotFound(podsGR, "x"), "IsNotFound"},
 		{NewAlreadyExists(podsGR, "x"), "IsAlreadyExists"},
 		{NewConflict(podsGR, "x", errors.New("e")), "IsConflict"},
-		{NewInvalid(GroupKind{Kind: "Pod"}, "x", nil), "IsInvalid"},
+		{NewInvalid(schema.GroupKind{Kind: "Pod"}, "x", nil), "IsInvalid"},
 		{NewBadRequest("x"), "IsBadRequest"},
 		{NewGone("x"), "IsGone"},
 		{NewResourceExpired("x"), "IsResourceExpired"},
@@ -137,16 +139,16 @@ func TestPredicates(t *testing.T) {
 		assert.False(t, p(nil), name)
 		assert.False(t, p(errors.New("plain")), name)
 	}
-	assert.Equal(t, StatusReasonUnknown, ReasonForError(errors.New("plain")))
+	assert.Equal(t, metav1.StatusReasonUnknown, ReasonForError(errors.New("plain")))
 }
 
 func TestPredicatesFallBackToCode(t *testing.T) {
 	// A server that sends only a code (reason unknown) still matches.
-	bare := FromObject(&Status{Status: StatusFailure, Code: 404, Message: "the server could not find the requested resource"})
+	bare := FromObject(&metav1.Status{Status: metav1.StatusFailure, Code: 404, Message: "the server could not find the requested resource"})
 	assert.True(t, IsNotFound(bare))
 	assert.False(t, IsAlreadyExists(bare))
 	// A known reason wins over the code.
-	odd := FromObject(&Status{Status: StatusFailure, Code: 404, Reason: StatusReasonForbidden})
+	odd := FromObject(&metav1.Status{Status: metav1.StatusFailure, Code: 404, Reason: metav1.StatusReasonForbidden})
 	assert.False(t, IsNotFound(odd))
 	assert.True(t, IsForbidden(odd))
 	assert.Equal(t, NewNotFound(podsGR, "x").Error(), FromObject(&NewNotFound(podsGR, "x").ErrStatus).Error())
@@ -155,7 +157,7 @@ func TestPredicatesFallBackToCode(t *testing.T) {
 	// A Status decoded from a response body becomes an error again.
 	body, err := json.Marshal(NewConflict(podsGR, "web", errors.New(OptimisticLockErrorMsg)).Status())
 	require.NoError(t, err)
-	var s Status
+	var s metav1.Status
 	require.NoError(t, json.Unmarshal(body, &s))
 	back := FromObject(&s)
 	assert.True(t, IsConflict(back))

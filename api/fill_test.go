@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -18,8 +20,8 @@ var (
 	quantityType = reflect.TypeOf(resource.Quantity{})
 	intstrType   = reflect.TypeOf(intstr.IntOrString{})
 	rawType      = reflect.TypeOf(json.RawMessage{})
-	rawExtType   = reflect.TypeOf(RawExtension{})
-	fieldsV1Type = reflect.TypeOf(FieldsV1{})
+	rawExtType   = reflect.TypeOf(runtime.RawExtension{})
+	fieldsV1Type = reflect.TypeOf(metav1.FieldsV1{})
 )
 
 // fill sets every exported field reachable from v to a non-zero value that
@@ -53,10 +55,10 @@ func fillOnPath(v reflect.Value, seed int, depth int, onPath map[reflect.Type]in
 		v.Set(reflect.ValueOf(intstr.FromString(fmt.Sprintf("%d%%", seed))))
 		return
 	case rawExtType:
-		v.Set(reflect.ValueOf(RawExtension{Raw: []byte(fmt.Sprintf(`{"seed":%d}`, seed))}))
+		v.Set(reflect.ValueOf(runtime.RawExtension{Raw: []byte(fmt.Sprintf(`{"seed":%d}`, seed))}))
 		return
 	case fieldsV1Type:
-		v.Set(reflect.ValueOf(FieldsV1{Raw: []byte(fmt.Sprintf(`{"f:seed%d":{}}`, seed))}))
+		v.Set(reflect.ValueOf(metav1.FieldsV1{Raw: []byte(fmt.Sprintf(`{"f:seed%d":{}}`, seed))}))
 		return
 	case rawType:
 		v.Set(reflect.ValueOf(json.RawMessage(fmt.Sprintf(`{"seed":%d}`, seed))))

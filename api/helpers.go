@@ -1,18 +1,16 @@
 package api
 
-// This file holds the helpers every component shares over these types, as
-// Kubernetes keeps them beside its API types: label selector conversion
-// (metav1's helpers.go), pod readiness (pkg/api/v1/pod's util.go) and the
-// conditions of CRDs and APIServices (the helpers of apiextensions and
-// apiregistration). Written once here, they mean the same to the API
-// server, the controllers and the kubelet.
-
 import (
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kubesim/kubesim/api/labels"
 )
@@ -20,7 +18,7 @@ import (
 // LabelSelectorAsSelector converts a LabelSelector to a labels.Selector
 // (metav1.LabelSelectorAsSelector): nil selects nothing, an empty selector
 // everything.
-func LabelSelectorAsSelector(ls *LabelSelector) (labels.Selector, error) {
+func LabelSelectorAsSelector(ls *metav1.LabelSelector) (labels.Selector, error) {
 	if ls == nil {
 		return labels.Nothing(), nil
 	}
@@ -32,9 +30,9 @@ func LabelSelectorAsSelector(ls *LabelSelector) (labels.Selector, error) {
 }
 
 // GetPodReadyCondition returns the pod's Ready condition, or nil.
-func GetPodReadyCondition(p *Pod) *PodCondition {
+func GetPodReadyCondition(p *corev1.Pod) *corev1.PodCondition {
 	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == PodReady {
+		if p.Status.Conditions[i].Type == corev1.PodReady {
 			return &p.Status.Conditions[i]
 		}
 	}
@@ -42,16 +40,16 @@ func GetPodReadyCondition(p *Pod) *PodCondition {
 }
 
 // IsPodReady reports whether the pod's Ready condition is True.
-func IsPodReady(p *Pod) bool {
+func IsPodReady(p *corev1.Pod) bool {
 	c := GetPodReadyCondition(p)
-	return c != nil && c.Status == ConditionTrue
+	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 // IsPodAvailable reports whether the pod has been ready for at least
 // minReadySeconds at now (podutil.IsPodAvailable).
-func IsPodAvailable(p *Pod, minReadySeconds int32, now time.Time) bool {
+func IsPodAvailable(p *corev1.Pod, minReadySeconds int32, now time.Time) bool {
 	c := GetPodReadyCondition(p)
-	if c == nil || c.Status != ConditionTrue {
+	if c == nil || c.Status != corev1.ConditionTrue {
 		return false
 	}
 	if minReadySeconds == 0 {
@@ -61,12 +59,8 @@ func IsPodAvailable(p *Pod, minReadySeconds int32, now time.Time) bool {
 	return !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Add(d).Before(now)
 }
 
-// CustomResourceCleanupFinalizer holds a deleted CRD until its custom
-// resources are gone (apiextensions' CustomResourceCleanupFinalizer).
-const CustomResourceCleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
-
 // FindCRDCondition returns the CRD's condition of type t, or nil.
-func FindCRDCondition(c *CustomResourceDefinition, t CustomResourceDefinitionConditionType) *CustomResourceDefinitionCondition {
+func FindCRDCondition(c *apiextensionsv1.CustomResourceDefinition, t apiextensionsv1.CustomResourceDefinitionConditionType) *apiextensionsv1.CustomResourceDefinitionCondition {
 	for i := range c.Status.Conditions {
 		if c.Status.Conditions[i].Type == t {
 			return &c.Status.Conditions[i]
@@ -76,14 +70,14 @@ func FindCRDCondition(c *CustomResourceDefinition, t CustomResourceDefinitionCon
 }
 
 // IsCRDConditionTrue reports whether the CRD's condition t is True.
-func IsCRDConditionTrue(c *CustomResourceDefinition, t CustomResourceDefinitionConditionType) bool {
+func IsCRDConditionTrue(c *apiextensionsv1.CustomResourceDefinition, t apiextensionsv1.CustomResourceDefinitionConditionType) bool {
 	cond := FindCRDCondition(c, t)
 	return cond != nil && cond.Status == apiextensionsv1.ConditionTrue
 }
 
 // SetCRDCondition sets a condition, keeping its lastTransitionTime when the
 // status does not change (the transition time is when it last changed).
-func SetCRDCondition(c *CustomResourceDefinition, cond CustomResourceDefinitionCondition) {
+func SetCRDCondition(c *apiextensionsv1.CustomResourceDefinition, cond apiextensionsv1.CustomResourceDefinitionCondition) {
 	if old := FindCRDCondition(c, cond.Type); old != nil {
 		if old.Status == cond.Status {
 			cond.LastTransitionTime = old.LastTransitionTime
@@ -96,7 +90,7 @@ func SetCRDCondition(c *CustomResourceDefinition, cond CustomResourceDefinitionC
 
 // GetAPIServiceConditionByType returns the APIService's condition of type
 // t, or nil.
-func GetAPIServiceConditionByType(s *APIService, t APIServiceConditionType) *APIServiceCondition {
+func GetAPIServiceConditionByType(s *apiregistrationv1.APIService, t apiregistrationv1.APIServiceConditionType) *apiregistrationv1.APIServiceCondition {
 	for i := range s.Status.Conditions {
 		if s.Status.Conditions[i].Type == t {
 			return &s.Status.Conditions[i]
@@ -106,7 +100,7 @@ func GetAPIServiceConditionByType(s *APIService, t APIServiceConditionType) *API
 }
 
 // SetAPIServiceCondition replaces (or adds) the condition of cond's type.
-func SetAPIServiceCondition(s *APIService, cond APIServiceCondition) {
+func SetAPIServiceCondition(s *apiregistrationv1.APIService, cond apiregistrationv1.APIServiceCondition) {
 	if old := GetAPIServiceConditionByType(s, cond.Type); old != nil {
 		*old = cond
 		return
@@ -119,13 +113,13 @@ func SetAPIServiceCondition(s *APIService, cond APIServiceCondition) {
 // selectors in turn, the rules of the other ClusterRoles that match it,
 // taken in name order, each rule once. A selector that does not parse
 // selects nothing. The API server's bootstrap and the controller share it.
-func AggregateClusterRoleRules(role *ClusterRole, all []*ClusterRole) []PolicyRule {
+func AggregateClusterRoleRules(role *rbacv1.ClusterRole, all []*rbacv1.ClusterRole) []rbacv1.PolicyRule {
 	if role.AggregationRule == nil {
 		return nil
 	}
 	sorted := slices.Clone(all)
-	slices.SortFunc(sorted, func(a, b *ClusterRole) int { return strings.Compare(a.Name, b.Name) })
-	rules := []PolicyRule{}
+	slices.SortFunc(sorted, func(a, b *rbacv1.ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+	rules := []rbacv1.PolicyRule{}
 	for i := range role.AggregationRule.ClusterRoleSelectors {
 		sel, err := LabelSelectorAsSelector(&role.AggregationRule.ClusterRoleSelectors[i])
 		if err != nil {
@@ -136,7 +130,7 @@ func AggregateClusterRoleRules(role *ClusterRole, all []*ClusterRole) []PolicyRu
 				continue
 			}
 			for _, r := range other.Rules {
-				if !slices.ContainsFunc(rules, func(have PolicyRule) bool { return reflect.DeepEqual(have, r) }) {
+				if !slices.ContainsFunc(rules, func(have rbacv1.PolicyRule) bool { return reflect.DeepEqual(have, r) }) {
 					rules = append(rules, *r.DeepCopy())
 				}
 			}

@@ -12,7 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api/jsoncodec"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -125,13 +129,13 @@ func awkwardStrings(v reflect.Value) {
 func TestBytesSameAsEncodingJSONForTheMethodTypes(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.FixedZone("x", 3600))
 	values := map[string]any{
-		"time":               NewTime(at),
-		"zero time":          Time{},
-		"time pointer":       &Time{Time: at},
-		"nil time pointer":   (*Time)(nil),
-		"micro time":         NewMicroTime(at),
-		"zero micro time":    MicroTime{},
-		"duration":           Duration{Duration: 90 * time.Second},
+		"time":               metav1.NewTime(at),
+		"zero time":          metav1.Time{},
+		"time pointer":       &metav1.Time{Time: at},
+		"nil time pointer":   (*metav1.Time)(nil),
+		"micro time":         metav1.NewMicroTime(at),
+		"zero micro time":    metav1.MicroTime{},
+		"duration":           metav1.Duration{Duration: 90 * time.Second},
 		"quantity":           resource.MustParse("1.5Gi"),
 		"small quantity":     resource.MustParse("100m"),
 		"exponent quantity":  resource.MustParse("12e6"),
@@ -139,8 +143,8 @@ func TestBytesSameAsEncodingJSONForTheMethodTypes(t *testing.T) {
 		"int":                intstr.FromInt32(-8080),
 		"string":             intstr.FromString("25%<&>"),
 		"zero intorstring":   intstr.IntOrString{},
-		"resource list":      ResourceList{ResourceCPU: resource.MustParse("2"), ResourceMemory: resource.MustParse("1Mi")},
-		"raw extension":      RawExtension{Raw: []byte(`{ "a" : "<b>" }`)},
+		"resource list":      corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Mi")},
+		"raw extension":      runtime.RawExtension{Raw: []byte(`{ "a" : "<b>" }`)},
 		"json":               JSON{Raw: []byte(` [1, 2.50, "x&y"] `)},
 		"raw message in any": map[string]any{"o": json.RawMessage(`{"b" : 1,"a":"\u003c"}`)},
 		"floats":             map[string]any{"a": 1e21, "b": 1e-7, "c": 0.1, "d": float32(3.4e38), "e": -0.0},
@@ -171,10 +175,10 @@ func TestBytesSameAsEncodingJSONForTheMethodTypes(t *testing.T) {
 	}
 	timeDocs := []string{`"2026-01-02T03:04:05Z"`, `"2026-01-02T03:04:05+01:00"`, `"2026-01-02T03:04:05.123456Z"`,
 		`null`, `5`, `"bad"`, `""`, `"\u0032026-01-02T03:04:05Z"`, `{}`}
-	accepts(Time{}, timeDocs...)
-	accepts(&Time{}, timeDocs...)
-	accepts(MicroTime{}, timeDocs...)
-	accepts(Duration{}, `"1m30s"`, `"0s"`, `null`, `5`, `"x"`)
+	accepts(metav1.Time{}, timeDocs...)
+	accepts(&metav1.Time{}, timeDocs...)
+	accepts(metav1.MicroTime{}, timeDocs...)
+	accepts(metav1.Duration{}, `"1m30s"`, `"0s"`, `null`, `5`, `"x"`)
 	accepts(resource.Quantity{}, `"1.5Gi"`, `"100m"`, `" 1 "`, `"\u0031"`, `2`, `0.5`, `1e3`, `null`, `true`, `"x"`, `""`, `{}`, `[1]`)
 	accepts(intstr.IntOrString{}, `"25%"`, `""`, `"\u003c"`, `80`, `-1`, `-0`, `1.5`, `1e2`, `2147483647`, `2147483648`, `-2147483649`, `null`, `true`, `{}`)
 }
@@ -182,7 +186,7 @@ func TestBytesSameAsEncodingJSONForTheMethodTypes(t *testing.T) {
 // Stored values are read case-sensitively: a case variant of a name sets
 // nothing (encoding/json would set the field).
 func TestUnmarshalMatchesNamesCaseSensitively(t *testing.T) {
-	var d Deployment
+	var d appsv1.Deployment
 	require.NoError(t, jsoncodec.Unmarshal([]byte(`{"spec":{"Replicas":3,"paused":true}}`), &d))
 	assert.Nil(t, d.Spec.Replicas)
 	assert.True(t, d.Spec.Paused)

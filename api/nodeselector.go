@@ -5,39 +5,14 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// NodeSelector is a list of terms, any of which may match (ORed).
-type NodeSelector = corev1.NodeSelector
-
-// NodeSelectorTerm is a list of requirements that must all match (ANDed).
-type NodeSelectorTerm = corev1.NodeSelectorTerm
-
-// NodeSelectorOperator relates a key to values.
-type NodeSelectorOperator = corev1.NodeSelectorOperator
-
-// The node selector operators.
-const (
-	NodeSelectorOpIn           NodeSelectorOperator = "In"
-	NodeSelectorOpNotIn        NodeSelectorOperator = "NotIn"
-	NodeSelectorOpExists       NodeSelectorOperator = "Exists"
-	NodeSelectorOpDoesNotExist NodeSelectorOperator = "DoesNotExist"
-	NodeSelectorOpGt           NodeSelectorOperator = "Gt"
-	NodeSelectorOpLt           NodeSelectorOperator = "Lt"
-)
-
-// NodeSelectorRequirement is one requirement on a node label or field.
-type NodeSelectorRequirement = corev1.NodeSelectorRequirement
-
-// ObjectNameField is the one node field a matchFields requirement may
-// name.
-const ObjectNameField = "metadata.name"
 
 // NodeSelectorMatches reports whether node satisfies ns, as
 // component-helpers' nodeaffinity does: any term matches; a term matches
 // when all its label expressions and field requirements do; a term with
 // neither matches nothing. A nil selector matches every node.
-func NodeSelectorMatches(ns *NodeSelector, node *Node) bool {
+func NodeSelectorMatches(ns *corev1.NodeSelector, node *corev1.Node) bool {
 	if ns == nil {
 		return true
 	}
@@ -49,7 +24,7 @@ func NodeSelectorMatches(ns *NodeSelector, node *Node) bool {
 	return false
 }
 
-func nodeSelectorTermMatches(t *NodeSelectorTerm, node *Node) bool {
+func nodeSelectorTermMatches(t *corev1.NodeSelectorTerm, node *corev1.Node) bool {
 	if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
 		return false
 	}
@@ -61,7 +36,7 @@ func nodeSelectorTermMatches(t *NodeSelectorTerm, node *Node) bool {
 	}
 	for _, r := range t.MatchFields {
 		// Only metadata.name is a node field; In and NotIn its operators.
-		if r.Key != ObjectNameField || (r.Operator != NodeSelectorOpIn && r.Operator != NodeSelectorOpNotIn) {
+		if r.Key != metav1.ObjectNameField || (r.Operator != corev1.NodeSelectorOpIn && r.Operator != corev1.NodeSelectorOpNotIn) {
 			return false
 		}
 		if !requirementMatches(r, node.Name, true) {
@@ -71,17 +46,17 @@ func nodeSelectorTermMatches(t *NodeSelectorTerm, node *Node) bool {
 	return true
 }
 
-func requirementMatches(r NodeSelectorRequirement, v string, present bool) bool {
+func requirementMatches(r corev1.NodeSelectorRequirement, v string, present bool) bool {
 	switch r.Operator {
-	case NodeSelectorOpIn:
+	case corev1.NodeSelectorOpIn:
 		return present && slices.Contains(r.Values, v)
-	case NodeSelectorOpNotIn:
+	case corev1.NodeSelectorOpNotIn:
 		return !present || !slices.Contains(r.Values, v)
-	case NodeSelectorOpExists:
+	case corev1.NodeSelectorOpExists:
 		return present
-	case NodeSelectorOpDoesNotExist:
+	case corev1.NodeSelectorOpDoesNotExist:
 		return !present
-	case NodeSelectorOpGt, NodeSelectorOpLt:
+	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
 		if !present || len(r.Values) != 1 {
 			return false
 		}
@@ -90,7 +65,7 @@ func requirementMatches(r NodeSelectorRequirement, v string, present bool) bool 
 		if err1 != nil || err2 != nil {
 			return false
 		}
-		if r.Operator == NodeSelectorOpGt {
+		if r.Operator == corev1.NodeSelectorOpGt {
 			return have > want
 		}
 		return have < want
@@ -101,7 +76,7 @@ func requirementMatches(r NodeSelectorRequirement, v string, present bool) bool 
 // PodMatchesNodeAffinity is the scheduler's NodeAffinity filter as a
 // predicate: the pod's nodeSelector labels and its required node affinity
 // both hold for node.
-func PodMatchesNodeAffinity(spec *PodSpec, node *Node) bool {
+func PodMatchesNodeAffinity(spec *corev1.PodSpec, node *corev1.Node) bool {
 	for k, v := range spec.NodeSelector {
 		if got, ok := node.Labels[k]; !ok || got != v {
 			return false

@@ -3,8 +3,9 @@ package api
 import (
 	"encoding/json"
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -67,7 +68,7 @@ func DeepCopyJSON(x map[string]any) map[string]any {
 	if x == nil {
 		return nil
 	}
-	return DeepCopyJSONValue(x).(map[string]any)
+	return runtime.DeepCopyJSONValue(x).(map[string]any)
 }
 
 // DeepCopyJSONValue copies a JSON value: maps and slices are copied
@@ -85,7 +86,7 @@ func DeepCopyJSONValue(x any) any {
 		}
 		out := make(map[string]any, len(x))
 		for k, v := range x {
-			out[k] = DeepCopyJSONValue(v)
+			out[k] = runtime.DeepCopyJSONValue(v)
 		}
 		return out
 	case []any:
@@ -94,7 +95,7 @@ func DeepCopyJSONValue(x any) any {
 		}
 		out := make([]any, len(x))
 		for i, v := range x {
-			out[i] = DeepCopyJSONValue(v)
+			out[i] = runtime.DeepCopyJSONValue(v)
 		}
 		return out
 	case json.RawMessage:

@@ -7,10 +7,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func TestObjectHelpers(t *testing.T) {
-	pod := &Pod{TypeMeta: TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: ObjectMeta{Name: "p", Labels: map[string]string{"a": "b"}}}
+	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{"a": "b"}}}
 	var o Object = pod
 	assert.Same(t, &pod.ObjectMeta, Meta(o), "Meta is the object's own metadata")
 	assert.Same(t, &pod.TypeMeta, TypeMetaOf(o))
@@ -21,24 +24,24 @@ func TestObjectHelpers(t *testing.T) {
 	assert.Equal(t, "b", pod.Labels["a"], "the copy shares nothing")
 	assert.Equal(t, "Pod", pod.Kind)
 
-	list := &PodList{ListMeta: ListMeta{ResourceVersion: "7"}, Items: []Pod{{ObjectMeta: ObjectMeta{Name: "a"}}, {ObjectMeta: ObjectMeta{Name: "b"}}}}
+	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "7"}, Items: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, {ObjectMeta: metav1.ObjectMeta{Name: "b"}}}}
 	items := Items(list)
 	require.Len(t, items, 2)
 	Meta(items[0]).Name = "via-items"
 	assert.Equal(t, "via-items", list.Items[0].Name, "items point into the list")
 	assert.Same(t, &list.ListMeta, ListMetaOf(list))
-	assert.Empty(t, Items(&PodList{}))
+	assert.Empty(t, Items(&corev1.PodList{}))
 }
 
 func TestDeepCopyJSONValue(t *testing.T) {
 	in := map[string]any{"a": []any{int64(1), 2.5, "s", true, nil, json.Number("3")}, "m": map[string]any{"x": "y"}}
-	out := DeepCopyJSON(in)
+	out := runtime.DeepCopyJSON(in)
 	assert.Equal(t, in, out)
 	out["m"].(map[string]any)["x"] = "z"
 	out["a"].([]any)[0] = "changed"
 	assert.Equal(t, "y", in["m"].(map[string]any)["x"])
 	assert.Equal(t, int64(1), in["a"].([]any)[0])
-	assert.Nil(t, DeepCopyJSON(nil))
-	assert.Equal(t, Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), DeepCopyJSONValue(Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
-	assert.PanicsWithValue(t, "cannot deep copy *int", func() { DeepCopyJSONValue(new(int)) })
+	assert.Nil(t, runtime.DeepCopyJSON(nil))
+	assert.Equal(t, metav1.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), runtime.DeepCopyJSONValue(metav1.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
+	assert.PanicsWithValue(t, "cannot deep copy *int", func() { runtime.DeepCopyJSONValue(new(int)) })
 }

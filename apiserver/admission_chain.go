@@ -12,6 +12,9 @@ import (
 	"github.com/kubesim/kubesim/apiserver/nodeauthz"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 )
 
 // admissionChain builds the admission chain every store runs on a client's
@@ -100,25 +103,25 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	// LimitRanger and Priority only read what they list (every pod create
 	// lists both): shared objects, decoded once per revision.
 	// ResourceQuota changes the quotas it lists, so it lists copies.
-	priorityClasses := listObjects[*api.PriorityClass](s, (*registry.Store).ListShared, api.SchedulingGroupName, "priorityclasses")
-	storageClasses := listObjects[*api.StorageClass](s, (*registry.Store).List, api.StorageGroupName, "storageclasses")
+	priorityClasses := listObjects[*schedulingv1.PriorityClass](s, (*registry.Store).ListShared, api.SchedulingGroupName, "priorityclasses")
+	storageClasses := listObjects[*storagev1.StorageClass](s, (*registry.Store).List, api.StorageGroupName, "storageclasses")
 
 	chain := admission.Chain{
 		&admission.NamespaceLifecycle{
 			Get:      s.namespace,
 			Immortal: map[string]bool{"default": true, "kube-system": true, "kube-public": true},
 		},
-		&admission.LimitRanger{List: listObjects[*api.LimitRange](s, (*registry.Store).ListShared, "", "limitranges")},
+		&admission.LimitRanger{List: listObjects[*corev1.LimitRange](s, (*registry.Store).ListShared, "", "limitranges")},
 	}
 	if s.cfg.ServiceAccountAdmission {
-		chain = append(chain, &admission.ServiceAccount{Get: getObject[*api.ServiceAccount](s, "serviceaccounts"), Suffix: s.ids.Suffix})
+		chain = append(chain, &admission.ServiceAccount{Get: getObject[*corev1.ServiceAccount](s, "serviceaccounts"), Suffix: s.ids.Suffix})
 	}
 	if slices.Contains(s.modes, authz.ModeNode) {
-		chain = append(chain, nodeauthz.NodeRestriction{Pods: getObject[*api.Pod](s, "pods")})
+		chain = append(chain, nodeauthz.NodeRestriction{Pods: getObject[*corev1.Pod](s, "pods")})
 	}
 	chain = append(chain,
-		&admission.Priority{List: func(ctx context.Context) ([]*api.PriorityClass, error) { return priorityClasses(ctx, "") }},
-		&admission.DefaultStorageClass{List: func(ctx context.Context) ([]*api.StorageClass, error) { return storageClasses(ctx, "") }},
+		&admission.Priority{List: func(ctx context.Context) ([]*schedulingv1.PriorityClass, error) { return priorityClasses(ctx, "") }},
+		&admission.DefaultStorageClass{List: func(ctx context.Context) ([]*storagev1.StorageClass, error) { return storageClasses(ctx, "") }},
 		admission.StorageObjectInUseProtection{},
 	)
 	chain = append(chain, s.cfg.Admission...)
@@ -129,6 +132,6 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 		mutatingWebhook,
 		vap,
 		validatingWebhook,
-		&admission.ResourceQuota{List: listObjects[*api.ResourceQuota](s, (*registry.Store).List, "", "resourcequotas"), WriteStatus: s.writeQuotaStatus},
+		&admission.ResourceQuota{List: listObjects[*corev1.ResourceQuota](s, (*registry.Store).List, "", "resourcequotas"), WriteStatus: s.writeQuotaStatus},
 	), nil
 }

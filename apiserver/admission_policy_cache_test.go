@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
@@ -21,22 +24,24 @@ func TestAdmissionPolicyChangesApplyAtOnce(t *testing.T) {
 	ctx := context.Background()
 	cl := env.Client
 	bindings := client.For(cl, client.ResourceInfo{Group: api.AdmissionRegistrationGroupName, Version: "v1", Resource: "validatingadmissionpolicybindings"},
-		func() *api.ValidatingAdmissionPolicyBinding { return &api.ValidatingAdmissionPolicyBinding{} })
+		func() *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+			return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+		})
 	configMap := func(name string) error {
-		_, err := cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"}})
+		_, err := cl.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}})
 		return err
 	}
 	require.NoError(t, configMap("before"), "no policy yet (and the empty lists are cached)")
 
-	rule := api.NamedRuleWithOperations{RuleWithOperations: api.RuleWithOperations{Operations: []api.OperationType{"CREATE"},
-		Rule: api.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}
-	policy, err := cl.ValidatingAdmissionPolicies().Create(ctx, &api.ValidatingAdmissionPolicy{ObjectMeta: api.ObjectMeta{Name: "names"},
-		Spec: api.ValidatingAdmissionPolicySpec{MatchConstraints: &api.MatchResources{ResourceRules: []api.NamedRuleWithOperations{rule}},
-			Validations: []api.Validation{{Expression: "object.metadata.name != 'bad'"}}}})
+	rule := admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: []admissionregistrationv1.OperationType{"CREATE"},
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}
+	policy, err := cl.ValidatingAdmissionPolicies().Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "names"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "object.metadata.name != 'bad'"}}}})
 	require.NoError(t, err)
 	require.NoError(t, configMap("bad"), "a policy without a binding does nothing")
-	binding, err := bindings.Create(ctx, &api.ValidatingAdmissionPolicyBinding{ObjectMeta: api.ObjectMeta{Name: "names"},
-		Spec: api.ValidatingAdmissionPolicyBindingSpec{PolicyName: "names", ValidationActions: []api.ValidationAction{api.Deny}}})
+	binding, err := bindings.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "names"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "names", ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}})
 	require.NoError(t, err)
 	err = configMap("bad")
 	require.Error(t, err, "the binding applies to the next request")

@@ -3,13 +3,15 @@ package apiserver
 import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission/policy"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TypeCheckPolicy type-checks a ValidatingAdmissionPolicy against the
 // schemas of the kinds it matches, for the policy status controller (which
 // gets it as a function: the real one reads the schemas from the server's
 // OpenAPI and its RESTMapper).
-func (s *Server) TypeCheckPolicy(p *api.ValidatingAdmissionPolicy) []api.ExpressionWarning {
+func (s *Server) TypeCheckPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) []admissionregistrationv1.ExpressionWarning {
 	tc, err := policy.NewTypeChecker(s.resourceSchema)
 	if err != nil {
 		return nil
@@ -18,10 +20,10 @@ func (s *Server) TypeCheckPolicy(p *api.ValidatingAdmissionPolicy) []api.Express
 }
 
 // resourceSchema is the kind and schema served at gvr.
-func (s *Server) resourceSchema(gvr api.GroupVersionResource) (api.GroupVersionKind, *api.JSONSchemaProps, bool) {
+func (s *Server) resourceSchema(gvr schema.GroupVersionResource) (schema.GroupVersionKind, *api.JSONSchemaProps, bool) {
 	st, ok := s.Store(gvr.Group, gvr.Version, gvr.Resource)
 	if !ok || st.Resource().Schema == nil {
-		return api.GroupVersionKind{}, nil, false
+		return schema.GroupVersionKind{}, nil, false
 	}
 	return st.Resource().GroupVersionKind(), st.Resource().Schema, true
 }

@@ -8,6 +8,9 @@ import (
 	"github.com/kubesim/kubesim/apiserver/admission/policy"
 	"github.com/kubesim/kubesim/apiserver/proxy"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // What the admission plugins read, from the server's own storage and
@@ -24,7 +27,7 @@ func getObject[T api.Object](s *Server, resource string) func(ctx context.Contex
 		var zero T
 		st, ok := s.Store("", "v1", resource)
 		if !ok {
-			return zero, api.NewNotFound(api.GroupResource{Resource: resource}, name)
+			return zero, api.NewNotFound(schema.GroupResource{Resource: resource}, name)
 		}
 		obj, err := st.Get(ctx, ns, name)
 		if err != nil {
@@ -41,16 +44,16 @@ func getObject[T api.Object](s *Server, resource string) func(ctx context.Contex
 // namespace reads a namespace for the plugins that only read it
 // (NamespaceLifecycle, the webhooks' namespaceSelector): it is shared,
 // decoded again only when its stored revision changed.
-func (s *Server) namespace(ctx context.Context, name string) (*api.Namespace, error) {
+func (s *Server) namespace(ctx context.Context, name string) (*corev1.Namespace, error) {
 	st, ok := s.Store("", "v1", "namespaces")
 	if !ok {
-		return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
+		return nil, api.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 	}
 	obj, err := st.GetShared(ctx, "", name)
 	if err != nil {
 		return nil, err
 	}
-	ns, ok := obj.(*api.Namespace)
+	ns, ok := obj.(*corev1.Namespace)
 	if !ok {
 		return nil, api.NewInternalError(fmt.Errorf("namespace store returned %T", obj))
 	}
@@ -92,16 +95,16 @@ func typedItems[T api.Object](resource string, items []api.Object) ([]T, error) 
 // writeQuotaStatus is how ResourceQuota charges a quota: it writes the
 // quota's status if the quota is still the one read (its
 // resourceVersion), and a conflict otherwise.
-func (s *Server) writeQuotaStatus(ctx context.Context, q *api.ResourceQuota) error {
+func (s *Server) writeQuotaStatus(ctx context.Context, q *corev1.ResourceQuota) error {
 	st, ok := s.Store("", "v1", "resourcequotas")
 	if !ok {
 		return nil
 	}
 	_, _, err := st.Update(ctx, q.Namespace, q.Name, func(cur api.Object) (api.Object, error) {
 		if api.Meta(cur).ResourceVersion != q.ResourceVersion {
-			return nil, api.NewOptimisticLockConflict(api.GroupResource{Resource: "resourcequotas"}, q.Name)
+			return nil, api.NewOptimisticLockConflict(schema.GroupResource{Resource: "resourcequotas"}, q.Name)
 		}
-		upd := cur.(*api.ResourceQuota)
+		upd := cur.(*corev1.ResourceQuota)
 		upd.Status = q.Status
 		return upd, nil
 	}, registry.UpdateOptions{Subresource: "status"})
@@ -110,31 +113,31 @@ func (s *Server) writeQuotaStatus(ctx context.Context, q *api.ResourceQuota) err
 
 // mutatingWebhooks and validatingWebhooks are the webhook plugins' webhook
 // configurations (cached, admission_config_cache.go).
-func (s *Server) mutatingWebhooks(ctx context.Context) ([]api.MutatingWebhookConfiguration, error) {
+func (s *Server) mutatingWebhooks(ctx context.Context) ([]admissionregistrationv1.MutatingWebhookConfiguration, error) {
 	items, err := s.listConfigs(ctx, "mutatingwebhookconfigurations")
-	out := make([]api.MutatingWebhookConfiguration, 0, len(items))
+	out := make([]admissionregistrationv1.MutatingWebhookConfiguration, 0, len(items))
 	for _, o := range items {
-		out = append(out, *o.(*api.MutatingWebhookConfiguration))
+		out = append(out, *o.(*admissionregistrationv1.MutatingWebhookConfiguration))
 	}
 	return out, err
 }
 
-func (s *Server) validatingWebhooks(ctx context.Context) ([]api.ValidatingWebhookConfiguration, error) {
+func (s *Server) validatingWebhooks(ctx context.Context) ([]admissionregistrationv1.ValidatingWebhookConfiguration, error) {
 	items, err := s.listConfigs(ctx, "validatingwebhookconfigurations")
-	out := make([]api.ValidatingWebhookConfiguration, 0, len(items))
+	out := make([]admissionregistrationv1.ValidatingWebhookConfiguration, 0, len(items))
 	for _, o := range items {
-		out = append(out, *o.(*api.ValidatingWebhookConfiguration))
+		out = append(out, *o.(*admissionregistrationv1.ValidatingWebhookConfiguration))
 	}
 	return out, err
 }
 
 // equivalents lists the other versions gvr's group-resource is served
 // at, for a webhook's matchPolicy Equivalent.
-func (s *Server) equivalents(gvr api.GroupVersionResource) []api.GroupVersionResource {
-	var out []api.GroupVersionResource
+func (s *Server) equivalents(gvr schema.GroupVersionResource) []schema.GroupVersionResource {
+	var out []schema.GroupVersionResource
 	for _, r := range s.Resources() {
 		if r.Group == gvr.Group && r.Name == gvr.Resource && r.Version != gvr.Version {
-			out = append(out, api.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Name})
+			out = append(out, schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Name})
 		}
 	}
 	return out
@@ -144,9 +147,9 @@ func (s *Server) equivalents(gvr api.GroupVersionResource) []api.GroupVersionRes
 // (for a webhook that asked for another version) through the stored
 // version, with the versions' converters (where their shapes differ). A
 // version without converters shares the stored shape.
-func (s *Server) convertVersion(data []byte, from, to api.GroupVersionResource) ([]byte, error) {
+func (s *Server) convertVersion(data []byte, from, to schema.GroupVersionResource) ([]byte, error) {
 	for _, step := range []struct {
-		gvr     api.GroupVersionResource
+		gvr     schema.GroupVersionResource
 		toStore bool
 	}{{from, true}, {to, false}} {
 		st, ok := s.Store(step.gvr.Group, step.gvr.Version, step.gvr.Resource)
@@ -203,36 +206,36 @@ func (p policySource) list(ctx context.Context, group, version, resource, ns str
 // configurations are (listConfigs): listed again only after one of them
 // was written (kube-apiserver's plugin reads them from an informer).
 // Every write of a Lease renewal listed both from storage before.
-func (p policySource) Policies(ctx context.Context) ([]*api.ValidatingAdmissionPolicy, error) {
+func (p policySource) Policies(ctx context.Context) ([]*admissionregistrationv1.ValidatingAdmissionPolicy, error) {
 	items, err := p.s.listConfigs(ctx, "validatingadmissionpolicies")
-	out := make([]*api.ValidatingAdmissionPolicy, 0, len(items))
+	out := make([]*admissionregistrationv1.ValidatingAdmissionPolicy, 0, len(items))
 	for _, o := range items {
-		out = append(out, o.(*api.ValidatingAdmissionPolicy))
+		out = append(out, o.(*admissionregistrationv1.ValidatingAdmissionPolicy))
 	}
 	return out, err
 }
 
 // Bindings implements policy.Source.
-func (p policySource) Bindings(ctx context.Context) ([]*api.ValidatingAdmissionPolicyBinding, error) {
+func (p policySource) Bindings(ctx context.Context) ([]*admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
 	items, err := p.s.listConfigs(ctx, "validatingadmissionpolicybindings")
-	out := make([]*api.ValidatingAdmissionPolicyBinding, 0, len(items))
+	out := make([]*admissionregistrationv1.ValidatingAdmissionPolicyBinding, 0, len(items))
 	for _, o := range items {
-		out = append(out, o.(*api.ValidatingAdmissionPolicyBinding))
+		out = append(out, o.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding))
 	}
 	return out, err
 }
 
 // Namespace implements policy.Source.
-func (p policySource) Namespace(ctx context.Context, name string) (*api.Namespace, error) {
+func (p policySource) Namespace(ctx context.Context, name string) (*corev1.Namespace, error) {
 	st, ok := p.s.Store("", "v1", "namespaces")
 	if !ok {
-		return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
+		return nil, api.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 	}
 	obj, err := st.Get(ctx, "", name)
 	if err != nil {
 		return nil, err
 	}
-	ns, ok := obj.(*api.Namespace)
+	ns, ok := obj.(*corev1.Namespace)
 	if !ok {
 		return nil, fmt.Errorf("namespace store returned %T", obj)
 	}
@@ -240,8 +243,8 @@ func (p policySource) Namespace(ctx context.Context, name string) (*api.Namespac
 }
 
 // Params implements policy.Source: the served resource of that kind.
-func (p policySource) Params(ctx context.Context, k api.ParamKind, ns string) ([]api.Object, bool, error) {
-	gv, err := api.ParseGroupVersion(k.APIVersion)
+func (p policySource) Params(ctx context.Context, k admissionregistrationv1.ParamKind, ns string) ([]api.Object, bool, error) {
+	gv, err := schema.ParseGroupVersion(k.APIVersion)
 	if err != nil {
 		return nil, false, err
 	}

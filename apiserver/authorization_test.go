@@ -12,8 +12,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -46,7 +48,7 @@ func rbacServer(t testing.TB, mode string) *apiserver.Server {
 
 // call makes one request as the token's user and returns the code and
 // the Status (if the answer is one).
-func call(t testing.TB, h http.Handler, token, method, path, body string) (int, api.Status, string) {
+func call(t testing.TB, h http.Handler, token, method, path, body string) (int, metav1.Status, string) {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	if token != "" {
@@ -57,7 +59,7 @@ func call(t testing.TB, h http.Handler, token, method, path, body string) (int, 
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	var st api.Status
+	var st metav1.Status
 	_ = json.Unmarshal(rec.Body.Bytes(), &st)
 	return rec.Code, st, rec.Body.String()
 }
@@ -69,7 +71,7 @@ func TestAuthorizationRBAC(t *testing.T) {
 
 	code, st, _ := call(t, h, "alice-token", "GET", pods, "")
 	assert.Equal(t, 403, code)
-	assert.Equal(t, api.StatusReasonForbidden, st.Reason)
+	assert.Equal(t, metav1.StatusReasonForbidden, st.Reason)
 	assert.Equal(t, `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`, st.Message)
 	// Refused before the body is read: a body that does not decode still
 	// gets the 403.
@@ -190,12 +192,12 @@ func TestAccessReviews(t *testing.T) {
 		`{"metadata":{"name":"r"},"subjects":[{"kind":"User","name":"alice"}],"roleRef":{"kind":"Role","name":"pod-reader"}}`)
 	require.Equal(t, 201, code, out)
 
-	ssar := func(token, verb, ns string) api.SelfSubjectAccessReview {
+	ssar := func(token, verb, ns string) authorizationv1.SelfSubjectAccessReview {
 		t.Helper()
 		code, _, out := call(t, h, token, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
 			`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"resourceAttributes":{"verb":"`+verb+`","resource":"pods","namespace":"`+ns+`"}}}`)
 		require.Equal(t, 201, code, out)
-		var rev api.SelfSubjectAccessReview
+		var rev authorizationv1.SelfSubjectAccessReview
 		require.NoError(t, json.Unmarshal([]byte(out), &rev))
 		return rev
 	}
@@ -223,10 +225,10 @@ func TestAccessReviews(t *testing.T) {
 	// SelfSubjectRulesReview lists alice's rules in default.
 	code, _, out = call(t, h, "alice-token", "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", `{"spec":{"namespace":"default"}}`)
 	require.Equal(t, 201, code, out)
-	var rr api.SelfSubjectRulesReview
+	var rr authorizationv1.SelfSubjectRulesReview
 	require.NoError(t, json.Unmarshal([]byte(out), &rr))
-	assert.Contains(t, rr.Status.ResourceRules, api.ResourceRule{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"pods"}})
-	assert.Contains(t, rr.Status.ResourceRules, api.ResourceRule{Verbs: []string{"create"}, APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"selfsubjectaccessreviews", "selfsubjectrulesreviews"}})
+	assert.Contains(t, rr.Status.ResourceRules, authorizationv1.ResourceRule{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"pods"}})
+	assert.Contains(t, rr.Status.ResourceRules, authorizationv1.ResourceRule{Verbs: []string{"create"}, APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"selfsubjectaccessreviews", "selfsubjectrulesreviews"}})
 	assert.NotEmpty(t, rr.Status.NonResourceRules)
 	assert.False(t, rr.Status.Incomplete)
 	code, st, _ = call(t, h, "alice-token", "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", `{"spec":{}}`)
@@ -236,19 +238,19 @@ func TestAccessReviews(t *testing.T) {
 	// Discovery says they are create-only.
 	code, _, out = call(t, h, "bob-token", "GET", "/apis/authorization.k8s.io/v1", "")
 	require.Equal(t, 200, code, out)
-	var list api.APIResourceList
+	var list metav1.APIResourceList
 	require.NoError(t, json.Unmarshal([]byte(out), &list))
 	require.NotEmpty(t, list.APIResources)
 	for _, r := range list.APIResources {
-		assert.Equal(t, api.Verbs{"create"}, r.Verbs, r.Name)
+		assert.Equal(t, metav1.Verbs{"create"}, r.Verbs, r.Name)
 	}
 
 	// SelfSubjectReview: who am I.
 	code, _, out = call(t, h, "alice-token", "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", `{}`)
 	require.Equal(t, 201, code, out)
-	var who api.SelfSubjectReview
+	var who authenticationv1.SelfSubjectReview
 	require.NoError(t, json.Unmarshal([]byte(out), &who))
-	assert.Equal(t, api.UserInfo{Username: "alice", Groups: []string{"dev", "system:authenticated"}}, who.Status.UserInfo)
+	assert.Equal(t, authenticationv1.UserInfo{Username: "alice", Groups: []string{"dev", "system:authenticated"}}, who.Status.UserInfo)
 }
 
 // BenchmarkAuthorizedGet measures what authorization adds to a request:

@@ -24,6 +24,8 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store/boltstore"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // authzServer is benchServer with a token for "bench" (no group beyond
@@ -47,9 +49,9 @@ func authzServer(b *testing.B, mode string) (*apiserver.Server, *httptest.Server
 		b.Fatal(err)
 	}
 	if rbs, ok := srv.Store(api.RBACGroupName, "v1", "rolebindings"); ok {
-		_, err := rbs.Create(ctx, "default", &api.RoleBinding{ObjectMeta: api.ObjectMeta{Name: "bench", Namespace: "default"},
-			Subjects: []api.Subject{{Kind: api.UserKind, APIGroup: api.RBACGroupName, Name: "bench"}},
-			RoleRef:  api.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: "edit"}}, registry.CreateOptions{})
+		_, err := rbs.Create(ctx, "default", &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: "default"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: api.RBACGroupName, Name: "bench"}},
+			RoleRef:  rbacv1.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: "edit"}}, registry.CreateOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -20,13 +20,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store/boltstore"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // benchServer starts the real API server over HTTPS with a durable store.
@@ -58,8 +58,8 @@ func podJSON(name string) []byte {
 // podTemplate is podJSON's pod decoded once: the load generator shares
 // the cores with the server, so it should not decode JSON per request to
 // make a protobuf body (that made the protobuf case look slower).
-var podTemplate = sync.OnceValue(func() *api.Pod {
-	var pod api.Pod
+var podTemplate = sync.OnceValue(func() *corev1.Pod {
+	var pod corev1.Pod
 	if err := json.Unmarshal(podJSON(""), &pod); err != nil {
 		panic(err)
 	}

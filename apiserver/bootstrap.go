@@ -11,6 +11,8 @@ import (
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The objects every cluster has from its start, made by Bootstrap before
@@ -45,7 +47,7 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		return nil
 	}
 	for _, name := range SystemNamespaces {
-		ns := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}}
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		if _, err := st.Create(ctx, "", ns, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
 			return fmt.Errorf("creating namespace %s: %w", name, err)
 		}
@@ -85,7 +87,7 @@ func (s *Server) bootstrapServiceAccounts(ctx context.Context) error {
 		return nil
 	}
 	for _, ns := range SystemNamespaces {
-		sa := &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: admission.DefaultServiceAccountName, Namespace: ns}}
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: admission.DefaultServiceAccountName, Namespace: ns}}
 		if _, err := st.Create(ctx, ns, sa, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
 			return fmt.Errorf("creating service account %s/%s: %w", ns, sa.Name, err)
 		}

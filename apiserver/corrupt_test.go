@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -28,7 +30,7 @@ func TestFlippedByteInTheFile(t *testing.T) {
 	st, cl := openServer(t, dir)
 	ctx := context.Background()
 	for _, name := range []string{"alpha", "bravo-damaged", "charlie"} {
-		_, err := cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+		_, err := cl.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 			Data: map[string]string{"marker": "value-of-" + name}})
 		require.NoError(t, err)
 	}
@@ -70,11 +72,11 @@ func TestFlippedByteInTheFile(t *testing.T) {
 	assert.Contains(t, se.Status().Message, "corrupt object: key /registry/core/configmaps/default/bravo-damaged")
 
 	yes := true
-	require.NoError(t, cl.ConfigMaps().Delete(ctx, "default", "bravo-damaged", &api.DeleteOptions{IgnoreStoreReadErrorWithClusterBreakingPotential: &yes}))
+	require.NoError(t, cl.ConfigMaps().Delete(ctx, "default", "bravo-damaged", &metav1.DeleteOptions{IgnoreStoreReadErrorWithClusterBreakingPotential: &yes}))
 	_, err = cl.ConfigMaps().Get(ctx, "default", "bravo-damaged")
 	assert.True(t, api.IsNotFound(err), "%v", err)
 	// And the name can be used again.
-	_, err = cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "bravo-damaged", Namespace: "default"}})
+	_, err = cl.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bravo-damaged", Namespace: "default"}})
 	require.NoError(t, err)
 }
 
@@ -82,7 +84,7 @@ func TestFlippedByteInTheFile(t *testing.T) {
 func TestListWarnsAboutTheDamagedKey(t *testing.T) {
 	dir := t.TempDir()
 	st, cl := openServer(t, dir)
-	_, err := cl.ConfigMaps().Create(context.Background(), &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "x", Namespace: "default"},
+	_, err := cl.ConfigMaps().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "default"},
 		Data: map[string]string{"k": "find-me"}})
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
@@ -112,7 +114,7 @@ func TestDamagedKeyWarningIsBounded(t *testing.T) {
 	st, cl := openServer(t, dir)
 	ctx := context.Background()
 	for name, size := range map[string]int{"a-first": 10, "big": 16 * 1024, "c-last": 10} {
-		_, err := cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+		_, err := cl.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 			Data: map[string]string{"v": strings.Repeat("\x01z", size/2)}})
 		require.NoError(t, err)
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
@@ -63,8 +65,8 @@ func TestFullDiskFailsWritesKeepsReads(t *testing.T) {
 	dir := smallDisk(t)
 	st, cl := openServer(t, dir)
 	ctx := context.Background()
-	cm := func(i int) *api.ConfigMap {
-		return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("c%d", i), Namespace: "default"},
+	cm := func(i int) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%d", i), Namespace: "default"},
 			Data: map[string]string{"v": strings.Repeat("x", 64*1024)}}
 	}
 
@@ -84,7 +86,7 @@ func TestFullDiskFailsWritesKeepsReads(t *testing.T) {
 	var acked []string
 	var werr error
 	for i := 0; i < 200 && werr == nil; i++ {
-		var obj *api.ConfigMap
+		var obj *corev1.ConfigMap
 		if obj, werr = cl.ConfigMaps().Create(ctx, cm(i)); werr == nil {
 			acked = append(acked, obj.Name)
 		}
@@ -93,7 +95,7 @@ func TestFullDiskFailsWritesKeepsReads(t *testing.T) {
 	var se *api.StatusError
 	require.ErrorAs(t, werr, &se)
 	assert.Equal(t, int32(500), se.Status().Code)
-	assert.Equal(t, api.StatusReasonInternalError, se.Status().Reason)
+	assert.Equal(t, metav1.StatusReasonInternalError, se.Status().Reason)
 	assert.Contains(t, se.Status().Message, "no space left on device")
 
 	// Reads keep working.
@@ -128,8 +130,8 @@ func TestRestartOnAFullDisk(t *testing.T) {
 	dir := smallDisk(t)
 	st, cl := openServer(t, dir)
 	ctx := context.Background()
-	cm := func(i int) *api.ConfigMap {
-		return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("c%d", i), Namespace: "default"},
+	cm := func(i int) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%d", i), Namespace: "default"},
 			Data: map[string]string{"v": strings.Repeat("x", 48*1024)}}
 	}
 	_, err := cl.ConfigMaps().Create(ctx, cm(0)) // the log has its first chunk
@@ -149,7 +151,7 @@ func TestRestartOnAFullDisk(t *testing.T) {
 	// Writes go on into the log's chunk until it is full too.
 	var werr error
 	for i := 1; i < 200 && werr == nil; i++ {
-		var obj *api.ConfigMap
+		var obj *corev1.ConfigMap
 		if obj, werr = cl.ConfigMaps().Create(ctx, cm(i)); werr == nil {
 			acked = append(acked, obj.Name)
 		}

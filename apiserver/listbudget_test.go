@@ -16,8 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -170,9 +170,9 @@ func TestListStormIsRefusedBeyondTheBudget(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "%s", body)
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
-	var st api.Status
+	var st metav1.Status
 	require.NoError(t, json.Unmarshal(body, &st))
-	assert.Equal(t, api.StatusReasonTooManyRequests, st.Reason)
+	assert.Equal(t, metav1.StatusReasonTooManyRequests, st.Reason)
 	assert.Equal(t, "Too many requests, please try again later.", st.Message)
 	resp, _, err = get(ctx, t, hs, "admin-token", path)
 	require.NoError(t, err)

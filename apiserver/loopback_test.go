@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/request"
@@ -43,7 +43,7 @@ func TestLoopbackIdentity(t *testing.T) {
 	assert.Equal(t, http.StatusOK, code, "no identity: the privileged loopback")
 }
 
-func callWithHeaders(t testing.TB, h http.Handler, hdr http.Header, method, path string) (int, api.Status, string) {
+func callWithHeaders(t testing.TB, h http.Handler, hdr http.Header, method, path string) (int, metav1.Status, string) {
 	t.Helper()
 	req := httptest.NewRequest(method, path, nil)
 	for k, v := range hdr {
@@ -51,7 +51,7 @@ func callWithHeaders(t testing.TB, h http.Handler, hdr http.Header, method, path
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	var st api.Status
+	var st metav1.Status
 	_ = json.Unmarshal(rec.Body.Bytes(), &st)
 	return rec.Code, st, rec.Body.String()
 }

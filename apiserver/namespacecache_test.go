@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authz"
@@ -60,11 +61,11 @@ func TestPodAdmissionSeesPriorityClassesAndLimitRangesAsTheyAreNow(t *testing.T)
 	pod := func(name string) string {
 		return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`
 	}
-	create := func(name string) api.Pod {
+	create := func(name string) corev1.Pod {
 		t.Helper()
 		code, _, body := call(t, h, "admin-token", "POST", pods, pod(name))
 		require.Equal(t, http.StatusCreated, code, body)
-		var p api.Pod
+		var p corev1.Pod
 		require.NoError(t, json.Unmarshal([]byte(body), &p))
 		return p
 	}

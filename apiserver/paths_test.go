@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 )
 
@@ -18,10 +18,10 @@ import (
 // for an object the URL does not name).
 func TestDotSegmentsAreNotCleaned(t *testing.T) {
 	env := apiservertest.New(t)
-	get := func(path string) (int, api.Status) {
+	get := func(path string) (int, metav1.Status) {
 		rec := httptest.NewRecorder()
 		env.Server.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-		var st api.Status
+		var st metav1.Status
 		_ = json.Unmarshal(rec.Body.Bytes(), &st)
 		return rec.Code, st
 	}
@@ -30,7 +30,7 @@ func TestDotSegmentsAreNotCleaned(t *testing.T) {
 	for _, p := range []string{"/api/v1/namespaces/../namespaces/default", "/api/v1/./namespaces/default", "/api/v1/namespaces/kube-system/../default"} {
 		code, st := get(p)
 		assert.Equal(t, 404, code, p)
-		assert.Equal(t, api.StatusReasonNotFound, st.Reason, p)
+		assert.Equal(t, metav1.StatusReasonNotFound, st.Reason, p)
 	}
 	code, st := get("/api/v1/namespaces/default/configmaps/..")
 	assert.Equal(t, 400, code)

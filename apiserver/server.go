@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gorilla/mux"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/fields"
@@ -531,7 +532,7 @@ func (s *Server) authorizes() bool {
 }
 
 // podsOnNode lists the pods bound to a node, for the Node authorizer.
-func (s *Server) podsOnNode(ctx context.Context, nodeName string) ([]*api.Pod, error) {
+func (s *Server) podsOnNode(ctx context.Context, nodeName string) ([]*corev1.Pod, error) {
 	st, ok := s.Store("", "v1", "pods")
 	if !ok {
 		return nil, errors.New("pods are not served")
@@ -540,9 +541,9 @@ func (s *Server) podsOnNode(ctx context.Context, nodeName string) ([]*api.Pod, e
 	if err != nil {
 		return nil, err
 	}
-	var pods []*api.Pod
+	var pods []*corev1.Pod
 	for _, o := range res.Items {
-		if p, ok := o.(*api.Pod); ok {
+		if p, ok := o.(*corev1.Pod); ok {
 			pods = append(pods, p)
 		}
 	}

@@ -4,10 +4,10 @@ import (
 	crand "crypto/rand"
 	"slices"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // ServiceAccount tokens: what the API server needs to mint them through
@@ -28,9 +28,9 @@ func (s *Server) setUpServiceAccountTokens() error {
 			// Signature nonces come from crypto/rand: tokens are never in
 			// traces, and the seeded source stays for uids.
 			Clock: s.cfg.Clock, Rand: crand.Reader,
-			GetServiceAccount: getObject[*api.ServiceAccount](s, "serviceaccounts"),
-			GetPod:            getObject[*api.Pod](s, "pods"),
-			GetSecret:         getObject[*api.Secret](s, "secrets"),
+			GetServiceAccount: getObject[*corev1.ServiceAccount](s, "serviceaccounts"),
+			GetPod:            getObject[*corev1.Pod](s, "pods"),
+			GetSecret:         getObject[*corev1.Secret](s, "secrets"),
 		})
 		if err != nil {
 			return err

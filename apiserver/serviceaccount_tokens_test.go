@@ -16,8 +16,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -50,11 +52,11 @@ func saServer(t testing.TB, anonymous bool) (*apiserver.Server, *clock.Fake) {
 	return srv, clk
 }
 
-func whoami(t testing.TB, srv *apiserver.Server, token string) (int, api.UserInfo) {
+func whoami(t testing.TB, srv *apiserver.Server, token string) (int, authenticationv1.UserInfo) {
 	t.Helper()
 	code, _, out := call(t, srv.Handler(), token, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
 		`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
-	var rev api.SelfSubjectReview
+	var rev authenticationv1.SelfSubjectReview
 	_ = json.Unmarshal([]byte(out), &rev)
 	return code, rev.Status.UserInfo
 }
@@ -66,7 +68,7 @@ func TestTokenRequest(t *testing.T) {
 
 	code, _, out := call(t, h, "admin-token", "POST", tokenPath, `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}`)
 	require.Equal(t, 201, code, out)
-	var tr api.TokenRequest
+	var tr authenticationv1.TokenRequest
 	require.NoError(t, json.Unmarshal([]byte(out), &tr))
 	assert.Equal(t, "TokenRequest", tr.Kind)
 	assert.Equal(t, []string{"https://kubernetes.default.svc.cluster.local"}, tr.Spec.Audiences)
@@ -82,11 +84,11 @@ func TestTokenRequest(t *testing.T) {
 	clk.Step(time.Hour)
 	code, st, _ := call(t, h, tr.Status.Token, "GET", "/api/v1/namespaces/default/pods", "")
 	assert.Equal(t, 401, code)
-	assert.Equal(t, api.StatusReason("Unauthorized"), st.Reason)
+	assert.Equal(t, metav1.StatusReason("Unauthorized"), st.Reason)
 
 	_, _, out = call(t, h, "admin-token", "POST", "/api/v1/namespaces/default/pods",
 		`{"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`)
-	var pod api.Pod
+	var pod corev1.Pod
 	require.NoError(t, json.Unmarshal([]byte(out), &pod))
 	_, _, out = call(t, h, "admin-token", "POST", "/api/v1/namespaces/default/serviceaccounts",
 		`{"metadata":{"name":"other"}}`)
@@ -120,7 +122,7 @@ func TestTokenRequest(t *testing.T) {
 	t.Run("bound to a pod", func(t *testing.T) {
 		code, _, out := call(t, h, "admin-token", "POST", tokenPath, `{"spec":{"boundObjectRef":{"kind":"Pod","apiVersion":"v1","name":"web"}}}`)
 		require.Equal(t, 201, code, out)
-		var tr api.TokenRequest
+		var tr authenticationv1.TokenRequest
 		require.NoError(t, json.Unmarshal([]byte(out), &tr))
 		assert.Equal(t, pod.UID, tr.Spec.BoundObjectRef.UID)
 		code, u := whoami(t, srv, tr.Status.Token)
@@ -167,7 +169,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 	require.True(b, ok)
 	obj, err := st.Get(context.Background(), "default", "default")
 	require.NoError(b, err)
-	tok, _, err := srv.Tokens().Issue(obj.(*api.ServiceAccount), nil, nil, srv.Tokens().Audiences(), time.Hour)
+	tok, _, err := srv.Tokens().Issue(obj.(*corev1.ServiceAccount), nil, nil, srv.Tokens().Audiences(), time.Hour)
 	require.NoError(b, err)
 
 	ca, err := pki.EnsureServing(b.TempDir(), nil, time.Now(), crand.Reader)

@@ -14,8 +14,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/pki"
 )
@@ -29,22 +30,22 @@ func webhookServer(t testing.TB) (url string, caPEM []byte, calls *atomic.Int64)
 	calls = &atomic.Int64{}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
-		var review api.AdmissionReview
+		var review admissionv1.AdmissionReview
 		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		resp := &api.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+		resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
 		switch {
 		case r.URL.Path == "/validate" && strings.HasPrefix(review.Request.Name, "bad"):
 			resp.Allowed = false
-			resp.Result = &api.Status{Message: "names starting with bad are reserved", Code: 403}
+			resp.Result = &metav1.Status{Message: "names starting with bad are reserved", Code: 403}
 		case r.URL.Path == "/mutate":
-			pt := api.PatchTypeJSONPatch
+			pt := admissionv1.PatchTypeJSONPatch
 			resp.PatchType = &pt
 			resp.Patch = []byte(`[{"op":"add","path":"/metadata/labels","value":{"admitted":"yes"}}]`)
 		}
-		_ = json.NewEncoder(w).Encode(api.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
+		_ = json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
 	}))
 	srv.TLS = b.ServerTLSConfig()
 	srv.StartTLS()
@@ -93,7 +94,7 @@ func TestWebhooksThroughTheAPIServer(t *testing.T) {
 
 	w = do(t, h, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"bad-one"}}`)
 	require.Equal(t, 403, w.Code)
-	var st api.Status
+	var st metav1.Status
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &st))
 	assert.Equal(t, `admission webhook "names.example.com" denied the request: names starting with bad are reserved`, st.Message)
 	w = do(t, h, "GET", "/api/v1/namespaces/default/configmaps/bad-one", "")
@@ -122,7 +123,7 @@ func TestWebhookConfigurationValidationThroughTheAPIServer(t *testing.T) {
 	w := do(t, env.Server.Handler(), "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
 		`{"metadata":{"name":"v"},"webhooks":[{"name":"short","clientConfig":{"url":"https://example.com"},"admissionReviewVersions":["v1"],"timeoutSeconds":40}]}`)
 	require.Equal(t, 422, w.Code)
-	var st api.Status
+	var st metav1.Status
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &st))
 	assert.Equal(t, `ValidatingWebhookConfiguration.admissionregistration.k8s.io "v" is invalid: [webhooks[0].name: Invalid value: "short": should be a domain with at least three segments separated by dots, webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun, webhooks[0].timeoutSeconds: Invalid value: 40: the timeout value must be between 1 and 30 seconds]`, st.Message)
 }

@@ -1,6 +1,8 @@
 package client
 
-import "github.com/kubesim/kubesim/api"
+import (
+	batchv1 "k8s.io/api/batch/v1"
+)
 
 // The batch/v1 resources.
 var (
@@ -9,11 +11,11 @@ var (
 )
 
 // Jobs is the typed client of jobs.
-func (c *Client) Jobs() *Resource[*api.Job] {
-	return For(c, JobsResource, func() *api.Job { return &api.Job{} })
+func (c *Client) Jobs() *Resource[*batchv1.Job] {
+	return For(c, JobsResource, func() *batchv1.Job { return &batchv1.Job{} })
 }
 
 // CronJobs is the typed client of cron jobs.
-func (c *Client) CronJobs() *Resource[*api.CronJob] {
-	return For(c, CronJobsResource, func() *api.CronJob { return &api.CronJob{} })
+func (c *Client) CronJobs() *Resource[*batchv1.CronJob] {
+	return For(c, CronJobsResource, func() *batchv1.CronJob { return &batchv1.CronJob{} })
 }

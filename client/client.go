@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/pki"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Config says how to reach the API server.
@@ -132,14 +133,14 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 
 // errorFromResponse decodes a Status body, or makes one from the code.
 func errorFromResponse(code int, data []byte) error {
-	var st api.Status
+	var st metav1.Status
 	if json.Unmarshal(data, &st) == nil && st.Kind == "Status" {
 		if err := api.FromObject(&st); err != nil {
 			return err
 		}
 	}
-	return &api.StatusError{ErrStatus: api.Status{
-		Status: api.StatusFailure, Code: int32(code), Reason: api.StatusReasonUnknown,
+	return &api.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: int32(code), Reason: metav1.StatusReasonUnknown,
 		Message: fmt.Sprintf("the server responded with the status code %d but did not return more information: %s", code, bytes.TrimSpace(data)),
 	}}
 }

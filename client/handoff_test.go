@@ -20,7 +20,11 @@ import (
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func next[T api.Object](t *testing.T, w *client.Watch[T]) client.Event[T] {
@@ -61,10 +65,10 @@ func TestInProcessWatchesShareTheDecodedObject(t *testing.T) {
 	require.NoError(t, err)
 	defer dyn.Stop()
 
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"},
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"},
 		Annotations: map[string]string{"a": "b"}},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx", Args: []string{"-x"},
-			Ports: []api.ContainerPort{{ContainerPort: 80}}}}}}
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx", Args: []string{"-x"},
+			Ports: []corev1.ContainerPort{{ContainerPort: 80}}}}}}
 	_, err = env.Client.Pods().Create(ctx, pod)
 	require.NoError(t, err)
 
@@ -137,10 +141,10 @@ func writeScript(t *testing.T, env *apiservertest.Env, c *client.Client) []api.O
 		require.NoError(t, err)
 		out = append(out, obj)
 	}
-	pod, err := c.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"}},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx", Args: []string{"-x"},
-			Ports:     []api.ContainerPort{{ContainerPort: 80}},
-			Resources: api.ResourceRequirements{Requests: api.ResourceList{"cpu": resource.MustParse("250m")}}}}}})
+	pod, err := c.Pods().Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx", Args: []string{"-x"},
+			Ports:     []corev1.ContainerPort{{ContainerPort: 80}},
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": resource.MustParse("250m")}}}}}})
 	keep(pod, err)
 	pod = pod.DeepCopy()
 	pod.Labels["tier"] = "front"
@@ -148,23 +152,23 @@ func writeScript(t *testing.T, env *apiservertest.Env, c *client.Client) []api.O
 	keep(c.Pods().Update(ctx, pod))
 	keep(c.Pods().Patch(ctx, "default", "web", client.MergePatch, []byte(`{"metadata":{"annotations":{"a":"b"}}}`)))
 	keep(c.Pods().Patch(ctx, "default", "web", client.StrategicPatch, []byte(`{"spec":{"containers":[{"name":"c","image":"nginx:1.28"}]}}`)))
-	cur := out[len(out)-1].(*api.Pod).DeepCopy()
-	cur.Status.Phase = api.PodRunning
-	cur.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue}}
+	cur := out[len(out)-1].(*corev1.Pod).DeepCopy()
+	cur.Status.Phase = corev1.PodRunning
+	cur.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 	keep(c.Pods().UpdateStatus(ctx, cur))
 	keep(c.Pods().Patch(ctx, "default", "web", client.MergePatch, []byte(`{"status":{"podIP":"10.0.0.7"}}`), "status"))
-	keep(c.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "cm", Namespace: "default"}, Data: map[string]string{"k": "v"}}))
+	keep(c.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "default"}, Data: map[string]string{"k": "v"}}))
 	holder, secs := "node-1", int32(40)
-	renew := api.NewMicroTime(env.Clock.Now())
-	lease, err := c.Leases().Create(ctx, &api.Lease{ObjectMeta: api.ObjectMeta{Name: "node-1", Namespace: "kube-node-lease"},
-		Spec: api.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, RenewTime: &renew}})
+	renew := metav1.NewMicroTime(env.Clock.Now())
+	lease, err := c.Leases().Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Namespace: "kube-node-lease"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, RenewTime: &renew}})
 	keep(lease, err)
 	lease = lease.DeepCopy()
-	renew = api.NewMicroTime(env.Clock.Now().Add(10*time.Second + 123456*time.Microsecond))
+	renew = metav1.NewMicroTime(env.Clock.Now().Add(10*time.Second + 123456*time.Microsecond))
 	lease.Spec.RenewTime = &renew
 	keep(c.Leases().Update(ctx, lease))
 
-	crd := &api.CustomResourceDefinition{}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
 	require.NoError(t, json.Unmarshal([]byte(gadgetCRD), crd))
 	_, err = env.Client.CustomResourceDefinitions().Create(ctx, crd)
 	require.NoError(t, err)
@@ -207,7 +211,7 @@ func TestInProcessWriteAnswersAreHandedOverAsTheirJSONDecodes(t *testing.T) {
 		assert.Equal(t, fromJSON, gotA[i], "write %d: the handed object is what the answer's JSON decodes to", i)
 		assert.Equal(t, gotB[i], gotA[i], "write %d", i)
 	}
-	lease := gotA[8].(*api.Lease)
+	lease := gotA[8].(*coordinationv1.Lease)
 	assert.Equal(t, 123456000, lease.Spec.RenewTime.Nanosecond(), "a MicroTime keeps its microseconds")
 }
 
@@ -222,8 +226,8 @@ func TestInProcessWriteAnswerIsTheCallersOwn(t *testing.T) {
 	require.NoError(t, err)
 	defer w.Stop()
 
-	pod, err := env.Client.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"}},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	pod, err := env.Client.Pods().Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 	require.NoError(t, err)
 	handed := pod.DeepCopy()
 	pod.Labels["app"] = "changed by the caller"
@@ -251,8 +255,8 @@ func TestInProcessWriteAnswerIsTheCallersOwn(t *testing.T) {
 	// write, which takes everything else from the current object, and a
 	// spec write change nothing a watcher holds.
 	st := ev2.Object.DeepCopy()
-	st.Status.Phase = api.PodRunning
-	st.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue}}
+	st.Status.Phase = corev1.PodRunning
+	st.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 	_, err = env.Client.Pods().UpdateStatus(ctx, st)
 	require.NoError(t, err)
 	ev3 := next(t, w)
@@ -263,7 +267,7 @@ func TestInProcessWriteAnswerIsTheCallersOwn(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "nginx:2", next(t, w).Object.Spec.Containers[0].Image)
 	assert.Equal(t, added, ev.Object, "the first event's object is as it was")
-	assert.Equal(t, api.PodRunning, ev3.Object.Status.Phase)
+	assert.Equal(t, corev1.PodRunning, ev3.Object.Status.Phase)
 	assert.Equal(t, "front", ev3.Object.Labels["tier"])
 	assert.Equal(t, "nginx", ev3.Object.Spec.Containers[0].Image)
 }

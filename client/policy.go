@@ -1,6 +1,11 @@
 package client
 
-import "github.com/kubesim/kubesim/api"
+import (
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+)
 
 // Disruption budgets, quotas, limit ranges, priority classes and endpoint
 // slices.
@@ -13,26 +18,26 @@ var (
 )
 
 // PodDisruptionBudgets is the typed client of policy/v1 budgets.
-func (c *Client) PodDisruptionBudgets() *Resource[*api.PodDisruptionBudget] {
-	return For(c, PodDisruptionBudgetsResource, func() *api.PodDisruptionBudget { return &api.PodDisruptionBudget{} })
+func (c *Client) PodDisruptionBudgets() *Resource[*policyv1.PodDisruptionBudget] {
+	return For(c, PodDisruptionBudgetsResource, func() *policyv1.PodDisruptionBudget { return &policyv1.PodDisruptionBudget{} })
 }
 
 // ResourceQuotas is the typed client of quotas.
-func (c *Client) ResourceQuotas() *Resource[*api.ResourceQuota] {
-	return For(c, ResourceQuotasResource, func() *api.ResourceQuota { return &api.ResourceQuota{} })
+func (c *Client) ResourceQuotas() *Resource[*corev1.ResourceQuota] {
+	return For(c, ResourceQuotasResource, func() *corev1.ResourceQuota { return &corev1.ResourceQuota{} })
 }
 
 // LimitRanges is the typed client of limit ranges.
-func (c *Client) LimitRanges() *Resource[*api.LimitRange] {
-	return For(c, LimitRangesResource, func() *api.LimitRange { return &api.LimitRange{} })
+func (c *Client) LimitRanges() *Resource[*corev1.LimitRange] {
+	return For(c, LimitRangesResource, func() *corev1.LimitRange { return &corev1.LimitRange{} })
 }
 
 // PriorityClasses is the typed client of priority classes.
-func (c *Client) PriorityClasses() *Resource[*api.PriorityClass] {
-	return For(c, PriorityClassesResource, func() *api.PriorityClass { return &api.PriorityClass{} })
+func (c *Client) PriorityClasses() *Resource[*schedulingv1.PriorityClass] {
+	return For(c, PriorityClassesResource, func() *schedulingv1.PriorityClass { return &schedulingv1.PriorityClass{} })
 }
 
 // EndpointSlices is the typed client of endpoint slices.
-func (c *Client) EndpointSlices() *Resource[*api.EndpointSlice] {
-	return For(c, EndpointSlicesResource, func() *api.EndpointSlice { return &api.EndpointSlice{} })
+func (c *Client) EndpointSlices() *Resource[*discoveryv1.EndpointSlice] {
+	return For(c, EndpointSlicesResource, func() *discoveryv1.EndpointSlice { return &discoveryv1.EndpointSlice{} })
 }

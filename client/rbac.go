@@ -1,6 +1,9 @@
 package client
 
-import "github.com/kubesim/kubesim/api"
+import (
+	"github.com/kubesim/kubesim/api"
+	rbacv1 "k8s.io/api/rbac/v1"
+)
 
 // The rbac.authorization.k8s.io/v1 resources.
 var (
@@ -11,21 +14,21 @@ var (
 )
 
 // ClusterRoles is the typed client of cluster roles.
-func (c *Client) ClusterRoles() *Resource[*api.ClusterRole] {
-	return For(c, ClusterRolesResource, func() *api.ClusterRole { return &api.ClusterRole{} })
+func (c *Client) ClusterRoles() *Resource[*rbacv1.ClusterRole] {
+	return For(c, ClusterRolesResource, func() *rbacv1.ClusterRole { return &rbacv1.ClusterRole{} })
 }
 
 // ClusterRoleBindings is the typed client of cluster role bindings.
-func (c *Client) ClusterRoleBindings() *Resource[*api.ClusterRoleBinding] {
-	return For(c, ClusterRoleBindingsResource, func() *api.ClusterRoleBinding { return &api.ClusterRoleBinding{} })
+func (c *Client) ClusterRoleBindings() *Resource[*rbacv1.ClusterRoleBinding] {
+	return For(c, ClusterRoleBindingsResource, func() *rbacv1.ClusterRoleBinding { return &rbacv1.ClusterRoleBinding{} })
 }
 
 // Roles is the typed client of roles.
-func (c *Client) Roles() *Resource[*api.Role] {
-	return For(c, RolesResource, func() *api.Role { return &api.Role{} })
+func (c *Client) Roles() *Resource[*rbacv1.Role] {
+	return For(c, RolesResource, func() *rbacv1.Role { return &rbacv1.Role{} })
 }
 
 // RoleBindings is the typed client of role bindings.
-func (c *Client) RoleBindings() *Resource[*api.RoleBinding] {
-	return For(c, RoleBindingsResource, func() *api.RoleBinding { return &api.RoleBinding{} })
+func (c *Client) RoleBindings() *Resource[*rbacv1.RoleBinding] {
+	return For(c, RoleBindingsResource, func() *rbacv1.RoleBinding { return &rbacv1.RoleBinding{} })
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/api/unstructured"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ResourceInfo names a resource on the server.
@@ -24,8 +26,8 @@ type ResourceInfo struct {
 }
 
 // GroupVersionResource returns the resource's GVR.
-func (i ResourceInfo) GroupVersionResource() api.GroupVersionResource {
-	return api.GroupVersionResource{Group: i.Group, Version: i.Version, Resource: i.Resource}
+func (i ResourceInfo) GroupVersionResource() schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: i.Group, Version: i.Version, Resource: i.Resource}
 }
 
 // Resource is a client for one resource whose objects decode into T.
@@ -52,8 +54,8 @@ func Dynamic(c *Client, info ResourceInfo) *Resource[*unstructured.Unstructured]
 // decodes the metadata out of the full JSON, and in process a watch is
 // handed the metadata of the watch cache's objects (package handoff).
 // Writes through it would send only metadata: use it to read.
-func Metadata(c *Client, info ResourceInfo) *Resource[*api.PartialObjectMetadata] {
-	return For(c, info, func() *api.PartialObjectMetadata { return &api.PartialObjectMetadata{} })
+func Metadata(c *Client, info ResourceInfo) *Resource[*metav1.PartialObjectMetadata] {
+	return For(c, info, func() *metav1.PartialObjectMetadata { return &metav1.PartialObjectMetadata{} })
 }
 
 // WithClient returns the same resource through another client (a shared
@@ -148,7 +150,7 @@ type List[T api.Object] struct {
 // List reads the objects of ns ("" for all namespaces).
 func (r *Resource[T]) List(ctx context.Context, ns string, opts ListOptions) (*List[T], error) {
 	var raw struct {
-		Metadata api.ListMeta      `json:"metadata"`
+		Metadata metav1.ListMeta   `json:"metadata"`
 		Items    []json.RawMessage `json:"items"`
 	}
 	if err := r.c.do(ctx, request{method: http.MethodGet, path: r.path(ns, ""), query: opts.query()}, &raw); err != nil {
@@ -225,7 +227,7 @@ func (r *Resource[T]) Patch(ctx context.Context, ns, name, patchType string, dat
 }
 
 // Delete deletes ns/name.
-func (r *Resource[T]) Delete(ctx context.Context, ns, name string, opts *api.DeleteOptions) error {
+func (r *Resource[T]) Delete(ctx context.Context, ns, name string, opts *metav1.DeleteOptions) error {
 	var body []byte
 	if opts != nil {
 		var err error
@@ -250,7 +252,7 @@ func (r *Resource[T]) CreateSubresource(ctx context.Context, ns, name, sub strin
 type Event[T api.Object] struct {
 	Type   api.WatchEventType
 	Object T
-	Status *api.Status
+	Status *metav1.Status
 }
 
 // Watch is an open watch.
@@ -309,7 +311,7 @@ func (r *Resource[T]) Watch(ctx context.Context, ns string, opts ListOptions) (*
 			}
 			ev := Event[T]{Type: raw.Type}
 			if raw.Type == api.WatchEventError {
-				var st api.Status
+				var st metav1.Status
 				_ = json.Unmarshal(raw.Object, &st)
 				ev.Status = &st
 				w.setErr(api.FromObject(&st))

@@ -1,6 +1,10 @@
 package client
 
-import "github.com/kubesim/kubesim/api"
+import (
+	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+)
 
 // The storage resources.
 var (
@@ -10,16 +14,16 @@ var (
 )
 
 // PersistentVolumeClaims is the typed client of claims.
-func (c *Client) PersistentVolumeClaims() *Resource[*api.PersistentVolumeClaim] {
-	return For(c, PersistentVolumeClaimsResource, func() *api.PersistentVolumeClaim { return &api.PersistentVolumeClaim{} })
+func (c *Client) PersistentVolumeClaims() *Resource[*corev1.PersistentVolumeClaim] {
+	return For(c, PersistentVolumeClaimsResource, func() *corev1.PersistentVolumeClaim { return &corev1.PersistentVolumeClaim{} })
 }
 
 // PersistentVolumes is the typed client of volumes.
-func (c *Client) PersistentVolumes() *Resource[*api.PersistentVolume] {
-	return For(c, PersistentVolumesResource, func() *api.PersistentVolume { return &api.PersistentVolume{} })
+func (c *Client) PersistentVolumes() *Resource[*corev1.PersistentVolume] {
+	return For(c, PersistentVolumesResource, func() *corev1.PersistentVolume { return &corev1.PersistentVolume{} })
 }
 
 // StorageClasses is the typed client of StorageClasses.
-func (c *Client) StorageClasses() *Resource[*api.StorageClass] {
-	return For(c, StorageClassesResource, func() *api.StorageClass { return &api.StorageClass{} })
+func (c *Client) StorageClasses() *Resource[*storagev1.StorageClass] {
+	return For(c, StorageClassesResource, func() *storagev1.StorageClass { return &storagev1.StorageClass{} })
 }

@@ -1,6 +1,12 @@
 package client
 
-import "github.com/kubesim/kubesim/api"
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+)
 
 // The built-in resources.
 var (
@@ -21,68 +27,68 @@ var (
 )
 
 // Namespaces is the typed client of namespaces.
-func (c *Client) Namespaces() *Resource[*api.Namespace] {
-	return For(c, NamespacesResource, func() *api.Namespace { return &api.Namespace{} })
+func (c *Client) Namespaces() *Resource[*corev1.Namespace] {
+	return For(c, NamespacesResource, func() *corev1.Namespace { return &corev1.Namespace{} })
 }
 
 // Nodes is the typed client of nodes.
-func (c *Client) Nodes() *Resource[*api.Node] {
-	return For(c, NodesResource, func() *api.Node { return &api.Node{} })
+func (c *Client) Nodes() *Resource[*corev1.Node] {
+	return For(c, NodesResource, func() *corev1.Node { return &corev1.Node{} })
 }
 
 // Pods is the typed client of pods.
-func (c *Client) Pods() *Resource[*api.Pod] {
-	return For(c, PodsResource, func() *api.Pod { return &api.Pod{} })
+func (c *Client) Pods() *Resource[*corev1.Pod] {
+	return For(c, PodsResource, func() *corev1.Pod { return &corev1.Pod{} })
 }
 
 // Services is the typed client of services.
-func (c *Client) Services() *Resource[*api.Service] {
-	return For(c, ServicesResource, func() *api.Service { return &api.Service{} })
+func (c *Client) Services() *Resource[*corev1.Service] {
+	return For(c, ServicesResource, func() *corev1.Service { return &corev1.Service{} })
 }
 
 // Endpoints is the typed client of endpoints.
-func (c *Client) Endpoints() *Resource[*api.Endpoints] {
-	return For(c, EndpointsResource, func() *api.Endpoints { return &api.Endpoints{} })
+func (c *Client) Endpoints() *Resource[*corev1.Endpoints] {
+	return For(c, EndpointsResource, func() *corev1.Endpoints { return &corev1.Endpoints{} })
 }
 
 // ConfigMaps is the typed client of config maps.
-func (c *Client) ConfigMaps() *Resource[*api.ConfigMap] {
-	return For(c, ConfigMapsResource, func() *api.ConfigMap { return &api.ConfigMap{} })
+func (c *Client) ConfigMaps() *Resource[*corev1.ConfigMap] {
+	return For(c, ConfigMapsResource, func() *corev1.ConfigMap { return &corev1.ConfigMap{} })
 }
 
 // Secrets is the typed client of secrets.
-func (c *Client) Secrets() *Resource[*api.Secret] {
-	return For(c, SecretsResource, func() *api.Secret { return &api.Secret{} })
+func (c *Client) Secrets() *Resource[*corev1.Secret] {
+	return For(c, SecretsResource, func() *corev1.Secret { return &corev1.Secret{} })
 }
 
 // Events is the typed client of events.
-func (c *Client) Events() *Resource[*api.Event] {
-	return For(c, EventsResource, func() *api.Event { return &api.Event{} })
+func (c *Client) Events() *Resource[*corev1.Event] {
+	return For(c, EventsResource, func() *corev1.Event { return &corev1.Event{} })
 }
 
 // ReplicaSets is the typed client of replica sets.
-func (c *Client) ReplicaSets() *Resource[*api.ReplicaSet] {
-	return For(c, ReplicaSetsResource, func() *api.ReplicaSet { return &api.ReplicaSet{} })
+func (c *Client) ReplicaSets() *Resource[*appsv1.ReplicaSet] {
+	return For(c, ReplicaSetsResource, func() *appsv1.ReplicaSet { return &appsv1.ReplicaSet{} })
 }
 
 // Deployments is the typed client of deployments.
-func (c *Client) Deployments() *Resource[*api.Deployment] {
-	return For(c, DeploymentsResource, func() *api.Deployment { return &api.Deployment{} })
+func (c *Client) Deployments() *Resource[*appsv1.Deployment] {
+	return For(c, DeploymentsResource, func() *appsv1.Deployment { return &appsv1.Deployment{} })
 }
 
 // StatefulSets is the typed client of stateful sets.
-func (c *Client) StatefulSets() *Resource[*api.StatefulSet] {
-	return For(c, StatefulSetsResource, func() *api.StatefulSet { return &api.StatefulSet{} })
+func (c *Client) StatefulSets() *Resource[*appsv1.StatefulSet] {
+	return For(c, StatefulSetsResource, func() *appsv1.StatefulSet { return &appsv1.StatefulSet{} })
 }
 
 // ControllerRevisions is the typed client of controller revisions.
-func (c *Client) ControllerRevisions() *Resource[*api.ControllerRevision] {
-	return For(c, ControllerRevisionsResource, func() *api.ControllerRevision { return &api.ControllerRevision{} })
+func (c *Client) ControllerRevisions() *Resource[*appsv1.ControllerRevision] {
+	return For(c, ControllerRevisionsResource, func() *appsv1.ControllerRevision { return &appsv1.ControllerRevision{} })
 }
 
 // Leases is the typed client of leases.
-func (c *Client) Leases() *Resource[*api.Lease] {
-	return For(c, LeasesResource, func() *api.Lease { return &api.Lease{} })
+func (c *Client) Leases() *Resource[*coordinationv1.Lease] {
+	return For(c, LeasesResource, func() *coordinationv1.Lease { return &coordinationv1.Lease{} })
 }
 
 // The resources of the API server's extensions: CRDs
@@ -93,11 +99,11 @@ var (
 )
 
 // CustomResourceDefinitions is the typed client of CRDs.
-func (c *Client) CustomResourceDefinitions() *Resource[*api.CustomResourceDefinition] {
-	return For(c, CustomResourceDefinitionsResource, func() *api.CustomResourceDefinition { return &api.CustomResourceDefinition{} })
+func (c *Client) CustomResourceDefinitions() *Resource[*apiextensionsv1.CustomResourceDefinition] {
+	return For(c, CustomResourceDefinitionsResource, func() *apiextensionsv1.CustomResourceDefinition { return &apiextensionsv1.CustomResourceDefinition{} })
 }
 
 // APIServices is the typed client of APIServices.
-func (c *Client) APIServices() *Resource[*api.APIService] {
-	return For(c, APIServicesResource, func() *api.APIService { return &api.APIService{} })
+func (c *Client) APIServices() *Resource[*apiregistrationv1.APIService] {
+	return For(c, APIServicesResource, func() *apiregistrationv1.APIService { return &apiregistrationv1.APIService{} })
 }

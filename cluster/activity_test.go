@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
@@ -55,8 +57,8 @@ func TestOnWriteTellsTheLiveComponentsWrites(t *testing.T) {
 	require.NoError(t, c.Start(ctx))
 	cl := c.Client("t")
 	// While nobody observes, a write of a component is not told.
-	_, err = cl.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "unseen", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	_, err = cl.Pods().Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "unseen", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		p, err := cl.Pods().Get(ctx, "default", "unseen")
@@ -66,8 +68,8 @@ func TestOnWriteTellsTheLiveComponentsWrites(t *testing.T) {
 	assert.Empty(t, *seen, "no write is told while nobody observes")
 	obs.on = true
 	mu.Unlock()
-	p, err := cl.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	p, err := cl.Pods().Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 	require.NoError(t, err)
 	want := "default-scheduler create /api/v1/namespaces/default/pods/p/binding | scheduler default/p saw ADDED Pod default/p@" + p.ResourceVersion
 	require.Eventually(t, func() bool {
@@ -114,10 +116,10 @@ func TestLiveSwitchStartsAndRestartsAController(t *testing.T) {
 	require.NoError(t, c.Start(ctx))
 	cl := c.Client("t")
 	orphan := func(name string) {
-		owner, err := cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name + "-owner", Namespace: "default"}})
+		owner, err := cl.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name + "-owner", Namespace: "default"}})
 		require.NoError(t, err)
-		_, err = cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default",
-			OwnerReferences: []api.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}}}})
+		_, err = cl.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}}}})
 		require.NoError(t, err)
 		require.NoError(t, cl.ConfigMaps().Delete(ctx, "default", owner.Name, nil))
 	}

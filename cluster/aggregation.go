@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/endpoints"
@@ -15,6 +14,8 @@ import (
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/sampleapiserver"
 	"github.com/kubesim/kubesim/userwebhook"
+	corev1 "k8s.io/api/core/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // aggregationLoops are the endpoints controller and the APIService
@@ -28,7 +29,7 @@ func (c *Cluster) aggregationLoops() []wiring {
 			// The check is the aggregator's own (it shares the proxy's
 			// resolver); the controller gets it as a function, as it
 			// imports no server code.
-			check := func(ctx context.Context, s *api.APIService) availability.Availability {
+			check := func(ctx context.Context, s *apiregistrationv1.APIService) availability.Availability {
 				return availability.Availability(c.server.Aggregator().CheckAvailability(ctx, s))
 			}
 			return availability.New(availability.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Check: check})
@@ -61,7 +62,7 @@ func (p *controllerProcess) Stop() {
 // runControllerImage starts the controller of a pod's container: its own
 // loopback client (user agent "<controller>/<pod>"), its own informers.
 func (c *Cluster) runControllerImage(name string, build InitFunc) kubelet.ImageRunner {
-	return func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
+	return func(_ context.Context, pod *corev1.Pod, _ corev1.Container) (kubelet.Process, error) {
 		// The controller acts as the pod's service account: the
 		// identity the token the kubelet projects into the pod proves.
 		sa := pod.Spec.ServiceAccountName
@@ -89,7 +90,7 @@ func (c *Cluster) runControllerImage(name string, build InitFunc) kubelet.ImageR
 // controller images of Config.ControllerImages (live mode only).
 func (c *Cluster) realImages() map[string]kubelet.ImageRunner {
 	images := map[string]kubelet.ImageRunner{
-		sampleapiserver.ImageName: func(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
+		sampleapiserver.ImageName: func(_ context.Context, pod *corev1.Pod, _ corev1.Container) (kubelet.Process, error) {
 			opts := sampleapiserver.Options{RequestHeaderClientCA: c.frontProxy.CAPool(), Logger: c.logger.With("pod", pod.Namespace+"/"+pod.Name)}
 			if dir := c.podsDir(); dir != "" {
 				opts.DataDir, opts.EphemeralDataDir = filepath.Join(dir, string(pod.UID)), true

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // runningHeapProfile, when set, names a file the live benchmarks write a
@@ -139,10 +140,10 @@ func benchLiveReplicaSet(b *testing.B, nodes, pods int) {
 func watchRunning(ctx context.Context, cl *client.Client) func() (created, bound, running int) {
 	inf := cache.New(cl.Pods(), "default", client.ListOptions{}, nil)
 	var counts podCounts
-	inf.AddHandler(cache.Handler[*api.Pod]{
-		OnAdd:    func(p *api.Pod) { counts.change(nil, p) },
-		OnUpdate: func(old, p *api.Pod) { counts.change(old, p) },
-		OnDelete: func(p *api.Pod) { counts.change(p, nil) },
+	inf.AddHandler(cache.Handler[*corev1.Pod]{
+		OnAdd:    func(p *corev1.Pod) { counts.change(nil, p) },
+		OnUpdate: func(old, p *corev1.Pod) { counts.change(old, p) },
+		OnDelete: func(p *corev1.Pod) { counts.change(p, nil) },
 	})
 	go inf.Run(ctx)
 	return counts.get
@@ -156,14 +157,14 @@ type podCounts struct {
 }
 
 // change moves the counts from old to cur (nil: none).
-func (c *podCounts) change(old, cur *api.Pod) {
+func (c *podCounts) change(old, cur *corev1.Pod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.add(old, -1)
 	c.add(cur, 1)
 }
 
-func (c *podCounts) add(p *api.Pod, sign int) {
+func (c *podCounts) add(p *corev1.Pod, sign int) {
 	if p == nil {
 		return
 	}
@@ -171,7 +172,7 @@ func (c *podCounts) add(p *api.Pod, sign int) {
 	if p.Spec.NodeName != "" {
 		c.bound += sign
 	}
-	if p.Status.Phase == api.PodRunning {
+	if p.Status.Phase == corev1.PodRunning {
 		c.running += sign
 	}
 }
@@ -187,7 +188,7 @@ func (c *podCounts) get() (created, bound, running int) {
 func listPaged(b *testing.B, ctx context.Context, cl *client.Client, limit int64) int {
 	n, cont := 0, ""
 	for {
-		l, err := cl.Pods().List(ctx, api.NamespaceAll, client.ListOptions{Limit: limit, Continue: cont})
+		l, err := cl.Pods().List(ctx, metav1.NamespaceAll, client.ListOptions{Limit: limit, Continue: cont})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -243,7 +244,7 @@ func BenchmarkReplacementLatency(b *testing.B) {
 	runningNames := func() map[string]bool {
 		out := map[string]bool{}
 		for _, p := range inf.List() {
-			if p.Status.Phase == api.PodRunning && p.DeletionTimestamp == nil {
+			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
 				out[p.Name] = true
 			}
 		}

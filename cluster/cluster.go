@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/aggregator"
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -36,14 +35,16 @@ import (
 	"github.com/kubesim/kubesim/stepper"
 	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/store/boltstore"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // NodeConfig describes one fake node.
 type NodeConfig struct {
 	Name     string
-	Capacity api.ResourceList
+	Capacity corev1.ResourceList
 	Labels   map[string]string
-	Taints   []api.Taint
+	Taints   []corev1.Taint
 }
 
 // Config describes a cluster.
@@ -383,7 +384,7 @@ func (c *Cluster) allChanges() uint64 {
 // (CustomResourceDefinitions and APIServices). A resource not served from
 // this server's storage (an extension API server's, metrics computed on
 // request) cannot be told: its informers list every time.
-func (c *Cluster) listChanges(gvr api.GroupVersionResource) (uint64, bool) {
+func (c *Cluster) listChanges(gvr schema.GroupVersionResource) (uint64, bool) {
 	if c.changes == nil {
 		return 0, false
 	}

@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -17,15 +20,15 @@ import (
 
 var bg = context.Background()
 
-func rs(name string, replicas int32) *api.ReplicaSet {
-	return &api.ReplicaSet{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: api.ReplicaSetSpec{
+func rs(name string, replicas int32) *appsv1.ReplicaSet {
+	return &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: appsv1.ReplicaSetSpec{
 			Replicas: &replicas,
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": name}},
-			Template: api.PodTemplateSpec{
-				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name}},
-				Spec:       api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.25"}}},
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.25"}}},
 			},
 		},
 	}
@@ -38,12 +41,12 @@ func stepCluster(t *testing.T) *Cluster {
 	return c
 }
 
-func runningPods(t *testing.T, cl *client.Client, selector string) []*api.Pod {
+func runningPods(t *testing.T, cl *client.Client, selector string) []*corev1.Pod {
 	l, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: selector})
 	require.NoError(t, err)
-	var out []*api.Pod
+	var out []*corev1.Pod
 	for _, p := range l.Items {
-		if p.Status.Phase == api.PodRunning && p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
 			out = append(out, p)
 		}
 	}

@@ -8,8 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/runmode"
@@ -54,8 +55,8 @@ func TestControllerImageRunsWithItsPod(t *testing.T) {
 	defer cancel()
 	require.NoError(t, c.Start(ctx))
 	cl := c.Client("t")
-	_, err = cl.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "ctrl", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: ControllerImage("probe")}}}})
+	_, err = cl.Pods().Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "ctrl", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: ControllerImage("probe")}}}})
 	require.NoError(t, err)
 	count := func() int {
 		mu.Lock()
@@ -64,6 +65,6 @@ func TestControllerImageRunsWithItsPod(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return count() == 1 }, 10*time.Second, 10*time.Millisecond)
 	zero := int64(0)
-	require.NoError(t, cl.Pods().Delete(ctx, "default", "ctrl", &api.DeleteOptions{GracePeriodSeconds: &zero}))
+	require.NoError(t, cl.Pods().Delete(ctx, "default", "ctrl", &metav1.DeleteOptions{GracePeriodSeconds: &zero}))
 	require.Eventually(t, func() bool { return count() == 0 }, 10*time.Second, 10*time.Millisecond, "the controller stops with its pod")
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet/remotecommand"
 	"github.com/kubesim/kubesim/stepper"
 )
@@ -26,7 +27,7 @@ func post(c *Cluster, path string) (int, string) {
 
 // execWS runs a command through pods/exec over WebSocket v5, as kubectl
 // does, and returns stdout and the Status of the error channel.
-func execWS(t *testing.T, srv *httptest.Server, pod string, cmd ...string) (string, api.Status) {
+func execWS(t *testing.T, srv *httptest.Server, pod string, cmd ...string) (string, metav1.Status) {
 	t.Helper()
 	q := url.Values{"stdout": {"true"}, "stderr": {"true"}, "command": cmd}
 	d := websocket.Dialer{Subprotocols: []string{remotecommand.StreamProtocolV5Name}}
@@ -34,7 +35,7 @@ func execWS(t *testing.T, srv *httptest.Server, pod string, cmd ...string) (stri
 	require.NoError(t, err)
 	defer ws.Close()
 	var stdout string
-	var st api.Status
+	var st metav1.Status
 	for {
 		_, data, err := ws.ReadMessage()
 		if err != nil {
@@ -56,8 +57,8 @@ func execWS(t *testing.T, srv *httptest.Server, pod string, cmd ...string) (stri
 func TestPodExecIsForwardedToTheNodesKubelet(t *testing.T) {
 	c := stepCluster(t)
 	cl := c.Client("test")
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx", Env: []api.EnvVar{{Name: "COLOR", Value: "blue"}}}}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx", Env: []corev1.EnvVar{{Name: "COLOR", Value: "blue"}}}}}}
 	_, err := cl.Pods().Create(bg, pod)
 	require.NoError(t, err)
 
@@ -81,7 +82,7 @@ func TestPodExecIsForwardedToTheNodesKubelet(t *testing.T) {
 	require.NoError(t, err)
 	p, err := cl.Pods().Get(bg, "default", "p")
 	require.NoError(t, err)
-	require.Equal(t, api.PodRunning, p.Status.Phase)
+	require.Equal(t, corev1.PodRunning, p.Status.Phase)
 
 	srv := httptest.NewServer(c.Server().LoopbackHandler())
 	defer srv.Close()
@@ -91,7 +92,7 @@ func TestPodExecIsForwardedToTheNodesKubelet(t *testing.T) {
 	assert.Equal(t, "2", st.Details.Causes[0].Message)
 	out, st = execWS(t, srv, "p", "cat", "/etc/hostname")
 	assert.Equal(t, "p\n", out)
-	assert.Equal(t, api.StatusSuccess, st.Status)
+	assert.Equal(t, metav1.StatusSuccess, st.Status)
 
 	// Neither WebSocket nor SPDY: the kubelet's refusal comes back as it is.
 	code, body = post(c, "/api/v1/namespaces/default/pods/p/exec?command=ls&stdout=true")

@@ -7,6 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
@@ -19,13 +23,13 @@ import (
 func labeller(x ControllerContext) (Component, error) {
 	cl := x.Client
 	cms := controllers.Owns(cl.ConfigMaps(), "ConfigMap")
-	gvk := api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
-	return controllers.NewObjectController(controllers.ObjectConfig[*api.ReplicaSet]{
+	gvk := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
+	return controllers.NewObjectController(controllers.ObjectConfig[*appsv1.ReplicaSet]{
 		Name: "labeller", Client: cl, Clock: x.Clock, Mode: x.Mode, Primary: cl.ReplicaSets(), GVK: gvk,
 		Owns: []controllers.Watch{cms}, Logger: x.Logger,
-		Reconcile: func(ctx context.Context, rs *api.ReplicaSet) (controllers.Result, error) {
-			cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: rs.Name + "-seen", Namespace: rs.Namespace}}
-			_, _, err := controllers.CreateOrUpdate(ctx, cms.Resource(), rs, gvk, cm, func(cm *api.ConfigMap) error {
+		Reconcile: func(ctx context.Context, rs *appsv1.ReplicaSet) (controllers.Result, error) {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: rs.Name + "-seen", Namespace: rs.Namespace}}
+			_, _, err := controllers.CreateOrUpdate(ctx, cms.Resource(), rs, gvk, cm, func(cm *corev1.ConfigMap) error {
 				cm.Data = map[string]string{"ready": string(rune('0' + rs.Status.ReadyReplicas))}
 				return nil
 			})

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
@@ -32,7 +34,7 @@ func TestLiveGarbageCollectionThroughANewCustomResource(t *testing.T) {
 	require.NoError(t, wo.UnmarshalJSON([]byte(`{"apiVersion":"lab.example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"}}`)))
 	created, err := w.Create(ctx, wo)
 	require.NoError(t, err)
-	cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "dep", Namespace: "default", OwnerReferences: []api.OwnerReference{{APIVersion: "lab.example.com/v1", Kind: "Widget", Name: "w", UID: created.UID}}}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dep", Namespace: "default", OwnerReferences: []metav1.OwnerReference{{APIVersion: "lab.example.com/v1", Kind: "Widget", Name: "w", UID: created.UID}}}}
 	_, err = cl.ConfigMaps().Create(ctx, cm)
 	require.NoError(t, err)
 	time.Sleep(500 * time.Millisecond)

@@ -14,6 +14,9 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // cpuTime is the process's CPU time so far, user and system.
@@ -53,7 +56,7 @@ func benchHeartbeats(b *testing.B, nodes, windows int, window time.Duration) {
 		cl := c.Client("bench")
 		registered := time.Now()
 		waitFor(b, 10*time.Minute, func() bool {
-			l, err := cl.Leases().List(ctx, api.NamespaceNodeLease, client.ListOptions{})
+			l, err := cl.Leases().List(ctx, corev1.NamespaceNodeLease, client.ListOptions{})
 			return err == nil && len(l.Items) == nodes
 		})
 		b.Logf("%d nodes registered in %s", nodes, time.Since(registered).Round(time.Millisecond))
@@ -205,20 +208,20 @@ func benchLeaseRenewal(b *testing.B, authorization string) {
 		b.Fatal(err)
 	}
 	cl, _ := c.client("kubelet/node-1", c.identity("kubelet/node-1", "kubelet/node-1"))
-	var lease *api.Lease
+	var lease *coordinationv1.Lease
 	waitFor(b, time.Minute, func() bool {
-		lease, err = cl.Leases().Get(ctx, api.NamespaceNodeLease, "node-1")
+		lease, err = cl.Leases().Get(ctx, corev1.NamespaceNodeLease, "node-1")
 		return err == nil
 	})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		lease = lease.DeepCopy()
-		renew := api.NewMicroTime(time.Now())
+		renew := metav1.NewMicroTime(time.Now())
 		lease.Spec.RenewTime = &renew
 		// The kubelet renews too (every 10 s): a conflict reads it again.
 		if lease, err = cl.Leases().Update(ctx, lease); api.IsConflict(err) {
-			lease, err = cl.Leases().Get(ctx, api.NamespaceNodeLease, "node-1")
+			lease, err = cl.Leases().Get(ctx, corev1.NamespaceNodeLease, "node-1")
 		}
 		if err != nil {
 			b.Fatal(err)

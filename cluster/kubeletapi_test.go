@@ -9,8 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/stepper"
 )
@@ -23,9 +24,9 @@ func get(c *Cluster, path string) (int, string) {
 	return rec.Code, rec.Body.String()
 }
 
-func status(t *testing.T, body string) api.Status {
+func status(t *testing.T, body string) metav1.Status {
 	t.Helper()
-	var st api.Status
+	var st metav1.Status
 	require.NoError(t, json.Unmarshal([]byte(body), &st), body)
 	return st
 }
@@ -35,8 +36,8 @@ func status(t *testing.T, body string) api.Status {
 func TestPodLogIsForwardedToTheNodesKubelet(t *testing.T) {
 	c := stepCluster(t)
 	cl := c.Client("test")
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
 	_, err := cl.Pods().Create(bg, pod)
 	require.NoError(t, err)
 
@@ -59,14 +60,14 @@ func TestPodLogIsForwardedToTheNodesKubelet(t *testing.T) {
 	require.NoError(t, err)
 	p, err := cl.Pods().Get(bg, "default", "p")
 	require.NoError(t, err)
-	require.Equal(t, api.PodRunning, p.Status.Phase)
+	require.Equal(t, corev1.PodRunning, p.Status.Phase)
 	code, body = get(c, "/api/v1/namespaces/default/pods/p/log")
 	assert.Equal(t, http.StatusOK, code, body)
 
 	code, body = get(c, "/api/v1/namespaces/default/pods/p/log?previous=true")
 	assert.Equal(t, http.StatusBadRequest, code)
 	st := status(t, body)
-	assert.Equal(t, api.StatusReasonBadRequest, st.Reason)
+	assert.Equal(t, metav1.StatusReasonBadRequest, st.Reason)
 	assert.Equal(t, `previous terminated container "c" in pod "p" not found`, st.Message)
 
 	k, _ := c.Kubelet(p.Spec.NodeName)
@@ -85,8 +86,8 @@ func TestContainerLogsInStepMode(t *testing.T) {
 	cl := c.Client("test")
 	_, err := c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "sh", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "sh", Image: "busybox:1.36",
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sh", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "sh", Image: "busybox:1.36",
 			Args: []string{"sh", "-c", "echo hello; sleep 5; echo failing now; exit 3"}}}}}
 	_, err = cl.Pods().Create(bg, pod)
 	require.NoError(t, err)
@@ -146,9 +147,9 @@ func TestContainerLogsInStepMode(t *testing.T) {
 func TestStatsSummaryFollowsTheUsageAnnotation(t *testing.T) {
 	c := stepCluster(t)
 	cl := c.Client("test")
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "busy", Namespace: "default",
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "busy", Namespace: "default",
 		Annotations: map[string]string{kubelet.UsageAnnotation: "cpu=250m,memory=64Mi"}},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
 	_, err := cl.Pods().Create(bg, pod)
 	require.NoError(t, err)
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
@@ -194,9 +195,9 @@ func TestDiscoveryListsPodsLog(t *testing.T) {
 	c := stepCluster(t)
 	code, body := get(c, "/api/v1")
 	require.Equal(t, http.StatusOK, code)
-	var list api.APIResourceList
+	var list metav1.APIResourceList
 	require.NoError(t, json.Unmarshal([]byte(body), &list))
-	var found *api.APIResource
+	var found *metav1.APIResource
 	for i := range list.APIResources {
 		if list.APIResources[i].Name == "pods/log" {
 			found = &list.APIResources[i]
@@ -204,7 +205,7 @@ func TestDiscoveryListsPodsLog(t *testing.T) {
 	}
 	require.NotNil(t, found, "pods/log in /api/v1")
 	assert.Equal(t, "Pod", found.Kind)
-	assert.Equal(t, api.Verbs{"get"}, found.Verbs)
+	assert.Equal(t, metav1.Verbs{"get"}, found.Verbs)
 	assert.True(t, found.Namespaced)
 }
 
@@ -214,14 +215,14 @@ func TestBehavingContainersGiveTheSameTraceEveryRun(t *testing.T) {
 	run := func() []string {
 		c := stepCluster(t)
 		cl := c.Client("test")
-		always := api.ContainerRestartPolicyAlways
-		for _, p := range []*api.Pod{
-			{ObjectMeta: api.ObjectMeta{Name: "crash", Namespace: "default"}, Spec: api.PodSpec{Containers: []api.Container{
+		always := corev1.ContainerRestartPolicyAlways
+		for _, p := range []*corev1.Pod{
+			{ObjectMeta: metav1.ObjectMeta{Name: "crash", Namespace: "default"}, Spec: corev1.PodSpec{Containers: []corev1.Container{
 				{Name: "c", Image: "busybox", Args: []string{"sh", "-c", "echo hi; sleep 3; exit 1"}}}}},
-			{ObjectMeta: api.ObjectMeta{Name: "init", Namespace: "default"}, Spec: api.PodSpec{
-				InitContainers: []api.Container{{Name: "i", Image: "busybox", Command: []string{"sleep", "2"}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "init", Namespace: "default"}, Spec: corev1.PodSpec{
+				InitContainers: []corev1.Container{{Name: "i", Image: "busybox", Command: []string{"sleep", "2"}},
 					{Name: "s", Image: "envoy", RestartPolicy: &always}},
-				Containers: []api.Container{{Name: "c", Image: "kubesim/sleep", Args: []string{"20s"}}}}},
+				Containers: []corev1.Container{{Name: "c", Image: "kubesim/sleep", Args: []string{"20s"}}}}},
 		} {
 			_, err := cl.Pods().Create(bg, p)
 			require.NoError(t, err)

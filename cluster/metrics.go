@@ -7,17 +7,17 @@ import (
 	"net/http"
 	"path/filepath"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/metricsserver"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // runMetricsServer starts the image kubesim/metrics-server of a pod: the
 // metrics server with its own client of the API server (no step-mode
 // recorder: it only reads, and asks SubjectAccessReviews) and the
 // kubelets' API as its network to the nodes.
-func (c *Cluster) runMetricsServer(_ context.Context, pod *api.Pod, _ api.Container) (kubelet.Process, error) {
+func (c *Cluster) runMetricsServer(_ context.Context, pod *corev1.Pod, _ corev1.Container) (kubelet.Process, error) {
 	cl, err := client.New(client.Config{Server: "http://in-process",
 		Transport: &client.InProcessTransport{Handler: c.server.LoopbackHandler()},
 		UserAgent: "metrics-server/" + pod.Namespace + "/" + pod.Name})

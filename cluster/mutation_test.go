@@ -7,8 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 )
@@ -47,8 +48,8 @@ func TestCacheMutationDetectorCatchesAChangedSharedObject(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); pods.Run(ctx) }()
 	require.Eventually(t, pods.HasSynced, 30*time.Second, 5*time.Millisecond)
-	_, err = cl.Pods().Create(context.Background(), &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{"app": "p"}},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	_, err = cl.Pods().Create(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", Labels: map[string]string{"app": "p"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { _, ok := pods.Get("default", "p"); return ok }, 30*time.Second, 5*time.Millisecond)
 	cancel()

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/sampleapiserver"
 	"github.com/kubesim/kubesim/store/boltstore"
@@ -33,8 +34,8 @@ func TestExtensionImageScratchLivesUnderTheDataDir(t *testing.T) {
 	require.NoDirExists(t, stale, "a crash's leftovers are removed at start")
 
 	cl := c.Client("t")
-	pod, err := cl.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "wardle", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "s", Image: sampleapiserver.ImageName}}}})
+	pod, err := cl.Pods().Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "wardle", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "s", Image: sampleapiserver.ImageName}}}})
 	require.NoError(t, err)
 	scratch := filepath.Join(dataDir, "pods", string(pod.UID))
 	require.Eventually(t, func() bool {
@@ -42,7 +43,7 @@ func TestExtensionImageScratchLivesUnderTheDataDir(t *testing.T) {
 		return err == nil
 	}, 30*time.Second, 10*time.Millisecond, "the extension server's store is in the pod's scratch directory")
 	zero := int64(0)
-	require.NoError(t, cl.Pods().Delete(ctx, "default", "wardle", &api.DeleteOptions{GracePeriodSeconds: &zero}))
+	require.NoError(t, cl.Pods().Delete(ctx, "default", "wardle", &metav1.DeleteOptions{GracePeriodSeconds: &zero}))
 	require.Eventually(t, func() bool {
 		_, err := os.Stat(scratch)
 		return os.IsNotExist(err)

@@ -14,6 +14,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/audit"
@@ -89,11 +93,11 @@ func usersOf(events []audit.Event) map[string]bool {
 
 func int32p(i int32) *int32 { return &i }
 
-func podTemplate(app string) api.PodTemplateSpec {
-	return api.PodTemplateSpec{
-		ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": app}},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx:1.25",
-			EnvFrom: []api.EnvFromSource{{ConfigMapRef: &api.ConfigMapEnvSource{LocalObjectReference: api.LocalObjectReference{Name: "settings"}}}}}}},
+func podTemplate(app string) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1.25",
+			EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}}}}}}},
 	}
 }
 
@@ -104,27 +108,29 @@ func podTemplate(app string) api.PodTemplateSpec {
 // controller, garbage collector), and the root CA and default service
 // account of a new namespace.
 func workload(t *testing.T, ctx context.Context, cl *client.Client, settle func()) {
-	ns := func(name string) *api.Namespace { return &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}} }
+	ns := func(name string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
 	_, err := cl.Namespaces().Create(ctx, ns("team"))
 	require.NoError(t, err)
-	_, err = cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "settings", Namespace: "team"}, Data: map[string]string{"A": "1"}})
+	_, err = cl.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "team"}, Data: map[string]string{"A": "1"}})
 	require.NoError(t, err)
 	settle()
-	_, err = cl.Deployments().Create(ctx, &api.Deployment{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "team"},
-		Spec: api.DeploymentSpec{Replicas: int32p(3), Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, Template: podTemplate("web")}})
+	_, err = cl.Deployments().Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team"},
+		Spec: appsv1.DeploymentSpec{Replicas: int32p(3), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, Template: podTemplate("web")}})
 	require.NoError(t, err)
-	_, err = cl.Services().Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "db", Namespace: "team"},
-		Spec: api.ServiceSpec{Selector: map[string]string{"app": "db"}, Ports: []api.ServicePort{{Port: 5432}}}})
+	_, err = cl.Services().Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "team"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "db"}, Ports: []corev1.ServicePort{{Port: 5432}}}})
 	require.NoError(t, err)
-	_, err = cl.StatefulSets().Create(ctx, &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "db", Namespace: "team"},
-		Spec: api.StatefulSetSpec{Replicas: int32p(2), ServiceName: "db", Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, Template: podTemplate("db")}})
+	_, err = cl.StatefulSets().Create(ctx, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "team"},
+		Spec: appsv1.StatefulSetSpec{Replicas: int32p(2), ServiceName: "db", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, Template: podTemplate("db")}})
 	require.NoError(t, err)
 	settle()
 	pods, err := cl.Pods().List(ctx, "team", client.ListOptions{})
 	require.NoError(t, err)
 	running := 0
 	for _, p := range pods.Items {
-		if p.Status.Phase == api.PodRunning {
+		if p.Status.Phase == corev1.PodRunning {
 			running++
 		}
 	}
@@ -148,14 +154,14 @@ func workload(t *testing.T, ctx context.Context, cl *client.Client, settle func(
 // ttl-after-finished controllers) and a DaemonSet (daemonset controller)
 // in the namespace team.
 func batchAndDaemons(t *testing.T, ctx context.Context, cl *client.Client, settle func()) {
-	done := api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Annotations: map[string]string{"kubesim.io/behaviour": "exit-after=1s"}},
-		Spec: api.PodSpec{RestartPolicy: api.RestartPolicyNever, Containers: []api.Container{{Name: "main", Image: "busybox"}}}}
+	done := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"kubesim.io/behaviour": "exit-after=1s"}},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}
 	ttl := int32(0)
-	_, err := cl.Jobs().Create(ctx, &api.Job{ObjectMeta: api.ObjectMeta{Name: "once", Namespace: "team"},
-		Spec: api.JobSpec{Template: done, TTLSecondsAfterFinished: &ttl}})
+	_, err := cl.Jobs().Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "once", Namespace: "team"},
+		Spec: batchv1.JobSpec{Template: done, TTLSecondsAfterFinished: &ttl}})
 	require.NoError(t, err)
-	_, err = cl.DaemonSets().Create(ctx, &api.DaemonSet{ObjectMeta: api.ObjectMeta{Name: "agent", Namespace: "team"},
-		Spec: api.DaemonSetSpec{Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}}, Template: podTemplate("agent")}})
+	_, err = cl.DaemonSets().Create(ctx, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "team"},
+		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}}, Template: podTemplate("agent")}})
 	require.NoError(t, err)
 	settle()
 }
@@ -179,10 +185,10 @@ func TestEveryComponentRunsUnderRBACInStepMode(t *testing.T) {
 
 	// A node fails: the node controller taints it and evicts its pods.
 	// A CronJob, and two minutes for it to fire.
-	_, err = c.Client("test").CronJobs().Create(bg, &api.CronJob{ObjectMeta: api.ObjectMeta{Name: "tick", Namespace: "default"},
-		Spec: api.CronJobSpec{Schedule: "* * * * *", JobTemplate: api.JobTemplateSpec{Spec: api.JobSpec{Template: api.PodTemplateSpec{
-			ObjectMeta: api.ObjectMeta{Annotations: map[string]string{"kubesim.io/behaviour": "exit-after=1s"}},
-			Spec:       api.PodSpec{RestartPolicy: api.RestartPolicyNever, Containers: []api.Container{{Name: "main", Image: "busybox"}}}}}}}})
+	_, err = c.Client("test").CronJobs().Create(bg, &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "tick", Namespace: "default"},
+		Spec: batchv1.CronJobSpec{Schedule: "* * * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"kubesim.io/behaviour": "exit-after=1s"}},
+			Spec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}}}}})
 	require.NoError(t, err)
 	_, err = c.Advance(bg, 2*time.Minute, stepper.Limits{})
 	require.NoError(t, err)
@@ -225,16 +231,16 @@ func TestEveryComponentRunsUnderRBACLive(t *testing.T) {
 		sa, err := cl.ServiceAccounts().List(ctx, "default", client.ListOptions{})
 		return err == nil && len(sa.Items) > 0
 	}, 30*time.Second, 50*time.Millisecond, "the default service account")
-	_, err = cl.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "live"}})
+	_, err = cl.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "live"}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		_, err := cl.ServiceAccounts().Get(ctx, "live", "default")
 		return err == nil
 	}, 30*time.Second, 50*time.Millisecond)
-	_, err = cl.Deployments().Create(ctx, &api.Deployment{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "live"},
-		Spec: api.DeploymentSpec{Replicas: int32p(2), Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}}})
+	_, err = cl.Deployments().Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "live"},
+		Spec: appsv1.DeploymentSpec{Replicas: int32p(2), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		d, err := cl.Deployments().Get(ctx, "live", "web")

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"github.com/kubesim/kubesim/apiserver"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers/volume/persistentvolume"
@@ -19,11 +22,11 @@ const DefaultStorageClassName = "standard"
 // kind binds late because its hostPath volumes live on one node and a
 // cluster has several: the scheduler picks the pod's node first, then the
 // volume is made there. (minikube's Immediate suits its single node only.)
-func DefaultStorageClass() *api.StorageClass {
-	wffc := api.VolumeBindingWaitForFirstConsumer
-	del := api.PersistentVolumeReclaimDelete
-	return &api.StorageClass{
-		ObjectMeta: api.ObjectMeta{Name: DefaultStorageClassName,
+func DefaultStorageClass() *storagev1.StorageClass {
+	wffc := storagev1.VolumeBindingWaitForFirstConsumer
+	del := corev1.PersistentVolumeReclaimDelete
+	return &storagev1.StorageClass{
+		ObjectMeta: metav1.ObjectMeta{Name: DefaultStorageClassName,
 			Annotations: map[string]string{api.AnnDefaultStorageClass: "true"}},
 		Provisioner: persistentvolume.Provisioner, ReclaimPolicy: &del, VolumeBindingMode: &wffc,
 	}

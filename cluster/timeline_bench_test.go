@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // rsTimeline collects the ReplicaSet controller's debug log (its syncs,
@@ -166,9 +165,9 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // bind, Running, and a delete move each count once.
 func TestPodCountsFollowTheInformersChanges(t *testing.T) {
 	var c podCounts
-	pending := &api.Pod{}
-	bound := &api.Pod{Spec: api.PodSpec{NodeName: "n1"}}
-	running := &api.Pod{Spec: api.PodSpec{NodeName: "n1"}, Status: api.PodStatus{Phase: api.PodRunning}}
+	pending := &corev1.Pod{}
+	bound := &corev1.Pod{Spec: corev1.PodSpec{NodeName: "n1"}}
+	running := &corev1.Pod{Spec: corev1.PodSpec{NodeName: "n1"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
 	c.change(nil, pending)
 	c.change(nil, pending)
 	c.change(pending, bound)

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"github.com/kubesim/kubesim/apiserver"
 	"io"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"path/filepath"
 
 	"github.com/kubesim/kubesim/api"
@@ -21,7 +24,7 @@ import (
 // is for NAME.<pod namespace>.svc, from a CA of its own, which it then
 // writes into the caBundle of the webhook configurations calling that
 // Service, as a certgen job would.
-func (c *Cluster) runUserWebhook(ctx context.Context, pod *api.Pod, ctr api.Container) (kubelet.Process, error) {
+func (c *Cluster) runUserWebhook(ctx context.Context, pod *corev1.Pod, ctr corev1.Container) (kubelet.Process, error) {
 	fs := flag.NewFlagSet(userwebhook.ImageName, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	service := fs.String("service", "", "the Service in front of the webhook")
@@ -74,11 +77,13 @@ func injectCABundle(ctx context.Context, cl *client.Client, namespace, name stri
 		*bundle = caPEM
 		return true
 	}
-	names := func(cc *api.AdmissionWebhookClientConfig) bool {
+	names := func(cc *admissionregistrationv1.WebhookClientConfig) bool {
 		return cc.Service != nil && calls(cc.Service.Namespace, cc.Service.Name, &cc.CABundle)
 	}
 	changed := 0
-	mutating := client.For(cl, mutatingResource, func() *api.MutatingWebhookConfiguration { return &api.MutatingWebhookConfiguration{} })
+	mutating := client.For(cl, mutatingResource, func() *admissionregistrationv1.MutatingWebhookConfiguration {
+		return &admissionregistrationv1.MutatingWebhookConfiguration{}
+	})
 	ml, err := mutating.List(ctx, "", client.ListOptions{})
 	if err != nil {
 		return changed, err
@@ -97,7 +102,9 @@ func injectCABundle(ctx context.Context, cl *client.Client, namespace, name stri
 			changed += n
 		}
 	}
-	validating := client.For(cl, validatingResource, func() *api.ValidatingWebhookConfiguration { return &api.ValidatingWebhookConfiguration{} })
+	validating := client.For(cl, validatingResource, func() *admissionregistrationv1.ValidatingWebhookConfiguration {
+		return &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	})
 	vl, err := validating.List(ctx, "", client.ListOptions{})
 	if err != nil {
 		return changed, err
@@ -124,7 +131,7 @@ func injectCABundle(ctx context.Context, cl *client.Client, namespace, name stri
 	}
 	for _, c := range cl2.Items {
 		cv := c.Spec.Conversion
-		if cv == nil || cv.Strategy != api.WebhookConverter || cv.Webhook == nil || cv.Webhook.ClientConfig == nil {
+		if cv == nil || cv.Strategy != apiextensionsv1.WebhookConverter || cv.Webhook == nil || cv.Webhook.ClientConfig == nil {
 			continue
 		}
 		if cc := cv.Webhook.ClientConfig; cc.Service != nil && calls(cc.Service.Namespace, cc.Service.Name, &cc.CABundle) {

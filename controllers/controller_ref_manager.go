@@ -7,14 +7,16 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ClaimConfig says how an owner claims its dependents.
 type ClaimConfig[T api.Object] struct {
 	// Owner is the controller that claims (a ReplicaSet, say); OwnerKind
 	// its kind, for the controller reference.
-	Owner     *api.ObjectMeta
-	OwnerKind api.GroupVersionKind
+	Owner     *metav1.ObjectMeta
+	OwnerKind schema.GroupVersionKind
 	// Dependents is the client of the dependents' resource: adoption and
 	// release are strategic merge patches through it.
 	Dependents *client.Resource[T]
@@ -27,7 +29,7 @@ type ClaimConfig[T api.Object] struct {
 	// before the first adoption (Kubernetes' RecheckDeletionTimestamp): an
 	// owner being deleted, or a new one under the same name, adopts
 	// nothing.
-	GetFresh func(ctx context.Context) (*api.ObjectMeta, error)
+	GetFresh func(ctx context.Context) (*metav1.ObjectMeta, error)
 	// AbortIfCannotAdopt makes a failed GetFresh end the whole claim with
 	// its error, instead of skipping each orphan with it. The Deployment
 	// controller sets it on purpose: syncing a Deployment from ReplicaSets
@@ -109,7 +111,7 @@ func recheck[T api.Object](ctx context.Context, cfg ClaimConfig[T]) error {
 }
 
 // adopt makes the owner the dependent's controller (AdoptPatch).
-func adopt[T api.Object](ctx context.Context, cfg ClaimConfig[T], m *api.ObjectMeta) (T, error) {
+func adopt[T api.Object](ctx context.Context, cfg ClaimConfig[T], m *metav1.ObjectMeta) (T, error) {
 	patch, err := AdoptPatch(cfg.Owner, cfg.OwnerKind, m.UID)
 	if err != nil {
 		var zero T
@@ -119,7 +121,7 @@ func adopt[T api.Object](ctx context.Context, cfg ClaimConfig[T], m *api.ObjectM
 }
 
 // release removes the owner's reference from the dependent (ReleasePatch).
-func release[T api.Object](ctx context.Context, cfg ClaimConfig[T], m *api.ObjectMeta) error {
+func release[T api.Object](ctx context.Context, cfg ClaimConfig[T], m *metav1.ObjectMeta) error {
 	patch, err := ReleasePatch(cfg.Owner.UID, m.UID)
 	if err != nil {
 		return err

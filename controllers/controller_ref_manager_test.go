@@ -7,38 +7,42 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/controllers"
 )
 
-var rsKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
+var rsKind = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
 
 // claimEnv stores a ReplicaSet "web" and three pods: "orphan" (matching,
 // no owner), "mine" (owned, matching) and "stray" (owned, no longer
 // matching).
-func claimEnv(t *testing.T) (*apiservertest.Env, *api.ReplicaSet, []*api.Pod) {
+func claimEnv(t *testing.T) (*apiservertest.Env, *appsv1.ReplicaSet, []*corev1.Pod) {
 	t.Helper()
 	env := apiservertest.New(t)
 	ctx := context.Background()
 	one := int32(1)
-	rs, err := env.Client.ReplicaSets().Create(ctx, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: api.ReplicaSetSpec{Replicas: &one, Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}}})
+	rs, err := env.Client.ReplicaSets().Create(ctx, &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: appsv1.ReplicaSetSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}}})
 	require.NoError(t, err)
 	ref := *api.NewControllerRef(&rs.ObjectMeta, rsKind)
-	var pods []*api.Pod
+	var pods []*corev1.Pod
 	for _, p := range []struct {
 		name  string
 		app   string
 		owned bool
 	}{{"orphan", "web", false}, {"mine", "web", true}, {"stray", "db", true}} {
-		pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: p.name, Namespace: "default", Labels: map[string]string{"app": p.app}},
-			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: "default", Labels: map[string]string{"app": p.app}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
 		if p.owned {
-			pod.OwnerReferences = []api.OwnerReference{ref}
+			pod.OwnerReferences = []metav1.OwnerReference{ref}
 		}
 		created, err := env.Client.Pods().Create(ctx, pod)
 		require.NoError(t, err)
@@ -47,10 +51,10 @@ func claimEnv(t *testing.T) (*apiservertest.Env, *api.ReplicaSet, []*api.Pod) {
 	return env, rs, pods
 }
 
-func claimConfig(env *apiservertest.Env, rs *api.ReplicaSet, fresh error) controllers.ClaimConfig[*api.Pod] {
-	return controllers.ClaimConfig[*api.Pod]{Owner: &rs.ObjectMeta, OwnerKind: rsKind, Dependents: env.Client.Pods(), DependentKind: "Pod",
-		Match: func(p *api.Pod) bool { return p.Labels["app"] == "web" },
-		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+func claimConfig(env *apiservertest.Env, rs *appsv1.ReplicaSet, fresh error) controllers.ClaimConfig[*corev1.Pod] {
+	return controllers.ClaimConfig[*corev1.Pod]{Owner: &rs.ObjectMeta, OwnerKind: rsKind, Dependents: env.Client.Pods(), DependentKind: "Pod",
+		Match: func(p *corev1.Pod) bool { return p.Labels["app"] == "web" },
+		GetFresh: func(ctx context.Context) (*metav1.ObjectMeta, error) {
 			if fresh != nil {
 				return nil, fresh
 			}
@@ -62,7 +66,7 @@ func claimConfig(env *apiservertest.Env, rs *api.ReplicaSet, fresh error) contro
 		}}
 }
 
-func names(pods []*api.Pod) []string {
+func names(pods []*corev1.Pod) []string {
 	var out []string
 	for _, p := range pods {
 		out = append(out, p.Name)

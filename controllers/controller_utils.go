@@ -18,13 +18,15 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client/cache"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/dump"
 )
 
 // CauseOf is the cause of queueing a key because of a watch event on the
 // object m of kind.
-func CauseOf(event, kind string, m *api.ObjectMeta) Cause {
+func CauseOf(event, kind string, m *metav1.ObjectMeta) Cause {
 	return Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
 }
 
@@ -47,7 +49,7 @@ func SafeEncodeString(s string) string {
 // count, when set), its decimal digits safe-encoded. The same template
 // gives the same hash on every run, and the same one a real cluster gives,
 // so a Deployment's ReplicaSets have the names they would have there.
-func ComputeHash(template *api.PodTemplateSpec, collisionCount *int32) string {
+func ComputeHash(template *corev1.PodTemplateSpec, collisionCount *int32) string {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%v", dump.ForHash(*template))
 	if collisionCount != nil {
@@ -62,13 +64,13 @@ func ComputeHash(template *api.PodTemplateSpec, collisionCount *int32) string {
 // available becomes available; ok is false when there is none. A second is
 // added because availability needs the ready time strictly before now and
 // object times have one-second precision.
-func NextAvailable(pods []*api.Pod, minReadySeconds int32, now time.Time) (d time.Duration, ok bool) {
+func NextAvailable(pods []*corev1.Pod, minReadySeconds int32, now time.Time) (d time.Duration, ok bool) {
 	if minReadySeconds == 0 {
 		return 0, false
 	}
 	for _, p := range pods {
 		c := api.GetPodReadyCondition(p)
-		if c == nil || c.Status != api.ConditionTrue || api.IsPodAvailable(p, minReadySeconds, now) {
+		if c == nil || c.Status != corev1.ConditionTrue || api.IsPodAvailable(p, minReadySeconds, now) {
 			continue
 		}
 		at := c.LastTransitionTime.Add(time.Duration(minReadySeconds)*time.Second + time.Second)
@@ -84,7 +86,7 @@ func NextAvailable(pods []*api.Pod, minReadySeconds int32, now time.Time) (d tim
 // the services whose endpoints a pod event can change. The Endpoints and
 // EndpointSlice controllers both use it, as Kubernetes' share
 // endpointutil.GetPodServiceMemberships.
-func PodServiceMemberships(services []*api.Service, p, old *api.Pod) []string {
+func PodServiceMemberships(services []*corev1.Service, p, old *corev1.Pod) []string {
 	keys := map[string]bool{}
 	for _, s := range services {
 		if s.Namespace != p.Namespace || len(s.Spec.Selector) == 0 {
@@ -102,7 +104,7 @@ func PodServiceMemberships(services []*api.Service, p, old *api.Pod) []string {
 // name of one of its container ports (false when no container has it), or
 // the service's own port when unset. The Endpoints and EndpointSlice
 // controllers both use it, as Kubernetes' share podutil.FindPort.
-func FindPort(p *api.Pod, sp api.ServicePort) (int32, bool) {
+func FindPort(p *corev1.Pod, sp corev1.ServicePort) (int32, bool) {
 	if sp.TargetPort.Type == intstr.String && sp.TargetPort.StrVal != "" {
 		for _, c := range p.Spec.Containers {
 			for _, cp := range c.Ports {

@@ -8,12 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-func template(image string) *api.PodTemplateSpec {
-	return &api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: image}}}}
+func template(image string) *corev1.PodTemplateSpec {
+	return &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: image}}}}
 }
 
 func TestComputeHash(t *testing.T) {
@@ -31,11 +33,11 @@ func TestComputeHash(t *testing.T) {
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // readyPod is a pod Ready since t0 plus s seconds (not ready when s < 0).
-func readyPod(s int) *api.Pod {
-	p := &api.Pod{}
+func readyPod(s int) *corev1.Pod {
+	p := &corev1.Pod{}
 	if s >= 0 {
-		p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue,
-			LastTransitionTime: api.NewTime(t0.Add(time.Duration(s) * time.Second))}}
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
+			LastTransitionTime: metav1.NewTime(t0.Add(time.Duration(s) * time.Second))}}
 	}
 	return p
 }
@@ -48,19 +50,19 @@ func TestIsPodAvailableAndNextAvailable(t *testing.T) {
 	assert.False(t, api.IsPodAvailable(ready, 10, now), "strictly before now")
 	assert.False(t, api.IsPodAvailable(readyPod(-1), 0, now))
 
-	d, ok := NextAvailable([]*api.Pod{ready, readyPod(-1), readyPod(5)}, 10, now)
+	d, ok := NextAvailable([]*corev1.Pod{ready, readyPod(-1), readyPod(5)}, 10, now)
 	require.True(t, ok)
 	assert.Equal(t, time.Second, d)
-	_, ok = NextAvailable([]*api.Pod{ready}, 0, now)
+	_, ok = NextAvailable([]*corev1.Pod{ready}, 0, now)
 	assert.False(t, ok)
-	_, ok = NextAvailable([]*api.Pod{ready}, 5, now)
+	_, ok = NextAvailable([]*corev1.Pod{ready}, 5, now)
 	assert.False(t, ok, "already available")
 }
 
 func TestFindPort(t *testing.T) {
-	p := &api.Pod{Spec: api.PodSpec{Containers: []api.Container{
-		{Name: "a", Ports: []api.ContainerPort{{Name: "http", ContainerPort: 8080}}},
-		{Name: "b", Ports: []api.ContainerPort{{Name: "https", ContainerPort: 8443}}},
+	p := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{
+		{Name: "a", Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}},
+		{Name: "b", Ports: []corev1.ContainerPort{{Name: "https", ContainerPort: 8443}}},
 	}}}
 	tests := []struct {
 		target intstr.IntOrString
@@ -73,7 +75,7 @@ func TestFindPort(t *testing.T) {
 		{intstr.IntOrString{}, 443, true},
 	}
 	for _, tt := range tests {
-		got, ok := FindPort(p, api.ServicePort{Port: 443, TargetPort: tt.target})
+		got, ok := FindPort(p, corev1.ServicePort{Port: 443, TargetPort: tt.target})
 		assert.Equal(t, tt.ok, ok, "%v", tt.target)
 		assert.Equal(t, tt.want, got, "%v", tt.target)
 	}

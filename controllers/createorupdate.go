@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // OperationResult says what CreateOrUpdate did (controllerutil's words).
@@ -29,7 +30,7 @@ const (
 // others set (defaults, the status) survive. An object controlled by
 // another owner is an AlreadyOwnedError; a Conflict is returned (the key is
 // retried with a fresh read).
-func CreateOrUpdate[O api.Object](ctx context.Context, res *client.Resource[O], owner api.Object, ownerGVK api.GroupVersionKind, obj O, mutate func(O) error) (OperationResult, O, error) {
+func CreateOrUpdate[O api.Object](ctx context.Context, res *client.Resource[O], owner api.Object, ownerGVK schema.GroupVersionKind, obj O, mutate func(O) error) (OperationResult, O, error) {
 	m := api.Meta(obj)
 	existing, err := res.Get(ctx, m.Namespace, m.Name)
 	if api.IsNotFound(err) {

@@ -20,12 +20,16 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TemplatePatch is the data of a revision (the controllers' getPatch): the
 // template alone, marked to replace the whole template when applied, so
 // that `kubectl rollout undo` can PATCH it onto the owner as it is.
-func TemplatePatch(template *api.PodTemplateSpec) ([]byte, error) {
+func TemplatePatch(template *corev1.PodTemplateSpec) ([]byte, error) {
 	raw, err := json.Marshal(template)
 	if err != nil {
 		return nil, err
@@ -51,10 +55,10 @@ func TemplatePatch(template *api.PodTemplateSpec) ([]byte, error) {
 
 // RevisionTemplate is the template a revision's data puts back (the
 // effect of its "$patch": "replace" template on the owner).
-func RevisionTemplate(revision *api.ControllerRevision) (*api.PodTemplateSpec, error) {
+func RevisionTemplate(revision *appsv1.ControllerRevision) (*corev1.PodTemplateSpec, error) {
 	var patch struct {
 		Spec struct {
-			Template *api.PodTemplateSpec `json:"template"`
+			Template *corev1.PodTemplateSpec `json:"template"`
 		} `json:"spec"`
 	}
 	if err := json.Unmarshal(revision.Data.Raw, &patch); err != nil {
@@ -89,7 +93,7 @@ func ControllerRevisionName(prefix, hash string) string {
 
 // SortControllerRevisions orders revisions by revision number, oldest
 // first (ties by creation then name).
-func SortControllerRevisions(revisions []*api.ControllerRevision) {
+func SortControllerRevisions(revisions []*appsv1.ControllerRevision) {
 	sort.SliceStable(revisions, func(i, j int) bool {
 		a, b := revisions[i], revisions[j]
 		if a.Revision != b.Revision {
@@ -103,7 +107,7 @@ func SortControllerRevisions(revisions []*api.ControllerRevision) {
 }
 
 // MaxRevision is the highest revision number (0 for none).
-func MaxRevision(revisions []*api.ControllerRevision) int64 {
+func MaxRevision(revisions []*appsv1.ControllerRevision) int64 {
 	var max int64
 	for _, r := range revisions {
 		if r.Revision > max {
@@ -115,7 +119,7 @@ func MaxRevision(revisions []*api.ControllerRevision) int64 {
 
 // EqualRevision reports whether two revisions hold the same data (the
 // hash labels first, when both have one, then the bytes).
-func EqualRevision(a, b *api.ControllerRevision, hashLabel string) bool {
+func EqualRevision(a, b *appsv1.ControllerRevision, hashLabel string) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -128,8 +132,8 @@ func EqualRevision(a, b *api.ControllerRevision, hashLabel string) bool {
 
 // FindEqualRevisions returns the revisions that hold needle's data, in
 // their order.
-func FindEqualRevisions(revisions []*api.ControllerRevision, needle *api.ControllerRevision, hashLabel string) []*api.ControllerRevision {
-	var out []*api.ControllerRevision
+func FindEqualRevisions(revisions []*appsv1.ControllerRevision, needle *appsv1.ControllerRevision, hashLabel string) []*appsv1.ControllerRevision {
+	var out []*appsv1.ControllerRevision
 	for _, r := range revisions {
 		if EqualRevision(r, needle, hashLabel) {
 			out = append(out, r)
@@ -142,8 +146,8 @@ func FindEqualRevisions(revisions []*api.ControllerRevision, needle *api.Control
 // the revisions not live (current, updating, or the revision of a pod),
 // oldest first, beyond limit (10 when nil). revisions are sorted by
 // SortControllerRevisions.
-func RevisionsToPrune(revisions []*api.ControllerRevision, live map[string]bool, limit *int32) []*api.ControllerRevision {
-	var history []*api.ControllerRevision
+func RevisionsToPrune(revisions []*appsv1.ControllerRevision, live map[string]bool, limit *int32) []*appsv1.ControllerRevision {
+	var history []*appsv1.ControllerRevision
 	for _, r := range revisions {
 		if !live[r.Name] {
 			history = append(history, r)
@@ -161,7 +165,7 @@ func RevisionsToPrune(revisions []*api.ControllerRevision, live map[string]bool,
 
 // RenumberRevision is history.UpdateControllerRevision: an old template
 // comes back as the newest revision under its old name.
-func RenumberRevision(ctx context.Context, res *client.Resource[*api.ControllerRevision], cr *api.ControllerRevision, revision int64) (*api.ControllerRevision, error) {
+func RenumberRevision(ctx context.Context, res *client.Resource[*appsv1.ControllerRevision], cr *appsv1.ControllerRevision, revision int64) (*appsv1.ControllerRevision, error) {
 	if cr.Revision == revision {
 		return cr, nil
 	}
@@ -172,7 +176,7 @@ func RenumberRevision(ctx context.Context, res *client.Resource[*api.ControllerR
 
 // DeleteRevisions deletes revisions, a revision already gone being no
 // error.
-func DeleteRevisions(ctx context.Context, res *client.Resource[*api.ControllerRevision], revisions []*api.ControllerRevision) error {
+func DeleteRevisions(ctx context.Context, res *client.Resource[*appsv1.ControllerRevision], revisions []*appsv1.ControllerRevision) error {
 	for _, r := range revisions {
 		if err := res.Delete(ctx, r.Namespace, r.Name, nil); err != nil && !api.IsNotFound(err) {
 			return err
@@ -186,9 +190,9 @@ func DeleteRevisions(ctx context.Context, res *client.Resource[*api.ControllerRe
 // its selector matches and releasing the ones it no longer matches
 // (ClaimControllerRevisions): an owner deleted with --cascade=orphan and
 // created again takes its history back.
-func ClaimRevisions(ctx context.Context, res *client.Resource[*api.ControllerRevision], owner *api.ObjectMeta, ownerKind api.GroupVersionKind,
-	matches func(*api.ControllerRevision) bool, getFresh func(context.Context) (*api.ObjectMeta, error), candidates []*api.ControllerRevision) ([]*api.ControllerRevision, error) {
-	return ClaimObjects(ctx, ClaimConfig[*api.ControllerRevision]{
+func ClaimRevisions(ctx context.Context, res *client.Resource[*appsv1.ControllerRevision], owner *metav1.ObjectMeta, ownerKind schema.GroupVersionKind,
+	matches func(*appsv1.ControllerRevision) bool, getFresh func(context.Context) (*metav1.ObjectMeta, error), candidates []*appsv1.ControllerRevision) ([]*appsv1.ControllerRevision, error) {
+	return ClaimObjects(ctx, ClaimConfig[*appsv1.ControllerRevision]{
 		Owner: owner, OwnerKind: ownerKind, Dependents: res, DependentKind: "ControllerRevision",
 		Match: matches, GetFresh: getFresh,
 	}, candidates)

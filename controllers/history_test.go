@@ -7,17 +7,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/api"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 const hashLabel = "controller.kubernetes.io/hash"
 
-func rev(name string, n int64, data string) *api.ControllerRevision {
-	return &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: name}, Revision: n, Data: api.RawExtension{Raw: json.RawMessage(data)}}
+func rev(name string, n int64, data string) *appsv1.ControllerRevision {
+	return &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: name}, Revision: n, Data: runtime.RawExtension{Raw: json.RawMessage(data)}}
 }
 
-func revNames(rs []*api.ControllerRevision) []string {
+func revNames(rs []*appsv1.ControllerRevision) []string {
 	out := []string{}
 	for _, r := range rs {
 		out = append(out, r.Name)
@@ -26,22 +28,22 @@ func revNames(rs []*api.ControllerRevision) []string {
 }
 
 func TestTemplatePatchAndRevisionTemplate(t *testing.T) {
-	tmpl := &api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}}}
+	tmpl := &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}
 	data, err := TemplatePatch(tmpl)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"web"}},
 		"spec":{"containers":[{"name":"web","image":"nginx","resources":{}}]}}}}`, string(data))
-	back, err := RevisionTemplate(&api.ControllerRevision{Data: api.RawExtension{Raw: data}})
+	back, err := RevisionTemplate(&appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: data}})
 	require.NoError(t, err)
 	assert.Equal(t, tmpl, back)
-	_, err = RevisionTemplate(&api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "x"}, Data: api.RawExtension{Raw: json.RawMessage(`{}`)}})
+	_, err = RevisionTemplate(&appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "x"}, Data: runtime.RawExtension{Raw: json.RawMessage(`{}`)}})
 	assert.EqualError(t, err, "revision x holds no template")
 }
 
 func TestRevisionsToPrune(t *testing.T) {
-	history := func(n int) []*api.ControllerRevision {
-		var out []*api.ControllerRevision
+	history := func(n int) []*appsv1.ControllerRevision {
+		var out []*appsv1.ControllerRevision
 		for i := 1; i <= n; i++ {
 			out = append(out, rev(fmt.Sprintf("web-%d", i), int64(i), `{}`))
 		}
@@ -94,7 +96,7 @@ func TestControllerRevisionNameCutsTheOwnerName(t *testing.T) {
 }
 
 func TestSortMaxAndEqualRevisions(t *testing.T) {
-	rs := []*api.ControllerRevision{rev("c", 3, `3`), rev("a", 1, `1`), rev("b", 2, `1`)}
+	rs := []*appsv1.ControllerRevision{rev("c", 3, `3`), rev("a", 1, `1`), rev("b", 2, `1`)}
 	SortControllerRevisions(rs)
 	assert.Equal(t, []string{"a", "b", "c"}, revNames(rs))
 	assert.Equal(t, int64(3), MaxRevision(rs))

@@ -6,8 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
@@ -30,10 +31,10 @@ func TestInformerForIsASourceOfTheController(t *testing.T) {
 	env := apiservertest.New(t)
 	cl := env.Client
 	for _, ns := range []string{"a", "b"} {
-		_, err := cl.Namespaces().Create(bg, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}})
+		_, err := cl.Namespaces().Create(bg, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 		require.NoError(t, err)
 		for _, name := range []string{"kept", "other"} {
-			_, err := cl.ConfigMaps().Create(bg, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns}})
+			_, err := cl.ConfigMaps().Create(bg, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}})
 			require.NoError(t, err)
 		}
 	}
@@ -41,7 +42,7 @@ func TestInformerForIsASourceOfTheController(t *testing.T) {
 	all := controllers.InformerFor(ctrl, cl.ConfigMaps())
 	filtered := controllers.FilteredInformerFor(ctrl, cl.ConfigMaps(), "a", client.ListOptions{FieldSelector: "metadata.name=kept"})
 	var added []string
-	filtered.AddHandler(cache.Handler[*api.ConfigMap]{OnAdd: func(cm *api.ConfigMap) { added = append(added, cache.Key(&cm.ObjectMeta)) }})
+	filtered.AddHandler(cache.Handler[*corev1.ConfigMap]{OnAdd: func(cm *corev1.ConfigMap) { added = append(added, cache.Key(&cm.ObjectMeta)) }})
 	assert.Empty(t, all.List(), "nothing is listed before the controller syncs")
 
 	require.NoError(t, ctrl.Sync(bg), "the controller's Sync lists every informer it was given")

@@ -13,6 +13,8 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/runmode"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // DefaultStatusRetries is how many times UpdateStatus tries a status write
@@ -47,7 +49,7 @@ type ObjectConfig[T api.Object] struct {
 	Primary *client.Resource[T]
 	// GVK is the primary's kind, for controller references and events
 	// (required).
-	GVK api.GroupVersionKind
+	GVK schema.GroupVersionKind
 	// Owns are the kinds the controller creates (built by Owns) or
 	// otherwise watches (built by Watches).
 	Owns []Watch
@@ -73,7 +75,7 @@ type ObjectController[T api.Object] struct {
 	client    *client.Client
 	clock     clock.Clock
 	primary   *client.Resource[T]
-	gvk       api.GroupVersionKind
+	gvk       schema.GroupVersionKind
 	informer  *cache.Informer[T]
 	owns      []Watch
 	reconcile ObjectReconcileFunc[T]
@@ -167,7 +169,7 @@ func (c *ObjectController[T]) Clock() clock.Clock { return c.clock }
 func (c *ObjectController[T]) Logger() *slog.Logger { return c.logger }
 
 // GVK is the primary kind.
-func (c *ObjectController[T]) GVK() api.GroupVersionKind { return c.gvk }
+func (c *ObjectController[T]) GVK() schema.GroupVersionKind { return c.gvk }
 
 // Informer is the cache of primary objects (shared: copy before changing).
 func (c *ObjectController[T]) Informer() *cache.Informer[T] { return c.informer }
@@ -194,7 +196,7 @@ func (c *ObjectController[T]) SetControllerReference(owner T, obj api.Object) er
 // SetControllerReference adds to m a controller reference to owner of kind
 // gvk, unless it has one already; another controller is an
 // AlreadyOwnedError.
-func SetControllerReference(owner *api.ObjectMeta, gvk api.GroupVersionKind, m *api.ObjectMeta) error {
+func SetControllerReference(owner *metav1.ObjectMeta, gvk schema.GroupVersionKind, m *metav1.ObjectMeta) error {
 	ref := api.NewControllerRef(owner, gvk)
 	if cur := api.GetControllerOf(m); cur != nil {
 		if cur.UID == ref.UID {
@@ -214,8 +216,8 @@ func SetControllerReference(owner *api.ObjectMeta, gvk api.GroupVersionKind, m *
 
 // AlreadyOwnedError says an object has another controller.
 type AlreadyOwnedError struct {
-	Object *api.ObjectMeta
-	Owner  api.OwnerReference
+	Object *metav1.ObjectMeta
+	Owner  metav1.OwnerReference
 }
 
 // Error is worded as controller-runtime's.

@@ -8,6 +8,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
@@ -19,20 +23,20 @@ import (
 
 var bg = context.Background()
 
-var deploymentGVK = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+var deploymentGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 
 // infoController is the smallest ObjectController there is: for
 // each Deployment it keeps a ConfigMap "<name>-info" holding the replica
 // count, and reports in status.observedGeneration and status.replicas.
 type infoController struct {
-	*controllers.ObjectController[*api.Deployment]
-	configMaps *controllers.Watched[*api.ConfigMap]
+	*controllers.ObjectController[*appsv1.Deployment]
+	configMaps *controllers.Watched[*corev1.ConfigMap]
 	reconciles int
 }
 
 func newInfoController(t *testing.T, cl *client.Client, env *apiservertest.Env) *infoController {
 	ic := &infoController{configMaps: controllers.Owns(cl.ConfigMaps(), "ConfigMap")}
-	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.Deployment]{
+	c, err := controllers.NewObjectController(controllers.ObjectConfig[*appsv1.Deployment]{
 		Name: "info", Client: cl, Clock: env.Clock, Mode: runmode.Step, Primary: cl.Deployments(), GVK: deploymentGVK,
 		Owns: []controllers.Watch{ic.configMaps}, Reconcile: ic.reconcile,
 	})
@@ -41,14 +45,14 @@ func newInfoController(t *testing.T, cl *client.Client, env *apiservertest.Env) 
 	return ic
 }
 
-func (ic *infoController) reconcile(ctx context.Context, d *api.Deployment) (controllers.Result, error) {
+func (ic *infoController) reconcile(ctx context.Context, d *appsv1.Deployment) (controllers.Result, error) {
 	ic.reconciles++
 	replicas := int32(1)
 	if d.Spec.Replicas != nil {
 		replicas = *d.Spec.Replicas
 	}
-	cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: d.Name + "-info", Namespace: d.Namespace}}
-	_, _, err := controllers.CreateOrUpdate(ctx, ic.configMaps.Resource(), d, ic.GVK(), cm, func(cm *api.ConfigMap) error {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-info", Namespace: d.Namespace}}
+	_, _, err := controllers.CreateOrUpdate(ctx, ic.configMaps.Resource(), d, ic.GVK(), cm, func(cm *corev1.ConfigMap) error {
 		if cm.Data == nil {
 			cm.Data = map[string]string{}
 		}
@@ -59,7 +63,7 @@ func (ic *infoController) reconcile(ctx context.Context, d *api.Deployment) (con
 		return controllers.Result{}, err
 	}
 	owned := int32(len(ic.configMaps.OwnedBy(d)))
-	_, err = ic.UpdateStatus(ctx, d, func(d *api.Deployment) {
+	_, err = ic.UpdateStatus(ctx, d, func(d *appsv1.Deployment) {
 		d.Status.ObservedGeneration = d.Generation
 		d.Status.Replicas = owned
 	})
@@ -82,15 +86,15 @@ func drive(t *testing.T, ctrl *controllers.Controller) int {
 	return steps
 }
 
-func deployment(name string, replicas int32) *api.Deployment {
-	return &api.Deployment{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: api.DeploymentSpec{
+func deployment(name string, replicas int32) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{
 			Replicas: &replicas,
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": name}},
-			Template: api.PodTemplateSpec{
-				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name}},
-				Spec:       api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}},
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
 			},
 		},
 	}
@@ -177,8 +181,8 @@ func TestObjectOfAnotherControllerIsNotTaken(t *testing.T) {
 	ic := newInfoController(t, cl, env)
 	other, err := cl.Deployments().Create(bg, deployment("other", 1))
 	require.NoError(t, err)
-	cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "web-info", Namespace: "default",
-		OwnerReferences: []api.OwnerReference{*api.NewControllerRef(&other.ObjectMeta, deploymentGVK)}}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web-info", Namespace: "default",
+		OwnerReferences: []metav1.OwnerReference{*api.NewControllerRef(&other.ObjectMeta, deploymentGVK)}}}
 	_, err = cl.ConfigMaps().Create(bg, cm)
 	require.NoError(t, err)
 	_, err = cl.Deployments().Create(bg, deployment("web", 2))
@@ -214,7 +218,7 @@ func TestUpdateStatusRetriesOnConflict(t *testing.T) {
 	require.NoError(t, err)
 
 	calls := 0
-	out, err := controllers.UpdateStatus(bg, cl.Deployments(), d, 3, func(d *api.Deployment) {
+	out, err := controllers.UpdateStatus(bg, cl.Deployments(), d, 3, func(d *appsv1.Deployment) {
 		calls++
 		d.Status.ReadyReplicas = 7
 	})
@@ -225,7 +229,7 @@ func TestUpdateStatusRetriesOnConflict(t *testing.T) {
 
 	t.Run("gives up after N conflicts", func(t *testing.T) {
 		calls := 0
-		_, err := controllers.UpdateStatus(bg, cl.Deployments(), out, 3, func(d *api.Deployment) {
+		_, err := controllers.UpdateStatus(bg, cl.Deployments(), out, 3, func(d *appsv1.Deployment) {
 			calls++
 			d.Status.ReadyReplicas = int32(100 + calls)
 			// Another writer wins every race.
@@ -243,7 +247,7 @@ func TestUpdateStatusRetriesOnConflict(t *testing.T) {
 	t.Run("no change, no write", func(t *testing.T) {
 		cur, err := cl.Deployments().Get(bg, "default", "web")
 		require.NoError(t, err)
-		out, err := controllers.UpdateStatus(bg, cl.Deployments(), cur, 3, func(*api.Deployment) {})
+		out, err := controllers.UpdateStatus(bg, cl.Deployments(), cur, 3, func(*appsv1.Deployment) {})
 		require.NoError(t, err)
 		assert.Equal(t, cur.ResourceVersion, out.ResourceVersion)
 	})
@@ -261,8 +265,8 @@ func TestUnstructuredPrimary(t *testing.T) {
 		Name: "uinfo", Client: cl, Clock: env.Clock, Mode: runmode.Step, Primary: dyn, GVK: deploymentGVK, Owns: []controllers.Watch{cms},
 		Reconcile: func(ctx context.Context, u *unstructured.Unstructured) (controllers.Result, error) {
 			replicas, _ := unstructured.NestedField(u.Content, "spec", "replicas")
-			cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: u.Name + "-info", Namespace: u.Namespace}}
-			if _, _, err := controllers.CreateOrUpdate(ctx, cl.ConfigMaps(), u, deploymentGVK, cm, func(cm *api.ConfigMap) error {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: u.Name + "-info", Namespace: u.Namespace}}
+			if _, _, err := controllers.CreateOrUpdate(ctx, cl.ConfigMaps(), u, deploymentGVK, cm, func(cm *corev1.ConfigMap) error {
 				cm.Data = map[string]string{"replicas": fmt.Sprint(replicas)}
 				return nil
 			}); err != nil {
@@ -287,6 +291,6 @@ func TestUnstructuredPrimary(t *testing.T) {
 }
 
 func TestNewChecksConfig(t *testing.T) {
-	_, err := controllers.NewObjectController(controllers.ObjectConfig[*api.Deployment]{Name: "x"})
+	_, err := controllers.NewObjectController(controllers.ObjectConfig[*appsv1.Deployment]{Name: "x"})
 	require.Error(t, err)
 }

@@ -2,6 +2,8 @@ package controllers
 
 import (
 	"encoding/json"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -12,7 +14,7 @@ import (
 // dependent's uid, so that a namesake created meanwhile is not adopted by
 // mistake (the patch then fails). Kubernetes' ControllerRefManager sends
 // the same patch.
-func AdoptPatch(owner *api.ObjectMeta, gvk api.GroupVersionKind, dependentUID types.UID) ([]byte, error) {
+func AdoptPatch(owner *metav1.ObjectMeta, gvk schema.GroupVersionKind, dependentUID types.UID) ([]byte, error) {
 	return json.Marshal(map[string]any{"metadata": map[string]any{
 		"ownerReferences": []any{api.NewControllerRef(owner, gvk)},
 		"uid":             dependentUID,

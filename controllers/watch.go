@@ -6,6 +6,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ControllerUIDIndex indexes owned objects by the uid of their controller,
@@ -19,7 +20,7 @@ type Watch interface {
 	// through f when f shares.
 	source(f *cache.Factory, namespace string, logger *slog.Logger) Source
 	// bind adds the handler that queues primary keys.
-	bind(ctrl *Controller, primary api.GroupVersionKind)
+	bind(ctrl *Controller, primary schema.GroupVersionKind)
 }
 
 // MapFunc maps a watched object to the keys ("namespace/name") of the
@@ -61,7 +62,7 @@ func (w *Watched[O]) source(f *cache.Factory, namespace string, logger *slog.Log
 	return w.informer
 }
 
-func (w *Watched[O]) bind(ctrl *Controller, primary api.GroupVersionKind) {
+func (w *Watched[O]) bind(ctrl *Controller, primary schema.GroupVersionKind) {
 	enqueue := func(event string, obj O) {
 		m := api.Meta(obj)
 		cause := Cause{Event: event, Kind: w.Kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion}
@@ -83,7 +84,7 @@ func (w *Watched[O]) bind(ctrl *Controller, primary api.GroupVersionKind) {
 }
 
 // keys are the primary keys an event on obj queues.
-func (w *Watched[O]) keys(obj O, primary api.GroupVersionKind) []string {
+func (w *Watched[O]) keys(obj O, primary schema.GroupVersionKind) []string {
 	if w.mapFn != nil {
 		return w.mapFn(obj)
 	}

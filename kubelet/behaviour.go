@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // BehaviourAnnotation lets a manifest say how its simulated containers
@@ -39,7 +39,7 @@ func (b PodBehaviour) Exits() bool { return b.ExitAfter > 0 }
 
 // DefaultBehaviour reads the pod's BehaviourAnnotation; a pod without it,
 // or with a value ParseBehaviour refuses, runs until deleted.
-func DefaultBehaviour(pod *api.Pod) PodBehaviour {
+func DefaultBehaviour(pod *corev1.Pod) PodBehaviour {
 	b, err := ParseBehaviour(pod.Annotations[BehaviourAnnotation])
 	if err != nil {
 		return PodBehaviour{}

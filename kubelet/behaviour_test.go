@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestParseBehaviour(t *testing.T) {
@@ -69,7 +69,7 @@ func FuzzParseBehaviour(f *testing.F) {
 }
 
 func TestDefaultBehaviourReadsTheAnnotation(t *testing.T) {
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Annotations: map[string]string{BehaviourAnnotation: "crash-after=5s"}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{BehaviourAnnotation: "crash-after=5s"}}}
 	assert.Equal(t, PodBehaviour{ExitAfter: 5 * time.Second, ExitCode: 1}, DefaultBehaviour(pod))
 	pod.Annotations[BehaviourAnnotation] = "nonsense"
 	assert.Equal(t, PodBehaviour{}, DefaultBehaviour(pod), "a bad value runs normally")

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet/shell"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // clusterNetwork is the cluster network as a container's shell sees it
@@ -28,7 +28,7 @@ import (
 // session affinity, NodePorts, and every protocol but HTTP GET.
 type clusterNetwork struct {
 	k   *Kubelet
-	pod *api.Pod
+	pod *corev1.Pod
 }
 
 // clusterDNSIP is the cluster DNS Service's address in a kubeadm or kind
@@ -103,12 +103,12 @@ func (n clusterNetwork) resolve(ctx context.Context, fqdn string) []string {
 	return nil
 }
 
-func (n clusterNetwork) endpointAddresses(ctx context.Context, ns, name string) []api.EndpointAddress {
+func (n clusterNetwork) endpointAddresses(ctx context.Context, ns, name string) []corev1.EndpointAddress {
 	ep, err := n.k.c.Endpoints().Get(ctx, ns, name)
 	if err != nil {
 		return nil
 	}
-	var out []api.EndpointAddress
+	var out []corev1.EndpointAddress
 	for _, s := range ep.Subsets {
 		out = append(out, s.Addresses...)
 	}
@@ -136,7 +136,7 @@ func (n clusterNetwork) route(ctx context.Context, ip, port string) (string, str
 		if svc.Spec.ClusterIP != ip || ip == "" {
 			continue
 		}
-		var sp *api.ServicePort
+		var sp *corev1.ServicePort
 		for i := range svc.Spec.Ports {
 			if strconv.Itoa(int(svc.Spec.Ports[i].Port)) == port {
 				sp = &svc.Spec.Ports[i]
@@ -252,7 +252,7 @@ func realGet(ctx context.Context, dial func(context.Context, string, string) (ne
 // port: nginx its welcome page on 80, serve_hostname (and agnhost
 // serve-hostname) the pod's name on 9376, http-echo its -text on 5678 (or
 // -listen). Any other container listens nowhere.
-func simulatedServer(pod *api.Pod, c *api.Container, port, path string) (int, []byte, bool) {
+func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (int, []byte, bool) {
 	repo := imageRepo(c.Image)
 	argv := append(append([]string(nil), c.Command...), c.Args...)
 	base := repo[strings.LastIndex(repo, "/")+1:]
@@ -281,7 +281,7 @@ func simulatedServer(pod *api.Pod, c *api.Container, port, path string) (int, []
 	return 0, nil, false
 }
 
-func hostnameOf(pod *api.Pod) string {
+func hostnameOf(pod *corev1.Pod) string {
 	if pod.Spec.Hostname != "" {
 		return pod.Spec.Hostname
 	}

@@ -5,30 +5,30 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // What the tutorials' images answer, and on which port only.
 func TestSimulatedServer(t *testing.T) {
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "hostnames-abc"}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "hostnames-abc"}}
 	for _, tc := range []struct {
 		name       string
-		c          api.Container
+		c          corev1.Container
 		port, path string
 		code       int
 		body       string
 		ok         bool
 	}{
-		{name: "nginx", c: api.Container{Image: "nginx:1.27"}, port: "80", path: "/", code: 200, body: "<h1>Welcome to nginx!</h1>", ok: true},
-		{name: "nginx 404", c: api.Container{Image: "docker.io/library/nginx"}, port: "80", path: "/x", code: 404, body: "404 Not Found", ok: true},
-		{name: "nginx other port", c: api.Container{Image: "nginx"}, port: "8080", path: "/"},
-		{name: "serve_hostname", c: api.Container{Image: "registry.k8s.io/serve_hostname"}, port: "9376", path: "/", code: 200, body: "hostnames-abc\n", ok: true},
-		{name: "agnhost serve-hostname", c: api.Container{Image: "registry.k8s.io/e2e-test-images/agnhost:2.39", Args: []string{"serve-hostname"}}, port: "9376", path: "/", code: 200, body: "hostnames-abc\n", ok: true},
-		{name: "agnhost other", c: api.Container{Image: "registry.k8s.io/e2e-test-images/agnhost:2.39", Args: []string{"pause"}}, port: "9376", path: "/"},
-		{name: "http-echo", c: api.Container{Image: "hashicorp/http-echo", Args: []string{"-text=apple"}}, port: "5678", path: "/", code: 200, body: "apple\n", ok: true},
-		{name: "http-echo -listen", c: api.Container{Image: "hashicorp/http-echo", Args: []string{"-text=banana", "-listen=:8080"}}, port: "8080", path: "/", code: 200, body: "banana\n", ok: true},
-		{name: "busybox", c: api.Container{Image: "busybox"}, port: "80", path: "/"},
+		{name: "nginx", c: corev1.Container{Image: "nginx:1.27"}, port: "80", path: "/", code: 200, body: "<h1>Welcome to nginx!</h1>", ok: true},
+		{name: "nginx 404", c: corev1.Container{Image: "docker.io/library/nginx"}, port: "80", path: "/x", code: 404, body: "404 Not Found", ok: true},
+		{name: "nginx other port", c: corev1.Container{Image: "nginx"}, port: "8080", path: "/"},
+		{name: "serve_hostname", c: corev1.Container{Image: "registry.k8s.io/serve_hostname"}, port: "9376", path: "/", code: 200, body: "hostnames-abc\n", ok: true},
+		{name: "agnhost serve-hostname", c: corev1.Container{Image: "registry.k8s.io/e2e-test-images/agnhost:2.39", Args: []string{"serve-hostname"}}, port: "9376", path: "/", code: 200, body: "hostnames-abc\n", ok: true},
+		{name: "agnhost other", c: corev1.Container{Image: "registry.k8s.io/e2e-test-images/agnhost:2.39", Args: []string{"pause"}}, port: "9376", path: "/"},
+		{name: "http-echo", c: corev1.Container{Image: "hashicorp/http-echo", Args: []string{"-text=apple"}}, port: "5678", path: "/", code: 200, body: "apple\n", ok: true},
+		{name: "http-echo -listen", c: corev1.Container{Image: "hashicorp/http-echo", Args: []string{"-text=banana", "-listen=:8080"}}, port: "8080", path: "/", code: 200, body: "banana\n", ok: true},
+		{name: "busybox", c: corev1.Container{Image: "busybox"}, port: "80", path: "/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body, ok := simulatedServer(pod, &tc.c, tc.port, tc.path)

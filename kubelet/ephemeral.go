@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Ephemeral containers (kubectl debug) are added to a running pod through
@@ -17,8 +18,8 @@ import (
 
 // ephemeralSpecs are the pod's ephemeral containers as containers, by
 // name, in the pod's order.
-func ephemeralSpecs(pod *api.Pod) []api.Container {
-	out := make([]api.Container, len(pod.Spec.EphemeralContainers))
+func ephemeralSpecs(pod *corev1.Pod) []corev1.Container {
+	out := make([]corev1.Container, len(pod.Spec.EphemeralContainers))
 	for i := range pod.Spec.EphemeralContainers {
 		out[i] = api.EphemeralAsContainer(&pod.Spec.EphemeralContainers[i])
 	}
@@ -27,7 +28,7 @@ func ephemeralSpecs(pod *api.Pod) []api.Container {
 
 // newEphemeral reports whether the pod's spec names an ephemeral container
 // the runtime has not started yet, in a pod whose containers run.
-func newEphemeral(rt *podRuntime, pod *api.Pod) bool {
+func newEphemeral(rt *podRuntime, pod *corev1.Pod) bool {
 	if rt.stage != stageStarted {
 		return false
 	}
@@ -41,7 +42,7 @@ func newEphemeral(rt *podRuntime, pod *api.Pod) bool {
 
 // startEphemeral starts every ephemeral container of the spec the runtime
 // does not have yet.
-func startEphemeral(rt *podRuntime, pod *api.Pod, now time.Time) []podEvent {
+func startEphemeral(rt *podRuntime, pod *corev1.Pod, now time.Time) []podEvent {
 	var events []podEvent
 	for _, ec := range pod.Spec.EphemeralContainers {
 		if rt.find(ec.Name) >= 0 {

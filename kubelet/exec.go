@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet/portforward"
 	"github.com/kubesim/kubesim/kubelet/shell"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // StreamError is a refusal of exec, attach or port-forward before any
@@ -30,7 +30,7 @@ func (e *StreamError) Error() string { return e.Message }
 
 // runningPod finds a pod of this node by name (the kubelet's
 // GetPodByName); the real kubelet answers "pod does not exist" with 404.
-func (k *Kubelet) runningPod(namespace, podName string) (*api.Pod, error) {
+func (k *Kubelet) runningPod(namespace, podName string) (*corev1.Pod, error) {
 	k.mu.Lock()
 	inf := k.loops.pods
 	k.mu.Unlock()
@@ -44,10 +44,10 @@ func (k *Kubelet) runningPod(namespace, podName string) (*api.Pod, error) {
 // runningContainer is the spec of a container of pod that is running
 // now, as the runtime's findContainer would find it; anything else (not
 // started, exited, not in the pod) is "container not found".
-func runningContainer(pod *api.Pod, name string) (*api.Container, error) {
+func runningContainer(pod *corev1.Pod, name string) (*corev1.Container, error) {
 	notFound := &StreamError{Code: http.StatusInternalServerError, Message: fmt.Sprintf("container not found (%q)", name)}
-	var spec *api.Container
-	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers, ephemeralSpecs(pod)} {
+	var spec *corev1.Container
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers, ephemeralSpecs(pod)} {
 		for i := range cs {
 			if cs[i].Name == name {
 				spec = &cs[i]
@@ -57,7 +57,7 @@ func runningContainer(pod *api.Pod, name string) (*api.Container, error) {
 	if spec == nil {
 		return nil, notFound
 	}
-	for _, statuses := range [][]api.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses, pod.Status.EphemeralContainerStatuses} {
+	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses, pod.Status.EphemeralContainerStatuses} {
 		for _, st := range statuses {
 			if st.Name == name && st.State.Running != nil {
 				return spec, nil
@@ -88,7 +88,7 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 
 // writableLayer is the running container's writable layer, made at the
 // first exec that needs it; nil when the container does not run.
-func (k *Kubelet) writableLayer(pod *api.Pod, container string) *shell.Layer {
+func (k *Kubelet) writableLayer(pod *corev1.Pod, container string) *shell.Layer {
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
 	rt := k.runtimes[pod.Namespace+"/"+pod.Name]
@@ -109,7 +109,7 @@ func (k *Kubelet) writableLayer(pod *api.Pod, container string) *shell.Layer {
 // and not removed by now into env (empty, as touch makes them): the
 // liveness lab's `kubectl exec liveness -- cat /tmp/healthy` finds the
 // file, then, after the rm, does not.
-func (k *Kubelet) addProgramFiles(env *shell.Environment, pod *api.Pod, c *api.Container) {
+func (k *Kubelet) addProgramFiles(env *shell.Environment, pod *corev1.Pod, c *corev1.Container) {
 	k.stateMu.Lock()
 	var started time.Time
 	if rt := k.runtimes[pod.Namespace+"/"+pod.Name]; rt != nil && rt.uid == pod.UID {
@@ -188,17 +188,17 @@ func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container stri
 // envSources reads what a pod refers to from the API server.
 type envSources struct{ c *client.Client }
 
-func (s envSources) ConfigMap(ctx context.Context, ns, name string) (*api.ConfigMap, error) {
+func (s envSources) ConfigMap(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
 	return s.c.ConfigMaps().Get(ctx, ns, name)
 }
 
-func (s envSources) Secret(ctx context.Context, ns, name string) (*api.Secret, error) {
+func (s envSources) Secret(ctx context.Context, ns, name string) (*corev1.Secret, error) {
 	return s.c.Secrets().Get(ctx, ns, name)
 }
 
 // ServiceAccountToken asks for a token bound to the pod (a TokenRequest
 // to serviceaccounts/NAME/token, as the kubelet's token manager does).
-func (s envSources) ServiceAccountToken(ctx context.Context, pod *api.Pod, audience string, expirationSeconds *int64) (string, error) {
+func (s envSources) ServiceAccountToken(ctx context.Context, pod *corev1.Pod, audience string, expirationSeconds *int64) (string, error) {
 	sa := pod.Spec.ServiceAccountName
 	if sa == "" {
 		sa = "default"

@@ -11,21 +11,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 func TestRunningContainer(t *testing.T) {
-	pod := &api.Pod{Spec: api.PodSpec{
-		InitContainers: []api.Container{{Name: "init"}},
-		Containers:     []api.Container{{Name: "app"}, {Name: "side"}},
+	pod := &corev1.Pod{Spec: corev1.PodSpec{
+		InitContainers: []corev1.Container{{Name: "init"}},
+		Containers:     []corev1.Container{{Name: "app"}, {Name: "side"}},
 	}}
-	pod.Status.InitContainerStatuses = []api.ContainerStatus{{Name: "init", State: api.ContainerState{Running: &api.ContainerStateRunning{}}}}
-	pod.Status.ContainerStatuses = []api.ContainerStatus{
-		{Name: "app", State: api.ContainerState{Waiting: &api.ContainerStateWaiting{Reason: "PodInitializing"}}},
-		{Name: "side", State: api.ContainerState{Terminated: &api.ContainerStateTerminated{ExitCode: 1}}},
+	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "init", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{
+		{Name: "app", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}},
+		{Name: "side", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1}}},
 	}
 	c, err := runningContainer(pod, "init")
 	require.NoError(t, err)
@@ -44,9 +44,9 @@ func TestRunningContainer(t *testing.T) {
 func TestExecAndPortForwardTargets(t *testing.T) {
 	network := podnet.New()
 	f := newFixture(t, Config{Network: network})
-	f.createPod("web", func(p *api.Pod) { p.Spec.Containers[0].Env = []api.EnvVar{{Name: "A", Value: "1"}} })
+	f.createPod("web", func(p *corev1.Pod) { p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "A", Value: "1"}} })
 	f.settle()
-	for f.pod("web").Status.Phase != api.PodRunning {
+	for f.pod("web").Status.Phase != corev1.PodRunning {
 		f.next()
 	}
 
@@ -87,12 +87,12 @@ func TestExecAndPortForwardTargets(t *testing.T) {
 // until the script removes it (the liveness lab).
 func TestExecSeesTheProgramsFiles(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.createPod("live", func(p *api.Pod) {
+	f.createPod("live", func(p *corev1.Pod) {
 		p.Spec.Containers[0].Image = "busybox"
 		p.Spec.Containers[0].Command = []string{"sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}
 	})
 	f.settle()
-	for f.pod("live").Status.Phase != api.PodRunning {
+	for f.pod("live").Status.Phase != corev1.PodRunning {
 		f.next()
 	}
 	cat := func() int {

@@ -5,7 +5,7 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Process is a container the kubelet runs for real.
@@ -19,7 +19,7 @@ type Process interface {
 // ImageRunner starts a container of one image for real (in process). The
 // pod's IP is still simulated: the kubelet records in the pod network that
 // podIP:containerPort is served at the process's Addr.
-type ImageRunner func(ctx context.Context, pod *api.Pod, container api.Container) (Process, error)
+type ImageRunner func(ctx context.Context, pod *corev1.Pod, container corev1.Container) (Process, error)
 
 // realContainer is a running process and the pod addresses it serves.
 type realContainer struct {
@@ -30,7 +30,7 @@ type realContainer struct {
 // startReal starts the containers of pod whose image has a runner (under
 // stateMu), once the pod has its IP. A failure is logged; the container
 // stays simulated, and its endpoint refuses connections.
-func (k *Kubelet) startReal(key string, pod *api.Pod, ip string) {
+func (k *Kubelet) startReal(key string, pod *corev1.Pod, ip string) {
 	if len(k.cfg.Images) == 0 || k.real[key] != nil {
 		return
 	}

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/shell"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A container started with stdin whose program is a shell — the
@@ -27,7 +27,7 @@ import (
 // shell image with no command), a filter given no file (cat, wc, grep
 // PATTERN, head, tail), or a script that reads (read, or such a filter).
 // Its program runs when an attached session gives it that input.
-func interactive(pod *api.Pod, c *api.Container) bool {
+func interactive(pod *corev1.Pod, c *corev1.Container) bool {
 	if !c.Stdin {
 		return false
 	}
@@ -36,7 +36,7 @@ func interactive(pod *api.Pod, c *api.Container) bool {
 
 // interactiveArgv is the argv an attached session runs for container c
 // (its stdin set), or nil when the container does not read its stdin.
-func interactiveArgv(c *api.Container) []string {
+func interactiveArgv(c *corev1.Container) []string {
 	argv := append(append([]string(nil), c.Command...), c.Args...)
 	if len(argv) == 0 {
 		if isShellImage(imageRepo(c.Image)) {
@@ -109,7 +109,7 @@ func (e *eofReader) ended() bool {
 // stdin open (no stdinOnce), the container goes on running, as a real
 // shell whose stdin the runtime holds open would; otherwise the shell's
 // status is the container's exit code.
-func (k *Kubelet) attachShell(ctx context.Context, pod *api.Pod, c *api.Container, stdio shell.Stdio) error {
+func (k *Kubelet) attachShell(ctx context.Context, pod *corev1.Pod, c *corev1.Container, stdio shell.Stdio) error {
 	env, err := k.ExecTarget(ctx, pod.Namespace, pod.Name, c.Name)
 	if err != nil {
 		return err
@@ -141,7 +141,7 @@ func (k *Kubelet) attachShell(ctx context.Context, pod *api.Pod, c *api.Containe
 // processExited records that the running container name of pod ended by
 // itself with code (its interactive shell returned); the pod loop turns
 // it into the container's termination (nextTransition's toExit).
-func (k *Kubelet) processExited(pod *api.Pod, name string, code int32) {
+func (k *Kubelet) processExited(pod *corev1.Pod, name string, code int32) {
 	key := pod.Namespace + "/" + pod.Name
 	k.stateMu.Lock()
 	rt := k.runtimes[key]
@@ -171,7 +171,7 @@ type processExit struct {
 
 // runningInstance is the id and start of the running container name of
 // pod.
-func (k *Kubelet) runningInstance(pod *api.Pod, name string) (string, time.Time, bool) {
+func (k *Kubelet) runningInstance(pod *corev1.Pod, name string) (string, time.Time, bool) {
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
 	rt := k.runtimes[pod.Namespace+"/"+pod.Name]

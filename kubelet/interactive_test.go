@@ -6,32 +6,32 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 func TestInteractive(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		c     api.Container
+		c     corev1.Container
 		shell bool
 	}{
-		{"kubectl run -it -- sh", api.Container{Image: "busybox", Args: []string{"sh"}, Stdin: true}, true},
-		{"shell image, no command", api.Container{Image: "alpine:3.20", Stdin: true}, true},
-		{"bash -i", api.Container{Image: "ubuntu", Command: []string{"/bin/bash", "-i"}, Stdin: true}, true},
-		{"no stdin", api.Container{Image: "busybox", Args: []string{"sh"}}, false},
-		{"a script", api.Container{Image: "busybox", Command: []string{"sh", "-c", "echo hi"}, Stdin: true}, false},
-		{"a script that reads", api.Container{Image: "busybox", Command: []string{"sh", "-c", "read name; echo hi $name"}, Stdin: true}, true},
-		{"a script that cats stdin", api.Container{Image: "busybox", Command: []string{"sh", "-c", "cat | wc -l"}, Stdin: true}, true},
-		{"cat", api.Container{Image: "busybox", Args: []string{"cat"}, Stdin: true}, true},
-		{"cat a file", api.Container{Image: "busybox", Args: []string{"cat", "/etc/hostname"}, Stdin: true}, false},
-		{"grep a pattern", api.Container{Image: "busybox", Args: []string{"grep", "-i", "x"}, Stdin: true}, true},
-		{"wget", api.Container{Image: "busybox", Args: []string{"wget", "-qO-", "http://web"}, Stdin: true}, false},
-		{"a server", api.Container{Image: "nginx", Stdin: true}, false},
+		{"kubectl run -it -- sh", corev1.Container{Image: "busybox", Args: []string{"sh"}, Stdin: true}, true},
+		{"shell image, no command", corev1.Container{Image: "alpine:3.20", Stdin: true}, true},
+		{"bash -i", corev1.Container{Image: "ubuntu", Command: []string{"/bin/bash", "-i"}, Stdin: true}, true},
+		{"no stdin", corev1.Container{Image: "busybox", Args: []string{"sh"}}, false},
+		{"a script", corev1.Container{Image: "busybox", Command: []string{"sh", "-c", "echo hi"}, Stdin: true}, false},
+		{"a script that reads", corev1.Container{Image: "busybox", Command: []string{"sh", "-c", "read name; echo hi $name"}, Stdin: true}, true},
+		{"a script that cats stdin", corev1.Container{Image: "busybox", Command: []string{"sh", "-c", "cat | wc -l"}, Stdin: true}, true},
+		{"cat", corev1.Container{Image: "busybox", Args: []string{"cat"}, Stdin: true}, true},
+		{"cat a file", corev1.Container{Image: "busybox", Args: []string{"cat", "/etc/hostname"}, Stdin: true}, false},
+		{"grep a pattern", corev1.Container{Image: "busybox", Args: []string{"grep", "-i", "x"}, Stdin: true}, true},
+		{"wget", corev1.Container{Image: "busybox", Args: []string{"wget", "-qO-", "http://web"}, Stdin: true}, false},
+		{"a server", corev1.Container{Image: "nginx", Stdin: true}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.shell, interactive(&api.Pod{}, &tc.c))
+			assert.Equal(t, tc.shell, interactive(&corev1.Pod{}, &tc.c))
 		})
 	}
 }
@@ -58,16 +58,16 @@ func TestAttachedShellEndsTheContainer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, Config{})
-			f.createPod("dbg", func(p *api.Pod) {
-				p.Spec.RestartPolicy = api.RestartPolicyNever
+			f.createPod("dbg", func(p *corev1.Pod) {
+				p.Spec.RestartPolicy = corev1.RestartPolicyNever
 				args := tc.args
 				if args == nil {
 					args = []string{"sh"}
 				}
-				p.Spec.Containers = []api.Container{{Name: "dbg", Image: "busybox", Args: args, Stdin: true, StdinOnce: tc.stdinOnce}}
+				p.Spec.Containers = []corev1.Container{{Name: "dbg", Image: "busybox", Args: args, Stdin: true, StdinOnce: tc.stdinOnce}}
 			})
 			f.settle()
-			for f.pod("dbg").Status.Phase != api.PodRunning {
+			for f.pod("dbg").Status.Phase != corev1.PodRunning {
 				f.next()
 			}
 			var out strings.Builder

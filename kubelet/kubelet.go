@@ -9,9 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/client/record"
@@ -40,11 +41,11 @@ const (
 )
 
 // DefaultCapacity is a node's capacity when Config.Capacity is nil.
-func DefaultCapacity() api.ResourceList {
-	return api.ResourceList{
-		api.ResourceCPU:    resource.MustParse("4"),
-		api.ResourceMemory: resource.MustParse("8Gi"),
-		api.ResourcePods:   resource.MustParse("110"),
+func DefaultCapacity() corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("4"),
+		corev1.ResourceMemory: resource.MustParse("8Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
 	}
 }
 
@@ -78,11 +79,11 @@ type Config struct {
 	// NodeName is the node's name (required).
 	NodeName string
 	// Capacity is the node's capacity and allocatable (DefaultCapacity).
-	Capacity api.ResourceList
+	Capacity corev1.ResourceList
 	// Labels are added to the well-known node labels.
 	Labels map[string]string
 	// Taints are registered with the node.
-	Taints []api.Taint
+	Taints []corev1.Taint
 	// PodCIDR is the node's pod range; pod IPs are given from it in order
 	// (DefaultPodCIDR).
 	PodCIDR string
@@ -98,7 +99,7 @@ type Config struct {
 	Stages Stages
 	// Behaviour says how a pod's containers behave (DefaultBehaviour: the
 	// kubesim.io/behaviour annotation).
-	Behaviour func(pod *api.Pod) PodBehaviour
+	Behaviour func(pod *corev1.Pod) PodBehaviour
 	// LeaseDuration, RenewInterval and NodeStatusReportFrequency tune the
 	// heartbeat (DefaultLeaseDuration, DefaultRenewInterval,
 	// DefaultNodeStatusReportFrequency).
@@ -140,12 +141,12 @@ type Kubelet struct {
 	stateMu  sync.Mutex
 	runtimes map[string]*podRuntime
 	ipam     *ipam
-	lease    *api.Lease
+	lease    *coordinationv1.Lease
 	// node is the Node as this kubelet last read or wrote it: the
 	// heartbeat reads its node from here rather than from the API every
 	// 10 s (the real kubelet serves that read from its node lister), and
 	// reads the API again when a write finds it stale (node.go).
-	node *api.Node
+	node *corev1.Node
 	// real are the containers run for real, by pod key.
 	real map[string][]realContainer
 	// local are the runs of local images, by container id.
@@ -174,7 +175,7 @@ type Kubelet struct {
 // loops are the informer and controllers of one run; live mode makes new
 // ones after a Stop, because a controller's queue does not outlive Run.
 type loops struct {
-	pods      *cache.Informer[*api.Pod]
+	pods      *cache.Informer[*corev1.Pod]
 	podLoop   *controllers.Controller
 	heartbeat *controllers.Controller
 	used      bool
@@ -225,7 +226,7 @@ func New(cfg Config) (*Kubelet, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Labels = maps.Clone(cfg.Labels)
-	cfg.Taints = append([]api.Taint(nil), cfg.Taints...)
+	cfg.Taints = append([]corev1.Taint(nil), cfg.Taints...)
 	c := cfg.Client.WithUserAgent("kubelet/" + cfg.NodeName)
 	rec := cfg.Recorder
 	if rec == nil {
@@ -254,7 +255,7 @@ func (k *Kubelet) newLoops() (*loops, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.pods.AddHandler(controllers.EnqueueObject[*api.Pod](l.podLoop, "Pod"))
+	l.pods.AddHandler(controllers.EnqueueObject[*corev1.Pod](l.podLoop, "Pod"))
 	l.heartbeat, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName + "/heartbeat",
 		Reconciler: controllers.ReconcileFunc(k.syncNode), Clock: k.cfg.Clock, Mode: k.cfg.Mode, Logger: k.logger, Periodic: true})
 	if err != nil {

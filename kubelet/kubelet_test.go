@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
@@ -106,11 +108,11 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	return f
 }
 
-func (f *fixture) createPod(name string, mutate func(*api.Pod)) *api.Pod {
+func (f *fixture) createPod(name string, mutate func(*corev1.Pod)) *corev1.Pod {
 	f.t.Helper()
-	pod := &api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec:       api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx"}}},
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}},
 	}
 	if mutate != nil {
 		mutate(pod)
@@ -118,18 +120,18 @@ func (f *fixture) createPod(name string, mutate func(*api.Pod)) *api.Pod {
 	created, err := f.env.Client.Pods().Create(f.ctx, pod)
 	require.NoError(f.t, err)
 	require.NoError(f.t, f.env.Client.Pods().CreateSubresource(f.ctx, "default", name, "binding",
-		&api.Binding{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"}, Target: api.ObjectReference{Kind: "Node", Name: f.k.NodeName()}}))
+		&corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Target: corev1.ObjectReference{Kind: "Node", Name: f.k.NodeName()}}))
 	return created
 }
 
-func (f *fixture) pod(name string) *api.Pod {
+func (f *fixture) pod(name string) *corev1.Pod {
 	f.t.Helper()
 	pod, err := f.env.Client.Pods().Get(f.ctx, "default", name)
 	require.NoError(f.t, err)
 	return pod
 }
 
-func podCondition(pod *api.Pod, t api.PodConditionType) *api.PodCondition {
+func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
 	for i := range pod.Status.Conditions {
 		if pod.Status.Conditions[i].Type == t {
 			return &pod.Status.Conditions[i]
@@ -150,31 +152,31 @@ func (f *fixture) events(name string) []string {
 }
 
 func TestRegistersNodeAndLease(t *testing.T) {
-	f := newFixture(t, Config{Labels: map[string]string{"zone": "a"}, Taints: []api.Taint{{Key: "dedicated", Value: "x", Effect: api.TaintEffectNoSchedule}}})
+	f := newFixture(t, Config{Labels: map[string]string{"zone": "a"}, Taints: []corev1.Taint{{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}}})
 	node, err := f.env.Client.Nodes().Get(f.ctx, "", "node-1")
 	require.NoError(t, err)
-	assert.Equal(t, "node-1", node.Labels[api.LabelHostname])
-	assert.Equal(t, "linux", node.Labels[api.LabelOSStable])
+	assert.Equal(t, "node-1", node.Labels[corev1.LabelHostname])
+	assert.Equal(t, "linux", node.Labels[corev1.LabelOSStable])
 	assert.Equal(t, "a", node.Labels["zone"])
 	assert.Equal(t, "10.244.1.0/24", node.Spec.PodCIDR)
 	require.Len(t, node.Spec.Taints, 1)
 	assert.Equal(t, "4", node.Status.Capacity.Cpu().String())
 	assert.Equal(t, "8Gi", node.Status.Capacity.Memory().String())
 	assert.Equal(t, "110", node.Status.Allocatable.Pods().String())
-	assert.Equal(t, []api.NodeAddress{{Type: api.NodeInternalIP, Address: "10.244.1.1"}, {Type: api.NodeHostName, Address: "node-1"}}, node.Status.Addresses)
+	assert.Equal(t, []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.244.1.1"}, {Type: corev1.NodeHostName, Address: "node-1"}}, node.Status.Addresses)
 	assert.Equal(t, "v1.32.0", node.Status.NodeInfo.KubeletVersion)
-	ready := findNodeCondition(node.Status.Conditions, api.NodeReady)
+	ready := findNodeCondition(node.Status.Conditions, corev1.NodeReady)
 	require.NotNil(t, ready)
-	assert.Equal(t, api.ConditionTrue, ready.Status)
+	assert.Equal(t, corev1.ConditionTrue, ready.Status)
 	assert.Equal(t, "KubeletReady", ready.Reason)
 	assert.Equal(t, "kubelet is posting ready status", ready.Message)
-	for _, typ := range []api.NodeConditionType{api.NodeMemoryPressure, api.NodeDiskPressure, api.NodePIDPressure} {
-		assert.Equal(t, api.ConditionFalse, findNodeCondition(node.Status.Conditions, typ).Status, typ)
+	for _, typ := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
+		assert.Equal(t, corev1.ConditionFalse, findNodeCondition(node.Status.Conditions, typ).Status, typ)
 	}
 	assert.Contains(t, f.events("node-1"), "NodeReady: Node node-1 status is now: NodeReady")
 	assert.Contains(t, f.events("node-1"), "Starting: Starting kubelet.")
 
-	lease, err := f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
+	lease, err := f.env.Client.Leases().Get(f.ctx, corev1.NamespaceNodeLease, "node-1")
 	require.NoError(t, err)
 	assert.Equal(t, "node-1", *lease.Spec.HolderIdentity)
 	assert.Equal(t, int32(40), *lease.Spec.LeaseDurationSeconds)
@@ -184,7 +186,7 @@ func TestRegistersNodeAndLease(t *testing.T) {
 
 	at := f.next()
 	assert.Equal(t, apiservertest.Start.Add(10*time.Second), at)
-	lease, err = f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
+	lease, err = f.env.Client.Leases().Get(f.ctx, corev1.NamespaceNodeLease, "node-1")
 	require.NoError(t, err)
 	assert.True(t, lease.Spec.RenewTime.Time.Equal(at), "renewed at %v", lease.Spec.RenewTime)
 }
@@ -196,23 +198,23 @@ func TestPodStagesAtTheirTimes(t *testing.T) {
 	f.settle()
 	pod := f.pod("web")
 	assert.Empty(t, pod.Status.ContainerStatuses, "nothing before the first delay")
-	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodScheduled).Status)
+	assert.Equal(t, corev1.ConditionTrue, podCondition(pod, corev1.PodScheduled).Status)
 
 	assert.Equal(t, t0.Add(time.Second), f.next())
 	pod = f.pod("web")
-	assert.Equal(t, api.PodPending, pod.Status.Phase)
+	assert.Equal(t, corev1.PodPending, pod.Status.Phase)
 	require.Len(t, pod.Status.ContainerStatuses, 1)
 	assert.Equal(t, "ContainerCreating", pod.Status.ContainerStatuses[0].State.Waiting.Reason)
-	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodInitialized).Status)
-	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
-	assert.Equal(t, "containers with unready status: [nginx]", podCondition(pod, api.PodReady).Message)
-	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.ContainersReady).Status)
+	assert.Equal(t, corev1.ConditionTrue, podCondition(pod, corev1.PodInitialized).Status)
+	assert.Equal(t, corev1.ConditionFalse, podCondition(pod, corev1.PodReady).Status)
+	assert.Equal(t, "containers with unready status: [nginx]", podCondition(pod, corev1.PodReady).Message)
+	assert.Equal(t, corev1.ConditionFalse, podCondition(pod, corev1.ContainersReady).Status)
 	assert.Equal(t, "10.244.1.1", pod.Status.HostIP)
 	assert.Empty(t, pod.Status.PodIP)
 
 	assert.Equal(t, t0.Add(3*time.Second), f.next())
 	pod = f.pod("web")
-	assert.Equal(t, api.PodRunning, pod.Status.Phase)
+	assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
 	cs := pod.Status.ContainerStatuses[0]
 	require.NotNil(t, cs.State.Running)
 	assert.True(t, cs.State.Running.StartedAt.Time.Equal(t0.Add(3*time.Second)))
@@ -222,7 +224,7 @@ func TestPodStagesAtTheirTimes(t *testing.T) {
 	assert.Contains(t, cs.ContainerID, "containerd://")
 	assert.Equal(t, "10.244.1.2", pod.Status.PodIP)
 	require.NotNil(t, pod.Status.StartTime)
-	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
+	assert.Equal(t, corev1.ConditionFalse, podCondition(pod, corev1.PodReady).Status)
 	assert.Equal(t, []string{
 		`Pulled: Container image "nginx" already present on machine`,
 		"Created: Created container nginx",
@@ -232,11 +234,11 @@ func TestPodStagesAtTheirTimes(t *testing.T) {
 	assert.Equal(t, t0.Add(6*time.Second), f.next())
 	pod = f.pod("web")
 	assert.True(t, pod.Status.ContainerStatuses[0].Ready)
-	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodReady).Status)
-	assert.True(t, podCondition(pod, api.PodReady).LastTransitionTime.Time.Equal(t0.Add(6*time.Second)))
-	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.ContainersReady).Status)
-	assert.Equal(t, []api.PodConditionType{api.PodReadyToStartContainers, api.PodInitialized, api.PodReady, api.ContainersReady, api.PodScheduled},
-		func() (out []api.PodConditionType) {
+	assert.Equal(t, corev1.ConditionTrue, podCondition(pod, corev1.PodReady).Status)
+	assert.True(t, podCondition(pod, corev1.PodReady).LastTransitionTime.Time.Equal(t0.Add(6*time.Second)))
+	assert.Equal(t, corev1.ConditionTrue, podCondition(pod, corev1.ContainersReady).Status)
+	assert.Equal(t, []corev1.PodConditionType{corev1.PodReadyToStartContainers, corev1.PodInitialized, corev1.PodReady, corev1.ContainersReady, corev1.PodScheduled},
+		func() (out []corev1.PodConditionType) {
 			for _, c := range pod.Status.Conditions {
 				out = append(out, c.Type)
 			}
@@ -255,7 +257,7 @@ func TestPodIPsAreUnique(t *testing.T) {
 	var ips []string
 	for _, n := range []string{"a", "b", "c"} {
 		pod := f.pod(n)
-		assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodReady).Status, "zero delays: ready at once")
+		assert.Equal(t, corev1.ConditionTrue, podCondition(pod, corev1.PodReady).Status, "zero delays: ready at once")
 		ips = append(ips, pod.Status.PodIP)
 	}
 	assert.Equal(t, []string{"10.244.1.2", "10.244.1.3", "10.244.1.4"}, ips)
@@ -264,7 +266,7 @@ func TestPodIPsAreUnique(t *testing.T) {
 func TestCrashLoopBackOff(t *testing.T) {
 	f := newFixture(t, Config{})
 	t0 := f.clk.Now()
-	f.createPod("crashy", func(p *api.Pod) { p.Annotations = map[string]string{BehaviourAnnotation: "crash-after=5s"} })
+	f.createPod("crashy", func(p *corev1.Pod) { p.Annotations = map[string]string{BehaviourAnnotation: "crash-after=5s"} })
 	f.settle()
 	require.True(t, f.pod("crashy").Status.ContainerStatuses[0].Ready)
 
@@ -282,8 +284,8 @@ func TestCrashLoopBackOff(t *testing.T) {
 		require.NotNil(t, cs.LastTerminationState.Terminated)
 		assert.Equal(t, int32(1), cs.LastTerminationState.Terminated.ExitCode)
 		assert.Equal(t, "Error", cs.LastTerminationState.Terminated.Reason)
-		assert.Equal(t, api.PodRunning, pod.Status.Phase)
-		assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
+		assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
+		assert.Equal(t, corev1.ConditionFalse, podCondition(pod, corev1.PodReady).Status)
 
 		starts = crashAt.Add(backoff)
 		f.until(starts)
@@ -297,22 +299,22 @@ func TestCrashLoopBackOff(t *testing.T) {
 func TestExitUnderRestartPolicies(t *testing.T) {
 	tests := []struct {
 		name, behaviour string
-		policy          api.RestartPolicy
-		phase           api.PodPhase
+		policy          corev1.RestartPolicy
+		phase           corev1.PodPhase
 		reason          string
 		code            int32
 	}{
-		{"exit 0 under Never", "exit-after=3s", api.RestartPolicyNever, api.PodSucceeded, "Completed", 0},
-		{"exit 0 under OnFailure", "exit-after=3s", api.RestartPolicyOnFailure, api.PodSucceeded, "Completed", 0},
-		{"exit 1 under Never", "exit-code=1,exit-after=3s", api.RestartPolicyNever, api.PodFailed, "Error", 1},
-		{"exit 1 under OnFailure restarts", "exit-code=1,exit-after=3s", api.RestartPolicyOnFailure, api.PodRunning, "Error", 1},
-		{"exit 0 under Always restarts", "exit-after=3s", api.RestartPolicyAlways, api.PodRunning, "Completed", 0},
+		{"exit 0 under Never", "exit-after=3s", corev1.RestartPolicyNever, corev1.PodSucceeded, "Completed", 0},
+		{"exit 0 under OnFailure", "exit-after=3s", corev1.RestartPolicyOnFailure, corev1.PodSucceeded, "Completed", 0},
+		{"exit 1 under Never", "exit-code=1,exit-after=3s", corev1.RestartPolicyNever, corev1.PodFailed, "Error", 1},
+		{"exit 1 under OnFailure restarts", "exit-code=1,exit-after=3s", corev1.RestartPolicyOnFailure, corev1.PodRunning, "Error", 1},
+		{"exit 0 under Always restarts", "exit-after=3s", corev1.RestartPolicyAlways, corev1.PodRunning, "Completed", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, Config{})
 			t0 := f.clk.Now()
-			f.createPod("job", func(p *api.Pod) {
+			f.createPod("job", func(p *corev1.Pod) {
 				p.Annotations = map[string]string{BehaviourAnnotation: tt.behaviour}
 				p.Spec.RestartPolicy = tt.policy
 			})
@@ -322,12 +324,12 @@ func TestExitUnderRestartPolicies(t *testing.T) {
 			assert.Equal(t, tt.phase, pod.Status.Phase)
 			cs := pod.Status.ContainerStatuses[0]
 			term := cs.State.Terminated
-			if tt.phase == api.PodRunning {
+			if tt.phase == corev1.PodRunning {
 				term = cs.LastTerminationState.Terminated
 				assert.Equal(t, int32(1), cs.RestartCount)
 			} else {
-				assert.Equal(t, "PodCompleted", podCondition(pod, api.PodReady).Reason)
-				assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReadyToStartContainers).Status)
+				assert.Equal(t, "PodCompleted", podCondition(pod, corev1.PodReady).Reason)
+				assert.Equal(t, corev1.ConditionFalse, podCondition(pod, corev1.PodReadyToStartContainers).Status)
 			}
 			require.NotNil(t, term)
 			assert.Equal(t, tt.code, term.ExitCode)
@@ -358,7 +360,7 @@ func TestGracefulDeletion(t *testing.T) {
 			f := newFixture(t, Config{Stages: Stages{Stop: tt.stop}})
 			// A finalizer keeps the pod after the kubelet's final delete, so
 			// that its last status can be read.
-			f.createPod("web", func(p *api.Pod) {
+			f.createPod("web", func(p *corev1.Pod) {
 				p.Spec.TerminationGracePeriodSeconds = &tt.grace
 				p.Finalizers = []string{"kubesim.io/test"}
 				if tt.behaviour != "" {
@@ -366,7 +368,7 @@ func TestGracefulDeletion(t *testing.T) {
 				}
 			})
 			f.settle()
-			require.Equal(t, api.PodRunning, f.pod("web").Status.Phase)
+			require.Equal(t, corev1.PodRunning, f.pod("web").Status.Phase)
 			t0 := f.clk.Now()
 			require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "web", nil))
 			require.NotNil(t, f.pod("web").DeletionTimestamp, "a bound pod waits for its kubelet")
@@ -421,15 +423,15 @@ func TestStoppedKubeletDoesNothing(t *testing.T) {
 	f.clk.Step(time.Minute)
 	f.settle()
 	assert.Empty(t, f.pod("web").Status.ContainerStatuses)
-	lease, err := f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
+	lease, err := f.env.Client.Leases().Get(f.ctx, corev1.NamespaceNodeLease, "node-1")
 	require.NoError(t, err)
 	assert.True(t, lease.Spec.RenewTime.Time.Equal(apiservertest.Start))
 
 	f.k.Start()
 	assert.False(t, f.k.Stopped())
 	f.settle()
-	assert.Equal(t, api.ConditionTrue, podCondition(f.pod("web"), api.PodReady).Status)
-	lease, err = f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
+	assert.Equal(t, corev1.ConditionTrue, podCondition(f.pod("web"), corev1.PodReady).Status)
+	lease, err = f.env.Client.Leases().Get(f.ctx, corev1.NamespaceNodeLease, "node-1")
 	require.NoError(t, err)
 	assert.True(t, lease.Spec.RenewTime.Time.Equal(f.clk.Now()))
 }
@@ -447,7 +449,7 @@ func TestLiveMode(t *testing.T) {
 	ready := func(name string) func() bool {
 		return func() bool {
 			pod, err := env.Client.Pods().Get(context.Background(), "default", name)
-			return err == nil && podCondition(pod, api.PodReady) != nil && podCondition(pod, api.PodReady).Status == api.ConditionTrue
+			return err == nil && podCondition(pod, corev1.PodReady) != nil && podCondition(pod, corev1.PodReady).Status == corev1.ConditionTrue
 		}
 	}
 	require.Eventually(t, func() bool {
@@ -542,7 +544,7 @@ func TestFailedStatusWriteKeepsTheSandboxAddress(t *testing.T) {
 	require.True(t, api.IsConflict(errors.Unwrap(info.Err)), "%v", info.Err)
 
 	f.settle()
-	assert.Equal(t, api.PodRunning, f.pod("web").Status.Phase)
+	assert.Equal(t, corev1.PodRunning, f.pod("web").Status.Phase)
 	assert.Equal(t, "10.244.1.2", f.pod("web").Status.PodIP, "the retry reports the sandbox's address")
 	f.createPod("next", nil)
 	f.settle()

@@ -6,8 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/clock"
 )
 
@@ -95,10 +96,10 @@ func TestNextTransition(t *testing.T) {
 }
 
 func TestProbeFlips(t *testing.T) {
-	pod, ct := &api.Pod{}, &api.Container{Image: "busybox", Args: []string{"sh", "-c",
+	pod, ct := &corev1.Pod{}, &corev1.Container{Image: "busybox", Args: []string{"sh", "-c",
 		"touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}}
 	tl := programFor(pod, ct).run(pod, ct)
-	cat := &api.Probe{ProbeHandler: api.ProbeHandler{Exec: &api.ExecAction{Command: []string{"cat", "/tmp/healthy"}}},
+	cat := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/healthy"}}},
 		InitialDelaySeconds: 5, PeriodSeconds: 5}
 	// The course's liveness example: probes at 5, 10, … succeed until 30;
 	// 30, 35, 40 fail: the third failure kills it at 40s.
@@ -106,7 +107,7 @@ func TestProbeFlips(t *testing.T) {
 	// As a readiness probe: ready at the first probe, unready at 40s.
 	assert.Equal(t, []flip{{5 * time.Second, true}, {40 * time.Second, false}}, probeFlips(newProbeSpec(cat, tl, 0), false))
 	// An HTTP probe always succeeds, unless the annotation says otherwise.
-	http := &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/"}}}
+	http := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/"}}}
 	assert.Equal(t, []flip(nil), probeFlips(newProbeSpec(http, tl, 0), true))
 	assert.Equal(t, []flip{{40 * time.Second, false}}, probeFlips(newProbeSpec(http, tl, 15*time.Second), true),
 		"fails from 15s: probes at 20, 30, 40 fail (period 10s, threshold 3)")
@@ -116,9 +117,9 @@ func TestProbeFlips(t *testing.T) {
 
 func TestInitContainersThenSidecarThenMain(t *testing.T) {
 	f := newFixture(t, Config{})
-	always := api.ContainerRestartPolicyAlways
-	f.createPod("init", func(p *api.Pod) {
-		p.Spec.InitContainers = []api.Container{
+	always := corev1.ContainerRestartPolicyAlways
+	f.createPod("init", func(p *corev1.Pod) {
+		p.Spec.InitContainers = []corev1.Container{
 			{Name: "migrate", Image: "busybox", Command: []string{"sh", "-c", "echo migrating; sleep 5"}},
 			{Name: "proxy", Image: "envoy", RestartPolicy: &always},
 		}
@@ -126,54 +127,54 @@ func TestInitContainersThenSidecarThenMain(t *testing.T) {
 	f.settle()
 	t0 := f.clk.Now()
 	pod := f.pod("init")
-	assert.Equal(t, api.PodPending, pod.Status.Phase)
+	assert.Equal(t, corev1.PodPending, pod.Status.Phase)
 	require.Len(t, pod.Status.InitContainerStatuses, 2)
 	assert.NotNil(t, pod.Status.InitContainerStatuses[0].State.Running, "the first init container runs")
 	assert.Equal(t, "PodInitializing", pod.Status.InitContainerStatuses[1].State.Waiting.Reason)
 	assert.Equal(t, "PodInitializing", pod.Status.ContainerStatuses[0].State.Waiting.Reason)
-	init := podCondition(pod, api.PodInitialized)
-	assert.Equal(t, api.ConditionFalse, init.Status)
+	init := podCondition(pod, corev1.PodInitialized)
+	assert.Equal(t, corev1.ConditionFalse, init.Status)
 	assert.Equal(t, "containers with incomplete status: [migrate proxy]", init.Message)
 
 	f.until(t0.Add(5 * time.Second))
 	pod = f.pod("init")
-	assert.Equal(t, api.PodRunning, pod.Status.Phase)
+	assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
 	assert.Equal(t, "Completed", pod.Status.InitContainerStatuses[0].State.Terminated.Reason)
 	assert.NotNil(t, pod.Status.InitContainerStatuses[1].State.Running, "the sidecar keeps running")
 	assert.NotNil(t, pod.Status.ContainerStatuses[0].State.Running)
-	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodInitialized).Status)
-	assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodReady).Status)
+	assert.Equal(t, corev1.ConditionTrue, podCondition(pod, corev1.PodInitialized).Status)
+	assert.Equal(t, corev1.ConditionTrue, podCondition(pod, corev1.PodReady).Status)
 }
 
 func TestFailedInitContainer(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.createPod("bad", func(p *api.Pod) {
-		p.Spec.RestartPolicy = api.RestartPolicyNever
-		p.Spec.InitContainers = []api.Container{{Name: "check", Image: "busybox", Command: []string{"sh", "-c", "exit 4"}}}
+	f.createPod("bad", func(p *corev1.Pod) {
+		p.Spec.RestartPolicy = corev1.RestartPolicyNever
+		p.Spec.InitContainers = []corev1.Container{{Name: "check", Image: "busybox", Command: []string{"sh", "-c", "exit 4"}}}
 	})
 	f.settle()
 	pod := f.pod("bad")
-	assert.Equal(t, api.PodFailed, pod.Status.Phase)
+	assert.Equal(t, corev1.PodFailed, pod.Status.Phase)
 	assert.Equal(t, int32(4), pod.Status.InitContainerStatuses[0].State.Terminated.ExitCode)
 	assert.Equal(t, "PodInitializing", pod.Status.ContainerStatuses[0].State.Waiting.Reason, "never started")
 
 	g := newFixture(t, Config{})
-	g.createPod("retry", func(p *api.Pod) {
-		p.Spec.InitContainers = []api.Container{{Name: "check", Image: "busybox", Command: []string{"sh", "-c", "exit 4"}}}
+	g.createPod("retry", func(p *corev1.Pod) {
+		p.Spec.InitContainers = []corev1.Container{{Name: "check", Image: "busybox", Command: []string{"sh", "-c", "exit 4"}}}
 	})
 	g.settle()
 	pod = g.pod("retry")
-	assert.Equal(t, api.PodPending, pod.Status.Phase)
+	assert.Equal(t, corev1.PodPending, pod.Status.Phase)
 	assert.Equal(t, "CrashLoopBackOff", pod.Status.InitContainerStatuses[0].State.Waiting.Reason)
 	assert.Equal(t, int32(1), pod.Status.InitContainerStatuses[0].RestartCount)
 }
 
 func TestLivenessProbeRestartsTheContainer(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.createPod("live", func(p *api.Pod) {
-		p.Spec.Containers[0] = api.Container{Name: "liveness", Image: "registry.k8s.io/busybox",
+	f.createPod("live", func(p *corev1.Pod) {
+		p.Spec.Containers[0] = corev1.Container{Name: "liveness", Image: "registry.k8s.io/busybox",
 			Args: []string{"/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"},
-			LivenessProbe: &api.Probe{ProbeHandler: api.ProbeHandler{Exec: &api.ExecAction{Command: []string{"cat", "/tmp/healthy"}}},
+			LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/healthy"}}},
 				InitialDelaySeconds: 5, PeriodSeconds: 5}}
 	})
 	f.settle()
@@ -190,25 +191,25 @@ func TestLivenessProbeRestartsTheContainer(t *testing.T) {
 
 func TestReadinessProbeFailureUnreadiesThePod(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.createPod("ready", func(p *api.Pod) {
+	f.createPod("ready", func(p *corev1.Pod) {
 		p.Annotations = map[string]string{BehaviourAnnotation: "readiness-fail-after=30s"}
-		p.Spec.Containers[0].ReadinessProbe = &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Path: "/"}}, PeriodSeconds: 5}
+		p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/"}}, PeriodSeconds: 5}
 	})
 	f.settle()
 	t0 := f.clk.Now()
-	assert.Equal(t, api.ConditionTrue, podCondition(f.pod("ready"), api.PodReady).Status)
+	assert.Equal(t, corev1.ConditionTrue, podCondition(f.pod("ready"), corev1.PodReady).Status)
 	f.until(t0.Add(45 * time.Second))
 	pod := f.pod("ready")
-	assert.Equal(t, api.ConditionFalse, podCondition(pod, api.PodReady).Status)
-	assert.Equal(t, api.PodRunning, pod.Status.Phase, "not ready is not dead")
+	assert.Equal(t, corev1.ConditionFalse, podCondition(pod, corev1.PodReady).Status)
+	assert.Equal(t, corev1.PodRunning, pod.Status.Phase, "not ready is not dead")
 	assert.Equal(t, int32(0), pod.Status.ContainerStatuses[0].RestartCount)
 	assert.Contains(t, f.events("ready"), "Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 500")
 }
 
 func TestBackOffResetsAfterALongRun(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.createPod("long", func(p *api.Pod) {
-		p.Spec.Containers[0] = api.Container{Name: "c", Image: "kubesim/fail", Args: []string{"11m"}}
+	f.createPod("long", func(p *corev1.Pod) {
+		p.Spec.Containers[0] = corev1.Container{Name: "c", Image: "kubesim/fail", Args: []string{"11m"}}
 	})
 	f.settle()
 	t0 := f.clk.Now()
@@ -228,12 +229,12 @@ func BenchmarkBehaviours(b *testing.B) {
 	k := &Kubelet{cfg: Config{Behaviour: DefaultBehaviour, Clock: clock.NewFake(time.Unix(0, 0))}}
 	for _, tc := range []struct {
 		name string
-		c    api.Container
+		c    corev1.Container
 	}{
-		{"nginx", api.Container{Name: "web", Image: "nginx:1.25"}},
-		{"busybox-script", api.Container{Name: "sh", Image: "busybox", Args: []string{"sh", "-c", "echo start; while true; do echo tick; sleep 5; done"}}},
+		{"nginx", corev1.Container{Name: "web", Image: "nginx:1.25"}},
+		{"busybox-script", corev1.Container{Name: "sh", Image: "busybox", Args: []string{"sh", "-c", "echo start; while true; do echo tick; sleep 5; done"}}},
 	} {
-		pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}, Spec: api.PodSpec{Containers: []api.Container{tc.c}}}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{tc.c}}}
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -247,24 +248,24 @@ func BenchmarkBehaviours(b *testing.B) {
 // once the pod's containers have ended, it is stopped and the pod ends.
 func TestSidecarRestartsAndStopsWithThePod(t *testing.T) {
 	f := newFixture(t, Config{})
-	always := api.ContainerRestartPolicyAlways
-	f.createPod("job", func(p *api.Pod) {
-		p.Spec.RestartPolicy = api.RestartPolicyNever
-		p.Spec.InitContainers = []api.Container{{Name: "log-shipper", Image: "kubesim/fail", Args: []string{"5s"}, RestartPolicy: &always}}
-		p.Spec.Containers = []api.Container{{Name: "work", Image: "busybox", Command: []string{"sh", "-c", "echo working; sleep 8"}}}
+	always := corev1.ContainerRestartPolicyAlways
+	f.createPod("job", func(p *corev1.Pod) {
+		p.Spec.RestartPolicy = corev1.RestartPolicyNever
+		p.Spec.InitContainers = []corev1.Container{{Name: "log-shipper", Image: "kubesim/fail", Args: []string{"5s"}, RestartPolicy: &always}}
+		p.Spec.Containers = []corev1.Container{{Name: "work", Image: "busybox", Command: []string{"sh", "-c", "echo working; sleep 8"}}}
 	})
 	f.settle()
 	t0 := f.clk.Now()
 	f.until(t0.Add(5 * time.Second))
 	pod := f.pod("job")
-	assert.Equal(t, api.PodRunning, pod.Status.Phase)
+	assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
 	side := pod.Status.InitContainerStatuses[0]
 	assert.Equal(t, int32(1), side.RestartCount, "restarted although the pod's policy is Never")
 	assert.Equal(t, "CrashLoopBackOff", side.State.Waiting.Reason)
 
 	f.until(t0.Add(8 * time.Second))
 	pod = f.pod("job")
-	assert.Equal(t, api.PodSucceeded, pod.Status.Phase, "a failing sidecar does not fail the pod")
+	assert.Equal(t, corev1.PodSucceeded, pod.Status.Phase, "a failing sidecar does not fail the pod")
 	assert.NotNil(t, pod.Status.InitContainerStatuses[0].State.Terminated, "stopped with the pod")
 	assert.Equal(t, "Completed", pod.Status.ContainerStatuses[0].State.Terminated.Reason)
 }

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/hostprocess"
 	"github.com/kubesim/kubesim/pki"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // LocalImages are binaries on the host that pods may run, by image name:
@@ -94,7 +94,7 @@ func (k *Kubelet) localBehaviours(rt *podRuntime, bs map[string]containerBehavio
 // the processes of containers no longer running to stop (a liveness kill,
 // a changed image), and forgets the runs whose logs cannot be asked for
 // any more (under stateMu).
-func (k *Kubelet) syncLocal(ctx context.Context, key string, pod *api.Pod, rt *podRuntime) {
+func (k *Kubelet) syncLocal(ctx context.Context, key string, pod *corev1.Pod, rt *podRuntime) {
 	if k.cfg.LocalImages == nil {
 		return
 	}
@@ -128,7 +128,7 @@ func (k *Kubelet) syncLocal(ctx context.Context, key string, pod *api.Pod, rt *p
 }
 
 // startLocal starts the process of container c (under stateMu).
-func (k *Kubelet) startLocal(ctx context.Context, key string, pod *api.Pod, c *containerRuntime) {
+func (k *Kubelet) startLocal(ctx context.Context, key string, pod *corev1.Pod, c *containerRuntime) {
 	li := k.cfg.LocalImages
 	spec := specContainer(pod, c.name)
 	grace := 30 * time.Second
@@ -171,7 +171,7 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *api.Pod, c *c
 // binary (command[1:] and args, or args alone: the binary is the image's
 // entrypoint), the container's environment with the in-cluster variables,
 // and its directory, where its kubeconfig is written.
-func (k *Kubelet) localArgv(ctx context.Context, pod *api.Pod, c *api.Container, id string) (argv, env []string, dir string, err error) {
+func (k *Kubelet) localArgv(ctx context.Context, pod *corev1.Pod, c *corev1.Container, id string) (argv, env []string, dir string, err error) {
 	li := k.cfg.LocalImages
 	if len(c.Command) > 0 {
 		argv = append(argv, c.Command[1:]...)
@@ -232,7 +232,7 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *api.Pod, c *api.Container,
 // pod (a TokenRequest, as the kubelet's token manager), and writes it to
 // path: to a new file renamed over the old, so that a reader never sees
 // half a token.
-func (k *Kubelet) writeToken(ctx context.Context, pod *api.Pod, path string) error {
+func (k *Kubelet) writeToken(ctx context.Context, pod *corev1.Pod, path string) error {
 	exp := int64(localTokenSeconds)
 	token, err := envSources{k.c}.ServiceAccountToken(ctx, pod, "", &exp)
 	if err != nil {
@@ -247,7 +247,7 @@ func (k *Kubelet) writeToken(ctx context.Context, pod *api.Pod, path string) err
 
 // rotateToken renews the token of a run at 80% of its life until the run
 // ends; a failed renewal is tried again 10 s later.
-func (k *Kubelet) rotateToken(lp *localProcess, pod *api.Pod, path string) {
+func (k *Kubelet) rotateToken(lp *localProcess, pod *corev1.Pod, path string) {
 	wait := localTokenSeconds * time.Second * 8 / 10
 	for {
 		t := k.cfg.Clock.NewTimer(wait)
@@ -269,7 +269,7 @@ func (k *Kubelet) rotateToken(lp *localProcess, pod *api.Pod, path string) {
 }
 
 // setsEnv reports whether the container's spec sets the variable.
-func setsEnv(c *api.Container, name string) bool {
+func setsEnv(c *corev1.Container, name string) bool {
 	for _, e := range c.Env {
 		if e.Name == name {
 			return true

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
@@ -41,7 +43,7 @@ func newLocalFixture(t *testing.T) *fixture {
 	require.NoError(t, err)
 	require.NoError(t, srv.Bootstrap(context.Background()))
 	env := &apiservertest.Env{Server: srv, Client: client.NewInProcess(srv.Handler(), "test"), Clock: clk}
-	_, err = env.Client.ServiceAccounts().Create(context.Background(), &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: "default", Namespace: "default"}})
+	_, err = env.Client.ServiceAccounts().Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "default"}})
 	require.NoError(t, err)
 	k, err := New(Config{Client: env.Client, Clock: clk, Mode: runmode.Step, NodeName: "node-1", PodCIDR: "10.244.1.0/24",
 		LocalImages: &LocalImages{Paths: map[string]string{"local/sh": "/bin/sh"}, Server: "https://127.0.0.1:6443",
@@ -53,10 +55,10 @@ func newLocalFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) createScriptPod(name, script string, mutate func(*api.Pod)) {
+func (f *fixture) createScriptPod(name, script string, mutate func(*corev1.Pod)) {
 	f.t.Helper()
-	f.createPod(name, func(p *api.Pod) {
-		p.Spec.Containers = []api.Container{{Name: "main", Image: "local/sh", Command: []string{"sh", "-c", script}}}
+	f.createPod(name, func(p *corev1.Pod) {
+		p.Spec.Containers = []corev1.Container{{Name: "main", Image: "local/sh", Command: []string{"sh", "-c", script}}}
 		// What the ServiceAccount admission plugin would set.
 		p.Spec.ServiceAccountName = "default"
 		if mutate != nil {
@@ -142,7 +144,7 @@ func TestLocalImageKilledAfterGrace(t *testing.T) {
 	f := newLocalFixture(t)
 	grace := int64(5)
 	f.createScriptPod("stubborn", `trap "echo ignoring TERM" TERM; echo up; while :; do sleep 0.05; done`,
-		func(p *api.Pod) { p.Spec.TerminationGracePeriodSeconds = &grace })
+		func(p *corev1.Pod) { p.Spec.TerminationGracePeriodSeconds = &grace })
 	lp := f.run("stubborn")
 	waitLine(t, lp, "up")
 	require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "stubborn", nil))
@@ -203,16 +205,16 @@ func TestLocalImageKubeconfigAndTokenRotation(t *testing.T) {
 func TestLocalImageArgvAndEnv(t *testing.T) {
 	f := newLocalFixture(t)
 	// sh -c SCRIPT A B: the args are $0 and $1.
-	f.createScriptPod("args", `echo "$0 $POD_NAME $1"`, func(p *api.Pod) {
+	f.createScriptPod("args", `echo "$0 $POD_NAME $1"`, func(p *corev1.Pod) {
 		c := &p.Spec.Containers[0]
 		c.Args = []string{"$(GREETING) world", "$$(GREETING)"}
-		c.Env = []api.EnvVar{{Name: "GREETING", Value: "hello"},
-			{Name: "POD_NAME", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
-		p.Spec.RestartPolicy = api.RestartPolicyNever
+		c.Env = []corev1.EnvVar{{Name: "GREETING", Value: "hello"},
+			{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+		p.Spec.RestartPolicy = corev1.RestartPolicyNever
 	})
 	f.waitEnded(f.run("args"))
 	pod := f.pod("args")
-	assert.Equal(t, api.PodSucceeded, pod.Status.Phase)
+	assert.Equal(t, corev1.PodSucceeded, pod.Status.Phase)
 	require.NotNil(t, pod.Status.ContainerStatuses[0].State.Terminated)
 	assert.Equal(t, "Completed", pod.Status.ContainerStatuses[0].State.Terminated.Reason)
 	var logs strings.Builder

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // LogOptions are the query parameters of GET /containerLogs
@@ -142,7 +142,7 @@ const followPoll = 50 * time.Millisecond
 // follow streams the lines a running container prints after offset done,
 // until it stops (kubectl logs -f ends when the container exits) or the
 // client goes.
-func (k *Kubelet) follow(ctx context.Context, pod *api.Pod, spec *api.Container, inst logInstance, done time.Duration, w *limitedWriter, timestamps bool) error {
+func (k *Kubelet) follow(ctx context.Context, pod *corev1.Pod, spec *corev1.Container, inst logInstance, done time.Duration, w *limitedWriter, timestamps bool) error {
 	container := spec.Name
 	tick := time.NewTicker(followPoll)
 	defer tick.Stop()
@@ -213,7 +213,7 @@ func (i logInstance) end(now time.Time) time.Time {
 // logInstance finds the container instance whose log is asked for: the
 // current (or, if it waits to restart, the last that ran) or the
 // previous one, refusing as the kubelet refuses.
-func (k *Kubelet) logInstance(pod *api.Pod, container string, previous bool) (logInstance, error) {
+func (k *Kubelet) logInstance(pod *corev1.Pod, container string, previous bool) (logInstance, error) {
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
 	rt := k.runtimes[pod.Namespace+"/"+pod.Name]
@@ -240,7 +240,7 @@ func (k *Kubelet) logInstance(pod *api.Pod, container string, previous bool) (lo
 
 // previousOf is when the instance id of a container finished, once a
 // newer one replaced it.
-func (k *Kubelet) previousOf(pod *api.Pod, container, id string) (time.Time, error) {
+func (k *Kubelet) previousOf(pod *corev1.Pod, container, id string) (time.Time, error) {
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
 	if rt := k.runtimes[pod.Namespace+"/"+pod.Name]; rt != nil {
@@ -294,15 +294,15 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 
 // specContainer is the spec of a container of pod (init and ephemeral
 // containers included).
-func specContainer(pod *api.Pod, name string) *api.Container {
-	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers, ephemeralSpecs(pod)} {
+func specContainer(pod *corev1.Pod, name string) *corev1.Container {
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers, ephemeralSpecs(pod)} {
 		for i := range cs {
 			if cs[i].Name == name {
 				return &cs[i]
 			}
 		}
 	}
-	return &api.Container{Name: name}
+	return &corev1.Container{Name: name}
 }
 
 // validateLogStatus refuses what the real kubelet refuses
@@ -327,8 +327,8 @@ func validateLogStatus(c *containerRuntime, podName string, previous bool) error
 
 // hasContainer reports whether the pod's spec has a container of that
 // name (init and ephemeral containers included).
-func hasContainer(pod *api.Pod, name string) bool {
-	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers, ephemeralSpecs(pod)} {
+func hasContainer(pod *corev1.Pod, name string) bool {
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers, ephemeralSpecs(pod)} {
 		for _, c := range cs {
 			if c.Name == name {
 				return true

@@ -10,8 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // syncBuffer is a buffer a follower writes while the test reads.
@@ -36,9 +35,9 @@ func (s *syncBuffer) String() string {
 // stream ends when the container exits.
 func TestFollowEndsWhenTheContainerExits(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.createPod("talk", func(p *api.Pod) {
-		p.Spec.RestartPolicy = api.RestartPolicyNever
-		p.Spec.Containers[0] = api.Container{Name: "c", Image: "busybox",
+	f.createPod("talk", func(p *corev1.Pod) {
+		p.Spec.RestartPolicy = corev1.RestartPolicyNever
+		p.Spec.Containers[0] = corev1.Container{Name: "c", Image: "busybox",
 			Args: []string{"sh", "-c", "echo a; sleep 5; echo b; sleep 5; exit 0"}}
 	})
 	f.settle()
@@ -57,7 +56,7 @@ func TestFollowEndsWhenTheContainerExits(t *testing.T) {
 	default:
 	}
 	f.until(t0.Add(10 * time.Second))
-	require.Equal(t, api.PodSucceeded, f.pod("talk").Status.Phase)
+	require.Equal(t, corev1.PodSucceeded, f.pod("talk").Status.Phase)
 	select {
 	case err := <-done:
 		require.NoError(t, err)

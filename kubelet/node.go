@@ -8,6 +8,9 @@ import (
 	"maps"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -18,26 +21,26 @@ import (
 // worded as kubelet_node_status.go / nodestatus/setters.go word them, with
 // the event each transition to that state records.
 var nodeConditions = []struct {
-	typ     api.NodeConditionType
-	status  api.ConditionStatus
+	typ     corev1.NodeConditionType
+	status  corev1.ConditionStatus
 	reason  string
 	message string
 }{
-	{api.NodeMemoryPressure, api.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
-	{api.NodeDiskPressure, api.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
-	{api.NodePIDPressure, api.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
-	{api.NodeReady, api.ConditionTrue, "KubeletReady", "kubelet is posting ready status"},
+	{corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
+	{corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
+	{corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
+	{corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status"},
 }
 
 // conditionEvent is the event reason recorded when a condition reaches
 // the healthy state (the kubelet's "Node x status is now: ...").
-func conditionEvent(t api.NodeConditionType) string {
+func conditionEvent(t corev1.NodeConditionType) string {
 	switch t {
-	case api.NodeMemoryPressure:
+	case corev1.NodeMemoryPressure:
 		return "NodeHasSufficientMemory"
-	case api.NodeDiskPressure:
+	case corev1.NodeDiskPressure:
 		return "NodeHasNoDiskPressure"
-	case api.NodePIDPressure:
+	case corev1.NodePIDPressure:
 		return "NodeHasSufficientPID"
 	default:
 		return "NodeReady"
@@ -46,8 +49,8 @@ func conditionEvent(t api.NodeConditionType) string {
 
 // nodeRef is what the kubelet's node events point at. The kubelet puts the
 // node's name in the uid, which kubectl describe node knows to look for.
-func (k *Kubelet) nodeRef() api.ObjectReference {
-	return api.ObjectReference{Kind: "Node", APIVersion: "v1", Name: k.cfg.NodeName, UID: types.UID(k.cfg.NodeName)}
+func (k *Kubelet) nodeRef() corev1.ObjectReference {
+	return corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: k.cfg.NodeName, UID: types.UID(k.cfg.NodeName)}
 }
 
 // syncNode is one heartbeat: register the node if it is missing, post its
@@ -96,7 +99,7 @@ func (k *Kubelet) syncNode(ctx context.Context, _ string) (controllers.Result, e
 // starting from known (the kubelet's memory of the node, nil for none);
 // a write that finds known stale (Conflict) or gone (NotFound) is tried
 // once more from what the API holds. It returns the node as it now is.
-func (k *Kubelet) postNodeStatus(ctx context.Context, known *api.Node, now time.Time, force bool) (*api.Node, []string, error) {
+func (k *Kubelet) postNodeStatus(ctx context.Context, known *corev1.Node, now time.Time, force bool) (*corev1.Node, []string, error) {
 	nodes := k.c.Nodes()
 	for attempt := 0; ; attempt++ {
 		node := known
@@ -147,18 +150,18 @@ func (k *Kubelet) postNodeStatus(ctx context.Context, known *api.Node, now time.
 
 // initialNode is the Node the kubelet registers (kubelet_node_status.go
 // initialNode): labels, pod CIDR, taints and a full status.
-func (k *Kubelet) initialNode(now time.Time) *api.Node {
+func (k *Kubelet) initialNode(now time.Time) *corev1.Node {
 	labels := map[string]string{
-		api.LabelHostname:   k.cfg.NodeName,
-		api.LabelOSStable:   "linux",
-		api.LabelArchStable: "amd64",
+		corev1.LabelHostname:   k.cfg.NodeName,
+		corev1.LabelOSStable:   "linux",
+		corev1.LabelArchStable: "amd64",
 	}
 	maps.Copy(labels, k.cfg.Labels)
-	node := &api.Node{
-		TypeMeta:   api.TypeMeta{Kind: "Node", APIVersion: "v1"},
-		ObjectMeta: api.ObjectMeta{Name: k.cfg.NodeName, Labels: labels},
-		Spec: api.NodeSpec{PodCIDR: k.cfg.PodCIDR, PodCIDRs: []string{k.cfg.PodCIDR},
-			Taints: append([]api.Taint(nil), k.cfg.Taints...)},
+	node := &corev1.Node{
+		TypeMeta:   metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Labels: labels},
+		Spec: corev1.NodeSpec{PodCIDR: k.cfg.PodCIDR, PodCIDRs: []string{k.cfg.PodCIDR},
+			Taints: append([]corev1.Taint(nil), k.cfg.Taints...)},
 	}
 	node.Status, _, _ = k.nodeStatus(node, now, true)
 	return node
@@ -170,27 +173,27 @@ func (k *Kubelet) initialNode(now time.Time) *api.Node {
 // are the event reasons of the conditions that changed status. When
 // nothing is to be posted the status is not rendered (the zero value is
 // returned): see statusChanged.
-func (k *Kubelet) nodeStatus(node *api.Node, now time.Time, force bool) (status api.NodeStatus, changed bool, transitions []string) {
+func (k *Kubelet) nodeStatus(node *corev1.Node, now time.Time, force bool) (status corev1.NodeStatus, changed bool, transitions []string) {
 	changed, transitions = k.statusChanged(node, now, force)
 	if !changed {
-		return api.NodeStatus{}, false, transitions
+		return corev1.NodeStatus{}, false, transitions
 	}
 	st := *node.Status.DeepCopy()
 	st.Capacity = maps.Clone(k.cfg.Capacity)
 	st.Allocatable = maps.Clone(k.cfg.Capacity)
-	st.Addresses = []api.NodeAddress{{Type: api.NodeInternalIP, Address: k.cfg.InternalIP}, {Type: api.NodeHostName, Address: k.cfg.NodeName}}
-	st.DaemonEndpoints = api.NodeDaemonEndpoints{KubeletEndpoint: api.DaemonEndpoint{Port: k.cfg.KubeletPort}}
+	st.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: k.cfg.InternalIP}, {Type: corev1.NodeHostName, Address: k.cfg.NodeName}}
+	st.DaemonEndpoints = corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: k.cfg.KubeletPort}}
 	id := sha256.Sum256([]byte(k.cfg.NodeName))
 	machine := hex.EncodeToString(id[:16])
-	st.NodeInfo = api.NodeSystemInfo{
+	st.NodeInfo = corev1.NodeSystemInfo{
 		MachineID: machine, SystemUUID: machine, BootID: hex.EncodeToString(id[16:]),
 		KernelVersion: "6.8.0-kubesim", OSImage: "kubesim simulated node", ContainerRuntimeVersion: "kubesim://" + KubeletVersion,
 		KubeletVersion: KubeletVersion, OperatingSystem: "linux", Architecture: "amd64",
 	}
-	heartbeat := api.NewTime(now)
-	st.Conditions = make([]api.NodeCondition, 0, len(nodeConditions))
+	heartbeat := metav1.NewTime(now)
+	st.Conditions = make([]corev1.NodeCondition, 0, len(nodeConditions))
 	for _, want := range nodeConditions {
-		c := api.NodeCondition{Type: want.typ, Status: want.status, Reason: want.reason, Message: want.message,
+		c := corev1.NodeCondition{Type: want.typ, Status: want.status, Reason: want.reason, Message: want.message,
 			LastHeartbeatTime: heartbeat, LastTransitionTime: heartbeat}
 		if old := findNodeCondition(node.Status.Conditions, want.typ); old != nil && old.Status == want.status {
 			c.LastTransitionTime = old.LastTransitionTime
@@ -208,7 +211,7 @@ func (k *Kubelet) nodeStatus(node *api.Node, now time.Time, force bool) (status 
 // nodes this is all a heartbeat computes: rendering the whole status each
 // time (copies, maps, a SHA-256) was a tenth of what the heartbeats
 // allocated, to be thrown away 29 times in 30.
-func (k *Kubelet) statusChanged(node *api.Node, now time.Time, force bool) (changed bool, transitions []string) {
+func (k *Kubelet) statusChanged(node *corev1.Node, now time.Time, force bool) (changed bool, transitions []string) {
 	changed = force
 	for _, want := range nodeConditions {
 		old := findNodeCondition(node.Status.Conditions, want.typ)
@@ -228,7 +231,7 @@ func (k *Kubelet) statusChanged(node *api.Node, now time.Time, force bool) (chan
 	return changed, transitions
 }
 
-func findNodeCondition(conds []api.NodeCondition, t api.NodeConditionType) *api.NodeCondition {
+func findNodeCondition(conds []corev1.NodeCondition, t corev1.NodeConditionType) *corev1.NodeCondition {
 	for i := range conds {
 		if conds[i].Type == t {
 			return &conds[i]
@@ -239,23 +242,23 @@ func findNodeCondition(conds []api.NodeCondition, t api.NodeConditionType) *api.
 
 // renewLease writes the heartbeat Lease kube-node-lease/<node>, creating
 // it if needed; the last written lease is kept so a renewal is one write.
-func (k *Kubelet) renewLease(ctx context.Context, node *api.Node, now time.Time) error {
+func (k *Kubelet) renewLease(ctx context.Context, node *corev1.Node, now time.Time) error {
 	leases := k.c.Leases()
 	k.stateMu.Lock()
 	lease := k.lease
 	k.stateMu.Unlock()
 	if lease == nil {
-		got, err := leases.Get(ctx, api.NamespaceNodeLease, k.cfg.NodeName)
+		got, err := leases.Get(ctx, corev1.NamespaceNodeLease, k.cfg.NodeName)
 		switch {
 		case api.IsNotFound(err):
 			holder := k.cfg.NodeName
 			secs := int32(k.cfg.LeaseDuration / time.Second)
-			renew := api.NewMicroTime(now)
-			lease = &api.Lease{
-				TypeMeta: api.TypeMeta{Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
-				ObjectMeta: api.ObjectMeta{Name: k.cfg.NodeName, Namespace: api.NamespaceNodeLease,
-					OwnerReferences: []api.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}}},
-				Spec: api.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, RenewTime: &renew},
+			renew := metav1.NewMicroTime(now)
+			lease = &coordinationv1.Lease{
+				TypeMeta: metav1.TypeMeta{Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
+				ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Namespace: corev1.NamespaceNodeLease,
+					OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}}},
+				Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs, RenewTime: &renew},
 			}
 			created, err := leases.Create(ctx, lease)
 			if err != nil {
@@ -271,7 +274,7 @@ func (k *Kubelet) renewLease(ctx context.Context, node *api.Node, now time.Time)
 		lease = got
 	}
 	lease = lease.DeepCopy()
-	renew := api.NewMicroTime(now)
+	renew := metav1.NewMicroTime(now)
 	lease.Spec.RenewTime = &renew
 	updated, err := leases.Update(ctx, lease)
 	if err != nil {
@@ -291,7 +294,7 @@ func (k *Kubelet) renewLease(ctx context.Context, node *api.Node, now time.Time)
 
 // event records an event; a failure is logged, not retried, since a
 // retried step would record it twice.
-func (k *Kubelet) event(ctx context.Context, ref api.ObjectReference, typ, reason, format string, args ...any) {
+func (k *Kubelet) event(ctx context.Context, ref corev1.ObjectReference, typ, reason, format string, args ...any) {
 	if err := k.rec.Eventf(ctx, ref, typ, reason, format, args...); err != nil {
 		k.logger.Warn("cannot record event", "reason", reason, "err", err)
 	}

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -56,7 +59,7 @@ type containerRuntime struct {
 	ready          bool
 	everStarted    bool
 	restarts       int32
-	last           *api.ContainerStateTerminated
+	last           *corev1.ContainerStateTerminated
 	backoffUntil   time.Time
 	id             string
 	// init: an init container; sidecar: one with restartPolicy Always;
@@ -146,7 +149,7 @@ type podEvent struct {
 	container, typ, reason, message string
 }
 
-var podGVK = api.GroupVersionKind{Version: "v1", Kind: "Pod"}
+var podGVK = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 
 // syncPod is one step of the pod loop: the next due transition of one pod,
 // written as one status update, or the end of a graceful deletion.
@@ -314,7 +317,7 @@ func (k *Kubelet) runningFor(key string, uid types.UID) map[string]time.Duration
 
 // behaviours decides how each container of pod behaves, by name; ran is
 // how long each running one has run (runningFor).
-func (k *Kubelet) behaviours(pod *api.Pod, ran map[string]time.Duration) map[string]containerBehaviour {
+func (k *Kubelet) behaviours(pod *corev1.Pod, ran map[string]time.Duration) map[string]containerBehaviour {
 	pb := k.cfg.Behaviour(pod)
 	out := make(map[string]containerBehaviour, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
 	for i := range pod.Spec.InitContainers {
@@ -424,21 +427,21 @@ func nextInit(rt *podRuntime) int {
 // restarts reports whether a container that exited with code is started
 // again: a sidecar always; an init container when it failed, unless the
 // pod never restarts; the pod's containers as its restartPolicy says.
-func restarts(c *containerRuntime, policy api.RestartPolicy, code int32) bool {
+func restarts(c *containerRuntime, policy corev1.RestartPolicy, code int32) bool {
 	switch {
 	case c.ephemeral:
 		return false
 	case c.sidecar:
 		return true
 	case c.init:
-		return code != 0 && policy != api.RestartPolicyNever
+		return code != 0 && policy != corev1.RestartPolicyNever
 	}
-	return policy == api.RestartPolicyAlways || policy == "" || (policy == api.RestartPolicyOnFailure && code != 0)
+	return policy == corev1.RestartPolicyAlways || policy == "" || (policy == corev1.RestartPolicyOnFailure && code != 0)
 }
 
 // apply makes transition kind happen to rt now and returns the events it
 // causes.
-func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBehaviour, kind transition, idx int, now time.Time) ([]podEvent, error) {
+func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]containerBehaviour, kind transition, idx int, now time.Time) ([]podEvent, error) {
 	var events []podEvent
 	switch kind {
 	case toCreating:
@@ -446,7 +449,7 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 		rt.containers = nil
 		for _, c := range pod.Spec.InitContainers {
 			rt.containers = append(rt.containers, containerRuntime{name: c.Name, image: c.Image, init: true,
-				sidecar: c.RestartPolicy != nil && *c.RestartPolicy == api.ContainerRestartPolicyAlways,
+				sidecar: c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways,
 				state:   containerWaiting, waitingReason: "PodInitializing"})
 		}
 		waiting := "ContainerCreating"
@@ -485,8 +488,8 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 		events = append(events, podEvent{container: c.name, typ: "Normal", reason: "Killing",
 			message: fmt.Sprintf("Container %s definition changed, will be restarted", c.name)})
 		if c.state == containerRunning {
-			c.last = &api.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: api.NewTime(c.startedAt),
-				FinishedAt: api.NewTime(now), ContainerID: c.id}
+			c.last = &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: metav1.NewTime(c.startedAt),
+				FinishedAt: metav1.NewTime(now), ContainerID: c.id}
 		}
 		c.restarts++
 		c.image = specImage(pod, c.name)
@@ -509,8 +512,8 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 		if code != 0 {
 			reason = "Error"
 		}
-		term := api.ContainerStateTerminated{ExitCode: code, Reason: reason, StartedAt: api.NewTime(c.startedAt),
-			FinishedAt: api.NewTime(now), ContainerID: c.id}
+		term := corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, StartedAt: metav1.NewTime(c.startedAt),
+			FinishedAt: metav1.NewTime(now), ContainerID: c.id}
 		c.ready = false
 		if !restarts(c, pod.Spec.RestartPolicy, code) {
 			c.state, c.exitCode, c.termReason, c.finishedAt = containerTerminated, code, reason, now
@@ -546,7 +549,7 @@ func (k *Kubelet) apply(rt *podRuntime, pod *api.Pod, bs map[string]containerBeh
 
 // startNext starts the next init container, or, once every init
 // container is done, all the pod's containers.
-func startNext(rt *podRuntime, pod *api.Pod, now time.Time) []podEvent {
+func startNext(rt *podRuntime, pod *corev1.Pod, now time.Time) []podEvent {
 	if rt.initialized {
 		return nil
 	}
@@ -597,7 +600,7 @@ func initFailed(cs []containerRuntime) bool {
 // since the kubelet made it (computePodActions: its spec hash changed). A
 // container not yet started simply takes the new image; one that ended
 // for good under its restart policy stays as it is.
-func changedImage(rt *podRuntime, pod *api.Pod) (int, bool) {
+func changedImage(rt *podRuntime, pod *corev1.Pod) (int, bool) {
 	for i := range rt.containers {
 		c := &rt.containers[i]
 		want := specImage(pod, c.name)
@@ -615,7 +618,7 @@ func changedImage(rt *podRuntime, pod *api.Pod) (int, bool) {
 }
 
 // specImage is the image the pod's spec names for container name.
-func specImage(pod *api.Pod, name string) string {
+func specImage(pod *corev1.Pod, name string) string {
 	for _, c := range pod.Spec.Containers {
 		if c.Name == name {
 			return c.Image
@@ -626,7 +629,7 @@ func specImage(pod *api.Pod, name string) string {
 
 // startContainer starts (or restarts) c, with the events the kubelet
 // records for it.
-func startContainer(c *containerRuntime, pod *api.Pod, now time.Time) []podEvent {
+func startContainer(c *containerRuntime, pod *corev1.Pod, now time.Time) []podEvent {
 	c.state, c.startedAt, c.ready, c.everStarted = containerRunning, now, false, true
 	c.waitingReason, c.waitingMessage, c.layer, c.exited = "", "", nil, nil
 	c.id = containerID(string(pod.UID), c.name, c.restarts)
@@ -641,7 +644,7 @@ func startContainer(c *containerRuntime, pod *api.Pod, now time.Time) []podEvent
 // events), wait until they have stopped — Stages.Stop, capped by the
 // grace period left — then post their terminated status and delete the
 // pod with grace period 0, which removes it from the API server.
-func (k *Kubelet) terminate(ctx context.Context, pod *api.Pod, rt *podRuntime, now time.Time) (controllers.Result, error) {
+func (k *Kubelet) terminate(ctx context.Context, pod *corev1.Pod, rt *podRuntime, now time.Time) (controllers.Result, error) {
 	if g := pod.DeletionGracePeriodSeconds; g != nil && *g == 0 {
 		return controllers.Result{}, nil // already asked (a finalizer holds it)
 	}
@@ -710,8 +713,8 @@ func (k *Kubelet) terminate(ctx context.Context, pod *api.Pod, rt *podRuntime, n
 	*rt = *next
 	uid := pod.UID
 	zero := int64(0)
-	err := k.c.Pods().Delete(ctx, pod.Namespace, pod.Name, &api.DeleteOptions{GracePeriodSeconds: &zero,
-		Preconditions: &api.Preconditions{UID: &uid}})
+	err := k.c.Pods().Delete(ctx, pod.Namespace, pod.Name, &metav1.DeleteOptions{GracePeriodSeconds: &zero,
+		Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !api.IsNotFound(err) && !api.IsConflict(err) {
 		return controllers.Result{}, err
 	}
@@ -727,7 +730,7 @@ func (k *Kubelet) terminate(ctx context.Context, pod *api.Pod, rt *podRuntime, n
 // rather than deep-copied for every status write (the pod's volumes made
 // that copy ~3 % of the 10,000-pod run). The cache mutation detector of
 // the cluster's tests catches a change to the shared pod.
-func (k *Kubelet) writeStatus(ctx context.Context, pod *api.Pod, rt *podRuntime, now time.Time) error {
+func (k *Kubelet) writeStatus(ctx context.Context, pod *corev1.Pod, rt *podRuntime, now time.Time) error {
 	status := k.renderStatus(pod, rt, now)
 	a, _ := jsoncodec.Marshal(&status)
 	b, _ := jsoncodec.Marshal(&pod.Status)
@@ -745,34 +748,34 @@ func (k *Kubelet) writeStatus(ctx context.Context, pod *api.Pod, rt *podRuntime,
 // renderStatus is the pod status the kubelet reports for rt (the status
 // manager's generateAPIPodStatus): phase, conditions, addresses and one
 // status per container, sorted by name as the kubelet sorts them.
-func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.PodStatus {
+func (k *Kubelet) renderStatus(pod *corev1.Pod, rt *podRuntime, now time.Time) corev1.PodStatus {
 	st := *pod.Status.DeepCopy()
 	if rt.stage == stageAccepted {
 		return st
 	}
 	st.HostIP = k.cfg.InternalIP
-	st.HostIPs = []api.HostIP{{IP: k.cfg.InternalIP}}
-	start := api.NewTime(rt.startTime)
+	st.HostIPs = []corev1.HostIP{{IP: k.cfg.InternalIP}}
+	start := metav1.NewTime(rt.startTime)
 	st.StartTime = &start
 	if rt.ip != "" && rt.stage >= stageStarted {
 		st.PodIP = rt.ip
-		st.PodIPs = []api.PodIP{{IP: rt.ip}}
+		st.PodIPs = []corev1.PodIP{{IP: rt.ip}}
 	}
-	st.Phase = api.PodPending
+	st.Phase = corev1.PodPending
 	switch {
 	case rt.stage == stageStarted && !rt.initialized:
 		// Init containers run: the pod stays Pending.
 	case rt.stage == stageStarted && !mainTerminated(rt.containers):
-		st.Phase = api.PodRunning
+		st.Phase = corev1.PodRunning
 	case rt.stage >= stageStarted:
-		st.Phase = api.PodSucceeded
+		st.Phase = corev1.PodSucceeded
 		for _, c := range rt.containers {
 			if c.exitCode != 0 && !c.sidecar && !c.ephemeral {
-				st.Phase = api.PodFailed
+				st.Phase = corev1.PodFailed
 			}
 		}
 	}
-	terminal := st.Phase == api.PodSucceeded || st.Phase == api.PodFailed
+	terminal := st.Phase == corev1.PodSucceeded || st.Phase == corev1.PodFailed
 	var unready, incomplete []string
 	hasInit := false
 	for _, c := range rt.containers {
@@ -786,32 +789,32 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 			unready = append(unready, c.name)
 		}
 	}
-	initialized := api.PodCondition{Type: api.PodInitialized, Status: api.ConditionTrue}
+	initialized := corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue}
 	if hasInit && !rt.initialized && !(terminal && len(incomplete) == 0) {
-		initialized.Status, initialized.Reason = api.ConditionFalse, "ContainersNotInitialized"
+		initialized.Status, initialized.Reason = corev1.ConditionFalse, "ContainersNotInitialized"
 		initialized.Message = fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(incomplete, " "))
 	}
-	ready := api.PodCondition{Status: api.ConditionTrue}
+	ready := corev1.PodCondition{Status: corev1.ConditionTrue}
 	switch {
 	case terminal:
-		ready = api.PodCondition{Status: api.ConditionFalse, Reason: "PodCompleted"}
+		ready = corev1.PodCondition{Status: corev1.ConditionFalse, Reason: "PodCompleted"}
 	case len(unready) > 0:
-		ready = api.PodCondition{Status: api.ConditionFalse, Reason: "ContainersNotReady",
+		ready = corev1.PodCondition{Status: corev1.ConditionFalse, Reason: "ContainersNotReady",
 			Message: fmt.Sprintf("containers with unready status: [%s]", strings.Join(unready, " "))}
 	}
-	sandbox := api.ConditionFalse
+	sandbox := corev1.ConditionFalse
 	if rt.stage == stageStarted && !terminal {
-		sandbox = api.ConditionTrue
+		sandbox = corev1.ConditionTrue
 	}
-	owned := []api.PodCondition{
-		{Type: api.PodReadyToStartContainers, Status: sandbox},
+	owned := []corev1.PodCondition{
+		{Type: corev1.PodReadyToStartContainers, Status: sandbox},
 		initialized,
-		{Type: api.PodReady, Status: ready.Status, Reason: ready.Reason, Message: ready.Message},
-		{Type: api.ContainersReady, Status: ready.Status, Reason: ready.Reason, Message: ready.Message},
+		{Type: corev1.PodReady, Status: ready.Status, Reason: ready.Reason, Message: ready.Message},
+		{Type: corev1.ContainersReady, Status: ready.Status, Reason: ready.Reason, Message: ready.Message},
 	}
-	conds := make([]api.PodCondition, 0, len(owned)+len(st.Conditions))
+	conds := make([]corev1.PodCondition, 0, len(owned)+len(st.Conditions))
 	for _, c := range owned {
-		c.LastTransitionTime = api.NewTime(now)
+		c.LastTransitionTime = metav1.NewTime(now)
 		for _, old := range st.Conditions {
 			if old.Type == c.Type && old.Status == c.Status {
 				c.LastTransitionTime = old.LastTransitionTime
@@ -820,7 +823,7 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 		conds = append(conds, c)
 	}
 	for _, old := range st.Conditions {
-		if !slices.ContainsFunc(owned, func(c api.PodCondition) bool { return c.Type == old.Type }) {
+		if !slices.ContainsFunc(owned, func(c corev1.PodCondition) bool { return c.Type == old.Type }) {
 			conds = append(conds, old)
 		}
 	}
@@ -842,10 +845,10 @@ func (k *Kubelet) renderStatus(pod *api.Pod, rt *podRuntime, now time.Time) api.
 	return st
 }
 
-func containerStatus(c containerRuntime) api.ContainerStatus {
+func containerStatus(c containerRuntime) corev1.ContainerStatus {
 	started := c.state == containerRunning
-	cs := api.ContainerStatus{Name: c.name, Image: c.image, Ready: c.ready, RestartCount: c.restarts,
-		ContainerID: c.id, Started: &started, LastTerminationState: api.ContainerState{Terminated: c.last}}
+	cs := corev1.ContainerStatus{Name: c.name, Image: c.image, Ready: c.ready, RestartCount: c.restarts,
+		ContainerID: c.id, Started: &started, LastTerminationState: corev1.ContainerState{Terminated: c.last}}
 	if c.everStarted {
 		cs.Image = normalizeImage(c.image)
 		sum := sha256.Sum256([]byte(cs.Image))
@@ -857,12 +860,12 @@ func containerStatus(c containerRuntime) api.ContainerStatus {
 	}
 	switch c.state {
 	case containerWaiting:
-		cs.State.Waiting = &api.ContainerStateWaiting{Reason: c.waitingReason, Message: c.waitingMessage}
+		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: c.waitingReason, Message: c.waitingMessage}
 	case containerRunning:
-		cs.State.Running = &api.ContainerStateRunning{StartedAt: api.NewTime(c.startedAt)}
+		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(c.startedAt)}
 	case containerTerminated:
-		cs.State.Terminated = &api.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason,
-			StartedAt: api.NewTime(c.startedAt), FinishedAt: api.NewTime(c.finishedAt), ContainerID: c.id}
+		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason,
+			StartedAt: metav1.NewTime(c.startedAt), FinishedAt: metav1.NewTime(c.finishedAt), ContainerID: c.id}
 	}
 	return cs
 }
@@ -894,13 +897,13 @@ func containerID(podUID, name string, restarts int32) string {
 }
 
 // formatPod is the kubelet's format.Pod: name_namespace(uid).
-func formatPod(pod *api.Pod) string {
+func formatPod(pod *corev1.Pod) string {
 	return fmt.Sprintf("%s_%s(%s)", pod.Name, pod.Namespace, pod.UID)
 }
 
 // podEvent records ev about pod, pointing at the container as the kubelet
 // does (fieldPath spec.containers{name}).
-func (k *Kubelet) podEvent(ctx context.Context, pod *api.Pod, ev podEvent) {
+func (k *Kubelet) podEvent(ctx context.Context, pod *corev1.Pod, ev podEvent) {
 	ref := record.Ref(pod, podGVK)
 	if ev.container != "" {
 		ref.FieldPath = "spec.containers{" + ev.container + "}"
@@ -911,20 +914,20 @@ func (k *Kubelet) podEvent(ctx context.Context, pod *api.Pod, ev podEvent) {
 // adopt rebuilds the runtime of a pod the kubelet has no memory of (a new
 // kubelet over an existing cluster) from the pod's status, so that a
 // running pod keeps running instead of starting over.
-func (k *Kubelet) adopt(pod *api.Pod, now time.Time) *podRuntime {
+func (k *Kubelet) adopt(pod *corev1.Pod, now time.Time) *podRuntime {
 	rt := &podRuntime{uid: pod.UID, seenAt: now, stageAt: now, startTime: now}
 	st := &pod.Status
 	if st.StartTime != nil {
 		rt.startTime = st.StartTime.Time
 	}
-	if st.Phase == api.PodSucceeded || st.Phase == api.PodFailed {
+	if st.Phase == corev1.PodSucceeded || st.Phase == corev1.PodFailed {
 		rt.stage, rt.ip = stageTerminal, st.PodIP
 		return rt
 	}
 	if len(st.ContainerStatuses) == 0 && len(st.InitContainerStatuses) == 0 {
 		return rt
 	}
-	byName := map[string]api.ContainerStatus{}
+	byName := map[string]corev1.ContainerStatus{}
 	started, initStarted := false, false
 	for _, cs := range st.ContainerStatuses {
 		byName[cs.Name] = cs
@@ -951,7 +954,7 @@ func (k *Kubelet) adopt(pod *api.Pod, now time.Time) *podRuntime {
 	rt.initialized = started
 	for _, c := range pod.Spec.InitContainers {
 		cr := containerRuntime{name: c.Name, image: c.Image, init: true, state: containerWaiting, waitingReason: "PodInitializing",
-			sidecar: c.RestartPolicy != nil && *c.RestartPolicy == api.ContainerRestartPolicyAlways}
+			sidecar: c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways}
 		if cs, ok := byName[c.Name]; ok && rt.stage == stageStarted {
 			adoptContainer(&cr, cs, now)
 		}
@@ -966,7 +969,7 @@ func (k *Kubelet) adopt(pod *api.Pod, now time.Time) *podRuntime {
 	}
 	for _, cs := range st.EphemeralContainerStatuses {
 		// Those it started before keep their state; the rest start anew.
-		i := slices.IndexFunc(pod.Spec.EphemeralContainers, func(ec api.EphemeralContainer) bool { return ec.Name == cs.Name })
+		i := slices.IndexFunc(pod.Spec.EphemeralContainers, func(ec corev1.EphemeralContainer) bool { return ec.Name == cs.Name })
 		if started && i >= 0 {
 			cr := containerRuntime{name: cs.Name, image: pod.Spec.EphemeralContainers[i].Image, ephemeral: true, state: containerWaiting}
 			adoptContainer(&cr, cs, now)
@@ -977,7 +980,7 @@ func (k *Kubelet) adopt(pod *api.Pod, now time.Time) *podRuntime {
 }
 
 // adoptContainer takes a container's state back from its reported status.
-func adoptContainer(cr *containerRuntime, cs api.ContainerStatus, now time.Time) {
+func adoptContainer(cr *containerRuntime, cs corev1.ContainerStatus, now time.Time) {
 	if cs.State.Running == nil && cs.State.Terminated == nil && cs.RestartCount == 0 {
 		return // never started
 	}

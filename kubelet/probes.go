@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // containerBehaviour is how one container behaves, decided by its pod:
@@ -42,7 +42,7 @@ type probeSpec struct {
 	changes []time.Duration
 }
 
-func newProbeSpec(p *api.Probe, tl timeline, failAfter time.Duration) probeSpec {
+func newProbeSpec(p *corev1.Probe, tl timeline, failAfter time.Duration) probeSpec {
 	s := probeSpec{initialDelay: time.Duration(p.InitialDelaySeconds) * time.Second,
 		period: time.Duration(p.PeriodSeconds) * time.Second, failure: int(p.FailureThreshold), success: int(p.SuccessThreshold)}
 	if s.period <= 0 {
@@ -155,7 +155,7 @@ func nextFlip(flips []flip, cur bool, t time.Duration) (time.Duration, bool) {
 // behaviourOf decides how container c behaves: the timeline of its
 // command (tl), with the pod's annotation winning for the pod's containers
 // (not its init containers), and its probes.
-func behaviourOf(c *api.Container, tl timeline, isInit bool, pb PodBehaviour, ready time.Duration) containerBehaviour {
+func behaviourOf(c *corev1.Container, tl timeline, isInit bool, pb PodBehaviour, ready time.Duration) containerBehaviour {
 	b := containerBehaviour{tl: tl}
 	b.exits, b.exitAfter, b.exitCode = b.tl.exits, b.tl.exitAfter, b.tl.exitCode
 	if !isInit && pb.Exits() {
@@ -163,14 +163,14 @@ func behaviourOf(c *api.Container, tl timeline, isInit bool, pb PodBehaviour, re
 	}
 	if p := c.LivenessProbe; p != nil || pb.LivenessFailAfter > 0 {
 		if p == nil {
-			p = &api.Probe{}
+			p = &corev1.Probe{}
 		}
 		b.liveness = probeFlips(newProbeSpec(p, b.tl, pb.LivenessFailAfter), true)
 		b.livenessOutput = probeOutput(p)
 	}
 	if p := c.ReadinessProbe; p != nil || pb.ReadinessFailAfter > 0 {
 		if p == nil {
-			p = &api.Probe{InitialDelaySeconds: int32(ready / time.Second)}
+			p = &corev1.Probe{InitialDelaySeconds: int32(ready / time.Second)}
 		}
 		b.readiness = probeFlips(newProbeSpec(p, b.tl, pb.ReadinessFailAfter), false)
 		b.readinessOutput = probeOutput(p)
@@ -187,7 +187,7 @@ func (b containerBehaviour) killAt() (time.Duration, bool) {
 
 // probeOutput is what a failing probe of that kind reports, worded as
 // the prober and busybox word it.
-func probeOutput(p *api.Probe) string {
+func probeOutput(p *corev1.Probe) string {
 	switch {
 	case p.Exec != nil:
 		if file, ok := probedFile(p.Exec.Command); ok {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet/shell"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // What a simulated container does is read from its image, command and
@@ -123,7 +123,7 @@ func (tl timeline) linesUpTo(end time.Duration, max int) []logLine {
 // programFor reads what container c of pod runs from its image, command
 // and args: the argv the image's entrypoint would run, for the shell when
 // it starts with one of the shell's programs.
-func programFor(pod *api.Pod, c *api.Container) program {
+func programFor(pod *corev1.Pod, c *corev1.Container) program {
 	repo := imageRepo(c.Image)
 	argv := append(append([]string(nil), c.Command...), c.Args...)
 	switch repo {
@@ -188,22 +188,22 @@ func seconds(d time.Duration) string {
 // (the unit tests' timelines): nothing is found.
 type offlineSources struct{}
 
-func (offlineSources) ConfigMap(context.Context, string, string) (*api.ConfigMap, error) {
+func (offlineSources) ConfigMap(context.Context, string, string) (*corev1.ConfigMap, error) {
 	return nil, errors.New("offline")
 }
 
-func (offlineSources) Secret(context.Context, string, string) (*api.Secret, error) {
+func (offlineSources) Secret(context.Context, string, string) (*corev1.Secret, error) {
 	return nil, errors.New("offline")
 }
 
-func (offlineSources) ServiceAccountToken(context.Context, *api.Pod, string, *int64) (string, error) {
+func (offlineSources) ServiceAccountToken(context.Context, *corev1.Pod, string, *int64) (string, error) {
 	return "", errors.New("offline")
 }
 
 // run plays the program out from the Unix epoch, with the container's
 // environment as far as it needs no API server and no network (the unit
 // tests' timelines).
-func (p program) run(pod *api.Pod, c *api.Container) timeline {
+func (p program) run(pod *corev1.Pod, c *corev1.Container) timeline {
 	if p.server {
 		return timeline{forever: true}
 	}

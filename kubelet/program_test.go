@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestProgramTimeline(t *testing.T) {
@@ -73,9 +73,9 @@ func TestProgramTimeline(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}}
-			ct := &api.Container{Name: "c", Image: c.image, Command: c.command, Args: c.args,
-				Env: []api.EnvVar{{Name: "GREETING", Value: "hello"}}}
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+			ct := &corev1.Container{Name: "c", Image: c.image, Command: c.command, Args: c.args,
+				Env: []corev1.EnvVar{{Name: "GREETING", Value: "hello"}}}
 			tl := programFor(pod, ct).run(pod, ct)
 			assert.Equal(t, c.exits, tl.exits, "exits")
 			assert.Equal(t, c.after, tl.exitAfter, "after")
@@ -99,8 +99,8 @@ func TestProgramTimeline(t *testing.T) {
 }
 
 func TestProgramFiles(t *testing.T) {
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}}
-	ct := &api.Container{Image: "busybox", Args: []string{"/bin/sh", "-c",
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+	ct := &corev1.Container{Image: "busybox", Args: []string{"/bin/sh", "-c",
 		"touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"}}
 	tl := programFor(pod, ct).run(pod, ct)
 	assert.True(t, tl.fileExists("/tmp/healthy", 0))

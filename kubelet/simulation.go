@@ -6,10 +6,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/shell"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A container's own command runs through kubelet/shell on a simulated
@@ -268,9 +268,9 @@ func (r *lineRecorder) flush() {
 
 // containerEnv is what container c of pod sees (containerenv.Build), with
 // the resolver the kubelet writes for a pod on the cluster's DNS.
-func containerEnv(ctx context.Context, pod *api.Pod, c *api.Container, src containerenv.Sources) shell.Environment {
+func containerEnv(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src containerenv.Sources) shell.Environment {
 	env := containerenv.Build(ctx, pod, c, src)
-	if p := pod.Spec.DNSPolicy; p == "" || p == api.DNSClusterFirst && !pod.Spec.HostNetwork || p == "ClusterFirstWithHostNet" {
+	if p := pod.Spec.DNSPolicy; p == "" || p == corev1.DNSClusterFirst && !pod.Spec.HostNetwork || p == "ClusterFirstWithHostNet" {
 		env.Files["/etc/resolv.conf"] = []byte(resolvConf(pod.Namespace))
 	}
 	return env
@@ -282,7 +282,7 @@ func containerEnv(ctx context.Context, pod *api.Pod, c *api.Container, src conta
 // the namespace file, not the token.
 type simSources struct{ envSources }
 
-func (simSources) ServiceAccountToken(context.Context, *api.Pod, string, *int64) (string, error) {
+func (simSources) ServiceAccountToken(context.Context, *corev1.Pod, string, *int64) (string, error) {
 	return "", errors.New("no token for a simulated run")
 }
 
@@ -300,7 +300,7 @@ type simEntry struct {
 // pod, the container's name, its image and argv) until the pod goes.
 // Not to be called with stateMu held: the run may reach a pod of this
 // node over the network (simulatedHTTP).
-func (k *Kubelet) timeline(pod *api.Pod, c *api.Container, upTo time.Duration) timeline {
+func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Duration) timeline {
 	p := programFor(pod, c)
 	if p.server {
 		return timeline{forever: true}

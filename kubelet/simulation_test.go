@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // kubernetes.io's "Init Containers" example: the init container's script
@@ -18,14 +18,14 @@ import (
 // the lines printed before stay printed.
 func TestInitContainerWaitsForAService(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.createPod("myapp", func(p *api.Pod) {
-		p.Spec.InitContainers = []api.Container{{Name: "init-myservice", Image: "busybox:1.28", Command: []string{"sh", "-c",
+	f.createPod("myapp", func(p *corev1.Pod) {
+		p.Spec.InitContainers = []corev1.Container{{Name: "init-myservice", Image: "busybox:1.28", Command: []string{"sh", "-c",
 			"until nslookup myservice.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for myservice; sleep 2; done"}}}
-		p.Spec.Containers = []api.Container{{Name: "myapp", Image: "busybox:1.28", Command: []string{"sh", "-c", "echo The app is running! && sleep 3600"}}}
-		p.Spec.Volumes = []api.Volume{{Name: "sa", VolumeSource: api.VolumeSource{Projected: &api.ProjectedVolumeSource{
-			Sources: []api.VolumeProjection{{DownwardAPI: &api.DownwardAPIProjection{Items: []api.DownwardAPIVolumeFile{
-				{Path: "namespace", FieldRef: &api.ObjectFieldSelector{FieldPath: "metadata.namespace"}}}}}}}}}}
-		p.Spec.InitContainers[0].VolumeMounts = []api.VolumeMount{{Name: "sa", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount"}}
+		p.Spec.Containers = []corev1.Container{{Name: "myapp", Image: "busybox:1.28", Command: []string{"sh", "-c", "echo The app is running! && sleep 3600"}}}
+		p.Spec.Volumes = []corev1.Volume{{Name: "sa", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+			Sources: []corev1.VolumeProjection{{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{
+				{Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}}}}}}}}}
+		p.Spec.InitContainers[0].VolumeMounts = []corev1.VolumeMount{{Name: "sa", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount"}}
 	})
 	f.settle()
 	start := f.clk.Now()
@@ -38,8 +38,8 @@ func TestInitContainerWaitsForAService(t *testing.T) {
 	assert.Contains(t, logs.String(), "** server can't find myservice.default.svc.cluster.local: NXDOMAIN\n\nwaiting for myservice\n")
 	assert.GreaterOrEqual(t, bytes.Count(logs.Bytes(), []byte("waiting for myservice")), 8, logs.String())
 
-	_, err := f.env.Client.Services().Create(f.ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "myservice", Namespace: "default"},
-		Spec: api.ServiceSpec{ClusterIP: "10.96.0.42", Ports: []api.ServicePort{{Port: 80}}}})
+	_, err := f.env.Client.Services().Create(f.ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "myservice", Namespace: "default"},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.42", Ports: []corev1.ServicePort{{Port: 80}}}})
 	require.NoError(t, err)
 	f.until(f.clk.Now().Add(10 * time.Second))
 	pod = f.pod("myapp")
@@ -61,12 +61,12 @@ func TestInitContainerWaitsForAService(t *testing.T) {
 // further when its log is read past that point.
 func TestLongLoopIsPlayedFurther(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.createPod("ticker", func(p *api.Pod) {
-		p.Spec.Containers = []api.Container{{Name: "c", Image: "busybox", Command: []string{"sh", "-c",
+	f.createPod("ticker", func(p *corev1.Pod) {
+		p.Spec.Containers = []corev1.Container{{Name: "c", Image: "busybox", Command: []string{"sh", "-c",
 			"i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"}}}
 	})
 	f.settle()
-	for f.pod("ticker").Status.Phase != api.PodRunning {
+	for f.pod("ticker").Status.Phase != corev1.PodRunning {
 		f.next()
 	}
 	started := f.pod("ticker").Status.ContainerStatuses[0].State.Running.StartedAt.Time

@@ -1,6 +1,8 @@
 package kubelet
 
-import "github.com/kubesim/kubesim/api"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // The Summary API's types (k8s.io/kubelet/pkg/apis/stats/v1alpha1), the
 // few fields the metrics server reads, with their real JSON names.
@@ -14,7 +16,7 @@ type Summary struct {
 // NodeStats is the usage of the whole node.
 type NodeStats struct {
 	NodeName  string       `json:"nodeName"`
-	StartTime api.Time     `json:"startTime"`
+	StartTime metav1.Time  `json:"startTime"`
 	CPU       *CPUStats    `json:"cpu,omitempty"`
 	Memory    *MemoryStats `json:"memory,omitempty"`
 }
@@ -22,7 +24,7 @@ type NodeStats struct {
 // PodStats is the usage of one pod and its containers.
 type PodStats struct {
 	PodRef     PodReference     `json:"podRef"`
-	StartTime  api.Time         `json:"startTime"`
+	StartTime  metav1.Time      `json:"startTime"`
 	Containers []ContainerStats `json:"containers"`
 	CPU        *CPUStats        `json:"cpu,omitempty"`
 	Memory     *MemoryStats     `json:"memory,omitempty"`
@@ -38,7 +40,7 @@ type PodReference struct {
 // ContainerStats is the usage of one running container.
 type ContainerStats struct {
 	Name      string       `json:"name"`
-	StartTime api.Time     `json:"startTime"`
+	StartTime metav1.Time  `json:"startTime"`
 	CPU       *CPUStats    `json:"cpu,omitempty"`
 	Memory    *MemoryStats `json:"memory,omitempty"`
 }
@@ -46,18 +48,18 @@ type ContainerStats struct {
 // CPUStats: UsageNanoCores is the rate (1e9 is one core),
 // UsageCoreNanoSeconds the cumulative use since start.
 type CPUStats struct {
-	Time                 api.Time `json:"time"`
-	UsageNanoCores       *uint64  `json:"usageNanoCores,omitempty"`
-	UsageCoreNanoSeconds *uint64  `json:"usageCoreNanoSeconds,omitempty"`
+	Time                 metav1.Time `json:"time"`
+	UsageNanoCores       *uint64     `json:"usageNanoCores,omitempty"`
+	UsageCoreNanoSeconds *uint64     `json:"usageCoreNanoSeconds,omitempty"`
 }
 
 // MemoryStats: WorkingSetBytes is what the metrics server reports.
 type MemoryStats struct {
-	Time            api.Time `json:"time"`
-	AvailableBytes  *uint64  `json:"availableBytes,omitempty"`
-	UsageBytes      *uint64  `json:"usageBytes,omitempty"`
-	WorkingSetBytes *uint64  `json:"workingSetBytes,omitempty"`
-	RSSBytes        *uint64  `json:"rssBytes,omitempty"`
+	Time            metav1.Time `json:"time"`
+	AvailableBytes  *uint64     `json:"availableBytes,omitempty"`
+	UsageBytes      *uint64     `json:"usageBytes,omitempty"`
+	WorkingSetBytes *uint64     `json:"workingSetBytes,omitempty"`
+	RSSBytes        *uint64     `json:"rssBytes,omitempty"`
 }
 
 // StatsSummary is the node's Summary API answer (usage.go).

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-
-	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // UsageAnnotation sets the simulated resource usage of a pod, what the
@@ -65,7 +65,7 @@ const (
 
 // containerUsage is the simulated use of each running container of pod,
 // by name: the annotation shared evenly, or the default from requests.
-func containerUsage(pod *api.Pod, running []string) map[string]Usage {
+func containerUsage(pod *corev1.Pod, running []string) map[string]Usage {
 	out := make(map[string]Usage, len(running))
 	if len(running) == 0 {
 		return out
@@ -82,10 +82,10 @@ func containerUsage(pod *api.Pod, running []string) map[string]Usage {
 	for _, name := range running {
 		u := Usage{MilliCPU: idleMilliCPU, MemoryBytes: idleMemoryBytes}
 		if c := specContainer(pod, name); c != nil {
-			if q, ok := c.Resources.Requests[api.ResourceCPU]; ok && q.MilliValue()/10 > u.MilliCPU {
+			if q, ok := c.Resources.Requests[corev1.ResourceCPU]; ok && q.MilliValue()/10 > u.MilliCPU {
 				u.MilliCPU = q.MilliValue() / 10
 			}
-			if q, ok := c.Resources.Requests[api.ResourceMemory]; ok && q.Value()/2 > u.MemoryBytes {
+			if q, ok := c.Resources.Requests[corev1.ResourceMemory]; ok && q.Value()/2 > u.MemoryBytes {
 				u.MemoryBytes = q.Value() / 2
 			}
 		}
@@ -96,8 +96,8 @@ func containerUsage(pod *api.Pod, running []string) map[string]Usage {
 
 // summary builds the Summary API answer from the pods this kubelet runs
 // (under stateMu): every pod with a running container, and the node.
-func (k *Kubelet) summary(now time.Time, get func(ns, name string) (*api.Pod, bool)) Summary {
-	t := api.NewTime(now)
+func (k *Kubelet) summary(now time.Time, get func(ns, name string) (*corev1.Pod, bool)) Summary {
+	t := metav1.NewTime(now)
 	s := Summary{Pods: []PodStats{}}
 	nodeCPU, nodeMem := int64(systemMilliCPU), int64(systemMemoryBytes)
 	for _, key := range sortedKeys(k.runtimes) {
@@ -121,7 +121,7 @@ func (k *Kubelet) summary(now time.Time, get func(ns, name string) (*api.Pod, bo
 		}
 		usage := containerUsage(pod, running)
 		ps := PodStats{PodRef: PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID)},
-			StartTime: api.NewTime(rt.startTime), Containers: []ContainerStats{}}
+			StartTime: metav1.NewTime(rt.startTime), Containers: []ContainerStats{}}
 		var podCPU, podMem, podCum int64
 		for _, c := range rt.containers {
 			if c.state != containerRunning {
@@ -129,7 +129,7 @@ func (k *Kubelet) summary(now time.Time, get func(ns, name string) (*api.Pod, bo
 			}
 			u := usage[c.name]
 			cum := u.MilliCPU * int64(now.Sub(c.startedAt)/time.Millisecond) // milli-cores × ms = core-ns
-			ps.Containers = append(ps.Containers, ContainerStats{Name: c.name, StartTime: api.NewTime(c.startedAt),
+			ps.Containers = append(ps.Containers, ContainerStats{Name: c.name, StartTime: metav1.NewTime(c.startedAt),
 				CPU: cpuStats(t, u.MilliCPU, cum), Memory: memoryStats(t, u.MemoryBytes, 0)})
 			podCPU, podMem, podCum = podCPU+u.MilliCPU, podMem+u.MemoryBytes, podCum+cum
 		}
@@ -138,20 +138,20 @@ func (k *Kubelet) summary(now time.Time, get func(ns, name string) (*api.Pod, bo
 		nodeCPU, nodeMem = nodeCPU+podCPU, nodeMem+podMem
 	}
 	var capMem int64
-	if q, ok := k.cfg.Capacity[api.ResourceMemory]; ok {
+	if q, ok := k.cfg.Capacity[corev1.ResourceMemory]; ok {
 		capMem = q.Value()
 	}
-	s.Node = NodeStats{NodeName: k.cfg.NodeName, StartTime: api.NewTime(k.started),
+	s.Node = NodeStats{NodeName: k.cfg.NodeName, StartTime: metav1.NewTime(k.started),
 		CPU: cpuStats(t, nodeCPU, nodeCPU*int64(now.Sub(k.started)/time.Millisecond)), Memory: memoryStats(t, nodeMem, capMem)}
 	return s
 }
 
-func cpuStats(t api.Time, milli, cumCoreNanos int64) *CPUStats {
+func cpuStats(t metav1.Time, milli, cumCoreNanos int64) *CPUStats {
 	rate, cum := uint64(milli)*1e6, uint64(max(cumCoreNanos, 0))
 	return &CPUStats{Time: t, UsageNanoCores: &rate, UsageCoreNanoSeconds: &cum}
 }
 
-func memoryStats(t api.Time, bytes, capacity int64) *MemoryStats {
+func memoryStats(t metav1.Time, bytes, capacity int64) *MemoryStats {
 	b := uint64(bytes)
 	m := &MemoryStats{Time: t, UsageBytes: &b, WorkingSetBytes: &b, RSSBytes: &b}
 	if capacity > bytes {

@@ -5,9 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-
-	"github.com/kubesim/kubesim/api"
 )
 
 func TestParseUsage(t *testing.T) {
@@ -38,9 +37,9 @@ func TestParseUsage(t *testing.T) {
 }
 
 func TestContainerUsage(t *testing.T) {
-	pod := &api.Pod{Spec: api.PodSpec{Containers: []api.Container{
-		{Name: "a", Resources: api.ResourceRequirements{Requests: api.ResourceList{
-			api.ResourceCPU: resource.MustParse("500m"), api.ResourceMemory: resource.MustParse("128Mi")}}},
+	pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{
+		{Name: "a", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("128Mi")}}},
 		{Name: "b"},
 	}}}
 	assert.Equal(t, map[string]Usage{"a": {MilliCPU: 50, MemoryBytes: 64 << 20}, "b": {MilliCPU: idleMilliCPU, MemoryBytes: idleMemoryBytes}},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The volume manager, reduced to the one thing a simulated node can
@@ -22,14 +23,14 @@ import (
 const workerBackOffPeriod = 10 * time.Second
 
 // ClaimGetter reads a claim from the API server.
-type ClaimGetter func(ctx context.Context, namespace, name string) (*api.PersistentVolumeClaim, error)
+type ClaimGetter func(ctx context.Context, namespace, name string) (*corev1.PersistentVolumeClaim, error)
 
 // MountError is why pod's claims cannot be mounted yet, in the words of
 // the kubelet's FailedMount event ("Unable to attach or mount volumes:
 // unmounted volumes=[data], unattached volumes=[], failed to process
 // volumes=[data]: error processing PVC default/data: PVC is not bound"),
 // or "" when every claim is bound. A pure function of the claims.
-func MountError(ctx context.Context, pod *api.Pod, get ClaimGetter) (string, error) {
+func MountError(ctx context.Context, pod *corev1.Pod, get ClaimGetter) (string, error) {
 	var failed, errs []string
 	for _, v := range pod.Spec.Volumes {
 		if v.PersistentVolumeClaim == nil {
@@ -48,7 +49,7 @@ func MountError(ctx context.Context, pod *api.Pod, get ClaimGetter) (string, err
 			errs = append(errs, fmt.Sprintf("can't start pod because PVC %s/%s is being deleted", pod.Namespace, name))
 			failed = append(failed, v.Name)
 			continue
-		case pvc.Status.Phase != api.ClaimBound || pvc.Spec.VolumeName == "":
+		case pvc.Status.Phase != corev1.ClaimBound || pvc.Spec.VolumeName == "":
 			why = "PVC is not bound"
 		default:
 			continue
@@ -66,7 +67,7 @@ func MountError(ctx context.Context, pod *api.Pod, get ClaimGetter) (string, err
 }
 
 // hasClaims reports whether pod mounts any PersistentVolumeClaim.
-func hasClaims(pod *api.Pod) bool {
+func hasClaims(pod *corev1.Pod) bool {
 	for _, v := range pod.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
 			return true
@@ -77,7 +78,7 @@ func hasClaims(pod *api.Pod) bool {
 
 // claimsMountable is the kubelet's check before it starts a pod's
 // containers: "" when they may start, else the FailedMount message.
-func (k *Kubelet) claimsMountable(ctx context.Context, pod *api.Pod) (string, error) {
+func (k *Kubelet) claimsMountable(ctx context.Context, pod *corev1.Pod) (string, error) {
 	if !hasClaims(pod) {
 		return "", nil
 	}

@@ -7,47 +7,50 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 )
 
-func claimVolume(volume, claim string) api.Volume {
-	return api.Volume{Name: volume, VolumeSource: api.VolumeSource{PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}
+func claimVolume(volume, claim string) corev1.Volume {
+	return corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}
 }
 
 func TestMountError(t *testing.T) {
-	bound := &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "bound"}, Spec: api.PersistentVolumeClaimSpec{VolumeName: "pv-1"},
-		Status: api.PersistentVolumeClaimStatus{Phase: api.ClaimBound}}
-	pending := &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "pending"}, Status: api.PersistentVolumeClaimStatus{Phase: api.ClaimPending}}
-	now := api.NewTime(time.Unix(0, 0))
-	deleting := &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "deleting", DeletionTimestamp: &now}, Spec: bound.Spec, Status: bound.Status}
-	claims := map[string]*api.PersistentVolumeClaim{"bound": bound, "pending": pending, "deleting": deleting}
-	get := func(_ context.Context, ns, name string) (*api.PersistentVolumeClaim, error) {
+	bound := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "bound"}, Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-1"},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
+	pending := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "pending"}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+	now := metav1.NewTime(time.Unix(0, 0))
+	deleting := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "deleting", DeletionTimestamp: &now}, Spec: bound.Spec, Status: bound.Status}
+	claims := map[string]*corev1.PersistentVolumeClaim{"bound": bound, "pending": pending, "deleting": deleting}
+	get := func(_ context.Context, ns, name string) (*corev1.PersistentVolumeClaim, error) {
 		if c, ok := claims[name]; ok {
 			return c, nil
 		}
-		return nil, api.NewNotFound(api.GroupResource{Resource: "persistentvolumeclaims"}, name)
+		return nil, api.NewNotFound(schema.GroupResource{Resource: "persistentvolumeclaims"}, name)
 	}
 	for _, tc := range []struct {
 		name    string
-		volumes []api.Volume
+		volumes []corev1.Volume
 		want    string
 	}{
-		{"no claims", []api.Volume{{Name: "cfg", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}}, ""},
-		{"bound", []api.Volume{claimVolume("data", "bound")}, ""},
-		{"not bound", []api.Volume{claimVolume("data", "bound"), claimVolume("www", "pending")},
+		{"no claims", []corev1.Volume{{Name: "cfg", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}, ""},
+		{"bound", []corev1.Volume{claimVolume("data", "bound")}, ""},
+		{"not bound", []corev1.Volume{claimVolume("data", "bound"), claimVolume("www", "pending")},
 			"Unable to attach or mount volumes: unmounted volumes=[www], unattached volumes=[], failed to process volumes=[www]: error processing PVC default/pending: PVC is not bound"},
-		{"missing", []api.Volume{claimVolume("data", "gone")},
+		{"missing", []corev1.Volume{claimVolume("data", "gone")},
 			`Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: error processing PVC default/gone: failed to fetch PVC from API server: persistentvolumeclaims "gone" not found`},
-		{"being deleted", []api.Volume{claimVolume("data", "deleting")},
+		{"being deleted", []corev1.Volume{claimVolume("data", "deleting")},
 			"Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: can't start pod because PVC default/deleting is being deleted"},
-		{"two", []api.Volume{claimVolume("b", "pending"), claimVolume("a", "gone")},
+		{"two", []corev1.Volume{claimVolume("b", "pending"), claimVolume("a", "gone")},
 			`Unable to attach or mount volumes: unmounted volumes=[a b], unattached volumes=[], failed to process volumes=[a b]: error processing PVC default/pending: PVC is not bound; error processing PVC default/gone: failed to fetch PVC from API server: persistentvolumeclaims "gone" not found`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"}, Spec: api.PodSpec{Volumes: tc.volumes}}
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}, Spec: corev1.PodSpec{Volumes: tc.volumes}}
 			got, err := MountError(context.Background(), pod, get)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
@@ -61,17 +64,17 @@ func TestMountError(t *testing.T) {
 func TestUnboundClaimHoldsThePod(t *testing.T) {
 	f := newFixture(t, Config{})
 	class := "none"
-	pvc, err := f.env.Client.PersistentVolumeClaims().Create(f.ctx, &api.PersistentVolumeClaim{
-		ObjectMeta: api.ObjectMeta{Name: "data", Namespace: "default"},
-		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: &class,
-			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
+	pvc, err := f.env.Client.PersistentVolumeClaims().Create(f.ctx, &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: &class,
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}})
 	require.NoError(t, err)
-	f.createPod("db", func(p *api.Pod) { p.Spec.Volumes = []api.Volume{claimVolume("data", "data")} })
+	f.createPod("db", func(p *corev1.Pod) { p.Spec.Volumes = []corev1.Volume{claimVolume("data", "data")} })
 	f.settle()
 	t0 := f.clk.Now()
 	f.until(t0.Add(25 * time.Second))
 	pod := f.pod("db")
-	assert.Equal(t, api.PodPending, pod.Status.Phase)
+	assert.Equal(t, corev1.PodPending, pod.Status.Phase)
 	require.Len(t, pod.Status.ContainerStatuses, 1)
 	assert.Equal(t, "ContainerCreating", pod.Status.ContainerStatuses[0].State.Waiting.Reason)
 	// One event, repeated at each try (at 0, 10 and 20 seconds).
@@ -91,11 +94,11 @@ func TestUnboundClaimHoldsThePod(t *testing.T) {
 	pvc.Spec.VolumeName = "pv-1"
 	pvc, err = f.env.Client.PersistentVolumeClaims().Update(f.ctx, pvc)
 	require.NoError(t, err)
-	pvc.Status.Phase = api.ClaimBound
+	pvc.Status.Phase = corev1.ClaimBound
 	_, err = f.env.Client.PersistentVolumeClaims().UpdateStatus(f.ctx, pvc)
 	require.NoError(t, err)
 	f.until(f.clk.Now().Add(workerBackOffPeriod))
 	pod = f.pod("db")
-	assert.Equal(t, api.PodRunning, pod.Status.Phase)
+	assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
 	assert.NotNil(t, pod.Status.ContainerStatuses[0].State.Running)
 }

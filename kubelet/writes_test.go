@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 )
 
@@ -55,14 +55,14 @@ func TestOneStatusWritePerStage(t *testing.T) {
 			cl, err := client.New(client.Config{Server: "http://in-process", Transport: counter, UserAgent: "kubelet"})
 			require.NoError(t, err)
 			f.k.c = cl
-			f.createPod("web", func(p *api.Pod) {
-				p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "sidecar", Image: "busybox", Command: []string{"sleep", "3600"}})
+			f.createPod("web", func(p *corev1.Pod) {
+				p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "sidecar", Image: "busybox", Command: []string{"sleep", "3600"}})
 			})
 			f.settle()
 			f.until(f.clk.Now().Add(5 * time.Second))
 			pod := f.pod("web")
-			assert.Equal(t, api.PodRunning, pod.Status.Phase)
-			assert.Equal(t, api.ConditionTrue, podCondition(pod, api.PodReady).Status)
+			assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
+			assert.Equal(t, corev1.ConditionTrue, podCondition(pod, corev1.PodReady).Status)
 			assert.Equal(t, tc.writes, counter.count())
 		})
 	}
@@ -105,7 +105,7 @@ func TestHeartbeatReadsNodeFromMemory(t *testing.T) {
 	start := f.clk.Now()
 	f.until(start.Add(time.Minute))
 	assert.Zero(t, gets.count(), "six renewals, no read of the node")
-	lease, err := f.env.Client.Leases().Get(f.ctx, api.NamespaceNodeLease, "node-1")
+	lease, err := f.env.Client.Leases().Get(f.ctx, corev1.NamespaceNodeLease, "node-1")
 	require.NoError(t, err)
 	assert.True(t, lease.Spec.RenewTime.Time.Equal(start.Add(time.Minute)), "renewed at %v", lease.Spec.RenewTime)
 
@@ -120,7 +120,7 @@ func TestHeartbeatReadsNodeFromMemory(t *testing.T) {
 	assert.Equal(t, 1, gets.count(), "one read, after the conflict")
 	node, err = f.env.Client.Nodes().Get(f.ctx, "", "node-1")
 	require.NoError(t, err)
-	ready := findNodeCondition(node.Status.Conditions, api.NodeReady)
+	ready := findNodeCondition(node.Status.Conditions, corev1.NodeReady)
 	require.NotNil(t, ready)
 	assert.False(t, ready.LastHeartbeatTime.Time.Before(start.Add(DefaultNodeStatusReportFrequency)), "reported at %v", ready.LastHeartbeatTime)
 	assert.Equal(t, "a", node.Labels["team"])
@@ -134,7 +134,7 @@ func TestRestartedKubeletReadsItsNode(t *testing.T) {
 	node, err := f.env.Client.Nodes().Get(f.ctx, "", "node-1")
 	require.NoError(t, err)
 	for i := range node.Status.Conditions {
-		node.Status.Conditions[i].Status = api.ConditionUnknown
+		node.Status.Conditions[i].Status = corev1.ConditionUnknown
 	}
 	_, err = f.env.Client.Nodes().UpdateStatus(f.ctx, node)
 	require.NoError(t, err)
@@ -142,7 +142,7 @@ func TestRestartedKubeletReadsItsNode(t *testing.T) {
 	f.settle()
 	node, err = f.env.Client.Nodes().Get(f.ctx, "", "node-1")
 	require.NoError(t, err)
-	assert.Equal(t, api.ConditionTrue, findNodeCondition(node.Status.Conditions, api.NodeReady).Status)
+	assert.Equal(t, corev1.ConditionTrue, findNodeCondition(node.Status.Conditions, corev1.NodeReady).Status)
 }
 
 // Between reports the heartbeat posts no status (the conditions are

@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
 // KubeletPort is where a node's kubelet serves its API.
@@ -21,13 +22,13 @@ const KubeletPort = 10250
 // nodePoint is the latest usage of a node.
 type nodePoint struct {
 	timestamp time.Time
-	usage     api.ResourceList
+	usage     corev1.ResourceList
 }
 
 // podPoint is the latest usage of a pod's containers.
 type podPoint struct {
 	timestamp  time.Time
-	containers []api.ContainerMetrics
+	containers []metricsv1beta1.ContainerMetrics
 }
 
 // points are the results of one scrape of every node.
@@ -82,9 +83,9 @@ func (s *Server) scrape(ctx context.Context) points {
 // nodeAddress is the address the metrics server dials: the node's
 // InternalIP (--kubelet-preferred-address-types puts it first), or its
 // name.
-func nodeAddress(n *api.Node) string {
+func nodeAddress(n *corev1.Node) string {
 	for _, a := range n.Status.Addresses {
-		if a.Type == api.NodeInternalIP {
+		if a.Type == corev1.NodeInternalIP {
 			return a.Address
 		}
 	}
@@ -92,7 +93,7 @@ func nodeAddress(n *api.Node) string {
 }
 
 // scrapeNode is GET https://ADDRESS:10250/stats/summary.
-func (s *Server) scrapeNode(ctx context.Context, n *api.Node) (*summary, error) {
+func (s *Server) scrapeNode(ctx context.Context, n *corev1.Node) (*summary, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ScrapeTimeout)
 	defer cancel()
 	url := "https://" + net.JoinHostPort(nodeAddress(n), strconv.Itoa(KubeletPort)) + "/stats/summary?only_cpu_and_memory=true"
@@ -132,8 +133,8 @@ func nodeUsage(n nodeStats) (nodePoint, bool) {
 	if n.CPU == nil || n.CPU.UsageNanoCores == nil || n.Memory == nil || n.Memory.WorkingSetBytes == nil {
 		return nodePoint{}, false
 	}
-	return nodePoint{timestamp: n.CPU.Time.Time, usage: api.ResourceList{
-		api.ResourceCPU: cpuQuantity(*n.CPU.UsageNanoCores), api.ResourceMemory: memoryQuantity(*n.Memory.WorkingSetBytes)}}, true
+	return nodePoint{timestamp: n.CPU.Time.Time, usage: corev1.ResourceList{
+		corev1.ResourceCPU: cpuQuantity(*n.CPU.UsageNanoCores), corev1.ResourceMemory: memoryQuantity(*n.Memory.WorkingSetBytes)}}, true
 }
 
 // podUsage is a pod's point; a pod with a container whose CPU or memory
@@ -150,8 +151,8 @@ func podUsage(p podStats) (podPoint, bool) {
 		if c.CPU.Time.After(out.timestamp) {
 			out.timestamp = c.CPU.Time.Time
 		}
-		out.containers = append(out.containers, api.ContainerMetrics{Name: c.Name, Usage: api.ResourceList{
-			api.ResourceCPU: cpuQuantity(*c.CPU.UsageNanoCores), api.ResourceMemory: memoryQuantity(*c.Memory.WorkingSetBytes)}})
+		out.containers = append(out.containers, metricsv1beta1.ContainerMetrics{Name: c.Name, Usage: corev1.ResourceList{
+			corev1.ResourceCPU: cpuQuantity(*c.CPU.UsageNanoCores), corev1.ResourceMemory: memoryQuantity(*c.Memory.WorkingSetBytes)}})
 	}
 	return out, true
 }

@@ -27,6 +27,11 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/sampleapiserver"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
 // ImageName is the image the fake kubelet runs as this server.
@@ -174,18 +179,18 @@ func (s *Server) Handler() http.Handler {
 	return authn.WithAuthentication(mux, auth, nil)
 }
 
-var groupVersion = api.GroupVersionForDiscovery{GroupVersion: api.MetricsGroupName + "/" + Version, Version: Version}
+var groupVersion = metav1.GroupVersionForDiscovery{GroupVersion: api.MetricsGroupName + "/" + Version, Version: Version}
 
-func metricsGroup() api.APIGroup {
-	return api.APIGroup{TypeMeta: api.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}, Name: api.MetricsGroupName,
-		Versions: []api.GroupVersionForDiscovery{groupVersion}, PreferredVersion: groupVersion}
+func metricsGroup() metav1.APIGroup {
+	return metav1.APIGroup{TypeMeta: metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}, Name: api.MetricsGroupName,
+		Versions: []metav1.GroupVersionForDiscovery{groupVersion}, PreferredVersion: groupVersion}
 }
 
 // resourceList is the discovery of metrics.k8s.io/v1beta1.
-func resourceList() api.APIResourceList {
+func resourceList() metav1.APIResourceList {
 	verbs := []string{"get", "list"}
-	return api.APIResourceList{TypeMeta: api.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: groupVersion.GroupVersion,
-		APIResources: []api.APIResource{
+	return metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: groupVersion.GroupVersion,
+		APIResources: []metav1.APIResource{
 			{Name: "nodes", Kind: "NodeMetrics", Verbs: verbs},
 			{Name: "pods", Kind: "PodMetrics", Namespaced: true, Verbs: verbs},
 		}}
@@ -193,8 +198,8 @@ func resourceList() api.APIResourceList {
 
 // The group-resources errors name, as metrics-server's storage does.
 var (
-	nodeMetricsResource = api.GroupResource{Group: api.MetricsGroupName, Resource: "nodemetrics"}
-	podMetricsResource  = api.GroupResource{Group: api.MetricsGroupName, Resource: "podmetrics"}
+	nodeMetricsResource = schema.GroupResource{Group: api.MetricsGroupName, Resource: "nodemetrics"}
+	podMetricsResource  = schema.GroupResource{Group: api.MetricsGroupName, Resource: "podmetrics"}
 )
 
 // request is a parsed resource request.
@@ -238,8 +243,8 @@ func parse(path string) (request, bool) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch strings.TrimSuffix(r.URL.Path, "/") {
 	case "/apis":
-		responsewriters.WriteJSON(w, http.StatusOK, api.APIGroupList{TypeMeta: api.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
-			Groups: []api.APIGroup{metricsGroup()}})
+		responsewriters.WriteJSON(w, http.StatusOK, metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
+			Groups: []metav1.APIGroup{metricsGroup()}})
 		return
 	case "/apis/" + api.MetricsGroupName:
 		responsewriters.WriteJSON(w, http.StatusOK, metricsGroup())
@@ -292,11 +297,11 @@ func (s *Server) authorize(r *http.Request, req request) error {
 	if user == nil {
 		return api.NewUnauthorized("Unauthorized")
 	}
-	sar := &api.SubjectAccessReview{TypeMeta: api.TypeMeta{APIVersion: "authorization.k8s.io/v1", Kind: "SubjectAccessReview"},
-		Spec: api.SubjectAccessReviewSpec{User: user.Name, Groups: user.Groups, UID: user.UID, ResourceAttributes: &api.ResourceAttributes{
+	sar := &authorizationv1.SubjectAccessReview{TypeMeta: metav1.TypeMeta{APIVersion: "authorization.k8s.io/v1", Kind: "SubjectAccessReview"},
+		Spec: authorizationv1.SubjectAccessReviewSpec{User: user.Name, Groups: user.Groups, UID: user.UID, ResourceAttributes: &authorizationv1.ResourceAttributes{
 			Namespace: req.namespace, Verb: req.verb(), Group: api.MetricsGroupName, Version: Version, Resource: req.resource, Name: req.name}}}
 	sars := client.For(s.opts.Client, client.ResourceInfo{Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews"},
-		func() *api.SubjectAccessReview { return &api.SubjectAccessReview{} })
+		func() *authorizationv1.SubjectAccessReview { return &authorizationv1.SubjectAccessReview{} })
 	answer, err := sars.Create(r.Context(), sar)
 	if err != nil {
 		return api.NewInternalError(fmt.Errorf("authorizing the request: %w", err))
@@ -308,7 +313,7 @@ func (s *Server) authorize(r *http.Request, req request) error {
 		APIGroup: api.MetricsGroupName, APIVersion: Version, Resource: req.resource, Name: req.name}, answer.Status.Reason)
 }
 
-func (s *Server) window() api.Duration { return api.Duration{Duration: s.opts.Resolution} }
+func (s *Server) window() metav1.Duration { return metav1.Duration{Duration: s.opts.Resolution} }
 
 func (s *Server) nodeMetrics(ctx context.Context, req request, sel labels.Selector) (any, error) {
 	pts := s.fresh(ctx)
@@ -316,15 +321,15 @@ func (s *Server) nodeMetrics(ctx context.Context, req request, sel labels.Select
 	if err != nil {
 		return nil, err
 	}
-	list := api.NodeMetricsList{TypeMeta: api.TypeMeta{Kind: "NodeMetricsList", APIVersion: groupVersion.GroupVersion}, Items: []api.NodeMetrics{}}
+	list := metricsv1beta1.NodeMetricsList{TypeMeta: metav1.TypeMeta{Kind: "NodeMetricsList", APIVersion: groupVersion.GroupVersion}, Items: []metricsv1beta1.NodeMetrics{}}
 	for _, n := range nodes.Items {
 		p, ok := pts.nodes[n.Name]
 		if !ok || (req.name != "" && n.Name != req.name) {
 			continue
 		}
-		list.Items = append(list.Items, api.NodeMetrics{
-			ObjectMeta: api.ObjectMeta{Name: n.Name, Labels: n.Labels, CreationTimestamp: api.NewTime(s.opts.Clock.Now().UTC().Truncate(time.Second))},
-			Timestamp:  api.NewTime(p.timestamp), Window: s.window(), Usage: p.usage})
+		list.Items = append(list.Items, metricsv1beta1.NodeMetrics{
+			ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: n.Labels, CreationTimestamp: metav1.NewTime(s.opts.Clock.Now().UTC().Truncate(time.Second))},
+			Timestamp:  metav1.NewTime(p.timestamp), Window: s.window(), Usage: p.usage})
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
 	if req.name == "" {
@@ -334,13 +339,13 @@ func (s *Server) nodeMetrics(ctx context.Context, req request, sel labels.Select
 		return nil, api.NewNotFound(nodeMetricsResource, req.name)
 	}
 	m := list.Items[0]
-	m.TypeMeta = api.TypeMeta{Kind: "NodeMetrics", APIVersion: groupVersion.GroupVersion}
+	m.TypeMeta = metav1.TypeMeta{Kind: "NodeMetrics", APIVersion: groupVersion.GroupVersion}
 	return m, nil
 }
 
 func (s *Server) podMetrics(ctx context.Context, req request, sel labels.Selector) (any, error) {
 	pts := s.fresh(ctx)
-	var pods []*api.Pod
+	var pods []*corev1.Pod
 	if req.name != "" {
 		p, err := s.opts.Client.Pods().Get(ctx, req.namespace, req.name)
 		if api.IsNotFound(err) {
@@ -349,7 +354,7 @@ func (s *Server) podMetrics(ctx context.Context, req request, sel labels.Selecto
 		if err != nil {
 			return nil, err
 		}
-		pods = []*api.Pod{p}
+		pods = []*corev1.Pod{p}
 	} else {
 		list, err := s.opts.Client.Pods().List(ctx, req.namespace, client.ListOptions{LabelSelector: sel.String()})
 		if err != nil {
@@ -357,16 +362,16 @@ func (s *Server) podMetrics(ctx context.Context, req request, sel labels.Selecto
 		}
 		pods = list.Items
 	}
-	out := api.PodMetricsList{TypeMeta: api.TypeMeta{Kind: "PodMetricsList", APIVersion: groupVersion.GroupVersion}, Items: []api.PodMetrics{}}
+	out := metricsv1beta1.PodMetricsList{TypeMeta: metav1.TypeMeta{Kind: "PodMetricsList", APIVersion: groupVersion.GroupVersion}, Items: []metricsv1beta1.PodMetrics{}}
 	for _, p := range pods {
 		pt, ok := pts.pods[p.Namespace+"/"+p.Name]
 		if !ok {
 			continue
 		}
-		out.Items = append(out.Items, api.PodMetrics{
-			ObjectMeta: api.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels,
-				CreationTimestamp: api.NewTime(s.opts.Clock.Now().UTC().Truncate(time.Second))},
-			Timestamp: api.NewTime(pt.timestamp), Window: s.window(), Containers: pt.containers})
+		out.Items = append(out.Items, metricsv1beta1.PodMetrics{
+			ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels,
+				CreationTimestamp: metav1.NewTime(s.opts.Clock.Now().UTC().Truncate(time.Second))},
+			Timestamp: metav1.NewTime(pt.timestamp), Window: s.window(), Containers: pt.containers})
 	}
 	sort.Slice(out.Items, func(i, j int) bool {
 		a, b := out.Items[i], out.Items[j]
@@ -379,6 +384,6 @@ func (s *Server) podMetrics(ctx context.Context, req request, sel labels.Selecto
 		return nil, api.NewNotFound(podMetricsResource, req.namespace+"/"+req.name)
 	}
 	m := out.Items[0]
-	m.TypeMeta = api.TypeMeta{Kind: "PodMetrics", APIVersion: groupVersion.GroupVersion}
+	m.TypeMeta = metav1.TypeMeta{Kind: "PodMetrics", APIVersion: groupVersion.GroupVersion}
 	return m, nil
 }

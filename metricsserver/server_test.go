@@ -17,8 +17,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -81,13 +82,13 @@ func newFixture(t *testing.T) *fixture {
 	env := &apiservertest.Env{Server: apis, Client: client.NewInProcess(apis.Handler(), "test"), Clock: clk}
 	ctx := context.Background()
 	for i, name := range []string{"node-1", "node-2"} {
-		_, err := env.Client.Nodes().Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"zone": fmt.Sprint(i)}},
-			Status: api.NodeStatus{Addresses: []api.NodeAddress{{Type: api.NodeInternalIP, Address: fmt.Sprintf("10.0.0.%d", i+1)}}}})
+		_, err := env.Client.Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"zone": fmt.Sprint(i)}},
+			Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.0.0.%d", i+1)}}}})
 		require.NoError(t, err)
 	}
 	for _, p := range []struct{ ns, name, app string }{{"default", "web-1", "web"}, {"default", "db-1", "db"}, {"kube-system", "sys-1", "sys"}} {
-		_, err := env.Client.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: p.name, Namespace: p.ns, Labels: map[string]string{"app": p.app}},
-			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+		_, err := env.Client.Pods().Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: p.ns, Labels: map[string]string{"app": p.app}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 		require.NoError(t, err)
 	}
 	k := &fakeKubelets{summaries: map[string]string{

@@ -1,6 +1,8 @@
 package metricsserver
 
-import "github.com/kubesim/kubesim/api"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // The few fields of the kubelet's Summary API
 // (k8s.io/kubelet/pkg/apis/stats/v1alpha1) the metrics server reads,
@@ -34,11 +36,11 @@ type containerStats struct {
 }
 
 type cpuStats struct {
-	Time           api.Time `json:"time"`
-	UsageNanoCores *uint64  `json:"usageNanoCores,omitempty"`
+	Time           metav1.Time `json:"time"`
+	UsageNanoCores *uint64     `json:"usageNanoCores,omitempty"`
 }
 
 type memoryStats struct {
-	Time            api.Time `json:"time"`
-	WorkingSetBytes *uint64  `json:"workingSetBytes,omitempty"`
+	Time            metav1.Time `json:"time"`
+	WorkingSetBytes *uint64     `json:"workingSetBytes,omitempty"`
 }

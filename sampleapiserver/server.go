@@ -26,6 +26,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/store/boltstore"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ImageName is the image the fake kubelet runs as this server.
@@ -40,7 +41,7 @@ func Resources() []*registry.Resource {
 		Strategy: flunderStrategy{},
 		Schema:   schema.FromGoType(reflect.TypeOf(Flunder{})),
 		Table: &registry.Table{
-			Columns: []api.TableColumnDefinition{registry.NameColumn,
+			Columns: []metav1.TableColumnDefinition{registry.NameColumn,
 				{Name: "Reference", Type: "string", Description: "The flunder or fischer this one refers to."},
 				registry.AgeColumn},
 			Cells: func(obj api.Object, now time.Time) []any {

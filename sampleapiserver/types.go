@@ -1,7 +1,7 @@
 package sampleapiserver
 
 import (
-	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -13,8 +13,8 @@ const (
 
 // Flunder is the sample kind: a reference to another flunder or fischer.
 type Flunder struct {
-	api.TypeMeta   `json:",inline"`
-	api.ObjectMeta `json:"metadata,omitempty"`
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
 	// Spec is the desired state.
 	Spec FlunderSpec `json:"spec,omitempty"`
 	// Status is empty: the sample has no controller.

@@ -19,12 +19,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -448,13 +448,13 @@ func (p *parser) node(n *yaml.Node) (cluster.NodeConfig, error) {
 		if err != nil {
 			return nc, err
 		}
-		nc.Capacity = api.ResourceList{}
+		nc.Capacity = corev1.ResourceList{}
 		for k, s := range m {
 			q, err := resource.ParseQuantity(s)
 			if err != nil {
 				return nc, p.errf(v, "capacity.%s: expected a quantity such as 4, 500m or 8Gi, got %q", k, s)
 			}
-			nc.Capacity[api.ResourceName(k)] = q
+			nc.Capacity[corev1.ResourceName(k)] = q
 		}
 	}
 	if v, ok := f["labels"]; ok {
@@ -471,7 +471,7 @@ func (p *parser) node(n *yaml.Node) (cluster.NodeConfig, error) {
 			if err != nil {
 				return nc, err
 			}
-			var t api.Taint
+			var t corev1.Taint
 			if kn, ok := tf["key"]; ok {
 				if t.Key, err = p.str(kn, "taint key"); err != nil {
 					return nc, err
@@ -490,12 +490,12 @@ func (p *parser) node(n *yaml.Node) (cluster.NodeConfig, error) {
 			if err != nil {
 				return nc, err
 			}
-			switch api.TaintEffect(eff) {
-			case api.TaintEffectNoSchedule, api.TaintEffectPreferNoSchedule, api.TaintEffectNoExecute:
+			switch corev1.TaintEffect(eff) {
+			case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
 			default:
 				return nc, p.errf(en, "taint effect: expected NoSchedule, PreferNoSchedule or NoExecute, got %q", eff)
 			}
-			t.Effect = api.TaintEffect(eff)
+			t.Effect = corev1.TaintEffect(eff)
 			nc.Taints = append(nc.Taints, t)
 		}
 	}

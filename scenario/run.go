@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/operators/catalog"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Observer is told what a run does, as it happens: the command line
@@ -451,10 +452,10 @@ func (r *Runner) action(ctx context.Context, i int, st *Step, res *StepResult) e
 		if err != nil {
 			return fail("%v", err)
 		}
-		var opts *api.DeleteOptions
+		var opts *metav1.DeleteOptions
 		if st.Propagation != "" {
-			pp := api.DeletionPropagation(st.Propagation)
-			opts = &api.DeleteOptions{PropagationPolicy: &pp}
+			pp := metav1.DeletionPropagation(st.Propagation)
+			opts = &metav1.DeleteOptions{PropagationPolicy: &pp}
 		}
 		var lines []string
 		for _, n := range names {
@@ -621,7 +622,7 @@ func (r *Runner) apply(ctx context.Context, st *Step, res *StepResult) error {
 // describeErr renders an API error as kubectl prints it.
 func describeErr(err error, name string) string {
 	reason := api.ReasonForError(err)
-	if reason == "" || reason == api.StatusReasonUnknown {
+	if reason == "" || reason == metav1.StatusReasonUnknown {
 		return "error: " + err.Error()
 	}
 	return fmt.Sprintf("Error from server (%s): %s", reason, err.Error())

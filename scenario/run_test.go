@@ -8,8 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/stepper"
 )
 
@@ -137,7 +138,7 @@ steps:
 	assert.Contains(t, r.ExplainObject("/api/v1/namespaces/default/pods", "ghost"), "No traced write created ghost")
 
 	// A write made outside the steps (the web page's) ends a chain too.
-	cm, err := r.cl.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "page", Namespace: "default"}})
+	cm, err := r.cl.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "default"}})
 	require.NoError(t, err)
 	r.RecordUserWrite("the web page", stepper.Write{Verb: "create", Path: "/api/v1/namespaces/default/configmaps", Code: 201,
 		ResourceVersion: cm.ResourceVersion, Name: "page"})

@@ -15,8 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/pki"
 )
 
@@ -26,22 +27,22 @@ func webhookScenario(t *testing.T, out *bytes.Buffer) *Runner {
 	b, err := pki.EnsureServing(t.TempDir(), nil, time.Now(), rand.Reader)
 	require.NoError(t, err)
 	hook := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review api.AdmissionReview
+		var review admissionv1.AdmissionReview
 		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		resp := &api.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+		resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
 		if r.URL.Path == "/mutate" {
-			pt := api.PatchTypeJSONPatch
+			pt := admissionv1.PatchTypeJSONPatch
 			resp.PatchType = &pt
 			resp.Patch = []byte(`[{"op":"add","path":"/metadata/labels/team","value":"blue"}]`)
 		} else if strings.HasPrefix(review.Request.Name, "bad-") {
 			resp.Allowed = false
 			// As controller-runtime's admission.Denied answers.
-			resp.Result = &api.Status{Message: "bad-* names are reserved", Code: 403, Reason: api.StatusReasonForbidden}
+			resp.Result = &metav1.Status{Message: "bad-* names are reserved", Code: 403, Reason: metav1.StatusReasonForbidden}
 		}
-		_ = json.NewEncoder(w).Encode(api.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
+		_ = json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
 	}))
 	hook.TLS = b.ServerTLSConfig()
 	hook.StartTLS()

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 )
@@ -50,7 +50,7 @@ func gatedLive(t *testing.T, intercept func(pod string) *http.Response, nodes ..
 	e := &env{Env: apiservertest.New(t), t: t, ctx: context.Background()}
 	for _, name := range nodes {
 		n := e.createNode(name, "4", "8Gi")
-		n.Status.Allocatable[api.ResourcePods] = resourceMust("1")
+		n.Status.Allocatable[corev1.ResourcePods] = resourceMust("1")
 		_, err := e.Client.Nodes().UpdateStatus(e.ctx, n)
 		require.NoError(t, err)
 	}

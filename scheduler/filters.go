@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The reasons filters give, worded as kube-scheduler's plugins word them
@@ -60,7 +61,7 @@ func NodeUnschedulable(pod *PodInfo, node *NodeInfo) []string {
 	if !node.Node.Spec.Unschedulable {
 		return nil
 	}
-	taint := api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}
+	taint := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
 	if TolerationsTolerateTaint(pod.Pod.Spec.Tolerations, &taint) {
 		return nil
 	}
@@ -83,12 +84,12 @@ func NodeName(pod *PodInfo, node *NodeInfo) []string {
 // TaintToleration does the rejecting; so a pod that tolerates that taint
 // with NoSchedule passes here too.
 func NodeReady(pod *PodInfo, node *NodeInfo) []string {
-	if node.Ready == api.ConditionTrue {
+	if node.Ready == corev1.ConditionTrue {
 		return nil
 	}
-	taint := api.Taint{Key: api.TaintNodeNotReady, Effect: api.TaintEffectNoSchedule}
-	if node.Ready != api.ConditionFalse {
-		taint.Key = api.TaintNodeUnreachable
+	taint := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	if node.Ready != corev1.ConditionFalse {
+		taint.Key = corev1.TaintNodeUnreachable
 	}
 	if TolerationsTolerateTaint(pod.Pod.Spec.Tolerations, &taint) {
 		return nil
@@ -102,7 +103,7 @@ func NodeReady(pod *PodInfo, node *NodeInfo) []string {
 func TaintToleration(pod *PodInfo, node *NodeInfo) []string {
 	for i := range node.Node.Spec.Taints {
 		t := &node.Node.Spec.Taints[i]
-		if t.Effect != api.TaintEffectNoSchedule && t.Effect != api.TaintEffectNoExecute {
+		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
 		if !TolerationsTolerateTaint(pod.Pod.Spec.Tolerations, t) {
@@ -114,7 +115,7 @@ func TaintToleration(pod *PodInfo, node *NodeInfo) []string {
 
 // TolerationsTolerateTaint reports whether any of tolerations tolerates
 // taint.
-func TolerationsTolerateTaint(tolerations []api.Toleration, taint *api.Taint) bool {
+func TolerationsTolerateTaint(tolerations []corev1.Toleration, taint *corev1.Taint) bool {
 	for i := range tolerations {
 		if api.ToleratesTaint(&tolerations[i], taint) {
 			return true

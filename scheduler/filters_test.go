@@ -4,24 +4,24 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/kubesim/kubesim/api"
 )
 
 // testNode is a Ready node with cpu 4, memory 8Gi and 110 pods, changed
 // by the options.
-func testNode(name string, opts ...func(*api.Node)) *api.Node {
-	n := &api.Node{
-		ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{api.LabelHostname: name}},
-		Status: api.NodeStatus{
-			Allocatable: api.ResourceList{
-				api.ResourceCPU:    resource.MustParse("4"),
-				api.ResourceMemory: resource.MustParse("8Gi"),
-				api.ResourcePods:   resource.MustParse("110"),
+func testNode(name string, opts ...func(*corev1.Node)) *corev1.Node {
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}},
+		Status: corev1.NodeStatus{
+			Allocatable: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("4"),
+				corev1.ResourceMemory: resource.MustParse("8Gi"),
+				corev1.ResourcePods:   resource.MustParse("110"),
 			},
-			Conditions: []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue}},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
 		},
 	}
 	for _, o := range opts {
@@ -32,18 +32,18 @@ func testNode(name string, opts ...func(*api.Node)) *api.Node {
 
 // testPod is a pod of one container requesting cpu and memory ("" for
 // none), changed by the options.
-func testPod(name, cpu, mem string, opts ...func(*api.Pod)) *api.Pod {
-	req := api.ResourceList{}
+func testPod(name, cpu, mem string, opts ...func(*corev1.Pod)) *corev1.Pod {
+	req := corev1.ResourceList{}
 	if cpu != "" {
-		req[api.ResourceCPU] = resource.MustParse(cpu)
+		req[corev1.ResourceCPU] = resource.MustParse(cpu)
 	}
 	if mem != "" {
-		req[api.ResourceMemory] = resource.MustParse(mem)
+		req[corev1.ResourceMemory] = resource.MustParse(mem)
 	}
-	p := &api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx",
-			Resources: api.ResourceRequirements{Requests: req}}}},
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx",
+			Resources: corev1.ResourceRequirements{Requests: req}}}},
 	}
 	for _, o := range opts {
 		o(p)
@@ -51,29 +51,29 @@ func testPod(name, cpu, mem string, opts ...func(*api.Pod)) *api.Pod {
 	return p
 }
 
-func ownedBy(uid string) func(*api.Pod) {
-	return func(p *api.Pod) {
+func ownedBy(uid string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
 		yes := true
-		p.OwnerReferences = []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs-" + uid, UID: types.UID(uid), Controller: &yes}}
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs-" + uid, UID: types.UID(uid), Controller: &yes}}
 	}
 }
 
-func tolerate(t api.Toleration) func(*api.Pod) {
-	return func(p *api.Pod) { p.Spec.Tolerations = append(p.Spec.Tolerations, t) }
+func tolerate(t corev1.Toleration) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Spec.Tolerations = append(p.Spec.Tolerations, t) }
 }
 
-func taint(key, value string, effect api.TaintEffect) func(*api.Node) {
-	return func(n *api.Node) {
-		n.Spec.Taints = append(n.Spec.Taints, api.Taint{Key: key, Value: value, Effect: effect})
+func taint(key, value string, effect corev1.TaintEffect) func(*corev1.Node) {
+	return func(n *corev1.Node) {
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: key, Value: value, Effect: effect})
 	}
 }
 
-func ready(status api.ConditionStatus) func(*api.Node) {
-	return func(n *api.Node) { n.Status.Conditions[0].Status = status }
+func ready(status corev1.ConditionStatus) func(*corev1.Node) {
+	return func(n *corev1.Node) { n.Status.Conditions[0].Status = status }
 }
 
 // withPods counts pods already on the node.
-func withPods(ni *NodeInfo, pods ...*api.Pod) *NodeInfo {
+func withPods(ni *NodeInfo, pods ...*corev1.Pod) *NodeInfo {
 	for _, p := range pods {
 		ni.AddPod(NewPodInfo(p))
 	}
@@ -81,18 +81,18 @@ func withPods(ni *NodeInfo, pods ...*api.Pod) *NodeInfo {
 }
 
 func TestNodeUnschedulable(t *testing.T) {
-	cordoned := func(n *api.Node) { n.Spec.Unschedulable = true }
+	cordoned := func(n *corev1.Node) { n.Spec.Unschedulable = true }
 	for _, tc := range []struct {
 		name string
-		pod  *api.Pod
-		node *api.Node
+		pod  *corev1.Pod
+		node *corev1.Node
 		want []string
 	}{
 		{"schedulable", testPod("p", "", ""), testNode("n"), nil},
 		{"cordoned", testPod("p", "", ""), testNode("n", cordoned), []string{"node(s) were unschedulable"}},
-		{"cordoned but tolerated", testPod("p", "", "", tolerate(api.Toleration{Key: api.TaintNodeUnschedulable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule})), testNode("n", cordoned), nil},
-		{"tolerating every taint", testPod("p", "", "", tolerate(api.Toleration{Operator: api.TolerationOpExists})), testNode("n", cordoned), nil},
-		{"toleration of another effect", testPod("p", "", "", tolerate(api.Toleration{Key: api.TaintNodeUnschedulable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute})), testNode("n", cordoned), []string{ErrReasonUnschedulable}},
+		{"cordoned but tolerated", testPod("p", "", "", tolerate(corev1.Toleration{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})), testNode("n", cordoned), nil},
+		{"tolerating every taint", testPod("p", "", "", tolerate(corev1.Toleration{Operator: corev1.TolerationOpExists})), testNode("n", cordoned), nil},
+		{"toleration of another effect", testPod("p", "", "", tolerate(corev1.Toleration{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute})), testNode("n", cordoned), []string{ErrReasonUnschedulable}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, NodeUnschedulable(NewPodInfo(tc.pod), NewNodeInfo(tc.node)))
@@ -101,10 +101,10 @@ func TestNodeUnschedulable(t *testing.T) {
 }
 
 func TestNodeName(t *testing.T) {
-	on := func(node string) func(*api.Pod) { return func(p *api.Pod) { p.Spec.NodeName = node } }
+	on := func(node string) func(*corev1.Pod) { return func(p *corev1.Pod) { p.Spec.NodeName = node } }
 	for _, tc := range []struct {
 		name string
-		pod  *api.Pod
+		pod  *corev1.Pod
 		want []string
 	}{
 		{"no node named", testPod("p", "", ""), nil},
@@ -118,22 +118,22 @@ func TestNodeName(t *testing.T) {
 }
 
 func TestNodeReady(t *testing.T) {
-	noConditions := func(n *api.Node) { n.Status.Conditions = nil }
-	notReady := api.Toleration{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists}
-	unreachable := api.Toleration{Key: api.TaintNodeUnreachable, Operator: api.TolerationOpExists}
+	noConditions := func(n *corev1.Node) { n.Status.Conditions = nil }
+	notReady := corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists}
+	unreachable := corev1.Toleration{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists}
 	for _, tc := range []struct {
 		name string
-		pod  *api.Pod
-		node *api.Node
+		pod  *corev1.Pod
+		node *corev1.Node
 		want []string
 	}{
 		{"ready", testPod("p", "", ""), testNode("n"), nil},
-		{"not ready", testPod("p", "", ""), testNode("n", ready(api.ConditionFalse)), []string{"node(s) were not ready"}},
-		{"unknown", testPod("p", "", ""), testNode("n", ready(api.ConditionUnknown)), []string{ErrReasonNotReady}},
+		{"not ready", testPod("p", "", ""), testNode("n", ready(corev1.ConditionFalse)), []string{"node(s) were not ready"}},
+		{"unknown", testPod("p", "", ""), testNode("n", ready(corev1.ConditionUnknown)), []string{ErrReasonNotReady}},
 		{"no condition yet", testPod("p", "", ""), testNode("n", noConditions), []string{ErrReasonNotReady}},
-		{"not ready, tolerated", testPod("p", "", "", tolerate(notReady)), testNode("n", ready(api.ConditionFalse)), nil},
-		{"unknown needs the unreachable toleration", testPod("p", "", "", tolerate(notReady)), testNode("n", ready(api.ConditionUnknown)), []string{ErrReasonNotReady}},
-		{"unknown, tolerated", testPod("p", "", "", tolerate(unreachable)), testNode("n", ready(api.ConditionUnknown)), nil},
+		{"not ready, tolerated", testPod("p", "", "", tolerate(notReady)), testNode("n", ready(corev1.ConditionFalse)), nil},
+		{"unknown needs the unreachable toleration", testPod("p", "", "", tolerate(notReady)), testNode("n", ready(corev1.ConditionUnknown)), []string{ErrReasonNotReady}},
+		{"unknown, tolerated", testPod("p", "", "", tolerate(unreachable)), testNode("n", ready(corev1.ConditionUnknown)), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, NodeReady(NewPodInfo(tc.pod), NewNodeInfo(tc.node)))
@@ -144,24 +144,24 @@ func TestNodeReady(t *testing.T) {
 func TestTaintToleration(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		pod  *api.Pod
-		node *api.Node
+		pod  *corev1.Pod
+		node *corev1.Node
 		want []string
 	}{
 		{"no taints", testPod("p", "", ""), testNode("n"), nil},
-		{"NoSchedule", testPod("p", "", ""), testNode("n", taint("dedicated", "gpu", api.TaintEffectNoSchedule)),
+		{"NoSchedule", testPod("p", "", ""), testNode("n", taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)),
 			[]string{"node(s) had untolerated taint {dedicated: gpu}"}},
-		{"NoExecute without value", testPod("p", "", ""), testNode("n", taint(api.TaintNodeNotReady, "", api.TaintEffectNoExecute)),
+		{"NoExecute without value", testPod("p", "", ""), testNode("n", taint(corev1.TaintNodeNotReady, "", corev1.TaintEffectNoExecute)),
 			[]string{"node(s) had untolerated taint {node.kubernetes.io/not-ready: }"}},
-		{"PreferNoSchedule is not a filter", testPod("p", "", ""), testNode("n", taint("a", "b", api.TaintEffectPreferNoSchedule)), nil},
-		{"tolerated by Equal", testPod("p", "", "", tolerate(api.Toleration{Key: "dedicated", Value: "gpu", Effect: api.TaintEffectNoSchedule})),
-			testNode("n", taint("dedicated", "gpu", api.TaintEffectNoSchedule)), nil},
-		{"Equal with another value", testPod("p", "", "", tolerate(api.Toleration{Key: "dedicated", Operator: api.TolerationOpEqual, Value: "cpu"})),
-			testNode("n", taint("dedicated", "gpu", api.TaintEffectNoSchedule)), []string{"node(s) had untolerated taint {dedicated: gpu}"}},
-		{"Exists on the key, any effect", testPod("p", "", "", tolerate(api.Toleration{Key: "dedicated", Operator: api.TolerationOpExists})),
-			testNode("n", taint("dedicated", "gpu", api.TaintEffectNoExecute)), nil},
-		{"the first untolerated taint is named", testPod("p", "", "", tolerate(api.Toleration{Key: "a", Operator: api.TolerationOpExists})),
-			testNode("n", taint("a", "1", api.TaintEffectNoSchedule), taint("b", "2", api.TaintEffectNoSchedule), taint("c", "3", api.TaintEffectNoSchedule)),
+		{"PreferNoSchedule is not a filter", testPod("p", "", ""), testNode("n", taint("a", "b", corev1.TaintEffectPreferNoSchedule)), nil},
+		{"tolerated by Equal", testPod("p", "", "", tolerate(corev1.Toleration{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule})),
+			testNode("n", taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)), nil},
+		{"Equal with another value", testPod("p", "", "", tolerate(corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "cpu"})),
+			testNode("n", taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)), []string{"node(s) had untolerated taint {dedicated: gpu}"}},
+		{"Exists on the key, any effect", testPod("p", "", "", tolerate(corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpExists})),
+			testNode("n", taint("dedicated", "gpu", corev1.TaintEffectNoExecute)), nil},
+		{"the first untolerated taint is named", testPod("p", "", "", tolerate(corev1.Toleration{Key: "a", Operator: corev1.TolerationOpExists})),
+			testNode("n", taint("a", "1", corev1.TaintEffectNoSchedule), taint("b", "2", corev1.TaintEffectNoSchedule), taint("c", "3", corev1.TaintEffectNoSchedule)),
 			[]string{"node(s) had untolerated taint {b: 2}"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,36 +171,36 @@ func TestTaintToleration(t *testing.T) {
 }
 
 func TestNodeAffinity(t *testing.T) {
-	selector := func(kv ...string) func(*api.Pod) {
-		return func(p *api.Pod) {
+	selector := func(kv ...string) func(*corev1.Pod) {
+		return func(p *corev1.Pod) {
 			p.Spec.NodeSelector = map[string]string{}
 			for i := 0; i < len(kv); i += 2 {
 				p.Spec.NodeSelector[kv[i]] = kv[i+1]
 			}
 		}
 	}
-	ssd := func(n *api.Node) { n.Labels["disk"] = "ssd" }
-	required := func(term api.NodeSelectorTerm) func(*api.Pod) {
-		return func(p *api.Pod) {
-			p.Spec.Affinity = &api.Affinity{NodeAffinity: &api.NodeAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{term}}}}
+	ssd := func(n *corev1.Node) { n.Labels["disk"] = "ssd" }
+	required := func(term corev1.NodeSelectorTerm) func(*corev1.Pod) {
+		return func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}}}}
 		}
 	}
-	pinned := func(node string) func(*api.Pod) {
-		return required(api.NodeSelectorTerm{MatchFields: []api.NodeSelectorRequirement{{Key: api.ObjectNameField, Operator: api.NodeSelectorOpIn, Values: []string{node}}}})
+	pinned := func(node string) func(*corev1.Pod) {
+		return required(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}})
 	}
-	expr := func(key string, op api.NodeSelectorOperator, values ...string) func(*api.Pod) {
-		return required(api.NodeSelectorTerm{MatchExpressions: []api.NodeSelectorRequirement{{Key: key, Operator: op, Values: values}}})
+	expr := func(key string, op corev1.NodeSelectorOperator, values ...string) func(*corev1.Pod) {
+		return required(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: key, Operator: op, Values: values}}})
 	}
 	for _, tc := range []struct {
 		name string
-		pod  *api.Pod
-		node *api.Node
+		pod  *corev1.Pod
+		node *corev1.Node
 		want []string
 	}{
 		{"no selector", testPod("p", "", ""), testNode("n"), nil},
 		{"matching", testPod("p", "", "", selector("disk", "ssd")), testNode("n", ssd), nil},
-		{"two pairs, both match", testPod("p", "", "", selector("disk", "ssd", api.LabelHostname, "n")), testNode("n", ssd), nil},
+		{"two pairs, both match", testPod("p", "", "", selector("disk", "ssd", corev1.LabelHostname, "n")), testNode("n", ssd), nil},
 		{"other value", testPod("p", "", "", selector("disk", "hdd")), testNode("n", ssd), []string{"node(s) didn't match Pod's node affinity/selector"}},
 		{"missing label", testPod("p", "", "", selector("disk", "ssd")), testNode("n"), []string{ErrReasonNodeSelector}},
 		{"one pair of two missing", testPod("p", "", "", selector("disk", "ssd", "zone", "a")), testNode("n", ssd), []string{ErrReasonNodeSelector}},
@@ -208,8 +208,8 @@ func TestNodeAffinity(t *testing.T) {
 		{"matchFields names this node", testPod("p", "", "", pinned("n")), testNode("n"), nil},
 		{"matchFields names another node", testPod("p", "", "", pinned("m")), testNode("n"), []string{ErrReasonNodeSelector}},
 		{"matchFields and a selector that fails", testPod("p", "", "", pinned("n"), selector("disk", "ssd")), testNode("n"), []string{ErrReasonNodeSelector}},
-		{"label expression", testPod("p", "", "", expr("disk", api.NodeSelectorOpIn, "ssd", "nvme")), testNode("n", ssd), nil},
-		{"label expression NotIn", testPod("p", "", "", expr("disk", api.NodeSelectorOpNotIn, "ssd")), testNode("n", ssd), []string{ErrReasonNodeSelector}},
+		{"label expression", testPod("p", "", "", expr("disk", corev1.NodeSelectorOpIn, "ssd", "nvme")), testNode("n", ssd), nil},
+		{"label expression NotIn", testPod("p", "", "", expr("disk", corev1.NodeSelectorOpNotIn, "ssd")), testNode("n", ssd), []string{ErrReasonNodeSelector}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, NodeAffinity(NewPodInfo(tc.pod), NewNodeInfo(tc.node)))
@@ -218,11 +218,11 @@ func TestNodeAffinity(t *testing.T) {
 }
 
 func TestNodeResourcesFit(t *testing.T) {
-	bound := func(p *api.Pod) { p.Spec.NodeName = "n" }
-	threePods := func(n *api.Node) { n.Status.Allocatable[api.ResourcePods] = resource.MustParse("3") }
+	bound := func(p *corev1.Pod) { p.Spec.NodeName = "n" }
+	threePods := func(n *corev1.Node) { n.Status.Allocatable[corev1.ResourcePods] = resource.MustParse("3") }
 	for _, tc := range []struct {
 		name string
-		pod  *api.Pod
+		pod  *corev1.Pod
 		node *NodeInfo
 		want []string
 	}{
@@ -241,7 +241,7 @@ func TestNodeResourcesFit(t *testing.T) {
 			withPods(NewNodeInfo(testNode("n", threePods)), testPod("a", "", ""), testPod("b", "", ""), testPod("c", "", "")), []string{"Too many pods"}},
 		{"too many pods and no cpu", testPod("p", "5", ""),
 			withPods(NewNodeInfo(testNode("n", threePods)), testPod("a", "", ""), testPod("b", "", ""), testPod("c", "", "")), []string{ErrReasonTooManyPods, ErrReasonInsufficientCPU}},
-		{"allocatable falls back to capacity", testPod("p", "2", ""), NewNodeInfo(testNode("n", func(n *api.Node) {
+		{"allocatable falls back to capacity", testPod("p", "2", ""), NewNodeInfo(testNode("n", func(n *corev1.Node) {
 			n.Status.Capacity, n.Status.Allocatable = n.Status.Allocatable, nil
 		})), nil},
 	} {
@@ -253,9 +253,9 @@ func TestNodeResourcesFit(t *testing.T) {
 
 func TestNewPodInfoRequests(t *testing.T) {
 	p := testPod("p", "500m", "1Gi")
-	p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "sidecar", Image: "x"})
-	p.Spec.InitContainers = []api.Container{{Name: "init", Image: "x", Resources: api.ResourceRequirements{Requests: api.ResourceList{
-		api.ResourceCPU: resource.MustParse("2"),
+	p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "sidecar", Image: "x"})
+	p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "x", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("2"),
 	}}}}
 	ownedBy("u1")(p)
 	pi := NewPodInfo(p)

@@ -6,16 +6,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-
-	"github.com/kubesim/kubesim/api"
 )
 
 func TestLeastAllocated(t *testing.T) {
-	bound := func(p *api.Pod) { p.Spec.NodeName = "n" }
+	bound := func(p *corev1.Pod) { p.Spec.NodeName = "n" }
 	for _, tc := range []struct {
 		name string
-		pod  *api.Pod
+		pod  *corev1.Pod
 		node *NodeInfo
 		want int64
 	}{
@@ -28,7 +27,7 @@ func TestLeastAllocated(t *testing.T) {
 		{"exactly full", testPod("p", "4", "8Gi"), NewNodeInfo(testNode("n")), 0},
 		// cpu past capacity scores 0; memory (8-4)/8 = 50; average 25.
 		{"past capacity scores zero for that resource", testPod("p", "5", "4Gi"), NewNodeInfo(testNode("n")), 25},
-		{"a node without allocatable", testPod("p", "1", "1Gi"), NewNodeInfo(testNode("n", func(n *api.Node) { n.Status.Allocatable = nil })), 0},
+		{"a node without allocatable", testPod("p", "1", "1Gi"), NewNodeInfo(testNode("n", func(n *corev1.Node) { n.Status.Allocatable = nil })), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, LeastAllocated(NewPodInfo(tc.pod), tc.node))
@@ -83,7 +82,7 @@ func TestFitErrorMessage(t *testing.T) {
 }
 
 // nodeInfos builds NodeInfos in name order.
-func nodeInfos(nodes ...*api.Node) []*NodeInfo {
+func nodeInfos(nodes ...*corev1.Node) []*NodeInfo {
 	out := make([]*NodeInfo, len(nodes))
 	for i, n := range nodes {
 		out[i] = NewNodeInfo(n)
@@ -92,12 +91,12 @@ func nodeInfos(nodes ...*api.Node) []*NodeInfo {
 }
 
 func TestScheduleFailureMessages(t *testing.T) {
-	cordoned := func(n *api.Node) { n.Spec.Unschedulable = true }
-	small := func(n *api.Node) { n.Status.Allocatable[api.ResourceCPU] = resource.MustParse("1") }
+	cordoned := func(n *corev1.Node) { n.Spec.Unschedulable = true }
+	small := func(n *corev1.Node) { n.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("1") }
 	fw := DefaultFramework()
 	for _, tc := range []struct {
 		name  string
-		pod   *api.Pod
+		pod   *corev1.Pod
 		nodes []*NodeInfo
 		want  string
 	}{
@@ -105,10 +104,10 @@ func TestScheduleFailureMessages(t *testing.T) {
 			"0/3 nodes are available: 3 Insufficient cpu."},
 		{"unschedulable and cpu", testPod("p", "2", ""), nodeInfos(testNode("node-1", cordoned), testNode("node-2", small), testNode("node-3", small)),
 			"0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu."},
-		{"the first failing filter wins per node", testPod("p", "64", "64Gi"), nodeInfos(testNode("node-1", cordoned, ready(api.ConditionFalse)), testNode("node-2", ready(api.ConditionFalse)), testNode("node-3")),
+		{"the first failing filter wins per node", testPod("p", "64", "64Gi"), nodeInfos(testNode("node-1", cordoned, ready(corev1.ConditionFalse)), testNode("node-2", ready(corev1.ConditionFalse)), testNode("node-3")),
 			"0/3 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 node(s) were not ready, 1 node(s) were unschedulable."},
-		{"taint and selector", testPod("p", "", "", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} }),
-			nodeInfos(testNode("a", taint("dedicated", "gpu", api.TaintEffectNoSchedule)), testNode("b", taint(api.TaintNodeUnreachable, "", api.TaintEffectNoExecute)), testNode("c")),
+		{"taint and selector", testPod("p", "", "", func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} }),
+			nodeInfos(testNode("a", taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)), testNode("b", taint(corev1.TaintNodeUnreachable, "", corev1.TaintEffectNoExecute)), testNode("c")),
 			"0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }."},
 		{"no nodes", testPod("p", "", ""), nil, "no nodes available to schedule pods"},
 	} {
@@ -122,7 +121,7 @@ func TestScheduleFailureMessages(t *testing.T) {
 }
 
 func TestScheduleScoresAndTies(t *testing.T) {
-	small := func(n *api.Node) { n.Status.Allocatable[api.ResourceCPU] = resource.MustParse("1") }
+	small := func(n *corev1.Node) { n.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("1") }
 	nodes := nodeInfos(testNode("node-1"), testNode("node-2", small), testNode("node-3"))
 	fw := DefaultFramework()
 	pod := NewPodInfo(testPod("web-abc", "2", "1Gi"))
@@ -156,7 +155,7 @@ func TestScheduleScoresAndTies(t *testing.T) {
 	// node-1 now has 1 cpu and 200Mi (defaulted) taken: cpu 25, memory 85
 	// → 55, plus 100 for spreading.
 	r, fresh := rand.New(rand.NewPCG(7, 7)), rand.New(rand.NewPCG(7, 7))
-	withPods(nodes[0], testPod("x", "1", "", func(p *api.Pod) { p.Spec.NodeName = "node-1" }))
+	withPods(nodes[0], testPod("x", "1", "", func(p *corev1.Pod) { p.Spec.NodeName = "node-1" }))
 	fw.Schedule(pod, nodes, 0, r, &d)
 	assert.Equal(t, "node-3", d.Chosen)
 	assert.Equal(t, 1, d.Ties)

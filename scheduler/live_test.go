@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 )
@@ -50,7 +50,7 @@ func TestLiveModeNeverOvercommits(t *testing.T) {
 	e := &env{Env: apiservertest.New(t), t: t, ctx: context.Background()}
 	for i := 1; i <= 3; i++ {
 		n := e.createNode(fmt.Sprintf("node-%d", i), "4", "8Gi")
-		n.Status.Allocatable[api.ResourcePods] = resourceMust("40")
+		n.Status.Allocatable[corev1.ResourcePods] = resourceMust("40")
 		_, err := e.Client.Nodes().UpdateStatus(e.ctx, n)
 		require.NoError(t, err)
 	}

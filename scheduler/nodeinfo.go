@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The requests a container is assumed to make when it states none, for
@@ -36,15 +37,15 @@ func (r *Resources) sub(o Resources) {
 	r.Pods -= o.Pods
 }
 
-func resourcesOf(l api.ResourceList) Resources {
+func resourcesOf(l corev1.ResourceList) Resources {
 	var r Resources
-	if q, ok := l[api.ResourceCPU]; ok {
+	if q, ok := l[corev1.ResourceCPU]; ok {
 		r.MilliCPU = q.MilliValue()
 	}
-	if q, ok := l[api.ResourceMemory]; ok {
+	if q, ok := l[corev1.ResourceMemory]; ok {
 		r.Memory = q.Value()
 	}
-	if q, ok := l[api.ResourcePods]; ok {
+	if q, ok := l[corev1.ResourcePods]; ok {
 		r.Pods = q.Value()
 	}
 	return r
@@ -54,7 +55,7 @@ func resourcesOf(l api.ResourceList) Resources {
 // framework's PodInfo.
 type PodInfo struct {
 	// Pod is the pod (shared with the informer cache: read only).
-	Pod *api.Pod
+	Pod *corev1.Pod
 	// Key is namespace/name.
 	Key string
 	// Requests is what the pod requests (Pods is 1): the larger of the sum
@@ -72,7 +73,7 @@ type PodInfo struct {
 }
 
 // NewPodInfo computes the PodInfo of pod.
-func NewPodInfo(pod *api.Pod) *PodInfo {
+func NewPodInfo(pod *corev1.Pod) *PodInfo {
 	pi := &PodInfo{Pod: pod, Key: pod.Namespace + "/" + pod.Name}
 	var sum, nonZero Resources
 	for i := range pod.Spec.Containers {
@@ -114,7 +115,7 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 // seen (or no longer sees).
 type NodeInfo struct {
 	// Node is the node (shared with the informer cache: read only).
-	Node *api.Node
+	Node *corev1.Node
 	// Allocatable is what pods may use (status.allocatable, or capacity
 	// when allocatable is unset, as the API server's defaulting would).
 	Allocatable Resources
@@ -125,20 +126,20 @@ type NodeInfo struct {
 	NonZeroRequested Resources
 	// Ready is the status of the node's Ready condition (Unknown when it
 	// has none).
-	Ready api.ConditionStatus
+	Ready corev1.ConditionStatus
 	// owners counts the pods on the node per controller uid, for spreading.
 	owners map[string]int32
 }
 
 // NewNodeInfo returns the NodeInfo of node with no pods on it.
-func NewNodeInfo(node *api.Node) *NodeInfo {
+func NewNodeInfo(node *corev1.Node) *NodeInfo {
 	n := &NodeInfo{}
 	n.SetNode(node)
 	return n
 }
 
 // SetNode replaces the node, keeping the pod totals.
-func (n *NodeInfo) SetNode(node *api.Node) {
+func (n *NodeInfo) SetNode(node *corev1.Node) {
 	n.Node = node
 	if node == nil {
 		return
@@ -148,9 +149,9 @@ func (n *NodeInfo) SetNode(node *api.Node) {
 		alloc = node.Status.Capacity
 	}
 	n.Allocatable = resourcesOf(alloc)
-	n.Ready = api.ConditionUnknown
+	n.Ready = corev1.ConditionUnknown
 	for _, c := range node.Status.Conditions {
-		if c.Type == api.NodeReady {
+		if c.Type == corev1.NodeReady {
 			n.Ready = c.Status
 		}
 	}

@@ -13,6 +13,9 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/client/record"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Preemption (the DefaultPreemption PostFilter plugin):
@@ -37,15 +40,15 @@ const (
 
 // preemption holds what preemption reads besides the scheduler's cache.
 type preemption struct {
-	pdbs *cache.Informer[*api.PodDisruptionBudget]
+	pdbs *cache.Informer[*policyv1.PodDisruptionBudget]
 }
 
 func newPreemption(f *cache.Factory, cl *client.Client, logger *slog.Logger) *preemption {
-	return &preemption{pdbs: cache.For(f, cl.PodDisruptionBudgets(), api.NamespaceAll, client.ListOptions{}, logger)}
+	return &preemption{pdbs: cache.For(f, cl.PodDisruptionBudgets(), metav1.NamespaceAll, client.ListOptions{}, logger)}
 }
 
 // PodPriority is spec.priority, 0 when unset.
-func PodPriority(p *api.Pod) int32 {
+func PodPriority(p *corev1.Pod) int32 {
 	if p.Spec.Priority == nil {
 		return 0
 	}
@@ -102,7 +105,7 @@ func NumCandidates(numNodes int) int {
 // once it has NumCandidates candidates of which at least one violates no
 // budget (DryRunPreemption, whose offset is random: GetOffsetAndNumCandidates);
 // in a cluster of up to MinCandidateNodesAbsolute nodes it tries them all.
-func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int, podsOn map[string][]*PodInfo, pdbs []*api.PodDisruptionBudget) (Candidate, bool) {
+func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int, podsOn map[string][]*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (Candidate, bool) {
 	var cands []Candidate
 	numCandidates, nonViolating := NumCandidates(len(nodes)), 0
 	for i := range nodes {
@@ -153,7 +156,7 @@ func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int,
 // selectVictimsOnNode takes every lower-priority pod off the node; if the
 // pod then fits, it puts back as many as still leave room, the most
 // important first and those a budget protects before the others.
-func (f *Framework) selectVictimsOnNode(pod *PodInfo, ni *NodeInfo, pods []*PodInfo, pdbs []*api.PodDisruptionBudget) (Candidate, bool) {
+func (f *Framework) selectVictimsOnNode(pod *PodInfo, ni *NodeInfo, pods []*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (Candidate, bool) {
 	prio := PodPriority(pod.Pod)
 	n := ni.clone()
 	var lower []*PodInfo
@@ -200,7 +203,7 @@ func (f *Framework) selectVictimsOnNode(pod *PodInfo, ni *NodeInfo, pods []*PodI
 
 // splitByBudget is filterPodsWithPDBViolation: a pod whose eviction would
 // take a matching budget's allowed disruptions below zero is violating.
-func splitByBudget(pods []*PodInfo, pdbs []*api.PodDisruptionBudget) (violating, other []*PodInfo) {
+func splitByBudget(pods []*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (violating, other []*PodInfo) {
 	allowed := make([]int32, len(pdbs))
 	for i, b := range pdbs {
 		allowed[i] = b.Status.DisruptionsAllowed
@@ -236,8 +239,8 @@ func splitByBudget(pods []*PodInfo, pdbs []*api.PodDisruptionBudget) (violating,
 // chosen node and deletes the victims. It does nothing for a pod that may
 // not preempt (preemptionPolicy Never), or whose earlier victims are
 // still terminating on its nominated node.
-func (s *Scheduler) preempt(ctx context.Context, pod *api.Pod, info *PodInfo) error {
-	if p := pod.Spec.PreemptionPolicy; p != nil && *p == api.PreemptNever {
+func (s *Scheduler) preempt(ctx context.Context, pod *corev1.Pod, info *PodInfo) error {
+	if p := pod.Spec.PreemptionPolicy; p != nil && *p == corev1.PreemptNever {
 		return nil
 	}
 	s.lock()
@@ -300,19 +303,19 @@ func (s *Scheduler) preempt(ctx context.Context, pod *api.Pod, info *PodInfo) er
 
 // preemptVictim marks the victim DisruptionTarget, deletes it with its
 // grace period and records the event.
-func (s *Scheduler) preemptVictim(ctx context.Context, preemptor, victim *api.Pod, node string) error {
-	cond := api.PodCondition{Type: api.DisruptionTarget, Status: api.ConditionTrue, Reason: PreemptionReason,
+func (s *Scheduler) preemptVictim(ctx context.Context, preemptor, victim *corev1.Pod, node string) error {
+	cond := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: PreemptionReason,
 		Message: fmt.Sprintf(preemptionMessageFormat, s.name)}
 	if marked, changed := withPodCondition(victim, cond, s.clock.Now()); changed {
 		// A strategic merge patch of the one condition, merged by type,
 		// whatever the kubelet wrote since the cache saw the pod.
-		var c api.PodCondition
+		var c corev1.PodCondition
 		for _, mc := range marked.Status.Conditions {
-			if mc.Type == api.DisruptionTarget {
+			if mc.Type == corev1.DisruptionTarget {
 				c = mc
 			}
 		}
-		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []api.PodCondition{c}}})
+		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []corev1.PodCondition{c}}})
 		if _, err := s.client.Pods().Patch(ctx, victim.Namespace, victim.Name, "application/strategic-merge-patch+json", patch, "status"); err != nil && !api.IsNotFound(err) {
 			return fmt.Errorf("marking victim %s/%s: %w", victim.Namespace, victim.Name, err)
 		}

@@ -7,17 +7,20 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/runmode"
 )
 
-func priority(v int32) func(*api.Pod) {
-	return func(p *api.Pod) { p.Spec.Priority = &v }
+func priority(v int32) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Spec.Priority = &v }
 }
 
-func labelled(k, v string) func(*api.Pod) {
-	return func(p *api.Pod) { p.Labels = map[string]string{k: v} }
+func labelled(k, v string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Labels = map[string]string{k: v} }
 }
 
 func victimNames(c Candidate) []string {
@@ -33,7 +36,7 @@ func TestSelectCandidate(t *testing.T) {
 	// Two nodes of 4 cpu, full.
 	node1 := withPods(NewNodeInfo(testNode("node-1")))
 	node2 := withPods(NewNodeInfo(testNode("node-2")))
-	on := func(ni *NodeInfo, pods ...*api.Pod) []*PodInfo {
+	on := func(ni *NodeInfo, pods ...*corev1.Pod) []*PodInfo {
 		var out []*PodInfo
 		for _, p := range pods {
 			pi := NewPodInfo(p)
@@ -50,8 +53,8 @@ func TestSelectCandidate(t *testing.T) {
 
 	for _, tc := range []struct {
 		name    string
-		pod     *api.Pod
-		pdbs    []*api.PodDisruptionBudget
+		pod     *corev1.Pod
+		pdbs    []*policyv1.PodDisruptionBudget
 		node    string
 		victims []string
 		ok      bool
@@ -59,8 +62,8 @@ func TestSelectCandidate(t *testing.T) {
 		{"the least important victims: node-1's priority-10 pod alone", testPod("p", "2", "", priority(100)), nil, "node-1", []string{"a-low"}, true},
 		{"a bigger pod: fewest victims of the lowest priority", testPod("p", "4", "", priority(100)), nil, "node-1", []string{"a-mid", "a-low"}, true},
 		{"room on node-2 only by two low pods when node-1's is protected", testPod("p", "2", "", priority(100)),
-			[]*api.PodDisruptionBudget{{ObjectMeta: api.ObjectMeta{Name: "protect", Namespace: "default"},
-				Spec: api.PodDisruptionBudgetSpec{Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}},
+			[]*policyv1.PodDisruptionBudget{{ObjectMeta: metav1.ObjectMeta{Name: "protect", Namespace: "default"},
+				Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}},
 			"node-2", []string{"b-low", "b-low2"}, true},
 		{"no pod of lower priority: nothing to preempt", testPod("p", "1", "", priority(5)), nil, "", nil, false},
 		{"too big even for an empty node", testPod("p", "8", "", priority(1000)), nil, "", nil, false},
@@ -84,12 +87,12 @@ func TestSelectCandidate(t *testing.T) {
 }
 
 func TestSplitByBudget(t *testing.T) {
-	pdb := &api.PodDisruptionBudget{ObjectMeta: api.ObjectMeta{Name: "b", Namespace: "default"},
-		Spec:   api.PodDisruptionBudgetSpec{Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
-		Status: api.PodDisruptionBudgetStatus{DisruptionsAllowed: 1}}
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "default"},
+		Spec:   policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+		Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: 1}}
 	pods := []*PodInfo{NewPodInfo(testPod("w1", "1", "", labelled("app", "web"))), NewPodInfo(testPod("w2", "1", "", labelled("app", "web"))),
 		NewPodInfo(testPod("other", "1", ""))}
-	violating, other := splitByBudget(pods, []*api.PodDisruptionBudget{pdb})
+	violating, other := splitByBudget(pods, []*policyv1.PodDisruptionBudget{pdb})
 	assert.Equal(t, []string{"w2"}, names(violating), "the budget allows one: the second would break it")
 	assert.Equal(t, []string{"w1", "other"}, names(other))
 }
@@ -106,10 +109,10 @@ func TestPreemptionInStepMode(t *testing.T) {
 	e := newEnv(t, 1)
 	e.createNode("node-1", "2", "8Gi")
 	for name, v := range map[string]int32{"low": 10, "high": 1000} {
-		_, err := e.Client.PriorityClasses().Create(e.ctx, &api.PriorityClass{ObjectMeta: api.ObjectMeta{Name: name}, Value: v})
+		_, err := e.Client.PriorityClasses().Create(e.ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: v})
 		require.NoError(t, err)
 	}
-	withClass := func(c string) func(*api.Pod) { return func(p *api.Pod) { p.Spec.PriorityClassName = c } }
+	withClass := func(c string) func(*corev1.Pod) { return func(p *corev1.Pod) { p.Spec.PriorityClassName = c } }
 	e.createPod(testPod("filler", "2", "", withClass("low")))
 	e.run()
 	require.Equal(t, "node-1", e.pod("filler").Spec.NodeName)
@@ -119,13 +122,13 @@ func TestPreemptionInStepMode(t *testing.T) {
 	got := e.pod("vip")
 	assert.Empty(t, got.Spec.NodeName, "not bound while the victim terminates")
 	assert.Equal(t, "node-1", got.Status.NominatedNodeName)
-	assert.Equal(t, api.PodReasonUnschedulable, condition(got, api.PodScheduled).Reason)
+	assert.Equal(t, corev1.PodReasonUnschedulable, condition(got, corev1.PodScheduled).Reason)
 
 	victim := e.pod("filler")
 	require.NotNil(t, victim.DeletionTimestamp, "the victim is deleted gracefully")
-	c := condition(victim, api.DisruptionTarget)
+	c := condition(victim, corev1.DisruptionTarget)
 	require.NotNil(t, c)
-	assert.Equal(t, api.ConditionTrue, c.Status)
+	assert.Equal(t, corev1.ConditionTrue, c.Status)
 	assert.Equal(t, "PreemptionByScheduler", c.Reason)
 	assert.Equal(t, "default-scheduler: preempting to accommodate a higher priority pod", c.Message)
 	var preempted []string
@@ -138,7 +141,7 @@ func TestPreemptionInStepMode(t *testing.T) {
 
 	// Another cycle while the victim terminates preempts nothing more;
 	// once it is gone, the pod is bound where it was nominated.
-	require.NoError(t, e.Client.Pods().Delete(e.ctx, "default", "filler", &api.DeleteOptions{GracePeriodSeconds: new(int64)}))
+	require.NoError(t, e.Client.Pods().Delete(e.ctx, "default", "filler", &metav1.DeleteOptions{GracePeriodSeconds: new(int64)}))
 	e.run()
 	assert.Equal(t, "node-1", e.pod("vip").Spec.NodeName)
 }
@@ -188,9 +191,9 @@ func TestSelectCandidateLooksAtNumCandidatesFromTheOffset(t *testing.T) {
 		podsOn[ni.Node.Name][0].Pod.Labels = map[string]string{"app": "guarded"}
 	}
 	podsOn["node-0299"][0].Pod.Labels = nil
-	pdb := &api.PodDisruptionBudget{ObjectMeta: api.ObjectMeta{Name: "guard", Namespace: "default"},
-		Spec: api.PodDisruptionBudgetSpec{Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}}}}
-	c, ok := fw.SelectCandidate(pod, nodes, 0, podsOn, []*api.PodDisruptionBudget{pdb})
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "guard", Namespace: "default"},
+		Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}}}}
+	c, ok := fw.SelectCandidate(pod, nodes, 0, podsOn, []*policyv1.PodDisruptionBudget{pdb})
 	require.True(t, ok)
 	assert.Equal(t, "node-0299", c.Node)
 	assert.Zero(t, c.Violating)
@@ -221,15 +224,15 @@ func TestPreemptionDrawsAnOffsetOnlyWhenItSamples(t *testing.T) {
 			s, err := New(Config{Client: e.Client, Clock: e.Clock, Mode: runmode.Step, Rand: rand.New(src)})
 			require.NoError(t, err)
 			e.sched, e.ctrl = s, s.Controllers()[0]
-			_, err = e.Client.PriorityClasses().Create(e.ctx, &api.PriorityClass{ObjectMeta: api.ObjectMeta{Name: "high"}, Value: 1000})
+			_, err = e.Client.PriorityClasses().Create(e.ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000})
 			require.NoError(t, err)
 			for i := range tc.nodes {
 				e.createNode(fmt.Sprintf("node-%03d", i), "2", "8Gi")
-				e.createPod(testPod(fmt.Sprintf("filler-%03d", i), "2", "", func(p *api.Pod) { p.Spec.NodeName = fmt.Sprintf("node-%03d", i) }))
+				e.createPod(testPod(fmt.Sprintf("filler-%03d", i), "2", "", func(p *corev1.Pod) { p.Spec.NodeName = fmt.Sprintf("node-%03d", i) }))
 			}
 			e.run()
 			before := src.draws
-			e.createPod(testPod("vip", "1", "", func(p *api.Pod) { p.Spec.PriorityClassName = "high" }))
+			e.createPod(testPod("vip", "1", "", func(p *corev1.Pod) { p.Spec.PriorityClassName = "high" }))
 			e.run()
 			assert.NotEmpty(t, e.pod("vip").Status.NominatedNodeName, "preempted")
 			assert.Equal(t, tc.draws, src.draws-before)

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -78,7 +78,7 @@ func countingFramework(percentage int32) (fw *Framework, filtered, scored *int) 
 
 // manyNodes is n NodeInfos named node-0000... in name order, changed by
 // opt (given each node's index).
-func manyNodes(n int, opt func(i int, node *api.Node)) []*NodeInfo {
+func manyNodes(n int, opt func(i int, node *corev1.Node)) []*NodeInfo {
 	out := make([]*NodeInfo, n)
 	for i := range out {
 		node := testNode(fmt.Sprintf("node-%04d", i))
@@ -123,9 +123,9 @@ func TestScheduleFiltersAndScoresOnlyTheNodesToFind(t *testing.T) {
 
 	// Nodes that do not fit do not count: with every other node full,
 	// 420 feasible nodes take 840 tries.
-	full := manyNodes(1000, func(i int, n *api.Node) {
+	full := manyNodes(1000, func(i int, n *corev1.Node) {
 		if i%2 == 0 {
-			n.Status.Allocatable[api.ResourceCPU] = resource.MustParse("50m")
+			n.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("50m")
 		}
 	})
 	fw, filtered, scored = countingFramework(0)
@@ -170,9 +170,9 @@ func TestScheduleStartsWhereThePreviousCycleStopped(t *testing.T) {
 func TestScheduleFindsTheOneNodeThatFitsAtTheEnd(t *testing.T) {
 	// Only the last node has room: every node is tried, and the message
 	// when none fits still counts them all.
-	nodes := manyNodes(1000, func(i int, n *api.Node) {
+	nodes := manyNodes(1000, func(i int, n *corev1.Node) {
 		if i != 999 {
-			n.Status.Allocatable[api.ResourceCPU] = resource.MustParse("1")
+			n.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("1")
 		}
 	})
 	fw := DefaultFramework()
@@ -191,9 +191,9 @@ func TestScheduleFindsTheOneNodeThatFitsAtTheEnd(t *testing.T) {
 func TestScheduleUnderMinFeasibleNodesIsUnchangedByTheStart(t *testing.T) {
 	// 100 nodes are filtered whole: any start gives the same decision,
 	// in name order, as start 0 (the goldens' clusters are this small).
-	nodes := manyNodes(100, func(i int, n *api.Node) {
+	nodes := manyNodes(100, func(i int, n *corev1.Node) {
 		if i%3 == 0 {
-			n.Status.Allocatable[api.ResourceCPU] = resource.MustParse("1")
+			n.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("1")
 		}
 	})
 	fw, filtered, _ := countingFramework(0)
@@ -212,7 +212,7 @@ func TestScheduleUnderMinFeasibleNodesIsUnchangedByTheStart(t *testing.T) {
 
 func TestScheduleWithoutScoresTakesTheFirstFeasibleNode(t *testing.T) {
 	fw := &Framework{Filters: DefaultFilters()}
-	nodes := manyNodes(10, func(i int, n *api.Node) {
+	nodes := manyNodes(10, func(i int, n *corev1.Node) {
 		if i < 4 {
 			n.Spec.Unschedulable = true
 		}

@@ -13,7 +13,11 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -36,7 +40,7 @@ const (
 	ControllerName = "scheduler"
 )
 
-var podGVK = api.GroupVersionKind{Version: "v1", Kind: "Pod"}
+var podGVK = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 
 // Config builds a Scheduler.
 type Config struct {
@@ -93,13 +97,13 @@ type Scheduler struct {
 	// binding counts the bindings in flight, for Run to wait for.
 	binding sync.WaitGroup
 
-	pods  *cache.Informer[*api.Pod]
-	nodes *cache.Informer[*api.Node]
+	pods  *cache.Informer[*corev1.Pod]
+	nodes *cache.Informer[*corev1.Node]
 	ctrl  *controllers.Controller
 	// The storage caches of VolumeBinding.
-	claims  *cache.Informer[*api.PersistentVolumeClaim]
-	volumes *cache.Informer[*api.PersistentVolume]
-	classes *cache.Informer[*api.StorageClass]
+	claims  *cache.Informer[*corev1.PersistentVolumeClaim]
+	volumes *cache.Informer[*corev1.PersistentVolume]
+	classes *cache.Informer[*storagev1.StorageClass]
 	// Preemption, the PostFilter (preemption.go).
 	preemption *preemption
 
@@ -150,7 +154,7 @@ func New(cfg Config) (*Scheduler, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.SchedulerName == "" {
-		cfg.SchedulerName = api.DefaultSchedulerName
+		cfg.SchedulerName = corev1.DefaultSchedulerName
 	}
 	if cfg.Framework == nil {
 		cfg.Framework = DefaultFramework()
@@ -173,11 +177,11 @@ func New(cfg Config) (*Scheduler, error) {
 		recorder: record.New(record.Config{Client: cfg.Client, Component: cfg.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode}),
 		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry, bindTimeout: cfg.BindTimeout,
 		async:         cfg.Mode == runmode.Live,
-		pods:          cache.For(cfg.Informers, cfg.Client.Pods(), api.NamespaceAll, client.ListOptions{}, logger),
-		nodes:         cache.For(cfg.Informers, cfg.Client.Nodes(), api.NamespaceAll, client.ListOptions{}, logger),
-		claims:        cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), api.NamespaceAll, client.ListOptions{}, logger),
-		volumes:       cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), api.NamespaceAll, client.ListOptions{}, logger),
-		classes:       cache.For(cfg.Informers, cfg.Client.StorageClasses(), api.NamespaceAll, client.ListOptions{}, logger),
+		pods:          cache.For(cfg.Informers, cfg.Client.Pods(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		nodes:         cache.For(cfg.Informers, cfg.Client.Nodes(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		claims:        cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		volumes:       cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		classes:       cache.For(cfg.Informers, cfg.Client.StorageClasses(), metav1.NamespaceAll, client.ListOptions{}, logger),
 		nodeInfos:     map[string]*NodeInfo{},
 		podStates:     map[string]*podState{},
 		unschedulable: map[string]struct{}{},
@@ -192,16 +196,16 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	s.ctrl = ctrl
-	s.nodes.AddHandler(cache.Handler[*api.Node]{
-		OnAdd:    func(n *api.Node) { s.nodeChanged(nil, n) },
-		OnUpdate: func(old, n *api.Node) { s.nodeChanged(old, n) },
+	s.nodes.AddHandler(cache.Handler[*corev1.Node]{
+		OnAdd:    func(n *corev1.Node) { s.nodeChanged(nil, n) },
+		OnUpdate: func(old, n *corev1.Node) { s.nodeChanged(old, n) },
 		OnDelete: s.nodeDeleted,
 	})
 	s.watchStorage()
-	s.pods.AddHandler(cache.Handler[*api.Pod]{
-		OnAdd:    func(p *api.Pod) { s.podEvent(func() { s.podChangedLocked(nil, p) }) },
-		OnUpdate: func(old, p *api.Pod) { s.podEvent(func() { s.podChangedLocked(old, p) }) },
-		OnDelete: func(p *api.Pod) { s.podEvent(func() { s.podDeletedLocked(p) }) },
+	s.pods.AddHandler(cache.Handler[*corev1.Pod]{
+		OnAdd:    func(p *corev1.Pod) { s.podEvent(func() { s.podChangedLocked(nil, p) }) },
+		OnUpdate: func(old, p *corev1.Pod) { s.podEvent(func() { s.podChangedLocked(old, p) }) },
+		OnDelete: func(p *corev1.Pod) { s.podEvent(func() { s.podDeletedLocked(p) }) },
 	})
 	return s, nil
 }
@@ -237,13 +241,13 @@ func (s *Scheduler) ObserveDecisions(f func(Decision)) {
 }
 
 // responsible reports whether pod is this scheduler's to place.
-func (s *Scheduler) responsible(pod *api.Pod) bool {
+func (s *Scheduler) responsible(pod *corev1.Pod) bool {
 	return pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil &&
 		(pod.Spec.SchedulerName == s.name || pod.Spec.SchedulerName == "")
 }
 
-func terminal(pod *api.Pod) bool {
-	return pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed
+func terminal(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
 
 // --- the cache, updated from informer events ---
@@ -358,7 +362,7 @@ func (s *Scheduler) drainPodEvents() {
 	}
 }
 
-func (s *Scheduler) podChangedLocked(old, pod *api.Pod) {
+func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 	key := cache.Key(&pod.ObjectMeta)
 	event := "ADDED"
 	if old != nil {
@@ -393,7 +397,7 @@ func (s *Scheduler) podChangedLocked(old, pod *api.Pod) {
 	s.ctrl.Enqueue(key, controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
 }
 
-func (s *Scheduler) podDeletedLocked(pod *api.Pod) {
+func (s *Scheduler) podDeletedLocked(pod *corev1.Pod) {
 	key := cache.Key(&pod.ObjectMeta)
 	delete(s.unschedulable, key)
 	delete(s.prebind, key)
@@ -403,7 +407,7 @@ func (s *Scheduler) podDeletedLocked(pod *api.Pod) {
 	}
 }
 
-func (s *Scheduler) nodeChanged(old, node *api.Node) {
+func (s *Scheduler) nodeChanged(old, node *corev1.Node) {
 	s.lock()
 	defer s.unlock()
 	ni := s.nodeInfos[node.Name]
@@ -426,7 +430,7 @@ func (s *Scheduler) nodeChanged(old, node *api.Node) {
 // nodeSchedulingChanged reports whether an update changed anything a
 // filter looks at, so a heartbeat does not wake every waiting pod
 // (nodeSchedulingPropertiesChange).
-func nodeSchedulingChanged(old, node *api.Node) bool {
+func nodeSchedulingChanged(old, node *corev1.Node) bool {
 	o, n := NewNodeInfo(old), NewNodeInfo(node)
 	return old.Spec.Unschedulable != node.Spec.Unschedulable ||
 		o.Allocatable != n.Allocatable || o.Ready != n.Ready ||
@@ -434,7 +438,7 @@ func nodeSchedulingChanged(old, node *api.Node) bool {
 		!reflect.DeepEqual(old.Spec.Taints, node.Spec.Taints)
 }
 
-func (s *Scheduler) nodeDeleted(node *api.Node) {
+func (s *Scheduler) nodeDeleted(node *corev1.Node) {
 	s.lock()
 	defer s.unlock()
 	ni := s.nodeInfos[node.Name]
@@ -559,7 +563,7 @@ const BindRetry = time.Second
 // assumed pod already counts on its node. If it fails, bind has dropped
 // the assumption and the pod is queued again after BindRetry. Step mode
 // binds within the reconcile, in order.
-func (s *Scheduler) bindingCycle(ctx context.Context, pod *api.Pod, node string) (controllers.Result, error) {
+func (s *Scheduler) bindingCycle(ctx context.Context, pod *corev1.Pod, node string) (controllers.Result, error) {
 	if !s.async {
 		return s.bind(ctx, pod, node)
 	}
@@ -577,11 +581,11 @@ func (s *Scheduler) bindingCycle(ctx context.Context, pod *api.Pod, node string)
 // bind posts the pod's Binding (DefaultBinder), with the pod's uid as a
 // precondition so that a pod recreated under the same name is not bound
 // by mistake.
-func (s *Scheduler) bind(ctx context.Context, pod *api.Pod, node string) (controllers.Result, error) {
+func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, node string) (controllers.Result, error) {
 	key := pod.Namespace + "/" + pod.Name
-	b := &api.Binding{
-		ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
-		Target:     api.ObjectReference{Kind: "Node", Name: node},
+	b := &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
+		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
 	}
 	if err := s.client.Pods().CreateSubresource(ctx, pod.Namespace, pod.Name, "binding", b); err != nil {
 		s.forget(key)
@@ -602,24 +606,24 @@ func (s *Scheduler) bind(ctx context.Context, pod *api.Pod, node string) (contro
 
 // unschedulableFailure is handleSchedulingFailure for a pod nothing fits:
 // PodScheduled=False with reason Unschedulable, and a safety-net retry.
-func (s *Scheduler) unschedulableFailure(ctx context.Context, pod *api.Pod, msg string) (controllers.Result, error) {
-	return s.handleSchedulingFailure(ctx, pod, api.PodReasonUnschedulable, msg, s.retry)
+func (s *Scheduler) unschedulableFailure(ctx context.Context, pod *corev1.Pod, msg string) (controllers.Result, error) {
+	return s.handleSchedulingFailure(ctx, pod, corev1.PodReasonUnschedulable, msg, s.retry)
 }
 
 // schedulingError is handleSchedulingFailure for a pod whose binding
 // cycle failed (a PreBind error): reason SchedulerError, and a new try
 // after the initial back-off (podInitialBackoffDuration, 1s).
-func (s *Scheduler) schedulingError(ctx context.Context, pod *api.Pod, msg string) (controllers.Result, error) {
-	return s.handleSchedulingFailure(ctx, pod, api.PodReasonSchedulerError, msg, time.Second)
+func (s *Scheduler) schedulingError(ctx context.Context, pod *corev1.Pod, msg string) (controllers.Result, error) {
+	return s.handleSchedulingFailure(ctx, pod, corev1.PodReasonSchedulerError, msg, time.Second)
 }
 
 // handleSchedulingFailure records why a pod was not bound, as the real
 // scheduler's handleSchedulingFailure does: PodScheduled=False with the
 // reason and message (written only when it changes), a FailedScheduling
 // event, and the pod queued again after retry.
-func (s *Scheduler) handleSchedulingFailure(ctx context.Context, pod *api.Pod, reason, msg string, retry time.Duration) (controllers.Result, error) {
+func (s *Scheduler) handleSchedulingFailure(ctx context.Context, pod *corev1.Pod, reason, msg string, retry time.Duration) (controllers.Result, error) {
 	key := pod.Namespace + "/" + pod.Name
-	cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: reason, Message: msg}
+	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg}
 	if updated, changed := withPodCondition(pod, cond, s.clock.Now()); changed {
 		if _, err := s.client.Pods().UpdateStatus(ctx, updated); err != nil {
 			if api.IsNotFound(err) {
@@ -637,8 +641,8 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, pod *api.Pod, r
 // withPodCondition returns a copy of pod with cond set, and whether that
 // changed anything (podutil.UpdatePodCondition): lastTransitionTime moves
 // only when the status does.
-func withPodCondition(pod *api.Pod, cond api.PodCondition, now time.Time) (*api.Pod, bool) {
-	cond.LastTransitionTime = api.NewTime(now.UTC().Truncate(time.Second))
+func withPodCondition(pod *corev1.Pod, cond corev1.PodCondition, now time.Time) (*corev1.Pod, bool) {
+	cond.LastTransitionTime = metav1.NewTime(now.UTC().Truncate(time.Second))
 	for i, c := range pod.Status.Conditions {
 		if c.Type != cond.Type {
 			continue

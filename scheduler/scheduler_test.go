@@ -8,9 +8,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
@@ -56,11 +57,11 @@ func (e *env) run() []controllers.StepInfo {
 }
 
 // createNode registers a Ready node as a kubelet would.
-func (e *env) createNode(name, cpu, mem string) *api.Node {
+func (e *env) createNode(name, cpu, mem string) *corev1.Node {
 	e.t.Helper()
 	n := testNode(name)
-	n.Status.Allocatable[api.ResourceCPU] = resource.MustParse(cpu)
-	n.Status.Allocatable[api.ResourceMemory] = resource.MustParse(mem)
+	n.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse(cpu)
+	n.Status.Allocatable[corev1.ResourceMemory] = resource.MustParse(mem)
 	n.Status.Capacity = n.Status.Allocatable
 	status := n.Status
 	created, err := e.Client.Nodes().Create(e.ctx, n)
@@ -73,14 +74,14 @@ func (e *env) createNode(name, cpu, mem string) *api.Node {
 	return created
 }
 
-func (e *env) createPod(p *api.Pod) *api.Pod {
+func (e *env) createPod(p *corev1.Pod) *corev1.Pod {
 	e.t.Helper()
 	created, err := e.Client.Pods().Create(e.ctx, p)
 	require.NoError(e.t, err)
 	return created
 }
 
-func (e *env) pod(name string) *api.Pod {
+func (e *env) pod(name string) *corev1.Pod {
 	e.t.Helper()
 	p, err := e.Client.Pods().Get(e.ctx, "default", name)
 	require.NoError(e.t, err)
@@ -88,11 +89,11 @@ func (e *env) pod(name string) *api.Pod {
 }
 
 // events lists the events about the pod name, in name order.
-func (e *env) events(name string) []*api.Event {
+func (e *env) events(name string) []*corev1.Event {
 	e.t.Helper()
 	l, err := e.Client.Events().List(e.ctx, "default", client.ListOptions{})
 	require.NoError(e.t, err)
-	var out []*api.Event
+	var out []*corev1.Event
 	for _, ev := range l.Items {
 		if ev.InvolvedObject.Name == name && ev.InvolvedObject.Kind == "Pod" {
 			out = append(out, ev)
@@ -101,7 +102,7 @@ func (e *env) events(name string) []*api.Event {
 	return out
 }
 
-func condition(p *api.Pod, typ api.PodConditionType) *api.PodCondition {
+func condition(p *corev1.Pod, typ corev1.PodConditionType) *corev1.PodCondition {
 	for i := range p.Status.Conditions {
 		if p.Status.Conditions[i].Type == typ {
 			return &p.Status.Conditions[i]
@@ -131,9 +132,9 @@ func TestSchedulesAndSpreadsPodsOfOneController(t *testing.T) {
 		p := e.pod(name)
 		require.NotEmpty(t, p.Spec.NodeName, "%s is bound", name)
 		perNode[p.Spec.NodeName]++
-		c := condition(p, api.PodScheduled)
+		c := condition(p, corev1.PodScheduled)
 		require.NotNil(t, c)
-		assert.Equal(t, api.ConditionTrue, c.Status)
+		assert.Equal(t, corev1.ConditionTrue, c.Status)
 		evs := e.events(name)
 		require.Len(t, evs, 1)
 		assert.Equal(t, "Scheduled", evs[0].Reason)
@@ -162,9 +163,9 @@ func TestPodThatFitsNowhereWaitsForABigNode(t *testing.T) {
 	const msg = "0/3 nodes are available: 3 Insufficient cpu."
 	p := e.pod("huge")
 	assert.Empty(t, p.Spec.NodeName)
-	c := condition(p, api.PodScheduled)
+	c := condition(p, corev1.PodScheduled)
 	require.NotNil(t, c)
-	assert.Equal(t, api.ConditionFalse, c.Status)
+	assert.Equal(t, corev1.ConditionFalse, c.Status)
 	assert.Equal(t, "Unschedulable", c.Reason)
 	assert.Equal(t, msg, c.Message)
 	assert.Equal(t, apiservertest.Start, c.LastTransitionTime.Time.UTC())
@@ -187,7 +188,7 @@ func TestPodThatFitsNowhereWaitsForABigNode(t *testing.T) {
 	assert.Equal(t, apiservertest.Start, e.Clock.Now())
 	p = e.pod("huge")
 	assert.Equal(t, "big", p.Spec.NodeName)
-	assert.Equal(t, api.ConditionTrue, condition(p, api.PodScheduled).Status)
+	assert.Equal(t, corev1.ConditionTrue, condition(p, corev1.PodScheduled).Status)
 	evs = e.events("huge")
 	require.Len(t, evs, 2)
 	reasons := []string{evs[0].Reason, evs[1].Reason}
@@ -227,19 +228,19 @@ func TestDeletedPodFreesRoomForAWaitingPod(t *testing.T) {
 	e.createPod(testPod("second", "3", "1Gi"))
 	e.run()
 	require.Empty(t, e.pod("second").Spec.NodeName)
-	assert.Equal(t, "0/1 nodes are available: 1 Insufficient cpu.", condition(e.pod("second"), api.PodScheduled).Message)
+	assert.Equal(t, "0/1 nodes are available: 1 Insufficient cpu.", condition(e.pod("second"), corev1.PodScheduled).Message)
 
 	// A heartbeat changes nothing the filters look at: no retry.
 	n, err := e.Client.Nodes().Get(e.ctx, "", "node-1")
 	require.NoError(t, err)
-	n.Status.Conditions[0].LastHeartbeatTime = api.NewTime(e.Clock.Now().Add(10e9))
+	n.Status.Conditions[0].LastHeartbeatTime = metav1.NewTime(e.Clock.Now().Add(10e9))
 	_, err = e.Client.Nodes().UpdateStatus(e.ctx, n)
 	require.NoError(t, err)
 	assert.Empty(t, e.run())
 
 	// A pod that finished frees its room as a deleted one would.
 	done := e.pod("first")
-	done.Status.Phase = api.PodSucceeded
+	done.Status.Phase = corev1.PodSucceeded
 	_, err = e.Client.Pods().UpdateStatus(e.ctx, done)
 	require.NoError(t, err)
 	require.NotEmpty(t, e.run())
@@ -256,7 +257,7 @@ func TestDeletedPodRequeues(t *testing.T) {
 	e.run()
 	require.Empty(t, e.pod("second").Spec.NodeName)
 	zero := int64(0)
-	require.NoError(t, e.Client.Pods().Delete(e.ctx, "default", "first", &api.DeleteOptions{GracePeriodSeconds: &zero}))
+	require.NoError(t, e.Client.Pods().Delete(e.ctx, "default", "first", &metav1.DeleteOptions{GracePeriodSeconds: &zero}))
 	require.NotEmpty(t, e.run())
 	assert.Equal(t, apiservertest.Start, e.Clock.Now(), "woken by the event, not the timer")
 	assert.Equal(t, "node-1", e.pod("second").Spec.NodeName)
@@ -272,20 +273,20 @@ func TestCordonTaintAndSelector(t *testing.T) {
 	require.NoError(t, err)
 	n2, err := e.Client.Nodes().Get(e.ctx, "", "node-2")
 	require.NoError(t, err)
-	n2.Spec.Taints = []api.Taint{{Key: "dedicated", Value: "gpu", Effect: api.TaintEffectNoSchedule}}
+	n2.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
 	_, err = e.Client.Nodes().Update(e.ctx, n2)
 	require.NoError(t, err)
 
 	e.createPod(testPod("anywhere", "", ""))
-	e.createPod(testPod("picky", "", "", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} }))
-	e.createPod(testPod("gpu", "", "", tolerate(api.Toleration{Key: "dedicated", Operator: api.TolerationOpExists}),
-		func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{api.LabelHostname: "node-2"} }))
+	e.createPod(testPod("picky", "", "", func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} }))
+	e.createPod(testPod("gpu", "", "", tolerate(corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpExists}),
+		func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{corev1.LabelHostname: "node-2"} }))
 	e.run()
 	assert.Equal(t, "node-3", e.pod("anywhere").Spec.NodeName)
 	assert.Equal(t, "node-2", e.pod("gpu").Spec.NodeName)
 	assert.Empty(t, e.pod("picky").Spec.NodeName)
 	assert.Equal(t, "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable.",
-		condition(e.pod("picky"), api.PodScheduled).Message)
+		condition(e.pod("picky"), corev1.PodScheduled).Message)
 
 	// Labelling a node is a node update that matters: picky gets it.
 	n3, err := e.Client.Nodes().Get(e.ctx, "", "node-3")
@@ -304,7 +305,7 @@ func TestAlreadyBoundPodIsDropped(t *testing.T) {
 	require.NoError(t, e.ctrl.Sync(e.ctx))
 	// Someone else binds it after the scheduler's informer saw it unbound.
 	require.NoError(t, e.Client.Pods().CreateSubresource(e.ctx, "default", "p", "binding",
-		&api.Binding{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default"}, Target: api.ObjectReference{Kind: "Node", Name: "node-2"}}))
+		&corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-2"}}))
 	info, ok := e.ctrl.Step(e.ctx)
 	require.True(t, ok)
 	require.NoError(t, info.Err, "a 409 from pods/binding is not an error to retry")
@@ -330,7 +331,7 @@ func TestOtherSchedulersPodsAreLeftAlone(t *testing.T) {
 	e := newEnv(t, 1)
 	threeNodes(e)
 	e.createPod(testPod("mine", "", ""))
-	e.createPod(testPod("theirs", "", "", func(p *api.Pod) { p.Spec.SchedulerName = "my-scheduler" }))
+	e.createPod(testPod("theirs", "", "", func(p *corev1.Pod) { p.Spec.SchedulerName = "my-scheduler" }))
 	e.run()
 	assert.NotEmpty(t, e.pod("mine").Spec.NodeName)
 	assert.Empty(t, e.pod("theirs").Spec.NodeName)
@@ -342,7 +343,7 @@ func TestNoNodes(t *testing.T) {
 	e := newEnv(t, 1)
 	e.createPod(testPod("p", "", ""))
 	e.run()
-	assert.Equal(t, "no nodes available to schedule pods", condition(e.pod("p"), api.PodScheduled).Message)
+	assert.Equal(t, "no nodes available to schedule pods", condition(e.pod("p"), corev1.PodScheduled).Message)
 	e.createNode("node-1", "4", "8Gi")
 	e.run()
 	assert.Equal(t, "node-1", e.pod("p").Spec.NodeName)

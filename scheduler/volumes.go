@@ -12,6 +12,9 @@ import (
 	"github.com/kubesim/kubesim/api/volume"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The VolumeBinding plugin, reduced: its PreFilter
@@ -41,23 +44,23 @@ type VolumeInfo struct {
 	// or an Immediate claim not bound yet.
 	PreFilterMsg string
 	// BoundAffinities are the node affinities of the pod's bound volumes.
-	BoundAffinities []*api.NodeSelector
+	BoundAffinities []*corev1.NodeSelector
 	// Unbound are the WaitForFirstConsumer claims still to bind.
 	Unbound []UnboundClaim
 }
 
 // UnboundClaim is a claim waiting for its pod's node.
 type UnboundClaim struct {
-	Claim *api.PersistentVolumeClaim
+	Claim *corev1.PersistentVolumeClaim
 	// Candidates are the free volumes that suit the claim, nodes aside.
-	Candidates []*api.PersistentVolume
+	Candidates []*corev1.PersistentVolume
 	// Provisionable: the claim's class can make a volume on any node.
 	Provisionable bool
 }
 
 // volumeInfo is the VolumeBinding PreFilter over the scheduler's caches:
 // nil for a pod without claims.
-func (s *Scheduler) volumeInfo(pod *api.Pod) *VolumeInfo {
+func (s *Scheduler) volumeInfo(pod *corev1.Pod) *VolumeInfo {
 	var vi *VolumeInfo
 	for _, v := range pod.Spec.Volumes {
 		if v.PersistentVolumeClaim == nil {
@@ -83,7 +86,7 @@ func (s *Scheduler) volumeInfo(pod *api.Pod) *VolumeInfo {
 			continue
 		}
 		sc, hasClass := s.classes.Get("", volume.ClaimClass(pvc))
-		if !hasClass || sc.VolumeBindingMode == nil || *sc.VolumeBindingMode != api.VolumeBindingWaitForFirstConsumer {
+		if !hasClass || sc.VolumeBindingMode == nil || *sc.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
 			vi.PreFilterMsg = ErrReasonUnboundImmediate
 			return vi
 		}
@@ -165,7 +168,7 @@ type prebindWait struct {
 }
 
 // ClaimLister finds a claim by namespace and name (an informer's Get).
-type ClaimLister func(namespace, name string) (*api.PersistentVolumeClaim, bool)
+type ClaimLister func(namespace, name string) (*corev1.PersistentVolumeClaim, bool)
 
 // ClaimsBound is PreBind's checkBindings as a pure function: whether
 // every claim of pod is bound (a volume named and the PV controller's
@@ -173,7 +176,7 @@ type ClaimLister func(namespace, name string) (*api.PersistentVolumeClaim, bool)
 // the claim is gone, or it names another node. (A claim whose
 // annotation is not there yet — the cache has not seen the scheduler's
 // own write — is still waited for.)
-func ClaimsBound(pod *api.Pod, node string, claims ClaimLister) (bool, error) {
+func ClaimsBound(pod *corev1.Pod, node string, claims ClaimLister) (bool, error) {
 	done := true
 	for _, v := range pod.Spec.Volumes {
 		if v.PersistentVolumeClaim == nil {
@@ -199,7 +202,7 @@ func ClaimsBound(pod *api.Pod, node string, claims ClaimLister) (bool, error) {
 // are bound; give the node up (and schedule again) when they cannot be
 // or the bind timeout passed; otherwise go on waiting — a claim's
 // update wakes it (watchStorage), the timeout is the safety net.
-func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *api.Pod, w prebindWait) (controllers.Result, error) {
+func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.Pod, w prebindWait) (controllers.Result, error) {
 	done, err := ClaimsBound(pod, w.node, s.claims.Get)
 	elapsed := s.clock.Now().Sub(w.since)
 	if err == nil && !done && elapsed >= s.bindTimeout {
@@ -232,30 +235,30 @@ func (s *Scheduler) wakePrebindLocked(cause controllers.Cause) {
 // watchStorage retries the unschedulable pods when a claim, a volume or a
 // class comes or changes: one may be what a pod waits for.
 func (s *Scheduler) watchStorage() {
-	requeue := func(event, kind string, m *api.ObjectMeta) {
+	requeue := func(event, kind string, m *metav1.ObjectMeta) {
 		s.lock()
 		defer s.unlock()
 		s.requeueLocked(controllers.CauseOf(event, kind, m))
 	}
-	s.claims.AddHandler(cache.Handler[*api.PersistentVolumeClaim]{
-		OnAdd: func(p *api.PersistentVolumeClaim) { requeue("ADDED", "PersistentVolumeClaim", &p.ObjectMeta) },
-		OnUpdate: func(_, p *api.PersistentVolumeClaim) {
+	s.claims.AddHandler(cache.Handler[*corev1.PersistentVolumeClaim]{
+		OnAdd: func(p *corev1.PersistentVolumeClaim) { requeue("ADDED", "PersistentVolumeClaim", &p.ObjectMeta) },
+		OnUpdate: func(_, p *corev1.PersistentVolumeClaim) {
 			s.lock()
 			s.wakePrebindLocked(controllers.CauseOf("MODIFIED", "PersistentVolumeClaim", &p.ObjectMeta))
 			s.unlock()
 			requeue("MODIFIED", "PersistentVolumeClaim", &p.ObjectMeta)
 		},
-		OnDelete: func(p *api.PersistentVolumeClaim) {
+		OnDelete: func(p *corev1.PersistentVolumeClaim) {
 			s.lock()
 			defer s.unlock()
 			s.wakePrebindLocked(controllers.CauseOf("DELETED", "PersistentVolumeClaim", &p.ObjectMeta))
 		},
 	})
-	s.volumes.AddHandler(cache.Handler[*api.PersistentVolume]{
-		OnAdd:    func(pv *api.PersistentVolume) { requeue("ADDED", "PersistentVolume", &pv.ObjectMeta) },
-		OnUpdate: func(_, pv *api.PersistentVolume) { requeue("MODIFIED", "PersistentVolume", &pv.ObjectMeta) },
+	s.volumes.AddHandler(cache.Handler[*corev1.PersistentVolume]{
+		OnAdd:    func(pv *corev1.PersistentVolume) { requeue("ADDED", "PersistentVolume", &pv.ObjectMeta) },
+		OnUpdate: func(_, pv *corev1.PersistentVolume) { requeue("MODIFIED", "PersistentVolume", &pv.ObjectMeta) },
 	})
-	s.classes.AddHandler(cache.Handler[*api.StorageClass]{
-		OnAdd: func(sc *api.StorageClass) { requeue("ADDED", "StorageClass", &sc.ObjectMeta) },
+	s.classes.AddHandler(cache.Handler[*storagev1.StorageClass]{
+		OnAdd: func(sc *storagev1.StorageClass) { requeue("ADDED", "StorageClass", &sc.ObjectMeta) },
 	})
 }

@@ -5,35 +5,38 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 )
 
-func withClaim(claim string) func(*api.Pod) {
-	return func(p *api.Pod) {
-		p.Spec.Volumes = append(p.Spec.Volumes, api.Volume{Name: claim, VolumeSource: api.VolumeSource{
-			PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
+func withClaim(claim string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: claim, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
 	}
 }
 
-func onlyOn(node string) *api.VolumeNodeAffinity {
-	return &api.VolumeNodeAffinity{Required: &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{
-		MatchExpressions: []api.NodeSelectorRequirement{{Key: api.LabelHostname, Operator: api.NodeSelectorOpIn, Values: []string{node}}}}}}}
+func onlyOn(node string) *corev1.VolumeNodeAffinity {
+	return &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}
 }
 
 func TestVolumeBindingFilter(t *testing.T) {
 	n1, n2 := &NodeInfo{Node: testNode("node-1")}, &NodeInfo{Node: testNode("node-2")}
-	pv := &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "local"}, Spec: api.PersistentVolumeSpec{NodeAffinity: onlyOn("node-2")}}
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "local"}, Spec: corev1.PersistentVolumeSpec{NodeAffinity: onlyOn("node-2")}}
 	for _, tc := range []struct {
 		name   string
 		vi     *VolumeInfo
 		n1, n2 []string
 	}{
 		{"no claims", nil, nil, nil},
-		{"bound volume on node-2", &VolumeInfo{BoundAffinities: []*api.NodeSelector{onlyOn("node-2").Required}}, []string{ErrReasonNodeConflict}, nil},
+		{"bound volume on node-2", &VolumeInfo{BoundAffinities: []*corev1.NodeSelector{onlyOn("node-2").Required}}, []string{ErrReasonNodeConflict}, nil},
 		{"provisionable anywhere", &VolumeInfo{Unbound: []UnboundClaim{{Provisionable: true}}}, nil, nil},
-		{"a free volume on node-2 only", &VolumeInfo{Unbound: []UnboundClaim{{Candidates: []*api.PersistentVolume{pv}}}}, []string{ErrReasonBindConflict}, nil},
+		{"a free volume on node-2 only", &VolumeInfo{Unbound: []UnboundClaim{{Candidates: []*corev1.PersistentVolume{pv}}}}, []string{ErrReasonBindConflict}, nil},
 		{"nothing to bind", &VolumeInfo{Unbound: []UnboundClaim{{}}}, []string{ErrReasonBindConflict}, []string{ErrReasonBindConflict}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,18 +53,18 @@ func TestMissingClaimKeepsPodPending(t *testing.T) {
 	e.createPod(testPod("db", "", "", withClaim("data")))
 	e.run()
 	assert.Empty(t, e.pod("db").Spec.NodeName)
-	assert.Equal(t, `0/3 nodes are available: persistentvolumeclaim "data" not found.`, condition(e.pod("db"), api.PodScheduled).Message)
+	assert.Equal(t, `0/3 nodes are available: persistentvolumeclaim "data" not found.`, condition(e.pod("db"), corev1.PodScheduled).Message)
 
 	// The claim appears (unbound, of a WaitForFirstConsumer class that can
 	// provision): the pod is tried again, placed, and the claim marked.
-	wffc := api.VolumeBindingWaitForFirstConsumer
-	_, err := e.Client.StorageClasses().Create(e.ctx, &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "standard"},
+	wffc := storagev1.VolumeBindingWaitForFirstConsumer
+	_, err := e.Client.StorageClasses().Create(e.ctx, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "standard"},
 		Provisioner: "kubesim.io/hostpath", VolumeBindingMode: &wffc})
 	require.NoError(t, err)
 	class := "standard"
-	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "data", Namespace: "default"},
-		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: &class,
-			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
+	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: &class,
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}})
 	require.NoError(t, err)
 	e.run()
 	// A node is chosen and written on the claim, but the pod's binding
@@ -82,7 +85,7 @@ func TestMissingClaimKeepsPodPending(t *testing.T) {
 
 // bindClaim does what the PV controller does once it has a volume for
 // the claim: names it and marks the binding complete.
-func bindClaim(t *testing.T, e *env, pvc *api.PersistentVolumeClaim, volume string) {
+func bindClaim(t *testing.T, e *env, pvc *corev1.PersistentVolumeClaim, volume string) {
 	t.Helper()
 	pvc, err := e.Client.PersistentVolumeClaims().Get(e.ctx, pvc.Namespace, pvc.Name)
 	require.NoError(t, err)
@@ -93,9 +96,9 @@ func bindClaim(t *testing.T, e *env, pvc *api.PersistentVolumeClaim, volume stri
 }
 
 func TestClaimsBound(t *testing.T) {
-	claim := func(name string, annotations map[string]string, volume string) *api.PersistentVolumeClaim {
-		return &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations},
-			Spec: api.PersistentVolumeClaimSpec{VolumeName: volume}}
+	claim := func(name string, annotations map[string]string, volume string) *corev1.PersistentVolumeClaim {
+		return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations},
+			Spec: corev1.PersistentVolumeClaimSpec{VolumeName: volume}}
 	}
 	bound := claim("a", map[string]string{api.AnnBindCompleted: "yes", api.AnnSelectedNode: "node-1"}, "pv-a")
 	waiting := claim("b", map[string]string{api.AnnSelectedNode: "node-1"}, "")
@@ -104,20 +107,20 @@ func TestClaimsBound(t *testing.T) {
 	namedOnly := claim("b", map[string]string{api.AnnSelectedNode: "node-1"}, "pv-b")
 	for _, tc := range []struct {
 		name   string
-		claims []*api.PersistentVolumeClaim
+		claims []*corev1.PersistentVolumeClaim
 		done   bool
 		err    string
 	}{
-		{"all bound", []*api.PersistentVolumeClaim{bound, claim("b", map[string]string{api.AnnBindCompleted: "yes"}, "pv-b")}, true, ""},
-		{"one still provisioning", []*api.PersistentVolumeClaim{bound, waiting}, false, ""},
-		{"the cache has not seen the node yet", []*api.PersistentVolumeClaim{bound, notSeenYet}, false, ""},
-		{"a volume named, the binding not complete", []*api.PersistentVolumeClaim{bound, namedOnly}, false, ""},
-		{"claim deleted", []*api.PersistentVolumeClaim{bound}, false, `persistentvolumeclaim "b" not found`},
-		{"claim moved to another node", []*api.PersistentVolumeClaim{bound, elsewhere}, false, `selectedNode annotation reset for PVC "b"`},
+		{"all bound", []*corev1.PersistentVolumeClaim{bound, claim("b", map[string]string{api.AnnBindCompleted: "yes"}, "pv-b")}, true, ""},
+		{"one still provisioning", []*corev1.PersistentVolumeClaim{bound, waiting}, false, ""},
+		{"the cache has not seen the node yet", []*corev1.PersistentVolumeClaim{bound, notSeenYet}, false, ""},
+		{"a volume named, the binding not complete", []*corev1.PersistentVolumeClaim{bound, namedOnly}, false, ""},
+		{"claim deleted", []*corev1.PersistentVolumeClaim{bound}, false, `persistentvolumeclaim "b" not found`},
+		{"claim moved to another node", []*corev1.PersistentVolumeClaim{bound, elsewhere}, false, `selectedNode annotation reset for PVC "b"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := testPod("db", "", "", withClaim("a"), withClaim("b"))
-			lister := func(ns, name string) (*api.PersistentVolumeClaim, bool) {
+			lister := func(ns, name string) (*corev1.PersistentVolumeClaim, bool) {
 				for _, c := range tc.claims {
 					if c.Namespace == ns && c.Name == name {
 						return c, true
@@ -141,25 +144,25 @@ func TestClaimsBound(t *testing.T) {
 func TestPreBindTimeout(t *testing.T) {
 	e := newEnv(t, 1)
 	threeNodes(e)
-	wffc := api.VolumeBindingWaitForFirstConsumer
-	_, err := e.Client.StorageClasses().Create(e.ctx, &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "standard"},
+	wffc := storagev1.VolumeBindingWaitForFirstConsumer
+	_, err := e.Client.StorageClasses().Create(e.ctx, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "standard"},
 		Provisioner: "kubesim.io/hostpath", VolumeBindingMode: &wffc})
 	require.NoError(t, err)
 	class := "standard"
-	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "data", Namespace: "default"},
-		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: &class,
-			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
+	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: &class,
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}})
 	require.NoError(t, err)
 	e.createPod(testPod("db", "", "", withClaim("data")))
 	e.run()
 	assert.Empty(t, e.pod("db").Spec.NodeName)
-	assert.Nil(t, condition(e.pod("db"), api.PodScheduled), "waiting in PreBind is not a failure")
+	assert.Nil(t, condition(e.pod("db"), corev1.PodScheduled), "waiting in PreBind is not a failure")
 
 	e.Clock.Step(DefaultBindTimeout)
 	e.run()
-	c := condition(e.pod("db"), api.PodScheduled)
+	c := condition(e.pod("db"), corev1.PodScheduled)
 	require.NotNil(t, c)
-	assert.Equal(t, api.PodReasonSchedulerError, c.Reason)
+	assert.Equal(t, corev1.PodReasonSchedulerError, c.Reason)
 	assert.Equal(t, `running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded`, c.Message)
 	var reasons []string
 	for _, ev := range e.events("db") {
@@ -172,16 +175,16 @@ func TestPreBindTimeout(t *testing.T) {
 func TestBoundVolumeNodeAffinityPinsThePod(t *testing.T) {
 	e := newEnv(t, 1)
 	threeNodes(e)
-	_, err := e.Client.PersistentVolumes().Create(e.ctx, &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "local-2"},
-		Spec: api.PersistentVolumeSpec{Capacity: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")},
-			AccessModes:            []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
-			PersistentVolumeSource: api.PersistentVolumeSource{Local: &api.LocalVolumeSource{Path: "/mnt/disk"}},
+	_, err := e.Client.PersistentVolumes().Create(e.ctx, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "local-2"},
+		Spec: corev1.PersistentVolumeSpec{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/disk"}},
 			NodeAffinity:           onlyOn("node-2")}})
 	require.NoError(t, err)
 	empty := ""
-	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "data", Namespace: "default"},
-		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: &empty, VolumeName: "local-2",
-			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
+	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: &empty, VolumeName: "local-2",
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}})
 	require.NoError(t, err)
 	for i := range 3 {
 		name := "db-" + string(rune('a'+i))
@@ -196,14 +199,14 @@ func TestUnboundImmediateClaim(t *testing.T) {
 	e := newEnv(t, 1)
 	threeNodes(e)
 	class := "fast"
-	imm := api.VolumeBindingImmediate
-	_, err := e.Client.StorageClasses().Create(e.ctx, &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: class}, Provisioner: "example.com/x", VolumeBindingMode: &imm})
+	imm := storagev1.VolumeBindingImmediate
+	_, err := e.Client.StorageClasses().Create(e.ctx, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: class}, Provisioner: "example.com/x", VolumeBindingMode: &imm})
 	require.NoError(t, err)
-	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "data", Namespace: "default"},
-		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: &class,
-			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}})
+	_, err = e.Client.PersistentVolumeClaims().Create(e.ctx, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: &class,
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}})
 	require.NoError(t, err)
 	e.createPod(testPod("db", "", "", withClaim("data")))
 	e.run()
-	assert.Equal(t, "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.", condition(e.pod("db"), api.PodScheduled).Message)
+	assert.Equal(t, "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.", condition(e.pod("db"), corev1.PodScheduled).Message)
 }

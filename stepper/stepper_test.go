@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
@@ -106,7 +107,7 @@ func TestStepListsAgainOnlyAfterAChange(t *testing.T) {
 	s := New(Config{Changes: func() uint64 { return changes }})
 	var seen []string
 	a, b := newLoop(t, s, "a", &seen), newLoop(t, s, "b", &seen)
-	src, absent := &countingSource{}, &countingSource{err: api.NewNotFound(api.GroupResource{Resource: "crontabs"}, "")}
+	src, absent := &countingSource{}, &countingSource{err: api.NewNotFound(schema.GroupResource{Resource: "crontabs"}, "")}
 	a.AddSource(src)
 	b.AddSource(absent)
 	s.Add(Actor{Switch: "a", Loops: []*controllers.Controller{a}})

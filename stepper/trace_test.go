@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
@@ -16,8 +18,8 @@ func TestRecorderNotesWritesBetweenStartAndStop(t *testing.T) {
 	rec := NewRecorder(&client.InProcessTransport{Handler: env.Server.Handler()})
 	cl, err := client.New(client.Config{Server: "http://in-process", Transport: rec, UserAgent: "test"})
 	require.NoError(t, err)
-	cm := func(name string) *api.ConfigMap {
-		return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"}}
+	cm := func(name string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
 	}
 
 	_, err = cl.ConfigMaps().Create(bg, cm("before"))
@@ -47,7 +49,7 @@ func TestRecorderShowsAdmissionSteps(t *testing.T) {
 	cl, err := client.New(client.Config{Server: "http://in-process", Transport: rec, UserAgent: "test"})
 	require.NoError(t, err)
 	rec.Start()
-	_, err = cl.ConfigMaps().Create(bg, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "a", Namespace: "nowhere"}})
+	_, err = cl.ConfigMaps().Create(bg, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "nowhere"}})
 	require.Error(t, err)
 	writes := rec.Stop()
 	require.Len(t, writes, 1)

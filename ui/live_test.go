@@ -15,8 +15,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/client"
@@ -112,10 +114,10 @@ func TestLiveWhyFollowsTheCausesBackToTheUser(t *testing.T) {
 	rec := e.do("POST", "/apis/apps/v1/namespaces/default/replicasets", liveRS, "Authorization", "Bearer "+goodToken,
 		"Content-Type", "application/json", "User-Agent", "kubectl/v1.32.0 (linux/amd64) kubernetes/abc")
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
-	var rs api.ReplicaSet
+	var rs appsv1.ReplicaSet
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &rs))
 	cl := e.cluster.Client("test")
-	var pods []*api.Pod
+	var pods []*corev1.Pod
 	require.Eventually(t, func() bool {
 		l, err := cl.Pods().List(context.Background(), "default", client.ListOptions{})
 		if err != nil || len(l.Items) != 3 {
@@ -204,12 +206,12 @@ func TestLiveRecordStartsWithTheFirstLogin(t *testing.T) {
 	a := e.srv.cfg.Activity
 	assert.False(t, a.Observing())
 	cl := e.cluster.Client("test")
-	_, err := cl.Pods().Create(context.Background(), &api.Pod{ObjectMeta: api.ObjectMeta{Name: "early", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	_, err := cl.Pods().Create(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "early", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		p, err := cl.Pods().Get(context.Background(), "default", "early")
-		return err == nil && p.Status.Phase == api.PodRunning
+		return err == nil && p.Status.Phase == corev1.PodRunning
 	}, time.Minute, 20*time.Millisecond)
 	a.trace.mu.Lock()
 	assert.Zero(t, a.trace.n, "no write recorded before a page was opened")
@@ -272,8 +274,8 @@ func TestLiveSwitchIsAuthorizedAndAudited(t *testing.T) {
 	require.NoError(t, cl.ReplicaSets().Delete(ctx, "default", "web", nil))
 	// A barrier: a pod created after the delete is scheduled, so the
 	// controllers have seen the delete; the collector, off, did nothing.
-	_, err := cl.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "barrier", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+	_, err := cl.Pods().Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "barrier", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		p, err := cl.Pods().Get(ctx, "default", "barrier")

@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/kubesim/kubesim/api"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // The User's versions: v1beta1 names the number spec.userID, v1 spec.id.
@@ -25,7 +27,7 @@ func serveConvert(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "only POST is served", http.StatusMethodNotAllowed)
 		return
 	}
-	var review api.ConversionReview
+	var review apiextensionsv1.ConversionReview
 	if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&review); err != nil {
 		http.Error(w, "could not decode the ConversionReview: "+err.Error(), http.StatusBadRequest)
 		return
@@ -35,19 +37,19 @@ func serveConvert(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := review.Request
-	resp := &api.ConversionResponse{UID: req.UID, Result: api.Status{Status: api.StatusSuccess}}
+	resp := &apiextensionsv1.ConversionResponse{UID: req.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
 	for _, o := range req.Objects {
 		out, err := convertUser(o.Raw, req.DesiredAPIVersion)
 		if err != nil {
 			resp.ConvertedObjects = nil
-			resp.Result = api.Status{Status: api.StatusFailure, Message: err.Error()}
+			resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: err.Error()}
 			break
 		}
-		resp.ConvertedObjects = append(resp.ConvertedObjects, api.RawExtension{Raw: out})
+		resp.ConvertedObjects = append(resp.ConvertedObjects, runtime.RawExtension{Raw: out})
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(api.ConversionReview{
-		TypeMeta: api.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "ConversionReview"}, Response: resp})
+	_ = json.NewEncoder(w).Encode(apiextensionsv1.ConversionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "ConversionReview"}, Response: resp})
 }
 
 // convertUser moves one User to version desired: the field renamed

@@ -7,7 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // DefaultGroups are what /mutate gives a User without groups.
@@ -42,7 +43,7 @@ const maxBody = 3 * 1024 * 1024
 // and writes the review back with the request's uid. A request that is
 // not a review is answered 400, which the API server reports as a failed
 // call (and the webhook's failurePolicy decides).
-func serveReview(admit func(*api.AdmissionRequest) *api.AdmissionResponse) http.HandlerFunc {
+func serveReview(admit func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "only POST is served", http.StatusMethodNotAllowed)
@@ -52,7 +53,7 @@ func serveReview(admit func(*api.AdmissionRequest) *api.AdmissionResponse) http.
 			http.Error(w, fmt.Sprintf("content type %q is not application/json", ct), http.StatusUnsupportedMediaType)
 			return
 		}
-		var review api.AdmissionReview
+		var review admissionv1.AdmissionReview
 		if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&review); err != nil {
 			http.Error(w, "could not decode the AdmissionReview: "+err.Error(), http.StatusBadRequest)
 			return
@@ -64,8 +65,8 @@ func serveReview(admit func(*api.AdmissionRequest) *api.AdmissionResponse) http.
 		resp := admit(review.Request)
 		resp.UID = review.Request.UID
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(api.AdmissionReview{
-			TypeMeta: api.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Response: resp})
+		_ = json.NewEncoder(w).Encode(admissionv1.AdmissionReview{
+			TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Response: resp})
 	}
 }
 
@@ -79,20 +80,20 @@ type user struct {
 	} `json:"spec"`
 }
 
-func decodeUser(req *api.AdmissionRequest) (*user, *api.AdmissionResponse) {
+func decodeUser(req *admissionv1.AdmissionRequest) (*user, *admissionv1.AdmissionResponse) {
 	var u user
 	if err := json.Unmarshal(req.Object.Raw, &u); err != nil {
-		return nil, &api.AdmissionResponse{Allowed: false,
-			Result: &api.Status{Code: http.StatusBadRequest, Reason: api.StatusReasonBadRequest, Message: "could not decode the User: " + err.Error()}}
+		return nil, &admissionv1.AdmissionResponse{Allowed: false,
+			Result: &metav1.Status{Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest, Message: "could not decode the User: " + err.Error()}}
 	}
 	return &u, nil
 }
 
 // mutate defaults spec.groups with a JSON patch (RFC 6902): the API server
 // applies the patch, the webhook never sends back a whole object.
-func mutate(req *api.AdmissionRequest) *api.AdmissionResponse {
+func mutate(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 	if req.Operation != "CREATE" && req.Operation != "UPDATE" {
-		return &api.AdmissionResponse{Allowed: true}
+		return &admissionv1.AdmissionResponse{Allowed: true}
 	}
 	u, bad := decodeUser(req)
 	if bad != nil {
@@ -105,17 +106,17 @@ func mutate(req *api.AdmissionRequest) *api.AdmissionResponse {
 	case len(u.Spec.Groups) == 0:
 		ops = append(ops, map[string]any{"op": "add", "path": "/spec/groups", "value": defaultGroups})
 	default:
-		return &api.AdmissionResponse{Allowed: true}
+		return &admissionv1.AdmissionResponse{Allowed: true}
 	}
 	patch, _ := json.Marshal(ops)
-	pt := api.PatchTypeJSONPatch
-	return &api.AdmissionResponse{Allowed: true, PatchType: &pt, Patch: patch}
+	pt := admissionv1.PatchTypeJSONPatch
+	return &admissionv1.AdmissionResponse{Allowed: true, PatchType: &pt, Patch: patch}
 }
 
 // validate refuses reserved names with 403 Forbidden.
-func validate(req *api.AdmissionRequest) *api.AdmissionResponse {
+func validate(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 	if req.Operation != "CREATE" && req.Operation != "UPDATE" {
-		return &api.AdmissionResponse{Allowed: true}
+		return &admissionv1.AdmissionResponse{Allowed: true}
 	}
 	u, bad := decodeUser(req)
 	if bad != nil {
@@ -126,8 +127,8 @@ func validate(req *api.AdmissionRequest) *api.AdmissionResponse {
 		name = req.Name
 	}
 	if msg, ok := reserved(name); ok {
-		return &api.AdmissionResponse{Allowed: false,
-			Result: &api.Status{Code: http.StatusForbidden, Reason: api.StatusReasonForbidden, Message: msg}}
+		return &admissionv1.AdmissionResponse{Allowed: false,
+			Result: &metav1.Status{Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: msg}}
 	}
-	return &api.AdmissionResponse{Allowed: true}
+	return &admissionv1.AdmissionResponse{Allowed: true}
 }

@@ -2,6 +2,9 @@ package userwebhook
 
 import (
 	"encoding/json"
+	admissionv1 "k8s.io/api/admission/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"net/http/httptest"
@@ -10,8 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/api"
 )
 
 func review(op, object string) string {
@@ -70,7 +71,7 @@ func TestHandler(t *testing.T) {
 			if tc.code != 200 {
 				return
 			}
-			var out api.AdmissionReview
+			var out admissionv1.AdmissionReview
 			require.NoError(t, json.Unmarshal(w.Body.Bytes(), &out))
 			assert.Equal(t, "admission.k8s.io/v1", out.APIVersion)
 			assert.Equal(t, "AdmissionReview", out.Kind)
@@ -79,7 +80,7 @@ func TestHandler(t *testing.T) {
 			assert.Equal(t, tc.allowed, out.Response.Allowed)
 			if tc.patch != "" {
 				require.NotNil(t, out.Response.PatchType)
-				assert.Equal(t, api.PatchTypeJSONPatch, *out.Response.PatchType)
+				assert.Equal(t, admissionv1.PatchTypeJSONPatch, *out.Response.PatchType)
 				assert.JSONEq(t, tc.patch, string(out.Response.Patch))
 			} else {
 				assert.Nil(t, out.Response.PatchType)
@@ -96,12 +97,12 @@ func TestHandler(t *testing.T) {
 
 func TestConvert(t *testing.T) {
 	h := Handler()
-	post := func(body string) (int, api.ConversionReview) {
+	post := func(body string) (int, apiextensionsv1.ConversionReview) {
 		r := httptest.NewRequest(http.MethodPost, "/convert", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
-		var out api.ConversionReview
+		var out apiextensionsv1.ConversionReview
 		if w.Code == 200 {
 			require.NoError(t, json.Unmarshal(w.Body.Bytes(), &out))
 		}
@@ -118,7 +119,7 @@ func TestConvert(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.NotNil(t, out.Response)
 	assert.Equal(t, types.UID("c-1"), out.Response.UID)
-	assert.Equal(t, api.StatusSuccess, out.Response.Result.Status)
+	assert.Equal(t, metav1.StatusSuccess, out.Response.Result.Status)
 	require.Len(t, out.Response.ConvertedObjects, 2)
 	assert.JSONEq(t, `{"apiVersion":"auth.ilinux.io/v1","kind":"User","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"id":7,"groups":["g"]}}`, string(out.Response.ConvertedObjects[0].Raw))
 	assert.JSONEq(t, cur, string(out.Response.ConvertedObjects[1].Raw), "already in the desired version")
@@ -129,7 +130,7 @@ func TestConvert(t *testing.T) {
 
 	code, out = post(review("auth.ilinux.io/v2", old))
 	require.Equal(t, 200, code)
-	assert.Equal(t, api.StatusFailure, out.Response.Result.Status)
+	assert.Equal(t, metav1.StatusFailure, out.Response.Result.Status)
 	assert.Equal(t, `unsupported version "auth.ilinux.io/v2"`, out.Response.Result.Message)
 	assert.Empty(t, out.Response.ConvertedObjects)
 

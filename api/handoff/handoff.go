@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Event is one watch event handed over: Object (shared, immutable) when it
@@ -16,7 +17,7 @@ type Event struct {
 	Type   api.WatchEventType
 	Object api.Object
 	Raw    []byte
-	Status *api.Status
+	Status *metav1.Status
 }
 
 // Watch is the side channel of one watch request.
@@ -34,7 +35,7 @@ type Watch struct {
 // NewWatch returns the side channel of a watch whose client decodes into
 // objects like sample (a *api.Pod, or an *unstructured.Unstructured).
 func NewWatch(sample api.Object) *Watch {
-	_, meta := sample.(*api.PartialObjectMetadata)
+	_, meta := sample.(*metav1.PartialObjectMetadata)
 	return &Watch{want: reflect.TypeOf(sample), metadataOnly: meta, events: make(chan Event, 64)}
 }
 
@@ -94,9 +95,9 @@ func (w *Watch) Events() <-chan Event { return w.events }
 // labels, annotations, owner references, finalizers and managed fields are
 // obj's own, shared and immutable like obj, so that a metadata informer of
 // every pod costs a few hundred bytes a pod, not a decoded copy.
-func MetadataOf(obj api.Object) *api.PartialObjectMetadata {
-	if m, ok := obj.(*api.PartialObjectMetadata); ok {
+func MetadataOf(obj api.Object) *metav1.PartialObjectMetadata {
+	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
 		return m
 	}
-	return &api.PartialObjectMetadata{TypeMeta: *api.TypeMetaOf(obj), ObjectMeta: *api.Meta(obj)}
+	return &metav1.PartialObjectMetadata{TypeMeta: *api.TypeMetaOf(obj), ObjectMeta: *api.Meta(obj)}
 }

@@ -5,9 +5,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/api/unstructured"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The objects kubesim encodes and decodes most: a running pod (status,
@@ -31,7 +32,7 @@ func benchObjects(tb testing.TB) []struct {
 	}
 	var event []byte
 	for _, o := range others {
-		var tm api.TypeMeta
+		var tm metav1.TypeMeta
 		if json.Unmarshal(o, &tm) == nil && tm.Kind == "Event" {
 			event = o
 			break
@@ -43,9 +44,9 @@ func benchObjects(tb testing.TB) []struct {
 		new  func() any
 		data []byte
 	}{
-		{"Pod", func() any { return &api.Pod{} }, read("pod.json")},
-		{"Node", func() any { return &api.Node{} }, read("node.json")},
-		{"Event", func() any { return &api.Event{} }, event},
+		{"Pod", func() any { return &corev1.Pod{} }, read("pod.json")},
+		{"Node", func() any { return &corev1.Node{} }, read("node.json")},
+		{"Event", func() any { return &corev1.Event{} }, event},
 		{"CustomResource", func() any { return &unstructured.Unstructured{} }, cr},
 	}
 }
@@ -107,7 +108,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 // copy rather than encode.
 func BenchmarkMarshalRawList500(b *testing.B) {
 	pod := benchObjects(b)[0]
-	var obj api.Pod
+	var obj corev1.Pod
 	if err := json.Unmarshal(pod.data, &obj); err != nil {
 		b.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func BenchmarkMarshalRawList500(b *testing.B) {
 	list := struct {
 		Kind       string            `json:"kind"`
 		APIVersion string            `json:"apiVersion"`
-		Metadata   api.ListMeta      `json:"metadata"`
+		Metadata   metav1.ListMeta   `json:"metadata"`
 		Items      []json.RawMessage `json:"items"`
 	}{Kind: "PodList", APIVersion: "v1"}
 	for range 500 {

@@ -6,52 +6,54 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ObjectCountName is the generic count of a resource: count/pods,
 // count/deployments.apps.
-func ObjectCountName(gr api.GroupResource) api.ResourceName {
+func ObjectCountName(gr schema.GroupResource) corev1.ResourceName {
 	if gr.Group == "" {
-		return api.ResourceName("count/" + gr.Resource)
+		return corev1.ResourceName("count/" + gr.Resource)
 	}
-	return api.ResourceName("count/" + gr.Resource + "." + gr.Group)
+	return corev1.ResourceName("count/" + gr.Resource + "." + gr.Group)
 }
 
 // legacyCounts are the core resources with a count name of their own.
-var legacyCounts = map[string]api.ResourceName{
-	"pods": api.ResourcePods, "services": api.ResourceServices, "configmaps": api.ResourceConfigMaps,
-	"secrets": api.ResourceSecrets, "persistentvolumeclaims": api.ResourcePersistentVolumeClaims,
-	"resourcequotas": api.ResourceQuotas, "replicationcontrollers": api.ResourceReplicationControllers,
+var legacyCounts = map[string]corev1.ResourceName{
+	"pods": corev1.ResourcePods, "services": corev1.ResourceServices, "configmaps": corev1.ResourceConfigMaps,
+	"secrets": corev1.ResourceSecrets, "persistentvolumeclaims": corev1.ResourcePersistentVolumeClaims,
+	"resourcequotas": corev1.ResourceQuotas, "replicationcontrollers": corev1.ResourceReplicationControllers,
 }
 
 // Usage is what one object of resource gr uses of a quota: one of its
 // count, and for a pod its compute requests and limits, for a service its
 // node ports and load balancers. A pod that has finished uses nothing.
-func Usage(gr api.GroupResource, obj api.Object) api.ResourceList {
-	if p, ok := obj.(*api.Pod); ok && gr.Group == "" && gr.Resource == "pods" {
+func Usage(gr schema.GroupResource, obj api.Object) corev1.ResourceList {
+	if p, ok := obj.(*corev1.Pod); ok && gr.Group == "" && gr.Resource == "pods" {
 		return PodUsage(p)
 	}
 	one := resource.MustParse("1")
-	out := api.ResourceList{ObjectCountName(gr): one}
+	out := corev1.ResourceList{ObjectCountName(gr): one}
 	if gr.Group == "" {
 		if name, ok := legacyCounts[gr.Resource]; ok {
 			out[name] = one
 		}
 	}
-	if s, ok := obj.(*api.Service); ok {
+	if s, ok := obj.(*corev1.Service); ok {
 		var nodePorts int64
 		for _, p := range s.Spec.Ports {
-			if p.NodePort != 0 || s.Spec.Type == api.ServiceTypeNodePort || s.Spec.Type == api.ServiceTypeLoadBalancer {
+			if p.NodePort != 0 || s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer {
 				nodePorts++
 			}
 		}
-		out[api.ResourceServicesNodePorts] = *resource.NewQuantity(nodePorts, resource.DecimalSI)
+		out[corev1.ResourceServicesNodePorts] = *resource.NewQuantity(nodePorts, resource.DecimalSI)
 		lb := int64(0)
-		if s.Spec.Type == api.ServiceTypeLoadBalancer {
+		if s.Spec.Type == corev1.ServiceTypeLoadBalancer {
 			lb = 1
 		}
-		out[api.ResourceServicesLoadBalancers] = *resource.NewQuantity(lb, resource.DecimalSI)
+		out[corev1.ResourceServicesLoadBalancers] = *resource.NewQuantity(lb, resource.DecimalSI)
 	}
 	return out
 }
@@ -59,14 +61,14 @@ func Usage(gr api.GroupResource, obj api.Object) api.ResourceList {
 // PodUsage is the pod evaluator's usage: pods and count/pods 1, and the
 // pod's requests (also as cpu and memory) and limits, the larger of the
 // containers' sum and any init container.
-func PodUsage(p *api.Pod) api.ResourceList {
+func PodUsage(p *corev1.Pod) corev1.ResourceList {
 	if !IsPodCounted(p) {
-		return api.ResourceList{}
+		return corev1.ResourceList{}
 	}
 	one := resource.MustParse("1")
-	out := api.ResourceList{api.ResourcePods: one, ObjectCountName(api.GroupResource{Resource: "pods"}): one}
+	out := corev1.ResourceList{corev1.ResourcePods: one, ObjectCountName(schema.GroupResource{Resource: "pods"}): one}
 	requests, limits := podRequestsAndLimits(p)
-	for _, r := range []api.ResourceName{api.ResourceCPU, api.ResourceMemory} {
+	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 		if q, ok := requests[r]; ok {
 			out[r] = q
 			out["requests."+r] = q
@@ -79,12 +81,12 @@ func PodUsage(p *api.Pod) api.ResourceList {
 }
 
 // IsPodCounted: a pod in a terminal phase is no longer charged.
-func IsPodCounted(p *api.Pod) bool {
-	return p.Status.Phase != api.PodSucceeded && p.Status.Phase != api.PodFailed
+func IsPodCounted(p *corev1.Pod) bool {
+	return p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
 }
 
-func podRequestsAndLimits(p *api.Pod) (requests, limits api.ResourceList) {
-	requests, limits = api.ResourceList{}, api.ResourceList{}
+func podRequestsAndLimits(p *corev1.Pod) (requests, limits corev1.ResourceList) {
+	requests, limits = corev1.ResourceList{}, corev1.ResourceList{}
 	for _, c := range p.Spec.Containers {
 		addTo(requests, c.Resources.Requests)
 		addTo(limits, c.Resources.Limits)
@@ -96,7 +98,7 @@ func podRequestsAndLimits(p *api.Pod) (requests, limits api.ResourceList) {
 	return requests, limits
 }
 
-func addTo(sum, rl api.ResourceList) {
+func addTo(sum, rl corev1.ResourceList) {
 	for k, v := range rl {
 		q := sum[k]
 		q.Add(v)
@@ -104,7 +106,7 @@ func addTo(sum, rl api.ResourceList) {
 	}
 }
 
-func maxInto(out, rl api.ResourceList) {
+func maxInto(out, rl corev1.ResourceList) {
 	for k, v := range rl {
 		if cur, ok := out[k]; !ok || v.Cmp(cur) > 0 {
 			out[k] = v
@@ -113,16 +115,16 @@ func maxInto(out, rl api.ResourceList) {
 }
 
 // Add returns a + b.
-func Add(a, b api.ResourceList) api.ResourceList {
-	out := api.ResourceList{}
+func Add(a, b corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
 	addTo(out, a)
 	addTo(out, b)
 	return out
 }
 
 // Mask keeps the resources of rl that are in names.
-func Mask(rl api.ResourceList, names []api.ResourceName) api.ResourceList {
-	out := api.ResourceList{}
+func Mask(rl corev1.ResourceList, names []corev1.ResourceName) corev1.ResourceList {
+	out := corev1.ResourceList{}
 	for _, n := range names {
 		if q, ok := rl[n]; ok {
 			out[n] = q
@@ -132,8 +134,8 @@ func Mask(rl api.ResourceList, names []api.ResourceName) api.ResourceList {
 }
 
 // Names returns the resource names of rl, sorted.
-func Names(rl api.ResourceList) []api.ResourceName {
-	out := make([]api.ResourceName, 0, len(rl))
+func Names(rl corev1.ResourceList) []corev1.ResourceName {
+	out := make([]corev1.ResourceName, 0, len(rl))
 	for k := range rl {
 		out = append(out, k)
 	}
@@ -143,8 +145,8 @@ func Names(rl api.ResourceList) []api.ResourceName {
 
 // LessThanOrEqual reports whether every resource of a that b caps is at
 // most b's, and the ones that are not.
-func LessThanOrEqual(a, b api.ResourceList) (bool, []api.ResourceName) {
-	var exceeded []api.ResourceName
+func LessThanOrEqual(a, b corev1.ResourceList) (bool, []corev1.ResourceName) {
+	var exceeded []corev1.ResourceName
 	for _, k := range Names(a) {
 		used := a[k]
 		if hard, ok := b[k]; ok && used.Cmp(hard) > 0 {
@@ -156,7 +158,7 @@ func LessThanOrEqual(a, b api.ResourceList) (bool, []api.ResourceName) {
 
 // PrettyPrint is "name=quantity" pairs by name, comma separated, as the
 // quota plugin's messages print them.
-func PrettyPrint(rl api.ResourceList) string {
+func PrettyPrint(rl corev1.ResourceList) string {
 	var parts []string
 	for _, k := range Names(rl) {
 		q := rl[k]
@@ -167,24 +169,24 @@ func PrettyPrint(rl api.ResourceList) string {
 
 // validationSet are the quota resources that oblige every container to
 // state the request or limit (a rule kept for backward compatibility).
-var validationSet = []api.ResourceName{api.ResourceCPU, api.ResourceMemory, api.ResourceRequestsCPU,
-	api.ResourceRequestsMemory, api.ResourceLimitsCPU, api.ResourceLimitsMemory}
+var validationSet = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceRequestsCPU,
+	corev1.ResourceRequestsMemory, corev1.ResourceLimitsCPU, corev1.ResourceLimitsMemory}
 
 // PodConstraints is the pod evaluator's Constraints: with a quota on cpu
 // or memory requests or limits, every container must set them. The error
 // is "must specify limits.cpu for: web; requests.memory for: web,side".
-func PodConstraints(required []api.ResourceName, p *api.Pod) error {
-	missing := map[api.ResourceName][]string{}
-	check := func(c *api.Container) {
+func PodConstraints(required []corev1.ResourceName, p *corev1.Pod) error {
+	missing := map[corev1.ResourceName][]string{}
+	check := func(c *corev1.Container) {
 		for _, r := range required {
 			if !slices.Contains(validationSet, r) {
 				continue
 			}
 			list, base := c.Resources.Requests, r
 			if name, ok := strings.CutPrefix(string(r), "limits."); ok {
-				list, base = c.Resources.Limits, api.ResourceName(name)
+				list, base = c.Resources.Limits, corev1.ResourceName(name)
 			} else if name, ok := strings.CutPrefix(string(r), "requests."); ok {
-				base = api.ResourceName(name)
+				base = corev1.ResourceName(name)
 			}
 			if _, ok := list[base]; !ok && !slices.Contains(missing[r], c.Name) {
 				missing[r] = append(missing[r], c.Name)
@@ -201,7 +203,7 @@ func PodConstraints(required []api.ResourceName, p *api.Pod) error {
 		return nil
 	}
 	var msgs []string
-	for _, r := range slices.Sorted(func(yield func(api.ResourceName) bool) {
+	for _, r := range slices.Sorted(func(yield func(corev1.ResourceName) bool) {
 		for k := range missing {
 			if !yield(k) {
 				return
@@ -219,21 +221,21 @@ func PodConstraints(required []api.ResourceName, p *api.Pod) error {
 // without scopes covers every object; the scopes (BestEffort,
 // NotBestEffort, Terminating, NotTerminating, PriorityClass) cover pods
 // only.
-func Matches(q *api.ResourceQuota, obj api.Object) bool {
+func Matches(q *corev1.ResourceQuota, obj api.Object) bool {
 	scopes := slices.Clone(q.Spec.Scopes)
-	var exprs []api.ScopedResourceSelectorRequirement
+	var exprs []corev1.ScopedResourceSelectorRequirement
 	if q.Spec.ScopeSelector != nil {
 		exprs = q.Spec.ScopeSelector.MatchExpressions
 	}
 	if len(scopes) == 0 && len(exprs) == 0 {
 		return true
 	}
-	p, ok := obj.(*api.Pod)
+	p, ok := obj.(*corev1.Pod)
 	if !ok {
 		return false
 	}
 	for _, s := range scopes {
-		if !podMatchesScope(p, api.ScopedResourceSelectorRequirement{ScopeName: s, Operator: "Exists"}) {
+		if !podMatchesScope(p, corev1.ScopedResourceSelectorRequirement{ScopeName: s, Operator: "Exists"}) {
 			return false
 		}
 	}
@@ -245,17 +247,17 @@ func Matches(q *api.ResourceQuota, obj api.Object) bool {
 	return true
 }
 
-func podMatchesScope(p *api.Pod, req api.ScopedResourceSelectorRequirement) bool {
+func podMatchesScope(p *corev1.Pod, req corev1.ScopedResourceSelectorRequirement) bool {
 	switch req.ScopeName {
-	case api.ResourceQuotaScopeTerminating:
+	case corev1.ResourceQuotaScopeTerminating:
 		return p.Spec.ActiveDeadlineSeconds != nil && *p.Spec.ActiveDeadlineSeconds >= 0
-	case api.ResourceQuotaScopeNotTerminating:
+	case corev1.ResourceQuotaScopeNotTerminating:
 		return p.Spec.ActiveDeadlineSeconds == nil || *p.Spec.ActiveDeadlineSeconds < 0
-	case api.ResourceQuotaScopeBestEffort:
+	case corev1.ResourceQuotaScopeBestEffort:
 		return isBestEffort(p)
-	case api.ResourceQuotaScopeNotBestEffort:
+	case corev1.ResourceQuotaScopeNotBestEffort:
 		return !isBestEffort(p)
-	case api.ResourceQuotaScopePriorityClass:
+	case corev1.ResourceQuotaScopePriorityClass:
 		switch req.Operator {
 		case "Exists":
 			return p.Spec.PriorityClassName != ""
@@ -270,8 +272,8 @@ func podMatchesScope(p *api.Pod, req api.ScopedResourceSelectorRequirement) bool
 	return false
 }
 
-func isBestEffort(p *api.Pod) bool {
-	for _, cs := range [][]api.Container{p.Spec.Containers, p.Spec.InitContainers} {
+func isBestEffort(p *corev1.Pod) bool {
+	for _, cs := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
 		for _, c := range cs {
 			if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
 				return false

@@ -5,59 +5,61 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-func rl(pairs ...string) api.ResourceList {
-	out := api.ResourceList{}
+func rl(pairs ...string) corev1.ResourceList {
+	out := corev1.ResourceList{}
 	for i := 0; i+1 < len(pairs); i += 2 {
-		out[api.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
+		out[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
 	}
 	return out
 }
 
-func pod(cs ...api.Container) *api.Pod {
-	return &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: api.PodSpec{Containers: cs}}
+func pod(cs ...corev1.Container) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}, Spec: corev1.PodSpec{Containers: cs}}
 }
 
 func TestPodUsage(t *testing.T) {
-	p := pod(api.Container{Name: "a", Resources: api.ResourceRequirements{Requests: rl("cpu", "100m", "memory", "64Mi"), Limits: rl("cpu", "200m")}},
-		api.Container{Name: "b", Resources: api.ResourceRequirements{Requests: rl("cpu", "300m")}})
-	p.Spec.InitContainers = []api.Container{{Name: "init", Resources: api.ResourceRequirements{Requests: rl("cpu", "1")}}}
+	p := pod(corev1.Container{Name: "a", Resources: corev1.ResourceRequirements{Requests: rl("cpu", "100m", "memory", "64Mi"), Limits: rl("cpu", "200m")}},
+		corev1.Container{Name: "b", Resources: corev1.ResourceRequirements{Requests: rl("cpu", "300m")}})
+	p.Spec.InitContainers = []corev1.Container{{Name: "init", Resources: corev1.ResourceRequirements{Requests: rl("cpu", "1")}}}
 	got := map[string]string{}
 	for k, v := range PodUsage(p) {
 		got[string(k)] = v.String()
 	}
 	assert.Equal(t, map[string]string{"pods": "1", "count/pods": "1", "cpu": "1", "requests.cpu": "1",
 		"memory": "64Mi", "requests.memory": "64Mi", "limits.cpu": "200m"}, got, "the init container's 1 cpu outweighs the 400m sum")
-	p.Status.Phase = api.PodSucceeded
+	p.Status.Phase = corev1.PodSucceeded
 	assert.Empty(t, PodUsage(p), "a finished pod uses nothing")
 }
 
 func TestPodConstraints(t *testing.T) {
-	p := pod(api.Container{Name: "web", Resources: api.ResourceRequirements{Requests: rl("cpu", "1")}}, api.Container{Name: "side"})
-	assert.NoError(t, PodConstraints([]api.ResourceName{"pods", "count/pods"}, p))
-	err := PodConstraints([]api.ResourceName{"requests.cpu", "limits.memory", "pods"}, p)
+	p := pod(corev1.Container{Name: "web", Resources: corev1.ResourceRequirements{Requests: rl("cpu", "1")}}, corev1.Container{Name: "side"})
+	assert.NoError(t, PodConstraints([]corev1.ResourceName{"pods", "count/pods"}, p))
+	err := PodConstraints([]corev1.ResourceName{"requests.cpu", "limits.memory", "pods"}, p)
 	assert.EqualError(t, err, "must specify limits.memory for: side,web; requests.cpu for: side")
 }
 
 func TestMatchesAndMessages(t *testing.T) {
-	be := &api.ResourceQuota{Spec: api.ResourceQuotaSpec{Scopes: []api.ResourceQuotaScope{api.ResourceQuotaScopeBestEffort}}}
-	assert.True(t, Matches(be, pod(api.Container{Name: "c"})))
-	assert.False(t, Matches(be, pod(api.Container{Name: "c", Resources: api.ResourceRequirements{Limits: rl("cpu", "1")}})))
-	assert.False(t, Matches(be, &api.ConfigMap{}), "scopes cover pods only")
-	assert.True(t, Matches(&api.ResourceQuota{}, &api.ConfigMap{}))
-	pc := &api.ResourceQuota{Spec: api.ResourceQuotaSpec{ScopeSelector: &api.ScopeSelector{MatchExpressions: []api.ScopedResourceSelectorRequirement{
-		{ScopeName: api.ResourceQuotaScopePriorityClass, Operator: "In", Values: []string{"high"}}}}}}
-	hp := pod(api.Container{Name: "c"})
+	be := &corev1.ResourceQuota{Spec: corev1.ResourceQuotaSpec{Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}}}
+	assert.True(t, Matches(be, pod(corev1.Container{Name: "c"})))
+	assert.False(t, Matches(be, pod(corev1.Container{Name: "c", Resources: corev1.ResourceRequirements{Limits: rl("cpu", "1")}})))
+	assert.False(t, Matches(be, &corev1.ConfigMap{}), "scopes cover pods only")
+	assert.True(t, Matches(&corev1.ResourceQuota{}, &corev1.ConfigMap{}))
+	pc := &corev1.ResourceQuota{Spec: corev1.ResourceQuotaSpec{ScopeSelector: &corev1.ScopeSelector{MatchExpressions: []corev1.ScopedResourceSelectorRequirement{
+		{ScopeName: corev1.ResourceQuotaScopePriorityClass, Operator: "In", Values: []string{"high"}}}}}}
+	hp := pod(corev1.Container{Name: "c"})
 	hp.Spec.PriorityClassName = "high"
 	assert.True(t, Matches(pc, hp))
-	assert.False(t, Matches(pc, pod(api.Container{Name: "c"})))
+	assert.False(t, Matches(pc, pod(corev1.Container{Name: "c"})))
 
 	ok, exceeded := LessThanOrEqual(rl("pods", "3", "cpu", "1"), rl("pods", "2", "cpu", "2"))
 	assert.False(t, ok)
-	assert.Equal(t, []api.ResourceName{"pods"}, exceeded)
+	assert.Equal(t, []corev1.ResourceName{"pods"}, exceeded)
 	assert.Equal(t, "cpu=500m,pods=2", PrettyPrint(rl("pods", "2", "cpu", "500m")))
-	assert.Equal(t, api.ResourceName("count/deployments.apps"), ObjectCountName(api.GroupResource{Group: "apps", Resource: "deployments"}))
+	assert.Equal(t, corev1.ResourceName("count/deployments.apps"), ObjectCountName(schema.GroupResource{Group: "apps", Resource: "deployments"}))
 }

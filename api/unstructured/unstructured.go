@@ -11,14 +11,15 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Unstructured is an object of any kind: typed metadata, the rest as JSON
 // values (map[string]any, []any, string, int64, float64, bool, nil).
 type Unstructured struct {
-	api.TypeMeta
-	api.ObjectMeta
+	metav1.TypeMeta
+	metav1.ObjectMeta
 	// Content is every top-level field except apiVersion, kind and metadata.
 	Content map[string]any
 }

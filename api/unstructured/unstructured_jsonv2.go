@@ -8,8 +8,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // MarshalJSONTo is MarshalJSON for github.com/go-json-experiment/json (the
@@ -100,7 +99,7 @@ func (u *Unstructured) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 					return err
 				}
 			case '{':
-				u.ObjectMeta = api.ObjectMeta{}
+				u.ObjectMeta = metav1.ObjectMeta{}
 				if err := jsonv2.UnmarshalDecode(dec, &u.ObjectMeta); err != nil {
 					return fmt.Errorf("metadata: %w", err)
 				}

@@ -5,11 +5,12 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // ClaimClass is the class a claim asks for: the beta annotation, then
 // spec.storageClassName ("" for none).
-func ClaimClass(pvc *api.PersistentVolumeClaim) string {
+func ClaimClass(pvc *corev1.PersistentVolumeClaim) string {
 	if c, ok := pvc.Annotations["volume.beta.kubernetes.io/storage-class"]; ok {
 		return c
 	}
@@ -20,16 +21,16 @@ func ClaimClass(pvc *api.PersistentVolumeClaim) string {
 }
 
 // VolumeMode is m, Filesystem when unset.
-func VolumeMode(m *api.PersistentVolumeMode) api.PersistentVolumeMode {
+func VolumeMode(m *corev1.PersistentVolumeMode) corev1.PersistentVolumeMode {
 	if m == nil {
-		return api.PersistentVolumeFilesystem
+		return corev1.PersistentVolumeFilesystem
 	}
 	return *m
 }
 
 // IsPreBoundTo reports whether pv's claimRef names pvc (with its uid, or
 // without a uid: a volume an administrator reserved for the claim).
-func IsPreBoundTo(pv *api.PersistentVolume, pvc *api.PersistentVolumeClaim) bool {
+func IsPreBoundTo(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim) bool {
 	r := pv.Spec.ClaimRef
 	return r != nil && r.Namespace == pvc.Namespace && r.Name == pvc.Name && (r.UID == "" || r.UID == pvc.UID)
 }
@@ -38,14 +39,14 @@ func IsPreBoundTo(pv *api.PersistentVolume, pvc *api.PersistentVolumeClaim) bool
 // mode, every access mode asked, enough capacity, the claim's selector,
 // and (for a claim with a selected node) a node affinity that node meets.
 // The volume must be free or reserved for the claim.
-func VolumeMatches(pv *api.PersistentVolume, pvc *api.PersistentVolumeClaim, selectedNode *api.Node) bool {
+func VolumeMatches(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim, selectedNode *corev1.Node) bool {
 	if pv.DeletionTimestamp != nil {
 		return false
 	}
 	if pv.Spec.ClaimRef != nil && !IsPreBoundTo(pv, pvc) {
 		return false
 	}
-	if pv.Status.Phase == api.VolumeReleased || pv.Status.Phase == api.VolumeFailed {
+	if pv.Status.Phase == corev1.VolumeReleased || pv.Status.Phase == corev1.VolumeFailed {
 		return false
 	}
 	if pv.Spec.StorageClassName != ClaimClass(pvc) || VolumeMode(pv.Spec.VolumeMode) != VolumeMode(pvc.Spec.VolumeMode) {
@@ -56,8 +57,8 @@ func VolumeMatches(pv *api.PersistentVolume, pvc *api.PersistentVolumeClaim, sel
 			return false
 		}
 	}
-	want := pvc.Spec.Resources.Requests[api.ResourceStorage]
-	have := pv.Spec.Capacity[api.ResourceStorage]
+	want := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+	have := pv.Spec.Capacity[corev1.ResourceStorage]
 	if have.Cmp(want) < 0 {
 		return false
 	}
@@ -76,8 +77,8 @@ func VolumeMatches(pv *api.PersistentVolume, pvc *api.PersistentVolumeClaim, sel
 // FindBestMatch is the volume to bind pvc to: one reserved for the claim
 // first, else the smallest that fits (ties by name, so that the choice
 // repeats); nil when none fits.
-func FindBestMatch(pvc *api.PersistentVolumeClaim, pvs []*api.PersistentVolume, selectedNode *api.Node) *api.PersistentVolume {
-	var best *api.PersistentVolume
+func FindBestMatch(pvc *corev1.PersistentVolumeClaim, pvs []*corev1.PersistentVolume, selectedNode *corev1.Node) *corev1.PersistentVolume {
+	var best *corev1.PersistentVolume
 	for _, pv := range pvs {
 		if !VolumeMatches(pv, pvc, selectedNode) {
 			continue
@@ -89,7 +90,7 @@ func FindBestMatch(pvc *api.PersistentVolumeClaim, pvs []*api.PersistentVolume, 
 			best = pv
 			continue
 		}
-		a, b := pv.Spec.Capacity[api.ResourceStorage], best.Spec.Capacity[api.ResourceStorage]
+		a, b := pv.Spec.Capacity[corev1.ResourceStorage], best.Spec.Capacity[corev1.ResourceStorage]
 		if c := a.Cmp(b); c < 0 || (c == 0 && pv.Name < best.Name) {
 			best = pv
 		}

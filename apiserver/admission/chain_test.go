@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 )
@@ -50,8 +53,8 @@ func (r *reinvocable) Admit(_ context.Context, a *Attributes) error {
 	return nil
 }
 
-func configMap() *api.ConfigMap {
-	return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "c", Namespace: "default"}}
+func configMap() *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"}}
 }
 
 func TestChainOrderHandlesAndSteps(t *testing.T) {
@@ -59,7 +62,7 @@ func TestChainOrderHandlesAndSteps(t *testing.T) {
 	v := &createsOnly{}
 	chain := Chain{v, l} // validators run after every mutator, wherever they are listed
 	ctx, rec := WithRecord(context.Background())
-	a := &Attributes{Operation: Create, Resource: api.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+	a := &Attributes{Operation: Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 		Namespace: "default", Name: "c", Object: configMap()}
 	require.NoError(t, chain.Mutate(ctx, a))
 	assert.EqualError(t, chain.Validate(ctx, a), "no creates")
@@ -80,7 +83,7 @@ func TestQuietRecordSkipsBuiltInPatches(t *testing.T) {
 	l := &labeler{key: "team", value: "a"}
 	v := &createsOnly{}
 	ctx, rec := WithQuietRecord(context.Background())
-	a := &Attributes{Operation: Create, Resource: api.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+	a := &Attributes{Operation: Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 		Namespace: "default", Name: "c", Object: configMap()}
 	require.NoError(t, Chain{l}.Mutate(ctx, a))
 	assert.Equal(t, "a", api.Meta(a.Object).Labels["team"], "the plugin still runs")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Operation is the kind of write being admitted.
@@ -22,9 +23,9 @@ const (
 // Kubernetes). The registry builds them at the point it admits.
 type Attributes struct {
 	Operation   Operation
-	Resource    api.GroupVersionResource
+	Resource    schema.GroupVersionResource
 	Subresource string
-	Kind        api.GroupVersionKind
+	Kind        schema.GroupVersionKind
 	Namespace   string
 	Name        string
 	// Object is the new object (nil on delete); OldObject the current one

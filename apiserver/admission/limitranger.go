@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The LimitRanger admission plugin (plugin/pkg/admission/limitranger):
@@ -22,7 +24,7 @@ import (
 const LimitRangeAnnotation = "kubernetes.io/limit-ranger"
 
 // LimitRangeLister lists the limit ranges of a namespace.
-type LimitRangeLister func(ctx context.Context, namespace string) ([]*api.LimitRange, error)
+type LimitRangeLister func(ctx context.Context, namespace string) ([]*corev1.LimitRange, error)
 
 // LimitRanger is the plugin.
 type LimitRanger struct {
@@ -54,14 +56,14 @@ func (l *LimitRanger) Validate(ctx context.Context, a *Attributes) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return api.NewForbidden(api.GroupResource{Resource: "pods"}, a.Name, aggregate(errs))
+	return api.NewForbidden(schema.GroupResource{Resource: "pods"}, a.Name, aggregate(errs))
 }
 
-func (l *LimitRanger) podAndRanges(ctx context.Context, a *Attributes) (*api.Pod, []*api.LimitRange, error) {
+func (l *LimitRanger) podAndRanges(ctx context.Context, a *Attributes) (*corev1.Pod, []*corev1.LimitRange, error) {
 	if !isPodCreate(a) {
 		return nil, nil, nil
 	}
-	pod, ok := a.Object.(*api.Pod)
+	pod, ok := a.Object.(*corev1.Pod)
 	if !ok {
 		return nil, nil, nil
 	}
@@ -83,10 +85,10 @@ func aggregate(msgs []string) error {
 
 // SetLimitRangeDefaults is the mutating half: each container's missing
 // limits and requests from the range's Container item, and the annotation.
-func SetLimitRangeDefaults(lr *api.LimitRange, pod *api.Pod) {
-	limits, requests := api.ResourceList{}, api.ResourceList{}
+func SetLimitRangeDefaults(lr *corev1.LimitRange, pod *corev1.Pod) {
+	limits, requests := corev1.ResourceList{}, corev1.ResourceList{}
 	for _, item := range lr.Spec.Limits {
-		if item.Type != api.LimitTypeContainer {
+		if item.Type != corev1.LimitTypeContainer {
 			continue
 		}
 		for k, v := range item.DefaultRequest {
@@ -100,13 +102,13 @@ func SetLimitRangeDefaults(lr *api.LimitRange, pod *api.Pod) {
 		return
 	}
 	var notes []string
-	merge := func(c *api.Container, kind string) {
+	merge := func(c *corev1.Container, kind string) {
 		var setRequests, setLimits []string
 		if c.Resources.Limits == nil {
-			c.Resources.Limits = api.ResourceList{}
+			c.Resources.Limits = corev1.ResourceList{}
 		}
 		if c.Resources.Requests == nil {
-			c.Resources.Requests = api.ResourceList{}
+			c.Resources.Requests = corev1.ResourceList{}
 		}
 		for k, v := range limits {
 			if _, ok := c.Resources.Limits[k]; !ok {
@@ -146,9 +148,9 @@ func SetLimitRangeDefaults(lr *api.LimitRange, pod *api.Pod) {
 // ValidatePodLimits is the validating half (PodValidateLimitFunc): the
 // messages of every bound the pod's containers, or the pod as a whole,
 // break.
-func ValidatePodLimits(lr *api.LimitRange, pod *api.Pod) []string {
+func ValidatePodLimits(lr *corev1.LimitRange, pod *corev1.Pod) []string {
 	var errs []string
-	check := func(t api.LimitType, item api.LimitRangeItem, requests, limits api.ResourceList) {
+	check := func(t corev1.LimitType, item corev1.LimitRangeItem, requests, limits corev1.ResourceList) {
 		for _, k := range sortedNames(item.Min) {
 			if err := minConstraint(t, k, item.Min[k], requests, limits); err != "" {
 				errs = append(errs, err)
@@ -167,13 +169,13 @@ func ValidatePodLimits(lr *api.LimitRange, pod *api.Pod) []string {
 	}
 	for _, item := range lr.Spec.Limits {
 		switch item.Type {
-		case api.LimitTypeContainer:
-			for _, cs := range [][]api.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		case corev1.LimitTypeContainer:
+			for _, cs := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
 				for _, c := range cs {
 					check(item.Type, item, c.Resources.Requests, c.Resources.Limits)
 				}
 			}
-		case api.LimitTypePod:
+		case corev1.LimitTypePod:
 			requests, limits := podTotals(pod)
 			check(item.Type, item, requests, limits)
 		}
@@ -183,10 +185,10 @@ func ValidatePodLimits(lr *api.LimitRange, pod *api.Pod) []string {
 
 // podTotals is the sum over containers, or the largest init container if
 // larger; a resource some container leaves unset is left out of the sum.
-func podTotals(pod *api.Pod) (requests, limits api.ResourceList) {
-	sum := func(get func(c api.Container) api.ResourceList) api.ResourceList {
-		out := api.ResourceList{}
-		names := map[api.ResourceName]bool{}
+func podTotals(pod *corev1.Pod) (requests, limits corev1.ResourceList) {
+	sum := func(get func(c corev1.Container) corev1.ResourceList) corev1.ResourceList {
+		out := corev1.ResourceList{}
+		names := map[corev1.ResourceName]bool{}
 		for _, c := range pod.Spec.Containers {
 			for k := range get(c) {
 				names[k] = true
@@ -216,12 +218,12 @@ func podTotals(pod *api.Pod) (requests, limits api.ResourceList) {
 		}
 		return out
 	}
-	return sum(func(c api.Container) api.ResourceList { return c.Resources.Requests }),
-		sum(func(c api.Container) api.ResourceList { return c.Resources.Limits })
+	return sum(func(c corev1.Container) corev1.ResourceList { return c.Resources.Requests }),
+		sum(func(c corev1.Container) corev1.ResourceList { return c.Resources.Limits })
 }
 
-func sortedNames(rl api.ResourceList) []api.ResourceName {
-	out := make([]api.ResourceName, 0, len(rl))
+func sortedNames(rl corev1.ResourceList) []corev1.ResourceName {
+	out := make([]corev1.ResourceName, 0, len(rl))
 	for k := range rl {
 		out = append(out, k)
 	}
@@ -229,7 +231,7 @@ func sortedNames(rl api.ResourceList) []api.ResourceName {
 	return out
 }
 
-func minConstraint(t api.LimitType, k api.ResourceName, enforced resource.Quantity, requests, limits api.ResourceList) string {
+func minConstraint(t corev1.LimitType, k corev1.ResourceName, enforced resource.Quantity, requests, limits corev1.ResourceList) string {
 	req, reqOK := requests[k]
 	lim, limOK := limits[k]
 	switch {
@@ -243,7 +245,7 @@ func minConstraint(t api.LimitType, k api.ResourceName, enforced resource.Quanti
 	return ""
 }
 
-func maxConstraint(t api.LimitType, k api.ResourceName, enforced resource.Quantity, requests, limits api.ResourceList) string {
+func maxConstraint(t corev1.LimitType, k corev1.ResourceName, enforced resource.Quantity, requests, limits corev1.ResourceList) string {
 	req, reqOK := requests[k]
 	lim, limOK := limits[k]
 	switch {
@@ -257,7 +259,7 @@ func maxConstraint(t api.LimitType, k api.ResourceName, enforced resource.Quanti
 	return ""
 }
 
-func ratioConstraint(t api.LimitType, k api.ResourceName, enforced resource.Quantity, requests, limits api.ResourceList) string {
+func ratioConstraint(t corev1.LimitType, k corev1.ResourceName, enforced resource.Quantity, requests, limits corev1.ResourceList) string {
 	req, reqOK := requests[k]
 	lim, limOK := limits[k]
 	if !reqOK || req.IsZero() {

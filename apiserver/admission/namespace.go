@@ -5,10 +5,13 @@ import (
 	"fmt"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // NamespaceGetter reads a namespace (an API error when it is missing).
-type NamespaceGetter func(ctx context.Context, name string) (*api.Namespace, error)
+type NamespaceGetter func(ctx context.Context, name string) (*corev1.Namespace, error)
 
 // NamespaceLifecycle refuses objects in a namespace that does not exist or
 // is being deleted, and the deletion of the namespaces the system needs.
@@ -22,7 +25,7 @@ type NamespaceLifecycle struct {
 // Validate implements Validator.
 func (l *NamespaceLifecycle) Validate(ctx context.Context, a *Attributes) error {
 	gr := a.Resource.GroupResource()
-	if gr == (api.GroupResource{Resource: "namespaces"}) {
+	if gr == (schema.GroupResource{Resource: "namespaces"}) {
 		if a.Operation == Delete && l.Immortal[a.Name] {
 			return api.NewForbidden(gr, a.Name, fmt.Errorf("this namespace may not be deleted"))
 		}
@@ -37,10 +40,10 @@ func (l *NamespaceLifecycle) Validate(ctx context.Context, a *Attributes) error 
 	if err != nil {
 		return err
 	}
-	if ns.DeletionTimestamp != nil || ns.Status.Phase == api.NamespaceTerminating {
+	if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
 		name := a.Name
 		err := api.NewForbidden(gr, name, fmt.Errorf("unable to create new content in namespace %s because it is being terminated", a.Namespace))
-		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, api.StatusCause{
+		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
 			Type:    "NamespaceTerminating",
 			Message: fmt.Sprintf("namespace %s is being terminated", a.Namespace),
 			Field:   "metadata.namespace",

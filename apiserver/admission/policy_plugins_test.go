@@ -8,57 +8,61 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-var podsGVR = api.GroupVersionResource{Version: "v1", Resource: "pods"}
+var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 
-func podCreate(pod *api.Pod) *Attributes {
+func podCreate(pod *corev1.Pod) *Attributes {
 	return &Attributes{Operation: Create, Resource: podsGVR, Namespace: "ns", Name: pod.Name, Object: pod}
 }
 
-func container(name string, requests, limits api.ResourceList) api.Container {
-	return api.Container{Name: name, Image: "nginx", Resources: api.ResourceRequirements{Requests: requests, Limits: limits}}
+func container(name string, requests, limits corev1.ResourceList) corev1.Container {
+	return corev1.Container{Name: name, Image: "nginx", Resources: corev1.ResourceRequirements{Requests: requests, Limits: limits}}
 }
 
-func rl(pairs ...string) api.ResourceList {
-	out := api.ResourceList{}
+func rl(pairs ...string) corev1.ResourceList {
+	out := corev1.ResourceList{}
 	for i := 0; i+1 < len(pairs); i += 2 {
-		out[api.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
+		out[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
 	}
 	return out
 }
 
 func TestPriority(t *testing.T) {
-	never := api.PreemptNever
-	classes := []*api.PriorityClass{
-		{ObjectMeta: api.ObjectMeta{Name: "high"}, Value: 1000},
-		{ObjectMeta: api.ObjectMeta{Name: "batch"}, Value: 10, PreemptionPolicy: &never},
+	never := corev1.PreemptNever
+	classes := []*schedulingv1.PriorityClass{
+		{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000},
+		{ObjectMeta: metav1.ObjectMeta{Name: "batch"}, Value: 10, PreemptionPolicy: &never},
 	}
-	plugin := func(extra ...*api.PriorityClass) *Priority {
-		all := append(append([]*api.PriorityClass{}, classes...), extra...)
-		return &Priority{List: func(context.Context) ([]*api.PriorityClass, error) { return all, nil }}
+	plugin := func(extra ...*schedulingv1.PriorityClass) *Priority {
+		all := append(append([]*schedulingv1.PriorityClass{}, classes...), extra...)
+		return &Priority{List: func(context.Context) ([]*schedulingv1.PriorityClass, error) { return all, nil }}
 	}
-	mk := func(class string) *api.Pod {
-		return &api.Pod{ObjectMeta: api.ObjectMeta{Name: "x", Namespace: "ns"},
-			Spec: api.PodSpec{PriorityClassName: class, Containers: []api.Container{container("c", nil, nil)}}}
+	mk := func(class string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "ns"},
+			Spec: corev1.PodSpec{PriorityClassName: class, Containers: []corev1.Container{container("c", nil, nil)}}}
 	}
 	for _, tc := range []struct {
 		name      string
 		plugin    *Priority
-		pod       *api.Pod
+		pod       *corev1.Pod
 		wantClass string
 		want      int32
-		policy    api.PreemptionPolicy
+		policy    corev1.PreemptionPolicy
 		err       string
 	}{
-		{"named class", plugin(), mk("high"), "high", 1000, api.PreemptLowerPriority, ""},
-		{"class that never preempts", plugin(), mk("batch"), "batch", 10, api.PreemptNever, ""},
-		{"no class, no default: zero", plugin(), mk(""), "", 0, api.PreemptLowerPriority, ""},
-		{"no class: the global default", plugin(&api.PriorityClass{ObjectMeta: api.ObjectMeta{Name: "def"}, Value: 5, GlobalDefault: true}),
-			mk(""), "def", 5, api.PreemptLowerPriority, ""},
+		{"named class", plugin(), mk("high"), "high", 1000, corev1.PreemptLowerPriority, ""},
+		{"class that never preempts", plugin(), mk("batch"), "batch", 10, corev1.PreemptNever, ""},
+		{"no class, no default: zero", plugin(), mk(""), "", 0, corev1.PreemptLowerPriority, ""},
+		{"no class: the global default", plugin(&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "def"}, Value: 5, GlobalDefault: true}),
+			mk(""), "def", 5, corev1.PreemptLowerPriority, ""},
 		{"unknown class", plugin(), mk("y"), "", 0, "", `pods "x" is forbidden: no PriorityClass with name y was found`},
-		{"a priority that disagrees", plugin(), func() *api.Pod { p := mk("high"); v := int32(7); p.Spec.Priority = &v; return p }(), "", 0, "",
+		{"a priority that disagrees", plugin(), func() *corev1.Pod { p := mk("high"); v := int32(7); p.Spec.Priority = &v; return p }(), "", 0, "",
 			`pods "x" is forbidden: the integer value of priority (7) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,22 +81,22 @@ func TestPriority(t *testing.T) {
 		})
 	}
 	// A second global default is refused.
-	p := plugin(&api.PriorityClass{ObjectMeta: api.ObjectMeta{Name: "def"}, GlobalDefault: true})
+	p := plugin(&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "def"}, GlobalDefault: true})
 	err := p.Validate(context.Background(), &Attributes{Operation: Create, Name: "other",
-		Resource: api.GroupVersionResource{Group: api.SchedulingGroupName, Version: "v1", Resource: "priorityclasses"},
-		Object:   &api.PriorityClass{ObjectMeta: api.ObjectMeta{Name: "other"}, GlobalDefault: true}})
+		Resource: schema.GroupVersionResource{Group: api.SchedulingGroupName, Version: "v1", Resource: "priorityclasses"},
+		Object:   &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "other"}, GlobalDefault: true}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "PriorityClass def is already marked as default. Only one default can exist")
 }
 
 func TestLimitRanger(t *testing.T) {
-	lr := &api.LimitRange{ObjectMeta: api.ObjectMeta{Name: "lr", Namespace: "ns"}, Spec: api.LimitRangeSpec{Limits: []api.LimitRangeItem{{
-		Type: api.LimitTypeContainer, Default: rl("cpu", "500m", "memory", "256Mi"), DefaultRequest: rl("cpu", "100m", "memory", "128Mi"),
+	lr := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "lr", Namespace: "ns"}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+		Type: corev1.LimitTypeContainer, Default: rl("cpu", "500m", "memory", "256Mi"), DefaultRequest: rl("cpu", "100m", "memory", "128Mi"),
 		Max: rl("cpu", "1"), Min: rl("memory", "64Mi"), MaxLimitRequestRatio: rl("memory", "4"),
 	}}}}
-	plugin := &LimitRanger{List: func(context.Context, string) ([]*api.LimitRange, error) { return []*api.LimitRange{lr}, nil }}
-	run := func(cs ...api.Container) (*api.Pod, error) {
-		pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "x", Namespace: "ns"}, Spec: api.PodSpec{Containers: cs}}
+	plugin := &LimitRanger{List: func(context.Context, string) ([]*corev1.LimitRange, error) { return []*corev1.LimitRange{lr}, nil }}
+	run := func(cs ...corev1.Container) (*corev1.Pod, error) {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "ns"}, Spec: corev1.PodSpec{Containers: cs}}
 		a := podCreate(pod)
 		if err := plugin.Admit(context.Background(), a); err != nil {
 			return pod, err
@@ -115,7 +119,7 @@ func TestLimitRanger(t *testing.T) {
 	assert.Equal(t, "300m", ptrQ(pod.Spec.Containers[0].Resources.Limits, "cpu"))
 
 	for _, tc := range []struct {
-		c    api.Container
+		c    corev1.Container
 		want string
 	}{
 		{container("web", nil, rl("cpu", "2")), `pods "x" is forbidden: maximum cpu usage per Container is 1, but limit is 2.`},
@@ -131,8 +135,8 @@ func TestLimitRanger(t *testing.T) {
 	}
 }
 
-func ptrQ(l api.ResourceList, k string) string {
-	q, ok := l[api.ResourceName(k)]
+func ptrQ(l corev1.ResourceList, k string) string {
+	q, ok := l[corev1.ResourceName(k)]
 	if !ok {
 		return "<none>"
 	}
@@ -140,16 +144,16 @@ func ptrQ(l api.ResourceList, k string) string {
 }
 
 func TestResourceQuota(t *testing.T) {
-	q := &api.ResourceQuota{ObjectMeta: api.ObjectMeta{Name: "q", Namespace: "ns", ResourceVersion: "5"},
-		Spec:   api.ResourceQuotaSpec{Hard: rl("pods", "2", "limits.cpu", "1", "configmaps", "3")},
-		Status: api.ResourceQuotaStatus{Hard: rl("pods", "2", "limits.cpu", "1", "configmaps", "3"), Used: rl("pods", "1", "limits.cpu", "500m", "configmaps", "0")}}
-	var written []*api.ResourceQuota
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: "ns", ResourceVersion: "5"},
+		Spec:   corev1.ResourceQuotaSpec{Hard: rl("pods", "2", "limits.cpu", "1", "configmaps", "3")},
+		Status: corev1.ResourceQuotaStatus{Hard: rl("pods", "2", "limits.cpu", "1", "configmaps", "3"), Used: rl("pods", "1", "limits.cpu", "500m", "configmaps", "0")}}
+	var written []*corev1.ResourceQuota
 	plugin := &ResourceQuota{
-		List:        func(context.Context, string) ([]*api.ResourceQuota, error) { return []*api.ResourceQuota{q}, nil },
-		WriteStatus: func(_ context.Context, q *api.ResourceQuota) error { written = append(written, q); return nil },
+		List:        func(context.Context, string) ([]*corev1.ResourceQuota, error) { return []*corev1.ResourceQuota{q}, nil },
+		WriteStatus: func(_ context.Context, q *corev1.ResourceQuota) error { written = append(written, q); return nil },
 	}
-	mk := func(cs ...api.Container) *Attributes {
-		return podCreate(&api.Pod{ObjectMeta: api.ObjectMeta{Name: "x", Namespace: "ns"}, Spec: api.PodSpec{Containers: cs}})
+	mk := func(cs ...corev1.Container) *Attributes {
+		return podCreate(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "ns"}, Spec: corev1.PodSpec{Containers: cs}})
 	}
 	// Within the quota: admitted and charged at once.
 	require.NoError(t, plugin.Validate(context.Background(), mk(container("web", nil, rl("cpu", "250m")))))
@@ -173,26 +177,28 @@ func TestResourceQuota(t *testing.T) {
 
 	full := q.DeepCopy()
 	full.Status.Used = rl("pods", "2", "limits.cpu", "0", "configmaps", "0")
-	plugin.List = func(context.Context, string) ([]*api.ResourceQuota, error) { return []*api.ResourceQuota{full}, nil }
+	plugin.List = func(context.Context, string) ([]*corev1.ResourceQuota, error) {
+		return []*corev1.ResourceQuota{full}, nil
+	}
 	err := plugin.Validate(context.Background(), mk(container("web", nil, rl("cpu", "1"))))
 	require.Error(t, err)
 	assert.Equal(t, `pods "x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2`, err.Error())
 
 	// Other kinds count too; a dry run charges nothing.
 	written = nil
-	cm := &Attributes{Operation: Create, Resource: api.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespace: "ns", Name: "c",
-		Object: &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "c", Namespace: "ns"}}, DryRun: true}
+	cm := &Attributes{Operation: Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespace: "ns", Name: "c",
+		Object: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}}, DryRun: true}
 	require.NoError(t, plugin.Validate(context.Background(), cm))
 	assert.Empty(t, written)
 }
 
 func TestPriorityKeptOnUpdate(t *testing.T) {
-	p := &Priority{List: func(context.Context) ([]*api.PriorityClass, error) { return nil, nil }}
-	v, pol := int32(1000), api.PreemptNever
-	old := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "x"}, Spec: api.PodSpec{Priority: &v, PreemptionPolicy: &pol}}
-	upd := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "x"}}
+	p := &Priority{List: func(context.Context) ([]*schedulingv1.PriorityClass, error) { return nil, nil }}
+	v, pol := int32(1000), corev1.PreemptNever
+	old := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"}, Spec: corev1.PodSpec{Priority: &v, PreemptionPolicy: &pol}}
+	upd := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"}}
 	require.NoError(t, p.Admit(context.Background(), &Attributes{Operation: Update, Resource: podsGVR, Namespace: "ns", Name: "x", Object: upd, OldObject: old}))
 	require.NotNil(t, upd.Spec.Priority)
 	assert.Equal(t, int32(1000), *upd.Spec.Priority)
-	assert.Equal(t, api.PreemptNever, *upd.Spec.PreemptionPolicy)
+	assert.Equal(t, corev1.PreemptNever, *upd.Spec.PreemptionPolicy)
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The Priority admission plugin (plugin/pkg/admission/priority): a pod's
@@ -14,7 +17,7 @@ import (
 // keeps a single global default.
 
 // PriorityClassLister lists the cluster's priority classes.
-type PriorityClassLister func(ctx context.Context) ([]*api.PriorityClass, error)
+type PriorityClassLister func(ctx context.Context) ([]*schedulingv1.PriorityClass, error)
 
 // Priority is the plugin.
 type Priority struct {
@@ -40,8 +43,8 @@ func (p *Priority) Admit(ctx context.Context, a *Attributes) error {
 		// The priority set at creation is kept when an update leaves it
 		// out (a PUT of the manifest as written); a change is left to
 		// validation, which refuses it.
-		pod, ok1 := a.Object.(*api.Pod)
-		old, ok2 := a.OldObject.(*api.Pod)
+		pod, ok1 := a.Object.(*corev1.Pod)
+		old, ok2 := a.OldObject.(*corev1.Pod)
 		if ok1 && ok2 {
 			if pod.Spec.Priority == nil && old.Spec.Priority != nil {
 				v := *old.Spec.Priority
@@ -57,7 +60,7 @@ func (p *Priority) Admit(ctx context.Context, a *Attributes) error {
 	if !isPodCreate(a) {
 		return nil
 	}
-	pod, ok := a.Object.(*api.Pod)
+	pod, ok := a.Object.(*corev1.Pod)
 	if !ok {
 		return nil
 	}
@@ -65,8 +68,8 @@ func (p *Priority) Admit(ctx context.Context, a *Attributes) error {
 	if err != nil {
 		return api.NewInternalError(err)
 	}
-	forbidden := func(err error) error { return api.NewForbidden(api.GroupResource{Resource: "pods"}, a.Name, err) }
-	var class *api.PriorityClass
+	forbidden := func(err error) error { return api.NewForbidden(schema.GroupResource{Resource: "pods"}, a.Name, err) }
+	var class *schedulingv1.PriorityClass
 	if pod.Spec.PriorityClassName == "" {
 		class = DefaultPriorityClass(classes)
 	} else {
@@ -79,7 +82,7 @@ func (p *Priority) Admit(ctx context.Context, a *Attributes) error {
 			return forbidden(fmt.Errorf("no PriorityClass with name %s was found", pod.Spec.PriorityClassName))
 		}
 	}
-	value, policy := int32(0), api.PreemptLowerPriority
+	value, policy := int32(0), corev1.PreemptLowerPriority
 	if class != nil {
 		pod.Spec.PriorityClassName = class.Name
 		value = class.Value
@@ -100,8 +103,8 @@ func (p *Priority) Admit(ctx context.Context, a *Attributes) error {
 
 // DefaultPriorityClass is the global default class, the lowest valued if
 // several claim it (as getDefaultPriorityClass picks), or nil.
-func DefaultPriorityClass(classes []*api.PriorityClass) *api.PriorityClass {
-	var def *api.PriorityClass
+func DefaultPriorityClass(classes []*schedulingv1.PriorityClass) *schedulingv1.PriorityClass {
+	var def *schedulingv1.PriorityClass
 	for _, c := range classes {
 		if c.GlobalDefault && (def == nil || c.Value < def.Value) {
 			def = c
@@ -115,7 +118,7 @@ func (p *Priority) Validate(ctx context.Context, a *Attributes) error {
 	if !isPriorityClassWrite(a) {
 		return nil
 	}
-	pc, ok := a.Object.(*api.PriorityClass)
+	pc, ok := a.Object.(*schedulingv1.PriorityClass)
 	if !ok || !pc.GlobalDefault {
 		return nil
 	}
@@ -125,7 +128,7 @@ func (p *Priority) Validate(ctx context.Context, a *Attributes) error {
 	}
 	for _, c := range classes {
 		if c.GlobalDefault && c.Name != pc.Name {
-			return api.NewForbidden(api.GroupResource{Group: api.SchedulingGroupName, Resource: "priorityclasses"}, a.Name,
+			return api.NewForbidden(schema.GroupResource{Group: api.SchedulingGroupName, Resource: "priorityclasses"}, a.Name,
 				fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", c.Name))
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/quota"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The ResourceQuota admission plugin (plugin/pkg/admission/resourcequota),
@@ -19,11 +21,11 @@ import (
 // resourcequota controller recounts. Updates are not charged.
 
 // ResourceQuotaLister lists the quotas of a namespace.
-type ResourceQuotaLister func(ctx context.Context, namespace string) ([]*api.ResourceQuota, error)
+type ResourceQuotaLister func(ctx context.Context, namespace string) ([]*corev1.ResourceQuota, error)
 
 // ResourceQuotaStatusWriter writes a quota's status; a conflict is
 // returned as such, and the plugin starts again.
-type ResourceQuotaStatusWriter func(ctx context.Context, q *api.ResourceQuota) error
+type ResourceQuotaStatusWriter func(ctx context.Context, q *corev1.ResourceQuota) error
 
 // ResourceQuota is the plugin.
 type ResourceQuota struct {
@@ -39,8 +41,8 @@ func (r *ResourceQuota) Validate(ctx context.Context, a *Attributes) error {
 	if a.Operation != Create || a.Subresource != "" || a.Namespace == "" || a.Object == nil {
 		return nil
 	}
-	gr := api.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
-	var usage api.ResourceList
+	gr := schema.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
+	var usage corev1.ResourceList
 	for attempt := 0; ; attempt++ {
 		quotas, err := r.List(ctx, a.Namespace)
 		if err != nil {
@@ -69,7 +71,7 @@ func (r *ResourceQuota) Validate(ctx context.Context, a *Attributes) error {
 	}
 }
 
-func (r *ResourceQuota) charge(ctx context.Context, quotas []*api.ResourceQuota) error {
+func (r *ResourceQuota) charge(ctx context.Context, quotas []*corev1.ResourceQuota) error {
 	for _, q := range quotas {
 		if err := r.WriteStatus(ctx, q); err != nil {
 			return err
@@ -81,19 +83,19 @@ func (r *ResourceQuota) charge(ctx context.Context, quotas []*api.ResourceQuota)
 // CheckQuotas checks the object's usage against every quota covering it
 // and returns those quotas with the usage added to status.used, or the
 // refusal in the plugin's words.
-func CheckQuotas(quotas []*api.ResourceQuota, obj api.Object, usage api.ResourceList) ([]*api.ResourceQuota, error) {
-	var charged []*api.ResourceQuota
+func CheckQuotas(quotas []*corev1.ResourceQuota, obj api.Object, usage corev1.ResourceList) ([]*corev1.ResourceQuota, error) {
+	var charged []*corev1.ResourceQuota
 	for _, q := range quotas {
 		if len(q.Status.Hard) == 0 || !quota.Matches(q, obj) {
 			continue // a quota the controller has not yet seen caps nothing
 		}
 		hardNames := quota.Names(q.Status.Hard)
-		if pod, ok := obj.(*api.Pod); ok {
+		if pod, ok := obj.(*corev1.Pod); ok {
 			if err := quota.PodConstraints(hardNames, pod); err != nil {
 				return nil, fmt.Errorf("failed quota: %s: %v", q.Name, err)
 			}
 		}
-		var interesting []api.ResourceName
+		var interesting []corev1.ResourceName
 		for _, n := range hardNames {
 			if _, ok := usage[n]; ok {
 				interesting = append(interesting, n)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The ServiceAccount admission plugin (plugin/pkg/admission/serviceaccount
@@ -33,7 +35,7 @@ const (
 
 // ServiceAccountGetter reads a service account from the API server's
 // storage.
-type ServiceAccountGetter func(ctx context.Context, namespace, name string) (*api.ServiceAccount, error)
+type ServiceAccountGetter func(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error)
 
 // ServiceAccount is the plugin. It mutates pod creations only.
 type ServiceAccount struct {
@@ -49,11 +51,11 @@ func (s *ServiceAccount) Admit(ctx context.Context, a *Attributes) error {
 	if a.Operation != Create || a.Resource.Group != "" || a.Resource.Resource != "pods" || a.Subresource != "" {
 		return nil
 	}
-	pod, ok := a.Object.(*api.Pod)
+	pod, ok := a.Object.(*corev1.Pod)
 	if !ok {
 		return nil
 	}
-	if _, mirror := pod.Annotations[api.MirrorPodAnnotationKey]; mirror {
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
 		return nil // a static pod's mirror runs as no account
 	}
 	if pod.Spec.ServiceAccountName == "" {
@@ -65,10 +67,10 @@ func (s *ServiceAccount) Admit(ctx context.Context, a *Attributes) error {
 	sa, err := s.Get(ctx, a.Namespace, pod.Spec.ServiceAccountName)
 	if api.IsNotFound(err) {
 		// Worded as the plugin's lister words it, in the singular.
-		err = api.NewNotFound(api.GroupResource{Resource: "serviceaccount"}, pod.Spec.ServiceAccountName)
+		err = api.NewNotFound(schema.GroupResource{Resource: "serviceaccount"}, pod.Spec.ServiceAccountName)
 	}
 	if err != nil {
-		return api.NewForbidden(api.GroupResource{Resource: "pods"}, a.Name,
+		return api.NewForbidden(schema.GroupResource{Resource: "pods"}, a.Name,
 			fmt.Errorf("error looking up service account %s/%s: %w", a.Namespace, pod.Spec.ServiceAccountName, err))
 	}
 	if !automount(pod, sa) {
@@ -79,7 +81,7 @@ func (s *ServiceAccount) Admit(ctx context.Context, a *Attributes) error {
 }
 
 // automount is the pod's choice, else the account's, else true.
-func automount(pod *api.Pod, sa *api.ServiceAccount) bool {
+func automount(pod *corev1.Pod, sa *corev1.ServiceAccount) bool {
 	if pod.Spec.AutomountServiceAccountToken != nil {
 		return *pod.Spec.AutomountServiceAccountToken
 	}
@@ -91,14 +93,14 @@ func automount(pod *api.Pod, sa *api.ServiceAccount) bool {
 
 // mountToken adds the kube-api-access volume and mounts it in every
 // container that has nothing mounted at the token path yet.
-func (s *ServiceAccount) mountToken(pod *api.Pod) {
+func (s *ServiceAccount) mountToken(pod *corev1.Pod) {
 	name := ""
 	for _, v := range pod.Spec.Volumes {
 		if strings.HasPrefix(v.Name, ServiceAccountVolumePrefix) && v.Projected != nil {
 			name = v.Name // already there (a pod recreated from a copy)
 		}
 	}
-	mount := func(cs []api.Container) bool {
+	mount := func(cs []corev1.Container) bool {
 		added := false
 		for i := range cs {
 			if hasMountAt(cs[i].VolumeMounts, ServiceAccountTokenMountPath) {
@@ -107,7 +109,7 @@ func (s *ServiceAccount) mountToken(pod *api.Pod) {
 			if name == "" {
 				name = ServiceAccountVolumePrefix + s.Suffix(5)
 			}
-			cs[i].VolumeMounts = append(cs[i].VolumeMounts, api.VolumeMount{Name: name, ReadOnly: true, MountPath: ServiceAccountTokenMountPath})
+			cs[i].VolumeMounts = append(cs[i].VolumeMounts, corev1.VolumeMount{Name: name, ReadOnly: true, MountPath: ServiceAccountTokenMountPath})
 			added = true
 		}
 		return added
@@ -125,7 +127,7 @@ func (s *ServiceAccount) mountToken(pod *api.Pod) {
 	pod.Spec.Volumes = append(pod.Spec.Volumes, TokenVolume(name))
 }
 
-func hasMountAt(mounts []api.VolumeMount, path string) bool {
+func hasMountAt(mounts []corev1.VolumeMount, path string) bool {
 	for _, m := range mounts {
 		if m.MountPath == path {
 			return true
@@ -136,18 +138,18 @@ func hasMountAt(mounts []api.VolumeMount, path string) bool {
 
 // TokenVolume is the projected volume the plugin adds: the token, the
 // cluster CA and the namespace.
-func TokenVolume(name string) api.Volume {
+func TokenVolume(name string) corev1.Volume {
 	expiration, mode := int64(ServiceAccountTokenExpirationSeconds), int32(0o644)
-	return api.Volume{Name: name, VolumeSource: api.VolumeSource{Projected: &api.ProjectedVolumeSource{
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
 		DefaultMode: &mode,
-		Sources: []api.VolumeProjection{
-			{ServiceAccountToken: &api.ServiceAccountTokenProjection{ExpirationSeconds: &expiration, Path: "token"}},
-			{ConfigMap: &api.ConfigMapProjection{
-				LocalObjectReference: api.LocalObjectReference{Name: RootCAConfigMapName},
-				Items:                []api.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}},
+		Sources: []corev1.VolumeProjection{
+			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{ExpirationSeconds: &expiration, Path: "token"}},
+			{ConfigMap: &corev1.ConfigMapProjection{
+				LocalObjectReference: corev1.LocalObjectReference{Name: RootCAConfigMapName},
+				Items:                []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}},
 			}},
-			{DownwardAPI: &api.DownwardAPIProjection{Items: []api.DownwardAPIVolumeFile{{
-				Path: "namespace", FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"},
+			{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{
+				Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"},
 			}}}},
 		},
 	}}}

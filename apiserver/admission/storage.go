@@ -5,6 +5,10 @@ import (
 	"slices"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The storage admission plugins: DefaultStorageClass
@@ -13,12 +17,12 @@ import (
 // storageobjectinuseprotection). Both only mutate, on create.
 
 var (
-	pvcResource = api.GroupResource{Resource: "persistentvolumeclaims"}
-	pvResource  = api.GroupResource{Resource: "persistentvolumes"}
+	pvcResource = schema.GroupResource{Resource: "persistentvolumeclaims"}
+	pvResource  = schema.GroupResource{Resource: "persistentvolumes"}
 )
 
 // StorageClassLister lists the StorageClasses.
-type StorageClassLister func(ctx context.Context) ([]*api.StorageClass, error)
+type StorageClassLister func(ctx context.Context) ([]*storagev1.StorageClass, error)
 
 // DefaultStorageClass gives a new claim that names no class the default
 // StorageClass, so that the class's provisioner makes its volume.
@@ -31,7 +35,7 @@ func (d *DefaultStorageClass) Admit(ctx context.Context, a *Attributes) error {
 	if a.Operation != Create || a.Subresource != "" || a.Resource.GroupResource() != pvcResource {
 		return nil
 	}
-	pvc, ok := a.Object.(*api.PersistentVolumeClaim)
+	pvc, ok := a.Object.(*corev1.PersistentVolumeClaim)
 	// storageClassName "" asks for a volume without class: only nil gets
 	// the default. The beta annotation is a class name too.
 	if !ok || pvc.Spec.StorageClassName != nil {
@@ -54,8 +58,8 @@ func (d *DefaultStorageClass) Admit(ctx context.Context, a *Attributes) error {
 // DefaultClass is the default StorageClass among classes: of several, the
 // newest (then the first by name) wins, as since Kubernetes 1.26; nil when
 // none is marked.
-func DefaultClass(classes []*api.StorageClass) *api.StorageClass {
-	var def *api.StorageClass
+func DefaultClass(classes []*storagev1.StorageClass) *storagev1.StorageClass {
+	var def *storagev1.StorageClass
 	for _, c := range classes {
 		if c.Annotations[api.AnnDefaultStorageClass] != "true" && c.Annotations["storageclass.beta.kubernetes.io/is-default-class"] != "true" {
 			continue
@@ -79,15 +83,15 @@ func (StorageObjectInUseProtection) Admit(_ context.Context, a *Attributes) erro
 	if a.Operation != Create || a.Subresource != "" {
 		return nil
 	}
-	var meta *api.ObjectMeta
+	var meta *metav1.ObjectMeta
 	var finalizer string
 	switch o := a.Object.(type) {
-	case *api.PersistentVolumeClaim:
+	case *corev1.PersistentVolumeClaim:
 		if a.Resource.GroupResource() != pvcResource {
 			return nil
 		}
 		meta, finalizer = &o.ObjectMeta, api.PVCProtectionFinalizer
-	case *api.PersistentVolume:
+	case *corev1.PersistentVolume:
 		if a.Resource.GroupResource() != pvResource {
 			return nil
 		}

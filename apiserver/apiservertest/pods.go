@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sync"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/store"
 )
 
@@ -43,7 +43,7 @@ const runningPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","gene
 // benchmarks and for building a big data dir (hack/fillpods): creating
 // 100,000 pods through the API would take minutes; this takes seconds.
 func FillPods(ctx context.Context, st store.Interface, pods, nodes, namespaces, workers int) error {
-	var tmpl api.Pod
+	var tmpl corev1.Pod
 	if err := json.Unmarshal([]byte(runningPod), &tmpl); err != nil {
 		return err
 	}
@@ -64,8 +64,8 @@ func FillPods(ctx context.Context, st store.Interface, pods, nodes, namespaces, 
 				pod.Namespace = ns
 				pod.UID = types.UID(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i))
 				pod.Spec.NodeName = fmt.Sprintf("node-%d", node)
-				pod.Status.HostIP, pod.Status.HostIPs = hostIP, []api.HostIP{{IP: hostIP}}
-				pod.Status.PodIP, pod.Status.PodIPs = ip, []api.PodIP{{IP: ip}}
+				pod.Status.HostIP, pod.Status.HostIPs = hostIP, []corev1.HostIP{{IP: hostIP}}
+				pod.Status.PodIP, pod.Status.PodIPs = ip, []corev1.PodIP{{IP: ip}}
 				pod.Status.ContainerStatuses[0].ContainerID = fmt.Sprintf("containerd://%064x", i)
 				data, err := json.Marshal(pod)
 				if err == nil {

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
+	rbacv1 "k8s.io/api/rbac/v1"
 )
 
 // Covers reports whether the rules a user holds (owner) allow everything
@@ -14,11 +14,11 @@ import (
 // down to one verb, group and resource each, are not covered: RBAC's
 // escalation check (pkg/registry/rbac/validation.Covers). A user may
 // create a role, or bind one, only within what it holds.
-func Covers(owner, servant []api.PolicyRule) (bool, []api.PolicyRule) {
-	var missing []api.PolicyRule
+func Covers(owner, servant []rbacv1.PolicyRule) (bool, []rbacv1.PolicyRule) {
+	var missing []rbacv1.PolicyRule
 	for _, rule := range servant {
 		for _, sub := range breakdown(rule) {
-			if !slices.ContainsFunc(owner, func(o api.PolicyRule) bool { return ruleCovers(&o, &sub) }) {
+			if !slices.ContainsFunc(owner, func(o rbacv1.PolicyRule) bool { return ruleCovers(&o, &sub) }) {
 				missing = append(missing, sub)
 			}
 		}
@@ -28,32 +28,32 @@ func Covers(owner, servant []api.PolicyRule) (bool, []api.PolicyRule) {
 
 // breakdown splits a rule into rules of one verb, one group, one resource
 // and at most one name (and one verb and URL for non-resource rules).
-func breakdown(rule api.PolicyRule) []api.PolicyRule {
-	var out []api.PolicyRule
+func breakdown(rule rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
 	for _, g := range rule.APIGroups {
 		for _, r := range rule.Resources {
 			for _, v := range rule.Verbs {
 				if len(rule.ResourceNames) == 0 {
-					out = append(out, api.PolicyRule{APIGroups: []string{g}, Resources: []string{r}, Verbs: []string{v}})
+					out = append(out, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: []string{r}, Verbs: []string{v}})
 					continue
 				}
 				for _, n := range rule.ResourceNames {
-					out = append(out, api.PolicyRule{APIGroups: []string{g}, Resources: []string{r}, Verbs: []string{v}, ResourceNames: []string{n}})
+					out = append(out, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: []string{r}, Verbs: []string{v}, ResourceNames: []string{n}})
 				}
 			}
 		}
 	}
 	for _, u := range rule.NonResourceURLs {
 		for _, v := range rule.Verbs {
-			out = append(out, api.PolicyRule{NonResourceURLs: []string{u}, Verbs: []string{v}})
+			out = append(out, rbacv1.PolicyRule{NonResourceURLs: []string{u}, Verbs: []string{v}})
 		}
 	}
 	return out
 }
 
 // ruleCovers reports whether owner allows all of sub (a broken-down rule).
-func ruleCovers(owner, sub *api.PolicyRule) bool {
-	if !hasAll(owner.Verbs, sub.Verbs, api.VerbAll) {
+func ruleCovers(owner, sub *rbacv1.PolicyRule) bool {
+	if !hasAll(owner.Verbs, sub.Verbs, rbacv1.VerbAll) {
 		return false
 	}
 	if len(sub.NonResourceURLs) > 0 {
@@ -64,7 +64,7 @@ func ruleCovers(owner, sub *api.PolicyRule) bool {
 		}
 		return true
 	}
-	if !hasAll(owner.APIGroups, sub.APIGroups, api.APIGroupAll) {
+	if !hasAll(owner.APIGroups, sub.APIGroups, rbacv1.APIGroupAll) {
 		return false
 	}
 	for _, r := range sub.Resources {
@@ -95,7 +95,7 @@ func hasAll(have, want []string, wildcard string) bool {
 // resourceCovers: "*" covers all, "*/scale" every scale subresource,
 // "pods/*" every subresource of pods.
 func resourceCovers(owner, r string) bool {
-	if owner == api.ResourceAll || owner == r {
+	if owner == rbacv1.ResourceAll || owner == r {
 		return true
 	}
 	res, sub, hasSub := strings.Cut(r, "/")
@@ -109,7 +109,7 @@ func resourceCovers(owner, r string) bool {
 }
 
 func urlCovers(owner, u string) bool {
-	if owner == api.NonResourceAll || owner == u {
+	if owner == rbacv1.NonResourceAll || owner == u {
 		return true
 	}
 	return strings.HasSuffix(owner, "*") && strings.HasPrefix(u, strings.TrimSuffix(owner, "*"))
@@ -117,7 +117,7 @@ func urlCovers(owner, u string) bool {
 
 // EscalationError is the 403 text of a role or binding that would grant
 // rules its author does not hold (ConfirmNoEscalation's message).
-func EscalationError(user *authn.UserInfo, missing []api.PolicyRule) string {
+func EscalationError(user *authn.UserInfo, missing []rbacv1.PolicyRule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "user %q (groups=%q) is attempting to grant RBAC permissions not currently held:", user.Name, user.Groups)
 	for _, r := range missing {
@@ -128,7 +128,7 @@ func EscalationError(user *authn.UserInfo, missing []api.PolicyRule) string {
 
 // CompactString prints a rule as Kubernetes' rbac helpers do:
 // {APIGroups:[""], Resources:["pods"], Verbs:["delete"]}.
-func CompactString(r api.PolicyRule) string {
+func CompactString(r rbacv1.PolicyRule) string {
 	var parts []string
 	add := func(name string, v []string) {
 		if len(v) > 0 {

@@ -12,6 +12,8 @@ import (
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The authorization modes of kube-apiserver's --authorization-mode that
@@ -81,16 +83,16 @@ func (AlwaysAllow) Authorize(context.Context, Attributes) (Decision, string, err
 
 // RulesFor says that everything is allowed, as kube-apiserver's
 // alwaysAllowAuthorizer answers a SelfSubjectRulesReview.
-func (AlwaysAllow) RulesFor(context.Context, *authn.UserInfo, string) ([]api.PolicyRule, []error) {
-	return []api.PolicyRule{
-		{Verbs: []string{api.VerbAll}, APIGroups: []string{api.APIGroupAll}, Resources: []string{api.ResourceAll}},
-		{Verbs: []string{api.VerbAll}, NonResourceURLs: []string{api.NonResourceAll}},
+func (AlwaysAllow) RulesFor(context.Context, *authn.UserInfo, string) ([]rbacv1.PolicyRule, []error) {
+	return []rbacv1.PolicyRule{
+		{Verbs: []string{rbacv1.VerbAll}, APIGroups: []string{rbacv1.APIGroupAll}, Resources: []string{rbacv1.ResourceAll}},
+		{Verbs: []string{rbacv1.VerbAll}, NonResourceURLs: []string{rbacv1.NonResourceAll}},
 	}, nil
 }
 
 // RuleResolver lists the rules a user holds (RBAC.RulesFor).
 type RuleResolver interface {
-	RulesFor(ctx context.Context, user *authn.UserInfo, namespace string) ([]api.PolicyRule, []error)
+	RulesFor(ctx context.Context, user *authn.UserInfo, namespace string) ([]rbacv1.PolicyRule, []error)
 }
 
 // AttributesFrom describes a request for the authorizer.
@@ -135,21 +137,21 @@ func WithAuthorization(h http.Handler, a Authorizer) http.Handler {
 type EmptyRuleSource struct{}
 
 // GetRole implements RuleSource.
-func (EmptyRuleSource) GetRole(_ context.Context, _, name string) (*api.Role, error) {
-	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "roles"}, name)
+func (EmptyRuleSource) GetRole(_ context.Context, _, name string) (*rbacv1.Role, error) {
+	return nil, api.NewNotFound(schema.GroupResource{Group: api.RBACGroupName, Resource: "roles"}, name)
 }
 
 // GetClusterRole implements RuleSource.
-func (EmptyRuleSource) GetClusterRole(_ context.Context, name string) (*api.ClusterRole, error) {
-	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "clusterroles"}, name)
+func (EmptyRuleSource) GetClusterRole(_ context.Context, name string) (*rbacv1.ClusterRole, error) {
+	return nil, api.NewNotFound(schema.GroupResource{Group: api.RBACGroupName, Resource: "clusterroles"}, name)
 }
 
 // ListRoleBindings implements RuleSource.
-func (EmptyRuleSource) ListRoleBindings(context.Context, string) ([]*api.RoleBinding, error) {
+func (EmptyRuleSource) ListRoleBindings(context.Context, string) ([]*rbacv1.RoleBinding, error) {
 	return nil, nil
 }
 
 // ListClusterRoleBindings implements RuleSource.
-func (EmptyRuleSource) ListClusterRoleBindings(context.Context) ([]*api.ClusterRoleBinding, error) {
+func (EmptyRuleSource) ListClusterRoleBindings(context.Context) ([]*rbacv1.ClusterRoleBinding, error) {
 	return nil, nil
 }

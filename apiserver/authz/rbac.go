@@ -8,6 +8,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Attributes describe one request to authorize
@@ -53,10 +55,10 @@ type Authorizer interface {
 // text the refusal reports ("clusterroles.rbac.authorization.k8s.io
 // \"x\" not found").
 type RuleSource interface {
-	GetRole(ctx context.Context, namespace, name string) (*api.Role, error)
-	GetClusterRole(ctx context.Context, name string) (*api.ClusterRole, error)
-	ListRoleBindings(ctx context.Context, namespace string) ([]*api.RoleBinding, error)
-	ListClusterRoleBindings(ctx context.Context) ([]*api.ClusterRoleBinding, error)
+	GetRole(ctx context.Context, namespace, name string) (*rbacv1.Role, error)
+	GetClusterRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error)
+	ListRoleBindings(ctx context.Context, namespace string) ([]*rbacv1.RoleBinding, error)
+	ListClusterRoleBindings(ctx context.Context) ([]*rbacv1.ClusterRoleBinding, error)
 }
 
 // SystemPrivilegedGroup is allowed everything (kube-apiserver's
@@ -75,7 +77,7 @@ func (r *RBAC) Authorize(ctx context.Context, a Attributes) (Decision, string, e
 	}
 	allowed := false
 	var errs []string
-	r.visitRules(ctx, a.User, a.Namespace, func(rule *api.PolicyRule, err error) bool {
+	r.visitRules(ctx, a.User, a.Namespace, func(rule *rbacv1.PolicyRule, err error) bool {
 		if err != nil {
 			errs = append(errs, err.Error())
 			return true
@@ -103,10 +105,10 @@ func (r *RBAC) Authorize(ctx context.Context, a Attributes) (Decision, string, e
 // the cluster-wide ones only): what SelfSubjectRulesReview lists and what
 // the escalation check compares against. Errors (missing roles) are
 // returned beside the rules that could be read.
-func (r *RBAC) RulesFor(ctx context.Context, user *authn.UserInfo, namespace string) ([]api.PolicyRule, []error) {
-	var rules []api.PolicyRule
+func (r *RBAC) RulesFor(ctx context.Context, user *authn.UserInfo, namespace string) ([]rbacv1.PolicyRule, []error) {
+	var rules []rbacv1.PolicyRule
 	var errs []error
-	r.visitRules(ctx, user, namespace, func(rule *api.PolicyRule, err error) bool {
+	r.visitRules(ctx, user, namespace, func(rule *rbacv1.PolicyRule, err error) bool {
 		if err != nil {
 			errs = append(errs, err)
 		} else {
@@ -119,7 +121,7 @@ func (r *RBAC) RulesFor(ctx context.Context, user *authn.UserInfo, namespace str
 
 // visitRules calls visit with each rule granted to user, cluster-wide
 // first, then in namespace; visit returns false to stop.
-func (r *RBAC) visitRules(ctx context.Context, user *authn.UserInfo, namespace string, visit func(*api.PolicyRule, error) bool) {
+func (r *RBAC) visitRules(ctx context.Context, user *authn.UserInfo, namespace string, visit func(*rbacv1.PolicyRule, error) bool) {
 	if user == nil {
 		return
 	}
@@ -171,7 +173,7 @@ func (r *RBAC) visitRules(ctx context.Context, user *authn.UserInfo, namespace s
 }
 
 // roleRules reads the rules of the role a binding refers to.
-func (r *RBAC) roleRules(ctx context.Context, ref api.RoleRef, namespace string) ([]api.PolicyRule, error) {
+func (r *RBAC) roleRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
 	switch ref.Kind {
 	case "ClusterRole":
 		cr, err := r.Source.GetClusterRole(ctx, ref.Name)
@@ -199,10 +201,10 @@ func ServiceAccountUsername(namespace, name string) string {
 
 // appliesTo reports whether one of subjects names user; a ServiceAccount
 // subject without a namespace is in the binding's.
-func appliesTo(user *authn.UserInfo, subjects []api.Subject, bindingNamespace string) bool {
+func appliesTo(user *authn.UserInfo, subjects []rbacv1.Subject, bindingNamespace string) bool {
 	for _, s := range subjects {
 		switch s.Kind {
-		case api.UserKind:
+		case rbacv1.UserKind:
 			if user.Name == s.Name {
 				return true
 			}
@@ -210,7 +212,7 @@ func appliesTo(user *authn.UserInfo, subjects []api.Subject, bindingNamespace st
 			if slices.Contains(user.Groups, s.Name) {
 				return true
 			}
-		case api.ServiceAccountKind:
+		case rbacv1.ServiceAccountKind:
 			ns := s.Namespace
 			if ns == "" {
 				ns = bindingNamespace
@@ -224,7 +226,7 @@ func appliesTo(user *authn.UserInfo, subjects []api.Subject, bindingNamespace st
 }
 
 // RuleAllows reports whether rule allows the request a describes.
-func RuleAllows(a Attributes, rule *api.PolicyRule) bool {
+func RuleAllows(a Attributes, rule *rbacv1.PolicyRule) bool {
 	if a.ResourceRequest {
 		combined := a.Resource
 		if a.Subresource != "" {
@@ -238,20 +240,20 @@ func RuleAllows(a Attributes, rule *api.PolicyRule) bool {
 	return verbMatches(rule, a.Verb) && nonResourceURLMatches(rule, a.Path)
 }
 
-func verbMatches(rule *api.PolicyRule, verb string) bool {
-	return slices.Contains(rule.Verbs, api.VerbAll) || slices.Contains(rule.Verbs, verb)
+func verbMatches(rule *rbacv1.PolicyRule, verb string) bool {
+	return slices.Contains(rule.Verbs, rbacv1.VerbAll) || slices.Contains(rule.Verbs, verb)
 }
 
-func apiGroupMatches(rule *api.PolicyRule, group string) bool {
-	return slices.Contains(rule.APIGroups, api.APIGroupAll) || slices.Contains(rule.APIGroups, group)
+func apiGroupMatches(rule *rbacv1.PolicyRule, group string) bool {
+	return slices.Contains(rule.APIGroups, rbacv1.APIGroupAll) || slices.Contains(rule.APIGroups, group)
 }
 
 // resourceMatches: "*" matches everything, "pods/log" its subresource, and
 // "*/scale" the scale subresource of anything.
-func resourceMatches(rule *api.PolicyRule, combined, subresource string) bool {
+func resourceMatches(rule *rbacv1.PolicyRule, combined, subresource string) bool {
 	for _, rr := range rule.Resources {
 		switch {
-		case rr == api.ResourceAll, rr == combined:
+		case rr == rbacv1.ResourceAll, rr == combined:
 			return true
 		case subresource != "" && rr == "*/"+subresource:
 			return true
@@ -262,16 +264,16 @@ func resourceMatches(rule *api.PolicyRule, combined, subresource string) bool {
 
 // resourceNameMatches: a rule without names matches every name; one with
 // names only those (and so never a list or a create, which have none).
-func resourceNameMatches(rule *api.PolicyRule, name string) bool {
+func resourceNameMatches(rule *rbacv1.PolicyRule, name string) bool {
 	return len(rule.ResourceNames) == 0 || slices.Contains(rule.ResourceNames, name)
 }
 
 // nonResourceURLMatches: "*" matches every path, "/apis/*" every path
 // below /apis/.
-func nonResourceURLMatches(rule *api.PolicyRule, path string) bool {
+func nonResourceURLMatches(rule *rbacv1.PolicyRule, path string) bool {
 	for _, u := range rule.NonResourceURLs {
 		switch {
-		case u == api.NonResourceAll, u == path:
+		case u == rbacv1.NonResourceAll, u == path:
 			return true
 		case strings.HasSuffix(u, "*") && strings.HasPrefix(path, strings.TrimSuffix(u, "*")):
 			return true
@@ -315,6 +317,6 @@ func ForbiddenMessage(a Attributes, reason string) string {
 func Forbidden(a Attributes, reason string) *api.StatusError {
 	// The resource without its subresource: `pods "web" is forbidden:
 	// User "x" cannot create resource "pods/exec" ...`.
-	gr := api.GroupResource{Group: a.APIGroup, Resource: a.Resource}
+	gr := schema.GroupResource{Group: a.APIGroup, Resource: a.Resource}
 	return api.NewForbidden(gr, a.Name, fmt.Errorf("%s", ForbiddenMessage(a, reason)))
 }

@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -13,32 +16,32 @@ import (
 
 // source is a RuleSource over slices.
 type source struct {
-	roles        []*api.Role
-	clusterRoles []*api.ClusterRole
-	rbs          []*api.RoleBinding
-	crbs         []*api.ClusterRoleBinding
+	roles        []*rbacv1.Role
+	clusterRoles []*rbacv1.ClusterRole
+	rbs          []*rbacv1.RoleBinding
+	crbs         []*rbacv1.ClusterRoleBinding
 }
 
-func (s *source) GetRole(_ context.Context, ns, name string) (*api.Role, error) {
+func (s *source) GetRole(_ context.Context, ns, name string) (*rbacv1.Role, error) {
 	for _, r := range s.roles {
 		if r.Namespace == ns && r.Name == name {
 			return r, nil
 		}
 	}
-	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "role"}, name)
+	return nil, api.NewNotFound(schema.GroupResource{Group: api.RBACGroupName, Resource: "role"}, name)
 }
 
-func (s *source) GetClusterRole(_ context.Context, name string) (*api.ClusterRole, error) {
+func (s *source) GetClusterRole(_ context.Context, name string) (*rbacv1.ClusterRole, error) {
 	for _, r := range s.clusterRoles {
 		if r.Name == name {
 			return r, nil
 		}
 	}
-	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "clusterrole"}, name)
+	return nil, api.NewNotFound(schema.GroupResource{Group: api.RBACGroupName, Resource: "clusterrole"}, name)
 }
 
-func (s *source) ListRoleBindings(_ context.Context, ns string) ([]*api.RoleBinding, error) {
-	var out []*api.RoleBinding
+func (s *source) ListRoleBindings(_ context.Context, ns string) ([]*rbacv1.RoleBinding, error) {
+	var out []*rbacv1.RoleBinding
 	for _, b := range s.rbs {
 		if b.Namespace == ns {
 			out = append(out, b)
@@ -47,11 +50,11 @@ func (s *source) ListRoleBindings(_ context.Context, ns string) ([]*api.RoleBind
 	return out, nil
 }
 
-func (s *source) ListClusterRoleBindings(context.Context) ([]*api.ClusterRoleBinding, error) {
+func (s *source) ListClusterRoleBindings(context.Context) ([]*rbacv1.ClusterRoleBinding, error) {
 	return s.crbs, nil
 }
 
-func meta(ns, name string) api.ObjectMeta { return api.ObjectMeta{Namespace: ns, Name: name} }
+func meta(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
 
 func user(name string, groups ...string) *authn.UserInfo {
 	return &authn.UserInfo{Name: name, Groups: append(groups, "system:authenticated")}
@@ -61,29 +64,29 @@ func user(name string, groups ...string) *authn.UserInfo {
 // Authorization"), and the cases its rules are known for.
 func docsSource() *source {
 	return &source{
-		roles: []*api.Role{
-			{ObjectMeta: meta("default", "pod-reader"), Rules: []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "watch", "list"}}}},
-			{ObjectMeta: meta("default", "configmap-updater"), Rules: []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"my-configmap"}, Verbs: []string{"update", "get"}}}},
-			{ObjectMeta: meta("default", "pod-and-pod-logs-reader"), Rules: []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "pods/log"}, Verbs: []string{"get", "list"}}}},
-			{ObjectMeta: meta("default", "scaler"), Rules: []api.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"*/scale"}, Verbs: []string{"update"}}}},
+		roles: []*rbacv1.Role{
+			{ObjectMeta: meta("default", "pod-reader"), Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "watch", "list"}}}},
+			{ObjectMeta: meta("default", "configmap-updater"), Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"my-configmap"}, Verbs: []string{"update", "get"}}}},
+			{ObjectMeta: meta("default", "pod-and-pod-logs-reader"), Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods", "pods/log"}, Verbs: []string{"get", "list"}}}},
+			{ObjectMeta: meta("default", "scaler"), Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"*/scale"}, Verbs: []string{"update"}}}},
 		},
-		clusterRoles: []*api.ClusterRole{
-			{ObjectMeta: meta("", "secret-reader"), Rules: []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "watch", "list"}}}},
-			{ObjectMeta: meta("", "healthz"), Rules: []api.PolicyRule{{NonResourceURLs: []string{"/healthz", "/healthz/*"}, Verbs: []string{"get", "post"}}}},
-			{ObjectMeta: meta("", "cluster-admin"), Rules: []api.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}, {NonResourceURLs: []string{"*"}, Verbs: []string{"*"}}}},
+		clusterRoles: []*rbacv1.ClusterRole{
+			{ObjectMeta: meta("", "secret-reader"), Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "watch", "list"}}}},
+			{ObjectMeta: meta("", "healthz"), Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/healthz", "/healthz/*"}, Verbs: []string{"get", "post"}}}},
+			{ObjectMeta: meta("", "cluster-admin"), Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}, {NonResourceURLs: []string{"*"}, Verbs: []string{"*"}}}},
 		},
-		rbs: []*api.RoleBinding{
-			{ObjectMeta: meta("default", "read-pods"), Subjects: []api.Subject{{Kind: "User", APIGroup: api.RBACGroupName, Name: "jane"}}, RoleRef: api.RoleRef{APIGroup: api.RBACGroupName, Kind: "Role", Name: "pod-reader"}},
-			{ObjectMeta: meta("development", "read-secrets"), Subjects: []api.Subject{{Kind: "User", APIGroup: api.RBACGroupName, Name: "dave"}}, RoleRef: api.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: "secret-reader"}},
-			{ObjectMeta: meta("default", "cm"), Subjects: []api.Subject{{Kind: "User", Name: "carol"}}, RoleRef: api.RoleRef{Kind: "Role", Name: "configmap-updater"}},
-			{ObjectMeta: meta("default", "logs"), Subjects: []api.Subject{{Kind: "ServiceAccount", Name: "logger"}}, RoleRef: api.RoleRef{Kind: "Role", Name: "pod-and-pod-logs-reader"}},
-			{ObjectMeta: meta("default", "scale"), Subjects: []api.Subject{{Kind: "Group", Name: "scalers"}}, RoleRef: api.RoleRef{Kind: "Role", Name: "scaler"}},
-			{ObjectMeta: meta("default", "dangling"), Subjects: []api.Subject{{Kind: "User", Name: "erin"}}, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "gone"}},
+		rbs: []*rbacv1.RoleBinding{
+			{ObjectMeta: meta("default", "read-pods"), Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: api.RBACGroupName, Name: "jane"}}, RoleRef: rbacv1.RoleRef{APIGroup: api.RBACGroupName, Kind: "Role", Name: "pod-reader"}},
+			{ObjectMeta: meta("development", "read-secrets"), Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: api.RBACGroupName, Name: "dave"}}, RoleRef: rbacv1.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: "secret-reader"}},
+			{ObjectMeta: meta("default", "cm"), Subjects: []rbacv1.Subject{{Kind: "User", Name: "carol"}}, RoleRef: rbacv1.RoleRef{Kind: "Role", Name: "configmap-updater"}},
+			{ObjectMeta: meta("default", "logs"), Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "logger"}}, RoleRef: rbacv1.RoleRef{Kind: "Role", Name: "pod-and-pod-logs-reader"}},
+			{ObjectMeta: meta("default", "scale"), Subjects: []rbacv1.Subject{{Kind: "Group", Name: "scalers"}}, RoleRef: rbacv1.RoleRef{Kind: "Role", Name: "scaler"}},
+			{ObjectMeta: meta("default", "dangling"), Subjects: []rbacv1.Subject{{Kind: "User", Name: "erin"}}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "gone"}},
 		},
-		crbs: []*api.ClusterRoleBinding{
-			{ObjectMeta: meta("", "read-secrets-global"), Subjects: []api.Subject{{Kind: "Group", APIGroup: api.RBACGroupName, Name: "manager"}}, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "secret-reader"}},
-			{ObjectMeta: meta("", "healthz"), Subjects: []api.Subject{{Kind: "Group", Name: "system:authenticated"}}, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "healthz"}},
-			{ObjectMeta: meta("", "sa-admin"), Subjects: []api.Subject{{Kind: "ServiceAccount", Namespace: "kube-system", Name: "root"}}, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "cluster-admin"}},
+		crbs: []*rbacv1.ClusterRoleBinding{
+			{ObjectMeta: meta("", "read-secrets-global"), Subjects: []rbacv1.Subject{{Kind: "Group", APIGroup: api.RBACGroupName, Name: "manager"}}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "secret-reader"}},
+			{ObjectMeta: meta("", "healthz"), Subjects: []rbacv1.Subject{{Kind: "Group", Name: "system:authenticated"}}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "healthz"}},
+			{ObjectMeta: meta("", "sa-admin"), Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "kube-system", Name: "root"}}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "cluster-admin"}},
 		},
 	}
 }
@@ -162,30 +165,30 @@ func TestRulesFor(t *testing.T) {
 	a := &RBAC{Source: docsSource()}
 	rules, errs := a.RulesFor(context.Background(), user("jane"), "default")
 	assert.Empty(t, errs)
-	assert.Equal(t, []api.PolicyRule{
+	assert.Equal(t, []rbacv1.PolicyRule{
 		{NonResourceURLs: []string{"/healthz", "/healthz/*"}, Verbs: []string{"get", "post"}},
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "watch", "list"}},
 	}, rules)
 }
 
 func TestEscalation(t *testing.T) {
-	owner := []api.PolicyRule{
+	owner := []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"pods", "pods/log"}, Verbs: []string{"get", "list"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"*/scale"}, Verbs: []string{"update"}},
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a"}, Verbs: []string{"get"}},
 	}
 	cases := []struct {
 		name    string
-		servant []api.PolicyRule
+		servant []rbacv1.PolicyRule
 		ok      bool
 	}{
-		{"a subset", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}, true},
-		{"a subresource held", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"list"}}}, true},
-		{"*/scale covers deployments/scale", []api.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}, Verbs: []string{"update"}}}, true},
-		{"a named configmap held", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a"}, Verbs: []string{"get"}}}, true},
-		{"every configmap is more than one", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}, false},
-		{"a verb not held", []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "delete"}}}, false},
-		{"a wildcard not held", []api.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"pods"}, Verbs: []string{"get"}}}, false},
+		{"a subset", []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}, true},
+		{"a subresource held", []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"list"}}}, true},
+		{"*/scale covers deployments/scale", []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}, Verbs: []string{"update"}}}, true},
+		{"a named configmap held", []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a"}, Verbs: []string{"get"}}}, true},
+		{"every configmap is more than one", []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}, false},
+		{"a verb not held", []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "delete"}}}, false},
+		{"a wildcard not held", []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"pods"}, Verbs: []string{"get"}}}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -193,11 +196,11 @@ func TestEscalation(t *testing.T) {
 			assert.Equal(t, c.ok, ok, "%v", missing)
 		})
 	}
-	admin := []api.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}
-	ok, _ := Covers(admin, []api.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}, ResourceNames: []string{"x"}, Verbs: []string{"patch"}}})
+	admin := []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}
+	ok, _ := Covers(admin, []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}, ResourceNames: []string{"x"}, Verbs: []string{"patch"}}})
 	assert.True(t, ok, "cluster-admin covers everything")
 
-	_, missing := Covers(owner, []api.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "delete"}}})
+	_, missing := Covers(owner, []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "delete"}}})
 	assert.Equal(t, "user \"alice\" (groups=[\"dev\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\"]}",
 		EscalationError(user("alice", "dev"), missing))
 }

@@ -3,11 +3,11 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"reflect"
 	"strings"
-
-	"github.com/kubesim/kubesim/api"
 )
 
 // The group, versions and resource of CustomResourceDefinitions.
@@ -23,14 +23,14 @@ const DeprecationWarningV1beta1 = "apiextensions.k8s.io/v1beta1 CustomResourceDe
 
 // SetDefaults fills what a v1 CRD may leave out, as SetDefaults_* of
 // apiextensions/v1 do: singular and listKind from kind, conversion None.
-func SetDefaults(c *api.CustomResourceDefinition) {
+func SetDefaults(c *apiextensionsv1.CustomResourceDefinition) {
 	defaultNames(&c.Spec.Names)
 	if c.Spec.Conversion == nil {
-		c.Spec.Conversion = &api.CustomResourceConversion{Strategy: api.NoneConverter}
+		c.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}
 	}
 }
 
-func defaultNames(n *api.CustomResourceDefinitionNames) {
+func defaultNames(n *apiextensionsv1.CustomResourceDefinitionNames) {
 	if n.Singular == "" {
 		n.Singular = strings.ToLower(n.Kind)
 	}
@@ -43,7 +43,7 @@ func defaultNames(n *api.CustomResourceDefinitionNames) {
 // v1 defaults, the scope (Namespaced), versions from spec.version (or
 // spec.version from the first version), and preserveUnknownFields true —
 // v1beta1 CRDs did not prune unless asked to.
-func SetDefaultsV1beta1(c *api.CustomResourceDefinitionV1beta1) {
+func SetDefaultsV1beta1(c *apiextensionsv1beta1.CustomResourceDefinition) {
 	s := &c.Spec
 	if s.Names.Singular == "" {
 		s.Names.Singular = strings.ToLower(s.Names.Kind)
@@ -55,13 +55,13 @@ func SetDefaultsV1beta1(c *api.CustomResourceDefinitionV1beta1) {
 		s.Scope = apiextensionsv1beta1.NamespaceScoped
 	}
 	if len(s.Versions) == 0 && s.Version != "" {
-		s.Versions = []api.CustomResourceDefinitionVersionV1beta1{{Name: s.Version, Served: true, Storage: true}}
+		s.Versions = []apiextensionsv1beta1.CustomResourceDefinitionVersion{{Name: s.Version, Served: true, Storage: true}}
 	}
 	if s.Version == "" && len(s.Versions) > 0 {
 		s.Version = s.Versions[0].Name
 	}
 	if s.Conversion == nil {
-		s.Conversion = &api.CustomResourceConversionV1beta1{Strategy: apiextensionsv1beta1.NoneConverter}
+		s.Conversion = &apiextensionsv1beta1.CustomResourceConversion{Strategy: apiextensionsv1beta1.NoneConverter}
 	}
 	if s.Conversion.Strategy == apiextensionsv1beta1.WebhookConverter && len(s.Conversion.ConversionReviewVersions) == 0 {
 		s.Conversion.ConversionReviewVersions = []string{"v1beta1"}
@@ -75,33 +75,33 @@ func SetDefaultsV1beta1(c *api.CustomResourceDefinitionV1beta1) {
 // ToV1 converts a v1beta1 CRD to v1: the top-level schema, subresources and
 // columns are copied into every version that has none of its own, and
 // JSONPath becomes jsonPath. The input is not changed.
-func ToV1(in *api.CustomResourceDefinitionV1beta1) *api.CustomResourceDefinition {
+func ToV1(in *apiextensionsv1beta1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
 	c := in.DeepCopy()
-	out := &api.CustomResourceDefinition{
-		TypeMeta:   api.TypeMeta{APIVersion: Group + "/v1", Kind: Kind},
+	out := &apiextensionsv1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: Group + "/v1", Kind: Kind},
 		ObjectMeta: c.ObjectMeta,
-		Status:     *sameShape[api.CustomResourceDefinitionStatus](&c.Status),
+		Status:     *sameShape[apiextensionsv1.CustomResourceDefinitionStatus](&c.Status),
 	}
 	s := &c.Spec
 	out.Spec.Group = s.Group
-	out.Spec.Names = *sameShape[api.CustomResourceDefinitionNames](&s.Names)
-	out.Spec.Scope = api.ResourceScope(s.Scope)
+	out.Spec.Names = *sameShape[apiextensionsv1.CustomResourceDefinitionNames](&s.Names)
+	out.Spec.Scope = apiextensionsv1.ResourceScope(s.Scope)
 	versions := s.Versions
 	if len(versions) == 0 && s.Version != "" {
-		versions = []api.CustomResourceDefinitionVersionV1beta1{{Name: s.Version, Served: true, Storage: true}}
+		versions = []apiextensionsv1beta1.CustomResourceDefinitionVersion{{Name: s.Version, Served: true, Storage: true}}
 	}
 	for _, v := range versions {
-		nv := api.CustomResourceDefinitionVersion{
+		nv := apiextensionsv1.CustomResourceDefinitionVersion{
 			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
-			DeprecationWarning: v.DeprecationWarning, Schema: sameShape[api.CustomResourceValidation](v.Schema),
-			Subresources:             sameShape[api.CustomResourceSubresources](v.Subresources),
+			DeprecationWarning: v.DeprecationWarning, Schema: sameShape[apiextensionsv1.CustomResourceValidation](v.Schema),
+			Subresources:             sameShape[apiextensionsv1.CustomResourceSubresources](v.Subresources),
 			AdditionalPrinterColumns: columnsToV1(v.AdditionalPrinterColumns),
 		}
 		if nv.Schema == nil && s.Validation != nil {
-			nv.Schema = sameShape[api.CustomResourceValidation](s.Validation)
+			nv.Schema = sameShape[apiextensionsv1.CustomResourceValidation](s.Validation)
 		}
 		if nv.Subresources == nil && s.Subresources != nil {
-			nv.Subresources = sameShape[api.CustomResourceSubresources](s.Subresources)
+			nv.Subresources = sameShape[apiextensionsv1.CustomResourceSubresources](s.Subresources)
 		}
 		if len(nv.AdditionalPrinterColumns) == 0 && len(s.AdditionalPrinterColumns) > 0 {
 			nv.AdditionalPrinterColumns = columnsToV1(s.AdditionalPrinterColumns)
@@ -109,9 +109,9 @@ func ToV1(in *api.CustomResourceDefinitionV1beta1) *api.CustomResourceDefinition
 		out.Spec.Versions = append(out.Spec.Versions, nv)
 	}
 	if cv := s.Conversion; cv != nil {
-		out.Spec.Conversion = &api.CustomResourceConversion{Strategy: api.ConversionStrategyType(cv.Strategy)}
+		out.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.ConversionStrategyType(cv.Strategy)}
 		if cv.WebhookClientConfig != nil || len(cv.ConversionReviewVersions) > 0 {
-			out.Spec.Conversion.Webhook = &api.WebhookConversion{ClientConfig: sameShape[api.WebhookClientConfig](cv.WebhookClientConfig),
+			out.Spec.Conversion.Webhook = &apiextensionsv1.WebhookConversion{ClientConfig: sameShape[apiextensionsv1.WebhookClientConfig](cv.WebhookClientConfig),
 				ConversionReviewVersions: cv.ConversionReviewVersions}
 		}
 	}
@@ -119,25 +119,25 @@ func ToV1(in *api.CustomResourceDefinitionV1beta1) *api.CustomResourceDefinition
 	return out
 }
 
-func columnsToV1(in []api.CustomResourceColumnDefinitionV1beta1) []api.CustomResourceColumnDefinition {
+func columnsToV1(in []apiextensionsv1beta1.CustomResourceColumnDefinition) []apiextensionsv1.CustomResourceColumnDefinition {
 	if in == nil {
 		return nil
 	}
-	out := make([]api.CustomResourceColumnDefinition, len(in))
+	out := make([]apiextensionsv1.CustomResourceColumnDefinition, len(in))
 	for i, c := range in {
-		out[i] = api.CustomResourceColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format,
+		out[i] = apiextensionsv1.CustomResourceColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format,
 			Description: c.Description, Priority: c.Priority, JSONPath: c.JSONPath}
 	}
 	return out
 }
 
-func columnsToV1beta1(in []api.CustomResourceColumnDefinition) []api.CustomResourceColumnDefinitionV1beta1 {
+func columnsToV1beta1(in []apiextensionsv1.CustomResourceColumnDefinition) []apiextensionsv1beta1.CustomResourceColumnDefinition {
 	if in == nil {
 		return nil
 	}
-	out := make([]api.CustomResourceColumnDefinitionV1beta1, len(in))
+	out := make([]apiextensionsv1beta1.CustomResourceColumnDefinition, len(in))
 	for i, c := range in {
-		out[i] = api.CustomResourceColumnDefinitionV1beta1{Name: c.Name, Type: c.Type, Format: c.Format,
+		out[i] = apiextensionsv1beta1.CustomResourceColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format,
 			Description: c.Description, Priority: c.Priority, JSONPath: c.JSONPath}
 	}
 	return out
@@ -147,10 +147,10 @@ func columnsToV1beta1(in []api.CustomResourceColumnDefinition) []api.CustomResou
 // version, and a schema, subresources or columns that every version shares
 // move to the top level, as the real conversion does. The input is not
 // changed.
-func ToV1beta1(in *api.CustomResourceDefinition) *api.CustomResourceDefinitionV1beta1 {
+func ToV1beta1(in *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1beta1.CustomResourceDefinition {
 	c := in.DeepCopy()
-	out := &api.CustomResourceDefinitionV1beta1{
-		TypeMeta:   api.TypeMeta{APIVersion: Group + "/v1beta1", Kind: Kind},
+	out := &apiextensionsv1beta1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: Group + "/v1beta1", Kind: Kind},
 		ObjectMeta: c.ObjectMeta,
 		Status:     *sameShape[apiextensionsv1beta1.CustomResourceDefinitionStatus](&c.Status),
 	}
@@ -163,7 +163,7 @@ func ToV1beta1(in *api.CustomResourceDefinition) *api.CustomResourceDefinitionV1
 	}
 	sameSchema, sameSub, sameCols := identicalPerVersion(s.Versions)
 	for _, v := range s.Versions {
-		nv := api.CustomResourceDefinitionVersionV1beta1{
+		nv := apiextensionsv1beta1.CustomResourceDefinitionVersion{
 			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
 			DeprecationWarning: v.DeprecationWarning, Schema: sameShape[apiextensionsv1beta1.CustomResourceValidation](v.Schema),
 			Subresources:             sameShape[apiextensionsv1beta1.CustomResourceSubresources](v.Subresources),
@@ -190,7 +190,7 @@ func ToV1beta1(in *api.CustomResourceDefinition) *api.CustomResourceDefinitionV1
 		out.Spec.AdditionalPrinterColumns = columnsToV1beta1(s.Versions[0].AdditionalPrinterColumns)
 	}
 	if cv := s.Conversion; cv != nil {
-		out.Spec.Conversion = &api.CustomResourceConversionV1beta1{Strategy: apiextensionsv1beta1.ConversionStrategyType(cv.Strategy)}
+		out.Spec.Conversion = &apiextensionsv1beta1.CustomResourceConversion{Strategy: apiextensionsv1beta1.ConversionStrategyType(cv.Strategy)}
 		if cv.Webhook != nil {
 			out.Spec.Conversion.WebhookClientConfig = sameShape[apiextensionsv1beta1.WebhookClientConfig](cv.Webhook.ClientConfig)
 			out.Spec.Conversion.ConversionReviewVersions = cv.Webhook.ConversionReviewVersions
@@ -203,7 +203,7 @@ func ToV1beta1(in *api.CustomResourceDefinition) *api.CustomResourceDefinitionV1
 
 // identicalPerVersion reports which per-version fields are set, and equal,
 // in every version (and so belong at the v1beta1 top level).
-func identicalPerVersion(vs []api.CustomResourceDefinitionVersion) (schema, subresources, columns bool) {
+func identicalPerVersion(vs []apiextensionsv1.CustomResourceDefinitionVersion) (schema, subresources, columns bool) {
 	if len(vs) == 0 {
 		return false, false, false
 	}
@@ -217,7 +217,7 @@ func identicalPerVersion(vs []api.CustomResourceDefinitionVersion) (schema, subr
 }
 
 // StorageVersion is the name of the version marked storage ("" if none).
-func StorageVersion(c *api.CustomResourceDefinition) string {
+func StorageVersion(c *apiextensionsv1.CustomResourceDefinition) string {
 	for _, v := range c.Spec.Versions {
 		if v.Storage {
 			return v.Name
@@ -227,7 +227,7 @@ func StorageVersion(c *api.CustomResourceDefinition) string {
 }
 
 // RemoveCondition drops condition t.
-func RemoveCondition(c *api.CustomResourceDefinition, t api.CustomResourceDefinitionConditionType) {
+func RemoveCondition(c *apiextensionsv1.CustomResourceDefinition, t apiextensionsv1.CustomResourceDefinitionConditionType) {
 	out := c.Status.Conditions[:0]
 	for _, cond := range c.Status.Conditions {
 		if cond.Type != t {

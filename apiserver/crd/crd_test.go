@@ -10,6 +10,7 @@ import (
 	"io"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -92,8 +93,8 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	ctx := context.Background()
 	c, err := env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	require.NoError(t, err)
-	assert.True(t, api.IsCRDConditionTrue(c, api.Established))
-	assert.True(t, api.IsCRDConditionTrue(c, api.NamesAccepted))
+	assert.True(t, api.IsCRDConditionTrue(c, apiextensionsv1.Established))
+	assert.True(t, api.IsCRDConditionTrue(c, apiextensionsv1.NamesAccepted))
 	assert.Equal(t, []string{"v1"}, c.Status.StoredVersions)
 	assert.Equal(t, "WidgetList", c.Status.AcceptedNames.ListKind)
 
@@ -159,7 +160,7 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
 	rec := httptest.NewRecorder()
 	env.Server.Handler().ServeHTTP(rec, req)
-	var table api.Table
+	var table metav1.Table
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &table))
 	require.Len(t, table.ColumnDefinitions, 3)
 	assert.Equal(t, []string{"Name", "Color", "Replicas"}, []string{table.ColumnDefinitions[0].Name, table.ColumnDefinitions[1].Name, table.ColumnDefinitions[2].Name})
@@ -177,12 +178,12 @@ func TestNamesConflictAndRelease(t *testing.T) {
 	ctx := context.Background()
 	c, err := env.Client.CustomResourceDefinitions().Get(ctx, "", "gizmos.lab.example.com")
 	require.NoError(t, err)
-	cond := api.FindCRDCondition(c, api.NamesAccepted)
+	cond := api.FindCRDCondition(c, apiextensionsv1.NamesAccepted)
 	require.NotNil(t, cond)
 	assert.Equal(t, apiextensionsv1.ConditionFalse, cond.Status)
 	assert.Equal(t, "ListKindConflict", cond.Reason, "the last clash found is reported, as the naming controller does")
 	assert.Equal(t, `"WidgetList" is already in use`, cond.Message)
-	est := api.FindCRDCondition(c, api.Established)
+	est := api.FindCRDCondition(c, apiextensionsv1.Established)
 	assert.Equal(t, "NotAccepted", est.Reason)
 	_, ok := env.Server.Store("lab.example.com", "v1", "gizmos")
 	assert.False(t, ok, "not established: not served")
@@ -197,7 +198,7 @@ func TestNamesConflictAndRelease(t *testing.T) {
 	assert.True(t, api.IsNotFound(err))
 	c, err = env.Client.CustomResourceDefinitions().Get(ctx, "", "gizmos.lab.example.com")
 	require.NoError(t, err)
-	assert.True(t, api.IsCRDConditionTrue(c, api.Established))
+	assert.True(t, api.IsCRDConditionTrue(c, apiextensionsv1.Established))
 	_, ok = env.Server.Store("lab.example.com", "v1", "gizmos")
 	assert.True(t, ok)
 }
@@ -231,7 +232,7 @@ func TestDeletingCRDDeletesItsObjects(t *testing.T) {
 	c, err := env.Client.CustomResourceDefinitions().Get(ctx, "", "widgets.lab.example.com")
 	require.NoError(t, err, "held by the finalizer")
 	assert.Equal(t, []string{"customresourcecleanup.apiextensions.k8s.io"}, c.Finalizers)
-	assert.Equal(t, "InstanceDeletionPending", api.FindCRDCondition(c, api.Terminating).Reason)
+	assert.Equal(t, "InstanceDeletionPending", api.FindCRDCondition(c, apiextensionsv1.Terminating).Reason)
 	list, err := w.List(ctx, "", client.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, list.Items, 2, "still served while terminating")
@@ -295,7 +296,7 @@ func TestV1beta1ServedAndConverted(t *testing.T) {
 	env.Server.Handler().ServeHTTP(rec, req)
 	require.Equal(t, 201, rec.Code, rec.Body.String())
 	assert.Equal(t, `299 - "`+crd.DeprecationWarningV1beta1+`"`, rec.Header().Get("Warning"))
-	var b api.CustomResourceDefinitionV1beta1
+	var b apiextensionsv1beta1.CustomResourceDefinition
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &b))
 	assert.Equal(t, "v1beta1", b.Spec.Version)
 	require.NotNil(t, b.Spec.Validation, "the shared schema stays at the top level")
@@ -306,7 +307,7 @@ func TestV1beta1ServedAndConverted(t *testing.T) {
 	require.Len(t, c.Spec.Versions, 1)
 	assert.NotNil(t, c.Spec.Versions[0].Schema)
 	assert.True(t, c.Spec.PreserveUnknownFields)
-	assert.True(t, api.IsCRDConditionTrue(c, api.NonStructuralSchema))
+	assert.True(t, api.IsCRDConditionTrue(c, apiextensionsv1.NonStructuralSchema))
 
 	code, body := raw(t, env.Server.Handler(), "POST", "/apis/auth.ilinux.io/v1beta1/namespaces/default/users",
 		`{"apiVersion":"auth.ilinux.io/v1beta1","kind":"User","metadata":{"name":"tony"},"spec":{"userID":999999}}`)
@@ -344,13 +345,13 @@ func TestRestartServesStoredCRDs(t *testing.T) {
 
 func TestConversionRoundTrip(t *testing.T) {
 	pres := false
-	in := &api.CustomResourceDefinitionV1beta1{
-		Spec: api.CustomResourceDefinitionSpecV1beta1{Group: "g.io", Version: "v1", Scope: apiextensionsv1beta1.ClusterScoped,
+	in := &apiextensionsv1beta1.CustomResourceDefinition{
+		Spec: apiextensionsv1beta1.CustomResourceDefinitionSpec{Group: "g.io", Version: "v1", Scope: apiextensionsv1beta1.ClusterScoped,
 			Names:      apiextensionsv1beta1.CustomResourceDefinitionNames{Plural: "xs", Kind: "X"},
 			Validation: &apiextensionsv1beta1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1beta1.JSONSchemaProps{Type: "object"}},
-			Versions: []api.CustomResourceDefinitionVersionV1beta1{{Name: "v1", Served: true, Storage: true},
+			Versions: []apiextensionsv1beta1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true},
 				{Name: "v2", Served: true}},
-			AdditionalPrinterColumns: []api.CustomResourceColumnDefinitionV1beta1{{Name: "A", Type: "string", JSONPath: ".spec.a"}},
+			AdditionalPrinterColumns: []apiextensionsv1beta1.CustomResourceColumnDefinition{{Name: "A", Type: "string", JSONPath: ".spec.a"}},
 			PreserveUnknownFields:    &pres,
 		}}
 	crd.SetDefaultsV1beta1(in)
@@ -372,7 +373,7 @@ func FuzzCRDValidation(f *testing.F) {
 	f.Add([]byte(`{"spec":{"version":"v1","validation":{"openAPIV3Schema":{"properties":{"a":{"items":[{}]}}}}}}`))
 	f.Add([]byte(`{"spec":{"versions":[{"name":"v1","subresources":{"scale":{"specReplicasPath":"x"}},"additionalPrinterColumns":[{"jsonPath":""}]}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var b api.CustomResourceDefinitionV1beta1
+		var b apiextensionsv1beta1.CustomResourceDefinition
 		if json.Unmarshal(data, &b) == nil {
 			crd.SetDefaultsV1beta1(&b)
 			c := crd.ToV1(&b)
@@ -380,7 +381,7 @@ func FuzzCRDValidation(f *testing.F) {
 			again := crd.ToV1(crd.ToV1beta1(c))
 			assert.Equal(t, len(c.Spec.Versions), len(again.Spec.Versions))
 		}
-		var c api.CustomResourceDefinition
+		var c apiextensionsv1.CustomResourceDefinition
 		if json.Unmarshal(data, &c) == nil {
 			crd.SetDefaults(&c)
 			crd.Validate(&c, crd.V1Options())

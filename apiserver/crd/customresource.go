@@ -14,31 +14,34 @@ import (
 	kcel "github.com/kubesim/kubesim/apiserver/cel"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ageColumn is the column of a version without additionalPrinterColumns,
 // as the apiextensions-apiserver adds it.
-var ageColumn = api.CustomResourceColumnDefinition{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp",
+var ageColumn = apiextensionsv1.CustomResourceColumnDefinition{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp",
 	Description: registry.AgeColumn.Description}
 
 // NewCustomResource builds the REST resource serving version v of c: its
 // objects are unstructured, pruned, defaulted and validated against v's
 // schema, with the subresources, columns and names c gives.
-func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDefinitionVersion) *registry.Resource {
+func NewCustomResource(c *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion) *registry.Resource {
 	c = c.DeepCopy()
 	var s *api.JSONSchemaProps
 	if v.Schema != nil {
 		s = api.SchemaFromCRD(v.Schema.OpenAPIV3Schema)
 	}
 	names := c.Status.AcceptedNames
-	gvk := api.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: names.Kind}
+	gvk := k8sschema.GroupVersionKind{Group: c.Spec.Group, Version: v.Name, Kind: names.Kind}
 	st := &customResourceStrategy{gvk: gvk, schema: s, compiled: schema.Compile(s), preserve: c.Spec.PreserveUnknownFields}
 	st.rules, st.rulesErr = kcel.NewValidator(s)
 	published := publishedSchema(s, c.Spec.PreserveUnknownFields)
 	res := &registry.Resource{
 		Group: c.Spec.Group, Version: v.Name, Name: names.Plural, SingularName: names.Singular,
 		Kind: names.Kind, ListKind: names.ListKind, ShortNames: names.ShortNames, Categories: names.Categories,
-		Namespaced: c.Spec.Scope == api.NamespaceScoped,
+		Namespaced: c.Spec.Scope == apiextensionsv1.NamespaceScoped,
 		New:        func() api.Object { return &unstructured.Unstructured{} },
 		Strategy:   st,
 		Schema:     published,
@@ -46,7 +49,7 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 		// copy of each property made here, instead of several per field
 		// of every create. A CRD without a schema has none.
 		CompiledSchema:       compileIfAny(published),
-		StorageGroupResource: api.GroupResource{Group: c.Spec.Group, Resource: names.Plural},
+		StorageGroupResource: k8sschema.GroupResource{Group: c.Spec.Group, Resource: names.Plural},
 		ValidatesTypeMeta:    true,
 	}
 	if sub := v.Subresources; sub != nil {
@@ -67,7 +70,7 @@ func NewCustomResource(c *api.CustomResourceDefinition, v *api.CustomResourceDef
 	}
 	cols := v.AdditionalPrinterColumns
 	if len(cols) == 0 {
-		cols = []api.CustomResourceColumnDefinition{ageColumn}
+		cols = []apiextensionsv1.CustomResourceColumnDefinition{ageColumn}
 	}
 	res.Table = PrinterColumnsTable(cols)
 	return res
@@ -122,7 +125,7 @@ func markPreserve(s *api.JSONSchemaProps) {
 // apiextensions-apiserver: prune, default, then validate everything at once.
 type customResourceStrategy struct {
 	registry.DefaultStrategy
-	gvk    api.GroupVersionKind
+	gvk    k8sschema.GroupVersionKind
 	schema *api.JSONSchemaProps
 	// compiled is schema prepared once per served version for the walks
 	// of every write (prune, default, validate).
@@ -259,11 +262,11 @@ func validateReplicas(u *unstructured.Unstructured, path string, optional bool) 
 // PrinterColumnsTable prints custom resources with the NAME column and
 // cols, evaluating each column's simple JSON path as the apiextensions
 // table convertor does: dates become ages, a missing value an empty cell.
-func PrinterColumnsTable(cols []api.CustomResourceColumnDefinition) *registry.Table {
-	defs := []api.TableColumnDefinition{registry.NameColumn}
+func PrinterColumnsTable(cols []apiextensionsv1.CustomResourceColumnDefinition) *registry.Table {
+	defs := []metav1.TableColumnDefinition{registry.NameColumn}
 	paths := make([][]pathStep, len(cols))
 	for i, c := range cols {
-		defs = append(defs, api.TableColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format,
+		defs = append(defs, metav1.TableColumnDefinition{Name: c.Name, Type: c.Type, Format: c.Format,
 			Description: c.Description, Priority: c.Priority})
 		paths[i] = parseJSONPath(c.JSONPath)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"log/slog"
 	"maps"
@@ -117,19 +119,19 @@ func (s *Server) Resources() []*registry.Resource {
 		Group: Group, Name: Resource, SingularName: "customresourcedefinition", Kind: Kind,
 		ListKind: "CustomResourceDefinitionList", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
 		StatusSubresource: true, Table: crdTable(), PrepareForDelete: s.prepareForDelete,
-		StorageGroupResource: api.GroupResource{Group: Group, Resource: Resource},
+		StorageGroupResource: k8sschema.GroupResource{Group: Group, Resource: Resource},
 	}
 	v1 := base
 	v1.Version = "v1"
-	v1.New = func() api.Object { return &api.CustomResourceDefinition{} }
+	v1.New = func() api.Object { return &apiextensionsv1.CustomResourceDefinition{} }
 	v1.Strategy = &v1Strategy{s: s}
-	v1.Schema = crdSchema(reflect.TypeOf(api.CustomResourceDefinition{}))
+	v1.Schema = crdSchema(reflect.TypeOf(apiextensionsv1.CustomResourceDefinition{}))
 	v1.DecorateStorage = hook
 	v1beta1 := base
 	v1beta1.Version = "v1beta1"
-	v1beta1.New = func() api.Object { return &api.CustomResourceDefinitionV1beta1{} }
+	v1beta1.New = func() api.Object { return &apiextensionsv1beta1.CustomResourceDefinition{} }
 	v1beta1.Strategy = &v1beta1Strategy{s: s}
-	v1beta1.Schema = crdSchema(reflect.TypeOf(api.CustomResourceDefinitionV1beta1{}))
+	v1beta1.Schema = crdSchema(reflect.TypeOf(apiextensionsv1beta1.CustomResourceDefinition{}))
 	v1beta1.DeprecationWarning = DeprecationWarningV1beta1
 	// v1beta1 CRDs are stored as v1: both versions share one object.
 	v1beta1.DecorateStorage = func(st store.Interface) store.Interface {
@@ -141,7 +143,7 @@ func (s *Server) Resources() []*registry.Resource {
 // crdTable prints NAME and CREATED AT, as kube-apiserver does.
 func crdTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{registry.NameColumn,
+		Columns: []metav1.TableColumnDefinition{registry.NameColumn,
 			{Name: "Created At", Type: "date", Description: registry.AgeColumn.Description}},
 		Cells: func(obj api.Object, _ time.Time) []any {
 			m := api.Meta(obj)
@@ -150,8 +152,8 @@ func crdTable() *registry.Table {
 	}
 }
 
-func (s *Server) now() api.Time {
-	return api.NewTime(s.cfg.Clock.Now().UTC().Truncate(time.Second))
+func (s *Server) now() metav1.Time {
+	return metav1.NewTime(s.cfg.Clock.Now().UTC().Truncate(time.Second))
 }
 
 // crdStore is the v1 storage of CRDs.
@@ -160,7 +162,7 @@ func (s *Server) crdStore() (*registry.Store, bool) {
 }
 
 // list returns every CRD (v1), sorted by name.
-func (s *Server) list(ctx context.Context) ([]*api.CustomResourceDefinition, error) {
+func (s *Server) list(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	st, ok := s.crdStore()
 	if !ok {
 		return nil, nil
@@ -169,9 +171,9 @@ func (s *Server) list(ctx context.Context) ([]*api.CustomResourceDefinition, err
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*api.CustomResourceDefinition, 0, len(res.Items))
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(res.Items))
 	for _, obj := range res.Items {
-		if c, ok := obj.(*api.CustomResourceDefinition); ok {
+		if c, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok {
 			out = append(out, c)
 		}
 	}
@@ -195,7 +197,7 @@ func (s *Server) Restore(ctx context.Context) error {
 
 // afterWrite follows every stored write of a CRD.
 func (s *Server) afterWrite(value []byte, rev int64, deleted bool) {
-	var c api.CustomResourceDefinition
+	var c apiextensionsv1.CustomResourceDefinition
 	if err := json.Unmarshal(value, &c); err != nil {
 		s.cfg.Logger.Error("decoding a written CRD", "err", err)
 		return
@@ -209,7 +211,7 @@ func (s *Server) afterWrite(value []byte, rev int64, deleted bool) {
 // apply makes what is served match c: its served versions when it is
 // established (also while terminating, so that its objects can be
 // deleted), nothing when it is gone or not established.
-func (s *Server) apply(c *api.CustomResourceDefinition, rev int64, deleted bool) {
+func (s *Server) apply(c *apiextensionsv1.CustomResourceDefinition, rev int64, deleted bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if last, ok := s.revs[c.Name]; ok && rev != 0 && rev < last {
@@ -220,8 +222,8 @@ func (s *Server) apply(c *api.CustomResourceDefinition, rev int64, deleted bool)
 	} else {
 		s.revs[c.Name] = rev
 	}
-	want := map[string]*api.CustomResourceDefinitionVersion{}
-	if !deleted && api.IsCRDConditionTrue(c, api.Established) {
+	want := map[string]*apiextensionsv1.CustomResourceDefinitionVersion{}
+	if !deleted && api.IsCRDConditionTrue(c, apiextensionsv1.Established) {
 		for i := range c.Spec.Versions {
 			if v := &c.Spec.Versions[i]; v.Served {
 				want[v.Name] = v
@@ -259,14 +261,14 @@ func (s *Server) apply(c *api.CustomResourceDefinition, rev int64, deleted bool)
 }
 
 // fingerprint is what the resource of version v is built from.
-func fingerprint(c *api.CustomResourceDefinition, v *api.CustomResourceDefinitionVersion) string {
+func fingerprint(c *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion) string {
 	raw, _ := json.Marshal(struct {
 		Group      string
-		Scope      api.ResourceScope
+		Scope      apiextensionsv1.ResourceScope
 		Preserve   bool
-		Names      api.CustomResourceDefinitionNames
-		Version    *api.CustomResourceDefinitionVersion
-		Conversion *api.CustomResourceConversion
+		Names      apiextensionsv1.CustomResourceDefinitionNames
+		Version    *apiextensionsv1.CustomResourceDefinitionVersion
+		Conversion *apiextensionsv1.CustomResourceConversion
 		Storage    string
 	}{c.Spec.Group, c.Spec.Scope, c.Spec.PreserveUnknownFields, c.Status.AcceptedNames, v, c.Spec.Conversion, StorageVersion(c)})
 	return string(raw)
@@ -276,10 +278,10 @@ func fingerprint(c *api.CustomResourceDefinition, v *api.CustomResourceDefinitio
 // strategy Webhook its objects are stored in the storage version and
 // converted by the CRD's webhook (kubesim otherwise keeps each object in
 // the version it was written in and only rewrites apiVersion).
-func (s *Server) customResource(c *api.CustomResourceDefinition, v *api.CustomResourceDefinitionVersion) *registry.Resource {
+func (s *Server) customResource(c *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion) *registry.Resource {
 	res := NewCustomResource(c, v)
 	cv := c.Spec.Conversion
-	if cv == nil || cv.Strategy != api.WebhookConverter || cv.Webhook == nil || cv.Webhook.ClientConfig == nil ||
+	if cv == nil || cv.Strategy != apiextensionsv1.WebhookConverter || cv.Webhook == nil || cv.Webhook.ClientConfig == nil ||
 		s.cfg.Webhooks == nil || s.cfg.UID == nil {
 		return res
 	}
@@ -306,7 +308,7 @@ func (s *Server) reconsiderGroup(group, except string) {
 		return
 	}
 	for _, c := range crds {
-		if c.Spec.Group != group || c.Name == except || api.IsCRDConditionTrue(c, api.NamesAccepted) {
+		if c.Spec.Group != group || c.Name == except || api.IsCRDConditionTrue(c, apiextensionsv1.NamesAccepted) {
 			continue
 		}
 		_, _, err := st.Update(ctx, "", c.Name, func(cur api.Object) (api.Object, error) { return cur, nil },
@@ -350,11 +352,11 @@ func equalToAcceptedOrFresh(requested, accepted string, used map[string]bool) er
 // computeStatus sets what the naming and establishing controllers and
 // the storage strategy set: accepted names, NamesAccepted, Established,
 // NonStructuralSchema and storedVersions.
-func (s *Server) computeStatus(c *api.CustomResourceDefinition) {
+func (s *Server) computeStatus(c *apiextensionsv1.CustomResourceDefinition) {
 	used, usedKinds := s.acceptedNamesInGroup(c.Spec.Group, c.Name)
 	req, acc := c.Spec.Names, c.Status.AcceptedNames
 	names := acc
-	cond := api.CustomResourceDefinitionCondition{Type: api.NamesAccepted, Status: apiextensionsv1.ConditionUnknown}
+	cond := apiextensionsv1.CustomResourceDefinitionCondition{Type: apiextensionsv1.NamesAccepted, Status: apiextensionsv1.ConditionUnknown}
 	conflict := func(reason string, err error) {
 		cond.Status, cond.Reason, cond.Message = apiextensionsv1.ConditionFalse, reason, err.Error()
 	}
@@ -405,28 +407,28 @@ func (s *Server) computeStatus(c *api.CustomResourceDefinition) {
 	cond.LastTransitionTime = now
 	c.Status.AcceptedNames = names
 	api.SetCRDCondition(c, cond)
-	est := api.CustomResourceDefinitionCondition{Type: api.Established, Status: apiextensionsv1.ConditionFalse,
+	est := apiextensionsv1.CustomResourceDefinitionCondition{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionFalse,
 		Reason: "NotAccepted", Message: "not all names are accepted", LastTransitionTime: now}
-	if old := api.FindCRDCondition(c, api.Established); old != nil {
+	if old := api.FindCRDCondition(c, apiextensionsv1.Established); old != nil {
 		est = *old
 	}
 	if est.Status != apiextensionsv1.ConditionTrue && cond.Status == apiextensionsv1.ConditionTrue {
 		// The naming controller says Installing, and the establishing
 		// controller at once Established: kubesim serves the resource
 		// when the write returns, so it reports the end state.
-		est = api.CustomResourceDefinitionCondition{Type: api.Established, Status: apiextensionsv1.ConditionTrue,
+		est = apiextensionsv1.CustomResourceDefinitionCondition{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue,
 			Reason: "InitialNamesAccepted", Message: "the initial names have been accepted", LastTransitionTime: now}
 	}
 	api.SetCRDCondition(c, est)
 	if c.Spec.PreserveUnknownFields {
 		if msg := structuralProblems(c); msg != "" {
-			api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.NonStructuralSchema, Status: apiextensionsv1.ConditionTrue,
+			api.SetCRDCondition(c, apiextensionsv1.CustomResourceDefinitionCondition{Type: apiextensionsv1.NonStructuralSchema, Status: apiextensionsv1.ConditionTrue,
 				Reason: "Violations", Message: msg, LastTransitionTime: now})
 		} else {
-			RemoveCondition(c, api.NonStructuralSchema)
+			RemoveCondition(c, apiextensionsv1.NonStructuralSchema)
 		}
 	} else {
-		RemoveCondition(c, api.NonStructuralSchema)
+		RemoveCondition(c, apiextensionsv1.NonStructuralSchema)
 	}
 	if sv := StorageVersion(c); sv != "" && !slices.Contains(c.Status.StoredVersions, sv) {
 		c.Status.StoredVersions = append(c.Status.StoredVersions, sv)
@@ -449,9 +451,9 @@ func joinComma(msgs []string) string {
 // Terminating condition tells clients why it is still there.
 func (s *Server) prepareForDelete(obj api.Object) bool {
 	switch c := obj.(type) {
-	case *api.CustomResourceDefinition:
+	case *apiextensionsv1.CustomResourceDefinition:
 		markTerminating(&c.ObjectMeta, c, s.now())
-	case *api.CustomResourceDefinitionV1beta1:
+	case *apiextensionsv1beta1.CustomResourceDefinition:
 		v1 := ToV1(c)
 		markTerminating(&c.ObjectMeta, v1, s.now())
 		c.Status = *sameShape[apiextensionsv1beta1.CustomResourceDefinitionStatus](&v1.Status)
@@ -459,11 +461,11 @@ func (s *Server) prepareForDelete(obj api.Object) bool {
 	return false
 }
 
-func markTerminating(meta *api.ObjectMeta, c *api.CustomResourceDefinition, now api.Time) {
+func markTerminating(meta *metav1.ObjectMeta, c *apiextensionsv1.CustomResourceDefinition, now metav1.Time) {
 	if !slices.Contains(meta.Finalizers, registry.FinalizerCustomResourceGC) {
 		meta.Finalizers = append(meta.Finalizers, registry.FinalizerCustomResourceGC)
 	}
-	api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: apiextensionsv1.ConditionTrue,
+	api.SetCRDCondition(c, apiextensionsv1.CustomResourceDefinitionCondition{Type: apiextensionsv1.Terminating, Status: apiextensionsv1.ConditionTrue,
 		Reason: "InstanceDeletionPending", Message: "CustomResourceDefinition marked for deletion; instance deletion pending",
 		LastTransitionTime: now})
 }
@@ -473,31 +475,33 @@ type v1Strategy struct{ s *Server }
 
 // PrepareForCreate defaults the CRD and computes its status.
 func (st *v1Strategy) PrepareForCreate(obj api.Object) {
-	c := obj.(*api.CustomResourceDefinition)
-	c.Status = api.CustomResourceDefinitionStatus{}
+	c := obj.(*apiextensionsv1.CustomResourceDefinition)
+	c.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
 	SetDefaults(c)
 	st.s.computeStatus(c)
 }
 
 // Default fills the v1 defaults.
-func (st *v1Strategy) Default(obj api.Object) { SetDefaults(obj.(*api.CustomResourceDefinition)) }
+func (st *v1Strategy) Default(obj api.Object) {
+	SetDefaults(obj.(*apiextensionsv1.CustomResourceDefinition))
+}
 
 // Validate checks a v1 create.
 func (st *v1Strategy) Validate(obj api.Object) field.ErrorList {
-	return Validate(obj.(*api.CustomResourceDefinition), V1Options())
+	return Validate(obj.(*apiextensionsv1.CustomResourceDefinition), V1Options())
 }
 
 // PrepareForUpdate recomputes the status for the new spec.
 func (st *v1Strategy) PrepareForUpdate(obj, old api.Object) {
-	c := obj.(*api.CustomResourceDefinition)
+	c := obj.(*apiextensionsv1.CustomResourceDefinition)
 	SetDefaults(c)
 	st.s.computeStatus(c)
 }
 
 // ValidateUpdate checks a v1 update.
 func (st *v1Strategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	o := old.(*api.CustomResourceDefinition)
-	return ValidateUpdate(obj.(*api.CustomResourceDefinition), o, V1UpdateOptions(o))
+	o := old.(*apiextensionsv1.CustomResourceDefinition)
+	return ValidateUpdate(obj.(*apiextensionsv1.CustomResourceDefinition), o, V1UpdateOptions(o))
 }
 
 // v1beta1Strategy is the CRD strategy at v1beta1: the v1 rules on the
@@ -506,7 +510,7 @@ type v1beta1Strategy struct{ s *Server }
 
 // PrepareForCreate defaults the CRD and computes its status.
 func (st *v1beta1Strategy) PrepareForCreate(obj api.Object) {
-	b := obj.(*api.CustomResourceDefinitionV1beta1)
+	b := obj.(*apiextensionsv1beta1.CustomResourceDefinition)
 	b.Status = apiextensionsv1beta1.CustomResourceDefinitionStatus{}
 	SetDefaultsV1beta1(b)
 	c := ToV1(b)
@@ -517,12 +521,12 @@ func (st *v1beta1Strategy) PrepareForCreate(obj api.Object) {
 
 // Default fills the v1beta1 defaults.
 func (st *v1beta1Strategy) Default(obj api.Object) {
-	SetDefaultsV1beta1(obj.(*api.CustomResourceDefinitionV1beta1))
+	SetDefaultsV1beta1(obj.(*apiextensionsv1beta1.CustomResourceDefinition))
 }
 
 // PrepareForUpdate recomputes the status for the new spec.
 func (st *v1beta1Strategy) PrepareForUpdate(obj, old api.Object) {
-	b := obj.(*api.CustomResourceDefinitionV1beta1)
+	b := obj.(*apiextensionsv1beta1.CustomResourceDefinition)
 	SetDefaultsV1beta1(b)
 	c := ToV1(b)
 	SetDefaults(c)
@@ -532,22 +536,22 @@ func (st *v1beta1Strategy) PrepareForUpdate(obj, old api.Object) {
 
 // Validate checks a v1beta1 create.
 func (st *v1beta1Strategy) Validate(obj api.Object) field.ErrorList {
-	b := obj.(*api.CustomResourceDefinitionV1beta1)
+	b := obj.(*apiextensionsv1beta1.CustomResourceDefinition)
 	c := ToV1(b)
 	return append(validateV1beta1Spelling(b), v1beta1Paths(b, Validate(c, V1beta1Options(c)))...)
 }
 
 // ValidateUpdate checks a v1beta1 update.
 func (st *v1beta1Strategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	b := obj.(*api.CustomResourceDefinitionV1beta1)
+	b := obj.(*apiextensionsv1beta1.CustomResourceDefinition)
 	c := ToV1(b)
-	return append(validateV1beta1Spelling(b), v1beta1Paths(b, ValidateUpdate(c, ToV1(old.(*api.CustomResourceDefinitionV1beta1)), V1beta1Options(c)))...)
+	return append(validateV1beta1Spelling(b), v1beta1Paths(b, ValidateUpdate(c, ToV1(old.(*apiextensionsv1beta1.CustomResourceDefinition)), V1beta1Options(c)))...)
 }
 
 // validateV1beta1Spelling checks what only v1beta1 can say wrongly: a
 // spec.version that is not the first version, and top-level fields next to
 // per-version ones.
-func validateV1beta1Spelling(b *api.CustomResourceDefinitionV1beta1) field.ErrorList {
+func validateV1beta1Spelling(b *apiextensionsv1beta1.CustomResourceDefinition) field.ErrorList {
 	var errs field.ErrorList
 	p := field.NewPath("spec")
 	s := &b.Spec
@@ -575,7 +579,7 @@ func validateV1beta1Spelling(b *api.CustomResourceDefinitionV1beta1) field.Error
 // v1beta1Paths moves the errors of fields a v1beta1 CRD gave at the top
 // level (and the conversion copied into every version) back to where the
 // user wrote them, once.
-func v1beta1Paths(b *api.CustomResourceDefinitionV1beta1, errs field.ErrorList) field.ErrorList {
+func v1beta1Paths(b *apiextensionsv1beta1.CustomResourceDefinition, errs field.ErrorList) field.ErrorList {
 	var out field.ErrorList
 	seen := map[string]bool{}
 	for _, e := range errs {

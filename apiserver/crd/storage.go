@@ -4,14 +4,15 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/store"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 )
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 func toStored(value []byte) ([]byte, error) {
-	var b api.CustomResourceDefinitionV1beta1
+	var b apiextensionsv1beta1.CustomResourceDefinition
 	if err := json.Unmarshal(value, &b); err != nil {
 		return nil, err
 	}
@@ -22,7 +23,7 @@ func fromStored(value []byte) []byte {
 	if value == nil {
 		return nil
 	}
-	var c api.CustomResourceDefinition
+	var c apiextensionsv1.CustomResourceDefinition
 	if err := json.Unmarshal(value, &c); err != nil {
 		// Not a CRD: leave it for the registry to report.
 		return value

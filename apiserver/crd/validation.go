@@ -14,6 +14,7 @@ import (
 	kcel "github.com/kubesim/kubesim/apiserver/cel"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // ValidationOptions are the rules that depend on the request's version
@@ -36,7 +37,7 @@ func V1Options() ValidationOptions {
 
 // V1UpdateOptions are the rules for a v1 update of old: what old already
 // breaks is allowed to stay.
-func V1UpdateOptions(old *api.CustomResourceDefinition) ValidationOptions {
+func V1UpdateOptions(old *apiextensionsv1.CustomResourceDefinition) ValidationOptions {
 	o := V1Options()
 	if old.Spec.PreserveUnknownFields {
 		o.ForbidPreserveUnknownFields = false
@@ -53,7 +54,7 @@ func V1UpdateOptions(old *api.CustomResourceDefinition) ValidationOptions {
 
 // V1beta1Options are the rules for a v1beta1 write of c: structural
 // schemas only when pruning is asked for.
-func V1beta1Options(c *api.CustomResourceDefinition) ValidationOptions {
+func V1beta1Options(c *apiextensionsv1.CustomResourceDefinition) ValidationOptions {
 	return ValidationOptions{RequireStructuralSchema: !c.Spec.PreserveUnknownFields}
 }
 
@@ -65,7 +66,7 @@ var (
 // Validate checks a CRD as ValidateCustomResourceDefinition does, except
 // the generic metadata checks the registry makes. Errors are worded and
 // placed as Kubernetes words and places them.
-func Validate(c *api.CustomResourceDefinition, opts ValidationOptions) field.ErrorList {
+func Validate(c *apiextensionsv1.CustomResourceDefinition, opts ValidationOptions) field.ErrorList {
 	var errs field.ErrorList
 	if want := c.Spec.Names.Plural + "." + c.Spec.Group; c.Name != want {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), c.Name, `must be spec.names.plural+"."+spec.group`))
@@ -82,7 +83,7 @@ func Validate(c *api.CustomResourceDefinition, opts ValidationOptions) field.Err
 
 // ValidateUpdate checks an update: Validate, and the fields that cannot
 // change (group and plural always; scope and kind once established).
-func ValidateUpdate(c, old *api.CustomResourceDefinition, opts ValidationOptions) field.ErrorList {
+func ValidateUpdate(c, old *apiextensionsv1.CustomResourceDefinition, opts ValidationOptions) field.ErrorList {
 	errs := Validate(c, opts)
 	p := field.NewPath("spec")
 	immutable := func(path *field.Path, now, before string) {
@@ -90,7 +91,7 @@ func ValidateUpdate(c, old *api.CustomResourceDefinition, opts ValidationOptions
 			errs = append(errs, field.Invalid(path, now, "field is immutable"))
 		}
 	}
-	if api.IsCRDConditionTrue(old, api.Established) {
+	if api.IsCRDConditionTrue(old, apiextensionsv1.Established) {
 		immutable(p.Child("scope"), string(c.Spec.Scope), string(old.Spec.Scope))
 		immutable(p.Child("names", "kind"), c.Spec.Names.Kind, old.Spec.Names.Kind)
 	}
@@ -99,7 +100,7 @@ func ValidateUpdate(c, old *api.CustomResourceDefinition, opts ValidationOptions
 	return errs
 }
 
-func validateSpec(s *api.CustomResourceDefinitionSpec, opts ValidationOptions, p *field.Path) field.ErrorList {
+func validateSpec(s *apiextensionsv1.CustomResourceDefinitionSpec, opts ValidationOptions, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if s.Group == "" {
 		errs = append(errs, field.Required(p.Child("group"), ""))
@@ -111,7 +112,7 @@ func validateSpec(s *api.CustomResourceDefinitionSpec, opts ValidationOptions, p
 	switch s.Scope {
 	case "":
 		errs = append(errs, field.Required(p.Child("scope"), ""))
-	case api.ClusterScoped, api.NamespaceScoped:
+	case apiextensionsv1.ClusterScoped, apiextensionsv1.NamespaceScoped:
 	default:
 		errs = append(errs, field.NotSupported(p.Child("scope"), string(s.Scope), []string{"Cluster", "Namespaced"}))
 	}
@@ -158,11 +159,11 @@ func validateSpec(s *api.CustomResourceDefinitionSpec, opts ValidationOptions, p
 		switch cv.Strategy {
 		case "":
 			errs = append(errs, field.Required(cp.Child("strategy"), ""))
-		case api.NoneConverter:
+		case apiextensionsv1.NoneConverter:
 			if cv.Webhook != nil {
 				errs = append(errs, field.Forbidden(cp.Child("webhook"), "should not be set when strategy is not set to Webhook"))
 			}
-		case api.WebhookConverter:
+		case apiextensionsv1.WebhookConverter:
 			if cv.Webhook == nil || cv.Webhook.ClientConfig == nil {
 				errs = append(errs, field.Required(cp.Child("webhook"), "required when strategy is set to Webhook"))
 			} else if (cv.Webhook.ClientConfig.URL == nil) == (cv.Webhook.ClientConfig.Service == nil) {
@@ -179,7 +180,7 @@ func validateSpec(s *api.CustomResourceDefinitionSpec, opts ValidationOptions, p
 // structural schemas. When every version has the same schema, Kubernetes
 // holds it once, at spec.validation, and reports its rules there (the path
 // of the messages users quote); otherwise under each version.
-func validateRules(s *api.CustomResourceDefinitionSpec, p *field.Path) field.ErrorList {
+func validateRules(s *apiextensionsv1.CustomResourceDefinitionSpec, p *field.Path) field.ErrorList {
 	var schemas []*api.JSONSchemaProps
 	same := len(s.Versions) > 0
 	for _, v := range s.Versions {
@@ -211,7 +212,7 @@ func validateRules(s *api.CustomResourceDefinitionSpec, p *field.Path) field.Err
 
 // versionNames stands for spec.versions in messages; Kubernetes prints the
 // whole Go value, which no reader can use.
-func versionNames(vs []api.CustomResourceDefinitionVersion) string {
+func versionNames(vs []apiextensionsv1.CustomResourceDefinitionVersion) string {
 	names := make([]string, len(vs))
 	for i, v := range vs {
 		names[i] = v.Name
@@ -219,7 +220,7 @@ func versionNames(vs []api.CustomResourceDefinitionVersion) string {
 	return "[" + strings.Join(names, " ") + "]"
 }
 
-func validateVersion(v *api.CustomResourceDefinitionVersion, opts ValidationOptions, p *field.Path) field.ErrorList {
+func validateVersion(v *apiextensionsv1.CustomResourceDefinitionVersion, opts ValidationOptions, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	statusEnabled := v.Subresources != nil && v.Subresources.Status != nil
 	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
@@ -281,7 +282,7 @@ func simpleJSONPath(s string, p *field.Path) field.ErrorList {
 	return nil
 }
 
-func validateColumn(c *api.CustomResourceColumnDefinition, p *field.Path) field.ErrorList {
+func validateColumn(c *apiextensionsv1.CustomResourceColumnDefinition, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), ""))
@@ -303,7 +304,7 @@ func validateColumn(c *api.CustomResourceColumnDefinition, p *field.Path) field.
 	return errs
 }
 
-func validateNames(n *api.CustomResourceDefinitionNames, p *field.Path) field.ErrorList {
+func validateNames(n *apiextensionsv1.CustomResourceDefinitionNames, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	label := func(name, value string, mixed bool) {
 		if value == "" {
@@ -341,7 +342,7 @@ func validateNames(n *api.CustomResourceDefinitionNames, p *field.Path) field.Er
 	return errs
 }
 
-func validateStoredVersions(stored []string, versions []api.CustomResourceDefinitionVersion, p *field.Path) field.ErrorList {
+func validateStoredVersions(stored []string, versions []apiextensionsv1.CustomResourceDefinitionVersion, p *field.Path) field.ErrorList {
 	if len(stored) == 0 {
 		return field.ErrorList{field.Invalid(p, "[]", "must have at least one stored version")}
 	}
@@ -416,7 +417,7 @@ func unsupportedFeatures(s *api.JSONSchemaProps, p *field.Path) field.ErrorList 
 
 // structuralProblems explains why a schema is not structural, for the
 // NonStructuralSchema condition of v1beta1 CRDs ("" when it is).
-func structuralProblems(c *api.CustomResourceDefinition) string {
+func structuralProblems(c *apiextensionsv1.CustomResourceDefinition) string {
 	var errs field.ErrorList
 	for i, v := range c.Spec.Versions {
 		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"time"
@@ -63,9 +66,9 @@ func (c *converter) convert(ctx context.Context, objs [][]byte, desired string, 
 		return api.NewInternalError(fmt.Errorf("conversion webhook for %s "+format, append([]any{c.gvkString(from)}, args...)...))
 	}
 	uid := c.uid()
-	req := &api.ConversionRequest{UID: uid, DesiredAPIVersion: desired}
+	req := &apiextensionsv1.ConversionRequest{UID: uid, DesiredAPIVersion: desired}
 	for _, i := range send {
-		req.Objects = append(req.Objects, api.RawExtension{Raw: objs[i]})
+		req.Objects = append(req.Objects, runtime.RawExtension{Raw: objs[i]})
 	}
 	resp, err := c.call(ctx, req)
 	if err != nil {
@@ -76,9 +79,9 @@ func (c *converter) convert(ctx context.Context, objs [][]byte, desired string, 
 		return nil, fail("failed: no response provided")
 	case resp.UID != uid:
 		return nil, fail("failed: expected response.uid=%q, got %q", uid, resp.UID)
-	case resp.Result.Status != api.StatusSuccess && resp.Result.Message != "":
+	case resp.Result.Status != metav1.StatusSuccess && resp.Result.Message != "":
 		return nil, fail("failed: %s", resp.Result.Message)
-	case resp.Result.Status != api.StatusSuccess:
+	case resp.Result.Status != metav1.StatusSuccess:
 		return nil, fail("failed: response.result.status was '%s', not 'Success'", resp.Result.Status)
 	case len(resp.ConvertedObjects) != len(send):
 		return nil, fail("returned %d objects, expected %d", len(resp.ConvertedObjects), len(send))
@@ -99,7 +102,7 @@ func (c *converter) convert(ctx context.Context, objs [][]byte, desired string, 
 }
 
 // call posts the review and decodes the answer.
-func (c *converter) call(ctx context.Context, req *api.ConversionRequest) (*api.ConversionResponse, error) {
+func (c *converter) call(ctx context.Context, req *apiextensionsv1.ConversionRequest) (*apiextensionsv1.ConversionResponse, error) {
 	url, err := webhook.URL(c.cc, conversionTimeout)
 	if err != nil {
 		return nil, err
@@ -108,7 +111,7 @@ func (c *converter) call(ctx context.Context, req *api.ConversionRequest) (*api.
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(api.ConversionReview{TypeMeta: api.TypeMeta{APIVersion: Group + "/v1", Kind: "ConversionReview"}, Request: req})
+	body, err := json.Marshal(apiextensionsv1.ConversionReview{TypeMeta: metav1.TypeMeta{APIVersion: Group + "/v1", Kind: "ConversionReview"}, Request: req})
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +136,7 @@ func (c *converter) call(ctx context.Context, req *api.ConversionRequest) (*api.
 		// client-go's words for an answer that is not a Status.
 		return nil, errors.New(api.UnstructuredResponseMessage(resp, data))
 	}
-	var review api.ConversionReview
+	var review apiextensionsv1.ConversionReview
 	if err := json.Unmarshal(data, &review); err != nil {
 		return nil, err
 	}
@@ -195,7 +198,7 @@ func checkConverted(original, converted []byte, desired string) ([]byte, *conver
 
 // apiVersionOf reads the apiVersion of a stored object.
 func apiVersionOf(value []byte) string {
-	var tm api.TypeMeta
+	var tm metav1.TypeMeta
 	_ = json.Unmarshal(value, &tm)
 	return tm.APIVersion
 }

@@ -13,8 +13,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/pki"
 )
@@ -38,13 +40,13 @@ func conversionCRD(url string, ca []byte) string {
 func converter(mode *atomic.Value, calls *atomic.Int64) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
-		var review api.ConversionReview
+		var review apiextensionsv1.ConversionReview
 		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		req := review.Request
-		resp := &api.ConversionResponse{UID: req.UID, Result: api.Status{Status: api.StatusSuccess}}
+		resp := &apiextensionsv1.ConversionResponse{UID: req.UID, Result: metav1.Status{Status: metav1.StatusSuccess}}
 		for _, o := range req.Objects {
 			var m map[string]any
 			_ = json.Unmarshal(o.Raw, &m)
@@ -66,7 +68,7 @@ func converter(mode *atomic.Value, calls *atomic.Int64) http.HandlerFunc {
 				delete(md, "creationTimestamp")
 			}
 			data, _ := json.Marshal(m)
-			resp.ConvertedObjects = append(resp.ConvertedObjects, api.RawExtension{Raw: data})
+			resp.ConvertedObjects = append(resp.ConvertedObjects, runtime.RawExtension{Raw: data})
 		}
 		switch mode.Load() {
 		case "500":
@@ -80,14 +82,14 @@ func converter(mode *atomic.Value, calls *atomic.Int64) http.HandlerFunc {
 		case "count":
 			resp.ConvertedObjects = append(resp.ConvertedObjects, resp.ConvertedObjects...)
 		case "failed":
-			resp.Result = api.Status{Status: api.StatusFailure, Message: "cannot convert this one"}
+			resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: "cannot convert this one"}
 		case "version":
 			resp.ConvertedObjects = resp.ConvertedObjects[:0]
 			for _, o := range req.Objects {
 				resp.ConvertedObjects = append(resp.ConvertedObjects, o)
 			}
 		}
-		_ = json.NewEncoder(w).Encode(api.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
+		_ = json.NewEncoder(w).Encode(apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The aggregated discovery document (apidiscovery.k8s.io/v2): every group,
@@ -315,9 +317,9 @@ func ServeAggregated(w http.ResponseWriter, r *http.Request, version string, gro
 // resources: "pods/status" entries become subresources of pods. The
 // aggregator uses it for extension servers that serve only plain
 // discovery, as kube-aggregator's ConvertGroupVersionIntoToDiscovery.
-func FromResourceList(list *api.APIResourceList) []APIResourceDiscovery {
-	gv, _ := api.ParseGroupVersion(list.GroupVersion)
-	kindOf := func(r api.APIResource) *GroupVersionKind {
+func FromResourceList(list *metav1.APIResourceList) []APIResourceDiscovery {
+	gv, _ := schema.ParseGroupVersion(list.GroupVersion)
+	kindOf := func(r metav1.APIResource) *GroupVersionKind {
 		k := &GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: r.Kind}
 		if r.Group != "" || r.Version != "" {
 			k.Group, k.Version = r.Group, r.Version

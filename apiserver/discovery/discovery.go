@@ -5,8 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Verbs every resource supports, sorted as Kubernetes lists them.
@@ -30,11 +31,11 @@ func subresourceVerbs() []string { return []string{"get", "patch", "update"} }
 // APIVersions is the document at /api: the legacy core group has only v1.
 // serverAddress is host:port as clients reach the server; the CIDR
 // 0.0.0.0/0 means every client uses it.
-func APIVersions(serverAddress string) *api.APIVersions {
-	return &api.APIVersions{
-		TypeMeta: api.TypeMeta{Kind: "APIVersions"},
+func APIVersions(serverAddress string) *metav1.APIVersions {
+	return &metav1.APIVersions{
+		TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
 		Versions: []string{"v1"},
-		ServerAddressByClientCIDRs: []api.ServerAddressByClientCIDR{
+		ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{
 			{ClientCIDR: "0.0.0.0/0", ServerAddress: serverAddress},
 		},
 	}
@@ -45,7 +46,7 @@ func APIVersions(serverAddress string) *api.APIVersions {
 // the aggregator adds), each with its versions in preference order. Groups
 // are ordered by GroupPriorityMinimum, then by name; an extra group that
 // is also served locally has its versions merged.
-func GroupList(resources []*registry.Resource, extra ...api.APIGroup) *api.APIGroupList {
+func GroupList(resources []*registry.Resource, extra ...metav1.APIGroup) *metav1.APIGroupList {
 	versions := groupVersions(resources)
 	for _, g := range extra {
 		if g.Name == "" {
@@ -70,9 +71,9 @@ func GroupList(resources []*registry.Resource, extra ...api.APIGroup) *api.APIGr
 		}
 		return names[i] < names[j]
 	})
-	list := &api.APIGroupList{
-		TypeMeta: api.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
-		Groups:   make([]api.APIGroup, 0, len(names)),
+	list := &metav1.APIGroupList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
+		Groups:   make([]metav1.APIGroup, 0, len(names)),
 	}
 	for _, name := range names {
 		list.Groups = append(list.Groups, apiGroup(name, versions[name]))
@@ -82,7 +83,7 @@ func GroupList(resources []*registry.Resource, extra ...api.APIGroup) *api.APIGr
 
 // Group is the document at /apis/<name>; false when no resource is served
 // in that group (the core group is never a named group).
-func Group(name string, resources []*registry.Resource) (*api.APIGroup, bool) {
+func Group(name string, resources []*registry.Resource) (*metav1.APIGroup, bool) {
 	if name == "" {
 		return nil, false
 	}
@@ -91,17 +92,17 @@ func Group(name string, resources []*registry.Resource) (*api.APIGroup, bool) {
 		return nil, false
 	}
 	g := apiGroup(name, vs)
-	g.TypeMeta = api.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
+	g.TypeMeta = metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}
 	return &g, true
 }
 
 // apiGroup describes a group with versions sorted, preferred first.
-func apiGroup(name string, versions []string) api.APIGroup {
+func apiGroup(name string, versions []string) metav1.APIGroup {
 	vs := slices.Clone(versions)
 	SortVersions(vs)
-	g := api.APIGroup{Name: name, Versions: make([]api.GroupVersionForDiscovery, 0, len(vs))}
+	g := metav1.APIGroup{Name: name, Versions: make([]metav1.GroupVersionForDiscovery, 0, len(vs))}
 	for _, v := range vs {
-		g.Versions = append(g.Versions, api.GroupVersionForDiscovery{GroupVersion: name + "/" + v, Version: v})
+		g.Versions = append(g.Versions, metav1.GroupVersionForDiscovery{GroupVersion: name + "/" + v, Version: v})
 	}
 	g.PreferredVersion = g.Versions[0]
 	return g
@@ -133,12 +134,12 @@ func groupVersions(resources []*registry.Resource) map[string][]string {
 // /apis/<group>/<version>: one entry per resource and one per subresource
 // ("pods/status", "replicasets/scale", "pods/binding"), sorted by name. It
 // is nil when nothing is served at groupVersion.
-func ResourceList(groupVersion string, resources []*registry.Resource) *api.APIResourceList {
-	gv, err := api.ParseGroupVersion(groupVersion)
+func ResourceList(groupVersion string, resources []*registry.Resource) *metav1.APIResourceList {
+	gv, err := schema.ParseGroupVersion(groupVersion)
 	if err != nil || gv.Version == "" {
 		return nil
 	}
-	var entries []api.APIResource
+	var entries []metav1.APIResource
 	seen := map[string]bool{}
 	for _, r := range resources {
 		if r == nil || r.Group != gv.Group || r.Version != gv.Version || r.Name == "" || seen[r.Name] {
@@ -151,8 +152,8 @@ func ResourceList(groupVersion string, resources []*registry.Resource) *api.APIR
 		return nil
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
-	list := &api.APIResourceList{
-		TypeMeta:     api.TypeMeta{Kind: "APIResourceList"},
+	list := &metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList"},
 		GroupVersion: gv.String(),
 		APIResources: entries,
 	}
@@ -164,12 +165,12 @@ func ResourceList(groupVersion string, resources []*registry.Resource) *api.APIR
 }
 
 // resourceEntries describes r and its subresources.
-func resourceEntries(r *registry.Resource) []api.APIResource {
+func resourceEntries(r *registry.Resource) []metav1.APIResource {
 	singular := r.SingularName
 	if singular == "" {
 		singular = strings.ToLower(r.Kind)
 	}
-	out := []api.APIResource{{
+	out := []metav1.APIResource{{
 		Name:         r.Name,
 		SingularName: singular,
 		Namespaced:   r.Namespaced,
@@ -179,25 +180,25 @@ func resourceEntries(r *registry.Resource) []api.APIResource {
 		Categories:   slices.Clone(r.Categories),
 	}}
 	if r.StatusSubresource {
-		out = append(out, api.APIResource{
+		out = append(out, metav1.APIResource{
 			Name: r.Name + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: subresourceVerbs(),
 		})
 	}
 	if r.Scale != nil {
 		// The scale subresource speaks autoscaling/v1 Scale whatever the
 		// parent's group; kubectl scale reads group and version from here.
-		out = append(out, api.APIResource{
+		out = append(out, metav1.APIResource{
 			Name: r.Name + "/scale", Namespaced: r.Namespaced,
 			Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: subresourceVerbs(),
 		})
 	}
 	for _, sub := range sortedKeys(r.UpdateSubresources) {
-		out = append(out, api.APIResource{
+		out = append(out, metav1.APIResource{
 			Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: subresourceVerbs(),
 		})
 	}
 	for _, sub := range sortedKeys(r.CreateSubresources) {
-		e := api.APIResource{Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Verbs: []string{"create"}}
+		e := metav1.APIResource{Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Verbs: []string{"create"}}
 		if posted := r.CreateSubresources[sub].Resource; posted != nil {
 			e.Kind = posted.Kind
 			if posted.Version != "" && (posted.Group != r.Group || posted.Version != r.Version) {
@@ -212,7 +213,7 @@ func resourceEntries(r *registry.Resource) []api.APIResource {
 		if c.Kind != "" {
 			kind = c.Kind
 		}
-		out = append(out, api.APIResource{Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Kind: kind, Verbs: slices.Clone(c.Verbs)})
+		out = append(out, metav1.APIResource{Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Kind: kind, Verbs: slices.Clone(c.Verbs)})
 	}
 	return out
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
@@ -105,7 +105,7 @@ func TestAPIVersions(t *testing.T) {
 	assert.JSONEq(t, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"10.0.0.1:6443"}]}`, string(data))
 }
 
-func groupNames(l *api.APIGroupList) []string {
+func groupNames(l *metav1.APIGroupList) []string {
 	var out []string
 	for _, g := range l.Groups {
 		out = append(out, g.Name)
@@ -122,12 +122,12 @@ func TestGroupList(t *testing.T) {
 	assert.Equal(t, []string{"apps", "autoscaling", "apiextensions.k8s.io", "coordination.k8s.io", "abc.example.com", "lab.example.com"}, groupNames(l))
 
 	lab := l.Groups[5]
-	assert.Equal(t, []api.GroupVersionForDiscovery{
+	assert.Equal(t, []metav1.GroupVersionForDiscovery{
 		{GroupVersion: "lab.example.com/v1", Version: "v1"},
 		{GroupVersion: "lab.example.com/v2beta1", Version: "v2beta1"},
 		{GroupVersion: "lab.example.com/v1alpha1", Version: "v1alpha1"},
 	}, lab.Versions)
-	assert.Equal(t, api.GroupVersionForDiscovery{GroupVersion: "lab.example.com/v1", Version: "v1"}, lab.PreferredVersion)
+	assert.Equal(t, metav1.GroupVersionForDiscovery{GroupVersion: "lab.example.com/v1", Version: "v1"}, lab.PreferredVersion)
 	assert.Empty(t, lab.Kind, "list entries carry no kind, as in Kubernetes")
 
 	data, err := json.Marshal(GroupList(testResources()[:1]))
@@ -136,15 +136,15 @@ func TestGroupList(t *testing.T) {
 }
 
 func TestGroupListExtra(t *testing.T) {
-	extra := []api.APIGroup{
-		{Name: "metrics.k8s.io", Versions: []api.GroupVersionForDiscovery{{GroupVersion: "metrics.k8s.io/v1beta1", Version: "v1beta1"}}},
-		{Name: "apiregistration.k8s.io", Versions: []api.GroupVersionForDiscovery{{GroupVersion: "apiregistration.k8s.io/v1", Version: "v1"}}},
-		{Name: "apps", Versions: []api.GroupVersionForDiscovery{{GroupVersion: "apps/v1beta2", Version: "v1beta2"}, {GroupVersion: "apps/v1", Version: "v1"}}},
+	extra := []metav1.APIGroup{
+		{Name: "metrics.k8s.io", Versions: []metav1.GroupVersionForDiscovery{{GroupVersion: "metrics.k8s.io/v1beta1", Version: "v1beta1"}}},
+		{Name: "apiregistration.k8s.io", Versions: []metav1.GroupVersionForDiscovery{{GroupVersion: "apiregistration.k8s.io/v1", Version: "v1"}}},
+		{Name: "apps", Versions: []metav1.GroupVersionForDiscovery{{GroupVersion: "apps/v1beta2", Version: "v1beta2"}, {GroupVersion: "apps/v1", Version: "v1"}}},
 		{Name: ""},
 	}
 	l := GroupList(testResources(), extra...)
 	assert.Equal(t, []string{"apiregistration.k8s.io", "apps", "autoscaling", "apiextensions.k8s.io", "coordination.k8s.io", "abc.example.com", "lab.example.com", "metrics.k8s.io"}, groupNames(l))
-	assert.Equal(t, []api.GroupVersionForDiscovery{
+	assert.Equal(t, []metav1.GroupVersionForDiscovery{
 		{GroupVersion: "apps/v1", Version: "v1"},
 		{GroupVersion: "apps/v1beta2", Version: "v1beta2"},
 	}, l.Groups[1].Versions, "an extra group served locally too has its versions merged")
@@ -170,9 +170,9 @@ func TestResourceList(t *testing.T) {
 	tests := []struct {
 		gv         string
 		apiVersion string
-		want       []api.APIResource
+		want       []metav1.APIResource
 	}{
-		{"v1", "", []api.APIResource{
+		{"v1", "", []metav1.APIResource{
 			{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", Verbs: all, ShortNames: []string{"ns"}},
 			{Name: "namespaces/status", Kind: "Namespace", Verbs: []string{"get", "patch", "update"}},
 			{Name: "nodes", SingularName: "node", Kind: "Node", Verbs: all, ShortNames: []string{"no"}},
@@ -180,13 +180,13 @@ func TestResourceList(t *testing.T) {
 			{Name: "pods/binding", Namespaced: true, Kind: "Binding", Verbs: []string{"create"}},
 			{Name: "pods/status", Namespaced: true, Kind: "Pod", Verbs: []string{"get", "patch", "update"}},
 		}},
-		{"apps/v1", "v1", []api.APIResource{
+		{"apps/v1", "v1", []metav1.APIResource{
 			{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment", Verbs: all},
 			{Name: "replicasets", SingularName: "replicaset", Namespaced: true, Kind: "ReplicaSet", Verbs: all, ShortNames: []string{"rs"}, Categories: []string{"all"}},
 			{Name: "replicasets/scale", Namespaced: true, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}},
 			{Name: "replicasets/status", Namespaced: true, Kind: "ReplicaSet", Verbs: []string{"get", "patch", "update"}},
 		}},
-		{"lab.example.com/v2beta1", "v1", []api.APIResource{
+		{"lab.example.com/v2beta1", "v1", []metav1.APIResource{
 			{Name: "widgets", SingularName: "widget", Namespaced: true, Kind: "Widget", Verbs: all},
 		}},
 	}
@@ -273,7 +273,7 @@ func TestHandler(t *testing.T) {
 				assert.JSONEq(t, tc.body, string(body))
 			}
 			if tc.kind != "" {
-				var tm api.TypeMeta
+				var tm metav1.TypeMeta
 				require.NoError(t, json.Unmarshal(body, &tm))
 				assert.Equal(t, tc.kind, tm.Kind)
 			}

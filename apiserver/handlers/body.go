@@ -3,6 +3,8 @@ package handlers
 import (
 	"encoding/hex"
 	"fmt"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"mime"
 	"strings"
@@ -182,7 +184,7 @@ func groupOf(apiVersion string) string {
 
 // decodeDeleteOptions decodes the body of a DELETE, sent in the client's
 // content type like any other body.
-func (c *requestContext) decodeDeleteOptions(data []byte, opts *api.DeleteOptions) error {
+func (c *requestContext) decodeDeleteOptions(data []byte, opts *metav1.DeleteOptions) error {
 	mt, err := c.bodyMediaType()
 	if err != nil {
 		return err
@@ -207,7 +209,7 @@ func (c *requestContext) decodeDeleteOptions(data []byte, opts *api.DeleteOption
 
 // scaleUpdate is PUT of /scale: the body is an autoscaling/v1 Scale.
 func (c *requestContext) scaleUpdate(b *requestBody, dry bool) error {
-	j, err := b.json("autoscaling/v1", "Scale", &api.Scale{})
+	j, err := b.json("autoscaling/v1", "Scale", &autoscalingv1.Scale{})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
@@ -33,16 +35,16 @@ func TestBuiltinSubresourcesTakeProtobuf(t *testing.T) {
 		return rec
 	}
 	pods := "/api/v1/namespaces/default/pods"
-	pod := &api.Pod{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: api.ObjectMeta{Name: "p"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
 	rec := do("POST", pods, pod)
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
-	var created api.Pod
+	var created corev1.Pod
 	_, _, err := protobuf.Decode(rec.Body.Bytes(), &created)
 	require.NoError(t, err)
 
-	binding := &api.Binding{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Binding"}, ObjectMeta: api.ObjectMeta{Name: "p"},
-		Target: api.ObjectReference{Kind: "Node", Name: "node-1"}}
+	binding := &corev1.Binding{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Binding"}, ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}}
 	rec = do("POST", pods+"/p/binding", binding)
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
 
@@ -55,12 +57,12 @@ func TestBuiltinSubresourcesTakeProtobuf(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "node-1", got.Spec.NodeName)
 
-	got.TypeMeta = api.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-	got.Status.Phase = api.PodRunning
+	got.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	got.Status.Phase = corev1.PodRunning
 	rec = do("PUT", pods+"/p/status", got)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	var updated api.Pod
+	var updated corev1.Pod
 	_, _, err = protobuf.Decode(rec.Body.Bytes(), &updated)
 	require.NoError(t, err)
-	assert.Equal(t, api.PodRunning, updated.Status.Phase)
+	assert.Equal(t, corev1.PodRunning, updated.Status.Phase)
 }

@@ -25,6 +25,8 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -167,9 +169,9 @@ type decodeCache struct {
 // kinds and custom resources alike.
 func (f *decodeCache) objectMetaSchema() *schema.Compiled {
 	if f == nil {
-		return schema.Compile(schema.FromGoType(reflect.TypeFor[api.ObjectMeta]()))
+		return schema.Compile(schema.FromGoType(reflect.TypeFor[metav1.ObjectMeta]()))
 	}
-	f.metaOnce.Do(func() { f.meta = schema.Compile(schema.FromGoType(reflect.TypeFor[api.ObjectMeta]())) })
+	f.metaOnce.Do(func() { f.meta = schema.Compile(schema.FromGoType(reflect.TypeFor[metav1.ObjectMeta]())) })
 	return f.meta
 }
 
@@ -192,9 +194,9 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 func scalarUnmarshaler(t reflect.Type) bool {
 	switch t {
 	case reflect.TypeFor[resource.Quantity](), reflect.TypeFor[intstr.IntOrString](),
-		reflect.TypeFor[api.Time](), reflect.TypeFor[api.MicroTime](), reflect.TypeFor[api.Duration](),
+		reflect.TypeFor[metav1.Time](), reflect.TypeFor[metav1.MicroTime](), reflect.TypeFor[metav1.Duration](),
 		reflect.TypeFor[api.JSON](), reflect.TypeFor[json.RawMessage](),
-		reflect.TypeFor[api.FieldsV1](), reflect.TypeFor[api.RawExtension](), reflect.TypeFor[apiextensionsv1.JSON]():
+		reflect.TypeFor[metav1.FieldsV1](), reflect.TypeFor[runtime.RawExtension](), reflect.TypeFor[apiextensionsv1.JSON]():
 		return true
 	}
 	return false

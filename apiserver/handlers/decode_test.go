@@ -8,6 +8,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
@@ -37,7 +41,7 @@ func TestCaseVariantFieldsAreUnknown(t *testing.T) {
 
 	st := e.do("POST", deployments+"?fieldValidation=Strict", "application/json", body).expect(400).status()
 	assert.Equal(t, `Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.Replicas"`, st.Message)
-	assert.Equal(t, api.StatusReasonBadRequest, st.Reason)
+	assert.Equal(t, metav1.StatusReasonBadRequest, st.Reason)
 	assert.Equal(t, before, e.store.Revision(), "a refused body stores nothing")
 
 	r := e.do("POST", deployments+"?fieldValidation=Warn", "application/json", body).expect(201)
@@ -147,7 +151,7 @@ func TestYAMLBodies(t *testing.T) {
 // leave to it every body with something to report.
 func TestFastPathAgreesWithCarefulPath(t *testing.T) {
 	res := &registry.Resource{Group: "apps", Version: "v1", Name: "deployments", Kind: "Deployment",
-		New: func() api.Object { return &api.Deployment{} }, Schema: schema.FromGoType(reflect.TypeOf(api.Deployment{}))}
+		New: func() api.Object { return &appsv1.Deployment{} }, Schema: schema.FromGoType(reflect.TypeOf(appsv1.Deployment{}))}
 	ok := []string{
 		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a","labels":{"x":"y"},"creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"replicas":3,"selector":{"matchLabels":{"a":"b"}},"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":1}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"limits":{"cpu":"100m","memory":"1Gi"}},"ports":[{"containerPort":80}]}]}}}}`,
 		`{"metadata":{"name":"b"},"spec":{"replicas":null}}`,
@@ -176,8 +180,8 @@ func TestFastPathAgreesWithCarefulPath(t *testing.T) {
 	}
 	// A CRD's schema unions decode objects with their own UnmarshalJSON,
 	// where a case variant would pass unseen: CRDs take the careful path.
-	assert.False(t, fastDecodable(reflect.TypeOf(&api.CustomResourceDefinition{}), map[reflect.Type]bool{}))
-	assert.True(t, fastDecodable(reflect.TypeOf(&api.Pod{}), map[reflect.Type]bool{}))
+	assert.False(t, fastDecodable(reflect.TypeOf(&apiextensionsv1.CustomResourceDefinition{}), map[reflect.Type]bool{}))
+	assert.True(t, fastDecodable(reflect.TypeOf(&corev1.Pod{}), map[reflect.Type]bool{}))
 }
 
 func decodeMapOf(body string) (map[string]any, error) { return unstructured.DecodeMap([]byte(body)) }
@@ -226,7 +230,7 @@ func TestApplyDuplicateKeys(t *testing.T) {
 	before := e.store.Revision()
 
 	st := e.do("PATCH", cms+"a?fieldManager=m&fieldValidation=Strict", apply, yamlBody).expect(400).status()
-	assert.Equal(t, api.StatusReasonBadRequest, st.Reason)
+	assert.Equal(t, metav1.StatusReasonBadRequest, st.Reason)
 	assert.Equal(t, "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"k\" already set in map", st.Message)
 	st = e.do("PATCH", cms+"a?fieldManager=m&fieldValidation=Strict", apply, jsonBody).expect(400).status()
 	assert.Equal(t, "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 2: key \"k\" already set in map", st.Message)

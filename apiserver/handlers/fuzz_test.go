@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // FuzzRequests sends arbitrary bodies (JSON, YAML and protobuf), content
@@ -26,18 +29,18 @@ func FuzzRequests(f *testing.F) {
 	f.Add("POST", "/api/v1/namespaces/default/configmaps", "application/yaml", "metadata:\n  name: y\n  name: z\ndata: {a: b, a: c}\n")
 	// Protobuf bodies: whole, cut short, with a foreign kind, and as the
 	// bodies of update, scale and DELETE.
-	cm, err := protobuf.Encode(&api.ConfigMap{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: api.ObjectMeta{Name: "p", Labels: map[string]string{"a": "b"}}, Data: map[string]string{"k": "v"}})
+	cm, err := protobuf.Encode(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{"a": "b"}}, Data: map[string]string{"k": "v"}})
 	if err != nil {
 		f.Fatal(err)
 	}
-	dep, err := protobuf.Encode(&api.Deployment{TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: api.ObjectMeta{Name: "d"}})
+	dep, err := protobuf.Encode(&appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: "d"}})
 	if err != nil {
 		f.Fatal(err)
 	}
-	scale, err := protobuf.Encode(&api.Scale{TypeMeta: api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
-		ObjectMeta: api.ObjectMeta{Name: "d"}, Spec: api.ScaleSpec{Replicas: 2}})
+	scale, err := protobuf.Encode(&autoscalingv1.Scale{TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: autoscalingv1.ScaleSpec{Replicas: 2}})
 	if err != nil {
 		f.Fatal(err)
 	}

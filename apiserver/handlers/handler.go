@@ -24,6 +24,8 @@ import (
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
 	"github.com/kubesim/kubesim/clock"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Lookup finds the store serving a resource at a group/version.
@@ -85,7 +87,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A connect subresource (pods/log): its own handler answers,
 		// with the original writer so that an upgrade can pass.
 		if !slices.Contains(conn.Verbs, info.Verb) {
-			responsewriters.WriteError(w, api.NewMethodNotSupported(api.GroupResource{Group: res.Group, Resource: res.Name + "/" + info.Subresource}, info.Verb))
+			responsewriters.WriteError(w, api.NewMethodNotSupported(schema.GroupResource{Group: res.Group, Resource: res.Name + "/" + info.Subresource}, info.Verb))
 			return
 		}
 		if conn.NewConnectOptions != nil {
@@ -300,7 +302,7 @@ func (c *requestContext) listOptions() (registry.ListOptions, error) {
 	opts.SendInitialEvents = queryBool(q, "sendInitialEvents")
 	opts.AllowWatchBookmarks = ptrTrue(queryBool(q, "allowWatchBookmarks"))
 	if errs := registry.ValidateListOptions(opts, c.info.Verb == "watch"); len(errs) > 0 {
-		return opts, api.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", errs)
+		return opts, api.NewInvalid(schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", errs)
 	}
 	if _, err := registry.ParseResourceVersion(opts.ResourceVersion); err != nil {
 		return opts, err
@@ -336,7 +338,7 @@ func (c *requestContext) list() error {
 		if err != nil {
 			return err
 		}
-		return c.writeProtobufList(api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
+		return c.writeProtobufList(metav1.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
 	}
 	if out == asTable {
 		res, err := c.st.ListCached(c.ctx(), c.ns, opts)
@@ -350,7 +352,7 @@ func (c *requestContext) list() error {
 		return err
 	}
 	addWarnings(c.w, res.Warnings)
-	c.streamRawList(api.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
+	c.streamRawList(metav1.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
 	return nil
 }
 
@@ -360,7 +362,7 @@ func (c *requestContext) list() error {
 // writing stops when the client has gone (its context ends, or a write
 // fails), as kube-apiserver streams a large list and stops with its
 // request.
-func (c *requestContext) streamRawList(meta api.ListMeta, items []json.RawMessage) {
+func (c *requestContext) streamRawList(meta metav1.ListMeta, items []json.RawMessage) {
 	head, err := jsoncodec.Marshal(rawListJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(),
 		Metadata: meta, Items: []json.RawMessage{}})
 	if err != nil {
@@ -515,8 +517,8 @@ func (c *requestContext) update() error {
 }
 
 // deleteOptions reads DeleteOptions from the body (if any) and the query.
-func (c *requestContext) deleteOptions() (*api.DeleteOptions, error) {
-	opts := &api.DeleteOptions{}
+func (c *requestContext) deleteOptions() (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
 	body, err := readBody(c.w, c.r, DefaultMaxBodyBytes)
 	if err != nil {
 		return nil, err
@@ -535,7 +537,7 @@ func (c *requestContext) deleteOptions() (*api.DeleteOptions, error) {
 		opts.GracePeriodSeconds = &g
 	}
 	if s := q.Get("propagationPolicy"); s != "" {
-		p := api.DeletionPropagation(s)
+		p := metav1.DeletionPropagation(s)
 		opts.PropagationPolicy = &p
 	}
 	if s := q.Get("orphanDependents"); s != "" {
@@ -553,9 +555,9 @@ func (c *requestContext) deleteOptions() (*api.DeleteOptions, error) {
 	}
 	if p := opts.PropagationPolicy; p != nil {
 		switch *p {
-		case api.DeletePropagationOrphan, api.DeletePropagationBackground, api.DeletePropagationForeground:
+		case metav1.DeletePropagationOrphan, metav1.DeletePropagationBackground, metav1.DeletePropagationForeground:
 		default:
-			return nil, api.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", fieldErrorsPropagation(*p))
+			return nil, api.NewInvalid(schema.GroupKind{Kind: "DeleteOptions"}, "", fieldErrorsPropagation(*p))
 		}
 	}
 	if opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds < 0 {
@@ -578,10 +580,10 @@ func (c *requestContext) delete() error {
 		// Immediate deletion answers with a Success Status, as the
 		// generic registry does.
 		m := api.Meta(res.Object)
-		responsewriters.WriteJSON(c.w, http.StatusOK, api.Status{
-			TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-			Status:   api.StatusSuccess,
-			Details:  &api.StatusDetails{Name: m.Name, Group: c.res.Group, Kind: c.res.Name, UID: m.UID},
+		responsewriters.WriteJSON(c.w, http.StatusOK, metav1.Status{
+			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+			Status:   metav1.StatusSuccess,
+			Details:  &metav1.StatusDetails{Name: m.Name, Group: c.res.Group, Kind: c.res.Name, UID: m.UID},
 		})
 		return nil
 	}
@@ -605,7 +607,7 @@ func (c *requestContext) deleteCollection() error {
 		items = []api.Object{}
 	}
 	if out, err := c.negotiate(); err == nil && out == asProtobuf {
-		return c.writeProtobufList(api.ListMeta{}, items)
+		return c.writeProtobufList(metav1.ListMeta{}, items)
 	}
 	responsewriters.WriteJSON(c.w, http.StatusOK, listJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(), Items: items})
 	return nil
@@ -614,7 +616,7 @@ func (c *requestContext) deleteCollection() error {
 // now is the server's clock, for ages in tables.
 func (c *requestContext) now() time.Time { return c.h.Clock.Now() }
 
-func fieldErrorsPropagation(p api.DeletionPropagation) field.ErrorList {
+func fieldErrorsPropagation(p metav1.DeletionPropagation) field.ErrorList {
 	return field.ErrorList{field.NotSupported(field.NewPath("propagationPolicy"), string(p),
 		[]string{"Foreground", "Background", "Orphan", "nil"})}
 }

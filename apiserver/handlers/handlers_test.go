@@ -18,6 +18,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
@@ -74,13 +77,13 @@ func newEnv(t *testing.T) *testEnv {
 	ids := registry.NewIDs(rand.Reader)
 	resources := []*registry.Resource{
 		{Version: "v1", Name: "namespaces", Kind: "Namespace", ListKind: "NamespaceList",
-			New: func() api.Object { return &api.Namespace{} }, Schema: schema.FromGoType(reflect.TypeOf(api.Namespace{})),
+			New: func() api.Object { return &corev1.Namespace{} }, Schema: schema.FromGoType(reflect.TypeOf(corev1.Namespace{})),
 			StrategicMergePatch: true},
 		{Version: "v1", Name: "configmaps", Kind: "ConfigMap", ListKind: "ConfigMapList", Namespaced: true,
-			New: func() api.Object { return &api.ConfigMap{} }, Schema: schema.FromGoType(reflect.TypeOf(api.ConfigMap{})),
+			New: func() api.Object { return &corev1.ConfigMap{} }, Schema: schema.FromGoType(reflect.TypeOf(corev1.ConfigMap{})),
 			StrategicMergePatch: true},
 		{Group: "apps", Version: "v1", Name: "deployments", Kind: "Deployment", ListKind: "DeploymentList", Namespaced: true,
-			New: func() api.Object { return &api.Deployment{} }, Schema: schema.FromGoType(reflect.TypeOf(api.Deployment{})),
+			New: func() api.Object { return &appsv1.Deployment{} }, Schema: schema.FromGoType(reflect.TypeOf(appsv1.Deployment{})),
 			StrategicMergePatch: true, Scale: &registry.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"}},
 		{Group: "lab.example.com", Version: "v1", Name: "widgets", Kind: "Widget", ListKind: "WidgetList", Namespaced: true,
 			New: func() api.Object { return &unstructured.Unstructured{} }, Schema: widgetSchema(),
@@ -88,12 +91,12 @@ func newEnv(t *testing.T) *testEnv {
 			Scale: &registry.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".status.selector"}},
 	}
 	stores := map[string]*registry.Store{}
-	lifecycle := &admission.NamespaceLifecycle{Get: func(ctx context.Context, name string) (*api.Namespace, error) {
+	lifecycle := &admission.NamespaceLifecycle{Get: func(ctx context.Context, name string) (*corev1.Namespace, error) {
 		obj, err := stores["/v1/namespaces"].Get(ctx, "", name)
 		if err != nil {
 			return nil, err
 		}
-		return obj.(*api.Namespace), nil
+		return obj.(*corev1.Namespace), nil
 	}}
 	for _, r := range resources {
 		s, err := registry.NewStore(registry.Config{Resource: r, Storage: st, Clock: clk, IDs: ids, Admission: admission.Chain{lifecycle}})
@@ -147,9 +150,9 @@ func (r *resp) obj() map[string]any {
 	return m
 }
 
-func (r *resp) status() api.Status {
+func (r *resp) status() metav1.Status {
 	r.t.Helper()
-	var st api.Status
+	var st metav1.Status
 	require.NoError(r.t, json.Unmarshal(r.body, &st))
 	require.Equal(r.t, "Status", st.Kind)
 	return st
@@ -174,7 +177,7 @@ func TestCreateGetAndAlreadyExists(t *testing.T) {
 
 	st := e.do("POST", "/api/v1/namespaces/default/configmaps", "application/json",
 		`{"metadata":{"name":"a"}}`).expect(409).status()
-	assert.Equal(t, api.StatusReasonAlreadyExists, st.Reason)
+	assert.Equal(t, metav1.StatusReasonAlreadyExists, st.Reason)
 	assert.Equal(t, `configmaps "a" already exists`, st.Message)
 
 	st = e.do("GET", "/api/v1/namespaces/default/configmaps/nope", "", "").expect(404).status()
@@ -197,28 +200,28 @@ func TestBadInputChangesNothing(t *testing.T) {
 	cases := []struct {
 		name, method, path, ct, body string
 		code                         int
-		reason                       api.StatusReason
+		reason                       metav1.StatusReason
 		msg                          string
 	}{
-		{"malformed json", "POST", "/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":`, 400, api.StatusReasonBadRequest, "couldn't get version/kind; json parse error"},
-		{"not an object", "POST", "/api/v1/namespaces/default/configmaps", "application/json", `[1,2]`, 400, api.StatusReasonBadRequest, "json parse error"},
-		{"wrong kind", "POST", "/api/v1/namespaces/default/configmaps", "", `{"kind":"Secret","metadata":{"name":"x"}}`, 400, api.StatusReasonBadRequest, "must be of type ConfigMap"},
-		{"wrong apiVersion", "POST", "/api/v1/namespaces/default/configmaps", "", `{"apiVersion":"apps/v1","metadata":{"name":"x"}}`, 400, api.StatusReasonBadRequest, "the API version in the data (apps/v1) does not match the expected API version (v1)"},
-		{"namespace mismatch", "POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{"name":"x","namespace":"other"}}`, 400, api.StatusReasonBadRequest, "the namespace of the provided object does not match the namespace sent on the request"},
-		{"missing name", "POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{}}`, 422, api.StatusReasonInvalid, "metadata.name: Required value: name or generateName is required"},
-		{"bad name", "POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{"name":"Bad_Name"}}`, 422, api.StatusReasonInvalid, `metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain`},
-		{"missing namespace", "POST", "/api/v1/namespaces/nope/configmaps", "", `{"metadata":{"name":"x"}}`, 404, api.StatusReasonNotFound, `namespaces "nope" not found`},
-		{"strict unknown field", "POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Strict", "", `{"metadata":{"name":"x"},"spec":{"a":1}}`, 400, api.StatusReasonBadRequest, `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec"`},
-		{"bad fieldValidation", "POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Loud", "", `{"metadata":{"name":"x"}}`, 400, api.StatusReasonBadRequest, "fieldValidation"},
-		{"unsupported media type", "POST", "/api/v1/namespaces/default/configmaps", "text/plain", `hi`, 415, api.StatusReasonUnsupportedMediaType, "unknown format"},
-		{"too large", "POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{"name":"x"},"data":{"k":"` + strings.Repeat("a", 70*1024) + `"}}`, 413, api.StatusReasonRequestEntityTooLarge, "Request entity too large"},
-		{"garbage path", "GET", "/api/v1/namespaces/default/nothings", "", "", 404, api.StatusReasonNotFound, "the server could not find the requested resource"},
-		{"bad subresource", "GET", "/api/v1/namespaces/default/configmaps/a/status", "", "", 404, api.StatusReasonNotFound, "could not find"},
-		{"bad label selector", "GET", "/api/v1/namespaces/default/configmaps?labelSelector=a+in+b", "", "", 400, api.StatusReasonBadRequest, "unable to parse requirement"},
-		{"unknown field selector", "GET", "/api/v1/namespaces/default/configmaps?fieldSelector=spec.foo%3Dbar", "", "", 400, api.StatusReasonBadRequest, "field label not supported: spec.foo"},
-		{"bad patch type", "PATCH", "/api/v1/namespaces/default/configmaps/a", "application/xml", `<a/>`, 415, api.StatusReasonUnsupportedMediaType, "application/json-patch+json"},
-		{"empty body", "POST", "/api/v1/namespaces/default/configmaps", "", ``, 400, api.StatusReasonBadRequest, "empty"},
-		{"bad continue", "GET", "/api/v1/namespaces/default/configmaps?limit=1&continue=zzz", "", "", 400, api.StatusReasonBadRequest, "continue key is not valid"},
+		{"malformed json", "POST", "/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":`, 400, metav1.StatusReasonBadRequest, "couldn't get version/kind; json parse error"},
+		{"not an object", "POST", "/api/v1/namespaces/default/configmaps", "application/json", `[1,2]`, 400, metav1.StatusReasonBadRequest, "json parse error"},
+		{"wrong kind", "POST", "/api/v1/namespaces/default/configmaps", "", `{"kind":"Secret","metadata":{"name":"x"}}`, 400, metav1.StatusReasonBadRequest, "must be of type ConfigMap"},
+		{"wrong apiVersion", "POST", "/api/v1/namespaces/default/configmaps", "", `{"apiVersion":"apps/v1","metadata":{"name":"x"}}`, 400, metav1.StatusReasonBadRequest, "the API version in the data (apps/v1) does not match the expected API version (v1)"},
+		{"namespace mismatch", "POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{"name":"x","namespace":"other"}}`, 400, metav1.StatusReasonBadRequest, "the namespace of the provided object does not match the namespace sent on the request"},
+		{"missing name", "POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{}}`, 422, metav1.StatusReasonInvalid, "metadata.name: Required value: name or generateName is required"},
+		{"bad name", "POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{"name":"Bad_Name"}}`, 422, metav1.StatusReasonInvalid, `metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain`},
+		{"missing namespace", "POST", "/api/v1/namespaces/nope/configmaps", "", `{"metadata":{"name":"x"}}`, 404, metav1.StatusReasonNotFound, `namespaces "nope" not found`},
+		{"strict unknown field", "POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Strict", "", `{"metadata":{"name":"x"},"spec":{"a":1}}`, 400, metav1.StatusReasonBadRequest, `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec"`},
+		{"bad fieldValidation", "POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Loud", "", `{"metadata":{"name":"x"}}`, 400, metav1.StatusReasonBadRequest, "fieldValidation"},
+		{"unsupported media type", "POST", "/api/v1/namespaces/default/configmaps", "text/plain", `hi`, 415, metav1.StatusReasonUnsupportedMediaType, "unknown format"},
+		{"too large", "POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{"name":"x"},"data":{"k":"` + strings.Repeat("a", 70*1024) + `"}}`, 413, metav1.StatusReasonRequestEntityTooLarge, "Request entity too large"},
+		{"garbage path", "GET", "/api/v1/namespaces/default/nothings", "", "", 404, metav1.StatusReasonNotFound, "the server could not find the requested resource"},
+		{"bad subresource", "GET", "/api/v1/namespaces/default/configmaps/a/status", "", "", 404, metav1.StatusReasonNotFound, "could not find"},
+		{"bad label selector", "GET", "/api/v1/namespaces/default/configmaps?labelSelector=a+in+b", "", "", 400, metav1.StatusReasonBadRequest, "unable to parse requirement"},
+		{"unknown field selector", "GET", "/api/v1/namespaces/default/configmaps?fieldSelector=spec.foo%3Dbar", "", "", 400, metav1.StatusReasonBadRequest, "field label not supported: spec.foo"},
+		{"bad patch type", "PATCH", "/api/v1/namespaces/default/configmaps/a", "application/xml", `<a/>`, 415, metav1.StatusReasonUnsupportedMediaType, "application/json-patch+json"},
+		{"empty body", "POST", "/api/v1/namespaces/default/configmaps", "", ``, 400, metav1.StatusReasonBadRequest, "empty"},
+		{"bad continue", "GET", "/api/v1/namespaces/default/configmaps?limit=1&continue=zzz", "", "", 400, metav1.StatusReasonBadRequest, "continue key is not valid"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -317,7 +320,7 @@ func TestContinueServesTheFirstPagesSnapshot(t *testing.T) {
 	require.NoError(t, e.store.Compact(context.Background(), e.store.Revision()))
 	r := e.do("GET", cms+"?limit=2&continue="+url.QueryEscape(cont), "", "").expect(410)
 	st := r.status()
-	assert.Equal(t, api.StatusReasonExpired, st.Reason)
+	assert.Equal(t, metav1.StatusReasonExpired, st.Reason)
 	assert.Equal(t, int32(410), st.Code)
 	assert.Equal(t, "The provided continue parameter is too old to display a consistent list result. "+
 		"You can start a new list without the continue parameter, or use the continue token in this response to "+
@@ -339,7 +342,7 @@ func TestUpdateConflictAndPatches(t *testing.T) {
 	e.do("PUT", "/api/v1/namespaces/default/configmaps/a", "", `{"metadata":{"name":"a","resourceVersion":"`+rv+`"},"data":{"x":"2"}}`).expect(200)
 	st := e.do("PUT", "/api/v1/namespaces/default/configmaps/a", "", `{"metadata":{"name":"a","resourceVersion":"`+rv+`"},"data":{"x":"3"}}`).expect(409).status()
 	assert.Equal(t, `Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again`, st.Message)
-	assert.Equal(t, api.StatusReasonConflict, st.Reason)
+	assert.Equal(t, metav1.StatusReasonConflict, st.Reason)
 	e.do("PUT", "/api/v1/namespaces/default/configmaps/a", "", `{"metadata":{"name":"b"}}`).expect(400)
 
 	m := e.do("PATCH", "/api/v1/namespaces/default/configmaps/a", "application/merge-patch+json", `{"data":{"y":"m"}}`).expect(200).obj()
@@ -388,7 +391,7 @@ func TestDeleteWithFinalizer(t *testing.T) {
 
 	e.do("POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{"name":"g"}}`).expect(201)
 	st = e.do("DELETE", "/api/v1/namespaces/default/configmaps/g", "", "").expect(200).status()
-	assert.Equal(t, api.StatusSuccess, st.Status)
+	assert.Equal(t, metav1.StatusSuccess, st.Status)
 	assert.Equal(t, "g", st.Details.Name)
 	e.do("DELETE", "/api/v1/namespaces/default/configmaps/g", "", "").expect(404)
 
@@ -520,7 +523,7 @@ func TestWatchStreamsEventsAndExpired(t *testing.T) {
 func TestCreatedObjectDecodesTyped(t *testing.T) {
 	e := newEnv(t)
 	r := e.do("POST", "/api/v1/namespaces/default/configmaps", "", `{"metadata":{"name":"typed"},"data":{"a":"b"}}`).expect(201)
-	var cm api.ConfigMap
+	var cm corev1.ConfigMap
 	require.NoError(t, json.Unmarshal(r.body, &cm))
 	assert.Equal(t, "b", cm.Data["a"])
 	assert.Equal(t, "ConfigMap", cm.Kind)

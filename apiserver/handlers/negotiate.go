@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // output is the representation the client asked to receive.
@@ -104,7 +105,7 @@ func (c *requestContext) writeEncoded(code int, out output, v any) error {
 
 // writeProtobufList writes a list in protobuf. JSON lists are served from
 // the stored bytes; a protobuf list is encoded from the decoded objects.
-func (c *requestContext) writeProtobufList(meta api.ListMeta, items []api.Object) error {
+func (c *requestContext) writeProtobufList(meta metav1.ListMeta, items []api.Object) error {
 	data, err := protobuf.EncodeList(c.res.GroupVersion().String(), c.res.ListKind, meta, items)
 	if err != nil {
 		return api.NewInternalError(err)
@@ -116,10 +117,10 @@ func (c *requestContext) writeProtobufList(meta api.ListMeta, items []api.Object
 // listJSON encodes a list of objects of resource kind listKind without a
 // typed list struct: every kind shares one list shape.
 type listJSON struct {
-	Kind       string       `json:"kind"`
-	APIVersion string       `json:"apiVersion"`
-	Metadata   api.ListMeta `json:"metadata"`
-	Items      []api.Object `json:"items"`
+	Kind       string          `json:"kind"`
+	APIVersion string          `json:"apiVersion"`
+	Metadata   metav1.ListMeta `json:"metadata"`
+	Items      []api.Object    `json:"items"`
 }
 
 // rawListJSON is listJSON with items already encoded (served from stored
@@ -127,6 +128,6 @@ type listJSON struct {
 type rawListJSON struct {
 	Kind       string            `json:"kind"`
 	APIVersion string            `json:"apiVersion"`
-	Metadata   api.ListMeta      `json:"metadata"`
+	Metadata   metav1.ListMeta   `json:"metadata"`
 	Items      []json.RawMessage `json:"items"`
 }

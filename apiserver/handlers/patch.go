@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/patch"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The PATCH media types.
@@ -60,7 +61,7 @@ func patchError(err error) error {
 	if errors.As(err, &ce) {
 		se := applyConflict(ce.Error())
 		for _, c := range ce.Conflicts {
-			se.ErrStatus.Details.Causes = append(se.ErrStatus.Details.Causes, api.StatusCause{
+			se.ErrStatus.Details.Causes = append(se.ErrStatus.Details.Causes, metav1.StatusCause{
 				Type: "FieldManagerConflict", Message: "conflict with " + c.Manager, Field: c.Field})
 		}
 		return se

@@ -2,6 +2,10 @@ package handlers
 
 import (
 	"context"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"net/http/httptest"
@@ -51,21 +55,21 @@ func decodePB[T any, PT interface {
 	return obj
 }
 
-func configMap(name string, data map[string]string) *api.ConfigMap {
-	return &api.ConfigMap{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: api.ObjectMeta{Name: name}, Data: data}
+func configMap(name string, data map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}
 }
 
 func TestProtobufCreateGetListUpdateDelete(t *testing.T) {
 	e := newEnv(t)
 	accept := map[string]string{"Accept": pbAccept}
-	created := decodePB[api.ConfigMap](t, e.doH("POST", cmPath, pbType, encodePB(t, configMap("p", map[string]string{"k": "v"})), accept).expect(201))
+	created := decodePB[corev1.ConfigMap](t, e.doH("POST", cmPath, pbType, encodePB(t, configMap("p", map[string]string{"k": "v"})), accept).expect(201))
 	assert.Equal(t, "p", created.Name)
 	assert.Equal(t, "default", created.Namespace)
 	assert.NotEmpty(t, created.UID)
 	assert.Equal(t, map[string]string{"k": "v"}, created.Data)
-	assert.Equal(t, api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, created.TypeMeta)
+	assert.Equal(t, metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, created.TypeMeta)
 
-	got := decodePB[api.ConfigMap](t, e.doH("GET", cmPath+"/p", "", "", accept).expect(200))
+	got := decodePB[corev1.ConfigMap](t, e.doH("GET", cmPath+"/p", "", "", accept).expect(200))
 	assert.Equal(t, created, got)
 	// The same object as JSON for a JSON client.
 	j := e.do("GET", cmPath+"/p", "", "").expect(200)
@@ -74,7 +78,7 @@ func TestProtobufCreateGetListUpdateDelete(t *testing.T) {
 
 	l := e.doH("GET", cmPath, "", "", accept).expect(200)
 	require.Equal(t, pbType, l.header.Get("Content-Type"))
-	var list api.ConfigMapList
+	var list corev1.ConfigMapList
 	require.NoError(t, unmarshalEnveloped(l.body, "ConfigMapList", &list))
 	require.Len(t, list.Items, 1)
 	assert.Equal(t, created.UID, list.Items[0].UID)
@@ -82,18 +86,18 @@ func TestProtobufCreateGetListUpdateDelete(t *testing.T) {
 
 	upd := configMap("p", map[string]string{"k": "v2"})
 	upd.ResourceVersion = created.ResourceVersion
-	updated := decodePB[api.ConfigMap](t, e.doH("PUT", cmPath+"/p", pbType, encodePB(t, upd), accept).expect(200))
+	updated := decodePB[corev1.ConfigMap](t, e.doH("PUT", cmPath+"/p", pbType, encodePB(t, upd), accept).expect(200))
 	assert.Equal(t, "v2", updated.Data["k"])
 
 	// DeleteOptions come in the client's content type: a precondition
 	// that does not hold proves the body was read.
 	uid := types.UID("nope")
-	raw, err := protobuf.Marshal(&api.DeleteOptions{Preconditions: &api.Preconditions{UID: &uid}})
+	raw, err := protobuf.Marshal(&metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	require.NoError(t, err)
 	st := e.doH("DELETE", cmPath+"/p", pbType, envelope(t, "v1", "DeleteOptions", raw), accept).expect(409).status()
 	assert.Contains(t, st.Message, "Precondition failed: UID in precondition: nope")
-	bg := api.DeletePropagationBackground
-	raw, err = protobuf.Marshal(&api.DeleteOptions{PropagationPolicy: &bg})
+	bg := metav1.DeletePropagationBackground
+	raw, err = protobuf.Marshal(&metav1.DeleteOptions{PropagationPolicy: &bg})
 	require.NoError(t, err)
 	e.doH("DELETE", cmPath+"/p", pbType, envelope(t, "v1", "DeleteOptions", raw), accept).expect(200)
 	e.do("GET", cmPath+"/p", "", "").expect(404)
@@ -101,13 +105,13 @@ func TestProtobufCreateGetListUpdateDelete(t *testing.T) {
 
 func TestProtobufScale(t *testing.T) {
 	e := newEnv(t)
-	dep := &api.Deployment{TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: api.ObjectMeta{Name: "web"}}
+	dep := &appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: metav1.ObjectMeta{Name: "web"}}
 	e.do("POST", deployments, pbType, encodePB(t, dep)).expect(201)
 	accept := map[string]string{"Accept": pbAccept}
-	sc := decodePB[api.Scale](t, e.doH("GET", deployments+"/web/scale", "", "", accept).expect(200))
-	assert.Equal(t, api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"}, sc.TypeMeta)
+	sc := decodePB[autoscalingv1.Scale](t, e.doH("GET", deployments+"/web/scale", "", "", accept).expect(200))
+	assert.Equal(t, metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"}, sc.TypeMeta)
 	sc.Spec.Replicas = 4
-	out := decodePB[api.Scale](t, e.doH("PUT", deployments+"/web/scale", pbType, encodePB(t, sc), accept).expect(200))
+	out := decodePB[autoscalingv1.Scale](t, e.doH("PUT", deployments+"/web/scale", pbType, encodePB(t, sc), accept).expect(200))
 	assert.Equal(t, int32(4), out.Spec.Replicas)
 	assert.Equal(t, int64(4), get(e.do("GET", deployments+"/web", "", "").expect(200).obj(), "spec", "replicas"))
 }
@@ -118,7 +122,7 @@ func TestProtobufBadBodiesChangeNothing(t *testing.T) {
 	good := encodePB(t, configMap("bad", map[string]string{"k": "v"}))
 	wrongVersion := configMap("bad", nil)
 	wrongVersion.APIVersion = "apps/v1"
-	secret := &api.Secret{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: api.ObjectMeta{Name: "bad"}}
+	secret := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: metav1.ObjectMeta{Name: "bad"}}
 	cases := []struct {
 		name, body, msg string
 	}{
@@ -132,7 +136,7 @@ func TestProtobufBadBodiesChangeNothing(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			st := e.do("POST", cmPath, pbType, c.body).expect(400).status()
-			assert.Equal(t, api.StatusReasonBadRequest, st.Reason)
+			assert.Equal(t, metav1.StatusReasonBadRequest, st.Reason)
 			assert.Equal(t, c.msg, st.Message)
 		})
 	}
@@ -166,10 +170,10 @@ func TestProtobufNegotiation(t *testing.T) {
 	// Kubernetes.
 	st := e.do("POST", widgets, pbType, "k8s\x00abc").expect(415).status()
 	assert.Equal(t, "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml", st.Message)
-	assert.Equal(t, api.StatusReasonUnsupportedMediaType, st.Reason)
+	assert.Equal(t, metav1.StatusReasonUnsupportedMediaType, st.Reason)
 	st = e.doH("GET", widgets, "", "", map[string]string{"Accept": pbType}).expect(406).status()
 	assert.Equal(t, "only the following media types are accepted: application/json, application/yaml", st.Message)
-	assert.Equal(t, api.StatusReasonNotAcceptable, st.Reason)
+	assert.Equal(t, metav1.StatusReasonNotAcceptable, st.Reason)
 	r := e.doH("GET", widgets, "", "", map[string]string{"Accept": pbAccept}).expect(200)
 	assert.Equal(t, "application/json", r.header.Get("Content-Type"), "a protobuf client falls back to JSON")
 
@@ -205,13 +209,13 @@ func TestProtobufWatch(t *testing.T) {
 	require.Equal(t, 200, res.StatusCode)
 	assert.Equal(t, "application/vnd.kubernetes.protobuf;stream=watch", res.Header.Get("Content-Type"))
 
-	next := func() (string, *api.ConfigMap) {
+	next := func() (string, *corev1.ConfigMap) {
 		t.Helper()
 		msg, err := protobuf.ReadFrame(res.Body)
 		require.NoError(t, err)
 		typ, object, err := protobuf.DecodeWatchEvent(msg)
 		require.NoError(t, err)
-		var cm api.ConfigMap
+		var cm corev1.ConfigMap
 		_, _, err = protobuf.Decode(object, &cm)
 		require.NoError(t, err)
 		return typ, &cm
@@ -237,10 +241,10 @@ func TestProtobufWatch(t *testing.T) {
 	typ, object, err := protobuf.DecodeWatchEvent(msg)
 	require.NoError(t, err)
 	assert.Equal(t, "ERROR", typ)
-	var st api.Status
+	var st metav1.Status
 	require.NoError(t, unmarshalEnveloped(object, "Status", &st))
 	assert.Equal(t, int32(410), st.Code)
-	assert.Equal(t, api.StatusReasonExpired, st.Reason)
+	assert.Equal(t, metav1.StatusReasonExpired, st.Reason)
 }
 
 // An Accept the server cannot satisfy is refused before anything is

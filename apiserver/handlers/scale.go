@@ -10,13 +10,16 @@ import (
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // scaleDoc is autoscaling/v1 Scale with replicas as plain numbers.
 type scaleDoc struct {
-	api.TypeMeta `json:",inline"`
-	Metadata     api.ObjectMeta `json:"metadata"`
-	Spec         struct {
+	metav1.TypeMeta `json:",inline"`
+	Metadata        metav1.ObjectMeta `json:"metadata"`
+	Spec            struct {
 		Replicas int64 `json:"replicas"`
 	} `json:"spec"`
 	Status struct {
@@ -34,9 +37,9 @@ func (c *requestContext) toScale(obj api.Object) (*scaleDoc, error) {
 		return nil, err
 	}
 	sc := c.res.Scale
-	s := &scaleDoc{TypeMeta: api.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}}
+	s := &scaleDoc{TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}}
 	meta := api.Meta(obj)
-	s.Metadata = api.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID,
+	s.Metadata = metav1.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID,
 		ResourceVersion: meta.ResourceVersion, CreationTimestamp: meta.CreationTimestamp}
 	if v, ok := unstructured.NestedField(m, jsonPath(sc.SpecReplicasPath)...); ok {
 		s.Spec.Replicas, _ = v.(int64)
@@ -60,7 +63,7 @@ func selectorString(v any) string {
 		return t
 	case map[string]any:
 		raw, _ := json.Marshal(t)
-		var ls api.LabelSelector
+		var ls metav1.LabelSelector
 		if json.Unmarshal(raw, &ls) != nil {
 			return ""
 		}
@@ -110,7 +113,7 @@ func (c *requestContext) scaleWrite(body []byte, dry bool, patchType string) err
 			}
 		}
 		if want.Spec.Replicas < 0 {
-			return nil, api.NewInvalid(api.GroupKind{Group: "autoscaling", Kind: "Scale"}, c.name,
+			return nil, api.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, c.name,
 				fieldErrorsReplicas(want.Spec.Replicas))
 		}
 		m, err := objectMap(cur)
@@ -143,10 +146,10 @@ func (c *requestContext) writeScale(s *scaleDoc) error {
 		return err
 	}
 	if out == asProtobuf {
-		return c.writeEncoded(http.StatusOK, out, &api.Scale{
+		return c.writeEncoded(http.StatusOK, out, &autoscalingv1.Scale{
 			TypeMeta: s.TypeMeta, ObjectMeta: s.Metadata,
-			Spec:   api.ScaleSpec{Replicas: int32(s.Spec.Replicas)},
-			Status: api.ScaleStatus{Replicas: int32(s.Status.Replicas), Selector: s.Status.Selector},
+			Spec:   autoscalingv1.ScaleSpec{Replicas: int32(s.Spec.Replicas)},
+			Status: autoscalingv1.ScaleStatus{Replicas: int32(s.Status.Replicas), Selector: s.Status.Selector},
 		})
 	}
 	responsewriters.WriteJSON(c.w, http.StatusOK, s)

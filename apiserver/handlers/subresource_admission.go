@@ -7,6 +7,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Two kinds of write never reach the store's Create or Update, so the
@@ -38,19 +39,19 @@ func admitSubresource(ctx context.Context, st *registry.Store, a *admission.Attr
 }
 
 // parentResource is the resource a subresource belongs to.
-func parentResource(res *registry.Resource) api.GroupVersionResource {
-	return api.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Name}
+func parentResource(res *registry.Resource) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Name}
 }
 
 // admitConnect admits a CONNECT to res/sub of ns/name with opts.
 func admitConnect(ctx context.Context, st *registry.Store, res *registry.Resource, sub, ns, name string, opts api.Object) error {
 	tm := api.TypeMetaOf(opts)
-	gv, _ := api.ParseGroupVersion(tm.APIVersion)
+	gv, _ := schema.ParseGroupVersion(tm.APIVersion)
 	return admitSubresource(ctx, st, &admission.Attributes{
 		Operation:   admission.Connect,
 		Resource:    parentResource(res),
 		Subresource: sub,
-		Kind:        api.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: tm.Kind},
+		Kind:        schema.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: tm.Kind},
 		Namespace:   ns,
 		Name:        name,
 		Object:      opts,

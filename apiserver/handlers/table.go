@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"net/http"
 
@@ -20,17 +21,17 @@ func tableOf(res *registry.Resource) *registry.Table {
 // table renders objs as a meta.k8s.io/v1 Table. Each row carries the
 // object's metadata (PartialObjectMetadata) unless includeObject says
 // otherwise; kubectl needs it for -A and --show-labels.
-func (c *requestContext) table(objs []api.Object, rv, cont string) (*api.Table, error) {
+func (c *requestContext) table(objs []api.Object, rv, cont string) (*metav1.Table, error) {
 	printer := tableOf(c.res)
-	t := &api.Table{
-		TypeMeta:          api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
-		ListMeta:          api.ListMeta{ResourceVersion: rv, Continue: cont},
+	t := &metav1.Table{
+		TypeMeta:          metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
+		ListMeta:          metav1.ListMeta{ResourceVersion: rv, Continue: cont},
 		ColumnDefinitions: printer.Columns,
-		Rows:              []api.TableRow{},
+		Rows:              []metav1.TableRow{},
 	}
 	include := c.r.URL.Query().Get("includeObject")
 	for _, obj := range objs {
-		row := api.TableRow{Cells: printer.Cells(obj, c.now())}
+		row := metav1.TableRow{Cells: printer.Cells(obj, c.now())}
 		var embed any
 		switch include {
 		case "None":
@@ -39,8 +40,8 @@ func (c *requestContext) table(objs []api.Object, rv, cont string) (*api.Table, 
 		case "Object":
 			embed = obj
 		default:
-			embed = &api.PartialObjectMetadata{
-				TypeMeta:   api.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
+			embed = &metav1.PartialObjectMetadata{
+				TypeMeta:   metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
 				ObjectMeta: *api.Meta(obj),
 			}
 		}
@@ -78,7 +79,7 @@ func (c *requestContext) writeTable(res *registry.ListResult) error {
 // encodeTable is json.Marshal(t), byte for byte, without re-encoding the
 // rows' objects: they are json.Marshal's own output already (compact,
 // HTML-escaped), which is what Marshal would make of them again.
-func encodeTable(t *api.Table) ([]byte, error) {
+func encodeTable(t *metav1.Table) ([]byte, error) {
 	head := *t
 	head.Rows = nil
 	data, err := json.Marshal(&head)

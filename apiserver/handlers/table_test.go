@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"net/url"
 	"testing"
@@ -11,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
@@ -27,7 +27,7 @@ func (e *testEnv) tablePages(path string) [][]byte {
 		}
 		r := e.doH("GET", p, "", "", map[string]string{"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}).expect(200)
 		pages = append(pages, r.body)
-		var t api.Table
+		var t metav1.Table
 		require.NoError(e.t, json.Unmarshal(r.body, &t))
 		if cont = t.Continue; cont == "" {
 			return pages
@@ -68,7 +68,7 @@ func TestTableListFromCacheIsByteForByte(t *testing.T) {
 		require.Equal(t, len(cold), len(warm), path)
 		for i := range cold {
 			assert.Equal(t, string(cold[i]), string(warm[i]), "%s, page %d: decoded and cached answers differ", path, i)
-			var tbl api.Table
+			var tbl metav1.Table
 			require.NoError(t, json.Unmarshal(warm[i], &tbl))
 			want, err := json.Marshal(&tbl)
 			require.NoError(t, err)
@@ -92,15 +92,15 @@ func TestTableListFromCacheIsByteForByte(t *testing.T) {
 
 // encodeTable writes json.Marshal's bytes for every shape of row.
 func TestEncodeTableIsJSONMarshal(t *testing.T) {
-	for _, tbl := range []*api.Table{
-		{TypeMeta: api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, Rows: []api.TableRow{}},
-		{TypeMeta: api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}},
-		{TypeMeta: api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, ListMeta: api.ListMeta{ResourceVersion: "7", Continue: "abc"},
-			ColumnDefinitions: []api.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: "<the name>"}},
-			Rows: []api.TableRow{
+	for _, tbl := range []*metav1.Table{
+		{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, Rows: []metav1.TableRow{}},
+		{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}},
+		{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, ListMeta: metav1.ListMeta{ResourceVersion: "7", Continue: "abc"},
+			ColumnDefinitions: []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name", Description: "<the name>"}},
+			Rows: []metav1.TableRow{
 				{Cells: []any{"a<b", int64(3), 1.5, true, nil}, Object: runtime.RawExtension{Raw: []byte(`{"kind":"X","metadata":{"name":"\u003ca\u003e"}}`)}},
 				{Cells: nil},
-				{Cells: []any{"c"}, Conditions: []api.TableRowCondition{{Type: "Completed", Status: "True"}}},
+				{Cells: []any{"c"}, Conditions: []metav1.TableRowCondition{{Type: "Completed", Status: "True"}}},
 			}},
 	} {
 		want, err := json.Marshal(tbl)

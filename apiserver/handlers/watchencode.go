@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // watchEncoder writes the events of a watch in the negotiated encoding:
@@ -80,7 +81,7 @@ func (e *watchEncoder) send(ctx context.Context, ev watchEvent) error {
 func handoffEvent(hw *handoff.Watch, ev watchEvent) (handoff.Event, error) {
 	out := handoff.Event{Type: ev.Type}
 	switch obj := ev.Object.(type) {
-	case api.Status:
+	case metav1.Status:
 		out.Status = &obj
 	case json.RawMessage:
 		out.Raw = obj
@@ -113,7 +114,7 @@ func protobufWatchEvent(ev watchEvent) ([]byte, error) {
 	switch obj := ev.Object.(type) {
 	case api.Object:
 		return protobuf.EncodeWatchEvent(string(ev.Type), obj)
-	case api.Status:
+	case metav1.Status:
 		raw, err := protobuf.Marshal(&obj)
 		if err != nil {
 			return nil, err
@@ -134,4 +135,4 @@ func protobufWatchEvent(ev watchEvent) ([]byte, error) {
 
 // protobufWatchEventMessage is metav1.WatchEvent: the event type and the
 // enveloped object as a RawExtension.
-type protobufWatchEventMessage = api.WatchEvent
+type protobufWatchEventMessage = metav1.WatchEvent

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
@@ -255,17 +257,17 @@ func TestSlowWatcherStreamEndsWithExpired(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	res := &registry.Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", ListKind: "ConfigMapList", Namespaced: true,
-		New: func() api.Object { return &api.ConfigMap{} }}
+		New: func() api.Object { return &corev1.ConfigMap{} }}
 	s, err := registry.NewStore(registry.Config{Resource: res, Storage: st, Clock: clk, IDs: registry.NewIDs(rand.Reader), WatchBuffer: 3})
 	require.NoError(t, err)
 	h := &Handler{Clock: clk, Lookup: func(g, v, r string) (*registry.Store, bool) { return s, g == "" && v == "v1" && r == "configmaps" }}
 	bg := context.Background()
-	created, err := s.Create(bg, "default", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "x"}}, registry.CreateOptions{})
+	created, err := s.Create(bg, "default", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, registry.CreateOptions{})
 	require.NoError(t, err)
 	rv := api.Meta(created).ResourceVersion
 	update := func(i int) {
 		_, _, err := s.Update(bg, "default", "x", func(cur api.Object) (api.Object, error) {
-			cur.(*api.ConfigMap).Data = map[string]string{"i": strconv.Itoa(i)}
+			cur.(*corev1.ConfigMap).Data = map[string]string{"i": strconv.Itoa(i)}
 			api.Meta(cur).ResourceVersion = ""
 			return cur, nil
 		}, registry.UpdateOptions{})

@@ -9,8 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
 )
@@ -18,7 +19,7 @@ import (
 // policy is an authorizer that allows what its rules allow to "admin" and
 // nothing else: enough RBAC to test which attributes the filter asks.
 type policy struct {
-	rules []api.PolicyRule
+	rules []rbacv1.PolicyRule
 	asked []authz.Attributes
 }
 
@@ -57,14 +58,14 @@ func serve(t *testing.T, a authz.Authorizer, requestor string, headers http.Head
 	return w, seen, seenHeaders
 }
 
-func status(t *testing.T, w *httptest.ResponseRecorder) api.Status {
+func status(t *testing.T, w *httptest.ResponseRecorder) metav1.Status {
 	t.Helper()
-	var st api.Status
+	var st metav1.Status
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &st), w.Body.String())
 	return st
 }
 
-var everything = []api.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{"", "authentication.k8s.io"},
+var everything = []rbacv1.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{"", "authentication.k8s.io"},
 	Resources: []string{"users", "groups", "uids", "userextras/scopes", "serviceaccounts"}}}
 
 func TestNoHeadersPassesTheUserUnchanged(t *testing.T) {
@@ -134,19 +135,19 @@ func TestImpersonateServiceAccount(t *testing.T) {
 func TestRefused(t *testing.T) {
 	cases := []struct {
 		name    string
-		rules   []api.PolicyRule
+		rules   []rbacv1.PolicyRule
 		headers http.Header
 		want    string
 	}{
 		{"user", nil, http.Header{"Impersonate-User": {"bob"}},
 			`users "bob" is forbidden: User "admin" cannot impersonate resource "users" in API group "" at the cluster scope`},
-		{"one of the groups", []api.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"users", "groups"}, ResourceNames: []string{"bob", "dev"}}},
+		{"one of the groups", []rbacv1.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"users", "groups"}, ResourceNames: []string{"bob", "dev"}}},
 			http.Header{"Impersonate-User": {"bob"}, "Impersonate-Group": {"dev", "system:masters"}},
 			`groups "system:masters" is forbidden: User "admin" cannot impersonate resource "groups" in API group "" at the cluster scope`},
-		{"uid", []api.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"users"}}},
+		{"uid", []rbacv1.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"users"}}},
 			http.Header{"Impersonate-User": {"bob"}, "Impersonate-Uid": {"u1"}},
 			`uids.authentication.k8s.io "u1" is forbidden: User "admin" cannot impersonate resource "uids" in API group "authentication.k8s.io" at the cluster scope`},
-		{"extra", []api.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"users"}}},
+		{"extra", []rbacv1.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"users"}}},
 			http.Header{"Impersonate-User": {"bob"}, "Impersonate-Extra-Scopes": {"view"}},
 			`userextras.authentication.k8s.io "view" is forbidden: User "admin" cannot impersonate resource "userextras/scopes" in API group "authentication.k8s.io" at the cluster scope`},
 		{"service account", nil, http.Header{"Impersonate-User": {"system:serviceaccount:team:builder"}},
@@ -164,7 +165,7 @@ func TestRefused(t *testing.T) {
 			assert.False(t, reached)
 			require.Equal(t, http.StatusForbidden, w.Code)
 			st := status(t, w)
-			assert.Equal(t, api.StatusReasonForbidden, st.Reason)
+			assert.Equal(t, metav1.StatusReasonForbidden, st.Reason)
 			assert.Equal(t, tc.want, st.Message)
 		})
 	}
@@ -183,7 +184,7 @@ func TestGroupWithoutUser(t *testing.T) {
 }
 
 func TestExtraKeyIsUnescaped(t *testing.T) {
-	p := &policy{rules: []api.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{"*"}, Resources: []string{"*"}}}}
+	p := &policy{rules: []rbacv1.PolicyRule{{Verbs: []string{"impersonate"}, APIGroups: []string{"*"}, Resources: []string{"*"}}}}
 	_, seen, _ := serve(t, p, "admin", http.Header{"Impersonate-User": {"bob"}, "Impersonate-Extra-Example.com%2fteam": {"a"}})
 	require.NotNil(t, seen)
 	assert.Equal(t, map[string][]string{"example.com/team": {"a"}}, seen.Extra)

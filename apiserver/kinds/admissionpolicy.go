@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
@@ -29,20 +31,20 @@ func admissionPolicyResources() []*registry.Resource {
 		{
 			Group: api.AdmissionRegistrationGroupName, Version: "v1", Name: "validatingadmissionpolicies", SingularName: "validatingadmissionpolicy",
 			Kind: "ValidatingAdmissionPolicy", ListKind: "ValidatingAdmissionPolicyList", Categories: []string{"api-extensions"},
-			New:                 func() api.Object { return &api.ValidatingAdmissionPolicy{} },
+			New:                 func() api.Object { return &admissionregistrationv1.ValidatingAdmissionPolicy{} },
 			StrategicMergePatch: true,
 			Strategy:            admissionPolicyStrategy{compiler: compiler},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.ValidatingAdmissionPolicy{})),
+			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicy{})),
 			StatusSubresource:   true,
 			Table:               admissionPolicyTable(),
 		},
 		{
 			Group: api.AdmissionRegistrationGroupName, Version: "v1", Name: "validatingadmissionpolicybindings", SingularName: "validatingadmissionpolicybinding",
 			Kind: "ValidatingAdmissionPolicyBinding", ListKind: "ValidatingAdmissionPolicyBindingList", Categories: []string{"api-extensions"},
-			New:                 func() api.Object { return &api.ValidatingAdmissionPolicyBinding{} },
+			New:                 func() api.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{} },
 			StrategicMergePatch: true,
 			Strategy:            admissionPolicyBindingStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.ValidatingAdmissionPolicyBinding{})),
+			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicyBinding{})),
 			Table:               admissionPolicyBindingTable(),
 		},
 	}
@@ -55,18 +57,18 @@ type admissionPolicyStrategy struct {
 
 // Default implements registry.Strategy (the v1 defaults).
 func (admissionPolicyStrategy) Default(obj api.Object) {
-	policy.SetPolicyDefaults(obj.(*api.ValidatingAdmissionPolicy))
+	policy.SetPolicyDefaults(obj.(*admissionregistrationv1.ValidatingAdmissionPolicy))
 }
 
 // Validate implements registry.Strategy (ValidateValidatingAdmissionPolicy).
 func (s admissionPolicyStrategy) Validate(obj api.Object) field.ErrorList {
-	return s.compiler.ValidatePolicy(obj.(*api.ValidatingAdmissionPolicy))
+	return s.compiler.ValidatePolicy(obj.(*admissionregistrationv1.ValidatingAdmissionPolicy))
 }
 
 // PrepareForUpdate implements registry.Strategy: a new spec is a new
 // generation.
 func (admissionPolicyStrategy) PrepareForUpdate(obj, old api.Object) {
-	p, o := obj.(*api.ValidatingAdmissionPolicy), old.(*api.ValidatingAdmissionPolicy)
+	p, o := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy), old.(*admissionregistrationv1.ValidatingAdmissionPolicy)
 	if !equality.Semantic.DeepEqual(p.Spec, o.Spec) {
 		p.Generation = o.Generation + 1
 	}
@@ -74,7 +76,7 @@ func (admissionPolicyStrategy) PrepareForUpdate(obj, old api.Object) {
 
 // PrepareForCreate implements registry.Strategy.
 func (admissionPolicyStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.ValidatingAdmissionPolicy).Generation = 1
+	obj.(*admissionregistrationv1.ValidatingAdmissionPolicy).Generation = 1
 }
 
 // ValidateUpdate implements registry.Strategy.
@@ -86,12 +88,12 @@ type admissionPolicyBindingStrategy struct{ registry.DefaultStrategy }
 
 // Default implements registry.Strategy.
 func (admissionPolicyBindingStrategy) Default(obj api.Object) {
-	policy.SetBindingDefaults(obj.(*api.ValidatingAdmissionPolicyBinding))
+	policy.SetBindingDefaults(obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding))
 }
 
 // Validate implements registry.Strategy.
 func (admissionPolicyBindingStrategy) Validate(obj api.Object) field.ErrorList {
-	return policy.ValidateBinding(obj.(*api.ValidatingAdmissionPolicyBinding))
+	return policy.ValidateBinding(obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding))
 }
 
 // ValidateUpdate implements registry.Strategy.
@@ -102,14 +104,14 @@ func (s admissionPolicyBindingStrategy) ValidateUpdate(obj, _ api.Object) field.
 // admissionPolicyTable: NAME, VALIDATIONS, PARAMKIND, AGE.
 func admissionPolicyTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Validations", "integer", "Validations indicates the number of validation rules defined in this configuration"),
 			col("ParamKind", "string", "ParamKind specifies the kind of resources used to parameterize this policy"),
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			p := obj.(*api.ValidatingAdmissionPolicy)
+			p := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy)
 			paramKind := "<unset>"
 			if pk := p.Spec.ParamKind; pk != nil {
 				paramKind = pk.APIVersion + "/" + pk.Kind
@@ -122,14 +124,14 @@ func admissionPolicyTable() *registry.Table {
 // admissionPolicyBindingTable: NAME, POLICYNAME, PARAMREF, AGE.
 func admissionPolicyBindingTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("PolicyName", "string", "PolicyName indicates the policy definition which the policy binding binded to"),
 			col("ParamRef", "string", "ParamRef indicates the param resource which sets the configration param"),
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			b := obj.(*api.ValidatingAdmissionPolicyBinding)
+			b := obj.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding)
 			paramRef := "<unset>"
 			if r := b.Spec.ParamRef; r != nil {
 				switch {
@@ -146,7 +148,7 @@ func admissionPolicyBindingTable() *registry.Table {
 	}
 }
 
-func selectorString(s *api.LabelSelector) string {
+func selectorString(s *metav1.LabelSelector) string {
 	sel, err := api.LabelSelectorAsSelector(s)
 	if err != nil {
 		return "<error>"

@@ -12,6 +12,8 @@ import (
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // --- admissionregistration.k8s.io/v1 webhook configurations
@@ -30,21 +32,23 @@ func webhookConfigurationResources() []*registry.Resource {
 			Group: api.AdmissionRegistrationGroupName, Version: "v1", Name: "mutatingwebhookconfigurations",
 			SingularName: "mutatingwebhookconfiguration", Kind: "MutatingWebhookConfiguration",
 			ListKind:            "MutatingWebhookConfigurationList",
-			New:                 func() api.Object { return &api.MutatingWebhookConfiguration{} },
+			New:                 func() api.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} },
 			StrategicMergePatch: true,
 			Strategy:            mutatingWebhookStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.MutatingWebhookConfiguration{})),
-			Table:               webhookConfigurationTable(func(o api.Object) int { return len(o.(*api.MutatingWebhookConfiguration).Webhooks) }),
+			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.MutatingWebhookConfiguration{})),
+			Table:               webhookConfigurationTable(func(o api.Object) int { return len(o.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks) }),
 		},
 		{
 			Group: api.AdmissionRegistrationGroupName, Version: "v1", Name: "validatingwebhookconfigurations",
 			SingularName: "validatingwebhookconfiguration", Kind: "ValidatingWebhookConfiguration",
 			ListKind:            "ValidatingWebhookConfigurationList",
-			New:                 func() api.Object { return &api.ValidatingWebhookConfiguration{} },
+			New:                 func() api.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} },
 			StrategicMergePatch: true,
 			Strategy:            validatingWebhookStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.ValidatingWebhookConfiguration{})),
-			Table:               webhookConfigurationTable(func(o api.Object) int { return len(o.(*api.ValidatingWebhookConfiguration).Webhooks) }),
+			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingWebhookConfiguration{})),
+			Table: webhookConfigurationTable(func(o api.Object) int {
+				return len(o.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks)
+			}),
 		},
 	}
 }
@@ -52,7 +56,7 @@ func webhookConfigurationResources() []*registry.Resource {
 // webhookConfigurationTable prints NAME, WEBHOOKS, AGE.
 func webhookConfigurationTable(count func(api.Object) int) *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Webhooks", "integer", "Webhooks is a list of webhooks and the affected resources and operations."),
 			registry.AgeColumn,
@@ -71,25 +75,25 @@ func (mutatingWebhookStrategy) PrepareForCreate(obj api.Object) {
 }
 
 func (mutatingWebhookStrategy) Default(obj api.Object) {
-	for i := range obj.(*api.MutatingWebhookConfiguration).Webhooks {
-		w := &obj.(*api.MutatingWebhookConfiguration).Webhooks[i]
+	for i := range obj.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks {
+		w := &obj.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks[i]
 		defaultWebhook(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, &w.ClientConfig, w.Rules)
 		if w.ReinvocationPolicy == nil {
-			never := api.NeverReinvocationPolicy
+			never := admissionregistrationv1.NeverReinvocationPolicy
 			w.ReinvocationPolicy = &never
 		}
 	}
 }
 
 func (s mutatingWebhookStrategy) Validate(obj api.Object) field.ErrorList {
-	c := obj.(*api.MutatingWebhookConfiguration)
+	c := obj.(*admissionregistrationv1.MutatingWebhookConfiguration)
 	var errs field.ErrorList
 	names := map[string]bool{}
 	for i, w := range c.Webhooks {
 		p := field.NewPath("webhooks").Index(i)
 		errs = append(errs, validateWebhook(p, w.Name, names, w.ClientConfig, w.Rules, w.FailurePolicy, w.MatchPolicy,
 			w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)...)
-		if w.ReinvocationPolicy != nil && *w.ReinvocationPolicy != api.NeverReinvocationPolicy && *w.ReinvocationPolicy != api.IfNeededReinvocationPolicy {
+		if w.ReinvocationPolicy != nil && *w.ReinvocationPolicy != admissionregistrationv1.NeverReinvocationPolicy && *w.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy {
 			errs = append(errs, field.NotSupported(p.Child("reinvocationPolicy"), *w.ReinvocationPolicy, []string{"IfNeeded", "Never"}))
 		}
 	}
@@ -107,14 +111,14 @@ func (validatingWebhookStrategy) PrepareForCreate(obj api.Object) {
 }
 
 func (validatingWebhookStrategy) Default(obj api.Object) {
-	for i := range obj.(*api.ValidatingWebhookConfiguration).Webhooks {
-		w := &obj.(*api.ValidatingWebhookConfiguration).Webhooks[i]
+	for i := range obj.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks {
+		w := &obj.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks[i]
 		defaultWebhook(&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, &w.ClientConfig, w.Rules)
 	}
 }
 
 func (s validatingWebhookStrategy) Validate(obj api.Object) field.ErrorList {
-	c := obj.(*api.ValidatingWebhookConfiguration)
+	c := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration)
 	var errs field.ErrorList
 	names := map[string]bool{}
 	for i, w := range c.Webhooks {
@@ -130,21 +134,21 @@ func (s validatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.Error
 }
 
 // defaultWebhook sets the v1 defaults both kinds share.
-func defaultWebhook(fp **api.FailurePolicyType, mp **api.MatchPolicyType, ns, objSel **api.LabelSelector,
-	timeout **int32, cc *api.AdmissionWebhookClientConfig, rules []api.RuleWithOperations) {
+func defaultWebhook(fp **admissionregistrationv1.FailurePolicyType, mp **admissionregistrationv1.MatchPolicyType, ns, objSel **metav1.LabelSelector,
+	timeout **int32, cc *admissionregistrationv1.WebhookClientConfig, rules []admissionregistrationv1.RuleWithOperations) {
 	if *fp == nil {
-		f := api.Fail
+		f := admissionregistrationv1.Fail
 		*fp = &f
 	}
 	if *mp == nil {
-		m := api.Equivalent
+		m := admissionregistrationv1.Equivalent
 		*mp = &m
 	}
 	if *ns == nil {
-		*ns = &api.LabelSelector{}
+		*ns = &metav1.LabelSelector{}
 	}
 	if *objSel == nil {
-		*objSel = &api.LabelSelector{}
+		*objSel = &metav1.LabelSelector{}
 	}
 	if *timeout == nil {
 		t := int32(10)
@@ -156,7 +160,7 @@ func defaultWebhook(fp **api.FailurePolicyType, mp **api.MatchPolicyType, ns, ob
 	}
 	for i := range rules {
 		if rules[i].Scope == nil {
-			all := api.AllScopes
+			all := admissionregistrationv1.AllScopes
 			rules[i].Scope = &all
 		}
 	}
@@ -164,9 +168,9 @@ func defaultWebhook(fp **api.FailurePolicyType, mp **api.MatchPolicyType, ns, ob
 
 // validateWebhook is validateValidatingWebhook / validateMutatingWebhook's
 // shared part, with Kubernetes' words.
-func validateWebhook(p *field.Path, name string, seen map[string]bool, cc api.AdmissionWebhookClientConfig,
-	rules []api.RuleWithOperations, fp *api.FailurePolicyType, mp *api.MatchPolicyType,
-	nsSel, objSel *api.LabelSelector, se *api.SideEffectClass, timeout *int32, versions []string) field.ErrorList {
+func validateWebhook(p *field.Path, name string, seen map[string]bool, cc admissionregistrationv1.WebhookClientConfig,
+	rules []admissionregistrationv1.RuleWithOperations, fp *admissionregistrationv1.FailurePolicyType, mp *admissionregistrationv1.MatchPolicyType,
+	nsSel, objSel *metav1.LabelSelector, se *admissionregistrationv1.SideEffectClass, timeout *int32, versions []string) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateFullyQualifiedName(p.Child("name"), name)...)
 	if name != "" && seen[name] {
@@ -176,16 +180,16 @@ func validateWebhook(p *field.Path, name string, seen map[string]bool, cc api.Ad
 	for i, r := range rules {
 		errs = append(errs, validateRule(p.Child("rules").Index(i), r)...)
 	}
-	if fp != nil && *fp != api.Fail && *fp != api.Ignore {
+	if fp != nil && *fp != admissionregistrationv1.Fail && *fp != admissionregistrationv1.Ignore {
 		errs = append(errs, field.NotSupported(p.Child("failurePolicy"), *fp, []string{"Fail", "Ignore"}))
 	}
-	if mp != nil && *mp != api.Equivalent && *mp != api.Exact {
+	if mp != nil && *mp != admissionregistrationv1.Equivalent && *mp != admissionregistrationv1.Exact {
 		errs = append(errs, field.NotSupported(p.Child("matchPolicy"), *mp, []string{"Equivalent", "Exact"}))
 	}
 	switch {
 	case se == nil:
 		errs = append(errs, field.Required(p.Child("sideEffects"), "must specify one of None, NoneOnDryRun"))
-	case *se != api.SideEffectClassNone && *se != api.SideEffectClassNoneOnDryRun:
+	case *se != admissionregistrationv1.SideEffectClassNone && *se != admissionregistrationv1.SideEffectClassNoneOnDryRun:
 		errs = append(errs, field.NotSupported(p.Child("sideEffects"), *se, []string{"None", "NoneOnDryRun"}))
 	}
 	if timeout != nil && (*timeout < 1 || *timeout > 30) {
@@ -194,7 +198,7 @@ func validateWebhook(p *field.Path, name string, seen map[string]bool, cc api.Ad
 	errs = append(errs, validateReviewVersions(p.Child("admissionReviewVersions"), versions)...)
 	for _, s := range []struct {
 		name string
-		sel  *api.LabelSelector
+		sel  *metav1.LabelSelector
 	}{{"namespaceSelector", nsSel}, {"objectSelector", objSel}} {
 		if s.sel == nil {
 			continue
@@ -244,14 +248,14 @@ func validateReviewVersions(p *field.Path, versions []string) field.ErrorList {
 	return errs
 }
 
-func validateRule(p *field.Path, r api.RuleWithOperations) field.ErrorList {
+func validateRule(p *field.Path, r admissionregistrationv1.RuleWithOperations) field.ErrorList {
 	var errs field.ErrorList
 	if len(r.Operations) == 0 {
 		errs = append(errs, field.Required(p.Child("operations"), ""))
 	}
 	for i, op := range r.Operations {
 		switch op {
-		case api.OperationAll:
+		case admissionregistrationv1.OperationAll:
 			if len(r.Operations) > 1 {
 				ops := make([]string, len(r.Operations))
 				for i, o := range r.Operations {
@@ -267,7 +271,7 @@ func validateRule(p *field.Path, r api.RuleWithOperations) field.ErrorList {
 	errs = append(errs, validateRuleList(p.Child("apiGroups"), r.APIGroups, "API groups", false)...)
 	errs = append(errs, validateRuleList(p.Child("apiVersions"), r.APIVersions, "API versions", true)...)
 	errs = append(errs, validateRuleResources(p.Child("resources"), r.Resources)...)
-	if r.Scope != nil && *r.Scope != api.AllScopes && *r.Scope != api.ClusterScope && *r.Scope != api.NamespacedScope {
+	if r.Scope != nil && *r.Scope != admissionregistrationv1.AllScopes && *r.Scope != admissionregistrationv1.ClusterScope && *r.Scope != admissionregistrationv1.NamespacedScope {
 		errs = append(errs, field.NotSupported(p.Child("scope"), *r.Scope, []string{"*", "Cluster", "Namespaced"}))
 	}
 	return errs
@@ -311,7 +315,7 @@ func validateRuleResources(p *field.Path, resources []string) field.ErrorList {
 }
 
 // validateClientConfig is webhook.ValidateWebhookURL / ValidateWebhookService.
-func validateClientConfig(p *field.Path, cc api.AdmissionWebhookClientConfig) field.ErrorList {
+func validateClientConfig(p *field.Path, cc admissionregistrationv1.WebhookClientConfig) field.ErrorList {
 	var errs field.ErrorList
 	switch {
 	case (cc.URL == nil) == (cc.Service == nil):

@@ -1,15 +1,16 @@
 package kinds
 
 import (
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/labels"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // validateAffinity is core validation's validateAffinity for node
 // affinity: a required node selector with at least one term, preferred
 // terms weighted 1-100, and every requirement well formed.
-func validateAffinity(a *api.Affinity, p *field.Path) field.ErrorList {
+func validateAffinity(a *corev1.Affinity, p *field.Path) field.ErrorList {
 	if a == nil || a.NodeAffinity == nil {
 		return nil
 	}
@@ -30,7 +31,7 @@ func validateAffinity(a *api.Affinity, p *field.Path) field.ErrorList {
 
 // ValidateNodeSelector is core validation's ValidateNodeSelector: at least
 // one term, each term's requirements well formed.
-func ValidateNodeSelector(ns *api.NodeSelector, p *field.Path) field.ErrorList {
+func ValidateNodeSelector(ns *corev1.NodeSelector, p *field.Path) field.ErrorList {
 	tp := p.Child("nodeSelectorTerms")
 	if len(ns.NodeSelectorTerms) == 0 {
 		return field.ErrorList{field.Required(tp, "must have at least one node selector term")}
@@ -42,7 +43,7 @@ func ValidateNodeSelector(ns *api.NodeSelector, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateNodeSelectorTerm(term api.NodeSelectorTerm, p *field.Path) field.ErrorList {
+func validateNodeSelectorTerm(term corev1.NodeSelectorTerm, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for j, req := range term.MatchExpressions {
 		errs = append(errs, validateNodeSelectorRequirement(req, p.Child("matchExpressions").Index(j))...)
@@ -55,18 +56,18 @@ func validateNodeSelectorTerm(term api.NodeSelectorTerm, p *field.Path) field.Er
 
 // validateNodeSelectorRequirement is ValidateNodeSelectorRequirement: the
 // operator's values, and a label name as key.
-func validateNodeSelectorRequirement(rq api.NodeSelectorRequirement, p *field.Path) field.ErrorList {
+func validateNodeSelectorRequirement(rq corev1.NodeSelectorRequirement, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch rq.Operator {
-	case api.NodeSelectorOpIn, api.NodeSelectorOpNotIn:
+	case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
 		if len(rq.Values) == 0 {
 			errs = append(errs, field.Required(p.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
 		}
-	case api.NodeSelectorOpExists, api.NodeSelectorOpDoesNotExist:
+	case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
 		if len(rq.Values) > 0 {
 			errs = append(errs, field.Forbidden(p.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
 		}
-	case api.NodeSelectorOpGt, api.NodeSelectorOpLt:
+	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
 		if len(rq.Values) != 1 {
 			errs = append(errs, field.Required(p.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
 		}
@@ -82,17 +83,17 @@ func validateNodeSelectorRequirement(rq api.NodeSelectorRequirement, p *field.Pa
 // validateNodeFieldSelectorRequirement is
 // ValidateNodeFieldSelectorRequirement: metadata.name, In or NotIn, one
 // node name.
-func validateNodeFieldSelectorRequirement(rq api.NodeSelectorRequirement, p *field.Path) field.ErrorList {
+func validateNodeFieldSelectorRequirement(rq corev1.NodeSelectorRequirement, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch rq.Operator {
-	case api.NodeSelectorOpIn, api.NodeSelectorOpNotIn:
+	case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
 		if len(rq.Values) != 1 {
 			errs = append(errs, field.Required(p.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
 		}
 	default:
 		errs = append(errs, field.Invalid(p.Child("operator"), rq.Operator, "not a valid selector operator"))
 	}
-	if rq.Key != api.ObjectNameField {
+	if rq.Key != metav1.ObjectNameField {
 		return append(errs, field.Invalid(p.Child("key"), rq.Key, "not a valid field selector key"))
 	}
 	for i, v := range rq.Values {

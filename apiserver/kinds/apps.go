@@ -7,13 +7,16 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // --- defaults (pkg/apis/apps/v1/defaults.go) ---
 
 // DefaultReplicaSet fills replicas and the pod template.
-func DefaultReplicaSet(rs *api.ReplicaSet) {
+func DefaultReplicaSet(rs *appsv1.ReplicaSet) {
 	if rs.Spec.Replicas == nil {
 		rs.Spec.Replicas = ptr(int32(1))
 	}
@@ -22,17 +25,17 @@ func DefaultReplicaSet(rs *api.ReplicaSet) {
 
 // DefaultDeployment fills replicas, a RollingUpdate strategy of 25%/25%,
 // revisionHistoryLimit 10, progressDeadlineSeconds 600 and the template.
-func DefaultDeployment(d *api.Deployment) {
+func DefaultDeployment(d *appsv1.Deployment) {
 	s := &d.Spec
 	if s.Replicas == nil {
 		s.Replicas = ptr(int32(1))
 	}
 	if s.Strategy.Type == "" {
-		s.Strategy.Type = api.RollingUpdateDeploymentStrategyType
+		s.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
 	}
-	if s.Strategy.Type == api.RollingUpdateDeploymentStrategyType {
+	if s.Strategy.Type == appsv1.RollingUpdateDeploymentStrategyType {
 		if s.Strategy.RollingUpdate == nil {
-			s.Strategy.RollingUpdate = &api.RollingUpdateDeployment{}
+			s.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{}
 		}
 		if s.Strategy.RollingUpdate.MaxUnavailable == nil {
 			s.Strategy.RollingUpdate.MaxUnavailable = ptr(intstr.FromString("25%"))
@@ -52,20 +55,20 @@ func DefaultDeployment(d *api.Deployment) {
 
 // DefaultStatefulSet fills replicas, OrderedReady, a RollingUpdate with
 // partition 0, revisionHistoryLimit 10 and the template.
-func DefaultStatefulSet(ss *api.StatefulSet) {
+func DefaultStatefulSet(ss *appsv1.StatefulSet) {
 	s := &ss.Spec
 	if s.Replicas == nil {
 		s.Replicas = ptr(int32(1))
 	}
 	if s.PodManagementPolicy == "" {
-		s.PodManagementPolicy = api.OrderedReadyPodManagement
+		s.PodManagementPolicy = appsv1.OrderedReadyPodManagement
 	}
 	if s.UpdateStrategy.Type == "" {
-		s.UpdateStrategy.Type = api.RollingUpdateStatefulSetStrategyType
+		s.UpdateStrategy.Type = appsv1.RollingUpdateStatefulSetStrategyType
 	}
-	if s.UpdateStrategy.Type == api.RollingUpdateStatefulSetStrategyType {
+	if s.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
 		if s.UpdateStrategy.RollingUpdate == nil {
-			s.UpdateStrategy.RollingUpdate = &api.RollingUpdateStatefulSetStrategy{}
+			s.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
 		}
 		if s.UpdateStrategy.RollingUpdate.Partition == nil {
 			s.UpdateStrategy.RollingUpdate.Partition = ptr(int32(0))
@@ -78,18 +81,18 @@ func DefaultStatefulSet(ss *api.StatefulSet) {
 	// Claims outlive their StatefulSet unless asked otherwise (the
 	// StatefulSetAutoDeletePVC defaults), and templates are claims.
 	if s.PersistentVolumeClaimRetentionPolicy == nil {
-		s.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{}
+		s.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{}
 	}
 	if s.PersistentVolumeClaimRetentionPolicy.WhenDeleted == "" {
-		s.PersistentVolumeClaimRetentionPolicy.WhenDeleted = api.RetainPersistentVolumeClaimRetentionPolicyType
+		s.PersistentVolumeClaimRetentionPolicy.WhenDeleted = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
 	}
 	if s.PersistentVolumeClaimRetentionPolicy.WhenScaled == "" {
-		s.PersistentVolumeClaimRetentionPolicy.WhenScaled = api.RetainPersistentVolumeClaimRetentionPolicyType
+		s.PersistentVolumeClaimRetentionPolicy.WhenScaled = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
 	}
 	for i := range s.VolumeClaimTemplates {
 		DefaultPersistentVolumeClaimSpec(&s.VolumeClaimTemplates[i].Spec)
 		if s.VolumeClaimTemplates[i].Status.Phase == "" {
-			s.VolumeClaimTemplates[i].Status.Phase = api.ClaimPending
+			s.VolumeClaimTemplates[i].Status.Phase = corev1.ClaimPending
 		}
 	}
 }
@@ -99,7 +102,7 @@ func DefaultStatefulSet(ss *api.StatefulSet) {
 // validateSelectorAndTemplate is the part ReplicaSets, Deployments and
 // StatefulSets share: the selector is required, not empty, valid, and
 // selects the template's labels.
-func validateSelectorAndTemplate(sel *api.LabelSelector, t *api.PodTemplateSpec, kind string, validateSpec bool) field.ErrorList {
+func validateSelectorAndTemplate(sel *metav1.LabelSelector, t *corev1.PodTemplateSpec, kind string, validateSpec bool) field.ErrorList {
 	var errs field.ErrorList
 	sp := field.NewPath("spec")
 	if sel == nil {
@@ -123,8 +126,8 @@ func validateSelectorAndTemplate(sel *api.LabelSelector, t *api.PodTemplateSpec,
 	} else {
 		errs = append(errs, validateLabels(t.Labels, tp.Child("labels"))...)
 	}
-	if t.Spec.RestartPolicy != api.RestartPolicyAlways {
-		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []string{string(api.RestartPolicyAlways)}))
+	if t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
+		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
 	}
 	if t.Spec.ActiveDeadlineSeconds != nil {
 		name := map[string]string{"deployment": "ReplicaSet", "replicaset": "ReplicaSet", "statefulset": "StatefulSet", "daemonset": "DaemonSet"}[kind]
@@ -135,7 +138,7 @@ func validateSelectorAndTemplate(sel *api.LabelSelector, t *api.PodTemplateSpec,
 
 // validateSelectorUnchanged is the apps/v1 strategies' rule that a
 // selector, once set, stays.
-func validateSelectorUnchanged(sel, old *api.LabelSelector) field.ErrorList {
+func validateSelectorUnchanged(sel, old *metav1.LabelSelector) field.ErrorList {
 	if jsonEqual(sel, old) {
 		return nil
 	}
@@ -159,25 +162,25 @@ type replicaSetStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate implements registry.Strategy.
 func (replicaSetStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.ReplicaSet).Status = api.ReplicaSetStatus{}
+	obj.(*appsv1.ReplicaSet).Status = appsv1.ReplicaSetStatus{}
 }
 
 // Default implements registry.Strategy.
-func (replicaSetStrategy) Default(obj api.Object) { DefaultReplicaSet(obj.(*api.ReplicaSet)) }
+func (replicaSetStrategy) Default(obj api.Object) { DefaultReplicaSet(obj.(*appsv1.ReplicaSet)) }
 
 // Validate implements registry.Strategy.
 func (replicaSetStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateReplicaSet(obj.(*api.ReplicaSet))
+	return validateReplicaSet(obj.(*appsv1.ReplicaSet))
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (replicaSetStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	rs := obj.(*api.ReplicaSet)
+	rs := obj.(*appsv1.ReplicaSet)
 	errs := validateReplicaSet(rs)
-	return append(errs, validateSelectorUnchanged(rs.Spec.Selector, old.(*api.ReplicaSet).Spec.Selector)...)
+	return append(errs, validateSelectorUnchanged(rs.Spec.Selector, old.(*appsv1.ReplicaSet).Spec.Selector)...)
 }
 
-func validateReplicaSet(rs *api.ReplicaSet) field.ErrorList {
+func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
 	errs := replicasErrs(rs.Spec.Replicas)
 	errs = append(errs, validateNonnegative(int64(rs.Spec.MinReadySeconds), field.NewPath("spec", "minReadySeconds"))...)
 	// "for deployment" is Kubernetes' own wording for ReplicaSets too.
@@ -185,7 +188,7 @@ func validateReplicaSet(rs *api.ReplicaSet) field.ErrorList {
 }
 
 func replicaSetFields(obj api.Object) fields.Set {
-	return fields.Set{"status.replicas": itoa(int(obj.(*api.ReplicaSet).Status.Replicas))}
+	return fields.Set{"status.replicas": itoa(int(obj.(*appsv1.ReplicaSet).Status.Replicas))}
 }
 
 // --- Deployment (pkg/registry/apps/deployment/strategy.go) ---
@@ -194,36 +197,36 @@ type deploymentStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate implements registry.Strategy.
 func (deploymentStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.Deployment).Status = api.DeploymentStatus{}
+	obj.(*appsv1.Deployment).Status = appsv1.DeploymentStatus{}
 }
 
 // Default implements registry.Strategy.
-func (deploymentStrategy) Default(obj api.Object) { DefaultDeployment(obj.(*api.Deployment)) }
+func (deploymentStrategy) Default(obj api.Object) { DefaultDeployment(obj.(*appsv1.Deployment)) }
 
 // Validate implements registry.Strategy.
 func (deploymentStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateDeployment(obj.(*api.Deployment))
+	return validateDeployment(obj.(*appsv1.Deployment))
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (deploymentStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	d := obj.(*api.Deployment)
+	d := obj.(*appsv1.Deployment)
 	errs := validateDeployment(d)
-	return append(errs, validateSelectorUnchanged(d.Spec.Selector, old.(*api.Deployment).Spec.Selector)...)
+	return append(errs, validateSelectorUnchanged(d.Spec.Selector, old.(*appsv1.Deployment).Spec.Selector)...)
 }
 
-func validateDeployment(d *api.Deployment) field.ErrorList {
+func validateDeployment(d *appsv1.Deployment) field.ErrorList {
 	s := &d.Spec
 	sp := field.NewPath("spec")
 	errs := replicasErrs(s.Replicas)
 	errs = append(errs, validateSelectorAndTemplate(s.Selector, &s.Template, "deployment", true)...)
 	stp := sp.Child("strategy")
 	switch s.Strategy.Type {
-	case api.RecreateDeploymentStrategyType:
+	case appsv1.RecreateDeploymentStrategyType:
 		if s.Strategy.RollingUpdate != nil {
 			errs = append(errs, field.Forbidden(stp.Child("rollingUpdate"), "may not be specified when strategy `type` is 'Recreate'"))
 		}
-	case api.RollingUpdateDeploymentStrategyType:
+	case appsv1.RollingUpdateDeploymentStrategyType:
 		ru := s.Strategy.RollingUpdate
 		if ru == nil {
 			errs = append(errs, field.Required(stp.Child("rollingUpdate"), "this should be defaulted and never be nil"))
@@ -245,7 +248,7 @@ func validateDeployment(d *api.Deployment) field.ErrorList {
 			}
 		}
 	default:
-		errs = append(errs, field.NotSupported(stp, s.Strategy, []string{string(api.RecreateDeploymentStrategyType), string(api.RollingUpdateDeploymentStrategyType)}))
+		errs = append(errs, field.NotSupported(stp, s.Strategy, []string{string(appsv1.RecreateDeploymentStrategyType), string(appsv1.RollingUpdateDeploymentStrategyType)}))
 	}
 	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), sp.Child("minReadySeconds"))...)
 	if s.RevisionHistoryLimit != nil {
@@ -266,21 +269,21 @@ type statefulSetStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate implements registry.Strategy.
 func (statefulSetStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.StatefulSet).Status = api.StatefulSetStatus{}
+	obj.(*appsv1.StatefulSet).Status = appsv1.StatefulSetStatus{}
 }
 
 // Default implements registry.Strategy.
-func (statefulSetStrategy) Default(obj api.Object) { DefaultStatefulSet(obj.(*api.StatefulSet)) }
+func (statefulSetStrategy) Default(obj api.Object) { DefaultStatefulSet(obj.(*appsv1.StatefulSet)) }
 
 // Validate implements registry.Strategy.
 func (statefulSetStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateStatefulSet(obj.(*api.StatefulSet))
+	return validateStatefulSet(obj.(*appsv1.StatefulSet))
 }
 
 // ValidateUpdate allows only replicas, template, updateStrategy and
 // minReadySeconds to change, in Kubernetes' words.
 func (statefulSetStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	ss, o := obj.(*api.StatefulSet), old.(*api.StatefulSet)
+	ss, o := obj.(*appsv1.StatefulSet), old.(*appsv1.StatefulSet)
 	errs := validateStatefulSet(ss)
 	clone := ss.Spec.DeepCopy()
 	clone.Replicas = o.Spec.Replicas
@@ -297,14 +300,14 @@ func (statefulSetStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 // validateStatefulSet follows ValidateStatefulSetSpec, which (as its TODO
 // says) checks the template's labels but not its pod spec: a StatefulSet
 // with a bad template is accepted and its pods fail at creation.
-func validateStatefulSet(ss *api.StatefulSet) field.ErrorList {
+func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 	s := &ss.Spec
 	sp := field.NewPath("spec")
 	var errs field.ErrorList
 	switch s.PodManagementPolicy {
 	case "":
 		errs = append(errs, field.Required(sp.Child("podManagementPolicy"), ""))
-	case api.OrderedReadyPodManagement, api.ParallelPodManagement:
+	case appsv1.OrderedReadyPodManagement, appsv1.ParallelPodManagement:
 	default:
 		errs = append(errs, field.Invalid(sp.Child("podManagementPolicy"), s.PodManagementPolicy, "must be 'OrderedReady' or 'Parallel'"))
 	}
@@ -312,11 +315,11 @@ func validateStatefulSet(ss *api.StatefulSet) field.ErrorList {
 	switch s.UpdateStrategy.Type {
 	case "":
 		errs = append(errs, field.Required(up, ""))
-	case api.OnDeleteStatefulSetStrategyType:
+	case appsv1.OnDeleteStatefulSetStrategyType:
 		if s.UpdateStrategy.RollingUpdate != nil {
 			errs = append(errs, field.Invalid(up.Child("rollingUpdate"), s.UpdateStrategy.RollingUpdate, "only allowed for updateStrategy 'RollingUpdate'"))
 		}
-	case api.RollingUpdateStatefulSetStrategyType:
+	case appsv1.RollingUpdateStatefulSetStrategyType:
 		if ru := s.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 			errs = append(errs, validateNonnegative(int64(*ru.Partition), up.Child("rollingUpdate", "partition"))...)
 		}
@@ -326,7 +329,7 @@ func validateStatefulSet(ss *api.StatefulSet) field.ErrorList {
 	errs = append(errs, replicasErrs(s.Replicas)...)
 	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), sp.Child("minReadySeconds"))...)
 	if rp := s.PersistentVolumeClaimRetentionPolicy; rp != nil {
-		policies := []string{string(api.RetainPersistentVolumeClaimRetentionPolicyType), string(api.DeletePersistentVolumeClaimRetentionPolicyType)}
+		policies := []string{string(appsv1.RetainPersistentVolumeClaimRetentionPolicyType), string(appsv1.DeletePersistentVolumeClaimRetentionPolicyType)}
 		pp := sp.Child("persistentVolumeClaimRetentionPolicy")
 		if !slices.Contains(policies, string(rp.WhenDeleted)) {
 			errs = append(errs, field.NotSupported(pp.Child("whenDeleted"), rp.WhenDeleted, policies))
@@ -345,7 +348,7 @@ type controllerRevisionStrategy struct{ registry.DefaultStrategy }
 // Validate is ValidateControllerRevision: data is mandatory and the
 // revision not negative.
 func (controllerRevisionStrategy) Validate(obj api.Object) field.ErrorList {
-	cr := obj.(*api.ControllerRevision)
+	cr := obj.(*appsv1.ControllerRevision)
 	var errs field.ErrorList
 	if len(cr.Data.Raw) == 0 || string(cr.Data.Raw) == "null" {
 		errs = append(errs, field.Required(field.NewPath("data"), "data is mandatory"))
@@ -357,7 +360,7 @@ func (controllerRevisionStrategy) Validate(obj api.Object) field.ErrorList {
 // a revision never changes (only its revision number may, when a rollback
 // makes an old revision the newest again).
 func (s controllerRevisionStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	cr, o := obj.(*api.ControllerRevision), old.(*api.ControllerRevision)
+	cr, o := obj.(*appsv1.ControllerRevision), old.(*appsv1.ControllerRevision)
 	errs := s.Validate(obj)
 	if !jsonEqual(cr.Data.Raw, o.Data.Raw) {
 		errs = append(errs, field.Invalid(field.NewPath("data"), string(cr.Data.Raw), immutableErrMsg))

@@ -6,7 +6,12 @@ import (
 	"strings"
 	"time"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
@@ -22,7 +27,7 @@ import (
 // `kubectl autoscale` of kubectl v1.32 creates. Both share one stored
 // object; v1 converts on the way in and out (autoscaling_v1.go).
 func autoscalingResources() []*registry.Resource {
-	stored := api.GroupResource{Group: api.AutoscalingGroupName, Resource: "horizontalpodautoscalers"}
+	stored := k8sschema.GroupResource{Group: api.AutoscalingGroupName, Resource: "horizontalpodautoscalers"}
 	base := registry.Resource{
 		Group: api.AutoscalingGroupName, Name: "horizontalpodautoscalers", SingularName: "horizontalpodautoscaler",
 		Kind: "HorizontalPodAutoscaler", ListKind: "HorizontalPodAutoscalerList", ShortNames: []string{"hpa"},
@@ -31,14 +36,14 @@ func autoscalingResources() []*registry.Resource {
 	}
 	v2 := base
 	v2.Version = "v2"
-	v2.New = func() api.Object { return &api.HorizontalPodAutoscaler{} }
+	v2.New = func() api.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }
 	v2.Strategy = hpaStrategy{}
-	v2.Schema = schema.FromGoType(reflect.TypeOf(api.HorizontalPodAutoscaler{}))
+	v2.Schema = schema.FromGoType(reflect.TypeOf(autoscalingv2.HorizontalPodAutoscaler{}))
 	v1 := base
 	v1.Version = "v1"
-	v1.New = func() api.Object { return &api.HorizontalPodAutoscalerV1{} }
+	v1.New = func() api.Object { return &autoscalingv1.HorizontalPodAutoscaler{} }
 	v1.Strategy = hpaV1Strategy{}
-	v1.Schema = schema.FromGoType(reflect.TypeOf(api.HorizontalPodAutoscalerV1{}))
+	v1.Schema = schema.FromGoType(reflect.TypeOf(autoscalingv1.HorizontalPodAutoscaler{}))
 	v1.Table = hpaV1Table()
 	// autoscaling/v1 HPAs are stored as v2 and read back as v1.
 	v1.ToStored, v1.FromStored = hpaV1ToStored, hpaV1FromStored
@@ -59,25 +64,25 @@ const (
 
 // DefaultScaleUpRules are autoscaling/v2's scale-up defaults: no
 // stabilization, and the larger of +100% or +4 pods each 15 seconds.
-func DefaultScaleUpRules() api.HPAScalingRules {
-	sel := api.MaxChangePolicySelect
-	return api.HPAScalingRules{StabilizationWindowSeconds: ptrTo(int32(0)), SelectPolicy: &sel,
-		Policies: []api.HPAScalingPolicy{{Type: api.PodsScalingPolicy, Value: 4, PeriodSeconds: 15},
-			{Type: api.PercentScalingPolicy, Value: 100, PeriodSeconds: 15}}}
+func DefaultScaleUpRules() autoscalingv2.HPAScalingRules {
+	sel := autoscalingv2.MaxChangePolicySelect
+	return autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptrTo(int32(0)), SelectPolicy: &sel,
+		Policies: []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PodsScalingPolicy, Value: 4, PeriodSeconds: 15},
+			{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 15}}}
 }
 
 // DefaultScaleDownRules: a 300 second window, then down to any size
 // (-100%) each 15 seconds.
-func DefaultScaleDownRules() api.HPAScalingRules {
-	sel := api.MaxChangePolicySelect
-	return api.HPAScalingRules{StabilizationWindowSeconds: ptrTo(int32(300)), SelectPolicy: &sel,
-		Policies: []api.HPAScalingPolicy{{Type: api.PercentScalingPolicy, Value: 100, PeriodSeconds: 15}}}
+func DefaultScaleDownRules() autoscalingv2.HPAScalingRules {
+	sel := autoscalingv2.MaxChangePolicySelect
+	return autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptrTo(int32(300)), SelectPolicy: &sel,
+		Policies: []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 15}}}
 }
 
 func ptrTo[T any](v T) *T { return &v }
 
 // fillRules fills the unset fields of r from def (GenerateHPAScale*Rules).
-func fillRules(r *api.HPAScalingRules, def api.HPAScalingRules) *api.HPAScalingRules {
+func fillRules(r *autoscalingv2.HPAScalingRules, def autoscalingv2.HPAScalingRules) *autoscalingv2.HPAScalingRules {
 	if r == nil {
 		return &def
 	}
@@ -97,13 +102,13 @@ func fillRules(r *api.HPAScalingRules, def api.HPAScalingRules) *api.HPAScalingR
 // minReplicas 1, 80% CPU when no metric is named, and a behavior given in
 // part completed from the defaults (an absent one stays absent: the
 // controller then uses the defaults).
-func SetHPADefaults(h *api.HorizontalPodAutoscaler) {
+func SetHPADefaults(h *autoscalingv2.HorizontalPodAutoscaler) {
 	if h.Spec.MinReplicas == nil {
 		h.Spec.MinReplicas = ptrTo(int32(1))
 	}
 	if len(h.Spec.Metrics) == 0 {
-		h.Spec.Metrics = []api.MetricSpec{{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricSource{
-			Name: api.ResourceCPU, Target: api.MetricTarget{Type: api.UtilizationMetricType, AverageUtilization: ptrTo(int32(DefaultCPUUtilization))}}}}
+		h.Spec.Metrics = []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+			Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptrTo(int32(DefaultCPUUtilization))}}}}
 	}
 	if b := h.Spec.Behavior; b != nil {
 		b.ScaleUp = fillRules(b.ScaleUp, DefaultScaleUpRules())
@@ -115,34 +120,36 @@ type hpaStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate implements registry.Strategy.
 func (hpaStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.HorizontalPodAutoscaler).Generation = 1
+	obj.(*autoscalingv2.HorizontalPodAutoscaler).Generation = 1
 }
 
 // PrepareForUpdate implements registry.Strategy: a new spec is a new
 // generation.
 func (hpaStrategy) PrepareForUpdate(obj, old api.Object) {
-	h, o := obj.(*api.HorizontalPodAutoscaler), old.(*api.HorizontalPodAutoscaler)
+	h, o := obj.(*autoscalingv2.HorizontalPodAutoscaler), old.(*autoscalingv2.HorizontalPodAutoscaler)
 	if !equality.Semantic.DeepEqual(h.Spec, o.Spec) {
 		h.Generation = o.Generation + 1
 	}
 }
 
 // Default implements registry.Strategy.
-func (hpaStrategy) Default(obj api.Object) { SetHPADefaults(obj.(*api.HorizontalPodAutoscaler)) }
+func (hpaStrategy) Default(obj api.Object) {
+	SetHPADefaults(obj.(*autoscalingv2.HorizontalPodAutoscaler))
+}
 
 // Validate implements registry.Strategy (ValidateHorizontalPodAutoscaler).
 func (hpaStrategy) Validate(obj api.Object) field.ErrorList {
-	return ValidateHPA(obj.(*api.HorizontalPodAutoscaler))
+	return ValidateHPA(obj.(*autoscalingv2.HorizontalPodAutoscaler))
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (hpaStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
-	return ValidateHPA(obj.(*api.HorizontalPodAutoscaler))
+	return ValidateHPA(obj.(*autoscalingv2.HorizontalPodAutoscaler))
 }
 
 // ValidateHPA checks an autoscaling/v2 HPA with Kubernetes' wording
 // (pkg/apis/autoscaling/validation).
-func ValidateHPA(h *api.HorizontalPodAutoscaler) field.ErrorList {
+func ValidateHPA(h *autoscalingv2.HorizontalPodAutoscaler) field.ErrorList {
 	var errs field.ErrorList
 	spec, p := &h.Spec, field.NewPath("spec")
 	if spec.MinReplicas != nil && *spec.MinReplicas < 1 {
@@ -171,7 +178,7 @@ func ValidateHPA(h *api.HorizontalPodAutoscaler) field.ErrorList {
 	return errs
 }
 
-func validateCrossVersionRef(ref api.CrossVersionObjectReference, p *field.Path) field.ErrorList {
+func validateCrossVersionRef(ref autoscalingv2.CrossVersionObjectReference, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, f := range []struct{ name, value string }{{"kind", ref.Kind}, {"name", ref.Name}} {
 		if f.value == "" {
@@ -187,7 +194,7 @@ func validateCrossVersionRef(ref api.CrossVersionObjectReference, p *field.Path)
 
 var validMetricSourceTypes = []string{"ContainerResource", "External", "Object", "Pods", "Resource"}
 
-func validateMetricSpec(m api.MetricSpec, p *field.Path) field.ErrorList {
+func validateMetricSpec(m autoscalingv2.MetricSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if m.Type == "" {
 		errs = append(errs, field.Required(p.Child("type"), "must specify a metric source type"))
@@ -248,9 +255,9 @@ func validateMetricSpec(m api.MetricSpec, p *field.Path) field.ErrorList {
 	})
 	expected := ""
 	switch m.Type {
-	case api.ObjectMetricSourceType, api.PodsMetricSourceType, api.ResourceMetricSourceType, api.ExternalMetricSourceType:
+	case autoscalingv2.ObjectMetricSourceType, autoscalingv2.PodsMetricSourceType, autoscalingv2.ResourceMetricSourceType, autoscalingv2.ExternalMetricSourceType:
 		expected = strings.ToLower(string(m.Type))
-	case api.ContainerResourceMetricSourceType:
+	case autoscalingv2.ContainerResourceMetricSourceType:
 		expected = "containerResource"
 	default:
 		if m.Type != "" {
@@ -268,7 +275,7 @@ func validateMetricSpec(m api.MetricSpec, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateResourceTarget(t api.MetricTarget, p *field.Path) field.ErrorList {
+func validateResourceTarget(t autoscalingv2.MetricTarget, p *field.Path) field.ErrorList {
 	errs := validateMetricTarget(t, p)
 	if t.AverageUtilization == nil && t.AverageValue == nil {
 		errs = append(errs, field.Required(p.Child("averageUtilization"), "must set either a target raw value or a target utilization"))
@@ -279,12 +286,12 @@ func validateResourceTarget(t api.MetricTarget, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateMetricTarget(t api.MetricTarget, p *field.Path) field.ErrorList {
+func validateMetricTarget(t autoscalingv2.MetricTarget, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if t.Type == "" {
 		errs = append(errs, field.Required(p.Child("type"), "must specify a metric target type"))
 	}
-	if t.Type != api.UtilizationMetricType && t.Type != api.ValueMetricType && t.Type != api.AverageValueMetricType {
+	if t.Type != autoscalingv2.UtilizationMetricType && t.Type != autoscalingv2.ValueMetricType && t.Type != autoscalingv2.AverageValueMetricType {
 		errs = append(errs, field.Invalid(p.Child("type"), t.Type, "must be either Utilization, Value, or AverageValue"))
 	}
 	if t.Value != nil && t.Value.Sign() != 1 {
@@ -299,7 +306,7 @@ func validateMetricTarget(t api.MetricTarget, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateMetricIdentifier(id api.MetricIdentifier, p *field.Path) field.ErrorList {
+func validateMetricIdentifier(id autoscalingv2.MetricIdentifier, p *field.Path) field.ErrorList {
 	if id.Name == "" {
 		return field.ErrorList{field.Required(p.Child("name"), "must specify a metric name")}
 	}
@@ -310,7 +317,7 @@ func validateMetricIdentifier(id api.MetricIdentifier, p *field.Path) field.Erro
 	return errs
 }
 
-func validateScalingRules(r *api.HPAScalingRules, p *field.Path) field.ErrorList {
+func validateScalingRules(r *autoscalingv2.HPAScalingRules, p *field.Path) field.ErrorList {
 	if r == nil {
 		return nil
 	}
@@ -321,7 +328,7 @@ func validateScalingRules(r *api.HPAScalingRules, p *field.Path) field.ErrorList
 	if w := r.StabilizationWindowSeconds; w != nil && *w > maxStabilizationWindowSeconds {
 		errs = append(errs, field.Invalid(p.Child("stabilizationWindowSeconds"), *w, fmt.Sprintf("must be less than or equal to %v", maxStabilizationWindowSeconds)))
 	}
-	if s := r.SelectPolicy; s != nil && *s != api.MaxChangePolicySelect && *s != api.MinChangePolicySelect && *s != api.DisabledPolicySelect {
+	if s := r.SelectPolicy; s != nil && *s != autoscalingv2.MaxChangePolicySelect && *s != autoscalingv2.MinChangePolicySelect && *s != autoscalingv2.DisabledPolicySelect {
 		errs = append(errs, field.NotSupported(p.Child("selectPolicy"), *s, []string{"Disabled", "Max", "Min"}))
 	}
 	if len(r.Policies) == 0 {
@@ -329,7 +336,7 @@ func validateScalingRules(r *api.HPAScalingRules, p *field.Path) field.ErrorList
 	}
 	for i, pol := range r.Policies {
 		pp := p.Child("policies").Index(i)
-		if pol.Type != api.PodsScalingPolicy && pol.Type != api.PercentScalingPolicy {
+		if pol.Type != autoscalingv2.PodsScalingPolicy && pol.Type != autoscalingv2.PercentScalingPolicy {
 			errs = append(errs, field.NotSupported(pp.Child("type"), pol.Type, []string{"Percent", "Pods"}))
 		}
 		if pol.Value <= 0 {
@@ -349,14 +356,16 @@ func validateScalingRules(r *api.HPAScalingRules, p *field.Path) field.ErrorList
 // MAXPODS REPLICAS AGE (printHorizontalPodAutoscaler).
 func hpaTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{registry.NameColumn,
+		Columns: []metav1.TableColumnDefinition{registry.NameColumn,
 			{Name: "Reference", Type: "string", Description: "Reference is the reference to the target object being scaled."},
 			{Name: "Targets", Type: "string", Description: "Metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used)."},
 			{Name: "MinPods", Type: "string", Description: "MinReplicas is the lower limit for the number of replicas to which the autoscaler can scale down."},
 			{Name: "MaxPods", Type: "integer", Description: "MaxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up."},
 			{Name: "Replicas", Type: "integer", Description: "CurrentReplicas is the current number of replicas of pods managed by this autoscaler."},
 			registry.AgeColumn},
-		Cells: func(obj api.Object, now time.Time) []any { return hpaCells(obj.(*api.HorizontalPodAutoscaler), now) },
+		Cells: func(obj api.Object, now time.Time) []any {
+			return hpaCells(obj.(*autoscalingv2.HorizontalPodAutoscaler), now)
+		},
 	}
 }
 
@@ -364,12 +373,12 @@ func hpaTable() *registry.Table {
 func hpaV1Table() *registry.Table {
 	t := hpaTable()
 	t.Cells = func(obj api.Object, now time.Time) []any {
-		return hpaCells(HPAFromV1(obj.(*api.HorizontalPodAutoscalerV1)), now)
+		return hpaCells(HPAFromV1(obj.(*autoscalingv1.HorizontalPodAutoscaler)), now)
 	}
 	return t
 }
 
-func hpaCells(h *api.HorizontalPodAutoscaler, now time.Time) []any {
+func hpaCells(h *autoscalingv2.HorizontalPodAutoscaler, now time.Time) []any {
 	minPods := "<unset>"
 	if h.Spec.MinReplicas != nil {
 		minPods = fmt.Sprint(*h.Spec.MinReplicas)
@@ -381,13 +390,13 @@ func hpaCells(h *api.HorizontalPodAutoscaler, now time.Time) []any {
 
 // FormatHPAMetrics is the TARGETS column: "cpu: 30%/50%" per metric (the
 // status matched by index), at most two, then "+ N more...".
-func FormatHPAMetrics(specs []api.MetricSpec, statuses []api.MetricStatus) string {
+func FormatHPAMetrics(specs []autoscalingv2.MetricSpec, statuses []autoscalingv2.MetricStatus) string {
 	if len(specs) == 0 {
 		return "<none>"
 	}
 	var list []string
 	for i, s := range specs {
-		var st *api.MetricStatus
+		var st *autoscalingv2.MetricStatus
 		if i < len(statuses) {
 			st = &statuses[i]
 		}
@@ -399,9 +408,9 @@ func FormatHPAMetrics(specs []api.MetricSpec, statuses []api.MetricStatus) strin
 	return strings.Join(list, ", ")
 }
 
-func formatMetric(s api.MetricSpec, st *api.MetricStatus) string {
+func formatMetric(s autoscalingv2.MetricSpec, st *autoscalingv2.MetricStatus) string {
 	unknown := "<unknown>"
-	resource := func(name api.ResourceName, t api.MetricTarget, cur *api.MetricValueStatus) string {
+	resource := func(name corev1.ResourceName, t autoscalingv2.MetricTarget, cur *autoscalingv2.MetricValueStatus) string {
 		if t.AverageValue != nil {
 			c := unknown
 			if cur != nil && cur.AverageValue != nil {
@@ -419,47 +428,47 @@ func formatMetric(s api.MetricSpec, st *api.MetricStatus) string {
 		return fmt.Sprintf("%s: %s/%s", name, c, target)
 	}
 	switch {
-	case s.Type == api.ResourceMetricSourceType && s.Resource != nil:
-		var cur *api.MetricValueStatus
+	case s.Type == autoscalingv2.ResourceMetricSourceType && s.Resource != nil:
+		var cur *autoscalingv2.MetricValueStatus
 		if st != nil && st.Resource != nil {
 			cur = &st.Resource.Current
 		}
 		return resource(s.Resource.Name, s.Resource.Target, cur)
-	case s.Type == api.ContainerResourceMetricSourceType && s.ContainerResource != nil:
-		var cur *api.MetricValueStatus
+	case s.Type == autoscalingv2.ContainerResourceMetricSourceType && s.ContainerResource != nil:
+		var cur *autoscalingv2.MetricValueStatus
 		if st != nil && st.ContainerResource != nil {
 			cur = &st.ContainerResource.Current
 		}
 		return resource(s.ContainerResource.Name, s.ContainerResource.Target, cur)
-	case s.Type == api.PodsMetricSourceType && s.Pods != nil && s.Pods.Target.AverageValue != nil:
+	case s.Type == autoscalingv2.PodsMetricSourceType && s.Pods != nil && s.Pods.Target.AverageValue != nil:
 		c := unknown
 		if st != nil && st.Pods != nil && st.Pods.Current.AverageValue != nil {
 			c = st.Pods.Current.AverageValue.String()
 		}
 		return fmt.Sprintf("%s/%s", c, s.Pods.Target.AverageValue.String())
-	case s.Type == api.ObjectMetricSourceType && s.Object != nil:
+	case s.Type == autoscalingv2.ObjectMetricSourceType && s.Object != nil:
 		return targetValue(s.Object.Target, objectCurrent(st))
-	case s.Type == api.ExternalMetricSourceType && s.External != nil:
+	case s.Type == autoscalingv2.ExternalMetricSourceType && s.External != nil:
 		return targetValue(s.External.Target, externalCurrent(st))
 	}
 	return "<unknown type>"
 }
 
-func objectCurrent(st *api.MetricStatus) *api.MetricValueStatus {
+func objectCurrent(st *autoscalingv2.MetricStatus) *autoscalingv2.MetricValueStatus {
 	if st == nil || st.Object == nil {
 		return nil
 	}
 	return &st.Object.Current
 }
 
-func externalCurrent(st *api.MetricStatus) *api.MetricValueStatus {
+func externalCurrent(st *autoscalingv2.MetricStatus) *autoscalingv2.MetricValueStatus {
 	if st == nil || st.External == nil {
 		return nil
 	}
 	return &st.External.Current
 }
 
-func targetValue(t api.MetricTarget, cur *api.MetricValueStatus) string {
+func targetValue(t autoscalingv2.MetricTarget, cur *autoscalingv2.MetricValueStatus) string {
 	c := "<unknown>"
 	if t.AverageValue != nil {
 		if cur != nil && cur.AverageValue != nil {

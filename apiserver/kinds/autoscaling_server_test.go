@@ -2,13 +2,15 @@ package kinds_test
 
 import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/client"
 )
@@ -20,13 +22,13 @@ func ptr[T any](v T) *T { return &v }
 func TestHPAServedAtV1AndV2(t *testing.T) {
 	cl := newServer(t, openStore(t))
 	v1 := client.For(cl, client.ResourceInfo{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers", Namespaced: true},
-		func() *api.HorizontalPodAutoscalerV1 { return &api.HorizontalPodAutoscalerV1{} })
+		func() *autoscalingv1.HorizontalPodAutoscaler { return &autoscalingv1.HorizontalPodAutoscaler{} })
 	v2 := client.For(cl, client.ResourceInfo{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers", Namespaced: true},
-		func() *api.HorizontalPodAutoscaler { return &api.HorizontalPodAutoscaler{} })
-	created, err := v1.Create(bg, &api.HorizontalPodAutoscalerV1{
-		TypeMeta:   api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "HorizontalPodAutoscaler"},
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: api.HorizontalPodAutoscalerSpecV1{ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
+		func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} })
+	created, err := v1.Create(bg, &autoscalingv1.HorizontalPodAutoscaler{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "HorizontalPodAutoscaler"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: autoscalingv1.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
 			MinReplicas: ptr(int32(2)), MaxReplicas: 6, TargetCPUUtilizationPercentage: ptr(int32(50))}})
 	require.NoError(t, err)
 	assert.Equal(t, int32(50), *created.Spec.TargetCPUUtilizationPercentage)
@@ -40,11 +42,11 @@ func TestHPAServedAtV1AndV2(t *testing.T) {
 
 	// Status written at v2 reads at v1; the conditions ride in an
 	// annotation, and a v1 update keeps them.
-	got.Status = api.HorizontalPodAutoscalerStatus{CurrentReplicas: 2, DesiredReplicas: 3,
-		CurrentMetrics: []api.MetricStatus{{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricStatus{Name: api.ResourceCPU,
-			Current: api.MetricValueStatus{AverageUtilization: ptr(int32(75))}}}},
-		Conditions: []api.HorizontalPodAutoscalerCondition{{Type: api.AbleToScale, Status: api.ConditionTrue, Reason: "SucceededRescale",
-			LastTransitionTime: api.NewTime(time.Unix(0, 0))}}}
+	got.Status = autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 2, DesiredReplicas: 3,
+		CurrentMetrics: []autoscalingv2.MetricStatus{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU,
+			Current: autoscalingv2.MetricValueStatus{AverageUtilization: ptr(int32(75))}}}},
+		Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "SucceededRescale",
+			LastTransitionTime: metav1.NewTime(time.Unix(0, 0))}}}
 	_, err = v2.UpdateStatus(bg, got)
 	require.NoError(t, err)
 	old, err := v1.Get(bg, "default", "web")

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
@@ -20,22 +22,22 @@ const (
 )
 
 // isCPUUtilization reports whether m is the one metric v1 can say.
-func isCPUUtilization(m api.MetricSpec) bool {
-	return m.Type == api.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == api.ResourceCPU &&
-		m.Resource.Target.Type == api.UtilizationMetricType && m.Resource.Target.AverageUtilization != nil
+func isCPUUtilization(m autoscalingv2.MetricSpec) bool {
+	return m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == corev1.ResourceCPU &&
+		m.Resource.Target.Type == autoscalingv2.UtilizationMetricType && m.Resource.Target.AverageUtilization != nil
 }
 
 // HPAToV1 converts a stored (v2) HPA to autoscaling/v1.
-func HPAToV1(h *api.HorizontalPodAutoscaler) *api.HorizontalPodAutoscalerV1 {
-	out := &api.HorizontalPodAutoscalerV1{
-		TypeMeta:   api.TypeMeta{APIVersion: "autoscaling/v1", Kind: "HorizontalPodAutoscaler"},
+func HPAToV1(h *autoscalingv2.HorizontalPodAutoscaler) *autoscalingv1.HorizontalPodAutoscaler {
+	out := &autoscalingv1.HorizontalPodAutoscaler{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "HorizontalPodAutoscaler"},
 		ObjectMeta: *h.ObjectMeta.DeepCopy(),
-		Spec: api.HorizontalPodAutoscalerSpecV1{ScaleTargetRef: autoscalingv1.CrossVersionObjectReference(h.Spec.ScaleTargetRef), MinReplicas: h.Spec.MinReplicas,
+		Spec: autoscalingv1.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv1.CrossVersionObjectReference(h.Spec.ScaleTargetRef), MinReplicas: h.Spec.MinReplicas,
 			MaxReplicas: h.Spec.MaxReplicas},
-		Status: api.HorizontalPodAutoscalerStatusV1{ObservedGeneration: h.Status.ObservedGeneration, LastScaleTime: h.Status.LastScaleTime,
+		Status: autoscalingv1.HorizontalPodAutoscalerStatus{ObservedGeneration: h.Status.ObservedGeneration, LastScaleTime: h.Status.LastScaleTime,
 			CurrentReplicas: h.Status.CurrentReplicas, DesiredReplicas: h.Status.DesiredReplicas},
 	}
-	var other []api.MetricSpec
+	var other []autoscalingv2.MetricSpec
 	for _, m := range h.Spec.Metrics {
 		if isCPUUtilization(m) && out.Spec.TargetCPUUtilizationPercentage == nil {
 			out.Spec.TargetCPUUtilizationPercentage = ptrTo(*m.Resource.Target.AverageUtilization)
@@ -43,9 +45,9 @@ func HPAToV1(h *api.HorizontalPodAutoscaler) *api.HorizontalPodAutoscalerV1 {
 		}
 		other = append(other, m)
 	}
-	var otherCurrent []api.MetricStatus
+	var otherCurrent []autoscalingv2.MetricStatus
 	for _, m := range h.Status.CurrentMetrics {
-		if m.Type == api.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == api.ResourceCPU &&
+		if m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == corev1.ResourceCPU &&
 			m.Resource.Current.AverageUtilization != nil && out.Status.CurrentCPUUtilizationPercentage == nil {
 			out.Status.CurrentCPUUtilizationPercentage = ptrTo(*m.Resource.Current.AverageUtilization)
 			continue
@@ -70,22 +72,22 @@ func HPAToV1(h *api.HorizontalPodAutoscaler) *api.HorizontalPodAutoscalerV1 {
 }
 
 // HPAFromV1 converts an autoscaling/v1 HPA to the stored v2 form.
-func HPAFromV1(v *api.HorizontalPodAutoscalerV1) *api.HorizontalPodAutoscaler {
-	h := &api.HorizontalPodAutoscaler{
-		TypeMeta:   api.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"},
+func HPAFromV1(v *autoscalingv1.HorizontalPodAutoscaler) *autoscalingv2.HorizontalPodAutoscaler {
+	h := &autoscalingv2.HorizontalPodAutoscaler{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"},
 		ObjectMeta: *v.ObjectMeta.DeepCopy(),
-		Spec: api.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference(v.Spec.ScaleTargetRef), MinReplicas: v.Spec.MinReplicas,
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference(v.Spec.ScaleTargetRef), MinReplicas: v.Spec.MinReplicas,
 			MaxReplicas: v.Spec.MaxReplicas},
-		Status: api.HorizontalPodAutoscalerStatus{ObservedGeneration: v.Status.ObservedGeneration, LastScaleTime: v.Status.LastScaleTime,
+		Status: autoscalingv2.HorizontalPodAutoscalerStatus{ObservedGeneration: v.Status.ObservedGeneration, LastScaleTime: v.Status.LastScaleTime,
 			CurrentReplicas: v.Status.CurrentReplicas, DesiredReplicas: v.Status.DesiredReplicas},
 	}
 	if t := v.Spec.TargetCPUUtilizationPercentage; t != nil {
-		h.Spec.Metrics = append(h.Spec.Metrics, api.MetricSpec{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricSource{
-			Name: api.ResourceCPU, Target: api.MetricTarget{Type: api.UtilizationMetricType, AverageUtilization: ptrTo(*t)}}})
+		h.Spec.Metrics = append(h.Spec.Metrics, autoscalingv2.MetricSpec{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+			Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptrTo(*t)}}})
 	}
 	if c := v.Status.CurrentCPUUtilizationPercentage; c != nil {
-		h.Status.CurrentMetrics = append(h.Status.CurrentMetrics, api.MetricStatus{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricStatus{
-			Name: api.ResourceCPU, Current: api.MetricValueStatus{AverageUtilization: ptrTo(*c)}}})
+		h.Status.CurrentMetrics = append(h.Status.CurrentMetrics, autoscalingv2.MetricStatus{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{
+			Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{AverageUtilization: ptrTo(*c)}}})
 	}
 	restore := func(key string, into any) {
 		if s, ok := h.Annotations[key]; ok {
@@ -93,12 +95,12 @@ func HPAFromV1(v *api.HorizontalPodAutoscalerV1) *api.HorizontalPodAutoscaler {
 			delete(h.Annotations, key)
 		}
 	}
-	var other []api.MetricSpec
+	var other []autoscalingv2.MetricSpec
 	restore(hpaMetricsAnnotation, &other)
 	h.Spec.Metrics = append(h.Spec.Metrics, other...)
 	restore(hpaBehaviorAnnotation, &h.Spec.Behavior)
 	restore(hpaConditionsAnnotation, &h.Status.Conditions)
-	var otherCurrent []api.MetricStatus
+	var otherCurrent []autoscalingv2.MetricStatus
 	restore(hpaCurrentMetricsAnnotation, &otherCurrent)
 	h.Status.CurrentMetrics = append(h.Status.CurrentMetrics, otherCurrent...)
 	if len(h.Annotations) == 0 {
@@ -113,18 +115,18 @@ type hpaV1Strategy struct{ hpaStrategy }
 
 // PrepareForCreate implements registry.Strategy.
 func (hpaV1Strategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.HorizontalPodAutoscalerV1).Generation = 1
+	obj.(*autoscalingv1.HorizontalPodAutoscaler).Generation = 1
 }
 
 // PrepareForUpdate implements registry.Strategy.
 func (hpaV1Strategy) PrepareForUpdate(obj, old api.Object) {
-	h, o := obj.(*api.HorizontalPodAutoscalerV1), old.(*api.HorizontalPodAutoscalerV1)
+	h, o := obj.(*autoscalingv1.HorizontalPodAutoscaler), old.(*autoscalingv1.HorizontalPodAutoscaler)
 	if !specEqualV1(h.Spec, o.Spec) {
 		h.Generation = o.Generation + 1
 	}
 }
 
-func specEqualV1(a, b api.HorizontalPodAutoscalerSpecV1) bool {
+func specEqualV1(a, b autoscalingv1.HorizontalPodAutoscalerSpec) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
@@ -132,7 +134,7 @@ func specEqualV1(a, b api.HorizontalPodAutoscalerSpecV1) bool {
 
 // Default implements registry.Strategy.
 func (hpaV1Strategy) Default(obj api.Object) {
-	h := obj.(*api.HorizontalPodAutoscalerV1)
+	h := obj.(*autoscalingv1.HorizontalPodAutoscaler)
 	if h.Spec.MinReplicas == nil {
 		h.Spec.MinReplicas = ptrTo(int32(1))
 	}
@@ -140,7 +142,7 @@ func (hpaV1Strategy) Default(obj api.Object) {
 
 // Validate implements registry.Strategy.
 func (hpaV1Strategy) Validate(obj api.Object) field.ErrorList {
-	v := obj.(*api.HorizontalPodAutoscalerV1)
+	v := obj.(*autoscalingv1.HorizontalPodAutoscaler)
 	errs := ValidateHPA(HPAFromV1(v))
 	if t := v.Spec.TargetCPUUtilizationPercentage; t != nil && *t < 1 {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "targetCPUUtilizationPercentage"), *t, "must be greater than 0"))
@@ -152,7 +154,7 @@ func (hpaV1Strategy) Validate(obj api.Object) field.ErrorList {
 func (s hpaV1Strategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
 
 func hpaV1ToStored(value []byte) ([]byte, error) {
-	var v api.HorizontalPodAutoscalerV1
+	var v autoscalingv1.HorizontalPodAutoscaler
 	if err := json.Unmarshal(value, &v); err != nil {
 		return nil, err
 	}
@@ -165,7 +167,7 @@ func hpaV1FromStored(value []byte) []byte {
 	if value == nil {
 		return nil
 	}
-	var h api.HorizontalPodAutoscaler
+	var h autoscalingv2.HorizontalPodAutoscaler
 	if err := json.Unmarshal(value, &h); err != nil {
 		return value
 	}

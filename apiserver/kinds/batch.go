@@ -11,6 +11,9 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // batchResources are the batch/v1 kinds: Jobs and CronJobs
@@ -20,20 +23,20 @@ func batchResources() []*registry.Resource {
 		{
 			Group: "batch", Version: "v1", Name: "jobs", SingularName: "job", Kind: "Job", ListKind: "JobList",
 			Categories: []string{"all"}, Namespaced: true,
-			New:                 func() api.Object { return &api.Job{} },
+			New:                 func() api.Object { return &batchv1.Job{} },
 			StrategicMergePatch: true,
 			Strategy:            jobStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.Job{})),
+			Schema:              schema.FromGoType(reflect.TypeOf(batchv1.Job{})),
 			StatusSubresource:   true,
 			Table:               jobTable(),
 		},
 		{
 			Group: "batch", Version: "v1", Name: "cronjobs", SingularName: "cronjob", Kind: "CronJob", ListKind: "CronJobList",
 			ShortNames: []string{"cj"}, Categories: []string{"all"}, Namespaced: true,
-			New:                 func() api.Object { return &api.CronJob{} },
+			New:                 func() api.Object { return &batchv1.CronJob{} },
 			StrategicMergePatch: true,
 			Strategy:            cronJobStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.CronJob{})),
+			Schema:              schema.FromGoType(reflect.TypeOf(batchv1.CronJob{})),
 			StatusSubresource:   true,
 			Table:               cronJobTable(),
 		},
@@ -46,7 +49,7 @@ func batchResources() []*registry.Resource {
 // are unset (parallelism alone otherwise), backoffLimit 6, NonIndexed,
 // not suspended, the pod failure policy's condition status True, and the
 // template's pod defaults.
-func DefaultJob(j *api.Job) {
+func DefaultJob(j *batchv1.Job) {
 	s := &j.Spec
 	if s.Completions == nil && s.Parallelism == nil {
 		s.Completions, s.Parallelism = ptr(int32(1)), ptr(int32(1))
@@ -58,7 +61,7 @@ func DefaultJob(j *api.Job) {
 		s.BackoffLimit = ptr(int32(6))
 	}
 	if s.CompletionMode == nil {
-		s.CompletionMode = ptr(api.NonIndexedCompletion)
+		s.CompletionMode = ptr(batchv1.NonIndexedCompletion)
 	}
 	if s.Suspend == nil {
 		s.Suspend = ptr(false)
@@ -67,7 +70,7 @@ func DefaultJob(j *api.Job) {
 		for i := range p.Rules {
 			for k := range p.Rules[i].OnPodConditions {
 				if p.Rules[i].OnPodConditions[k].Status == "" {
-					p.Rules[i].OnPodConditions[k].Status = api.ConditionTrue
+					p.Rules[i].OnPodConditions[k].Status = corev1.ConditionTrue
 				}
 			}
 		}
@@ -77,10 +80,10 @@ func DefaultJob(j *api.Job) {
 
 // DefaultCronJob is SetDefaults_CronJob: Allow, not suspended, history
 // limits 3 and 1; the job template's pods get the pod defaults.
-func DefaultCronJob(cj *api.CronJob) {
+func DefaultCronJob(cj *batchv1.CronJob) {
 	s := &cj.Spec
 	if s.ConcurrencyPolicy == "" {
-		s.ConcurrencyPolicy = api.AllowConcurrent
+		s.ConcurrencyPolicy = batchv1.AllowConcurrent
 	}
 	if s.Suspend == nil {
 		s.Suspend = ptr(false)
@@ -98,7 +101,7 @@ func DefaultCronJob(cj *api.CronJob) {
 // manualSelector, the pods are labelled with the Job's uid and name (both
 // the batch.kubernetes.io/ labels and the legacy unprefixed ones) and the
 // selector selects the uid, so no two Jobs ever share a pod.
-func GenerateJobSelector(j *api.Job) {
+func GenerateJobSelector(j *batchv1.Job) {
 	if j.Spec.ManualSelector != nil && *j.Spec.ManualSelector {
 		return
 	}
@@ -108,14 +111,14 @@ func GenerateJobSelector(j *api.Job) {
 	l := j.Spec.Template.Labels
 	for k, v := range map[string]string{
 		api.ControllerUIDLabel: string(j.UID), api.LegacyControllerUIDLabel: string(j.UID),
-		api.JobNameLabel: j.Name, api.LegacyJobNameLabel: j.Name,
+		batchv1.JobNameLabel: j.Name, api.LegacyJobNameLabel: j.Name,
 	} {
 		if _, ok := l[k]; !ok {
 			l[k] = v
 		}
 	}
 	if j.Spec.Selector == nil {
-		j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{api.ControllerUIDLabel: string(j.UID)}}
+		j.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{api.ControllerUIDLabel: string(j.UID)}}
 	}
 	if j.Spec.ManualSelector == nil {
 		j.Spec.ManualSelector = ptr(false)
@@ -129,24 +132,24 @@ type jobStrategy struct{ registry.DefaultStrategy }
 // PrepareForCreate clears the status and generates the selector (the uid
 // is already set).
 func (jobStrategy) PrepareForCreate(obj api.Object) {
-	j := obj.(*api.Job)
-	j.Status = api.JobStatus{}
+	j := obj.(*batchv1.Job)
+	j.Status = batchv1.JobStatus{}
 	GenerateJobSelector(j)
 }
 
 // Default implements registry.Strategy.
-func (jobStrategy) Default(obj api.Object) { DefaultJob(obj.(*api.Job)) }
+func (jobStrategy) Default(obj api.Object) { DefaultJob(obj.(*batchv1.Job)) }
 
 // Validate is ValidateJob.
 func (jobStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateJob(obj.(*api.Job))
+	return validateJob(obj.(*batchv1.Job))
 }
 
 // ValidateUpdate is ValidateJobUpdate: completions, the selector and the
 // pod template are immutable (Kubernetes lets a suspended Job's template
 // change a little; kubesim does not).
 func (jobStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	j, o := obj.(*api.Job), old.(*api.Job)
+	j, o := obj.(*batchv1.Job), old.(*batchv1.Job)
 	errs := validateJob(j)
 	sp := field.NewPath("spec")
 	if !jsonEqual(j.Spec.Completions, o.Spec.Completions) {
@@ -167,7 +170,7 @@ func (jobStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	return errs
 }
 
-func validateJob(j *api.Job) field.ErrorList {
+func validateJob(j *batchv1.Job) field.ErrorList {
 	sp := field.NewPath("spec")
 	errs := validateGeneratedSelector(j)
 	errs = append(errs, validateJobSpec(&j.Spec, sp)...)
@@ -184,7 +187,7 @@ func validateJob(j *api.Job) field.ErrorList {
 
 // validateGeneratedSelector is ValidateGeneratedSelector: a generated
 // selector and labels must still be the generated ones.
-func validateGeneratedSelector(j *api.Job) field.ErrorList {
+func validateGeneratedSelector(j *batchv1.Job) field.ErrorList {
 	if (j.Spec.ManualSelector != nil && *j.Spec.ManualSelector) || j.Spec.Selector == nil {
 		return nil
 	}
@@ -196,7 +199,7 @@ func validateGeneratedSelector(j *api.Job) field.ErrorList {
 		errs = append(errs, field.Invalid(mp.Child("labels").Key(api.ControllerUIDLabel), got, fmt.Sprintf("must be '%s'", j.UID)))
 	}
 	if sel, err := api.LabelSelectorAsSelector(j.Spec.Selector); err == nil &&
-		!sel.Matches(labelsOf(map[string]string{api.ControllerUIDLabel: string(j.UID), api.JobNameLabel: j.Name})) {
+		!sel.Matches(labelsOf(map[string]string{api.ControllerUIDLabel: string(j.UID), batchv1.JobNameLabel: j.Name})) {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "selector"), selectorValue{*j.Spec.Selector}, "`selector` not auto-generated"))
 	}
 	return errs
@@ -204,7 +207,7 @@ func validateGeneratedSelector(j *api.Job) field.ErrorList {
 
 // validateJobSpec is validateJobSpec, shared by Jobs and CronJobs' job
 // templates.
-func validateJobSpec(s *api.JobSpec, sp *field.Path) field.ErrorList {
+func validateJobSpec(s *batchv1.JobSpec, sp *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if s.Parallelism != nil {
 		errs = append(errs, validateNonnegative(int64(*s.Parallelism), sp.Child("parallelism"))...)
@@ -223,8 +226,8 @@ func validateJobSpec(s *api.JobSpec, sp *field.Path) field.ErrorList {
 	}
 	if s.CompletionMode != nil {
 		switch *s.CompletionMode {
-		case api.NonIndexedCompletion:
-		case api.IndexedCompletion:
+		case batchv1.NonIndexedCompletion:
+		case batchv1.IndexedCompletion:
 			if s.Completions == nil {
 				errs = append(errs, field.Required(sp.Child("completions"), "when completion mode is Indexed"))
 			}
@@ -233,18 +236,18 @@ func validateJobSpec(s *api.JobSpec, sp *field.Path) field.ErrorList {
 			}
 		default:
 			errs = append(errs, field.NotSupported(sp.Child("completionMode"), *s.CompletionMode,
-				[]string{string(api.NonIndexedCompletion), string(api.IndexedCompletion)}))
+				[]string{string(batchv1.NonIndexedCompletion), string(batchv1.IndexedCompletion)}))
 		}
 	}
 	tp := sp.Child("template")
 	errs = append(errs, ValidatePodTemplateSpec(&s.Template, tp)...)
 	rp := s.Template.Spec.RestartPolicy
-	if rp != api.RestartPolicyOnFailure && rp != api.RestartPolicyNever {
+	if rp != corev1.RestartPolicyOnFailure && rp != corev1.RestartPolicyNever {
 		errs = append(errs, field.NotSupported(tp.Child("spec", "restartPolicy"), rp,
-			[]string{string(api.RestartPolicyOnFailure), string(api.RestartPolicyNever)}))
-	} else if s.PodFailurePolicy != nil && rp != api.RestartPolicyNever {
+			[]string{string(corev1.RestartPolicyOnFailure), string(corev1.RestartPolicyNever)}))
+	} else if s.PodFailurePolicy != nil && rp != corev1.RestartPolicyNever {
 		errs = append(errs, field.Invalid(tp.Child("spec", "restartPolicy"), rp,
-			fmt.Sprintf("only %q is supported when podFailurePolicy is specified", api.RestartPolicyNever)))
+			fmt.Sprintf("only %q is supported when podFailurePolicy is specified", corev1.RestartPolicyNever)))
 	}
 	if s.PodFailurePolicy != nil {
 		errs = append(errs, validatePodFailurePolicy(s, sp.Child("podFailurePolicy"))...)
@@ -253,7 +256,7 @@ func validateJobSpec(s *api.JobSpec, sp *field.Path) field.ErrorList {
 }
 
 // validatePodFailurePolicy is validatePodFailurePolicy and its rules.
-func validatePodFailurePolicy(s *api.JobSpec, p *field.Path) field.ErrorList {
+func validatePodFailurePolicy(s *batchv1.JobSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	rules := s.PodFailurePolicy.Rules
 	rp := p.Child("rules")
@@ -270,13 +273,13 @@ func validatePodFailurePolicy(s *api.JobSpec, p *field.Path) field.ErrorList {
 	for i, r := range rules {
 		p := rp.Index(i)
 		switch r.Action {
-		case api.PodFailurePolicyActionFailJob, api.PodFailurePolicyActionIgnore, api.PodFailurePolicyActionCount:
-		case api.PodFailurePolicyActionFailIndex:
+		case batchv1.PodFailurePolicyActionFailJob, batchv1.PodFailurePolicyActionIgnore, batchv1.PodFailurePolicyActionCount:
+		case batchv1.PodFailurePolicyActionFailIndex:
 			errs = append(errs, field.Invalid(p.Child("action"), r.Action, "requires the backoffLimitPerIndex to be set"))
 		default:
 			errs = append(errs, field.NotSupported(p.Child("action"), r.Action, []string{
-				string(api.PodFailurePolicyActionCount), string(api.PodFailurePolicyActionFailIndex),
-				string(api.PodFailurePolicyActionFailJob), string(api.PodFailurePolicyActionIgnore)}))
+				string(batchv1.PodFailurePolicyActionCount), string(batchv1.PodFailurePolicyActionFailIndex),
+				string(batchv1.PodFailurePolicyActionFailJob), string(batchv1.PodFailurePolicyActionIgnore)}))
 		}
 		switch {
 		case r.OnExitCodes != nil && len(r.OnPodConditions) > 0:
@@ -290,9 +293,9 @@ func validatePodFailurePolicy(s *api.JobSpec, p *field.Path) field.ErrorList {
 				errs = append(errs, field.Invalid(ep.Child("containerName"), *ec.ContainerName,
 					"must be one of the container or initContainer names in the pod template"))
 			}
-			if ec.Operator != api.PodFailurePolicyOnExitCodesOpIn && ec.Operator != api.PodFailurePolicyOnExitCodesOpNotIn {
+			if ec.Operator != batchv1.PodFailurePolicyOnExitCodesOpIn && ec.Operator != batchv1.PodFailurePolicyOnExitCodesOpNotIn {
 				errs = append(errs, field.NotSupported(ep.Child("operator"), ec.Operator,
-					[]string{string(api.PodFailurePolicyOnExitCodesOpIn), string(api.PodFailurePolicyOnExitCodesOpNotIn)}))
+					[]string{string(batchv1.PodFailurePolicyOnExitCodesOpIn), string(batchv1.PodFailurePolicyOnExitCodesOpNotIn)}))
 			}
 			vp := ep.Child("values")
 			if len(ec.Values) == 0 {
@@ -302,7 +305,7 @@ func validatePodFailurePolicy(s *api.JobSpec, p *field.Path) field.ErrorList {
 			}
 			for k, v := range ec.Values {
 				switch {
-				case ec.Operator == api.PodFailurePolicyOnExitCodesOpIn && v == 0:
+				case ec.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn && v == 0:
 					errs = append(errs, field.Invalid(vp.Index(k), v, "must not be 0 for the In operator"))
 				case k > 0 && ec.Values[k-1] == v:
 					errs = append(errs, field.Duplicate(vp.Index(k), v))
@@ -314,10 +317,10 @@ func validatePodFailurePolicy(s *api.JobSpec, p *field.Path) field.ErrorList {
 		for k, c := range r.OnPodConditions {
 			cp := p.Child("onPodConditions").Index(k)
 			switch c.Status {
-			case api.ConditionTrue, api.ConditionFalse, api.ConditionUnknown:
+			case corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown:
 			default:
 				errs = append(errs, field.NotSupported(cp.Child("status"), c.Status,
-					[]string{string(api.ConditionFalse), string(api.ConditionTrue), string(api.ConditionUnknown)}))
+					[]string{string(corev1.ConditionFalse), string(corev1.ConditionTrue), string(corev1.ConditionUnknown)}))
 			}
 			if c.Type == "" {
 				errs = append(errs, field.Required(cp.Child("type"), ""))
@@ -333,15 +336,15 @@ type cronJobStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate implements registry.Strategy.
 func (cronJobStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.CronJob).Status = api.CronJobStatus{}
+	obj.(*batchv1.CronJob).Status = batchv1.CronJobStatus{}
 }
 
 // Default implements registry.Strategy.
-func (cronJobStrategy) Default(obj api.Object) { DefaultCronJob(obj.(*api.CronJob)) }
+func (cronJobStrategy) Default(obj api.Object) { DefaultCronJob(obj.(*batchv1.CronJob)) }
 
 // Validate is ValidateCronJobCreate.
 func (cronJobStrategy) Validate(obj api.Object) field.ErrorList {
-	cj := obj.(*api.CronJob)
+	cj := obj.(*batchv1.CronJob)
 	errs := validateCronJob(cj)
 	// A CronJob's name plus "-" and the 11 digits of a scheduled minute
 	// must make a Job name of at most 63 characters.
@@ -353,10 +356,10 @@ func (cronJobStrategy) Validate(obj api.Object) field.ErrorList {
 
 // ValidateUpdate is ValidateCronJobUpdate.
 func (cronJobStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	return validateCronJob(obj.(*api.CronJob))
+	return validateCronJob(obj.(*batchv1.CronJob))
 }
 
-func validateCronJob(cj *api.CronJob) field.ErrorList {
+func validateCronJob(cj *batchv1.CronJob) field.ErrorList {
 	s := &cj.Spec
 	sp := field.NewPath("spec")
 	var errs field.ErrorList
@@ -369,12 +372,12 @@ func validateCronJob(cj *api.CronJob) field.ErrorList {
 		errs = append(errs, validateNonnegative(*s.StartingDeadlineSeconds, sp.Child("startingDeadlineSeconds"))...)
 	}
 	switch s.ConcurrencyPolicy {
-	case api.AllowConcurrent, api.ForbidConcurrent, api.ReplaceConcurrent:
+	case batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent:
 	case "":
 		errs = append(errs, field.Required(sp.Child("concurrencyPolicy"), ""))
 	default:
 		errs = append(errs, field.NotSupported(sp.Child("concurrencyPolicy"), s.ConcurrencyPolicy,
-			[]string{string(api.AllowConcurrent), string(api.ForbidConcurrent), string(api.ReplaceConcurrent)}))
+			[]string{string(batchv1.AllowConcurrent), string(batchv1.ForbidConcurrent), string(batchv1.ReplaceConcurrent)}))
 	}
 	if s.SuccessfulJobsHistoryLimit != nil {
 		errs = append(errs, validateNonnegative(int64(*s.SuccessfulJobsHistoryLimit), sp.Child("successfulJobsHistoryLimit"))...)
@@ -427,7 +430,7 @@ func validateTimeZone(tz string, p *field.Path) field.ErrorList {
 
 func jobTable() *registry.Table {
 	return &registry.Table{
-		Columns: append([]api.TableColumnDefinition{
+		Columns: append([]metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Status", "string", "Status of the job."),
 			col("Completions", "string", "The completion status of the job."),
@@ -437,7 +440,7 @@ func jobTable() *registry.Table {
 			wide(col("Images", "string", "Images referenced by each container in the template.")),
 			wide(col("Selector", "string", "Selector of the pods."))),
 		Cells: func(obj api.Object, now time.Time) []any {
-			j := obj.(*api.Job)
+			j := obj.(*batchv1.Job)
 			names, images := containerCells(&j.Spec.Template.Spec)
 			return []any{j.Name, JobStatusCell(j), JobCompletionsCell(j), jobDuration(j, now),
 				age(j.CreationTimestamp.Time, now), names, images, formatLabelSelector(j.Spec.Selector)}
@@ -447,7 +450,7 @@ func jobTable() *registry.Table {
 
 // JobCompletionsCell is the COMPLETIONS column: succeeded/completions,
 // or "n/1 of parallelism" for a Job with no completion count.
-func JobCompletionsCell(j *api.Job) string {
+func JobCompletionsCell(j *batchv1.Job) string {
 	if j.Spec.Completions != nil {
 		return fmt.Sprintf("%d/%d", j.Status.Succeeded, *j.Spec.Completions)
 	}
@@ -458,33 +461,33 @@ func JobCompletionsCell(j *api.Job) string {
 }
 
 // JobStatusCell is the STATUS column of kubectl 1.32.
-func JobStatusCell(j *api.Job) string {
-	has := func(t api.JobConditionType) bool {
+func JobStatusCell(j *batchv1.Job) string {
+	has := func(t batchv1.JobConditionType) bool {
 		for _, c := range j.Status.Conditions {
-			if c.Type == t && c.Status == api.ConditionTrue {
+			if c.Type == t && c.Status == corev1.ConditionTrue {
 				return true
 			}
 		}
 		return false
 	}
 	switch {
-	case has(api.JobComplete):
+	case has(batchv1.JobComplete):
 		return "Complete"
-	case has(api.JobFailed):
+	case has(batchv1.JobFailed):
 		return "Failed"
 	case j.DeletionTimestamp != nil:
 		return "Terminating"
-	case has(api.JobSuspended):
+	case has(batchv1.JobSuspended):
 		return "Suspended"
-	case has(api.JobFailureTarget):
+	case has(batchv1.JobFailureTarget):
 		return "FailureTarget"
-	case has(api.JobSuccessCriteriaMet):
+	case has(batchv1.JobSuccessCriteriaMet):
 		return "SuccessCriteriaMet"
 	}
 	return "Running"
 }
 
-func jobDuration(j *api.Job, now time.Time) string {
+func jobDuration(j *batchv1.Job, now time.Time) string {
 	switch {
 	case j.Status.StartTime == nil:
 		return ""
@@ -496,7 +499,7 @@ func jobDuration(j *api.Job, now time.Time) string {
 
 func cronJobTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Schedule", "string", "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
 			col("Timezone", "string", "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"),
@@ -509,7 +512,7 @@ func cronJobTable() *registry.Table {
 			wide(col("Selector", "string", "Selector of the pods.")),
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			cj := obj.(*api.CronJob)
+			cj := obj.(*batchv1.CronJob)
 			names, images := containerCells(&cj.Spec.JobTemplate.Spec.Template.Spec)
 			last := "<none>"
 			if t := cj.Status.LastScheduleTime; t != nil {

@@ -6,20 +6,23 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 )
 
-func validJob() *api.Job {
+func validJob() *batchv1.Job {
 	t := template(nil)
-	t.Spec.RestartPolicy = api.RestartPolicyNever
-	return &api.Job{ObjectMeta: api.ObjectMeta{Name: "pi", Namespace: "default", UID: "uid-1"}, Spec: api.JobSpec{Template: t}}
+	t.Spec.RestartPolicy = corev1.RestartPolicyNever
+	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "pi", Namespace: "default", UID: "uid-1"}, Spec: batchv1.JobSpec{Template: t}}
 }
 
-func validCronJob() *api.CronJob {
+func validCronJob() *batchv1.CronJob {
 	j := validJob()
-	return &api.CronJob{ObjectMeta: api.ObjectMeta{Name: "tick", Namespace: "default"},
-		Spec: api.CronJobSpec{Schedule: "*/1 * * * *", JobTemplate: api.JobTemplateSpec{Spec: j.Spec}}}
+	return &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "tick", Namespace: "default"},
+		Spec: batchv1.CronJobSpec{Schedule: "*/1 * * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: j.Spec}}}
 }
 
 func TestJobDefaultsAndGeneratedSelector(t *testing.T) {
@@ -29,7 +32,7 @@ func TestJobDefaultsAndGeneratedSelector(t *testing.T) {
 	assert.Equal(t, int32(1), *s.Completions)
 	assert.Equal(t, int32(1), *s.Parallelism)
 	assert.Equal(t, int32(6), *s.BackoffLimit)
-	assert.Equal(t, api.NonIndexedCompletion, *s.CompletionMode)
+	assert.Equal(t, batchv1.NonIndexedCompletion, *s.CompletionMode)
 	assert.False(t, *s.Suspend)
 	assert.False(t, *s.ManualSelector)
 	assert.Equal(t, map[string]string{api.ControllerUIDLabel: "uid-1"}, s.Selector.MatchLabels)
@@ -45,56 +48,56 @@ func TestJobDefaultsAndGeneratedSelector(t *testing.T) {
 
 	// A pod failure policy's condition pattern defaults to status True.
 	j = validJob()
-	j.Spec.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: api.PodFailurePolicyActionIgnore,
-		OnPodConditions: []api.PodFailurePolicyOnPodConditionsPattern{{Type: api.DisruptionTarget}}}}}
+	j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{Action: batchv1.PodFailurePolicyActionIgnore,
+		OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget}}}}}
 	mustNoErrors(t, create(t, "jobs", j))
-	assert.Equal(t, api.ConditionTrue, j.Spec.PodFailurePolicy.Rules[0].OnPodConditions[0].Status)
+	assert.Equal(t, corev1.ConditionTrue, j.Spec.PodFailurePolicy.Rules[0].OnPodConditions[0].Status)
 }
 
 func TestManualSelectorIsTheUsers(t *testing.T) {
 	j := validJob()
 	j.Spec.ManualSelector = ptr(true)
-	j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "pi"}}
+	j.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "pi"}}
 	j.Spec.Template.Labels = map[string]string{"app": "pi"}
 	mustNoErrors(t, create(t, "jobs", j))
 	assert.Equal(t, map[string]string{"app": "pi"}, j.Spec.Template.Labels)
 
 	j = validJob()
-	j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "pi"}}
+	j.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "pi"}}
 	assert.Contains(t, create(t, "jobs", j), "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"pi\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` not auto-generated")
 }
 
 func TestJobValidationWording(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		change func(*api.Job)
+		change func(*batchv1.Job)
 		want   string
 	}{
-		{"negative completions", func(j *api.Job) { j.Spec.Completions = ptr(int32(-1)) },
+		{"negative completions", func(j *batchv1.Job) { j.Spec.Completions = ptr(int32(-1)) },
 			"spec.completions: Invalid value: -1: must be greater than or equal to 0"},
-		{"negative parallelism", func(j *api.Job) { j.Spec.Parallelism = ptr(int32(-2)) },
+		{"negative parallelism", func(j *batchv1.Job) { j.Spec.Parallelism = ptr(int32(-2)) },
 			"spec.parallelism: Invalid value: -2: must be greater than or equal to 0"},
-		{"negative backoffLimit", func(j *api.Job) { j.Spec.BackoffLimit = ptr(int32(-1)) },
+		{"negative backoffLimit", func(j *batchv1.Job) { j.Spec.BackoffLimit = ptr(int32(-1)) },
 			"spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"},
-		{"restartPolicy Always", func(j *api.Job) { j.Spec.Template.Spec.RestartPolicy = api.RestartPolicyAlways },
+		{"restartPolicy Always", func(j *batchv1.Job) { j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyAlways },
 			`spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"`},
-		{"Indexed without completions", func(j *api.Job) {
-			j.Spec.CompletionMode = ptr(api.IndexedCompletion)
+		{"Indexed without completions", func(j *batchv1.Job) {
+			j.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
 			j.Spec.Parallelism = ptr(int32(2))
 		}, "spec.completions: Required value: when completion mode is Indexed"},
-		{"unknown completion mode", func(j *api.Job) { j.Spec.CompletionMode = ptr(api.CompletionMode("Sometimes")) },
+		{"unknown completion mode", func(j *batchv1.Job) { j.Spec.CompletionMode = ptr(batchv1.CompletionMode("Sometimes")) },
 			`spec.completionMode: Unsupported value: "Sometimes": supported values: "NonIndexed", "Indexed"`},
-		{"pod failure policy with OnFailure", func(j *api.Job) {
-			j.Spec.Template.Spec.RestartPolicy = api.RestartPolicyOnFailure
-			j.Spec.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: api.PodFailurePolicyActionFailJob,
-				OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{Operator: api.PodFailurePolicyOnExitCodesOpIn, Values: []int32{42}}}}}
+		{"pod failure policy with OnFailure", func(j *batchv1.Job) {
+			j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+			j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{Action: batchv1.PodFailurePolicyActionFailJob,
+				OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{42}}}}}
 		}, `spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified`},
-		{"exit code 0 with In", func(j *api.Job) {
-			j.Spec.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: api.PodFailurePolicyActionFailJob,
-				OnExitCodes: &api.PodFailurePolicyOnExitCodesRequirement{Operator: api.PodFailurePolicyOnExitCodesOpIn, Values: []int32{0, 1}}}}}
+		{"exit code 0 with In", func(j *batchv1.Job) {
+			j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{Action: batchv1.PodFailurePolicyActionFailJob,
+				OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{0, 1}}}}}
 		}, "spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator"},
-		{"rule without requirement", func(j *api.Job) {
-			j.Spec.PodFailurePolicy = &api.PodFailurePolicy{Rules: []api.PodFailurePolicyRule{{Action: api.PodFailurePolicyActionCount}}}
+		{"rule without requirement", func(j *batchv1.Job) {
+			j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{Action: batchv1.PodFailurePolicyActionCount}}}
 		}, "spec.podFailurePolicy.rules[0]: Invalid value: specifying one of OnExitCodes and OnPodConditions is required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,7 +127,7 @@ func TestJobImmutableFields(t *testing.T) {
 func TestCronJobDefaultsAndValidation(t *testing.T) {
 	cj := validCronJob()
 	mustNoErrors(t, create(t, "cronjobs", cj))
-	assert.Equal(t, api.AllowConcurrent, cj.Spec.ConcurrencyPolicy)
+	assert.Equal(t, batchv1.AllowConcurrent, cj.Spec.ConcurrencyPolicy)
 	assert.False(t, *cj.Spec.Suspend)
 	assert.Equal(t, int32(3), *cj.Spec.SuccessfulJobsHistoryLimit)
 	assert.Equal(t, int32(1), *cj.Spec.FailedJobsHistoryLimit)
@@ -134,25 +137,27 @@ func TestCronJobDefaultsAndValidation(t *testing.T) {
 
 	for _, tc := range []struct {
 		name   string
-		change func(*api.CronJob)
+		change func(*batchv1.CronJob)
 		want   string
 	}{
-		{"unparsable schedule", func(c *api.CronJob) { c.Spec.Schedule = "every minute" },
+		{"unparsable schedule", func(c *batchv1.CronJob) { c.Spec.Schedule = "every minute" },
 			`spec.schedule: Invalid value: "every minute": expected exactly 5 fields, found 2: [every minute]`},
-		{"minute out of range", func(c *api.CronJob) { c.Spec.Schedule = "61 * * * *" },
+		{"minute out of range", func(c *batchv1.CronJob) { c.Spec.Schedule = "61 * * * *" },
 			`spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61`},
-		{"no schedule", func(c *api.CronJob) { c.Spec.Schedule = "" }, "spec.schedule: Required value"},
-		{"TZ in schedule", func(c *api.CronJob) { c.Spec.Schedule = "TZ=UTC * * * * *" },
+		{"no schedule", func(c *batchv1.CronJob) { c.Spec.Schedule = "" }, "spec.schedule: Required value"},
+		{"TZ in schedule", func(c *batchv1.CronJob) { c.Spec.Schedule = "TZ=UTC * * * * *" },
 			`spec.schedule: Invalid value: "TZ=UTC * * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead`},
-		{"unknown time zone", func(c *api.CronJob) { c.Spec.TimeZone = ptr("Mars/Olympus") },
+		{"unknown time zone", func(c *batchv1.CronJob) { c.Spec.TimeZone = ptr("Mars/Olympus") },
 			`spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus`},
-		{"concurrency policy", func(c *api.CronJob) { c.Spec.ConcurrencyPolicy = "Sometimes" },
+		{"concurrency policy", func(c *batchv1.CronJob) { c.Spec.ConcurrencyPolicy = "Sometimes" },
 			`spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"`},
-		{"negative history", func(c *api.CronJob) { c.Spec.SuccessfulJobsHistoryLimit = ptr(int32(-1)) },
+		{"negative history", func(c *batchv1.CronJob) { c.Spec.SuccessfulJobsHistoryLimit = ptr(int32(-1)) },
 			"spec.successfulJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0"},
-		{"template restartPolicy", func(c *api.CronJob) { c.Spec.JobTemplate.Spec.Template.Spec.RestartPolicy = api.RestartPolicyAlways },
+		{"template restartPolicy", func(c *batchv1.CronJob) {
+			c.Spec.JobTemplate.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyAlways
+		},
 			`spec.jobTemplate.spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"`},
-		{"long name", func(c *api.CronJob) { c.Name = "a23456789012345678901234567890123456789012345678901234" },
+		{"long name", func(c *batchv1.CronJob) { c.Name = "a23456789012345678901234567890123456789012345678901234" },
 			`metadata.name: Invalid value: "a23456789012345678901234567890123456789012345678901234": must be no more than 52 characters`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,16 +173,16 @@ func batchSamples() map[string]api.Object {
 	j := validJob()
 	j.CreationTimestamp = created
 	j.Spec.Completions = ptr(int32(3))
-	j.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{api.ControllerUIDLabel: "uid-1"}}
+	j.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{api.ControllerUIDLabel: "uid-1"}}
 	start, done := ago(time.Hour), ago(58*time.Minute)
-	j.Status = api.JobStatus{Succeeded: 3, StartTime: &start, CompletionTime: &done,
-		Conditions: []api.JobCondition{{Type: api.JobSuccessCriteriaMet, Status: api.ConditionTrue}, {Type: api.JobComplete, Status: api.ConditionTrue}}}
+	j.Status = batchv1.JobStatus{Succeeded: 3, StartTime: &start, CompletionTime: &done,
+		Conditions: []batchv1.JobCondition{{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue}, {Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}}
 	cj := validCronJob()
 	cj.CreationTimestamp = created
 	cj.Spec.Suspend = ptr(false)
 	cj.Spec.TimeZone = ptr("Europe/Paris")
 	last := ago(30 * time.Second)
-	cj.Status = api.CronJobStatus{LastScheduleTime: &last, Active: []api.ObjectReference{{Name: "tick-1"}}}
+	cj.Status = batchv1.CronJobStatus{LastScheduleTime: &last, Active: []corev1.ObjectReference{{Name: "tick-1"}}}
 	return map[string]api.Object{"jobs": j, "cronjobs": cj}
 }
 
@@ -200,18 +205,18 @@ func TestBatchTables(t *testing.T) {
 	assert.Equal(t, []string{"Name", "Schedule", "Timezone", "Suspend", "Active", "Last Schedule", "Age"}, cols("cronjobs"))
 
 	for _, tc := range []struct {
-		job  api.Job
+		job  batchv1.Job
 		stat string
 		comp string
 	}{
-		{api.Job{}, "Running", "0/1"},
-		{api.Job{Spec: api.JobSpec{Parallelism: ptr(int32(3))}, Status: api.JobStatus{Succeeded: 1}}, "Running", "1/1 of 3"},
-		{api.Job{Status: api.JobStatus{Conditions: []api.JobCondition{{Type: api.JobFailureTarget, Status: api.ConditionTrue}}}}, "FailureTarget", "0/1"},
-		{api.Job{Status: api.JobStatus{Conditions: []api.JobCondition{{Type: api.JobFailureTarget, Status: api.ConditionTrue}, {Type: api.JobFailed, Status: api.ConditionTrue}}}}, "Failed", "0/1"},
-		{api.Job{Status: api.JobStatus{Conditions: []api.JobCondition{{Type: api.JobSuspended, Status: api.ConditionTrue}}}}, "Suspended", "0/1"},
+		{batchv1.Job{}, "Running", "0/1"},
+		{batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr(int32(3))}, Status: batchv1.JobStatus{Succeeded: 1}}, "Running", "1/1 of 3"},
+		{batchv1.Job{Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue}}}}, "FailureTarget", "0/1"},
+		{batchv1.Job{Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue}, {Type: batchv1.JobFailed, Status: corev1.ConditionTrue}}}}, "Failed", "0/1"},
+		{batchv1.Job{Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobSuspended, Status: corev1.ConditionTrue}}}}, "Suspended", "0/1"},
 	} {
 		assert.Equal(t, tc.stat, JobStatusCell(&tc.job))
 		assert.Equal(t, tc.comp, JobCompletionsCell(&tc.job))
 	}
-	require.Len(t, builtin(t, "jobs").Table.Cells(&api.Job{}, tableNow), len(builtin(t, "jobs").Table.Columns))
+	require.Len(t, builtin(t, "jobs").Table.Cells(&batchv1.Job{}, tableNow), len(builtin(t, "jobs").Table.Columns))
 }

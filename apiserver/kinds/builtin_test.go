@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -117,7 +120,7 @@ func TestPodGracePeriodAndFields(t *testing.T) {
 	assert.Equal(t, int64(30), res.GracePeriod(p, nil))
 	assert.Equal(t, int64(5), res.GracePeriod(p, ptr(int64(5))))
 	assert.Equal(t, int64(1), res.GracePeriod(p, ptr(int64(-3))))
-	p.Status.Phase = api.PodSucceeded
+	p.Status.Phase = corev1.PodSucceeded
 	assert.Equal(t, int64(0), res.GracePeriod(p, nil), "a finished pod goes at once")
 
 	f := res.Fields(p)
@@ -127,12 +130,12 @@ func TestPodGracePeriodAndFields(t *testing.T) {
 	for _, k := range []string{"spec.restartPolicy", "spec.serviceAccountName", "status.podIP", "status.nominatedNodeName"} {
 		assert.Contains(t, f, k)
 	}
-	ev := builtin(t, "events").Fields(&api.Event{InvolvedObject: api.ObjectReference{Kind: "Pod", Name: "web", UID: "u"}, Reason: "Scheduled", Type: "Normal",
-		Source: api.EventSource{Component: "kubelet"}})
+	ev := builtin(t, "events").Fields(&corev1.Event{InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web", UID: "u"}, Reason: "Scheduled", Type: "Normal",
+		Source: corev1.EventSource{Component: "kubelet"}})
 	assert.Equal(t, "Pod", ev["involvedObject.kind"])
 	assert.Equal(t, "u", ev["involvedObject.uid"])
 	assert.Equal(t, "kubelet", ev["source"])
-	assert.Equal(t, "default-scheduler", builtin(t, "events").Fields(&api.Event{ReportingController: "default-scheduler"})["source"],
+	assert.Equal(t, "default-scheduler", builtin(t, "events").Fields(&corev1.Event{ReportingController: "default-scheduler"})["source"],
 		"events of the new API fall back to reportingComponent")
 	assert.Equal(t, "Scheduled", ev["reason"])
 	for _, k := range []string{"involvedObject.namespace", "involvedObject.name", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reportingComponent", "type"} {
@@ -165,13 +168,13 @@ func TestThroughTheRegistry(t *testing.T) {
 
 	// Create: defaults, Pending status, client status dropped.
 	in := validPod()
-	in.Status.Phase = api.PodRunning
+	in.Status.Phase = corev1.PodRunning
 	obj, err := pods.Create(ctx, "default", in, registry.CreateOptions{})
 	require.NoError(t, err)
-	pod := obj.(*api.Pod)
-	assert.Equal(t, api.PodPending, pod.Status.Phase)
-	assert.Equal(t, api.PodQOSBestEffort, pod.Status.QOSClass)
-	assert.Equal(t, api.RestartPolicyAlways, pod.Spec.RestartPolicy)
+	pod := obj.(*corev1.Pod)
+	assert.Equal(t, corev1.PodPending, pod.Status.Phase)
+	assert.Equal(t, corev1.PodQOSBestEffort, pod.Status.QOSClass)
+	assert.Equal(t, corev1.RestartPolicyAlways, pod.Spec.RestartPolicy)
 
 	// Invalid creates are refused with Kubernetes' message.
 	bad := validPod()
@@ -183,13 +186,13 @@ func TestThroughTheRegistry(t *testing.T) {
 
 	// Update: the image may change, a port may not.
 	_, _, err = pods.Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
-		p := cur.(*api.Pod)
+		p := cur.(*corev1.Pod)
 		p.Spec.Containers[0].Image = "nginx:1.28"
 		return p, nil
 	}, registry.UpdateOptions{})
 	require.NoError(t, err)
 	_, _, err = pods.Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
-		p := cur.(*api.Pod)
+		p := cur.(*corev1.Pod)
 		p.Spec.Containers[0].Ports[0].ContainerPort = 8080
 		return p, nil
 	}, registry.UpdateOptions{})
@@ -198,7 +201,7 @@ func TestThroughTheRegistry(t *testing.T) {
 
 	// An update may not bind either.
 	_, _, err = pods.Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
-		p := cur.(*api.Pod)
+		p := cur.(*corev1.Pod)
 		p.Spec.NodeName = "node-1"
 		return p, nil
 	}, registry.UpdateOptions{})
@@ -207,7 +210,7 @@ func TestThroughTheRegistry(t *testing.T) {
 	// Bind once; the second binding is a Conflict.
 	binding := pods.Resource().CreateSubresources["binding"]
 	bind := func(node string) (api.Object, error) {
-		b := &api.Binding{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"}, Target: api.ObjectReference{Kind: "Node", Name: node}}
+		b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
 		return binding.Create(ctx, pods, "default", "web", b)
 	}
 	out, err := bind("node-1")
@@ -218,24 +221,24 @@ func TestThroughTheRegistry(t *testing.T) {
 	assert.NotSame(t, api.Meta(out), api.Meta(api.DeepCopy(out)))
 	obj, err = pods.Get(ctx, "default", "web")
 	require.NoError(t, err)
-	pod = obj.(*api.Pod)
+	pod = obj.(*corev1.Pod)
 	assert.Equal(t, "node-1", pod.Spec.NodeName)
 	require.Len(t, pod.Status.Conditions, 1)
-	assert.Equal(t, api.PodScheduled, pod.Status.Conditions[0].Type)
-	assert.Equal(t, api.ConditionTrue, pod.Status.Conditions[0].Status)
+	assert.Equal(t, corev1.PodScheduled, pod.Status.Conditions[0].Type)
+	assert.Equal(t, corev1.ConditionTrue, pod.Status.Conditions[0].Status)
 
 	_, err = bind("node-2")
 	require.True(t, api.IsConflict(err), "%v", err)
 	assert.Equal(t, `Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "node-1"`, err.Error())
 
 	// A binding for a pod that does not exist is NotFound.
-	_, err = binding.Create(ctx, pods, "default", "ghost", &api.Binding{ObjectMeta: api.ObjectMeta{Name: "ghost"}, Target: api.ObjectReference{Name: "node-1"}})
+	_, err = binding.Create(ctx, pods, "default", "ghost", &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "ghost"}, Target: corev1.ObjectReference{Name: "node-1"}})
 	require.True(t, api.IsNotFound(err), "%v", err)
 
 	// The kubelet's status write still works on a bound pod.
 	_, _, err = pods.Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
-		p := cur.(*api.Pod)
-		p.Status.Phase = api.PodRunning
+		p := cur.(*corev1.Pod)
+		p.Status.Phase = corev1.PodRunning
 		return p, nil
 	}, registry.UpdateOptions{Subresource: "status"})
 	require.NoError(t, err)
@@ -247,7 +250,7 @@ func TestThroughTheRegistry(t *testing.T) {
 	assert.False(t, res.Deleted)
 	obj, err = pods.Get(ctx, "default", "web")
 	require.NoError(t, err)
-	pod = obj.(*api.Pod)
+	pod = obj.(*corev1.Pod)
 	require.NotNil(t, pod.DeletionTimestamp)
 	assert.Equal(t, int64(30), *pod.DeletionGracePeriodSeconds)
 	_, total, status, _ := PodStatusCells(pod, clk.Now())
@@ -262,7 +265,7 @@ func TestThroughTheRegistry(t *testing.T) {
 	require.NoError(t, err)
 	_, err = pods.Delete(ctx, "default", "late", nil, false)
 	require.NoError(t, err)
-	_, err = binding.Create(ctx, pods, "default", "late", &api.Binding{ObjectMeta: api.ObjectMeta{Name: "late"}, Target: api.ObjectReference{Name: "node-1"}})
+	_, err = binding.Create(ctx, pods, "default", "late", &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "late"}, Target: corev1.ObjectReference{Name: "node-1"}})
 	require.True(t, api.IsConflict(err), "%v", err)
 	assert.Equal(t, `Operation cannot be fulfilled on pods/binding "late": pod late is being deleted, cannot be assigned to a host`, err.Error())
 
@@ -282,10 +285,10 @@ func TestWorkloadsAndNamespacesThroughTheRegistry(t *testing.T) {
 
 	obj, err := st["deployments"].Create(ctx, "default", validDeployment(), registry.CreateOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, int32(1), *obj.(*api.Deployment).Spec.Replicas)
+	assert.Equal(t, int32(1), *obj.(*appsv1.Deployment).Spec.Replicas)
 	_, _, err = st["deployments"].Update(ctx, "default", "web", func(cur api.Object) (api.Object, error) {
-		d := cur.(*api.Deployment)
-		d.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "web", "v": "2"}}
+		d := cur.(*appsv1.Deployment)
+		d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web", "v": "2"}}
 		d.Spec.Template.Labels["v"] = "2"
 		return d, nil
 	}, registry.UpdateOptions{})
@@ -294,18 +297,18 @@ func TestWorkloadsAndNamespacesThroughTheRegistry(t *testing.T) {
 	assert.Contains(t, err.Error(), "field is immutable")
 
 	// Namespaces: Active with the kubernetes finalizer; delete waits.
-	obj, err = st["namespaces"].Create(ctx, "", &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team-a"}}, registry.CreateOptions{})
+	obj, err = st["namespaces"].Create(ctx, "", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, registry.CreateOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, api.NamespaceActive, obj.(*api.Namespace).Status.Phase)
+	assert.Equal(t, corev1.NamespaceActive, obj.(*corev1.Namespace).Status.Phase)
 	res, err := st["namespaces"].Delete(ctx, "", "team-a", nil, false)
 	require.NoError(t, err)
 	assert.False(t, res.Deleted)
 	obj, err = st["namespaces"].Get(ctx, "", "team-a")
 	require.NoError(t, err)
-	assert.Equal(t, api.NamespaceTerminating, obj.(*api.Namespace).Status.Phase)
+	assert.Equal(t, corev1.NamespaceTerminating, obj.(*corev1.Namespace).Status.Phase)
 	// The namespace controller removes the finalizer: the namespace goes.
 	_, _, err = st["namespaces"].Update(ctx, "", "team-a", func(cur api.Object) (api.Object, error) {
-		ns := cur.(*api.Namespace)
+		ns := cur.(*corev1.Namespace)
 		ns.Spec.Finalizers = nil
 		return ns, nil
 	}, registry.UpdateOptions{})
@@ -313,7 +316,7 @@ func TestWorkloadsAndNamespacesThroughTheRegistry(t *testing.T) {
 	_, err = st["namespaces"].Get(ctx, "", "team-a")
 	require.True(t, api.IsNotFound(err), "%v", err)
 
-	_, err = st["services"].Create(ctx, "default", &api.Service{ObjectMeta: api.ObjectMeta{Name: "1web"}, Spec: api.ServiceSpec{Ports: []api.ServicePort{{Port: 80}}}}, registry.CreateOptions{})
+	_, err = st["services"].Create(ctx, "default", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "1web"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, registry.CreateOptions{})
 	require.True(t, api.IsInvalid(err), "%v", err)
 	assert.Contains(t, err.Error(), "a DNS-1035 label must consist of")
 }

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Where the claims of sharedclaims.go live, one key per address or port.
@@ -90,9 +90,9 @@ func (r *ClaimRepair) RunOnce(ctx context.Context) error {
 		}
 	}
 	held := map[string]bool{}
-	var services []api.Service
+	var services []corev1.Service
 	if err := r.list(ctx, servicesPrefix, func(kv store.KeyValue) {
-		var svc api.Service
+		var svc corev1.Service
 		if json.Unmarshal(kv.Value, &svc) == nil {
 			services = append(services, svc)
 		}
@@ -102,7 +102,7 @@ func (r *ClaimRepair) RunOnce(ctx context.Context) error {
 	for _, svc := range services {
 		owner := serviceKey(&svc)
 		for _, ip := range svc.Spec.ClusterIPs {
-			if ip == "" || ip == api.ClusterIPNone {
+			if ip == "" || ip == corev1.ClusterIPNone {
 				continue
 			}
 			r.hold(ctx, held, claims, serviceIPClaimKey(ip), owner,

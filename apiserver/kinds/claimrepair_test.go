@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/store"
 )
@@ -25,7 +25,7 @@ func TestClaimRepairFreesLeaksAndRestoresMissingClaims(t *testing.T) {
 	live, err := cl.Services().Create(bg, svc("live", ""))
 	require.NoError(t, err)
 	np := svc("np", "")
-	np.Spec.Type = api.ServiceTypeNodePort
+	np.Spec.Type = corev1.ServiceTypeNodePort
 	np, err = cl.Services().Create(bg, np)
 	require.NoError(t, err)
 	port := np.Spec.Ports[0].NodePort

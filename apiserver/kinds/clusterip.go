@@ -13,6 +13,8 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/store"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ServiceClusterIPRange is the range Service cluster IPs come from:
@@ -95,7 +97,7 @@ type releasingStorage struct {
 func (r releasingStorage) Delete(ctx context.Context, key string, pre store.Preconditions) (store.KeyValue, error) {
 	kv, err := r.Interface.Delete(ctx, key, pre)
 	if err == nil {
-		var svc api.Service
+		var svc corev1.Service
 		if json.Unmarshal(kv.Value, &svc) == nil {
 			r.a.release(serviceKey(&svc), svc.Spec.ClusterIPs)
 		}
@@ -107,7 +109,7 @@ func (r releasingStorage) Delete(ctx context.Context, key string, pre store.Prec
 // allocator, which decorates this one.
 func (r releasingStorage) SharedBetweenServers() bool { return isShared(r.Interface) }
 
-func serviceKey(s *api.Service) string { return s.Namespace + "/" + s.Name }
+func serviceKey(s *corev1.Service) string { return s.Namespace + "/" + s.Name }
 
 // load reads the stored Services once. Callers hold a.mu.
 func (a *ClusterIPAllocator) load(ctx context.Context) error {
@@ -119,7 +121,7 @@ func (a *ClusterIPAllocator) load(ctx context.Context) error {
 		return api.NewInternalError(fmt.Errorf("reading services to rebuild the cluster IP allocator: %w", err))
 	}
 	for _, kv := range res.Items {
-		var svc api.Service
+		var svc corev1.Service
 		if json.Unmarshal(kv.Value, &svc) != nil {
 			continue
 		}
@@ -159,14 +161,14 @@ func (a *ClusterIPAllocator) ip(off uint32) string {
 
 // needsClusterIP: every Service but ExternalName and headless ones gets
 // an address.
-func needsClusterIP(s *api.Service) bool {
-	return s.Spec.Type != api.ServiceTypeExternalName && s.Spec.ClusterIP != api.ClusterIPNone
+func needsClusterIP(s *corev1.Service) bool {
+	return s.Spec.Type != corev1.ServiceTypeExternalName && s.Spec.ClusterIP != corev1.ClusterIPNone
 }
 
 // allocate gives svc its cluster IP: the one asked for if it is free, else
 // the next free one. A dry run reports the address without taking it. It
 // returns the offset taken (0 when nothing was taken).
-func (a *ClusterIPAllocator) allocate(ctx context.Context, svc *api.Service, dryRun bool) (uint32, error) {
+func (a *ClusterIPAllocator) allocate(ctx context.Context, svc *corev1.Service, dryRun bool) (uint32, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.load(ctx); err != nil {
@@ -178,10 +180,10 @@ func (a *ClusterIPAllocator) allocate(ctx context.Context, svc *api.Service, dry
 		off, ok := a.offset(want)
 		switch {
 		case !ok:
-			return 0, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
+			return 0, api.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
 				fmt.Sprintf("failed to allocate IP %s: the provided IP (%s) is not in the valid range. The range of valid IPs is %s", want, want, a.cidr))})
 		case a.used[off] != "" && a.used[off] != heldElsewhere: // another server's claim may be gone: ask the store
-			return 0, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
+			return 0, api.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
 				fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", want))})
 		}
 		if dryRun {
@@ -190,7 +192,7 @@ func (a *ClusterIPAllocator) allocate(ctx context.Context, svc *api.Service, dry
 		if taken, err := a.claimShared(ctx, off, serviceKey(svc)); err != nil {
 			return 0, err
 		} else if taken {
-			return 0, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
+			return 0, api.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, spec.ClusterIPs,
 				fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", want))})
 		}
 		a.used[off] = serviceKey(svc)
@@ -273,7 +275,7 @@ func (a *ClusterIPAllocator) Allocated(ip string) (string, bool) {
 // BeginCreate allocates the new Service's cluster IP
 // (registry.Resource.BeginCreate); a create that fails gives it back.
 func (a *ClusterIPAllocator) BeginCreate(ctx context.Context, obj api.Object, dryRun bool) (registry.FinishFunc, error) {
-	svc := obj.(*api.Service)
+	svc := obj.(*corev1.Service)
 	if !needsClusterIP(svc) {
 		return func(bool) {}, nil
 	}
@@ -294,16 +296,16 @@ func (a *ClusterIPAllocator) BeginCreate(ctx context.Context, obj api.Object, dr
 // turns into ExternalName once the update is stored. A cluster IP never
 // changes otherwise (validation refuses it).
 func (a *ClusterIPAllocator) BeginUpdate(ctx context.Context, obj, old api.Object, dryRun bool) (registry.FinishFunc, error) {
-	svc, prev := obj.(*api.Service), old.(*api.Service)
+	svc, prev := obj.(*corev1.Service), old.(*corev1.Service)
 	key := serviceKey(svc)
-	had := len(prev.Spec.ClusterIPs) > 0 && prev.Spec.ClusterIP != api.ClusterIPNone
+	had := len(prev.Spec.ClusterIPs) > 0 && prev.Spec.ClusterIP != corev1.ClusterIPNone
 	switch {
 	case !had && needsClusterIP(svc):
 		if svc.Spec.ClusterIP != "" && strings.Join(svc.Spec.ClusterIPs, ",") == strings.Join(prev.Spec.ClusterIPs, ",") {
 			return func(bool) {}, nil
 		}
 		return a.BeginCreate(ctx, svc, dryRun)
-	case had && svc.Spec.Type == api.ServiceTypeExternalName:
+	case had && svc.Spec.Type == corev1.ServiceTypeExternalName:
 		return func(ok bool) {
 			if ok {
 				a.release(key, prev.Spec.ClusterIPs)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
@@ -44,9 +46,9 @@ func openStore(t *testing.T) store.Interface {
 	return st
 }
 
-func svc(name, clusterIP string) *api.Service {
-	s := &api.Service{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name},
-		Spec: api.ServiceSpec{ClusterIP: clusterIP, Selector: map[string]string{"app": name}, Ports: []api.ServicePort{{Port: 80}}}}
+func svc(name, clusterIP string) *corev1.Service {
+	s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: corev1.ServiceSpec{ClusterIP: clusterIP, Selector: map[string]string{"app": name}, Ports: []corev1.ServicePort{{Port: 80}}}}
 	return s
 }
 
@@ -80,11 +82,11 @@ func TestClusterIPAllocation(t *testing.T) {
 	assert.Contains(t, err.Error(), "failed to allocate IP 192.168.0.10: the provided IP (192.168.0.10) is not in the valid range. The range of valid IPs is 10.96.0.0/12")
 
 	// Headless and ExternalName Services take nothing.
-	h, err := cl.Services().Create(bg, svc("headless", api.ClusterIPNone))
+	h, err := cl.Services().Create(bg, svc("headless", corev1.ClusterIPNone))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"None"}, h.Spec.ClusterIPs)
-	ext := &api.Service{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "ext"},
-		Spec: api.ServiceSpec{Type: api.ServiceTypeExternalName, ExternalName: "example.com"}}
+	ext := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "ext"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "example.com"}}
 	e, err := cl.Services().Create(bg, ext)
 	require.NoError(t, err)
 	assert.Empty(t, e.Spec.ClusterIP)
@@ -121,13 +123,13 @@ func TestClusterIPsRebuiltAfterRestart(t *testing.T) {
 
 func TestClusterIPTypeChanges(t *testing.T) {
 	cl := newServer(t, openStore(t))
-	ext := &api.Service{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "x"},
-		Spec: api.ServiceSpec{Type: api.ServiceTypeExternalName, ExternalName: "example.com"}}
+	ext := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "example.com"}}
 	_, err := cl.Services().Create(bg, ext)
 	require.NoError(t, err)
 	s, err := cl.Services().Get(bg, "default", "x")
 	require.NoError(t, err)
-	s.Spec.Type, s.Spec.ExternalName, s.Spec.Ports = api.ServiceTypeClusterIP, "", []api.ServicePort{{Port: 80}}
+	s.Spec.Type, s.Spec.ExternalName, s.Spec.Ports = corev1.ServiceTypeClusterIP, "", []corev1.ServicePort{{Port: 80}}
 	s.Spec.ClusterIP = "10.96.0.30"
 	s, err = cl.Services().Update(bg, s)
 	require.NoError(t, err)
@@ -135,7 +137,7 @@ func TestClusterIPTypeChanges(t *testing.T) {
 	_, err = cl.Services().Create(bg, svc("y", "10.96.0.30"))
 	require.Error(t, err)
 
-	s.Spec.Type, s.Spec.ExternalName, s.Spec.ClusterIP, s.Spec.ClusterIPs = api.ServiceTypeExternalName, "example.com", "", nil
+	s.Spec.Type, s.Spec.ExternalName, s.Spec.ClusterIP, s.Spec.ClusterIPs = corev1.ServiceTypeExternalName, "example.com", "", nil
 	_, err = cl.Services().Update(bg, s)
 	require.NoError(t, err)
 	_, err = cl.Services().Create(bg, svc("y", "10.96.0.30"))
@@ -164,7 +166,7 @@ func TestClusterIPDryRun(t *testing.T) {
 	rec = httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, req)
 	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
-	var dry api.Service
+	var dry corev1.Service
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &dry))
 	require.NotEmpty(t, dry.Spec.ClusterIP)
 

@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"reflect"
 	"slices"
@@ -21,18 +22,18 @@ type namespaceStrategy struct{ registry.DefaultStrategy }
 // PrepareForCreate gives every namespace the "kubernetes" finalizer, which
 // the namespace controller removes once the namespace is empty.
 func (namespaceStrategy) PrepareForCreate(obj api.Object) {
-	ns := obj.(*api.Namespace)
-	ns.Status = api.NamespaceStatus{Phase: api.NamespaceActive}
-	if !slices.Contains(ns.Spec.Finalizers, api.FinalizerKubernetes) {
-		ns.Spec.Finalizers = append(ns.Spec.Finalizers, api.FinalizerKubernetes)
+	ns := obj.(*corev1.Namespace)
+	ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+	if !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
+		ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
 	}
 }
 
 // Default implements registry.Strategy.
 func (namespaceStrategy) Default(obj api.Object) {
-	ns := obj.(*api.Namespace)
+	ns := obj.(*corev1.Namespace)
 	if ns.Status.Phase == "" {
-		ns.Status.Phase = api.NamespaceActive
+		ns.Status.Phase = corev1.NamespaceActive
 	}
 	// The namespace lifecycle labels every namespace with its own name.
 	if ns.Labels == nil {
@@ -46,7 +47,7 @@ func (namespaceStrategy) Default(obj api.Object) {
 // no finalize subresource, so once deletion began an update may remove
 // finalizers: that is how the namespace controller finishes.
 func (namespaceStrategy) PrepareForUpdate(obj, old api.Object) {
-	ns, oldNS := obj.(*api.Namespace), old.(*api.Namespace)
+	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
 	if oldNS.DeletionTimestamp == nil {
 		ns.Spec.Finalizers = oldNS.Spec.Finalizers
 	}
@@ -54,15 +55,15 @@ func (namespaceStrategy) PrepareForUpdate(obj, old api.Object) {
 
 // Validate implements registry.Strategy.
 func (namespaceStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateNamespaceFinalizers(obj.(*api.Namespace))
+	return validateNamespaceFinalizers(obj.(*corev1.Namespace))
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (namespaceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	return validateNamespaceFinalizers(obj.(*api.Namespace))
+	return validateNamespaceFinalizers(obj.(*corev1.Namespace))
 }
 
-func validateNamespaceFinalizers(ns *api.Namespace) field.ErrorList {
+func validateNamespaceFinalizers(ns *corev1.Namespace) field.ErrorList {
 	var errs field.ErrorList
 	p := field.NewPath("spec", "finalizers")
 	for _, f := range ns.Spec.Finalizers {
@@ -71,7 +72,7 @@ func validateNamespaceFinalizers(ns *api.Namespace) field.ErrorList {
 			for _, msg := range labels.IsQualifiedName(s) {
 				errs = append(errs, field.Invalid(p, s, msg))
 			}
-		} else if s != string(api.FinalizerKubernetes) {
+		} else if s != string(corev1.FinalizerKubernetes) {
 			errs = append(errs, field.Invalid(p, s, "name is neither a standard finalizer name nor is it fully qualified"))
 		}
 	}
@@ -81,13 +82,13 @@ func validateNamespaceFinalizers(ns *api.Namespace) field.ErrorList {
 // namespacePrepareForDelete begins termination: the phase turns
 // Terminating and the namespace waits for its spec finalizers.
 func namespacePrepareForDelete(obj api.Object) bool {
-	ns := obj.(*api.Namespace)
-	ns.Status.Phase = api.NamespaceTerminating
+	ns := obj.(*corev1.Namespace)
+	ns.Status.Phase = corev1.NamespaceTerminating
 	return len(ns.Spec.Finalizers) > 0
 }
 
 func namespacePendingFinalizers(obj api.Object) bool {
-	return len(obj.(*api.Namespace).Spec.Finalizers) > 0
+	return len(obj.(*corev1.Namespace).Spec.Finalizers) > 0
 }
 
 // --- nodes (pkg/registry/core/node/strategy.go) ---
@@ -98,12 +99,12 @@ type nodeStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy.
 func (nodeStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateNode(obj.(*api.Node))
+	return validateNode(obj.(*corev1.Node))
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (nodeStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	n, o := obj.(*api.Node), old.(*api.Node)
+	n, o := obj.(*corev1.Node), old.(*corev1.Node)
 	errs := validateNode(n)
 	if o.Spec.PodCIDR != "" && n.Spec.PodCIDR != o.Spec.PodCIDR {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "podCIDR"), "node updates may not change podCIDR except from \"\" to valid"))
@@ -114,7 +115,7 @@ func (nodeStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	return errs
 }
 
-func validateNode(n *api.Node) field.ErrorList {
+func validateNode(n *corev1.Node) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range n.Spec.Taints {
 		tp := field.NewPath("spec", "taints").Index(i)
@@ -122,19 +123,19 @@ func validateNode(n *api.Node) field.ErrorList {
 			errs = append(errs, field.Invalid(tp.Child("key"), t.Key, msg))
 		}
 		switch t.Effect {
-		case api.TaintEffectNoSchedule, api.TaintEffectPreferNoSchedule, api.TaintEffectNoExecute:
+		case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
 		case "":
 			errs = append(errs, field.Required(tp.Child("effect"), ""))
 		default:
 			errs = append(errs, field.NotSupported(tp.Child("effect"), t.Effect,
-				[]string{string(api.TaintEffectNoSchedule), string(api.TaintEffectPreferNoSchedule), string(api.TaintEffectNoExecute)}))
+				[]string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}))
 		}
 	}
 	return errs
 }
 
 func nodeFields(obj api.Object) fields.Set {
-	if obj.(*api.Node).Spec.Unschedulable {
+	if obj.(*corev1.Node).Spec.Unschedulable {
 		return fields.Set{"spec.unschedulable": "true"}
 	}
 	return fields.Set{"spec.unschedulable": "false"}
@@ -146,33 +147,33 @@ type serviceStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate implements registry.Strategy.
 func (serviceStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.Service).Status = api.ServiceStatus{}
+	obj.(*corev1.Service).Status = corev1.ServiceStatus{}
 }
 
 // Default is SetDefaults_Service plus what the IP allocator settles:
 // clusterIPs follows clusterIP, and a single IPv4 family.
 func (serviceStrategy) Default(obj api.Object) {
-	s := &obj.(*api.Service).Spec
+	s := &obj.(*corev1.Service).Spec
 	if s.SessionAffinity == "" {
-		s.SessionAffinity = api.ServiceAffinityNone
+		s.SessionAffinity = corev1.ServiceAffinityNone
 	}
 	if s.Type == "" {
-		s.Type = api.ServiceTypeClusterIP
+		s.Type = corev1.ServiceTypeClusterIP
 	}
 	for i := range s.Ports {
 		p := &s.Ports[i]
 		if p.Protocol == "" {
-			p.Protocol = api.ProtocolTCP
+			p.Protocol = corev1.ProtocolTCP
 		}
 		if (p.TargetPort.Type == intstr.Int && p.TargetPort.IntVal == 0) ||
 			(p.TargetPort.Type == intstr.String && p.TargetPort.StrVal == "") {
 			p.TargetPort = intstr.FromInt32(p.Port)
 		}
 	}
-	if (s.Type == api.ServiceTypeNodePort || s.Type == api.ServiceTypeLoadBalancer) && s.ExternalTrafficPolicy == "" {
+	if (s.Type == corev1.ServiceTypeNodePort || s.Type == corev1.ServiceTypeLoadBalancer) && s.ExternalTrafficPolicy == "" {
 		s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
 	}
-	if s.Type == api.ServiceTypeExternalName {
+	if s.Type == corev1.ServiceTypeExternalName {
 		return
 	}
 	if s.InternalTrafficPolicy == nil {
@@ -184,10 +185,10 @@ func (serviceStrategy) Default(obj api.Object) {
 		s.ClusterIP = s.ClusterIPs[0]
 	}
 	if s.IPFamilyPolicy == nil {
-		s.IPFamilyPolicy = ptr(api.IPFamilyPolicySingleStack)
+		s.IPFamilyPolicy = ptr(corev1.IPFamilyPolicySingleStack)
 	}
 	if len(s.IPFamilies) == 0 {
-		s.IPFamilies = []api.IPFamily{api.IPv4Protocol}
+		s.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
 	}
 }
 
@@ -195,22 +196,22 @@ func (serviceStrategy) Default(obj api.Object) {
 // new object leaves them out (patchAllocatedValues): kubectl replace of a
 // manifest without clusterIP must not look like a change of it.
 func (serviceStrategy) PrepareForUpdate(obj, old api.Object) {
-	s, o := &obj.(*api.Service).Spec, &old.(*api.Service).Spec
-	if s.Type == api.ServiceTypeExternalName {
+	s, o := &obj.(*corev1.Service).Spec, &old.(*corev1.Service).Spec
+	if s.Type == corev1.ServiceTypeExternalName {
 		return
 	}
-	if s.ClusterIP == "" && len(s.ClusterIPs) == 0 && o.Type != api.ServiceTypeExternalName {
+	if s.ClusterIP == "" && len(s.ClusterIPs) == 0 && o.Type != corev1.ServiceTypeExternalName {
 		s.ClusterIP, s.ClusterIPs = o.ClusterIP, append([]string(nil), o.ClusterIPs...)
 	}
-	if oldNeeds := o.Type == api.ServiceTypeNodePort || o.Type == api.ServiceTypeLoadBalancer; oldNeeds &&
-		s.Type != api.ServiceTypeNodePort && s.Type != api.ServiceTypeLoadBalancer && sameNodePorts(s.Ports, o.Ports) {
+	if oldNeeds := o.Type == corev1.ServiceTypeNodePort || o.Type == corev1.ServiceTypeLoadBalancer; oldNeeds &&
+		s.Type != corev1.ServiceTypeNodePort && s.Type != corev1.ServiceTypeLoadBalancer && sameNodePorts(s.Ports, o.Ports) {
 		// dropTypeDependentFields: a Service that stops being NodePort
 		// loses the node ports the user left as they were.
 		for i := range s.Ports {
 			s.Ports[i].NodePort = 0
 		}
 	}
-	if s.Type == api.ServiceTypeNodePort || s.Type == api.ServiceTypeLoadBalancer {
+	if s.Type == corev1.ServiceTypeNodePort || s.Type == corev1.ServiceTypeLoadBalancer {
 		for i := range s.Ports {
 			for _, op := range o.Ports {
 				if s.Ports[i].NodePort == 0 && op.Port == s.Ports[i].Port && op.Protocol == s.Ports[i].Protocol {
@@ -223,7 +224,7 @@ func (serviceStrategy) PrepareForUpdate(obj, old api.Object) {
 
 // sameNodePorts reports whether two port lists name the same node ports
 // in the same places.
-func sameNodePorts(a, b []api.ServicePort) bool {
+func sameNodePorts(a, b []corev1.ServicePort) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -237,14 +238,14 @@ func sameNodePorts(a, b []api.ServicePort) bool {
 
 // Validate implements registry.Strategy.
 func (serviceStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateService(obj.(*api.Service))
+	return validateService(obj.(*corev1.Service))
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (serviceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	s, o := obj.(*api.Service), old.(*api.Service)
+	s, o := obj.(*corev1.Service), old.(*corev1.Service)
 	errs := validateService(s)
-	if s.Spec.Type != api.ServiceTypeExternalName && o.Spec.Type != api.ServiceTypeExternalName &&
+	if s.Spec.Type != corev1.ServiceTypeExternalName && o.Spec.Type != corev1.ServiceTypeExternalName &&
 		!(isHeadless(s) && isHeadless(o)) && len(o.Spec.ClusterIPs) == len(s.Spec.ClusterIPs) {
 		for i, ip := range o.Spec.ClusterIPs {
 			if ip != s.Spec.ClusterIPs[i] {
@@ -255,15 +256,15 @@ func (serviceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	return errs
 }
 
-func isHeadless(s *api.Service) bool { return s.Spec.ClusterIP == api.ClusterIPNone }
+func isHeadless(s *corev1.Service) bool { return s.Spec.ClusterIP == corev1.ClusterIPNone }
 
-func validateService(svc *api.Service) field.ErrorList {
+func validateService(svc *corev1.Service) field.ErrorList {
 	var errs field.ErrorList
 	spec := &svc.Spec
 	sp := field.NewPath("spec")
 	switch spec.Type {
-	case api.ServiceTypeClusterIP, api.ServiceTypeNodePort, api.ServiceTypeLoadBalancer:
-	case api.ServiceTypeExternalName:
+	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer:
+	case corev1.ServiceTypeExternalName:
 		if len(spec.ClusterIPs) > 0 || spec.ClusterIP != "" {
 			errs = append(errs, field.Forbidden(sp.Child("clusterIPs"), "may not be set for ExternalName services"))
 		}
@@ -279,7 +280,7 @@ func validateService(svc *api.Service) field.ErrorList {
 	default:
 		errs = append(errs, field.NotSupported(sp.Child("type"), spec.Type, []string{"ClusterIP", "ExternalName", "LoadBalancer", "NodePort"}))
 	}
-	if len(spec.Ports) == 0 && !isHeadless(svc) && spec.Type != api.ServiceTypeExternalName {
+	if len(spec.Ports) == 0 && !isHeadless(svc) && spec.Type != corev1.ServiceTypeExternalName {
 		errs = append(errs, field.Required(sp.Child("ports"), ""))
 	}
 	names := map[string]bool{}
@@ -309,7 +310,7 @@ func validateService(svc *api.Service) field.ErrorList {
 			}
 		}
 		if port.NodePort != 0 {
-			if spec.Type == api.ServiceTypeClusterIP || spec.Type == api.ServiceTypeExternalName {
+			if spec.Type == corev1.ServiceTypeClusterIP || spec.Type == corev1.ServiceTypeExternalName {
 				errs = append(errs, field.Forbidden(pp.Child("nodePort"), "may not be used when `type` is '"+string(spec.Type)+"'"))
 			} else if !validPortNum(port.NodePort) {
 				errs = append(errs, field.Invalid(pp.Child("nodePort"), port.NodePort, portRangeErrMsg))
@@ -317,16 +318,16 @@ func validateService(svc *api.Service) field.ErrorList {
 		}
 	}
 	switch spec.SessionAffinity {
-	case api.ServiceAffinityNone, api.ServiceAffinityClientIP:
+	case corev1.ServiceAffinityNone, corev1.ServiceAffinityClientIP:
 	case "":
 		errs = append(errs, field.Required(sp.Child("sessionAffinity"), ""))
 	default:
 		errs = append(errs, field.NotSupported(sp.Child("sessionAffinity"), spec.SessionAffinity, []string{"ClientIP", "None"}))
 	}
 	errs = append(errs, validateLabels(spec.Selector, sp.Child("selector"))...)
-	if spec.Type != api.ServiceTypeExternalName {
+	if spec.Type != corev1.ServiceTypeExternalName {
 		for i, ip := range spec.ClusterIPs {
-			if i == 0 && ip == api.ClusterIPNone {
+			if i == 0 && ip == corev1.ClusterIPNone {
 				continue
 			}
 			if !validIP(ip) {
@@ -351,11 +352,11 @@ type endpointsStrategy struct{ registry.DefaultStrategy }
 
 // Default implements registry.Strategy.
 func (endpointsStrategy) Default(obj api.Object) {
-	for i := range obj.(*api.Endpoints).Subsets {
-		ss := &obj.(*api.Endpoints).Subsets[i]
+	for i := range obj.(*corev1.Endpoints).Subsets {
+		ss := &obj.(*corev1.Endpoints).Subsets[i]
 		for j := range ss.Ports {
 			if ss.Ports[j].Protocol == "" {
-				ss.Ports[j].Protocol = api.ProtocolTCP
+				ss.Ports[j].Protocol = corev1.ProtocolTCP
 			}
 		}
 	}
@@ -363,22 +364,22 @@ func (endpointsStrategy) Default(obj api.Object) {
 
 // Validate implements registry.Strategy.
 func (endpointsStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateEndpoints(obj.(*api.Endpoints))
+	return validateEndpoints(obj.(*corev1.Endpoints))
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (endpointsStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
-	return validateEndpoints(obj.(*api.Endpoints))
+	return validateEndpoints(obj.(*corev1.Endpoints))
 }
 
-func validateEndpoints(e *api.Endpoints) field.ErrorList {
+func validateEndpoints(e *corev1.Endpoints) field.ErrorList {
 	var errs field.ErrorList
 	for i, ss := range e.Subsets {
 		sp := field.NewPath("subsets").Index(i)
 		if len(ss.Addresses) == 0 && len(ss.NotReadyAddresses) == 0 {
 			errs = append(errs, field.Required(sp, "must specify `addresses` or `notReadyAddresses`"))
 		}
-		for name, list := range map[string][]api.EndpointAddress{"addresses": ss.Addresses, "notReadyAddresses": ss.NotReadyAddresses} {
+		for name, list := range map[string][]corev1.EndpointAddress{"addresses": ss.Addresses, "notReadyAddresses": ss.NotReadyAddresses} {
 			for j, a := range list {
 				if !validIP(a.IP) {
 					errs = append(errs, field.Invalid(sp.Child(name).Index(j).Child("ip"), a.IP, "must be a valid IP address"))
@@ -405,12 +406,12 @@ type configMapStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy.
 func (configMapStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateConfigMap(obj.(*api.ConfigMap))
+	return validateConfigMap(obj.(*corev1.ConfigMap))
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (configMapStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	c, o := obj.(*api.ConfigMap), old.(*api.ConfigMap)
+	c, o := obj.(*corev1.ConfigMap), old.(*corev1.ConfigMap)
 	errs := validateConfigMap(c)
 	if o.Immutable != nil && *o.Immutable {
 		if c.Immutable == nil || !*c.Immutable {
@@ -426,7 +427,7 @@ func (configMapStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	return errs
 }
 
-func validateConfigMap(c *api.ConfigMap) field.ErrorList {
+func validateConfigMap(c *corev1.ConfigMap) field.ErrorList {
 	var errs field.ErrorList
 	size := 0
 	for _, k := range sortedKeys(c.Data) {
@@ -458,9 +459,9 @@ type secretStrategy struct{ registry.DefaultStrategy }
 // Default sets type Opaque and folds the write-only stringData into data,
 // as the v1 conversion does.
 func (secretStrategy) Default(obj api.Object) {
-	s := obj.(*api.Secret)
+	s := obj.(*corev1.Secret)
 	if s.Type == "" {
-		s.Type = api.SecretTypeOpaque
+		s.Type = corev1.SecretTypeOpaque
 	}
 	if len(s.StringData) > 0 {
 		if s.Data == nil {
@@ -475,12 +476,12 @@ func (secretStrategy) Default(obj api.Object) {
 
 // Validate implements registry.Strategy.
 func (secretStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateSecret(obj.(*api.Secret))
+	return validateSecret(obj.(*corev1.Secret))
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (secretStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	s, o := obj.(*api.Secret), old.(*api.Secret)
+	s, o := obj.(*corev1.Secret), old.(*corev1.Secret)
 	errs := validateSecret(s)
 	if s.Type != o.Type {
 		errs = append(errs, field.Invalid(field.NewPath("type"), s.Type, immutableErrMsg))
@@ -496,7 +497,7 @@ func (secretStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	return errs
 }
 
-func validateSecret(s *api.Secret) field.ErrorList {
+func validateSecret(s *corev1.Secret) field.ErrorList {
 	var errs field.ErrorList
 	dp := field.NewPath("data")
 	size := 0
@@ -517,15 +518,15 @@ func validateSecret(s *api.Secret) field.ErrorList {
 		}
 	}
 	switch s.Type {
-	case api.SecretTypeTLS:
+	case corev1.SecretTypeTLS:
 		need("tls.crt", "tls.key")
 	case api.SecretTypeDockerConfigJSON:
 		need(".dockerconfigjson")
-	case api.SecretTypeDockercfg:
+	case corev1.SecretTypeDockercfg:
 		need(".dockercfg")
-	case api.SecretTypeSSHAuth:
+	case corev1.SecretTypeSSHAuth:
 		need("ssh-privatekey")
-	case api.SecretTypeServiceAccountToken:
+	case corev1.SecretTypeServiceAccountToken:
 		if s.Annotations["kubernetes.io/service-account.name"] == "" {
 			errs = append(errs, field.Required(field.NewPath("metadata", "annotations").Key("kubernetes.io/service-account.name"), ""))
 		}
@@ -536,13 +537,13 @@ func validateSecret(s *api.Secret) field.ErrorList {
 }
 
 func secretFields(obj api.Object) fields.Set {
-	return fields.Set{"type": string(obj.(*api.Secret).Type)}
+	return fields.Set{"type": string(obj.(*corev1.Secret).Type)}
 }
 
 // --- events ---
 
 func eventFields(obj api.Object) fields.Set {
-	e := obj.(*api.Event)
+	e := obj.(*corev1.Event)
 	source := e.Source.Component
 	if source == "" {
 		source = e.ReportingController
@@ -566,15 +567,15 @@ type eventStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy.
 func (eventStrategy) Validate(obj api.Object) field.ErrorList {
-	e := obj.(*api.Event)
+	e := obj.(*corev1.Event)
 	var errs field.ErrorList
 	if e.InvolvedObject.Namespace != "" && e.InvolvedObject.Namespace != e.Namespace {
 		errs = append(errs, field.Invalid(field.NewPath("involvedObject", "namespace"), e.InvolvedObject.Namespace, "does not match event.namespace"))
 	}
 	switch e.Type {
-	case "", api.EventTypeNormal, api.EventTypeWarning:
+	case "", corev1.EventTypeNormal, corev1.EventTypeWarning:
 	default:
-		errs = append(errs, field.NotSupported(field.NewPath("type"), e.Type, []string{api.EventTypeNormal, api.EventTypeWarning}))
+		errs = append(errs, field.NotSupported(field.NewPath("type"), e.Type, []string{corev1.EventTypeNormal, corev1.EventTypeWarning}))
 	}
 	return errs
 }
@@ -588,7 +589,7 @@ type leaseStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy.
 func (leaseStrategy) Validate(obj api.Object) field.ErrorList {
-	spec := &obj.(*api.Lease).Spec
+	spec := &obj.(*coordinationv1.Lease).Spec
 	var errs field.ErrorList
 	p := field.NewPath("spec")
 	if d := spec.LeaseDurationSeconds; d != nil && *d <= 0 {

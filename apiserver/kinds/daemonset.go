@@ -11,6 +11,8 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -21,10 +23,10 @@ func daemonSetResources() []*registry.Resource {
 	return []*registry.Resource{{
 		Group: "apps", Version: "v1", Name: "daemonsets", SingularName: "daemonset", Kind: "DaemonSet", ListKind: "DaemonSetList",
 		ShortNames: []string{"ds"}, Categories: []string{"all"}, Namespaced: true,
-		New:                 func() api.Object { return &api.DaemonSet{} },
+		New:                 func() api.Object { return &appsv1.DaemonSet{} },
 		StrategicMergePatch: true,
 		Strategy:            daemonSetStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(api.DaemonSet{})),
+		Schema:              schema.FromGoType(reflect.TypeOf(appsv1.DaemonSet{})),
 		StatusSubresource:   true,
 		Table:               daemonSetTable(),
 	}}
@@ -33,14 +35,14 @@ func daemonSetResources() []*registry.Resource {
 // DefaultDaemonSet is SetDefaults_DaemonSet: a RollingUpdate with
 // maxUnavailable 1 and maxSurge 0, revisionHistoryLimit 10, and the pod
 // template's defaults.
-func DefaultDaemonSet(ds *api.DaemonSet) {
+func DefaultDaemonSet(ds *appsv1.DaemonSet) {
 	s := &ds.Spec
 	if s.UpdateStrategy.Type == "" {
-		s.UpdateStrategy.Type = api.RollingUpdateDaemonSetStrategyType
+		s.UpdateStrategy.Type = appsv1.RollingUpdateDaemonSetStrategyType
 	}
-	if s.UpdateStrategy.Type == api.RollingUpdateDaemonSetStrategyType {
+	if s.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 		if s.UpdateStrategy.RollingUpdate == nil {
-			s.UpdateStrategy.RollingUpdate = &api.RollingUpdateDaemonSet{}
+			s.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateDaemonSet{}
 		}
 		if s.UpdateStrategy.RollingUpdate.MaxUnavailable == nil {
 			s.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr(intstr.FromInt32(1))
@@ -61,28 +63,28 @@ type daemonSetStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate implements registry.Strategy.
 func (daemonSetStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.DaemonSet).Status = api.DaemonSetStatus{}
+	obj.(*appsv1.DaemonSet).Status = appsv1.DaemonSetStatus{}
 }
 
 // Default implements registry.Strategy.
-func (daemonSetStrategy) Default(obj api.Object) { DefaultDaemonSet(obj.(*api.DaemonSet)) }
+func (daemonSetStrategy) Default(obj api.Object) { DefaultDaemonSet(obj.(*appsv1.DaemonSet)) }
 
 // Validate implements registry.Strategy.
 func (daemonSetStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateDaemonSet(obj.(*api.DaemonSet))
+	return validateDaemonSet(obj.(*appsv1.DaemonSet))
 }
 
 // ValidateUpdate adds ValidateDaemonSetUpdate's rule: the selector stays.
 func (daemonSetStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	ds := obj.(*api.DaemonSet)
+	ds := obj.(*appsv1.DaemonSet)
 	errs := validateDaemonSet(ds)
-	return append(errs, validateSelectorUnchanged(ds.Spec.Selector, old.(*api.DaemonSet).Spec.Selector)...)
+	return append(errs, validateSelectorUnchanged(ds.Spec.Selector, old.(*appsv1.DaemonSet).Spec.Selector)...)
 }
 
 // validateDaemonSet is ValidateDaemonSetSpec: the selector and template as
 // for the other workloads (restartPolicy Always), then the update
 // strategy, where exactly one of maxUnavailable and maxSurge is non-zero.
-func validateDaemonSet(ds *api.DaemonSet) field.ErrorList {
+func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 	s := &ds.Spec
 	sp := field.NewPath("spec")
 	errs := validateSelectorAndTemplate(s.Selector, &s.Template, "daemonset", true)
@@ -94,22 +96,22 @@ func validateDaemonSet(ds *api.DaemonSet) field.ErrorList {
 	return errs
 }
 
-func validateDaemonSetUpdateStrategy(st *api.DaemonSetUpdateStrategy, p *field.Path) field.ErrorList {
+func validateDaemonSetUpdateStrategy(st *appsv1.DaemonSetUpdateStrategy, p *field.Path) field.ErrorList {
 	switch st.Type {
-	case api.OnDeleteDaemonSetStrategyType:
+	case appsv1.OnDeleteDaemonSetStrategyType:
 		return nil
-	case api.RollingUpdateDaemonSetStrategyType:
+	case appsv1.RollingUpdateDaemonSetStrategyType:
 		if st.RollingUpdate == nil {
 			return field.ErrorList{field.Required(p.Child("rollingUpdate"), "")}
 		}
 		return validateRollingUpdateDaemonSet(st.RollingUpdate, p.Child("rollingUpdate"))
 	default:
-		return field.ErrorList{field.NotSupported(p, *st, []string{string(api.RollingUpdateDaemonSetStrategyType), string(api.OnDeleteDaemonSetStrategyType)})}
+		return field.ErrorList{field.NotSupported(p, *st, []string{string(appsv1.RollingUpdateDaemonSetStrategyType), string(appsv1.OnDeleteDaemonSetStrategyType)})}
 	}
 }
 
 // validateRollingUpdateDaemonSet is ValidateRollingUpdateDaemonSet.
-func validateRollingUpdateDaemonSet(ru *api.RollingUpdateDaemonSet, p *field.Path) field.ErrorList {
+func validateRollingUpdateDaemonSet(ru *appsv1.RollingUpdateDaemonSet, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, f := range []struct {
 		v    *intstr.IntOrString
@@ -138,7 +140,7 @@ func validateRollingUpdateDaemonSet(ru *api.RollingUpdateDaemonSet, p *field.Pat
 // selector.
 func daemonSetTable() *registry.Table {
 	return &registry.Table{
-		Columns: append([]api.TableColumnDefinition{
+		Columns: append([]metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Desired", "integer", "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod)."),
 			col("Current", "integer", "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod."),
@@ -149,7 +151,7 @@ func daemonSetTable() *registry.Table {
 			registry.AgeColumn,
 		}, templateColumns(true)...),
 		Cells: func(obj api.Object, now time.Time) []any {
-			ds := obj.(*api.DaemonSet)
+			ds := obj.(*appsv1.DaemonSet)
 			st := &ds.Status
 			names, images := containerCells(&ds.Spec.Template.Spec)
 			selector := "<invalid>"

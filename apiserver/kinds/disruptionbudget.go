@@ -9,6 +9,8 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -23,10 +25,10 @@ func policyResources() []*registry.Resource {
 	return []*registry.Resource{{
 		Group: PolicyGroupName, Version: "v1", Name: "poddisruptionbudgets", SingularName: "poddisruptionbudget",
 		Kind: "PodDisruptionBudget", ListKind: "PodDisruptionBudgetList", ShortNames: []string{"pdb"}, Namespaced: true,
-		New:                 func() api.Object { return &api.PodDisruptionBudget{} },
+		New:                 func() api.Object { return &policyv1.PodDisruptionBudget{} },
 		StrategicMergePatch: true,
 		Strategy:            pdbStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(api.PodDisruptionBudget{})),
+		Schema:              schema.FromGoType(reflect.TypeOf(policyv1.PodDisruptionBudget{})),
 		StatusSubresource:   true,
 		Table:               pdbTable(),
 	}}
@@ -37,14 +39,14 @@ type pdbStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy.
 func (pdbStrategy) Validate(obj api.Object) field.ErrorList {
-	return validatePDBSpec(&obj.(*api.PodDisruptionBudget).Spec, field.NewPath("spec"))
+	return validatePDBSpec(&obj.(*policyv1.PodDisruptionBudget).Spec, field.NewPath("spec"))
 }
 
 // ValidateUpdate implements registry.Strategy: policy/v1 lets the spec
 // change.
 func (s pdbStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
 
-func validatePDBSpec(spec *api.PodDisruptionBudgetSpec, p *field.Path) field.ErrorList {
+func validatePDBSpec(spec *policyv1.PodDisruptionBudgetSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.MinAvailable != nil && spec.MaxUnavailable != nil {
 		errs = append(errs, field.Invalid(p, pdbSpecValue(spec), "minAvailable and maxUnavailable cannot be both set"))
@@ -62,16 +64,16 @@ func validatePDBSpec(spec *api.PodDisruptionBudgetSpec, p *field.Path) field.Err
 			errs = append(errs, field.Invalid(p.Child("selector"), spec.Selector, err.Error()))
 		}
 	}
-	if pol := spec.UnhealthyPodEvictionPolicy; pol != nil && *pol != api.IfHealthyBudget && *pol != api.AlwaysAllow {
+	if pol := spec.UnhealthyPodEvictionPolicy; pol != nil && *pol != policyv1.IfHealthyBudget && *pol != policyv1.AlwaysAllow {
 		errs = append(errs, field.NotSupported(p.Child("unhealthyPodEvictionPolicy"), *pol,
-			[]string{string(api.AlwaysAllow), string(api.IfHealthyBudget)}))
+			[]string{string(policyv1.AlwaysAllow), string(policyv1.IfHealthyBudget)}))
 	}
 	return errs
 }
 
 // pdbSpecValue is how the refused spec prints in the message (a struct,
 // printed as Go prints it would be unreadable).
-func pdbSpecValue(spec *api.PodDisruptionBudgetSpec) string {
+func pdbSpecValue(spec *policyv1.PodDisruptionBudgetSpec) string {
 	return "minAvailable: " + spec.MinAvailable.String() + ", maxUnavailable: " + spec.MaxUnavailable.String()
 }
 
@@ -117,7 +119,7 @@ func isDigits(s string) bool {
 // (printPodDisruptionBudget).
 func pdbTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Min Available", "string", "The minimum number of pods that must be available."),
 			col("Max Unavailable", "string", "The maximum number of pods that may be unavailable."),
@@ -125,7 +127,7 @@ func pdbTable() *registry.Table {
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			pdb := obj.(*api.PodDisruptionBudget)
+			pdb := obj.(*policyv1.PodDisruptionBudget)
 			minAvailable, maxUnavailable := "N/A", "N/A"
 			if pdb.Spec.MinAvailable != nil {
 				minAvailable = pdb.Spec.MinAvailable.String()

@@ -3,7 +3,10 @@ package kinds
 import (
 	"context"
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
@@ -47,7 +50,7 @@ func (e evictor) checkBudgets(ctx context.Context, pods *registry.Store, ns, nam
 	if err != nil {
 		return err
 	}
-	pod := obj.(*api.Pod)
+	pod := obj.(*corev1.Pod)
 	if canIgnorePDB(pod) {
 		return nil
 	}
@@ -67,16 +70,16 @@ func (e evictor) checkBudgets(ctx context.Context, pods *registry.Store, ns, nam
 	if !api.IsPodReady(pod) {
 		// An unhealthy pod does not lower the healthy count: it may go
 		// when the policy says always, or while the budget is met.
-		if p := pdb.Spec.UnhealthyPodEvictionPolicy; p != nil && *p == api.AlwaysAllow {
+		if p := pdb.Spec.UnhealthyPodEvictionPolicy; p != nil && *p == policyv1.AlwaysAllow {
 			return nil
 		}
 		if pdb.Status.CurrentHealthy >= pdb.Status.DesiredHealthy && pdb.Status.DesiredHealthy > 0 {
 			return nil
 		}
 	}
-	now := api.NewTime(pods.Now())
+	now := metav1.NewTime(pods.Now())
 	_, _, err = pdbs.Update(ctx, ns, pdb.Name, func(cur api.Object) (api.Object, error) {
-		b := cur.(*api.PodDisruptionBudget)
+		b := cur.(*policyv1.PodDisruptionBudget)
 		if err := CheckAndDecrement(b, pod.Name, now); err != nil {
 			return nil, err
 		}
@@ -85,10 +88,10 @@ func (e evictor) checkBudgets(ctx context.Context, pods *registry.Store, ns, nam
 	return err
 }
 
-func budgetItems(items []api.Object) []*api.PodDisruptionBudget {
-	out := make([]*api.PodDisruptionBudget, 0, len(items))
+func budgetItems(items []api.Object) []*policyv1.PodDisruptionBudget {
+	out := make([]*policyv1.PodDisruptionBudget, 0, len(items))
 	for _, o := range items {
-		if b, ok := o.(*api.PodDisruptionBudget); ok {
+		if b, ok := o.(*policyv1.PodDisruptionBudget); ok {
 			out = append(out, b)
 		}
 	}
@@ -97,9 +100,9 @@ func budgetItems(items []api.Object) []*api.PodDisruptionBudget {
 
 // canIgnorePDB: a pod that is finished, not yet running or already being
 // deleted takes nothing from a budget.
-func canIgnorePDB(pod *api.Pod) bool {
+func canIgnorePDB(pod *corev1.Pod) bool {
 	switch pod.Status.Phase {
-	case api.PodSucceeded, api.PodFailed, api.PodPending:
+	case corev1.PodSucceeded, corev1.PodFailed, corev1.PodPending:
 		return true
 	}
 	return pod.DeletionTimestamp != nil
@@ -108,8 +111,8 @@ func canIgnorePDB(pod *api.Pod) bool {
 // MatchingBudgets are the budgets of the pod's namespace whose selector
 // matches it; a nil selector matches nothing and an empty one everything
 // (policy/v1).
-func MatchingBudgets(pod *api.Pod, pdbs []*api.PodDisruptionBudget) []*api.PodDisruptionBudget {
-	var out []*api.PodDisruptionBudget
+func MatchingBudgets(pod *corev1.Pod, pdbs []*policyv1.PodDisruptionBudget) []*policyv1.PodDisruptionBudget {
+	var out []*policyv1.PodDisruptionBudget
 	for _, b := range pdbs {
 		if b.Namespace != pod.Namespace || b.Spec.Selector == nil {
 			continue
@@ -125,8 +128,8 @@ func MatchingBudgets(pod *api.Pod, pdbs []*api.PodDisruptionBudget) []*api.PodDi
 
 // CheckAndDecrement takes one disruption from pdb for the pod, or says why
 // it cannot, in EvictionREST's words.
-func CheckAndDecrement(pdb *api.PodDisruptionBudget, podName string, now api.Time) error {
-	gr := api.GroupResource{Group: PolicyGroupName, Resource: "poddisruptionbudget"}
+func CheckAndDecrement(pdb *policyv1.PodDisruptionBudget, podName string, now metav1.Time) error {
+	gr := schema.GroupResource{Group: PolicyGroupName, Resource: "poddisruptionbudget"}
 	st := pdb.Status
 	switch {
 	case st.ObservedGeneration < pdb.Generation:
@@ -143,17 +146,17 @@ func CheckAndDecrement(pdb *api.PodDisruptionBudget, podName string, now api.Tim
 		setBudgetCondition(pdb, now)
 	}
 	if pdb.Status.DisruptedPods == nil {
-		pdb.Status.DisruptedPods = map[string]api.Time{}
+		pdb.Status.DisruptedPods = map[string]metav1.Time{}
 	}
 	pdb.Status.DisruptedPods[podName] = now
 	return nil
 }
 
 // disruptionDeniedMessage is the 429's cause, from the budget's state.
-func disruptionDeniedMessage(pdb *api.PodDisruptionBudget) string {
-	c := findCondition(pdb.Status.Conditions, api.DisruptionAllowedCondition)
+func disruptionDeniedMessage(pdb *policyv1.PodDisruptionBudget) string {
+	c := findCondition(pdb.Status.Conditions, policyv1.DisruptionAllowedCondition)
 	switch {
-	case c != nil && c.Status == metav1.ConditionFalse && c.Message != "" && c.Reason == api.SyncFailedReason:
+	case c != nil && c.Status == metav1.ConditionFalse && c.Message != "" && c.Reason == policyv1.SyncFailedReason:
 		return fmt.Sprintf("The disruption budget %s does not allow evicting pods currently because it failed sync: %s", pdb.Name, c.Message)
 	case pdb.Status.CurrentHealthy <= pdb.Status.DesiredHealthy:
 		return fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", pdb.Name, pdb.Status.DesiredHealthy, pdb.Status.CurrentHealthy)
@@ -168,13 +171,13 @@ func disruptionDeniedMessage(pdb *api.PodDisruptionBudget) string {
 func budgetTooManyRequests(cause string) error {
 	err := api.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
 	if err.ErrStatus.Details == nil {
-		err.ErrStatus.Details = &api.StatusDetails{}
+		err.ErrStatus.Details = &metav1.StatusDetails{}
 	}
-	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, api.StatusCause{Type: api.DisruptionBudgetCause, Message: cause})
+	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{Type: api.DisruptionBudgetCause, Message: cause})
 	return err
 }
 
-func findCondition(cs []api.Condition, t string) *api.Condition {
+func findCondition(cs []metav1.Condition, t string) *metav1.Condition {
 	for i := range cs {
 		if cs[i].Type == t {
 			return &cs[i]
@@ -185,12 +188,12 @@ func findCondition(cs []api.Condition, t string) *api.Condition {
 
 // setBudgetCondition is pdbhelper.UpdateDisruptionAllowedCondition: the
 // DisruptionAllowed condition follows status.disruptionsAllowed.
-func setBudgetCondition(pdb *api.PodDisruptionBudget, now api.Time) {
-	c := api.Condition{Type: api.DisruptionAllowedCondition, ObservedGeneration: pdb.Status.ObservedGeneration}
+func setBudgetCondition(pdb *policyv1.PodDisruptionBudget, now metav1.Time) {
+	c := metav1.Condition{Type: policyv1.DisruptionAllowedCondition, ObservedGeneration: pdb.Status.ObservedGeneration}
 	if pdb.Status.DisruptionsAllowed > 0 {
-		c.Status, c.Reason = metav1.ConditionTrue, api.SufficientPodsReason
+		c.Status, c.Reason = metav1.ConditionTrue, policyv1.SufficientPodsReason
 	} else {
-		c.Status, c.Reason = metav1.ConditionFalse, api.InsufficientPodsReason
+		c.Status, c.Reason = metav1.ConditionFalse, policyv1.InsufficientPodsReason
 	}
 	for i := range pdb.Status.Conditions {
 		if cur := &pdb.Status.Conditions[i]; cur.Type == c.Type {

@@ -10,6 +10,8 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // --- discovery.k8s.io/v1 EndpointSlice ---
@@ -24,10 +26,10 @@ func discoveryResources() []*registry.Resource {
 	return []*registry.Resource{{
 		Group: api.DiscoveryGroupName, Version: "v1", Name: "endpointslices", SingularName: "endpointslice",
 		Kind: "EndpointSlice", ListKind: "EndpointSliceList", Namespaced: true,
-		New:                 func() api.Object { return &api.EndpointSlice{} },
+		New:                 func() api.Object { return &discoveryv1.EndpointSlice{} },
 		StrategicMergePatch: true,
 		Strategy:            endpointSliceStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(api.EndpointSlice{})),
+		Schema:              schema.FromGoType(reflect.TypeOf(discoveryv1.EndpointSlice{})),
 		Table:               endpointSliceTable(),
 	}}
 }
@@ -36,15 +38,15 @@ type endpointSliceStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy (ValidateEndpointSlice, in part).
 func (endpointSliceStrategy) Validate(obj api.Object) field.ErrorList {
-	s := obj.(*api.EndpointSlice)
+	s := obj.(*discoveryv1.EndpointSlice)
 	var errs field.ErrorList
 	switch s.AddressType {
-	case api.AddressTypeIPv4, api.AddressTypeIPv6, api.AddressTypeFQDN:
+	case discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6, discoveryv1.AddressTypeFQDN:
 	case "":
 		errs = append(errs, field.Required(field.NewPath("addressType"), ""))
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("addressType"), s.AddressType,
-			[]string{string(api.AddressTypeFQDN), string(api.AddressTypeIPv4), string(api.AddressTypeIPv6)}))
+			[]string{string(discoveryv1.AddressTypeFQDN), string(discoveryv1.AddressTypeIPv4), string(discoveryv1.AddressTypeIPv6)}))
 	}
 	if len(s.Endpoints) > MaxEndpointsPerSlice {
 		errs = append(errs, field.TooMany(field.NewPath("endpoints"), len(s.Endpoints), MaxEndpointsPerSlice))
@@ -60,7 +62,7 @@ func (endpointSliceStrategy) Validate(obj api.Object) field.ErrorList {
 // ValidateUpdate implements registry.Strategy: the address type is fixed.
 func (s endpointSliceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	errs := s.Validate(obj)
-	if n, o := obj.(*api.EndpointSlice), old.(*api.EndpointSlice); n.AddressType != o.AddressType {
+	if n, o := obj.(*discoveryv1.EndpointSlice), old.(*discoveryv1.EndpointSlice); n.AddressType != o.AddressType {
 		errs = append(errs, field.Invalid(field.NewPath("addressType"), n.AddressType, "field is immutable"))
 	}
 	return errs
@@ -70,7 +72,7 @@ func (s endpointSliceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorLi
 // (printEndpointSlice).
 func endpointSliceTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("AddressType", "string", "The type of address of endpoints in this slice."),
 			col("Ports", "string", "Ports supported by endpoints in this slice."),
@@ -78,14 +80,14 @@ func endpointSliceTable() *registry.Table {
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			s := obj.(*api.EndpointSlice)
+			s := obj.(*discoveryv1.EndpointSlice)
 			return []any{s.Name, string(s.AddressType), formatSlicePorts(s.Ports), formatSliceEndpoints(s.Endpoints), age(s.CreationTimestamp.Time, now)}
 		},
 	}
 }
 
 // formatSlicePorts is formatDiscoveryPorts: up to three, then "+ N more...".
-func formatSlicePorts(ports []api.EndpointSlicePort) string {
+func formatSlicePorts(ports []discoveryv1.EndpointPort) string {
 	var list []string
 	for _, p := range ports {
 		switch {
@@ -101,7 +103,7 @@ func formatSlicePorts(ports []api.EndpointSlicePort) string {
 }
 
 // formatSliceEndpoints is formatDiscoveryEndpoints.
-func formatSliceEndpoints(eps []api.EndpointSliceEndpoint) string {
+func formatSliceEndpoints(eps []discoveryv1.Endpoint) string {
 	var list []string
 	for _, ep := range eps {
 		list = append(list, ep.Addresses...)

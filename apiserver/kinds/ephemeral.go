@@ -6,6 +6,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // This file is pods/ephemeralcontainers: the subresource kubectl debug
@@ -25,7 +26,7 @@ const ephemeralForbidden = "cannot be set for an Ephemeral Container"
 func ephemeralContainersSubresource() registry.UpdateSubresource {
 	return registry.UpdateSubresource{
 		PrepareForUpdate: func(obj, cur api.Object) {
-			pod, old := obj.(*api.Pod), cur.(*api.Pod)
+			pod, old := obj.(*corev1.Pod), cur.(*corev1.Pod)
 			ecs, rv := pod.Spec.EphemeralContainers, pod.ResourceVersion
 			// dropNonEphemeralContainerUpdates: everything else, metadata
 			// included (ResetObjectMetaForStatus), stays as stored.
@@ -35,7 +36,7 @@ func ephemeralContainersSubresource() registry.UpdateSubresource {
 			defaultEphemeralContainers(&pod.Spec)
 		},
 		ValidateUpdate: func(obj, cur api.Object) field.ErrorList {
-			pod, old := obj.(*api.Pod), cur.(*api.Pod)
+			pod, old := obj.(*corev1.Pod), cur.(*corev1.Pod)
 			errs := ValidatePodSpec(&pod.Spec, field.NewPath("spec"))
 			return append(errs, validateEphemeralContainersUpdate(&pod.Spec, &old.Spec)...)
 		},
@@ -44,22 +45,22 @@ func ephemeralContainersSubresource() registry.UpdateSubresource {
 
 // defaultEphemeralContainers applies SetDefaults_Container to each one,
 // as the v1 defaulting does (pull policy, termination message).
-func defaultEphemeralContainers(spec *api.PodSpec) {
+func defaultEphemeralContainers(spec *corev1.PodSpec) {
 	for i := range spec.EphemeralContainers {
 		ec := &spec.EphemeralContainers[i]
 		c := api.EphemeralAsContainer(ec)
 		defaultContainer(&c, spec.HostNetwork)
-		ec.EphemeralContainerCommon = api.EphemeralContainerCommon(c)
+		ec.EphemeralContainerCommon = corev1.EphemeralContainerCommon(c)
 	}
 }
 
 // validateEphemeralContainersUpdate: ephemeral containers once added are
 // neither removed nor changed (patch does not keep their order, so each
 // is looked up by name).
-func validateEphemeralContainersUpdate(spec, old *api.PodSpec) field.ErrorList {
+func validateEphemeralContainersUpdate(spec, old *corev1.PodSpec) field.ErrorList {
 	var errs field.ErrorList
 	p := field.NewPath("spec", "ephemeralContainers")
-	byName := map[string]*api.EphemeralContainer{}
+	byName := map[string]*corev1.EphemeralContainer{}
 	for i := range spec.EphemeralContainers {
 		byName[spec.EphemeralContainers[i].Name] = &spec.EphemeralContainers[i]
 	}
@@ -80,15 +81,15 @@ func validateEphemeralContainersUpdate(spec, old *api.PodSpec) field.ErrorList {
 // target is one of the pod's (non-ephemeral) containers, and which sets
 // none of the fields a pod's services rely on (ports, resources, probes,
 // restartPolicy) nor a subPath.
-func validateEphemeralContainers(spec *api.PodSpec, volumes map[string]bool, p *field.Path) field.ErrorList {
+func validateEphemeralContainers(spec *corev1.PodSpec, volumes map[string]bool, p *field.Path) field.ErrorList {
 	if len(spec.EphemeralContainers) == 0 {
 		return nil
 	}
 	names, others := map[string]bool{}, map[string]bool{}
-	for _, c := range append(append([]api.Container{}, spec.Containers...), spec.InitContainers...) {
+	for _, c := range append(append([]corev1.Container{}, spec.Containers...), spec.InitContainers...) {
 		names[c.Name], others[c.Name] = true, true
 	}
-	ctrs := make([]api.Container, len(spec.EphemeralContainers))
+	ctrs := make([]corev1.Container, len(spec.EphemeralContainers))
 	for i := range spec.EphemeralContainers {
 		ctrs[i] = api.EphemeralAsContainer(&spec.EphemeralContainers[i])
 		// The allow list below reports these, once.

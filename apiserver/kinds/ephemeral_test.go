@@ -5,18 +5,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func ephemeralPod() *api.Pod {
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "5", Labels: map[string]string{"app": "web"}},
-		Spec: api.PodSpec{
-			InitContainers: []api.Container{{Name: "init", Image: "busybox"}},
-			Containers:     []api.Container{{Name: "web", Image: "nginx"}},
+func ephemeralPod() *corev1.Pod {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "5", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{
+			InitContainers: []corev1.Container{{Name: "init", Image: "busybox"}},
+			Containers:     []corev1.Container{{Name: "web", Image: "nginx"}},
 		},
-		Status: api.PodStatus{Phase: api.PodRunning},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning},
 	}
 	DefaultPodSpec(&pod.Spec)
 	return pod
@@ -35,18 +36,18 @@ func errorStrings(errs field.ErrorList) []string {
 // none of the fields a pod's service relies on.
 func TestValidateEphemeralContainers(t *testing.T) {
 	pod := ephemeralPod()
-	pod.Spec.EphemeralContainers = []api.EphemeralContainer{
-		{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "init", Image: "busybox"}},
-		{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "dbg", Image: "busybox"}, TargetContainerName: "nope"},
-		{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "bad", Image: "busybox",
-			Ports:          []api.ContainerPort{{ContainerPort: 80}},
-			Resources:      api.ResourceRequirements{Limits: api.ResourceList{api.ResourceCPU: resource.MustParse("1")}},
-			LivenessProbe:  &api.Probe{},
-			ReadinessProbe: &api.Probe{},
-			VolumeMounts:   []api.VolumeMount{{Name: "v", MountPath: "/v", SubPath: "x"}},
+	pod.Spec.EphemeralContainers = []corev1.EphemeralContainer{
+		{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "init", Image: "busybox"}},
+		{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "dbg", Image: "busybox"}, TargetContainerName: "nope"},
+		{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "bad", Image: "busybox",
+			Ports:          []corev1.ContainerPort{{ContainerPort: 80}},
+			Resources:      corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
+			LivenessProbe:  &corev1.Probe{},
+			ReadinessProbe: &corev1.Probe{},
+			VolumeMounts:   []corev1.VolumeMount{{Name: "v", MountPath: "/v", SubPath: "x"}},
 		}},
 	}
-	pod.Spec.Volumes = []api.Volume{{Name: "v", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}}
+	pod.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 	DefaultPodSpec(&pod.Spec)
 	assert.Equal(t, []string{
 		`spec.ephemeralContainers[0].name: Duplicate value: "init"`,
@@ -60,10 +61,10 @@ func TestValidateEphemeralContainers(t *testing.T) {
 
 	// Never on create, never in a template.
 	pod = ephemeralPod()
-	pod.Spec.EphemeralContainers = []api.EphemeralContainer{{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "dbg", Image: "busybox"}}}
+	pod.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "dbg", Image: "busybox"}}}
 	DefaultPodSpec(&pod.Spec)
 	assert.Equal(t, []string{"spec.ephemeralContainers: Forbidden: cannot be set on create"}, errorStrings(podStrategy{}.Validate(pod)))
-	tmpl := &api.PodTemplateSpec{Spec: pod.Spec}
+	tmpl := &corev1.PodTemplateSpec{Spec: pod.Spec}
 	assert.Contains(t, errorStrings(ValidatePodTemplateSpec(tmpl, field.NewPath("spec", "template"))),
 		"spec.template.spec.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template")
 }
@@ -76,16 +77,16 @@ func TestEphemeralContainersSubresource(t *testing.T) {
 	obj := old.DeepCopy()
 	obj.Labels["app"] = "changed"
 	obj.Spec.Containers[0].Image = "httpd"
-	obj.Status.Phase = api.PodFailed
-	obj.Spec.EphemeralContainers = []api.EphemeralContainer{{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "dbg", Image: "busybox", Stdin: true}, TargetContainerName: "web"}}
+	obj.Status.Phase = corev1.PodFailed
+	obj.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "dbg", Image: "busybox", Stdin: true}, TargetContainerName: "web"}}
 	sub.PrepareForUpdate(obj, old)
 	assert.Equal(t, "web", obj.Labels["app"])
 	assert.Equal(t, "nginx", obj.Spec.Containers[0].Image)
-	assert.Equal(t, api.PodRunning, obj.Status.Phase)
+	assert.Equal(t, corev1.PodRunning, obj.Status.Phase)
 	assert.Equal(t, "dbg", obj.Spec.EphemeralContainers[0].Name)
 	// Defaulted as a container is.
-	assert.Equal(t, api.TerminationMessageReadFile, obj.Spec.EphemeralContainers[0].TerminationMessagePolicy)
-	assert.Equal(t, api.PullAlways, obj.Spec.EphemeralContainers[0].ImagePullPolicy)
+	assert.Equal(t, corev1.TerminationMessageReadFile, obj.Spec.EphemeralContainers[0].TerminationMessagePolicy)
+	assert.Equal(t, corev1.PullAlways, obj.Spec.EphemeralContainers[0].ImagePullPolicy)
 	assert.Empty(t, sub.ValidateUpdate(obj, old))
 
 	changed := obj.DeepCopy()
@@ -100,7 +101,7 @@ func TestEphemeralContainersSubresource(t *testing.T) {
 	// Through the pod itself they cannot change at all.
 	viaPod := obj.DeepCopy()
 	viaPod.Spec.EphemeralContainers = append(viaPod.Spec.EphemeralContainers,
-		api.EphemeralContainer{EphemeralContainerCommon: api.EphemeralContainerCommon{Name: "dbg2", Image: "busybox"}})
+		corev1.EphemeralContainer{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "dbg2", Image: "busybox"}})
 	DefaultPodSpec(&viaPod.Spec)
 	assert.Contains(t, errorStrings(podStrategy{}.ValidateUpdate(viaPod, obj)), "spec: Forbidden: "+podUpdatableFields)
 }

@@ -8,6 +8,10 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Eviction (pkg/registry/core/pod/storage/eviction.go): POST
@@ -30,8 +34,8 @@ func evictionResource() *registry.Resource {
 	return &registry.Resource{
 		Group: "policy", Version: "v1", Name: "evictions", SingularName: "eviction", Kind: "Eviction",
 		Namespaced: true,
-		New:        func() api.Object { return &api.Eviction{} },
-		Schema:     schema.FromGoType(reflect.TypeOf(api.Eviction{})),
+		New:        func() api.Object { return &policyv1.Eviction{} },
+		Schema:     schema.FromGoType(reflect.TypeOf(policyv1.Eviction{})),
 	}
 }
 
@@ -42,14 +46,14 @@ func evictPod(ctx context.Context, st *registry.Store, ns, name string, obj api.
 
 // evict is EvictionREST.Create: the budget check, then the marked delete.
 func (e evictor) evict(ctx context.Context, st *registry.Store, ns, name string, obj api.Object) (api.Object, error) {
-	ev, ok := obj.(*api.Eviction)
+	ev, ok := obj.(*policyv1.Eviction)
 	if !ok {
 		return nil, api.NewBadRequest(fmt.Sprintf("not a Eviction object: %T", obj))
 	}
 	if ev.Name != name {
 		return nil, api.NewBadRequest("name in URL does not match name in Eviction object")
 	}
-	opts := &api.DeleteOptions{}
+	opts := &metav1.DeleteOptions{}
 	if ev.DeleteOptions != nil {
 		opts = ev.DeleteOptions.DeepCopy()
 	}
@@ -62,12 +66,12 @@ func (e evictor) evict(ctx context.Context, st *registry.Store, ns, name string,
 		// The delete's preconditions are checked here already, and a
 		// resourceVersion precondition then names the marked pod.
 		marked, _, err := st.Update(ctx, ns, name, func(cur api.Object) (api.Object, error) {
-			pod := cur.(*api.Pod)
+			pod := cur.(*corev1.Pod)
 			if err := evictionPreconditions(pod, opts.Preconditions); err != nil {
 				return nil, err
 			}
-			now := api.NewTime(st.Now())
-			setPodConditionAt(&pod.Status, api.PodCondition{Type: api.DisruptionTarget, Status: api.ConditionTrue,
+			now := metav1.NewTime(st.Now())
+			setPodConditionAt(&pod.Status, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
 				Reason: evictionReason, Message: evictionMessage}, now)
 			return pod, nil
 		}, registry.UpdateOptions{Subresource: "status"})
@@ -82,20 +86,20 @@ func (e evictor) evict(ctx context.Context, st *registry.Store, ns, name string,
 	if _, err := st.Delete(ctx, ns, name, opts, false); err != nil {
 		return nil, err
 	}
-	return &statusObject{Status: api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   api.StatusSuccess,
+	return &statusObject{Status: metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
 		Code:     201,
 	}}, nil
 }
 
 // evictionPreconditions are the delete's preconditions, checked against
 // the pod before it is marked, in the store's wording.
-func evictionPreconditions(pod *api.Pod, pre *api.Preconditions) error {
+func evictionPreconditions(pod *corev1.Pod, pre *metav1.Preconditions) error {
 	if pre == nil {
 		return nil
 	}
-	gr := api.GroupResource{Resource: "pods"}
+	gr := k8sschema.GroupResource{Resource: "pods"}
 	if pre.UID != nil && *pre.UID != pod.UID {
 		return api.NewConflict(gr, pod.Name, fmt.Errorf(
 			"Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, pod.UID))
@@ -109,7 +113,7 @@ func evictionPreconditions(pod *api.Pod, pre *api.Preconditions) error {
 
 // setPodConditionAt is setPodCondition moving lastTransitionTime to now
 // when the condition's status changes (podutil.UpdatePodCondition).
-func setPodConditionAt(status *api.PodStatus, c api.PodCondition, now api.Time) {
+func setPodConditionAt(status *corev1.PodStatus, c corev1.PodCondition, now metav1.Time) {
 	for i := range status.Conditions {
 		if status.Conditions[i].Type == c.Type {
 			if status.Conditions[i].Status != c.Status {

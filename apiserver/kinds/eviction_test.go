@@ -2,6 +2,10 @@ package kinds_test
 
 import (
 	"encoding/json"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"testing"
 
@@ -13,14 +17,14 @@ import (
 
 func TestEviction(t *testing.T) {
 	cl := newServer(t, openStore(t))
-	mkPod := func(name string, finalizers ...string) *api.Pod {
-		p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", Finalizers: finalizers},
-			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	mkPod := func(name string, finalizers ...string) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Finalizers: finalizers},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
 		created, err := cl.Pods().Create(bg, p)
 		require.NoError(t, err)
 		return created
 	}
-	evict := func(url string, ev *api.Eviction) error {
+	evict := func(url string, ev *policyv1.Eviction) error {
 		ev.APIVersion, ev.Kind = "policy/v1", "Eviction"
 		return cl.Pods().CreateSubresource(bg, "default", url, "eviction", ev)
 	}
@@ -28,45 +32,45 @@ func TestEviction(t *testing.T) {
 	// Without a PodDisruptionBudget the pod is marked and deleted: with a
 	// finalizer it stays, being deleted, and shows why.
 	p := mkPod("held", "example.com/hold")
-	require.NoError(t, evict("held", &api.Eviction{ObjectMeta: api.ObjectMeta{Name: "held", Namespace: "default"}}))
+	require.NoError(t, evict("held", &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "held", Namespace: "default"}}))
 	got, err := cl.Pods().Get(bg, "default", "held")
 	require.NoError(t, err)
 	assert.NotNil(t, got.DeletionTimestamp, "the eviction deleted the pod")
-	var cond *api.PodCondition
+	var cond *corev1.PodCondition
 	for i := range got.Status.Conditions {
-		if got.Status.Conditions[i].Type == api.DisruptionTarget {
+		if got.Status.Conditions[i].Type == corev1.DisruptionTarget {
 			cond = &got.Status.Conditions[i]
 		}
 	}
 	require.NotNil(t, cond, "%+v", got.Status.Conditions)
-	assert.Equal(t, api.ConditionTrue, cond.Status)
+	assert.Equal(t, corev1.ConditionTrue, cond.Status)
 	assert.Equal(t, "EvictionByEvictionAPI", cond.Reason)
 	assert.Equal(t, "Eviction API: evicting", cond.Message)
 	assert.False(t, cond.LastTransitionTime.IsZero())
 	assert.Equal(t, p.UID, got.UID)
 
 	mkPod("plain")
-	require.NoError(t, evict("plain", &api.Eviction{ObjectMeta: api.ObjectMeta{Name: "plain"}}))
+	require.NoError(t, evict("plain", &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}))
 	_, err = cl.Pods().Get(bg, "default", "plain")
 	assert.True(t, api.IsNotFound(err), "a pod without finalizers or grace is gone: %v", err)
 
 	// The real refusals, in the real words.
-	err = evict("nope", &api.Eviction{ObjectMeta: api.ObjectMeta{Name: "nope"}})
+	err = evict("nope", &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "nope"}})
 	assert.True(t, api.IsNotFound(err), "%v", err)
 	assert.Contains(t, err.Error(), `pods "nope" not found`)
 	mkPod("other")
-	err = evict("other", &api.Eviction{ObjectMeta: api.ObjectMeta{Name: "someone-else"}})
+	err = evict("other", &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "someone-else"}})
 	assert.True(t, api.IsBadRequest(err), "%v", err)
 	assert.Contains(t, err.Error(), "name in URL does not match name in Eviction object")
 	wrongUID := types.UID("not-the-uid")
-	err = evict("other", &api.Eviction{ObjectMeta: api.ObjectMeta{Name: "other"},
-		DeleteOptions: &api.DeleteOptions{Preconditions: &api.Preconditions{UID: &wrongUID}}})
+	err = evict("other", &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "other"},
+		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &wrongUID}}})
 	assert.True(t, api.IsConflict(err), "%v", err)
 	assert.Contains(t, err.Error(), "Precondition failed: UID in precondition: not-the-uid")
 
 	// A dry run deletes nothing and marks nothing.
-	require.NoError(t, evict("other", &api.Eviction{ObjectMeta: api.ObjectMeta{Name: "other"},
-		DeleteOptions: &api.DeleteOptions{DryRun: []string{api.DryRunAll}}}))
+	require.NoError(t, evict("other", &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "other"},
+		DeleteOptions: &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}}))
 	got, err = cl.Pods().Get(bg, "default", "other")
 	require.NoError(t, err)
 	assert.Nil(t, got.DeletionTimestamp)
@@ -76,7 +80,7 @@ func TestEviction(t *testing.T) {
 
 func TestControllerRevisionValidation(t *testing.T) {
 	cl := newServer(t, openStore(t))
-	cr := &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "web-1", Namespace: "default"}, Revision: -1}
+	cr := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "default"}, Revision: -1}
 	_, err := cl.ControllerRevisions().Create(bg, cr)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `ControllerRevision.apps "web-1" is invalid: [data: Required value: data is mandatory, revision: Invalid value: -1: must be greater than or equal to 0]`)

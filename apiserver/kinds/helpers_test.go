@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
@@ -50,26 +53,26 @@ func messages(errs field.ErrorList) []string {
 	return out
 }
 
-func validPod() *api.Pod {
-	return &api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{
+func validPod() *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
 			Name: "nginx", Image: "nginx:1.27",
-			Ports: []api.ContainerPort{{ContainerPort: 80}},
+			Ports: []corev1.ContainerPort{{ContainerPort: 80}},
 		}}},
 	}
 }
 
-func template(labels map[string]string) api.PodTemplateSpec {
+func template(labels map[string]string) corev1.PodTemplateSpec {
 	p := validPod()
-	return api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels}, Spec: p.Spec}
+	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: p.Spec}
 }
 
-func validDeployment() *api.Deployment {
-	return &api.Deployment{
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: api.DeploymentSpec{
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+func validDeployment() *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 			Template: template(map[string]string{"app": "web"}),
 		},
 	}

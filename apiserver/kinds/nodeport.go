@@ -10,6 +10,8 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/store"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The node port range: kube-apiserver's --service-node-port-range default.
@@ -54,8 +56,8 @@ func (a *NodePortAllocator) rangeString() string {
 
 // needsNodePorts: NodePort and LoadBalancer Services get a port on every
 // node for each of their ports.
-func needsNodePorts(s *api.Service) bool {
-	return s.Spec.Type == api.ServiceTypeNodePort || s.Spec.Type == api.ServiceTypeLoadBalancer
+func needsNodePorts(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer
 }
 
 // decorate remembers the Services' storage and frees the node ports of
@@ -76,7 +78,7 @@ type nodePortReleasingStorage struct {
 func (r nodePortReleasingStorage) Delete(ctx context.Context, key string, pre store.Preconditions) (store.KeyValue, error) {
 	kv, err := r.Interface.Delete(ctx, key, pre)
 	if err == nil {
-		var svc api.Service
+		var svc corev1.Service
 		if json.Unmarshal(kv.Value, &svc) == nil {
 			r.a.release(serviceKey(&svc), nodePortsOf(&svc))
 		}
@@ -84,7 +86,7 @@ func (r nodePortReleasingStorage) Delete(ctx context.Context, key string, pre st
 	return kv, err
 }
 
-func nodePortsOf(s *api.Service) []int32 {
+func nodePortsOf(s *corev1.Service) []int32 {
 	var out []int32
 	for _, p := range s.Spec.Ports {
 		if p.NodePort != 0 {
@@ -104,7 +106,7 @@ func (a *NodePortAllocator) load(ctx context.Context) error {
 		return api.NewInternalError(fmt.Errorf("reading services to rebuild the node port allocator: %w", err))
 	}
 	for _, kv := range res.Items {
-		var svc api.Service
+		var svc corev1.Service
 		if json.Unmarshal(kv.Value, &svc) != nil {
 			continue
 		}
@@ -123,7 +125,7 @@ func (a *NodePortAllocator) load(ctx context.Context) error {
 // allocate fills in svc's missing node ports and checks the requested
 // ones; it returns the ports it took (none on a dry run, and none already
 // held by svc).
-func (a *NodePortAllocator) allocate(ctx context.Context, svc *api.Service, dryRun bool) ([]int32, error) {
+func (a *NodePortAllocator) allocate(ctx context.Context, svc *corev1.Service, dryRun bool) ([]int32, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.load(ctx); err != nil {
@@ -156,12 +158,12 @@ func (a *NodePortAllocator) allocate(ctx context.Context, svc *api.Service, dryR
 			switch holder := a.used[want]; {
 			case want < a.base || want >= a.base+a.size:
 				undo()
-				return nil, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, want,
+				return nil, api.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, want,
 					"provided port is not in the valid range. The range of valid ports is "+a.rangeString())})
 			case holder == key:
 			case holder != "" && holder != heldElsewhere: // another server's claim may be gone: ask the store
 				undo()
-				return nil, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, want,
+				return nil, api.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, want,
 					"provided port is already allocated")})
 			default:
 				ok, err := take(want)
@@ -170,7 +172,7 @@ func (a *NodePortAllocator) allocate(ctx context.Context, svc *api.Service, dryR
 					if err != nil {
 						return nil, err
 					}
-					return nil, api.NewInvalid(api.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, want,
+					return nil, api.NewInvalid(schema.GroupKind{Kind: "Service"}, svc.Name, field.ErrorList{field.Invalid(path, want,
 						"provided port is already allocated")})
 				}
 			}
@@ -199,7 +201,7 @@ func (a *NodePortAllocator) allocate(ctx context.Context, svc *api.Service, dryR
 // nextFree finds a free port: the upper part of the range in order from
 // where the last search ended, then the lower part. Ports svc already
 // names count as taken. Callers hold a.mu.
-func (a *NodePortAllocator) nextFree(svc *api.Service) (int32, bool) {
+func (a *NodePortAllocator) nextFree(svc *corev1.Service) (int32, bool) {
 	inSvc := map[int32]bool{}
 	for _, p := range nodePortsOf(svc) {
 		inSvc[p] = true
@@ -270,7 +272,7 @@ func (a *NodePortAllocator) Allocated(port int32) (string, bool) {
 // BeginCreate gives a new NodePort or LoadBalancer Service its node ports;
 // a create that fails gives them back.
 func (a *NodePortAllocator) BeginCreate(ctx context.Context, obj api.Object, dryRun bool) (registry.FinishFunc, error) {
-	svc := obj.(*api.Service)
+	svc := obj.(*corev1.Service)
 	if !needsNodePorts(svc) {
 		return func(bool) {}, nil
 	}
@@ -290,7 +292,7 @@ func (a *NodePortAllocator) BeginCreate(ctx context.Context, obj api.Object, dry
 // turned NodePort, a new port) and, once the update is stored, frees the
 // ports it no longer uses.
 func (a *NodePortAllocator) BeginUpdate(ctx context.Context, obj, old api.Object, dryRun bool) (registry.FinishFunc, error) {
-	svc, prev := obj.(*api.Service), old.(*api.Service)
+	svc, prev := obj.(*corev1.Service), old.(*corev1.Service)
 	var taken []int32
 	if needsNodePorts(svc) {
 		var err error

@@ -5,17 +5,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 )
 
-func nodePortSvc(name string, ports ...int32) *api.Service {
+func nodePortSvc(name string, ports ...int32) *corev1.Service {
 	s := svc(name, "")
-	s.Spec.Type = api.ServiceTypeNodePort
+	s.Spec.Type = corev1.ServiceTypeNodePort
 	s.Spec.Ports = nil
 	for i, p := range ports {
-		s.Spec.Ports = append(s.Spec.Ports, api.ServicePort{Name: string(rune('a' + i)), Port: int32(80 + i), NodePort: p})
+		s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: string(rune('a' + i)), Port: int32(80 + i), NodePort: p})
 	}
 	return s
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
@@ -19,21 +21,21 @@ import (
 
 // DefaultPodSpec fills what SetDefaults_PodSpec, SetDefaults_Container and
 // their neighbours fill, for a pod or a pod template.
-func DefaultPodSpec(spec *api.PodSpec) {
+func DefaultPodSpec(spec *corev1.PodSpec) {
 	if spec.DNSPolicy == "" {
-		spec.DNSPolicy = api.DNSClusterFirst
+		spec.DNSPolicy = corev1.DNSClusterFirst
 	}
 	if spec.RestartPolicy == "" {
-		spec.RestartPolicy = api.RestartPolicyAlways
+		spec.RestartPolicy = corev1.RestartPolicyAlways
 	}
 	if spec.SecurityContext == nil {
-		spec.SecurityContext = &api.PodSecurityContext{}
+		spec.SecurityContext = &corev1.PodSecurityContext{}
 	}
 	if spec.TerminationGracePeriodSeconds == nil {
 		spec.TerminationGracePeriodSeconds = ptr(int64(30))
 	}
 	if spec.SchedulerName == "" {
-		spec.SchedulerName = api.DefaultSchedulerName
+		spec.SchedulerName = corev1.DefaultSchedulerName
 	}
 	if spec.EnableServiceLinks == nil {
 		spec.EnableServiceLinks = ptr(true)
@@ -56,7 +58,7 @@ func DefaultPodSpec(spec *api.PodSpec) {
 	defaultEphemeralContainers(spec)
 }
 
-func defaultContainer(c *api.Container, hostNetwork bool) {
+func defaultContainer(c *corev1.Container, hostNetwork bool) {
 	if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = DefaultPullPolicy(c.Image)
 	}
@@ -64,12 +66,12 @@ func defaultContainer(c *api.Container, hostNetwork bool) {
 		c.TerminationMessagePath = "/dev/termination-log"
 	}
 	if c.TerminationMessagePolicy == "" {
-		c.TerminationMessagePolicy = api.TerminationMessageReadFile
+		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
 	}
 	for i := range c.Ports {
 		p := &c.Ports[i]
 		if p.Protocol == "" {
-			p.Protocol = api.ProtocolTCP
+			p.Protocol = corev1.ProtocolTCP
 		}
 		// With the host's network the container port is the host port.
 		if hostNetwork && p.HostPort == 0 {
@@ -79,7 +81,7 @@ func defaultContainer(c *api.Container, hostNetwork bool) {
 	// Limits without requests request the limits (SetDefaults_Pod).
 	for name, q := range c.Resources.Limits {
 		if c.Resources.Requests == nil {
-			c.Resources.Requests = api.ResourceList{}
+			c.Resources.Requests = corev1.ResourceList{}
 		}
 		if _, ok := c.Resources.Requests[name]; !ok {
 			c.Resources.Requests[name] = q
@@ -90,12 +92,12 @@ func defaultContainer(c *api.Container, hostNetwork bool) {
 			ref.FieldRef.APIVersion = "v1"
 		}
 	}
-	for _, pr := range []*api.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+	for _, pr := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
 		defaultProbe(pr)
 	}
 }
 
-func defaultProbe(p *api.Probe) {
+func defaultProbe(p *corev1.Probe) {
 	if p == nil {
 		return
 	}
@@ -121,11 +123,11 @@ func defaultProbe(p *api.Probe) {
 	}
 }
 
-func defaultVolume(v *api.Volume) {
+func defaultVolume(v *corev1.Volume) {
 	s := &v.VolumeSource
 	if s.HostPath == nil && s.EmptyDir == nil && s.Secret == nil && s.PersistentVolumeClaim == nil &&
 		s.DownwardAPI == nil && s.ConfigMap == nil && s.Projected == nil {
-		s.EmptyDir = &api.EmptyDirVolumeSource{}
+		s.EmptyDir = &corev1.EmptyDirVolumeSource{}
 	}
 	mode := int32(0o644)
 	if s.Secret != nil && s.Secret.DefaultMode == nil {
@@ -148,7 +150,7 @@ func defaultVolume(v *api.Volume) {
 // DefaultPullPolicy is the imagePullPolicy of an image that names none:
 // Always for :latest or no tag, IfNotPresent otherwise (a digest without a
 // tag pins the image, so it is IfNotPresent too).
-func DefaultPullPolicy(image string) api.PullPolicy {
+func DefaultPullPolicy(image string) corev1.PullPolicy {
 	name, digest, _ := strings.Cut(image, "@")
 	tag := ""
 	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
@@ -158,9 +160,9 @@ func DefaultPullPolicy(image string) api.PullPolicy {
 		tag = "latest"
 	}
 	if tag == "latest" {
-		return api.PullAlways
+		return corev1.PullAlways
 	}
-	return api.PullIfNotPresent
+	return corev1.PullIfNotPresent
 }
 
 // --- validation (pkg/apis/core/validation) ---
@@ -175,7 +177,7 @@ func pullPolicies() []string { return []string{"Always", "IfNotPresent", "Never"
 func protocols() []string    { return []string{"SCTP", "TCP", "UDP"} }
 
 // ValidatePodSpec checks a pod's spec (or a template's) at p.
-func ValidatePodSpec(spec *api.PodSpec, p *field.Path) field.ErrorList {
+func ValidatePodSpec(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 	volumes, errs := validateVolumes(spec.Volumes, p.Child("volumes"))
 	names := map[string]bool{}
 	errs = append(errs, validateContainers(spec.InitContainers, volumes, names, p.Child("initContainers"), false)...)
@@ -184,7 +186,7 @@ func ValidatePodSpec(spec *api.PodSpec, p *field.Path) field.ErrorList {
 	switch spec.RestartPolicy {
 	case "":
 		errs = append(errs, field.Required(p.Child("restartPolicy"), ""))
-	case api.RestartPolicyAlways, api.RestartPolicyOnFailure, api.RestartPolicyNever:
+	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
 	default:
 		errs = append(errs, field.NotSupported(p.Child("restartPolicy"), spec.RestartPolicy, restartPolicies()))
 	}
@@ -219,13 +221,13 @@ func ValidatePodSpec(spec *api.PodSpec, p *field.Path) field.ErrorList {
 	for i, t := range spec.Tolerations {
 		tp := p.Child("tolerations").Index(i)
 		switch t.Operator {
-		case "", api.TolerationOpEqual:
-		case api.TolerationOpExists:
+		case "", corev1.TolerationOpEqual:
+		case corev1.TolerationOpExists:
 			if t.Value != "" {
 				errs = append(errs, field.Invalid(tp.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
 			}
 		default:
-			errs = append(errs, field.NotSupported(tp.Child("operator"), t.Operator, []string{string(api.TolerationOpEqual), string(api.TolerationOpExists)}))
+			errs = append(errs, field.NotSupported(tp.Child("operator"), t.Operator, []string{string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists)}))
 		}
 	}
 	return errs
@@ -249,7 +251,7 @@ func labels1123Subdomain(s string) []string {
 	return errs
 }
 
-func validateVolumes(vols []api.Volume, p *field.Path) (map[string]bool, field.ErrorList) {
+func validateVolumes(vols []corev1.Volume, p *field.Path) (map[string]bool, field.ErrorList) {
 	var errs field.ErrorList
 	names := map[string]bool{}
 	for i, v := range vols {
@@ -267,7 +269,7 @@ func validateVolumes(vols []api.Volume, p *field.Path) (map[string]bool, field.E
 	return names, errs
 }
 
-func validateContainers(ctrs []api.Container, volumes, names map[string]bool, p *field.Path, required bool) field.ErrorList {
+func validateContainers(ctrs []corev1.Container, volumes, names map[string]bool, p *field.Path, required bool) field.ErrorList {
 	var errs field.ErrorList
 	if required && len(ctrs) == 0 {
 		return append(errs, field.Required(p, ""))
@@ -303,14 +305,14 @@ func validateContainers(ctrs []api.Container, volumes, names map[string]bool, p 
 			}
 		}
 		switch c.TerminationMessagePolicy {
-		case api.TerminationMessageReadFile, api.TerminationMessageFallbackToLogsOnError:
+		case corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError:
 		case "":
 			errs = append(errs, field.Required(cp.Child("terminationMessagePolicy"), "must be 'File' or 'FallbackToLogsOnError'"))
 		default:
 			errs = append(errs, field.Invalid(cp.Child("terminationMessagePolicy"), c.TerminationMessagePolicy, "must be 'File' or 'FallbackToLogsOnError'"))
 		}
 		switch c.ImagePullPolicy {
-		case api.PullAlways, api.PullIfNotPresent, api.PullNever:
+		case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
 		case "":
 			errs = append(errs, field.Required(cp.Child("imagePullPolicy"), ""))
 		default:
@@ -322,15 +324,15 @@ func validateContainers(ctrs []api.Container, volumes, names map[string]bool, p 
 			// sidecar (required is true for the pod's containers).
 			if required {
 				errs = append(errs, field.Forbidden(cp.Child("restartPolicy"), "may not be set for non-init containers"))
-			} else if *rp != api.ContainerRestartPolicyAlways {
-				errs = append(errs, field.NotSupported(cp.Child("restartPolicy"), *rp, []string{string(api.ContainerRestartPolicyAlways)}))
+			} else if *rp != corev1.ContainerRestartPolicyAlways {
+				errs = append(errs, field.NotSupported(cp.Child("restartPolicy"), *rp, []string{string(corev1.ContainerRestartPolicyAlways)}))
 			}
 		}
 	}
 	return errs
 }
 
-func validateContainerPorts(ports []api.ContainerPort, p *field.Path) field.ErrorList {
+func validateContainerPorts(ports []corev1.ContainerPort, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := map[string]bool{}
 	for i, port := range ports {
@@ -357,11 +359,11 @@ func validateContainerPorts(ports []api.ContainerPort, p *field.Path) field.Erro
 	return errs
 }
 
-func validateProtocol(proto api.Protocol, p *field.Path) field.ErrorList {
+func validateProtocol(proto corev1.Protocol, p *field.Path) field.ErrorList {
 	switch proto {
 	case "":
 		return field.ErrorList{field.Required(p, "")}
-	case api.ProtocolTCP, api.ProtocolUDP, api.ProtocolSCTP:
+	case corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP:
 		return nil
 	}
 	return field.ErrorList{field.NotSupported(p, proto, protocols())}
@@ -370,7 +372,7 @@ func validateProtocol(proto api.Protocol, p *field.Path) field.ErrorList {
 // validateEnv follows the relaxed rule of Kubernetes 1.32 (the
 // RelaxedEnvironmentVariableValidation gate is on): any printable ASCII
 // but '='.
-func validateEnv(env []api.EnvVar, p *field.Path) field.ErrorList {
+func validateEnv(env []corev1.EnvVar, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, e := range env {
 		ep := p.Index(i)
@@ -391,20 +393,20 @@ func validateEnv(env []api.EnvVar, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateResources(r *api.ResourceRequirements, p *field.Path) field.ErrorList {
+func validateResources(r *corev1.ResourceRequirements, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, name := range sortedKeys(r.Limits) {
-		q := r.Limits[api.ResourceName(name)]
+		q := r.Limits[corev1.ResourceName(name)]
 		if q.Sign() < 0 {
 			errs = append(errs, field.Invalid(p.Child("limits").Key(name), q.String(), nonNegativeErrMsg))
 		}
 	}
 	for _, name := range sortedKeys(r.Requests) {
-		q := r.Requests[api.ResourceName(name)]
+		q := r.Requests[corev1.ResourceName(name)]
 		if q.Sign() < 0 {
 			errs = append(errs, field.Invalid(p.Child("requests").Key(name), q.String(), nonNegativeErrMsg))
 		}
-		if lim, ok := r.Limits[api.ResourceName(name)]; ok && q.Cmp(lim) > 0 {
+		if lim, ok := r.Limits[corev1.ResourceName(name)]; ok && q.Cmp(lim) > 0 {
 			errs = append(errs, field.Invalid(p.Child("requests").Key(name), q.String(), "must be less than or equal to "+name+" limit of "+lim.String()))
 		}
 	}
@@ -413,7 +415,7 @@ func validateResources(r *api.ResourceRequirements, p *field.Path) field.ErrorLi
 
 // ValidatePodTemplateSpec checks the template of a ReplicaSet or
 // Deployment at p (spec.template).
-func ValidatePodTemplateSpec(t *api.PodTemplateSpec, p *field.Path) field.ErrorList {
+func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 	errs := validateLabels(t.Labels, p.Child("labels"))
 	if len(t.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(p.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
@@ -428,7 +430,7 @@ const podUpdatableFields = "pod updates may not change fields other than `spec.c
 // validatePodSpecUpdate reports changes to the immutable part of a pod's
 // spec. Like ValidatePodUpdate it copies the mutable fields from the new
 // spec onto the old one and compares what is left.
-func validatePodSpecUpdate(spec, old *api.PodSpec, bound bool) field.ErrorList {
+func validatePodSpecUpdate(spec, old *corev1.PodSpec, bound bool) field.ErrorList {
 	munged := *old.DeepCopy()
 	if len(munged.Containers) == len(spec.Containers) {
 		for i := range munged.Containers {
@@ -465,7 +467,7 @@ func validatePodSpecUpdate(spec, old *api.PodSpec, bound bool) field.ErrorList {
 }
 
 // tolerationsAdded reports whether every old toleration is still there.
-func tolerationsAdded(old, cur []api.Toleration) bool {
+func tolerationsAdded(old, cur []corev1.Toleration) bool {
 	for _, o := range old {
 		found := false
 		for _, c := range cur {
@@ -487,25 +489,25 @@ func tolerationsAdded(old, cur []api.Toleration) bool {
 // and limits of its containers (cpu and memory only): BestEffort without
 // any, Guaranteed when every container limits both and requests equal
 // limits, Burstable otherwise.
-func PodQOSClass(spec *api.PodSpec) api.PodQOSClass {
-	requests, limits := api.ResourceList{}, api.ResourceList{}
+func PodQOSClass(spec *corev1.PodSpec) corev1.PodQOSClass {
+	requests, limits := corev1.ResourceList{}, corev1.ResourceList{}
 	guaranteed := true
-	add := func(list api.ResourceList, name api.ResourceName, q resource.Quantity) {
+	add := func(list corev1.ResourceList, name corev1.ResourceName, q resource.Quantity) {
 		if cur, ok := list[name]; ok {
 			q.Add(cur)
 		}
 		list[name] = q
 	}
-	all := append(append([]api.Container{}, spec.InitContainers...), spec.Containers...)
+	all := append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...)
 	for _, c := range all {
 		for name, q := range c.Resources.Requests {
-			if (name == api.ResourceCPU || name == api.ResourceMemory) && q.Sign() > 0 {
+			if (name == corev1.ResourceCPU || name == corev1.ResourceMemory) && q.Sign() > 0 {
 				add(requests, name, q)
 			}
 		}
 		found := 0
 		for name, q := range c.Resources.Limits {
-			if (name == api.ResourceCPU || name == api.ResourceMemory) && q.Sign() > 0 {
+			if (name == corev1.ResourceCPU || name == corev1.ResourceMemory) && q.Sign() > 0 {
 				found++
 				add(limits, name, q)
 			}
@@ -515,7 +517,7 @@ func PodQOSClass(spec *api.PodSpec) api.PodQOSClass {
 		}
 	}
 	if len(requests) == 0 && len(limits) == 0 {
-		return api.PodQOSBestEffort
+		return corev1.PodQOSBestEffort
 	}
 	if guaranteed {
 		for name, req := range requests {
@@ -526,9 +528,9 @@ func PodQOSClass(spec *api.PodSpec) api.PodQOSClass {
 		}
 	}
 	if guaranteed && len(requests) == len(limits) {
-		return api.PodQOSGuaranteed
+		return corev1.PodQOSGuaranteed
 	}
-	return api.PodQOSBurstable
+	return corev1.PodQOSBurstable
 }
 
 // --- strategy (pkg/registry/core/pod/strategy.go) ---
@@ -538,17 +540,17 @@ type podStrategy struct{ registry.DefaultStrategy }
 // PrepareForCreate starts every pod Pending with its QoS class: status is
 // the kubelet's to write, whatever the client sent.
 func (podStrategy) PrepareForCreate(obj api.Object) {
-	pod := obj.(*api.Pod)
+	pod := obj.(*corev1.Pod)
 	DefaultPodSpec(&pod.Spec) // the QoS class needs the defaulted requests
-	pod.Status = api.PodStatus{Phase: api.PodPending, QOSClass: PodQOSClass(&pod.Spec)}
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: PodQOSClass(&pod.Spec)}
 }
 
 // Default implements registry.Strategy.
-func (podStrategy) Default(obj api.Object) { DefaultPodSpec(&obj.(*api.Pod).Spec) }
+func (podStrategy) Default(obj api.Object) { DefaultPodSpec(&obj.(*corev1.Pod).Spec) }
 
 // Validate implements registry.Strategy.
 func (podStrategy) Validate(obj api.Object) field.ErrorList {
-	spec := &obj.(*api.Pod).Spec
+	spec := &obj.(*corev1.Pod).Spec
 	errs := ValidatePodSpec(spec, field.NewPath("spec"))
 	if len(spec.EphemeralContainers) > 0 {
 		// They are added to a running pod through pods/ephemeralcontainers.
@@ -559,7 +561,7 @@ func (podStrategy) Validate(obj api.Object) field.ErrorList {
 
 // ValidateUpdate implements registry.Strategy.
 func (podStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	pod, oldPod := obj.(*api.Pod), old.(*api.Pod)
+	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
 	errs := ValidatePodSpec(&pod.Spec, field.NewPath("spec"))
 	return append(errs, validatePodSpecUpdate(&pod.Spec, &oldPod.Spec, isBinding(pod, oldPod))...)
 }
@@ -569,21 +571,21 @@ func (podStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 // into a write of /status, so a write that sets spec.nodeName on an
 // unbound pod and changes status at once (the PodScheduled condition)
 // comes only from the binding, which updates without splicing.
-func isBinding(pod, old *api.Pod) bool {
+func isBinding(pod, old *corev1.Pod) bool {
 	return old.Spec.NodeName == "" && pod.Spec.NodeName != "" && !jsonEqual(&pod.Status, &old.Status)
 }
 
 // podGracePeriod is the pod strategy's CheckGracefulDelete: an unbound or
 // finished pod goes at once, others wait for the kubelet.
 func podGracePeriod(obj api.Object, requested *int64) int64 {
-	pod := obj.(*api.Pod)
+	pod := obj.(*corev1.Pod)
 	period := int64(0)
 	if requested != nil {
 		period = *requested
 	} else if pod.Spec.TerminationGracePeriodSeconds != nil {
 		period = *pod.Spec.TerminationGracePeriodSeconds
 	}
-	if pod.Spec.NodeName == "" || pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed {
+	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		period = 0
 	}
 	if period < 0 {
@@ -593,7 +595,7 @@ func podGracePeriod(obj api.Object, requested *int64) int64 {
 }
 
 func podFields(obj api.Object) map[string]string {
-	pod := obj.(*api.Pod)
+	pod := obj.(*corev1.Pod)
 	hostNetwork := "false"
 	if pod.Spec.HostNetwork {
 		hostNetwork = "true"
@@ -616,7 +618,7 @@ func podFields(obj api.Object) map[string]string {
 // and marks it scheduled. A pod already bound or being deleted refuses
 // with a Conflict worded as Kubernetes words it.
 func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.Object) (api.Object, error) {
-	b, ok := obj.(*api.Binding)
+	b, ok := obj.(*corev1.Binding)
 	if !ok {
 		return nil, api.NewBadRequest(fmt.Sprintf("not a Binding object: %T", obj))
 	}
@@ -631,12 +633,12 @@ func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.O
 		errs = append(errs, field.Required(field.NewPath("target", "name"), ""))
 	}
 	if len(errs) > 0 {
-		return nil, api.NewInvalid(api.GroupKind{Kind: "Binding"}, b.Name, errs)
+		return nil, api.NewInvalid(schema.GroupKind{Kind: "Binding"}, b.Name, errs)
 	}
-	bindingGR := api.GroupResource{Resource: "pods/binding"}
+	bindingGR := schema.GroupResource{Resource: "pods/binding"}
 	var refusal error
 	_, _, err := st.Update(ctx, ns, name, func(cur api.Object) (api.Object, error) {
-		pod := cur.(*api.Pod)
+		pod := cur.(*corev1.Pod)
 		switch {
 		case b.UID != "" && b.UID != pod.UID:
 			refusal = fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, pod.UID)
@@ -657,7 +659,7 @@ func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.O
 			}
 			pod.Annotations[k] = v
 		}
-		setPodCondition(&pod.Status, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue})
+		setPodCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
 		return pod, nil
 	}, registry.UpdateOptions{Subresource: "binding"})
 	if err != nil {
@@ -666,9 +668,9 @@ func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.O
 		}
 		return nil, err
 	}
-	return &statusObject{Status: api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   api.StatusSuccess,
+	return &statusObject{Status: metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
 		Code:     201,
 	}}, nil
 }
@@ -676,7 +678,7 @@ func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.O
 // setPodCondition is podutil.UpdatePodCondition: a changed status moves
 // lastTransitionTime (left for the caller: the binding has no clock, and
 // Kubernetes' binding leaves it unset as well).
-func setPodCondition(status *api.PodStatus, c api.PodCondition) {
+func setPodCondition(status *corev1.PodStatus, c corev1.PodCondition) {
 	for i := range status.Conditions {
 		if status.Conditions[i].Type == c.Type {
 			status.Conditions[i].Status = c.Status
@@ -692,8 +694,8 @@ func setPodCondition(status *api.PodStatus, c api.PodCondition) {
 // ObjectMeta that is never serialized only because registry's subresource
 // signature returns an api.Object.
 type statusObject struct {
-	api.Status
-	api.ObjectMeta `json:"-"`
+	metav1.Status
+	metav1.ObjectMeta `json:"-"`
 }
 
 // DeepCopyObject implements api.Object.

@@ -10,6 +10,9 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // --- scheduling.k8s.io/v1 PriorityClass ---
@@ -20,21 +23,21 @@ func schedulingResources() []*registry.Resource {
 	return []*registry.Resource{{
 		Group: api.SchedulingGroupName, Version: "v1", Name: "priorityclasses", SingularName: "priorityclass",
 		Kind: "PriorityClass", ListKind: "PriorityClassList", ShortNames: []string{"pc"},
-		New:                 func() api.Object { return &api.PriorityClass{} },
+		New:                 func() api.Object { return &schedulingv1.PriorityClass{} },
 		StrategicMergePatch: true,
 		Strategy:            priorityClassStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(api.PriorityClass{})),
+		Schema:              schema.FromGoType(reflect.TypeOf(schedulingv1.PriorityClass{})),
 		Table:               priorityClassTable(),
 	}}
 }
 
 // SystemPriorityClasses are the classes every cluster has
 // (pkg/apis/scheduling.SystemPriorityClasses).
-func SystemPriorityClasses() []*api.PriorityClass {
-	return []*api.PriorityClass{
-		{ObjectMeta: api.ObjectMeta{Name: api.SystemNodeCritical}, Value: api.SystemCriticalPriority + 1000,
+func SystemPriorityClasses() []*schedulingv1.PriorityClass {
+	return []*schedulingv1.PriorityClass{
+		{ObjectMeta: metav1.ObjectMeta{Name: api.SystemNodeCritical}, Value: api.SystemCriticalPriority + 1000,
 			Description: "Used for system critical pods that must not be moved from their current node."},
-		{ObjectMeta: api.ObjectMeta{Name: api.SystemClusterCritical}, Value: api.SystemCriticalPriority,
+		{ObjectMeta: metav1.ObjectMeta{Name: api.SystemClusterCritical}, Value: api.SystemCriticalPriority,
 			Description: "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."},
 	}
 }
@@ -43,16 +46,16 @@ type priorityClassStrategy struct{ registry.DefaultStrategy }
 
 // Default implements registry.Strategy: PreemptLowerPriority unless said.
 func (priorityClassStrategy) Default(obj api.Object) {
-	pc := obj.(*api.PriorityClass)
+	pc := obj.(*schedulingv1.PriorityClass)
 	if pc.PreemptionPolicy == nil {
-		p := api.PreemptLowerPriority
+		p := corev1.PreemptLowerPriority
 		pc.PreemptionPolicy = &p
 	}
 }
 
 // Validate implements registry.Strategy (ValidatePriorityClass).
 func (priorityClassStrategy) Validate(obj api.Object) field.ErrorList {
-	pc := obj.(*api.PriorityClass)
+	pc := obj.(*schedulingv1.PriorityClass)
 	var errs field.ErrorList
 	if strings.HasPrefix(pc.Name, api.SystemPriorityClassPrefix) {
 		known := false
@@ -73,9 +76,9 @@ func (priorityClassStrategy) Validate(obj api.Object) field.ErrorList {
 		errs = append(errs, field.Forbidden(field.NewPath("value"),
 			fmt.Sprintf("maximum allowed value of a user defined priority is %d", api.HighestUserDefinablePriority)))
 	}
-	if p := pc.PreemptionPolicy; p != nil && *p != api.PreemptLowerPriority && *p != api.PreemptNever {
+	if p := pc.PreemptionPolicy; p != nil && *p != corev1.PreemptLowerPriority && *p != corev1.PreemptNever {
 		errs = append(errs, field.NotSupported(field.NewPath("preemptionPolicy"), *p,
-			[]string{string(api.PreemptLowerPriority), string(api.PreemptNever)}))
+			[]string{string(corev1.PreemptLowerPriority), string(corev1.PreemptNever)}))
 	}
 	return errs
 }
@@ -83,7 +86,7 @@ func (priorityClassStrategy) Validate(obj api.Object) field.ErrorList {
 // ValidateUpdate implements registry.Strategy: the value and the
 // preemption policy are fixed once set.
 func (s priorityClassStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	pc, o := obj.(*api.PriorityClass), old.(*api.PriorityClass)
+	pc, o := obj.(*schedulingv1.PriorityClass), old.(*schedulingv1.PriorityClass)
 	errs := s.Validate(obj)
 	if pc.Value != o.Value {
 		errs = append(errs, field.Forbidden(field.NewPath("value"), "may not be changed in an update."))
@@ -98,7 +101,7 @@ func (s priorityClassStrategy) ValidateUpdate(obj, old api.Object) field.ErrorLi
 // (printPriorityClass).
 func priorityClassTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Value", "integer", "The value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec."),
 			col("Global-Default", "boolean", "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class."),
@@ -106,7 +109,7 @@ func priorityClassTable() *registry.Table {
 			col("PreemptionPolicy", "string", "PreemptionPolicy is the Policy for preempting pods with lower priority."),
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			pc := obj.(*api.PriorityClass)
+			pc := obj.(*schedulingv1.PriorityClass)
 			policy := "<none>"
 			if pc.PreemptionPolicy != nil {
 				policy = string(*pc.PreemptionPolicy)

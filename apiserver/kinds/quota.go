@@ -11,6 +11,8 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // --- core/v1 ResourceQuota and LimitRange ---
@@ -23,20 +25,20 @@ func quotaResources() []*registry.Resource {
 		{
 			Version: "v1", Name: "resourcequotas", SingularName: "resourcequota", Kind: "ResourceQuota", ListKind: "ResourceQuotaList",
 			ShortNames: []string{"quota"}, Namespaced: true,
-			New:                 func() api.Object { return &api.ResourceQuota{} },
+			New:                 func() api.Object { return &corev1.ResourceQuota{} },
 			StrategicMergePatch: true,
 			Strategy:            resourceQuotaStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.ResourceQuota{})),
+			Schema:              schema.FromGoType(reflect.TypeOf(corev1.ResourceQuota{})),
 			StatusSubresource:   true,
 			Table:               resourceQuotaTable(),
 		},
 		{
 			Version: "v1", Name: "limitranges", SingularName: "limitrange", Kind: "LimitRange", ListKind: "LimitRangeList",
 			ShortNames: []string{"limits"}, Namespaced: true,
-			New:                 func() api.Object { return &api.LimitRange{} },
+			New:                 func() api.Object { return &corev1.LimitRange{} },
 			StrategicMergePatch: true,
 			Strategy:            limitRangeStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.LimitRange{})),
+			Schema:              schema.FromGoType(reflect.TypeOf(corev1.LimitRange{})),
 			Table:               limitRangeTable(),
 		},
 	}
@@ -47,7 +49,7 @@ type resourceQuotaStrategy struct{ registry.DefaultStrategy }
 // Validate implements registry.Strategy (ValidateResourceQuota: the
 // amounts may not be negative).
 func (resourceQuotaStrategy) Validate(obj api.Object) field.ErrorList {
-	q := obj.(*api.ResourceQuota)
+	q := obj.(*corev1.ResourceQuota)
 	var errs field.ErrorList
 	p := field.NewPath("spec", "hard")
 	for _, name := range slices.Sorted(mapsKeys(q.Spec.Hard)) {
@@ -64,8 +66,8 @@ func (s resourceQuotaStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList
 	return s.Validate(obj)
 }
 
-func mapsKeys(rl api.ResourceList) func(func(api.ResourceName) bool) {
-	return func(yield func(api.ResourceName) bool) {
+func mapsKeys(rl corev1.ResourceList) func(func(corev1.ResourceName) bool) {
+	return func(yield func(corev1.ResourceName) bool) {
 		for k := range rl {
 			if !yield(k) {
 				return
@@ -80,17 +82,17 @@ type limitRangeStrategy struct{ registry.DefaultStrategy }
 // Container item's default limit is its max, its default request its
 // default limit, else its min.
 func (limitRangeStrategy) Default(obj api.Object) {
-	lr := obj.(*api.LimitRange)
+	lr := obj.(*corev1.LimitRange)
 	for i := range lr.Spec.Limits {
 		item := &lr.Spec.Limits[i]
-		if item.Type != api.LimitTypeContainer {
+		if item.Type != corev1.LimitTypeContainer {
 			continue
 		}
 		if item.Default == nil {
-			item.Default = api.ResourceList{}
+			item.Default = corev1.ResourceList{}
 		}
 		if item.DefaultRequest == nil {
-			item.DefaultRequest = api.ResourceList{}
+			item.DefaultRequest = corev1.ResourceList{}
 		}
 		for k, v := range item.Max {
 			if _, ok := item.Default[k]; !ok {
@@ -113,17 +115,17 @@ func (limitRangeStrategy) Default(obj api.Object) {
 // Validate implements registry.Strategy (ValidateLimitRange: min <=
 // defaultRequest <= default <= max, for each resource of an item).
 func (limitRangeStrategy) Validate(obj api.Object) field.ErrorList {
-	lr := obj.(*api.LimitRange)
+	lr := obj.(*corev1.LimitRange)
 	var errs field.ErrorList
 	for i, item := range lr.Spec.Limits {
 		p := field.NewPath("spec", "limits").Index(i)
 		switch item.Type {
-		case api.LimitTypePod, api.LimitTypeContainer, api.LimitTypePersistentVolumeClaim:
+		case corev1.LimitTypePod, corev1.LimitTypeContainer, corev1.LimitTypePersistentVolumeClaim:
 		default:
 			errs = append(errs, field.NotSupported(p.Child("type"), item.Type,
-				[]string{string(api.LimitTypeContainer), string(api.LimitTypePersistentVolumeClaim), string(api.LimitTypePod)}))
+				[]string{string(corev1.LimitTypeContainer), string(corev1.LimitTypePersistentVolumeClaim), string(corev1.LimitTypePod)}))
 		}
-		if item.Type == api.LimitTypePod && (len(item.Default) > 0 || len(item.DefaultRequest) > 0) {
+		if item.Type == corev1.LimitTypePod && (len(item.Default) > 0 || len(item.DefaultRequest) > 0) {
 			errs = append(errs, field.Forbidden(p.Child("default"), "may not be specified when `type` is 'Pod'"))
 		}
 		for _, name := range slices.Sorted(mapsKeys(item.Max)) {
@@ -159,14 +161,14 @@ func (s limitRangeStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { 
 // cell "resource: used/hard, ...", the limits.* ones under LIMIT.
 func resourceQuotaTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			registry.AgeColumn,
 			col("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
 			col("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."),
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			q := obj.(*api.ResourceQuota)
+			q := obj.(*corev1.ResourceQuota)
 			var request, limit []string
 			for _, name := range slices.Sorted(mapsKeys(q.Status.Hard)) {
 				used, hard := q.Status.Used[name], q.Status.Hard[name]
@@ -185,12 +187,12 @@ func resourceQuotaTable() *registry.Table {
 // limitRangeTable: NAME CREATED AT (printLimitRange).
 func limitRangeTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Created At", "date", "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"),
 		},
 		Cells: func(obj api.Object, _ time.Time) []any {
-			lr := obj.(*api.LimitRange)
+			lr := obj.(*corev1.LimitRange)
 			return []any{lr.Name, lr.CreationTimestamp.UTC().Format(time.RFC3339)}
 		},
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // --- rbac.authorization.k8s.io (pkg/apis/rbac/validation, v1 defaults) ---
@@ -32,7 +34,7 @@ func IsValidPathSegmentName(name string) []string {
 
 // validatePolicyRule is ValidatePolicyRule: verbs always; then either
 // non-resource URLs (cluster roles only) or groups and resources.
-func validatePolicyRule(rule api.PolicyRule, namespaced bool, p *field.Path) field.ErrorList {
+func validatePolicyRule(rule rbacv1.PolicyRule, namespaced bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(rule.Verbs) == 0 {
 		errs = append(errs, field.Required(p.Child("verbs"), "verbs must contain at least one value"))
@@ -55,7 +57,7 @@ func validatePolicyRule(rule api.PolicyRule, namespaced bool, p *field.Path) fie
 	return errs
 }
 
-func validateRules(rules []api.PolicyRule, namespaced bool) field.ErrorList {
+func validateRules(rules []rbacv1.PolicyRule, namespaced bool) field.ErrorList {
 	var errs field.ErrorList
 	for i, r := range rules {
 		errs = append(errs, validatePolicyRule(r, namespaced, field.NewPath("rules").Index(i))...)
@@ -67,7 +69,7 @@ type roleStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy (ValidateRole).
 func (roleStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateRules(obj.(*api.Role).Rules, true)
+	return validateRules(obj.(*rbacv1.Role).Rules, true)
 }
 
 // ValidateUpdate implements registry.Strategy.
@@ -77,7 +79,7 @@ type clusterRoleStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy (ValidateClusterRole).
 func (clusterRoleStrategy) Validate(obj api.Object) field.ErrorList {
-	cr := obj.(*api.ClusterRole)
+	cr := obj.(*rbacv1.ClusterRole)
 	errs := validateRules(cr.Rules, false)
 	if ar := cr.AggregationRule; ar != nil {
 		p := field.NewPath("aggregationRule", "clusterRoleSelectors")
@@ -98,13 +100,13 @@ func (s clusterRoleStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
 
 // defaultBinding is SetDefaults_RoleBinding and SetDefaults_Subject: the
 // roleRef and user and group subjects are in the RBAC group unless said.
-func defaultBinding(ref *api.RoleRef, subjects []api.Subject) {
+func defaultBinding(ref *rbacv1.RoleRef, subjects []rbacv1.Subject) {
 	if ref.APIGroup == "" {
 		ref.APIGroup = api.RBACGroupName
 	}
 	for i := range subjects {
 		s := &subjects[i]
-		if s.APIGroup == "" && (s.Kind == api.UserKind || s.Kind == api.GroupSubjectKind) {
+		if s.APIGroup == "" && (s.Kind == rbacv1.UserKind || s.Kind == api.GroupSubjectKind) {
 			s.APIGroup = api.RBACGroupName
 		}
 	}
@@ -113,7 +115,7 @@ func defaultBinding(ref *api.RoleRef, subjects []api.Subject) {
 // validateBinding is ValidateRoleBinding and ValidateClusterRoleBinding:
 // a ClusterRoleBinding may refer to a ClusterRole only, and its service
 // account subjects need a namespace.
-func validateBinding(ref api.RoleRef, subjects []api.Subject, namespaced bool) field.ErrorList {
+func validateBinding(ref rbacv1.RoleRef, subjects []rbacv1.Subject, namespaced bool) field.ErrorList {
 	var errs field.ErrorList
 	p := field.NewPath("roleRef")
 	if ref.APIGroup != api.RBACGroupName {
@@ -140,13 +142,13 @@ func validateBinding(ref api.RoleRef, subjects []api.Subject, namespaced bool) f
 }
 
 // validateSubject is ValidateRoleBindingSubject.
-func validateSubject(s api.Subject, namespaced bool, p *field.Path) field.ErrorList {
+func validateSubject(s rbacv1.Subject, namespaced bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if s.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), ""))
 	}
 	switch s.Kind {
-	case api.ServiceAccountKind:
+	case rbacv1.ServiceAccountKind:
 		if s.Name != "" {
 			for _, msg := range labels.IsDNS1123Subdomain(s.Name) {
 				errs = append(errs, field.Invalid(p.Child("name"), s.Name, msg))
@@ -158,12 +160,12 @@ func validateSubject(s api.Subject, namespaced bool, p *field.Path) field.ErrorL
 		if !namespaced && s.Namespace == "" {
 			errs = append(errs, field.Required(p.Child("namespace"), ""))
 		}
-	case api.UserKind, api.GroupSubjectKind:
+	case rbacv1.UserKind, api.GroupSubjectKind:
 		if s.APIGroup != api.RBACGroupName {
 			errs = append(errs, field.NotSupported(p.Child("apiGroup"), s.APIGroup, []string{api.RBACGroupName}))
 		}
 	default:
-		errs = append(errs, field.NotSupported(p.Child("kind"), s.Kind, []string{api.ServiceAccountKind, api.UserKind, api.GroupSubjectKind}))
+		errs = append(errs, field.NotSupported(p.Child("kind"), s.Kind, []string{rbacv1.ServiceAccountKind, rbacv1.UserKind, api.GroupSubjectKind}))
 	}
 	return errs
 }
@@ -171,7 +173,7 @@ func validateSubject(s api.Subject, namespaced bool, p *field.Path) field.ErrorL
 // validateRoleRefUpdate: a binding's role cannot change; delete and
 // recreate it instead (so that a binding's meaning never shifts under the
 // escalation check).
-func validateRoleRefUpdate(ref, old api.RoleRef) field.ErrorList {
+func validateRoleRefUpdate(ref, old rbacv1.RoleRef) field.ErrorList {
 	if ref != old {
 		return field.ErrorList{field.Invalid(field.NewPath("roleRef"), ref, "cannot change roleRef")}
 	}
@@ -191,47 +193,47 @@ type roleBindingStrategy struct{ registry.DefaultStrategy }
 
 // Default implements registry.Strategy.
 func (roleBindingStrategy) Default(obj api.Object) {
-	b := obj.(*api.RoleBinding)
+	b := obj.(*rbacv1.RoleBinding)
 	defaultBinding(&b.RoleRef, b.Subjects)
 }
 
 // Validate implements registry.Strategy.
 func (roleBindingStrategy) Validate(obj api.Object) field.ErrorList {
-	b := obj.(*api.RoleBinding)
+	b := obj.(*rbacv1.RoleBinding)
 	return validateBinding(b.RoleRef, b.Subjects, true)
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (s roleBindingStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	errs := s.Validate(obj)
-	return append(errs, validateRoleRefUpdate(obj.(*api.RoleBinding).RoleRef, old.(*api.RoleBinding).RoleRef)...)
+	return append(errs, validateRoleRefUpdate(obj.(*rbacv1.RoleBinding).RoleRef, old.(*rbacv1.RoleBinding).RoleRef)...)
 }
 
 type clusterRoleBindingStrategy struct{ registry.DefaultStrategy }
 
 // Default implements registry.Strategy.
 func (clusterRoleBindingStrategy) Default(obj api.Object) {
-	b := obj.(*api.ClusterRoleBinding)
+	b := obj.(*rbacv1.ClusterRoleBinding)
 	defaultBinding(&b.RoleRef, b.Subjects)
 }
 
 // Validate implements registry.Strategy.
 func (clusterRoleBindingStrategy) Validate(obj api.Object) field.ErrorList {
-	b := obj.(*api.ClusterRoleBinding)
+	b := obj.(*rbacv1.ClusterRoleBinding)
 	return validateBinding(b.RoleRef, b.Subjects, false)
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (s clusterRoleBindingStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	errs := s.Validate(obj)
-	return append(errs, validateRoleRefUpdate(obj.(*api.ClusterRoleBinding).RoleRef, old.(*api.ClusterRoleBinding).RoleRef)...)
+	return append(errs, validateRoleRefUpdate(obj.(*rbacv1.ClusterRoleBinding).RoleRef, old.(*rbacv1.ClusterRoleBinding).RoleRef)...)
 }
 
 // roleTable prints roles and cluster roles: NAME and CREATED AT, an
 // RFC 3339 time rather than an age.
 func roleTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			{Name: "Created At", Type: "date", Description: registry.AgeColumn.Description},
 		},
@@ -244,9 +246,9 @@ func roleTable() *registry.Table {
 
 // bindingTable prints role bindings and cluster role bindings: NAME,
 // ROLE, AGE, and with -o wide USERS, GROUPS, SERVICEACCOUNTS.
-func bindingTable(parts func(api.Object) (api.ObjectMeta, api.RoleRef, []api.Subject)) *registry.Table {
+func bindingTable(parts func(api.Object) (metav1.ObjectMeta, rbacv1.RoleRef, []rbacv1.Subject)) *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Role", "string", "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable."),
 			{Name: "Age", Type: "string", Description: registry.AgeColumn.Description},
@@ -259,11 +261,11 @@ func bindingTable(parts func(api.Object) (api.ObjectMeta, api.RoleRef, []api.Sub
 			var users, groups, sas []string
 			for _, s := range subjects {
 				switch s.Kind {
-				case api.UserKind:
+				case rbacv1.UserKind:
 					users = append(users, s.Name)
 				case api.GroupSubjectKind:
 					groups = append(groups, s.Name)
-				case api.ServiceAccountKind:
+				case rbacv1.ServiceAccountKind:
 					sas = append(sas, s.Namespace+":"+s.Name)
 				}
 			}
@@ -273,12 +275,12 @@ func bindingTable(parts func(api.Object) (api.ObjectMeta, api.RoleRef, []api.Sub
 	}
 }
 
-func roleBindingParts(obj api.Object) (api.ObjectMeta, api.RoleRef, []api.Subject) {
-	b := obj.(*api.RoleBinding)
+func roleBindingParts(obj api.Object) (metav1.ObjectMeta, rbacv1.RoleRef, []rbacv1.Subject) {
+	b := obj.(*rbacv1.RoleBinding)
 	return b.ObjectMeta, b.RoleRef, b.Subjects
 }
 
-func clusterRoleBindingParts(obj api.Object) (api.ObjectMeta, api.RoleRef, []api.Subject) {
-	b := obj.(*api.ClusterRoleBinding)
+func clusterRoleBindingParts(obj api.Object) (metav1.ObjectMeta, rbacv1.RoleRef, []rbacv1.Subject) {
+	b := obj.(*rbacv1.ClusterRoleBinding)
 	return b.ObjectMeta, b.RoleRef, b.Subjects
 }

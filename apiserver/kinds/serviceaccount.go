@@ -7,6 +7,8 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // serviceAccountResource is core/v1 ServiceAccount. Its
@@ -16,10 +18,10 @@ func serviceAccountResource() *registry.Resource {
 	return &registry.Resource{
 		Version: "v1", Name: "serviceaccounts", SingularName: "serviceaccount", Kind: "ServiceAccount", ListKind: "ServiceAccountList",
 		ShortNames: []string{"sa"}, Namespaced: true,
-		New:                 func() api.Object { return &api.ServiceAccount{} },
+		New:                 func() api.Object { return &corev1.ServiceAccount{} },
 		StrategicMergePatch: true,
 		Strategy:            serviceAccountStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(api.ServiceAccount{})),
+		Schema:              schema.FromGoType(reflect.TypeOf(corev1.ServiceAccount{})),
 		Table:               serviceAccountTable(),
 	}
 }
@@ -27,13 +29,13 @@ func serviceAccountResource() *registry.Resource {
 // serviceAccountTable prints NAME SECRETS AGE, as kubectl's printer does.
 func serviceAccountTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Secrets", "string", "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use."),
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			sa := obj.(*api.ServiceAccount)
+			sa := obj.(*corev1.ServiceAccount)
 			return []any{sa.Name, int64(len(sa.Secrets)), age(sa.CreationTimestamp.Time, now)}
 		},
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/store"
@@ -56,9 +57,9 @@ func TestClusterIPsAreClaimedInASharedStore(t *testing.T) {
 func TestNodePortsAreClaimedInASharedStore(t *testing.T) {
 	st := sharedStore{openStore(t)}
 	a, b := newServer(t, st), newServer(t, st)
-	nodePort := func(name string, port int32) *api.Service {
+	nodePort := func(name string, port int32) *corev1.Service {
 		s := svc(name, "")
-		s.Spec.Type = api.ServiceTypeNodePort
+		s.Spec.Type = corev1.ServiceTypeNodePort
 		s.Spec.Ports[0].NodePort = port
 		return s
 	}

@@ -12,6 +12,9 @@ import (
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // storageResources are PersistentVolumeClaims, PersistentVolumes (core/v1)
@@ -25,10 +28,10 @@ func storageResources() []*registry.Resource {
 			Version: "v1", Name: "persistentvolumeclaims", SingularName: "persistentvolumeclaim",
 			Kind: "PersistentVolumeClaim", ListKind: "PersistentVolumeClaimList",
 			ShortNames: []string{"pvc"}, Namespaced: true,
-			New:                 func() api.Object { return &api.PersistentVolumeClaim{} },
+			New:                 func() api.Object { return &corev1.PersistentVolumeClaim{} },
 			StrategicMergePatch: true,
 			Strategy:            pvcStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.PersistentVolumeClaim{})),
+			Schema:              schema.FromGoType(reflect.TypeOf(corev1.PersistentVolumeClaim{})),
 			StatusSubresource:   true,
 			Table:               pvcTable(),
 		},
@@ -36,10 +39,10 @@ func storageResources() []*registry.Resource {
 			Version: "v1", Name: "persistentvolumes", SingularName: "persistentvolume",
 			Kind: "PersistentVolume", ListKind: "PersistentVolumeList",
 			ShortNames:          []string{"pv"},
-			New:                 func() api.Object { return &api.PersistentVolume{} },
+			New:                 func() api.Object { return &corev1.PersistentVolume{} },
 			StrategicMergePatch: true,
 			Strategy:            pvStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.PersistentVolume{})),
+			Schema:              schema.FromGoType(reflect.TypeOf(corev1.PersistentVolume{})),
 			StatusSubresource:   true,
 			Table:               pvTable(),
 		},
@@ -47,21 +50,21 @@ func storageResources() []*registry.Resource {
 			Group: api.StorageGroupName, Version: "v1", Name: "storageclasses", SingularName: "storageclass",
 			Kind: "StorageClass", ListKind: "StorageClassList",
 			ShortNames:          []string{"sc"},
-			New:                 func() api.Object { return &api.StorageClass{} },
+			New:                 func() api.Object { return &storagev1.StorageClass{} },
 			StrategicMergePatch: true,
 			Strategy:            storageClassStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(api.StorageClass{})),
+			Schema:              schema.FromGoType(reflect.TypeOf(storagev1.StorageClass{})),
 			Table:               storageClassTable(),
 		},
 	}
 }
 
 var (
-	supportedAccessModes  = []string{string(api.ReadOnlyMany), string(api.ReadWriteMany), string(api.ReadWriteOnce), string(api.ReadWriteOncePod)}
-	supportedVolumeModes  = []string{string(api.PersistentVolumeBlock), string(api.PersistentVolumeFilesystem)}
-	supportedPVReclaim    = []string{string(api.PersistentVolumeReclaimDelete), string(api.PersistentVolumeReclaimRecycle), string(api.PersistentVolumeReclaimRetain)}
-	supportedClassReclaim = []string{string(api.PersistentVolumeReclaimDelete), string(api.PersistentVolumeReclaimRetain)}
-	supportedBindingModes = []string{string(api.VolumeBindingImmediate), string(api.VolumeBindingWaitForFirstConsumer)}
+	supportedAccessModes  = []string{string(corev1.ReadOnlyMany), string(corev1.ReadWriteMany), string(corev1.ReadWriteOnce), string(corev1.ReadWriteOncePod)}
+	supportedVolumeModes  = []string{string(corev1.PersistentVolumeBlock), string(corev1.PersistentVolumeFilesystem)}
+	supportedPVReclaim    = []string{string(corev1.PersistentVolumeReclaimDelete), string(corev1.PersistentVolumeReclaimRecycle), string(corev1.PersistentVolumeReclaimRetain)}
+	supportedClassReclaim = []string{string(corev1.PersistentVolumeReclaimDelete), string(corev1.PersistentVolumeReclaimRetain)}
+	supportedBindingModes = []string{string(storagev1.VolumeBindingImmediate), string(storagev1.VolumeBindingWaitForFirstConsumer)}
 )
 
 // --- PersistentVolumeClaim ---
@@ -71,40 +74,40 @@ type pvcStrategy struct{ registry.DefaultStrategy }
 // PrepareForCreate starts every claim Pending, as the PV controller would
 // see it.
 func (pvcStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.PersistentVolumeClaim).Status = api.PersistentVolumeClaimStatus{Phase: api.ClaimPending}
+	obj.(*corev1.PersistentVolumeClaim).Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
 }
 
 // Default is SetDefaults_PersistentVolumeClaim: volumeMode Filesystem.
 func (pvcStrategy) Default(obj api.Object) {
-	DefaultPersistentVolumeClaimSpec(&obj.(*api.PersistentVolumeClaim).Spec)
+	DefaultPersistentVolumeClaimSpec(&obj.(*corev1.PersistentVolumeClaim).Spec)
 }
 
 // DefaultPersistentVolumeClaimSpec sets volumeMode Filesystem; the
 // StatefulSet defaulting applies it to volumeClaimTemplates too.
-func DefaultPersistentVolumeClaimSpec(s *api.PersistentVolumeClaimSpec) {
+func DefaultPersistentVolumeClaimSpec(s *corev1.PersistentVolumeClaimSpec) {
 	if s.VolumeMode == nil {
-		s.VolumeMode = ptr(api.PersistentVolumeFilesystem)
+		s.VolumeMode = ptr(corev1.PersistentVolumeFilesystem)
 	}
 }
 
 // Validate implements registry.Strategy.
 func (pvcStrategy) Validate(obj api.Object) field.ErrorList {
-	return ValidatePersistentVolumeClaimSpec(&obj.(*api.PersistentVolumeClaim).Spec, field.NewPath("spec"))
+	return ValidatePersistentVolumeClaimSpec(&obj.(*corev1.PersistentVolumeClaim).Spec, field.NewPath("spec"))
 }
 
 // ValidateUpdate is ValidatePersistentVolumeClaimUpdate: the spec is
 // immutable, except that volumeName may be set once (by the PV
 // controller) and a bound claim's storage request may change.
 func (s pvcStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	pvc, o := obj.(*api.PersistentVolumeClaim), old.(*api.PersistentVolumeClaim)
+	pvc, o := obj.(*corev1.PersistentVolumeClaim), old.(*corev1.PersistentVolumeClaim)
 	errs := s.Validate(obj)
 	newSpec, oldSpec := pvc.Spec.DeepCopy(), o.Spec.DeepCopy()
 	if oldSpec.VolumeName == "" {
 		oldSpec.VolumeName = newSpec.VolumeName
 	}
-	if pvc.Status.Phase == api.ClaimBound && newSpec.Resources.Requests != nil {
-		if q, ok := oldSpec.Resources.Requests[api.ResourceStorage]; ok {
-			newSpec.Resources.Requests[api.ResourceStorage] = q
+	if pvc.Status.Phase == corev1.ClaimBound && newSpec.Resources.Requests != nil {
+		if q, ok := oldSpec.Resources.Requests[corev1.ResourceStorage]; ok {
+			newSpec.Resources.Requests[corev1.ResourceStorage] = q
 		}
 	}
 	newSpec.VolumeAttributesClassName, oldSpec.VolumeAttributesClassName = nil, nil
@@ -116,19 +119,19 @@ func (s pvcStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 
 // ValidatePersistentVolumeClaimSpec checks a claim's spec (also a
 // StatefulSet's volumeClaimTemplates), in Kubernetes' words.
-func ValidatePersistentVolumeClaimSpec(s *api.PersistentVolumeClaimSpec, p *field.Path) field.ErrorList {
+func ValidatePersistentVolumeClaimSpec(s *corev1.PersistentVolumeClaimSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateAccessModes(s.AccessModes, p.Child("accessModes"))...)
 	if s.Selector != nil {
 		errs = append(errs, validateLabelSelector(s.Selector, p.Child("selector"))...)
 	}
 	rp := p.Child("resources")
-	q, ok := s.Resources.Requests[api.ResourceStorage]
+	q, ok := s.Resources.Requests[corev1.ResourceStorage]
 	switch {
 	case !ok:
-		errs = append(errs, field.Required(rp.Key(string(api.ResourceStorage)), ""))
+		errs = append(errs, field.Required(rp.Key(string(corev1.ResourceStorage)), ""))
 	case q.Sign() <= 0:
-		errs = append(errs, field.Invalid(rp.Child("requests").Key(string(api.ResourceStorage)), q.String(), "must be greater than zero"))
+		errs = append(errs, field.Invalid(rp.Child("requests").Key(string(corev1.ResourceStorage)), q.String(), "must be greater than zero"))
 	}
 	if s.StorageClassName != nil && *s.StorageClassName != "" {
 		for _, msg := range labels.IsDNS1123Subdomain(*s.StorageClassName) {
@@ -141,7 +144,7 @@ func ValidatePersistentVolumeClaimSpec(s *api.PersistentVolumeClaimSpec, p *fiel
 	return errs
 }
 
-func validateAccessModes(modes []api.PersistentVolumeAccessMode, p *field.Path) field.ErrorList {
+func validateAccessModes(modes []corev1.PersistentVolumeAccessMode, p *field.Path) field.ErrorList {
 	if len(modes) == 0 {
 		return field.ErrorList{field.Required(p, "at least 1 access mode is required")}
 	}
@@ -151,7 +154,7 @@ func validateAccessModes(modes []api.PersistentVolumeAccessMode, p *field.Path) 
 			errs = append(errs, field.NotSupported(p, m, supportedAccessModes))
 		}
 	}
-	if slices.Contains(modes, api.ReadWriteOncePod) && len(modes) > 1 {
+	if slices.Contains(modes, corev1.ReadWriteOncePod) && len(modes) > 1 {
 		errs = append(errs, field.Forbidden(p, "may not use ReadWriteOncePod with other access modes"))
 	}
 	return errs
@@ -163,39 +166,39 @@ type pvStrategy struct{ registry.DefaultStrategy }
 
 // PrepareForCreate starts every volume Pending.
 func (pvStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*api.PersistentVolume).Status = api.PersistentVolumeStatus{Phase: api.VolumePending}
+	obj.(*corev1.PersistentVolume).Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumePending}
 }
 
 // Default is SetDefaults_PersistentVolume: reclaim policy Retain (a static
 // volume is the administrator's to clean), volumeMode Filesystem.
 func (pvStrategy) Default(obj api.Object) {
-	pv := obj.(*api.PersistentVolume)
+	pv := obj.(*corev1.PersistentVolume)
 	if pv.Spec.PersistentVolumeReclaimPolicy == "" {
-		pv.Spec.PersistentVolumeReclaimPolicy = api.PersistentVolumeReclaimRetain
+		pv.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain
 	}
 	if pv.Spec.VolumeMode == nil {
-		pv.Spec.VolumeMode = ptr(api.PersistentVolumeFilesystem)
+		pv.Spec.VolumeMode = ptr(corev1.PersistentVolumeFilesystem)
 	}
 	if pv.Status.Phase == "" {
-		pv.Status.Phase = api.VolumePending
+		pv.Status.Phase = corev1.VolumePending
 	}
 }
 
 // Validate is ValidatePersistentVolumeSpec.
 func (pvStrategy) Validate(obj api.Object) field.ErrorList {
-	pv := obj.(*api.PersistentVolume)
+	pv := obj.(*corev1.PersistentVolume)
 	s, p := &pv.Spec, field.NewPath("spec")
 	errs := validateAccessModes(s.AccessModes, p.Child("accessModes"))
 	if len(s.Capacity) == 0 {
 		errs = append(errs, field.Required(p.Child("capacity"), ""))
-	} else if q, ok := s.Capacity[api.ResourceStorage]; !ok || len(s.Capacity) > 1 {
+	} else if q, ok := s.Capacity[corev1.ResourceStorage]; !ok || len(s.Capacity) > 1 {
 		for k := range s.Capacity {
-			if k != api.ResourceStorage {
-				errs = append(errs, field.NotSupported(p.Child("capacity"), k, []string{string(api.ResourceStorage)}))
+			if k != corev1.ResourceStorage {
+				errs = append(errs, field.NotSupported(p.Child("capacity"), k, []string{string(corev1.ResourceStorage)}))
 			}
 		}
 	} else if q.Sign() <= 0 {
-		errs = append(errs, field.Invalid(p.Child("capacity").Key(string(api.ResourceStorage)), q.String(), "must be greater than zero"))
+		errs = append(errs, field.Invalid(p.Child("capacity").Key(string(corev1.ResourceStorage)), q.String(), "must be greater than zero"))
 	}
 	if r := s.PersistentVolumeReclaimPolicy; r != "" && !slices.Contains(supportedPVReclaim, string(r)) {
 		errs = append(errs, field.NotSupported(p.Child("persistentVolumeReclaimPolicy"), r, supportedPVReclaim))
@@ -236,7 +239,7 @@ func (pvStrategy) Validate(obj api.Object) field.ErrorList {
 	return errs
 }
 
-func validateVolumeNodeAffinity(a *api.VolumeNodeAffinity, p *field.Path) field.ErrorList {
+func validateVolumeNodeAffinity(a *corev1.VolumeNodeAffinity, p *field.Path) field.ErrorList {
 	if a.Required == nil {
 		return field.ErrorList{field.Required(p.Child("required"), "must specify required node constraints")}
 	}
@@ -249,15 +252,15 @@ func validateVolumeNodeAffinity(a *api.VolumeNodeAffinity, p *field.Path) field.
 		for j, r := range t.MatchExpressions {
 			ep := rp.Index(i).Child("matchExpressions").Index(j)
 			switch r.Operator {
-			case api.NodeSelectorOpIn, api.NodeSelectorOpNotIn:
+			case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
 				if len(r.Values) == 0 {
 					errs = append(errs, field.Required(ep.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
 				}
-			case api.NodeSelectorOpExists, api.NodeSelectorOpDoesNotExist:
+			case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
 				if len(r.Values) > 0 {
 					errs = append(errs, field.Forbidden(ep.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
 				}
-			case api.NodeSelectorOpGt, api.NodeSelectorOpLt:
+			case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
 				if len(r.Values) != 1 {
 					errs = append(errs, field.Required(ep.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
 				}
@@ -272,7 +275,7 @@ func validateVolumeNodeAffinity(a *api.VolumeNodeAffinity, p *field.Path) field.
 // ValidateUpdate is ValidatePersistentVolumeUpdate: the source and the
 // volume mode never change, node affinity only from unset.
 func (s pvStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	pv, o := obj.(*api.PersistentVolume), old.(*api.PersistentVolume)
+	pv, o := obj.(*corev1.PersistentVolume), old.(*corev1.PersistentVolume)
 	errs := s.Validate(obj)
 	if !jsonEqual(pv.Spec.PersistentVolumeSource, o.Spec.PersistentVolumeSource) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "persistentvolumesource"), "spec.persistentvolumesource is immutable after creation"))
@@ -293,18 +296,18 @@ type storageClassStrategy struct{ registry.DefaultStrategy }
 // Default is SetDefaults_StorageClass: reclaim policy Delete (a
 // provisioned volume goes with its claim), binding mode Immediate.
 func (storageClassStrategy) Default(obj api.Object) {
-	sc := obj.(*api.StorageClass)
+	sc := obj.(*storagev1.StorageClass)
 	if sc.ReclaimPolicy == nil {
-		sc.ReclaimPolicy = ptr(api.PersistentVolumeReclaimDelete)
+		sc.ReclaimPolicy = ptr(corev1.PersistentVolumeReclaimDelete)
 	}
 	if sc.VolumeBindingMode == nil {
-		sc.VolumeBindingMode = ptr(api.VolumeBindingImmediate)
+		sc.VolumeBindingMode = ptr(storagev1.VolumeBindingImmediate)
 	}
 }
 
 // Validate is ValidateStorageClass.
 func (storageClassStrategy) Validate(obj api.Object) field.ErrorList {
-	sc := obj.(*api.StorageClass)
+	sc := obj.(*storagev1.StorageClass)
 	var errs field.ErrorList
 	pp := field.NewPath("provisioner")
 	if sc.Provisioner == "" {
@@ -329,7 +332,7 @@ func (storageClassStrategy) Validate(obj api.Object) field.ErrorList {
 // ValidateUpdate is ValidateStorageClassUpdate: provisioner, parameters,
 // reclaim policy and binding mode are fixed at creation.
 func (s storageClassStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	sc, o := obj.(*api.StorageClass), old.(*api.StorageClass)
+	sc, o := obj.(*storagev1.StorageClass), old.(*storagev1.StorageClass)
 	errs := s.Validate(obj)
 	if !reflect.DeepEqual(sc.Parameters, o.Parameters) {
 		errs = append(errs, field.Forbidden(field.NewPath("parameters"), "updates to parameters are forbidden."))
@@ -348,7 +351,7 @@ func (s storageClassStrategy) ValidateUpdate(obj, old api.Object) field.ErrorLis
 
 // IsDefaultStorageClass reports the default-class annotation (or its beta
 // twin) set to "true", as storageutil.IsDefaultAnnotation does.
-func IsDefaultStorageClass(sc *api.StorageClass) bool {
+func IsDefaultStorageClass(sc *storagev1.StorageClass) bool {
 	return sc.Annotations[api.AnnDefaultStorageClass] == "true" ||
 		sc.Annotations["storageclass.beta.kubernetes.io/is-default-class"] == "true"
 }
@@ -356,12 +359,12 @@ func IsDefaultStorageClass(sc *api.StorageClass) bool {
 // --- tables (printPersistentVolumeClaim, printPersistentVolume, printStorageClass) ---
 
 // AccessModesString is helper.GetAccessModesAsString: RWO,ROX,RWX,RWOP.
-func AccessModesString(modes []api.PersistentVolumeAccessMode) string {
+func AccessModesString(modes []corev1.PersistentVolumeAccessMode) string {
 	var out []string
 	for _, m := range []struct {
-		mode  api.PersistentVolumeAccessMode
+		mode  corev1.PersistentVolumeAccessMode
 		short string
-	}{{api.ReadWriteOnce, "RWO"}, {api.ReadOnlyMany, "ROX"}, {api.ReadWriteMany, "RWX"}, {api.ReadWriteOncePod, "RWOP"}} {
+	}{{corev1.ReadWriteOnce, "RWO"}, {corev1.ReadOnlyMany, "ROX"}, {corev1.ReadWriteMany, "RWX"}, {corev1.ReadWriteOncePod, "RWOP"}} {
 		if slices.Contains(modes, m.mode) {
 			out = append(out, m.short)
 		}
@@ -371,7 +374,7 @@ func AccessModesString(modes []api.PersistentVolumeAccessMode) string {
 
 // PVCClass is the class a claim asks for: the beta annotation wins over
 // spec.storageClassName (helper.GetPersistentVolumeClaimClass).
-func PVCClass(pvc *api.PersistentVolumeClaim) string {
+func PVCClass(pvc *corev1.PersistentVolumeClaim) string {
 	if c, ok := pvc.Annotations["volume.beta.kubernetes.io/storage-class"]; ok {
 		return c
 	}
@@ -388,7 +391,7 @@ func unsetOr(s *string) string {
 	return *s
 }
 
-func volumeModeCell(m *api.PersistentVolumeMode) string {
+func volumeModeCell(m *corev1.PersistentVolumeMode) string {
 	if m == nil {
 		return "<unset>"
 	}
@@ -397,7 +400,7 @@ func volumeModeCell(m *api.PersistentVolumeMode) string {
 
 func pvcTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Status", "string", "phase represents the current phase of PersistentVolumeClaim."),
 			col("Volume", "string", "volumeName is the binding reference to the PersistentVolume backing this claim."),
@@ -409,7 +412,7 @@ func pvcTable() *registry.Table {
 			wide(col("VolumeMode", "string", "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.")),
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			pvc := obj.(*api.PersistentVolumeClaim)
+			pvc := obj.(*corev1.PersistentVolumeClaim)
 			phase := string(pvc.Status.Phase)
 			if pvc.DeletionTimestamp != nil {
 				phase = "Terminating"
@@ -417,7 +420,7 @@ func pvcTable() *registry.Table {
 			capacity, modes := "", ""
 			if pvc.Spec.VolumeName != "" {
 				modes = AccessModesString(pvc.Status.AccessModes)
-				q := pvc.Status.Capacity[api.ResourceStorage]
+				q := pvc.Status.Capacity[corev1.ResourceStorage]
 				capacity = q.String()
 			}
 			return []any{pvc.Name, phase, pvc.Spec.VolumeName, capacity, modes, PVCClass(pvc),
@@ -428,7 +431,7 @@ func pvcTable() *registry.Table {
 
 func pvTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Capacity", "string", "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity"),
 			col("Access Modes", "string", "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes"),
@@ -442,7 +445,7 @@ func pvTable() *registry.Table {
 			wide(col("VolumeMode", "string", "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.")),
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			pv := obj.(*api.PersistentVolume)
+			pv := obj.(*corev1.PersistentVolume)
 			claim := ""
 			if r := pv.Spec.ClaimRef; r != nil {
 				claim = r.Namespace + "/" + r.Name
@@ -451,7 +454,7 @@ func pvTable() *registry.Table {
 			if pv.DeletionTimestamp != nil {
 				phase = "Terminating"
 			}
-			q := pv.Spec.Capacity[api.ResourceStorage]
+			q := pv.Spec.Capacity[corev1.ResourceStorage]
 			return []any{pv.Name, q.String(), AccessModesString(pv.Spec.AccessModes), string(pv.Spec.PersistentVolumeReclaimPolicy),
 				phase, claim, pv.Spec.StorageClassName, unsetOr(pv.Spec.VolumeAttributesClassName), pv.Status.Reason,
 				age(pv.CreationTimestamp.Time, now), volumeModeCell(pv.Spec.VolumeMode)}
@@ -461,7 +464,7 @@ func pvTable() *registry.Table {
 
 func storageClassTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Provisioner", "string", "provisioner indicates the type of the provisioner."),
 			col("ReclaimPolicy", "string", "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete."),
@@ -470,16 +473,16 @@ func storageClassTable() *registry.Table {
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			sc := obj.(*api.StorageClass)
+			sc := obj.(*storagev1.StorageClass)
 			name := sc.Name
 			if IsDefaultStorageClass(sc) {
 				name += " (default)"
 			}
-			reclaim := string(api.PersistentVolumeReclaimDelete)
+			reclaim := string(corev1.PersistentVolumeReclaimDelete)
 			if sc.ReclaimPolicy != nil {
 				reclaim = string(*sc.ReclaimPolicy)
 			}
-			mode := string(api.VolumeBindingImmediate)
+			mode := string(storagev1.VolumeBindingImmediate)
 			if sc.VolumeBindingMode != nil {
 				mode = string(*sc.VolumeBindingMode)
 			}

@@ -7,35 +7,39 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/api"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func samplePVC(meta api.ObjectMeta) *api.PersistentVolumeClaim {
-	return &api.PersistentVolumeClaim{ObjectMeta: meta, Spec: api.PersistentVolumeClaimSpec{
-		AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
-		Resources:   api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}},
-		VolumeName:  "pvc-1", StorageClassName: ptr("standard"), VolumeMode: ptr(api.PersistentVolumeFilesystem)},
-		Status: api.PersistentVolumeClaimStatus{Phase: api.ClaimBound, AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
-			Capacity: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}
+func samplePVC(meta metav1.ObjectMeta) *corev1.PersistentVolumeClaim {
+	return &corev1.PersistentVolumeClaim{ObjectMeta: meta, Spec: corev1.PersistentVolumeClaimSpec{
+		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+		VolumeName:  "pvc-1", StorageClassName: ptr("standard"), VolumeMode: ptr(corev1.PersistentVolumeFilesystem)},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}
 }
 
-func samplePV(meta api.ObjectMeta) *api.PersistentVolume {
+func samplePV(meta metav1.ObjectMeta) *corev1.PersistentVolume {
 	meta.Namespace = ""
-	return &api.PersistentVolume{ObjectMeta: meta, Spec: api.PersistentVolumeSpec{
-		Capacity:                      api.ResourceList{api.ResourceStorage: resource.MustParse("5Gi")},
-		PersistentVolumeSource:        api.PersistentVolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/data"}},
-		AccessModes:                   []api.PersistentVolumeAccessMode{api.ReadWriteOnce, api.ReadOnlyMany},
-		ClaimRef:                      &api.ObjectReference{Namespace: "default", Name: "data"},
-		PersistentVolumeReclaimPolicy: api.PersistentVolumeReclaimRetain, StorageClassName: "manual"},
-		Status: api.PersistentVolumeStatus{Phase: api.VolumeBound}}
+	return &corev1.PersistentVolume{ObjectMeta: meta, Spec: corev1.PersistentVolumeSpec{
+		Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("5Gi")},
+		PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/data"}},
+		AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce, corev1.ReadOnlyMany},
+		ClaimRef:                      &corev1.ObjectReference{Namespace: "default", Name: "data"},
+		PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain, StorageClassName: "manual"},
+		Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound}}
 }
 
-func sampleStorageClass(meta api.ObjectMeta) *api.StorageClass {
+func sampleStorageClass(meta metav1.ObjectMeta) *storagev1.StorageClass {
 	meta.Namespace = ""
 	meta.Name = "standard"
 	meta.Annotations = map[string]string{api.AnnDefaultStorageClass: "true"}
-	return &api.StorageClass{ObjectMeta: meta, Provisioner: "kubesim.io/hostpath",
-		VolumeBindingMode: ptr(api.VolumeBindingWaitForFirstConsumer)}
+	return &storagev1.StorageClass{ObjectMeta: meta, Provisioner: "kubesim.io/hostpath",
+		VolumeBindingMode: ptr(storagev1.VolumeBindingWaitForFirstConsumer)}
 }
 
 func TestStorageTableCells(t *testing.T) {
@@ -45,55 +49,55 @@ func TestStorageTableCells(t *testing.T) {
 	assert.Equal(t, []any{"x", "5Gi", "RWO,ROX", "Retain", "Bound", "default/data", "manual", "<unset>", "", "3h", "<unset>"}, cells("persistentvolumes"))
 	assert.Equal(t, []any{"standard (default)", "kubesim.io/hostpath", "Delete", "WaitForFirstConsumer", "false", "3h"}, cells("storageclasses"))
 	// A pending claim shows neither capacity nor access modes.
-	pending := &api.PersistentVolumeClaim{Spec: api.PersistentVolumeClaimSpec{
-		Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}},
-		Status: api.PersistentVolumeClaimStatus{Phase: api.ClaimPending}}
+	pending := &corev1.PersistentVolumeClaim{Spec: corev1.PersistentVolumeClaimSpec{
+		Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
 	got := builtin(t, "persistentvolumeclaims").Table.Cells(pending, tableNow)
 	assert.Equal(t, []any{"", "Pending", "", "", "", ""}, got[:6])
 }
 
 func TestStorageDefaults(t *testing.T) {
-	pv := &api.PersistentVolume{}
+	pv := &corev1.PersistentVolume{}
 	pvStrategy{}.Default(pv)
-	assert.Equal(t, api.PersistentVolumeReclaimRetain, pv.Spec.PersistentVolumeReclaimPolicy, "a static volume is retained")
-	assert.Equal(t, api.PersistentVolumeFilesystem, *pv.Spec.VolumeMode)
+	assert.Equal(t, corev1.PersistentVolumeReclaimRetain, pv.Spec.PersistentVolumeReclaimPolicy, "a static volume is retained")
+	assert.Equal(t, corev1.PersistentVolumeFilesystem, *pv.Spec.VolumeMode)
 
-	sc := &api.StorageClass{}
+	sc := &storagev1.StorageClass{}
 	storageClassStrategy{}.Default(sc)
-	assert.Equal(t, api.PersistentVolumeReclaimDelete, *sc.ReclaimPolicy)
-	assert.Equal(t, api.VolumeBindingImmediate, *sc.VolumeBindingMode)
+	assert.Equal(t, corev1.PersistentVolumeReclaimDelete, *sc.ReclaimPolicy)
+	assert.Equal(t, storagev1.VolumeBindingImmediate, *sc.VolumeBindingMode)
 
-	pvc := &api.PersistentVolumeClaim{}
+	pvc := &corev1.PersistentVolumeClaim{}
 	pvcStrategy{}.PrepareForCreate(pvc)
 	pvcStrategy{}.Default(pvc)
-	assert.Equal(t, api.ClaimPending, pvc.Status.Phase)
-	assert.Equal(t, api.PersistentVolumeFilesystem, *pvc.Spec.VolumeMode)
+	assert.Equal(t, corev1.ClaimPending, pvc.Status.Phase)
+	assert.Equal(t, corev1.PersistentVolumeFilesystem, *pvc.Spec.VolumeMode)
 
-	ss := &api.StatefulSet{Spec: api.StatefulSetSpec{VolumeClaimTemplates: []api.PersistentVolumeClaim{{}}}}
+	ss := &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{}}}}
 	DefaultStatefulSet(ss)
-	assert.Equal(t, api.RetainPersistentVolumeClaimRetentionPolicyType, ss.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted)
-	assert.Equal(t, api.RetainPersistentVolumeClaimRetentionPolicyType, ss.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled)
-	assert.Equal(t, api.PersistentVolumeFilesystem, *ss.Spec.VolumeClaimTemplates[0].Spec.VolumeMode)
+	assert.Equal(t, appsv1.RetainPersistentVolumeClaimRetentionPolicyType, ss.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted)
+	assert.Equal(t, appsv1.RetainPersistentVolumeClaimRetentionPolicyType, ss.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled)
+	assert.Equal(t, corev1.PersistentVolumeFilesystem, *ss.Spec.VolumeClaimTemplates[0].Spec.VolumeMode)
 }
 
 func TestValidatePersistentVolumeClaim(t *testing.T) {
-	meta := api.ObjectMeta{Name: "data", Namespace: "default"}
+	meta := metav1.ObjectMeta{Name: "data", Namespace: "default"}
 	for _, tc := range []struct {
 		name string
-		spec api.PersistentVolumeClaimSpec
+		spec corev1.PersistentVolumeClaimSpec
 		want []string
 	}{
 		{"valid", samplePVC(meta).Spec, nil},
-		{"no access modes, no storage", api.PersistentVolumeClaimSpec{}, []string{
+		{"no access modes, no storage", corev1.PersistentVolumeClaimSpec{}, []string{
 			"spec.accessModes: Required value: at least 1 access mode is required",
 			"spec.resources[storage]: Required value"}},
-		{"bad mode", api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{"ReadSometimes"},
-			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("0")}}}, []string{
+		{"bad mode", corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{"ReadSometimes"},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("0")}}}, []string{
 			`spec.accessModes: Unsupported value: "ReadSometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"`,
 			`spec.resources.requests[storage]: Invalid value: "0": must be greater than zero`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			errs := pvcStrategy{}.Validate(&api.PersistentVolumeClaim{ObjectMeta: meta, Spec: tc.spec})
+			errs := pvcStrategy{}.Validate(&corev1.PersistentVolumeClaim{ObjectMeta: meta, Spec: tc.spec})
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -104,25 +108,25 @@ func TestValidatePersistentVolumeClaim(t *testing.T) {
 }
 
 func TestPersistentVolumeClaimSpecIsImmutable(t *testing.T) {
-	old := samplePVC(api.ObjectMeta{Name: "data", Namespace: "default"})
+	old := samplePVC(metav1.ObjectMeta{Name: "data", Namespace: "default"})
 	old.Spec.VolumeName = ""
-	old.Status.Phase = api.ClaimPending
+	old.Status.Phase = corev1.ClaimPending
 	// The PV controller sets volumeName once.
 	bound := old.DeepCopy()
 	bound.Spec.VolumeName = "pv-1"
 	assert.Empty(t, pvcStrategy{}.ValidateUpdate(bound, old))
 	// Nobody changes the access modes.
 	changed := bound.DeepCopy()
-	changed.Spec.AccessModes = []api.PersistentVolumeAccessMode{api.ReadWriteMany}
+	changed.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
 	errs := pvcStrategy{}.ValidateUpdate(changed, bound)
 	require.Len(t, errs, 1)
 	assert.Equal(t, "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims", errs[0].Error())
 }
 
 func TestValidatePersistentVolume(t *testing.T) {
-	pv := samplePV(api.ObjectMeta{Name: "pv-1"})
+	pv := samplePV(metav1.ObjectMeta{Name: "pv-1"})
 	assert.Empty(t, pvStrategy{}.Validate(pv))
-	empty := &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "pv-2"}}
+	empty := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-2"}}
 	var got []string
 	for _, e := range (pvStrategy{}).Validate(empty) {
 		got = append(got, e.Error())
@@ -133,7 +137,7 @@ func TestValidatePersistentVolume(t *testing.T) {
 		"spec: Required value: must specify a volume type",
 	}, got)
 	local := pv.DeepCopy()
-	local.Spec.HostPath, local.Spec.Local = nil, &api.LocalVolumeSource{Path: "/mnt/disk"}
+	local.Spec.HostPath, local.Spec.Local = nil, &corev1.LocalVolumeSource{Path: "/mnt/disk"}
 	errs := pvStrategy{}.Validate(local)
 	require.Len(t, errs, 1)
 	assert.Equal(t, "spec.nodeAffinity: Required value: Local volume requires node affinity", errs[0].Error())
@@ -146,7 +150,7 @@ func TestValidatePersistentVolume(t *testing.T) {
 }
 
 func TestValidateStorageClass(t *testing.T) {
-	sc := &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "fast"}}
+	sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast"}}
 	storageClassStrategy{}.Default(sc)
 	errs := storageClassStrategy{}.Validate(sc)
 	require.Len(t, errs, 1)
@@ -157,8 +161,8 @@ func TestValidateStorageClass(t *testing.T) {
 	upd := sc.DeepCopy()
 	upd.Provisioner = "example.com/other"
 	upd.Parameters = map[string]string{"type": "ssd"}
-	upd.ReclaimPolicy = ptr(api.PersistentVolumeReclaimRetain)
-	upd.VolumeBindingMode = ptr(api.VolumeBindingWaitForFirstConsumer)
+	upd.ReclaimPolicy = ptr(corev1.PersistentVolumeReclaimRetain)
+	upd.VolumeBindingMode = ptr(storagev1.VolumeBindingWaitForFirstConsumer)
 	var got []string
 	for _, e := range (storageClassStrategy{}).ValidateUpdate(upd, sc) {
 		got = append(got, e.Error())

@@ -10,6 +10,10 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The printers below follow pkg/printers/internalversion/printers.go of
@@ -24,11 +28,11 @@ func age(t time.Time, now time.Time) string {
 	return registry.HumanDuration(now.Sub(t))
 }
 
-func col(name, typ, desc string) api.TableColumnDefinition {
-	return api.TableColumnDefinition{Name: name, Type: typ, Description: desc}
+func col(name, typ, desc string) metav1.TableColumnDefinition {
+	return metav1.TableColumnDefinition{Name: name, Type: typ, Description: desc}
 }
 
-func wide(c api.TableColumnDefinition) api.TableColumnDefinition {
+func wide(c metav1.TableColumnDefinition) metav1.TableColumnDefinition {
 	c.Priority = 1
 	return c
 }
@@ -44,7 +48,7 @@ func orNone(s string) string {
 
 func podTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
 			col("Status", "string", "The aggregate status of the containers in this pod."),
@@ -56,7 +60,7 @@ func podTable() *registry.Table {
 			wide(col("Readiness Gates", "string", "If specified, all readiness gates will be evaluated for pod readiness.")),
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			pod := obj.(*api.Pod)
+			pod := obj.(*corev1.Pod)
 			ready, total, status, restarts := PodStatusCells(pod, now)
 			ip := pod.Status.PodIP
 			if len(pod.Status.PodIPs) > 0 {
@@ -75,20 +79,20 @@ func podTable() *registry.Table {
 // by container waiting or terminated reasons (ContainerCreating,
 // CrashLoopBackOff, Completed, Error), and by "Terminating" once deletion
 // began. Restarts read "2 (5m ago)" when the last restart is known.
-func PodStatusCells(pod *api.Pod, now time.Time) (ready, total int, status, restarts string) {
+func PodStatusCells(pod *corev1.Pod, now time.Time) (ready, total int, status, restarts string) {
 	total = len(pod.Spec.Containers)
 	reason := string(pod.Status.Phase)
 	if pod.Status.Reason != "" {
 		reason = pod.Status.Reason
 	}
 	for _, c := range pod.Status.Conditions {
-		if c.Type == api.PodScheduled && c.Reason == "SchedulingGated" {
+		if c.Type == corev1.PodScheduled && c.Reason == "SchedulingGated" {
 			reason = "SchedulingGated"
 		}
 	}
 	count := 0
 	var lastRestart time.Time
-	noteRestart := func(cs api.ContainerStatus) {
+	noteRestart := func(cs corev1.ContainerStatus) {
 		count += int(cs.RestartCount)
 		if t := cs.LastTerminationState.Terminated; t != nil && t.FinishedAt.Time.After(lastRestart) {
 			lastRestart = t.FinishedAt.Time
@@ -118,7 +122,7 @@ func PodStatusCells(pod *api.Pod, now time.Time) (ready, total int, status, rest
 		initializing = true
 		break
 	}
-	if !initializing || podConditionTrue(pod, api.PodInitialized) {
+	if !initializing || podConditionTrue(pod, corev1.PodInitialized) {
 		// Restarts of (non-sidecar) init containers no longer count once
 		// the pod is initialized.
 		count, lastRestart = 0, time.Time{}
@@ -141,14 +145,14 @@ func PodStatusCells(pod *api.Pod, now time.Time) (ready, total int, status, rest
 			}
 		}
 		if reason == "Completed" && hasRunning {
-			if podConditionTrue(pod, api.PodReady) {
+			if podConditionTrue(pod, corev1.PodReady) {
 				reason = "Running"
 			} else {
 				reason = "NotReady"
 			}
 		}
 	}
-	terminal := pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed
+	terminal := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 	if pod.DeletionTimestamp != nil && pod.Status.Reason == "NodeLost" {
 		reason = "Unknown"
 	} else if pod.DeletionTimestamp != nil && !terminal {
@@ -161,10 +165,10 @@ func PodStatusCells(pod *api.Pod, now time.Time) (ready, total int, status, rest
 	return ready, total, reason, restarts
 }
 
-func podConditionTrue(pod *api.Pod, t api.PodConditionType) bool {
+func podConditionTrue(pod *corev1.Pod, t corev1.PodConditionType) bool {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == t {
-			return c.Status == api.ConditionTrue
+			return c.Status == corev1.ConditionTrue
 		}
 	}
 	return false
@@ -174,13 +178,13 @@ func podConditionTrue(pod *api.Pod, t api.PodConditionType) bool {
 
 func namespaceTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Status", "string", "The status of the namespace"),
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			ns := obj.(*api.Namespace)
+			ns := obj.(*corev1.Namespace)
 			return []any{ns.Name, string(ns.Status.Phase), age(ns.CreationTimestamp.Time, now)}
 		},
 	}
@@ -188,7 +192,7 @@ func namespaceTable() *registry.Table {
 
 func nodeTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Status", "string", "The status of the node"),
 			col("Roles", "string", "The roles of the node"),
@@ -201,7 +205,7 @@ func nodeTable() *registry.Table {
 			wide(col("Container-Runtime", "string", "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).")),
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			n := obj.(*api.Node)
+			n := obj.(*corev1.Node)
 			info := n.Status.NodeInfo
 			unknown := func(s string) string {
 				if s == "" {
@@ -211,7 +215,7 @@ func nodeTable() *registry.Table {
 			}
 			return []any{n.Name, NodeStatus(n), orNone(strings.Join(nodeRoles(n), ",")),
 				age(n.CreationTimestamp.Time, now), info.KubeletVersion,
-				nodeAddress(n, api.NodeInternalIP), nodeAddress(n, api.NodeExternalIP),
+				nodeAddress(n, corev1.NodeInternalIP), nodeAddress(n, corev1.NodeExternalIP),
 				unknown(info.OSImage), unknown(info.KernelVersion), unknown(info.ContainerRuntimeVersion)}
 		},
 	}
@@ -219,11 +223,11 @@ func nodeTable() *registry.Table {
 
 // NodeStatus is the STATUS cell of kubectl get nodes: Ready, NotReady or
 // Unknown (no Ready condition), plus ",SchedulingDisabled" when cordoned.
-func NodeStatus(n *api.Node) string {
+func NodeStatus(n *corev1.Node) string {
 	var status []string
 	for _, c := range n.Status.Conditions {
-		if c.Type == api.NodeReady {
-			if c.Status == api.ConditionTrue {
+		if c.Type == corev1.NodeReady {
+			if c.Status == corev1.ConditionTrue {
 				status = []string{"Ready"}
 			} else {
 				status = []string{"NotReady"}
@@ -240,7 +244,7 @@ func NodeStatus(n *api.Node) string {
 }
 
 // nodeRoles reads node-role.kubernetes.io/<role> and kubernetes.io/role.
-func nodeRoles(n *api.Node) []string {
+func nodeRoles(n *corev1.Node) []string {
 	set := map[string]bool{}
 	for k, v := range n.Labels {
 		switch {
@@ -255,7 +259,7 @@ func nodeRoles(n *api.Node) []string {
 	return sortedKeys(set)
 }
 
-func nodeAddress(n *api.Node, t api.NodeAddressType) string {
+func nodeAddress(n *corev1.Node, t corev1.NodeAddressType) string {
 	for _, a := range n.Status.Addresses {
 		if a.Type == t {
 			return a.Address
@@ -268,7 +272,7 @@ func nodeAddress(n *api.Node, t api.NodeAddressType) string {
 
 func serviceTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Type", "string", "type determines how the Service is exposed."),
 			col("Cluster-IP", "string", "clusterIP is the IP address of the service and is usually assigned randomly."),
@@ -278,7 +282,7 @@ func serviceTable() *registry.Table {
 			wide(col("Selector", "string", "Route service traffic to pods with label keys and values matching this selector.")),
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			s := obj.(*api.Service)
+			s := obj.(*corev1.Service)
 			clusterIP := "<none>"
 			if len(s.Spec.ClusterIPs) > 0 {
 				clusterIP = s.Spec.ClusterIPs[0]
@@ -290,14 +294,14 @@ func serviceTable() *registry.Table {
 	}
 }
 
-func serviceExternalIP(s *api.Service) string {
+func serviceExternalIP(s *corev1.Service) string {
 	switch s.Spec.Type {
-	case api.ServiceTypeClusterIP, api.ServiceTypeNodePort:
+	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort:
 		if len(s.Spec.ExternalIPs) > 0 {
 			return strings.Join(s.Spec.ExternalIPs, ",")
 		}
 		return "<none>"
-	case api.ServiceTypeLoadBalancer:
+	case corev1.ServiceTypeLoadBalancer:
 		var ips []string
 		for _, in := range s.Status.LoadBalancer.Ingress {
 			if in.IP != "" {
@@ -311,13 +315,13 @@ func serviceExternalIP(s *api.Service) string {
 			return "<pending>"
 		}
 		return strings.Join(ips, ",")
-	case api.ServiceTypeExternalName:
+	case corev1.ServiceTypeExternalName:
 		return s.Spec.ExternalName
 	}
 	return "<unknown>"
 }
 
-func servicePorts(ports []api.ServicePort) string {
+func servicePorts(ports []corev1.ServicePort) string {
 	pieces := make([]string, len(ports))
 	for i, p := range ports {
 		if p.NodePort > 0 {
@@ -331,24 +335,24 @@ func servicePorts(ports []api.ServicePort) string {
 
 func endpointsTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Endpoints", "string", "Endpoints is the list of IP and port pairs that constitute a service."),
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			e := obj.(*api.Endpoints)
+			e := obj.(*corev1.Endpoints)
 			return []any{e.Name, formatEndpoints(e), age(e.CreationTimestamp.Time, now)}
 		},
 	}
 }
 
 // formatEndpoints lists up to three ip:port pairs and says how many more.
-func formatEndpoints(e *api.Endpoints) string {
+func formatEndpoints(e *corev1.Endpoints) string {
 	const max = 3
 	var list []string
 	more, count := false, 0
-	addAll := func(addrs []api.EndpointAddress, port *api.EndpointPort) {
+	addAll := func(addrs []corev1.EndpointAddress, port *corev1.EndpointPort) {
 		count += len(addrs)
 		for _, a := range addrs {
 			if len(list) == max {
@@ -383,13 +387,13 @@ func formatEndpoints(e *api.Endpoints) string {
 
 func configMapTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Data", "string", "Data contains the configuration data."),
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			c := obj.(*api.ConfigMap)
+			c := obj.(*corev1.ConfigMap)
 			return []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), age(c.CreationTimestamp.Time, now)}
 		},
 	}
@@ -397,14 +401,14 @@ func configMapTable() *registry.Table {
 
 func secretTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Type", "string", "Used to facilitate programmatic handling of secret data."),
 			col("Data", "string", "Data contains the secret data."),
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			s := obj.(*api.Secret)
+			s := obj.(*corev1.Secret)
 			return []any{s.Name, string(s.Type), int64(len(s.Data)), age(s.CreationTimestamp.Time, now)}
 		},
 	}
@@ -412,7 +416,7 @@ func secretTable() *registry.Table {
 
 func eventTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			col("Last Seen", "string", "The time at which the most recent occurrence of this event was recorded."),
 			col("Type", "string", "Type of this event (Normal, Warning), new types could be added in the future"),
 			col("Reason", "string", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
@@ -422,10 +426,10 @@ func eventTable() *registry.Table {
 			col("Message", "string", "A human-readable description of the status of this operation."),
 			wide(col("First Seen", "string", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)")),
 			wide(col("Count", "string", "The number of times this event has occurred.")),
-			wide(api.TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: registry.NameColumn.Description}),
+			wide(metav1.TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: registry.NameColumn.Description}),
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			e := obj.(*api.Event)
+			e := obj.(*corev1.Event)
 			first := age(e.FirstTimestamp.Time, now)
 			if e.FirstTimestamp.IsZero() {
 				first = age(e.EventTime.Time, now)
@@ -466,13 +470,13 @@ func firstNonEmpty(s ...string) string {
 
 func leaseTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Holder", "string", "The holder of the lease."),
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			l := obj.(*api.Lease)
+			l := obj.(*coordinationv1.Lease)
 			holder := ""
 			if l.Spec.HolderIdentity != nil {
 				holder = *l.Spec.HolderIdentity
@@ -484,7 +488,7 @@ func leaseTable() *registry.Table {
 
 // --- apps ---
 
-func containerCells(spec *api.PodSpec) (names, images string) {
+func containerCells(spec *corev1.PodSpec) (names, images string) {
 	var n, i []string
 	for _, c := range spec.Containers {
 		n = append(n, c.Name)
@@ -502,8 +506,8 @@ func replicas(r *int32) int64 {
 
 // templateColumns are the wide CONTAINERS, IMAGES (and SELECTOR) columns
 // of the workload kinds.
-func templateColumns(selector bool) []api.TableColumnDefinition {
-	cols := []api.TableColumnDefinition{
+func templateColumns(selector bool) []metav1.TableColumnDefinition {
+	cols := []metav1.TableColumnDefinition{
 		wide(col("Containers", "string", "Names of each container in the template.")),
 		wide(col("Images", "string", "Images referenced by each container in the template.")),
 	}
@@ -515,7 +519,7 @@ func templateColumns(selector bool) []api.TableColumnDefinition {
 
 func replicaSetTable() *registry.Table {
 	return &registry.Table{
-		Columns: append([]api.TableColumnDefinition{
+		Columns: append([]metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Desired", "integer", "Replicas is the number of desired replicas."),
 			col("Current", "integer", "Replicas is the most recently observed number of replicas."),
@@ -523,7 +527,7 @@ func replicaSetTable() *registry.Table {
 			registry.AgeColumn,
 		}, templateColumns(true)...),
 		Cells: func(obj api.Object, now time.Time) []any {
-			rs := obj.(*api.ReplicaSet)
+			rs := obj.(*appsv1.ReplicaSet)
 			names, images := containerCells(&rs.Spec.Template.Spec)
 			return []any{rs.Name, replicas(rs.Spec.Replicas), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas),
 				age(rs.CreationTimestamp.Time, now), names, images, formatLabelSelector(rs.Spec.Selector)}
@@ -533,7 +537,7 @@ func replicaSetTable() *registry.Table {
 
 func deploymentTable() *registry.Table {
 	return &registry.Table{
-		Columns: append([]api.TableColumnDefinition{
+		Columns: append([]metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Ready", "string", "Number of the pod with ready state"),
 			col("Up-to-date", "string", "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
@@ -541,7 +545,7 @@ func deploymentTable() *registry.Table {
 			registry.AgeColumn,
 		}, templateColumns(true)...),
 		Cells: func(obj api.Object, now time.Time) []any {
-			d := obj.(*api.Deployment)
+			d := obj.(*appsv1.Deployment)
 			names, images := containerCells(&d.Spec.Template.Spec)
 			selector := "<invalid>"
 			if s, err := api.LabelSelectorAsSelector(d.Spec.Selector); err == nil {
@@ -556,13 +560,13 @@ func deploymentTable() *registry.Table {
 
 func statefulSetTable() *registry.Table {
 	return &registry.Table{
-		Columns: append([]api.TableColumnDefinition{
+		Columns: append([]metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Ready", "string", "Number of the pod with ready state"),
 			registry.AgeColumn,
 		}, templateColumns(false)...),
 		Cells: func(obj api.Object, now time.Time) []any {
-			s := obj.(*api.StatefulSet)
+			s := obj.(*appsv1.StatefulSet)
 			names, images := containerCells(&s.Spec.Template.Spec)
 			return []any{s.Name, fmt.Sprintf("%d/%d", s.Status.ReadyReplicas, replicas(s.Spec.Replicas)),
 				age(s.CreationTimestamp.Time, now), names, images}
@@ -574,14 +578,14 @@ func statefulSetTable() *registry.Table {
 // kind.group/name ("statefulset.apps/web") and the revision number.
 func controllerRevisionTable() *registry.Table {
 	return &registry.Table{
-		Columns: []api.TableColumnDefinition{
+		Columns: []metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Controller", "string", "Controller of the object"),
 			col("Revision", "number", "Revision of the ControllerRevision"),
 			registry.AgeColumn,
 		},
 		Cells: func(obj api.Object, now time.Time) []any {
-			cr := obj.(*api.ControllerRevision)
+			cr := obj.(*appsv1.ControllerRevision)
 			controller := "<none>"
 			if ref := api.GetControllerOf(&cr.ObjectMeta); ref != nil {
 				group, _, _ := strings.Cut(ref.APIVersion, "/")

@@ -11,6 +11,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/labels"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -174,7 +175,7 @@ func validateLabels(ls map[string]string, p *field.Path) field.ErrorList {
 }
 
 // validateLabelSelector is metav1 validation's ValidateLabelSelector.
-func validateLabelSelector(sel *api.LabelSelector, p *field.Path) field.ErrorList {
+func validateLabelSelector(sel *metav1.LabelSelector, p *field.Path) field.ErrorList {
 	if sel == nil {
 		return nil
 	}
@@ -182,11 +183,11 @@ func validateLabelSelector(sel *api.LabelSelector, p *field.Path) field.ErrorLis
 	for i, req := range sel.MatchExpressions {
 		rp := p.Child("matchExpressions").Index(i)
 		switch req.Operator {
-		case api.LabelSelectorOpIn, api.LabelSelectorOpNotIn:
+		case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn:
 			if len(req.Values) == 0 {
 				errs = append(errs, field.Required(rp.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
 			}
-		case api.LabelSelectorOpExists, api.LabelSelectorOpDoesNotExist:
+		case metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist:
 			if len(req.Values) > 0 {
 				errs = append(errs, field.Forbidden(rp.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
 			}
@@ -206,7 +207,7 @@ func validateLabelSelector(sel *api.LabelSelector, p *field.Path) field.ErrorLis
 }
 
 // formatLabelSelector is metav1.FormatLabelSelector, the SELECTOR column.
-func formatLabelSelector(sel *api.LabelSelector) string {
+func formatLabelSelector(sel *metav1.LabelSelector) string {
 	s, err := api.LabelSelectorAsSelector(sel)
 	if err != nil {
 		return "<error>"
@@ -219,7 +220,7 @@ func formatLabelSelector(sel *api.LabelSelector) string {
 
 // selectorValue prints a label selector in an error the way Kubernetes
 // does, as a v1.LabelSelector Go literal.
-type selectorValue struct{ sel api.LabelSelector }
+type selectorValue struct{ sel metav1.LabelSelector }
 
 // GoString implements fmt.GoStringer for field.FormatValue's %#v.
 func (v selectorValue) GoString() string {

@@ -7,69 +7,73 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/kubesim/kubesim/api"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 func TestPodValidation(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		mutate func(p *api.Pod)
+		mutate func(p *corev1.Pod)
 		want   []string
 	}{
-		{"valid", func(*api.Pod) {}, nil},
-		{"no containers", func(p *api.Pod) { p.Spec.Containers = nil },
+		{"valid", func(*corev1.Pod) {}, nil},
+		{"no containers", func(p *corev1.Pod) { p.Spec.Containers = nil },
 			[]string{"spec.containers: Required value"}},
-		{"no image", func(p *api.Pod) { p.Spec.Containers[0].Image = "" },
+		{"no image", func(p *corev1.Pod) { p.Spec.Containers[0].Image = "" },
 			[]string{"spec.containers[0].image: Required value"}},
-		{"image with spaces", func(p *api.Pod) { p.Spec.Containers[0].Image = " nginx" },
+		{"image with spaces", func(p *corev1.Pod) { p.Spec.Containers[0].Image = " nginx" },
 			[]string{`spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing whitespace`}},
-		{"no name", func(p *api.Pod) { p.Spec.Containers[0].Name = "" },
+		{"no name", func(p *corev1.Pod) { p.Spec.Containers[0].Name = "" },
 			[]string{"spec.containers[0].name: Required value"}},
-		{"bad name", func(p *api.Pod) { p.Spec.Containers[0].Name = "Web_1" },
+		{"bad name", func(p *corev1.Pod) { p.Spec.Containers[0].Name = "Web_1" },
 			[]string{`spec.containers[0].name: Invalid value: "Web_1": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`}},
-		{"duplicate names", func(p *api.Pod) {
-			p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "nginx", Image: "busybox"})
+		{"duplicate names", func(p *corev1.Pod) {
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "nginx", Image: "busybox"})
 		}, []string{`spec.containers[1].name: Duplicate value: "nginx"`}},
-		{"init container sharing a name", func(p *api.Pod) {
-			p.Spec.InitContainers = []api.Container{{Name: "nginx", Image: "busybox"}}
+		{"init container sharing a name", func(p *corev1.Pod) {
+			p.Spec.InitContainers = []corev1.Container{{Name: "nginx", Image: "busybox"}}
 		}, []string{`spec.containers[0].name: Duplicate value: "nginx"`}},
-		{"port zero", func(p *api.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 0 },
+		{"port zero", func(p *corev1.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 0 },
 			[]string{"spec.containers[0].ports[0].containerPort: Required value"}},
-		{"port too big", func(p *api.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 70000 },
+		{"port too big", func(p *corev1.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 70000 },
 			[]string{"spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive"}},
-		{"host port", func(p *api.Pod) { p.Spec.Containers[0].Ports[0].HostPort = -1 },
+		{"host port", func(p *corev1.Pod) { p.Spec.Containers[0].Ports[0].HostPort = -1 },
 			[]string{"spec.containers[0].ports[0].hostPort: Invalid value: -1: must be between 1 and 65535, inclusive"}},
-		{"bad protocol", func(p *api.Pod) { p.Spec.Containers[0].Ports[0].Protocol = "HTTP" },
+		{"bad protocol", func(p *corev1.Pod) { p.Spec.Containers[0].Ports[0].Protocol = "HTTP" },
 			[]string{`spec.containers[0].ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"`}},
-		{"bad port name", func(p *api.Pod) { p.Spec.Containers[0].Ports[0].Name = "123" },
+		{"bad port name", func(p *corev1.Pod) { p.Spec.Containers[0].Ports[0].Name = "123" },
 			[]string{`spec.containers[0].ports[0].name: Invalid value: "123": must contain at least one letter (a-z)`}},
-		{"duplicate port names", func(p *api.Pod) {
-			p.Spec.Containers[0].Ports = []api.ContainerPort{{Name: "http", ContainerPort: 80}, {Name: "http", ContainerPort: 81}}
+		{"duplicate port names", func(p *corev1.Pod) {
+			p.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 80}, {Name: "http", ContainerPort: 81}}
 		}, []string{`spec.containers[0].ports[1].name: Duplicate value: "http"`}},
-		{"bad restart policy", func(p *api.Pod) { p.Spec.RestartPolicy = "Sometimes" },
+		{"bad restart policy", func(p *corev1.Pod) { p.Spec.RestartPolicy = "Sometimes" },
 			[]string{`spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`}},
-		{"restartPolicy on a container", func(p *api.Pod) {
-			always := api.ContainerRestartPolicyAlways
+		{"restartPolicy on a container", func(p *corev1.Pod) {
+			always := corev1.ContainerRestartPolicyAlways
 			p.Spec.Containers[0].RestartPolicy = &always
 		}, []string{"spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers"}},
-		{"init container restartPolicy other than Always", func(p *api.Pod) {
-			never := api.ContainerRestartPolicy("Never")
-			p.Spec.InitContainers = []api.Container{{Name: "side", Image: "busybox", RestartPolicy: &never}}
+		{"init container restartPolicy other than Always", func(p *corev1.Pod) {
+			never := corev1.ContainerRestartPolicy("Never")
+			p.Spec.InitContainers = []corev1.Container{{Name: "side", Image: "busybox", RestartPolicy: &never}}
 		}, []string{`spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"`}},
-		{"bad pull policy", func(p *api.Pod) { p.Spec.Containers[0].ImagePullPolicy = "Maybe" },
+		{"bad pull policy", func(p *corev1.Pod) { p.Spec.Containers[0].ImagePullPolicy = "Maybe" },
 			[]string{`spec.containers[0].imagePullPolicy: Unsupported value: "Maybe": supported values: "Always", "IfNotPresent", "Never"`}},
-		{"bad dns policy", func(p *api.Pod) { p.Spec.DNSPolicy = "Google" },
+		{"bad dns policy", func(p *corev1.Pod) { p.Spec.DNSPolicy = "Google" },
 			[]string{`spec.dnsPolicy: Unsupported value: "Google": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"`}},
-		{"env without name", func(p *api.Pod) { p.Spec.Containers[0].Env = []api.EnvVar{{Value: "x"}} },
+		{"env without name", func(p *corev1.Pod) { p.Spec.Containers[0].Env = []corev1.EnvVar{{Value: "x"}} },
 			[]string{"spec.containers[0].env[0].name: Required value"}},
-		{"env name with =", func(p *api.Pod) { p.Spec.Containers[0].Env = []api.EnvVar{{Name: "A=B"}} },
+		{"env name with =", func(p *corev1.Pod) { p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "A=B"}} },
 			[]string{`spec.containers[0].env[0].name: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than '='`}},
-		{"mount of a missing volume", func(p *api.Pod) {
-			p.Spec.Containers[0].VolumeMounts = []api.VolumeMount{{Name: "data", MountPath: "/data"}}
+		{"mount of a missing volume", func(p *corev1.Pod) {
+			p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
 		}, []string{`spec.containers[0].volumeMounts[0].name: Not found: "data"`}},
-		{"duplicate volumes", func(p *api.Pod) { p.Spec.Volumes = []api.Volume{{Name: "a"}, {Name: "a"}} },
+		{"duplicate volumes", func(p *corev1.Pod) { p.Spec.Volumes = []corev1.Volume{{Name: "a"}, {Name: "a"}} },
 			[]string{`spec.volumes[1].name: Duplicate value: "a"`}},
-		{"bad active deadline", func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = ptr(int64(0)) },
+		{"bad active deadline", func(p *corev1.Pod) { p.Spec.ActiveDeadlineSeconds = ptr(int64(0)) },
 			[]string{"spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,36 +90,36 @@ func TestPodUpdateValidation(t *testing.T) {
 	forbidden := "spec: Forbidden: " + podUpdatableFields
 	for _, tc := range []struct {
 		name   string
-		mutate func(p *api.Pod)
+		mutate func(p *corev1.Pod)
 		want   []string
 	}{
-		{"image may change", func(p *api.Pod) { p.Spec.Containers[0].Image = "nginx:1.28" }, nil},
-		{"labels may change", func(p *api.Pod) { p.Labels = map[string]string{"a": "b"} }, nil},
-		{"tolerations may be added", func(p *api.Pod) {
-			p.Spec.Tolerations = append(p.Spec.Tolerations, api.Toleration{Key: "k", Operator: api.TolerationOpExists})
+		{"image may change", func(p *corev1.Pod) { p.Spec.Containers[0].Image = "nginx:1.28" }, nil},
+		{"labels may change", func(p *corev1.Pod) { p.Labels = map[string]string{"a": "b"} }, nil},
+		{"tolerations may be added", func(p *corev1.Pod) {
+			p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: "k", Operator: corev1.TolerationOpExists})
 		}, nil},
-		{"ports may not change", func(p *api.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 8080 }, []string{forbidden}},
-		{"containers may not be added", func(p *api.Pod) {
-			p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "side", Image: "busybox"})
+		{"ports may not change", func(p *corev1.Pod) { p.Spec.Containers[0].Ports[0].ContainerPort = 8080 }, []string{forbidden}},
+		{"containers may not be added", func(p *corev1.Pod) {
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "side", Image: "busybox"})
 		}, []string{forbidden}},
-		{"nodeName may not be set by update", func(p *api.Pod) { p.Spec.NodeName = "node-1" }, []string{forbidden}},
-		{"restartPolicy may not change", func(p *api.Pod) { p.Spec.RestartPolicy = api.RestartPolicyNever }, []string{forbidden}},
-		{"activeDeadlineSeconds may be set", func(p *api.Pod) { p.Spec.ActiveDeadlineSeconds = ptr(int64(60)) }, nil},
+		{"nodeName may not be set by update", func(p *corev1.Pod) { p.Spec.NodeName = "node-1" }, []string{forbidden}},
+		{"restartPolicy may not change", func(p *corev1.Pod) { p.Spec.RestartPolicy = corev1.RestartPolicyNever }, []string{forbidden}},
+		{"activeDeadlineSeconds may be set", func(p *corev1.Pod) { p.Spec.ActiveDeadlineSeconds = ptr(int64(60)) }, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := api.DeepCopy(old).(*api.Pod)
+			p := api.DeepCopy(old).(*corev1.Pod)
 			tc.mutate(p)
 			assert.Equal(t, tc.want, update(t, "pods", p, old))
 		})
 	}
 	assert.True(t, strings.HasPrefix(forbidden, "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`"))
 
-	bound := api.DeepCopy(old).(*api.Pod)
+	bound := api.DeepCopy(old).(*corev1.Pod)
 	bound.Spec.NodeName = "node-1"
-	bound.Status.Conditions = []api.PodCondition{{Type: api.PodScheduled, Status: api.ConditionTrue}}
+	bound.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}}
 	assert.Empty(t, update(t, "pods", bound, old), "the binding's write (spec and status at once) may set nodeName")
 
-	moved := api.DeepCopy(bound).(*api.Pod)
+	moved := api.DeepCopy(bound).(*corev1.Pod)
 	moved.Spec.NodeName = "node-2"
 	moved.Status.Conditions = nil
 	assert.Equal(t, []string{forbidden}, update(t, "pods", moved, bound), "a bound pod never moves")
@@ -124,37 +128,37 @@ func TestPodUpdateValidation(t *testing.T) {
 func TestWorkloadValidation(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		mutate func(d *api.Deployment)
+		mutate func(d *appsv1.Deployment)
 		want   []string
 	}{
-		{"valid", func(*api.Deployment) {}, nil},
+		{"valid", func(*appsv1.Deployment) {}, nil},
 		// A nil selector selects nothing, so Kubernetes reports the
 		// mismatch as well: the well-known two-error message.
-		{"no selector", func(d *api.Deployment) { d.Spec.Selector = nil },
+		{"no selector", func(d *appsv1.Deployment) { d.Spec.Selector = nil },
 			[]string{"spec.selector: Required value", "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"web\"}: `selector` does not match template `labels`"}},
-		{"empty selector", func(d *api.Deployment) { d.Spec.Selector = &api.LabelSelector{} },
+		{"empty selector", func(d *appsv1.Deployment) { d.Spec.Selector = &metav1.LabelSelector{} },
 			[]string{"spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"}},
-		{"selector does not match", func(d *api.Deployment) { d.Spec.Template.Labels = map[string]string{"app": "other"} },
+		{"selector does not match", func(d *appsv1.Deployment) { d.Spec.Template.Labels = map[string]string{"app": "other"} },
 			[]string{"spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"other\"}: `selector` does not match template `labels`"}},
-		{"negative replicas", func(d *api.Deployment) { d.Spec.Replicas = ptr(int32(-1)) },
+		{"negative replicas", func(d *appsv1.Deployment) { d.Spec.Replicas = ptr(int32(-1)) },
 			[]string{"spec.replicas: Invalid value: -1: must be greater than or equal to 0"}},
-		{"template pod spec", func(d *api.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "" },
+		{"template pod spec", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "" },
 			[]string{"spec.template.spec.containers[0].image: Required value"}},
-		{"template restartPolicy", func(d *api.Deployment) { d.Spec.Template.Spec.RestartPolicy = api.RestartPolicyNever },
+		{"template restartPolicy", func(d *appsv1.Deployment) { d.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever },
 			[]string{`spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"`}},
-		{"bad strategy", func(d *api.Deployment) { d.Spec.Strategy.Type = "BlueGreen" },
+		{"bad strategy", func(d *appsv1.Deployment) { d.Spec.Strategy.Type = "BlueGreen" },
 			[]string{`spec.strategy: Unsupported value: v1.DeploymentStrategy{Type:"BlueGreen", RollingUpdate:(*v1.RollingUpdateDeployment)(nil)}: supported values: "Recreate", "RollingUpdate"`}},
-		{"surge and unavailable both 0", func(d *api.Deployment) {
-			d.Spec.Strategy.RollingUpdate = &api.RollingUpdateDeployment{MaxSurge: ptr(intstr.FromInt32(0)), MaxUnavailable: ptr(intstr.FromString("0%"))}
+		{"surge and unavailable both 0", func(d *appsv1.Deployment) {
+			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr(intstr.FromInt32(0)), MaxUnavailable: ptr(intstr.FromString("0%"))}
 		}, []string{"spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"0%\"}: may not be 0 when `maxSurge` is 0"}},
-		{"bad percent", func(d *api.Deployment) {
-			d.Spec.Strategy.RollingUpdate = &api.RollingUpdateDeployment{MaxSurge: ptr(intstr.FromString("lots"))}
+		{"bad percent", func(d *appsv1.Deployment) {
+			d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: ptr(intstr.FromString("lots"))}
 		}, []string{"spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"lots\"}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"}},
-		{"rollingUpdate with Recreate", func(d *api.Deployment) {
-			d.Spec.Strategy = api.DeploymentStrategy{Type: api.RecreateDeploymentStrategyType, RollingUpdate: &api.RollingUpdateDeployment{}}
+		{"rollingUpdate with Recreate", func(d *appsv1.Deployment) {
+			d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{}}
 		}, []string{"spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"}},
-		{"bad selector operator", func(d *api.Deployment) {
-			d.Spec.Selector.MatchExpressions = []api.LabelSelectorRequirement{{Key: "tier", Operator: "Maybe"}}
+		{"bad selector operator", func(d *appsv1.Deployment) {
+			d.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "Maybe"}}
 		}, []string{`spec.selector.matchExpressions[0].operator: Invalid value: "Maybe": not a valid selector operator`,
 			`spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web"}, MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"tier", Operator:"Maybe", Values:[]string(nil)}}}: invalid label selector`}},
 	} {
@@ -166,14 +170,14 @@ func TestWorkloadValidation(t *testing.T) {
 	}
 
 	// The same rules hold for ReplicaSets, with Kubernetes' own wording.
-	rs := &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "web"}, Spec: api.ReplicaSetSpec{
-		Selector: &api.LabelSelector{}, Template: template(map[string]string{"app": "web"})}}
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.ReplicaSetSpec{
+		Selector: &metav1.LabelSelector{}, Template: template(map[string]string{"app": "web"})}}
 	assert.Equal(t, []string{"spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"},
 		create(t, "replicasets", rs))
 
 	// StatefulSets check the template's labels, not its pod spec.
-	ss := &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "db"}, Spec: api.StatefulSetSpec{
-		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, Template: template(map[string]string{"app": "x"})}}
+	ss := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db"}, Spec: appsv1.StatefulSetSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, Template: template(map[string]string{"app": "x"})}}
 	ss.Spec.Template.Spec.Containers[0].Image = ""
 	assert.Equal(t, []string{"spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"x\"}: `selector` does not match template `labels`"},
 		create(t, "statefulsets", ss))
@@ -192,63 +196,63 @@ func nameErrs(t *testing.T, resource, name string) []string {
 func TestWorkloadUpdateValidation(t *testing.T) {
 	old := validDeployment()
 	mustNoErrors(t, create(t, "deployments", old))
-	d := api.DeepCopy(old).(*api.Deployment)
-	d.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "web", "v": "2"}}
+	d := api.DeepCopy(old).(*appsv1.Deployment)
+	d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web", "v": "2"}}
 	d.Spec.Template.Labels = map[string]string{"app": "web", "v": "2"}
 	assert.Equal(t, []string{`spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", "v":"2"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable`},
 		update(t, "deployments", d, old))
-	scaled := api.DeepCopy(old).(*api.Deployment)
+	scaled := api.DeepCopy(old).(*appsv1.Deployment)
 	scaled.Spec.Replicas = ptr(int32(5))
 	assert.Empty(t, update(t, "deployments", scaled, old))
 
-	oldRS := &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "web"}, Spec: api.ReplicaSetSpec{
-		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, Template: template(map[string]string{"app": "web", "x": "1"})}}
+	oldRS := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.ReplicaSetSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, Template: template(map[string]string{"app": "web", "x": "1"})}}
 	mustNoErrors(t, create(t, "replicasets", oldRS))
-	rs := api.DeepCopy(oldRS).(*api.ReplicaSet)
+	rs := api.DeepCopy(oldRS).(*appsv1.ReplicaSet)
 	rs.Spec.Selector.MatchLabels["x"] = "1"
 	assert.Equal(t, []string{`spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web", "x":"1"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable`},
 		update(t, "replicasets", rs, oldRS))
 
-	oldSS := &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "db"}, Spec: api.StatefulSetSpec{
-		Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, Template: template(map[string]string{"app": "db"})}}
+	oldSS := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db"}, Spec: appsv1.StatefulSetSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, Template: template(map[string]string{"app": "db"})}}
 	mustNoErrors(t, create(t, "statefulsets", oldSS))
-	ss := api.DeepCopy(oldSS).(*api.StatefulSet)
+	ss := api.DeepCopy(oldSS).(*appsv1.StatefulSet)
 	ss.Spec.ServiceName = "other"
 	assert.Equal(t, []string{"spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"},
 		update(t, "statefulsets", ss, oldSS))
-	ss = api.DeepCopy(oldSS).(*api.StatefulSet)
+	ss = api.DeepCopy(oldSS).(*appsv1.StatefulSet)
 	ss.Spec.Replicas = ptr(int32(3))
 	ss.Spec.Template.Spec.Containers[0].Image = "postgres:17"
 	assert.Empty(t, update(t, "statefulsets", ss, oldSS))
 }
 
 func TestServiceValidation(t *testing.T) {
-	valid := func() *api.Service {
-		return &api.Service{ObjectMeta: api.ObjectMeta{Name: "web"}, Spec: api.ServiceSpec{
-			Ports: []api.ServicePort{{Port: 80}}, Selector: map[string]string{"app": "web"}}}
+	valid := func() *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{
+			Ports: []corev1.ServicePort{{Port: 80}}, Selector: map[string]string{"app": "web"}}}
 	}
 	for _, tc := range []struct {
 		name   string
-		mutate func(s *api.Service)
+		mutate func(s *corev1.Service)
 		want   []string
 	}{
-		{"valid", func(*api.Service) {}, nil},
-		{"no ports", func(s *api.Service) { s.Spec.Ports = nil }, []string{"spec.ports: Required value"}},
-		{"headless needs no ports", func(s *api.Service) { s.Spec.Ports = nil; s.Spec.ClusterIP = "None" }, nil},
-		{"external name needs no ports", func(s *api.Service) {
+		{"valid", func(*corev1.Service) {}, nil},
+		{"no ports", func(s *corev1.Service) { s.Spec.Ports = nil }, []string{"spec.ports: Required value"}},
+		{"headless needs no ports", func(s *corev1.Service) { s.Spec.Ports = nil; s.Spec.ClusterIP = "None" }, nil},
+		{"external name needs no ports", func(s *corev1.Service) {
 			s.Spec.Ports = nil
-			s.Spec.Type = api.ServiceTypeExternalName
+			s.Spec.Type = corev1.ServiceTypeExternalName
 			s.Spec.ExternalName = "db.example.com"
 		}, nil},
-		{"port out of range", func(s *api.Service) { s.Spec.Ports[0].Port = 0 },
+		{"port out of range", func(s *corev1.Service) { s.Spec.Ports[0].Port = 0 },
 			[]string{"spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive", "spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive"}},
-		{"names required with two ports", func(s *api.Service) { s.Spec.Ports = append(s.Spec.Ports, api.ServicePort{Name: "b", Port: 81}) },
+		{"names required with two ports", func(s *corev1.Service) { s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "b", Port: 81}) },
 			[]string{"spec.ports[0].name: Required value"}},
-		{"bad type", func(s *api.Service) { s.Spec.Type = "Ingress" },
+		{"bad type", func(s *corev1.Service) { s.Spec.Type = "Ingress" },
 			[]string{`spec.type: Unsupported value: "Ingress": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"`}},
-		{"bad cluster IP", func(s *api.Service) { s.Spec.ClusterIP = "10.0.0.300" },
+		{"bad cluster IP", func(s *corev1.Service) { s.Spec.ClusterIP = "10.0.0.300" },
 			[]string{`spec.clusterIPs[0]: Invalid value: "10.0.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
-		{"nodePort on ClusterIP", func(s *api.Service) { s.Spec.Ports[0].NodePort = 30080 },
+		{"nodePort on ClusterIP", func(s *corev1.Service) { s.Spec.Ports[0].NodePort = 30080 },
 			[]string{"spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -273,30 +277,30 @@ func TestServiceValidation(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "c"}, Data: map[string]string{"good.key": "1", "bad/key": "2", "..x": "3"}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Data: map[string]string{"good.key": "1", "bad/key": "2", "..x": "3"}}
 	assert.Equal(t, []string{
 		`data[..x]: Invalid value: "..x": must not start with '..'`,
 		`data[bad/key]: Invalid value: "bad/key": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
 	}, create(t, "configmaps", cm))
 
-	dup := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "c"}, Data: map[string]string{"a": "1"}, BinaryData: map[string][]byte{"a": {1}}}
+	dup := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Data: map[string]string{"a": "1"}, BinaryData: map[string][]byte{"a": {1}}}
 	assert.Equal(t, []string{
 		`data[a]: Invalid value: "a": duplicate of key present in binaryData`,
 		`binaryData[a]: Invalid value: "a": duplicate of key present in data`,
 	}, create(t, "configmaps", dup))
 
-	sec := &api.Secret{ObjectMeta: api.ObjectMeta{Name: "s"}, Data: map[string][]byte{"a b": nil}}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Data: map[string][]byte{"a b": nil}}
 	assert.Equal(t, []string{`data[a b]: Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`},
 		create(t, "secrets", sec))
 
-	tls := &api.Secret{ObjectMeta: api.ObjectMeta{Name: "s"}, Type: api.SecretTypeTLS, Data: map[string][]byte{"tls.crt": {1}}}
+	tls := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Type: corev1.SecretTypeTLS, Data: map[string][]byte{"tls.crt": {1}}}
 	assert.Equal(t, []string{"data[tls.key]: Required value"}, create(t, "secrets", tls))
 
-	old := &api.Secret{ObjectMeta: api.ObjectMeta{Name: "s"}, Immutable: ptr(true), Data: map[string][]byte{"a": {1}}}
+	old := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Immutable: ptr(true), Data: map[string][]byte{"a": {1}}}
 	mustNoErrors(t, create(t, "secrets", old))
-	s := api.DeepCopy(old).(*api.Secret)
+	s := api.DeepCopy(old).(*corev1.Secret)
 	s.Data["a"] = []byte{2}
-	s.Type = api.SecretTypeBasicAuth
+	s.Type = corev1.SecretTypeBasicAuth
 	assert.Equal(t, []string{
 		`type: Invalid value: "kubernetes.io/basic-auth": field is immutable`,
 		"data: Forbidden: field is immutable when `immutable` is set",
@@ -304,14 +308,14 @@ func TestConfigValidation(t *testing.T) {
 }
 
 func TestMiscValidation(t *testing.T) {
-	lease := &api.Lease{ObjectMeta: api.ObjectMeta{Name: "n"}, Spec: api.LeaseSpec{LeaseDurationSeconds: ptr(int32(0))}}
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: coordinationv1.LeaseSpec{LeaseDurationSeconds: ptr(int32(0))}}
 	assert.Equal(t, []string{"spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0"}, create(t, "leases", lease))
 
-	ep := &api.Endpoints{ObjectMeta: api.ObjectMeta{Name: "web"}, Subsets: []api.EndpointSubset{{
-		Addresses: []api.EndpointAddress{{IP: "nope"}}, Ports: []api.EndpointPort{{Port: 80}}}}}
+	ep := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Subsets: []corev1.EndpointSubset{{
+		Addresses: []corev1.EndpointAddress{{IP: "nope"}}, Ports: []corev1.EndpointPort{{Port: 80}}}}}
 	assert.Equal(t, []string{`subsets[0].addresses[0].ip: Invalid value: "nope": must be a valid IP address`}, create(t, "endpoints", ep))
 
-	node := &api.Node{ObjectMeta: api.ObjectMeta{Name: "n"}, Spec: api.NodeSpec{Taints: []api.Taint{{Key: "k", Effect: "Sometimes"}}}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "k", Effect: "Sometimes"}}}}
 	assert.Equal(t, []string{`spec.taints[0].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`}, create(t, "nodes", node))
 
 	assert.Equal(t, []string{`metadata.name: Invalid value: "Team": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},

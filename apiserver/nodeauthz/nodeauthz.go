@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 )
 
 // The node identity, as k8s.io/apiserver/pkg/authentication/user names it.
@@ -35,7 +36,7 @@ func NodeIdentity(u *authn.UserInfo) (nodeName string, isNode bool) {
 }
 
 // PodsOnNode lists the pods bound to a node (spec.nodeName).
-type PodsOnNode func(ctx context.Context, nodeName string) ([]*api.Pod, error)
+type PodsOnNode func(ctx context.Context, nodeName string) ([]*corev1.Pod, error)
 
 // Authorizer is the Node authorizer.
 type Authorizer struct {
@@ -43,7 +44,7 @@ type Authorizer struct {
 	Pods PodsOnNode
 	// Rules are the node's static rules (the system:node role's), for the
 	// resources the authorizer does not subdivide.
-	Rules []api.PolicyRule
+	Rules []rbacv1.PolicyRule
 }
 
 // Authorize implements authz.Authorizer. It never denies: what it does not
@@ -213,8 +214,8 @@ func authorizeLease(nodeName string, a authz.Attributes) (authz.Decision, string
 	default:
 		return authz.DecisionNoOpinion, "can only get, create, update, patch, or delete a node lease", nil
 	}
-	if a.Namespace != api.NamespaceNodeLease {
-		return authz.DecisionNoOpinion, fmt.Sprintf("can only access leases in the %q system namespace", api.NamespaceNodeLease), nil
+	if a.Namespace != corev1.NamespaceNodeLease {
+		return authz.DecisionNoOpinion, fmt.Sprintf("can only access leases in the %q system namespace", corev1.NamespaceNodeLease), nil
 	}
 	// On create the name is in the body: NodeRestriction checks it.
 	if a.Verb != "create" && a.Name != nodeName {
@@ -226,7 +227,7 @@ func authorizeLease(nodeName string, a authz.Attributes) (authz.Decision, string
 // references lists the names of the objects of a resource (secrets,
 // configmaps, persistentvolumeclaims, serviceaccounts) a pod uses: the
 // graph's edges into the pod.
-func references(p *api.Pod, resource string) []string {
+func references(p *corev1.Pod, resource string) []string {
 	var out []string
 	add := func(name string) {
 		if name != "" {

@@ -6,6 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
@@ -18,28 +22,28 @@ var bg = context.Background()
 // pods: web on node-1 uses the secret db-password (env), the ConfigMap
 // settings (volume), the PVC data and the account robot; other on node-2
 // uses the secret other-secret.
-func testPods() []*api.Pod {
-	return []*api.Pod{
-		{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "web"}, Spec: api.PodSpec{NodeName: "node-1", ServiceAccountName: "robot",
-			Volumes: []api.Volume{
-				{Name: "cfg", VolumeSource: api.VolumeSource{ConfigMap: &api.ConfigMapVolumeSource{LocalObjectReference: api.LocalObjectReference{Name: "settings"}}}},
-				{Name: "data", VolumeSource: api.VolumeSource{PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}},
-				{Name: "proj", VolumeSource: api.VolumeSource{Projected: &api.ProjectedVolumeSource{Sources: []api.VolumeProjection{
-					{ConfigMap: &api.ConfigMapProjection{LocalObjectReference: api.LocalObjectReference{Name: "kube-root-ca.crt"}}}}}}},
+func testPods() []*corev1.Pod {
+	return []*corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: corev1.PodSpec{NodeName: "node-1", ServiceAccountName: "robot",
+			Volumes: []corev1.Volume{
+				{Name: "cfg", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}}}},
+				{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}},
+				{Name: "proj", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+					{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"}}}}}}},
 			},
-			Containers: []api.Container{{Name: "c", Env: []api.EnvVar{{Name: "PW", ValueFrom: &api.EnvVarSource{
-				SecretKeyRef: &api.SecretKeySelector{LocalObjectReference: api.LocalObjectReference{Name: "db-password"}, Key: "pw"}}}}}}}},
-		{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "other"}, Spec: api.PodSpec{NodeName: "node-2",
-			Containers: []api.Container{{Name: "c", EnvFrom: []api.EnvFromSource{{SecretRef: &api.SecretEnvSource{LocalObjectReference: api.LocalObjectReference{Name: "other-secret"}}}}}}}},
+			Containers: []corev1.Container{{Name: "c", Env: []corev1.EnvVar{{Name: "PW", ValueFrom: &corev1.EnvVarSource{
+				SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db-password"}, Key: "pw"}}}}}}}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "other"}, Spec: corev1.PodSpec{NodeName: "node-2",
+			Containers: []corev1.Container{{Name: "c", EnvFrom: []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "other-secret"}}}}}}}},
 	}
 }
 
 func testAuthorizer() *Authorizer {
-	return &Authorizer{Rules: []api.PolicyRule{
+	return &Authorizer{Rules: []rbacv1.PolicyRule{
 		{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"services"}},
 		{Verbs: []string{"create", "update", "patch"}, APIGroups: []string{""}, Resources: []string{"events"}},
-	}, Pods: func(_ context.Context, node string) ([]*api.Pod, error) {
-		var out []*api.Pod
+	}, Pods: func(_ context.Context, node string) ([]*corev1.Pod, error) {
+		var out []*corev1.Pod
 		for _, p := range testPods() {
 			if p.Spec.NodeName == node {
 				out = append(out, p)
@@ -125,9 +129,9 @@ func TestNodeRefusalWording(t *testing.T) {
 
 func TestNodeRestriction(t *testing.T) {
 	n1 := NodeUser("node-1")
-	pod := func(node string) *api.Pod { return &api.Pod{Spec: api.PodSpec{NodeName: node}} }
-	gvr := func(group, res string) api.GroupVersionResource {
-		return api.GroupVersionResource{Group: group, Version: "v1", Resource: res}
+	pod := func(node string) *corev1.Pod { return &corev1.Pod{Spec: corev1.PodSpec{NodeName: node}} }
+	gvr := func(group, res string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: group, Version: "v1", Resource: res}
 	}
 	cases := []struct {
 		name string
@@ -157,7 +161,7 @@ func TestNodeRestriction(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pods := func(_ context.Context, _, name string) (*api.Pod, error) {
+			pods := func(_ context.Context, _, name string) (*corev1.Pod, error) {
 				if name == "mine" {
 					return pod("node-1"), nil
 				}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // NodeRestriction is the admission plugin that finishes the Node
@@ -16,7 +18,7 @@ type NodeRestriction struct {
 	// Pods reads a pod. An eviction (a CREATE of pods/eviction) names the
 	// pod but carries no old object, so the plugin looks the pod up, as
 	// Kubernetes' does.
-	Pods func(ctx context.Context, ns, name string) (*api.Pod, error)
+	Pods func(ctx context.Context, ns, name string) (*corev1.Pod, error)
 }
 
 // Validate implements admission.Validator.
@@ -25,7 +27,7 @@ func (r NodeRestriction) Validate(ctx context.Context, a *admission.Attributes) 
 	if !isNode {
 		return nil
 	}
-	gr := api.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
+	gr := schema.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
 	forbid := func(format string, args ...any) error {
 		return api.NewForbidden(gr, a.Name, fmt.Errorf(format, args...))
 	}
@@ -67,7 +69,7 @@ func (r NodeRestriction) Validate(ctx context.Context, a *admission.Attributes) 
 		}
 	case gr.Group == "coordination.k8s.io" && gr.Resource == "leases":
 		if a.Operation == admission.Create || a.Operation == admission.Update {
-			if a.Name != nodeName || a.Namespace != api.NamespaceNodeLease {
+			if a.Name != nodeName || a.Namespace != corev1.NamespaceNodeLease {
 				return forbid("can only access node lease with the same name as the requesting node")
 			}
 		}
@@ -76,7 +78,7 @@ func (r NodeRestriction) Validate(ctx context.Context, a *admission.Attributes) 
 }
 
 func boundTo(obj api.Object) string {
-	if p, ok := obj.(*api.Pod); ok {
+	if p, ok := obj.(*corev1.Pod); ok {
 		return p.Spec.NodeName
 	}
 	return ""

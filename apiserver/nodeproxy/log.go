@@ -10,6 +10,8 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // logSubresource serves GET pods/NAME/log (the pod's LogREST): validate
@@ -25,7 +27,7 @@ func logSubresource(kubelets ConnectionGetter) registry.ConnectSubresource {
 		if err != nil {
 			return err
 		}
-		pod, ok := obj.(*api.Pod)
+		pod, ok := obj.(*corev1.Pod)
 		if !ok {
 			return api.NewInternalError(fmt.Errorf("pod store returned %T", obj))
 		}
@@ -45,7 +47,7 @@ func logSubresource(kubelets ConnectionGetter) registry.ConnectSubresource {
 			return err
 		}
 		return ForwardStream(w, r, conn, fmt.Sprintf("/containerLogs/%s/%s/%s", pod.Namespace, pod.Name, container), params,
-			api.GroupResource{Resource: "pods"}, name)
+			schema.GroupResource{Resource: "pods"}, name)
 	}}
 }
 
@@ -99,7 +101,7 @@ func logParams(q url.Values, name string) (url.Values, error) {
 		out.Set("sinceTime", v)
 	}
 	if len(errs) > 0 {
-		return nil, api.NewInvalid(api.GroupKind{Kind: "PodLogOptions"}, name, errs)
+		return nil, api.NewInvalid(schema.GroupKind{Kind: "PodLogOptions"}, name, errs)
 	}
 	return out, nil
 }

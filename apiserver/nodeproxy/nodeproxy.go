@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // KubeletPort is the kubelet API's port (the node's
@@ -66,7 +68,7 @@ func unreachable(method string, loc *url.URL, host string) error {
 	if method == http.MethodPost {
 		verb = "Post"
 	}
-	return &api.StatusError{ErrStatus: api.Status{Status: api.StatusFailure, Code: http.StatusInternalServerError,
+	return &api.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
 		Message: fmt.Sprintf("%s %q: dial tcp %s: connect: connection refused", verb, loc.String(), host)}}
 }
 
@@ -74,7 +76,7 @@ func unreachable(method string, loc *url.URL, host string) error {
 // (pods/log): a kubelet's refusal (a plain-text body with a 4xx or 5xx)
 // becomes a Status, as the API server's response checker makes it — 400
 // BadRequest and 500 InternalError with the kubelet's words, 404 NotFound.
-func ForwardStream(w http.ResponseWriter, r *http.Request, conn Connection, path string, query url.Values, gr api.GroupResource, name string) error {
+func ForwardStream(w http.ResponseWriter, r *http.Request, conn Connection, path string, query url.Values, gr schema.GroupResource, name string) error {
 	cw := &checkedWriter{w: w}
 	if err := Forward(cw, r, conn, path, query); err != nil {
 		return err
@@ -87,17 +89,17 @@ func ForwardStream(w http.ResponseWriter, r *http.Request, conn Connection, path
 
 // checkResponse is the GenericHttpResponseChecker's error for a failed
 // kubelet answer.
-func checkResponse(code int, body string, gr api.GroupResource, name string) error {
+func checkResponse(code int, body string, gr schema.GroupResource, name string) error {
 	switch code {
 	case http.StatusBadRequest:
 		return api.NewBadRequest(body)
 	case http.StatusInternalServerError:
 		return api.NewInternalError(errors.New(body))
 	case http.StatusNotFound:
-		return &api.StatusError{ErrStatus: api.Status{Status: api.StatusFailure, Code: int32(code), Reason: api.StatusReasonNotFound,
-			Message: body, Details: &api.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name}}}
+		return &api.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: int32(code), Reason: metav1.StatusReasonNotFound,
+			Message: body, Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name}}}
 	}
-	return &api.StatusError{ErrStatus: api.Status{Status: api.StatusFailure, Code: int32(code), Message: body}}
+	return &api.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: int32(code), Message: body}}
 }
 
 // checkedWriter passes a successful answer through (flushing as it goes)

@@ -8,14 +8,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 )
 
 func TestValidateContainer(t *testing.T) {
-	one := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}, Spec: api.PodSpec{Containers: []api.Container{{Name: "a"}}}}
-	two := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p"}, Spec: api.PodSpec{InitContainers: []api.Container{{Name: "i"}},
-		Containers: []api.Container{{Name: "a"}, {Name: "b"}}}}
+	one := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "a"}}}}
+	two := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{InitContainers: []corev1.Container{{Name: "i"}},
+		Containers: []corev1.Container{{Name: "a"}, {Name: "b"}}}}
 	got, err := ValidateContainer("", one)
 	require.NoError(t, err)
 	assert.Equal(t, "a", got, "the only container")
@@ -72,7 +75,7 @@ func TestForwardStreamTurnsRefusalsIntoStatuses(t *testing.T) {
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, msg, code) })
 	}
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/ns/pods/p/log", nil)
-	gr := api.GroupResource{Resource: "pods"}
+	gr := schema.GroupResource{Resource: "pods"}
 	err := ForwardStream(httptest.NewRecorder(), r, Connection{Host: "h:1", Handler: refuse(400, `container "c" in pod "p" is waiting to start: ContainerCreating`)}, "/x", nil, gr, "p")
 	assert.True(t, api.IsBadRequest(err))
 	assert.EqualError(t, err, `container "c" in pod "p" is waiting to start: ContainerCreating`)

@@ -1,6 +1,8 @@
 package nodeproxy
 
 import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"net/url"
 	"strconv"
@@ -19,20 +21,20 @@ import (
 
 // PodExecOptions is the query of pods/NAME/exec.
 type PodExecOptions struct {
-	api.PodExecOptions `json:",inline"`
-	api.ObjectMeta     `json:"-"`
+	corev1.PodExecOptions `json:",inline"`
+	metav1.ObjectMeta     `json:"-"`
 }
 
 // PodAttachOptions is the query of pods/NAME/attach.
 type PodAttachOptions struct {
-	api.PodAttachOptions `json:",inline"`
-	api.ObjectMeta       `json:"-"`
+	corev1.PodAttachOptions `json:",inline"`
+	metav1.ObjectMeta       `json:"-"`
 }
 
 // PodPortForwardOptions is the query of pods/NAME/portforward.
 type PodPortForwardOptions struct {
-	api.PodPortForwardOptions `json:",inline"`
-	api.ObjectMeta            `json:"-"`
+	corev1.PodPortForwardOptions `json:",inline"`
+	metav1.ObjectMeta            `json:"-"`
 }
 
 // DeepCopyObject implements api.Object.
@@ -59,19 +61,19 @@ func queryBool(q url.Values, name string) bool {
 }
 
 func newExecOptions(q url.Values) (api.Object, error) {
-	return &PodExecOptions{PodExecOptions: api.PodExecOptions{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "PodExecOptions"},
+	return &PodExecOptions{PodExecOptions: corev1.PodExecOptions{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodExecOptions"},
 		Stdin: queryBool(q, "stdin"), Stdout: queryBool(q, "stdout"), Stderr: queryBool(q, "stderr"), TTY: queryBool(q, "tty"),
 		Container: q.Get("container"), Command: q["command"]}}, nil
 }
 
 func newAttachOptions(q url.Values) (api.Object, error) {
-	return &PodAttachOptions{PodAttachOptions: api.PodAttachOptions{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "PodAttachOptions"},
+	return &PodAttachOptions{PodAttachOptions: corev1.PodAttachOptions{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodAttachOptions"},
 		Stdin: queryBool(q, "stdin"), Stdout: queryBool(q, "stdout"), Stderr: queryBool(q, "stderr"), TTY: queryBool(q, "tty"),
 		Container: q.Get("container")}}, nil
 }
 
 func newPortForwardOptions(q url.Values) (api.Object, error) {
-	o := &PodPortForwardOptions{PodPortForwardOptions: api.PodPortForwardOptions{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "PodPortForwardOptions"}}}
+	o := &PodPortForwardOptions{PodPortForwardOptions: corev1.PodPortForwardOptions{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodPortForwardOptions"}}}
 	for _, p := range q["ports"] {
 		for _, one := range strings.Split(p, ",") {
 			if n, err := strconv.ParseUint(strings.TrimSpace(one), 10, 16); err == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Install serves the pods' connect subresources of resources (the core
@@ -43,7 +44,7 @@ func PodSubresources(kubelets ConnectionGetter) map[string]registry.ConnectSubre
 // ValidateContainer picks the container a request is about: the one named,
 // which must be one of the pod's (init, ephemeral or regular containers),
 // or the pod's only container (pkg/registry/core/pod/strategy.go).
-func ValidateContainer(container string, pod *api.Pod) (string, error) {
+func ValidateContainer(container string, pod *corev1.Pod) (string, error) {
 	if container == "" {
 		switch len(pod.Spec.Containers) {
 		case 1:
@@ -58,7 +59,7 @@ func ValidateContainer(container string, pod *api.Pod) (string, error) {
 			return "", api.NewBadRequest(msg)
 		}
 	}
-	for _, cs := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for _, c := range cs {
 			if c.Name == container {
 				return container, nil
@@ -73,7 +74,7 @@ func ValidateContainer(container string, pod *api.Pod) (string, error) {
 	return "", api.NewBadRequest(fmt.Sprintf("container %s is not valid for pod %s", container, pod.Name))
 }
 
-func containerNames(cs []api.Container) string {
+func containerNames(cs []corev1.Container) string {
 	names := make([]string, len(cs))
 	for i, c := range cs {
 		names[i] = c.Name

@@ -13,13 +13,15 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // PreferredAddressTypes is the order in which the API server picks the
 // address of a node's kubelet: kubeadm's --kubelet-preferred-address-types
 // (kube-apiserver's own default puts Hostname first, which needs DNS for
 // the node names; kubesim's node names resolve nowhere).
-var PreferredAddressTypes = []api.NodeAddressType{api.NodeInternalIP, api.NodeExternalIP, api.NodeHostName}
+var PreferredAddressTypes = []corev1.NodeAddressType{corev1.NodeInternalIP, corev1.NodeExternalIP, corev1.NodeHostName}
 
 // NodeConnection is the way to the kubelet of a node that runs in
 // another process (`kubesim kubelet`): the node's address of the first
@@ -27,7 +29,7 @@ var PreferredAddressTypes = []api.NodeAddressType{api.NodeInternalIP, api.NodeEx
 // (10250 when unset), reached over HTTPS by transport (the kubelet
 // client's NodeConnectionInfoGetter). A node without an address is
 // refused, in kube-apiserver's words.
-func NodeConnection(node *api.Node, transport http.RoundTripper) (Connection, error) {
+func NodeConnection(node *corev1.Node, transport http.RoundTripper) (Connection, error) {
 	host := ""
 	for _, t := range PreferredAddressTypes {
 		for _, a := range node.Status.Addresses {
@@ -81,13 +83,13 @@ func forwardRemote(w http.ResponseWriter, out *http.Request, conn Connection) er
 	}
 	if out.Header.Get("Upgrade") != "" {
 		// The upgrade-aware proxy's words (exec, attach, port-forward).
-		return &api.StatusError{ErrStatus: api.Status{Status: api.StatusFailure, Code: http.StatusInternalServerError,
+		return &api.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
 			Message: fmt.Sprintf("error dialing backend: %v", dialErr)}}
 	}
 	verb := "Get"
 	if out.Method == http.MethodPost {
 		verb = "Post"
 	}
-	return &api.StatusError{ErrStatus: api.Status{Status: api.StatusFailure, Code: http.StatusInternalServerError,
+	return &api.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
 		Message: fmt.Sprintf("%s %q: %v", verb, out.URL.String(), dialErr)}}
 }

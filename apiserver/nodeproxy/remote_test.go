@@ -5,17 +5,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A kubelet in another process is dialled at the node's address of the
 // first preferred type and its daemonEndpoints port (10250 when unset).
 func TestNodeConnectionPicksAddressAndPort(t *testing.T) {
 	tr := KubeletTransport()
-	node := &api.Node{Status: api.NodeStatus{
-		Addresses:       []api.NodeAddress{{Type: api.NodeHostName, Address: "far-1"}, {Type: api.NodeInternalIP, Address: "127.0.0.1"}},
-		DaemonEndpoints: api.NodeDaemonEndpoints{KubeletEndpoint: api.DaemonEndpoint{Port: 40001}}}}
+	node := &corev1.Node{Status: corev1.NodeStatus{
+		Addresses:       []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: "far-1"}, {Type: corev1.NodeInternalIP, Address: "127.0.0.1"}},
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 40001}}}}
 	conn, err := NodeConnection(node, tr)
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1:40001", conn.Host, "InternalIP before Hostname")
@@ -23,7 +22,7 @@ func TestNodeConnectionPicksAddressAndPort(t *testing.T) {
 	assert.Equal(t, tr, conn.Transport)
 
 	node.Status.Addresses = node.Status.Addresses[:1]
-	node.Status.DaemonEndpoints = api.NodeDaemonEndpoints{}
+	node.Status.DaemonEndpoints = corev1.NodeDaemonEndpoints{}
 	conn, err = NodeConnection(node, tr)
 	require.NoError(t, err)
 	assert.Equal(t, "far-1:10250", conn.Host)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // streamingSubresources are pods/exec, pods/attach and pods/portforward
@@ -39,7 +41,7 @@ func streamTo(w http.ResponseWriter, r *http.Request, st *registry.Store, kubele
 	if err != nil {
 		return err
 	}
-	pod, ok := obj.(*api.Pod)
+	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return api.NewInternalError(fmt.Errorf("pod store returned %T", obj))
 	}
@@ -69,7 +71,7 @@ func streamTo(w http.ResponseWriter, r *http.Request, st *registry.Store, kubele
 	}
 	if conn.Handler == nil && conn.Transport == nil {
 		// The upgrade-aware proxy's dial failure (a 500 without reason).
-		return &api.StatusError{ErrStatus: api.Status{Status: api.StatusFailure, Code: http.StatusInternalServerError,
+		return &api.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
 			Message: fmt.Sprintf("error dialing backend: dial tcp %s: connect: connection refused", conn.Host)}}
 	}
 	return Forward(w, r, conn, path, params)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ErrGroupVersionNotFound is returned by Document for a group-version that
@@ -48,7 +49,7 @@ const (
 // package path of the type for built-in groups (io.k8s.api.core.v1.Pod,
 // io.k8s.api.apps.v1.Deployment, io.k8s.api.rbac.v1.Role) and the reversed
 // group for the others (com.example.lab.v1.Widget).
-func DefinitionName(gvk api.GroupVersionKind) string {
+func DefinitionName(gvk schema.GroupVersionKind) string {
 	return groupPrefix(gvk.Group) + "." + gvk.Version + "." + gvk.Kind
 }
 
@@ -73,9 +74,9 @@ func groupPrefix(group string) string {
 
 // GroupVersions lists the group-versions resources are served at: the core
 // v1 first, then the named groups by name and version.
-func GroupVersions(resources []*registry.Resource) []api.GroupVersion {
-	seen := map[api.GroupVersion]bool{}
-	var out []api.GroupVersion
+func GroupVersions(resources []*registry.Resource) []schema.GroupVersion {
+	seen := map[schema.GroupVersion]bool{}
+	var out []schema.GroupVersion
 	for _, r := range resources {
 		if !servable(r) {
 			continue
@@ -102,7 +103,7 @@ func servable(r *registry.Resource) bool {
 
 // IndexKey is the key of a group-version in the /openapi/v3 index:
 // "api/v1" or "apis/<group>/<version>".
-func IndexKey(gv api.GroupVersion) string {
+func IndexKey(gv schema.GroupVersion) string {
 	if gv.Group == "" {
 		return "api/" + gv.Version
 	}
@@ -110,20 +111,20 @@ func IndexKey(gv api.GroupVersion) string {
 }
 
 // parseIndexKey is the inverse of IndexKey.
-func parseIndexKey(key string) (api.GroupVersion, bool) {
+func parseIndexKey(key string) (schema.GroupVersion, bool) {
 	parts := strings.Split(key, "/")
 	switch {
 	case len(parts) == 2 && parts[0] == "api" && parts[1] != "":
-		return api.GroupVersion{Version: parts[1]}, true
+		return schema.GroupVersion{Version: parts[1]}, true
 	case len(parts) == 3 && parts[0] == "apis" && parts[1] != "" && parts[2] != "":
-		return api.GroupVersion{Group: parts[1], Version: parts[2]}, true
+		return schema.GroupVersion{Group: parts[1], Version: parts[2]}, true
 	}
-	return api.GroupVersion{}, false
+	return schema.GroupVersion{}, false
 }
 
 // resourcesAt picks the resources served at gv, one per name (the first
 // wins), sorted by name so that the document does not depend on order.
-func resourcesAt(gv api.GroupVersion, resources []*registry.Resource) []*registry.Resource {
+func resourcesAt(gv schema.GroupVersion, resources []*registry.Resource) []*registry.Resource {
 	var out []*registry.Resource
 	seen := map[string]bool{}
 	for _, r := range resources {
@@ -140,7 +141,7 @@ func resourcesAt(gv api.GroupVersion, resources []*registry.Resource) []*registr
 // the core group, "apps/v1", "lab.example.com/v1"). It returns
 // ErrGroupVersionNotFound when no resource is served there.
 func Document(groupVersion string, resources []*registry.Resource) ([]byte, error) {
-	gv, err := api.ParseGroupVersion(groupVersion)
+	gv, err := schema.ParseGroupVersion(groupVersion)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrGroupVersionNotFound, err)
 	}
@@ -148,7 +149,7 @@ func Document(groupVersion string, resources []*registry.Resource) ([]byte, erro
 }
 
 // document builds the document from the resources of gv alone.
-func document(gv api.GroupVersion, rs []*registry.Resource) ([]byte, error) {
+func document(gv schema.GroupVersion, rs []*registry.Resource) ([]byte, error) {
 	b, err := buildGroupVersion(gv, rs)
 	if err != nil {
 		return nil, err
@@ -185,7 +186,7 @@ func encodeJSON(doc any) ([]byte, error) {
 // buildGroupVersion builds the schemas and paths of gv's resources, in
 // OpenAPI v3 form; the v2 document is converted from them (v2.go), so
 // both come from the same source.
-func buildGroupVersion(gv api.GroupVersion, rs []*registry.Resource) (*docBuilder, error) {
+func buildGroupVersion(gv schema.GroupVersion, rs []*registry.Resource) (*docBuilder, error) {
 	if len(rs) == 0 {
 		return nil, ErrGroupVersionNotFound
 	}
@@ -205,7 +206,7 @@ func buildGroupVersion(gv api.GroupVersion, rs []*registry.Resource) (*docBuilde
 }
 
 type docBuilder struct {
-	gv      api.GroupVersion
+	gv      schema.GroupVersion
 	schemas map[string]any
 	paths   map[string]any
 }
@@ -214,7 +215,7 @@ func ref(name string) map[string]any {
 	return map[string]any{"$ref": "#/components/schemas/" + name}
 }
 
-func gvkExtension(gvk api.GroupVersionKind) map[string]any {
+func gvkExtension(gvk schema.GroupVersionKind) map[string]any {
 	// All three keys, group included when empty: kubectl compares the
 	// whole map.
 	return map[string]any{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind}
@@ -273,7 +274,7 @@ func (b *docBuilder) addResource(r *registry.Resource) error {
 		)
 	}
 	if r.Scale != nil {
-		scaleGVK := api.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+		scaleGVK := schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 		b.schemas[scaleDefinition] = scaleSchema()
 		b.paths[item+"/scale"] = pathItem(pathParams(r.Namespaced, true),
 			"get", readOperation(ids.id("read", "Scale"), "read scale of the specified "+r.Kind, scaleGVK, scaleDefinition),
@@ -283,7 +284,7 @@ func (b *docBuilder) addResource(r *registry.Resource) error {
 	}
 	for _, sub := range sortedKeys(r.CreateSubresources) {
 		posted := r.CreateSubresources[sub].Resource
-		postedGVK := api.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+		postedGVK := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 		var schema *api.JSONSchemaProps
 		if posted != nil && posted.Kind != "" {
 			postedGVK.Kind = posted.Kind
@@ -308,7 +309,7 @@ func (b *docBuilder) addResource(r *registry.Resource) error {
 
 // addKindSchema converts s to a JSON object, completes the type fields
 // and tags it with its kind.
-func (b *docBuilder) addKindSchema(name string, gvk api.GroupVersionKind, s *api.JSONSchemaProps) error {
+func (b *docBuilder) addKindSchema(name string, gvk schema.GroupVersionKind, s *api.JSONSchemaProps) error {
 	m, err := schemaMap(s)
 	if err != nil {
 		return err
@@ -357,7 +358,7 @@ func schemaMap(s *api.JSONSchemaProps) (map[string]any, error) {
 	return m, nil
 }
 
-func listSchema(r *registry.Resource, gvk api.GroupVersionKind, itemName string) map[string]any {
+func listSchema(r *registry.Resource, gvk schema.GroupVersionKind, itemName string) map[string]any {
 	return map[string]any{
 		"type":        "object",
 		"description": gvk.Kind + " is a list of " + r.Kind + ".",
@@ -390,7 +391,7 @@ func statusSchema() map[string]any {
 			"details":    map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true, "description": "Extended data associated with the reason."},
 			"code":       map[string]any{"type": "integer", "format": "int32", "description": "Suggested HTTP return code for this status, 0 if not set."},
 		},
-		"x-kubernetes-group-version-kind": []any{gvkExtension(api.GroupVersionKind{Version: "v1", Kind: "Status"})},
+		"x-kubernetes-group-version-kind": []any{gvkExtension(schema.GroupVersionKind{Version: "v1", Kind: "Status"})},
 	}
 }
 
@@ -414,7 +415,7 @@ func deleteOptionsSchema() map[string]any {
 				},
 			},
 		},
-		"x-kubernetes-group-version-kind": []any{gvkExtension(api.GroupVersionKind{Version: "v1", Kind: "DeleteOptions"})},
+		"x-kubernetes-group-version-kind": []any{gvkExtension(schema.GroupVersionKind{Version: "v1", Kind: "DeleteOptions"})},
 	}
 }
 
@@ -446,7 +447,7 @@ func scaleSchema() map[string]any {
 				},
 			},
 		},
-		"x-kubernetes-group-version-kind": []any{gvkExtension(api.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"})},
+		"x-kubernetes-group-version-kind": []any{gvkExtension(schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"})},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -57,18 +58,18 @@ func testResources() []*registry.Resource {
 
 func TestDefinitionName(t *testing.T) {
 	tests := []struct {
-		gvk  api.GroupVersionKind
+		gvk  schema.GroupVersionKind
 		want string
 	}{
-		{api.GroupVersionKind{Version: "v1", Kind: "Pod"}, "io.k8s.api.core.v1.Pod"},
-		{api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, "io.k8s.api.apps.v1.Deployment"},
-		{api.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, "io.k8s.api.autoscaling.v1.Scale"},
-		{api.GroupVersionKind{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}, "io.k8s.api.coordination.v1.Lease"},
-		{api.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}, "io.k8s.api.rbac.v1.Role"},
-		{api.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"},
-		{api.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}, "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"},
-		{api.GroupVersionKind{Group: "lab.example.com", Version: "v1", Kind: "Widget"}, "com.example.lab.v1.Widget"},
-		{api.GroupVersionKind{Group: "stable.example.com", Version: "v1beta1", Kind: "CronTab"}, "com.example.stable.v1beta1.CronTab"},
+		{schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "io.k8s.api.core.v1.Pod"},
+		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, "io.k8s.api.apps.v1.Deployment"},
+		{schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, "io.k8s.api.autoscaling.v1.Scale"},
+		{schema.GroupVersionKind{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}, "io.k8s.api.coordination.v1.Lease"},
+		{schema.GroupVersionKind{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}, "io.k8s.api.rbac.v1.Role"},
+		{schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"},
+		{schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}, "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"},
+		{schema.GroupVersionKind{Group: "lab.example.com", Version: "v1", Kind: "Widget"}, "com.example.lab.v1.Widget"},
+		{schema.GroupVersionKind{Group: "stable.example.com", Version: "v1beta1", Kind: "CronTab"}, "com.example.stable.v1beta1.CronTab"},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, DefinitionName(tc.gvk))
@@ -96,11 +97,11 @@ func TestOperationIDs(t *testing.T) {
 		verb, sub string
 		want      string
 	}{
-		{operationIDs{gv: api.GroupVersion{Version: "v1"}, kind: "Pod", namespaced: true}, "patch", "", "patchCoreV1NamespacedPod"},
-		{operationIDs{gv: api.GroupVersion{Version: "v1"}, kind: "Node"}, "read", "Status", "readCoreV1NodeStatus"},
-		{operationIDs{gv: api.GroupVersion{Group: "apps", Version: "v1"}, kind: "ReplicaSet", namespaced: true}, "replace", "Scale", "replaceAppsV1NamespacedReplicaSetScale"},
-		{operationIDs{gv: api.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}, kind: "Lease", namespaced: true}, "deleteCollection", "", "deleteCollectionCoordinationV1NamespacedLease"},
-		{operationIDs{gv: api.GroupVersion{Group: "lab.example.com", Version: "v1beta1"}, kind: "Widget"}, "create", "", "createLabExampleComV1beta1Widget"},
+		{operationIDs{gv: schema.GroupVersion{Version: "v1"}, kind: "Pod", namespaced: true}, "patch", "", "patchCoreV1NamespacedPod"},
+		{operationIDs{gv: schema.GroupVersion{Version: "v1"}, kind: "Node"}, "read", "Status", "readCoreV1NodeStatus"},
+		{operationIDs{gv: schema.GroupVersion{Group: "apps", Version: "v1"}, kind: "ReplicaSet", namespaced: true}, "replace", "Scale", "replaceAppsV1NamespacedReplicaSetScale"},
+		{operationIDs{gv: schema.GroupVersion{Group: "coordination.k8s.io", Version: "v1"}, kind: "Lease", namespaced: true}, "deleteCollection", "", "deleteCollectionCoordinationV1NamespacedLease"},
+		{operationIDs{gv: schema.GroupVersion{Group: "lab.example.com", Version: "v1beta1"}, kind: "Widget"}, "create", "", "createLabExampleComV1beta1Widget"},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, tc.ids.id(tc.verb, tc.sub))
@@ -372,19 +373,19 @@ func TestHandlerCache(t *testing.T) {
 	h := NewHandler(func() []*registry.Resource { return rs }).(*handler)
 	_, body := serve(t, h, "GET", "/openapi/v3")
 	require.Len(t, h.cache, 4)
-	first := h.cache[api.GroupVersion{Group: "apps", Version: "v1"}]
+	first := h.cache[schema.GroupVersion{Group: "apps", Version: "v1"}]
 
 	// Unchanged inputs: the very same bytes are served, not rebuilt.
 	_, body2 := serve(t, h, "GET", "/openapi/v3")
 	assert.Equal(t, body, body2)
-	again := h.cache[api.GroupVersion{Group: "apps", Version: "v1"}]
+	again := h.cache[schema.GroupVersion{Group: "apps", Version: "v1"}]
 	assert.Same(t, &first.body[0], &again.body[0])
 
 	// A new Resource value with the same schema pointer still hits.
 	copyRS := *rs[2]
 	rs[2] = &copyRS
 	serve(t, h, "GET", "/openapi/v3/apis/apps/v1")
-	assert.Same(t, &first.body[0], &h.cache[api.GroupVersion{Group: "apps", Version: "v1"}].body[0])
+	assert.Same(t, &first.body[0], &h.cache[schema.GroupVersion{Group: "apps", Version: "v1"}].body[0])
 
 	// A new schema (a CRD update) misses and changes the hash.
 	rs[3] = &registry.Resource{Group: "lab.example.com", Version: "v1", Name: "widgets", Kind: "Widget", Namespaced: true,

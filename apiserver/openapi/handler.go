@@ -14,6 +14,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // IndexDocument is the reply of /openapi/v3: where each group-version's
@@ -49,7 +50,7 @@ func Index(resources []*registry.Resource) (*IndexDocument, error) {
 	return idx, nil
 }
 
-func indexEntry(gv api.GroupVersion, hash string) IndexEntry {
+func indexEntry(gv schema.GroupVersion, hash string) IndexEntry {
 	return IndexEntry{ServerRelativeURL: "/openapi/v3/" + IndexKey(gv) + "?hash=" + hash}
 }
 
@@ -63,14 +64,14 @@ func indexEntry(gv api.GroupVersion, hash string) IndexEntry {
 // hash a few strings; a Schema must therefore never be changed in place
 // once published.
 func NewHandler(source func() []*registry.Resource) http.Handler {
-	return &handler{source: source, cache: map[api.GroupVersion]cachedDocument{}}
+	return &handler{source: source, cache: map[schema.GroupVersion]cachedDocument{}}
 }
 
 type handler struct {
 	source func() []*registry.Resource
 
 	mu    sync.Mutex
-	cache map[api.GroupVersion]cachedDocument
+	cache map[schema.GroupVersion]cachedDocument
 	// v2 is the latest /openapi/v2 document.
 	v2 cachedV2
 }
@@ -147,7 +148,7 @@ func (h *handler) serveIndex(w http.ResponseWriter) {
 	resources := h.source()
 	gvs := GroupVersions(resources)
 	idx := &IndexDocument{Paths: map[string]IndexEntry{}}
-	present := map[api.GroupVersion]bool{}
+	present := map[schema.GroupVersion]bool{}
 	for _, gv := range gvs {
 		present[gv] = true
 		doc, err := h.document(gv, resources)
@@ -171,7 +172,7 @@ func (h *handler) serveIndex(w http.ResponseWriter) {
 
 // document returns gv's document from the cache when its inputs have not
 // changed, building and caching it otherwise.
-func (h *handler) document(gv api.GroupVersion, resources []*registry.Resource) (cachedDocument, error) {
+func (h *handler) document(gv schema.GroupVersion, resources []*registry.Resource) (cachedDocument, error) {
 	rs := resourcesAt(gv, resources)
 	if len(rs) == 0 {
 		return cachedDocument{}, ErrGroupVersionNotFound

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/kubesim/kubesim/api"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // operationIDs names operations as Kubernetes' route builder does:
 // verb + group + version + (Namespaced) + kind + subresource, for example
 // patchCoreV1NamespacedPod or readAppsV1NamespacedDeploymentScale.
 type operationIDs struct {
-	gv         api.GroupVersion
+	gv         schema.GroupVersion
 	kind       string
 	namespaced bool
 }
@@ -119,7 +119,7 @@ func jsonResponse(desc, schemaName string) map[string]any {
 
 func unauthorized() map[string]any { return map[string]any{"description": "Unauthorized"} }
 
-func operation(id, desc, action string, gvk api.GroupVersionKind, params []any, body map[string]any, responses map[string]any) map[string]any {
+func operation(id, desc, action string, gvk schema.GroupVersionKind, params []any, body map[string]any, responses map[string]any) map[string]any {
 	op := map[string]any{
 		"operationId":                     id,
 		"description":                     desc,
@@ -136,7 +136,7 @@ func operation(id, desc, action string, gvk api.GroupVersionKind, params []any, 
 	return op
 }
 
-func listOperation(id, desc string, gvk api.GroupVersionKind, listName string) map[string]any {
+func listOperation(id, desc string, gvk schema.GroupVersionKind, listName string) map[string]any {
 	params := []any{
 		queryParam("allowWatchBookmarks", "boolean", "allowWatchBookmarks requests watch events with type BOOKMARK."),
 		queryParam("continue", "string", "The continue option should be set when retrieving more results from the server."),
@@ -154,7 +154,7 @@ func listOperation(id, desc string, gvk api.GroupVersionKind, listName string) m
 	})
 }
 
-func readOperation(id, desc string, gvk api.GroupVersionKind, itemName string) map[string]any {
+func readOperation(id, desc string, gvk schema.GroupVersionKind, itemName string) map[string]any {
 	return operation(id, desc, "get", gvk, nil, nil, map[string]any{
 		"200": jsonResponse("OK", itemName),
 		"401": unauthorized(),
@@ -162,7 +162,7 @@ func readOperation(id, desc string, gvk api.GroupVersionKind, itemName string) m
 }
 
 // writeOperation is a create (post) or replace (put) of a whole object.
-func writeOperation(id, desc, action string, gvk api.GroupVersionKind, bodyName, replyName string, create bool) map[string]any {
+func writeOperation(id, desc, action string, gvk schema.GroupVersionKind, bodyName, replyName string, create bool) map[string]any {
 	params := []any{dryRunParam(), fieldManagerParam(), fieldValidationParam()}
 	body := map[string]any{
 		"required": true,
@@ -181,7 +181,7 @@ func writeOperation(id, desc, action string, gvk api.GroupVersionKind, bodyName,
 
 // patchOperation carries the kind and the fieldValidation parameter that
 // kubectl looks for, and the patch types the server accepts.
-func patchOperation(id, desc string, gvk api.GroupVersionKind, itemName string, strategic bool) map[string]any {
+func patchOperation(id, desc string, gvk schema.GroupVersionKind, itemName string, strategic bool) map[string]any {
 	params := []any{
 		dryRunParam(), fieldManagerParam(), fieldValidationParam(),
 		queryParam("force", "boolean", "Force is going to \"force\" Apply requests: the request takes the fields other managers own. It must be unset for non-apply patch requests."),
@@ -214,7 +214,7 @@ func deleteBody() map[string]any {
 	return map[string]any{"content": map[string]any{"*/*": map[string]any{"schema": ref(deleteOptionsDefinition)}}}
 }
 
-func deleteOperation(id, desc string, gvk api.GroupVersionKind) map[string]any {
+func deleteOperation(id, desc string, gvk schema.GroupVersionKind) map[string]any {
 	return operation(id, desc, "delete", gvk, deleteParams(), deleteBody(), map[string]any{
 		"200": jsonResponse("OK", statusDefinition),
 		"202": jsonResponse("Accepted", statusDefinition),
@@ -222,7 +222,7 @@ func deleteOperation(id, desc string, gvk api.GroupVersionKind) map[string]any {
 	})
 }
 
-func deleteCollectionOperation(id, desc string, gvk api.GroupVersionKind) map[string]any {
+func deleteCollectionOperation(id, desc string, gvk schema.GroupVersionKind) map[string]any {
 	params := append(deleteParams(),
 		queryParam("fieldSelector", "string", "A selector to restrict the list of deleted objects by their fields."),
 		queryParam("labelSelector", "string", "A selector to restrict the list of deleted objects by their labels."),

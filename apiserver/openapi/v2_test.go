@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/protowire"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/kinds"
@@ -83,7 +84,7 @@ func TestSwaggerDocumentStructure(t *testing.T) {
 			if kind == "" {
 				continue
 			}
-			gvk := api.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: kind}
+			gvk := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: kind}
 			def, ok := doc.Definitions[openapi.DefinitionName(gvk)]
 			if assert.True(t, ok, "definition of %v", gvk) {
 				assert.Equal(t, map[string]any{"group": r.Group, "version": r.Version, "kind": kind},

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 )
 
@@ -26,7 +26,7 @@ func BenchmarkDecodePod(b *testing.B) {
 	data := readGolden(b, "pod.pb.hex")
 	b.ReportAllocs()
 	for b.Loop() {
-		var pod api.Pod
+		var pod corev1.Pod
 		if _, _, err := protobuf.Decode(data, &pod); err != nil {
 			b.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func BenchmarkDecodePodJSON(b *testing.B) {
 	require.NoError(b, err)
 	b.ReportAllocs()
 	for b.Loop() {
-		var pod api.Pod
+		var pod corev1.Pod
 		if err := json.Unmarshal(data, &pod); err != nil {
 			b.Fatal(err)
 		}

@@ -65,7 +65,7 @@ func Encode(obj Kinded) ([]byte, error) {
 // metadata and items: every Kubernetes list has its ListMeta as field 1 and
 // its items as field 2, so one function serves all lists, including the
 // ones the API server assembles from cached objects without a list value.
-func EncodeList(apiVersion, kind string, meta api.ListMeta, items []api.Object) ([]byte, error) {
+func EncodeList(apiVersion, kind string, meta metav1.ListMeta, items []api.Object) ([]byte, error) {
 	msgs := make([]Message, len(items))
 	size := 1 + protowire.SizeBytes(meta.Size())
 	for i, item := range items {

@@ -7,9 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // envelope builds magic + Unknown around raw by hand, so that the tests
@@ -28,7 +29,7 @@ func envelope(apiVersion, kind string, raw []byte) []byte {
 }
 
 func TestDecodeErrorsAreWordedAsKubernetes(t *testing.T) {
-	valid, err := protobuf.Encode(&api.Pod{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: api.ObjectMeta{Name: "a"}})
+	valid, err := protobuf.Encode(&corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: "a"}})
 	require.NoError(t, err)
 
 	// The words of k8s.io/apimachinery's protobuf serializer and of the
@@ -53,7 +54,7 @@ func TestDecodeErrorsAreWordedAsKubernetes(t *testing.T) {
 		{"varint overflow", envelope("v1", "Pod", []byte{0x0a, 0x0b, 0x38, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}), "proto: integer overflow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var pod api.Pod
+			var pod corev1.Pod
 			_, _, err := protobuf.Decode(tc.data, &pod)
 			require.EqualError(t, err, tc.want)
 		})
@@ -80,7 +81,7 @@ var quantityError = func() string {
 
 func TestDecodeTakesMissingKindFromTheTarget(t *testing.T) {
 	// As the real decoder fills a missing kind from the type it decodes into.
-	pod := api.Pod{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"}}
+	pod := corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}}
 	apiVersion, kind, err := protobuf.Decode(envelope("", "", nil), &pod)
 	require.NoError(t, err)
 	require.Equal(t, "v1", apiVersion)
@@ -91,7 +92,7 @@ func TestEveryTruncationFails(t *testing.T) {
 	// Cut the message of a full object anywhere inside a field: the
 	// decoder must say so, never return a half object silently. (A cut
 	// between two top-level fields is a valid, shorter message.)
-	pod := &api.Pod{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: api.ObjectMeta{Name: "a", Labels: map[string]string{"k": "v"}}}
+	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"k": "v"}}}
 	msg, err := protobuf.Marshal(pod)
 	require.NoError(t, err)
 	boundaries := map[int]bool{0: true}
@@ -102,7 +103,7 @@ func TestEveryTruncationFails(t *testing.T) {
 		boundaries[len(msg)-len(rest)] = true
 	}
 	for cut := 1; cut < len(msg); cut++ {
-		var back api.Pod
+		var back corev1.Pod
 		err := protobuf.Unmarshal(msg[:cut], &back)
 		if boundaries[cut] {
 			require.NoError(t, err, "cut at %d", cut)
@@ -130,7 +131,7 @@ func TestBlankFieldsAreReadPast(t *testing.T) {
 	raw = protowire.AppendBytes(raw, meta)
 	raw = protowire.AppendTag(raw, 2, protowire.BytesType)
 	raw = protowire.AppendBytes(raw, spec)
-	var pod api.Pod
+	var pod corev1.Pod
 	_, _, err := protobuf.Decode(envelope("v1", "Pod", raw), &pod)
 	require.NoError(t, err)
 	require.Equal(t, "n1", pod.Spec.NodeName)
@@ -139,10 +140,10 @@ func TestBlankFieldsAreReadPast(t *testing.T) {
 func TestMarshalNeedsAStruct(t *testing.T) {
 	_, err := protobuf.Marshal(42)
 	require.Error(t, err)
-	_, err = protobuf.Marshal((*api.Pod)(nil))
+	_, err = protobuf.Marshal((*corev1.Pod)(nil))
 	require.Error(t, err)
-	require.Error(t, protobuf.Unmarshal(nil, api.Pod{}))
-	_, _, err = protobuf.Decode([]byte("k8s\x00\x0a\x00"), (*api.Pod)(nil))
+	require.Error(t, protobuf.Unmarshal(nil, corev1.Pod{}))
+	_, _, err = protobuf.Decode([]byte("k8s\x00\x0a\x00"), (*corev1.Pod)(nil))
 	require.Error(t, err)
 }
 

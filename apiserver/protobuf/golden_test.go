@@ -9,6 +9,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
@@ -18,20 +24,20 @@ import (
 // written by k8s.io/apimachinery's protobuf serializer over k8s.io/api
 // v0.37.2 types (e2e/protocompat regenerates and checks them).
 var goldenKinds = map[string]func() protobuf.Kinded{
-	"Pod":           func() protobuf.Kinded { return &api.Pod{} },
-	"Secret":        func() protobuf.Kinded { return &api.Secret{} },
-	"ConfigMap":     func() protobuf.Kinded { return &api.ConfigMap{} },
-	"Deployment":    func() protobuf.Kinded { return &api.Deployment{} },
-	"Lease":         func() protobuf.Kinded { return &api.Lease{} },
-	"Node":          func() protobuf.Kinded { return &api.Node{} },
-	"Service":       func() protobuf.Kinded { return &api.Service{} },
-	"Status":        func() protobuf.Kinded { return &api.Status{} },
-	"Event":         func() protobuf.Kinded { return &api.Event{} },
-	"Scale":         func() protobuf.Kinded { return &api.Scale{} },
-	"Binding":       func() protobuf.Kinded { return &api.Binding{} },
-	"DeleteOptions": func() protobuf.Kinded { return &api.DeleteOptions{} },
+	"Pod":           func() protobuf.Kinded { return &corev1.Pod{} },
+	"Secret":        func() protobuf.Kinded { return &corev1.Secret{} },
+	"ConfigMap":     func() protobuf.Kinded { return &corev1.ConfigMap{} },
+	"Deployment":    func() protobuf.Kinded { return &appsv1.Deployment{} },
+	"Lease":         func() protobuf.Kinded { return &coordinationv1.Lease{} },
+	"Node":          func() protobuf.Kinded { return &corev1.Node{} },
+	"Service":       func() protobuf.Kinded { return &corev1.Service{} },
+	"Status":        func() protobuf.Kinded { return &metav1.Status{} },
+	"Event":         func() protobuf.Kinded { return &corev1.Event{} },
+	"Scale":         func() protobuf.Kinded { return &autoscalingv1.Scale{} },
+	"Binding":       func() protobuf.Kinded { return &corev1.Binding{} },
+	"DeleteOptions": func() protobuf.Kinded { return &metav1.DeleteOptions{} },
 	"CustomResourceDefinition": func() protobuf.Kinded {
-		return &api.CustomResourceDefinition{}
+		return &apiextensionsv1.CustomResourceDefinition{}
 	},
 }
 
@@ -49,7 +55,7 @@ func goldenObject(t testing.TB, name string) protobuf.Kinded {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "golden", name+".json"))
 	require.NoError(t, err)
-	var tm api.TypeMeta
+	var tm metav1.TypeMeta
 	require.NoError(t, json.Unmarshal(data, &tm))
 	newObj, ok := goldenKinds[tm.Kind]
 	require.True(t, ok, "kind %s", tm.Kind)
@@ -99,7 +105,7 @@ func TestDecodeKubernetesBytes(t *testing.T) {
 func TestEncodeListMatchesKubernetesBytes(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "golden", "podlist.json"))
 	require.NoError(t, err)
-	var list api.PodList
+	var list corev1.PodList
 	require.NoError(t, json.Unmarshal(data, &list))
 	got, err := protobuf.EncodeList("v1", "PodList", list.ListMeta, api.Items(&list))
 	require.NoError(t, err)
@@ -107,14 +113,14 @@ func TestEncodeListMatchesKubernetesBytes(t *testing.T) {
 	require.Equal(t, hex.EncodeToString(want), hex.EncodeToString(got))
 
 	// The same bytes decode back into the list type.
-	var back api.PodList
+	var back corev1.PodList
 	_, _, err = protobuf.Decode(want, &back)
 	require.NoError(t, err)
-	list.TypeMeta = api.TypeMeta{APIVersion: "v1", Kind: "PodList"}
+	list.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}
 	// Items carry no TypeMeta in protobuf (it lives in the envelope only),
 	// so they come back without it, as client-go's do.
 	for i := range list.Items {
-		list.Items[i].TypeMeta = api.TypeMeta{}
+		list.Items[i].TypeMeta = metav1.TypeMeta{}
 	}
 	require.Equal(t, list, back)
 }
@@ -133,7 +139,7 @@ func TestWatchEventFrameMatchesKubernetesBytes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "ADDED", typ)
 	require.True(t, protobuf.HasMagic(raw), "the object inside a watch event is enveloped")
-	var back api.Pod
+	var back corev1.Pod
 	_, _, err = protobuf.Decode(raw, &back)
 	require.NoError(t, err)
 	require.Equal(t, pod, &back)

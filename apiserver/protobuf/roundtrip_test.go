@@ -3,8 +3,13 @@ package protobuf_test
 import (
 	"encoding/json"
 	"fmt"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"reflect"
 	"testing"
 	"time"
@@ -16,12 +21,15 @@ import (
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 var (
-	timeType      = reflect.TypeFor[api.Time]()
-	microTimeType = reflect.TypeFor[api.MicroTime]()
+	timeType      = reflect.TypeFor[metav1.Time]()
+	microTimeType = reflect.TypeFor[metav1.MicroTime]()
 	quantityType  = reflect.TypeFor[resource.Quantity]()
 	intstrType    = reflect.TypeFor[intstr.IntOrString]()
 	rawType       = reflect.TypeFor[json.RawMessage]()
@@ -50,11 +58,11 @@ func fillOnPath(v reflect.Value, seed int, depth int, onPath map[reflect.Type]in
 	}
 	fill := func(v reflect.Value, seed, depth int) { fillOnPath(v, seed, depth, onPath) }
 	switch v.Type() {
-	case reflect.TypeFor[api.RawExtension]():
-		v.Set(reflect.ValueOf(api.RawExtension{Raw: []byte(fmt.Sprintf(`{"seed":%d}`, seed))}))
+	case reflect.TypeFor[runtime.RawExtension]():
+		v.Set(reflect.ValueOf(runtime.RawExtension{Raw: []byte(fmt.Sprintf(`{"seed":%d}`, seed))}))
 		return
-	case reflect.TypeFor[api.FieldsV1]():
-		v.Set(reflect.ValueOf(api.FieldsV1{Raw: []byte(fmt.Sprintf(`{"f:seed%d":{}}`, seed))}))
+	case reflect.TypeFor[metav1.FieldsV1]():
+		v.Set(reflect.ValueOf(metav1.FieldsV1{Raw: []byte(fmt.Sprintf(`{"f:seed%d":{}}`, seed))}))
 		return
 	case reflect.TypeFor[apiextensionsv1.JSON]():
 		v.Set(reflect.ValueOf(apiextensionsv1.JSON{Raw: []byte(fmt.Sprintf(`{"seed":%d}`, seed))}))
@@ -63,10 +71,10 @@ func fillOnPath(v reflect.Value, seed int, depth int, onPath map[reflect.Type]in
 		v.Set(reflect.ValueOf(apiextensionsv1beta1.JSON{Raw: []byte(fmt.Sprintf(`{"seed":%d}`, seed))}))
 		return
 	case timeType:
-		v.Set(reflect.ValueOf(api.Date(2026, 1, 2, 3, 4, seed%60, 0, time.UTC)))
+		v.Set(reflect.ValueOf(metav1.Date(2026, 1, 2, 3, 4, seed%60, 0, time.UTC)))
 		return
 	case microTimeType:
-		v.Set(reflect.ValueOf(api.NewMicroTime(time.Date(2026, 1, 2, 3, 4, seed%60, seed*1000, time.UTC))))
+		v.Set(reflect.ValueOf(metav1.NewMicroTime(time.Date(2026, 1, 2, 3, 4, seed%60, seed*1000, time.UTC))))
 		return
 	case quantityType:
 		v.Set(reflect.ValueOf(resource.MustParse(fmt.Sprintf("%dm", seed+1))))
@@ -128,7 +136,7 @@ func fillOnPath(v reflect.Value, seed int, depth int, onPath map[reflect.Type]in
 			// Only the envelope carries TypeMeta: nested objects (list
 			// items, discovery groups) travel without it.
 			offTheWire := f.Tag.Get("protobuf") == "-" || f.Tag.Get("json") == "-" && f.Tag.Get("protobuf") == ""
-			if f.IsExported() && !offTheWire && !(f.Anonymous && f.Type == reflect.TypeFor[api.TypeMeta]()) {
+			if f.IsExported() && !offTheWire && !(f.Anonymous && f.Type == reflect.TypeFor[metav1.TypeMeta]()) {
 				fill(v.Field(i), seed+i, depth+1)
 			}
 		}
@@ -160,7 +168,7 @@ func TestRoundTripEveryBuiltinKind(t *testing.T) {
 			obj := r.New()
 			require.True(t, protobuf.Supports(obj), "%T has protobuf tags throughout", obj)
 			fill(reflect.ValueOf(obj).Elem(), 1, 0)
-			api.TypeMetaOf(obj).APIVersion = api.GroupVersion{Group: r.Group, Version: r.Version}.String()
+			api.TypeMetaOf(obj).APIVersion = schema.GroupVersion{Group: r.Group, Version: r.Version}.String()
 			api.TypeMetaOf(obj).Kind = r.Kind
 			roundTrip(t, obj)
 
@@ -174,16 +182,16 @@ func TestRoundTripEveryBuiltinKind(t *testing.T) {
 
 func TestRoundTripMetaKinds(t *testing.T) {
 	for _, obj := range []protobuf.Kinded{
-		&api.Status{}, &api.DeleteOptions{}, &api.Scale{}, &api.Binding{},
-		&api.PodList{}, &api.DeploymentList{}, &api.PartialObjectMetadataList{},
-		&api.APIResourceList{}, &api.APIGroupList{}, &api.APIVersions{},
-		&api.APIService{}, &api.APIServiceList{},
-		&api.CustomResourceDefinition{}, &api.CustomResourceDefinitionList{},
-		&api.CustomResourceDefinitionV1beta1{}, &api.CustomResourceDefinitionListV1beta1{},
+		&metav1.Status{}, &metav1.DeleteOptions{}, &autoscalingv1.Scale{}, &corev1.Binding{},
+		&corev1.PodList{}, &appsv1.DeploymentList{}, &metav1.PartialObjectMetadataList{},
+		&metav1.APIResourceList{}, &metav1.APIGroupList{}, &metav1.APIVersions{},
+		&apiregistrationv1.APIService{}, &apiregistrationv1.APIServiceList{},
+		&apiextensionsv1.CustomResourceDefinition{}, &apiextensionsv1.CustomResourceDefinitionList{},
+		&apiextensionsv1beta1.CustomResourceDefinition{}, &apiextensionsv1beta1.CustomResourceDefinitionList{},
 	} {
 		t.Run(reflect.TypeOf(obj).Elem().Name(), func(t *testing.T) {
 			fill(reflect.ValueOf(obj).Elem(), 2, 0)
-			*api.TypeMetaOf(obj) = api.TypeMeta{APIVersion: "v1", Kind: reflect.TypeOf(obj).Elem().Name()}
+			*api.TypeMetaOf(obj) = metav1.TypeMeta{APIVersion: "v1", Kind: reflect.TypeOf(obj).Elem().Name()}
 			roundTrip(t, obj)
 		})
 	}
@@ -191,30 +199,30 @@ func TestRoundTripMetaKinds(t *testing.T) {
 
 func TestSpecialValues(t *testing.T) {
 	// Secret data: a nil value, an empty one and bytes that are not UTF-8.
-	s := &api.Secret{
-		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: api.ObjectMeta{Name: "s", CreationTimestamp: api.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+	s := &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: "s", CreationTimestamp: metav1.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
 		Data:       map[string][]byte{"empty": {}, "bin": {0, 0xff, 0xfe}},
 	}
 	roundTrip(t, s)
 
 	// A nil value is an entry with a key only, as generated code writes it.
-	b, err := protobuf.Marshal(&api.Secret{Data: map[string][]byte{"k": nil}})
+	b, err := protobuf.Marshal(&corev1.Secret{Data: map[string][]byte{"k": nil}})
 	require.NoError(t, err)
 	require.Contains(t, string(b), "\x12\x03\x0a\x01k", "entry {key = \"k\"} without a value")
-	var back api.Secret
+	var back corev1.Secret
 	require.NoError(t, protobuf.Unmarshal(b, &back))
 	require.Contains(t, back.Data, "k")
 	require.Empty(t, back.Data["k"])
 
 	// IntOrString keeps which of the two it holds, even for "0" and 0.
-	svc := &api.Service{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Service"}, Spec: api.ServiceSpec{Ports: []api.ServicePort{
+	svc := &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{
 		{Port: 80, TargetPort: intstr.FromString("0")}, {Port: 81, TargetPort: intstr.FromInt32(0)},
 	}}}
 	roundTrip(t, svc)
 
 	// Quantities keep their format.
-	n := &api.Node{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Node"}, Status: api.NodeStatus{Capacity: api.ResourceList{
+	n := &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, Status: corev1.NodeStatus{Capacity: corev1.ResourceList{
 		"cpu": resource.MustParse("3800m"), "memory": resource.MustParse("7Gi"), "big": resource.MustParse("12e6"),
 	}}}
 	roundTrip(t, n)
@@ -225,14 +233,14 @@ func TestTimePrecisionIsThatOfJSON(t *testing.T) {
 	// metav1.Time keeps whole seconds in protobuf too, MicroTime
 	// microseconds: what is written is what a JSON client would read.
 	at := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
-	lease := &api.Lease{
-		TypeMeta:   api.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
-		ObjectMeta: api.ObjectMeta{CreationTimestamp: api.NewTime(at)},
-		Spec:       api.LeaseSpec{RenewTime: &api.MicroTime{Time: at}},
+	lease := &coordinationv1.Lease{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"},
+		ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(at)},
+		Spec:       coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: at}},
 	}
 	data, err := protobuf.Encode(lease)
 	require.NoError(t, err)
-	var back api.Lease
+	var back coordinationv1.Lease
 	_, _, err = protobuf.Decode(data, &back)
 	require.NoError(t, err)
 	require.Equal(t, at.Truncate(time.Second), back.CreationTimestamp.UTC())
@@ -242,23 +250,23 @@ func TestTimePrecisionIsThatOfJSON(t *testing.T) {
 func TestZeroTimeIsAnEmptyMessage(t *testing.T) {
 	// metav1.Time writes the zero time as an empty Timestamp, and a field
 	// held by value is still written: tag 8 (creationTimestamp), length 0.
-	b, err := protobuf.Marshal(&api.ObjectMeta{})
+	b, err := protobuf.Marshal(&metav1.ObjectMeta{})
 	require.NoError(t, err)
 	require.Equal(t, []byte{0x0a, 0, 0x12, 0, 0x1a, 0, 0x22, 0, 0x2a, 0, 0x32, 0, 0x38, 0, 0x42, 0}, b)
-	var m api.ObjectMeta
+	var m metav1.ObjectMeta
 	require.NoError(t, protobuf.Unmarshal(b, &m))
 	require.True(t, m.CreationTimestamp.IsZero())
 }
 
 func TestSupports(t *testing.T) {
-	require.True(t, protobuf.Supports(&api.Pod{}))
-	require.True(t, protobuf.Supports(&api.Status{}))
-	require.False(t, protobuf.Supports(&api.Table{}), "Table is served as JSON only")
-	require.True(t, protobuf.Supports(&api.CustomResourceDefinition{}))
-	require.True(t, protobuf.Supports(&api.CustomResourceDefinitionV1beta1{}))
+	require.True(t, protobuf.Supports(&corev1.Pod{}))
+	require.True(t, protobuf.Supports(&metav1.Status{}))
+	require.False(t, protobuf.Supports(&metav1.Table{}), "Table is served as JSON only")
+	require.True(t, protobuf.Supports(&apiextensionsv1.CustomResourceDefinition{}))
+	require.True(t, protobuf.Supports(&apiextensionsv1beta1.CustomResourceDefinition{}))
 	require.False(t, protobuf.Supports(&unstructured.Unstructured{}), "custom resources are JSON only")
 	require.False(t, protobuf.Supports(nil))
 	require.False(t, protobuf.Supports(map[string]any{}))
-	_, err := protobuf.Marshal(&api.Table{})
+	_, err := protobuf.Marshal(&metav1.Table{})
 	require.Error(t, err)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Lookup finds the storage of a resource (the server's Store method).
@@ -60,11 +62,11 @@ func ResolveEndpoints(ctx context.Context, stores Lookup, namespace, name string
 		u.Reason = ServiceNotFound
 		return nil, u
 	}
-	svc := obj.(*api.Service)
-	if svc.Spec.Type == api.ServiceTypeExternalName {
+	svc := obj.(*corev1.Service)
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return []string{net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(port)))}, nil
 	}
-	var sp *api.ServicePort
+	var sp *corev1.ServicePort
 	for i := range svc.Spec.Ports {
 		if svc.Spec.Ports[i].Port == port {
 			sp = &svc.Spec.Ports[i]
@@ -81,7 +83,7 @@ func ResolveEndpoints(ctx context.Context, stores Lookup, namespace, name string
 		return nil, u
 	}
 	var addrs []string
-	for _, sub := range obj.(*api.Endpoints).Subsets {
+	for _, sub := range obj.(*corev1.Endpoints).Subsets {
 		for _, p := range sub.Ports {
 			if p.Name != sp.Name {
 				continue
@@ -102,7 +104,7 @@ func ResolveEndpoints(ctx context.Context, stores Lookup, namespace, name string
 func get(ctx context.Context, stores Lookup, resource, namespace, name string) (api.Object, error) {
 	st, ok := stores("", "v1", resource)
 	if !ok {
-		return nil, api.NewNotFound(api.GroupResource{Resource: resource}, name)
+		return nil, api.NewNotFound(schema.GroupResource{Resource: resource}, name)
 	}
 	return st.GetShared(ctx, namespace, name)
 }

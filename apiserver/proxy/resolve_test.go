@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -23,8 +25,8 @@ func stores(t *testing.T) (Lookup, map[string]*registry.Store) {
 	t.Cleanup(func() { st.Close() })
 	out := map[string]*registry.Store{}
 	for _, r := range []*registry.Resource{
-		{Version: "v1", Name: "services", Kind: "Service", Namespaced: true, New: func() api.Object { return &api.Service{} }},
-		{Version: "v1", Name: "endpoints", Kind: "Endpoints", Namespaced: true, New: func() api.Object { return &api.Endpoints{} }},
+		{Version: "v1", Name: "services", Kind: "Service", Namespaced: true, New: func() api.Object { return &corev1.Service{} }},
+		{Version: "v1", Name: "endpoints", Kind: "Endpoints", Namespaced: true, New: func() api.Object { return &corev1.Endpoints{} }},
 	} {
 		s, err := registry.NewStore(registry.Config{Resource: r, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: registry.NewIDs(rand.Reader)})
 		require.NoError(t, err)
@@ -53,15 +55,15 @@ func TestResolveEndpoints(t *testing.T) {
 	}
 	unresolved(ServiceNotFound, `service "api" not found`, 443)
 
-	_, err := st["services"].Create(ctx, "ns", &api.Service{ObjectMeta: api.ObjectMeta{Name: "api"},
-		Spec: api.ServiceSpec{Ports: []api.ServicePort{{Name: "https", Port: 443}, {Name: "metrics", Port: 9090}}}}, registry.CreateOptions{})
+	_, err := st["services"].Create(ctx, "ns", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "api"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443}, {Name: "metrics", Port: 9090}}}}, registry.CreateOptions{})
 	require.NoError(t, err)
 	unresolved(ServicePortError, `no service port 8443 found for service "api"`, 8443)
 	unresolved(EndpointsNotFound, `endpoints "api" not found`, 443)
 
-	_, err = st["endpoints"].Create(ctx, "ns", &api.Endpoints{ObjectMeta: api.ObjectMeta{Name: "api"}, Subsets: []api.EndpointSubset{
-		{NotReadyAddresses: []api.EndpointAddress{{IP: "10.0.0.9"}}, Ports: []api.EndpointPort{{Name: "https", Port: 8443}}},
-		{Addresses: []api.EndpointAddress{{IP: "10.0.0.1"}}, Ports: []api.EndpointPort{{Name: "metrics", Port: 9100}}},
+	_, err = st["endpoints"].Create(ctx, "ns", &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "api"}, Subsets: []corev1.EndpointSubset{
+		{NotReadyAddresses: []corev1.EndpointAddress{{IP: "10.0.0.9"}}, Ports: []corev1.EndpointPort{{Name: "https", Port: 8443}}},
+		{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}}, Ports: []corev1.EndpointPort{{Name: "metrics", Port: 9100}}},
 	}}, registry.CreateOptions{})
 	require.NoError(t, err)
 	unresolved(MissingEndpoints, `no endpoints available for service "api"`, 443)
@@ -71,9 +73,9 @@ func TestResolveEndpoints(t *testing.T) {
 	assert.Equal(t, "https", u.PortName, "the endpoints' port is found by the service port's name")
 
 	_, _, err = st["endpoints"].Update(ctx, "ns", "api", func(cur api.Object) (api.Object, error) {
-		eps := cur.(*api.Endpoints)
-		eps.Subsets = append(eps.Subsets, api.EndpointSubset{
-			Addresses: []api.EndpointAddress{{IP: "10.0.0.2"}, {IP: "10.0.0.3"}}, Ports: []api.EndpointPort{{Name: "https", Port: 8443}}})
+		eps := cur.(*corev1.Endpoints)
+		eps.Subsets = append(eps.Subsets, corev1.EndpointSubset{
+			Addresses: []corev1.EndpointAddress{{IP: "10.0.0.2"}, {IP: "10.0.0.3"}}, Ports: []corev1.EndpointPort{{Name: "https", Port: 8443}}})
 		return eps, nil
 	}, registry.UpdateOptions{})
 	require.NoError(t, err)
@@ -84,8 +86,8 @@ func TestResolveEndpoints(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"10.0.0.1:9100"}, addrs)
 
-	_, err = st["services"].Create(ctx, "ns", &api.Service{ObjectMeta: api.ObjectMeta{Name: "ext"},
-		Spec: api.ServiceSpec{Type: api.ServiceTypeExternalName, ExternalName: "backend.example.com"}}, registry.CreateOptions{})
+	_, err = st["services"].Create(ctx, "ns", &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "ext"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "backend.example.com"}}, registry.CreateOptions{})
 	require.NoError(t, err)
 	addrs, err = ResolveEndpoints(ctx, lookup, "ns", "ext", 8443)
 	require.NoError(t, err)

@@ -9,6 +9,8 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The labels and annotation of bootstrap roles, as kube-apiserver sets
@@ -19,12 +21,12 @@ var (
 	bootstrapAnnotations = map[string]string{api.AutoUpdateAnnotation: "true"}
 )
 
-func rule(verbs []string, group string, resources ...string) api.PolicyRule {
-	return api.PolicyRule{Verbs: verbs, APIGroups: []string{group}, Resources: resources}
+func rule(verbs []string, group string, resources ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{Verbs: verbs, APIGroups: []string{group}, Resources: resources}
 }
 
-func urls(verbs []string, paths ...string) api.PolicyRule {
-	return api.PolicyRule{Verbs: verbs, NonResourceURLs: paths}
+func urls(verbs []string, paths ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{Verbs: verbs, NonResourceURLs: paths}
 }
 
 var (
@@ -44,20 +46,20 @@ var (
 )
 
 // eventsRule lets a component record Events (both API groups).
-func eventsRule() api.PolicyRule {
-	return api.PolicyRule{Verbs: []string{"create", "update", "patch"}, APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}}
+func eventsRule() rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{Verbs: []string{"create", "update", "patch"}, APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}}
 }
 
 // named is rule restricted to resourceNames.
-func named(r api.PolicyRule, names ...string) api.PolicyRule {
+func named(r rbacv1.PolicyRule, names ...string) rbacv1.PolicyRule {
 	r.ResourceNames = names
 	return r
 }
 
 // aggregateToViewRules are system:aggregate-to-view's: read what an
 // application is made of, secrets excepted. The view role gathers them.
-func aggregateToViewRules() []api.PolicyRule {
-	return []api.PolicyRule{
+func aggregateToViewRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
 		rule(read, "", "pods", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
 			"services", "services/status", "endpoints", "persistentvolumeclaims", "persistentvolumeclaims/status", "configmaps"),
 		rule(read, "", "limitranges", "resourcequotas", "bindings", "events",
@@ -77,8 +79,8 @@ func aggregateToViewRules() []api.PolicyRule {
 
 // aggregateToEditRules are system:aggregate-to-edit's: write them, read
 // secrets and impersonate service accounts.
-func aggregateToEditRules() []api.PolicyRule {
-	return []api.PolicyRule{
+func aggregateToEditRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
 		rule(read, "", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward", "secrets", "services/proxy"),
 		rule([]string{"impersonate"}, "", "serviceaccounts"),
 		rule(write, "", "pods", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward"),
@@ -98,8 +100,8 @@ func aggregateToEditRules() []api.PolicyRule {
 
 // aggregateToAdminRules are system:aggregate-to-admin's: a namespace's
 // roles and bindings.
-func aggregateToAdminRules() []api.PolicyRule {
-	return []api.PolicyRule{
+func aggregateToAdminRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
 		rule([]string{"create"}, "authorization.k8s.io", "localsubjectaccessreviews"),
 		rule(readWrite, api.RBACGroupName, "roles", "rolebindings"),
 	}
@@ -108,9 +110,9 @@ func aggregateToAdminRules() []api.PolicyRule {
 // aggregated is a ClusterRole made of the ClusterRoles labelled
 // aggregate-to-<to>; the clusterrole-aggregation controller fills its
 // rules.
-func aggregated(name string, labels map[string]string, to string) *api.ClusterRole {
-	return &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: name, Labels: labels, Annotations: bootstrapAnnotations},
-		AggregationRule: &api.AggregationRule{ClusterRoleSelectors: []api.LabelSelector{
+func aggregated(name string, labels map[string]string, to string) *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: bootstrapAnnotations},
+		AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{
 			{MatchLabels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-" + to: "true"}}}}}
 }
 
@@ -125,8 +127,8 @@ func aggregated(name string, labels map[string]string, to string) *api.ClusterRo
 const WebPageRole = "kubesim:web-page"
 
 // WebPageRules are WebPageRole's rules.
-func WebPageRules() []api.PolicyRule {
-	return []api.PolicyRule{urls(getOnly, "/ui/api/*"), urls([]string{"post"}, "/ui/api/apply")}
+func WebPageRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{urls(getOnly, "/ui/api/*"), urls([]string{"post"}, "/ui/api/apply")}
 }
 
 // BootstrapClusterRoles are the default cluster roles (bootstrappolicy's
@@ -134,11 +136,11 @@ func WebPageRules() []api.PolicyRule {
 // admin, edit and view are aggregated, as in Kubernetes: edit carries
 // aggregate-to-admin and view aggregate-to-edit, so that admin ⊇ edit ⊇
 // view; Bootstrap fills their rules once, the controller keeps them.
-func BootstrapClusterRoles() []*api.ClusterRole {
-	cr := func(name string, labels map[string]string, rules ...api.PolicyRule) *api.ClusterRole {
-		return &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: name, Labels: labels, Annotations: bootstrapAnnotations}, Rules: rules}
+func BootstrapClusterRoles() []*rbacv1.ClusterRole {
+	cr := func(name string, labels map[string]string, rules ...rbacv1.PolicyRule) *rbacv1.ClusterRole {
+		return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: bootstrapAnnotations}, Rules: rules}
 	}
-	roles := []*api.ClusterRole{
+	roles := []*rbacv1.ClusterRole{
 		cr("cluster-admin", bootstrapLabels, fullAuthority...),
 		aggregated("admin", bootstrapLabels, "admin"),
 		aggregated("edit", aggregateLabels("admin"), "edit"),
@@ -175,21 +177,21 @@ func BootstrapClusterRoles() []*api.ClusterRole {
 // user, health and version to everyone, each component its role. The
 // system:node role is bound to nobody: the Node authorizer serves
 // kubelets (bootstrappolicy keeps the binding, without subjects).
-func BootstrapClusterRoleBindings() []*api.ClusterRoleBinding {
-	group := func(name string) api.Subject {
-		return api.Subject{Kind: api.GroupSubjectKind, APIGroup: api.RBACGroupName, Name: name}
+func BootstrapClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
+	group := func(name string) rbacv1.Subject {
+		return rbacv1.Subject{Kind: api.GroupSubjectKind, APIGroup: api.RBACGroupName, Name: name}
 	}
-	user := func(name string) api.Subject {
-		return api.Subject{Kind: api.UserKind, APIGroup: api.RBACGroupName, Name: name}
+	user := func(name string) rbacv1.Subject {
+		return rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: api.RBACGroupName, Name: name}
 	}
-	crbTo := func(name, role string, subjects ...api.Subject) *api.ClusterRoleBinding {
-		return &api.ClusterRoleBinding{ObjectMeta: api.ObjectMeta{Name: name, Labels: bootstrapLabels, Annotations: bootstrapAnnotations},
-			Subjects: subjects, RoleRef: api.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: role}}
+	crbTo := func(name, role string, subjects ...rbacv1.Subject) *rbacv1.ClusterRoleBinding {
+		return &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: bootstrapLabels, Annotations: bootstrapAnnotations},
+			Subjects: subjects, RoleRef: rbacv1.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: role}}
 	}
-	crb := func(name string, subjects ...api.Subject) *api.ClusterRoleBinding {
+	crb := func(name string, subjects ...rbacv1.Subject) *rbacv1.ClusterRoleBinding {
 		return crbTo(name, name, subjects...)
 	}
-	bindings := []*api.ClusterRoleBinding{
+	bindings := []*rbacv1.ClusterRoleBinding{
 		crb("cluster-admin", group("system:masters")),
 		crb("system:discovery", group("system:authenticated")),
 		crb("system:basic-user", group("system:authenticated")),
@@ -201,7 +203,7 @@ func BootstrapClusterRoleBindings() []*api.ClusterRoleBinding {
 		crb("system:kube-controller-manager", user(KubeControllerManager)),
 	}
 	for _, c := range ControllerRoles() {
-		sa := api.Subject{Kind: api.ServiceAccountKind, Name: c.Name, Namespace: "kube-system"}
+		sa := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: c.Name, Namespace: "kube-system"}
 		bindings = append(bindings, crb(ControllerRolePrefix+c.Name, sa))
 	}
 	return bindings
@@ -227,14 +229,14 @@ func Bootstrap(ctx context.Context, lookup Lookup) error {
 	fillAggregated(expected)
 	for _, r := range expected {
 		if err := reconcile(ctx, roles, r, func(cur api.Object) (api.Object, bool) {
-			return reconcileRole(cur.(*api.ClusterRole), r)
+			return reconcileRole(cur.(*rbacv1.ClusterRole), r)
 		}); err != nil {
 			return fmt.Errorf("reconciling clusterrole %s: %w", r.Name, err)
 		}
 	}
 	for _, b := range BootstrapClusterRoleBindings() {
 		if err := reconcile(ctx, bindings, b, func(cur api.Object) (api.Object, bool) {
-			return reconcileBinding(cur.(*api.ClusterRoleBinding), b)
+			return reconcileBinding(cur.(*rbacv1.ClusterRoleBinding), b)
 		}); err != nil {
 			return fmt.Errorf("reconciling clusterrolebinding %s: %w", b.Name, err)
 		}
@@ -245,7 +247,7 @@ func Bootstrap(ctx context.Context, lookup Lookup) error {
 // fillAggregated gives each aggregated role the union of the roles its
 // selectors match, until nothing changes (admin gathers edit, which
 // gathers view).
-func fillAggregated(roles []*api.ClusterRole) {
+func fillAggregated(roles []*rbacv1.ClusterRole) {
 	for changed := true; changed; {
 		changed = false
 		for _, r := range roles {
@@ -289,7 +291,7 @@ func reconcile(ctx context.Context, st *registry.Store, want api.Object, fix fun
 }
 
 // mergeMeta adds the labels and annotations of want that cur lacks.
-func mergeMeta(cur *api.ObjectMeta, want api.ObjectMeta) bool {
+func mergeMeta(cur *metav1.ObjectMeta, want metav1.ObjectMeta) bool {
 	changed := false
 	for k, v := range want.Labels {
 		if _, ok := cur.Labels[k]; !ok {
@@ -310,7 +312,7 @@ func mergeMeta(cur *api.ObjectMeta, want api.ObjectMeta) bool {
 	return changed
 }
 
-func reconcileRole(cur, want *api.ClusterRole) (api.Object, bool) {
+func reconcileRole(cur, want *rbacv1.ClusterRole) (api.Object, bool) {
 	out := cur.DeepCopy()
 	changed := mergeMeta(&out.ObjectMeta, want.ObjectMeta)
 	if want.AggregationRule != nil {
@@ -324,14 +326,14 @@ func reconcileRole(cur, want *api.ClusterRole) (api.Object, bool) {
 	// broken-down parts, one verb and resource each: the same rights,
 	// harder to read).
 	for _, r := range want.Rules {
-		if covers, _ := authz.Covers(out.Rules, []api.PolicyRule{r}); !covers {
+		if covers, _ := authz.Covers(out.Rules, []rbacv1.PolicyRule{r}); !covers {
 			out.Rules, changed = append(out.Rules, r), true
 		}
 	}
 	return out, changed
 }
 
-func reconcileBinding(cur, want *api.ClusterRoleBinding) (api.Object, bool) {
+func reconcileBinding(cur, want *rbacv1.ClusterRoleBinding) (api.Object, bool) {
 	out := cur.DeepCopy()
 	changed := mergeMeta(&out.ObjectMeta, want.ObjectMeta)
 	for _, s := range want.Subjects {

@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
@@ -15,25 +18,25 @@ import (
 // policySource serves the bootstrap policy (aggregated as Bootstrap
 // writes it) and one RoleBinding per namespace of the test.
 type policySource struct {
-	roles []*api.ClusterRole
-	rbs   []*api.RoleBinding
+	roles []*rbacv1.ClusterRole
+	rbs   []*rbacv1.RoleBinding
 }
 
-func (p *policySource) GetRole(_ context.Context, _, name string) (*api.Role, error) {
-	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "roles"}, name)
+func (p *policySource) GetRole(_ context.Context, _, name string) (*rbacv1.Role, error) {
+	return nil, api.NewNotFound(schema.GroupResource{Group: api.RBACGroupName, Resource: "roles"}, name)
 }
 
-func (p *policySource) GetClusterRole(_ context.Context, name string) (*api.ClusterRole, error) {
+func (p *policySource) GetClusterRole(_ context.Context, name string) (*rbacv1.ClusterRole, error) {
 	for _, r := range p.roles {
 		if r.Name == name {
 			return r, nil
 		}
 	}
-	return nil, api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: "clusterroles"}, name)
+	return nil, api.NewNotFound(schema.GroupResource{Group: api.RBACGroupName, Resource: "clusterroles"}, name)
 }
 
-func (p *policySource) ListRoleBindings(_ context.Context, ns string) ([]*api.RoleBinding, error) {
-	var out []*api.RoleBinding
+func (p *policySource) ListRoleBindings(_ context.Context, ns string) ([]*rbacv1.RoleBinding, error) {
+	var out []*rbacv1.RoleBinding
 	for _, b := range p.rbs {
 		if b.Namespace == ns {
 			out = append(out, b)
@@ -42,7 +45,7 @@ func (p *policySource) ListRoleBindings(_ context.Context, ns string) ([]*api.Ro
 	return out, nil
 }
 
-func (p *policySource) ListClusterRoleBindings(context.Context) ([]*api.ClusterRoleBinding, error) {
+func (p *policySource) ListClusterRoleBindings(context.Context) ([]*rbacv1.ClusterRoleBinding, error) {
 	return BootstrapClusterRoleBindings(), nil
 }
 
@@ -53,12 +56,12 @@ func (p *policySource) ListClusterRoleBindings(context.Context) ([]*api.ClusterR
 func TestBootstrapPolicy(t *testing.T) {
 	roles := BootstrapClusterRoles()
 	fillAggregated(roles)
-	bind := func(ns, user, role string) *api.RoleBinding {
-		return &api.RoleBinding{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: user},
-			Subjects: []api.Subject{{Kind: api.UserKind, APIGroup: api.RBACGroupName, Name: user}},
-			RoleRef:  api.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: role}}
+	bind := func(ns, user, role string) *rbacv1.RoleBinding {
+		return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: user},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: api.RBACGroupName, Name: user}},
+			RoleRef:  rbacv1.RoleRef{APIGroup: api.RBACGroupName, Kind: "ClusterRole", Name: role}}
 	}
-	a := &authz.RBAC{Source: &policySource{roles: roles, rbs: []*api.RoleBinding{
+	a := &authz.RBAC{Source: &policySource{roles: roles, rbs: []*rbacv1.RoleBinding{
 		bind("dev", "viewer", "view"), bind("dev", "editor", "edit"), bind("dev", "owner", "admin")}}}
 	u := func(name string, groups ...string) *authn.UserInfo {
 		return &authn.UserInfo{Name: name, Groups: append(groups, authn.AllAuthenticated)}
@@ -121,7 +124,7 @@ func TestBootstrapPolicy(t *testing.T) {
 // Every controller role has its binding to its account in kube-system,
 // each bootstrap object carries the autoupdate annotation.
 func TestBootstrapBindings(t *testing.T) {
-	bindings := map[string]*api.ClusterRoleBinding{}
+	bindings := map[string]*rbacv1.ClusterRoleBinding{}
 	for _, b := range BootstrapClusterRoleBindings() {
 		bindings[b.Name] = b
 		assert.Equal(t, "true", b.Annotations[api.AutoUpdateAnnotation])
@@ -129,7 +132,7 @@ func TestBootstrapBindings(t *testing.T) {
 	for _, r := range ControllerRoles() {
 		b, ok := bindings[ControllerRolePrefix+r.Name]
 		require.True(t, ok, r.Name)
-		assert.Equal(t, []api.Subject{{Kind: api.ServiceAccountKind, Name: r.Name, Namespace: "kube-system"}}, b.Subjects)
+		assert.Equal(t, []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: r.Name, Namespace: "kube-system"}}, b.Subjects)
 	}
 	for _, r := range BootstrapClusterRoles() {
 		assert.Equal(t, "true", r.Annotations[api.AutoUpdateAnnotation], r.Name)

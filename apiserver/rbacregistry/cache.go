@@ -10,6 +10,8 @@ import (
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/store"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The four resources of rbac.authorization.k8s.io/v1 the cache reads.
@@ -39,11 +41,11 @@ type Cache struct {
 // snapshot is one reading of the four resources. It is never changed
 // once built, so readers share it without a lock.
 type snapshot struct {
-	gen          int64                // the generation it was read at
-	roles        map[string]*api.Role // namespace/name
-	clusterRoles map[string]*api.ClusterRole
-	rbs          map[string][]*api.RoleBinding // by namespace
-	crbs         []*api.ClusterRoleBinding
+	gen          int64                   // the generation it was read at
+	roles        map[string]*rbacv1.Role // namespace/name
+	clusterRoles map[string]*rbacv1.ClusterRole
+	rbs          map[string][]*rbacv1.RoleBinding // by namespace
+	crbs         []*rbacv1.ClusterRoleBinding
 }
 
 // NewCache returns a cache reading through lookup; its first use loads.
@@ -96,26 +98,26 @@ func (c *Cache) current(ctx context.Context) (*snapshot, error) {
 }
 
 func (c *Cache) load(ctx context.Context) (*snapshot, error) {
-	s := &snapshot{roles: map[string]*api.Role{}, clusterRoles: map[string]*api.ClusterRole{}, rbs: map[string][]*api.RoleBinding{}}
+	s := &snapshot{roles: map[string]*rbacv1.Role{}, clusterRoles: map[string]*rbacv1.ClusterRole{}, rbs: map[string][]*rbacv1.RoleBinding{}}
 	err := c.each(ctx, Roles, func(o api.Object) {
-		r := o.(*api.Role)
+		r := o.(*rbacv1.Role)
 		s.roles[r.Namespace+"/"+r.Name] = r
 	})
 	if err == nil {
 		err = c.each(ctx, ClusterRoles, func(o api.Object) {
-			r := o.(*api.ClusterRole)
+			r := o.(*rbacv1.ClusterRole)
 			s.clusterRoles[r.Name] = r
 		})
 	}
 	if err == nil {
 		err = c.each(ctx, RoleBindings, func(o api.Object) {
-			b := o.(*api.RoleBinding)
+			b := o.(*rbacv1.RoleBinding)
 			s.rbs[b.Namespace] = append(s.rbs[b.Namespace], b)
 		})
 	}
 	if err == nil {
 		err = c.each(ctx, ClusterRoleBindings, func(o api.Object) {
-			s.crbs = append(s.crbs, o.(*api.ClusterRoleBinding))
+			s.crbs = append(s.crbs, o.(*rbacv1.ClusterRoleBinding))
 		})
 	}
 	return s, err
@@ -146,11 +148,11 @@ func (c *Cache) each(ctx context.Context, resource string, visit func(api.Object
 // notFound is the lister's error: singular resource, as
 // `clusterrole.rbac.authorization.k8s.io "x" not found`.
 func notFound(singular, name string) error {
-	return api.NewNotFound(api.GroupResource{Group: api.RBACGroupName, Resource: singular}, name)
+	return api.NewNotFound(schema.GroupResource{Group: api.RBACGroupName, Resource: singular}, name)
 }
 
 // GetRole implements authz.RuleSource.
-func (c *Cache) GetRole(ctx context.Context, namespace, name string) (*api.Role, error) {
+func (c *Cache) GetRole(ctx context.Context, namespace, name string) (*rbacv1.Role, error) {
 	s, err := c.current(ctx)
 	if err != nil {
 		return nil, err
@@ -162,7 +164,7 @@ func (c *Cache) GetRole(ctx context.Context, namespace, name string) (*api.Role,
 }
 
 // GetClusterRole implements authz.RuleSource.
-func (c *Cache) GetClusterRole(ctx context.Context, name string) (*api.ClusterRole, error) {
+func (c *Cache) GetClusterRole(ctx context.Context, name string) (*rbacv1.ClusterRole, error) {
 	s, err := c.current(ctx)
 	if err != nil {
 		return nil, err
@@ -174,7 +176,7 @@ func (c *Cache) GetClusterRole(ctx context.Context, name string) (*api.ClusterRo
 }
 
 // ListRoleBindings implements authz.RuleSource.
-func (c *Cache) ListRoleBindings(ctx context.Context, namespace string) ([]*api.RoleBinding, error) {
+func (c *Cache) ListRoleBindings(ctx context.Context, namespace string) ([]*rbacv1.RoleBinding, error) {
 	s, err := c.current(ctx)
 	if err != nil {
 		return nil, err
@@ -183,7 +185,7 @@ func (c *Cache) ListRoleBindings(ctx context.Context, namespace string) ([]*api.
 }
 
 // ListClusterRoleBindings implements authz.RuleSource.
-func (c *Cache) ListClusterRoleBindings(ctx context.Context) ([]*api.ClusterRoleBinding, error) {
+func (c *Cache) ListClusterRoleBindings(ctx context.Context) ([]*rbacv1.ClusterRoleBinding, error) {
 	s, err := c.current(ctx)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
@@ -78,11 +80,11 @@ func TestCacheReloadsOnlyAfterWrites(t *testing.T) {
 	}
 	assert.Equal(t, loaded, lists.Load(), "no write, no list")
 
-	_, err = stores["clusterroles"].Create(ctx, "", &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: "x"},
-		Rules: []api.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}}}, registry.CreateOptions{})
+	_, err = stores["clusterroles"].Create(ctx, "", &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "x"},
+		Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}}}, registry.CreateOptions{})
 	require.NoError(t, err)
-	_, err = stores["rolebindings"].Create(ctx, "default", &api.RoleBinding{ObjectMeta: api.ObjectMeta{Name: "b"},
-		Subjects: []api.Subject{{Kind: "User", Name: "alice"}}, RoleRef: api.RoleRef{Kind: "ClusterRole", Name: "x"}}, registry.CreateOptions{})
+	_, err = stores["rolebindings"].Create(ctx, "default", &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "b"},
+		Subjects: []rbacv1.Subject{{Kind: "User", Name: "alice"}}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "x"}}, registry.CreateOptions{})
 	require.NoError(t, err)
 	cr, err := cache.GetClusterRole(ctx, "x")
 	require.NoError(t, err)
@@ -127,7 +129,7 @@ func TestCacheConcurrentReadersAndWriters(t *testing.T) {
 		}()
 	}
 	for i := range 20 {
-		_, err := stores["clusterroles"].Create(ctx, "", &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("r%d", i)}}, registry.CreateOptions{})
+		_, err := stores["clusterroles"].Create(ctx, "", &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("r%d", i)}}, registry.CreateOptions{})
 		require.NoError(t, err)
 	}
 	close(done)

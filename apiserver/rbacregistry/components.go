@@ -1,6 +1,9 @@
 package rbacregistry
 
-import "github.com/kubesim/kubesim/api"
+import (
+	"github.com/kubesim/kubesim/api"
+	rbacv1 "k8s.io/api/rbac/v1"
+)
 
 // The identities of the control plane's components, as
 // k8s.io/apiserver/pkg/authentication/user names them.
@@ -19,8 +22,8 @@ const (
 // NodeRules are the system:node role's rules: what the Node authorizer
 // allows a kubelet beyond the objects it checks one by one
 // (bootstrappolicy.NodeRules, for the resources kubesim serves).
-func NodeRules() []api.PolicyRule {
-	return []api.PolicyRule{
+func NodeRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
 		rule([]string{"create"}, "authentication.k8s.io", "tokenreviews"),
 		rule([]string{"create"}, "authorization.k8s.io", "subjectaccessreviews", "localsubjectaccessreviews"),
 		// Services, to give pods their environment variables.
@@ -45,8 +48,8 @@ func NodeRules() []api.PolicyRule {
 }
 
 // kubeSchedulerRules are system:kube-scheduler's.
-func kubeSchedulerRules() []api.PolicyRule {
-	return []api.PolicyRule{
+func kubeSchedulerRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
 		eventsRule(),
 		// Leader election.
 		rule([]string{"create"}, "coordination.k8s.io", "leases"),
@@ -71,8 +74,8 @@ func kubeSchedulerRules() []api.PolicyRule {
 // kubeControllerManagerRules are system:kube-controller-manager's: its
 // shared informers list and watch everything; each controller writes as
 // its own service account.
-func kubeControllerManagerRules() []api.PolicyRule {
-	return []api.PolicyRule{
+func kubeControllerManagerRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
 		eventsRule(),
 		rule([]string{"create"}, "coordination.k8s.io", "leases"),
 		named(rule([]string{"get", "update"}, "coordination.k8s.io", "leases"), "kube-controller-manager"),
@@ -93,7 +96,7 @@ func kubeControllerManagerRules() []api.PolicyRule {
 // name after ControllerRolePrefix).
 type ControllerRole struct {
 	Name  string
-	Rules []api.PolicyRule
+	Rules []rbacv1.PolicyRule
 }
 
 // ControllerRoles are bootstrappolicy's controller roles for the
@@ -101,17 +104,17 @@ type ControllerRole struct {
 func ControllerRoles() []ControllerRole {
 	all := []string{"*"}
 	return []ControllerRole{
-		{"clusterrole-aggregation-controller", []api.PolicyRule{
+		{"clusterrole-aggregation-controller", []rbacv1.PolicyRule{
 			rule([]string{"escalate", "get", "list", "watch", "update", "patch"}, api.RBACGroupName, "clusterroles"),
 		}},
-		{"cronjob-controller", []api.PolicyRule{
+		{"cronjob-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "update"}, "batch", "cronjobs"),
 			rule([]string{"get", "list", "watch", "create", "update", "delete", "patch"}, "batch", "jobs"),
 			rule([]string{"update"}, "batch", "cronjobs/status", "cronjobs/finalizers"),
 			rule([]string{"list", "watch", "delete"}, "", "pods"),
 			eventsRule(),
 		}},
-		{"daemon-set-controller", []api.PolicyRule{
+		{"daemon-set-controller", []rbacv1.PolicyRule{
 			rule(read, "apps", "daemonsets"),
 			rule([]string{"update"}, "apps", "daemonsets/status", "daemonsets/finalizers"),
 			rule([]string{"list", "watch"}, "", "nodes"),
@@ -120,7 +123,7 @@ func ControllerRoles() []ControllerRole {
 			rule([]string{"get", "list", "watch", "create", "delete", "update", "patch"}, "apps", "controllerrevisions"),
 			eventsRule(),
 		}},
-		{"deployment-controller", []api.PolicyRule{
+		{"deployment-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "update"}, "apps", "deployments"),
 			// kubesim's controller writes the revision annotation with a
 			// metadata merge patch where the real one updates.
@@ -130,7 +133,7 @@ func ControllerRoles() []ControllerRole {
 			rule([]string{"get", "list", "watch", "update"}, "", "pods"),
 			eventsRule(),
 		}},
-		{"disruption-controller", []api.PolicyRule{
+		{"disruption-controller", []rbacv1.PolicyRule{
 			rule(read, "apps", "deployments", "replicasets", "statefulsets"),
 			rule(read, "", "replicationcontrollers"),
 			rule(read, "policy", "poddisruptionbudgets"),
@@ -139,23 +142,23 @@ func ControllerRoles() []ControllerRole {
 			{Verbs: getOnly, APIGroups: all, Resources: []string{"*/scale"}},
 			eventsRule(),
 		}},
-		{"endpoint-controller", []api.PolicyRule{
+		{"endpoint-controller", []rbacv1.PolicyRule{
 			rule(read, "", "services", "pods"),
 			rule([]string{"get", "list", "watch", "create", "update", "delete"}, "", "endpoints"),
 			rule([]string{"create"}, "", "endpoints/restricted"),
 			eventsRule(),
 		}},
-		{"endpointslice-controller", []api.PolicyRule{
+		{"endpointslice-controller", []rbacv1.PolicyRule{
 			rule(read, "", "services", "pods", "nodes"),
 			rule([]string{"update"}, "", "services/finalizers"),
 			rule([]string{"get", "list", "watch", "create", "update", "delete"}, "discovery.k8s.io", "endpointslices"),
 			eventsRule(),
 		}},
-		{"generic-garbage-collector", []api.PolicyRule{
+		{"generic-garbage-collector", []rbacv1.PolicyRule{
 			{Verbs: []string{"get", "list", "watch", "patch", "update", "delete"}, APIGroups: all, Resources: all},
 			eventsRule(),
 		}},
-		{"horizontal-pod-autoscaler", []api.PolicyRule{
+		{"horizontal-pod-autoscaler", []rbacv1.PolicyRule{
 			rule(read, "autoscaling", "horizontalpodautoscalers"),
 			rule([]string{"update"}, "autoscaling", "horizontalpodautoscalers/status"),
 			// patch is beyond the real role (get, update): kubesim's HPA
@@ -167,13 +170,13 @@ func ControllerRoles() []ControllerRole {
 			rule(read, "external.metrics.k8s.io", "*"),
 			eventsRule(),
 		}},
-		{"job-controller", []api.PolicyRule{
+		{"job-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "update", "patch"}, "batch", "jobs"),
 			rule([]string{"update"}, "batch", "jobs/status", "jobs/finalizers"),
 			rule([]string{"list", "watch", "create", "delete", "patch"}, "", "pods"),
 			eventsRule(),
 		}},
-		{"namespace-controller", []api.PolicyRule{
+		{"namespace-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "delete"}, "", "namespaces"),
 			rule([]string{"update"}, "", "namespaces/finalize", "namespaces/status"),
 			// kubesim has no finalize subresource: the controller gives up
@@ -181,14 +184,14 @@ func ControllerRoles() []ControllerRole {
 			rule([]string{"update"}, "", "namespaces"),
 			{Verbs: []string{"get", "list", "watch", "delete", "deletecollection"}, APIGroups: all, Resources: all},
 		}},
-		{"node-controller", []api.PolicyRule{
+		{"node-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "update", "delete", "patch"}, "", "nodes"),
 			rule([]string{"patch", "update"}, "", "nodes/status"),
 			rule([]string{"patch", "update"}, "", "pods/status"),
 			rule([]string{"list", "watch", "get", "delete"}, "", "pods"),
 			eventsRule(),
 		}},
-		{"persistent-volume-binder", []api.PolicyRule{
+		{"persistent-volume-binder", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "update", "create", "delete"}, "", "persistentvolumes"),
 			rule([]string{"update"}, "", "persistentvolumes/status"),
 			rule([]string{"get", "list", "watch", "update"}, "", "persistentvolumeclaims"),
@@ -199,40 +202,40 @@ func ControllerRoles() []ControllerRole {
 			eventsRule(),
 			rule([]string{"watch"}, "", "events"),
 		}},
-		{"pod-garbage-collector", []api.PolicyRule{
+		{"pod-garbage-collector", []rbacv1.PolicyRule{
 			rule([]string{"list", "watch", "delete"}, "", "pods"),
 			rule(read, "", "nodes"),
 			rule([]string{"patch"}, "", "pods/status"),
 		}},
-		{"pv-protection-controller", []api.PolicyRule{
+		{"pv-protection-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "update"}, "", "persistentvolumes"),
 			eventsRule(),
 		}},
-		{"pvc-protection-controller", []api.PolicyRule{
+		{"pvc-protection-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "update"}, "", "persistentvolumeclaims"),
 			rule(read, "", "pods"),
 			eventsRule(),
 		}},
-		{"replicaset-controller", []api.PolicyRule{
+		{"replicaset-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "update"}, "apps", "replicasets"),
 			rule([]string{"update"}, "apps", "replicasets/status", "replicasets/finalizers"),
 			rule([]string{"list", "watch", "patch", "create", "delete"}, "", "pods"),
 			eventsRule(),
 		}},
-		{"resourcequota-controller", []api.PolicyRule{
+		{"resourcequota-controller", []rbacv1.PolicyRule{
 			{Verbs: []string{"list", "watch"}, APIGroups: all, Resources: all},
 			rule([]string{"update"}, "", "resourcequotas/status"),
 			eventsRule(),
 		}},
-		{"root-ca-cert-publisher", []api.PolicyRule{
+		{"root-ca-cert-publisher", []rbacv1.PolicyRule{
 			rule([]string{"create", "update"}, "", "configmaps"),
 			eventsRule(),
 		}},
-		{"service-account-controller", []api.PolicyRule{
+		{"service-account-controller", []rbacv1.PolicyRule{
 			rule([]string{"create"}, "", "serviceaccounts"),
 			eventsRule(),
 		}},
-		{"statefulset-controller", []api.PolicyRule{
+		{"statefulset-controller", []rbacv1.PolicyRule{
 			rule([]string{"list", "watch"}, "", "pods"),
 			rule(read, "apps", "statefulsets"),
 			rule([]string{"update"}, "apps", "statefulsets/status", "statefulsets/finalizers"),
@@ -243,11 +246,11 @@ func ControllerRoles() []ControllerRole {
 			rule([]string{"update"}, "", "pods/finalizers"),
 			eventsRule(),
 		}},
-		{"ttl-after-finished-controller", []api.PolicyRule{
+		{"ttl-after-finished-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "delete"}, "batch", "jobs"),
 			eventsRule(),
 		}},
-		{"validatingadmissionpolicy-status-controller", []api.PolicyRule{
+		{"validatingadmissionpolicy-status-controller", []rbacv1.PolicyRule{
 			rule(read, "admissionregistration.k8s.io", "validatingadmissionpolicies"),
 			rule([]string{"get", "patch", "update"}, "admissionregistration.k8s.io", "validatingadmissionpolicies/status"),
 			eventsRule(),

@@ -11,13 +11,15 @@ import (
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // fullAuthority is what an aggregated ClusterRole may come to hold: its
 // selectors can gather anything, so creating one needs everything.
-var fullAuthority = []api.PolicyRule{
-	{Verbs: []string{api.VerbAll}, APIGroups: []string{api.APIGroupAll}, Resources: []string{api.ResourceAll}},
-	{Verbs: []string{api.VerbAll}, NonResourceURLs: []string{api.NonResourceAll}},
+var fullAuthority = []rbacv1.PolicyRule{
+	{Verbs: []string{rbacv1.VerbAll}, APIGroups: []string{rbacv1.APIGroupAll}, Resources: []string{rbacv1.ResourceAll}},
+	{Verbs: []string{rbacv1.VerbAll}, NonResourceURLs: []string{rbacv1.NonResourceAll}},
 }
 
 // Escalation refuses a role or a binding that would grant its author rules
@@ -44,19 +46,19 @@ func (e *Escalation) Validate(ctx context.Context, a *admission.Attributes) erro
 	if a.User == nil || slices.Contains(a.User.Groups, authz.SystemPrivilegedGroup) {
 		return nil // EscalationAllowed
 	}
-	gr := api.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
-	var rules []api.PolicyRule
+	gr := schema.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
+	var rules []rbacv1.PolicyRule
 	switch obj := a.Object.(type) {
-	case *api.Role:
-		if old, ok := a.OldObject.(*api.Role); ok && reflect.DeepEqual(old.Rules, obj.Rules) {
+	case *rbacv1.Role:
+		if old, ok := a.OldObject.(*rbacv1.Role); ok && reflect.DeepEqual(old.Rules, obj.Rules) {
 			return nil
 		}
 		if e.allowed(ctx, a.User, "escalate", a.Resource.Resource, a.Namespace, a.Name) {
 			return nil
 		}
 		rules = obj.Rules
-	case *api.ClusterRole:
-		if old, ok := a.OldObject.(*api.ClusterRole); ok && reflect.DeepEqual(old.Rules, obj.Rules) && reflect.DeepEqual(old.AggregationRule, obj.AggregationRule) {
+	case *rbacv1.ClusterRole:
+		if old, ok := a.OldObject.(*rbacv1.ClusterRole); ok && reflect.DeepEqual(old.Rules, obj.Rules) && reflect.DeepEqual(old.AggregationRule, obj.AggregationRule) {
 			return nil
 		}
 		if e.allowed(ctx, a.User, "escalate", a.Resource.Resource, "", a.Name) {
@@ -66,8 +68,8 @@ func (e *Escalation) Validate(ctx context.Context, a *admission.Attributes) erro
 		if obj.AggregationRule != nil {
 			rules = fullAuthority
 		}
-	case *api.RoleBinding:
-		if old, ok := a.OldObject.(*api.RoleBinding); ok && reflect.DeepEqual(old.Subjects, obj.Subjects) && old.RoleRef == obj.RoleRef {
+	case *rbacv1.RoleBinding:
+		if old, ok := a.OldObject.(*rbacv1.RoleBinding); ok && reflect.DeepEqual(old.Subjects, obj.Subjects) && old.RoleRef == obj.RoleRef {
 			return nil
 		}
 		r, err := e.bindingRules(ctx, a.User, obj.RoleRef, a.Namespace)
@@ -75,8 +77,8 @@ func (e *Escalation) Validate(ctx context.Context, a *admission.Attributes) erro
 			return err
 		}
 		rules = r
-	case *api.ClusterRoleBinding:
-		if old, ok := a.OldObject.(*api.ClusterRoleBinding); ok && reflect.DeepEqual(old.Subjects, obj.Subjects) && old.RoleRef == obj.RoleRef {
+	case *rbacv1.ClusterRoleBinding:
+		if old, ok := a.OldObject.(*rbacv1.ClusterRoleBinding); ok && reflect.DeepEqual(old.Subjects, obj.Subjects) && old.RoleRef == obj.RoleRef {
 			return nil
 		}
 		r, err := e.bindingRules(ctx, a.User, obj.RoleRef, "")
@@ -96,7 +98,7 @@ func (e *Escalation) Validate(ctx context.Context, a *admission.Attributes) erro
 // bindingRules returns the rules of the role a binding refers to, or nil
 // when the user may bind that role anyway (BindingAuthorized). A missing
 // role is its NotFound, as in Kubernetes.
-func (e *Escalation) bindingRules(ctx context.Context, u *authn.UserInfo, ref api.RoleRef, namespace string) ([]api.PolicyRule, error) {
+func (e *Escalation) bindingRules(ctx context.Context, u *authn.UserInfo, ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
 	// The bind check is in the binding's namespace ("" for a
 	// ClusterRoleBinding), so that binding a ClusterRole can be delegated
 	// one namespace at a time.
@@ -133,7 +135,7 @@ func (e *Escalation) allowed(ctx context.Context, u *authn.UserInfo, verb, resou
 // confirmNoEscalation is ConfirmNoEscalation: the author's rules in the
 // namespace must cover rules; errors resolving the author's own rules are
 // named after the missing ones.
-func (e *Escalation) confirmNoEscalation(ctx context.Context, u *authn.UserInfo, namespace string, rules []api.PolicyRule) error {
+func (e *Escalation) confirmNoEscalation(ctx context.Context, u *authn.UserInfo, namespace string, rules []rbacv1.PolicyRule) error {
 	owner, errs := e.Rules.RulesFor(ctx, u, namespace)
 	ok, missing := authz.Covers(owner, rules)
 	if ok {

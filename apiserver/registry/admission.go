@@ -6,6 +6,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The registry calls the admission chain at the two points
@@ -18,7 +19,7 @@ import (
 func (s *Store) attributes(ctx context.Context, op admission.Operation, obj, old api.Object, subresource string, dryRun bool, options any) *admission.Attributes {
 	a := &admission.Attributes{
 		Operation:   op,
-		Resource:    api.GroupVersionResource{Group: s.res.Group, Version: s.res.Version, Resource: s.res.Name},
+		Resource:    schema.GroupVersionResource{Group: s.res.Group, Version: s.res.Version, Resource: s.res.Name},
 		Subresource: subresource,
 		Kind:        s.res.GroupVersionKind(),
 		Object:      obj,

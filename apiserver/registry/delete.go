@@ -9,13 +9,15 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/store"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The finalizers the garbage collector acts on, named as in Kubernetes.
 const (
 	FinalizerOrphanDependents  = "orphan"
 	FinalizerDeleteDependents  = "foregroundDeletion"
-	FinalizerCustomResourceGC  = api.CustomResourceCleanupFinalizer
+	FinalizerCustomResourceGC  = apiextensionsv1.CustomResourceCleanupFinalizer
 	defaultDeleteRetryAttempts = 16
 )
 
@@ -31,9 +33,9 @@ type DeleteResult struct {
 // Delete deletes ns/name as opts say: with preconditions, a propagation
 // policy (the orphan and foregroundDeletion finalizers) and, for kinds with
 // a GracePeriod, gracefully.
-func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOptions, admit bool) (*DeleteResult, error) {
+func (s *Store) Delete(ctx context.Context, ns, name string, opts *metav1.DeleteOptions, admit bool) (*DeleteResult, error) {
 	if opts == nil {
-		opts = &api.DeleteOptions{}
+		opts = &metav1.DeleteOptions{}
 	}
 	key := s.key(ns, name)
 	for attempt := 0; ; attempt++ {
@@ -66,7 +68,7 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOpt
 			// Waits for a finalizer outside metadata (a namespace's
 			// spec.finalizers): deletion begins now, without grace.
 			changed = true
-			ts := api.NewTime(s.clock.Now().UTC().Truncate(time.Second))
+			ts := metav1.NewTime(s.clock.Now().UTC().Truncate(time.Second))
 			meta.DeletionTimestamp = &ts
 			zero := int64(0)
 			meta.DeletionGracePeriodSeconds = &zero
@@ -79,14 +81,14 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOpt
 		switch {
 		case meta.DeletionTimestamp == nil && (grace > 0 || len(meta.Finalizers) > 0):
 			// Deletion begins: mark it; finalizers and the kubelet finish it.
-			ts := api.NewTime(now.Add(time.Duration(grace) * time.Second))
+			ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
 			meta.DeletionTimestamp = &ts
 			g := grace
 			meta.DeletionGracePeriodSeconds = &g
 			changed = true
 		case meta.DeletionTimestamp != nil && meta.DeletionGracePeriodSeconds != nil && grace < *meta.DeletionGracePeriodSeconds:
 			// A second delete may only shorten the grace period.
-			ts := api.NewTime(now.Add(time.Duration(grace) * time.Second))
+			ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
 			meta.DeletionTimestamp = &ts
 			g := grace
 			meta.DeletionGracePeriodSeconds = &g
@@ -126,7 +128,7 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *api.DeleteOpt
 	}
 }
 
-func (s *Store) checkPreconditions(meta *api.ObjectMeta, pre *api.Preconditions) error {
+func (s *Store) checkPreconditions(meta *metav1.ObjectMeta, pre *metav1.Preconditions) error {
 	if pre == nil {
 		return nil
 	}
@@ -145,18 +147,18 @@ func (s *Store) checkPreconditions(meta *api.ObjectMeta, pre *api.Preconditions)
 // addPropagationFinalizer adds the finalizer that tells the garbage
 // collector what to do with dependents (orphan them, or delete them first).
 // Background needs none: the collector deletes orphans it finds.
-func (s *Store) addPropagationFinalizer(meta *api.ObjectMeta, opts *api.DeleteOptions) bool {
-	policy := api.DeletePropagationBackground
+func (s *Store) addPropagationFinalizer(meta *metav1.ObjectMeta, opts *metav1.DeleteOptions) bool {
+	policy := metav1.DeletePropagationBackground
 	if opts.PropagationPolicy != nil {
 		policy = *opts.PropagationPolicy
 	} else if opts.OrphanDependents != nil && *opts.OrphanDependents {
-		policy = api.DeletePropagationOrphan
+		policy = metav1.DeletePropagationOrphan
 	}
 	var want string
 	switch policy {
-	case api.DeletePropagationOrphan:
+	case metav1.DeletePropagationOrphan:
 		want = FinalizerOrphanDependents
-	case api.DeletePropagationForeground:
+	case metav1.DeletePropagationForeground:
 		want = FinalizerDeleteDependents
 	default:
 		return false
@@ -170,7 +172,7 @@ func (s *Store) addPropagationFinalizer(meta *api.ObjectMeta, opts *api.DeleteOp
 
 // DeleteCollection deletes every object of ns that matches opts, one by one,
 // and returns what it deleted or marked.
-func (s *Store) DeleteCollection(ctx context.Context, ns string, list ListOptions, opts *api.DeleteOptions, admit bool) ([]api.Object, error) {
+func (s *Store) DeleteCollection(ctx context.Context, ns string, list ListOptions, opts *metav1.DeleteOptions, admit bool) ([]api.Object, error) {
 	res, err := s.List(ctx, ns, ListOptions{Labels: list.Labels, Fields: list.Fields})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/fields"
@@ -35,7 +37,7 @@ func TestListRawMatchesList(t *testing.T) {
 	require.NoError(t, err)
 	defer st.Close()
 	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
-		New: func() api.Object { return &api.ConfigMap{} }}
+		New: func() api.Object { return &corev1.ConfigMap{} }}
 	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -44,7 +46,7 @@ func TestListRawMatchesList(t *testing.T) {
 		if i%2 == 1 {
 			app = "db"
 		}
-		_, err := s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: n, Labels: map[string]string{"app": app}},
+		_, err := s.Create(ctx, "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{"app": app}},
 			Data: map[string]string{"k": n}}, CreateOptions{})
 		require.NoError(t, err)
 	}
@@ -72,12 +74,12 @@ func TestWatchCacheStopsAndRestarts(t *testing.T) {
 	require.NoError(t, err)
 	defer st.Close()
 	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
-		New: func() api.Object { return &api.ConfigMap{} }}
+		New: func() api.Object { return &corev1.ConfigMap{} }}
 	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
 	require.NoError(t, err)
 	bg := context.Background()
 	create := func(name string) string {
-		obj, err := s.Create(bg, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name}}, CreateOptions{})
+		obj, err := s.Create(bg, "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, CreateOptions{})
 		require.NoError(t, err)
 		return api.Meta(obj).ResourceVersion
 	}

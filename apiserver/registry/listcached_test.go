@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/fields"
@@ -45,9 +47,9 @@ func newCachedEnv(t *testing.T, live bool) *cachedEnv {
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", ListKind: "ConfigMapList", Namespaced: true,
-		New: func() api.Object { return &api.ConfigMap{} },
+		New: func() api.Object { return &corev1.ConfigMap{} },
 		Fields: func(obj api.Object) fields.Set {
-			return fields.Set{"data.k": obj.(*api.ConfigMap).Data["k"]}
+			return fields.Set{"data.k": obj.(*corev1.ConfigMap).Data["k"]}
 		}}
 	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
 	require.NoError(t, err)
@@ -55,7 +57,7 @@ func newCachedEnv(t *testing.T, live bool) *cachedEnv {
 	ctx := context.Background()
 	create := func(ns string, i int) {
 		app := []string{"web", "db"}[i%2]
-		obj, err := s.Create(ctx, ns, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("c%02d", i), Labels: map[string]string{"app": app}},
+		obj, err := s.Create(ctx, ns, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%02d", i), Labels: map[string]string{"app": app}},
 			Data: map[string]string{"k": strconv.Itoa(i % 3)}}, CreateOptions{})
 		require.NoError(t, err)
 		e.last, _ = strconv.ParseInt(api.Meta(obj).ResourceVersion, 10, 64)
@@ -77,7 +79,7 @@ func newCachedEnv(t *testing.T, live bool) *cachedEnv {
 	}
 	for _, n := range []string{"c01", "c07"} {
 		obj, _, err := s.Update(ctx, "b", n, func(cur api.Object) (api.Object, error) {
-			cm := cur.(*api.ConfigMap)
+			cm := cur.(*corev1.ConfigMap)
 			cm.Data = map[string]string{"k": "changed"}
 			cm.Labels = map[string]string{"app": "web"}
 			return cm, nil
@@ -147,8 +149,8 @@ func testAnswersAsList(t *testing.T, e *cachedEnv) {
 	// An entry the cache holds at another revision than the store's (as
 	// while an event is on its way) must not be served.
 	e.s.cacher.objects.mu.Lock()
-	e.s.cacher.objects.objs["/registry/core/configmaps/b/c01"] = cachedObject{obj: &api.ConfigMap{
-		ObjectMeta: api.ObjectMeta{Name: "c01", Namespace: "b", ResourceVersion: "1"}, Data: map[string]string{"k": "stale"}}, rev: 1}
+	e.s.cacher.objects.objs["/registry/core/configmaps/b/c01"] = cachedObject{obj: &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "c01", Namespace: "b", ResourceVersion: "1"}, Data: map[string]string{"k": "stale"}}, rev: 1}
 	e.s.cacher.objects.mu.Unlock()
 	cases := map[string]ListOptions{
 		"all":                    {},
@@ -218,7 +220,7 @@ func TestListCachedSharesTheWatchersObjects(t *testing.T) {
 	ch, err := e.s.Watch(ctx, "b", ListOptions{ResourceVersion: strconv.FormatInt(e.last, 10)})
 	require.NoError(t, err)
 	obj, _, err := e.s.Update(ctx, "b", "c03", func(cur api.Object) (api.Object, error) {
-		cm := cur.(*api.ConfigMap)
+		cm := cur.(*corev1.ConfigMap)
 		cm.Data = map[string]string{"k": "again"}
 		return cm, nil
 	}, UpdateOptions{})
@@ -251,7 +253,7 @@ func TestListCachedSharesTheWatchersObjects(t *testing.T) {
 func TestObjectCacheKeepsTheNewest(t *testing.T) {
 	var c objectCache
 	c.reset(true, 10)
-	newer, older := &api.ConfigMap{}, &api.ConfigMap{}
+	newer, older := &corev1.ConfigMap{}, &corev1.ConfigMap{}
 	c.apply("k", store.Modified, newer, 12)
 	c.add(11, decoded{key: "k", obj: older, rev: 11})
 	assert.Same(t, newer, c.get("k", 12), "a read from before the last applied event adds nothing")
@@ -292,24 +294,24 @@ func TestGetSharedReadsTheOneCache(t *testing.T) {
 	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
 	require.NoError(t, err)
 	defer st.Close()
-	res := &Resource{Version: "v1", Name: "namespaces", Kind: "Namespace", New: func() api.Object { return &api.Namespace{} }}
+	res := &Resource{Version: "v1", Name: "namespaces", Kind: "Namespace", New: func() api.Object { return &corev1.Namespace{} }}
 	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	create := func(name, label string) {
 		t.Helper()
-		_, err := s.Create(ctx, "", &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"v": label}}}, CreateOptions{})
+		_, err := s.Create(ctx, "", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"v": label}}}, CreateOptions{})
 		require.NoError(t, err)
 	}
-	get := func(name string) *api.Namespace {
+	get := func(name string) *corev1.Namespace {
 		t.Helper()
 		obj, err := s.GetShared(ctx, "", name)
 		require.NoError(t, err)
 		plain, err := s.Get(ctx, "", name)
 		require.NoError(t, err)
 		assert.Equal(t, plain, obj, "what Get decodes")
-		return obj.(*api.Namespace)
+		return obj.(*corev1.Namespace)
 	}
 	held := func() int {
 		s.cacher.objects.mu.RLock()
@@ -369,7 +371,7 @@ func TestGetSharedReadsTheOneCache(t *testing.T) {
 	// An entry at another revision than the store's is never served.
 	key := s.key("", "team")
 	s.cacher.objects.mu.Lock()
-	s.cacher.objects.objs[key] = cachedObject{obj: &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team", Labels: map[string]string{"v": "stale"}}}, rev: 1}
+	s.cacher.objects.objs[key] = cachedObject{obj: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", Labels: map[string]string{"v": "stale"}}}, rev: 1}
 	s.cacher.objects.mu.Unlock()
 	assert.Equal(t, "4", get("team").Labels["v"])
 
@@ -390,7 +392,7 @@ func TestObjectCacheKeepsTheStreamsObjects(t *testing.T) {
 	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
 	require.NoError(t, err)
 	defer st.Close()
-	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true, New: func() api.Object { return &api.ConfigMap{} }}
+	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true, New: func() api.Object { return &corev1.ConfigMap{} }}
 	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -400,11 +402,11 @@ func TestObjectCacheKeepsTheStreamsObjects(t *testing.T) {
 		defer s.cacher.objects.mu.RUnlock()
 		return len(s.cacher.objects.objs)
 	}
-	before, err := s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "before"}}, CreateOptions{})
+	before, err := s.Create(ctx, "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "before"}}, CreateOptions{})
 	require.NoError(t, err)
 	ch, err := s.Watch(ctx, "ns", ListOptions{ResourceVersion: api.Meta(before).ResourceVersion})
 	require.NoError(t, err)
-	_, err = s.Create(ctx, "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "watched"}}, CreateOptions{})
+	_, err = s.Create(ctx, "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "watched"}}, CreateOptions{})
 	require.NoError(t, err)
 	ev := <-ch
 	assert.Equal(t, 1, held(), "the object the watcher was handed")
@@ -428,8 +430,8 @@ func TestUpdateStartsFromACopyOfTheCachedObject(t *testing.T) {
 	ctx := context.Background()
 	kv, err := e.st.Get(ctx, "/registry/core/configmaps/a/c03")
 	require.NoError(t, err)
-	planted := &api.ConfigMap{TypeMeta: api.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
-		ObjectMeta: api.ObjectMeta{Name: "c03", Namespace: "a", ResourceVersion: strconv.FormatInt(kv.ModRevision, 10),
+	planted := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "c03", Namespace: "a", ResourceVersion: strconv.FormatInt(kv.ModRevision, 10),
 			UID: "planted", Labels: map[string]string{"from": "cache"}},
 		Data: map[string]string{"k": "0"}}
 	snapshot := planted.DeepCopy()
@@ -439,7 +441,7 @@ func TestUpdateStartsFromACopyOfTheCachedObject(t *testing.T) {
 	e.s.cacher.objects.mu.Unlock()
 
 	change := func(cur api.Object) (api.Object, error) {
-		cm := cur.(*api.ConfigMap)
+		cm := cur.(*corev1.ConfigMap)
 		cm.Labels["changed"] = "yes"
 		cm.Data["k"] = "changed"
 		return cm, nil
@@ -463,7 +465,7 @@ func TestDecodedWriteIsTakenByItsEvent(t *testing.T) {
 	e := newCachedEnv(t, true)
 	ctx := context.Background()
 	var decoded api.Object
-	out, err := e.s.Create(ctx, "a", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "new"}, Data: map[string]string{"k": "v"}},
+	out, err := e.s.Create(ctx, "a", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}, Data: map[string]string{"k": "v"}},
 		CreateOptions{Decoded: &decoded})
 	require.NoError(t, err)
 	assert.Equal(t, api.Meta(out).ResourceVersion, api.Meta(decoded).ResourceVersion)
@@ -478,7 +480,7 @@ func TestDecodedWriteIsTakenByItsEvent(t *testing.T) {
 
 	var updated api.Object
 	out, _, err = e.s.Update(ctx, "a", "new", func(cur api.Object) (api.Object, error) {
-		cur.(*api.ConfigMap).Data["k"] = "w"
+		cur.(*corev1.ConfigMap).Data["k"] = "w"
 		return cur, nil
 	}, UpdateOptions{Decoded: &updated})
 	require.NoError(t, err)
@@ -487,21 +489,21 @@ func TestDecodedWriteIsTakenByItsEvent(t *testing.T) {
 	e.waitApplied(t)
 	cached = e.s.cacher.objects.get("/registry/core/configmaps/a/new", rev)
 	require.NotNil(t, cached)
-	assert.Equal(t, "w", cached.(*api.ConfigMap).Data["k"])
+	assert.Equal(t, "w", cached.(*corev1.ConfigMap).Data["k"])
 	assert.Equal(t, cached, updated)
 	assert.NotSame(t, cached, updated)
 	assert.Empty(t, e.s.written.m)
 	assert.Empty(t, e.s.prevs.m, "the update's event took the object before the change")
-	decoded.(*api.ConfigMap).Data["k"] = "changed by the caller"
-	updated.(*api.ConfigMap).Data["k"] = "changed by the caller"
-	assert.Equal(t, "w", cached.(*api.ConfigMap).Data["k"])
+	decoded.(*corev1.ConfigMap).Data["k"] = "changed by the caller"
+	updated.(*corev1.ConfigMap).Data["k"] = "changed by the caller"
+	assert.Equal(t, "w", cached.(*corev1.ConfigMap).Data["k"])
 }
 
 // An entry is taken by an event of its key whose bytes are the ones it was
 // decoded from, and by no other.
 func TestDecodedWritesMatchByBytes(t *testing.T) {
 	var w decodedWrites
-	obj := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "c"}}
+	obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}
 	w.put("k", []byte(`{"a":1}`), obj)
 	assert.Nil(t, w.take("other", []byte(`{"a":1}`)))
 	assert.Nil(t, w.take("k", []byte(`{"a":2}`)))
@@ -528,8 +530,8 @@ func TestModifiedEventTakesThePreviousObjectFromTheUpdate(t *testing.T) {
 
 	kv, err := e.st.Get(ctx, "/registry/core/configmaps/a/c03")
 	require.NoError(t, err)
-	planted := &api.ConfigMap{TypeMeta: api.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
-		ObjectMeta: api.ObjectMeta{Name: "c03", Namespace: "a", ResourceVersion: strconv.FormatInt(kv.ModRevision, 10),
+	planted := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "c03", Namespace: "a", ResourceVersion: strconv.FormatInt(kv.ModRevision, 10),
 			Labels: map[string]string{"from": "cache"}},
 		Data: map[string]string{"k": "0"}}
 	e.s.cacher.objects.mu.Lock()
@@ -552,7 +554,7 @@ func TestModifiedEventTakesThePreviousObjectFromTheUpdate(t *testing.T) {
 		t.Fatal("no event")
 	}
 	// A marker written after both: nothing came for c05 before it.
-	marker, err := e.s.Create(ctx, "a", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "marker", Labels: map[string]string{"from": "cache"}}}, CreateOptions{})
+	marker, err := e.s.Create(ctx, "a", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "marker", Labels: map[string]string{"from": "cache"}}}, CreateOptions{})
 	require.NoError(t, err)
 	select {
 	case ev := <-ch:

@@ -12,6 +12,8 @@ import (
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/schema"
 	"github.com/kubesim/kubesim/store"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Resource describes one REST resource at one version.
@@ -80,7 +82,7 @@ type Resource struct {
 	Connect map[string]ConnectSubresource
 	// StorageGroupResource keys the objects; versions of one resource share
 	// storage. Empty means Group/Name.
-	StorageGroupResource api.GroupResource
+	StorageGroupResource k8sschema.GroupResource
 	// DecorateStorage, when set, wraps the shared storage for this
 	// resource: CustomResourceDefinitions convert v1beta1 to the stored v1
 	// there, and learn of every write to serve the resources they define.
@@ -167,27 +169,27 @@ type ScaleSubresource struct {
 type Table struct {
 	// Columns are all the columns, usually NameColumn first and AgeColumn
 	// among them; columns with Priority 1 show only with -o wide.
-	Columns []api.TableColumnDefinition
+	Columns []metav1.TableColumnDefinition
 	// Cells returns one cell per column for obj; now is for ages.
 	Cells func(obj api.Object, now time.Time) []any
 }
 
 // NameColumn is the NAME column; format "name" tells kubectl it holds the
 // object's name.
-var NameColumn = api.TableColumnDefinition{
+var NameColumn = metav1.TableColumnDefinition{
 	Name: "Name", Type: "string", Format: "name",
 	Description: "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.",
 }
 
 // AgeColumn is the AGE column.
-var AgeColumn = api.TableColumnDefinition{
+var AgeColumn = metav1.TableColumnDefinition{
 	Name: "Age", Type: "date",
 	Description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
 }
 
 // DefaultTable prints NAME and AGE, for resources without their own.
 var DefaultTable = &Table{
-	Columns: []api.TableColumnDefinition{NameColumn, AgeColumn},
+	Columns: []metav1.TableColumnDefinition{NameColumn, AgeColumn},
 	Cells: func(obj api.Object, now time.Time) []any {
 		m := api.Meta(obj)
 		return []any{m.Name, HumanDuration(now.Sub(m.CreationTimestamp.Time))}
@@ -195,21 +197,23 @@ var DefaultTable = &Table{
 }
 
 // GroupResource is the resource's group and plural name.
-func (r *Resource) GroupResource() api.GroupResource {
-	return api.GroupResource{Group: r.Group, Resource: r.Name}
+func (r *Resource) GroupResource() k8sschema.GroupResource {
+	return k8sschema.GroupResource{Group: r.Group, Resource: r.Name}
 }
 
 // GroupVersion is the resource's group/version.
-func (r *Resource) GroupVersion() api.GroupVersion {
-	return api.GroupVersion{Group: r.Group, Version: r.Version}
+func (r *Resource) GroupVersion() k8sschema.GroupVersion {
+	return k8sschema.GroupVersion{Group: r.Group, Version: r.Version}
 }
 
 // GroupKind is the resource's group and kind, as Invalid errors name it.
-func (r *Resource) GroupKind() api.GroupKind { return api.GroupKind{Group: r.Group, Kind: r.Kind} }
+func (r *Resource) GroupKind() k8sschema.GroupKind {
+	return k8sschema.GroupKind{Group: r.Group, Kind: r.Kind}
+}
 
 // GroupVersionKind is the kind at this version.
-func (r *Resource) GroupVersionKind() api.GroupVersionKind {
-	return api.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+func (r *Resource) GroupVersionKind() k8sschema.GroupVersionKind {
+	return k8sschema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 }
 
 func (r *Resource) strategy() Strategy {

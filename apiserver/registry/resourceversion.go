@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // How a read honours its resourceVersion, as k8s.io/apiserver's watch cache
@@ -103,7 +104,7 @@ func ParseResourceVersion(rv string) (int64, error) {
 // retry after a second.
 func NewTooLargeResourceVersionError(minimum, current int64) error {
 	err := api.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", minimum, current), resourceVersionTooHighRetrySeconds)
-	err.ErrStatus.Details.Causes = []api.StatusCause{{Type: api.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
 	return err
 }
 

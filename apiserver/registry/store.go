@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
@@ -234,7 +236,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	}
 	// The server owns these fields; whatever the client sent is replaced.
 	meta.UID = s.ids.UID()
-	meta.CreationTimestamp = api.NewTime(s.clock.Now().UTC().Truncate(time.Second))
+	meta.CreationTimestamp = metav1.NewTime(s.clock.Now().UTC().Truncate(time.Second))
 	meta.ResourceVersion = ""
 	meta.Generation = 1
 	meta.DeletionTimestamp = nil
@@ -1076,16 +1078,16 @@ func resetStatus(obj api.Object) {
 // Kubernetes' BeforeCreate and BeforeUpdate ask the object for its kind
 // (ObjectKinds). A custom resource sent as a Gadget to the widgets
 // resource is "Gadget.lab.example.com "w28" is invalid: kind: ...".
-func (s *Store) invalidKind(obj api.Object) api.GroupKind {
+func (s *Store) invalidKind(obj api.Object) schema.GroupKind {
 	tm := api.TypeMetaOf(obj)
 	if tm.Kind == "" {
 		return s.res.GroupKind()
 	}
-	gv, err := api.ParseGroupVersion(tm.APIVersion)
+	gv, err := schema.ParseGroupVersion(tm.APIVersion)
 	if err != nil {
 		return s.res.GroupKind()
 	}
-	return api.GroupKind{Group: gv.Group, Kind: tm.Kind}
+	return schema.GroupKind{Group: gv.Group, Kind: tm.Kind}
 }
 
 // answer serves a create on a CreateOnly resource: the object is a

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/fields"
@@ -39,7 +41,7 @@ func newRVEnv(t *testing.T) *rvEnv {
 	t.Cleanup(func() { _ = st.Close() })
 	clk := clock.NewFake(time.Unix(0, 0))
 	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
-		New: func() api.Object { return &api.ConfigMap{} }}
+		New: func() api.Object { return &corev1.ConfigMap{} }}
 	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clk, IDs: NewIDs(rand.Reader)})
 	require.NoError(t, err)
 	return &rvEnv{t: t, st: st, s: s, clock: clk}
@@ -47,7 +49,7 @@ func newRVEnv(t *testing.T) *rvEnv {
 
 func (e *rvEnv) create(name, app string) int64 {
 	e.t.Helper()
-	obj, err := e.s.Create(context.Background(), "ns", &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"app": app}}}, CreateOptions{})
+	obj, err := e.s.Create(context.Background(), "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": app}}}, CreateOptions{})
 	require.NoError(e.t, err)
 	rv, _ := strconv.ParseInt(api.Meta(obj).ResourceVersion, 10, 64)
 	return rv
@@ -120,7 +122,7 @@ func TestWatchListInitialEventsBookmarkThenChanges(t *testing.T) {
 			assert.Equal(t, "ADDED c", summary(nextEvent(t, ch)))
 			bm := nextEvent(t, ch)
 			require.Equal(t, "BOOKMARK "+strconv.FormatInt(listRV, 10), summary(bm))
-			cm, ok := bm.Object.(*api.ConfigMap)
+			cm, ok := bm.Object.(*corev1.ConfigMap)
 			require.True(t, ok, "the bookmark is an object of the resource's kind")
 			assert.Equal(t, map[string]string{"k8s.io/initial-events-end": "true"}, cm.Annotations)
 			assert.Equal(t, "ConfigMap", cm.Kind)
@@ -299,11 +301,11 @@ func assertTooLarge(t *testing.T, err error, want, current int64) {
 	require.True(t, errors.As(err, &se), "%v", err)
 	st := se.Status()
 	assert.Equal(t, int32(504), st.Code)
-	assert.Equal(t, api.StatusReasonTimeout, st.Reason)
+	assert.Equal(t, metav1.StatusReasonTimeout, st.Reason)
 	assert.Equal(t, "Timeout: Too large resource version: "+strconv.FormatInt(want, 10)+", current: "+strconv.FormatInt(current, 10), st.Message)
 	require.NotNil(t, st.Details)
 	assert.Equal(t, int32(1), st.Details.RetryAfterSeconds)
-	assert.Equal(t, []api.StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}}, st.Details.Causes)
+	assert.Equal(t, []metav1.StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}}, st.Details.Causes)
 }
 
 // A read of a revision the store has not reached waits (on the injected
@@ -379,7 +381,7 @@ func TestListExact(t *testing.T) {
 	assert.Equal(t, strconv.FormatInt(e.st.Revision(), 10), l.ResourceVersion)
 
 	// A deletion since: the state at first still has the object.
-	_, err = e.s.Delete(bg, "ns", "a", &api.DeleteOptions{}, false)
+	_, err = e.s.Delete(bg, "ns", "a", &metav1.DeleteOptions{}, false)
 	require.NoError(t, err)
 	l, err = e.s.List(bg, "ns", ListOptions{ResourceVersion: strconv.FormatInt(first, 10), ResourceVersionMatch: ResourceVersionMatchExact})
 	require.NoError(t, err)

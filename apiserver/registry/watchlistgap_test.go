@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/clock"
@@ -59,7 +60,7 @@ func newStorageEnv(t *testing.T, watch store.BroadcasterConfig, wrap func(store.
 		storage = wrap(bolt)
 	}
 	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
-		New: func() api.Object { return &api.ConfigMap{} }}
+		New: func() api.Object { return &corev1.ConfigMap{} }}
 	s, err := NewStore(Config{Resource: res, Storage: storage, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
 	require.NoError(t, err)
 	return &rvEnv{t: t, st: bolt, s: s}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
@@ -18,7 +20,7 @@ import (
 
 func leaseResource() *Resource {
 	return &Resource{Group: "coordination.k8s.io", Version: "v1", Name: "leases", Kind: "Lease", ListKind: "LeaseList", Namespaced: true,
-		New: func() api.Object { return &api.Lease{} }}
+		New: func() api.Object { return &coordinationv1.Lease{} }}
 }
 
 // A watcher with a label selector sees an object leave its selection as
@@ -44,7 +46,7 @@ func TestWatchSelectionFollowsTheLabelsBefore(t *testing.T) {
 		}, UpdateOptions{})
 		require.NoError(t, err)
 	}
-	_, err = s.Create(ctx, "x", &api.Lease{ObjectMeta: api.ObjectMeta{Name: "n", Labels: map[string]string{"team": "a"}}}, CreateOptions{})
+	_, err = s.Create(ctx, "x", &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"team": "a"}}}, CreateOptions{})
 	require.NoError(t, err)
 	setLabels(map[string]string{"team": "a", "more": "x"})
 	setLabels(map[string]string{"team": "b"})

@@ -14,11 +14,12 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/jsoncodec"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ErrorStatus turns any error into the Status a client receives: an API
 // error keeps its reason and code, anything else is an InternalError.
-func ErrorStatus(err error) api.Status {
+func ErrorStatus(err error) metav1.Status {
 	var se *api.StatusError
 	if !errors.As(err, &se) {
 		se = api.NewInternalError(err)
@@ -26,7 +27,7 @@ func ErrorStatus(err error) api.Status {
 	st := se.ErrStatus
 	st.Kind, st.APIVersion = "Status", "v1"
 	if st.Status == "" {
-		st.Status = api.StatusFailure
+		st.Status = metav1.StatusFailure
 	}
 	return st
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 )
 
 // The groups of the review resources.
@@ -32,13 +34,13 @@ func Resources(a authz.Authorizer, rules authz.RuleResolver) []*registry.Resourc
 	}
 	return []*registry.Resource{
 		res(AuthorizationGroup, "selfsubjectaccessreviews", "SelfSubjectAccessReview",
-			func() api.Object { return &api.SelfSubjectAccessReview{} }, api.SelfSubjectAccessReview{}, ssarStrategy{}, r.selfSubjectAccessReview),
+			func() api.Object { return &authorizationv1.SelfSubjectAccessReview{} }, authorizationv1.SelfSubjectAccessReview{}, ssarStrategy{}, r.selfSubjectAccessReview),
 		res(AuthorizationGroup, "subjectaccessreviews", "SubjectAccessReview",
-			func() api.Object { return &api.SubjectAccessReview{} }, api.SubjectAccessReview{}, sarStrategy{}, r.subjectAccessReview),
+			func() api.Object { return &authorizationv1.SubjectAccessReview{} }, authorizationv1.SubjectAccessReview{}, sarStrategy{}, r.subjectAccessReview),
 		res(AuthorizationGroup, "selfsubjectrulesreviews", "SelfSubjectRulesReview",
-			func() api.Object { return &api.SelfSubjectRulesReview{} }, api.SelfSubjectRulesReview{}, nil, r.selfSubjectRulesReview),
+			func() api.Object { return &authorizationv1.SelfSubjectRulesReview{} }, authorizationv1.SelfSubjectRulesReview{}, nil, r.selfSubjectRulesReview),
 		res(AuthenticationGroup, "selfsubjectreviews", "SelfSubjectReview",
-			func() api.Object { return &api.SelfSubjectReview{} }, api.SelfSubjectReview{}, nil, selfSubjectReview),
+			func() api.Object { return &authenticationv1.SelfSubjectReview{} }, authenticationv1.SelfSubjectReview{}, nil, selfSubjectReview),
 	}
 }
 
@@ -48,7 +50,7 @@ type reviewer struct {
 }
 
 // attributes turns a review's spec into the authorizer's attributes.
-func attributes(u *authn.UserInfo, ra *api.ResourceAttributes, nra *api.NonResourceAttributes) authz.Attributes {
+func attributes(u *authn.UserInfo, ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes) authz.Attributes {
 	if ra != nil {
 		return authz.Attributes{User: u, Verb: ra.Verb, ResourceRequest: true, Namespace: ra.Namespace,
 			APIGroup: ra.Group, APIVersion: ra.Version, Resource: ra.Resource, Subresource: ra.Subresource, Name: ra.Name}
@@ -56,9 +58,9 @@ func attributes(u *authn.UserInfo, ra *api.ResourceAttributes, nra *api.NonResou
 	return authz.Attributes{User: u, Verb: nra.Verb, Path: nra.Path}
 }
 
-func (r *reviewer) decide(ctx context.Context, a authz.Attributes) api.SubjectAccessReviewStatus {
+func (r *reviewer) decide(ctx context.Context, a authz.Attributes) authorizationv1.SubjectAccessReviewStatus {
 	d, reason, err := r.authorizer.Authorize(ctx, a)
-	st := api.SubjectAccessReviewStatus{Allowed: d == authz.DecisionAllow, Denied: d == authz.DecisionDeny, Reason: reason}
+	st := authorizationv1.SubjectAccessReviewStatus{Allowed: d == authz.DecisionAllow, Denied: d == authz.DecisionDeny, Reason: reason}
 	if err != nil {
 		st.EvaluationError = err.Error()
 	}
@@ -72,30 +74,30 @@ func user(ctx context.Context) *authn.UserInfo {
 }
 
 func (r *reviewer) selfSubjectAccessReview(ctx context.Context, obj api.Object) (api.Object, error) {
-	rev := obj.(*api.SelfSubjectAccessReview)
+	rev := obj.(*authorizationv1.SelfSubjectAccessReview)
 	rev.Status = r.decide(ctx, attributes(user(ctx), rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes))
 	return rev, nil
 }
 
 func (r *reviewer) subjectAccessReview(ctx context.Context, obj api.Object) (api.Object, error) {
-	rev := obj.(*api.SubjectAccessReview)
+	rev := obj.(*authorizationv1.SubjectAccessReview)
 	u := &authn.UserInfo{Name: rev.Spec.User, UID: rev.Spec.UID, Groups: rev.Spec.Groups}
 	rev.Status = r.decide(ctx, attributes(u, rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes))
 	return rev, nil
 }
 
 func (r *reviewer) selfSubjectRulesReview(ctx context.Context, obj api.Object) (api.Object, error) {
-	rev := obj.(*api.SelfSubjectRulesReview)
+	rev := obj.(*authorizationv1.SelfSubjectRulesReview)
 	if rev.Spec.Namespace == "" {
 		return nil, api.NewBadRequest("no namespace on request")
 	}
 	rules, errs := r.rules.RulesFor(ctx, user(ctx), rev.Spec.Namespace)
-	st := api.SubjectRulesReviewStatus{ResourceRules: []api.ResourceRule{}, NonResourceRules: []api.NonResourceRule{}}
+	st := authorizationv1.SubjectRulesReviewStatus{ResourceRules: []authorizationv1.ResourceRule{}, NonResourceRules: []authorizationv1.NonResourceRule{}}
 	for _, p := range rules {
 		if len(p.NonResourceURLs) > 0 {
-			st.NonResourceRules = append(st.NonResourceRules, api.NonResourceRule{Verbs: p.Verbs, NonResourceURLs: p.NonResourceURLs})
+			st.NonResourceRules = append(st.NonResourceRules, authorizationv1.NonResourceRule{Verbs: p.Verbs, NonResourceURLs: p.NonResourceURLs})
 		} else {
-			st.ResourceRules = append(st.ResourceRules, api.ResourceRule{Verbs: p.Verbs, APIGroups: p.APIGroups, Resources: p.Resources, ResourceNames: p.ResourceNames})
+			st.ResourceRules = append(st.ResourceRules, authorizationv1.ResourceRule{Verbs: p.Verbs, APIGroups: p.APIGroups, Resources: p.Resources, ResourceNames: p.ResourceNames})
 		}
 	}
 	if len(errs) > 0 {
@@ -120,18 +122,18 @@ func aggregate(errs []error) string {
 }
 
 func selfSubjectReview(ctx context.Context, obj api.Object) (api.Object, error) {
-	rev := obj.(*api.SelfSubjectReview)
+	rev := obj.(*authenticationv1.SelfSubjectReview)
 	u := user(ctx)
 	if u == nil {
 		return nil, api.NewInternalError(fmt.Errorf("no user in the request"))
 	}
-	rev.Status.UserInfo = api.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
+	rev.Status.UserInfo = authenticationv1.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
 	return rev, nil
 }
 
 // validateSpec is ValidateSelfSubjectAccessReviewSpec: exactly one of
 // the attributes.
-func validateSpec(ra *api.ResourceAttributes, nra *api.NonResourceAttributes) field.ErrorList {
+func validateSpec(ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes) field.ErrorList {
 	p := field.NewPath("spec")
 	var errs field.ErrorList
 	if ra != nil && nra != nil {
@@ -147,7 +149,7 @@ type ssarStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy.
 func (ssarStrategy) Validate(obj api.Object) field.ErrorList {
-	s := obj.(*api.SelfSubjectAccessReview).Spec
+	s := obj.(*authorizationv1.SelfSubjectAccessReview).Spec
 	return validateSpec(s.ResourceAttributes, s.NonResourceAttributes)
 }
 
@@ -155,7 +157,7 @@ type sarStrategy struct{ registry.DefaultStrategy }
 
 // Validate implements registry.Strategy (ValidateSubjectAccessReviewSpec).
 func (sarStrategy) Validate(obj api.Object) field.ErrorList {
-	s := obj.(*api.SubjectAccessReview).Spec
+	s := obj.(*authorizationv1.SubjectAccessReview).Spec
 	errs := validateSpec(s.ResourceAttributes, s.NonResourceAttributes)
 	if s.User == "" && len(s.Groups) == 0 {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "user"), s.User, "at least one of user or group must be specified"))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/api"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // FromGoType generates a structural schema from a Go type by reflection
@@ -44,7 +45,7 @@ var jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
 // rawExtensionType is an embedded document of any shape (a
 // ControllerRevision's data): an object whose fields are all kept.
-var rawExtensionType = reflect.TypeOf(api.RawExtension{})
+var rawExtensionType = reflect.TypeOf(runtime.RawExtension{})
 
 func ptrTo[T any](v T) *T { return &v }
 

@@ -3,6 +3,10 @@ package serviceaccount
 import (
 	"context"
 	"fmt"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"reflect"
 	"time"
@@ -19,8 +23,8 @@ func TokenRequestResource() *registry.Resource {
 	return &registry.Resource{
 		Group: "authentication.k8s.io", Version: "v1", Name: "tokenrequests", SingularName: "tokenrequest", Kind: "TokenRequest",
 		Namespaced: true,
-		New:        func() api.Object { return &api.TokenRequest{} },
-		Schema:     schema.FromGoType(reflect.TypeOf(api.TokenRequest{})),
+		New:        func() api.Object { return &authenticationv1.TokenRequest{} },
+		Schema:     schema.FromGoType(reflect.TypeOf(authenticationv1.TokenRequest{})),
 	}
 }
 
@@ -29,7 +33,7 @@ func TokenRequestResource() *registry.Resource {
 // checks the request, looks up the account and the bound object, and
 // answers the request with the signed token. Nothing is stored.
 func (t *Tokens) CreateToken(ctx context.Context, st *registry.Store, ns, name string, obj api.Object) (api.Object, error) {
-	req, ok := obj.(*api.TokenRequest)
+	req, ok := obj.(*authenticationv1.TokenRequest)
 	if !ok {
 		return nil, api.NewBadRequest(fmt.Sprintf("not a TokenRequest: %T", obj))
 	}
@@ -42,15 +46,15 @@ func (t *Tokens) CreateToken(ctx context.Context, st *registry.Store, ns, name s
 		out.Spec.ExpirationSeconds = &seconds
 	}
 	if errs := validateTokenRequest(out); len(errs) > 0 {
-		return nil, api.NewInvalid(api.GroupKind{Group: "authentication.k8s.io", Kind: "TokenRequest"}, out.Name, errs)
+		return nil, api.NewInvalid(k8sschema.GroupKind{Group: "authentication.k8s.io", Kind: "TokenRequest"}, out.Name, errs)
 	}
 	cur, err := st.Get(ctx, ns, name)
 	if err != nil {
 		return nil, err // serviceaccounts "x" not found
 	}
-	sa := cur.(*api.ServiceAccount)
-	var pod *api.Pod
-	var secret *api.Secret
+	sa := cur.(*corev1.ServiceAccount)
+	var pod *corev1.Pod
+	var secret *corev1.Secret
 	if ref := out.Spec.BoundObjectRef; ref != nil {
 		var uid types.UID
 		switch ref.Kind {
@@ -71,7 +75,7 @@ func (t *Tokens) CreateToken(ctx context.Context, st *registry.Store, ns, name s
 			return nil, api.NewBadRequest(fmt.Sprintf("cannot bind token for serviceaccount %q to object of kind %q", name, ref.Kind))
 		}
 		if ref.UID != "" && ref.UID != uid {
-			return nil, api.NewConflict(api.GroupResource{Resource: "serviceaccounts"}, name,
+			return nil, api.NewConflict(k8sschema.GroupResource{Resource: "serviceaccounts"}, name,
 				fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
 		}
 		out.Spec.BoundObjectRef.UID = uid
@@ -80,16 +84,16 @@ func (t *Tokens) CreateToken(ctx context.Context, st *registry.Store, ns, name s
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}
-	out.TypeMeta = api.TypeMeta{Kind: "TokenRequest", APIVersion: "authentication.k8s.io/v1"}
+	out.TypeMeta = metav1.TypeMeta{Kind: "TokenRequest", APIVersion: "authentication.k8s.io/v1"}
 	out.Name, out.Namespace = name, ns
-	out.CreationTimestamp = api.NewTime(t.cfg.Clock.Now().Truncate(time.Second))
-	out.Status = api.TokenRequestStatus{Token: token, ExpirationTimestamp: api.NewTime(exp)}
+	out.CreationTimestamp = metav1.NewTime(t.cfg.Clock.Now().Truncate(time.Second))
+	out.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(exp)}
 	return out, nil
 }
 
 // validateTokenRequest is ValidateTokenRequest of
 // pkg/apis/authentication/validation.
-func validateTokenRequest(tr *api.TokenRequest) field.ErrorList {
+func validateTokenRequest(tr *authenticationv1.TokenRequest) field.ErrorList {
 	var errs field.ErrorList
 	p := field.NewPath("spec", "expirationSeconds")
 	switch seconds := *tr.Spec.ExpirationSeconds; {

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"slices"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/clock"
 )
@@ -89,9 +89,9 @@ type Config struct {
 	Rand io.Reader
 	// GetServiceAccount, GetPod and GetSecret read the live objects,
 	// without authorization (the API server's own storage).
-	GetServiceAccount func(ctx context.Context, namespace, name string) (*api.ServiceAccount, error)
-	GetPod            func(ctx context.Context, namespace, name string) (*api.Pod, error)
-	GetSecret         func(ctx context.Context, namespace, name string) (*api.Secret, error)
+	GetServiceAccount func(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error)
+	GetPod            func(ctx context.Context, namespace, name string) (*corev1.Pod, error)
+	GetSecret         func(ctx context.Context, namespace, name string) (*corev1.Secret, error)
 }
 
 // Tokens issues and checks service account tokens: the JWT token
@@ -126,7 +126,7 @@ func (t *Tokens) Audiences() []string { return slices.Clone(t.cfg.Audiences) }
 // Issue signs a token for sa, valid from now for expiration, for
 // audiences; pod or secret (at most one) bind it. It returns the token
 // and its expiry.
-func (t *Tokens) Issue(sa *api.ServiceAccount, pod *api.Pod, secret *api.Secret, audiences []string, expiration time.Duration) (string, time.Time, error) {
+func (t *Tokens) Issue(sa *corev1.ServiceAccount, pod *corev1.Pod, secret *corev1.Secret, audiences []string, expiration time.Duration) (string, time.Time, error) {
 	now := t.cfg.Clock.Now().Truncate(time.Second)
 	exp := now.Add(expiration)
 	private := &PrivateClaims{Namespace: sa.Namespace, ServiceAccount: Ref{Name: sa.Name, UID: sa.UID}}

@@ -14,6 +14,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/clock"
@@ -21,9 +24,9 @@ import (
 
 // world is the objects the getters find.
 type world struct {
-	accounts map[string]*api.ServiceAccount
-	pods     map[string]*api.Pod
-	secrets  map[string]*api.Secret
+	accounts map[string]*corev1.ServiceAccount
+	pods     map[string]*corev1.Pod
+	secrets  map[string]*corev1.Secret
 }
 
 func get[T any](m map[string]T, resource string) func(context.Context, string, string) (T, error) {
@@ -31,7 +34,7 @@ func get[T any](m map[string]T, resource string) func(context.Context, string, s
 		v, ok := m[ns+"/"+name]
 		if !ok {
 			var zero T
-			return zero, api.NewNotFound(api.GroupResource{Resource: resource}, name)
+			return zero, api.NewNotFound(schema.GroupResource{Resource: resource}, name)
 		}
 		return v, nil
 	}
@@ -53,9 +56,9 @@ func newKey(t testing.TB) *ecdsa.PrivateKey {
 
 func newWorld() *world {
 	return &world{
-		accounts: map[string]*api.ServiceAccount{"ns/robot": {ObjectMeta: api.ObjectMeta{Name: "robot", Namespace: "ns", UID: "sa-uid"}}},
-		pods:     map[string]*api.Pod{"ns/web": {ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "ns", UID: "pod-uid"}, Spec: api.PodSpec{ServiceAccountName: "robot"}}},
-		secrets:  map[string]*api.Secret{"ns/s": {ObjectMeta: api.ObjectMeta{Name: "s", Namespace: "ns", UID: "secret-uid"}}},
+		accounts: map[string]*corev1.ServiceAccount{"ns/robot": {ObjectMeta: metav1.ObjectMeta{Name: "robot", Namespace: "ns", UID: "sa-uid"}}},
+		pods:     map[string]*corev1.Pod{"ns/web": {ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "pod-uid"}, Spec: corev1.PodSpec{ServiceAccountName: "robot"}}},
+		secrets:  map[string]*corev1.Secret{"ns/s": {ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "secret-uid"}}},
 	}
 }
 
@@ -92,7 +95,7 @@ func TestTokens(t *testing.T) {
 		wantErr string // "" with wantOK false: not ours
 		user    string
 	}
-	issue := func(pod *api.Pod, aud []string, d time.Duration) func(tk *Tokens, _ *clock.Fake) string {
+	issue := func(pod *corev1.Pod, aud []string, d time.Duration) func(tk *Tokens, _ *clock.Fake) string {
 		return func(tk *Tokens, _ *clock.Fake) string {
 			tok, _, err := tk.Issue(sa, pod, nil, aud, d)
 			require.NoError(t, err)
@@ -129,7 +132,7 @@ func TestTokens(t *testing.T) {
 			mutate: func(w *world, _ *clock.Fake) { delete(w.accounts, "ns/robot") }, wantErr: `serviceaccounts "robot" not found`},
 		{name: "recreated service account", token: issue(nil, []string{DefaultIssuer}, time.Hour),
 			mutate: func(w *world, _ *clock.Fake) {
-				w.accounts["ns/robot"] = &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: "robot", Namespace: "ns", UID: "new"}}
+				w.accounts["ns/robot"] = &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "robot", Namespace: "ns", UID: "new"}}
 			}, wantErr: "does not match claim"},
 		{name: "deleted bound pod", token: issue(pod, []string{DefaultIssuer}, time.Hour),
 			mutate: func(w *world, _ *clock.Fake) { delete(w.pods, "ns/web") }, wantErr: `pods "web" not found`},

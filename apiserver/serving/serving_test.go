@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
 )
 
@@ -73,9 +73,9 @@ func TestMaxInFlightAnswers429(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
-	var st api.Status
+	var st metav1.Status
 	require.NoError(t, json.Unmarshal(body, &st))
-	assert.Equal(t, api.StatusReasonTooManyRequests, st.Reason)
+	assert.Equal(t, metav1.StatusReasonTooManyRequests, st.Reason)
 	assert.Equal(t, "Too many requests, please try again later.", st.Message)
 	assert.Equal(t, int32(1), st.Details.RetryAfterSeconds)
 

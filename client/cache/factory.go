@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Factory hands the controllers of one process their informers, as
@@ -22,7 +23,7 @@ type Factory struct {
 	client   *client.Client
 	share    bool
 	detector *MutationDetector
-	changes  func(api.GroupVersionResource) (uint64, bool)
+	changes  func(schema.GroupVersionResource) (uint64, bool)
 
 	mu        sync.Mutex
 	informers map[factoryKey]any
@@ -44,7 +45,7 @@ type FactoryConfig struct {
 	// of a resource returns, or says it cannot tell (false: a resource
 	// served elsewhere, say). Step mode's Sync skips the list of an
 	// informer whose count has not moved since its last one.
-	Changes func(api.GroupVersionResource) (uint64, bool)
+	Changes func(schema.GroupVersionResource) (uint64, bool)
 }
 
 // NewFactory returns a factory.
@@ -56,7 +57,7 @@ func NewFactory(cfg FactoryConfig) *Factory {
 // the same Go type (a typed and a dynamic pods informer differ), in the
 // same namespace, with the same selectors.
 type factoryKey struct {
-	gvr  api.GroupVersionResource
+	gvr  schema.GroupVersionResource
 	typ  reflect.Type
 	ns   string
 	opts client.ListOptions

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/client"
 )
@@ -29,7 +29,7 @@ func TestFactorySharesOneInformerPerResourceTypeNamespaceAndOptions(t *testing.T
 	private := NewFactory(FactoryConfig{})
 	assert.NotSame(t, For(private, c.ConfigMaps(), "", client.ListOptions{}, nil), For(private, c.ConfigMaps(), "", client.ListOptions{}, nil),
 		"without Share (step mode) every caller gets its own informer")
-	assert.NotSame(t, For[*api.ConfigMap](nil, c.ConfigMaps(), "", client.ListOptions{}, nil), a, "a nil factory builds a private one")
+	assert.NotSame(t, For[*corev1.ConfigMap](nil, c.ConfigMaps(), "", client.ListOptions{}, nil), a, "a nil factory builds a private one")
 	var _ *Informer[*unstructured.Unstructured] = dyn
 }
 
@@ -40,8 +40,8 @@ func TestFactoryIndexNameKeepsTheFirstFunction(t *testing.T) {
 	require.NoError(t, err)
 	f := NewFactory(FactoryConfig{Share: true})
 	inf := For(f, c.ConfigMaps(), "", client.ListOptions{}, nil)
-	inf.AddIndexer("app", func(o *api.ConfigMap) []string { return []string{o.Labels["app"]} })
-	For(f, c.ConfigMaps(), "", client.ListOptions{}, nil).AddIndexer("app", func(o *api.ConfigMap) []string { return []string{"other"} })
+	inf.AddIndexer("app", func(o *corev1.ConfigMap) []string { return []string{o.Labels["app"]} })
+	For(f, c.ConfigMaps(), "", client.ListOptions{}, nil).AddIndexer("app", func(o *corev1.ConfigMap) []string { return []string{"other"} })
 	require.NoError(t, inf.Sync(ctx))
 	assert.Len(t, inf.ByIndex("app", "x"), 1)
 	assert.Empty(t, inf.ByIndex("app", "other"))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Handler reacts to changes in the cache. Any func may be nil.
@@ -37,7 +38,7 @@ const (
 )
 
 // Key is the cache key of an object: namespace/name, or name.
-func Key(m *api.ObjectMeta) string {
+func Key(m *metav1.ObjectMeta) string {
 	if m.Namespace == "" {
 		return m.Name
 	}

@@ -14,6 +14,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver"
@@ -38,9 +41,9 @@ func testServerWrapped(t *testing.T, window int, wrap func(http.Handler) http.Ha
 	t.Cleanup(func() { st.Close() })
 	srv, err := apiserver.New(apiserver.Config{Storage: st, Clock: clock.Real{}, Rand: rand.Reader, Resources: []*registry.Resource{
 		{Version: "v1", Name: "namespaces", Kind: "Namespace", ListKind: "NamespaceList",
-			New: func() api.Object { return &api.Namespace{} }, Schema: schema.FromGoType(reflect.TypeOf(api.Namespace{}))},
+			New: func() api.Object { return &corev1.Namespace{} }, Schema: schema.FromGoType(reflect.TypeOf(corev1.Namespace{}))},
 		{Version: "v1", Name: "configmaps", Kind: "ConfigMap", ListKind: "ConfigMapList", Namespaced: true,
-			New: func() api.Object { return &api.ConfigMap{} }, Schema: schema.FromGoType(reflect.TypeOf(api.ConfigMap{}))},
+			New: func() api.Object { return &corev1.ConfigMap{} }, Schema: schema.FromGoType(reflect.TypeOf(corev1.ConfigMap{}))},
 	}})
 	require.NoError(t, err)
 	require.NoError(t, srv.Bootstrap(context.Background()))
@@ -51,8 +54,8 @@ func testServerWrapped(t *testing.T, window int, wrap func(http.Handler) http.Ha
 	return client.NewInProcess(h, "test"), st
 }
 
-func cm(name string, labels map[string]string) *api.ConfigMap {
-	return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", Labels: labels}}
+func cm(name string, labels map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: labels}}
 }
 
 // recorder collects handler calls as strings.
@@ -73,11 +76,11 @@ func (r *recorder) snapshot() []string {
 	return append([]string(nil), r.got...)
 }
 
-func (r *recorder) handler() Handler[*api.ConfigMap] {
-	return Handler[*api.ConfigMap]{
-		OnAdd:    func(o *api.ConfigMap) { r.add("add " + o.Name) },
-		OnUpdate: func(_, o *api.ConfigMap) { r.add("update " + o.Name) },
-		OnDelete: func(o *api.ConfigMap) { r.add("delete " + o.Name) },
+func (r *recorder) handler() Handler[*corev1.ConfigMap] {
+	return Handler[*corev1.ConfigMap]{
+		OnAdd:    func(o *corev1.ConfigMap) { r.add("add " + o.Name) },
+		OnUpdate: func(_, o *corev1.ConfigMap) { r.add("update " + o.Name) },
+		OnDelete: func(o *corev1.ConfigMap) { r.add("delete " + o.Name) },
 	}
 }
 
@@ -214,8 +217,8 @@ func TestSyncListsOnlyWhenTheChangeCountMoved(t *testing.T) {
 	ctx := context.Background()
 	cms := c.ConfigMaps()
 	count, known := uint64(1), true
-	f := NewFactory(FactoryConfig{Changes: func(gvr api.GroupVersionResource) (uint64, bool) {
-		assert.Equal(t, api.GroupVersionResource{Version: "v1", Resource: "configmaps"}, gvr)
+	f := NewFactory(FactoryConfig{Changes: func(gvr k8sschema.GroupVersionResource) (uint64, bool) {
+		assert.Equal(t, k8sschema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, gvr)
 		return count, known
 	}})
 	inf := For(f, cms, "", client.ListOptions{}, nil)
@@ -298,7 +301,7 @@ func (r *configMapRequests) wrap(h http.Handler) http.Handler {
 // relistAfterExpiry runs an informer whose first watch is expired after
 // "one" is deleted and "two" created, and checks that its cache and
 // handlers end up with the server's state.
-func relistAfterExpiry(t *testing.T, reqs *configMapRequests) *Informer[*api.ConfigMap] {
+func relistAfterExpiry(t *testing.T, reqs *configMapRequests) *Informer[*corev1.ConfigMap] {
 	reqs.released = make(chan struct{})
 	c, _ := testServerWrapped(t, 0, reqs.wrap)
 	ctx, cancel := context.WithCancel(context.Background())

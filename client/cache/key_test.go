@@ -4,12 +4,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestSplitKeyUndoesKey(t *testing.T) {
-	for _, m := range []api.ObjectMeta{{Namespace: "default", Name: "web"}, {Name: "node-1"}} {
+	for _, m := range []metav1.ObjectMeta{{Namespace: "default", Name: "web"}, {Name: "node-1"}} {
 		ns, name := SplitKey(Key(&m))
 		assert.Equal(t, m.Namespace, ns)
 		assert.Equal(t, m.Name, name)

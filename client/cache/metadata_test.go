@@ -9,8 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 )
 
@@ -32,14 +33,14 @@ func TestMetadataInformerSharesTheWatchCachesMetadata(t *testing.T) {
 		wg.Go(func() { run(ctx) })
 	}
 	require.Eventually(t, func() bool { return typed.HasSynced() && meta.HasSynced() }, 30*time.Second, 5*time.Millisecond)
-	owner := api.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u-1"}
+	owner := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u-1"}
 	obj := cm("a", map[string]string{"app": "x"})
-	obj.OwnerReferences = []api.OwnerReference{owner}
+	obj.OwnerReferences = []metav1.OwnerReference{owner}
 	obj.Data = map[string]string{"big": "a value the metadata informer never holds"}
 	_, err := c.ConfigMaps().Create(ctx, obj)
 	require.NoError(t, err)
-	var full *api.ConfigMap
-	var m *api.PartialObjectMetadata
+	var full *corev1.ConfigMap
+	var m *metav1.PartialObjectMetadata
 	require.Eventually(t, func() bool {
 		var ok1, ok2 bool
 		full, ok1 = typed.Get("default", "a")
@@ -47,9 +48,9 @@ func TestMetadataInformerSharesTheWatchCachesMetadata(t *testing.T) {
 		return ok1 && ok2
 	}, 30*time.Second, 5*time.Millisecond)
 
-	assert.Equal(t, api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, m.TypeMeta)
+	assert.Equal(t, metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, m.TypeMeta)
 	assert.Equal(t, full.UID, m.UID)
-	assert.Equal(t, []api.OwnerReference{owner}, m.OwnerReferences)
+	assert.Equal(t, []metav1.OwnerReference{owner}, m.OwnerReferences)
 	assert.Equal(t, reflect.ValueOf(full.Labels).UnsafePointer(), reflect.ValueOf(m.Labels).UnsafePointer(),
 		"the metadata is the watch cache's, shared with the typed informer, not decoded again")
 	// Stopped, so that the change below is ordered after every reader.

@@ -11,6 +11,8 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The defaults of kube-controller-manager and kube-scheduler
@@ -57,7 +59,7 @@ type LeaderElector struct {
 	// observed is the last Lease read or written, observedTime when this
 	// candidate saw its holder or renewTime change (its own clock, not the
 	// holder's: clocks of different machines disagree).
-	observed     *api.Lease
+	observed     *coordinationv1.Lease
 	observedTime time.Time
 	// leading is set from the successful attempt that made this
 	// candidate leader until it gives up; lastRenew is when its last
@@ -192,7 +194,7 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 			le.cfg.Logger.Info("error retrieving lease", "err", err)
 			return false
 		}
-		l := &api.Lease{ObjectMeta: api.ObjectMeta{Namespace: le.cfg.Namespace, Name: le.cfg.Name}}
+		l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: le.cfg.Namespace, Name: le.cfg.Name}}
 		le.fill(l, now, true)
 		created, err := leases.Create(ctx, l)
 		if err != nil {
@@ -225,7 +227,7 @@ func (le *LeaderElector) TryAcquireOrRenew(ctx context.Context) bool {
 // fill writes this candidate into spec; a new holder of an existing
 // Lease gets a new acquireTime and one more transition (client-go counts
 // every change of holder, a release included).
-func (le *LeaderElector) fill(l *api.Lease, now time.Time, takeover bool) {
+func (le *LeaderElector) fill(l *coordinationv1.Lease, now time.Time, takeover bool) {
 	if takeover {
 		var n int32
 		if l.ResourceVersion != "" && l.Spec.LeaseTransitions != nil {
@@ -233,12 +235,12 @@ func (le *LeaderElector) fill(l *api.Lease, now time.Time, takeover bool) {
 		} else if l.ResourceVersion != "" {
 			n = 1
 		}
-		at := api.NewMicroTime(now)
+		at := metav1.NewMicroTime(now)
 		l.Spec.AcquireTime, l.Spec.LeaseTransitions = &at, &n
 	}
 	id := le.cfg.Identity
 	secs := int32(le.cfg.LeaseDuration / time.Second)
-	mt := api.NewMicroTime(now)
+	mt := metav1.NewMicroTime(now)
 	l.Spec.HolderIdentity, l.Spec.LeaseDurationSeconds, l.Spec.RenewTime = &id, &secs, &mt
 }
 
@@ -261,7 +263,7 @@ func (le *LeaderElector) release() {
 	}
 }
 
-func (le *LeaderElector) observe(l *api.Lease, now time.Time) {
+func (le *LeaderElector) observe(l *coordinationv1.Lease, now time.Time) {
 	le.mu.Lock()
 	defer le.mu.Unlock()
 	le.observed, le.observedTime = l, now
@@ -284,14 +286,14 @@ func (le *LeaderElector) Holder() string {
 	return holder(le.observed)
 }
 
-func holder(l *api.Lease) string {
+func holder(l *coordinationv1.Lease) string {
 	if l.Spec.HolderIdentity == nil {
 		return ""
 	}
 	return *l.Spec.HolderIdentity
 }
 
-func sameTime(a, b *api.MicroTime) bool {
+func sameTime(a, b *metav1.MicroTime) bool {
 	if a == nil || b == nil {
 		return a == b
 	}

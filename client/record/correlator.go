@@ -7,7 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The correlator's defaults, client-go's (tools/record/events_cache.go).
@@ -60,7 +61,7 @@ type aggregateRecord struct {
 // often it happened, since when, and the name of the Event holding it.
 type observation struct {
 	count int32
-	first api.Time
+	first metav1.Time
 	name  string
 }
 
@@ -68,7 +69,7 @@ type observation struct {
 type correlation struct {
 	// event is what to write: create it, or, with patch, raise the count
 	// of the Event of the same name.
-	event *api.Event
+	event *corev1.Event
 	patch bool
 	// skip: the spam filter refused it; nothing is written.
 	skip bool
@@ -102,7 +103,7 @@ func digestOf(fields ...string) digest {
 
 // eventKey is one identical event: everything but the time
 // (getEventKey).
-func eventKey(ev *api.Event) digest {
+func eventKey(ev *corev1.Event) digest {
 	o := ev.InvolvedObject
 	return digestOf(ev.Source.Component, ev.Source.Host, o.Kind, o.Namespace, o.Name, o.FieldPath,
 		string(o.UID), o.APIVersion, ev.Type, ev.Reason, ev.Message)
@@ -110,7 +111,7 @@ func eventKey(ev *api.Event) digest {
 
 // aggregateKey is one group of similar events: the message left out
 // (EventAggregatorByReasonFunc).
-func aggregateKey(ev *api.Event) digest {
+func aggregateKey(ev *corev1.Event) digest {
 	o := ev.InvolvedObject
 	return digestOf(ev.Source.Component, ev.Source.Host, o.Kind, o.Namespace, o.Name,
 		string(o.UID), o.APIVersion, ev.Type, ev.Reason, ev.ReportingController, ev.ReportingInstance)
@@ -118,7 +119,7 @@ func aggregateKey(ev *api.Event) digest {
 
 // spamKey is one source talking about one object (getSpamKey): the
 // budget is shared by all its reasons.
-func spamKey(ev *api.Event) digest {
+func spamKey(ev *corev1.Event) digest {
 	o := ev.InvolvedObject
 	return digestOf(ev.Source.Component, ev.Source.Host, o.Kind, o.Namespace, o.Name,
 		string(o.UID), o.APIVersion)
@@ -127,7 +128,7 @@ func spamKey(ev *api.Event) digest {
 // correlate runs ev (named, stamped now, count 1) through the
 // aggregator, the observation cache and the spam filter. aggregateName
 // names an aggregate event when one is started.
-func (c *correlator) correlate(ev *api.Event, now time.Time, aggregateName func() string) correlation {
+func (c *correlator) correlate(ev *corev1.Event, now time.Time, aggregateName func() string) correlation {
 	ev, key := c.aggregate(ev, now, aggregateName)
 	out := correlation{event: ev, key: key}
 	if prev, ok := c.observed.get(key); ok && prev.count > 0 {
@@ -144,7 +145,7 @@ func (c *correlator) correlate(ev *api.Event, now time.Time, aggregateName func(
 // aggregate returns ev itself while its group has seen fewer than
 // aggregateMaxEvents distinct messages in the interval, and from then on
 // the group's aggregate event, under the group's key.
-func (c *correlator) aggregate(ev *api.Event, now time.Time, aggregateName func() string) (*api.Event, digest) {
+func (c *correlator) aggregate(ev *corev1.Event, now time.Time, aggregateName func() string) (*corev1.Event, digest) {
 	akey := aggregateKey(ev)
 	rec, ok := c.aggregates.get(akey)
 	if !ok || now.Sub(rec.last) > aggregateInterval {
@@ -169,7 +170,7 @@ func (c *correlator) aggregate(ev *api.Event, now time.Time, aggregateName func(
 
 // observe refreshes the observation under key from the Event the server
 // answered (EventCorrelator.UpdateState).
-func (c *correlator) observe(key digest, ev *api.Event) {
+func (c *correlator) observe(key digest, ev *corev1.Event) {
 	c.observed.add(key, observation{count: ev.Count, first: ev.FirstTimestamp, name: ev.Name})
 }
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/record"
@@ -56,15 +56,15 @@ func stepRecorder(t *testing.T, env *apiservertest.Env) (*record.Recorder, *coun
 	return record.New(record.Config{Client: cl, Component: "replicaset-controller", Clock: env.Clock, Mode: runmode.Step}), cnt
 }
 
-func byMessage(evs []*api.Event) map[string]*api.Event {
-	out := map[string]*api.Event{}
+func byMessage(evs []*corev1.Event) map[string]*corev1.Event {
+	out := map[string]*corev1.Event{}
 	for _, e := range evs {
 		out[e.Message] = e
 	}
 	return out
 }
 
-var rsRef = api.ObjectReference{Kind: "ReplicaSet", APIVersion: "apps/v1", Namespace: "default", Name: "web", UID: "rs-1"}
+var rsRef = corev1.ObjectReference{Kind: "ReplicaSet", APIVersion: "apps/v1", Namespace: "default", Name: "web", UID: "rs-1"}
 
 // An identical event raises the count of the Event written first, by a
 // PATCH that also moves lastTimestamp on.

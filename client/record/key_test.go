@@ -4,33 +4,32 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // keyFields names each field an event key is made of and how to change
 // it in an event.
-var keyFields = map[string]func(*api.Event){
-	"source.component":    func(e *api.Event) { e.Source.Component = "kubelet-x" },
-	"source.host":         func(e *api.Event) { e.Source.Host = "node-2" },
-	"kind":                func(e *api.Event) { e.InvolvedObject.Kind = "Node" },
-	"namespace":           func(e *api.Event) { e.InvolvedObject.Namespace = "other" },
-	"name":                func(e *api.Event) { e.InvolvedObject.Name = "web-2" },
-	"fieldPath":           func(e *api.Event) { e.InvolvedObject.FieldPath = "spec.containers{b}" },
-	"uid":                 func(e *api.Event) { e.InvolvedObject.UID = "uid-2" },
-	"apiVersion":          func(e *api.Event) { e.InvolvedObject.APIVersion = "v2" },
-	"type":                func(e *api.Event) { e.Type = "Warning" },
-	"reason":              func(e *api.Event) { e.Reason = "Killing" },
-	"message":             func(e *api.Event) { e.Message = "Started container b" },
-	"reportingController": func(e *api.Event) { e.ReportingController = "other" },
-	"reportingInstance":   func(e *api.Event) { e.ReportingInstance = "other-node-1" },
+var keyFields = map[string]func(*corev1.Event){
+	"source.component":    func(e *corev1.Event) { e.Source.Component = "kubelet-x" },
+	"source.host":         func(e *corev1.Event) { e.Source.Host = "node-2" },
+	"kind":                func(e *corev1.Event) { e.InvolvedObject.Kind = "Node" },
+	"namespace":           func(e *corev1.Event) { e.InvolvedObject.Namespace = "other" },
+	"name":                func(e *corev1.Event) { e.InvolvedObject.Name = "web-2" },
+	"fieldPath":           func(e *corev1.Event) { e.InvolvedObject.FieldPath = "spec.containers{b}" },
+	"uid":                 func(e *corev1.Event) { e.InvolvedObject.UID = "uid-2" },
+	"apiVersion":          func(e *corev1.Event) { e.InvolvedObject.APIVersion = "v2" },
+	"type":                func(e *corev1.Event) { e.Type = "Warning" },
+	"reason":              func(e *corev1.Event) { e.Reason = "Killing" },
+	"message":             func(e *corev1.Event) { e.Message = "Started container b" },
+	"reportingController": func(e *corev1.Event) { e.ReportingController = "other" },
+	"reportingInstance":   func(e *corev1.Event) { e.ReportingInstance = "other-node-1" },
 }
 
-func sampleEvent() *api.Event {
-	return &api.Event{
-		InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-1", UID: "uid-1",
+func sampleEvent() *corev1.Event {
+	return &corev1.Event{
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-1", UID: "uid-1",
 			APIVersion: "v1", FieldPath: "spec.containers{a}"},
-		Source: api.EventSource{Component: "kubelet", Host: "node-1"},
+		Source: corev1.EventSource{Component: "kubelet", Host: "node-1"},
 		Type:   "Normal", Reason: "Started", Message: "Started container a",
 		ReportingController: "kubelet", ReportingInstance: "kubelet-node-1",
 	}
@@ -43,7 +42,7 @@ func sampleEvent() *api.Event {
 func TestEventKeysDifferInEveryFieldTheyAreMadeOf(t *testing.T) {
 	keys := []struct {
 		name   string
-		key    func(*api.Event) digest
+		key    func(*corev1.Event) digest
 		fields []string
 	}{
 		{"eventKey", eventKey, []string{"source.component", "source.host", "kind", "namespace", "name", "fieldPath", "uid",

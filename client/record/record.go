@@ -23,6 +23,9 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/runmode"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Recorder records events for one component.
@@ -76,10 +79,10 @@ func New(cfg Config) *Recorder {
 }
 
 // Ref makes the reference an event points at.
-func Ref(obj api.Object, gvk api.GroupVersionKind) api.ObjectReference {
+func Ref(obj api.Object, gvk schema.GroupVersionKind) corev1.ObjectReference {
 	m := api.Meta(obj)
 	av, kind := gvk.ToAPIVersionAndKind()
-	return api.ObjectReference{Kind: kind, APIVersion: av, Namespace: m.Namespace, Name: m.Name,
+	return corev1.ObjectReference{Kind: kind, APIVersion: av, Namespace: m.Namespace, Name: m.Name,
 		UID: m.UID, ResourceVersion: m.ResourceVersion}
 }
 
@@ -90,7 +93,7 @@ func Ref(obj api.Object, gvk api.GroupVersionKind) api.ObjectReference {
 // message) within ten minutes starts an Event "(combined from similar
 // events): ..." that counts the rest; and past 25 events about one
 // object (one more every 5 minutes) nothing is written at all.
-func (r *Recorder) Eventf(ctx context.Context, ref api.ObjectReference, eventType, reason, format string, args ...any) error {
+func (r *Recorder) Eventf(ctx context.Context, ref corev1.ObjectReference, eventType, reason, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	now := r.clock.Now()
 	if !r.async {
@@ -128,19 +131,19 @@ func (r *Recorder) drain() {
 // record correlates one event, which happened at at, and writes what the
 // correlator decided: a new Event, a PATCH of the count of an earlier one,
 // or nothing.
-func (r *Recorder) record(ctx context.Context, ref api.ObjectReference, eventType, reason, msg string, at time.Time) error {
-	now := api.NewTime(at.UTC())
+func (r *Recorder) record(ctx context.Context, ref corev1.ObjectReference, eventType, reason, msg string, at time.Time) error {
+	now := metav1.NewTime(at.UTC())
 	ns := ref.Namespace
 	if ns == "" {
 		ns = "default"
 	}
-	ev := &api.Event{
-		ObjectMeta:          api.ObjectMeta{Namespace: ns, Name: r.name(ref.Name, at)},
+	ev := &corev1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Namespace: ns, Name: r.name(ref.Name, at)},
 		InvolvedObject:      ref,
 		Reason:              reason,
 		Message:             msg,
 		Type:                eventType,
-		Source:              api.EventSource{Component: r.component, Host: r.host},
+		Source:              corev1.EventSource{Component: r.component, Host: r.host},
 		FirstTimestamp:      now,
 		LastTimestamp:       now,
 		Count:               1,

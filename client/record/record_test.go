@@ -8,17 +8,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/runmode"
 )
 
-var podGVK = api.GroupVersionKind{Version: "v1", Kind: "Pod"}
+var podGVK = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 
-func events(t *testing.T, env *apiservertest.Env) []*api.Event {
+func events(t *testing.T, env *apiservertest.Env) []*corev1.Event {
 	t.Helper()
 	l, err := env.Client.Events().List(context.Background(), "default", client.ListOptions{})
 	require.NoError(t, err)
@@ -28,7 +30,7 @@ func events(t *testing.T, env *apiservertest.Env) []*api.Event {
 // The mode, not the kind of clock, decides when an event is written: both
 // recorders here run on the same fake clock.
 func TestModeDecidesWhenEventsAreWritten(t *testing.T) {
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", UID: "u1"}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "u1"}}
 
 	t.Run("step mode writes before Eventf returns, so the write is the step's", func(t *testing.T) {
 		env := apiservertest.New(t)

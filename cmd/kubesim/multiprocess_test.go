@@ -14,8 +14,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/store/etcdstore/etcdtest"
 )
@@ -107,10 +109,10 @@ func TestKillDashNineOfTheLeaderAPIServer(t *testing.T) {
 
 	replicas := int32(6)
 	labels := map[string]string{"app": "web"}
-	_, err = clA.Deployments().Create(ctx, &api.Deployment{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "web"},
-		Spec: api.DeploymentSpec{Replicas: &replicas, Selector: &api.LabelSelector{MatchLabels: labels},
-			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}}}}})
+	_, err = clA.Deployments().Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}}})
 	require.NoError(t, err)
 
 	// Write load through A: four writers, each remembering what A acknowledged.
@@ -129,7 +131,7 @@ func TestKillDashNineOfTheLeaderAPIServer(t *testing.T) {
 				default:
 				}
 				name := fmt.Sprintf("w%d-%d", w, i)
-				_, err := clA.ConfigMaps().Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}})
+				_, err := clA.ConfigMaps().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}})
 				if err != nil {
 					return // A is gone
 				}

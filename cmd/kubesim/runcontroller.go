@@ -11,13 +11,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/operators/catalog"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // controllerFactory builds one controller for `kubesim run-controller`,
@@ -113,7 +113,7 @@ func asServiceAccount(ctx context.Context, admin *client.Client, kubeconfig, ref
 		return nil, fmt.Errorf("--serviceaccount %q: want NAMESPACE/NAME", ref)
 	}
 	day := int64(24 * 60 * 60)
-	tr, err := admin.CreateToken(ctx, ns, name, &api.TokenRequest{Spec: api.TokenRequestSpec{ExpirationSeconds: &day}})
+	tr, err := admin.CreateToken(ctx, ns, name, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &day}})
 	if err != nil {
 		return nil, fmt.Errorf("a token for service account %s: %w", ref, err)
 	}

@@ -9,8 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/audit"
 )
 
@@ -26,9 +27,9 @@ func TestKubectlWebhookMatchConditionsAndPolicyWarn(t *testing.T) {
 	s := startServer(t, t.TempDir(), "--api-server-only", "--audit-log-path", logPath, "--audit-policy-file", policy)
 	k := newKubectl(t, s)
 
-	hook := startWebhook(t, reviewHandler(func(_ string, req *api.AdmissionRequest) *api.AdmissionResponse {
-		return &api.AdmissionResponse{UID: req.UID, Allowed: false,
-			Result: &api.Status{Message: "every configmap is refused", Code: 403}}
+	hook := startWebhook(t, reviewHandler(func(_ string, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return &admissionv1.AdmissionResponse{UID: req.UID, Allowed: false,
+			Result: &metav1.Status{Message: "every configmap is refused", Code: 403}}
 	}))
 
 	manifest := `apiVersion: admissionregistration.k8s.io/v1

@@ -10,8 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/api"
+	admissionv1 "k8s.io/api/admission/v1"
 )
 
 // TestKubectlWebhookFailures drives every way a webhook can fail through
@@ -29,12 +28,12 @@ func TestKubectlWebhookFailures(t *testing.T) {
 
 	// Some answers are no review at all: the handler writes them itself.
 	hook := startWebhook(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review api.AdmissionReview
+		var review admissionv1.AdmissionReview
 		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		resp := &api.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+		resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
 		switch r.URL.Path {
 		case "/timeout":
 			<-r.Context().Done() // until the API server gives up
@@ -51,11 +50,11 @@ func TestKubectlWebhookFailures(t *testing.T) {
 		case "/wronguid":
 			resp.UID = "someone-else"
 		case "/badpatch":
-			pt := api.PatchTypeJSONPatch
+			pt := admissionv1.PatchTypeJSONPatch
 			resp.PatchType = &pt
 			resp.Patch = []byte(`[{"op":"remove","path":"/data/nothing"}]`)
 		}
-		_ = json.NewEncoder(w).Encode(api.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
+		_ = json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
 	}))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kubesim/kubesim/api"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestKubectlAdmissionWebhooks: webhook configurations through the real
@@ -21,14 +21,14 @@ func TestKubectlAdmissionWebhooks(t *testing.T) {
 	s := startServer(t, t.TempDir(), "--api-server-only")
 	k := newKubectl(t, s)
 
-	hook := startWebhook(t, reviewHandler(func(path string, req *api.AdmissionRequest) *api.AdmissionResponse {
-		resp := &api.AdmissionResponse{UID: req.UID, Allowed: true}
+	hook := startWebhook(t, reviewHandler(func(path string, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		resp := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
 		switch {
 		case path == "/validate" && strings.HasPrefix(req.Name, "bad"):
 			resp.Allowed = false
-			resp.Result = &api.Status{Message: "names starting with bad are reserved", Code: 403}
+			resp.Result = &metav1.Status{Message: "names starting with bad are reserved", Code: 403}
 		case path == "/mutate":
-			pt := api.PatchTypeJSONPatch
+			pt := admissionv1.PatchTypeJSONPatch
 			resp.PatchType = &pt
 			resp.Patch = []byte(`[{"op":"add","path":"/metadata/labels","value":{"admitted":"yes"}}]`)
 			resp.Warnings = []string{"labelled by the webhook"}

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kubesim/kubesim/api"
@@ -40,7 +42,7 @@ type Availability struct {
 // Checker checks one APIService's backend: the aggregator's check, which
 // shares the proxy's resolver (aggregator.CheckAvailability), injected by
 // the cluster so that this client of the API knows nothing of the server.
-type Checker func(ctx context.Context, s *api.APIService) Availability
+type Checker func(ctx context.Context, s *apiregistrationv1.APIService) Availability
 
 // Config builds a Controller.
 type Config struct {
@@ -58,9 +60,9 @@ type Config struct {
 // Controller keeps the Available condition of every APIService.
 type Controller struct {
 	cfg        Config
-	apis       *cache.Informer[*api.APIService]
-	services   *cache.Informer[*api.Service]
-	endpoints  *cache.Informer[*api.Endpoints]
+	apis       *cache.Informer[*apiregistrationv1.APIService]
+	services   *cache.Informer[*corev1.Service]
+	endpoints  *cache.Informer[*corev1.Endpoints]
 	controller *controllers.Controller
 }
 
@@ -87,27 +89,27 @@ func New(cfg Config) (*Controller, error) {
 	c.apis = controllers.InformerFor(ctrl, cfg.Client.APIServices())
 	c.services = controllers.InformerFor(ctrl, cfg.Client.Services())
 	c.endpoints = controllers.InformerFor(ctrl, cfg.Client.Endpoints())
-	c.apis.AddIndexer(serviceIndex, func(s *api.APIService) []string {
+	c.apis.AddIndexer(serviceIndex, func(s *apiregistrationv1.APIService) []string {
 		if ref := s.Spec.Service; ref != nil {
 			return []string{ref.Namespace + "/" + ref.Name}
 		}
 		return nil
 	})
-	c.apis.AddHandler(cache.Handler[*api.APIService]{
-		OnAdd:    func(s *api.APIService) { c.enqueueAPIService("ADDED", s) },
-		OnUpdate: func(_, s *api.APIService) { c.enqueueAPIService("MODIFIED", s) },
+	c.apis.AddHandler(cache.Handler[*apiregistrationv1.APIService]{
+		OnAdd:    func(s *apiregistrationv1.APIService) { c.enqueueAPIService("ADDED", s) },
+		OnUpdate: func(_, s *apiregistrationv1.APIService) { c.enqueueAPIService("MODIFIED", s) },
 	})
-	c.services.AddHandler(dependents[*api.Service](c, "Service"))
-	c.endpoints.AddHandler(dependents[*api.Endpoints](c, "Endpoints"))
+	c.services.AddHandler(dependents[*corev1.Service](c, "Service"))
+	c.endpoints.AddHandler(dependents[*corev1.Endpoints](c, "Endpoints"))
 	return c, nil
 }
 
 // enqueueAPIService queues s unless it is a local one already marked
 // available: the hundred-odd local APIServices need no work, and a trace
 // stays free of them.
-func (c *Controller) enqueueAPIService(event string, s *api.APIService) {
+func (c *Controller) enqueueAPIService(event string, s *apiregistrationv1.APIService) {
 	if s.Spec.Service == nil {
-		if cond := api.GetAPIServiceConditionByType(s, api.Available); cond != nil && cond.Status == apiregistrationv1.ConditionTrue && cond.Reason == reasonLocal {
+		if cond := api.GetAPIServiceConditionByType(s, apiregistrationv1.Available); cond != nil && cond.Status == apiregistrationv1.ConditionTrue && cond.Reason == reasonLocal {
 			return
 		}
 	}
@@ -145,12 +147,12 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 		return controllers.Result{}, nil
 	}
 	av := c.cfg.Check(ctx, s)
-	next := Condition(s, av, api.NewTime(c.cfg.Clock.Now().UTC().Truncate(time.Second)))
+	next := Condition(s, av, metav1.NewTime(c.cfg.Clock.Now().UTC().Truncate(time.Second)))
 	var result controllers.Result
 	if s.Spec.Service != nil {
 		result.RequeueAfter = c.cfg.RecheckInterval
 	}
-	if cur := api.GetAPIServiceConditionByType(s, api.Available); cur != nil && cur.Status == next.Status && cur.Reason == next.Reason && cur.Message == next.Message {
+	if cur := api.GetAPIServiceConditionByType(s, apiregistrationv1.Available); cur != nil && cur.Status == next.Status && cur.Reason == next.Reason && cur.Message == next.Message {
 		return result, nil
 	}
 	upd := s.DeepCopy()
@@ -163,13 +165,13 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 
 // Condition is the Available condition for av; the transition time moves
 // only when the status changes.
-func Condition(s *api.APIService, av Availability, now api.Time) api.APIServiceCondition {
+func Condition(s *apiregistrationv1.APIService, av Availability, now metav1.Time) apiregistrationv1.APIServiceCondition {
 	status := apiregistrationv1.ConditionFalse
 	if av.Available {
 		status = apiregistrationv1.ConditionTrue
 	}
-	cond := api.APIServiceCondition{Type: api.Available, Status: status, LastTransitionTime: now, Reason: av.Reason, Message: av.Message}
-	if cur := api.GetAPIServiceConditionByType(s, api.Available); cur != nil && cur.Status == status {
+	cond := apiregistrationv1.APIServiceCondition{Type: apiregistrationv1.Available, Status: status, LastTransitionTime: now, Reason: av.Reason, Message: av.Message}
+	if cur := api.GetAPIServiceConditionByType(s, apiregistrationv1.Available); cur != nil && cur.Status == status {
 		cond.LastTransitionTime = cur.LastTransitionTime
 	}
 	return cond

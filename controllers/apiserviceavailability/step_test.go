@@ -6,9 +6,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 
 	"github.com/kubesim/kubesim/aggregator"
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
@@ -30,14 +32,14 @@ func TestStepModeSettlesWithRemoteAPIService(t *testing.T) {
 	require.NoError(t, err)
 
 	cl := c.Client("test")
-	_, err = cl.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "wardle"}})
+	_, err = cl.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "wardle"}})
 	require.NoError(t, err)
 	port := int32(443)
 	apis := cl.APIServices()
-	_, err = apis.Create(ctx, &api.APIService{
-		ObjectMeta: api.ObjectMeta{Name: "v1alpha1.wardle.example.com"},
-		Spec: api.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15,
-			InsecureSkipTLSVerify: true, Service: &api.APIServiceReference{Namespace: "wardle", Name: "api", Port: &port}}})
+	_, err = apis.Create(ctx, &apiregistrationv1.APIService{
+		ObjectMeta: metav1.ObjectMeta{Name: "v1alpha1.wardle.example.com"},
+		Spec: apiregistrationv1.APIServiceSpec{Group: "wardle.example.com", Version: "v1alpha1", GroupPriorityMinimum: 1000, VersionPriority: 15,
+			InsecureSkipTLSVerify: true, Service: &apiregistrationv1.ServiceReference{Namespace: "wardle", Name: "api", Port: &port}}})
 	require.NoError(t, err)
 
 	_, err = c.RunUntilStable(ctx, stepper.Limits{MaxSteps: 2000})

@@ -7,6 +7,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
+	rbacv1 "k8s.io/api/rbac/v1"
 )
 
 // ControllerName names the loop in traces and logs, and is its switch
@@ -20,7 +21,7 @@ type Config = controllers.BaseConfig
 // Controller keeps aggregated ClusterRoles' rules.
 type Controller struct {
 	cfg   Config
-	roles *cache.Informer[*api.ClusterRole]
+	roles *cache.Informer[*rbacv1.ClusterRole]
 	ctrl  *controllers.Controller
 }
 
@@ -36,17 +37,17 @@ func New(cfg Config) (*Controller, error) {
 	// Any change to any ClusterRole may change what an aggregated one
 	// gathers: every aggregated role is looked at again (the real
 	// controller does the same).
-	enqueueAll := func(verb string, r *api.ClusterRole) {
+	enqueueAll := func(verb string, r *rbacv1.ClusterRole) {
 		for _, agg := range c.roles.List() {
 			if agg.AggregationRule != nil {
 				ctrl.Enqueue(agg.Name, controllers.CauseOf(verb, "ClusterRole", &r.ObjectMeta))
 			}
 		}
 	}
-	c.roles.AddHandler(cache.Handler[*api.ClusterRole]{
-		OnAdd:    func(r *api.ClusterRole) { enqueueAll("ADDED", r) },
-		OnUpdate: func(_, r *api.ClusterRole) { enqueueAll("MODIFIED", r) },
-		OnDelete: func(r *api.ClusterRole) { enqueueAll("DELETED", r) },
+	c.roles.AddHandler(cache.Handler[*rbacv1.ClusterRole]{
+		OnAdd:    func(r *rbacv1.ClusterRole) { enqueueAll("ADDED", r) },
+		OnUpdate: func(_, r *rbacv1.ClusterRole) { enqueueAll("MODIFIED", r) },
+		OnDelete: func(r *rbacv1.ClusterRole) { enqueueAll("DELETED", r) },
 	})
 	return c, nil
 }

@@ -7,8 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/runmode"
@@ -17,13 +18,13 @@ import (
 
 var bg = context.Background()
 
-var widgetsRule = api.PolicyRule{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}}
+var widgetsRule = rbacv1.PolicyRule{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{"example.com"}, Resources: []string{"widgets"}}
 
-func hasRule(t *testing.T, cl *client.Client, role string, r api.PolicyRule) bool {
+func hasRule(t *testing.T, cl *client.Client, role string, r rbacv1.PolicyRule) bool {
 	t.Helper()
 	got, err := cl.ClusterRoles().Get(bg, "", role)
 	require.NoError(t, err)
-	return slices.ContainsFunc(got.Rules, func(have api.PolicyRule) bool {
+	return slices.ContainsFunc(got.Rules, func(have rbacv1.PolicyRule) bool {
 		return slices.Equal(have.Verbs, r.Verbs) && slices.Equal(have.APIGroups, r.APIGroups) && slices.Equal(have.Resources, r.Resources)
 	})
 }
@@ -46,16 +47,16 @@ func TestAggregateToView(t *testing.T) {
 		require.NoError(t, err)
 	}
 	settle()
-	podsRead := api.PolicyRule{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"namespaces"}}
+	podsRead := rbacv1.PolicyRule{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"namespaces"}}
 	for _, r := range []string{"view", "edit", "admin"} {
 		assert.True(t, hasRule(t, cl, r, podsRead), "%s has system:aggregate-to-view's rules", r)
 		assert.False(t, hasRule(t, cl, r, widgetsRule), r)
 	}
-	assert.False(t, hasRule(t, cl, "view", api.PolicyRule{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"serviceaccounts"}}),
+	assert.False(t, hasRule(t, cl, "view", rbacv1.PolicyRule{Verbs: []string{"impersonate"}, APIGroups: []string{""}, Resources: []string{"serviceaccounts"}}),
 		"view does not gather edit's rules")
 
-	widgets := &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: "widgets-view",
-		Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-view": "true"}}, Rules: []api.PolicyRule{widgetsRule}}
+	widgets := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "widgets-view",
+		Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-view": "true"}}, Rules: []rbacv1.PolicyRule{widgetsRule}}
 	_, err = cl.ClusterRoles().Create(bg, widgets)
 	require.NoError(t, err)
 	settle()
@@ -75,13 +76,13 @@ func TestAggregateToView(t *testing.T) {
 
 	// A role of one's own: two selectors, the rules of both, once each,
 	// and what a user edits by hand is put back.
-	mine := &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: "monitoring"}, AggregationRule: &api.AggregationRule{
-		ClusterRoleSelectors: []api.LabelSelector{{MatchLabels: map[string]string{"team": "a"}}, {MatchLabels: map[string]string{"team": "b"}}}}}
+	mine := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "monitoring"}, AggregationRule: &rbacv1.AggregationRule{
+		ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"team": "a"}}, {MatchLabels: map[string]string{"team": "b"}}}}}
 	_, err = cl.ClusterRoles().Create(bg, mine)
 	require.NoError(t, err)
 	for _, x := range []struct{ name, team, res string }{{"a1", "a", "pods"}, {"b1", "b", "services"}, {"b2", "b", "pods"}} {
-		_, err = cl.ClusterRoles().Create(bg, &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: x.name, Labels: map[string]string{"team": x.team}},
-			Rules: []api.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{x.res}}}})
+		_, err = cl.ClusterRoles().Create(bg, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: x.name, Labels: map[string]string{"team": x.team}},
+			Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{x.res}}}})
 		require.NoError(t, err)
 	}
 	settle()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -39,7 +40,7 @@ type Config struct {
 // the apiextensions-apiserver.
 type Controller struct {
 	cfg  Config
-	crds *cache.Informer[*api.CustomResourceDefinition]
+	crds *cache.Informer[*apiextensionsv1.CustomResourceDefinition]
 	ctrl *controllers.Controller
 }
 
@@ -60,7 +61,7 @@ func New(cfg Config) (*Controller, error) {
 	fc.ctrl = ctrl
 	// A CRD being deleted is the key.
 	fc.crds = controllers.InformerFor(ctrl, cfg.Client.CustomResourceDefinitions())
-	fc.crds.AddHandler(controllers.EnqueueBeingDeleted[*api.CustomResourceDefinition](ctrl, "CustomResourceDefinition"))
+	fc.crds.AddHandler(controllers.EnqueueBeingDeleted[*apiextensionsv1.CustomResourceDefinition](ctrl, "CustomResourceDefinition"))
 	return fc, nil
 }
 
@@ -75,7 +76,7 @@ func (fc *Controller) Run(ctx context.Context) { fc.ctrl.Run(ctx) }
 // Reconcile implements controllers.Reconciler: key is a CRD name.
 func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
 	cached, ok := fc.crds.Get("", key)
-	if !ok || cached.DeletionTimestamp == nil || !slices.Contains(cached.Finalizers, api.CustomResourceCleanupFinalizer) {
+	if !ok || cached.DeletionTimestamp == nil || !slices.Contains(cached.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer) {
 		return controllers.Result{}, nil
 	}
 	crds := fc.cfg.Client.CustomResourceDefinitions()
@@ -86,19 +87,19 @@ func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Re
 	if err != nil {
 		return controllers.Result{}, err
 	}
-	if c.DeletionTimestamp == nil || !slices.Contains(c.Finalizers, api.CustomResourceCleanupFinalizer) {
+	if c.DeletionTimestamp == nil || !slices.Contains(c.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer) {
 		return controllers.Result{}, nil
 	}
 	remaining, err := fc.deleteInstances(ctx, c)
 	if err != nil {
 		return controllers.Result{}, err
 	}
-	now := api.NewTime(fc.cfg.Clock.Now().UTC().Truncate(time.Second))
+	now := metav1.NewTime(fc.cfg.Clock.Now().UTC().Truncate(time.Second))
 	if remaining > 0 {
-		cond := api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: apiextensionsv1.ConditionTrue,
+		cond := apiextensionsv1.CustomResourceDefinitionCondition{Type: apiextensionsv1.Terminating, Status: apiextensionsv1.ConditionTrue,
 			Reason: "InstanceDeletionCheck", LastTransitionTime: now,
 			Message: fmt.Sprintf("could not confirm zero CustomResources remaining: %d remaining", remaining)}
-		if old := api.FindCRDCondition(c, api.Terminating); old == nil || old.Reason != cond.Reason || old.Message != cond.Message {
+		if old := api.FindCRDCondition(c, apiextensionsv1.Terminating); old == nil || old.Reason != cond.Reason || old.Message != cond.Message {
 			api.SetCRDCondition(c, cond)
 			if _, err := crds.UpdateStatus(ctx, c); err != nil {
 				return controllers.Result{}, err
@@ -106,12 +107,12 @@ func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Re
 		}
 		return controllers.Result{RequeueAfter: fc.cfg.RecheckDelay}, nil
 	}
-	api.SetCRDCondition(c, api.CustomResourceDefinitionCondition{Type: api.Terminating, Status: apiextensionsv1.ConditionFalse,
+	api.SetCRDCondition(c, apiextensionsv1.CustomResourceDefinitionCondition{Type: apiextensionsv1.Terminating, Status: apiextensionsv1.ConditionFalse,
 		Reason: "InstanceDeletionCompleted", Message: "removed all instances", LastTransitionTime: now})
 	if c, err = crds.UpdateStatus(ctx, c); err != nil {
 		return controllers.Result{}, err
 	}
-	c.Finalizers = slices.DeleteFunc(c.Finalizers, func(f string) bool { return f == api.CustomResourceCleanupFinalizer })
+	c.Finalizers = slices.DeleteFunc(c.Finalizers, func(f string) bool { return f == apiextensionsv1.CustomResourceCleanupFinalizer })
 	if _, err := crds.Update(ctx, c); err != nil && !api.IsNotFound(err) {
 		return controllers.Result{}, err
 	}
@@ -120,8 +121,8 @@ func (fc *Controller) Reconcile(ctx context.Context, key string) (controllers.Re
 
 // deleteInstances deletes every object of the CRD (in name order) and
 // reports how many still exist afterwards (held by their finalizers).
-func (fc *Controller) deleteInstances(ctx context.Context, c *api.CustomResourceDefinition) (int, error) {
-	if !api.IsCRDConditionTrue(c, api.Established) {
+func (fc *Controller) deleteInstances(ctx context.Context, c *apiextensionsv1.CustomResourceDefinition) (int, error) {
+	if !api.IsCRDConditionTrue(c, apiextensionsv1.Established) {
 		// Never served: no object can exist.
 		return 0, nil
 	}
@@ -136,7 +137,7 @@ func (fc *Controller) deleteInstances(ctx context.Context, c *api.CustomResource
 		return 0, nil
 	}
 	res := client.Dynamic(fc.cfg.Client, client.ResourceInfo{Group: c.Spec.Group, Version: version,
-		Resource: c.Status.AcceptedNames.Plural, Namespaced: c.Spec.Scope == api.NamespaceScoped})
+		Resource: c.Status.AcceptedNames.Plural, Namespaced: c.Spec.Scope == apiextensionsv1.NamespaceScoped})
 	list, err := res.List(ctx, "", client.ListOptions{})
 	if api.IsNotFound(err) {
 		return 0, nil

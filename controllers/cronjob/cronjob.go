@@ -9,6 +9,10 @@ import (
 	"maps"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -26,7 +30,7 @@ const ControllerName = "cronjob"
 const Component = "cronjob-controller"
 
 // GroupVersionKind is batch/v1 CronJob.
-var GroupVersionKind = api.GroupVersionKind{Group: "batch", Version: "v1", Kind: "CronJob"}
+var GroupVersionKind = schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "CronJob"}
 
 // Config builds a CronJobController.
 type Config struct {
@@ -47,8 +51,8 @@ type Config struct {
 
 // CronJobController creates the Jobs of every CronJob on time.
 type CronJobController struct {
-	*controllers.ObjectController[*api.CronJob]
-	jobs *controllers.Watched[*api.Job]
+	*controllers.ObjectController[*batchv1.CronJob]
+	jobs *controllers.Watched[*batchv1.Job]
 }
 
 // New builds the controller and its informers (not yet synced).
@@ -57,7 +61,7 @@ func New(cfg Config) (*CronJobController, error) {
 		return nil, errors.New("cronjob: Client and Clock are required")
 	}
 	cc := &CronJobController{jobs: controllers.Owns(cfg.Client.Jobs(), "Job")}
-	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.CronJob]{
+	c, err := controllers.NewObjectController(controllers.ObjectConfig[*batchv1.CronJob]{
 		Name: ControllerName, Component: Component, Client: cfg.Client, Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode,
 		Primary: cfg.Client.CronJobs(), GVK: GroupVersionKind, Owns: []controllers.Watch{cc.jobs},
 		Reconcile: cc.sync, Namespace: cfg.Namespace, Logger: cfg.Logger,
@@ -70,7 +74,7 @@ func New(cfg Config) (*CronJobController, error) {
 }
 
 // sync is one reconcile of a CronJob.
-func (cc *CronJobController) sync(ctx context.Context, cj *api.CronJob) (controllers.Result, error) {
+func (cc *CronJobController) sync(ctx context.Context, cj *batchv1.CronJob) (controllers.Result, error) {
 	jobs := cc.jobs.OwnedBy(cj)
 	// An active Job the cache does not have yet (just created, in live
 	// mode) is asked for, so that it is not taken for missing.
@@ -104,18 +108,18 @@ func (cc *CronJobController) sync(ctx context.Context, cj *api.CronJob) (control
 		cc.Eventf(ctx, cj, e.Type, e.Reason, "%s", e.Message)
 	}
 	var errs []error
-	bg := api.DeletePropagationBackground
+	bg := metav1.DeletePropagationBackground
 	for _, j := range plan.Delete {
-		err := cc.jobs.Resource().Delete(ctx, j.Namespace, j.Name, &api.DeleteOptions{PropagationPolicy: &bg})
+		err := cc.jobs.Resource().Delete(ctx, j.Namespace, j.Name, &metav1.DeleteOptions{PropagationPolicy: &bg})
 		if api.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
-			cc.Eventf(ctx, cj, api.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
+			cc.Eventf(ctx, cj, corev1.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
 			errs = append(errs, err)
 			continue
 		}
-		cc.Eventf(ctx, cj, api.EventTypeNormal, "SuccessfulDelete", "Deleted job %v", j.Name)
+		cc.Eventf(ctx, cj, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted job %v", j.Name)
 	}
 	if plan.Create != nil {
 		job, err := NewJob(cj, *plan.Create)
@@ -124,13 +128,13 @@ func (cc *CronJobController) sync(ctx context.Context, cj *api.CronJob) (control
 		}
 		switch {
 		case err == nil:
-			cc.Eventf(ctx, cj, api.EventTypeNormal, "SuccessfulCreate", "Created job %v", job.Name)
-			plan.Status.Active = append(plan.Status.Active, api.ObjectReference{Kind: "Job", Namespace: job.Namespace,
+			cc.Eventf(ctx, cj, corev1.EventTypeNormal, "SuccessfulCreate", "Created job %v", job.Name)
+			plan.Status.Active = append(plan.Status.Active, corev1.ObjectReference{Kind: "Job", Namespace: job.Namespace,
 				Name: job.Name, UID: job.UID, APIVersion: "batch/v1", ResourceVersion: job.ResourceVersion})
 		case api.IsAlreadyExists(err):
 			// Created by an earlier sync whose status write was lost.
 		default:
-			cc.Eventf(ctx, cj, api.EventTypeWarning, "FailedCreate", "Error creating job: %v", err)
+			cc.Eventf(ctx, cj, corev1.EventTypeWarning, "FailedCreate", "Error creating job: %v", err)
 			return controllers.Result{}, errors.Join(append(errs, err)...)
 		}
 	}
@@ -143,7 +147,7 @@ func (cc *CronJobController) sync(ctx context.Context, cj *api.CronJob) (control
 	return controllers.Result{RequeueAfter: plan.RequeueAfter}, nil
 }
 
-func hasUID(jobs []*api.Job, uid types.UID) bool {
+func hasUID(jobs []*batchv1.Job, uid types.UID) bool {
 	for _, j := range jobs {
 		if j.UID == uid {
 			return true
@@ -155,7 +159,7 @@ func hasUID(jobs []*api.Job, uid types.UID) bool {
 // NewJob is the Job for one scheduled time (getJobFromTemplate2): the
 // template's labels, annotations and spec, the scheduled time as an
 // annotation in the CronJob's zone, and the CronJob as controller.
-func NewJob(cj *api.CronJob, scheduled time.Time) (*api.Job, error) {
+func NewJob(cj *batchv1.CronJob, scheduled time.Time) (*batchv1.Job, error) {
 	loc, err := Location(cj)
 	if err != nil {
 		return nil, err
@@ -165,12 +169,12 @@ func NewJob(cj *api.CronJob, scheduled time.Time) (*api.Job, error) {
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[api.CronJobScheduledTimestampAnnotation] = scheduled.In(loc).Format(time.RFC3339)
-	return &api.Job{
-		ObjectMeta: api.ObjectMeta{
+	annotations[batchv1.CronJobScheduledTimestampAnnotation] = scheduled.In(loc).Format(time.RFC3339)
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
 			Name: JobName(cj, scheduled), Namespace: cj.Namespace,
 			Labels: t.Labels, Annotations: annotations,
-			OwnerReferences: []api.OwnerReference{*api.NewControllerRef(&cj.ObjectMeta, GroupVersionKind)},
+			OwnerReferences: []metav1.OwnerReference{*api.NewControllerRef(&cj.ObjectMeta, GroupVersionKind)},
 		},
 		Spec: t.Spec,
 	}, nil
@@ -179,7 +183,7 @@ func NewJob(cj *api.CronJob, scheduled time.Time) (*api.Job, error) {
 // writeStatus writes the status computed from cj, once: on a Conflict the
 // cache was behind, and the error requeues the CronJob for a sync from
 // fresher state.
-func writeStatus(ctx context.Context, res *client.Resource[*api.CronJob], cj *api.CronJob, st api.CronJobStatus) error {
+func writeStatus(ctx context.Context, res *client.Resource[*batchv1.CronJob], cj *batchv1.CronJob, st batchv1.CronJobStatus) error {
 	before, err := json.Marshal(cj.Status)
 	if err != nil {
 		return err

@@ -5,9 +5,11 @@ import (
 	"sort"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/cron"
 )
 
@@ -19,12 +21,12 @@ type Event struct {
 // Plan is what one sync of a CronJob does.
 type Plan struct {
 	// Status is the CronJob's new status.
-	Status api.CronJobStatus
+	Status batchv1.CronJobStatus
 	// Create, when set, is the scheduled time of a Job to create.
 	Create *time.Time
 	// Delete are the Jobs to delete: running ones a Replace stops, and
 	// finished ones beyond the history limits.
-	Delete []*api.Job
+	Delete []*batchv1.Job
 	// RequeueAfter is how long until the next scheduled time (0: never).
 	RequeueAfter time.Duration
 	// Events to record about the CronJob.
@@ -39,7 +41,7 @@ const tooManyMissed = 100
 const maxSearch = 10000
 
 // Location is the time zone of a CronJob's schedule (UTC by default).
-func Location(cj *api.CronJob) (*time.Location, error) {
+func Location(cj *batchv1.CronJob) (*time.Location, error) {
 	if cj.Spec.TimeZone == nil {
 		return time.UTC, nil
 	}
@@ -49,7 +51,7 @@ func Location(cj *api.CronJob) (*time.Location, error) {
 // JobName is the name of the Job for a scheduled time: the CronJob's name
 // and the time in minutes since the epoch, so that one time makes at most
 // one Job.
-func JobName(cj *api.CronJob, scheduled time.Time) string {
+func JobName(cj *batchv1.CronJob, scheduled time.Time) string {
 	return fmt.Sprintf("%s-%d", cj.Name, scheduled.Unix()/60)
 }
 
@@ -57,7 +59,7 @@ func JobName(cj *api.CronJob, scheduled time.Time) string {
 // (earliest, now], where earliest is the last run (or the creation),
 // moved up to now-startingDeadlineSeconds; how many times it fired there;
 // and the next time after now.
-func MostRecentScheduleTime(cj *api.CronJob, sched cron.Schedule, loc *time.Location, now time.Time) (recent *time.Time, missed int, next time.Time) {
+func MostRecentScheduleTime(cj *batchv1.CronJob, sched cron.Schedule, loc *time.Location, now time.Time) (recent *time.Time, missed int, next time.Time) {
 	earliest := cj.CreationTimestamp.Time
 	if cj.Status.LastScheduleTime != nil {
 		earliest = cj.Status.LastScheduleTime.Time
@@ -87,17 +89,17 @@ func MostRecentScheduleTime(cj *api.CronJob, sched cron.Schedule, loc *time.Loca
 
 // Decide is one sync of a CronJob, given the Jobs it controls (found by
 // controller reference) and the time.
-func Decide(cj *api.CronJob, jobs []*api.Job, now time.Time) Plan {
+func Decide(cj *batchv1.CronJob, jobs []*batchv1.Job, now time.Time) Plan {
 	st := *cj.Status.DeepCopy()
 	plan := Plan{}
-	byUID := map[types.UID]*api.Job{}
-	byName := map[string]*api.Job{}
+	byUID := map[types.UID]*batchv1.Job{}
+	byName := map[string]*batchv1.Job{}
 	for _, j := range jobs {
 		byUID[j.UID], byName[j.Name] = j, j
 	}
 	// Keep status.active true to the Jobs: finished ones leave it, gone
 	// ones too.
-	var active []api.ObjectReference
+	var active []corev1.ObjectReference
 	for _, ref := range st.Active {
 		j, ok := byUID[ref.UID]
 		switch {
@@ -113,7 +115,7 @@ func Decide(cj *api.CronJob, jobs []*api.Job, now time.Time) Plan {
 		if finished(j) == "" && !inActive(cj, j.UID) {
 			plan.Events = append(plan.Events, Event{"Warning", "UnexpectedJob", fmt.Sprintf("Saw a job that the controller did not create or forgot: %s", j.Name)})
 		}
-		if finished(j) == api.JobComplete && j.Status.CompletionTime != nil &&
+		if finished(j) == batchv1.JobComplete && j.Status.CompletionTime != nil &&
 			(st.LastSuccessfulTime == nil || j.Status.CompletionTime.After(st.LastSuccessfulTime.Time)) {
 			t := *j.Status.CompletionTime
 			st.LastSuccessfulTime = &t
@@ -158,29 +160,29 @@ func Decide(cj *api.CronJob, jobs []*api.Job, now time.Time) Plan {
 		return plan
 	}
 	switch cj.Spec.ConcurrencyPolicy {
-	case api.ForbidConcurrent:
+	case batchv1.ForbidConcurrent:
 		if len(st.Active) > 0 {
 			plan.Events = append(plan.Events, Event{"Normal", "JobAlreadyActive",
 				"Not starting job because prior execution is running and concurrency policy is Forbid"})
 			return plan
 		}
-	case api.ReplaceConcurrent:
+	case batchv1.ReplaceConcurrent:
 		for _, ref := range st.Active {
 			plan.Delete = append(plan.Delete, byUID[ref.UID])
 		}
 		plan.Status.Active = nil
 	}
 	plan.Create = recent
-	t := api.NewTime(*recent)
+	t := metav1.NewTime(*recent)
 	plan.Status.LastScheduleTime = &t
 	return plan
 }
 
 // finished is the type of a Job's true Complete or Failed condition, or
 // "".
-func finished(j *api.Job) api.JobConditionType {
+func finished(j *batchv1.Job) batchv1.JobConditionType {
 	for _, c := range j.Status.Conditions {
-		if (c.Type == api.JobComplete || c.Type == api.JobFailed) && c.Status == api.ConditionTrue {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
 			return c.Type
 		}
 	}
@@ -188,22 +190,22 @@ func finished(j *api.Job) api.JobConditionType {
 }
 
 // historyToDelete are the oldest finished Jobs beyond the limits.
-func historyToDelete(cj *api.CronJob, jobs []*api.Job) []*api.Job {
-	var ok, failed []*api.Job
+func historyToDelete(cj *batchv1.CronJob, jobs []*batchv1.Job) []*batchv1.Job {
+	var ok, failed []*batchv1.Job
 	for _, j := range sortedJobs(jobs) {
 		if j.DeletionTimestamp != nil {
 			continue
 		}
 		switch finished(j) {
-		case api.JobComplete:
+		case batchv1.JobComplete:
 			ok = append(ok, j)
-		case api.JobFailed:
+		case batchv1.JobFailed:
 			failed = append(failed, j)
 		}
 	}
-	var out []*api.Job
+	var out []*batchv1.Job
 	for _, h := range []struct {
-		jobs  []*api.Job
+		jobs  []*batchv1.Job
 		limit *int32
 	}{{ok, cj.Spec.SuccessfulJobsHistoryLimit}, {failed, cj.Spec.FailedJobsHistoryLimit}} {
 		if h.limit != nil && len(h.jobs) > int(*h.limit) {
@@ -215,9 +217,9 @@ func historyToDelete(cj *api.CronJob, jobs []*api.Job) []*api.Job {
 
 // sortedJobs orders Jobs by start time (then creation, then name): oldest
 // first.
-func sortedJobs(jobs []*api.Job) []*api.Job {
-	js := append([]*api.Job(nil), jobs...)
-	start := func(j *api.Job) time.Time {
+func sortedJobs(jobs []*batchv1.Job) []*batchv1.Job {
+	js := append([]*batchv1.Job(nil), jobs...)
+	start := func(j *batchv1.Job) time.Time {
 		if j.Status.StartTime != nil {
 			return j.Status.StartTime.Time
 		}
@@ -233,7 +235,7 @@ func sortedJobs(jobs []*api.Job) []*api.Job {
 }
 
 // inActive reports whether status.active lists the Job with uid.
-func inActive(cj *api.CronJob, uid types.UID) bool {
+func inActive(cj *batchv1.CronJob, uid types.UID) bool {
 	for _, r := range cj.Status.Active {
 		if r.UID == uid {
 			return true

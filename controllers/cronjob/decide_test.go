@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -17,9 +20,9 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC)
 
 func ptr[T any](v T) *T { return &v }
 
-func newCronJob(schedule string, mut ...func(*api.CronJob)) *api.CronJob {
-	cj := &api.CronJob{ObjectMeta: api.ObjectMeta{Name: "tick", Namespace: "default", UID: "cj1", CreationTimestamp: api.NewTime(t0)},
-		Spec: api.CronJobSpec{Schedule: schedule, ConcurrencyPolicy: api.AllowConcurrent, Suspend: ptr(false),
+func newCronJob(schedule string, mut ...func(*batchv1.CronJob)) *batchv1.CronJob {
+	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "tick", Namespace: "default", UID: "cj1", CreationTimestamp: metav1.NewTime(t0)},
+		Spec: batchv1.CronJobSpec{Schedule: schedule, ConcurrencyPolicy: batchv1.AllowConcurrent, Suspend: ptr(false),
 			SuccessfulJobsHistoryLimit: ptr(int32(3)), FailedJobsHistoryLimit: ptr(int32(1))}}
 	for _, m := range mut {
 		m(cj)
@@ -27,21 +30,21 @@ func newCronJob(schedule string, mut ...func(*api.CronJob)) *api.CronJob {
 	return cj
 }
 
-func job(name string, started time.Time, state api.JobConditionType) *api.Job {
-	s := api.NewTime(started)
-	j := &api.Job{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name)}, Status: api.JobStatus{StartTime: &s}}
+func job(name string, started time.Time, state batchv1.JobConditionType) *batchv1.Job {
+	s := metav1.NewTime(started)
+	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name)}, Status: batchv1.JobStatus{StartTime: &s}}
 	if state != "" {
-		done := api.NewTime(started.Add(10 * time.Second))
-		j.Status.Conditions = []api.JobCondition{{Type: state, Status: api.ConditionTrue}}
-		if state == api.JobComplete {
+		done := metav1.NewTime(started.Add(10 * time.Second))
+		j.Status.Conditions = []batchv1.JobCondition{{Type: state, Status: corev1.ConditionTrue}}
+		if state == batchv1.JobComplete {
 			j.Status.CompletionTime = &done
 		}
 	}
 	return j
 }
 
-func activeRef(j *api.Job) api.ObjectReference {
-	return api.ObjectReference{Kind: "Job", Name: j.Name, Namespace: j.Namespace, UID: j.UID, APIVersion: "batch/v1"}
+func activeRef(j *batchv1.Job) corev1.ObjectReference {
+	return corev1.ObjectReference{Kind: "Job", Name: j.Name, Namespace: j.Namespace, UID: j.UID, APIVersion: "batch/v1"}
 }
 
 func at(h, m int) time.Time { return time.Date(2026, 3, 1, h, m, 0, 0, time.UTC) }
@@ -50,8 +53,8 @@ func TestDecideSchedules(t *testing.T) {
 	running := job("tick-1", at(12, 1), "")
 	for _, tc := range []struct {
 		name    string
-		cj      *api.CronJob
-		jobs    []*api.Job
+		cj      *batchv1.CronJob
+		jobs    []*batchv1.Job
 		now     time.Time
 		create  *time.Time
 		requeue time.Duration
@@ -61,31 +64,31 @@ func TestDecideSchedules(t *testing.T) {
 		{name: "before the first time: wait for it", cj: newCronJob("*/5 * * * *"), now: at(12, 3), requeue: 2 * time.Minute},
 		{name: "on time: create, then wait for the next", cj: newCronJob("*/5 * * * *"), now: at(12, 5), create: ptr(at(12, 5)), requeue: 5 * time.Minute},
 		{name: "late: the most recent missed time only", cj: newCronJob("*/5 * * * *"), now: at(12, 17), create: ptr(at(12, 15)), requeue: 3 * time.Minute},
-		{name: "already ran this time", cj: newCronJob("*/5 * * * *", func(c *api.CronJob) { c.Status.LastScheduleTime = ptr(api.NewTime(at(12, 15))) }),
+		{name: "already ran this time", cj: newCronJob("*/5 * * * *", func(c *batchv1.CronJob) { c.Status.LastScheduleTime = ptr(metav1.NewTime(at(12, 15))) }),
 			now: at(12, 17), requeue: 3 * time.Minute},
-		{name: "suspended: nothing, no requeue", cj: newCronJob("*/5 * * * *", func(c *api.CronJob) { c.Spec.Suspend = ptr(true) }), now: at(12, 5)},
-		{name: "startingDeadlineSeconds: a missed run too old is skipped", cj: newCronJob("0 * * * *", func(c *api.CronJob) { c.Spec.StartingDeadlineSeconds = ptr(int64(60)) }),
+		{name: "suspended: nothing, no requeue", cj: newCronJob("*/5 * * * *", func(c *batchv1.CronJob) { c.Spec.Suspend = ptr(true) }), now: at(12, 5)},
+		{name: "startingDeadlineSeconds: a missed run too old is skipped", cj: newCronJob("0 * * * *", func(c *batchv1.CronJob) { c.Spec.StartingDeadlineSeconds = ptr(int64(60)) }),
 			now: at(13, 2), requeue: 58 * time.Minute},
-		{name: "startingDeadlineSeconds: within it, run", cj: newCronJob("0 * * * *", func(c *api.CronJob) { c.Spec.StartingDeadlineSeconds = ptr(int64(300)) }),
+		{name: "startingDeadlineSeconds: within it, run", cj: newCronJob("0 * * * *", func(c *batchv1.CronJob) { c.Spec.StartingDeadlineSeconds = ptr(int64(300)) }),
 			now: at(13, 2), create: ptr(at(13, 0)), requeue: 58 * time.Minute},
-		{name: "Forbid while a Job runs", cj: newCronJob("* * * * *", func(c *api.CronJob) {
-			c.Spec.ConcurrencyPolicy = api.ForbidConcurrent
-			c.Status.Active = []api.ObjectReference{activeRef(running)}
-			c.Status.LastScheduleTime = ptr(api.NewTime(at(12, 1)))
-		}), jobs: []*api.Job{running}, now: at(12, 2), requeue: time.Minute,
+		{name: "Forbid while a Job runs", cj: newCronJob("* * * * *", func(c *batchv1.CronJob) {
+			c.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent
+			c.Status.Active = []corev1.ObjectReference{activeRef(running)}
+			c.Status.LastScheduleTime = ptr(metav1.NewTime(at(12, 1)))
+		}), jobs: []*batchv1.Job{running}, now: at(12, 2), requeue: time.Minute,
 			events: []string{"JobAlreadyActive: Not starting job because prior execution is running and concurrency policy is Forbid"}},
-		{name: "Replace deletes the running Job", cj: newCronJob("* * * * *", func(c *api.CronJob) {
-			c.Spec.ConcurrencyPolicy = api.ReplaceConcurrent
-			c.Status.Active = []api.ObjectReference{activeRef(running)}
-			c.Status.LastScheduleTime = ptr(api.NewTime(at(12, 1)))
-		}), jobs: []*api.Job{running}, now: at(12, 2), create: ptr(at(12, 2)), requeue: time.Minute, deletes: []string{"tick-1"}},
-		{name: "Allow runs beside it", cj: newCronJob("* * * * *", func(c *api.CronJob) {
-			c.Status.Active = []api.ObjectReference{activeRef(running)}
-			c.Status.LastScheduleTime = ptr(api.NewTime(at(12, 1)))
-		}), jobs: []*api.Job{running}, now: at(12, 2), create: ptr(at(12, 2)), requeue: time.Minute},
+		{name: "Replace deletes the running Job", cj: newCronJob("* * * * *", func(c *batchv1.CronJob) {
+			c.Spec.ConcurrencyPolicy = batchv1.ReplaceConcurrent
+			c.Status.Active = []corev1.ObjectReference{activeRef(running)}
+			c.Status.LastScheduleTime = ptr(metav1.NewTime(at(12, 1)))
+		}), jobs: []*batchv1.Job{running}, now: at(12, 2), create: ptr(at(12, 2)), requeue: time.Minute, deletes: []string{"tick-1"}},
+		{name: "Allow runs beside it", cj: newCronJob("* * * * *", func(c *batchv1.CronJob) {
+			c.Status.Active = []corev1.ObjectReference{activeRef(running)}
+			c.Status.LastScheduleTime = ptr(metav1.NewTime(at(12, 1)))
+		}), jobs: []*batchv1.Job{running}, now: at(12, 2), create: ptr(at(12, 2)), requeue: time.Minute},
 		{name: "history: the oldest successes beyond 3 and failures beyond 1 go", cj: newCronJob("0 0 1 1 *"),
-			jobs: []*api.Job{job("a", at(12, 1), api.JobComplete), job("b", at(12, 2), api.JobComplete), job("c", at(12, 3), api.JobFailed),
-				job("d", at(12, 4), api.JobComplete), job("e", at(12, 5), api.JobComplete), job("f", at(12, 6), api.JobFailed)},
+			jobs: []*batchv1.Job{job("a", at(12, 1), batchv1.JobComplete), job("b", at(12, 2), batchv1.JobComplete), job("c", at(12, 3), batchv1.JobFailed),
+				job("d", at(12, 4), batchv1.JobComplete), job("e", at(12, 5), batchv1.JobComplete), job("f", at(12, 6), batchv1.JobFailed)},
 			now: at(12, 7), requeue: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).Sub(at(12, 7)), deletes: []string{"a", "c"}},
 		{name: "an unparsable schedule is an event", cj: newCronJob("bad"), now: at(12, 5),
 			events: []string{`UnparseableSchedule: unparseable schedule: "bad" : expected exactly 5 fields, found 1: [bad]`}},
@@ -113,12 +116,12 @@ func TestDecideSchedules(t *testing.T) {
 }
 
 func TestDecideActiveList(t *testing.T) {
-	done := job("tick-1", at(12, 1), api.JobComplete)
-	cj := newCronJob("0 0 1 1 *", func(c *api.CronJob) {
-		c.Status.Active = []api.ObjectReference{activeRef(done), {Kind: "Job", Name: "gone", UID: "uid-gone"}}
+	done := job("tick-1", at(12, 1), batchv1.JobComplete)
+	cj := newCronJob("0 0 1 1 *", func(c *batchv1.CronJob) {
+		c.Status.Active = []corev1.ObjectReference{activeRef(done), {Kind: "Job", Name: "gone", UID: "uid-gone"}}
 	})
 	stray := job("manual", at(12, 2), "")
-	plan := Decide(cj, []*api.Job{done, stray}, at(12, 5))
+	plan := Decide(cj, []*batchv1.Job{done, stray}, at(12, 5))
 	assert.Empty(t, plan.Status.Active)
 	require.NotNil(t, plan.Status.LastSuccessfulTime)
 	assert.True(t, plan.Status.LastSuccessfulTime.Time.Equal(at(12, 1).Add(10*time.Second)))
@@ -135,7 +138,7 @@ func TestDecideActiveList(t *testing.T) {
 
 func TestTimeZoneAndJobName(t *testing.T) {
 	// 09:00 in Tokyo is 00:00 UTC.
-	cj := newCronJob("0 9 * * *", func(c *api.CronJob) { c.Spec.TimeZone = ptr("Asia/Tokyo") })
+	cj := newCronJob("0 9 * * *", func(c *batchv1.CronJob) { c.Spec.TimeZone = ptr("Asia/Tokyo") })
 	loc, err := Location(cj)
 	require.NoError(t, err)
 	sched, err := cron.ParseStandard(cj.Spec.Schedule)
@@ -145,6 +148,6 @@ func TestTimeZoneAndJobName(t *testing.T) {
 	j, err := NewJob(cj, next)
 	require.NoError(t, err)
 	assert.Equal(t, "tick-29540160", j.Name)
-	assert.Equal(t, "2026-03-02T09:00:00+09:00", j.Annotations[api.CronJobScheduledTimestampAnnotation])
+	assert.Equal(t, "2026-03-02T09:00:00+09:00", j.Annotations[batchv1.CronJobScheduledTimestampAnnotation])
 	assert.Equal(t, "CronJob", api.GetControllerOf(&j.ObjectMeta).Kind)
 }

@@ -14,6 +14,10 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ControllerName is the name --controllers uses.
@@ -32,7 +36,7 @@ const (
 )
 
 // GroupVersionKind is apps/v1 DaemonSet.
-var GroupVersionKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}
+var GroupVersionKind = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}
 
 // Config builds a DaemonSetsController.
 type Config struct {
@@ -56,10 +60,10 @@ type Config struct {
 // DaemonSetsController keeps one pod of every DaemonSet on each node that
 // suits it, and the set's history as ControllerRevisions.
 type DaemonSetsController struct {
-	*controllers.ObjectController[*api.DaemonSet]
-	pods      *controllers.Watched[*api.Pod]
-	revisions *controllers.Watched[*api.ControllerRevision]
-	nodes     *controllers.Watched[*api.Node]
+	*controllers.ObjectController[*appsv1.DaemonSet]
+	pods      *controllers.Watched[*corev1.Pod]
+	revisions *controllers.Watched[*appsv1.ControllerRevision]
+	nodes     *controllers.Watched[*corev1.Node]
 	// expectations hold a set back while its own creates and deletes are
 	// not yet in the pod cache, so that it never creates a pod twice.
 	expectations *controllers.ControllerExpectations
@@ -75,10 +79,10 @@ func New(cfg Config) (*DaemonSetsController, error) {
 		revisions: controllers.Owns(cfg.Client.ControllerRevisions(), "ControllerRevision"),
 		// Node events are mapped by nodeChanged below, which compares the
 		// old node with the new; the MapFunc itself queues nothing.
-		nodes:        controllers.Watches(cfg.Client.Nodes(), "Node", func(*api.Node) []string { return nil }),
+		nodes:        controllers.Watches(cfg.Client.Nodes(), "Node", func(*corev1.Node) []string { return nil }),
 		expectations: controllers.NewControllerExpectations(cfg.Clock, 0),
 	}
-	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.DaemonSet]{
+	c, err := controllers.NewObjectController(controllers.ObjectConfig[*appsv1.DaemonSet]{
 		Name: ControllerName, Component: Component, Client: cfg.Client, Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode,
 		Primary: cfg.Client.DaemonSets(), GVK: GroupVersionKind,
 		Owns:      []controllers.Watch{dsc.pods, dsc.revisions, dsc.nodes},
@@ -88,34 +92,34 @@ func New(cfg Config) (*DaemonSetsController, error) {
 		return nil, err
 	}
 	dsc.ObjectController = c
-	dsc.pods.Informer().AddHandler(cache.Handler[*api.Pod]{
-		OnAdd: func(p *api.Pod) {
+	dsc.pods.Informer().AddHandler(cache.Handler[*corev1.Pod]{
+		OnAdd: func(p *corev1.Pod) {
 			if key, ok := dsc.ownerKey(p); ok {
 				dsc.expectations.CreationObserved(key)
 			}
 		},
 		// A graceful delete shows first as a deletionTimestamp (updatePod).
-		OnUpdate: func(_, p *api.Pod) {
+		OnUpdate: func(_, p *corev1.Pod) {
 			if key, ok := dsc.ownerKey(p); ok && p.DeletionTimestamp != nil {
 				dsc.expectations.DeletionObserved(key, cache.Key(&p.ObjectMeta))
 			}
 		},
-		OnDelete: func(p *api.Pod) {
+		OnDelete: func(p *corev1.Pod) {
 			if key, ok := dsc.ownerKey(p); ok {
 				dsc.expectations.DeletionObserved(key, cache.Key(&p.ObjectMeta))
 			}
 		},
 	})
-	dsc.nodes.Informer().AddHandler(cache.Handler[*api.Node]{
-		OnAdd:    func(n *api.Node) { dsc.nodeChanged("ADDED", nil, n) },
-		OnUpdate: func(old, n *api.Node) { dsc.nodeChanged("MODIFIED", old, n) },
-		OnDelete: func(n *api.Node) { dsc.nodeChanged("DELETED", n, nil) },
+	dsc.nodes.Informer().AddHandler(cache.Handler[*corev1.Node]{
+		OnAdd:    func(n *corev1.Node) { dsc.nodeChanged("ADDED", nil, n) },
+		OnUpdate: func(old, n *corev1.Node) { dsc.nodeChanged("MODIFIED", old, n) },
+		OnDelete: func(n *corev1.Node) { dsc.nodeChanged("DELETED", n, nil) },
 	})
 	return dsc, nil
 }
 
 // ownerKey is the key of the DaemonSet that controls p.
-func (dsc *DaemonSetsController) ownerKey(p *api.Pod) (string, bool) {
+func (dsc *DaemonSetsController) ownerKey(p *corev1.Pod) (string, bool) {
 	ref := api.GetControllerOf(&p.ObjectMeta)
 	if ref == nil || ref.Kind != GroupVersionKind.Kind || ref.APIVersion != "apps/v1" {
 		return "", false
@@ -127,7 +131,7 @@ func (dsc *DaemonSetsController) ownerKey(p *api.Pod) (string, bool) {
 // deleteNode): on a new node the sets that should run there, on a changed
 // node those whose decision for it changed, on a deleted node those that
 // ran there. A heartbeat that changes nothing that matters queues nothing.
-func (dsc *DaemonSetsController) nodeChanged(event string, old, cur *api.Node) {
+func (dsc *DaemonSetsController) nodeChanged(event string, old, cur *corev1.Node) {
 	n := cur
 	if n == nil {
 		n = old
@@ -152,7 +156,7 @@ func (dsc *DaemonSetsController) nodeChanged(event string, old, cur *api.Node) {
 // nothing to do, as Kubernetes' expectations would have it — one step of
 // the rolling update; then old revisions are pruned and the status
 // written.
-func (dsc *DaemonSetsController) sync(ctx context.Context, ds *api.DaemonSet) (controllers.Result, error) {
+func (dsc *DaemonSetsController) sync(ctx context.Context, ds *appsv1.DaemonSet) (controllers.Result, error) {
 	key := cache.Key(&ds.ObjectMeta)
 	if ds.DeletionTimestamp != nil {
 		dsc.expectations.DeleteExpectations(key)
@@ -170,7 +174,7 @@ func (dsc *DaemonSetsController) sync(ctx context.Context, ds *api.DaemonSet) (c
 	if err != nil {
 		return controllers.Result{}, err
 	}
-	hash := cur.Labels[api.ControllerRevisionHashLabelKey]
+	hash := cur.Labels[appsv1.ControllerRevisionHashLabelKey]
 	nodes := dsc.nodes.Informer().List()
 	now := dsc.Clock().Now()
 
@@ -178,7 +182,7 @@ func (dsc *DaemonSetsController) sync(ctx context.Context, ds *api.DaemonSet) (c
 	all := pods
 	if dsc.expectations.SatisfiedExpectations(key) {
 		actions = Manage(ds, nodes, pods, hash, now)
-		if len(actions) == 0 && ds.Spec.UpdateStrategy.Type == api.RollingUpdateDaemonSetStrategyType {
+		if len(actions) == 0 && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 			actions = RollingUpdate(ds, nodes, pods, hash, now)
 		}
 		// On a failed write the status counts the cached pods.
@@ -192,7 +196,7 @@ func (dsc *DaemonSetsController) sync(ctx context.Context, ds *api.DaemonSet) (c
 		}
 	}
 	status := ComputeStatus(ds, nodes, all, hash, now)
-	if _, serr := dsc.UpdateStatus(ctx, ds, func(d *api.DaemonSet) { d.Status = status }); serr != nil && err == nil {
+	if _, serr := dsc.UpdateStatus(ctx, ds, func(d *appsv1.DaemonSet) { d.Status = status }); serr != nil && err == nil {
 		err = serr
 	}
 	if err != nil {
@@ -215,8 +219,8 @@ func (dsc *DaemonSetsController) sync(ctx context.Context, ds *api.DaemonSet) (c
 
 // apply carries out the actions (syncNodes), and returns the set's pods
 // as they now are, for the status.
-func (dsc *DaemonSetsController) apply(ctx context.Context, ds *api.DaemonSet, key string, pods []*api.Pod, actions []Action, hash string) ([]*api.Pod, error) {
-	byName := map[string]*api.Pod{}
+func (dsc *DaemonSetsController) apply(ctx context.Context, ds *appsv1.DaemonSet, key string, pods []*corev1.Pod, actions []Action, hash string) ([]*corev1.Pod, error) {
+	byName := map[string]*corev1.Pod{}
 	for _, p := range pods {
 		byName[p.Name] = p
 	}
@@ -232,24 +236,24 @@ func (dsc *DaemonSetsController) apply(ctx context.Context, ds *api.DaemonSet, k
 		dsc.expectations.SetExpectations(key, creates, deletes)
 	}
 	template := PodTemplate(ds, hash)
-	var created []*api.Pod
+	var created []*corev1.Pod
 	for i, a := range actions {
 		switch a.Type {
 		case Create:
 			pod := NewPod(ds, template, a.Node)
-			pod.OwnerReferences = []api.OwnerReference{*api.NewControllerRef(&ds.ObjectMeta, GroupVersionKind)}
+			pod.OwnerReferences = []metav1.OwnerReference{*api.NewControllerRef(&ds.ObjectMeta, GroupVersionKind)}
 			p, err := dsc.pods.Resource().Create(ctx, pod)
 			if err != nil {
-				dsc.Eventf(ctx, ds, api.EventTypeWarning, FailedCreateReason, "Error creating: %v", err)
+				dsc.Eventf(ctx, ds, corev1.EventTypeWarning, FailedCreateReason, "Error creating: %v", err)
 				dsc.skipped(key, ds.Namespace, actions[i:])
 				return nil, err
 			}
-			dsc.Eventf(ctx, ds, api.EventTypeNormal, SuccessfulCreateReason, "Created pod: %v", p.Name)
+			dsc.Eventf(ctx, ds, corev1.EventTypeNormal, SuccessfulCreateReason, "Created pod: %v", p.Name)
 			created = append(created, p)
 		case Delete:
 			p := byName[a.Pod]
 			if a.Why == "failed" && p != nil {
-				dsc.Eventf(ctx, ds, api.EventTypeWarning, FailedDaemonPodReason, "Found failed daemon pod %s/%s on node %s, will try to kill it",
+				dsc.Eventf(ctx, ds, corev1.EventTypeWarning, FailedDaemonPodReason, "Found failed daemon pod %s/%s on node %s, will try to kill it",
 					p.Namespace, p.Name, TargetNodeName(p))
 			}
 			if err := dsc.pods.Resource().Delete(ctx, ds.Namespace, a.Pod, nil); err != nil {
@@ -260,16 +264,16 @@ func (dsc *DaemonSetsController) apply(ctx context.Context, ds *api.DaemonSet, k
 				dsc.skipped(key, ds.Namespace, actions[i:])
 				return nil, err
 			}
-			dsc.Eventf(ctx, ds, api.EventTypeNormal, SuccessfulDeleteReason, "Deleted pod: %v", a.Pod)
+			dsc.Eventf(ctx, ds, corev1.EventTypeNormal, SuccessfulDeleteReason, "Deleted pod: %v", a.Pod)
 			if p != nil {
 				p = p.DeepCopy()
-				now := api.NewTime(dsc.Clock().Now())
+				now := metav1.NewTime(dsc.Clock().Now())
 				p.DeletionTimestamp = &now
 				byName[a.Pod] = p
 			}
 		}
 	}
-	var all []*api.Pod
+	var all []*corev1.Pod
 	for _, p := range pods {
 		all = append(all, byName[p.Name])
 	}
@@ -290,22 +294,22 @@ func (dsc *DaemonSetsController) skipped(key, namespace string, actions []Action
 
 // claimPods returns the set's pods, adopting orphans its selector matches
 // and releasing pods it no longer matches (ClaimPods).
-func (dsc *DaemonSetsController) claimPods(ctx context.Context, ds *api.DaemonSet, sel labels.Selector) ([]*api.Pod, error) {
+func (dsc *DaemonSetsController) claimPods(ctx context.Context, ds *appsv1.DaemonSet, sel labels.Selector) ([]*corev1.Pod, error) {
 	candidates := dsc.pods.OwnedBy(ds)
 	for _, p := range dsc.pods.Informer().ByIndex(cache.NamespaceIndex, ds.Namespace) {
 		if api.GetControllerOf(&p.ObjectMeta) == nil {
 			candidates = append(candidates, p)
 		}
 	}
-	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.Pod]{
+	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*corev1.Pod]{
 		Owner: &ds.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: dsc.pods.Resource(), DependentKind: "Pod",
-		Match:    func(p *api.Pod) bool { return sel.Matches(labels.Set(p.Labels)) },
+		Match:    func(p *corev1.Pod) bool { return sel.Matches(labels.Set(p.Labels)) },
 		GetFresh: dsc.getFresh(ds),
 	}, candidates)
 }
 
-func (dsc *DaemonSetsController) getFresh(ds *api.DaemonSet) func(context.Context) (*api.ObjectMeta, error) {
-	return func(ctx context.Context) (*api.ObjectMeta, error) {
+func (dsc *DaemonSetsController) getFresh(ds *appsv1.DaemonSet) func(context.Context) (*metav1.ObjectMeta, error) {
+	return func(ctx context.Context) (*metav1.ObjectMeta, error) {
 		fresh, err := dsc.Client().DaemonSets().Get(ctx, ds.Namespace, ds.Name)
 		if err != nil {
 			return nil, err
@@ -317,7 +321,7 @@ func (dsc *DaemonSetsController) getFresh(ds *api.DaemonSet) func(context.Contex
 // constructHistory returns the revision of the set's current template
 // (created, or renumbered as the newest when an old template comes back
 // — a rollback) and the old ones.
-func (dsc *DaemonSetsController) constructHistory(ctx context.Context, ds *api.DaemonSet, sel labels.Selector) (*api.ControllerRevision, []*api.ControllerRevision, error) {
+func (dsc *DaemonSetsController) constructHistory(ctx context.Context, ds *appsv1.DaemonSet, sel labels.Selector) (*appsv1.ControllerRevision, []*appsv1.ControllerRevision, error) {
 	candidates := dsc.revisions.OwnedBy(ds)
 	for _, r := range dsc.revisions.Informer().ByIndex(cache.NamespaceIndex, ds.Namespace) {
 		if api.GetControllerOf(&r.ObjectMeta) == nil {
@@ -326,7 +330,7 @@ func (dsc *DaemonSetsController) constructHistory(ctx context.Context, ds *api.D
 	}
 	res := dsc.revisions.Resource()
 	revisions, err := controllers.ClaimRevisions(ctx, res, &ds.ObjectMeta, GroupVersionKind,
-		func(r *api.ControllerRevision) bool { return sel.Matches(labels.Set(r.Labels)) }, dsc.getFresh(ds), candidates)
+		func(r *appsv1.ControllerRevision) bool { return sel.Matches(labels.Set(r.Labels)) }, dsc.getFresh(ds), candidates)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -345,7 +349,7 @@ func (dsc *DaemonSetsController) constructHistory(ctx context.Context, ds *api.D
 // snapshot creates the revision of the set's template. A name taken by
 // other data is a hash collision: the set's collisionCount goes up, and
 // the next sync tries the next name.
-func (dsc *DaemonSetsController) snapshot(ctx context.Context, ds *api.DaemonSet, revision int64) (*api.ControllerRevision, error) {
+func (dsc *DaemonSetsController) snapshot(ctx context.Context, ds *appsv1.DaemonSet, revision int64) (*appsv1.ControllerRevision, error) {
 	cr, err := NewRevision(ds, revision)
 	if err != nil {
 		return nil, err
@@ -362,7 +366,7 @@ func (dsc *DaemonSetsController) snapshot(ctx context.Context, ds *api.DaemonSet
 	if Match(ds, exists) {
 		return exists, nil
 	}
-	if _, uerr := dsc.UpdateStatus(ctx, ds, func(d *api.DaemonSet) {
+	if _, uerr := dsc.UpdateStatus(ctx, ds, func(d *appsv1.DaemonSet) {
 		n := int32(0)
 		if d.Status.CollisionCount != nil {
 			n = *d.Status.CollisionCount

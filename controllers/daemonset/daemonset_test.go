@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubesim/kubesim/api"
@@ -35,7 +38,7 @@ func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
 	return c, c.Client("test")
 }
 
-func podsOf(t *testing.T, cl *client.Client) []*api.Pod {
+func podsOf(t *testing.T, cl *client.Client) []*corev1.Pod {
 	t.Helper()
 	l, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: "app=agent"})
 	require.NoError(t, err)
@@ -48,7 +51,7 @@ func revisions(t *testing.T, cl *client.Client) map[string]int64 {
 	require.NoError(t, err)
 	out := map[string]int64{}
 	for _, r := range l.Items {
-		out[r.Labels[api.ControllerRevisionHashLabelKey]] = r.Revision
+		out[r.Labels[appsv1.ControllerRevisionHashLabelKey]] = r.Revision
 	}
 	return out
 }
@@ -56,14 +59,14 @@ func revisions(t *testing.T, cl *client.Client) map[string]int64 {
 func TestDaemonSetLifecycle(t *testing.T) {
 	c, cl := newCluster(t)
 	zero := int32(0)
-	ds := &api.DaemonSet{
-		ObjectMeta: api.ObjectMeta{Name: "agent", Namespace: "default"},
-		Spec: api.DaemonSetSpec{
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-			Template: api.PodTemplateSpec{
-				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "agent"}},
-				Spec: api.PodSpec{NodeSelector: map[string]string{"disk": "ssd"},
-					Containers: []api.Container{{Name: "agent", Image: "agent:1"}}},
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
+				Spec: corev1.PodSpec{NodeSelector: map[string]string{"disk": "ssd"},
+					Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
 			},
 			RevisionHistoryLimit: &zero,
 		},
@@ -78,14 +81,14 @@ func TestDaemonSetLifecycle(t *testing.T) {
 	pods := podsOf(t, cl)
 	nodes := map[string]bool{}
 	for _, p := range pods {
-		assert.Equal(t, api.PodRunning, p.Status.Phase)
-		assert.Equal(t, p.Spec.NodeName, daemonset.TargetNodeName(&api.Pod{Spec: api.PodSpec{Affinity: p.Spec.Affinity}}), "bound where its affinity says")
+		assert.Equal(t, corev1.PodRunning, p.Status.Phase)
+		assert.Equal(t, p.Spec.NodeName, daemonset.TargetNodeName(&corev1.Pod{Spec: corev1.PodSpec{Affinity: p.Spec.Affinity}}), "bound where its affinity says")
 		nodes[p.Spec.NodeName] = true
 	}
 	assert.Equal(t, map[string]bool{"node-1": true, "node-2": true, "node-3": true}, nodes)
 	got, err := cl.DaemonSets().Get(bg, "default", "agent")
 	require.NoError(t, err)
-	assert.Equal(t, api.DaemonSetStatus{DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 3, NumberAvailable: 3,
+	assert.Equal(t, appsv1.DaemonSetStatus{DesiredNumberScheduled: 3, CurrentNumberScheduled: 3, NumberReady: 3, NumberAvailable: 3,
 		UpdatedNumberScheduled: 3, ObservedGeneration: 1}, got.Status)
 	first := revisions(t, cl)
 	require.Len(t, first, 1)
@@ -155,16 +158,16 @@ func TestDaemonSetLifecycle(t *testing.T) {
 func TestMaxSurgeStartsTheNewPodFirst(t *testing.T) {
 	c, cl := newCluster(t)
 	s, u := intstr.FromInt32(1), intstr.FromInt32(0)
-	ds := &api.DaemonSet{
-		ObjectMeta: api.ObjectMeta{Name: "agent", Namespace: "default"},
-		Spec: api.DaemonSetSpec{
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-			Template: api.PodTemplateSpec{
-				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "agent"}},
-				Spec:       api.PodSpec{Containers: []api.Container{{Name: "agent", Image: "agent:1"}}},
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
 			},
-			UpdateStrategy: api.DaemonSetUpdateStrategy{Type: api.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &api.RollingUpdateDaemonSet{MaxSurge: &s, MaxUnavailable: &u}},
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: &s, MaxUnavailable: &u}},
 		},
 	}
 	_, err := cl.DaemonSets().Create(bg, ds)

@@ -6,6 +6,10 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // This file is the DaemonSet's side of the history the controller kit
@@ -17,7 +21,7 @@ import (
 
 // Hash is the hash of the set's template and collision count: its
 // revision's name suffix and its pods' controller-revision-hash label.
-func Hash(ds *api.DaemonSet) string {
+func Hash(ds *appsv1.DaemonSet) string {
 	return controllers.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 }
 
@@ -25,7 +29,7 @@ func Hash(ds *api.DaemonSet) string {
 // template plus controller-revision-hash, annotated like the set (so a
 // kubernetes.io/change-cause shows in `kubectl rollout history`),
 // controlled by the set, its data the template patch.
-func NewRevision(ds *api.DaemonSet, revision int64) (*api.ControllerRevision, error) {
+func NewRevision(ds *appsv1.DaemonSet, revision int64) (*appsv1.ControllerRevision, error) {
 	data, err := controllers.TemplatePatch(&ds.Spec.Template)
 	if err != nil {
 		return nil, err
@@ -35,11 +39,11 @@ func NewRevision(ds *api.DaemonSet, revision int64) (*api.ControllerRevision, er
 	for k, v := range ds.Spec.Template.Labels {
 		lbls[k] = v
 	}
-	lbls[api.ControllerRevisionHashLabelKey] = hash
-	cr := &api.ControllerRevision{
-		ObjectMeta: api.ObjectMeta{Name: controllers.ControllerRevisionName(ds.Name, hash), Namespace: ds.Namespace, Labels: lbls,
-			OwnerReferences: []api.OwnerReference{*api.NewControllerRef(&ds.ObjectMeta, GroupVersionKind)}},
-		Data:     api.RawExtension{Raw: data},
+	lbls[appsv1.ControllerRevisionHashLabelKey] = hash
+	cr := &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: controllers.ControllerRevisionName(ds.Name, hash), Namespace: ds.Namespace, Labels: lbls,
+			OwnerReferences: []metav1.OwnerReference{*api.NewControllerRef(&ds.ObjectMeta, GroupVersionKind)}},
+		Data:     runtime.RawExtension{Raw: data},
 		Revision: revision,
 	}
 	if len(ds.Annotations) > 0 {
@@ -52,7 +56,7 @@ func NewRevision(ds *api.DaemonSet, revision int64) (*api.ControllerRevision, er
 }
 
 // Match reports whether a revision holds the set's current template.
-func Match(ds *api.DaemonSet, cr *api.ControllerRevision) bool {
+func Match(ds *appsv1.DaemonSet, cr *appsv1.ControllerRevision) bool {
 	data, err := controllers.TemplatePatch(&ds.Spec.Template)
 	return err == nil && bytes.Equal(data, cr.Data.Raw)
 }
@@ -61,8 +65,8 @@ func Match(ds *api.DaemonSet, cr *api.ControllerRevision) bool {
 // current template (cur, several only after a race: the newest is kept
 // and the rest are duplicates to delete) and the others (old); next is
 // the number the current revision must carry, one past the old ones.
-func HistoryPlan(ds *api.DaemonSet, revisions []*api.ControllerRevision) (cur *api.ControllerRevision, duplicates, old []*api.ControllerRevision, next int64) {
-	var current []*api.ControllerRevision
+func HistoryPlan(ds *appsv1.DaemonSet, revisions []*appsv1.ControllerRevision) (cur *appsv1.ControllerRevision, duplicates, old []*appsv1.ControllerRevision, next int64) {
+	var current []*appsv1.ControllerRevision
 	for _, r := range revisions {
 		if Match(ds, r) {
 			current = append(current, r)
@@ -83,7 +87,7 @@ func HistoryPlan(ds *api.DaemonSet, revisions []*api.ControllerRevision) (cur *a
 // revisionHistoryLimit, oldest first, those no pod still runs. Unlike the
 // StatefulSet's, the count includes old revisions that pods still use:
 // such a revision is kept but still counts towards the ones to delete.
-func HistoryToPrune(ds *api.DaemonSet, old []*api.ControllerRevision, pods []*api.Pod) []*api.ControllerRevision {
+func HistoryToPrune(ds *appsv1.DaemonSet, old []*appsv1.ControllerRevision, pods []*corev1.Pod) []*appsv1.ControllerRevision {
 	limit := 10
 	if ds.Spec.RevisionHistoryLimit != nil {
 		limit = int(*ds.Spec.RevisionHistoryLimit)
@@ -94,18 +98,18 @@ func HistoryToPrune(ds *api.DaemonSet, old []*api.ControllerRevision, pods []*ap
 	}
 	live := map[string]bool{}
 	for _, p := range pods {
-		if h := p.Labels[api.ControllerRevisionHashLabelKey]; h != "" {
+		if h := p.Labels[appsv1.ControllerRevisionHashLabelKey]; h != "" {
 			live[h] = true
 		}
 	}
-	sorted := append([]*api.ControllerRevision(nil), old...)
+	sorted := append([]*appsv1.ControllerRevision(nil), old...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Revision < sorted[j].Revision })
-	var out []*api.ControllerRevision
+	var out []*appsv1.ControllerRevision
 	for _, r := range sorted {
 		if toKill <= 0 {
 			break
 		}
-		if live[r.Labels[api.ControllerRevisionHashLabelKey]] {
+		if live[r.Labels[appsv1.ControllerRevisionHashLabelKey]] {
 			continue
 		}
 		out = append(out, r)

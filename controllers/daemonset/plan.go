@@ -5,6 +5,8 @@ import (
 	"sort"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubesim/kubesim/api"
@@ -44,8 +46,8 @@ func (a Action) String() string {
 // PodsByNode groups the set's pods by the node they are for
 // (getNodesToDaemonPods), leaving out finished pods already being
 // deleted: the controller has nothing more to do with those.
-func PodsByNode(pods []*api.Pod) map[string][]*api.Pod {
-	out := map[string][]*api.Pod{}
+func PodsByNode(pods []*corev1.Pod) map[string][]*corev1.Pod {
+	out := map[string][]*corev1.Pod{}
 	for _, p := range pods {
 		if p.DeletionTimestamp != nil && isTerminal(p) {
 			continue
@@ -57,13 +59,13 @@ func PodsByNode(pods []*api.Pod) map[string][]*api.Pod {
 	return out
 }
 
-func isTerminal(p *api.Pod) bool {
-	return p.Status.Phase == api.PodFailed || p.Status.Phase == api.PodSucceeded
+func isTerminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
 }
 
 // byAge sorts pods oldest first, a scheduled one before one that is not
 // (podByCreationTimestampAndPhase), then by name.
-func byAge(pods []*api.Pod) {
+func byAge(pods []*corev1.Pod) {
 	sort.SliceStable(pods, func(i, j int) bool {
 		a, b := pods[i], pods[j]
 		if (a.Spec.NodeName != "") != (b.Spec.NodeName != "") {
@@ -78,13 +80,13 @@ func byAge(pods []*api.Pod) {
 
 // IsPodUpdated reports whether a pod is of the current template
 // (IsPodUpdated, by the hash).
-func IsPodUpdated(p *api.Pod, hash string) bool {
-	return hash != "" && p.Labels[api.ControllerRevisionHashLabelKey] == hash
+func IsPodUpdated(p *corev1.Pod, hash string) bool {
+	return hash != "" && p.Labels[appsv1.ControllerRevisionHashLabelKey] == hash
 }
 
-func allowsSurge(ds *api.DaemonSet) bool {
+func allowsSurge(ds *appsv1.DaemonSet) bool {
 	ru := ds.Spec.UpdateStrategy.RollingUpdate
-	if ds.Spec.UpdateStrategy.Type != api.RollingUpdateDaemonSetStrategyType || ru == nil || ru.MaxSurge == nil {
+	if ds.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType || ru == nil || ru.MaxSurge == nil {
 		return false
 	}
 	n, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxSurge, 1, true)
@@ -97,7 +99,7 @@ func allowsSurge(ds *api.DaemonSet) bool {
 // the oldest new one, and the oldest old one while the new one is not yet
 // available); a node the daemon may no longer run on loses its pods.
 // Nodes that are gone are left to the pod garbage collector.
-func Manage(ds *api.DaemonSet, nodes []*api.Node, pods []*api.Pod, hash string, now time.Time) []Action {
+func Manage(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, hash string, now time.Time) []Action {
 	byNode := PodsByNode(pods)
 	var out []Action
 	for _, node := range sortedNodes(nodes) {
@@ -107,12 +109,12 @@ func Manage(ds *api.DaemonSet, nodes []*api.Node, pods []*api.Pod, hash string, 
 		case shouldRun && len(daemonPods) == 0:
 			out = append(out, Action{Type: Create, Node: node.Name, Why: "missing"})
 		case shouldContinueRunning:
-			var running []*api.Pod
+			var running []*corev1.Pod
 			for _, p := range daemonPods {
 				if p.DeletionTimestamp != nil {
 					continue
 				}
-				if p.Status.Phase == api.PodFailed {
+				if p.Status.Phase == corev1.PodFailed {
 					// The next sync creates its replacement.
 					out = append(out, Action{Type: Delete, Pod: p.Name, Why: "failed"})
 					continue
@@ -134,7 +136,7 @@ func Manage(ds *api.DaemonSet, nodes []*api.Node, pods []*api.Pod, hash string, 
 // excess is which of a node's running pods go: all but the oldest, or
 // with surge all but the oldest new and (while that one is not
 // available and the old one is ready) the oldest old one.
-func excess(ds *api.DaemonSet, running []*api.Pod, hash string, now time.Time) []Action {
+func excess(ds *appsv1.DaemonSet, running []*corev1.Pod, hash string, now time.Time) []Action {
 	if len(running) <= 1 {
 		return nil
 	}
@@ -146,7 +148,7 @@ func excess(ds *api.DaemonSet, running []*api.Pod, hash string, now time.Time) [
 		}
 		return out
 	}
-	var oldestNew, oldestOld *api.Pod
+	var oldestNew, oldestOld *corev1.Pod
 	for _, p := range running {
 		switch {
 		case IsPodUpdated(p, hash) && oldestNew == nil:
@@ -170,7 +172,7 @@ func excess(ds *api.DaemonSet, running []*api.Pod, hash string, now time.Time) [
 // ones while fewer than maxUnavailable nodes lack an available pod; with
 // surge, create a new pod beside an old one on up to maxSurge nodes at a
 // time, and delete the old pod once the new one is available.
-func RollingUpdate(ds *api.DaemonSet, nodes []*api.Node, pods []*api.Pod, hash string, now time.Time) []Action {
+func RollingUpdate(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, hash string, now time.Time) []Action {
 	byNode := PodsByNode(pods)
 	desired := 0
 	var names []string
@@ -250,7 +252,7 @@ func RollingUpdate(ds *api.DaemonSet, nodes []*api.Node, pods []*api.Pod, hash s
 // number of nodes that should run the daemon, percentages rounded up
 // (SurgeCount, UnavailableCount); an impossible 0 and 0 is taken as
 // maxUnavailable 1.
-func UpdateLimits(ds *api.DaemonSet, desired int) (maxSurge, maxUnavailable int) {
+func UpdateLimits(ds *appsv1.DaemonSet, desired int) (maxSurge, maxUnavailable int) {
 	if ru := ds.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		if ru.MaxSurge != nil {
 			maxSurge, _ = intstr.GetScaledValueFromIntOrPercent(ru.MaxSurge, desired, true)
@@ -267,7 +269,7 @@ func UpdateLimits(ds *api.DaemonSet, desired int) (maxSurge, maxUnavailable int)
 
 // findUpdatedPodsOnNode splits a node's live pods into one new and one
 // old; ok is false when there are two of either.
-func findUpdatedPodsOnNode(pods []*api.Pod, hash string) (newPod, oldPod *api.Pod, ok bool) {
+func findUpdatedPodsOnNode(pods []*corev1.Pod, hash string) (newPod, oldPod *corev1.Pod, ok bool) {
 	for _, p := range pods {
 		if p.DeletionTimestamp != nil {
 			continue
@@ -291,9 +293,9 @@ func findUpdatedPodsOnNode(pods []*api.Pod, hash string) (newPod, oldPod *api.Po
 // that should run the daemon, whether it has a pod (the oldest counts),
 // whether that pod is ready, available and of the current template; a
 // node with a pod that should not run it is misscheduled.
-func ComputeStatus(ds *api.DaemonSet, nodes []*api.Node, pods []*api.Pod, hash string, now time.Time) api.DaemonSetStatus {
+func ComputeStatus(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods []*corev1.Pod, hash string, now time.Time) appsv1.DaemonSetStatus {
 	byNode := PodsByNode(pods)
-	st := api.DaemonSetStatus{ObservedGeneration: ds.Generation, CollisionCount: ds.Status.CollisionCount,
+	st := appsv1.DaemonSetStatus{ObservedGeneration: ds.Generation, CollisionCount: ds.Status.CollisionCount,
 		Conditions: ds.Status.Conditions}
 	for _, node := range sortedNodes(nodes) {
 		shouldRun, _ := NodeShouldRunDaemonPod(node, ds)
@@ -325,8 +327,8 @@ func ComputeStatus(ds *api.DaemonSet, nodes []*api.Node, pods []*api.Pod, hash s
 	return st
 }
 
-func sortedNodes(nodes []*api.Node) []*api.Node {
-	out := append([]*api.Node(nil), nodes...)
+func sortedNodes(nodes []*corev1.Node) []*corev1.Node {
+	out := append([]*corev1.Node(nil), nodes...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

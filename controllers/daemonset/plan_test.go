@@ -5,25 +5,26 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/kubesim/kubesim/api"
 )
 
 var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func daemonSet(opts ...func(*api.DaemonSet)) *api.DaemonSet {
+func daemonSet(opts ...func(*appsv1.DaemonSet)) *appsv1.DaemonSet {
 	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
-	ds := &api.DaemonSet{
-		ObjectMeta: api.ObjectMeta{Name: "agent", Namespace: "default", UID: "ds-uid", Generation: 2},
-		Spec: api.DaemonSetSpec{
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-			Template: api.PodTemplateSpec{
-				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "agent"}},
-				Spec:       api.PodSpec{Containers: []api.Container{{Name: "agent", Image: "agent:1"}}},
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default", UID: "ds-uid", Generation: 2},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
 			},
-			UpdateStrategy: api.DaemonSetUpdateStrategy{Type: api.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &api.RollingUpdateDaemonSet{MaxUnavailable: &one, MaxSurge: &zero}},
+			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxUnavailable: &one, MaxSurge: &zero}},
 		},
 	}
 	for _, o := range opts {
@@ -32,27 +33,27 @@ func daemonSet(opts ...func(*api.DaemonSet)) *api.DaemonSet {
 	return ds
 }
 
-func surge(n int32) func(*api.DaemonSet) {
-	return func(ds *api.DaemonSet) {
+func surge(n int32) func(*appsv1.DaemonSet) {
+	return func(ds *appsv1.DaemonSet) {
 		s, u := intstr.FromInt32(n), intstr.FromInt32(0)
-		ds.Spec.UpdateStrategy.RollingUpdate = &api.RollingUpdateDaemonSet{MaxSurge: &s, MaxUnavailable: &u}
+		ds.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateDaemonSet{MaxSurge: &s, MaxUnavailable: &u}
 	}
 }
 
-func unavailable(v intstr.IntOrString) func(*api.DaemonSet) {
-	return func(ds *api.DaemonSet) { ds.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = &v }
+func unavailable(v intstr.IntOrString) func(*appsv1.DaemonSet) {
+	return func(ds *appsv1.DaemonSet) { ds.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = &v }
 }
 
-func node(name string, opts ...func(*api.Node)) *api.Node {
-	n := &api.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{}}}
+func node(name string, opts ...func(*corev1.Node)) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}}}
 	for _, o := range opts {
 		o(n)
 	}
 	return n
 }
 
-func nodes(names ...string) []*api.Node {
-	var out []*api.Node
+func nodes(names ...string) []*corev1.Node {
+	var out []*corev1.Node
 	for _, n := range names {
 		out = append(out, node(n))
 	}
@@ -62,26 +63,26 @@ func nodes(names ...string) []*api.Node {
 // pod makes a daemon pod on a node: state "ok" (Running and Ready),
 // "pending" (not yet bound), "running" (not ready), "failed", "gone"
 // (being deleted); hash its template; age orders pods (higher is older).
-func pod(name, nodeName, state, hash string, age int) *api.Pod {
-	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default",
-		Labels:            map[string]string{"app": "agent", api.ControllerRevisionHashLabelKey: hash},
-		CreationTimestamp: api.NewTime(now.Add(-time.Duration(age) * time.Minute))}}
+func pod(name, nodeName, state, hash string, age int) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default",
+		Labels:            map[string]string{"app": "agent", appsv1.ControllerRevisionHashLabelKey: hash},
+		CreationTimestamp: metav1.NewTime(now.Add(-time.Duration(age) * time.Minute))}}
 	p.Spec.Affinity = PinToNode(nil, nodeName)
 	switch state {
 	case "pending":
-		p.Status.Phase = api.PodPending
+		p.Status.Phase = corev1.PodPending
 		return p
 	case "ok", "gone":
-		p.Status.Phase = api.PodRunning
-		p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(now.Add(-time.Hour))}}
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-time.Hour))}}
 		if state == "gone" {
-			t := api.NewTime(now)
+			t := metav1.NewTime(now)
 			p.DeletionTimestamp = &t
 		}
 	case "running":
-		p.Status.Phase = api.PodRunning
+		p.Status.Phase = corev1.PodRunning
 	case "failed":
-		p.Status.Phase = api.PodFailed
+		p.Status.Phase = corev1.PodFailed
 	}
 	p.Spec.NodeName = nodeName
 	return p
@@ -97,15 +98,15 @@ func strs(actions []Action) []string {
 
 func TestManage(t *testing.T) {
 	const h = "new"
-	type P = []*api.Pod
-	ssd := func(n *api.Node) { n.Labels["disk"] = "ssd" }
-	noExecute := func(n *api.Node) {
-		n.Spec.Taints = append(n.Spec.Taints, api.Taint{Key: "maintenance", Effect: api.TaintEffectNoExecute})
+	type P = []*corev1.Pod
+	ssd := func(n *corev1.Node) { n.Labels["disk"] = "ssd" }
+	noExecute := func(n *corev1.Node) {
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute})
 	}
 	for _, tc := range []struct {
 		name  string
-		ds    *api.DaemonSet
-		nodes []*api.Node
+		ds    *appsv1.DaemonSet
+		nodes []*corev1.Node
 		pods  P
 		want  []string
 	}{
@@ -115,9 +116,9 @@ func TestManage(t *testing.T) {
 		{"a terminating pod holds its node until it is gone", daemonSet(), nodes("a"), P{pod("p1", "a", "gone", h, 1)}, nil},
 		{"a failed pod is deleted (recreated next sync)", daemonSet(), nodes("a"), P{pod("p1", "a", "failed", h, 1)}, []string{"delete p1 (failed)"}},
 		{"two pods on a node: the oldest stays", daemonSet(), nodes("a"), P{pod("young", "a", "ok", h, 1), pod("old", "a", "ok", h, 5)}, []string{"delete young (excess)"}},
-		{"nodeSelector rules a node out", daemonSet(func(ds *api.DaemonSet) { ds.Spec.Template.Spec.NodeSelector = map[string]string{"disk": "ssd"} }),
-			[]*api.Node{node("a", ssd), node("b")}, P{pod("p2", "b", "ok", h, 1)}, []string{"create on a (missing)", "delete p2 (not eligible)"}},
-		{"an untolerated NoExecute taint removes the pod", daemonSet(), []*api.Node{node("a", noExecute)}, P{pod("p1", "a", "ok", h, 1)}, []string{"delete p1 (not eligible)"}},
+		{"nodeSelector rules a node out", daemonSet(func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.NodeSelector = map[string]string{"disk": "ssd"} }),
+			[]*corev1.Node{node("a", ssd), node("b")}, P{pod("p2", "b", "ok", h, 1)}, []string{"create on a (missing)", "delete p2 (not eligible)"}},
+		{"an untolerated NoExecute taint removes the pod", daemonSet(), []*corev1.Node{node("a", noExecute)}, P{pod("p1", "a", "ok", h, 1)}, []string{"delete p1 (not eligible)"}},
 		{"a pod of a gone node is left to the pod GC", daemonSet(), nodes("a"), P{pod("p1", "a", "ok", h, 1), pod("p2", "gone-node", "ok", h, 1)}, nil},
 		{"surge: new and old both stay while the new one is not available", daemonSet(surge(1)), nodes("a"),
 			P{pod("old", "a", "ok", "old", 5), pod("new", "a", "running", h, 1)}, nil},
@@ -136,11 +137,11 @@ func TestManage(t *testing.T) {
 
 func TestRollingUpdate(t *testing.T) {
 	const h = "new"
-	type P = []*api.Pod
+	type P = []*corev1.Pod
 	three := nodes("a", "b", "c")
 	for _, tc := range []struct {
 		name string
-		ds   *api.DaemonSet
+		ds   *appsv1.DaemonSet
 		pods P
 		want []string
 	}{
@@ -176,15 +177,15 @@ func TestRollingUpdate(t *testing.T) {
 func TestUpdateLimits(t *testing.T) {
 	for _, tc := range []struct {
 		name                  string
-		ds                    *api.DaemonSet
+		ds                    *appsv1.DaemonSet
 		desired               int
 		wantSurge, wantUnavai int
 	}{
 		{"defaults", daemonSet(), 5, 0, 1},
 		{"percent rounds up", daemonSet(unavailable(intstr.FromString("10%"))), 5, 0, 1},
-		{"surge percent", daemonSet(func(ds *api.DaemonSet) {
+		{"surge percent", daemonSet(func(ds *appsv1.DaemonSet) {
 			s, u := intstr.FromString("30%"), intstr.FromInt32(0)
-			ds.Spec.UpdateStrategy.RollingUpdate = &api.RollingUpdateDaemonSet{MaxSurge: &s, MaxUnavailable: &u}
+			ds.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateDaemonSet{MaxSurge: &s, MaxUnavailable: &u}
 		}), 10, 3, 0},
 		{"0 and 0 behaves as maxUnavailable 1", daemonSet(unavailable(intstr.FromInt32(0))), 4, 0, 1},
 		{"no nodes", daemonSet(unavailable(intstr.FromInt32(0))), 0, 0, 0},
@@ -199,21 +200,21 @@ func TestUpdateLimits(t *testing.T) {
 
 func TestComputeStatus(t *testing.T) {
 	const h = "new"
-	noSchedule := func(n *api.Node) {
-		n.Spec.Taints = []api.Taint{{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoSchedule}, {Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute}}
+	noSchedule := func(n *corev1.Node) {
+		n.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule}, {Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute}}
 	}
-	ns := []*api.Node{node("a"), node("b"), node("c"), node("d", noSchedule)}
-	ds := daemonSet(func(ds *api.DaemonSet) { ds.Spec.MinReadySeconds = 7200 })
+	ns := []*corev1.Node{node("a"), node("b"), node("c"), node("d", noSchedule)}
+	ds := daemonSet(func(ds *appsv1.DaemonSet) { ds.Spec.MinReadySeconds = 7200 })
 	collisions := int32(1)
 	ds.Status.CollisionCount = &collisions
-	pods := []*api.Pod{
+	pods := []*corev1.Pod{
 		pod("a1", "a", "ok", h, 1),          // ready, not yet available (ready an hour, needs two)
 		pod("b1", "b", "running", "old", 1), // scheduled, not ready, old
 		pod("d1", "d", "ok", h, 1),          // on an unreachable node: misscheduled
 		pod("x1", "x", "ok", h, 1),          // node gone: not counted
 	}
 	st := ComputeStatus(ds, ns, pods, h, now)
-	assert.Equal(t, api.DaemonSetStatus{DesiredNumberScheduled: 3, CurrentNumberScheduled: 2, NumberReady: 1, NumberAvailable: 0,
+	assert.Equal(t, appsv1.DaemonSetStatus{DesiredNumberScheduled: 3, CurrentNumberScheduled: 2, NumberReady: 1, NumberAvailable: 0,
 		UpdatedNumberScheduled: 1, NumberMisscheduled: 1, NumberUnavailable: 3, ObservedGeneration: 2, CollisionCount: &collisions}, st)
 
 	ds.Spec.MinReadySeconds = 0

@@ -2,6 +2,9 @@ package daemonset
 
 import (
 	"github.com/kubesim/kubesim/api"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The taints every daemon pod tolerates (AddOrUpdateDaemonPodTolerations):
@@ -16,24 +19,24 @@ const (
 )
 
 // DaemonTolerations are the tolerations the controller adds to a pod spec.
-func DaemonTolerations(spec *api.PodSpec) []api.Toleration {
-	out := []api.Toleration{
-		{Key: api.TaintNodeNotReady, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
-		{Key: api.TaintNodeUnreachable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute},
-		{Key: TaintNodeDiskPressure, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
-		{Key: TaintNodeMemoryPressure, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
-		{Key: TaintNodePIDPressure, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
-		{Key: api.TaintNodeUnschedulable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule},
+func DaemonTolerations(spec *corev1.PodSpec) []corev1.Toleration {
+	out := []corev1.Toleration{
+		{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+		{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+		{Key: TaintNodeDiskPressure, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+		{Key: TaintNodeMemoryPressure, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+		{Key: TaintNodePIDPressure, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+		{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 	}
 	if spec.HostNetwork {
-		out = append(out, api.Toleration{Key: TaintNodeNetworkUnavailable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoSchedule})
+		out = append(out, corev1.Toleration{Key: TaintNodeNetworkUnavailable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}
 	return out
 }
 
 // addTolerations adds each toleration the spec lacks (one with the same
 // key, operator, value and effect), as AddOrUpdateTolerationInPodSpec.
-func addTolerations(spec *api.PodSpec, tols []api.Toleration) {
+func addTolerations(spec *corev1.PodSpec, tols []corev1.Toleration) {
 	for _, t := range tols {
 		found := false
 		for i := range spec.Tolerations {
@@ -52,14 +55,14 @@ func addTolerations(spec *api.PodSpec, tols []api.Toleration) {
 // PodTemplate is the template the controller makes pods from
 // (CreatePodTemplate): the set's template with the daemon tolerations and
 // the controller-revision-hash label.
-func PodTemplate(ds *api.DaemonSet, hash string) *api.PodTemplateSpec {
+func PodTemplate(ds *appsv1.DaemonSet, hash string) *corev1.PodTemplateSpec {
 	t := ds.Spec.Template.DeepCopy()
 	addTolerations(&t.Spec, DaemonTolerations(&t.Spec))
 	if hash != "" {
 		if t.Labels == nil {
 			t.Labels = map[string]string{}
 		}
-		t.Labels[api.ControllerRevisionHashLabelKey] = hash
+		t.Labels[appsv1.ControllerRevisionHashLabelKey] = hash
 	}
 	return t
 }
@@ -70,10 +73,10 @@ func PodTemplate(ds *api.DaemonSet, hash string) *api.PodTemplateSpec {
 // metadata.name, so that the scheduler binds it there. The controller
 // itself never sets spec.nodeName: the scheduler does, and it checks the
 // node's resources as for any pod.
-func NewPod(ds *api.DaemonSet, template *api.PodTemplateSpec, nodeName string) *api.Pod {
+func NewPod(ds *appsv1.DaemonSet, template *corev1.PodTemplateSpec, nodeName string) *corev1.Pod {
 	t := template.DeepCopy()
-	pod := &api.Pod{
-		ObjectMeta: api.ObjectMeta{GenerateName: ds.Name + "-", Namespace: ds.Namespace, Labels: t.Labels,
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: ds.Name + "-", Namespace: ds.Namespace, Labels: t.Labels,
 			Annotations: t.Annotations, Finalizers: t.Finalizers},
 		Spec: t.Spec,
 	}
@@ -84,15 +87,15 @@ func NewPod(ds *api.DaemonSet, template *api.PodTemplateSpec, nodeName string) *
 // PinToNode is ReplaceDaemonSetPodNodeNameNodeAffinity: the required node
 // affinity becomes one term, metadata.name In [nodeName]. The other terms
 // go: the controller has checked them against this node already.
-func PinToNode(affinity *api.Affinity, nodeName string) *api.Affinity {
-	sel := &api.NodeSelector{NodeSelectorTerms: []api.NodeSelectorTerm{{
-		MatchFields: []api.NodeSelectorRequirement{{Key: api.ObjectNameField, Operator: api.NodeSelectorOpIn, Values: []string{nodeName}}},
+func PinToNode(affinity *corev1.Affinity, nodeName string) *corev1.Affinity {
+	sel := &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+		MatchFields: []corev1.NodeSelectorRequirement{{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{nodeName}}},
 	}}}
 	if affinity == nil {
-		affinity = &api.Affinity{}
+		affinity = &corev1.Affinity{}
 	}
 	if affinity.NodeAffinity == nil {
-		affinity.NodeAffinity = &api.NodeAffinity{}
+		affinity.NodeAffinity = &corev1.NodeAffinity{}
 	}
 	affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = sel
 	return affinity
@@ -101,7 +104,7 @@ func PinToNode(affinity *api.Affinity, nodeName string) *api.Affinity {
 // TargetNodeName is the node a daemon pod is for (GetTargetNodeName): its
 // spec.nodeName once bound, else the node its metadata.name affinity
 // names; "" when neither.
-func TargetNodeName(p *api.Pod) string {
+func TargetNodeName(p *corev1.Pod) string {
 	if p.Spec.NodeName != "" {
 		return p.Spec.NodeName
 	}
@@ -111,7 +114,7 @@ func TargetNodeName(p *api.Pod) string {
 	}
 	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
 		for _, r := range term.MatchFields {
-			if r.Key == api.ObjectNameField && r.Operator == api.NodeSelectorOpIn && len(r.Values) == 1 {
+			if r.Key == metav1.ObjectNameField && r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
 				return r.Values[0]
 			}
 		}
@@ -126,7 +129,7 @@ func TargetNodeName(p *api.Pod) string {
 // or NoExecute taint the pod (with the daemon tolerations) does not
 // tolerate stops new pods, and only an untolerated NoExecute taint
 // removes a running one.
-func NodeShouldRunDaemonPod(node *api.Node, ds *api.DaemonSet) (shouldRun, shouldContinueRunning bool) {
+func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun, shouldContinueRunning bool) {
 	spec := &ds.Spec.Template.Spec
 	if spec.NodeName != "" && spec.NodeName != node.Name {
 		return false, false
@@ -134,16 +137,16 @@ func NodeShouldRunDaemonPod(node *api.Node, ds *api.DaemonSet) (shouldRun, shoul
 	if !api.PodMatchesNodeAffinity(spec, node) {
 		return false, false
 	}
-	tols := append(append([]api.Toleration(nil), spec.Tolerations...), DaemonTolerations(spec)...)
-	if !untolerated(node.Spec.Taints, tols, api.TaintEffectNoSchedule, api.TaintEffectNoExecute) {
+	tols := append(append([]corev1.Toleration(nil), spec.Tolerations...), DaemonTolerations(spec)...)
+	if !untolerated(node.Spec.Taints, tols, corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute) {
 		return true, true
 	}
-	return false, !untolerated(node.Spec.Taints, tols, api.TaintEffectNoExecute)
+	return false, !untolerated(node.Spec.Taints, tols, corev1.TaintEffectNoExecute)
 }
 
 // untolerated reports whether some taint of one of effects is tolerated
 // by none of tols (FindMatchingUntoleratedTaint).
-func untolerated(taints []api.Taint, tols []api.Toleration, effects ...api.TaintEffect) bool {
+func untolerated(taints []corev1.Taint, tols []corev1.Toleration, effects ...corev1.TaintEffect) bool {
 	for i := range taints {
 		taint := &taints[i]
 		relevant := false

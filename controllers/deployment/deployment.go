@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -27,7 +31,7 @@ const Component = "deployment-controller"
 
 // GroupVersionKind is apps/v1 Deployment, the kind of the references the
 // controller puts on its ReplicaSets.
-var GroupVersionKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+var GroupVersionKind = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 
 // controllerUIDIndex indexes ReplicaSets by their controller's uid, and
 // orphans by "orphan/<namespace>".
@@ -62,9 +66,9 @@ type DeploymentController struct {
 	recorder *record.Recorder
 	logger   *slog.Logger
 
-	dInformer   *cache.Informer[*api.Deployment]
-	rsInformer  *cache.Informer[*api.ReplicaSet]
-	podInformer *cache.Informer[*api.Pod]
+	dInformer   *cache.Informer[*appsv1.Deployment]
+	rsInformer  *cache.Informer[*appsv1.ReplicaSet]
+	podInformer *cache.Informer[*corev1.Pod]
 	controller  *controllers.Controller
 }
 
@@ -92,19 +96,19 @@ func New(cfg Config) (*DeploymentController, error) {
 	dc.dInformer = controllers.FilteredInformerFor(c, cfg.Client.Deployments(), cfg.Namespace, client.ListOptions{})
 	dc.rsInformer = controllers.FilteredInformerFor(c, cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{})
 	dc.podInformer = controllers.FilteredInformerFor(c, cfg.Client.Pods(), cfg.Namespace, client.ListOptions{})
-	dc.rsInformer.AddIndexer(controllerUIDIndex, func(rs *api.ReplicaSet) []string {
+	dc.rsInformer.AddIndexer(controllerUIDIndex, func(rs *appsv1.ReplicaSet) []string {
 		if ref := api.GetControllerOf(&rs.ObjectMeta); ref != nil {
 			return []string{string(ref.UID)}
 		}
 		return []string{"orphan/" + rs.Namespace}
 	})
-	dc.dInformer.AddHandler(controllers.EnqueueObject[*api.Deployment](c, "Deployment"))
-	dc.rsInformer.AddHandler(cache.Handler[*api.ReplicaSet]{
-		OnAdd:    func(rs *api.ReplicaSet) { dc.replicaSetChanged(nil, rs, "ADDED") },
-		OnUpdate: func(old, rs *api.ReplicaSet) { dc.replicaSetChanged(old, rs, "MODIFIED") },
-		OnDelete: func(rs *api.ReplicaSet) { dc.replicaSetChanged(nil, rs, "DELETED") },
+	dc.dInformer.AddHandler(controllers.EnqueueObject[*appsv1.Deployment](c, "Deployment"))
+	dc.rsInformer.AddHandler(cache.Handler[*appsv1.ReplicaSet]{
+		OnAdd:    func(rs *appsv1.ReplicaSet) { dc.replicaSetChanged(nil, rs, "ADDED") },
+		OnUpdate: func(old, rs *appsv1.ReplicaSet) { dc.replicaSetChanged(old, rs, "MODIFIED") },
+		OnDelete: func(rs *appsv1.ReplicaSet) { dc.replicaSetChanged(nil, rs, "DELETED") },
 	})
-	dc.podInformer.AddHandler(cache.Handler[*api.Pod]{OnDelete: dc.deletePod})
+	dc.podInformer.AddHandler(cache.Handler[*corev1.Pod]{OnDelete: dc.deletePod})
 	return dc, nil
 }
 
@@ -118,7 +122,7 @@ func (dc *DeploymentController) Run(ctx context.Context) { dc.controller.Run(ctx
 
 // deploymentFor returns the Deployment ref points at, if the cache has that
 // very object.
-func (dc *DeploymentController) deploymentFor(ns string, ref *api.OwnerReference) *api.Deployment {
+func (dc *DeploymentController) deploymentFor(ns string, ref *metav1.OwnerReference) *appsv1.Deployment {
 	if ref == nil || ref.Kind != GroupVersionKind.Kind {
 		return nil
 	}
@@ -132,7 +136,7 @@ func (dc *DeploymentController) deploymentFor(ns string, ref *api.OwnerReference
 // replicaSetChanged wakes the Deployment that controls rs (and the one that
 // did, if that changed), or, for an orphan, every Deployment that selects
 // it, so one adopts it.
-func (dc *DeploymentController) replicaSetChanged(old, rs *api.ReplicaSet, event string) {
+func (dc *DeploymentController) replicaSetChanged(old, rs *appsv1.ReplicaSet, event string) {
 	cause := controllers.CauseOf(event, "ReplicaSet", &rs.ObjectMeta)
 	ref := api.GetControllerOf(&rs.ObjectMeta)
 	if old != nil {
@@ -162,7 +166,7 @@ func (dc *DeploymentController) replicaSetChanged(old, rs *api.ReplicaSet, event
 
 // deletePod wakes a Recreate Deployment whose last pod is gone: it waits
 // for that before starting new pods.
-func (dc *DeploymentController) deletePod(p *api.Pod) {
+func (dc *DeploymentController) deletePod(p *corev1.Pod) {
 	rsRef := api.GetControllerOf(&p.ObjectMeta)
 	if rsRef == nil || rsRef.Kind != "ReplicaSet" {
 		return
@@ -172,7 +176,7 @@ func (dc *DeploymentController) deletePod(p *api.Pod) {
 		return
 	}
 	d := dc.deploymentFor(rs.Namespace, api.GetControllerOf(&rs.ObjectMeta))
-	if d == nil || d.Spec.Strategy.Type != api.RecreateDeploymentStrategyType {
+	if d == nil || d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
 		return
 	}
 	dc.controller.Enqueue(cache.Key(&d.ObjectMeta), controllers.CauseOf("DELETED", "Pod", &p.ObjectMeta))
@@ -221,9 +225,9 @@ func (dc *DeploymentController) Reconcile(ctx context.Context, key string) (cont
 		return controllers.Result{}, dc.sync(ctx, d, rsList)
 	}
 	switch d.Spec.Strategy.Type {
-	case api.RecreateDeploymentStrategyType:
+	case appsv1.RecreateDeploymentStrategyType:
 		return dc.rolloutRecreate(ctx, d, rsList, podMap)
-	case api.RollingUpdateDeploymentStrategyType:
+	case appsv1.RollingUpdateDeploymentStrategyType:
 		return dc.rolloutRolling(ctx, d, rsList)
 	}
 	return controllers.Result{}, fmt.Errorf("unexpected deployment strategy type: %s", d.Spec.Strategy.Type)
@@ -232,17 +236,17 @@ func (dc *DeploymentController) Reconcile(ctx context.Context, key string) (cont
 // getReplicaSetsForDeployment claims the ReplicaSets of d: its own that
 // its selector matches, plus matching orphans it adopts; its own that no
 // longer match are released. The result holds copies, safe to change.
-func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context, d *api.Deployment) ([]*api.ReplicaSet, error) {
+func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context, d *appsv1.Deployment) ([]*appsv1.ReplicaSet, error) {
 	selector, err := api.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return nil, fmt.Errorf("deployment %s/%s has invalid label selector: %w", d.Namespace, d.Name, err)
 	}
 	candidates := dc.rsInformer.ByIndex(controllerUIDIndex, string(d.UID))
 	candidates = append(candidates, dc.rsInformer.ByIndex(controllerUIDIndex, "orphan/"+d.Namespace)...)
-	claimed, err := controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.ReplicaSet]{
+	claimed, err := controllers.ClaimObjects(ctx, controllers.ClaimConfig[*appsv1.ReplicaSet]{
 		Owner: &d.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: dc.client.ReplicaSets(), DependentKind: "ReplicaSet",
-		Match: func(rs *api.ReplicaSet) bool { return selector.Matches(labels.Set(rs.Labels)) },
-		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+		Match: func(rs *appsv1.ReplicaSet) bool { return selector.Matches(labels.Set(rs.Labels)) },
+		GetFresh: func(ctx context.Context) (*metav1.ObjectMeta, error) {
 			fresh, err := dc.client.Deployments().Get(ctx, d.Namespace, d.Name)
 			if err != nil {
 				return nil, err
@@ -256,7 +260,7 @@ func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context,
 	if claimed == nil {
 		return nil, err
 	}
-	out := make([]*api.ReplicaSet, len(claimed))
+	out := make([]*appsv1.ReplicaSet, len(claimed))
 	for i, rs := range claimed {
 		out[i] = rs.DeepCopy()
 	}
@@ -265,12 +269,12 @@ func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context,
 
 // getPodMapForDeployment groups the pods d selects by the uid of the
 // ReplicaSet (of rsList) controlling them.
-func (dc *DeploymentController) getPodMapForDeployment(d *api.Deployment, rsList []*api.ReplicaSet) (map[types.UID][]*api.Pod, error) {
+func (dc *DeploymentController) getPodMapForDeployment(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) (map[types.UID][]*corev1.Pod, error) {
 	selector, err := api.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return nil, err
 	}
-	podMap := make(map[types.UID][]*api.Pod, len(rsList))
+	podMap := make(map[types.UID][]*corev1.Pod, len(rsList))
 	for _, rs := range rsList {
 		podMap[rs.UID] = nil
 	}
@@ -290,7 +294,7 @@ func (dc *DeploymentController) getPodMapForDeployment(d *api.Deployment, rsList
 }
 
 // event records an event about d (best effort).
-func (dc *DeploymentController) event(ctx context.Context, d *api.Deployment, typ, reason, format string, args ...any) {
+func (dc *DeploymentController) event(ctx context.Context, d *appsv1.Deployment, typ, reason, format string, args ...any) {
 	if err := dc.recorder.Eventf(ctx, record.Ref(d, GroupVersionKind), typ, reason, format, args...); err != nil {
 		dc.logger.Warn("cannot record event", "reason", reason, "err", err)
 	}
@@ -298,7 +302,7 @@ func (dc *DeploymentController) event(ctx context.Context, d *api.Deployment, ty
 
 // writeStatus writes d's status through /status and takes the new
 // resourceVersion, so a later write in the same sync does not conflict.
-func (dc *DeploymentController) writeStatus(ctx context.Context, d *api.Deployment) error {
+func (dc *DeploymentController) writeStatus(ctx context.Context, d *appsv1.Deployment) error {
 	out, err := dc.client.Deployments().UpdateStatus(ctx, d)
 	if err != nil {
 		return err
@@ -312,7 +316,7 @@ func (dc *DeploymentController) writeStatus(ctx context.Context, d *api.Deployme
 // differs. Kubernetes sends it with the status update; kubesim's status
 // subresource keeps metadata, so it is a metadata-only merge patch (which
 // does not change the generation).
-func (dc *DeploymentController) setDeploymentRevision(ctx context.Context, d *api.Deployment, revision string) error {
+func (dc *DeploymentController) setDeploymentRevision(ctx context.Context, d *appsv1.Deployment, revision string) error {
 	if d.Annotations[api.RevisionAnnotation] == revision {
 		return nil
 	}
@@ -330,7 +334,7 @@ func (dc *DeploymentController) setDeploymentRevision(ctx context.Context, d *ap
 	return nil
 }
 
-func statusEqual(a, b *api.DeploymentStatus) bool {
+func statusEqual(a, b *appsv1.DeploymentStatus) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(ja) == string(jb)

@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubesim/kubesim/api"
@@ -75,11 +78,11 @@ func (h *harness) run() {
 	h.t.Fatal("controllers did not settle")
 }
 
-func (h *harness) activePods() []*api.Pod {
+func (h *harness) activePods() []*corev1.Pod {
 	h.t.Helper()
 	l, err := h.env.Client.Pods().List(h.ctx, "default", client.ListOptions{})
 	require.NoError(h.t, err)
-	var out []*api.Pod
+	var out []*corev1.Pod
 	for _, p := range l.Items {
 		if replicaset.IsPodActive(p) {
 			out = append(out, p)
@@ -94,15 +97,15 @@ func (h *harness) readyAll() {
 		if api.IsPodReady(p) {
 			continue
 		}
-		p.Status.Phase = api.PodRunning
-		p.Status.Conditions = append(p.Status.Conditions, api.PodCondition{Type: api.PodReady, Status: api.ConditionTrue,
-			LastTransitionTime: api.NewTime(h.env.Clock.Now())})
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue,
+			LastTransitionTime: metav1.NewTime(h.env.Clock.Now())})
 		_, err := h.env.Client.Pods().UpdateStatus(h.ctx, p)
 		require.NoError(h.t, err)
 	}
 }
 
-func (h *harness) replicaSets() []*api.ReplicaSet {
+func (h *harness) replicaSets() []*appsv1.ReplicaSet {
 	h.t.Helper()
 	l, err := h.env.Client.ReplicaSets().List(h.ctx, "default", client.ListOptions{})
 	require.NoError(h.t, err)
@@ -111,7 +114,7 @@ func (h *harness) replicaSets() []*api.ReplicaSet {
 	return out
 }
 
-func (h *harness) deployment(name string) *api.Deployment {
+func (h *harness) deployment(name string) *appsv1.Deployment {
 	h.t.Helper()
 	d, err := h.env.Client.Deployments().Get(h.ctx, "default", name)
 	require.NoError(h.t, err)
@@ -139,41 +142,41 @@ func (h *harness) events(reason string) []string {
 	return out
 }
 
-func newDeployment(name string, n int32) *api.Deployment {
-	return &api.Deployment{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: api.DeploymentSpec{
+func newDeployment(name string, n int32) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{
 			Replicas: &n,
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": name}},
-			Template: api.PodTemplateSpec{
-				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name}},
-				Spec:       api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx:1"}}},
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1"}}},
 			},
 		},
 	}
 }
 
-func (h *harness) create(d *api.Deployment) *api.Deployment {
+func (h *harness) create(d *appsv1.Deployment) *appsv1.Deployment {
 	h.t.Helper()
 	out, err := h.env.Client.Deployments().Create(h.ctx, d)
 	require.NoError(h.t, err)
 	return out
 }
 
-func condition(d *api.Deployment, t api.DeploymentConditionType) api.DeploymentCondition {
+func condition(d *appsv1.Deployment, t appsv1.DeploymentConditionType) appsv1.DeploymentCondition {
 	if c := GetDeploymentCondition(&d.Status, t); c != nil {
 		return *c
 	}
-	return api.DeploymentCondition{}
+	return appsv1.DeploymentCondition{}
 }
 
 // rolloutStatus is what `kubectl rollout status` prints for d
 // (DeploymentStatusViewer).
-func rolloutStatus(d *api.Deployment) string {
+func rolloutStatus(d *appsv1.Deployment) string {
 	if d.Generation > d.Status.ObservedGeneration {
 		return "Waiting for deployment spec update to be observed..."
 	}
-	if c := condition(d, api.DeploymentProgressing); c.Reason == TimedOutReason {
+	if c := condition(d, appsv1.DeploymentProgressing); c.Reason == TimedOutReason {
 		return `deployment "` + d.Name + `" exceeded its progress deadline`
 	}
 	switch {
@@ -212,16 +215,16 @@ func TestCreatesReplicaSetWithHashAndCompletes(t *testing.T) {
 	got := h.deployment("web")
 	assert.Equal(t, "1", got.Annotations[api.RevisionAnnotation])
 	assert.Equal(t, int64(1), got.Generation, "the revision annotation does not bump the generation")
-	assert.Equal(t, api.DeploymentStatus{ObservedGeneration: 1, Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 3, AvailableReplicas: 3},
-		api.DeploymentStatus{ObservedGeneration: got.Status.ObservedGeneration, Replicas: got.Status.Replicas,
+	assert.Equal(t, appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 3, AvailableReplicas: 3},
+		appsv1.DeploymentStatus{ObservedGeneration: got.Status.ObservedGeneration, Replicas: got.Status.Replicas,
 			UpdatedReplicas: got.Status.UpdatedReplicas, ReadyReplicas: got.Status.ReadyReplicas,
 			AvailableReplicas: got.Status.AvailableReplicas, UnavailableReplicas: got.Status.UnavailableReplicas})
-	avail := condition(got, api.DeploymentAvailable)
-	assert.Equal(t, api.ConditionTrue, avail.Status)
+	avail := condition(got, appsv1.DeploymentAvailable)
+	assert.Equal(t, corev1.ConditionTrue, avail.Status)
 	assert.Equal(t, MinimumReplicasAvailable, avail.Reason)
 	assert.Equal(t, "Deployment has minimum availability.", avail.Message)
-	prog := condition(got, api.DeploymentProgressing)
-	assert.Equal(t, api.ConditionTrue, prog.Status)
+	prog := condition(got, appsv1.DeploymentProgressing)
+	assert.Equal(t, corev1.ConditionTrue, prog.Status)
 	assert.Equal(t, NewRSAvailableReason, prog.Reason)
 	assert.Equal(t, `ReplicaSet "web-`+hash+`" has successfully progressed.`, prog.Message)
 	assert.Equal(t, `deployment "web" successfully rolled out`, rolloutStatus(got))
@@ -249,8 +252,8 @@ func TestRollingUpdateStaysWithinSurgeAndUnavailability(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			d := newDeployment("web", tc.replicas)
-			d.Spec.Strategy = api.DeploymentStrategy{Type: api.RollingUpdateDeploymentStrategyType,
-				RollingUpdate: &api.RollingUpdateDeployment{MaxSurge: &tc.surge, MaxUnavailable: &tc.unavailable}}
+			d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &tc.surge, MaxUnavailable: &tc.unavailable}}
 			h.create(d)
 			h.run()
 			require.Len(t, h.activePods(), int(tc.replicas))
@@ -284,7 +287,7 @@ func TestRollingUpdateStaysWithinSurgeAndUnavailability(t *testing.T) {
 			assert.Equal(t, `deployment "web" successfully rolled out`, rolloutStatus(got))
 			assert.Equal(t, tc.replicas, got.Status.UpdatedReplicas)
 			assert.Equal(t, tc.replicas, got.Status.Replicas)
-			assert.Equal(t, `ReplicaSet "`+rss[1].Name+`" has successfully progressed.`, condition(got, api.DeploymentProgressing).Message)
+			assert.Equal(t, `ReplicaSet "`+rss[1].Name+`" has successfully progressed.`, condition(got, appsv1.DeploymentProgressing).Message)
 			if tc.maxTotal > int(tc.replicas) {
 				assert.Greater(t, maxSeen, int(tc.replicas), "the rollout used its surge")
 			}
@@ -299,7 +302,7 @@ func TestRollingUpdateStaysWithinSurgeAndUnavailability(t *testing.T) {
 func TestRecreateStopsOldPodsBeforeStartingNew(t *testing.T) {
 	h := newHarness(t)
 	d := newDeployment("web", 3)
-	d.Spec.Strategy = api.DeploymentStrategy{Type: api.RecreateDeploymentStrategyType}
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
 	h.create(d)
 	h.run()
 	require.Len(t, h.activePods(), 3)
@@ -341,7 +344,7 @@ func (h *harness) undo(name string, revision int64) {
 			continue
 		}
 		tmpl := rs.Spec.Template.DeepCopy()
-		delete(tmpl.Labels, api.DefaultDeploymentUniqueLabelKey)
+		delete(tmpl.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
 		patch, err := json.Marshal([]any{map[string]any{"op": "replace", "path": "/spec/template", "value": tmpl}})
 		require.NoError(h.t, err)
 		_, err = h.env.Client.Deployments().Patch(h.ctx, "default", name, client.JSONPatch, patch)
@@ -408,11 +411,11 @@ func TestProgressDeadlineAndAvailability(t *testing.T) {
 	h.run()
 	got := h.deployment("web")
 	rsName := h.replicaSets()[0].Name
-	assert.Equal(t, api.ConditionFalse, condition(got, api.DeploymentAvailable).Status)
-	assert.Equal(t, MinimumReplicasUnavailable, condition(got, api.DeploymentAvailable).Reason)
-	assert.Equal(t, "Deployment does not have minimum availability.", condition(got, api.DeploymentAvailable).Message)
-	prog := condition(got, api.DeploymentProgressing)
-	assert.Equal(t, api.ConditionTrue, prog.Status)
+	assert.Equal(t, corev1.ConditionFalse, condition(got, appsv1.DeploymentAvailable).Status)
+	assert.Equal(t, MinimumReplicasUnavailable, condition(got, appsv1.DeploymentAvailable).Reason)
+	assert.Equal(t, "Deployment does not have minimum availability.", condition(got, appsv1.DeploymentAvailable).Message)
+	prog := condition(got, appsv1.DeploymentProgressing)
+	assert.Equal(t, corev1.ConditionTrue, prog.Status)
 	assert.Contains(t, []string{NewReplicaSetReason, ReplicaSetUpdatedReason}, prog.Reason)
 	assert.Equal(t, int32(2), got.Status.UnavailableReplicas)
 
@@ -423,8 +426,8 @@ func TestProgressDeadlineAndAvailability(t *testing.T) {
 	h.env.Clock.SetTime(next)
 	h.run()
 	got = h.deployment("web")
-	prog = condition(got, api.DeploymentProgressing)
-	assert.Equal(t, api.ConditionFalse, prog.Status)
+	prog = condition(got, appsv1.DeploymentProgressing)
+	assert.Equal(t, corev1.ConditionFalse, prog.Status)
 	assert.Equal(t, TimedOutReason, prog.Reason)
 	assert.Equal(t, `ReplicaSet "`+rsName+`" has timed out progressing.`, prog.Message)
 	assert.Equal(t, `deployment "web" exceeded its progress deadline`, rolloutStatus(got))
@@ -433,8 +436,8 @@ func TestProgressDeadlineAndAvailability(t *testing.T) {
 	h.readyAll()
 	h.run()
 	got = h.deployment("web")
-	assert.Equal(t, api.ConditionTrue, condition(got, api.DeploymentAvailable).Status)
-	prog = condition(got, api.DeploymentProgressing)
+	assert.Equal(t, corev1.ConditionTrue, condition(got, appsv1.DeploymentAvailable).Status)
+	prog = condition(got, appsv1.DeploymentProgressing)
 	assert.Equal(t, NewRSAvailableReason, prog.Reason)
 	assert.Equal(t, `deployment "web" successfully rolled out`, rolloutStatus(got))
 }
@@ -464,9 +467,9 @@ func TestAdoptsAnOrphanReplicaSet(t *testing.T) {
 	two := int32(2)
 	tmpl := d.Spec.Template.DeepCopy()
 	tmpl.Labels = cloneWithHash(tmpl.Labels, hash)
-	_, err := h.env.Client.ReplicaSets().Create(h.ctx, &api.ReplicaSet{
-		ObjectMeta: api.ObjectMeta{Name: "web-" + hash, Namespace: "default", Labels: tmpl.Labels},
-		Spec:       api.ReplicaSetSpec{Replicas: &two, Selector: &api.LabelSelector{MatchLabels: tmpl.Labels}, Template: *tmpl},
+	_, err := h.env.Client.ReplicaSets().Create(h.ctx, &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-" + hash, Namespace: "default", Labels: tmpl.Labels},
+		Spec:       appsv1.ReplicaSetSpec{Replicas: &two, Selector: &metav1.LabelSelector{MatchLabels: tmpl.Labels}, Template: *tmpl},
 	})
 	require.NoError(t, err)
 	created := h.create(d)

@@ -3,15 +3,16 @@ package deployment
 import (
 	"context"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
 )
 
 // rolloutRecreate scales every old ReplicaSet to zero, waits until their
 // pods are gone, then creates or scales up the new ReplicaSet.
-func (dc *DeploymentController) rolloutRecreate(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet, podMap map[types.UID][]*api.Pod) (controllers.Result, error) {
+func (dc *DeploymentController) rolloutRecreate(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet, podMap map[types.UID][]*corev1.Pod) (controllers.Result, error) {
 	// Not creating the new ReplicaSet yet: nothing may start before the
 	// old pods are gone.
 	newRS, oldRSs, err := dc.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
@@ -50,7 +51,7 @@ func (dc *DeploymentController) rolloutRecreate(ctx context.Context, d *api.Depl
 
 // oldPodsRunning reports whether an old ReplicaSet still counts pods or
 // still has a pod that has not finished (a terminating pod counts).
-func oldPodsRunning(newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet, podMap map[types.UID][]*api.Pod) bool {
+func oldPodsRunning(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet, podMap map[types.UID][]*corev1.Pod) bool {
 	if sumStatus(oldRSs, statusReplicas) > 0 {
 		return true
 	}
@@ -59,7 +60,7 @@ func oldPodsRunning(newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet, podMap map[
 			continue
 		}
 		for _, p := range pods {
-			if p.Status.Phase != api.PodSucceeded && p.Status.Phase != api.PodFailed {
+			if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 				return true
 			}
 		}

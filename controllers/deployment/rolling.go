@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 func secondsOf(n int32) time.Duration { return time.Duration(n) * time.Second }
@@ -13,7 +13,7 @@ func secondsOf(n int32) time.Duration { return time.Duration(n) * time.Second }
 // rolloutRolling advances a RollingUpdate by one move: grow the new
 // ReplicaSet within maxSurge, or else shrink old ones within
 // maxUnavailable; when complete, clean up history. Status follows.
-func (dc *DeploymentController) rolloutRolling(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet) (controllers.Result, error) {
+func (dc *DeploymentController) rolloutRolling(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) (controllers.Result, error) {
 	newRS, oldRSs, err := dc.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, true)
 	if err != nil {
 		return controllers.Result{}, err
@@ -42,7 +42,7 @@ func (dc *DeploymentController) rolloutRolling(ctx context.Context, d *api.Deplo
 }
 
 // reconcileNewReplicaSet grows (or trims) the new ReplicaSet.
-func (dc *DeploymentController) reconcileNewReplicaSet(ctx context.Context, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) (bool, error) {
+func (dc *DeploymentController) reconcileNewReplicaSet(ctx context.Context, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *appsv1.Deployment) (bool, error) {
 	if replicasOf(newRS) == deploymentReplicas(d) {
 		return false, nil
 	}
@@ -58,7 +58,7 @@ func (dc *DeploymentController) reconcileNewReplicaSet(ctx context.Context, allR
 
 // reconcileOldReplicaSets shrinks old ReplicaSets as far as
 // maxUnavailable allows: their unavailable pods first, then available ones.
-func (dc *DeploymentController) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) (bool, error) {
+func (dc *DeploymentController) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *appsv1.Deployment) (bool, error) {
 	if sumSpec(oldRSs) == 0 {
 		return false, nil
 	}
@@ -81,8 +81,8 @@ func (dc *DeploymentController) reconcileOldReplicaSets(ctx context.Context, all
 
 // cleanupUnhealthyReplicas removes old pods that are not available, oldest
 // ReplicaSet first: they would otherwise block the rollout.
-func (dc *DeploymentController) cleanupUnhealthyReplicas(ctx context.Context, oldRSs []*api.ReplicaSet, d *api.Deployment, maxCleanup int32) (int32, error) {
-	sorted := append([]*api.ReplicaSet(nil), oldRSs...)
+func (dc *DeploymentController) cleanupUnhealthyReplicas(ctx context.Context, oldRSs []*appsv1.ReplicaSet, d *appsv1.Deployment, maxCleanup int32) (int32, error) {
+	sorted := append([]*appsv1.ReplicaSet(nil), oldRSs...)
 	sortByCreation(sorted)
 	var total int32
 	for _, rs := range sorted {
@@ -106,7 +106,7 @@ func (dc *DeploymentController) cleanupUnhealthyReplicas(ctx context.Context, ol
 
 // scaleDownOldReplicaSetsForRollingUpdate removes available old pods while
 // more than replicas-maxUnavailable stay available, oldest ReplicaSet first.
-func (dc *DeploymentController) scaleDownOldReplicaSetsForRollingUpdate(ctx context.Context, allRSs, oldRSs []*api.ReplicaSet, d *api.Deployment) (int32, error) {
+func (dc *DeploymentController) scaleDownOldReplicaSetsForRollingUpdate(ctx context.Context, allRSs, oldRSs []*appsv1.ReplicaSet, d *appsv1.Deployment) (int32, error) {
 	minAvailable := deploymentReplicas(d) - MaxUnavailable(d)
 	var available int32
 	for _, rs := range allRSs {
@@ -115,7 +115,7 @@ func (dc *DeploymentController) scaleDownOldReplicaSetsForRollingUpdate(ctx cont
 	if available <= minAvailable {
 		return 0, nil
 	}
-	sorted := append([]*api.ReplicaSet(nil), oldRSs...)
+	sorted := append([]*appsv1.ReplicaSet(nil), oldRSs...)
 	sortByCreation(sorted)
 	want := available - minAvailable
 	var total int32

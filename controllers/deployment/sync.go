@@ -8,12 +8,15 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // getAllReplicaSetsAndSyncRevision finds the new ReplicaSet (creating it
 // when create is set) and the old ones, and brings the revision
 // annotations up to date.
-func (dc *DeploymentController) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet, create bool) (*api.ReplicaSet, []*api.ReplicaSet, error) {
+func (dc *DeploymentController) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, []*appsv1.ReplicaSet, error) {
 	_, allOld := FindOldReplicaSets(d, rsList)
 	newRS, err := dc.getNewReplicaSet(ctx, d, rsList, allOld, create)
 	if err != nil {
@@ -23,8 +26,8 @@ func (dc *DeploymentController) getAllReplicaSetsAndSyncRevision(ctx context.Con
 }
 
 // withNew is oldRSs plus newRS (when there is one), in a fresh slice.
-func withNew(oldRSs []*api.ReplicaSet, newRS *api.ReplicaSet) []*api.ReplicaSet {
-	out := append([]*api.ReplicaSet(nil), oldRSs...)
+func withNew(oldRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	out := append([]*appsv1.ReplicaSet(nil), oldRSs...)
 	if newRS != nil {
 		out = append(out, newRS)
 	}
@@ -34,7 +37,7 @@ func withNew(oldRSs []*api.ReplicaSet, newRS *api.ReplicaSet) []*api.ReplicaSet 
 // getNewReplicaSet returns the ReplicaSet for d's template, updating its
 // annotations (a reused old ReplicaSet becomes the newest revision), or
 // creates it as <deployment>-<pod-template-hash>.
-func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *api.Deployment, rsList, oldRSs []*api.ReplicaSet, create bool) (*api.ReplicaSet, error) {
+func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment, rsList, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
 	existing := FindNewReplicaSet(d, rsList)
 	newRevision := strconv.FormatInt(MaxRevision(oldRSs)+1, 10)
 	now := dc.clock.Now()
@@ -56,9 +59,9 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *api.Dep
 		if err := dc.setDeploymentRevision(ctx, d, existing.Annotations[api.RevisionAnnotation]); err != nil {
 			return nil, err
 		}
-		if hasProgressDeadline(d) && GetDeploymentCondition(&d.Status, api.DeploymentProgressing) == nil {
+		if hasProgressDeadline(d) && GetDeploymentCondition(&d.Status, appsv1.DeploymentProgressing) == nil {
 			msg := fmt.Sprintf("Found new replica set %q", existing.Name)
-			SetDeploymentCondition(&d.Status, NewDeploymentCondition(api.DeploymentProgressing, api.ConditionTrue, FoundNewRSReason, msg, now))
+			SetDeploymentCondition(&d.Status, NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, FoundNewRSReason, msg, now))
 			if err := dc.writeStatus(ctx, d); err != nil {
 				return nil, err
 			}
@@ -75,16 +78,16 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *api.Dep
 	selector := d.Spec.Selector.DeepCopy()
 	selector.MatchLabels = cloneWithHash(selector.MatchLabels, hash)
 	zero := int32(0)
-	newRS := &api.ReplicaSet{
-		ObjectMeta: api.ObjectMeta{
+	newRS := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{
 			// A name derived from the template makes a repeated create
 			// (stale cache) fail instead of duplicating the ReplicaSet.
 			Name:            d.Name + "-" + hash,
 			Namespace:       d.Namespace,
-			OwnerReferences: []api.OwnerReference{*api.NewControllerRef(&d.ObjectMeta, GroupVersionKind)},
+			OwnerReferences: []metav1.OwnerReference{*api.NewControllerRef(&d.ObjectMeta, GroupVersionKind)},
 			Labels:          template.Labels,
 		},
-		Spec: api.ReplicaSetSpec{Replicas: &zero, MinReadySeconds: d.Spec.MinReadySeconds, Selector: selector, Template: *template},
+		Spec: appsv1.ReplicaSetSpec{Replicas: &zero, MinReadySeconds: d.Spec.MinReadySeconds, Selector: selector, Template: *template},
 	}
 	count, err := NewRSNewReplicas(d, withNew(oldRSs, newRS), newRS)
 	if err != nil {
@@ -120,7 +123,7 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *api.Dep
 	case err != nil:
 		msg := fmt.Sprintf("Failed to create new replica set %q: %v", newRS.Name, err)
 		if hasProgressDeadline(d) {
-			SetDeploymentCondition(&d.Status, NewDeploymentCondition(api.DeploymentProgressing, api.ConditionFalse, FailedRSCreateReason, msg, now))
+			SetDeploymentCondition(&d.Status, NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, FailedRSCreateReason, msg, now))
 			_ = dc.writeStatus(ctx, d) // the create error is the one to report
 		}
 		dc.event(ctx, d, "Warning", FailedRSCreateReason, "%s", msg)
@@ -134,7 +137,7 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *api.Dep
 	}
 	if !alreadyExists && hasProgressDeadline(d) {
 		msg := fmt.Sprintf("Created new replica set %q", created.Name)
-		SetDeploymentCondition(&d.Status, NewDeploymentCondition(api.DeploymentProgressing, api.ConditionTrue, NewReplicaSetReason, msg, now))
+		SetDeploymentCondition(&d.Status, NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewReplicaSetReason, msg, now))
 		if err := dc.writeStatus(ctx, d); err != nil {
 			return nil, err
 		}
@@ -143,7 +146,7 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *api.Dep
 }
 
 // scaleReplicaSetAndRecordEvent scales rs to newScale, if that changes it.
-func (dc *DeploymentController) scaleReplicaSetAndRecordEvent(ctx context.Context, rs *api.ReplicaSet, newScale int32, d *api.Deployment) (bool, error) {
+func (dc *DeploymentController) scaleReplicaSetAndRecordEvent(ctx context.Context, rs *appsv1.ReplicaSet, newScale int32, d *appsv1.Deployment) (bool, error) {
 	if replicasOf(rs) == newScale {
 		return false, nil
 	}
@@ -157,7 +160,7 @@ func (dc *DeploymentController) scaleReplicaSetAndRecordEvent(ctx context.Contex
 // scaleReplicaSet writes rs's size and replicas annotations when either
 // differs, records ScalingReplicaSet for a size change, and updates rs in
 // place (it is the sync's own copy).
-func (dc *DeploymentController) scaleReplicaSet(ctx context.Context, rs *api.ReplicaSet, newScale int32, d *api.Deployment, op string) (bool, error) {
+func (dc *DeploymentController) scaleReplicaSet(ctx context.Context, rs *appsv1.ReplicaSet, newScale int32, d *appsv1.Deployment, op string) (bool, error) {
 	desired, maxReplicas := deploymentReplicas(d), deploymentReplicas(d)+MaxSurge(d)
 	sizeNeedsUpdate := replicasOf(rs) != newScale
 	if !sizeNeedsUpdate && !ReplicasAnnotationsNeedUpdate(rs, desired, maxReplicas) {
@@ -181,7 +184,7 @@ func (dc *DeploymentController) scaleReplicaSet(ctx context.Context, rs *api.Rep
 // isScalingEvent reports whether d's replicas differ from what its active
 // ReplicaSets were sized for (their desired-replicas annotation): a resize,
 // not a new template.
-func (dc *DeploymentController) isScalingEvent(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet) (bool, error) {
+func (dc *DeploymentController) isScalingEvent(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) (bool, error) {
 	newRS, oldRSs, err := dc.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
 	if err != nil {
 		return false, err
@@ -196,7 +199,7 @@ func (dc *DeploymentController) isScalingEvent(ctx context.Context, d *api.Deplo
 
 // sync handles a resize or a paused Deployment: resize the ReplicaSets,
 // clean up history when paused, and report status.
-func (dc *DeploymentController) sync(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet) error {
+func (dc *DeploymentController) sync(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) error {
 	newRS, oldRSs, err := dc.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
 	if err != nil {
 		return err
@@ -214,11 +217,11 @@ func (dc *DeploymentController) sync(ctx context.Context, d *api.Deployment, rsL
 
 // findActiveOrLatest returns the only active ReplicaSet, or the newest
 // when none is active; nil when several are.
-func findActiveOrLatest(newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet) *api.ReplicaSet {
+func findActiveOrLatest(newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
 	if newRS == nil && len(oldRSs) == 0 {
 		return nil
 	}
-	sorted := append([]*api.ReplicaSet(nil), oldRSs...)
+	sorted := append([]*appsv1.ReplicaSet(nil), oldRSs...)
 	sortByCreation(sorted)
 	for i, j := 0, len(sorted)-1; i < j; i, j = i+1, j-1 {
 		sorted[i], sorted[j] = sorted[j], sorted[i]
@@ -236,7 +239,7 @@ func findActiveOrLatest(newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet) *api.Re
 	return nil
 }
 
-func isSaturated(d *api.Deployment, rs *api.ReplicaSet) bool {
+func isSaturated(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
 	if rs == nil {
 		return false
 	}
@@ -249,7 +252,7 @@ func isSaturated(d *api.Deployment, rs *api.ReplicaSet) bool {
 // ReplicaSet it takes the new size; during a rolling update kubesim adds
 // the difference to the newest ReplicaSet and takes it from the oldest
 // first (Kubernetes spreads it in proportion to their sizes).
-func (dc *DeploymentController) scale(ctx context.Context, d *api.Deployment, newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet) error {
+func (dc *DeploymentController) scale(ctx context.Context, d *appsv1.Deployment, newRS *appsv1.ReplicaSet, oldRSs []*appsv1.ReplicaSet) error {
 	if rs := findActiveOrLatest(newRS, oldRSs); rs != nil {
 		if replicasOf(rs) == deploymentReplicas(d) && !ReplicasAnnotationsNeedUpdate(rs, deploymentReplicas(d), deploymentReplicas(d)+MaxSurge(d)) {
 			return nil
@@ -295,7 +298,7 @@ func (dc *DeploymentController) scale(ctx context.Context, d *api.Deployment, ne
 	return nil
 }
 
-func scaleOp(rs *api.ReplicaSet, to int32) string {
+func scaleOp(rs *appsv1.ReplicaSet, to int32) string {
 	if to > replicasOf(rs) {
 		return "up"
 	}
@@ -304,11 +307,11 @@ func scaleOp(rs *api.ReplicaSet, to int32) string {
 
 // cleanupDeployment deletes the oldest empty ReplicaSets beyond
 // revisionHistoryLimit.
-func (dc *DeploymentController) cleanupDeployment(ctx context.Context, oldRSs []*api.ReplicaSet, d *api.Deployment) error {
+func (dc *DeploymentController) cleanupDeployment(ctx context.Context, oldRSs []*appsv1.ReplicaSet, d *appsv1.Deployment) error {
 	if d.Spec.RevisionHistoryLimit == nil {
 		return nil
 	}
-	var cleanable []*api.ReplicaSet
+	var cleanable []*appsv1.ReplicaSet
 	for _, rs := range oldRSs {
 		if rs != nil && rs.DeletionTimestamp == nil {
 			cleanable = append(cleanable, rs)
@@ -335,7 +338,7 @@ func (dc *DeploymentController) cleanupDeployment(ctx context.Context, oldRSs []
 
 // syncDeploymentStatus writes the status computed from the ReplicaSets
 // when it changed.
-func (dc *DeploymentController) syncDeploymentStatus(ctx context.Context, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) error {
+func (dc *DeploymentController) syncDeploymentStatus(ctx context.Context, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *appsv1.Deployment) error {
 	s := CalculateStatus(allRSs, newRS, d, dc.clock.Now())
 	if statusEqual(&d.Status, &s) {
 		return nil
@@ -345,7 +348,7 @@ func (dc *DeploymentController) syncDeploymentStatus(ctx context.Context, allRSs
 }
 
 // syncStatusOnly only reports status (a Deployment being deleted).
-func (dc *DeploymentController) syncStatusOnly(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet) error {
+func (dc *DeploymentController) syncStatusOnly(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) error {
 	newRS, oldRSs, err := dc.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
 	if err != nil {
 		return err
@@ -355,11 +358,11 @@ func (dc *DeploymentController) syncStatusOnly(ctx context.Context, d *api.Deplo
 
 // checkPausedConditions sets Progressing Unknown on pause and on resume,
 // so the time spent paused never counts against the progress deadline.
-func (dc *DeploymentController) checkPausedConditions(ctx context.Context, d *api.Deployment) error {
+func (dc *DeploymentController) checkPausedConditions(ctx context.Context, d *appsv1.Deployment) error {
 	if !hasProgressDeadline(d) {
 		return nil
 	}
-	cond := GetDeploymentCondition(&d.Status, api.DeploymentProgressing)
+	cond := GetDeploymentCondition(&d.Status, appsv1.DeploymentProgressing)
 	if cond != nil && cond.Reason == TimedOutReason {
 		return nil
 	}
@@ -367,9 +370,9 @@ func (dc *DeploymentController) checkPausedConditions(ctx context.Context, d *ap
 	now := dc.clock.Now()
 	switch {
 	case d.Spec.Paused && !pausedExists:
-		SetDeploymentCondition(&d.Status, NewDeploymentCondition(api.DeploymentProgressing, api.ConditionUnknown, PausedDeployReason, "Deployment is paused", now))
+		SetDeploymentCondition(&d.Status, NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, PausedDeployReason, "Deployment is paused", now))
 	case !d.Spec.Paused && pausedExists:
-		SetDeploymentCondition(&d.Status, NewDeploymentCondition(api.DeploymentProgressing, api.ConditionUnknown, ResumedDeployReason, "Deployment is resumed", now))
+		SetDeploymentCondition(&d.Status, NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ResumedDeployReason, "Deployment is resumed", now))
 	default:
 		return nil
 	}
@@ -379,13 +382,13 @@ func (dc *DeploymentController) checkPausedConditions(ctx context.Context, d *ap
 // syncRolloutStatus writes status with the Progressing condition: complete,
 // progressing, or timed out; a rollout that has not finished is looked at
 // again when its deadline passes.
-func (dc *DeploymentController) syncRolloutStatus(ctx context.Context, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) (controllers.Result, error) {
+func (dc *DeploymentController) syncRolloutStatus(ctx context.Context, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *appsv1.Deployment) (controllers.Result, error) {
 	now := dc.clock.Now()
 	s := CalculateStatus(allRSs, newRS, d, now)
 	if !hasProgressDeadline(d) {
-		RemoveDeploymentCondition(&s, api.DeploymentProgressing)
+		RemoveDeploymentCondition(&s, appsv1.DeploymentProgressing)
 	}
-	cur := GetDeploymentCondition(&d.Status, api.DeploymentProgressing)
+	cur := GetDeploymentCondition(&d.Status, appsv1.DeploymentProgressing)
 	complete := s.Replicas == s.UpdatedReplicas && cur != nil && cur.Reason == NewRSAvailableReason
 	if hasProgressDeadline(d) && !complete {
 		switch {
@@ -394,20 +397,20 @@ func (dc *DeploymentController) syncRolloutStatus(ctx context.Context, allRSs []
 			if newRS != nil {
 				msg = fmt.Sprintf("ReplicaSet %q has successfully progressed.", newRS.Name)
 			}
-			SetDeploymentCondition(&s, NewDeploymentCondition(api.DeploymentProgressing, api.ConditionTrue, NewRSAvailableReason, msg, now))
+			SetDeploymentCondition(&s, NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, NewRSAvailableReason, msg, now))
 		case DeploymentProgressing(d, &s):
 			msg := fmt.Sprintf("Deployment %q is progressing.", d.Name)
 			if newRS != nil {
 				msg = fmt.Sprintf("ReplicaSet %q is progressing.", newRS.Name)
 			}
-			c := NewDeploymentCondition(api.DeploymentProgressing, api.ConditionTrue, ReplicaSetUpdatedReason, msg, now)
+			c := NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReplicaSetUpdatedReason, msg, now)
 			// Progress refreshes lastUpdateTime even with the same reason,
 			// which is what the deadline is measured from.
 			if cur != nil {
-				if cur.Status == api.ConditionTrue {
+				if cur.Status == corev1.ConditionTrue {
 					c.LastTransitionTime = cur.LastTransitionTime
 				}
-				RemoveDeploymentCondition(&s, api.DeploymentProgressing)
+				RemoveDeploymentCondition(&s, appsv1.DeploymentProgressing)
 			}
 			SetDeploymentCondition(&s, c)
 		case DeploymentTimedOut(d, &s, now):
@@ -415,13 +418,13 @@ func (dc *DeploymentController) syncRolloutStatus(ctx context.Context, allRSs []
 			if newRS != nil {
 				msg = fmt.Sprintf("ReplicaSet %q has timed out progressing.", newRS.Name)
 			}
-			SetDeploymentCondition(&s, NewDeploymentCondition(api.DeploymentProgressing, api.ConditionFalse, TimedOutReason, msg, now))
+			SetDeploymentCondition(&s, NewDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, TimedOutReason, msg, now))
 		}
 	}
 	if failure := replicaFailure(allRSs, newRS); failure != nil {
 		SetDeploymentCondition(&s, *failure)
 	} else {
-		RemoveDeploymentCondition(&s, api.DeploymentReplicaFailure)
+		RemoveDeploymentCondition(&s, appsv1.DeploymentReplicaFailure)
 	}
 	if statusEqual(&d.Status, &s) {
 		return dc.requeueStuckDeployment(d, &s), nil
@@ -432,18 +435,18 @@ func (dc *DeploymentController) syncRolloutStatus(ctx context.Context, allRSs []
 
 // replicaFailure lifts a ReplicaSet's ReplicaFailure condition (the new
 // one's first) to the Deployment.
-func replicaFailure(allRSs []*api.ReplicaSet, newRS *api.ReplicaSet) *api.DeploymentCondition {
+func replicaFailure(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) *appsv1.DeploymentCondition {
 	order := allRSs
 	if newRS != nil {
-		order = append([]*api.ReplicaSet{newRS}, allRSs...)
+		order = append([]*appsv1.ReplicaSet{newRS}, allRSs...)
 	}
 	for _, rs := range order {
 		if rs == nil {
 			continue
 		}
 		for _, c := range rs.Status.Conditions {
-			if c.Type == api.ReplicaSetReplicaFailure {
-				return &api.DeploymentCondition{Type: api.DeploymentReplicaFailure, Status: c.Status,
+			if c.Type == appsv1.ReplicaSetReplicaFailure {
+				return &appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: c.Status,
 					LastUpdateTime: c.LastTransitionTime, LastTransitionTime: c.LastTransitionTime, Reason: c.Reason, Message: c.Message}
 			}
 		}
@@ -453,8 +456,8 @@ func replicaFailure(allRSs []*api.ReplicaSet, newRS *api.ReplicaSet) *api.Deploy
 
 // requeueStuckDeployment asks to look again when an unfinished rollout's
 // progress deadline passes, since no event will mark that moment.
-func (dc *DeploymentController) requeueStuckDeployment(d *api.Deployment, s *api.DeploymentStatus) controllers.Result {
-	cur := GetDeploymentCondition(&d.Status, api.DeploymentProgressing)
+func (dc *DeploymentController) requeueStuckDeployment(d *appsv1.Deployment, s *appsv1.DeploymentStatus) controllers.Result {
+	cur := GetDeploymentCondition(&d.Status, appsv1.DeploymentProgressing)
 	if !hasProgressDeadline(d) || cur == nil {
 		return controllers.Result{}
 	}

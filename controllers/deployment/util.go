@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubesim/kubesim/api"
@@ -46,7 +49,7 @@ const MaxRevHistoryLengthInChars = 2000
 // annotationsToSkip are the annotations not copied from a Deployment to
 // its ReplicaSets: they are the controller's own, or kubectl's.
 var annotationsToSkip = map[string]bool{
-	api.LastAppliedConfigAnnotation:     true,
+	corev1.LastAppliedConfigAnnotation:  true,
 	api.RevisionAnnotation:              true,
 	api.RevisionHistoryAnnotation:       true,
 	api.DesiredReplicasAnnotation:       true,
@@ -56,10 +59,10 @@ var annotationsToSkip = map[string]bool{
 
 // EqualIgnoreHash compares two templates ignoring the pod-template-hash
 // label: a ReplicaSet's template is its Deployment's plus that label.
-func EqualIgnoreHash(a, b *api.PodTemplateSpec) bool {
+func EqualIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	ca, cb := a.DeepCopy(), b.DeepCopy()
-	for _, t := range []*api.PodTemplateSpec{ca, cb} {
-		delete(t.Labels, api.DefaultDeploymentUniqueLabelKey)
+	for _, t := range []*corev1.PodTemplateSpec{ca, cb} {
+		delete(t.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
 		if len(t.Labels) == 0 {
 			t.Labels = nil
 		}
@@ -71,7 +74,7 @@ func EqualIgnoreHash(a, b *api.PodTemplateSpec) bool {
 
 // sortByCreation orders ReplicaSets oldest first, ties by name
 // (ReplicaSetsByCreationTimestamp).
-func sortByCreation(rss []*api.ReplicaSet) {
+func sortByCreation(rss []*appsv1.ReplicaSet) {
 	sort.SliceStable(rss, func(i, j int) bool {
 		a, b := rss[i], rss[j]
 		if !a.CreationTimestamp.Time.Equal(b.CreationTimestamp.Time) {
@@ -83,8 +86,8 @@ func sortByCreation(rss []*api.ReplicaSet) {
 
 // FindNewReplicaSet returns the ReplicaSet whose template is the
 // Deployment's, the oldest if several are.
-func FindNewReplicaSet(d *api.Deployment, rsList []*api.ReplicaSet) *api.ReplicaSet {
-	sorted := append([]*api.ReplicaSet(nil), rsList...)
+func FindNewReplicaSet(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	sorted := append([]*appsv1.ReplicaSet(nil), rsList...)
 	sortByCreation(sorted)
 	for _, rs := range sorted {
 		if EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
@@ -96,7 +99,7 @@ func FindNewReplicaSet(d *api.Deployment, rsList []*api.ReplicaSet) *api.Replica
 
 // FindOldReplicaSets returns the ReplicaSets other than the new one: those
 // with replicas, and all.
-func FindOldReplicaSets(d *api.Deployment, rsList []*api.ReplicaSet) (withReplicas, all []*api.ReplicaSet) {
+func FindOldReplicaSets(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) (withReplicas, all []*appsv1.ReplicaSet) {
 	newRS := FindNewReplicaSet(d, rsList)
 	for _, rs := range rsList {
 		if newRS != nil && rs.UID == newRS.UID {
@@ -110,14 +113,14 @@ func FindOldReplicaSets(d *api.Deployment, rsList []*api.ReplicaSet) (withReplic
 	return withReplicas, all
 }
 
-func replicasOf(rs *api.ReplicaSet) int32 {
+func replicasOf(rs *appsv1.ReplicaSet) int32 {
 	if rs == nil || rs.Spec.Replicas == nil {
 		return 0
 	}
 	return *rs.Spec.Replicas
 }
 
-func deploymentReplicas(d *api.Deployment) int32 {
+func deploymentReplicas(d *appsv1.Deployment) int32 {
 	if d.Spec.Replicas == nil {
 		return 1
 	}
@@ -126,7 +129,7 @@ func deploymentReplicas(d *api.Deployment) int32 {
 
 // Revision reads a ReplicaSet's revision annotation (0 when absent or
 // malformed).
-func Revision(rs *api.ReplicaSet) int64 {
+func Revision(rs *appsv1.ReplicaSet) int64 {
 	v, err := strconv.ParseInt(rs.Annotations[api.RevisionAnnotation], 10, 64)
 	if err != nil {
 		return 0
@@ -135,7 +138,7 @@ func Revision(rs *api.ReplicaSet) int64 {
 }
 
 // MaxRevision is the highest revision among rss.
-func MaxRevision(rss []*api.ReplicaSet) int64 {
+func MaxRevision(rss []*appsv1.ReplicaSet) int64 {
 	var m int64
 	for _, rs := range rss {
 		m = max(m, Revision(rs))
@@ -149,7 +152,7 @@ func MaxRevision(rss []*api.ReplicaSet) int64 {
 // revision-history (a rollback to an old template), and, for a ReplicaSet
 // about to be created, the replicas annotations. It reports whether
 // anything changed.
-func SetNewReplicaSetAnnotations(d *api.Deployment, rs *api.ReplicaSet, newRevision string, exists bool, revHistoryLimitInChars int) bool {
+func SetNewReplicaSetAnnotations(d *appsv1.Deployment, rs *appsv1.ReplicaSet, newRevision string, exists bool, revHistoryLimitInChars int) bool {
 	changed := copyDeploymentAnnotationsToReplicaSet(d, rs)
 	if rs.Annotations == nil {
 		rs.Annotations = map[string]string{}
@@ -193,7 +196,7 @@ func SetNewReplicaSetAnnotations(d *api.Deployment, rs *api.ReplicaSet, newRevis
 	return changed
 }
 
-func copyDeploymentAnnotationsToReplicaSet(d *api.Deployment, rs *api.ReplicaSet) bool {
+func copyDeploymentAnnotationsToReplicaSet(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
 	changed := false
 	keys := slices.Sorted(maps.Keys(d.Annotations))
 	for _, k := range keys {
@@ -214,7 +217,7 @@ func copyDeploymentAnnotationsToReplicaSet(d *api.Deployment, rs *api.ReplicaSet
 
 // SetReplicasAnnotations sets desired-replicas and max-replicas, reporting
 // whether they changed.
-func SetReplicasAnnotations(rs *api.ReplicaSet, desired, maxReplicas int32) bool {
+func SetReplicasAnnotations(rs *appsv1.ReplicaSet, desired, maxReplicas int32) bool {
 	if rs.Annotations == nil {
 		rs.Annotations = map[string]string{}
 	}
@@ -229,13 +232,13 @@ func SetReplicasAnnotations(rs *api.ReplicaSet, desired, maxReplicas int32) bool
 
 // ReplicasAnnotationsNeedUpdate reports whether SetReplicasAnnotations
 // would change rs.
-func ReplicasAnnotationsNeedUpdate(rs *api.ReplicaSet, desired, maxReplicas int32) bool {
+func ReplicasAnnotationsNeedUpdate(rs *appsv1.ReplicaSet, desired, maxReplicas int32) bool {
 	return rs.Annotations[api.DesiredReplicasAnnotation] != strconv.Itoa(int(desired)) ||
 		rs.Annotations[api.MaxReplicasAnnotation] != strconv.Itoa(int(maxReplicas))
 }
 
 // desiredReplicasAnnotation reads desired-replicas.
-func desiredReplicasAnnotation(rs *api.ReplicaSet) (int32, bool) {
+func desiredReplicasAnnotation(rs *appsv1.ReplicaSet) (int32, bool) {
 	v, ok := rs.Annotations[api.DesiredReplicasAnnotation]
 	if !ok {
 		return 0, false
@@ -265,11 +268,11 @@ func ResolveFenceposts(maxSurge, maxUnavailable *intstr.IntOrString, desired int
 	return int32(surge), int32(unavailable), nil
 }
 
-func isRollingUpdate(d *api.Deployment) bool {
-	return d.Spec.Strategy.Type == api.RollingUpdateDeploymentStrategyType
+func isRollingUpdate(d *appsv1.Deployment) bool {
+	return d.Spec.Strategy.Type == appsv1.RollingUpdateDeploymentStrategyType
 }
 
-func rollingParams(d *api.Deployment) (*intstr.IntOrString, *intstr.IntOrString) {
+func rollingParams(d *appsv1.Deployment) (*intstr.IntOrString, *intstr.IntOrString) {
 	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
 		return ru.MaxSurge, ru.MaxUnavailable
 	}
@@ -278,7 +281,7 @@ func rollingParams(d *api.Deployment) (*intstr.IntOrString, *intstr.IntOrString)
 }
 
 // MaxSurge is how many pods above replicas a rolling update may run.
-func MaxSurge(d *api.Deployment) int32 {
+func MaxSurge(d *appsv1.Deployment) int32 {
 	if !isRollingUpdate(d) {
 		return 0
 	}
@@ -289,7 +292,7 @@ func MaxSurge(d *api.Deployment) int32 {
 
 // MaxUnavailable is how many of replicas may be unavailable during a
 // rolling update (never more than replicas).
-func MaxUnavailable(d *api.Deployment) int32 {
+func MaxUnavailable(d *appsv1.Deployment) int32 {
 	if !isRollingUpdate(d) || deploymentReplicas(d) == 0 {
 		return 0
 	}
@@ -301,7 +304,7 @@ func MaxUnavailable(d *api.Deployment) int32 {
 // countedReplicas is the number of pods rs may be running: its spec, or
 // its status while its controller has not yet removed pods it no longer
 // wants (kubesim's conservative reading; see doc.go).
-func countedReplicas(rs *api.ReplicaSet) int32 {
+func countedReplicas(rs *appsv1.ReplicaSet) int32 {
 	if rs == nil {
 		return 0
 	}
@@ -310,7 +313,7 @@ func countedReplicas(rs *api.ReplicaSet) int32 {
 
 // countedAvailable is the available pods rs will keep: no more than its
 // spec, whatever a stale status says.
-func countedAvailable(rs *api.ReplicaSet) int32 {
+func countedAvailable(rs *appsv1.ReplicaSet) int32 {
 	if rs == nil {
 		return 0
 	}
@@ -319,9 +322,9 @@ func countedAvailable(rs *api.ReplicaSet) int32 {
 
 // NewRSNewReplicas is the size the new ReplicaSet may grow to now:
 // RollingUpdate stays within replicas+maxSurge pods, Recreate takes all.
-func NewRSNewReplicas(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet) (int32, error) {
+func NewRSNewReplicas(d *appsv1.Deployment, allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (int32, error) {
 	switch d.Spec.Strategy.Type {
-	case api.RollingUpdateDeploymentStrategyType:
+	case appsv1.RollingUpdateDeploymentStrategyType:
 		s, u := rollingParams(d)
 		surge, _, err := ResolveFenceposts(s, u, deploymentReplicas(d))
 		if err != nil {
@@ -337,14 +340,14 @@ func NewRSNewReplicas(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *api.Re
 		}
 		up := min(maxTotal-current, deploymentReplicas(d)-replicasOf(newRS))
 		return replicasOf(newRS) + max(up, 0), nil
-	case api.RecreateDeploymentStrategyType:
+	case appsv1.RecreateDeploymentStrategyType:
 		return deploymentReplicas(d), nil
 	}
 	return 0, fmt.Errorf("deployment type %v isn't supported", d.Spec.Strategy.Type)
 }
 
 // Sums over ReplicaSets (GetReplicaCountForReplicaSets and friends).
-func sumSpec(rss []*api.ReplicaSet) int32 {
+func sumSpec(rss []*appsv1.ReplicaSet) int32 {
 	var n int32
 	for _, rs := range rss {
 		n += replicasOf(rs)
@@ -352,7 +355,7 @@ func sumSpec(rss []*api.ReplicaSet) int32 {
 	return n
 }
 
-func sumStatus(rss []*api.ReplicaSet, f func(*api.ReplicaSetStatus) int32) int32 {
+func sumStatus(rss []*appsv1.ReplicaSet, f func(*appsv1.ReplicaSetStatus) int32) int32 {
 	var n int32
 	for _, rs := range rss {
 		if rs != nil {
@@ -362,13 +365,13 @@ func sumStatus(rss []*api.ReplicaSet, f func(*api.ReplicaSetStatus) int32) int32
 	return n
 }
 
-func statusReplicas(s *api.ReplicaSetStatus) int32  { return s.Replicas }
-func statusReady(s *api.ReplicaSetStatus) int32     { return s.ReadyReplicas }
-func statusAvailable(s *api.ReplicaSetStatus) int32 { return s.AvailableReplicas }
+func statusReplicas(s *appsv1.ReplicaSetStatus) int32  { return s.Replicas }
+func statusReady(s *appsv1.ReplicaSetStatus) int32     { return s.ReadyReplicas }
+func statusAvailable(s *appsv1.ReplicaSetStatus) int32 { return s.AvailableReplicas }
 
 // filterActive keeps the ReplicaSets with replicas.
-func filterActive(rss []*api.ReplicaSet) []*api.ReplicaSet {
-	var out []*api.ReplicaSet
+func filterActive(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	var out []*appsv1.ReplicaSet
 	for _, rs := range rss {
 		if rs != nil && replicasOf(rs) > 0 {
 			out = append(out, rs)
@@ -380,7 +383,7 @@ func filterActive(rss []*api.ReplicaSet) []*api.ReplicaSet {
 // --- conditions ---
 
 // GetDeploymentCondition returns the condition of type t, or nil.
-func GetDeploymentCondition(s *api.DeploymentStatus, t api.DeploymentConditionType) *api.DeploymentCondition {
+func GetDeploymentCondition(s *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
 	for i := range s.Conditions {
 		if s.Conditions[i].Type == t {
 			return &s.Conditions[i]
@@ -391,15 +394,15 @@ func GetDeploymentCondition(s *api.DeploymentStatus, t api.DeploymentConditionTy
 
 // NewDeploymentCondition builds a condition updated and transitioned at
 // now.
-func NewDeploymentCondition(t api.DeploymentConditionType, status api.ConditionStatus, reason, message string, now time.Time) api.DeploymentCondition {
-	ts := api.NewTime(now.UTC().Truncate(time.Second))
-	return api.DeploymentCondition{Type: t, Status: status, LastUpdateTime: ts, LastTransitionTime: ts, Reason: reason, Message: message}
+func NewDeploymentCondition(t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) appsv1.DeploymentCondition {
+	ts := metav1.NewTime(now.UTC().Truncate(time.Second))
+	return appsv1.DeploymentCondition{Type: t, Status: status, LastUpdateTime: ts, LastTransitionTime: ts, Reason: reason, Message: message}
 }
 
 // SetDeploymentCondition sets c unless a condition of its type already has
 // its status and reason; the transition time is kept when the status does
 // not change. The condition moves to the end, as in Kubernetes.
-func SetDeploymentCondition(s *api.DeploymentStatus, c api.DeploymentCondition) {
+func SetDeploymentCondition(s *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
 	cur := GetDeploymentCondition(s, c.Type)
 	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
 		return
@@ -412,8 +415,8 @@ func SetDeploymentCondition(s *api.DeploymentStatus, c api.DeploymentCondition) 
 }
 
 // RemoveDeploymentCondition drops the condition of type t.
-func RemoveDeploymentCondition(s *api.DeploymentStatus, t api.DeploymentConditionType) {
-	var out []api.DeploymentCondition
+func RemoveDeploymentCondition(s *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) {
+	var out []appsv1.DeploymentCondition
 	for _, c := range s.Conditions {
 		if c.Type != t {
 			out = append(out, c)
@@ -422,20 +425,20 @@ func RemoveDeploymentCondition(s *api.DeploymentStatus, t api.DeploymentConditio
 	s.Conditions = out
 }
 
-func hasProgressDeadline(d *api.Deployment) bool {
+func hasProgressDeadline(d *appsv1.Deployment) bool {
 	return d.Spec.ProgressDeadlineSeconds != nil && *d.Spec.ProgressDeadlineSeconds != int32(^uint32(0)>>1)
 }
 
 // DeploymentComplete: every replica updated and available, and the spec
 // observed.
-func DeploymentComplete(d *api.Deployment, s *api.DeploymentStatus) bool {
+func DeploymentComplete(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
 	r := deploymentReplicas(d)
 	return s.UpdatedReplicas == r && s.Replicas == r && s.AvailableReplicas == r && s.ObservedGeneration >= d.Generation
 }
 
 // DeploymentProgressing: compared with the status the Deployment shows,
 // more pods are updated, ready or available, or fewer old pods remain.
-func DeploymentProgressing(d *api.Deployment, s *api.DeploymentStatus) bool {
+func DeploymentProgressing(d *appsv1.Deployment, s *appsv1.DeploymentStatus) bool {
 	old := d.Status
 	oldOld := old.Replicas - old.UpdatedReplicas
 	newOld := s.Replicas - s.UpdatedReplicas
@@ -445,11 +448,11 @@ func DeploymentProgressing(d *api.Deployment, s *api.DeploymentStatus) bool {
 
 // DeploymentTimedOut: the Progressing condition was last updated more than
 // progressDeadlineSeconds before now.
-func DeploymentTimedOut(d *api.Deployment, s *api.DeploymentStatus, now time.Time) bool {
+func DeploymentTimedOut(d *appsv1.Deployment, s *appsv1.DeploymentStatus, now time.Time) bool {
 	if !hasProgressDeadline(d) {
 		return false
 	}
-	c := GetDeploymentCondition(s, api.DeploymentProgressing)
+	c := GetDeploymentCondition(s, appsv1.DeploymentProgressing)
 	if c == nil || c.Reason == NewRSAvailableReason {
 		return false
 	}
@@ -463,14 +466,14 @@ func DeploymentTimedOut(d *api.Deployment, s *api.DeploymentStatus, now time.Tim
 // CalculateStatus derives the Deployment's status from its ReplicaSets
 // and sets Available by whether replicas-maxUnavailable pods are
 // available (calculateStatus).
-func CalculateStatus(allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment, now time.Time) api.DeploymentStatus {
+func CalculateStatus(allRSs []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet, d *appsv1.Deployment, now time.Time) appsv1.DeploymentStatus {
 	available := sumStatus(allRSs, statusAvailable)
 	unavailable := max(sumSpec(allRSs)-available, 0)
 	var updated int32
 	if newRS != nil {
 		updated = newRS.Status.Replicas
 	}
-	s := api.DeploymentStatus{
+	s := appsv1.DeploymentStatus{
 		ObservedGeneration:  d.Generation,
 		Replicas:            sumStatus(allRSs, statusReplicas),
 		UpdatedReplicas:     updated,
@@ -481,9 +484,9 @@ func CalculateStatus(allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Dep
 	}
 	s.Conditions = append(s.Conditions, d.Status.Conditions...)
 	if available >= deploymentReplicas(d)-MaxUnavailable(d) {
-		SetDeploymentCondition(&s, NewDeploymentCondition(api.DeploymentAvailable, api.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", now))
+		SetDeploymentCondition(&s, NewDeploymentCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, MinimumReplicasAvailable, "Deployment has minimum availability.", now))
 	} else {
-		SetDeploymentCondition(&s, NewDeploymentCondition(api.DeploymentAvailable, api.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", now))
+		SetDeploymentCondition(&s, NewDeploymentCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, MinimumReplicasUnavailable, "Deployment does not have minimum availability.", now))
 	}
 	return s
 }
@@ -494,6 +497,6 @@ func cloneWithHash(labels map[string]string, hash string) map[string]string {
 	if out == nil {
 		out = map[string]string{}
 	}
-	out[api.DefaultDeploymentUniqueLabelKey] = hash
+	out[appsv1.DefaultDeploymentUniqueLabelKey] = hash
 	return out
 }

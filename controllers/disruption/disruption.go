@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,11 +37,11 @@ type Config = controllers.BaseConfig
 type Controller struct {
 	client      *client.Client
 	clock       clock.Clock
-	pdbs        *cache.Informer[*api.PodDisruptionBudget]
-	pods        *cache.Informer[*api.Pod]
-	replicaSets *cache.Informer[*api.ReplicaSet]
-	deployments *cache.Informer[*api.Deployment]
-	statefulSet *cache.Informer[*api.StatefulSet]
+	pdbs        *cache.Informer[*policyv1.PodDisruptionBudget]
+	pods        *cache.Informer[*corev1.Pod]
+	replicaSets *cache.Informer[*appsv1.ReplicaSet]
+	deployments *cache.Informer[*appsv1.Deployment]
+	statefulSet *cache.Informer[*appsv1.StatefulSet]
 	controller  *controllers.Controller
 }
 
@@ -57,16 +60,16 @@ func New(cfg Config) (*Controller, error) {
 	c.replicaSets = controllers.InformerFor(ctrl, cfg.Client.ReplicaSets())
 	c.deployments = controllers.InformerFor(ctrl, cfg.Client.Deployments())
 	c.statefulSet = controllers.InformerFor(ctrl, cfg.Client.StatefulSets())
-	c.pdbs.AddHandler(controllers.EnqueueObject[*api.PodDisruptionBudget](ctrl, "PodDisruptionBudget"))
-	c.pods.AddHandler(cache.Handler[*api.Pod]{
-		OnAdd:    func(p *api.Pod) { c.enqueuePod("ADDED", p) },
-		OnUpdate: func(_, p *api.Pod) { c.enqueuePod("MODIFIED", p) },
-		OnDelete: func(p *api.Pod) { c.enqueuePod("DELETED", p) },
+	c.pdbs.AddHandler(controllers.EnqueueObject[*policyv1.PodDisruptionBudget](ctrl, "PodDisruptionBudget"))
+	c.pods.AddHandler(cache.Handler[*corev1.Pod]{
+		OnAdd:    func(p *corev1.Pod) { c.enqueuePod("ADDED", p) },
+		OnUpdate: func(_, p *corev1.Pod) { c.enqueuePod("MODIFIED", p) },
+		OnDelete: func(p *corev1.Pod) { c.enqueuePod("DELETED", p) },
 	})
 	// A scale change changes expectedPods of the budgets over its pods.
-	c.replicaSets.AddHandler(scaleHandler[*api.ReplicaSet](c, "ReplicaSet"))
-	c.deployments.AddHandler(scaleHandler[*api.Deployment](c, "Deployment"))
-	c.statefulSet.AddHandler(scaleHandler[*api.StatefulSet](c, "StatefulSet"))
+	c.replicaSets.AddHandler(scaleHandler[*appsv1.ReplicaSet](c, "ReplicaSet"))
+	c.deployments.AddHandler(scaleHandler[*appsv1.Deployment](c, "Deployment"))
+	c.statefulSet.AddHandler(scaleHandler[*appsv1.StatefulSet](c, "StatefulSet"))
 	return c, nil
 }
 
@@ -75,7 +78,7 @@ func scaleHandler[T api.Object](c *Controller, kind string) cache.Handler[T] {
 }
 
 // enqueueNamespace queues every budget of the object's namespace.
-func (c *Controller) enqueueNamespace(kind string, m *api.ObjectMeta) {
+func (c *Controller) enqueueNamespace(kind string, m *metav1.ObjectMeta) {
 	for _, b := range c.pdbs.List() {
 		if b.Namespace == m.Namespace {
 			c.controller.Enqueue(cache.Key(&b.ObjectMeta), controllers.CauseOf("MODIFIED", kind, m))
@@ -84,7 +87,7 @@ func (c *Controller) enqueueNamespace(kind string, m *api.ObjectMeta) {
 }
 
 // enqueuePod queues the budgets that select the pod.
-func (c *Controller) enqueuePod(event string, p *api.Pod) {
+func (c *Controller) enqueuePod(event string, p *corev1.Pod) {
 	for _, b := range c.pdbs.List() {
 		if b.Namespace == p.Namespace && selects(b, p) {
 			c.controller.Enqueue(cache.Key(&b.ObjectMeta), controllers.CauseOf(event, "Pod", &p.ObjectMeta))
@@ -94,7 +97,7 @@ func (c *Controller) enqueuePod(event string, p *api.Pod) {
 
 // selects: a nil selector matches no pod, an empty one every pod of the
 // namespace (policy/v1).
-func selects(b *api.PodDisruptionBudget, p *api.Pod) bool {
+func selects(b *policyv1.PodDisruptionBudget, p *corev1.Pod) bool {
 	if b.Spec.Selector == nil {
 		return false
 	}
@@ -117,7 +120,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 	if !ok {
 		return controllers.Result{}, nil
 	}
-	var pods []*api.Pod
+	var pods []*corev1.Pod
 	for _, p := range c.pods.List() {
 		if p.Namespace == ns && selects(pdb, p) {
 			pods = append(pods, p)
@@ -136,7 +139,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 
 // scaleOf finds the scale of a pod's controller: a ReplicaSet (or the
 // Deployment owning it) or a StatefulSet. found is false for any other.
-func (c *Controller) scaleOf(ns string, ref *api.OwnerReference) (uid string, scale int32, found bool) {
+func (c *Controller) scaleOf(ns string, ref *metav1.OwnerReference) (uid string, scale int32, found bool) {
 	switch ref.Kind {
 	case "ReplicaSet":
 		rs, ok := c.replicaSets.Get(ns, ref.Name)
@@ -171,13 +174,13 @@ func replicas(r *int32) int32 {
 // ScaleFunc finds the scale of the controller ref names in namespace ns,
 // with the uid of the object whose scale it is (a Deployment's for its
 // ReplicaSets), so that pods of one controller count it once.
-type ScaleFunc func(ns string, ref *api.OwnerReference) (uid string, scale int32, found bool)
+type ScaleFunc func(ns string, ref *metav1.OwnerReference) (uid string, scale int32, found bool)
 
 // Status is the budget's status computed from the pods its selector
 // matches (updatePdbStatus after getExpectedPodCount and
 // countHealthyPods); recheck, when not zero, is when an entry of
 // disruptedPods expires.
-func Status(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf ScaleFunc, now time.Time) (api.PodDisruptionBudgetStatus, time.Duration) {
+func Status(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, scaleOf ScaleFunc, now time.Time) (policyv1.PodDisruptionBudgetStatus, time.Duration) {
 	disrupted, recheck := disruptedPods(pdb, pods, now)
 	expected, desired, err := expectedAndDesired(pdb, pods, scaleOf)
 	st := pdb.Status.DeepCopy()
@@ -187,7 +190,7 @@ func Status(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf ScaleFunc, no
 		// failSafe: no disruption is allowed while the budget cannot be
 		// computed, and the condition says why.
 		st.DisruptionsAllowed = 0
-		setCondition(st, metav1.ConditionFalse, api.SyncFailedReason, err.Error(), now)
+		setCondition(st, metav1.ConditionFalse, policyv1.SyncFailedReason, err.Error(), now)
 		return *st, recheck
 	}
 	healthy := int32(0)
@@ -208,9 +211,9 @@ func Status(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf ScaleFunc, no
 	}
 	st.CurrentHealthy, st.DesiredHealthy, st.ExpectedPods, st.DisruptionsAllowed = healthy, desired, expected, allowed
 	if allowed > 0 {
-		setCondition(st, metav1.ConditionTrue, api.SufficientPodsReason, "", now)
+		setCondition(st, metav1.ConditionTrue, policyv1.SufficientPodsReason, "", now)
 	} else {
-		setCondition(st, metav1.ConditionFalse, api.InsufficientPodsReason, "", now)
+		setCondition(st, metav1.ConditionFalse, policyv1.InsufficientPodsReason, "", now)
 	}
 	return *st, recheck
 }
@@ -218,7 +221,7 @@ func Status(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf ScaleFunc, no
 // expectedAndDesired is getExpectedPodCount: with an integer minAvailable
 // the pods present are expected; with a percentage, or maxUnavailable,
 // the controllers' scale.
-func expectedAndDesired(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf ScaleFunc) (expected, desired int32, err error) {
+func expectedAndDesired(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, scaleOf ScaleFunc) (expected, desired int32, err error) {
 	switch {
 	case pdb.Spec.MaxUnavailable != nil:
 		expected, err = expectedScale(pdb, pods, scaleOf)
@@ -248,7 +251,7 @@ func expectedAndDesired(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf S
 
 // expectedScale is getExpectedScale: the sum of the scales of the pods'
 // controllers, each counted once; every pod must have one.
-func expectedScale(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf ScaleFunc) (int32, error) {
+func expectedScale(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, scaleOf ScaleFunc) (int32, error) {
 	seen := map[string]bool{}
 	var sum int32
 	for _, p := range pods {
@@ -271,8 +274,8 @@ func expectedScale(pdb *api.PodDisruptionBudget, pods []*api.Pod, scaleOf ScaleF
 // disruptedPods is buildDisruptedPodMap: the entries of pods still there,
 // not yet being deleted and evicted less than DeletionTimeout ago; recheck
 // is when the first kept entry expires.
-func disruptedPods(pdb *api.PodDisruptionBudget, pods []*api.Pod, now time.Time) (map[string]api.Time, time.Duration) {
-	var out map[string]api.Time
+func disruptedPods(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, now time.Time) (map[string]metav1.Time, time.Duration) {
+	var out map[string]metav1.Time
 	var recheck time.Duration
 	for _, p := range pods {
 		if p.DeletionTimestamp != nil {
@@ -287,7 +290,7 @@ func disruptedPods(pdb *api.PodDisruptionBudget, pods []*api.Pod, now time.Time)
 			continue
 		}
 		if out == nil {
-			out = map[string]api.Time{}
+			out = map[string]metav1.Time{}
 		}
 		out[p.Name] = at
 		if d := expires.Sub(now); recheck == 0 || d < recheck {
@@ -299,9 +302,9 @@ func disruptedPods(pdb *api.PodDisruptionBudget, pods []*api.Pod, now time.Time)
 
 // setCondition sets DisruptionAllowed, moving lastTransitionTime only when
 // the status changes (apimeta.SetStatusCondition).
-func setCondition(st *api.PodDisruptionBudgetStatus, status metav1.ConditionStatus, reason, message string, now time.Time) {
-	c := api.Condition{Type: api.DisruptionAllowedCondition, Status: status, Reason: reason, Message: message,
-		ObservedGeneration: st.ObservedGeneration, LastTransitionTime: api.NewTime(now)}
+func setCondition(st *policyv1.PodDisruptionBudgetStatus, status metav1.ConditionStatus, reason, message string, now time.Time) {
+	c := metav1.Condition{Type: policyv1.DisruptionAllowedCondition, Status: status, Reason: reason, Message: message,
+		ObservedGeneration: st.ObservedGeneration, LastTransitionTime: metav1.NewTime(now)}
 	for i := range st.Conditions {
 		if cur := &st.Conditions[i]; cur.Type == c.Type {
 			if cur.Status == c.Status {

@@ -10,6 +10,8 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ControllerName is the name --controllers uses.
@@ -22,9 +24,9 @@ type Config = controllers.BaseConfig
 // Controller keeps each Service's Endpoints.
 type Controller struct {
 	client     *client.Client
-	services   *cache.Informer[*api.Service]
-	pods       *cache.Informer[*api.Pod]
-	endpoints  *cache.Informer[*api.Endpoints]
+	services   *cache.Informer[*corev1.Service]
+	pods       *cache.Informer[*corev1.Pod]
+	endpoints  *cache.Informer[*corev1.Endpoints]
 	controller *controllers.Controller
 }
 
@@ -41,21 +43,21 @@ func New(cfg Config) (*Controller, error) {
 	c.services = controllers.InformerFor(ctrl, cfg.Client.Services())
 	c.pods = controllers.InformerFor(ctrl, cfg.Client.Pods())
 	c.endpoints = controllers.InformerFor(ctrl, cfg.Client.Endpoints())
-	c.services.AddHandler(controllers.EnqueueObject[*api.Service](ctrl, "Service"))
-	c.pods.AddHandler(cache.Handler[*api.Pod]{
-		OnAdd:    func(p *api.Pod) { c.enqueuePod("ADDED", p, nil) },
-		OnUpdate: func(old, p *api.Pod) { c.enqueuePod("MODIFIED", p, old) },
-		OnDelete: func(p *api.Pod) { c.enqueuePod("DELETED", p, nil) },
+	c.services.AddHandler(controllers.EnqueueObject[*corev1.Service](ctrl, "Service"))
+	c.pods.AddHandler(cache.Handler[*corev1.Pod]{
+		OnAdd:    func(p *corev1.Pod) { c.enqueuePod("ADDED", p, nil) },
+		OnUpdate: func(old, p *corev1.Pod) { c.enqueuePod("MODIFIED", p, old) },
+		OnDelete: func(p *corev1.Pod) { c.enqueuePod("DELETED", p, nil) },
 	})
 	// An Endpoints changed or deleted by someone else is put back.
-	c.endpoints.AddHandler(cache.Handler[*api.Endpoints]{
-		OnUpdate: func(_, e *api.Endpoints) { c.enqueueIfService("MODIFIED", e) },
-		OnDelete: func(e *api.Endpoints) { c.enqueueIfService("DELETED", e) },
+	c.endpoints.AddHandler(cache.Handler[*corev1.Endpoints]{
+		OnUpdate: func(_, e *corev1.Endpoints) { c.enqueueIfService("MODIFIED", e) },
+		OnDelete: func(e *corev1.Endpoints) { c.enqueueIfService("DELETED", e) },
 	})
 	return c, nil
 }
 
-func (c *Controller) enqueueIfService(event string, e *api.Endpoints) {
+func (c *Controller) enqueueIfService(event string, e *corev1.Endpoints) {
 	if _, ok := c.services.Get(e.Namespace, e.Name); ok {
 		c.controller.Enqueue(cache.Key(&e.ObjectMeta), controllers.CauseOf(event, "Endpoints", &e.ObjectMeta))
 	}
@@ -63,7 +65,7 @@ func (c *Controller) enqueueIfService(event string, e *api.Endpoints) {
 
 // enqueuePod queues the services whose selector matches the pod (before
 // or after an update).
-func (c *Controller) enqueuePod(event string, p, old *api.Pod) {
+func (c *Controller) enqueuePod(event string, p, old *corev1.Pod) {
 	for _, k := range controllers.PodServiceMemberships(c.services.List(), p, old) {
 		c.controller.Enqueue(k, controllers.CauseOf(event, "Pod", &p.ObjectMeta))
 	}
@@ -94,7 +96,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 		}
 		return controllers.Result{}, nil
 	}
-	var pods []*api.Pod
+	var pods []*corev1.Pod
 	sel := labels.SelectorFromSet(svc.Spec.Selector)
 	for _, p := range c.pods.List() {
 		if p.Namespace == ns && sel.Matches(labels.Set(p.Labels)) {
@@ -107,7 +109,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 		return controllers.Result{}, nil
 	}
 	if !exists {
-		e := &api.Endpoints{ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns, Labels: svc.Labels}, Subsets: subsets}
+		e := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: svc.Labels}, Subsets: subsets}
 		_, err := c.client.Endpoints().Create(ctx, e)
 		if api.IsAlreadyExists(err) {
 			return controllers.Result{Requeue: true}, nil
@@ -123,13 +125,13 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 // Subsets computes the Endpoints subsets of svc from the pods its selector
 // matched: pods with an IP and not being deleted, ready or not; one subset
 // per distinct port set, addresses sorted by IP.
-func Subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
+func Subsets(svc *corev1.Service, pods []*corev1.Pod) []corev1.EndpointSubset {
 	type group struct {
-		ports           []api.EndpointPort
-		ready, notReady []api.EndpointAddress
+		ports           []corev1.EndpointPort
+		ready, notReady []corev1.EndpointAddress
 	}
 	var groups []*group
-	find := func(ports []api.EndpointPort) *group {
+	find := func(ports []corev1.EndpointPort) *group {
 		for _, g := range groups {
 			if reflect.DeepEqual(g.ports, ports) {
 				return g
@@ -140,23 +142,23 @@ func Subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 		return g
 	}
 	for _, p := range pods {
-		if p.Status.PodIP == "" || p.DeletionTimestamp != nil || p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed {
+		if p.Status.PodIP == "" || p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		var ports []api.EndpointPort
+		var ports []corev1.EndpointPort
 		for _, sp := range svc.Spec.Ports {
 			port, ok := controllers.FindPort(p, sp)
 			if !ok {
 				continue
 			}
-			ports = append(ports, api.EndpointPort{Name: sp.Name, Port: port, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol})
+			ports = append(ports, corev1.EndpointPort{Name: sp.Name, Port: port, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol})
 		}
 		if len(ports) == 0 && len(svc.Spec.Ports) > 0 {
 			continue
 		}
 		node := p.Spec.NodeName
-		addr := api.EndpointAddress{IP: p.Status.PodIP, NodeName: &node,
-			TargetRef: &api.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}}
+		addr := corev1.EndpointAddress{IP: p.Status.PodIP, NodeName: &node,
+			TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}}
 		g := find(ports)
 		if api.IsPodReady(p) {
 			g.ready = append(g.ready, addr)
@@ -164,14 +166,14 @@ func Subsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 			g.notReady = append(g.notReady, addr)
 		}
 	}
-	var out []api.EndpointSubset
+	var out []corev1.EndpointSubset
 	for _, g := range groups {
-		byIP := func(a []api.EndpointAddress) {
+		byIP := func(a []corev1.EndpointAddress) {
 			sort.Slice(a, func(i, j int) bool { return a[i].IP < a[j].IP })
 		}
 		byIP(g.ready)
 		byIP(g.notReady)
-		out = append(out, api.EndpointSubset{Addresses: g.ready, NotReadyAddresses: g.notReady, Ports: g.ports})
+		out = append(out, corev1.EndpointSubset{Addresses: g.ready, NotReadyAddresses: g.notReady, Ports: g.ports})
 	}
 	return out
 }

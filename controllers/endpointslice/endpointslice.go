@@ -9,7 +9,11 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
@@ -47,9 +51,9 @@ type Config struct {
 type Controller struct {
 	client     *client.Client
 	max        int
-	services   *cache.Informer[*api.Service]
-	pods       *cache.Informer[*api.Pod]
-	slices     *cache.Informer[*api.EndpointSlice]
+	services   *cache.Informer[*corev1.Service]
+	pods       *cache.Informer[*corev1.Pod]
+	slices     *cache.Informer[*discoveryv1.EndpointSlice]
 	controller *controllers.Controller
 }
 
@@ -73,30 +77,30 @@ func New(cfg Config) (*Controller, error) {
 	c.pods = controllers.InformerFor(ctrl, cfg.Client.Pods())
 	// Only the slices this controller manages (another may manage some).
 	c.slices = controllers.FilteredInformerFor(ctrl, cfg.Client.EndpointSlices(), "",
-		client.ListOptions{LabelSelector: api.LabelManagedBy + "=" + ManagedBy})
-	c.services.AddHandler(controllers.EnqueueObject[*api.Service](ctrl, "Service"))
-	c.pods.AddHandler(cache.Handler[*api.Pod]{
-		OnAdd:    func(p *api.Pod) { c.enqueuePod("ADDED", p, nil) },
-		OnUpdate: func(old, p *api.Pod) { c.enqueuePod("MODIFIED", p, old) },
-		OnDelete: func(p *api.Pod) { c.enqueuePod("DELETED", p, nil) },
+		client.ListOptions{LabelSelector: discoveryv1.LabelManagedBy + "=" + ManagedBy})
+	c.services.AddHandler(controllers.EnqueueObject[*corev1.Service](ctrl, "Service"))
+	c.pods.AddHandler(cache.Handler[*corev1.Pod]{
+		OnAdd:    func(p *corev1.Pod) { c.enqueuePod("ADDED", p, nil) },
+		OnUpdate: func(old, p *corev1.Pod) { c.enqueuePod("MODIFIED", p, old) },
+		OnDelete: func(p *corev1.Pod) { c.enqueuePod("DELETED", p, nil) },
 	})
 	// A slice changed or deleted by someone else is put back.
-	c.slices.AddHandler(cache.Handler[*api.EndpointSlice]{
-		OnUpdate: func(_, s *api.EndpointSlice) { c.enqueueSlice("MODIFIED", s) },
-		OnDelete: func(s *api.EndpointSlice) { c.enqueueSlice("DELETED", s) },
+	c.slices.AddHandler(cache.Handler[*discoveryv1.EndpointSlice]{
+		OnUpdate: func(_, s *discoveryv1.EndpointSlice) { c.enqueueSlice("MODIFIED", s) },
+		OnDelete: func(s *discoveryv1.EndpointSlice) { c.enqueueSlice("DELETED", s) },
 	})
 	return c, nil
 }
 
-func (c *Controller) enqueueSlice(event string, s *api.EndpointSlice) {
-	if svc := s.Labels[api.LabelServiceName]; svc != "" {
+func (c *Controller) enqueueSlice(event string, s *discoveryv1.EndpointSlice) {
+	if svc := s.Labels[discoveryv1.LabelServiceName]; svc != "" {
 		c.controller.Enqueue(s.Namespace+"/"+svc, controllers.CauseOf(event, "EndpointSlice", &s.ObjectMeta))
 	}
 }
 
 // enqueuePod queues the services whose selector matches the pod (before
 // or after an update).
-func (c *Controller) enqueuePod(event string, p, old *api.Pod) {
+func (c *Controller) enqueuePod(event string, p, old *corev1.Pod) {
 	for _, k := range controllers.PodServiceMemberships(c.services.List(), p, old) {
 		c.controller.Enqueue(k, controllers.CauseOf(event, "Pod", &p.ObjectMeta))
 	}
@@ -115,9 +119,9 @@ func (c *Controller) Run(ctx context.Context) { c.controller.Run(ctx) }
 // a generated name, the rest deleted.
 func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
 	ns, name := cache.SplitKey(key)
-	var existing []*api.EndpointSlice
+	var existing []*discoveryv1.EndpointSlice
 	for _, s := range c.slices.List() {
-		if s.Namespace == ns && s.Labels[api.LabelServiceName] == name {
+		if s.Namespace == ns && s.Labels[discoveryv1.LabelServiceName] == name {
 			existing = append(existing, s)
 		}
 	}
@@ -125,7 +129,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 	svc, ok := c.services.Get(ns, name)
 	var desired []Slice
 	if ok && len(svc.Spec.Selector) > 0 {
-		var pods []*api.Pod
+		var pods []*corev1.Pod
 		sel := labels.SelectorFromSet(svc.Spec.Selector)
 		for _, p := range c.pods.List() {
 			if p.Namespace == ns && sel.Matches(labels.Set(p.Labels)) {
@@ -136,9 +140,9 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 	}
 	// Existing slices of each address type are reused for that type.
 	for _, d := range desired {
-		i := slices.IndexFunc(existing, func(s *api.EndpointSlice) bool { return s.AddressType == d.AddressType })
+		i := slices.IndexFunc(existing, func(s *discoveryv1.EndpointSlice) bool { return s.AddressType == d.AddressType })
 		if i < 0 {
-			s := &api.EndpointSlice{ObjectMeta: api.ObjectMeta{GenerateName: name + "-", Namespace: ns}}
+			s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-", Namespace: ns}}
 			fill(s, svc, d)
 			if _, err := c.client.EndpointSlices().Create(ctx, s); err != nil {
 				return controllers.Result{}, err
@@ -165,23 +169,23 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 }
 
 // fill writes the desired content, labels and owner into s.
-func fill(s *api.EndpointSlice, svc *api.Service, d Slice) {
+func fill(s *discoveryv1.EndpointSlice, svc *corev1.Service, d Slice) {
 	lbls := map[string]string{}
 	for k, v := range svc.Labels {
 		lbls[k] = v
 	}
-	lbls[api.LabelServiceName] = svc.Name
-	lbls[api.LabelManagedBy] = ManagedBy
+	lbls[discoveryv1.LabelServiceName] = svc.Name
+	lbls[discoveryv1.LabelManagedBy] = ManagedBy
 	s.Labels = lbls
-	_ = controllers.SetControllerReference(&svc.ObjectMeta, api.GroupVersionKind{Version: "v1", Kind: "Service"}, &s.ObjectMeta)
+	_ = controllers.SetControllerReference(&svc.ObjectMeta, schema.GroupVersionKind{Version: "v1", Kind: "Service"}, &s.ObjectMeta)
 	s.AddressType, s.Endpoints, s.Ports = d.AddressType, d.Endpoints, d.Ports
 }
 
 // Slice is one desired EndpointSlice's content.
 type Slice struct {
-	AddressType api.AddressType
-	Ports       []api.EndpointSlicePort
-	Endpoints   []api.EndpointSliceEndpoint
+	AddressType discoveryv1.AddressType
+	Ports       []discoveryv1.EndpointPort
+	Endpoints   []discoveryv1.Endpoint
 }
 
 // Desired computes the slices of svc from the pods its selector matched:
@@ -189,7 +193,7 @@ type Slice struct {
 // their conditions saying so; grouped by address family and port set, in
 // order of first appearance; endpoints sorted by address; at most max a
 // slice.
-func Desired(svc *api.Service, pods []*api.Pod, max int) []Slice {
+func Desired(svc *corev1.Service, pods []*corev1.Pod, max int) []Slice {
 	type group struct {
 		key string
 		Slice
@@ -198,10 +202,10 @@ func Desired(svc *api.Service, pods []*api.Pod, max int) []Slice {
 	sorted := slices.Clone(pods)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Status.PodIP < sorted[j].Status.PodIP })
 	for _, p := range sorted {
-		if p.Status.PodIP == "" || p.Status.Phase == api.PodSucceeded || p.Status.Phase == api.PodFailed {
+		if p.Status.PodIP == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		var ports []api.EndpointSlicePort
+		var ports []discoveryv1.EndpointPort
 		for _, sp := range svc.Spec.Ports {
 			port, ok := controllers.FindPort(p, sp)
 			if !ok {
@@ -209,16 +213,16 @@ func Desired(svc *api.Service, pods []*api.Pod, max int) []Slice {
 			}
 			name, proto := sp.Name, sp.Protocol
 			if proto == "" {
-				proto = api.ProtocolTCP
+				proto = corev1.ProtocolTCP
 			}
-			ports = append(ports, api.EndpointSlicePort{Name: &name, Port: &port, Protocol: &proto, AppProtocol: sp.AppProtocol})
+			ports = append(ports, discoveryv1.EndpointPort{Name: &name, Port: &port, Protocol: &proto, AppProtocol: sp.AppProtocol})
 		}
 		if len(ports) == 0 && len(svc.Spec.Ports) > 0 {
 			continue
 		}
-		addressType := api.AddressTypeIPv4
+		addressType := discoveryv1.AddressTypeIPv4
 		if strings.Contains(p.Status.PodIP, ":") {
-			addressType = api.AddressTypeIPv6
+			addressType = discoveryv1.AddressTypeIPv6
 		}
 		key := string(addressType) + portsKey(ports)
 		i := slices.IndexFunc(groups, func(g *group) bool { return g.key == key })
@@ -238,7 +242,7 @@ func Desired(svc *api.Service, pods []*api.Pod, max int) []Slice {
 	return out
 }
 
-func portsKey(ports []api.EndpointSlicePort) string {
+func portsKey(ports []discoveryv1.EndpointPort) string {
 	var b strings.Builder
 	for _, p := range ports {
 		b.WriteString("|" + *p.Name + ":" + string(*p.Protocol) + ":" + strconv.Itoa(int(*p.Port)))
@@ -248,15 +252,15 @@ func portsKey(ports []api.EndpointSlicePort) string {
 
 // endpoint is podToEndpoint: ready is ready and not terminating, serving
 // is ready whether terminating or not.
-func endpoint(svc *api.Service, p *api.Pod) api.EndpointSliceEndpoint {
+func endpoint(svc *corev1.Service, p *corev1.Pod) discoveryv1.Endpoint {
 	ready := api.IsPodReady(p)
 	terminating := p.DeletionTimestamp != nil
 	readyNow := ready && !terminating
 	node := p.Spec.NodeName
-	ep := api.EndpointSliceEndpoint{
+	ep := discoveryv1.Endpoint{
 		Addresses:  []string{p.Status.PodIP},
-		Conditions: api.EndpointConditions{Ready: &readyNow, Serving: &ready, Terminating: &terminating},
-		TargetRef:  &api.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID},
+		Conditions: discoveryv1.EndpointConditions{Ready: &readyNow, Serving: &ready, Terminating: &terminating},
+		TargetRef:  &corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID},
 	}
 	if node != "" {
 		ep.NodeName = &node

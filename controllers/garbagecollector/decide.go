@@ -3,9 +3,8 @@ package garbagecollector
 import (
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/kubesim/kubesim/api"
 )
 
 // ownerState is what a live GET says about one owner of a dependent.
@@ -24,7 +23,7 @@ const (
 // classified splits a dependent's owner references by the state of the
 // owner they name.
 type classified struct {
-	solid, dangling, waiting []api.OwnerReference
+	solid, dangling, waiting []metav1.OwnerReference
 }
 
 // planKind is what attemptToDelete does with an item.
@@ -50,7 +49,7 @@ type plan struct {
 	// RemoveUIDs are the owner uids to drop (planRemoveReferences).
 	RemoveUIDs []types.UID
 	// Policy is the propagationPolicy of the delete.
-	Policy api.DeletionPropagation
+	Policy metav1.DeletionPropagation
 }
 
 // decide is the heart of the real attemptToDeleteItem, as a pure function:
@@ -77,19 +76,19 @@ func decide(c classified, hasDependents, dependentDeletingDependents bool, final
 		// An owner waits for this item, which has dependents of its own:
 		// delete it in the foreground too, so the tree goes bottom-up.
 		if dependentDeletingDependents {
-			return plan{Kind: planUnblockAndDelete, Policy: api.DeletePropagationForeground}
+			return plan{Kind: planUnblockAndDelete, Policy: metav1.DeletePropagationForeground}
 		}
-		return plan{Kind: planDelete, Policy: api.DeletePropagationForeground}
+		return plan{Kind: planDelete, Policy: metav1.DeletePropagationForeground}
 	default:
 		// No live owner: collect the item, honouring a propagation it
 		// already asked for.
 		switch {
-		case slices.Contains(finalizers, api.FinalizerOrphanDependents):
-			return plan{Kind: planDelete, Policy: api.DeletePropagationOrphan}
-		case slices.Contains(finalizers, api.FinalizerDeleteDependents):
-			return plan{Kind: planDelete, Policy: api.DeletePropagationForeground}
+		case slices.Contains(finalizers, metav1.FinalizerOrphanDependents):
+			return plan{Kind: planDelete, Policy: metav1.DeletePropagationOrphan}
+		case slices.Contains(finalizers, metav1.FinalizerDeleteDependents):
+			return plan{Kind: planDelete, Policy: metav1.DeletePropagationForeground}
 		default:
-			return plan{Kind: planDelete, Policy: api.DeletePropagationBackground}
+			return plan{Kind: planDelete, Policy: metav1.DeletePropagationBackground}
 		}
 	}
 }
@@ -108,8 +107,8 @@ func blockingDependents(s snapshot) []dependentInfo {
 
 // withoutOwners returns refs minus those whose uid is in uids, and whether
 // anything was removed.
-func withoutOwners(refs []api.OwnerReference, uids []types.UID) ([]api.OwnerReference, bool) {
-	var out []api.OwnerReference
+func withoutOwners(refs []metav1.OwnerReference, uids []types.UID) ([]metav1.OwnerReference, bool) {
+	var out []metav1.OwnerReference
 	for _, r := range refs {
 		if slices.Contains(uids, r.UID) {
 			continue
@@ -121,8 +120,8 @@ func withoutOwners(refs []api.OwnerReference, uids []types.UID) ([]api.OwnerRefe
 
 // unblocked returns refs with every blockOwnerDeletion turned off, and
 // whether anything changed.
-func unblocked(refs []api.OwnerReference) ([]api.OwnerReference, bool) {
-	out := make([]api.OwnerReference, len(refs))
+func unblocked(refs []metav1.OwnerReference) ([]metav1.OwnerReference, bool) {
+	out := make([]metav1.OwnerReference, len(refs))
 	changed := false
 	for i, r := range refs {
 		if boolValue(r.BlockOwnerDeletion) {

@@ -4,13 +4,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/kubesim/kubesim/api"
 )
 
-func refTo(uid string, block bool) api.OwnerReference {
-	return api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "n-" + uid, UID: types.UID(uid), BlockOwnerDeletion: &block}
+func refTo(uid string, block bool) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "n-" + uid, UID: types.UID(uid), BlockOwnerDeletion: &block}
 }
 
 func TestDecide(t *testing.T) {
@@ -23,27 +22,27 @@ func TestDecide(t *testing.T) {
 		finalizers    []string
 		want          plan
 	}{
-		{name: "all owners live", c: classified{solid: []api.OwnerReference{a, b}}, want: plan{Kind: planNothing}},
-		{name: "one owner gone, one live", c: classified{solid: []api.OwnerReference{a}, dangling: []api.OwnerReference{b}},
+		{name: "all owners live", c: classified{solid: []metav1.OwnerReference{a, b}}, want: plan{Kind: planNothing}},
+		{name: "one owner gone, one live", c: classified{solid: []metav1.OwnerReference{a}, dangling: []metav1.OwnerReference{b}},
 			want: plan{Kind: planRemoveReferences, RemoveUIDs: []types.UID{"b"}}},
 		{name: "live owner, one gone and one deleting in the foreground",
-			c:    classified{solid: []api.OwnerReference{a}, dangling: []api.OwnerReference{b}, waiting: []api.OwnerReference{c}},
+			c:    classified{solid: []metav1.OwnerReference{a}, dangling: []metav1.OwnerReference{b}, waiting: []metav1.OwnerReference{c}},
 			want: plan{Kind: planRemoveReferences, RemoveUIDs: []types.UID{"b", "c"}}},
-		{name: "every owner gone", c: classified{dangling: []api.OwnerReference{a, b}},
-			want: plan{Kind: planDelete, Policy: api.DeletePropagationBackground}},
-		{name: "owner gone, item asked for orphaning", c: classified{dangling: []api.OwnerReference{a}},
-			finalizers: []string{api.FinalizerOrphanDependents},
-			want:       plan{Kind: planDelete, Policy: api.DeletePropagationOrphan}},
-		{name: "owner gone, item asked for foreground", c: classified{dangling: []api.OwnerReference{a}},
-			finalizers: []string{"x/y", api.FinalizerDeleteDependents},
-			want:       plan{Kind: planDelete, Policy: api.DeletePropagationForeground}},
-		{name: "foreground owner, leaf item", c: classified{waiting: []api.OwnerReference{a}},
-			want: plan{Kind: planDelete, Policy: api.DeletePropagationBackground}},
-		{name: "foreground owner, item with dependents", c: classified{waiting: []api.OwnerReference{a}}, hasDependents: true,
-			want: plan{Kind: planDelete, Policy: api.DeletePropagationForeground}},
+		{name: "every owner gone", c: classified{dangling: []metav1.OwnerReference{a, b}},
+			want: plan{Kind: planDelete, Policy: metav1.DeletePropagationBackground}},
+		{name: "owner gone, item asked for orphaning", c: classified{dangling: []metav1.OwnerReference{a}},
+			finalizers: []string{metav1.FinalizerOrphanDependents},
+			want:       plan{Kind: planDelete, Policy: metav1.DeletePropagationOrphan}},
+		{name: "owner gone, item asked for foreground", c: classified{dangling: []metav1.OwnerReference{a}},
+			finalizers: []string{"x/y", metav1.FinalizerDeleteDependents},
+			want:       plan{Kind: planDelete, Policy: metav1.DeletePropagationForeground}},
+		{name: "foreground owner, leaf item", c: classified{waiting: []metav1.OwnerReference{a}},
+			want: plan{Kind: planDelete, Policy: metav1.DeletePropagationBackground}},
+		{name: "foreground owner, item with dependents", c: classified{waiting: []metav1.OwnerReference{a}}, hasDependents: true,
+			want: plan{Kind: planDelete, Policy: metav1.DeletePropagationForeground}},
 		{name: "foreground owner, item whose dependent also deletes dependents",
-			c: classified{waiting: []api.OwnerReference{a}, dangling: []api.OwnerReference{b}}, hasDependents: true, depDeleting: true,
-			want: plan{Kind: planUnblockAndDelete, Policy: api.DeletePropagationForeground}},
+			c: classified{waiting: []metav1.OwnerReference{a}, dangling: []metav1.OwnerReference{b}}, hasDependents: true, depDeleting: true,
+			want: plan{Kind: planUnblockAndDelete, Policy: metav1.DeletePropagationForeground}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,15 +56,15 @@ func TestReferencesDiffs(t *testing.T) {
 	bBlocking := refTo("b", true)
 	tests := []struct {
 		name                    string
-		old, cur                []api.OwnerReference
-		added, removed, changed []api.OwnerReference
+		old, cur                []metav1.OwnerReference
+		added, removed, changed []metav1.OwnerReference
 	}{
-		{name: "same", old: []api.OwnerReference{a, b}, cur: []api.OwnerReference{a, b}},
-		{name: "added", old: []api.OwnerReference{a}, cur: []api.OwnerReference{a, c}, added: []api.OwnerReference{c}},
-		{name: "removed", old: []api.OwnerReference{a, b}, cur: []api.OwnerReference{b}, removed: []api.OwnerReference{a}},
-		{name: "blockOwnerDeletion turned on", old: []api.OwnerReference{b}, cur: []api.OwnerReference{bBlocking},
-			changed: []api.OwnerReference{bBlocking}},
-		{name: "from none", cur: []api.OwnerReference{a}, added: []api.OwnerReference{a}},
+		{name: "same", old: []metav1.OwnerReference{a, b}, cur: []metav1.OwnerReference{a, b}},
+		{name: "added", old: []metav1.OwnerReference{a}, cur: []metav1.OwnerReference{a, c}, added: []metav1.OwnerReference{c}},
+		{name: "removed", old: []metav1.OwnerReference{a, b}, cur: []metav1.OwnerReference{b}, removed: []metav1.OwnerReference{a}},
+		{name: "blockOwnerDeletion turned on", old: []metav1.OwnerReference{b}, cur: []metav1.OwnerReference{bBlocking},
+			changed: []metav1.OwnerReference{bBlocking}},
+		{name: "from none", cur: []metav1.OwnerReference{a}, added: []metav1.OwnerReference{a}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,19 +78,19 @@ func TestReferencesDiffs(t *testing.T) {
 
 func TestReferenceEdits(t *testing.T) {
 	a, b := refTo("a", true), refTo("b", false)
-	out, changed := withoutOwners([]api.OwnerReference{a, b}, []types.UID{"a"})
+	out, changed := withoutOwners([]metav1.OwnerReference{a, b}, []types.UID{"a"})
 	assert.True(t, changed)
-	assert.Equal(t, []api.OwnerReference{b}, out)
-	_, changed = withoutOwners([]api.OwnerReference{b}, []types.UID{"a"})
+	assert.Equal(t, []metav1.OwnerReference{b}, out)
+	_, changed = withoutOwners([]metav1.OwnerReference{b}, []types.UID{"a"})
 	assert.False(t, changed)
 
-	out, changed = unblocked([]api.OwnerReference{a, b})
+	out, changed = unblocked([]metav1.OwnerReference{a, b})
 	assert.True(t, changed)
 	for _, r := range out {
 		assert.False(t, boolValue(r.BlockOwnerDeletion))
 	}
 	assert.True(t, boolValue(a.BlockOwnerDeletion), "the input is not changed")
-	_, changed = unblocked([]api.OwnerReference{b})
+	_, changed = unblocked([]metav1.OwnerReference{b})
 	assert.False(t, changed)
 }
 

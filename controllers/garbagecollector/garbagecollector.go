@@ -16,6 +16,8 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ControllerName is the collector's name for --controllers.
@@ -24,8 +26,8 @@ const ControllerName = "garbagecollector"
 // DefaultIgnoredResources are not watched: there are many of them and they
 // never own anything (the real collector ignores events by default; kubesim
 // also skips leases, which the kubelets renew constantly).
-func DefaultIgnoredResources() []api.GroupResource {
-	return []api.GroupResource{
+func DefaultIgnoredResources() []schema.GroupResource {
+	return []schema.GroupResource{
 		{Group: "", Resource: "events"},
 		{Group: "events.k8s.io", Resource: "events"},
 		{Group: "coordination.k8s.io", Resource: "leases"},
@@ -42,7 +44,7 @@ type Config struct {
 	// resource are listed, the first is watched.
 	Resources func() []client.ResourceInfo
 	// IgnoredResources are never watched (DefaultIgnoredResources when nil).
-	IgnoredResources []api.GroupResource
+	IgnoredResources []schema.GroupResource
 	// Clock is the injected clock.
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -63,7 +65,7 @@ type Config struct {
 // the Foreground and Orphan propagation policies.
 type GarbageCollector struct {
 	cfg     Config
-	ignored map[api.GroupResource]bool
+	ignored map[schema.GroupResource]bool
 	ctrl    *controllers.Controller
 	mapper  *restMapper
 	logger  *slog.Logger
@@ -75,7 +77,7 @@ type GarbageCollector struct {
 
 	// monitorsMu guards monitors.
 	monitorsMu sync.Mutex
-	monitors   map[api.GroupResource]*monitor
+	monitors   map[schema.GroupResource]*monitor
 }
 
 // monitor is the informer of one resource: a metadata informer, as in
@@ -84,7 +86,7 @@ type GarbageCollector struct {
 // cache's objects rather than a decoded copy of every object.
 type monitor struct {
 	info     client.ResourceInfo
-	informer *cache.Informer[*api.PartialObjectMetadata]
+	informer *cache.Informer[*metav1.PartialObjectMetadata]
 	// cancel stops the informer's watch in live mode (nil until started).
 	cancel context.CancelFunc
 }
@@ -103,9 +105,9 @@ func New(cfg Config) (*GarbageCollector, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	gc := &GarbageCollector{cfg: cfg, ignored: map[api.GroupResource]bool{}, mapper: newRESTMapper(cfg.Client),
+	gc := &GarbageCollector{cfg: cfg, ignored: map[schema.GroupResource]bool{}, mapper: newRESTMapper(cfg.Client),
 		logger: cfg.Logger.With("controller", ControllerName), graph: newGraph(),
-		monitors: map[api.GroupResource]*monitor{}}
+		monitors: map[schema.GroupResource]*monitor{}}
 	for _, gr := range cfg.IgnoredResources {
 		gc.ignored[gr] = true
 	}
@@ -150,9 +152,9 @@ func compareInfo(a, b client.ResourceInfo) int {
 // those no longer served. It returns the monitors in order, and the ones
 // it removed.
 func (gc *GarbageCollector) syncMonitors() (current, removed []*monitor) {
-	want := map[api.GroupResource]client.ResourceInfo{}
+	want := map[schema.GroupResource]client.ResourceInfo{}
 	for _, info := range gc.cfg.Resources() {
-		gr := api.GroupResource{Group: info.Group, Resource: info.Resource}
+		gr := schema.GroupResource{Group: info.Group, Resource: info.Resource}
 		if gc.ignored[gr] || strings.Contains(info.Resource, "/") {
 			continue
 		}
@@ -208,9 +210,9 @@ func (gc *GarbageCollector) recheckVirtual() {
 
 func (gc *GarbageCollector) newMonitor(info client.ResourceInfo) *monitor {
 	inf := cache.Private(gc.cfg.Informers, client.Metadata(gc.cfg.Client, info), "", client.ListOptions{}, gc.cfg.Logger)
-	inf.AddHandler(cache.Handler[*api.PartialObjectMetadata]{
-		OnAdd: func(obj *api.PartialObjectMetadata) { gc.observe("ADDED", info, obj) },
-		OnUpdate: func(old, obj *api.PartialObjectMetadata) {
+	inf.AddHandler(cache.Handler[*metav1.PartialObjectMetadata]{
+		OnAdd: func(obj *metav1.PartialObjectMetadata) { gc.observe("ADDED", info, obj) },
+		OnUpdate: func(old, obj *metav1.PartialObjectMetadata) {
 			if old.UID != obj.UID {
 				// Deleted and created again under the same name
 				// between two looks: two different objects.
@@ -220,7 +222,7 @@ func (gc *GarbageCollector) newMonitor(info client.ResourceInfo) *monitor {
 			}
 			gc.observe("MODIFIED", info, obj)
 		},
-		OnDelete: func(obj *api.PartialObjectMetadata) { gc.forget("DELETED", obj) },
+		OnDelete: func(obj *metav1.PartialObjectMetadata) { gc.forget("DELETED", obj) },
 	})
 	return &monitor{info: info, informer: inf}
 }
@@ -237,7 +239,7 @@ func (gc *GarbageCollector) removeMonitor(m *monitor) {
 	}
 }
 
-func (gc *GarbageCollector) observe(event string, info client.ResourceInfo, obj *api.PartialObjectMetadata) {
+func (gc *GarbageCollector) observe(event string, info client.ResourceInfo, obj *metav1.PartialObjectMetadata) {
 	gc.mapper.learn(obj.APIVersion, obj.Kind, info)
 	gc.mu.Lock()
 	w := gc.graph.observe(event, info, obj)
@@ -245,7 +247,7 @@ func (gc *GarbageCollector) observe(event string, info client.ResourceInfo, obj 
 	gc.enqueue(w)
 }
 
-func (gc *GarbageCollector) forget(event string, obj *api.PartialObjectMetadata) {
+func (gc *GarbageCollector) forget(event string, obj *metav1.PartialObjectMetadata) {
 	gc.mu.Lock()
 	w := gc.graph.remove(obj.UID, causeOf(event, obj))
 	gc.mu.Unlock()

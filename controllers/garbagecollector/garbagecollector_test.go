@@ -7,6 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
@@ -66,10 +70,10 @@ func (f *fixture) settle(invariant func()) {
 	f.t.Fatal("the garbage collector did not settle in 500 steps")
 }
 
-func (f *fixture) configMap(name string, owners ...api.OwnerReference) *api.ConfigMap {
+func (f *fixture) configMap(name string, owners ...metav1.OwnerReference) *corev1.ConfigMap {
 	f.t.Helper()
-	cm, err := f.env.Client.ConfigMaps().Create(f.ctx, &api.ConfigMap{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", OwnerReferences: owners},
+	cm, err := f.env.Client.ConfigMaps().Create(f.ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", OwnerReferences: owners},
 		Data:       map[string]string{"k": "v"},
 	})
 	require.NoError(f.t, err)
@@ -86,24 +90,24 @@ func (f *fixture) exists(name string) bool {
 	return true
 }
 
-func (f *fixture) get(name string) *api.ConfigMap {
+func (f *fixture) get(name string) *corev1.ConfigMap {
 	f.t.Helper()
 	cm, err := f.env.Client.ConfigMaps().Get(f.ctx, "default", name)
 	require.NoError(f.t, err)
 	return cm
 }
 
-func (f *fixture) delete(name string, policy api.DeletionPropagation) {
+func (f *fixture) delete(name string, policy metav1.DeletionPropagation) {
 	f.t.Helper()
-	var opts *api.DeleteOptions
+	var opts *metav1.DeleteOptions
 	if policy != "" {
-		opts = &api.DeleteOptions{PropagationPolicy: &policy}
+		opts = &metav1.DeleteOptions{PropagationPolicy: &policy}
 	}
 	require.NoError(f.t, f.env.Client.ConfigMaps().Delete(f.ctx, "default", name, opts))
 }
 
-func ownedBy(cm *api.ConfigMap, block bool) api.OwnerReference {
-	return api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID, BlockOwnerDeletion: &block}
+func ownedBy(cm *corev1.ConfigMap, block bool) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID, BlockOwnerDeletion: &block}
 }
 
 func TestBackgroundCascadeChainOfThree(t *testing.T) {
@@ -127,18 +131,18 @@ func TestReplicaSetPodsAreCollected(t *testing.T) {
 	f := newFixture(t)
 	two := int32(2)
 	labels := map[string]string{"app": "web"}
-	rs, err := f.env.Client.ReplicaSets().Create(f.ctx, &api.ReplicaSet{
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: api.ReplicaSetSpec{Replicas: &two, Selector: &api.LabelSelector{MatchLabels: labels},
-			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}},
+	rs, err := f.env.Client.ReplicaSets().Create(f.ctx, &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: appsv1.ReplicaSetSpec{Replicas: &two, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}},
 	})
 	require.NoError(t, err)
-	ref := api.NewControllerRef(&rs.ObjectMeta, api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"})
+	ref := api.NewControllerRef(&rs.ObjectMeta, schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"})
 	for _, name := range []string{"web-1", "web-2"} {
-		_, err := f.env.Client.Pods().Create(f.ctx, &api.Pod{
-			ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", Labels: labels, OwnerReferences: []api.OwnerReference{*ref}},
-			Spec:       api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+		_, err := f.env.Client.Pods().Create(f.ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: labels, OwnerReferences: []metav1.OwnerReference{*ref}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
 		})
 		require.NoError(t, err)
 	}
@@ -177,10 +181,10 @@ func TestForegroundDeletesDependentsFirst(t *testing.T) {
 	f.configMap("loose", ownedBy(owner, false))
 	f.settle(nil)
 
-	f.delete("owner", api.DeletePropagationForeground)
+	f.delete("owner", metav1.DeletePropagationForeground)
 	cur := f.get("owner")
 	require.NotNil(t, cur.DeletionTimestamp)
-	require.Contains(t, cur.Finalizers, api.FinalizerDeleteDependents)
+	require.Contains(t, cur.Finalizers, metav1.FinalizerDeleteDependents)
 
 	sawOwnerWaiting := false
 	f.settle(func() {
@@ -206,7 +210,7 @@ func TestForegroundOwnerWithoutDependentsGoes(t *testing.T) {
 	f := newFixture(t)
 	f.configMap("alone")
 	f.settle(nil)
-	f.delete("alone", api.DeletePropagationForeground)
+	f.delete("alone", metav1.DeletePropagationForeground)
 	require.True(t, f.exists("alone"), "the finalizer holds it")
 	f.settle(nil)
 	assert.False(t, f.exists("alone"), "the collector removes foregroundDeletion when no dependent blocks")
@@ -220,8 +224,8 @@ func TestOrphanKeepsDependents(t *testing.T) {
 	f.configMap("d2", ownedBy(owner, false), ownedBy(other, false))
 	f.settle(nil)
 
-	f.delete("owner", api.DeletePropagationOrphan)
-	require.Contains(t, f.get("owner").Finalizers, api.FinalizerOrphanDependents)
+	f.delete("owner", metav1.DeletePropagationOrphan)
+	require.Contains(t, f.get("owner").Finalizers, metav1.FinalizerOrphanDependents)
 	f.settle(nil)
 	assert.False(t, f.exists("owner"), "the orphan finalizer is removed, so the owner goes")
 	assert.Empty(t, f.get("d1").OwnerReferences, "d1 lost its reference")
@@ -234,9 +238,9 @@ func TestDependentOfOwnerThatNeverExisted(t *testing.T) {
 	f := newFixture(t)
 	real := f.configMap("real")
 	no := false
-	f.configMap("ghost-child", api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "no-such-uid", BlockOwnerDeletion: &no})
+	f.configMap("ghost-child", metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "no-such-uid", BlockOwnerDeletion: &no})
 	// The name exists, but the uid is another object's.
-	f.configMap("impostor-child", api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "real", UID: "not-" + real.UID})
+	f.configMap("impostor-child", metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "real", UID: "not-" + real.UID})
 	f.configMap("kept", ownedBy(real, false))
 	f.settle(nil)
 	assert.False(t, f.exists("ghost-child"))
@@ -247,7 +251,7 @@ func TestDependentOfOwnerThatNeverExisted(t *testing.T) {
 
 func TestDependentOfUnknownKindIsRetried(t *testing.T) {
 	f := newFixture(t)
-	f.configMap("odd", api.OwnerReference{APIVersion: "example.com/v1", Kind: "Gadget", Name: "g", UID: "g-uid"})
+	f.configMap("odd", metav1.OwnerReference{APIVersion: "example.com/v1", Kind: "Gadget", Name: "g", UID: "g-uid"})
 	ctrl := f.gc.Controllers()[0]
 	for range 10 {
 		require.NoError(t, ctrl.Sync(f.ctx))
@@ -275,12 +279,12 @@ func TestCustomResourcesServedLaterAreWatched(t *testing.T) {
 	wres := client.Dynamic(f.env.Client, client.ResourceInfo{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true})
 	owner := f.configMap("owner")
 	w, err := wres.Create(f.ctx, &unstructured.Unstructured{
-		TypeMeta:   api.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
-		ObjectMeta: api.ObjectMeta{Name: "w", Namespace: "default", OwnerReferences: []api.OwnerReference{ownedBy(owner, false)}},
+		TypeMeta:   metav1.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
+		ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "default", OwnerReferences: []metav1.OwnerReference{ownedBy(owner, false)}},
 		Content:    map[string]any{"spec": map[string]any{"size": int64(1)}},
 	})
 	require.NoError(t, err)
-	f.configMap("of-widget", api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: w.UID})
+	f.configMap("of-widget", metav1.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: w.UID})
 	f.settle(nil)
 	assert.Contains(t, f.gc.Monitored(), client.ResourceInfo{Group: "example.com", Version: "v1", Resource: "widgets", Namespaced: true})
 	require.True(t, f.exists("of-widget"))
@@ -328,23 +332,23 @@ func TestForegroundWaitsForAGracefullyDeletedPod(t *testing.T) {
 	f := newFixture(t)
 	one := int32(1)
 	labels := map[string]string{"app": "web"}
-	rs, err := f.env.Client.ReplicaSets().Create(f.ctx, &api.ReplicaSet{
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: api.ReplicaSetSpec{Replicas: &one, Selector: &api.LabelSelector{MatchLabels: labels},
-			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}},
+	rs, err := f.env.Client.ReplicaSets().Create(f.ctx, &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: appsv1.ReplicaSetSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}},
 	})
 	require.NoError(t, err)
-	ref := api.NewControllerRef(&rs.ObjectMeta, api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"})
-	_, err = f.env.Client.Pods().Create(f.ctx, &api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: "web-1", Namespace: "default", Labels: labels, OwnerReferences: []api.OwnerReference{*ref}},
-		Spec:       api.PodSpec{NodeName: "node-1", Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+	ref := api.NewControllerRef(&rs.ObjectMeta, schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"})
+	_, err = f.env.Client.Pods().Create(f.ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "default", Labels: labels, OwnerReferences: []metav1.OwnerReference{*ref}},
+		Spec:       corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
 	})
 	require.NoError(t, err)
 	f.settle(nil)
 
-	fg := api.DeletePropagationForeground
-	require.NoError(t, f.env.Client.ReplicaSets().Delete(f.ctx, "default", "web", &api.DeleteOptions{PropagationPolicy: &fg}))
+	fg := metav1.DeletePropagationForeground
+	require.NoError(t, f.env.Client.ReplicaSets().Delete(f.ctx, "default", "web", &metav1.DeleteOptions{PropagationPolicy: &fg}))
 	// Settle without moving the clock: the pod's grace period runs.
 	ctrl := f.gc.Controllers()[0]
 	for range 50 {
@@ -358,11 +362,11 @@ func TestForegroundWaitsForAGracefullyDeletedPod(t *testing.T) {
 	require.NotNil(t, pod.DeletionTimestamp, "the collector deleted the pod; its kubelet has yet to finish")
 	cur, err := f.env.Client.ReplicaSets().Get(f.ctx, "default", "web")
 	require.NoError(t, err, "the ReplicaSet waits for its pod")
-	assert.Contains(t, cur.Finalizers, api.FinalizerDeleteDependents)
+	assert.Contains(t, cur.Finalizers, metav1.FinalizerDeleteDependents)
 
 	// The kubelet finishes.
 	zero := int64(0)
-	require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "web-1", &api.DeleteOptions{GracePeriodSeconds: &zero}))
+	require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "web-1", &metav1.DeleteOptions{GracePeriodSeconds: &zero}))
 	f.settle(nil)
 	_, err = f.env.Client.ReplicaSets().Get(f.ctx, "default", "web")
 	assert.True(t, api.IsNotFound(err), "the ReplicaSet goes once its pod is gone: %v", err)
@@ -377,7 +381,7 @@ func scenario(t *testing.T) []string {
 	f.configMap("d", ownedBy(a, false), ownedBy(b, false))
 	f.configMap("e", ownedBy(a, true))
 	f.settle(nil)
-	f.delete("a", api.DeletePropagationForeground)
+	f.delete("a", metav1.DeletePropagationForeground)
 	var out []string
 	ctrl := f.gc.Controllers()[0]
 	for range 200 {

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
 )
@@ -45,7 +45,7 @@ type node struct {
 	// observed is false for a virtual node: an owner known only from a
 	// dependent's ownerReference.
 	observed bool
-	owners   []api.OwnerReference
+	owners   []metav1.OwnerReference
 	// dependents are the nodes that name this one as an owner, by uid.
 	dependents map[types.UID]*node
 	// beingDeleted: the object has a deletionTimestamp.
@@ -123,19 +123,19 @@ func (g *graph) markAbsent(uid types.UID) {
 	g.absent[uid] = true
 }
 
-func identityOf(obj *api.PartialObjectMetadata) objectReference {
+func identityOf(obj *metav1.PartialObjectMetadata) objectReference {
 	return objectReference{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace,
 		Name: obj.Name, UID: obj.UID}
 }
 
-func causeOf(event string, obj *api.PartialObjectMetadata) controllers.Cause {
+func causeOf(event string, obj *metav1.PartialObjectMetadata) controllers.Cause {
 	return controllers.Cause{Event: event, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name,
 		ResourceVersion: obj.ResourceVersion}
 }
 
 // observe applies an added or updated object to the graph and returns the
 // work it causes (the real processGraphChanges for add and update events).
-func (g *graph) observe(event string, info client.ResourceInfo, obj *api.PartialObjectMetadata) []work {
+func (g *graph) observe(event string, info client.ResourceInfo, obj *metav1.PartialObjectMetadata) []work {
 	cause := causeOf(event, obj)
 	var out []work
 	n, found := g.uidToNode[obj.UID]
@@ -156,7 +156,7 @@ func (g *graph) observe(event string, info client.ResourceInfo, obj *api.Partial
 			if !ok {
 				continue
 			}
-			if !slices.ContainsFunc(obj.OwnerReferences, func(r api.OwnerReference) bool { return r.UID == ref.UID }) {
+			if !slices.ContainsFunc(obj.OwnerReferences, func(r metav1.OwnerReference) bool { return r.UID == ref.UID }) {
 				delete(owner.dependents, n.identity.UID)
 			}
 			// A foreground owner may have been waiting for this
@@ -171,12 +171,12 @@ func (g *graph) observe(event string, info client.ResourceInfo, obj *api.Partial
 
 	// processTransitions: the moments an owner starts waiting for its
 	// dependents to be orphaned or deleted.
-	orphaning := obj.DeletionTimestamp != nil && slices.Contains(obj.Finalizers, api.FinalizerOrphanDependents)
+	orphaning := obj.DeletionTimestamp != nil && slices.Contains(obj.Finalizers, metav1.FinalizerOrphanDependents)
 	if orphaning && !n.orphaning {
 		out = append(out, work{itemKey(actionOrphan, n), cause})
 	}
 	n.orphaning = orphaning
-	deleting := obj.DeletionTimestamp != nil && slices.Contains(obj.Finalizers, api.FinalizerDeleteDependents)
+	deleting := obj.DeletionTimestamp != nil && slices.Contains(obj.Finalizers, metav1.FinalizerDeleteDependents)
 	if deleting && !n.deletingDependents {
 		n.deletingDependents = true
 		for _, dep := range n.sortedDependents() {
@@ -190,7 +190,7 @@ func (g *graph) observe(event string, info client.ResourceInfo, obj *api.Partial
 
 // addDependentToOwners links n under each owner, creating a virtual node
 // (and queuing a check of it) for an owner the graph has not seen.
-func (g *graph) addDependentToOwners(n *node, refs []api.OwnerReference, cause controllers.Cause) []work {
+func (g *graph) addDependentToOwners(n *node, refs []metav1.OwnerReference, cause controllers.Cause) []work {
 	var out []work
 	for _, ref := range refs {
 		owner, ok := g.uidToNode[ref.UID]
@@ -254,9 +254,9 @@ func dedupe(in []work) []work {
 
 // referencesDiffs compares owner references by uid: added, removed, and
 // those whose blockOwnerDeletion or controller flag changed.
-func referencesDiffs(old, cur []api.OwnerReference) (added, removed, changed []api.OwnerReference) {
-	byUID := func(list []api.OwnerReference) map[types.UID]api.OwnerReference {
-		m := make(map[types.UID]api.OwnerReference, len(list))
+func referencesDiffs(old, cur []metav1.OwnerReference) (added, removed, changed []metav1.OwnerReference) {
+	byUID := func(list []metav1.OwnerReference) map[types.UID]metav1.OwnerReference {
+		m := make(map[types.UID]metav1.OwnerReference, len(list))
 		for _, r := range list {
 			m[r.UID] = r
 		}
@@ -291,7 +291,7 @@ type snapshot struct {
 	observed           bool
 	beingDeleted       bool
 	deletingDependents bool
-	owners             []api.OwnerReference
+	owners             []metav1.OwnerReference
 	dependents         []dependentInfo
 }
 

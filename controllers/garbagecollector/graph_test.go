@@ -5,17 +5,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 )
 
-func obj(name, uid string, refs ...api.OwnerReference) *api.PartialObjectMetadata {
-	return &api.PartialObjectMetadata{
-		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(uid), OwnerReferences: refs},
+func obj(name, uid string, refs ...metav1.OwnerReference) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(uid), OwnerReferences: refs},
 	}
 }
 
@@ -53,9 +53,9 @@ func TestGraphDeleteQueuesDependentsAndForegroundOwners(t *testing.T) {
 
 	// top starts a foreground delete: its dependents and itself are queued.
 	top := obj("top", "t")
-	now := api.NewTime(apiNow)
+	now := metav1.NewTime(apiNow)
 	top.DeletionTimestamp = &now
-	top.Finalizers = []string{api.FinalizerDeleteDependents}
+	top.Finalizers = []string{metav1.FinalizerDeleteDependents}
 	w := g.observe("MODIFIED", info, top)
 	assert.Equal(t, []string{"attemptToDelete ConfigMap ns/mid m", "attemptToDelete ConfigMap ns/top t"}, keys(w))
 	assert.True(t, g.uidToNode["t"].deletingDependents)
@@ -76,9 +76,9 @@ func TestGraphOrphanTransitionAndReferenceRemoval(t *testing.T) {
 	g.observe("ADDED", info, obj("dep", "d", refTo("o", true)))
 
 	owner := obj("owner", "o")
-	now := api.NewTime(apiNow)
+	now := metav1.NewTime(apiNow)
 	owner.DeletionTimestamp = &now
-	owner.Finalizers = []string{api.FinalizerOrphanDependents}
+	owner.Finalizers = []string{metav1.FinalizerOrphanDependents}
 	assert.Equal(t, []string{"attemptToOrphan ConfigMap ns/owner o"}, keys(g.observe("MODIFIED", info, owner)))
 	assert.Empty(t, g.observe("MODIFIED", info, owner), "the transition is queued once")
 

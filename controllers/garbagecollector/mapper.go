@@ -9,6 +9,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // restMapper turns an ownerReference's apiVersion and kind into the
@@ -18,11 +20,11 @@ import (
 type restMapper struct {
 	client *client.Client
 	mu     sync.Mutex
-	known  map[api.GroupKind]client.ResourceInfo
+	known  map[schema.GroupKind]client.ResourceInfo
 }
 
 func newRESTMapper(c *client.Client) *restMapper {
-	return &restMapper{client: c, known: map[api.GroupKind]client.ResourceInfo{}}
+	return &restMapper{client: c, known: map[schema.GroupKind]client.ResourceInfo{}}
 }
 
 // groupOf returns the group of an apiVersion ("apps/v1" → "apps", "v1" → "").
@@ -38,7 +40,7 @@ func (m *restMapper) learn(apiVersion, kind string, info client.ResourceInfo) {
 	if kind == "" {
 		return
 	}
-	gk := api.GroupKind{Group: groupOf(apiVersion), Kind: kind}
+	gk := schema.GroupKind{Group: groupOf(apiVersion), Kind: kind}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.known[gk]; !ok {
@@ -60,11 +62,11 @@ func (m *restMapper) forget(group, resource string) {
 
 // resourceFor maps apiVersion and kind to a resource.
 func (m *restMapper) resourceFor(ctx context.Context, apiVersion, kind string) (client.ResourceInfo, error) {
-	gv, err := api.ParseGroupVersion(apiVersion)
+	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
 		return client.ResourceInfo{}, err
 	}
-	gk := api.GroupKind{Group: gv.Group, Kind: kind}
+	gk := schema.GroupKind{Group: gv.Group, Kind: kind}
 	m.mu.Lock()
 	info, ok := m.known[gk]
 	m.mu.Unlock()
@@ -75,7 +77,7 @@ func (m *restMapper) resourceFor(ctx context.Context, apiVersion, kind string) (
 	if gv.Group == "" {
 		path = "/api/" + gv.Version
 	}
-	var list api.APIResourceList
+	var list metav1.APIResourceList
 	body, err := m.client.RawGet(ctx, path)
 	switch {
 	case api.IsNotFound(err):

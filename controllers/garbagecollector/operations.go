@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -139,7 +140,7 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, item snapsh
 
 // classifyReferences looks up every owner with a live GET (the real
 // classifyReferences and isDangling).
-func (gc *GarbageCollector) classifyReferences(ctx context.Context, namespace string, refs []api.OwnerReference) (classified, error) {
+func (gc *GarbageCollector) classifyReferences(ctx context.Context, namespace string, refs []metav1.OwnerReference) (classified, error) {
 	var c classified
 	for _, ref := range refs {
 		state, err := gc.ownerStateOf(ctx, namespace, ref)
@@ -158,7 +159,7 @@ func (gc *GarbageCollector) classifyReferences(ctx context.Context, namespace st
 	return c, nil
 }
 
-func (gc *GarbageCollector) ownerStateOf(ctx context.Context, namespace string, ref api.OwnerReference) (ownerState, error) {
+func (gc *GarbageCollector) ownerStateOf(ctx context.Context, namespace string, ref metav1.OwnerReference) (ownerState, error) {
 	gc.mu.Lock()
 	absent := gc.graph.absent[ref.UID]
 	gc.mu.Unlock()
@@ -188,7 +189,7 @@ func (gc *GarbageCollector) ownerStateOf(ctx context.Context, namespace string, 
 	case owner.UID != ref.UID:
 		gc.noteAbsent(ref.UID)
 		return ownerDangling, nil
-	case owner.DeletionTimestamp != nil && slices.Contains(owner.Finalizers, api.FinalizerDeleteDependents):
+	case owner.DeletionTimestamp != nil && slices.Contains(owner.Finalizers, metav1.FinalizerDeleteDependents):
 		return ownerWaiting, nil
 	}
 	return ownerSolid, nil
@@ -207,7 +208,7 @@ func (gc *GarbageCollector) processDeletingDependentsItem(ctx context.Context, i
 	blocking := blockingDependents(item)
 	if len(blocking) == 0 {
 		gc.logger.Debug("no blocking dependents left; removing the foregroundDeletion finalizer", "item", item.identity.String())
-		return gc.removeFinalizer(ctx, info, latest, api.FinalizerDeleteDependents)
+		return gc.removeFinalizer(ctx, info, latest, metav1.FinalizerDeleteDependents)
 	}
 	for _, d := range blocking {
 		if d.beingDeleted {
@@ -261,15 +262,15 @@ func (gc *GarbageCollector) attemptToOrphan(ctx context.Context, owner snapshot)
 	if latest.UID != owner.identity.UID {
 		return nil
 	}
-	return gc.removeFinalizer(ctx, info, latest, api.FinalizerOrphanDependents)
+	return gc.removeFinalizer(ctx, info, latest, metav1.FinalizerOrphanDependents)
 }
 
 // deleteObject deletes obj with policy, on the condition that it is still
 // the same object (uid precondition).
-func (gc *GarbageCollector) deleteObject(ctx context.Context, info client.ResourceInfo, obj *unstructured.Unstructured, policy api.DeletionPropagation) error {
+func (gc *GarbageCollector) deleteObject(ctx context.Context, info client.ResourceInfo, obj *unstructured.Unstructured, policy metav1.DeletionPropagation) error {
 	uid := obj.UID
 	err := client.Dynamic(gc.cfg.Client, info).Delete(ctx, obj.Namespace, obj.Name,
-		&api.DeleteOptions{PropagationPolicy: &policy, Preconditions: &api.Preconditions{UID: &uid}})
+		&metav1.DeleteOptions{PropagationPolicy: &policy, Preconditions: &metav1.Preconditions{UID: &uid}})
 	if api.IsNotFound(err) {
 		return nil
 	}
@@ -287,7 +288,7 @@ func metadataPatch(obj *unstructured.Unstructured, fields map[string]any) ([]byt
 }
 
 // patchOwnerReferences sets obj's ownerReferences to refs.
-func (gc *GarbageCollector) patchOwnerReferences(ctx context.Context, info client.ResourceInfo, obj *unstructured.Unstructured, refs []api.OwnerReference) error {
+func (gc *GarbageCollector) patchOwnerReferences(ctx context.Context, info client.ResourceInfo, obj *unstructured.Unstructured, refs []metav1.OwnerReference) error {
 	var v any = refs
 	if len(refs) == 0 {
 		v = nil // null removes the field in a merge patch

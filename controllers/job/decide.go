@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The back-off before a failed pod is replaced: DefaultJobPodFailureBackOff,
@@ -37,12 +40,12 @@ type Event struct {
 // Plan is what one sync of a Job does.
 type Plan struct {
 	// Status is the Job's new status.
-	Status api.JobStatus
+	Status batchv1.JobStatus
 	// Create is the pods to create: one entry each, the completion index
 	// for an Indexed Job, -1 otherwise.
 	Create []int
 	// Delete is the pods to delete.
-	Delete []*api.Pod
+	Delete []*corev1.Pod
 	// RequeueAfter, when positive, is when to look again without an event
 	// (the end of a back-off, the active deadline).
 	RequeueAfter time.Duration
@@ -52,27 +55,27 @@ type Plan struct {
 
 // podClass sorts a Job's pods.
 type podClass struct {
-	active, terminating, succeeded, failed []*api.Pod
+	active, terminating, succeeded, failed []*corev1.Pod
 	// counted are the failed pods that count towards backoffLimit (the
 	// pod failure policy may ignore some).
-	counted []*api.Pod
+	counted []*corev1.Pod
 	// failJob is set when a rule with FailJob matched a failed pod.
 	failJob string
 }
 
-func classify(job *api.Job, pods []*api.Pod) podClass {
+func classify(job *batchv1.Job, pods []*corev1.Pod) podClass {
 	var c podClass
 	for _, p := range pods {
 		switch {
-		case p.Status.Phase == api.PodSucceeded:
+		case p.Status.Phase == corev1.PodSucceeded:
 			c.succeeded = append(c.succeeded, p)
-		case p.Status.Phase == api.PodFailed:
+		case p.Status.Phase == corev1.PodFailed:
 			c.failed = append(c.failed, p)
 			action, msg := MatchPodFailurePolicy(job.Spec.PodFailurePolicy, p)
 			switch action {
-			case api.PodFailurePolicyActionIgnore:
+			case batchv1.PodFailurePolicyActionIgnore:
 				continue
-			case api.PodFailurePolicyActionFailJob:
+			case batchv1.PodFailurePolicyActionFailJob:
 				if c.failJob == "" {
 					c.failJob = msg
 				}
@@ -90,13 +93,13 @@ func classify(job *api.Job, pods []*api.Pod) podClass {
 // MatchPodFailurePolicy returns the action of the first rule a failed pod
 // matches, with the message a FailJob gives ("" action: no rule matched,
 // the failure counts).
-func MatchPodFailurePolicy(policy *api.PodFailurePolicy, p *api.Pod) (api.PodFailurePolicyAction, string) {
+func MatchPodFailurePolicy(policy *batchv1.PodFailurePolicy, p *corev1.Pod) (batchv1.PodFailurePolicyAction, string) {
 	if policy == nil {
 		return "", ""
 	}
 	for i, r := range policy.Rules {
 		switch r.Action {
-		case api.PodFailurePolicyActionFailJob, api.PodFailurePolicyActionIgnore, api.PodFailurePolicyActionCount:
+		case batchv1.PodFailurePolicyActionFailJob, batchv1.PodFailurePolicyActionIgnore, batchv1.PodFailurePolicyActionCount:
 		default:
 			continue // an action this controller does not know is skipped
 		}
@@ -121,8 +124,8 @@ func MatchPodFailurePolicy(policy *api.PodFailurePolicy, p *api.Pod) (api.PodFai
 
 // matchExitCodes finds a container (init containers included) that ended
 // with a non-zero code the requirement matches.
-func matchExitCodes(ec *api.PodFailurePolicyOnExitCodesRequirement, p *api.Pod) (api.ContainerStatus, bool) {
-	statuses := append(append([]api.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+func matchExitCodes(ec *batchv1.PodFailurePolicyOnExitCodesRequirement, p *corev1.Pod) (corev1.ContainerStatus, bool) {
+	statuses := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
 	for _, c := range statuses {
 		if ec.ContainerName != nil && *ec.ContainerName != c.Name {
 			continue
@@ -137,16 +140,16 @@ func matchExitCodes(ec *api.PodFailurePolicyOnExitCodesRequirement, p *api.Pod) 
 				in = true
 			}
 		}
-		if in == (ec.Operator == api.PodFailurePolicyOnExitCodesOpIn) {
+		if in == (ec.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn) {
 			return c, true
 		}
 	}
-	return api.ContainerStatus{}, false
+	return corev1.ContainerStatus{}, false
 }
 
 // Decide is one sync of a Job: given the pods it owns and the time, what
 // to create, delete and write.
-func Decide(job *api.Job, pods []*api.Pod, now time.Time) Plan {
+func Decide(job *batchv1.Job, pods []*corev1.Pod, now time.Time) Plan {
 	st := *job.Status.DeepCopy()
 	plan := Plan{}
 	if IsFinished(job) {
@@ -155,8 +158,8 @@ func Decide(job *api.Job, pods []*api.Pod, now time.Time) Plan {
 	}
 	pods = sortedPods(pods)
 	c := classify(job, pods)
-	indexed := job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == api.IndexedCompletion
-	nowT := api.NewTime(now)
+	indexed := job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
+	nowT := metav1.NewTime(now)
 
 	st.Active = int32(len(c.active))
 	ready := int32(0)
@@ -180,23 +183,23 @@ func Decide(job *api.Job, pods []*api.Pod, now time.Time) Plan {
 		st.Succeeded = int32(len(c.succeeded))
 	}
 	if st.UncountedTerminatedPods == nil {
-		st.UncountedTerminatedPods = &api.UncountedTerminatedPods{}
+		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	}
 
 	// Suspend: no pods, no clock.
 	if job.Spec.Suspend != nil && *job.Spec.Suspend {
 		plan.Delete = c.active
 		st.Active = 0
-		if !hasCondition(st.Conditions, api.JobSuspended) {
-			setCondition(&st.Conditions, api.JobSuspended, api.ConditionTrue, "JobSuspended", "Job suspended", nowT)
+		if !hasCondition(st.Conditions, batchv1.JobSuspended) {
+			setCondition(&st.Conditions, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", nowT)
 			plan.Events = append(plan.Events, Event{"Normal", "Suspended", "Job suspended"})
 		}
 		st.StartTime = nil
 		plan.Status = st
 		return plan
 	}
-	if hasCondition(st.Conditions, api.JobSuspended) {
-		setCondition(&st.Conditions, api.JobSuspended, api.ConditionFalse, "JobResumed", "Job resumed", nowT)
+	if hasCondition(st.Conditions, batchv1.JobSuspended) {
+		setCondition(&st.Conditions, batchv1.JobSuspended, corev1.ConditionFalse, "JobResumed", "Job resumed", nowT)
 		plan.Events = append(plan.Events, Event{"Normal", "Resumed", "Job resumed"})
 		st.StartTime = nil
 	}
@@ -207,23 +210,23 @@ func Decide(job *api.Job, pods []*api.Pod, now time.Time) Plan {
 	// Has the Job failed, or succeeded? The interim condition first; the
 	// terminal one once no pod is left running.
 	reason, message := "", ""
-	if cond := getCondition(st.Conditions, api.JobFailureTarget); cond != nil && cond.Status == api.ConditionTrue {
+	if cond := getCondition(st.Conditions, batchv1.JobFailureTarget); cond != nil && cond.Status == corev1.ConditionTrue {
 		reason, message = cond.Reason, cond.Message
 	} else if c.failJob != "" {
-		reason, message = api.JobReasonPodFailurePolicy, c.failJob
+		reason, message = batchv1.JobReasonPodFailurePolicy, c.failJob
 	} else if exceedsBackoffLimit(job, c) {
-		reason, message = api.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded
+		reason, message = batchv1.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded
 	} else if d := job.Spec.ActiveDeadlineSeconds; d != nil && !now.Before(st.StartTime.Add(time.Duration(*d)*time.Second)) {
-		reason, message = api.JobReasonDeadlineExceeded, msgDeadlineExceeded
+		reason, message = batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded
 	}
 	if reason != "" {
-		setCondition(&st.Conditions, api.JobFailureTarget, api.ConditionTrue, reason, message, nowT)
+		setCondition(&st.Conditions, batchv1.JobFailureTarget, corev1.ConditionTrue, reason, message, nowT)
 		plan.Delete = c.active
 		st.Active = 0
 		zero := int32(0)
 		st.Ready = &zero
 		if len(c.active)+len(c.terminating) == 0 {
-			setCondition(&st.Conditions, api.JobFailed, api.ConditionTrue, reason, message, nowT)
+			setCondition(&st.Conditions, batchv1.JobFailed, corev1.ConditionTrue, reason, message, nowT)
 			plan.Events = append(plan.Events, Event{"Warning", reason, message})
 		}
 		plan.Status = st
@@ -238,12 +241,12 @@ func Decide(job *api.Job, pods []*api.Pod, now time.Time) Plan {
 	default:
 		complete = st.Succeeded > 0 && len(c.active) == 0
 	}
-	if complete || hasCondition(st.Conditions, api.JobSuccessCriteriaMet) {
-		setCondition(&st.Conditions, api.JobSuccessCriteriaMet, api.ConditionTrue, api.JobReasonCompletionsReached, msgCompletionsReached, nowT)
+	if complete || hasCondition(st.Conditions, batchv1.JobSuccessCriteriaMet) {
+		setCondition(&st.Conditions, batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue, batchv1.JobReasonCompletionsReached, msgCompletionsReached, nowT)
 		plan.Delete = c.active
 		st.Active = 0
 		if len(c.active)+len(c.terminating) == 0 {
-			setCondition(&st.Conditions, api.JobComplete, api.ConditionTrue, api.JobReasonCompletionsReached, msgCompletionsReached, nowT)
+			setCondition(&st.Conditions, batchv1.JobComplete, corev1.ConditionTrue, batchv1.JobReasonCompletionsReached, msgCompletionsReached, nowT)
 			st.CompletionTime = &nowT
 			plan.Events = append(plan.Events, Event{"Normal", "Completed", "Job completed"})
 		}
@@ -306,15 +309,15 @@ func Decide(job *api.Job, pods []*api.Pod, now time.Time) Plan {
 
 // exceedsBackoffLimit: more counted failures than backoffLimit; for
 // OnFailure pods the restarts of the running ones count too.
-func exceedsBackoffLimit(job *api.Job, c podClass) bool {
+func exceedsBackoffLimit(job *batchv1.Job, c podClass) bool {
 	limit := int32(6)
 	if job.Spec.BackoffLimit != nil {
 		limit = *job.Spec.BackoffLimit
 	}
 	failures := int32(len(c.counted))
-	if job.Spec.Template.Spec.RestartPolicy == api.RestartPolicyOnFailure {
+	if job.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
 		for _, p := range c.active {
-			for _, s := range append(append([]api.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+			for _, s := range append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
 				failures += s.RestartCount
 			}
 		}
@@ -366,9 +369,9 @@ func BackoffDelay(n int) time.Duration {
 
 // FinishTime is when a pod finished: the latest exit of its containers,
 // else its creation.
-func FinishTime(p *api.Pod) time.Time {
+func FinishTime(p *corev1.Pod) time.Time {
 	var t time.Time
-	for _, s := range append(append([]api.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+	for _, s := range append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
 		if s.State.Terminated != nil && s.State.Terminated.FinishedAt.After(t) {
 			t = s.State.Terminated.FinishedAt.Time
 		}
@@ -381,8 +384,8 @@ func FinishTime(p *api.Pod) time.Time {
 
 // excessPods picks n active pods to delete: not ready before ready, the
 // newest first (the ones that lost least work).
-func excessPods(active []*api.Pod, n int) []*api.Pod {
-	ps := append([]*api.Pod(nil), active...)
+func excessPods(active []*corev1.Pod, n int) []*corev1.Pod {
+	ps := append([]*corev1.Pod(nil), active...)
 	sort.SliceStable(ps, func(i, j int) bool {
 		ri, rj := api.IsPodReady(ps[i]), api.IsPodReady(ps[j])
 		if ri != rj {
@@ -396,8 +399,8 @@ func excessPods(active []*api.Pod, n int) []*api.Pod {
 	return ps[:n]
 }
 
-func sortedPods(pods []*api.Pod) []*api.Pod {
-	ps := append([]*api.Pod(nil), pods...)
+func sortedPods(pods []*corev1.Pod) []*corev1.Pod {
+	ps := append([]*corev1.Pod(nil), pods...)
 	sort.SliceStable(ps, func(i, j int) bool {
 		if !ps[i].CreationTimestamp.Time.Equal(ps[j].CreationTimestamp.Time) {
 			return ps[i].CreationTimestamp.Before(&ps[j].CreationTimestamp)
@@ -408,8 +411,8 @@ func sortedPods(pods []*api.Pod) []*api.Pod {
 }
 
 // completionIndex reads a pod's index from its annotation (or label).
-func completionIndex(p *api.Pod, job *api.Job) (int, bool) {
-	v, ok := p.Annotations[api.JobCompletionIndexAnnotation]
+func completionIndex(p *corev1.Pod, job *batchv1.Job) (int, bool) {
+	v, ok := p.Annotations[batchv1.JobCompletionIndexAnnotation]
 	if !ok {
 		v, ok = p.Labels[api.JobCompletionIndexLabel]
 	}
@@ -451,22 +454,22 @@ func formatIndexes(set map[int]bool) string {
 }
 
 // IsFinished reports whether the Job has its Complete or Failed condition.
-func IsFinished(job *api.Job) bool {
+func IsFinished(job *batchv1.Job) bool {
 	_, ok := FinishedCondition(job)
 	return ok
 }
 
 // FinishedCondition is the Job's Complete or Failed condition, if true.
-func FinishedCondition(job *api.Job) (*api.JobCondition, bool) {
+func FinishedCondition(job *batchv1.Job) (*batchv1.JobCondition, bool) {
 	for i, c := range job.Status.Conditions {
-		if (c.Type == api.JobComplete || c.Type == api.JobFailed) && c.Status == api.ConditionTrue {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
 			return &job.Status.Conditions[i], true
 		}
 	}
 	return nil, false
 }
 
-func getCondition(cs []api.JobCondition, t api.JobConditionType) *api.JobCondition {
+func getCondition(cs []batchv1.JobCondition, t batchv1.JobConditionType) *batchv1.JobCondition {
 	for i := range cs {
 		if cs[i].Type == t {
 			return &cs[i]
@@ -475,14 +478,14 @@ func getCondition(cs []api.JobCondition, t api.JobConditionType) *api.JobConditi
 	return nil
 }
 
-func hasCondition(cs []api.JobCondition, t api.JobConditionType) bool {
+func hasCondition(cs []batchv1.JobCondition, t batchv1.JobConditionType) bool {
 	c := getCondition(cs, t)
-	return c != nil && c.Status == api.ConditionTrue
+	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 // setCondition adds or changes a condition; the transition time moves
 // only when the status does.
-func setCondition(cs *[]api.JobCondition, t api.JobConditionType, status api.ConditionStatus, reason, message string, now api.Time) {
+func setCondition(cs *[]batchv1.JobCondition, t batchv1.JobConditionType, status corev1.ConditionStatus, reason, message string, now metav1.Time) {
 	if c := getCondition(*cs, t); c != nil {
 		if c.Status == status && c.Reason == reason && c.Message == message {
 			return
@@ -493,5 +496,5 @@ func setCondition(cs *[]api.JobCondition, t api.JobConditionType, status api.Con
 		c.Status, c.Reason, c.Message, c.LastProbeTime = status, reason, message, now
 		return
 	}
-	*cs = append(*cs, api.JobCondition{Type: t, Status: status, Reason: reason, Message: message, LastProbeTime: now, LastTransitionTime: now})
+	*cs = append(*cs, batchv1.JobCondition{Type: t, Status: status, Reason: reason, Message: message, LastProbeTime: now, LastTransitionTime: now})
 }

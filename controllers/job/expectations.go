@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -86,7 +87,7 @@ func (e *expectations) forget(uid types.UID) {
 }
 
 // controllerUID is the uid of a pod's controller, if it is a Job.
-func controllerUID(p *api.Pod) (types.UID, bool) {
+func controllerUID(p *corev1.Pod) (types.UID, bool) {
 	ref := api.GetControllerOf(&p.ObjectMeta)
 	if ref == nil || ref.Kind != GroupVersionKind.Kind {
 		return "", false

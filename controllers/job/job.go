@@ -16,6 +16,10 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ControllerName is the name --controllers uses.
@@ -25,7 +29,7 @@ const ControllerName = "job"
 const Component = "job-controller"
 
 // GroupVersionKind is batch/v1 Job.
-var GroupVersionKind = api.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}
+var GroupVersionKind = schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}
 
 // Config builds a JobController.
 type Config struct {
@@ -48,8 +52,8 @@ type Config struct {
 
 // JobController runs the pods of every Job.
 type JobController struct {
-	*controllers.ObjectController[*api.Job]
-	pods         *controllers.Watched[*api.Pod]
+	*controllers.ObjectController[*batchv1.Job]
+	pods         *controllers.Watched[*corev1.Pod]
 	expectations *expectations
 }
 
@@ -59,7 +63,7 @@ func New(cfg Config) (*JobController, error) {
 		return nil, errors.New("job: Client and Clock are required")
 	}
 	jc := &JobController{pods: controllers.Owns(cfg.Client.Pods(), "Pod"), expectations: newExpectations(cfg.Clock)}
-	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.Job]{
+	c, err := controllers.NewObjectController(controllers.ObjectConfig[*batchv1.Job]{
 		Name: ControllerName, Component: Component, Client: cfg.Client, Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode,
 		Primary: cfg.Client.Jobs(), GVK: GroupVersionKind, Owns: []controllers.Watch{jc.pods},
 		Reconcile: jc.sync, Namespace: cfg.Namespace, Workers: cfg.Workers, Logger: cfg.Logger,
@@ -71,29 +75,29 @@ func New(cfg Config) (*JobController, error) {
 	// The pods' events lower the expectations before they queue the Job
 	// (handlers run in the order they were added: the framework's first,
 	// but the queue is only read after both).
-	jc.pods.Informer().AddHandler(cache.Handler[*api.Pod]{
-		OnAdd: func(p *api.Pod) {
+	jc.pods.Informer().AddHandler(cache.Handler[*corev1.Pod]{
+		OnAdd: func(p *corev1.Pod) {
 			if uid, ok := controllerUID(p); ok {
 				jc.expectations.lowerAdds(uid)
 			}
 		},
-		OnUpdate: func(old, p *api.Pod) {
+		OnUpdate: func(old, p *corev1.Pod) {
 			if uid, ok := controllerUID(p); ok && old.DeletionTimestamp == nil && p.DeletionTimestamp != nil {
 				jc.expectations.deletionObserved(uid, cache.Key(&p.ObjectMeta))
 			}
 		},
-		OnDelete: func(p *api.Pod) {
+		OnDelete: func(p *corev1.Pod) {
 			if uid, ok := controllerUID(p); ok {
 				jc.expectations.deletionObserved(uid, cache.Key(&p.ObjectMeta))
 			}
 		},
 	})
-	c.Informer().AddHandler(cache.Handler[*api.Job]{OnDelete: func(j *api.Job) { jc.expectations.forget(j.UID) }})
+	c.Informer().AddHandler(cache.Handler[*batchv1.Job]{OnDelete: func(j *batchv1.Job) { jc.expectations.forget(j.UID) }})
 	return jc, nil
 }
 
 // sync is one reconcile of a Job: claim its pods, Decide, write.
-func (jc *JobController) sync(ctx context.Context, job *api.Job) (controllers.Result, error) {
+func (jc *JobController) sync(ctx context.Context, job *batchv1.Job) (controllers.Result, error) {
 	if job.DeletionTimestamp != nil {
 		return controllers.Result{}, nil
 	}
@@ -126,11 +130,11 @@ func (jc *JobController) sync(ctx context.Context, job *api.Job) (controllers.Re
 			jc.expectations.deletionObserved(job.UID, cache.Key(&p.ObjectMeta))
 		}
 		if err != nil && !api.IsNotFound(err) {
-			jc.Eventf(ctx, job, api.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
+			jc.Eventf(ctx, job, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
 			errs = append(errs, err)
 			continue
 		}
-		jc.Eventf(ctx, job, api.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %v", p.Name)
+		jc.Eventf(ctx, job, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %v", p.Name)
 	}
 	for i, index := range plan.Create {
 		p, err := jc.pods.Resource().Create(ctx, NewPod(job, index, indexFailures(job, pods, index)))
@@ -139,15 +143,15 @@ func (jc *JobController) sync(ctx context.Context, job *api.Job) (controllers.Re
 			for range len(plan.Create) - i {
 				jc.expectations.lowerAdds(job.UID)
 			}
-			jc.Eventf(ctx, job, api.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
+			jc.Eventf(ctx, job, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 			errs = append(errs, err)
 			break
 		}
-		jc.Eventf(ctx, job, api.EventTypeNormal, "SuccessfulCreate", "Created pod: %v", p.Name)
+		jc.Eventf(ctx, job, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %v", p.Name)
 		plan.Status.Active++
 	}
 	if len(errs) == 0 {
-		if err := writeStatus(ctx, jc.Client().Jobs(), job, func(j *api.Job) { j.Status = plan.Status }); err != nil {
+		if err := writeStatus(ctx, jc.Client().Jobs(), job, func(j *batchv1.Job) { j.Status = plan.Status }); err != nil {
 			return controllers.Result{}, err
 		}
 		for _, e := range plan.Events {
@@ -162,7 +166,7 @@ func (jc *JobController) sync(ctx context.Context, job *api.Job) (controllers.Re
 
 // claimPods returns the Job's pods, adopting orphans its selector matches
 // and releasing the ones it no longer matches.
-func (jc *JobController) claimPods(ctx context.Context, job *api.Job) ([]*api.Pod, error) {
+func (jc *JobController) claimPods(ctx context.Context, job *batchv1.Job) ([]*corev1.Pod, error) {
 	sel, err := api.LabelSelectorAsSelector(job.Spec.Selector)
 	if err != nil {
 		return nil, err
@@ -173,10 +177,10 @@ func (jc *JobController) claimPods(ctx context.Context, job *api.Job) ([]*api.Po
 			candidates = append(candidates, p)
 		}
 	}
-	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.Pod]{
+	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*corev1.Pod]{
 		Owner: &job.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: jc.pods.Resource(), DependentKind: "Pod",
-		Match: func(p *api.Pod) bool { return !sel.Empty() && sel.Matches(labels.Set(p.Labels)) },
-		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+		Match: func(p *corev1.Pod) bool { return !sel.Empty() && sel.Matches(labels.Set(p.Labels)) },
+		GetFresh: func(ctx context.Context) (*metav1.ObjectMeta, error) {
 			fresh, err := jc.Client().Jobs().Get(ctx, job.Namespace, job.Name)
 			if err != nil {
 				return nil, err
@@ -187,13 +191,13 @@ func (jc *JobController) claimPods(ctx context.Context, job *api.Job) ([]*api.Po
 }
 
 // indexFailures counts the failed pods of one index (-1: none).
-func indexFailures(job *api.Job, pods []*api.Pod, index int) int {
+func indexFailures(job *batchv1.Job, pods []*corev1.Pod, index int) int {
 	if index < 0 {
 		return -1
 	}
 	n := 0
 	for _, p := range pods {
-		if i, ok := completionIndex(p, job); ok && i == index && p.Status.Phase == api.PodFailed {
+		if i, ok := completionIndex(p, job); ok && i == index && p.Status.Phase == corev1.PodFailed {
 			n++
 		}
 	}
@@ -205,13 +209,13 @@ func indexFailures(job *api.Job, pods []*api.Pod, index int) int {
 // Job as its controller. An Indexed pod also gets its index as an
 // annotation, a label, its hostname and JOB_COMPLETION_INDEX, and the
 // count of its index's failures so far.
-func NewPod(job *api.Job, index, failures int) *api.Pod {
+func NewPod(job *batchv1.Job, index, failures int) *corev1.Pod {
 	t := job.Spec.Template.DeepCopy()
-	p := &api.Pod{
-		ObjectMeta: api.ObjectMeta{
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: job.Name + "-", Namespace: job.Namespace,
 			Labels: t.Labels, Annotations: t.Annotations,
-			OwnerReferences: []api.OwnerReference{*api.NewControllerRef(&job.ObjectMeta, GroupVersionKind)},
+			OwnerReferences: []metav1.OwnerReference{*api.NewControllerRef(&job.ObjectMeta, GroupVersionKind)},
 		},
 		Spec: t.Spec,
 	}
@@ -223,7 +227,7 @@ func NewPod(job *api.Job, index, failures int) *api.Pod {
 	if p.Annotations == nil {
 		p.Annotations = map[string]string{}
 	}
-	p.Annotations[api.JobCompletionIndexAnnotation] = idx
+	p.Annotations[batchv1.JobCompletionIndexAnnotation] = idx
 	p.Annotations[JobIndexFailureCountAnnotation] = strconv.Itoa(failures)
 	if p.Labels == nil {
 		p.Labels = map[string]string{}
@@ -232,8 +236,8 @@ func NewPod(job *api.Job, index, failures int) *api.Pod {
 	if p.Spec.Hostname == "" {
 		p.Spec.Hostname = fmt.Sprintf("%s-%d", job.Name, index)
 	}
-	env := api.EnvVar{Name: "JOB_COMPLETION_INDEX", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{
-		APIVersion: "v1", FieldPath: fmt.Sprintf("metadata.annotations['%s']", api.JobCompletionIndexAnnotation)}}}
+	env := corev1.EnvVar{Name: "JOB_COMPLETION_INDEX", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
+		APIVersion: "v1", FieldPath: fmt.Sprintf("metadata.annotations['%s']", batchv1.JobCompletionIndexAnnotation)}}}
 	for i := range p.Spec.InitContainers {
 		p.Spec.InitContainers[i].Env = append(p.Spec.InitContainers[i].Env, env)
 	}

@@ -16,6 +16,9 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ControllerName is the controller's name for --controllers.
@@ -24,15 +27,15 @@ const ControllerName = "namespace"
 // The namespace condition types the controller maintains (core/v1's
 // NamespaceConditionType values).
 const (
-	NamespaceDeletionDiscoveryFailure api.NamespaceConditionType = "NamespaceDeletionDiscoveryFailure"
-	NamespaceDeletionGVParsingFailure api.NamespaceConditionType = "NamespaceDeletionGroupVersionParsingFailure"
-	NamespaceDeletionContentFailure   api.NamespaceConditionType = "NamespaceDeletionContentFailure"
-	NamespaceContentRemaining         api.NamespaceConditionType = "NamespaceContentRemaining"
-	NamespaceFinalizersRemaining      api.NamespaceConditionType = "NamespaceFinalizersRemaining"
+	NamespaceDeletionDiscoveryFailure corev1.NamespaceConditionType = "NamespaceDeletionDiscoveryFailure"
+	NamespaceDeletionGVParsingFailure corev1.NamespaceConditionType = "NamespaceDeletionGroupVersionParsingFailure"
+	NamespaceDeletionContentFailure   corev1.NamespaceConditionType = "NamespaceDeletionContentFailure"
+	NamespaceContentRemaining         corev1.NamespaceConditionType = "NamespaceContentRemaining"
+	NamespaceFinalizersRemaining      corev1.NamespaceConditionType = "NamespaceFinalizersRemaining"
 )
 
 // conditionTypes is the order the conditions appear in, as in Kubernetes.
-var conditionTypes = []api.NamespaceConditionType{
+var conditionTypes = []corev1.NamespaceConditionType{
 	NamespaceDeletionDiscoveryFailure,
 	NamespaceDeletionGVParsingFailure,
 	NamespaceDeletionContentFailure,
@@ -41,8 +44,8 @@ var conditionTypes = []api.NamespaceConditionType{
 }
 
 // okCondition is the False ("nothing wrong") variant of a condition type.
-func okCondition(t api.NamespaceConditionType) api.NamespaceCondition {
-	c := api.NamespaceCondition{Type: t, Status: api.ConditionFalse}
+func okCondition(t corev1.NamespaceConditionType) corev1.NamespaceCondition {
+	c := corev1.NamespaceCondition{Type: t, Status: corev1.ConditionFalse}
 	switch t {
 	case NamespaceDeletionDiscoveryFailure:
 		c.Reason, c.Message = "ResourcesDiscovered", "All resources successfully discovered"
@@ -86,7 +89,7 @@ type Config struct {
 // NamespaceController deletes the content of terminating namespaces.
 type NamespaceController struct {
 	cfg        Config
-	namespaces *cache.Informer[*api.Namespace]
+	namespaces *cache.Informer[*corev1.Namespace]
 	ctrl       *controllers.Controller
 	logger     *slog.Logger
 }
@@ -110,7 +113,7 @@ func New(cfg Config) (*NamespaceController, error) {
 	}
 	nc.ctrl = ctrl
 	nc.namespaces = controllers.InformerFor(ctrl, cfg.Client.Namespaces())
-	nc.namespaces.AddHandler(controllers.EnqueueBeingDeleted[*api.Namespace](ctrl, "Namespace"))
+	nc.namespaces.AddHandler(controllers.EnqueueBeingDeleted[*corev1.Namespace](ctrl, "Namespace"))
 	return nc, nil
 }
 
@@ -137,16 +140,16 @@ func (nc *NamespaceController) Reconcile(ctx context.Context, key string) (contr
 	if err != nil {
 		return controllers.Result{}, err
 	}
-	if ns.DeletionTimestamp == nil || !slices.Contains(ns.Spec.Finalizers, api.FinalizerKubernetes) {
+	if ns.DeletionTimestamp == nil || !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
 		return controllers.Result{}, nil
 	}
 
 	totals, contentErrs := nc.deleteAllContent(ctx, ns.Name)
 	conds := newConditions(totals, contentErrs)
 	status := *ns.Status.DeepCopy()
-	changed := updateConditions(&status, conds, api.NewTime(nc.cfg.Clock.Now().UTC().Truncate(time.Second)))
-	if status.Phase != api.NamespaceTerminating {
-		status.Phase, changed = api.NamespaceTerminating, true
+	changed := updateConditions(&status, conds, metav1.NewTime(nc.cfg.Clock.Now().UTC().Truncate(time.Second)))
+	if status.Phase != corev1.NamespaceTerminating {
+		status.Phase, changed = corev1.NamespaceTerminating, true
 	}
 	if changed {
 		upd := ns.DeepCopy()
@@ -165,7 +168,7 @@ func (nc *NamespaceController) Reconcile(ctx context.Context, key string) (contr
 	// Empty: give up our finalizer; the API server deletes the namespace
 	// when it was the last.
 	fin := ns.DeepCopy()
-	fin.Spec.Finalizers = slices.DeleteFunc(fin.Spec.Finalizers, func(f api.FinalizerName) bool { return f == api.FinalizerKubernetes })
+	fin.Spec.Finalizers = slices.DeleteFunc(fin.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
 	if _, err := nc.cfg.Client.Namespaces().Update(ctx, fin); err != nil && !api.IsNotFound(err) {
 		return controllers.Result{}, err
 	}
@@ -191,10 +194,10 @@ func (t contentTotals) remaining() int {
 // namespacedResources returns the namespaced resources to empty, one
 // version each, in group/resource order.
 func (nc *NamespaceController) namespacedResources() []client.ResourceInfo {
-	seen := map[api.GroupResource]bool{}
+	seen := map[schema.GroupResource]bool{}
 	var out []client.ResourceInfo
 	for _, info := range nc.cfg.Resources() {
-		gr := api.GroupResource{Group: info.Group, Resource: info.Resource}
+		gr := schema.GroupResource{Group: info.Group, Resource: info.Resource}
 		if !info.Namespaced || seen[gr] || strings.Contains(info.Resource, "/") {
 			continue
 		}
@@ -215,7 +218,7 @@ func (nc *NamespaceController) namespacedResources() []client.ResourceInfo {
 func (nc *NamespaceController) deleteAllContent(ctx context.Context, ns string) (contentTotals, []error) {
 	totals := contentTotals{byResource: map[string]int{}, byFinalizer: map[string]int{}}
 	var errs []error
-	background := api.DeletePropagationBackground
+	background := metav1.DeletePropagationBackground
 	for _, info := range nc.namespacedResources() {
 		gvr := info.GroupVersionResource()
 		res := client.Dynamic(nc.cfg.Client, info)
@@ -234,7 +237,7 @@ func (nc *NamespaceController) deleteAllContent(ctx context.Context, ns string) 
 				// Already going; deleting again would change nothing.
 				continue
 			}
-			err := res.Delete(ctx, ns, obj.Name, &api.DeleteOptions{PropagationPolicy: &background})
+			err := res.Delete(ctx, ns, obj.Name, &metav1.DeleteOptions{PropagationPolicy: &background})
 			if err != nil && !api.IsNotFound(err) {
 				errs = append(errs, fmt.Errorf("failed to delete %s %s/%s: %w", gvr, ns, obj.Name, err))
 				continue
@@ -282,15 +285,15 @@ func listAll[T api.Object](ctx context.Context, res *client.Resource[T], ns stri
 // newConditions turns a pass's totals and errors into the failing
 // conditions (the real namespaceConditionUpdater); types without a failure
 // are filled in by updateConditions.
-func newConditions(totals contentTotals, contentErrs []error) []api.NamespaceCondition {
-	var out []api.NamespaceCondition
+func newConditions(totals contentTotals, contentErrs []error) []corev1.NamespaceCondition {
+	var out []corev1.NamespaceCondition
 	if len(contentErrs) > 0 {
 		msgs := make([]string, 0, len(contentErrs))
 		for _, e := range contentErrs {
 			msgs = append(msgs, e.Error())
 		}
 		sort.Strings(msgs)
-		out = append(out, api.NamespaceCondition{Type: NamespaceDeletionContentFailure, Status: api.ConditionTrue,
+		out = append(out, corev1.NamespaceCondition{Type: NamespaceDeletionContentFailure, Status: corev1.ConditionTrue,
 			Reason:  "ContentDeletionFailed",
 			Message: fmt.Sprintf("Failed to delete all resource types, %d remaining: %s", len(contentErrs), strings.Join(msgs, ", ")),
 		})
@@ -303,7 +306,7 @@ func newConditions(totals contentTotals, contentErrs []error) []api.NamespaceCon
 			}
 		}
 		sort.Strings(parts)
-		out = append(out, api.NamespaceCondition{Type: NamespaceContentRemaining, Status: api.ConditionTrue,
+		out = append(out, corev1.NamespaceCondition{Type: NamespaceContentRemaining, Status: corev1.ConditionTrue,
 			Reason: "SomeResourcesRemain", Message: "Some resources are remaining: " + strings.Join(parts, ", ")})
 	}
 	if len(totals.byFinalizer) > 0 {
@@ -314,7 +317,7 @@ func newConditions(totals contentTotals, contentErrs []error) []api.NamespaceCon
 			}
 		}
 		sort.Strings(parts)
-		out = append(out, api.NamespaceCondition{Type: NamespaceFinalizersRemaining, Status: api.ConditionTrue,
+		out = append(out, corev1.NamespaceCondition{Type: NamespaceFinalizersRemaining, Status: corev1.ConditionTrue,
 			Reason:  "SomeFinalizersRemain",
 			Message: "Some content in the namespace has finalizers remaining: " + strings.Join(parts, ", ")})
 	}
@@ -325,7 +328,7 @@ func newConditions(totals contentTotals, contentErrs []error) []api.NamespaceCon
 // controller owns is present, failing ones from conds and the rest in
 // their "ok" form. lastTransitionTime moves only when the status does. It
 // reports whether anything changed.
-func updateConditions(status *api.NamespaceStatus, conds []api.NamespaceCondition, now api.Time) bool {
+func updateConditions(status *corev1.NamespaceStatus, conds []corev1.NamespaceCondition, now metav1.Time) bool {
 	changed := false
 	for _, t := range conditionTypes {
 		want := okCondition(t)
@@ -336,7 +339,7 @@ func updateConditions(status *api.NamespaceStatus, conds []api.NamespaceConditio
 			}
 		}
 		want.LastTransitionTime = now
-		i := slices.IndexFunc(status.Conditions, func(c api.NamespaceCondition) bool { return c.Type == t })
+		i := slices.IndexFunc(status.Conditions, func(c corev1.NamespaceCondition) bool { return c.Type == t })
 		if i < 0 {
 			status.Conditions = append(status.Conditions, want)
 			changed = true

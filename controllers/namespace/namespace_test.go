@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
@@ -60,21 +62,21 @@ func (f *fixture) settle(advance bool, rounds int) {
 
 func (f *fixture) namespace(name string) {
 	f.t.Helper()
-	_, err := f.env.Client.Namespaces().Create(f.ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})
+	_, err := f.env.Client.Namespaces().Create(f.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	require.NoError(f.t, err)
 }
 
 func (f *fixture) configMap(ns, name string, finalizers ...string) error {
-	_, err := f.env.Client.ConfigMaps().Create(f.ctx, &api.ConfigMap{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns, Finalizers: finalizers}})
+	_, err := f.env.Client.ConfigMaps().Create(f.ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Finalizers: finalizers}})
 	return err
 }
 
 func (f *fixture) pod(ns, name, node string) {
 	f.t.Helper()
-	_, err := f.env.Client.Pods().Create(f.ctx, &api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns},
-		Spec:       api.PodSpec{NodeName: node, Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+	_, err := f.env.Client.Pods().Create(f.ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
 	})
 	require.NoError(f.t, err)
 }
@@ -82,8 +84,8 @@ func (f *fixture) pod(ns, name, node string) {
 func (f *fixture) widget(ns, name string) {
 	f.t.Helper()
 	_, err := client.Dynamic(f.env.Client, widgetsInfo).Create(f.ctx, &unstructured.Unstructured{
-		TypeMeta:   api.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns},
+		TypeMeta:   metav1.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Content:    map[string]any{},
 	})
 	require.NoError(f.t, err)
@@ -106,7 +108,7 @@ func (f *fixture) count(ns string) map[string]int {
 	return out
 }
 
-func (f *fixture) getNamespace(name string) (*api.Namespace, bool) {
+func (f *fixture) getNamespace(name string) (*corev1.Namespace, bool) {
 	f.t.Helper()
 	ns, err := f.env.Client.Namespaces().Get(f.ctx, "", name)
 	if api.IsNotFound(err) {
@@ -116,13 +118,13 @@ func (f *fixture) getNamespace(name string) (*api.Namespace, bool) {
 	return ns, true
 }
 
-func condition(ns *api.Namespace, t api.NamespaceConditionType) api.NamespaceCondition {
+func condition(ns *corev1.Namespace, t corev1.NamespaceConditionType) corev1.NamespaceCondition {
 	for _, c := range ns.Status.Conditions {
 		if c.Type == t {
 			return c
 		}
 	}
-	return api.NamespaceCondition{}
+	return corev1.NamespaceCondition{}
 }
 
 func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
@@ -134,7 +136,7 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 		f.pod("doomed", "pod-"+name, "")
 	}
 	f.widget("doomed", "w")
-	_, err := f.env.Client.Secrets().Create(f.ctx, &api.Secret{ObjectMeta: api.ObjectMeta{Name: "s", Namespace: "doomed"}})
+	_, err := f.env.Client.Secrets().Create(f.ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "doomed"}})
 	require.NoError(t, err)
 	require.NoError(t, f.configMap("kept", "a"))
 	f.pod("kept", "pod-a", "")
@@ -147,7 +149,7 @@ func TestDeletingANamespaceEmptiesItThenRemovesIt(t *testing.T) {
 	require.NoError(t, f.env.Client.Namespaces().Delete(f.ctx, "", "doomed", nil))
 	ns, ok := f.getNamespace("doomed")
 	require.True(t, ok, "the kubernetes finalizer holds the namespace")
-	assert.Equal(t, api.NamespaceTerminating, ns.Status.Phase)
+	assert.Equal(t, corev1.NamespaceTerminating, ns.Status.Phase)
 
 	// New content is refused while the namespace terminates.
 	err = f.configMap("doomed", "late")
@@ -177,15 +179,15 @@ func TestNamespaceWaitsForPodsAndFinalizers(t *testing.T) {
 	ns, ok := f.getNamespace("slow")
 	require.True(t, ok, "bound pods wait for their kubelet, so the namespace stays")
 	c := condition(ns, NamespaceContentRemaining)
-	assert.Equal(t, api.ConditionTrue, c.Status)
+	assert.Equal(t, corev1.ConditionTrue, c.Status)
 	assert.Equal(t, "SomeResourcesRemain", c.Reason)
 	assert.Equal(t, "Some resources are remaining: configmaps. has 1 resource instances, pods. has 2 resource instances", c.Message)
 	c = condition(ns, NamespaceFinalizersRemaining)
-	assert.Equal(t, api.ConditionTrue, c.Status)
+	assert.Equal(t, corev1.ConditionTrue, c.Status)
 	assert.Equal(t, "SomeFinalizersRemain", c.Reason)
 	assert.Equal(t, "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances", c.Message)
 	c = condition(ns, NamespaceDeletionContentFailure)
-	assert.Equal(t, api.ConditionFalse, c.Status)
+	assert.Equal(t, corev1.ConditionFalse, c.Status)
 	assert.Equal(t, "ContentDeleted", c.Reason)
 	assert.Equal(t, "All content successfully deleted, may be waiting on finalization", c.Message)
 	pod, err := f.env.Client.Pods().Get(f.ctx, "slow", "bound-1")
@@ -195,7 +197,7 @@ func TestNamespaceWaitsForPodsAndFinalizers(t *testing.T) {
 	// Play the kubelet and the finalizer's owner.
 	zero := int64(0)
 	for _, name := range []string{"bound-1", "bound-2"} {
-		require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "slow", name, &api.DeleteOptions{GracePeriodSeconds: &zero}))
+		require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "slow", name, &metav1.DeleteOptions{GracePeriodSeconds: &zero}))
 	}
 	_, err = f.env.Client.ConfigMaps().Patch(f.ctx, "slow", "held", client.MergePatch, []byte(`{"metadata":{"finalizers":null}}`))
 	require.NoError(t, err)
@@ -215,30 +217,30 @@ func TestLiveNamespaceIsNotTouched(t *testing.T) {
 }
 
 func TestUpdateConditions(t *testing.T) {
-	t0 := api.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	t1 := api.NewTime(t0.Add(time.Minute))
-	remaining := api.NamespaceCondition{Type: NamespaceContentRemaining, Status: api.ConditionTrue,
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t1 := metav1.NewTime(t0.Add(time.Minute))
+	remaining := corev1.NamespaceCondition{Type: NamespaceContentRemaining, Status: corev1.ConditionTrue,
 		Reason: "SomeResourcesRemain", Message: "Some resources are remaining: pods. has 1 resource instances"}
 
-	var st api.NamespaceStatus
-	require.True(t, updateConditions(&st, []api.NamespaceCondition{remaining}, t0), "first pass adds all five")
+	var st corev1.NamespaceStatus
+	require.True(t, updateConditions(&st, []corev1.NamespaceCondition{remaining}, t0), "first pass adds all five")
 	require.Len(t, st.Conditions, 5)
 	for i, want := range conditionTypes {
 		assert.Equal(t, want, st.Conditions[i].Type)
 		assert.Equal(t, t0, st.Conditions[i].LastTransitionTime)
 	}
-	assert.Equal(t, api.ConditionTrue, st.Conditions[3].Status)
+	assert.Equal(t, corev1.ConditionTrue, st.Conditions[3].Status)
 
-	assert.False(t, updateConditions(&st, []api.NamespaceCondition{remaining}, t1), "same conditions: no write")
+	assert.False(t, updateConditions(&st, []corev1.NamespaceCondition{remaining}, t1), "same conditions: no write")
 
 	two := remaining
 	two.Message = "Some resources are remaining: pods. has 2 resource instances"
-	require.True(t, updateConditions(&st, []api.NamespaceCondition{two}, t1))
+	require.True(t, updateConditions(&st, []corev1.NamespaceCondition{two}, t1))
 	assert.Equal(t, t0, st.Conditions[3].LastTransitionTime, "a new message alone keeps the transition time")
 	assert.Equal(t, two.Message, st.Conditions[3].Message)
 
 	require.True(t, updateConditions(&st, nil, t1))
-	assert.Equal(t, api.ConditionFalse, st.Conditions[3].Status)
+	assert.Equal(t, corev1.ConditionFalse, st.Conditions[3].Status)
 	assert.Equal(t, "ContentRemoved", st.Conditions[3].Reason)
 	assert.Equal(t, "All content successfully removed", st.Conditions[3].Message)
 	assert.Equal(t, t1, st.Conditions[3].LastTransitionTime, "a status change moves the transition time")
@@ -249,7 +251,7 @@ func TestNewConditions(t *testing.T) {
 		name   string
 		totals contentTotals
 		errs   []error
-		want   []api.NamespaceCondition
+		want   []corev1.NamespaceCondition
 	}{
 		{name: "nothing left", totals: contentTotals{byResource: map[string]int{}, byFinalizer: map[string]int{}}},
 		{
@@ -258,17 +260,17 @@ func TestNewConditions(t *testing.T) {
 				byResource:  map[string]int{"pods.": 2, "replicasets.apps": 1},
 				byFinalizer: map[string]int{"b/x": 1, "a/y": 3},
 			},
-			want: []api.NamespaceCondition{
-				{Type: NamespaceContentRemaining, Status: api.ConditionTrue, Reason: "SomeResourcesRemain",
+			want: []corev1.NamespaceCondition{
+				{Type: NamespaceContentRemaining, Status: corev1.ConditionTrue, Reason: "SomeResourcesRemain",
 					Message: "Some resources are remaining: pods. has 2 resource instances, replicasets.apps has 1 resource instances"},
-				{Type: NamespaceFinalizersRemaining, Status: api.ConditionTrue, Reason: "SomeFinalizersRemain",
+				{Type: NamespaceFinalizersRemaining, Status: corev1.ConditionTrue, Reason: "SomeFinalizersRemain",
 					Message: "Some content in the namespace has finalizers remaining: a/y in 3 resource instances, b/x in 1 resource instances"},
 			},
 		},
 		{
 			name: "delete errors",
 			errs: []error{errors.New("second"), errors.New("first")},
-			want: []api.NamespaceCondition{{Type: NamespaceDeletionContentFailure, Status: api.ConditionTrue,
+			want: []corev1.NamespaceCondition{{Type: NamespaceDeletionContentFailure, Status: corev1.ConditionTrue,
 				Reason: "ContentDeletionFailed", Message: "Failed to delete all resource types, 2 remaining: first, second"}},
 		},
 	}

@@ -15,6 +15,10 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Name is the controller's name, as --controllers uses it.
@@ -67,9 +71,9 @@ type Controller struct {
 	evictRec *record.Recorder
 	logger   *slog.Logger
 
-	nodes  *cache.Informer[*api.Node]
-	leases *cache.Informer[*api.Lease]
-	pods   *cache.Informer[*api.Pod]
+	nodes  *cache.Informer[*corev1.Node]
+	leases *cache.Informer[*coordinationv1.Lease]
+	pods   *cache.Informer[*corev1.Pod]
 	ctrl   *controllers.Controller
 
 	mu    sync.Mutex
@@ -102,9 +106,9 @@ func New(cfg Config) (*Controller, error) {
 		evictRec: record.New(record.Config{Client: c, Component: "taint-eviction-controller", Clock: cfg.Clock, Mode: cfg.Mode}),
 	}
 	nc.nodes = cache.For(cfg.Informers, c.Nodes(), "", client.ListOptions{}, nc.logger)
-	nc.leases = cache.For(cfg.Informers, c.Leases(), api.NamespaceNodeLease, client.ListOptions{}, nc.logger)
+	nc.leases = cache.For(cfg.Informers, c.Leases(), corev1.NamespaceNodeLease, client.ListOptions{}, nc.logger)
 	nc.pods = cache.For(cfg.Informers, c.Pods(), "", client.ListOptions{}, nc.logger)
-	nc.pods.AddIndexer(nodeNameIndex, func(p *api.Pod) []string { return []string{p.Spec.NodeName} })
+	nc.pods.AddIndexer(nodeNameIndex, func(p *corev1.Pod) []string { return []string{p.Spec.NodeName} })
 	var err error
 	nc.ctrl, err = controllers.New(controllers.Config{Name: Name, Reconciler: nc, Clock: cfg.Clock, Mode: cfg.Mode, Logger: nc.logger,
 		Periodic: true, Sources: []controllers.Source{nc.nodes, nc.leases, nc.pods}})
@@ -119,44 +123,44 @@ func New(cfg Config) (*Controller, error) {
 // changes. A healthy node's lease renewals do not: the reconcile already
 // waits for the moment the grace period would run out.
 func (nc *Controller) addHandlers() {
-	enqueue := func(event, kind, name string, m *api.ObjectMeta) {
+	enqueue := func(event, kind, name string, m *metav1.ObjectMeta) {
 		nc.ctrl.Enqueue(name, controllers.Cause{Event: event, Kind: kind, Namespace: m.Namespace, Name: m.Name, ResourceVersion: m.ResourceVersion})
 	}
-	nc.nodes.AddHandler(cache.Handler[*api.Node]{
-		OnAdd: func(n *api.Node) { enqueue("ADDED", "Node", n.Name, &n.ObjectMeta) },
-		OnUpdate: func(old, n *api.Node) {
+	nc.nodes.AddHandler(cache.Handler[*corev1.Node]{
+		OnAdd: func(n *corev1.Node) { enqueue("ADDED", "Node", n.Name, &n.ObjectMeta) },
+		OnUpdate: func(old, n *corev1.Node) {
 			if readyStatus(old) != readyStatus(n) || !sameTaints(old.Spec.Taints, n.Spec.Taints) {
 				enqueue("MODIFIED", "Node", n.Name, &n.ObjectMeta)
 			}
 		},
-		OnDelete: func(n *api.Node) { enqueue("DELETED", "Node", n.Name, &n.ObjectMeta) },
+		OnDelete: func(n *corev1.Node) { enqueue("DELETED", "Node", n.Name, &n.ObjectMeta) },
 	})
-	nc.leases.AddHandler(cache.Handler[*api.Lease]{
-		OnAdd: func(l *api.Lease) { enqueue("ADDED", "Lease", l.Name, &l.ObjectMeta) },
-		OnUpdate: func(_, l *api.Lease) {
+	nc.leases.AddHandler(cache.Handler[*coordinationv1.Lease]{
+		OnAdd: func(l *coordinationv1.Lease) { enqueue("ADDED", "Lease", l.Name, &l.ObjectMeta) },
+		OnUpdate: func(_, l *coordinationv1.Lease) {
 			if nc.unhealthy(l.Name) {
 				enqueue("MODIFIED", "Lease", l.Name, &l.ObjectMeta)
 			}
 		},
 	})
-	onPod := func(event string) func(*api.Pod) {
-		return func(p *api.Pod) {
+	onPod := func(event string) func(*corev1.Pod) {
+		return func(p *corev1.Pod) {
 			if p.Spec.NodeName != "" && nc.hasNoExecuteTaint(p.Spec.NodeName) {
 				enqueue(event, "Pod", p.Spec.NodeName, &p.ObjectMeta)
 			}
 		}
 	}
-	nc.pods.AddHandler(cache.Handler[*api.Pod]{OnAdd: onPod("ADDED"), OnUpdate: func(_, p *api.Pod) { onPod("MODIFIED")(p) }})
+	nc.pods.AddHandler(cache.Handler[*corev1.Pod]{OnAdd: onPod("ADDED"), OnUpdate: func(_, p *corev1.Pod) { onPod("MODIFIED")(p) }})
 }
 
-func readyStatus(n *api.Node) api.ConditionStatus {
+func readyStatus(n *corev1.Node) corev1.ConditionStatus {
 	if c := readyCondition(n); c != nil {
 		return c.Status
 	}
 	return ""
 }
 
-func sameTaints(a, b []api.Taint) bool {
+func sameTaints(a, b []corev1.Taint) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
@@ -169,7 +173,7 @@ func (nc *Controller) unhealthy(name string) bool {
 	if !ok {
 		return true
 	}
-	if readyStatus(node) != api.ConditionTrue {
+	if readyStatus(node) != corev1.ConditionTrue {
 		return true
 	}
 	for _, t := range node.Spec.Taints {
@@ -188,7 +192,7 @@ func (nc *Controller) hasNoExecuteTaint(name string) bool {
 		return false
 	}
 	for _, t := range node.Spec.Taints {
-		if t.Effect == api.TaintEffectNoExecute {
+		if t.Effect == corev1.TaintEffectNoExecute {
 			return true
 		}
 	}
@@ -203,8 +207,8 @@ func (nc *Controller) Controllers() []*controllers.Controller {
 // Run runs the controller until ctx ends (live mode).
 func (nc *Controller) Run(ctx context.Context) { nc.ctrl.Run(ctx) }
 
-var nodeGVK = api.GroupVersionKind{Version: "v1", Kind: "Node"}
-var podGVK = api.GroupVersionKind{Version: "v1", Kind: "Pod"}
+var nodeGVK = schema.GroupVersionKind{Version: "v1", Kind: "Node"}
+var podGVK = schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 
 // Reconcile checks one node's health: conditions to Unknown once its
 // heartbeat is older than the grace period, taints that follow its Ready
@@ -231,12 +235,12 @@ func (nc *Controller) Reconcile(ctx context.Context, name string) (controllers.R
 		nc.event(ctx, nc.nodeRec, record.Ref(node, nodeGVK), "Normal", "RegisteredNode", "Node %s event: Registered Node %s in Controller", name, name)
 	}
 	var wake time.Duration
-	lease, _ := nc.leases.Get(api.NamespaceNodeLease, name)
+	lease, _ := nc.leases.Get(corev1.NamespaceNodeLease, name)
 	deadline := probeTime(node, lease).Add(nc.cfg.NodeMonitorGracePeriod)
 	if now.Before(deadline) {
 		wake = deadline.Sub(now)
-	} else if ready := readyCondition(node); ready == nil || ready.Status != api.ConditionUnknown {
-		wasReady := ready != nil && ready.Status == api.ConditionTrue
+	} else if ready := readyCondition(node); ready == nil || ready.Status != corev1.ConditionUnknown {
+		wasReady := ready != nil && ready.Status == corev1.ConditionTrue
 		updated := node.DeepCopy()
 		markUnknown(&updated.Status, now)
 		var err error
@@ -271,8 +275,8 @@ func (nc *Controller) Reconcile(ctx context.Context, name string) (controllers.R
 
 // markUnknown sets the node's conditions to Unknown, as monitorNodeHealth
 // does for a node whose kubelet went silent.
-func markUnknown(st *api.NodeStatus, now time.Time) {
-	for _, typ := range []api.NodeConditionType{api.NodeReady, api.NodeMemoryPressure, api.NodeDiskPressure, api.NodePIDPressure} {
+func markUnknown(st *corev1.NodeStatus, now time.Time) {
+	for _, typ := range []corev1.NodeConditionType{corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
 		found := false
 		for i := range st.Conditions {
 			c := &st.Conditions[i]
@@ -280,15 +284,15 @@ func markUnknown(st *api.NodeStatus, now time.Time) {
 				continue
 			}
 			found = true
-			if c.Status != api.ConditionUnknown {
-				c.Status, c.Reason, c.Message = api.ConditionUnknown, reasonNodeStatusUnknown, messageStoppedPosting
-				c.LastTransitionTime = api.NewTime(now)
+			if c.Status != corev1.ConditionUnknown {
+				c.Status, c.Reason, c.Message = corev1.ConditionUnknown, reasonNodeStatusUnknown, messageStoppedPosting
+				c.LastTransitionTime = metav1.NewTime(now)
 			}
 		}
 		if !found {
-			st.Conditions = append(st.Conditions, api.NodeCondition{Type: typ, Status: api.ConditionUnknown,
+			st.Conditions = append(st.Conditions, corev1.NodeCondition{Type: typ, Status: corev1.ConditionUnknown,
 				Reason: reasonNodeStatusUnknown, Message: messageNeverPosted,
-				LastHeartbeatTime: api.NewTime(now), LastTransitionTime: api.NewTime(now)})
+				LastHeartbeatTime: metav1.NewTime(now), LastTransitionTime: metav1.NewTime(now)})
 		}
 	}
 }
@@ -301,8 +305,8 @@ func (nc *Controller) markPodsNotReady(ctx context.Context, node string, now tim
 		changed := false
 		for i := range pod.Status.Conditions {
 			c := &pod.Status.Conditions[i]
-			if c.Type == api.PodReady && c.Status != api.ConditionFalse {
-				c.Status, c.LastTransitionTime, changed = api.ConditionFalse, api.NewTime(now), true
+			if c.Type == corev1.PodReady && c.Status != corev1.ConditionFalse {
+				c.Status, c.LastTransitionTime, changed = corev1.ConditionFalse, metav1.NewTime(now), true
 			}
 		}
 		if !changed {
@@ -321,7 +325,7 @@ func (nc *Controller) markPodsNotReady(ctx context.Context, node string, now tim
 
 // evict deletes the node's pods whose toleration of its NoExecute taints
 // has run out, and says when the next one will (0: none).
-func (nc *Controller) evict(ctx context.Context, node *api.Node, now time.Time) (time.Duration, error) {
+func (nc *Controller) evict(ctx context.Context, node *corev1.Node, now time.Time) (time.Duration, error) {
 	var wake time.Duration
 	for _, pod := range nc.pods.ByIndex(nodeNameIndex, node.Name) {
 		if pod.DeletionTimestamp != nil {
@@ -339,7 +343,7 @@ func (nc *Controller) evict(ctx context.Context, node *api.Node, now time.Time) 
 		}
 		nc.event(ctx, nc.evictRec, record.Ref(pod, podGVK), "Normal", "TaintManagerEviction", "Marking for deletion Pod %s/%s", pod.Namespace, pod.Name)
 		uid := pod.UID
-		err := nc.c.Pods().Delete(ctx, pod.Namespace, pod.Name, &api.DeleteOptions{Preconditions: &api.Preconditions{UID: &uid}})
+		err := nc.c.Pods().Delete(ctx, pod.Namespace, pod.Name, &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil && !api.IsNotFound(err) {
 			return 0, fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
@@ -349,7 +353,7 @@ func (nc *Controller) evict(ctx context.Context, node *api.Node, now time.Time) 
 
 // event records an event; a failure is logged, since a retried reconcile
 // would record it twice.
-func (nc *Controller) event(ctx context.Context, rec *record.Recorder, ref api.ObjectReference, typ, reason, format string, args ...any) {
+func (nc *Controller) event(ctx context.Context, rec *record.Recorder, ref corev1.ObjectReference, typ, reason, format string, args ...any) {
 	if err := rec.Eventf(ctx, ref, typ, reason, format, args...); err != nil {
 		nc.logger.Warn("cannot record event", "reason", reason, "err", err)
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
@@ -77,28 +79,28 @@ func (c *cluster) until(t time.Time) {
 	}
 }
 
-func (c *cluster) node() *api.Node {
+func (c *cluster) node() *corev1.Node {
 	n, err := c.env.Client.Nodes().Get(c.ctx, "", "node-1")
 	require.NoError(c.t, err)
 	return n
 }
 
-func (c *cluster) pod(name string) (*api.Pod, error) {
+func (c *cluster) pod(name string) (*corev1.Pod, error) {
 	return c.env.Client.Pods().Get(c.ctx, "default", name)
 }
 
-func (c *cluster) createPod(name string, tols []api.Toleration) {
+func (c *cluster) createPod(name string, tols []corev1.Toleration) {
 	c.t.Helper()
-	_, err := c.env.Client.Pods().Create(c.ctx, &api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec:       api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx"}}, Tolerations: tols},
+	_, err := c.env.Client.Pods().Create(c.ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}, Tolerations: tols},
 	})
 	require.NoError(c.t, err)
 	require.NoError(c.t, c.env.Client.Pods().CreateSubresource(c.ctx, "default", name, "binding",
-		&api.Binding{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"}, Target: api.ObjectReference{Kind: "Node", Name: "node-1"}}))
+		&corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}}))
 }
 
-func nodeCondition(n *api.Node, t api.NodeConditionType) *api.NodeCondition {
+func nodeCondition(n *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
 	for i := range n.Status.Conditions {
 		if n.Status.Conditions[i].Type == t {
 			return &n.Status.Conditions[i]
@@ -107,16 +109,16 @@ func nodeCondition(n *api.Node, t api.NodeConditionType) *api.NodeCondition {
 	return nil
 }
 
-func podReady(p *api.Pod) api.ConditionStatus {
+func podReady(p *corev1.Pod) corev1.ConditionStatus {
 	for _, c := range p.Status.Conditions {
-		if c.Type == api.PodReady {
+		if c.Type == corev1.PodReady {
 			return c.Status
 		}
 	}
 	return ""
 }
 
-func taintsOf(n *api.Node) []string {
+func taintsOf(n *corev1.Node) []string {
 	var out []string
 	for _, t := range n.Spec.Taints {
 		out = append(out, t.Key+":"+string(t.Effect))
@@ -134,42 +136,42 @@ func TestStoppedKubeletNodeGoesUnknownAndItsPodsAreEvicted(t *testing.T) {
 	c.settle()
 	ten := int64(10)
 	c.createPod("plain", nil)
-	c.createPod("quick", []api.Toleration{{Key: api.TaintNodeUnreachable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute, TolerationSeconds: &ten}})
-	c.createPod("stays", []api.Toleration{{Key: api.TaintNodeUnreachable, Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute}})
+	c.createPod("quick", []corev1.Toleration{{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &ten}})
+	c.createPod("stays", []corev1.Toleration{{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}})
 	c.settle()
 	for _, name := range []string{"plain", "quick", "stays"} {
 		p, err := c.pod(name)
 		require.NoError(t, err)
-		require.Equal(t, api.ConditionTrue, podReady(p), name)
+		require.Equal(t, corev1.ConditionTrue, podReady(p), name)
 	}
 	assert.Empty(t, taintsOf(c.node()))
 
 	// A healthy node stays Ready however long we wait.
 	t0 := apiservertest.Start
 	c.until(t0.Add(2 * time.Minute))
-	assert.Equal(t, api.ConditionTrue, nodeCondition(c.node(), api.NodeReady).Status)
+	assert.Equal(t, corev1.ConditionTrue, nodeCondition(c.node(), corev1.NodeReady).Status)
 	assert.Empty(t, taintsOf(c.node()))
 
 	// The node fails just after a renewal at +2m.
 	k.Stop()
 	lastRenew := t0.Add(2 * time.Minute)
 	c.until(lastRenew.Add(40*time.Second - time.Millisecond))
-	assert.Equal(t, api.ConditionTrue, nodeCondition(c.node(), api.NodeReady).Status, "not before the grace period")
+	assert.Equal(t, corev1.ConditionTrue, nodeCondition(c.node(), corev1.NodeReady).Status, "not before the grace period")
 
 	unreachableAt := lastRenew.Add(40 * time.Second)
 	c.until(unreachableAt)
 	node := c.node()
-	ready := nodeCondition(node, api.NodeReady)
-	assert.Equal(t, api.ConditionUnknown, ready.Status)
+	ready := nodeCondition(node, corev1.NodeReady)
+	assert.Equal(t, corev1.ConditionUnknown, ready.Status)
 	assert.Equal(t, "NodeStatusUnknown", ready.Reason)
 	assert.Equal(t, "Kubelet stopped posting node status.", ready.Message)
 	assert.True(t, ready.LastTransitionTime.Time.Equal(unreachableAt))
-	assert.Equal(t, api.ConditionUnknown, nodeCondition(node, api.NodeMemoryPressure).Status)
-	assert.Equal(t, []string{api.TaintNodeUnreachable + ":NoSchedule", api.TaintNodeUnreachable + ":NoExecute"}, taintsOf(node))
+	assert.Equal(t, corev1.ConditionUnknown, nodeCondition(node, corev1.NodeMemoryPressure).Status)
+	assert.Equal(t, []string{corev1.TaintNodeUnreachable + ":NoSchedule", corev1.TaintNodeUnreachable + ":NoExecute"}, taintsOf(node))
 	assert.True(t, node.Spec.Taints[1].TimeAdded.Time.Equal(unreachableAt))
 	p, err := c.pod("plain")
 	require.NoError(t, err)
-	assert.Equal(t, api.ConditionFalse, podReady(p), "pods on the node are marked not ready")
+	assert.Equal(t, corev1.ConditionFalse, podReady(p), "pods on the node are marked not ready")
 	assert.Nil(t, p.DeletionTimestamp)
 	evs, err := env.Client.Events().List(c.ctx, "", client.ListOptions{FieldSelector: "reason=NodeNotReady"})
 	require.NoError(t, err)
@@ -202,7 +204,7 @@ func TestStoppedKubeletNodeGoesUnknownAndItsPodsAreEvicted(t *testing.T) {
 	k.Start()
 	c.settle()
 	node = c.node()
-	assert.Equal(t, api.ConditionTrue, nodeCondition(node, api.NodeReady).Status)
+	assert.Equal(t, corev1.ConditionTrue, nodeCondition(node, corev1.NodeReady).Status)
 	assert.Empty(t, taintsOf(node))
 	for _, name := range []string{"quick", "plain"} {
 		_, err := c.pod(name)
@@ -210,5 +212,5 @@ func TestStoppedKubeletNodeGoesUnknownAndItsPodsAreEvicted(t *testing.T) {
 	}
 	p, err = c.pod("stays")
 	require.NoError(t, err)
-	assert.Equal(t, api.ConditionTrue, podReady(p))
+	assert.Equal(t, corev1.ConditionTrue, podReady(p))
 }

@@ -4,19 +4,22 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/api"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // controllerTaintKeys are the taints this controller owns.
-var controllerTaintKeys = []string{api.TaintNodeUnreachable, api.TaintNodeNotReady}
+var controllerTaintKeys = []string{corev1.TaintNodeUnreachable, corev1.TaintNodeNotReady}
 
 // taintKeyFor is the taint a node's Ready condition calls for: Unknown
 // (no heartbeat) → unreachable, False → not-ready, True → none.
-func taintKeyFor(ready *api.NodeCondition) string {
+func taintKeyFor(ready *corev1.NodeCondition) string {
 	switch {
-	case ready == nil || ready.Status == api.ConditionUnknown:
-		return api.TaintNodeUnreachable
-	case ready.Status == api.ConditionFalse:
-		return api.TaintNodeNotReady
+	case ready == nil || ready.Status == corev1.ConditionUnknown:
+		return corev1.TaintNodeUnreachable
+	case ready.Status == corev1.ConditionFalse:
+		return corev1.TaintNodeNotReady
 	}
 	return ""
 }
@@ -24,10 +27,10 @@ func taintKeyFor(ready *api.NodeCondition) string {
 // desiredTaints returns taints with the controller's taints made to match
 // key (both effects of key, none of the other keys), and whether anything
 // changed. Taints already there keep their timeAdded; new ones get now.
-func desiredTaints(taints []api.Taint, key string, now time.Time) ([]api.Taint, bool) {
-	var out []api.Taint
+func desiredTaints(taints []corev1.Taint, key string, now time.Time) ([]corev1.Taint, bool) {
+	var out []corev1.Taint
 	changed := false
-	has := map[api.TaintEffect]bool{}
+	has := map[corev1.TaintEffect]bool{}
 	for _, t := range taints {
 		owned := false
 		for _, k := range controllerTaintKeys {
@@ -36,7 +39,7 @@ func desiredTaints(taints []api.Taint, key string, now time.Time) ([]api.Taint, 
 		switch {
 		case !owned:
 			out = append(out, t)
-		case t.Key == key && (t.Effect == api.TaintEffectNoSchedule || t.Effect == api.TaintEffectNoExecute) && !has[t.Effect]:
+		case t.Key == key && (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) && !has[t.Effect]:
 			has[t.Effect] = true
 			out = append(out, t)
 		default:
@@ -44,10 +47,10 @@ func desiredTaints(taints []api.Taint, key string, now time.Time) ([]api.Taint, 
 		}
 	}
 	if key != "" {
-		for _, effect := range []api.TaintEffect{api.TaintEffectNoSchedule, api.TaintEffectNoExecute} {
+		for _, effect := range []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute} {
 			if !has[effect] {
-				added := api.NewTime(now)
-				out = append(out, api.Taint{Key: key, Effect: effect, TimeAdded: &added})
+				added := metav1.NewTime(now)
+				out = append(out, corev1.Taint{Key: key, Effect: effect, TimeAdded: &added})
 				changed = true
 			}
 		}
@@ -62,9 +65,9 @@ func desiredTaints(taints []api.Taint, key string, now time.Time) ([]api.Taint, 
 // evicts it at once, except unreachable and not-ready, for which the pod
 // gets defaultTimeout, as the DefaultTolerationSeconds admission plugin
 // would have given it a toleration. ok is false when the pod stays.
-func evictionTime(pod *api.Pod, taints []api.Taint, defaultTimeout time.Duration) (at time.Time, ok bool) {
+func evictionTime(pod *corev1.Pod, taints []corev1.Taint, defaultTimeout time.Duration) (at time.Time, ok bool) {
 	for _, taint := range taints {
-		if taint.Effect != api.TaintEffectNoExecute {
+		if taint.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
 		added := time.Time{}
@@ -93,7 +96,7 @@ func evictionTime(pod *api.Pod, taints []api.Taint, defaultTimeout time.Duration
 			when = added.Add(time.Duration(max(*seconds, 0)) * time.Second)
 		case tolerated && forever:
 			continue
-		case taint.Key == api.TaintNodeUnreachable || taint.Key == api.TaintNodeNotReady:
+		case taint.Key == corev1.TaintNodeUnreachable || taint.Key == corev1.TaintNodeNotReady:
 			when = added.Add(defaultTimeout)
 		default:
 			when = added
@@ -108,7 +111,7 @@ func evictionTime(pod *api.Pod, taints []api.Taint, defaultTimeout time.Duration
 // probeTime is the last sign of life of a node: the newer of its lease's
 // renewTime and its Ready condition's lastHeartbeatTime, or its creation
 // when it has neither.
-func probeTime(node *api.Node, lease *api.Lease) time.Time {
+func probeTime(node *corev1.Node, lease *coordinationv1.Lease) time.Time {
 	t := node.CreationTimestamp.Time
 	if ready := readyCondition(node); ready != nil && ready.LastHeartbeatTime.Time.After(t) {
 		t = ready.LastHeartbeatTime.Time
@@ -119,9 +122,9 @@ func probeTime(node *api.Node, lease *api.Lease) time.Time {
 	return t
 }
 
-func readyCondition(node *api.Node) *api.NodeCondition {
+func readyCondition(node *corev1.Node) *corev1.NodeCondition {
 	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == api.NodeReady {
+		if node.Status.Conditions[i].Type == corev1.NodeReady {
 			return &node.Status.Conditions[i]
 		}
 	}

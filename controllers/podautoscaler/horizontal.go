@@ -10,7 +10,13 @@ import (
 	"sync"
 	"time"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -34,7 +40,7 @@ const Component = "horizontal-pod-autoscaler"
 const DefaultSyncPeriod = 15 * time.Second
 
 // GroupVersionKind is what the events point at.
-var GroupVersionKind = api.GroupVersionKind{Group: api.AutoscalingGroupName, Version: "v2", Kind: "HorizontalPodAutoscaler"}
+var GroupVersionKind = schema.GroupVersionKind{Group: api.AutoscalingGroupName, Version: "v2", Kind: "HorizontalPodAutoscaler"}
 
 // Config configures the controller.
 type Config struct {
@@ -59,9 +65,9 @@ type Config struct {
 type HorizontalController struct {
 	cfg        Config
 	recorder   *record.Recorder
-	hpas       *cache.Informer[*api.HorizontalPodAutoscaler]
-	hpaClient  *client.Resource[*api.HorizontalPodAutoscaler]
-	metrics    *client.Resource[*api.PodMetrics]
+	hpas       *cache.Informer[*autoscalingv2.HorizontalPodAutoscaler]
+	hpaClient  *client.Resource[*autoscalingv2.HorizontalPodAutoscaler]
+	metrics    *client.Resource[*metricsv1beta1.PodMetrics]
 	controller *controllers.Controller
 
 	mu      sync.Mutex
@@ -91,12 +97,12 @@ func New(cfg Config) (*HorizontalController, error) {
 	if cfg.Calculator == (Calculator{}) {
 		cfg.Calculator = DefaultCalculator()
 	}
-	hpaClient := client.For(cfg.Client, HPAInfo, func() *api.HorizontalPodAutoscaler { return &api.HorizontalPodAutoscaler{} })
+	hpaClient := client.For(cfg.Client, HPAInfo, func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} })
 	c := &HorizontalController{
 		cfg:       cfg,
 		recorder:  record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode}),
 		hpaClient: hpaClient,
-		metrics:   client.For(cfg.Client, podMetricsInfo, func() *api.PodMetrics { return &api.PodMetrics{} }),
+		metrics:   client.For(cfg.Client, podMetricsInfo, func() *metricsv1beta1.PodMetrics { return &metricsv1beta1.PodMetrics{} }),
 		history:   map[string]*history{},
 	}
 	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c,
@@ -106,19 +112,19 @@ func New(cfg Config) (*HorizontalController, error) {
 	}
 	c.controller = ctrl
 	c.hpas = controllers.InformerFor(ctrl, hpaClient)
-	enqueue := func(event string, h *api.HorizontalPodAutoscaler) {
+	enqueue := func(event string, h *autoscalingv2.HorizontalPodAutoscaler) {
 		c.controller.Enqueue(h.Namespace+"/"+h.Name, controllers.CauseOf(event, "HorizontalPodAutoscaler", &h.ObjectMeta))
 	}
-	c.hpas.AddHandler(cache.Handler[*api.HorizontalPodAutoscaler]{
-		OnAdd: func(h *api.HorizontalPodAutoscaler) { enqueue("ADDED", h) },
+	c.hpas.AddHandler(cache.Handler[*autoscalingv2.HorizontalPodAutoscaler]{
+		OnAdd: func(h *autoscalingv2.HorizontalPodAutoscaler) { enqueue("ADDED", h) },
 		// A status write of our own changes nothing to decide; a new
 		// spec (a new generation) is looked at at once.
-		OnUpdate: func(old, h *api.HorizontalPodAutoscaler) {
+		OnUpdate: func(old, h *autoscalingv2.HorizontalPodAutoscaler) {
 			if old.Generation != h.Generation {
 				enqueue("MODIFIED", h)
 			}
 		},
-		OnDelete: func(h *api.HorizontalPodAutoscaler) {
+		OnDelete: func(h *autoscalingv2.HorizontalPodAutoscaler) {
 			c.mu.Lock()
 			delete(c.history, h.Namespace+"/"+h.Name)
 			c.mu.Unlock()
@@ -152,11 +158,11 @@ func (c *HorizontalController) Reconcile(ctx context.Context, key string) (contr
 	return controllers.Result{RequeueAfter: c.cfg.SyncPeriod}, nil
 }
 
-func (c *HorizontalController) now() api.Time {
-	return api.NewTime(c.cfg.Clock.Now().UTC().Truncate(time.Second))
+func (c *HorizontalController) now() metav1.Time {
+	return metav1.NewTime(c.cfg.Clock.Now().UTC().Truncate(time.Second))
 }
 
-func (c *HorizontalController) event(ctx context.Context, h *api.HorizontalPodAutoscaler, typ, reason, format string, args ...any) {
+func (c *HorizontalController) event(ctx context.Context, h *autoscalingv2.HorizontalPodAutoscaler, typ, reason, format string, args ...any) {
 	if err := c.recorder.Eventf(ctx, record.Ref(h, GroupVersionKind), typ, reason, format, args...); err != nil {
 		c.cfg.Logger.Info("recording an event", "err", err)
 	}
@@ -164,7 +170,7 @@ func (c *HorizontalController) event(ctx context.Context, h *api.HorizontalPodAu
 
 // setCondition sets a condition; its transition time moves only when
 // its status changes.
-func (c *HorizontalController) setCondition(h *api.HorizontalPodAutoscaler, t api.HorizontalPodAutoscalerConditionType, cond condition) {
+func (c *HorizontalController) setCondition(h *autoscalingv2.HorizontalPodAutoscaler, t autoscalingv2.HorizontalPodAutoscalerConditionType, cond condition) {
 	for i := range h.Status.Conditions {
 		existing := &h.Status.Conditions[i]
 		if existing.Type != t {
@@ -176,7 +182,7 @@ func (c *HorizontalController) setCondition(h *api.HorizontalPodAutoscaler, t ap
 		existing.Status, existing.Reason, existing.Message = cond.status, cond.reason, cond.message
 		return
 	}
-	h.Status.Conditions = append(h.Status.Conditions, api.HorizontalPodAutoscalerCondition{Type: t, Status: cond.status,
+	h.Status.Conditions = append(h.Status.Conditions, autoscalingv2.HorizontalPodAutoscalerCondition{Type: t, Status: cond.status,
 		LastTransitionTime: c.now(), Reason: cond.reason, Message: cond.message})
 }
 
@@ -189,18 +195,18 @@ func (c *HorizontalController) historyOf(key string) *history {
 }
 
 // reconcile is reconcileAutoscaler.
-func (c *HorizontalController) reconcile(ctx context.Context, h *api.HorizontalPodAutoscaler) error {
+func (c *HorizontalController) reconcile(ctx context.Context, h *autoscalingv2.HorizontalPodAutoscaler) error {
 	original := h.Status.DeepCopy()
 	key := h.Namespace + "/" + h.Name
 	ref := h.Spec.ScaleTargetRef.Kind + "/" + h.Spec.ScaleTargetRef.Name
 	scalePath, scale, err := c.getScale(ctx, h)
 	if err != nil {
-		c.event(ctx, h, api.EventTypeWarning, "FailedGetScale", "%v", err)
-		c.setCondition(h, api.AbleToScale, condition{api.ConditionFalse, "FailedGetScale", fmt.Sprintf("the HPA controller was unable to get the target's current scale: %v", err)})
+		c.event(ctx, h, corev1.EventTypeWarning, "FailedGetScale", "%v", err)
+		c.setCondition(h, autoscalingv2.AbleToScale, condition{corev1.ConditionFalse, "FailedGetScale", fmt.Sprintf("the HPA controller was unable to get the target's current scale: %v", err)})
 		c.writeStatus(ctx, h, original)
 		return fmt.Errorf("failed to query scale subresource for %s: %w", ref, err)
 	}
-	c.setCondition(h, api.AbleToScale, condition{api.ConditionTrue, "SucceededGetScale", "the HPA controller was able to get the target's current scale"})
+	c.setCondition(h, autoscalingv2.AbleToScale, condition{corev1.ConditionTrue, "SucceededGetScale", "the HPA controller was able to get the target's current scale"})
 	current := scale.Spec.Replicas
 	minReplicas := int32(1)
 	if h.Spec.MinReplicas != nil {
@@ -221,12 +227,12 @@ func (c *HorizontalController) reconcile(ctx context.Context, h *api.HorizontalP
 
 	var desired int32
 	var reason string
-	var statuses []api.MetricStatus
+	var statuses []autoscalingv2.MetricStatus
 	rescale := true
 	switch {
 	case current == 0 && minReplicas != 0:
 		rescale = false
-		c.setCondition(h, api.ScalingActive, condition{api.ConditionFalse, "ScalingDisabled", "scaling is disabled since the replica count of the target is zero"})
+		c.setCondition(h, autoscalingv2.ScalingActive, condition{corev1.ConditionFalse, "ScalingDisabled", "scaling is disabled since the replica count of the target is zero"})
 	case current > h.Spec.MaxReplicas:
 		reason, desired = "Current number of replicas above Spec.MaxReplicas", h.Spec.MaxReplicas
 	case current < minReplicas:
@@ -253,8 +259,8 @@ func (c *HorizontalController) reconcile(ctx context.Context, h *api.HorizontalP
 		} else {
 			n = hist.NormalizeWithBehavior(now, h.Spec.Behavior.ScaleUp, h.Spec.Behavior.ScaleDown, current, desired, minReplicas, h.Spec.MaxReplicas)
 		}
-		c.setCondition(h, api.AbleToScale, n.ableToScale)
-		c.setCondition(h, api.ScalingLimited, n.scalingLimited)
+		c.setCondition(h, autoscalingv2.AbleToScale, n.ableToScale)
+		c.setCondition(h, autoscalingv2.ScalingLimited, n.scalingLimited)
 		desired = n.replicas
 		rescale = desired != current
 	}
@@ -262,14 +268,14 @@ func (c *HorizontalController) reconcile(ctx context.Context, h *api.HorizontalP
 	if rescale {
 		body := fmt.Sprintf(`{"spec":{"replicas":%d}}`, desired)
 		if _, err := client.Dynamic(c.cfg.Client, scalePath.info).Patch(ctx, h.Namespace, scalePath.name, client.MergePatch, []byte(body), "scale"); err != nil {
-			c.event(ctx, h, api.EventTypeWarning, "FailedRescale", "New size: %d; reason: %s; error: %v", desired, reason, err)
-			c.setCondition(h, api.AbleToScale, condition{api.ConditionFalse, "FailedUpdateScale", fmt.Sprintf("the HPA controller was unable to update the target scale: %v", err)})
+			c.event(ctx, h, corev1.EventTypeWarning, "FailedRescale", "New size: %d; reason: %s; error: %v", desired, reason, err)
+			c.setCondition(h, autoscalingv2.AbleToScale, condition{corev1.ConditionFalse, "FailedUpdateScale", fmt.Sprintf("the HPA controller was unable to update the target scale: %v", err)})
 			h.Status.CurrentReplicas, h.Status.CurrentMetrics = current, statuses
 			c.writeStatus(ctx, h, original)
 			return fmt.Errorf("failed to rescale %s: %w", ref, err)
 		}
-		c.setCondition(h, api.AbleToScale, condition{api.ConditionTrue, "SucceededRescale", fmt.Sprintf("the HPA controller was able to update the target scale to %d", desired)})
-		c.event(ctx, h, api.EventTypeNormal, "SuccessfulRescale", "New size: %d; reason: %s", desired, reason)
+		c.setCondition(h, autoscalingv2.AbleToScale, condition{corev1.ConditionTrue, "SucceededRescale", fmt.Sprintf("the HPA controller was able to update the target scale to %d", desired)})
+		c.event(ctx, h, corev1.EventTypeNormal, "SuccessfulRescale", "New size: %d; reason: %s", desired, reason)
 		hist.recordScale(now, h.Spec.Behavior, current, desired)
 		t := c.now()
 		h.Status.LastScaleTime = &t
@@ -283,7 +289,7 @@ func (c *HorizontalController) reconcile(ctx context.Context, h *api.HorizontalP
 }
 
 // writeStatus writes the status if it changed.
-func (c *HorizontalController) writeStatus(ctx context.Context, h *api.HorizontalPodAutoscaler, original *api.HorizontalPodAutoscalerStatus) {
+func (c *HorizontalController) writeStatus(ctx context.Context, h *autoscalingv2.HorizontalPodAutoscaler, original *autoscalingv2.HorizontalPodAutoscalerStatus) {
 	if equality.Semantic.DeepEqual(original, &h.Status) {
 		return
 	}
@@ -300,7 +306,7 @@ type scaleTarget struct {
 
 // getScale finds the target's resource by discovery of its group-version
 // and reads its scale subresource.
-func (c *HorizontalController) getScale(ctx context.Context, h *api.HorizontalPodAutoscaler) (scaleTarget, *api.Scale, error) {
+func (c *HorizontalController) getScale(ctx context.Context, h *autoscalingv2.HorizontalPodAutoscaler) (scaleTarget, *autoscalingv1.Scale, error) {
 	ref := h.Spec.ScaleTargetRef
 	gv := ref.APIVersion
 	if gv == "" {
@@ -314,7 +320,7 @@ func (c *HorizontalController) getScale(ctx context.Context, h *api.HorizontalPo
 	if err != nil {
 		return scaleTarget{}, nil, err
 	}
-	var list api.APIResourceList
+	var list metav1.APIResourceList
 	if err := json.Unmarshal(data, &list); err != nil {
 		return scaleTarget{}, nil, err
 	}
@@ -339,7 +345,7 @@ func (c *HorizontalController) getScale(ctx context.Context, h *api.HorizontalPo
 	if err != nil {
 		return scaleTarget{}, nil, err
 	}
-	var scale api.Scale
+	var scale autoscalingv1.Scale
 	if err := json.Unmarshal(data, &scale); err != nil {
 		return scaleTarget{}, nil, err
 	}
@@ -348,18 +354,18 @@ func (c *HorizontalController) getScale(ctx context.Context, h *api.HorizontalPo
 
 // computeReplicasForMetrics proposes a replica count per metric and
 // keeps the largest; -1 with an error when no metric gave one.
-func (c *HorizontalController) computeReplicasForMetrics(ctx context.Context, h *api.HorizontalPodAutoscaler, scale *api.Scale, now time.Time) (int32, string, []api.MetricStatus, error) {
+func (c *HorizontalController) computeReplicasForMetrics(ctx context.Context, h *autoscalingv2.HorizontalPodAutoscaler, scale *autoscalingv1.Scale, now time.Time) (int32, string, []autoscalingv2.MetricStatus, error) {
 	selector, err := labels.Parse(scale.Status.Selector)
 	if scale.Status.Selector == "" || err != nil {
 		msg := "selector is required"
 		if err != nil {
 			msg = fmt.Sprintf("couldn't convert selector into a corresponding internal selector object: %v", err)
 		}
-		c.event(ctx, h, api.EventTypeWarning, "InvalidSelector", "%s", msg)
-		c.setCondition(h, api.ScalingActive, condition{api.ConditionFalse, "InvalidSelector", "the HPA target's scale is missing a selector"})
+		c.event(ctx, h, corev1.EventTypeWarning, "InvalidSelector", "%s", msg)
+		c.setCondition(h, autoscalingv2.ScalingActive, condition{corev1.ConditionFalse, "InvalidSelector", "the HPA target's scale is missing a selector"})
 		return -1, "", nil, errors.New(msg)
 	}
-	statuses := make([]api.MetricStatus, len(h.Spec.Metrics))
+	statuses := make([]autoscalingv2.MetricStatus, len(h.Spec.Metrics))
 	replicas, name := int32(-1), ""
 	var invalid int
 	var firstErr error
@@ -381,51 +387,51 @@ func (c *HorizontalController) computeReplicasForMetrics(ctx context.Context, h 
 	if invalid > 0 && (invalid >= len(h.Spec.Metrics) || replicas < scale.Spec.Replicas) {
 		// No usable metric, or a scale down decided without some of
 		// them: do nothing rather than risk the wrong size.
-		c.setCondition(h, api.ScalingActive, firstCond)
-		c.event(ctx, h, api.EventTypeWarning, "FailedComputeMetricsReplicas", "invalid metrics (%v invalid out of %v), first error is: %v", invalid, len(h.Spec.Metrics), firstErr)
+		c.setCondition(h, autoscalingv2.ScalingActive, firstCond)
+		c.event(ctx, h, corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "invalid metrics (%v invalid out of %v), first error is: %v", invalid, len(h.Spec.Metrics), firstErr)
 		return -1, "", statuses, fmt.Errorf("invalid metrics (%v invalid out of %v), first error is: %w", invalid, len(h.Spec.Metrics), firstErr)
 	}
-	c.setCondition(h, api.ScalingActive, condition{api.ConditionTrue, "ValidMetricFound", "the HPA was able to successfully calculate a replica count from " + name})
+	c.setCondition(h, autoscalingv2.ScalingActive, condition{corev1.ConditionTrue, "ValidMetricFound", "the HPA was able to successfully calculate a replica count from " + name})
 	return replicas, name, statuses, nil
 }
 
 // computeMetric is computeReplicasForMetric for one metric.
-func (c *HorizontalController) computeMetric(ctx context.Context, h *api.HorizontalPodAutoscaler, current int32, spec api.MetricSpec,
-	selector labels.Selector, now time.Time) (int32, string, api.MetricStatus, condition, error) {
-	var name api.ResourceName
-	var target api.MetricTarget
+func (c *HorizontalController) computeMetric(ctx context.Context, h *autoscalingv2.HorizontalPodAutoscaler, current int32, spec autoscalingv2.MetricSpec,
+	selector labels.Selector, now time.Time) (int32, string, autoscalingv2.MetricStatus, condition, error) {
+	var name corev1.ResourceName
+	var target autoscalingv2.MetricTarget
 	var container string
 	switch {
-	case spec.Type == api.ResourceMetricSourceType && spec.Resource != nil:
+	case spec.Type == autoscalingv2.ResourceMetricSourceType && spec.Resource != nil:
 		name, target = spec.Resource.Name, spec.Resource.Target
-	case spec.Type == api.ContainerResourceMetricSourceType && spec.ContainerResource != nil:
+	case spec.Type == autoscalingv2.ContainerResourceMetricSourceType && spec.ContainerResource != nil:
 		name, target, container = spec.ContainerResource.Name, spec.ContainerResource.Target, spec.ContainerResource.Container
 	default:
 		err := fmt.Errorf("unknown metric source type %q", spec.Type)
-		if spec.Type == api.ObjectMetricSourceType || spec.Type == api.PodsMetricSourceType || spec.Type == api.ExternalMetricSourceType {
+		if spec.Type == autoscalingv2.ObjectMetricSourceType || spec.Type == autoscalingv2.PodsMetricSourceType || spec.Type == autoscalingv2.ExternalMetricSourceType {
 			err = fmt.Errorf("unable to get %s metrics: the custom and external metrics APIs are not served by kubesim", strings.ToLower(string(spec.Type)))
 		}
 		cond := c.unableToCompute(ctx, h, "FailedGet"+string(spec.Type)+"Metric", err)
-		return 0, "", api.MetricStatus{}, cond, fmt.Errorf("failed to get %s metric value: %w", strings.ToLower(string(spec.Type)), err)
+		return 0, "", autoscalingv2.MetricStatus{}, cond, fmt.Errorf("failed to get %s metric value: %w", strings.ToLower(string(spec.Type)), err)
 	}
 	pods, err := c.podsOf(ctx, h.Namespace, selector)
 	if err != nil {
-		return 0, "", api.MetricStatus{}, c.unableToCompute(ctx, h, "FailedGetResourceMetric", err), err
+		return 0, "", autoscalingv2.MetricStatus{}, c.unableToCompute(ctx, h, "FailedGetResourceMetric", err), err
 	}
 	metrics, err := c.podMetrics(ctx, h.Namespace, selector, name, container)
-	failed := func(err error) (int32, string, api.MetricStatus, condition, error) {
+	failed := func(err error) (int32, string, autoscalingv2.MetricStatus, condition, error) {
 		reason := "FailedGetResourceMetric"
 		if container != "" {
 			reason = "FailedGetContainerResourceMetric"
 		}
 		cond := c.unableToCompute(ctx, h, reason, err)
-		return 0, "", api.MetricStatus{}, cond, fmt.Errorf("failed to get %s resource metric value: %w", name, err)
+		return 0, "", autoscalingv2.MetricStatus{}, cond, fmt.Errorf("failed to get %s resource metric value: %w", name, err)
 	}
-	current2 := func(v api.MetricValueStatus) api.MetricStatus {
+	current2 := func(v autoscalingv2.MetricValueStatus) autoscalingv2.MetricStatus {
 		if container != "" {
-			return api.MetricStatus{Type: api.ContainerResourceMetricSourceType, ContainerResource: &api.ContainerResourceMetricStatus{Name: name, Container: container, Current: v}}
+			return autoscalingv2.MetricStatus{Type: autoscalingv2.ContainerResourceMetricSourceType, ContainerResource: &autoscalingv2.ContainerResourceMetricStatus{Name: name, Container: container, Current: v}}
 		}
-		return api.MetricStatus{Type: api.ResourceMetricSourceType, Resource: &api.ResourceMetricStatus{Name: name, Current: v}}
+		return autoscalingv2.MetricStatus{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{Name: name, Current: v}}
 	}
 	if target.AverageValue != nil {
 		if err != nil {
@@ -435,7 +441,7 @@ func (c *HorizontalController) computeMetric(ctx context.Context, h *api.Horizon
 		if err != nil {
 			return failed(fmt.Errorf("failed to get %s usage: %w", name, err))
 		}
-		return replicas, fmt.Sprintf("%s resource", name), current2(api.MetricValueStatus{AverageValue: resource.NewMilliQuantity(avg, resource.DecimalSI)}), condition{}, nil
+		return replicas, fmt.Sprintf("%s resource", name), current2(autoscalingv2.MetricValueStatus{AverageValue: resource.NewMilliQuantity(avg, resource.DecimalSI)}), condition{}, nil
 	}
 	if target.AverageUtilization == nil {
 		return failed(errors.New("invalid resource metric source: neither a utilization target nor a value target was set"))
@@ -451,15 +457,15 @@ func (c *HorizontalController) computeMetric(ctx context.Context, h *api.Horizon
 	if container != "" {
 		metricName = fmt.Sprintf("%s container resource utilization (percentage of request)", name)
 	}
-	return replicas, metricName, current2(api.MetricValueStatus{AverageUtilization: &utilization,
+	return replicas, metricName, current2(autoscalingv2.MetricValueStatus{AverageUtilization: &utilization,
 		AverageValue: resource.NewMilliQuantity(raw, resource.DecimalSI)}), condition{}, nil
 }
 
 // unableToCompute records the event and returns the ScalingActive
 // condition of a metric that could not be computed.
-func (c *HorizontalController) unableToCompute(ctx context.Context, h *api.HorizontalPodAutoscaler, reason string, err error) condition {
-	c.event(ctx, h, api.EventTypeWarning, reason, "%v", err)
-	return condition{api.ConditionFalse, reason, fmt.Sprintf("the HPA was unable to compute the replica count: %v", err)}
+func (c *HorizontalController) unableToCompute(ctx context.Context, h *autoscalingv2.HorizontalPodAutoscaler, reason string, err error) condition {
+	c.event(ctx, h, corev1.EventTypeWarning, reason, "%v", err)
+	return condition{corev1.ConditionFalse, reason, fmt.Sprintf("the HPA was unable to compute the replica count: %v", err)}
 }
 
 // podsOf lists the target's pods. The real controller reads them from
@@ -467,7 +473,7 @@ func (c *HorizontalController) unableToCompute(ctx context.Context, h *api.Horiz
 // informers, and a cluster-wide pod cache only for HPAs would cost every
 // cluster (the 10,000-pod benchmark) memory, so it asks the API server,
 // once per metric per sync, and only for the pods of the selector.
-func (c *HorizontalController) podsOf(ctx context.Context, ns string, selector labels.Selector) ([]*api.Pod, error) {
+func (c *HorizontalController) podsOf(ctx context.Context, ns string, selector labels.Selector) ([]*corev1.Pod, error) {
 	list, err := c.cfg.Client.Pods().List(ctx, ns, client.ListOptions{LabelSelector: selector.String()})
 	if err != nil {
 		return nil, err
@@ -477,7 +483,7 @@ func (c *HorizontalController) podsOf(ctx context.Context, ns string, selector l
 
 // podMetrics reads the pods' usage of one resource from metrics.k8s.io
 // (through the aggregator, to the metrics server), in milli-units.
-func (c *HorizontalController) podMetrics(ctx context.Context, ns string, selector labels.Selector, name api.ResourceName, container string) (PodMetricsInfo, error) {
+func (c *HorizontalController) podMetrics(ctx context.Context, ns string, selector labels.Selector, name corev1.ResourceName, container string) (PodMetricsInfo, error) {
 	list, err := c.metrics.List(ctx, ns, client.ListOptions{LabelSelector: selector.String()})
 	if err != nil {
 		return nil, fmt.Errorf("unable to get metrics for resource %s: unable to fetch metrics from resource metrics API: %w", name, err)

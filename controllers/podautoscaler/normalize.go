@@ -4,7 +4,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // DefaultDownscaleStabilization is the window of an HPA without behavior
@@ -35,7 +36,7 @@ type history struct {
 
 // condition is a condition the normalization decided.
 type condition struct {
-	status          api.ConditionStatus
+	status          corev1.ConditionStatus
 	reason, message string
 }
 
@@ -58,15 +59,15 @@ func (h *history) Normalize(now time.Time, window time.Duration, current, desire
 	stabilized := h.stabilize(now, window, desired)
 	var out normalized
 	if stabilized != desired {
-		out.ableToScale = condition{api.ConditionTrue, "ScaleDownStabilized", "recent recommendations were higher than current one, applying the highest recent recommendation"}
+		out.ableToScale = condition{corev1.ConditionTrue, "ScaleDownStabilized", "recent recommendations were higher than current one, applying the highest recent recommendation"}
 	} else {
-		out.ableToScale = condition{api.ConditionTrue, "ReadyForNewScale", "recommended size matches current size"}
+		out.ableToScale = condition{corev1.ConditionTrue, "ReadyForNewScale", "recommended size matches current size"}
 	}
 	replicas, reason, message := withRules(current, stabilized, minReplicas, maxReplicas)
 	out.replicas = replicas
-	status := api.ConditionFalse
+	status := corev1.ConditionFalse
 	if replicas != stabilized {
-		status = api.ConditionTrue
+		status = corev1.ConditionTrue
 	}
 	out.scalingLimited = condition{status, reason, message}
 	return out
@@ -113,26 +114,26 @@ func withRules(current, desired, minReplicas, maxReplicas int32) (int32, string,
 // proposal held between the lowest recommendation of the scale-up window
 // and the highest of the scale-down window, then limited by the policies
 // of its direction and by min and max.
-func (h *history) NormalizeWithBehavior(now time.Time, up, down *api.HPAScalingRules, current, desired, minReplicas, maxReplicas int32) normalized {
+func (h *history) NormalizeWithBehavior(now time.Time, up, down *autoscalingv2.HPAScalingRules, current, desired, minReplicas, maxReplicas int32) normalized {
 	stabilized, reason, message := h.stabilizeWithBehavior(now, up, down, current, desired)
 	var out normalized
 	if stabilized != desired {
-		out.ableToScale = condition{api.ConditionTrue, reason, message}
+		out.ableToScale = condition{corev1.ConditionTrue, reason, message}
 	} else {
-		out.ableToScale = condition{api.ConditionTrue, "ReadyForNewScale", "recommended size matches current size"}
+		out.ableToScale = condition{corev1.ConditionTrue, "ReadyForNewScale", "recommended size matches current size"}
 	}
 	replicas, reason, message := h.withBehaviorRate(now, up, down, current, stabilized, minReplicas, maxReplicas)
 	out.replicas = replicas
-	status := api.ConditionFalse
+	status := corev1.ConditionFalse
 	if replicas != stabilized {
-		status = api.ConditionTrue
+		status = corev1.ConditionTrue
 	}
 	out.scalingLimited = condition{status, reason, message}
 	return out
 }
 
 // stabilizeWithBehavior is stabilizeRecommendationWithBehaviors.
-func (h *history) stabilizeWithBehavior(now time.Time, up, down *api.HPAScalingRules, current, desired int32) (int32, string, string) {
+func (h *history) stabilizeWithBehavior(now time.Time, up, down *autoscalingv2.HPAScalingRules, current, desired int32) (int32, string, string) {
 	upCutoff := now.Add(-time.Duration(*up.StabilizationWindowSeconds) * time.Second)
 	downCutoff := now.Add(-time.Duration(*down.StabilizationWindowSeconds) * time.Second)
 	upRec, downRec := desired, desired
@@ -167,7 +168,7 @@ func (h *history) stabilizeWithBehavior(now time.Time, up, down *api.HPAScalingR
 }
 
 // withBehaviorRate is convertDesiredReplicasWithBehaviorRate.
-func (h *history) withBehaviorRate(now time.Time, up, down *api.HPAScalingRules, current, desired, minReplicas, maxReplicas int32) (int32, string, string) {
+func (h *history) withBehaviorRate(now time.Time, up, down *autoscalingv2.HPAScalingRules, current, desired, minReplicas, maxReplicas int32) (int32, string, string) {
 	switch {
 	case desired > current:
 		limit := max(scaleUpLimitWithRules(now, current, h.scaleUps, h.scaleDowns, up), current)
@@ -207,21 +208,21 @@ func changeInPeriod(now time.Time, periodSeconds int32, events []scaleEvent) int
 // scaleUpLimitWithRules is calculateScaleUpLimitWithScalingRules: each
 // policy proposes its limit from the replicas at the start of its period;
 // Max takes the largest (the default), Min the smallest.
-func scaleUpLimitWithRules(now time.Time, current int32, ups, downs []scaleEvent, rules *api.HPAScalingRules) int32 {
-	if *rules.SelectPolicy == api.DisabledPolicySelect {
+func scaleUpLimitWithRules(now time.Time, current int32, ups, downs []scaleEvent, rules *autoscalingv2.HPAScalingRules) int32 {
+	if *rules.SelectPolicy == autoscalingv2.DisabledPolicySelect {
 		return current
 	}
 	pick, result := maxInt32, int32(math.MinInt32)
-	if *rules.SelectPolicy == api.MinChangePolicySelect {
+	if *rules.SelectPolicy == autoscalingv2.MinChangePolicySelect {
 		pick, result = minInt32, math.MaxInt32
 	}
 	for _, p := range rules.Policies {
 		start := current - changeInPeriod(now, p.PeriodSeconds, ups) + changeInPeriod(now, p.PeriodSeconds, downs)
 		var proposed int32
 		switch p.Type {
-		case api.PodsScalingPolicy:
+		case autoscalingv2.PodsScalingPolicy:
 			proposed = start + p.Value
-		case api.PercentScalingPolicy:
+		case autoscalingv2.PercentScalingPolicy:
 			// Rounded up, or a small target could never grow.
 			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
 		}
@@ -231,21 +232,21 @@ func scaleUpLimitWithRules(now time.Time, current int32, ups, downs []scaleEvent
 }
 
 // scaleDownLimitWithRules is calculateScaleDownLimitWithBehaviors.
-func scaleDownLimitWithRules(now time.Time, current int32, ups, downs []scaleEvent, rules *api.HPAScalingRules) int32 {
-	if *rules.SelectPolicy == api.DisabledPolicySelect {
+func scaleDownLimitWithRules(now time.Time, current int32, ups, downs []scaleEvent, rules *autoscalingv2.HPAScalingRules) int32 {
+	if *rules.SelectPolicy == autoscalingv2.DisabledPolicySelect {
 		return current
 	}
 	pick, result := minInt32, int32(math.MaxInt32)
-	if *rules.SelectPolicy == api.MinChangePolicySelect {
+	if *rules.SelectPolicy == autoscalingv2.MinChangePolicySelect {
 		pick, result = maxInt32, math.MinInt32
 	}
 	for _, p := range rules.Policies {
 		start := current - changeInPeriod(now, p.PeriodSeconds, ups) + changeInPeriod(now, p.PeriodSeconds, downs)
 		var proposed int32
 		switch p.Type {
-		case api.PodsScalingPolicy:
+		case autoscalingv2.PodsScalingPolicy:
 			proposed = start - p.Value
-		case api.PercentScalingPolicy:
+		case autoscalingv2.PercentScalingPolicy:
 			proposed = int32(float64(start) * (1 - float64(p.Value)/100))
 		}
 		result = pick(result, proposed)
@@ -256,7 +257,7 @@ func scaleDownLimitWithRules(now time.Time, current int32, ups, downs []scaleEve
 // recordScale is storeScaleEvent: the change is remembered for the
 // longest period of the direction's policies; an event past it is
 // replaced.
-func (h *history) recordScale(now time.Time, behavior *api.HorizontalPodAutoscalerBehavior, from, to int32) {
+func (h *history) recordScale(now time.Time, behavior *autoscalingv2.HorizontalPodAutoscalerBehavior, from, to int32) {
 	if behavior == nil {
 		return // no policies to limit by
 	}

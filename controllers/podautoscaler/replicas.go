@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The replica calculator's parameters (kube-controller-manager flags).
@@ -56,14 +56,14 @@ var errNoMetrics = errors.New("no metrics returned from resource metrics API")
 // failed pods are ignored, pending ones are unready, those without a
 // sample are missing, and for CPU a pod that is not ready (or ready too
 // recently for its sample to count) is unready; the rest are ready.
-func (c Calculator) groupPods(pods []*api.Pod, metrics PodMetricsInfo, resource api.ResourceName, now time.Time) (ready int, unready, missing, ignored map[string]bool) {
+func (c Calculator) groupPods(pods []*corev1.Pod, metrics PodMetricsInfo, resource corev1.ResourceName, now time.Time) (ready int, unready, missing, ignored map[string]bool) {
 	unready, missing, ignored = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, pod := range pods {
-		if pod.DeletionTimestamp != nil || pod.Status.Phase == api.PodFailed {
+		if pod.DeletionTimestamp != nil || pod.Status.Phase == corev1.PodFailed {
 			ignored[pod.Name] = true
 			continue
 		}
-		if pod.Status.Phase == api.PodPending {
+		if pod.Status.Phase == corev1.PodPending {
 			unready[pod.Name] = true
 			continue
 		}
@@ -72,7 +72,7 @@ func (c Calculator) groupPods(pods []*api.Pod, metrics PodMetricsInfo, resource 
 			missing[pod.Name] = true
 			continue
 		}
-		if resource == api.ResourceCPU {
+		if resource == corev1.ResourceCPU {
 			var notReady bool
 			cond := readyCondition(pod)
 			switch {
@@ -81,10 +81,10 @@ func (c Calculator) groupPods(pods []*api.Pod, metrics PodMetricsInfo, resource 
 			case pod.Status.StartTime.Add(c.CPUInitializationPeriod).After(now):
 				// Still initializing: a sample taken before one full
 				// window after the pod became ready may see its start-up.
-				notReady = cond.Status == api.ConditionFalse || metric.Timestamp.Before(cond.LastTransitionTime.Add(metric.Window))
+				notReady = cond.Status == corev1.ConditionFalse || metric.Timestamp.Before(cond.LastTransitionTime.Add(metric.Window))
 			default:
 				// Never ready since it started.
-				notReady = cond.Status == api.ConditionFalse && pod.Status.StartTime.Add(c.InitialReadinessDelay).After(cond.LastTransitionTime.Time)
+				notReady = cond.Status == corev1.ConditionFalse && pod.Status.StartTime.Add(c.InitialReadinessDelay).After(cond.LastTransitionTime.Time)
 			}
 			if notReady {
 				unready[pod.Name] = true
@@ -96,9 +96,9 @@ func (c Calculator) groupPods(pods []*api.Pod, metrics PodMetricsInfo, resource 
 	return ready, unready, missing, ignored
 }
 
-func readyCondition(p *api.Pod) *api.PodCondition {
+func readyCondition(p *corev1.Pod) *corev1.PodCondition {
 	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == api.PodReady {
+		if p.Status.Conditions[i].Type == corev1.PodReady {
 			return &p.Status.Conditions[i]
 		}
 	}
@@ -108,7 +108,7 @@ func readyCondition(p *api.Pod) *api.PodCondition {
 // podRequests sums each pod's request of the resource (of one container
 // when container is set), in milli-units; a container without the
 // request makes the utilization impossible to compute.
-func podRequests(pods []*api.Pod, container string, resource api.ResourceName) (map[string]int64, error) {
+func podRequests(pods []*corev1.Pod, container string, resource corev1.ResourceName) (map[string]int64, error) {
 	out := make(map[string]int64, len(pods))
 	for _, pod := range pods {
 		var sum int64
@@ -161,8 +161,8 @@ func usageRatio(metrics PodMetricsInfo, target int64) (float64, int64) {
 // ResourceReplicas is GetResourceReplicas: the replicas that bring the
 // pods' average utilization (percent of request) to target. It also
 // returns the utilization and the raw average usage as observed.
-func (c Calculator) ResourceReplicas(current int32, target int32, resource api.ResourceName, container string,
-	pods []*api.Pod, metrics PodMetricsInfo, now time.Time) (replicas int32, utilization int32, rawAverage int64, err error) {
+func (c Calculator) ResourceReplicas(current int32, target int32, resource corev1.ResourceName, container string,
+	pods []*corev1.Pod, metrics PodMetricsInfo, now time.Time) (replicas int32, utilization int32, rawAverage int64, err error) {
 	if len(pods) == 0 {
 		return 0, 0, 0, errors.New("no pods returned by selector while calculating replica count")
 	}
@@ -224,8 +224,8 @@ func (c Calculator) ResourceReplicas(current int32, target int32, resource api.R
 
 // RawResourceReplicas is GetRawResourceReplicas (an AverageValue target,
 // in milli-units): calcPlainMetricReplicas on the pods' usage.
-func (c Calculator) RawResourceReplicas(current int32, target int64, resource api.ResourceName,
-	pods []*api.Pod, metrics PodMetricsInfo, now time.Time) (replicas int32, average int64, err error) {
+func (c Calculator) RawResourceReplicas(current int32, target int64, resource corev1.ResourceName,
+	pods []*corev1.Pod, metrics PodMetricsInfo, now time.Time) (replicas int32, average int64, err error) {
 	if len(pods) == 0 {
 		return 0, 0, errors.New("no pods returned by selector while calculating replica count")
 	}

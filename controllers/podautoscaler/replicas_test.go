@@ -7,28 +7,28 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-
-	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
 // pod is a running pod, ready for 10 minutes, requesting milliCPU.
-func pod(name string, milliCPU int64) *api.Pod {
-	start := api.NewTime(t0.Add(-10 * time.Minute))
-	p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c"}}},
-		Status: api.PodStatus{Phase: api.PodRunning, StartTime: &start,
-			Conditions: []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: start}}}}
+func pod(name string, milliCPU int64) *corev1.Pod {
+	start := metav1.NewTime(t0.Add(-10 * time.Minute))
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &start,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: start}}}}
 	if milliCPU > 0 {
-		p.Spec.Containers[0].Resources.Requests = api.ResourceList{api.ResourceCPU: *resource.NewMilliQuantity(milliCPU, resource.DecimalSI)}
+		p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(milliCPU, resource.DecimalSI)}
 	}
 	return p
 }
 
-func pods(n int, milliCPU int64) []*api.Pod {
-	var out []*api.Pod
+func pods(n int, milliCPU int64) []*corev1.Pod {
+	var out []*corev1.Pod
 	for i := range n {
 		out = append(out, pod(fmt.Sprintf("p%d", i), milliCPU))
 	}
@@ -49,7 +49,7 @@ func TestResourceReplicas(t *testing.T) {
 	for name, c := range map[string]struct {
 		current     int32
 		target      int32
-		pods        []*api.Pod
+		pods        []*corev1.Pod
 		metrics     PodMetricsInfo
 		want        int32
 		utilization int32
@@ -76,7 +76,7 @@ func TestResourceReplicas(t *testing.T) {
 		"missing reverses": {3, 50, pods(3, 100), usage(60), 3, 60},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, util, _, err := calc.ResourceReplicas(c.current, c.target, api.ResourceCPU, "", c.pods, c.metrics, t0)
+			got, util, _, err := calc.ResourceReplicas(c.current, c.target, corev1.ResourceCPU, "", c.pods, c.metrics, t0)
 			require.NoError(t, err)
 			assert.Equal(t, c.want, got)
 			assert.Equal(t, c.utilization, util, "the utilization observed (before any assumption)")
@@ -88,8 +88,8 @@ func TestUnreadyPodsOnScaleUp(t *testing.T) {
 	calc := DefaultCalculator()
 	ps := pods(3, 100)
 	// p2 is pending: on a scale up it counts at 0%.
-	ps[2].Status.Phase = api.PodPending
-	got, util, _, err := calc.ResourceReplicas(3, 50, api.ResourceCPU, "", ps, usage(100, 100), t0)
+	ps[2].Status.Phase = corev1.PodPending
+	got, util, _, err := calc.ResourceReplicas(3, 50, corev1.ResourceCPU, "", ps, usage(100, 100), t0)
 	require.NoError(t, err)
 	assert.Equal(t, int32(4), got)
 	assert.Equal(t, int32(100), util)
@@ -97,47 +97,47 @@ func TestUnreadyPodsOnScaleUp(t *testing.T) {
 	// A pod that became ready 5 seconds ago has a sample taken before a
 	// full window since: not trusted yet (it is starting up).
 	ps = pods(2, 100)
-	start := api.NewTime(t0.Add(-time.Minute))
+	start := metav1.NewTime(t0.Add(-time.Minute))
 	ps[1].Status.StartTime = &start
-	ps[1].Status.Conditions[0].LastTransitionTime = api.NewTime(t0.Add(-5 * time.Second))
-	got, _, _, err = calc.ResourceReplicas(2, 50, api.ResourceCPU, "", ps, usage(100, 100), t0)
+	ps[1].Status.Conditions[0].LastTransitionTime = metav1.NewTime(t0.Add(-5 * time.Second))
+	got, _, _, err = calc.ResourceReplicas(2, 50, corev1.ResourceCPU, "", ps, usage(100, 100), t0)
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), got, "p0 alone asks for 4; with p1 at 0%% the average is 50%%: no change")
 
 	// A deleted pod is ignored altogether.
 	ps = pods(3, 100)
-	now := api.NewTime(t0)
+	now := metav1.NewTime(t0)
 	ps[2].DeletionTimestamp = &now
-	got, _, _, err = calc.ResourceReplicas(3, 50, api.ResourceCPU, "", ps, usage(25, 25, 500), t0)
+	got, _, _, err = calc.ResourceReplicas(3, 50, corev1.ResourceCPU, "", ps, usage(25, 25, 500), t0)
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), got, "two ready pods at half the target")
 }
 
 func TestResourceReplicasErrors(t *testing.T) {
 	calc := DefaultCalculator()
-	_, _, _, err := calc.ResourceReplicas(2, 50, api.ResourceCPU, "", nil, usage(), t0)
+	_, _, _, err := calc.ResourceReplicas(2, 50, corev1.ResourceCPU, "", nil, usage(), t0)
 	assert.EqualError(t, err, "no pods returned by selector while calculating replica count")
-	_, _, _, err = calc.ResourceReplicas(2, 50, api.ResourceCPU, "", pods(2, 0), usage(10, 10), t0)
+	_, _, _, err = calc.ResourceReplicas(2, 50, corev1.ResourceCPU, "", pods(2, 0), usage(10, 10), t0)
 	assert.EqualError(t, err, "missing request for cpu in container c of Pod p0")
 	ps := pods(2, 100)
-	ps[0].Status.Phase, ps[1].Status.Phase = api.PodPending, api.PodPending
-	_, _, _, err = calc.ResourceReplicas(2, 50, api.ResourceCPU, "", ps, usage(10, 10), t0)
+	ps[0].Status.Phase, ps[1].Status.Phase = corev1.PodPending, corev1.PodPending
+	_, _, _, err = calc.ResourceReplicas(2, 50, corev1.ResourceCPU, "", ps, usage(10, 10), t0)
 	assert.EqualError(t, err, "did not receive metrics for targeted pods (pods might be unready)")
 }
 
 func TestRawResourceReplicas(t *testing.T) {
 	calc := DefaultCalculator()
 	// The docs: 200m against an averageValue of 100m doubles; 50m halves.
-	got, avg, err := calc.RawResourceReplicas(3, 100, api.ResourceCPU, pods(3, 0), usage(200, 200, 200), t0)
+	got, avg, err := calc.RawResourceReplicas(3, 100, corev1.ResourceCPU, pods(3, 0), usage(200, 200, 200), t0)
 	require.NoError(t, err)
 	assert.Equal(t, int32(6), got)
 	assert.Equal(t, int64(200), avg)
-	got, _, err = calc.RawResourceReplicas(4, 100, api.ResourceCPU, pods(4, 0), usage(50, 50, 50, 50), t0)
+	got, _, err = calc.RawResourceReplicas(4, 100, corev1.ResourceCPU, pods(4, 0), usage(50, 50, 50, 50), t0)
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), got)
 	// A missing pod on a scale down counts at the target: (50+50+100)/3
 	// is 66m, ceil(0.66 × 3) = 2 (the two samples alone would give 1).
-	got, _, err = calc.RawResourceReplicas(3, 100, api.ResourceCPU, pods(3, 0), usage(50, 50), t0)
+	got, _, err = calc.RawResourceReplicas(3, 100, corev1.ResourceCPU, pods(3, 0), usage(50, 50), t0)
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), got)
 }

@@ -6,8 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/controllers/podautoscaler"
@@ -32,10 +34,10 @@ func TestMissingTargetInStepMode(t *testing.T) {
 	require.NoError(t, err)
 
 	cl := c.Client("test")
-	hpas := client.For(cl, podautoscaler.HPAInfo, func() *api.HorizontalPodAutoscaler { return &api.HorizontalPodAutoscaler{} })
+	hpas := client.For(cl, podautoscaler.HPAInfo, func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} })
 	maxReplicas := int32(3)
-	_, err = hpas.Create(ctx, &api.HorizontalPodAutoscaler{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: api.HorizontalPodAutoscalerSpec{ScaleTargetRef: api.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
+	_, err = hpas.Create(ctx, &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
 			MaxReplicas: maxReplicas}})
 	require.NoError(t, err)
 	_, err = c.RunUntilStable(ctx, stepper.Limits{MaxSteps: 500})
@@ -45,8 +47,8 @@ func TestMissingTargetInStepMode(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h.Status.Conditions, 1, "%+v", h.Status)
 	cond := h.Status.Conditions[0]
-	assert.Equal(t, api.AbleToScale, cond.Type)
-	assert.Equal(t, api.ConditionFalse, cond.Status)
+	assert.Equal(t, autoscalingv2.AbleToScale, cond.Type)
+	assert.Equal(t, corev1.ConditionFalse, cond.Status)
 	assert.Equal(t, "FailedGetScale", cond.Reason)
 	assert.Equal(t, `the HPA controller was unable to get the target's current scale: deployments.apps "web" not found`, cond.Message)
 	events, err := cl.Events().List(ctx, "default", client.ListOptions{})

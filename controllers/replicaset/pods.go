@@ -7,17 +7,19 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // IsPodActive reports whether a pod counts towards replicas: not being
 // deleted and not finished (controller.IsPodActive).
-func IsPodActive(p *api.Pod) bool {
-	return p.DeletionTimestamp == nil && p.Status.Phase != api.PodSucceeded && p.Status.Phase != api.PodFailed
+func IsPodActive(p *corev1.Pod) bool {
+	return p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
 }
 
 // FilterActivePods keeps the active pods, in order.
-func FilterActivePods(pods []*api.Pod) []*api.Pod {
-	var out []*api.Pod
+func FilterActivePods(pods []*corev1.Pod) []*corev1.Pod {
+	var out []*corev1.Pod
 	for _, p := range pods {
 		if IsPodActive(p) {
 			out = append(out, p)
@@ -28,13 +30,13 @@ func FilterActivePods(pods []*api.Pod) []*api.Pod {
 
 // podPhaseRank orders phases for deletion: a pod that has not started is
 // cheaper to lose than a running one.
-func podPhaseRank(p api.PodPhase) int {
+func podPhaseRank(p corev1.PodPhase) int {
 	switch p {
-	case api.PodPending:
+	case corev1.PodPending:
 		return 0
-	case api.PodUnknown:
+	case corev1.PodUnknown:
 		return 1
-	case api.PodRunning:
+	case corev1.PodRunning:
 		return 2
 	}
 	return 3
@@ -43,7 +45,7 @@ func podPhaseRank(p api.PodPhase) int {
 // lessForDeletion is the simplified ActivePods ordering: the pod to delete
 // first sorts first — unscheduled before scheduled, pending before
 // running, not ready before ready, newer before older, then by name.
-func lessForDeletion(a, b *api.Pod) bool {
+func lessForDeletion(a, b *corev1.Pod) bool {
 	if (a.Spec.NodeName == "") != (b.Spec.NodeName == "") {
 		return a.Spec.NodeName == ""
 	}
@@ -61,8 +63,8 @@ func lessForDeletion(a, b *api.Pod) bool {
 
 // PodsToDelete picks the n pods a scale-down removes, most expendable
 // first (getPodsToDelete).
-func PodsToDelete(pods []*api.Pod, n int) []*api.Pod {
-	sorted := append([]*api.Pod(nil), pods...)
+func PodsToDelete(pods []*corev1.Pod, n int) []*corev1.Pod {
+	sorted := append([]*corev1.Pod(nil), pods...)
 	sort.SliceStable(sorted, func(i, j int) bool { return lessForDeletion(sorted[i], sorted[j]) })
 	if n > len(sorted) {
 		n = len(sorted)
@@ -132,13 +134,13 @@ func slowStartBatchParallel(count, initialBatchSize int, parallel bool, fn func(
 // podFromTemplate builds the pod a ReplicaSet creates: the template's
 // labels, annotations, finalizers and spec, the name prefix "<rs>-" and a
 // controller reference (controller.GetPodFromTemplate).
-func podFromTemplate(template *api.PodTemplateSpec, parent *api.ObjectMeta, ref *api.OwnerReference) (*api.Pod, error) {
+func podFromTemplate(template *corev1.PodTemplateSpec, parent *metav1.ObjectMeta, ref *metav1.OwnerReference) (*corev1.Pod, error) {
 	t := template.DeepCopy()
 	if len(t.Labels) == 0 {
 		return nil, fmt.Errorf("unable to create pods, no labels")
 	}
-	pod := &api.Pod{
-		ObjectMeta: api.ObjectMeta{
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
 			Namespace:    parent.Namespace,
 			GenerateName: podsPrefix(parent.Name),
 			Labels:       t.Labels,

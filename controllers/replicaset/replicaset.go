@@ -8,7 +8,11 @@ import (
 	"reflect"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
@@ -40,7 +44,7 @@ const (
 
 // GroupVersionKind is apps/v1 ReplicaSet, the kind of the controller
 // references the controller sets.
-var GroupVersionKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
+var GroupVersionKind = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
 
 // controllerUIDIndex indexes pods by the uid of their controller, and
 // orphans by "orphan/<namespace>", so a sync reads only the pods it may own.
@@ -83,8 +87,8 @@ type ReplicaSetController struct {
 	parallel     bool
 	expectations *controllers.ControllerExpectations
 
-	rsInformer  *cache.Informer[*api.ReplicaSet]
-	podInformer *cache.Informer[*api.Pod]
+	rsInformer  *cache.Informer[*appsv1.ReplicaSet]
+	podInformer *cache.Informer[*corev1.Pod]
 	controller  *controllers.Controller
 }
 
@@ -116,7 +120,7 @@ func New(cfg Config) (*ReplicaSetController, error) {
 		rsInformer:   cache.For(cfg.Informers, cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
 		podInformer:  cache.For(cfg.Informers, cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
 	}
-	rsc.podInformer.AddIndexer(controllerUIDIndex, func(p *api.Pod) []string {
+	rsc.podInformer.AddIndexer(controllerUIDIndex, func(p *corev1.Pod) []string {
 		if ref := api.GetControllerOf(&p.ObjectMeta); ref != nil {
 			return []string{string(ref.UID)}
 		}
@@ -134,15 +138,15 @@ func New(cfg Config) (*ReplicaSetController, error) {
 		return nil, err
 	}
 	rsc.controller = c
-	rsc.rsInformer.AddHandler(cache.Handler[*api.ReplicaSet]{
-		OnAdd:    func(rs *api.ReplicaSet) { rsc.enqueue(rs, "ADDED", "ReplicaSet", &rs.ObjectMeta) },
-		OnUpdate: func(_, rs *api.ReplicaSet) { rsc.enqueue(rs, "MODIFIED", "ReplicaSet", &rs.ObjectMeta) },
-		OnDelete: func(rs *api.ReplicaSet) {
+	rsc.rsInformer.AddHandler(cache.Handler[*appsv1.ReplicaSet]{
+		OnAdd:    func(rs *appsv1.ReplicaSet) { rsc.enqueue(rs, "ADDED", "ReplicaSet", &rs.ObjectMeta) },
+		OnUpdate: func(_, rs *appsv1.ReplicaSet) { rsc.enqueue(rs, "MODIFIED", "ReplicaSet", &rs.ObjectMeta) },
+		OnDelete: func(rs *appsv1.ReplicaSet) {
 			rsc.expectations.DeleteExpectations(cache.Key(&rs.ObjectMeta))
 			rsc.enqueue(rs, "DELETED", "ReplicaSet", &rs.ObjectMeta)
 		},
 	})
-	rsc.podInformer.AddHandler(cache.Handler[*api.Pod]{
+	rsc.podInformer.AddHandler(cache.Handler[*corev1.Pod]{
 		OnAdd:    rsc.addPod,
 		OnUpdate: rsc.updatePod,
 		OnDelete: rsc.deletePod,
@@ -165,13 +169,13 @@ func (rsc *ReplicaSetController) Expectations() *controllers.ControllerExpectati
 }
 
 // enqueue queues rs because of an event on the object m of kind.
-func (rsc *ReplicaSetController) enqueue(rs *api.ReplicaSet, event, kind string, m *api.ObjectMeta) {
+func (rsc *ReplicaSetController) enqueue(rs *appsv1.ReplicaSet, event, kind string, m *metav1.ObjectMeta) {
 	rsc.controller.Enqueue(cache.Key(&rs.ObjectMeta), controllers.CauseOf(event, kind, m))
 }
 
 // resolveControllerRef returns the ReplicaSet ref points at, if it is the
 // same object (uid) the cache has.
-func (rsc *ReplicaSetController) resolveControllerRef(ns string, ref *api.OwnerReference) *api.ReplicaSet {
+func (rsc *ReplicaSetController) resolveControllerRef(ns string, ref *metav1.OwnerReference) *appsv1.ReplicaSet {
 	if ref == nil || ref.Kind != GroupVersionKind.Kind {
 		return nil
 	}
@@ -184,8 +188,8 @@ func (rsc *ReplicaSetController) resolveControllerRef(ns string, ref *api.OwnerR
 
 // replicaSetsForPod returns the ReplicaSets whose selector matches an
 // orphan pod, so that one of them adopts it.
-func (rsc *ReplicaSetController) replicaSetsForPod(p *api.Pod) []*api.ReplicaSet {
-	var out []*api.ReplicaSet
+func (rsc *ReplicaSetController) replicaSetsForPod(p *corev1.Pod) []*appsv1.ReplicaSet {
+	var out []*appsv1.ReplicaSet
 	for _, rs := range rsc.rsInformer.ByIndex(cache.NamespaceIndex, p.Namespace) {
 		sel, err := api.LabelSelectorAsSelector(rs.Spec.Selector)
 		if err != nil || sel.Empty() || !sel.Matches(labels.Set(p.Labels)) {
@@ -196,7 +200,7 @@ func (rsc *ReplicaSetController) replicaSetsForPod(p *api.Pod) []*api.ReplicaSet
 	return out
 }
 
-func (rsc *ReplicaSetController) addPod(p *api.Pod) {
+func (rsc *ReplicaSetController) addPod(p *corev1.Pod) {
 	if p.DeletionTimestamp != nil {
 		// A pod already being deleted (seen after a relist) counts as a
 		// deletion, so expectations do not wait for it.
@@ -225,7 +229,7 @@ func (rsc *ReplicaSetController) addPod(p *api.Pod) {
 	}
 }
 
-func (rsc *ReplicaSetController) updatePod(old, cur *api.Pod) {
+func (rsc *ReplicaSetController) updatePod(old, cur *corev1.Pod) {
 	if old.ResourceVersion == cur.ResourceVersion {
 		return
 	}
@@ -267,11 +271,11 @@ func (rsc *ReplicaSetController) updatePod(old, cur *api.Pod) {
 	}
 }
 
-func (rsc *ReplicaSetController) deletePod(p *api.Pod) { rsc.podGone(p, "DELETED") }
+func (rsc *ReplicaSetController) deletePod(p *corev1.Pod) { rsc.podGone(p, "DELETED") }
 
 // podGone notes that a pod is deleted (or being deleted) for its
 // controller's expectations and wakes the controller.
-func (rsc *ReplicaSetController) podGone(p *api.Pod, event string) {
+func (rsc *ReplicaSetController) podGone(p *corev1.Pod, event string) {
 	rs := rsc.resolveControllerRef(p.Namespace, api.GetControllerOf(&p.ObjectMeta))
 	if rs == nil {
 		return
@@ -345,7 +349,7 @@ func (rsc *ReplicaSetController) Reconcile(ctx context.Context, key string) (con
 	return res, nil
 }
 
-func replicas(rs *api.ReplicaSet) int32 {
+func replicas(rs *appsv1.ReplicaSet) int32 {
 	if rs.Spec.Replicas == nil {
 		return 1
 	}
@@ -353,7 +357,7 @@ func replicas(rs *api.ReplicaSet) int32 {
 }
 
 // manageReplicas creates or deletes pods to reach spec.replicas.
-func (rsc *ReplicaSetController) manageReplicas(ctx context.Context, pods []*api.Pod, rs *api.ReplicaSet) error {
+func (rsc *ReplicaSetController) manageReplicas(ctx context.Context, pods []*corev1.Pod, rs *appsv1.ReplicaSet) error {
 	key := cache.Key(&rs.ObjectMeta)
 	diff := len(pods) - int(replicas(rs))
 	switch {
@@ -400,7 +404,7 @@ func (rsc *ReplicaSetController) manageReplicas(ctx context.Context, pods []*api
 
 // createPod creates one pod from the template and records the event
 // (RealPodControl.CreatePods).
-func (rsc *ReplicaSetController) createPod(ctx context.Context, rs *api.ReplicaSet, ref *api.OwnerReference) error {
+func (rsc *ReplicaSetController) createPod(ctx context.Context, rs *appsv1.ReplicaSet, ref *metav1.OwnerReference) error {
 	pod, err := podFromTemplate(&rs.Spec.Template, &rs.ObjectMeta, ref)
 	if err == nil {
 		pod, err = rsc.client.Pods().Create(ctx, pod)
@@ -415,7 +419,7 @@ func (rsc *ReplicaSetController) createPod(ctx context.Context, rs *api.ReplicaS
 
 // deletePodOf deletes one pod of rs and records the event
 // (RealPodControl.DeletePod); a pod already gone is no event.
-func (rsc *ReplicaSetController) deletePodOf(ctx context.Context, rs *api.ReplicaSet, p *api.Pod) error {
+func (rsc *ReplicaSetController) deletePodOf(ctx context.Context, rs *appsv1.ReplicaSet, p *corev1.Pod) error {
 	err := rsc.client.Pods().Delete(ctx, p.Namespace, p.Name, nil)
 	switch {
 	case api.IsNotFound(err):
@@ -430,7 +434,7 @@ func (rsc *ReplicaSetController) deletePodOf(ctx context.Context, rs *api.Replic
 
 // event records an event about rs; events are best effort, as in
 // Kubernetes, so a failure is only logged.
-func (rsc *ReplicaSetController) event(ctx context.Context, rs *api.ReplicaSet, typ, reason, format string, args ...any) {
+func (rsc *ReplicaSetController) event(ctx context.Context, rs *appsv1.ReplicaSet, typ, reason, format string, args ...any) {
 	if err := rsc.recorder.Eventf(ctx, record.Ref(rs, GroupVersionKind), typ, reason, format, args...); err != nil {
 		rsc.logger.Warn("cannot record event", "reason", reason, "err", err)
 	}
@@ -440,11 +444,11 @@ func (rsc *ReplicaSetController) event(ctx context.Context, rs *api.ReplicaSet, 
 // no longer matches, returning the pods rs owns and that match
 // (PodControllerRefManager.ClaimPods). An orphan that cannot be adopted
 // is skipped: the ReplicaSet still counts the pods it has.
-func (rsc *ReplicaSetController) claimPods(ctx context.Context, rs *api.ReplicaSet, selector labels.Selector, pods []*api.Pod) ([]*api.Pod, error) {
-	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.Pod]{
+func (rsc *ReplicaSetController) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, selector labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
+	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*corev1.Pod]{
 		Owner: &rs.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: rsc.client.Pods(), DependentKind: "Pod",
-		Match: func(p *api.Pod) bool { return selector.Matches(labels.Set(p.Labels)) },
-		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+		Match: func(p *corev1.Pod) bool { return selector.Matches(labels.Set(p.Labels)) },
+		GetFresh: func(ctx context.Context) (*metav1.ObjectMeta, error) {
 			fresh, err := rsc.client.ReplicaSets().Get(ctx, rs.Namespace, rs.Name)
 			if err != nil {
 				return nil, err
@@ -457,7 +461,7 @@ func (rsc *ReplicaSetController) claimPods(ctx context.Context, rs *api.ReplicaS
 // CalculateStatus counts the pods of rs (calculateStatus): all, those
 // carrying every template label, ready and available at now. A failed
 // create or delete sets the ReplicaFailure condition; success clears it.
-func CalculateStatus(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
+func CalculateStatus(rs *appsv1.ReplicaSet, pods []*corev1.Pod, manageErr error, now time.Time) appsv1.ReplicaSetStatus {
 	status := *rs.Status.DeepCopy()
 	template := labels.SelectorFromSet(labels.Set(rs.Spec.Template.Labels))
 	var fully, ready, available int32
@@ -479,7 +483,7 @@ func CalculateStatus(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now t
 
 	idx := -1
 	for i, c := range status.Conditions {
-		if c.Type == api.ReplicaSetReplicaFailure {
+		if c.Type == appsv1.ReplicaSetReplicaFailure {
 			idx = i
 		}
 	}
@@ -491,9 +495,9 @@ func CalculateStatus(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now t
 		} else if diff > 0 {
 			reason = FailedDeletePodReason
 		}
-		status.Conditions = append(status.Conditions, api.ReplicaSetCondition{
-			Type: api.ReplicaSetReplicaFailure, Status: api.ConditionTrue,
-			LastTransitionTime: api.NewTime(now.UTC()), Reason: reason, Message: manageErr.Error(),
+		status.Conditions = append(status.Conditions, appsv1.ReplicaSetCondition{
+			Type: appsv1.ReplicaSetReplicaFailure, Status: corev1.ConditionTrue,
+			LastTransitionTime: metav1.NewTime(now.UTC()), Reason: reason, Message: manageErr.Error(),
 		})
 	case manageErr == nil && idx >= 0:
 		status.Conditions = append(status.Conditions[:idx:idx], status.Conditions[idx+1:]...)
@@ -506,7 +510,7 @@ func CalculateStatus(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now t
 
 // updateStatus writes status through /status when it differs from what
 // the ReplicaSet shows or the generation is unobserved.
-func (rsc *ReplicaSetController) updateStatus(ctx context.Context, rs *api.ReplicaSet, status api.ReplicaSetStatus) (*api.ReplicaSet, error) {
+func (rsc *ReplicaSetController) updateStatus(ctx context.Context, rs *appsv1.ReplicaSet, status appsv1.ReplicaSetStatus) (*appsv1.ReplicaSet, error) {
 	if rs.Status.Replicas == status.Replicas &&
 		rs.Status.FullyLabeledReplicas == status.FullyLabeledReplicas &&
 		rs.Status.ReadyReplicas == status.ReadyReplicas &&

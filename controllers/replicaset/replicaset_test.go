@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
@@ -59,28 +62,28 @@ func (h *harness) settle() {
 	h.t.Fatal("controller did not settle")
 }
 
-func newRS(name string, n int32) *api.ReplicaSet {
-	return &api.ReplicaSet{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: api.ReplicaSetSpec{
+func newRS(name string, n int32) *appsv1.ReplicaSet {
+	return &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: appsv1.ReplicaSetSpec{
 			Replicas: &n,
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": name}},
-			Template: api.PodTemplateSpec{
-				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name, "tier": "web"}},
-				Spec:       api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name, "tier": "web"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
 			},
 		},
 	}
 }
 
-func (h *harness) createRS(rs *api.ReplicaSet) *api.ReplicaSet {
+func (h *harness) createRS(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
 	h.t.Helper()
 	out, err := h.env.Client.ReplicaSets().Create(h.ctx, rs)
 	require.NoError(h.t, err)
 	return out
 }
 
-func (h *harness) getRS(name string) *api.ReplicaSet {
+func (h *harness) getRS(name string) *appsv1.ReplicaSet {
 	h.t.Helper()
 	rs, err := h.env.Client.ReplicaSets().Get(h.ctx, "default", name)
 	require.NoError(h.t, err)
@@ -96,11 +99,11 @@ func (h *harness) scale(name string, n int32) {
 }
 
 // pods lists the pods of the namespace, by name; active only when asked.
-func (h *harness) pods(activeOnly bool) []*api.Pod {
+func (h *harness) pods(activeOnly bool) []*corev1.Pod {
 	h.t.Helper()
 	l, err := h.env.Client.Pods().List(h.ctx, "default", client.ListOptions{})
 	require.NoError(h.t, err)
-	var out []*api.Pod
+	var out []*corev1.Pod
 	for i := range l.Items {
 		if !activeOnly || IsPodActive(l.Items[i]) {
 			out = append(out, l.Items[i])
@@ -110,7 +113,7 @@ func (h *harness) pods(activeOnly bool) []*api.Pod {
 	return out
 }
 
-func names(pods []*api.Pod) []string {
+func names(pods []*corev1.Pod) []string {
 	out := make([]string, len(pods))
 	for i, p := range pods {
 		out[i] = p.Name
@@ -118,13 +121,13 @@ func names(pods []*api.Pod) []string {
 	return out
 }
 
-func (h *harness) markReady(p *api.Pod) {
+func (h *harness) markReady(p *corev1.Pod) {
 	h.t.Helper()
 	cur, err := h.env.Client.Pods().Get(h.ctx, p.Namespace, p.Name)
 	require.NoError(h.t, err)
-	cur.Status.Phase = api.PodRunning
-	cur.Status.Conditions = append(cur.Status.Conditions, api.PodCondition{
-		Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(h.env.Clock.Now()),
+	cur.Status.Phase = corev1.PodRunning
+	cur.Status.Conditions = append(cur.Status.Conditions, corev1.PodCondition{
+		Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(h.env.Clock.Now()),
 	})
 	_, err = h.env.Client.Pods().UpdateStatus(h.ctx, cur)
 	require.NoError(h.t, err)
@@ -184,7 +187,7 @@ func TestCreatesExactlyReplicasEvenWhileTheInformerLags(t *testing.T) {
 		assert.Equal(t, map[string]string{"app": "web", "tier": "web"}, p.Labels)
 		ref := api.GetControllerOf(&p.ObjectMeta)
 		require.NotNil(t, ref)
-		assert.Equal(t, api.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: rs.UID,
+		assert.Equal(t, metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: rs.UID,
 			Controller: ref.Controller, BlockOwnerDeletion: ref.BlockOwnerDeletion}, *ref)
 		assert.True(t, *ref.Controller)
 		require.NotNil(t, ref.BlockOwnerDeletion)
@@ -194,7 +197,7 @@ func TestCreatesExactlyReplicasEvenWhileTheInformerLags(t *testing.T) {
 	assert.Equal(t, msgs, h.events(SuccessfulCreatePodReason))
 
 	got := h.getRS("web")
-	assert.Equal(t, api.ReplicaSetStatus{Replicas: 3, FullyLabeledReplicas: 3, ObservedGeneration: 1}, got.Status)
+	assert.Equal(t, appsv1.ReplicaSetStatus{Replicas: 3, FullyLabeledReplicas: 3, ObservedGeneration: 1}, got.Status)
 }
 
 func TestDeletedPodIsReplaced(t *testing.T) {
@@ -225,7 +228,7 @@ func TestScaleUpThenDownDeletesUnscheduledPodsFirst(t *testing.T) {
 	// Two pods are scheduled, one of them running and ready.
 	for _, p := range pods[1:3] {
 		require.NoError(t, h.env.Client.Pods().CreateSubresource(h.ctx, "default", p.Name, "binding",
-			&api.Binding{ObjectMeta: api.ObjectMeta{Name: p.Name}, Target: api.ObjectReference{Kind: "Node", Name: "node-1"}}))
+			&corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}}))
 	}
 	h.markReady(pods[2])
 	h.settle()
@@ -252,9 +255,9 @@ func TestScaleUpThenDownDeletesUnscheduledPodsFirst(t *testing.T) {
 
 func TestAdoptsOrphansAndReleasesPodsThatStopMatching(t *testing.T) {
 	h := newHarness(t)
-	orphan, err := h.env.Client.Pods().Create(h.ctx, &api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: "stray", Namespace: "default", Labels: map[string]string{"app": "web"}},
-		Spec:       api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}},
+	orphan, err := h.env.Client.Pods().Create(h.ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "stray", Namespace: "default", Labels: map[string]string{"app": "web"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
 	})
 	require.NoError(t, err)
 	rs := h.createRS(newRS("web", 2))

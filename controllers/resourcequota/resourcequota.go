@@ -5,7 +5,9 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/quota"
@@ -28,11 +30,11 @@ type Config = controllers.BaseConfig
 // Controller keeps every quota's status.
 type Controller struct {
 	client     *client.Client
-	quotas     *cache.Informer[*api.ResourceQuota]
-	pods       *cache.Informer[*api.Pod]
-	services   *cache.Informer[*api.Service]
-	configMaps *cache.Informer[*api.ConfigMap]
-	secrets    *cache.Informer[*api.Secret]
+	quotas     *cache.Informer[*corev1.ResourceQuota]
+	pods       *cache.Informer[*corev1.Pod]
+	services   *cache.Informer[*corev1.Service]
+	configMaps *cache.Informer[*corev1.ConfigMap]
+	secrets    *cache.Informer[*corev1.Secret]
 	controller *controllers.Controller
 }
 
@@ -50,11 +52,11 @@ func New(cfg Config) (*Controller, error) {
 	c.services = controllers.InformerFor(ctrl, cfg.Client.Services())
 	c.configMaps = controllers.InformerFor(ctrl, cfg.Client.ConfigMaps())
 	c.secrets = controllers.InformerFor(ctrl, cfg.Client.Secrets())
-	c.quotas.AddHandler(controllers.EnqueueObject[*api.ResourceQuota](ctrl, "ResourceQuota"))
-	c.pods.AddHandler(replenish[*api.Pod](c, "Pod"))
-	c.services.AddHandler(replenish[*api.Service](c, "Service"))
-	c.configMaps.AddHandler(replenish[*api.ConfigMap](c, "ConfigMap"))
-	c.secrets.AddHandler(replenish[*api.Secret](c, "Secret"))
+	c.quotas.AddHandler(controllers.EnqueueObject[*corev1.ResourceQuota](ctrl, "ResourceQuota"))
+	c.pods.AddHandler(replenish[*corev1.Pod](c, "Pod"))
+	c.services.AddHandler(replenish[*corev1.Service](c, "Service"))
+	c.configMaps.AddHandler(replenish[*corev1.ConfigMap](c, "ConfigMap"))
+	c.secrets.AddHandler(replenish[*corev1.Secret](c, "Secret"))
 	return c, nil
 }
 
@@ -91,7 +93,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 	if !ok {
 		return controllers.Result{}, nil
 	}
-	objects := map[api.GroupResource][]api.Object{}
+	objects := map[schema.GroupResource][]api.Object{}
 	// Every quota is recounted after ResyncPeriod anyway: the admission
 	// plugin may have charged a create that failed after it (the real
 	// controller's full resync makes up for the same).
@@ -103,7 +105,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 		}
 		objects[gr] = list
 	}
-	status := api.ResourceQuotaStatus{Hard: q.Spec.Hard, Used: Used(q, objects)}
+	status := corev1.ResourceQuotaStatus{Hard: q.Spec.Hard, Used: Used(q, objects)}
 	if equalStatus(status, q.Status) {
 		return res, nil
 	}
@@ -114,8 +116,8 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 }
 
 // equalStatus compares quantities by value (1000m is 1).
-func equalStatus(a, b api.ResourceQuotaStatus) bool {
-	same := func(x, y api.ResourceList) bool {
+func equalStatus(a, b corev1.ResourceQuotaStatus) bool {
+	same := func(x, y corev1.ResourceList) bool {
 		if len(x) != len(y) {
 			return false
 		}
@@ -132,7 +134,7 @@ func equalStatus(a, b api.ResourceQuotaStatus) bool {
 
 // list reads the namespace's objects of gr: from an informer for the
 // resources watched here, else through the API.
-func (c *Controller) list(ctx context.Context, ns string, gr api.GroupResource) (out []api.Object, err error) {
+func (c *Controller) list(ctx context.Context, ns string, gr schema.GroupResource) (out []api.Object, err error) {
 	inNS := func(objs []api.Object) []api.Object {
 		var kept []api.Object
 		for _, o := range objs {
@@ -181,9 +183,9 @@ func objectsOf[T api.Object](items []T) []api.Object {
 // ResourcesOf names the resources whose objects a quota's hard names
 // count: pods for pods, cpu, requests.* and limits.*; services for
 // services.*; count/deployments.apps for deployments of group apps...
-func ResourcesOf(hard api.ResourceList) []api.GroupResource {
-	seen := map[api.GroupResource]bool{}
-	var out []api.GroupResource
+func ResourcesOf(hard corev1.ResourceList) []schema.GroupResource {
+	seen := map[schema.GroupResource]bool{}
+	var out []schema.GroupResource
 	for _, name := range quota.Names(hard) {
 		gr, ok := resourceOf(name)
 		if ok && !seen[gr] {
@@ -194,30 +196,30 @@ func ResourcesOf(hard api.ResourceList) []api.GroupResource {
 	return out
 }
 
-func resourceOf(name api.ResourceName) (api.GroupResource, bool) {
+func resourceOf(name corev1.ResourceName) (schema.GroupResource, bool) {
 	n := string(name)
 	if rest, ok := strings.CutPrefix(n, "count/"); ok {
 		res, group, _ := strings.Cut(rest, ".")
-		return api.GroupResource{Group: group, Resource: res}, true
+		return schema.GroupResource{Group: group, Resource: res}, true
 	}
 	switch {
 	case n == "pods" || n == "cpu" || n == "memory" || strings.HasPrefix(n, "limits.") ||
-		(strings.HasPrefix(n, "requests.") && n != string(api.ResourceRequestsStorage)):
-		return api.GroupResource{Resource: "pods"}, true
+		(strings.HasPrefix(n, "requests.") && n != string(corev1.ResourceRequestsStorage)):
+		return schema.GroupResource{Resource: "pods"}, true
 	case n == "services" || strings.HasPrefix(n, "services."):
-		return api.GroupResource{Resource: "services"}, true
-	case n == "persistentvolumeclaims" || n == string(api.ResourceRequestsStorage):
-		return api.GroupResource{Resource: "persistentvolumeclaims"}, true
+		return schema.GroupResource{Resource: "services"}, true
+	case n == "persistentvolumeclaims" || n == string(corev1.ResourceRequestsStorage):
+		return schema.GroupResource{Resource: "persistentvolumeclaims"}, true
 	case n == "configmaps" || n == "secrets" || n == "resourcequotas" || n == "replicationcontrollers":
-		return api.GroupResource{Resource: n}, true
+		return schema.GroupResource{Resource: n}, true
 	}
-	return api.GroupResource{}, false
+	return schema.GroupResource{}, false
 }
 
 // Used is the quota's status.used: for every hard name, the sum of the
 // usage of the objects the quota covers (zero when none).
-func Used(q *api.ResourceQuota, objects map[api.GroupResource][]api.Object) api.ResourceList {
-	used := api.ResourceList{}
+func Used(q *corev1.ResourceQuota, objects map[schema.GroupResource][]api.Object) corev1.ResourceList {
+	used := corev1.ResourceList{}
 	for name := range q.Spec.Hard {
 		used[name] = *resource.NewQuantity(0, resource.DecimalSI)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ControllerName names the loop in traces and logs.
@@ -45,8 +47,8 @@ type Config struct {
 // Controller publishes the root CA in every namespace.
 type Controller struct {
 	cfg        Config
-	namespaces *cache.Informer[*api.Namespace]
-	configMaps *cache.Informer[*api.ConfigMap]
+	namespaces *cache.Informer[*corev1.Namespace]
+	configMaps *cache.Informer[*corev1.ConfigMap]
 	ctrl       *controllers.Controller
 }
 
@@ -70,18 +72,18 @@ func New(cfg Config) (*Controller, error) {
 	if len(cfg.RootCA) == 0 {
 		return c, nil
 	}
-	c.namespaces.AddHandler(cache.Handler[*api.Namespace]{
-		OnAdd: func(ns *api.Namespace) {
+	c.namespaces.AddHandler(cache.Handler[*corev1.Namespace]{
+		OnAdd: func(ns *corev1.Namespace) {
 			ctrl.Enqueue(ns.Name, controllers.CauseOf("ADDED", "Namespace", &ns.ObjectMeta))
 		},
 	})
-	enqueueCM := func(event string) func(*api.ConfigMap) {
-		return func(cm *api.ConfigMap) {
+	enqueueCM := func(event string) func(*corev1.ConfigMap) {
+		return func(cm *corev1.ConfigMap) {
 			ctrl.Enqueue(cm.Namespace, controllers.CauseOf(event, "ConfigMap", &cm.ObjectMeta))
 		}
 	}
-	c.configMaps.AddHandler(cache.Handler[*api.ConfigMap]{
-		OnUpdate: func(_, cm *api.ConfigMap) {
+	c.configMaps.AddHandler(cache.Handler[*corev1.ConfigMap]{
+		OnUpdate: func(_, cm *corev1.ConfigMap) {
 			if !c.current(cm) {
 				enqueueCM("MODIFIED")(cm)
 			}
@@ -100,21 +102,21 @@ func (c *Controller) Controllers() []*controllers.Controller {
 func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
 
 // current reports whether cm holds the CA as published.
-func (c *Controller) current(cm *api.ConfigMap) bool {
+func (c *Controller) current(cm *corev1.ConfigMap) bool {
 	return cm.Data[DataKey] == string(c.cfg.RootCA) && cm.Annotations[descriptionAnnotation] == description
 }
 
 // Reconcile implements controllers.Reconciler: key is a namespace name.
 func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
 	ns, ok := c.namespaces.Get("", key)
-	if !ok || ns.Status.Phase == api.NamespaceTerminating || ns.DeletionTimestamp != nil {
+	if !ok || ns.Status.Phase == corev1.NamespaceTerminating || ns.DeletionTimestamp != nil {
 		return controllers.Result{}, nil
 	}
 	cms := c.cfg.Client.ConfigMaps()
 	cached, ok := c.configMaps.Get(key, ConfigMapName)
 	if !ok {
-		cm := &api.ConfigMap{
-			ObjectMeta: api.ObjectMeta{Name: ConfigMapName, Namespace: key, Annotations: map[string]string{descriptionAnnotation: description}},
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: key, Annotations: map[string]string{descriptionAnnotation: description}},
 			Data:       map[string]string{DataKey: string(c.cfg.RootCA)},
 		}
 		_, err := cms.Create(ctx, cm)

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/cluster"
@@ -28,7 +30,7 @@ func TestRootCAInEveryNamespace(t *testing.T) {
 		c.Close()
 	})
 	cl := c.Client("test")
-	_, err = cl.Namespaces().Create(bg, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team"}})
+	_, err = cl.Namespaces().Create(bg, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})
 	require.NoError(t, err)
 	stable := func() {
 		t.Helper()

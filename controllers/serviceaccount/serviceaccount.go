@@ -7,6 +7,8 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ControllerName names the loop in traces and logs.
@@ -22,8 +24,8 @@ type Config = controllers.BaseConfig
 // Controller ensures the default ServiceAccount of every namespace.
 type Controller struct {
 	cfg        Config
-	namespaces *cache.Informer[*api.Namespace]
-	accounts   *cache.Informer[*api.ServiceAccount]
+	namespaces *cache.Informer[*corev1.Namespace]
+	accounts   *cache.Informer[*corev1.ServiceAccount]
 	ctrl       *controllers.Controller
 }
 
@@ -40,14 +42,14 @@ func New(cfg Config) (*Controller, error) {
 	c.accounts = controllers.FilteredInformerFor(ctrl, cfg.Client.ServiceAccounts(), "",
 		client.ListOptions{FieldSelector: "metadata.name=" + DefaultName})
 	// A namespace is the key: its appearance needs an account.
-	c.namespaces.AddHandler(cache.Handler[*api.Namespace]{
-		OnAdd: func(ns *api.Namespace) {
+	c.namespaces.AddHandler(cache.Handler[*corev1.Namespace]{
+		OnAdd: func(ns *corev1.Namespace) {
 			ctrl.Enqueue(ns.Name, controllers.CauseOf("ADDED", "Namespace", &ns.ObjectMeta))
 		},
 	})
 	// A deleted default account is made again.
-	c.accounts.AddHandler(cache.Handler[*api.ServiceAccount]{
-		OnDelete: func(sa *api.ServiceAccount) {
+	c.accounts.AddHandler(cache.Handler[*corev1.ServiceAccount]{
+		OnDelete: func(sa *corev1.ServiceAccount) {
 			ctrl.Enqueue(sa.Namespace, controllers.CauseOf("DELETED", "ServiceAccount", &sa.ObjectMeta))
 		},
 	})
@@ -65,13 +67,13 @@ func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
 // Reconcile implements controllers.Reconciler: key is a namespace name.
 func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
 	ns, ok := c.namespaces.Get("", key)
-	if !ok || ns.Status.Phase == api.NamespaceTerminating || ns.DeletionTimestamp != nil {
+	if !ok || ns.Status.Phase == corev1.NamespaceTerminating || ns.DeletionTimestamp != nil {
 		return controllers.Result{}, nil // nothing may be created in it
 	}
 	if _, ok := c.accounts.Get(key, DefaultName); ok {
 		return controllers.Result{}, nil
 	}
-	sa := &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: DefaultName, Namespace: key}}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: DefaultName, Namespace: key}}
 	_, err := c.cfg.Client.ServiceAccounts().Create(ctx, sa)
 	if api.IsAlreadyExists(err) || (err != nil && api.IsForbidden(err)) {
 		// Already there (the cache lags), or the namespace began

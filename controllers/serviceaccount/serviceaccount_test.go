@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/cluster"
@@ -28,10 +30,10 @@ func TestDefaultAccountInEveryNamespace(t *testing.T) {
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 
-	_, err = cl.Namespaces().Create(bg, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team"}})
+	_, err = cl.Namespaces().Create(bg, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})
 	require.NoError(t, err)
 	// Before the controller runs, a pod of the namespace is refused.
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "early", Namespace: "team"}, Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "early", Namespace: "team"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
 	_, err = cl.Pods().Create(bg, pod)
 	require.True(t, api.IsForbidden(err), "%v", err)
 
@@ -51,7 +53,7 @@ func TestDefaultAccountInEveryNamespace(t *testing.T) {
 	assert.NotEqual(t, sa.UID, again.UID)
 
 	// Other accounts are left alone.
-	_, err = cl.ServiceAccounts().Create(bg, &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: "robot", Namespace: "team"}})
+	_, err = cl.ServiceAccounts().Create(bg, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "robot", Namespace: "team"}})
 	require.NoError(t, err)
 	require.NoError(t, cl.ServiceAccounts().Delete(bg, "team", "robot", nil))
 	_, err = c.RunUntilStable(bg, stepper.Limits{})

@@ -6,6 +6,9 @@ import (
 	"strconv"
 
 	"github.com/kubesim/kubesim/api"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The claims of a StatefulSet's pods: each pod gets one
@@ -15,7 +18,7 @@ import (
 // claim — the set's "stable storage" (stateful_set_utils.go).
 
 // ClaimName is getPersistentVolumeClaimName: <template>-<set>-<ordinal>.
-func ClaimName(set *api.StatefulSet, template *api.PersistentVolumeClaim, ord int) string {
+func ClaimName(set *appsv1.StatefulSet, template *corev1.PersistentVolumeClaim, ord int) string {
 	return template.Name + "-" + set.Name + "-" + strconv.Itoa(ord)
 }
 
@@ -24,12 +27,12 @@ func ClaimName(set *api.StatefulSet, template *api.PersistentVolumeClaim, ord in
 // with the set's selector labels as well as its own. A set whose policy
 // deletes claims with it owns them (not as their controller), so that the
 // garbage collector removes them after it.
-func NewClaims(set *api.StatefulSet, ord int) []*api.PersistentVolumeClaim {
-	var out []*api.PersistentVolumeClaim
+func NewClaims(set *appsv1.StatefulSet, ord int) []*corev1.PersistentVolumeClaim {
+	var out []*corev1.PersistentVolumeClaim
 	for i := range set.Spec.VolumeClaimTemplates {
 		t := &set.Spec.VolumeClaimTemplates[i]
-		c := &api.PersistentVolumeClaim{
-			ObjectMeta: api.ObjectMeta{Name: ClaimName(set, t, ord), Namespace: set.Namespace,
+		c := &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: ClaimName(set, t, ord), Namespace: set.Namespace,
 				Labels: map[string]string{}, Annotations: t.Annotations},
 			Spec: *t.Spec.DeepCopy(),
 		}
@@ -41,10 +44,10 @@ func NewClaims(set *api.StatefulSet, ord int) []*api.PersistentVolumeClaim {
 				c.Labels[k] = v
 			}
 		}
-		if p := set.Spec.PersistentVolumeClaimRetentionPolicy; p != nil && p.WhenDeleted == api.DeletePersistentVolumeClaimRetentionPolicyType {
+		if p := set.Spec.PersistentVolumeClaimRetentionPolicy; p != nil && p.WhenDeleted == appsv1.DeletePersistentVolumeClaimRetentionPolicyType {
 			ref := api.NewControllerRef(&set.ObjectMeta, GroupVersionKind)
 			ref.Controller, ref.BlockOwnerDeletion = nil, nil
-			c.OwnerReferences = []api.OwnerReference{*ref}
+			c.OwnerReferences = []metav1.OwnerReference{*ref}
 		}
 		out = append(out, c)
 	}
@@ -54,17 +57,17 @@ func NewClaims(set *api.StatefulSet, ord int) []*api.PersistentVolumeClaim {
 // UpdateStorage is updateStorage: the pod's volume named like each
 // template points at the ordinal's claim (replacing a template volume of
 // that name); the pod's other volumes follow.
-func UpdateStorage(set *api.StatefulSet, pod *api.Pod, ord int) {
+func UpdateStorage(set *appsv1.StatefulSet, pod *corev1.Pod, ord int) {
 	if len(set.Spec.VolumeClaimTemplates) == 0 {
 		return
 	}
 	templates := map[string]bool{}
-	var vols []api.Volume
+	var vols []corev1.Volume
 	for i := range set.Spec.VolumeClaimTemplates {
 		t := &set.Spec.VolumeClaimTemplates[i]
 		templates[t.Name] = true
-		vols = append(vols, api.Volume{Name: t.Name, VolumeSource: api.VolumeSource{
-			PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: ClaimName(set, t, ord)}}})
+		vols = append(vols, corev1.Volume{Name: t.Name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: ClaimName(set, t, ord)}}})
 	}
 	for _, v := range pod.Spec.Volumes {
 		if !templates[v.Name] {
@@ -77,7 +80,7 @@ func UpdateStorage(set *api.StatefulSet, pod *api.Pod, ord int) {
 // createClaims is createPersistentVolumeClaims: every claim of the
 // ordinal that does not exist yet is created; one being deleted stops the
 // pod's creation until it is gone.
-func (ssc *StatefulSetController) createClaims(ctx context.Context, set *api.StatefulSet, pod *api.Pod, ord int) error {
+func (ssc *StatefulSetController) createClaims(ctx context.Context, set *appsv1.StatefulSet, pod *corev1.Pod, ord int) error {
 	claims := ssc.Client().PersistentVolumeClaims()
 	for _, c := range NewClaims(set, ord) {
 		cur, err := claims.Get(ctx, c.Namespace, c.Name)
@@ -90,10 +93,10 @@ func (ssc *StatefulSetController) createClaims(ctx context.Context, set *api.Sta
 			return err
 		}
 		if _, err := claims.Create(ctx, c); err != nil && !api.IsAlreadyExists(err) {
-			ssc.Eventf(ctx, set, api.EventTypeWarning, FailedCreateReason, "create Claim %s for Pod %s in StatefulSet %s failed error: %v", c.Name, pod.Name, set.Name, err)
+			ssc.Eventf(ctx, set, corev1.EventTypeWarning, FailedCreateReason, "create Claim %s for Pod %s in StatefulSet %s failed error: %v", c.Name, pod.Name, set.Name, err)
 			return err
 		}
-		ssc.Eventf(ctx, set, api.EventTypeNormal, SuccessfulCreateReason, "create Claim %s for Pod %s in StatefulSet %s success", c.Name, pod.Name, set.Name)
+		ssc.Eventf(ctx, set, corev1.EventTypeNormal, SuccessfulCreateReason, "create Claim %s for Pod %s in StatefulSet %s success", c.Name, pod.Name, set.Name)
 	}
 	return nil
 }
@@ -102,19 +105,19 @@ func (ssc *StatefulSetController) createClaims(ctx context.Context, set *api.Sta
 // before its pod is deleted by a scale-down under whenScaled: Delete
 // (updateClaimOwnerRefForSetAndPod): the pod, so that the garbage
 // collector removes the claim after it. Nil when the claim stays.
-func CondemnedClaimOwner(set *api.StatefulSet, pod *api.Pod, ord int) *api.OwnerReference {
+func CondemnedClaimOwner(set *appsv1.StatefulSet, pod *corev1.Pod, ord int) *metav1.OwnerReference {
 	p := set.Spec.PersistentVolumeClaimRetentionPolicy
-	if p == nil || p.WhenScaled != api.DeletePersistentVolumeClaimRetentionPolicyType || pod == nil {
+	if p == nil || p.WhenScaled != appsv1.DeletePersistentVolumeClaimRetentionPolicyType || pod == nil {
 		return nil
 	}
 	if set.Spec.Replicas != nil && ord < int(*set.Spec.Replicas) {
 		return nil // not a scale-down: the pod comes back and wants its claim
 	}
-	return &api.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID}
+	return &metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID}
 }
 
 // giveClaimsToPod puts CondemnedClaimOwner on the ordinal's claims.
-func (ssc *StatefulSetController) giveClaimsToPod(ctx context.Context, set *api.StatefulSet, pod *api.Pod, ord int) error {
+func (ssc *StatefulSetController) giveClaimsToPod(ctx context.Context, set *appsv1.StatefulSet, pod *corev1.Pod, ord int) error {
 	ref := CondemnedClaimOwner(set, pod, ord)
 	if ref == nil {
 		return nil
@@ -144,7 +147,7 @@ func (ssc *StatefulSetController) giveClaimsToPod(ctx context.Context, set *api.
 	return nil
 }
 
-func podNamed(pods []*api.Pod, name string) *api.Pod {
+func podNamed(pods []*corev1.Pod, name string) *corev1.Pod {
 	for _, p := range pods {
 		if p.Name == name {
 			return p

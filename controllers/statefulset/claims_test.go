@@ -5,7 +5,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -14,21 +17,21 @@ import (
 	"github.com/kubesim/kubesim/stepper"
 )
 
-func withClaims(set *api.StatefulSet) *api.StatefulSet {
-	set.Spec.VolumeClaimTemplates = []api.PersistentVolumeClaim{{
-		ObjectMeta: api.ObjectMeta{Name: "data", Labels: map[string]string{"kind": "data"}},
-		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
-			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}},
+func withClaims(set *appsv1.StatefulSet) *appsv1.StatefulSet {
+	set.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{
+		ObjectMeta: metav1.ObjectMeta{Name: "data", Labels: map[string]string{"kind": "data"}},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
 	}}
-	set.Spec.Template.Spec.Volumes = []api.Volume{
-		{Name: "data", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}}, // replaced by the claim
-		{Name: "cache", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}},
+	set.Spec.Template.Spec.Volumes = []corev1.Volume{
+		{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}, // replaced by the claim
+		{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 	}
 	return set
 }
 
 func TestNewClaimsAndUpdateStorage(t *testing.T) {
-	set := withClaims(newSet("web", 2, api.ParallelPodManagement))
+	set := withClaims(newSet("web", 2, appsv1.ParallelPodManagement))
 	set.Namespace = "shop"
 	claims := statefulset.NewClaims(set, 1)
 	require.Len(t, claims, 1)
@@ -37,8 +40,8 @@ func TestNewClaimsAndUpdateStorage(t *testing.T) {
 	assert.Equal(t, map[string]string{"kind": "data", "app": "web"}, claims[0].Labels, "the set's selector labels join the template's")
 	assert.Empty(t, claims[0].OwnerReferences, "Retain: the claim outlives the set")
 
-	set.Spec.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{
-		WhenDeleted: api.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: api.RetainPersistentVolumeClaimRetentionPolicyType}
+	set.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.RetainPersistentVolumeClaimRetentionPolicyType}
 	set.UID = "set-uid"
 	owned := statefulset.NewClaims(set, 0)[0]
 	require.Len(t, owned.OwnerReferences, 1)
@@ -59,7 +62,7 @@ func TestNewClaimsAndUpdateStorage(t *testing.T) {
 // node.
 func TestPodGetsItsClaimBack(t *testing.T) {
 	c, cl := newCluster(t)
-	_, err := cl.StatefulSets().Create(bg, withClaims(newSet("web", 2, api.ParallelPodManagement)))
+	_, err := cl.StatefulSets().Create(bg, withClaims(newSet("web", 2, appsv1.ParallelPodManagement)))
 	require.NoError(t, err)
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
@@ -69,7 +72,7 @@ func TestPodGetsItsClaimBack(t *testing.T) {
 	for i, name := range []string{"web-0", "web-1"} {
 		pvc, err := cl.PersistentVolumeClaims().Get(bg, "default", "data-web-"+string(rune('0'+i)))
 		require.NoError(t, err)
-		assert.Equal(t, api.ClaimBound, pvc.Status.Phase)
+		assert.Equal(t, corev1.ClaimBound, pvc.Status.Phase)
 		assert.Equal(t, "standard", *pvc.Spec.StorageClassName, "the default class, by admission")
 		assert.Equal(t, "yes", pvc.Annotations[api.AnnBindCompleted])
 		assert.Contains(t, pvc.Finalizers, api.PVCProtectionFinalizer)
@@ -80,8 +83,8 @@ func TestPodGetsItsClaimBack(t *testing.T) {
 		pv, err := cl.PersistentVolumes().Get(bg, "", pvc.Spec.VolumeName)
 		require.NoError(t, err)
 		assert.Equal(t, "pvc-"+string(pvc.UID), pv.Name)
-		assert.Equal(t, api.VolumeBound, pv.Status.Phase)
-		assert.Equal(t, api.PersistentVolumeReclaimDelete, pv.Spec.PersistentVolumeReclaimPolicy)
+		assert.Equal(t, corev1.VolumeBound, pv.Status.Phase)
+		assert.Equal(t, corev1.PersistentVolumeReclaimDelete, pv.Spec.PersistentVolumeReclaimPolicy)
 		require.NotNil(t, pv.Spec.NodeAffinity)
 		assert.Equal(t, []string{pod.Spec.NodeName}, pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Values)
 		volumes[name], nodes[name] = pv.Name, pod.Spec.NodeName
@@ -106,28 +109,28 @@ func TestPodGetsItsClaimBack(t *testing.T) {
 }
 
 func TestCondemnedClaimOwner(t *testing.T) {
-	set := withClaims(newSet("web", 1, api.ParallelPodManagement))
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-1", UID: "pod-uid"}}
+	set := withClaims(newSet("web", 1, appsv1.ParallelPodManagement))
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", UID: "pod-uid"}}
 	assert.Nil(t, statefulset.CondemnedClaimOwner(set, pod, 1), "no policy: Retain")
-	set.Spec.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{
-		WhenDeleted: api.RetainPersistentVolumeClaimRetentionPolicyType, WhenScaled: api.DeletePersistentVolumeClaimRetentionPolicyType}
+	set.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: appsv1.RetainPersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.DeletePersistentVolumeClaimRetentionPolicyType}
 	assert.Nil(t, statefulset.CondemnedClaimOwner(set, pod, 0), "an ordinal kept is not condemned")
 	ref := statefulset.CondemnedClaimOwner(set, pod, 1)
 	require.NotNil(t, ref)
-	assert.Equal(t, api.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: "web-1", UID: "pod-uid"}, *ref)
+	assert.Equal(t, metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: "web-1", UID: "pod-uid"}, *ref)
 }
 
 // TestRetentionPolicyOnScaleDown: Retain (the default) keeps the claim of
 // a removed ordinal; whenScaled Delete lets it go with its pod.
 func TestRetentionPolicyOnScaleDown(t *testing.T) {
 	for _, tc := range []struct {
-		policy api.PersistentVolumeClaimRetentionPolicyType
+		policy appsv1.PersistentVolumeClaimRetentionPolicyType
 		kept   bool
-	}{{api.RetainPersistentVolumeClaimRetentionPolicyType, true}, {api.DeletePersistentVolumeClaimRetentionPolicyType, false}} {
+	}{{appsv1.RetainPersistentVolumeClaimRetentionPolicyType, true}, {appsv1.DeletePersistentVolumeClaimRetentionPolicyType, false}} {
 		t.Run(string(tc.policy), func(t *testing.T) {
 			c, cl := newCluster(t)
-			set := withClaims(newSet("web", 2, api.ParallelPodManagement))
-			set.Spec.PersistentVolumeClaimRetentionPolicy = &api.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenScaled: tc.policy}
+			set := withClaims(newSet("web", 2, appsv1.ParallelPodManagement))
+			set.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenScaled: tc.policy}
 			_, err := cl.StatefulSets().Create(bg, set)
 			require.NoError(t, err)
 			_, err = c.RunUntilStable(bg, stepper.Limits{})

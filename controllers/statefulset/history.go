@@ -3,6 +3,10 @@ package statefulset
 import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // This file is the StatefulSet's side of the history the controller kit
@@ -17,14 +21,14 @@ const ControllerRevisionHashLabel = "controller.kubernetes.io/hash"
 
 // Patch is the data of the set's revision (getPatch): its template, to
 // replace the whole template when applied (controllers.TemplatePatch).
-func Patch(set *api.StatefulSet) ([]byte, error) {
+func Patch(set *appsv1.StatefulSet) ([]byte, error) {
 	return controllers.TemplatePatch(&set.Spec.Template)
 }
 
 // NewRevision is newRevision: the set's template as revision number
 // revision, labelled like the template (plus the hash), annotated like the
 // set and controlled by it.
-func NewRevision(set *api.StatefulSet, revision int64, collisionCount *int32) (*api.ControllerRevision, error) {
+func NewRevision(set *appsv1.StatefulSet, revision int64, collisionCount *int32) (*appsv1.ControllerRevision, error) {
 	data, err := Patch(set)
 	if err != nil {
 		return nil, err
@@ -35,10 +39,10 @@ func NewRevision(set *api.StatefulSet, revision int64, collisionCount *int32) (*
 	}
 	hash := controllers.HashControllerRevision(data, collisionCount)
 	lbls[ControllerRevisionHashLabel] = hash
-	cr := &api.ControllerRevision{
-		ObjectMeta: api.ObjectMeta{Name: controllers.ControllerRevisionName(set.Name, hash), Namespace: set.Namespace, Labels: lbls,
-			OwnerReferences: []api.OwnerReference{*api.NewControllerRef(&set.ObjectMeta, GroupVersionKind)}},
-		Data:     api.RawExtension{Raw: data},
+	cr := &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: controllers.ControllerRevisionName(set.Name, hash), Namespace: set.Namespace, Labels: lbls,
+			OwnerReferences: []metav1.OwnerReference{*api.NewControllerRef(&set.ObjectMeta, GroupVersionKind)}},
+		Data:     runtime.RawExtension{Raw: data},
 		Revision: revision,
 	}
 	if len(set.Annotations) > 0 {
@@ -52,7 +56,7 @@ func NewRevision(set *api.StatefulSet, revision int64, collisionCount *int32) (*
 
 // ApplyRevision returns a copy of set with the template of revision (the
 // effect of its "$patch": "replace" template on the set).
-func ApplyRevision(set *api.StatefulSet, revision *api.ControllerRevision) (*api.StatefulSet, error) {
+func ApplyRevision(set *appsv1.StatefulSet, revision *appsv1.ControllerRevision) (*appsv1.StatefulSet, error) {
 	template, err := controllers.RevisionTemplate(revision)
 	if err != nil {
 		return nil, err
@@ -63,7 +67,7 @@ func ApplyRevision(set *api.StatefulSet, revision *api.ControllerRevision) (*api
 }
 
 // NextRevision is one more than the highest revision (1 for none).
-func NextRevision(revisions []*api.ControllerRevision) int64 {
+func NextRevision(revisions []*appsv1.ControllerRevision) int64 {
 	return controllers.MaxRevision(revisions) + 1
 }
 
@@ -71,7 +75,7 @@ func NextRevision(revisions []*api.ControllerRevision) int64 {
 // current, updating, nor the revision of a pod, oldest first, beyond the
 // set's revisionHistoryLimit. revisions are sorted by
 // controllers.SortControllerRevisions.
-func RevisionsToPrune(set *api.StatefulSet, pods []*api.Pod, revisions []*api.ControllerRevision, current, update string) []*api.ControllerRevision {
+func RevisionsToPrune(set *appsv1.StatefulSet, pods []*corev1.Pod, revisions []*appsv1.ControllerRevision, current, update string) []*appsv1.ControllerRevision {
 	live := map[string]bool{current: true, update: true}
 	for _, p := range pods {
 		live[PodRevision(p)] = true

@@ -7,6 +7,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
@@ -45,15 +49,15 @@ func TestNewRevisionAndApplyRevision(t *testing.T) {
 	assert.Equal(t, s.Spec.Template, back.Spec.Template, "the revision's template replaces the set's")
 	assert.Equal(t, "nginx:2", changed.Spec.Template.Spec.Containers[0].Image, "the set itself is not changed")
 
-	_, err = ApplyRevision(s, &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: "x"}, Data: api.RawExtension{Raw: json.RawMessage(`{}`)}})
+	_, err = ApplyRevision(s, &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "x"}, Data: runtime.RawExtension{Raw: json.RawMessage(`{}`)}})
 	assert.EqualError(t, err, "revision x holds no template")
 }
 
-func rev(name string, n int64, data string) *api.ControllerRevision {
-	return &api.ControllerRevision{ObjectMeta: api.ObjectMeta{Name: name}, Revision: n, Data: api.RawExtension{Raw: json.RawMessage(data)}}
+func rev(name string, n int64, data string) *appsv1.ControllerRevision {
+	return &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: name}, Revision: n, Data: runtime.RawExtension{Raw: json.RawMessage(data)}}
 }
 
-func names(rs []*api.ControllerRevision) []string {
+func names(rs []*appsv1.ControllerRevision) []string {
 	out := []string{}
 	for _, r := range rs {
 		out = append(out, r.Name)
@@ -62,18 +66,18 @@ func names(rs []*api.ControllerRevision) []string {
 }
 
 func TestNextRevision(t *testing.T) {
-	assert.Equal(t, int64(4), NextRevision([]*api.ControllerRevision{rev("c", 3, `3`), rev("a", 1, `1`)}))
+	assert.Equal(t, int64(4), NextRevision([]*appsv1.ControllerRevision{rev("c", 3, `3`), rev("a", 1, `1`)}))
 	assert.Equal(t, int64(1), NextRevision(nil))
 }
 
 func TestRevisionsToPrune(t *testing.T) {
-	limit := func(n int32) *api.StatefulSet {
+	limit := func(n int32) *appsv1.StatefulSet {
 		s := set(3, "", 0)
 		s.Spec.RevisionHistoryLimit = &n
 		return s
 	}
-	history := func(n int) []*api.ControllerRevision {
-		var out []*api.ControllerRevision
+	history := func(n int) []*appsv1.ControllerRevision {
+		var out []*appsv1.ControllerRevision
 		for i := 1; i <= n; i++ {
 			out = append(out, rev(fmt.Sprintf("web-%d", i), int64(i), `{}`))
 		}
@@ -81,8 +85,8 @@ func TestRevisionsToPrune(t *testing.T) {
 	}
 	cases := []struct {
 		name            string
-		set             *api.StatefulSet
-		pods            []*api.Pod
+		set             *appsv1.StatefulSet
+		pods            []*corev1.Pod
 		revisions       int
 		current, update string
 		want            []string
@@ -90,7 +94,7 @@ func TestRevisionsToPrune(t *testing.T) {
 		{"within the limit", limit(10), nil, 5, "web-4", "web-5", []string{}},
 		{"limit 0 keeps only live ones", limit(0), nil, 4, "web-3", "web-4", []string{"web-1", "web-2"}},
 		{"oldest first beyond the limit", limit(1), nil, 5, "web-5", "web-5", []string{"web-1", "web-2", "web-3"}},
-		{"a pod's revision is live", limit(0), []*api.Pod{pod("web-0", "ok", "web-1")}, 3, "web-3", "web-3", []string{"web-2"}},
+		{"a pod's revision is live", limit(0), []*corev1.Pod{pod("web-0", "ok", "web-1")}, 3, "web-3", "web-3", []string{"web-2"}},
 		{"default limit 10", set(3, "", 0), nil, 13, "web-13", "web-13", []string{"web-1", "web-2"}},
 	}
 	for _, c := range cases {

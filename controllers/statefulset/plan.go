@@ -7,16 +7,19 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/controllers"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // PodName is the name of the pod with ordinal ord (getPodName).
-func PodName(set *api.StatefulSet, ord int) string {
+func PodName(set *appsv1.StatefulSet, ord int) string {
 	return set.Name + "-" + strconv.Itoa(ord)
 }
 
 // Ordinal parses the ordinal of a pod named "<set>-<ord>"; ok is false for
 // a name of another form (getParentNameAndOrdinal).
-func Ordinal(set *api.StatefulSet, podName string) (int, bool) {
+func Ordinal(set *appsv1.StatefulSet, podName string) (int, bool) {
 	rest, found := strings.CutPrefix(podName, set.Name+"-")
 	if !found || rest == "" || (len(rest) > 1 && rest[0] == '0') {
 		return 0, false
@@ -31,7 +34,7 @@ func Ordinal(set *api.StatefulSet, podName string) (int, bool) {
 // Revision is the name of the revision of the set's current template,
 // "<set>-<hash>", the value of its pods' controller-revision-hash label
 // (the name NewRevision gives, with the set's collision count).
-func Revision(set *api.StatefulSet) string {
+func Revision(set *appsv1.StatefulSet) string {
 	var collisionCount int32
 	if set.Status.CollisionCount != nil {
 		collisionCount = *set.Status.CollisionCount
@@ -44,26 +47,26 @@ func Revision(set *api.StatefulSet) string {
 }
 
 // PodRevision is the revision a pod was made from.
-func PodRevision(p *api.Pod) string { return p.Labels[api.ControllerRevisionHashLabelKey] }
+func PodRevision(p *corev1.Pod) string { return p.Labels[appsv1.ControllerRevisionHashLabelKey] }
 
 // IsHealthy is Running and Ready and not being deleted (isHealthy).
-func IsHealthy(p *api.Pod) bool {
-	return p.Status.Phase == api.PodRunning && api.IsPodReady(p) && p.DeletionTimestamp == nil
+func IsHealthy(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodRunning && api.IsPodReady(p) && p.DeletionTimestamp == nil
 }
 
 // isFailed is a pod that will not run again: it is replaced.
-func isFailed(p *api.Pod) bool {
-	return p.Status.Phase == api.PodFailed || p.Status.Phase == api.PodSucceeded
+func isFailed(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
 }
 
-func replicasOf(set *api.StatefulSet) int {
+func replicasOf(set *appsv1.StatefulSet) int {
 	if set.Spec.Replicas == nil {
 		return 1
 	}
 	return int(*set.Spec.Replicas)
 }
 
-func partitionOf(set *api.StatefulSet) int {
+func partitionOf(set *appsv1.StatefulSet) int {
 	ru := set.Spec.UpdateStrategy.RollingUpdate
 	if ru == nil || ru.Partition == nil {
 		return 0
@@ -71,8 +74,8 @@ func partitionOf(set *api.StatefulSet) int {
 	return int(*ru.Partition)
 }
 
-func isRollingUpdate(set *api.StatefulSet) bool {
-	return set.Spec.UpdateStrategy.Type == "" || set.Spec.UpdateStrategy.Type == api.RollingUpdateStatefulSetStrategyType
+func isRollingUpdate(set *appsv1.StatefulSet) bool {
+	return set.Spec.UpdateStrategy.Type == "" || set.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType
 }
 
 // ActionType is what an Action does.
@@ -106,10 +109,10 @@ type Action struct {
 // rolling update deletes one out-of-date pod at a time, from the highest
 // ordinal down to the partition, waiting for each replacement to be
 // healthy.
-func Plan(set *api.StatefulSet, pods []*api.Pod, currentRevision, updateRevision string) []Action {
+func Plan(set *appsv1.StatefulSet, pods []*corev1.Pod, currentRevision, updateRevision string) []Action {
 	n := replicasOf(set)
-	monotonic := set.Spec.PodManagementPolicy != api.ParallelPodManagement
-	byOrd := map[int]*api.Pod{}
+	monotonic := set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
+	byOrd := map[int]*corev1.Pod{}
 	var condemned []int
 	for _, p := range pods {
 		ord, ok := Ordinal(set, p.Name)
@@ -186,7 +189,7 @@ func Plan(set *api.StatefulSet, pods []*api.Pod, currentRevision, updateRevision
 // newPodRevision is the revision a new pod of ordinal ord gets
 // (newVersionedStatefulSetPod): below the partition of a rolling update the
 // current one, otherwise the update revision.
-func newPodRevision(set *api.StatefulSet, ord int, currentRevision, updateRevision string) string {
+func newPodRevision(set *appsv1.StatefulSet, ord int, currentRevision, updateRevision string) string {
 	if isRollingUpdate(set) && ord < partitionOf(set) && currentRevision != "" {
 		return currentRevision
 	}
@@ -194,24 +197,24 @@ func newPodRevision(set *api.StatefulSet, ord int, currentRevision, updateRevisi
 }
 
 // identityLabels are the labels the controller adds to a pod.
-var identityLabels = []string{api.StatefulSetPodNameLabel, api.PodIndexLabel, api.ControllerRevisionHashLabelKey}
+var identityLabels = []string{appsv1.StatefulSetPodNameLabel, appsv1.PodIndexLabel, appsv1.ControllerRevisionHashLabelKey}
 
 // NewPod builds the pod of ordinal ord from template at revision
 // (newStatefulSetPod and its identity): the name <set>-<ord>, the
 // pod-name, pod-index and controller-revision-hash labels, hostname and
 // subdomain (the headless Service), and a controller reference.
-func NewPod(set *api.StatefulSet, template *api.PodTemplateSpec, ord int, revision string, ref *api.OwnerReference) *api.Pod {
+func NewPod(set *appsv1.StatefulSet, template *corev1.PodTemplateSpec, ord int, revision string, ref *metav1.OwnerReference) *corev1.Pod {
 	t := template.DeepCopy()
 	name := PodName(set, ord)
 	lbls := map[string]string{}
 	for k, v := range t.Labels {
 		lbls[k] = v
 	}
-	lbls[api.StatefulSetPodNameLabel] = name
-	lbls[api.PodIndexLabel] = strconv.Itoa(ord)
-	lbls[api.ControllerRevisionHashLabelKey] = revision
-	pod := &api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: set.Namespace, Labels: lbls,
+	lbls[appsv1.StatefulSetPodNameLabel] = name
+	lbls[appsv1.PodIndexLabel] = strconv.Itoa(ord)
+	lbls[appsv1.ControllerRevisionHashLabelKey] = revision
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: set.Namespace, Labels: lbls,
 			Annotations: t.Annotations, Finalizers: t.Finalizers},
 		Spec: t.Spec,
 	}
@@ -219,7 +222,7 @@ func NewPod(set *api.StatefulSet, template *api.PodTemplateSpec, ord int, revisi
 	pod.Spec.Subdomain = set.Spec.ServiceName
 	UpdateStorage(set, pod, ord)
 	if ref != nil {
-		pod.OwnerReferences = []api.OwnerReference{*ref}
+		pod.OwnerReferences = []metav1.OwnerReference{*ref}
 	}
 	return pod
 }

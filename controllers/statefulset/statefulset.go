@@ -15,6 +15,10 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ControllerName is the name --controllers uses.
@@ -32,7 +36,7 @@ const (
 )
 
 // GroupVersionKind is apps/v1 StatefulSet.
-var GroupVersionKind = api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}
+var GroupVersionKind = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}
 
 // Config builds a StatefulSetController.
 type Config struct {
@@ -56,9 +60,9 @@ type Config struct {
 // StatefulSetController keeps the ordinal pods of every StatefulSet, and
 // its history as ControllerRevisions.
 type StatefulSetController struct {
-	*controllers.ObjectController[*api.StatefulSet]
-	pods      *controllers.Watched[*api.Pod]
-	revisions *controllers.Watched[*api.ControllerRevision]
+	*controllers.ObjectController[*appsv1.StatefulSet]
+	pods      *controllers.Watched[*corev1.Pod]
+	revisions *controllers.Watched[*appsv1.ControllerRevision]
 }
 
 // New builds the controller and its informers (not yet synced).
@@ -68,7 +72,7 @@ func New(cfg Config) (*StatefulSetController, error) {
 	}
 	ssc := &StatefulSetController{pods: controllers.Owns(cfg.Client.Pods(), "Pod"),
 		revisions: controllers.Owns(cfg.Client.ControllerRevisions(), "ControllerRevision")}
-	c, err := controllers.NewObjectController(controllers.ObjectConfig[*api.StatefulSet]{
+	c, err := controllers.NewObjectController(controllers.ObjectConfig[*appsv1.StatefulSet]{
 		Name: ControllerName, Component: Component, Client: cfg.Client, Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode,
 		Primary: cfg.Client.StatefulSets(), GVK: GroupVersionKind, Owns: []controllers.Watch{ssc.pods, ssc.revisions},
 		Reconcile: ssc.sync, Namespace: cfg.Namespace, Workers: cfg.Workers, Logger: cfg.Logger,
@@ -79,11 +83,11 @@ func New(cfg Config) (*StatefulSetController, error) {
 	ssc.ObjectController = c
 	// An orphan pod named like one of a set's ordinals wakes the set, which
 	// adopts it (the ControllerRefManager's claim).
-	ssc.pods.Informer().AddHandler(cache.Handler[*api.Pod]{OnAdd: ssc.orphanAdded})
+	ssc.pods.Informer().AddHandler(cache.Handler[*corev1.Pod]{OnAdd: ssc.orphanAdded})
 	return ssc, nil
 }
 
-func (ssc *StatefulSetController) orphanAdded(p *api.Pod) {
+func (ssc *StatefulSetController) orphanAdded(p *corev1.Pod) {
 	if api.GetControllerOf(&p.ObjectMeta) != nil {
 		return
 	}
@@ -95,7 +99,7 @@ func (ssc *StatefulSetController) orphanAdded(p *api.Pod) {
 }
 
 // sync is one reconcile of a StatefulSet.
-func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet) (controllers.Result, error) {
+func (ssc *StatefulSetController) sync(ctx context.Context, set *appsv1.StatefulSet) (controllers.Result, error) {
 	if set.DeletionTimestamp != nil {
 		return controllers.Result{}, nil
 	}
@@ -121,9 +125,9 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	if err != nil {
 		return controllers.Result{}, err
 	}
-	templates := map[string]*api.PodTemplateSpec{currentRevision: &currentSet.Spec.Template, updateRevision: &set.Spec.Template}
+	templates := map[string]*corev1.PodTemplateSpec{currentRevision: &currentSet.Spec.Template, updateRevision: &set.Spec.Template}
 	actions := Plan(set, pods, currentRevision, updateRevision)
-	created := map[string]*api.Pod{}
+	created := map[string]*corev1.Pod{}
 	deleted := map[string]bool{}
 	var firstErr error
 	for _, a := range actions {
@@ -150,11 +154,11 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 			break
 		}
 	}
-	var all []*api.Pod
+	var all []*corev1.Pod
 	for _, p := range pods {
 		if deleted[p.Name] {
 			p = p.DeepCopy()
-			now := api.NewTime(ssc.Clock().Now())
+			now := metav1.NewTime(ssc.Clock().Now())
 			p.DeletionTimestamp = &now
 		}
 		all = append(all, p)
@@ -165,7 +169,7 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 	now := ssc.Clock().Now()
 	status := ComputeStatus(set, all, currentRevision, updateRevision, now)
 	status.CollisionCount = &collisionCount
-	if _, err := ssc.UpdateStatus(ctx, set, func(s *api.StatefulSet) {
+	if _, err := ssc.UpdateStatus(ctx, set, func(s *appsv1.StatefulSet) {
 		conditions := s.Status.Conditions
 		s.Status = status
 		s.Status.Conditions = conditions
@@ -187,20 +191,20 @@ func (ssc *StatefulSetController) sync(ctx context.Context, set *api.StatefulSet
 // claimPods returns the set's pods, adopting orphans that match its
 // selector and are named like its ordinals, and releasing pods that no
 // longer match (ControllerRefManager.ClaimPods with isMemberOf).
-func (ssc *StatefulSetController) claimPods(ctx context.Context, set *api.StatefulSet, sel labels.Selector) ([]*api.Pod, error) {
+func (ssc *StatefulSetController) claimPods(ctx context.Context, set *appsv1.StatefulSet, sel labels.Selector) ([]*corev1.Pod, error) {
 	candidates := ssc.pods.OwnedBy(set)
 	for _, p := range ssc.pods.Informer().ByIndex(cache.NamespaceIndex, set.Namespace) {
 		if api.GetControllerOf(&p.ObjectMeta) == nil {
 			candidates = append(candidates, p)
 		}
 	}
-	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*api.Pod]{
+	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*corev1.Pod]{
 		Owner: &set.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: ssc.pods.Resource(), DependentKind: "Pod",
-		Match: func(p *api.Pod) bool {
+		Match: func(p *corev1.Pod) bool {
 			_, member := Ordinal(set, p.Name)
 			return member && sel.Matches(labels.Set(p.Labels))
 		},
-		GetFresh: func(ctx context.Context) (*api.ObjectMeta, error) {
+		GetFresh: func(ctx context.Context) (*metav1.ObjectMeta, error) {
 			fresh, err := ssc.Client().StatefulSets().Get(ctx, set.Namespace, set.Name)
 			if err != nil {
 				return nil, err
@@ -214,7 +218,7 @@ func (ssc *StatefulSetController) claimPods(ctx context.Context, set *api.Statef
 // orphans of its namespace that its selector matches and releasing the
 // ones it no longer matches (ClaimControllerRevisions): a set deleted
 // with --cascade=orphan and created again takes its history back.
-func (ssc *StatefulSetController) claimRevisions(ctx context.Context, set *api.StatefulSet, sel labels.Selector) ([]*api.ControllerRevision, error) {
+func (ssc *StatefulSetController) claimRevisions(ctx context.Context, set *appsv1.StatefulSet, sel labels.Selector) ([]*appsv1.ControllerRevision, error) {
 	candidates := ssc.revisions.OwnedBy(set)
 	for _, r := range ssc.revisions.Informer().ByIndex(cache.NamespaceIndex, set.Namespace) {
 		if api.GetControllerOf(&r.ObjectMeta) == nil {
@@ -222,8 +226,8 @@ func (ssc *StatefulSetController) claimRevisions(ctx context.Context, set *api.S
 		}
 	}
 	return controllers.ClaimRevisions(ctx, ssc.revisions.Resource(), &set.ObjectMeta, GroupVersionKind,
-		func(r *api.ControllerRevision) bool { return sel.Matches(labels.Set(r.Labels)) },
-		func(ctx context.Context) (*api.ObjectMeta, error) {
+		func(r *appsv1.ControllerRevision) bool { return sel.Matches(labels.Set(r.Labels)) },
+		func(ctx context.Context) (*metav1.ObjectMeta, error) {
 			fresh, err := ssc.Client().StatefulSets().Get(ctx, set.Namespace, set.Name)
 			if err != nil {
 				return nil, err
@@ -234,7 +238,7 @@ func (ssc *StatefulSetController) claimRevisions(ctx context.Context, set *api.S
 
 // createPod creates the pod of a Create action from the template of its
 // revision, recording the event Kubernetes records.
-func (ssc *StatefulSetController) createPod(ctx context.Context, set *api.StatefulSet, templates map[string]*api.PodTemplateSpec, a Action) (*api.Pod, error) {
+func (ssc *StatefulSetController) createPod(ctx context.Context, set *appsv1.StatefulSet, templates map[string]*corev1.PodTemplateSpec, a Action) (*corev1.Pod, error) {
 	template := templates[a.Revision]
 	if template == nil {
 		return nil, fmt.Errorf("statefulset %s/%s: no template for revision %s", set.Namespace, set.Name, a.Revision)
@@ -247,11 +251,11 @@ func (ssc *StatefulSetController) createPod(ctx context.Context, set *api.Statef
 	created, err := ssc.pods.Resource().Create(ctx, pod)
 	if err != nil {
 		if !api.IsAlreadyExists(err) {
-			ssc.Eventf(ctx, set, api.EventTypeWarning, FailedCreateReason, "create Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err)
+			ssc.Eventf(ctx, set, corev1.EventTypeWarning, FailedCreateReason, "create Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err)
 		}
 		return nil, err
 	}
-	ssc.Eventf(ctx, set, api.EventTypeNormal, SuccessfulCreateReason, "create Pod %s in StatefulSet %s successful", pod.Name, set.Name)
+	ssc.Eventf(ctx, set, corev1.EventTypeNormal, SuccessfulCreateReason, "create Pod %s in StatefulSet %s successful", pod.Name, set.Name)
 	return created, nil
 }
 
@@ -260,7 +264,7 @@ func (ssc *StatefulSetController) createPod(ctx context.Context, set *api.Statef
 // revision renumbered as the newest (a rollback), else a new revision;
 // the current revision is the one status names, or the update revision
 // for a new set. It returns the collision count the names were made with.
-func (ssc *StatefulSetController) getRevisions(ctx context.Context, set *api.StatefulSet, revisions []*api.ControllerRevision) (current, update *api.ControllerRevision, collisionCount int32, err error) {
+func (ssc *StatefulSetController) getRevisions(ctx context.Context, set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision) (current, update *appsv1.ControllerRevision, collisionCount int32, err error) {
 	if set.Status.CollisionCount != nil {
 		collisionCount = *set.Status.CollisionCount
 	}
@@ -294,7 +298,7 @@ func (ssc *StatefulSetController) getRevisions(ctx context.Context, set *api.Sta
 
 // createRevision is CreateControllerRevision: on a name taken by other
 // data it counts a collision and tries the next name.
-func (ssc *StatefulSetController) createRevision(ctx context.Context, set *api.StatefulSet, cr *api.ControllerRevision, collisionCount *int32) (*api.ControllerRevision, error) {
+func (ssc *StatefulSetController) createRevision(ctx context.Context, set *appsv1.StatefulSet, cr *appsv1.ControllerRevision, collisionCount *int32) (*appsv1.ControllerRevision, error) {
 	res := ssc.revisions.Resource()
 	for {
 		hash := controllers.HashControllerRevision(cr.Data.Raw, collisionCount)
@@ -317,32 +321,32 @@ func (ssc *StatefulSetController) createRevision(ctx context.Context, set *api.S
 }
 
 // truncateHistory deletes the revisions RevisionsToPrune picks.
-func (ssc *StatefulSetController) truncateHistory(ctx context.Context, set *api.StatefulSet, pods []*api.Pod, revisions []*api.ControllerRevision, current, update string) error {
+func (ssc *StatefulSetController) truncateHistory(ctx context.Context, set *appsv1.StatefulSet, pods []*corev1.Pod, revisions []*appsv1.ControllerRevision, current, update string) error {
 	return controllers.DeleteRevisions(ctx, ssc.revisions.Resource(), RevisionsToPrune(set, pods, revisions, current, update))
 }
 
-func (ssc *StatefulSetController) deletePod(ctx context.Context, set *api.StatefulSet, name string) error {
+func (ssc *StatefulSetController) deletePod(ctx context.Context, set *appsv1.StatefulSet, name string) error {
 	err := ssc.pods.Resource().Delete(ctx, set.Namespace, name, nil)
 	if err != nil && !api.IsNotFound(err) {
-		ssc.Eventf(ctx, set, api.EventTypeWarning, FailedDeleteReason, "delete Pod %s in StatefulSet %s failed error: %v", name, set.Name, err)
+		ssc.Eventf(ctx, set, corev1.EventTypeWarning, FailedDeleteReason, "delete Pod %s in StatefulSet %s failed error: %v", name, set.Name, err)
 		return err
 	}
-	ssc.Eventf(ctx, set, api.EventTypeNormal, SuccessfulDeleteReason, "delete Pod %s in StatefulSet %s successful", name, set.Name)
+	ssc.Eventf(ctx, set, corev1.EventTypeNormal, SuccessfulDeleteReason, "delete Pod %s in StatefulSet %s successful", name, set.Name)
 	return nil
 }
 
 // ComputeStatus counts the set's pods (computeReplicaStatus) and, when a
 // rolling update has reached every pod, makes the update revision current
 // (completeRollingUpdate). Conditions are left as they were.
-func ComputeStatus(set *api.StatefulSet, pods []*api.Pod, currentRevision, updateRevision string, now time.Time) api.StatefulSetStatus {
-	st := api.StatefulSetStatus{ObservedGeneration: set.Generation, CurrentRevision: currentRevision,
+func ComputeStatus(set *appsv1.StatefulSet, pods []*corev1.Pod, currentRevision, updateRevision string, now time.Time) appsv1.StatefulSetStatus {
+	st := appsv1.StatefulSetStatus{ObservedGeneration: set.Generation, CurrentRevision: currentRevision,
 		UpdateRevision: updateRevision, CollisionCount: set.Status.CollisionCount}
 	for _, p := range pods {
 		if _, ok := Ordinal(set, p.Name); !ok {
 			continue
 		}
 		st.Replicas++
-		if p.Status.Phase == api.PodRunning && api.IsPodReady(p) {
+		if p.Status.Phase == corev1.PodRunning && api.IsPodReady(p) {
 			st.ReadyReplicas++
 			if api.IsPodAvailable(p, set.Spec.MinReadySeconds, now) {
 				st.AvailableReplicas++

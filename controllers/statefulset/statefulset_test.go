@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -32,37 +35,37 @@ func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
 	return c, c.Client("test")
 }
 
-func newSet(name string, replicas int32, policy api.PodManagementPolicyType) *api.StatefulSet {
-	return &api.StatefulSet{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: api.StatefulSetSpec{
+func newSet(name string, replicas int32, policy appsv1.PodManagementPolicyType) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: appsv1.StatefulSetSpec{
 			Replicas: &replicas, ServiceName: "nginx", PodManagementPolicy: policy,
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": name}},
-			Template: api.PodTemplateSpec{
-				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name}},
-				Spec:       api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx:1.25"}}},
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:1.25"}}},
 			},
 		},
 	}
 }
 
 // podsOf maps pod name to pod for a label selector.
-func podsOf(t *testing.T, cl *client.Client, selector string) map[string]*api.Pod {
+func podsOf(t *testing.T, cl *client.Client, selector string) map[string]*corev1.Pod {
 	t.Helper()
 	l, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: selector})
 	require.NoError(t, err)
-	out := map[string]*api.Pod{}
+	out := map[string]*corev1.Pod{}
 	for _, p := range l.Items {
 		out[p.Name] = p
 	}
 	return out
 }
 
-func healthy(p *api.Pod) bool { return p != nil && statefulset.IsHealthy(p) }
+func healthy(p *corev1.Pod) bool { return p != nil && statefulset.IsHealthy(p) }
 
 // stepUntilStable steps the cluster one unit at a time, calling check
 // with the pods before and after each step.
-func stepUntilStable(t *testing.T, c *cluster.Cluster, cl *client.Client, selector string, check func(before, after map[string]*api.Pod)) {
+func stepUntilStable(t *testing.T, c *cluster.Cluster, cl *client.Client, selector string, check func(before, after map[string]*corev1.Pod)) {
 	t.Helper()
 	before := podsOf(t, cl, selector)
 	for range 5000 {
@@ -87,7 +90,7 @@ func TestOrderedReadyLifecycle(t *testing.T) {
 	require.NoError(t, err)
 
 	// Each new pod appears only when every lower ordinal is Running and Ready.
-	stepUntilStable(t, c, cl, "app=web", func(before, after map[string]*api.Pod) {
+	stepUntilStable(t, c, cl, "app=web", func(before, after map[string]*corev1.Pod) {
 		for name := range after {
 			if before[name] != nil {
 				continue
@@ -111,12 +114,12 @@ func TestOrderedReadyLifecycle(t *testing.T) {
 		assert.True(t, healthy(p), name)
 		assert.Equal(t, name, p.Spec.Hostname)
 		assert.Equal(t, "nginx", p.Spec.Subdomain)
-		assert.Equal(t, name, p.Labels[api.StatefulSetPodNameLabel])
-		assert.Equal(t, rev, p.Labels[api.ControllerRevisionHashLabelKey])
+		assert.Equal(t, name, p.Labels[appsv1.StatefulSetPodNameLabel])
+		assert.Equal(t, rev, p.Labels[appsv1.ControllerRevisionHashLabelKey])
 		assert.Equal(t, set.UID, api.GetControllerOf(&p.ObjectMeta).UID)
 		assert.NotEmpty(t, p.Spec.NodeName)
 	}
-	assert.Equal(t, api.StatefulSetStatus{ObservedGeneration: set.Generation, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3,
+	assert.Equal(t, appsv1.StatefulSetStatus{ObservedGeneration: set.Generation, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3,
 		CurrentReplicas: 3, UpdatedReplicas: 3, CurrentRevision: rev, UpdateRevision: rev, CollisionCount: new(int32)}, set.Status)
 
 	events, err := cl.Events().List(bg, "default", client.ListOptions{FieldSelector: "involvedObject.name=web,reason=SuccessfulCreate"})
@@ -152,7 +155,7 @@ func TestOrderedReadyLifecycle(t *testing.T) {
 		_, err = cl.StatefulSets().Patch(bg, "default", "web", client.MergePatch, []byte(`{"spec":{"replicas":2}}`))
 		require.NoError(t, err)
 		var order []string
-		stepUntilStable(t, c, cl, "app=web", func(before, after map[string]*api.Pod) {
+		stepUntilStable(t, c, cl, "app=web", func(before, after map[string]*corev1.Pod) {
 			terminating := 0
 			for name, p := range after {
 				if p.DeletionTimestamp != nil {
@@ -188,7 +191,7 @@ func TestOrderedReadyLifecycle(t *testing.T) {
 
 func TestParallelCreatesAllAtOnce(t *testing.T) {
 	c, cl := newCluster(t)
-	_, err := cl.StatefulSets().Create(bg, newSet("db", 4, api.ParallelPodManagement))
+	_, err := cl.StatefulSets().Create(bg, newSet("db", 4, appsv1.ParallelPodManagement))
 	require.NoError(t, err)
 	first := 0
 	for range 100 {
@@ -235,7 +238,7 @@ func TestRollingUpdateFromTheHighestOrdinalWithPartition(t *testing.T) {
 		[]byte(`{"spec":{"updateStrategy":{"rollingUpdate":{"partition":1}},"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"}]}}}}`))
 	require.NoError(t, err)
 	var order []string
-	stepUntilStable(t, c, cl, "app=web", func(before, after map[string]*api.Pod) {
+	stepUntilStable(t, c, cl, "app=web", func(before, after map[string]*corev1.Pod) {
 		for name, p := range after {
 			if p.DeletionTimestamp != nil && before[name] != nil && before[name].DeletionTimestamp == nil {
 				order = append(order, name)
@@ -261,7 +264,7 @@ func TestRollingUpdateFromTheHighestOrdinalWithPartition(t *testing.T) {
 		p := podsOf(t, cl, "app=web")["web-0"]
 		require.NotNil(t, p)
 		assert.Equal(t, "nginx:1.25", p.Spec.Containers[0].Image)
-		assert.Equal(t, oldRev, p.Labels[api.ControllerRevisionHashLabelKey])
+		assert.Equal(t, oldRev, p.Labels[appsv1.ControllerRevisionHashLabelKey])
 	})
 
 	t.Run("partition 0 finishes the update", func(t *testing.T) {
@@ -297,7 +300,7 @@ func TestControllerRevisionHistory(t *testing.T) {
 	set.Spec.RevisionHistoryLimit = &limit
 	_, err := cl.StatefulSets().Create(bg, set)
 	require.NoError(t, err)
-	settle := func(image string) *api.StatefulSet {
+	settle := func(image string) *appsv1.StatefulSet {
 		t.Helper()
 		if image != "" {
 			_, err := cl.StatefulSets().Patch(bg, "default", "web", client.StrategicPatch,
@@ -329,7 +332,7 @@ func TestControllerRevisionHistory(t *testing.T) {
 	assert.Equal(t, r1, back.Status.CurrentRevision)
 	assert.Equal(t, map[string]int64{r1: 4, r2: 2, r3: 3}, revisionsOf(t, cl))
 	for name, p := range podsOf(t, cl, "app=web") {
-		assert.Equal(t, r1, p.Labels[api.ControllerRevisionHashLabelKey], name)
+		assert.Equal(t, r1, p.Labels[appsv1.ControllerRevisionHashLabelKey], name)
 	}
 
 	// A fifth template: beyond the limit of 2, the oldest unused revision
@@ -353,8 +356,8 @@ func TestOrphanedHistoryIsAdopted(t *testing.T) {
 	require.Len(t, before, 2)
 
 	// Deleted with the Orphan policy: the revisions stay, ownerless.
-	orphan := api.DeletePropagationOrphan
-	require.NoError(t, cl.StatefulSets().Delete(bg, "default", "web", &api.DeleteOptions{PropagationPolicy: &orphan}))
+	orphan := metav1.DeletePropagationOrphan
+	require.NoError(t, cl.StatefulSets().Delete(bg, "default", "web", &metav1.DeleteOptions{PropagationPolicy: &orphan}))
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	l, err := cl.ControllerRevisions().List(bg, "default", client.ListOptions{})
@@ -385,8 +388,8 @@ func TestOrphanedHistoryIsAdopted(t *testing.T) {
 
 func TestOrphanWithAnOrdinalNameIsAdopted(t *testing.T) {
 	c, cl := newCluster(t)
-	orphan := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-0", Namespace: "default", Labels: map[string]string{"app": "web"}},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx:1.25"}}}}
+	orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "default", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:1.25"}}}}
 	_, err := cl.Pods().Create(bg, orphan)
 	require.NoError(t, err)
 	_, err = c.RunUntilStable(bg, stepper.Limits{})

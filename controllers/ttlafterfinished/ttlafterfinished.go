@@ -13,6 +13,9 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ControllerName is the name --controllers uses.
@@ -46,7 +49,7 @@ type Config struct {
 type Controller struct {
 	client *client.Client
 	clock  clock.Clock
-	jobs   *cache.Informer[*api.Job]
+	jobs   *cache.Informer[*batchv1.Job]
 	ctrl   *controllers.Controller
 }
 
@@ -63,14 +66,14 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c.ctrl = ctrl
 	c.jobs = controllers.FilteredInformerFor(ctrl, cfg.Client.Jobs(), cfg.Namespace, client.ListOptions{})
-	enqueue := func(event string, j *api.Job) {
+	enqueue := func(event string, j *batchv1.Job) {
 		if _, ok := TimeLeft(j, time.Time{}); ok {
 			ctrl.Enqueue(cache.Key(&j.ObjectMeta), controllers.CauseOf(event, "Job", &j.ObjectMeta))
 		}
 	}
-	c.jobs.AddHandler(cache.Handler[*api.Job]{
-		OnAdd:    func(j *api.Job) { enqueue("ADDED", j) },
-		OnUpdate: func(_, j *api.Job) { enqueue("MODIFIED", j) },
+	c.jobs.AddHandler(cache.Handler[*batchv1.Job]{
+		OnAdd:    func(j *batchv1.Job) { enqueue("ADDED", j) },
+		OnUpdate: func(_, j *batchv1.Job) { enqueue("MODIFIED", j) },
 	})
 	return c, nil
 }
@@ -85,12 +88,12 @@ func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
 
 // TimeLeft is how long until a Job expires: ok is false for a Job with
 // no TTL, not finished, or already being deleted.
-func TimeLeft(job *api.Job, now time.Time) (left time.Duration, ok bool) {
+func TimeLeft(job *batchv1.Job, now time.Time) (left time.Duration, ok bool) {
 	if job.Spec.TTLSecondsAfterFinished == nil || job.DeletionTimestamp != nil {
 		return 0, false
 	}
 	for _, c := range job.Status.Conditions {
-		if (c.Type == api.JobComplete || c.Type == api.JobFailed) && c.Status == api.ConditionTrue {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
 			expireAt := c.LastTransitionTime.Add(time.Duration(*job.Spec.TTLSecondsAfterFinished) * time.Second)
 			return expireAt.Sub(now), true
 		}
@@ -111,10 +114,10 @@ func (c *Controller) reconcile(ctx context.Context, key string) (controllers.Res
 	if left > 0 {
 		return controllers.Result{RequeueAfter: left}, nil
 	}
-	fg := api.DeletePropagationForeground
+	fg := metav1.DeletePropagationForeground
 	uid := job.UID
-	err := c.client.Jobs().Delete(ctx, job.Namespace, job.Name, &api.DeleteOptions{
-		PropagationPolicy: &fg, Preconditions: &api.Preconditions{UID: &uid}})
+	err := c.client.Jobs().Delete(ctx, job.Namespace, job.Name, &metav1.DeleteOptions{
+		PropagationPolicy: &fg, Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !api.IsNotFound(err) && !api.IsConflict(err) {
 		return controllers.Result{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
 
 // ControllerName names the loop in traces and logs, and is its switch
@@ -24,13 +25,13 @@ type Config struct {
 	Mode   runmode.Mode
 	Logger *slog.Logger
 	// Check type-checks a policy (required).
-	Check func(*api.ValidatingAdmissionPolicy) []api.ExpressionWarning
+	Check func(*admissionregistrationv1.ValidatingAdmissionPolicy) []admissionregistrationv1.ExpressionWarning
 }
 
 // Controller keeps the policies' status.
 type Controller struct {
 	cfg      Config
-	policies *cache.Informer[*api.ValidatingAdmissionPolicy]
+	policies *cache.Informer[*admissionregistrationv1.ValidatingAdmissionPolicy]
 	ctrl     *controllers.Controller
 }
 
@@ -48,12 +49,12 @@ func New(cfg Config) (*Controller, error) {
 	c.ctrl = ctrl
 	// A policy is the key: a new generation is type-checked.
 	c.policies = controllers.InformerFor(ctrl, cfg.Client.ValidatingAdmissionPolicies())
-	enqueue := func(verb string, p *api.ValidatingAdmissionPolicy) {
+	enqueue := func(verb string, p *admissionregistrationv1.ValidatingAdmissionPolicy) {
 		ctrl.Enqueue(p.Name, controllers.CauseOf(verb, "ValidatingAdmissionPolicy", &p.ObjectMeta))
 	}
-	c.policies.AddHandler(cache.Handler[*api.ValidatingAdmissionPolicy]{
-		OnAdd:    func(p *api.ValidatingAdmissionPolicy) { enqueue("ADDED", p) },
-		OnUpdate: func(_, p *api.ValidatingAdmissionPolicy) { enqueue("MODIFIED", p) },
+	c.policies.AddHandler(cache.Handler[*admissionregistrationv1.ValidatingAdmissionPolicy]{
+		OnAdd:    func(p *admissionregistrationv1.ValidatingAdmissionPolicy) { enqueue("ADDED", p) },
+		OnUpdate: func(_, p *admissionregistrationv1.ValidatingAdmissionPolicy) { enqueue("MODIFIED", p) },
 	})
 	return c, nil
 }
@@ -75,7 +76,7 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 	}
 	updated := p.DeepCopy()
 	updated.Status.ObservedGeneration = p.Generation
-	updated.Status.TypeChecking = &api.TypeChecking{ExpressionWarnings: c.cfg.Check(p)}
+	updated.Status.TypeChecking = &admissionregistrationv1.TypeChecking{ExpressionWarnings: c.cfg.Check(p)}
 	_, err := c.cfg.Client.ValidatingAdmissionPolicies().UpdateStatus(ctx, updated)
 	if api.IsNotFound(err) || api.IsConflict(err) {
 		// Gone, or changed under us: the informer's event brings it back.

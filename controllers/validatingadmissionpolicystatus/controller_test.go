@@ -6,8 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
@@ -27,12 +28,12 @@ func TestStatusTypeChecking(t *testing.T) {
 		_, err := c.RunUntilStable(bg, stepper.Limits{})
 		require.NoError(t, err)
 	}
-	p := &api.ValidatingAdmissionPolicy{ObjectMeta: api.ObjectMeta{Name: "replicas.example.com"},
-		Spec: api.ValidatingAdmissionPolicySpec{
-			MatchConstraints: &api.MatchResources{ResourceRules: []api.NamedRuleWithOperations{{RuleWithOperations: api.RuleWithOperations{
-				Operations: []api.OperationType{"CREATE"},
-				Rule:       api.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}}}}},
-			Validations: []api.Validation{{Expression: "object.replicas > 1"}}}}
+	p := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "replicas.example.com"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+				Operations: []admissionregistrationv1.OperationType{"CREATE"},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}}}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "object.replicas > 1"}}}}
 	_, err = cl.ValidatingAdmissionPolicies().Create(bg, p)
 	require.NoError(t, err)
 	settle()
@@ -40,7 +41,7 @@ func TestStatusTypeChecking(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), got.Status.ObservedGeneration)
 	require.NotNil(t, got.Status.TypeChecking)
-	assert.Equal(t, []api.ExpressionWarning{{FieldRef: "spec.validations[0].expression",
+	assert.Equal(t, []admissionregistrationv1.ExpressionWarning{{FieldRef: "spec.validations[0].expression",
 		Warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'\n | object.replicas > 1\n | ......^\n"}},
 		got.Status.TypeChecking.ExpressionWarnings)
 

@@ -10,8 +10,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/cmd/kubesim/app"
 )
 
@@ -150,8 +151,8 @@ func benchPageUpdateLatency(b *testing.B, owned bool) {
 	} else {
 		cl := srv.Cluster().Client("bench")
 		for i := range 1000 {
-			_, err := cl.Pods().Create(context.Background(), &api.Pod{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("bulk-%04d", i), Namespace: "default"},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+			_, err := cl.Pods().Create(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bulk-%04d", i), Namespace: "default"},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 			require.NoError(b, err)
 		}
 	}

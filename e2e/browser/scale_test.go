@@ -8,8 +8,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/cmd/kubesim/app"
 )
 
@@ -20,22 +22,22 @@ func fillCluster(t testing.TB, srv *app.Server, n, events int) {
 	ctx := context.Background()
 	cl := srv.Cluster().Client("bench")
 	one := int32(n)
-	rs, err := cl.ReplicaSets().Create(ctx, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "bulk", Namespace: "default"},
-		Spec: api.ReplicaSetSpec{Replicas: &one, Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "bulk"}},
-			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "bulk"}},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}}})
+	rs, err := cl.ReplicaSets().Create(ctx, &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "bulk", Namespace: "default"},
+		Spec: appsv1.ReplicaSetSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "bulk"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "bulk"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}}})
 	require.NoError(t, err)
 	yes := true
 	for i := range n {
-		_, err := cl.Pods().Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("bulk-%04d", i), Namespace: "default",
+		_, err := cl.Pods().Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bulk-%04d", i), Namespace: "default",
 			Labels:          map[string]string{"app": "bulk"},
-			OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "bulk", UID: rs.UID, Controller: &yes}}},
-			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}})
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "bulk", UID: rs.UID, Controller: &yes}}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
 		require.NoError(t, err)
 	}
 	for i := range events {
-		_, err := cl.Events().Create(ctx, &api.Event{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("bulk-%04d.e", i), Namespace: "default"},
-			InvolvedObject: api.ObjectReference{Kind: "Pod", Namespace: "default", Name: fmt.Sprintf("bulk-%04d", i)},
+		_, err := cl.Events().Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bulk-%04d.e", i), Namespace: "default"},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: fmt.Sprintf("bulk-%04d", i)},
 			Reason:         "Bulk", Message: fmt.Sprintf("event number %d", i), Type: "Normal"})
 		require.NoError(t, err)
 	}

@@ -62,12 +62,12 @@ func TestEnvelopeWatchEventAndListBytes(t *testing.T) {
 	real := protobuf.NewSerializer(scheme, scheme)
 	raw := protobuf.NewRawSerializer(scheme, scheme)
 
-	pod := &api.Pod{
-		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", UID: "u-1", ResourceVersion: "12", Labels: map[string]string{"app": "web"}},
-		Spec: api.PodSpec{NodeName: "node-1", Containers: []api.Container{{Name: "web", Image: "nginx",
-			Resources: api.ResourceRequirements{Requests: api.ResourceList{api.ResourceCPU: resource.MustParse("100m")}}}}},
-		Status: api.PodStatus{Phase: api.PodRunning, PodIP: "10.0.0.7"},
+	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "u-1", ResourceVersion: "12", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "web", Image: "nginx",
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.7"},
 	}
 	ours, err := kpb.Encode(pod)
 	require.NoError(t, err)
@@ -87,8 +87,8 @@ func TestEnvelopeWatchEventAndListBytes(t *testing.T) {
 	}
 
 	rc := int64(7)
-	list := &api.PodList{ListMeta: api.ListMeta{ResourceVersion: "9", Continue: "x", RemainingItemCount: &rc}, Items: []api.Pod{*pod, {}}}
-	list.Items[0].TypeMeta = api.TypeMeta{}
+	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9", Continue: "x", RemainingItemCount: &rc}, Items: []corev1.Pod{*pod, {}}}
+	list.Items[0].TypeMeta = metav1.TypeMeta{}
 	ourList, err := kpb.EncodeList("v1", "PodList", list.ListMeta, api.Items(list))
 	require.NoError(t, err)
 	realList, _, err := real.Decode(ourList, nil, nil)

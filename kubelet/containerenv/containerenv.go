@@ -9,25 +9,25 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet/shell"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Sources are where the kubelet reads what a pod refers to (the API
 // server, as the real kubelet's ConfigMap and Secret managers do).
 type Sources interface {
-	ConfigMap(ctx context.Context, namespace, name string) (*api.ConfigMap, error)
-	Secret(ctx context.Context, namespace, name string) (*api.Secret, error)
+	ConfigMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error)
+	Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error)
 	// ServiceAccountToken is a token for the pod's service account (a
 	// TokenRequest bound to the pod).
-	ServiceAccountToken(ctx context.Context, pod *api.Pod, audience string, expirationSeconds *int64) (string, error)
+	ServiceAccountToken(ctx context.Context, pod *corev1.Pod, audience string, expirationSeconds *int64) (string, error)
 }
 
 // DefaultPath is the PATH of the images the simulation pretends to run.
 const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // Build returns the environment of container c of pod.
-func Build(ctx context.Context, pod *api.Pod, c *api.Container, src Sources) shell.Environment {
+func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Sources) shell.Environment {
 	b := builder{ctx: ctx, pod: pod, src: src, files: map[string][]byte{}}
 	env := b.vars(c)
 	for _, m := range c.VolumeMounts {
@@ -62,7 +62,7 @@ func hasBash(image string) bool {
 // Hostname is the pod's hostname: the node's name for a pod on the node's
 // network (hostNetwork, as kubectl debug node/NAME makes it), else
 // spec.hostname, else its name.
-func Hostname(pod *api.Pod) string {
+func Hostname(pod *corev1.Pod) string {
 	if pod.Spec.HostNetwork && pod.Spec.NodeName != "" {
 		return pod.Spec.NodeName
 	}
@@ -74,7 +74,7 @@ func Hostname(pod *api.Pod) string {
 
 // hostsFile is the /etc/hosts the kubelet writes for a pod on the pod
 // network.
-func hostsFile(pod *api.Pod, host string) string {
+func hostsFile(pod *corev1.Pod, host string) string {
 	var b strings.Builder
 	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n" +
 		"fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
@@ -90,7 +90,7 @@ func hostsFile(pod *api.Pod, host string) string {
 
 type builder struct {
 	ctx   context.Context
-	pod   *api.Pod
+	pod   *corev1.Pod
 	src   Sources
 	files map[string][]byte
 	dirs  []string
@@ -101,7 +101,7 @@ type builder struct {
 // vars are the container's variables: PATH and HOSTNAME as the runtime
 // sets them, then envFrom, then env (later ones win, keeping the first
 // position), then HOME.
-func (b *builder) vars(c *api.Container) []shell.Var {
+func (b *builder) vars(c *corev1.Container) []shell.Var {
 	var order []string
 	vals := map[string]string{}
 	set := func(n, v string) {
@@ -150,7 +150,7 @@ func (b *builder) vars(c *api.Container) []shell.Var {
 	return out
 }
 
-func (b *builder) valueFrom(c *api.Container, from *api.EnvVarSource) (string, bool) {
+func (b *builder) valueFrom(c *corev1.Container, from *corev1.EnvVarSource) (string, bool) {
 	switch {
 	case from.ConfigMapKeyRef != nil:
 		cm, err := b.src.ConfigMap(b.ctx, b.pod.Namespace, from.ConfigMapKeyRef.Name)
@@ -175,7 +175,7 @@ func (b *builder) valueFrom(c *api.Container, from *api.EnvVarSource) (string, b
 }
 
 // FieldValue is the value of a downward API field path of the pod.
-func FieldValue(pod *api.Pod, fieldPath string) (string, bool) {
+func FieldValue(pod *corev1.Pod, fieldPath string) (string, bool) {
 	switch fieldPath {
 	case "metadata.name":
 		return pod.Name, true
@@ -217,7 +217,7 @@ func FieldValue(pod *api.Pod, fieldPath string) (string, bool) {
 // resourceValue is a container's request or limit divided by the
 // divisor and rounded up, as the kubelet exposes it; an unset value is
 // left out (the kubelet would use the node's allocatable).
-func resourceValue(pod *api.Pod, c *api.Container, sel *api.ResourceFieldSelector) (string, bool) {
+func resourceValue(pod *corev1.Pod, c *corev1.Container, sel *corev1.ResourceFieldSelector) (string, bool) {
 	target := c
 	if sel.ContainerName != "" {
 		target = nil
@@ -238,7 +238,7 @@ func resourceValue(pod *api.Pod, c *api.Container, sel *api.ResourceFieldSelecto
 	if kind == "requests" {
 		list = target.Resources.Requests
 	}
-	q, ok := list[api.ResourceName(name)]
+	q, ok := list[corev1.ResourceName(name)]
 	if !ok {
 		return "", false
 	}
@@ -288,8 +288,8 @@ func Expand(s string, vars map[string]string) string {
 }
 
 // mount puts the files of the volume m names under m.MountPath.
-func (b *builder) mount(m api.VolumeMount) {
-	var vol *api.Volume
+func (b *builder) mount(m corev1.VolumeMount) {
+	var vol *corev1.Volume
 	for i := range b.pod.Spec.Volumes {
 		if b.pod.Spec.Volumes[i].Name == m.Name {
 			vol = &b.pod.Spec.Volumes[i]
@@ -333,7 +333,7 @@ func (b *builder) mount(m api.VolumeMount) {
 }
 
 // volumeFiles are a volume's files by path inside it.
-func (b *builder) volumeFiles(vol *api.Volume) map[string][]byte {
+func (b *builder) volumeFiles(vol *corev1.Volume) map[string][]byte {
 	out := map[string][]byte{}
 	switch {
 	case vol.ConfigMap != nil:
@@ -364,7 +364,7 @@ func (b *builder) volumeFiles(vol *api.Volume) map[string][]byte {
 
 // keyFiles maps keys to files: every key, or only the items' keys at
 // their paths.
-func keyFiles(out map[string][]byte, data map[string][]byte, items []api.KeyToPath) {
+func keyFiles(out map[string][]byte, data map[string][]byte, items []corev1.KeyToPath) {
 	if len(items) == 0 {
 		for k, v := range data {
 			out[k] = v
@@ -378,7 +378,7 @@ func keyFiles(out map[string][]byte, data map[string][]byte, items []api.KeyToPa
 	}
 }
 
-func (b *builder) configMapFiles(out map[string][]byte, name string, items []api.KeyToPath) {
+func (b *builder) configMapFiles(out map[string][]byte, name string, items []corev1.KeyToPath) {
 	cm, err := b.src.ConfigMap(b.ctx, b.pod.Namespace, name)
 	if err != nil {
 		return
@@ -391,7 +391,7 @@ func (b *builder) configMapFiles(out map[string][]byte, name string, items []api
 	keyFiles(out, data, items)
 }
 
-func (b *builder) secretFiles(out map[string][]byte, name string, items []api.KeyToPath) {
+func (b *builder) secretFiles(out map[string][]byte, name string, items []corev1.KeyToPath) {
 	s, err := b.src.Secret(b.ctx, b.pod.Namespace, name)
 	if err != nil {
 		return
@@ -399,7 +399,7 @@ func (b *builder) secretFiles(out map[string][]byte, name string, items []api.Ke
 	keyFiles(out, s.Data, items)
 }
 
-func (b *builder) downwardFiles(out map[string][]byte, items []api.DownwardAPIVolumeFile) {
+func (b *builder) downwardFiles(out map[string][]byte, items []corev1.DownwardAPIVolumeFile) {
 	for _, it := range items {
 		if it.FieldRef == nil {
 			continue

@@ -6,35 +6,36 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 type fakeSources struct {
-	cms     map[string]*api.ConfigMap
-	secrets map[string]*api.Secret
+	cms     map[string]*corev1.ConfigMap
+	secrets map[string]*corev1.Secret
 	token   string
 }
 
 var errMissing = errors.New("not found")
 
-func (f fakeSources) ConfigMap(_ context.Context, ns, name string) (*api.ConfigMap, error) {
+func (f fakeSources) ConfigMap(_ context.Context, ns, name string) (*corev1.ConfigMap, error) {
 	if cm, ok := f.cms[ns+"/"+name]; ok {
 		return cm, nil
 	}
 	return nil, errMissing
 }
 
-func (f fakeSources) Secret(_ context.Context, ns, name string) (*api.Secret, error) {
+func (f fakeSources) Secret(_ context.Context, ns, name string) (*corev1.Secret, error) {
 	if s, ok := f.secrets[ns+"/"+name]; ok {
 		return s, nil
 	}
 	return nil, errMissing
 }
 
-func (f fakeSources) ServiceAccountToken(_ context.Context, pod *api.Pod, aud string, _ *int64) (string, error) {
+func (f fakeSources) ServiceAccountToken(_ context.Context, pod *corev1.Pod, aud string, _ *int64) (string, error) {
 	if f.token == "" {
 		return "", errMissing
 	}
@@ -43,60 +44,60 @@ func (f fakeSources) ServiceAccountToken(_ context.Context, pod *api.Pod, aud st
 
 func sources() fakeSources {
 	return fakeSources{
-		cms: map[string]*api.ConfigMap{
+		cms: map[string]*corev1.ConfigMap{
 			"shop/settings":         {Data: map[string]string{"mode": "fast", "level": "3"}, BinaryData: map[string][]byte{"blob": {1, 2}}},
 			"shop/kube-root-ca.crt": {Data: map[string]string{"ca.crt": "CA"}},
 		},
-		secrets: map[string]*api.Secret{"shop/db": {Data: map[string][]byte{"password": []byte("s3cret")}}},
+		secrets: map[string]*corev1.Secret{"shop/db": {Data: map[string][]byte{"password": []byte("s3cret")}}},
 		token:   "tok",
 	}
 }
 
-func testPod() *api.Pod {
-	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-0", Namespace: "shop", UID: "u-1", Labels: map[string]string{"app": "web"}}}
+func testPod() *corev1.Pod {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "shop", UID: "u-1", Labels: map[string]string{"app": "web"}}}
 	pod.Spec.NodeName = "node-1"
 	pod.Spec.ServiceAccountName = "default"
 	pod.Status.PodIP = "10.244.0.7"
-	pod.Spec.Volumes = []api.Volume{
-		{Name: "config", VolumeSource: api.VolumeSource{ConfigMap: &api.ConfigMapVolumeSource{LocalObjectReference: api.LocalObjectReference{Name: "settings"}}}},
-		{Name: "creds", VolumeSource: api.VolumeSource{Secret: &api.SecretVolumeSource{SecretName: "db",
-			Items: []api.KeyToPath{{Key: "password", Path: "db/pass"}}}}},
-		{Name: "scratch", VolumeSource: api.VolumeSource{EmptyDir: &api.EmptyDirVolumeSource{}}},
-		{Name: "gone", VolumeSource: api.VolumeSource{ConfigMap: &api.ConfigMapVolumeSource{LocalObjectReference: api.LocalObjectReference{Name: "missing"}}}},
-		{Name: "kube-api-access-abcde", VolumeSource: api.VolumeSource{Projected: &api.ProjectedVolumeSource{Sources: []api.VolumeProjection{
-			{ServiceAccountToken: &api.ServiceAccountTokenProjection{Path: "token"}},
-			{ConfigMap: &api.ConfigMapProjection{LocalObjectReference: api.LocalObjectReference{Name: "kube-root-ca.crt"},
-				Items: []api.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
-			{DownwardAPI: &api.DownwardAPIProjection{Items: []api.DownwardAPIVolumeFile{
-				{Path: "namespace", FieldRef: &api.ObjectFieldSelector{FieldPath: "metadata.namespace"}}}}},
+	pod.Spec.Volumes = []corev1.Volume{
+		{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}}}},
+		{Name: "creds", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "db",
+			Items: []corev1.KeyToPath{{Key: "password", Path: "db/pass"}}}}},
+		{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "gone", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "missing"}}}},
+		{Name: "kube-api-access-abcde", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}},
+			{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"},
+				Items: []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+			{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{
+				{Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}}}},
 		}}}},
 	}
-	pod.Spec.Containers = []api.Container{{
+	pod.Spec.Containers = []corev1.Container{{
 		Name: "app",
-		EnvFrom: []api.EnvFromSource{
-			{ConfigMapRef: &api.ConfigMapEnvSource{LocalObjectReference: api.LocalObjectReference{Name: "settings"}}},
-			{Prefix: "DB_", SecretRef: &api.SecretEnvSource{LocalObjectReference: api.LocalObjectReference{Name: "db"}}},
-			{ConfigMapRef: &api.ConfigMapEnvSource{LocalObjectReference: api.LocalObjectReference{Name: "missing"}}},
+		EnvFrom: []corev1.EnvFromSource{
+			{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}}},
+			{Prefix: "DB_", SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}}},
+			{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "missing"}}},
 		},
-		Env: []api.EnvVar{
+		Env: []corev1.EnvVar{
 			{Name: "GREETING", Value: "hi $(POD_NAME) in $(mode), $$(mode) $(NOPE)"},
-			{Name: "POD_NAME", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{FieldPath: "metadata.name"}}},
-			{Name: "APP", ValueFrom: &api.EnvVarSource{FieldRef: &api.ObjectFieldSelector{FieldPath: "metadata.labels['app']"}}},
-			{Name: "LEVEL", ValueFrom: &api.EnvVarSource{ConfigMapKeyRef: &api.ConfigMapKeySelector{
-				LocalObjectReference: api.LocalObjectReference{Name: "settings"}, Key: "level"}}},
-			{Name: "PASS", ValueFrom: &api.EnvVarSource{SecretKeyRef: &api.SecretKeySelector{
-				LocalObjectReference: api.LocalObjectReference{Name: "db"}, Key: "password"}}},
-			{Name: "ABSENT", ValueFrom: &api.EnvVarSource{SecretKeyRef: &api.SecretKeySelector{
-				LocalObjectReference: api.LocalObjectReference{Name: "nope"}, Key: "k"}}},
-			{Name: "CPU", ValueFrom: &api.EnvVarSource{ResourceFieldRef: &api.ResourceFieldSelector{Resource: "limits.cpu"}}},
-			{Name: "MEM_MI", ValueFrom: &api.EnvVarSource{ResourceFieldRef: &api.ResourceFieldSelector{Resource: "requests.memory", Divisor: resource.MustParse("1Mi")}}},
+			{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+			{Name: "APP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels['app']"}}},
+			{Name: "LEVEL", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}, Key: "level"}}},
+			{Name: "PASS", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "password"}}},
+			{Name: "ABSENT", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "nope"}, Key: "k"}}},
+			{Name: "CPU", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{Resource: "limits.cpu"}}},
+			{Name: "MEM_MI", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{Resource: "requests.memory", Divisor: resource.MustParse("1Mi")}}},
 			{Name: "mode", Value: "slow"},
 		},
-		Resources: api.ResourceRequirements{
-			Limits:   api.ResourceList{api.ResourceCPU: resource.MustParse("1500m")},
-			Requests: api.ResourceList{api.ResourceMemory: resource.MustParse("64Mi")},
+		Resources: corev1.ResourceRequirements{
+			Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1500m")},
+			Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
 		},
-		VolumeMounts: []api.VolumeMount{
+		VolumeMounts: []corev1.VolumeMount{
 			{Name: "config", MountPath: "/etc/config"},
 			{Name: "config", MountPath: "/app/mode.txt", SubPath: "mode"},
 			{Name: "creds", MountPath: "/secrets/"},

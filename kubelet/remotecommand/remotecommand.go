@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/kubesim/kubesim/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The subprotocols, newest first.
@@ -36,8 +35,8 @@ const (
 
 // The Status an exit code travels in (remotecommand's constants).
 const (
-	NonZeroExitCodeReason api.StatusReason = "NonZeroExitCode"
-	ExitCodeCauseType     api.CauseType    = "ExitCode"
+	NonZeroExitCodeReason metav1.StatusReason = "NonZeroExitCode"
+	ExitCodeCauseType     metav1.CauseType    = "ExitCode"
 )
 
 // Options are the streams a client asked for.
@@ -112,22 +111,22 @@ func Encode(channel byte, data []byte) []byte {
 // ExitStatus is the Status a command's end is reported with: Success, or
 // NonZeroExitCode with the code as an ExitCode cause (what client-go turns
 // into "command terminated with exit code N").
-func ExitStatus(code int, command []string) api.Status {
+func ExitStatus(code int, command []string) metav1.Status {
 	if code == 0 {
-		return api.Status{Status: api.StatusSuccess}
+		return metav1.Status{Status: metav1.StatusSuccess}
 	}
-	return api.Status{
-		Status:  api.StatusFailure,
+	return metav1.Status{
+		Status:  metav1.StatusFailure,
 		Reason:  NonZeroExitCodeReason,
-		Details: &api.StatusDetails{Causes: []api.StatusCause{{Type: ExitCodeCauseType, Message: strconv.Itoa(code)}}},
+		Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: ExitCodeCauseType, Message: strconv.Itoa(code)}}},
 		Message: fmt.Sprintf("command terminated with non-zero exit code: error executing command [%s], exit code %d", strings.Join(command, " "), code),
 	}
 }
 
 // ErrorStatus reports a failure that is not an exit code (the command
 // could not run, attach ended).
-func ErrorStatus(err error) api.Status {
-	return api.Status{Status: api.StatusFailure, Reason: api.StatusReasonInternalError, Code: http.StatusInternalServerError, Message: err.Error()}
+func ErrorStatus(err error) metav1.Status {
+	return metav1.Status{Status: metav1.StatusFailure, Reason: metav1.StatusReasonInternalError, Code: http.StatusInternalServerError, Message: err.Error()}
 }
 
 // IsWebSocket says whether r asks for a WebSocket.
@@ -292,7 +291,7 @@ func (w channelWriter) Write(p []byte) (int, error) {
 // Finish reports how the command ended on the error channel and closes
 // the connection normally: the client reads each stream to its end, then
 // the Status.
-func (c *Conn) Finish(status api.Status) error {
+func (c *Conn) Finish(status metav1.Status) error {
 	data, err := json.Marshal(status)
 	if err != nil {
 		return err

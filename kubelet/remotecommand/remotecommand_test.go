@@ -13,8 +13,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet/spdy"
 )
 
@@ -145,7 +145,7 @@ func TestConn(t *testing.T) {
 	}
 	assert.Equal(t, "ABC", got[1])
 	assert.Equal(t, "err", got[2])
-	var st api.Status
+	var st metav1.Status
 	require.NoError(t, json.Unmarshal([]byte(got[3]), &st))
 	assert.Equal(t, NonZeroExitCodeReason, st.Reason)
 	assert.Equal(t, "7", st.Details.Causes[0].Message)
@@ -217,7 +217,7 @@ func TestSPDYConn(t *testing.T) {
 		fin[f.StreamID] = fin[f.StreamID] || f.Fin()
 	}
 	assert.Equal(t, "ABC", out[5])
-	var st api.Status
+	var st metav1.Status
 	require.NoError(t, json.Unmarshal([]byte(out[1]), &st))
 	assert.Equal(t, "5", st.Details.Causes[0].Message)
 }

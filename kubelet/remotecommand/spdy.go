@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/kubelet/spdy"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Streams is one exec or attach, over either transport.
@@ -25,7 +25,7 @@ type Streams interface {
 	// Done is closed when the client has gone.
 	Done() <-chan struct{}
 	// Finish reports how the command ended and closes the connection.
-	Finish(status api.Status) error
+	Finish(status metav1.Status) error
 }
 
 var (
@@ -213,7 +213,7 @@ func (w spdyWriter) Write(p []byte) (int, error) {
 
 // Finish ends the output streams, reports the Status on the error stream
 // and, once the client has closed (or after a while), the connection.
-func (c *SPDYConn) Finish(status api.Status) error {
+func (c *SPDYConn) Finish(status metav1.Status) error {
 	var err error
 	c.once.Do(func() {
 		c.stdin.CloseWithError(io.ErrClosedPipe)

@@ -8,7 +8,11 @@ import (
 	"fmt"
 	"log/slog"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -27,7 +31,7 @@ const Name = "foo"
 
 // The Foo kind and resource.
 var (
-	GroupVersionKind = api.GroupVersionKind{Group: "samplecontroller.k8s.io", Version: "v1alpha1", Kind: "Foo"}
+	GroupVersionKind = schema.GroupVersionKind{Group: "samplecontroller.k8s.io", Version: "v1alpha1", Kind: "Foo"}
 	FoosResource     = client.ResourceInfo{Group: "samplecontroller.k8s.io", Version: "v1alpha1", Resource: "foos", Namespaced: true}
 )
 
@@ -41,10 +45,10 @@ const (
 
 // Foo names a Deployment to keep.
 type Foo struct {
-	api.TypeMeta   `json:",inline"`
-	api.ObjectMeta `json:"metadata,omitempty"`
-	Spec           FooSpec   `json:"spec"`
-	Status         FooStatus `json:"status,omitempty"`
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              FooSpec   `json:"spec"`
+	Status            FooStatus `json:"status,omitempty"`
 }
 
 // FooSpec is the desired Deployment.
@@ -89,7 +93,7 @@ type Config struct {
 // Controller is the Foo controller.
 type Controller struct {
 	*controllers.ObjectController[*Foo]
-	deployments *controllers.Watched[*api.Deployment]
+	deployments *controllers.Watched[*appsv1.Deployment]
 }
 
 // New builds the controller.
@@ -128,7 +132,7 @@ func (c *Controller) syncHandler(ctx context.Context, foo *Foo) (controllers.Res
 	}
 	if !api.IsControlledBy(&deployment.ObjectMeta, &foo.ObjectMeta) {
 		msg := fmt.Sprintf(MessageResourceExists, deployment.Name)
-		c.Eventf(ctx, foo, api.EventTypeWarning, ErrResourceExists, "%s", msg)
+		c.Eventf(ctx, foo, corev1.EventTypeWarning, ErrResourceExists, "%s", msg)
 		return controllers.Result{}, errors.New(msg)
 	}
 	if foo.Spec.Replicas != nil && (deployment.Spec.Replicas == nil || *foo.Spec.Replicas != *deployment.Spec.Replicas) {
@@ -142,25 +146,25 @@ func (c *Controller) syncHandler(ctx context.Context, foo *Foo) (controllers.Res
 	if _, err := c.UpdateStatus(ctx, foo, func(f *Foo) { f.Status.AvailableReplicas = available }); err != nil {
 		return controllers.Result{}, err
 	}
-	c.Eventf(ctx, foo, api.EventTypeNormal, SuccessSynced, MessageResourceSynced)
+	c.Eventf(ctx, foo, corev1.EventTypeNormal, SuccessSynced, MessageResourceSynced)
 	return controllers.Result{}, nil
 }
 
 // NewDeployment is the Deployment a Foo asks for: nginx, labelled
 // app=nginx and controller=<foo>, controlled by the Foo.
-func NewDeployment(foo *Foo) *api.Deployment {
+func NewDeployment(foo *Foo) *appsv1.Deployment {
 	labels := map[string]string{"app": "nginx", "controller": foo.Name}
-	return &api.Deployment{
-		ObjectMeta: api.ObjectMeta{
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{
 			Name: foo.Spec.DeploymentName, Namespace: foo.Namespace,
-			OwnerReferences: []api.OwnerReference{*api.NewControllerRef(&foo.ObjectMeta, GroupVersionKind)},
+			OwnerReferences: []metav1.OwnerReference{*api.NewControllerRef(&foo.ObjectMeta, GroupVersionKind)},
 		},
-		Spec: api.DeploymentSpec{
+		Spec: appsv1.DeploymentSpec{
 			Replicas: foo.Spec.Replicas,
-			Selector: &api.LabelSelector{MatchLabels: labels},
-			Template: api.PodTemplateSpec{
-				ObjectMeta: api.ObjectMeta{Labels: labels},
-				Spec:       api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx:latest"}}},
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx:latest"}}},
 			},
 		},
 	}

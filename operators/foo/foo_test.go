@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -35,8 +36,8 @@ func newCluster(t *testing.T) (*cluster.Cluster, *client.Client) {
 }
 
 func newFoo(name, deployment string, replicas int32) *foo.Foo {
-	return &foo.Foo{TypeMeta: api.TypeMeta{APIVersion: "samplecontroller.k8s.io/v1alpha1", Kind: "Foo"},
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+	return &foo.Foo{TypeMeta: metav1.TypeMeta{APIVersion: "samplecontroller.k8s.io/v1alpha1", Kind: "Foo"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec:       foo.FooSpec{DeploymentName: deployment, Replicas: &replicas}}
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
@@ -67,9 +69,9 @@ type Operator struct {
 	clusters *controllers.ObjectController[*RedisCluster]
 	backups  *controllers.ObjectController[*RedisBackup]
 
-	services     *controllers.Watched[*api.Service]
-	statefulSets *controllers.Watched[*api.StatefulSet]
-	pods         *controllers.Watched[*api.Pod]
+	services     *controllers.Watched[*corev1.Service]
+	statefulSets *controllers.Watched[*appsv1.StatefulSet]
+	pods         *controllers.Watched[*corev1.Pod]
 	backupsW     *controllers.Watched[*RedisBackup]
 	clustersW    *controllers.Watched[*RedisCluster]
 }
@@ -85,7 +87,7 @@ func New(cfg Config) (*Operator, error) {
 		statefulSets: controllers.Owns(cl.StatefulSets(), "StatefulSet"),
 	}
 	// Pods belong to the StatefulSet; they wake their RedisCluster by label.
-	op.pods = controllers.Watches(cl.Pods(), "Pod", func(p *api.Pod) []string {
+	op.pods = controllers.Watches(cl.Pods(), "Pod", func(p *corev1.Pod) []string {
 		if p.Labels[LabelName] != "redis" || p.Labels[LabelInstance] == "" {
 			return nil
 		}
@@ -214,7 +216,7 @@ func (op *Operator) reconcileCluster(ctx context.Context, rc *RedisCluster) (con
 	for _, p := range op.pods.Informer().ByIndex(cache.LabelIndex, LabelInstance+"="+rc.Name) {
 		// Running, Ready and not going away: what the StatefulSet
 		// controller calls healthy.
-		if p.Namespace == rc.Namespace && p.Status.Phase == api.PodRunning && api.IsPodReady(p) && p.DeletionTimestamp == nil {
+		if p.Namespace == rc.Namespace && p.Status.Phase == corev1.PodRunning && api.IsPodReady(p) && p.DeletionTimestamp == nil {
 			ready[p.Name] = true
 		}
 	}
@@ -231,7 +233,7 @@ func (op *Operator) reconcileCluster(ctx context.Context, rc *RedisCluster) (con
 		}
 		assignment = plan.Assignment
 		if plan.Moved+plan.Assigned > 0 {
-			op.clusters.Eventf(ctx, rc, api.EventTypeNormal, "SlotsAssigned",
+			op.clusters.Eventf(ctx, rc, corev1.EventTypeNormal, "SlotsAssigned",
 				"assigned %d slots and moved %d slots across %d masters", plan.Assigned, plan.Moved, len(masters))
 		}
 	}
@@ -277,7 +279,7 @@ func (op *Operator) reconcileCluster(ctx context.Context, rc *RedisCluster) (con
 		phase = PhaseRebalancing
 	}
 	lastBackup := op.lastBackup(rc)
-	now := api.NewTime(op.clusters.Clock().Now())
+	now := metav1.NewTime(op.clusters.Clock().Now())
 	_, err = op.clusters.UpdateStatus(ctx, rc, func(r *RedisCluster) {
 		s := &r.Status
 		s.ObservedGeneration = r.Generation
@@ -334,17 +336,17 @@ func (op *Operator) currentSlots(rc *RedisCluster, layout Layout) (current map[s
 }
 
 func (op *Operator) ensureService(ctx context.Context, rc *RedisCluster) error {
-	svc := &api.Service{ObjectMeta: api.ObjectMeta{Name: rc.Name, Namespace: rc.Namespace}}
-	_, _, err := controllers.CreateOrUpdate(ctx, op.services.Resource(), rc, RedisClusterGVK, svc, func(s *api.Service) error {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: rc.Name, Namespace: rc.Namespace}}
+	_, _, err := controllers.CreateOrUpdate(ctx, op.services.Resource(), rc, RedisClusterGVK, svc, func(s *corev1.Service) error {
 		s.Labels = selectorLabels(rc)
 		if s.Spec.ClusterIP == "" {
 			s.Spec.ClusterIP = "None" // headless: one DNS name per pod
 		}
 		s.Spec.Selector = selectorLabels(rc)
 		s.Spec.PublishNotReadyAddresses = true
-		s.Spec.Ports = []api.ServicePort{
-			{Name: "client", Port: ClientPort, Protocol: api.ProtocolTCP},
-			{Name: "gossip", Port: BusPort, Protocol: api.ProtocolTCP},
+		s.Spec.Ports = []corev1.ServicePort{
+			{Name: "client", Port: ClientPort, Protocol: corev1.ProtocolTCP},
+			{Name: "gossip", Port: BusPort, Protocol: corev1.ProtocolTCP},
 		}
 		return nil
 	})
@@ -352,21 +354,21 @@ func (op *Operator) ensureService(ctx context.Context, rc *RedisCluster) error {
 }
 
 func (op *Operator) ensureStatefulSet(ctx context.Context, rc *RedisCluster, replicas int) error {
-	sts := &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: rc.Name, Namespace: rc.Namespace}}
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: rc.Name, Namespace: rc.Namespace}}
 	n := int32(replicas)
-	_, _, err := controllers.CreateOrUpdate(ctx, op.statefulSets.Resource(), rc, RedisClusterGVK, sts, func(s *api.StatefulSet) error {
+	_, _, err := controllers.CreateOrUpdate(ctx, op.statefulSets.Resource(), rc, RedisClusterGVK, sts, func(s *appsv1.StatefulSet) error {
 		s.Labels = selectorLabels(rc)
 		s.Spec.Replicas = &n
 		s.Spec.ServiceName = rc.Name
-		s.Spec.Selector = &api.LabelSelector{MatchLabels: selectorLabels(rc)}
+		s.Spec.Selector = &metav1.LabelSelector{MatchLabels: selectorLabels(rc)}
 		s.Spec.Template.Labels = selectorLabels(rc)
-		s.Spec.Template.Spec.Containers = []api.Container{{
+		s.Spec.Template.Spec.Containers = []corev1.Container{{
 			Name:    "redis",
 			Image:   "redis:" + rc.Spec.Version,
 			Command: []string{"redis-server", "--cluster-enabled", "yes", "--cluster-config-file", "/data/nodes.conf"},
-			Ports: []api.ContainerPort{
-				{Name: "client", ContainerPort: ClientPort, Protocol: api.ProtocolTCP},
-				{Name: "gossip", ContainerPort: BusPort, Protocol: api.ProtocolTCP},
+			Ports: []corev1.ContainerPort{
+				{Name: "client", ContainerPort: ClientPort, Protocol: corev1.ProtocolTCP},
+				{Name: "gossip", ContainerPort: BusPort, Protocol: corev1.ProtocolTCP},
 			},
 		}}
 		return nil
@@ -415,7 +417,7 @@ func (op *Operator) reconcileBackup(ctx context.Context, b *RedisBackup) (contro
 		b.Status.Phase, b.Status.Message, b.Status.Snapshot = BackupCompleted, "", snap
 	})
 	if err == nil {
-		op.backups.Eventf(ctx, b, api.EventTypeNormal, "SnapshotTaken", "took snapshot %s of RedisCluster %s (%d masters)", snap.ID, rc.Name, snap.Masters)
+		op.backups.Eventf(ctx, b, corev1.EventTypeNormal, "SnapshotTaken", "took snapshot %s of RedisCluster %s (%d masters)", snap.ID, rc.Name, snap.Masters)
 	}
 	return controllers.Result{}, err
 }
@@ -427,7 +429,7 @@ func TakeSnapshot(rc *RedisCluster, now time.Time) *Snapshot {
 	if version == "" {
 		version = DefaultVersion
 	}
-	snap := &Snapshot{ID: rc.Name + "-" + now.UTC().Format("20060102-150405"), TakenAt: api.NewTime(now),
+	snap := &Snapshot{ID: rc.Name + "-" + now.UTC().Format("20060102-150405"), TakenAt: metav1.NewTime(now),
 		Version: version, Masters: int32(len(rc.Status.Slots))}
 	for _, ms := range rc.Status.Slots {
 		snap.Slots = append(snap.Slots, ms.Ranges)
@@ -509,8 +511,8 @@ func countReady(ms []Member) int {
 
 // setCondition sets a condition, keeping its transition time unless its
 // status changes (meta.SetStatusCondition).
-func setCondition(conds *[]api.Condition, now api.Time, gen int64, typ string, ok bool, yes, no, msg string) {
-	c := api.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: no, Message: msg, ObservedGeneration: gen, LastTransitionTime: now}
+func setCondition(conds *[]metav1.Condition, now metav1.Time, gen int64, typ string, ok bool, yes, no, msg string) {
+	c := metav1.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: no, Message: msg, ObservedGeneration: gen, LastTransitionTime: now}
 	if ok {
 		c.Status, c.Reason = metav1.ConditionTrue, yes
 	}

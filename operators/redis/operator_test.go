@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
@@ -41,7 +42,7 @@ func settle(t *testing.T, c *cluster.Cluster) {
 }
 
 func newRedis(name string, masters, replicas int32) *redis.RedisCluster {
-	return &redis.RedisCluster{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
+	return &redis.RedisCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: redis.RedisClusterSpec{Masters: masters, ReplicasPerMaster: replicas}}
 }
 
@@ -77,13 +78,13 @@ func slotOwners(t *testing.T, rc *redis.RedisCluster, masters []string) []string
 	return owner
 }
 
-func runningPods(t *testing.T, cl *client.Client, instance string) map[string]*api.Pod {
+func runningPods(t *testing.T, cl *client.Client, instance string) map[string]*corev1.Pod {
 	t.Helper()
 	l, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: redis.LabelInstance + "=" + instance})
 	require.NoError(t, err)
-	out := map[string]*api.Pod{}
+	out := map[string]*corev1.Pod{}
 	for _, p := range l.Items {
-		if p.Status.Phase == api.PodRunning && p.DeletionTimestamp == nil {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
 			out[p.Name] = p
 		}
 	}
@@ -163,7 +164,7 @@ func TestRedisClusterLifecycle(t *testing.T) {
 	})
 
 	t.Run("a backup is recorded in status", func(t *testing.T) {
-		_, err := redis.RedisBackups(cl).Create(bg, &redis.RedisBackup{ObjectMeta: api.ObjectMeta{Name: "nightly", Namespace: "default"},
+		_, err := redis.RedisBackups(cl).Create(bg, &redis.RedisBackup{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: "default"},
 			Spec: redis.RedisBackupSpec{ClusterName: "cache"}})
 		require.NoError(t, err)
 		settle(t, c)
@@ -247,7 +248,7 @@ func TestRedisClusterLifecycle(t *testing.T) {
 
 func TestBackupWaitsForARunningCluster(t *testing.T) {
 	c, cl := newCluster(t)
-	_, err := redis.RedisBackups(cl).Create(bg, &redis.RedisBackup{ObjectMeta: api.ObjectMeta{Name: "early", Namespace: "default"},
+	_, err := redis.RedisBackups(cl).Create(bg, &redis.RedisBackup{ObjectMeta: metav1.ObjectMeta{Name: "early", Namespace: "default"},
 		Spec: redis.RedisBackupSpec{ClusterName: "later"}})
 	require.NoError(t, err)
 	settle(t, c)

@@ -4,9 +4,10 @@ import (
 	_ "embed"
 	"encoding/json"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 )
 
@@ -24,8 +25,8 @@ const (
 
 // The kinds and resources of the operator.
 var (
-	RedisClusterGVK       = api.GroupVersionKind{Group: Group, Version: Version, Kind: "RedisCluster"}
-	RedisBackupGVK        = api.GroupVersionKind{Group: Group, Version: Version, Kind: "RedisBackup"}
+	RedisClusterGVK       = schema.GroupVersionKind{Group: Group, Version: Version, Kind: "RedisCluster"}
+	RedisBackupGVK        = schema.GroupVersionKind{Group: Group, Version: Version, Kind: "RedisBackup"}
 	RedisClustersResource = client.ResourceInfo{Group: Group, Version: Version, Resource: "redisclusters", Namespaced: true}
 	RedisBackupsResource  = client.ResourceInfo{Group: Group, Version: Version, Resource: "redisbackups", Namespaced: true}
 )
@@ -33,10 +34,10 @@ var (
 // RedisCluster is a Redis Cluster: masters sharing the hash slots, each
 // with replicas.
 type RedisCluster struct {
-	api.TypeMeta   `json:",inline"`
-	api.ObjectMeta `json:"metadata,omitempty"`
-	Spec           RedisClusterSpec   `json:"spec"`
-	Status         RedisClusterStatus `json:"status,omitempty"`
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              RedisClusterSpec   `json:"spec"`
+	Status            RedisClusterStatus `json:"status,omitempty"`
 }
 
 // RedisClusterSpec is the desired cluster.
@@ -82,7 +83,7 @@ type RedisClusterStatus struct {
 	// LastBackup is the newest completed RedisBackup of the cluster.
 	LastBackup string `json:"lastBackup,omitempty"`
 	// Conditions Ready, Balanced and (with restoreFrom) Restored.
-	Conditions []api.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // Member is one pod of the cluster.
@@ -112,10 +113,10 @@ func (r *RedisCluster) DeepCopyObject() runtime.Object {
 
 // RedisBackup asks for a snapshot of a RedisCluster.
 type RedisBackup struct {
-	api.TypeMeta   `json:",inline"`
-	api.ObjectMeta `json:"metadata,omitempty"`
-	Spec           RedisBackupSpec   `json:"spec"`
-	Status         RedisBackupStatus `json:"status,omitempty"`
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              RedisBackupSpec   `json:"spec"`
+	Status            RedisBackupStatus `json:"status,omitempty"`
 }
 
 // RedisBackupSpec names the cluster to back up.
@@ -141,10 +142,10 @@ type RedisBackupStatus struct {
 // Snapshot is a simulated dump: the shape of the cluster, not its data.
 type Snapshot struct {
 	// ID is "<cluster>-<time>".
-	ID      string   `json:"id"`
-	TakenAt api.Time `json:"takenAt"`
-	Version string   `json:"version"`
-	Masters int32    `json:"masters"`
+	ID      string      `json:"id"`
+	TakenAt metav1.Time `json:"takenAt"`
+	Version string      `json:"version"`
+	Masters int32       `json:"masters"`
 	// Slots are the ranges of master 0, 1, ... (by position, so that a
 	// cluster of another name can start from them).
 	Slots []string `json:"slots"`

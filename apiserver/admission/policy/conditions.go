@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 )
 
@@ -51,7 +51,7 @@ func (m *Conditions) program(expr string) (cel.Program, error) {
 // decides: any false condition means no match, even if another failed to
 // evaluate; otherwise an evaluation error is returned (the webhook's
 // failurePolicy then decides).
-func (m *Conditions) Match(ctx context.Context, conds []api.MatchCondition, a *admission.Attributes) (bool, error) {
+func (m *Conditions) Match(ctx context.Context, conds []admissionregistrationv1.MatchCondition, a *admission.Attributes) (bool, error) {
 	if len(conds) == 0 {
 		return true, nil
 	}

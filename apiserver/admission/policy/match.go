@@ -7,6 +7,8 @@ import (
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/admission/rules"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // request is what matching needs to know about the request.
@@ -22,14 +24,14 @@ type request struct {
 // resource rule matches, no exclude rule does, and both selectors accept.
 // An empty resourceRules list (allowed in a binding) matches every
 // request the policy matched.
-func matches(m *api.MatchResources, r request) (bool, error) {
+func matches(m *admissionregistrationv1.MatchResources, r request) (bool, error) {
 	if m == nil {
 		return true, nil
 	}
-	if len(m.ResourceRules) > 0 && !slices.ContainsFunc(m.ResourceRules, func(rule api.NamedRuleWithOperations) bool { return ruleMatches(rule, r.a) }) {
+	if len(m.ResourceRules) > 0 && !slices.ContainsFunc(m.ResourceRules, func(rule admissionregistrationv1.NamedRuleWithOperations) bool { return ruleMatches(rule, r.a) }) {
 		return false, nil
 	}
-	if slices.ContainsFunc(m.ExcludeResourceRules, func(rule api.NamedRuleWithOperations) bool { return ruleMatches(rule, r.a) }) {
+	if slices.ContainsFunc(m.ExcludeResourceRules, func(rule admissionregistrationv1.NamedRuleWithOperations) bool { return ruleMatches(rule, r.a) }) {
 		return false, nil
 	}
 	if ok, err := namespaceMatches(m.NamespaceSelector, r); !ok || err != nil {
@@ -40,7 +42,7 @@ func matches(m *api.MatchResources, r request) (bool, error) {
 
 // ruleMatches: resourceNames (a policy's own field), then the rule as
 // webhooks match it.
-func ruleMatches(r api.NamedRuleWithOperations, a *admission.Attributes) bool {
+func ruleMatches(r admissionregistrationv1.NamedRuleWithOperations, a *admission.Attributes) bool {
 	if len(r.ResourceNames) > 0 && !slices.Contains(r.ResourceNames, a.Name) {
 		return false
 	}
@@ -49,7 +51,7 @@ func ruleMatches(r api.NamedRuleWithOperations, a *admission.Attributes) bool {
 
 // namespaceMatches: cluster-scoped objects other than namespaces always
 // match; a namespace is matched by its own labels.
-func namespaceMatches(sel *api.LabelSelector, r request) (bool, error) {
+func namespaceMatches(sel *metav1.LabelSelector, r request) (bool, error) {
 	if sel == nil || (len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0) {
 		return true, nil
 	}
@@ -64,7 +66,7 @@ func namespaceMatches(sel *api.LabelSelector, r request) (bool, error) {
 }
 
 // objectMatches: the object or the old object has matching labels.
-func objectMatches(sel *api.LabelSelector, a *admission.Attributes) (bool, error) {
+func objectMatches(sel *metav1.LabelSelector, a *admission.Attributes) (bool, error) {
 	if sel == nil || (len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0) {
 		return true, nil
 	}

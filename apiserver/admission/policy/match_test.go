@@ -4,37 +4,38 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 )
 
 // A policy's rules match as a webhook's do (package rules), plus
 // resourceNames, and excludeResourceRules take requests back out.
 func TestPolicyRuleMatching(t *testing.T) {
-	deployments := api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	rule := func(names ...string) api.NamedRuleWithOperations {
-		return api.NamedRuleWithOperations{ResourceNames: names, RuleWithOperations: api.RuleWithOperations{
-			Operations: []api.OperationType{"CREATE", "UPDATE"},
-			Rule:       api.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments", "deployments/scale"}}}}
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	rule := func(names ...string) admissionregistrationv1.NamedRuleWithOperations {
+		return admissionregistrationv1.NamedRuleWithOperations{ResourceNames: names, RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{"CREATE", "UPDATE"},
+			Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments", "deployments/scale"}}}}
 	}
 	cases := []struct {
 		name  string
-		match *api.MatchResources
+		match *admissionregistrationv1.MatchResources
 		a     admission.Attributes
 		want  bool
 	}{
-		{"rule", &api.MatchResources{ResourceRules: []api.NamedRuleWithOperations{rule()}},
+		{"rule", &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule()}},
 			admission.Attributes{Operation: admission.Create, Resource: deployments, Namespace: "default", Name: "web"}, true},
-		{"subresource", &api.MatchResources{ResourceRules: []api.NamedRuleWithOperations{rule()}},
+		{"subresource", &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule()}},
 			admission.Attributes{Operation: admission.Update, Resource: deployments, Subresource: "scale", Namespace: "default", Name: "web"}, true},
-		{"other operation", &api.MatchResources{ResourceRules: []api.NamedRuleWithOperations{rule()}},
+		{"other operation", &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule()}},
 			admission.Attributes{Operation: admission.Delete, Resource: deployments, Namespace: "default", Name: "web"}, false},
-		{"resourceNames", &api.MatchResources{ResourceRules: []api.NamedRuleWithOperations{rule("db")}},
+		{"resourceNames", &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule("db")}},
 			admission.Attributes{Operation: admission.Create, Resource: deployments, Namespace: "default", Name: "web"}, false},
-		{"excluded", &api.MatchResources{ResourceRules: []api.NamedRuleWithOperations{rule()}, ExcludeResourceRules: []api.NamedRuleWithOperations{rule("web")}},
+		{"excluded", &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule()}, ExcludeResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule("web")}},
 			admission.Attributes{Operation: admission.Create, Resource: deployments, Namespace: "default", Name: "web"}, false},
-		{"not excluded", &api.MatchResources{ResourceRules: []api.NamedRuleWithOperations{rule()}, ExcludeResourceRules: []api.NamedRuleWithOperations{rule("web")}},
+		{"not excluded", &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule()}, ExcludeResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule("web")}},
 			admission.Attributes{Operation: admission.Create, Resource: deployments, Namespace: "default", Name: "api"}, true},
 	}
 	for _, tc := range cases {

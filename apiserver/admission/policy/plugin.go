@@ -13,6 +13,9 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/interpreter"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
@@ -23,14 +26,14 @@ import (
 // Source is where the plugin reads policies, bindings, namespaces and
 // params (the informers of the real plugin).
 type Source interface {
-	Policies(ctx context.Context) ([]*api.ValidatingAdmissionPolicy, error)
-	Bindings(ctx context.Context) ([]*api.ValidatingAdmissionPolicyBinding, error)
+	Policies(ctx context.Context) ([]*admissionregistrationv1.ValidatingAdmissionPolicy, error)
+	Bindings(ctx context.Context) ([]*admissionregistrationv1.ValidatingAdmissionPolicyBinding, error)
 	// Namespace returns the namespace (an API NotFound error if missing).
-	Namespace(ctx context.Context, name string) (*api.Namespace, error)
+	Namespace(ctx context.Context, name string) (*corev1.Namespace, error)
 	// Params lists the objects of kind k in namespace ns ("" for a
 	// cluster-scoped kind); namespaced tells the kind's scope. An error
 	// means the kind is not served.
-	Params(ctx context.Context, k api.ParamKind, ns string) (objs []api.Object, namespaced bool, err error)
+	Params(ctx context.Context, k admissionregistrationv1.ParamKind, ns string) (objs []api.Object, namespaced bool, err error)
 }
 
 // Plugin is the ValidatingAdmissionPolicy plugin, a validating admission
@@ -64,7 +67,7 @@ func (p *Plugin) PluginName() string { return "ValidatingAdmissionPolicy" }
 // compiledPolicy is a policy with its expressions compiled once.
 type compiledPolicy struct {
 	resourceVersion string
-	policy          *api.ValidatingAdmissionPolicy
+	policy          *admissionregistrationv1.ValidatingAdmissionPolicy
 	err             error // the first expression that did not compile
 	conditions      []cel.Program
 	variables       []cel.Program
@@ -72,7 +75,7 @@ type compiledPolicy struct {
 	messages        []cel.Program // nil where there is no messageExpression
 }
 
-func (p *Plugin) compiled(pol *api.ValidatingAdmissionPolicy) *compiledPolicy {
+func (p *Plugin) compiled(pol *admissionregistrationv1.ValidatingAdmissionPolicy) *compiledPolicy {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c, ok := p.cache[pol.Name]; ok && c.resourceVersion == pol.ResourceVersion && pol.ResourceVersion != "" {
@@ -108,8 +111,8 @@ func (p *Plugin) compiled(pol *api.ValidatingAdmissionPolicy) *compiledPolicy {
 type decision struct {
 	policy, binding string
 	message         string
-	reason          api.StatusReason
-	actions         []api.ValidationAction
+	reason          metav1.StatusReason
+	actions         []admissionregistrationv1.ValidationAction
 	// index is the failed validation's index (audit annotations).
 	index int
 }
@@ -130,8 +133,12 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if err != nil || len(bindings) == 0 {
 		return err
 	}
-	slices.SortFunc(policies, func(x, y *api.ValidatingAdmissionPolicy) int { return strings.Compare(x.Name, y.Name) })
-	slices.SortFunc(bindings, func(x, y *api.ValidatingAdmissionPolicyBinding) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(policies, func(x, y *admissionregistrationv1.ValidatingAdmissionPolicy) int {
+		return strings.Compare(x.Name, y.Name)
+	})
+	slices.SortFunc(bindings, func(x, y *admissionregistrationv1.ValidatingAdmissionPolicyBinding) int {
+		return strings.Compare(x.Name, y.Name)
+	})
 
 	r, nsObj, err := p.request(ctx, a)
 	if err != nil {
@@ -157,13 +164,13 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 				}
 			}
 			for _, d := range p.evaluate(ctx, p.compiled(pol), b, a, vars) {
-				if slices.Contains(d.actions, api.Warn) && p.Warn != nil {
+				if slices.Contains(d.actions, admissionregistrationv1.Warn) && p.Warn != nil {
 					p.Warn(ctx, fmt.Sprintf("Validation failed for ValidatingAdmissionPolicy '%s' with binding '%s': %s", d.policy, d.binding, d.message))
 				}
-				if slices.Contains(d.actions, api.Audit) {
+				if slices.Contains(d.actions, admissionregistrationv1.Audit) {
 					audited = append(audited, d)
 				}
-				if slices.Contains(d.actions, api.Deny) {
+				if slices.Contains(d.actions, admissionregistrationv1.Deny) {
 					denied = append(denied, d)
 				}
 			}
@@ -184,11 +191,11 @@ func auditFailures(ctx context.Context, ds []decision) {
 		return
 	}
 	type failure struct {
-		Message           string                 `json:"message"`
-		Policy            string                 `json:"policy"`
-		Binding           string                 `json:"binding"`
-		ExpressionIndex   int                    `json:"expressionIndex"`
-		ValidationActions []api.ValidationAction `json:"validationActions"`
+		Message           string                                     `json:"message"`
+		Policy            string                                     `json:"policy"`
+		Binding           string                                     `json:"binding"`
+		ExpressionIndex   int                                        `json:"expressionIndex"`
+		ValidationActions []admissionregistrationv1.ValidationAction `json:"validationActions"`
 	}
 	out := make([]failure, 0, len(ds))
 	for _, d := range ds {
@@ -208,28 +215,28 @@ func denyError(a *admission.Attributes, d decision) error {
 	err := api.NewForbidden(a.Resource.GroupResource(), a.Name, errors.New(msg))
 	reason := d.reason
 	if reason == "" {
-		reason = api.StatusReasonInvalid
+		reason = metav1.StatusReasonInvalid
 	}
 	err.ErrStatus.Reason = reason
 	err.ErrStatus.Code = reasonToCode(reason)
-	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, api.StatusCause{Message: msg})
+	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{Message: msg})
 	return err
 }
 
-func reasonToCode(r api.StatusReason) int32 {
+func reasonToCode(r metav1.StatusReason) int32 {
 	switch r {
-	case api.StatusReasonForbidden:
+	case metav1.StatusReasonForbidden:
 		return http.StatusForbidden
-	case api.StatusReasonUnauthorized:
+	case metav1.StatusReasonUnauthorized:
 		return http.StatusUnauthorized
-	case api.StatusReasonRequestEntityTooLarge:
+	case metav1.StatusReasonRequestEntityTooLarge:
 		return http.StatusRequestEntityTooLarge
 	}
 	return http.StatusUnprocessableEntity
 }
 
 // request gathers what matching needs: the namespace's labels.
-func (p *Plugin) request(ctx context.Context, a *admission.Attributes) (request, *api.Namespace, error) {
+func (p *Plugin) request(ctx context.Context, a *admission.Attributes) (request, *corev1.Namespace, error) {
 	r := request{a: a}
 	if a.Resource.Group == "" && a.Resource.Resource == "namespaces" && a.Subresource == "" {
 		r.isNS = true
@@ -257,9 +264,9 @@ func (p *Plugin) request(ctx context.Context, a *admission.Attributes) (request,
 // evaluate runs one policy through one binding: once without params, or
 // once per param found. It returns the validations that failed, and the
 // errors the failure policy turns into failures.
-func (p *Plugin) evaluate(ctx context.Context, c *compiledPolicy, b *api.ValidatingAdmissionPolicyBinding, a *admission.Attributes, vars *activation) []decision {
+func (p *Plugin) evaluate(ctx context.Context, c *compiledPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding, a *admission.Attributes, vars *activation) []decision {
 	pol := c.policy
-	fail := pol.Spec.FailurePolicy == nil || *pol.Spec.FailurePolicy == api.Fail
+	fail := pol.Spec.FailurePolicy == nil || *pol.Spec.FailurePolicy == admissionregistrationv1.Fail
 	failure := func(msg string) []decision {
 		if !fail {
 			return nil
@@ -276,7 +283,7 @@ func (p *Plugin) evaluate(ctx context.Context, c *compiledPolicy, b *api.Validat
 			return failure(err.Error())
 		}
 		if len(found) == 0 {
-			if a := b.Spec.ParamRef.ParameterNotFoundAction; a != nil && *a == api.AllowAction {
+			if a := b.Spec.ParamRef.ParameterNotFoundAction; a != nil && *a == admissionregistrationv1.AllowAction {
 				return nil
 			}
 			return failure("failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction")
@@ -339,7 +346,7 @@ func (p *Plugin) evaluate(ctx context.Context, c *compiledPolicy, b *api.Validat
 
 // validationMessage is the failure's text: messageExpression's value if
 // it is a usable string, else message, else "failed expression: <expr>".
-func validationMessage(ctx context.Context, v api.Validation, msg cel.Program, act *activation) string {
+func validationMessage(ctx context.Context, v admissionregistrationv1.Validation, msg cel.Program, act *activation) string {
 	if msg != nil {
 		if r, _, err := msg.ContextEval(ctx, act); err == nil {
 			if s, ok := r.Value().(string); ok {
@@ -357,7 +364,7 @@ func validationMessage(ctx context.Context, v api.Validation, msg cel.Program, a
 }
 
 // params finds the binding's param objects.
-func (p *Plugin) params(ctx context.Context, k api.ParamKind, ref *api.ParamRef, requestNS string) ([]any, error) {
+func (p *Plugin) params(ctx context.Context, k admissionregistrationv1.ParamKind, ref *admissionregistrationv1.ParamRef, requestNS string) ([]any, error) {
 	objs, namespaced, err := p.Source.Params(ctx, k, "")
 	if err != nil {
 		return nil, fmt.Errorf("failed to configure policy: failed to find resource referenced by paramKind: '%s, Kind=%s'", k.APIVersion, k.Kind)
@@ -400,7 +407,7 @@ type activation struct {
 	variables map[string]any
 }
 
-func newActivation(a *admission.Attributes, ns *api.Namespace) (*activation, error) {
+func newActivation(a *admission.Attributes, ns *corev1.Namespace) (*activation, error) {
 	obj, err := toJSON(a.Object)
 	if err != nil {
 		return nil, err

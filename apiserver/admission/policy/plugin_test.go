@@ -9,6 +9,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
@@ -17,34 +22,34 @@ import (
 
 // fakeSource serves fixed objects.
 type fakeSource struct {
-	policies   []*api.ValidatingAdmissionPolicy
-	bindings   []*api.ValidatingAdmissionPolicyBinding
-	namespaces map[string]*api.Namespace
+	policies   []*admissionregistrationv1.ValidatingAdmissionPolicy
+	bindings   []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	namespaces map[string]*corev1.Namespace
 	configMaps []api.Object
 }
 
-func (f *fakeSource) Policies(context.Context) ([]*api.ValidatingAdmissionPolicy, error) {
-	return append([]*api.ValidatingAdmissionPolicy(nil), f.policies...), nil
+func (f *fakeSource) Policies(context.Context) ([]*admissionregistrationv1.ValidatingAdmissionPolicy, error) {
+	return append([]*admissionregistrationv1.ValidatingAdmissionPolicy(nil), f.policies...), nil
 }
-func (f *fakeSource) Bindings(context.Context) ([]*api.ValidatingAdmissionPolicyBinding, error) {
-	return append([]*api.ValidatingAdmissionPolicyBinding(nil), f.bindings...), nil
+func (f *fakeSource) Bindings(context.Context) ([]*admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
+	return append([]*admissionregistrationv1.ValidatingAdmissionPolicyBinding(nil), f.bindings...), nil
 }
-func (f *fakeSource) Namespace(_ context.Context, name string) (*api.Namespace, error) {
+func (f *fakeSource) Namespace(_ context.Context, name string) (*corev1.Namespace, error) {
 	if ns, ok := f.namespaces[name]; ok {
 		return ns, nil
 	}
-	return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
+	return nil, api.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 }
-func (f *fakeSource) Params(_ context.Context, k api.ParamKind, _ string) ([]api.Object, bool, error) {
+func (f *fakeSource) Params(_ context.Context, k admissionregistrationv1.ParamKind, _ string) ([]api.Object, bool, error) {
 	if k.APIVersion == "v1" && k.Kind == "ConfigMap" {
 		return f.configMaps, true, nil
 	}
 	return nil, false, fmt.Errorf("no kind %s", k.Kind)
 }
 
-func policyFrom(t *testing.T, js string) *api.ValidatingAdmissionPolicy {
+func policyFrom(t *testing.T, js string) *admissionregistrationv1.ValidatingAdmissionPolicy {
 	t.Helper()
-	var p api.ValidatingAdmissionPolicy
+	var p admissionregistrationv1.ValidatingAdmissionPolicy
 	require.NoError(t, json.Unmarshal([]byte(js), &p))
 	SetPolicyDefaults(&p)
 	c, err := NewCompiler()
@@ -53,9 +58,9 @@ func policyFrom(t *testing.T, js string) *api.ValidatingAdmissionPolicy {
 	return &p
 }
 
-func bindingFrom(t *testing.T, js string) *api.ValidatingAdmissionPolicyBinding {
+func bindingFrom(t *testing.T, js string) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
 	t.Helper()
-	var b api.ValidatingAdmissionPolicyBinding
+	var b admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	require.NoError(t, json.Unmarshal([]byte(js), &b))
 	SetBindingDefaults(&b)
 	require.Empty(t, ValidateBinding(&b))
@@ -69,25 +74,25 @@ const replicaPolicy = `{"metadata":{"name":"demo-policy.example.com","resourceVe
   "validations":[{"expression":"object.spec.replicas <= 5"}]}}`
 
 func deployment(ns string, replicas int, lbls map[string]string) *admission.Attributes {
-	d := &api.Deployment{ObjectMeta: api.ObjectMeta{Name: "nginx", Namespace: ns, Labels: lbls}}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "nginx", Namespace: ns, Labels: lbls}}
 	r := int32(replicas)
 	d.Spec.Replicas = &r
 	return &admission.Attributes{
-		Operation: admission.Create, Resource: api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
-		Kind: api.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, Namespace: ns, Name: "nginx", Object: d,
+		Operation: admission.Create, Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+		Kind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, Namespace: ns, Name: "nginx", Object: d,
 		User: &authn.UserInfo{Name: "alice", Groups: []string{"devs"}},
 	}
 }
 
 func TestPolicyDeniesWithBinding(t *testing.T) {
 	src := &fakeSource{
-		policies: []*api.ValidatingAdmissionPolicy{policyFrom(t, replicaPolicy)},
-		bindings: []*api.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"demo-binding-test.example.com"},"spec":{
+		policies: []*admissionregistrationv1.ValidatingAdmissionPolicy{policyFrom(t, replicaPolicy)},
+		bindings: []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"demo-binding-test.example.com"},"spec":{
 		  "policyName":"demo-policy.example.com","validationActions":["Deny"],
 		  "matchResources":{"namespaceSelector":{"matchLabels":{"environment":"test"}}}}}`)},
-		namespaces: map[string]*api.Namespace{
-			"test": {ObjectMeta: api.ObjectMeta{Name: "test", Labels: map[string]string{"environment": "test"}}},
-			"prod": {ObjectMeta: api.ObjectMeta{Name: "prod"}},
+		namespaces: map[string]*corev1.Namespace{
+			"test": {ObjectMeta: metav1.ObjectMeta{Name: "test", Labels: map[string]string{"environment": "test"}}},
+			"prod": {ObjectMeta: metav1.ObjectMeta{Name: "prod"}},
 		},
 	}
 	p, err := NewPlugin(src, nil)
@@ -99,7 +104,7 @@ func TestPolicyDeniesWithBinding(t *testing.T) {
 	se, ok := err.(*api.StatusError)
 	require.True(t, ok)
 	assert.Equal(t, int32(422), se.ErrStatus.Code)
-	assert.Equal(t, api.StatusReasonInvalid, se.ErrStatus.Reason)
+	assert.Equal(t, metav1.StatusReasonInvalid, se.ErrStatus.Reason)
 	assert.Equal(t, `deployments.apps "nginx" is forbidden: ValidatingAdmissionPolicy 'demo-policy.example.com' with binding 'demo-binding-test.example.com' denied request: failed expression: object.spec.replicas <= 5`, se.ErrStatus.Message)
 	require.Len(t, se.ErrStatus.Details.Causes, 1)
 	assert.Equal(t, "ValidatingAdmissionPolicy 'demo-policy.example.com' with binding 'demo-binding-test.example.com' denied request: failed expression: object.spec.replicas <= 5", se.ErrStatus.Details.Causes[0].Message)
@@ -107,7 +112,7 @@ func TestPolicyDeniesWithBinding(t *testing.T) {
 	assert.NoError(t, p.Validate(ctx, deployment("test", 5, nil)), "within the limit")
 	assert.NoError(t, p.Validate(ctx, deployment("prod", 9, nil)), "the binding's namespace selector does not match")
 	pod := deployment("test", 9, nil)
-	pod.Resource = api.GroupVersionResource{Version: "v1", Resource: "pods"}
+	pod.Resource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	assert.NoError(t, p.Validate(ctx, pod), "the policy's resource rules do not match")
 }
 
@@ -119,13 +124,13 @@ func TestPolicyWarnAndReason(t *testing.T) {
 	  "validations":[
 	    {"expression":"variables.team == variables.want","messageExpression":"'team must be ' + variables.want + ', not ' + variables.team","reason":"Forbidden"},
 	    {"expression":"object.metadata.name.startsWith('x')","message":"names start with x"}]}}`)
-	src := &fakeSource{policies: []*api.ValidatingAdmissionPolicy{pol}, namespaces: map[string]*api.Namespace{"ns": {ObjectMeta: api.ObjectMeta{Name: "ns"}}}}
+	src := &fakeSource{policies: []*admissionregistrationv1.ValidatingAdmissionPolicy{pol}, namespaces: map[string]*corev1.Namespace{"ns": {ObjectMeta: metav1.ObjectMeta{Name: "ns"}}}}
 	var warnings []string
 	p, err := NewPlugin(src, func(_ context.Context, m string) { warnings = append(warnings, m) })
 	require.NoError(t, err)
 	ctx := context.Background()
 
-	src.bindings = []*api.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"warn"},"spec":{"policyName":"p","validationActions":["Warn","Audit"]}}`)}
+	src.bindings = []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"warn"},"spec":{"policyName":"p","validationActions":["Warn","Audit"]}}`)}
 	actx, rec := admission.WithRecord(ctx)
 	require.NoError(t, p.Validate(actx, deployment("ns", 1, map[string]string{"checked": "yes", "team": "blue"})))
 	assert.Equal(t, []string{
@@ -138,7 +143,7 @@ func TestPolicyWarnAndReason(t *testing.T) {
 		`{"message":"names start with x","policy":"p","binding":"warn","expressionIndex":1,"validationActions":["Warn","Audit"]}]`}, rec.AuditAnnotations())
 
 	warnings = nil
-	src.bindings = []*api.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"deny"},"spec":{"policyName":"p","validationActions":["Deny"]}}`)}
+	src.bindings = []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"deny"},"spec":{"policyName":"p","validationActions":["Deny"]}}`)}
 	err = p.Validate(ctx, deployment("ns", 1, map[string]string{"checked": "yes", "team": "blue"}))
 	require.Error(t, err)
 	se := err.(*api.StatusError)
@@ -155,15 +160,15 @@ func TestPolicyParams(t *testing.T) {
 	  "matchConditions":[{"name":"not-alice-admin","expression":"!('admins' in request.userInfo.groups)"}],
 	  "validations":[{"expression":"object.spec.replicas <= int(params.data.max)","messageExpression":"'at most ' + params.data.max + ' replicas'"}]}}`)
 	cm := func(ns, name, max string, lbls map[string]string) api.Object {
-		return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns, Labels: lbls}, Data: map[string]string{"max": max}}
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: lbls}, Data: map[string]string{"max": max}}
 	}
-	src := &fakeSource{policies: []*api.ValidatingAdmissionPolicy{pol}, namespaces: map[string]*api.Namespace{"a": {ObjectMeta: api.ObjectMeta{Name: "a"}}, "b": {ObjectMeta: api.ObjectMeta{Name: "b"}}},
+	src := &fakeSource{policies: []*admissionregistrationv1.ValidatingAdmissionPolicy{pol}, namespaces: map[string]*corev1.Namespace{"a": {ObjectMeta: metav1.ObjectMeta{Name: "a"}}, "b": {ObjectMeta: metav1.ObjectMeta{Name: "b"}}},
 		configMaps: []api.Object{cm("a", "limits", "3", nil), cm("b", "limits", "10", map[string]string{"tier": "x"}), cm("b", "other", "4", map[string]string{"tier": "x"})}}
 	p, err := NewPlugin(src, nil)
 	require.NoError(t, err)
 	ctx := context.Background()
 	bind := func(ref string) {
-		src.bindings = []*api.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"b"},"spec":{"policyName":"max","validationActions":["Deny"],"paramRef":`+ref+`}}`)}
+		src.bindings = []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{bindingFrom(t, `{"metadata":{"name":"b"},"spec":{"policyName":"max","validationActions":["Deny"],"paramRef":`+ref+`}}`)}
 	}
 
 	// By name, in the request's namespace.
@@ -199,7 +204,7 @@ func TestPolicyParams(t *testing.T) {
 	err = p.Validate(ctx, deployment("a", 1, nil))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "denied request: expression 'object.spec.replicas <= int(params.data.max)' resulted in error: ")
-	ignore := api.Ignore
+	ignore := admissionregistrationv1.Ignore
 	pol.Spec.FailurePolicy = &ignore
 	pol.ResourceVersion = "2"
 	assert.NoError(t, p.Validate(ctx, deployment("a", 1, nil)))
@@ -208,7 +213,7 @@ func TestPolicyParams(t *testing.T) {
 func TestValidatePolicyAndBinding(t *testing.T) {
 	c, err := NewCompiler()
 	require.NoError(t, err)
-	var p api.ValidatingAdmissionPolicy
+	var p admissionregistrationv1.ValidatingAdmissionPolicy
 	require.NoError(t, json.Unmarshal([]byte(`{"metadata":{"name":"p"},"spec":{
 	  "matchConstraints":{"resourceRules":[{"apiGroups":["apps"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["deployments"]}]},
 	  "variables":[{"name":"bad-name","expression":"1"}],
@@ -224,7 +229,7 @@ func TestValidatePolicyAndBinding(t *testing.T) {
 	assert.Equal(t, `spec.validations[1].expression: Invalid value: "'a'": must evaluate to bool`, got[2])
 	assert.Equal(t, `spec.validations[2].reason: Unsupported value: "Teapot": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"`, got[3])
 
-	var b api.ValidatingAdmissionPolicyBinding
+	var b admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	require.NoError(t, json.Unmarshal([]byte(`{"metadata":{"name":"b"},"spec":{"validationActions":["Deny","Warn","Deny"],"paramRef":{"name":"x","selector":{}}}}`), &b))
 	got = nil
 	for _, e := range ValidateBinding(&b) {

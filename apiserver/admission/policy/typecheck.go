@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/cel"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
@@ -14,7 +16,7 @@ import (
 
 // SchemaResolver finds the kind served at a resource and its schema; false
 // when the resource is not served or has no schema.
-type SchemaResolver func(gvr api.GroupVersionResource) (api.GroupVersionKind, *api.JSONSchemaProps, bool)
+type SchemaResolver func(gvr schema.GroupVersionResource) (schema.GroupVersionKind, *api.JSONSchemaProps, bool)
 
 // maxTypesToCheck bounds how many kinds one policy is checked against.
 const maxTypesToCheck = 10
@@ -51,25 +53,25 @@ func NewTypeChecker(resolve SchemaResolver) (*TypeChecker, error) {
 
 // typedEnv is the environment for one kind.
 type typedEnv struct {
-	gvk api.GroupVersionKind
+	gvk schema.GroupVersionKind
 	env *cel.Env
 }
 
 // Check returns the warnings of p's validations and message expressions,
 // nil when there are none.
-func (c *TypeChecker) Check(p *api.ValidatingAdmissionPolicy) []api.ExpressionWarning {
+func (c *TypeChecker) Check(p *admissionregistrationv1.ValidatingAdmissionPolicy) []admissionregistrationv1.ExpressionWarning {
 	envs := c.envs(p)
-	var warnings []api.ExpressionWarning
+	var warnings []admissionregistrationv1.ExpressionWarning
 	fieldRef := field.NewPath("spec", "validations")
 	for i, v := range p.Spec.Validations {
 		if w := check(envs, v.Expression); w != "" {
-			warnings = append(warnings, api.ExpressionWarning{FieldRef: fieldRef.Index(i).Child("expression").String(), Warning: w})
+			warnings = append(warnings, admissionregistrationv1.ExpressionWarning{FieldRef: fieldRef.Index(i).Child("expression").String(), Warning: w})
 		}
 		if v.MessageExpression == "" {
 			continue
 		}
 		if w := check(envs, v.MessageExpression); w != "" {
-			warnings = append(warnings, api.ExpressionWarning{FieldRef: fieldRef.Index(i).Child("messageExpression").String(), Warning: w})
+			warnings = append(warnings, admissionregistrationv1.ExpressionWarning{FieldRef: fieldRef.Index(i).Child("messageExpression").String(), Warning: w})
 		}
 	}
 	return warnings
@@ -90,13 +92,13 @@ func check(envs []typedEnv, expr string) string {
 // envs are the environments of the kinds p matches: only rules naming
 // groups, versions and resources exactly (no wildcards, no subresources),
 // sorted by group, version and kind, at most maxTypesToCheck.
-func (c *TypeChecker) envs(p *api.ValidatingAdmissionPolicy) []typedEnv {
+func (c *TypeChecker) envs(p *admissionregistrationv1.ValidatingAdmissionPolicy) []typedEnv {
 	m := p.Spec.MatchConstraints
 	if m == nil {
 		return nil
 	}
-	seen := map[api.GroupVersionKind]*api.JSONSchemaProps{}
-	var gvks []api.GroupVersionKind
+	seen := map[schema.GroupVersionKind]*api.JSONSchemaProps{}
+	var gvks []schema.GroupVersionKind
 	for _, r := range m.ResourceRules {
 		if slices.ContainsFunc(r.APIGroups, hasWildcard) || slices.ContainsFunc(r.APIVersions, hasWildcard) {
 			continue
@@ -107,7 +109,7 @@ func (c *TypeChecker) envs(p *api.ValidatingAdmissionPolicy) []typedEnv {
 					if strings.ContainsAny(res, "*/") || len(gvks) == maxTypesToCheck {
 						continue
 					}
-					gvk, s, ok := c.resolve(api.GroupVersionResource{Group: g, Version: v, Resource: res})
+					gvk, s, ok := c.resolve(schema.GroupVersionResource{Group: g, Version: v, Resource: res})
 					if _, dup := seen[gvk]; !ok || dup {
 						continue
 					}
@@ -117,7 +119,7 @@ func (c *TypeChecker) envs(p *api.ValidatingAdmissionPolicy) []typedEnv {
 			}
 		}
 	}
-	slices.SortFunc(gvks, func(a, b api.GroupVersionKind) int {
+	slices.SortFunc(gvks, func(a, b schema.GroupVersionKind) int {
 		return strings.Compare(a.Group+"\x00"+a.Version+"\x00"+a.Kind, b.Group+"\x00"+b.Version+"\x00"+b.Kind)
 	})
 	var out []typedEnv

@@ -5,52 +5,54 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 var (
-	failurePolicies   = []string{string(api.Fail), string(api.Ignore)}
-	matchPolicies     = []string{string(api.Equivalent), string(api.Exact)}
-	validationReasons = []string{string(api.StatusReasonForbidden), string(api.StatusReasonInvalid), string(api.StatusReasonRequestEntityTooLarge), string(api.StatusReasonUnauthorized)}
-	validationActions = []string{string(api.Audit), string(api.Deny), string(api.Warn)}
-	notFoundActions   = []string{string(api.AllowAction), string(api.DenyAction)}
+	failurePolicies   = []string{string(admissionregistrationv1.Fail), string(admissionregistrationv1.Ignore)}
+	matchPolicies     = []string{string(admissionregistrationv1.Equivalent), string(admissionregistrationv1.Exact)}
+	validationReasons = []string{string(metav1.StatusReasonForbidden), string(metav1.StatusReasonInvalid), string(metav1.StatusReasonRequestEntityTooLarge), string(metav1.StatusReasonUnauthorized)}
+	validationActions = []string{string(admissionregistrationv1.Audit), string(admissionregistrationv1.Deny), string(admissionregistrationv1.Warn)}
+	notFoundActions   = []string{string(admissionregistrationv1.AllowAction), string(admissionregistrationv1.DenyAction)}
 	operations        = []string{"*", "CONNECT", "CREATE", "DELETE", "UPDATE"}
 )
 
 // SetPolicyDefaults fills the v1 defaults: failurePolicy Fail, and the
 // match defaults.
-func SetPolicyDefaults(p *api.ValidatingAdmissionPolicy) {
+func SetPolicyDefaults(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
 	if p.Spec.FailurePolicy == nil {
-		f := api.Fail
+		f := admissionregistrationv1.Fail
 		p.Spec.FailurePolicy = &f
 	}
 	setMatchDefaults(p.Spec.MatchConstraints)
 }
 
 // SetBindingDefaults fills the binding's match defaults.
-func SetBindingDefaults(b *api.ValidatingAdmissionPolicyBinding) {
+func SetBindingDefaults(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	setMatchDefaults(b.Spec.MatchResources)
 }
 
-func setMatchDefaults(m *api.MatchResources) {
+func setMatchDefaults(m *admissionregistrationv1.MatchResources) {
 	if m == nil {
 		return
 	}
 	if m.MatchPolicy == nil {
-		e := api.Equivalent
+		e := admissionregistrationv1.Equivalent
 		m.MatchPolicy = &e
 	}
 	if m.NamespaceSelector == nil {
-		m.NamespaceSelector = &api.LabelSelector{}
+		m.NamespaceSelector = &metav1.LabelSelector{}
 	}
 	if m.ObjectSelector == nil {
-		m.ObjectSelector = &api.LabelSelector{}
+		m.ObjectSelector = &metav1.LabelSelector{}
 	}
-	for _, rules := range [][]api.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
+	for _, rules := range [][]admissionregistrationv1.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
 		for i := range rules {
 			if rules[i].Scope == nil {
-				s := api.AllScopes
+				s := admissionregistrationv1.AllScopes
 				rules[i].Scope = &s
 			}
 		}
@@ -59,7 +61,7 @@ func setMatchDefaults(m *api.MatchResources) {
 
 // ValidatePolicy checks a policy as ValidateValidatingAdmissionPolicy
 // does; every expression must compile.
-func (c *Compiler) ValidatePolicy(p *api.ValidatingAdmissionPolicy) field.ErrorList {
+func (c *Compiler) ValidatePolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) field.ErrorList {
 	var errs field.ErrorList
 	sp := field.NewPath("spec")
 	s := &p.Spec
@@ -70,7 +72,7 @@ func (c *Compiler) ValidatePolicy(p *api.ValidatingAdmissionPolicy) field.ErrorL
 		}
 		if pk.APIVersion == "" {
 			errs = append(errs, field.Required(pp.Child("apiVersion"), ""))
-		} else if gv, err := api.ParseGroupVersion(pk.APIVersion); err != nil || gv.Version == "" {
+		} else if gv, err := schema.ParseGroupVersion(pk.APIVersion); err != nil || gv.Version == "" {
 			errs = append(errs, field.Invalid(pp.Child("apiVersion"), pk.APIVersion, "must be a valid group/version"))
 		}
 	}
@@ -153,7 +155,7 @@ func (c *Compiler) validateExpression(expr string, want resultKind, p *field.Pat
 
 // ValidateBinding checks a binding as ValidateValidatingAdmissionPolicyBinding
 // does.
-func ValidateBinding(b *api.ValidatingAdmissionPolicyBinding) field.ErrorList {
+func ValidateBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
 	var errs field.ErrorList
 	sp := field.NewPath("spec")
 	s := &b.Spec
@@ -181,7 +183,7 @@ func ValidateBinding(b *api.ValidatingAdmissionPolicyBinding) field.ErrorList {
 	if len(s.ValidationActions) == 0 {
 		errs = append(errs, field.Required(ap, "at least one validation action is required"))
 	}
-	seen := map[api.ValidationAction]bool{}
+	seen := map[admissionregistrationv1.ValidationAction]bool{}
 	for i, a := range s.ValidationActions {
 		switch {
 		case !slices.Contains(validationActions, string(a)):
@@ -191,13 +193,13 @@ func ValidateBinding(b *api.ValidatingAdmissionPolicyBinding) field.ErrorList {
 		}
 		seen[a] = true
 	}
-	if seen[api.Deny] && seen[api.Warn] {
+	if seen[admissionregistrationv1.Deny] && seen[admissionregistrationv1.Warn] {
 		errs = append(errs, field.Invalid(ap, actionsValue(s.ValidationActions), "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"))
 	}
 	return errs
 }
 
-func validateMatchResources(m *api.MatchResources, p *field.Path, rulesRequired bool) field.ErrorList {
+func validateMatchResources(m *admissionregistrationv1.MatchResources, p *field.Path, rulesRequired bool) field.ErrorList {
 	var errs field.ErrorList
 	if m.MatchPolicy == nil {
 		errs = append(errs, field.Required(p.Child("matchPolicy"), ""))
@@ -209,7 +211,7 @@ func validateMatchResources(m *api.MatchResources, p *field.Path, rulesRequired 
 	}
 	for _, part := range []struct {
 		name  string
-		rules []api.NamedRuleWithOperations
+		rules []admissionregistrationv1.NamedRuleWithOperations
 	}{{"resourceRules", m.ResourceRules}, {"excludeResourceRules", m.ExcludeResourceRules}} {
 		for i, r := range part.rules {
 			rp := p.Child(part.name).Index(i)
@@ -237,7 +239,7 @@ func validateMatchResources(m *api.MatchResources, p *field.Path, rulesRequired 
 
 // actionsValue prints validationActions as Kubernetes prints them in an
 // error: the Go value of its internal type.
-type actionsValue []api.ValidationAction
+type actionsValue []admissionregistrationv1.ValidationAction
 
 // GoString implements fmt.GoStringer for %#v.
 func (a actionsValue) GoString() string {

@@ -4,17 +4,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // namespacesResource is the Namespace resource: cluster-scoped, though its
 // requests carry the namespace's own name as their namespace.
-var namespacesResource = api.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+var namespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
 // Matcher decides whether Rule covers the request Attr.
 type Matcher struct {
-	Rule api.RuleWithOperations
+	Rule admissionregistrationv1.RuleWithOperations
 	Attr *admission.Attributes
 }
 
@@ -31,8 +32,8 @@ func exactOrWildcard(items []string, requested string) bool {
 }
 
 func (m *Matcher) operation() bool {
-	return slices.ContainsFunc(m.Rule.Operations, func(o api.OperationType) bool {
-		return o == api.OperationAll || string(o) == string(m.Attr.Operation)
+	return slices.ContainsFunc(m.Rule.Operations, func(o admissionregistrationv1.OperationType) bool {
+		return o == admissionregistrationv1.OperationAll || string(o) == string(m.Attr.Operation)
 	})
 }
 
@@ -65,11 +66,11 @@ func (m *Matcher) resource() bool {
 // their namespace.
 func (m *Matcher) scope() bool {
 	s := m.Rule.Scope
-	if s == nil || *s == api.AllScopes {
+	if s == nil || *s == admissionregistrationv1.AllScopes {
 		return true
 	}
 	namespaced := m.Attr.Namespace != "" && m.Attr.Resource != namespacesResource
-	if *s == api.NamespacedScope {
+	if *s == admissionregistrationv1.NamespacedScope {
 		return namespaced
 	}
 	return !namespaced

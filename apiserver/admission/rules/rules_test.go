@@ -4,30 +4,31 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 )
 
 // The cases of the Kubernetes documentation ("Dynamic Admission Control",
 // matching requests: rules) and of the Rule type's comments.
 func TestRuleMatching(t *testing.T) {
-	pods := api.GroupVersionResource{Version: "v1", Resource: "pods"}
-	deployments := api.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	nodes := api.GroupVersionResource{Version: "v1", Resource: "nodes"}
-	namespaces := api.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-	ns := api.ScopeType("Namespaced")
-	cluster := api.ScopeType("Cluster")
-	rule := func(ops []api.OperationType, groups, versions, resources []string, scope *api.ScopeType) api.RuleWithOperations {
-		return api.RuleWithOperations{Operations: ops, Rule: api.Rule{APIGroups: groups, APIVersions: versions, Resources: resources, Scope: scope}}
+	pods := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	nodes := schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	namespaces := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	ns := admissionregistrationv1.ScopeType("Namespaced")
+	cluster := admissionregistrationv1.ScopeType("Cluster")
+	rule := func(ops []admissionregistrationv1.OperationType, groups, versions, resources []string, scope *admissionregistrationv1.ScopeType) admissionregistrationv1.RuleWithOperations {
+		return admissionregistrationv1.RuleWithOperations{Operations: ops, Rule: admissionregistrationv1.Rule{APIGroups: groups, APIVersions: versions, Resources: resources, Scope: scope}}
 	}
-	create := []api.OperationType{"CREATE"}
-	all := []api.OperationType{"*"}
+	create := []admissionregistrationv1.OperationType{"CREATE"}
+	all := []admissionregistrationv1.OperationType{"*"}
 	cases := []struct {
 		name       string
-		rule       api.RuleWithOperations
+		rule       admissionregistrationv1.RuleWithOperations
 		op         admission.Operation
-		gvr        api.GroupVersionResource
+		gvr        schema.GroupVersionResource
 		sub        string
 		namespaced bool
 		want       bool

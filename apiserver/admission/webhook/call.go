@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"net/http"
 	"reflect"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/patch"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -88,7 +91,7 @@ func (d *dispatcher) callValidating(ctx context.Context, h *hook, inv *invocatio
 }
 
 // keep passes on the response's warnings and audit annotations.
-func (d *dispatcher) keep(ctx context.Context, h *hook, resp *api.AdmissionResponse) {
+func (d *dispatcher) keep(ctx context.Context, h *hook, resp *admissionv1.AdmissionResponse) {
 	for _, w := range resp.Warnings {
 		admission.AddWarning(ctx, w)
 	}
@@ -98,7 +101,7 @@ func (d *dispatcher) keep(ctx context.Context, h *hook, resp *api.AdmissionRespo
 }
 
 // request builds the AdmissionRequest h is sent.
-func (d *dispatcher) request(h *hook, inv *invocation, a *admission.Attributes) (*api.AdmissionRequest, error) {
+func (d *dispatcher) request(h *hook, inv *invocation, a *admission.Attributes) (*admissionv1.AdmissionRequest, error) {
 	if !containsVersion(h.reviewVersions, "v1") {
 		return nil, &callingError{name: h.name, reason: fmt.Errorf("webhook does not accept known AdmissionReview versions %v", h.reviewVersions)}
 	}
@@ -106,12 +109,12 @@ func (d *dispatcher) request(h *hook, inv *invocation, a *admission.Attributes) 
 	if d.cfg.UID != nil {
 		uid = d.cfg.UID()
 	}
-	req := &api.AdmissionRequest{
+	req := &admissionv1.AdmissionRequest{
 		UID:         uid,
-		Kind:        api.MetaGroupVersionKind{Group: inv.kind.Group, Version: inv.kind.Version, Kind: inv.kind.Kind},
-		Resource:    api.MetaGroupVersionResource{Group: inv.resource.Group, Version: inv.resource.Version, Resource: inv.resource.Resource},
-		RequestKind: &api.MetaGroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind},
-		RequestResource: &api.MetaGroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version,
+		Kind:        metav1.GroupVersionKind{Group: inv.kind.Group, Version: inv.kind.Version, Kind: inv.kind.Kind},
+		Resource:    metav1.GroupVersionResource{Group: inv.resource.Group, Version: inv.resource.Version, Resource: inv.resource.Resource},
+		RequestKind: &metav1.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind},
+		RequestResource: &metav1.GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version,
 			Resource: a.Resource.Resource},
 		SubResource:        a.Subresource,
 		RequestSubResource: a.Subresource,
@@ -121,7 +124,7 @@ func (d *dispatcher) request(h *hook, inv *invocation, a *admission.Attributes) 
 		DryRun:             &a.DryRun,
 	}
 	if a.User != nil {
-		req.UserInfo = api.UserInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups}
+		req.UserInfo = authenticationv1.UserInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups}
 	}
 	var err error
 	if req.Object.Raw, err = d.encodeObject(a.Object, a.Resource, inv); err != nil {
@@ -146,7 +149,7 @@ func containsVersion(list []string, v string) bool {
 // encodeObject writes obj, of the request's resource version from, as the
 // webhook's version (matchPolicy Equivalent may have picked another one
 // than the request's): converted where the versions' shapes differ.
-func (d *dispatcher) encodeObject(obj api.Object, from api.GroupVersionResource, inv *invocation) (json.RawMessage, error) {
+func (d *dispatcher) encodeObject(obj api.Object, from schema.GroupVersionResource, inv *invocation) (json.RawMessage, error) {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return nil, nil
 	}
@@ -165,7 +168,7 @@ func (d *dispatcher) encodeObject(obj api.Object, from api.GroupVersionResource,
 }
 
 // convert turns data of version from into version to.
-func (d *dispatcher) convert(data []byte, from, to api.GroupVersionResource) ([]byte, error) {
+func (d *dispatcher) convert(data []byte, from, to schema.GroupVersionResource) ([]byte, error) {
 	if from == to || d.cfg.Convert == nil {
 		return data, nil
 	}
@@ -173,12 +176,12 @@ func (d *dispatcher) convert(data []byte, from, to api.GroupVersionResource) ([]
 }
 
 // withKind sets apiVersion and kind of an object's JSON.
-func withKind(data []byte, kind api.GroupVersionKind) (json.RawMessage, error) {
+func withKind(data []byte, kind schema.GroupVersionKind) (json.RawMessage, error) {
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, err
 	}
-	m["apiVersion"] = api.GroupVersion{Group: kind.Group, Version: kind.Version}.String()
+	m["apiVersion"] = schema.GroupVersion{Group: kind.Group, Version: kind.Version}.String()
 	m["kind"] = kind.Kind
 	return json.Marshal(m)
 }
@@ -206,7 +209,7 @@ func encodeOptions(a *admission.Attributes) json.RawMessage {
 
 // call posts the review and checks the answer. Every failure is a
 // callingError, which failurePolicy judges.
-func (d *dispatcher) call(ctx context.Context, h *hook, req *api.AdmissionRequest) (*api.AdmissionResponse, error) {
+func (d *dispatcher) call(ctx context.Context, h *hook, req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, error) {
 	fail := func(format string, args ...any) error {
 		return &callingError{name: h.name, reason: fmt.Errorf(format, args...)}
 	}
@@ -218,8 +221,8 @@ func (d *dispatcher) call(ctx context.Context, h *hook, req *api.AdmissionReques
 	if err != nil {
 		return nil, fail("%v", err)
 	}
-	body, err := json.Marshal(api.AdmissionReview{
-		TypeMeta: api.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Request: req})
+	body, err := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Request: req})
 	if err != nil {
 		return nil, fail("%v", err)
 	}
@@ -244,7 +247,7 @@ func (d *dispatcher) call(ctx context.Context, h *hook, req *api.AdmissionReques
 		// client-go's words for an answer that is not a Status.
 		return nil, fail("failed to call webhook: %s", api.UnstructuredResponseMessage(resp, data))
 	}
-	var review api.AdmissionReview
+	var review admissionv1.AdmissionReview
 	if err := json.Unmarshal(data, &review); err != nil {
 		return nil, fail("failed to call webhook: %v", err)
 	}
@@ -259,9 +262,9 @@ func (d *dispatcher) call(ctx context.Context, h *hook, req *api.AdmissionReques
 		return nil, fail("received invalid webhook response: expected response.uid=%q, got %q", req.UID, r.UID)
 	case len(r.Patch) > 0 && r.PatchType == nil:
 		return nil, fail("received invalid webhook response: webhook returned response.patch but not response.patchType")
-	case len(r.Patch) > 0 && *r.PatchType != api.PatchTypeJSONPatch:
+	case len(r.Patch) > 0 && *r.PatchType != admissionv1.PatchTypeJSONPatch:
 		return nil, fail("received invalid webhook response: webhook returned invalid response.patchType of %q", *r.PatchType)
-	case r.PatchType != nil && *r.PatchType != api.PatchTypeJSONPatch:
+	case r.PatchType != nil && *r.PatchType != admissionv1.PatchTypeJSONPatch:
 		return nil, fail("received invalid webhook response: webhook returned invalid response.patchType of %q", *r.PatchType)
 	}
 	return r, nil

@@ -12,7 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // DialFunc opens a connection, as net.Dialer.DialContext does.
@@ -63,7 +64,7 @@ type ServiceEndpoint struct {
 }
 
 // AdmissionEndpoint is an admission webhook's clientConfig.
-func AdmissionEndpoint(cc api.AdmissionWebhookClientConfig) Endpoint {
+func AdmissionEndpoint(cc admissionregistrationv1.WebhookClientConfig) Endpoint {
 	e := Endpoint{URL: cc.URL, CABundle: cc.CABundle}
 	if s := cc.Service; s != nil {
 		e.Service = &ServiceEndpoint{Namespace: s.Namespace, Name: s.Name, Path: s.Path, Port: s.Port}
@@ -72,7 +73,7 @@ func AdmissionEndpoint(cc api.AdmissionWebhookClientConfig) Endpoint {
 }
 
 // ConversionEndpoint is a CRD conversion webhook's clientConfig.
-func ConversionEndpoint(cc api.WebhookClientConfig) Endpoint {
+func ConversionEndpoint(cc apiextensionsv1.WebhookClientConfig) Endpoint {
 	e := Endpoint{URL: cc.URL, CABundle: cc.CABundle}
 	if s := cc.Service; s != nil {
 		e.Service = &ServiceEndpoint{Namespace: s.Namespace, Name: s.Name, Path: s.Path, Port: s.Port}

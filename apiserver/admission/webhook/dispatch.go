@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"sync"
@@ -17,18 +21,18 @@ import (
 // Config is what the two plugins need from the API server.
 type Config struct {
 	// Mutating and Validating list the stored configurations.
-	Mutating   func(ctx context.Context) ([]api.MutatingWebhookConfiguration, error)
-	Validating func(ctx context.Context) ([]api.ValidatingWebhookConfiguration, error)
+	Mutating   func(ctx context.Context) ([]admissionregistrationv1.MutatingWebhookConfiguration, error)
+	Validating func(ctx context.Context) ([]admissionregistrationv1.ValidatingWebhookConfiguration, error)
 	// Namespace reads a namespace, for namespaceSelector.
-	Namespace func(ctx context.Context, name string) (*api.Namespace, error)
+	Namespace func(ctx context.Context, name string) (*corev1.Namespace, error)
 	// Equivalents lists the other group-versions a resource is served
 	// at, for matchPolicy Equivalent (nil: none).
-	Equivalents func(gvr api.GroupVersionResource) []api.GroupVersionResource
+	Equivalents func(gvr schema.GroupVersionResource) []schema.GroupVersionResource
 	// Convert turns an object (JSON) of one version of a resource into
 	// another's, for a webhook that registered for another version than
 	// the request's (nil, or the JSON unchanged: the versions share one
 	// shape, and only apiVersion is rewritten).
-	Convert func(data []byte, from, to api.GroupVersionResource) ([]byte, error)
+	Convert func(data []byte, from, to schema.GroupVersionResource) ([]byte, error)
 	// Resolve finds host:port of a ready endpoint of a Service's port.
 	Resolve ResolveFunc
 	// Dial opens connections (the cluster's pod network; nil dials
@@ -45,7 +49,7 @@ type Config struct {
 // request: false skips the webhook; an error is a failed call, judged by
 // failurePolicy (package policy's Conditions implements it).
 type ConditionMatcher interface {
-	Match(ctx context.Context, conds []api.MatchCondition, a *admission.Attributes) (bool, error)
+	Match(ctx context.Context, conds []admissionregistrationv1.MatchCondition, a *admission.Attributes) (bool, error)
 }
 
 // New returns the mutating and the validating webhook plugins, sharing
@@ -90,7 +94,7 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 		return err
 	}
 	for _, h := range mutatingHooks(configs) {
-		if a.IsReinvoke() && !(h.reinvocationPolicy == api.IfNeededReinvocationPolicy && a.ShouldReinvoke(h.key)) {
+		if a.IsReinvoke() && !(h.reinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy && a.ShouldReinvoke(h.key)) {
 			continue
 		}
 		inv, err := m.d.shouldCall(ctx, h, a)
@@ -107,7 +111,7 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) error {
 		if changed {
 			a.ObjectChanged()
 		}
-		if h.reinvocationPolicy == api.IfNeededReinvocationPolicy {
+		if h.reinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy {
 			a.CalledReinvocable(h.key)
 		}
 	}
@@ -174,8 +178,8 @@ func exempt(a *admission.Attributes) bool {
 // invocation is a matched webhook's view of the request: the resource
 // and kind it registered for (Equivalent may pick another version).
 type invocation struct {
-	resource api.GroupVersionResource
-	kind     api.GroupVersionKind
+	resource schema.GroupVersionResource
+	kind     schema.GroupVersionKind
 }
 
 // shouldCall decides whether h sees the request (rules, then
@@ -204,7 +208,7 @@ func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 			return nil, nil
 		}
 	}
-	if a.DryRun && h.sideEffects != api.SideEffectClassNone && h.sideEffects != api.SideEffectClassNoneOnDryRun {
+	if a.DryRun && h.sideEffects != admissionregistrationv1.SideEffectClassNone && h.sideEffects != admissionregistrationv1.SideEffectClassNoneOnDryRun {
 		err := api.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", h.name))
 		admission.RecordStep(ctx, admission.Step{Phase: phaseOf(h), Plugin: plugin(h), Attributes: a, Denied: err.Error()})
 		return nil, err
@@ -218,7 +222,7 @@ func (d *dispatcher) matchRules(h *hook, a *admission.Attributes) *invocation {
 			return &invocation{resource: a.Resource, kind: a.Kind}
 		}
 	}
-	if h.matchPolicy != api.Equivalent || d.cfg.Equivalents == nil {
+	if h.matchPolicy != admissionregistrationv1.Equivalent || d.cfg.Equivalents == nil {
 		return nil
 	}
 	for _, eq := range d.cfg.Equivalents(a.Resource) {
@@ -227,7 +231,7 @@ func (d *dispatcher) matchRules(h *hook, a *admission.Attributes) *invocation {
 		at.Resource = eq
 		for _, r := range h.rules {
 			if (&rules.Matcher{Rule: r, Attr: &at}).Matches() {
-				return &invocation{resource: eq, kind: api.GroupVersionKind{Group: eq.Group, Version: eq.Version, Kind: a.Kind.Kind}}
+				return &invocation{resource: eq, kind: schema.GroupVersionKind{Group: eq.Group, Version: eq.Version, Kind: a.Kind.Kind}}
 			}
 		}
 	}
@@ -277,7 +281,7 @@ func objectMatches(h *hook, a *admission.Attributes) (bool, error) {
 	return false, nil
 }
 
-func selector(ls *api.LabelSelector) (labels.Selector, error) {
+func selector(ls *metav1.LabelSelector) (labels.Selector, error) {
 	if ls == nil {
 		return labels.Everything(), nil
 	}
@@ -301,11 +305,11 @@ func (e *callingError) Error() string {
 
 // denied is the webhook's refusal as the client sees it
 // (webhookerrors.ToStatusErr).
-func denied(name string, result *api.Status) *api.StatusError {
-	st := api.Status{Status: api.StatusFailure}
+func denied(name string, result *metav1.Status) *api.StatusError {
+	st := metav1.Status{Status: metav1.StatusFailure}
 	if result != nil {
 		st = *result
-		st.Status = api.StatusFailure
+		st.Status = metav1.StatusFailure
 	}
 	deniedBy := fmt.Sprintf("admission webhook %q denied the request", name)
 	switch {
@@ -320,7 +324,7 @@ func denied(name string, result *api.Status) *api.StatusError {
 		// A refusal is never answered below 400.
 		st.Code = http.StatusBadRequest
 	}
-	st.TypeMeta = api.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
 	return &api.StatusError{ErrStatus: st}
 }
 
@@ -331,7 +335,7 @@ func (d *dispatcher) failed(ctx context.Context, h *hook, a *admission.Attribute
 		admission.RecordStep(ctx, admission.Step{Phase: phaseOf(h), Plugin: plugin(h), Attributes: a, Denied: err.Error()})
 		return err
 	}
-	if h.failurePolicy == api.Ignore {
+	if h.failurePolicy == admissionregistrationv1.Ignore {
 		admission.RecordStep(ctx, admission.Step{Phase: phaseOf(h), Plugin: plugin(h), Attributes: a, Ignored: err.Error()})
 		return nil
 	}

@@ -6,6 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"net/http"
 	"net/http/httptest"
@@ -31,9 +35,9 @@ import (
 type env struct {
 	t          *testing.T
 	bundle     *pki.Bundle
-	mutating   []api.MutatingWebhookConfiguration
-	validating []api.ValidatingWebhookConfiguration
-	namespaces map[string]*api.Namespace
+	mutating   []admissionregistrationv1.MutatingWebhookConfiguration
+	validating []admissionregistrationv1.ValidatingWebhookConfiguration
+	namespaces map[string]*corev1.Namespace
 	// services maps "ns/name" to the address of a test server.
 	services map[string]string
 	uids     atomic.Int64
@@ -44,21 +48,25 @@ func newEnv(t *testing.T) *env {
 	b, err := pki.EnsureServing(t.TempDir(), []string{"hook.default.svc", "quiet.default.svc",
 		"a.default.svc", "b.default.svc", "c.default.svc"}, time.Now(), rand.Reader)
 	require.NoError(t, err)
-	e := &env{t: t, bundle: b, namespaces: map[string]*api.Namespace{
-		"default": {ObjectMeta: api.ObjectMeta{Name: "default", Labels: map[string]string{"env": "prod"}}},
-		"dev":     {ObjectMeta: api.ObjectMeta{Name: "dev", Labels: map[string]string{"env": "dev"}}},
+	e := &env{t: t, bundle: b, namespaces: map[string]*corev1.Namespace{
+		"default": {ObjectMeta: metav1.ObjectMeta{Name: "default", Labels: map[string]string{"env": "prod"}}},
+		"dev":     {ObjectMeta: metav1.ObjectMeta{Name: "dev", Labels: map[string]string{"env": "dev"}}},
 	}, services: map[string]string{}}
 	conditions, err := policy.NewConditions()
 	require.NoError(t, err)
 	m, v := webhook.New(webhook.Config{
 		Conditions: conditions,
-		Mutating:   func(context.Context) ([]api.MutatingWebhookConfiguration, error) { return e.mutating, nil },
-		Validating: func(context.Context) ([]api.ValidatingWebhookConfiguration, error) { return e.validating, nil },
-		Namespace: func(_ context.Context, name string) (*api.Namespace, error) {
+		Mutating: func(context.Context) ([]admissionregistrationv1.MutatingWebhookConfiguration, error) {
+			return e.mutating, nil
+		},
+		Validating: func(context.Context) ([]admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+			return e.validating, nil
+		},
+		Namespace: func(_ context.Context, name string) (*corev1.Namespace, error) {
 			if ns, ok := e.namespaces[name]; ok {
 				return ns, nil
 			}
-			return nil, api.NewNotFound(api.GroupResource{Resource: "namespaces"}, name)
+			return nil, api.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 		},
 		Resolve: func(_ context.Context, ns, name string, port int32) (string, error) {
 			if addr, ok := e.services[ns+"/"+name]; ok && port == 443 {
@@ -74,19 +82,19 @@ func newEnv(t *testing.T) *env {
 
 // server starts a TLS webhook answering with fn, as service default/hook
 // when asService, and returns its client config.
-func (e *env) server(name string, fn http.HandlerFunc) api.AdmissionWebhookClientConfig {
+func (e *env) server(name string, fn http.HandlerFunc) admissionregistrationv1.WebhookClientConfig {
 	srv := httptest.NewUnstartedServer(fn)
 	srv.TLS = e.bundle.ServerTLSConfig()
 	srv.StartTLS()
 	e.t.Cleanup(srv.Close)
 	e.services["default/"+name] = srv.Listener.Addr().String()
-	return api.AdmissionWebhookClientConfig{Service: &api.AdmissionServiceReference{Namespace: "default", Name: name}, CABundle: e.bundle.CAPEM}
+	return admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: "default", Name: name}, CABundle: e.bundle.CAPEM}
 }
 
 // reviewer answers AdmissionReviews with fn's response, echoing the uid.
-func reviewer(fn func(*api.AdmissionRequest) *api.AdmissionResponse) http.HandlerFunc {
+func reviewer(fn func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var review api.AdmissionReview
+		var review admissionv1.AdmissionReview
 		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -95,49 +103,52 @@ func reviewer(fn func(*api.AdmissionRequest) *api.AdmissionResponse) http.Handle
 		if resp.UID == "" {
 			resp.UID = review.Request.UID
 		}
-		_ = json.NewEncoder(w).Encode(api.AdmissionReview{TypeMeta: api.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Response: resp})
+		_ = json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Response: resp})
 	}
 }
 
-func allow(*api.AdmissionRequest) *api.AdmissionResponse {
-	return &api.AdmissionResponse{Allowed: true}
+func allow(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+	return &admissionv1.AdmissionResponse{Allowed: true}
 }
 
-func jsonPatch(patch string) *api.AdmissionResponse {
-	pt := api.PatchTypeJSONPatch
-	return &api.AdmissionResponse{Allowed: true, Patch: []byte(patch), PatchType: &pt}
+func jsonPatch(patch string) *admissionv1.AdmissionResponse {
+	pt := admissionv1.PatchTypeJSONPatch
+	return &admissionv1.AdmissionResponse{Allowed: true, Patch: []byte(patch), PatchType: &pt}
 }
 
-var podRules = []api.RuleWithOperations{{Operations: []api.OperationType{"*"},
-	Rule: api.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}}
+var podRules = []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{"*"},
+	Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}}
 
-func none() *api.SideEffectClass { s := api.SideEffectClassNone; return &s }
+func none() *admissionregistrationv1.SideEffectClass {
+	s := admissionregistrationv1.SideEffectClassNone
+	return &s
+}
 
-func (e *env) addMutating(name string, cc api.AdmissionWebhookClientConfig, change func(*api.MutatingWebhook)) {
-	w := api.MutatingWebhook{Name: name, ClientConfig: cc, Rules: podRules, SideEffects: none(), AdmissionReviewVersions: []string{"v1"}}
+func (e *env) addMutating(name string, cc admissionregistrationv1.WebhookClientConfig, change func(*admissionregistrationv1.MutatingWebhook)) {
+	w := admissionregistrationv1.MutatingWebhook{Name: name, ClientConfig: cc, Rules: podRules, SideEffects: none(), AdmissionReviewVersions: []string{"v1"}}
 	if change != nil {
 		change(&w)
 	}
-	e.mutating = append(e.mutating, api.MutatingWebhookConfiguration{ObjectMeta: api.ObjectMeta{Name: "m-" + name}, Webhooks: []api.MutatingWebhook{w}})
+	e.mutating = append(e.mutating, admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "m-" + name}, Webhooks: []admissionregistrationv1.MutatingWebhook{w}})
 }
 
-func (e *env) addValidating(name string, cc api.AdmissionWebhookClientConfig, change func(*api.ValidatingWebhook)) {
-	w := api.ValidatingWebhook{Name: name, ClientConfig: cc, Rules: podRules, SideEffects: none(), AdmissionReviewVersions: []string{"v1"}}
+func (e *env) addValidating(name string, cc admissionregistrationv1.WebhookClientConfig, change func(*admissionregistrationv1.ValidatingWebhook)) {
+	w := admissionregistrationv1.ValidatingWebhook{Name: name, ClientConfig: cc, Rules: podRules, SideEffects: none(), AdmissionReviewVersions: []string{"v1"}}
 	if change != nil {
 		change(&w)
 	}
-	e.validating = append(e.validating, api.ValidatingWebhookConfiguration{ObjectMeta: api.ObjectMeta{Name: "v-" + name}, Webhooks: []api.ValidatingWebhook{w}})
+	e.validating = append(e.validating, admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "v-" + name}, Webhooks: []admissionregistrationv1.ValidatingWebhook{w}})
 }
 
-func pod(ns string, lbls map[string]string) *api.Pod {
-	return &api.Pod{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: ns, Labels: lbls, UID: "pod-uid"},
-		Spec:       api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+func pod(ns string, lbls map[string]string) *corev1.Pod {
+	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns, Labels: lbls, UID: "pod-uid"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
 }
 
-func createAttrs(p *api.Pod) *admission.Attributes {
-	return &admission.Attributes{Operation: admission.Create, Resource: api.GroupVersionResource{Version: "v1", Resource: "pods"},
-		Kind: api.GroupVersionKind{Version: "v1", Kind: "Pod"}, Namespace: p.Namespace, Name: p.Name, Object: p,
+func createAttrs(p *corev1.Pod) *admission.Attributes {
+	return &admission.Attributes{Operation: admission.Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"},
+		Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Namespace: p.Namespace, Name: p.Name, Object: p,
 		User: &authn.UserInfo{Name: "alice", Groups: []string{"dev"}}}
 }
 
@@ -153,8 +164,8 @@ func (e *env) admit(a *admission.Attributes) ([]admission.Step, []string, error)
 
 func TestMutatingWebhookPatchesAndSeesTheRequest(t *testing.T) {
 	e := newEnv(t)
-	var got *api.AdmissionRequest
-	e.addMutating("label.example.com", e.server("hook", reviewer(func(r *api.AdmissionRequest) *api.AdmissionResponse {
+	var got *admissionv1.AdmissionRequest
+	e.addMutating("label.example.com", e.server("hook", reviewer(func(r *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 		got = r
 		resp := jsonPatch(`[{"op":"add","path":"/metadata/labels/team","value":"a"}]`)
 		resp.Warnings = []string{"label team added"}
@@ -167,8 +178,8 @@ func TestMutatingWebhookPatchesAndSeesTheRequest(t *testing.T) {
 	assert.Equal(t, "pod-uid", string(p.UID), "server-owned metadata is kept")
 	require.NotNil(t, got)
 	assert.Equal(t, types.UID("uid-1"), got.UID)
-	assert.Equal(t, api.MetaGroupVersionKind{Version: "v1", Kind: "Pod"}, got.Kind)
-	assert.Equal(t, api.MetaGroupVersionResource{Version: "v1", Resource: "pods"}, got.Resource)
+	assert.Equal(t, metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, got.Kind)
+	assert.Equal(t, metav1.GroupVersionResource{Version: "v1", Resource: "pods"}, got.Resource)
 	assert.Equal(t, admissionv1.Create, got.Operation)
 	assert.Equal(t, "web", got.Name)
 	assert.Equal(t, "default", got.Namespace)
@@ -184,8 +195,8 @@ func TestMutatingWebhookPatchesAndSeesTheRequest(t *testing.T) {
 
 func TestValidatingWebhookDenies(t *testing.T) {
 	e := newEnv(t)
-	e.addValidating("deny.example.com", e.server("hook", reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse {
-		return &api.AdmissionResponse{Allowed: false, Result: &api.Status{Message: "pods named web are reserved"}}
+	e.addValidating("deny.example.com", e.server("hook", reviewer(func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: "pods named web are reserved"}}
 	})), nil)
 	steps, _, err := e.admit(createAttrs(pod("default", nil)))
 	require.Error(t, err)
@@ -196,8 +207,8 @@ func TestValidatingWebhookDenies(t *testing.T) {
 	require.Len(t, steps, 1)
 	assert.Contains(t, steps[0].String(), `admission validating webhook "deny.example.com" create pods default/web: denied: admission webhook`)
 
-	e.validating[0].Webhooks[0].ClientConfig = e.server("quiet", reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse {
-		return &api.AdmissionResponse{Allowed: false}
+	e.validating[0].Webhooks[0].ClientConfig = e.server("quiet", reviewer(func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return &admissionv1.AdmissionResponse{Allowed: false}
 	}))
 	_, _, err = e.admit(createAttrs(pod("default", nil)))
 	assert.EqualError(t, err, `admission webhook "deny.example.com" denied the request without explanation`)
@@ -220,8 +231,8 @@ func TestWebhookFailures(t *testing.T) {
 			`Internal error occurred: failed calling webhook "x.example.com": failed to call webhook: the server is currently unable to handle the request`},
 		{"garbage", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("garbage")) },
 			`Internal error occurred: failed calling webhook "x.example.com": failed to call webhook: invalid character 'g' looking for beginning of value`},
-		{"different uid", reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse {
-			return &api.AdmissionResponse{UID: "someone-else", Allowed: true}
+		{"different uid", reviewer(func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+			return &admissionv1.AdmissionResponse{UID: "someone-else", Allowed: true}
 		}), `Internal error occurred: failed calling webhook "x.example.com": received invalid webhook response: expected response.uid="uid-1", got "someone-else"`},
 		{"no response", func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = w.Write([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`))
@@ -231,7 +242,7 @@ func TestWebhookFailures(t *testing.T) {
 	}
 	one := int32(1)
 	for _, tc := range cases {
-		for _, policy := range []api.FailurePolicyType{api.Fail, api.Ignore} {
+		for _, policy := range []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore} {
 			t.Run(tc.name+"/"+string(policy), func(t *testing.T) {
 				e := newEnv(t)
 				handler := tc.handler
@@ -240,14 +251,14 @@ func TestWebhookFailures(t *testing.T) {
 					handler = func(http.ResponseWriter, *http.Request) { <-release }
 					defer close(release) // before the server's Close, which waits for it
 				}
-				e.addMutating("x.example.com", e.server("hook", handler), func(w *api.MutatingWebhook) {
+				e.addMutating("x.example.com", e.server("hook", handler), func(w *admissionregistrationv1.MutatingWebhook) {
 					w.FailurePolicy = &policy
 					w.TimeoutSeconds = &one
 				})
 				p := pod("default", nil)
 				steps, _, err := e.admit(createAttrs(p))
 				require.Len(t, steps, 1)
-				if policy == api.Ignore {
+				if policy == admissionregistrationv1.Ignore {
 					require.NoError(t, err)
 					assert.Contains(t, steps[0].String(), `admission mutating webhook "x.example.com" create pods default/web: failed, ignored: failed calling webhook`)
 					return
@@ -262,10 +273,10 @@ func TestWebhookFailures(t *testing.T) {
 
 func TestWebhookUnreachable(t *testing.T) {
 	e := newEnv(t)
-	e.addValidating("x.example.com", api.AdmissionWebhookClientConfig{Service: &api.AdmissionServiceReference{Namespace: "default", Name: "missing"}}, nil)
+	e.addValidating("x.example.com", admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "missing"}}, nil)
 	_, _, err := e.admit(createAttrs(pod("default", nil)))
 	assert.EqualError(t, err, `Internal error occurred: failed calling webhook "x.example.com": failed to call webhook: Post "https://missing.default.svc:443/?timeout=10s": service "missing" not found`)
-	ignore := api.Ignore
+	ignore := admissionregistrationv1.Ignore
 	e.validating[0].Webhooks[0].FailurePolicy = &ignore
 	steps, _, err := e.admit(createAttrs(pod("default", nil)))
 	assert.NoError(t, err)
@@ -292,11 +303,11 @@ func TestWebhookTLSIsVerified(t *testing.T) {
 }
 
 func TestBadPatchFailsWhateverThePolicy(t *testing.T) {
-	for _, policy := range []api.FailurePolicyType{api.Fail, api.Ignore} {
+	for _, policy := range []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore} {
 		e := newEnv(t)
-		e.addMutating("x.example.com", e.server("hook", reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse {
+		e.addMutating("x.example.com", e.server("hook", reviewer(func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 			return jsonPatch(`[{"op":"remove","path":"/spec/nothing"}]`)
-		})), func(w *api.MutatingWebhook) { w.FailurePolicy = &policy })
+		})), func(w *admissionregistrationv1.MutatingWebhook) { w.FailurePolicy = &policy })
 		p := pod("default", nil)
 		_, _, err := e.admit(createAttrs(p))
 		require.Error(t, err, policy)
@@ -304,8 +315,8 @@ func TestBadPatchFailsWhateverThePolicy(t *testing.T) {
 		assert.Equal(t, "nginx", p.Spec.Containers[0].Image)
 	}
 	e := newEnv(t)
-	e.addMutating("x.example.com", e.server("hook", reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse {
-		return &api.AdmissionResponse{Allowed: true, Patch: []byte(`[]`)}
+	e.addMutating("x.example.com", e.server("hook", reviewer(func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return &admissionv1.AdmissionResponse{Allowed: true, Patch: []byte(`[]`)}
 	})), nil)
 	_, _, err := e.admit(createAttrs(pod("default", nil)))
 	assert.EqualError(t, err, `Internal error occurred: failed calling webhook "x.example.com": received invalid webhook response: webhook returned response.patch but not response.patchType`)
@@ -316,16 +327,16 @@ func TestBadPatchFailsWhateverThePolicy(t *testing.T) {
 func TestReinvocation(t *testing.T) {
 	e := newEnv(t)
 	var calls sync.Map
-	counter := func(name string) func(*api.AdmissionRequest) *api.AdmissionResponse {
-		return func(*api.AdmissionRequest) *api.AdmissionResponse {
+	counter := func(name string) func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 			n, _ := calls.LoadOrStore(name, new(atomic.Int64))
 			c := n.(*atomic.Int64).Add(1)
 			return jsonPatch(fmt.Sprintf(`[{"op":"add","path":"/metadata/annotations","value":{"%s":"%d"}}]`, name, c))
 		}
 	}
-	ifNeeded := api.IfNeededReinvocationPolicy
-	e.addMutating("a.example.com", e.server("a", reviewer(counter("a"))), func(w *api.MutatingWebhook) { w.ReinvocationPolicy = &ifNeeded })
-	e.addMutating("b.example.com", e.server("b", reviewer(counter("b"))), func(w *api.MutatingWebhook) { w.ReinvocationPolicy = &ifNeeded })
+	ifNeeded := admissionregistrationv1.IfNeededReinvocationPolicy
+	e.addMutating("a.example.com", e.server("a", reviewer(counter("a"))), func(w *admissionregistrationv1.MutatingWebhook) { w.ReinvocationPolicy = &ifNeeded })
+	e.addMutating("b.example.com", e.server("b", reviewer(counter("b"))), func(w *admissionregistrationv1.MutatingWebhook) { w.ReinvocationPolicy = &ifNeeded })
 	e.addMutating("c.example.com", e.server("c", reviewer(counter("c"))), nil) // Never
 	steps, _, err := e.admit(createAttrs(pod("default", nil)))
 	require.NoError(t, err)
@@ -345,10 +356,10 @@ func TestReinvocation(t *testing.T) {
 func TestSelectorsAndDryRun(t *testing.T) {
 	e := newEnv(t)
 	var calls atomic.Int64
-	cc := e.server("hook", reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse { calls.Add(1); return allow(nil) }))
-	e.addValidating("x.example.com", cc, func(w *api.ValidatingWebhook) {
-		w.NamespaceSelector = &api.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
-		w.ObjectSelector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "skip", Operator: api.LabelSelectorOpDoesNotExist}}}
+	cc := e.server("hook", reviewer(func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse { calls.Add(1); return allow(nil) }))
+	e.addValidating("x.example.com", cc, func(w *admissionregistrationv1.ValidatingWebhook) {
+		w.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
+		w.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "skip", Operator: metav1.LabelSelectorOpDoesNotExist}}}
 	})
 	_, _, err := e.admit(createAttrs(pod("default", nil)))
 	require.NoError(t, err)
@@ -359,10 +370,10 @@ func TestSelectorsAndDryRun(t *testing.T) {
 	assert.Equal(t, int64(1), calls.Load(), "objectSelector excludes it")
 
 	// A Namespace is matched by its own labels.
-	nsAttrs := &admission.Attributes{Operation: admission.Create, Resource: api.GroupVersionResource{Version: "v1", Resource: "namespaces"},
-		Kind: api.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Name: "team",
-		Object: &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team", Labels: map[string]string{"env": "prod"}}}}
-	e.validating[0].Webhooks[0].Rules = []api.RuleWithOperations{{Operations: []api.OperationType{"*"}, Rule: api.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}}}
+	nsAttrs := &admission.Attributes{Operation: admission.Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"},
+		Kind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Name: "team",
+		Object: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team", Labels: map[string]string{"env": "prod"}}}}
+	e.validating[0].Webhooks[0].Rules = []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{"*"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}}}
 	_, _, err = e.admit(nsAttrs)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), calls.Load())
@@ -374,7 +385,7 @@ func TestSelectorsAndDryRun(t *testing.T) {
 	_, _, err = e.admit(a)
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), calls.Load())
-	unknown := api.SideEffectClassUnknown
+	unknown := admissionregistrationv1.SideEffectClassUnknown
 	e.validating[0].Webhooks[0].SideEffects = &unknown
 	_, _, err = e.admit(a)
 	assert.EqualError(t, err, `admission webhook "x.example.com" does not support dry run`)
@@ -388,7 +399,7 @@ func TestValidatingWebhooksRunInParallel(t *testing.T) {
 	e := newEnv(t)
 	var both sync.WaitGroup
 	both.Add(2)
-	waiter := reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse {
+	waiter := reviewer(func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 		both.Done()
 		both.Wait()
 		return allow(nil)
@@ -401,10 +412,10 @@ func TestValidatingWebhooksRunInParallel(t *testing.T) {
 
 func TestWebhookConfigurationsAreExempt(t *testing.T) {
 	e := newEnv(t)
-	e.addValidating("x.example.com", api.AdmissionWebhookClientConfig{Service: &api.AdmissionServiceReference{Namespace: "default", Name: "missing"}}, func(w *api.ValidatingWebhook) {
-		w.Rules = []api.RuleWithOperations{{Operations: []api.OperationType{"*"}, Rule: api.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}}}
+	e.addValidating("x.example.com", admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: "default", Name: "missing"}}, func(w *admissionregistrationv1.ValidatingWebhook) {
+		w.Rules = []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{"*"}, Rule: admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}}}
 	})
-	a := &admission.Attributes{Operation: admission.Delete, Resource: api.GroupVersionResource{Group: api.AdmissionRegistrationGroupName, Version: "v1", Resource: "validatingwebhookconfigurations"},
+	a := &admission.Attributes{Operation: admission.Delete, Resource: schema.GroupVersionResource{Group: api.AdmissionRegistrationGroupName, Version: "v1", Resource: "validatingwebhookconfigurations"},
 		Name: "v-x.example.com", OldObject: &e.validating[0]}
 	_, _, err := e.admit(a)
 	assert.NoError(t, err, "a broken webhook can always be removed")
@@ -416,16 +427,16 @@ func TestWebhookConfigurationsAreExempt(t *testing.T) {
 func TestMatchConditions(t *testing.T) {
 	e := newEnv(t)
 	var calls atomic.Int64
-	cc := e.server("hook", reviewer(func(*api.AdmissionRequest) *api.AdmissionResponse {
+	cc := e.server("hook", reviewer(func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 		calls.Add(1)
-		return &api.AdmissionResponse{Allowed: false, Result: &api.Status{Message: "no", Code: 403}}
+		return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: "no", Code: 403}}
 	}))
-	cond := func(conds ...api.MatchCondition) func(*api.ValidatingWebhook) {
-		return func(w *api.ValidatingWebhook) { w.MatchConditions = conds }
+	cond := func(conds ...admissionregistrationv1.MatchCondition) func(*admissionregistrationv1.ValidatingWebhook) {
+		return func(w *admissionregistrationv1.ValidatingWebhook) { w.MatchConditions = conds }
 	}
 	e.addValidating("teams.example.com", cc, cond(
-		api.MatchCondition{Name: "has-team", Expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"},
-		api.MatchCondition{Name: "not-admin", Expression: "request.userInfo.username != 'admin'"}))
+		admissionregistrationv1.MatchCondition{Name: "has-team", Expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"},
+		admissionregistrationv1.MatchCondition{Name: "not-admin", Expression: "request.userInfo.username != 'admin'"}))
 	_, _, err := e.admit(createAttrs(pod("default", map[string]string{"app": "web"})))
 	assert.NoError(t, err, "no team label: not called")
 	assert.Zero(t, calls.Load())
@@ -435,19 +446,19 @@ func TestMatchConditions(t *testing.T) {
 
 	e.validating = nil
 	e.addValidating("broken.example.com", cc, cond(
-		api.MatchCondition{Name: "bad", Expression: "object.spec.nothing == 1"},
-		api.MatchCondition{Name: "false", Expression: "object.metadata.name == 'other'"}))
+		admissionregistrationv1.MatchCondition{Name: "bad", Expression: "object.spec.nothing == 1"},
+		admissionregistrationv1.MatchCondition{Name: "false", Expression: "object.metadata.name == 'other'"}))
 	_, _, err = e.admit(createAttrs(pod("default", nil)))
 	assert.NoError(t, err, "a false condition wins over an error")
 
 	e.validating = nil
-	e.addValidating("broken.example.com", cc, cond(api.MatchCondition{Name: "bad", Expression: "object.spec.nothing == 1"}))
+	e.addValidating("broken.example.com", cc, cond(admissionregistrationv1.MatchCondition{Name: "bad", Expression: "object.spec.nothing == 1"}))
 	_, _, err = e.admit(createAttrs(pod("default", nil)))
 	var se *api.StatusError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, int32(500), se.ErrStatus.Code)
 	assert.Equal(t, `Internal error occurred: failed calling webhook "broken.example.com": failed to evaluate match conditions: failed to evaluate match condition "bad": no such key: nothing`, se.Error())
-	ignore := api.Ignore
+	ignore := admissionregistrationv1.Ignore
 	e.validating[0].Webhooks[0].FailurePolicy = &ignore
 	steps, _, err := e.admit(createAttrs(pod("default", nil)))
 	assert.NoError(t, err, "failurePolicy Ignore")

@@ -3,7 +3,8 @@ package webhook
 import (
 	"time"
 
-	"github.com/kubesim/kubesim/api"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // hook is one webhook of either kind, with its defaults applied (the
@@ -13,20 +14,20 @@ type hook struct {
 	// one admission (for reinvocation).
 	config, name, key  string
 	clientConfig       Endpoint
-	rules              []api.RuleWithOperations
-	failurePolicy      api.FailurePolicyType
-	matchPolicy        api.MatchPolicyType
-	namespaceSelector  *api.LabelSelector
-	objectSelector     *api.LabelSelector
-	sideEffects        api.SideEffectClass
+	rules              []admissionregistrationv1.RuleWithOperations
+	failurePolicy      admissionregistrationv1.FailurePolicyType
+	matchPolicy        admissionregistrationv1.MatchPolicyType
+	namespaceSelector  *metav1.LabelSelector
+	objectSelector     *metav1.LabelSelector
+	sideEffects        admissionregistrationv1.SideEffectClass
 	timeout            time.Duration
 	reviewVersions     []string
-	reinvocationPolicy api.ReinvocationPolicyType
-	matchConditions    []api.MatchCondition
+	reinvocationPolicy admissionregistrationv1.ReinvocationPolicyType
+	matchConditions    []admissionregistrationv1.MatchCondition
 	mutating           bool
 }
 
-func mutatingHooks(configs []api.MutatingWebhookConfiguration) []*hook {
+func mutatingHooks(configs []admissionregistrationv1.MutatingWebhookConfiguration) []*hook {
 	var out []*hook
 	for _, c := range configs {
 		for _, w := range c.Webhooks {
@@ -34,7 +35,7 @@ func mutatingHooks(configs []api.MutatingWebhookConfiguration) []*hook {
 				w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)
 			h.mutating = true
 			h.matchConditions = w.MatchConditions
-			h.reinvocationPolicy = api.NeverReinvocationPolicy
+			h.reinvocationPolicy = admissionregistrationv1.NeverReinvocationPolicy
 			if w.ReinvocationPolicy != nil {
 				h.reinvocationPolicy = *w.ReinvocationPolicy
 			}
@@ -44,7 +45,7 @@ func mutatingHooks(configs []api.MutatingWebhookConfiguration) []*hook {
 	return out
 }
 
-func validatingHooks(configs []api.ValidatingWebhookConfiguration) []*hook {
+func validatingHooks(configs []admissionregistrationv1.ValidatingWebhookConfiguration) []*hook {
 	var out []*hook
 	for _, c := range configs {
 		for _, w := range c.Webhooks {
@@ -57,12 +58,12 @@ func validatingHooks(configs []api.ValidatingWebhookConfiguration) []*hook {
 	return out
 }
 
-func newHook(config, name string, cc api.AdmissionWebhookClientConfig, rules []api.RuleWithOperations,
-	fp *api.FailurePolicyType, mp *api.MatchPolicyType, nsSel, objSel *api.LabelSelector,
-	se *api.SideEffectClass, timeout *int32, versions []string) *hook {
+func newHook(config, name string, cc admissionregistrationv1.WebhookClientConfig, rules []admissionregistrationv1.RuleWithOperations,
+	fp *admissionregistrationv1.FailurePolicyType, mp *admissionregistrationv1.MatchPolicyType, nsSel, objSel *metav1.LabelSelector,
+	se *admissionregistrationv1.SideEffectClass, timeout *int32, versions []string) *hook {
 	h := &hook{config: config, name: name, key: config + "/" + name, clientConfig: AdmissionEndpoint(cc), rules: rules,
-		failurePolicy: api.Fail, matchPolicy: api.Equivalent, namespaceSelector: nsSel, objectSelector: objSel,
-		sideEffects: api.SideEffectClassUnknown, timeout: DefaultTimeout, reviewVersions: versions}
+		failurePolicy: admissionregistrationv1.Fail, matchPolicy: admissionregistrationv1.Equivalent, namespaceSelector: nsSel, objectSelector: objSel,
+		sideEffects: admissionregistrationv1.SideEffectClassUnknown, timeout: DefaultTimeout, reviewVersions: versions}
 	if fp != nil {
 		h.failurePolicy = *fp
 	}

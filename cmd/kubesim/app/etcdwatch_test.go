@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -41,7 +43,7 @@ func TestInformerConsistentAfterEtcdRestart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	create := func(name, v string) error {
-		_, err := cms.Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"v": v}})
+		_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"v": v}})
 		return err
 	}
 	require.NoError(t, create("kept", "1"))
@@ -108,7 +110,7 @@ func TestInformerConsistentAfterEtcdRestart(t *testing.T) {
 	assert.Equal(t, []string{"after", "kept"}, names(inf.List()))
 }
 
-func names(cms []*api.ConfigMap) []string {
+func names(cms []*corev1.ConfigMap) []string {
 	var out []string
 	for _, cm := range cms {
 		out = append(out, cm.Name)

@@ -4,7 +4,11 @@ import (
 	"context"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/volume"
@@ -38,8 +42,8 @@ const (
 )
 
 var (
-	claimGVK  = api.GroupVersionKind{Version: "v1", Kind: "PersistentVolumeClaim"}
-	volumeGVK = api.GroupVersionKind{Version: "v1", Kind: "PersistentVolume"}
+	claimGVK  = schema.GroupVersionKind{Version: "v1", Kind: "PersistentVolumeClaim"}
+	volumeGVK = schema.GroupVersionKind{Version: "v1", Kind: "PersistentVolume"}
 )
 
 // Config builds a Controller: the client, informers, clock and mode every
@@ -53,10 +57,10 @@ type Config = controllers.BaseConfig
 type Controller struct {
 	client     *client.Client
 	clock      clock.Clock
-	claims     *cache.Informer[*api.PersistentVolumeClaim]
-	volumes    *cache.Informer[*api.PersistentVolume]
-	classes    *cache.Informer[*api.StorageClass]
-	nodes      *cache.Informer[*api.Node]
+	claims     *cache.Informer[*corev1.PersistentVolumeClaim]
+	volumes    *cache.Informer[*corev1.PersistentVolume]
+	classes    *cache.Informer[*storagev1.StorageClass]
+	nodes      *cache.Informer[*corev1.Node]
 	recorder   *record.Recorder
 	controller *controllers.Controller
 }
@@ -75,10 +79,10 @@ func New(cfg Config) (*Controller, error) {
 	c.classes = controllers.InformerFor(ctrl, cfg.Client.StorageClasses())
 	// The node the scheduler chose for a claim narrows the volumes that fit.
 	c.nodes = controllers.InformerFor(ctrl, cfg.Client.Nodes())
-	c.claims.AddHandler(cache.Handler[*api.PersistentVolumeClaim]{
-		OnAdd:    func(p *api.PersistentVolumeClaim) { c.enqueueClaim("ADDED", p) },
-		OnUpdate: func(_, p *api.PersistentVolumeClaim) { c.enqueueClaim("MODIFIED", p) },
-		OnDelete: func(p *api.PersistentVolumeClaim) {
+	c.claims.AddHandler(cache.Handler[*corev1.PersistentVolumeClaim]{
+		OnAdd:    func(p *corev1.PersistentVolumeClaim) { c.enqueueClaim("ADDED", p) },
+		OnUpdate: func(_, p *corev1.PersistentVolumeClaim) { c.enqueueClaim("MODIFIED", p) },
+		OnDelete: func(p *corev1.PersistentVolumeClaim) {
 			c.enqueueClaim("DELETED", p)
 			// Its volume is released.
 			if p.Spec.VolumeName != "" {
@@ -86,25 +90,25 @@ func New(cfg Config) (*Controller, error) {
 			}
 		},
 	})
-	c.volumes.AddHandler(cache.Handler[*api.PersistentVolume]{
-		OnAdd:    func(pv *api.PersistentVolume) { c.enqueueVolume("ADDED", pv) },
-		OnUpdate: func(_, pv *api.PersistentVolume) { c.enqueueVolume("MODIFIED", pv) },
-		OnDelete: func(pv *api.PersistentVolume) { c.enqueueVolume("DELETED", pv) },
+	c.volumes.AddHandler(cache.Handler[*corev1.PersistentVolume]{
+		OnAdd:    func(pv *corev1.PersistentVolume) { c.enqueueVolume("ADDED", pv) },
+		OnUpdate: func(_, pv *corev1.PersistentVolume) { c.enqueueVolume("MODIFIED", pv) },
+		OnDelete: func(pv *corev1.PersistentVolume) { c.enqueueVolume("DELETED", pv) },
 	})
 	// A class created after its claims lets them be provisioned.
-	c.classes.AddHandler(cache.Handler[*api.StorageClass]{
-		OnAdd: func(sc *api.StorageClass) { c.enqueueUnbound("ADDED", "StorageClass", &sc.ObjectMeta, sc.Name) },
+	c.classes.AddHandler(cache.Handler[*storagev1.StorageClass]{
+		OnAdd: func(sc *storagev1.StorageClass) { c.enqueueUnbound("ADDED", "StorageClass", &sc.ObjectMeta, sc.Name) },
 	})
 	return c, nil
 }
 
-func (c *Controller) enqueueClaim(event string, p *api.PersistentVolumeClaim) {
+func (c *Controller) enqueueClaim(event string, p *corev1.PersistentVolumeClaim) {
 	c.controller.Enqueue(cache.Key(&p.ObjectMeta), controllers.CauseOf(event, "PersistentVolumeClaim", &p.ObjectMeta))
 }
 
 // enqueueVolume queues the volume, and the claim it names (binding goes
 // on there); a free volume may suit any unbound claim of its class.
-func (c *Controller) enqueueVolume(event string, pv *api.PersistentVolume) {
+func (c *Controller) enqueueVolume(event string, pv *corev1.PersistentVolume) {
 	cause := controllers.CauseOf(event, "PersistentVolume", &pv.ObjectMeta)
 	if event != "DELETED" {
 		c.controller.Enqueue(pv.Name, cause)
@@ -119,7 +123,7 @@ func (c *Controller) enqueueVolume(event string, pv *api.PersistentVolume) {
 }
 
 // enqueueUnbound queues the unbound claims of a class.
-func (c *Controller) enqueueUnbound(event, kind string, m *api.ObjectMeta, class string) {
+func (c *Controller) enqueueUnbound(event, kind string, m *metav1.ObjectMeta, class string) {
 	for _, p := range c.claims.List() {
 		if p.Spec.VolumeName == "" && volume.ClaimClass(p) == class {
 			c.controller.Enqueue(cache.Key(&p.ObjectMeta), controllers.CauseOf(event, kind, m))
@@ -153,16 +157,16 @@ func (c *Controller) syncClaim(ctx context.Context, ns, name string) error {
 	if pvc.Spec.VolumeName != "" {
 		return c.syncBoundClaim(ctx, pvc)
 	}
-	var node *api.Node
+	var node *corev1.Node
 	if n := pvc.Annotations[api.AnnSelectedNode]; n != "" {
 		node, ok = c.nodes.Get("", n)
 		if !ok {
-			node = &api.Node{ObjectMeta: api.ObjectMeta{Name: n, Labels: map[string]string{api.LabelHostname: n}}}
+			node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{corev1.LabelHostname: n}}}
 		}
 	}
 	class := volume.ClaimClass(pvc)
 	sc, found := c.classes.Get("", class)
-	if found && node == nil && sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == api.VolumeBindingWaitForFirstConsumer {
+	if found && node == nil && sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer {
 		// The scheduler picks the node first, then marks the claim.
 		return c.event(ctx, pvc, "Normal", WaitForFirstConsumer, "waiting for first consumer to be created before binding")
 	}
@@ -191,15 +195,15 @@ func (c *Controller) syncClaim(ctx context.Context, ns, name string) error {
 
 // syncBoundClaim keeps a claim that names its volume: bound while the
 // volume holds it, Lost once the volume is gone.
-func (c *Controller) syncBoundClaim(ctx context.Context, pvc *api.PersistentVolumeClaim) error {
+func (c *Controller) syncBoundClaim(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error {
 	pv, ok := c.volumes.Get("", pvc.Spec.VolumeName)
 	if !ok {
-		if pvc.Status.Phase == api.ClaimBound || pvc.Annotations[api.AnnBindCompleted] != "" {
-			if pvc.Status.Phase == api.ClaimLost {
+		if pvc.Status.Phase == corev1.ClaimBound || pvc.Annotations[api.AnnBindCompleted] != "" {
+			if pvc.Status.Phase == corev1.ClaimLost {
 				return nil
 			}
 			upd := pvc.DeepCopy()
-			upd.Status.Phase = api.ClaimLost
+			upd.Status.Phase = corev1.ClaimLost
 			if _, err := c.client.PersistentVolumeClaims().UpdateStatus(ctx, upd); err != nil {
 				return err
 			}
@@ -217,10 +221,10 @@ func (c *Controller) syncBoundClaim(ctx context.Context, pvc *api.PersistentVolu
 // volume's claimRef and phase, then the claim's volumeName, annotations
 // and phase (bindVolumeToClaim, updateVolumePhase, bindClaimToVolume,
 // updateClaimStatus).
-func (c *Controller) bind(ctx context.Context, pvc *api.PersistentVolumeClaim, pv *api.PersistentVolume) error {
+func (c *Controller) bind(ctx context.Context, pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) error {
 	if pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.UID == "" {
 		upd := pv.DeepCopy()
-		upd.Spec.ClaimRef = &api.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace,
+		upd.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace,
 			Name: pvc.Name, UID: pvc.UID, ResourceVersion: pvc.ResourceVersion}
 		if pv.Spec.ClaimRef == nil {
 			setAnnotation(&upd.ObjectMeta, api.AnnBoundByController, "yes")
@@ -230,8 +234,8 @@ func (c *Controller) bind(ctx context.Context, pvc *api.PersistentVolumeClaim, p
 			return err
 		}
 	}
-	if pv.Status.Phase != api.VolumeBound {
-		if err := c.setVolumePhase(ctx, pv, api.VolumeBound, "", ""); err != nil {
+	if pv.Status.Phase != corev1.VolumeBound {
+		if err := c.setVolumePhase(ctx, pv, corev1.VolumeBound, "", ""); err != nil {
 			return err
 		}
 	}
@@ -262,7 +266,7 @@ func (c *Controller) bind(ctx context.Context, pvc *api.PersistentVolumeClaim, p
 	return nil
 }
 
-func sameCapacity(a, b api.ResourceList) bool {
+func sameCapacity(a, b corev1.ResourceList) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -282,18 +286,18 @@ func (c *Controller) syncVolume(ctx context.Context, name string) error {
 	if !ok {
 		return nil
 	}
-	var claim *api.PersistentVolumeClaim
+	var claim *corev1.PersistentVolumeClaim
 	if r := pv.Spec.ClaimRef; r != nil {
 		if p, ok := c.claims.Get(r.Namespace, r.Name); ok {
 			claim = p
 		}
 	}
 	phase := VolumePhase(pv, claim)
-	if phase == api.VolumeReleased {
+	if phase == corev1.VolumeReleased {
 		switch pv.Spec.PersistentVolumeReclaimPolicy {
-		case api.PersistentVolumeReclaimDelete:
-			if pv.Status.Phase != api.VolumeReleased {
-				if err := c.setVolumePhase(ctx, pv, api.VolumeReleased, "", ""); err != nil {
+		case corev1.PersistentVolumeReclaimDelete:
+			if pv.Status.Phase != corev1.VolumeReleased {
+				if err := c.setVolumePhase(ctx, pv, corev1.VolumeReleased, "", ""); err != nil {
 					return err
 				}
 			}
@@ -305,35 +309,35 @@ func (c *Controller) syncVolume(ctx context.Context, name string) error {
 				return nil
 			}
 			return err
-		case api.PersistentVolumeReclaimRecycle:
-			if pv.Status.Phase == api.VolumeFailed {
+		case corev1.PersistentVolumeReclaimRecycle:
+			if pv.Status.Phase == corev1.VolumeFailed {
 				return nil
 			}
-			if err := c.setVolumePhase(ctx, pv, api.VolumeFailed, VolumeFailedRecycle, "No recycler plugin found for the volume!"); err != nil {
+			if err := c.setVolumePhase(ctx, pv, corev1.VolumeFailed, VolumeFailedRecycle, "No recycler plugin found for the volume!"); err != nil {
 				return err
 			}
 			return c.recorder.Eventf(ctx, record.Ref(pv, volumeGVK), "Warning", VolumeFailedRecycle, "No recycler plugin found for the volume!")
 		}
 	}
-	if pv.Status.Phase == phase || (pv.Status.Phase == api.VolumeFailed && phase == api.VolumeReleased) {
+	if pv.Status.Phase == phase || (pv.Status.Phase == corev1.VolumeFailed && phase == corev1.VolumeReleased) {
 		return nil
 	}
 	return c.setVolumePhase(ctx, pv, phase, "", "")
 }
 
-func (c *Controller) setVolumePhase(ctx context.Context, pv *api.PersistentVolume, phase api.PersistentVolumePhase, reason, msg string) error {
+func (c *Controller) setVolumePhase(ctx context.Context, pv *corev1.PersistentVolume, phase corev1.PersistentVolumePhase, reason, msg string) error {
 	upd := pv.DeepCopy()
-	now := api.NewTime(c.clock.Now().UTC().Truncate(1e9))
+	now := metav1.NewTime(c.clock.Now().UTC().Truncate(1e9))
 	upd.Status.Phase, upd.Status.Reason, upd.Status.Message, upd.Status.LastPhaseTransitionTime = phase, reason, msg, &now
 	_, err := c.client.PersistentVolumes().UpdateStatus(ctx, upd)
 	return err
 }
 
-func (c *Controller) event(ctx context.Context, pvc *api.PersistentVolumeClaim, typ, reason, msg string) error {
+func (c *Controller) event(ctx context.Context, pvc *corev1.PersistentVolumeClaim, typ, reason, msg string) error {
 	return c.recorder.Eventf(ctx, record.Ref(pvc, claimGVK), typ, reason, "%s", msg)
 }
 
-func setAnnotation(m *api.ObjectMeta, k, v string) {
+func setAnnotation(m *metav1.ObjectMeta, k, v string) {
 	if m.Annotations == nil {
 		m.Annotations = map[string]string{}
 	}

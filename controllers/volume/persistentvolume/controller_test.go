@@ -6,7 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
@@ -36,24 +39,24 @@ func settle(t *testing.T, c *cluster.Cluster) {
 	require.NoError(t, err)
 }
 
-func pvc(name string, class *string) *api.PersistentVolumeClaim {
-	return &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: api.PersistentVolumeClaimSpec{AccessModes: []api.PersistentVolumeAccessMode{api.ReadWriteOnce}, StorageClassName: class,
-			Resources: api.VolumeResourceRequirements{Requests: api.ResourceList{api.ResourceStorage: resource.MustParse("1Gi")}}}}
+func pvc(name string, class *string) *corev1.PersistentVolumeClaim {
+	return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: class,
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
 }
 
-func staticPV(name string, policy api.PersistentVolumeReclaimPolicy) *api.PersistentVolume {
-	return &api.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: name},
-		Spec: api.PersistentVolumeSpec{Capacity: api.ResourceList{api.ResourceStorage: resource.MustParse("2Gi")},
-			AccessModes:                   []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
-			PersistentVolumeSource:        api.PersistentVolumeSource{HostPath: &api.HostPathVolumeSource{Path: "/data/" + name}},
+func staticPV(name string, policy corev1.PersistentVolumeReclaimPolicy) *corev1.PersistentVolume {
+	return &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PersistentVolumeSpec{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("2Gi")},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/data/" + name}},
 			PersistentVolumeReclaimPolicy: policy}}
 }
 
-func eventsAbout(t *testing.T, cl *client.Client, name string) []*api.Event {
+func eventsAbout(t *testing.T, cl *client.Client, name string) []*corev1.Event {
 	l, err := cl.Events().List(bg, "default", client.ListOptions{})
 	require.NoError(t, err)
-	var out []*api.Event
+	var out []*corev1.Event
 	for _, e := range l.Items {
 		if e.InvolvedObject.Name == name {
 			out = append(out, e)
@@ -71,8 +74,8 @@ func TestStaticBindingAndRetain(t *testing.T) {
 	settle(t, c)
 	pv, err := cl.PersistentVolumes().Get(bg, "", "pv-a")
 	require.NoError(t, err)
-	assert.Equal(t, api.VolumeAvailable, pv.Status.Phase)
-	assert.Equal(t, api.PersistentVolumeReclaimRetain, pv.Spec.PersistentVolumeReclaimPolicy, "a static volume is retained by default")
+	assert.Equal(t, corev1.VolumeAvailable, pv.Status.Phase)
+	assert.Equal(t, corev1.PersistentVolumeReclaimRetain, pv.Spec.PersistentVolumeReclaimPolicy, "a static volume is retained by default")
 	assert.Equal(t, []string{api.PVProtectionFinalizer}, pv.Finalizers)
 
 	_, err = cl.PersistentVolumeClaims().Create(bg, pvc("data", ptr("")))
@@ -80,15 +83,15 @@ func TestStaticBindingAndRetain(t *testing.T) {
 	settle(t, c)
 	claim, err := cl.PersistentVolumeClaims().Get(bg, "default", "data")
 	require.NoError(t, err)
-	assert.Equal(t, api.ClaimBound, claim.Status.Phase)
+	assert.Equal(t, corev1.ClaimBound, claim.Status.Phase)
 	assert.Equal(t, "pv-a", claim.Spec.VolumeName)
 	assert.Equal(t, "yes", claim.Annotations[api.AnnBindCompleted])
 	assert.Equal(t, "yes", claim.Annotations[api.AnnBoundByController])
-	q := claim.Status.Capacity[api.ResourceStorage]
+	q := claim.Status.Capacity[corev1.ResourceStorage]
 	assert.Equal(t, "2Gi", q.String(), "the claim gets the whole volume")
 	pv, err = cl.PersistentVolumes().Get(bg, "", "pv-a")
 	require.NoError(t, err)
-	assert.Equal(t, api.VolumeBound, pv.Status.Phase)
+	assert.Equal(t, corev1.VolumeBound, pv.Status.Phase)
 	assert.Equal(t, claim.UID, pv.Spec.ClaimRef.UID)
 
 	// A bound volume cannot go while bound.
@@ -110,7 +113,7 @@ func TestStaticBindingAndRetain(t *testing.T) {
 
 func TestRetainLeavesTheVolumeReleased(t *testing.T) {
 	c, cl := newCluster(t)
-	_, err := cl.PersistentVolumes().Create(bg, staticPV("pv-r", api.PersistentVolumeReclaimRetain))
+	_, err := cl.PersistentVolumes().Create(bg, staticPV("pv-r", corev1.PersistentVolumeReclaimRetain))
 	require.NoError(t, err)
 	_, err = cl.PersistentVolumeClaims().Create(bg, pvc("data", ptr("")))
 	require.NoError(t, err)
@@ -119,7 +122,7 @@ func TestRetainLeavesTheVolumeReleased(t *testing.T) {
 	settle(t, c)
 	pv, err := cl.PersistentVolumes().Get(bg, "", "pv-r")
 	require.NoError(t, err)
-	assert.Equal(t, api.VolumeReleased, pv.Status.Phase)
+	assert.Equal(t, corev1.VolumeReleased, pv.Status.Phase)
 	require.NotNil(t, pv.Status.LastPhaseTransitionTime)
 
 	// A new claim by the same name does not get a released volume.
@@ -128,7 +131,7 @@ func TestRetainLeavesTheVolumeReleased(t *testing.T) {
 	settle(t, c)
 	claim, err := cl.PersistentVolumeClaims().Get(bg, "default", "data")
 	require.NoError(t, err)
-	assert.Equal(t, api.ClaimPending, claim.Status.Phase)
+	assert.Equal(t, corev1.ClaimPending, claim.Status.Phase)
 	evs := eventsAbout(t, cl, "data")
 	require.NotEmpty(t, evs)
 	assert.Equal(t, "no persistent volumes available for this claim and no storage class is set", evs[len(evs)-1].Message)
@@ -136,15 +139,15 @@ func TestRetainLeavesTheVolumeReleased(t *testing.T) {
 
 func TestDeletePolicyAndProvisioningImmediate(t *testing.T) {
 	c, cl := newCluster(t)
-	imm := api.VolumeBindingImmediate
-	_, err := cl.StorageClasses().Create(bg, &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: "now"}, Provisioner: "kubesim.io/hostpath", VolumeBindingMode: &imm})
+	imm := storagev1.VolumeBindingImmediate
+	_, err := cl.StorageClasses().Create(bg, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "now"}, Provisioner: "kubesim.io/hostpath", VolumeBindingMode: &imm})
 	require.NoError(t, err)
 	_, err = cl.PersistentVolumeClaims().Create(bg, pvc("data", ptr("now")))
 	require.NoError(t, err)
 	settle(t, c)
 	claim, err := cl.PersistentVolumeClaims().Get(bg, "default", "data")
 	require.NoError(t, err)
-	require.Equal(t, api.ClaimBound, claim.Status.Phase, "Immediate: bound without a pod")
+	require.Equal(t, corev1.ClaimBound, claim.Status.Phase, "Immediate: bound without a pod")
 	assert.Equal(t, "pvc-"+string(claim.UID), claim.Spec.VolumeName)
 	assert.Equal(t, "kubesim.io/hostpath", claim.Annotations[api.AnnStorageProvisioner])
 	pv, err := cl.PersistentVolumes().Get(bg, "", claim.Spec.VolumeName)
@@ -170,7 +173,7 @@ func TestUnknownClassStaysPending(t *testing.T) {
 	settle(t, c)
 	claim, err := cl.PersistentVolumeClaims().Get(bg, "default", "data")
 	require.NoError(t, err)
-	assert.Equal(t, api.ClaimPending, claim.Status.Phase)
+	assert.Equal(t, corev1.ClaimPending, claim.Status.Phase)
 	evs := eventsAbout(t, cl, "data")
 	require.NotEmpty(t, evs)
 	assert.Equal(t, "Warning", evs[0].Type)
@@ -182,14 +185,14 @@ func TestClaimInUseIsKeptUntilItsPodGoes(t *testing.T) {
 	c, cl := newCluster(t)
 	_, err := cl.PersistentVolumeClaims().Create(bg, pvc("data", nil))
 	require.NoError(t, err)
-	_, err = cl.Pods().Create(bg, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "db", Namespace: "default"},
-		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}},
-			Volumes: []api.Volume{{Name: "d", VolumeSource: api.VolumeSource{PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}}})
+	_, err = cl.Pods().Create(bg, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}},
+			Volumes: []corev1.Volume{{Name: "d", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}}})
 	require.NoError(t, err)
 	settle(t, c)
 	claim, err := cl.PersistentVolumeClaims().Get(bg, "default", "data")
 	require.NoError(t, err)
-	require.Equal(t, api.ClaimBound, claim.Status.Phase, "the default class provisioned on the pod's node")
+	require.Equal(t, corev1.ClaimBound, claim.Status.Phase, "the default class provisioned on the pod's node")
 
 	require.NoError(t, cl.PersistentVolumeClaims().Delete(bg, "default", "data", nil))
 	settle(t, c)
@@ -223,7 +226,7 @@ func TestClaimLostWhenItsVolumeGoes(t *testing.T) {
 	settle(t, c)
 	claim, err := cl.PersistentVolumeClaims().Get(bg, "default", "data")
 	require.NoError(t, err)
-	assert.Equal(t, api.ClaimLost, claim.Status.Phase)
+	assert.Equal(t, corev1.ClaimLost, claim.Status.Phase)
 	found := false
 	for _, e := range eventsAbout(t, cl, "data") {
 		found = found || (e.Type == "Warning" && e.Reason == "ClaimLost" && e.Message == "Bound claim has lost its PersistentVolume. Data on the volume is lost!")

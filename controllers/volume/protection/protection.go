@@ -8,6 +8,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The names --controllers uses.
@@ -23,8 +24,8 @@ type Config = controllers.BaseConfig
 // PodUsesClaim reports whether pod keeps claim name in use: a scheduled
 // pod that has not finished and mounts it (the kubelet refuses to start a
 // pod on a claim being deleted, so an unscheduled pod holds nothing).
-func PodUsesClaim(pod *api.Pod, name string) bool {
-	if pod.Spec.NodeName == "" || pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed {
+func PodUsesClaim(pod *corev1.Pod, name string) bool {
+	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		return false
 	}
 	for _, v := range pod.Spec.Volumes {
@@ -36,7 +37,7 @@ func PodUsesClaim(pod *api.Pod, name string) bool {
 }
 
 // ClaimInUse reports whether any of pods (of the claim's namespace) uses it.
-func ClaimInUse(pvc *api.PersistentVolumeClaim, pods []*api.Pod) bool {
+func ClaimInUse(pvc *corev1.PersistentVolumeClaim, pods []*corev1.Pod) bool {
 	for _, p := range pods {
 		if p.Namespace == pvc.Namespace && PodUsesClaim(p, pvc.Name) {
 			return true
@@ -46,7 +47,7 @@ func ClaimInUse(pvc *api.PersistentVolumeClaim, pods []*api.Pod) bool {
 }
 
 // VolumeInUse reports whether a volume is still bound to a claim.
-func VolumeInUse(pv *api.PersistentVolume) bool { return pv.Status.Phase == api.VolumeBound }
+func VolumeInUse(pv *corev1.PersistentVolume) bool { return pv.Status.Phase == corev1.VolumeBound }
 
 // removeFinalizer returns a copy of m's finalizers without f.
 func removeFinalizer(fs []string, f string) []string {
@@ -57,8 +58,8 @@ func removeFinalizer(fs []string, f string) []string {
 // deleted once no pod uses it (pkg/controller/volume/pvcprotection).
 type PVCProtection struct {
 	client     *client.Client
-	claims     *cache.Informer[*api.PersistentVolumeClaim]
-	pods       *cache.Informer[*api.Pod]
+	claims     *cache.Informer[*corev1.PersistentVolumeClaim]
+	pods       *cache.Informer[*corev1.Pod]
 	controller *controllers.Controller
 }
 
@@ -72,16 +73,16 @@ func NewPVCProtection(cfg Config) (*PVCProtection, error) {
 	c.controller = ctrl
 	c.claims = controllers.InformerFor(ctrl, cfg.Client.PersistentVolumeClaims())
 	c.pods = controllers.InformerFor(ctrl, cfg.Client.Pods())
-	c.claims.AddHandler(controllers.EnqueueBeingDeleted[*api.PersistentVolumeClaim](ctrl, "PersistentVolumeClaim"))
+	c.claims.AddHandler(controllers.EnqueueBeingDeleted[*corev1.PersistentVolumeClaim](ctrl, "PersistentVolumeClaim"))
 	// A pod that stops or goes frees its claims.
-	c.pods.AddHandler(cache.Handler[*api.Pod]{
-		OnUpdate: func(_, p *api.Pod) { c.enqueuePodClaims("MODIFIED", p) },
-		OnDelete: func(p *api.Pod) { c.enqueuePodClaims("DELETED", p) },
+	c.pods.AddHandler(cache.Handler[*corev1.Pod]{
+		OnUpdate: func(_, p *corev1.Pod) { c.enqueuePodClaims("MODIFIED", p) },
+		OnDelete: func(p *corev1.Pod) { c.enqueuePodClaims("DELETED", p) },
 	})
 	return c, nil
 }
 
-func (c *PVCProtection) enqueuePodClaims(event string, p *api.Pod) {
+func (c *PVCProtection) enqueuePodClaims(event string, p *corev1.Pod) {
 	for _, v := range p.Spec.Volumes {
 		if v.PersistentVolumeClaim == nil {
 			continue
@@ -123,7 +124,7 @@ func (c *PVCProtection) Reconcile(ctx context.Context, key string) (controllers.
 // deleted once no claim is bound to it (pkg/controller/volume/pvprotection).
 type PVProtection struct {
 	client     *client.Client
-	volumes    *cache.Informer[*api.PersistentVolume]
+	volumes    *cache.Informer[*corev1.PersistentVolume]
 	controller *controllers.Controller
 }
 
@@ -136,7 +137,7 @@ func NewPVProtection(cfg Config) (*PVProtection, error) {
 	}
 	c.controller = ctrl
 	c.volumes = controllers.InformerFor(ctrl, cfg.Client.PersistentVolumes())
-	c.volumes.AddHandler(controllers.EnqueueBeingDeleted[*api.PersistentVolume](ctrl, "PersistentVolume"))
+	c.volumes.AddHandler(controllers.EnqueueBeingDeleted[*corev1.PersistentVolume](ctrl, "PersistentVolume"))
 	return c, nil
 }
 
