@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/apiserver/discovery"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/kubesim/kubesim/apiserver/discovery"
 )
 
 // discoveryRefresh is how long a remote server's discovery is reused

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
-	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
 // serveOpenAPIIndex is /openapi/v3 with the group-versions of extension

@@ -8,8 +8,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kubesim/kubesim/apiserver/proxy"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+
+	"github.com/kubesim/kubesim/apiserver/proxy"
 )
 
 // Reasons of the Available condition, as kube-aggregator words them.

@@ -1,13 +1,12 @@
-// Package api names the types of the Kubernetes API that kubesim serves.
-// The types themselves are Kubernetes' own: k8s.io/api (core/v1, apps/v1,
-// batch/v1, ...), k8s.io/apimachinery (meta/v1, resource.Quantity,
-// intstr.IntOrString, runtime.RawExtension), k8s.io/apiextensions-apiserver
-// (CustomResourceDefinition), k8s.io/kube-aggregator (APIService) and
-// k8s.io/metrics (NodeMetrics, PodMetrics), with every field, their
-// generated protobuf code and their generated DeepCopy. Here they are
-// aliases (api.Pod is corev1.Pod, api.ObjectMeta is metav1.ObjectMeta), so
-// that the rest of kubesim reads the whole API from one place while it
-// moves to importing the Kubernetes packages directly.
+// Package api holds what kubesim needs of the Kubernetes API that the
+// Kubernetes packages do not. The types themselves are Kubernetes' own, and
+// kubesim imports them where it uses them: k8s.io/api (corev1.Pod,
+// appsv1.Deployment, ...), k8s.io/apimachinery (metav1.ObjectMeta,
+// resource.Quantity, intstr.IntOrString, runtime.RawExtension),
+// k8s.io/apiextensions-apiserver (CustomResourceDefinition),
+// k8s.io/kube-aggregator (APIService) and k8s.io/metrics (NodeMetrics,
+// PodMetrics), with every field, their generated protobuf code and their
+// generated DeepCopy.
 //
 // What the package holds of its own:
 //   - Object and ListObject, what the API server's machinery asks of a

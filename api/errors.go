@@ -6,9 +6,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/kubesim/kubesim/api/field"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api/field"
 )
 
 // OptimisticLockErrorMsg is the detail of the Conflict an update with a

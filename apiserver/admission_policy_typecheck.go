@@ -1,10 +1,11 @@
 package apiserver
 
 import (
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/apiserver/admission/policy"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/admission/policy"
 )
 
 // TypeCheckPolicy type-checks a ValidatingAdmissionPolicy against the

@@ -4,10 +4,11 @@ import (
 	crand "crypto/rand"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // ServiceAccount tokens: what the API server needs to mint them through

@@ -1,8 +1,9 @@
 package client
 
 import (
-	"github.com/kubesim/kubesim/api"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // ValidatingAdmissionPoliciesResource is admissionregistration.k8s.io/v1

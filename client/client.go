@@ -12,11 +12,12 @@ import (
 	"net/url"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/pki"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Config says how to reach the API server.

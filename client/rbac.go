@@ -1,8 +1,9 @@
 package client
 
 import (
-	"github.com/kubesim/kubesim/api"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The rbac.authorization.k8s.io/v1 resources.

@@ -1,9 +1,10 @@
 package client
 
 import (
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The storage resources.

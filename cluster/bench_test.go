@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesim/kubesim/client"
-	"github.com/kubesim/kubesim/client/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
 )
 
 // runningHeapProfile, when set, names a file the live benchmarks write a

@@ -12,11 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
 )
 
 // cpuTime is the process's CPU time so far, user and system.

@@ -7,10 +7,11 @@ import (
 	"net/http"
 	"path/filepath"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/metricsserver"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // runMetricsServer starts the image kubesim/metrics-server of a pod: the

@@ -3,12 +3,13 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"github.com/kubesim/kubesim/apiserver"
+
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/controllers/volume/persistentvolume"
 )
 

@@ -5,14 +5,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/kubesim/kubesim/apiserver"
 	"io"
+	"path/filepath"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"path/filepath"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/userwebhook"

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
 )
 
 // ClaimConfig says how an owner claims its dependents.

@@ -15,13 +15,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/labels"
-	"github.com/kubesim/kubesim/client/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/dump"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/client/cache"
 )
 
 // CauseOf is the cause of queueing a key because of a watch event on the

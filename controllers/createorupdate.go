@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // OperationResult says what CreateOrUpdate did (controllerutil's words).

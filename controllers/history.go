@@ -18,12 +18,13 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
 )
 
 // TemplatePatch is the data of a revision (the controllers' getPatch): the

@@ -3,10 +3,11 @@ package controllers
 import (
 	"log/slog"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ControllerUIDIndex indexes owned objects by the uid of their controller,

@@ -11,9 +11,10 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet/shell"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // clusterNetwork is the cluster network as a container's shell sees it

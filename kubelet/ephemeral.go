@@ -3,8 +3,9 @@ package kubelet
 import (
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // Ephemeral containers (kubectl debug) are added to a running pod through

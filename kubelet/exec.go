@@ -12,10 +12,11 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet/portforward"
 	"github.com/kubesim/kubesim/kubelet/shell"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // StreamError is a refusal of exec, attach or port-forward before any

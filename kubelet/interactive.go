@@ -11,9 +11,10 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/shell"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // A container started with stdin whose program is a shell — the

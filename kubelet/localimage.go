@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/hostprocess"
 	"github.com/kubesim/kubesim/pki"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // LocalImages are binaries on the host that pods may run, by image name:

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/kubelet/shell"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 // What a simulated container does is read from its image, command and

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/shell"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // A container's own command runs through kubelet/shell on a simulated

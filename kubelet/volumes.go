@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The volume manager, reduced to the one thing a simulated node can

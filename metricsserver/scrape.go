@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kubesim/kubesim/client"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
+
+	"github.com/kubesim/kubesim/client"
 )
 
 // KubeletPort is where a node's kubelet serves its API.

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver"
@@ -26,7 +28,6 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/store/boltstore"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ImageName is the image the fake kubelet runs as this server.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -16,7 +18,6 @@ import (
 	"github.com/kubesim/kubesim/operators/catalog"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Observer is told what a run does, as it happens: the command line

@@ -3,8 +3,9 @@ package scheduler
 import (
 	"fmt"
 
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The reasons filters give, worded as kube-scheduler's plugins word them

@@ -1,8 +1,9 @@
 package scheduler
 
 import (
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The requests a container is assumed to make when it states none, for

@@ -5,10 +5,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kubesim/kubesim/api/jsoncodec"
-	"github.com/kubesim/kubesim/api/unstructured"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api/jsoncodec"
+	"github.com/kubesim/kubesim/api/unstructured"
 )
 
 // The objects kubesim encodes and decodes most: a running pod (status,

@@ -9,10 +9,10 @@ import (
 	"slices"
 
 	jsonv2 "github.com/go-json-experiment/json"
-
-	"github.com/kubesim/kubesim/api"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // Unstructured is an object of any kind: typed metadata, the rest as JSON

@@ -3,9 +3,10 @@ package volume
 import (
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/labels"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // ClaimClass is the class a claim asks for: the beta annotation, then

@@ -3,9 +3,10 @@ package admission
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/authn"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Operation is the kind of write being admitted.

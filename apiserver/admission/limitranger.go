@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The LimitRanger admission plugin (plugin/pkg/admission/limitranger):

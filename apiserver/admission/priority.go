@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The Priority admission plugin (plugin/pkg/admission/priority): a pod's

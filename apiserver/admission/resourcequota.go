@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/quota"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/quota"
 )
 
 // The ResourceQuota admission plugin (plugin/pkg/admission/resourcequota),

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The ServiceAccount admission plugin (plugin/pkg/admission/serviceaccount

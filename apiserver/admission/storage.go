@@ -4,11 +4,12 @@ import (
 	"context"
 	"slices"
 
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The storage admission plugins: DefaultStorageClass

@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/apiserver/authn"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubesim/kubesim/apiserver/authn"
 )
 
 // Covers reports whether the rules a user holds (owner) allow everything

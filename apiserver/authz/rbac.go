@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/apiserver/authn"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/authn"
 )
 
 // Attributes describe one request to authorize

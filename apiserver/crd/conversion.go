@@ -3,11 +3,12 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"reflect"
-	"strings"
 )
 
 // The group, versions and resource of CustomResourceDefinitions.

@@ -5,9 +5,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubesim/kubesim/apiserver/registry"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
 // Verbs every resource supports, sorted as Kubernetes lists them.

@@ -3,11 +3,12 @@ package handlers
 import (
 	"encoding/hex"
 	"fmt"
+	"mime"
+	"strings"
+
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"mime"
-	"strings"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/jsoncodec"

@@ -4,10 +4,11 @@ import (
 	"reflect"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // BenchmarkDecodePod decodes a typical pod body through the fast path.

@@ -3,8 +3,9 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/kubesim/kubesim/api"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // statusError builds an API error with the given code, reason and message,

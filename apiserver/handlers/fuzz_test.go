@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubesim/kubesim/apiserver/protobuf"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/apiserver/protobuf"
 )
 
 // FuzzRequests sends arbitrary bodies (JSON, YAML and protobuf), content

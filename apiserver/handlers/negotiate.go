@@ -6,11 +6,12 @@ import (
 	"net/http"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/audit"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // output is the representation the client asked to receive.

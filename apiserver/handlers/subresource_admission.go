@@ -3,11 +3,12 @@ package handlers
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Two kinds of write never reach the store's Create or Update, so the

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"net/http"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/handoff"
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // watchEncoder writes the events of a watch in the negotiated encoding:

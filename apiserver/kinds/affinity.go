@@ -1,10 +1,11 @@
 package kinds
 
 import (
-	"github.com/kubesim/kubesim/api/field"
-	"github.com/kubesim/kubesim/api/labels"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/labels"
 )
 
 // validateAffinity is core validation's validateAffinity for node

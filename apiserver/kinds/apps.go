@@ -3,14 +3,15 @@ package kinds
 import (
 	"slices"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/field"
-	"github.com/kubesim/kubesim/api/fields"
-	"github.com/kubesim/kubesim/apiserver/registry"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
 // --- defaults (pkg/apis/apps/v1/defaults.go) ---

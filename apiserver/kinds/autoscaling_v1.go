@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"encoding/json"
+
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"

@@ -3,14 +3,15 @@ package kinds
 import (
 	"reflect"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/fields"
-	"github.com/kubesim/kubesim/apiserver/registry"
-	"github.com/kubesim/kubesim/apiserver/schema"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/schema"
 )
 
 // Builtin returns every built-in resource kubesim serves, freshly built on

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // Where the claims of sharedclaims.go live, one key per address or port.

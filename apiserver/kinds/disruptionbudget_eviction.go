@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

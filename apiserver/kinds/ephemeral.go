@@ -3,10 +3,11 @@ package kinds
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // This file is pods/ephemeralcontainers: the subresource kubectl debug

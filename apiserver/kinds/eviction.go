@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/apiserver/registry"
-	"github.com/kubesim/kubesim/apiserver/schema"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/schema"
 )
 
 // Eviction (pkg/registry/core/pod/storage/eviction.go): POST

@@ -7,13 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/labels"
-	"github.com/kubesim/kubesim/apiserver/registry"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
 // The printers below follow pkg/printers/internalversion/printers.go of

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/apiserver/authn"
-	"github.com/kubesim/kubesim/apiserver/authz"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubesim/kubesim/apiserver/authn"
+	"github.com/kubesim/kubesim/apiserver/authz"
 )
 
 // The node identity, as k8s.io/apiserver/pkg/authentication/user names it.

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/apiserver/admission"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/admission"
 )
 
 // NodeRestriction is the admission plugin that finishes the Node

@@ -9,9 +9,10 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // KubeletPort is the kubelet API's port (the node's

@@ -5,9 +5,10 @@ import (
 	"maps"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // Install serves the pods' connect subresources of resources (the core

@@ -12,9 +12,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // PreferredAddressTypes is the order in which the API server picks the

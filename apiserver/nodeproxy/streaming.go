@@ -7,10 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/apiserver/registry"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
 // streamingSubresources are pods/exec, pods/attach and pods/portforward

@@ -9,9 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // ErrGroupVersionNotFound is returned by Document for a group-version that

@@ -11,10 +11,11 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // IndexDocument is the reply of /openapi/v3: where each group-version's

@@ -9,10 +9,10 @@ import (
 	"reflect"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ContentType is the media type of Kubernetes protobuf.

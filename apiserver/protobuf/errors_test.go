@@ -6,11 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/protowire"
-
-	"github.com/kubesim/kubesim/apiserver/protobuf"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/apiserver/protobuf"
 )
 
 // envelope builds magic + Unknown around raw by hand, so that the tests

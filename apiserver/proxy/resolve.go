@@ -6,10 +6,11 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/apiserver/registry"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
 // Lookup finds the storage of a resource (the server's Store method).

@@ -1,8 +1,9 @@
 package rbacregistry
 
 import (
-	"github.com/kubesim/kubesim/api"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The identities of the control plane's components, as

@@ -3,10 +3,11 @@ package registry
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/authn"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The registry calls the admission chain at the two points

@@ -6,11 +6,12 @@ import (
 	"strconv"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/store"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // How a read honours its resourceVersion, as k8s.io/apiserver's watch cache

@@ -5,8 +5,9 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/kubesim/kubesim/api"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // FromGoType generates a structural schema from a Go type by reflection

@@ -5,9 +5,10 @@ import (
 	"reflect"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Factory hands the controllers of one process their informers, as

@@ -11,9 +11,10 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Handler reacts to changes in the cache. Any func may be nil.

@@ -11,13 +11,14 @@ import (
 	"slices"
 	"strings"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/operators/catalog"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
-	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // controllerFactory builds one controller for `kubesim run-controller`,

@@ -4,10 +4,11 @@ import (
 	"context"
 	"reflect"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
-	rbacv1 "k8s.io/api/rbac/v1"
 )
 
 // ControllerName names the loop in traces and logs, and is its switch

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"sort"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/controllers"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/controllers"
 )
 
 // This file is the DaemonSet's side of the history the controller kit

@@ -1,10 +1,11 @@
 package daemonset
 
 import (
-	"github.com/kubesim/kubesim/api"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The taints every daemon pod tolerates (AddOrUpdateDaemonPodTolerations):

@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/kubesim/kubesim/controllers"
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/kubesim/kubesim/controllers"
 )
 
 func secondsOf(n int32) time.Duration { return time.Duration(n) * time.Second }

@@ -6,11 +6,12 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/controllers"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/controllers"
 )
 
 // getAllReplicaSetsAndSyncRevision finds the new ReplicaSet (creating it

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/client"
 )
 
 // restMapper turns an ownerReference's apiVersion and kind into the

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The back-off before a failed pod is replaced: DefaultJobPodFailureBackOff,

@@ -3,10 +3,11 @@ package nodelifecycle
 import (
 	"time"
 
-	"github.com/kubesim/kubesim/api"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // controllerTaintKeys are the taints this controller owns.

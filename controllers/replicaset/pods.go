@@ -5,10 +5,11 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/labels"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
 )
 
 // IsPodActive reports whether a pod counts towards replicas: not being

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/runmode"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
 
 // ControllerName names the loop in traces and logs, and is its switch

@@ -9,8 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubesim/kubesim/kubelet/shell"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 // Sources are where the kubelet reads what a pod refers to (the API

@@ -12,8 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubesim/kubesim/kubelet/spdy"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/kubelet/spdy"
 )
 
 // Streams is one exec or attach, over either transport.

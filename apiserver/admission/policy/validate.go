@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubesim/kubesim/api/field"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/api/field"
 )
 
 var (

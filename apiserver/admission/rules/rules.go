@@ -4,9 +4,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/apiserver/admission"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesim/kubesim/apiserver/admission"
 )
 
 // namespacesResource is the Namespace resource: cluster-scoped, though its

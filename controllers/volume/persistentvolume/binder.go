@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/volume"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/volume"
 )
 
 // The decisions of the binder, as pure functions over the objects the

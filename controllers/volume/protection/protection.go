@@ -4,11 +4,12 @@ import (
 	"context"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // The names --controllers uses.
