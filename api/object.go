@@ -1,8 +1,6 @@
 package api
 
 import (
-	"encoding/json"
-	"fmt"
 	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,53 +58,4 @@ func Items(l ListObject) []Object {
 		out[i] = items.Index(i).Addr().Interface().(Object)
 	}
 	return out
-}
-
-// DeepCopyJSON copies a JSON object decoded into map[string]any.
-func DeepCopyJSON(x map[string]any) map[string]any {
-	if x == nil {
-		return nil
-	}
-	return runtime.DeepCopyJSONValue(x).(map[string]any)
-}
-
-// DeepCopyJSONValue copies a JSON value: maps and slices are copied
-// recursively, scalars returned as they are. Like Kubernetes'
-// runtime.DeepCopyJSONValue it panics on values that cannot come from
-// JSON and hold references (pointers, channels, other maps), because
-// sharing them silently would be a bug.
-func DeepCopyJSONValue(x any) any {
-	switch x := x.(type) {
-	case nil, string, bool, json.Number, int64, float64, int, int32:
-		return x
-	case map[string]any:
-		if x == nil {
-			return x
-		}
-		out := make(map[string]any, len(x))
-		for k, v := range x {
-			out[k] = runtime.DeepCopyJSONValue(v)
-		}
-		return out
-	case []any:
-		if x == nil {
-			return x
-		}
-		out := make([]any, len(x))
-		for i, v := range x {
-			out[i] = runtime.DeepCopyJSONValue(v)
-		}
-		return out
-	case json.RawMessage:
-		if x == nil {
-			return x
-		}
-		return append(json.RawMessage(nil), x...)
-	}
-	switch reflect.ValueOf(x).Kind() {
-	case reflect.Map, reflect.Slice, reflect.Pointer, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
-		panic(fmt.Sprintf("cannot deep copy %T", x))
-	}
-	// Other scalars and plain structs (a Time in a table cell) are values.
-	return x
 }

@@ -1,15 +1,12 @@
 package api
 
 import (
-	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func TestObjectHelpers(t *testing.T) {
@@ -31,17 +28,4 @@ func TestObjectHelpers(t *testing.T) {
 	assert.Equal(t, "via-items", list.Items[0].Name, "items point into the list")
 	assert.Same(t, &list.ListMeta, ListMetaOf(list))
 	assert.Empty(t, Items(&corev1.PodList{}))
-}
-
-func TestDeepCopyJSONValue(t *testing.T) {
-	in := map[string]any{"a": []any{int64(1), 2.5, "s", true, nil, json.Number("3")}, "m": map[string]any{"x": "y"}}
-	out := runtime.DeepCopyJSON(in)
-	assert.Equal(t, in, out)
-	out["m"].(map[string]any)["x"] = "z"
-	out["a"].([]any)[0] = "changed"
-	assert.Equal(t, "y", in["m"].(map[string]any)["x"])
-	assert.Equal(t, int64(1), in["a"].([]any)[0])
-	assert.Nil(t, runtime.DeepCopyJSON(nil))
-	assert.Equal(t, metav1.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), runtime.DeepCopyJSONValue(metav1.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
-	assert.PanicsWithValue(t, "cannot deep copy *int", func() { runtime.DeepCopyJSONValue(new(int)) })
 }
