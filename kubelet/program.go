@@ -166,7 +166,7 @@ func programFor(pod *corev1.Pod, c *corev1.Container) program {
 		if isShellImage(repo) {
 			return program{argv: []string{"sh"}} // nothing to read: exits 0 at once
 		}
-		return program{server: true}
+		return unknownProgram(pod, c)
 	}
 	switch path.Base(argv[0]) {
 	case "ash", "dash", "bash":
@@ -174,10 +174,35 @@ func programFor(pod *corev1.Pod, c *corev1.Container) program {
 		argv = append([]string{"sh"}, argv[1:]...)
 	}
 	if !shell.Known(argv[0]) {
-		// Something we do not simulate (a server's own binary): it runs.
-		return program{server: true}
+		return unknownProgram(pod, c)
 	}
 	return program{argv: argv}
+}
+
+// unknownProgram is what a binary the simulation does not know does (an
+// image's own entrypoint, a server's own binary). In a container it runs
+// until killed, as servers do. In an init container (not a sidecar) it
+// ends with 0 at once: an init container is a step that must finish
+// before the pod starts (a chart's "wait for the database" or "prepare the
+// certificates" image), and a pod whose steps never ended would never
+// start. A script written for the shell says when it fails instead.
+func unknownProgram(pod *corev1.Pod, c *corev1.Container) program {
+	if isPlainInitContainer(pod, c) {
+		return program{argv: []string{"true"}}
+	}
+	return program{server: true}
+}
+
+// isPlainInitContainer reports whether c is one of pod's init containers
+// that runs to completion (restartPolicy Always makes it a sidecar).
+func isPlainInitContainer(pod *corev1.Pod, c *corev1.Container) bool {
+	for i := range pod.Spec.InitContainers {
+		ic := &pod.Spec.InitContainers[i]
+		if ic.Name == c.Name {
+			return ic.RestartPolicy == nil || *ic.RestartPolicy != corev1.ContainerRestartPolicyAlways
+		}
+	}
+	return false
 }
 
 // seconds writes d as sleep's operand.

@@ -13,6 +13,8 @@ import (
 func TestProgramTimeline(t *testing.T) {
 	cases := []struct {
 		name    string
+		init    bool // an init container; sidecar: with restartPolicy Always
+		sidecar bool
 		image   string
 		command []string
 		args    []string
@@ -25,6 +27,10 @@ func TestProgramTimeline(t *testing.T) {
 		linesAt60 int
 	}{
 		{name: "a server image runs", image: "nginx:1.25"},
+		{name: "an init container's own binary ends with 0", init: true, image: "reg.kyverno.io/kyverno/kyvernopre:v1.15.2", args: []string{"--v=2"}, exits: true},
+		{name: "an init container's image entrypoint ends with 0", init: true, image: "example.com/migrate:1", exits: true},
+		{name: "a sidecar's own binary runs", init: true, sidecar: true, image: "envoyproxy/envoy:v1.30"},
+		{name: "an init container's script says how it ends", init: true, image: "busybox", args: []string{"sh", "-c", "exit 2"}, exits: true, code: 2},
 		{name: "busybox alone: sh exits 0 at once", image: "busybox", exits: true},
 		{name: "kubectl run -- sh -c", image: "busybox:1.36", args: []string{"sh", "-c", "echo hi; exit 1"},
 			exits: true, code: 1, lines: []string{"hi"}},
@@ -76,6 +82,14 @@ func TestProgramTimeline(t *testing.T) {
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
 			ct := &corev1.Container{Name: "c", Image: c.image, Command: c.command, Args: c.args,
 				Env: []corev1.EnvVar{{Name: "GREETING", Value: "hello"}}}
+			if c.init {
+				if c.sidecar {
+					always := corev1.ContainerRestartPolicyAlways
+					ct.RestartPolicy = &always
+				}
+				pod.Spec.InitContainers = []corev1.Container{*ct}
+				ct = &pod.Spec.InitContainers[0]
+			}
 			tl := programFor(pod, ct).run(pod, ct)
 			assert.Equal(t, c.exits, tl.exits, "exits")
 			assert.Equal(t, c.after, tl.exitAfter, "after")
