@@ -783,31 +783,41 @@ async function scrub(i) {
 }
 
 // followActivity lights the loops of a live cluster as they write (live
-// mode has no trace; the server relays each component's writes).
-async function followActivity() {
-  for (;;) {
-    try {
-      const r = await api('/ui/api/activity');
-      if (!r.ok) return;
-      const reader = r.body.getReader();
-      const dec = new TextDecoder();
-      let buf = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i).trim();
-          buf = buf.slice(i + 1);
-          if (line) liveWrite(JSON.parse(line));
+// mode has no trace; the server relays each component's writes). It
+// resolves once the server follows the feed for this page (the stream's
+// answer has come) or has refused it: the page says it is ready only
+// then, so that no write made after that goes by unseen.
+function followActivity() {
+  let opened;
+  const open = new Promise((res) => { opened = res; });
+  (async () => {
+    for (;;) {
+      try {
+        const r = await api('/ui/api/activity');
+        opened();
+        if (!r.ok) return;
+        const reader = r.body.getReader();
+        const dec = new TextDecoder();
+        let buf = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += dec.decode(value, { stream: true });
+          let i;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i).trim();
+            buf = buf.slice(i + 1);
+            if (line) liveWrite(JSON.parse(line));
+          }
         }
+      } catch (e) {
+        opened();
+        if (String(e.message) === 'Unauthorized') return;
       }
-    } catch (e) {
-      if (String(e.message) === 'Unauthorized') return;
+      await new Promise((res) => setTimeout(res, 1000));
     }
-    await new Promise((res) => setTimeout(res, 1000));
-  }
+  })();
+  return open;
 }
 
 const lit = new Map(); // actor -> timer that dims its loop again
@@ -1046,8 +1056,8 @@ async function start() {
     listWatch('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', S.crds, 'CustomResourceDefinition'),
   ]);
   hubLoop();
-  if (info.mode === 'live' && info.activity) followActivity();
-  document.body.dataset.ready = 'true'; // every control answers from here on
+  if (info.mode === 'live' && info.activity) await followActivity();
+  document.body.dataset.ready = 'true'; // every control answers, and every write is heard, from here on
 }
 
 // Custom resources: one list+watch per served CRD, started as CRDs appear.
