@@ -24,6 +24,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
+	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/stepper"
 )
 
@@ -220,6 +221,33 @@ func TestLiveRecordStartsWithTheFirstLogin(t *testing.T) {
 	assert.False(t, ok)
 	e.login(t, goodToken)
 	assert.True(t, a.Observing())
+}
+
+// Live components hear their answers in whatever order their goroutines
+// run, not in the order the store made the writes: the store publishes a
+// write's watch event before it answers the writer, so the ReplicaSet
+// controller can create a pod for a new ReplicaSet, and report it, before
+// the deployment controller has reported that ReplicaSet's create. The
+// chain still goes from the pod back through the ReplicaSet to the
+// Deployment and the page's apply.
+func TestLiveTraceFollowsRevisionsNotArrivalOrder(t *testing.T) {
+	tr := newLiveTrace(clock.NewFake(time.Now()))
+	tr.addUser("the web page", stepper.Write{Verb: "patch", Path: "/apis/apps/v1/namespaces/default/deployments/shop", Code: 201, ResourceVersion: "49", Name: "shop"})
+	deploy := &controllers.Reconciling{Controller: "deployment", Key: "default/shop",
+		Cause: controllers.Cause{Event: "ADDED", Kind: "Deployment", Namespace: "default", Name: "shop", ResourceVersion: "49"}}
+	rs := &controllers.Reconciling{Controller: "replicaset", Key: "default/shop-1",
+		Cause: controllers.Cause{Event: "ADDED", Kind: "ReplicaSet", Namespace: "default", Name: "shop-1", ResourceVersion: "50"}}
+	// The pod's create is heard first, then the ReplicaSet's.
+	tr.add("replicaset-controller", rs, stepper.Write{Verb: "create", Path: "/api/v1/namespaces/default/pods", Code: 201, ResourceVersion: "51", Name: "shop-1-a"})
+	tr.add("deployment-controller", deploy, stepper.Write{Verb: "create", Path: "/apis/apps/v1/namespaces/default/replicasets", Code: 201, ResourceVersion: "50", Name: "shop-1"})
+	tr.add("replicaset-controller", rs, stepper.Write{Verb: "create", Path: "/api/v1/namespaces/default/pods", Code: 201, ResourceVersion: "52", Name: "shop-1-b"})
+
+	for _, pod := range []string{"shop-1-a", "shop-1-b"} {
+		why := tr.explainObject("/api/v1/namespaces/default/pods", pod)
+		assert.Contains(t, why, "made by replicaset", pod)
+		assert.Contains(t, why, "resourceVersion 50 was written by deployment", pod)
+		assert.Contains(t, why, "resourceVersion 49 was written by you: the web page", pod)
+	}
 }
 
 // The record is a ring: old entries go, a reconcile's writes join its

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"cmp"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -114,5 +117,48 @@ func (t *liveTrace) explainObject(collection, name string) string {
 		users[rv] = uw
 	}
 	t.mu.Unlock()
-	return stepper.ExplainObject(entries, collection, name, users)
+	return stepper.ExplainObject(inRevisionOrder(entries), collection, name, users)
+}
+
+// inRevisionOrder puts the record's entries in the order the store made
+// their writes. The record holds them in the order the components heard
+// their answers, and that is not the same: the store publishes a write's
+// watch event before it answers the writer, so the ReplicaSet controller
+// can see a new ReplicaSet, create its pods and hear back before the
+// deployment controller has heard that its create of that ReplicaSet went
+// through. The chain (stepper.ExplainWrite) looks for the write behind a
+// watch event among the entries before the one it explains, as the step
+// trace, written by one goroutine, is in order; in the order heard it
+// missed the ReplicaSet's create.
+//
+// An entry sorts by the lowest revision it wrote (its reconcile's writes
+// all join it). Every write of a reconcile comes after the event that
+// queued it, so after the write that made that event's revision, and the
+// entry holding that write sorts first. An entry that wrote no revision
+// (its writes failed) keeps its place after the entry it followed.
+func inRevisionOrder(entries []stepper.Entry) []stepper.Entry {
+	type keyed struct {
+		rv    uint64
+		entry stepper.Entry
+	}
+	sorted := make([]keyed, len(entries))
+	var last uint64
+	for i, e := range entries {
+		lowest := uint64(0)
+		for _, w := range e.Writes {
+			if rv, err := strconv.ParseUint(w.ResourceVersion, 10, 64); err == nil && (lowest == 0 || rv < lowest) {
+				lowest = rv
+			}
+		}
+		if lowest != 0 {
+			last = lowest
+		}
+		sorted[i] = keyed{last, e}
+	}
+	slices.SortStableFunc(sorted, func(a, b keyed) int { return cmp.Compare(a.rv, b.rv) })
+	out := make([]stepper.Entry, len(sorted))
+	for i, k := range sorted {
+		out[i] = k.entry
+	}
+	return out
 }

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,14 +34,11 @@ func TestKubectlAggregatedAPIServer(t *testing.T) {
 	k.ok("apply", "-f", filepath.Join(aggregatorExamples, "wardle.yaml"))
 	// The Service got a cluster IP from 10.96.0.0/12.
 	assert.Regexp(t, `(?m)^api\s+ClusterIP\s+10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+\s+<none>\s+443/TCP\s`, k.ok("get", "svc", "-n", "wardle", "api"))
-	require.Eventually(t, func() bool {
-		return strings.Contains(k.ok("get", "apiservice", "v1alpha1.wardle.example.com"), "wardle/api")
-	}, 10*time.Second, 100*time.Millisecond)
-	available := func() bool {
-		out, _ := k.run(false, "get", "apiservice", "v1alpha1.wardle.example.com", "--no-headers")
+	apiservice := []string{"get", "apiservice", "v1alpha1.wardle.example.com", "--no-headers"}
+	available := func(out string) bool {
 		return regexpMatch(`^v1alpha1\.wardle\.example\.com\s+wardle/api\s+True\s`, out)
 	}
-	require.Eventually(t, available, 30*time.Second, 200*time.Millisecond, k.ok("get", "apiservices", "v1alpha1.wardle.example.com", "-o", "yaml"))
+	k.eventually(available, apiservice...)
 
 	out = k.ok("api-resources", "--api-group=wardle.example.com")
 	assert.Regexp(t, `(?m)^flunders\s+wardle\.example\.com/v1alpha1\s+true\s+Flunder$`, out)
@@ -54,21 +50,25 @@ func TestKubectlAggregatedAPIServer(t *testing.T) {
 
 	// Kill the server: the API is unavailable until the ReplicaSet's new
 	// pod runs, then it is back (with a fresh, empty store: the pod's
-	// storage was its own).
+	// storage was its own). The nodes are cordoned first, so that the new
+	// pod waits, Pending, until the test has seen the API unavailable: on a
+	// busy machine the seconds a new pod takes to start can pass between
+	// two runs of kubectl.
+	k.ok("cordon", "node-1")
+	k.ok("cordon", "node-2")
 	pods := k.ok("get", "pods", "-n", "wardle", "-o", "name")
 	require.NotEmpty(t, strings.TrimSpace(pods))
 	k.ok("delete", "-n", "wardle", strings.TrimSpace(pods), "--wait=false")
-	var errOut string
-	require.Eventually(t, func() bool {
-		_, errOut = k.run(true, "get", "flunders")
-		return strings.Contains(errOut, "ServiceUnavailable")
-	}, 20*time.Second, 50*time.Millisecond)
+	errOut := k.eventuallyFails(func(errOut string) bool { return strings.Contains(errOut, "ServiceUnavailable") }, "get", "flunders")
 	assert.Contains(t, errOut, "Error from server (ServiceUnavailable): the server is currently unable to handle the request")
-	require.Eventually(t, func() bool {
-		out, _ := k.run(false, "get", "apiservice", "v1alpha1.wardle.example.com", "--no-headers")
+	k.eventually(func(out string) bool {
 		return regexpMatch(`\sFalse \((MissingEndpoints|FailedDiscoveryCheck|EndpointsNotFound)\)\s`, out)
-	}, 20*time.Second, 50*time.Millisecond)
-	require.Eventually(t, available, 30*time.Second, 200*time.Millisecond)
+	}, apiservice...)
+	k.eventually(func(out string) bool { return regexpMatch(`(?m)^wardle-server-\S+\s+0/1\s+Pending\s`, out) },
+		"get", "pods", "-n", "wardle", "--no-headers")
+	k.ok("uncordon", "node-1")
+	k.ok("uncordon", "node-2")
+	k.eventually(available, apiservice...)
 	out, errOut = k.run(false, "get", "flunders", "-A")
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "No resources found")

@@ -26,6 +26,29 @@ func (k *kubectl) eventually(check func(out string) bool, args ...string) string
 	return out
 }
 
+// eventuallyFails runs a kubectl command until it fails with an error
+// that passes check, and returns that error output. A run that succeeds,
+// or fails otherwise, is tried again: the state it waits for may not have
+// come yet.
+func (k *kubectl) eventuallyFails(check func(errOut string) bool, args ...string) string {
+	k.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var errOut string
+	for time.Now().Before(deadline) {
+		cmd := k.cmd(args...)
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		errOut = errb.String()
+		if err != nil && check(errOut) {
+			return errOut
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	k.t.Fatalf("kubectl %s never failed as expected; last error output:\n%s", strings.Join(args, " "), errOut)
+	return errOut
+}
+
 func countLines(out string) int {
 	n := 0
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {

@@ -74,11 +74,21 @@ func TestLivePage(t *testing.T) {
 
 	// "Why does this exist?" in live mode: the chain the step trace would
 	// give, from the ReplicaSet controller's create back to the page's apply.
+	// The YAML the drawer opens on is made to answer last (the page's
+	// fetch of it waits 300ms): the "why" asked for after it must stay.
 	pod := eval[string](t, ctx, `document.querySelector('#nodes .pod.Ready').dataset.name`)
 	do(t, ctx,
+		chromedp.Evaluate[chromedp.Void](`(() => {
+			const real = window.fetch;
+			window.fetch = (u, o) => String(u).includes('/ui/api/yaml')
+				? new Promise((res) => setTimeout(res, 300)).then(() => real(u, o)).then((r) => { window.yamlAnswered = true; window.fetch = real; return r; })
+				: real(u, o);
+		})()`),
 		chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pod[data-name="%s"]`, pod))),
 		chromedp.Click(chromedp.ID("tab-why")),
+		waitJS(`window.yamlAnswered === true`),
 		waitJS(`document.getElementById('why') && document.getElementById('why').textContent.length > 0`))
+	require.False(t, eval[bool](t, ctx, `!!document.getElementById('pod-yaml')`), "the YAML that answered late drew over the why")
 	why := text(t, ctx, "why")
 	t.Logf("why %s:\n%s", pod, why)
 	require.Contains(t, why, "It was created by: create /api/v1/namespaces/default/pods 201")

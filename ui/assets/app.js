@@ -783,31 +783,41 @@ async function scrub(i) {
 }
 
 // followActivity lights the loops of a live cluster as they write (live
-// mode has no trace; the server relays each component's writes).
-async function followActivity() {
-  for (;;) {
-    try {
-      const r = await api('/ui/api/activity');
-      if (!r.ok) return;
-      const reader = r.body.getReader();
-      const dec = new TextDecoder();
-      let buf = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i).trim();
-          buf = buf.slice(i + 1);
-          if (line) liveWrite(JSON.parse(line));
+// mode has no trace; the server relays each component's writes). It
+// resolves once the server follows the feed for this page (the stream's
+// answer has come) or has refused it: the page says it is ready only
+// then, so that no write made after that goes by unseen.
+function followActivity() {
+  let opened;
+  const open = new Promise((res) => { opened = res; });
+  (async () => {
+    for (;;) {
+      try {
+        const r = await api('/ui/api/activity');
+        opened();
+        if (!r.ok) return;
+        const reader = r.body.getReader();
+        const dec = new TextDecoder();
+        let buf = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += dec.decode(value, { stream: true });
+          let i;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i).trim();
+            buf = buf.slice(i + 1);
+            if (line) liveWrite(JSON.parse(line));
+          }
         }
+      } catch (e) {
+        opened();
+        if (String(e.message) === 'Unauthorized') return;
       }
-    } catch (e) {
-      if (String(e.message) === 'Unauthorized') return;
+      await new Promise((res) => setTimeout(res, 1000));
     }
-    await new Promise((res) => setTimeout(res, 1000));
-  }
+  })();
+  return open;
 }
 
 const lit = new Map(); // actor -> timer that dims its loop again
@@ -871,6 +881,11 @@ async function toggleNode(name, action) {
 // ---- the pod drawer --------------------------------------------------
 
 let openUID = '';
+// drawerTurn counts the drawer's tabs as they are asked for. A tab that
+// waits on the server (YAML, why, the scheduler's decision) draws only if
+// no tab was asked for since: opening a pod shows its YAML, and a click on
+// "why" right after must not be overwritten when the YAML answers last.
+let drawerTurn = 0;
 // objectOf finds an object the page knows by uid, whatever its kind.
 function objectOf(uid) {
   for (const m of [S.pods, S.replicasets, S.deployments, S.statefulsets, S.custom, S.nodes]) {
@@ -902,13 +917,17 @@ function openPod(uid) {
 
 async function showYAML() {
   const p = objectOf(openUID); if (!p) return;
+  const turn = ++drawerTurn;
   const r = await api('/ui/api/yaml?path=' + encodeURIComponent(podPath(p, true)));
+  const yaml = await r.text();
+  if (turn !== drawerTurn) return;
   $('drawer-body').innerHTML = '<pre id="pod-yaml"></pre>';
-  $('pod-yaml').textContent = await r.text();
+  $('pod-yaml').textContent = yaml;
 }
 
 function showEvents() {
   const p = objectOf(openUID); if (!p) return;
+  ++drawerTurn;
   const evs = [...S.events.values()].filter((e) => e.involvedObject && e.involvedObject.uid === p.metadata.uid)
     .sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
   $('drawer-body').innerHTML = '<ol id="pod-events" class="plain events">' + (evs.map((e) => '<li class="' + esc(e.type) + '"><b>' + esc(e.reason) + '</b> ' +
@@ -917,8 +936,10 @@ function showEvents() {
 
 async function showWhy() {
   const p = objectOf(openUID); if (!p) return;
+  const turn = ++drawerTurn;
   const r = await api('/ui/api/why?path=' + encodeURIComponent(podPath(p, false)) + '&name=' + encodeURIComponent(p.metadata.name));
   const out = await r.json();
+  if (turn !== drawerTurn) return;
   const owners = (p.metadata.ownerReferences || []).map((o) => o.kind + '/' + o.name).join(', ') || t('owned.nothing');
   $('drawer-body').innerHTML = '<p>' + esc(t('owned.by', { owners })) + '</p>' + (out.live ? '<p class="muted">' + esc(t('why.live')) + '</p>' : '') + '<pre id="why"></pre>';
   $('why').textContent = out.text;
@@ -926,8 +947,10 @@ async function showWhy() {
 
 async function showSched() {
   const p = objectOf(openUID); if (!p) return;
+  const turn = ++drawerTurn;
   const r = await api('/ui/api/decision?pod=' + encodeURIComponent(p.metadata.namespace + '/' + p.metadata.name));
   const out = await r.json();
+  if (turn !== drawerTurn) return;
   if (!r.ok) { $('drawer-body').innerHTML = '<p id="sched">' + esc(out.message) + '</p>'; return; }
   $('drawer-body').innerHTML = '<table id="sched" class="sched"><tr><th>' + esc(t('sched.node')) + '</th><th>' + esc(t('sched.filters')) + '</th><th>' + esc(t('sched.score')) + '</th></tr>' +
     out.nodes.map((n) => '<tr><td>' + esc(n.node) + (n.node === out.chosen ? ' <b>' + esc(t('sched.chosen')) + '</b>' : '') + '</td><td class="' + (n.passed ? 'pass">' + esc(t('sched.passed')) : 'fail">' + esc(n.filter + ': ' + (n.reasons || []).join(', '))) +
@@ -938,11 +961,11 @@ async function showSched() {
 async function deletePod() {
   const p = objectOf(openUID); if (!p) return;
   const r = await api(podPath(p, true), { method: 'DELETE' });
-  if (!r.ok) { $('drawer-body').textContent = (await r.json()).message; return; }
+  if (!r.ok) { ++drawerTurn; $('drawer-body').textContent = (await r.json()).message; return; }
   closeDrawer();
 }
 
-function closeDrawer() { $('drawer').hidden = true; openUID = ''; }
+function closeDrawer() { $('drawer').hidden = true; openUID = ''; ++drawerTurn; }
 
 // relabel redraws what the script wrote, after a language switch (the
 // HTML's own labels are translated by translateStatic).
@@ -1046,8 +1069,8 @@ async function start() {
     listWatch('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', S.crds, 'CustomResourceDefinition'),
   ]);
   hubLoop();
-  if (info.mode === 'live' && info.activity) followActivity();
-  document.body.dataset.ready = 'true'; // every control answers from here on
+  if (info.mode === 'live' && info.activity) await followActivity();
+  document.body.dataset.ready = 'true'; // every control answers, and every write is heard, from here on
 }
 
 // Custom resources: one list+watch per served CRD, started as CRDs appear.
