@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/client/record"
@@ -104,6 +105,8 @@ type Scheduler struct {
 	claims  *cache.Informer[*corev1.PersistentVolumeClaim]
 	volumes *cache.Informer[*corev1.PersistentVolume]
 	classes *cache.Informer[*storagev1.StorageClass]
+	// namespaces, for the namespaceSelector of inter-pod affinity terms.
+	namespaces *cache.Informer[*corev1.Namespace]
 	// Preemption, the PostFilter (preemption.go).
 	preemption *preemption
 
@@ -125,8 +128,11 @@ type Scheduler struct {
 	// filtering (kube-scheduler's Scheduler.nextStartNodeIndex).
 	nextStartNodeIndex int
 	// unschedulable are the pods nothing fitted, waiting for an event
-	// (the scheduling queue's unschedulablePods).
-	unschedulable map[string]struct{}
+	// (the scheduling queue's unschedulablePods); true for those that a
+	// filter looking at other pods (InterPodAffinity, PodTopologySpread)
+	// rejected somewhere, which a pod landing on a node or changing its
+	// labels may let in (the plugins' registered events).
+	unschedulable map[string]bool
 	// prebind are the pods waiting in PreBind for their claims, by key
 	// (volumes.go): assumed on their node, not bound yet.
 	prebind map[string]prebindWait
@@ -182,14 +188,15 @@ func New(cfg Config) (*Scheduler, error) {
 		claims:        cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), metav1.NamespaceAll, client.ListOptions{}, logger),
 		volumes:       cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), metav1.NamespaceAll, client.ListOptions{}, logger),
 		classes:       cache.For(cfg.Informers, cfg.Client.StorageClasses(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		namespaces:    cache.For(cfg.Informers, cfg.Client.Namespaces(), metav1.NamespaceAll, client.ListOptions{}, logger),
 		nodeInfos:     map[string]*NodeInfo{},
 		podStates:     map[string]*podState{},
-		unschedulable: map[string]struct{}{},
+		unschedulable: map[string]bool{},
 		prebind:       map[string]prebindWait{},
 		preemption:    newPreemption(cfg.Informers, cfg.Client, logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{
-		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes, s.preemption.pdbs},
+		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes, s.namespaces, s.preemption.pdbs},
 		Clock: cfg.Clock, Mode: cfg.Mode, Workers: cfg.Workers, Logger: logger,
 	})
 	if err != nil {
@@ -287,6 +294,24 @@ func (s *Scheduler) requeueLocked(cause controllers.Cause) {
 	clear(s.unschedulable)
 }
 
+// requeueForPodLocked moves back to the queue the unschedulable pods
+// that a pod landing on a node, or changing its labels, may let in: those
+// InterPodAffinity or PodTopologySpread rejected somewhere. The others
+// stay: no pod added to a node makes room for them.
+func (s *Scheduler) requeueForPodLocked(cause controllers.Cause) {
+	var keys []string
+	for k, podsMayHelp := range s.unschedulable {
+		if podsMayHelp {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		delete(s.unschedulable, k)
+		s.ctrl.Enqueue(k, cause)
+	}
+}
+
 func (s *Scheduler) sortedLocked() []*NodeInfo {
 	if s.sorted == nil {
 		s.sorted = make([]*NodeInfo, 0, len(s.nodeInfos))
@@ -375,6 +400,12 @@ func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 			s.removePodLocked(key, st)
 		}
 		s.addPodLocked(key, pod.Spec.NodeName, NewPodInfo(pod), false)
+		if st == nil || st.assumed || !maps.Equal(st.info.Pod.Labels, pod.Labels) {
+			// A pod seen on its node for the first time, or with new
+			// labels: a pod waiting for (or kept off by) pods like it
+			// may fit now (AssignedPodAdd, AssignedPodUpdate).
+			s.requeueForPodLocked(controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
+		}
 	case st != nil && st.assumed && pod.Spec.NodeName == "":
 		// The informer has not seen our binding yet: keep assuming.
 	case st != nil:
@@ -485,6 +516,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	}
 	info := NewPodInfo(pod)
 	info.Volumes = s.volumeInfo(pod)
+	s.resolveNamespaces(info)
 	nodes := s.sortedLocked()
 	s.fw.Schedule(info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
 	if len(nodes) > 0 {
@@ -498,7 +530,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	var msg string
 	if chosen == "" {
 		msg = s.last.FitError().Error()
-		s.unschedulable[key] = struct{}{}
+		s.unschedulable[key] = s.last.rejectedByPodFilters()
 	} else {
 		// Assume before binding, so the next cycle counts this pod even
 		// if the informer reports the binding late.
@@ -538,6 +570,30 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		return controllers.Result{}, err
 	}
 	return controllers.Result{RequeueAfter: s.bindTimeout}, nil
+}
+
+// resolveNamespaces gives the pod's inter-pod affinity terms the
+// namespaces their namespaceSelector selects and the pod the labels of its
+// namespace (InterPodAffinity's PreFilter does this with its namespace
+// lister).
+func (s *Scheduler) resolveNamespaces(info *PodInfo) {
+	var nsLabels labels.Set
+	if ns, ok := s.namespaces.Get("", info.Pod.Namespace); ok {
+		nsLabels = ns.Labels
+	}
+	if !info.HasAffinity() {
+		info.NamespaceLabels = nsLabels
+		return
+	}
+	info.ResolveNamespaces(nsLabels, func(sel labels.Selector) []string {
+		var names []string
+		for _, ns := range s.namespaces.List() {
+			if sel.Matches(labels.Set(ns.Labels)) {
+				names = append(names, ns.Name)
+			}
+		}
+		return names
+	})
 }
 
 // forget drops the assumption of key after a failed binding.

@@ -194,8 +194,8 @@ func TestPodThatFitsNowhereWaitsForABigNode(t *testing.T) {
 	reasons := []string{evs[0].Reason, evs[1].Reason}
 	assert.ElementsMatch(t, []string{"FailedScheduling", "Scheduled"}, reasons)
 	// cpu 64 of 128 left → 50, memory 255Gi of 256Gi left → 99: 74; no
-	// controller, so spreading adds 100 everywhere.
-	assert.Equal(t, "big: score 174 (chosen) | node-1: Insufficient cpu | node-2: Insufficient cpu | node-3: Insufficient cpu", e.sched.LastDecision().String())
+	// controller and no constraints, so no spreading score.
+	assert.Equal(t, "big: score 74 (chosen) | node-1: Insufficient cpu | node-2: Insufficient cpu | node-3: Insufficient cpu", e.sched.LastDecision().String())
 
 	// The event-driven retry replaced the safety-net timer.
 	_, ok = e.ctrl.NextDeadline()
