@@ -141,26 +141,6 @@ func TestScheduleScoresAndTies(t *testing.T) {
 	assert.Equal(t, fresh.Uint64(), r.Uint64(), "no tie, no draw")
 }
 
-func TestScheduleSpreadsAController(t *testing.T) {
-	nodes := nodeInfos(testNode("node-1"), testNode("node-2"), testNode("node-3"))
-	fw := DefaultFramework()
-	r := rand.New(rand.NewPCG(3, 4))
-	perNode := map[string]int{}
-	var d Decision
-	for i := range 9 {
-		pi := NewPodInfo(testPod("web-"+string(rune('a'+i)), "100m", "128Mi", ownedBy("rs-uid")))
-		fw.Schedule(pi, nodes, 0, r, &d)
-		require.NotEmpty(t, d.Chosen)
-		perNode[d.Chosen]++
-		for _, n := range nodes {
-			if n.Node.Name == d.Chosen {
-				n.AddPod(pi)
-			}
-		}
-	}
-	assert.Equal(t, map[string]int{"node-1": 3, "node-2": 3, "node-3": 3}, perNode)
-}
-
 func TestDecisionCopyIsIndependent(t *testing.T) {
 	nodes := nodeInfos(testNode("node-1"), testNode("node-2"))
 	fw := DefaultFramework()
