@@ -253,6 +253,12 @@ func (s *Scheduler) responsible(pod *corev1.Pod) bool {
 		(pod.Spec.SchedulerName == s.name || pod.Spec.SchedulerName == "")
 }
 
+// gated reports whether the pod has scheduling gates: kube-scheduler's
+// SchedulingGates plugin keeps such a pod out of the queue (PreEnqueue),
+// and the API server has marked it PodScheduled=False, reason
+// SchedulingGated, when it was created.
+func gated(pod *corev1.Pod) bool { return len(pod.Spec.SchedulingGates) > 0 }
+
 func terminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
@@ -413,7 +419,9 @@ func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 		s.removePodLocked(key, st)
 		s.requeueLocked(controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
 	}
-	if !s.responsible(pod) {
+	if !s.responsible(pod) || gated(pod) {
+		// A gated pod does not enter the queue at all (SchedulingGates's
+		// PreEnqueue); the update that removes its last gate does.
 		delete(s.unschedulable, key)
 		return
 	}
@@ -491,8 +499,9 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	ns, name := cache.SplitKey(key)
 	pod, ok := s.pods.Get(ns, name)
 	s.lock()
-	if !ok || !s.responsible(pod) {
-		// Gone, bound by someone, or not ours: drop it from the queue.
+	if !ok || !s.responsible(pod) || gated(pod) {
+		// Gone, bound by someone, not ours, or held back by a scheduling
+		// gate: drop it from the queue.
 		delete(s.unschedulable, key)
 		if w, waiting := s.prebind[key]; waiting {
 			delete(s.prebind, key)

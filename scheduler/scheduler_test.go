@@ -387,3 +387,36 @@ func TestNewValidates(t *testing.T) {
 	_, err := New(Config{})
 	assert.ErrorContains(t, err, "Client, Clock and Rand are required")
 }
+
+// A pod with scheduling gates is not scheduled, nor even tried, until its
+// last gate is removed; then it is scheduled at once.
+func TestSchedulingGatesHoldThePodBack(t *testing.T) {
+	e := newEnv(t, 1)
+	e.createNode("node-1", "4", "8Gi")
+	p := testPod("gated", "", "")
+	p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: "example.com/review"}}
+	e.createPod(p)
+	assert.Empty(t, e.run(), "a gated pod never enters the queue")
+	got := e.pod("gated")
+	assert.Empty(t, got.Spec.NodeName)
+	c := condition(got, corev1.PodScheduled)
+	require.NotNil(t, c)
+	assert.Equal(t, corev1.PodReasonSchedulingGated, c.Reason, "the API server's condition")
+	assert.Empty(t, e.events("gated"))
+
+	// One gate removed: still held.
+	got.Spec.SchedulingGates = got.Spec.SchedulingGates[1:]
+	got, err := e.Client.Pods().Update(e.ctx, got)
+	require.NoError(t, err)
+	assert.Empty(t, e.run())
+	assert.Empty(t, e.pod("gated").Spec.NodeName)
+
+	// The last gate removed: scheduled.
+	got.Spec.SchedulingGates = nil
+	_, err = e.Client.Pods().Update(e.ctx, got)
+	require.NoError(t, err)
+	require.Len(t, e.run(), 1)
+	got = e.pod("gated")
+	assert.Equal(t, "node-1", got.Spec.NodeName)
+	assert.Equal(t, corev1.ConditionTrue, condition(got, corev1.PodScheduled).Status)
+}

@@ -541,15 +541,31 @@ func PodQOSClass(spec *corev1.PodSpec) corev1.PodQOSClass {
 
 // --- strategy (pkg/registry/core/pod/strategy.go) ---
 
+// SchedulingGatedMessage is the PodScheduled condition's message on a pod
+// created with scheduling gates.
+const SchedulingGatedMessage = "Scheduling is blocked due to non-empty scheduling gates"
+
 type podStrategy struct{ registry.DefaultStrategy }
 
-// PrepareForCreate starts every pod Pending with its QoS class: status is
-// the kubelet's to write, whatever the client sent.
+// PrepareForCreate starts every pod Pending with its QoS class (and a
+// gated pod with PodScheduled False, reason SchedulingGated): status is
+// the kubelet's and the scheduler's to write, whatever the client sent.
+// The inter-pod affinity terms get their matchLabelKeys merged.
 func (podStrategy) PrepareForCreate(obj api.Object) {
 	pod := obj.(*corev1.Pod)
 	DefaultPodSpec(&pod.Spec) // the QoS class needs the defaulted requests
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: PodQOSClass(&pod.Spec)}
 	applyMatchLabelKeys(pod)
+	if len(pod.Spec.SchedulingGates) > 0 {
+		// applySchedulingGatedCondition: the scheduler will not look at
+		// the pod until its gates are gone, so the API server says why
+		// it waits. The condition dates from the pod's creation (set
+		// just before, from the server's clock).
+		pod.Status.Conditions = []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonSchedulingGated,
+			Message: SchedulingGatedMessage, LastTransitionTime: pod.CreationTimestamp,
+		}}
+	}
 }
 
 // Default implements registry.Strategy.

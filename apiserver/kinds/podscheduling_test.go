@@ -152,3 +152,44 @@ func TestApplyMatchLabelKeys(t *testing.T) {
 	assert.Equal(t, want, paa.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm.LabelSelector.MatchExpressions)
 	assert.Equal(t, []string{"pod-template-hash", "missing"}, paa.RequiredDuringSchedulingIgnoredDuringExecution[0].MatchLabelKeys, "the keys stay")
 }
+
+func TestGatedPodIsCreatedSchedulingGated(t *testing.T) {
+	p := validPod()
+	p.CreationTimestamp = ago(0)
+	p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}} // the client's, dropped
+	mustNoErrors(t, create(t, "pods", p))
+	assert.Equal(t, []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "SchedulingGated",
+		Message: "Scheduling is blocked due to non-empty scheduling gates", LastTransitionTime: p.CreationTimestamp}}, p.Status.Conditions)
+	cells := podTable().Cells(p, tableNow)
+	assert.Equal(t, "SchedulingGated", cells[2], "STATUS")
+
+	plain := validPod()
+	mustNoErrors(t, create(t, "pods", plain))
+	assert.Empty(t, plain.Status.Conditions)
+}
+
+func TestReadinessGatesColumn(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		gates []corev1.PodReadinessGate
+		conds []corev1.PodCondition
+		want  string
+	}{
+		{"no gates", nil, nil, "<none>"},
+		{"a gate without its condition", []corev1.PodReadinessGate{{ConditionType: "example.com/lb"}}, nil, "0/1"},
+		{"a gate whose condition is False", []corev1.PodReadinessGate{{ConditionType: "example.com/lb"}},
+			[]corev1.PodCondition{{Type: "example.com/lb", Status: corev1.ConditionFalse}}, "0/1"},
+		{"one of two met", []corev1.PodReadinessGate{{ConditionType: "example.com/lb"}, {ConditionType: "example.com/dns"}},
+			[]corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}, {Type: "example.com/dns", Status: corev1.ConditionTrue}}, "1/2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := validPod()
+			p.Spec.ReadinessGates, p.Status.Conditions = tc.gates, tc.conds
+			table := podTable()
+			cells := table.Cells(p, tableNow)
+			assert.Equal(t, "Readiness Gates", table.Columns[len(table.Columns)-1].Name)
+			assert.Equal(t, tc.want, cells[len(cells)-1])
+		})
+	}
+}
