@@ -128,11 +128,14 @@ type Scheduler struct {
 	// filtering (kube-scheduler's Scheduler.nextStartNodeIndex).
 	nextStartNodeIndex int
 	// unschedulable are the pods nothing fitted, waiting for an event
-	// (the scheduling queue's unschedulablePods); true for those that a
-	// filter looking at other pods (InterPodAffinity, PodTopologySpread)
-	// rejected somewhere, which a pod landing on a node or changing its
-	// labels may let in (the plugins' registered events).
-	unschedulable map[string]bool
+	// (the scheduling queue's unschedulablePods); waitingForPods those of
+	// them that a filter looking at other pods (InterPodAffinity,
+	// PodTopologySpread) rejected somewhere, which a pod landing on a node
+	// or changing its labels may let in (the plugins' registered events).
+	// Kept apart so that a binding does not walk every pod waiting for
+	// room.
+	unschedulable  map[string]struct{}
+	waitingForPods map[string]struct{}
 	// prebind are the pods waiting in PreBind for their claims, by key
 	// (volumes.go): assumed on their node, not bound yet.
 	prebind map[string]prebindWait
@@ -182,18 +185,19 @@ func New(cfg Config) (*Scheduler, error) {
 		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
 		recorder: record.New(record.Config{Client: cfg.Client, Component: cfg.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode}),
 		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry, bindTimeout: cfg.BindTimeout,
-		async:         cfg.Mode == runmode.Live,
-		pods:          cache.For(cfg.Informers, cfg.Client.Pods(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		nodes:         cache.For(cfg.Informers, cfg.Client.Nodes(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		claims:        cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		volumes:       cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		classes:       cache.For(cfg.Informers, cfg.Client.StorageClasses(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		namespaces:    cache.For(cfg.Informers, cfg.Client.Namespaces(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		nodeInfos:     map[string]*NodeInfo{},
-		podStates:     map[string]*podState{},
-		unschedulable: map[string]bool{},
-		prebind:       map[string]prebindWait{},
-		preemption:    newPreemption(cfg.Informers, cfg.Client, logger),
+		async:          cfg.Mode == runmode.Live,
+		pods:           cache.For(cfg.Informers, cfg.Client.Pods(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		nodes:          cache.For(cfg.Informers, cfg.Client.Nodes(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		claims:         cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		volumes:        cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		classes:        cache.For(cfg.Informers, cfg.Client.StorageClasses(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		namespaces:     cache.For(cfg.Informers, cfg.Client.Namespaces(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		nodeInfos:      map[string]*NodeInfo{},
+		podStates:      map[string]*podState{},
+		unschedulable:  map[string]struct{}{},
+		waitingForPods: map[string]struct{}{},
+		prebind:        map[string]prebindWait{},
+		preemption:     newPreemption(cfg.Informers, cfg.Client, logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{
 		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes, s.namespaces, s.preemption.pdbs},
@@ -298,6 +302,7 @@ func (s *Scheduler) requeueLocked(cause controllers.Cause) {
 		s.ctrl.Enqueue(k, cause)
 	}
 	clear(s.unschedulable)
+	clear(s.waitingForPods)
 }
 
 // requeueForPodLocked moves back to the queue the unschedulable pods
@@ -305,17 +310,20 @@ func (s *Scheduler) requeueLocked(cause controllers.Cause) {
 // InterPodAffinity or PodTopologySpread rejected somewhere. The others
 // stay: no pod added to a node makes room for them.
 func (s *Scheduler) requeueForPodLocked(cause controllers.Cause) {
-	var keys []string
-	for k, podsMayHelp := range s.unschedulable {
-		if podsMayHelp {
-			keys = append(keys, k)
-		}
+	if len(s.waitingForPods) == 0 {
+		return
 	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(s.waitingForPods))
 	for _, k := range keys {
-		delete(s.unschedulable, k)
+		s.dropUnschedulableLocked(k)
 		s.ctrl.Enqueue(k, cause)
 	}
+}
+
+// dropUnschedulableLocked takes key out of the unschedulable pods.
+func (s *Scheduler) dropUnschedulableLocked(key string) {
+	delete(s.unschedulable, key)
+	delete(s.waitingForPods, key)
 }
 
 func (s *Scheduler) sortedLocked() []*NodeInfo {
@@ -422,7 +430,7 @@ func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 	if !s.responsible(pod) || gated(pod) {
 		// A gated pod does not enter the queue at all (SchedulingGates's
 		// PreEnqueue); the update that removes its last gate does.
-		delete(s.unschedulable, key)
+		s.dropUnschedulableLocked(key)
 		return
 	}
 	if _, waiting := s.unschedulable[key]; waiting {
@@ -431,14 +439,14 @@ func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 		if old != nil && equality.Semantic.DeepEqual(old.Spec, pod.Spec) && maps.Equal(old.Labels, pod.Labels) {
 			return
 		}
-		delete(s.unschedulable, key)
+		s.dropUnschedulableLocked(key)
 	}
 	s.ctrl.Enqueue(key, controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
 }
 
 func (s *Scheduler) podDeletedLocked(pod *corev1.Pod) {
 	key := cache.Key(&pod.ObjectMeta)
-	delete(s.unschedulable, key)
+	s.dropUnschedulableLocked(key)
 	delete(s.prebind, key)
 	if st := s.podStates[key]; st != nil {
 		s.removePodLocked(key, st)
@@ -502,7 +510,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	if !ok || !s.responsible(pod) || gated(pod) {
 		// Gone, bound by someone, not ours, or held back by a scheduling
 		// gate: drop it from the queue.
-		delete(s.unschedulable, key)
+		s.dropUnschedulableLocked(key)
 		if w, waiting := s.prebind[key]; waiting {
 			delete(s.prebind, key)
 			if !ok || pod.Spec.NodeName != w.node {
@@ -539,12 +547,15 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	var msg string
 	if chosen == "" {
 		msg = s.last.FitError().Error()
-		s.unschedulable[key] = s.last.rejectedByPodFilters()
+		s.unschedulable[key] = struct{}{}
+		if s.last.rejectedByPodFilters() {
+			s.waitingForPods[key] = struct{}{}
+		}
 	} else {
 		// Assume before binding, so the next cycle counts this pod even
 		// if the informer reports the binding late.
 		s.addPodLocked(key, chosen, info, true)
-		delete(s.unschedulable, key)
+		s.dropUnschedulableLocked(key)
 	}
 	observe := s.observe
 	var observed Decision
