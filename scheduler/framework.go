@@ -214,8 +214,8 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand
 	}
 	raw := d.raw[:len(d.feasible)]
 	for _, sp := range f.Scores {
-		if sp.PreScore != nil {
-			sp.PreScore(pod, d.feasibleNodes, nodes)
+		if sp.PreScore != nil && sp.PreScore(pod, d.feasibleNodes, nodes) {
+			continue // Skip: nothing to score by
 		}
 		for k, ni := range d.feasibleNodes {
 			raw[k] = sp.Score(pod, ni)

@@ -298,7 +298,11 @@ func InterPodAffinityPreFilter(pod *PodInfo, nodes []*NodeInfo) string {
 		return fmt.Sprintf("parsing pod: %v", pod.ParseError)
 	}
 	var existing topologyCounts
-	for _, ni := range nodes {
+	withAnti := nodes
+	if pod.affinityNodesKnown {
+		withAnti = pod.nodesWithRequiredAntiAffinity
+	}
+	for _, ni := range withAnti {
 		for _, p := range ni.PodsWithRequiredAntiAffinity {
 			if existing == nil {
 				existing = topologyCounts{}
@@ -449,13 +453,17 @@ func (m affinityScoreState) processExistingPod(pod, existing *PodInfo, node *cor
 
 // InterPodAffinityPreScore sums the weights per topology domain over every
 // node: over all their pods when the pod has preferred terms, else over
-// the pods with terms of their own only. It leaves no state (every node
+// the pods with terms of their own only. It skips the plugin (every node
 // scores 0) when no weight applies.
-func InterPodAffinityPreScore(pod *PodInfo, _, all []*NodeInfo) {
+func InterPodAffinityPreScore(pod *PodInfo, _, all []*NodeInfo) (skip bool) {
 	pod.state.affinityScores = nil
 	hasPreferred := len(pod.PreferredAffinityTerms) > 0 || len(pod.PreferredAntiAffinityTerms) > 0
 	var m affinityScoreState
-	for _, ni := range all {
+	nodes := all
+	if !hasPreferred && pod.affinityNodesKnown {
+		nodes = pod.nodesWithAffinity
+	}
+	for _, ni := range nodes {
 		pods := ni.PodsWithAffinity
 		if hasPreferred {
 			pods = ni.Pods
@@ -467,9 +475,11 @@ func InterPodAffinityPreScore(pod *PodInfo, _, all []*NodeInfo) {
 			m.processExistingPod(pod, p, ni.Node)
 		}
 	}
-	if len(m) > 0 {
-		pod.state.affinityScores = m
+	if len(m) == 0 {
+		return true
 	}
+	pod.state.affinityScores = m
+	return false
 }
 
 // InterPodAffinityScore is the sum of the scores of the node's domains.

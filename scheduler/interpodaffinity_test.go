@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -128,8 +129,14 @@ func filterAll(fp FilterPlugin, pod *PodInfo, nodes []*NodeInfo) map[string]stri
 // scoreAll runs one score plugin (PreScore, Score, Normalize) with every
 // node feasible and returns the normalised scores by node name.
 func scoreAll(sp ScorePlugin, pod *PodInfo, nodes []*NodeInfo) map[string]int64 {
-	sp.PreScore(pod, nodes, nodes)
 	raw := make([]int64, len(nodes))
+	if sp.PreScore(pod, nodes, nodes) {
+		out := map[string]int64{}
+		for _, ni := range nodes {
+			out[ni.Node.Name] = 0 // skipped
+		}
+		return out
+	}
 	for i, ni := range nodes {
 		raw[i] = sp.Score(pod, ni)
 	}
@@ -435,4 +442,43 @@ func TestAffinityWaiterIsWokenByAPodLanding(t *testing.T) {
 		keys = append(keys, s.Key)
 	}
 	assert.Equal(t, []string{"default/db", "default/web"}, keys, "huge, waiting for cpu, stays asleep")
+}
+
+// The scheduler keeps the nodes with pods that have terms, so that their
+// anti-affinity is seen without a look at every node: a running guard
+// keeps web pods off its node, and once it is gone they may go there.
+func TestSchedulerSeesRunningPodsAntiAffinity(t *testing.T) {
+	e := newEnv(t, 1)
+	e.createNode("node-1", "4", "8Gi")
+	e.createNode("node-2", "4", "8Gi")
+	e.createPod(testPod("guard", "", "", onNode("node-1"), antiAffinity(term(corev1.LabelHostname, "app", "web"))))
+	e.run()
+	for _, name := range []string{"web-1", "web-2"} {
+		e.createPod(testPod(name, "", "", withLabels("app", "web")))
+		e.run()
+		assert.Equal(t, "node-2", e.pod(name).Spec.NodeName, name)
+	}
+	d := e.sched.LastDecision()
+	assert.Equal(t, "node-1: node(s) didn't satisfy existing pods anti-affinity rules | node-2: score "+
+		scoreOf(d, "node-2")+" (chosen)", d.String())
+
+	zero := int64(0)
+	require.NoError(t, e.Client.Pods().Delete(e.ctx, "default", "guard", &metav1.DeleteOptions{GracePeriodSeconds: &zero}))
+	e.run()
+	e.createPod(testPod("web-3", "", "", withLabels("app", "web")))
+	e.run()
+	d = e.sched.LastDecision()
+	assert.Equal(t, "default/web-3", d.Pod)
+	for _, n := range d.Nodes {
+		assert.True(t, n.Feasible(), "%s: %v", n.Node, n.Reasons)
+	}
+}
+
+func scoreOf(d Decision, node string) string {
+	for _, n := range d.Nodes {
+		if n.Node == node {
+			return fmt.Sprint(n.Score)
+		}
+	}
+	return ""
 }

@@ -89,6 +89,13 @@ type PodInfo struct {
 	// schedules (GetNamespaceLabelsSnapshot).
 	NamespaceLabels labels.Set
 
+	// nodesWithAffinity and nodesWithRequiredAntiAffinity, when
+	// affinityNodesKnown, are the nodes that have pods with inter-pod
+	// affinity terms, and with required anti-affinity terms
+	// (SetNodesWithAffinity).
+	nodesWithAffinity, nodesWithRequiredAntiAffinity []*NodeInfo
+	affinityNodesKnown                               bool
+
 	// state is what this cycle's PreFilter and PreScore plugins found for
 	// their Filter and Score halves (cyclestate.go): kube-scheduler's
 	// CycleState, kept on the PodInfo of the pod being scheduled, which
@@ -133,6 +140,17 @@ func NewPodInfo(pod *corev1.Pod) *PodInfo {
 	}
 	pi.parseAffinityTerms()
 	return pi
+}
+
+// SetNodesWithAffinity tells the pod's cycle which nodes have pods with
+// inter-pod affinity terms (withAffinity) and with required anti-affinity
+// terms (withRequiredAnti), as kube-scheduler's snapshot keeps them
+// (HavePodsWithAffinityList, HavePodsWithRequiredAntiAffinityList): then
+// InterPodAffinity visits only those for the running pods' terms, and a
+// cycle in a cluster where no pod has terms visits no node for them. Not
+// told, the plugin looks at every node's pods.
+func (p *PodInfo) SetNodesWithAffinity(withAffinity, withRequiredAnti []*NodeInfo) {
+	p.nodesWithAffinity, p.nodesWithRequiredAntiAffinity, p.affinityNodesKnown = withAffinity, withRequiredAnti, true
 }
 
 // HasAffinity reports whether the pod has inter-pod affinity terms of any

@@ -335,13 +335,13 @@ const invalidScore = -1
 
 // PodTopologySpreadPreScore counts the matching pods of the domains of the
 // feasible nodes (over all nodes) for the pod's ScheduleAnyway
-// constraints, or the system defaults; no state (the plugin is skipped)
-// when there are none.
-func PodTopologySpreadPreScore(pod *PodInfo, feasible, all []*NodeInfo) {
+// constraints, or the system defaults; it skips the plugin when there are
+// none.
+func PodTopologySpreadPreScore(pod *PodInfo, feasible, all []*NodeInfo) (skip bool) {
 	pod.state.spreadScores = nil
 	cs := spreadConstraints(pod, corev1.ScheduleAnyway)
 	if len(cs) == 0 || len(feasible) == 0 {
-		return
+		return true
 	}
 	s := &spreadScoreState{constraints: cs, requireAll: len(pod.Pod.Spec.TopologySpreadConstraints) > 0,
 		counts: make([]map[string]int64, len(cs)), weights: make([]float64, len(cs)), labelled: make([]bool, len(cs))}
@@ -419,6 +419,7 @@ func PodTopologySpreadPreScore(pod *PodInfo, feasible, all []*NodeInfo) {
 		}
 	}
 	pod.state.spreadScores = s
+	return false
 }
 
 // PodTopologySpreadScore is the node's raw score: per constraint whose

@@ -292,6 +292,7 @@ func (s *Scheduler) preempt(ctx context.Context, pod *corev1.Pod, info *PodInfo)
 		})
 	}
 	nodes, offset := s.sortedLocked(), 0
+	info.SetNodesWithAffinity(s.nodesWithAffinityLocked())
 	if NumCandidates(len(nodes)) < len(nodes) {
 		// A random start, so that a large cluster's preemptions do not all
 		// look at the same nodes (GetOffsetAndNumCandidates). A cluster

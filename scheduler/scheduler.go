@@ -122,6 +122,12 @@ type Scheduler struct {
 	// sorted lists the nodeInfos with a node, by name; nil when a node
 	// came or went and it must be rebuilt.
 	sorted []*NodeInfo
+	// withAffinity and withRequiredAntiAffinity list the nodes of sorted
+	// that have pods with inter-pod affinity terms, and with required
+	// anti-affinity terms (PodInfo.SetNodesWithAffinity); rebuilt when
+	// affinityDirty, which a pod with terms coming or going sets.
+	withAffinity, withRequiredAntiAffinity []*NodeInfo
+	affinityDirty                          bool
 	// podStates are the pods counted on nodes, by namespace/name.
 	podStates map[string]*podState
 	// nextStartNodeIndex is where in sorted the next cycle starts
@@ -277,6 +283,9 @@ func (s *Scheduler) addPodLocked(key, node string, info *PodInfo, assumed bool) 
 	}
 	ni.AddPod(info)
 	s.podStates[key] = &podState{node: node, info: info, assumed: assumed}
+	if info.HasAffinity() {
+		s.affinityDirty = true
+	}
 }
 
 func (s *Scheduler) removePodLocked(key string, st *podState) {
@@ -286,6 +295,9 @@ func (s *Scheduler) removePodLocked(key string, st *podState) {
 		return
 	}
 	ni.RemovePod(st.info)
+	if st.info.HasAffinity() {
+		s.affinityDirty = true
+	}
 	if ni.Node == nil && ni.Requested.Pods == 0 {
 		delete(s.nodeInfos, st.node)
 	}
@@ -328,6 +340,7 @@ func (s *Scheduler) dropUnschedulableLocked(key string) {
 
 func (s *Scheduler) sortedLocked() []*NodeInfo {
 	if s.sorted == nil {
+		s.affinityDirty = true
 		s.sorted = make([]*NodeInfo, 0, len(s.nodeInfos))
 		for _, ni := range s.nodeInfos {
 			if ni.Node != nil {
@@ -535,6 +548,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	info.Volumes = s.volumeInfo(pod)
 	s.resolveNamespaces(info)
 	nodes := s.sortedLocked()
+	info.SetNodesWithAffinity(s.nodesWithAffinityLocked())
 	s.fw.Schedule(info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
 	if len(nodes) > 0 {
 		// The next cycle starts where this one stopped, so that every
@@ -590,6 +604,29 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		return controllers.Result{}, err
 	}
 	return controllers.Result{RequeueAfter: s.bindTimeout}, nil
+}
+
+// nodesWithAffinityLocked returns the nodes with pods that have
+// inter-pod affinity terms and those with pods that have required
+// anti-affinity terms, rebuilding the lists if a pod with terms, or a
+// node, came or went since.
+func (s *Scheduler) nodesWithAffinityLocked() (withAffinity, withRequiredAnti []*NodeInfo) {
+	nodes := s.sortedLocked()
+	if s.affinityDirty {
+		// New slices, not the old ones emptied: a PodInfo of an earlier
+		// cycle may still hold those.
+		s.withAffinity, s.withRequiredAntiAffinity = nil, nil
+		for _, ni := range nodes {
+			if len(ni.PodsWithAffinity) > 0 {
+				s.withAffinity = append(s.withAffinity, ni)
+			}
+			if len(ni.PodsWithRequiredAntiAffinity) > 0 {
+				s.withRequiredAntiAffinity = append(s.withRequiredAntiAffinity, ni)
+			}
+		}
+		s.affinityDirty = false
+	}
+	return s.withAffinity, s.withRequiredAntiAffinity
 }
 
 // resolveNamespaces gives the pod's inter-pod affinity terms the

@@ -10,8 +10,10 @@ type ScoreFunc func(pod *PodInfo, node *NodeInfo) int64
 
 // PreScoreFunc looks once per cycle at the nodes that passed the filters
 // (feasible) and at every node (all), and keeps what Score needs in the
-// pod's CycleState.
-type PreScoreFunc func(pod *PodInfo, feasible, all []*NodeInfo)
+// pod's CycleState. It returns skip when the plugin has nothing to score
+// the pod by (the framework's Skip status): then its Score and Normalize
+// do not run and it adds 0 to every node.
+type PreScoreFunc func(pod *PodInfo, feasible, all []*NodeInfo) (skip bool)
 
 // ScorePlugin is a named, weighted score, as the framework's ScorePlugin
 // with its ScoreExtensions.
