@@ -14,7 +14,10 @@
 // real CrashLoopBackOff back-off; init containers run in order before the
 // pod's, sidecars (restartPolicy: Always init containers) keep running
 // beside them; liveness and readiness probes are worked out from the
-// script's files or the annotation (probes.go). The lifecycle is a pure
+// script's files or the annotation (probes.go). The pod is Ready when its
+// containers are and, as the status manager decides it, the condition of
+// every readiness gate is True (written by someone else through
+// pods/status; reason ReadinessGatesNotReady until then). The lifecycle is a pure
 // function, nextTransition (pods.go): what the kubelet knows of the pod
 // and the time give the next change, written as one status update; there
 // is no goroutine per container. What a container printed is computed

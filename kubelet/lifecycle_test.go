@@ -269,3 +269,40 @@ func TestSidecarRestartsAndStopsWithThePod(t *testing.T) {
 	assert.NotNil(t, pod.Status.InitContainerStatuses[0].State.Terminated, "stopped with the pod")
 	assert.Equal(t, "Completed", pod.Status.ContainerStatuses[0].State.Terminated.Reason)
 }
+
+// A readiness gate holds Ready False (ContainersReady True) until a
+// controller writes the gate's condition True through pods/status; then
+// the kubelet, seeing the pod change, makes it Ready.
+func TestReadinessGateHoldsReadyUntilItsConditionIsTrue(t *testing.T) {
+	f := newFixture(t, Config{})
+	const gate = "example.com/load-balancer"
+	f.createPod("gated", func(p *corev1.Pod) {
+		p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: gate}}
+	})
+	f.settle()
+	pod := f.pod("gated")
+	assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
+	assert.Equal(t, corev1.ConditionTrue, podCondition(pod, corev1.ContainersReady).Status)
+	ready := podCondition(pod, corev1.PodReady)
+	assert.Equal(t, corev1.ConditionFalse, ready.Status)
+	assert.Equal(t, "ReadinessGatesNotReady", ready.Reason)
+	assert.Equal(t, `corresponding condition of pod readiness gate "example.com/load-balancer" does not exist.`, ready.Message)
+
+	setGate := func(status corev1.ConditionStatus) {
+		patch := `{"status":{"conditions":[{"type":"` + gate + `","status":"` + string(status) + `"}]}}`
+		_, err := f.env.Client.Pods().Patch(f.ctx, "default", "gated", "application/strategic-merge-patch+json", []byte(patch), "status")
+		require.NoError(t, err)
+		f.settle()
+	}
+	setGate(corev1.ConditionFalse)
+	ready = podCondition(f.pod("gated"), corev1.PodReady)
+	assert.Equal(t, corev1.ConditionFalse, ready.Status)
+	assert.Equal(t, `the status of pod readiness gate "example.com/load-balancer" is not "True", but False`, ready.Message)
+
+	setGate(corev1.ConditionTrue)
+	pod = f.pod("gated")
+	ready = podCondition(pod, corev1.PodReady)
+	assert.Equal(t, corev1.ConditionTrue, ready.Status)
+	assert.Empty(t, ready.Reason)
+	assert.Equal(t, corev1.ConditionTrue, podCondition(pod, gate).Status, "the controller's condition is kept")
+}

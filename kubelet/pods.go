@@ -802,6 +802,7 @@ func (k *Kubelet) renderStatus(pod *corev1.Pod, rt *podRuntime, now time.Time) c
 		ready = corev1.PodCondition{Status: corev1.ConditionFalse, Reason: "ContainersNotReady",
 			Message: fmt.Sprintf("containers with unready status: [%s]", strings.Join(unready, " "))}
 	}
+	podReady := readinessGated(pod, ready, st.Conditions)
 	sandbox := corev1.ConditionFalse
 	if rt.stage == stageStarted && !terminal {
 		sandbox = corev1.ConditionTrue
@@ -809,7 +810,7 @@ func (k *Kubelet) renderStatus(pod *corev1.Pod, rt *podRuntime, now time.Time) c
 	owned := []corev1.PodCondition{
 		{Type: corev1.PodReadyToStartContainers, Status: sandbox},
 		initialized,
-		{Type: corev1.PodReady, Status: ready.Status, Reason: ready.Reason, Message: ready.Message},
+		{Type: corev1.PodReady, Status: podReady.Status, Reason: podReady.Reason, Message: podReady.Message},
 		{Type: corev1.ContainersReady, Status: ready.Status, Reason: ready.Reason, Message: ready.Message},
 	}
 	conds := make([]corev1.PodCondition, 0, len(owned)+len(st.Conditions))
@@ -843,6 +844,36 @@ func (k *Kubelet) renderStatus(pod *corev1.Pod, rt *podRuntime, now time.Time) c
 	}
 	sort.SliceStable(st.ContainerStatuses, func(i, j int) bool { return st.ContainerStatuses[i].Name < st.ContainerStatuses[j].Name })
 	return st
+}
+
+// ReadinessGatesNotReady is the Ready condition's reason when the
+// containers are ready but a readiness gate is not.
+const ReadinessGatesNotReady = "ReadinessGatesNotReady"
+
+// readinessGated is the status manager's GeneratePodReadyCondition: the
+// pod is Ready when its containers are (containersReady) and the
+// condition of every readiness gate is present in conds and True. Those
+// conditions are someone else's to write (a load balancer's controller,
+// say), through the status subresource; the kubelet keeps them and reads
+// them here.
+func readinessGated(pod *corev1.Pod, containersReady corev1.PodCondition, conds []corev1.PodCondition) corev1.PodCondition {
+	if containersReady.Status != corev1.ConditionTrue {
+		return containersReady
+	}
+	var unready []string
+	for _, g := range pod.Spec.ReadinessGates {
+		i := slices.IndexFunc(conds, func(c corev1.PodCondition) bool { return c.Type == g.ConditionType })
+		switch {
+		case i < 0:
+			unready = append(unready, fmt.Sprintf("corresponding condition of pod readiness gate %q does not exist.", string(g.ConditionType)))
+		case conds[i].Status != corev1.ConditionTrue:
+			unready = append(unready, fmt.Sprintf("the status of pod readiness gate %q is not \"True\", but %v", string(g.ConditionType), conds[i].Status))
+		}
+	}
+	if len(unready) > 0 {
+		return corev1.PodCondition{Status: corev1.ConditionFalse, Reason: ReadinessGatesNotReady, Message: strings.Join(unready, ", ")}
+	}
+	return containersReady
 }
 
 func containerStatus(c containerRuntime) corev1.ContainerStatus {

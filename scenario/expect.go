@@ -81,7 +81,7 @@ func (r *Runner) check(ctx context.Context, e *Expectation) (bool, string, error
 		}
 		return valuesEqual(v, e.Equals), formatValue(v), nil
 	case ExpectCount:
-		l, err := dyn.List(ctx, ns, client.ListOptions{LabelSelector: e.Object.Selector})
+		l, err := dyn.List(ctx, ns, client.ListOptions{LabelSelector: e.Object.Selector, FieldSelector: e.Object.FieldSelector})
 		if err != nil {
 			return false, "", err
 		}

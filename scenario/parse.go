@@ -1045,14 +1045,14 @@ func (p *parser) expect(n *yaml.Node, s *Step) error {
 }
 
 func (p *parser) expectation(n *yaml.Node) (*Expectation, error) {
-	f, err := p.fields(n, "expect", "kind", "apiVersion", "name", "namespace", "selector",
+	f, err := p.fields(n, "expect", "kind", "apiVersion", "name", "namespace", "selector", "fieldSelector",
 		"exists", "field", "equals", "phase", "count", "event")
 	if err != nil {
 		return nil, err
 	}
 	e := &Expectation{Line: n.Line}
 	if v, ok := f["event"]; ok {
-		for _, k := range []string{"exists", "field", "equals", "phase", "selector", "apiVersion"} {
+		for _, k := range []string{"exists", "field", "equals", "phase", "selector", "fieldSelector", "apiVersion"} {
 			if _, both := f[k]; both {
 				return nil, p.errf(v, "expect.event: cannot be combined with %s", k)
 			}

@@ -257,6 +257,19 @@ func TestParsePatchBySelector(t *testing.T) {
 	assert.Equal(t, `{"metadata":{"annotations":{"a":"b"}}}`, string(s.Steps[0].Patch))
 }
 
+// An expect's count may narrow its selector with a field selector: the
+// pods on one node.
+func TestParseExpectCountByFieldSelector(t *testing.T) {
+	s, err := Parse("s.yaml", []byte("steps:\n- expect: {kind: Pod, selector: app=web, fieldSelector: spec.nodeName=node-1, count: 1}\n"), readMap(nil))
+	require.NoError(t, err)
+	require.Len(t, s.Steps[0].Expects, 1)
+	e := s.Steps[0].Expects[0]
+	assert.Equal(t, ObjectRef{Kind: "Pod", Selector: "app=web", FieldSelector: "spec.nodeName=node-1"}, e.Object)
+	assert.Equal(t, "1 Pod -l app=web --field-selector spec.nodeName=node-1", e.String())
+	_, err = Parse("s.yaml", []byte("steps:\n- expect: {kind: Pod, name: a, fieldSelector: spec.nodeName=node-1, field: .x, equals: 1}\n"), readMap(nil))
+	require.EqualError(t, err, "s.yaml:2: expect: give a name or a selector, not both")
+}
+
 // Step-mode leader election: the candidates and the durations are read,
 // and stopComponent names a candidate.
 func TestParseLeaderElection(t *testing.T) {

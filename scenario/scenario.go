@@ -236,9 +236,10 @@ type ObjectRef struct {
 	Namespace  string
 	Name       string
 	Selector   string
-	// FieldSelector narrows a selector's matches (delete and patch steps):
-	// status.phase=Running picks the running pods, as kubectl's
-	// --field-selector does.
+	// FieldSelector narrows a selector's matches (delete and patch steps,
+	// and an expect's count): status.phase=Running picks the running pods,
+	// spec.nodeName=node-1 those on node-1, as kubectl's --field-selector
+	// does.
 	FieldSelector string
 }
 
@@ -304,6 +305,9 @@ func (e *Expectation) String() string {
 		return fmt.Sprintf("%s %s == %s", e.Object, e.Field, formatValue(e.Equals))
 	case ExpectCount:
 		s := fmt.Sprintf("%d %s", e.Count, e.Object)
+		if e.Object.FieldSelector != "" {
+			s += " --field-selector " + e.Object.FieldSelector
+		}
 		if e.Phase != "" {
 			s += " phase=" + e.Phase
 		}

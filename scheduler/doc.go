@@ -10,12 +10,20 @@
 //   - queue: a pod enters the queue when its informer sees it unbound; a pod
 //     nothing fits waits among the unschedulable pods until a cluster event
 //     could make it fit (a node added, or changed in what scheduling looks
-//     at; a bound pod deleted or finished) or a safety-net timer runs out
+//     at; a bound pod deleted or finished; for a pod InterPodAffinity or
+//     PodTopologySpread rejected, a pod landing on a node or changing its
+//     labels) or a safety-net timer runs out
 //     (podMaxInUnschedulablePodsDuration, 5 minutes);
+//   - PreFilter plugins look at every node once (InterPodAffinity and
+//     PodTopologySpread count the pods of each topology domain) and keep
+//     what they found in the cycle's CycleState (cyclestate.go);
 //   - filter plugins, each a pure function with the reason kube-scheduler
 //     gives, run in the default profile's order: NodeUnschedulable,
 //     NodeName, NodeReady, TaintToleration, NodeAffinity (nodeSelector),
-//     NodeResourcesFit (cpu, memory, pod count);
+//     NodeResourcesFit (cpu, memory, pod count), VolumeBinding,
+//     PodTopologySpread (topologySpreadConstraints, DoNotSchedule),
+//     InterPodAffinity (required podAffinity and podAntiAffinity, and the
+//     running pods' required anti-affinity);
 //   - percentageOfNodesToScore (Framework.PercentageOfNodesToScore, the
 //     profile's field): a cycle filters nodes only until it has found
 //     NumFeasibleNodesToFind feasible ones — every node in a cluster of
@@ -27,10 +35,13 @@
 //     node is tried, so the FailedScheduling message still counts them
 //     all. Preemption likewise dry-runs only NumCandidates nodes (10 %, at
 //     least 100) from a random offset;
-//   - score plugins on the nodes that passed: NodeResourcesFit with the
-//     LeastAllocated strategy and a SelectorSpread-like spreading of the pods
-//     of one controller; a weighted sum; ties are broken by the injected
-//     random source, so a seed gives the same placement every run;
+//   - score plugins on the nodes that passed, each after its PreScore,
+//     with the default profile's weights: NodeResourcesFit with the
+//     LeastAllocated strategy (1), PodTopologySpread (2: ScheduleAnyway
+//     constraints, or the system defaults that spread a controller's pods
+//     by hostname and zone), InterPodAffinity (2: preferred terms); a
+//     weighted sum; ties are broken by the injected random source, so a
+//     seed gives the same placement every run;
 //   - bind: POST pods/<name>/binding; the node's requested resources are
 //     "assumed" at once, before the informer sees the bound pod, so the
 //     next decision already counts it (the scheduler cache's AssumePod).
@@ -72,9 +83,15 @@
 //     keeps pods off it. kubesim checks the condition directly so a lesson
 //     works even with the node lifecycle controller turned off; a pod that
 //     tolerates the matching taint passes, as it would in Kubernetes.
-//   - Spreading is the old SelectorSpread plugin simplified to "pods with
-//     the same controller owner", where Kubernetes today uses
-//     PodTopologySpread's default constraints over hostname and zone.
+//   - PodTopologySpread's system default constraints (for a pod without
+//     constraints of its own) count the pods of the pod's controller,
+//     where kube-scheduler counts the pods matching the selectors of the
+//     Services, ReplicaSets, StatefulSets and ReplicationControllers that
+//     select the pod: a map look-up per node instead of a pass over its
+//     pods, the same pods for a ReplicaSet or StatefulSet, and no
+//     spreading for a pod without a controller (podtopologyspread.go).
+//     The plugins' arguments (hardPodAffinityWeight, defaultConstraints,
+//     defaultingType) are the defaults, not settings.
 //   - VolumeBinding (volumes.go): a missing claim or an unbound Immediate
 //     one rejects every node (PreFilter); a bound volume's node affinity
 //     and the free or provisionable volumes of a WaitForFirstConsumer
@@ -85,12 +102,13 @@
 //   - Preemption (preemption.go) evicts lower-priority
 //     pods when nothing fits, respecting PodDisruptionBudgets where it can.
 //   - Left out: the "preemption: ..." tail on the FailedScheduling
-//     message, the PrioritySort queue order (the queue is FIFO), required and preferred node affinity
-//     (kubesim's PodSpec has no affinity field: only nodeSelector), inter-pod
-//     affinity, topology spread constraints, volumes and their limits, host
-//     ports, PreferNoSchedule scoring, BalancedAllocation and ImageLocality
-//     scores, scheduling gates, extenders, multiple profiles, and the per-pod
-//     back-off before a requeued pod is retried.
+//     message, the PrioritySort queue order (the queue is FIFO), preferred
+//     node affinity scoring, volume limits, host ports, PreferNoSchedule
+//     scoring, BalancedAllocation and ImageLocality scores, extenders,
+//     multiple profiles, queueing hints (a pod-related event wakes every
+//     pod the two pod-counting filters rejected), a namespace's labels
+//     changing waking the pods whose terms select namespaces, and the
+//     per-pod back-off before a requeued pod is retried.
 //
 // Read the real one in k8s.io/kubernetes/pkg/scheduler: schedule_one.go
 // (the cycle, FitError's message, binding), framework/plugins/* (one

@@ -32,10 +32,19 @@ const (
 // reasons it may not.
 type FilterFunc func(pod *PodInfo, node *NodeInfo) []string
 
-// FilterPlugin is a named filter, as the framework's FilterPlugin.
+// PreFilterFunc looks at the pod and every node once, before any node is
+// filtered, and keeps what its Filter needs in the pod's CycleState. It
+// returns why no node can fit ("" to go on): the message of a PreFilter
+// rejection.
+type PreFilterFunc func(pod *PodInfo, nodes []*NodeInfo) string
+
+// FilterPlugin is a named filter, as the framework's FilterPlugin, with
+// its PreFilter if it has one.
 type FilterPlugin struct {
 	// Name is the plugin's name in kube-scheduler (NodeResourcesFit...).
 	Name string
+	// PreFilter, if set, runs once per cycle before the filters.
+	PreFilter PreFilterFunc
 	// Filter is the check.
 	Filter FilterFunc
 }
@@ -52,6 +61,8 @@ func DefaultFilters() []FilterPlugin {
 		{Name: "NodeAffinity", Filter: NodeAffinity},
 		{Name: "NodeResourcesFit", Filter: NodeResourcesFit},
 		{Name: "VolumeBinding", Filter: VolumeBinding},
+		{Name: "PodTopologySpread", PreFilter: PodTopologySpreadPreFilter, Filter: PodTopologySpreadFilter},
+		{Name: "InterPodAffinity", PreFilter: InterPodAffinityPreFilter, Filter: InterPodAffinityFilter},
 	}
 }
 

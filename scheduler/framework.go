@@ -148,6 +148,12 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand
 	if n == 0 {
 		return
 	}
+	// The cycle's state lives as long as this call.
+	defer func() { pod.state = CycleState{} }()
+	if msg := f.preFilter(pod, nodes); msg != "" {
+		d.PreFilterMsg = msg
+		return
+	}
 	toFind := f.NumFeasibleNodesToFind(n)
 	if len(f.Scores) == 0 {
 		// Nothing to compare nodes by: the first feasible one will do
@@ -208,11 +214,14 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand
 	}
 	raw := d.raw[:len(d.feasible)]
 	for _, sp := range f.Scores {
+		if sp.PreScore != nil && sp.PreScore(pod, d.feasibleNodes, nodes) {
+			continue // Skip: nothing to score by
+		}
 		for k, ni := range d.feasibleNodes {
 			raw[k] = sp.Score(pod, ni)
 		}
 		if sp.Normalize != nil {
-			sp.Normalize(raw)
+			sp.Normalize(pod, raw)
 		}
 		for k, i := range d.feasible {
 			d.Nodes[i].Score += sp.Weight * raw[k]
@@ -243,6 +252,32 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand
 		}
 		pick--
 	}
+}
+
+// preFilter runs the PreFilter plugins in order over every node; the
+// first rejection is returned and ends the cycle.
+func (f *Framework) preFilter(pod *PodInfo, nodes []*NodeInfo) string {
+	for _, fp := range f.Filters {
+		if fp.PreFilter == nil {
+			continue
+		}
+		if msg := fp.PreFilter(pod, nodes); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// rejectedByPodFilters reports whether a filter that looks at the pods on
+// the nodes (InterPodAffinity, PodTopologySpread) rejected a node, so that
+// a change of pods may make the pod fit.
+func (d *Decision) rejectedByPodFilters() bool {
+	for i := range d.Nodes {
+		if f := d.Nodes[i].Filter; f == "InterPodAffinity" || f == "PodTopologySpread" {
+			return true
+		}
+	}
+	return false
 }
 
 // Copy returns a copy of d that shares no memory d's next decision will

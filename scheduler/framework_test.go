@@ -35,29 +35,6 @@ func TestLeastAllocated(t *testing.T) {
 	}
 }
 
-func TestSpread(t *testing.T) {
-	ni := withPods(NewNodeInfo(testNode("n")), testPod("a", "", "", ownedBy("u")), testPod("b", "", "", ownedBy("u")), testPod("c", "", "", ownedBy("v")))
-	assert.Equal(t, int64(2), SpreadCount(NewPodInfo(testPod("p", "", "", ownedBy("u"))), ni))
-	assert.Equal(t, int64(1), SpreadCount(NewPodInfo(testPod("p", "", "", ownedBy("v"))), ni))
-	assert.Equal(t, int64(0), SpreadCount(NewPodInfo(testPod("p", "", "")), ni), "a pod without controller spreads nothing")
-
-	for _, tc := range []struct {
-		name    string
-		in, out []int64
-	}{
-		{"none anywhere", []int64{0, 0, 0}, []int64{100, 100, 100}},
-		{"linear", []int64{0, 1, 2}, []int64{100, 50, 0}},
-		{"thirds", []int64{3, 1, 0}, []int64{0, 66, 100}},
-		{"all equal", []int64{2, 2}, []int64{0, 0}},
-		{"empty", []int64{}, []int64{}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			NormalizeSpread(tc.in)
-			assert.Equal(t, tc.out, tc.in)
-		})
-	}
-}
-
 func TestFitErrorMessage(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -141,46 +118,27 @@ func TestScheduleScoresAndTies(t *testing.T) {
 
 	var d Decision
 	fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(1, 0)), &d)
-	// LeastAllocated: cpu (4-2)/4 = 50, memory 87 → 68; no controller, so
-	// spreading gives every node 100: 168.
+	// LeastAllocated: cpu (4-2)/4 = 50, memory 87 → 68; no controller and
+	// no constraints, so PodTopologySpread is skipped (0), and so is
+	// InterPodAffinity: 68.
 	other := map[string]string{"node-1": "node-3", "node-3": "node-1"}[d.Chosen]
 	want := map[string]string{
-		d.Chosen: d.Chosen + ": score 168 (tie, picked by seed)",
-		other:    other + ": score 168",
+		d.Chosen: d.Chosen + ": score 68 (tie, picked by seed)",
+		other:    other + ": score 68",
 	}
 	assert.Equal(t, want["node-1"]+" | node-2: Insufficient cpu | "+want["node-3"], d.String())
 	assert.Nil(t, d.FitError())
 
 	// One node clearly best: marked chosen, the random source untouched.
 	// node-1 now has 1 cpu and 200Mi (defaulted) taken: cpu 25, memory 85
-	// → 55, plus 100 for spreading.
+	// → 55.
 	r, fresh := rand.New(rand.NewPCG(7, 7)), rand.New(rand.NewPCG(7, 7))
 	withPods(nodes[0], testPod("x", "1", "", func(p *corev1.Pod) { p.Spec.NodeName = "node-1" }))
 	fw.Schedule(pod, nodes, 0, r, &d)
 	assert.Equal(t, "node-3", d.Chosen)
 	assert.Equal(t, 1, d.Ties)
-	assert.Equal(t, "node-1: score 155 | node-2: Insufficient cpu | node-3: score 168 (chosen)", d.String())
+	assert.Equal(t, "node-1: score 55 | node-2: Insufficient cpu | node-3: score 68 (chosen)", d.String())
 	assert.Equal(t, fresh.Uint64(), r.Uint64(), "no tie, no draw")
-}
-
-func TestScheduleSpreadsAController(t *testing.T) {
-	nodes := nodeInfos(testNode("node-1"), testNode("node-2"), testNode("node-3"))
-	fw := DefaultFramework()
-	r := rand.New(rand.NewPCG(3, 4))
-	perNode := map[string]int{}
-	var d Decision
-	for i := range 9 {
-		pi := NewPodInfo(testPod("web-"+string(rune('a'+i)), "100m", "128Mi", ownedBy("rs-uid")))
-		fw.Schedule(pi, nodes, 0, r, &d)
-		require.NotEmpty(t, d.Chosen)
-		perNode[d.Chosen]++
-		for _, n := range nodes {
-			if n.Node.Name == d.Chosen {
-				n.AddPod(pi)
-			}
-		}
-	}
-	assert.Equal(t, map[string]int{"node-1": 3, "node-2": 3, "node-3": 3}, perNode)
 }
 
 func TestDecisionCopyIsIndependent(t *testing.T) {

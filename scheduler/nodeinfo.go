@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
 )
 
 // The requests a container is assumed to make when it states none, for
@@ -71,6 +72,35 @@ type PodInfo struct {
 	// Volumes is what the pod's claims ask of a node (nil: no claims);
 	// the scheduler fills it from its caches (VolumeBinding's PreFilter).
 	Volumes *VolumeInfo
+
+	// The pod's inter-pod affinity terms, parsed once, as the framework's
+	// PodInfo keeps them: what the pod asks of the pods around it, and,
+	// once it runs, what it asks of the pods scheduled after it.
+	RequiredAffinityTerms      []AffinityTerm
+	RequiredAntiAffinityTerms  []AffinityTerm
+	PreferredAffinityTerms     []WeightedAffinityTerm
+	PreferredAntiAffinityTerms []WeightedAffinityTerm
+	// ParseError is why a term's selector could not be parsed (validation
+	// keeps such pods out; a pod with one fits no node).
+	ParseError error
+	// NamespaceLabels are the labels of the pod's namespace, which the
+	// namespaceSelector of other pods' terms is matched against; the
+	// scheduler fills them from its namespace informer for the pod it
+	// schedules (GetNamespaceLabelsSnapshot).
+	NamespaceLabels labels.Set
+
+	// nodesWithAffinity and nodesWithRequiredAntiAffinity, when
+	// affinityNodesKnown, are the nodes that have pods with inter-pod
+	// affinity terms, and with required anti-affinity terms
+	// (SetNodesWithAffinity).
+	nodesWithAffinity, nodesWithRequiredAntiAffinity []*NodeInfo
+	affinityNodesKnown                               bool
+
+	// state is what this cycle's PreFilter and PreScore plugins found for
+	// their Filter and Score halves (cyclestate.go): kube-scheduler's
+	// CycleState, kept on the PodInfo of the pod being scheduled, which
+	// lives for one cycle.
+	state CycleState
 }
 
 // NewPodInfo computes the PodInfo of pod.
@@ -108,7 +138,26 @@ func NewPodInfo(pod *corev1.Pod) *PodInfo {
 	if ref := api.GetControllerOf(&pod.ObjectMeta); ref != nil {
 		pi.OwnerUID = string(ref.UID)
 	}
+	pi.parseAffinityTerms()
 	return pi
+}
+
+// SetNodesWithAffinity tells the pod's cycle which nodes have pods with
+// inter-pod affinity terms (withAffinity) and with required anti-affinity
+// terms (withRequiredAnti), as kube-scheduler's snapshot keeps them
+// (HavePodsWithAffinityList, HavePodsWithRequiredAntiAffinityList): then
+// InterPodAffinity visits only those for the running pods' terms, and a
+// cycle in a cluster where no pod has terms visits no node for them. Not
+// told, the plugin looks at every node's pods.
+func (p *PodInfo) SetNodesWithAffinity(withAffinity, withRequiredAnti []*NodeInfo) {
+	p.nodesWithAffinity, p.nodesWithRequiredAntiAffinity, p.affinityNodesKnown = withAffinity, withRequiredAnti, true
+}
+
+// HasAffinity reports whether the pod has inter-pod affinity terms of any
+// kind (NodeInfo.PodsWithAffinity).
+func (p *PodInfo) HasAffinity() bool {
+	return len(p.RequiredAffinityTerms) > 0 || len(p.RequiredAntiAffinityTerms) > 0 ||
+		len(p.PreferredAffinityTerms) > 0 || len(p.PreferredAntiAffinityTerms) > 0
 }
 
 // NodeInfo is a node with the totals of the pods on it: the framework's
@@ -128,8 +177,22 @@ type NodeInfo struct {
 	// Ready is the status of the node's Ready condition (Unknown when it
 	// has none).
 	Ready corev1.ConditionStatus
-	// owners counts the pods on the node per controller uid, for spreading.
+	// The node's hostname and zone labels, which the default spreading
+	// reads for every node of every cycle, kept out of the label map
+	// (Label).
+	hostname, zone       string
+	hasHostname, hasZone bool
+	// owners counts the pods on the node per controller uid, for the
+	// default spreading (podtopologyspread.go).
 	owners map[string]int32
+	// Pods are the pods on the node, bound or assumed, in no particular
+	// order; PodsWithAffinity those of them with inter-pod affinity terms
+	// and PodsWithRequiredAntiAffinity those with required anti-affinity
+	// terms, so that InterPodAffinity looks at few pods when few have
+	// terms, as the framework's NodeInfo allows.
+	Pods                         []*PodInfo
+	PodsWithAffinity             []*PodInfo
+	PodsWithRequiredAntiAffinity []*PodInfo
 }
 
 // NewNodeInfo returns the NodeInfo of node with no pods on it.
@@ -150,12 +213,26 @@ func (n *NodeInfo) SetNode(node *corev1.Node) {
 		alloc = node.Status.Capacity
 	}
 	n.Allocatable = resourcesOf(alloc)
+	n.hostname, n.hasHostname = node.Labels[corev1.LabelHostname]
+	n.zone, n.hasZone = node.Labels[corev1.LabelTopologyZone]
 	n.Ready = corev1.ConditionUnknown
 	for _, c := range node.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			n.Ready = c.Status
 		}
 	}
+}
+
+// Label returns the node's value of the label key, and whether it has it.
+func (n *NodeInfo) Label(key string) (string, bool) {
+	switch key {
+	case corev1.LabelHostname:
+		return n.hostname, n.hasHostname
+	case corev1.LabelTopologyZone:
+		return n.zone, n.hasZone
+	}
+	v, ok := n.Node.Labels[key]
+	return v, ok
 }
 
 // AddPod counts pod on the node.
@@ -168,6 +245,27 @@ func (n *NodeInfo) AddPod(pod *PodInfo) {
 		}
 		n.owners[pod.OwnerUID]++
 	}
+	n.Pods = append(n.Pods, pod)
+	if pod.HasAffinity() {
+		n.PodsWithAffinity = append(n.PodsWithAffinity, pod)
+	}
+	if len(pod.RequiredAntiAffinityTerms) > 0 {
+		n.PodsWithRequiredAntiAffinity = append(n.PodsWithRequiredAntiAffinity, pod)
+	}
+}
+
+// removePodInfo drops the pod with pod's key from pods, not keeping the
+// order (the framework's NodeInfo.RemovePod does the same).
+func removePodInfo(pods []*PodInfo, pod *PodInfo) []*PodInfo {
+	for i, p := range pods {
+		if p.Key == pod.Key {
+			last := len(pods) - 1
+			pods[i] = pods[last]
+			pods[last] = nil
+			return pods[:last]
+		}
+	}
+	return pods
 }
 
 // RemovePod stops counting pod on the node.
@@ -180,6 +278,13 @@ func (n *NodeInfo) RemovePod(pod *PodInfo) {
 		} else {
 			n.owners[pod.OwnerUID]--
 		}
+	}
+	n.Pods = removePodInfo(n.Pods, pod)
+	if pod.HasAffinity() {
+		n.PodsWithAffinity = removePodInfo(n.PodsWithAffinity, pod)
+	}
+	if len(pod.RequiredAntiAffinityTerms) > 0 {
+		n.PodsWithRequiredAntiAffinity = removePodInfo(n.PodsWithRequiredAntiAffinity, pod)
 	}
 }
 

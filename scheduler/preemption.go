@@ -71,6 +71,10 @@ func (n *NodeInfo) clone() *NodeInfo {
 	for k, v := range n.owners {
 		c.owners[k] = v
 	}
+	// RemovePod reorders these in place: the copy needs its own.
+	c.Pods = slices.Clone(n.Pods)
+	c.PodsWithAffinity = slices.Clone(n.PodsWithAffinity)
+	c.PodsWithRequiredAntiAffinity = slices.Clone(n.PodsWithRequiredAntiAffinity)
 	return &c
 }
 
@@ -107,6 +111,13 @@ func NumCandidates(numNodes int) int {
 // budget (DryRunPreemption, whose offset is random: GetOffsetAndNumCandidates);
 // in a cluster of up to MinCandidateNodesAbsolute nodes it tries them all.
 func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int, podsOn map[string][]*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (Candidate, bool) {
+	if len(nodes) == 0 {
+		return Candidate{}, false
+	}
+	defer func() { pod.state = CycleState{} }()
+	if f.preFilter(pod, nodes) != "" {
+		return Candidate{}, false // no node could fit, whatever is removed
+	}
 	var cands []Candidate
 	numCandidates, nonViolating := NumCandidates(len(nodes)), 0
 	for i := range nodes {
@@ -157,14 +168,22 @@ func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int,
 // selectVictimsOnNode takes every lower-priority pod off the node; if the
 // pod then fits, it puts back as many as still leave room, the most
 // important first and those a budget protects before the others.
-func (f *Framework) selectVictimsOnNode(pod *PodInfo, ni *NodeInfo, pods []*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (Candidate, bool) {
-	prio := PodPriority(pod.Pod)
+func (f *Framework) selectVictimsOnNode(preemptor *PodInfo, ni *NodeInfo, pods []*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (Candidate, bool) {
+	prio := PodPriority(preemptor.Pod)
 	n := ni.clone()
+	// The dry run changes the PreFilter state of this node's run only.
+	pc := *preemptor
+	pod := &pc
+	pod.state = preemptor.state.cloneFilterState()
+	remove := func(p *PodInfo) {
+		n.RemovePod(p)
+		pod.state.removePod(pod, p, n)
+	}
 	var lower []*PodInfo
 	for _, p := range pods {
 		if PodPriority(p.Pod) < prio {
 			lower = append(lower, p)
-			n.RemovePod(p)
+			remove(p)
 		}
 	}
 	if len(lower) == 0 || !f.fits(pod, n) {
@@ -180,10 +199,11 @@ func (f *Framework) selectVictimsOnNode(pod *PodInfo, ni *NodeInfo, pods []*PodI
 	c := Candidate{Node: ni.Node.Name}
 	reprieve := func(p *PodInfo) bool {
 		n.AddPod(p)
+		pod.state.addPod(pod, p, n)
 		if f.fits(pod, n) {
 			return true
 		}
-		n.RemovePod(p)
+		remove(p)
 		c.Victims = append(c.Victims, p)
 		return false
 	}
@@ -272,6 +292,7 @@ func (s *Scheduler) preempt(ctx context.Context, pod *corev1.Pod, info *PodInfo)
 		})
 	}
 	nodes, offset := s.sortedLocked(), 0
+	info.SetNodesWithAffinity(s.nodesWithAffinityLocked())
 	if NumCandidates(len(nodes)) < len(nodes) {
 		// A random start, so that a large cluster's preemptions do not all
 		// look at the same nodes (GetOffsetAndNumCandidates). A cluster

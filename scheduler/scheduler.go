@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/client/record"
@@ -104,6 +105,8 @@ type Scheduler struct {
 	claims  *cache.Informer[*corev1.PersistentVolumeClaim]
 	volumes *cache.Informer[*corev1.PersistentVolume]
 	classes *cache.Informer[*storagev1.StorageClass]
+	// namespaces, for the namespaceSelector of inter-pod affinity terms.
+	namespaces *cache.Informer[*corev1.Namespace]
 	// Preemption, the PostFilter (preemption.go).
 	preemption *preemption
 
@@ -119,14 +122,26 @@ type Scheduler struct {
 	// sorted lists the nodeInfos with a node, by name; nil when a node
 	// came or went and it must be rebuilt.
 	sorted []*NodeInfo
+	// withAffinity and withRequiredAntiAffinity list the nodes of sorted
+	// that have pods with inter-pod affinity terms, and with required
+	// anti-affinity terms (PodInfo.SetNodesWithAffinity); rebuilt when
+	// affinityDirty, which a pod with terms coming or going sets.
+	withAffinity, withRequiredAntiAffinity []*NodeInfo
+	affinityDirty                          bool
 	// podStates are the pods counted on nodes, by namespace/name.
 	podStates map[string]*podState
 	// nextStartNodeIndex is where in sorted the next cycle starts
 	// filtering (kube-scheduler's Scheduler.nextStartNodeIndex).
 	nextStartNodeIndex int
 	// unschedulable are the pods nothing fitted, waiting for an event
-	// (the scheduling queue's unschedulablePods).
-	unschedulable map[string]struct{}
+	// (the scheduling queue's unschedulablePods); waitingForPods those of
+	// them that a filter looking at other pods (InterPodAffinity,
+	// PodTopologySpread) rejected somewhere, which a pod landing on a node
+	// or changing its labels may let in (the plugins' registered events).
+	// Kept apart so that a binding does not walk every pod waiting for
+	// room.
+	unschedulable  map[string]struct{}
+	waitingForPods map[string]struct{}
 	// prebind are the pods waiting in PreBind for their claims, by key
 	// (volumes.go): assumed on their node, not bound yet.
 	prebind map[string]prebindWait
@@ -176,20 +191,22 @@ func New(cfg Config) (*Scheduler, error) {
 		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
 		recorder: record.New(record.Config{Client: cfg.Client, Component: cfg.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode}),
 		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry, bindTimeout: cfg.BindTimeout,
-		async:         cfg.Mode == runmode.Live,
-		pods:          cache.For(cfg.Informers, cfg.Client.Pods(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		nodes:         cache.For(cfg.Informers, cfg.Client.Nodes(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		claims:        cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		volumes:       cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		classes:       cache.For(cfg.Informers, cfg.Client.StorageClasses(), metav1.NamespaceAll, client.ListOptions{}, logger),
-		nodeInfos:     map[string]*NodeInfo{},
-		podStates:     map[string]*podState{},
-		unschedulable: map[string]struct{}{},
-		prebind:       map[string]prebindWait{},
-		preemption:    newPreemption(cfg.Informers, cfg.Client, logger),
+		async:          cfg.Mode == runmode.Live,
+		pods:           cache.For(cfg.Informers, cfg.Client.Pods(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		nodes:          cache.For(cfg.Informers, cfg.Client.Nodes(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		claims:         cache.For(cfg.Informers, cfg.Client.PersistentVolumeClaims(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		volumes:        cache.For(cfg.Informers, cfg.Client.PersistentVolumes(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		classes:        cache.For(cfg.Informers, cfg.Client.StorageClasses(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		namespaces:     cache.For(cfg.Informers, cfg.Client.Namespaces(), metav1.NamespaceAll, client.ListOptions{}, logger),
+		nodeInfos:      map[string]*NodeInfo{},
+		podStates:      map[string]*podState{},
+		unschedulable:  map[string]struct{}{},
+		waitingForPods: map[string]struct{}{},
+		prebind:        map[string]prebindWait{},
+		preemption:     newPreemption(cfg.Informers, cfg.Client, logger),
 	}
 	ctrl, err := controllers.New(controllers.Config{
-		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes, s.preemption.pdbs},
+		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes, s.namespaces, s.preemption.pdbs},
 		Clock: cfg.Clock, Mode: cfg.Mode, Workers: cfg.Workers, Logger: logger,
 	})
 	if err != nil {
@@ -246,6 +263,12 @@ func (s *Scheduler) responsible(pod *corev1.Pod) bool {
 		(pod.Spec.SchedulerName == s.name || pod.Spec.SchedulerName == "")
 }
 
+// gated reports whether the pod has scheduling gates: kube-scheduler's
+// SchedulingGates plugin keeps such a pod out of the queue (PreEnqueue),
+// and the API server has marked it PodScheduled=False, reason
+// SchedulingGated, when it was created.
+func gated(pod *corev1.Pod) bool { return len(pod.Spec.SchedulingGates) > 0 }
+
 func terminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
@@ -260,6 +283,9 @@ func (s *Scheduler) addPodLocked(key, node string, info *PodInfo, assumed bool) 
 	}
 	ni.AddPod(info)
 	s.podStates[key] = &podState{node: node, info: info, assumed: assumed}
+	if info.HasAffinity() {
+		s.affinityDirty = true
+	}
 }
 
 func (s *Scheduler) removePodLocked(key string, st *podState) {
@@ -269,6 +295,9 @@ func (s *Scheduler) removePodLocked(key string, st *podState) {
 		return
 	}
 	ni.RemovePod(st.info)
+	if st.info.HasAffinity() {
+		s.affinityDirty = true
+	}
 	if ni.Node == nil && ni.Requested.Pods == 0 {
 		delete(s.nodeInfos, st.node)
 	}
@@ -285,10 +314,33 @@ func (s *Scheduler) requeueLocked(cause controllers.Cause) {
 		s.ctrl.Enqueue(k, cause)
 	}
 	clear(s.unschedulable)
+	clear(s.waitingForPods)
+}
+
+// requeueForPodLocked moves back to the queue the unschedulable pods
+// that a pod landing on a node, or changing its labels, may let in: those
+// InterPodAffinity or PodTopologySpread rejected somewhere. The others
+// stay: no pod added to a node makes room for them.
+func (s *Scheduler) requeueForPodLocked(cause controllers.Cause) {
+	if len(s.waitingForPods) == 0 {
+		return
+	}
+	keys := slices.Sorted(maps.Keys(s.waitingForPods))
+	for _, k := range keys {
+		s.dropUnschedulableLocked(k)
+		s.ctrl.Enqueue(k, cause)
+	}
+}
+
+// dropUnschedulableLocked takes key out of the unschedulable pods.
+func (s *Scheduler) dropUnschedulableLocked(key string) {
+	delete(s.unschedulable, key)
+	delete(s.waitingForPods, key)
 }
 
 func (s *Scheduler) sortedLocked() []*NodeInfo {
 	if s.sorted == nil {
+		s.affinityDirty = true
 		s.sorted = make([]*NodeInfo, 0, len(s.nodeInfos))
 		for _, ni := range s.nodeInfos {
 			if ni.Node != nil {
@@ -375,6 +427,12 @@ func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 			s.removePodLocked(key, st)
 		}
 		s.addPodLocked(key, pod.Spec.NodeName, NewPodInfo(pod), false)
+		if st == nil || st.assumed || !maps.Equal(st.info.Pod.Labels, pod.Labels) {
+			// A pod seen on its node for the first time, or with new
+			// labels: a pod waiting for (or kept off by) pods like it
+			// may fit now (AssignedPodAdd, AssignedPodUpdate).
+			s.requeueForPodLocked(controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
+		}
 	case st != nil && st.assumed && pod.Spec.NodeName == "":
 		// The informer has not seen our binding yet: keep assuming.
 	case st != nil:
@@ -382,8 +440,10 @@ func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 		s.removePodLocked(key, st)
 		s.requeueLocked(controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
 	}
-	if !s.responsible(pod) {
-		delete(s.unschedulable, key)
+	if !s.responsible(pod) || gated(pod) {
+		// A gated pod does not enter the queue at all (SchedulingGates's
+		// PreEnqueue); the update that removes its last gate does.
+		s.dropUnschedulableLocked(key)
 		return
 	}
 	if _, waiting := s.unschedulable[key]; waiting {
@@ -392,14 +452,14 @@ func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 		if old != nil && equality.Semantic.DeepEqual(old.Spec, pod.Spec) && maps.Equal(old.Labels, pod.Labels) {
 			return
 		}
-		delete(s.unschedulable, key)
+		s.dropUnschedulableLocked(key)
 	}
 	s.ctrl.Enqueue(key, controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
 }
 
 func (s *Scheduler) podDeletedLocked(pod *corev1.Pod) {
 	key := cache.Key(&pod.ObjectMeta)
-	delete(s.unschedulable, key)
+	s.dropUnschedulableLocked(key)
 	delete(s.prebind, key)
 	if st := s.podStates[key]; st != nil {
 		s.removePodLocked(key, st)
@@ -460,9 +520,10 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	ns, name := cache.SplitKey(key)
 	pod, ok := s.pods.Get(ns, name)
 	s.lock()
-	if !ok || !s.responsible(pod) {
-		// Gone, bound by someone, or not ours: drop it from the queue.
-		delete(s.unschedulable, key)
+	if !ok || !s.responsible(pod) || gated(pod) {
+		// Gone, bound by someone, not ours, or held back by a scheduling
+		// gate: drop it from the queue.
+		s.dropUnschedulableLocked(key)
 		if w, waiting := s.prebind[key]; waiting {
 			delete(s.prebind, key)
 			if !ok || pod.Spec.NodeName != w.node {
@@ -485,7 +546,9 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	}
 	info := NewPodInfo(pod)
 	info.Volumes = s.volumeInfo(pod)
+	s.resolveNamespaces(info)
 	nodes := s.sortedLocked()
+	info.SetNodesWithAffinity(s.nodesWithAffinityLocked())
 	s.fw.Schedule(info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
 	if len(nodes) > 0 {
 		// The next cycle starts where this one stopped, so that every
@@ -499,11 +562,14 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	if chosen == "" {
 		msg = s.last.FitError().Error()
 		s.unschedulable[key] = struct{}{}
+		if s.last.rejectedByPodFilters() {
+			s.waitingForPods[key] = struct{}{}
+		}
 	} else {
 		// Assume before binding, so the next cycle counts this pod even
 		// if the informer reports the binding late.
 		s.addPodLocked(key, chosen, info, true)
-		delete(s.unschedulable, key)
+		s.dropUnschedulableLocked(key)
 	}
 	observe := s.observe
 	var observed Decision
@@ -538,6 +604,53 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		return controllers.Result{}, err
 	}
 	return controllers.Result{RequeueAfter: s.bindTimeout}, nil
+}
+
+// nodesWithAffinityLocked returns the nodes with pods that have
+// inter-pod affinity terms and those with pods that have required
+// anti-affinity terms, rebuilding the lists if a pod with terms, or a
+// node, came or went since.
+func (s *Scheduler) nodesWithAffinityLocked() (withAffinity, withRequiredAnti []*NodeInfo) {
+	nodes := s.sortedLocked()
+	if s.affinityDirty {
+		// New slices, not the old ones emptied: a PodInfo of an earlier
+		// cycle may still hold those.
+		s.withAffinity, s.withRequiredAntiAffinity = nil, nil
+		for _, ni := range nodes {
+			if len(ni.PodsWithAffinity) > 0 {
+				s.withAffinity = append(s.withAffinity, ni)
+			}
+			if len(ni.PodsWithRequiredAntiAffinity) > 0 {
+				s.withRequiredAntiAffinity = append(s.withRequiredAntiAffinity, ni)
+			}
+		}
+		s.affinityDirty = false
+	}
+	return s.withAffinity, s.withRequiredAntiAffinity
+}
+
+// resolveNamespaces gives the pod's inter-pod affinity terms the
+// namespaces their namespaceSelector selects and the pod the labels of its
+// namespace (InterPodAffinity's PreFilter does this with its namespace
+// lister).
+func (s *Scheduler) resolveNamespaces(info *PodInfo) {
+	var nsLabels labels.Set
+	if ns, ok := s.namespaces.Get("", info.Pod.Namespace); ok {
+		nsLabels = ns.Labels
+	}
+	if !info.HasAffinity() {
+		info.NamespaceLabels = nsLabels
+		return
+	}
+	info.ResolveNamespaces(nsLabels, func(sel labels.Selector) []string {
+		var names []string
+		for _, ns := range s.namespaces.List() {
+			if sel.Matches(labels.Set(ns.Labels)) {
+				names = append(names, ns.Name)
+			}
+		}
+		return names
+	})
 }
 
 // forget drops the assumption of key after a failed binding.

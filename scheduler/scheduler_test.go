@@ -194,8 +194,8 @@ func TestPodThatFitsNowhereWaitsForABigNode(t *testing.T) {
 	reasons := []string{evs[0].Reason, evs[1].Reason}
 	assert.ElementsMatch(t, []string{"FailedScheduling", "Scheduled"}, reasons)
 	// cpu 64 of 128 left → 50, memory 255Gi of 256Gi left → 99: 74; no
-	// controller, so spreading adds 100 everywhere.
-	assert.Equal(t, "big: score 174 (chosen) | node-1: Insufficient cpu | node-2: Insufficient cpu | node-3: Insufficient cpu", e.sched.LastDecision().String())
+	// controller and no constraints, so no spreading score.
+	assert.Equal(t, "big: score 74 (chosen) | node-1: Insufficient cpu | node-2: Insufficient cpu | node-3: Insufficient cpu", e.sched.LastDecision().String())
 
 	// The event-driven retry replaced the safety-net timer.
 	_, ok = e.ctrl.NextDeadline()
@@ -386,4 +386,37 @@ func TestSameSeedSamePlacement(t *testing.T) {
 func TestNewValidates(t *testing.T) {
 	_, err := New(Config{})
 	assert.ErrorContains(t, err, "Client, Clock and Rand are required")
+}
+
+// A pod with scheduling gates is not scheduled, nor even tried, until its
+// last gate is removed; then it is scheduled at once.
+func TestSchedulingGatesHoldThePodBack(t *testing.T) {
+	e := newEnv(t, 1)
+	e.createNode("node-1", "4", "8Gi")
+	p := testPod("gated", "", "")
+	p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: "example.com/review"}}
+	e.createPod(p)
+	assert.Empty(t, e.run(), "a gated pod never enters the queue")
+	got := e.pod("gated")
+	assert.Empty(t, got.Spec.NodeName)
+	c := condition(got, corev1.PodScheduled)
+	require.NotNil(t, c)
+	assert.Equal(t, corev1.PodReasonSchedulingGated, c.Reason, "the API server's condition")
+	assert.Empty(t, e.events("gated"))
+
+	// One gate removed: still held.
+	got.Spec.SchedulingGates = got.Spec.SchedulingGates[1:]
+	got, err := e.Client.Pods().Update(e.ctx, got)
+	require.NoError(t, err)
+	assert.Empty(t, e.run())
+	assert.Empty(t, e.pod("gated").Spec.NodeName)
+
+	// The last gate removed: scheduled.
+	got.Spec.SchedulingGates = nil
+	_, err = e.Client.Pods().Update(e.ctx, got)
+	require.NoError(t, err)
+	require.Len(t, e.run(), 1)
+	got = e.pod("gated")
+	assert.Equal(t, "node-1", got.Spec.NodeName)
+	assert.Equal(t, corev1.ConditionTrue, condition(got, corev1.PodScheduled).Status)
 }

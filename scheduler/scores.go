@@ -8,6 +8,13 @@ const MaxNodeScore int64 = 100
 // normalizing, a plugin may return any count).
 type ScoreFunc func(pod *PodInfo, node *NodeInfo) int64
 
+// PreScoreFunc looks once per cycle at the nodes that passed the filters
+// (feasible) and at every node (all), and keeps what Score needs in the
+// pod's CycleState. It returns skip when the plugin has nothing to score
+// the pod by (the framework's Skip status): then its Score and Normalize
+// do not run and it adds 0 to every node.
+type PreScoreFunc func(pod *PodInfo, feasible, all []*NodeInfo) (skip bool)
+
 // ScorePlugin is a named, weighted score, as the framework's ScorePlugin
 // with its ScoreExtensions.
 type ScorePlugin struct {
@@ -15,19 +22,24 @@ type ScorePlugin struct {
 	Name string
 	// Weight multiplies the plugin's scores in the sum.
 	Weight int64
+	// PreScore, if set, runs once per cycle before Score.
+	PreScore PreScoreFunc
 	// Score rates one node.
 	Score ScoreFunc
 	// Normalize, if set, rewrites the raw scores of all the feasible nodes
 	// into 0..MaxNodeScore (NormalizeScore).
-	Normalize func(scores []int64)
+	Normalize func(pod *PodInfo, scores []int64)
 }
 
-// DefaultScores are NodeResourcesFit (LeastAllocated) and SelectorSpread,
-// weight 1 each as in the profiles that had both.
+// DefaultScores are the score plugins of kube-scheduler's default profile
+// that kubesim has, in its order and with its weights: NodeResourcesFit
+// (LeastAllocated) 1, PodTopologySpread 2, InterPodAffinity 2.
 func DefaultScores() []ScorePlugin {
 	return []ScorePlugin{
 		{Name: "NodeResourcesFit", Weight: 1, Score: LeastAllocated},
-		{Name: "SelectorSpread", Weight: 1, Score: SpreadCount, Normalize: NormalizeSpread},
+		{Name: "PodTopologySpread", Weight: 2, PreScore: PodTopologySpreadPreScore, Score: PodTopologySpreadScore, Normalize: NormalizePodTopologySpread},
+		{Name: "InterPodAffinity", Weight: 2, PreScore: InterPodAffinityPreScore, Score: InterPodAffinityScore,
+			Normalize: func(_ *PodInfo, scores []int64) { NormalizeInterPodAffinity(scores) }},
 	}
 }
 
@@ -48,27 +60,4 @@ func leastRequestedScore(requested, capacity int64) int64 {
 		return 0
 	}
 	return (capacity - requested) * MaxNodeScore / capacity
-}
-
-// SpreadCount is the raw spreading score: how many pods of the pod's
-// controller the node already has. NormalizeSpread turns it around.
-func SpreadCount(pod *PodInfo, node *NodeInfo) int64 {
-	return node.PodsOfOwner(pod.OwnerUID)
-}
-
-// NormalizeSpread is SelectorSpread's NormalizeScore: the node with the
-// most pods of the controller scores 0, a node with none MaxNodeScore,
-// linearly between; when no node has any, all score MaxNodeScore.
-func NormalizeSpread(scores []int64) {
-	var most int64
-	for _, s := range scores {
-		most = max(most, s)
-	}
-	for i, s := range scores {
-		if most == 0 {
-			scores[i] = MaxNodeScore
-		} else {
-			scores[i] = MaxNodeScore * (most - s) / most
-		}
-	}
 }

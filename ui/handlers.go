@@ -247,8 +247,11 @@ type decision struct {
 	Chosen string         `json:"chosen"`
 	Ties   int            `json:"ties"`
 	Nodes  []decisionNode `json:"nodes"`
-	Live   bool           `json:"live,omitempty"`
-	raw    scheduler.Decision
+	// PreFilter is why no node was tried (a PreFilter plugin's
+	// rejection of every node at once).
+	PreFilter string `json:"preFilter,omitempty"`
+	Live      bool   `json:"live,omitempty"`
+	raw       scheduler.Decision
 }
 
 type decisionNode struct {
@@ -260,7 +263,7 @@ type decisionNode struct {
 }
 
 func toDecision(d scheduler.Decision) decision {
-	out := decision{Pod: d.Pod, Chosen: d.Chosen, Ties: d.Ties, Nodes: []decisionNode{}}
+	out := decision{Pod: d.Pod, Chosen: d.Chosen, Ties: d.Ties, Nodes: []decisionNode{}, PreFilter: d.PreFilterMsg}
 	for _, n := range d.Nodes {
 		out.Nodes = append(out.Nodes, decisionNode{Node: n.Node, Passed: n.Feasible(), Filter: n.Filter, Reasons: n.Reasons, Score: n.Score})
 	}

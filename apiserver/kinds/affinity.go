@@ -8,15 +8,19 @@ import (
 	"github.com/kubesim/kubesim/api/labels"
 )
 
-// validateAffinity is core validation's validateAffinity for node
-// affinity: a required node selector with at least one term, preferred
-// terms weighted 1-100, and every requirement well formed.
+// validateAffinity is core validation's validateAffinity: for node
+// affinity a required node selector with at least one term, preferred
+// terms weighted 1-100, and every requirement well formed; inter-pod
+// affinity in validatePodAffinity.
 func validateAffinity(a *corev1.Affinity, p *field.Path) field.ErrorList {
-	if a == nil || a.NodeAffinity == nil {
+	if a == nil {
 		return nil
 	}
+	errs := validatePodAffinity(a, p) // podscheduling.go
+	if a.NodeAffinity == nil {
+		return errs
+	}
 	np := p.Child("nodeAffinity")
-	var errs field.ErrorList
 	if req := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
 		errs = append(errs, ValidateNodeSelector(req, np.Child("requiredDuringSchedulingIgnoredDuringExecution"))...)
 	}

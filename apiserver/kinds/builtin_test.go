@@ -231,6 +231,16 @@ func TestThroughTheRegistry(t *testing.T) {
 	require.True(t, api.IsConflict(err), "%v", err)
 	assert.Equal(t, `Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "node-1"`, err.Error())
 
+	// A pod held back by a scheduling gate refuses a binding.
+	gated := validPod()
+	gated.Name = "gated"
+	gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
+	_, err = pods.Create(ctx, "default", gated, registry.CreateOptions{})
+	require.NoError(t, err)
+	_, err = binding.Create(ctx, pods, "default", "gated", &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "gated"}, Target: corev1.ObjectReference{Name: "node-1"}})
+	require.True(t, api.IsConflict(err), "%v", err)
+	assert.Equal(t, `Operation cannot be fulfilled on pods/binding "gated": pod gated has non-empty .spec.schedulingGates`, err.Error())
+
 	// A binding for a pod that does not exist is NotFound.
 	_, err = binding.Create(ctx, pods, "default", "ghost", &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "ghost"}, Target: corev1.ObjectReference{Name: "node-1"}})
 	require.True(t, api.IsNotFound(err), "%v", err)

@@ -200,6 +200,9 @@ func ValidatePodSpec(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 	}
 	errs = append(errs, validateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
 	errs = append(errs, validateAffinity(spec.Affinity, p.Child("affinity"))...)
+	errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, p.Child("topologySpreadConstraints"))...)
+	errs = append(errs, validateSchedulingGates(spec.SchedulingGates, p.Child("schedulingGates"))...)
+	errs = append(errs, validateReadinessGates(spec.ReadinessGates, p.Child("readinessGates"))...)
 	if spec.ServiceAccountName != "" {
 		for _, msg := range labels1123Subdomain(spec.ServiceAccountName) {
 			errs = append(errs, field.Invalid(p.Child("serviceAccountName"), spec.ServiceAccountName, msg))
@@ -444,6 +447,8 @@ func validatePodSpecUpdate(spec, old *corev1.PodSpec, bound bool) field.ErrorLis
 		}
 	}
 	munged.ActiveDeadlineSeconds = spec.ActiveDeadlineSeconds
+	// Scheduling gates may be removed, never added: checked below.
+	munged.SchedulingGates = spec.SchedulingGates
 	if tolerationsAdded(old.Tolerations, spec.Tolerations) {
 		munged.Tolerations = spec.Tolerations
 	}
@@ -453,7 +458,7 @@ func validatePodSpecUpdate(spec, old *corev1.PodSpec, bound bool) field.ErrorLis
 	if bound {
 		munged.NodeName = spec.NodeName
 	}
-	var errs field.ErrorList
+	errs := validateOnlyDeletedSchedulingGates(spec.SchedulingGates, old.SchedulingGates, field.NewPath("spec", "schedulingGates"))
 	if !jsonEqual(&munged, spec) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec"), podUpdatableFields))
 	}
@@ -536,14 +541,31 @@ func PodQOSClass(spec *corev1.PodSpec) corev1.PodQOSClass {
 
 // --- strategy (pkg/registry/core/pod/strategy.go) ---
 
+// SchedulingGatedMessage is the PodScheduled condition's message on a pod
+// created with scheduling gates.
+const SchedulingGatedMessage = "Scheduling is blocked due to non-empty scheduling gates"
+
 type podStrategy struct{ registry.DefaultStrategy }
 
-// PrepareForCreate starts every pod Pending with its QoS class: status is
-// the kubelet's to write, whatever the client sent.
+// PrepareForCreate starts every pod Pending with its QoS class (and a
+// gated pod with PodScheduled False, reason SchedulingGated): status is
+// the kubelet's and the scheduler's to write, whatever the client sent.
+// The inter-pod affinity terms get their matchLabelKeys merged.
 func (podStrategy) PrepareForCreate(obj api.Object) {
 	pod := obj.(*corev1.Pod)
 	DefaultPodSpec(&pod.Spec) // the QoS class needs the defaulted requests
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: PodQOSClass(&pod.Spec)}
+	applyMatchLabelKeys(pod)
+	if len(pod.Spec.SchedulingGates) > 0 {
+		// applySchedulingGatedCondition: the scheduler will not look at
+		// the pod until its gates are gone, so the API server says why
+		// it waits. The condition dates from the pod's creation (set
+		// just before, from the server's clock).
+		pod.Status.Conditions = []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonSchedulingGated,
+			Message: SchedulingGatedMessage, LastTransitionTime: pod.CreationTimestamp,
+		}}
+	}
 }
 
 // Default implements registry.Strategy.
@@ -553,6 +575,10 @@ func (podStrategy) Default(obj api.Object) { DefaultPodSpec(&obj.(*corev1.Pod).S
 func (podStrategy) Validate(obj api.Object) field.ErrorList {
 	spec := &obj.(*corev1.Pod).Spec
 	errs := ValidatePodSpec(spec, field.NewPath("spec"))
+	if spec.NodeName != "" && len(spec.SchedulingGates) > 0 {
+		// A pod cannot be assigned a node while it is held back.
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "nodeName"), "cannot be set until all schedulingGates have been cleared"))
+	}
 	if len(spec.EphemeralContainers) > 0 {
 		// They are added to a running pod through pods/ephemeralcontainers.
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "ephemeralContainers"), "cannot be set on create"))
@@ -649,6 +675,9 @@ func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.O
 			refusal = fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", pod.Name)
 		case pod.Spec.NodeName != "":
 			refusal = fmt.Errorf("pod %v is already assigned to node %q", pod.Name, pod.Spec.NodeName)
+		case len(pod.Spec.SchedulingGates) != 0:
+			// A pod not ready for scheduling may not be bound.
+			refusal = fmt.Errorf("pod %v has non-empty .spec.schedulingGates", pod.Name)
 		}
 		if refusal != nil {
 			return nil, refusal

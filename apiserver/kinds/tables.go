@@ -69,9 +69,29 @@ func podTable() *registry.Table {
 			}
 			return []any{pod.Name, fmt.Sprintf("%d/%d", ready, total), status, restarts,
 				age(pod.CreationTimestamp.Time, now),
-				orNone(ip), orNone(pod.Spec.NodeName), orNone(pod.Status.NominatedNodeName), "<none>"}
+				orNone(ip), orNone(pod.Spec.NodeName), orNone(pod.Status.NominatedNodeName), readinessGatesCell(pod)}
 		},
 	}
+}
+
+// readinessGatesCell is the READINESS GATES column: how many of the pod's
+// readiness gates have their condition True, "1/2", or <none>.
+func readinessGatesCell(pod *corev1.Pod) string {
+	if len(pod.Spec.ReadinessGates) == 0 {
+		return "<none>"
+	}
+	met := 0
+	for _, g := range pod.Spec.ReadinessGates {
+		for _, c := range pod.Status.Conditions {
+			if c.Type == g.ConditionType {
+				if c.Status == corev1.ConditionTrue {
+					met++
+				}
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d/%d", met, len(pod.Spec.ReadinessGates))
 }
 
 // PodStatusCells computes the READY counts, the STATUS word and the
@@ -87,8 +107,8 @@ func PodStatusCells(pod *corev1.Pod, now time.Time) (ready, total int, status, r
 		reason = pod.Status.Reason
 	}
 	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Reason == "SchedulingGated" {
-			reason = "SchedulingGated"
+		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonSchedulingGated {
+			reason = corev1.PodReasonSchedulingGated
 		}
 	}
 	count := 0

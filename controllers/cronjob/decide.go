@@ -1,6 +1,7 @@
 package cronjob
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -60,15 +61,7 @@ func JobName(cj *batchv1.CronJob, scheduled time.Time) string {
 // moved up to now-startingDeadlineSeconds; how many times it fired there;
 // and the next time after now.
 func MostRecentScheduleTime(cj *batchv1.CronJob, sched cron.Schedule, loc *time.Location, now time.Time) (recent *time.Time, missed int, next time.Time) {
-	earliest := cj.CreationTimestamp.Time
-	if cj.Status.LastScheduleTime != nil {
-		earliest = cj.Status.LastScheduleTime.Time
-	}
-	if d := cj.Spec.StartingDeadlineSeconds; d != nil {
-		if dl := now.Add(-time.Duration(*d) * time.Second); dl.After(earliest) {
-			earliest = dl
-		}
-	}
+	earliest := earliestTime(cj, now)
 	t := sched.Next(earliest.In(loc))
 	for !t.IsZero() && !t.After(now) {
 		r := t
@@ -85,6 +78,43 @@ func MostRecentScheduleTime(cj *batchv1.CronJob, sched cron.Schedule, loc *time.
 		t = sched.Next(t)
 	}
 	return recent, missed, t
+}
+
+// earliestTime is where the search for missed times starts: the last run
+// (or the creation), moved up to now-startingDeadlineSeconds.
+func earliestTime(cj *batchv1.CronJob, now time.Time) time.Time {
+	earliest := cj.CreationTimestamp.Time
+	if cj.Status.LastScheduleTime != nil {
+		earliest = cj.Status.LastScheduleTime.Time
+	}
+	if d := cj.Spec.StartingDeadlineSeconds; d != nil {
+		if dl := now.Add(-time.Duration(*d) * time.Second); dl.After(earliest) {
+			earliest = dl
+		}
+	}
+	return earliest
+}
+
+// errInvalidSchedule is mostRecentScheduleTime's error for a schedule
+// that parses but never fires ("0 0 30 2 *": February has no 30th):
+// robfig/cron gives the zero time for a time it cannot find within five
+// years, so the two next times are both zero, 0 s apart.
+var errInvalidSchedule = errors.New("time difference between two schedules is less than 1 second")
+
+// checkSchedule is the check mostRecentScheduleTime makes before counting
+// missed times: once now has passed the next time t1, the time after it,
+// t2, must come at least a second later. Only a schedule that never fires
+// fails it (t1 and t2 both zero).
+func checkSchedule(cj *batchv1.CronJob, sched cron.Schedule, loc *time.Location, now time.Time) error {
+	t1 := sched.Next(earliestTime(cj, now).In(loc))
+	t2 := sched.Next(t1)
+	if now.Before(t1) || now.Before(t2) {
+		return nil
+	}
+	if t2.Sub(t1).Round(time.Second) < time.Second {
+		return errInvalidSchedule
+	}
+	return nil
 }
 
 // Decide is one sync of a CronJob, given the Jobs it controls (found by
@@ -135,6 +165,12 @@ func Decide(cj *batchv1.CronJob, jobs []*batchv1.Job, now time.Time) Plan {
 	sched, err := cron.ParseStandard(cj.Spec.Schedule)
 	if err != nil {
 		plan.Events = append(plan.Events, Event{"Warning", "UnparseableSchedule", fmt.Sprintf("unparseable schedule: %q : %s", cj.Spec.Schedule, err)})
+		return plan
+	}
+	if err := checkSchedule(cj, sched, loc, now); err != nil {
+		// A user's mistake: an event, and no requeue until the spec
+		// changes (the update wakes the CronJob).
+		plan.Events = append(plan.Events, Event{"Warning", "InvalidSchedule", fmt.Sprintf("invalid schedule: %s : %s", cj.Spec.Schedule, err)})
 		return plan
 	}
 	recent, missed, next := MostRecentScheduleTime(cj, sched, loc, now)

@@ -92,6 +92,14 @@ func TestDecideSchedules(t *testing.T) {
 			now: at(12, 7), requeue: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).Sub(at(12, 7)), deletes: []string{"a", "c"}},
 		{name: "an unparsable schedule is an event", cj: newCronJob("bad"), now: at(12, 5),
 			events: []string{`UnparseableSchedule: unparseable schedule: "bad" : expected exactly 5 fields, found 1: [bad]`}},
+		{name: "a schedule that never fires is an InvalidSchedule event, and no requeue", cj: newCronJob("0 0 30 2 *"), now: at(12, 5),
+			events: []string{"InvalidSchedule: invalid schedule: 0 0 30 2 * : time difference between two schedules is less than 1 second"}},
+		{name: "so is the 31st of February with a last run", cj: newCronJob("59 23 31 2 *", func(c *batchv1.CronJob) {
+			c.Status.LastScheduleTime = ptr(metav1.NewTime(at(12, 1)))
+		}), now: at(12, 5),
+			events: []string{"InvalidSchedule: invalid schedule: 59 23 31 2 * : time difference between two schedules is less than 1 second"}},
+		{name: "a schedule firing once in four years is fine", cj: newCronJob("0 0 29 2 *"), now: at(12, 5),
+			requeue: time.Date(2028, 2, 29, 0, 0, 0, 0, time.UTC).Sub(at(12, 5))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan := Decide(tc.cj, tc.jobs, tc.now)

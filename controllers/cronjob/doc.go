@@ -14,7 +14,11 @@
 // lastScheduleTime and lastSuccessfulTime; the finished Jobs beyond
 // successfulJobsHistoryLimit and failedJobsHistoryLimit deleted, oldest
 // first. After each sync the CronJob is queued again for its next
-// scheduled time, so nothing polls.
+// scheduled time, so nothing polls. A schedule that parses but never
+// fires ("0 0 30 2 *") is a Warning event InvalidSchedule ("invalid
+// schedule: 0 0 30 2 * : time difference between two schedules is less
+// than 1 second", the words of mostRecentScheduleTime) and, like an
+// unknown time zone, no requeue: the next update of the CronJob wakes it.
 //
 // Decide is the controller's decision as a pure function of the CronJob,
 // its Jobs and the time; sync reads the cache and writes what it says.

@@ -955,6 +955,7 @@ async function showSched() {
   $('drawer-body').innerHTML = '<table id="sched" class="sched"><tr><th>' + esc(t('sched.node')) + '</th><th>' + esc(t('sched.filters')) + '</th><th>' + esc(t('sched.score')) + '</th></tr>' +
     out.nodes.map((n) => '<tr><td>' + esc(n.node) + (n.node === out.chosen ? ' <b>' + esc(t('sched.chosen')) + '</b>' : '') + '</td><td class="' + (n.passed ? 'pass">' + esc(t('sched.passed')) : 'fail">' + esc(n.filter + ': ' + (n.reasons || []).join(', '))) +
       '</td><td>' + (n.passed ? n.score : '—') + '</td></tr>').join('') + '</table>' +
+    (out.preFilter ? '<p class="fail">PreFilter: ' + esc(out.preFilter) + '</p>' : '') +
     (out.ties > 1 ? '<p>' + esc(t('sched.ties', { n: out.ties })) + '</p>' : '');
 }
 

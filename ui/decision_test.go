@@ -1,0 +1,29 @@
+package ui
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/scheduler"
+)
+
+// The decision the page shows carries each node's failing filter and
+// reasons, and a PreFilter's rejection of every node.
+func TestDecisionRecordShowsFiltersAndPreFilter(t *testing.T) {
+	d := toDecision(scheduler.Decision{Pod: "default/web-c", Nodes: []scheduler.NodeResult{
+		{Node: "node-1", Filter: "InterPodAffinity", Reasons: []string{scheduler.ErrReasonAntiAffinityRulesNotMatch}},
+		{Node: "node-2", Filter: "PodTopologySpread", Reasons: []string{scheduler.ErrReasonConstraintsNotMatch}},
+	}})
+	raw, err := json.Marshal(d)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"pod":"default/web-c","chosen":"","ties":0,"nodes":[
+		{"node":"node-1","passed":false,"filter":"InterPodAffinity","reasons":["node(s) didn't match pod anti-affinity rules"],"score":0},
+		{"node":"node-2","passed":false,"filter":"PodTopologySpread","reasons":["node(s) didn't match pod topology spread constraints"],"score":0}]}`, string(raw))
+
+	d = toDecision(scheduler.Decision{Pod: "default/db", PreFilterMsg: `persistentvolumeclaim "data" not found`})
+	assert.Equal(t, `persistentvolumeclaim "data" not found`, d.PreFilter)
+	assert.Empty(t, d.Nodes)
+}
