@@ -91,6 +91,13 @@ func DefaultStatefulSet(ss *appsv1.StatefulSet) {
 		s.PersistentVolumeClaimRetentionPolicy.WhenScaled = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
 	}
 	for i := range s.VolumeClaimTemplates {
+		// Every template reads as a v1 PersistentVolumeClaim, whatever
+		// apiVersion and kind were sent: kube-apiserver's conversion to
+		// apps/v1 sets them (Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec),
+		// and protobuf, which carries no nested apiVersion or kind, could
+		// not keep others.
+		s.VolumeClaimTemplates[i].APIVersion = "v1"
+		s.VolumeClaimTemplates[i].Kind = "PersistentVolumeClaim"
 		DefaultPersistentVolumeClaimSpec(&s.VolumeClaimTemplates[i].Spec)
 		if s.VolumeClaimTemplates[i].Status.Phase == "" {
 			s.VolumeClaimTemplates[i].Status.Phase = corev1.ClaimPending
