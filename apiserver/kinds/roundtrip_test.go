@@ -1216,4 +1216,3 @@ func label(c randfill.Continue) string {
 	}
 	return string(b)
 }
-
