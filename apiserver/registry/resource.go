@@ -44,6 +44,14 @@ type Resource struct {
 	// StatusSubresource splits writes: the main resource cannot change
 	// status and /status can change only status.
 	StatusSubresource bool
+	// PrepareForStatusUpdate, when set, is the kind's status strategy
+	// (kube-apiserver's <kind>StatusStrategy.PrepareForUpdate): a write
+	// to /status keeps the object it sends, metadata included, and this
+	// carries over from old what such a write may not change (the spec;
+	// for some kinds the labels or owner references too). Nil: a /status
+	// write changes the status only, everything else coming from old (a
+	// custom resource's status strategy).
+	PrepareForStatusUpdate func(obj, old api.Object)
 	// KeepStatusOnCreate keeps the status sent at creation although the
 	// resource has a status subresource (nodes: the kubelet registers its
 	// node with its status, as in Kubernetes).

@@ -934,8 +934,15 @@ func (s *Store) prepareUpdate(obj, cur api.Object, subresource string) error {
 	}
 	switch subresource {
 	case "status":
-		// A status write changes status only (and is how controllers
-		// report): everything else comes from the current object.
+		// A status write is how controllers report: the kind's status
+		// strategy says what else it may change; without one, nothing
+		// else (everything comes from the current object). A status
+		// strategy replaces the main one, as in kube-apiserver, where
+		// the status REST storage has a strategy of its own.
+		if s.res.PrepareForStatusUpdate != nil {
+			s.res.PrepareForStatusUpdate(obj, cur)
+			return nil
+		}
 		if err := splice(obj, cur, false); err != nil {
 			return err
 		}
