@@ -122,6 +122,12 @@ type Resource struct {
 	// other verb is 405. Nothing is written and the metadata is left as
 	// sent.
 	CreateOnly func(ctx context.Context, obj api.Object) (api.Object, error)
+	// Warnings, when set, returns the warnings a create or an update of
+	// obj is answered with (the WarningsOnCreate and WarningsOnUpdate of
+	// kube-apiserver's strategies): the built-in kinds name the fields
+	// kubesim stores without simulating them. Writes to /status and to
+	// other subresources are not warned about.
+	Warnings func(obj api.Object) []string
 	// DeprecationWarning, when set, is sent as a Warning header with every
 	// response at this version (apiextensions.k8s.io/v1beta1, deprecated
 	// custom resource versions).

@@ -271,6 +271,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	}
 	if opts.DryRun {
 		finish(false)
+		s.warn(ctx, obj)
 		return obj, nil
 	}
 	for attempt := 0; ; attempt++ {
@@ -293,7 +294,20 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 		finish(true)
 		meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
 		answered(opts.Decoded, answer, kv.ModRevision)
+		s.warn(ctx, obj)
 		return obj, nil
+	}
+}
+
+// warn sends the resource's warnings about obj, written by a client
+// (admission.AddWarning: the handler adds them to the answer as Warning
+// headers).
+func (s *Store) warn(ctx context.Context, obj api.Object) {
+	if s.res.Warnings == nil {
+		return
+	}
+	for _, w := range s.res.Warnings(obj) {
+		admission.AddWarning(ctx, w)
 	}
 }
 
@@ -797,6 +811,9 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		finish(err == nil && !retry && out != cur && !opts.DryRun)
 		if retry {
 			continue
+		}
+		if err == nil && opts.Subresource == "" && opts.AdmissionSubresource == "" {
+			s.warn(ctx, obj)
 		}
 		return out, false, err
 	}
