@@ -117,8 +117,8 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 		message: `Service "web" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.96.0.51"}: may not change once set`,
 	}, {
 		name: "a claim's storage class", method: "PUT", path: claims + "/data", item: claims + "/data",
-		body:    replace(claims+"/data", func(m map[string]any) { spec(m)["storageClassName"] = "fast" }),
-		code:    422, reason: metav1.StatusReasonInvalid,
+		body: replace(claims+"/data", func(m map[string]any) { spec(m)["storageClassName"] = "fast" }),
+		code: 422, reason: metav1.StatusReasonInvalid,
 		message: `PersistentVolumeClaim "data" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims`,
 	}}
 	for _, tc := range cases {

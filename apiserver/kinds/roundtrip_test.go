@@ -100,7 +100,7 @@ func (unvalidated) ValidateUpdate(api.Object, api.Object) field.ErrorList { retu
 
 // fillSeeds is how many random objects each kind gets (each sent once as
 // JSON and once as protobuf).
-const fillSeeds = 3
+const fillSeeds = 2
 
 func roundTripAll(t *testing.T, env *apiservertest.Env, validated bool) {
 	h := env.Server.LoopbackHandler()
