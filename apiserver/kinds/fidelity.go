@@ -96,18 +96,70 @@ var podSpecAt = map[k8sschema.GroupResource]string{
 // NotSimulatedWarning returns the warning for the fields of obj, a
 // gr, that kubesim stores without simulating, or "" when it sets none.
 func NotSimulatedWarning(gr k8sschema.GroupResource, obj api.Object) string {
-	var set []string
-	v := reflect.ValueOf(obj)
+	return compileNotSimulated(gr, reflect.TypeOf(obj)).warning(obj)
+}
+
+// notSimulatedWarnings gives each resource its warnings, the table's paths
+// compiled once for its Go type.
+func notSimulatedWarnings(resources []*registry.Resource) {
+	for _, r := range resources {
+		c := compileNotSimulated(r.GroupResource(), reflect.TypeOf(r.New()))
+		if len(c) == 0 {
+			continue
+		}
+		r.Warnings = func(obj api.Object) []string {
+			if w := c.warning(obj); w != "" {
+				return []string{w}
+			}
+			return nil
+		}
+	}
+}
+
+// notSimulatedFieldsOf are a kind's table entries, each compiled to the
+// indexes of its fields in the kind's Go type.
+type notSimulatedFieldsOf []compiledField
+
+type compiledField struct {
+	path   string
+	steps  []fieldStep
+	unless []string
+}
+
+// fieldStep is one field of a path: its index (reflect.Value.FieldByIndex)
+// and, for a list, whether every element is looked into.
+type fieldStep struct {
+	index []int
+	all   bool
+}
+
+// compileNotSimulated compiles gr's entries for the Go type t; an entry
+// whose path t does not have is left out.
+func compileNotSimulated(gr k8sschema.GroupResource, t reflect.Type) notSimulatedFieldsOf {
+	var out notSimulatedFieldsOf
+	add := func(path string, unless []string) {
+		if steps, ok := compilePath(t, strings.Split(path, ".")); ok {
+			out = append(out, compiledField{path: path, steps: steps, unless: unless})
+		}
+	}
 	if prefix, ok := podSpecAt[gr]; ok {
 		for _, f := range NotSimulatedPodSpec {
-			if fieldSet(v, splitPath(prefix+"."+f.Path), f.Unless) {
-				set = append(set, prefix+"."+f.Path)
-			}
+			add(prefix+"."+f.Path, f.Unless)
 		}
 	}
 	for _, f := range notSimulatedFields[gr] {
-		if fieldSet(v, splitPath(f.Path), f.Unless) {
-			set = append(set, f.Path)
+		add(f.Path, f.Unless)
+	}
+	return out
+}
+
+// warning names the fields of obj that are set.
+func (c notSimulatedFieldsOf) warning(obj api.Object) string {
+	var set []string
+	v := reflect.ValueOf(obj)
+	for _, f := range c {
+		if fieldSet(v, f.steps, f.unless) {
+			set = append(set, f.path)
 		}
 	}
 	if len(set) == 0 {
@@ -116,35 +168,41 @@ func NotSimulatedWarning(gr k8sschema.GroupResource, obj api.Object) string {
 	return fmt.Sprintf("stored but not simulated by kubesim (nothing in it acts on them; see docs/fidelity.md): %s", strings.Join(set, ", "))
 }
 
-// notSimulatedWarnings sets each resource's warnings.
-func notSimulatedWarnings(resources []*registry.Resource) {
-	for _, r := range resources {
-		gr := r.GroupResource()
-		if _, ok := podSpecAt[gr]; !ok && notSimulatedFields[gr] == nil {
-			continue
+// compilePath finds path's fields (JSON names, a "[*]" suffix for every
+// element of a list) in t.
+func compilePath(t reflect.Type, path []string) ([]fieldStep, bool) {
+	var steps []fieldStep
+	for _, p := range path {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
 		}
-		r.Warnings = func(obj api.Object) []string {
-			if w := NotSimulatedWarning(gr, obj); w != "" {
-				return []string{w}
+		name, all := strings.CutSuffix(p, "[*]")
+		sf, ok := jsonField(t, name)
+		if !ok {
+			return nil, false
+		}
+		steps = append(steps, fieldStep{index: sf.Index, all: all})
+		t = sf.Type
+		if all {
+			if t.Kind() != reflect.Slice {
+				return nil, false
 			}
-			return nil
+			t = t.Elem()
 		}
 	}
+	return steps, true
 }
 
-func splitPath(p string) []string { return strings.Split(p, ".") }
-
-// fieldSet reports whether the field at path (JSON names, a "[*]" suffix
-// for every element of a list) is set in v to something other than its
-// zero value and the values in unless.
-func fieldSet(v reflect.Value, path []string, unless []string) bool {
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+// fieldSet reports whether the field at steps is set in v to something
+// other than its zero value and the values in unless.
+func fieldSet(v reflect.Value, steps []fieldStep, unless []string) bool {
+	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return false
 		}
 		v = v.Elem()
 	}
-	if len(path) == 0 {
+	if len(steps) == 0 {
 		if v.IsZero() {
 			return false
 		}
@@ -155,47 +213,46 @@ func fieldSet(v reflect.Value, path []string, unless []string) bool {
 		}
 		return true
 	}
-	name, all := strings.CutSuffix(path[0], "[*]")
-	f, ok := jsonField(v, name)
-	if !ok {
+	f, err := v.FieldByIndexErr(steps[0].index)
+	if err != nil {
 		return false
 	}
-	if !all {
-		return fieldSet(f, path[1:], unless)
+	if !steps[0].all {
+		return fieldSet(f, steps[1:], unless)
 	}
 	for i := range f.Len() {
-		if fieldSet(f.Index(i), path[1:], unless) {
+		if fieldSet(f.Index(i), steps[1:], unless) {
 			return true
 		}
 	}
 	return false
 }
 
-// jsonField is the field of struct v whose JSON name is name, looking
-// into inlined structs.
-func jsonField(v reflect.Value, name string) (reflect.Value, bool) {
-	if v.Kind() != reflect.Struct {
-		return reflect.Value{}, false
+// jsonField is the field of struct type t whose JSON name is name,
+// looking into inlined structs.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	if t.Kind() != reflect.Struct {
+		return reflect.StructField{}, false
 	}
-	t := v.Type()
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if tag == name && sf.IsExported() {
-			return v.Field(i), true
+			return sf, true
 		}
 		if sf.Anonymous && tag == "" {
-			if f, ok := jsonField(v.Field(i), name); ok {
+			if f, ok := jsonField(sf.Type, name); ok {
+				f.Index = append([]int{i}, f.Index...)
 				return f, true
 			}
 		}
 	}
-	return reflect.Value{}, false
+	return reflect.StructField{}, false
 }
 
-// NotSimulatedFieldsOf lists the object fields of every kind in
+// NotSimulatedObjectFields lists the object fields of every kind in
 // notSimulatedFields (for the test that holds docs/fidelity.md to them).
-func NotSimulatedFieldsOf() []NotSimulated {
+func NotSimulatedObjectFields() []NotSimulated {
 	var out []NotSimulated
 	for _, fs := range notSimulatedFields {
 		out = append(out, fs...)

@@ -106,8 +106,30 @@ func TestFidelityDocMirrorsTable(t *testing.T) {
 	for _, f := range kinds.NotSimulatedPodSpec {
 		assert.Contains(t, string(doc), "`"+f.Path+"`", "docs/fidelity.md does not name %s", f.Path)
 	}
-	for _, f := range kinds.NotSimulatedFieldsOf() {
+	for _, f := range kinds.NotSimulatedObjectFields() {
 		assert.Contains(t, string(doc), "`"+f.Path+"`", "docs/fidelity.md does not name %s", f.Path)
 	}
 	assert.True(t, strings.Contains(string(doc), "| field |"), "the table of fields")
+}
+
+// BenchmarkNotSimulatedWarning is the price every pod create and update
+// pays for the warning: the table's walk over a pod with two containers.
+//
+//	go test -run '^$' -bench NotSimulatedWarning ./apiserver/kinds/
+func BenchmarkNotSimulatedWarning(b *testing.B) {
+	pod := plainPod("web")
+	pod.Spec.Containers = append(pod.Spec.Containers, pod.Spec.Containers[0])
+	pod.Spec.Containers[1].Name = "sidecar"
+	var warnings func(api.Object) []string
+	for _, r := range kinds.Builtin() {
+		if r.Name == "pods" {
+			warnings = r.Warnings
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if warnings(pod) != nil {
+			b.Fatal("a plain pod warns")
+		}
+	}
 }
