@@ -73,8 +73,8 @@ func SetDefaultsV1beta1(c *apiextensionsv1beta1.CustomResourceDefinition) {
 	}
 }
 
-// ToV1 converts a v1beta1 CRD to v1: the top-level schema, subresources and
-// columns are copied into every version that has none of its own, and
+// ToV1 converts a v1beta1 CRD to v1: the top-level schema, subresources,
+// columns and selectable fields are copied into every version that has none of its own, and
 // JSONPath becomes jsonPath. The input is not changed.
 func ToV1(in *apiextensionsv1beta1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
 	c := in.DeepCopy()
@@ -97,6 +97,7 @@ func ToV1(in *apiextensionsv1beta1.CustomResourceDefinition) *apiextensionsv1.Cu
 			DeprecationWarning: v.DeprecationWarning, Schema: sameShape[apiextensionsv1.CustomResourceValidation](v.Schema),
 			Subresources:             sameShape[apiextensionsv1.CustomResourceSubresources](v.Subresources),
 			AdditionalPrinterColumns: columnsToV1(v.AdditionalPrinterColumns),
+			SelectableFields:         fieldsToV1(v.SelectableFields),
 		}
 		if nv.Schema == nil && s.Validation != nil {
 			nv.Schema = sameShape[apiextensionsv1.CustomResourceValidation](s.Validation)
@@ -106,6 +107,9 @@ func ToV1(in *apiextensionsv1beta1.CustomResourceDefinition) *apiextensionsv1.Cu
 		}
 		if len(nv.AdditionalPrinterColumns) == 0 && len(s.AdditionalPrinterColumns) > 0 {
 			nv.AdditionalPrinterColumns = columnsToV1(s.AdditionalPrinterColumns)
+		}
+		if len(nv.SelectableFields) == 0 && len(s.SelectableFields) > 0 {
+			nv.SelectableFields = fieldsToV1(s.SelectableFields)
 		}
 		out.Spec.Versions = append(out.Spec.Versions, nv)
 	}
@@ -132,6 +136,28 @@ func columnsToV1(in []apiextensionsv1beta1.CustomResourceColumnDefinition) []api
 	return out
 }
 
+func fieldsToV1(in []apiextensionsv1beta1.SelectableField) []apiextensionsv1.SelectableField {
+	if in == nil {
+		return nil
+	}
+	out := make([]apiextensionsv1.SelectableField, len(in))
+	for i, f := range in {
+		out[i] = apiextensionsv1.SelectableField{JSONPath: f.JSONPath}
+	}
+	return out
+}
+
+func fieldsToV1beta1(in []apiextensionsv1.SelectableField) []apiextensionsv1beta1.SelectableField {
+	if in == nil {
+		return nil
+	}
+	out := make([]apiextensionsv1beta1.SelectableField, len(in))
+	for i, f := range in {
+		out[i] = apiextensionsv1beta1.SelectableField{JSONPath: f.JSONPath}
+	}
+	return out
+}
+
 func columnsToV1beta1(in []apiextensionsv1.CustomResourceColumnDefinition) []apiextensionsv1beta1.CustomResourceColumnDefinition {
 	if in == nil {
 		return nil
@@ -145,9 +171,9 @@ func columnsToV1beta1(in []apiextensionsv1.CustomResourceColumnDefinition) []api
 }
 
 // ToV1beta1 converts a v1 CRD to v1beta1: spec.version is the first
-// version, and a schema, subresources or columns that every version shares
-// move to the top level, as the real conversion does. The input is not
-// changed.
+// version, and a schema, subresources, columns or selectable fields that
+// every version shares move to the top level, as the real conversion does.
+// The input is not changed.
 func ToV1beta1(in *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1beta1.CustomResourceDefinition {
 	c := in.DeepCopy()
 	out := &apiextensionsv1beta1.CustomResourceDefinition{
@@ -162,13 +188,14 @@ func ToV1beta1(in *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1bet
 	if len(s.Versions) > 0 {
 		out.Spec.Version = s.Versions[0].Name
 	}
-	sameSchema, sameSub, sameCols := identicalPerVersion(s.Versions)
+	sameSchema, sameSub, sameCols, sameFields := identicalPerVersion(s.Versions)
 	for _, v := range s.Versions {
 		nv := apiextensionsv1beta1.CustomResourceDefinitionVersion{
 			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
 			DeprecationWarning: v.DeprecationWarning, Schema: sameShape[apiextensionsv1beta1.CustomResourceValidation](v.Schema),
 			Subresources:             sameShape[apiextensionsv1beta1.CustomResourceSubresources](v.Subresources),
 			AdditionalPrinterColumns: columnsToV1beta1(v.AdditionalPrinterColumns),
+			SelectableFields:         fieldsToV1beta1(v.SelectableFields),
 		}
 		if sameSchema {
 			nv.Schema = nil
@@ -178,6 +205,9 @@ func ToV1beta1(in *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1bet
 		}
 		if sameCols {
 			nv.AdditionalPrinterColumns = nil
+		}
+		if sameFields {
+			nv.SelectableFields = nil
 		}
 		out.Spec.Versions = append(out.Spec.Versions, nv)
 	}
@@ -189,6 +219,9 @@ func ToV1beta1(in *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1bet
 	}
 	if sameCols {
 		out.Spec.AdditionalPrinterColumns = columnsToV1beta1(s.Versions[0].AdditionalPrinterColumns)
+	}
+	if sameFields {
+		out.Spec.SelectableFields = fieldsToV1beta1(s.Versions[0].SelectableFields)
 	}
 	if cv := s.Conversion; cv != nil {
 		out.Spec.Conversion = &apiextensionsv1beta1.CustomResourceConversion{Strategy: apiextensionsv1beta1.ConversionStrategyType(cv.Strategy)}
@@ -204,17 +237,18 @@ func ToV1beta1(in *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1bet
 
 // identicalPerVersion reports which per-version fields are set, and equal,
 // in every version (and so belong at the v1beta1 top level).
-func identicalPerVersion(vs []apiextensionsv1.CustomResourceDefinitionVersion) (schema, subresources, columns bool) {
+func identicalPerVersion(vs []apiextensionsv1.CustomResourceDefinitionVersion) (schema, subresources, columns, fields bool) {
 	if len(vs) == 0 {
-		return false, false, false
+		return false, false, false, false
 	}
-	schema, subresources, columns = true, true, true
+	schema, subresources, columns, fields = true, true, true, true
 	for _, v := range vs {
 		schema = schema && v.Schema != nil && reflect.DeepEqual(v.Schema, vs[0].Schema)
 		subresources = subresources && v.Subresources != nil && reflect.DeepEqual(v.Subresources, vs[0].Subresources)
 		columns = columns && len(v.AdditionalPrinterColumns) > 0 && reflect.DeepEqual(v.AdditionalPrinterColumns, vs[0].AdditionalPrinterColumns)
+		fields = fields && len(v.SelectableFields) > 0 && reflect.DeepEqual(v.SelectableFields, vs[0].SelectableFields)
 	}
-	return schema, subresources, columns
+	return schema, subresources, columns, fields
 }
 
 // StorageVersion is the name of the version marked storage ("" if none).

@@ -113,6 +113,24 @@ func crdSchema(t reflect.Type, spec ...string) *api.JSONSchemaProps {
 	return s
 }
 
+// statusStrategy is the definitions' status strategy (statusStrategy in
+// the apiextensions-apiserver's registry): a /status write may not change
+// the spec. Its metadata is the written one's: the real strategy means to
+// reset it (metav1.ResetObjectMetaForStatus) but hands it the new object
+// twice. The conditions kubesim computes itself are computed again, as on
+// every write (main is the kind's strategy).
+func statusStrategy(main registry.Strategy) func(obj, old api.Object) {
+	return func(obj, old api.Object) {
+		switch c := obj.(type) {
+		case *apiextensionsv1.CustomResourceDefinition:
+			c.Spec = *old.(*apiextensionsv1.CustomResourceDefinition).Spec.DeepCopy()
+		case *apiextensionsv1beta1.CustomResourceDefinition:
+			c.Spec = *old.(*apiextensionsv1beta1.CustomResourceDefinition).Spec.DeepCopy()
+		}
+		main.PrepareForUpdate(obj, old)
+	}
+}
+
 // Resources are the CustomResourceDefinition resources at v1 and v1beta1.
 func (s *Server) Resources() []*registry.Resource {
 	hook := func(st store.Interface) store.Interface { return store.WithWriteHook(st, s.afterWrite) }
@@ -128,11 +146,13 @@ func (s *Server) Resources() []*registry.Resource {
 	v1.Strategy = &v1Strategy{s: s}
 	v1.Schema = crdSchema(reflect.TypeOf(apiextensionsv1.CustomResourceDefinition{}))
 	v1.DecorateStorage = hook
+	v1.PrepareForStatusUpdate = statusStrategy(v1.Strategy)
 	v1beta1 := base
 	v1beta1.Version = "v1beta1"
 	v1beta1.New = func() api.Object { return &apiextensionsv1beta1.CustomResourceDefinition{} }
 	v1beta1.Strategy = &v1beta1Strategy{s: s}
 	v1beta1.Schema = crdSchema(reflect.TypeOf(apiextensionsv1beta1.CustomResourceDefinition{}))
+	v1beta1.PrepareForStatusUpdate = statusStrategy(v1beta1.Strategy)
 	v1beta1.DeprecationWarning = DeprecationWarningV1beta1
 	// v1beta1 CRDs are stored as v1: both versions share one object.
 	v1beta1.DecorateStorage = func(st store.Interface) store.Interface {

@@ -12,7 +12,10 @@
 // warned about or dropped as fieldValidation says (as sigs.k8s.io/json
 // and sigs.k8s.io/yaml do); protobuf (application/vnd.kubernetes.protobuf)
 // for built-in kinds through the apiserver/protobuf codec. Responses are
-// JSON, a Table, or protobuf, as the Accept header asks.
+// JSON, a Table, or protobuf, as the Accept header asks. A server-side
+// apply of a built-in kind that names a field its type does not declare is
+// refused whatever fieldValidation says, with the 500 and the words of
+// kube-apiserver's field manager (applyfields.go).
 //
 // Left out: CBOR; YAML responses (a YAML Accept gets JSON, which is YAML
 // too); protobuf Tables (Tables are JSON only) and protobuf Status errors

@@ -116,6 +116,11 @@ func (c *requestContext) patch() error {
 	if c.info.Subresource == "scale" {
 		return c.scaleWrite(body, dry, pt)
 	}
+	if pt == applyPatchType {
+		if err := c.undeclaredApplyFields(body); err != nil {
+			return err
+		}
+	}
 	dec, err := c.decoder()
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -91,6 +92,13 @@ func DefaultStatefulSet(ss *appsv1.StatefulSet) {
 		s.PersistentVolumeClaimRetentionPolicy.WhenScaled = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
 	}
 	for i := range s.VolumeClaimTemplates {
+		// Every template reads as a v1 PersistentVolumeClaim, whatever
+		// apiVersion and kind were sent: kube-apiserver's conversion to
+		// apps/v1 sets them (Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec),
+		// and protobuf, which carries no nested apiVersion or kind, could
+		// not keep others.
+		s.VolumeClaimTemplates[i].APIVersion = "v1"
+		s.VolumeClaimTemplates[i].Kind = "PersistentVolumeClaim"
 		DefaultPersistentVolumeClaimSpec(&s.VolumeClaimTemplates[i].Spec)
 		if s.VolumeClaimTemplates[i].Status.Phase == "" {
 			s.VolumeClaimTemplates[i].Status.Phase = corev1.ClaimPending
@@ -203,6 +211,17 @@ func (deploymentStrategy) PrepareForCreate(obj api.Object) {
 
 // Default implements registry.Strategy.
 func (deploymentStrategy) Default(obj api.Object) { DefaultDeployment(obj.(*appsv1.Deployment)) }
+
+// PrepareForUpdate implements registry.Strategy: a change of annotations
+// moves the generation too, as a change of spec does, because the
+// deployment controller copies annotations to the ReplicaSets
+// (deploymentStrategy.PrepareForUpdate).
+func (deploymentStrategy) PrepareForUpdate(obj, old api.Object) {
+	d, o := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
+	if !equality.Semantic.DeepEqual(d.Annotations, o.Annotations) {
+		d.Generation = o.Generation + 1
+	}
+}
 
 // Validate implements registry.Strategy.
 func (deploymentStrategy) Validate(obj api.Object) field.ErrorList {

@@ -133,11 +133,18 @@ func specEqualV1(a, b autoscalingv1.HorizontalPodAutoscalerSpec) bool {
 	return string(ja) == string(jb)
 }
 
-// Default implements registry.Strategy.
+// Default implements registry.Strategy. An HPA that names no metric,
+// neither a CPU target nor others in the metrics annotation, targets 80%
+// CPU: kube-apiserver defaults it in the conversion from v1 (which reads
+// the annotation), so the answer to the write shows it as every later read
+// does.
 func (hpaV1Strategy) Default(obj api.Object) {
 	h := obj.(*autoscalingv1.HorizontalPodAutoscaler)
 	if h.Spec.MinReplicas == nil {
 		h.Spec.MinReplicas = ptrTo(int32(1))
+	}
+	if h.Spec.TargetCPUUtilizationPercentage == nil && h.Annotations[hpaMetricsAnnotation] == "" {
+		h.Spec.TargetCPUUtilizationPercentage = ptrTo(int32(DefaultCPUUtilization))
 	}
 }
 

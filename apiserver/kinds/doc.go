@@ -23,6 +23,12 @@
 //     batch.kubernetes.io/controller-uid and job-name labels, the pod
 //     failure policy's rules, a CronJob's schedule parsed by api/cron with
 //     robfig/cron's messages, its time zone; batch.go);
+//   - the status strategies of those strategy.go files: what a write to
+//     /status may change besides the status (statusstrategy.go);
+//   - the fields kubesim stores but nothing in it acts on, named in a
+//     Warning header on the writes that set them, as kube-apiserver's
+//     strategies warn (WarningsOnCreate); docs/fidelity.md mirrors the
+//     table (fidelity.go);
 //   - the cluster IP and node port allocators of the service REST storage
 //     (pkg/registry/core/service/ipallocator and portallocator), one each
 //     per API server (ClusterIPAllocator, clusterip.go; NodePortAllocator,

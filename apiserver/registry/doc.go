@@ -6,8 +6,9 @@
 // It simulates k8s.io/apiserver/pkg/registry/generic/registry (the generic
 // Store) and k8s.io/apiserver/pkg/registry/rest (strategies: BeforeCreate,
 // BeforeUpdate, graceful deletion, finalizers). A resource brings only what
-// differs: its Strategy (defaults, validation, what a status write may
-// change), its selectable fields and its table columns.
+// differs: its Strategy (defaults, validation), its status strategy
+// (PrepareForStatusUpdate: what a /status write may change besides the
+// status), its warnings, its selectable fields and its table columns.
 //
 // The watch cache (watchcache.go) decodes each store event once and hands
 // it to the watchers it concerns, indexed by exact field values, as

@@ -44,6 +44,14 @@ type Resource struct {
 	// StatusSubresource splits writes: the main resource cannot change
 	// status and /status can change only status.
 	StatusSubresource bool
+	// PrepareForStatusUpdate, when set, is the kind's status strategy
+	// (kube-apiserver's <kind>StatusStrategy.PrepareForUpdate): a write
+	// to /status keeps the object it sends, metadata included, and this
+	// carries over from old what such a write may not change (the spec;
+	// for some kinds the labels or owner references too). Nil: a /status
+	// write changes the status only, everything else coming from old (a
+	// custom resource's status strategy).
+	PrepareForStatusUpdate func(obj, old api.Object)
 	// KeepStatusOnCreate keeps the status sent at creation although the
 	// resource has a status subresource (nodes: the kubelet registers its
 	// node with its status, as in Kubernetes).
@@ -114,6 +122,12 @@ type Resource struct {
 	// other verb is 405. Nothing is written and the metadata is left as
 	// sent.
 	CreateOnly func(ctx context.Context, obj api.Object) (api.Object, error)
+	// Warnings, when set, returns the warnings a create or an update of
+	// obj is answered with (the WarningsOnCreate and WarningsOnUpdate of
+	// kube-apiserver's strategies): the built-in kinds name the fields
+	// kubesim stores without simulating them. Writes to /status and to
+	// other subresources are not warned about.
+	Warnings func(obj api.Object) []string
 	// DeprecationWarning, when set, is sent as a Warning header with every
 	// response at this version (apiextensions.k8s.io/v1beta1, deprecated
 	// custom resource versions).

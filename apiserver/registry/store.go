@@ -271,6 +271,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	}
 	if opts.DryRun {
 		finish(false)
+		s.warn(ctx, obj)
 		return obj, nil
 	}
 	for attempt := 0; ; attempt++ {
@@ -293,7 +294,20 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 		finish(true)
 		meta.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
 		answered(opts.Decoded, answer, kv.ModRevision)
+		s.warn(ctx, obj)
 		return obj, nil
+	}
+}
+
+// warn sends the resource's warnings about obj, written by a client
+// (admission.AddWarning: the handler adds them to the answer as Warning
+// headers).
+func (s *Store) warn(ctx context.Context, obj api.Object) {
+	if s.res.Warnings == nil {
+		return
+	}
+	for _, w := range s.res.Warnings(obj) {
+		admission.AddWarning(ctx, w)
 	}
 }
 
@@ -798,6 +812,9 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if retry {
 			continue
 		}
+		if err == nil && opts.Subresource == "" && opts.AdmissionSubresource == "" {
+			s.warn(ctx, obj)
+		}
 		return out, false, err
 	}
 }
@@ -934,8 +951,15 @@ func (s *Store) prepareUpdate(obj, cur api.Object, subresource string) error {
 	}
 	switch subresource {
 	case "status":
-		// A status write changes status only (and is how controllers
-		// report): everything else comes from the current object.
+		// A status write is how controllers report: the kind's status
+		// strategy says what else it may change; without one, nothing
+		// else (everything comes from the current object). A status
+		// strategy replaces the main one, as in kube-apiserver, where
+		// the status REST storage has a strategy of its own.
+		if s.res.PrepareForStatusUpdate != nil {
+			s.res.PrepareForStatusUpdate(obj, cur)
+			return nil
+		}
 		if err := splice(obj, cur, false); err != nil {
 			return err
 		}

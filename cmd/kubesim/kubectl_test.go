@@ -173,6 +173,18 @@ func TestKubectlCompatibility(t *testing.T) {
 		assert.Equal(t, "configmap/settings serverside-applied\n", k.ok("apply", "--server-side", "-f", "testdata/cm.yaml"))
 		assert.Equal(t, "blue", k.ok("get", "cm", "settings", "-o", "jsonpath={.data.color}"))
 	})
+	t.Run("server-side apply of an undeclared field", func(t *testing.T) {
+		// kube-apiserver's field manager refuses it, whatever
+		// --validate says: a 500 with its words, and nothing stored.
+		manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: undeclared\ndata:\n  a: b\nfoo: bar\n"
+		for _, validate := range []string{"--validate=strict", "--validate=false"} {
+			_, errOut, code := k.runIn(manifest, "apply", "--server-side", validate, "-f", "-")
+			assert.NotEqual(t, 0, code)
+			assert.Contains(t, errOut, `failed to create typed patch object (default/undeclared; /v1, Kind=ConfigMap): .foo: field not declared in schema`)
+		}
+		_, errOut, _ := k.runIn("", "get", "cm", "undeclared")
+		assert.Contains(t, errOut, `configmaps "undeclared" not found`)
+	})
 	t.Run("get formats", func(t *testing.T) {
 		out := k.ok("get", "pods")
 		assert.Regexp(t, `^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\n`, out)

@@ -313,25 +313,19 @@ func (dc *DeploymentController) writeStatus(ctx context.Context, d *appsv1.Deplo
 }
 
 // setDeploymentRevision writes the revision annotation on d when it
-// differs. Kubernetes sends it with the status update; kubesim's status
-// subresource keeps metadata, so it is a metadata-only merge patch (which
-// does not change the generation).
+// differs, through /status as Kubernetes' controller does: a status write
+// keeps the metadata it sends, and does not move the generation (an
+// update of the Deployment itself would, annotations being copied to the
+// ReplicaSets).
 func (dc *DeploymentController) setDeploymentRevision(ctx context.Context, d *appsv1.Deployment, revision string) error {
 	if d.Annotations[api.RevisionAnnotation] == revision {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"annotations": map[string]string{api.RevisionAnnotation: revision},
-	}})
-	if err != nil {
-		return err
+	if d.Annotations == nil {
+		d.Annotations = map[string]string{}
 	}
-	out, err := dc.client.Deployments().Patch(ctx, d.Namespace, d.Name, client.MergePatch, patch)
-	if err != nil {
-		return err
-	}
-	d.ObjectMeta = out.ObjectMeta
-	return nil
+	d.Annotations[api.RevisionAnnotation] = revision
+	return dc.writeStatus(ctx, d)
 }
 
 func statusEqual(a, b *appsv1.DeploymentStatus) bool {
