@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
@@ -40,7 +41,7 @@ func (c *requestContext) undeclaredApplyFields(body []byte) error {
 	if err != nil {
 		return nil
 	}
-	pruned := api.DeepCopyJSON(m)
+	pruned := runtime.DeepCopyJSON(m)
 	unknown := schema.Prune(c.res.Schema, pruned, schema.PruneOptions{IsResourceRoot: true, KeepNulls: true})
 	if md, ok := pruned["metadata"].(map[string]any); ok {
 		for _, u := range c.h.fast.objectMetaSchema().Prune(md, schema.PruneOptions{KeepNulls: true}) {
