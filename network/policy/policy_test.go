@@ -107,7 +107,7 @@ func TestEvaluate(t *testing.T) {
 			policies: []*networkingv1.NetworkPolicy{webFromDev}, allowed: true},
 		{name: "namespaceSelector: not from another namespace", c: conn(db, web, "TCP", 8080),
 			policies: []*networkingv1.NetworkPolicy{webFromDev},
-			reason: "the ingress of pod prod/web is limited by NetworkPolicy prod/web-from-dev, and no rule allows TCP 8080 from pod prod/db"},
+			reason:   "the ingress of pod prod/web is limited by NetworkPolicy prod/web-from-dev, and no rule allows TCP 8080 from pod prod/db"},
 		{name: "a policy that selects another pod does not isolate this one", c: conn(client, db, "TCP", 5432),
 			policies: []*networkingv1.NetworkPolicy{webFromDev}, allowed: true},
 		{name: "podSelector alone: the policy's own namespace", c: conn(web, db, "TCP", 5432),
@@ -127,7 +127,7 @@ func TestEvaluate(t *testing.T) {
 			reason: "the egress of pod dev/client is limited by NetworkPolicy dev/allow-dns, dev/default-deny-egress, and no rule allows TCP 8080 to pod prod/web"},
 		{name: "both sides must agree: egress allowed, ingress denied", c: conn(client, web, "TCP", 8080),
 			policies: []*networkingv1.NetworkPolicy{withEgress(np("dev", "all-out", sel(), egressType), networkingv1.NetworkPolicyEgressRule{}), denyIngress},
-			reason: "the ingress of pod prod/web is limited by NetworkPolicy prod/default-deny-ingress, and no rule allows TCP 8080 from pod dev/client"},
+			reason:   "the ingress of pod prod/web is limited by NetworkPolicy prod/default-deny-ingress, and no rule allows TCP 8080 from pod dev/client"},
 		{name: "an empty rule allows everything", c: conn(client, web, "TCP", 8080),
 			policies: []*networkingv1.NetworkPolicy{withIngress(np("prod", "allow-all", sel(), ingressType), networkingv1.NetworkPolicyIngressRule{})}, allowed: true},
 		{name: "policyTypes unset: Ingress, and Egress with egress rules", c: conn(web, client, "TCP", 80),
@@ -169,7 +169,7 @@ func TestEvaluate(t *testing.T) {
 			reason: "the ingress of pod prod/web is limited by NetworkPolicy prod/not-dev, and no rule allows TCP 8080 from pod dev/client"},
 		{name: "a client that is no pod meets only the server's side", c: conn(outside, web, "TCP", 8080),
 			policies: []*networkingv1.NetworkPolicy{denyEgress, webFromDev},
-			reason: "the ingress of pod prod/web is limited by NetworkPolicy prod/web-from-dev, and no rule allows TCP 8080 from 203.0.113.7"},
+			reason:   "the ingress of pod prod/web is limited by NetworkPolicy prod/web-from-dev, and no rule allows TCP 8080 from 203.0.113.7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := Evaluate(tc.c, tc.policies)
