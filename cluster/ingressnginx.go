@@ -97,7 +97,7 @@ func (c *Cluster) installNetworkAddOns(ctx context.Context) error {
 		objs = append(objs, ingressNginxObjects()...)
 	}
 	for _, obj := range objs {
-		if err := createObject(ctx, cl, obj); err != nil && !api.IsAlreadyExists(err) {
+		if err := createObject(ctx, cl, obj); err != nil {
 			m := api.Meta(obj)
 			return fmt.Errorf("installing %T %s/%s: %w", obj, m.Namespace, m.Name, err)
 		}
@@ -105,8 +105,36 @@ func (c *Cluster) installNetworkAddOns(ctx context.Context) error {
 	return nil
 }
 
-// createObject creates one object of the add-ons with its typed client.
+// createObject creates one object of the add-ons with its typed client,
+// unless one of its name exists: found first, or made meanwhile by
+// another API server of the same store. (Asking first matters: a second
+// Service asking for the same cluster IP is refused for the address
+// before its name is looked at.)
 func createObject(ctx context.Context, cl *client.Client, obj api.Object) error {
+	m := api.Meta(obj)
+	exists := func() bool {
+		var err error
+		switch obj.(type) {
+		case *corev1.Namespace:
+			_, err = cl.Namespaces().Get(ctx, "", m.Name)
+		case *corev1.ServiceAccount:
+			_, err = cl.ServiceAccounts().Get(ctx, m.Namespace, m.Name)
+		case *corev1.Service:
+			_, err = cl.Services().Get(ctx, m.Namespace, m.Name)
+		case *rbacv1.ClusterRole:
+			_, err = cl.ClusterRoles().Get(ctx, "", m.Name)
+		case *rbacv1.ClusterRoleBinding:
+			_, err = cl.ClusterRoleBindings().Get(ctx, "", m.Name)
+		case *networkingv1.IngressClass:
+			_, err = cl.IngressClasses().Get(ctx, "", m.Name)
+		default:
+			return false
+		}
+		return err == nil
+	}
+	if exists() {
+		return nil
+	}
 	var err error
 	switch o := obj.(type) {
 	case *corev1.Namespace:
@@ -122,7 +150,10 @@ func createObject(ctx context.Context, cl *client.Client, obj api.Object) error 
 	case *networkingv1.IngressClass:
 		_, err = cl.IngressClasses().Create(ctx, o)
 	default:
-		err = fmt.Errorf("no client for %T", obj)
+		return fmt.Errorf("no client for %T", obj)
+	}
+	if err != nil && exists() {
+		return nil
 	}
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/shell"
@@ -227,4 +228,42 @@ func TestIngressNginxEndToEnd(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "apple\n", out, "an Ingress without rules is the catch-all's default backend")
 	assert.False(t, strings.Contains(out, "banana"))
+}
+
+// A cluster restarted on its store keeps the add-ons as they were left
+// (a user's change included) and starts: the Service that asks for its
+// address is not asked for twice.
+func TestNetworkAddOnsSurviveARestart(t *testing.T) {
+	dir := t.TempDir()
+	start := func() *Cluster {
+		c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, DataDir: dir})
+		require.NoError(t, err)
+		return c
+	}
+	c := start()
+	cl := c.Client("test")
+	class, err := cl.IngressClasses().Get(bg, "", ingress.ClassName)
+	require.NoError(t, err)
+	class.Annotations = map[string]string{networkingv1.AnnotationIsDefaultIngressClass: "true"}
+	_, err = cl.IngressClasses().Update(bg, class)
+	require.NoError(t, err)
+	c.Close()
+
+	c = start()
+	defer c.Close()
+	class, err = c.Client("test").IngressClasses().Get(bg, "", ingress.ClassName)
+	require.NoError(t, err)
+	assert.Equal(t, "true", class.Annotations[networkingv1.AnnotationIsDefaultIngressClass])
+	svc, err := c.Client("test").Services().Get(bg, ingress.Namespace, ingress.ServiceName)
+	require.NoError(t, err)
+	assert.Equal(t, IngressNginxClusterIP, svc.Spec.ClusterIP)
+}
+
+// Switched off, the controller is not installed either.
+func TestIngressNginxCanBeSwitchedOff(t *testing.T) {
+	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, Controllers: "*,-" + ingressNginxSwitch})
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Client("test").IngressClasses().Get(bg, "", ingress.ClassName)
+	assert.True(t, api.IsNotFound(err), "%v", err)
 }
