@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
@@ -49,10 +50,12 @@ import (
 //     that names no class gets the default one.
 //  7. StorageObjectInUseProtection (mutating) reads nothing. A new claim
 //     or volume gets its protection finalizer.
-//  8. Config.Admission's plugins, in their order: where kube-apiserver
+//  8. DefaultIngressClass (mutating) reads IngressClasses. A new Ingress
+//     that names no class gets the default one.
+//  9. Config.Admission's plugins, in their order: where kube-apiserver
 //     says new built-in plugins go, after the others and before the
 //     webhooks.
-//  9. Escalation (validating, rbacregistry) reads the roles and bindings
+//  10. Escalation (validating, rbacregistry) reads the roles and bindings
 //     the authorizer caches, and asks the authorizer; only with the RBAC
 //     authorization mode. A role or binding may grant only what its author
 //     holds. kube-apiserver checks this in the RBAC resources' storage
@@ -60,16 +63,16 @@ import (
 //     before the validating ones, not in a plugin; here it is a validating
 //     plugin (it must see the defaulted object and the user), placed
 //     before the policies and webhooks so that it still refuses first.
-//  10. MutatingAdmissionWebhook reads the MutatingWebhookConfigurations
+//  11. MutatingAdmissionWebhook reads the MutatingWebhookConfigurations
 //     (cached, admission_config_cache.go) and Namespaces (namespaceSelector),
 //     and calls the webhooks. After every built-in mutating plugin, so the
 //     webhooks see the object as the built-in plugins left it.
-//  11. ValidatingAdmissionPolicy (validating) reads the policies and their
+//  12. ValidatingAdmissionPolicy (validating) reads the policies and their
 //     bindings (cached), their params, and Namespaces.
-//  12. ValidatingAdmissionWebhook reads the
+//  13. ValidatingAdmissionWebhook reads the
 //     ValidatingWebhookConfigurations (cached) and Namespaces, and calls
 //     the webhooks (in parallel).
-//  13. ResourceQuota (validating) reads the namespace's ResourceQuotas and
+//  14. ResourceQuota (validating) reads the namespace's ResourceQuotas and
 //     writes their status.used. Last: it charges the final object, and
 //     only once every other plugin has admitted it.
 //
@@ -106,6 +109,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	// ResourceQuota changes the quotas it lists, so it lists copies.
 	priorityClasses := listObjects[*schedulingv1.PriorityClass](s, (*registry.Store).ListShared, api.SchedulingGroupName, "priorityclasses")
 	storageClasses := listObjects[*storagev1.StorageClass](s, (*registry.Store).List, api.StorageGroupName, "storageclasses")
+	ingressClasses := listObjects[*networkingv1.IngressClass](s, (*registry.Store).ListShared, networkingv1.GroupName, "ingressclasses")
 
 	chain := admission.Chain{
 		&admission.NamespaceLifecycle{
@@ -124,6 +128,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 		&admission.Priority{List: func(ctx context.Context) ([]*schedulingv1.PriorityClass, error) { return priorityClasses(ctx, "") }},
 		&admission.DefaultStorageClass{List: func(ctx context.Context) ([]*storagev1.StorageClass, error) { return storageClasses(ctx, "") }},
 		admission.StorageObjectInUseProtection{},
+		&admission.DefaultIngressClass{List: func(ctx context.Context) ([]*networkingv1.IngressClass, error) { return ingressClasses(ctx, "") }},
 	)
 	chain = append(chain, s.cfg.Admission...)
 	if slices.Contains(s.modes, authz.ModeRBAC) {

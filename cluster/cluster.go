@@ -294,6 +294,10 @@ func New(cfg Config) (*Cluster, error) {
 			c.Close()
 			return nil, err
 		}
+		if err := c.installNetworkAddOns(context.Background()); err != nil {
+			c.Close()
+			return nil, err
+		}
 		cm, sched = c.controllerManager(), []wiring{c.scheduler()}
 	}
 	if err := c.addRows(c.apiServerLoops(), ""); err != nil {

@@ -30,6 +30,12 @@ import (
 //     list and watch as system:kube-controller-manager, and so do the
 //     controllers' list and watch requests here: that is why the real
 //     controller roles hold so few read verbs;
+//   - the ingress-nginx add-on's controller as its service account,
+//     system:serviceaccount:ingress-nginx:ingress-nginx, bound to the
+//     ClusterRole its install makes (ingressnginx.go), for its lists and
+//     watches too: it is not kube-controller-manager's; the kubelets'
+//     network reads as that account for the controller's nginx, and as
+//     kube-system:kindnet for the CNI plugin's policy agent;
 //   - the API server's own loops (the CRD finalizer, the APIService
 //     availability check) as its privileged loopback, as kube-apiserver
 //     runs them in process with its loopback token.
@@ -90,6 +96,8 @@ func (c *Cluster) identity(switchName, userAgent string) apiserver.LoopbackIdent
 		return apiserver.FixedIdentity(&authn.UserInfo{Name: rbacregistry.KubeScheduler, Groups: []string{authn.AllAuthenticated}})
 	case strings.HasPrefix(switchName, "kubelet/"):
 		return apiserver.FixedIdentity(nodeauthz.NodeUser(strings.TrimPrefix(switchName, "kubelet/")))
+	case switchName == ingressNginxSwitch:
+		return apiserver.FixedIdentity(ingressNginxUser())
 	case slices.Contains(apiServerOwnLoops, switchName) || !slices.Contains(ControllerNames, switchName):
 		return apiserver.FixedIdentity(nil) // the API server's loops; Config.Extra
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/endpointslice"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
+	"github.com/kubesim/kubesim/controllers/ingressnginx"
 	"github.com/kubesim/kubesim/controllers/job"
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
@@ -59,6 +60,7 @@ var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "
 	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // budgets, slices, quotas
 	podautoscaler.ControllerName,                                    // HorizontalPodAutoscaler
 	clusterroleaggregation.ControllerName, vapstatus.ControllerName, // RBAC, admission policies
+	ingressnginx.ControllerName, // the ingress-nginx add-on (ingressnginx.go)
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -277,6 +279,11 @@ func (c *Cluster) controllerManager() []wiring {
 		{vapstatus.ControllerName, "validatingadmissionpolicy-status-controller", func(x ControllerContext) (Component, error) {
 			return vapstatus.New(vapstatus.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Check: c.server.Delegate().TypeCheckPolicy})
 		}},
+		// The ingress-nginx add-on's controller: not kube-controller-manager's,
+		// so its own informers, listed as its own service account.
+		{ingressnginx.ControllerName, ingressnginx.Component, func(x ControllerContext) (Component, error) {
+			return ingressnginx.New(ingressnginx.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Informers: c.privateInformers()})
+		}},
 	}
 	table = append(table, c.aggregationLoops()...)
 	for _, x := range c.cfg.Extra {
@@ -311,7 +318,8 @@ func (c *Cluster) addKubelets() error {
 			return kubelet.New(kubelet.Config{Client: x.Client, Informers: c.privateInformers(), Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
 				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4,
-				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages()})
+				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages(),
+				NetworkPolicyClient: c.kindnetClient(), IngressClient: c.ingressNginxClient()})
 		}})
 		if err != nil {
 			return err

@@ -19,14 +19,17 @@ import (
 
 // clusterNetwork is the cluster network as a container's shell sees it
 // (nslookup, wget): the part of CoreDNS's kubernetes plugin that answers
-// Service and pod names, and the part of kube-proxy that sends a
-// connection to a Service's cluster IP on to one of its endpoints. There
-// is no DNS server and no proxy: the kubelet answers from the Services,
-// Endpoints and pods it reads from the API server, at the moment it is
-// asked. A pod answers a connection only when kubesim knows what its
-// image serves (simulatedServer) or runs it for real (the pod network).
-// Left out: ExternalName and other record types, reverse lookups,
-// session affinity, NodePorts, and every protocol but HTTP GET.
+// Service and pod names, the part of kube-proxy that sends a connection
+// to a Service's cluster IP on to one of its endpoints, the CNI plugin's
+// NetworkPolicy enforcement (netpolicy.go) and the ingress-nginx
+// controller's proxy (ingressnet.go). There is no DNS server, no proxy
+// and no packet: the kubelet answers from the objects it reads from the
+// API server, at the moment it is asked. A pod answers a connection only
+// when kubesim knows what its image serves (simulatedServer) or runs it
+// for real (the pod network). A connection a NetworkPolicy drops is
+// never answered (shell.ErrTimedOut), and the container waits out its
+// timeout. Left out: ExternalName and other record types, reverse
+// lookups, session affinity, NodePorts, and every protocol but HTTP GET.
 type clusterNetwork struct {
 	k   *Kubelet
 	pod *corev1.Pod
@@ -51,11 +54,17 @@ func resolvConf(namespace string) string {
 }
 
 // LookupHost tries name with each search domain (it has fewer than five
-// dots, ndots:5), then as written.
+// dots, ndots:5), then as written; a name no cluster record has may be an
+// Ingress's host. The queries go to the cluster DNS: a NetworkPolicy that
+// limits the pod's egress must let them out (dnsReachable), or the lookup
+// times out.
 func (n clusterNetwork) LookupHost(ctx context.Context, name string) (string, []string, error) {
 	name = strings.TrimSuffix(strings.ToLower(name), ".")
 	if net.ParseIP(name) != nil {
 		return name, []string{name}, nil
+	}
+	if !n.dnsReachable(ctx) {
+		return "", nil, shell.ErrTimedOut
 	}
 	candidates := []string{name}
 	if !strings.HasSuffix(name, "."+clusterDomain) && strings.Count(name, ".") < 5 {
@@ -66,6 +75,9 @@ func (n clusterNetwork) LookupHost(ctx context.Context, name string) (string, []
 		if addrs := n.resolve(ctx, fqdn); len(addrs) > 0 {
 			return fqdn, addrs, nil
 		}
+	}
+	if addrs := n.ingressHostAddresses(ctx, name); len(addrs) > 0 {
+		return name, addrs, nil
 	}
 	return "", nil, shell.ErrNoSuchHost
 }
@@ -116,14 +128,23 @@ func (n clusterNetwork) endpointAddresses(ctx context.Context, ns, name string) 
 	return out
 }
 
-// HTTPGet connects to ip:port — a Service's cluster IP, sent on to one of
-// its ready endpoints, or a pod's IP — and asks for path.
-func (n clusterNetwork) HTTPGet(ctx context.Context, ip, port, path string) (int, []byte, error) {
-	podIP, podPort, err := n.route(ctx, ip, port)
-	if err != nil {
-		return 0, nil, err
+// HTTPGet connects to req's ip:port — a Service's cluster IP, sent on to
+// one of its ready endpoints, the ingress controller's, or a pod's IP —
+// and asks for its path, if the NetworkPolicies of both ends let the
+// connection through.
+func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (shell.HTTPResponse, error) {
+	if n.isIngressController(ctx, req.IP, req.Port) {
+		return n.ingressGet(ctx, req)
 	}
-	return n.podGet(ctx, podIP, podPort, path)
+	podIP, podPort, err := n.route(ctx, req.IP, req.Port)
+	if err != nil {
+		return shell.HTTPResponse{}, err
+	}
+	if !n.allowed(ctx, n.self(ctx), n.peerAt(ctx, podIP), corev1.ProtocolTCP, podPort) {
+		return shell.HTTPResponse{}, shell.ErrTimedOut
+	}
+	code, body, err := n.podGet(ctx, podIP, podPort, req.Path, req.Host)
+	return shell.HTTPResponse{Code: code, Body: body}, err
 }
 
 // route is kube-proxy's part: a cluster IP and Service port become an
@@ -171,10 +192,11 @@ func (n clusterNetwork) route(ctx context.Context, ip, port string) (string, str
 	return ip, port, nil
 }
 
-// podGet asks the pod at ip for path on port: through the pod network,
-// which reaches a pod run for real, or routes to the kubelet of the pod's
-// node (simulatedHTTP); without a pod network, only this node's pods answer.
-func (n clusterNetwork) podGet(ctx context.Context, ip, port, path string) (int, []byte, error) {
+// podGet asks the pod at ip for path on port (with the Host header host):
+// through the pod network, which reaches a pod run for real, or routes to
+// the kubelet of the pod's node (simulatedHTTP); without a pod network,
+// only this node's pods answer.
+func (n clusterNetwork) podGet(ctx context.Context, ip, port, path, host string) (int, []byte, error) {
 	pn := n.k.cfg.Network
 	if pn == nil {
 		if code, body, ok := n.k.simulatedHTTP(ctx, ip, port, path); ok {
@@ -183,7 +205,7 @@ func (n clusterNetwork) podGet(ctx context.Context, ip, port, path string) (int,
 		return 0, nil, shell.ErrConnectionRefused
 	}
 	if _, ok := pn.Lookup(ip + ":" + port); ok {
-		return realGet(ctx, pn.DialContext, ip+":"+port, path)
+		return realGet(ctx, pn.DialContext, ip+":"+port, path, host)
 	}
 	if code, body, ok := pn.SimulatedGet(ctx, ip, port, path); ok {
 		return code, body, nil
@@ -232,13 +254,16 @@ func (k *Kubelet) simulatedHTTP(ctx context.Context, ip, port, path string) (int
 }
 
 // realGet is an HTTP GET over the pod network.
-func realGet(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), addr, path string) (int, []byte, error) {
+func realGet(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), addr, path, host string) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	hc := &http.Client{Transport: &http.Transport{DialContext: dial}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {
 		return 0, nil, err
+	}
+	if host != "" {
+		req.Host = host
 	}
 	resp, err := hc.Do(req)
 	if err != nil {

@@ -46,7 +46,12 @@
 // container. Ephemeral containers (kubectl debug) start as soon as the
 // pod's spec names them and are never restarted (ephemeral.go). In place
 // of CoreDNS and kube-proxy, the kubelet answers a container's nslookup
-// and wget from the Services and Endpoints it reads (clusternet.go).
+// and wget from the Services and Endpoints it reads (clusternet.go); in
+// place of the CNI plugin's NetworkPolicy agent it drops the connections
+// the NetworkPolicies forbid, DNS queries included (netpolicy.go, with
+// network/policy); in place of the ingress-nginx controller's nginx it
+// routes a request to the controller's address by the Ingresses
+// (ingressnet.go, with network/ingress).
 //
 // Left out: there are no real containers (except the in-process images of
 // images.go, and the local images of localimage.go: a host binary named

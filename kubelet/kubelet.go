@@ -117,6 +117,17 @@ type Config struct {
 	// LocalImages, when set, are binaries on the host that pods run as
 	// child processes (localimage.go).
 	LocalImages *LocalImages
+
+	// NetworkPolicyClient is the client of the pod network's policy
+	// agent, which reads NetworkPolicies, pods and namespaces
+	// (netpolicy.go): kind's kindnetd, with its own service account. nil:
+	// the kubelet's own client.
+	NetworkPolicyClient *client.Client
+	// IngressClient is the client of the ingress controller's proxy,
+	// which reads Ingresses, IngressClasses, Services and Endpoints
+	// (ingressnet.go): ingress-nginx's service account. nil: the
+	// kubelet's own client.
+	IngressClient *client.Client
 }
 
 // Kubelet simulates the kubelet of one node.

@@ -133,8 +133,7 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 type netAnswer struct {
 	fqdn  string
 	addrs []string
-	code  int
-	body  []byte
+	resp  shell.HTTPResponse
 	err   error
 }
 
@@ -183,12 +182,12 @@ func (n *replayNetwork) LookupHost(ctx context.Context, name string) (string, []
 	return a.fqdn, a.addrs, a.err
 }
 
-func (n *replayNetwork) HTTPGet(ctx context.Context, ip, port, path string) (int, []byte, error) {
+func (n *replayNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (shell.HTTPResponse, error) {
 	a := n.ask(func() netAnswer {
-		code, body, err := n.live.HTTPGet(ctx, ip, port, path)
-		return netAnswer{code: code, body: body, err: err}
+		resp, err := n.live.HTTPGet(ctx, req)
+		return netAnswer{resp: resp, err: err}
 	})
-	return a.code, a.body, a.err
+	return a.resp, a.err
 }
 
 // virtualClock is a simulated run's clock: After moves it on at once.

@@ -11,9 +11,10 @@
 // more when a later plugin changed the object; built-in plugins run again
 // too; never a third time). Its built-in plugins are NamespaceLifecycle
 // (k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle),
-// ServiceAccount (plugin/pkg/admission/serviceaccount), and the storage
+// ServiceAccount (plugin/pkg/admission/serviceaccount), the storage
 // plugins DefaultStorageClass and StorageObjectInUseProtection
-// (plugin/pkg/admission/storage); the
+// (plugin/pkg/admission/storage), DefaultIngressClass
+// (plugin/pkg/admission/network/defaultingressclass); the
 // ValidatingAdmissionPolicy plugin is in package policy, the webhook
 // plugins in package webhook; LimitRanger, Priority and ResourceQuota
 // (plugin/pkg/admission/limitranger, priority, resourcequota) are in

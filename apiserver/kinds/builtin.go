@@ -242,6 +242,7 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, schedulingResources()...)           // PriorityClass
 	resources = append(resources, discoveryResources()...)            // EndpointSlice
 	resources = append(resources, autoscalingResources()...)          // HorizontalPodAutoscaler at autoscaling/v2 and v1
+	resources = append(resources, networkingResources()...)           // Ingress, IngressClass, NetworkPolicy
 	setStatusStrategies(resources)                                    // what a write to /status may change (statusstrategy.go)
 	notSimulatedWarnings(resources)                                   // the fields stored but not simulated (fidelity.go)
 	return resources

@@ -23,6 +23,10 @@
 //     batch.kubernetes.io/controller-uid and job-name labels, the pod
 //     failure policy's rules, a CronJob's schedule parsed by api/cron with
 //     robfig/cron's messages, its time zone; batch.go);
+//   - the networking.k8s.io/v1 Ingresses, IngressClasses and
+//     NetworkPolicies of pkg/apis/networking (paths and pathTypes, one
+//     backend each, the immutable controller of a class, peers, ports and
+//     ipBlocks; networking.go);
 //   - the status strategies of those strategy.go files: what a write to
 //     /status may change besides the status (statusstrategy.go);
 //   - the fields kubesim stores but nothing in it acts on, named in a

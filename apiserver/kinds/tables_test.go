@@ -226,6 +226,7 @@ func sampleObjects() map[string]api.Object {
 func TestEveryTableRowFitsItsColumns(t *testing.T) {
 	objs := sampleObjects()
 	maps.Copy(objs, batchSamples())
+	maps.Copy(objs, networkingSamples())
 	for _, r := range Builtin() {
 		require.NotNil(t, r.Table, r.Name)
 		obj, ok := objs[r.Name+"."+r.Version]

@@ -7,14 +7,20 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // busybox's nslookup and wget, as the "Debug Services" tutorial uses them
-// (`nslookup hostnames`, `wget -qO- hostnames`), over the container's
-// Network: the cluster's DNS and what a connection to a Service or a pod
-// reaches. Left out: nslookup's record types and server argument, and
-// every wget option but -q, -O, -T and -S.
+// (`nslookup hostnames`, `wget -qO- hostnames`) and the NetworkPolicy one
+// (`wget --spider --timeout=1 nginx`), over the container's Network: the
+// cluster's DNS and what a connection to a Service or a pod reaches. A
+// connection the network drops (a NetworkPolicy) is never answered: the
+// client waits out its timeout on the shell's clock, as the real one does
+// (timeouts.go). Left out: nslookup's record types and server argument,
+// and every wget option but -q, -O, -T/--timeout, --spider, --header
+// and -S.
 
 // Network is what the container's network reaches; the kubelet provides
 // it (its cluster DNS and Service routing). nil: nothing resolves.
@@ -23,17 +29,40 @@ type Network interface {
 	Nameserver() string
 	// LookupHost resolves name with the pod's search path, as its
 	// resolver would: the fully qualified name found and its addresses,
-	// or ErrNoSuchHost.
+	// ErrNoSuchHost, or ErrTimedOut when the DNS server cannot be
+	// reached (its queries are dropped).
 	LookupHost(ctx context.Context, name string) (fqdn string, addrs []string, err error)
-	// HTTPGet sends GET path to ip:port and returns the status code and
-	// body, or ErrConnectionRefused.
-	HTTPGet(ctx context.Context, ip, port, path string) (int, []byte, error)
+	// HTTPGet sends req and returns the answer, ErrConnectionRefused, or
+	// ErrTimedOut when the connection is dropped and never answered.
+	HTTPGet(ctx context.Context, req HTTPRequest) (HTTPResponse, error)
+}
+
+// HTTPRequest is a GET of Path from IP:Port, with its Host header.
+type HTTPRequest struct {
+	IP, Port, Path string
+	// Host is the Host header: the URL's host (and port), or what
+	// --header 'Host: ...' said.
+	Host string
+}
+
+// HTTPResponse is the server's answer.
+type HTTPResponse struct {
+	Code int
+	// Reason is the status line's phrase as the server sent it (nginx:
+	// "Gateway Time-out"); "" is the usual one for Code.
+	Reason string
+	Body   []byte
+	// After is how long the server took to answer (a proxy that waited
+	// for its backend); the client gives up first if its timeout is
+	// shorter.
+	After time.Duration
 }
 
 // The network's errors, in the words of the C library.
 var (
 	ErrNoSuchHost        = errors.New("NXDOMAIN")
 	ErrConnectionRefused = errors.New("Connection refused")
+	ErrTimedOut          = errors.New("Connection timed out")
 )
 
 func (s *state) nslookup(args []string) int {
@@ -52,9 +81,16 @@ func (s *state) nslookup(args []string) int {
 		fmt.Fprintln(s.stdout, ";; connection timed out; no servers could be reached")
 		return 1
 	}
+	fqdn, addrs, err := s.env.Network.LookupHost(s.ctx, name)
+	if errors.Is(err, ErrTimedOut) {
+		if !s.wait(nslookupTimeout) {
+			return 137
+		}
+		fmt.Fprintln(s.stdout, ";; connection timed out; no servers could be reached")
+		return 1
+	}
 	ns := s.env.Network.Nameserver()
 	fmt.Fprintf(s.stdout, "Server:\t\t%s\nAddress:\t%s:53\n\n", ns, ns)
-	fqdn, addrs, err := s.env.Network.LookupHost(s.ctx, name)
 	if err != nil {
 		fmt.Fprintf(s.stdout, "** server can't find %s: %s\n\n", name, err)
 		return 1
@@ -65,41 +101,94 @@ func (s *state) nslookup(args []string) int {
 	return 0
 }
 
-func (s *state) wget(args []string) int {
-	quiet, out, target := false, "", ""
+// wgetOptions are the options of one wget.
+type wgetOptions struct {
+	quiet, spider bool
+	out, target   string
+	host          string // --header 'Host: ...'
+	timeout       time.Duration
+}
+
+func parseWget(args []string) (wgetOptions, bool) {
+	o := wgetOptions{timeout: wgetDefaultTimeout}
+	seconds := func(v string) bool {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return false
+		}
+		o.timeout = time.Duration(n) * time.Second
+		return true
+	}
+	header := func(h string) {
+		if k, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "host") {
+			o.host = strings.TrimSpace(v)
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		next := func() (string, bool) {
+			if i+1 < len(args) {
+				i++
+				return args[i], true
+			}
+			return "", false
+		}
 		switch {
 		case a == "-q":
-			quiet = true
+			o.quiet = true
 		case a == "-qO-" || a == "-qO" && i+1 < len(args) && args[i+1] == "-":
-			quiet, out = true, "-"
+			o.quiet, o.out = true, "-"
 			if a == "-qO" {
 				i++
 			}
 		case a == "-O" && i+1 < len(args):
-			out = args[i+1]
-			i++
+			o.out, _ = next()
 		case strings.HasPrefix(a, "-O"):
-			out = a[2:]
-		case a == "-T" && i+1 < len(args):
-			i++ // the simulated network answers at once
+			o.out = a[2:]
+		case a == "-T" || a == "--timeout":
+			v, ok := next()
+			if !ok || !seconds(v) {
+				return o, false
+			}
+		case strings.HasPrefix(a, "--timeout="):
+			if !seconds(strings.TrimPrefix(a, "--timeout=")) {
+				return o, false
+			}
+		case strings.HasPrefix(a, "-T"):
+			if !seconds(a[2:]) {
+				return o, false
+			}
+		case a == "--spider":
+			o.spider = true
+		case a == "--header":
+			v, ok := next()
+			if !ok {
+				return o, false
+			}
+			header(v)
+		case strings.HasPrefix(a, "--header="):
+			header(strings.TrimPrefix(a, "--header="))
 		case strings.HasPrefix(a, "-"):
 		default:
-			target = a
+			o.target = a
 		}
 	}
-	if target == "" {
+	return o, o.target != ""
+}
+
+func (s *state) wget(args []string) int {
+	o, ok := parseWget(args)
+	if !ok {
 		fmt.Fprintln(s.stderr, "BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: wget [-cqS] [--spider] [-O FILE] [-o LOGFILE] [--header STR]\n\t[--post-data STR | --post-file FILE] [-Y on/off]\n\t[-P DIR] [-U AGENT] [-T SEC] URL...")
 		return 1
 	}
-	raw := target
+	raw := o.target
 	if !strings.Contains(raw, "://") {
 		raw = "http://" + raw
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "http" {
-		fmt.Fprintf(s.stderr, "wget: not an http or ftp url: %s\n", target)
+		fmt.Fprintf(s.stderr, "wget: not an http or ftp url: %s\n", o.target)
 		return 1
 	}
 	host, port := u.Hostname(), u.Port()
@@ -113,31 +202,66 @@ func (s *state) wget(args []string) int {
 			return 1
 		}
 		_, addrs, err := s.env.Network.LookupHost(s.ctx, host)
+		if errors.Is(err, ErrTimedOut) && !s.wait(resolverTimeout) {
+			return 137
+		}
 		if err != nil || len(addrs) == 0 {
 			fmt.Fprintf(s.stderr, "wget: bad address '%s'\n", host)
 			return 1
 		}
 		ip = addrs[0]
 	}
-	if !quiet {
+	if !o.quiet {
 		fmt.Fprintf(s.stderr, "Connecting to %s (%s:%s)\n", u.Host, ip, port)
 	}
-	path := u.RequestURI()
-	var code int
-	var body []byte
+	req := HTTPRequest{IP: ip, Port: port, Path: u.RequestURI(), Host: u.Host}
+	if o.host != "" {
+		req.Host = o.host
+	}
+	var resp HTTPResponse
 	if s.env.Network == nil {
 		err = ErrConnectionRefused
 	} else {
-		code, body, err = s.env.Network.HTTPGet(s.ctx, ip, port, path)
+		resp, err = s.env.Network.HTTPGet(s.ctx, req)
+	}
+	// A dropped connection is retried by the kernel until it gives up
+	// (connectTimeout), unless wget's own timeout ends it first; a slow
+	// answer is waited for as long as wget's timeout allows.
+	switch {
+	case errors.Is(err, ErrTimedOut) && o.timeout < connectTimeout, err == nil && resp.After >= o.timeout:
+		if !s.wait(o.timeout) {
+			return 137
+		}
+		fmt.Fprintln(s.stderr, "wget: download timed out")
+		return 1
+	case errors.Is(err, ErrTimedOut):
+		if !s.wait(connectTimeout) {
+			return 137
+		}
+	case err == nil && resp.After > 0:
+		if !s.wait(resp.After) {
+			return 137
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(s.stderr, "wget: can't connect to remote host (%s): %s\n", ip, err)
 		return 1
 	}
-	if code >= 400 {
-		fmt.Fprintf(s.stderr, "wget: server returned error: HTTP/1.1 %d %s\n", code, httpStatusText(code))
+	if resp.Code >= 400 {
+		reason := resp.Reason
+		if reason == "" {
+			reason = httpStatusText(resp.Code)
+		}
+		fmt.Fprintf(s.stderr, "wget: server returned error: HTTP/1.1 %d %s\n", resp.Code, reason)
 		return 1
 	}
+	if o.spider {
+		if !o.quiet {
+			fmt.Fprintln(s.stderr, "remote file exists")
+		}
+		return 0
+	}
+	out := o.out
 	if out == "" {
 		out = pathBase(u.Path)
 	}
@@ -150,15 +274,15 @@ func (s *state) wget(args []string) int {
 		}
 		w = fw
 	}
-	if !quiet {
+	if !o.quiet {
 		if out == "-" {
 			fmt.Fprintln(s.stderr, "writing to stdout")
 		} else {
 			fmt.Fprintf(s.stderr, "saving to '%s'\n", out)
 		}
 	}
-	w.Write(body)
-	if !quiet {
+	w.Write(resp.Body)
+	if !o.quiet {
 		if out == "-" {
 			fmt.Fprintln(s.stderr, "written to stdout")
 		} else {
@@ -166,6 +290,17 @@ func (s *state) wget(args []string) int {
 		}
 	}
 	return 0
+}
+
+// wait lets d pass on the shell's clock; false when the process was
+// killed meanwhile (the client went away).
+func (s *state) wait(d time.Duration) bool {
+	select {
+	case <-s.clock.After(d):
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
 }
 
 // pathBase is the file wget saves a URL's path to: its last element, or
@@ -188,8 +323,12 @@ func httpStatusText(code int) string {
 		return "Forbidden"
 	case 500:
 		return "Internal Server Error"
+	case 502:
+		return "Bad Gateway"
 	case 503:
 		return "Service Unavailable"
+	case 504:
+		return "Gateway Timeout"
 	}
 	return "Error"
 }
