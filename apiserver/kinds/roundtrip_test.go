@@ -866,6 +866,11 @@ var hints = []struct {
 		return fmt.Sprintf("w%d.kubesim.example.com", path[1])
 	}},
 	{regexp.MustCompile(`\.schedule$`), constant("*/5 * * * *")},
+	{regexp.MustCompile(`\.http\.paths\[\*\]\.path$`), constant("/")},
+	{regexp.MustCompile(`\.http\.paths$`), constant([]any{map[string]any{"path": "/", "pathType": "Prefix",
+		"backend": map[string]any{"service": map[string]any{"name": "web", "port": map[string]any{"number": 80}}}}})},
+	{regexp.MustCompile(`^spec\.controller$`), constant("example.com/ingress-controller")},
+	{regexp.MustCompile(`ipBlock\.cidr$`), constant("10.0.0.0/16")},
 	{regexp.MustCompile(`(messageExpression|valueExpression)$`), constant("'refused'")},
 	{regexp.MustCompile(`terminationMessagePolicy$`), constant("File")},
 	{regexp.MustCompile(`^spec\.podManagementPolicy$`), constant("OrderedReady")},

@@ -51,6 +51,7 @@ var statusStrategies = map[k8sschema.GroupResource]func(obj, old api.Object){
 	{Group: "batch", Resource: "jobs"}:                  keepSpec, // jobStatusStrategy
 	{Group: "batch", Resource: "cronjobs"}:              keepSpec, // cronJobStatusStrategy
 	{Group: "policy", Resource: "poddisruptionbudgets"}: keepSpec, // podDisruptionBudgetStatusStrategy
+	{Group: "networking.k8s.io", Resource: "ingresses"}: keepSpec, // ingressStatusStrategy
 	// autoscalerStatusStrategy: the spec. At autoscaling/v1 part of the
 	// spec rides in annotations (the metrics beyond CPU, the behavior):
 	// kube-apiserver converts them into the spec before the strategy

@@ -40,6 +40,7 @@ var statusResets = map[string]struct{ labels, annotations, ownerReferences, fina
 	"jobs.batch":                           {},
 	"cronjobs.batch":                       {},
 	"poddisruptionbudgets.policy":          {},
+	"ingresses.networking.k8s.io":          {},
 	"horizontalpodautoscalers.autoscaling": {},
 	// metav1.ResetObjectMetaForStatus
 	"validatingadmissionpolicies.admissionregistration.k8s.io": {labels: true, annotations: true, ownerReferences: true, finalizers: true},
