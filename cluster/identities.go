@@ -44,6 +44,7 @@ import (
 // including the controllers other branches add.
 var controllerServiceAccounts = map[string]string{
 	"replicaset":                       "replicaset-controller",
+	"replicationcontroller":            "replication-controller",
 	"deployment":                       "deployment-controller",
 	"statefulset":                      "statefulset-controller",
 	"daemonset":                        "daemon-set-controller",

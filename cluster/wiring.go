@@ -52,7 +52,7 @@ import (
 // ControllerNames are the controllers of the controller manager, as
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
-var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
+var ControllerNames = []string{"replicaset", replicaset.ReplicationControllerName, "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
 	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // storage
@@ -211,6 +211,9 @@ func (c *Cluster) controllerManager() []wiring {
 	table := []wiring{
 		{"replicaset", "replicaset-controller", func(x ControllerContext) (Component, error) {
 			return replicaset.New(replicaset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{replicaset.ReplicationControllerName, replicaset.ReplicationComponent, func(x ControllerContext) (Component, error) {
+			return replicaset.NewReplicationManager(replicaset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"deployment", "deployment-controller", func(x ControllerContext) (Component, error) {
 			return deployment.New(deployment.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})

@@ -242,5 +242,6 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, schedulingResources()...)           // PriorityClass
 	resources = append(resources, discoveryResources()...)            // EndpointSlice
 	resources = append(resources, autoscalingResources()...)          // HorizontalPodAutoscaler at autoscaling/v2 and v1
+	resources = append(resources, replicationResources()...)          // PodTemplate, ReplicationController
 	return resources
 }

@@ -223,6 +223,12 @@ func ControllerRoles() []ControllerRole {
 			rule([]string{"list", "watch", "patch", "create", "delete"}, "", "pods"),
 			eventsRule(),
 		}},
+		{"replication-controller", []rbacv1.PolicyRule{
+			rule([]string{"get", "list", "watch", "update"}, "", "replicationcontrollers"),
+			rule([]string{"update"}, "", "replicationcontrollers/status", "replicationcontrollers/finalizers"),
+			rule([]string{"list", "watch", "patch", "create", "delete"}, "", "pods"),
+			eventsRule(),
+		}},
 		{"resourcequota-controller", []rbacv1.PolicyRule{
 			{Verbs: []string{"list", "watch"}, APIGroups: all, Resources: all},
 			rule([]string{"update"}, "", "resourcequotas/status"),
