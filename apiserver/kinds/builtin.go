@@ -243,5 +243,6 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, discoveryResources()...)            // EndpointSlice
 	resources = append(resources, autoscalingResources()...)          // HorizontalPodAutoscaler at autoscaling/v2 and v1
 	resources = append(resources, replicationResources()...)          // PodTemplate, ReplicationController
+	resources = append(resources, eventsResources()...)               // events.k8s.io/v1 Event, stored with core/v1 Events
 	return resources
 }

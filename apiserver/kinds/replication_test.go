@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
@@ -20,6 +21,9 @@ func groupsSamples() map[string]api.Object {
 	t := template(map[string]string{"app": "web"})
 	return map[string]api.Object{
 		"podtemplates": &corev1.PodTemplate{ObjectMeta: meta, Template: t},
+		"events.k8s.io/events": &eventsv1.Event{ObjectMeta: meta, Type: "Normal", Reason: "Scheduled", Note: "Successfully assigned default/web to node-1",
+			Regarding: corev1.ObjectReference{Kind: "Pod", Name: "web"}, ReportingController: "default-scheduler",
+			EventTime: metav1.NewMicroTime(tableNow.Add(-time.Minute))},
 		"replicationcontrollers": &corev1.ReplicationController{ObjectMeta: meta, Spec: corev1.ReplicationControllerSpec{
 			Replicas: ptr(int32(3)), Selector: map[string]string{"app": "web"}, Template: &t},
 			Status: corev1.ReplicationControllerStatus{Replicas: 3, ReadyReplicas: 2}},
