@@ -49,10 +49,17 @@ import (
 //     that names no class gets the default one.
 //  7. StorageObjectInUseProtection (mutating) reads nothing. A new claim
 //     or volume gets its protection finalizer.
-//  8. Config.Admission's plugins, in their order: where kube-apiserver
+//  8. RuntimeClass (mutating, validating) reads RuntimeClasses. A new pod
+//     that names one gets its overhead and scheduling constraints; a
+//     missing class refuses it. Then CertificateApproval,
+//     CertificateSigning and CertificateSubjectRestriction (validating) ask
+//     the authorizer whether the user may approve or sign for a CSR's
+//     signer, and refuse a kube-apiserver-client CSR for system:masters
+//     (admission_groups.go).
+//  9. Config.Admission's plugins, in their order: where kube-apiserver
 //     says new built-in plugins go, after the others and before the
 //     webhooks.
-//  9. Escalation (validating, rbacregistry) reads the roles and bindings
+//  10. Escalation (validating, rbacregistry) reads the roles and bindings
 //     the authorizer caches, and asks the authorizer; only with the RBAC
 //     authorization mode. A role or binding may grant only what its author
 //     holds. kube-apiserver checks this in the RBAC resources' storage
@@ -60,16 +67,16 @@ import (
 //     before the validating ones, not in a plugin; here it is a validating
 //     plugin (it must see the defaulted object and the user), placed
 //     before the policies and webhooks so that it still refuses first.
-//  10. MutatingAdmissionWebhook reads the MutatingWebhookConfigurations
+//  11. MutatingAdmissionWebhook reads the MutatingWebhookConfigurations
 //     (cached, admission_config_cache.go) and Namespaces (namespaceSelector),
 //     and calls the webhooks. After every built-in mutating plugin, so the
 //     webhooks see the object as the built-in plugins left it.
-//  11. ValidatingAdmissionPolicy (validating) reads the policies and their
+//  12. ValidatingAdmissionPolicy (validating) reads the policies and their
 //     bindings (cached), their params, and Namespaces.
-//  12. ValidatingAdmissionWebhook reads the
+//  13. ValidatingAdmissionWebhook reads the
 //     ValidatingWebhookConfigurations (cached) and Namespaces, and calls
 //     the webhooks (in parallel).
-//  13. ResourceQuota (validating) reads the namespace's ResourceQuotas and
+//  14. ResourceQuota (validating) reads the namespace's ResourceQuotas and
 //     writes their status.used. Last: it charges the final object, and
 //     only once every other plugin has admitted it.
 //
@@ -125,6 +132,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 		&admission.DefaultStorageClass{List: func(ctx context.Context) ([]*storagev1.StorageClass, error) { return storageClasses(ctx, "") }},
 		admission.StorageObjectInUseProtection{},
 	)
+	chain = append(chain, s.groupPlugins()...) // RuntimeClass, the certificate plugins (admission_groups.go)
 	chain = append(chain, s.cfg.Admission...)
 	if slices.Contains(s.modes, authz.ModeRBAC) {
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})

@@ -244,5 +244,6 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, autoscalingResources()...)          // HorizontalPodAutoscaler at autoscaling/v2 and v1
 	resources = append(resources, replicationResources()...)          // PodTemplate, ReplicationController
 	resources = append(resources, eventsResources()...)               // events.k8s.io/v1 Event, stored with core/v1 Events
+	resources = append(resources, runtimeClassResources()...)         // node.k8s.io/v1 RuntimeClass
 	return resources
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
@@ -21,6 +22,7 @@ func groupsSamples() map[string]api.Object {
 	t := template(map[string]string{"app": "web"})
 	return map[string]api.Object{
 		"podtemplates": &corev1.PodTemplate{ObjectMeta: meta, Template: t},
+		"runtimeclasses": &nodev1.RuntimeClass{ObjectMeta: meta, Handler: "runc"},
 		"events.k8s.io/events": &eventsv1.Event{ObjectMeta: meta, Type: "Normal", Reason: "Scheduled", Note: "Successfully assigned default/web to node-1",
 			Regarding: corev1.ObjectReference{Kind: "Pod", Name: "web"}, ReportingController: "default-scheduler",
 			EventTime: metav1.NewMicroTime(tableNow.Add(-time.Minute))},

@@ -45,6 +45,10 @@ func NodeRules() []rbacv1.PolicyRule {
 		rule([]string{"get", "create", "update", "patch", "delete"}, "coordination.k8s.io", "leases"),
 		rule([]string{"get", "update", "patch"}, "", "persistentvolumeclaims/status"),
 		rule([]string{"create"}, "", "serviceaccounts/token"),
+		// RuntimeClasses, for the sandbox's handler; CSRs, for the
+		// kubelet's own certificates.
+		rule(read, "node.k8s.io", "runtimeclasses"),
+		rule([]string{"create", "get", "list", "watch"}, "certificates.k8s.io", "certificatesigningrequests"),
 	}
 }
 
