@@ -21,7 +21,7 @@ func groupsSamples() map[string]api.Object {
 	meta := metav1.ObjectMeta{Name: "x", Namespace: "default", CreationTimestamp: ago(3 * time.Hour)}
 	t := template(map[string]string{"app": "web"})
 	return map[string]api.Object{
-		"podtemplates": &corev1.PodTemplate{ObjectMeta: meta, Template: t},
+		"podtemplates":   &corev1.PodTemplate{ObjectMeta: meta, Template: t},
 		"runtimeclasses": &nodev1.RuntimeClass{ObjectMeta: meta, Handler: "runc"},
 		"events.k8s.io/events": &eventsv1.Event{ObjectMeta: meta, Type: "Normal", Reason: "Scheduled", Note: "Successfully assigned default/web to node-1",
 			Regarding: corev1.ObjectReference{Kind: "Pod", Name: "web"}, ReportingController: "default-scheduler",
