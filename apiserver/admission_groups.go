@@ -19,6 +19,9 @@ import (
 func (s *Server) groupPlugins() []any {
 	return []any{
 		&admission.RuntimeClass{Get: s.runtimeClass},
+		&admission.CertificateApproval{Authorizer: s.authorizer},
+		&admission.CertificateSigning{Authorizer: s.authorizer},
+		admission.CertificateSubjectRestriction{},
 	}
 }
 

@@ -68,6 +68,7 @@ var controllerServiceAccounts = map[string]string{
 	"resourcequota":                    "resourcequota-controller",
 	"podgc":                            "pod-garbage-collector",
 	"validatingadmissionpolicy-status": "validatingadmissionpolicy-status-controller",
+	"csrsigning":                       "certificate-controller",
 }
 
 // apiServerOwnLoops run inside kube-apiserver (or the aggregator) and use

@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/clusterroleaggregation"
 	"github.com/kubesim/kubesim/controllers/crdfinalizer"
 	"github.com/kubesim/kubesim/controllers/cronjob"
+	"github.com/kubesim/kubesim/controllers/csrsigning"
 	"github.com/kubesim/kubesim/controllers/daemonset"
 	"github.com/kubesim/kubesim/controllers/deployment"
 	"github.com/kubesim/kubesim/controllers/disruption"
@@ -59,6 +60,7 @@ var ControllerNames = []string{"replicaset", replicaset.ReplicationControllerNam
 	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // budgets, slices, quotas
 	podautoscaler.ControllerName,                                    // HorizontalPodAutoscaler
 	clusterroleaggregation.ControllerName, vapstatus.ControllerName, // RBAC, admission policies
+	csrsigning.ControllerName, // certificates
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -281,6 +283,9 @@ func (c *Cluster) controllerManager() []wiring {
 			return vapstatus.New(vapstatus.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Check: c.server.Delegate().TypeCheckPolicy})
 		}},
 	}
+	table = append(table, wiring{csrsigning.ControllerName, csrsigning.ServiceAccountName, func(x ControllerContext) (Component, error) {
+		return csrsigning.New(csrsigning.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, CA: c.signingCA})
+	}})
 	table = append(table, c.aggregationLoops()...)
 	for _, x := range c.cfg.Extra {
 		table = append(table, wiring{x.Name, x.Name, x.New})

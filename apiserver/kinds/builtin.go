@@ -245,5 +245,6 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, replicationResources()...)          // PodTemplate, ReplicationController
 	resources = append(resources, eventsResources()...)               // events.k8s.io/v1 Event, stored with core/v1 Events
 	resources = append(resources, runtimeClassResources()...)         // node.k8s.io/v1 RuntimeClass
+	resources = append(resources, certificateResources()...)          // certificates.k8s.io/v1 CertificateSigningRequest
 	return resources
 }

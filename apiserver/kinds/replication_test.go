@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -23,6 +24,8 @@ func groupsSamples() map[string]api.Object {
 	return map[string]api.Object{
 		"podtemplates":   &corev1.PodTemplate{ObjectMeta: meta, Template: t},
 		"runtimeclasses": &nodev1.RuntimeClass{ObjectMeta: meta, Handler: "runc"},
+		"certificatesigningrequests": &certificatesv1.CertificateSigningRequest{ObjectMeta: meta, Spec: certificatesv1.CertificateSigningRequestSpec{
+			SignerName: certificatesv1.KubeAPIServerClientSignerName, Username: "jane"}},
 		"events.k8s.io/events": &eventsv1.Event{ObjectMeta: meta, Type: "Normal", Reason: "Scheduled", Note: "Successfully assigned default/web to node-1",
 			Regarding: corev1.ObjectReference{Kind: "Pod", Name: "web"}, ReportingController: "default-scheduler",
 			EventTime: metav1.NewMicroTime(tableNow.Add(-time.Minute))},

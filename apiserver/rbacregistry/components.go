@@ -109,6 +109,15 @@ type ControllerRole struct {
 func ControllerRoles() []ControllerRole {
 	all := []string{"*"}
 	return []ControllerRole{
+		{"certificate-controller", []rbacv1.PolicyRule{
+			rule([]string{"get", "list", "watch", "delete"}, "certificates.k8s.io", "certificatesigningrequests"),
+			rule([]string{"update"}, "certificates.k8s.io", "certificatesigningrequests/status", "certificatesigningrequests/approval"),
+			named(rule([]string{"approve"}, "certificates.k8s.io", "signers"), "kubernetes.io/kube-apiserver-client-kubelet"),
+			named(rule([]string{"sign"}, "certificates.k8s.io", "signers"), "kubernetes.io/legacy-unknown",
+				"kubernetes.io/kube-apiserver-client", "kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving"),
+			rule([]string{"create"}, "authorization.k8s.io", "subjectaccessreviews"),
+			eventsRule(),
+		}},
 		{"clusterrole-aggregation-controller", []rbacv1.PolicyRule{
 			rule([]string{"escalate", "get", "list", "watch", "update", "patch"}, api.RBACGroupName, "clusterroles"),
 		}},
