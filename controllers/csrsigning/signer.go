@@ -123,7 +123,9 @@ func New(cfg Config) (*Controller, error) {
 }
 
 // Controllers returns the loop, for the stepper.
-func (c *Controller) Controllers() []*controllers.Controller { return []*controllers.Controller{c.ctrl} }
+func (c *Controller) Controllers() []*controllers.Controller {
+	return []*controllers.Controller{c.ctrl}
+}
 
 // Run runs the loop until ctx ends (live mode).
 func (c *Controller) Run(ctx context.Context) { c.ctrl.Run(ctx) }
