@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
+	"github.com/kubesim/kubesim/controllers/apfconfig"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 )
 
@@ -30,8 +31,9 @@ import (
 //     list and watch as system:kube-controller-manager, and so do the
 //     controllers' list and watch requests here: that is why the real
 //     controller roles hold so few read verbs;
-//   - the API server's own loops (the CRD finalizer, the APIService
-//     availability check) as its privileged loopback, as kube-apiserver
+//   - the API server's own loops (the CRD finalizer, API Priority and
+//     Fairness's config controller, the APIService availability check) as
+//     its privileged loopback, as kube-apiserver
 //     runs them in process with its loopback token.
 //
 // Config.Extra controllers are the embedder's own code and keep the
@@ -73,7 +75,7 @@ var controllerServiceAccounts = map[string]string{
 
 // apiServerOwnLoops run inside kube-apiserver (or the aggregator) and use
 // its privileged loopback.
-var apiServerOwnLoops = []string{"customresourcecleanup", availability.ControllerName}
+var apiServerOwnLoops = []string{"customresourcecleanup", apfconfig.ControllerName, availability.ControllerName}
 
 // ServiceAccountUser is the user of a service account, with its groups.
 func ServiceAccountUser(namespace, name string) *authn.UserInfo {

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/controllers/apfconfig"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/clusterroleaggregation"
 	"github.com/kubesim/kubesim/controllers/crdfinalizer"
@@ -203,6 +204,9 @@ func (c *Cluster) apiServerLoops() []wiring {
 	return []wiring{
 		{"customresourcecleanup", crdfinalizer.ControllerName, func(x ControllerContext) (Component, error) {
 			return crdfinalizer.New(crdfinalizer.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{apfconfig.ControllerName, apfconfig.ControllerName, func(x ControllerContext) (Component, error) {
+			return apfconfig.New(apfconfig.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 	}
 }

@@ -246,5 +246,6 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, eventsResources()...)               // events.k8s.io/v1 Event, stored with core/v1 Events
 	resources = append(resources, runtimeClassResources()...)         // node.k8s.io/v1 RuntimeClass
 	resources = append(resources, certificateResources()...)          // certificates.k8s.io/v1 CertificateSigningRequest
+	resources = append(resources, flowControlResources()...)          // flowcontrol.apiserver.k8s.io/v1 FlowSchema, PriorityLevelConfiguration
 	return resources
 }

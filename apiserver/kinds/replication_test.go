@@ -22,8 +22,10 @@ func groupsSamples() map[string]api.Object {
 	meta := metav1.ObjectMeta{Name: "x", Namespace: "default", CreationTimestamp: ago(3 * time.Hour)}
 	t := template(map[string]string{"app": "web"})
 	return map[string]api.Object{
-		"podtemplates":   &corev1.PodTemplate{ObjectMeta: meta, Template: t},
-		"runtimeclasses": &nodev1.RuntimeClass{ObjectMeta: meta, Handler: "runc"},
+		"podtemplates":                &corev1.PodTemplate{ObjectMeta: meta, Template: t},
+		"runtimeclasses":              &nodev1.RuntimeClass{ObjectMeta: meta, Handler: "runc"},
+		"flowschemas":                 DefaultFlowControl().SuggestedFlowSchemas[0],
+		"prioritylevelconfigurations": DefaultFlowControl().SuggestedPriorityLevels[0],
 		"certificatesigningrequests": &certificatesv1.CertificateSigningRequest{ObjectMeta: meta, Spec: certificatesv1.CertificateSigningRequestSpec{
 			SignerName: certificatesv1.KubeAPIServerClientSignerName, Username: "jane"}},
 		"events.k8s.io/events": &eventsv1.Event{ObjectMeta: meta, Type: "Normal", Reason: "Scheduled", Note: "Successfully assigned default/web to node-1",
