@@ -270,7 +270,9 @@ func validateLimited(l *flowcontrolv1.LimitedPriorityLevelConfiguration, p *fiel
 }
 
 // ValidateUpdate implements registry.Strategy.
-func (s priorityLevelStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
+func (s priorityLevelStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
+	return s.Validate(obj)
+}
 
 // PrepareForUpdate implements registry.Strategy: a spec change is a new
 // generation.
