@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,9 +103,30 @@ func TestKubectlCertificateSigningRequestLesson(t *testing.T) {
 	assert.Regexp(t, `(?m)^joe\s+.*\s+Denied$`, admin.ok("get", "csr", "joe"))
 	assert.Contains(t, admin.fail("certificate", "approve", "joe"), `certificate signing request "joe" is already Denied`)
 
-	// Jane may not approve (no "approve" on the signer), nor ask for
-	// system:masters.
+	// Approving takes two grants: update on certificatesigningrequests/approval
+	// (RBAC on the request) and "approve" on the signer (the
+	// CertificateApproval admission plugin asks RBAC about
+	// signers/kubernetes.io/kube-apiserver-client).
 	assert.Contains(t, jane.fail("certificate", "approve", "jane", "--force"), `User "jane" cannot get resource "certificatesigningrequests"`)
+	openssl(t, work, "req", "-new", "-key", "jane.key", "-subj", "/CN=kim/O=dev", "-out", "kim.csr")
+	pemCSR, err = os.ReadFile(filepath.Join(work, "kim.csr"))
+	require.NoError(t, err)
+	admin.ok("apply", "-f", writeManifest(t, "kim.yaml", fmt.Sprintf(csrManifest, "kim", base64.StdEncoding.EncodeToString(pemCSR))))
+	admin.ok("create", "clusterrole", "csr-reviewer", "--verb=get,list,watch,update",
+		"--resource=certificatesigningrequests,certificatesigningrequests/approval")
+	admin.ok("create", "clusterrolebinding", "dev-csr-reviewer", "--clusterrole=csr-reviewer", "--group=dev")
+	var errOut string
+	require.Eventually(t, func() bool { // once the authorizer's cache has the binding
+		b, _ := jane.cmd("certificate", "approve", "kim").CombinedOutput()
+		errOut = string(b)
+		return strings.Contains(errOut, "user not permitted to approve")
+	}, time.Minute, 100*time.Millisecond, "last: %s", errOut)
+	assert.Contains(t, errOut, `certificatesigningrequests.certificates.k8s.io "kim" is forbidden: user not permitted to approve requests with signerName "kubernetes.io/kube-apiserver-client"`)
+	admin.ok("create", "clusterrolebinding", "dev-approver", "--clusterrole=system:certificates.k8s.io:kube-apiserver-client-approver", "--group=dev")
+	eventually(t, jane, "certificate", "approve", "kim")
+	admin.eventually(func(out string) bool { return strings.Contains(out, "Approved,Issued") }, "get", "csr", "kim")
+
+	// Nobody gets a system:masters certificate this way.
 	openssl(t, work, "req", "-new", "-key", "jane.key", "-subj", "/CN=eve/O=system:masters", "-out", "eve.csr")
 	pemCSR, err = os.ReadFile(filepath.Join(work, "eve.csr"))
 	require.NoError(t, err)
