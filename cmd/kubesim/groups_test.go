@@ -119,6 +119,25 @@ func TestKubectlGroups(t *testing.T) {
 		k.eventually(func(out string) bool { return countLines(out) == 0 }, "get", "pods", "-l", "app=nginx", "--no-headers")
 	})
 
+	t.Run("podtemplate", func(t *testing.T) {
+		k.ok("apply", "-f", writeManifest(t, "pt.yaml", `apiVersion: v1
+kind: PodTemplate
+metadata:
+  name: web
+template:
+  metadata:
+    labels: {app: web}
+  spec:
+    containers:
+    - name: nginx
+      image: nginx:1.27
+`))
+		out := k.ok("get", "podtemplates")
+		assert.Regexp(t, `(?m)^NAME\s+CONTAINERS\s+IMAGES\s+POD LABELS$`, out)
+		assert.Regexp(t, `(?m)^web\s+nginx\s+nginx:1.27\s+app=web$`, out)
+		assert.Equal(t, "Always", k.ok("get", "podtemplate", "web", "-o", "jsonpath={.template.spec.restartPolicy}"), "a pod's defaults")
+	})
+
 	t.Run("events.k8s.io", func(t *testing.T) {
 		at := time.Now().Add(-30 * time.Second)
 		k.ok("create", "--raw", "/apis/events.k8s.io/v1/namespaces/default/events", "-f", writeManifest(t, "event.json", newStyleEvent(at)))
