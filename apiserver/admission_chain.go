@@ -50,12 +50,19 @@ import (
 //     that names no class gets the default one.
 //  7. StorageObjectInUseProtection (mutating) reads nothing. A new claim
 //     or volume gets its protection finalizer.
-//  8. DefaultIngressClass (mutating) reads IngressClasses. A new Ingress
+//  8. RuntimeClass (mutating, validating) reads RuntimeClasses. A new pod
+//     that names one gets its overhead and scheduling constraints; a
+//     missing class refuses it. Then CertificateApproval,
+//     CertificateSigning and CertificateSubjectRestriction (validating) ask
+//     the authorizer whether the user may approve or sign for a CSR's
+//     signer, and refuse a kube-apiserver-client CSR for system:masters
+//     (admission_groups.go).
+//  9. DefaultIngressClass (mutating) reads IngressClasses. A new Ingress
 //     that names no class gets the default one.
-//  9. Config.Admission's plugins, in their order: where kube-apiserver
+//  10. Config.Admission's plugins, in their order: where kube-apiserver
 //     says new built-in plugins go, after the others and before the
 //     webhooks.
-//  10. Escalation (validating, rbacregistry) reads the roles and bindings
+//  11. Escalation (validating, rbacregistry) reads the roles and bindings
 //     the authorizer caches, and asks the authorizer; only with the RBAC
 //     authorization mode. A role or binding may grant only what its author
 //     holds. kube-apiserver checks this in the RBAC resources' storage
@@ -63,16 +70,16 @@ import (
 //     before the validating ones, not in a plugin; here it is a validating
 //     plugin (it must see the defaulted object and the user), placed
 //     before the policies and webhooks so that it still refuses first.
-//  11. MutatingAdmissionWebhook reads the MutatingWebhookConfigurations
+//  12. MutatingAdmissionWebhook reads the MutatingWebhookConfigurations
 //     (cached, admission_config_cache.go) and Namespaces (namespaceSelector),
 //     and calls the webhooks. After every built-in mutating plugin, so the
 //     webhooks see the object as the built-in plugins left it.
-//  12. ValidatingAdmissionPolicy (validating) reads the policies and their
+//  13. ValidatingAdmissionPolicy (validating) reads the policies and their
 //     bindings (cached), their params, and Namespaces.
-//  13. ValidatingAdmissionWebhook reads the
+//  14. ValidatingAdmissionWebhook reads the
 //     ValidatingWebhookConfigurations (cached) and Namespaces, and calls
 //     the webhooks (in parallel).
-//  14. ResourceQuota (validating) reads the namespace's ResourceQuotas and
+//  15. ResourceQuota (validating) reads the namespace's ResourceQuotas and
 //     writes their status.used. Last: it charges the final object, and
 //     only once every other plugin has admitted it.
 //
@@ -128,8 +135,9 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 		&admission.Priority{List: func(ctx context.Context) ([]*schedulingv1.PriorityClass, error) { return priorityClasses(ctx, "") }},
 		&admission.DefaultStorageClass{List: func(ctx context.Context) ([]*storagev1.StorageClass, error) { return storageClasses(ctx, "") }},
 		admission.StorageObjectInUseProtection{},
-		&admission.DefaultIngressClass{List: func(ctx context.Context) ([]*networkingv1.IngressClass, error) { return ingressClasses(ctx, "") }},
 	)
+	chain = append(chain, s.groupPlugins()...) // RuntimeClass, the certificate plugins (admission_groups.go)
+	chain = append(chain, &admission.DefaultIngressClass{List: func(ctx context.Context) ([]*networkingv1.IngressClass, error) { return ingressClasses(ctx, "") }})
 	chain = append(chain, s.cfg.Admission...)
 	if slices.Contains(s.modes, authz.ModeRBAC) {
 		chain = append(chain, &rbacregistry.Escalation{Authorizer: s.authorizer, Rules: s.ruleLister, Source: s.rbac})

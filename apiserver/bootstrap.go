@@ -30,8 +30,10 @@ var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 // Bootstrap serves again the custom resources of the CRDs already stored,
 // reconciles the default RBAC roles and bindings (with RBAC
 // authorization), and creates what is missing of the system namespaces,
-// the system PriorityClasses and (with the ServiceAccount admission
-// plugin) the system namespaces' "default" ServiceAccounts.
+// the system PriorityClasses, API Priority and Fairness's default
+// FlowSchemas and PriorityLevelConfigurations and (with the
+// ServiceAccount admission plugin) the system namespaces' "default"
+// ServiceAccounts.
 func (s *Server) Bootstrap(ctx context.Context) error {
 	if s.crds != nil {
 		if err := s.crds.Restore(ctx); err != nil {
@@ -55,6 +57,9 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	}
 	if err := s.bootstrapPriorityClasses(ctx); err != nil {
 		return err
+	}
+	if err := s.bootstrapFlowControl(ctx); err != nil { // bootstrap_flowcontrol.go
+		return fmt.Errorf("bootstrap API Priority and Fairness: %w", err)
 	}
 	return s.bootstrapServiceAccounts(ctx)
 }

@@ -107,3 +107,19 @@ func (c *Client) CustomResourceDefinitions() *Resource[*apiextensionsv1.CustomRe
 func (c *Client) APIServices() *Resource[*apiregistrationv1.APIService] {
 	return For(c, APIServicesResource, func() *apiregistrationv1.APIService { return &apiregistrationv1.APIService{} })
 }
+
+// The core group's older workload resources.
+var (
+	ReplicationControllersResource = ResourceInfo{Version: "v1", Resource: "replicationcontrollers", Namespaced: true}
+	PodTemplatesResource           = ResourceInfo{Version: "v1", Resource: "podtemplates", Namespaced: true}
+)
+
+// ReplicationControllers is the typed client of replication controllers.
+func (c *Client) ReplicationControllers() *Resource[*corev1.ReplicationController] {
+	return For(c, ReplicationControllersResource, func() *corev1.ReplicationController { return &corev1.ReplicationController{} })
+}
+
+// PodTemplates is the typed client of pod templates.
+func (c *Client) PodTemplates() *Resource[*corev1.PodTemplate] {
+	return For(c, PodTemplatesResource, func() *corev1.PodTemplate { return &corev1.PodTemplate{} })
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/controllers/csrsigning"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
@@ -118,6 +119,11 @@ type Config struct {
 	ServiceAccountKey *ecdsa.PrivateKey
 	RootCA            []byte
 	AnonymousAuth     bool
+	// SigningCA signs the approved CertificateSigningRequests (the
+	// csrsigning controller; kube-controller-manager's
+	// --cluster-signing-cert-file): the cluster CA, so that what it issues
+	// authenticates. nil: a CA in memory that nothing trusts.
+	SigningCA csrsigning.CA
 	// Audit is the API server's audit log (apiserver.Config; nil: none).
 	Audit *audit.Log
 	// ListMemoryBudget bounds the memory LIST requests hold at once
@@ -203,6 +209,8 @@ type Cluster struct {
 	// (aggregation.go); frontProxy the aggregator's front-proxy identity.
 	network    *podnet.Network
 	frontProxy *pki.FrontProxy
+	// signingCA is Config.SigningCA or the cluster's own in memory.
+	signingCA csrsigning.CA
 	// kubeletAPI serves the kubelet API of every node (kubeletapi.go).
 	kubeletAPI *kubeletserver.Server
 
@@ -262,6 +270,13 @@ func New(cfg Config) (*Cluster, error) {
 	if c.frontProxy == nil {
 		// Certificates live in real time, whatever the cluster's clock.
 		if c.frontProxy, err = pki.NewFrontProxy(time.Now(), crand.Reader); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	if c.signingCA = cfg.SigningCA; c.signingCA == nil {
+		// Like the front proxy's: certificates live in real time.
+		if c.signingCA, err = pki.NewCA(time.Now(), crand.Reader); err != nil {
 			c.Close()
 			return nil, err
 		}

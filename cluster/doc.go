@@ -1,10 +1,12 @@
 // Package cluster assembles a whole kubesim control plane from one Config:
 // the store, the API server with the aggregator composed in front of it
 // (kube-apiserver's server chain: aggregator.NewServer wraps
-// apiserver.Server), the API server's own loops (the CRD finalizer), the
-// controller manager's controllers (replicaset, deployment,
-// garbagecollector, namespace, nodelifecycle, statefulset, endpoints,
-// APIService availability, and Config.Extra), the scheduler and one fake
+// apiserver.Server), the API server's own loops (the CRD finalizer, API
+// Priority and Fairness's config controller), the controller manager's
+// controllers (replicaset, replicationcontroller, deployment,
+// garbagecollector, namespace, nodelifecycle, statefulset, csrsigning,
+// endpoints, APIService availability, and Config.Extra), the scheduler and
+// one fake
 // kubelet per node. Every component is an API client talking to the API
 // server through the in-process transport; none touches the store or
 // another component.

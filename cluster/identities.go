@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
+	"github.com/kubesim/kubesim/controllers/apfconfig"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 )
 
@@ -36,8 +37,9 @@ import (
 //     watches too: it is not kube-controller-manager's; the kubelets'
 //     network reads as that account for the controller's nginx, and as
 //     kube-system:kindnet for the CNI plugin's policy agent;
-//   - the API server's own loops (the CRD finalizer, the APIService
-//     availability check) as its privileged loopback, as kube-apiserver
+//   - the API server's own loops (the CRD finalizer, API Priority and
+//     Fairness's config controller, the APIService availability check) as
+//     its privileged loopback, as kube-apiserver
 //     runs them in process with its loopback token.
 //
 // Config.Extra controllers are the embedder's own code and keep the
@@ -50,6 +52,7 @@ import (
 // including the controllers other branches add.
 var controllerServiceAccounts = map[string]string{
 	"replicaset":                       "replicaset-controller",
+	"replicationcontroller":            "replication-controller",
 	"deployment":                       "deployment-controller",
 	"statefulset":                      "statefulset-controller",
 	"daemonset":                        "daemon-set-controller",
@@ -73,11 +76,12 @@ var controllerServiceAccounts = map[string]string{
 	"resourcequota":                    "resourcequota-controller",
 	"podgc":                            "pod-garbage-collector",
 	"validatingadmissionpolicy-status": "validatingadmissionpolicy-status-controller",
+	"csrsigning":                       "certificate-controller",
 }
 
 // apiServerOwnLoops run inside kube-apiserver (or the aggregator) and use
 // its privileged loopback.
-var apiServerOwnLoops = []string{"customresourcecleanup", availability.ControllerName}
+var apiServerOwnLoops = []string{"customresourcecleanup", apfconfig.ControllerName, availability.ControllerName}
 
 // ServiceAccountUser is the user of a service account, with its groups.
 func ServiceAccountUser(namespace, name string) *authn.UserInfo {

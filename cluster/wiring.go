@@ -13,10 +13,12 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/controllers/apfconfig"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
 	"github.com/kubesim/kubesim/controllers/clusterroleaggregation"
 	"github.com/kubesim/kubesim/controllers/crdfinalizer"
 	"github.com/kubesim/kubesim/controllers/cronjob"
+	"github.com/kubesim/kubesim/controllers/csrsigning"
 	"github.com/kubesim/kubesim/controllers/daemonset"
 	"github.com/kubesim/kubesim/controllers/deployment"
 	"github.com/kubesim/kubesim/controllers/disruption"
@@ -53,7 +55,7 @@ import (
 // ControllerNames are the controllers of the controller manager, as
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
-var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
+var ControllerNames = []string{"replicaset", replicaset.ReplicationControllerName, "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
 	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // storage
@@ -61,6 +63,7 @@ var ControllerNames = []string{"replicaset", "deployment", "garbagecollector", "
 	podautoscaler.ControllerName,                                    // HorizontalPodAutoscaler
 	clusterroleaggregation.ControllerName, vapstatus.ControllerName, // RBAC, admission policies
 	ingressnginx.ControllerName, // the ingress-nginx add-on (ingressnginx.go)
+	csrsigning.ControllerName,   // certificates
 	endpoints.ControllerName, availability.ControllerName}
 
 // ControllerContext is what a controller is built from: its own API
@@ -204,6 +207,9 @@ func (c *Cluster) apiServerLoops() []wiring {
 		{"customresourcecleanup", crdfinalizer.ControllerName, func(x ControllerContext) (Component, error) {
 			return crdfinalizer.New(crdfinalizer.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
+		{apfconfig.ControllerName, apfconfig.ControllerName, func(x ControllerContext) (Component, error) {
+			return apfconfig.New(apfconfig.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
 	}
 }
 
@@ -213,6 +219,9 @@ func (c *Cluster) controllerManager() []wiring {
 	table := []wiring{
 		{"replicaset", "replicaset-controller", func(x ControllerContext) (Component, error) {
 			return replicaset.New(replicaset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{replicaset.ReplicationControllerName, replicaset.ReplicationComponent, func(x ControllerContext) (Component, error) {
+			return replicaset.NewReplicationManager(replicaset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"deployment", "deployment-controller", func(x ControllerContext) (Component, error) {
 			return deployment.New(deployment.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
@@ -285,6 +294,9 @@ func (c *Cluster) controllerManager() []wiring {
 			return ingressnginx.New(ingressnginx.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Informers: c.privateInformers()})
 		}},
 	}
+	table = append(table, wiring{csrsigning.ControllerName, csrsigning.ServiceAccountName, func(x ControllerContext) (Component, error) {
+		return csrsigning.New(csrsigning.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, CA: c.signingCA})
+	}})
 	table = append(table, c.aggregationLoops()...)
 	for _, x := range c.cfg.Extra {
 		table = append(table, wiring{x.Name, x.Name, x.New})

@@ -40,7 +40,10 @@
 //
 // Of the volume manager it keeps one rule (volumes.go): no container
 // starts before every PersistentVolumeClaim the pod mounts is bound
-// (FailedMount, retried after the pod worker's back-off). A container
+// (FailedMount, retried after the pod worker's back-off). Of the runtime
+// class manager, one more (runtimeclass.go): a pod whose RuntimeClass
+// names a handler the fake runtime lacks (it has runc and the default)
+// gets no sandbox (FailedCreatePodSandBox, retried likewise). A container
 // started with stdin whose program is a shell is run by `kubectl attach`
 // (interactive.go): typed lines run and the shell's exit ends the
 // container. Ephemeral containers (kubectl debug) start as soon as the

@@ -222,6 +222,15 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedMount", message: msg})
 			return controllers.Result{RequeueAfter: workerBackOffPeriod}, nil
 		}
+		// Then the sandbox, which needs a runtime handler the node has
+		// (runtimeclass.go).
+		if msg, err = k.sandboxError(ctx, pod); err != nil {
+			return controllers.Result{}, err
+		}
+		if msg != "" {
+			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedCreatePodSandBox", message: msg})
+			return controllers.Result{RequeueAfter: workerBackOffPeriod}, nil
+		}
 	}
 	if ok && !now.Before(at) {
 		var err error

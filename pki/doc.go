@@ -11,6 +11,11 @@
 // k8s.io/client-go/tools/clientcmd that a token-authenticated cluster
 // needs.
 //
+// Bundle.Sign signs the certificates of approved CertificateSigningRequests
+// for the csrsigning controller (kube-controller-manager's
+// --cluster-signing-cert-file is the same CA); NewCA makes a CA in memory
+// for a cluster without a data directory.
+//
 // Bundle.IssueClientCert signs client certificates for
 // `kubesim kubeconfig --user` (kubeadm kubeconfig user) and
 // WriteCertKubeconfig writes them; EnsureServiceAccountKey keeps the key

@@ -61,8 +61,8 @@ type PodInfo struct {
 	// Key is namespace/name.
 	Key string
 	// Requests is what the pod requests (Pods is 1): the larger of the sum
-	// of its containers and its largest init container, as
-	// resource.PodRequests computes it.
+	// of its containers and its largest init container, plus its
+	// overhead, as resource.PodRequests computes it.
 	Requests Resources
 	// NonZeroRequests is Requests with the scoring defaults for containers
 	// that request no cpu or memory.
@@ -132,6 +132,14 @@ func NewPodInfo(pod *corev1.Pod) *PodInfo {
 		}
 		nonZero.MilliCPU = max(nonZero.MilliCPU, r.MilliCPU)
 		nonZero.Memory = max(nonZero.Memory, r.Memory)
+	}
+	// The pod's overhead (its RuntimeClass's, set by admission) is
+	// charged on top, as resource.PodRequests adds it.
+	if len(pod.Spec.Overhead) > 0 {
+		o := resourcesOf(pod.Spec.Overhead)
+		o.Pods = 0
+		sum.add(o)
+		nonZero.add(o)
 	}
 	sum.Pods, nonZero.Pods = 1, 1
 	pi.Requests, pi.NonZeroRequests = sum, nonZero

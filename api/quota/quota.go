@@ -96,6 +96,19 @@ func podRequestsAndLimits(p *corev1.Pod) (requests, limits corev1.ResourceList) 
 		maxInto(requests, c.Resources.Requests)
 		maxInto(limits, c.Resources.Limits)
 	}
+	// The RuntimeClass's overhead is charged too (PodRequests and
+	// PodLimits add it), to limits only where the pod sets limits.
+	if len(p.Spec.Overhead) > 0 {
+		addTo(requests, p.Spec.Overhead)
+		if len(limits) > 0 {
+			for name, q := range p.Spec.Overhead {
+				if l, ok := limits[name]; ok {
+					l.Add(q)
+					limits[name] = l
+				}
+			}
+		}
+	}
 	return requests, limits
 }
 

@@ -18,7 +18,11 @@
 // ValidatingAdmissionPolicy plugin is in package policy, the webhook
 // plugins in package webhook; LimitRanger, Priority and ResourceQuota
 // (plugin/pkg/admission/limitranger, priority, resourcequota) are in
-// limitranger.go, priority.go and resourcequota.go.
+// limitranger.go, priority.go and resourcequota.go; RuntimeClass
+// (plugin/pkg/admission/runtimeclass) in runtimeclass.go; and the
+// certificate plugins CertificateApproval, CertificateSigning and
+// CertificateSubjectRestriction (plugin/pkg/admission/certificates) in
+// certificates.go.
 //
 // Adding a plugin: write a type with
 //

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
@@ -57,12 +58,16 @@ func (c *requestContext) toScale(obj api.Object) (*scaleDoc, error) {
 }
 
 // selectorString prints a selector found in an object: a string as is, a
-// LabelSelector object in the label-selector syntax ("app=web").
+// LabelSelector object in the label-selector syntax ("app=web"), and so a
+// plain label map (a ReplicationController's spec.selector).
 func selectorString(v any) string {
 	switch t := v.(type) {
 	case string:
 		return t
 	case map[string]any:
+		if set, ok := labelMap(t); ok {
+			return labels.Set(set).String()
+		}
 		raw, _ := json.Marshal(t)
 		var ls metav1.LabelSelector
 		if json.Unmarshal(raw, &ls) != nil {
@@ -75,6 +80,20 @@ func selectorString(v any) string {
 		return sel.String()
 	}
 	return ""
+}
+
+// labelMap reads m as a plain label map: every value a string (a
+// LabelSelector's matchLabels and matchExpressions never are).
+func labelMap(m map[string]any) (map[string]string, bool) {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		out[k] = s
+	}
+	return out, len(out) > 0
 }
 
 // scaleWrite handles PUT and PATCH of /scale: the new replica count is

@@ -243,6 +243,11 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, discoveryResources()...)            // EndpointSlice
 	resources = append(resources, autoscalingResources()...)          // HorizontalPodAutoscaler at autoscaling/v2 and v1
 	resources = append(resources, networkingResources()...)           // Ingress, IngressClass, NetworkPolicy
+	resources = append(resources, replicationResources()...)          // PodTemplate, ReplicationController
+	resources = append(resources, eventsResources()...)               // events.k8s.io/v1 Event, stored with core/v1 Events
+	resources = append(resources, runtimeClassResources()...)         // node.k8s.io/v1 RuntimeClass
+	resources = append(resources, certificateResources()...)          // certificates.k8s.io/v1 CertificateSigningRequest
+	resources = append(resources, flowControlResources()...)          // flowcontrol.apiserver.k8s.io/v1 FlowSchema, PriorityLevelConfiguration
 	setStatusStrategies(resources)                                    // what a write to /status may change (statusstrategy.go)
 	notSimulatedWarnings(resources)                                   // the fields stored but not simulated (fidelity.go)
 	return resources

@@ -36,13 +36,30 @@
 //   - the cluster IP and node port allocators of the service REST storage
 //     (pkg/registry/core/service/ipallocator and portallocator), one each
 //     per API server (ClusterIPAllocator, clusterip.go; NodePortAllocator,
-//     nodeport.go).
+//     nodeport.go);
+//   - the core group's PodTemplates and ReplicationControllers (their
+//     defaults: the selector from the template's labels; replication.go);
+//   - events.k8s.io/v1 Events, served from the core Events' storage with
+//     pkg/apis/events/v1's conversion and that version's strict validation
+//     (events.go);
+//   - node.k8s.io/v1 RuntimeClasses (runtimeclass.go; the admission plugin
+//     is apiserver/admission's RuntimeClass);
+//   - certificates.k8s.io/v1 CertificateSigningRequests with /status and
+//     /approval, pkg/registry/certificates' strategies (the requesting user
+//     recorded through registry.RequestPreparer) and
+//     pkg/apis/certificates/validation (certificates.go);
+//   - flowcontrol.apiserver.k8s.io/v1 FlowSchemas and
+//     PriorityLevelConfigurations, their v1 defaults, validation, tables
+//     and kube-apiserver 1.32's bootstrap configuration
+//     (flowcontrol.go, flowcontrol_bootstrap.go).
 //
 // Left out: most of pod validation (affinity, probes in depth, security
 // contexts, resource quantities against limits), PodDisruptionBudgets
 // (every eviction is allowed), the allocators' repair loops and IPAddress
-// objects, dual-stack rules, feature gates, the v1 Event field checks of
-// ValidateEventCreate, and the
+// objects, dual-stack rules, feature gates, the core/v1 Event field checks of
+// ValidateEventCreate (events.k8s.io/v1's are done), the CSR status's
+// lastTransitionTime from the server's clock (the writer's lastUpdateTime
+// stands in: strategies have no clock), and the
 // namespaces/finalize subresource (see the namespace strategy for how a
 // finalizer is removed instead). Kubernetes validates the internal types;
 // kubesim validates the v1 types, so a bad value prints as api.X where

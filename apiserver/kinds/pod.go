@@ -222,8 +222,26 @@ func ValidatePodSpec(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 	if spec.Subdomain != "" {
 		errs = append(errs, validateDNS1123Label(spec.Subdomain, p.Child("subdomain"))...)
 	}
-	for i, t := range spec.Tolerations {
-		tp := p.Child("tolerations").Index(i)
+	errs = append(errs, validateTolerations(spec.Tolerations, p.Child("tolerations"))...)
+	if name := spec.RuntimeClassName; name != nil {
+		for _, msg := range labels1123Subdomain(*name) {
+			errs = append(errs, field.Invalid(p.Child("runtimeClassName"), *name, msg))
+		}
+	}
+	for _, name := range sortedKeys(spec.Overhead) {
+		if q := spec.Overhead[corev1.ResourceName(name)]; q.Sign() < 0 {
+			errs = append(errs, field.Invalid(p.Child("overhead").Key(name), q.String(), nonNegativeErrMsg))
+		}
+	}
+	return errs
+}
+
+// validateTolerations checks the operators of tolerations at p (a pod's,
+// a RuntimeClass's scheduling).
+func validateTolerations(tolerations []corev1.Toleration, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range tolerations {
+		tp := p.Index(i)
 		switch t.Operator {
 		case "", corev1.TolerationOpEqual:
 		case corev1.TolerationOpExists:

@@ -227,9 +227,13 @@ func TestEveryTableRowFitsItsColumns(t *testing.T) {
 	objs := sampleObjects()
 	maps.Copy(objs, batchSamples())
 	maps.Copy(objs, networkingSamples())
+	maps.Copy(objs, groupsSamples())
 	for _, r := range Builtin() {
 		require.NotNil(t, r.Table, r.Name)
-		obj, ok := objs[r.Name+"."+r.Version]
+		obj, ok := objs[r.Group+"/"+r.Name]
+		if !ok {
+			obj, ok = objs[r.Name+"."+r.Version]
+		}
 		if !ok {
 			obj, ok = objs[r.Name]
 		}

@@ -166,6 +166,14 @@ func BootstrapClusterRoles() []*rbacv1.ClusterRole {
 			rule(read, "storage.k8s.io", "storageclasses"),
 			rule(readUpdate, "", "persistentvolumeclaims")),
 		cr("system:kube-controller-manager", bootstrapLabels, kubeControllerManagerRules()...),
+		// Certificates: who may ask for one, and one role per built-in
+		// signer for those who approve its requests (bound to nobody).
+		cr("system:node-bootstrapper", bootstrapLabels,
+			rule([]string{"create", "get", "list", "watch"}, "certificates.k8s.io", "certificatesigningrequests")),
+	}
+	for _, signer := range []string{"kube-apiserver-client", "kube-apiserver-client-kubelet", "kubelet-serving", "legacy-unknown"} {
+		roles = append(roles, cr("system:certificates.k8s.io:"+signer+"-approver", bootstrapLabels,
+			named(rule([]string{"approve"}, "certificates.k8s.io", "signers"), "kubernetes.io/"+signer)))
 	}
 	for _, c := range ControllerRoles() {
 		roles = append(roles, cr(ControllerRolePrefix+c.Name, bootstrapLabels, c.Rules...))

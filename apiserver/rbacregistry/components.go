@@ -45,6 +45,10 @@ func NodeRules() []rbacv1.PolicyRule {
 		rule([]string{"get", "create", "update", "patch", "delete"}, "coordination.k8s.io", "leases"),
 		rule([]string{"get", "update", "patch"}, "", "persistentvolumeclaims/status"),
 		rule([]string{"create"}, "", "serviceaccounts/token"),
+		// RuntimeClasses, for the sandbox's handler; CSRs, for the
+		// kubelet's own certificates.
+		rule(read, "node.k8s.io", "runtimeclasses"),
+		rule([]string{"create", "get", "list", "watch"}, "certificates.k8s.io", "certificatesigningrequests"),
 	}
 }
 
@@ -105,6 +109,15 @@ type ControllerRole struct {
 func ControllerRoles() []ControllerRole {
 	all := []string{"*"}
 	return []ControllerRole{
+		{"certificate-controller", []rbacv1.PolicyRule{
+			rule([]string{"get", "list", "watch", "delete"}, "certificates.k8s.io", "certificatesigningrequests"),
+			rule([]string{"update"}, "certificates.k8s.io", "certificatesigningrequests/status", "certificatesigningrequests/approval"),
+			named(rule([]string{"approve"}, "certificates.k8s.io", "signers"), "kubernetes.io/kube-apiserver-client-kubelet"),
+			named(rule([]string{"sign"}, "certificates.k8s.io", "signers"), "kubernetes.io/legacy-unknown",
+				"kubernetes.io/kube-apiserver-client", "kubernetes.io/kube-apiserver-client-kubelet", "kubernetes.io/kubelet-serving"),
+			rule([]string{"create"}, "authorization.k8s.io", "subjectaccessreviews"),
+			eventsRule(),
+		}},
 		{"clusterrole-aggregation-controller", []rbacv1.PolicyRule{
 			rule([]string{"escalate", "get", "list", "watch", "update", "patch"}, api.RBACGroupName, "clusterroles"),
 		}},
@@ -220,6 +233,12 @@ func ControllerRoles() []ControllerRole {
 		{"replicaset-controller", []rbacv1.PolicyRule{
 			rule([]string{"get", "list", "watch", "update"}, "apps", "replicasets"),
 			rule([]string{"update"}, "apps", "replicasets/status", "replicasets/finalizers"),
+			rule([]string{"list", "watch", "patch", "create", "delete"}, "", "pods"),
+			eventsRule(),
+		}},
+		{"replication-controller", []rbacv1.PolicyRule{
+			rule([]string{"get", "list", "watch", "update"}, "", "replicationcontrollers"),
+			rule([]string{"update"}, "", "replicationcontrollers/status", "replicationcontrollers/finalizers"),
 			rule([]string{"list", "watch", "patch", "create", "delete"}, "", "pods"),
 			eventsRule(),
 		}},

@@ -254,6 +254,14 @@ type Strategy interface {
 	ValidateUpdate(obj, old api.Object) field.ErrorList
 }
 
+// RequestPreparer is a Strategy that prepares a new object from the
+// request as well (rest.RESTCreateStrategy's PrepareForCreate takes the
+// request's context): a CertificateSigningRequest records the user who
+// asks. The store calls it right after PrepareForCreate.
+type RequestPreparer interface {
+	PrepareForCreateFromRequest(ctx context.Context, obj api.Object)
+}
+
 // DefaultStrategy accepts everything; kinds embed it and override.
 type DefaultStrategy struct{}
 

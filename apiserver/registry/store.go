@@ -248,6 +248,9 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	}
 	st := s.res.strategy()
 	st.PrepareForCreate(obj)
+	if rp, ok := st.(RequestPreparer); ok {
+		rp.PrepareForCreateFromRequest(ctx, obj)
+	}
 	st.Default(obj)
 	attrs := s.attributes(ctx, admission.Create, obj, nil, "", opts.DryRun, nil)
 	if err := s.mutate(ctx, opts.Admit, attrs); err != nil {
@@ -1119,6 +1122,9 @@ func (s *Store) invalidKind(obj api.Object) schema.GroupKind {
 func (s *Store) answer(ctx context.Context, obj api.Object, opts CreateOptions) (api.Object, error) {
 	st := s.res.strategy()
 	st.PrepareForCreate(obj)
+	if rp, ok := st.(RequestPreparer); ok {
+		rp.PrepareForCreateFromRequest(ctx, obj)
+	}
 	st.Default(obj)
 	attrs := s.attributes(ctx, admission.Create, obj, nil, "", opts.DryRun, nil)
 	if err := s.mutate(ctx, opts.Admit, attrs); err != nil {

@@ -23,8 +23,22 @@
 //     after authentication (apiserver/listbudget.go), where the user and
 //     the resource are known.
 //
-// Left out: API Priority and Fairness (flow schemas, priority levels,
-// queuing): one pool per kind of request is the older max-in-flight
-// model, and the list budget's three shares stand for APF's priority
-// levels without its queues and fairness between flows.
+// How this relates to API Priority and Fairness. The API serves APF's
+// configuration — FlowSchemas and PriorityLevelConfigurations, created
+// at start as kube-apiserver 1.32 creates them, each schema's Dangling
+// condition kept by controllers/apfconfig — so that `kubectl get
+// flowschemas` and the lessons about them show a real cluster's objects.
+// But no request is classified by them: the limits here are the older
+// max-in-flight model (one pool for reads, one for writes, where APF
+// gives each priority level its share of --max-requests-inflight plus
+// --max-mutating-requests-inflight), and the list budget's shares stand
+// for the levels: exempt is APF's exempt level (kubesim's privileged
+// loopback; unlike APF, system:masters is not exempt), system stands for
+// the system, node-high, leader-election and workload-high levels that
+// the components' schemas (system-nodes, kube-controller-manager,
+// kube-scheduler, kube-system-service-accounts...) lead to, and workload
+// for workload-low, global-default and catch-all. Left out: the
+// classification itself, queues, shuffle sharding and fairness between
+// flows, borrowing between levels, and editing the objects to change the
+// limits.
 package serving

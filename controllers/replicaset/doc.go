@@ -11,8 +11,12 @@
 // stop matching (controller_ref_manager.go). Read those files next to this
 // package; the names match.
 //
-// What it leaves out: ReplicationControllers (the same code in Kubernetes),
-// the "related pods" and pod-deletion-cost rankings of ActivePods (kubesim
+// ReplicationControllers are kept by the same code
+// (NewReplicationManager, replication.go), as kube-controller-manager's
+// pkg/controller/replication runs the ReplicaSet controller over them
+// through adapters that show each RC as a ReplicaSet.
+//
+// What it leaves out: the "related pods" and pod-deletion-cost rankings of ActivePods (kubesim
 // orders unscheduled, pending, not ready, then newer pods, ties by name),
 // the terminating-replicas status field, metrics and the periodic resync:
 // instead, a ReplicaSet waiting on expectations is requeued for the moment

@@ -87,21 +87,66 @@ type ReplicaSetController struct {
 	parallel     bool
 	expectations *controllers.ControllerExpectations
 
-	rsInformer  *cache.Informer[*appsv1.ReplicaSet]
+	// kind is what the controller keeps: ReplicaSets, or
+	// ReplicationControllers seen as ReplicaSets (replication.go).
+	kind        kindSpec
+	rsInformer  replicaSetLister
+	rsClient    replicaSetClient
 	podInformer *cache.Informer[*corev1.Pod]
 	controller  *controllers.Controller
 }
 
+// replicaSetLister is where the controller reads what it keeps: the
+// informer of ReplicaSets, or the one of ReplicationControllers behind an
+// adapter that shows them as ReplicaSets (replication.go).
+type replicaSetLister interface {
+	controllers.Source
+	Get(ns, name string) (*appsv1.ReplicaSet, bool)
+	ByIndex(index, value string) []*appsv1.ReplicaSet
+	AddHandler(h cache.Handler[*appsv1.ReplicaSet])
+}
+
+// replicaSetClient is the part of the API the controller writes what it
+// keeps through: a fresh read (before adopting) and the status.
+type replicaSetClient interface {
+	Get(ctx context.Context, ns, name string) (*appsv1.ReplicaSet, error)
+	UpdateStatus(ctx context.Context, rs *appsv1.ReplicaSet) (*appsv1.ReplicaSet, error)
+}
+
+// kindSpec names the kind a ReplicaSetController keeps and where it reads
+// and writes it.
+type kindSpec struct {
+	// name is the controller's name (--controllers) and component its
+	// events' source.
+	name, component string
+	// gvk is the kind of the controller references it sets and follows.
+	gvk      schema.GroupVersionKind
+	informer func(cfg Config) replicaSetLister
+	client   func(cfg Config) replicaSetClient
+}
+
+// replicaSets is the kind New keeps.
+var replicaSets = kindSpec{
+	name: ControllerName, component: Component, gvk: GroupVersionKind,
+	informer: func(cfg Config) replicaSetLister {
+		return cache.For(cfg.Informers, cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger)
+	},
+	client: func(cfg Config) replicaSetClient { return cfg.Client.ReplicaSets() },
+}
+
 // New builds the controller and its informers (not yet synced).
-func New(cfg Config) (*ReplicaSetController, error) {
+func New(cfg Config) (*ReplicaSetController, error) { return newController(cfg, replicaSets) }
+
+// newController builds the controller of one kind.
+func newController(cfg Config, kind kindSpec) (*ReplicaSetController, error) {
 	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, errors.New("replicaset: Client and Clock are required")
+		return nil, errors.New(kind.name + ": Client and Clock are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Recorder == nil {
-		cfg.Recorder = record.New(record.Config{Client: cfg.Client, Component: Component, Clock: cfg.Clock, Mode: cfg.Mode})
+		cfg.Recorder = record.New(record.Config{Client: cfg.Client, Component: kind.component, Clock: cfg.Clock, Mode: cfg.Mode})
 	}
 	if cfg.BurstReplicas <= 0 {
 		cfg.BurstReplicas = BurstReplicas
@@ -110,14 +155,16 @@ func New(cfg Config) (*ReplicaSetController, error) {
 		client:   cfg.Client,
 		clock:    cfg.Clock,
 		recorder: cfg.Recorder,
-		logger:   cfg.Logger.With("controller", ControllerName),
+		logger:   cfg.Logger.With("controller", kind.name),
 		burst:    cfg.BurstReplicas,
 		// Live mode creates the pods of one slow-start batch concurrently,
 		// as Kubernetes does; step mode creates them in order, so that
 		// the trace is the same every run.
 		parallel:     cfg.Mode == runmode.Live,
 		expectations: controllers.NewControllerExpectations(cfg.Clock, cfg.ExpectationsTimeout),
-		rsInformer:   cache.For(cfg.Informers, cfg.Client.ReplicaSets(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
+		kind:         kind,
+		rsInformer:   kind.informer(cfg),
+		rsClient:     kind.client(cfg),
 		podInformer:  cache.For(cfg.Informers, cfg.Client.Pods(), cfg.Namespace, client.ListOptions{}, cfg.Logger),
 	}
 	rsc.podInformer.AddIndexer(controllerUIDIndex, func(p *corev1.Pod) []string {
@@ -127,7 +174,7 @@ func New(cfg Config) (*ReplicaSetController, error) {
 		return []string{"orphan/" + p.Namespace}
 	})
 	c, err := controllers.New(controllers.Config{
-		Name:       ControllerName,
+		Name:       kind.name,
 		Reconciler: rsc,
 		Sources:    []controllers.Source{rsc.rsInformer, rsc.podInformer},
 		Clock:      cfg.Clock, Mode: cfg.Mode,
@@ -139,11 +186,11 @@ func New(cfg Config) (*ReplicaSetController, error) {
 	}
 	rsc.controller = c
 	rsc.rsInformer.AddHandler(cache.Handler[*appsv1.ReplicaSet]{
-		OnAdd:    func(rs *appsv1.ReplicaSet) { rsc.enqueue(rs, "ADDED", "ReplicaSet", &rs.ObjectMeta) },
-		OnUpdate: func(_, rs *appsv1.ReplicaSet) { rsc.enqueue(rs, "MODIFIED", "ReplicaSet", &rs.ObjectMeta) },
+		OnAdd:    func(rs *appsv1.ReplicaSet) { rsc.enqueue(rs, "ADDED", kind.gvk.Kind, &rs.ObjectMeta) },
+		OnUpdate: func(_, rs *appsv1.ReplicaSet) { rsc.enqueue(rs, "MODIFIED", kind.gvk.Kind, &rs.ObjectMeta) },
 		OnDelete: func(rs *appsv1.ReplicaSet) {
 			rsc.expectations.DeleteExpectations(cache.Key(&rs.ObjectMeta))
-			rsc.enqueue(rs, "DELETED", "ReplicaSet", &rs.ObjectMeta)
+			rsc.enqueue(rs, "DELETED", kind.gvk.Kind, &rs.ObjectMeta)
 		},
 	})
 	rsc.podInformer.AddHandler(cache.Handler[*corev1.Pod]{
@@ -176,7 +223,7 @@ func (rsc *ReplicaSetController) enqueue(rs *appsv1.ReplicaSet, event, kind stri
 // resolveControllerRef returns the ReplicaSet ref points at, if it is the
 // same object (uid) the cache has.
 func (rsc *ReplicaSetController) resolveControllerRef(ns string, ref *metav1.OwnerReference) *appsv1.ReplicaSet {
-	if ref == nil || ref.Kind != GroupVersionKind.Kind {
+	if ref == nil || ref.Kind != rsc.kind.gvk.Kind {
 		return nil
 	}
 	rs, ok := rsc.rsInformer.Get(ns, ref.Name)
@@ -295,7 +342,7 @@ func (rsc *ReplicaSetController) Reconcile(ctx context.Context, key string) (con
 		// the timeline of a scale-up (what waits between two bursts).
 		start := rsc.clock.Now()
 		defer func() {
-			rsc.logger.Debug("Finished syncing", "kind", GroupVersionKind.Kind, "key", key, "duration", rsc.clock.Now().Sub(start))
+			rsc.logger.Debug("Finished syncing", "kind", rsc.kind.gvk.Kind, "key", key, "duration", rsc.clock.Now().Sub(start))
 		}()
 	}
 	ns, name := cache.SplitKey(key)
@@ -366,7 +413,7 @@ func (rsc *ReplicaSetController) manageReplicas(ctx context.Context, pods []*cor
 		// Expect before writing: the informer may show the new pods
 		// before Create returns.
 		rsc.expectations.ExpectCreations(key, diff)
-		ref := api.NewControllerRef(&rs.ObjectMeta, GroupVersionKind)
+		ref := api.NewControllerRef(&rs.ObjectMeta, rsc.kind.gvk)
 		var batchDone func(size int)
 		if rsc.logger.Enabled(ctx, slog.LevelDebug) {
 			rsc.logger.Debug("Too few replicas", "replicaSet", key, "need", replicas(rs), "creating", diff)
@@ -435,7 +482,7 @@ func (rsc *ReplicaSetController) deletePodOf(ctx context.Context, rs *appsv1.Rep
 // event records an event about rs; events are best effort, as in
 // Kubernetes, so a failure is only logged.
 func (rsc *ReplicaSetController) event(ctx context.Context, rs *appsv1.ReplicaSet, typ, reason, format string, args ...any) {
-	if err := rsc.recorder.Eventf(ctx, record.Ref(rs, GroupVersionKind), typ, reason, format, args...); err != nil {
+	if err := rsc.recorder.Eventf(ctx, record.Ref(rs, rsc.kind.gvk), typ, reason, format, args...); err != nil {
 		rsc.logger.Warn("cannot record event", "reason", reason, "err", err)
 	}
 }
@@ -446,10 +493,10 @@ func (rsc *ReplicaSetController) event(ctx context.Context, rs *appsv1.ReplicaSe
 // is skipped: the ReplicaSet still counts the pods it has.
 func (rsc *ReplicaSetController) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, selector labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
 	return controllers.ClaimObjects(ctx, controllers.ClaimConfig[*corev1.Pod]{
-		Owner: &rs.ObjectMeta, OwnerKind: GroupVersionKind, Dependents: rsc.client.Pods(), DependentKind: "Pod",
+		Owner: &rs.ObjectMeta, OwnerKind: rsc.kind.gvk, Dependents: rsc.client.Pods(), DependentKind: "Pod",
 		Match: func(p *corev1.Pod) bool { return selector.Matches(labels.Set(p.Labels)) },
 		GetFresh: func(ctx context.Context) (*metav1.ObjectMeta, error) {
-			fresh, err := rsc.client.ReplicaSets().Get(ctx, rs.Namespace, rs.Name)
+			fresh, err := rsc.rsClient.Get(ctx, rs.Namespace, rs.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -521,5 +568,5 @@ func (rsc *ReplicaSetController) updateStatus(ctx context.Context, rs *appsv1.Re
 	}
 	status.ObservedGeneration = rs.Generation
 	rs.Status = status
-	return rsc.client.ReplicaSets().UpdateStatus(ctx, rs)
+	return rsc.rsClient.UpdateStatus(ctx, rs)
 }

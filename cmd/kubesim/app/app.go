@@ -179,6 +179,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog, ListMemoryBudget: o.ListMemoryBudget,
 		ServiceAccountKey: saKey, RootCA: bundle.CAPEM, AnonymousAuth: o.AnonymousAuth,
+		SigningCA:      bundle, // approved CSRs are signed by the CA the authenticator trusts
 		LeaderElection: o.LeaderElection,
 	}
 	if len(o.LocalImages) > 0 {

@@ -1,0 +1,166 @@
+package kinds
+
+import (
+	"context"
+	"crypto/rand"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesim/kubesim/api/fields"
+	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store"
+	"github.com/kubesim/kubesim/store/boltstore"
+)
+
+func newStyleEvent() *eventsv1.Event {
+	return &eventsv1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: "web.1", Namespace: "default"},
+		EventTime:           metav1.NewMicroTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		Regarding:           corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web", UID: "u1"},
+		Related:             &corev1.ObjectReference{Kind: "Node", Name: "node-1"},
+		Series:              &eventsv1.EventSeries{Count: 2, LastObservedTime: metav1.NewMicroTime(time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC))},
+		ReportingController: "example.com/controller", ReportingInstance: "controller-host1",
+		Action: "Scaling", Reason: "Scaled", Note: "scaled to 3", Type: corev1.EventTypeNormal,
+	}
+}
+
+// The mapping of pkg/apis/events/v1: regarding is involvedObject, note is
+// message, the series and the reporting fields carry over, and a round
+// trip loses nothing.
+func TestEventConversionMapsFields(t *testing.T) {
+	e := newStyleEvent()
+	c := EventToCore(e)
+	assert.Equal(t, e.Regarding, c.InvolvedObject)
+	assert.Equal(t, "scaled to 3", c.Message)
+	assert.Equal(t, "example.com/controller", c.ReportingController)
+	assert.Equal(t, "controller-host1", c.ReportingInstance)
+	assert.Equal(t, int32(2), c.Series.Count)
+	assert.Equal(t, "Node", c.Related.Kind)
+	assert.Empty(t, c.Source.Component, "deprecatedSource is source: unset stays unset")
+
+	legacy := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "default"}, InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web"},
+		Reason: "Pulled", Message: "pulled", Source: corev1.EventSource{Component: "kubelet", Host: "node-1"}, Count: 4,
+		FirstTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), LastTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 5, 0, 0, time.UTC)), Type: "Normal"}
+	v1 := EventFromCore(legacy)
+	assert.Equal(t, "pulled", v1.Note)
+	assert.Equal(t, legacy.InvolvedObject, v1.Regarding)
+	assert.Equal(t, legacy.Source, v1.DeprecatedSource)
+	assert.Equal(t, int32(4), v1.DeprecatedCount)
+	assert.Equal(t, legacy.FirstTimestamp, v1.DeprecatedFirstTimestamp)
+	assert.Equal(t, legacy.LastTimestamp, v1.DeprecatedLastTimestamp)
+	back := EventToCore(v1)
+	back.TypeMeta = legacy.TypeMeta
+	assert.Equal(t, legacy, back)
+}
+
+func TestEventsV1Validation(t *testing.T) {
+	st := eventsV1Strategy{}
+	assert.Empty(t, st.Validate(newStyleEvent()))
+	fieldsOf := func(e *eventsv1.Event) []string {
+		var out []string
+		for _, err := range st.Validate(e) {
+			out = append(out, err.Field)
+		}
+		return out
+	}
+	noTime := newStyleEvent()
+	noTime.EventTime = metav1.MicroTime{}
+	assert.Equal(t, []string{"eventTime"}, fieldsOf(noTime))
+	bare := newStyleEvent()
+	bare.ReportingController, bare.ReportingInstance, bare.Action, bare.Reason = "", "", "", ""
+	// An empty reportingController is also not a qualified name, as in
+	// Kubernetes: the first error says it is required.
+	assert.Equal(t, []string{"reportingController", "reportingInstance", "action", "reason"}, slices.Compact(fieldsOf(bare)))
+	old := newStyleEvent()
+	old.DeprecatedCount, old.DeprecatedSource = 3, corev1.EventSource{Component: "x"}
+	old.Type = "Info"
+	assert.Equal(t, []string{"type", "deprecatedCount", "deprecatedSource"}, fieldsOf(old))
+	series := newStyleEvent()
+	series.Series.Count = 1
+	assert.Equal(t, []string{"series.count"}, fieldsOf(series))
+
+	// Only the series may change.
+	cur := newStyleEvent()
+	cur.Series.Count = 3
+	assert.Empty(t, st.ValidateUpdate(cur, newStyleEvent()))
+	cur.Note = "changed"
+	errs := st.ValidateUpdate(cur, newStyleEvent())
+	require.Len(t, errs, 1)
+	assert.Equal(t, "message", errs[0].Field)
+}
+
+// One Event, two groups: written through events.k8s.io/v1 it reads back
+// through core/v1 (and the other way round), field selectors in each
+// group's own names.
+func TestEventsServedFromOneStorage(t *testing.T) {
+	ctx := context.Background()
+	stores := decoratedStores(t)
+	core, v1 := stores["/events"], stores[EventsGroupName+"/events"]
+	require.NotNil(t, core)
+	require.NotNil(t, v1)
+	_, err := v1.Create(ctx, "default", newStyleEvent(), registry.CreateOptions{})
+	require.NoError(t, err)
+	got, err := core.Get(ctx, "default", "web.1")
+	require.NoError(t, err)
+	ce := got.(*corev1.Event)
+	assert.Equal(t, "scaled to 3", ce.Message)
+	assert.Equal(t, "web", ce.InvolvedObject.Name)
+	assert.Equal(t, "example.com/controller", ce.ReportingController)
+
+	legacy := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "old", Namespace: "default"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "db"}, Reason: "Pulled", Message: "pulled", Count: 2,
+		Source: corev1.EventSource{Component: "kubelet"}, Type: "Normal"}
+	_, err = core.Create(ctx, "default", legacy, registry.CreateOptions{})
+	require.NoError(t, err)
+	got, err = v1.Get(ctx, "default", "old")
+	require.NoError(t, err)
+	ve := got.(*eventsv1.Event)
+	assert.Equal(t, "pulled", ve.Note)
+	assert.Equal(t, "db", ve.Regarding.Name)
+	assert.Equal(t, int32(2), ve.DeprecatedCount)
+	assert.Equal(t, "kubelet", ve.DeprecatedSource.Component)
+
+	sel, err := fields.ParseSelector("regarding.name=db")
+	require.NoError(t, err)
+	list, err := v1.List(ctx, "default", registry.ListOptions{Fields: sel})
+	require.NoError(t, err)
+	require.Len(t, list.Items, 1)
+	assert.Equal(t, "old", list.Items[0].(*eventsv1.Event).Name)
+	all, err := core.List(ctx, "default", registry.ListOptions{})
+	require.NoError(t, err)
+	assert.Len(t, all.Items, 2)
+}
+
+// decoratedStores is a registry store per built-in resource over one
+// bbolt store, keyed group/resource, each with its storage decorations
+// (the conversions of the versions not stored as they are served).
+func decoratedStores(t *testing.T) map[string]*registry.Store {
+	t.Helper()
+	db, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), "kubesim.db"), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	ids := registry.NewIDs(rand.Reader)
+	out := map[string]*registry.Store{}
+	for _, r := range Builtin() {
+		var storage store.Interface = db
+		if r.DecorateStorage != nil {
+			storage = r.DecorateStorage(storage)
+		}
+		st, err := registry.NewStore(registry.Config{Resource: r, Storage: storage, Clock: clk, IDs: ids})
+		require.NoError(t, err)
+		if _, ok := out[r.Group+"/"+r.Name]; !ok {
+			out[r.Group+"/"+r.Name] = st
+		}
+	}
+	return out
+}
