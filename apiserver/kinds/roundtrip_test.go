@@ -19,6 +19,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
@@ -478,8 +479,14 @@ var createResets = map[string]func(want, got api.Object){
 	},
 	"replicasets.apps": func(want, got api.Object) { podTemplateResets(&want.(*appsv1.ReplicaSet).Spec.Template.Spec) },
 	"deployments.apps": func(want, got api.Object) { podTemplateResets(&want.(*appsv1.Deployment).Spec.Template.Spec) },
-	"daemonsets.apps":  func(want, got api.Object) { podTemplateResets(&want.(*appsv1.DaemonSet).Spec.Template.Spec) },
-	"jobs.batch":       func(want, got api.Object) { podTemplateResets(&want.(*batchv1.Job).Spec.Template.Spec) },
+	"podtemplates":     func(want, got api.Object) { podTemplateResets(&want.(*corev1.PodTemplate).Template.Spec) },
+	"replicationcontrollers": func(want, got api.Object) {
+		if t := want.(*corev1.ReplicationController).Spec.Template; t != nil {
+			podTemplateResets(&t.Spec)
+		}
+	},
+	"daemonsets.apps": func(want, got api.Object) { podTemplateResets(&want.(*appsv1.DaemonSet).Spec.Template.Spec) },
+	"jobs.batch":      func(want, got api.Object) { podTemplateResets(&want.(*batchv1.Job).Spec.Template.Spec) },
 	"cronjobs.batch": func(want, got api.Object) {
 		podTemplateResets(&want.(*batchv1.CronJob).Spec.JobTemplate.Spec.Template.Spec)
 	},
@@ -937,7 +944,20 @@ var validFixes = map[string]func(obj api.Object){
 		spec.PriorityClassName = "system-node-critical"
 		spec.Priority = ptr(int32(2000001000))
 		spec.PreemptionPolicy = ptr(corev1.PreemptLowerPriority)
+		// The RuntimeClass admission plugin refuses a class that does
+		// not exist.
+		spec.RuntimeClassName = nil
 	},
+	// A controller's selector must select its template's labels.
+	"replicationcontrollers": func(obj api.Object) {
+		rc := obj.(*corev1.ReplicationController)
+		if rc.Spec.Template != nil {
+			rc.Spec.Selector = map[string]string{"app": "rt"}
+			rc.Spec.Template.Labels = map[string]string{"app": "rt"}
+		}
+	},
+	// events.k8s.io/v1 Events are Normal or Warning.
+	"events.events.k8s.io": func(obj api.Object) { obj.(*eventsv1.Event).Type = corev1.EventTypeNormal },
 	// An address is the allocator's to give (one it did not give is
 	// refused as outside the range or taken).
 	"services": func(obj api.Object) {
