@@ -2,7 +2,13 @@ package kinds_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -18,8 +24,10 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
@@ -117,7 +125,7 @@ func roundTripAll(t *testing.T, env *apiservertest.Env, validated bool) {
 				for _, wire := range []string{"json", "protobuf"} {
 					// Versions of one resource share its storage: the
 					// version is in the name.
-					rt := &roundTrip{t: t, h: h, res: r, name: fmt.Sprintf("rt-%s-%s-%d", r.Version, wire, seed), wire: wire}
+					rt := &roundTrip{t: t, h: h, res: r, name: fmt.Sprintf("rt-%s%s-%s-%d", groupPrefix(r.Group), r.Version, wire, seed), wire: wire}
 					sent := rt.fill(int64(seed))
 					if fix, ok := validFixes[r.GroupResource().String()]; ok {
 						fix(sent)
@@ -373,6 +381,28 @@ func (rt *roundTrip) decode(rec *httptest.ResponseRecorder) api.Object {
 	return obj
 }
 
+// testCSR is a PEM certificate request for CN=rt.
+func testCSR() []byte {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "rt"}}, key)
+	if err != nil {
+		panic(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+}
+
+// groupPrefix keeps the names of two resources served from one storage
+// apart (core/v1 and events.k8s.io/v1 Events are the same objects).
+func groupPrefix(group string) string {
+	if group == "" {
+		return ""
+	}
+	return strings.ReplaceAll(group, ".", "-") + "-"
+}
+
 // serverSets puts into want what the server owns in a created object,
 // taken from got where the value is the server's choice. Each line is
 // what kube-apiserver's generic registry (BeforeCreate,
@@ -479,7 +509,13 @@ var createResets = map[string]func(want, got api.Object){
 	},
 	"replicasets.apps": func(want, got api.Object) { podTemplateResets(&want.(*appsv1.ReplicaSet).Spec.Template.Spec) },
 	"deployments.apps": func(want, got api.Object) { podTemplateResets(&want.(*appsv1.Deployment).Spec.Template.Spec) },
-	"podtemplates":     func(want, got api.Object) { podTemplateResets(&want.(*corev1.PodTemplate).Template.Spec) },
+	// The CSR strategy's PrepareForCreate sets the requestor from the
+	// user who made the request.
+	"certificatesigningrequests.certificates.k8s.io": func(want, got api.Object) {
+		w, g := want.(*certificatesv1.CertificateSigningRequest), got.(*certificatesv1.CertificateSigningRequest)
+		w.Spec.Username, w.Spec.UID, w.Spec.Groups, w.Spec.Extra = g.Spec.Username, g.Spec.UID, g.Spec.Groups, g.Spec.Extra
+	},
+	"podtemplates": func(want, got api.Object) { podTemplateResets(&want.(*corev1.PodTemplate).Template.Spec) },
 	"replicationcontrollers": func(want, got api.Object) {
 		if t := want.(*corev1.ReplicationController).Spec.Template; t != nil {
 			podTemplateResets(&t.Spec)
@@ -945,8 +981,8 @@ var validFixes = map[string]func(obj api.Object){
 		spec.Priority = ptr(int32(2000001000))
 		spec.PreemptionPolicy = ptr(corev1.PreemptLowerPriority)
 		// The RuntimeClass admission plugin refuses a class that does
-		// not exist.
-		spec.RuntimeClassName = nil
+		// not exist, and an overhead no class defined.
+		spec.RuntimeClassName, spec.Overhead = nil, nil
 	},
 	// A controller's selector must select its template's labels.
 	"replicationcontrollers": func(obj api.Object) {
@@ -955,6 +991,18 @@ var validFixes = map[string]func(obj api.Object){
 			rc.Spec.Selector = map[string]string{"app": "rt"}
 			rc.Spec.Template.Labels = map[string]string{"app": "rt"}
 		}
+	},
+	// A CSR's request must be a PEM certificate request.
+	"certificatesigningrequests.certificates.k8s.io": func(obj api.Object) {
+		spec := &obj.(*certificatesv1.CertificateSigningRequest).Spec
+		spec.Request, spec.SignerName = testCSR(), certificatesv1.KubeAPIServerClientSignerName
+		spec.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}
+		spec.ExpirationSeconds = ptr(int32(3600))
+	},
+	// Only the level named exempt may be Exempt.
+	"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": func(obj api.Object) {
+		spec := &obj.(*flowcontrolv1.PriorityLevelConfiguration).Spec
+		spec.Type, spec.Exempt = flowcontrolv1.PriorityLevelEnablementLimited, nil
 	},
 	// events.k8s.io/v1 Events are Normal or Warning.
 	"events.events.k8s.io": func(obj api.Object) { obj.(*eventsv1.Event).Type = corev1.EventTypeNormal },

@@ -52,6 +52,12 @@ var statusStrategies = map[k8sschema.GroupResource]func(obj, old api.Object){
 	{Group: "batch", Resource: "cronjobs"}:              keepSpec, // cronJobStatusStrategy
 	{Group: "policy", Resource: "poddisruptionbudgets"}: keepSpec, // podDisruptionBudgetStatusStrategy
 	{Group: "networking.k8s.io", Resource: "ingresses"}: keepSpec, // ingressStatusStrategy
+	{Resource: "replicationcontrollers"}:                keepSpec, // rcStatusStrategy
+	// csrStatusStrategy: the spec, and the Approved and Denied
+	// conditions, which only /approval changes (csrStrategy's own).
+	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}:           csrStrategy{}.PrepareForUpdate,
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas"}:                 keepSpec, // flowSchemaStatusStrategy
+	{Group: "flowcontrol.apiserver.k8s.io", Resource: "prioritylevelconfigurations"}: keepSpec, // priorityLevelConfigurationStatusStrategy
 	// autoscalerStatusStrategy: the spec. At autoscaling/v1 part of the
 	// spec rides in annotations (the metrics beyond CPU, the behavior):
 	// kube-apiserver converts them into the spec before the strategy

@@ -26,22 +26,26 @@ import (
 // PrepareForUpdate) have it. The spec never changes through /status; the
 // rest of the metadata does unless listed here.
 var statusResets = map[string]struct{ labels, annotations, ownerReferences, finalizers bool }{
-	"namespaces":                           {},
-	"nodes":                                {},
-	"pods":                                 {ownerReferences: true}, // old kubelets corrupted them through pods/status
-	"services":                             {},
-	"persistentvolumeclaims":               {},
-	"persistentvolumes":                    {},
-	"resourcequotas":                       {},
-	"replicasets.apps":                     {},
-	"deployments.apps":                     {labels: true},
-	"statefulsets.apps":                    {},
-	"daemonsets.apps":                      {},
-	"jobs.batch":                           {},
-	"cronjobs.batch":                       {},
-	"poddisruptionbudgets.policy":          {},
-	"ingresses.networking.k8s.io":          {},
-	"horizontalpodautoscalers.autoscaling": {},
+	"namespaces":                  {},
+	"nodes":                       {},
+	"pods":                        {ownerReferences: true}, // old kubelets corrupted them through pods/status
+	"services":                    {},
+	"persistentvolumeclaims":      {},
+	"persistentvolumes":           {},
+	"resourcequotas":              {},
+	"replicasets.apps":            {},
+	"deployments.apps":            {labels: true},
+	"statefulsets.apps":           {},
+	"daemonsets.apps":             {},
+	"jobs.batch":                  {},
+	"cronjobs.batch":              {},
+	"poddisruptionbudgets.policy": {},
+	"ingresses.networking.k8s.io": {},
+	"replicationcontrollers":      {},
+	"certificatesigningrequests.certificates.k8s.io":           {},
+	"flowschemas.flowcontrol.apiserver.k8s.io":                 {},
+	"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": {},
+	"horizontalpodautoscalers.autoscaling":                     {},
 	// metav1.ResetObjectMetaForStatus
 	"validatingadmissionpolicies.admissionregistration.k8s.io": {labels: true, annotations: true, ownerReferences: true, finalizers: true},
 	// The apiextensions-apiserver's status strategy resets the new
