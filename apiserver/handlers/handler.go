@@ -78,6 +78,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if us, ok := res.UpdateSubresources[info.Subresource]; ok && us.UpdateOnly && info.Verb != "update" {
+		// An update-only subresource (namespaces/finalize): go-restful
+		// has a route for the path but not for the method, and
+		// kube-apiserver answers its 405 as a bare Status.
+		responsewriters.WriteError(w, api.NewMethodNotAllowed())
+		return
+	}
 	if res.CreateOnly != nil && info.Verb != "create" {
 		// A question answered on create and never stored
 		// (SubjectAccessReview and its kin).
@@ -173,8 +180,9 @@ func (h *Handler) subresourceAllowed(res *registry.Resource, info *request.Info)
 	if _, ok := res.Connect[info.Subresource]; ok {
 		return true // its verbs are checked when it is served
 	}
-	if _, ok := res.UpdateSubresources[info.Subresource]; ok {
-		return info.Verb == "get" || info.Verb == "update" || info.Verb == "patch"
+	if us, ok := res.UpdateSubresources[info.Subresource]; ok {
+		// An update-only one answers other verbs 405 (ServeHTTP).
+		return us.UpdateOnly || info.Verb == "get" || info.Verb == "update" || info.Verb == "patch"
 	}
 	_, ok := res.CreateSubresources[info.Subresource]
 	return ok && info.Verb == "create"
