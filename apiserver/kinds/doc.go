@@ -31,8 +31,7 @@
 //     nodeport.go).
 //
 // Left out: most of pod validation (affinity, probes in depth, security
-// contexts, resource quantities against limits), PodDisruptionBudgets
-// (every eviction is allowed), the allocators' repair loops and IPAddress
+// contexts, resource quantities against limits), the allocators' repair loops and IPAddress
 // objects, dual-stack rules, feature gates, and the v1 Event field checks of
 // ValidateEventCreate. Kubernetes validates the internal types;
 // kubesim validates the v1 types, so a bad value prints as api.X where
