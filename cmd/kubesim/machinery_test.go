@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,4 +45,103 @@ func TestKubectlFreesAStuckNamespace(t *testing.T) {
 	// GET is not served on the subresource, as in Kubernetes.
 	errOut = k.fail("get", "--raw", "/api/v1/namespaces/default/finalize")
 	assert.Contains(t, errOut, "MethodNotAllowed")
+}
+
+// preserveCRDs defines two custom resources that keep unknown fields: one
+// under spec (which also declares a field), one at the root.
+const preserveCRDs = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.lab.example.com
+spec:
+  group: lab.example.com
+  names: {kind: Gadget, plural: gadgets, singular: gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+            properties:
+              size: {type: integer, default: 1}
+          tags:
+            type: array
+            x-kubernetes-preserve-unknown-fields: true
+            items: {type: string}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: blobs.lab.example.com
+spec:
+  group: lab.example.com
+  names: {kind: Blob, plural: blobs, singular: blob}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`
+
+// TestKubectlAppliesAListOfCustomResourcesThatKeepUnknownFields: kubectl
+// validates the items of a kind: List itself, against /openapi/v2, before
+// sending them. The v2 document gives a schema that keeps unknown fields
+// no properties and no type (the CRD builder's ToStructuralOpenAPIV2), so
+// kubectl accepts fields the schema does not name, as it does against
+// kube-apiserver.
+func TestKubectlAppliesAListOfCustomResourcesThatKeepUnknownFields(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), "--api-server-only")
+	k := newKubectl(t, s)
+	crds := filepath.Join(t.TempDir(), "crds.yaml")
+	require.NoError(t, os.WriteFile(crds, []byte(preserveCRDs), 0o644))
+	k.ok("apply", "-f", crds)
+	k.ok("wait", "--for=condition=Established", "crd/gadgets.lab.example.com", "crd/blobs.lab.example.com", "--timeout=60s")
+
+	list := filepath.Join(t.TempDir(), "list.yaml")
+	require.NoError(t, os.WriteFile(list, []byte(`apiVersion: v1
+kind: List
+items:
+- apiVersion: lab.example.com/v1
+  kind: Gadget
+  metadata: {name: g1, namespace: default}
+  spec: {size: 3, colour: red, extra: {deep: true}}
+  tags: [a, b]
+- apiVersion: lab.example.com/v1
+  kind: Blob
+  metadata: {name: b1, namespace: default}
+  anything: {goes: [1, 2]}
+`), 0o644))
+	out := k.ok("apply", "-f", list)
+	assert.Contains(t, out, "gadget.lab.example.com/g1 created")
+	assert.Contains(t, out, "blob.lab.example.com/b1 created")
+	assert.Equal(t, "red", k.ok("get", "gadget", "g1", "-o", "jsonpath={.spec.colour}"))
+	assert.Equal(t, "[1,2]", k.ok("get", "blob", "b1", "-o", "jsonpath={.anything.goes}"))
+
+	// The v2 document says what kube-apiserver's says.
+	raw := k.ok("get", "--raw", "/openapi/v2")
+	var doc struct {
+		Definitions map[string]map[string]any `json:"definitions"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(raw), &doc))
+	gadget := doc.Definitions["com.example.lab.v1.Gadget"]
+	require.NotNil(t, gadget)
+	spec := gadget["properties"].(map[string]any)["spec"].(map[string]any)
+	assert.Equal(t, map[string]any{"x-kubernetes-preserve-unknown-fields": true}, spec)
+	tags := gadget["properties"].(map[string]any)["tags"].(map[string]any)
+	assert.Equal(t, map[string]any{"x-kubernetes-preserve-unknown-fields": true}, tags)
+	blob := doc.Definitions["com.example.lab.v1.Blob"]
+	assert.Equal(t, "object", blob["type"])
+	assert.NotContains(t, blob, "properties", "nothing kubectl could call unknown")
+	assert.NotContains(t, blob, "x-kubernetes-preserve-unknown-fields")
 }
