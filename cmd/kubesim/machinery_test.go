@@ -145,3 +145,63 @@ items:
 	assert.NotContains(t, blob, "properties", "nothing kubectl could call unknown")
 	assert.NotContains(t, blob, "x-kubernetes-preserve-unknown-fields")
 }
+
+// TestKubectlExplainShowsTheTypesDocumentation: kubectl explain prints the
+// documentation of the Kubernetes types (their generated SwaggerDoc), from
+// /openapi/v3 and, with --output=plaintext-openapiv2, from /openapi/v2, and
+// a CRD's own descriptions.
+func TestKubectlExplainShowsTheTypesDocumentation(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), "--api-server-only")
+	k := newKubectl(t, s)
+
+	for _, output := range []string{"plaintext", "plaintext-openapiv2"} {
+		out := k.ok("explain", "deployment.spec.strategy", "--output="+output)
+		assert.NotContains(t, out, "<no description>", output)
+		assert.Contains(t, out, "The deployment strategy to use to replace existing pods with new ones.", output)
+		assert.Contains(t, out, "Rolling update config params. Present only if DeploymentStrategyType =", output)
+		assert.Regexp(t, `Type of deployment. Can be "Recreate" or "RollingUpdate". Default is\s+RollingUpdate.`, out, output)
+
+		out = k.ok("explain", "pods", "--output="+output)
+		assert.Contains(t, out, "Pod is a collection of containers that can run on a host.", output)
+		assert.Contains(t, out, "APIVersion defines the versioned schema of this representation", output)
+		assert.NotContains(t, out, "<no description>", output)
+
+		out = k.ok("explain", "pod.metadata.ownerReferences.controller", "--output="+output)
+		assert.Contains(t, out, "If true, this reference points to the managing controller.", output)
+	}
+
+	crds := filepath.Join(t.TempDir(), "crd.yaml")
+	require.NoError(t, os.WriteFile(crds, []byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.lab.example.com
+spec:
+  group: lab.example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: A Widget is what the lab builds.
+        properties:
+          spec:
+            type: object
+            description: What the widget should be.
+            properties:
+              size: {type: integer, description: How many parts it has.}
+`), 0o644))
+	k.ok("apply", "-f", crds)
+	k.ok("wait", "--for=condition=Established", "crd/widgets.lab.example.com", "--timeout=60s")
+	for _, output := range []string{"plaintext", "plaintext-openapiv2"} {
+		out := k.ok("explain", "widgets", "--output="+output)
+		assert.Contains(t, out, "A Widget is what the lab builds.", output)
+		out = k.ok("explain", "widgets.spec", "--output="+output)
+		assert.Contains(t, out, "What the widget should be.", output)
+		assert.Contains(t, out, "How many parts it has.", output)
+	}
+}
