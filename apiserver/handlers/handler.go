@@ -225,6 +225,9 @@ func (c *requestContext) writeObject(code int, obj api.Object) error {
 		responsewriters.WriteJSON(c.w, code, table)
 		return nil
 	}
+	if out.metadataOnly() {
+		return c.writeEncoded(code, out, partialObjectMetadata(obj, out.metaVersion))
+	}
 	return c.writeEncoded(code, out, obj)
 }
 
@@ -355,6 +358,14 @@ func (c *requestContext) list() error {
 			return err
 		}
 		return c.writeTable(res)
+	}
+	if out.metadataOnly() {
+		res, err := c.st.ListCached(c.ctx(), c.ns, opts)
+		if err != nil {
+			return err
+		}
+		addWarnings(c.w, res.Warnings)
+		return c.writePartialObjectMetadataList(out, metav1.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
 	}
 	res, err := c.st.ListRaw(c.ctx(), c.ns, opts)
 	if err != nil {
@@ -617,6 +628,8 @@ func (c *requestContext) deleteCollection() error {
 	}
 	if out, err := c.negotiate(); err == nil && out == asProtobuf {
 		return c.writeProtobufList(metav1.ListMeta{}, items)
+	} else if err == nil && out.metadataOnly() {
+		return c.writePartialObjectMetadataList(out, metav1.ListMeta{}, items)
 	}
 	responsewriters.WriteJSON(c.w, http.StatusOK, listJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(), Items: items})
 	return nil
