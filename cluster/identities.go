@@ -11,6 +11,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
+	"github.com/kubesim/kubesim/controllers/kubernetesservice"
 )
 
 // Who each component is. Every built-in component talks to the
@@ -71,7 +72,7 @@ var controllerServiceAccounts = map[string]string{
 
 // apiServerOwnLoops run inside kube-apiserver (or the aggregator) and use
 // its privileged loopback.
-var apiServerOwnLoops = []string{"customresourcecleanup", availability.ControllerName}
+var apiServerOwnLoops = []string{kubernetesservice.ControllerName, "customresourcecleanup", availability.ControllerName}
 
 // ServiceAccountUser is the user of a service account, with its groups.
 func ServiceAccountUser(namespace, name string) *authn.UserInfo {

@@ -24,6 +24,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/endpointslice"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
 	"github.com/kubesim/kubesim/controllers/job"
+	"github.com/kubesim/kubesim/controllers/kubernetesservice"
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/podautoscaler"
@@ -195,10 +196,15 @@ func (c *Cluster) privateInformers() *cache.Factory {
 func (c *Cluster) CheckCacheMutations() error { return c.detector.Check() }
 
 // apiServerLoops are the loops that are part of the API server itself,
-// which run even with APIServerOnly: the apiextensions-apiserver's CRD
+// which run even with APIServerOnly: the bootstrap controller's kubernetes
+// Service and its endpoints, and the apiextensions-apiserver's CRD
 // finalizer (deleting a CRD deletes its objects, then the CRD).
 func (c *Cluster) apiServerLoops() []wiring {
 	return []wiring{
+		{kubernetesservice.ControllerName, "kube-apiserver", func(x ControllerContext) (Component, error) {
+			return kubernetesservice.New(kubernetesservice.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
+				ServiceIP: c.kubernetesServiceIP, PublicIP: c.cfg.AdvertiseAddress, SecurePort: c.cfg.SecurePort})
+		}},
 		{"customresourcecleanup", crdfinalizer.ControllerName, func(x ControllerContext) (Component, error) {
 			return crdfinalizer.New(crdfinalizer.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
