@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	mrand "math/rand/v2"
+	"net"
 	"net/http"
+	"strconv"
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/request"
@@ -300,6 +302,12 @@ func (c *Cluster) scheduler() wiring {
 	}}
 }
 
+// apiServerAddress is where the cluster's network reaches the API server:
+// the kubernetes Service's endpoint.
+func (c *Cluster) apiServerAddress() string {
+	return net.JoinHostPort(c.cfg.AdvertiseAddress, strconv.Itoa(int(c.cfg.SecurePort)))
+}
+
 // addKubelets adds one kubelet per node, after everything else: the
 // stepper's order ends with the nodes.
 func (c *Cluster) addKubelets() error {
@@ -317,7 +325,8 @@ func (c *Cluster) addKubelets() error {
 			return kubelet.New(kubelet.Config{Client: x.Client, Informers: c.privateInformers(), Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
 				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4,
-				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages()})
+				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages(),
+				APIServer: &kubelet.APIServerEndpoint{Address: c.apiServerAddress(), Handler: c.server.Handler()}})
 		}})
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,13 +118,43 @@ func (n clusterNetwork) endpointAddresses(ctx context.Context, ns, name string) 
 }
 
 // HTTPGet connects to ip:port — a Service's cluster IP, sent on to one of
-// its ready endpoints, or a pod's IP — and asks for path.
-func (n clusterNetwork) HTTPGet(ctx context.Context, ip, port, path string) (int, []byte, error) {
-	podIP, podPort, err := n.route(ctx, ip, port)
+// its ready endpoints, or a pod's IP — and asks for path. The API server's
+// address (the kubernetes Service's endpoint) is served by the API server;
+// pods serve plain HTTP only.
+func (n clusterNetwork) HTTPGet(ctx context.Context, scheme, ip, port, path string) (int, []byte, error) {
+	backendIP, backendPort, err := n.route(ctx, ip, port)
 	if err != nil {
 		return 0, nil, err
 	}
-	return n.podGet(ctx, podIP, podPort, path)
+	if api := n.k.cfg.APIServer; api != nil && net.JoinHostPort(backendIP, backendPort) == api.Address {
+		return n.apiServerGet(ctx, api.Handler, scheme, path)
+	}
+	if scheme != "http" {
+		return 0, nil, shell.ErrConnectionRefused
+	}
+	return n.podGet(ctx, backendIP, backendPort, path)
+}
+
+// apiServerGet asks the API server for path as a container's request
+// reaches it: from the pod's address, with no credentials. Plain HTTP to
+// its TLS port gets Go's answer to that, as from kube-apiserver.
+func (n clusterNetwork) apiServerGet(ctx context.Context, h http.Handler, scheme, path string) (int, []byte, error) {
+	if scheme != "https" {
+		return http.StatusBadRequest, []byte("Client sent an HTTP request to an HTTPS server.\n"), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "https://kubernetes.default.svc"+path, nil)
+	if n.pod.Status.PodIP != "" {
+		req.RemoteAddr = net.JoinHostPort(n.pod.Status.PodIP, "40000")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	body := rec.Body.Bytes()
+	if len(body) > 1<<20 {
+		body = body[:1<<20]
+	}
+	return rec.Code, body, nil
 }
 
 // route is kube-proxy's part: a cluster IP and Service port become an

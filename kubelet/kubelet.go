@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"net/http"
 	"context"
 	"fmt"
 	"log/slog"
@@ -117,6 +118,21 @@ type Config struct {
 	// LocalImages, when set, are binaries on the host that pods run as
 	// child processes (localimage.go).
 	LocalImages *LocalImages
+	// APIServer, when set, is the API server as the cluster's network
+	// reaches it: a container's connection to its address (the kubernetes
+	// Service's endpoint, through kubernetes.default.svc) is served by its
+	// handler (clusternet.go).
+	APIServer *APIServerEndpoint
+}
+
+// APIServerEndpoint is the API server on the cluster's network.
+type APIServerEndpoint struct {
+	// Address is "IP:port": its advertised address and secure port.
+	Address string
+	// Handler is the server's whole handler chain: a request from a
+	// container is authenticated as it came (busybox's wget sends no
+	// credentials: anonymous) and authorized as any client's.
+	Handler http.Handler
 }
 
 // Kubelet simulates the kubelet of one node.

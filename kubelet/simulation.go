@@ -183,9 +183,9 @@ func (n *replayNetwork) LookupHost(ctx context.Context, name string) (string, []
 	return a.fqdn, a.addrs, a.err
 }
 
-func (n *replayNetwork) HTTPGet(ctx context.Context, ip, port, path string) (int, []byte, error) {
+func (n *replayNetwork) HTTPGet(ctx context.Context, scheme, ip, port, path string) (int, []byte, error) {
 	a := n.ask(func() netAnswer {
-		code, body, err := n.live.HTTPGet(ctx, ip, port, path)
+		code, body, err := n.live.HTTPGet(ctx, scheme, ip, port, path)
 		return netAnswer{code: code, body: body, err: err}
 	})
 	return a.code, a.body, a.err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 )
@@ -13,8 +14,9 @@ import (
 // busybox's nslookup and wget, as the "Debug Services" tutorial uses them
 // (`nslookup hostnames`, `wget -qO- hostnames`), over the container's
 // Network: the cluster's DNS and what a connection to a Service or a pod
-// reaches. Left out: nslookup's record types and server argument, and
-// every wget option but -q, -O, -T and -S.
+// reaches; wget speaks http and https (busybox's ssl_client, which checks
+// no certificate). Left out: nslookup's record types and server argument,
+// and every wget option but -q, -O, -T and -S.
 
 // Network is what the container's network reaches; the kubelet provides
 // it (its cluster DNS and Service routing). nil: nothing resolves.
@@ -25,9 +27,10 @@ type Network interface {
 	// resolver would: the fully qualified name found and its addresses,
 	// or ErrNoSuchHost.
 	LookupHost(ctx context.Context, name string) (fqdn string, addrs []string, err error)
-	// HTTPGet sends GET path to ip:port and returns the status code and
-	// body, or ErrConnectionRefused.
-	HTTPGet(ctx context.Context, ip, port, path string) (int, []byte, error)
+	// HTTPGet sends GET path to ip:port over scheme ("http" or
+	// "https") and returns the status code and body, or
+	// ErrConnectionRefused.
+	HTTPGet(ctx context.Context, scheme, ip, port, path string) (int, []byte, error)
 }
 
 // The network's errors, in the words of the C library.
@@ -98,13 +101,16 @@ func (s *state) wget(args []string) int {
 		raw = "http://" + raw
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" {
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
 		fmt.Fprintf(s.stderr, "wget: not an http or ftp url: %s\n", target)
 		return 1
 	}
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
 		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
 	}
 	ip := host
 	if net.ParseIP(host) == nil {
@@ -128,7 +134,7 @@ func (s *state) wget(args []string) int {
 	if s.env.Network == nil {
 		err = ErrConnectionRefused
 	} else {
-		code, body, err = s.env.Network.HTTPGet(s.ctx, ip, port, path)
+		code, body, err = s.env.Network.HTTPGet(s.ctx, u.Scheme, ip, port, path)
 	}
 	if err != nil {
 		fmt.Fprintf(s.stderr, "wget: can't connect to remote host (%s): %s\n", ip, err)
@@ -180,16 +186,10 @@ func pathBase(p string) string {
 	return p
 }
 
+// httpStatusText is the reason phrase of a status line with code.
 func httpStatusText(code int) string {
-	switch code {
-	case 404:
-		return "Not Found"
-	case 403:
-		return "Forbidden"
-	case 500:
-		return "Internal Server Error"
-	case 503:
-		return "Service Unavailable"
+	if t := http.StatusText(code); t != "" {
+		return t
 	}
 	return "Error"
 }

@@ -23,9 +23,11 @@ func (fakeNetwork) LookupHost(_ context.Context, name string) (string, []string,
 	return "", nil, ErrNoSuchHost
 }
 
-func (fakeNetwork) HTTPGet(_ context.Context, ip, port, path string) (int, []byte, error) {
+func (fakeNetwork) HTTPGet(_ context.Context, scheme, ip, port, path string) (int, []byte, error) {
 	switch {
-	case ip != "10.96.0.5" || port != "80":
+	case scheme == "https" && ip == "10.96.0.1" && port == "443":
+		return 200, []byte("secure\n"), nil
+	case ip != "10.96.0.5" || port != "80" || scheme != "http":
 		return 0, nil, ErrConnectionRefused
 	case path != "/":
 		return 404, nil, nil
@@ -52,6 +54,10 @@ func TestNslookupAndWget(t *testing.T) {
 		{name: "wget 404", script: "wget -qO- web/nope", errs: "wget: server returned error: HTTP/1.1 404 Not Found\n", code: 1},
 		{name: "wget refused", script: "wget -qO- web:8080", errs: "wget: can't connect to remote host (10.96.0.5): Connection refused\n", code: 1},
 		{name: "wget bad address", script: "wget -qO- db", errs: "wget: bad address 'db'\n", code: 1},
+		{name: "wget https on 443", script: "wget -O - https://10.96.0.1", out: "secure\n",
+			errs: "Connecting to 10.96.0.1 (10.96.0.1:443)\nwriting to stdout\nwritten to stdout\n"},
+		{name: "wget https elsewhere", script: "wget -qO- https://web", errs: "wget: can't connect to remote host (10.96.0.5): Connection refused\n", code: 1},
+		{name: "wget ftp", script: "wget -qO- ftp://web", errs: "wget: not an http or ftp url: ftp://web\n", code: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb strings.Builder
