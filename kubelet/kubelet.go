@@ -1,11 +1,11 @@
 package kubelet
 
 import (
-	"net/http"
 	"context"
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
