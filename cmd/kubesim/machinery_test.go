@@ -205,3 +205,38 @@ spec:
 		assert.Contains(t, out, "How many parts it has.", output)
 	}
 }
+
+// TestKubectlSeesTheKubernetesService: the kubernetes Service of every
+// cluster, with its EndpointSlice at the API server's port, put back when
+// deleted; inside a pod the KUBERNETES_* variables, DNS, and a
+// request to https://kubernetes.default.svc that reaches the API server as
+// an anonymous client.
+func TestKubectlSeesTheKubernetesService(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), "--nodes", "1", "--stage-delay", "20ms", "--anonymous-auth")
+	k := newKubectl(t, s)
+	port := s.url[strings.LastIndex(s.url, ":")+1:]
+
+	out := k.eventually(func(out string) bool { return strings.Contains(out, "kubernetes") }, "get", "svc", "kubernetes")
+	assert.Regexp(t, `(?m)^kubernetes\s+ClusterIP\s+10\.96\.0\.1\s+<none>\s+443/TCP\s+\d+s$`, out)
+	out = k.eventually(func(out string) bool { return strings.Contains(out, "kubernetes") }, "get", "endpointslices", "kubernetes")
+	assert.Regexp(t, `(?m)^kubernetes\s+IPv4\s+`+port+`\s+172\.18\.0\.2\s+\d+s$`, out)
+	assert.Equal(t, "https "+port, k.ok("get", "svc", "kubernetes", "-o", "jsonpath={.spec.ports[0].name} {.spec.ports[0].targetPort}"))
+
+	k.ok("delete", "svc", "kubernetes")
+	k.eventually(func(out string) bool { return strings.Contains(out, "10.96.0.1") }, "get", "svc", "kubernetes", "-o", "jsonpath={.spec.clusterIP}")
+
+	k.ok("run", "box", "--image=busybox", "--restart=Never", "--", "sleep", "3600")
+	k.ok("wait", "--for=condition=Ready", "pod/box", "--timeout=90s")
+	env := k.ok("exec", "box", "--", "env")
+	for _, want := range []string{"KUBERNETES_SERVICE_HOST=10.96.0.1", "KUBERNETES_SERVICE_PORT=443", "KUBERNETES_SERVICE_PORT_HTTPS=443",
+		"KUBERNETES_PORT=tcp://10.96.0.1:443", "KUBERNETES_PORT_443_TCP_ADDR=10.96.0.1"} {
+		assert.Contains(t, env, want+"\n")
+	}
+	assert.Contains(t, k.ok("exec", "box", "--", "nslookup", "kubernetes.default"), "Address: 10.96.0.1")
+	version := k.ok("exec", "box", "--", "wget", "-qO-", "https://kubernetes.default.svc/version")
+	assert.Contains(t, version, `"gitVersion"`)
+	// Anonymous may read /version, not the API.
+	errOut := k.fail("exec", "box", "--", "wget", "-qO-", "https://kubernetes.default.svc/api/v1/namespaces")
+	assert.Contains(t, errOut, "wget: server returned error: HTTP/1.1 403 Forbidden")
+}
