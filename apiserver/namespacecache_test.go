@@ -35,10 +35,9 @@ func TestNamespaceLifecycleSeesTheNamespaceAsItIsNow(t *testing.T) {
 	assert.Equal(t, `configmaps "two" is forbidden: unable to create new content in namespace team because it is being terminated`, st.Message)
 
 	// Without the namespace controller the namespace stays Terminating
-	// until its finalizer is removed (kubesim lets an update of a
-	// terminating namespace do it, as its namespace controller does);
-	// then it is gone.
-	code, _, body = call(t, h, "admin-token", "PUT", "/api/v1/namespaces/team",
+	// until its finalizer is removed (through namespaces/finalize, as the
+	// namespace controller does); then it is gone.
+	code, _, body = call(t, h, "admin-token", "PUT", "/api/v1/namespaces/team/finalize",
 		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"},"spec":{"finalizers":[]}}`)
 	require.Equal(t, http.StatusOK, code, body)
 	code, _, body = call(t, h, "admin-token", "GET", "/api/v1/namespaces/team", "")

@@ -1,15 +1,10 @@
 package client
 
 import (
-	"context"
-	"net/http"
-
 	certificatesv1 "k8s.io/api/certificates/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	nodev1 "k8s.io/api/node/v1"
-
-	"github.com/kubesim/kubesim/api"
 )
 
 // The resources of the certificates, events, flow control and node API
@@ -48,11 +43,4 @@ func (c *Client) PriorityLevelConfigurations() *Resource[*flowcontrolv1.Priority
 // RuntimeClasses is the typed client of RuntimeClasses.
 func (c *Client) RuntimeClasses() *Resource[*nodev1.RuntimeClass] {
 	return For(c, RuntimeClassesResource, func() *nodev1.RuntimeClass { return &nodev1.RuntimeClass{} })
-}
-
-// UpdateSubresource replaces obj through its subresource sub (a CSR's
-// approval, which `kubectl certificate approve` writes).
-func (r *Resource[T]) UpdateSubresource(ctx context.Context, obj T, sub string) (T, error) {
-	m := api.Meta(obj)
-	return r.write(ctx, http.MethodPut, r.path(m.Namespace, m.Name, sub), nil, obj, "")
 }

@@ -210,8 +210,16 @@ func (r *Resource[T]) Update(ctx context.Context, obj T) (T, error) {
 
 // UpdateStatus replaces obj's status through the status subresource.
 func (r *Resource[T]) UpdateStatus(ctx context.Context, obj T) (T, error) {
+	return r.UpdateSubresource(ctx, obj, "status")
+}
+
+// UpdateSubresource PUTs obj to a subresource of the object it names,
+// which changes only the part the subresource owns (namespaces/finalize:
+// spec.finalizers, client-go's Namespaces().Finalize; a CSR's approval,
+// which `kubectl certificate approve` writes).
+func (r *Resource[T]) UpdateSubresource(ctx context.Context, obj T, sub string) (T, error) {
 	m := api.Meta(obj)
-	return r.write(ctx, http.MethodPut, r.path(m.Namespace, m.Name, "status"), nil, obj, "")
+	return r.write(ctx, http.MethodPut, r.path(m.Namespace, m.Name, sub), nil, obj, "")
 }
 
 // The patch types, as Content-Types.

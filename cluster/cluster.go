@@ -30,6 +30,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/csrsigning"
+	"github.com/kubesim/kubesim/controllers/kubernetesservice"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
@@ -124,6 +125,15 @@ type Config struct {
 	// --cluster-signing-cert-file): the cluster CA, so that what it issues
 	// authenticates. nil: a CA in memory that nothing trusts.
 	SigningCA csrsigning.CA
+	// AdvertiseAddress is the API server's address on the cluster's
+	// network (kube-apiserver's --advertise-address): the endpoint of the
+	// kubernetes Service, where a pod's connection to
+	// kubernetes.default.svc arrives. Not a loopback address (an Endpoints
+	// may not name one). Empty: DefaultAdvertiseAddress.
+	AdvertiseAddress string
+	// SecurePort is the API server's port (--secure-port): the kubernetes
+	// Service's targetPort (0: 6443, `kubesim serve` gives its own).
+	SecurePort int32
 	// Audit is the API server's audit log (apiserver.Config; nil: none).
 	Audit *audit.Log
 	// ListMemoryBudget bounds the memory LIST requests hold at once
@@ -154,6 +164,11 @@ type Config struct {
 	// with the rest. Its Name turns it on and off like a built-in one.
 	Extra []ExtraController
 }
+
+// DefaultAdvertiseAddress is the API server's address when Config says
+// none: the control-plane node's address in a kind cluster, where most
+// tutorials find the endpoint of kubernetes.default.
+const DefaultAdvertiseAddress = "172.18.0.2"
 
 // ExtraController is a controller the cluster runs besides its own.
 type ExtraController struct {
@@ -205,6 +220,10 @@ type Cluster struct {
 	kubelets   map[string]*kubelet.Kubelet
 	nodeOrder  []string
 
+	// kubernetesServiceIP is the kubernetes Service's cluster IP, the
+	// first address of the service range.
+	kubernetesServiceIP string
+
 	// network is the pod network: where pods run for real listen
 	// (aggregation.go); frontProxy the aggregator's front-proxy identity.
 	network    *podnet.Network
@@ -247,7 +266,16 @@ func New(cfg Config) (*Cluster, error) {
 		}
 		enabled[x.Name] = true
 	}
+	if cfg.AdvertiseAddress == "" {
+		cfg.AdvertiseAddress = DefaultAdvertiseAddress
+	}
+	if cfg.SecurePort == 0 {
+		cfg.SecurePort = kubernetesservice.DefaultSecurePort
+	}
 	c := &Cluster{cfg: cfg, logger: cfg.Logger, kubelets: map[string]*kubelet.Kubelet{}, enabled: enabled}
+	if c.kubernetesServiceIP, err = kubernetesservice.ServiceIPOf(kinds.ServiceClusterIPRange); err != nil {
+		return nil, err
+	}
 	var rnd io.Reader = rand.Reader
 	switch cfg.Mode {
 	case runmode.Step:

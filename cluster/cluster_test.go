@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers/apfconfig"
+	"github.com/kubesim/kubesim/controllers/kubernetesservice"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
 )
@@ -169,7 +170,7 @@ func TestWiringTableMatchesControllerNames(t *testing.T) {
 	var names []string
 	for _, b := range c.components {
 		switch {
-		case b.name == "scheduler", b.name == "customresourcecleanup", b.name == apfconfig.ControllerName, strings.HasPrefix(b.name, "kubelet/"):
+		case b.name == "scheduler", b.name == "customresourcecleanup", b.name == apfconfig.ControllerName, b.name == kubernetesservice.ControllerName, strings.HasPrefix(b.name, "kubelet/"):
 			continue
 		}
 		names = append(names, b.name)

@@ -12,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
 	"github.com/kubesim/kubesim/controllers/apfconfig"
 	availability "github.com/kubesim/kubesim/controllers/apiserviceavailability"
+	"github.com/kubesim/kubesim/controllers/kubernetesservice"
 )
 
 // Who each component is. Every built-in component talks to the
@@ -81,7 +82,7 @@ var controllerServiceAccounts = map[string]string{
 
 // apiServerOwnLoops run inside kube-apiserver (or the aggregator) and use
 // its privileged loopback.
-var apiServerOwnLoops = []string{"customresourcecleanup", apfconfig.ControllerName, availability.ControllerName}
+var apiServerOwnLoops = []string{kubernetesservice.ControllerName, "customresourcecleanup", apfconfig.ControllerName, availability.ControllerName}
 
 // ServiceAccountUser is the user of a service account, with its groups.
 func ServiceAccountUser(namespace, name string) *authn.UserInfo {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	mrand "math/rand/v2"
+	"net"
 	"net/http"
+	"strconv"
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/request"
@@ -27,6 +29,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
 	"github.com/kubesim/kubesim/controllers/ingressnginx"
 	"github.com/kubesim/kubesim/controllers/job"
+	"github.com/kubesim/kubesim/controllers/kubernetesservice"
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/podautoscaler"
@@ -200,10 +203,15 @@ func (c *Cluster) privateInformers() *cache.Factory {
 func (c *Cluster) CheckCacheMutations() error { return c.detector.Check() }
 
 // apiServerLoops are the loops that are part of the API server itself,
-// which run even with APIServerOnly: the apiextensions-apiserver's CRD
+// which run even with APIServerOnly: the bootstrap controller's kubernetes
+// Service and its endpoints, and the apiextensions-apiserver's CRD
 // finalizer (deleting a CRD deletes its objects, then the CRD).
 func (c *Cluster) apiServerLoops() []wiring {
 	return []wiring{
+		{kubernetesservice.ControllerName, "kube-apiserver", func(x ControllerContext) (Component, error) {
+			return kubernetesservice.New(kubernetesservice.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
+				ServiceIP: c.kubernetesServiceIP, PublicIP: c.cfg.AdvertiseAddress, SecurePort: c.cfg.SecurePort})
+		}},
 		{"customresourcecleanup", crdfinalizer.ControllerName, func(x ControllerContext) (Component, error) {
 			return crdfinalizer.New(crdfinalizer.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
@@ -313,6 +321,12 @@ func (c *Cluster) scheduler() wiring {
 	}}
 }
 
+// apiServerAddress is where the cluster's network reaches the API server:
+// the kubernetes Service's endpoint.
+func (c *Cluster) apiServerAddress() string {
+	return net.JoinHostPort(c.cfg.AdvertiseAddress, strconv.Itoa(int(c.cfg.SecurePort)))
+}
+
 // addKubelets adds one kubelet per node, after everything else: the
 // stepper's order ends with the nodes.
 func (c *Cluster) addKubelets() error {
@@ -331,7 +345,8 @@ func (c *Cluster) addKubelets() error {
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
 				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4,
 				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages(),
-				NetworkPolicyClient: c.kindnetClient(), IngressClient: c.ingressNginxClient()})
+				NetworkPolicyClient: c.kindnetClient(), IngressClient: c.ingressNginxClient(),
+				APIServer: &kubelet.APIServerEndpoint{Address: c.apiServerAddress(), Handler: c.server.Handler()}})
 		}})
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,20 +132,52 @@ func (n clusterNetwork) endpointAddresses(ctx context.Context, ns, name string) 
 // HTTPGet connects to req's ip:port — a Service's cluster IP, sent on to
 // one of its ready endpoints, the ingress controller's, or a pod's IP —
 // and asks for its path, if the NetworkPolicies of both ends let the
-// connection through.
+// connection through. The API server's address (the kubernetes Service's
+// endpoint) is served by the API server; pods serve plain HTTP only.
 func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (shell.HTTPResponse, error) {
 	if n.isIngressController(ctx, req.IP, req.Port) {
 		return n.ingressGet(ctx, req)
 	}
-	podIP, podPort, err := n.route(ctx, req.IP, req.Port)
+	backendIP, backendPort, err := n.route(ctx, req.IP, req.Port)
 	if err != nil {
 		return shell.HTTPResponse{}, err
 	}
-	if !n.allowed(ctx, n.self(ctx), n.peerAt(ctx, podIP), corev1.ProtocolTCP, podPort) {
+	if !n.allowed(ctx, n.self(ctx), n.peerAt(ctx, backendIP), corev1.ProtocolTCP, backendPort) {
 		return shell.HTTPResponse{}, shell.ErrTimedOut
 	}
-	code, body, err := n.podGet(ctx, podIP, podPort, req.Path, req.Host)
+	var code int
+	var body []byte
+	switch api := n.k.cfg.APIServer; {
+	case api != nil && net.JoinHostPort(backendIP, backendPort) == api.Address:
+		code, body, err = n.apiServerGet(ctx, api.Handler, req.Scheme, req.Path)
+	case req.Scheme != "http" && req.Scheme != "":
+		return shell.HTTPResponse{}, shell.ErrConnectionRefused
+	default:
+		code, body, err = n.podGet(ctx, backendIP, backendPort, req.Path, req.Host)
+	}
 	return shell.HTTPResponse{Code: code, Body: body}, err
+}
+
+// apiServerGet asks the API server for path as a container's request
+// reaches it: from the pod's address, with no credentials. Plain HTTP to
+// its TLS port gets Go's answer to that, as from kube-apiserver.
+func (n clusterNetwork) apiServerGet(ctx context.Context, h http.Handler, scheme, path string) (int, []byte, error) {
+	if scheme != "https" {
+		return http.StatusBadRequest, []byte("Client sent an HTTP request to an HTTPS server.\n"), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "https://kubernetes.default.svc"+path, nil)
+	if n.pod.Status.PodIP != "" {
+		req.RemoteAddr = net.JoinHostPort(n.pod.Status.PodIP, "40000")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	body := rec.Body.Bytes()
+	if len(body) > 1<<20 {
+		body = body[:1<<20]
+	}
+	return rec.Code, body, nil
 }
 
 // route is kube-proxy's part: a cluster IP and Service port become an

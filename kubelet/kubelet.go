@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -128,6 +129,21 @@ type Config struct {
 	// (ingressnet.go): ingress-nginx's service account. nil: the
 	// kubelet's own client.
 	IngressClient *client.Client
+	// APIServer, when set, is the API server as the cluster's network
+	// reaches it: a container's connection to its address (the kubernetes
+	// Service's endpoint, through kubernetes.default.svc) is served by its
+	// handler (clusternet.go).
+	APIServer *APIServerEndpoint
+}
+
+// APIServerEndpoint is the API server on the cluster's network.
+type APIServerEndpoint struct {
+	// Address is "IP:port": its advertised address and secure port.
+	Address string
+	// Handler is the server's whole handler chain: a request from a
+	// container is authenticated as it came (busybox's wget sends no
+	// credentials: anonymous) and authorized as any client's.
+	Handler http.Handler
 }
 
 // Kubelet simulates the kubelet of one node.

@@ -203,7 +203,7 @@ func aggregatedResource(r *registry.Resource) APIResourceDiscovery {
 	}
 	for _, sub := range sortedKeys(r.UpdateSubresources) {
 		d.Subresources = append(d.Subresources, APISubresourceDiscovery{
-			Subresource: sub, ResponseKind: kind, Verbs: subresourceVerbs(),
+			Subresource: sub, ResponseKind: kind, Verbs: updateSubresourceVerbs(r.UpdateSubresources[sub]),
 		})
 	}
 	for _, sub := range sortedKeys(r.CreateSubresources) {

@@ -29,6 +29,15 @@ func verbsOf(r *registry.Resource) []string {
 // create or delete.
 func subresourceVerbs() []string { return []string{"get", "patch", "update"} }
 
+// updateSubresourceVerbs are the verbs of an update subresource: only
+// "update" for an update-only one (namespaces/finalize).
+func updateSubresourceVerbs(us registry.UpdateSubresource) []string {
+	if us.UpdateOnly {
+		return []string{"update"}
+	}
+	return subresourceVerbs()
+}
+
 // APIVersions is the document at /api: the legacy core group has only v1.
 // serverAddress is host:port as clients reach the server; the CIDR
 // 0.0.0.0/0 means every client uses it.
@@ -195,7 +204,7 @@ func resourceEntries(r *registry.Resource) []metav1.APIResource {
 	}
 	for _, sub := range sortedKeys(r.UpdateSubresources) {
 		out = append(out, metav1.APIResource{
-			Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: subresourceVerbs(),
+			Name: r.Name + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: updateSubresourceVerbs(r.UpdateSubresources[sub]),
 		})
 	}
 	for _, sub := range sortedKeys(r.CreateSubresources) {

@@ -12,10 +12,14 @@
 // warned about or dropped as fieldValidation says (as sigs.k8s.io/json
 // and sigs.k8s.io/yaml do); protobuf (application/vnd.kubernetes.protobuf)
 // for built-in kinds through the apiserver/protobuf codec. Responses are
-// JSON, a Table, or protobuf, as the Accept header asks. A server-side
-// apply of a built-in kind that names a field its type does not declare is
-// refused whatever fieldValidation says, with the 500 and the words of
-// kube-apiserver's field manager (applyfields.go).
+// JSON, a Table, or protobuf, as the Accept header asks, or, with
+// as=PartialObjectMetadata (PartialObjectMetadataList for a list), the
+// objects' metadata alone in JSON or protobuf, custom resources included,
+// in answers and in watch events: what client-go's metadata client and
+// informers ask (negotiate.go, response.go's transformObject in
+// Kubernetes). A server-side apply of a built-in kind that names a field
+// its type does not declare is refused whatever fieldValidation says, with
+// the 500 and the words of kube-apiserver's field manager (applyfields.go).
 //
 // Left out: CBOR; YAML responses (a YAML Accept gets JSON, which is YAML
 // too); protobuf Tables (Tables are JSON only) and protobuf Status errors

@@ -78,6 +78,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if us, ok := res.UpdateSubresources[info.Subresource]; ok && us.UpdateOnly && info.Verb != "update" {
+		// An update-only subresource (namespaces/finalize): go-restful
+		// has a route for the path but not for the method, and
+		// kube-apiserver answers its 405 as a bare Status.
+		responsewriters.WriteError(w, api.NewMethodNotAllowed())
+		return
+	}
 	if res.CreateOnly != nil && info.Verb != "create" {
 		// A question answered on create and never stored
 		// (SubjectAccessReview and its kin).
@@ -173,8 +180,9 @@ func (h *Handler) subresourceAllowed(res *registry.Resource, info *request.Info)
 	if _, ok := res.Connect[info.Subresource]; ok {
 		return true // its verbs are checked when it is served
 	}
-	if _, ok := res.UpdateSubresources[info.Subresource]; ok {
-		return info.Verb == "get" || info.Verb == "update" || info.Verb == "patch"
+	if us, ok := res.UpdateSubresources[info.Subresource]; ok {
+		// An update-only one answers other verbs 405 (ServeHTTP).
+		return us.UpdateOnly || info.Verb == "get" || info.Verb == "update" || info.Verb == "patch"
 	}
 	_, ok := res.CreateSubresources[info.Subresource]
 	return ok && info.Verb == "create"
@@ -216,6 +224,9 @@ func (c *requestContext) writeObject(code int, obj api.Object) error {
 		}
 		responsewriters.WriteJSON(c.w, code, table)
 		return nil
+	}
+	if out.metadataOnly() {
+		return c.writeEncoded(code, out, partialObjectMetadata(obj, out.metaVersion))
 	}
 	return c.writeEncoded(code, out, obj)
 }
@@ -347,6 +358,14 @@ func (c *requestContext) list() error {
 			return err
 		}
 		return c.writeTable(res)
+	}
+	if out.metadataOnly() {
+		res, err := c.st.ListCached(c.ctx(), c.ns, opts)
+		if err != nil {
+			return err
+		}
+		addWarnings(c.w, res.Warnings)
+		return c.writePartialObjectMetadataList(out, metav1.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue}, res.Items)
 	}
 	res, err := c.st.ListRaw(c.ctx(), c.ns, opts)
 	if err != nil {
@@ -609,6 +628,8 @@ func (c *requestContext) deleteCollection() error {
 	}
 	if out, err := c.negotiate(); err == nil && out == asProtobuf {
 		return c.writeProtobufList(metav1.ListMeta{}, items)
+	} else if err == nil && out.metadataOnly() {
+		return c.writePartialObjectMetadataList(out, metav1.ListMeta{}, items)
 	}
 	responsewriters.WriteJSON(c.w, http.StatusOK, listJSON{Kind: c.res.ListKind, APIVersion: c.res.GroupVersion().String(), Items: items})
 	return nil

@@ -165,6 +165,12 @@ func (c *requestContext) writeScale(s *scaleDoc) error {
 	if err != nil {
 		return err
 	}
+	if out.metadataOnly() {
+		return c.writeEncoded(http.StatusOK, out, &metav1.PartialObjectMetadata{
+			TypeMeta:   metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/" + out.metaVersion},
+			ObjectMeta: s.Metadata,
+		})
+	}
 	if out == asProtobuf {
 		return c.writeEncoded(http.StatusOK, out, &autoscalingv1.Scale{
 			TypeMeta: s.TypeMeta, ObjectMeta: s.Metadata,

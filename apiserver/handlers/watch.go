@@ -93,9 +93,12 @@ func (c *requestContext) watch() error {
 			if lastRV == "" || lastRV == "0" {
 				continue
 			}
-			bm := c.res.New()
+			var bm api.Object = c.res.New()
 			bm.GetObjectKind().SetGroupVersionKind(c.res.GroupVersionKind())
 			api.Meta(bm).ResourceVersion = lastRV
+			if out.as == toPartialObjectMetadata {
+				bm = partialObjectMetadata(bm, out.metaVersion)
+			}
 			if err := enc.send(ctx, watchEvent{Type: api.WatchEventType("BOOKMARK"), Object: bm}); err != nil {
 				return nil
 			}
@@ -113,6 +116,11 @@ func (c *requestContext) watch() error {
 			lastRV = api.Meta(ev.Object).ResourceVersion
 			// A bookmark (the end of a watch-list's initial events)
 			// carries only a resourceVersion: it is sent as it is.
+			if out.as == toPartialObjectMetadata {
+				// Every event's object, bookmarks included, as its
+				// metadata: what a metadata informer keeps.
+				obj = partialObjectMetadata(ev.Object, out.metaVersion)
+			}
 			if out == asTable && ev.Type != api.WatchEventBookmark {
 				t, err := c.table([]api.Object{ev.Object}, "", "")
 				if err != nil {

@@ -30,7 +30,7 @@ type watchEncoder struct {
 
 func newWatchEncoder(w http.ResponseWriter, out output) *watchEncoder {
 	f, _ := w.(http.Flusher)
-	return &watchEncoder{w: w, flusher: f, protobuf: out == asProtobuf}
+	return &watchEncoder{w: w, flusher: f, protobuf: out.protobuf}
 }
 
 // contentType is the Content-Type of the stream.

@@ -39,6 +39,7 @@ func Builtin() []*registry.Resource {
 			Strategy:            namespaceStrategy{},
 			Schema:              schema.FromGoType(reflect.TypeOf(corev1.Namespace{})),
 			StatusSubresource:   true,
+			UpdateSubresources:  map[string]registry.UpdateSubresource{"finalize": namespaceFinalizeSubresource()},
 			Table:               namespaceTable(),
 			ValidateName:        IsDNS1123Label,
 			PrepareForDelete:    namespacePrepareForDelete,

@@ -324,12 +324,18 @@ func TestWorkloadsAndNamespacesThroughTheRegistry(t *testing.T) {
 	obj, err = st["namespaces"].Get(ctx, "", "team-a")
 	require.NoError(t, err)
 	assert.Equal(t, corev1.NamespaceTerminating, obj.(*corev1.Namespace).Status.Phase)
-	// The namespace controller removes the finalizer: the namespace goes.
-	_, _, err = st["namespaces"].Update(ctx, "", "team-a", func(cur api.Object) (api.Object, error) {
+	dropFinalizers := func(cur api.Object) (api.Object, error) {
 		ns := cur.(*corev1.Namespace)
 		ns.Spec.Finalizers = nil
 		return ns, nil
-	}, registry.UpdateOptions{})
+	}
+	// A plain update may not drop spec.finalizers, even now.
+	obj, _, err = st["namespaces"].Update(ctx, "", "team-a", dropFinalizers, registry.UpdateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []corev1.FinalizerName{corev1.FinalizerKubernetes}, obj.(*corev1.Namespace).Spec.Finalizers)
+	// The namespace controller removes it through namespaces/finalize:
+	// the namespace goes.
+	_, _, err = st["namespaces"].Update(ctx, "", "team-a", dropFinalizers, registry.UpdateOptions{Subresource: "finalize"})
 	require.NoError(t, err)
 	_, err = st["namespaces"].Get(ctx, "", "team-a")
 	require.True(t, api.IsNotFound(err), "%v", err)

@@ -43,31 +43,60 @@ func (namespaceStrategy) Default(obj api.Object) {
 	ns.Labels["kubernetes.io/metadata.name"] = ns.Name
 }
 
-// PrepareForUpdate keeps spec.finalizers while the namespace is alive, as
-// Kubernetes does (only namespaces/finalize may change them). kubesim has
-// no finalize subresource, so once deletion began an update may remove
-// finalizers: that is how the namespace controller finishes.
+// PrepareForUpdate keeps spec.finalizers as stored, as Kubernetes does:
+// only namespaces/finalize may change them (status is kept by the status
+// subresource's splice).
 func (namespaceStrategy) PrepareForUpdate(obj, old api.Object) {
-	ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
-	if oldNS.DeletionTimestamp == nil {
-		ns.Spec.Finalizers = oldNS.Spec.Finalizers
+	obj.(*corev1.Namespace).Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
+}
+
+// namespaceFinalizeSubresource serves namespaces/finalize (FinalizeREST
+// with namespaceFinalizeStrategy): a PUT that may change spec.finalizers
+// (and, as in Kubernetes, the metadata) but not status. It is how the
+// namespace controller gives up the "kubernetes" finalizer once the
+// namespace is empty, and how an administrator frees a namespace stuck
+// in Terminating (kubectl replace --raw /api/v1/namespaces/NAME/finalize).
+// When the last spec finalizer goes from a namespace being deleted, the
+// store deletes it (PendingFinalizers; ShouldDeleteNamespaceDuringUpdate
+// in Kubernetes).
+func namespaceFinalizeSubresource() registry.UpdateSubresource {
+	return registry.UpdateSubresource{
+		UpdateOnly: true,
+		PrepareForUpdate: func(obj, cur api.Object) {
+			ns := obj.(*corev1.Namespace)
+			ns.Status = *cur.(*corev1.Namespace).Status.DeepCopy()
+			// The v1 defaults run on every decoded body in Kubernetes,
+			// this one's too: the name label stays.
+			namespaceStrategy{}.Default(ns)
+		},
+		// ValidateNamespaceFinalizeUpdate: the metadata update rules (the
+		// store checks them) and the finalizer names.
+		ValidateUpdate: func(obj, _ api.Object) field.ErrorList {
+			return validateNamespaceFinalizers(obj.(*corev1.Namespace), true)
+		},
 	}
 }
 
 // Validate implements registry.Strategy.
 func (namespaceStrategy) Validate(obj api.Object) field.ErrorList {
-	return validateNamespaceFinalizers(obj.(*corev1.Namespace))
+	return validateNamespaceFinalizers(obj.(*corev1.Namespace), false)
 }
 
 // ValidateUpdate implements registry.Strategy.
 func (namespaceStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	return validateNamespaceFinalizers(obj.(*corev1.Namespace))
+	return validateNamespaceFinalizers(obj.(*corev1.Namespace), false)
 }
 
-func validateNamespaceFinalizers(ns *corev1.Namespace) field.ErrorList {
+// validateNamespaceFinalizers checks the finalizer names. ValidateNamespace
+// names the list in its errors, ValidateNamespaceFinalizeUpdate (indexed)
+// the entry.
+func validateNamespaceFinalizers(ns *corev1.Namespace, indexed bool) field.ErrorList {
 	var errs field.ErrorList
-	p := field.NewPath("spec", "finalizers")
-	for _, f := range ns.Spec.Finalizers {
+	for i, f := range ns.Spec.Finalizers {
+		p := field.NewPath("spec", "finalizers")
+		if indexed {
+			p = p.Index(i)
+		}
 		s := string(f)
 		if strings.Contains(s, "/") {
 			for _, msg := range labels.IsQualifiedName(s) {

@@ -191,7 +191,8 @@ func TestCoreDefaults(t *testing.T) {
 }
 
 func TestNamespaceFinalizersOnUpdate(t *testing.T) {
-	old := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Spec: corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{"kubernetes"}}}
+	old := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Spec: corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{"kubernetes"}},
+		Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive}}
 	alive := api.DeepCopy(old).(*corev1.Namespace)
 	alive.Spec.Finalizers = nil
 	mustNoErrors(t, update(t, "namespaces", alive, old))
@@ -199,8 +200,27 @@ func TestNamespaceFinalizersOnUpdate(t *testing.T) {
 
 	ts := metav1.NewTime(time.Now())
 	old.DeletionTimestamp = &ts
+	old.Status.Phase = corev1.NamespaceTerminating
 	done := api.DeepCopy(old).(*corev1.Namespace)
 	done.Spec.Finalizers = nil
 	mustNoErrors(t, update(t, "namespaces", done, old))
-	assert.Empty(t, done.Spec.Finalizers, "a terminating namespace may drop them")
+	assert.Equal(t, []corev1.FinalizerName{"kubernetes"}, done.Spec.Finalizers, "only namespaces/finalize may drop them")
+
+	// namespaces/finalize: the finalizers and the metadata change, the
+	// status stays; the name label is defaulted back.
+	fin := builtin(t, "namespaces").UpdateSubresources["finalize"]
+	require.True(t, fin.UpdateOnly)
+	body := api.DeepCopy(old).(*corev1.Namespace)
+	body.Spec.Finalizers = []corev1.FinalizerName{"example.com/hold"}
+	body.Labels = map[string]string{"team": "a"}
+	body.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+	fin.PrepareForUpdate(body, old)
+	assert.Empty(t, messages(fin.ValidateUpdate(body, old)))
+	assert.Equal(t, []corev1.FinalizerName{"example.com/hold"}, body.Spec.Finalizers)
+	assert.Equal(t, corev1.NamespaceTerminating, body.Status.Phase, "finalize cannot change status")
+	assert.Equal(t, map[string]string{"team": "a", "kubernetes.io/metadata.name": "a"}, body.Labels)
+
+	body.Spec.Finalizers = []corev1.FinalizerName{"kubernetes", "bogus", "example.com/ok"}
+	assert.Equal(t, []string{`spec.finalizers[1]: Invalid value: "bogus": name is neither a standard finalizer name nor is it fully qualified`},
+		messages(fin.ValidateUpdate(body, old)))
 }

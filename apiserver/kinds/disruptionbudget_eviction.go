@@ -37,56 +37,65 @@ func EvictionSubresource(budgets func() (*registry.Store, bool)) registry.Create
 	return registry.CreateSubresource{Resource: evictionResource(), Create: evictor{budgets: budgets}.evict}
 }
 
-// checkBudgets refuses the eviction of pod ns/name when its budget allows
-// no disruption, and otherwise takes one disruption from it.
-func (e evictor) checkBudgets(ctx context.Context, pods *registry.Store, ns, name string, dryRun bool) error {
+// budgetGuard is what the budget check decided about a pod it let go.
+type budgetGuard struct {
+	// budget names the pod's budget ("" when none selects it).
+	budget string
+	// unhealthy: the pod is unready and goes without taking a disruption
+	// (updateDeletionOptions in Kubernetes), so it must still be the pod
+	// read when it is deleted.
+	unhealthy bool
+}
+
+// checkBudgets refuses the eviction of pod when its budget allows no
+// disruption, and otherwise takes one disruption from it. The budget's
+// status write is retried on a fresh budget when another writer (the
+// disruption controller, a parallel eviction) got there first, and
+// checked again on it (RetryOnConflict with refresh in Kubernetes).
+func (e evictor) checkBudgets(ctx context.Context, pod *corev1.Pod, dryRun bool) (budgetGuard, error) {
 	if e.budgets == nil {
-		return nil
+		return budgetGuard{}, nil
 	}
 	pdbs, ok := e.budgets()
 	if !ok {
-		return nil
+		return budgetGuard{}, nil
 	}
-	obj, err := pods.Get(ctx, ns, name)
+	list, err := pdbs.List(ctx, pod.Namespace, registry.ListOptions{})
 	if err != nil {
-		return err
-	}
-	pod := obj.(*corev1.Pod)
-	if canIgnorePDB(pod) {
-		return nil
-	}
-	list, err := pdbs.List(ctx, ns, registry.ListOptions{})
-	if err != nil {
-		return err
+		return budgetGuard{}, err
 	}
 	matching := MatchingBudgets(pod, budgetItems(list.Items))
 	switch len(matching) {
 	case 0:
-		return nil
+		return budgetGuard{}, nil
 	case 1:
 	default:
-		return api.NewInternalError(fmt.Errorf("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."))
+		return budgetGuard{}, api.NewInternalError(fmt.Errorf("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."))
 	}
 	pdb := matching[0]
+	guard := budgetGuard{budget: pdb.Name}
 	if !api.IsPodReady(pod) {
 		// An unhealthy pod does not lower the healthy count: it may go
 		// when the policy says always, or while the budget is met.
 		if p := pdb.Spec.UnhealthyPodEvictionPolicy; p != nil && *p == policyv1.AlwaysAllow {
-			return nil
+			guard.unhealthy = true
+			return guard, nil
 		}
 		if pdb.Status.CurrentHealthy >= pdb.Status.DesiredHealthy && pdb.Status.DesiredHealthy > 0 {
-			return nil
+			guard.unhealthy = true
+			return guard, nil
 		}
 	}
-	now := metav1.NewTime(pods.Now())
-	_, _, err = pdbs.Update(ctx, ns, pdb.Name, func(cur api.Object) (api.Object, error) {
+	now := metav1.NewTime(pdbs.Now())
+	_, _, err = pdbs.Update(ctx, pod.Namespace, pdb.Name, func(cur api.Object) (api.Object, error) {
 		b := cur.(*policyv1.PodDisruptionBudget)
 		if err := CheckAndDecrement(b, pod.Name, now); err != nil {
 			return nil, err
 		}
+		b.ResourceVersion = "" // no precondition: a conflict retries on the fresh budget
 		return b, nil
 	}, registry.UpdateOptions{Subresource: "status", DryRun: dryRun})
-	return err
+	return guard, err
 }
 
 func budgetItems(items []api.Object) []*policyv1.PodDisruptionBudget {
@@ -134,7 +143,7 @@ func CheckAndDecrement(pdb *policyv1.PodDisruptionBudget, podName string, now me
 	st := pdb.Status
 	switch {
 	case st.ObservedGeneration < pdb.Generation:
-		return budgetTooManyRequests(fmt.Sprintf("The disruption budget %s is still being processed by the server.", pdb.Name))
+		return budgetStillProcessing(pdb.Name, 10)
 	case st.DisruptionsAllowed < 0:
 		return api.NewForbidden(gr, pdb.Name, fmt.Errorf("pdb disruptions allowed is negative"))
 	case len(st.DisruptedPods) > MaxDisruptedPodSize:
@@ -168,9 +177,19 @@ func disruptionDeniedMessage(pdb *policyv1.PodDisruptionBudget) string {
 	}
 }
 
+// budgetStillProcessing is createTooManyRequestsError: the 429 asking the
+// client to come back, the budget not yet (or no longer) settled.
+func budgetStillProcessing(name string, retryAfterSeconds int) error {
+	return budgetTooManyRequestsAfter(fmt.Sprintf("The disruption budget %s is still being processed by the server.", name), retryAfterSeconds)
+}
+
 // budgetTooManyRequests is the 429 with its DisruptionBudget cause.
 func budgetTooManyRequests(cause string) error {
-	err := api.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
+	return budgetTooManyRequestsAfter(cause, 0)
+}
+
+func budgetTooManyRequestsAfter(cause string, retryAfterSeconds int) error {
+	err := api.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", retryAfterSeconds)
 	if err.ErrStatus.Details == nil {
 		err.ErrStatus.Details = &metav1.StatusDetails{}
 	}

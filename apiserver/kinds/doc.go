@@ -8,7 +8,9 @@
 //     (what a create resets, what an update carries over, graceful delete of
 //     pods, the pods/binding subresource of pkg/registry/core/pod/storage,
 //     and pods/eviction of its eviction.go: a policy/v1 Eviction marks the
-//     pod DisruptionTarget and deletes it gracefully, eviction.go);
+//     pod DisruptionTarget and deletes it gracefully, eviction.go; the
+//     namespaces/finalize subresource of pkg/registry/core/namespace, the
+//     one write that may change a namespace's spec.finalizers, core.go);
 //   - the defaults of kubernetes/pkg/apis/<group>/v1/defaults.go;
 //   - the validation of kubernetes/pkg/apis/core/validation and
 //     pkg/apis/apps/validation, with Kubernetes' wording and field paths;
@@ -54,14 +56,11 @@
 //     (flowcontrol.go, flowcontrol_bootstrap.go).
 //
 // Left out: most of pod validation (affinity, probes in depth, security
-// contexts, resource quantities against limits), PodDisruptionBudgets
-// (every eviction is allowed), the allocators' repair loops and IPAddress
-// objects, dual-stack rules, feature gates, the core/v1 Event field checks of
-// ValidateEventCreate (events.k8s.io/v1's are done), the CSR status's
-// lastTransitionTime from the server's clock (the writer's lastUpdateTime
-// stands in: strategies have no clock), and the
-// namespaces/finalize subresource (see the namespace strategy for how a
-// finalizer is removed instead). Kubernetes validates the internal types;
+// contexts, resource quantities against limits), the allocators' repair
+// loops and IPAddress objects, dual-stack rules, feature gates, the core/v1
+// Event field checks of ValidateEventCreate (events.k8s.io/v1's are done),
+// and the CSR status's lastTransitionTime from the server's clock (the
+// writer's lastUpdateTime stands in: strategies have no clock). Kubernetes validates the internal types;
 // kubesim validates the v1 types, so a bad value prints as api.X where
 // Kubernetes prints core.X (except label selectors, which print as
 // v1.LabelSelector, as in Kubernetes).

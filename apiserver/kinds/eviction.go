@@ -45,7 +45,18 @@ func evictPod(ctx context.Context, st *registry.Store, ns, name string, obj api.
 	return evictor{}.evict(ctx, st, ns, name, obj)
 }
 
-// evict is EvictionREST.Create: the budget check, then the marked delete.
+// evictionRetries bounds the fresh starts of one eviction whose pod changed
+// under it (EvictionsRetry's 20 steps; kubesim does not wait between them:
+// the retry is against a write that has already landed).
+const evictionRetries = 20
+
+// evict is EvictionREST.Create. A pod the budgets do not guard (pending,
+// finished, already being deleted) is marked and deleted at once; any
+// other takes a disruption from its budget first. The answer never
+// depends on a write the eviction raced: a kubelet's status write between
+// the eviction's read and its own write makes it start again from a fresh
+// read, as kube-apiserver does, unless the client named a
+// resourceVersion, whose conflict is the client's to see.
 func (e evictor) evict(ctx context.Context, st *registry.Store, ns, name string, obj api.Object) (api.Object, error) {
 	ev, ok := obj.(*policyv1.Eviction)
 	if !ok {
@@ -54,60 +65,136 @@ func (e evictor) evict(ctx context.Context, st *registry.Store, ns, name string,
 	if ev.Name != name {
 		return nil, api.NewBadRequest("name in URL does not match name in Eviction object")
 	}
-	opts := &metav1.DeleteOptions{}
+	original := &metav1.DeleteOptions{}
 	if ev.DeleteOptions != nil {
-		opts = ev.DeleteOptions.DeepCopy()
+		original = ev.DeleteOptions.DeepCopy()
 	}
-	if err := e.checkBudgets(ctx, st, ns, name, len(opts.DryRun) > 0); err != nil {
+	clientRV := !resourceVersionIsUnset(original)
+
+	var pod *corev1.Pod
+	for attempt := 0; ; attempt++ {
+		got, err := st.Get(ctx, ns, name)
+		if err != nil {
+			return nil, err
+		}
+		pod = got.(*corev1.Pod)
+		if !canIgnorePDB(pod) {
+			break // the budgets decide, below
+		}
+		opts := original
+		if shouldEnforceResourceVersion(pod) && !clientRV {
+			// A pending pod may turn ready (and budget-guarded) before
+			// the delete: the delete holds to the pod as read, and a
+			// change starts the eviction again.
+			opts = withResourceVersion(original, pod.ResourceVersion)
+		}
+		err = markAndDelete(ctx, st, ns, name, opts)
+		if api.IsConflict(err) && !clientRV && attempt < evictionRetries {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return evicted(), nil
+	}
+
+	guard, err := e.checkBudgets(ctx, pod, len(original.DryRun) > 0)
+	if err != nil {
 		return nil, err
 	}
+	opts := original
+	if guard.unhealthy {
+		// An unready pod taken without a disruption must still be
+		// unready when it goes.
+		opts = withResourceVersion(original, pod.ResourceVersion)
+	}
+	if err := markAndDelete(ctx, st, ns, name, opts); err != nil {
+		if api.IsConflict(err) && guard.unhealthy && !clientRV {
+			// The pod changed since the budget was read: the client is
+			// asked to try again (createTooManyRequestsError).
+			return nil, budgetStillProcessing(guard.budget, 10)
+		}
+		return nil, err
+	}
+	return evicted(), nil
+}
+
+func evicted() api.Object {
+	return &statusObject{Status: metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Code:     201,
+	}}
+}
+
+// markAndDelete is addConditionAndDeletePod: the pod gets the
+// DisruptionTarget condition, through the status subresource, so that its
+// owner and kubelet know why it goes, then it is deleted with opts. The
+// mark is made on the latest pod whatever was written since the eviction
+// read it (no resourceVersion of its own: the store retries it), after
+// checking the delete's preconditions against that pod; a resourceVersion
+// precondition then names the marked pod, which the eviction itself wrote.
+func markAndDelete(ctx context.Context, st *registry.Store, ns, name string, opts *metav1.DeleteOptions) error {
 	if len(opts.DryRun) == 0 {
-		// addConditionAndDeletePod: mark the pod, through the status
-		// subresource, so that its owner and kubelet know why it goes.
-		// The delete's preconditions are checked here already, and a
-		// resourceVersion precondition then names the marked pod.
 		marked, _, err := st.Update(ctx, ns, name, func(cur api.Object) (api.Object, error) {
 			pod := cur.(*corev1.Pod)
 			if err := evictionPreconditions(pod, opts.Preconditions); err != nil {
 				return nil, err
 			}
-			now := metav1.NewTime(st.Now())
 			setPodConditionAt(&pod.Status, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
-				Reason: evictionReason, Message: evictionMessage}, now)
+				Reason: evictionReason, Message: evictionMessage}, metav1.NewTime(st.Now()))
+			pod.ResourceVersion = ""
 			return pod, nil
 		}, registry.UpdateOptions{Subresource: "status"})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if opts.Preconditions != nil && opts.Preconditions.ResourceVersion != nil {
-			rv := api.Meta(marked).ResourceVersion
-			opts.Preconditions.ResourceVersion = &rv
+		if !resourceVersionIsUnset(opts) {
+			opts = withResourceVersion(opts, api.Meta(marked).ResourceVersion)
 		}
 	}
-	if _, err := st.Delete(ctx, ns, name, opts, false); err != nil {
-		return nil, err
+	_, err := st.Delete(ctx, ns, name, opts, false)
+	return err
+}
+
+// withResourceVersion is a copy of opts whose precondition names rv.
+func withResourceVersion(opts *metav1.DeleteOptions, rv string) *metav1.DeleteOptions {
+	out := opts.DeepCopy()
+	if out.Preconditions == nil {
+		out.Preconditions = &metav1.Preconditions{}
 	}
-	return &statusObject{Status: metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusSuccess,
-		Code:     201,
-	}}, nil
+	out.Preconditions.ResourceVersion = &rv
+	return out
+}
+
+func resourceVersionIsUnset(opts *metav1.DeleteOptions) bool {
+	return opts.Preconditions == nil || opts.Preconditions.ResourceVersion == nil
+}
+
+// shouldEnforceResourceVersion: a pod that is not finished and not being
+// deleted could turn ready before the delete; a finished one cannot.
+func shouldEnforceResourceVersion(pod *corev1.Pod) bool {
+	switch pod.Status.Phase {
+	case corev1.PodSucceeded, corev1.PodFailed:
+		return false
+	}
+	return pod.DeletionTimestamp == nil
 }
 
 // evictionPreconditions are the delete's preconditions, checked against
-// the pod before it is marked, in the store's wording.
+// the latest pod before it is marked, in getLatestPod's words.
 func evictionPreconditions(pod *corev1.Pod, pre *metav1.Preconditions) error {
 	if pre == nil {
 		return nil
 	}
-	gr := k8sschema.GroupResource{Resource: "pods"}
-	if pre.UID != nil && *pre.UID != pod.UID {
+	gr := k8sschema.GroupResource{Resource: "Pod"}
+	if pre.UID != nil && *pre.UID != "" && *pre.UID != pod.UID {
 		return api.NewConflict(gr, pod.Name, fmt.Errorf(
-			"Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, pod.UID))
+			"the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *pre.UID, pod.UID))
 	}
-	if pre.ResourceVersion != nil && *pre.ResourceVersion != pod.ResourceVersion {
+	if pre.ResourceVersion != nil && *pre.ResourceVersion != "" && *pre.ResourceVersion != pod.ResourceVersion {
 		return api.NewConflict(gr, pod.Name, fmt.Errorf(
-			"Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *pre.ResourceVersion, pod.ResourceVersion))
+			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, pod.ResourceVersion))
 	}
 	return nil
 }

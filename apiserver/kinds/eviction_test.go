@@ -66,7 +66,7 @@ func TestEviction(t *testing.T) {
 	err = evict("other", &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "other"},
 		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &wrongUID}}})
 	assert.True(t, api.IsConflict(err), "%v", err)
-	assert.Contains(t, err.Error(), "Precondition failed: UID in precondition: not-the-uid")
+	assert.Contains(t, err.Error(), `Operation cannot be fulfilled on Pod "other": the UID in the precondition (not-the-uid) does not match the UID in record`)
 
 	// A dry run deletes nothing and marks nothing.
 	require.NoError(t, evict("other", &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "other"},

@@ -708,6 +708,10 @@ func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.O
 			pod.Annotations[k] = v
 		}
 		setPodCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
+		// The binding's own preconditions were checked above; the write
+		// itself holds to none, so a write that raced it is retried on
+		// the fresh pod rather than answered 409 (GuaranteedUpdate).
+		pod.ResourceVersion = ""
 		return pod, nil
 	}, registry.UpdateOptions{Subresource: "binding"})
 	if err != nil {

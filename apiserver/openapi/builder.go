@@ -283,6 +283,21 @@ func (b *docBuilder) addResource(r *registry.Resource) error {
 			"patch", patchOperation(ids.id("patch", "Scale"), "partially update scale of the specified "+r.Kind, scaleGVK, scaleDefinition, true),
 		)
 	}
+	for _, sub := range sortedKeys(r.UpdateSubresources) {
+		// Subresources that write part of the object itself
+		// (namespaces/finalize, pods/ephemeralcontainers).
+		us := r.UpdateSubresources[sub]
+		put := writeOperation(ids.id("replace", camel(sub)), "replace "+sub+" of the specified "+r.Kind, "put", gvk, itemName, itemName, false)
+		if us.UpdateOnly {
+			b.paths[item+"/"+sub] = pathItem(pathParams(r.Namespaced, true), "put", put)
+			continue
+		}
+		b.paths[item+"/"+sub] = pathItem(pathParams(r.Namespaced, true),
+			"get", readOperation(ids.id("read", camel(sub)), "read "+sub+" of the specified "+r.Kind, gvk, itemName),
+			"put", put,
+			"patch", patchOperation(ids.id("patch", camel(sub)), "partially update "+sub+" of the specified "+r.Kind, gvk, itemName, r.StrategicMergePatch),
+		)
+	}
 	for _, sub := range sortedKeys(r.CreateSubresources) {
 		posted := r.CreateSubresources[sub].Resource
 		postedGVK := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}

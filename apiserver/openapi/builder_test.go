@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
@@ -458,4 +459,19 @@ func FuzzHandlerPath(f *testing.F) {
 			t.Fatalf("code %d for %q?%q", rec.Code, path, query)
 		}
 	})
+}
+
+// The subresources that write part of the object are in the document:
+// namespaces/finalize with PUT alone, pods/ephemeralcontainers with GET,
+// PUT and PATCH, named as kube-apiserver names them.
+func TestDocumentUpdateSubresources(t *testing.T) {
+	doc := decodeDoc(t, "v1", kinds.Builtin())
+	paths := dig(t, doc, "paths").(map[string]any)
+	finalize := paths["/api/v1/namespaces/{name}/finalize"].(map[string]any)
+	assert.ElementsMatch(t, []string{"put", "parameters"}, keysOf(finalize))
+	assert.Equal(t, "replaceCoreV1NamespaceFinalize", dig(t, finalize, "put", "operationId"))
+	assert.Equal(t, "replace finalize of the specified Namespace", dig(t, finalize, "put", "description"))
+	ephemeral := paths["/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers"].(map[string]any)
+	assert.Equal(t, "readCoreV1NamespacedPodEphemeralcontainers", dig(t, ephemeral, "get", "operationId"))
+	assert.Equal(t, "patchCoreV1NamespacedPodEphemeralcontainers", dig(t, ephemeral, "patch", "operationId"))
 }

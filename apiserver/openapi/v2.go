@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
@@ -21,11 +22,22 @@ func SwaggerDocument(resources []*registry.Resource) (map[string]any, error) {
 	paths := map[string]any{}
 	definitions := map[string]any{}
 	for _, gv := range GroupVersions(resources) {
-		b, err := buildGroupVersion(gv, resourcesAt(gv, resources))
+		rs := resourcesAt(gv, resources)
+		b, err := buildGroupVersion(gv, rs)
 		if err != nil {
 			return nil, err
 		}
+		custom := map[string]bool{}
+		for _, r := range rs {
+			if isCustomResource(r) {
+				custom[DefinitionName(r.GroupVersionKind())] = true
+			}
+		}
 		for name, s := range b.schemas {
+			if custom[name] {
+				definitions[name] = customResourceV2Schema(s.(map[string]any))
+				continue
+			}
 			definitions[name] = v2Schema(s)
 		}
 		for p, item := range b.paths {
@@ -38,6 +50,98 @@ func SwaggerDocument(resources []*registry.Resource) (map[string]any, error) {
 		"paths":       paths,
 		"definitions": definitions,
 	}, nil
+}
+
+// isCustomResource: a CRD's kind, served as unstructured objects.
+func isCustomResource(r *registry.Resource) bool {
+	if r.New == nil {
+		return false
+	}
+	_, ok := r.New().(*unstructured.Unstructured)
+	return ok
+}
+
+// customResourceV2Schema is a custom resource's v2 definition as
+// apiextensions-apiserver publishes it (buildKubeNative with V2, then
+// ToStructuralOpenAPIV2 and PruneDefaults). kubectl validates the items of
+// a kind: List itself against /openapi/v2 and calls any field a schema
+// does not name unknown, so what keeps unknown fields must name none: a
+// root that keeps unknown fields is a bare object (not even metadata),
+// and a field that does loses its properties, its items and its object or
+// array type.
+func customResourceV2Schema(s map[string]any) map[string]any {
+	if s["x-kubernetes-preserve-unknown-fields"] == true {
+		return map[string]any{"type": "object", "x-kubernetes-group-version-kind": s["x-kubernetes-group-version-kind"]}
+	}
+	return v2Schema(structuralV2(s)).(map[string]any)
+}
+
+// structuralV2 is ToStructuralOpenAPIV2 on one node and, after it, its
+// children (the parent sees its children as the CRD wrote them).
+func structuralV2(s any) any {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return s
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		switch k {
+		case "allOf", "oneOf", "anyOf", "not", "default":
+			// Junctors v2 cannot say; defaults pruned as for built-ins.
+		default:
+			out[k] = v
+		}
+	}
+	if out["nullable"] == true {
+		// Untyped, and an untyped value with items or properties breaks
+		// kubectl.
+		delete(out, "nullable")
+		delete(out, "type")
+		delete(out, "items")
+		delete(out, "properties")
+	}
+	preserve := out["x-kubernetes-preserve-unknown-fields"] == true
+	if preserve {
+		delete(out, "items")
+		delete(out, "properties")
+	}
+	if _, hasItems := out["items"]; !hasItems && out["type"] == "array" {
+		delete(out, "type") // kubectl cannot read an array without items
+	}
+	if preserve && out["type"] == "object" {
+		delete(out, "type")
+	}
+	// A nullable field cannot be required where null is not a value.
+	if props, ok := m["properties"].(map[string]any); ok {
+		if req, ok := out["required"].([]any); ok {
+			kept := make([]any, 0, len(req))
+			for _, f := range req {
+				if p, _ := props[fmt.Sprint(f)].(map[string]any); p == nil || p["nullable"] != true {
+					kept = append(kept, f)
+				}
+			}
+			out["required"] = kept
+			if len(kept) == 0 {
+				delete(out, "required")
+			}
+		}
+	}
+	if ap, ok := m["additionalProperties"].(map[string]any); ok && ap["nullable"] == true {
+		delete(out, "required")
+	}
+	if props, ok := out["properties"].(map[string]any); ok {
+		conv := make(map[string]any, len(props))
+		for name, p := range props {
+			conv[name] = structuralV2(p)
+		}
+		out["properties"] = conv
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		if v, ok := out[k]; ok {
+			out[k] = structuralV2(v)
+		}
+	}
+	return out
 }
 
 // v2Ref points a v3 reference at the v2 definitions.

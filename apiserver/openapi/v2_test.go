@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -260,4 +261,66 @@ func TestSwaggerETag(t *testing.T) {
 	assert.Equal(t, http.StatusNotAcceptable, getV2(t, h, "text/html", "").Code)
 	assert.Equal(t, "application/json", getV2(t, h, "", "").Header().Get("Content-Type"))
 	assert.NotContains(t, first.Body.String(), "com.magedu.auth.v1beta1.User")
+}
+
+// A custom resource's v2 definition is what apiextensions-apiserver's
+// builder publishes (ToStructuralOpenAPIV2): what keeps unknown fields
+// names no properties, items or object/array type; a nullable field is
+// untyped and not required; junctors and defaults go; a root that keeps
+// unknown fields is a bare object.
+func TestSwaggerDocumentCustomResourcesAsTheCRDBuilder(t *testing.T) {
+	parse := func(s string) *api.JSONSchemaProps {
+		var p api.JSONSchemaProps
+		require.NoError(t, json.Unmarshal([]byte(s), &p))
+		return &p
+	}
+	cr := func(kind string, s *api.JSONSchemaProps) *registry.Resource {
+		return &registry.Resource{Group: "lab.example.com", Version: "v1", Name: strings.ToLower(kind) + "s", Kind: kind, ListKind: kind + "List",
+			Namespaced: true, New: func() api.Object { return &unstructured.Unstructured{} }, Schema: s}
+	}
+	rs := []*registry.Resource{
+		cr("Gadget", parse(`{"type":"object","required":["spec"],"properties":{
+			"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"description":"free form",
+				"properties":{"size":{"type":"integer","default":1}}},
+			"tags":{"type":"array","x-kubernetes-preserve-unknown-fields":true,"items":{"type":"string"}},
+			"size":{"type":"integer","default":1,"minimum":0},
+			"note":{"type":"string","nullable":true},
+			"ref":{"type":"object","nullable":true,"properties":{"name":{"type":"string"}}},
+			"port":{"x-kubernetes-int-or-string":true,"anyOf":[{"type":"integer"},{"type":"string"}]},
+			"labels":{"type":"object","required":["a"],"additionalProperties":{"type":"string","nullable":true}}},
+			"x-kubernetes-validations":[{"rule":"self.size >= 0"}]}`)),
+		cr("Blob", parse(`{"type":"object","x-kubernetes-preserve-unknown-fields":true,"description":"anything",
+			"properties":{"spec":{"type":"object"}}}`)),
+	}
+	rs[0].Schema.Required = append(rs[0].Schema.Required, "note")
+	rec := getV2(t, openapi.NewHandler(func() []*registry.Resource { return rs }), "application/json", "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	var doc struct {
+		Definitions map[string]map[string]any `json:"definitions"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
+
+	gadget := doc.Definitions["com.example.lab.v1.Gadget"]
+	props := gadget["properties"].(map[string]any)
+	assert.Equal(t, map[string]any{"x-kubernetes-preserve-unknown-fields": true, "description": "free form"}, props["spec"])
+	assert.Equal(t, map[string]any{"x-kubernetes-preserve-unknown-fields": true}, props["tags"])
+	assert.Equal(t, map[string]any{"type": "integer", "minimum": float64(0)}, props["size"], "defaults pruned")
+	assert.Equal(t, map[string]any{}, props["note"])
+	assert.Equal(t, map[string]any{}, props["ref"])
+	assert.Equal(t, map[string]any{"x-kubernetes-int-or-string": true}, props["port"])
+	assert.Equal(t, map[string]any{"type": "object", "additionalProperties": map[string]any{}}, props["labels"])
+	assert.Equal(t, []any{"spec"}, gadget["required"], "the nullable note is not required")
+	assert.Contains(t, props, "metadata")
+	assert.Equal(t, map[string]any{"group": "lab.example.com", "version": "v1", "kind": "Gadget"}, gvkOf(gadget["x-kubernetes-group-version-kind"]))
+
+	blob := doc.Definitions["com.example.lab.v1.Blob"]
+	assert.Equal(t, map[string]any{"type": "object",
+		"x-kubernetes-group-version-kind": []any{map[string]any{"group": "lab.example.com", "version": "v1", "kind": "Blob"}}}, blob)
+
+	// The v3 documents keep the schema as written.
+	v3 := httptest.NewRecorder()
+	openapi.NewHandler(func() []*registry.Resource { return rs }).ServeHTTP(v3, httptest.NewRequest(http.MethodGet, "/openapi/v3/apis/lab.example.com/v1", nil))
+	require.Equal(t, http.StatusOK, v3.Code)
+	assert.Contains(t, v3.Body.String(), `"default":1`)
+	assert.Contains(t, v3.Body.String(), `"nullable":true`)
 }

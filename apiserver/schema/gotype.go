@@ -27,7 +27,12 @@ import (
 //   - patchStrategy / patchMergeKey tags become x-kubernetes-patch-strategy
 //     and x-kubernetes-patch-merge-key, and a merge list with a key is a
 //     list-type map on that key (without a key, a set);
-//   - a description tag becomes the description;
+//   - descriptions come from the type's own documentation: k8s.io/api and
+//     apimachinery generate a SwaggerDoc() map[string]string method per type
+//     (types_swagger_doc_generated.go, from the same comments openapi-gen
+//     reads), keyed by json name, "" for the type itself; a field's entry
+//     describes the field, and a struct field without one keeps its type's;
+//     a description tag, for kubesim's own types, wins over both;
 //   - a type that contains itself is cut at the second visit with a node
 //     that preserves unknown fields.
 func FromGoType(t reflect.Type) *api.JSONSchemaProps {
@@ -126,7 +131,7 @@ func (g *goSchemaGen) schema(t reflect.Type) *api.JSONSchemaProps {
 		}
 		g.visiting[t] = true
 		defer delete(g.visiting, t)
-		s := &api.JSONSchemaProps{Type: "object"}
+		s := &api.JSONSchemaProps{Type: "object", Description: swaggerDoc(t)[""]}
 		g.fields(t, s)
 		return s
 	}
@@ -134,7 +139,21 @@ func (g *goSchemaGen) schema(t reflect.Type) *api.JSONSchemaProps {
 	return &api.JSONSchemaProps{XPreserveUnknownFields: ptrTo(true)}
 }
 
+// swaggerDoc is the documentation generated for t (its SwaggerDoc method,
+// which k8s.io/api declares on the value); nil when it has none.
+func swaggerDoc(t reflect.Type) map[string]string {
+	m := reflect.New(t).MethodByName("SwaggerDoc")
+	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 {
+		return nil
+	}
+	doc, _ := m.Call(nil)[0].Interface().(map[string]string)
+	return doc
+}
+
 func (g *goSchemaGen) fields(t reflect.Type, s *api.JSONSchemaProps) {
+	// The fields are described by the type that declares them: an
+	// inlined struct (TypeMeta, EphemeralContainerCommon) by its own.
+	doc := swaggerDoc(t)
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -162,6 +181,9 @@ func (g *goSchemaGen) fields(t reflect.Type, s *api.JSONSchemaProps) {
 			name = f.Name
 		}
 		prop := g.schema(f.Type)
+		if d := doc[name]; d != "" {
+			prop.Description = d
+		}
 		if d := f.Tag.Get("description"); d != "" {
 			prop.Description = d
 		}

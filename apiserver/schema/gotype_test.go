@@ -163,3 +163,52 @@ func TestNode(t *testing.T) {
 	assert.Nil(t, NewNode(nil))
 	assert.Nil(t, nilNode.Field("a").Elem().Field("b"))
 }
+
+// testDocumented documents itself as k8s.io/api's generated
+// SwaggerDoc methods do; testDocumentedInline is inlined into it and
+// documents its own field.
+type testDocumented struct {
+	testDocumentedInline `json:",inline"`
+	Spec                 testDocumentedSpec   `json:"spec"`
+	Other                testDocumentedSpec   `json:"other"`
+	Tagged               string               `json:"tagged" description:"from the tag"`
+	Plain                string               `json:"plain"`
+	List                 []testDocumentedSpec `json:"list"`
+}
+
+func (testDocumented) SwaggerDoc() map[string]string {
+	return map[string]string{"": "A documented kind.", "spec": "What is wanted.", "tagged": "from the doc", "list": "Several."}
+}
+
+type testDocumentedInline struct {
+	Kind string `json:"kind"`
+}
+
+func (testDocumentedInline) SwaggerDoc() map[string]string {
+	return map[string]string{"kind": "Kind is the kind."}
+}
+
+type testDocumentedSpec struct {
+	Size int `json:"size"`
+}
+
+func (testDocumentedSpec) SwaggerDoc() map[string]string {
+	return map[string]string{"": "A spec.", "size": "How big."}
+}
+
+// FromGoType takes descriptions from the types' SwaggerDoc: a field's
+// entry (from the type that declares it, inlined or not) describes the
+// field; a struct field without one keeps its type's; a description tag
+// wins.
+func TestFromGoTypeDescriptions(t *testing.T) {
+	s := FromGoType(reflect.TypeOf(testDocumented{}))
+	assert.Equal(t, "A documented kind.", s.Description)
+	assert.Equal(t, "Kind is the kind.", s.Properties["kind"].Description)
+	assert.Equal(t, "What is wanted.", s.Properties["spec"].Description)
+	assert.Equal(t, "How big.", s.Properties["spec"].Properties["size"].Description)
+	assert.Equal(t, "A spec.", s.Properties["other"].Description)
+	assert.Equal(t, "from the tag", s.Properties["tagged"].Description)
+	assert.Empty(t, s.Properties["plain"].Description)
+	assert.Equal(t, "Several.", s.Properties["list"].Description)
+	assert.Equal(t, "A spec.", s.Properties["list"].Items.Schema.Description)
+}

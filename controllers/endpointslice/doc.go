@@ -7,12 +7,16 @@
 // by the ports the service's targetPorts resolve to, at most 100
 // endpoints a slice. Slices carry the kubernetes.io/service-name and
 // endpointslice.kubernetes.io/managed-by labels and are owned by the
-// Service (deleting it deletes them through the garbage collector).
+// Service (deleting it deletes them through the garbage collector). Slices
+// without its managed-by label are someone else's (its informer sees only
+// its own), and a Service without a selector or of type ExternalName gets
+// nothing from it: the API server writes the kubernetes Service's slice
+// itself.
 //
 // Left out: the reconciler's minimal-churn packing (slices are refilled in
 // order), topology hints and zones, the endpointslicemirroring controller
-// (selectorless Services such as "kubernetes" have no slices), the
-// last-change-trigger-time annotation.
+// (a user's selectorless Service has the Endpoints its user writes, no
+// slices), the last-change-trigger-time annotation.
 //
 // Real one: pkg/controller/endpointslice/endpointslice_controller.go and
 // staging/src/k8s.io/endpointslice/reconciler.go.

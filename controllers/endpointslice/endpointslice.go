@@ -119,6 +119,13 @@ func (c *Controller) Run(ctx context.Context) { c.controller.Run(ctx) }
 // a generated name, the rest deleted.
 func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
 	ns, name := cache.SplitKey(key)
+	svc, ok := c.services.Get(ns, name)
+	if ok && (len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName) {
+		// A Service without a selector gets its slices from whoever
+		// writes them (the API server's kubernetes Service, a user's
+		// selectorless Service); an ExternalName one has none.
+		return controllers.Result{}, nil
+	}
 	var existing []*discoveryv1.EndpointSlice
 	for _, s := range c.slices.List() {
 		if s.Namespace == ns && s.Labels[discoveryv1.LabelServiceName] == name {
@@ -126,9 +133,8 @@ func (c *Controller) Reconcile(ctx context.Context, key string) (controllers.Res
 		}
 	}
 	sort.Slice(existing, func(i, j int) bool { return existing[i].Name < existing[j].Name })
-	svc, ok := c.services.Get(ns, name)
 	var desired []Slice
-	if ok && len(svc.Spec.Selector) > 0 {
+	if ok {
 		var pods []*corev1.Pod
 		sel := labels.SelectorFromSet(svc.Spec.Selector)
 		for _, p := range c.pods.List() {

@@ -17,7 +17,8 @@
 // resource instances", NamespaceFinalizersRemaining, NamespaceDeletion-
 // ContentFailure...). While anything remains it looks again after
 // RequeueDelay; once nothing does, it removes "kubernetes" from
-// spec.finalizers with an update, and the API server deletes the namespace.
+// spec.finalizers with a PUT to namespaces/finalize (the one write that may
+// change them), and the API server deletes the namespace.
 // Meanwhile the API server's NamespaceLifecycle admission refuses new
 // objects in the namespace.
 //
@@ -25,7 +26,5 @@
 // DiscoveryFailure and GroupVersionParsingFailure conditions always report
 // success), deletecollection (objects are deleted one by one, which reads
 // well in the step trace), the estimate of pods' graceful termination (a
-// fixed RequeueDelay instead), the finalize subresource (kubesim lets a
-// plain update remove spec.finalizers from a terminating namespace), and
-// the periodic resync of every namespace.
+// fixed RequeueDelay instead), and the periodic resync of every namespace.
 package namespace

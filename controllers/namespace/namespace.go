@@ -166,11 +166,15 @@ func (nc *NamespaceController) Reconcile(ctx context.Context, key string) (contr
 		nc.logger.Debug("content remains; looking again later", "namespace", ns.Name, "remaining", totals.remaining())
 		return controllers.Result{RequeueAfter: nc.cfg.RequeueDelay}, nil
 	}
-	// Empty: give up our finalizer; the API server deletes the namespace
-	// when it was the last.
+	// Empty: give up our finalizer through namespaces/finalize, the only
+	// write that may change spec.finalizers (finalizeNamespace in
+	// Kubernetes); the API server deletes the namespace when it was the
+	// last. Without a resourceVersion the write is not refused for a
+	// status written meanwhile; a namespace already gone is done.
 	fin := ns.DeepCopy()
+	fin.ResourceVersion = ""
 	fin.Spec.Finalizers = slices.DeleteFunc(fin.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
-	if _, err := nc.cfg.Client.Namespaces().Update(ctx, fin); err != nil && !api.IsNotFound(err) {
+	if _, err := nc.cfg.Client.Namespaces().UpdateSubresource(ctx, fin, "finalize"); err != nil && !api.IsNotFound(err) {
 		return controllers.Result{}, err
 	}
 	return controllers.Result{}, nil

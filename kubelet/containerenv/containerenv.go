@@ -22,6 +22,10 @@ type Sources interface {
 	// ServiceAccountToken is a token for the pod's service account (a
 	// TokenRequest bound to the pod).
 	ServiceAccountToken(ctx context.Context, pod *corev1.Pod, audience string, expirationSeconds *int64) (string, error)
+	// Service and Services read the Services whose variables a
+	// container gets (the kubelet's service lister).
+	Service(ctx context.Context, namespace, name string) (*corev1.Service, error)
+	Services(ctx context.Context, namespace string) ([]corev1.Service, error)
 }
 
 // DefaultPath is the PATH of the images the simulation pretends to run.
@@ -101,15 +105,24 @@ type builder struct {
 
 // vars are the container's variables: PATH and HOSTNAME as the runtime
 // sets them, then envFrom, then env (later ones win, keeping the first
-// position), then HOME.
+// position), then the Services' variables the container did not set
+// itself (which $(VAR) references in env may use), then HOME.
 func (b *builder) vars(c *corev1.Container) []shell.Var {
 	var order []string
 	vals := map[string]string{}
+	services := serviceVars(b.ctx, b.pod, b.src)
+	// scope is what $(VAR) expands from: the container's own variables,
+	// else the Services' (expansion.MappingFuncFor(tmpEnv, serviceEnv)).
+	scope := make(map[string]string, len(services))
+	for _, v := range services {
+		scope[v.Name] = v.Value
+	}
 	set := func(n, v string) {
 		if _, ok := vals[n]; !ok {
 			order = append(order, n)
 		}
 		vals[n] = v
+		scope[n] = v
 	}
 	set("PATH", DefaultPath)
 	set("HOSTNAME", Hostname(b.pod))
@@ -134,11 +147,16 @@ func (b *builder) vars(c *corev1.Container) []shell.Var {
 	}
 	for _, e := range c.Env {
 		if e.ValueFrom == nil {
-			set(e.Name, Expand(e.Value, vals))
+			set(e.Name, Expand(e.Value, scope))
 			continue
 		}
 		if v, ok := b.valueFrom(c, e.ValueFrom); ok {
 			set(e.Name, v)
+		}
+	}
+	for _, v := range services {
+		if _, ok := vals[v.Name]; !ok {
+			set(v.Name, v.Value)
 		}
 	}
 	if _, ok := vals["HOME"]; !ok {

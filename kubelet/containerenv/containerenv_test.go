@@ -14,9 +14,29 @@ import (
 )
 
 type fakeSources struct {
-	cms     map[string]*corev1.ConfigMap
-	secrets map[string]*corev1.Secret
-	token   string
+	cms      map[string]*corev1.ConfigMap
+	secrets  map[string]*corev1.Secret
+	services []corev1.Service
+	token    string
+}
+
+func (f fakeSources) Service(_ context.Context, ns, name string) (*corev1.Service, error) {
+	for i := range f.services {
+		if f.services[i].Namespace == ns && f.services[i].Name == name {
+			return &f.services[i], nil
+		}
+	}
+	return nil, errMissing
+}
+
+func (f fakeSources) Services(_ context.Context, ns string) ([]corev1.Service, error) {
+	var out []corev1.Service
+	for _, s := range f.services {
+		if s.Namespace == ns {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 var errMissing = errors.New("not found")
@@ -225,4 +245,68 @@ func TestHasBash(t *testing.T) {
 	} {
 		assert.Equal(t, want, hasBash(image), image)
 	}
+}
+
+// The Services' variables, as the kubelet makes them: default/kubernetes's
+// always, the pod's namespace's unless enableServiceLinks is false; none
+// for a Service without a cluster IP; a variable the container sets
+// itself wins; $(VAR) in env may name them.
+func TestBuildServiceEnv(t *testing.T) {
+	svc := func(ns, name, ip string, ports ...corev1.ServicePort) corev1.Service {
+		return corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.ServiceSpec{ClusterIP: ip, Ports: ports}}
+	}
+	src := fakeSources{services: []corev1.Service{
+		svc("default", "kubernetes", "10.96.0.1", corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP}),
+		svc("default", "other", "10.96.0.9", corev1.ServicePort{Port: 80}),
+		svc("shop", "redis-primary", "10.96.1.2", corev1.ServicePort{Port: 6379}, corev1.ServicePort{Name: "metrics", Port: 9121, Protocol: corev1.ProtocolUDP}),
+		svc("shop", "headless", "None", corev1.ServicePort{Port: 80}),
+	}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "shop"}}
+	pod.Spec.Containers = []corev1.Container{{Name: "c", Env: []corev1.EnvVar{
+		{Name: "API", Value: "https://$(KUBERNETES_SERVICE_HOST):$(KUBERNETES_SERVICE_PORT)"},
+		{Name: "REDIS_PRIMARY_SERVICE_PORT", Value: "mine"},
+	}}}
+	get := func(env []shell.Var) map[string]string {
+		m := map[string]string{}
+		for _, v := range env {
+			m[v.Name] = v.Value
+		}
+		return m
+	}
+	env := Build(context.Background(), pod, &pod.Spec.Containers[0], src)
+	vars := get(env.Env)
+	for name, want := range map[string]string{
+		"KUBERNETES_SERVICE_HOST":            "10.96.0.1",
+		"KUBERNETES_SERVICE_PORT":            "443",
+		"KUBERNETES_SERVICE_PORT_HTTPS":      "443",
+		"KUBERNETES_PORT":                    "tcp://10.96.0.1:443",
+		"KUBERNETES_PORT_443_TCP":            "tcp://10.96.0.1:443",
+		"KUBERNETES_PORT_443_TCP_PROTO":      "tcp",
+		"KUBERNETES_PORT_443_TCP_PORT":       "443",
+		"KUBERNETES_PORT_443_TCP_ADDR":       "10.96.0.1",
+		"REDIS_PRIMARY_SERVICE_HOST":         "10.96.1.2",
+		"REDIS_PRIMARY_SERVICE_PORT":         "mine",
+		"REDIS_PRIMARY_SERVICE_PORT_METRICS": "9121",
+		"REDIS_PRIMARY_PORT":                 "tcp://10.96.1.2:6379",
+		"REDIS_PRIMARY_PORT_9121_UDP":        "udp://10.96.1.2:9121",
+		"REDIS_PRIMARY_PORT_9121_UDP_PROTO":  "udp",
+		"API":                                "https://10.96.0.1:443",
+	} {
+		assert.Equal(t, want, vars[name], name)
+	}
+	assert.NotContains(t, vars, "OTHER_SERVICE_HOST", "another namespace's Service")
+	assert.NotContains(t, vars, "HEADLESS_SERVICE_HOST", "no cluster IP")
+	assert.Equal(t, "HOME", env.Env[len(env.Env)-1].Name)
+
+	off := false
+	pod.Spec.EnableServiceLinks = &off
+	vars = get(Build(context.Background(), pod, &pod.Spec.Containers[0], src).Env)
+	assert.Equal(t, "10.96.0.1", vars["KUBERNETES_SERVICE_HOST"], "the API server's, whatever enableServiceLinks")
+	assert.NotContains(t, vars, "REDIS_PRIMARY_SERVICE_HOST")
+
+	// In namespace default, every Service of it.
+	pod.Namespace, pod.Spec.EnableServiceLinks = "default", nil
+	vars = get(Build(context.Background(), pod, &pod.Spec.Containers[0], src).Env)
+	assert.Equal(t, "10.96.0.1", vars["KUBERNETES_SERVICE_HOST"])
+	assert.Equal(t, "10.96.0.9", vars["OTHER_SERVICE_HOST"])
 }

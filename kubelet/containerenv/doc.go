@@ -1,19 +1,22 @@
 // Package containerenv builds what a process sees inside a simulated
 // container (a shell.Environment): its environment variables — env with
 // value, $(VAR) references and valueFrom (configMapKeyRef, secretKeyRef,
-// fieldRef, resourceFieldRef), envFrom with its prefix, HOSTNAME — and its
+// fieldRef, resourceFieldRef), envFrom with its prefix, HOSTNAME, the
+// Services' variables (KUBERNETES_SERVICE_HOST and the other
+// KUBERNETES_* always; FOO_SERVICE_HOST, FOO_PORT... for the Services of
+// the pod's namespace unless enableServiceLinks is false) — and its
 // files: the ConfigMap, Secret, projected (with the service account
 // token), downwardAPI and empty volumes mounted by volumeMounts (subPath
 // included), plus the /etc/hostname and /etc/hosts the kubelet writes.
 //
-// Real counterparts: the kubelet's makeEnvironmentVariables and
-// makeMounts (kubernetes/pkg/kubelet/kubelet_pods.go), its volume plugins
-// for configmap, secret, projected and downwardapi
-// (kubernetes/pkg/volume/...), and the hosts file it manages
-// (ensureHostsFile).
+// Real counterparts: the kubelet's makeEnvironmentVariables,
+// getServiceEnvVarMap and makeMounts (kubernetes/pkg/kubelet/kubelet_pods.go),
+// pkg/kubelet/envvars, its volume plugins for configmap, secret,
+// projected and downwardapi (kubernetes/pkg/volume/...), and the hosts
+// file it manages (ensureHostsFile).
 //
-// Left out: service links (the FOO_SERVICE_HOST variables), the image's
-// own files and environment beyond PATH and HOME, file modes and the
-// ..data symlinks of atomic volume updates; a missing ConfigMap or Secret
-// leaves its variables and files out instead of failing the container.
+// Left out: the image's own files and environment beyond PATH and HOME,
+// file modes and the ..data symlinks of atomic volume updates; a missing
+// ConfigMap or Secret leaves its variables and files out instead of
+// failing the container.
 package containerenv

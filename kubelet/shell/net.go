@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -15,12 +16,13 @@ import (
 // busybox's nslookup and wget, as the "Debug Services" tutorial uses them
 // (`nslookup hostnames`, `wget -qO- hostnames`) and the NetworkPolicy one
 // (`wget --spider --timeout=1 nginx`), over the container's Network: the
-// cluster's DNS and what a connection to a Service or a pod reaches. A
-// connection the network drops (a NetworkPolicy) is never answered: the
-// client waits out its timeout on the shell's clock, as the real one does
-// (timeouts.go). Left out: nslookup's record types and server argument,
-// and every wget option but -q, -O, -T/--timeout, --spider, --header
-// and -S.
+// cluster's DNS and what a connection to a Service or a pod reaches; wget
+// speaks http and https (busybox's ssl_client, which checks no
+// certificate). A connection the network drops (a NetworkPolicy) is never
+// answered: the client waits out its timeout on the shell's clock, as the
+// real one does (timeouts.go). Left out: nslookup's record types and
+// server argument, and every wget option but -q, -O, -T/--timeout,
+// --spider, --header and -S.
 
 // Network is what the container's network reaches; the kubelet provides
 // it (its cluster DNS and Service routing). nil: nothing resolves.
@@ -39,6 +41,8 @@ type Network interface {
 
 // HTTPRequest is a GET of Path from IP:Port, with its Host header.
 type HTTPRequest struct {
+	// Scheme is "https" or "http" ("" too: plain HTTP).
+	Scheme         string
 	IP, Port, Path string
 	// Host is the Host header: the URL's host (and port), or what
 	// --header 'Host: ...' said.
@@ -187,13 +191,16 @@ func (s *state) wget(args []string) int {
 		raw = "http://" + raw
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" {
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
 		fmt.Fprintf(s.stderr, "wget: not an http or ftp url: %s\n", o.target)
 		return 1
 	}
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
 		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
 	}
 	ip := host
 	if net.ParseIP(host) == nil {
@@ -214,7 +221,7 @@ func (s *state) wget(args []string) int {
 	if !o.quiet {
 		fmt.Fprintf(s.stderr, "Connecting to %s (%s:%s)\n", u.Host, ip, port)
 	}
-	req := HTTPRequest{IP: ip, Port: port, Path: u.RequestURI(), Host: u.Host}
+	req := HTTPRequest{Scheme: u.Scheme, IP: ip, Port: port, Path: u.RequestURI(), Host: u.Host}
 	if o.host != "" {
 		req.Host = o.host
 	}
@@ -315,20 +322,10 @@ func pathBase(p string) string {
 	return p
 }
 
+// httpStatusText is the reason phrase of a status line with code.
 func httpStatusText(code int) string {
-	switch code {
-	case 404:
-		return "Not Found"
-	case 403:
-		return "Forbidden"
-	case 500:
-		return "Internal Server Error"
-	case 502:
-		return "Bad Gateway"
-	case 503:
-		return "Service Unavailable"
-	case 504:
-		return "Gateway Timeout"
+	if t := http.StatusText(code); t != "" {
+		return t
 	}
 	return "Error"
 }

@@ -33,11 +33,13 @@ func (fakeNetwork) LookupHost(_ context.Context, name string) (string, []string,
 
 func (fakeNetwork) HTTPGet(_ context.Context, req HTTPRequest) (HTTPResponse, error) {
 	switch {
+	case req.Scheme == "https" && req.IP == "10.96.0.1" && req.Port == "443":
+		return HTTPResponse{Code: 200, Body: []byte("secure\n")}, nil
 	case req.IP == "10.96.0.6":
 		return HTTPResponse{}, ErrTimedOut
 	case req.IP == "10.96.0.7":
 		return HTTPResponse{Code: 504, Reason: "Gateway Time-out", After: time.Minute}, nil
-	case req.IP != "10.96.0.5" || req.Port != "80":
+	case req.IP != "10.96.0.5" || req.Port != "80" || req.Scheme != "http":
 		return HTTPResponse{}, ErrConnectionRefused
 	case req.Path == "/host":
 		return HTTPResponse{Code: 200, Body: []byte(req.Host + "\n")}, nil
@@ -130,6 +132,10 @@ func TestNslookupAndWget(t *testing.T) {
 		{name: "Host header: the URL's", script: "wget -qO- web:80/host", out: "web:80\n"},
 		{name: "Host header: --header", script: "wget -qO- --header 'Host: shop.example.com' 10.96.0.5/host", out: "shop.example.com\n"},
 		{name: "Host header: --header=", script: "wget -qO- --header='host:  a.example.com' web/host", out: "a.example.com\n"},
+		{name: "wget https on 443", script: "wget -O - https://10.96.0.1", out: "secure\n",
+			errs: "Connecting to 10.96.0.1 (10.96.0.1:443)\nwriting to stdout\nwritten to stdout\n"},
+		{name: "wget https elsewhere", script: "wget -qO- https://web", errs: "wget: can't connect to remote host (10.96.0.5): Connection refused\n", code: 1},
+		{name: "wget ftp", script: "wget -qO- ftp://web", errs: "wget: not an http or ftp url: ftp://web\n", code: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb strings.Builder

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"time"
@@ -173,6 +174,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 	cfg := cluster.Config{
+		// The kubernetes Service targets the port served; its endpoint is
+		// the address listened on unless that is loopback (Endpoints may
+		// not name one) or any address.
+		SecurePort: int32(ln.Addr().(*net.TCPAddr).Port), AdvertiseAddress: advertiseAddress(host),
 		DataDir: o.DataDir, NodeCount: o.Nodes, Controllers: o.Controllers,
 		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
@@ -253,6 +258,17 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	})
 	go func() { s.errc <- s.hs.Serve(tls.NewListener(ln, s.hs.TLSConfig)) }()
 	return s, nil
+}
+
+// advertiseAddress is the API server's address on the cluster's network
+// for a listen host: that address when it is one a pod could be given,
+// else "" (cluster.DefaultAdvertiseAddress).
+func advertiseAddress(host string) string {
+	ip, err := netip.ParseAddr(host)
+	if err != nil || ip.IsLoopback() || ip.IsUnspecified() {
+		return ""
+	}
+	return ip.String()
 }
 
 // Cluster is the control plane behind the listener, for in-process
