@@ -352,28 +352,6 @@ func (b *docBuilder) addKindSchema(name string, gvk schema.GroupVersionKind, s *
 	return nil
 }
 
-// schemaMap turns s into generic JSON, numbers kept exact; a missing
-// schema accepts anything.
-func schemaMap(s *api.JSONSchemaProps) (map[string]any, error) {
-	if s == nil {
-		return map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}, nil
-	}
-	data, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m, nil
-}
-
 func listSchema(r *registry.Resource, gvk schema.GroupVersionKind, itemName string) map[string]any {
 	return map[string]any{
 		"type":        "object",

@@ -20,6 +20,8 @@ import (
 
 func int64p(v int64) *int64 { return &v }
 
+func float64p(v float64) *float64 { return &v }
+
 func testResources() []*registry.Resource {
 	podSchema := &api.JSONSchemaProps{
 		Type:        "object",
