@@ -172,7 +172,12 @@ func (a *Aggregator) serveOpenAPIV2(w http.ResponseWriter, r *http.Request, loca
 		a.mergedV2 = cached
 		a.openAPIMu.Unlock()
 	}
-	openapi.ServeSwagger(w, r, cached.json, cached.proto)
+	openapi.ServeSwagger(w, r, func(protobuf bool) ([]byte, error) {
+		if protobuf {
+			return cached.proto, nil
+		}
+		return cached.json, nil
+	})
 }
 
 func decodeJSONDocument(data []byte) (map[string]any, error) {

@@ -1,31 +1,67 @@
 package openapi_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/kubesim/kubesim/apiserver/kinds"
 	"github.com/kubesim/kubesim/apiserver/openapi"
+	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
-// BenchmarkSwaggerDocument builds and encodes /openapi/v2 for every
-// built-in kind, as the handler does on its first request; it reports the
-// sizes of the JSON and protobuf bodies.
+// firstGet answers one request with a new handler: the first request of
+// an API server, which builds what it asks for.
+func firstGet(b *testing.B, h http.Handler, path, accept string) int {
+	b.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		b.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+	}
+	return rec.Body.Len()
+}
+
+// BenchmarkSwaggerDocument builds /openapi/v2 for every built-in kind and
+// encodes it as protobuf and as JSON, as a new handler does on the first
+// request for each; it reports the sizes of the two bodies.
 func BenchmarkSwaggerDocument(b *testing.B) {
 	rs := kinds.Builtin()
 	var jsonLen, protoLen int
 	for b.Loop() {
-		doc, err := openapi.SwaggerDocument(rs)
-		if err != nil {
-			b.Fatal(err)
-		}
-		j, p, err := openapi.EncodeSwagger(doc)
-		if err != nil {
-			b.Fatal(err)
-		}
-		jsonLen, protoLen = len(j), len(p)
+		h := openapi.NewHandler(func() []*registry.Resource { return rs })
+		protoLen = firstGet(b, h, "/openapi/v2", clientGoAccept)
+		jsonLen = firstGet(b, h, "/openapi/v2", "application/json")
 	}
 	b.ReportMetric(float64(jsonLen), "json-bytes")
 	b.ReportMetric(float64(protoLen), "proto-bytes")
+}
+
+// BenchmarkSwaggerDocumentProtobuf is the first /openapi/v2 of client-go
+// (kubectl, helm), which asks for protobuf alone.
+func BenchmarkSwaggerDocumentProtobuf(b *testing.B) {
+	rs := kinds.Builtin()
+	var protoLen int
+	for b.Loop() {
+		h := openapi.NewHandler(func() []*registry.Resource { return rs })
+		protoLen = firstGet(b, h, "/openapi/v2", clientGoAccept)
+	}
+	b.ReportMetric(float64(protoLen), "proto-bytes")
+}
+
+// BenchmarkIndex is the first /openapi/v3, kubectl's first request before
+// apply, create or explain: it builds every group-version's document to
+// hash it.
+func BenchmarkIndex(b *testing.B) {
+	rs := kinds.Builtin()
+	for b.Loop() {
+		h := openapi.NewHandler(func() []*registry.Resource { return rs })
+		firstGet(b, h, "/openapi/v3", "")
+	}
 }
 
 // BenchmarkDocumentAppsV1 builds one v3 document (/openapi/v3/apis/apps/v1).

@@ -373,22 +373,27 @@ func TestHandler(t *testing.T) {
 
 func TestHandlerCache(t *testing.T) {
 	rs := testResources()
-	h := NewHandler(func() []*registry.Resource { return rs }).(*handler)
+	h := NewHandler(func() []*registry.Resource { return rs })
 	_, body := serve(t, h, "GET", "/openapi/v3")
-	require.Len(t, h.cache, 4)
-	first := h.cache[schema.GroupVersion{Group: "apps", Version: "v1"}]
+	require.Len(t, h.groupVersions, 4)
+	appsV1 := schema.GroupVersion{Group: "apps", Version: "v1"}
+	first, err := h.groupVersions[appsV1].document()
+	require.NoError(t, err)
 
 	// Unchanged inputs: the very same bytes are served, not rebuilt.
 	_, body2 := serve(t, h, "GET", "/openapi/v3")
 	assert.Equal(t, body, body2)
-	again := h.cache[schema.GroupVersion{Group: "apps", Version: "v1"}]
+	again, err := h.groupVersions[appsV1].document()
+	require.NoError(t, err)
 	assert.Same(t, &first.body[0], &again.body[0])
 
 	// A new Resource value with the same schema pointer still hits.
 	copyRS := *rs[2]
 	rs[2] = &copyRS
 	serve(t, h, "GET", "/openapi/v3/apis/apps/v1")
-	assert.Same(t, &first.body[0], &h.cache[schema.GroupVersion{Group: "apps", Version: "v1"}].body[0])
+	again, err = h.groupVersions[appsV1].document()
+	require.NoError(t, err)
+	assert.Same(t, &first.body[0], &again.body[0])
 
 	// A new schema (a CRD update) misses and changes the hash.
 	rs[3] = &registry.Resource{Group: "lab.example.com", Version: "v1", Name: "widgets", Kind: "Widget", Namespaced: true,
@@ -409,12 +414,12 @@ func TestHandlerCache(t *testing.T) {
 	rs = rs[:3]
 	_, body4 := serve(t, h, "GET", "/openapi/v3")
 	assert.NotContains(t, body4, "lab.example.com")
-	assert.Len(t, h.cache, 2)
+	assert.Len(t, h.groupVersions, 2)
 }
 
 func TestFingerprint(t *testing.T) {
 	rs := testResources()
-	base, _ := fingerprint(rs[:1])
+	base := fingerprint(rs[:1])
 	mutations := map[string]func(r *registry.Resource){
 		"kind":        func(r *registry.Resource) { r.Kind = "Other" },
 		"listKind":    func(r *registry.Resource) { r.ListKind = "Other" },
@@ -424,6 +429,10 @@ func TestFingerprint(t *testing.T) {
 		"strategic":   func(r *registry.Resource) { r.StrategicMergePatch = false },
 		"schema":      func(r *registry.Resource) { r.Schema = &api.JSONSchemaProps{} },
 		"subresource": func(r *registry.Resource) { r.CreateSubresources = nil },
+		"update subresource": func(r *registry.Resource) {
+			r.UpdateSubresources = map[string]registry.UpdateSubresource{"ephemeralcontainers": {}}
+		},
+
 		"posted kind": func(r *registry.Resource) {
 			r.CreateSubresources = map[string]registry.CreateSubresource{"binding": {Resource: &registry.Resource{Version: "v1", Kind: "Eviction"}}}
 		},
@@ -431,13 +440,17 @@ func TestFingerprint(t *testing.T) {
 	for name, mutate := range mutations {
 		c := *rs[0]
 		mutate(&c)
-		got, _ := fingerprint([]*registry.Resource{&c})
+		got := fingerprint([]*registry.Resource{&c})
 		assert.NotEqual(t, base, got, name)
 	}
 	same := *rs[0]
-	got, keep := fingerprint([]*registry.Resource{&same})
-	assert.Equal(t, base, got, "a copy with the same schema pointers fingerprints the same")
-	assert.Len(t, keep, 2, "the pod schema and the binding schema are kept alive")
+	assert.Equal(t, base, fingerprint([]*registry.Resource{&same}), "a copy with the same schema pointers fingerprints the same")
+
+	// PUT alone or GET, PUT and PATCH: another document.
+	put, all := *rs[0], *rs[0]
+	put.UpdateSubresources = map[string]registry.UpdateSubresource{"finalize": {UpdateOnly: true}}
+	all.UpdateSubresources = map[string]registry.UpdateSubresource{"finalize": {}}
+	assert.NotEqual(t, fingerprint([]*registry.Resource{&put}), fingerprint([]*registry.Resource{&all}))
 }
 
 func FuzzHandlerPath(f *testing.F) {

@@ -1,11 +1,8 @@
 package openapi
 
 import (
-	"crypto/sha256"
 	"crypto/sha512"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -60,34 +57,23 @@ func indexEntry(gv schema.GroupVersion, hash string) IndexEntry {
 // resources come and go. Mount it at /openapi/; every other path gets a
 // 404 Status.
 //
-// Documents are cached by a fingerprint of their inputs (the resources'
-// names, kinds, flags and Schema pointers), so repeated kubectl calls only
-// hash a few strings; a Schema must therefore never be changed in place
-// once published.
-func NewHandler(source func() []*registry.Resource) http.Handler {
-	return &handler{source: source, cache: map[schema.GroupVersion]cachedDocument{}}
+// Documents are built when first asked for and cached (cache.go): a
+// Schema must therefore never be changed in place once published.
+func NewHandler(source func() []*registry.Resource) *Handler {
+	return &Handler{source: source, groupVersions: map[schema.GroupVersion]*groupVersionDoc{}}
 }
 
-type handler struct {
+// Handler is the OpenAPI handler of an API server.
+type Handler struct {
 	source func() []*registry.Resource
 
-	mu    sync.Mutex
-	cache map[schema.GroupVersion]cachedDocument
+	mu            sync.Mutex
+	groupVersions map[schema.GroupVersion]*groupVersionDoc
 	// v2 is the latest /openapi/v2 document.
-	v2 cachedV2
+	v2 *swaggerDoc
 }
 
-// cachedDocument is the latest document of one group-version.
-type cachedDocument struct {
-	fingerprint [sha256.Size]byte
-	body        []byte
-	hash        string
-	// keep holds the schemas the fingerprint names by address, so that
-	// their memory cannot be reused by other schemas while cached.
-	keep []*api.JSONSchemaProps
-}
-
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSuffix(r.URL.Path, "/") == "/openapi/v2" {
 		h.serveV2(w, r)
 		return
@@ -111,11 +97,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		responsewriters.WriteError(w, api.NewPathNotFound())
 		return
 	}
-	doc, err := h.document(gv, h.source())
-	if errors.Is(err, ErrGroupVersionNotFound) {
+	entry := h.groupVersion(gv, h.source())
+	if entry == nil {
 		responsewriters.WriteError(w, api.NewPathNotFound())
 		return
 	}
+	doc, err := entry.document()
 	if err != nil {
 		responsewriters.WriteError(w, api.NewInternalError(err))
 		return
@@ -145,107 +132,32 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *handler) serveIndex(w http.ResponseWriter) {
-	resources := h.source()
-	gvs := GroupVersions(resources)
-	idx := &IndexDocument{Paths: map[string]IndexEntry{}}
-	present := map[schema.GroupVersion]bool{}
-	for _, gv := range gvs {
-		present[gv] = true
-		doc, err := h.document(gv, resources)
-		if err != nil {
-			responsewriters.WriteError(w, api.NewInternalError(err))
-			return
-		}
-		idx.Paths[IndexKey(gv)] = indexEntry(gv, doc.hash)
+func (h *Handler) serveIndex(w http.ResponseWriter) {
+	idx, err := h.index()
+	if err != nil {
+		responsewriters.WriteError(w, api.NewInternalError(err))
+		return
 	}
-	// Forget group-versions that are no longer served (a deleted CRD).
-	h.mu.Lock()
-	for gv := range h.cache {
-		if !present[gv] {
-			delete(h.cache, gv)
-		}
-	}
-	h.mu.Unlock()
 	w.Header().Set("Cache-Control", "no-cache, private")
 	responsewriters.WriteJSON(w, http.StatusOK, idx)
 }
 
-// document returns gv's document from the cache when its inputs have not
-// changed, building and caching it otherwise.
-func (h *handler) document(gv schema.GroupVersion, resources []*registry.Resource) (cachedDocument, error) {
-	rs := resourcesAt(gv, resources)
-	if len(rs) == 0 {
-		return cachedDocument{}, ErrGroupVersionNotFound
-	}
-	fp, keep := fingerprint(rs)
-	h.mu.Lock()
-	c, ok := h.cache[gv]
-	h.mu.Unlock()
-	if ok && c.fingerprint == fp {
-		return c, nil
-	}
-	body, err := document(gv, rs)
-	if err != nil {
-		return cachedDocument{}, err
-	}
-	c = cachedDocument{fingerprint: fp, body: body, hash: Hash(body), keep: keep}
-	h.mu.Lock()
-	h.cache[gv] = c
-	h.mu.Unlock()
-	return c, nil
-}
-
-// fingerprint hashes everything document reads from rs; schemas count by
-// address, which is why they are returned to be kept alive.
-func fingerprint(rs []*registry.Resource) ([sha256.Size]byte, []*api.JSONSchemaProps) {
-	hasher := sha256.New()
-	var keep []*api.JSONSchemaProps
-	field := func(s string) {
-		// Length-prefixed, so that no two inputs write the same bytes.
-		_, _ = io.WriteString(hasher, strconv.Itoa(len(s))+":"+s)
-	}
-	schema := func(s *api.JSONSchemaProps) {
-		field(fmt.Sprintf("%p", s))
-		if s != nil {
-			keep = append(keep, s)
+// index builds every group-version's document to hash it, and forgets
+// the group-versions no longer served.
+func (h *Handler) index() (*IndexDocument, error) {
+	resources := h.source()
+	idx := &IndexDocument{Paths: map[string]IndexEntry{}}
+	present := map[schema.GroupVersion]bool{}
+	for _, gv := range GroupVersions(resources) {
+		present[gv] = true
+		doc, err := h.groupVersion(gv, resources).document()
+		if err != nil {
+			return nil, err
 		}
+		idx.Paths[IndexKey(gv)] = indexEntry(gv, doc.hash)
 	}
-	for _, r := range rs {
-		field(r.Group)
-		field(r.Version)
-		field(r.Name)
-		field(r.Kind)
-		field(r.ListKind)
-		field(fmt.Sprint(r.Namespaced, r.StatusSubresource, r.Scale != nil, r.StrategicMergePatch))
-		schema(r.Schema)
-		for _, sub := range sortedKeys(r.CreateSubresources) {
-			field(sub)
-			if p := r.CreateSubresources[sub].Resource; p != nil {
-				field(p.Group)
-				field(p.Version)
-				field(p.Kind)
-				schema(p.Schema)
-			} else {
-				field("-")
-			}
-		}
-		field(";")
-	}
-	var out [sha256.Size]byte
-	copy(out[:], hasher.Sum(nil))
-	return out, keep
-}
-
-// notFound is the Status a Kubernetes API server answers for a path it
-// does not serve.
-
-// cachedV2 is the /openapi/v2 document in both encodings, with the
-// fingerprint of the resources it was built from.
-type cachedV2 struct {
-	fingerprint [sha256.Size]byte
-	json, proto []byte
-	keep        []*api.JSONSchemaProps
+	h.forgetOthers(present)
+	return idx, nil
 }
 
 // NegotiateV2 picks the encoding of /openapi/v2 in the client's order, as
@@ -270,31 +182,32 @@ func NegotiateV2(accept string) (protobuf, ok bool) {
 
 // serveV2 answers /openapi/v2 with an ETag (the SHA-512 of the bytes
 // sent) and 304 for a matching If-None-Match, as kube-openapi's handler.
-func (h *handler) serveV2(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) serveV2(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		responsewriters.WriteError(w, api.NewMethodNotAllowed())
 		return
 	}
-	doc, err := h.documentV2(h.source())
-	if err != nil {
-		responsewriters.WriteError(w, api.NewInternalError(err))
-		return
-	}
-	ServeSwagger(w, r, doc.json, doc.proto)
+	ServeSwagger(w, r, h.swagger().encoded)
 }
 
-// ServeSwagger writes a v2 document, given in both encodings, in the one
-// the request asks for, with its ETag; the aggregator serves its merged
-// document with it too.
-func ServeSwagger(w http.ResponseWriter, r *http.Request, jsonBody, protoBody []byte) {
+// ServeSwagger writes a v2 document in the encoding the request asks for,
+// with its ETag; encoded gives the document in protobuf or JSON, asked
+// only for the one sent. The aggregator serves its merged document with
+// it too.
+func ServeSwagger(w http.ResponseWriter, r *http.Request, encoded func(protobuf bool) ([]byte, error)) {
 	protobuf, ok := NegotiateV2(r.Header.Get("Accept"))
 	if !ok {
 		w.WriteHeader(http.StatusNotAcceptable)
 		return
 	}
-	body, contentType := jsonBody, "application/json"
+	body, err := encoded(protobuf)
+	if err != nil {
+		responsewriters.WriteError(w, api.NewInternalError(err))
+		return
+	}
+	contentType := "application/json"
 	if protobuf {
-		body, contentType = protoBody, SwaggerProtoContentType
+		contentType = SwaggerProtoContentType
 	}
 	etag := strconv.Quote(Hash(body))
 	w.Header().Set("Etag", etag)
@@ -310,34 +223,6 @@ func ServeSwagger(w http.ResponseWriter, r *http.Request, jsonBody, protoBody []
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
-}
-
-// documentV2 returns the cached v2 document, or builds it when the
-// resources changed.
-func (h *handler) documentV2(resources []*registry.Resource) (cachedV2, error) {
-	var all []*registry.Resource
-	for _, gv := range GroupVersions(resources) {
-		all = append(all, resourcesAt(gv, resources)...)
-	}
-	fp, keep := fingerprint(all)
-	h.mu.Lock()
-	c := h.v2
-	h.mu.Unlock()
-	if c.json != nil && c.fingerprint == fp {
-		return c, nil
-	}
-	doc, err := SwaggerDocument(resources)
-	if err != nil {
-		return cachedV2{}, err
-	}
-	c = cachedV2{fingerprint: fp, keep: keep}
-	if c.json, c.proto, err = EncodeSwagger(doc); err != nil {
-		return cachedV2{}, err
-	}
-	h.mu.Lock()
-	h.v2 = c
-	h.mu.Unlock()
-	return c, nil
 }
 
 // EncodeSwagger encodes a v2 document as JSON and as protobuf.

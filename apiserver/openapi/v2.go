@@ -2,8 +2,11 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api/unstructured"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -22,34 +25,111 @@ func SwaggerDocument(resources []*registry.Resource) (map[string]any, error) {
 	paths := map[string]any{}
 	definitions := map[string]any{}
 	for _, gv := range GroupVersions(resources) {
-		rs := resourcesAt(gv, resources)
-		b, err := buildGroupVersion(gv, rs)
+		defs, ps, err := swaggerGroupVersion(gv, resourcesAt(gv, resources))
 		if err != nil {
 			return nil, err
 		}
-		custom := map[string]bool{}
-		for _, r := range rs {
-			if isCustomResource(r) {
-				custom[DefinitionName(r.GroupVersionKind())] = true
-			}
-		}
-		for name, s := range b.schemas {
-			if custom[name] {
-				definitions[name] = customResourceV2Schema(s.(map[string]any))
-				continue
-			}
-			definitions[name] = v2Schema(s)
-		}
-		for p, item := range b.paths {
-			paths[p] = v2PathItem(item.(map[string]any))
-		}
+		maps.Copy(definitions, defs)
+		maps.Copy(paths, ps)
 	}
 	return map[string]any{
-		"swagger":     "2.0",
-		"info":        map[string]any{"title": "Kubernetes", "version": "unversioned"},
+		"swagger":     swaggerVersion,
+		"info":        swaggerInfo(),
 		"paths":       paths,
 		"definitions": definitions,
 	}, nil
+}
+
+const swaggerVersion = "2.0"
+
+func swaggerInfo() map[string]any {
+	return map[string]any{"title": "Kubernetes", "version": "unversioned"}
+}
+
+// swaggerJSON writes the JSON document around path items and definitions
+// already encoded, as encodeJSON writes the whole document: keys in
+// order, no HTML escaping.
+func swaggerJSON(paths, definitions map[string][]byte) ([]byte, error) {
+	info, err := encodeJSON(swaggerInfo())
+	if err != nil {
+		return nil, err
+	}
+	size := len(info) + 64
+	for _, m := range []map[string][]byte{paths, definitions} {
+		for k, v := range m {
+			size += len(k) + len(v) + 4
+		}
+	}
+	buf := make([]byte, 0, size)
+	object := func(m map[string][]byte) error {
+		buf = append(buf, '{')
+		for i, k := range sortedKeys(m) {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			key, err := encodeJSON(k)
+			if err != nil {
+				return err
+			}
+			buf = append(append(append(buf, key...), ':'), m[k]...)
+		}
+		buf = append(buf, '}')
+		return nil
+	}
+	buf = append(buf, `{"definitions":`...)
+	if err := object(definitions); err != nil {
+		return nil, err
+	}
+	buf = append(append(buf, `,"info":`...), info...)
+	buf = append(buf, `,"paths":`...)
+	if err := object(paths); err != nil {
+		return nil, err
+	}
+	buf = append(buf, `,"swagger":"`+swaggerVersion+`"}`...)
+	return buf, nil
+}
+
+// encodeJSONEach encodes each value of m alone.
+func encodeJSONEach(m map[string]any) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		b, err := encodeJSON(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = b
+	}
+	return out, nil
+}
+
+// swaggerGroupVersion converts the schemas and paths of gv's resources
+// (buildGroupVersion) to Swagger 2.0: its part of the v2 document. Every
+// group-version carries the shared definitions (Status, DeleteOptions),
+// the same in each.
+func swaggerGroupVersion(gv schema.GroupVersion, rs []*registry.Resource) (definitions, paths map[string]any, err error) {
+	b, err := buildGroupVersion(gv, rs)
+	if err != nil {
+		return nil, nil, err
+	}
+	custom := map[string]bool{}
+	for _, r := range rs {
+		if isCustomResource(r) {
+			custom[DefinitionName(r.GroupVersionKind())] = true
+		}
+	}
+	definitions = make(map[string]any, len(b.schemas))
+	for name, s := range b.schemas {
+		if custom[name] {
+			definitions[name] = customResourceV2Schema(s.(map[string]any))
+			continue
+		}
+		definitions[name] = v2Schema(s)
+	}
+	paths = make(map[string]any, len(b.paths))
+	for p, item := range b.paths {
+		paths[p] = v2PathItem(item.(map[string]any))
+	}
+	return definitions, paths, nil
 }
 
 // isCustomResource: a CRD's kind, served as unstructured objects.
