@@ -1,8 +1,6 @@
 package openapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -170,18 +168,6 @@ func document(gv schema.GroupVersion, rs []*registry.Resource) ([]byte, error) {
 		},
 	}
 	return encodeJSON(doc)
-}
-
-// encodeJSON writes doc without HTML escaping: descriptions are full of
-// <, > and &; keep them readable.
-func encodeJSON(doc any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // buildGroupVersion builds the schemas and paths of gv's resources, in

@@ -47,46 +47,35 @@ func swaggerInfo() map[string]any {
 }
 
 // swaggerJSON writes the JSON document around path items and definitions
-// already encoded, as encodeJSON writes the whole document: keys in
-// order, no HTML escaping.
+// encoded before, as encodeJSON writes the whole document.
 func swaggerJSON(paths, definitions map[string][]byte) ([]byte, error) {
-	info, err := encodeJSON(swaggerInfo())
-	if err != nil {
-		return nil, err
-	}
-	size := len(info) + 64
+	size := 128
 	for _, m := range []map[string][]byte{paths, definitions} {
 		for k, v := range m {
 			size += len(k) + len(v) + 4
 		}
 	}
 	buf := make([]byte, 0, size)
-	object := func(m map[string][]byte) error {
+	object := func(m map[string][]byte) {
 		buf = append(buf, '{')
 		for i, k := range sortedKeys(m) {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			key, err := encodeJSON(k)
-			if err != nil {
-				return err
-			}
-			buf = append(append(append(buf, key...), ':'), m[k]...)
+			buf = append(append(appendJSONString(buf, k), ':'), m[k]...)
 		}
 		buf = append(buf, '}')
-		return nil
 	}
 	buf = append(buf, `{"definitions":`...)
-	if err := object(definitions); err != nil {
+	object(definitions)
+	buf = append(buf, `,"info":`...)
+	buf, err := appendJSON(buf, swaggerInfo())
+	if err != nil {
 		return nil, err
 	}
-	buf = append(append(buf, `,"info":`...), info...)
 	buf = append(buf, `,"paths":`...)
-	if err := object(paths); err != nil {
-		return nil, err
-	}
-	buf = append(buf, `,"swagger":"`+swaggerVersion+`"}`...)
-	return buf, nil
+	object(paths)
+	return append(buf, `,"swagger":"`+swaggerVersion+`"}`...), nil
 }
 
 // encodeJSONEach encodes each value of m alone.
