@@ -165,6 +165,9 @@ type Server struct {
 	tokens        *serviceaccount.Tokens
 	// lists is the list budget (nil: none).
 	lists *serving.ListBudget
+	// openapi serves /openapi/, building its documents when first asked
+	// for (BuildOpenAPI builds them ahead).
+	openapi *openapi.Handler
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -368,6 +371,15 @@ func (s *Server) Resources() []*registry.Resource {
 	return slices.Clone(s.order)
 }
 
+// BuildOpenAPI builds the OpenAPI v3 documents of the kinds served now,
+// which the server otherwise builds on the first request for them, as
+// kube-apiserver builds its documents at start-up: `kubesim serve` calls
+// it once it listens, so that kubectl's first apply finds them built (or
+// waits for the build under way) instead of building them itself, which
+// on a busy machine can outlast kubectl's patience. In-process clusters
+// (tests, the demo, scenarios) do not: most never ask. ctx stops it.
+func (s *Server) BuildOpenAPI(ctx context.Context) error { return s.openapi.Build(ctx) }
+
 // Handler is the server's whole HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -474,7 +486,8 @@ func (s *Server) routes() http.Handler {
 			_, _ = io.WriteString(w, "ok")
 		})
 	}
-	r.PathPrefix("/openapi/").Handler(openapi.NewHandler(s.Resources))
+	s.openapi = openapi.NewHandler(s.Resources)
+	r.PathPrefix("/openapi/").Handler(s.openapi)
 	disc := discovery.NewHandler(s.Resources)
 	resources := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info, _ := request.InfoFrom(req.Context())

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"sync"
@@ -166,4 +167,30 @@ func TestSwaggerSplicedIsTheWholeDocument(t *testing.T) {
 	_, gotJSON := serve(t, h, "GET", "/openapi/v2", "Accept", "application/json")
 	assert.True(t, string(wantJSON) == gotJSON, "the JSON differs")
 	assert.True(t, string(wantProto) == gotProto, "the protobuf differs")
+}
+
+// Build builds every group-version's v3 document ahead, which the index
+// then serves without building; a cancelled Build builds nothing.
+func TestBuildAhead(t *testing.T) {
+	rs := testResources()
+	h := NewHandler(func() []*registry.Resource { return rs })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, h.Build(ctx), context.Canceled)
+	assert.Empty(t, h.groupVersions)
+
+	require.NoError(t, h.Build(context.Background()))
+	require.Len(t, h.groupVersions, len(GroupVersions(rs)))
+	built := map[schema.GroupVersion][]byte{}
+	for gv, d := range h.groupVersions {
+		require.NotNil(t, d.v3.value.body, gv)
+		built[gv] = d.v3.value.body
+	}
+	_, body := serve(t, h, "GET", "/openapi/v3")
+	idx, err := Index(rs)
+	require.NoError(t, err)
+	assert.Contains(t, body, idx.Paths["apis/apps/v1"].ServerRelativeURL)
+	for gv, d := range h.groupVersions {
+		assert.Same(t, &built[gv][0], &d.v3.value.body[0], "%s served as built ahead", gv)
+	}
 }

@@ -30,6 +30,13 @@
 // the real "no matches for kind" error), explain --output
 // plaintext-openapiv2 walks it, and helm validates against it.
 //
+// kube-apiserver builds its documents at start and again when the served
+// kinds change (its OpenAPI controllers). Here a document is built when
+// first asked for, once whoever asks (concurrent requests wait for the
+// build under way), and kept until its inputs change; Handler.Build
+// builds the v3 documents ahead, which `kubesim serve` does once it
+// listens, so that kubectl's first apply does not wait for them.
+//
 // Left out: protobuf encoding of the v3 documents, shared definitions referenced by $ref (each kind's
 // schema is inline, including its metadata), watch paths, the non
 // group-version entries of the index (/version, /apis and so on), and

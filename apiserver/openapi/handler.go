@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"context"
 	"crypto/sha512"
 	"fmt"
 	"net/http"
@@ -140,6 +141,25 @@ func (h *Handler) serveIndex(w http.ResponseWriter) {
 	}
 	w.Header().Set("Cache-Control", "no-cache, private")
 	responsewriters.WriteJSON(w, http.StatusOK, idx)
+}
+
+// Build builds the v3 document of every group-version served now, as the
+// first /openapi/v3 would (kubectl's first request before apply, create
+// or explain), so that that request finds them built, or waits for the
+// build under way instead of starting its own. kube-apiserver likewise
+// builds its documents at start, not on a client's first request. ctx
+// stops it between group-versions.
+func (h *Handler) Build(ctx context.Context) error {
+	resources := h.source()
+	for _, gv := range GroupVersions(resources) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := h.groupVersion(gv, resources).document(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // index builds every group-version's document to hash it, and forgets

@@ -107,6 +107,9 @@ type Server struct {
 	stopLoops context.CancelFunc
 	logger    *slog.Logger
 	auditLog  *os.File // nil without --audit-log-path
+	// openAPIBuilt is closed when the OpenAPI documents built at start
+	// are (or the build stopped).
+	openAPIBuilt chan struct{}
 }
 
 // Start builds the control plane from o, starts its loops and serves it
@@ -257,6 +260,15 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		MaxRequestsInFlight: o.MaxRequestsInFlight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight, Logger: logger,
 	})
 	go func() { s.errc <- s.hs.Serve(tls.NewListener(ln, s.hs.TLSConfig)) }()
+	// The OpenAPI documents now rather than on kubectl's first apply
+	// (apiserver.Server.BuildOpenAPI), while the server already answers.
+	s.openAPIBuilt = make(chan struct{})
+	go func() {
+		defer close(s.openAPIBuilt)
+		if err := cl.Server().Delegate().BuildOpenAPI(runCtx); err != nil && runCtx.Err() == nil {
+			logger.Warn("building the OpenAPI documents", "err", err)
+		}
+	}()
 	return s, nil
 }
 
@@ -284,6 +296,7 @@ func (s *Server) Err() <-chan error { return s.errc }
 // closes the store.
 func (s *Server) Shutdown(timeout time.Duration) error {
 	s.stopLoops()
+	<-s.openAPIBuilt // stops between group-versions once the loops' context ends
 	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := s.hs.Shutdown(sctx)
