@@ -50,65 +50,76 @@ func eventsResources() []*registry.Resource {
 }
 
 // EventToCore converts an events.k8s.io/v1 Event to the core/v1 form it
-// is stored in (Convert_v1_Event_To_core_Event): regarding is
-// involvedObject, note is message, deprecatedSource, deprecatedCount and
-// the deprecated timestamps are source, count and the timestamps; the
-// other fields have the same names (reportingController is the core
-// field spelled reportingComponent in JSON).
+// is stored in (Convert_v1_Event_To_core_Event), by eventMapping.
 func EventToCore(e *eventsv1.Event) *corev1.Event {
-	out := &corev1.Event{
-		TypeMeta:            metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
-		ObjectMeta:          *e.ObjectMeta.DeepCopy(),
-		InvolvedObject:      e.Regarding,
-		Reason:              e.Reason,
-		Message:             e.Note,
-		Source:              e.DeprecatedSource,
-		FirstTimestamp:      e.DeprecatedFirstTimestamp,
-		LastTimestamp:       e.DeprecatedLastTimestamp,
-		Count:               e.DeprecatedCount,
-		Type:                e.Type,
-		EventTime:           e.EventTime,
-		Action:              e.Action,
-		ReportingController: e.ReportingController,
-		ReportingInstance:   e.ReportingInstance,
+	in, out := e.DeepCopy(), &corev1.Event{}
+	for _, f := range eventMapping(in, out) {
+		f.toCore()
 	}
-	if e.Series != nil {
-		out.Series = &corev1.EventSeries{Count: e.Series.Count, LastObservedTime: e.Series.LastObservedTime}
-	}
-	if e.Related != nil {
-		r := *e.Related
-		out.Related = &r
-	}
+	out.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Event"}
 	return out
 }
 
-// EventFromCore is the way back (Convert_core_Event_To_v1_Event).
+// EventFromCore is the way back (Convert_core_Event_To_v1_Event), by the
+// same eventMapping.
 func EventFromCore(e *corev1.Event) *eventsv1.Event {
-	out := &eventsv1.Event{
-		TypeMeta:                 metav1.TypeMeta{APIVersion: EventsGroupName + "/v1", Kind: "Event"},
-		ObjectMeta:               *e.ObjectMeta.DeepCopy(),
-		EventTime:                e.EventTime,
-		ReportingController:      e.ReportingController,
-		ReportingInstance:        e.ReportingInstance,
-		Action:                   e.Action,
-		Reason:                   e.Reason,
-		Regarding:                e.InvolvedObject,
-		Note:                     e.Message,
-		Type:                     e.Type,
-		DeprecatedSource:         e.Source,
-		DeprecatedFirstTimestamp: e.FirstTimestamp,
-		DeprecatedLastTimestamp:  e.LastTimestamp,
-		DeprecatedCount:          e.Count,
+	in, out := e.DeepCopy(), &eventsv1.Event{}
+	for _, f := range eventMapping(out, in) {
+		f.fromCore()
 	}
-	if e.Series != nil {
-		out.Series = &eventsv1.EventSeries{Count: e.Series.Count, LastObservedTime: e.Series.LastObservedTime}
-	}
-	if e.Related != nil {
-		r := *e.Related
-		out.Related = &r
-	}
+	out.TypeMeta = metav1.TypeMeta{APIVersion: EventsGroupName + "/v1", Kind: "Event"}
 	return out
 }
+
+// eventMapping is pkg/apis/events/v1's field mapping, written once for
+// both directions: each line names an events.k8s.io/v1 field of v and
+// the core/v1 field of c that holds it. Regarding is involvedObject, note
+// is message, deprecatedSource, deprecatedCount and the deprecated
+// timestamps are source, count and the timestamps; the other fields have
+// the same names (reportingController is the core field spelled
+// reportingComponent in JSON). Every field but TypeMeta is listed.
+func eventMapping(v *eventsv1.Event, c *corev1.Event) []mappedField {
+	return []mappedField{
+		sameField[metav1.ObjectMeta]{&v.ObjectMeta, &c.ObjectMeta},
+		sameField[metav1.MicroTime]{&v.EventTime, &c.EventTime},
+		seriesField{&v.Series, &c.Series},
+		sameField[string]{&v.ReportingController, &c.ReportingController},
+		sameField[string]{&v.ReportingInstance, &c.ReportingInstance},
+		sameField[string]{&v.Action, &c.Action},
+		sameField[string]{&v.Reason, &c.Reason},
+		sameField[corev1.ObjectReference]{&v.Regarding, &c.InvolvedObject},
+		sameField[*corev1.ObjectReference]{&v.Related, &c.Related},
+		sameField[string]{&v.Note, &c.Message},
+		sameField[string]{&v.Type, &c.Type},
+		sameField[corev1.EventSource]{&v.DeprecatedSource, &c.Source},
+		sameField[metav1.Time]{&v.DeprecatedFirstTimestamp, &c.FirstTimestamp},
+		sameField[metav1.Time]{&v.DeprecatedLastTimestamp, &c.LastTimestamp},
+		sameField[int32]{&v.DeprecatedCount, &c.Count},
+	}
+}
+
+// mappedField is one line of eventMapping: it copies its value one way or
+// the other.
+type mappedField interface {
+	toCore()
+	fromCore()
+}
+
+// sameField is a field of the same Go type in both groups.
+type sameField[T any] struct{ v1, core *T }
+
+func (f sameField[T]) toCore()   { *f.core = *f.v1 }
+func (f sameField[T]) fromCore() { *f.v1 = *f.core }
+
+// seriesField is the series, a type of each group's own with the same
+// fields (a field added to one would stop this converting).
+type seriesField struct {
+	v1   **eventsv1.EventSeries
+	core **corev1.EventSeries
+}
+
+func (f seriesField) toCore()   { *f.core = (*corev1.EventSeries)(*f.v1) }
+func (f seriesField) fromCore() { *f.v1 = (*eventsv1.EventSeries)(*f.core) }
 
 func eventV1ToStored(value []byte) ([]byte, error) {
 	var e eventsv1.Event
