@@ -144,13 +144,20 @@ func IsValidPortName(port string) []string {
 // validPortNum reports whether p is a usable port number.
 func validPortNum(p int32) bool { return p >= 1 && p <= 65535 }
 
-// validateDNS1123Label turns the reasons into Invalid errors at p.
-func validateDNS1123Label(value string, p *field.Path) field.ErrorList {
+// validateString is one Invalid error at p for each reason is gives
+// against value (is being IsDNS1123Label, labels.IsDNS1123Subdomain and
+// the like).
+func validateString(value string, p *field.Path, is func(string) []string) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range IsDNS1123Label(value) {
+	for _, msg := range is(value) {
 		errs = append(errs, field.Invalid(p, value, msg))
 	}
 	return errs
+}
+
+// validateDNS1123Label turns the reasons into Invalid errors at p.
+func validateDNS1123Label(value string, p *field.Path) field.ErrorList {
+	return validateString(value, p, IsDNS1123Label)
 }
 
 // validateNonnegative is Kubernetes' ValidateNonnegativeField.
