@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/fieldmap"
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -52,10 +53,8 @@ func eventsResources() []*registry.Resource {
 // EventToCore converts an events.k8s.io/v1 Event to the core/v1 form it
 // is stored in (Convert_v1_Event_To_core_Event), by eventMapping.
 func EventToCore(e *eventsv1.Event) *corev1.Event {
-	in, out := e.DeepCopy(), &corev1.Event{}
-	for _, f := range eventMapping(in, out) {
-		f.toCore()
-	}
+	out := &corev1.Event{}
+	fieldmap.AToB(eventMapping(e.DeepCopy(), out))
 	out.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Event"}
 	return out
 }
@@ -63,10 +62,8 @@ func EventToCore(e *eventsv1.Event) *corev1.Event {
 // EventFromCore is the way back (Convert_core_Event_To_v1_Event), by the
 // same eventMapping.
 func EventFromCore(e *corev1.Event) *eventsv1.Event {
-	in, out := e.DeepCopy(), &eventsv1.Event{}
-	for _, f := range eventMapping(out, in) {
-		f.fromCore()
-	}
+	out := &eventsv1.Event{}
+	fieldmap.BToA(eventMapping(out, e.DeepCopy()))
 	out.TypeMeta = metav1.TypeMeta{APIVersion: EventsGroupName + "/v1", Kind: "Event"}
 	return out
 }
@@ -78,48 +75,29 @@ func EventFromCore(e *corev1.Event) *eventsv1.Event {
 // timestamps are source, count and the timestamps; the other fields have
 // the same names (reportingController is the core field spelled
 // reportingComponent in JSON). Every field but TypeMeta is listed.
-func eventMapping(v *eventsv1.Event, c *corev1.Event) []mappedField {
-	return []mappedField{
-		sameField[metav1.ObjectMeta]{&v.ObjectMeta, &c.ObjectMeta},
-		sameField[metav1.MicroTime]{&v.EventTime, &c.EventTime},
-		seriesField{&v.Series, &c.Series},
-		sameField[string]{&v.ReportingController, &c.ReportingController},
-		sameField[string]{&v.ReportingInstance, &c.ReportingInstance},
-		sameField[string]{&v.Action, &c.Action},
-		sameField[string]{&v.Reason, &c.Reason},
-		sameField[corev1.ObjectReference]{&v.Regarding, &c.InvolvedObject},
-		sameField[*corev1.ObjectReference]{&v.Related, &c.Related},
-		sameField[string]{&v.Note, &c.Message},
-		sameField[string]{&v.Type, &c.Type},
-		sameField[corev1.EventSource]{&v.DeprecatedSource, &c.Source},
-		sameField[metav1.Time]{&v.DeprecatedFirstTimestamp, &c.FirstTimestamp},
-		sameField[metav1.Time]{&v.DeprecatedLastTimestamp, &c.LastTimestamp},
-		sameField[int32]{&v.DeprecatedCount, &c.Count},
+func eventMapping(v *eventsv1.Event, c *corev1.Event) []fieldmap.Pair {
+	return []fieldmap.Pair{
+		fieldmap.Same[metav1.ObjectMeta]{A: &v.ObjectMeta, B: &c.ObjectMeta},
+		fieldmap.Same[metav1.MicroTime]{A: &v.EventTime, B: &c.EventTime},
+		// Each group has an EventSeries of its own, with the same fields
+		// (a field added to one would stop these compiling).
+		fieldmap.Convert[*eventsv1.EventSeries, *corev1.EventSeries]{A: &v.Series, B: &c.Series,
+			ToB: func(s *eventsv1.EventSeries) *corev1.EventSeries { return (*corev1.EventSeries)(s) },
+			ToA: func(s *corev1.EventSeries) *eventsv1.EventSeries { return (*eventsv1.EventSeries)(s) }},
+		fieldmap.Same[string]{A: &v.ReportingController, B: &c.ReportingController},
+		fieldmap.Same[string]{A: &v.ReportingInstance, B: &c.ReportingInstance},
+		fieldmap.Same[string]{A: &v.Action, B: &c.Action},
+		fieldmap.Same[string]{A: &v.Reason, B: &c.Reason},
+		fieldmap.Same[corev1.ObjectReference]{A: &v.Regarding, B: &c.InvolvedObject},
+		fieldmap.Same[*corev1.ObjectReference]{A: &v.Related, B: &c.Related},
+		fieldmap.Same[string]{A: &v.Note, B: &c.Message},
+		fieldmap.Same[string]{A: &v.Type, B: &c.Type},
+		fieldmap.Same[corev1.EventSource]{A: &v.DeprecatedSource, B: &c.Source},
+		fieldmap.Same[metav1.Time]{A: &v.DeprecatedFirstTimestamp, B: &c.FirstTimestamp},
+		fieldmap.Same[metav1.Time]{A: &v.DeprecatedLastTimestamp, B: &c.LastTimestamp},
+		fieldmap.Same[int32]{A: &v.DeprecatedCount, B: &c.Count},
 	}
 }
-
-// mappedField is one line of eventMapping: it copies its value one way or
-// the other.
-type mappedField interface {
-	toCore()
-	fromCore()
-}
-
-// sameField is a field of the same Go type in both groups.
-type sameField[T any] struct{ v1, core *T }
-
-func (f sameField[T]) toCore()   { *f.core = *f.v1 }
-func (f sameField[T]) fromCore() { *f.v1 = *f.core }
-
-// seriesField is the series, a type of each group's own with the same
-// fields (a field added to one would stop this converting).
-type seriesField struct {
-	v1   **eventsv1.EventSeries
-	core **corev1.EventSeries
-}
-
-func (f seriesField) toCore()   { *f.core = (*corev1.EventSeries)(*f.v1) }
-func (f seriesField) fromCore() { *f.v1 = (*eventsv1.EventSeries)(*f.core) }
 
 func eventV1ToStored(value []byte) ([]byte, error) {
 	var e eventsv1.Event
