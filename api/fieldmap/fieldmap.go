@@ -46,3 +46,33 @@ func (p Convert[X, Y]) AToB() { *p.B = p.ToB(*p.A) }
 
 // BToA implements Pair.
 func (p Convert[X, Y]) BToA() { *p.A = p.ToA(*p.B) }
+
+// Slices pairs two slices whose elements are converted by the pairs
+// Elements gives for one element of each; an empty slice becomes nil.
+type Slices[X, Y any] struct {
+	A        *[]X
+	B        *[]Y
+	Elements func(*X, *Y) []Pair
+}
+
+// AToB implements Pair.
+func (p Slices[X, Y]) AToB() {
+	*p.B = nil
+	if len(*p.A) > 0 {
+		*p.B = make([]Y, len(*p.A))
+	}
+	for i := range *p.A {
+		AToB(p.Elements(&(*p.A)[i], &(*p.B)[i]))
+	}
+}
+
+// BToA implements Pair.
+func (p Slices[X, Y]) BToA() {
+	*p.A = nil
+	if len(*p.B) > 0 {
+		*p.A = make([]X, len(*p.B))
+	}
+	for i := range *p.B {
+		BToA(p.Elements(&(*p.A)[i], &(*p.B)[i]))
+	}
+}
