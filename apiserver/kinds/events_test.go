@@ -2,8 +2,6 @@ package kinds
 
 import (
 	"context"
-	"crypto/rand"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -18,9 +16,6 @@ import (
 
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/apiserver/registry"
-	"github.com/kubesim/kubesim/clock"
-	"github.com/kubesim/kubesim/store"
-	"github.com/kubesim/kubesim/store/boltstore"
 )
 
 func newStyleEvent() *eventsv1.Event {
@@ -183,23 +178,13 @@ func TestEventsServedFromOneStorage(t *testing.T) {
 }
 
 // decoratedStores is a registry store per built-in resource over one
-// bbolt store, keyed group/resource, each with its storage decorations
-// (the conversions of the versions not stored as they are served).
+// bbolt store, keyed group/resource (the first version of each), each
+// with its storage decorations (builtinStores).
 func decoratedStores(t *testing.T) map[string]*registry.Store {
-	t.Helper()
-	db, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), "kubesim.db"), UnsafeNoFsync: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	ids := registry.NewIDs(rand.Reader)
+	all, _ := builtinStores(t, true)
 	out := map[string]*registry.Store{}
-	for _, r := range Builtin() {
-		var storage store.Interface = db
-		if r.DecorateStorage != nil {
-			storage = r.DecorateStorage(storage)
-		}
-		st, err := registry.NewStore(registry.Config{Resource: r, Storage: storage, Clock: clk, IDs: ids})
-		require.NoError(t, err)
+	for _, st := range all {
+		r := st.Resource()
 		if _, ok := out[r.Group+"/"+r.Name]; !ok {
 			out[r.Group+"/"+r.Name] = st
 		}
