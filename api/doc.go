@@ -22,10 +22,12 @@
 //   - the API errors (StatusError and its constructors, as
 //     k8s.io/apimachinery/pkg/api/errors words them), the helpers every
 //     component shares (pod readiness, CRD and APIService conditions,
-//     toleration matching) and the well-known labels and annotations.
+//     toleration matching, a Service port's endpoints) and the well-known
+//     labels and annotations.
 //
 // Label and field selectors live in api/labels and api/fields, field
-// errors in api/field, CronJob schedules in api/cron.
+// errors in api/field, CronJob schedules in api/cron, two-way field
+// mappings between two forms of a kind in api/fieldmap.
 //
 // Read the real types at https://github.com/kubernetes/api and
 // https://github.com/kubernetes/apimachinery (pkg/apis/meta/v1/types.go,

@@ -29,6 +29,32 @@ func LabelSelectorAsSelector(ls *metav1.LabelSelector) (labels.Selector, error) 
 	return labels.SelectorFromMatch(ls.MatchLabels, exprs)
 }
 
+// EndpointAddress is one ready endpoint of a Service port: a pod's
+// address and the port number there.
+type EndpointAddress struct {
+	IP   string
+	Port int32
+}
+
+// EndpointsOfPort lists ep's ready addresses for the Service port named
+// portName, each with that port's number in its subset: how kube-proxy,
+// the API server's service proxy and an ingress controller go from a
+// Service port to the pods behind it.
+func EndpointsOfPort(ep *corev1.Endpoints, portName string) []EndpointAddress {
+	var out []EndpointAddress
+	for _, s := range ep.Subsets {
+		for _, p := range s.Ports {
+			if p.Name != portName {
+				continue
+			}
+			for _, a := range s.Addresses {
+				out = append(out, EndpointAddress{IP: a.IP, Port: p.Port})
+			}
+		}
+	}
+	return out
+}
+
 // GetPodReadyCondition returns the pod's Ready condition, or nil.
 func GetPodReadyCondition(p *corev1.Pod) *corev1.PodCondition {
 	for i := range p.Status.Conditions {

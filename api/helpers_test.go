@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -52,4 +53,25 @@ func TestCRDAndAPIServiceConditions(t *testing.T) {
 	SetAPIServiceCondition(s, apiregistrationv1.APIServiceCondition{Type: apiregistrationv1.Available, Status: apiregistrationv1.ConditionTrue})
 	require.Len(t, s.Status.Conditions, 1)
 	assert.Equal(t, apiregistrationv1.ConditionTrue, GetAPIServiceConditionByType(s, apiregistrationv1.Available).Status)
+}
+
+// A Service port's endpoints are the ready addresses of the subsets that
+// have a port of its name, each with that subset's number; the addresses
+// not ready are not among them.
+func TestEndpointsOfPort(t *testing.T) {
+	ep := &corev1.Endpoints{Subsets: []corev1.EndpointSubset{
+		{
+			Addresses:         []corev1.EndpointAddress{{IP: "10.244.1.2"}, {IP: "10.244.2.2"}},
+			NotReadyAddresses: []corev1.EndpointAddress{{IP: "10.244.3.2"}},
+			Ports:             []corev1.EndpointPort{{Name: "http", Port: 8080}, {Name: "admin", Port: 9090}},
+		},
+		{
+			Addresses: []corev1.EndpointAddress{{IP: "10.244.4.2"}},
+			Ports:     []corev1.EndpointPort{{Name: "http", Port: 8081}},
+		},
+	}}
+	assert.Equal(t, []EndpointAddress{{IP: "10.244.1.2", Port: 8080}, {IP: "10.244.2.2", Port: 8080}, {IP: "10.244.4.2", Port: 8081}},
+		EndpointsOfPort(ep, "http"))
+	assert.Equal(t, []EndpointAddress{{IP: "10.244.1.2", Port: 9090}, {IP: "10.244.2.2", Port: 9090}}, EndpointsOfPort(ep, "admin"))
+	assert.Empty(t, EndpointsOfPort(ep, "metrics"))
 }

@@ -3,7 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
-	"reflect"
+	"slices"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
@@ -27,52 +27,46 @@ func (s *Server) bootstrapFlowControl(ctx context.Context) error {
 		return nil
 	}
 	def := kinds.DefaultFlowControl()
-	for i, pl := range append(def.MandatoryPriorityLevels, def.SuggestedPriorityLevels...) {
-		mandatory := i < len(def.MandatoryPriorityLevels)
-		if err := ensureBootstrap(ctx, levels, pl, mandatory, func(cur, want api.Object) bool {
-			c, w := cur.(*flowcontrolv1.PriorityLevelConfiguration), want.(*flowcontrolv1.PriorityLevelConfiguration)
-			if reflect.DeepEqual(c.Spec, w.Spec) {
-				return false
-			}
-			c.Spec = *w.Spec.DeepCopy()
-			return true
+	if err := ensureBootstrapped(ctx, levels, "priority level", def.MandatoryPriorityLevels, def.SuggestedPriorityLevels,
+		func(pl *flowcontrolv1.PriorityLevelConfiguration) *flowcontrolv1.PriorityLevelConfigurationSpec {
+			return &pl.Spec
 		}); err != nil {
-			return fmt.Errorf("priority level %s: %w", pl.Name, err)
-		}
+		return err
 	}
-	for i, fs := range append(def.MandatoryFlowSchemas, def.SuggestedFlowSchemas...) {
-		mandatory := i < len(def.MandatoryFlowSchemas)
-		if err := ensureBootstrap(ctx, schemas, fs, mandatory, func(cur, want api.Object) bool {
-			c, w := cur.(*flowcontrolv1.FlowSchema), want.(*flowcontrolv1.FlowSchema)
-			if reflect.DeepEqual(c.Spec, w.Spec) {
-				return false
-			}
-			c.Spec = *w.Spec.DeepCopy()
-			return true
-		}); err != nil {
-			return fmt.Errorf("flow schema %s: %w", fs.Name, err)
-		}
+	if err := ensureBootstrapped(ctx, schemas, "flow schema", def.MandatoryFlowSchemas, def.SuggestedFlowSchemas,
+		func(fs *flowcontrolv1.FlowSchema) *flowcontrolv1.FlowSchemaSpec { return &fs.Spec }); err != nil {
+		return err
 	}
 	return s.bootstrapDangling(ctx, levels, schemas)
 }
 
-// ensureBootstrap creates want, or brings the stored object's spec back
-// to it when it is mandatory or still auto-updated (fix copies the spec
-// and reports a change).
-func ensureBootstrap(ctx context.Context, st *registry.Store, want api.Object, mandatory bool, fix func(cur, want api.Object) bool) error {
-	name := api.Meta(want).Name
-	_, err := st.Create(ctx, "", want, registry.CreateOptions{})
-	if !api.IsAlreadyExists(err) {
-		return err
-	}
-	_, _, err = st.Update(ctx, "", name, func(cur api.Object) (api.Object, error) {
-		if !mandatory && api.Meta(cur).Annotations[kinds.AutoUpdateSpecAnnotation] != "true" {
-			return cur, nil
+// ensureBootstrapped creates the mandatory, then the suggested bootstrap
+// objects of one kind, or brings a stored object's spec back to its
+// bootstrap one when it is mandatory or still auto-updated; spec points
+// at an object's spec, what names the kind in errors.
+func ensureBootstrapped[T api.Object, S any](ctx context.Context, st *registry.Store, what string, mandatory, suggested []T, spec func(T) *S) error {
+	for i, want := range slices.Concat(mandatory, suggested) {
+		name := api.Meta(want).Name
+		_, err := st.Create(ctx, "", want, registry.CreateOptions{})
+		if !api.IsAlreadyExists(err) {
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", what, name, err)
+			}
+			continue
 		}
-		fix(cur, want)
-		return cur, nil
-	}, registry.UpdateOptions{})
-	return err
+		isMandatory := i < len(mandatory)
+		_, _, err = st.Update(ctx, "", name, func(cur api.Object) (api.Object, error) {
+			if !isMandatory && api.Meta(cur).Annotations[kinds.AutoUpdateSpecAnnotation] != "true" {
+				return cur, nil
+			}
+			*spec(cur.(T)) = *spec(api.DeepCopy(want).(T))
+			return cur, nil
+		}, registry.UpdateOptions{})
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", what, name, err)
+		}
+	}
+	return nil
 }
 
 // bootstrapDangling writes each FlowSchema's Dangling condition where it

@@ -106,56 +106,42 @@ func (c *Cluster) installNetworkAddOns(ctx context.Context) error {
 }
 
 // createObject creates one object of the add-ons with its typed client,
-// unless one of its name exists: found first, or made meanwhile by
-// another API server of the same store. (Asking first matters: a second
-// Service asking for the same cluster IP is refused for the address
-// before its name is looked at.)
+// unless one of its name exists (createUnlessExists).
 func createObject(ctx context.Context, cl *client.Client, obj api.Object) error {
+	switch o := obj.(type) {
+	case *corev1.Namespace:
+		return createUnlessExists(ctx, cl.Namespaces(), o)
+	case *corev1.ServiceAccount:
+		return createUnlessExists(ctx, cl.ServiceAccounts(), o)
+	case *corev1.Service:
+		return createUnlessExists(ctx, cl.Services(), o)
+	case *rbacv1.ClusterRole:
+		return createUnlessExists(ctx, cl.ClusterRoles(), o)
+	case *rbacv1.ClusterRoleBinding:
+		return createUnlessExists(ctx, cl.ClusterRoleBindings(), o)
+	case *networkingv1.IngressClass:
+		return createUnlessExists(ctx, cl.IngressClasses(), o)
+	}
+	return fmt.Errorf("no client for %T", obj)
+}
+
+// createUnlessExists creates obj unless one of its name exists: found
+// first, or made meanwhile by another API server of the same store.
+// (Asking first matters: a second Service asking for the same cluster IP
+// is refused for the address before its name is looked at.)
+func createUnlessExists[T api.Object](ctx context.Context, res *client.Resource[T], obj T) error {
 	m := api.Meta(obj)
 	exists := func() bool {
-		var err error
-		switch obj.(type) {
-		case *corev1.Namespace:
-			_, err = cl.Namespaces().Get(ctx, "", m.Name)
-		case *corev1.ServiceAccount:
-			_, err = cl.ServiceAccounts().Get(ctx, m.Namespace, m.Name)
-		case *corev1.Service:
-			_, err = cl.Services().Get(ctx, m.Namespace, m.Name)
-		case *rbacv1.ClusterRole:
-			_, err = cl.ClusterRoles().Get(ctx, "", m.Name)
-		case *rbacv1.ClusterRoleBinding:
-			_, err = cl.ClusterRoleBindings().Get(ctx, "", m.Name)
-		case *networkingv1.IngressClass:
-			_, err = cl.IngressClasses().Get(ctx, "", m.Name)
-		default:
-			return false
-		}
+		_, err := res.Get(ctx, m.Namespace, m.Name)
 		return err == nil
 	}
 	if exists() {
 		return nil
 	}
-	var err error
-	switch o := obj.(type) {
-	case *corev1.Namespace:
-		_, err = cl.Namespaces().Create(ctx, o)
-	case *corev1.ServiceAccount:
-		_, err = cl.ServiceAccounts().Create(ctx, o)
-	case *corev1.Service:
-		_, err = cl.Services().Create(ctx, o)
-	case *rbacv1.ClusterRole:
-		_, err = cl.ClusterRoles().Create(ctx, o)
-	case *rbacv1.ClusterRoleBinding:
-		_, err = cl.ClusterRoleBindings().Create(ctx, o)
-	case *networkingv1.IngressClass:
-		_, err = cl.IngressClasses().Create(ctx, o)
-	default:
-		return fmt.Errorf("no client for %T", obj)
+	if _, err := res.Create(ctx, obj); err != nil && !exists() {
+		return err
 	}
-	if err != nil && exists() {
-		return nil
-	}
-	return err
+	return nil
 }
 
 // ingressNginxSwitch is the controller's --controllers name.

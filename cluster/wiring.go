@@ -266,7 +266,7 @@ func (c *Cluster) controllerManager() []wiring {
 			return cronjob.New(cronjob.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{ttlafterfinished.ControllerName, ttlafterfinished.Component, func(x ControllerContext) (Component, error) {
-			return ttlafterfinished.New(ttlafterfinished.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return ttlafterfinished.New(ttlafterfinished.Config{BaseConfig: controllers.BaseConfig{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger}})
 		}},
 		// storage
 		{persistentvolume.ControllerName, persistentvolume.Component, func(x ControllerContext) (Component, error) {
@@ -299,7 +299,7 @@ func (c *Cluster) controllerManager() []wiring {
 		// The ingress-nginx add-on's controller: not kube-controller-manager's,
 		// so its own informers, listed as its own service account.
 		{ingressnginx.ControllerName, ingressnginx.Component, func(x ControllerContext) (Component, error) {
-			return ingressnginx.New(ingressnginx.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Informers: c.privateInformers()})
+			return ingressnginx.New(ingressnginx.Config{BaseConfig: controllers.BaseConfig{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger, Informers: c.privateInformers()}})
 		}},
 	}
 	table = append(table, wiring{csrsigning.ControllerName, csrsigning.ServiceAccountName, func(x ControllerContext) (Component, error) {

@@ -15,8 +15,9 @@ import (
 // informer factory, the clock and the run mode — what
 // kube-controller-manager's ControllerContext hands a controller's
 // InitFunc. Such a controller's Config is this type (type Config =
-// controllers.BaseConfig); one with settings of its own has a Config of
-// its own, with these fields first.
+// controllers.BaseConfig), or NamespacedConfig when it can be limited to
+// one namespace; one with settings of its own has a Config of its own,
+// with these fields first.
 type BaseConfig struct {
 	// Client is the controller's API client (required).
 	Client *client.Client
@@ -40,4 +41,13 @@ func (cfg BaseConfig) NewController(name string, rec Reconciler) (*Controller, e
 		return nil, errors.New(name + ": Client and Clock are required")
 	}
 	return New(Config{Name: name, Reconciler: rec, Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+}
+
+// NamespacedConfig is BaseConfig for a controller that can be limited to
+// one namespace and needs nothing else of its own: such a controller's
+// Config is this type (type Config = controllers.NamespacedConfig).
+type NamespacedConfig struct {
+	BaseConfig
+	// Namespace limits the controller to one namespace ("" for all).
+	Namespace string
 }

@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
@@ -204,23 +205,12 @@ func (n clusterNetwork) route(ctx context.Context, ip, port string) (string, str
 		if err != nil {
 			return "", "", shell.ErrConnectionRefused // no endpoints: kube-proxy rejects
 		}
-		type backend struct{ ip, port string }
-		var backends []backend
-		for _, s := range ep.Subsets {
-			for _, p := range s.Ports {
-				if p.Name != sp.Name {
-					continue
-				}
-				for _, a := range s.Addresses {
-					backends = append(backends, backend{a.IP, strconv.Itoa(int(p.Port))})
-				}
-			}
-		}
+		backends := api.EndpointsOfPort(ep, sp.Name)
 		if len(backends) == 0 {
 			return "", "", shell.ErrConnectionRefused
 		}
 		b := backends[(n.k.proxyTurn.Add(1)-1)%uint64(len(backends))]
-		return b.ip, b.port, nil
+		return b.IP, strconv.Itoa(int(b.Port)), nil
 	}
 	return ip, port, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/hostprocess"
@@ -45,6 +46,10 @@ type LocalImages struct {
 // does, in a file the kubeconfig names (tokenFile), which client-go reads
 // again every minute.
 const localTokenSeconds = 3607
+
+// localTokenRefresh is when a local container's token is renewed: at 80%
+// of its life.
+const localTokenRefresh = localTokenSeconds * time.Second * 8 / 10
 
 // localProcess is one run of a local image.
 type localProcess struct {
@@ -154,7 +159,12 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *corev1.Pod, c
 	lp.exitQueued = make(chan struct{})
 	k.local[c.id] = lp
 	if err == nil && li.Server != "" && !setsEnv(spec, "KUBECONFIG") {
-		go k.rotateToken(lp, pod, filepath.Join(lp.dir, "token"))
+		// The first renewal is timed from now, when localArgv wrote the
+		// token, as the token manager times it from the token's issue:
+		// a timer made later by the goroutine, once it is scheduled,
+		// would miss a clock that moved on meanwhile.
+		first := k.cfg.Clock.NewTimer(localTokenRefresh)
+		go k.rotateToken(lp, pod, filepath.Join(lp.dir, "token"), first)
 	}
 	go func() {
 		// Its exit is the next transition of the pod: look at it now.
@@ -246,12 +256,11 @@ func (k *Kubelet) writeToken(ctx context.Context, pod *corev1.Pod, path string) 
 	return os.Rename(tmp, path)
 }
 
-// rotateToken renews the token of a run at 80% of its life until the run
-// ends; a failed renewal is tried again 10 s later.
-func (k *Kubelet) rotateToken(lp *localProcess, pod *corev1.Pod, path string) {
-	wait := localTokenSeconds * time.Second * 8 / 10
+// rotateToken renews the token of a run when timer t fires, then at 80%
+// of each new token's life, until the run ends; a failed renewal is tried
+// again 10 s later.
+func (k *Kubelet) rotateToken(lp *localProcess, pod *corev1.Pod, path string, t clock.Timer) {
 	for {
-		t := k.cfg.Clock.NewTimer(wait)
 		select {
 		case <-lp.proc.Done():
 			t.Stop()
@@ -261,11 +270,12 @@ func (k *Kubelet) rotateToken(lp *localProcess, pod *corev1.Pod, path string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		err := k.writeToken(ctx, pod, path)
 		cancel()
-		wait = localTokenSeconds * time.Second * 8 / 10
+		wait := localTokenRefresh
 		if err != nil {
 			k.logger.Error("rotating a local container's token", "pod", lp.podKey, "err", err)
 			wait = 10 * time.Second
 		}
+		t = k.cfg.Clock.NewTimer(wait)
 	}
 }
 

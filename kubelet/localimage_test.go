@@ -188,7 +188,7 @@ func TestLocalImageKubeconfigAndTokenRotation(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "system:serviceaccount:default:default", user.Name)
 
-	f.clk.Step(localTokenSeconds * time.Second * 8 / 10)
+	f.clk.Step(localTokenRefresh)
 	deadline := time.Now().Add(30 * time.Second)
 	for token() == first {
 		require.True(t, time.Now().Before(deadline), "the token was not renewed")

@@ -36,10 +36,16 @@ func newNetFixture(t *testing.T) *netFixture {
 		p.Spec.Containers = []corev1.Container{{Name: "c", Image: "busybox", Command: []string{"sleep", "3600"}}}
 	})
 	f.createPodIn("prod", "web", map[string]string{"app": "web"})
-	for f.pod("client").Status.Phase != corev1.PodRunning || f.podIn("prod", "web").Status.Phase != corev1.PodRunning {
+	// Ready, not only Running: the phase says the containers were
+	// started, readiness is what Kubernetes promises before a pod is sent
+	// traffic, and the Endpoints below list web as a ready address, as the
+	// endpoints controller would only once web is Ready.
+	for !isReady(f.pod("client")) || !isReady(f.podIn("prod", "web")) {
 		f.next()
 	}
 	f.client, f.web = f.pod("client"), f.podIn("prod", "web")
+	f.requireHolds(f.client)
+	f.requireHolds(f.web)
 	svc, err := f.env.Client.Services().Create(f.ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "prod"},
 		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(80)}}}})
 	require.NoError(t, err)
@@ -48,6 +54,46 @@ func newNetFixture(t *testing.T) *netFixture {
 		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: f.web.Status.PodIP}}, Ports: []corev1.EndpointPort{{Name: "http", Port: 80}}}}})
 	require.NoError(t, err)
 	return f
+}
+
+func isReady(pod *corev1.Pod) bool {
+	c := podCondition(pod, corev1.PodReady)
+	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+// requireHolds checks that the kubelet holds what it published of pod,
+// which is what it answers a connection from (simulatedHTTP): the pod in
+// its informer, a started sandbox with the pod's address, every container
+// running. A test's connection that fails after this passed failed on the
+// way (kube-proxy's part, the policies), not at the pod.
+func (f *netFixture) requireHolds(pod *corev1.Pod) {
+	f.t.Helper()
+	key := pod.Namespace + "/" + pod.Name
+	f.k.mu.Lock()
+	inf := f.k.loops.pods
+	f.k.mu.Unlock()
+	_, cached := inf.Get(pod.Namespace, pod.Name)
+	require.True(f.t, cached, "the kubelet's informer lacks %s", key)
+	f.k.stateMu.Lock()
+	rt := f.k.runtimes[key]
+	var ip string
+	var st stage
+	var running []string
+	if rt != nil {
+		ip, st = rt.ip, rt.stage
+		for _, c := range rt.containers {
+			if c.state == containerRunning {
+				running = append(running, c.name)
+			}
+		}
+	}
+	f.k.stateMu.Unlock()
+	require.NotNil(f.t, rt, "the kubelet has no runtime for %s", key)
+	require.Equal(f.t, pod.Status.PodIP, ip, "the address of %s", key)
+	require.Equal(f.t, stageStarted, st, "the stage of %s", key)
+	for _, c := range pod.Spec.Containers {
+		require.Contains(f.t, running, c.Name, "the containers of %s running", key)
+	}
 }
 
 func (f *netFixture) createPodIn(ns, name string, labels map[string]string) {

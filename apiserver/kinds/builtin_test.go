@@ -18,6 +18,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/store/boltstore"
 )
 
@@ -148,19 +149,37 @@ func TestPodGracePeriodAndFields(t *testing.T) {
 	}
 }
 
-// stores opens a bbolt store in a temporary directory and a registry
-// store for each built-in resource over it.
-func stores(t *testing.T) (map[string]*registry.Store, *clock.Fake) {
+// builtinStores opens a bbolt store in a temporary directory and makes a
+// registry store over it for each built-in resource, in Builtin's order,
+// on one fake clock; decorate puts each resource's storage decorations
+// (the conversions of the versions not stored as they are served, the
+// Services' allocators) between its store and the bbolt one.
+func builtinStores(t *testing.T, decorate bool) ([]*registry.Store, *clock.Fake) {
 	t.Helper()
 	db, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), "kubesim.db"), UnsafeNoFsync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	ids := registry.NewIDs(rand.Reader)
-	out := map[string]*registry.Store{}
+	var out []*registry.Store
 	for _, r := range Builtin() {
-		st, err := registry.NewStore(registry.Config{Resource: r, Storage: db, Clock: clk, IDs: ids})
+		var storage store.Interface = db
+		if decorate && r.DecorateStorage != nil {
+			storage = r.DecorateStorage(storage)
+		}
+		st, err := registry.NewStore(registry.Config{Resource: r, Storage: storage, Clock: clk, IDs: ids})
 		require.NoError(t, err)
+		out = append(out, st)
+	}
+	return out, clk
+}
+
+// stores is builtinStores without decorations, keyed by resource name.
+func stores(t *testing.T) (map[string]*registry.Store, *clock.Fake) {
+	all, clk := builtinStores(t, false)
+	out := map[string]*registry.Store{}
+	for _, st := range all {
+		r := st.Resource()
 		// events.k8s.io Events keep "events" for the core group's.
 		if prev, ok := out[r.Name]; !ok || prev.Resource().Group == r.Group {
 			out[r.Name] = st

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/fieldmap"
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -50,64 +51,52 @@ func eventsResources() []*registry.Resource {
 }
 
 // EventToCore converts an events.k8s.io/v1 Event to the core/v1 form it
-// is stored in (Convert_v1_Event_To_core_Event): regarding is
-// involvedObject, note is message, deprecatedSource, deprecatedCount and
-// the deprecated timestamps are source, count and the timestamps; the
-// other fields have the same names (reportingController is the core
-// field spelled reportingComponent in JSON).
+// is stored in (Convert_v1_Event_To_core_Event), by eventMapping.
 func EventToCore(e *eventsv1.Event) *corev1.Event {
-	out := &corev1.Event{
-		TypeMeta:            metav1.TypeMeta{APIVersion: "v1", Kind: "Event"},
-		ObjectMeta:          *e.ObjectMeta.DeepCopy(),
-		InvolvedObject:      e.Regarding,
-		Reason:              e.Reason,
-		Message:             e.Note,
-		Source:              e.DeprecatedSource,
-		FirstTimestamp:      e.DeprecatedFirstTimestamp,
-		LastTimestamp:       e.DeprecatedLastTimestamp,
-		Count:               e.DeprecatedCount,
-		Type:                e.Type,
-		EventTime:           e.EventTime,
-		Action:              e.Action,
-		ReportingController: e.ReportingController,
-		ReportingInstance:   e.ReportingInstance,
-	}
-	if e.Series != nil {
-		out.Series = &corev1.EventSeries{Count: e.Series.Count, LastObservedTime: e.Series.LastObservedTime}
-	}
-	if e.Related != nil {
-		r := *e.Related
-		out.Related = &r
-	}
+	out := &corev1.Event{}
+	fieldmap.AToB(eventMapping(e.DeepCopy(), out))
+	out.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Event"}
 	return out
 }
 
-// EventFromCore is the way back (Convert_core_Event_To_v1_Event).
+// EventFromCore is the way back (Convert_core_Event_To_v1_Event), by the
+// same eventMapping.
 func EventFromCore(e *corev1.Event) *eventsv1.Event {
-	out := &eventsv1.Event{
-		TypeMeta:                 metav1.TypeMeta{APIVersion: EventsGroupName + "/v1", Kind: "Event"},
-		ObjectMeta:               *e.ObjectMeta.DeepCopy(),
-		EventTime:                e.EventTime,
-		ReportingController:      e.ReportingController,
-		ReportingInstance:        e.ReportingInstance,
-		Action:                   e.Action,
-		Reason:                   e.Reason,
-		Regarding:                e.InvolvedObject,
-		Note:                     e.Message,
-		Type:                     e.Type,
-		DeprecatedSource:         e.Source,
-		DeprecatedFirstTimestamp: e.FirstTimestamp,
-		DeprecatedLastTimestamp:  e.LastTimestamp,
-		DeprecatedCount:          e.Count,
-	}
-	if e.Series != nil {
-		out.Series = &eventsv1.EventSeries{Count: e.Series.Count, LastObservedTime: e.Series.LastObservedTime}
-	}
-	if e.Related != nil {
-		r := *e.Related
-		out.Related = &r
-	}
+	out := &eventsv1.Event{}
+	fieldmap.BToA(eventMapping(out, e.DeepCopy()))
+	out.TypeMeta = metav1.TypeMeta{APIVersion: EventsGroupName + "/v1", Kind: "Event"}
 	return out
+}
+
+// eventMapping is pkg/apis/events/v1's field mapping, written once for
+// both directions: each line names an events.k8s.io/v1 field of v and
+// the core/v1 field of c that holds it. Regarding is involvedObject, note
+// is message, deprecatedSource, deprecatedCount and the deprecated
+// timestamps are source, count and the timestamps; the other fields have
+// the same names (reportingController is the core field spelled
+// reportingComponent in JSON). Every field but TypeMeta is listed.
+func eventMapping(v *eventsv1.Event, c *corev1.Event) []fieldmap.Pair {
+	return []fieldmap.Pair{
+		fieldmap.Same[metav1.ObjectMeta]{A: &v.ObjectMeta, B: &c.ObjectMeta},
+		fieldmap.Same[metav1.MicroTime]{A: &v.EventTime, B: &c.EventTime},
+		// Each group has an EventSeries of its own, with the same fields
+		// (a field added to one would stop these compiling).
+		fieldmap.Convert[*eventsv1.EventSeries, *corev1.EventSeries]{A: &v.Series, B: &c.Series,
+			ToB: func(s *eventsv1.EventSeries) *corev1.EventSeries { return (*corev1.EventSeries)(s) },
+			ToA: func(s *corev1.EventSeries) *eventsv1.EventSeries { return (*eventsv1.EventSeries)(s) }},
+		fieldmap.Same[string]{A: &v.ReportingController, B: &c.ReportingController},
+		fieldmap.Same[string]{A: &v.ReportingInstance, B: &c.ReportingInstance},
+		fieldmap.Same[string]{A: &v.Action, B: &c.Action},
+		fieldmap.Same[string]{A: &v.Reason, B: &c.Reason},
+		fieldmap.Same[corev1.ObjectReference]{A: &v.Regarding, B: &c.InvolvedObject},
+		fieldmap.Same[*corev1.ObjectReference]{A: &v.Related, B: &c.Related},
+		fieldmap.Same[string]{A: &v.Note, B: &c.Message},
+		fieldmap.Same[string]{A: &v.Type, B: &c.Type},
+		fieldmap.Same[corev1.EventSource]{A: &v.DeprecatedSource, B: &c.Source},
+		fieldmap.Same[metav1.Time]{A: &v.DeprecatedFirstTimestamp, B: &c.FirstTimestamp},
+		fieldmap.Same[metav1.Time]{A: &v.DeprecatedLastTimestamp, B: &c.LastTimestamp},
+		fieldmap.Same[int32]{A: &v.DeprecatedCount, B: &c.Count},
+	}
 }
 
 func eventV1ToStored(value []byte) ([]byte, error) {

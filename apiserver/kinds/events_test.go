@@ -2,8 +2,7 @@ package kinds
 
 import (
 	"context"
-	"crypto/rand"
-	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -13,12 +12,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/randfill"
 
 	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/apiserver/registry"
-	"github.com/kubesim/kubesim/clock"
-	"github.com/kubesim/kubesim/store"
-	"github.com/kubesim/kubesim/store/boltstore"
 )
 
 func newStyleEvent() *eventsv1.Event {
@@ -60,6 +57,46 @@ func TestEventConversionMapsFields(t *testing.T) {
 	back := EventToCore(v1)
 	back.TypeMeta = legacy.TypeMeta
 	assert.Equal(t, legacy, back)
+}
+
+// Every field eventMapping maps survives a round trip either way: an
+// Event with every field set (sigs.k8s.io/randfill), converted to the
+// other group and back, is what it was. A field added to one direction of
+// the mapping and not the other, or one left out, fails here.
+func TestEventMappingRoundTrips(t *testing.T) {
+	for seed := range int64(5) {
+		f := randfill.NewWithSeed(seed).NilChance(0).NumElements(1, 2).Funcs(
+			// No string or count left at its zero value by chance.
+			func(s *string, c randfill.Continue) { *s = "s" + c.String(8) },
+			func(n *int32, c randfill.Continue) { *n = 1 + c.Int31n(1000) },
+		)
+
+		var core corev1.Event
+		f.Fill(&core)
+		core.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Event"}
+		requireEveryFieldSet(t, core)
+		v1 := EventFromCore(&core)
+		requireEveryFieldSet(t, *v1)
+		assert.Equal(t, &core, EventToCore(v1), "core -> events.k8s.io -> core, seed %d", seed)
+
+		var events eventsv1.Event
+		f.Fill(&events)
+		events.TypeMeta = metav1.TypeMeta{APIVersion: EventsGroupName + "/v1", Kind: "Event"}
+		requireEveryFieldSet(t, events)
+		c := EventToCore(&events)
+		requireEveryFieldSet(t, *c)
+		assert.Equal(t, &events, EventFromCore(c), "events.k8s.io -> core -> events.k8s.io, seed %d", seed)
+	}
+}
+
+// requireEveryFieldSet fails unless each top-level field of the struct e
+// holds a value, so that a round trip of e checks every field.
+func requireEveryFieldSet(t *testing.T, e any) {
+	t.Helper()
+	v := reflect.ValueOf(e)
+	for i := range v.NumField() {
+		require.False(t, v.Field(i).IsZero(), "%s.%s.%s is not set", v.Type().PkgPath(), v.Type().Name(), v.Type().Field(i).Name)
+	}
 }
 
 func TestEventsV1Validation(t *testing.T) {
@@ -141,23 +178,13 @@ func TestEventsServedFromOneStorage(t *testing.T) {
 }
 
 // decoratedStores is a registry store per built-in resource over one
-// bbolt store, keyed group/resource, each with its storage decorations
-// (the conversions of the versions not stored as they are served).
+// bbolt store, keyed group/resource (the first version of each), each
+// with its storage decorations (builtinStores).
 func decoratedStores(t *testing.T) map[string]*registry.Store {
-	t.Helper()
-	db, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), "kubesim.db"), UnsafeNoFsync: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	ids := registry.NewIDs(rand.Reader)
+	all, _ := builtinStores(t, true)
 	out := map[string]*registry.Store{}
-	for _, r := range Builtin() {
-		var storage store.Interface = db
-		if r.DecorateStorage != nil {
-			storage = r.DecorateStorage(storage)
-		}
-		st, err := registry.NewStore(registry.Config{Resource: r, Storage: storage, Clock: clk, IDs: ids})
-		require.NoError(t, err)
+	for _, st := range all {
+		r := st.Resource()
 		if _, ok := out[r.Group+"/"+r.Name]; !ok {
 			out[r.Group+"/"+r.Name] = st
 		}

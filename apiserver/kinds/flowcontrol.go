@@ -156,9 +156,7 @@ func (s flowSchemaStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { 
 // generation.
 func (flowSchemaStrategy) PrepareForUpdate(obj, old api.Object) {
 	fs, o := obj.(*flowcontrolv1.FlowSchema), old.(*flowcontrolv1.FlowSchema)
-	if !reflect.DeepEqual(fs.Spec, o.Spec) {
-		fs.Generation = o.Generation + 1
-	}
+	nextGenerationOnChange(fs, o, fs.Spec, o.Spec)
 }
 
 type priorityLevelStrategy struct{ registry.DefaultStrategy }
@@ -278,9 +276,7 @@ func (s priorityLevelStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList
 // generation.
 func (priorityLevelStrategy) PrepareForUpdate(obj, old api.Object) {
 	pl, o := obj.(*flowcontrolv1.PriorityLevelConfiguration), old.(*flowcontrolv1.PriorityLevelConfiguration)
-	if !reflect.DeepEqual(pl.Spec, o.Spec) {
-		pl.Generation = o.Generation + 1
-	}
+	nextGenerationOnChange(pl, o, pl.Spec, o.Spec)
 }
 
 // flowSchemaTable: NAME PRIORITYLEVEL MATCHINGPRECEDENCE

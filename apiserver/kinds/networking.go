@@ -129,15 +129,11 @@ func validateIngressSpec(spec *networkingv1.IngressSpec, p *field.Path) field.Er
 			errs = append(errs, validateHost(host, tp.Child("hosts").Index(j), false)...)
 		}
 		if tls.SecretName != "" {
-			for _, msg := range labels.IsDNS1123Subdomain(tls.SecretName) {
-				errs = append(errs, field.Invalid(tp.Child("secretName"), tls.SecretName, msg))
-			}
+			errs = append(errs, validateString(tls.SecretName, tp.Child("secretName"), labels.IsDNS1123Subdomain)...)
 		}
 	}
 	if spec.IngressClassName != nil {
-		for _, msg := range labels.IsDNS1123Subdomain(*spec.IngressClassName) {
-			errs = append(errs, field.Invalid(p.Child("ingressClassName"), *spec.IngressClassName, msg))
-		}
+		errs = append(errs, validateString(*spec.IngressClassName, p.Child("ingressClassName"), labels.IsDNS1123Subdomain)...)
 	}
 	return errs
 }
@@ -149,14 +145,11 @@ func validateHost(host string, p *field.Path, rule bool) field.ErrorList {
 	if rule && validIP(host) {
 		errs = append(errs, field.Invalid(p, host, "must be a DNS name, not an IP address"))
 	}
-	msgs := labels.IsDNS1123Subdomain(host)
+	is := labels.IsDNS1123Subdomain
 	if strings.Contains(host, "*") {
-		msgs = IsWildcardDNS1123Subdomain(host)
+		is = IsWildcardDNS1123Subdomain
 	}
-	for _, msg := range msgs {
-		errs = append(errs, field.Invalid(p, host, msg))
-	}
-	return errs
+	return append(errs, validateString(host, p, is)...)
 }
 
 func validateIngressRule(rule *networkingv1.IngressRule, p *field.Path) field.ErrorList {
@@ -226,18 +219,14 @@ func validateIngressBackend(b *networkingv1.IngressBackend, p *field.Path) field
 	if b.Service.Name == "" {
 		errs = append(errs, field.Required(sp.Child("name"), ""))
 	} else {
-		for _, msg := range IsDNS1035Label(b.Service.Name) {
-			errs = append(errs, field.Invalid(sp.Child("name"), b.Service.Name, msg))
-		}
+		errs = append(errs, validateString(b.Service.Name, sp.Child("name"), IsDNS1035Label)...)
 	}
 	port := b.Service.Port
 	switch {
 	case port.Name != "" && port.Number != 0:
 		errs = append(errs, field.Invalid(p, "", "cannot set both port name & port number"))
 	case port.Name != "":
-		for _, msg := range IsValidPortName(port.Name) {
-			errs = append(errs, field.Invalid(sp.Child("port", "name"), port.Name, msg))
-		}
+		errs = append(errs, validateString(port.Name, sp.Child("port", "name"), IsValidPortName)...)
 	case port.Number != 0:
 		if !validPortNum(port.Number) {
 			errs = append(errs, field.Invalid(sp.Child("port", "number"), port.Number, portRangeErrMsg))
@@ -254,22 +243,16 @@ func validateIngressBackend(b *networkingv1.IngressBackend, p *field.Path) field
 func validateTypedLocalObjectReference(group *string, kind, name string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if group != nil {
-		for _, msg := range labels.IsDNS1123Subdomain(*group) {
-			errs = append(errs, field.Invalid(p.Child("apiGroup"), *group, msg))
-		}
+		errs = append(errs, validateString(*group, p.Child("apiGroup"), labels.IsDNS1123Subdomain)...)
 	}
 	if kind == "" {
 		errs = append(errs, field.Required(p.Child("kind"), "kind is required"))
 	}
-	for _, msg := range IsValidPathSegmentName(kind) {
-		errs = append(errs, field.Invalid(p.Child("kind"), kind, msg))
-	}
+	errs = append(errs, validateString(kind, p.Child("kind"), IsValidPathSegmentName)...)
 	if name == "" {
 		errs = append(errs, field.Required(p.Child("name"), "name is required"))
 	}
-	for _, msg := range IsValidPathSegmentName(name) {
-		errs = append(errs, field.Invalid(p.Child("name"), name, msg))
-	}
+	errs = append(errs, validateString(name, p.Child("name"), IsValidPathSegmentName)...)
 	return errs
 }
 
@@ -283,9 +266,7 @@ func validateIngressLoadBalancerStatus(s *networkingv1.IngressLoadBalancerStatus
 			errs = append(errs, field.Invalid(ip.Child("ip"), in.IP, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"))
 		}
 		if in.Hostname != "" {
-			for _, msg := range labels.IsDNS1123Subdomain(in.Hostname) {
-				errs = append(errs, field.Invalid(ip.Child("hostname"), in.Hostname, msg))
-			}
+			errs = append(errs, validateString(in.Hostname, ip.Child("hostname"), labels.IsDNS1123Subdomain)...)
 			if validIP(in.Hostname) {
 				errs = append(errs, field.Invalid(ip.Child("hostname"), in.Hostname, "must be a DNS name, not an IP address"))
 			}
@@ -420,9 +401,7 @@ func (ingressClassStrategy) Validate(obj api.Object) field.ErrorList {
 		case *scope == networkingv1.IngressClassParametersReferenceScopeNamespace && params.Namespace == nil:
 			errs = append(errs, field.Required(pp.Child("namespace"), "`parameters.scope` is set to 'Namespace'"))
 		case *scope == networkingv1.IngressClassParametersReferenceScopeNamespace:
-			for _, msg := range IsDNS1123Label(*params.Namespace) {
-				errs = append(errs, field.Invalid(pp.Child("namespace"), *params.Namespace, msg))
-			}
+			errs = append(errs, validateString(*params.Namespace, pp.Child("namespace"), IsDNS1123Label)...)
 		case params.Namespace != nil:
 			errs = append(errs, field.Forbidden(pp.Child("namespace"), "`parameters.scope` is set to 'Cluster'"))
 		}
@@ -458,10 +437,7 @@ func validateDomainPrefixedPath(s string, p *field.Path) field.ErrorList {
 	if !ok || host == "" || path == "" {
 		return field.ErrorList{field.Invalid(p, s, `must be a domain-prefixed path (such as "acme.io/foo")`)}
 	}
-	var errs field.ErrorList
-	for _, msg := range labels.IsDNS1123Subdomain(host) {
-		errs = append(errs, field.Invalid(p, host, msg))
-	}
+	errs := validateString(host, p, labels.IsDNS1123Subdomain)
 	if strings.Trim(path, httpPathChars) != "" {
 		errs = append(errs, field.Invalid(p, path, labels.RegexError("Invalid path", httpPathFmt)))
 	}
@@ -528,22 +504,10 @@ func (networkPolicyStrategy) Validate(obj api.Object) field.ErrorList {
 	p := field.NewPath("spec")
 	errs := validateLabelSelector(&spec.PodSelector, p.Child("podSelector"))
 	for i, rule := range spec.Ingress {
-		rp := p.Child("ingress").Index(i)
-		for j := range rule.Ports {
-			errs = append(errs, validateNetworkPolicyPort(&rule.Ports[j], rp.Child("ports").Index(j))...)
-		}
-		for j := range rule.From {
-			errs = append(errs, validateNetworkPolicyPeer(&rule.From[j], rp.Child("from").Index(j))...)
-		}
+		errs = append(errs, validateNetworkPolicyRule(rule.Ports, rule.From, p.Child("ingress").Index(i), "from")...)
 	}
 	for i, rule := range spec.Egress {
-		rp := p.Child("egress").Index(i)
-		for j := range rule.Ports {
-			errs = append(errs, validateNetworkPolicyPort(&rule.Ports[j], rp.Child("ports").Index(j))...)
-		}
-		for j := range rule.To {
-			errs = append(errs, validateNetworkPolicyPeer(&rule.To[j], rp.Child("to").Index(j))...)
-		}
+		errs = append(errs, validateNetworkPolicyRule(rule.Ports, rule.To, p.Child("egress").Index(i), "to")...)
 	}
 	if len(spec.PolicyTypes) > 2 {
 		return append(errs, field.Invalid(p.Child("policyTypes"), spec.PolicyTypes, "may not specify more than two policyTypes"))
@@ -560,6 +524,20 @@ func (networkPolicyStrategy) Validate(obj api.Object) field.ErrorList {
 // ValidateUpdate implements registry.Strategy: a policy's spec may change.
 func (s networkPolicyStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
 	return s.Validate(obj)
+}
+
+// validateNetworkPolicyRule checks an ingress or an egress rule at p: its
+// ports, and its peers, which an ingress rule calls from and an egress
+// rule to.
+func validateNetworkPolicyRule(ports []networkingv1.NetworkPolicyPort, peers []networkingv1.NetworkPolicyPeer, p *field.Path, peersName string) field.ErrorList {
+	var errs field.ErrorList
+	for j := range ports {
+		errs = append(errs, validateNetworkPolicyPort(&ports[j], p.Child("ports").Index(j))...)
+	}
+	for j := range peers {
+		errs = append(errs, validateNetworkPolicyPeer(&peers[j], p.Child(peersName).Index(j))...)
+	}
+	return errs
 }
 
 // validateNetworkPolicyPort: a known protocol; a port by number (with an
@@ -592,9 +570,7 @@ func validateNetworkPolicyPort(port *networkingv1.NetworkPolicyPort, p *field.Pa
 		if port.EndPort != nil {
 			errs = append(errs, field.Forbidden(p.Child("endPort"), "may not be specified when `port` is non-numeric"))
 		}
-		for _, msg := range IsValidPortName(port.Port.StrVal) {
-			errs = append(errs, field.Invalid(p.Child("port"), port.Port.StrVal, msg))
-		}
+		errs = append(errs, validateString(port.Port.StrVal, p.Child("port"), IsValidPortName)...)
 	}
 	return errs
 }

@@ -292,6 +292,10 @@ func TestNetworkPolicyValidation(t *testing.T) {
 				`spec.ingress[0].from[0].ipBlock.except[2]: Invalid value: "x": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)`}},
 		{"bad selector", from(networkingv1.NetworkPolicyPeer{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a b"}}}),
 			[]string{`spec.ingress[0].from[0].namespaceSelector.matchLabels: Invalid value: "a b": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`}},
+		{"egress rule", &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}, Spec: networkingv1.NetworkPolicySpec{
+			Egress: []networkingv1.NetworkPolicyEgressRule{{Ports: []networkingv1.NetworkPolicyPort{netpolPort("TCP", &big, nil)}, To: []networkingv1.NetworkPolicyPeer{{}}}}}},
+			[]string{"spec.egress[0].ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive",
+				"spec.egress[0].to[0]: Required value: must specify a peer"}},
 		{"bad policy type", &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: networkingv1.NetworkPolicySpec{
 			PolicyTypes: []networkingv1.PolicyType{"Sideways"}}},
 			[]string{`spec.policyTypes[0]: Unsupported value: "Sideways": supported values: "Ingress", "Egress"`}},

@@ -95,19 +95,15 @@ func (limitRangeStrategy) Default(obj api.Object) {
 		if item.DefaultRequest == nil {
 			item.DefaultRequest = corev1.ResourceList{}
 		}
-		for k, v := range item.Max {
-			if _, ok := item.Default[k]; !ok {
-				item.Default[k] = v
-			}
-		}
-		for k, v := range item.Default {
-			if _, ok := item.DefaultRequest[k]; !ok {
-				item.DefaultRequest[k] = v
-			}
-		}
-		for k, v := range item.Min {
-			if _, ok := item.DefaultRequest[k]; !ok {
-				item.DefaultRequest[k] = v
+		// In this order: max fills the default limit, which with min
+		// then fills the default request.
+		for _, from := range []struct{ src, dst corev1.ResourceList }{
+			{item.Max, item.Default}, {item.Default, item.DefaultRequest}, {item.Min, item.DefaultRequest},
+		} {
+			for k, v := range from.src {
+				if _, ok := from.dst[k]; !ok {
+					from.dst[k] = v.DeepCopy()
+				}
 			}
 		}
 	}

@@ -77,21 +77,15 @@ func (s podTemplateStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
 // generation (the strategy's template comparison).
 func (podTemplateStrategy) PrepareForUpdate(obj, old api.Object) {
 	pt, o := obj.(*corev1.PodTemplate), old.(*corev1.PodTemplate)
-	if !reflect.DeepEqual(pt.Template, o.Template) {
-		pt.Generation = o.Generation + 1
-	}
+	nextGenerationOnChange(pt, o, pt.Template, o.Template)
 }
 
 // podTemplateTable: NAME CONTAINERS IMAGES POD LABELS, no AGE
 // (printPodTemplate).
 func podTemplateTable() *registry.Table {
 	return &registry.Table{
-		Columns: []metav1.TableColumnDefinition{
-			registry.NameColumn,
-			col("Containers", "string", "Names of each container in the template."),
-			col("Images", "string", "Images referenced by each container in the template."),
-			col("Pod Labels", "string", "The labels for the pod template."),
-		},
+		Columns: append(append([]metav1.TableColumnDefinition{registry.NameColumn}, containerColumns()...),
+			col("Pod Labels", "string", "The labels for the pod template.")),
 		Cells: func(obj api.Object, _ time.Time) []any {
 			pt := obj.(*corev1.PodTemplate)
 			names, images := containerCells(&pt.Template.Spec)
@@ -176,24 +170,16 @@ func validateReplicationController(rc *corev1.ReplicationController) field.Error
 }
 
 // replicationControllerTable: NAME DESIRED CURRENT READY AGE, and
-// CONTAINERS IMAGES SELECTOR with -o wide (printReplicationController).
+// CONTAINERS IMAGES SELECTOR with -o wide (printReplicationController),
+// a ReplicaSet's table.
 func replicationControllerTable() *registry.Table {
-	return &registry.Table{
-		Columns: append([]metav1.TableColumnDefinition{
-			registry.NameColumn,
-			col("Desired", "integer", "Replicas is the number of desired replicas."),
-			col("Current", "integer", "Replicas is the most recently observed number of replicas."),
-			col("Ready", "integer", "The number of ready replicas for this replication controller."),
-			registry.AgeColumn,
-		}, templateColumns(true)...),
-		Cells: func(obj api.Object, now time.Time) []any {
-			rc := obj.(*corev1.ReplicationController)
-			var names, images string
-			if rc.Spec.Template != nil {
-				names, images = containerCells(&rc.Spec.Template.Spec)
-			}
-			return []any{rc.Name, replicas(rc.Spec.Replicas), int64(rc.Status.Replicas), int64(rc.Status.ReadyReplicas),
-				age(rc.CreationTimestamp.Time, now), names, images, formatLabels(rc.Spec.Selector)}
-		},
-	}
+	return replicasTable("replication controller", func(obj api.Object) replicasRow {
+		rc := obj.(*corev1.ReplicationController)
+		var template *corev1.PodSpec
+		if rc.Spec.Template != nil {
+			template = &rc.Spec.Template.Spec
+		}
+		return replicasRow{&rc.ObjectMeta, rc.Spec.Replicas, rc.Status.Replicas, rc.Status.ReadyReplicas,
+			template, formatLabels(rc.Spec.Selector)}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -43,6 +44,20 @@ func TestReplicationTables(t *testing.T) {
 	assert.Equal(t, []any{"x", "nginx", "nginx:1.27", "app=web"}, cells("podtemplates"))
 	assert.Equal(t, []any{"x", int64(3), int64(3), int64(2), "3h", "nginx", "nginx:1.27", "app=web"}, cells("replicationcontrollers"))
 	rc := builtin(t, "replicationcontrollers")
+	noTemplate := objs["replicationcontrollers"].(*corev1.ReplicationController).DeepCopy()
+	noTemplate.Spec.Template = nil
+	assert.Equal(t, []any{"x", int64(3), int64(3), int64(2), "3h", "", "", "app=web"}, rc.Table.Cells(noTemplate, tableNow))
+	// An RC prints as a ReplicaSet does: the same columns, READY's
+	// description naming the kind.
+	rsColumns, rcColumns := builtin(t, "replicasets").Table.Columns, rc.Table.Columns
+	require.Len(t, rcColumns, len(rsColumns))
+	for i := range rsColumns {
+		if rsColumns[i].Name == "Ready" {
+			assert.Equal(t, "The number of ready replicas for this replication controller.", rcColumns[i].Description)
+			continue
+		}
+		assert.Equal(t, rsColumns[i], rcColumns[i])
+	}
 	assert.Equal(t, []string{"rc"}, rc.ShortNames)
 	assert.Equal(t, []string{"all"}, rc.Categories)
 	require.NotNil(t, rc.Scale)
@@ -77,4 +92,29 @@ func TestReplicationControllerDefaultsAndValidation(t *testing.T) {
 	neg.Spec.Replicas = ptr(int32(-1))
 	require.NotEmpty(t, st.Validate(neg))
 	assert.Equal(t, "spec.replicas", st.Validate(neg)[0].Field)
+}
+
+// A new spec (a PodTemplate's template) is a new generation; an update
+// that leaves it alone keeps the generation.
+func TestSpecChangeIsNewGeneration(t *testing.T) {
+	samples := groupsSamples()
+	for _, name := range []string{"podtemplates", "flowschemas", "prioritylevelconfigurations"} {
+		old := samples[name].DeepCopyObject().(api.Object)
+		api.Meta(old).Generation = 4
+		same := old.DeepCopyObject().(api.Object)
+		update(t, name, same, old)
+		assert.Equal(t, int64(4), api.Meta(same).Generation, name)
+
+		changed := old.DeepCopyObject().(api.Object)
+		switch o := changed.(type) {
+		case *corev1.PodTemplate:
+			o.Template.Spec.Containers[0].Image = "nginx:1.28"
+		case *flowcontrolv1.FlowSchema:
+			o.Spec.MatchingPrecedence++
+		case *flowcontrolv1.PriorityLevelConfiguration:
+			o.Spec.Limited.LendablePercent = ptr(*o.Spec.Limited.LendablePercent + 1)
+		}
+		update(t, name, changed, old)
+		assert.Equal(t, int64(5), api.Meta(changed).Generation, name)
+	}
 }

@@ -432,6 +432,9 @@ func (rt *roundTrip) serverSets(want, got api.Object) {
 	if fix, ok := createResets[rt.res.GroupResource().String()]; ok {
 		fix(want, got)
 	}
+	if defaultsAdd[rt.res.GroupResource().String()] {
+		rt.res.Strategy.Default(want)
+	}
 }
 
 // podTemplateResets are the v1 defaults and conversions of a pod spec
@@ -561,31 +564,14 @@ var createResets = map[string]func(want, got api.Object){
 			w.HealthCheckNodePort = g.HealthCheckNodePort
 		}
 	},
-	// SetDefaults_LimitRangeItem: a container's default limit comes
-	// from max, its default request from the default limit, then min.
-	"limitranges": func(want, got api.Object) {
-		lr := want.(*corev1.LimitRange)
-		for i := range lr.Spec.Limits {
-			item := &lr.Spec.Limits[i]
-			if item.Type != corev1.LimitTypeContainer {
-				continue
-			}
-			if item.Default == nil {
-				item.Default = corev1.ResourceList{}
-			}
-			if item.DefaultRequest == nil {
-				item.DefaultRequest = corev1.ResourceList{}
-			}
-			for _, from := range []struct{ src, dst corev1.ResourceList }{{item.Max, item.Default}, {item.Default, item.DefaultRequest}, {item.Min, item.DefaultRequest}} {
-				for k, v := range from.src {
-					if _, ok := from.dst[k]; !ok {
-						from.dst[k] = v.DeepCopy()
-					}
-				}
-			}
-		}
-	},
 }
+
+// defaultsAdd are the kinds whose strategy's Default adds to what a
+// create sends even when every field is set: want gets the same defaults
+// from the served strategy itself. LimitRange's (SetDefaults_LimitRangeItem)
+// fills a container item's default limit from max and its default request
+// from the default limit and min, key by key.
+var defaultsAdd = map[string]bool{"limitranges": true}
 
 // asJSON is obj's JSON, for messages.
 func asJSON(obj any) string {

@@ -525,12 +525,21 @@ func replicas(r *int32) int64 {
 	return int64(*r)
 }
 
+// containerColumns are the CONTAINERS and IMAGES columns of a pod
+// template's containers (containerCells).
+func containerColumns() []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{
+		col("Containers", "string", "Names of each container in the template."),
+		col("Images", "string", "Images referenced by each container in the template."),
+	}
+}
+
 // templateColumns are the wide CONTAINERS, IMAGES (and SELECTOR) columns
 // of the workload kinds.
 func templateColumns(selector bool) []metav1.TableColumnDefinition {
-	cols := []metav1.TableColumnDefinition{
-		wide(col("Containers", "string", "Names of each container in the template.")),
-		wide(col("Images", "string", "Images referenced by each container in the template.")),
+	var cols []metav1.TableColumnDefinition
+	for _, c := range containerColumns() {
+		cols = append(cols, wide(c))
 	}
 	if selector {
 		cols = append(cols, wide(col("Selector", "string", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.")))
@@ -538,22 +547,46 @@ func templateColumns(selector bool) []metav1.TableColumnDefinition {
 	return cols
 }
 
-func replicaSetTable() *registry.Table {
+// replicasRow is what a row of replicasTable shows of one object.
+type replicasRow struct {
+	meta           *metav1.ObjectMeta
+	desired        *int32
+	current, ready int32
+	template       *corev1.PodSpec // nil when there is none
+	selector       string
+}
+
+// replicasTable prints ReplicaSets and ReplicationControllers alike
+// (printReplicaSet, printReplicationController): NAME DESIRED CURRENT
+// READY AGE, and CONTAINERS IMAGES SELECTOR with -o wide. kind names the
+// kind in READY's description; row reads one object.
+func replicasTable(kind string, row func(api.Object) replicasRow) *registry.Table {
 	return &registry.Table{
 		Columns: append([]metav1.TableColumnDefinition{
 			registry.NameColumn,
 			col("Desired", "integer", "Replicas is the number of desired replicas."),
 			col("Current", "integer", "Replicas is the most recently observed number of replicas."),
-			col("Ready", "integer", "The number of ready replicas for this replica set."),
+			col("Ready", "integer", "The number of ready replicas for this "+kind+"."),
 			registry.AgeColumn,
 		}, templateColumns(true)...),
 		Cells: func(obj api.Object, now time.Time) []any {
-			rs := obj.(*appsv1.ReplicaSet)
-			names, images := containerCells(&rs.Spec.Template.Spec)
-			return []any{rs.Name, replicas(rs.Spec.Replicas), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas),
-				age(rs.CreationTimestamp.Time, now), names, images, formatLabelSelector(rs.Spec.Selector)}
+			r := row(obj)
+			var names, images string
+			if r.template != nil {
+				names, images = containerCells(r.template)
+			}
+			return []any{r.meta.Name, replicas(r.desired), int64(r.current), int64(r.ready),
+				age(r.meta.CreationTimestamp.Time, now), names, images, r.selector}
 		},
 	}
+}
+
+func replicaSetTable() *registry.Table {
+	return replicasTable("replica set", func(obj api.Object) replicasRow {
+		rs := obj.(*appsv1.ReplicaSet)
+		return replicasRow{&rs.ObjectMeta, rs.Spec.Replicas, rs.Status.Replicas, rs.Status.ReadyReplicas,
+			&rs.Spec.Template.Spec, formatLabelSelector(rs.Spec.Selector)}
+	})
 }
 
 func deploymentTable() *registry.Table {

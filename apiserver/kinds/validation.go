@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,13 +144,20 @@ func IsValidPortName(port string) []string {
 // validPortNum reports whether p is a usable port number.
 func validPortNum(p int32) bool { return p >= 1 && p <= 65535 }
 
-// validateDNS1123Label turns the reasons into Invalid errors at p.
-func validateDNS1123Label(value string, p *field.Path) field.ErrorList {
+// validateString is one Invalid error at p for each reason is gives
+// against value (is being IsDNS1123Label, labels.IsDNS1123Subdomain and
+// the like).
+func validateString(value string, p *field.Path, is func(string) []string) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range IsDNS1123Label(value) {
+	for _, msg := range is(value) {
 		errs = append(errs, field.Invalid(p, value, msg))
 	}
 	return errs
+}
+
+// validateDNS1123Label turns the reasons into Invalid errors at p.
+func validateDNS1123Label(value string, p *field.Path) field.ErrorList {
+	return validateString(value, p, IsDNS1123Label)
 }
 
 // validateNonnegative is Kubernetes' ValidateNonnegativeField.
@@ -295,3 +303,13 @@ func ptr[T any](v T) *T { return &v }
 func labelsOf(m map[string]string) labels.Set { return labels.Set(m) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// nextGenerationOnChange is a strategy's PrepareForUpdate for a kind
+// whose spec is its desired state: a spec other than old's is a new
+// generation, one past old's (the generic store moves it again, to the
+// same number, when the defaulted object differs).
+func nextGenerationOnChange(obj, old metav1.Object, spec, oldSpec any) {
+	if !reflect.DeepEqual(spec, oldSpec) {
+		obj.SetGeneration(old.GetGeneration() + 1)
+	}
+}

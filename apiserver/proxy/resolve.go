@@ -84,15 +84,8 @@ func ResolveEndpoints(ctx context.Context, stores Lookup, namespace, name string
 		return nil, u
 	}
 	var addrs []string
-	for _, sub := range obj.(*corev1.Endpoints).Subsets {
-		for _, p := range sub.Ports {
-			if p.Name != sp.Name {
-				continue
-			}
-			for _, ad := range sub.Addresses {
-				addrs = append(addrs, net.JoinHostPort(ad.IP, strconv.Itoa(int(p.Port))))
-			}
-		}
+	for _, a := range api.EndpointsOfPort(obj.(*corev1.Endpoints), sp.Name) {
+		addrs = append(addrs, net.JoinHostPort(a.IP, strconv.Itoa(int(a.Port))))
 	}
 	if len(addrs) == 0 {
 		u.Reason = MissingEndpoints

@@ -3,17 +3,13 @@ package apfconfig
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/flowcontrol"
-	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName names the loop in traces and logs.
@@ -28,14 +24,9 @@ type StatusWriter interface {
 	UpdateStatus(ctx context.Context, fs *flowcontrolv1.FlowSchema) (*flowcontrolv1.FlowSchema, error)
 }
 
-// Config builds a Controller.
-type Config struct {
-	Client *client.Client
-	// Clock stamps the conditions' transitions (required).
-	Clock  clock.Clock
-	Mode   runmode.Mode
-	Logger *slog.Logger
-}
+// Config builds a Controller; its clock stamps the conditions'
+// transitions.
+type Config = controllers.BaseConfig
 
 // Controller keeps the FlowSchemas' Dangling conditions.
 type Controller struct {
@@ -48,15 +39,12 @@ type Controller struct {
 
 // New checks cfg and returns the controller.
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, errors.New("apfconfig: Client and Clock are required")
-	}
-	c := &Controller{cfg: cfg, writer: cfg.Client.FlowSchemas()}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: c, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	c := &Controller{cfg: cfg}
+	ctrl, err := cfg.NewController(ControllerName, c)
 	if err != nil {
 		return nil, err
 	}
-	c.ctrl = ctrl
+	c.ctrl, c.writer = ctrl, cfg.Client.FlowSchemas()
 	// The levels first: when the schemas arrive, the levels they name
 	// are known, so right conditions queue nothing.
 	c.levels = controllers.InformerFor(ctrl, cfg.Client.PriorityLevelConfigurations())

@@ -56,21 +56,27 @@ func revisions(t *testing.T, cl *client.Client) map[string]int64 {
 	return out
 }
 
-func TestDaemonSetLifecycle(t *testing.T) {
-	c, cl := newCluster(t)
-	zero := int32(0)
-	ds := &appsv1.DaemonSet{
+// agentDaemonSet is the DaemonSet the tests create: pods labelled
+// app=agent running agent:1.
+func agentDaemonSet() *appsv1.DaemonSet {
+	return &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default"},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
-				Spec: corev1.PodSpec{NodeSelector: map[string]string{"disk": "ssd"},
-					Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
 			},
-			RevisionHistoryLimit: &zero,
 		},
 	}
+}
+
+func TestDaemonSetLifecycle(t *testing.T) {
+	c, cl := newCluster(t)
+	zero := int32(0)
+	ds := agentDaemonSet()
+	ds.Spec.Template.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+	ds.Spec.RevisionHistoryLimit = &zero
 	_, err := cl.DaemonSets().Create(bg, ds)
 	require.NoError(t, err)
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
@@ -158,18 +164,9 @@ func TestDaemonSetLifecycle(t *testing.T) {
 func TestMaxSurgeStartsTheNewPodFirst(t *testing.T) {
 	c, cl := newCluster(t)
 	s, u := intstr.FromInt32(1), intstr.FromInt32(0)
-	ds := &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default"},
-		Spec: appsv1.DaemonSetSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
-			},
-			UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: &s, MaxUnavailable: &u}},
-		},
-	}
+	ds := agentDaemonSet()
+	ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: &s, MaxUnavailable: &u}}
 	_, err := cl.DaemonSets().Create(bg, ds)
 	require.NoError(t, err)
 	_, err = c.RunUntilStable(bg, stepper.Limits{})

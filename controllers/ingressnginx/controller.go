@@ -2,8 +2,6 @@ package ingressnginx
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"reflect"
 	"strings"
 
@@ -14,10 +12,8 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
-	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/network/ingress"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -33,25 +29,13 @@ type StatusWriter interface {
 	UpdateStatus(ctx context.Context, ing *networkingv1.Ingress) (*networkingv1.Ingress, error)
 }
 
-// Config builds a Controller.
-type Config struct {
-	// Client is the controller's API client (required): it lists and
-	// watches Ingresses, IngressClasses and its Service, and writes the
-	// Ingresses' status.
-	Client *client.Client
-	// Informers shares informers (nil: private ones, listed with
-	// Client's identity, as the controller's own process would).
-	Informers *cache.Factory
-	// Clock is the injected clock (required).
-	Clock clock.Clock
-	// Mode is how it runs: Live, or Step under the stepper.
-	Mode runmode.Mode
-	// Namespace limits the controller to the Ingresses of one namespace
-	// ("" for all: ingress-nginx's --watch-namespace).
-	Namespace string
-	// Logger (discarded when nil).
-	Logger *slog.Logger
-}
+// Config builds a Controller. Its client lists and watches Ingresses,
+// IngressClasses and the controller's Service, and writes the Ingresses'
+// status; without shared informers it lists with the client's identity,
+// as the controller's own process would. Namespace limits it to the
+// Ingresses of one namespace ("" for all: ingress-nginx's
+// --watch-namespace).
+type Config = controllers.NamespacedConfig
 
 // Controller publishes the address of the Ingresses it serves.
 type Controller struct {
@@ -64,16 +48,12 @@ type Controller struct {
 
 // New builds the controller and its informers (not yet synced).
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, errors.New("ingressnginx: Client and Clock are required")
-	}
-	c := &Controller{status: cfg.Client.Ingresses()}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: controllers.ReconcileFunc(c.Reconcile),
-		Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	c := &Controller{}
+	ctrl, err := cfg.NewController(ControllerName, controllers.ReconcileFunc(c.Reconcile))
 	if err != nil {
 		return nil, err
 	}
-	c.ctrl = ctrl
+	c.ctrl, c.status = ctrl, cfg.Client.Ingresses()
 	c.ingresses = controllers.FilteredInformerFor(ctrl, cfg.Client.Ingresses(), cfg.Namespace, client.ListOptions{})
 	c.classes = controllers.InformerFor(ctrl, cfg.Client.IngressClasses())
 	c.services = controllers.FilteredInformerFor(ctrl, cfg.Client.Services(), ingress.Namespace,

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
+	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/network/ingress"
 	"github.com/kubesim/kubesim/runmode"
 )
@@ -79,7 +80,7 @@ func TestPublishesTheServiceAddress(t *testing.T) {
 	env := apiservertest.New(t)
 	ctx := context.Background()
 	cl := env.Client
-	c, err := New(Config{Client: cl, Clock: env.Clock, Mode: runmode.Step})
+	c, err := New(Config{BaseConfig: controllers.BaseConfig{Client: cl, Clock: env.Clock, Mode: runmode.Step}})
 	require.NoError(t, err)
 	_, err = cl.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ingress.Namespace}})
 	require.NoError(t, err)
@@ -128,4 +129,13 @@ func TestPublishesTheServiceAddress(t *testing.T) {
 	got, err = cl.Ingresses().Get(ctx, "default", "web")
 	require.NoError(t, err)
 	assert.Equal(t, rv, got.ResourceVersion)
+}
+
+// A controller without its client or clock is refused, not built to fail
+// later.
+func TestNewRequiresClientAndClock(t *testing.T) {
+	_, err := New(Config{})
+	assert.ErrorContains(t, err, "Client and Clock are required")
+	_, err = New(Config{BaseConfig: controllers.BaseConfig{Client: apiservertest.New(t).Client}})
+	assert.ErrorContains(t, err, "Client and Clock are required")
 }

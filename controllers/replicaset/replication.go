@@ -2,13 +2,13 @@ package replicaset
 
 import (
 	"context"
-	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubesim/kubesim/api/fieldmap"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
 )
@@ -46,74 +46,81 @@ var replicationControllers = kindSpec{
 }
 
 // ReplicaSetFromRC shows rc as a ReplicaSet (the conversion the real
-// adapter makes, Convert_v1_ReplicationController_To_apps_ReplicaSet):
-// the same metadata, replicas and status, the selector as matchLabels,
-// and the template (required on an RC) by value. The result shares
-// nothing with rc.
+// adapter makes, Convert_v1_ReplicationController_To_apps_ReplicaSet), by
+// rcMapping. The result shares nothing with rc.
 func ReplicaSetFromRC(rc *corev1.ReplicationController) *appsv1.ReplicaSet {
-	rs := &appsv1.ReplicaSet{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
-		ObjectMeta: *rc.ObjectMeta.DeepCopy(),
-		Spec: appsv1.ReplicaSetSpec{
-			Replicas:        copyInt32(rc.Spec.Replicas),
-			MinReadySeconds: rc.Spec.MinReadySeconds,
-		},
-		Status: appsv1.ReplicaSetStatus{
-			Replicas:             rc.Status.Replicas,
-			FullyLabeledReplicas: rc.Status.FullyLabeledReplicas,
-			ReadyReplicas:        rc.Status.ReadyReplicas,
-			AvailableReplicas:    rc.Status.AvailableReplicas,
-			ObservedGeneration:   rc.Status.ObservedGeneration,
-		},
-	}
-	if rc.Spec.Selector != nil {
-		rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: maps.Clone(rc.Spec.Selector)}
-	}
-	if rc.Spec.Template != nil {
-		rs.Spec.Template = *rc.Spec.Template.DeepCopy()
-	}
-	for _, c := range rc.Status.Conditions {
-		rs.Status.Conditions = append(rs.Status.Conditions, appsv1.ReplicaSetCondition{Type: appsv1.ReplicaSetConditionType(c.Type),
-			Status: c.Status, LastTransitionTime: c.LastTransitionTime, Reason: c.Reason, Message: c.Message})
-	}
+	rs := &appsv1.ReplicaSet{}
+	fieldmap.BToA(rcMapping(rs, rc.DeepCopy()))
+	rs.TypeMeta = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"}
 	return rs
 }
 
-// RCFromReplicaSet is the way back, for the status the controller writes.
+// RCFromReplicaSet is the way back, for the status the controller writes,
+// by the same rcMapping.
 func RCFromReplicaSet(rs *appsv1.ReplicaSet) *corev1.ReplicationController {
-	rc := &corev1.ReplicationController{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ReplicationController"},
-		ObjectMeta: *rs.ObjectMeta.DeepCopy(),
-		Spec: corev1.ReplicationControllerSpec{
-			Replicas:        copyInt32(rs.Spec.Replicas),
-			MinReadySeconds: rs.Spec.MinReadySeconds,
-			Template:        rs.Spec.Template.DeepCopy(),
-		},
-		Status: corev1.ReplicationControllerStatus{
-			Replicas:             rs.Status.Replicas,
-			FullyLabeledReplicas: rs.Status.FullyLabeledReplicas,
-			ReadyReplicas:        rs.Status.ReadyReplicas,
-			AvailableReplicas:    rs.Status.AvailableReplicas,
-			ObservedGeneration:   rs.Status.ObservedGeneration,
-		},
-	}
-	if rs.Spec.Selector != nil {
-		rc.Spec.Selector = maps.Clone(rs.Spec.Selector.MatchLabels)
-	}
-	for _, c := range rs.Status.Conditions {
-		rc.Status.Conditions = append(rc.Status.Conditions, corev1.ReplicationControllerCondition{
-			Type: corev1.ReplicationControllerConditionType(c.Type), Status: c.Status, LastTransitionTime: c.LastTransitionTime,
-			Reason: c.Reason, Message: c.Message})
-	}
+	rc := &corev1.ReplicationController{}
+	fieldmap.AToB(rcMapping(rs.DeepCopy(), rc))
+	rc.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ReplicationController"}
 	return rc
 }
 
-func copyInt32(p *int32) *int32 {
-	if p == nil {
-		return nil
+// rcMapping pairs the fields of a ReplicaSet and of a
+// ReplicationController, for both directions: the same metadata,
+// replicas and status; the RC's selector is the ReplicaSet's matchLabels
+// (an RC has no matchExpressions), and its template, required on an RC
+// but a pointer, the ReplicaSet's by value.
+func rcMapping(rs *appsv1.ReplicaSet, rc *corev1.ReplicationController) []fieldmap.Pair {
+	return []fieldmap.Pair{
+		fieldmap.Same[metav1.ObjectMeta]{A: &rs.ObjectMeta, B: &rc.ObjectMeta},
+		fieldmap.Same[*int32]{A: &rs.Spec.Replicas, B: &rc.Spec.Replicas},
+		fieldmap.Same[int32]{A: &rs.Spec.MinReadySeconds, B: &rc.Spec.MinReadySeconds},
+		fieldmap.Convert[*metav1.LabelSelector, map[string]string]{A: &rs.Spec.Selector, B: &rc.Spec.Selector,
+			ToB: func(s *metav1.LabelSelector) map[string]string {
+				if s == nil {
+					return nil
+				}
+				return s.MatchLabels
+			},
+			ToA: func(m map[string]string) *metav1.LabelSelector {
+				if m == nil {
+					return nil
+				}
+				return &metav1.LabelSelector{MatchLabels: m}
+			}},
+		fieldmap.Convert[corev1.PodTemplateSpec, *corev1.PodTemplateSpec]{A: &rs.Spec.Template, B: &rc.Spec.Template,
+			ToB: func(t corev1.PodTemplateSpec) *corev1.PodTemplateSpec { return &t },
+			ToA: func(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
+				if t == nil {
+					return corev1.PodTemplateSpec{}
+				}
+				return *t
+			}},
+		fieldmap.Same[int32]{A: &rs.Status.Replicas, B: &rc.Status.Replicas},
+		fieldmap.Same[int32]{A: &rs.Status.FullyLabeledReplicas, B: &rc.Status.FullyLabeledReplicas},
+		fieldmap.Same[int32]{A: &rs.Status.ReadyReplicas, B: &rc.Status.ReadyReplicas},
+		fieldmap.Same[int32]{A: &rs.Status.AvailableReplicas, B: &rc.Status.AvailableReplicas},
+		fieldmap.Same[int64]{A: &rs.Status.ObservedGeneration, B: &rc.Status.ObservedGeneration},
+		fieldmap.Slices[appsv1.ReplicaSetCondition, corev1.ReplicationControllerCondition]{A: &rs.Status.Conditions, B: &rc.Status.Conditions,
+			Elements: rcConditionMapping},
 	}
-	v := *p
-	return &v
+}
+
+// rcConditionMapping pairs the fields of a ReplicaSet's condition and of
+// an RC's, whose types have the same values.
+func rcConditionMapping(rs *appsv1.ReplicaSetCondition, rc *corev1.ReplicationControllerCondition) []fieldmap.Pair {
+	return []fieldmap.Pair{
+		fieldmap.Convert[appsv1.ReplicaSetConditionType, corev1.ReplicationControllerConditionType]{A: &rs.Type, B: &rc.Type,
+			ToB: func(t appsv1.ReplicaSetConditionType) corev1.ReplicationControllerConditionType {
+				return corev1.ReplicationControllerConditionType(t)
+			},
+			ToA: func(t corev1.ReplicationControllerConditionType) appsv1.ReplicaSetConditionType {
+				return appsv1.ReplicaSetConditionType(t)
+			}},
+		fieldmap.Same[corev1.ConditionStatus]{A: &rs.Status, B: &rc.Status},
+		fieldmap.Same[metav1.Time]{A: &rs.LastTransitionTime, B: &rc.LastTransitionTime},
+		fieldmap.Same[string]{A: &rs.Reason, B: &rc.Reason},
+		fieldmap.Same[string]{A: &rs.Message, B: &rc.Message},
+	}
 }
 
 // informerAdapter is the informer of ReplicationControllers read as

@@ -2,6 +2,7 @@ package replicaset
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/randfill"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
@@ -108,4 +110,28 @@ func TestReplicaSetFromRCRoundTrips(t *testing.T) {
 	rs.Spec.Template.Labels["app"] = "changed"
 	assert.Equal(t, "web", rc.Spec.Selector["app"])
 	assert.Equal(t, "web", rc.Spec.Template.Labels["app"])
+}
+
+// Every field of an RC survives the way through a ReplicaSet and back:
+// an RC with every field set (sigs.k8s.io/randfill) is what it was. A
+// field the mapping leaves out, or converts one way only, fails here.
+func TestRCMappingKeepsEveryField(t *testing.T) {
+	for seed := range int64(5) {
+		f := randfill.NewWithSeed(seed).NilChance(0).NumElements(1, 2).Funcs(
+			// No string or number left at its zero value by chance.
+			func(s *string, c randfill.Continue) { *s = "s" + c.String(8) },
+			func(n *int32, c randfill.Continue) { *n = 1 + c.Int31n(1000) },
+			func(n *int64, c randfill.Continue) { *n = 1 + c.Int63n(1000) },
+		)
+		var rc corev1.ReplicationController
+		f.Fill(&rc)
+		rc.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ReplicationController"}
+		for _, part := range []any{rc.Spec, rc.Status} {
+			v := reflect.ValueOf(part)
+			for i := range v.NumField() {
+				require.False(t, v.Field(i).IsZero(), "%s.%s is not set", v.Type().Name(), v.Type().Field(i).Name)
+			}
+		}
+		assert.Equal(t, &rc, RCFromReplicaSet(ReplicaSetFromRC(&rc)), "seed %d", seed)
+	}
 }

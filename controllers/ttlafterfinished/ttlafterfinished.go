@@ -2,8 +2,6 @@ package ttlafterfinished
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -25,23 +22,9 @@ const ControllerName = "ttl-after-finished"
 // Component is the controller's user agent and event source.
 const Component = "ttl-after-finished-controller"
 
-// Config builds a Controller.
-type Config struct {
-	// Client is the controller's API client (required).
-	Client *client.Client
-	// Informers shares informers with the other controllers of the
-	// process (kube-controller-manager's SharedInformerFactory; nil:
-	// private ones).
-	Informers *cache.Factory
-	// Clock is the injected clock (required).
-	Clock clock.Clock
-	// Mode is how it runs: Live, or Step under the stepper.
-	Mode runmode.Mode
-	// Namespace limits the controller to one namespace ("" for all).
-	Namespace string
-	// Logger (discarded when nil).
-	Logger *slog.Logger
-}
+// Config builds a Controller: its client, informers, clock, mode and
+// logger, and the namespace it is limited to ("" for all).
+type Config = controllers.NamespacedConfig
 
 // Controller deletes expired finished Jobs. It is written on the
 // key-based Controller, not ObjectController, because it queues only the
@@ -56,12 +39,8 @@ type Controller struct {
 
 // New builds the controller and its informer (not yet synced).
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, errors.New("ttlafterfinished: Client and Clock are required")
-	}
 	c := &Controller{client: cfg.Client, clock: cfg.Clock}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: controllers.ReconcileFunc(c.reconcile),
-		Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
+	ctrl, err := cfg.NewController(ControllerName, controllers.ReconcileFunc(c.reconcile))
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kubesim/kubesim/api"
 )
 
 // The install, as kind's ingress-nginx manifest names it.
@@ -203,10 +205,7 @@ func (r route) matches(path string) bool {
 }
 
 // Address is an endpoint a request is proxied to.
-type Address struct {
-	IP   string
-	Port int32
-}
+type Address = api.EndpointAddress
 
 // Endpoints resolves a Service backend to the ready endpoints of the
 // Service port it names (by number or by name), as ingress-nginx sends
@@ -226,18 +225,7 @@ func Endpoints(b networkingv1.IngressServiceBackend, svc *corev1.Service, ep *co
 	if sp == nil {
 		return nil
 	}
-	var out []Address
-	for _, s := range ep.Subsets {
-		for _, p := range s.Ports {
-			if p.Name != sp.Name {
-				continue
-			}
-			for _, a := range s.Addresses {
-				out = append(out, Address{IP: a.IP, Port: p.Port})
-			}
-		}
-	}
-	return out
+	return api.EndpointsOfPort(ep, sp.Name)
 }
 
 // HostAddresses are the addresses that name resolves to as an Ingress

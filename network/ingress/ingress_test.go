@@ -129,9 +129,9 @@ func TestEndpoints(t *testing.T) {
 		Ports:     []corev1.EndpointPort{{Name: "http", Port: 8080}, {Name: "admin", Port: 9090}},
 	}}}
 	byNumber := networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Number: 80}}
-	assert.Equal(t, []Address{{"10.244.1.2", 8080}, {"10.244.2.2", 8080}}, Endpoints(byNumber, svc, ep))
+	assert.Equal(t, []Address{{IP: "10.244.1.2", Port: 8080}, {IP: "10.244.2.2", Port: 8080}}, Endpoints(byNumber, svc, ep))
 	byName := networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Name: "admin"}}
-	assert.Equal(t, []Address{{"10.244.1.2", 9090}, {"10.244.2.2", 9090}}, Endpoints(byName, svc, ep))
+	assert.Equal(t, []Address{{IP: "10.244.1.2", Port: 9090}, {IP: "10.244.2.2", Port: 9090}}, Endpoints(byName, svc, ep))
 	missing := networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Number: 81}}
 	assert.Empty(t, Endpoints(missing, svc, ep))
 	assert.Empty(t, Endpoints(byNumber, svc, nil), "no Endpoints object")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -62,33 +63,39 @@ func Evaluate(c Connection, policies []*networkingv1.NetworkPolicy) Verdict {
 	if c.Protocol == "" {
 		c.Protocol = corev1.ProtocolTCP
 	}
-	if c.From.Pod != nil {
-		isolating, allowed := egress(c, policies)
-		if len(isolating) > 0 && !allowed {
-			return Verdict{Reason: fmt.Sprintf("the egress of %s is limited by NetworkPolicy %s, and no rule allows %s %d to %s",
-				c.From, names(c.From.Pod.Namespace, isolating), c.Protocol, c.Port, c.To)}
+	// The client's egress first, then the server's ingress.
+	for _, d := range []struct {
+		t           networkingv1.PolicyType
+		side, other Peer
+		toward      string // how the reason names the other end
+	}{
+		{networkingv1.PolicyTypeEgress, c.From, c.To, "to"},
+		{networkingv1.PolicyTypeIngress, c.To, c.From, "from"},
+	} {
+		if d.side.Pod == nil {
+			continue
 		}
-	}
-	if c.To.Pod != nil {
-		isolating, allowed := ingress(c, policies)
+		isolating, allowed := limits(c, policies, d.t, d.side.Pod, d.other)
 		if len(isolating) > 0 && !allowed {
-			return Verdict{Reason: fmt.Sprintf("the ingress of %s is limited by NetworkPolicy %s, and no rule allows %s %d from %s",
-				c.To, names(c.To.Pod.Namespace, isolating), c.Protocol, c.Port, c.From)}
+			return Verdict{Reason: fmt.Sprintf("the %s of %s is limited by NetworkPolicy %s, and no rule allows %s %d %s %s",
+				strings.ToLower(string(d.t)), d.side, names(d.side.Pod.Namespace, isolating), c.Protocol, c.Port, d.toward, d.other)}
 		}
 	}
 	return Verdict{Allowed: true}
 }
 
-// egress returns the policies that isolate the client for egress and
-// whether one of their rules allows c.
-func egress(c Connection, policies []*networkingv1.NetworkPolicy) (isolating []string, allowed bool) {
+// limits returns the policies that isolate pod, one end of c, for
+// direction t (Egress for the client, Ingress for the server), and
+// whether one of their rules of that direction allows c from or to other,
+// the other end.
+func limits(c Connection, policies []*networkingv1.NetworkPolicy, t networkingv1.PolicyType, pod *corev1.Pod, other Peer) (isolating []string, allowed bool) {
 	for _, np := range policies {
-		if !selects(np, c.From.Pod, networkingv1.PolicyTypeEgress) {
+		if !selects(np, pod, t) {
 			continue
 		}
 		isolating = append(isolating, np.Name)
-		for _, rule := range np.Spec.Egress {
-			if portsMatch(rule.Ports, c) && peersMatch(rule.To, np.Namespace, c.To) {
+		for _, r := range rules(np, t) {
+			if portsMatch(r.ports, c) && peersMatch(r.peers, np.Namespace, other) {
 				allowed = true
 			}
 		}
@@ -96,20 +103,25 @@ func egress(c Connection, policies []*networkingv1.NetworkPolicy) (isolating []s
 	return isolating, allowed
 }
 
-// ingress is egress for the server's side.
-func ingress(c Connection, policies []*networkingv1.NetworkPolicy) (isolating []string, allowed bool) {
-	for _, np := range policies {
-		if !selects(np, c.To.Pod, networkingv1.PolicyTypeIngress) {
-			continue
+// rule is an ingress rule (its peers are from) or an egress rule (to).
+type rule struct {
+	ports []networkingv1.NetworkPolicyPort
+	peers []networkingv1.NetworkPolicyPeer
+}
+
+// rules are np's rules of direction t.
+func rules(np *networkingv1.NetworkPolicy, t networkingv1.PolicyType) []rule {
+	var out []rule
+	if t == networkingv1.PolicyTypeEgress {
+		for _, r := range np.Spec.Egress {
+			out = append(out, rule{r.Ports, r.To})
 		}
-		isolating = append(isolating, np.Name)
-		for _, rule := range np.Spec.Ingress {
-			if portsMatch(rule.Ports, c) && peersMatch(rule.From, np.Namespace, c.From) {
-				allowed = true
-			}
-		}
+		return out
 	}
-	return isolating, allowed
+	for _, r := range np.Spec.Ingress {
+		out = append(out, rule{r.Ports, r.From})
+	}
+	return out
 }
 
 // Isolated reports whether a policy of policies isolates pod for
