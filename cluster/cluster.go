@@ -96,9 +96,15 @@ type Config struct {
 	Controllers string
 	// Stages are the kubelets' pod lifecycle delays.
 	Stages kubelet.Stages
-	// NodeMonitorGracePeriod and PodEvictionTimeout tune node failure
-	// handling (40s and 300s by default, as in Kubernetes).
-	NodeMonitorGracePeriod, PodEvictionTimeout time.Duration
+	// NodeMonitorGracePeriod is how long a silent node stays Ready
+	// (kube-controller-manager's --node-monitor-grace-period, 40s).
+	NodeMonitorGracePeriod time.Duration
+	// DefaultTolerationSeconds is how long a pod without a toleration of
+	// its own stays on a node that is not ready or unreachable: the
+	// tolerationSeconds the DefaultTolerationSeconds admission plugin
+	// gives it (kube-apiserver's --default-not-ready-toleration-seconds
+	// and --default-unreachable-toleration-seconds; nil: 300).
+	DefaultTolerationSeconds *int64
 	// NodeLeaseDuration is the kubelets' nodeLeaseDurationSeconds; they
 	// renew their Lease every quarter of it, as the kubelet does (0:
 	// kubelet.DefaultLeaseDuration, 40s, renewed every 10s). A long one
@@ -377,6 +383,7 @@ func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
 		// The plugin needs the controller that makes the default accounts.
 		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
+		DefaultNotReadyTolerationSeconds: c.cfg.DefaultTolerationSeconds, DefaultUnreachableTolerationSeconds: c.cfg.DefaultTolerationSeconds,
 		WebhookDial:             c.network.DialContext}) // admission webhooks in pods are reached as APIServices are
 	if err != nil {
 		return nil, err

@@ -244,7 +244,7 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"nodelifecycle", "node-lifecycle-controller", func(x ControllerContext) (Component, error) {
 			return nodelifecycle.New(nodelifecycle.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
-				NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod, PodEvictionTimeout: c.cfg.PodEvictionTimeout})
+				NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod})
 		}},
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
 			return statefulset.New(statefulset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
