@@ -381,10 +381,10 @@ func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 		Resources: nodeproxy.Install(kinds.Builtin(), c.kubeletConnections()), Authenticator: c.cfg.Authenticator, Logger: c.logger,
 		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit, ListMemoryBudget: c.cfg.ListMemoryBudget,
 		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
-		// The plugin needs the controller that makes the default accounts.
-		ServiceAccountAdmission:          !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
 		DefaultNotReadyTolerationSeconds: c.cfg.DefaultTolerationSeconds, DefaultUnreachableTolerationSeconds: c.cfg.DefaultTolerationSeconds,
-		WebhookDial: c.network.DialContext}) // admission webhooks in pods are reached as APIServices are
+		// The plugin needs the controller that makes the default accounts.
+		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
+		WebhookDial:             c.network.DialContext}) // admission webhooks in pods are reached as APIServices are
 	if err != nil {
 		return nil, err
 	}
