@@ -83,11 +83,23 @@ func (n clusterNetwork) LookupHost(ctx context.Context, name string) (string, []
 	return "", nil, shell.ErrNoSuchHost
 }
 
-// resolve answers one fully qualified name: SERVICE.NS.svc.cluster.local
-// (its cluster IP, or a headless Service's endpoints) and
-// HOSTNAME.SERVICE.NS.svc.cluster.local (a pod of a headless Service, as
-// a StatefulSet's pods are named).
+// resolve answers one fully qualified name as CoreDNS's kubernetes plugin
+// does: SERVICE.NS.svc.cluster.local is the Service's cluster IP, or, for
+// a headless Service, the addresses of its ready endpoints;
+// ENDPOINT.SERVICE.NS.svc.cluster.local is the ready endpoint whose
+// hostname is ENDPOINT (a pod whose hostname and subdomain name the
+// Service, as a StatefulSet's pods are named: web-0.nginx), or whose
+// address, dashes for dots, is ENDPOINT (10-244-1-5.nginx); and
+// A-B-C-D.NS.pod.cluster.local is the address A.B.C.D (the plugin's
+// "pods insecure" mode, kubeadm's default). A not-ready pod has no name.
 func (n clusterNetwork) resolve(ctx context.Context, fqdn string) []string {
+	if rest, ok := strings.CutSuffix(fqdn, ".pod."+clusterDomain); ok {
+		labels := strings.Split(rest, ".")
+		if ip := net.ParseIP(strings.ReplaceAll(labels[0], "-", ".")); len(labels) == 2 && ip != nil && ip.To4() != nil {
+			return []string{ip.String()}
+		}
+		return nil
+	}
 	rest, ok := strings.CutSuffix(fqdn, ".svc."+clusterDomain)
 	if !ok {
 		return nil
@@ -109,7 +121,7 @@ func (n clusterNetwork) resolve(ctx context.Context, fqdn string) []string {
 		return out
 	case 3:
 		for _, a := range n.endpointAddresses(ctx, labels[2], labels[1]) {
-			if a.Hostname == labels[0] {
+			if a.Hostname == labels[0] || a.Hostname == "" && strings.ReplaceAll(a.IP, ".", "-") == labels[0] {
 				return []string{a.IP}
 			}
 		}
