@@ -34,6 +34,7 @@ import (
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
+	"github.com/kubesim/kubesim/kubelet/volumedata"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/scheduler"
@@ -238,6 +239,9 @@ type Cluster struct {
 	signingCA csrsigning.CA
 	// kubeletAPI serves the kubelet API of every node (kubeletapi.go).
 	kubeletAPI *kubeletserver.Server
+	// volumeData is where the PersistentVolumes keep their data
+	// (storage.go).
+	volumeData *volumedata.Store
 
 	mu      sync.Mutex
 	enabled map[string]bool
@@ -298,6 +302,10 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: unknown mode %d", cfg.Mode)
 	}
 	if err := c.openStore(); err != nil {
+		return nil, err
+	}
+	if c.volumeData, err = volumedata.New(c.volumesDir()); err != nil {
+		c.Close()
 		return nil, err
 	}
 	c.network, c.frontProxy = podnet.New(), cfg.FrontProxy

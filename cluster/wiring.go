@@ -270,7 +270,8 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		// storage
 		{persistentvolume.ControllerName, persistentvolume.Component, func(x ControllerContext) (Component, error) {
-			return persistentvolume.New(persistentvolume.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return persistentvolume.New(persistentvolume.Config{VolumeData: c.volumeData,
+				BaseConfig: controllers.BaseConfig{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger}})
 		}},
 		{protection.PVCControllerName, "pvc-protection-controller", func(x ControllerContext) (Component, error) {
 			return protection.NewPVCProtection(protection.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
@@ -343,7 +344,7 @@ func (c *Cluster) addKubelets() error {
 		comp, err := c.add(wiring{"kubelet/" + n.Name, "kubelet/" + n.Name, func(x ControllerContext) (Component, error) {
 			return kubelet.New(kubelet.Config{Client: x.Client, Informers: c.privateInformers(), Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
-				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4,
+				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4, VolumeData: c.volumeData,
 				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages(),
 				NetworkPolicyClient: c.kindnetClient(), IngressClient: c.ingressNginxClient(),
 				APIServer: &kubelet.APIServerEndpoint{Address: c.apiServerAddress(), Handler: c.server.Handler()}})

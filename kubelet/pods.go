@@ -181,6 +181,11 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		// Gone (or replaced by a pod of the same name): free its sandbox.
 		k.stopReal(key)
 		k.forgetPodLocal(key)
+		var current types.UID
+		if ok {
+			current = pod.UID // a new pod of the same name keeps its own
+		}
+		k.forgetEmptyDirs(key, current)
 		if rt != nil && rt.ipHeld {
 			k.ipam.release(rt.ip)
 		}

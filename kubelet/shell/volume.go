@@ -2,6 +2,7 @@ package shell
 
 import (
 	"errors"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -206,4 +207,86 @@ func (s *state) mountPointsIn(p string) []string {
 		}
 	}
 	return out
+}
+
+// Overlay is a copy-on-write view of lower: reads fall through to it,
+// writes and removals stay in the view. A container's own command is
+// played ahead of the clock, and again when it is replayed
+// (kubelet/simulation.go): it reads its volumes through an overlay, so
+// that what it would write does not land in them at the wrong time, or
+// twice.
+func Overlay(lower Volume) Volume {
+	return &overlay{lower: lower, upper: NewMemoryVolume(), removed: map[string]bool{}}
+}
+
+type overlay struct {
+	lower Volume
+	upper *MemoryVolume
+	mu    sync.Mutex
+	// removed are the lower paths removed in the view (whiteouts).
+	removed map[string]bool
+}
+
+// hidden: p or a parent of it was removed in the view.
+func (o *overlay) hidden(p string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for d := p; ; d = path.Dir(d) {
+		if o.removed[d] {
+			return true
+		}
+		if d == "/" || d == "." {
+			return false
+		}
+	}
+}
+
+func (o *overlay) ReadFile(p string) ([]byte, bool) {
+	if data, ok := o.upper.ReadFile(p); ok {
+		return data, true
+	}
+	if o.hidden(p) {
+		return nil, false
+	}
+	return o.lower.ReadFile(p)
+}
+
+func (o *overlay) IsDir(p string) bool {
+	return o.upper.IsDir(p) || !o.hidden(p) && o.lower.IsDir(p)
+}
+
+func (o *overlay) List(p string) []string {
+	seen := map[string]bool{}
+	for _, n := range o.upper.List(p) {
+		seen[n] = true
+	}
+	if !o.hidden(p) {
+		for _, n := range o.lower.List(p) {
+			if !o.hidden(path.Join(p, n)) {
+				seen[n] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+func (o *overlay) WriteFile(p string, data []byte) error { return o.upper.WriteFile(p, data) }
+
+func (o *overlay) AppendFile(p string, data []byte) error {
+	if _, ok := o.upper.ReadFile(p); !ok {
+		if old, ok := o.ReadFile(p); ok {
+			_ = o.upper.WriteFile(p, old)
+		}
+	}
+	return o.upper.AppendFile(p, data)
+}
+
+func (o *overlay) MkdirAll(p string) error { return o.upper.MkdirAll(p) }
+
+func (o *overlay) RemoveAll(p string) error {
+	_ = o.upper.RemoveAll(p)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.removed[p] = true
+	return nil
 }
