@@ -191,3 +191,33 @@ func TestVolumesKeepTheirDataAsKubernetesDoes(t *testing.T) {
 	out, _ = execIn(t, k2, "reader", "cat /data/msg")
 	assert.Equal(t, "hello from writer\n", out)
 }
+
+// The StatefulSet tutorial's nginx: with a claim mounted over its
+// document root it answers 403 until a page is written there, then
+// serves it, to curl localhost from inside and to the cluster; without
+// a volume it serves its welcome page, or a page an exec wrote.
+func TestNginxServesItsDocumentRoot(t *testing.T) {
+	f := newFixture(t, Config{})
+	boundClaim(t, f, "pv-www", "www")
+	f.createPod("web-0", func(p *corev1.Pod) {
+		p.Spec.Volumes = []corev1.Volume{claimVolume("www", "www")}
+		p.Spec.Containers = []corev1.Container{{Name: "c", Image: "registry.k8s.io/nginx-slim:0.21",
+			VolumeMounts: []corev1.VolumeMount{{Name: "www", MountPath: "/usr/share/nginx/html"}}}}
+	})
+	f.createPod("plain", func(p *corev1.Pod) { p.Spec.Containers = []corev1.Container{{Name: "c", Image: "nginx:1.27"}} })
+	f.settle()
+
+	out, code := execIn(t, f.k, "web-0", "curl -s http://localhost/")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "<title>403 Forbidden</title>", "the volume hides the image's pages")
+	out, code = execIn(t, f.k, "web-0", `echo "$(hostname)" > /usr/share/nginx/html/index.html; curl http://localhost/`)
+	require.Equal(t, 0, code, out)
+	assert.Equal(t, "web-0\n", out)
+	out, _ = execIn(t, f.k, "plain", "curl -s "+f.pod("web-0").Status.PodIP)
+	assert.Equal(t, "web-0\n", out, "from another pod too")
+
+	out, _ = execIn(t, f.k, "plain", "curl -s localhost")
+	assert.Contains(t, out, "Welcome to nginx!")
+	out, _ = execIn(t, f.k, "plain", "echo mine > /usr/share/nginx/html/index.html; curl -s localhost; curl -s localhost/nope")
+	assert.Equal(t, "mine\n"+nginx404, out)
+}

@@ -42,6 +42,11 @@ const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 // Build returns the environment of container c of pod.
 func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Sources) shell.Environment {
 	b := builder{ctx: ctx, pod: pod, src: src, files: map[string][]byte{}}
+	if base := path.Base(imageName(c.Image)); base == "nginx" || base == "nginx-slim" {
+		// nginx's document root, where a page written through kubectl
+		// exec is served from (the image's own pages are left out).
+		b.dirs = append(b.dirs, "/usr/share/nginx/html")
+	}
 	env := b.vars(c)
 	for _, m := range c.VolumeMounts {
 		b.mount(m)
@@ -50,7 +55,7 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 	b.files["/etc/hostname"] = []byte(host + "\n")
 	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
 	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Mounts: b.mounts, Hostname: host, WorkingDir: c.WorkingDir,
-		Bash: hasBash(c.Image)}
+		Bash: hasBash(c.Image), Curl: hasCurl(c.Image)}
 }
 
 // hasBash says whether image has bash: busybox and alpine have only
@@ -70,6 +75,26 @@ func hasBash(image string) bool {
 		return false
 	}
 	return true
+}
+
+// hasCurl says whether image has curl: nginx's images (nginx-slim, the
+// StatefulSet tutorial's, included) and curl's own do; busybox, alpine and
+// the bare Debian and Ubuntu images do not.
+func hasCurl(image string) bool {
+	switch path.Base(imageName(image)) {
+	case "nginx", "nginx-slim", "curl", "netshoot":
+		return true
+	}
+	return false
+}
+
+// imageName is image without its tag or digest.
+func imageName(image string) string {
+	name, _, _ := strings.Cut(image, "@")
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		name = name[:i]
+	}
+	return name
 }
 
 // Hostname is the pod's hostname: the node's name for a pod on the node's

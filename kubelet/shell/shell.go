@@ -54,6 +54,9 @@ type Environment struct {
 	// the tutorials' `kubectl exec -it shell-demo -- /bin/bash` works on
 	// nginx and fails, as it really does, on busybox.
 	Bash bool
+	// Curl says the image has curl (curl.go): nginx's does, busybox's
+	// and alpine's do not.
+	Curl bool
 }
 
 // Stdio are a process's streams; a nil Stdin reads nothing and a nil
@@ -189,6 +192,9 @@ func (s *state) known(name string) bool {
 	if base == "bash" {
 		return s.env.Bash
 	}
+	if base == "curl" {
+		return s.env.Curl
+	}
 	return slices.Contains(programs, base)
 }
 
@@ -234,6 +240,8 @@ func (s *state) program(args []string) int {
 		return s.nslookup(args[1:])
 	case "wget":
 		return s.wget(args[1:])
+	case "curl":
+		return s.curl(args[1:])
 	case "date":
 		return s.date(args[1:])
 	case "grep":
