@@ -33,6 +33,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/podautoscaler"
+	"github.com/kubesim/kubesim/controllers/podgc"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/resourcequota"
 	"github.com/kubesim/kubesim/controllers/rootcacertpublisher"
@@ -58,7 +59,7 @@ import (
 // ControllerNames are the controllers of the controller manager, as
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
-var ControllerNames = []string{"replicaset", replicaset.ReplicationControllerName, "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
+var ControllerNames = []string{"replicaset", replicaset.ReplicationControllerName, "deployment", "garbagecollector", "namespace", "nodelifecycle", podgc.ControllerName, "statefulset",
 	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // storage
@@ -245,6 +246,9 @@ func (c *Cluster) controllerManager() []wiring {
 		{"nodelifecycle", "node-lifecycle-controller", func(x ControllerContext) (Component, error) {
 			return nodelifecycle.New(nodelifecycle.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
 				NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod})
+		}},
+		{podgc.ControllerName, podgc.Component, func(x ControllerContext) (Component, error) {
+			return podgc.New(podgc.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
 			return statefulset.New(statefulset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
