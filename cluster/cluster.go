@@ -100,12 +100,14 @@ type Config struct {
 	// NodeMonitorGracePeriod is how long a silent node stays Ready
 	// (kube-controller-manager's --node-monitor-grace-period, 40s).
 	NodeMonitorGracePeriod time.Duration
-	// DefaultTolerationSeconds is how long a pod without a toleration of
-	// its own stays on a node that is not ready or unreachable: the
-	// tolerationSeconds the DefaultTolerationSeconds admission plugin
-	// gives it (kube-apiserver's --default-not-ready-toleration-seconds
-	// and --default-unreachable-toleration-seconds; nil: 300).
-	DefaultTolerationSeconds *int64
+	// DefaultNotReadyTolerationSeconds and
+	// DefaultUnreachableTolerationSeconds are how long a pod without a
+	// toleration of its own stays on a node that is not ready, or
+	// unreachable: the tolerationSeconds the DefaultTolerationSeconds
+	// admission plugin gives it (kube-apiserver's
+	// --default-not-ready-toleration-seconds and
+	// --default-unreachable-toleration-seconds; nil: 300).
+	DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds *int64
 	// NodeLeaseDuration is the kubelets' nodeLeaseDurationSeconds; they
 	// renew their Lease every quarter of it, as the kubelet does (0:
 	// kubelet.DefaultLeaseDuration, 40s, renewed every 10s). A long one
@@ -389,7 +391,7 @@ func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 		Resources: nodeproxy.Install(kinds.Builtin(), c.kubeletConnections()), Authenticator: c.cfg.Authenticator, Logger: c.logger,
 		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit, ListMemoryBudget: c.cfg.ListMemoryBudget,
 		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
-		DefaultNotReadyTolerationSeconds: c.cfg.DefaultTolerationSeconds, DefaultUnreachableTolerationSeconds: c.cfg.DefaultTolerationSeconds,
+		DefaultNotReadyTolerationSeconds: c.cfg.DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds: c.cfg.DefaultUnreachableTolerationSeconds,
 		// The plugin needs the controller that makes the default accounts.
 		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
 		WebhookDial:             c.network.DialContext}) // admission webhooks in pods are reached as APIServices are

@@ -120,7 +120,7 @@ func TestStepModeTraceIsDeterministic(t *testing.T) {
 func TestStoppedKubeletsPodsComeBackElsewhere(t *testing.T) {
 	thirty := int64(30)
 	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 2, NodeCount: 3,
-		NodeMonitorGracePeriod: 40 * time.Second, DefaultTolerationSeconds: &thirty})
+		NodeMonitorGracePeriod: 40 * time.Second, DefaultUnreachableTolerationSeconds: &thirty})
 	require.NoError(t, err)
 	defer c.Close()
 	cl := c.Client("test")

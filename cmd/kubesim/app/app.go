@@ -83,6 +83,11 @@ type Options struct {
 	// LocalImages maps image names to binaries on the host that pods run
 	// as processes (--local-image NAME=PATH; kubelet/localimage.go).
 	LocalImages map[string]string
+	// NodeMonitorGracePeriod, DefaultNotReadyTolerationSeconds and
+	// DefaultUnreachableTolerationSeconds tune node failure
+	// (cluster.Config's fields of those names).
+	NodeMonitorGracePeriod                                                time.Duration
+	DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds *int64
 }
 
 // Server is a running control plane with its HTTPS listener.
@@ -187,6 +192,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		SigningCA:      bundle, // approved CSRs are signed by the CA the authenticator trusts
 		LeaderElection: o.LeaderElection,
 	}
+	cfg.NodeMonitorGracePeriod = o.NodeMonitorGracePeriod
+	cfg.DefaultNotReadyTolerationSeconds, cfg.DefaultUnreachableTolerationSeconds = o.DefaultNotReadyTolerationSeconds, o.DefaultUnreachableTolerationSeconds
 	if len(o.LocalImages) > 0 {
 		cfg.LocalImages = &kubelet.LocalImages{Paths: o.LocalImages, Server: "https://" + ln.Addr().String(), CA: bundle.CAPEM}
 	}
