@@ -32,7 +32,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	nodes := fs.Int("nodes", 3, "number of fake nodes (one kubelet each)")
 	apiOnly := fs.Bool("api-server-only", false, "run the API server alone, without controllers, scheduler or kubelets")
 	ctrls := fs.String("controllers", "*", "controllers to run: \"*\" for all, \"-name\" to turn one off ("+strings.Join(cluster.ControllerNames, ", ")+")")
-	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready)")
+	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready, and stopping its containers)")
 	maxInFlight := fs.Int("max-requests-inflight", serving.DefaultMaxRequestsInFlight, "the most read-only requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", serving.DefaultMaxMutatingRequestsInFlight, "the most mutating requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	verbose := fs.Bool("v", false, "log every request")

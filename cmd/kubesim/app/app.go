@@ -184,7 +184,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		// not name one) or any address.
 		SecurePort: int32(ln.Addr().(*net.TCPAddr).Port), AdvertiseAddress: advertiseAddress(host),
 		DataDir: o.DataDir, NodeCount: o.Nodes, Controllers: o.Controllers,
-		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
+		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay, Stop: o.StageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog, ListMemoryBudget: o.ListMemoryBudget,
