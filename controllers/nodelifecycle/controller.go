@@ -346,6 +346,16 @@ func (nc *Controller) markPodsNotReady(ctx context.Context, node string, now tim
 // now stays (the taint went, or the pod tolerates it after all) gets the
 // Cancelling deletion event.
 func (nc *Controller) evict(ctx context.Context, node *corev1.Node, now time.Time) (time.Duration, error) {
+	noExecute := false
+	for _, t := range node.Spec.Taints {
+		noExecute = noExecute || t.Effect == corev1.TaintEffectNoExecute
+	}
+	nc.mu.Lock()
+	anyScheduled := len(nc.scheduled) > 0
+	nc.mu.Unlock()
+	if !noExecute && !anyScheduled {
+		return 0, nil // the common case, a healthy node: nothing to look at
+	}
 	added := nc.taintAdded(node, now)
 	pods := nc.pods.ByIndex(nodeNameIndex, node.Name)
 	sort.Slice(pods, func(i, j int) bool {
