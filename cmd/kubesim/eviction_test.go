@@ -10,8 +10,8 @@ import (
 
 // farPods are the pods the test puts on the node of the kubelet process:
 // one with only the tolerations every pod gets, one that tolerates the
-// unreachable taint for an hour, and a Deployment's, which prefers that
-// node.
+// unreachable taint for an hour, and a Deployment's (node-1 is cordoned
+// while it is scheduled).
 const farPods = `apiVersion: v1
 kind: Pod
 metadata:
@@ -51,13 +51,6 @@ spec:
     metadata:
       labels: {app: web}
     spec:
-      affinity:
-        nodeAffinity:
-          preferredDuringSchedulingIgnoredDuringExecution:
-          - weight: 100
-            preference:
-              matchExpressions:
-              - {key: kubernetes.io/hostname, operator: In, values: [far-1]}
       containers:
       - name: nginx
         image: nginx
@@ -79,10 +72,12 @@ func TestTaintBasedEvictionThroughKubectl(t *testing.T) {
 	k := newKubectl(t, s)
 	_, proc := startProc(t, "kubelet", "--kubeconfig", s.kubeconfig, "--nodes", "1", "--node-prefix", "far", "--stage-delay", "20ms")
 	k.eventually(func(out string) bool { return out == "True" }, "get", "node", "far-1", "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+	k.ok("cordon", "node-1")
 	_, errOut, code := k.runIn(farPods, "apply", "-f", "-")
 	require.Equal(t, 0, code, errOut)
 	k.ok("wait", "--for=condition=Ready", "pod/plain", "pod/patient", "--timeout=60s")
 	k.ok("rollout", "status", "deployment/web", "--timeout=60s")
+	k.ok("uncordon", "node-1")
 	webPod := k.eventually(func(out string) bool { return strings.HasPrefix(out, "web-") }, "get", "pods", "-l", "app=web", "-o", "jsonpath={.items[0].metadata.name}")
 	assert.Equal(t, "far-1", k.jsonpath("pod/"+webPod, "{.spec.nodeName}"))
 
@@ -124,8 +119,9 @@ func TestTaintBasedEvictionThroughKubectl(t *testing.T) {
 	assert.Equal(t, "Running", k.jsonpath("pod/patient", "{.status.phase}"))
 }
 
-// dbOnFar is a StatefulSet whose pod prefers the kubelet process's node,
-// where its claim's volume is then made (WaitForFirstConsumer).
+// dbOnFar is a StatefulSet whose pod goes to the kubelet process's node
+// (node-1 is cordoned), where its claim's volume is then made
+// (WaitForFirstConsumer).
 const dbOnFar = `apiVersion: apps/v1
 kind: StatefulSet
 metadata:
@@ -139,13 +135,6 @@ spec:
     metadata:
       labels: {app: db}
     spec:
-      affinity:
-        nodeAffinity:
-          preferredDuringSchedulingIgnoredDuringExecution:
-          - weight: 100
-            preference:
-              matchExpressions:
-              - {key: kubernetes.io/hostname, operator: In, values: [far-1]}
       containers:
       - name: db
         image: busybox
@@ -176,9 +165,11 @@ func TestVolumeWhoseNodeIsGone(t *testing.T) {
 	k := newKubectl(t, s)
 	_, proc := startProc(t, "kubelet", "--kubeconfig", s.kubeconfig, "--nodes", "1", "--node-prefix", "far", "--stage-delay", "20ms")
 	k.eventually(func(out string) bool { return out == "True" }, "get", "node", "far-1", "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+	k.ok("cordon", "node-1")
 	_, errOut, code := k.runIn(dbOnFar, "apply", "-f", "-")
 	require.Equal(t, 0, code, errOut)
 	k.ok("rollout", "status", "statefulset/db", "--timeout=60s")
+	k.ok("uncordon", "node-1")
 	require.Equal(t, "far-1", k.jsonpath("pod/db-0", "{.spec.nodeName}"))
 	k.ok("exec", "db-0", "--", "sh", "-c", "echo precious > /data/row")
 	pv := k.jsonpath("pvc/data-db-0", "{.spec.volumeName}")

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,11 +81,17 @@ func TestVolumesKeepWhatIsWrittenThroughKubectl(t *testing.T) {
 	k.ok("delete", "pod", "reader")
 	k.ok("delete", "pvc", "data")
 	k.eventually(func(out string) bool { return !strings.Contains(out, pv) }, "get", "pv", "-o", "name")
-	entries, err := os.ReadDir(filepath.Join(s.dataDir, "volumes"))
-	require.NoError(t, err)
-	for _, e := range entries {
-		assert.False(t, strings.HasPrefix(e.Name(), pv+"_"), "the volume's data is gone: %s", e.Name())
-	}
+	// The PV controller removes the data once the volume object is gone.
+	require.Eventually(t, func() bool {
+		entries, err := os.ReadDir(filepath.Join(s.dataDir, "volumes"))
+		require.NoError(t, err)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), pv+"_") {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 20*time.Millisecond, "the volume's data goes with it")
 	apply(dataClaim)
 	apply(volumePod("fresh"))
 	k.ok("wait", "--for=condition=Ready", "pod/fresh", "--timeout=60s")

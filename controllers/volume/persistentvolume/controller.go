@@ -121,7 +121,8 @@ func (c *Controller) enqueueClaim(event string, p *corev1.PersistentVolumeClaim)
 // on there); a free volume may suit any unbound claim of its class.
 func (c *Controller) enqueueVolume(event string, pv *corev1.PersistentVolume) {
 	cause := controllers.CauseOf(event, "PersistentVolume", &pv.ObjectMeta)
-	if event != "DELETED" {
+	if event != "DELETED" || c.data != nil {
+		// A volume gone is looked at once more: its data goes too.
 		c.controller.Enqueue(pv.Name, cause)
 	}
 	if r := pv.Spec.ClaimRef; r != nil {
