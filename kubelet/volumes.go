@@ -92,7 +92,8 @@ func (k *Kubelet) claimsMountable(ctx context.Context, pod *corev1.Pod) (string,
 // mounts are given (containerenv.VolumeSource). An emptyDir is made with
 // its pod, shared by the pod's containers and their restarts, and dropped
 // when the pod leaves the node (its medium, disk or Memory, goes with the
-// pod either way). A claim's storage is the data of the PersistentVolume
+// pod either way); it is kept in memory, so a new kubelet that adopts a
+// running pod finds it empty. A claim's storage is the data of the PersistentVolume
 // bound to it (Config.VolumeData), which outlives the pod.
 
 // podEmptyDirs are one pod's emptyDir volumes.
