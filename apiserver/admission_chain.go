@@ -46,6 +46,10 @@ import (
 //     for that, whatever a policy or webhook would have said.
 //  5. Priority (mutating, validating) reads PriorityClasses. A new pod's
 //     priorityClassName becomes spec.priority; a missing class refuses it.
+//     Then DefaultTolerationSeconds (mutating) reads nothing: a pod that
+//     does not tolerate the not-ready and unreachable NoExecute taints
+//     gets a toleration of each for 300 seconds, so that the taint
+//     eviction controller leaves it on a silent node that long.
 //  6. DefaultStorageClass (mutating) reads StorageClasses. A new claim
 //     that names no class gets the default one.
 //  7. StorageObjectInUseProtection (mutating) reads nothing. A new claim
@@ -133,6 +137,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	}
 	chain = append(chain,
 		&admission.Priority{List: func(ctx context.Context) ([]*schedulingv1.PriorityClass, error) { return priorityClasses(ctx, "") }},
+		&admission.DefaultTolerationSeconds{NotReadySeconds: s.cfg.DefaultNotReadyTolerationSeconds, UnreachableSeconds: s.cfg.DefaultUnreachableTolerationSeconds},
 		&admission.DefaultStorageClass{List: func(ctx context.Context) ([]*storagev1.StorageClass, error) { return storageClasses(ctx, "") }},
 		admission.StorageObjectInUseProtection{},
 	)

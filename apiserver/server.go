@@ -96,6 +96,13 @@ type Config struct {
 	// make each namespace's "default": the cluster turns it on when it runs
 	// that controller, and a bare API server (tests) goes without.
 	ServiceAccountAdmission bool
+	// DefaultNotReadyTolerationSeconds and
+	// DefaultUnreachableTolerationSeconds are the tolerationSeconds the
+	// DefaultTolerationSeconds admission plugin gives every pod for the
+	// not-ready and unreachable taints (kube-apiserver's
+	// --default-not-ready-toleration-seconds and
+	// --default-unreachable-toleration-seconds; nil: 300).
+	DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds *int64
 	// Audit, when set, logs each authenticated request (kube-apiserver's
 	// --audit-log-path).
 	Audit *audit.Log

@@ -34,6 +34,7 @@ import (
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
+	"github.com/kubesim/kubesim/kubelet/volumedata"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/scheduler"
@@ -96,9 +97,17 @@ type Config struct {
 	Controllers string
 	// Stages are the kubelets' pod lifecycle delays.
 	Stages kubelet.Stages
-	// NodeMonitorGracePeriod and PodEvictionTimeout tune node failure
-	// handling (40s and 300s by default, as in Kubernetes).
-	NodeMonitorGracePeriod, PodEvictionTimeout time.Duration
+	// NodeMonitorGracePeriod is how long a silent node stays Ready
+	// (kube-controller-manager's --node-monitor-grace-period, 40s).
+	NodeMonitorGracePeriod time.Duration
+	// DefaultNotReadyTolerationSeconds and
+	// DefaultUnreachableTolerationSeconds are how long a pod without a
+	// toleration of its own stays on a node that is not ready, or
+	// unreachable: the tolerationSeconds the DefaultTolerationSeconds
+	// admission plugin gives it (kube-apiserver's
+	// --default-not-ready-toleration-seconds and
+	// --default-unreachable-toleration-seconds; nil: 300).
+	DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds *int64
 	// NodeLeaseDuration is the kubelets' nodeLeaseDurationSeconds; they
 	// renew their Lease every quarter of it, as the kubelet does (0:
 	// kubelet.DefaultLeaseDuration, 40s, renewed every 10s). A long one
@@ -232,6 +241,9 @@ type Cluster struct {
 	signingCA csrsigning.CA
 	// kubeletAPI serves the kubelet API of every node (kubeletapi.go).
 	kubeletAPI *kubeletserver.Server
+	// volumeData is where the PersistentVolumes keep their data
+	// (storage.go).
+	volumeData *volumedata.Store
 
 	mu      sync.Mutex
 	enabled map[string]bool
@@ -292,6 +304,10 @@ func New(cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: unknown mode %d", cfg.Mode)
 	}
 	if err := c.openStore(); err != nil {
+		return nil, err
+	}
+	if c.volumeData, err = volumedata.New(c.volumesDir()); err != nil {
+		c.Close()
 		return nil, err
 	}
 	c.network, c.frontProxy = podnet.New(), cfg.FrontProxy
@@ -375,6 +391,7 @@ func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 		Resources: nodeproxy.Install(kinds.Builtin(), c.kubeletConnections()), Authenticator: c.cfg.Authenticator, Logger: c.logger,
 		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit, ListMemoryBudget: c.cfg.ListMemoryBudget,
 		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
+		DefaultNotReadyTolerationSeconds: c.cfg.DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds: c.cfg.DefaultUnreachableTolerationSeconds,
 		// The plugin needs the controller that makes the default accounts.
 		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
 		WebhookDial:             c.network.DialContext}) // admission webhooks in pods are reached as APIServices are

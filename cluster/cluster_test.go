@@ -118,8 +118,9 @@ func TestStepModeTraceIsDeterministic(t *testing.T) {
 }
 
 func TestStoppedKubeletsPodsComeBackElsewhere(t *testing.T) {
+	thirty := int64(30)
 	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 2, NodeCount: 3,
-		NodeMonitorGracePeriod: 40 * time.Second, PodEvictionTimeout: 30 * time.Second})
+		NodeMonitorGracePeriod: 40 * time.Second, DefaultUnreachableTolerationSeconds: &thirty})
 	require.NoError(t, err)
 	defer c.Close()
 	cl := c.Client("test")
@@ -140,8 +141,9 @@ func TestStoppedKubeletsPodsComeBackElsewhere(t *testing.T) {
 	k, ok := c.Kubelet("node-1")
 	require.True(t, ok)
 	k.Stop()
-	// Past the grace period (node NotReady, tainted) and the eviction
-	// timeout (pods deleted, replaced on healthy nodes).
+	// Past the grace period (node NotReady, tainted) and the pods'
+	// 30-second toleration of it (pods deleted, replaced on healthy
+	// nodes).
 	_, err = c.Advance(bg, 2*time.Minute, stepper.Limits{})
 	require.NoError(t, err)
 	_, err = c.RunUntilStable(bg, stepper.Limits{})

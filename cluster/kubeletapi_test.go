@@ -119,8 +119,7 @@ func TestContainerLogsInStepMode(t *testing.T) {
 	require.NoError(t, err)
 	cs := p.Status.ContainerStatuses[0]
 	assert.Equal(t, int32(1), cs.RestartCount)
-	require.NotNil(t, cs.State.Waiting)
-	assert.Equal(t, "CrashLoopBackOff", cs.State.Waiting.Reason)
+	require.NotNil(t, cs.State.Running, "the first restart is at once")
 	require.NotNil(t, cs.LastTerminationState.Terminated)
 	assert.Equal(t, int32(3), cs.LastTerminationState.Terminated.ExitCode)
 	assert.Equal(t, "Error", cs.LastTerminationState.Terminated.Reason)
@@ -131,6 +130,19 @@ func TestContainerLogsInStepMode(t *testing.T) {
 	assert.Equal(t, finished+" failing now\n", body)
 	_, body = get(c, "/api/v1/namespaces/default/pods/sh/log?previous=true&limitBytes=3")
 	assert.Equal(t, "hel", body)
+
+	_, body = get(c, "/api/v1/namespaces/default/pods/sh/log")
+	assert.Equal(t, "hello\n", body, "the new run's log starts afresh")
+
+	// It fails again 5 seconds later: now the back-off.
+	_, err = c.Advance(bg, 5*time.Second, stepper.Limits{})
+	require.NoError(t, err)
+	p, err = cl.Pods().Get(bg, "default", "sh")
+	require.NoError(t, err)
+	cs = p.Status.ContainerStatuses[0]
+	assert.Equal(t, int32(2), cs.RestartCount)
+	require.NotNil(t, cs.State.Waiting)
+	assert.Equal(t, "CrashLoopBackOff", cs.State.Waiting.Reason)
 
 	// Back-off over, it runs again: the current log starts afresh.
 	_, err = c.Advance(bg, 11*time.Second, stepper.Limits{})

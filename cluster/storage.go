@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -31,6 +32,16 @@ func DefaultStorageClass() *storagev1.StorageClass {
 			Annotations: map[string]string{api.AnnDefaultStorageClass: "true"}},
 		Provisioner: persistentvolume.Provisioner, ReclaimPolicy: &del, VolumeBindingMode: &wffc,
 	}
+}
+
+// volumesDir is where the PersistentVolumes keep what is written to them,
+// under the cluster's data directory (so a restart on the same directory
+// finds it); "" keeps them in memory, with a store given by the caller.
+func (c *Cluster) volumesDir() string {
+	if c.dataDir == "" {
+		return ""
+	}
+	return filepath.Join(c.dataDir, "volumes")
 }
 
 // installDefaultStorageClass creates the default class unless a class by

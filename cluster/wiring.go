@@ -33,6 +33,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/namespace"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/controllers/podautoscaler"
+	"github.com/kubesim/kubesim/controllers/podgc"
 	"github.com/kubesim/kubesim/controllers/replicaset"
 	"github.com/kubesim/kubesim/controllers/resourcequota"
 	"github.com/kubesim/kubesim/controllers/rootcacertpublisher"
@@ -58,7 +59,7 @@ import (
 // ControllerNames are the controllers of the controller manager, as
 // --controllers names them: the controllerManager rows (a test checks that
 // they agree).
-var ControllerNames = []string{"replicaset", replicaset.ReplicationControllerName, "deployment", "garbagecollector", "namespace", "nodelifecycle", "statefulset",
+var ControllerNames = []string{"replicaset", replicaset.ReplicationControllerName, "deployment", "garbagecollector", "namespace", "nodelifecycle", podgc.ControllerName, "statefulset",
 	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // storage
@@ -244,7 +245,10 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{"nodelifecycle", "node-lifecycle-controller", func(x ControllerContext) (Component, error) {
 			return nodelifecycle.New(nodelifecycle.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger,
-				NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod, PodEvictionTimeout: c.cfg.PodEvictionTimeout})
+				NodeMonitorGracePeriod: c.cfg.NodeMonitorGracePeriod})
+		}},
+		{podgc.ControllerName, podgc.Component, func(x ControllerContext) (Component, error) {
+			return podgc.New(podgc.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{"statefulset", "statefulset-controller", func(x ControllerContext) (Component, error) {
 			return statefulset.New(statefulset.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
@@ -270,7 +274,8 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		// storage
 		{persistentvolume.ControllerName, persistentvolume.Component, func(x ControllerContext) (Component, error) {
-			return persistentvolume.New(persistentvolume.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+			return persistentvolume.New(persistentvolume.Config{VolumeData: c.volumeData,
+				BaseConfig: controllers.BaseConfig{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger}})
 		}},
 		{protection.PVCControllerName, "pvc-protection-controller", func(x ControllerContext) (Component, error) {
 			return protection.NewPVCProtection(protection.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
@@ -343,7 +348,7 @@ func (c *Cluster) addKubelets() error {
 		comp, err := c.add(wiring{"kubelet/" + n.Name, "kubelet/" + n.Name, func(x ControllerContext) (Component, error) {
 			return kubelet.New(kubelet.Config{Client: x.Client, Informers: c.privateInformers(), Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
-				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4,
+				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4, VolumeData: c.volumeData,
 				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages(),
 				NetworkPolicyClient: c.kindnetClient(), IngressClient: c.ingressNginxClient(),
 				APIServer: &kubelet.APIServerEndpoint{Address: c.apiServerAddress(), Handler: c.server.Handler()}})

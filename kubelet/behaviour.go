@@ -107,19 +107,3 @@ func ParseBehaviour(s string) (PodBehaviour, error) {
 	}
 	return b, nil
 }
-
-// crashLoopBackOff is the kubelet's container restart back-off: 10s after
-// the first failure, doubling, capped at 5 minutes
-// (kubelet.go: MaxContainerBackOff, backOffPeriod). The count starts over
-// after a container ran backOffReset without failing.
-func crashLoopBackOff(restarts int32) time.Duration {
-	d := 10 * time.Second
-	for i := int32(1); i < restarts && d < 5*time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, 5*time.Minute)
-}
-
-// backOffReset is how long a container must run for its back-off to start
-// over (the kubelet's backoff entries expire after 2 × MaxContainerBackOff).
-const backOffReset = 10 * time.Minute

@@ -75,19 +75,6 @@ func TestDefaultBehaviourReadsTheAnnotation(t *testing.T) {
 	assert.Equal(t, PodBehaviour{}, DefaultBehaviour(pod), "a bad value runs normally")
 }
 
-func TestCrashLoopBackOffDoubles(t *testing.T) {
-	tests := []struct {
-		restarts int32
-		want     time.Duration
-	}{
-		{1, 10 * time.Second}, {2, 20 * time.Second}, {3, 40 * time.Second}, {4, 80 * time.Second},
-		{5, 160 * time.Second}, {6, 5 * time.Minute}, {100, 5 * time.Minute},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, crashLoopBackOff(tt.restarts), "restart %d", tt.restarts)
-	}
-}
-
 func TestNormalizeImage(t *testing.T) {
 	tests := map[string]string{
 		"nginx":                      "docker.io/library/nginx:latest",

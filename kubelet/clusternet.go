@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,10 @@ func (n clusterNetwork) LookupHost(ctx context.Context, name string) (string, []
 	if net.ParseIP(name) != nil {
 		return name, []string{name}, nil
 	}
+	if name == "localhost" {
+		// /etc/hosts: the pod's own loopback.
+		return name, []string{"127.0.0.1"}, nil
+	}
 	if !n.dnsReachable(ctx) {
 		return "", nil, shell.ErrTimedOut
 	}
@@ -84,11 +89,23 @@ func (n clusterNetwork) LookupHost(ctx context.Context, name string) (string, []
 	return "", nil, shell.ErrNoSuchHost
 }
 
-// resolve answers one fully qualified name: SERVICE.NS.svc.cluster.local
-// (its cluster IP, or a headless Service's endpoints) and
-// HOSTNAME.SERVICE.NS.svc.cluster.local (a pod of a headless Service, as
-// a StatefulSet's pods are named).
+// resolve answers one fully qualified name as CoreDNS's kubernetes plugin
+// does: SERVICE.NS.svc.cluster.local is the Service's cluster IP, or, for
+// a headless Service, the addresses of its ready endpoints;
+// ENDPOINT.SERVICE.NS.svc.cluster.local is the ready endpoint whose
+// hostname is ENDPOINT (a pod whose hostname and subdomain name the
+// Service, as a StatefulSet's pods are named: web-0.nginx), or whose
+// address, dashes for dots, is ENDPOINT (10-244-1-5.nginx); and
+// A-B-C-D.NS.pod.cluster.local is the address A.B.C.D (the plugin's
+// "pods insecure" mode, kubeadm's default). A not-ready pod has no name.
 func (n clusterNetwork) resolve(ctx context.Context, fqdn string) []string {
+	if rest, ok := strings.CutSuffix(fqdn, ".pod."+clusterDomain); ok {
+		labels := strings.Split(rest, ".")
+		if ip := net.ParseIP(strings.ReplaceAll(labels[0], "-", ".")); len(labels) == 2 && ip != nil && ip.To4() != nil {
+			return []string{ip.String()}
+		}
+		return nil
+	}
 	rest, ok := strings.CutSuffix(fqdn, ".svc."+clusterDomain)
 	if !ok {
 		return nil
@@ -110,7 +127,7 @@ func (n clusterNetwork) resolve(ctx context.Context, fqdn string) []string {
 		return out
 	case 3:
 		for _, a := range n.endpointAddresses(ctx, labels[2], labels[1]) {
-			if a.Hostname == labels[0] {
+			if a.Hostname == labels[0] || a.Hostname == "" && strings.ReplaceAll(a.IP, ".", "-") == labels[0] {
 				return []string{a.IP}
 			}
 		}
@@ -136,6 +153,15 @@ func (n clusterNetwork) endpointAddresses(ctx context.Context, ns, name string) 
 // connection through. The API server's address (the kubernetes Service's
 // endpoint) is served by the API server; pods serve plain HTTP only.
 func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (shell.HTTPResponse, error) {
+	if ip := net.ParseIP(req.IP); ip != nil && ip.IsLoopback() {
+		// The pod's own network namespace: its containers, whatever the
+		// NetworkPolicies say.
+		if n.pod.Status.PodIP == "" {
+			return shell.HTTPResponse{}, shell.ErrConnectionRefused
+		}
+		code, body, err := n.podGet(ctx, n.pod.Status.PodIP, req.Port, req.Path, req.Host)
+		return shell.HTTPResponse{Code: code, Body: body}, err
+	}
 	if n.isIngressController(ctx, req.IP, req.Port) {
 		return n.ingressGet(ctx, req)
 	}
@@ -268,6 +294,9 @@ func (k *Kubelet) simulatedHTTP(ctx context.Context, ip, port, path string) (int
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		if slices.Contains(running, c.Name) {
+			if code, body, ok := k.nginxDocroot(ctx, pod, c, port, path); ok {
+				return code, body, true
+			}
 			if code, body, ok := simulatedServer(pod, c, port, path); ok {
 				return code, body, true
 			}
@@ -330,6 +359,40 @@ func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (i
 	return 0, nil, false
 }
 
+// nginxDocroot is what nginx serves from its document root,
+// /usr/share/nginx/html, as the container's filesystem holds it: a file
+// written there through kubectl exec or cp, or kept by a volume mounted
+// there (the StatefulSet tutorial's web-0 serving the index.html it wrote
+// on its claim). A volume hides the image's own pages: an empty one
+// answers 403 for a directory (no index.html to list) and 404 for a file.
+// ok is false when it is the image's own page that answers.
+func (k *Kubelet) nginxDocroot(ctx context.Context, pod *corev1.Pod, c *corev1.Container, port, reqPath string) (int, []byte, bool) {
+	if base := imageRepo(c.Image); port != "80" || base[strings.LastIndex(base, "/")+1:] != "nginx" && base[strings.LastIndex(base, "/")+1:] != "nginx-slim" {
+		return 0, nil, false
+	}
+	const root = "/usr/share/nginx/html"
+	// The sources of a container's own run: nginx reads its files, it
+	// asks for no token.
+	env := containerEnv(ctx, pod, c, simSources{envSources{c: k.c, volumes: k}})
+	env.Layer = k.writableLayer(pod, c.Name)
+	p, _, _ := strings.Cut(reqPath, "?")
+	file := path.Join(root, path.Clean("/"+p))
+	dir := strings.HasSuffix(p, "/") || shell.IsDir(env, file)
+	if dir {
+		file = path.Join(file, "index.html")
+	}
+	if data, ok := shell.ReadFile(env, file); ok {
+		return http.StatusOK, data, true
+	}
+	if !shell.OnMount(env, root) {
+		return 0, nil, false
+	}
+	if dir {
+		return http.StatusForbidden, []byte(nginx403), true
+	}
+	return http.StatusNotFound, []byte(nginx404), true
+}
+
 func hostnameOf(pod *corev1.Pod) string {
 	if pod.Spec.Hostname != "" {
 		return pod.Spec.Hostname
@@ -358,6 +421,15 @@ Commercial support is available at
 <a href="http://nginx.com/">nginx.com</a>.</p>
 
 <p><em>Thank you for using nginx.</em></p>
+</body>
+</html>
+`
+
+const nginx403 = `<html>
+<head><title>403 Forbidden</title></head>
+<body>
+<center><h1>403 Forbidden</h1></center>
+<hr><center>nginx</center>
 </body>
 </html>
 `

@@ -38,9 +38,11 @@
 // the way kwok (sigs.k8s.io/kwok) does: status rewritten on a timeline,
 // without a container runtime.
 //
-// Of the volume manager it keeps one rule (volumes.go): no container
-// starts before every PersistentVolumeClaim the pod mounts is bound
-// (FailedMount, retried after the pod worker's back-off). Of the runtime
+// Of the volume manager it keeps (volumes.go): no container starts
+// before every PersistentVolumeClaim the pod mounts is bound (FailedMount,
+// retried after the pod worker's back-off); an emptyDir is made with the
+// pod and dropped with it; a claim's mount is the bound PersistentVolume's
+// data (kubelet/volumedata), which outlives the pod. Of the runtime
 // class manager, one more (runtimeclass.go): a pod whose RuntimeClass
 // names a handler the fake runtime lacks (it has runc and the default)
 // gets no sandbox (FailedCreatePodSandBox, retried likewise). A container

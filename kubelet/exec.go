@@ -80,7 +80,7 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 	if err != nil {
 		return shell.Environment{}, err
 	}
-	env := containerEnv(ctx, pod, c, envSources{k.c})
+	env := containerEnv(ctx, pod, c, envSources{c: k.c, volumes: k})
 	env.Network = clusterNetwork{k: k, pod: pod}
 	k.addProgramFiles(&env, pod, c)
 	env.Layer = k.writableLayer(pod, c.Name)
@@ -186,8 +186,20 @@ func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container stri
 	return err
 }
 
-// envSources reads what a pod refers to from the API server.
-type envSources struct{ c *client.Client }
+// envSources reads what a pod refers to from the API server, and gives
+// its writable volumes' storage when volumes is set.
+type envSources struct {
+	c       *client.Client
+	volumes *Kubelet
+}
+
+// Volume implements containerenv.VolumeSource.
+func (s envSources) Volume(ctx context.Context, pod *corev1.Pod, vol *corev1.Volume) (shell.Volume, bool) {
+	if s.volumes == nil {
+		return nil, false
+	}
+	return s.volumes.podVolume(ctx, pod, vol)
+}
 
 func (s envSources) ConfigMap(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
 	return s.c.ConfigMaps().Get(ctx, ns, name)

@@ -20,6 +20,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/kubelet/volumedata"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -129,6 +130,11 @@ type Config struct {
 	// (ingressnet.go): ingress-nginx's service account. nil: the
 	// kubelet's own client.
 	IngressClient *client.Client
+	// VolumeData is where PersistentVolumes keep what is written to them
+	// (the cluster's store, shared by its kubelets, so that a claim's
+	// data follows its pod to any node); nil: a store in memory of this
+	// kubelet's own.
+	VolumeData *volumedata.Store
 	// APIServer, when set, is the API server as the cluster's network
 	// reaches it: a container's connection to its address (the kubernetes
 	// Service's endpoint, through kubernetes.default.svc) is served by its
@@ -197,6 +203,11 @@ type Kubelet struct {
 	// attached are the lines attached sessions printed (interactive.go),
 	// by pod key and container instance id. Guarded by simMu.
 	attached map[string]map[string][]logLine
+
+	// emptyDirs are the pods' emptyDir volumes, by pod key (volumes.go).
+	// Guarded by volMu.
+	volMu     sync.Mutex
+	emptyDirs map[string]*podEmptyDirs
 }
 
 // loops are the informer and controllers of one run; live mode makes new
@@ -251,6 +262,11 @@ func New(cfg Config) (*Kubelet, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.VolumeData == nil {
+		if cfg.VolumeData, err = volumedata.New(""); err != nil {
+			return nil, err
+		}
 	}
 	cfg.Labels = maps.Clone(cfg.Labels)
 	cfg.Taints = append([]corev1.Taint(nil), cfg.Taints...)

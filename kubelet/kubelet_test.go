@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -270,17 +271,30 @@ func TestCrashLoopBackOff(t *testing.T) {
 	f.settle()
 	require.True(t, f.pod("crashy").Status.ContainerStatuses[0].Ready)
 
-	// crash at +5s, back-off 10s, run again at +15s, crash at +20s, back-off 20s...
-	starts := t0
+	// The first crash, at +5s, restarts it at once: no back-off yet.
+	crashAt := t0.Add(5 * time.Second)
+	f.until(crashAt)
+	pod := f.pod("crashy")
+	cs := pod.Status.ContainerStatuses[0]
+	require.NotNil(t, cs.State.Running, "the first restart is at once")
+	assert.True(t, cs.State.Running.StartedAt.Time.Equal(crashAt))
+	assert.Equal(t, int32(1), cs.RestartCount)
+	require.NotNil(t, cs.LastTerminationState.Terminated)
+	assert.Equal(t, "Error", cs.LastTerminationState.Terminated.Reason)
+	assert.NotContains(t, strings.Join(f.events("crashy"), "\n"), "BackOff")
+
+	// Then crash at +10s, back-off 10s, run again at +20s, crash at +25s,
+	// back-off 20s...
+	starts := crashAt
 	for restarts, backoff := range []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second} {
 		crashAt := starts.Add(5 * time.Second)
 		f.until(crashAt)
 		pod := f.pod("crashy")
 		cs := pod.Status.ContainerStatuses[0]
-		require.NotNil(t, cs.State.Waiting, "after crash %d", restarts+1)
+		require.NotNil(t, cs.State.Waiting, "after crash %d", restarts+2)
 		assert.Equal(t, "CrashLoopBackOff", cs.State.Waiting.Reason)
 		assert.Equal(t, "back-off "+backoff.String()+" restarting failed container=nginx pod=crashy_default("+string(pod.UID)+")", cs.State.Waiting.Message)
-		assert.Equal(t, int32(restarts+1), cs.RestartCount)
+		assert.Equal(t, int32(restarts+2), cs.RestartCount)
 		require.NotNil(t, cs.LastTerminationState.Terminated)
 		assert.Equal(t, int32(1), cs.LastTerminationState.Terminated.ExitCode)
 		assert.Equal(t, "Error", cs.LastTerminationState.Terminated.Reason)

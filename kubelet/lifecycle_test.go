@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 )
 
@@ -166,9 +167,14 @@ func TestFailedInitContainer(t *testing.T) {
 	pod = g.pod("retry")
 	assert.Equal(t, corev1.PodPending, pod.Status.Phase)
 	assert.Equal(t, "CrashLoopBackOff", pod.Status.InitContainerStatuses[0].State.Waiting.Reason)
-	assert.Equal(t, int32(1), pod.Status.InitContainerStatuses[0].RestartCount)
+	assert.Equal(t, int32(2), pod.Status.InitContainerStatuses[0].RestartCount, "restarted at once after its first failure, then backing off")
 }
 
+// kubernetes.io's liveness-exec tutorial: the probe (cat /tmp/healthy
+// every 5 seconds from 5 seconds on) fails from +30s, when the script
+// removes the file; after three failures in a row (failureThreshold's
+// default) the container is killed and, being killed for the first time,
+// started again at once. Each failure is an Unhealthy event.
 func TestLivenessProbeRestartsTheContainer(t *testing.T) {
 	f := newFixture(t, Config{})
 	f.createPod("live", func(p *corev1.Pod) {
@@ -179,14 +185,63 @@ func TestLivenessProbeRestartsTheContainer(t *testing.T) {
 	})
 	f.settle()
 	t0 := f.clk.Now()
+	unhealthy := func() (int32, time.Time, time.Time) {
+		l, err := f.env.Client.Events().List(f.ctx, "", client.ListOptions{FieldSelector: "involvedObject.name=live,reason=Unhealthy"})
+		require.NoError(t, err)
+		if len(l.Items) == 0 {
+			return 0, time.Time{}, time.Time{}
+		}
+		require.Len(t, l.Items, 1, "the failures are one event, counted")
+		return l.Items[0].Count, l.Items[0].FirstTimestamp.Time, l.Items[0].LastTimestamp.Time
+	}
+	f.until(t0.Add(30*time.Second - time.Millisecond))
+	n, _, _ := unhealthy()
+	assert.Zero(t, n, "healthy while the file is there")
+
+	// The probe at +30s finds the file just removed.
+	f.until(t0.Add(35 * time.Second))
+	n, _, _ = unhealthy()
+	assert.Equal(t, int32(2), n, "two failures: not yet failureThreshold")
+	assert.Equal(t, int32(0), f.pod("live").Status.ContainerStatuses[0].RestartCount)
+
 	f.until(t0.Add(40 * time.Second))
+	n, first, last := unhealthy()
+	assert.Equal(t, int32(3), n)
+	assert.True(t, first.Equal(t0.Add(30*time.Second)), "first %s", first)
+	assert.True(t, last.Equal(t0.Add(40*time.Second)), "last %s", last)
 	pod := f.pod("live")
 	cs := pod.Status.ContainerStatuses[0]
 	assert.Equal(t, int32(1), cs.RestartCount)
+	require.NotNil(t, cs.State.Running, "the first restart is at once")
+	assert.True(t, cs.State.Running.StartedAt.Time.Equal(t0.Add(40*time.Second)))
 	require.NotNil(t, cs.LastTerminationState.Terminated)
 	assert.Equal(t, int32(137), cs.LastTerminationState.Terminated.ExitCode)
 	assert.Contains(t, f.events("live"), "Killing: Container liveness failed liveness probe, will be restarted")
 	assert.Contains(t, f.events("live"), "Unhealthy: Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory")
+
+	// The new container starts its script over: healthy again for 30s,
+	// then killed after three more failures.
+	f.until(t0.Add(70*time.Second - time.Millisecond))
+	n, _, _ = unhealthy()
+	assert.Equal(t, int32(3), n)
+	f.until(t0.Add(80 * time.Second))
+	assert.Equal(t, int32(2), f.pod("live").Status.ContainerStatuses[0].RestartCount)
+}
+
+// failureThreshold and periodSeconds set how soon liveness kills: an
+// exec probe that always fails, every 2 seconds, with a threshold of 5.
+func TestLivenessFailureThreshold(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.createPod("fails", func(p *corev1.Pod) {
+		p.Spec.Containers[0].LivenessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"false"}}},
+			InitialDelaySeconds: 1, PeriodSeconds: 2, FailureThreshold: 5}
+	})
+	f.settle()
+	t0 := f.clk.Now()
+	f.until(t0.Add(9*time.Second - time.Millisecond))
+	assert.Equal(t, int32(0), f.pod("fails").Status.ContainerStatuses[0].RestartCount, "failures at 1, 3, 5, 7s")
+	f.until(t0.Add(9 * time.Second))
+	assert.Equal(t, int32(1), f.pod("fails").Status.ContainerStatuses[0].RestartCount, "the fifth, at 9s, kills it")
 }
 
 func TestReadinessProbeFailureUnreadiesThePod(t *testing.T) {
@@ -206,6 +261,8 @@ func TestReadinessProbeFailureUnreadiesThePod(t *testing.T) {
 	assert.Contains(t, f.events("ready"), "Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 500")
 }
 
+// A container that ran for longer than twice the back-off's cap has a
+// stale entry: it is started again at once, each time.
 func TestBackOffResetsAfterALongRun(t *testing.T) {
 	f := newFixture(t, Config{})
 	f.createPod("long", func(p *corev1.Pod) {
@@ -214,12 +271,12 @@ func TestBackOffResetsAfterALongRun(t *testing.T) {
 	f.settle()
 	t0 := f.clk.Now()
 	for i := range 3 {
-		f.until(t0.Add(11 * time.Minute))
-		cs := f.pod("long").Status.ContainerStatuses[0]
-		require.NotNil(t, cs.State.Waiting, "crash %d", i+1)
-		assert.Contains(t, cs.State.Waiting.Message, "back-off 10s ", "a run of 11 minutes starts the back-off over")
-		t0 = t0.Add(11*time.Minute + 10*time.Second)
+		t0 = t0.Add(11 * time.Minute)
 		f.until(t0)
+		cs := f.pod("long").Status.ContainerStatuses[0]
+		require.NotNil(t, cs.State.Running, "crash %d: a run of 11 minutes starts the back-off over", i+1)
+		assert.True(t, cs.State.Running.StartedAt.Time.Equal(t0))
+		assert.Equal(t, int32(i+1), cs.RestartCount)
 	}
 }
 
@@ -261,7 +318,7 @@ func TestSidecarRestartsAndStopsWithThePod(t *testing.T) {
 	assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
 	side := pod.Status.InitContainerStatuses[0]
 	assert.Equal(t, int32(1), side.RestartCount, "restarted although the pod's policy is Never")
-	assert.Equal(t, "CrashLoopBackOff", side.State.Waiting.Reason)
+	assert.NotNil(t, side.State.Running, "at once, the first time")
 
 	f.until(t0.Add(8 * time.Second))
 	pod = f.pod("job")

@@ -196,7 +196,7 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *corev1.Pod, c *corev1.Cont
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, "", err
 	}
-	built := containerenv.Build(ctx, pod, c, envSources{k.c})
+	built := containerenv.Build(ctx, pod, c, envSources{c: k.c})
 	vars := map[string]string{}
 	for _, v := range built.Env {
 		env = append(env, v.Name+"="+v.Value)
@@ -245,7 +245,7 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *corev1.Pod, c *corev1.Cont
 // half a token.
 func (k *Kubelet) writeToken(ctx context.Context, pod *corev1.Pod, path string) error {
 	exp := int64(localTokenSeconds)
-	token, err := envSources{k.c}.ServiceAccountToken(ctx, pod, "", &exp)
+	token, err := envSources{c: k.c}.ServiceAccountToken(ctx, pod, "", &exp)
 	if err != nil {
 		return fmt.Errorf("a token for the pod's service account: %w", err)
 	}

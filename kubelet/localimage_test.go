@@ -112,26 +112,32 @@ func waitLine(t *testing.T, lp *localProcess, s string) {
 }
 
 // A crashing local process: its exit code is the container's, it is
-// restarted after the CrashLoopBackOff back-off (a new process), and its
-// output is the log of the run it belongs to (--previous too).
+// restarted at once the first time and after the CrashLoopBackOff
+// back-off the next (a new process each time), and its output is the log
+// of the run it belongs to (--previous too).
 func TestLocalImageCrashLoop(t *testing.T) {
 	f := newLocalFixture(t)
 	f.createScriptPod("crash", `echo "run as $0 in $HOSTNAME"; exit 2`, nil)
-	first := f.run("crash")
-	f.waitEnded(first)
-	cs := f.pod("crash").Status.ContainerStatuses[0]
-	require.NotNil(t, cs.State.Waiting)
-	assert.Equal(t, "CrashLoopBackOff", cs.State.Waiting.Reason)
+	// The processes end on their own time: settle until the kubelet has
+	// seen two of them end (the first restart was at once, without a
+	// back-off) and waits.
+	var cs corev1.ContainerStatus
+	require.Eventually(t, func() bool {
+		f.settle()
+		cs = f.pod("crash").Status.ContainerStatuses[0]
+		return cs.State.Waiting != nil && cs.State.Waiting.Reason == "CrashLoopBackOff"
+	}, 30*time.Second, 10*time.Millisecond)
+	assert.Equal(t, int32(2), cs.RestartCount, "restarted at once after the first exit")
 	require.NotNil(t, cs.LastTerminationState.Terminated)
 	assert.Equal(t, int32(2), cs.LastTerminationState.Terminated.ExitCode)
 	assert.Equal(t, "Error", cs.LastTerminationState.Terminated.Reason)
 
-	f.next() // the back-off is over: a new process
-	second := f.run("crash")
-	assert.NotSame(t, first, second)
-	f.waitEnded(second)
-	cs = f.pod("crash").Status.ContainerStatuses[0]
-	assert.Equal(t, int32(2), cs.RestartCount)
+	f.until(cs.LastTerminationState.Terminated.FinishedAt.Add(10 * time.Second)) // the back-off is over: a new process
+	require.Eventually(t, func() bool {
+		f.settle()
+		cs = f.pod("crash").Status.ContainerStatuses[0]
+		return cs.RestartCount == 3
+	}, 30*time.Second, 10*time.Millisecond)
 	var logs strings.Builder
 	require.NoError(t, f.k.ContainerLogs(f.ctx, "default", "crash", "main", LogOptions{Previous: true}, &logs))
 	assert.Equal(t, "run as sh in crash\n", logs.String())

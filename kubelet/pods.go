@@ -65,9 +65,11 @@ type containerRuntime struct {
 	// init: an init container; sidecar: one with restartPolicy Always;
 	// ephemeral: added by kubectl debug (ephemeral.go).
 	init, sidecar, ephemeral bool
-	// backoffSteps counts the failures the back-off doubles over; it
-	// starts over after a long run (backOffReset).
-	backoffSteps int32
+	// backOff is the container's restart back-off entry (backoff.go).
+	backOff backOffEntry
+	// livenessFailures counts the failed liveness probes of the current
+	// run the kubelet has reported (an Unhealthy event each).
+	livenessFailures int
 	// layer is the writable layer of the current run, made by the first
 	// exec (kubectl cp); a restart starts with none.
 	layer *shell.Layer
@@ -125,9 +127,12 @@ const (
 	toReplace
 	// toUnready: its readiness probe failed.
 	toUnready
-	// toLivenessKill: its liveness probe failed; it is killed (and
-	// restarted as the restart policy says).
+	// toLivenessKill: its liveness probe failed failureThreshold times in
+	// a row; it is killed (and restarted as the restart policy says).
 	toLivenessKill
+	// toLivenessFailure: its liveness probe failed, fewer times in a row
+	// than failureThreshold; only its Unhealthy event is recorded.
+	toLivenessFailure
 	// toInitNext: the running init container is done; the next one
 	// starts, or, after the last, the pod's containers.
 	toInitNext
@@ -176,6 +181,11 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		// Gone (or replaced by a pod of the same name): free its sandbox.
 		k.stopReal(key)
 		k.forgetPodLocal(key)
+		var current types.UID
+		if ok {
+			current = pod.UID // a new pod of the same name keeps its own
+		}
+		k.forgetEmptyDirs(key, current)
 		if rt != nil && rt.ipHeld {
 			k.ipam.release(rt.ip)
 		}
@@ -392,8 +402,14 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 			if b.exits {
 				consider(c.startedAt.Add(b.exitAfter), toExit, i)
 			}
-			if kill, dies := b.killAt(); dies {
+			kill, dies := b.killAt()
+			if dies {
 				consider(c.startedAt.Add(kill), toLivenessKill, i)
+			}
+			if c.livenessFailures < len(b.livenessFailures) {
+				if f := b.livenessFailures[c.livenessFailures]; !dies || f < kill {
+					consider(c.startedAt.Add(f), toLivenessFailure, i)
+				}
 			}
 			if b.tl.waitsOnNetwork && !b.exits {
 				consider(c.startedAt.Add(b.tl.known+1), toReplay, i)
@@ -485,13 +501,22 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 		events = startEphemeral(rt, pod, now)
 	case toReady:
 		rt.containers[idx].ready = true
+	case toLivenessFailure:
+		c := &rt.containers[idx]
+		c.livenessFailures++
+		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "Unhealthy",
+			message: "Liveness probe failed: " + bs[c.name].livenessOutput})
 	case toUnready:
 		c := &rt.containers[idx]
 		c.ready = false
 		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "Unhealthy",
 			message: "Readiness probe failed: " + bs[c.name].readinessOutput})
 	case toRestart:
-		events = startContainer(&rt.containers[idx], pod, now)
+		c := &rt.containers[idx]
+		if c.last != nil {
+			c.backOff.next(c.last.FinishedAt.Time, now) // the back-off moves on as the container starts
+		}
+		events = startContainer(c, pod, now)
 	case toReplace:
 		c := &rt.containers[idx]
 		events = append(events, podEvent{container: c.name, typ: "Normal", reason: "Killing",
@@ -532,14 +557,28 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 			}
 			break
 		}
-		if now.Sub(c.startedAt) >= backOffReset {
-			c.backoffSteps = 0
-		}
+		prev := c.last
 		c.restarts++
-		c.backoffSteps++
 		c.last = &term
-		backoff := crashLoopBackOff(c.backoffSteps)
-		c.state, c.waitingReason, c.backoffUntil = containerWaiting, "CrashLoopBackOff", now.Add(backoff)
+		var until time.Time
+		var atOnce bool
+		if kind == toLivenessKill {
+			var prevAt time.Time
+			if prev != nil {
+				prevAt = prev.FinishedAt.Time
+			}
+			until, atOnce = c.backOff.restartAfterKill(prevAt, prev != nil, now)
+		} else {
+			until, atOnce = c.backOff.restartAfterExit(now)
+		}
+		if atOnce {
+			// No back-off to wait out: the kubelet starts it again in the
+			// same sync.
+			events = append(events, startContainer(c, pod, now)...)
+			break
+		}
+		backoff := until.Sub(now)
+		c.state, c.waitingReason, c.backoffUntil = containerWaiting, "CrashLoopBackOff", until
 		c.waitingMessage = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", backoff, c.name, formatPod(pod))
 		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "BackOff",
 			message: fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.name, formatPod(pod))})
@@ -640,7 +679,8 @@ func specImage(pod *corev1.Pod, name string) string {
 // records for it.
 func startContainer(c *containerRuntime, pod *corev1.Pod, now time.Time) []podEvent {
 	c.state, c.startedAt, c.ready, c.everStarted = containerRunning, now, false, true
-	c.waitingReason, c.waitingMessage, c.layer, c.exited = "", "", nil, nil
+	c.waitingReason, c.waitingMessage, c.layer, c.exited, c.livenessFailures = "", "", nil, nil, 0
+	c.backoffUntil = time.Time{}
 	c.id = containerID(string(pod.UID), c.name, c.restarts)
 	return []podEvent{
 		{container: c.name, typ: "Normal", reason: "Pulled", message: fmt.Sprintf("Container image %q already present on machine", c.image)},
@@ -1025,7 +1065,6 @@ func adoptContainer(cr *containerRuntime, cs corev1.ContainerStatus, now time.Ti
 		return // never started
 	}
 	cr.restarts, cr.last, cr.id, cr.everStarted = cs.RestartCount, cs.LastTerminationState.Terminated, cs.ContainerID, true
-	cr.backoffSteps = cs.RestartCount
 	switch {
 	case cs.State.Running != nil:
 		cr.state, cr.startedAt, cr.ready = containerRunning, cs.State.Running.StartedAt.Time, cs.Ready
@@ -1034,8 +1073,10 @@ func adoptContainer(cr *containerRuntime, cs corev1.ContainerStatus, now time.Ti
 		cr.state, cr.exitCode, cr.termReason = containerTerminated, t.ExitCode, t.Reason
 		cr.startedAt, cr.finishedAt = t.StartedAt.Time, t.FinishedAt.Time
 	default:
+		// A new kubelet has no back-off entries (the real one keeps them in
+		// memory): it starts the container at its first sync.
 		cr.waitingReason = "CrashLoopBackOff"
-		cr.backoffUntil = now.Add(crashLoopBackOff(max(cr.restarts, 1)))
+		cr.backoffUntil = now
 		if cs.State.Waiting != nil {
 			cr.waitingMessage = cs.State.Waiting.Message
 		}

@@ -20,6 +20,10 @@ type containerBehaviour struct {
 	// container's life (nil: no probe). readiness without a probe is
 	// Stages.Ready after start.
 	liveness, readiness []flip
+	// livenessFailures are the offsets of the liveness probe's failed
+	// results, up to the one that kills the container: an Unhealthy event
+	// each, as the prober records every failure.
+	livenessFailures []time.Duration
 	// livenessOutput and readinessOutput are what a failing probe says,
 	// for the Unhealthy event.
 	livenessOutput, readinessOutput string
@@ -103,6 +107,13 @@ const maxProbeHorizon = 24 * time.Hour
 // flipping after failure consecutive failures or success consecutive
 // successes), starting from initial.
 func probeFlips(s probeSpec, initial bool) []flip {
+	flips, _ := probeRun(s, initial)
+	return flips
+}
+
+// probeRun is probeFlips with the offsets of the failed results until the
+// verdict first turns to failure (that result included).
+func probeRun(s probeSpec, initial bool) ([]flip, []time.Duration) {
 	last := time.Duration(0)
 	for _, c := range s.changes {
 		if c > last && c <= maxProbeHorizon {
@@ -111,6 +122,8 @@ func probeFlips(s probeSpec, initial bool) []flip {
 	}
 	horizon := last + s.initialDelay + s.period*time.Duration(max(s.failure, s.success)+2)
 	var out []flip
+	var failures []time.Duration
+	failed := false // the verdict has turned to failure once
 	state, fails, succs := initial, 0, 0
 	for t := s.initialDelay; t <= horizon; t += s.period {
 		if s.ok(t) {
@@ -121,13 +134,16 @@ func probeFlips(s probeSpec, initial bool) []flip {
 			}
 		} else {
 			fails, succs = fails+1, 0
+			if !failed {
+				failures = append(failures, t)
+			}
 			if state && fails >= s.failure {
-				state = false
+				state, failed = false, true
 				out = append(out, flip{t, false})
 			}
 		}
 	}
-	return out
+	return out, failures
 }
 
 // verdictAt is the probe's verdict at offset t, from its flips.
@@ -165,7 +181,7 @@ func behaviourOf(c *corev1.Container, tl timeline, isInit bool, pb PodBehaviour,
 		if p == nil {
 			p = &corev1.Probe{}
 		}
-		b.liveness = probeFlips(newProbeSpec(p, b.tl, pb.LivenessFailAfter), true)
+		b.liveness, b.livenessFailures = probeRun(newProbeSpec(p, b.tl, pb.LivenessFailAfter), true)
 		b.livenessOutput = probeOutput(p)
 	}
 	if p := c.ReadinessProbe; p != nil || pb.ReadinessFailAfter > 0 {

@@ -282,6 +282,17 @@ func containerEnv(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src
 // the namespace file, not the token.
 type simSources struct{ envSources }
 
+// Volume gives the run its volumes through an overlay: it reads what
+// they hold, and what it would write stays in its play (it is played
+// ahead of the clock, maybe more than once).
+func (s simSources) Volume(ctx context.Context, pod *corev1.Pod, vol *corev1.Volume) (shell.Volume, bool) {
+	v, ok := s.envSources.Volume(ctx, pod, vol)
+	if !ok {
+		return nil, false
+	}
+	return shell.Overlay(v), true
+}
+
 func (simSources) ServiceAccountToken(context.Context, *corev1.Pod, string, *int64) (string, error) {
 	return "", errors.New("no token for a simulated run")
 }
@@ -318,7 +329,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	}
 	k.simMu.Unlock()
 	ctx := context.Background()
-	env := containerEnv(ctx, pod, c, simSources{envSources{k.c}})
+	env := containerEnv(ctx, pod, c, simSources{envSources{c: k.c, volumes: k}})
 	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands,
 		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo}
 	switch {

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 // The volume manager, reduced to the one thing a simulated node can
@@ -84,4 +86,74 @@ func (k *Kubelet) claimsMountable(ctx context.Context, pod *corev1.Pod) (string,
 		return "", nil
 	}
 	return MountError(ctx, pod, k.c.PersistentVolumeClaims().Get)
+}
+
+// The rest of the volume manager: the storage a container's writable
+// mounts are given (containerenv.VolumeSource). An emptyDir is made with
+// its pod, shared by the pod's containers and their restarts, and dropped
+// when the pod leaves the node (its medium, disk or Memory, goes with the
+// pod either way); it is kept in memory, so a new kubelet that adopts a
+// running pod finds it empty. A claim's storage is the data of the PersistentVolume
+// bound to it (Config.VolumeData), which outlives the pod.
+
+// podEmptyDirs are one pod's emptyDir volumes.
+type podEmptyDirs struct {
+	uid  types.UID
+	vols map[string]*shell.MemoryVolume
+}
+
+// podVolume is the storage of pod's volume vol: ok is false for another
+// kind of volume, or a claim not bound (yet).
+func (k *Kubelet) podVolume(ctx context.Context, pod *corev1.Pod, vol *corev1.Volume) (shell.Volume, bool) {
+	switch {
+	case vol.EmptyDir != nil:
+		return k.emptyDir(pod, vol.Name), true
+	case vol.PersistentVolumeClaim != nil:
+		pvc, err := k.c.PersistentVolumeClaims().Get(ctx, pod.Namespace, vol.PersistentVolumeClaim.ClaimName)
+		if err != nil || pvc.Spec.VolumeName == "" {
+			return nil, false
+		}
+		pv, err := k.c.PersistentVolumes().Get(ctx, "", pvc.Spec.VolumeName)
+		if err != nil {
+			return nil, false
+		}
+		v, err := k.cfg.VolumeData.Volume(pv.Name, pv.UID)
+		if err != nil {
+			k.logger.Error("mounting a volume", "pod", pod.Namespace+"/"+pod.Name, "volume", pv.Name, "err", err)
+			return nil, false
+		}
+		return v, true
+	}
+	return nil, false
+}
+
+// emptyDir is the emptyDir volume name of pod, made at first use.
+func (k *Kubelet) emptyDir(pod *corev1.Pod, name string) *shell.MemoryVolume {
+	key := pod.Namespace + "/" + pod.Name
+	k.volMu.Lock()
+	defer k.volMu.Unlock()
+	if k.emptyDirs == nil {
+		k.emptyDirs = map[string]*podEmptyDirs{}
+	}
+	dirs := k.emptyDirs[key]
+	if dirs == nil || dirs.uid != pod.UID {
+		dirs = &podEmptyDirs{uid: pod.UID, vols: map[string]*shell.MemoryVolume{}}
+		k.emptyDirs[key] = dirs
+	}
+	v := dirs.vols[name]
+	if v == nil {
+		v = shell.NewMemoryVolume()
+		dirs.vols[name] = v
+	}
+	return v
+}
+
+// forgetEmptyDirs drops the emptyDirs of the pod key, unless they are
+// those of the pod keep (a new pod of the name): the pod left the node.
+func (k *Kubelet) forgetEmptyDirs(key string, keep types.UID) {
+	k.volMu.Lock()
+	defer k.volMu.Unlock()
+	if d := k.emptyDirs[key]; d != nil && (keep == "" || d.uid != keep) {
+		delete(k.emptyDirs, key)
+	}
 }

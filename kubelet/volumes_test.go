@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 func claimVolume(volume, claim string) corev1.Volume {
@@ -101,4 +104,120 @@ func TestUnboundClaimHoldsThePod(t *testing.T) {
 	pod = f.pod("db")
 	assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
 	assert.NotNil(t, pod.Status.ContainerStatuses[0].State.Running)
+}
+
+// boundClaim makes the PersistentVolume pv and the claim bound to it, as
+// the PV controller leaves them.
+func boundClaim(t *testing.T, f *fixture, pv, claim string) {
+	t.Helper()
+	_, err := f.env.Client.PersistentVolumes().Create(f.ctx, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pv},
+		Spec: corev1.PersistentVolumeSpec{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/mnt/data"}}}})
+	require.NoError(t, err)
+	pvc, err := f.env.Client.PersistentVolumeClaims().Create(f.ctx, &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: claim, Namespace: "default"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeName: pv,
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}})
+	require.NoError(t, err)
+	pvc.Status.Phase = corev1.ClaimBound
+	_, err = f.env.Client.PersistentVolumeClaims().UpdateStatus(f.ctx, pvc)
+	require.NoError(t, err)
+}
+
+// execIn runs script in the pod's container (kubectl exec) and returns
+// what it printed and its status.
+func execIn(t *testing.T, k *Kubelet, pod, script string) (string, int) {
+	t.Helper()
+	env, err := k.ExecTarget(context.Background(), "default", pod, "c")
+	require.NoError(t, err)
+	var out strings.Builder
+	code := k.Exec(context.Background(), env, []string{"sh", "-c", script}, shell.Stdio{Stdout: &out, Stderr: &out})
+	return out.String(), code
+}
+
+// What is written through kubectl exec into a claim's mount stays with
+// the PersistentVolume: the next pod that mounts the claim finds it, on
+// another node too, and its own command reads it; an emptyDir is the
+// pod's — its containers share it, across restarts — and goes with it.
+func TestVolumesKeepTheirDataAsKubernetesDoes(t *testing.T) {
+	f := newFixture(t, Config{})
+	k2, err := New(Config{Client: f.env.Client, Clock: f.env.Clock, Mode: f.k.cfg.Mode, NodeName: "node-2", PodCIDR: "10.244.2.0/24",
+		VolumeData: f.k.cfg.VolumeData})
+	require.NoError(t, err)
+	f.loops = func() []*controllers.Controller { return append(f.k.Controllers(), k2.Controllers()...) }
+	f.settle()
+	boundClaim(t, f, "pv-1", "data")
+	withVolumes := func(p *corev1.Pod) {
+		p.Spec.Volumes = []corev1.Volume{claimVolume("data", "data"), {Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+		p.Spec.Containers = []corev1.Container{{Name: "c", Image: "busybox", Command: []string{"sh", "-c", "cat /data/msg; sleep 3600"},
+			VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "cache", MountPath: "/cache"}}}}
+	}
+	f.createPod("writer", withVolumes)
+	f.settle()
+	out, code := execIn(t, f.k, "writer", "echo hello from writer > /data/msg; echo scratch > /cache/x; echo layer > /tmp/y; cat /data/msg /cache/x")
+	require.Equal(t, 0, code, out)
+	assert.Equal(t, "hello from writer\nscratch\n", out)
+	out, _ = execIn(t, f.k, "writer", "cat /cache/x /tmp/y")
+	assert.Equal(t, "scratch\nlayer\n", out, "one pod, one emptyDir, one layer while the container runs")
+
+	zero := int64(0)
+	require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "writer", &metav1.DeleteOptions{GracePeriodSeconds: &zero}))
+	f.settle()
+
+	// A new pod on node-2 mounts the claim: the volume's data is there,
+	// the old pod's emptyDir is not.
+	reader := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "reader", Namespace: "default"}}
+	withVolumes(reader)
+	_, err = f.env.Client.Pods().Create(f.ctx, reader)
+	require.NoError(t, err)
+	require.NoError(t, f.env.Client.Pods().CreateSubresource(f.ctx, "default", "reader", "binding",
+		&corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "reader", Namespace: "default"}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-2"}}))
+	f.settle()
+	out, code = execIn(t, k2, "reader", "cat /data/msg; ls /cache; cat /tmp/y")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "hello from writer\ncat: can't open '/tmp/y': No such file or directory\n", out)
+	var logs strings.Builder
+	require.NoError(t, k2.ContainerLogs(f.ctx, "default", "reader", "c", LogOptions{}, &logs))
+	assert.Equal(t, "hello from writer\n", logs.String(), "the container's own command reads the volume")
+
+	// What a container's own command writes is played ahead of the
+	// clock: it does not land in the volume.
+	f.createPod("scribbler", func(p *corev1.Pod) {
+		withVolumes(p)
+		p.Spec.Containers[0].Command = []string{"sh", "-c", "echo overwritten > /data/msg; sleep 3600"}
+	})
+	f.settle()
+	out, _ = execIn(t, k2, "reader", "cat /data/msg")
+	assert.Equal(t, "hello from writer\n", out)
+}
+
+// The StatefulSet tutorial's nginx: with a claim mounted over its
+// document root it answers 403 until a page is written there, then
+// serves it, to curl localhost from inside and to the cluster; without
+// a volume it serves its welcome page, or a page an exec wrote.
+func TestNginxServesItsDocumentRoot(t *testing.T) {
+	f := newFixture(t, Config{})
+	boundClaim(t, f, "pv-www", "www")
+	f.createPod("web-0", func(p *corev1.Pod) {
+		p.Spec.Volumes = []corev1.Volume{claimVolume("www", "www")}
+		p.Spec.Containers = []corev1.Container{{Name: "c", Image: "registry.k8s.io/nginx-slim:0.21",
+			VolumeMounts: []corev1.VolumeMount{{Name: "www", MountPath: "/usr/share/nginx/html"}}}}
+	})
+	f.createPod("plain", func(p *corev1.Pod) { p.Spec.Containers = []corev1.Container{{Name: "c", Image: "nginx:1.27"}} })
+	f.settle()
+
+	out, code := execIn(t, f.k, "web-0", "curl -s http://localhost/")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "<title>403 Forbidden</title>", "the volume hides the image's pages")
+	out, code = execIn(t, f.k, "web-0", `echo "$(hostname)" > /usr/share/nginx/html/index.html; curl http://localhost/`)
+	require.Equal(t, 0, code, out)
+	assert.Equal(t, "web-0\n", out)
+	out, _ = execIn(t, f.k, "plain", "curl -s "+f.pod("web-0").Status.PodIP)
+	assert.Equal(t, "web-0\n", out, "from another pod too")
+
+	out, _ = execIn(t, f.k, "plain", "curl -s localhost")
+	assert.Contains(t, out, "Welcome to nginx!")
+	out, _ = execIn(t, f.k, "plain", "echo mine > /usr/share/nginx/html/index.html; curl -s localhost; curl -s localhost/nope")
+	assert.Equal(t, "mine\n"+nginx404, out)
 }

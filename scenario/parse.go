@@ -281,7 +281,7 @@ func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
 
 func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 	f, err := p.fields(n, "cluster", "seed", "nodeCount", "nodes", "stages", "controllers",
-		"nodeMonitorGracePeriod", "podEvictionTimeout", "nodeLeaseDuration", "operators", "leaderElection")
+		"nodeMonitorGracePeriod", "defaultTolerationSeconds", "nodeLeaseDuration", "operators", "leaderElection")
 	if err != nil {
 		return err
 	}
@@ -366,10 +366,15 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 			return err
 		}
 	}
-	if v, ok := f["podEvictionTimeout"]; ok {
-		if c.PodEvictionTimeout, err = p.duration(v, "cluster.podEvictionTimeout"); err != nil {
+	if v, ok := f["defaultTolerationSeconds"]; ok {
+		secs, err := p.integer(v, "cluster.defaultTolerationSeconds")
+		if err != nil {
 			return err
 		}
+		if secs < 0 {
+			return p.errf(v, "cluster.defaultTolerationSeconds: must not be negative, got %d", secs)
+		}
+		c.DefaultTolerationSeconds = &secs
 	}
 	if v, ok := f["leaderElection"]; ok {
 		if err := p.leaderElection(v, c); err != nil {

@@ -42,7 +42,7 @@ cluster:
   stages: {containerCreating: 1s, running: 2s, ready: 3s, stop: 4s}
   controllers: "*,-garbagecollector"
   nodeMonitorGracePeriod: 20s
-  podEvictionTimeout: 1m
+  defaultTolerationSeconds: 60
   nodeLeaseDuration: 1m
 steps:
 - note: hello
@@ -86,7 +86,8 @@ steps:
 	assert.Equal(t, "2", func() string { q := s.Cluster.Nodes[0].Capacity["cpu"]; return q.String() }())
 	assert.Equal(t, "NoSchedule", string(s.Cluster.Nodes[0].Taints[0].Effect))
 	assert.Equal(t, 3*time.Second, s.Cluster.Stages.Ready)
-	assert.Equal(t, time.Minute, s.Cluster.PodEvictionTimeout)
+	require.NotNil(t, s.Cluster.DefaultTolerationSeconds)
+	assert.Equal(t, int64(60), *s.Cluster.DefaultTolerationSeconds)
 	assert.Equal(t, time.Minute, s.Cluster.NodeLeaseDuration)
 	require.Len(t, s.Steps, 18)
 	ops := make([]Op, len(s.Steps))

@@ -40,8 +40,10 @@ type ClusterSpec struct {
 	// Operators are controllers of operators/catalog run beside
 	// the control plane (foo, rediscluster, statefulset).
 	Operators []string
-	// NodeMonitorGracePeriod and PodEvictionTimeout tune node failure.
-	NodeMonitorGracePeriod, PodEvictionTimeout time.Duration
+	// NodeMonitorGracePeriod and DefaultTolerationSeconds tune node
+	// failure (cluster.Config's fields of those names).
+	NodeMonitorGracePeriod   time.Duration
+	DefaultTolerationSeconds *int64
 	// NodeLeaseDuration is the kubelets' nodeLeaseDurationSeconds (their
 	// heartbeat is every quarter of it); 0 is the default, 40s.
 	NodeLeaseDuration time.Duration

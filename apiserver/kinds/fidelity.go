@@ -76,7 +76,6 @@ var notSimulatedFields = map[k8sschema.GroupResource][]NotSimulated{
 		{Path: "spec.externalTrafficPolicy", Unless: []string{"Cluster"}, Why: "the simulated proxy routes to every endpoint"},
 		{Path: "spec.internalTrafficPolicy", Unless: []string{"Cluster"}, Why: "the simulated proxy routes to every endpoint"},
 		{Path: "spec.trafficDistribution", Why: "the simulated proxy routes to every endpoint"},
-		{Path: "spec.publishNotReadyAddresses", Why: "the endpoints controllers publish ready addresses as ready only"},
 	},
 }
 

@@ -2,6 +2,7 @@ package kinds_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -35,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/randfill"
 
@@ -42,6 +44,7 @@ import (
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/api/unstructured"
+	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/protobuf"
 	"github.com/kubesim/kubesim/apiserver/registry"
@@ -500,7 +503,15 @@ var createResets = map[string]func(want, got api.Object){
 	// serviceAccountName, which wins (the v1 conversion); a container's
 	// requests default to its limits (SetDefaults_ResourceList for
 	// pods).
-	"pods": func(want, got api.Object) { podTemplateResets(&want.(*corev1.Pod).Spec) },
+	// The DefaultTolerationSeconds admission plugin adds the not-ready
+	// and unreachable tolerations a pod lacks.
+	"pods": func(want, got api.Object) {
+		podTemplateResets(&want.(*corev1.Pod).Spec)
+		a := &admission.Attributes{Operation: admission.Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Object: want}
+		if err := (&admission.DefaultTolerationSeconds{}).Admit(context.Background(), a); err != nil {
+			panic(err)
+		}
+	},
 	// The conversion to apps/v1 writes every claim template as a v1
 	// PersistentVolumeClaim (Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec).
 	"statefulsets.apps": func(want, got api.Object) {

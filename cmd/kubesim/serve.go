@@ -32,7 +32,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	nodes := fs.Int("nodes", 3, "number of fake nodes (one kubelet each)")
 	apiOnly := fs.Bool("api-server-only", false, "run the API server alone, without controllers, scheduler or kubelets")
 	ctrls := fs.String("controllers", "*", "controllers to run: \"*\" for all, \"-name\" to turn one off ("+strings.Join(cluster.ControllerNames, ", ")+")")
-	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready)")
+	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready, and stopping its containers)")
 	maxInFlight := fs.Int("max-requests-inflight", serving.DefaultMaxRequestsInFlight, "the most read-only requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", serving.DefaultMaxMutatingRequestsInFlight, "the most mutating requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	verbose := fs.Bool("v", false, "log every request")
@@ -43,6 +43,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	webUI := fs.Bool("ui", true, "serve the web page at /ui/ on the same port, behind the same authentication (a one-time login link is printed)")
 	etcd := addEtcdFlags(fs)
 	le := addLeaderElectFlags(fs)
+	nodeGrace := fs.Duration("node-monitor-grace-period", 40*time.Second, "how long a node's kubelet may be silent before its node is Unknown and tainted unreachable (kube-controller-manager's flag)")
+	notReadySeconds := fs.Int64("default-not-ready-toleration-seconds", 300, "the tolerationSeconds every pod gets for the node.kubernetes.io/not-ready:NoExecute taint, unless it tolerates it itself (kube-apiserver's flag)")
+	unreachableSeconds := fs.Int64("default-unreachable-toleration-seconds", 300, "the tolerationSeconds every pod gets for the node.kubernetes.io/unreachable:NoExecute taint, unless it tolerates it itself (kube-apiserver's flag)")
 	localImages := localImageFlag{}
 	memLimit := &memoryLimitFlag{}
 	listBudget := &listBudgetFlag{}
@@ -51,6 +54,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Var(localImages, "local-image", "NAME=PATH: a pod whose container image is NAME runs the binary PATH as a process of its kubelet, as `kind load docker-image` makes a locally built image runnable (repeatable; docs/containers.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *notReadySeconds < 0 || *unreachableSeconds < 0 {
+		return errors.New("--default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds must not be negative")
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -66,6 +72,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ListMemoryBudget: listBudget.budget(memLimit),
 		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
 		AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
+		NodeMonitorGracePeriod: *nodeGrace, DefaultNotReadyTolerationSeconds: notReadySeconds, DefaultUnreachableTolerationSeconds: unreachableSeconds,
 		Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
 		LocalImages: localImages,
 	})

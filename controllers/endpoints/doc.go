@@ -3,9 +3,12 @@
 // object of the same name listing the pods the selector matches that have
 // an IP: ready ones in addresses, the others in notReadyAddresses, with
 // the ports the service's targetPorts resolve to (a number, or a container
-// port name looked up in each pod).
+// port name looked up in each pod). A pod whose hostname and subdomain
+// name the Service (a StatefulSet's pods) has its hostname on its address,
+// from which the cluster DNS answers HOSTNAME.SERVICE.NAMESPACE.svc; a
+// Service with publishNotReadyAddresses lists every pod as ready.
 //
-// Left out: EndpointSlices (the endpointslice controller's), publishNotReadyAddresses, the
+// Left out: EndpointSlices (the endpointslice controller's), the
 // endpoints.kubernetes.io/last-change-trigger-time annotation, and the
 // truncation to 1000 addresses.
 //

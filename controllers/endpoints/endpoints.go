@@ -160,8 +160,13 @@ func Subsets(svc *corev1.Service, pods []*corev1.Pod) []corev1.EndpointSubset {
 		node := p.Spec.NodeName
 		addr := corev1.EndpointAddress{IP: p.Status.PodIP, NodeName: &node,
 			TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}}
+		if p.Spec.Hostname != "" && p.Spec.Subdomain == svc.Name && p.Namespace == svc.Namespace {
+			// The pod's DNS name under the Service (a StatefulSet's
+			// web-0.nginx): CoreDNS answers HOSTNAME.SERVICE.NS.svc from it.
+			addr.Hostname = p.Spec.Hostname
+		}
 		g := find(ports)
-		if api.IsPodReady(p) {
+		if svc.Spec.PublishNotReadyAddresses || api.IsPodReady(p) {
 			g.ready = append(g.ready, addr)
 		} else {
 			g.notReady = append(g.notReady, addr)

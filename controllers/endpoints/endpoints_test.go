@@ -60,3 +60,25 @@ func TestSubsets(t *testing.T) {
 		})
 	}
 }
+
+// A pod whose hostname and subdomain name the Service (a StatefulSet's)
+// has its hostname on its address; one of another subdomain has none. A
+// Service that publishes not-ready addresses lists every pod as ready.
+func TestSubsetsHostnamesAndPublishNotReady(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "nginx", Namespace: "ns"},
+		Spec: corev1.ServiceSpec{ClusterIP: "None", Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromString("https")}}}}
+	web0 := pod("web-0", "10.244.0.3", true, false)
+	web0.Spec.Hostname, web0.Spec.Subdomain = "web-0", "nginx"
+	other := pod("other", "10.244.0.4", false, false)
+	other.Spec.Hostname, other.Spec.Subdomain = "other", "elsewhere"
+	got := Subsets(svc, []*corev1.Pod{web0, other})
+	assert.Len(t, got, 1)
+	assert.Equal(t, "web-0", got[0].Addresses[0].Hostname)
+	assert.Equal(t, "", got[0].NotReadyAddresses[0].Hostname)
+
+	svc.Spec.PublishNotReadyAddresses = true
+	got = Subsets(svc, []*corev1.Pod{web0, other})
+	assert.Len(t, got, 1)
+	assert.Len(t, got[0].Addresses, 2)
+	assert.Empty(t, got[0].NotReadyAddresses)
+}

@@ -13,6 +13,8 @@
 // nothing from it: the API server writes the kubernetes Service's slice
 // itself.
 //
+// A Service with publishNotReadyAddresses has every endpoint ready.
+//
 // Left out: the reconciler's minimal-churn packing (slices are refilled in
 // order), topology hints and zones, the endpointslicemirroring controller
 // (a user's selectorless Service has the Endpoints its user writes, no

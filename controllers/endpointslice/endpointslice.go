@@ -257,11 +257,12 @@ func portsKey(ports []discoveryv1.EndpointPort) string {
 }
 
 // endpoint is podToEndpoint: ready is ready and not terminating, serving
-// is ready whether terminating or not.
+// is ready whether terminating or not; a Service that publishes
+// not-ready addresses has every endpoint ready.
 func endpoint(svc *corev1.Service, p *corev1.Pod) discoveryv1.Endpoint {
 	ready := api.IsPodReady(p)
 	terminating := p.DeletionTimestamp != nil
-	readyNow := ready && !terminating
+	readyNow := svc.Spec.PublishNotReadyAddresses || ready && !terminating
 	node := p.Spec.NodeName
 	ep := discoveryv1.Endpoint{
 		Addresses:  []string{p.Status.PodIP},

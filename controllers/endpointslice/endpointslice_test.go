@@ -66,3 +66,16 @@ func TestDesiredSplitsAtMax(t *testing.T) {
 	assert.Equal(t, []int{100, 100, 50}, []int{len(got[0].Endpoints), len(got[1].Endpoints), len(got[2].Endpoints)})
 	assert.Equal(t, int32(80), *got[0].Ports[0].Port, "no targetPort: the service port")
 }
+
+// A Service that publishes not-ready addresses (a StatefulSet's peers
+// finding each other before they are ready) has every endpoint ready;
+// serving still says whether the pod is.
+func TestDesiredPublishesNotReadyAddresses(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+		Spec: corev1.ServiceSpec{PublishNotReadyAddresses: true, Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromString("http")}}}}
+	got := Desired(svc, []*corev1.Pod{pod("a", "10.0.0.1", false)}, 100)
+	require.Len(t, got, 1)
+	require.Len(t, got[0].Endpoints, 1)
+	assert.True(t, *got[0].Endpoints[0].Conditions.Ready)
+	assert.False(t, *got[0].Endpoints[0].Conditions.Serving)
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,10 +32,6 @@ const (
 	// DefaultNodeMonitorGracePeriod is how long a node may go without a
 	// heartbeat before it is Unknown (--node-monitor-grace-period).
 	DefaultNodeMonitorGracePeriod = 40 * time.Second
-	// DefaultPodEvictionTimeout is the tolerationSeconds a pod without a
-	// toleration for unreachable or not-ready gets (the
-	// DefaultTolerationSeconds admission plugin's 300).
-	DefaultPodEvictionTimeout = 300 * time.Second
 )
 
 // The node status the controller posts for a silent kubelet, worded as
@@ -42,6 +40,13 @@ const (
 	reasonNodeStatusUnknown = "NodeStatusUnknown"
 	messageStoppedPosting   = "Kubelet stopped posting node status."
 	messageNeverPosted      = "Kubelet never posted node status."
+)
+
+// What the taint eviction controller writes on a pod it evicts: the
+// DisruptionTarget condition, then the deletion.
+const (
+	reasonDeletionByTaintManager  = "DeletionByTaintManager"
+	messageDeletionByTaintManager = "Taint manager: deleting due to NoExecute taint"
 )
 
 // Config builds a Controller.
@@ -58,8 +63,6 @@ type Config struct {
 	Mode runmode.Mode
 	// NodeMonitorGracePeriod (DefaultNodeMonitorGracePeriod).
 	NodeMonitorGracePeriod time.Duration
-	// PodEvictionTimeout (DefaultPodEvictionTimeout).
-	PodEvictionTimeout time.Duration
 	// Logger logs (discarded when nil).
 	Logger *slog.Logger
 }
@@ -79,6 +82,16 @@ type Controller struct {
 
 	mu    sync.Mutex
 	known map[string]bool
+	// scheduled are the pods whose eviction the taint eviction
+	// controller has timed (its taintEvictionQueue), by
+	// "namespace/name": when the taint goes first, it cancels them
+	// with an event.
+	scheduled map[string]bool
+	// firstSeen is when the controller first saw a NoExecute taint that
+	// carries no timeAdded (one a user added), by node and taint: its
+	// tolerationSeconds count from then, as the real controller counts
+	// from the moment it handles the taint.
+	firstSeen map[string]time.Time
 }
 
 // nodeNameIndex indexes pods by spec.nodeName.
@@ -92,17 +105,12 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.NodeMonitorGracePeriod <= 0 {
 		cfg.NodeMonitorGracePeriod = DefaultNodeMonitorGracePeriod
 	}
-	if cfg.PodEvictionTimeout < 0 {
-		return nil, fmt.Errorf("nodelifecycle: PodEvictionTimeout must not be negative")
-	}
-	if cfg.PodEvictionTimeout == 0 {
-		cfg.PodEvictionTimeout = DefaultPodEvictionTimeout
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := cfg.Client.WithUserAgent("kube-controller-manager/" + Name)
 	nc := &Controller{cfg: cfg, c: c, logger: cfg.Logger.With("controller", Name), known: map[string]bool{},
+		scheduled: map[string]bool{}, firstSeen: map[string]time.Time{},
 		nodeRec:  record.New(record.Config{Client: c, Component: "node-controller", Clock: cfg.Clock, Mode: cfg.Mode}),
 		evictRec: record.New(record.Config{Client: c, Component: "taint-eviction-controller", Clock: cfg.Clock, Mode: cfg.Mode}),
 	}
@@ -151,7 +159,8 @@ func (nc *Controller) addHandlers() {
 			}
 		}
 	}
-	nc.pods.AddHandler(cache.Handler[*corev1.Pod]{OnAdd: onPod("ADDED"), OnUpdate: func(_, p *corev1.Pod) { onPod("MODIFIED")(p) }})
+	nc.pods.AddHandler(cache.Handler[*corev1.Pod]{OnAdd: onPod("ADDED"), OnUpdate: func(_, p *corev1.Pod) { onPod("MODIFIED")(p) },
+		OnDelete: func(p *corev1.Pod) { nc.forgetScheduled(p.Namespace + "/" + p.Name) }})
 }
 
 func readyStatus(n *corev1.Node) corev1.ConditionStatus {
@@ -220,6 +229,11 @@ func (nc *Controller) Reconcile(ctx context.Context, name string) (controllers.R
 	if !ok {
 		nc.mu.Lock()
 		delete(nc.known, name)
+		for k := range nc.firstSeen {
+			if strings.HasPrefix(k, name+"\x00") {
+				delete(nc.firstSeen, k)
+			}
+		}
 		nc.mu.Unlock()
 		return controllers.Result{}, nil
 	}
@@ -324,32 +338,139 @@ func (nc *Controller) markPodsNotReady(ctx context.Context, node string, now tim
 	return nil
 }
 
-// evict deletes the node's pods whose toleration of its NoExecute taints
-// has run out, and says when the next one will (0: none).
+// evict is the taint eviction controller's pass over one node: it
+// deletes the node's pods whose toleration of its NoExecute taints has
+// run out — first the Marking for deletion event and the pod's
+// DisruptionTarget condition, as the real one writes them — and says when
+// the next one will (0: none). A pod whose eviction was timed and that
+// now stays (the taint went, or the pod tolerates it after all) gets the
+// Cancelling deletion event.
 func (nc *Controller) evict(ctx context.Context, node *corev1.Node, now time.Time) (time.Duration, error) {
+	noExecute := false
+	for _, t := range node.Spec.Taints {
+		noExecute = noExecute || t.Effect == corev1.TaintEffectNoExecute
+	}
+	nc.mu.Lock()
+	anyScheduled := len(nc.scheduled) > 0
+	nc.mu.Unlock()
+	if !noExecute && !anyScheduled {
+		return 0, nil // the common case, a healthy node: nothing to look at
+	}
+	added := nc.taintAdded(node, now)
+	pods := nc.pods.ByIndex(nodeNameIndex, node.Name)
+	sort.Slice(pods, func(i, j int) bool {
+		return pods[i].Namespace+"/"+pods[i].Name < pods[j].Namespace+"/"+pods[j].Name
+	})
 	var wake time.Duration
-	for _, pod := range nc.pods.ByIndex(nodeNameIndex, node.Name) {
+	for _, pod := range pods {
+		key := pod.Namespace + "/" + pod.Name
 		if pod.DeletionTimestamp != nil {
+			nc.forgetScheduled(key)
 			continue
 		}
-		at, ok := evictionTime(pod, node.Spec.Taints, nc.cfg.PodEvictionTimeout)
+		at, ok := evictionTime(pod, node.Spec.Taints, added)
 		if !ok {
+			if nc.forgetScheduled(key) {
+				nc.event(ctx, nc.evictRec, record.Ref(pod, podGVK), "Normal", "TaintManagerEviction", "Cancelling deletion of Pod %s", key)
+			}
 			continue
 		}
 		if now.Before(at) {
+			nc.mu.Lock()
+			nc.scheduled[key] = true
+			nc.mu.Unlock()
 			if d := at.Sub(now); wake == 0 || d < wake {
 				wake = d
 			}
 			continue
 		}
-		nc.event(ctx, nc.evictRec, record.Ref(pod, podGVK), "Normal", "TaintManagerEviction", "Marking for deletion Pod %s/%s", pod.Namespace, pod.Name)
+		nc.forgetScheduled(key)
+		nc.event(ctx, nc.evictRec, record.Ref(pod, podGVK), "Normal", "TaintManagerEviction", "Marking for deletion Pod %s", key)
+		if err := nc.markDisruptionTarget(ctx, pod, now); err != nil {
+			return 0, err
+		}
 		uid := pod.UID
 		err := nc.c.Pods().Delete(ctx, pod.Namespace, pod.Name, &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil && !api.IsNotFound(err) {
-			return 0, fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			return 0, fmt.Errorf("evicting pod %s: %w", key, err)
 		}
 	}
 	return wake, nil
+}
+
+// forgetScheduled drops a pod's timed eviction and says whether there
+// was one.
+func (nc *Controller) forgetScheduled(key string) bool {
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	was := nc.scheduled[key]
+	delete(nc.scheduled, key)
+	return was
+}
+
+// taintAdded returns when each of node's taints was added: its
+// timeAdded, or, for a taint without one, the first time this controller
+// saw it. It forgets the taints the node no longer has.
+func (nc *Controller) taintAdded(node *corev1.Node, now time.Time) func(corev1.Taint) time.Time {
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	prefix := node.Name + "\x00"
+	present := map[string]bool{}
+	for _, t := range node.Spec.Taints {
+		if t.Effect != corev1.TaintEffectNoExecute || t.TimeAdded != nil {
+			continue
+		}
+		k := prefix + t.Key + "=" + t.Value
+		present[k] = true
+		if _, ok := nc.firstSeen[k]; !ok {
+			nc.firstSeen[k] = now
+		}
+	}
+	seen := map[string]time.Time{}
+	for k, at := range nc.firstSeen {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		if !present[k] {
+			delete(nc.firstSeen, k)
+			continue
+		}
+		seen[k] = at
+	}
+	return func(t corev1.Taint) time.Time {
+		if t.TimeAdded != nil {
+			return t.TimeAdded.Time
+		}
+		return seen[prefix+t.Key+"="+t.Value]
+	}
+}
+
+// markDisruptionTarget gives the pod the DisruptionTarget condition the
+// taint eviction controller writes before it deletes a pod, so that the
+// pod's Job (its podFailurePolicy) and whoever reads its status can tell
+// an eviction from a failure.
+func (nc *Controller) markDisruptionTarget(ctx context.Context, cached *corev1.Pod, now time.Time) error {
+	for _, c := range cached.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == reasonDeletionByTaintManager {
+			return nil
+		}
+	}
+	pod := cached.DeepCopy()
+	cond := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		Reason: reasonDeletionByTaintManager, Message: messageDeletionByTaintManager, LastTransitionTime: metav1.NewTime(now)}
+	replaced := false
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == corev1.DisruptionTarget {
+			pod.Status.Conditions[i], replaced = cond, true
+		}
+	}
+	if !replaced {
+		pod.Status.Conditions = append(pod.Status.Conditions, cond)
+	}
+	if _, err := nc.c.Pods().UpdateStatus(ctx, pod); err != nil && !api.IsNotFound(err) {
+		return fmt.Errorf("marking pod %s/%s for deletion: %w", pod.Namespace, pod.Name, err)
+	}
+	return nil
 }
 
 // event records an event; a failure is logged, since a retried reconcile

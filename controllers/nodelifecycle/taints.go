@@ -60,20 +60,18 @@ func desiredTaints(taints []corev1.Taint, key string, now time.Time) ([]corev1.T
 }
 
 // evictionTime is when the taint eviction controller deletes pod from a
-// node with taints: for each NoExecute taint, the time it was added plus
-// the pod's tolerationSeconds for it (the smallest of its matching
-// tolerations; none means forever). A taint the pod does not tolerate
-// evicts it at once, except unreachable and not-ready, for which the pod
-// gets defaultTimeout, as the DefaultTolerationSeconds admission plugin
-// would have given it a toleration. ok is false when the pod stays.
-func evictionTime(pod *corev1.Pod, taints []corev1.Taint, defaultTimeout time.Duration) (at time.Time, ok bool) {
+// node with taints: for each NoExecute taint, the time it was added
+// (added) plus the pod's tolerationSeconds for it (the smallest of its
+// matching tolerations; a matching toleration without seconds tolerates
+// it forever). A NoExecute taint the pod does not tolerate evicts it at
+// once. There is no timeout of the controller's own: a pod stays on a
+// silent node for as long as its tolerations say, which for most pods is
+// the 300 seconds the DefaultTolerationSeconds admission plugin gave them.
+// ok is false when the pod stays.
+func evictionTime(pod *corev1.Pod, taints []corev1.Taint, added func(corev1.Taint) time.Time) (at time.Time, ok bool) {
 	for _, taint := range taints {
 		if taint.Effect != corev1.TaintEffectNoExecute {
 			continue
-		}
-		added := time.Time{}
-		if taint.TimeAdded != nil {
-			added = taint.TimeAdded.Time
 		}
 		var seconds *int64
 		tolerated, forever := false, false
@@ -94,13 +92,11 @@ func evictionTime(pod *corev1.Pod, taints []corev1.Taint, defaultTimeout time.Du
 		var when time.Time
 		switch {
 		case tolerated && seconds != nil:
-			when = added.Add(time.Duration(max(*seconds, 0)) * time.Second)
+			when = added(taint).Add(time.Duration(max(*seconds, 0)) * time.Second)
 		case tolerated && forever:
 			continue
-		case taint.Key == corev1.TaintNodeUnreachable || taint.Key == corev1.TaintNodeNotReady:
-			when = added.Add(defaultTimeout)
 		default:
-			when = added
+			when = added(taint)
 		}
 		if !ok || when.Before(at) {
 			at, ok = when, true

@@ -65,7 +65,9 @@ func TestEvictionTime(t *testing.T) {
 		want   time.Duration
 		evict  bool
 	}{
-		{"no toleration: the default timeout", nil, unreachable, 5 * time.Minute, true},
+		{"no toleration: at once", nil, unreachable, 0, true},
+		{"the admission plugin's toleration", []corev1.Toleration{{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: secs(300)}}, unreachable, 5 * time.Minute, true},
+		{"a toleration of another taint does not help", []corev1.Toleration{{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: secs(300)}}, unreachable, 0, true},
 		{"own tolerationSeconds", []corev1.Toleration{{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: secs(10)}}, unreachable, 10 * time.Second, true},
 		{"the smallest of two", []corev1.Toleration{
 			{Operator: corev1.TolerationOpExists, TolerationSeconds: secs(60)},
@@ -78,7 +80,7 @@ func TestEvictionTime(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pod := &corev1.Pod{Spec: corev1.PodSpec{Tolerations: tt.tols}}
-			got, ok := evictionTime(pod, tt.taints, 5*time.Minute)
+			got, ok := evictionTime(pod, tt.taints, func(t corev1.Taint) time.Time { return t.TimeAdded.Time })
 			assert.Equal(t, tt.evict, ok)
 			if ok {
 				assert.Equal(t, t0.Add(tt.want), got)

@@ -28,12 +28,25 @@ type Sources interface {
 	Services(ctx context.Context, namespace string) ([]corev1.Service, error)
 }
 
+// VolumeSource gives the storage of a pod's writable volumes (the
+// kubelet's volume manager): an emptyDir's, a claim's persistent
+// volume's. Sources that are one mount them (shell.Mount); others leave
+// them empty directories whose writes stay in the container's layer.
+type VolumeSource interface {
+	Volume(ctx context.Context, pod *corev1.Pod, vol *corev1.Volume) (shell.Volume, bool)
+}
+
 // DefaultPath is the PATH of the images the simulation pretends to run.
 const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // Build returns the environment of container c of pod.
 func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Sources) shell.Environment {
 	b := builder{ctx: ctx, pod: pod, src: src, files: map[string][]byte{}}
+	if base := path.Base(imageName(c.Image)); base == "nginx" || base == "nginx-slim" {
+		// nginx's document root, where a page written through kubectl
+		// exec is served from (the image's own pages are left out).
+		b.dirs = append(b.dirs, "/usr/share/nginx/html")
+	}
 	env := b.vars(c)
 	for _, m := range c.VolumeMounts {
 		b.mount(m)
@@ -41,8 +54,8 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 	host := Hostname(pod)
 	b.files["/etc/hostname"] = []byte(host + "\n")
 	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
-	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Hostname: host, WorkingDir: c.WorkingDir,
-		Bash: hasBash(c.Image)}
+	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Mounts: b.mounts, Hostname: host, WorkingDir: c.WorkingDir,
+		Bash: hasBash(c.Image), Curl: hasCurl(c.Image)}
 }
 
 // hasBash says whether image has bash: busybox and alpine have only
@@ -62,6 +75,26 @@ func hasBash(image string) bool {
 		return false
 	}
 	return true
+}
+
+// hasCurl says whether image has curl: nginx's images (nginx-slim, the
+// StatefulSet tutorial's, included) and curl's own do; busybox, alpine and
+// the bare Debian and Ubuntu images do not.
+func hasCurl(image string) bool {
+	switch path.Base(imageName(image)) {
+	case "nginx", "nginx-slim", "curl", "netshoot":
+		return true
+	}
+	return false
+}
+
+// imageName is image without its tag or digest.
+func imageName(image string) string {
+	name, _, _ := strings.Cut(image, "@")
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		name = name[:i]
+	}
+	return name
 }
 
 // Hostname is the pod's hostname: the node's name for a pod on the node's
@@ -101,6 +134,8 @@ type builder struct {
 	dirs  []string
 	// readOnly are the mount points of read-only volumes.
 	readOnly []string
+	// mounts are the writable volumes (VolumeSource).
+	mounts []shell.Mount
 }
 
 // vars are the container's variables: PATH and HOSTNAME as the runtime
@@ -319,10 +354,22 @@ func (b *builder) mount(m corev1.VolumeMount) {
 		return
 	}
 	content := b.volumeFiles(vol)
-	if m.ReadOnly || vol.ConfigMap != nil || vol.Secret != nil || vol.DownwardAPI != nil || vol.Projected != nil {
+	if m.ReadOnly || vol.ConfigMap != nil || vol.Secret != nil || vol.DownwardAPI != nil || vol.Projected != nil ||
+		vol.PersistentVolumeClaim != nil && vol.PersistentVolumeClaim.ReadOnly {
 		// The kubelet always mounts these read-only (the atomic
-		// writer's volumes); others when the mount says so.
+		// writer's volumes); others when the mount or the claim's
+		// volume source says so.
 		b.readOnly = append(b.readOnly, mountPath)
+	}
+	if vs, ok := b.src.(VolumeSource); ok && (vol.EmptyDir != nil || vol.PersistentVolumeClaim != nil) {
+		if v, ok := vs.Volume(b.ctx, b.pod, vol); ok {
+			if m.SubPath != "" {
+				v = shell.SubVolume(v, m.SubPath)
+			}
+			b.mounts = append(b.mounts, shell.Mount{Path: mountPath, Volume: v})
+			b.dirs = append(b.dirs, mountPath)
+			return
+		}
 	}
 	if m.SubPath != "" {
 		sub := path.Clean(m.SubPath)

@@ -8,6 +8,8 @@
 // files: the ConfigMap, Secret, projected (with the service account
 // token), downwardAPI and empty volumes mounted by volumeMounts (subPath
 // included), plus the /etc/hostname and /etc/hosts the kubelet writes.
+// emptyDir and persistentVolumeClaim volumes are mounted writable
+// (shell.Mount) when the Sources give their storage (VolumeSource).
 //
 // Real counterparts: the kubelet's makeEnvironmentVariables,
 // getServiceEnvVarMap and makeMounts (kubernetes/pkg/kubelet/kubelet_pods.go),

@@ -3,7 +3,8 @@
 // exec` and an attached shell: ls, cat, env, printenv, hostname, echo,
 // pwd, sleep, true, false, test/[, touch, mkdir, rm, date, seq, wc, grep,
 // head, tail, printf, nslookup, wget, tar (what kubectl cp runs, both
-// ways) and sh — and bash, in images that have it (with -c, or reading
+// ways), curl (curl.go, in images that have it) and sh — and bash, in
+// images that have it (with -c, or reading
 // commands from stdin) — whose scripts may use ';', '&&', '||', pipes
 // (text.go: the programs run one after the other, each reading what the
 // one before printed), quotes, $VAR, ${VAR}, $?, command substitution
@@ -13,8 +14,11 @@
 // (compound.go).
 // Commands run against an Environment: the container's variables and
 // files (package containerenv builds it from the pod), read-only under
-// ConfigMap, Secret, projected and downward API mounts, and its writable
-// Layer (fs.go), which keeps what execs wrote while the container runs.
+// ConfigMap, Secret, projected and downward API mounts, its writable
+// Layer (fs.go), which keeps what execs wrote while the container runs,
+// and its writable Mounts (volume.go): an emptyDir's or a persistent
+// volume's storage, which keeps what is written under the mount point
+// beyond the container.
 //
 // It stands in for the container's own processes, which a real kubelet
 // starts through the container runtime (CRI ExecSync/Exec, runc): the

@@ -132,9 +132,13 @@ var (
 	errIsDir    = errors.New("Is a directory")
 )
 
-// file reads p (absolute, clean): the layer's copy first, then the
-// image's and the volumes' files.
+// file reads p (absolute, clean): a writable volume's file when p is
+// under its mount, else the layer's copy first, then the image's and the
+// other volumes' files.
 func (s *state) file(p string) ([]byte, bool) {
+	if v, rel, ok := s.mountAt(p); ok {
+		return v.ReadFile(rel)
+	}
 	if data, ok := s.env.Layer.file(p); ok {
 		return data, true
 	}
@@ -152,6 +156,9 @@ func (s *state) writable(p string) error {
 			return errReadOnly
 		}
 	}
+	if _, _, ok := s.mountAt(p); ok {
+		return nil
+	}
 	if s.env.Layer == nil {
 		return errReadOnly
 	}
@@ -168,6 +175,9 @@ func (s *state) writeFile(p string, data []byte) error {
 	}
 	if s.isDir(p) {
 		return errIsDir
+	}
+	if v, rel, ok := s.mountAt(p); ok {
+		return v.WriteFile(rel, data)
 	}
 	l := s.env.Layer
 	l.mu.Lock()
@@ -191,6 +201,9 @@ func (s *state) mkdirAll(p string) error {
 	}
 	if err := s.writable(p); err != nil {
 		return err
+	}
+	if v, rel, ok := s.mountAt(p); ok {
+		return v.MkdirAll(rel)
 	}
 	l := s.env.Layer
 	l.mu.Lock()

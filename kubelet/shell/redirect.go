@@ -128,13 +128,20 @@ func (s *state) openForWrite(name string, appendTo bool) (io.Writer, error) {
 	return layerWriter{s: s, path: p}, nil
 }
 
-// layerWriter appends what a command prints to a file of the layer.
+// layerWriter appends what a command prints to a file of the layer, or
+// of the volume mounted where the file is.
 type layerWriter struct {
 	s    *state
 	path string
 }
 
 func (w layerWriter) Write(b []byte) (int, error) {
+	if v, rel, ok := w.s.mountAt(w.path); ok {
+		if err := v.AppendFile(rel, b); err != nil {
+			return 0, err
+		}
+		return len(b), nil
+	}
 	l := w.s.env.Layer
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -38,6 +38,10 @@ type Environment struct {
 	// writes is kept for the next exec (fs.go); nil: nothing can be
 	// written.
 	Layer *Layer
+	// Mounts are the writable volumes mounted into the container
+	// (volume.go): under a mount point, files are read from and written
+	// to its volume, not the layer. Their paths are in Dirs too.
+	Mounts []Mount
 	// Hostname is what hostname prints (the pod's name).
 	Hostname string
 	// WorkingDir is where the process starts ("/" when empty).
@@ -50,6 +54,9 @@ type Environment struct {
 	// the tutorials' `kubectl exec -it shell-demo -- /bin/bash` works on
 	// nginx and fails, as it really does, on busybox.
 	Bash bool
+	// Curl says the image has curl (curl.go): nginx's does, busybox's
+	// and alpine's do not.
+	Curl bool
 }
 
 // Stdio are a process's streams; a nil Stdin reads nothing and a nil
@@ -185,6 +192,9 @@ func (s *state) known(name string) bool {
 	if base == "bash" {
 		return s.env.Bash
 	}
+	if base == "curl" {
+		return s.env.Curl
+	}
 	return slices.Contains(programs, base)
 }
 
@@ -230,6 +240,8 @@ func (s *state) program(args []string) int {
 		return s.nslookup(args[1:])
 	case "wget":
 		return s.wget(args[1:])
+	case "curl":
+		return s.curl(args[1:])
 	case "date":
 		return s.date(args[1:])
 	case "grep":
@@ -330,6 +342,9 @@ func (s *state) abs(p string) string {
 // isDir says whether p (absolute, clean) is a directory: a standard one,
 // a mount point, or a parent of a file.
 func (s *state) isDir(p string) bool {
+	if v, rel, ok := s.mountAt(p); ok {
+		return rel == "/" || v.IsDir(rel) || len(s.mountPointsIn(p)) > 0
+	}
 	if p == "/" || slices.Contains(standardDirs, p) || slices.Contains(s.env.Dirs, p) || s.env.Layer.isDir(p) {
 		return true
 	}
@@ -353,6 +368,16 @@ func (s *state) children(p string) []string {
 		prefix = "/"
 	}
 	seen := map[string]bool{}
+	for _, n := range s.mountPointsIn(p) {
+		seen[n] = true
+	}
+	if v, rel, ok := s.mountAt(p); ok {
+		// A volume hides what the image has below its mount point.
+		for _, n := range v.List(rel) {
+			seen[n] = true
+		}
+		return slices.Sorted(maps.Keys(seen))
+	}
 	add := func(full string) {
 		if full == p || !strings.HasPrefix(full, prefix) {
 			return

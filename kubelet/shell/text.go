@@ -267,6 +267,18 @@ func (s *state) rm(args []string) int {
 				code = 1
 				continue
 			}
+			if v, rel, ok := s.mountAt(p); ok {
+				if rel == "/" {
+					fmt.Fprintf(s.stderr, "rm: can't remove '%s': %v\n", a, errBusy)
+					code = 1
+					continue
+				}
+				if err := v.RemoveAll(rel); err != nil {
+					fmt.Fprintf(s.stderr, "rm: can't remove '%s': %v\n", a, err)
+					code = 1
+				}
+				continue
+			}
 			s.env.Layer.remove(p)
 		}
 	}

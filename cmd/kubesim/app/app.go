@@ -83,6 +83,11 @@ type Options struct {
 	// LocalImages maps image names to binaries on the host that pods run
 	// as processes (--local-image NAME=PATH; kubelet/localimage.go).
 	LocalImages map[string]string
+	// NodeMonitorGracePeriod, DefaultNotReadyTolerationSeconds and
+	// DefaultUnreachableTolerationSeconds tune node failure
+	// (cluster.Config's fields of those names).
+	NodeMonitorGracePeriod                                                time.Duration
+	DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds *int64
 }
 
 // Server is a running control plane with its HTTPS listener.
@@ -182,7 +187,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		// not name one) or any address.
 		SecurePort: int32(ln.Addr().(*net.TCPAddr).Port), AdvertiseAddress: advertiseAddress(host),
 		DataDir: o.DataDir, NodeCount: o.Nodes, Controllers: o.Controllers,
-		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay},
+		Stages:        kubelet.Stages{ContainerCreating: o.StageDelay, Running: o.StageDelay, Ready: o.StageDelay, Stop: o.StageDelay},
 		Authenticator: authn.Union(auths...), UnsafeNoFsync: o.UnsafeNoFsync, Logger: logger,
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog, ListMemoryBudget: o.ListMemoryBudget,
@@ -190,6 +195,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		SigningCA:      bundle, // approved CSRs are signed by the CA the authenticator trusts
 		LeaderElection: o.LeaderElection,
 	}
+	cfg.NodeMonitorGracePeriod = o.NodeMonitorGracePeriod
+	cfg.DefaultNotReadyTolerationSeconds, cfg.DefaultUnreachableTolerationSeconds = o.DefaultNotReadyTolerationSeconds, o.DefaultUnreachableTolerationSeconds
 	if len(o.LocalImages) > 0 {
 		cfg.LocalImages = &kubelet.LocalImages{Paths: o.LocalImages, Server: "https://" + ln.Addr().String(), CA: bundle.CAPEM}
 	}

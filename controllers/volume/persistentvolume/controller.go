@@ -2,6 +2,7 @@ package persistentvolume
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/volume"
@@ -17,6 +19,7 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/volumedata"
 )
 
 // ControllerName is the name --controllers uses.
@@ -47,8 +50,15 @@ var (
 )
 
 // Config builds a Controller: the client, informers, clock and mode every
-// controller of the controller manager is given.
-type Config = controllers.BaseConfig
+// controller of the controller manager is given, and where the volumes
+// keep their data.
+type Config struct {
+	controllers.BaseConfig
+	// VolumeData is where the volumes keep what is written to them; the
+	// controller removes a volume's data once the volume is gone (nil:
+	// nothing to remove).
+	VolumeData *volumedata.Store
+}
 
 // Controller binds claims to volumes, provisions volumes for the
 // simulated provisioner's classes, keeps the phases, and reclaims released
@@ -63,11 +73,12 @@ type Controller struct {
 	nodes      *cache.Informer[*corev1.Node]
 	recorder   *record.Recorder
 	controller *controllers.Controller
+	data       *volumedata.Store
 }
 
 // New checks cfg and builds the controller.
 func New(cfg Config) (*Controller, error) {
-	c := &Controller{client: cfg.Client, clock: cfg.Clock}
+	c := &Controller{client: cfg.Client, clock: cfg.Clock, data: cfg.VolumeData}
 	ctrl, err := cfg.NewController(ControllerName, c)
 	if err != nil {
 		return nil, err
@@ -110,7 +121,8 @@ func (c *Controller) enqueueClaim(event string, p *corev1.PersistentVolumeClaim)
 // on there); a free volume may suit any unbound claim of its class.
 func (c *Controller) enqueueVolume(event string, pv *corev1.PersistentVolume) {
 	cause := controllers.CauseOf(event, "PersistentVolume", &pv.ObjectMeta)
-	if event != "DELETED" {
+	if event != "DELETED" || c.data != nil {
+		// A volume gone is looked at once more: its data goes too.
 		c.controller.Enqueue(pv.Name, cause)
 	}
 	if r := pv.Spec.ClaimRef; r != nil {
@@ -283,6 +295,9 @@ func sameCapacity(a, b corev1.ResourceList) bool {
 // gone: Delete removes it, Retain leaves it Released for an administrator.
 func (c *Controller) syncVolume(ctx context.Context, name string) error {
 	pv, ok := c.volumes.Get("", name)
+	if err := c.removeData(name, pv); err != nil {
+		return err
+	}
 	if !ok {
 		return nil
 	}
@@ -342,4 +357,28 @@ func setAnnotation(m *metav1.ObjectMeta, k, v string) {
 		m.Annotations = map[string]string{}
 	}
 	m.Annotations[k] = v
+}
+
+// removeData removes the data of the volumes named name that are gone:
+// every one when pv is nil, else those of another uid (an earlier
+// volume of that name). For a volume reclaimed by its Delete policy this
+// is the provisioner deleting the storage; for one an administrator
+// deleted by hand, nothing could reach its data any more.
+func (c *Controller) removeData(name string, pv *corev1.PersistentVolume) error {
+	if c.data == nil {
+		return nil
+	}
+	held, err := c.data.Volumes()
+	if err != nil {
+		return fmt.Errorf("listing the volumes' data: %w", err)
+	}
+	for _, v := range held {
+		if v[0] != name || pv != nil && string(pv.UID) == v[1] {
+			continue
+		}
+		if err := c.data.Delete(v[0], types.UID(v[1])); err != nil {
+			return fmt.Errorf("removing the data of volume %s: %w", name, err)
+		}
+	}
+	return nil
 }

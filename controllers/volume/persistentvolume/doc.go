@@ -9,6 +9,9 @@
 // and bound-by-controller annotations and phase Bound. A claim whose volume
 // disappears is Lost. A volume whose claim went away is Released, then
 // reclaimed by its policy: Delete removes it, Retain leaves it Released.
+// Once a volume is gone, its data (kubelet/volumedata: what pods wrote to
+// it) is removed — for Delete, as the provisioner deletes the storage; for
+// a volume an administrator deleted, because nothing can reach it.
 //
 // Provisioning: a claim of a class whose provisioner is kubesim.io/hostpath
 // (the default class "standard") gets a volume pvc-<claim uid>, a hostPath
