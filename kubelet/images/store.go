@@ -113,7 +113,13 @@ func (s *Store) Reported(reported []corev1.ContainerImage, at time.Time) bool {
 			n++
 		}
 	}
-	if min(n, MaxImagesInNodeStatus) != len(reported) {
+	if n > MaxImagesInNodeStatus {
+		// Which images make the list depends on them all: render it.
+		return slices.EqualFunc(s.NodeImages(at), reported, func(a, b corev1.ContainerImage) bool {
+			return a.SizeBytes == b.SizeBytes && slices.Equal(a.Names, b.Names)
+		})
+	}
+	if n != len(reported) {
 		return false
 	}
 	for _, ri := range reported {
