@@ -69,7 +69,9 @@ func TestKubectlDaemonSet(t *testing.T) {
 	assert.Equal(t, "daemonset.apps/agent rolled back\n", k.ok("rollout", "undo", "ds/agent"))
 	k.ok("rollout", "status", "ds/agent", "--timeout=90s")
 	assert.Equal(t, "fluent/fluent-bit:3.0", k.jsonpath("ds/agent", "{.spec.template.spec.containers[0].image}"))
-	k.eventually(func(out string) bool { return out == "fluent/fluent-bit:3.0 fluent/fluent-bit:3.0 fluent/fluent-bit:3.0 " },
+	k.eventually(func(out string) bool {
+		return out == "fluent/fluent-bit:3.0 fluent/fluent-bit:3.0 fluent/fluent-bit:3.0 "
+	},
 		"get", "pods", "-l", "app=agent", "--field-selector=status.phase=Running", "-o", `jsonpath={range .items[*]}{.spec.containers[0].image}{" "}{end}`)
 	assert.Regexp(t, `(?m)^`+rev1+`\s+daemonset.apps/agent\s+3\s+`, k.ok("get", "controllerrevisions"))
 	assert.Equal(t, "daemonset.apps/agent skipped rollback (current template already matches revision 3)\n",
