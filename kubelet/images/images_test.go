@@ -3,6 +3,9 @@ package images
 import (
 	"encoding/base64"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -253,4 +256,38 @@ func TestNodeImages(t *testing.T) {
 	assert.True(t, s.Reported(list, t0))
 	assert.False(t, s.Reported(list, t0.Add(time.Minute)), "the later image changes the list")
 	assert.False(t, s.Reported(list[1:], t0))
+}
+
+// docs/containers.md lists every repository of the registries with all
+// its tags, and the hosts that answer.
+func TestDocsListTheRegistries(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "containers.md"))
+	require.NoError(t, err)
+	doc := string(raw)
+	rows := map[string]string{}
+	for _, line := range strings.Split(doc, "\n") {
+		if name, rest, ok := strings.Cut(strings.TrimPrefix(line, "| `"), "` | "); ok && strings.HasPrefix(line, "| `") {
+			rows[name] = rest
+		}
+	}
+	for _, repo := range catalog {
+		name := strings.TrimPrefix(strings.TrimPrefix(repo.Name, "docker.io/library/"), "docker.io/")
+		row, ok := rows[name]
+		if !assert.True(t, ok, "docs/containers.md lists %s", name) {
+			continue
+		}
+		cells := strings.FieldsFunc(strings.TrimSuffix(row, " |"), func(r rune) bool { return r == ',' || r == '=' })
+		var listed []string
+		for _, c := range cells {
+			listed = append(listed, strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(c), "(private)")))
+		}
+		for _, img := range repo.Images {
+			for _, tag := range img.Tags {
+				assert.Contains(t, listed, tag, "docs/containers.md: the tags of %s", name)
+			}
+		}
+	}
+	for _, h := range knownHosts {
+		assert.Contains(t, doc, "`"+h.Name+"`", "docs/containers.md names the host")
+	}
 }
