@@ -90,14 +90,19 @@ func TestWritesPerPod(t *testing.T) {
 	assert.Equal(t, pods, byKind["pods"])
 	assert.Equal(t, pods, byKind["pods/binding"])
 	assert.Equal(t, 2*pods, byKind["pods/status"], "one status write per stage, not per condition")
-	// Events: Scheduled and the kubelet's Pulled, Created, Started per
-	// pod; the ReplicaSet's SuccessfulCreate capped by the spam filter at
-	// 25 about one object (client-go's burst).
-	assert.LessOrEqual(t, byKind["events"], 4*pods+25, "events per pod")
+	// Events: Scheduled and the kubelet's Pulling, Pulled, Created and
+	// Started per pod (each pulls nginx:1.25: they start together,
+	// before a first pull has put it on their node); the ReplicaSet's
+	// SuccessfulCreate capped by the spam filter at 25 about one object
+	// (client-go's burst); and a few creates tried again under another
+	// name, which another component's recorder took at the same instant
+	// of the fake clock.
+	assert.LessOrEqual(t, byKind["events"], 5*pods+25+5, "events per pod")
 	// The ReplicaSet writes its status at most once per sync, and the
 	// queue merges the syncs of many pod events.
 	assert.LessOrEqual(t, byKind["replicasets/status"], pods, "ReplicaSet status writes")
 	// 10.83 per pod before the kubelet folded readiness into the Running
-	// write and events were correlated like client-go's; 9.50 after.
-	assert.LessOrEqual(t, perPod, 9.75, "writes per pod")
+	// write and events were correlated like client-go's; 9.50 after;
+	// 10.30 once images are pulled (Pulling and Pulled events).
+	assert.LessOrEqual(t, perPod, 10.5, "writes per pod")
 }

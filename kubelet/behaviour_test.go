@@ -75,21 +75,6 @@ func TestDefaultBehaviourReadsTheAnnotation(t *testing.T) {
 	assert.Equal(t, PodBehaviour{}, DefaultBehaviour(pod), "a bad value runs normally")
 }
 
-func TestNormalizeImage(t *testing.T) {
-	tests := map[string]string{
-		"nginx":                      "docker.io/library/nginx:latest",
-		"nginx:1.27":                 "docker.io/library/nginx:1.27",
-		"bitnami/redis":              "docker.io/bitnami/redis:latest",
-		"registry.k8s.io/pause:3.10": "registry.k8s.io/pause:3.10",
-		"localhost/app":              "localhost/app:latest",
-		"localhost:5000/app:v1":      "localhost:5000/app:v1",
-		"nginx@sha256:abc":           "docker.io/library/nginx@sha256:abc",
-	}
-	for in, want := range tests {
-		assert.Equal(t, want, normalizeImage(in), in)
-	}
-}
-
 func TestIPAM(t *testing.T) {
 	a, err := newIPAM("10.244.3.0/29")
 	require.NoError(t, err)

@@ -5,6 +5,15 @@
 // the stages a real kubelet reports — Pending, ContainerCreating, Running,
 // Ready — with configurable delays on the injected clock.
 //
+// A container starts once its image is on the node (pulls.go, with the
+// image manager and the simulated registries of kubelet/images): its
+// imagePullPolicy, a pull that takes the image's time on the clock, one at
+// a time per node, and the pull secrets a private registry needs; an image
+// that cannot be had leaves it waiting in ErrImagePull, ImagePullBackOff
+// (the pull tried again after 10 s, doubling to 5 minutes),
+// InvalidImageName or ErrImageNeverPull, and the node's status lists the
+// images it has.
+//
 // Each container then lives as the pod says (docs/containers.md): its
 // command runs through kubelet/shell — the interpreter exec and attach
 // use — on a simulated clock (program.go, simulation.go: what it prints
@@ -62,7 +71,7 @@
 // images.go, and the local images of localimage.go: a host binary named
 // by `kubesim serve --local-image`, run as a child process whose output
 // is the container's log and whose exit drives the same lifecycle),
-// images, mounts, cgroups, eviction on pressure, static pods,
+// image layers, mounts, cgroups, eviction on pressure, static pods,
 // startup probes or lifecycle hooks; probes other
 // than exec on a file succeed unless the annotation says otherwise; the
 // shell understands only the forms docs/containers.md lists. Read the real

@@ -43,14 +43,14 @@ func newEphemeral(rt *podRuntime, pod *corev1.Pod) bool {
 
 // startEphemeral starts every ephemeral container of the spec the runtime
 // does not have yet.
-func startEphemeral(rt *podRuntime, pod *corev1.Pod, now time.Time) []podEvent {
+func startEphemeral(rt *podRuntime, st *starter, now time.Time) []podEvent {
 	var events []podEvent
-	for _, ec := range pod.Spec.EphemeralContainers {
+	for _, ec := range st.pod.Spec.EphemeralContainers {
 		if rt.find(ec.Name) >= 0 {
 			continue
 		}
 		rt.containers = append(rt.containers, containerRuntime{name: ec.Name, image: ec.Image, ephemeral: true})
-		events = append(events, startContainer(&rt.containers[len(rt.containers)-1], pod, now)...)
+		events = append(events, st.startContainer(&rt.containers[len(rt.containers)-1], now)...)
 	}
 	return events
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/images"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/volumedata"
 	"github.com/kubesim/kubesim/runmode"
@@ -119,6 +120,9 @@ type Config struct {
 	// LocalImages, when set, are binaries on the host that pods run as
 	// child processes (localimage.go).
 	LocalImages *LocalImages
+	// Registry is where images are pulled from (nil: images.Default(),
+	// the simulated registries docs/containers.md lists).
+	Registry *images.Registry
 
 	// NetworkPolicyClient is the client of the pod network's policy
 	// agent, which reads NetworkPolicies, pods and namespaces
@@ -184,6 +188,9 @@ type Kubelet struct {
 	real map[string][]realContainer
 	// local are the runs of local images, by container id.
 	local map[string]*localProcess
+	// imgs is the node's image manager: its images and its puller
+	// (pulls.go).
+	imgs images.Manager
 	// proxyTurn picks the backend of the next connection to a Service
 	// (clusternet.go): kube-proxy picks at random, kubesim in turn.
 	proxyTurn atomic.Uint64
@@ -268,6 +275,9 @@ func New(cfg Config) (*Kubelet, error) {
 			return nil, err
 		}
 	}
+	if cfg.Registry == nil {
+		cfg.Registry = images.Default()
+	}
 	cfg.Labels = maps.Clone(cfg.Labels)
 	cfg.Taints = append([]corev1.Taint(nil), cfg.Taints...)
 	c := cfg.Client.WithUserAgent("kubelet/" + cfg.NodeName)
@@ -277,7 +287,8 @@ func New(cfg Config) (*Kubelet, error) {
 	}
 	k := &Kubelet{cfg: cfg, c: c, rec: rec, logger: cfg.Logger.With("node", cfg.NodeName),
 		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true, started: cfg.Clock.Now(), real: map[string][]realContainer{},
-		local: map[string]*localProcess{}}
+		local: map[string]*localProcess{}, imgs: images.Manager{Registry: cfg.Registry, Store: images.NewStore()}}
+	k.loadLocalImages(k.started)
 	if k.loops, err = k.newLoops(); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/images"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -101,6 +102,12 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	}
 	if cfg.PodCIDR == "" {
 		cfg.PodCIDR = "10.244.1.0/24"
+	}
+	if cfg.Registry == nil {
+		// Pulls take no time, so that a test of another stage sees
+		// the pod's stages at their own delays (pulls_test.go times
+		// pulls).
+		cfg.Registry = images.Default().WithPace(0, 0)
 	}
 	k, err := New(cfg)
 	require.NoError(t, err)
@@ -227,7 +234,8 @@ func TestPodStagesAtTheirTimes(t *testing.T) {
 	require.NotNil(t, pod.Status.StartTime)
 	assert.Equal(t, corev1.ConditionFalse, podCondition(pod, corev1.PodReady).Status)
 	assert.Equal(t, []string{
-		`Pulled: Container image "nginx" already present on machine`,
+		`Pulling: Pulling image "nginx"`,
+		`Pulled: Successfully pulled image "nginx" in 0s (0s including waiting). Image size: 72318011 bytes.`,
 		"Created: Created container nginx",
 		"Started: Started container nginx",
 	}, f.events("web"))
@@ -520,7 +528,7 @@ func TestChangedImageRestartsTheContainer(t *testing.T) {
 	require.NotNil(t, cs.LastTerminationState.Terminated)
 	assert.Equal(t, firstID, cs.LastTerminationState.Terminated.ContainerID)
 	assert.Contains(t, f.events("web"), "Killing: Container nginx definition changed, will be restarted")
-	assert.Contains(t, f.events("web"), `Pulled: Container image "nginx:1.27" already present on machine`)
+	assert.Contains(t, f.events("web"), `Pulling: Pulling image "nginx:1.27"`)
 
 	f.next()
 	assert.True(t, f.pod("web").Status.ContainerStatuses[0].Ready, "ready again after the Ready delay")

@@ -122,7 +122,7 @@ func TestInitContainersThenSidecarThenMain(t *testing.T) {
 	f.createPod("init", func(p *corev1.Pod) {
 		p.Spec.InitContainers = []corev1.Container{
 			{Name: "migrate", Image: "busybox", Command: []string{"sh", "-c", "echo migrating; sleep 5"}},
-			{Name: "proxy", Image: "envoy", RestartPolicy: &always},
+			{Name: "proxy", Image: "envoyproxy/envoy:v1.31-latest", RestartPolicy: &always},
 		}
 	})
 	f.settle()

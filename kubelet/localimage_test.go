@@ -28,7 +28,7 @@ import (
 )
 
 // newLocalFixture is a kubelet in step mode (the fake clock times its
-// stages, timers and token rotation) whose image "local/sh" is the
+// stages, timers and token rotation) whose image "local/sh:dev" is the
 // host's /bin/sh, against an API server that issues service account
 // tokens.
 func newLocalFixture(t *testing.T) *fixture {
@@ -46,7 +46,7 @@ func newLocalFixture(t *testing.T) *fixture {
 	_, err = env.Client.ServiceAccounts().Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "default"}})
 	require.NoError(t, err)
 	k, err := New(Config{Client: env.Client, Clock: clk, Mode: runmode.Step, NodeName: "node-1", PodCIDR: "10.244.1.0/24",
-		LocalImages: &LocalImages{Paths: map[string]string{"local/sh": "/bin/sh"}, Server: "https://127.0.0.1:6443",
+		LocalImages: &LocalImages{Paths: map[string]string{"local/sh:dev": "/bin/sh"}, Server: "https://127.0.0.1:6443",
 			CA: []byte("the cluster CA"), Dir: t.TempDir()}})
 	require.NoError(t, err)
 	t.Cleanup(k.StopAllLocal)
@@ -58,7 +58,7 @@ func newLocalFixture(t *testing.T) *fixture {
 func (f *fixture) createScriptPod(name, script string, mutate func(*corev1.Pod)) {
 	f.t.Helper()
 	f.createPod(name, func(p *corev1.Pod) {
-		p.Spec.Containers = []corev1.Container{{Name: "main", Image: "local/sh", Command: []string{"sh", "-c", script}}}
+		p.Spec.Containers = []corev1.Container{{Name: "main", Image: "local/sh:dev", Command: []string{"sh", "-c", script}}}
 		// What the ServiceAccount admission plugin would set.
 		p.Spec.ServiceAccountName = "default"
 		if mutate != nil {
@@ -226,4 +226,13 @@ func TestLocalImageArgvAndEnv(t *testing.T) {
 	var logs strings.Builder
 	require.NoError(t, f.k.ContainerLogs(f.ctx, "default", "args", "main", LogOptions{}, &logs))
 	assert.Equal(t, "hello world args $(GREETING)\n", logs.String())
+}
+
+// A local image is on the node, as `kind load docker-image` puts it: a
+// container that names it with IfNotPresent starts without a pull.
+func TestLocalImageIsOnTheNode(t *testing.T) {
+	f := newLocalFixture(t)
+	f.createScriptPod("loaded", "sleep 60", nil)
+	assert.Contains(t, f.events("loaded"), `Pulled: Container image "local/sh:dev" already present on machine`)
+	assert.NotNil(t, f.pod("loaded").Status.ContainerStatuses[0].State.Running)
 }

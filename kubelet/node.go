@@ -190,6 +190,7 @@ func (k *Kubelet) nodeStatus(node *corev1.Node, now time.Time, force bool) (stat
 		KernelVersion: "6.8.0-kubesim", OSImage: "kubesim simulated node", ContainerRuntimeVersion: "kubesim://" + KubeletVersion,
 		KubeletVersion: KubeletVersion, OperatingSystem: "linux", Architecture: "amd64",
 	}
+	st.Images = k.nodeImages(now)
 	heartbeat := metav1.NewTime(now)
 	st.Conditions = make([]corev1.NodeCondition, 0, len(nodeConditions))
 	for _, want := range nodeConditions {
@@ -203,16 +204,18 @@ func (k *Kubelet) nodeStatus(node *corev1.Node, now time.Time, force bool) (stat
 	return st, true, transitions
 }
 
-// statusChanged is nodeStatus's decision, taken on the conditions alone,
-// without rendering anything: the simulated node's capacity, addresses
-// and system info never change, so its conditions (and their heartbeat's
-// age) are what the real kubelet's nodeStatusHasChanged and
-// nodeStatusReportFrequency would find different. Every 10 s of 5,000
+// statusChanged is nodeStatus's decision, taken on the conditions and the
+// images alone, without rendering anything: the simulated node's
+// capacity, addresses and system info never change, so its conditions
+// (and their heartbeat's age) and the images its pulls brought are what
+// the real kubelet's nodeStatusHasChanged and nodeStatusReportFrequency
+// would find different. Every 10 s of 5,000
 // nodes this is all a heartbeat computes: rendering the whole status each
 // time (copies, maps, a SHA-256) was a tenth of what the heartbeats
 // allocated, to be thrown away 29 times in 30.
 func (k *Kubelet) statusChanged(node *corev1.Node, now time.Time, force bool) (changed bool, transitions []string) {
-	changed = force
+	// The images the node has changed with a pull (kubelet/images).
+	changed = force || !k.imagesReported(node.Status.Images, now)
 	for _, want := range nodeConditions {
 		old := findNodeCondition(node.Status.Conditions, want.typ)
 		if old == nil {

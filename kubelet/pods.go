@@ -19,6 +19,7 @@ import (
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/images"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -76,6 +77,17 @@ type containerRuntime struct {
 	// exited is set when the current run's process ended by itself (an
 	// attached shell typed exit): it wins over the behaviour's exit.
 	exited *processExit
+	// pull is the pull of its image under way (pulls.go); pullBackoff
+	// the image's pull back-off; imageID the image it runs, by digest.
+	pull        *images.Pull
+	pullBackoff images.Backoff
+	imageID     string
+}
+
+// starting reports whether c was given its start: it ran, or waits for
+// its image or a back-off.
+func (c *containerRuntime) starting() bool {
+	return c.everStarted || !c.backoffUntil.IsZero() || c.pull != nil
 }
 
 // done reports whether an init container lets the next one start: it
@@ -142,6 +154,9 @@ const (
 	// the clock has now reached; it is played again (simulation.go) and
 	// nothing else changes.
 	toReplay
+	// toPulled: the pull of a container's image ends (pulls.go); the
+	// container starts, or waits with the failure.
+	toPulled
 )
 
 // maxMergedTransitions bounds the transitions folded into one status
@@ -209,6 +224,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	}
 	k.localBehaviours(rt, bs)
 	next := rt.clone()
+	st := k.newStarter(ctx, pod)
 	var events []podEvent
 	at, kind, idx, ok := k.pending(next, bs, now)
 	if i, changed := changedImage(next, pod); changed {
@@ -244,7 +260,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	}
 	if ok && !now.Before(at) {
 		var err error
-		if events, err = k.apply(next, pod, bs, kind, idx, now); err != nil {
+		if events, err = k.apply(next, st, bs, kind, idx, now); err != nil {
 			return controllers.Result{}, err
 		}
 		// What else is due at this instant goes into the same status
@@ -262,14 +278,21 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			if !ok || now.Before(at) {
 				break
 			}
-			more, err := k.apply(next, pod, bs, kind, idx, now)
+			more, err := k.apply(next, st, bs, kind, idx, now)
 			if err != nil {
 				return controllers.Result{}, err
 			}
 			events = append(events, more...)
 		}
 	}
-	if err := k.writeStatus(ctx, pod, next, now); err != nil {
+	// While an image is pulled the status is not written: the real pod
+	// worker waits for the pull inside its sync (pulls.go).
+	pulling := next.pulling()
+	var err error
+	if !pulling {
+		err = k.writeStatus(ctx, pod, next, now)
+	}
+	if err != nil {
 		if next.ipHeld && !rt.ipHeld {
 			// The sandbox exists, only its report failed (a Conflict
 			// from a cache behind the pod, say): keep its address for
@@ -281,7 +304,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		}
 		return controllers.Result{}, err
 	}
-	if next.stage == stageStarted && next.ipHeld {
+	if next.stage == stageStarted && next.ipHeld && !pulling {
 		k.startReal(key, pod, next.ip)
 	}
 	// The processes of local images follow what was just reported:
@@ -382,7 +405,7 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 		}
 	}
 	if !rt.initialized {
-		if i := nextInit(rt); i < 0 || !rt.containers[i].everStarted && rt.containers[i].backoffUntil.IsZero() {
+		if i := nextInit(rt); i < 0 || !rt.containers[i].starting() {
 			// Every init container is done, or the next has not been
 			// started: start it (or the pod's containers) now.
 			consider(now, toInitNext, max(i, 0))
@@ -424,7 +447,10 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 				consider(c.startedAt.Add(f), readinessKind(!c.ready), i)
 			}
 		case containerWaiting:
-			if c.everStarted || !c.backoffUntil.IsZero() || !c.init {
+			switch {
+			case c.pull != nil:
+				consider(c.pull.Done, toPulled, i)
+			case c.everStarted || !c.backoffUntil.IsZero() || !c.init:
 				consider(c.backoffUntil, toRestart, i)
 			}
 		}
@@ -465,8 +491,9 @@ func restarts(c *containerRuntime, policy corev1.RestartPolicy, code int32) bool
 }
 
 // apply makes transition kind happen to rt now and returns the events it
-// causes.
-func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]containerBehaviour, kind transition, idx int, now time.Time) ([]podEvent, error) {
+// causes; st starts the containers (pulls.go).
+func (k *Kubelet) apply(rt *podRuntime, st *starter, bs map[string]containerBehaviour, kind transition, idx int, now time.Time) ([]podEvent, error) {
+	pod := st.pod
 	var events []podEvent
 	switch kind {
 	case toCreating:
@@ -494,11 +521,13 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 			rt.ip, rt.ipHeld = ip, true
 		}
 		rt.stage, rt.stageAt = stageStarted, now
-		events = startNext(rt, pod, now)
+		events = startNext(rt, st, now)
 	case toInitNext:
-		events = startNext(rt, pod, now)
+		events = startNext(rt, st, now)
 	case toEphemeral:
-		events = startEphemeral(rt, pod, now)
+		events = startEphemeral(rt, st, now)
+	case toPulled:
+		events = st.finishPull(&rt.containers[idx], now)
 	case toReady:
 		rt.containers[idx].ready = true
 	case toLivenessFailure:
@@ -516,18 +545,22 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 		if c.last != nil {
 			c.backOff.next(c.last.FinishedAt.Time, now) // the back-off moves on as the container starts
 		}
-		events = startContainer(c, pod, now)
+		events = st.startContainer(c, now)
 	case toReplace:
 		c := &rt.containers[idx]
-		events = append(events, podEvent{container: c.name, typ: "Normal", reason: "Killing",
-			message: fmt.Sprintf("Container %s definition changed, will be restarted", c.name)})
-		if c.state == containerRunning {
-			c.last = &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: metav1.NewTime(c.startedAt),
-				FinishedAt: metav1.NewTime(now), ContainerID: c.id}
+		c.image, c.pull, c.backoffUntil = specImage(pod, c.name), nil, time.Time{}
+		if c.everStarted {
+			events = append(events, podEvent{container: c.name, typ: "Normal", reason: "Killing",
+				message: fmt.Sprintf("Container %s definition changed, will be restarted", c.name)})
+			if c.state == containerRunning {
+				c.last = &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: metav1.NewTime(c.startedAt),
+					FinishedAt: metav1.NewTime(now), ContainerID: c.id}
+			}
+			c.restarts++
 		}
-		c.restarts++
-		c.image = specImage(pod, c.name)
-		events = append(events, startContainer(c, pod, now)...)
+		// A container that never ran (its image could not be pulled)
+		// simply starts from the new image.
+		events = append(events, st.startContainer(c, now)...)
 	case toExit, toLivenessKill:
 		c := &rt.containers[idx]
 		code := bs[c.name].exitCode
@@ -553,7 +586,7 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 			c.state, c.exitCode, c.termReason, c.finishedAt = containerTerminated, code, reason, now
 			if c.init && !c.sidecar && code == 0 {
 				// The next init container (or the pod's) starts at once.
-				events = append(events, startNext(rt, pod, now)...)
+				events = append(events, startNext(rt, st, now)...)
 			}
 			break
 		}
@@ -574,7 +607,7 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 		if atOnce {
 			// No back-off to wait out: the kubelet starts it again in the
 			// same sync.
-			events = append(events, startContainer(c, pod, now)...)
+			events = append(events, st.startContainer(c, now)...)
 			break
 		}
 		backoff := until.Sub(now)
@@ -597,25 +630,36 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 
 // startNext starts the next init container, or, once every init
 // container is done, all the pod's containers.
-func startNext(rt *podRuntime, pod *corev1.Pod, now time.Time) []podEvent {
+func startNext(rt *podRuntime, st *starter, now time.Time) []podEvent {
 	if rt.initialized {
 		return nil
 	}
 	if i := nextInit(rt); i >= 0 {
 		c := &rt.containers[i]
-		if c.everStarted || !c.backoffUntil.IsZero() {
-			return nil // it runs, or waits out its back-off
+		if c.starting() {
+			return nil // it runs, or waits for its image or its back-off
 		}
-		return startContainer(c, pod, now)
+		return st.startContainer(c, now)
 	}
 	rt.initialized = true
 	var events []podEvent
 	for i := range rt.containers {
 		if !rt.containers[i].init && !rt.containers[i].ephemeral {
-			events = append(events, startContainer(&rt.containers[i], pod, now)...)
+			events = append(events, st.startContainer(&rt.containers[i], now)...)
 		}
 	}
 	return events
+}
+
+// neverRan: one of the pod's containers (init and ephemeral ones aside)
+// waits and has not run.
+func neverRan(cs []containerRuntime) bool {
+	for i := range cs {
+		if c := &cs[i]; !c.init && !c.ephemeral && c.state == containerWaiting && c.last == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // mainTerminated: every container of the pod (init containers aside)
@@ -646,8 +690,9 @@ func initFailed(cs []containerRuntime) bool {
 
 // changedImage finds a container whose image the pod's spec has changed
 // since the kubelet made it (computePodActions: its spec hash changed). A
-// container not yet started simply takes the new image; one that ended
-// for good under its restart policy stays as it is.
+// container not yet started simply takes the new image (one waiting for
+// an image that could not be pulled starts again from the new one); one
+// that ended for good under its restart policy stays as it is.
 func changedImage(rt *podRuntime, pod *corev1.Pod) (int, bool) {
 	for i := range rt.containers {
 		c := &rt.containers[i]
@@ -673,20 +718,6 @@ func specImage(pod *corev1.Pod, name string) string {
 		}
 	}
 	return ""
-}
-
-// startContainer starts (or restarts) c, with the events the kubelet
-// records for it.
-func startContainer(c *containerRuntime, pod *corev1.Pod, now time.Time) []podEvent {
-	c.state, c.startedAt, c.ready, c.everStarted = containerRunning, now, false, true
-	c.waitingReason, c.waitingMessage, c.layer, c.exited, c.livenessFailures = "", "", nil, nil, 0
-	c.backoffUntil = time.Time{}
-	c.id = containerID(string(pod.UID), c.name, c.restarts)
-	return []podEvent{
-		{container: c.name, typ: "Normal", reason: "Pulled", message: fmt.Sprintf("Container image %q already present on machine", c.image)},
-		{container: c.name, typ: "Normal", reason: "Created", message: "Created container " + c.name},
-		{container: c.name, typ: "Normal", reason: "Started", message: "Started container " + c.name},
-	}
 }
 
 // terminate finishes a graceful deletion: kill the containers (Killing
@@ -814,6 +845,9 @@ func (k *Kubelet) renderStatus(pod *corev1.Pod, rt *podRuntime, now time.Time) c
 	switch {
 	case rt.stage == stageStarted && !rt.initialized:
 		// Init containers run: the pod stays Pending.
+	case rt.stage == stageStarted && neverRan(rt.containers):
+		// A container has not started yet (its image, say): Pending,
+		// as getPhase counts a waiting container with no last state.
 	case rt.stage == stageStarted && !mainTerminated(rt.containers):
 		st.Phase = corev1.PodRunning
 	case rt.stage >= stageStarted:
@@ -930,13 +964,8 @@ func containerStatus(c containerRuntime) corev1.ContainerStatus {
 	cs := corev1.ContainerStatus{Name: c.name, Image: c.image, Ready: c.ready, RestartCount: c.restarts,
 		ContainerID: c.id, Started: &started, LastTerminationState: corev1.ContainerState{Terminated: c.last}}
 	if c.everStarted {
-		cs.Image = normalizeImage(c.image)
-		sum := sha256.Sum256([]byte(cs.Image))
-		repo, _, _ := strings.Cut(cs.Image, "@")
-		if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
-			repo = repo[:i]
-		}
-		cs.ImageID = repo + "@sha256:" + hex.EncodeToString(sum[:])
+		// The runtime's own names: the image in full, and by digest.
+		cs.Image, cs.ImageID = images.Normalize(c.image), c.imageID
 	}
 	switch c.state {
 	case containerWaiting:
@@ -948,26 +977,6 @@ func containerStatus(c containerRuntime) corev1.ContainerStatus {
 			StartedAt: metav1.NewTime(c.startedAt), FinishedAt: metav1.NewTime(c.finishedAt), ContainerID: c.id}
 	}
 	return cs
-}
-
-// normalizeImage spells an image reference in full, as the container
-// runtime reports it: nginx → docker.io/library/nginx:latest.
-func normalizeImage(image string) string {
-	if image == "" {
-		return image
-	}
-	name := image
-	first, rest, hasSlash := strings.Cut(name, "/")
-	if !hasSlash {
-		name = "docker.io/library/" + name
-	} else if !strings.ContainsAny(first, ".:") && first != "localhost" {
-		name = "docker.io/" + first + "/" + rest
-	}
-	lastPart := name[strings.LastIndex(name, "/")+1:]
-	if !strings.ContainsAny(lastPart, ":@") {
-		name += ":latest"
-	}
-	return name
 }
 
 // containerID is a stable fake runtime id for one start of a container.

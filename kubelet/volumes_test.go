@@ -143,7 +143,7 @@ func execIn(t *testing.T, k *Kubelet, pod, script string) (string, int) {
 func TestVolumesKeepTheirDataAsKubernetesDoes(t *testing.T) {
 	f := newFixture(t, Config{})
 	k2, err := New(Config{Client: f.env.Client, Clock: f.env.Clock, Mode: f.k.cfg.Mode, NodeName: "node-2", PodCIDR: "10.244.2.0/24",
-		VolumeData: f.k.cfg.VolumeData})
+		VolumeData: f.k.cfg.VolumeData, Registry: f.k.cfg.Registry})
 	require.NoError(t, err)
 	f.loops = func() []*controllers.Controller { return append(f.k.Controllers(), k2.Controllers()...) }
 	f.settle()

@@ -16,7 +16,8 @@ import (
 // unless it names one; the account must exist; and unless the pod or the
 // account opts out (automountServiceAccountToken: false), the pod gets the
 // projected volume from which its containers read a token of the account,
-// the cluster CA and their namespace.
+// the cluster CA and their namespace. A pod that names no image pull
+// secrets gets the account's.
 const (
 	// DefaultServiceAccountName is the account of a pod that names none.
 	DefaultServiceAccountName = "default"
@@ -74,10 +75,16 @@ func (s *ServiceAccount) Admit(ctx context.Context, a *Attributes) error {
 		return api.NewForbidden(schema.GroupResource{Resource: "pods"}, a.Name,
 			fmt.Errorf("error looking up service account %s/%s: %w", a.Namespace, pod.Spec.ServiceAccountName, err))
 	}
-	if !automount(pod, sa) {
-		return nil
+	if automount(pod, sa) {
+		s.mountToken(pod)
 	}
-	s.mountToken(pod)
+	if len(pod.Spec.ImagePullSecrets) == 0 {
+		// The account's pull secrets serve its pods ("Add
+		// ImagePullSecrets to a service account").
+		for _, ref := range sa.ImagePullSecrets {
+			pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: ref.Name})
+		}
+	}
 	return nil
 }
 

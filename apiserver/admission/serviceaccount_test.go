@@ -60,6 +60,20 @@ func TestServiceAccountPlugin(t *testing.T) {
 		assert.Equal(t, "metadata.namespace", src[2].DownwardAPI.Items[0].FieldRef.FieldPath)
 	})
 
+	t.Run("the account's image pull secrets", func(t *testing.T) {
+		withSecrets := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "puller", Namespace: "ns"},
+			ImagePullSecrets: []corev1.LocalObjectReference{{Name: "regcred"}}}
+		p := newPlugin(withSecrets)
+		pod := &corev1.Pod{Spec: corev1.PodSpec{ServiceAccountName: "puller", Containers: []corev1.Container{{Name: "a"}}}}
+		require.NoError(t, p.Admit(ctx, podAttrs(pod)))
+		assert.Equal(t, []corev1.LocalObjectReference{{Name: "regcred"}}, pod.Spec.ImagePullSecrets)
+		// A pod that names its own keeps them.
+		pod = &corev1.Pod{Spec: corev1.PodSpec{ServiceAccountName: "puller", ImagePullSecrets: []corev1.LocalObjectReference{{Name: "mine"}},
+			Containers: []corev1.Container{{Name: "a"}}}}
+		require.NoError(t, p.Admit(ctx, podAttrs(pod)))
+		assert.Equal(t, []corev1.LocalObjectReference{{Name: "mine"}}, pod.Spec.ImagePullSecrets)
+	})
+
 	t.Run("missing account refused with the real words", func(t *testing.T) {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"}, Spec: corev1.PodSpec{ServiceAccountName: "sa", Containers: []corev1.Container{{Name: "a"}}}}
 		err := p.Admit(ctx, podAttrs(pod))

@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -547,13 +548,25 @@ func validateSecret(s *corev1.Secret) field.ErrorList {
 			}
 		}
 	}
+	// A docker config must be JSON: the kubelet reads its credentials.
+	needJSON := func(key string) {
+		raw, ok := s.Data[key]
+		if !ok {
+			need(key)
+			return
+		}
+		var v map[string]any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			errs = append(errs, field.Invalid(dp.Key(key), "<secret contents redacted>", err.Error()))
+		}
+	}
 	switch s.Type {
 	case corev1.SecretTypeTLS:
 		need("tls.crt", "tls.key")
 	case api.SecretTypeDockerConfigJSON:
-		need(".dockerconfigjson")
+		needJSON(corev1.DockerConfigJsonKey)
 	case corev1.SecretTypeDockercfg:
-		need(".dockercfg")
+		needJSON(corev1.DockerConfigKey)
 	case corev1.SecretTypeSSHAuth:
 		need("ssh-privatekey")
 	case corev1.SecretTypeServiceAccountToken:

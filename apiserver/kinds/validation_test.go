@@ -296,6 +296,15 @@ func TestConfigValidation(t *testing.T) {
 	tls := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Type: corev1.SecretTypeTLS, Data: map[string][]byte{"tls.crt": {1}}}
 	assert.Equal(t, []string{"data[tls.key]: Required value"}, create(t, "secrets", tls))
 
+	docker := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Type: corev1.SecretTypeDockerConfigJson,
+		Data: map[string][]byte{".dockerconfigjson": []byte(`{"auths":`)}}
+	assert.Equal(t, []string{`data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": unexpected end of JSON input`},
+		create(t, "secrets", docker))
+	docker.Data[".dockerconfigjson"] = []byte(`{"auths":{}}`)
+	mustNoErrors(t, create(t, "secrets", docker))
+	cfg := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Type: corev1.SecretTypeDockercfg}
+	assert.Equal(t, []string{"data[.dockercfg]: Required value"}, create(t, "secrets", cfg))
+
 	old := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Immutable: ptr(true), Data: map[string][]byte{"a": {1}}}
 	mustNoErrors(t, create(t, "secrets", old))
 	s := api.DeepCopy(old).(*corev1.Secret)

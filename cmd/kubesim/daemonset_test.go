@@ -23,7 +23,7 @@ spec:
     spec:
       containers:
       - name: agent
-        image: fluent-bit:3.0
+        image: fluent/fluent-bit:3.0
 `
 
 // TestKubectlDaemonSet: a DaemonSet through kubectl — its table, rollout
@@ -59,24 +59,26 @@ func TestKubectlDaemonSet(t *testing.T) {
 
 	// A new image, with its change cause, rolls out node by node.
 	k.ok("annotate", "ds", "agent", "kubernetes.io/change-cause=upgrade to 3.1")
-	assert.Equal(t, "daemonset.apps/agent image updated\n", k.ok("set", "image", "ds/agent", "agent=fluent-bit:3.1"))
+	assert.Equal(t, "daemonset.apps/agent image updated\n", k.ok("set", "image", "ds/agent", "agent=fluent/fluent-bit:3.1"))
 	assert.Contains(t, k.ok("rollout", "status", "ds/agent", "--timeout=90s"), "daemon set \"agent\" successfully rolled out")
 	assert.Equal(t, "daemonset.apps/agent \nREVISION  CHANGE-CAUSE\n1         <none>\n2         upgrade to 3.1\n\n", k.ok("rollout", "history", "ds/agent"))
-	assert.Contains(t, k.ok("rollout", "history", "daemonset/agent", "--revision=1"), "Image:\tfluent-bit:3.0")
-	assert.Contains(t, k.ok("rollout", "history", "daemonset/agent", "--revision=2"), "Image:\tfluent-bit:3.1")
+	assert.Contains(t, k.ok("rollout", "history", "daemonset/agent", "--revision=1"), "Image:\tfluent/fluent-bit:3.0")
+	assert.Contains(t, k.ok("rollout", "history", "daemonset/agent", "--revision=2"), "Image:\tfluent/fluent-bit:3.1")
 
 	// undo goes back to revision 1, which comes back as revision 3.
 	assert.Equal(t, "daemonset.apps/agent rolled back\n", k.ok("rollout", "undo", "ds/agent"))
 	k.ok("rollout", "status", "ds/agent", "--timeout=90s")
-	assert.Equal(t, "fluent-bit:3.0", k.jsonpath("ds/agent", "{.spec.template.spec.containers[0].image}"))
-	k.eventually(func(out string) bool { return out == "fluent-bit:3.0 fluent-bit:3.0 fluent-bit:3.0 " },
+	assert.Equal(t, "fluent/fluent-bit:3.0", k.jsonpath("ds/agent", "{.spec.template.spec.containers[0].image}"))
+	k.eventually(func(out string) bool {
+		return out == "fluent/fluent-bit:3.0 fluent/fluent-bit:3.0 fluent/fluent-bit:3.0 "
+	},
 		"get", "pods", "-l", "app=agent", "--field-selector=status.phase=Running", "-o", `jsonpath={range .items[*]}{.spec.containers[0].image}{" "}{end}`)
 	assert.Regexp(t, `(?m)^`+rev1+`\s+daemonset.apps/agent\s+3\s+`, k.ok("get", "controllerrevisions"))
 	assert.Equal(t, "daemonset.apps/agent skipped rollback (current template already matches revision 3)\n",
 		k.ok("rollout", "undo", "ds/agent", "--to-revision=3"))
 	assert.Equal(t, "daemonset.apps/agent rolled back\n", k.ok("rollout", "undo", "ds/agent", "--to-revision=2"))
 	k.ok("rollout", "status", "ds/agent", "--timeout=90s")
-	assert.Equal(t, "fluent-bit:3.1", k.jsonpath("ds/agent", "{.spec.template.spec.containers[0].image}"))
+	assert.Equal(t, "fluent/fluent-bit:3.1", k.jsonpath("ds/agent", "{.spec.template.spec.containers[0].image}"))
 	assert.Contains(t, k.fail("rollout", "undo", "ds/agent", "--to-revision=7"), "unable to find specified revision 7 in history")
 
 	// restart stamps the template: a third revision.

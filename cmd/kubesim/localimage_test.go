@@ -135,7 +135,8 @@ func (l *lockedBuffer) String() string {
 }
 
 // An image that is not a --local-image name stays simulated, whatever it
-// is called: a pod cannot run a host path by naming it.
+// is called: a pod cannot run a host path by naming it (a path is no
+// image reference at all: InvalidImageName, as on any cluster).
 func TestLocalImageOnlyNamedImagesRun(t *testing.T) {
 	t.Parallel()
 	bin := buildLocalImage(t)
@@ -146,8 +147,9 @@ func TestLocalImageOnlyNamedImagesRun(t *testing.T) {
 	manifest := strings.Replace(fmt.Sprintf(localImagePod, "hostpath", `"serve"`, "Always", marks), "localhost/test:dev", bin, 1)
 	require.NoError(t, os.WriteFile(f, []byte(manifest), 0o600))
 	k.ok("apply", "-f", f)
-	k.eventually(func(out string) bool { return out == "true" }, "get", "pod", "hostpath", "-o", "jsonpath={.status.containerStatuses[0].ready}")
-	assert.Equal(t, "", k.ok("logs", "hostpath"), "simulated: it prints nothing")
+	k.eventually(func(out string) bool { return out == "InvalidImageName" },
+		"get", "pod", "hostpath", "-o", "jsonpath={.status.containerStatuses[0].state.waiting.reason}")
+	assert.Contains(t, k.fail("logs", "hostpath"), `container "main" in pod "hostpath" is waiting to start: InvalidImageName`)
 	_, err := os.Stat(filepath.Join(marks, "hostpath.pid"))
 	assert.True(t, errors.Is(err, os.ErrNotExist), "the binary did not run")
 }

@@ -29,6 +29,11 @@ func TestKubectlTopAndAutoscale(t *testing.T) {
 	out := k.ok("apply", "-f", filepath.Join(metricsExamples, "metrics-server.yaml"))
 	assert.Contains(t, out, "apiservice.apiregistration.k8s.io/v1beta1.metrics.k8s.io created")
 	k.ok("apply", "-f", filepath.Join(metricsExamples, "web.yaml"))
+	// Running before the first scrape (its image takes a moment to
+	// pull): until a scrape has seen the pods, kubectl top pods fails
+	// ("metrics not available yet"), and the metrics server scrapes again
+	// only after its resolution, 15 s.
+	k.rolledOut("deployment/web")
 	require.Eventually(t, func() bool {
 		out, _ := k.run(false, "get", "apiservice", "v1beta1.metrics.k8s.io", "--no-headers")
 		return regexpMatch(`^v1beta1\.metrics\.k8s\.io\s+kube-system/metrics-server\s+True\s`, out)

@@ -22,7 +22,8 @@ func kubesimWithInput(stdin string, args ...string) (int, string, string) {
 func TestScenarioStepIsDrivenByStdin(t *testing.T) {
 	t.Parallel()
 	// c: the note; c: the apply; c: the first runUntilStable; c: the delete;
-	// Enter: one unit of work (the ReplicaSet sees its pod going); ?: why.
+	// Enter: one unit of work (the kubelet sees its pod going, and stops
+	// and deletes it); ?: why.
 	code, out, errOut := kubesimWithInput("c\nc\nc\nc\n\n?\nq\n", "scenario", "step", "testdata/scenarios/small.yaml")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "Enter: next unit of work")
@@ -30,11 +31,11 @@ func TestScenarioStepIsDrivenByStdin(t *testing.T) {
 	assert.Contains(t, out, "-- next: step 5/6: runUntilStable")
 	assert.Contains(t, out, "ok: replicaset.apps/web created")
 	assert.Regexp(t, `ok: pod "web-\w{5}" deleted`, out)
-	// One Enter ran exactly one unit: the ReplicaSet reacting to the delete.
+	// One Enter ran exactly one unit: the kubelet reacting to the delete.
 	after := out[strings.Index(out, "-- next: step 5/6"):]
-	assert.Regexp(t, `^-- next: step 5/6: runUntilStable\n> \[   \d+\.\d{3}s\]  replicaset\s+default/web  \(saw MODIFIED Pod default/web-\w{5}@\d+\)`, after)
+	assert.Regexp(t, `^-- next: step 5/6: runUntilStable\n> \[   \d+\.\d{3}s\]  kubelet/node-1\s+default/web-\w{5}  \(saw MODIFIED Pod default/web-\w{5}@\d+\)`, after)
 	assert.Contains(t, out, "The last write: ")
-	assert.Regexp(t, `because replicaset saw the MODIFIED event of Pod default/web-\w{5} at resourceVersion \d+`, out)
+	assert.Regexp(t, `because kubelet/node-1 saw the MODIFIED event of Pod default/web-\w{5} at resourceVersion \d+`, out)
 	assert.Regexp(t, `resourceVersion \d+ was written by you: step 4 \(delete Pod -l app=web \(first 1\)\): delete /api/v1/namespaces/default/pods/web-\w{5} 200`, out)
 	assert.True(t, strings.HasSuffix(out, "bye\n"), "q quits: %q", out[len(out)-40:])
 	assert.NotContains(t, out, "The scenario is over")

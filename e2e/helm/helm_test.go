@@ -151,13 +151,16 @@ var realCharts = []struct {
 		prepare: dropRemoteDependencies},
 	// The chart's post-install hook Job runs `cmctl check api`, a program
 	// kubesim's kubelet cannot run: the pod's annotation says it ends
-	// with 0 after two seconds, as it does once the webhook answers.
+	// with 0 after two seconds, as it does once the webhook answers. The
+	// release tool writes the chart's version and appVersion, which its
+	// images' tags are: v1.19.1, as published (v0.0.0 is not pulled).
 	{name: "cert-manager", module: "github.com/cert-manager/cert-manager@v1.19.1", path: "deploy/charts/cert-manager", namespace: "cert-manager", deployments: 3,
 		args: []string{"--set", "crds.enabled=true", "--set-string", `startupapicheck.podAnnotations.kubesim\.io/behaviour=exit-after=2s`},
 		prepare: func(t *testing.T, dir string) {
 			tmpl, err := os.ReadFile(filepath.Join(dir, "Chart.template.yaml"))
 			require.NoError(t, err)
-			chart := strings.NewReplacer("{{IMAGE_TAG}}", "v1.19.1", "{{VERSION}}", "v1.19.1", "{{APP_VERSION}}", "v1.19.1").Replace(string(tmpl))
+			chart := strings.NewReplacer("{{IMAGE_TAG}}", "v1.19.1", "{{VERSION}}", "v1.19.1", "{{APP_VERSION}}", "v1.19.1",
+				"version: v0.0.0", "version: v1.19.1", "appVersion: v0.0.0", "appVersion: v1.19.1").Replace(string(tmpl))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "Chart.yaml"), []byte(chart), 0o644))
 		}},
 }
