@@ -1,0 +1,27 @@
+// Package programs is what kubesim knows of the images courses use: each
+// image's configuration (its entrypoint and cmd, whether it has a shell)
+// and its own programs — nginx serving its welcome page and writing its
+// access log, perl printing π for the Job tutorial, redis-server and
+// mongod answering their protocols, the databases' entrypoints refusing
+// to start without a password — run on the container's clock by the
+// kubelet's shell (package shell's Environment.Programs).
+//
+// A container of a known image runs what the runtime would run
+// (Argv: command replaces the entrypoint, args the cmd); a program the
+// image does not have fails to start as runc makes it fail (StartError:
+// "executable file not found in $PATH"). A program that listens says so
+// (Host.Listen) with a Server, which answers the connections the pod
+// network or `kubectl port-forward` brings to the pod's port: HTTP for
+// the web servers, RESP for redis, the wire protocol for mongod.
+//
+// Real counterparts: the images' Dockerfiles and entrypoint scripts
+// (docker-library's nginx, redis, mongo, postgres, mysql, perl; the
+// Kubernetes e2e images agnhost and serve_hostname), runc's exec of the
+// process (libcontainer's "exec: %q: executable file not found in $PATH")
+// and containerd's StartError. docs/containers.md lists what each image
+// does here.
+//
+// Left out: every program and option the list does not name, files the
+// programs read (nginx serves its own page, not a mounted one), and
+// persistence: what a server keeps lives as long as its container runs.
+package programs
