@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -153,7 +153,7 @@ func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (she
 	case req.Scheme != "http" && req.Scheme != "":
 		return shell.HTTPResponse{}, shell.ErrConnectionRefused
 	default:
-		code, body, err = n.podGet(ctx, backendIP, backendPort, req.Path, req.Host)
+		code, body, err = n.podGet(ctx, n.pod.Status.PodIP, backendIP, backendPort, req.Path, req.Host)
 	}
 	return shell.HTTPResponse{Code: code, Body: body}, err
 }
@@ -225,72 +225,30 @@ func (n clusterNetwork) route(ctx context.Context, ip, port string) (string, str
 	return ip, port, nil
 }
 
-// podGet asks the pod at ip for path on port (with the Host header host):
-// through the pod network, which reaches a pod run for real, or routes to
-// the kubelet of the pod's node (simulatedHTTP); without a pod network,
-// only this node's pods answer.
-func (n clusterNetwork) podGet(ctx context.Context, ip, port, path, host string) (int, []byte, error) {
-	pn := n.k.cfg.Network
-	if pn == nil {
-		if code, body, ok := n.k.simulatedHTTP(ctx, ip, port, path); ok {
-			return code, body, nil
+// podGet asks the pod at ip for path on port (with the Host header host),
+// from the address from: an HTTP exchange over the pod network, which
+// reaches a pod run for real, or routes to the kubelet of the pod's node,
+// whose container's simulated server answers (listen.go); without a pod
+// network, only this node's pods answer.
+func (n clusterNetwork) podGet(ctx context.Context, from, ip, port, path, host string) (int, []byte, error) {
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if c, ok := n.k.dialSimulated(ctx, ip, port); ok {
+			return c, nil
 		}
-		return 0, nil, shell.ErrConnectionRefused
+		return nil, shell.ErrConnectionRefused
 	}
-	if _, ok := pn.Lookup(ip + ":" + port); ok {
-		return realGet(ctx, pn.DialContext, ip+":"+port, path, host)
+	if pn := n.k.cfg.Network; pn != nil {
+		dial = pn.DialContext
 	}
-	if code, body, ok := pn.SimulatedGet(ctx, ip, port, path); ok {
-		return code, body, nil
-	}
-	return 0, nil, shell.ErrConnectionRefused
+	return realGet(podnet.WithSource(ctx, from), dial, ip+":"+port, path, host)
 }
 
-// simulatedHTTP answers for this node's pods (a podnet.SimulatedServer):
-// the running pod with address ip, if a running container's image is
-// known to serve port (simulatedServer).
-func (k *Kubelet) simulatedHTTP(ctx context.Context, ip, port, path string) (int, []byte, bool) {
-	k.stateMu.Lock()
-	var key string
-	var running []string
-	for kk, rt := range k.runtimes {
-		if rt.ip == ip && rt.stage == stageStarted {
-			key = kk
-			for _, c := range rt.containers {
-				if c.state == containerRunning && !c.ephemeral {
-					running = append(running, c.name)
-				}
-			}
-		}
-	}
-	k.stateMu.Unlock()
-	if key == "" {
-		return 0, nil, false
-	}
-	k.mu.Lock()
-	inf := k.loops.pods
-	k.mu.Unlock()
-	ns, name, _ := strings.Cut(key, "/")
-	pod, ok := inf.Get(ns, name)
-	if !ok {
-		return 0, nil, false
-	}
-	for i := range pod.Spec.Containers {
-		c := &pod.Spec.Containers[i]
-		if slices.Contains(running, c.Name) {
-			if code, body, ok := simulatedServer(pod, c, port, path); ok {
-				return code, body, true
-			}
-		}
-	}
-	return 0, nil, false
-}
-
-// realGet is an HTTP GET over the pod network.
+// realGet is an HTTP GET over the pod network, as busybox's wget sends
+// it (its User-Agent, one request on the connection).
 func realGet(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), addr, path, host string) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	hc := &http.Client{Transport: &http.Transport{DialContext: dial}}
+	hc := &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true, DisableCompression: true}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {
 		return 0, nil, err
@@ -298,6 +256,7 @@ func realGet(ctx context.Context, dial func(context.Context, string, string) (ne
 	if host != "" {
 		req.Host = host
 	}
+	req.Header.Set("User-Agent", "Wget")
 	resp, err := hc.Do(req)
 	if err != nil {
 		return 0, nil, shell.ErrConnectionRefused
@@ -306,77 +265,3 @@ func realGet(ctx context.Context, dial func(context.Context, string, string) (ne
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, body, err
 }
-
-// simulatedServer is what the images of the tutorials answer on their
-// port: nginx its welcome page on 80, serve_hostname (and agnhost
-// serve-hostname) the pod's name on 9376, http-echo its -text on 5678 (or
-// -listen). Any other container listens nowhere.
-func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (int, []byte, bool) {
-	repo := imageRepo(c.Image)
-	argv := append(append([]string(nil), c.Command...), c.Args...)
-	base := repo[strings.LastIndex(repo, "/")+1:]
-	switch {
-	case base == "nginx" && port == "80":
-		if path != "/" && path != "/index.html" {
-			return http.StatusNotFound, []byte(nginx404), true
-		}
-		return http.StatusOK, []byte(nginxWelcome), true
-	case (base == "serve_hostname" || base == "serve-hostname" || base == "agnhost" && slices.Contains(argv, "serve-hostname")) && port == "9376":
-		return http.StatusOK, []byte(hostnameOf(pod) + "\n"), true
-	case base == "http-echo":
-		text, listen := "", ":5678"
-		for _, a := range argv {
-			a = strings.TrimLeft(a, "-")
-			if v, ok := strings.CutPrefix(a, "text="); ok {
-				text = v
-			} else if v, ok := strings.CutPrefix(a, "listen="); ok {
-				listen = v
-			}
-		}
-		if strings.TrimPrefix(listen[strings.LastIndex(listen, ":"):], ":") == port {
-			return http.StatusOK, []byte(text + "\n"), true
-		}
-	}
-	return 0, nil, false
-}
-
-func hostnameOf(pod *corev1.Pod) string {
-	if pod.Spec.Hostname != "" {
-		return pod.Spec.Hostname
-	}
-	return pod.Name
-}
-
-const nginxWelcome = `<!DOCTYPE html>
-<html>
-<head>
-<title>Welcome to nginx!</title>
-<style>
-html { color-scheme: light dark; }
-body { width: 35em; margin: 0 auto;
-font-family: Tahoma, Verdana, Arial, sans-serif; }
-</style>
-</head>
-<body>
-<h1>Welcome to nginx!</h1>
-<p>If you see this page, the nginx web server is successfully installed and
-working. Further configuration is required.</p>
-
-<p>For online documentation and support please refer to
-<a href="http://nginx.org/">nginx.org</a>.<br/>
-Commercial support is available at
-<a href="http://nginx.com/">nginx.com</a>.</p>
-
-<p><em>Thank you for using nginx.</em></p>
-</body>
-</html>
-`
-
-const nginx404 = `<html>
-<head><title>404 Not Found</title></head>
-<body>
-<center><h1>404 Not Found</h1></center>
-<hr><center>nginx</center>
-</body>
-</html>
-`

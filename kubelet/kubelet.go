@@ -20,6 +20,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/kubelet/programs"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -181,6 +182,9 @@ type Kubelet struct {
 	// proxyTurn picks the backend of the next connection to a Service
 	// (clusternet.go): kube-proxy picks at random, kubesim in turn.
 	proxyTurn atomic.Uint64
+	// portTurn picks the client port of the next simulated connection
+	// (listen.go).
+	portTurn atomic.Uint64
 	// started is when the kubelet was made (the node's start time).
 	started time.Time
 	// changed is closed (and forgotten) when a pod's runtime changes:
@@ -194,9 +198,14 @@ type Kubelet struct {
 	// by pod key and container name (simulation.go). Guarded by simMu.
 	simMu sync.Mutex
 	sims  map[string]map[string]*simEntry
-	// attached are the lines attached sessions printed (interactive.go),
-	// by pod key and container instance id. Guarded by simMu.
+	// attached are the lines printed outside a program's play — by
+	// attached sessions (interactive.go), by servers to their access logs
+	// (listen.go) — by pod key and container instance id. Guarded by
+	// simMu.
 	attached map[string]map[string][]logLine
+	// memories are what the servers of container runs keep (listen.go),
+	// by pod key and container instance id. Guarded by simMu.
+	memories map[string]map[string]*programs.Memory
 }
 
 // loops are the informer and controllers of one run; live mode makes new
@@ -266,7 +275,7 @@ func New(cfg Config) (*Kubelet, error) {
 		return nil, err
 	}
 	if cfg.Network != nil {
-		cfg.Network.ServeNode(pool.prefix, k.simulatedHTTP) // clusternet.go
+		cfg.Network.ServeNode(pool.prefix, k.dialSimulated) // listen.go
 	}
 	return k, nil
 }

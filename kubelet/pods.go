@@ -74,6 +74,11 @@ type containerRuntime struct {
 	// exited is set when the current run's process ended by itself (an
 	// attached shell typed exit): it wins over the behaviour's exit.
 	exited *processExit
+	// termMessage is the terminated state's message; startFailed says the
+	// runtime could not start the process (StartError), which therefore
+	// never had a start time.
+	termMessage string
+	startFailed bool
 }
 
 // done reports whether an init container lets the next one start: it
@@ -137,7 +142,16 @@ const (
 	// the clock has now reached; it is played again (simulation.go) and
 	// nothing else changes.
 	toReplay
+	// toBackOff: a container that failed to start (RunContainerError)
+	// is found waiting out its back-off by the next sync
+	// (CrashLoopBackOff).
+	toBackOff
 )
+
+// plegRelist is how soon the kubelet syncs a pod again after one of its
+// containers changed: its pod lifecycle event generator relists the
+// runtime's containers every second.
+const plegRelist = time.Second
 
 // maxMergedTransitions bounds the transitions folded into one status
 // write, so that a behaviour that flips at one instant forever cannot
@@ -288,7 +302,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		close(k.changed)
 		k.changed = nil
 	}
-	for _, ev := range events {
+	for _, ev := range dropFailedStarts(events) {
 		k.podEvent(ctx, pod, ev)
 	}
 	if at, _, _, ok := k.pending(next, bs, now); ok {
@@ -408,6 +422,11 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 				consider(c.startedAt.Add(f), readinessKind(!c.ready), i)
 			}
 		case containerWaiting:
+			if c.waitingReason == reasonRunContainerError && c.last != nil {
+				if at := c.last.FinishedAt.Add(plegRelist); at.Before(c.backoffUntil) {
+					consider(at, toBackOff, i)
+				}
+			}
 			if c.everStarted || !c.backoffUntil.IsZero() || !c.init {
 				consider(c.backoffUntil, toRestart, i)
 			}
@@ -503,11 +522,22 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 		c.restarts++
 		c.image = specImage(pod, c.name)
 		events = append(events, startContainer(c, pod, now)...)
+	case toBackOff:
+		c := &rt.containers[idx]
+		backoff := crashLoopBackOff(c.backoffSteps)
+		c.waitingReason = "CrashLoopBackOff"
+		c.waitingMessage = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", backoff, c.name, formatPod(pod))
+		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "BackOff",
+			message: fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.name, formatPod(pod))})
 	case toExit, toLivenessKill:
 		c := &rt.containers[idx]
 		code := bs[c.name].exitCode
+		startErr := bs[c.name].startErr
 		if c.exited != nil && kind == toExit {
-			code = c.exited.code
+			code, startErr = c.exited.code, ""
+		}
+		if kind == toLivenessKill {
+			startErr = ""
 		}
 		c.exited = nil
 		if kind == toLivenessKill {
@@ -523,9 +553,17 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 		}
 		term := corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, StartedAt: metav1.NewTime(c.startedAt),
 			FinishedAt: metav1.NewTime(now), ContainerID: c.id}
+		if startErr != "" {
+			// containerd: the task was never created; the container
+			// exited with 128 and no start time (the epoch).
+			reason = "StartError"
+			term.Reason, term.Message, term.StartedAt = reason, startErr, metav1.NewTime(time.Unix(0, 0).UTC())
+			events = append(events, podEvent{container: c.name, typ: "Warning", reason: "Failed", message: "Error: " + startErr})
+		}
 		c.ready = false
 		if !restarts(c, pod.Spec.RestartPolicy, code) {
 			c.state, c.exitCode, c.termReason, c.finishedAt = containerTerminated, code, reason, now
+			c.termMessage, c.startFailed = term.Message, startErr != ""
 			if c.init && !c.sidecar && code == 0 {
 				// The next init container (or the pod's) starts at once.
 				events = append(events, startNext(rt, pod, now)...)
@@ -541,6 +579,12 @@ func (k *Kubelet) apply(rt *podRuntime, pod *corev1.Pod, bs map[string]container
 		backoff := crashLoopBackOff(c.backoffSteps)
 		c.state, c.waitingReason, c.backoffUntil = containerWaiting, "CrashLoopBackOff", now.Add(backoff)
 		c.waitingMessage = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", backoff, c.name, formatPod(pod))
+		if startErr != "" {
+			// The sync that failed to start it reports why; the next one
+			// finds it in back-off (toBackOff).
+			c.waitingReason, c.waitingMessage = reasonRunContainerError, startErr
+			break
+		}
 		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "BackOff",
 			message: fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.name, formatPod(pod))})
 	}
@@ -636,11 +680,32 @@ func specImage(pod *corev1.Pod, name string) string {
 	return ""
 }
 
+// reasonRunContainerError is the waiting reason of a container the
+// runtime failed to start (the kubelet's ErrRunContainer).
+const reasonRunContainerError = "RunContainerError"
+
+// dropFailedStarts removes the Started event of a container whose start
+// failed in the same sync (its Failed event follows): the runtime created
+// the container, but its process never ran.
+func dropFailedStarts(events []podEvent) []podEvent {
+	out := make([]podEvent, 0, len(events))
+	for i, ev := range events {
+		if ev.reason == "Started" && slices.ContainsFunc(events[i+1:], func(e podEvent) bool {
+			return e.container == ev.container && e.reason == "Failed"
+		}) {
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
 // startContainer starts (or restarts) c, with the events the kubelet
 // records for it.
 func startContainer(c *containerRuntime, pod *corev1.Pod, now time.Time) []podEvent {
 	c.state, c.startedAt, c.ready, c.everStarted = containerRunning, now, false, true
 	c.waitingReason, c.waitingMessage, c.layer, c.exited = "", "", nil, nil
+	c.termMessage, c.startFailed = "", false
 	c.id = containerID(string(pod.UID), c.name, c.restarts)
 	return []podEvent{
 		{container: c.name, typ: "Normal", reason: "Pulled", message: fmt.Sprintf("Container image %q already present on machine", c.image)},
@@ -904,8 +969,11 @@ func containerStatus(c containerRuntime) corev1.ContainerStatus {
 	case containerRunning:
 		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(c.startedAt)}
 	case containerTerminated:
-		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason,
+		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason, Message: c.termMessage,
 			StartedAt: metav1.NewTime(c.startedAt), FinishedAt: metav1.NewTime(c.finishedAt), ContainerID: c.id}
+		if c.startFailed {
+			cs.State.Terminated.StartedAt = metav1.NewTime(time.Unix(0, 0).UTC())
+		}
 	}
 	return cs
 }
