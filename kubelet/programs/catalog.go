@@ -29,11 +29,22 @@ type Image struct {
 	// programs are its own, by name (found in the bin directories) or by
 	// absolute path.
 	programs map[string]Program
+	// alpineTags: the tags that name an Alpine variant ("1.27-alpine")
+	// have no bash.
+	alpineTags bool
 }
 
-// Program is one of an image's programs. h is what its process reaches
-// beyond its streams (a port to listen on).
-type Program func(ctx context.Context, h Host, p shell.Process) int
+// Program is one of an image's programs.
+type Program func(ctx context.Context, r Run) int
+
+// Run is one run of a program: its process, what it reaches beyond its
+// streams (a port to listen on), and its image's tag (which says its
+// version).
+type Run struct {
+	shell.Process
+	Host Host
+	Tag  string
+}
 
 // Host is what a program's process reaches beyond its streams and clock.
 type Host interface {
@@ -48,48 +59,39 @@ type NoHost struct{}
 // Listen does nothing.
 func (NoHost) Listen(int, Server) {}
 
-// entry is one image of the list: the names it goes by and how its
-// configuration is made from a tag.
+// entry is one image of the list: the names it goes by and what it is.
+// The list is a table of constants: Lookup copies an entry's Image, whose
+// slices and programs are shared and never changed.
 type entry struct {
 	names []string
-	build func(tag string) Image
+	image Image
 }
 
 // catalog is the list of the images kubesim knows, the ones courses use
 // (docs/containers.md says what each does).
 var catalog = []entry{
-	{names: []string{"busybox"}, build: func(string) Image {
-		return Image{Cmd: []string{"sh"}, Shell: true}
-	}},
-	{names: []string{"alpine"}, build: func(string) Image {
-		return Image{Cmd: []string{"/bin/sh"}, Shell: true}
-	}},
-	{names: []string{"ubuntu", "centos", "fedora", "rockylinux", "almalinux"}, build: func(string) Image {
-		return Image{Cmd: []string{"/bin/bash"}, Shell: true, Bash: true}
-	}},
-	{names: []string{"debian"}, build: func(string) Image {
-		return Image{Cmd: []string{"bash"}, Shell: true, Bash: true}
-	}},
-	{names: []string{"bash"}, build: func(string) Image {
-		return Image{Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"bash"}, Shell: true, Bash: true,
-			programs: map[string]Program{"docker-entrypoint.sh": entrypoint("bash", nil)}}
-	}},
-	{names: []string{"nginx"}, build: nginxImage},
-	{names: []string{"httpd"}, build: httpdImage},
-	{names: []string{"redis"}, build: redisImage},
-	{names: []string{"mongo"}, build: mongoImage},
-	{names: []string{"postgres"}, build: postgresImage},
-	{names: []string{"mysql"}, build: mysqlImage},
-	{names: []string{"perl"}, build: perlImage},
-	{names: []string{"agnhost"}, build: agnhostImage},
-	{names: []string{"serve_hostname", "serve-hostname"}, build: serveHostnameImage},
-	{names: []string{"http-echo"}, build: httpEchoImage},
-	{names: []string{"hello-app"}, build: helloAppImage},
-	{names: []string{"pause"}, build: pauseImage},
-	{names: []string{SleepImage}, build: sleepImage},
-	{names: []string{FailImage}, build: failImage},
-	{names: []string{"cert-manager-startupapicheck"}, build: startupAPICheckImage},
-	{names: []string{"kyvernopre"}, build: kyvernoPreImage},
+	{names: []string{"busybox"}, image: Image{Cmd: []string{"sh"}, Shell: true}},
+	{names: []string{"alpine"}, image: Image{Cmd: []string{"/bin/sh"}, Shell: true}},
+	{names: []string{"ubuntu", "centos", "fedora", "rockylinux", "almalinux"}, image: Image{Cmd: []string{"/bin/bash"}, Shell: true, Bash: true}},
+	{names: []string{"debian"}, image: Image{Cmd: []string{"bash"}, Shell: true, Bash: true}},
+	{names: []string{"bash"}, image: Image{Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"bash"}, Shell: true, Bash: true,
+		programs: map[string]Program{"docker-entrypoint.sh": entrypoint("bash", nil)}}},
+	{names: []string{"nginx"}, image: nginxImage},
+	{names: []string{"httpd"}, image: httpdImage},
+	{names: []string{"redis"}, image: redisImage},
+	{names: []string{"mongo"}, image: mongoImage},
+	{names: []string{"postgres"}, image: postgresImage},
+	{names: []string{"mysql"}, image: mysqlImage},
+	{names: []string{"perl"}, image: perlImage},
+	{names: []string{"agnhost"}, image: agnhostImage},
+	{names: []string{"serve_hostname", "serve-hostname"}, image: serveHostnameImage},
+	{names: []string{"http-echo"}, image: httpEchoImage},
+	{names: []string{"hello-app"}, image: helloAppImage},
+	{names: []string{"pause"}, image: pauseImage},
+	{names: []string{SleepImage}, image: sleepImage},
+	{names: []string{FailImage}, image: failImage},
+	{names: []string{"cert-manager-startupapicheck"}, image: startupAPICheckImage},
+	{names: []string{"kyvernopre"}, image: kyvernoPreImage},
 }
 
 // Lookup finds what kubesim knows of image: by its repository without
@@ -103,8 +105,11 @@ func Lookup(image string) (Image, bool) {
 	for _, e := range catalog {
 		for _, n := range e.names {
 			if n == repo || !strings.Contains(n, "/") && n == base {
-				img := e.build(tag)
+				img := e.image
 				img.Name, img.Tag = n, tag
+				if img.alpineTags && strings.Contains(tag, "alpine") {
+					img.Bash = false
+				}
 				return img, true
 			}
 		}
@@ -178,7 +183,9 @@ func (img Image) Programs(h Host) map[string]shell.Program {
 	}
 	out := make(map[string]shell.Program, len(img.programs))
 	for name, p := range img.programs {
-		out[name] = func(ctx context.Context, proc shell.Process) int { return p(ctx, h, proc) }
+		out[name] = func(ctx context.Context, proc shell.Process) int {
+			return p(ctx, Run{Process: proc, Host: h, Tag: img.Tag})
+		}
 	}
 	return out
 }

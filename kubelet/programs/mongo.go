@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-
-	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 // mongo's image: docker-entrypoint.sh puts mongod before options (the
@@ -17,14 +15,11 @@ import (
 // answers MongoDB's wire protocol on port 27017 (or --port): the
 // handshake a driver or mongosh sends, ping, buildInfo and the other
 // commands a client asks first.
-func mongoImage(tag string) Image {
-	version := mongoVersion(tag)
-	return Image{Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"mongod"}, Shell: true, Bash: true,
-		programs: map[string]Program{
-			"docker-entrypoint.sh": entrypoint("mongod", nil),
-			"mongod":               mongod(version),
-		}}
-}
+var mongoImage = Image{Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"mongod"}, Shell: true, Bash: true,
+	programs: map[string]Program{
+		"docker-entrypoint.sh": entrypoint("mongod", nil),
+		"mongod":               mongod,
+	}}
 
 // mongoVersions are the last releases of the branches a tag may name.
 var mongoVersions = map[string]string{
@@ -49,73 +44,72 @@ var mongoWireVersions = map[string]int32{"4.2": 8, "4.4": 9, "5.0": 13, "6.0": 1
 
 // mongod is MongoDB's server: its start-up log (plain text up to 4.2,
 // JSON lines from 4.4), then the wire protocol on its port until killed.
-func mongod(version string) Program {
-	return func(ctx context.Context, h Host, p shell.Process) int {
-		port, bind := 27017, "127.0.0.1"
-		args := p.Args[1:]
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			value := func() (string, bool) {
-				if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "--") {
-					return v, true
-				}
-				if i+1 < len(args) {
-					i++
-					return args[i], true
-				}
-				return "", false
+func mongod(ctx context.Context, r Run) int {
+	p, h, version := r.Process, r.Host, mongoVersion(r.Tag)
+	port, bind := 27017, "127.0.0.1"
+	args := p.Args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		value := func() (string, bool) {
+			if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "--") {
+				return v, true
 			}
-			switch name, _, _ := strings.Cut(a, "="); name {
-			case "--version":
-				fmt.Fprintf(p.Stdout, "db version v%s\nBuild Info: {\n    \"version\": \"%s\"\n}\n", version, version)
-				return 0
-			case "--port":
-				v, _ := value()
-				n, err := strconv.Atoi(v)
-				if err != nil || n <= 0 || n > 65535 {
-					fmt.Fprintf(p.Stderr, "Error parsing command line: the argument ('%s') for option '--port' is invalid\ntry 'mongod --help' for more information\n", v)
-					return 2
-				}
-				port = n
-			case "--bind_ip", "--bind-ip":
-				bind, _ = value()
-			case "--bind_ip_all":
-				bind = "0.0.0.0"
+			if i+1 < len(args) {
+				i++
+				return args[i], true
 			}
+			return "", false
 		}
-		host := p.Getenv("HOSTNAME")
-		now := p.Clock.Now().UTC()
-		legacy := strings.HasPrefix(version, "4.2") || strings.HasPrefix(version, "4.0")
-		if legacy {
-			ts := now.Format("2006-01-02T15:04:05.000-0700")
-			for _, l := range []string{
-				"I  CONTROL  [main] Automatically disabling TLS 1.0, to force-enable TLS 1.0 specify --sslDisabledProtocols 'none'",
-				fmt.Sprintf("I  CONTROL  [initandlisten] MongoDB starting : pid=1 port=%d dbpath=/data/db 64-bit host=%s", port, host),
-				"I  CONTROL  [initandlisten] db version v" + version,
-				fmt.Sprintf("I  CONTROL  [initandlisten] options: { net: { bindIp: \"%s\", port: %d } }", bind, port),
-				"I  STORAGE  [initandlisten] createCollection: admin.system.version with provided UUID",
-				fmt.Sprintf("I  NETWORK  [listener] Listening on /tmp/mongodb-%d.sock", port),
-				"I  NETWORK  [listener] Listening on " + bind,
-				fmt.Sprintf("I  NETWORK  [listener] waiting for connections on port %d", port),
-			} {
-				fmt.Fprintf(p.Stdout, "%s %s\n", ts, l)
+		switch name, _, _ := strings.Cut(a, "="); name {
+		case "--version":
+			fmt.Fprintf(p.Stdout, "db version v%s\nBuild Info: {\n    \"version\": \"%s\"\n}\n", version, version)
+			return 0
+		case "--port":
+			v, _ := value()
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 || n > 65535 {
+				fmt.Fprintf(p.Stderr, "Error parsing command line: the argument ('%s') for option '--port' is invalid\ntry 'mongod --help' for more information\n", v)
+				return 2
 			}
-		} else {
-			ts := now.Format("2006-01-02T15:04:05.000-07:00")
-			line := func(component string, id int, ctx, msg, attr string) {
-				fmt.Fprintf(p.Stdout, `{"t":{"$date":"%s"},"s":"I",  "c":"%s", "id":%d, "ctx":"%s","msg":"%s","attr":%s}`+"\n", ts, component, id, ctx, msg, attr)
-			}
-			line("CONTROL", 4615611, "initandlisten", "MongoDB starting",
-				fmt.Sprintf(`{"pid":1,"port":%d,"dbPath":"/data/db","architecture":"64-bit","host":"%s"}`, port, host))
-			line("CONTROL", 23403, "initandlisten", "Build Info", fmt.Sprintf(`{"buildInfo":{"version":"%s"}}`, version))
-			line("CONTROL", 21951, "initandlisten", "Options set by command line", fmt.Sprintf(`{"options":{"net":{"bindIp":"%s","port":%d}}}`, bind, port))
-			line("NETWORK", 23015, "listener", "Listening on", fmt.Sprintf(`{"address":"/tmp/mongodb-%d.sock"}`, port))
-			line("NETWORK", 23015, "listener", "Listening on", fmt.Sprintf(`{"address":"%s"}`, bind))
-			line("NETWORK", 23016, "listener", "Waiting for connections", fmt.Sprintf(`{"port":%d,"ssl":"off"}`, port))
+			port = n
+		case "--bind_ip", "--bind-ip":
+			bind, _ = value()
+		case "--bind_ip_all":
+			bind = "0.0.0.0"
 		}
-		h.Listen(port, &mongoServer{version: version, legacyLog: legacy, argv: p.Args, bind: bind, port: port, host: host})
-		return serveUntilKilled(ctx, p)
 	}
+	host := p.Getenv("HOSTNAME")
+	now := p.Clock.Now().UTC()
+	legacy := strings.HasPrefix(version, "4.2") || strings.HasPrefix(version, "4.0")
+	if legacy {
+		ts := now.Format("2006-01-02T15:04:05.000-0700")
+		for _, l := range []string{
+			"I  CONTROL  [main] Automatically disabling TLS 1.0, to force-enable TLS 1.0 specify --sslDisabledProtocols 'none'",
+			fmt.Sprintf("I  CONTROL  [initandlisten] MongoDB starting : pid=1 port=%d dbpath=/data/db 64-bit host=%s", port, host),
+			"I  CONTROL  [initandlisten] db version v" + version,
+			fmt.Sprintf("I  CONTROL  [initandlisten] options: { net: { bindIp: \"%s\", port: %d } }", bind, port),
+			"I  STORAGE  [initandlisten] createCollection: admin.system.version with provided UUID",
+			fmt.Sprintf("I  NETWORK  [listener] Listening on /tmp/mongodb-%d.sock", port),
+			"I  NETWORK  [listener] Listening on " + bind,
+			fmt.Sprintf("I  NETWORK  [listener] waiting for connections on port %d", port),
+		} {
+			fmt.Fprintf(p.Stdout, "%s %s\n", ts, l)
+		}
+	} else {
+		ts := now.Format("2006-01-02T15:04:05.000-07:00")
+		line := func(component string, id int, ctx, msg, attr string) {
+			fmt.Fprintf(p.Stdout, `{"t":{"$date":"%s"},"s":"I",  "c":"%s", "id":%d, "ctx":"%s","msg":"%s","attr":%s}`+"\n", ts, component, id, ctx, msg, attr)
+		}
+		line("CONTROL", 4615611, "initandlisten", "MongoDB starting",
+			fmt.Sprintf(`{"pid":1,"port":%d,"dbPath":"/data/db","architecture":"64-bit","host":"%s"}`, port, host))
+		line("CONTROL", 23403, "initandlisten", "Build Info", fmt.Sprintf(`{"buildInfo":{"version":"%s"}}`, version))
+		line("CONTROL", 21951, "initandlisten", "Options set by command line", fmt.Sprintf(`{"options":{"net":{"bindIp":"%s","port":%d}}}`, bind, port))
+		line("NETWORK", 23015, "listener", "Listening on", fmt.Sprintf(`{"address":"/tmp/mongodb-%d.sock"}`, port))
+		line("NETWORK", 23015, "listener", "Listening on", fmt.Sprintf(`{"address":"%s"}`, bind))
+		line("NETWORK", 23016, "listener", "Waiting for connections", fmt.Sprintf(`{"port":%d,"ssl":"off"}`, port))
+	}
+	h.Listen(port, &mongoServer{version: version, legacyLog: legacy, argv: p.Args, bind: bind, port: port, host: host})
+	return serveUntilKilled(ctx, p)
 }
 
 // The wire protocol's opcodes kubesim answers.

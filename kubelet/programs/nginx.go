@@ -14,16 +14,13 @@ import (
 // configuration scripts of /docker-entrypoint.d when it starts nginx,
 // then nginx -g 'daemon off;' serves the welcome page on port 80 and
 // writes its access log to stdout.
-func nginxImage(tag string) Image {
-	version := nginxVersion(tag)
-	return Image{Entrypoint: []string{"/docker-entrypoint.sh"}, Cmd: []string{"nginx", "-g", "daemon off;"},
-		Shell: true, Bash: !strings.Contains(tag, "alpine"),
-		programs: map[string]Program{
-			"/docker-entrypoint.sh": nginxEntrypoint,
-			"nginx":                 nginxProgram(version),
-			"nginx-debug":           nginxProgram(version),
-		}}
-}
+var nginxImage = Image{Entrypoint: []string{"/docker-entrypoint.sh"}, Cmd: []string{"nginx", "-g", "daemon off;"},
+	Shell: true, Bash: true, alpineTags: true,
+	programs: map[string]Program{
+		"/docker-entrypoint.sh": nginxEntrypoint,
+		"nginx":                 nginxProgram,
+		"nginx-debug":           nginxProgram,
+	}}
 
 // nginxVersions are the last releases of the branches, for a tag that
 // names a branch ("1.27", "1.27-alpine").
@@ -47,7 +44,8 @@ func nginxVersion(tag string) string {
 
 // nginxEntrypoint is nginx's /docker-entrypoint.sh: when it starts nginx
 // it says what its configuration scripts do; then it execs its arguments.
-func nginxEntrypoint(ctx context.Context, h Host, p shell.Process) int {
+func nginxEntrypoint(ctx context.Context, r Run) int {
+	p := r.Process
 	args := p.Args[1:]
 	if len(args) > 0 && (args[0] == "nginx" || args[0] == "nginx-debug") {
 		for _, l := range []string{
@@ -91,52 +89,51 @@ const nginxWorkers = 4
 // it goes to the background and the container's process ends at once
 // (the classic `command: [nginx]` mistake: the container completes and
 // is restarted).
-func nginxProgram(version string) Program {
-	return func(ctx context.Context, h Host, p shell.Process) int {
-		foreground := false
-		for i := 1; i < len(p.Args); i++ {
-			switch a := p.Args[i]; a {
-			case "-v":
-				fmt.Fprintf(p.Stderr, "nginx version: nginx/%s\n", version)
-				return 0
-			case "-V":
-				fmt.Fprintf(p.Stderr, "nginx version: nginx/%s\nbuilt by gcc 12.2.0 (Debian 12.2.0-14)\nbuilt with OpenSSL 3.0.15 3 Sep 2024\nTLS SNI support enabled\n", version)
-				return 0
-			case "-t", "-T":
-				fmt.Fprintln(p.Stderr, "nginx: the configuration file /etc/nginx/nginx.conf syntax is ok")
-				fmt.Fprintln(p.Stderr, "nginx: configuration file /etc/nginx/nginx.conf test is successful")
-				return 0
-			case "-s":
-				fmt.Fprintln(p.Stderr, `nginx: [notice] signal process started`)
-				return 0
-			case "-g":
-				if i+1 < len(p.Args) {
-					i++
-					if strings.Contains(strings.ReplaceAll(p.Args[i], " ", ""), "daemonoff;") {
-						foreground = true
-					}
+func nginxProgram(ctx context.Context, r Run) int {
+	p, h, version := r.Process, r.Host, nginxVersion(r.Tag)
+	foreground := false
+	for i := 1; i < len(p.Args); i++ {
+		switch a := p.Args[i]; a {
+		case "-v":
+			fmt.Fprintf(p.Stderr, "nginx version: nginx/%s\n", version)
+			return 0
+		case "-V":
+			fmt.Fprintf(p.Stderr, "nginx version: nginx/%s\nbuilt by gcc 12.2.0 (Debian 12.2.0-14)\nbuilt with OpenSSL 3.0.15 3 Sep 2024\nTLS SNI support enabled\n", version)
+			return 0
+		case "-t", "-T":
+			fmt.Fprintln(p.Stderr, "nginx: the configuration file /etc/nginx/nginx.conf syntax is ok")
+			fmt.Fprintln(p.Stderr, "nginx: configuration file /etc/nginx/nginx.conf test is successful")
+			return 0
+		case "-s":
+			fmt.Fprintln(p.Stderr, `nginx: [notice] signal process started`)
+			return 0
+		case "-g":
+			if i+1 < len(p.Args) {
+				i++
+				if strings.Contains(strings.ReplaceAll(p.Args[i], " ", ""), "daemonoff;") {
+					foreground = true
 				}
 			}
 		}
-		now := p.Clock.Now().UTC().Format("2006/01/02 15:04:05")
-		notice := func(format string, args ...any) {
-			fmt.Fprintf(p.Stderr, "%s [notice] 1#1: %s\n", now, fmt.Sprintf(format, args...))
-		}
-		if !foreground {
-			return 0 // the master went to the background
-		}
-		notice(`using the "epoll" event method`)
-		notice("nginx/%s", version)
-		notice("built by gcc 12.2.0 (Debian 12.2.0-14) ")
-		notice("OS: Linux 6.8.0-kubesim")
-		notice("getrlimit(RLIMIT_NOFILE): 1048576:1048576")
-		notice("start worker processes")
-		for i := range nginxWorkers {
-			notice("start worker process %d", 29+i)
-		}
-		h.Listen(80, nginxServer{version: version})
-		return serveUntilKilled(ctx, p)
 	}
+	now := p.Clock.Now().UTC().Format("2006/01/02 15:04:05")
+	notice := func(format string, args ...any) {
+		fmt.Fprintf(p.Stderr, "%s [notice] 1#1: %s\n", now, fmt.Sprintf(format, args...))
+	}
+	if !foreground {
+		return 0 // the master went to the background
+	}
+	notice(`using the "epoll" event method`)
+	notice("nginx/%s", version)
+	notice("built by gcc 12.2.0 (Debian 12.2.0-14) ")
+	notice("OS: Linux 6.8.0-kubesim")
+	notice("getrlimit(RLIMIT_NOFILE): 1048576:1048576")
+	notice("start worker processes")
+	for i := range nginxWorkers {
+		notice("start worker process %d", 29+i)
+	}
+	h.Listen(80, nginxServer{version: version})
+	return serveUntilKilled(ctx, p)
 }
 
 // serveUntilKilled is a server's main loop: it waits until the process

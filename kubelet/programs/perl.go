@@ -7,21 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 // perl's image: perl runs the one-liners courses give it — above all the
 // Job tutorial's `perl -Mbignum=bpi -wle 'print bpi(2000)'`, which
 // prints π to 2000 digits after a few seconds of work. The image's
-// default, `perl5.x.y -de0`, starts the debugger, which finds no terminal
-// and ends.
-func perlImage(tag string) Image {
-	version := perlVersion(tag)
-	p := perl(version)
-	return Image{Cmd: []string{"perl" + version, "-de0"}, Shell: true, Bash: true,
-		programs: map[string]Program{"perl": p, "perl" + version: p}}
-}
+// default, `perl -de0` (perl5.x.y -de0 in the image), starts the
+// debugger, which finds no terminal and ends.
+var perlImage = Image{Cmd: []string{"perl", "-de0"}, Shell: true, Bash: true, programs: map[string]Program{"perl": perl}}
 
 // perlVersions are the last releases of the branches a tag may name.
 var perlVersions = map[string]string{
@@ -50,105 +43,104 @@ const maxPiDigits = 50000
 // say of string literals, numbers, arithmetic and bpi(N) (with bignum),
 // sleep and exit. Any other program is not simulated: it says so and
 // ends with perl's status for an error (255), rather than pretend.
-func perl(version string) Program {
-	return func(ctx context.Context, h Host, p shell.Process) int {
-		var code []string
-		newline, bignum, debug := false, false, false
-		args := p.Args[1:]
-	switches:
-		for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
-			a := args[0][1:]
-			args = args[1:]
-			for a != "" {
-				c := a[0]
-				a = a[1:]
-				switch c {
-				case 'v':
-					major, minor, patch := versionParts(version)
-					fmt.Fprintf(p.Stdout, "\nThis is perl %d, version %d, subversion %d (v%s) built for x86_64-linux-gnu\n\n"+
-						"Copyright 1987-2024, Larry Wall\n\nPerl may be copied only under the terms of either the Artistic License or the\n"+
-						"GNU General Public License, which may be found in the Perl 5 source kit.\n\n"+
-						"Complete documentation for Perl, including FAQ lists, should be found on\nthis system using \"man perl\" or \"perldoc perl\".  "+
-						"If you have access to the\nInternet, point your browser at https://www.perl.org/, the Perl Home Page.\n\n", major, minor, patch, version)
-					return 0
-				case 'M', 'm':
-					if strings.HasPrefix(strings.TrimPrefix(a, "-"), "bignum") || strings.HasPrefix(a, "bigrat") || strings.HasPrefix(a, "bigfloat") {
-						bignum = true
-					}
-					a = ""
-				case 'l':
-					newline = true
-					a = strings.TrimLeft(a, "01234567")
-				case 'e', 'E':
-					if a == "" {
-						if len(args) == 0 {
-							fmt.Fprintf(p.Stderr, "No code specified for -%c.\n", c)
-							return 29
-						}
-						a, args = args[0], args[1:]
-					}
-					code = append(code, a)
-					a = ""
-				case 'd':
-					debug = true
-					a = ""
-				case 'w', 'W', 'X', 's', 'T', 't', 'U':
-				case '-':
-					break switches
-				default:
-					a = ""
+func perl(ctx context.Context, r Run) int {
+	p, version := r.Process, perlVersion(r.Tag)
+	var code []string
+	newline, bignum, debug := false, false, false
+	args := p.Args[1:]
+switches:
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
+		a := args[0][1:]
+		args = args[1:]
+		for a != "" {
+			c := a[0]
+			a = a[1:]
+			switch c {
+			case 'v':
+				major, minor, patch := versionParts(version)
+				fmt.Fprintf(p.Stdout, "\nThis is perl %d, version %d, subversion %d (v%s) built for x86_64-linux-gnu\n\n"+
+					"Copyright 1987-2024, Larry Wall\n\nPerl may be copied only under the terms of either the Artistic License or the\n"+
+					"GNU General Public License, which may be found in the Perl 5 source kit.\n\n"+
+					"Complete documentation for Perl, including FAQ lists, should be found on\nthis system using \"man perl\" or \"perldoc perl\".  "+
+					"If you have access to the\nInternet, point your browser at https://www.perl.org/, the Perl Home Page.\n\n", major, minor, patch, version)
+				return 0
+			case 'M', 'm':
+				if strings.HasPrefix(strings.TrimPrefix(a, "-"), "bignum") || strings.HasPrefix(a, "bigrat") || strings.HasPrefix(a, "bigfloat") {
+					bignum = true
 				}
+				a = ""
+			case 'l':
+				newline = true
+				a = strings.TrimLeft(a, "01234567")
+			case 'e', 'E':
+				if a == "" {
+					if len(args) == 0 {
+						fmt.Fprintf(p.Stderr, "No code specified for -%c.\n", c)
+						return 29
+					}
+					a, args = args[0], args[1:]
+				}
+				code = append(code, a)
+				a = ""
+			case 'd':
+				debug = true
+				a = ""
+			case 'w', 'W', 'X', 's', 'T', 't', 'U':
+			case '-':
+				break switches
+			default:
+				a = ""
 			}
 		}
-		if len(code) == 0 {
-			if len(args) > 0 {
-				fmt.Fprintf(p.Stderr, "Can't open perl script \"%s\": No such file or directory\n", args[0])
-				return 2
-			}
-			if debug {
-				fmt.Fprint(p.Stdout, "\nLoading DB routines from perl5db.pl version 1.77\nEditor support available.\n\n"+
-					"Enter h or 'h h' for help, or 'man perldebug' for more help.\n\nmain::(-e:1):\t0\n")
-			}
-			return 0 // the program read from stdin: nothing
+	}
+	if len(code) == 0 {
+		if len(args) > 0 {
+			fmt.Fprintf(p.Stderr, "Can't open perl script \"%s\": No such file or directory\n", args[0])
+			return 2
 		}
-		prog := strings.Join(code, "\n")
-		stmts, ok := perlStatements(prog, bignum)
-		if !ok {
-			fmt.Fprintf(p.Stderr, "kubesim: this perl program is not simulated (docs/containers.md lists what is): %s\n", prog)
-			return 255
+		if debug {
+			fmt.Fprint(p.Stdout, "\nLoading DB routines from perl5db.pl version 1.77\nEditor support available.\n\n"+
+				"Enter h or 'h h' for help, or 'man perldebug' for more help.\n\nmain::(-e:1):\t0\n")
 		}
-		select {
-		case <-p.Clock.After(perlStart):
-		case <-ctx.Done():
-			return 137
-		}
-		for _, st := range stmts {
-			switch st.kind {
-			case "print", "say":
-				out, work := st.eval()
-				if work > 0 {
-					select {
-					case <-p.Clock.After(work):
-					case <-ctx.Done():
-						return 137
-					}
-				}
-				if newline || st.kind == "say" {
-					out += "\n"
-				}
-				fmt.Fprint(p.Stdout, out)
-			case "sleep":
+		return 0 // the program read from stdin: nothing
+	}
+	prog := strings.Join(code, "\n")
+	stmts, ok := perlStatements(prog, bignum)
+	if !ok {
+		fmt.Fprintf(p.Stderr, "kubesim: this perl program is not simulated (docs/containers.md lists what is): %s\n", prog)
+		return 255
+	}
+	select {
+	case <-p.Clock.After(perlStart):
+	case <-ctx.Done():
+		return 137
+	}
+	for _, st := range stmts {
+		switch st.kind {
+		case "print", "say":
+			out, work := st.eval()
+			if work > 0 {
 				select {
-				case <-p.Clock.After(time.Duration(st.n) * time.Second):
+				case <-p.Clock.After(work):
 				case <-ctx.Done():
 					return 137
 				}
-			case "exit":
-				return int(st.n) & 0xff
 			}
+			if newline || st.kind == "say" {
+				out += "\n"
+			}
+			fmt.Fprint(p.Stdout, out)
+		case "sleep":
+			select {
+			case <-p.Clock.After(time.Duration(st.n) * time.Second):
+			case <-ctx.Done():
+				return 137
+			}
+		case "exit":
+			return int(st.n) & 0xff
 		}
-		return 0
 	}
+	return 0
 }
 
 // perlStatement is one statement of a one-liner kubesim runs.

@@ -9,22 +9,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 // redis's image: docker-entrypoint.sh puts redis-server before options,
 // and redis-server answers RESP on port 6379 (or --port), keeping its
 // keys in memory.
-func redisImage(tag string) Image {
-	version := redisVersion(tag)
-	return Image{Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"redis-server"},
-		Shell: true, Bash: !strings.Contains(tag, "alpine"),
-		programs: map[string]Program{
-			"docker-entrypoint.sh": entrypoint("redis-server", nil),
-			"redis-server":         redisServer(version),
-		}}
-}
+var redisImage = Image{Entrypoint: []string{"docker-entrypoint.sh"}, Cmd: []string{"redis-server"},
+	Shell: true, Bash: true, alpineTags: true,
+	programs: map[string]Program{
+		"docker-entrypoint.sh": entrypoint("redis-server", nil),
+		"redis-server":         redisServer,
+	}}
 
 // redisVersions are the last releases of the branches a tag may name.
 var redisVersions = map[string]string{
@@ -44,51 +39,50 @@ func redisVersion(tag string) string {
 
 // redisServer is redis-server: its start-up log, then RESP on its port
 // until killed.
-func redisServer(version string) Program {
-	return func(ctx context.Context, h Host, p shell.Process) int {
-		port, pass, configured := 6379, "", false
-		args := p.Args[1:]
-		for i := 0; i < len(args); i++ {
-			switch a := args[i]; {
-			case a == "--version" || a == "-v":
-				fmt.Fprintf(p.Stdout, "Redis server v=%s sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=4b8a0a3c1c6c6d49\n", version)
-				return 0
-			case a == "--port" && i+1 < len(args):
-				n, err := strconv.Atoi(args[i+1])
-				if err != nil || n <= 0 || n > 65535 {
-					fmt.Fprintf(p.Stderr, "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at line 2\n>>> 'port \"%s\"'\nargument couldn't be parsed into an integer\n", version, args[i+1])
-					return 1
-				}
-				port, configured = n, true
-				i++
-			case a == "--requirepass" && i+1 < len(args):
-				pass, configured = args[i+1], true
-				i++
-			default:
-				configured = true
+func redisServer(ctx context.Context, r Run) int {
+	p, h, version := r.Process, r.Host, redisVersion(r.Tag)
+	port, pass, configured := 6379, "", false
+	args := p.Args[1:]
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--version" || a == "-v":
+			fmt.Fprintf(p.Stdout, "Redis server v=%s sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=4b8a0a3c1c6c6d49\n", version)
+			return 0
+		case a == "--port" && i+1 < len(args):
+			n, err := strconv.Atoi(args[i+1])
+			if err != nil || n <= 0 || n > 65535 {
+				fmt.Fprintf(p.Stderr, "\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at line 2\n>>> 'port \"%s\"'\nargument couldn't be parsed into an integer\n", version, args[i+1])
+				return 1
 			}
+			port, configured = n, true
+			i++
+		case a == "--requirepass" && i+1 < len(args):
+			pass, configured = args[i+1], true
+			i++
+		default:
+			configured = true
 		}
-		at := p.Clock.Now().UTC().Format("02 Jan 2006 15:04:05.000")
-		logf := func(role, level, format string, a ...any) {
-			fmt.Fprintf(p.Stdout, "1:%s %s %s %s\n", role, at, level, fmt.Sprintf(format, a...))
-		}
-		logf("C", "#", "WARNING Memory overcommit must be enabled! Without it, a background save or replication may fail under low memory condition. "+
-			"Being disabled, it can also cause failures without low memory condition, see https://github.com/jemalloc/jemalloc/issues/1328. "+
-			"To fix this issue add 'vm.overcommit_memory = 1' to /etc/sysctl.conf and then reboot or run the command 'sysctl vm.overcommit_memory=1' for this to take effect.")
-		logf("C", "*", "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo")
-		logf("C", "*", "Redis version=%s, bits=64, commit=00000000, modified=0, pid=1, just started", version)
-		if configured {
-			logf("C", "*", "Configuration loaded")
-		} else {
-			logf("C", "#", "Warning: no config file specified, using the default config. In order to specify a config file use redis-server /path/to/redis.conf")
-		}
-		logf("M", "*", "monotonic clock: POSIX clock_gettime")
-		logf("M", "*", "Running mode=standalone, port=%d.", port)
-		logf("M", "*", "Server initialized")
-		logf("M", "*", "Ready to accept connections tcp")
-		h.Listen(port, redisServerProto{version: version, port: port, password: pass})
-		return serveUntilKilled(ctx, p)
 	}
+	at := p.Clock.Now().UTC().Format("02 Jan 2006 15:04:05.000")
+	logf := func(role, level, format string, a ...any) {
+		fmt.Fprintf(p.Stdout, "1:%s %s %s %s\n", role, at, level, fmt.Sprintf(format, a...))
+	}
+	logf("C", "#", "WARNING Memory overcommit must be enabled! Without it, a background save or replication may fail under low memory condition. "+
+		"Being disabled, it can also cause failures without low memory condition, see https://github.com/jemalloc/jemalloc/issues/1328. "+
+		"To fix this issue add 'vm.overcommit_memory = 1' to /etc/sysctl.conf and then reboot or run the command 'sysctl vm.overcommit_memory=1' for this to take effect.")
+	logf("C", "*", "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo")
+	logf("C", "*", "Redis version=%s, bits=64, commit=00000000, modified=0, pid=1, just started", version)
+	if configured {
+		logf("C", "*", "Configuration loaded")
+	} else {
+		logf("C", "#", "Warning: no config file specified, using the default config. In order to specify a config file use redis-server /path/to/redis.conf")
+	}
+	logf("M", "*", "monotonic clock: POSIX clock_gettime")
+	logf("M", "*", "Running mode=standalone, port=%d.", port)
+	logf("M", "*", "Server initialized")
+	logf("M", "*", "Ready to accept connections tcp")
+	h.Listen(port, redisServerProto{version: version, port: port, password: pass})
+	return serveUntilKilled(ctx, p)
 }
 
 // redisServerProto answers RESP (and inline commands, as `echo PING | nc`
