@@ -249,9 +249,10 @@ func (s envSources) ServiceAccountToken(ctx context.Context, pod *corev1.Pod, au
 // kubelet's GetPortForward, which names the pod by its sandbox): the
 // runtime connects to localhost:PORT inside the pod's network namespace,
 // which reaches what the pod's containers listen on — a process run for
-// real (the pod network's table), or a simulated container's server
-// (listen.go). A port nothing listens on is refused, in containerd's
-// words.
+// real (the pod network's table; a local image's process, which shares
+// the host's network, on the host's localhost), or a simulated
+// container's server (listen.go). A port nothing listens on is refused,
+// in containerd's words.
 func (k *Kubelet) PortForwardTarget(namespace, podName string) (portforward.Target, error) {
 	pod, err := k.runningPod(namespace, podName)
 	if err != nil {
@@ -259,8 +260,18 @@ func (k *Kubelet) PortForwardTarget(namespace, podName string) (portforward.Targ
 	}
 	ip, network := pod.Status.PodIP, k.cfg.Network
 	sandbox := sandboxID(pod)
+	key := namespace + "/" + podName
 	dial := func(ctx context.Context, port uint16) (net.Conn, error) {
 		p := strconv.Itoa(int(port))
+		k.stateMu.Lock()
+		local := k.localAlive(key)
+		k.stateMu.Unlock()
+		if local {
+			var d net.Dialer
+			if c, err := d.DialContext(ctx, "tcp4", net.JoinHostPort("127.0.0.1", p)); err == nil {
+				return c, nil
+			}
+		}
 		if ip != "" {
 			if network != nil {
 				if _, ok := network.Lookup(net.JoinHostPort(ip, p)); ok {
