@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -159,7 +158,7 @@ func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (she
 		if n.pod.Status.PodIP == "" {
 			return shell.HTTPResponse{}, shell.ErrConnectionRefused
 		}
-		code, body, err := n.podGet(ctx, n.pod.Status.PodIP, req.Port, req.Path, req.Host)
+		code, body, err := n.podGet(ctx, "127.0.0.1", n.pod.Status.PodIP, req.Port, req.Path, req.Host)
 		return shell.HTTPResponse{Code: code, Body: body}, err
 	}
 	if n.isIngressController(ctx, req.IP, req.Port) {
@@ -180,7 +179,7 @@ func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (she
 	case req.Scheme != "http" && req.Scheme != "":
 		return shell.HTTPResponse{}, shell.ErrConnectionRefused
 	default:
-		code, body, err = n.podGet(ctx, backendIP, backendPort, req.Path, req.Host)
+		code, body, err = n.podGet(ctx, n.pod.Status.PodIP, backendIP, backendPort, req.Path, req.Host)
 	}
 	return shell.HTTPResponse{Code: code, Body: body}, err
 }
@@ -241,75 +240,30 @@ func (n clusterNetwork) route(ctx context.Context, ip, port string) (string, str
 	return ip, port, nil
 }
 
-// podGet asks the pod at ip for path on port (with the Host header host):
-// through the pod network, which reaches a pod run for real, or routes to
-// the kubelet of the pod's node (simulatedHTTP); without a pod network,
-// only this node's pods answer.
-func (n clusterNetwork) podGet(ctx context.Context, ip, port, path, host string) (int, []byte, error) {
-	pn := n.k.cfg.Network
-	if pn == nil {
-		if code, body, ok := n.k.simulatedHTTP(ctx, ip, port, path); ok {
-			return code, body, nil
+// podGet asks the pod at ip for path on port (with the Host header host),
+// from the address from: an HTTP exchange over the pod network, which
+// reaches a pod run for real, or routes to the kubelet of the pod's node,
+// whose container's simulated server answers (listen.go); without a pod
+// network, only this node's pods answer.
+func (n clusterNetwork) podGet(ctx context.Context, from, ip, port, path, host string) (int, []byte, error) {
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if c, ok := n.k.dialSimulated(ctx, ip, port); ok {
+			return c, nil
 		}
-		return 0, nil, shell.ErrConnectionRefused
+		return nil, shell.ErrConnectionRefused
 	}
-	if _, ok := pn.Lookup(ip + ":" + port); ok {
-		return realGet(ctx, pn.DialContext, ip+":"+port, path, host)
+	if pn := n.k.cfg.Network; pn != nil {
+		dial = pn.DialContext
 	}
-	if code, body, ok := pn.SimulatedGet(ctx, ip, port, path); ok {
-		return code, body, nil
-	}
-	return 0, nil, shell.ErrConnectionRefused
+	return realGet(podnet.WithSource(ctx, from), dial, ip+":"+port, path, host)
 }
 
-// simulatedHTTP answers for this node's pods (a podnet.SimulatedServer):
-// the running pod with address ip, if a running container's image is
-// known to serve port (simulatedServer).
-func (k *Kubelet) simulatedHTTP(ctx context.Context, ip, port, path string) (int, []byte, bool) {
-	k.stateMu.Lock()
-	var key string
-	var running []string
-	for kk, rt := range k.runtimes {
-		if rt.ip == ip && rt.stage == stageStarted {
-			key = kk
-			for _, c := range rt.containers {
-				if c.state == containerRunning && !c.ephemeral {
-					running = append(running, c.name)
-				}
-			}
-		}
-	}
-	k.stateMu.Unlock()
-	if key == "" {
-		return 0, nil, false
-	}
-	k.mu.Lock()
-	inf := k.loops.pods
-	k.mu.Unlock()
-	ns, name, _ := strings.Cut(key, "/")
-	pod, ok := inf.Get(ns, name)
-	if !ok {
-		return 0, nil, false
-	}
-	for i := range pod.Spec.Containers {
-		c := &pod.Spec.Containers[i]
-		if slices.Contains(running, c.Name) {
-			if code, body, ok := k.nginxDocroot(ctx, pod, c, port, path); ok {
-				return code, body, true
-			}
-			if code, body, ok := simulatedServer(pod, c, port, path); ok {
-				return code, body, true
-			}
-		}
-	}
-	return 0, nil, false
-}
-
-// realGet is an HTTP GET over the pod network.
+// realGet is an HTTP GET over the pod network, as busybox's wget sends
+// it (its User-Agent, one request on the connection).
 func realGet(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), addr, path, host string) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	hc := &http.Client{Transport: &http.Transport{DialContext: dial}}
+	hc := &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true, DisableCompression: true}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {
 		return 0, nil, err
@@ -317,6 +271,7 @@ func realGet(ctx context.Context, dial func(context.Context, string, string) (ne
 	if host != "" {
 		req.Host = host
 	}
+	req.Header.Set("User-Agent", "Wget")
 	resp, err := hc.Do(req)
 	if err != nil {
 		return 0, nil, shell.ErrConnectionRefused
@@ -325,120 +280,3 @@ func realGet(ctx context.Context, dial func(context.Context, string, string) (ne
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, body, err
 }
-
-// simulatedServer is what the images of the tutorials answer on their
-// port: nginx its welcome page on 80, serve_hostname (and agnhost
-// serve-hostname) the pod's name on 9376, http-echo its -text on 5678 (or
-// -listen). Any other container listens nowhere.
-func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (int, []byte, bool) {
-	repo := imageRepo(c.Image)
-	argv := append(append([]string(nil), c.Command...), c.Args...)
-	base := repo[strings.LastIndex(repo, "/")+1:]
-	switch {
-	case base == "nginx" && port == "80":
-		if path != "/" && path != "/index.html" {
-			return http.StatusNotFound, []byte(nginx404), true
-		}
-		return http.StatusOK, []byte(nginxWelcome), true
-	case (base == "serve_hostname" || base == "serve-hostname" || base == "agnhost" && slices.Contains(argv, "serve-hostname")) && port == "9376":
-		return http.StatusOK, []byte(hostnameOf(pod) + "\n"), true
-	case base == "http-echo":
-		text, listen := "", ":5678"
-		for _, a := range argv {
-			a = strings.TrimLeft(a, "-")
-			if v, ok := strings.CutPrefix(a, "text="); ok {
-				text = v
-			} else if v, ok := strings.CutPrefix(a, "listen="); ok {
-				listen = v
-			}
-		}
-		if strings.TrimPrefix(listen[strings.LastIndex(listen, ":"):], ":") == port {
-			return http.StatusOK, []byte(text + "\n"), true
-		}
-	}
-	return 0, nil, false
-}
-
-// nginxDocroot is what nginx serves from its document root,
-// /usr/share/nginx/html, as the container's filesystem holds it: a file
-// written there through kubectl exec or cp, or kept by a volume mounted
-// there (the StatefulSet tutorial's web-0 serving the index.html it wrote
-// on its claim). A volume hides the image's own pages: an empty one
-// answers 403 for a directory (no index.html to list) and 404 for a file.
-// ok is false when it is the image's own page that answers.
-func (k *Kubelet) nginxDocroot(ctx context.Context, pod *corev1.Pod, c *corev1.Container, port, reqPath string) (int, []byte, bool) {
-	if base := imageRepo(c.Image); port != "80" || base[strings.LastIndex(base, "/")+1:] != "nginx" && base[strings.LastIndex(base, "/")+1:] != "nginx-slim" {
-		return 0, nil, false
-	}
-	const root = "/usr/share/nginx/html"
-	// The sources of a container's own run: nginx reads its files, it
-	// asks for no token.
-	env := containerEnv(ctx, pod, c, simSources{envSources{c: k.c, volumes: k}})
-	env.Layer = k.writableLayer(pod, c.Name)
-	p, _, _ := strings.Cut(reqPath, "?")
-	file := path.Join(root, path.Clean("/"+p))
-	dir := strings.HasSuffix(p, "/") || shell.IsDir(env, file)
-	if dir {
-		file = path.Join(file, "index.html")
-	}
-	if data, ok := shell.ReadFile(env, file); ok {
-		return http.StatusOK, data, true
-	}
-	if !shell.OnMount(env, root) {
-		return 0, nil, false
-	}
-	if dir {
-		return http.StatusForbidden, []byte(nginx403), true
-	}
-	return http.StatusNotFound, []byte(nginx404), true
-}
-
-func hostnameOf(pod *corev1.Pod) string {
-	if pod.Spec.Hostname != "" {
-		return pod.Spec.Hostname
-	}
-	return pod.Name
-}
-
-const nginxWelcome = `<!DOCTYPE html>
-<html>
-<head>
-<title>Welcome to nginx!</title>
-<style>
-html { color-scheme: light dark; }
-body { width: 35em; margin: 0 auto;
-font-family: Tahoma, Verdana, Arial, sans-serif; }
-</style>
-</head>
-<body>
-<h1>Welcome to nginx!</h1>
-<p>If you see this page, the nginx web server is successfully installed and
-working. Further configuration is required.</p>
-
-<p>For online documentation and support please refer to
-<a href="http://nginx.org/">nginx.org</a>.<br/>
-Commercial support is available at
-<a href="http://nginx.com/">nginx.com</a>.</p>
-
-<p><em>Thank you for using nginx.</em></p>
-</body>
-</html>
-`
-
-const nginx403 = `<html>
-<head><title>403 Forbidden</title></head>
-<body>
-<center><h1>403 Forbidden</h1></center>
-<hr><center>nginx</center>
-</body>
-</html>
-`
-
-const nginx404 = `<html>
-<head><title>404 Not Found</title></head>
-<body>
-<center><h1>404 Not Found</h1></center>
-<hr><center>nginx</center>
-</body>
-</html>
-`

@@ -14,14 +14,17 @@
 // InvalidImageName or ErrImageNeverPull, and the node's status lists the
 // images it has.
 //
-// Each container then lives as the pod says (docs/containers.md): its
-// command runs through kubelet/shell — the interpreter exec and attach
-// use — on a simulated clock (program.go, simulation.go: what it prints
-// and when, its files, its end; the images kubesim/sleep and
-// kubesim/fail), or the kubesim.io/behaviour annotation says when it exits
-// (behaviour.go). An exit restarts it as restartPolicy says, after the
-// real CrashLoopBackOff back-off; init containers run in order before the
-// pod's, sidecars (restartPolicy: Always init containers) keep running
+// Each container then lives as the pod says (docs/containers.md): what
+// the runtime would run — the image's entrypoint and cmd, or the pod's
+// command and args — runs through kubelet/shell, the interpreter exec and
+// attach use, with the image's own programs (kubelet/programs: nginx,
+// perl, redis-server…) on a simulated clock (program.go, simulation.go:
+// what it prints and when, its files, the ports it listens on, its end);
+// a program the image lacks fails to start as containerd reports it
+// (StartError, RunContainerError), or the kubesim.io/behaviour annotation
+// says when it exits (behaviour.go). An exit restarts it as restartPolicy
+// says, after the real CrashLoopBackOff back-off; init containers run in
+// order before the pod's, sidecars (restartPolicy: Always init containers) keep running
 // beside them; liveness and readiness probes are worked out from the
 // script's files or the annotation (probes.go). The pod is Ready when its
 // containers are and, as the status manager decides it, the condition of
@@ -34,7 +37,9 @@
 // CPU and memory use by StatsSummary (usage.go). Exec, attach and
 // port-forward (exec.go) run the built-in commands of kubelet/shell in the
 // environment kubelet/containerenv builds, follow the container's output,
-// and dial the pod's IP on the pod network. Package kubelet/server
+// and reach what the pod's containers listen on: a connection to a pod's
+// port is answered by its program's simulated server (listen.go), whose
+// access log is the container's log. Package kubelet/server
 // serves them over the kubelet's HTTP API. The kubelet restarts a
 // container whose image the pod's spec changes, finishes graceful
 // deletions (stops the containers, then deletes the pod with grace 0),

@@ -2,6 +2,8 @@ package kubelet
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -9,12 +11,12 @@ import (
 	"net/http"
 	"path"
 	"strconv"
-	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/portforward"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
@@ -256,25 +258,59 @@ func (s envSources) ServiceAccountToken(ctx context.Context, pod *corev1.Pod, au
 }
 
 // PortForwardTarget is the pod of this node a port-forward reaches (the
-// kubelet's GetPortForward): connections go to the pod's IP on the pod
-// network, where only the images run for real listen.
+// kubelet's GetPortForward, which names the pod by its sandbox): the
+// runtime connects to localhost:PORT inside the pod's network namespace,
+// which reaches what the pod's containers listen on — a process run for
+// real (the pod network's table; a local image's process, which shares
+// the host's network, on the host's localhost), or a simulated
+// container's server (listen.go). A port nothing listens on is refused,
+// in containerd's words.
 func (k *Kubelet) PortForwardTarget(namespace, podName string) (portforward.Target, error) {
 	pod, err := k.runningPod(namespace, podName)
 	if err != nil {
 		return portforward.Target{}, err
 	}
 	ip, network := pod.Status.PodIP, k.cfg.Network
+	sandbox := sandboxID(pod)
+	key := namespace + "/" + podName
 	dial := func(ctx context.Context, port uint16) (net.Conn, error) {
-		var err error = syscall.ECONNREFUSED
-		if network != nil && ip != "" {
-			var c net.Conn
-			if c, err = network.DialContext(ctx, "tcp", net.JoinHostPort(ip, strconv.Itoa(int(port)))); err == nil {
+		p := strconv.Itoa(int(port))
+		k.stateMu.Lock()
+		local := k.localAlive(key)
+		k.stateMu.Unlock()
+		if local {
+			var d net.Dialer
+			if c, err := d.DialContext(ctx, "tcp4", net.JoinHostPort("127.0.0.1", p)); err == nil {
 				return c, nil
 			}
 		}
-		// The runtime's words, and why: the container is simulated.
-		return nil, fmt.Errorf("failed to connect to localhost:%d inside namespace of pod %s: %w "+
-			"(nothing listens there: kubesim runs only a few images for real, such as the extension API servers)", port, podName, err)
+		if ip != "" {
+			if network != nil {
+				if _, ok := network.Lookup(net.JoinHostPort(ip, p)); ok {
+					return network.DialContext(ctx, "tcp", net.JoinHostPort(ip, p))
+				}
+			}
+			if c, ok := k.dialSimulated(podnet.WithSource(ctx, "127.0.0.1"), ip, p); ok {
+				return c, nil
+			}
+		}
+		return nil, fmt.Errorf("failed to execute portforward in network namespace %q: failed to connect to localhost:%d inside namespace %q, "+
+			"IPv4: dial tcp4 127.0.0.1:%d: connect: connection refused IPv6 dial tcp6 [::1]:%d: connect: connection refused ",
+			netnsPath(pod), port, sandbox, port, port)
 	}
-	return portforward.Target{Name: pod.Name, UID: string(pod.UID), Dial: dial}, nil
+	return portforward.Target{Name: sandbox, Dial: dial}, nil
+}
+
+// sandboxID is the id the runtime gives the pod's sandbox (64 hex
+// digits, stable for the pod).
+func sandboxID(pod *corev1.Pod) string {
+	sum := sha256.Sum256([]byte("sandbox/" + string(pod.UID)))
+	return hex.EncodeToString(sum[:])
+}
+
+// netnsPath is the pod's network namespace as the CNI plugin names it.
+func netnsPath(pod *corev1.Pod) string {
+	sum := sha256.Sum256([]byte("netns/" + string(pod.UID)))
+	h := hex.EncodeToString(sum[:16])
+	return fmt.Sprintf("/var/run/netns/cni-%s-%s-%s-%s-%s", h[:8], h[8:12], h[12:16], h[16:20], h[20:32])
 }

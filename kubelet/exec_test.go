@@ -39,8 +39,9 @@ func TestRunningContainer(t *testing.T) {
 	}
 }
 
-// Exec sees the pod's environment; port-forward dials the pod's IP on
-// the pod network, where only registered addresses answer.
+// Exec sees the pod's environment; port-forward reaches what the pod's
+// containers listen on: the simulated nginx on 80, a process registered
+// on the pod network, and nothing else (containerd's refusal).
 func TestExecAndPortForwardTargets(t *testing.T) {
 	network := podnet.New()
 	f := newFixture(t, Config{Network: network})
@@ -61,10 +62,28 @@ func TestExecAndPortForwardTargets(t *testing.T) {
 
 	target, err := f.k.PortForwardTarget("default", "web")
 	require.NoError(t, err)
+	assert.Regexp(t, "^[0-9a-f]{64}$", target.Name, "the pod sandbox's id")
+	assert.Empty(t, target.UID)
 	ip := f.pod("web").Status.PodIP
-	_, err = target.Dial(context.Background(), 80)
-	assert.EqualError(t, err, "failed to connect to localhost:80 inside namespace of pod web: dial tcp "+ip+":80: connect: connection refused "+
-		"(nothing listens there: kubesim runs only a few images for real, such as the extension API servers)")
+	nginx, err := target.Dial(context.Background(), 80)
+	require.NoError(t, err)
+	_, err = io.WriteString(nginx, "GET / HTTP/1.0\r\n\r\n")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(nginx)
+	nginx.Close()
+	assert.Contains(t, string(page), "HTTP/1.1 200 OK\r\nServer: nginx/")
+	assert.Contains(t, string(page), "<title>Welcome to nginx!</title>")
+	// nginx wrote the request to its access log, which is the
+	// container's log.
+	var logs strings.Builder
+	require.NoError(t, f.k.ContainerLogs(f.ctx, "default", "web", "nginx", LogOptions{}, &logs))
+	stamp := f.clk.Now().UTC().Format("02/Jan/2006:15:04:05 -0700")
+	assert.True(t, strings.HasSuffix(logs.String(), "start worker process 32\n127.0.0.1 - - ["+stamp+`] "GET / HTTP/1.0" 200 615 "-" "-" "-"`+"\n"), logs.String())
+	_, err = target.Dial(context.Background(), 8080)
+	require.Error(t, err)
+	assert.Regexp(t, `^failed to execute portforward in network namespace "/var/run/netns/cni-[0-9a-f-]{36}": `+
+		`failed to connect to localhost:8080 inside namespace "`+target.Name+`", IPv4: dial tcp4 127.0.0.1:8080: connect: connection refused `+
+		`IPv6 dial tcp6 \[::1\]:8080: connect: connection refused $`, err.Error())
 
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -75,8 +94,8 @@ func TestExecAndPortForwardTargets(t *testing.T) {
 			c.Close()
 		}
 	}()
-	network.Register(net.JoinHostPort(ip, "80"), l.Addr().String())
-	c, err := target.Dial(context.Background(), 80)
+	network.Register(net.JoinHostPort(ip, "8080"), l.Addr().String())
+	c, err := target.Dial(context.Background(), 8080)
 	require.NoError(t, err)
 	data, _ := io.ReadAll(c)
 	c.Close()

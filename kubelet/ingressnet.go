@@ -112,7 +112,9 @@ func (n clusterNetwork) ingressGet(ctx context.Context, req shell.HTTPRequest) (
 	if !n.allowed(ctx, controller, n.peerAt(ctx, a.IP), corev1.ProtocolTCP, port) {
 		return nginxError(http.StatusGatewayTimeout, proxyConnectTimeout), nil
 	}
-	code, body, err := n.podGet(ctx, a.IP, port, req.Path, req.Host)
+	// The controller's connection leaves from its pod, which kubesim
+	// gives no address: the node's stands in for it.
+	code, body, err := n.podGet(ctx, n.k.cfg.InternalIP, a.IP, port, req.Path, req.Host)
 	if err != nil {
 		return nginxError(http.StatusBadGateway, 0), nil
 	}

@@ -40,7 +40,7 @@ func interactive(pod *corev1.Pod, c *corev1.Container) bool {
 func interactiveArgv(c *corev1.Container) []string {
 	argv := append(append([]string(nil), c.Command...), c.Args...)
 	if len(argv) == 0 {
-		if isShellImage(imageRepo(c.Image)) {
+		if defaultShell(c.Image) {
 			return []string{"sh"}
 		}
 		return nil
@@ -218,17 +218,7 @@ func (r *attachRecorder) flush() {
 }
 
 func (r *attachRecorder) line(text string) {
-	at := r.k.cfg.Clock.Now().Sub(r.started)
-	r.k.simMu.Lock()
-	defer r.k.simMu.Unlock()
-	if r.k.attached == nil {
-		r.k.attached = map[string]map[string][]logLine{}
-	}
-	if r.k.attached[r.podKey] == nil {
-		r.k.attached[r.podKey] = map[string][]logLine{}
-	}
-	lines := append(r.k.attached[r.podKey][r.id], logLine{at: at, text: text})
-	r.k.attached[r.podKey][r.id] = lines[max(len(lines)-maxLogLines, 0):]
+	r.k.appendLog(r.podKey, r.id, r.started, text)
 }
 
 // withAttached adds to tl the lines attached sessions printed in the

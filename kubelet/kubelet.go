@@ -21,6 +21,7 @@ import (
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/images"
 	"github.com/kubesim/kubesim/kubelet/podnet"
+	"github.com/kubesim/kubesim/kubelet/programs"
 	"github.com/kubesim/kubesim/kubelet/volumedata"
 	"github.com/kubesim/kubesim/runmode"
 )
@@ -188,12 +189,19 @@ type Kubelet struct {
 	real map[string][]realContainer
 	// local are the runs of local images, by container id.
 	local map[string]*localProcess
+	// runDirs guards the local runs' directories: a pod's is removed
+	// once its last run's is, and must not go while a new run's is made
+	// in it (localimage.go).
+	runDirs sync.Mutex
 	// imgs is the node's image manager: its images and its puller
 	// (pulls.go).
 	imgs images.Manager
 	// proxyTurn picks the backend of the next connection to a Service
 	// (clusternet.go): kube-proxy picks at random, kubesim in turn.
 	proxyTurn atomic.Uint64
+	// portTurn picks the client port of the next simulated connection
+	// (listen.go).
+	portTurn atomic.Uint64
 	// started is when the kubelet was made (the node's start time).
 	started time.Time
 	// changed is closed (and forgotten) when a pod's runtime changes:
@@ -207,9 +215,14 @@ type Kubelet struct {
 	// by pod key and container name (simulation.go). Guarded by simMu.
 	simMu sync.Mutex
 	sims  map[string]map[string]*simEntry
-	// attached are the lines attached sessions printed (interactive.go),
-	// by pod key and container instance id. Guarded by simMu.
+	// attached are the lines printed outside a program's play — by
+	// attached sessions (interactive.go), by servers to their access logs
+	// (listen.go) — by pod key and container instance id. Guarded by
+	// simMu.
 	attached map[string]map[string][]logLine
+	// memories are what the servers of container runs keep (listen.go),
+	// by pod key and container instance id. Guarded by simMu.
+	memories map[string]map[string]*programs.Memory
 
 	// emptyDirs are the pods' emptyDir volumes, by pod key (volumes.go).
 	// Guarded by volMu.
@@ -293,7 +306,7 @@ func New(cfg Config) (*Kubelet, error) {
 		return nil, err
 	}
 	if cfg.Network != nil {
-		cfg.Network.ServeNode(pool.prefix, k.simulatedHTTP) // clusternet.go
+		cfg.Network.ServeNode(pool.prefix, k.dialSimulated) // listen.go
 	}
 	return k, nil
 }

@@ -573,3 +573,67 @@ func TestFailedStatusWriteKeepsTheSandboxAddress(t *testing.T) {
 	f.until(f.clk.Now().Add(3 * time.Second))
 	assert.Equal(t, "10.244.1.3", f.pod("next").Status.PodIP, "no address was used up by the failed write")
 }
+
+// A program the image does not have never starts: containerd's
+// StartError (128, no start time) is the last state; the first restart is
+// at once and fails too, then the container waits with
+// RunContainerError and, once the next sync finds it in back-off,
+// CrashLoopBackOff; it is Created and Failed, never Started. Under
+// restartPolicy Never the pod fails with it.
+func TestProgramTheImageLacksFailsToStart(t *testing.T) {
+	const msg = `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ` +
+		`unable to start container process: error during container init: exec: "perl": executable file not found in $PATH: unknown`
+	f := newFixture(t, Config{})
+	t0 := f.clk.Now()
+	f.createPod("pi", func(p *corev1.Pod) {
+		p.Spec.Containers[0].Image = "busybox"
+		p.Spec.Containers[0].Command = []string{"perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"}
+	})
+	f.settle()
+	pod := f.pod("pi")
+	cs := pod.Status.ContainerStatuses[0]
+	require.NotNil(t, cs.State.Waiting)
+	assert.Equal(t, "RunContainerError", cs.State.Waiting.Reason)
+	assert.Equal(t, msg, cs.State.Waiting.Message)
+	require.NotNil(t, cs.LastTerminationState.Terminated)
+	term := cs.LastTerminationState.Terminated
+	assert.Equal(t, int32(128), term.ExitCode)
+	assert.Equal(t, "StartError", term.Reason)
+	assert.Equal(t, msg, term.Message)
+	assert.True(t, term.StartedAt.Time.Equal(time.Unix(0, 0)), "never started: %v", term.StartedAt)
+	assert.True(t, term.FinishedAt.Time.Equal(t0))
+	assert.False(t, cs.Ready)
+	assert.Equal(t, int32(2), cs.RestartCount, "restarted at once after the first failure, which failed again")
+	assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
+	events := f.events("pi")
+	assert.Contains(t, events, "Created: Created container nginx")
+	assert.Contains(t, events, "Failed: Error: "+msg)
+	assert.NotContains(t, events, "Started: Started container nginx")
+
+	f.until(t0.Add(plegRelist))
+	cs = f.pod("pi").Status.ContainerStatuses[0]
+	require.NotNil(t, cs.State.Waiting)
+	assert.Equal(t, "CrashLoopBackOff", cs.State.Waiting.Reason)
+	assert.Equal(t, "back-off 10s restarting failed container=nginx pod=pi_default("+string(pod.UID)+")", cs.State.Waiting.Message)
+	assert.Contains(t, f.events("pi"), "BackOff: Back-off restarting failed container nginx in pod pi_default("+string(pod.UID)+")")
+
+	f.until(t0.Add(10 * time.Second))
+	cs = f.pod("pi").Status.ContainerStatuses[0]
+	require.NotNil(t, cs.State.Waiting, "tried again, and failed again")
+	assert.Equal(t, "RunContainerError", cs.State.Waiting.Reason)
+	assert.Equal(t, int32(3), cs.RestartCount)
+
+	f.createPod("once", func(p *corev1.Pod) {
+		p.Spec.RestartPolicy = corev1.RestartPolicyNever
+		p.Spec.Containers[0].Image = "busybox"
+		p.Spec.Containers[0].Command = []string{"perl"}
+	})
+	f.settle()
+	pod = f.pod("once")
+	assert.Equal(t, corev1.PodFailed, pod.Status.Phase)
+	term = pod.Status.ContainerStatuses[0].State.Terminated
+	require.NotNil(t, term)
+	assert.Equal(t, int32(128), term.ExitCode)
+	assert.Equal(t, "StartError", term.Reason)
+	assert.Equal(t, msg, term.Message)
+}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 )
@@ -283,7 +284,10 @@ func TestBackOffResetsAfterALongRun(t *testing.T) {
 // BenchmarkBehaviours is what the richer kubelet adds to every sync of a
 // pod: reading how its containers behave.
 func BenchmarkBehaviours(b *testing.B) {
-	k := &Kubelet{cfg: Config{Behaviour: DefaultBehaviour, Clock: clock.NewFake(time.Unix(0, 0))}}
+	// A client: a container's environment reads the Services (their
+	// variables) when its program is first played.
+	env := apiservertest.New(b)
+	k := &Kubelet{cfg: Config{Behaviour: DefaultBehaviour, Clock: clock.NewFake(time.Unix(0, 0))}, c: env.Client}
 	for _, tc := range []struct {
 		name string
 		c    corev1.Container

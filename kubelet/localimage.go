@@ -193,7 +193,10 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *corev1.Pod, c *corev1.Cont
 		base = os.TempDir()
 	}
 	dir = filepath.Join(base, "kubesim-local", string(pod.UID), c.Name+"-"+shortID(id))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	k.runDirs.Lock()
+	err = os.MkdirAll(dir, 0o700)
+	k.runDirs.Unlock()
+	if err != nil {
 		return nil, nil, "", err
 	}
 	built := containerenv.Build(ctx, pod, c, envSources{c: k.c})
@@ -333,13 +336,15 @@ func (k *Kubelet) forgetLocal(id string, lp *localProcess) {
 	if lp.dir != "" {
 		go func() {
 			<-lp.proc.Done()
-			removeRunDir(lp.dir)
+			k.removeRunDir(lp.dir)
 		}()
 	}
 }
 
 // removeRunDir removes a run's directory, and its pod's once empty.
-func removeRunDir(dir string) {
+func (k *Kubelet) removeRunDir(dir string) {
+	k.runDirs.Lock()
+	defer k.runDirs.Unlock()
 	_ = os.RemoveAll(dir)
 	_ = os.Remove(filepath.Dir(dir)) // fails while another run's is there
 }
@@ -396,7 +401,7 @@ func (k *Kubelet) StopAllLocal() {
 	for _, lp := range procs {
 		<-lp.proc.Done()
 		if lp.dir != "" {
-			removeRunDir(lp.dir)
+			k.removeRunDir(lp.dir)
 		}
 	}
 }

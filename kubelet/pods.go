@@ -82,6 +82,11 @@ type containerRuntime struct {
 	pull        *images.Pull
 	pullBackoff images.Backoff
 	imageID     string
+	// termMessage is the terminated state's message; startFailed says the
+	// runtime could not start the process (StartError), which therefore
+	// never had a start time.
+	termMessage string
+	startFailed bool
 }
 
 // starting reports whether c was given its start: it ran, or waits for
@@ -157,7 +162,16 @@ const (
 	// toPulled: the pull of a container's image ends (pulls.go); the
 	// container starts, or waits with the failure.
 	toPulled
+	// toBackOff: a container that failed to start (RunContainerError)
+	// is found waiting out its back-off by the next sync
+	// (CrashLoopBackOff).
+	toBackOff
 )
+
+// plegRelist is how soon the kubelet syncs a pod again after one of its
+// containers changed: its pod lifecycle event generator relists the
+// runtime's containers every second.
+const plegRelist = time.Second
 
 // maxMergedTransitions bounds the transitions folded into one status
 // write, so that a behaviour that flips at one instant forever cannot
@@ -321,7 +335,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		close(k.changed)
 		k.changed = nil
 	}
-	for _, ev := range events {
+	for _, ev := range dropFailedStarts(events) {
 		k.podEvent(ctx, pod, ev)
 	}
 	if at, _, _, ok := k.pending(next, bs, now); ok {
@@ -451,6 +465,11 @@ func nextTransition(rt *podRuntime, bs map[string]containerBehaviour, st Stages,
 			case c.pull != nil:
 				consider(c.pull.Done, toPulled, i)
 			case c.everStarted || !c.backoffUntil.IsZero() || !c.init:
+				if c.waitingReason == reasonRunContainerError && c.last != nil {
+					if at := c.last.FinishedAt.Add(plegRelist); at.Before(c.backoffUntil) {
+						consider(at, toBackOff, i)
+					}
+				}
 				consider(c.backoffUntil, toRestart, i)
 			}
 		}
@@ -561,11 +580,21 @@ func (k *Kubelet) apply(rt *podRuntime, st *starter, bs map[string]containerBeha
 		// A container that never ran (its image could not be pulled)
 		// simply starts from the new image.
 		events = append(events, st.startContainer(c, now)...)
+	case toBackOff:
+		c := &rt.containers[idx]
+		c.waitingReason = "CrashLoopBackOff"
+		c.waitingMessage = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", c.backOff.period, c.name, formatPod(pod))
+		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "BackOff",
+			message: fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.name, formatPod(pod))})
 	case toExit, toLivenessKill:
 		c := &rt.containers[idx]
 		code := bs[c.name].exitCode
+		startErr := bs[c.name].startErr
 		if c.exited != nil && kind == toExit {
-			code = c.exited.code
+			code, startErr = c.exited.code, ""
+		}
+		if kind == toLivenessKill {
+			startErr = ""
 		}
 		c.exited = nil
 		if kind == toLivenessKill {
@@ -581,9 +610,17 @@ func (k *Kubelet) apply(rt *podRuntime, st *starter, bs map[string]containerBeha
 		}
 		term := corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, StartedAt: metav1.NewTime(c.startedAt),
 			FinishedAt: metav1.NewTime(now), ContainerID: c.id}
+		if startErr != "" {
+			// containerd: the task was never created; the container
+			// exited with 128 and no start time (the epoch).
+			reason = "StartError"
+			term.Reason, term.Message, term.StartedAt = reason, startErr, metav1.NewTime(time.Unix(0, 0).UTC())
+			events = append(events, podEvent{container: c.name, typ: "Warning", reason: "Failed", message: "Error: " + startErr})
+		}
 		c.ready = false
 		if !restarts(c, pod.Spec.RestartPolicy, code) {
 			c.state, c.exitCode, c.termReason, c.finishedAt = containerTerminated, code, reason, now
+			c.termMessage, c.startFailed = term.Message, startErr != ""
 			if c.init && !c.sidecar && code == 0 {
 				// The next init container (or the pod's) starts at once.
 				events = append(events, startNext(rt, st, now)...)
@@ -613,6 +650,12 @@ func (k *Kubelet) apply(rt *podRuntime, st *starter, bs map[string]containerBeha
 		backoff := until.Sub(now)
 		c.state, c.waitingReason, c.backoffUntil = containerWaiting, "CrashLoopBackOff", until
 		c.waitingMessage = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", backoff, c.name, formatPod(pod))
+		if startErr != "" {
+			// The sync that failed to start it reports why; the next one
+			// finds it in back-off (toBackOff).
+			c.waitingReason, c.waitingMessage = reasonRunContainerError, startErr
+			break
+		}
 		events = append(events, podEvent{container: c.name, typ: "Warning", reason: "BackOff",
 			message: fmt.Sprintf("Back-off restarting failed container %s in pod %s", c.name, formatPod(pod))})
 	}
@@ -718,6 +761,26 @@ func specImage(pod *corev1.Pod, name string) string {
 		}
 	}
 	return ""
+}
+
+// reasonRunContainerError is the waiting reason of a container the
+// runtime failed to start (the kubelet's ErrRunContainer).
+const reasonRunContainerError = "RunContainerError"
+
+// dropFailedStarts removes the Started event of a container whose start
+// failed in the same sync (its Failed event follows): the runtime created
+// the container, but its process never ran.
+func dropFailedStarts(events []podEvent) []podEvent {
+	out := make([]podEvent, 0, len(events))
+	for i, ev := range events {
+		if ev.reason == "Started" && slices.ContainsFunc(events[i+1:], func(e podEvent) bool {
+			return e.container == ev.container && e.reason == "Failed"
+		}) {
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
 }
 
 // terminate finishes a graceful deletion: kill the containers (Killing
@@ -973,8 +1036,11 @@ func containerStatus(c containerRuntime) corev1.ContainerStatus {
 	case containerRunning:
 		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(c.startedAt)}
 	case containerTerminated:
-		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason,
+		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason, Message: c.termMessage,
 			StartedAt: metav1.NewTime(c.startedAt), FinishedAt: metav1.NewTime(c.finishedAt), ContainerID: c.id}
+		if c.startFailed {
+			cs.State.Terminated.StartedAt = metav1.NewTime(time.Unix(0, 0).UTC())
+		}
 	}
 	return cs
 }

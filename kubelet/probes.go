@@ -16,6 +16,9 @@ type containerBehaviour struct {
 	exits     bool
 	exitAfter time.Duration
 	exitCode  int32
+	// startErr: the runtime cannot start the program; the container
+	// ends at once with StartError (the annotation cannot change that).
+	startErr string
 	// liveness and readiness are the probes' verdicts as flips over the
 	// container's life (nil: no probe). readiness without a probe is
 	// Stages.Ready after start.
@@ -174,6 +177,12 @@ func nextFlip(flips []flip, cur bool, t time.Duration) (time.Duration, bool) {
 func behaviourOf(c *corev1.Container, tl timeline, isInit bool, pb PodBehaviour, ready time.Duration) containerBehaviour {
 	b := containerBehaviour{tl: tl}
 	b.exits, b.exitAfter, b.exitCode = b.tl.exits, b.tl.exitAfter, b.tl.exitCode
+	if tl.startErr != "" {
+		// No process, no probes: the runtime reports the failure.
+		b.startErr = tl.startErr
+		b.readiness = []flip{}
+		return b
+	}
 	if !isInit && pb.Exits() {
 		b.exits, b.exitAfter, b.exitCode = true, pb.ExitAfter, pb.ExitCode
 	}

@@ -3,16 +3,13 @@ package kubelet
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math"
 	"path"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubesim/kubesim/kubelet/programs"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -24,29 +21,32 @@ import (
 // start, the files it made and removed (for exec probes), and how it
 // ended.
 
-// Well-known images whose behaviour is built in.
+// Well-known images whose behaviour is built in (package programs).
 const (
 	// SleepImage sleeps for its first argument (a duration such as 30s,
 	// or seconds) and exits 0; with no argument it runs until killed.
-	SleepImage = "kubesim/sleep"
+	SleepImage = programs.SleepImage
 	// FailImage exits with code 1 (or its second argument) after its
 	// first argument (1s by default), saying so.
-	FailImage = "kubesim/fail"
+	FailImage = programs.FailImage
 )
 
-// shellImages run `sh` when given no command: with nothing on its
-// standard input, the shell exits 0 at once (kubectl run x --image=busybox
-// completes and is restarted, as on a real node).
-var shellImages = []string{"busybox", "alpine", "ubuntu", "debian", "bash", "centos", "fedora"}
-
-// program is what a simulated container runs: argv through the shell,
-// or a server that runs until killed.
+// program is what a simulated container runs: argv through the shell
+// with its image's programs, a server that runs until killed, or nothing
+// at all when the runtime cannot start it.
 type program struct {
 	// argv is run by the shell; empty for a server.
 	argv []string
-	// server: the container runs until killed (a server image, a binary
-	// the simulation does not know).
+	// image is what kubesim knows of the container's image (its
+	// programs); known is false for an image it does not know.
+	image programs.Image
+	known bool
+	// server: the container runs until killed (an image kubesim does
+	// not know, running its own program).
 	server bool
+	// startErr, when set, is the runtime's error: the process never
+	// starts (StartError, exit code 128).
+	startErr string
 }
 
 // logLine is one line printed, at an offset from the container's start.
@@ -79,6 +79,30 @@ type timeline struct {
 	// waitsOnNetwork: the run stopped at a network command at offset
 	// known+1ns, which the cluster's clock had not reached.
 	waitsOnNetwork bool
+	// startErr: the runtime could not start the program (the image does
+	// not have it); the container ends at once with StartError.
+	startErr string
+	// listeners are the ports the program listens on, and when.
+	listeners []listener
+}
+
+// listener is a port a program listens on from an offset to another
+// (-1: until it ends), served by server.
+type listener struct {
+	port     int
+	from, to time.Duration
+	server   programs.Server
+}
+
+// listening is the server of port at offset t, if the program listens
+// there then.
+func (tl timeline) listening(port int, t time.Duration) (programs.Server, bool) {
+	for _, l := range tl.listeners {
+		if l.port == port && t >= l.from && (l.to < 0 || t < l.to) {
+			return l.server, true
+		}
+	}
+	return nil, false
 }
 
 // covers reports whether the timeline says what happens up to offset t.
@@ -122,55 +146,40 @@ func (tl timeline) linesUpTo(end time.Duration, max int) []logLine {
 }
 
 // programFor reads what container c of pod runs from its image, command
-// and args: the argv the image's entrypoint would run, for the shell when
-// it starts with one of the shell's programs.
+// and args. For an image kubesim knows (package programs) it is what the
+// runtime runs — command replacing the image's entrypoint, args its cmd —
+// if the image has that program, and the runtime's StartError if not. An
+// image kubesim does not know runs the shell's programs when its command
+// names one, and its own program otherwise (unknownProgram).
 func programFor(pod *corev1.Pod, c *corev1.Container) program {
-	repo := imageRepo(c.Image)
-	argv := append(append([]string(nil), c.Command...), c.Args...)
-	switch repo {
-	case SleepImage:
-		if len(c.Command) == 0 {
-			if len(argv) == 0 {
-				return program{server: true}
-			}
-			d := parseSleep(argv[0])
-			if d < 0 {
-				return program{server: true}
-			}
-			return program{argv: []string{"sleep", seconds(d)}}
+	img, known := programs.Lookup(c.Image)
+	if known {
+		argv := img.Argv(c.Command, c.Args)
+		if !img.Has(argv[0]) {
+			return program{startErr: programs.StartError(argv[0])}
 		}
-	case FailImage:
-		if len(c.Command) == 0 {
-			after, code := time.Second, int32(1)
-			if len(argv) > 0 {
-				if d := parseSleep(argv[0]); d >= 0 {
-					after = d
-				}
-			}
-			if len(argv) > 1 {
-				if n, err := strconv.Atoi(argv[1]); err == nil && n > 0 && n < 256 {
-					code = int32(n)
-				}
-			}
-			script := fmt.Sprintf("echo 'failing in %s with exit code %d'; sleep %s; echo failed; exit %d",
-				after, code, seconds(after), code)
-			return program{argv: []string{"sh", "-c", script}}
+		if interactive(pod, c) {
+			return program{server: true} // interactive.go
 		}
+		switch path.Base(argv[0]) {
+		case "ash", "dash", "bash":
+			// The image has it: the shell runs the script (as sh).
+			argv = append([]string{"sh"}, argv[1:]...)
+		}
+		return program{argv: argv, image: img, known: true}
 	}
 	if interactive(pod, c) {
 		// A shell with its stdin held open waits for input: it runs
 		// until an attached session ends it (interactive.go).
 		return program{server: true}
 	}
+	argv := append(append([]string(nil), c.Command...), c.Args...)
 	if len(argv) == 0 {
-		if isShellImage(repo) {
-			return program{argv: []string{"sh"}} // nothing to read: exits 0 at once
-		}
 		return unknownProgram(pod, c)
 	}
 	switch path.Base(argv[0]) {
 	case "ash", "dash", "bash":
-		// Scripts written for bash run as sh, in every image.
+		// Scripts written for bash run as sh.
 		argv = append([]string{"sh"}, argv[1:]...)
 	}
 	if !shell.Known(argv[0]) {
@@ -179,13 +188,16 @@ func programFor(pod *corev1.Pod, c *corev1.Container) program {
 	return program{argv: argv}
 }
 
-// unknownProgram is what a binary the simulation does not know does (an
-// image's own entrypoint, a server's own binary). In a container it runs
-// until killed, as servers do. In an init container (not a sidecar) it
-// ends with 0 at once: an init container is a step that must finish
-// before the pod starts (a chart's "wait for the database" or "prepare the
+// unknownProgram is what the program of an image kubesim does not know
+// does (the image's own entrypoint, a chart's controller, your
+// application's binary): kubesim cannot tell what is in the image, so it
+// takes the program to be the image's purpose. In a container it serves
+// until killed. In an init container (not a sidecar) it ends with 0 at
+// once: an init container is a step that must finish before the pod
+// starts (a chart's "wait for the database" or "prepare the
 // certificates" image), and a pod whose steps never ended would never
-// start. A script written for the shell says when it fails instead.
+// start. The images kubesim knows say instead what their programs do,
+// and a program they do not have fails to start.
 func unknownProgram(pod *corev1.Pod, c *corev1.Container) program {
 	if isPlainInitContainer(pod, c) {
 		return program{argv: []string{"true"}}
@@ -203,11 +215,6 @@ func isPlainInitContainer(pod *corev1.Pod, c *corev1.Container) bool {
 		}
 	}
 	return false
-}
-
-// seconds writes d as sleep's operand.
-func seconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
 
 // offlineSources answer a container's references without an API server
@@ -238,59 +245,32 @@ func (offlineSources) Services(context.Context, string) ([]corev1.Service, error
 // environment as far as it needs no API server and no network (the unit
 // tests' timelines).
 func (p program) run(pod *corev1.Pod, c *corev1.Container) timeline {
-	if p.server {
+	switch {
+	case p.startErr != "":
+		return startFailed(p.startErr)
+	case p.server:
 		return timeline{forever: true}
 	}
 	env := containerEnv(context.Background(), pod, c, offlineSources{})
-	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands}.play(p.argv)
+	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands, image: p.image, known: p.known}.play(p.argv)
 	return tl
 }
 
-// parseSleep reads sleep's operand: seconds (maybe fractional), a
-// duration with s, m, h or d, or infinity (-1: forever).
-func parseSleep(s string) time.Duration {
-	if s == "infinity" || s == "inf" {
-		return -1
-	}
-	mult := time.Second
-	switch {
-	case strings.HasSuffix(s, "d"):
-		mult, s = 24*time.Hour, strings.TrimSuffix(s, "d")
-	case strings.HasSuffix(s, "h"):
-		mult, s = time.Hour, strings.TrimSuffix(s, "h")
-	case strings.HasSuffix(s, "m"):
-		mult, s = time.Minute, strings.TrimSuffix(s, "m")
-	case strings.HasSuffix(s, "s"):
-		s = strings.TrimSuffix(s, "s")
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0
-	}
-	if f*float64(mult) > float64(100*365*24*time.Hour) {
-		return -1
-	}
-	return time.Duration(f * float64(mult))
+// startFailed is the timeline of a program the runtime could not start:
+// it ends at once, with the runtime's code and error.
+func startFailed(err string) timeline {
+	return timeline{exits: true, exitCode: programs.ExitStartError, startErr: err}
 }
 
-// imageRepo is the image's name without registry, tag or digest, with
-// the docker.io/library prefix dropped: "busybox:1.36" → "busybox",
-// "docker.io/kubesim/sleep" → "kubesim/sleep".
-func imageRepo(image string) string {
-	name, _, _ := strings.Cut(image, "@")
-	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
-		name = name[:i]
+// defaultShell says whether the image's own command is a shell
+// (busybox, alpine, ubuntu…): `kubectl run -i --image=busybox` gets a
+// prompt.
+func defaultShell(image string) bool {
+	img, ok := programs.Lookup(image)
+	if !ok {
+		return false
 	}
-	name = strings.TrimPrefix(name, "docker.io/")
-	name = strings.TrimPrefix(name, "library/")
-	return name
-}
-
-func isShellImage(repo string) bool {
-	for _, s := range shellImages {
-		if repo == s {
-			return true
-		}
-	}
-	return false
+	argv := img.Argv(nil, nil)
+	last := path.Base(argv[len(argv)-1])
+	return last == "sh" || last == "bash"
 }

@@ -22,12 +22,53 @@ func TestProgramTimeline(t *testing.T) {
 		after   time.Duration
 		code    int32
 		lines   []string
+		// startErr is the runtime's error (a program the image lacks).
+		startErr string
 		// first are the first lines of a program that runs on.
 		first     []string
 		linesAt60 int
 	}{
-		{name: "a server image runs", image: "nginx:1.25"},
-		{name: "an init container's own binary ends with 0", init: true, image: "reg.kyverno.io/kyverno/kyvernopre:v1.15.2", args: []string{"--v=2"}, exits: true},
+		{name: "nginx serves", image: "nginx:1.25", first: []string{
+			"/docker-entrypoint.sh: /docker-entrypoint.d/ is not empty, will attempt to perform configuration",
+			"/docker-entrypoint.sh: Looking for shell scripts in /docker-entrypoint.d/"}},
+		{name: "nginx without daemon off goes to the background", image: "nginx", command: []string{"nginx"}, exits: true},
+		{name: "nginx -v", image: "nginx:1.26-alpine", command: []string{"nginx", "-v"}, exits: true, lines: []string{"nginx version: nginx/1.26.3"}},
+		{name: "a program the image lacks does not start", image: "busybox", command: []string{"perl", "-e", "print 1"},
+			exits: true, code: 128, startErr: `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ` +
+				`unable to start container process: error during container init: exec: "perl": executable file not found in $PATH: unknown`},
+		{name: "a path the image lacks", image: "alpine", command: []string{"/app/server"},
+			exits: true, code: 128, startErr: `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ` +
+				`unable to start container process: error during container init: exec: "/app/server": stat /app/server: no such file or directory: unknown`},
+		{name: "a distroless image has no shell", image: "registry.k8s.io/pause:3.10", command: []string{"sh", "-c", "echo hi"},
+			exits: true, code: 128, startErr: `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ` +
+				`unable to start container process: error during container init: exec: "sh": executable file not found in $PATH: unknown`},
+		{name: "an unknown init program in a known image does not start", init: true, image: "busybox", command: []string{"migrate"},
+			exits: true, code: 128, startErr: `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ` +
+				`unable to start container process: error during container init: exec: "migrate": executable file not found in $PATH: unknown`},
+		{name: "the Job tutorial's pi", image: "perl:5.34.0", command: []string{"perl", "-Mbignum=bpi", "-wle", "print bpi(20)"},
+			exits: true, after: 40*time.Millisecond + 300*time.Microsecond, lines: []string{"3.1415926535897932385"}},
+		{name: "perl's default debugger ends without a terminal", image: "perl", exits: true, first: []string{"", "Loading DB routines from perl5db.pl version 1.77"}},
+		{name: "a perl program kubesim does not run", image: "perl", command: []string{"perl", "-e", "my $x = <STDIN>; print $x"}, exits: true, code: 255,
+			lines: []string{"kubesim: this perl program is not simulated (docs/containers.md lists what is): my $x = <STDIN>; print $x"}},
+		{name: "an entrypoint execs what it is given", image: "redis:7", args: []string{"sh", "-c", "echo from redis"}, exits: true, lines: []string{"from redis"}},
+		{name: "an entrypoint that cannot exec", image: "redis:7", args: []string{"frobnicate"}, exits: true, code: 127,
+			lines: []string{"/usr/local/bin/docker-entrypoint.sh: line 24: exec: frobnicate: not found"}},
+		{name: "redis-server with options", image: "redis:7", args: []string{"--appendonly", "yes"}, first: []string{
+			"1:C 01 Jan 1970 00:00:00.000 # WARNING Memory overcommit must be enabled! Without it, a background save or replication may fail under low memory condition. " +
+				"Being disabled, it can also cause failures without low memory condition, see https://github.com/jemalloc/jemalloc/issues/1328. " +
+				"To fix this issue add 'vm.overcommit_memory = 1' to /etc/sysctl.conf and then reboot or run the command 'sysctl vm.overcommit_memory=1' for this to take effect.",
+			"1:C 01 Jan 1970 00:00:00.000 * oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo",
+			"1:C 01 Jan 1970 00:00:00.000 * Redis version=7.4.2, bits=64, commit=00000000, modified=0, pid=1, just started",
+			"1:C 01 Jan 1970 00:00:00.000 * Configuration loaded"}},
+		{name: "postgres wants a password", image: "postgres:16", exits: true, code: 1,
+			first: []string{"Error: Database is uninitialized and superuser password is not specified."}},
+		{name: "mysql wants a password", image: "mysql:8.0", exits: true, code: 1,
+			first: []string{"1970-01-01 00:00:00+00:00 [Note] [Entrypoint]: Entrypoint script for MySQL Server 8.0.41-1.el9 started.",
+				"1970-01-01 00:00:00+00:00 [ERROR] [Entrypoint]: Database is uninitialized and password option is not specified"}},
+		{name: "cert-manager's startupapicheck", image: "quay.io/jetstack/cert-manager-startupapicheck:v1.19.1", args: []string{"check", "api", "--wait=1m"},
+			exits: true, after: 2 * time.Second, lines: []string{"The cert-manager API is ready"}},
+		{name: "kyverno's init container", init: true, image: "reg.kyverno.io/kyverno/kyvernopre:v1.15.2", args: []string{"--v=2"}, exits: true, after: time.Second,
+			first: []string{"1970-01-01T00:00:00Z INFO setup.maxprocs maxprocs/maxprocs.go:47 maxprocs: Leaving GOMAXPROCS=4: CPU quota undefined"}},
 		{name: "an init container's image entrypoint ends with 0", init: true, image: "example.com/migrate:1", exits: true},
 		{name: "a sidecar's own binary runs", init: true, sidecar: true, image: "envoyproxy/envoy:v1.30"},
 		{name: "an init container's script says how it ends", init: true, image: "busybox", args: []string{"sh", "-c", "exit 2"}, exits: true, code: 2},
@@ -59,7 +100,11 @@ func TestProgramTimeline(t *testing.T) {
 			first: []string{"", "hello", "p", "", "hello", "p"}},
 		{name: "the dependent variables tutorial's printf", image: "busybox", command: []string{"sh", "-c"},
 			args: []string{"printf GREETING=$GREETING'\\n'; printf HOST=$HOSTNAME'\\n'"}, exits: true, lines: []string{"GREETING=hello", "HOST=p"}},
-		{name: "bash runs as sh", image: "busybox", command: []string{"/bin/bash", "-c", "echo $((6*7))"}, exits: true, lines: []string{"42"}},
+		{name: "bash runs as sh", image: "ubuntu", command: []string{"/bin/bash", "-c", "echo $((6*7))"}, exits: true, lines: []string{"42"}},
+		{name: "busybox has no bash", image: "busybox", command: []string{"/bin/bash", "-c", "echo $((6*7))"}, exits: true, code: 128,
+			startErr: `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ` +
+				`unable to start container process: error during container init: exec: "/bin/bash": stat /bin/bash: no such file or directory: unknown`},
+		{name: "an image kubesim does not know runs the shell's programs", image: "example.com/app:1", command: []string{"sh", "-c", "echo hi"}, exits: true, lines: []string{"hi"}},
 		{name: "sleep command", image: "busybox", command: []string{"sleep", "3600"}, exits: true, after: time.Hour},
 		{name: "sleep infinity", image: "busybox", command: []string{"sleep", "infinity"}},
 		{name: "echo command with env", image: "busybox", command: []string{"sh", "-c", "echo $GREETING from ${HOSTNAME}"},
@@ -91,6 +136,7 @@ func TestProgramTimeline(t *testing.T) {
 				ct = &pod.Spec.InitContainers[0]
 			}
 			tl := programFor(pod, ct).run(pod, ct)
+			assert.Equal(t, c.startErr, tl.startErr, "start error")
 			assert.Equal(t, c.exits, tl.exits, "exits")
 			assert.Equal(t, c.after, tl.exitAfter, "after")
 			assert.Equal(t, c.code, tl.exitCode, "code")

@@ -25,11 +25,6 @@ import (
 // back-off (workerBackOffPeriod), each look an attempt, or a BackOff event
 // while the image's back-off lasts.
 
-// plegRelistPeriod is how soon the pod worker looks at a pod again after
-// the first failed pull of its image: the PLEG's relist (1 s) reports the
-// sandbox the sync made.
-const plegRelistPeriod = time.Second
-
 // starter starts the containers of one pod within one sync. It reads the
 // pod's image pull secrets at most once, when a pull needs them.
 type starter struct {
@@ -110,7 +105,7 @@ func (s *starter) proceed(c *containerRuntime, res images.Result, now time.Time)
 	c.waitingReason, c.waitingMessage = res.Reason, res.Message
 	resync := workerBackOffPeriod
 	if res.Reason == images.ErrImagePull && c.pullBackoff.Delay == images.BackOffInitial {
-		resync = plegRelistPeriod
+		resync = plegRelist // the PLEG reports the sandbox the sync made
 	}
 	c.backoffUntil = now.Add(resync)
 	// kuberuntime's startContainer reports the image manager's error.
@@ -122,7 +117,7 @@ func (s *starter) proceed(c *containerRuntime, res images.Result, now time.Time)
 func createContainer(c *containerRuntime, pod *corev1.Pod, img images.Resolved, now time.Time) []podEvent {
 	c.state, c.startedAt, c.ready, c.everStarted = containerRunning, now, false, true
 	c.waitingReason, c.waitingMessage, c.layer, c.exited, c.livenessFailures = "", "", nil, nil, 0
-	c.backoffUntil = time.Time{}
+	c.backoffUntil, c.termMessage, c.startFailed = time.Time{}, "", false
 	c.imageID = img.ID()
 	c.id = containerID(string(pod.UID), c.name, c.restarts)
 	return []podEvent{

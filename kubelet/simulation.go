@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet/containerenv"
+	"github.com/kubesim/kubesim/kubelet/programs"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -60,6 +61,10 @@ type simulation struct {
 	net       shell.Network
 	answers   []netAnswer
 	liveUntil time.Duration
+	// image is the container's image, whose programs the shell runs
+	// (known: kubesim knows the image).
+	image programs.Image
+	known bool
 }
 
 // play runs argv through the shell on a simulated clock and returns its
@@ -81,6 +86,9 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 	})
 	env := sim.env
 	env.Layer = layer
+	if sim.known {
+		env.Programs = sim.image.Programs(&playHost{clock: vc, tl: &tl})
+	}
 	var rn *replayNetwork
 	if sim.net != nil {
 		rn = &replayNetwork{live: sim.net, answers: sim.answers, clock: vc, liveUntil: sim.liveUntil, stop: cancel, tl: &tl}
@@ -113,9 +121,15 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 		// What the script printed at the offset of the command that
 		// waits is printed again by the replay, with the rest.
 		tl.lines = slices.DeleteFunc(tl.lines, func(l logLine) bool { return l.at >= rn.at })
+		tl.listeners = slices.DeleteFunc(tl.listeners, func(l listener) bool { return l.from >= rn.at })
 		tl.known, tl.waitsOnNetwork = rn.at-1, true
 	case ctx.Err() == nil:
 		tl.exits, tl.exitAfter, tl.exitCode = true, vc.now, int32(code)
+		for i := range tl.listeners {
+			if tl.listeners[i].to < 0 {
+				tl.listeners[i].to = vc.now // the process ended: its ports close
+			}
+		}
 	case busy || vc.sleptForever:
 		tl.forever = true
 	case sim.maxCommands >= logCommands && !vc.atHorizon:
@@ -127,6 +141,17 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 		tl.known = vc.now
 	}
 	return tl, answers
+}
+
+// playHost is what a program of the image reaches in a simulated run: a
+// port it listens on is recorded in the timeline from the run's offset.
+type playHost struct {
+	clock *virtualClock
+	tl    *timeline
+}
+
+func (h *playHost) Listen(port int, s programs.Server) {
+	h.tl.listeners = append(h.tl.listeners, listener{port: port, from: h.clock.now, to: -1, server: s})
 }
 
 // netAnswer is one answer of the network to a simulated run.
@@ -270,6 +295,11 @@ func (r *lineRecorder) flush() {
 // the resolver the kubelet writes for a pod on the cluster's DNS.
 func containerEnv(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src containerenv.Sources) shell.Environment {
 	env := containerenv.Build(ctx, pod, c, src)
+	if img, ok := programs.Lookup(c.Image); ok {
+		// An exec runs the image's programs too; their ports are the
+		// container's own program's (a play binds them to its timeline).
+		env.Programs = img.Programs(programs.NoHost{})
+	}
 	if p := pod.Spec.DNSPolicy; p == "" || p == corev1.DNSClusterFirst && !pod.Spec.HostNetwork || p == "ClusterFirstWithHostNet" {
 		env.Files["/etc/resolv.conf"] = []byte(resolvConf(pod.Namespace))
 	}
@@ -313,7 +343,10 @@ type simEntry struct {
 // node over the network (simulatedHTTP).
 func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Duration) timeline {
 	p := programFor(pod, c)
-	if p.server {
+	switch {
+	case p.startErr != "":
+		return startFailed(p.startErr)
+	case p.server:
 		return timeline{forever: true}
 	}
 	podKey := pod.Namespace + "/" + pod.Name
@@ -331,7 +364,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	ctx := context.Background()
 	env := containerEnv(ctx, pod, c, simSources{envSources{c: k.c, volumes: k}})
 	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands,
-		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo}
+		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo, image: p.image, known: p.known}
 	switch {
 	case e != nil && e.tl.waitsOnNetwork:
 		// The clock has reached the command that waited: again, with
@@ -364,4 +397,5 @@ func (k *Kubelet) forgetTimelines(podKey string) {
 	defer k.simMu.Unlock()
 	delete(k.sims, podKey)
 	delete(k.attached, podKey)
+	delete(k.memories, podKey)
 }

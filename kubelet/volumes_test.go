@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/programs"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -219,5 +220,5 @@ func TestNginxServesItsDocumentRoot(t *testing.T) {
 	out, _ = execIn(t, f.k, "plain", "curl -s localhost")
 	assert.Contains(t, out, "Welcome to nginx!")
 	out, _ = execIn(t, f.k, "plain", "echo mine > /usr/share/nginx/html/index.html; curl -s localhost; curl -s localhost/nope")
-	assert.Equal(t, "mine\n"+nginx404, out)
+	assert.Equal(t, "mine\n"+programs.NginxErrorPage(404, "1.27.5"), out)
 }

@@ -206,7 +206,14 @@ spec:
 // process ends).
 func (k *kubectl) portForward(target, remote string, env ...string) (string, *exec.Cmd, *strings.Builder) {
 	k.t.Helper()
-	cmd := k.cmd("port-forward", target, ":"+remote)
+	return k.portForwardPorts(target, ":"+remote, remote, env...)
+}
+
+// portForwardPorts is portForward with kubectl's port argument as given
+// ("28015:27017", ":80").
+func (k *kubectl) portForwardPorts(target, ports, remote string, env ...string) (string, *exec.Cmd, *strings.Builder) {
+	k.t.Helper()
+	cmd := k.cmd("port-forward", target, ports)
 	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(k.t, err)
@@ -231,8 +238,8 @@ func (k *kubectl) portForward(target, remote string, env ...string) (string, *ex
 }
 
 // kubectl port-forward reaches an image that really listens (the
-// extension API server, through the pod network), and says why a
-// simulated container cannot be reached.
+// extension API server, through the pod network) and a simulated
+// container's server, and refuses a port nothing listens on.
 func TestKubectlPortForward(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, t.TempDir())
@@ -264,17 +271,29 @@ func TestKubectlPortForward(t *testing.T) {
 		})
 	}
 	t.Run("simulated container", func(t *testing.T) {
-		port, cmd, errb := k.portForward("pod/plain", "80")
+		// nginx listens on 80: it answers as it answers wget in the
+		// cluster (HTTP/1.0: then it closes the connection).
+		port, _, _ := k.portForward("pod/plain", "80")
 		conn, err := net.Dial("tcp", "127.0.0.1:"+port)
 		require.NoError(t, err)
 		_, _ = conn.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
 		data, _ := io.ReadAll(conn)
 		conn.Close()
-		assert.Empty(t, data, "nothing answers")
+		assert.True(t, strings.HasPrefix(string(data), "HTTP/1.1 200 OK\r\nServer: nginx/1.27."), string(data))
+		assert.Contains(t, string(data), "<title>Welcome to nginx!</title>")
+		// Nothing listens on 81: refused, in containerd's words, and
 		// kubectl v1.32 gives up the whole forward on a remote error.
+		port, cmd, errb := k.portForward("pod/plain", "81")
+		conn, err = net.Dial("tcp", "127.0.0.1:"+port)
+		require.NoError(t, err)
+		_, _ = conn.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
+		data, _ = io.ReadAll(conn)
+		conn.Close()
+		assert.Empty(t, data, "nothing answers")
 		_ = cmd.Wait()
-		assert.Contains(t, errb.String(), "an error occurred forwarding "+port+" -> 80: error forwarding port 80 to pod plain, uid ")
-		assert.Regexp(t, `failed to connect to localhost:80 inside namespace of pod plain: dial tcp 10\.244\.\d+\.\d+:80: connect: connection refused \(nothing listens there`, errb.String())
+		assert.Regexp(t, `an error occurred forwarding `+port+` -> 81: error forwarding port 81 to pod [0-9a-f]{64}, uid : `+
+			`failed to execute portforward in network namespace \\"/var/run/netns/cni-[0-9a-f-]{36}\\": failed to connect to localhost:81 inside namespace `+
+			`\\"[0-9a-f]{64}\\", IPv4: dial tcp4 127\.0\.0\.1:81: connect: connection refused IPv6 dial tcp6 \[::1\]:81: connect: connection refused `, errb.String())
 		assert.Contains(t, errb.String(), "error: lost connection to pod")
 	})
 	t.Run("pod not running", func(t *testing.T) {

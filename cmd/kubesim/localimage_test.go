@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,10 +70,14 @@ func TestLocalImageRunsAsAPod(t *testing.T) {
 		return f
 	}
 
-	k.ok("apply", "-f", pod("runner", `"serve", "--flag=1"`, "Always"))
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port) // free: the process listens there
+	l.Close()
+	k.ok("apply", "-f", pod("runner", `"serve", "--flag=1", "--listen=127.0.0.1:`+port+`"`, "Always"))
 	k.eventually(func(out string) bool { return strings.Contains(out, "tick 3") }, "logs", "runner")
 	logs := k.ok("logs", "runner")
-	assert.Contains(t, logs, "args: serve --flag=1\n")
+	assert.Contains(t, logs, "args: serve --flag=1 --listen=127.0.0.1:"+port+"\n")
 	assert.Contains(t, logs, "POD_NAME: runner GREETING: hello\n")
 	assert.Contains(t, logs, "KUBERNETES_SERVICE_HOST set: true\n")
 	assert.Contains(t, logs, "whoami: system:serviceaccount:default:default\n", "the kubeconfig's token is the pod's service account's")
@@ -86,6 +93,15 @@ func TestLocalImageRunsAsAPod(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "kubectl logs -f printed nothing: %s", followErr.String())
 		time.Sleep(20 * time.Millisecond)
 	}
+
+	// port-forward reaches the process's port: it shares the host's
+	// network, so the pod's localhost is the host's.
+	fwd, _, _ := k.portForward("pod/runner", port)
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Get("http://127.0.0.1:" + fwd + "/")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, "hello from the process\n", string(body))
 
 	pidText, err := os.ReadFile(filepath.Join(marks, "runner.pid"))
 	require.NoError(t, err)

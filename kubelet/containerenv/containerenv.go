@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubesim/kubesim/kubelet/programs"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -42,10 +43,14 @@ const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 // Build returns the environment of container c of pod.
 func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Sources) shell.Environment {
 	b := builder{ctx: ctx, pod: pod, src: src, files: map[string][]byte{}}
-	if base := path.Base(imageName(c.Image)); base == "nginx" || base == "nginx-slim" {
-		// nginx's document root, where a page written through kubectl
-		// exec is served from (the image's own pages are left out).
-		b.dirs = append(b.dirs, "/usr/share/nginx/html")
+	// What the image has (package programs); an image kubesim does not
+	// know is taken to be built on Debian, with bash and without curl.
+	bash, curl := true, false
+	if img, ok := programs.Lookup(c.Image); ok {
+		bash, curl = img.Shell && img.Bash, img.Curl
+		// Its own directories (nginx's document root, where a page
+		// written through kubectl exec is served from).
+		b.dirs = append(b.dirs, img.Dirs...)
 	}
 	env := b.vars(c)
 	for _, m := range c.VolumeMounts {
@@ -55,46 +60,7 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 	b.files["/etc/hostname"] = []byte(host + "\n")
 	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
 	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Mounts: b.mounts, Hostname: host, WorkingDir: c.WorkingDir,
-		Bash: hasBash(c.Image), Curl: hasCurl(c.Image)}
-}
-
-// hasBash says whether image has bash: busybox and alpine have only
-// ash, kubesim's own images are not shells; the others courses use
-// (nginx, ubuntu, debian, httpd, redis, …) are built on Debian and have it.
-func hasBash(image string) bool {
-	name, _, _ := strings.Cut(image, "@")
-	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
-		name = name[:i]
-	}
-	name = strings.TrimPrefix(strings.TrimPrefix(name, "docker.io/"), "library/")
-	if strings.HasPrefix(name, "kubesim/") {
-		return false
-	}
-	switch path.Base(name) {
-	case "busybox", "alpine":
-		return false
-	}
-	return true
-}
-
-// hasCurl says whether image has curl: nginx's images (nginx-slim, the
-// StatefulSet tutorial's, included) and curl's own do; busybox, alpine and
-// the bare Debian and Ubuntu images do not.
-func hasCurl(image string) bool {
-	switch path.Base(imageName(image)) {
-	case "nginx", "nginx-slim", "curl", "netshoot":
-		return true
-	}
-	return false
-}
-
-// imageName is image without its tag or digest.
-func imageName(image string) string {
-	name, _, _ := strings.Cut(image, "@")
-	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
-		name = name[:i]
-	}
-	return name
+		Bash: bash, Curl: curl}
 }
 
 // Hostname is the pod's hostname: the node's name for a pod on the node's

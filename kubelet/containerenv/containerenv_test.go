@@ -228,22 +228,29 @@ func TestFieldValue(t *testing.T) {
 func v(name, value string) shell.Var { return shell.Var{Name: name, Value: value} }
 
 // The tutorials' `kubectl exec -it shell-demo -- /bin/bash` runs on
-// nginx (Debian) and fails on busybox and alpine, which have only ash.
-func TestHasBash(t *testing.T) {
-	for image, want := range map[string]bool{
-		"nginx":                                 true,
-		"nginx:1.25":                            true,
-		"ubuntu:24.04":                          true,
-		"docker.io/library/debian":              true,
-		"bash":                                  true,
-		"registry.example.com:5000/team/app:v1": true,
-		"busybox":                               false,
-		"busybox:1.36":                          false,
-		"docker.io/library/alpine:3.20":         false,
-		"alpine@sha256:abc":                     false,
-		"kubesim/sleep":                         false,
+// nginx (Debian) and fails on busybox and alpine, which have only ash;
+// their `curl localhost` runs in nginx's images and curl's, not in
+// busybox. What an image has is package programs' list; an image it does
+// not know is taken to be built on Debian, without curl.
+func TestImageShellAndCurl(t *testing.T) {
+	for image, want := range map[string][2]bool{
+		"nginx":                                 {true, true},
+		"nginx:1.25":                            {true, true},
+		"nginx:1.27-alpine":                     {false, true},
+		"registry.k8s.io/nginx-slim:0.21":       {true, true},
+		"ubuntu:24.04":                          {true, false},
+		"docker.io/library/debian":              {true, false},
+		"bash":                                  {true, false},
+		"registry.example.com:5000/team/app:v1": {true, false},
+		"busybox":                               {false, false},
+		"busybox:1.36":                          {false, false},
+		"docker.io/library/alpine:3.20":         {false, false},
+		"alpine@sha256:abc":                     {false, false},
+		"kubesim/sleep":                         {false, false},
 	} {
-		assert.Equal(t, want, hasBash(image), image)
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}}
+		env := Build(context.Background(), pod, &corev1.Container{Name: "c", Image: image}, fakeSources{})
+		assert.Equal(t, want, [2]bool{env.Bash, env.Curl}, image)
 	}
 }
 

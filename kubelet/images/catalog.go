@@ -34,6 +34,7 @@ const (
 var knownHosts = []Host{
 	{Name: DockerHub},
 	{Name: "registry.k8s.io"},
+	{Name: "k8s.gcr.io"},
 	{Name: "gcr.io"},
 	{Name: "us-docker.pkg.dev"},
 	{Name: "quay.io"},
@@ -125,6 +126,7 @@ var catalog = []Repository{
 	{Name: "docker.io/library/mongo", Images: []Image{
 		{Tags: tags("latest", "8"), Size: 262_118_406},
 		{Tags: tags("7"), Size: 251_620_771},
+		{Tags: tags("4.2", "4.2.24"), Size: 145_372_810},
 	}},
 	{Name: "docker.io/library/memcached", Images: []Image{{Tags: tags("latest", "1.6"), Size: 35_120_450}}},
 	{Name: "docker.io/library/rabbitmq", Images: []Image{
@@ -251,6 +253,9 @@ var catalog = []Repository{
 		{Tags: tags("v1.12.1"), Size: 103_332_019},
 	}},
 	{Name: "registry.k8s.io/kube-state-metrics/kube-state-metrics", Images: []Image{{Tags: tags("v2.15.0"), Size: 21_406_117}}},
+	// k8s.gcr.io, the registry before registry.k8s.io, frozen with what
+	// older pages of the documentation name.
+	{Name: "k8s.gcr.io/redis", Images: []Image{{Tags: tags("e2e"), Size: 149_224_815}}},
 
 	// Google's sample applications.
 	{Name: "gcr.io/google-samples/hello-app", Images: []Image{

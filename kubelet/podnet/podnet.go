@@ -6,7 +6,9 @@
 // network follows that table, as packets to a pod IP would be routed to
 // its sandbox by a real CNI plugin.
 //
-// A dial to any other address inside PodCIDR ("10.0.0.0/8") is refused, as
+// A dial to any other address inside PodCIDR ("10.0.0.0/8") goes to the
+// kubelet of the node whose pod range has it (ServeNode), which answers
+// with what the pod's simulated container serves there, or is refused, as
 // a pod with no process listening refuses it; other addresses (an
 // ExternalName service's host) are dialed directly.
 //
@@ -35,7 +37,7 @@ type Network struct {
 	addrs map[string]string
 	pods  *net.IPNet
 	// nodes answer for their simulated pods, by pod range (simulated.go).
-	nodes map[netip.Prefix]SimulatedServer
+	nodes map[netip.Prefix]SimulatedDialer
 }
 
 // New returns an empty network.
@@ -85,11 +87,14 @@ func (n *Network) DialContext(ctx context.Context, network, addr string) (net.Co
 	if real, ok := n.Lookup(addr); ok {
 		return d.DialContext(ctx, network, real)
 	}
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
 	if ip := net.ParseIP(host); ip != nil && n.pods.Contains(ip) {
+		if c, ok := n.dialSimulated(ctx, host, port); ok {
+			return c, nil
+		}
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: simAddr(addr),
 			Err: fmt.Errorf("connect: %w", syscall.ECONNREFUSED)}
 	}

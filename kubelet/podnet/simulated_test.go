@@ -2,30 +2,51 @@ package podnet
 
 import (
 	"context"
+	"io"
+	"net"
 	"net/netip"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// A GET to a simulated pod address goes to the server of the node whose
-// pod range holds it.
-func TestSimulatedGetRoutesToTheNode(t *testing.T) {
+// A connection to a simulated pod address goes to the node whose pod
+// range holds it; nothing listening there refuses it.
+func TestDialRoutesSimulatedAddressesToTheirNode(t *testing.T) {
 	n := New()
-	n.ServeNode(netip.MustParsePrefix("10.244.1.0/24"), func(_ context.Context, ip, port, path string) (int, []byte, bool) {
-		return 200, []byte("node-1 " + ip + ":" + port + path), ip == "10.244.1.5"
-	})
-	n.ServeNode(netip.MustParsePrefix("10.244.2.0/24"), func(context.Context, string, string, string) (int, []byte, bool) {
-		return 200, []byte("node-2"), true
-	})
-	code, body, ok := n.SimulatedGet(context.Background(), "10.244.1.5", "80", "/x")
-	assert.True(t, ok)
-	assert.Equal(t, 200, code)
-	assert.Equal(t, "node-1 10.244.1.5:80/x", string(body))
-	_, body, _ = n.SimulatedGet(context.Background(), "10.244.2.9", "80", "/")
-	assert.Equal(t, "node-2", string(body))
-	_, _, ok = n.SimulatedGet(context.Background(), "10.244.1.6", "80", "/")
-	assert.False(t, ok, "nothing listens there")
-	_, _, ok = n.SimulatedGet(context.Background(), "10.244.3.1", "80", "/")
-	assert.False(t, ok, "no node has that range")
+	serve := func(name string) SimulatedDialer {
+		return func(ctx context.Context, ip, port string) (net.Conn, bool) {
+			if ip == "10.244.2.9" && port != "80" || ip == "10.244.1.6" {
+				return nil, false
+			}
+			client, server := net.Pipe()
+			go func() {
+				_, _ = io.WriteString(server, name+" "+ip+":"+port+" from "+Source(ctx))
+				server.Close()
+			}()
+			return client, true
+		}
+	}
+	n.ServeNode(netip.MustParsePrefix("10.244.1.0/24"), serve("node-1"))
+	n.ServeNode(netip.MustParsePrefix("10.244.2.0/24"), serve("node-2"))
+	read := func(addr string) (string, error) {
+		c, err := n.DialContext(WithSource(context.Background(), "10.244.2.3"), "tcp", addr)
+		if err != nil {
+			return "", err
+		}
+		defer c.Close()
+		b, err := io.ReadAll(c)
+		return string(b), err
+	}
+	got, err := read("10.244.1.5:80")
+	require.NoError(t, err)
+	assert.Equal(t, "node-1 10.244.1.5:80 from 10.244.2.3", got)
+	got, err = read("10.244.2.9:80")
+	require.NoError(t, err)
+	assert.Equal(t, "node-2 10.244.2.9:80 from 10.244.2.3", got)
+	for _, addr := range []string{"10.244.1.6:80", "10.244.2.9:81", "10.244.3.1:80"} {
+		_, err = read(addr)
+		assert.ErrorContains(t, err, "connect: connection refused", addr)
+	}
 }

@@ -34,7 +34,8 @@ type Dialer func(ctx context.Context, port uint16) (net.Conn, error)
 
 // Target is the pod being forwarded to.
 type Target struct {
-	// Name and UID name the pod in error messages.
+	// Name and UID name the pod in error messages: the kubelet's CRI
+	// streaming server gives the pod sandbox's id and no uid.
 	Name, UID string
 	Dial      Dialer
 }

@@ -12,6 +12,10 @@
 // (> FILE, >> FILE, 2> FILE, 2>&1, > /dev/null), arithmetic expansion
 // $((…)) (arith.go), and while, until, for and if with break and continue
 // (compound.go).
+// Beyond its own programs, a command may be one of the image's
+// (Environment.Programs: nginx, perl, redis-server…, which the kubelet's
+// package programs knows per image), run as a process with the shell's
+// variables, streams and clock.
 // Commands run against an Environment: the container's variables and
 // files (package containerenv builds it from the pod), read-only under
 // ConfigMap, Secret, projected and downward API mounts, its writable

@@ -57,6 +57,44 @@ type Environment struct {
 	// Curl says the image has curl (curl.go): nginx's does, busybox's
 	// and alpine's do not.
 	Curl bool
+	// Programs are the image's own programs beyond the shell's (nginx,
+	// perl, redis-cli…), which the kubelet knows per image: by name, found
+	// in the bin directories, or by absolute path.
+	Programs map[string]Program
+}
+
+// Program is one of the image's own programs, run as a process: it reads
+// and writes the process's streams, waits on its clock, and returns its
+// exit status.
+type Program func(ctx context.Context, p Process) int
+
+// Process is what a Program is given.
+type Process struct {
+	// Args are its argv, Args[0] as the command named it.
+	Args []string
+	// Env are the process's variables, in order.
+	Env []Var
+	// Stdin, Stdout and Stderr are its streams (never nil).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Clock times its waits: a simulated clock in a container's own
+	// command, the real one in an exec.
+	Clock clock.Clock
+	// Exec runs args as the shell runs a command (the shell's programs
+	// and the image's), in the same process: what an entrypoint script's
+	// `exec "$@"` does. It returns the status, ExitNotFound without a
+	// word when args[0] does not exist (the caller says it, in its words).
+	Exec func(args []string) int
+}
+
+// Getenv is the value of the variable name, or "".
+func (p Process) Getenv(name string) string {
+	for i := len(p.Env) - 1; i >= 0; i-- {
+		if p.Env[i].Name == name {
+			return p.Env[i].Value
+		}
+	}
+	return ""
 }
 
 // Stdio are a process's streams; a nil Stdin reads nothing and a nil
@@ -179,6 +217,9 @@ func Known(name string) bool {
 // known says whether name is one of the programs, by name or by path in
 // a bin directory.
 func (s *state) known(name string) bool {
+	if s.env.Programs[name] != nil {
+		return true
+	}
 	base := name
 	if strings.Contains(name, "/") {
 		dir, b := path.Split(name)
@@ -195,11 +236,44 @@ func (s *state) known(name string) bool {
 	if base == "curl" {
 		return s.env.Curl
 	}
-	return slices.Contains(programs, base)
+	return slices.Contains(programs, base) || s.env.Programs[base] != nil
+}
+
+// imageProgram is the image's program args[0] names, if it is one.
+func (s *state) imageProgram(name string) Program {
+	if p := s.env.Programs[name]; p != nil {
+		return p
+	}
+	if slices.Contains(programs, path.Base(name)) {
+		return nil // the shell's own
+	}
+	return s.env.Programs[path.Base(name)]
+}
+
+// runImageProgram runs p as a process of this shell: its variables as
+// the environment, its streams and clock.
+func (s *state) runImageProgram(p Program, args []string) int {
+	env := make([]Var, 0, len(s.order))
+	for _, n := range s.order {
+		env = append(env, Var{Name: n, Value: s.vars[n]})
+	}
+	exec := func(args []string) int {
+		if len(args) == 0 {
+			return 0
+		}
+		if !s.known(args[0]) {
+			return ExitNotFound
+		}
+		return s.program(args)
+	}
+	return p(s.ctx, Process{Args: args, Env: env, Stdin: s.stdin, Stdout: s.stdout, Stderr: s.stderr, Clock: s.clock, Exec: exec})
 }
 
 // program runs one of the programs (args[0] is known).
 func (s *state) program(args []string) int {
+	if p := s.imageProgram(args[0]); p != nil {
+		return s.runImageProgram(p, args)
+	}
 	switch path.Base(args[0]) {
 	case "cat":
 		return s.cat(args[1:])

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +163,50 @@ func TestBash(t *testing.T) {
 	code = Command{Args: []string{"bash", "-c", "echo $HOSTNAME; nope"}, Env: env, Stdio: Stdio{Stdout: &out, Stderr: &errb}}.Run(context.Background())
 	assert.Equal(t, ExitNotFound, code)
 	assert.Equal(t, "bash: nope: command not found\n", errb.String())
+}
+
+// The image's own programs run as commands — by name, from a bin
+// directory, by their absolute path, in scripts and pipes — with the
+// shell's variables, streams and clock; Exec runs another command in
+// their place, as an entrypoint's `exec "$@"`.
+func TestImagePrograms(t *testing.T) {
+	env := testEnv()
+	env.Programs = map[string]Program{
+		"greet": func(ctx context.Context, p Process) int {
+			io.WriteString(p.Stdout, p.Getenv("GREETING")+" from "+strings.Join(p.Args, " ")+"\n")
+			return 3
+		},
+		"/entrypoint.sh": func(ctx context.Context, p Process) int {
+			io.WriteString(p.Stderr, "starting\n")
+			code := p.Exec(p.Args[1:])
+			if code == ExitNotFound {
+				io.WriteString(p.Stderr, "entrypoint: not found: "+p.Args[1]+"\n")
+			}
+			return code
+		},
+	}
+	runIn := func(args ...string) (string, string, int) {
+		var out, errb strings.Builder
+		code := Command{Args: args, Env: env, Stdio: Stdio{Stdout: &out, Stderr: &errb}, Clock: clock.NewFake(time.Unix(0, 0))}.Run(context.Background())
+		return out.String(), errb.String(), code
+	}
+	out, _, code := runIn("greet", "a")
+	assert.Equal(t, "hello world from greet a\n", out)
+	assert.Equal(t, 3, code)
+	out, _, code = runIn("/usr/local/bin/greet")
+	assert.Equal(t, "hello world from /usr/local/bin/greet\n", out)
+	assert.Equal(t, 3, code)
+	out, _, code = runIn("sh", "-c", "GREETING=hi; greet | wc -c; echo $?")
+	assert.Equal(t, "14\n0\n", out, "hi from greet")
+	assert.Equal(t, 0, code)
+	out, errs, code := runIn("/entrypoint.sh", "greet", "x")
+	assert.Equal(t, "hello world from greet x\n", out)
+	assert.Equal(t, "starting\n", errs)
+	assert.Equal(t, 3, code)
+	_, errs, code = runIn("/entrypoint.sh", "nope")
+	assert.Equal(t, "starting\nentrypoint: not found: nope\n", errs)
+	assert.Equal(t, ExitNotFound, code)
+	out, _, code = runIn("entrypoint.sh")
+	assert.Equal(t, 126, code, "an absolute path's program is not on PATH")
+	assert.Contains(t, out, `exec: "entrypoint.sh": executable file not found in $PATH`)
 }

@@ -1,7 +1,8 @@
 // Command localimage is the binary local_image_test.go runs as a pod
 // (`kubesim serve --local-image`): it shows what the process was given —
 // argv, the pod's environment, the in-cluster configuration — and then
-// runs until SIGTERM, or crashes when its first argument says so.
+// runs until SIGTERM (serving HTTP if --listen=ADDR says where), or
+// crashes when its first argument says so.
 package main
 
 import (
@@ -29,6 +30,17 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "crash" {
 		fmt.Println("crashing with exit code 3")
 		os.Exit(3)
+	}
+	for _, a := range os.Args[1:] {
+		// --listen=ADDR: it serves HTTP there, on the host's network,
+		// which the process shares.
+		if addr, ok := strings.CutPrefix(a, "--listen="); ok {
+			go func() {
+				_ = http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+					fmt.Fprintln(w, "hello from the process")
+				}))
+			}()
+		}
 	}
 	// A file per run lets the test find the process and see it stop.
 	marks := os.Getenv("MARK_DIR")
