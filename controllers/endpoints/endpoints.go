@@ -160,6 +160,12 @@ func Subsets(svc *corev1.Service, pods []*corev1.Pod) []corev1.EndpointSubset {
 		node := p.Spec.NodeName
 		addr := corev1.EndpointAddress{IP: p.Status.PodIP, NodeName: &node,
 			TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}}
+		// A pod of the Service's subdomain (a StatefulSet's, an Indexed
+		// Job's) is published under its hostname: the cluster DNS answers
+		// HOSTNAME.SERVICE from it (endpointsliceutil.ShouldSetHostname).
+		if p.Spec.Hostname != "" && p.Spec.Subdomain == svc.Name && p.Namespace == svc.Namespace {
+			addr.Hostname = p.Spec.Hostname
+		}
 		g := find(ports)
 		if api.IsPodReady(p) {
 			g.ready = append(g.ready, addr)

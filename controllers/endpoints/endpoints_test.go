@@ -60,3 +60,27 @@ func TestSubsets(t *testing.T) {
 		})
 	}
 }
+
+// A pod whose subdomain names the Service (a StatefulSet's, an Indexed
+// Job's) is published under its hostname, so that the cluster DNS answers
+// web-0.nginx; a pod of another subdomain, or of none, is not.
+func TestSubsetsHostname(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "nginx", Namespace: "ns"},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Ports: []corev1.ServicePort{{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString("https")}}}}
+	named := func(name, ip, hostname, subdomain string) *corev1.Pod {
+		p := pod(name, ip, true, false)
+		p.Spec.Hostname, p.Spec.Subdomain = hostname, subdomain
+		return p
+	}
+	got := Subsets(svc, []*corev1.Pod{
+		named("web-0", "10.244.0.3", "web-0", "nginx"),
+		named("other", "10.244.0.4", "other", "elsewhere"),
+		named("plain", "10.244.0.5", "", "nginx"),
+	})
+	assert.Len(t, got, 1)
+	var hostnames []string
+	for _, a := range got[0].Addresses {
+		hostnames = append(hostnames, a.IP+"="+a.Hostname)
+	}
+	assert.Equal(t, []string{"10.244.0.3=web-0", "10.244.0.4=", "10.244.0.5="}, hostnames)
+}
