@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -234,7 +235,7 @@ func (p program) run(pod *corev1.Pod, c *corev1.Container) timeline {
 		return timeline{forever: true}
 	}
 	env := containerEnv(context.Background(), pod, c, offlineSources{})
-	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands}.play(p.argv)
+	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands}.play(containerenv.ExpandCommand(p.argv, c, env.Env))
 	return tl
 }
 

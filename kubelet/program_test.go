@@ -59,6 +59,8 @@ func TestProgramTimeline(t *testing.T) {
 			first: []string{"", "hello", "p", "", "hello", "p"}},
 		{name: "the dependent variables tutorial's printf", image: "busybox", command: []string{"sh", "-c"},
 			args: []string{"printf GREETING=$GREETING'\\n'; printf HOST=$HOSTNAME'\\n'"}, exits: true, lines: []string{"GREETING=hello", "HOST=p"}},
+		{name: "$(VAR) in command and args is the container's variable", image: "busybox", command: []string{"/bin/echo", "$(GREETING) world"},
+			args: []string{"$$(GREETING)", "$(MISSING)", "$(HOSTNAME)"}, exits: true, lines: []string{"hello world $(GREETING) $(MISSING) $(HOSTNAME)"}},
 		{name: "bash runs as sh", image: "busybox", command: []string{"/bin/bash", "-c", "echo $((6*7))"}, exits: true, lines: []string{"42"}},
 		{name: "sleep command", image: "busybox", command: []string{"sleep", "3600"}, exits: true, after: time.Hour},
 		{name: "sleep infinity", image: "busybox", command: []string{"sleep", "infinity"}},

@@ -333,7 +333,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 		// Played further: from the start again, to twice as far.
 		sim.start, sim.answers, sim.horizon, sim.maxCommands = e.start, e.answers, max(upTo, 2*e.tl.known, time.Minute), logCommands
 	}
-	tl, answers := sim.play(p.argv)
+	tl, answers := sim.play(containerenv.ExpandCommand(p.argv, c, env.Env))
 	k.simMu.Lock()
 	if k.sims == nil {
 		k.sims = map[string]map[string]*simEntry{}
