@@ -277,7 +277,10 @@ func realGet(ctx context.Context, dial func(context.Context, string, string) (ne
 // simulatedServer is what the images of the tutorials answer on their
 // port: nginx its welcome page on 80, serve_hostname (and agnhost
 // serve-hostname) the pod's name on 9376, http-echo its -text on 5678 (or
-// -listen). Any other container listens nowhere.
+// -listen), the Kubernetes Basics bootcamp its greeting on 8080,
+// google-samples' hello-app its version and hostname on 8080, the HPA
+// walkthrough's php-apache "OK!" on 80. Any other container listens
+// nowhere.
 func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (int, []byte, bool) {
 	repo := imageRepo(c.Image)
 	argv := append(append([]string(nil), c.Command...), c.Args...)
@@ -290,6 +293,14 @@ func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (i
 		return http.StatusOK, []byte(nginxWelcome), true
 	case (base == "serve_hostname" || base == "serve-hostname" || base == "agnhost" && slices.Contains(argv, "serve-hostname")) && port == "9376":
 		return http.StatusOK, []byte(hostnameOf(pod) + "\n"), true
+	case base == "kubernetes-bootcamp" && port == "8080":
+		// server.js of the bootcamp's image: the tag's number is its v=.
+		return http.StatusOK, []byte("Hello Kubernetes bootcamp! | Running on: " + hostnameOf(pod) + " | v=" +
+			strings.TrimPrefix(imageTag(c.Image, "v1"), "v") + "\n"), true
+	case base == "hello-app" && port == "8080":
+		return http.StatusOK, []byte("Hello, world!\nVersion: " + imageTag(c.Image, "1.0") + ".0\nHostname: " + hostnameOf(pod) + "\n"), true
+	case base == "hpa-example" && port == "80":
+		return http.StatusOK, []byte("OK!"), true
 	case base == "http-echo":
 		text, listen := "", ":5678"
 		for _, a := range argv {
@@ -305,6 +316,15 @@ func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (i
 		}
 	}
 	return 0, nil, false
+}
+
+// imageTag is the tag of image, or def when it names none.
+func imageTag(image, def string) string {
+	name, _, _ := strings.Cut(image, "@")
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		return name[i+1:]
+	}
+	return def
 }
 
 func hostnameOf(pod *corev1.Pod) string {

@@ -28,6 +28,16 @@ func TestSimulatedServer(t *testing.T) {
 		{name: "agnhost other", c: corev1.Container{Image: "registry.k8s.io/e2e-test-images/agnhost:2.39", Args: []string{"pause"}}, port: "9376", path: "/"},
 		{name: "http-echo", c: corev1.Container{Image: "hashicorp/http-echo", Args: []string{"-text=apple"}}, port: "5678", path: "/", code: 200, body: "apple\n", ok: true},
 		{name: "http-echo -listen", c: corev1.Container{Image: "hashicorp/http-echo", Args: []string{"-text=banana", "-listen=:8080"}}, port: "8080", path: "/", code: 200, body: "banana\n", ok: true},
+		{name: "the Kubernetes Basics bootcamp", c: corev1.Container{Image: "gcr.io/google-samples/kubernetes-bootcamp:v1"}, port: "8080", path: "/", code: 200,
+			body: "Hello Kubernetes bootcamp! | Running on: hostnames-abc | v=1\n", ok: true},
+		{name: "the bootcamp's v2", c: corev1.Container{Image: "docker.io/jocatalin/kubernetes-bootcamp:v2"}, port: "8080", path: "/anything", code: 200,
+			body: "Hello Kubernetes bootcamp! | Running on: hostnames-abc | v=2\n", ok: true},
+		{name: "the bootcamp on another port", c: corev1.Container{Image: "gcr.io/google-samples/kubernetes-bootcamp:v1"}, port: "80", path: "/"},
+		{name: "hello-app", c: corev1.Container{Image: "us-docker.pkg.dev/google-samples/containers/gke/hello-app:2.0"}, port: "8080", path: "/", code: 200,
+			body: "Hello, world!\nVersion: 2.0.0\nHostname: hostnames-abc\n", ok: true},
+		{name: "hello-app 1.0", c: corev1.Container{Image: "gcr.io/google-samples/hello-app:1.0"}, port: "8080", path: "/", code: 200,
+			body: "Version: 1.0.0\n", ok: true},
+		{name: "the HPA walkthrough's php-apache", c: corev1.Container{Image: "registry.k8s.io/hpa-example"}, port: "80", path: "/", code: 200, body: "OK!", ok: true},
 		{name: "busybox", c: corev1.Container{Image: "busybox"}, port: "80", path: "/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
