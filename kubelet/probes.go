@@ -2,6 +2,8 @@ package kubelet
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,19 +167,45 @@ func behaviourOf(c *corev1.Container, tl timeline, isInit bool, pb PodBehaviour,
 		if p == nil {
 			p = &corev1.Probe{}
 		}
-		b.liveness = probeFlips(newProbeSpec(p, b.tl, pb.LivenessFailAfter), true)
+		b.liveness = probeFlips(newProbeSpec(p, b.tl, earliest(pb.LivenessFailAfter, imageProbeFailAfter(c, p))), true)
 		b.livenessOutput = probeOutput(p)
 	}
 	if p := c.ReadinessProbe; p != nil || pb.ReadinessFailAfter > 0 {
 		if p == nil {
 			p = &corev1.Probe{InitialDelaySeconds: int32(ready / time.Second)}
 		}
-		b.readiness = probeFlips(newProbeSpec(p, b.tl, pb.ReadinessFailAfter), false)
+		b.readiness = probeFlips(newProbeSpec(p, b.tl, earliest(pb.ReadinessFailAfter, imageProbeFailAfter(c, p))), false)
 		b.readinessOutput = probeOutput(p)
 	} else {
 		b.readiness = []flip{{ready, true}}
 	}
 	return b
+}
+
+// imageProbeFailAfter is when an image known to turn unhealthy starts
+// failing probe p (0: never): agnhost liveness, the liveness tutorial's
+// HTTP example, answers /healthz on 8080 with 200 for its first 10
+// seconds, then with 500.
+func imageProbeFailAfter(c *corev1.Container, p *corev1.Probe) time.Duration {
+	h := p.HTTPGet
+	if h == nil || h.Path != "/healthz" || h.Port.String() != "8080" {
+		return 0
+	}
+	argv := append(append([]string(nil), c.Command...), c.Args...)
+	if path.Base(imageRepo(c.Image)) != "agnhost" || !slices.Contains(argv, "liveness") {
+		return 0
+	}
+	// It fails once more than 10 seconds have passed: a probe at 10s
+	// still succeeds.
+	return 10*time.Second + time.Nanosecond
+}
+
+// earliest is the earlier of two failure offsets, 0 meaning never.
+func earliest(a, b time.Duration) time.Duration {
+	if a == 0 || b != 0 && b < a {
+		return b
+	}
+	return a
 }
 
 // killAt is when liveness kills the container (an offset), if it does.
