@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/admission"
@@ -30,7 +31,7 @@ var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 // Bootstrap serves again the custom resources of the CRDs already stored,
 // reconciles the default RBAC roles and bindings (with RBAC
 // authorization), and creates what is missing of the system namespaces,
-// the system PriorityClasses, API Priority and Fairness's default
+// the kubernetes Service, the system PriorityClasses, API Priority and Fairness's default
 // FlowSchemas and PriorityLevelConfigurations and (with the
 // ServiceAccount admission plugin) the system namespaces' "default"
 // ServiceAccounts.
@@ -55,6 +56,9 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("creating namespace %s: %w", name, err)
 		}
 	}
+	if err := s.bootstrapKubernetesService(ctx); err != nil {
+		return err
+	}
 	if err := s.bootstrapPriorityClasses(ctx); err != nil {
 		return err
 	}
@@ -62,6 +66,41 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		return fmt.Errorf("bootstrap API Priority and Fairness: %w", err)
 	}
 	return s.bootstrapServiceAccounts(ctx)
+}
+
+// KubernetesServiceIP is the cluster IP of the kubernetes Service: the
+// first address of kinds.ServiceClusterIPRange, as kube-apiserver takes it.
+const KubernetesServiceIP = "10.96.0.1"
+
+// bootstrapKubernetesService creates the Service default/kubernetes,
+// through which pods reach the API server, as kube-apiserver's
+// kubernetes-service controller does (pkg/controlplane/controller/
+// kubernetesservice): https on 443 to the secure port 6443, no selector.
+// Left out: its Endpoints and EndpointSlice, which there list the
+// advertised addresses of the API servers (kubesim's is a loopback
+// address, which an Endpoints may not hold), and the loop that puts the
+// Service back within seconds when it is deleted: here it comes back at
+// the next start.
+func (s *Server) bootstrapKubernetesService(ctx context.Context) error {
+	st, ok := s.Store("", "v1", "services")
+	if !ok || s.cfg.GenericOnly {
+		return nil
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: metav1.NamespaceDefault,
+			Labels: map[string]string{"component": "apiserver", "provider": "kubernetes"}},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: KubernetesServiceIP,
+			Ports: []corev1.ServicePort{{Name: "https", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromInt32(6443)}}},
+	}
+	// Asked first: a second Service asking for the same cluster IP is
+	// refused for the address before its name is looked at.
+	if _, err := st.Get(ctx, svc.Namespace, svc.Name); err == nil {
+		return nil
+	}
+	if _, err := st.Create(ctx, svc.Namespace, svc, registry.CreateOptions{}); err != nil && !api.IsAlreadyExists(err) {
+		return fmt.Errorf("creating service default/kubernetes: %w", err)
+	}
+	return nil
 }
 
 // bootstrapPriorityClasses creates system-node-critical and

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -266,4 +267,30 @@ func TestIngressNginxCanBeSwitchedOff(t *testing.T) {
 	defer c.Close()
 	_, err = c.Client("test").IngressClasses().Get(bg, "", ingress.ClassName)
 	assert.True(t, api.IsNotFound(err), "%v", err)
+}
+
+// The Services every kind cluster has from its start: kubernetes in
+// default (the API server's) and kube-dns in kube-system, at the address
+// the pods' resolv.conf names. The DNS debugging task's first check,
+// nslookup kubernetes.default, answers from them.
+func TestClusterServicesAtStart(t *testing.T) {
+	c, cl := netCluster(t)
+	dns, err := cl.Services().Get(bg, "kube-system", "kube-dns")
+	require.NoError(t, err)
+	assert.Equal(t, KubeDNSClusterIP, dns.Spec.ClusterIP)
+	assert.Equal(t, map[string]string{"k8s-app": "kube-dns", "kubernetes.io/cluster-service": "true", "kubernetes.io/name": "CoreDNS"}, dns.Labels)
+	var ports []string
+	for _, p := range dns.Spec.Ports {
+		ports = append(ports, p.Name+" "+strconv.Itoa(int(p.Port))+"/"+string(p.Protocol))
+	}
+	assert.Equal(t, []string{"dns 53/UDP", "dns-tcp 53/TCP", "metrics 9153/TCP"}, ports)
+
+	busybox(t, cl, "default", "client", "sleep 3600")
+	stable(t, c)
+	out, _, code := execIn(t, c, cl, "default", "client", "nslookup kubernetes.default")
+	require.Equal(t, 0, code, out)
+	assert.Equal(t, "Server:\t\t10.96.0.10\nAddress:\t10.96.0.10:53\n\nName:\tkubernetes.default.svc.cluster.local\nAddress: 10.96.0.1\n\n", out)
+	out, _, code = execIn(t, c, cl, "default", "client", "nslookup kube-dns.kube-system")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "Name:\tkube-dns.kube-system.svc.cluster.local\nAddress: 10.96.0.10\n")
 }
