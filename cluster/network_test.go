@@ -294,3 +294,29 @@ func TestClusterServicesAtStart(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	assert.Contains(t, out, "Name:\tkube-dns.kube-system.svc.cluster.local\nAddress: 10.96.0.10\n")
 }
+
+// The tutorials' `kubectl exec POD -- curl localhost`: localhost is the
+// pod itself, and curl is there in nginx, not in busybox.
+func TestCurlLocalhostInAPod(t *testing.T) {
+	c, cl := netCluster(t)
+	_, err := cl.Pods().Create(bg, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
+	require.NoError(t, err)
+	busybox(t, cl, "default", "client", "sleep 3600")
+	stable(t, c)
+
+	out, _, code := execIn(t, c, cl, "default", "web", "curl -s http://localhost/")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "<h1>Welcome to nginx!</h1>")
+	_, errOut, code := execIn(t, c, cl, "default", "web", "curl -sS localhost:8080")
+	assert.Equal(t, 7, code)
+	assert.Equal(t, "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server\n", errOut)
+	out, _, code = execIn(t, c, cl, "default", "web", "curl -s web.default.svc.cluster.local")
+	assert.Equal(t, 6, code, "a pod is no Service: %s", out)
+
+	_, errOut, code = execIn(t, c, cl, "default", "client", "curl -s localhost")
+	assert.Equal(t, 127, code)
+	assert.Equal(t, "sh: curl: not found\n", errOut)
+	out, _, code = execIn(t, c, cl, "default", "client", "wget -qO- localhost")
+	assert.Equal(t, 1, code, "nothing listens in the busybox pod: %s", out)
+}

@@ -133,6 +133,12 @@ func (n clusterNetwork) endpointAddresses(ctx context.Context, ns, name string) 
 // and asks for its path, if the NetworkPolicies of both ends let the
 // connection through.
 func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (shell.HTTPResponse, error) {
+	if ip := net.ParseIP(req.IP); ip != nil && ip.IsLoopback() {
+		// localhost is the pod itself: its containers share one network
+		// namespace, and no NetworkPolicy stands between them.
+		code, body, err := n.podGet(ctx, n.ownIP(), req.Port, req.Path, req.Host)
+		return shell.HTTPResponse{Code: code, Body: body}, err
+	}
 	if n.isIngressController(ctx, req.IP, req.Port) {
 		return n.ingressGet(ctx, req)
 	}
@@ -145,6 +151,20 @@ func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (she
 	}
 	code, body, err := n.podGet(ctx, podIP, podPort, req.Path, req.Host)
 	return shell.HTTPResponse{Code: code, Body: body}, err
+}
+
+// ownIP is the pod's address: its status's, or, before the status is
+// written, the one the kubelet gave it.
+func (n clusterNetwork) ownIP() string {
+	if n.pod.Status.PodIP != "" {
+		return n.pod.Status.PodIP
+	}
+	n.k.stateMu.Lock()
+	defer n.k.stateMu.Unlock()
+	if rt := n.k.runtimes[n.pod.Namespace+"/"+n.pod.Name]; rt != nil {
+		return rt.ip
+	}
+	return ""
 }
 
 // route is kube-proxy's part: a cluster IP and Service port become an
@@ -275,7 +295,8 @@ func realGet(ctx context.Context, dial func(context.Context, string, string) (ne
 }
 
 // simulatedServer is what the images of the tutorials answer on their
-// port: nginx its welcome page on 80, serve_hostname (and agnhost
+// port: nginx (and the StatefulSet tutorial's nginx-slim) its welcome
+// page on 80, serve_hostname (and agnhost
 // serve-hostname) the pod's name on 9376, http-echo its -text on 5678 (or
 // -listen), the Kubernetes Basics bootcamp its greeting on 8080,
 // google-samples' hello-app its version and hostname on 8080, the HPA
@@ -286,7 +307,7 @@ func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (i
 	argv := append(append([]string(nil), c.Command...), c.Args...)
 	base := repo[strings.LastIndex(repo, "/")+1:]
 	switch {
-	case base == "nginx" && port == "80":
+	case (base == "nginx" || base == "nginx-slim") && port == "80":
 		if path != "/" && path != "/index.html" {
 			return http.StatusNotFound, []byte(nginx404), true
 		}

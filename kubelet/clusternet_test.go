@@ -22,6 +22,7 @@ func TestSimulatedServer(t *testing.T) {
 	}{
 		{name: "nginx", c: corev1.Container{Image: "nginx:1.27"}, port: "80", path: "/", code: 200, body: "<h1>Welcome to nginx!</h1>", ok: true},
 		{name: "nginx 404", c: corev1.Container{Image: "docker.io/library/nginx"}, port: "80", path: "/x", code: 404, body: "404 Not Found", ok: true},
+		{name: "nginx-slim", c: corev1.Container{Image: "registry.k8s.io/nginx-slim:0.21"}, port: "80", path: "/", code: 200, body: "<h1>Welcome to nginx!</h1>", ok: true},
 		{name: "nginx other port", c: corev1.Container{Image: "nginx"}, port: "8080", path: "/"},
 		{name: "serve_hostname", c: corev1.Container{Image: "registry.k8s.io/serve_hostname"}, port: "9376", path: "/", code: 200, body: "hostnames-abc\n", ok: true},
 		{name: "agnhost serve-hostname", c: corev1.Container{Image: "registry.k8s.io/e2e-test-images/agnhost:2.39", Args: []string{"serve-hostname"}}, port: "9376", path: "/", code: 200, body: "hostnames-abc\n", ok: true},

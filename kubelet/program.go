@@ -174,7 +174,7 @@ func programFor(pod *corev1.Pod, c *corev1.Container) program {
 		// Scripts written for bash run as sh, in every image.
 		argv = append([]string{"sh"}, argv[1:]...)
 	}
-	if !shell.Known(argv[0]) {
+	if !shell.Known(argv[0]) && !(path.Base(argv[0]) == "curl" && containerenv.HasCurl(c.Image)) {
 		return unknownProgram(pod, c)
 	}
 	return program{argv: argv}

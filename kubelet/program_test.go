@@ -61,6 +61,8 @@ func TestProgramTimeline(t *testing.T) {
 			args: []string{"printf GREETING=$GREETING'\\n'; printf HOST=$HOSTNAME'\\n'"}, exits: true, lines: []string{"GREETING=hello", "HOST=p"}},
 		{name: "$(VAR) in command and args is the container's variable", image: "busybox", command: []string{"/bin/echo", "$(GREETING) world"},
 			args: []string{"$$(GREETING)", "$(MISSING)", "$(HOSTNAME)"}, exits: true, lines: []string{"hello world $(GREETING) $(MISSING) $(HOSTNAME)"}},
+		{name: "curl of an image that has it", image: "curlimages/curl", args: []string{"curl", "-sS", "http://web"}, exits: true, code: 6,
+			lines: []string{"curl: (6) Could not resolve host: web"}},
 		{name: "bash runs as sh", image: "busybox", command: []string{"/bin/bash", "-c", "echo $((6*7))"}, exits: true, lines: []string{"42"}},
 		{name: "sleep command", image: "busybox", command: []string{"sleep", "3600"}, exits: true, after: time.Hour},
 		{name: "sleep infinity", image: "busybox", command: []string{"sleep", "infinity"}},

@@ -38,18 +38,38 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 	b.files["/etc/hostname"] = []byte(host + "\n")
 	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
 	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Hostname: host, WorkingDir: c.WorkingDir,
-		Bash: hasBash(c.Image)}
+		Bash: hasBash(c.Image), Curl: HasCurl(c.Image)}
+}
+
+// HasCurl says whether image has curl: the application images courses
+// use (nginx, node, the bootcamp, curl's own images) do; busybox, alpine,
+// the bare distributions (debian, ubuntu) and kubesim's own images do not.
+func HasCurl(image string) bool {
+	name := imageName(image)
+	if strings.HasPrefix(name, "kubesim/") {
+		return false
+	}
+	switch path.Base(name) {
+	case "busybox", "alpine", "debian", "ubuntu", "bash":
+		return false
+	}
+	return true
+}
+
+// imageName is image without its tag, digest and Docker Hub's prefixes.
+func imageName(image string) string {
+	name, _, _ := strings.Cut(image, "@")
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		name = name[:i]
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(name, "docker.io/"), "library/")
 }
 
 // hasBash says whether image has bash: busybox and alpine have only
 // ash, kubesim's own images are not shells; the others courses use
 // (nginx, ubuntu, debian, httpd, redis, …) are built on Debian and have it.
 func hasBash(image string) bool {
-	name, _, _ := strings.Cut(image, "@")
-	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
-		name = name[:i]
-	}
-	name = strings.TrimPrefix(strings.TrimPrefix(name, "docker.io/"), "library/")
+	name := imageName(image)
 	if strings.HasPrefix(name, "kubesim/") {
 		return false
 	}

@@ -226,3 +226,23 @@ func TestHasBash(t *testing.T) {
 		assert.Equal(t, want, hasBash(image), image)
 	}
 }
+
+// The tutorials' `kubectl exec POD -- curl http://localhost:8080` runs
+// in nginx, the bootcamp and curl's images, and finds no curl in busybox,
+// alpine or a bare distribution.
+func TestHasCurl(t *testing.T) {
+	for image, want := range map[string]bool{
+		"nginx":                           true,
+		"registry.k8s.io/nginx-slim:0.21": true,
+		"gcr.io/google-samples/kubernetes-bootcamp:v1": true,
+		"curlimages/curl:8.10.1":                       true,
+		"radial/busyboxplus:curl":                      true,
+		"busybox:1.28":                                 false,
+		"docker.io/library/alpine:3.20":                false,
+		"ubuntu:24.04":                                 false,
+		"debian":                                       false,
+		"kubesim/sleep":                                false,
+	} {
+		assert.Equal(t, want, HasCurl(image), image)
+	}
+}

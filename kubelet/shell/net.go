@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -18,7 +17,9 @@ import (
 // cluster's DNS and what a connection to a Service or a pod reaches. A
 // connection the network drops (a NetworkPolicy) is never answered: the
 // client waits out its timeout on the shell's clock, as the real one does
-// (timeouts.go). Left out: nslookup's record types and server argument,
+// (timeouts.go). wget (and curl, curl.go) look a name up in the
+// container's /etc/hosts before the cluster DNS, as the C library does,
+// so localhost is the pod itself. Left out: nslookup's record types and server argument,
 // and every wget option but -q, -O, -T/--timeout, --spider, --header
 // and -S.
 
@@ -195,21 +196,13 @@ func (s *state) wget(args []string) int {
 	if port == "" {
 		port = "80"
 	}
-	ip := host
-	if net.ParseIP(host) == nil {
-		if s.env.Network == nil {
-			fmt.Fprintf(s.stderr, "wget: bad address '%s'\n", host)
-			return 1
-		}
-		_, addrs, err := s.env.Network.LookupHost(s.ctx, host)
-		if errors.Is(err, ErrTimedOut) && !s.wait(resolverTimeout) {
-			return 137
-		}
-		if err != nil || len(addrs) == 0 {
-			fmt.Fprintf(s.stderr, "wget: bad address '%s'\n", host)
-			return 1
-		}
-		ip = addrs[0]
+	ip, err := s.resolveHost(host)
+	if errors.Is(err, ErrTimedOut) && !s.wait(resolverTimeout) {
+		return 137
+	}
+	if err != nil {
+		fmt.Fprintf(s.stderr, "wget: bad address '%s'\n", host)
+		return 1
 	}
 	if !o.quiet {
 		fmt.Fprintf(s.stderr, "Connecting to %s (%s:%s)\n", u.Host, ip, port)

@@ -50,6 +50,10 @@ type Environment struct {
 	// the tutorials' `kubectl exec -it shell-demo -- /bin/bash` works on
 	// nginx and fails, as it really does, on busybox.
 	Bash bool
+	// Curl says the image has curl: nginx, node and the other Debian
+	// application images, curl's own; not busybox, alpine or the bare
+	// distributions (curl.go).
+	Curl bool
 }
 
 // Stdio are a process's streams; a nil Stdin reads nothing and a nil
@@ -185,6 +189,9 @@ func (s *state) known(name string) bool {
 	if base == "bash" {
 		return s.env.Bash
 	}
+	if base == "curl" {
+		return s.env.Curl
+	}
 	return slices.Contains(programs, base)
 }
 
@@ -230,6 +237,8 @@ func (s *state) program(args []string) int {
 		return s.nslookup(args[1:])
 	case "wget":
 		return s.wget(args[1:])
+	case "curl":
+		return s.curl(args[1:])
 	case "date":
 		return s.date(args[1:])
 	case "grep":
