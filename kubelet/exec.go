@@ -197,6 +197,18 @@ func (s envSources) Secret(ctx context.Context, ns, name string) (*corev1.Secret
 	return s.c.Secrets().Get(ctx, ns, name)
 }
 
+func (s envSources) Services(ctx context.Context, ns string) ([]corev1.Service, error) {
+	list, err := s.c.Services().List(ctx, ns, client.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]corev1.Service, len(list.Items))
+	for i, svc := range list.Items {
+		out[i] = *svc
+	}
+	return out, nil
+}
+
 // ServiceAccountToken asks for a token bound to the pod (a TokenRequest
 // to serviceaccounts/NAME/token, as the kubelet's token manager does).
 func (s envSources) ServiceAccountToken(ctx context.Context, pod *corev1.Pod, audience string, expirationSeconds *int64) (string, error) {

@@ -227,6 +227,10 @@ func (offlineSources) ServiceAccountToken(context.Context, *corev1.Pod, string, 
 	return "", errors.New("offline")
 }
 
+func (offlineSources) Services(context.Context, string) ([]corev1.Service, error) {
+	return nil, errors.New("offline")
+}
+
 // run plays the program out from the Unix epoch, with the container's
 // environment as far as it needs no API server and no network (the unit
 // tests' timelines).

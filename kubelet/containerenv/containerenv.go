@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
@@ -22,6 +24,8 @@ type Sources interface {
 	// ServiceAccountToken is a token for the pod's service account (a
 	// TokenRequest bound to the pod).
 	ServiceAccountToken(ctx context.Context, pod *corev1.Pod, audience string, expirationSeconds *int64) (string, error)
+	// Services are the Services of a namespace, for the service links.
+	Services(ctx context.Context, namespace string) ([]corev1.Service, error)
 }
 
 // DefaultPath is the PATH of the images the simulation pretends to run.
@@ -121,10 +125,23 @@ type builder struct {
 
 // vars are the container's variables: PATH and HOSTNAME as the runtime
 // sets them, then envFrom, then env (later ones win, keeping the first
-// position), then HOME.
+// position), then the service links the container does not set itself,
+// then HOME.
 func (b *builder) vars(c *corev1.Container) []shell.Var {
 	var order []string
 	vals := map[string]string{}
+	links := b.serviceLinks()
+	// $(VAR) in a value sees the container's variables and the service
+	// links (the kubelet's expansion.MappingFuncFor(tmpEnv, serviceEnv)).
+	expand := func(v string) string {
+		m := maps.Clone(vals)
+		for _, l := range links {
+			if _, ok := m[l.Name]; !ok {
+				m[l.Name] = l.Value
+			}
+		}
+		return Expand(v, m)
+	}
 	set := func(n, v string) {
 		if _, ok := vals[n]; !ok {
 			order = append(order, n)
@@ -154,11 +171,16 @@ func (b *builder) vars(c *corev1.Container) []shell.Var {
 	}
 	for _, e := range c.Env {
 		if e.ValueFrom == nil {
-			set(e.Name, Expand(e.Value, vals))
+			set(e.Name, expand(e.Value))
 			continue
 		}
 		if v, ok := b.valueFrom(c, e.ValueFrom); ok {
 			set(e.Name, v)
+		}
+	}
+	for _, l := range links {
+		if _, ok := vals[l.Name]; !ok {
+			set(l.Name, l.Value)
 		}
 	}
 	if _, ok := vals["HOME"]; !ok {
@@ -167,6 +189,75 @@ func (b *builder) vars(c *corev1.Container) []shell.Var {
 	out := make([]shell.Var, len(order))
 	for i, n := range order {
 		out[i] = shell.Var{Name: n, Value: vals[n]}
+	}
+	return out
+}
+
+// serviceLinks are the variables the kubelet gives a container for the
+// Services it may reach (getServiceEnvVarMap in
+// kubernetes/pkg/kubelet/kubelet_pods.go): the kubernetes Service of the
+// default namespace always, and, unless the pod's enableServiceLinks is
+// false, every Service of the pod's namespace with a cluster IP. Services
+// in name order: the kubelet's own order is a map's.
+func (b *builder) serviceLinks() []shell.Var {
+	enabled := b.pod.Spec.EnableServiceLinks == nil || *b.pod.Spec.EnableServiceLinks
+	chosen := map[string]corev1.Service{}
+	if b.pod.Namespace != metav1.NamespaceDefault || !enabled {
+		if svcs, err := b.src.Services(b.ctx, metav1.NamespaceDefault); err == nil {
+			for _, svc := range svcs {
+				if svc.Name == "kubernetes" {
+					chosen[svc.Name] = svc
+				}
+			}
+		}
+	}
+	if enabled {
+		if svcs, err := b.src.Services(b.ctx, b.pod.Namespace); err == nil {
+			for _, svc := range svcs {
+				chosen[svc.Name] = svc
+			}
+		}
+	}
+	var out []shell.Var
+	for _, name := range slices.Sorted(maps.Keys(chosen)) {
+		out = append(out, ServiceVars(chosen[name])...)
+	}
+	return out
+}
+
+// ServiceVars are the variables of one Service, as
+// kubernetes/pkg/kubelet/envvars makes them: NAME_SERVICE_HOST,
+// NAME_SERVICE_PORT (the first port) and one NAME_SERVICE_PORT_PORTNAME
+// per named port, then Docker's link variables, NAME_PORT and, per port,
+// NAME_PORT_443_TCP with its _PROTO, _PORT and _ADDR. None for a headless
+// Service or one without a cluster IP.
+func ServiceVars(svc corev1.Service) []shell.Var {
+	ip := svc.Spec.ClusterIP
+	if ip == "" || ip == corev1.ClusterIPNone || len(svc.Spec.Ports) == 0 {
+		return nil
+	}
+	prefix := strings.ToUpper(strings.ReplaceAll(svc.Name, "-", "_"))
+	out := []shell.Var{{Name: prefix + "_SERVICE_HOST", Value: ip},
+		{Name: prefix + "_SERVICE_PORT", Value: strconv.Itoa(int(svc.Spec.Ports[0].Port))}}
+	for _, p := range svc.Spec.Ports {
+		if p.Name != "" {
+			out = append(out, shell.Var{Name: prefix + "_SERVICE_PORT_" + strings.ToUpper(strings.ReplaceAll(p.Name, "-", "_")),
+				Value: strconv.Itoa(int(p.Port))})
+		}
+	}
+	for i, p := range svc.Spec.Ports {
+		proto := string(p.Protocol)
+		if proto == "" {
+			proto = string(corev1.ProtocolTCP)
+		}
+		port := strconv.Itoa(int(p.Port))
+		url := strings.ToLower(proto) + "://" + net.JoinHostPort(ip, port)
+		if i == 0 {
+			out = append(out, shell.Var{Name: prefix + "_PORT", Value: url})
+		}
+		pp := prefix + "_PORT_" + port + "_" + strings.ToUpper(proto)
+		out = append(out, shell.Var{Name: pp, Value: url}, shell.Var{Name: pp + "_PROTO", Value: strings.ToLower(proto)},
+			shell.Var{Name: pp + "_PORT", Value: port}, shell.Var{Name: pp + "_ADDR", Value: ip})
 	}
 	return out
 }

@@ -14,9 +14,10 @@ import (
 )
 
 type fakeSources struct {
-	cms     map[string]*corev1.ConfigMap
-	secrets map[string]*corev1.Secret
-	token   string
+	cms      map[string]*corev1.ConfigMap
+	secrets  map[string]*corev1.Secret
+	token    string
+	services []corev1.Service
 }
 
 var errMissing = errors.New("not found")
@@ -40,6 +41,16 @@ func (f fakeSources) ServiceAccountToken(_ context.Context, pod *corev1.Pod, aud
 		return "", errMissing
 	}
 	return f.token + ":" + pod.Spec.ServiceAccountName + ":" + aud, nil
+}
+
+func (f fakeSources) Services(_ context.Context, ns string) ([]corev1.Service, error) {
+	var out []corev1.Service
+	for _, svc := range f.services {
+		if svc.Namespace == ns {
+			out = append(out, svc)
+		}
+	}
+	return out, nil
 }
 
 func sources() fakeSources {
@@ -245,4 +256,56 @@ func TestHasCurl(t *testing.T) {
 	} {
 		assert.Equal(t, want, HasCurl(image), image)
 	}
+}
+
+// The service links: the kubernetes Service of default in every pod, the
+// Services of the pod's own namespace unless enableServiceLinks is false,
+// none for a headless one; a container's own variable wins, and $(VAR)
+// in a value sees them ("Connecting Applications with Services":
+// printenv | grep SERVICE).
+func TestServiceLinks(t *testing.T) {
+	src := sources()
+	svc := func(ns, name, ip string, ports ...corev1.ServicePort) corev1.Service {
+		return corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.ServiceSpec{ClusterIP: ip, Ports: ports}}
+	}
+	src.services = []corev1.Service{
+		svc("default", "kubernetes", "10.96.0.1", corev1.ServicePort{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP}),
+		svc("default", "elsewhere", "10.96.1.9", corev1.ServicePort{Port: 80}),
+		svc("shop", "my-nginx", "10.96.1.5", corev1.ServicePort{Port: 80, Protocol: corev1.ProtocolTCP}, corev1.ServicePort{Name: "metrics", Port: 9090, Protocol: corev1.ProtocolUDP}),
+		svc("shop", "headless", corev1.ClusterIPNone, corev1.ServicePort{Port: 80}),
+	}
+	pod := testPod()
+	c := &corev1.Container{Name: "c", Image: "nginx", Env: []corev1.EnvVar{
+		{Name: "MY_NGINX_SERVICE_HOST", Value: "mine"}, {Name: "API", Value: "$(KUBERNETES_SERVICE_HOST):$(KUBERNETES_SERVICE_PORT)"}}}
+	env := Build(context.Background(), pod, c, src)
+	var names []string
+	got := map[string]string{}
+	for _, e := range env.Env {
+		names = append(names, e.Name)
+		got[e.Name] = e.Value
+	}
+	assert.Equal(t, []string{"PATH", "HOSTNAME", "MY_NGINX_SERVICE_HOST", "API",
+		"KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "KUBERNETES_SERVICE_PORT_HTTPS", "KUBERNETES_PORT",
+		"KUBERNETES_PORT_443_TCP", "KUBERNETES_PORT_443_TCP_PROTO", "KUBERNETES_PORT_443_TCP_PORT", "KUBERNETES_PORT_443_TCP_ADDR",
+		"MY_NGINX_SERVICE_PORT", "MY_NGINX_SERVICE_PORT_METRICS", "MY_NGINX_PORT",
+		"MY_NGINX_PORT_80_TCP", "MY_NGINX_PORT_80_TCP_PROTO", "MY_NGINX_PORT_80_TCP_PORT", "MY_NGINX_PORT_80_TCP_ADDR",
+		"MY_NGINX_PORT_9090_UDP", "MY_NGINX_PORT_9090_UDP_PROTO", "MY_NGINX_PORT_9090_UDP_PORT", "MY_NGINX_PORT_9090_UDP_ADDR",
+		"HOME"}, names)
+	assert.Equal(t, "mine", got["MY_NGINX_SERVICE_HOST"], "the container's own variable wins")
+	assert.Equal(t, "10.96.0.1:443", got["API"])
+	assert.Equal(t, "tcp://10.96.1.5:80", got["MY_NGINX_PORT"])
+	assert.Equal(t, "udp://10.96.1.5:9090", got["MY_NGINX_PORT_9090_UDP"])
+	assert.Equal(t, "9090", got["MY_NGINX_SERVICE_PORT_METRICS"])
+	assert.Equal(t, "tcp", got["KUBERNETES_PORT_443_TCP_PROTO"])
+
+	// enableServiceLinks: false keeps the kubernetes Service's alone.
+	off := false
+	pod.Spec.EnableServiceLinks = &off
+	env = Build(context.Background(), pod, &corev1.Container{Name: "c", Image: "nginx"}, src)
+	names = nil
+	for _, e := range env.Env {
+		names = append(names, e.Name)
+	}
+	assert.Contains(t, names, "KUBERNETES_SERVICE_HOST")
+	assert.NotContains(t, names, "MY_NGINX_SERVICE_HOST")
 }

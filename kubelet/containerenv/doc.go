@@ -12,8 +12,12 @@
 // (kubernetes/pkg/volume/...), and the hosts file it manages
 // (ensureHostsFile).
 //
-// Left out: service links (the FOO_SERVICE_HOST variables), the image's
-// own files and environment beyond PATH and HOME, file modes and the
-// ..data symlinks of atomic volume updates; a missing ConfigMap or Secret
-// leaves its variables and files out instead of failing the container.
+// The service links (FOO_SERVICE_HOST, FOO_PORT_80_TCP, ...) are there too,
+// for the kubernetes Service and the Services of the pod's namespace
+// (kubernetes/pkg/kubelet/envvars), in Service name order.
+//
+// Left out: the image's own files and environment beyond PATH and HOME,
+// file modes and the ..data symlinks of atomic volume updates; a missing
+// ConfigMap or Secret leaves its variables and files out instead of
+// failing the container.
 package containerenv
