@@ -46,6 +46,8 @@ import (
 //     for that, whatever a policy or webhook would have said.
 //  5. Priority (mutating, validating) reads PriorityClasses. A new pod's
 //     priorityClassName becomes spec.priority; a missing class refuses it.
+//     Then DefaultTolerationSeconds (mutating) reads nothing: a new pod
+//     gets its 300-second not-ready and unreachable tolerations.
 //  6. DefaultStorageClass (mutating) reads StorageClasses. A new claim
 //     that names no class gets the default one.
 //  7. StorageObjectInUseProtection (mutating) reads nothing. A new claim
@@ -133,6 +135,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	}
 	chain = append(chain,
 		&admission.Priority{List: func(ctx context.Context) ([]*schedulingv1.PriorityClass, error) { return priorityClasses(ctx, "") }},
+		admission.DefaultTolerationSeconds{},
 		&admission.DefaultStorageClass{List: func(ctx context.Context) ([]*storagev1.StorageClass, error) { return storageClasses(ctx, "") }},
 		admission.StorageObjectInUseProtection{},
 	)

@@ -14,7 +14,9 @@
 // ServiceAccount (plugin/pkg/admission/serviceaccount), the storage
 // plugins DefaultStorageClass and StorageObjectInUseProtection
 // (plugin/pkg/admission/storage), DefaultIngressClass
-// (plugin/pkg/admission/network/defaultingressclass); the
+// (plugin/pkg/admission/network/defaultingressclass),
+// DefaultTolerationSeconds (plugin/pkg/admission/defaulttolerationseconds,
+// in defaulttolerationseconds.go); the
 // ValidatingAdmissionPolicy plugin is in package policy, the webhook
 // plugins in package webhook; LimitRanger, Priority and ResourceQuota
 // (plugin/pkg/admission/limitranger, priority, resourcequota) are in

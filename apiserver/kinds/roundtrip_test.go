@@ -497,7 +497,21 @@ var createResets = map[string]func(want, got api.Object){
 	// serviceAccountName, which wins (the v1 conversion); a container's
 	// requests default to its limits (SetDefaults_ResourceList for
 	// pods).
-	"pods": func(want, got api.Object) { podTemplateResets(&want.(*corev1.Pod).Spec) },
+	// The DefaultTolerationSeconds admission plugin adds the 300-second
+	// not-ready and unreachable tolerations a new pod lacks.
+	"pods": func(want, got api.Object) {
+		spec := &want.(*corev1.Pod).Spec
+		podTemplateResets(spec)
+		seconds := int64(300)
+		for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+			if !slices.ContainsFunc(spec.Tolerations, func(t corev1.Toleration) bool {
+				return (t.Key == key || t.Key == "") && (t.Effect == corev1.TaintEffectNoExecute || t.Effect == "")
+			}) {
+				spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists,
+					Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &seconds})
+			}
+		}
+	},
 	// The conversion to apps/v1 writes every claim template as a v1
 	// PersistentVolumeClaim (Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec).
 	"statefulsets.apps": func(want, got api.Object) {

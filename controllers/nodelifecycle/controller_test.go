@@ -182,8 +182,10 @@ func TestStoppedKubeletNodeGoesUnknownAndItsPodsAreEvicted(t *testing.T) {
 	assert.Contains(t, msgs, "node-1: Node node-1 status is now: NodeNotReady")
 	assert.Contains(t, msgs, "plain: Node is not ready")
 
-	// Evictions: "quick" after its 10s, "plain" after the 30s default,
-	// "stays" never.
+	// Evictions: "quick" after its 10s, "plain" after the 300s the
+	// DefaultTolerationSeconds admission plugin gave it (not the
+	// controller's 30s default, for pods without a toleration), "stays"
+	// never.
 	deleted := func(name string) bool {
 		p, err := c.pod(name)
 		require.NoError(t, err, "the kubelet is down: evicted pods stay Terminating")
@@ -195,6 +197,10 @@ func TestStoppedKubeletNodeGoesUnknownAndItsPodsAreEvicted(t *testing.T) {
 	assert.True(t, deleted("quick"))
 	assert.False(t, deleted("plain"))
 	c.until(unreachableAt.Add(30 * time.Second))
+	assert.False(t, deleted("plain"))
+	c.until(unreachableAt.Add(300*time.Second - time.Millisecond))
+	assert.False(t, deleted("plain"))
+	c.until(unreachableAt.Add(300 * time.Second))
 	assert.True(t, deleted("plain"))
 	c.until(unreachableAt.Add(10 * time.Minute))
 	assert.False(t, deleted("stays"))
