@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -135,7 +136,7 @@ func (s *Server) admissionChain() (admission.Chain, error) {
 	}
 	chain = append(chain,
 		&admission.Priority{List: func(ctx context.Context) ([]*schedulingv1.PriorityClass, error) { return priorityClasses(ctx, "") }},
-		admission.DefaultTolerationSeconds{},
+		admission.DefaultTolerationSeconds{Seconds: int64(s.cfg.DefaultTolerationSeconds / time.Second)},
 		&admission.DefaultStorageClass{List: func(ctx context.Context) ([]*storagev1.StorageClass, error) { return storageClasses(ctx, "") }},
 		admission.StorageObjectInUseProtection{},
 	)

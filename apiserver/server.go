@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gorilla/mux"
 	corev1 "k8s.io/api/core/v1"
@@ -96,6 +97,11 @@ type Config struct {
 	// make each namespace's "default": the cluster turns it on when it runs
 	// that controller, and a bare API server (tests) goes without.
 	ServiceAccountAdmission bool
+	// DefaultTolerationSeconds is how long the not-ready and unreachable
+	// tolerations the DefaultTolerationSeconds admission plugin gives a
+	// new pod last (kube-apiserver's --default-not-ready-toleration-seconds
+	// and --default-unreachable-toleration-seconds); 0 is 300 seconds.
+	DefaultTolerationSeconds time.Duration
 	// Audit, when set, logs each authenticated request (kube-apiserver's
 	// --audit-log-path).
 	Audit *audit.Log

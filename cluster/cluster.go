@@ -97,6 +97,10 @@ type Config struct {
 	Stages kubelet.Stages
 	// NodeMonitorGracePeriod and PodEvictionTimeout tune node failure
 	// handling (40s and 300s by default, as in Kubernetes).
+	// PodEvictionTimeout is the tolerationSeconds the API server's
+	// DefaultTolerationSeconds admission plugin gives new pods (kube-
+	// apiserver's --default-unreachable-toleration-seconds), and what the
+	// node lifecycle controller gives a pod that has no such toleration.
 	NodeMonitorGracePeriod, PodEvictionTimeout time.Duration
 	// NodeLeaseDuration is the kubelets' nodeLeaseDurationSeconds; they
 	// renew their Lease every quarter of it, as the kubelet does (0:
@@ -348,8 +352,9 @@ func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit, ListMemoryBudget: c.cfg.ListMemoryBudget,
 		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
 		// The plugin needs the controller that makes the default accounts.
-		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
-		WebhookDial:             c.network.DialContext}) // admission webhooks in pods are reached as APIServices are
+		ServiceAccountAdmission:  !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
+		DefaultTolerationSeconds: c.cfg.PodEvictionTimeout,
+		WebhookDial:              c.network.DialContext}) // admission webhooks in pods are reached as APIServices are
 	if err != nil {
 		return nil, err
 	}

@@ -12,19 +12,23 @@ import (
 // taints gets a toleration of each for 300 seconds, so that it is evicted
 // five minutes after its node stops answering rather than at once (the
 // node lifecycle controller's taint-based eviction reads them). That is
-// why kubectl describe pod shows two tolerations no manifest wrote. Left
-// out: the flags that change the 300 seconds.
+// why kubectl describe pod shows two tolerations no manifest wrote.
 
 // DefaultTolerationSecondsValue is the seconds each added toleration
-// gives (kube-apiserver's --default-not-ready-toleration-seconds and
-// --default-unreachable-toleration-seconds).
+// gives by default (kube-apiserver's --default-not-ready-toleration-seconds
+// and --default-unreachable-toleration-seconds).
 const DefaultTolerationSecondsValue = 300
 
 // DefaultTolerationSeconds is the plugin.
-type DefaultTolerationSeconds struct{}
+type DefaultTolerationSeconds struct {
+	// Seconds is what each added toleration gives; 0 is
+	// DefaultTolerationSecondsValue. One value for both taints (the two
+	// flags of kube-apiserver).
+	Seconds int64
+}
 
 // Admit implements Mutator: it adds the tolerations a new pod lacks.
-func (DefaultTolerationSeconds) Admit(_ context.Context, a *Attributes) error {
+func (d DefaultTolerationSeconds) Admit(_ context.Context, a *Attributes) error {
 	if !isPodCreate(a) {
 		return nil
 	}
@@ -45,7 +49,10 @@ func (DefaultTolerationSeconds) Admit(_ context.Context, a *Attributes) error {
 	var add []corev1.Toleration
 	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
 		if !tolerates(key) {
-			seconds := int64(DefaultTolerationSecondsValue)
+			seconds := d.Seconds
+			if seconds == 0 {
+				seconds = DefaultTolerationSecondsValue
+			}
 			add = append(add, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute,
 				TolerationSeconds: &seconds})
 		}

@@ -40,4 +40,11 @@ func TestDefaultTolerationSeconds(t *testing.T) {
 			assert.Equal(t, tc.got, pod.Spec.Tolerations)
 		})
 	}
+
+	// The seconds are the API server's setting.
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}}
+	a := &Attributes{Operation: Create, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Namespace: "default", Name: "web", Object: pod}
+	require.NoError(t, DefaultTolerationSeconds{Seconds: 30}.Admit(context.Background(), a))
+	require.Len(t, pod.Spec.Tolerations, 2)
+	assert.Equal(t, int64(30), *pod.Spec.Tolerations[1].TolerationSeconds)
 }
