@@ -320,3 +320,25 @@ func TestCurlLocalhostInAPod(t *testing.T) {
 	out, _, code = execIn(t, c, cl, "default", "client", "wget -qO- localhost")
 	assert.Equal(t, 1, code, "nothing listens in the busybox pod: %s", out)
 }
+
+// ping reaches a running pod (the Indexed Job task's ping of its peers'
+// hostnames) and a node, not a Service's cluster IP.
+func TestPingPodsNotServices(t *testing.T) {
+	c, cl := netCluster(t)
+	deployServer(t, cl, "default", "web", "nginx", 80)
+	busybox(t, cl, "default", "client", "sleep 3600")
+	stable(t, c)
+	pods, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: "app=web"})
+	require.NoError(t, err)
+	require.Len(t, pods.Items, 1)
+	out, _, code := execIn(t, c, cl, "default", "client", "ping -c 1 "+pods.Items[0].Status.PodIP)
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "1 packets transmitted, 1 packets received, 0% packet loss")
+	node, err := cl.Nodes().Get(bg, "", pods.Items[0].Spec.NodeName)
+	require.NoError(t, err)
+	out, _, code = execIn(t, c, cl, "default", "client", "ping -c 1 "+node.Status.Addresses[0].Address)
+	assert.Equal(t, 0, code, "a node answers: %s", out)
+	out, _, code = execIn(t, c, cl, "default", "client", "ping -c 1 -W 2 web")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "1 packets transmitted, 0 packets received, 100% packet loss")
+}

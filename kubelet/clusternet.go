@@ -153,6 +153,32 @@ func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (she
 	return shell.HTTPResponse{Code: code, Body: body}, err
 }
 
+// Ping answers for the addresses that answer an ICMP echo: the pod
+// itself (localhost too), a running pod, a node. A Service's cluster IP
+// does not, as with kube-proxy's iptables rules, which only forward the
+// Service's ports. Left out: NetworkPolicies, which say nothing of ICMP
+// in their rules but drop it for an isolated pod on most plugins.
+func (n clusterNetwork) Ping(ctx context.Context, ip string) error {
+	if addr := net.ParseIP(ip); addr != nil && addr.IsLoopback() || ip == n.ownIP() {
+		return nil
+	}
+	if p := n.peerAt(ctx, ip); p.Pod != nil && p.Pod.Status.Phase == corev1.PodRunning {
+		return nil
+	}
+	// The pod network knows the nodes (kindnetd reads them; a kubelet may
+	// read only its own).
+	if nodes, err := n.k.networkPolicyClient().Nodes().List(ctx, "", client.ListOptions{}); err == nil {
+		for _, node := range nodes.Items {
+			for _, a := range node.Status.Addresses {
+				if a.Address == ip {
+					return nil
+				}
+			}
+		}
+	}
+	return shell.ErrTimedOut
+}
+
 // ownIP is the pod's address: its status's, or, before the status is
 // written, the one the kubelet gave it.
 func (n clusterNetwork) ownIP() string {

@@ -182,6 +182,10 @@ func (n *replayNetwork) LookupHost(ctx context.Context, name string) (string, []
 	return a.fqdn, a.addrs, a.err
 }
 
+func (n *replayNetwork) Ping(ctx context.Context, ip string) error {
+	return n.ask(func() netAnswer { return netAnswer{err: n.live.Ping(ctx, ip)} }).err
+}
+
 func (n *replayNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (shell.HTTPResponse, error) {
 	a := n.ask(func() netAnswer {
 		resp, err := n.live.HTTPGet(ctx, req)

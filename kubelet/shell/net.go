@@ -36,6 +36,9 @@ type Network interface {
 	// HTTPGet sends req and returns the answer, ErrConnectionRefused, or
 	// ErrTimedOut when the connection is dropped and never answered.
 	HTTPGet(ctx context.Context, req HTTPRequest) (HTTPResponse, error)
+	// Ping sends an ICMP echo request to ip: nil when something there
+	// answers, ErrTimedOut when nothing does.
+	Ping(ctx context.Context, ip string) error
 }
 
 // HTTPRequest is a GET of Path from IP:Port, with its Host header.

@@ -31,6 +31,14 @@ func (fakeNetwork) LookupHost(_ context.Context, name string) (string, []string,
 	return "", nil, ErrNoSuchHost
 }
 
+// Ping: pods answer, Services do not.
+func (fakeNetwork) Ping(_ context.Context, ip string) error {
+	if strings.HasPrefix(ip, "10.244.") || ip == "127.0.0.1" {
+		return nil
+	}
+	return ErrTimedOut
+}
+
 func (fakeNetwork) HTTPGet(_ context.Context, req HTTPRequest) (HTTPResponse, error) {
 	switch {
 	case req.IP == "10.96.0.6":
