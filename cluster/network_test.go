@@ -342,3 +342,29 @@ func TestPingPodsNotServices(t *testing.T) {
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "1 packets transmitted, 0 packets received, 100% packet loss")
 }
+
+// The StatefulSet tutorial's check: a page written with kubectl exec into
+// nginx's document root (a volume) is what nginx serves, to the pod
+// itself and to others.
+func TestNginxServesWhatWasWritten(t *testing.T) {
+	c, cl := netCluster(t)
+	_, err := cl.Pods().Create(bg, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/nginx-slim:0.21",
+			VolumeMounts: []corev1.VolumeMount{{Name: "www", MountPath: "/usr/share/nginx/html"}}}},
+			Volumes: []corev1.Volume{{Name: "www", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}}})
+	require.NoError(t, err)
+	busybox(t, cl, "default", "client", "sleep 3600")
+	stable(t, c)
+	_, _, code := execIn(t, c, cl, "default", "web-0", "curl -sS localhost")
+	assert.Equal(t, 0, code, "an empty volume: 403, which curl prints without -f")
+	_, _, code = execIn(t, c, cl, "default", "web-0", `echo "$(hostname)" > /usr/share/nginx/html/index.html`)
+	require.Equal(t, 0, code)
+	out, _, code := execIn(t, c, cl, "default", "web-0", "curl -s localhost")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "web-0\n", out)
+	web, err := cl.Pods().Get(bg, "default", "web-0")
+	require.NoError(t, err)
+	out, _, code = execIn(t, c, cl, "default", "client", "wget -qO- http://"+web.Status.PodIP)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "web-0\n", out)
+}

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
@@ -266,12 +267,14 @@ func (k *Kubelet) simulatedHTTP(ctx context.Context, ip, port, path string) (int
 	k.stateMu.Lock()
 	var key string
 	var running []string
+	layers := map[string]*shell.Layer{}
 	for kk, rt := range k.runtimes {
 		if rt.ip == ip && rt.stage == stageStarted {
 			key = kk
 			for _, c := range rt.containers {
 				if c.state == containerRunning && !c.ephemeral {
 					running = append(running, c.name)
+					layers[c.name] = c.layer
 				}
 			}
 		}
@@ -291,7 +294,19 @@ func (k *Kubelet) simulatedHTTP(ctx context.Context, ip, port, path string) (int
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		if slices.Contains(running, c.Name) {
-			if code, body, ok := simulatedServer(pod, c, port, path); ok {
+			files := func(p string) ([]byte, bool) {
+				if data, ok := layers[c.Name].ReadFile(p); ok {
+					return data, true
+				}
+				if !mountsUnder(c, p) {
+					return nil, false
+				}
+				// A ConfigMap or Secret volume's files (no token: the
+				// server reads its pages, not its credentials).
+				data, ok := containerenv.Build(ctx, pod, c, simSources{envSources{k.c}}).Files[p]
+				return data, ok
+			}
+			if code, body, ok := simulatedServer(pod, c, port, path, files); ok {
 				return code, body, true
 			}
 		}
@@ -328,12 +343,32 @@ func realGet(ctx context.Context, dial func(context.Context, string, string) (ne
 // google-samples' hello-app its version and hostname on 8080, the HPA
 // walkthrough's php-apache "OK!" on 80. Any other container listens
 // nowhere.
-func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (int, []byte, bool) {
+func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string, files func(string) ([]byte, bool)) (int, []byte, bool) {
 	repo := imageRepo(c.Image)
 	argv := append(append([]string(nil), c.Command...), c.Args...)
 	base := repo[strings.LastIndex(repo, "/")+1:]
 	switch {
 	case (base == "nginx" || base == "nginx-slim") && port == "80":
+		// nginx serves /usr/share/nginx/html: what was written there (the
+		// StatefulSet tutorial's echo $(hostname) > index.html) or
+		// mounted there (a ConfigMap's pages); a volume mounted over it
+		// hides the image's welcome page, and a directory without an
+		// index is forbidden.
+		file := nginxRoot + strings.SplitN(path, "?", 2)[0]
+		if strings.HasSuffix(file, "/") {
+			file += "index.html"
+		}
+		if files != nil {
+			if data, ok := files(file); ok {
+				return http.StatusOK, data, true
+			}
+		}
+		if mountsUnder(c, nginxRoot+"/") {
+			if strings.HasSuffix(path, "/") {
+				return http.StatusForbidden, []byte(nginx403), true
+			}
+			return http.StatusNotFound, []byte(nginx404), true
+		}
 		if path != "/" && path != "/index.html" {
 			return http.StatusNotFound, []byte(nginx404), true
 		}
@@ -363,6 +398,21 @@ func simulatedServer(pod *corev1.Pod, c *corev1.Container, port, path string) (i
 		}
 	}
 	return 0, nil, false
+}
+
+// nginxRoot is where nginx's image keeps the pages it serves.
+const nginxRoot = "/usr/share/nginx/html"
+
+// mountsUnder reports whether one of c's volumes is mounted at p's
+// directory or above it.
+func mountsUnder(c *corev1.Container, p string) bool {
+	for _, m := range c.VolumeMounts {
+		mp := strings.TrimSuffix(m.MountPath, "/")
+		if strings.HasPrefix(p, mp+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // imageTag is the tag of image, or def when it names none.
@@ -402,6 +452,15 @@ Commercial support is available at
 <a href="http://nginx.com/">nginx.com</a>.</p>
 
 <p><em>Thank you for using nginx.</em></p>
+</body>
+</html>
+`
+
+const nginx403 = `<html>
+<head><title>403 Forbidden</title></head>
+<body>
+<center><h1>403 Forbidden</h1></center>
+<hr><center>nginx</center>
 </body>
 </html>
 `

@@ -42,11 +42,42 @@ func TestSimulatedServer(t *testing.T) {
 		{name: "busybox", c: corev1.Container{Image: "busybox"}, port: "80", path: "/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body, ok := simulatedServer(pod, &tc.c, tc.port, tc.path)
+			code, body, ok := simulatedServer(pod, &tc.c, tc.port, tc.path, nil)
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.code, code)
 			assert.True(t, strings.Contains(string(body), tc.body), string(body))
 		})
 	}
 	assert.Equal(t, "search ns1.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n", resolvConf("ns1"))
+}
+
+// nginx serves its document root: a page written there, a volume over it
+// that hides the image's pages (an empty one forbids /), else its welcome
+// page.
+func TestNginxServesItsDocumentRoot(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0"}}
+	written := func(p string) ([]byte, bool) {
+		if p == "/usr/share/nginx/html/index.html" {
+			return []byte("web-0\n"), true
+		}
+		return nil, false
+	}
+	none := func(string) ([]byte, bool) { return nil, false }
+	plain := &corev1.Container{Image: "registry.k8s.io/nginx-slim:0.21"}
+	mounted := &corev1.Container{Image: "nginx", VolumeMounts: []corev1.VolumeMount{{Name: "www", MountPath: "/usr/share/nginx/html"}}}
+
+	code, body, _ := simulatedServer(pod, mounted, "80", "/", written)
+	assert.Equal(t, 200, code)
+	assert.Equal(t, "web-0\n", string(body))
+	code, body, _ = simulatedServer(pod, plain, "80", "/index.html", written)
+	assert.Equal(t, 200, code)
+	assert.Equal(t, "web-0\n", string(body))
+	code, body, _ = simulatedServer(pod, mounted, "80", "/", none)
+	assert.Equal(t, 403, code)
+	assert.Contains(t, string(body), "403 Forbidden")
+	code, _, _ = simulatedServer(pod, mounted, "80", "/missing.html", none)
+	assert.Equal(t, 404, code)
+	code, body, _ = simulatedServer(pod, plain, "80", "/", none)
+	assert.Equal(t, 200, code)
+	assert.Contains(t, string(body), "Welcome to nginx!")
 }

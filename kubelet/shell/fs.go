@@ -76,6 +76,16 @@ func (l *Layer) hidden(p string) bool {
 	return l.gone[p]
 }
 
+// ReadFile is the content of the file p (absolute, clean) written in the
+// layer, if it is there: what a server of the container reads of what
+// kubectl exec wrote.
+func (l *Layer) ReadFile(p string) ([]byte, bool) {
+	if l.hidden(p) {
+		return nil, false
+	}
+	return l.file(p)
+}
+
 func (l *Layer) file(p string) ([]byte, bool) {
 	if l == nil {
 		return nil, false
