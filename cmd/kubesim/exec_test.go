@@ -196,6 +196,8 @@ spec:
 			"exec", "-i", "shell-demo", "--", "/bin/bash")
 		assert.Equal(t, 5, code, errOut)
 		assert.Equal(t, "Hello shell demo\nshell-demo\n", out)
+		// The tutorial's last check: nginx serves the page written.
+		assert.Equal(t, "Hello shell demo\nshell-demo\n", k.ok("exec", "shell-demo", "--", "curl", "-s", "http://localhost/"))
 		// busybox has no bash, as on a real node.
 		out, _, code = k.runIn("", "exec", "shell", "--", "bash")
 		assert.Equal(t, 126, code)
