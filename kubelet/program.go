@@ -38,7 +38,8 @@ const (
 // shellImages run `sh` when given no command: with nothing on its
 // standard input, the shell exits 0 at once (kubectl run x --image=busybox
 // completes and is restarted, as on a real node).
-var shellImages = []string{"busybox", "alpine", "ubuntu", "debian", "bash", "centos", "fedora"}
+var shellImages = []string{"busybox", "alpine", "ubuntu", "debian", "bash", "centos", "fedora",
+	"radial/busyboxplus"} // the Connecting Applications with Services tutorial's curl image
 
 // program is what a simulated container runs: argv through the shell,
 // or a server that runs until killed.

@@ -32,6 +32,7 @@ func TestProgramTimeline(t *testing.T) {
 		{name: "a sidecar's own binary runs", init: true, sidecar: true, image: "envoyproxy/envoy:v1.30"},
 		{name: "an init container's script says how it ends", init: true, image: "busybox", args: []string{"sh", "-c", "exit 2"}, exits: true, code: 2},
 		{name: "busybox alone: sh exits 0 at once", image: "busybox", exits: true},
+		{name: "radial/busyboxplus alone is sh too", image: "radial/busyboxplus:curl", exits: true},
 		{name: "kubectl run -- sh -c", image: "busybox:1.36", args: []string{"sh", "-c", "echo hi; exit 1"},
 			exits: true, code: 1, lines: []string{"hi"}},
 		{name: "sleep then exit", image: "alpine", command: []string{"/bin/sh", "-c"}, args: []string{"echo start && sleep 5; echo 'bye now'; exit 3"},

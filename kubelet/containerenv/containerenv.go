@@ -130,7 +130,7 @@ type builder struct {
 func (b *builder) vars(c *corev1.Container) []shell.Var {
 	var order []string
 	vals := map[string]string{}
-	links := b.serviceLinks()
+	links := b.serviceLinks(c)
 	// $(VAR) in a value sees the container's variables and the service
 	// links (the kubelet's expansion.MappingFuncFor(tmpEnv, serviceEnv)).
 	expand := func(v string) string {
@@ -198,15 +198,29 @@ func (b *builder) vars(c *corev1.Container) []shell.Var {
 // kubernetes/pkg/kubelet/kubelet_pods.go): the kubernetes Service of the
 // default namespace always, and, unless the pod's enableServiceLinks is
 // false, every Service of the pod's namespace with a cluster IP. Services
-// in name order: the kubelet's own order is a map's.
-func (b *builder) serviceLinks() []shell.Var {
+// in name order: the kubelet's own order is a map's. A container's
+// environment is made when it starts: a Service made after c started is
+// not in it (the reason "Connecting Applications with Services" scales
+// its Deployment down and up again).
+func (b *builder) serviceLinks(c *corev1.Container) []shell.Var {
 	enabled := b.pod.Spec.EnableServiceLinks == nil || *b.pod.Spec.EnableServiceLinks
+	var started *metav1.Time
+	for _, st := range slices.Concat(b.pod.Status.InitContainerStatuses, b.pod.Status.ContainerStatuses) {
+		if st.Name == c.Name && st.State.Running != nil {
+			started = &st.State.Running.StartedAt
+		}
+	}
 	chosen := map[string]corev1.Service{}
+	choose := func(svc corev1.Service) {
+		if started == nil || !svc.CreationTimestamp.After(started.Time) {
+			chosen[svc.Name] = svc
+		}
+	}
 	if b.pod.Namespace != metav1.NamespaceDefault || !enabled {
 		if svcs, err := b.src.Services(b.ctx, metav1.NamespaceDefault); err == nil {
 			for _, svc := range svcs {
 				if svc.Name == "kubernetes" {
-					chosen[svc.Name] = svc
+					choose(svc)
 				}
 			}
 		}
@@ -214,7 +228,7 @@ func (b *builder) serviceLinks() []shell.Var {
 	if enabled {
 		if svcs, err := b.src.Services(b.ctx, b.pod.Namespace); err == nil {
 			for _, svc := range svcs {
-				chosen[svc.Name] = svc
+				choose(svc)
 			}
 		}
 	}

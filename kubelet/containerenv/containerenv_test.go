@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
@@ -297,6 +298,23 @@ func TestServiceLinks(t *testing.T) {
 	assert.Equal(t, "udp://10.96.1.5:9090", got["MY_NGINX_PORT_9090_UDP"])
 	assert.Equal(t, "9090", got["MY_NGINX_SERVICE_PORT_METRICS"])
 	assert.Equal(t, "tcp", got["KUBERNETES_PORT_443_TCP_PROTO"])
+
+	// The environment is the one the container started with: a Service
+	// made after that is not in it.
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	for i := range src.services {
+		src.services[i].CreationTimestamp = metav1.NewTime(t0)
+	}
+	src.services[2].CreationTimestamp = metav1.NewTime(t0.Add(time.Minute)) // my-nginx
+	started := pod.DeepCopy()
+	started.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0.Add(time.Second))}}}}
+	env = Build(context.Background(), started, &corev1.Container{Name: "c", Image: "nginx"}, src)
+	names = nil
+	for _, e := range env.Env {
+		names = append(names, e.Name)
+	}
+	assert.Contains(t, names, "KUBERNETES_SERVICE_HOST")
+	assert.NotContains(t, names, "MY_NGINX_SERVICE_HOST", "made after the container started")
 
 	// enableServiceLinks: false keeps the kubernetes Service's alone.
 	off := false
