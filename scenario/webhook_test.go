@@ -107,10 +107,10 @@ func TestStepModeTraceShowsWebhooks(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, out.String())
 	trace := out.String()
-	// The built-in plugins' changes (ServiceAccount, Priority) come first,
-	// then the webhook's.
-	assert.Regexp(t, `-> create /api/v1/namespaces/default/pods 201 rv=\d+\n\s+admission mutating ServiceAccount create pods default/web-\w+: patched \(replace /spec/containers, add /spec/serviceAccount, add /spec/serviceAccountName, add /spec/volumes\)\n\s+admission mutating Priority create pods default/web-\w+: patched .*\n\s+admission mutating webhook "team.example.com" create pods default/web-\w+: patched \[\{"op":"add","path":"/metadata/labels/team","value":"blue"\}\]`, trace)
-	assert.Regexp(t, `-> create /api/v1/namespaces/default/pods 403\n\s+admission mutating ServiceAccount .*\n\s+admission mutating Priority .*\n\s+admission mutating webhook "team.example.com" create pods default/bad-pod: patched .*\n\s+admission validating webhook "names.example.com" create pods default/bad-pod: denied: admission webhook "names.example.com" denied the request: bad-\* names are reserved`, trace)
+	// The built-in plugins' changes (ServiceAccount, Priority,
+	// DefaultTolerationSeconds) come first, then the webhook's.
+	assert.Regexp(t, `-> create /api/v1/namespaces/default/pods 201 rv=\d+\n\s+admission mutating ServiceAccount create pods default/web-\w+: patched \(replace /spec/containers, add /spec/serviceAccount, add /spec/serviceAccountName, add /spec/volumes\)\n\s+admission mutating Priority create pods default/web-\w+: patched .*\n\s+admission mutating DefaultTolerationSeconds create pods default/web-\w+: patched \(add /spec/tolerations\)\n\s+admission mutating webhook "team.example.com" create pods default/web-\w+: patched \[\{"op":"add","path":"/metadata/labels/team","value":"blue"\}\]`, trace)
+	assert.Regexp(t, `-> create /api/v1/namespaces/default/pods 403\n\s+admission mutating ServiceAccount .*\n\s+admission mutating Priority .*\n\s+admission mutating DefaultTolerationSeconds .*\n\s+admission mutating webhook "team.example.com" create pods default/bad-pod: patched .*\n\s+admission validating webhook "names.example.com" create pods default/bad-pod: denied: admission webhook "names.example.com" denied the request: bad-\* names are reserved`, trace)
 }
 
 // The stepper stops at the first write admission changed: the
