@@ -105,8 +105,10 @@ const (
 // The labels and annotations of Jobs and their pods.
 const (
 	// JobCompletionIndexLabel holds the completion index of a pod of an
-	// Indexed Job as a label (beside batchv1.JobCompletionIndexAnnotation).
-	JobCompletionIndexLabel = "job.kubernetes.io/pod-index"
+	// Indexed Job as a label, under the key of the annotation that holds
+	// it too (batchv1.JobCompletionIndexAnnotation), as the job controller
+	// sets it.
+	JobCompletionIndexLabel = "batch.kubernetes.io/job-completion-index"
 	// ControllerUIDLabel labels a Job's pods with its uid: the generated
 	// selector selects it.
 	ControllerUIDLabel = "batch.kubernetes.io/controller-uid"

@@ -86,13 +86,14 @@ func kindnetObjects() []api.Object {
 	}
 }
 
-// installNetworkAddOns creates kindnetd's identity and, with the
-// ingress-nginx controller switched on, its install.
+// installNetworkAddOns creates kindnetd's identity, the cluster DNS's
+// Service (dns.go) and, with the ingress-nginx controller switched on,
+// its install.
 func (c *Cluster) installNetworkAddOns(ctx context.Context) error {
 	// Installing add-ons is part of the cluster set-up: the privileged
 	// loopback, as for the default StorageClass.
 	cl, _ := c.client("kubesim-network-addons", apiserver.FixedIdentity(nil))
-	objs := kindnetObjects()
+	objs := append(kindnetObjects(), dnsObjects()...)
 	if c.isEnabled(ingressNginxSwitch) {
 		objs = append(objs, ingressNginxObjects()...)
 	}

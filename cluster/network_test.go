@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -266,4 +267,104 @@ func TestIngressNginxCanBeSwitchedOff(t *testing.T) {
 	defer c.Close()
 	_, err = c.Client("test").IngressClasses().Get(bg, "", ingress.ClassName)
 	assert.True(t, api.IsNotFound(err), "%v", err)
+}
+
+// The Services every kind cluster has from its start: kubernetes in
+// default (the API server's) and kube-dns in kube-system, at the address
+// the pods' resolv.conf names. The DNS debugging task's first check,
+// nslookup kubernetes.default, answers from them.
+func TestClusterServicesAtStart(t *testing.T) {
+	c, cl := netCluster(t)
+	dns, err := cl.Services().Get(bg, "kube-system", "kube-dns")
+	require.NoError(t, err)
+	assert.Equal(t, KubeDNSClusterIP, dns.Spec.ClusterIP)
+	assert.Equal(t, map[string]string{"k8s-app": "kube-dns", "kubernetes.io/cluster-service": "true", "kubernetes.io/name": "CoreDNS"}, dns.Labels)
+	var ports []string
+	for _, p := range dns.Spec.Ports {
+		ports = append(ports, p.Name+" "+strconv.Itoa(int(p.Port))+"/"+string(p.Protocol))
+	}
+	assert.Equal(t, []string{"dns 53/UDP", "dns-tcp 53/TCP", "metrics 9153/TCP"}, ports)
+
+	busybox(t, cl, "default", "client", "sleep 3600")
+	stable(t, c)
+	out, _, code := execIn(t, c, cl, "default", "client", "nslookup kubernetes.default")
+	require.Equal(t, 0, code, out)
+	assert.Equal(t, "Server:\t\t10.96.0.10\nAddress:\t10.96.0.10:53\n\nName:\tkubernetes.default.svc.cluster.local\nAddress: 10.96.0.1\n\n", out)
+	out, _, code = execIn(t, c, cl, "default", "client", "nslookup kube-dns.kube-system")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "Name:\tkube-dns.kube-system.svc.cluster.local\nAddress: 10.96.0.10\n")
+}
+
+// The tutorials' `kubectl exec POD -- curl localhost`: localhost is the
+// pod itself, and curl is there in nginx, not in busybox.
+func TestCurlLocalhostInAPod(t *testing.T) {
+	c, cl := netCluster(t)
+	_, err := cl.Pods().Create(bg, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}})
+	require.NoError(t, err)
+	busybox(t, cl, "default", "client", "sleep 3600")
+	stable(t, c)
+
+	out, _, code := execIn(t, c, cl, "default", "web", "curl -s http://localhost/")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "<h1>Welcome to nginx!</h1>")
+	_, errOut, code := execIn(t, c, cl, "default", "web", "curl -sS localhost:8080")
+	assert.Equal(t, 7, code)
+	assert.Equal(t, "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server\n", errOut)
+	out, _, code = execIn(t, c, cl, "default", "web", "curl -s web.default.svc.cluster.local")
+	assert.Equal(t, 6, code, "a pod is no Service: %s", out)
+
+	_, errOut, code = execIn(t, c, cl, "default", "client", "curl -s localhost")
+	assert.Equal(t, 127, code)
+	assert.Equal(t, "sh: curl: not found\n", errOut)
+	out, _, code = execIn(t, c, cl, "default", "client", "wget -qO- localhost")
+	assert.Equal(t, 1, code, "nothing listens in the busybox pod: %s", out)
+}
+
+// ping reaches a running pod (the Indexed Job task's ping of its peers'
+// hostnames) and a node, not a Service's cluster IP.
+func TestPingPodsNotServices(t *testing.T) {
+	c, cl := netCluster(t)
+	deployServer(t, cl, "default", "web", "nginx", 80)
+	busybox(t, cl, "default", "client", "sleep 3600")
+	stable(t, c)
+	pods, err := cl.Pods().List(bg, "default", client.ListOptions{LabelSelector: "app=web"})
+	require.NoError(t, err)
+	require.Len(t, pods.Items, 1)
+	out, _, code := execIn(t, c, cl, "default", "client", "ping -c 1 "+pods.Items[0].Status.PodIP)
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "1 packets transmitted, 1 packets received, 0% packet loss")
+	node, err := cl.Nodes().Get(bg, "", pods.Items[0].Spec.NodeName)
+	require.NoError(t, err)
+	out, _, code = execIn(t, c, cl, "default", "client", "ping -c 1 "+node.Status.Addresses[0].Address)
+	assert.Equal(t, 0, code, "a node answers: %s", out)
+	out, _, code = execIn(t, c, cl, "default", "client", "ping -c 1 -W 2 web")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "1 packets transmitted, 0 packets received, 100% packet loss")
+}
+
+// The StatefulSet tutorial's check: a page written with kubectl exec into
+// nginx's document root (a volume) is what nginx serves, to the pod
+// itself and to others.
+func TestNginxServesWhatWasWritten(t *testing.T) {
+	c, cl := netCluster(t)
+	_, err := cl.Pods().Create(bg, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/nginx-slim:0.21",
+			VolumeMounts: []corev1.VolumeMount{{Name: "www", MountPath: "/usr/share/nginx/html"}}}},
+			Volumes: []corev1.Volume{{Name: "www", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}}})
+	require.NoError(t, err)
+	busybox(t, cl, "default", "client", "sleep 3600")
+	stable(t, c)
+	_, _, code := execIn(t, c, cl, "default", "web-0", "curl -sS localhost")
+	assert.Equal(t, 0, code, "an empty volume: 403, which curl prints without -f")
+	_, _, code = execIn(t, c, cl, "default", "web-0", `echo "$(hostname)" > /usr/share/nginx/html/index.html`)
+	require.Equal(t, 0, code)
+	out, _, code := execIn(t, c, cl, "default", "web-0", "curl -s localhost")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "web-0\n", out)
+	web, err := cl.Pods().Get(bg, "default", "web-0")
+	require.NoError(t, err)
+	out, _, code = execIn(t, c, cl, "default", "client", "wget -qO- http://"+web.Status.PodIP)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "web-0\n", out)
 }

@@ -65,10 +65,6 @@ func (n clusterNetwork) LookupHost(ctx context.Context, name string) (string, []
 	if net.ParseIP(name) != nil {
 		return name, []string{name}, nil
 	}
-	if name == "localhost" {
-		// /etc/hosts: the pod's own loopback.
-		return name, []string{"127.0.0.1"}, nil
-	}
 	if !n.dnsReachable(ctx) {
 		return "", nil, shell.ErrTimedOut
 	}
@@ -153,12 +149,13 @@ func (n clusterNetwork) endpointAddresses(ctx context.Context, ns, name string) 
 // endpoint) is served by the API server; pods serve plain HTTP only.
 func (n clusterNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (shell.HTTPResponse, error) {
 	if ip := net.ParseIP(req.IP); ip != nil && ip.IsLoopback() {
-		// The pod's own network namespace: its containers, whatever the
-		// NetworkPolicies say.
-		if n.pod.Status.PodIP == "" {
+		// localhost is the pod itself: its containers share one network
+		// namespace, and no NetworkPolicy stands between them.
+		ip := n.ownIP()
+		if ip == "" {
 			return shell.HTTPResponse{}, shell.ErrConnectionRefused
 		}
-		code, body, err := n.podGet(ctx, "127.0.0.1", n.pod.Status.PodIP, req.Port, req.Path, req.Host)
+		code, body, err := n.podGet(ctx, "127.0.0.1", ip, req.Port, req.Path, req.Host)
 		return shell.HTTPResponse{Code: code, Body: body}, err
 	}
 	if n.isIngressController(ctx, req.IP, req.Port) {
@@ -204,6 +201,46 @@ func (n clusterNetwork) apiServerGet(ctx context.Context, h http.Handler, scheme
 		body = body[:1<<20]
 	}
 	return rec.Code, body, nil
+}
+
+// Ping answers for the addresses that answer an ICMP echo: the pod
+// itself (localhost too), a running pod, a node. A Service's cluster IP
+// does not, as with kube-proxy's iptables rules, which only forward the
+// Service's ports. Left out: NetworkPolicies, which say nothing of ICMP
+// in their rules but drop it for an isolated pod on most plugins.
+func (n clusterNetwork) Ping(ctx context.Context, ip string) error {
+	if addr := net.ParseIP(ip); addr != nil && addr.IsLoopback() || ip == n.ownIP() {
+		return nil
+	}
+	if p := n.peerAt(ctx, ip); p.Pod != nil && p.Pod.Status.Phase == corev1.PodRunning {
+		return nil
+	}
+	// The pod network knows the nodes (kindnetd reads them; a kubelet may
+	// read only its own).
+	if nodes, err := n.k.networkPolicyClient().Nodes().List(ctx, "", client.ListOptions{}); err == nil {
+		for _, node := range nodes.Items {
+			for _, a := range node.Status.Addresses {
+				if a.Address == ip {
+					return nil
+				}
+			}
+		}
+	}
+	return shell.ErrTimedOut
+}
+
+// ownIP is the pod's address: its status's, or, before the status is
+// written, the one the kubelet gave it.
+func (n clusterNetwork) ownIP() string {
+	if n.pod.Status.PodIP != "" {
+		return n.pod.Status.PodIP
+	}
+	n.k.stateMu.Lock()
+	defer n.k.stateMu.Unlock()
+	if rt := n.k.runtimes[n.pod.Namespace+"/"+n.pod.Name]; rt != nil {
+		return rt.ip
+	}
+	return ""
 }
 
 // route is kube-proxy's part: a cluster IP and Service port become an

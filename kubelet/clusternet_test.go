@@ -71,6 +71,16 @@ func TestSimulatedServers(t *testing.T) {
 			log: `10.244.0.9 - - [02/Jan/2025:03:04:05 +0000] "GET / HTTP/1.1" 200 45`},
 		{name: "hello-app", c: corev1.Container{Image: "gcr.io/google-samples/hello-app:2.0"}, port: 8080, path: "/", code: 200,
 			body: "Hello, world!\nVersion: 2.0.0\nHostname: hostnames-abc\n"},
+		{name: "nginx-slim", c: corev1.Container{Image: "registry.k8s.io/nginx-slim:0.21"}, port: 80, path: "/", code: 200, body: "<h1>Welcome to nginx!</h1>"},
+		{name: "the Kubernetes Basics bootcamp", c: corev1.Container{Image: "gcr.io/google-samples/kubernetes-bootcamp:v1"}, port: 8080, path: "/", code: 200,
+			body: "Hello Kubernetes bootcamp! | Running on: hostnames-abc | v=1\n"},
+		{name: "the bootcamp's v2", c: corev1.Container{Image: "docker.io/jocatalin/kubernetes-bootcamp:v2"}, port: 8080, path: "/anything", code: 200,
+			body: "Hello Kubernetes bootcamp! | Running on: hostnames-abc | v=2\n"},
+		{name: "the bootcamp on another port", c: corev1.Container{Image: "gcr.io/google-samples/kubernetes-bootcamp:v1"}, port: 80},
+		{name: "hello-app from Artifact Registry", c: corev1.Container{Image: "us-docker.pkg.dev/google-samples/containers/gke/hello-app:2.0"}, port: 8080, path: "/", code: 200,
+			body: "Hello, world!\nVersion: 2.0.0\nHostname: hostnames-abc\n"},
+		{name: "hello-app 1.0", c: corev1.Container{Image: "gcr.io/google-samples/hello-app:1.0"}, port: 8080, path: "/", code: 200, body: "Version: 1.0.0\n"},
+		{name: "the HPA walkthrough's php-apache", c: corev1.Container{Image: "registry.k8s.io/hpa-example"}, port: 80, path: "/", code: 200, body: "OK!"},
 		{name: "busybox", c: corev1.Container{Image: "busybox"}, port: 80},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

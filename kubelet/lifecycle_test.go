@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/client"
@@ -115,6 +116,26 @@ func TestProbeFlips(t *testing.T) {
 		"fails from 15s: probes at 20, 30, 40 fail (period 10s, threshold 3)")
 	assert.False(t, verdictAt([]flip{{5 * time.Second, true}}, false, 4*time.Second))
 	assert.True(t, verdictAt([]flip{{5 * time.Second, true}}, false, 5*time.Second))
+}
+
+// The liveness tutorial's HTTP example: agnhost liveness answers /healthz
+// with 200 for its first 10 seconds, then 500. Probes from 3s every 3s:
+// 12, 15 and 18 fail, the third kills the container at 18s.
+func TestAgnhostLivenessProbe(t *testing.T) {
+	pod := &corev1.Pod{}
+	ct := &corev1.Container{Name: "liveness", Image: "registry.k8s.io/e2e-test-images/agnhost:2.40", Args: []string{"liveness"},
+		LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}},
+			InitialDelaySeconds: 3, PeriodSeconds: 3}}
+	b := behaviourOf(ct, programFor(pod, ct).run(pod, ct), false, PodBehaviour{}, time.Second)
+	at, ok := b.killAt()
+	require.True(t, ok, "the liveness probe kills it")
+	assert.Equal(t, 18*time.Second, at)
+	assert.Equal(t, "HTTP probe failed with statuscode: 500", b.livenessOutput)
+
+	// Another agnhost command, or another image, answers its probe.
+	ct.Args = []string{"netexec"}
+	_, ok = behaviourOf(ct, programFor(pod, ct).run(pod, ct), false, PodBehaviour{}, time.Second).killAt()
+	assert.False(t, ok)
 }
 
 func TestInitContainersThenSidecarThenMain(t *testing.T) {

@@ -200,16 +200,12 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *corev1.Pod, c *corev1.Cont
 		return nil, nil, "", err
 	}
 	built := containerenv.Build(ctx, pod, c, envSources{c: k.c})
-	vars := map[string]string{}
 	for _, v := range built.Env {
 		env = append(env, v.Name+"="+v.Value)
-		vars[v.Name] = v.Value
 	}
 	// $(VAR) in command and args is the container's variable, as the
 	// kubelet expands it.
-	for i := range argv {
-		argv[i] = containerenv.Expand(argv[i], vars)
-	}
+	argv = containerenv.ExpandCommand(argv, c, built.Env)
 	// Later entries win in exec's environment. The host's PATH, unless
 	// the pod sets one: the binary runs on the host, where the image's
 	// PATH means nothing; HOME is the run's directory.

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubesim/kubesim/kubelet/programs"
 )
 
 // containerBehaviour is how one container behaves, decided by its pod:
@@ -190,19 +193,58 @@ func behaviourOf(c *corev1.Container, tl timeline, isInit bool, pb PodBehaviour,
 		if p == nil {
 			p = &corev1.Probe{}
 		}
-		b.liveness, b.livenessFailures = probeRun(newProbeSpec(p, b.tl, pb.LivenessFailAfter), true)
+		b.liveness, b.livenessFailures = probeRun(newProbeSpec(p, b.tl, earliest(pb.LivenessFailAfter, serverFailAfter(c, b.tl, p))), true)
 		b.livenessOutput = probeOutput(p)
 	}
 	if p := c.ReadinessProbe; p != nil || pb.ReadinessFailAfter > 0 {
 		if p == nil {
 			p = &corev1.Probe{InitialDelaySeconds: int32(ready / time.Second)}
 		}
-		b.readiness = probeFlips(newProbeSpec(p, b.tl, pb.ReadinessFailAfter), false)
+		b.readiness = probeFlips(newProbeSpec(p, b.tl, earliest(pb.ReadinessFailAfter, serverFailAfter(c, b.tl, p))), false)
 		b.readinessOutput = probeOutput(p)
 	} else {
 		b.readiness = []flip{{ready, true}}
 	}
 	return b
+}
+
+// serverFailAfter is when the server of c's program starts failing HTTP
+// probe p (0: never), if the program listens on the probe's port with a
+// server whose answer turns (programs.Unhealthy: agnhost liveness, the
+// liveness tutorial's HTTP example, fails /healthz after 10 seconds).
+// Any other HTTP probe succeeds, as before.
+func serverFailAfter(c *corev1.Container, tl timeline, p *corev1.Probe) time.Duration {
+	h := p.HTTPGet
+	if h == nil {
+		return 0
+	}
+	port := h.Port.IntValue()
+	if h.Port.Type == intstr.String {
+		for _, cp := range c.Ports {
+			if cp.Name == h.Port.StrVal {
+				port = int(cp.ContainerPort)
+			}
+		}
+	}
+	for _, l := range tl.listeners {
+		if l.port != port {
+			continue
+		}
+		if u, ok := l.server.(programs.Unhealthy); ok {
+			if after, ok := u.FailsAfter(h.Path); ok {
+				return l.from + after
+			}
+		}
+	}
+	return 0
+}
+
+// earliest is the earlier of two failure offsets, 0 meaning never.
+func earliest(a, b time.Duration) time.Duration {
+	if a == 0 || b != 0 && b < a {
+		return b
+	}
+	return a
 }
 
 // killAt is when liveness kills the container (an offset), if it does.

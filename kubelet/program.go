@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/programs"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
@@ -153,7 +154,7 @@ func (tl timeline) linesUpTo(end time.Duration, max int) []logLine {
 // names one, and its own program otherwise (unknownProgram).
 func programFor(pod *corev1.Pod, c *corev1.Container) program {
 	img, known := programs.Lookup(c.Image)
-	if known {
+	if known && !img.Unplayed {
 		argv := img.Argv(c.Command, c.Args)
 		if !img.Has(argv[0]) {
 			return program{startErr: programs.StartError(argv[0])}
@@ -252,7 +253,7 @@ func (p program) run(pod *corev1.Pod, c *corev1.Container) timeline {
 		return timeline{forever: true}
 	}
 	env := containerEnv(context.Background(), pod, c, offlineSources{})
-	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands, image: p.image, known: p.known}.play(p.argv)
+	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands, image: p.image, known: p.known}.play(containerenv.ExpandCommand(p.argv, c, env.Env))
 	return tl
 }
 
@@ -267,7 +268,7 @@ func startFailed(err string) timeline {
 // prompt.
 func defaultShell(image string) bool {
 	img, ok := programs.Lookup(image)
-	if !ok {
+	if !ok || img.Unplayed {
 		return false
 	}
 	argv := img.Argv(nil, nil)

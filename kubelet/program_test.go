@@ -73,6 +73,7 @@ func TestProgramTimeline(t *testing.T) {
 		{name: "a sidecar's own binary runs", init: true, sidecar: true, image: "envoyproxy/envoy:v1.30"},
 		{name: "an init container's script says how it ends", init: true, image: "busybox", args: []string{"sh", "-c", "exit 2"}, exits: true, code: 2},
 		{name: "busybox alone: sh exits 0 at once", image: "busybox", exits: true},
+		{name: "radial/busyboxplus alone is sh too", image: "radial/busyboxplus:curl", exits: true},
 		{name: "kubectl run -- sh -c", image: "busybox:1.36", args: []string{"sh", "-c", "echo hi; exit 1"},
 			exits: true, code: 1, lines: []string{"hi"}},
 		{name: "sleep then exit", image: "alpine", command: []string{"/bin/sh", "-c"}, args: []string{"echo start && sleep 5; echo 'bye now'; exit 3"},
@@ -105,6 +106,10 @@ func TestProgramTimeline(t *testing.T) {
 			startErr: `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ` +
 				`unable to start container process: error during container init: exec: "/bin/bash": stat /bin/bash: no such file or directory: unknown`},
 		{name: "an image kubesim does not know runs the shell's programs", image: "example.com/app:1", command: []string{"sh", "-c", "echo hi"}, exits: true, lines: []string{"hi"}},
+		{name: "$(VAR) in command and args is the container's variable", image: "busybox", command: []string{"/bin/echo", "$(GREETING) world"},
+			args: []string{"$$(GREETING)", "$(MISSING)", "$(HOSTNAME)"}, exits: true, lines: []string{"hello world $(GREETING) $(MISSING) $(HOSTNAME)"}},
+		{name: "curl of an image that has it", image: "curlimages/curl", args: []string{"curl", "-sS", "http://web"}, exits: true, code: 6,
+			lines: []string{"curl: (6) Could not resolve host: web"}},
 		{name: "sleep command", image: "busybox", command: []string{"sleep", "3600"}, exits: true, after: time.Hour},
 		{name: "sleep infinity", image: "busybox", command: []string{"sleep", "infinity"}},
 		{name: "echo command with env", image: "busybox", command: []string{"sh", "-c", "echo $GREETING from ${HOSTNAME}"},

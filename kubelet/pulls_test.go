@@ -3,6 +3,7 @@ package kubelet
 import (
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/kubelet/images"
+	"github.com/kubesim/kubesim/kubelet/programs"
 )
 
 // newPullFixture is a kubelet whose pulls take the default registry's
@@ -367,4 +369,28 @@ func TestImagesOfInitAndSeveralContainers(t *testing.T) {
 	require.Len(t, pod.Status.ContainerStatuses, 2)
 	assert.NotNil(t, pod.Status.ContainerStatuses[0].State.Running, "nginx runs")
 	assert.Equal(t, "ImagePullBackOff", pod.Status.ContainerStatuses[1].State.Waiting.Reason)
+}
+
+// The registries and the list of images agree: every repository a pull
+// finds is one package programs knows (what it has, what it runs), and
+// every image programs knows can be pulled, so that a container of it
+// neither runs an image kubesim knows nothing of nor fails a pull of an
+// image kubesim knows.
+func TestRegistriesAndProgramsKnowTheSameImages(t *testing.T) {
+	repos := images.Default().Repositories()
+	for _, r := range repos {
+		_, ok := programs.Lookup(r.Name + ":x")
+		assert.True(t, ok, "programs.Lookup knows %s", r.Name)
+	}
+	for _, name := range programs.Names() {
+		found := false
+		for _, r := range repos {
+			repo, _ := programs.Repo(r.Name)
+			if repo == name || !strings.Contains(name, "/") && repo[strings.LastIndex(repo, "/")+1:] == name {
+				found = true
+				break
+			}
+		}
+		assert.True(t, found, "the registries hold %s", name)
+	}
 }

@@ -207,6 +207,10 @@ func (n *replayNetwork) LookupHost(ctx context.Context, name string) (string, []
 	return a.fqdn, a.addrs, a.err
 }
 
+func (n *replayNetwork) Ping(ctx context.Context, ip string) error {
+	return n.ask(func() netAnswer { return netAnswer{err: n.live.Ping(ctx, ip)} }).err
+}
+
 func (n *replayNetwork) HTTPGet(ctx context.Context, req shell.HTTPRequest) (shell.HTTPResponse, error) {
 	a := n.ask(func() netAnswer {
 		resp, err := n.live.HTTPGet(ctx, req)
@@ -377,7 +381,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 		// Played further: from the start again, to twice as far.
 		sim.start, sim.answers, sim.horizon, sim.maxCommands = e.start, e.answers, max(upTo, 2*e.tl.known, time.Minute), logCommands
 	}
-	tl, answers := sim.play(p.argv)
+	tl, answers := sim.play(containerenv.ExpandCommand(p.argv, c, env.Env))
 	k.simMu.Lock()
 	if k.sims == nil {
 		k.sims = map[string]map[string]*simEntry{}

@@ -211,7 +211,7 @@ func TestNginxServesItsDocumentRoot(t *testing.T) {
 	out, code := execIn(t, f.k, "web-0", "curl -s http://localhost/")
 	require.Equal(t, 0, code, out)
 	assert.Contains(t, out, "<title>403 Forbidden</title>", "the volume hides the image's pages")
-	out, code = execIn(t, f.k, "web-0", `echo "$(hostname)" > /usr/share/nginx/html/index.html; curl http://localhost/`)
+	out, code = execIn(t, f.k, "web-0", `echo "$(hostname)" > /usr/share/nginx/html/index.html; curl -s http://localhost/`)
 	require.Equal(t, 0, code, out)
 	assert.Equal(t, "web-0\n", out)
 	out, _ = execIn(t, f.k, "plain", "curl -s "+f.pod("web-0").Status.PodIP)

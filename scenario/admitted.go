@@ -9,7 +9,8 @@ import (
 // keepAdmittedPodFields carries over to a re-applied Pod manifest what
 // the ServiceAccount admission plugin added at creation and the manifest
 // does not say: spec.serviceAccountName (and its deprecated twin), the
-// kube-api-access-* volume and its mounts. A pod's spec is immutable, so
+// kube-api-access-* volume and its mounts; and the tolerations, which the
+// DefaultTolerationSeconds plugin added to. A pod's spec is immutable, so
 // replacing the stored pod with the bare manifest would be refused;
 // kubectl apply keeps these fields through its three-way merge, and the
 // runner's apply, a replace, keeps them here.
@@ -26,6 +27,9 @@ func keepAdmittedPodFields(u, existing *unstructured.Unstructured) {
 		if _, set := spec[k]; !set && old[k] != nil {
 			spec[k] = old[k]
 		}
+	}
+	if _, set := spec["tolerations"]; !set && old["tolerations"] != nil {
+		spec["tolerations"] = unstructured.DeepCopyValue(old["tolerations"])
 	}
 	const mountPath = "/var/run/secrets/kubernetes.io/serviceaccount"
 	volumes, _ := spec["volumes"].([]any)

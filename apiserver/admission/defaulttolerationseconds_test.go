@@ -28,6 +28,7 @@ func TestDefaultTolerationSecondsAdmit(t *testing.T) {
 	forever := corev1.Toleration{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}
 	everything := corev1.Toleration{Operator: corev1.TolerationOpExists}
 	anyEffect := corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists}
+	noSchedule := corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
 	for _, tc := range []struct {
 		name      string
 		op        Operation
@@ -39,6 +40,7 @@ func TestDefaultTolerationSecondsAdmit(t *testing.T) {
 		{"a toleration of its own for one taint", Create, "", []corev1.Toleration{forever}, []corev1.Toleration{forever, notReady}},
 		{"an empty key tolerates both", Create, "", []corev1.Toleration{everything}, []corev1.Toleration{everything}},
 		{"an empty effect covers NoExecute", Create, "", []corev1.Toleration{anyEffect}, []corev1.Toleration{anyEffect, unreachable}},
+		{"NoSchedule of the same key is another effect", Create, "", []corev1.Toleration{noSchedule}, []corev1.Toleration{noSchedule, notReady, unreachable}},
 		{"an update that dropped them gets them back", Update, "", nil, []corev1.Toleration{notReady, unreachable}},
 		{"a subresource is left alone", Create, "binding", nil, nil},
 	} {

@@ -45,7 +45,7 @@ func TestJobsAndCronJobsThroughKubectl(t *testing.T) {
 		assert.Regexp(t, `Pods Statuses:\s+0 Active \(0 Ready\) / 0 Succeeded / 1 Failed`, describe)
 		// The Indexed Job's pods carry their index and hostname.
 		k.eventually(func(out string) bool { return out == "pod-index 0:indexed-0 1:indexed-1 2:indexed-2 " }, "get", "pods", "-l", "job-name=indexed",
-			"--sort-by", `{.metadata.labels.job\.kubernetes\.io/pod-index}`, "-o",
+			"--sort-by", `{.metadata.labels.batch\.kubernetes\.io/job-completion-index}`, "-o",
 			`jsonpath=pod-index {range .items[*]}{.metadata.annotations.batch\.kubernetes\.io/job-completion-index}:{.spec.hostname} {end}`)
 		k.ok("wait", "--for=condition=complete", "job/indexed", "--timeout=60s")
 		assert.Equal(t, "0-2", k.jsonpath("job/indexed", "{.status.completedIndexes}"))

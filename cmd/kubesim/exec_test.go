@@ -49,7 +49,9 @@ func TestKubectlExec(t *testing.T) {
 
 	t.Run("env", func(t *testing.T) {
 		out := k.ok("exec", "shell", "--", "env")
-		for _, want := range []string{"HOSTNAME=shell\n", "GREETING=hello\n", "MODE=fast\n", "PASSWORD=s3cret\n", "MY_NODE=" + node + "\n", "HOME=/root\n"} {
+		for _, want := range []string{"HOSTNAME=shell\n", "GREETING=hello\n", "MODE=fast\n", "PASSWORD=s3cret\n", "MY_NODE=" + node + "\n", "HOME=/root\n",
+			// The service links of the kubernetes Service.
+			"KUBERNETES_SERVICE_HOST=10.96.0.1\n", "KUBERNETES_SERVICE_PORT=443\n", "KUBERNETES_PORT=tcp://10.96.0.1:443\n"} {
 			assert.Contains(t, out, want)
 		}
 		assert.True(t, strings.HasPrefix(out, "PATH="), out)
@@ -194,6 +196,8 @@ spec:
 			"exec", "-i", "shell-demo", "--", "/bin/bash")
 		assert.Equal(t, 5, code, errOut)
 		assert.Equal(t, "Hello shell demo\nshell-demo\n", out)
+		// The tutorial's last check: nginx serves the page written.
+		assert.Equal(t, "Hello shell demo\nshell-demo\n", k.ok("exec", "shell-demo", "--", "curl", "-s", "http://localhost/"))
 		// busybox has no bash, as on a real node.
 		out, _, code = k.runIn("", "exec", "shell", "--", "bash")
 		assert.Equal(t, 126, code)

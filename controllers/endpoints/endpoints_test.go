@@ -62,7 +62,8 @@ func TestSubsets(t *testing.T) {
 }
 
 // A pod whose hostname and subdomain name the Service (a StatefulSet's)
-// has its hostname on its address; one of another subdomain has none. A
+// has its hostname on its address; one of another subdomain, or without
+// a hostname, has none. A
 // Service that publishes not-ready addresses lists every pod as ready.
 func TestSubsetsHostnamesAndPublishNotReady(t *testing.T) {
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "nginx", Namespace: "ns"},
@@ -71,14 +72,17 @@ func TestSubsetsHostnamesAndPublishNotReady(t *testing.T) {
 	web0.Spec.Hostname, web0.Spec.Subdomain = "web-0", "nginx"
 	other := pod("other", "10.244.0.4", false, false)
 	other.Spec.Hostname, other.Spec.Subdomain = "other", "elsewhere"
-	got := Subsets(svc, []*corev1.Pod{web0, other})
+	plain := pod("plain", "10.244.0.5", true, false)
+	plain.Spec.Subdomain = "nginx" // no hostname: nothing to publish
+	got := Subsets(svc, []*corev1.Pod{web0, other, plain})
 	assert.Len(t, got, 1)
 	assert.Equal(t, "web-0", got[0].Addresses[0].Hostname)
+	assert.Equal(t, "", got[0].Addresses[1].Hostname)
 	assert.Equal(t, "", got[0].NotReadyAddresses[0].Hostname)
 
 	svc.Spec.PublishNotReadyAddresses = true
-	got = Subsets(svc, []*corev1.Pod{web0, other})
+	got = Subsets(svc, []*corev1.Pod{web0, other, plain})
 	assert.Len(t, got, 1)
-	assert.Len(t, got[0].Addresses, 2)
+	assert.Len(t, got[0].Addresses, 3)
 	assert.Empty(t, got[0].NotReadyAddresses)
 }

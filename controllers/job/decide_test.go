@@ -187,7 +187,9 @@ func TestNewPodIndexed(t *testing.T) {
 	assert.Equal(t, "pi-2", p.Spec.Hostname)
 	assert.Equal(t, "2", p.Annotations[batchv1.JobCompletionIndexAnnotation])
 	assert.Equal(t, "1", p.Annotations[JobIndexFailureCountAnnotation])
-	assert.Equal(t, "2", p.Labels[api.JobCompletionIndexLabel])
+	// The label has the annotation's key (kube-controller-manager's
+	// addCompletionIndexLabel), so that -l batch.kubernetes.io/job-completion-index=2 finds it.
+	assert.Equal(t, "2", p.Labels["batch.kubernetes.io/job-completion-index"])
 	assert.Equal(t, "JOB_COMPLETION_INDEX", p.Spec.Containers[0].Env[0].Name)
 	ref := api.GetControllerOf(&p.ObjectMeta)
 	require.NotNil(t, ref)

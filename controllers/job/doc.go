@@ -4,8 +4,8 @@
 // It simulates kube-controller-manager's job controller
 // (pkg/controller/job/job_controller.go of Kubernetes 1.32): completions
 // and parallelism, NonIndexed and Indexed completion (each index's pod
-// carries the batch.kubernetes.io/job-completion-index annotation, the
-// job.kubernetes.io/pod-index label, the hostname <job>-<index> and the
+// carries the batch.kubernetes.io/job-completion-index annotation and a
+// label of the same key and value, the hostname <job>-<index> and the
 // JOB_COMPLETION_INDEX variable), backoffLimit with the exponential
 // back-off before a failed pod is replaced (10s, doubled per failure since
 // the last success, at most 10 minutes), restarts of OnFailure pods

@@ -111,7 +111,7 @@ type builder struct {
 func (b *builder) vars(c *corev1.Container) []shell.Var {
 	var order []string
 	vals := map[string]string{}
-	services := serviceVars(b.ctx, b.pod, b.src)
+	services := serviceVars(b.ctx, b.pod, c, b.src)
 	// scope is what $(VAR) expands from: the container's own variables,
 	// else the Services' (expansion.MappingFuncFor(tmpEnv, serviceEnv)).
 	scope := make(map[string]string, len(services))
@@ -271,6 +271,29 @@ func resourceValue(pod *corev1.Pod, c *corev1.Container, sel *corev1.ResourceFie
 	}
 	m, d := q.MilliValue(), div.MilliValue()
 	return strconv.FormatInt((m+d-1)/d, 10), true
+}
+
+// ExpandCommand is argv (container c's command and args) as the kubelet
+// starts it: $(VAR) replaced by the container's variables, those of its
+// env and envFrom (ExpandContainerCommandAndArgs in
+// kubernetes/pkg/kubelet/container/helpers.go). The variables the runtime
+// sets, PATH, HOSTNAME and HOME, are not the kubelet's to expand: a
+// $(HOSTNAME) stays as written unless env names it.
+func ExpandCommand(argv []string, c *corev1.Container, env []shell.Var) []string {
+	vars := map[string]string{}
+	for _, v := range env {
+		vars[v.Name] = v.Value
+	}
+	for _, runtime := range []string{"PATH", "HOSTNAME", "HOME"} {
+		if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == runtime }) {
+			delete(vars, runtime)
+		}
+	}
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = Expand(a, vars)
+	}
+	return out
 }
 
 // Expand replaces $(VAR) references to variables already defined; $$ is

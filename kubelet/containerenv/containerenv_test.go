@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
@@ -316,4 +317,19 @@ func TestBuildServiceEnv(t *testing.T) {
 	vars = get(Build(context.Background(), pod, &pod.Spec.Containers[0], src).Env)
 	assert.Equal(t, "10.96.0.1", vars["KUBERNETES_SERVICE_HOST"])
 	assert.Equal(t, "10.96.0.9", vars["OTHER_SERVICE_HOST"])
+
+	// The environment is the one the container started with: a Service
+	// made after that is not in it ("Connecting Applications with
+	// Services": printenv in a pod older than the Service shows none).
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	for i := range src.services {
+		src.services[i].CreationTimestamp = metav1.NewTime(t0)
+	}
+	src.services[2].CreationTimestamp = metav1.NewTime(t0.Add(time.Minute)) // redis-primary
+	started := pod.DeepCopy()
+	started.Namespace = "shop"
+	started.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0.Add(time.Second))}}}}
+	vars = get(Build(context.Background(), started, &started.Spec.Containers[0], src).Env)
+	assert.Equal(t, "10.96.0.1", vars["KUBERNETES_SERVICE_HOST"])
+	assert.NotContains(t, vars, "REDIS_PRIMARY_SERVICE_HOST", "made after the container started")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,18 +25,28 @@ const masterService = "kubernetes"
 // to false, those of every Service of its own namespace. A Service
 // without a cluster IP (headless, ExternalName) has none. They come in
 // Service name order, each Service's in envvars.FromServices's order.
-func serviceVars(ctx context.Context, pod *corev1.Pod, src Sources) []shell.Var {
+// A container's environment is made when it starts: once its pod's status
+// says it runs, a Service made after its start is not in it (a pod older
+// than the Service has no variables of it until it is made again).
+func serviceVars(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Sources) []shell.Var {
+	var started *metav1.Time
+	for _, st := range slices.Concat(pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses, pod.Status.EphemeralContainerStatuses) {
+		if st.Name == c.Name && st.State.Running != nil {
+			started = &st.State.Running.StartedAt
+		}
+	}
+	existed := func(s *corev1.Service) bool { return started == nil || !s.CreationTimestamp.After(started.Time) }
 	byName := map[string]*corev1.Service{}
 	links := pod.Spec.EnableServiceLinks == nil || *pod.Spec.EnableServiceLinks
 	if !links || pod.Namespace != metav1.NamespaceDefault {
-		if svc, err := src.Service(ctx, metav1.NamespaceDefault, masterService); err == nil && serviceIPSet(svc) {
+		if svc, err := src.Service(ctx, metav1.NamespaceDefault, masterService); err == nil && serviceIPSet(svc) && existed(svc) {
 			byName[masterService] = svc
 		}
 	}
 	if links {
 		if list, err := src.Services(ctx, pod.Namespace); err == nil {
 			for i := range list {
-				if serviceIPSet(&list[i]) {
+				if serviceIPSet(&list[i]) && existed(&list[i]) {
 					byName[list[i].Name] = &list[i]
 				}
 			}

@@ -99,6 +99,14 @@ var catalog = []Repository{
 		{Tags: tags("latest", "42"), Size: 62_134_210},
 		{Tags: tags("41"), Size: 61_210_332},
 	}},
+	{Name: "docker.io/library/rockylinux", Images: []Image{
+		{Tags: tags("9", "9.3"), Size: 69_124_301},
+		{Tags: tags("8", "8.9"), Size: 74_810_559},
+	}},
+	{Name: "docker.io/library/almalinux", Images: []Image{
+		{Tags: tags("latest", "9"), Size: 66_418_205},
+		{Tags: tags("8"), Size: 72_013_441},
+	}},
 	{Name: "docker.io/library/bash", Images: []Image{{Tags: tags("latest", "5", "5.2"), Size: 6_070_129}}},
 	{Name: "docker.io/library/hello-world", Images: []Image{{Tags: tags("latest"), Size: 3_208}}},
 	{Name: "docker.io/library/redis", Images: []Image{
@@ -176,6 +184,11 @@ var catalog = []Repository{
 	}},
 	{Name: "docker.io/curlimages/curl", Images: []Image{{Tags: tags("latest", "8.15.0"), Size: 10_217_552}}},
 	{Name: "docker.io/nicolaka/netshoot", Images: []Image{{Tags: tags("latest"), Size: 182_417_219}}},
+	{Name: "docker.io/radial/busyboxplus", Images: []Image{{Tags: tags("curl"), Size: 2_128_512}}},
+	{Name: "docker.io/jocatalin/kubernetes-bootcamp", Images: []Image{
+		{Tags: tags("v2"), Size: 75_410_212},
+		{Tags: tags("v1"), Size: 75_410_118},
+	}},
 	{Name: "docker.io/hashicorp/http-echo", Images: []Image{
 		{Tags: tags("latest", "1.0", "1.0.0"), Size: 3_601_441},
 		{Tags: tags("0.2.3"), Size: 2_630_411},
@@ -262,11 +275,16 @@ var catalog = []Repository{
 		{Tags: tags("2.0"), Size: 10_314_028},
 		{Tags: tags("1.0"), Size: 10_310_966},
 	}},
+	{Name: "gcr.io/google-samples/kubernetes-bootcamp", Images: []Image{{Tags: tags("v1"), Size: 75_410_118}}},
 	{Name: "gcr.io/google-samples/node-hello", Images: []Image{{Tags: tags("1.0"), Size: 253_113_722}}},
 	{Name: "gcr.io/google_samples/gb-frontend", Images: []Image{
 		{Tags: tags("v5"), Size: 161_225_471},
 		{Tags: tags("v4"), Size: 160_114_309},
 		{Tags: tags("v3"), Size: 128_413_220},
+	}},
+	{Name: "us-docker.pkg.dev/google-samples/containers/gke/hello-app", Images: []Image{
+		{Tags: tags("2.0"), Size: 10_314_028},
+		{Tags: tags("1.0"), Size: 10_310_966},
 	}},
 	{Name: "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend", Images: []Image{{Tags: tags("v5"), Size: 161_225_471}}},
 	{Name: "us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower", Images: []Image{{Tags: tags("v2"), Size: 37_412_066}}},

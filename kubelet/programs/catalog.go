@@ -32,6 +32,12 @@ type Image struct {
 	// Dirs are directories it has beyond the standard ones, where a file
 	// written through kubectl exec goes (nginx's document root).
 	Dirs []string
+	// Unplayed says kubesim does not play the image's own program (a
+	// language runtime, a proxy, a chart's controller): a container of it
+	// runs as one of an image kubesim does not know would
+	// (docs/containers.md), and only what the image has besides (a shell,
+	// bash, curl) is known.
+	Unplayed bool
 	// programs are its own, by name (found in the bin directories) or by
 	// absolute path.
 	programs map[string]Program
@@ -91,9 +97,13 @@ var catalog = []entry{
 	{names: []string{"mysql"}, image: mysqlImage},
 	{names: []string{"perl"}, image: perlImage},
 	{names: []string{"agnhost"}, image: agnhostImage},
-	{names: []string{"serve_hostname", "serve-hostname"}, image: serveHostnameImage},
+	{names: []string{"serve_hostname"}, image: serveHostnameImage},
 	{names: []string{"http-echo"}, image: httpEchoImage},
 	{names: []string{"hello-app"}, image: helloAppImage},
+	{names: []string{"kubernetes-bootcamp"}, image: bootcampImage},
+	{names: []string{"hpa-example"}, image: phpApacheImage},
+	{names: []string{"curlimages/curl"}, image: curlImage},
+	{names: []string{"radial/busyboxplus"}, image: busyboxPlusImage},
 	{names: []string{"pause"}, image: pauseImage},
 	{names: []string{SleepImage}, image: sleepImage},
 	{names: []string{FailImage}, image: failImage},
@@ -109,19 +119,31 @@ var catalog = []entry{
 func Lookup(image string) (Image, bool) {
 	repo, tag := Repo(image)
 	base := repo[strings.LastIndex(repo, "/")+1:]
-	for _, e := range catalog {
-		for _, n := range e.names {
-			if n == repo || !strings.Contains(n, "/") && n == base {
-				img := e.image
-				img.Name, img.Tag = n, tag
-				if img.alpineTags && strings.Contains(tag, "alpine") {
-					img.Bash = false
+	for _, list := range [...][]entry{catalog, others} {
+		for _, e := range list {
+			for _, n := range e.names {
+				if n == repo || !strings.Contains(n, "/") && n == base {
+					img := e.image
+					img.Name, img.Tag = n, tag
+					if img.alpineTags && strings.Contains(tag, "alpine") {
+						img.Bash = false
+					}
+					return img, true
 				}
-				return img, true
 			}
 		}
 	}
 	return Image{}, false
+}
+
+// Names are the names the list knows images by: a repository without
+// its registry defaults, or the last element of one.
+func Names() []string {
+	var out []string
+	for _, e := range slices.Concat(catalog, others) {
+		out = append(out, e.names...)
+	}
+	return out
 }
 
 // Repo splits an image reference into its repository, without the

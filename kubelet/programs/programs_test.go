@@ -29,6 +29,11 @@ func TestLookup(t *testing.T) {
 		{"kubesim/sleep", SleepImage, "latest", true},
 		{"perl:5.34.0", "perl", "5.34.0", true},
 		{"quay.io/jetstack/cert-manager-startupapicheck:v1.19.1", "cert-manager-startupapicheck", "v1.19.1", true},
+		{"registry.k8s.io/nginx-slim:0.21", "nginx-slim", "0.21", true},
+		{"gcr.io/google-samples/kubernetes-bootcamp:v1", "kubernetes-bootcamp", "v1", true},
+		{"fluent/fluent-bit:3.0", "fluent/fluent-bit", "3.0", true},
+		{"registry.k8s.io/metrics-server/metrics-server:v0.8.0", "registry.k8s.io/metrics-server/metrics-server", "v0.8.0", true},
+		{"kubesim/metrics-server", "kubesim/metrics-server", "latest", true},
 		{"example.com/app:1", "", "", false},
 		{"fluent-bit:3.0", "", "", false},
 	} {
@@ -119,10 +124,16 @@ func TestPerlStatements(t *testing.T) {
 // other, and what the server logs.
 func serve(t *testing.T, srv Server) (io.ReadWriteCloser, *[]string) {
 	t.Helper()
+	return serveFiles(t, srv, nil)
+}
+
+// serveFiles is serve for a container whose filesystem is files.
+func serveFiles(t *testing.T, srv Server, files Files) (io.ReadWriteCloser, *[]string) {
+	t.Helper()
 	client, server := podnet.Pipe("127.0.0.1:50000", "10.244.0.5:1")
 	logs := &[]string{}
 	go srv.Serve(&Conn{Conn: server, Now: func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) },
-		Memory: &Memory{}, Log: func(l string) { *logs = append(*logs, l) }})
+		Memory: &Memory{}, Log: func(l string) { *logs = append(*logs, l) }, Files: files})
 	t.Cleanup(func() { client.Close() })
 	return client, logs
 }
@@ -154,6 +165,73 @@ func TestNginxServer(t *testing.T) {
 		`127.0.0.1 - - [02/Jan/2025:03:04:05 +0000] "GET / HTTP/1.1" 200 615 "-" "curl/8.5.0" "-"`,
 		`127.0.0.1 - - [02/Jan/2025:03:04:05 +0000] "HEAD /nope HTTP/1.1" 404 0 "-" "-" "-"`,
 	}, *logs)
+}
+
+// fakeFiles is a container's filesystem for a server: files, and the
+// mount points of volumes.
+type fakeFiles struct {
+	files  map[string]string
+	mounts []string
+}
+
+func (f fakeFiles) ReadFile(name string) ([]byte, bool) {
+	data, ok := f.files[name]
+	return []byte(data), ok
+}
+
+func (f fakeFiles) IsDir(name string) bool {
+	for p := range f.files {
+		if strings.HasPrefix(p, name+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (f fakeFiles) OnMount(name string) bool {
+	for _, m := range f.mounts {
+		if name == m || strings.HasPrefix(name, m+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// nginx serves its document root as the container's files hold it: a
+// page written there (the StatefulSet tutorial's echo $(hostname) >
+// index.html); with a volume over it, what the volume holds, 403 for its
+// root without an index and 404 for a file it lacks; else its own pages.
+func TestNginxServesItsDocumentRoot(t *testing.T) {
+	get := func(files Files, path string) (int, string) {
+		c, _ := serveFiles(t, nginxServer{version: "1.27.5"}, files)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	written := fakeFiles{files: map[string]string{"/usr/share/nginx/html/index.html": "web-0\n"}}
+	for _, tc := range []struct {
+		name  string
+		files Files
+		path  string
+		code  int
+		body  string
+	}{
+		{"a page written there", written, "/", 200, "web-0\n"},
+		{"by its name", written, "/index.html", 200, "web-0\n"},
+		{"a volume over it, with the page", fakeFiles{files: written.files, mounts: []string{"/usr/share/nginx/html"}}, "/", 200, "web-0\n"},
+		{"an empty volume: no index", fakeFiles{mounts: []string{"/usr/share/nginx/html"}}, "/", 403, "<title>403 Forbidden</title>"},
+		{"an empty volume: no file", fakeFiles{mounts: []string{"/usr/share/nginx/html"}}, "/missing.html", 404, "<title>404 Not Found</title>"},
+		{"nothing there: its welcome page", fakeFiles{}, "/", 200, "Welcome to nginx!"},
+		{"no files at all", nil, "/", 200, "Welcome to nginx!"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := get(tc.files, tc.path)
+			assert.Equal(t, tc.code, code)
+			assert.Contains(t, body, tc.body)
+		})
+	}
 }
 
 // redis-server answers RESP and inline commands, keeping its keys.

@@ -115,16 +115,18 @@ func httpd(ctx context.Context, r Run) int {
 	ts := p.Clock.Now().UTC().Format("Mon Jan 02 15:04:05.000000 2006")
 	fmt.Fprintf(p.Stderr, "[%s] [mpm_event:notice] [pid 1:tid 1] AH00489: Apache/%s (Unix) configured -- resuming normal operations\n", ts, version)
 	fmt.Fprintf(p.Stderr, "[%s] [core:notice] [pid 1:tid 1] AH00094: Command line: 'httpd -D FOREGROUND'\n", ts)
-	h.Listen(80, httpdServer{version: version})
+	h.Listen(80, httpdServer{server: "Apache/" + version + " (Unix)", index: "/index.html", page: "<html><body><h1>It works!</h1></body></html>\n"})
 	return serveUntilKilled(ctx, p)
 }
 
-type httpdServer struct{ version string }
+// httpdServer is Apache serving one page, at / and its index file, with
+// its access log (common format).
+type httpdServer struct{ server, index, page string }
 
 func (s httpdServer) Serve(c *Conn) {
-	serveHTTP(c, "Apache/"+s.version+" (Unix)", func(c *Conn, r *http.Request) response {
-		resp := response{code: http.StatusOK, header: http.Header{"Content-Type": {"text/html"}}, body: []byte("<html><body><h1>It works!</h1></body></html>\n")}
-		if r.URL.Path != "/" && r.URL.Path != "/index.html" {
+	serveHTTP(c, s.server, func(c *Conn, r *http.Request) response {
+		resp := response{code: http.StatusOK, header: http.Header{"Content-Type": {"text/html"}}, body: []byte(s.page)}
+		if r.URL.Path != "/" && r.URL.Path != s.index {
 			resp = response{code: http.StatusNotFound, header: http.Header{"Content-Type": {"text/html; charset=iso-8859-1"}},
 				body: []byte("<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head>\n<title>404 Not Found</title>\n</head><body>\n<h1>Not Found</h1>\n<p>The requested URL was not found on this server.</p>\n</body></html>\n")}
 		}
@@ -224,15 +226,7 @@ func agnhost(ctx context.Context, r Run) int {
 			return http.StatusNotFound, "404 page not found\n"
 		}})
 	case "liveness":
-		h.Listen(port("port", 8080), textServer{text: func(c *Conn, r *http.Request) (int, string) {
-			if r.URL.Path != "/healthz" {
-				return http.StatusNotFound, "404 page not found\n"
-			}
-			if d := c.Now().Sub(c.Started); d > 10*time.Second {
-				return http.StatusInternalServerError, fmt.Sprintf("error: %v", d.Seconds())
-			}
-			return http.StatusOK, "ok"
-		}})
+		h.Listen(port("port", 8080), livenessServer{})
 	case "pause":
 		fmt.Fprintln(p.Stdout, "Paused")
 	default:
@@ -240,6 +234,31 @@ func agnhost(ctx context.Context, r Run) int {
 		return 1
 	}
 	return serveUntilKilled(ctx, p)
+}
+
+// livenessServer is agnhost liveness: /healthz answers 200 for its
+// first 10 seconds, then 500 (the liveness tutorial's HTTP example).
+type livenessServer struct{}
+
+// livenessHealthy is how long agnhost liveness answers 200.
+const livenessHealthy = 10 * time.Second
+
+func (livenessServer) Serve(c *Conn) {
+	textServer{text: func(c *Conn, r *http.Request) (int, string) {
+		if r.URL.Path != "/healthz" {
+			return http.StatusNotFound, "404 page not found\n"
+		}
+		if d := c.Now().Sub(c.Started); d > livenessHealthy {
+			return http.StatusInternalServerError, fmt.Sprintf("error: %v", d.Seconds())
+		}
+		return http.StatusOK, "ok"
+	}}.Serve(c)
+}
+
+// FailsAfter implements Unhealthy: /healthz fails once more than 10
+// seconds have passed (a probe at 10s still succeeds).
+func (livenessServer) FailsAfter(path string) (time.Duration, bool) {
+	return livenessHealthy + time.Nanosecond, path == "/healthz"
 }
 
 // http-echo (hashicorp/http-echo, the ingress guides'): -text on every
@@ -343,3 +362,77 @@ func kyvernoPre(ctx context.Context, r Run) int {
 	}
 	return 0
 }
+
+// The Kubernetes Basics tutorial's bootcamp
+// (gcr.io/google-samples/kubernetes-bootcamp, jocatalin/kubernetes-bootcamp
+// on Docker Hub): node's image with the tutorial's server.js, which greets
+// on 8080 with the pod's name and its version (the tag's number: v1, v2)
+// and logs each request.
+var bootcampImage = Image{Cmd: []string{"node", "server.js"}, Shell: true, Bash: true, Curl: true,
+	programs: map[string]Program{"node": bootcamp}}
+
+func bootcamp(ctx context.Context, r Run) int {
+	p, h := r.Process, r.Host
+	if len(p.Args) != 2 || p.Args[1] != "server.js" {
+		fmt.Fprintln(p.Stderr, "node: kubesim simulates the bootcamp's server.js only")
+		return 1
+	}
+	host := p.Getenv("HOSTNAME")
+	version := strings.TrimPrefix(r.Tag, "v")
+	if version == "latest" {
+		version = "1"
+	}
+	// console.log of a Date: its ISO form.
+	iso := func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+	fmt.Fprintf(p.Stdout, "Kubernetes Bootcamp App Started At: %s | Running On:  %s \n\n", iso(p.Clock.Now()), host)
+	h.Listen(8080, textServer{
+		text: func(*Conn, *http.Request) (int, string) {
+			return http.StatusOK, "Hello Kubernetes bootcamp! | Running on: " + host + " | v=" + version + "\n"
+		},
+		log: func(c *Conn, _ *http.Request, _, _ int) string {
+			n := 0
+			c.Memory.with(func(kv map[string]string) {
+				n, _ = strconv.Atoi(kv["requests"])
+				n++
+				kv["requests"] = strconv.Itoa(n)
+			})
+			return fmt.Sprintf("Running On: %s | Total Requests: %d | App Uptime: %g seconds | Log Time: %s",
+				host, n, c.Now().Sub(c.Started).Seconds(), iso(c.Now()))
+		}})
+	return serveUntilKilled(ctx, p)
+}
+
+// php-apache, the HorizontalPodAutoscaler walkthrough's image
+// (registry.k8s.io/hpa-example): php's Apache image whose index.php does
+// some arithmetic and answers "OK!".
+var phpApacheImage = Image{Entrypoint: []string{"docker-php-entrypoint"}, Cmd: []string{"apache2-foreground"}, Shell: true, Bash: true, Curl: true,
+	programs: map[string]Program{
+		"docker-php-entrypoint": func(ctx context.Context, r Run) int {
+			return execArgs(r.Process, r.Args[1:], "/usr/local/bin/docker-php-entrypoint: 9")
+		},
+		"apache2-foreground": phpApache,
+	}}
+
+func phpApache(ctx context.Context, r Run) int {
+	p, h := r.Process, r.Host
+	ts := p.Clock.Now().UTC().Format("Mon Jan 02 15:04:05.000000 2006")
+	fmt.Fprintf(p.Stderr, "[%s] [mpm_prefork:notice] [pid 1] AH00163: Apache/2.4.10 (Debian) PHP/5.6.40 configured -- resuming normal operations\n", ts)
+	fmt.Fprintf(p.Stderr, "[%s] [core:notice] [pid 1] AH00094: Command line: 'apache2 -D FOREGROUND'\n", ts)
+	h.Listen(80, httpdServer{server: "Apache/2.4.10 (Debian)", index: "/index.php", page: "OK!"})
+	return serveUntilKilled(ctx, p)
+}
+
+// curl's image (curlimages/curl): its entrypoint runs curl, given the
+// container's arguments (an argument that starts with - is curl's).
+var curlImage = Image{Entrypoint: []string{"/entrypoint.sh"}, Cmd: []string{"curl"}, Shell: true, Curl: true,
+	programs: map[string]Program{"/entrypoint.sh": func(ctx context.Context, r Run) int {
+		args := r.Args[1:]
+		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			args = append([]string{"curl"}, args...)
+		}
+		return execArgs(r.Process, args, "/entrypoint.sh: 6")
+	}}}
+
+// radial/busyboxplus:curl, the Connecting Applications with Services
+// tutorial's: busybox with curl, running sh.
+var busyboxPlusImage = Image{Cmd: []string{"/bin/sh"}, Shell: true, Curl: true}

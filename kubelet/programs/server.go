@@ -20,6 +20,17 @@ type Server interface {
 	Serve(c *Conn)
 }
 
+// Unhealthy is a server whose answer to an HTTP GET of a path turns to an
+// error status a while after its process starts (agnhost liveness's
+// /healthz): the kubelet's HTTP probes read it ahead, as they are worked
+// out for the container's whole life.
+type Unhealthy interface {
+	// FailsAfter is how long after its start the server answers a GET of
+	// path with an error status, for good; ok false: its answer to path
+	// does not change.
+	FailsAfter(path string) (after time.Duration, ok bool)
+}
+
 // Conn is one connection to a server, with what the server's process
 // reaches while it answers.
 type Conn struct {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -20,8 +19,10 @@ import (
 // speaks http and https (busybox's ssl_client, which checks no
 // certificate). A connection the network drops (a NetworkPolicy) is never
 // answered: the client waits out its timeout on the shell's clock, as the
-// real one does (timeouts.go). Left out: nslookup's record types and
-// server argument, and every wget option but -q, -O, -T/--timeout,
+// real one does (timeouts.go). wget (and curl, curl.go) look a name up in
+// the container's /etc/hosts before the cluster DNS, as the C library
+// does, so localhost is the pod itself. Left out: nslookup's record types
+// and server argument, and every wget option but -q, -O, -T/--timeout,
 // --spider, --header and -S.
 
 // Network is what the container's network reaches; the kubelet provides
@@ -37,6 +38,9 @@ type Network interface {
 	// HTTPGet sends req and returns the answer, ErrConnectionRefused, or
 	// ErrTimedOut when the connection is dropped and never answered.
 	HTTPGet(ctx context.Context, req HTTPRequest) (HTTPResponse, error)
+	// Ping sends an ICMP echo request to ip: nil when something there
+	// answers, ErrTimedOut when nothing does.
+	Ping(ctx context.Context, ip string) error
 }
 
 // HTTPRequest is a GET of Path from IP:Port, with its Host header.
@@ -202,21 +206,13 @@ func (s *state) wget(args []string) int {
 			port = "443"
 		}
 	}
-	ip := host
-	if net.ParseIP(host) == nil {
-		if s.env.Network == nil {
-			fmt.Fprintf(s.stderr, "wget: bad address '%s'\n", host)
-			return 1
-		}
-		_, addrs, err := s.env.Network.LookupHost(s.ctx, host)
-		if errors.Is(err, ErrTimedOut) && !s.wait(resolverTimeout) {
-			return 137
-		}
-		if err != nil || len(addrs) == 0 {
-			fmt.Fprintf(s.stderr, "wget: bad address '%s'\n", host)
-			return 1
-		}
-		ip = addrs[0]
+	ip, err := s.resolveHost(host)
+	if errors.Is(err, ErrTimedOut) && !s.wait(resolverTimeout) {
+		return 137
+	}
+	if err != nil {
+		fmt.Fprintf(s.stderr, "wget: bad address '%s'\n", host)
+		return 1
 	}
 	if !o.quiet {
 		fmt.Fprintf(s.stderr, "Connecting to %s (%s:%s)\n", u.Host, ip, port)

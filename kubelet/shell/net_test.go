@@ -31,12 +31,24 @@ func (fakeNetwork) LookupHost(_ context.Context, name string) (string, []string,
 	return "", nil, ErrNoSuchHost
 }
 
+// Ping: pods answer, Services do not.
+func (fakeNetwork) Ping(_ context.Context, ip string) error {
+	if strings.HasPrefix(ip, "10.244.") || ip == "127.0.0.1" {
+		return nil
+	}
+	return ErrTimedOut
+}
+
 func (fakeNetwork) HTTPGet(_ context.Context, req HTTPRequest) (HTTPResponse, error) {
 	switch {
 	case req.Scheme == "https" && req.IP == "10.96.0.1" && req.Port == "443":
 		return HTTPResponse{Code: 200, Body: []byte("secure\n")}, nil
 	case req.IP == "10.96.0.6":
 		return HTTPResponse{}, ErrTimedOut
+	case req.IP == "127.0.0.1" && req.Port == "8080":
+		// The container itself (the kubelet's network sends a loopback
+		// address to the pod's own IP).
+		return HTTPResponse{Code: 200, Body: []byte("self\n")}, nil
 	case req.IP == "10.96.0.7":
 		return HTTPResponse{Code: 504, Reason: "Gateway Time-out", After: time.Minute}, nil
 	case req.IP != "10.96.0.5" || req.Port != "80" || req.Scheme != "http":
@@ -101,6 +113,7 @@ func TestNslookupAndWget(t *testing.T) {
 	env := testEnv()
 	env.Network = fakeNetwork{}
 	env.Layer = NewLayer()
+	env.Files["/etc/hosts"] = []byte("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n")
 	for _, tc := range []struct {
 		name, script string
 		out, errs    string
@@ -129,6 +142,7 @@ func TestNslookupAndWget(t *testing.T) {
 		{name: "DNS dropped: wget", script: "wget -qO- -T 1 blocked", errs: "wget: bad address 'blocked'\n", code: 1, waited: 10 * time.Second},
 		{name: "a slow proxy answers 504", script: "wget -qO- 10.96.0.7", errs: "wget: server returned error: HTTP/1.1 504 Gateway Time-out\n", code: 1, waited: time.Minute},
 		{name: "a slow proxy: wget gives up first", script: "wget -qO- -T 10 10.96.0.7", errs: "wget: download timed out\n", code: 1, waited: 10 * time.Second},
+		{name: "wget localhost: /etc/hosts", script: "wget -qO- localhost:8080", out: "self\n"},
 		{name: "Host header: the URL's", script: "wget -qO- web:80/host", out: "web:80\n"},
 		{name: "Host header: --header", script: "wget -qO- --header 'Host: shop.example.com' 10.96.0.5/host", out: "shop.example.com\n"},
 		{name: "Host header: --header=", script: "wget -qO- --header='host:  a.example.com' web/host", out: "a.example.com\n"},

@@ -204,7 +204,7 @@ func (s *state) set(name, value string) {
 }
 
 // programs are the commands the simulated images have, as in /bin.
-var programs = []string{"[", "[[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "printenv", "pwd",
+var programs = []string{"[", "[[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "ping", "printenv", "pwd",
 	"rm", "seq", "sh", "sleep", "tail", "tar", "test", "touch", "true", "wc", "wget"}
 
 // Known says whether name is one of the programs of the simulated images
@@ -316,6 +316,8 @@ func (s *state) program(args []string) int {
 		return s.wget(args[1:])
 	case "curl":
 		return s.curl(args[1:])
+	case "ping":
+		return s.ping(args[1:])
 	case "date":
 		return s.date(args[1:])
 	case "grep":
