@@ -6,6 +6,10 @@
 // to start without a password — run on the container's clock by the
 // kubelet's shell (package shell's Environment.Programs).
 //
+// The list holds every image the simulated registries hold
+// (kubelet/images), and no other: those whose own program is not played
+// (others.go) say only what they have besides, a shell, bash or curl.
+//
 // A container of a known image runs what the runtime would run
 // (Argv: command replaces the entrypoint, args the cmd); a program the
 // image does not have fails to start as runc makes it fail (StartError:

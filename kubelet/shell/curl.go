@@ -199,16 +199,7 @@ func (s *state) curl(args []string) int {
 	if err != nil {
 		return fail(6, "Could not resolve host: %s", host)
 	}
-	req := HTTPRequest{Scheme: u.Scheme, IP: ip, Port: port, Path: u.RequestURI(), Host: u.Host}
-	if o.host != "" {
-		req.Host = o.host
-	}
-	var resp HTTPResponse
-	if s.env.Network == nil {
-		err = ErrConnectionRefused
-	} else {
-		resp, err = s.env.Network.HTTPGet(s.ctx, req)
-	}
+	resp, err := s.httpGet(u, ip, port, o.host)
 	switch {
 	case errors.Is(err, ErrTimedOut):
 		d, capped := connectTimeout, false

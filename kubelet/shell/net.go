@@ -217,16 +217,7 @@ func (s *state) wget(args []string) int {
 	if !o.quiet {
 		fmt.Fprintf(s.stderr, "Connecting to %s (%s:%s)\n", u.Host, ip, port)
 	}
-	req := HTTPRequest{Scheme: u.Scheme, IP: ip, Port: port, Path: u.RequestURI(), Host: u.Host}
-	if o.host != "" {
-		req.Host = o.host
-	}
-	var resp HTTPResponse
-	if s.env.Network == nil {
-		err = ErrConnectionRefused
-	} else {
-		resp, err = s.env.Network.HTTPGet(s.ctx, req)
-	}
+	resp, err := s.httpGet(u, ip, port, o.host)
 	// A dropped connection is retried by the kernel until it gives up
 	// (connectTimeout), unless wget's own timeout ends it first; a slow
 	// answer is waited for as long as wget's timeout allows.
@@ -324,4 +315,18 @@ func httpStatusText(code int) string {
 		return t
 	}
 	return "Error"
+}
+
+// httpGet sends the GET of u to ip:port over the container's network,
+// with the Host header host (the URL's when empty): what wget and curl
+// send.
+func (s *state) httpGet(u *url.URL, ip, port, host string) (HTTPResponse, error) {
+	req := HTTPRequest{Scheme: u.Scheme, IP: ip, Port: port, Path: u.RequestURI(), Host: u.Host}
+	if host != "" {
+		req.Host = host
+	}
+	if s.env.Network == nil {
+		return HTTPResponse{}, ErrConnectionRefused
+	}
+	return s.env.Network.HTTPGet(s.ctx, req)
 }
