@@ -57,7 +57,7 @@ func revisions(t *testing.T, cl *client.Client) map[string]int64 {
 }
 
 // agentDaemonSet is the DaemonSet the tests create: pods labelled
-// app=agent running agent:1.
+// app=agent running fluent/fluent-bit:3.1.
 func agentDaemonSet() *appsv1.DaemonSet {
 	return &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default"},
@@ -65,7 +65,7 @@ func agentDaemonSet() *appsv1.DaemonSet {
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "fluent/fluent-bit:3.1"}}},
 			},
 		},
 	}
@@ -115,7 +115,7 @@ func TestDaemonSetLifecycle(t *testing.T) {
 	// A new image rolls out: at every step at most maxUnavailable (1)
 	// node lacks an available pod.
 	_, err = cl.DaemonSets().Patch(bg, "default", "agent", client.StrategicPatch,
-		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":"agent:2"}]}}}}`))
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":"fluent/fluent-bit:3.2"}]}}}}`))
 	require.NoError(t, err)
 	for range 2000 {
 		_, did, err := c.Step(bg)
@@ -134,7 +134,7 @@ func TestDaemonSetLifecycle(t *testing.T) {
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
 	for _, p := range podsOf(t, cl) {
-		assert.Equal(t, "agent:2", p.Spec.Containers[0].Image)
+		assert.Equal(t, "fluent/fluent-bit:3.2", p.Spec.Containers[0].Image)
 	}
 	second := revisions(t, cl)
 	assert.Len(t, second, 1, "revisionHistoryLimit 0: the old revision goes once no pod runs it")
@@ -146,7 +146,7 @@ func TestDaemonSetLifecycle(t *testing.T) {
 	// Rolling back to the first template: revision 3, under the hash the
 	// first template had.
 	_, err = cl.DaemonSets().Patch(bg, "default", "agent", client.StrategicPatch,
-		[]byte(`{"spec":{"revisionHistoryLimit":5,"template":{"spec":{"containers":[{"name":"agent","image":"agent:1"}]}}}}`))
+		[]byte(`{"spec":{"revisionHistoryLimit":5,"template":{"spec":{"containers":[{"name":"agent","image":"fluent/fluent-bit:3.1"}]}}}}`))
 	require.NoError(t, err)
 	_, err = c.RunUntilStable(bg, stepper.Limits{})
 	require.NoError(t, err)
@@ -174,7 +174,7 @@ func TestMaxSurgeStartsTheNewPodFirst(t *testing.T) {
 	require.Len(t, podsOf(t, cl), 4)
 
 	_, err = cl.DaemonSets().Patch(bg, "default", "agent", client.StrategicPatch,
-		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":"agent:2"}]}}}}`))
+		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"agent","image":"fluent/fluent-bit:3.2"}]}}}}`))
 	require.NoError(t, err)
 	maxPods := 0
 	for range 3000 {
@@ -201,6 +201,6 @@ func TestMaxSurgeStartsTheNewPodFirst(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 5, maxPods, "the surge pod did run beside the old one")
 	for _, p := range podsOf(t, cl) {
-		assert.Equal(t, "agent:2", p.Spec.Containers[0].Image)
+		assert.Equal(t, "fluent/fluent-bit:3.2", p.Spec.Containers[0].Image)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/kubelet/images"
 	"github.com/kubesim/kubesim/runmode"
 )
 
@@ -128,7 +129,9 @@ func taintsOf(n *corev1.Node) []string {
 
 func newCluster(t *testing.T) *cluster {
 	env := apiservertest.New(t)
-	k, err := kubelet.New(kubelet.Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step, NodeName: "node-1", PodCIDR: "10.244.1.0/24"})
+	// Pulls take no time: settle moves no clock.
+	k, err := kubelet.New(kubelet.Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step, NodeName: "node-1", PodCIDR: "10.244.1.0/24",
+		Registry: images.Default().WithPace(0, 0)})
 	require.NoError(t, err)
 	nc, err := New(Config{Client: env.Client, Clock: env.Clock, Mode: runmode.Step})
 	require.NoError(t, err)
