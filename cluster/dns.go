@@ -6,12 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubesim/kubesim/api"
+	"github.com/kubesim/kubesim/kubelet"
 )
-
-// KubeDNSClusterIP is the address of the cluster DNS: the kube-dns
-// Service's, which kubeadm (and so kind) asks for, and the nameserver of
-// every pod's /etc/resolv.conf (the kubelets' --cluster-dns).
-const KubeDNSClusterIP = "10.96.0.10"
 
 // dnsObjects are the cluster DNS add-on as kubeadm installs it: the
 // kube-dns Service in kube-system, in front of CoreDNS. kubesim runs no
@@ -27,7 +23,7 @@ func dnsObjects() []api.Object {
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kube-dns", Namespace: metav1.NamespaceSystem,
 			Labels:      map[string]string{"k8s-app": "kube-dns", "kubernetes.io/cluster-service": "true", "kubernetes.io/name": "CoreDNS"},
 			Annotations: map[string]string{"prometheus.io/port": "9153", "prometheus.io/scrape": "true"}},
-			Spec: corev1.ServiceSpec{ClusterIP: KubeDNSClusterIP, Ports: []corev1.ServicePort{
+			Spec: corev1.ServiceSpec{ClusterIP: kubelet.ClusterDNS, Ports: []corev1.ServicePort{
 				port("dns", 53, corev1.ProtocolUDP), port("dns-tcp", 53, corev1.ProtocolTCP), port("metrics", 9153, corev1.ProtocolTCP),
 			}}},
 	}

@@ -277,7 +277,7 @@ func TestClusterServicesAtStart(t *testing.T) {
 	c, cl := netCluster(t)
 	dns, err := cl.Services().Get(bg, "kube-system", "kube-dns")
 	require.NoError(t, err)
-	assert.Equal(t, KubeDNSClusterIP, dns.Spec.ClusterIP)
+	assert.Equal(t, kubelet.ClusterDNS, dns.Spec.ClusterIP)
 	assert.Equal(t, map[string]string{"k8s-app": "kube-dns", "kubernetes.io/cluster-service": "true", "kubernetes.io/name": "CoreDNS"}, dns.Labels)
 	var ports []string
 	for _, p := range dns.Spec.Ports {

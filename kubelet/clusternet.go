@@ -37,22 +37,23 @@ type clusterNetwork struct {
 	pod *corev1.Pod
 }
 
-// clusterDNSIP is the cluster DNS Service's address in a kubeadm or kind
-// cluster (the tenth of 10.96.0.0/12), what resolv.conf names.
-const clusterDNSIP = "10.96.0.10"
+// ClusterDNS is the address of the cluster DNS, the kube-dns Service's
+// in a kubeadm or kind cluster: the nameserver of every pod's
+// /etc/resolv.conf (the kubelet's --cluster-dns).
+const ClusterDNS = "10.96.0.10"
 
 // clusterDomain is the cluster's DNS domain.
 const clusterDomain = "cluster.local"
 
 var _ shell.Network = clusterNetwork{}
 
-func (n clusterNetwork) Nameserver() string { return clusterDNSIP }
+func (n clusterNetwork) Nameserver() string { return ClusterDNS }
 
 // resolvConf is the /etc/resolv.conf the kubelet writes for a pod with
 // dnsPolicy ClusterFirst.
 func resolvConf(namespace string) string {
 	return fmt.Sprintf("search %s.svc.%s svc.%s %s\nnameserver %s\noptions ndots:5\n",
-		namespace, clusterDomain, clusterDomain, clusterDomain, clusterDNSIP)
+		namespace, clusterDomain, clusterDomain, clusterDomain, ClusterDNS)
 }
 
 // LookupHost tries name with each search domain (it has fewer than five
