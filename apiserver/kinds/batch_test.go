@@ -172,6 +172,7 @@ func TestCronJobScheduleValidation(t *testing.T) {
 		{"@fortnightly", "unrecognized descriptor: @fortnightly"},
 		{"@every fortnight", `failed to parse duration @every fortnight: time: invalid duration "fortnight"`},
 		{"foo * * * *", `failed to parse int from foo: strconv.Atoi: parsing "foo": invalid syntax`},
+		{"60 * * * *", "end of range (60) above maximum (59): 60"},
 		{"61 * * * *", "end of range (61) above maximum (59): 61"},
 		{"* 24 * * *", "end of range (24) above maximum (23): 24"},
 		{"* * 0 * *", "beginning of range (0) below minimum (1): 0"},
