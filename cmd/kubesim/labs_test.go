@@ -18,10 +18,12 @@ import (
 
 // The labs in docs/labs are executable: every ```console block is a list
 // of commands ("$ kubectl ...", "$ kubesim ...") each followed by its
-// expected output. This test starts one `kubesim serve` per lab (flags from
-// an <!-- lab-server: ... --> comment), runs the commands from the
-// repository root as a student would, and compares the output with
-// tolerant matching (see labPattern), so a lab whose output drifts fails.
+// expected output. This test starts one `kubesim serve` per lab, with the
+// flags of the lab's start block (a ```sh block: `rm -rf .data`, then
+// `kubesim serve FLAGS`, the lines the student types) in a fresh data
+// directory, runs the commands from the repository root as a student
+// would, and compares the output with tolerant matching (see labPattern),
+// so a lab whose output drifts fails.
 
 // labCommand is one command of a lab and the output it must print, or a
 // controller process to start or stop (an <!-- lab-start: NAME --> or
@@ -42,27 +44,46 @@ type labCommand struct {
 
 // labDoc is a parsed lab.
 type labDoc struct {
+	// start is the line of the start block (0: the lab has none), and
+	// serverFlags the flags of its `kubesim serve`.
+	start       int
 	serverFlags []string
 	commands    []labCommand
 }
 
-var labServerRe = regexp.MustCompile(`<!--\s*lab-server:(.*?)-->`)
+// The start block of a lab: a fresh data directory, then the server with
+// the flags the lab's outputs need (the node count, the stage delay).
+const (
+	labFreshLine = "rm -rf .data"
+	labServe     = "kubesim serve"
+)
 
 // labControlRe is a comment that starts or stops a controller process.
 var labControlRe = regexp.MustCompile(`^<!--\s*lab-(start|stop):\s*([a-z0-9-]+)((?:\s+--?[a-z-]+(?:[ =][^\s-][^\s]*)?)*)\s*-->$`)
 
-// parseLab extracts the console blocks of a lab.
+// parseLab extracts the start block and the console blocks of a lab.
 func parseLab(text string) (labDoc, error) {
 	var doc labDoc
-	if m := labServerRe.FindStringSubmatch(text); m != nil {
-		doc.serverFlags = strings.Fields(m[1])
-	}
 	inBlock := false
+	// other is the fence of a block that is not a console block (```sh,
+	// ```yaml ...), "" outside one; otherLines its lines, from otherStart.
+	var other string
+	var otherLines []string
+	otherStart := 0
 	for i, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		switch {
+		case other != "" && trimmed == "```":
+			if err := doc.startBlock(other, otherStart, otherLines); err != nil {
+				return doc, err
+			}
+			other, otherLines = "", nil
+		case other != "":
+			otherLines = append(otherLines, trimmed)
 		case !inBlock && trimmed == "```console":
 			inBlock = true
+		case !inBlock && strings.HasPrefix(trimmed, "```"):
+			other, otherStart = trimmed, i+1
 		case !inBlock && labControlRe.MatchString(trimmed):
 			m := labControlRe.FindStringSubmatch(trimmed)
 			doc.commands = append(doc.commands, labCommand{line: i + 1, control: m[1], controller: m[2], controllerArgs: strings.Fields(m[3])})
@@ -88,10 +109,37 @@ func parseLab(text string) (labDoc, error) {
 			c.expected = append(c.expected, line)
 		}
 	}
-	if inBlock {
-		return doc, fmt.Errorf("a console block is not closed")
+	if inBlock || other != "" {
+		return doc, fmt.Errorf("a code block is not closed")
 	}
 	return doc, nil
+}
+
+// startBlock takes the server's flags from a ```sh block that starts a
+// server: exactly `rm -rf .data` then `kubesim serve FLAGS`, as the
+// student types them (a server on the last lab's data would show its
+// objects and its nodes). Other blocks are left alone.
+func (doc *labDoc) startBlock(fence string, line int, lines []string) error {
+	serves := false
+	for _, l := range lines {
+		serves = serves || strings.HasPrefix(l, labServe+" ") || l == labServe
+	}
+	if fence != "```sh" || !serves {
+		return nil
+	}
+	if len(lines) != 2 || lines[0] != labFreshLine || !strings.HasPrefix(lines[1]+" ", labServe+" ") {
+		return fmt.Errorf("line %d: a start block is the two lines %q and %q, a fresh data directory and the server: %q",
+			line, labFreshLine, labServe+" FLAGS", lines)
+	}
+	if doc.start != 0 {
+		return fmt.Errorf("line %d: a second start block (the first is on line %d): a lab starts one server", line, doc.start)
+	}
+	args, err := splitCommand(lines[1])
+	if err != nil {
+		return fmt.Errorf("line %d: %w", line, err)
+	}
+	doc.start, doc.serverFlags = line, args[2:]
+	return nil
 }
 
 // splitCommand splits a command line as a POSIX shell would for simple
@@ -243,9 +291,10 @@ func readOnly(args []string) bool {
 
 func TestParseLabAndPatterns(t *testing.T) {
 	t.Parallel()
-	doc, err := parseLab("<!-- lab-server: --nodes 2 -->\n```console\n$ kubectl get pods -o jsonpath='{.items[*].metadata.name}'\nweb-<id>  Running   <age>\n...\nend\n```\n")
+	doc, err := parseLab("Start:\n\n```sh\nrm -rf .data\nkubesim serve --nodes 2 --controllers='*,-job'\n```\n\n```console\n$ kubectl get pods -o jsonpath='{.items[*].metadata.name}'\nweb-<id>  Running   <age>\n...\nend\n```\n")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"--nodes", "2"}, doc.serverFlags)
+	assert.Equal(t, []string{"--nodes", "2", "--controllers=*,-job"}, doc.serverFlags)
+	assert.Equal(t, 3, doc.start)
 	require.Len(t, doc.commands, 1)
 	assert.Equal(t, []string{"kubectl", "get", "pods", "-o", "jsonpath={.items[*].metadata.name}"}, doc.commands[0].args)
 	re := newLabPattern(doc.commands[0].expected)
@@ -278,6 +327,20 @@ func TestParseLabAndPatterns(t *testing.T) {
 	assert.ErrorContains(t, err, "must start with kubectl or kubesim")
 	_, err = parseLab("```console\n$ kubectl get pods\n")
 	assert.ErrorContains(t, err, "not closed")
+	// Other blocks are not run, and a server started elsewhere is not the
+	// lab's start.
+	doc, err = parseLab("```yaml\n$ kubectl get pods\n```\n```sh\nmake build\n./bin/kubesim serve --nodes 0 &\n```\n    kubesim serve --local-image a=b\n")
+	require.NoError(t, err)
+	assert.Empty(t, doc.commands)
+	assert.Zero(t, doc.start)
+	_, err = parseLab("```sh\nkubesim serve --nodes 3\n```\n")
+	assert.ErrorContains(t, err, "a fresh data directory and the server", "a start block starts from a fresh data directory")
+	_, err = parseLab("```sh\nrm -rf .data\nkubesim serve\nkubectl get nodes\n```\n")
+	assert.ErrorContains(t, err, "a start block is the two lines")
+	_, err = parseLab("```sh\nrm -rf .data\nkubesim serve\n```\n```sh\nrm -rf .data\nkubesim serve --nodes 1\n```\n")
+	assert.ErrorContains(t, err, "a second start block (the first is on line 1)")
+	_, err = parseLab("```sh\nrm -rf .data\n")
+	assert.ErrorContains(t, err, "not closed")
 }
 
 func TestLabs(t *testing.T) {
@@ -301,15 +364,19 @@ func TestLabs(t *testing.T) {
 			doc, err := parseLab(string(text))
 			require.NoError(t, err)
 			require.NotEmpty(t, doc.commands, "a lab has commands to run")
+			require.NotZero(t, doc.start, "%s: a lab says how to start its server, before its first command: a ```sh block with %q and %q", f, labFreshLine, labServe+" FLAGS")
+			require.Less(t, doc.start, doc.commands[0].line, "%s: the start block comes before the first command", f)
 			runLab(t, root, f, doc)
 		})
 	}
 }
 
 func runLab(t *testing.T, root, file string, doc labDoc) {
+	// A fresh data directory, as the start block's `rm -rf .data`, and
+	// the student's flags, no others: the outputs are those the student's
+	// server gives.
 	dataDir := t.TempDir()
-	flags := append([]string{"--stage-delay", "20ms"}, inDataDir(dataDir, doc.serverFlags)...)
-	s := startServer(t, dataDir, flags...)
+	s := startServer(t, dataDir, inDataDir(dataDir, doc.serverFlags)...)
 	k := newKubectl(t, s)
 	running := map[string]func(){}
 	for _, c := range doc.commands {
