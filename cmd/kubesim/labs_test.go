@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +141,73 @@ func (doc *labDoc) startBlock(fence string, line int, lines []string) error {
 	}
 	doc.start, doc.serverFlags = line, args[2:]
 	return nil
+}
+
+// serveMentionRe finds `kubesim serve FLAGS` in a lab's prose (an inline
+// code span, which may wrap) or on a line of a code block.
+var serveMentionRe = regexp.MustCompile("(?m)`kubesim serve( [^`]+)`|^[ \t]*kubesim serve( .+)$")
+
+// serveMentions checks what a lab says about its server after its start
+// block: a `kubesim serve` with flags is this server started again (the
+// data directory it made, unless --data-dir names another), so it gives
+// the start's --nodes — a Node left without its kubelet goes NotReady and
+// its pods are evicted — and a --controllers that only takes controllers
+// away keeps "*" (without it, "-job" turns every controller off).
+func serveMentions(text string, doc labDoc) []error {
+	nodes := func(flags []string) string {
+		for i, f := range flags {
+			if f == "--nodes" && i+1 < len(flags) {
+				return flags[i+1]
+			}
+			if v, ok := strings.CutPrefix(f, "--nodes="); ok {
+				return v
+			}
+		}
+		return "3" // serve's default
+	}
+	want := nodes(doc.serverFlags)
+	// The start block is four lines from doc.start: its fences, rm, serve.
+	startOffset := 0
+	for i, l := range strings.SplitAfter(text, "\n") {
+		if i >= doc.start+3 {
+			break
+		}
+		startOffset += len(l)
+	}
+	var errs []error
+	for _, m := range serveMentionRe.FindAllStringSubmatchIndex(text, -1) {
+		if doc.start == 0 || m[0] < startOffset {
+			continue
+		}
+		line := strings.Count(text[:m[0]], "\n") + 1
+		var raw string
+		if m[2] >= 0 {
+			raw = text[m[2]:m[3]]
+		} else {
+			raw = text[m[4]:m[5]]
+		}
+		flags, err := splitCommand(strings.ReplaceAll(raw, "\n", " "))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %w", line, err))
+			continue
+		}
+		if slices.ContainsFunc(flags, func(f string) bool { return f == "--data-dir" || strings.HasPrefix(f, "--data-dir=") }) {
+			continue
+		}
+		if got := nodes(flags); got != want {
+			errs = append(errs, fmt.Errorf("line %d: `kubesim serve %s` starts the lab's server with %s nodes; its data was made with %s (the start block's --nodes)", line, strings.Join(flags, " "), got, want))
+		}
+		for i, f := range flags {
+			v, ok := strings.CutPrefix(f, "--controllers=")
+			if !ok && f == "--controllers" && i+1 < len(flags) {
+				v, ok = flags[i+1], true
+			}
+			if ok && !strings.Contains(v, "*") && !slices.ContainsFunc(strings.Split(v, ","), func(c string) bool { return !strings.HasPrefix(c, "-") }) {
+				errs = append(errs, fmt.Errorf("line %d: --controllers=%s turns every controller off: write '*,%s' to take some away", line, v, v))
+			}
+		}
+	}
+	return errs
 }
 
 // splitCommand splits a command line as a POSIX shell would for simple
@@ -471,4 +539,43 @@ func startStoppableController(t *testing.T, name, kubeconfig string, flags ...st
 	line, stop := startKubesimProcess(t, append([]string{"run-controller", name, "--kubeconfig", kubeconfig}, flags...)...)
 	require.Equal(t, "controller "+name+" running; stop with Ctrl-C", line)
 	return stop
+}
+
+func TestServeMentions(t *testing.T) {
+	t.Parallel()
+	const start = "Before: `kubesim serve --leader-elect` (three of them).\n```sh\nrm -rf .data\nkubesim serve --nodes 2 --stage-delay 20ms\n```\n"
+	check := func(text string) []error {
+		doc, err := parseLab(text)
+		require.NoError(t, err)
+		return serveMentions(text, doc)
+	}
+	assert.Empty(t, check(start+"With `kubesim serve --nodes 2` running. On `kubesim serve`, delete a pod.\n"+
+		"Restart it: Ctrl-C, then `kubesim serve --nodes 2\n--controllers='*,-job'`.\n\n    kubesim serve --nodes=2 --local-image a=b\n"+
+		"Another cluster: `kubesim serve --data-dir .other --nodes 0`; `kubesim serve --nodes 2 --controllers=job,cronjob`.\n"))
+	errs := check(start + "Restart it with `kubesim serve --controllers='*,-job'`.\n")
+	require.Len(t, errs, 1)
+	assert.ErrorContains(t, errs[0], "line 6: `kubesim serve --controllers=*,-job` starts the lab's server with 3 nodes; its data was made with 2")
+	errs = check(start + "\n    kubesim serve --nodes 2 --controllers=-job\n")
+	require.Len(t, errs, 1)
+	assert.ErrorContains(t, errs[0], "line 7: --controllers=-job turns every controller off: write '*,-job'")
+}
+
+// What a lab says about its server after the start block keeps to the
+// data the start made (serveMentions), in both editions.
+func TestLabsRestartTheirOwnServer(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("../../docs/labs/[0-9]*.md")
+	require.NoError(t, err)
+	zh, err := filepath.Glob(filepath.Join("..", "..", "docs", "labs", labsZhDir, "[0-9]*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, zh)
+	for _, f := range append(files, zh...) {
+		text, err := os.ReadFile(f)
+		require.NoError(t, err)
+		doc, err := parseLab(string(text))
+		require.NoError(t, err, f)
+		for _, e := range serveMentions(string(text), doc) {
+			t.Errorf("%s: %v", f, e)
+		}
+	}
 }
