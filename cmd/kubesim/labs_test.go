@@ -85,6 +85,11 @@ func parseLab(text string) (labDoc, error) {
 			inBlock = true
 		case !inBlock && strings.HasPrefix(trimmed, "```"):
 			other, otherStart = trimmed, i+1
+		case !inBlock && strings.HasPrefix(trimmed, "<!-- lab-server"):
+			// The server's flags were once a comment the student never
+			// read; they are the start block's now, and a comment would
+			// be silently ignored.
+			return doc, fmt.Errorf("line %d: a lab-server comment: put the flags on the start block's %q line", i+1, labServe)
 		case !inBlock && labControlRe.MatchString(trimmed):
 			m := labControlRe.FindStringSubmatch(trimmed)
 			doc.commands = append(doc.commands, labCommand{line: i + 1, control: m[1], controller: m[2], controllerArgs: strings.Fields(m[3])})
@@ -409,6 +414,8 @@ func TestParseLabAndPatterns(t *testing.T) {
 	assert.ErrorContains(t, err, "a second start block (the first is on line 1)")
 	_, err = parseLab("```sh\nrm -rf .data\n")
 	assert.ErrorContains(t, err, "not closed")
+	_, err = parseLab("<!-- lab-server: --nodes 3 -->\n")
+	assert.ErrorContains(t, err, "line 1: a lab-server comment: put the flags on the start block's \"kubesim serve\" line")
 }
 
 func TestLabs(t *testing.T) {
