@@ -26,8 +26,10 @@
 //     labels and annotations.
 //
 // Label and field selectors live in api/labels and api/fields, field
-// errors in api/field, CronJob schedules in api/cron, two-way field
-// mappings between two forms of a kind in api/fieldmap.
+// errors in api/field, two-way field mappings between two forms of a kind
+// in api/fieldmap. CronJob schedules are robfig/cron's, the library
+// Kubernetes uses, parsed by ParseCronSchedule for the API server and the
+// CronJob controller alike.
 //
 // Read the real types at https://github.com/kubernetes/api and
 // https://github.com/kubernetes/apimachinery (pkg/apis/meta/v1/types.go,

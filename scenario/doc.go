@@ -7,8 +7,9 @@
 // lesson one unit of work at a time (`kubesim scenario step`) and as a
 // golden trace (`kubesim scenario trace`). Notes, the name and the
 // description may carry a Chinese text (`zh`), the language of the course
-// kubesim teaches from; a Reporter's Lang picks it, and the trace stays as
-// the API wrote it.
+// kubesim teaches from; a Reporter's Lang picks it, Options.Phrases the
+// language of the runner's own messages, and the trace stays as the API
+// wrote it.
 //
 // Real counterpart: Kubernetes' end-to-end tests (test/e2e in
 // kubernetes/kubernetes, written with Ginkgo and the e2e framework) and the

@@ -14,15 +14,20 @@ import (
 // back to the write that produced it — the chain of reconciles, back to
 // the user's step where it can be followed (stepper.ExplainWrite).
 func (r *Runner) Explain() string {
+	return r.ExplainIn(stepper.EnglishPhrases())
+}
+
+// ExplainIn is Explain in the language of p (the stepper's --lang).
+func (r *Runner) ExplainIn(p stepper.Phrases) string {
 	trace := r.c.Trace()
 	for i := len(trace) - 1; i >= 0; i-- {
 		if len(trace[i].Writes) > 0 {
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			return stepper.ExplainWrite(trace, i, lastInterestingWrite(trace[i].Writes), "The last write", r.userWrites)
+			return p.ExplainWrite(trace, i, lastInterestingWrite(trace[i].Writes), r.userWrites)
 		}
 	}
-	return "No control loop has written anything yet: press Enter to run the next unit of work."
+	return p.NothingYet
 }
 
 // lastInterestingWrite prefers the last write that is not an Event: the

@@ -129,3 +129,52 @@ func TestReporterShowsNotesInItsLanguage(t *testing.T) {
 	assert.Contains(t, run(StyleStory, Chinese), "一个 Pod\n\n== 应用一个 Pod； 调度器绑定它\n")
 	assert.Contains(t, run(StyleSummary, Chinese), "=== s.yaml: 一个 Pod\nok     1  note: 应用一个 Pod； 调度器绑定它\n")
 }
+
+// The runner's own messages — how long a run took, a controller turned
+// off — come from Options.Phrases (English without them); what the API
+// answered stays kubectl's text.
+func TestRunnerSpeaksItsPhrases(t *testing.T) {
+	const src = `cluster: {nodeCount: 1}
+steps:
+- apply: pod.yaml
+- runUntilStable
+- run: 1
+- advance: 2s
+- controllerOff: replicaset
+- controllerOn: replicaset
+- stopNode: node-1
+- startNode: node-1
+`
+	run := func(p Phrases) string {
+		s, err := Parse("s.yaml", []byte(src), readMap(map[string]string{"pod.yaml": podYAML}))
+		require.NoError(t, err)
+		var out bytes.Buffer
+		r, err := NewWithOptions(s, &Reporter{W: &out, Style: StyleSummary}, Options{Phrases: p})
+		require.NoError(t, err)
+		defer r.Close()
+		ok, err := r.RunAll(context.Background())
+		require.NoError(t, err)
+		require.True(t, ok, out.String())
+		return out.String()
+	}
+	en := run(Phrases{})
+	assert.Regexp(t, `(?m)^\s+pod/web created$`, en)
+	assert.Regexp(t, `(?m)^\s+stable after \d+ step\(s\); clock at \d+\.\d{3}s$`, en)
+	assert.Regexp(t, `(?m)^\s+ran \d+ step\(s\); clock at \d+\.\d{3}s$`, en)
+	assert.Regexp(t, `(?m)^\s+\d+ step\(s\); clock at \d+\.\d{3}s$`, en)
+	assert.Contains(t, en, "replicaset turned off\n")
+	assert.Contains(t, en, "the kubelet of node-1 started again\n")
+
+	p := Phrases{Ran: "RAN %d @%s", Stable: "STABLE %d @%s", Advanced: "ADVANCED %d @%s", NotStable: "BUSY %d", StillBusy: "STILL %d",
+		Settles: "SETTLES", NodeStopped: "STOPPED %s", NodeStarted: "STARTED %s", ComponentKilled: "KILLED %s",
+		TurnedOff: "OFF %s", TurnedOn: "ON %s", FailedAsExpected: "AS EXPECTED %s"}
+	other := run(p)
+	assert.Regexp(t, `(?m)^\s+pod/web created$`, other, "what the API answered stays")
+	assert.Regexp(t, `(?m)^\s+STABLE \d+ @\d+\.\d{3}s$`, other)
+	assert.Regexp(t, `(?m)^\s+RAN \d+ @\d+\.\d{3}s$`, other)
+	assert.Regexp(t, `(?m)^\s+ADVANCED \d+ @\d+\.\d{3}s$`, other)
+	for _, want := range []string{"OFF replicaset\n", "ON replicaset\n", "STOPPED node-1\n", "STARTED node-1\n"} {
+		assert.Contains(t, other, want)
+	}
+	assert.NotContains(t, other, "clock at")
+}

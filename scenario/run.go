@@ -54,6 +54,8 @@ type Runner struct {
 	cl  *client.Client
 	obs Observer
 	rec *stepper.Recorder
+	// say writes the steps' messages.
+	say Phrases
 
 	mu      sync.Mutex
 	next    int  // the step to run (or running)
@@ -78,6 +80,8 @@ type Options struct {
 	// DetectCacheMutations turns on the cluster's cache mutation detector
 	// (cluster.Config.DetectCacheMutations; see CheckCacheMutations).
 	DetectCacheMutations bool
+	// Phrases are the language of the steps' messages (zero: English).
+	Phrases Phrases
 }
 
 // NewWithOptions is New with opts.
@@ -94,7 +98,11 @@ func NewWithOptions(s *Scenario, obs Observer, opts Options) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)
 	}
-	r := &Runner{s: s, c: c, obs: obs, userWrites: stepper.UserWrites{}}
+	say := opts.Phrases
+	if say == (Phrases{}) {
+		say = EnglishPhrases()
+	}
+	r := &Runner{s: s, c: c, obs: obs, say: say, userWrites: stepper.UserWrites{}}
 	// The user's writes are recorded with their resourceVersions, so that
 	// Explain can end a causality chain at the user's action.
 	r.rec = stepper.NewRecorder(&client.InProcessTransport{Handler: c.Server().LoopbackHandler()})
@@ -399,18 +407,18 @@ func (r *Runner) unit(ctx context.Context, st *Step, res *StepResult) (bool, err
 	}
 	switch {
 	case st.Op == OpRun && (!more || res.Units >= st.N):
-		res.Message = fmt.Sprintf("ran %d step(s); clock at %s", res.Units, elapsed)
+		res.Message = fmt.Sprintf(r.say.Ran, res.Units, elapsed)
 		return true, nil
 	case st.Op == OpRunUntilStable && !more:
-		res.Message = fmt.Sprintf("stable after %d step(s); clock at %s", res.Units, elapsed)
+		res.Message = fmt.Sprintf(r.say.Stable, res.Units, elapsed)
 		return true, nil
 	case st.Op == OpRunUntilStable && res.Units >= maxSteps(st):
 		res.OK = false
-		res.Message = fmt.Sprintf("not stable after %d steps", res.Units)
-		res.Expected, res.Actual = "the cluster settles", fmt.Sprintf("still busy after %d steps", res.Units)
+		res.Message = fmt.Sprintf(r.say.NotStable, res.Units)
+		res.Expected, res.Actual = r.say.Settles, fmt.Sprintf(r.say.StillBusy, res.Units)
 		return true, nil
 	case st.Op == OpAdvance && !more:
-		res.Message = fmt.Sprintf("%d step(s); clock at %s", res.Units, elapsed)
+		res.Message = fmt.Sprintf(r.say.Advanced, res.Units, elapsed)
 		return true, nil
 	case st.Op == OpAdvance && res.Units >= 100000:
 		return false, fmt.Errorf("advance %s: more than %d steps", st.Duration, res.Units)
@@ -508,24 +516,24 @@ func (r *Runner) action(ctx context.Context, i int, st *Step, res *StepResult) e
 		}
 		if st.Op == OpStopNode {
 			kl.Stop()
-			res.Message = fmt.Sprintf("the kubelet of %s stopped: no more heartbeats, its pods are no longer tended", st.Name)
+			res.Message = fmt.Sprintf(r.say.NodeStopped, st.Name)
 		} else {
 			kl.Start()
-			res.Message = fmt.Sprintf("the kubelet of %s started again", st.Name)
+			res.Message = fmt.Sprintf(r.say.NodeStarted, st.Name)
 		}
 	case OpStopComponent:
 		if err := r.c.StopCandidate(st.Name); err != nil {
 			return fail("%v", err)
 		}
-		res.Message = fmt.Sprintf("controller manager %s killed: its controllers stop; it neither renews nor releases its Lease", st.Name)
+		res.Message = fmt.Sprintf(r.say.ComponentKilled, st.Name)
 	case OpControllerOff, OpControllerOn:
 		on := st.Op == OpControllerOn
 		if err := r.c.SetEnabled(st.Name, on); err != nil {
 			return fail("%v", err)
 		}
-		res.Message = st.Name + " turned off"
+		res.Message = fmt.Sprintf(r.say.TurnedOff, st.Name)
 		if on {
-			res.Message = st.Name + " turned on"
+			res.Message = fmt.Sprintf(r.say.TurnedOn, st.Name)
 		}
 	case OpExpect:
 		return r.expect(ctx, st, res)
@@ -614,7 +622,7 @@ func (r *Runner) apply(ctx context.Context, st *Step, res *StepResult) error {
 			res.Expected = fmt.Sprintf("the apply fails with %s and a message containing %q", st.Fails.Reason, st.Fails.Message)
 			res.Actual = describeErr(failure, failedName)
 		} else {
-			res.Message = "failed as expected: " + describeErr(failure, failedName)
+			res.Message = fmt.Sprintf(r.say.FailedAsExpected, describeErr(failure, failedName))
 		}
 	}
 	return nil

@@ -117,14 +117,45 @@ func urlCovers(owner, u string) bool {
 }
 
 // EscalationError is the 403 text of a role or binding that would grant
-// rules its author does not hold (ConfirmNoEscalation's message).
+// rules its author does not hold (ConfirmNoEscalation's message): the
+// missing rules compacted, one line each, sorted and without repeats.
 func EscalationError(user *authn.UserInfo, missing []rbacv1.PolicyRule) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "user %q (groups=%q) is attempting to grant RBAC permissions not currently held:", user.Name, user.Groups)
-	for _, r := range missing {
-		b.WriteString("\n" + CompactString(r))
+	var lines []string
+	for _, r := range compactRules(missing) {
+		lines = append(lines, CompactString(r))
 	}
-	return b.String()
+	slices.Sort(lines)
+	lines = slices.Compact(lines)
+	return fmt.Sprintf("user %q (groups=%q) is attempting to grant RBAC permissions not currently held:\n%s", user.Name, user.Groups, strings.Join(lines, "\n"))
+}
+
+// compactRules merges broken-down rules that differ only by their verbs
+// (one group, one resource, at most one name, nothing else) into one rule
+// with the verbs in the order they came, so that a role missing four verbs
+// of roles is one line, not four (CompactRules of
+// pkg/registry/rbac/validation). Other rules are kept as they are.
+func compactRules(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	type simple struct{ group, resource, name string }
+	var out []rbacv1.PolicyRule
+	merged := map[simple]int{} // index in out
+	for _, r := range rules {
+		if len(r.APIGroups) != 1 || len(r.Resources) != 1 || len(r.ResourceNames) > 1 || len(r.NonResourceURLs) > 0 {
+			out = append(out, r)
+			continue
+		}
+		key := simple{group: r.APIGroups[0], resource: r.Resources[0]}
+		if len(r.ResourceNames) == 1 {
+			// A name, even "", is another rule than no name.
+			key.name = "name:" + r.ResourceNames[0]
+		}
+		if i, ok := merged[key]; ok {
+			out[i].Verbs = append(out[i].Verbs, r.Verbs...)
+			continue
+		}
+		merged[key] = len(out)
+		out = append(out, *r.DeepCopy())
+	}
+	return out
 }
 
 // CompactString prints a rule as Kubernetes' rbac helpers do:

@@ -204,3 +204,31 @@ func TestEscalation(t *testing.T) {
 	assert.Equal(t, "user \"alice\" (groups=[\"dev\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\"]}",
 		EscalationError(user("alice", "dev"), missing))
 }
+
+// The message lists what is missing as kube-apiserver does: the verbs of
+// one group and resource (and name) on one line, in the servant's order,
+// the lines sorted and without repeats, so that a role several verbs
+// short reads as one line per resource.
+func TestEscalationErrorCompactsTheMissingRules(t *testing.T) {
+	owner := []rbacv1.PolicyRule{
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}, Verbs: []string{"create", "get", "list", "delete"}},
+	}
+	servant := []rbacv1.PolicyRule{
+		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"localsubjectaccessreviews"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a", "b"}, Verbs: []string{"get", "update"}},
+		{NonResourceURLs: []string{"/healthz", "/livez"}, Verbs: []string{"get"}},
+		{NonResourceURLs: []string{"/healthz"}, Verbs: []string{"get"}},
+	}
+	_, missing := Covers(owner, servant)
+	assert.Equal(t, `user "bob" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:`+"\n"+
+		`{APIGroups:[""], Resources:["configmaps"], ResourceNames:["a"], Verbs:["get" "update"]}`+"\n"+
+		`{APIGroups:[""], Resources:["configmaps"], ResourceNames:["b"], Verbs:["get" "update"]}`+"\n"+
+		`{APIGroups:["authorization.k8s.io"], Resources:["localsubjectaccessreviews"], Verbs:["create"]}`+"\n"+
+		`{APIGroups:["rbac.authorization.k8s.io"], Resources:["rolebindings"], Verbs:["watch" "update" "patch" "deletecollection"]}`+"\n"+
+		`{APIGroups:["rbac.authorization.k8s.io"], Resources:["roles"], Verbs:["watch" "update" "patch" "deletecollection"]}`+"\n"+
+		`{NonResourceURLs:["/healthz"], Verbs:["get"]}`+"\n"+
+		`{NonResourceURLs:["/livez"], Verbs:["get"]}`,
+		EscalationError(user("bob"), missing))
+	assert.Len(t, missing, 16, "Covers still reports every broken-down rule")
+}

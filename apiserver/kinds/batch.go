@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
-	"github.com/kubesim/kubesim/api/cron"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
@@ -346,7 +345,7 @@ func (cronJobStrategy) Default(obj api.Object) { DefaultCronJob(obj.(*batchv1.Cr
 // Validate is ValidateCronJobCreate.
 func (cronJobStrategy) Validate(obj api.Object) field.ErrorList {
 	cj := obj.(*batchv1.CronJob)
-	errs := validateCronJob(cj)
+	errs := validateCronJobSpec(&cj.Spec, nil)
 	// A CronJob's name plus "-" and the 11 digits of a scheduled minute
 	// must make a Job name of at most 63 characters.
 	if len(cj.Name) > 52 {
@@ -355,22 +354,32 @@ func (cronJobStrategy) Validate(obj api.Object) field.ErrorList {
 	return errs
 }
 
-// ValidateUpdate is ValidateCronJobUpdate.
+// ValidateUpdate is ValidateCronJobUpdate: the spec against the old one,
+// and no name length limit, so that a CronJob named before the limit can
+// still be changed and deleted.
 func (cronJobStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
-	return validateCronJob(obj.(*batchv1.CronJob))
+	return validateCronJobSpec(&obj.(*batchv1.CronJob).Spec, &old.(*batchv1.CronJob).Spec)
 }
 
-func validateCronJob(cj *batchv1.CronJob) field.ErrorList {
-	s := &cj.Spec
+// validateCronJobSpec is validateCronJobSpec; old is nil on create.
+func validateCronJobSpec(s, old *batchv1.CronJobSpec) field.ErrorList {
 	sp := field.NewPath("spec")
 	var errs field.ErrorList
 	if s.Schedule == "" {
 		errs = append(errs, field.Required(sp.Child("schedule"), ""))
 	} else {
-		errs = append(errs, ValidateSchedule(s.Schedule, sp.Child("schedule"))...)
+		// A schedule stored with a TZ in it (from before spec.timeZone)
+		// may keep it.
+		allowTZInSchedule := old != nil && strings.Contains(old.Schedule, "TZ")
+		errs = append(errs, validateScheduleFormat(s.Schedule, allowTZInSchedule, s.TimeZone, sp.Child("schedule"))...)
 	}
 	if s.StartingDeadlineSeconds != nil {
 		errs = append(errs, validateNonnegative(*s.StartingDeadlineSeconds, sp.Child("startingDeadlineSeconds"))...)
+	}
+	// The time zone database may change under a stored CronJob: its zone
+	// is checked again only when it changes.
+	if old == nil || !reflect.DeepEqual(old.TimeZone, s.TimeZone) {
+		errs = append(errs, validateTimeZone(s.TimeZone, sp.Child("timeZone"))...)
 	}
 	switch s.ConcurrencyPolicy {
 	case batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent:
@@ -380,15 +389,6 @@ func validateCronJob(cj *batchv1.CronJob) field.ErrorList {
 		errs = append(errs, field.NotSupported(sp.Child("concurrencyPolicy"), s.ConcurrencyPolicy,
 			[]string{string(batchv1.AllowConcurrent), string(batchv1.ForbidConcurrent), string(batchv1.ReplaceConcurrent)}))
 	}
-	if s.SuccessfulJobsHistoryLimit != nil {
-		errs = append(errs, validateNonnegative(int64(*s.SuccessfulJobsHistoryLimit), sp.Child("successfulJobsHistoryLimit"))...)
-	}
-	if s.FailedJobsHistoryLimit != nil {
-		errs = append(errs, validateNonnegative(int64(*s.FailedJobsHistoryLimit), sp.Child("failedJobsHistoryLimit"))...)
-	}
-	if s.TimeZone != nil {
-		errs = append(errs, validateTimeZone(*s.TimeZone, sp.Child("timeZone"))...)
-	}
 	jp := sp.Child("jobTemplate")
 	errs = append(errs, validateJobSpec(&s.JobTemplate.Spec, jp.Child("spec"))...)
 	if s.JobTemplate.Spec.Selector != nil {
@@ -397,34 +397,77 @@ func validateCronJob(cj *batchv1.CronJob) field.ErrorList {
 	if m := s.JobTemplate.Spec.ManualSelector; m != nil && *m {
 		errs = append(errs, field.NotSupported(jp.Child("spec", "manualSelector"), *m, []string{"nil", "false"}))
 	}
+	if s.SuccessfulJobsHistoryLimit != nil {
+		errs = append(errs, validateNonnegative(int64(*s.SuccessfulJobsHistoryLimit), sp.Child("successfulJobsHistoryLimit"))...)
+	}
+	if s.FailedJobsHistoryLimit != nil {
+		errs = append(errs, validateNonnegative(int64(*s.FailedJobsHistoryLimit), sp.Child("failedJobsHistoryLimit"))...)
+	}
 	return errs
 }
 
-// ValidateSchedule is validateScheduleFormat: robfig/cron's error, and no
-// TZ= prefix (spec.timeZone says the zone).
-func ValidateSchedule(schedule string, p *field.Path) field.ErrorList {
-	if strings.Contains(schedule, "TZ") {
-		return field.ErrorList{field.Invalid(p, schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead")}
+// validateScheduleFormat is validateScheduleFormat: robfig/cron's own
+// error for a schedule it cannot parse ("end of range (61) above maximum
+// (59): 61"), and, besides, no TZ= or CRON_TZ= in it: spec.timeZone says
+// the zone. A schedule that already had one may keep it, but not beside a
+// timeZone.
+func validateScheduleFormat(schedule string, allowTZInSchedule bool, timeZone *string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if _, err := api.ParseCronSchedule(schedule); err != nil {
+		errs = append(errs, field.Invalid(p, schedule, err.Error()))
 	}
-	if _, err := cron.ParseStandard(schedule); err != nil {
-		return field.ErrorList{field.Invalid(p, schedule, err.Error())}
+	switch hasTZ := strings.Contains(schedule, "TZ"); {
+	case allowTZInSchedule && hasTZ && timeZone != nil:
+		errs = append(errs, field.Invalid(p, schedule, "cannot use both timeZone field and TZ or CRON_TZ in schedule"))
+	case !allowTZInSchedule && hasTZ:
+		errs = append(errs, field.Invalid(p, schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
 	}
-	return nil
+	return errs
 }
 
-// validateTimeZone is validateTimeZone: an explicit IANA zone that the
-// tz database knows.
-func validateTimeZone(tz string, p *field.Path) field.ErrorList {
-	if len(tz) == 0 {
-		return field.ErrorList{field.Invalid(p, tz, "timeZone must be nil or non-empty string")}
+// validateTimeZone is validateTimeZone: unset, or the name of a zone the
+// tz database knows, written as the database writes names, and not
+// "Local" (the zone of whichever host reads it).
+func validateTimeZone(tz *string, p *field.Path) field.ErrorList {
+	if tz == nil {
+		return nil
 	}
-	if strings.EqualFold(tz, "Local") {
-		return field.ErrorList{field.Invalid(p, tz, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones")}
+	if *tz == "" {
+		return field.ErrorList{field.Invalid(p, *tz, "timeZone must be nil or non-empty string")}
 	}
-	if _, err := time.LoadLocation(tz); err != nil {
-		return field.ErrorList{field.Invalid(p, tz, err.Error())}
+	for _, part := range strings.Split(*tz, "/") {
+		if !isTimeZoneNamePart(part) {
+			return field.ErrorList{field.Invalid(p, *tz, "unknown time zone "+*tz)}
+		}
 	}
-	return nil
+	var errs field.ErrorList
+	if strings.EqualFold(*tz, "Local") {
+		errs = append(errs, field.Invalid(p, *tz, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"))
+	}
+	if _, err := time.LoadLocation(*tz); err != nil {
+		errs = append(errs, field.Invalid(p, *tz, err.Error()))
+	}
+	return errs
+}
+
+// isTimeZoneNamePart reports whether part may stand between the slashes of
+// a zone name (https://data.iana.org/time-zones/theory.html#naming): 1 to
+// 14 ASCII letters, digits, '.', '-', '_' or '+' (digits and '+' for
+// legacy names such as Etc/GMT+5), neither "." nor "..", not starting with
+// '-'. It keeps names such as "../../etc/passwd" from reaching the tz
+// database's files.
+func isTimeZoneNamePart(part string) bool {
+	if len(part) == 0 || len(part) > 14 || part == "." || part == ".." || part[0] == '-' {
+		return false
+	}
+	for _, c := range part {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.ContainsRune(".-_+", c):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // --- tables (printJob, printCronJob) ---

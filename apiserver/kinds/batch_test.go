@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -140,13 +141,7 @@ func TestCronJobDefaultsAndValidation(t *testing.T) {
 		change func(*batchv1.CronJob)
 		want   string
 	}{
-		{"unparsable schedule", func(c *batchv1.CronJob) { c.Spec.Schedule = "every minute" },
-			`spec.schedule: Invalid value: "every minute": expected exactly 5 fields, found 2: [every minute]`},
-		{"minute out of range", func(c *batchv1.CronJob) { c.Spec.Schedule = "61 * * * *" },
-			`spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61`},
 		{"no schedule", func(c *batchv1.CronJob) { c.Spec.Schedule = "" }, "spec.schedule: Required value"},
-		{"TZ in schedule", func(c *batchv1.CronJob) { c.Spec.Schedule = "TZ=UTC * * * * *" },
-			`spec.schedule: Invalid value: "TZ=UTC * * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead`},
 		{"unknown time zone", func(c *batchv1.CronJob) { c.Spec.TimeZone = ptr("Mars/Olympus") },
 			`spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus`},
 		{"concurrency policy", func(c *batchv1.CronJob) { c.Spec.ConcurrencyPolicy = "Sometimes" },
@@ -164,6 +159,136 @@ func TestCronJobDefaultsAndValidation(t *testing.T) {
 			c := validCronJob()
 			tc.change(c)
 			assert.Contains(t, create(t, "cronjobs", c), tc.want)
+		})
+	}
+}
+
+// The schedule is parsed by robfig/cron, and kube-apiserver passes its
+// error on as the message.
+func TestCronJobScheduleValidation(t *testing.T) {
+	for _, tc := range []struct{ schedule, want string }{
+		{"every minute", "expected exactly 5 fields, found 2: [every minute]"},
+		{"* * * *", "expected exactly 5 fields, found 4: [* * * *]"},
+		{"@fortnightly", "unrecognized descriptor: @fortnightly"},
+		{"@every fortnight", `failed to parse duration @every fortnight: time: invalid duration "fortnight"`},
+		{"foo * * * *", `failed to parse int from foo: strconv.Atoi: parsing "foo": invalid syntax`},
+		{"60 * * * *", "end of range (60) above maximum (59): 60"},
+		{"61 * * * *", "end of range (61) above maximum (59): 61"},
+		{"* 24 * * *", "end of range (24) above maximum (23): 24"},
+		{"* * 0 * *", "beginning of range (0) below minimum (1): 0"},
+		{"* * * 13 *", "end of range (13) above maximum (12): 13"},
+		{"* * * * 7", "end of range (7) above maximum (6): 7"},
+		{"* * * * -1", "failed to parse int from : strconv.Atoi: parsing \"\": invalid syntax"},
+		{"5-2 * * * *", "beginning of range (5) beyond end of range (2): 5-2"},
+		{"*/0 * * * *", "step of range should be a positive number: */0"},
+		{"1-2-3 * * * *", "too many hyphens: 1-2-3"},
+		{"*/2/3 * * * *", "too many slashes: */2/3"},
+	} {
+		t.Run(tc.schedule, func(t *testing.T) {
+			c := validCronJob()
+			c.Spec.Schedule = tc.schedule
+			assert.Equal(t, []string{fmt.Sprintf("spec.schedule: Invalid value: %q: %s", tc.schedule, tc.want)}, create(t, "cronjobs", c))
+		})
+	}
+	// Five fields with names, ranges, lists and steps, and every
+	// descriptor; @every too, which kube-apiserver accepts (robfig/cron's
+	// ParseStandard does).
+	for _, schedule := range []string{"*/15 9-17 * jan,JUL mon-fri", "0 0 29 2 ?", "0 0 30 2 *", "@yearly", "@annually", "@monthly",
+		"@weekly", "@daily", "@midnight", "@hourly", "@every 1h30m"} {
+		c := validCronJob()
+		c.Spec.Schedule = schedule
+		assert.Empty(t, create(t, "cronjobs", c), schedule)
+	}
+}
+
+// A zone goes in spec.timeZone, never in the schedule (TZ= or CRON_TZ=,
+// which robfig/cron would read).
+func TestCronJobTimeZoneValidation(t *testing.T) {
+	tzInSchedule := "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"
+	for _, tc := range []struct {
+		schedule string
+		timeZone *string
+		want     []string
+	}{
+		{"TZ=UTC * * * * *", nil, []string{`spec.schedule: Invalid value: "TZ=UTC * * * * *": ` + tzInSchedule}},
+		{"CRON_TZ=Europe/Paris 0 3 * * *", nil, []string{`spec.schedule: Invalid value: "CRON_TZ=Europe/Paris 0 3 * * *": ` + tzInSchedule}},
+		// An unknown zone in the schedule: robfig/cron's error as well.
+		{"TZ=Mars/Olympus 0 3 * * *", nil, []string{
+			`spec.schedule: Invalid value: "TZ=Mars/Olympus 0 3 * * *": provided bad location Mars/Olympus: unknown time zone Mars/Olympus`,
+			`spec.schedule: Invalid value: "TZ=Mars/Olympus 0 3 * * *": ` + tzInSchedule}},
+		// A TZ= with nothing after it makes robfig/cron v3.0.1 panic; the
+		// panic becomes the message, and the server goes on.
+		{"TZ=UTC", nil, []string{
+			`spec.schedule: Invalid value: "TZ=UTC": invalid schedule format: runtime error: slice bounds out of range [:-1]`,
+			`spec.schedule: Invalid value: "TZ=UTC": ` + tzInSchedule}},
+		{"0 3 * * *", ptr("Europe/Paris"), nil},
+		{"0 3 * * *", ptr("Etc/GMT+5"), nil},
+		{"0 3 * * *", ptr("UTC"), nil},
+		{"0 3 * * *", ptr(""), []string{`spec.timeZone: Invalid value: "": timeZone must be nil or non-empty string`}},
+		{"0 3 * * *", ptr("Mars/Olympus"), []string{`spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus`}},
+		{"0 3 * * *", ptr("Local"), []string{`spec.timeZone: Invalid value: "Local": timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones`}},
+		{"0 3 * * *", ptr("local"), []string{
+			`spec.timeZone: Invalid value: "local": timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones`,
+			`spec.timeZone: Invalid value: "local": unknown time zone local`}},
+		// Names the tz database could not hold are refused before it is
+		// read: a path out of it, a space, a part longer than 14.
+		{"0 3 * * *", ptr("../../etc/passwd"), []string{`spec.timeZone: Invalid value: "../../etc/passwd": unknown time zone ../../etc/passwd`}},
+		{"0 3 * * *", ptr("/etc/localtime"), []string{`spec.timeZone: Invalid value: "/etc/localtime": unknown time zone /etc/localtime`}},
+		{"0 3 * * *", ptr("America/New York"), []string{`spec.timeZone: Invalid value: "America/New York": unknown time zone America/New York`}},
+		{"0 3 * * *", ptr("America/-Chicago"), []string{`spec.timeZone: Invalid value: "America/-Chicago": unknown time zone America/-Chicago`}},
+		{"0 3 * * *", ptr("America/Argentina_Buenos_Aires"), []string{
+			`spec.timeZone: Invalid value: "America/Argentina_Buenos_Aires": unknown time zone America/Argentina_Buenos_Aires`}},
+	} {
+		t.Run(tc.schedule+" "+ptrString(tc.timeZone), func(t *testing.T) {
+			c := validCronJob()
+			c.Spec.Schedule, c.Spec.TimeZone = tc.schedule, tc.timeZone
+			assert.Equal(t, tc.want, create(t, "cronjobs", c))
+		})
+	}
+}
+
+func ptrString(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// An update checks the schedule and the zone against the stored CronJob:
+// a schedule stored with a TZ may keep it (but not beside spec.timeZone),
+// and a stored zone is not checked again unless it changes (the tz
+// database may have changed under it).
+func TestCronJobUpdateTimeZoneRules(t *testing.T) {
+	stored := func(schedule string, tz *string) *batchv1.CronJob {
+		c := validCronJob()
+		DefaultCronJob(c)
+		c.Spec.Schedule, c.Spec.TimeZone = schedule, tz
+		return c
+	}
+	// 54 characters: refused on create, beyond the 52 a Job name leaves.
+	longName := stored("0 3 * * *", nil)
+	longName.Name = "a23456789012345678901234567890123456789012345678901234"
+	for _, tc := range []struct {
+		name   string
+		old    *batchv1.CronJob
+		change func(*batchv1.CronJob)
+		want   []string
+	}{
+		{"a stored TZ may stay", stored("TZ=UTC 0 3 * * *", nil), func(c *batchv1.CronJob) { c.Spec.Suspend = ptr(true) }, nil},
+		{"or be removed", stored("TZ=UTC 0 3 * * *", nil), func(c *batchv1.CronJob) { c.Spec.Schedule = "0 3 * * *" }, nil},
+		{"but not beside a timeZone", stored("TZ=UTC 0 3 * * *", nil), func(c *batchv1.CronJob) { c.Spec.TimeZone = ptr("UTC") },
+			[]string{`spec.schedule: Invalid value: "TZ=UTC 0 3 * * *": cannot use both timeZone field and TZ or CRON_TZ in schedule`}},
+		{"a TZ added is refused", stored("0 3 * * *", nil), func(c *batchv1.CronJob) { c.Spec.Schedule = "TZ=UTC 0 3 * * *" },
+			[]string{`spec.schedule: Invalid value: "TZ=UTC 0 3 * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead`}},
+		{"a stored zone is not checked again", stored("0 3 * * *", ptr("Mars/Olympus")), func(c *batchv1.CronJob) { c.Spec.Suspend = ptr(true) }, nil},
+		{"a changed one is", stored("0 3 * * *", ptr("Europe/Paris")), func(c *batchv1.CronJob) { c.Spec.TimeZone = ptr("Mars/Olympus") },
+			[]string{`spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus`}},
+		{"no name limit on update", longName, func(c *batchv1.CronJob) { c.Spec.Suspend = ptr(true) }, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.old.DeepCopy()
+			tc.change(c)
+			assert.Equal(t, tc.want, update(t, "cronjobs", c, tc.old))
 		})
 	}
 }

@@ -23,8 +23,8 @@
 //   - the batch/v1 Jobs and CronJobs of pkg/registry/batch and
 //     pkg/apis/batch (the generated selector and the
 //     batch.kubernetes.io/controller-uid and job-name labels, the pod
-//     failure policy's rules, a CronJob's schedule parsed by api/cron with
-//     robfig/cron's messages, its time zone; batch.go);
+//     failure policy's rules, a CronJob's schedule parsed by robfig/cron
+//     with its messages and no TZ= in it, its time zone; batch.go);
 //   - the networking.k8s.io/v1 Ingresses, IngressClasses and
 //     NetworkPolicies of pkg/apis/networking (paths and pathTypes, one
 //     backend each, the immutable controller of a class, peers, ports and

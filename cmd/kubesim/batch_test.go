@@ -73,6 +73,10 @@ func TestJobsAndCronJobsThroughKubectl(t *testing.T) {
 		assert.Contains(t, both, "cronjob.batch/tick")
 		assert.Contains(t, k.fail("create", "cronjob", "bad", "--image=busybox", "--schedule=every minute"),
 			`CronJob.batch "bad" is invalid: spec.schedule: Invalid value: "every minute": expected exactly 5 fields, found 2: [every minute]`)
+		assert.Contains(t, k.fail("create", "cronjob", "bad", "--image=busybox", "--schedule=61 * * * *"),
+			`CronJob.batch "bad" is invalid: spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61`)
+		assert.Contains(t, k.fail("create", "cronjob", "bad", "--image=busybox", "--schedule=TZ=UTC 0 * * * *"),
+			`CronJob.batch "bad" is invalid: spec.schedule: Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead`)
 	})
 
 	t.Run("bad jobs", func(t *testing.T) {

@@ -73,7 +73,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOptions) error {
 	}
 	rep := &scenario.Reporter{W: out, Style: scenario.StyleStory, Color: o.color, Full: o.full, Lang: o.lang}
 	say := wordsFor(o.lang)
-	r, err := scenario.New(s, rep)
+	r, err := scenario.NewWithOptions(s, rep, scenario.Options{Phrases: say.steps})
 	if err != nil {
 		return err
 	}

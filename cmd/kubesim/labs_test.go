@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +19,12 @@ import (
 
 // The labs in docs/labs are executable: every ```console block is a list
 // of commands ("$ kubectl ...", "$ kubesim ...") each followed by its
-// expected output. This test starts one `kubesim serve` per lab (flags from
-// an <!-- lab-server: ... --> comment), runs the commands from the
-// repository root as a student would, and compares the output with
-// tolerant matching (see labPattern), so a lab whose output drifts fails.
+// expected output. This test starts one `kubesim serve` per lab, with the
+// flags of the lab's start block (a ```sh block: `rm -rf .data`, then
+// `kubesim serve FLAGS`, the lines the student types) in a fresh data
+// directory, runs the commands from the repository root as a student
+// would, and compares the output with tolerant matching (see labPattern),
+// so a lab whose output drifts fails.
 
 // labCommand is one command of a lab and the output it must print, or a
 // controller process to start or stop (an <!-- lab-start: NAME --> or
@@ -42,27 +45,51 @@ type labCommand struct {
 
 // labDoc is a parsed lab.
 type labDoc struct {
+	// start is the line of the start block (0: the lab has none), and
+	// serverFlags the flags of its `kubesim serve`.
+	start       int
 	serverFlags []string
 	commands    []labCommand
 }
 
-var labServerRe = regexp.MustCompile(`<!--\s*lab-server:(.*?)-->`)
+// The start block of a lab: a fresh data directory, then the server with
+// the flags the lab's outputs need (the node count, the stage delay).
+const (
+	labFreshLine = "rm -rf .data"
+	labServe     = "kubesim serve"
+)
 
 // labControlRe is a comment that starts or stops a controller process.
 var labControlRe = regexp.MustCompile(`^<!--\s*lab-(start|stop):\s*([a-z0-9-]+)((?:\s+--?[a-z-]+(?:[ =][^\s-][^\s]*)?)*)\s*-->$`)
 
-// parseLab extracts the console blocks of a lab.
+// parseLab extracts the start block and the console blocks of a lab.
 func parseLab(text string) (labDoc, error) {
 	var doc labDoc
-	if m := labServerRe.FindStringSubmatch(text); m != nil {
-		doc.serverFlags = strings.Fields(m[1])
-	}
 	inBlock := false
+	// other is the fence of a block that is not a console block (```sh,
+	// ```yaml ...), "" outside one; otherLines its lines, from otherStart.
+	var other string
+	var otherLines []string
+	otherStart := 0
 	for i, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		switch {
+		case other != "" && trimmed == "```":
+			if err := doc.startBlock(other, otherStart, otherLines); err != nil {
+				return doc, err
+			}
+			other, otherLines = "", nil
+		case other != "":
+			otherLines = append(otherLines, trimmed)
 		case !inBlock && trimmed == "```console":
 			inBlock = true
+		case !inBlock && strings.HasPrefix(trimmed, "```"):
+			other, otherStart = trimmed, i+1
+		case !inBlock && strings.HasPrefix(trimmed, "<!-- lab-server"):
+			// The server's flags were once a comment the student never
+			// read; they are the start block's now, and a comment would
+			// be silently ignored.
+			return doc, fmt.Errorf("line %d: a lab-server comment: put the flags on the start block's %q line", i+1, labServe)
 		case !inBlock && labControlRe.MatchString(trimmed):
 			m := labControlRe.FindStringSubmatch(trimmed)
 			doc.commands = append(doc.commands, labCommand{line: i + 1, control: m[1], controller: m[2], controllerArgs: strings.Fields(m[3])})
@@ -88,10 +115,104 @@ func parseLab(text string) (labDoc, error) {
 			c.expected = append(c.expected, line)
 		}
 	}
-	if inBlock {
-		return doc, fmt.Errorf("a console block is not closed")
+	if inBlock || other != "" {
+		return doc, fmt.Errorf("a code block is not closed")
 	}
 	return doc, nil
+}
+
+// startBlock takes the server's flags from a ```sh block that starts a
+// server: exactly `rm -rf .data` then `kubesim serve FLAGS`, as the
+// student types them (a server on the last lab's data would show its
+// objects and its nodes). Other blocks are left alone.
+func (doc *labDoc) startBlock(fence string, line int, lines []string) error {
+	serves := false
+	for _, l := range lines {
+		serves = serves || strings.HasPrefix(l, labServe+" ") || l == labServe
+	}
+	if fence != "```sh" || !serves {
+		return nil
+	}
+	if len(lines) != 2 || lines[0] != labFreshLine || !strings.HasPrefix(lines[1]+" ", labServe+" ") {
+		return fmt.Errorf("line %d: a start block is the two lines %q and %q, a fresh data directory and the server: %q",
+			line, labFreshLine, labServe+" FLAGS", lines)
+	}
+	if doc.start != 0 {
+		return fmt.Errorf("line %d: a second start block (the first is on line %d): a lab starts one server", line, doc.start)
+	}
+	args, err := splitCommand(lines[1])
+	if err != nil {
+		return fmt.Errorf("line %d: %w", line, err)
+	}
+	doc.start, doc.serverFlags = line, args[2:]
+	return nil
+}
+
+// serveMentionRe finds `kubesim serve FLAGS` in a lab's prose (an inline
+// code span, which may wrap) or on a line of a code block.
+var serveMentionRe = regexp.MustCompile("(?m)`kubesim serve( [^`]+)`|^[ \t]*kubesim serve( .+)$")
+
+// serveMentions checks what a lab says about its server after its start
+// block: a `kubesim serve` with flags is this server started again (the
+// data directory it made, unless --data-dir names another), so it gives
+// the start's --nodes — a Node left without its kubelet goes NotReady and
+// its pods are evicted — and a --controllers that only takes controllers
+// away keeps "*" (without it, "-job" turns every controller off).
+func serveMentions(text string, doc labDoc) []error {
+	nodes := func(flags []string) string {
+		for i, f := range flags {
+			if f == "--nodes" && i+1 < len(flags) {
+				return flags[i+1]
+			}
+			if v, ok := strings.CutPrefix(f, "--nodes="); ok {
+				return v
+			}
+		}
+		return "3" // serve's default
+	}
+	want := nodes(doc.serverFlags)
+	// The start block is four lines from doc.start: its fences, rm, serve.
+	startOffset := 0
+	for i, l := range strings.SplitAfter(text, "\n") {
+		if i >= doc.start+3 {
+			break
+		}
+		startOffset += len(l)
+	}
+	var errs []error
+	for _, m := range serveMentionRe.FindAllStringSubmatchIndex(text, -1) {
+		if doc.start == 0 || m[0] < startOffset {
+			continue
+		}
+		line := strings.Count(text[:m[0]], "\n") + 1
+		var raw string
+		if m[2] >= 0 {
+			raw = text[m[2]:m[3]]
+		} else {
+			raw = text[m[4]:m[5]]
+		}
+		flags, err := splitCommand(strings.ReplaceAll(raw, "\n", " "))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %w", line, err))
+			continue
+		}
+		if slices.ContainsFunc(flags, func(f string) bool { return f == "--data-dir" || strings.HasPrefix(f, "--data-dir=") }) {
+			continue
+		}
+		if got := nodes(flags); got != want {
+			errs = append(errs, fmt.Errorf("line %d: `kubesim serve %s` starts the lab's server with %s nodes; its data was made with %s (the start block's --nodes)", line, strings.Join(flags, " "), got, want))
+		}
+		for i, f := range flags {
+			v, ok := strings.CutPrefix(f, "--controllers=")
+			if !ok && f == "--controllers" && i+1 < len(flags) {
+				v, ok = flags[i+1], true
+			}
+			if ok && !strings.Contains(v, "*") && !slices.ContainsFunc(strings.Split(v, ","), func(c string) bool { return !strings.HasPrefix(c, "-") }) {
+				errs = append(errs, fmt.Errorf("line %d: --controllers=%s turns every controller off: write '*,%s' to take some away", line, v, v))
+			}
+		}
+	}
+	return errs
 }
 
 // splitCommand splits a command line as a POSIX shell would for simple
@@ -243,9 +364,10 @@ func readOnly(args []string) bool {
 
 func TestParseLabAndPatterns(t *testing.T) {
 	t.Parallel()
-	doc, err := parseLab("<!-- lab-server: --nodes 2 -->\n```console\n$ kubectl get pods -o jsonpath='{.items[*].metadata.name}'\nweb-<id>  Running   <age>\n...\nend\n```\n")
+	doc, err := parseLab("Start:\n\n```sh\nrm -rf .data\nkubesim serve --nodes 2 --controllers='*,-job'\n```\n\n```console\n$ kubectl get pods -o jsonpath='{.items[*].metadata.name}'\nweb-<id>  Running   <age>\n...\nend\n```\n")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"--nodes", "2"}, doc.serverFlags)
+	assert.Equal(t, []string{"--nodes", "2", "--controllers=*,-job"}, doc.serverFlags)
+	assert.Equal(t, 3, doc.start)
 	require.Len(t, doc.commands, 1)
 	assert.Equal(t, []string{"kubectl", "get", "pods", "-o", "jsonpath={.items[*].metadata.name}"}, doc.commands[0].args)
 	re := newLabPattern(doc.commands[0].expected)
@@ -278,6 +400,22 @@ func TestParseLabAndPatterns(t *testing.T) {
 	assert.ErrorContains(t, err, "must start with kubectl or kubesim")
 	_, err = parseLab("```console\n$ kubectl get pods\n")
 	assert.ErrorContains(t, err, "not closed")
+	// Other blocks are not run, and a server started elsewhere is not the
+	// lab's start.
+	doc, err = parseLab("```yaml\n$ kubectl get pods\n```\n```sh\nmake build\n./bin/kubesim serve --nodes 0 &\n```\n    kubesim serve --local-image a=b\n")
+	require.NoError(t, err)
+	assert.Empty(t, doc.commands)
+	assert.Zero(t, doc.start)
+	_, err = parseLab("```sh\nkubesim serve --nodes 3\n```\n")
+	assert.ErrorContains(t, err, "a fresh data directory and the server", "a start block starts from a fresh data directory")
+	_, err = parseLab("```sh\nrm -rf .data\nkubesim serve\nkubectl get nodes\n```\n")
+	assert.ErrorContains(t, err, "a start block is the two lines")
+	_, err = parseLab("```sh\nrm -rf .data\nkubesim serve\n```\n```sh\nrm -rf .data\nkubesim serve --nodes 1\n```\n")
+	assert.ErrorContains(t, err, "a second start block (the first is on line 1)")
+	_, err = parseLab("```sh\nrm -rf .data\n")
+	assert.ErrorContains(t, err, "not closed")
+	_, err = parseLab("<!-- lab-server: --nodes 3 -->\n")
+	assert.ErrorContains(t, err, "line 1: a lab-server comment: put the flags on the start block's \"kubesim serve\" line")
 }
 
 func TestLabs(t *testing.T) {
@@ -301,15 +439,19 @@ func TestLabs(t *testing.T) {
 			doc, err := parseLab(string(text))
 			require.NoError(t, err)
 			require.NotEmpty(t, doc.commands, "a lab has commands to run")
+			require.NotZero(t, doc.start, "%s: a lab says how to start its server, before its first command: a ```sh block with %q and %q", f, labFreshLine, labServe+" FLAGS")
+			require.Less(t, doc.start, doc.commands[0].line, "%s: the start block comes before the first command", f)
 			runLab(t, root, f, doc)
 		})
 	}
 }
 
 func runLab(t *testing.T, root, file string, doc labDoc) {
+	// A fresh data directory, as the start block's `rm -rf .data`, and
+	// the student's flags, no others: the outputs are those the student's
+	// server gives.
 	dataDir := t.TempDir()
-	flags := append([]string{"--stage-delay", "20ms"}, inDataDir(dataDir, doc.serverFlags)...)
-	s := startServer(t, dataDir, flags...)
+	s := startServer(t, dataDir, inDataDir(dataDir, doc.serverFlags)...)
 	k := newKubectl(t, s)
 	running := map[string]func(){}
 	for _, c := range doc.commands {
@@ -404,4 +546,43 @@ func startStoppableController(t *testing.T, name, kubeconfig string, flags ...st
 	line, stop := startKubesimProcess(t, append([]string{"run-controller", name, "--kubeconfig", kubeconfig}, flags...)...)
 	require.Equal(t, "controller "+name+" running; stop with Ctrl-C", line)
 	return stop
+}
+
+func TestServeMentions(t *testing.T) {
+	t.Parallel()
+	const start = "Before: `kubesim serve --leader-elect` (three of them).\n```sh\nrm -rf .data\nkubesim serve --nodes 2 --stage-delay 20ms\n```\n"
+	check := func(text string) []error {
+		doc, err := parseLab(text)
+		require.NoError(t, err)
+		return serveMentions(text, doc)
+	}
+	assert.Empty(t, check(start+"With `kubesim serve --nodes 2` running. On `kubesim serve`, delete a pod.\n"+
+		"Restart it: Ctrl-C, then `kubesim serve --nodes 2\n--controllers='*,-job'`.\n\n    kubesim serve --nodes=2 --local-image a=b\n"+
+		"Another cluster: `kubesim serve --data-dir .other --nodes 0`; `kubesim serve --nodes 2 --controllers=job,cronjob`.\n"))
+	errs := check(start + "Restart it with `kubesim serve --controllers='*,-job'`.\n")
+	require.Len(t, errs, 1)
+	assert.ErrorContains(t, errs[0], "line 6: `kubesim serve --controllers=*,-job` starts the lab's server with 3 nodes; its data was made with 2")
+	errs = check(start + "\n    kubesim serve --nodes 2 --controllers=-job\n")
+	require.Len(t, errs, 1)
+	assert.ErrorContains(t, errs[0], "line 7: --controllers=-job turns every controller off: write '*,-job'")
+}
+
+// What a lab says about its server after the start block keeps to the
+// data the start made (serveMentions), in both editions.
+func TestLabsRestartTheirOwnServer(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("../../docs/labs/[0-9]*.md")
+	require.NoError(t, err)
+	zh, err := filepath.Glob(filepath.Join("..", "..", "docs", "labs", labsZhDir, "[0-9]*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, zh)
+	for _, f := range append(files, zh...) {
+		text, err := os.ReadFile(f)
+		require.NoError(t, err)
+		doc, err := parseLab(string(text))
+		require.NoError(t, err, f)
+		for _, e := range serveMentions(string(text), doc) {
+			t.Errorf("%s: %v", f, e)
+		}
+	}
 }

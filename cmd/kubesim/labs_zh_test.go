@@ -64,7 +64,7 @@ func labEditions(dir string) (pairs [][2]string, missing []string, err error) {
 // flags, a command, its expected output, a controller started or stopped.
 func compareLabEditions(en, zh labDoc) error {
 	if !slices.Equal(en.serverFlags, zh.serverFlags) {
-		return fmt.Errorf("lab-server flags differ: %q in English, %q in Chinese", en.serverFlags, zh.serverFlags)
+		return fmt.Errorf("the server's flags differ: %q in English, %q in Chinese", en.serverFlags, zh.serverFlags)
 	}
 	for i := 0; i < max(len(en.commands), len(zh.commands)); i++ {
 		if i >= len(en.commands) {
@@ -184,7 +184,7 @@ func TestLabEditionsPairing(t *testing.T) {
 
 func TestCompareLabEditions(t *testing.T) {
 	t.Parallel()
-	const en = "<!-- lab-server: --nodes 2 -->\n学\n```console\n$ kubectl get pods\nNAME  READY\nweb-<id>  1/1\n```\n<!-- lab-start: foo --serviceaccount default/foo -->\n```console\n$ kubectl get foos 'a b'\n```\n<!-- lab-stop: foo -->\n"
+	const en = "```sh\nrm -rf .data\nkubesim serve --nodes 2\n```\n学\n```console\n$ kubectl get pods\nNAME  READY\nweb-<id>  1/1\n```\n<!-- lab-start: foo --serviceaccount default/foo -->\n```console\n$ kubectl get foos 'a b'\n```\n<!-- lab-stop: foo -->\n"
 	parse := func(text string) labDoc {
 		doc, err := parseLab(text)
 		require.NoError(t, err)
@@ -194,13 +194,13 @@ func TestCompareLabEditions(t *testing.T) {
 	// Prose may differ, and so may line numbers.
 	assert.NoError(t, compareLabEditions(base, parse("# 实验\n\n说明文字\n"+strings.ReplaceAll(en, "学", "控制器和解循环\n更多"))))
 	for name, c := range map[string]struct{ from, to, want string }{
-		"server flags":      {"--nodes 2", "--nodes 3", "lab-server flags differ"},
+		"server flags":      {"--nodes 2", "--nodes 3", "the server's flags differ"},
 		"a command":         {"get pods", "get pod", "command 1 differs"},
 		"quoting":           {"'a b'", "a b", "command 3 differs"},
 		"an expected line":  {"1/1", "0/1", "expected output of command 1"},
 		"a missing line":    {"NAME  READY\n", "", "expected output of command 1"},
 		"controller flags":  {"default/foo -->", "default/bar -->", "command 2 differs"},
-		"a controller stop": {"<!-- lab-stop: foo -->\n", "", "misses a command: English line 12: lab-stop foo"},
+		"a controller stop": {"<!-- lab-stop: foo -->\n", "", "misses a command: English line 15: lab-stop foo"},
 		"an extra command":  {"<!-- lab-stop: foo -->\n", "<!-- lab-stop: foo -->\n```console\n$ kubectl get nodes\n```\n", "has more commands"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -126,7 +126,7 @@ func runScenarios(ctx context.Context, files []string, out io.Writer, color, ver
 			fmt.Fprintln(out)
 		}
 		rep := &scenario.Reporter{W: out, Style: scenario.StyleSummary, Color: color, Verbose: verbose, Lang: lang}
-		r, err := scenario.New(s, rep)
+		r, err := scenario.NewWithOptions(s, rep, scenario.Options{Phrases: wordsFor(lang).steps})
 		if err != nil {
 			return err
 		}
@@ -152,7 +152,7 @@ func runScenarios(ctx context.Context, files []string, out io.Writer, color, ver
 // traceScenario prints a scenario's whole trace, every write included.
 func traceScenario(ctx context.Context, s *scenario.Scenario, out io.Writer, lang scenario.Lang) (bool, error) {
 	rep := &scenario.Reporter{W: out, Style: scenario.StyleTrace, Lang: lang}
-	r, err := scenario.New(s, rep)
+	r, err := scenario.NewWithOptions(s, rep, scenario.Options{Phrases: wordsFor(lang).steps})
 	if err != nil {
 		return false, err
 	}
@@ -168,7 +168,7 @@ func traceScenario(ctx context.Context, s *scenario.Scenario, out io.Writer, lan
 func stepScenario(ctx context.Context, s *scenario.Scenario, in io.Reader, out io.Writer, color, full bool, lang scenario.Lang) error {
 	rep := &scenario.Reporter{W: out, Style: scenario.StyleTrace, Color: color, Full: full, Interactive: true, Lang: lang}
 	say := wordsFor(lang)
-	r, err := scenario.New(s, rep)
+	r, err := scenario.NewWithOptions(s, rep, scenario.Options{Phrases: say.steps})
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func stepScenario(ctx context.Context, s *scenario.Scenario, in io.Reader, out i
 				fmt.Fprintln(out, say.noAdmission)
 			}
 		case "?":
-			fmt.Fprint(out, r.Explain())
+			fmt.Fprint(out, r.ExplainIn(say.explain))
 		case "q":
 			fmt.Fprintln(out, say.bye)
 			return nil

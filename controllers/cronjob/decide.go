@@ -4,14 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubesim/kubesim/api/cron"
+	"github.com/kubesim/kubesim/api"
 )
 
 // Event is an event Decide asks to record about the CronJob.
@@ -34,13 +36,6 @@ type Plan struct {
 	Events []Event
 }
 
-// tooManyMissed is when Kubernetes warns that a CronJob missed many runs.
-const tooManyMissed = 100
-
-// maxSearch bounds the walk over missed times: a CronJob that every minute
-// missed a year looks only at the last maxSearch of them.
-const maxSearch = 10000
-
 // Location is the time zone of a CronJob's schedule (UTC by default).
 func Location(cj *batchv1.CronJob) (*time.Location, error) {
 	if cj.Spec.TimeZone == nil {
@@ -56,65 +51,103 @@ func JobName(cj *batchv1.CronJob, scheduled time.Time) string {
 	return fmt.Sprintf("%s-%d", cj.Name, scheduled.Unix()/60)
 }
 
-// MostRecentScheduleTime is the latest time the schedule fired in
-// (earliest, now], where earliest is the last run (or the creation),
-// moved up to now-startingDeadlineSeconds; how many times it fired there;
-// and the next time after now.
-func MostRecentScheduleTime(cj *batchv1.CronJob, sched cron.Schedule, loc *time.Location, now time.Time) (recent *time.Time, missed int, next time.Time) {
-	earliest := earliestTime(cj, now)
-	t := sched.Next(earliest.In(loc))
-	for !t.IsZero() && !t.After(now) {
-		r := t
-		recent = &r
-		missed++
-		if missed >= maxSearch {
-			// Skip ahead: only the most recent missed time matters.
-			earliest = now.Add(-time.Hour)
-			if earliest.After(t) {
-				t = sched.Next(earliest.In(loc))
-				continue
-			}
-		}
-		t = sched.Next(t)
+// formatSchedule is the schedule as robfig/cron is given it
+// (formatSchedule): spec.timeZone becomes a "TZ=<zone> " prefix, which
+// the parser reads as the zone to find times in. A schedule that carries
+// its own TZ= (stored before the API server refused them) is used as it
+// is, with a warning. Where kube-controller-manager leaves a schedule
+// without timeZone to its process's zone, kubesim says UTC, so that no
+// run depends on the host's zone.
+func formatSchedule(cj *batchv1.CronJob) (string, []Event) {
+	if strings.Contains(cj.Spec.Schedule, "TZ") {
+		return cj.Spec.Schedule, []Event{{"Warning", "UnsupportedSchedule", fmt.Sprintf("CRON_TZ or TZ used in schedule %q is not officially supported, "+
+			"see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details", cj.Spec.Schedule)}}
 	}
-	return recent, missed, t
+	zone := "UTC"
+	if cj.Spec.TimeZone != nil {
+		zone = *cj.Spec.TimeZone
+	}
+	return "TZ=" + zone + " " + cj.Spec.Schedule, nil
 }
 
-// earliestTime is where the search for missed times starts: the last run
-// (or the creation), moved up to now-startingDeadlineSeconds.
-func earliestTime(cj *batchv1.CronJob, now time.Time) time.Time {
+// missedSchedules is how many scheduled times mostRecentScheduleTime saw
+// go by: none, a few, or so many (more than 100) that the controller
+// warns: a clock far off, or a CronJob created long ago with no
+// startingDeadlineSeconds.
+type missedSchedules int
+
+const (
+	noneMissed missedSchedules = iota
+	fewMissed
+	manyMissed
+)
+
+// mostRecentScheduleTime is mostRecentScheduleTime: where the search
+// starts (the last scheduled time, else the creation, moved up to
+// now-startingDeadlineSeconds when includeStartingDeadlineSeconds), the
+// most recent scheduled time in (earliest, now] or nil, how many were
+// missed, and an error for a schedule that parses but never fires ("0 0
+// 30 2 *": February has no 30th; robfig/cron gives the zero time when it
+// finds no time within five years, so two next times are 0 s apart).
+//
+// It does not walk every missed time: it counts them as the time since the
+// first one over the interval between the first two, jumps to two
+// intervals before the last, and walks from there. An every-minute
+// CronJob whose controller was down for a year costs a few steps, not half
+// a million.
+func mostRecentScheduleTime(cj *batchv1.CronJob, now time.Time, sched cron.Schedule, includeStartingDeadlineSeconds bool) (time.Time, *time.Time, missedSchedules, error) {
 	earliest := cj.CreationTimestamp.Time
 	if cj.Status.LastScheduleTime != nil {
 		earliest = cj.Status.LastScheduleTime.Time
 	}
-	if d := cj.Spec.StartingDeadlineSeconds; d != nil {
-		if dl := now.Add(-time.Duration(*d) * time.Second); dl.After(earliest) {
-			earliest = dl
+	if d := cj.Spec.StartingDeadlineSeconds; includeStartingDeadlineSeconds && d != nil {
+		if deadline := now.Add(-time.Duration(*d) * time.Second); deadline.After(earliest) {
+			earliest = deadline
 		}
 	}
-	return earliest
+	t1 := sched.Next(earliest)
+	t2 := sched.Next(t1)
+	if now.Before(t1) {
+		return earliest, nil, noneMissed, nil
+	}
+	if now.Before(t2) {
+		return earliest, &t1, noneMissed, nil
+	}
+	interval := int64(t2.Sub(t1).Round(time.Second).Seconds())
+	if interval < 1 {
+		return earliest, nil, noneMissed, errors.New("time difference between two schedules is less than 1 second")
+	}
+	missed := int64(now.Sub(t1).Seconds())/interval + 1
+	// Two intervals back, so that a schedule whose intervals differ
+	// ("30 6-16/4 * * 1-5") still lands before its most recent time.
+	var recent time.Time
+	for t := sched.Next(t1.Add(time.Duration((missed-2)*interval) * time.Second)); !t.After(now); t = sched.Next(t) {
+		recent = t
+	}
+	seen := fewMissed
+	if missed > 100 {
+		seen = manyMissed
+	}
+	if recent.IsZero() {
+		return earliest, nil, seen, nil
+	}
+	return earliest, &recent, seen, nil
 }
 
-// errInvalidSchedule is mostRecentScheduleTime's error for a schedule
-// that parses but never fires ("0 0 30 2 *": February has no 30th):
-// robfig/cron gives the zero time for a time it cannot find within five
-// years, so the two next times are both zero, 0 s apart.
-var errInvalidSchedule = errors.New("time difference between two schedules is less than 1 second")
-
-// checkSchedule is the check mostRecentScheduleTime makes before counting
-// missed times: once now has passed the next time t1, the time after it,
-// t2, must come at least a second later. Only a schedule that never fires
-// fails it (t1 and t2 both zero).
-func checkSchedule(cj *batchv1.CronJob, sched cron.Schedule, loc *time.Location, now time.Time) error {
-	t1 := sched.Next(earliestTime(cj, now).In(loc))
-	t2 := sched.Next(t1)
-	if now.Before(t1) || now.Before(t2) {
-		return nil
+// nextScheduleTimeDuration is how long until the next scheduled time
+// (nextScheduleTimeDuration), whatever startingDeadlineSeconds says.
+// Kubernetes adds 100 ms against clock skew between hosts; kubesim's
+// controllers all read one injected clock, and wake on the minute.
+func nextScheduleTimeDuration(cj *batchv1.CronJob, now time.Time, sched cron.Schedule) time.Duration {
+	earliest, recent, missed, err := mostRecentScheduleTime(cj, now, sched, false)
+	from := now
+	switch {
+	case err == nil && recent != nil:
+		from = *recent
+	case err == nil && missed == noneMissed:
+		from = earliest
 	}
-	if t2.Sub(t1).Round(time.Second) < time.Second {
-		return errInvalidSchedule
-	}
-	return nil
+	return sched.Next(from).Sub(now)
 }
 
 // Decide is one sync of a CronJob, given the Jobs it controls (found by
@@ -154,35 +187,40 @@ func Decide(cj *batchv1.CronJob, jobs []*batchv1.Job, now time.Time) Plan {
 	st.Active = active
 	plan.Status = st
 	plan.Delete = historyToDelete(cj, jobs)
-	if cj.DeletionTimestamp != nil || (cj.Spec.Suspend != nil && *cj.Spec.Suspend) {
+	if cj.DeletionTimestamp != nil {
 		return plan
 	}
-	loc, err := Location(cj)
-	if err != nil {
+	if _, err := Location(cj); err != nil {
 		plan.Events = append(plan.Events, Event{"Warning", "UnknownTimeZone", fmt.Sprintf("invalid timeZone: %q: %s", *cj.Spec.TimeZone, err)})
 		return plan
 	}
-	sched, err := cron.ParseStandard(cj.Spec.Schedule)
+	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
+		return plan
+	}
+	schedule, events := formatSchedule(cj)
+	plan.Events = append(plan.Events, events...)
+	sched, err := api.ParseCronSchedule(schedule)
 	if err != nil {
 		plan.Events = append(plan.Events, Event{"Warning", "UnparseableSchedule", fmt.Sprintf("unparseable schedule: %q : %s", cj.Spec.Schedule, err)})
 		return plan
 	}
-	if err := checkSchedule(cj, sched, loc, now); err != nil {
+	// nextScheduleTime: the time to run now, if any.
+	_, recent, missed, err := mostRecentScheduleTime(cj, now, sched, true)
+	if err != nil {
 		// A user's mistake: an event, and no requeue until the spec
 		// changes (the update wakes the CronJob).
 		plan.Events = append(plan.Events, Event{"Warning", "InvalidSchedule", fmt.Sprintf("invalid schedule: %s : %s", cj.Spec.Schedule, err)})
 		return plan
 	}
-	recent, missed, next := MostRecentScheduleTime(cj, sched, loc, now)
-	if !next.IsZero() {
-		plan.RequeueAfter = next.Sub(now)
+	if d := nextScheduleTimeDuration(cj, now, sched); d > 0 {
+		plan.RequeueAfter = d
 	}
 	if recent == nil {
 		return plan
 	}
-	if missed > tooManyMissed {
+	if missed == manyMissed {
 		plan.Events = append(plan.Events, Event{"Warning", "TooManyMissedTimes",
-			fmt.Sprintf("too many missed start times: %d. Set or decrease .spec.startingDeadlineSeconds or check clock skew", missed)})
+			"too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew"})
 	}
 	if d := cj.Spec.StartingDeadlineSeconds; d != nil && recent.Add(time.Duration(*d)*time.Second).Before(now) {
 		plan.Events = append(plan.Events, Event{"Warning", "MissSchedule",
