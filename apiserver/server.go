@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/api"
@@ -29,6 +30,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/handlers"
 	"github.com/kubesim/kubesim/apiserver/impersonation"
+	"github.com/kubesim/kubesim/apiserver/metrics"
 	"github.com/kubesim/kubesim/apiserver/nodeauthz"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
@@ -116,6 +118,11 @@ type Config struct {
 	// 0 is serving.DefaultListBudget; negative turns the budget off.
 	ListMemoryBudget int64
 
+	// Metrics is the registry the server's metrics are registered on and
+	// that /metrics serves: the cluster's, which its other components
+	// share (nil: a registry of the server's own).
+	Metrics *prometheus.Registry
+
 	// GenericOnly serves Resources and nothing more: no
 	// CustomResourceDefinitions, no namespace lifecycle. An extension API
 	// server built on this package sets it. (APIServices are never served
@@ -168,6 +175,9 @@ type Server struct {
 	// openapi serves /openapi/, building its documents when first asked
 	// for (BuildOpenAPI builds them ahead).
 	openapi *openapi.Handler
+	// metrics are the server's own collectors, on the registry /metrics
+	// serves (metrics.go).
+	metrics *metrics.Metrics
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -184,6 +194,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.Version = DefaultVersion()
 	}
 	s := &Server{cfg: cfg, ids: registry.NewIDs(cfg.Rand), stores: map[string]*registry.Store{}}
+	if err := s.setUpMetrics(); err != nil {
+		return nil, err
+	}
 	switch {
 	case cfg.ListMemoryBudget == 0:
 		s.lists = serving.NewListBudget(serving.DefaultListBudget)
@@ -239,7 +252,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	if cfg.GenericOnly {
-		s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
+		s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: s.metrics}
 		s.buildHandlers()
 		return s, nil
 	}
@@ -264,7 +277,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
+	s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: s.metrics}
 	s.buildHandlers()
 	return s, nil
 }
@@ -467,7 +480,7 @@ func (s *Server) withWriteCount(h http.Handler) http.Handler {
 // buildHandlers makes the routes and wraps them in the filters every
 // request passes.
 func (s *Server) buildHandlers() {
-	s.unprotected = withRequestInfo(s.routes())
+	s.unprotected = withRequestInfo(s.withMetrics(s.routes()))
 	s.handler = s.BuildHandlerChain(s.unprotected, false)
 	s.loopback = s.BuildHandlerChain(s.unprotected, true)
 }
@@ -486,6 +499,7 @@ func (s *Server) routes() http.Handler {
 			_, _ = io.WriteString(w, "ok")
 		})
 	}
+	r.Handle("/metrics", metrics.Handler(s.cfg.Metrics))
 	s.openapi = openapi.NewHandler(s.Resources)
 	r.PathPrefix("/openapi/").Handler(s.openapi)
 	disc := discovery.NewHandler(s.Resources)

@@ -23,6 +23,7 @@ import (
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/audit"
+	"github.com/kubesim/kubesim/apiserver/metrics"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
@@ -38,6 +39,9 @@ type Handler struct {
 	Clock  clock.Clock
 	// MaxBodyBytes caps request bodies (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
+	// Metrics counts the events sent to watchers
+	// (apiserver_watch_events_total); nil counts nothing.
+	Metrics *metrics.Metrics
 
 	// fast remembers which kinds the decoder's fast path can take.
 	fast decodeCache
