@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/nodeproxy"
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/client/cache"
+	"github.com/kubesim/kubesim/client/workqueue/workqueuemetrics"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/csrsigning"
@@ -239,6 +241,13 @@ type Cluster struct {
 	electors electors
 	// live switches components while they run (liveswitch.go).
 	live liveState
+
+	// metrics is the cluster's Prometheus registry, queueMetrics and
+	// schedulerMetrics the collectors made once on it
+	// (instrumentation.go).
+	metrics          *prometheus.Registry
+	queueMetrics     *workqueuemetrics.Provider
+	schedulerMetrics *scheduler.Metrics
 }
 
 // New builds the cluster; in live mode call Start, in step mode Step.
@@ -317,6 +326,10 @@ func New(cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if err := c.newMetrics(); err != nil {
+		c.Close()
+		return nil, err
+	}
 	srv, err := c.newServer(rnd)
 	if err != nil {
 		c.Close()
@@ -374,7 +387,7 @@ func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: nodeproxy.Install(kinds.Builtin(), c.kubeletConnections()), Authenticator: c.cfg.Authenticator, Logger: c.logger,
 		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit, ListMemoryBudget: c.cfg.ListMemoryBudget,
-		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
+		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth, Metrics: c.metrics,
 		// The plugin needs the controller that makes the default accounts.
 		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),
 		WebhookDial:             c.network.DialContext}) // admission webhooks in pods are reached as APIServices are

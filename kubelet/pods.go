@@ -271,6 +271,9 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		}
 		return controllers.Result{}, err
 	}
+	if rt.stage < stageStarted && next.stage >= stageStarted {
+		k.metrics.podStarted(now.Sub(next.seenAt).Seconds())
+	}
 	if next.stage == stageStarted && next.ipHeld {
 		k.startReal(key, pod, next.ip)
 	}

@@ -72,7 +72,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		responsewriters.WriteError(w, notFound())
 		return
 	}
-	if len(info.Parts) > 3 || !h.subresourceAllowed(res, info) {
+	if (len(info.Parts) > 3 && !res.Connect[info.Subresource].Path) || !h.subresourceAllowed(res, info) {
 		responsewriters.WriteError(w, notFound())
 		return
 	}

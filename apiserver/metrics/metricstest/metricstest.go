@@ -5,11 +5,13 @@
 package metricstest
 
 import (
+	"bytes"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -22,6 +24,22 @@ type Families map[string]*dto.MetricFamily
 func Parse(r io.Reader) (Families, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	return p.TextToMetricFamilies(r)
+}
+
+// Gather reads g as a scrape would: written in the text format, then
+// parsed.
+func Gather(g prometheus.Gatherer) (Families, error) {
+	mfs, err := g.Gather()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(&buf, mf); err != nil {
+			return nil, err
+		}
+	}
+	return Parse(&buf)
 }
 
 // ParseString is Parse of a string.
