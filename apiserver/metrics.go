@@ -17,7 +17,8 @@ func (s *Server) setUpMetrics() error {
 	if s.cfg.Metrics == nil {
 		s.cfg.Metrics = prometheus.NewRegistry()
 	}
-	m, err := metrics.New(metrics.Config{Registry: s.cfg.Metrics, Clock: s.cfg.Clock, Objects: s.countObjects})
+	sizer, _ := s.cfg.Storage.(store.Sizer) // the bbolt file or etcd; not a wrapped store (step mode)
+	m, err := metrics.New(metrics.Config{Registry: s.cfg.Metrics, Clock: s.cfg.Clock, Objects: s.countObjects, Sizer: sizer})
 	if err != nil {
 		return err
 	}

@@ -146,6 +146,11 @@ func TestMetricsCountRequests(t *testing.T) {
 		les = append(les, fmt.Sprint(b.GetUpperBound()))
 	}
 	assert.Equal(t, "0.005 0.025 0.05 0.1 0.2 0.4 0.6 0.8 1 1.25 1.5 2 3 4 5 6 8 10 15 20 30 45 60 +Inf", strings.Join(les, " "))
+	// The storage's calls, timed by operation and resource, and the
+	// size of the bbolt file.
+	assert.Equal(t, 3.0, delta("etcd_request_duration_seconds", map[string]string{"operation": "create", "group": "", "resource": "pods"}))
+	assert.Greater(t, delta("etcd_request_duration_seconds", map[string]string{"operation": "get", "resource": "pods"}), 0.0)
+	assert.Greater(t, after.Sum("apiserver_storage_size_bytes", map[string]string{"storage_cluster_id": ""}), 0.0)
 	// The objects stored, counted when scraped.
 	assert.Equal(t, 3.0, after.Sum("apiserver_storage_objects", map[string]string{"resource": "pods"}))
 	assert.True(t, after.Has("apiserver_storage_objects", map[string]string{"resource": "clusterroles.rbac.authorization.k8s.io"}))

@@ -335,6 +335,9 @@ func (s *Server) newStore(res *registry.Resource) (*registry.Store, error) {
 		storage = s.rbac.Decorate(storage) // writes invalidate the authorizer's cache
 	}
 	storage = s.decorateWebhookStorage(res, storage)
+	// Outermost, so that the decorators above still see the store they
+	// look into (kinds.IsShared asks the backend).
+	storage = s.metrics.InstrumentStorage(storage, res.GroupResource())
 	return registry.NewStore(registry.Config{Resource: res, Storage: storage, Clock: s.cfg.Clock, IDs: s.ids,
 		Admission: s.admission})
 }

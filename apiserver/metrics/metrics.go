@@ -18,6 +18,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/store"
 )
 
 // APIServerComponent is the component label of the requests the API
@@ -67,6 +68,9 @@ type Config struct {
 	// ObjectCountPeriod is how long a count of Objects is reused
 	// (DefaultObjectCountPeriod when 0; negative counts at every scrape).
 	ObjectCountPeriod time.Duration
+	// Sizer reports the storage's size for apiserver_storage_size_bytes
+	// (nil: the metric is left out).
+	Sizer store.Sizer
 }
 
 // Metrics are one API server's collectors. A nil *Metrics records
@@ -82,6 +86,8 @@ type Metrics struct {
 
 	admissionSteps    *prometheus.HistogramVec
 	admissionWebhooks *prometheus.HistogramVec
+
+	storage *storageMetrics
 }
 
 // New registers the API server's collectors on cfg.Registry.
@@ -132,6 +138,10 @@ func New(cfg Config) (*Metrics, error) {
 		if err := cfg.Registry.Register(c); err != nil {
 			return nil, err
 		}
+	}
+	var err error
+	if m.storage, err = newStorageMetrics(cfg.Registry, cfg.Clock, cfg.Sizer); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
