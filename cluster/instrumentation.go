@@ -4,7 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/kubesim/kubesim/client/workqueue/workqueuemetrics"
+	"github.com/kubesim/kubesim/controllers/workqueuemetrics"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/scheduler"
 )

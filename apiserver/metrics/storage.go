@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,47 +47,73 @@ func (m *Metrics) InstrumentStorage(st store.Interface, gr schema.GroupResource)
 	if m == nil {
 		return st
 	}
-	op := func(name string) prometheus.Observer {
-		return m.storage.durations.WithLabelValues(name, gr.Group, gr.Resource)
+	t := &timedStorage{Interface: st, clock: m.clock}
+	for i, name := range storageOps {
+		t.ops[i] = lazyObserver{vec: m.storage.durations, labels: []string{name, gr.Group, gr.Resource}}
 	}
-	return &timedStorage{Interface: st, clock: m.clock,
-		get: op("get"), create: op("create"), update: op("update"), delete: op("delete"), list: op("list")}
+	return t
 }
 
-// timedStorage is a store.Interface whose calls are timed; its series
-// are resolved once, so a call costs two clock reads and an observation.
+// The storage operations timed, in timedStorage.ops' order.
+var storageOps = [...]string{"get", "create", "update", "delete", "list"}
+
+const (
+	opGet = iota
+	opCreate
+	opUpdate
+	opDelete
+	opList
+)
+
+// lazyObserver is one series of the histogram, made at its first
+// observation: a resource nobody deletes shows no delete series, as
+// upstream, rather than thousands of empty ones in every scrape.
+type lazyObserver struct {
+	once   sync.Once
+	vec    *prometheus.HistogramVec
+	labels []string
+	obs    prometheus.Observer
+}
+
+func (l *lazyObserver) observe(seconds float64) {
+	l.once.Do(func() { l.obs = l.vec.WithLabelValues(l.labels...) })
+	l.obs.Observe(seconds)
+}
+
+// timedStorage is a store.Interface whose calls are timed; each series is
+// resolved once, so a call costs two clock reads and an observation.
 type timedStorage struct {
 	store.Interface
-	clock                             clock.Clock
-	get, create, update, delete, list prometheus.Observer
+	clock clock.Clock
+	ops   [len(storageOps)]lazyObserver
 }
 
-func (t *timedStorage) since(o prometheus.Observer, start time.Time) {
-	o.Observe(t.clock.Now().Sub(start).Seconds())
+func (t *timedStorage) since(op int, start time.Time) {
+	t.ops[op].observe(t.clock.Now().Sub(start).Seconds())
 }
 
 func (t *timedStorage) Create(ctx context.Context, key string, value []byte, opts store.CreateOptions) (store.KeyValue, error) {
-	defer t.since(t.create, t.clock.Now())
+	defer t.since(opCreate, t.clock.Now())
 	return t.Interface.Create(ctx, key, value, opts)
 }
 
 func (t *timedStorage) Get(ctx context.Context, key string) (store.KeyValue, error) {
-	defer t.since(t.get, t.clock.Now())
+	defer t.since(opGet, t.clock.Now())
 	return t.Interface.Get(ctx, key)
 }
 
 func (t *timedStorage) Update(ctx context.Context, key string, value []byte, pre store.Preconditions) (store.KeyValue, error) {
-	defer t.since(t.update, t.clock.Now())
+	defer t.since(opUpdate, t.clock.Now())
 	return t.Interface.Update(ctx, key, value, pre)
 }
 
 func (t *timedStorage) Delete(ctx context.Context, key string, pre store.Preconditions) (store.KeyValue, error) {
-	defer t.since(t.delete, t.clock.Now())
+	defer t.since(opDelete, t.clock.Now())
 	return t.Interface.Delete(ctx, key, pre)
 }
 
 func (t *timedStorage) List(ctx context.Context, prefix string, opts store.ListOptions) (store.ListResult, error) {
-	defer t.since(t.list, t.clock.Now())
+	defer t.since(opList, t.clock.Now())
 	return t.Interface.List(ctx, prefix, opts)
 }
 

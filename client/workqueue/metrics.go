@@ -27,7 +27,7 @@ type HistogramMetric interface {
 // MetricsProvider makes the metrics of a queue, by the queue's name
 // (client-go's workqueue.MetricsProvider, which
 // k8s.io/component-base/metrics/prometheus/workqueue implements; here
-// client/workqueue/workqueuemetrics). A queue without one measures
+// controllers/workqueuemetrics). A queue without one measures
 // nothing, so step mode and tests need none.
 type MetricsProvider interface {
 	NewDepthMetric(name string) GaugeMetric

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/metrics/metricstest"
 	"github.com/kubesim/kubesim/client/workqueue"
-	"github.com/kubesim/kubesim/client/workqueue/workqueuemetrics"
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/controllers/workqueuemetrics"
 	"github.com/kubesim/kubesim/runmode"
 )
 
