@@ -30,22 +30,19 @@ func (s *Server) setUpMetrics() error {
 // and those the cluster's other components registered on it.
 func (s *Server) MetricsRegistry() *prometheus.Registry { return s.cfg.Metrics }
 
-// withMetrics counts every request that reached a route (after
-// authentication and authorization, as kube-apiserver instruments its
-// routes): a resource request only for a resource served, so that a
-// made-up resource name never becomes a label, and a non-resource request
-// only for the fixed paths metrics.NonResourceLabel knows.
+// withMetrics counts the non-resource requests that reached a route, for
+// the fixed paths metrics.NonResourceLabel knows; the resource requests
+// are counted by the route of the resources (routes), which knows
+// whether the resource is served: a made-up resource name never becomes
+// a label. Both run after authentication and authorization, as
+// kube-apiserver instruments its routes.
 func (s *Server) withMetrics(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := request.InfoOf(r)
-		if info.IsResourceRequest {
-			if _, ok := s.Store(info.APIGroup, info.APIVersion, info.Resource); ok {
-				s.metrics.MonitorRequest(w, r, info, "", h.ServeHTTP)
+		if info := request.InfoOf(r); !info.IsResourceRequest {
+			if path, ok := metrics.NonResourceLabel(info.Path); ok {
+				s.metrics.MonitorRequest(w, r, info, path, h.ServeHTTP)
 				return
 			}
-		} else if path, ok := metrics.NonResourceLabel(info.Path); ok {
-			s.metrics.MonitorRequest(w, r, info, path, h.ServeHTTP)
-			return
 		}
 		h.ServeHTTP(w, r)
 	})

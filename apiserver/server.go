@@ -512,10 +512,15 @@ func (s *Server) routes() http.Handler {
 			disc.ServeHTTP(w, req)
 			return
 		}
-		if st, ok := s.Store(info.APIGroup, info.APIVersion, info.Resource); ok && st.Resource().DeprecationWarning != "" {
+		st, ok := s.Store(info.APIGroup, info.APIVersion, info.Resource)
+		if !ok {
+			s.rest.ServeHTTP(w, req) // 404, and not counted (metrics.go)
+			return
+		}
+		if st.Resource().DeprecationWarning != "" {
 			w.Header().Add("Warning", fmt.Sprintf("299 - %q", st.Resource().DeprecationWarning))
 		}
-		s.rest.ServeHTTP(w, req)
+		s.metrics.MonitorRequest(w, req, info, "", s.rest.ServeHTTP)
 	})
 	r.PathPrefix("/api").Handler(resources)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {

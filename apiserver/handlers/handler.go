@@ -47,6 +47,16 @@ type Handler struct {
 	fast decodeCache
 }
 
+// admissionContext is ctx with the metrics the admission chain times
+// its steps with (in the context the handlers already make for a write,
+// so that timing costs no request of its own).
+func (h *Handler) admissionContext(ctx context.Context) context.Context {
+	if h.Metrics == nil {
+		return ctx
+	}
+	return admission.WithMetrics(ctx, h.Metrics.Admission())
+}
+
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info := request.InfoOf(r)
@@ -105,7 +115,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if conn.NewConnectOptions != nil {
 			opts, err := conn.NewConnectOptions(r.URL.Query())
 			if err == nil {
-				err = admitConnect(r.Context(), st, res, info.Subresource, ns, name, opts)
+				err = admitConnect(h.admissionContext(r.Context()), st, res, info.Subresource, ns, name, opts)
 			}
 			if err != nil {
 				responsewriters.WriteError(w, err)
@@ -124,7 +134,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get(AdmissionTraceHeader) != "" {
 			withRecord = admission.WithRecord
 		}
-		ctx, rec := withRecord(r.Context())
+		ctx, rec := withRecord(h.admissionContext(r.Context()))
 		r = r.WithContext(ctx)
 		w = &admissionStepsWriter{ResponseWriter: w, rec: rec, ctx: ctx}
 	}

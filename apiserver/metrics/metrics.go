@@ -86,6 +86,8 @@ type Metrics struct {
 
 	admissionSteps    *prometheus.HistogramVec
 	admissionWebhooks *prometheus.HistogramVec
+	// steps are admissionSteps' series, by stepKey.
+	steps sync.Map
 
 	storage *storageMetrics
 }
@@ -188,9 +190,6 @@ func (m *Metrics) MonitorRequest(w http.ResponseWriter, r *http.Request, info *r
 		return
 	}
 	l := labelsOf(r, info, path)
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		r = r.WithContext(admission.WithMetrics(r.Context(), admissionMetrics{m}))
-	}
 	if l.verb == "WATCH" || l.verb == "CONNECT" {
 		g := m.longRunning.WithLabelValues(l.verb, l.group, l.version, l.resource, l.subresource, l.scope, APIServerComponent)
 		g.Inc()
@@ -343,13 +342,41 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return conn, rw, err
 }
 
+// Admission is what times the admission chain, for a write's context
+// (admission.WithMetrics); nil for a nil m.
+func (m *Metrics) Admission() admission.Metrics {
+	if m == nil {
+		return nil
+	}
+	return admissionMetrics{m}
+}
+
 // admissionMetrics times the admission chain for admission.Metrics.
 type admissionMetrics struct{ m *Metrics }
 
 func (a admissionMetrics) Now() time.Time { return a.m.clock.Now() }
 
 func (a admissionMetrics) ObserveStep(step string, op admission.Operation, rejected bool, start time.Time) {
-	a.m.admissionSteps.WithLabelValues(step, string(op), strconv.FormatBool(rejected)).Observe(a.m.clock.Now().Sub(start).Seconds())
+	a.m.admissionStep(step, op, rejected).Observe(a.m.clock.Now().Sub(start).Seconds())
+}
+
+// admissionStep is the series of one step: the few there are (two steps,
+// four operations, refused or not) are resolved once each, not hashed
+// again on every write.
+func (m *Metrics) admissionStep(step string, op admission.Operation, rejected bool) prometheus.Observer {
+	key := stepKey{step, op, rejected}
+	if o, ok := m.steps.Load(key); ok {
+		return o.(prometheus.Observer)
+	}
+	o := m.admissionSteps.WithLabelValues(step, string(op), strconv.FormatBool(rejected))
+	m.steps.Store(key, o)
+	return o
+}
+
+type stepKey struct {
+	step     string
+	op       admission.Operation
+	rejected bool
 }
 
 func (a admissionMetrics) ObserveWebhook(name, step string, op admission.Operation, rejected bool, start time.Time) {
