@@ -21,9 +21,11 @@
 // a request refused by authentication or authorization, are not counted,
 // as in kube-apiserver where no route was instrumented for them), so the
 // resource labels are bounded by what is served; namespaces and object
-// names never become labels; a non-resource request is counted under its
-// path only for the fixed paths (/version, /healthz, /livez, /readyz,
-// /metrics, discovery under /api and /apis, /openapi/v2 and /openapi/v3).
+// names never become labels; a request the aggregator proxies to an
+// extension API server is that server's to count; a non-resource request
+// is counted under its path only for the fixed paths (/version, /healthz,
+// /livez, /readyz, /metrics, discovery under /api and /apis, /openapi/v2
+// and /openapi/v3).
 // Durations are read from the server's injected clock, so in step mode,
 // where the clock does not move during a request, they are 0.
 //
