@@ -38,12 +38,14 @@ generate-check: generate
 
 # Tools the tests drive: kubectl (on every machine), a real etcd for
 # store/etcdstore (Debian's etcd-server), headless Chromium for the web
-# page's browser tests and script(1) for `kubectl exec -it` under a
-# terminal — installed here when missing and root may; .ci/run does the same.
+# page's browser tests, script(1) for `kubectl exec -it` under a
+# terminal and a real Prometheus scraping /metrics (e2e/prometheus) —
+# installed here when missing and root may; .ci/run does the same.
 tools:
 	@command -v etcd >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server) >/dev/null; } || { echo "etcd is needed by store/etcdstore's tests: apt-get install etcd-server"; exit 1; }
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null; } || { echo "chromium is needed by e2e/browser's tests: apt-get install chromium"; exit 1; }
 	@command -v script >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bsdutils) >/dev/null; } || { echo "script(1) is needed by the kubectl exec -it test: apt-get install bsdutils"; exit 1; }
+	@command -v prometheus >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus) >/dev/null; } || { echo "prometheus is needed by e2e/prometheus's test: apt-get install prometheus"; exit 1; }
 
 test: tools vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
@@ -77,7 +79,7 @@ test-scenarios:
 	$(GO) test $(TESTFLAGS) -timeout 60m ./examples/scenarios
 
 test-e2e:
-	@if [ -f e2e/go.mod ]; then echo "== e2e: real Go clients (client-go, controller-runtime, k8s.io/api) and the web page in Chromium"; cd e2e && $(GO) test $(TESTFLAGS) ./...; fi
+	@if [ -f e2e/go.mod ]; then echo "== e2e: real Go clients (client-go, controller-runtime, k8s.io/api), the web page in Chromium, a real Prometheus scraping /metrics"; cd e2e && $(GO) test $(TESTFLAGS) ./...; fi
 
 # The kubebuilder-style operator and its envtest suite against kubesim
 # serve (no -race: its cold race build alone takes 6 minutes).

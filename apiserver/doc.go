@@ -28,7 +28,12 @@
 //     (serviceaccounts/NAME/token) and the authenticators it joins;
 //   - eviction.go: pods/eviction given the PodDisruptionBudgets;
 //   - loopback.go: the in-process handler and the identity a control-plane
-//     component's requests carry through it.
+//     component's requests carry through it;
+//   - metrics.go: the Prometheus metrics (package metrics) on
+//     Config.Metrics' registry, served at /metrics, and where requests are
+//     counted (the routes, after authentication and authorization) and
+//     storage calls timed (the outermost decorator of each resource's
+//     storage).
 //
 // Left out: API priority and fairness.
 package apiserver

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubesim/kubesim/api"
@@ -29,6 +30,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/handlers"
 	"github.com/kubesim/kubesim/apiserver/impersonation"
+	"github.com/kubesim/kubesim/apiserver/metrics"
 	"github.com/kubesim/kubesim/apiserver/nodeauthz"
 	"github.com/kubesim/kubesim/apiserver/openapi"
 	"github.com/kubesim/kubesim/apiserver/rbacregistry"
@@ -123,6 +125,11 @@ type Config struct {
 	// 0 is serving.DefaultListBudget; negative turns the budget off.
 	ListMemoryBudget int64
 
+	// Metrics is the registry the server's metrics are registered on and
+	// that /metrics serves: the cluster's, which its other components
+	// share (nil: a registry of the server's own).
+	Metrics *prometheus.Registry
+
 	// GenericOnly serves Resources and nothing more: no
 	// CustomResourceDefinitions, no namespace lifecycle. An extension API
 	// server built on this package sets it. (APIServices are never served
@@ -175,6 +182,9 @@ type Server struct {
 	// openapi serves /openapi/, building its documents when first asked
 	// for (BuildOpenAPI builds them ahead).
 	openapi *openapi.Handler
+	// metrics are the server's own collectors, on the registry /metrics
+	// serves (metrics.go).
+	metrics *metrics.Metrics
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -191,6 +201,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.Version = DefaultVersion()
 	}
 	s := &Server{cfg: cfg, ids: registry.NewIDs(cfg.Rand), stores: map[string]*registry.Store{}}
+	if err := s.setUpMetrics(); err != nil {
+		return nil, err
+	}
 	switch {
 	case cfg.ListMemoryBudget == 0:
 		s.lists = serving.NewListBudget(serving.DefaultListBudget)
@@ -246,7 +259,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	if cfg.GenericOnly {
-		s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
+		s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: s.metrics}
 		s.buildHandlers()
 		return s, nil
 	}
@@ -271,7 +284,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes}
+	s.rest = &handlers.Handler{Lookup: s.Store, Clock: cfg.Clock, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: s.metrics}
 	s.buildHandlers()
 	return s, nil
 }
@@ -329,6 +342,9 @@ func (s *Server) newStore(res *registry.Resource) (*registry.Store, error) {
 		storage = s.rbac.Decorate(storage) // writes invalidate the authorizer's cache
 	}
 	storage = s.decorateWebhookStorage(res, storage)
+	// Outermost, so that the decorators above still see the store they
+	// look into (kinds.IsShared asks the backend).
+	storage = s.metrics.InstrumentStorage(storage, res.GroupResource())
 	return registry.NewStore(registry.Config{Resource: res, Storage: storage, Clock: s.cfg.Clock, IDs: s.ids,
 		Admission: s.admission})
 }
@@ -474,7 +490,7 @@ func (s *Server) withWriteCount(h http.Handler) http.Handler {
 // buildHandlers makes the routes and wraps them in the filters every
 // request passes.
 func (s *Server) buildHandlers() {
-	s.unprotected = withRequestInfo(s.routes())
+	s.unprotected = withRequestInfo(s.withMetrics(s.routes()))
 	s.handler = s.BuildHandlerChain(s.unprotected, false)
 	s.loopback = s.BuildHandlerChain(s.unprotected, true)
 }
@@ -493,6 +509,7 @@ func (s *Server) routes() http.Handler {
 			_, _ = io.WriteString(w, "ok")
 		})
 	}
+	r.Handle("/metrics", metrics.Handler(s.cfg.Metrics))
 	s.openapi = openapi.NewHandler(s.Resources)
 	r.PathPrefix("/openapi/").Handler(s.openapi)
 	disc := discovery.NewHandler(s.Resources)
@@ -502,10 +519,15 @@ func (s *Server) routes() http.Handler {
 			disc.ServeHTTP(w, req)
 			return
 		}
-		if st, ok := s.Store(info.APIGroup, info.APIVersion, info.Resource); ok && st.Resource().DeprecationWarning != "" {
+		st, ok := s.Store(info.APIGroup, info.APIVersion, info.Resource)
+		if !ok {
+			s.rest.ServeHTTP(w, req) // 404, and not counted (metrics.go)
+			return
+		}
+		if st.Resource().DeprecationWarning != "" {
 			w.Header().Add("Warning", fmt.Sprintf("299 - %q", st.Resource().DeprecationWarning))
 		}
-		s.rest.ServeHTTP(w, req)
+		s.metrics.MonitorRequest(w, req, info, "", s.rest.ServeHTTP)
 	})
 	r.PathPrefix("/api").Handler(resources)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/csrsigning"
 	"github.com/kubesim/kubesim/controllers/kubernetesservice"
+	"github.com/kubesim/kubesim/controllers/workqueuemetrics"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
@@ -251,6 +253,13 @@ type Cluster struct {
 	electors electors
 	// live switches components while they run (liveswitch.go).
 	live liveState
+
+	// metrics is the cluster's Prometheus registry, queueMetrics and
+	// schedulerMetrics the collectors made once on it
+	// (instrumentation.go).
+	metrics          *prometheus.Registry
+	queueMetrics     *workqueuemetrics.Provider
+	schedulerMetrics *scheduler.Metrics
 }
 
 // New builds the cluster; in live mode call Start, in step mode Step.
@@ -333,6 +342,10 @@ func New(cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if err := c.newMetrics(); err != nil {
+		c.Close()
+		return nil, err
+	}
 	srv, err := c.newServer(rnd)
 	if err != nil {
 		c.Close()
@@ -390,7 +403,7 @@ func (c *Cluster) newServer(rnd io.Reader) (*aggregator.Server, error) {
 	srv, err := apiserver.New(apiserver.Config{Storage: c.store, Clock: c.clock, Rand: rnd,
 		Resources: nodeproxy.Install(kinds.Builtin(), c.kubeletConnections()), Authenticator: c.cfg.Authenticator, Logger: c.logger,
 		AuthorizationMode: c.cfg.AuthorizationMode, Audit: c.cfg.Audit, ListMemoryBudget: c.cfg.ListMemoryBudget,
-		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth,
+		ServiceAccountKey: c.cfg.ServiceAccountKey, AnonymousAuth: c.cfg.AnonymousAuth, Metrics: c.metrics,
 		DefaultNotReadyTolerationSeconds: c.cfg.DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds: c.cfg.DefaultUnreachableTolerationSeconds,
 		// The plugin needs the controller that makes the default accounts.
 		ServiceAccountAdmission: !c.cfg.APIServerOnly && c.isEnabled("serviceaccount"),

@@ -33,6 +33,14 @@
 // of Config.ControllerImages, which then runs as that pod — a client of the
 // API server like any other, stopped when the pod stops.
 //
+// Each cluster has its own Prometheus registry (instrumentation.go):
+// the API server's metrics, every controller's work queue by its name,
+// the scheduler's, the Go runtime's and the process's, served at the API
+// server's /metrics (Metrics returns it, for `kubesim serve`'s in-flight
+// gauge); each kubelet keeps a registry of its own (package kubelet says
+// why). Components built again (a controller switched off and on) count
+// on the same series: the collectors are registered once per cluster.
+//
 // A real cluster has no counterpart: this is the wiring kubeadm and the
 // binaries do (cmd/kube-controller-manager/app/controllermanager.go's
 // NewControllerDescriptors is the real table).

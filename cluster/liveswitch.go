@@ -110,6 +110,7 @@ func (c *Cluster) switchOne(i int, on bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", row.name, err)
 		}
+		c.instrument(comp)
 		c.live.mu.Lock()
 		f := c.live.decisions
 		c.live.mu.Unlock()

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/client"
@@ -153,6 +155,7 @@ func (c *Cluster) addIn(w wiring, lease string, gate stepper.Pausable, process s
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, err)
 	}
+	c.instrument(comp)
 	c.components = append(c.components, built{name: w.name, userAgent: w.userAgent, comp: comp, lease: lease, row: w})
 	if c.stepper != nil {
 		a := stepper.Actor{Switch: w.name, Loops: comp.Controllers(), Writes: rec, Pausable: gate, Process: process}
@@ -322,7 +325,7 @@ func (c *Cluster) scheduler() wiring {
 	return wiring{"scheduler", "default-scheduler", func(x ControllerContext) (Component, error) {
 		seed := c.cfg.Seed
 		return scheduler.New(scheduler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Informers: c.privateInformers(),
-			Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: x.Logger})
+			Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: x.Logger, Metrics: c.schedulerMetrics})
 	}}
 }
 
@@ -351,7 +354,8 @@ func (c *Cluster) addKubelets() error {
 				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4, VolumeData: c.volumeData,
 				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages(),
 				NetworkPolicyClient: c.kindnetClient(), IngressClient: c.ingressNginxClient(),
-				APIServer: &kubelet.APIServerEndpoint{Address: c.apiServerAddress(), Handler: c.server.Handler()}})
+				APIServer: &kubelet.APIServerEndpoint{Address: c.apiServerAddress(), Handler: c.server.Handler()},
+				Metrics:   prometheus.NewRegistry()}) // each kubelet's own, as its /metrics (instrumentation.go)
 		}})
 		if err != nil {
 			return err

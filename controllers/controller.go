@@ -238,6 +238,15 @@ func (c *Controller) Step(ctx context.Context) (StepInfo, bool) {
 	return c.process(ctx, key), true
 }
 
+// SetQueueMetrics measures the controller's queue with p under the
+// controller's name (workqueue_depth{name="replicaset"}, ...), as
+// kube-controller-manager names each controller's queue. Call it before
+// Run or the first Step; the cluster does, for every controller it builds.
+// Without it the queue measures nothing.
+func (c *Controller) SetQueueMetrics(p workqueue.MetricsProvider) {
+	c.queue.SetMetricsProvider(c.name, p)
+}
+
 // NextDeadline is when the next delayed key becomes ready.
 func (c *Controller) NextDeadline() (time.Time, bool) { return c.queue.NextDeadline() }
 

@@ -61,8 +61,11 @@
 // CauseOf, ComputeHash and NextAvailable (controller_utils.go). Informers are
 // shared through client/cache's Factory in live mode only (in step mode
 // each controller keeps its own, so that the trace does not move); leader
-// election is package cluster's. Left out: predicates, webhooks and
-// metrics.
+// election is package cluster's. A controller's queue is measured under
+// its name (workqueue_depth{name="replicaset"}, ...) when SetQueueMetrics
+// gives it a provider, as the cluster does for every controller it builds
+// (controllers/workqueuemetrics is the Prometheus one). Left out:
+// predicates and webhooks.
 // Read the real ones at https://github.com/kubernetes/sample-controller and
 // https://github.com/kubernetes-sigs/controller-runtime (pkg/builder,
 // pkg/controller/controllerutil, pkg/handler/enqueue_owner.go).

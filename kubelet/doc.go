@@ -72,6 +72,20 @@
 // routes a request to the controller's address by the Ingresses
 // (ingressnet.go, with network/ingress).
 //
+// Metrics (metrics.go): kubelet_node_name, kubelet_running_pods,
+// kubelet_running_containers{container_state} and
+// kubelet_pod_start_duration_seconds, on a registry of the kubelet's own
+// (Config.Metrics), which the kubelet API serves at /metrics and the API
+// server's node proxy at /api/v1/nodes/NAME/proxy/metrics — as each real
+// kubelet serves its own port. With thousands of fake nodes in one process
+// that is the honest shape: a node label on the cluster's registry would
+// make every kubelet series once per node in every API server scrape, and
+// a Prometheus scraping nodes through the proxy labels them by target, as
+// in a real cluster. The Go and process collectors are the cluster's, not
+// each kubelet's (they would describe the same process). Left out: the
+// pod worker, PLEG, runtime and eviction metrics, /metrics/cadvisor and
+// /metrics/resource.
+//
 // Left out: there are no real containers (except the in-process images of
 // images.go, and the local images of localimage.go: a host binary named
 // by `kubesim serve --local-image`, run as a child process whose output

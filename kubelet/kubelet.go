@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -113,6 +114,10 @@ type Config struct {
 	Recorder *record.Recorder
 	// Logger logs (discarded when nil).
 	Logger *slog.Logger
+	// Metrics is the kubelet's own registry, which its API serves at
+	// /metrics (metrics.go): one per kubelet, as each node's kubelet
+	// serves its own. nil: not measured.
+	Metrics *prometheus.Registry
 
 	// Images are the images run for real (images.go); every other image
 	// is simulated. Network is the pod network their addresses go into.
@@ -228,6 +233,9 @@ type Kubelet struct {
 	// Guarded by volMu.
 	volMu     sync.Mutex
 	emptyDirs map[string]*podEmptyDirs
+
+	// metrics are the kubelet's (nil: not measured; metrics.go).
+	metrics *metrics
 }
 
 // loops are the informer and controllers of one run; live mode makes new
@@ -301,6 +309,11 @@ func New(cfg Config) (*Kubelet, error) {
 	k := &Kubelet{cfg: cfg, c: c, rec: rec, logger: cfg.Logger.With("node", cfg.NodeName),
 		runtimes: map[string]*podRuntime{}, ipam: pool, announce: true, started: cfg.Clock.Now(), real: map[string][]realContainer{},
 		local: map[string]*localProcess{}, imgs: images.Manager{Registry: cfg.Registry, Store: images.NewStore()}}
+	if cfg.Metrics != nil {
+		if k.metrics, err = k.newMetrics(cfg.Metrics); err != nil {
+			return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
+		}
+	}
 	k.loadLocalImages(k.started)
 	if k.loops, err = k.newLoops(); err != nil {
 		return nil, err

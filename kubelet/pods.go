@@ -121,6 +121,9 @@ type podRuntime struct {
 	initialized bool
 	killing     bool
 	killAt      time.Time
+	// startObserved: the pod's start duration was measured (metrics.go),
+	// once, when its containers first ran with every image pulled.
+	startObserved bool
 }
 
 func (r *podRuntime) clone() *podRuntime {
@@ -317,6 +320,10 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			rt.ip, rt.ipHeld = next.ip, true
 		}
 		return controllers.Result{}, err
+	}
+	if next.stage == stageStarted && !pulling && !next.startObserved {
+		k.metrics.podStarted(now.Sub(next.seenAt).Seconds())
+		next.startObserved = true
 	}
 	if next.stage == stageStarted && next.ipHeld && !pulling {
 		k.startReal(key, pod, next.ip)

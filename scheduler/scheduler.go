@@ -71,6 +71,9 @@ type Config struct {
 	// BindTimeout is how long a pod's binding waits for its claims
 	// (DefaultBindTimeout).
 	BindTimeout time.Duration
+	// Metrics counts the scheduling attempts and the pending pods (nil:
+	// not measured; metrics.go).
+	Metrics *Metrics
 	// Workers is the number of reconciles at once in live mode
 	// (DefaultWorkers). Decisions still happen one at a time, under the
 	// cache lock; the API writes of a failure (status, events) overlap.
@@ -148,6 +151,8 @@ type Scheduler struct {
 	last    Decision
 	// observe, when set, is told of every decision (ObserveDecisions).
 	observe func(Decision)
+	// metrics counts the attempts (nil: none).
+	metrics *Metrics
 }
 
 // podState is a pod counted on a node.
@@ -204,6 +209,7 @@ func New(cfg Config) (*Scheduler, error) {
 		waitingForPods: map[string]struct{}{},
 		prebind:        map[string]prebindWait{},
 		preemption:     newPreemption(cfg.Informers, cfg.Client, logger),
+		metrics:        cfg.Metrics,
 	}
 	ctrl, err := controllers.New(controllers.Config{
 		Name: ControllerName, Reconciler: s, Sources: []controllers.Source{s.nodes, s.pods, s.claims, s.volumes, s.classes, s.namespaces, s.preemption.pdbs},
@@ -213,6 +219,7 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	s.ctrl = ctrl
+	cfg.Metrics.readPending(s.pending)
 	s.nodes.AddHandler(cache.Handler[*corev1.Node]{
 		OnAdd:    func(n *corev1.Node) { s.nodeChanged(nil, n) },
 		OnUpdate: func(old, n *corev1.Node) { s.nodeChanged(old, n) },
@@ -544,6 +551,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		s.unlock()
 		return controllers.Result{}, nil
 	}
+	start := s.clock.Now() // the attempt's duration runs from here to the binding
 	info := NewPodInfo(pod)
 	info.Volumes = s.volumeInfo(pod)
 	s.resolveNamespaces(info)
@@ -581,6 +589,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		observe(observed)
 	}
 	if chosen == "" {
+		s.metrics.attempt(ResultUnschedulable, s.name, start, s.clock.Now())
 		res, err := s.unschedulableFailure(ctx, pod, msg)
 		if err == nil {
 			err = s.preempt(ctx, pod, info) // the PostFilter (preemption.go)
@@ -588,13 +597,13 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		return res, err
 	}
 	if info.Volumes == nil || len(info.Volumes.Unbound) == 0 {
-		return s.bindingCycle(ctx, pod, chosen)
+		return s.bindingCycle(ctx, pod, chosen, start)
 	}
 	// PreBind: the claims are marked with the chosen node, and the
 	// binding waits for the PV controller to bind them there; the pod
 	// stays assumed on the node meanwhile. The claims' updates wake it.
 	s.lock()
-	s.prebind[key] = prebindWait{node: chosen, since: s.clock.Now()}
+	s.prebind[key] = prebindWait{node: chosen, since: s.clock.Now(), start: start}
 	s.unlock()
 	if err := s.selectNodeForClaims(ctx, info.Volumes, chosen); err != nil {
 		s.lock()
@@ -676,14 +685,14 @@ const BindRetry = time.Second
 // assumed pod already counts on its node. If it fails, bind has dropped
 // the assumption and the pod is queued again after BindRetry. Step mode
 // binds within the reconcile, in order.
-func (s *Scheduler) bindingCycle(ctx context.Context, pod *corev1.Pod, node string) (controllers.Result, error) {
+func (s *Scheduler) bindingCycle(ctx context.Context, pod *corev1.Pod, node string, start time.Time) (controllers.Result, error) {
 	if !s.async {
-		return s.bind(ctx, pod, node)
+		return s.bind(ctx, pod, node, start)
 	}
 	s.binding.Add(1)
 	go func() {
 		defer s.binding.Done()
-		if _, err := s.bind(ctx, pod, node); err != nil && ctx.Err() == nil {
+		if _, err := s.bind(ctx, pod, node, start); err != nil && ctx.Err() == nil {
 			s.logger.Debug("binding failed; will retry", "pod", pod.Namespace+"/"+pod.Name, "err", err)
 			s.ctrl.EnqueueAfter(pod.Namespace+"/"+pod.Name, BindRetry, controllers.Cause{Event: "retry after error"})
 		}
@@ -693,8 +702,9 @@ func (s *Scheduler) bindingCycle(ctx context.Context, pod *corev1.Pod, node stri
 
 // bind posts the pod's Binding (DefaultBinder), with the pod's uid as a
 // precondition so that a pod recreated under the same name is not bound
-// by mistake.
-func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, node string) (controllers.Result, error) {
+// by mistake. The attempt begun at start ends here: scheduled, or an
+// error.
+func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, node string, start time.Time) (controllers.Result, error) {
 	key := pod.Namespace + "/" + pod.Name
 	b := &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
@@ -708,8 +718,10 @@ func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, node string) (con
 			s.logger.Debug("pod no longer needs scheduling", "pod", key, "err", err)
 			return controllers.Result{}, nil
 		}
+		s.metrics.attempt(ResultError, s.name, start, s.clock.Now())
 		return controllers.Result{}, fmt.Errorf("binding pod %s to node %s: %w", key, node, err)
 	}
+	s.metrics.attempt(ResultScheduled, s.name, start, s.clock.Now())
 	if err := s.recorder.Eventf(ctx, record.Ref(pod, podGVK), "Normal", "Scheduled",
 		"Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, node); err != nil {
 		s.logger.Warn("recording event failed", "pod", key, "err", err)

@@ -166,6 +166,8 @@ const DefaultBindTimeout = 10 * time.Minute
 type prebindWait struct {
 	node  string
 	since time.Time
+	// start is when the scheduling attempt began, for its duration.
+	start time.Time
 }
 
 // ClaimLister finds a claim by namespace and name (an informer's Get).
@@ -215,6 +217,7 @@ func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.P
 		s.unlock()
 		s.forget(key)
 		msg := fmt.Sprintf("running PreBind plugin %q: binding volumes: %v", "VolumeBinding", err)
+		s.metrics.attempt(ResultError, s.name, w.start, s.clock.Now())
 		return s.schedulingError(ctx, pod, msg)
 	}
 	if !done {
@@ -223,7 +226,7 @@ func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.P
 	s.lock()
 	delete(s.prebind, key)
 	s.unlock()
-	return s.bind(ctx, pod, w.node)
+	return s.bind(ctx, pod, w.node, w.start)
 }
 
 // wakePrebind queues the pods waiting in PreBind: a claim changed.

@@ -134,3 +134,11 @@ type Watcher interface {
 	// closed.
 	Err() error
 }
+
+// Sizer is a store that can tell the size of its database, for the API
+// server's apiserver_storage_size_bytes: the bbolt file, or etcd's
+// database as its maintenance status reports it. clusterID names the
+// storage cluster (etcd's cluster ID in hex; "" for a file).
+type Sizer interface {
+	DBSize(ctx context.Context) (size int64, clusterID string, err error)
+}

@@ -13,6 +13,14 @@
 // this exist?"), the scheduler's per-node decision for each pod, the
 // controller switches, and stopping a node's kubelet.
 //
+// The metrics panel (assets/metrics.js) is the one thing the page samples:
+// while it is open, it reads the cluster's /metrics every two seconds, as
+// a Prometheus scrape would (with the session's credentials, so the user
+// needs the group system:monitoring, or the admin's rights), and draws
+// the API server's request rate (the counter's increase between samples,
+// as PromQL's rate()) and the controllers' work queue depths as inline
+// SVG, with no chart library.
+//
 // Live mode has no trace, so the page keeps one of its own from the first
 // login on (nothing before: a server nobody looks at pays nothing): every
 // component write with the reconcile that made it — the controller, the

@@ -20,7 +20,11 @@ type Chain []any
 // webhook with reinvocationPolicy IfNeeded) saw the object before a later
 // plugin changed it, every mutating plugin runs once more — once: a plugin
 // that keeps changing the object does not make the chain loop.
-func (c Chain) Mutate(ctx context.Context, a *Attributes) error {
+func (c Chain) Mutate(ctx context.Context, a *Attributes) (err error) {
+	if m := MetricsFrom(ctx); m != nil {
+		start := m.Now()
+		defer func() { m.ObserveStep(StepAdmit, a.Operation, err != nil, start) }()
+	}
 	a.reinvocation = &reinvocation{calledAt: map[string]int{}}
 	if err := c.mutateOnce(ctx, a); err != nil {
 		return err
@@ -71,7 +75,11 @@ func (c Chain) mutateOnce(ctx context.Context, a *Attributes) error {
 
 // Validate runs the validating plugins in order (a validating webhook
 // plugin calls its webhooks in parallel); the first refusal is the answer.
-func (c Chain) Validate(ctx context.Context, a *Attributes) error {
+func (c Chain) Validate(ctx context.Context, a *Attributes) (err error) {
+	if m := MetricsFrom(ctx); m != nil {
+		start := m.Now()
+		defer func() { m.ObserveStep(StepValidate, a.Operation, err != nil, start) }()
+	}
 	for _, p := range c {
 		v, ok := p.(ValidationInterface)
 		if !ok || !handles(p, a.Operation) {

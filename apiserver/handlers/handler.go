@@ -23,6 +23,7 @@ import (
 	"github.com/kubesim/kubesim/api/labels"
 	"github.com/kubesim/kubesim/apiserver/admission"
 	"github.com/kubesim/kubesim/apiserver/audit"
+	"github.com/kubesim/kubesim/apiserver/metrics"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
@@ -38,9 +39,22 @@ type Handler struct {
 	Clock  clock.Clock
 	// MaxBodyBytes caps request bodies (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
+	// Metrics counts the events sent to watchers
+	// (apiserver_watch_events_total); nil counts nothing.
+	Metrics *metrics.Metrics
 
 	// fast remembers which kinds the decoder's fast path can take.
 	fast decodeCache
+}
+
+// admissionContext is ctx with the metrics the admission chain times
+// its steps with (in the context the handlers already make for a write,
+// so that timing costs no request of its own).
+func (h *Handler) admissionContext(ctx context.Context) context.Context {
+	if h.Metrics == nil {
+		return ctx
+	}
+	return admission.WithMetrics(ctx, h.Metrics.Admission())
 }
 
 // ServeHTTP implements http.Handler.
@@ -68,7 +82,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		responsewriters.WriteError(w, notFound())
 		return
 	}
-	if len(info.Parts) > 3 || !h.subresourceAllowed(res, info) {
+	if (len(info.Parts) > 3 && !res.Connect[info.Subresource].Path) || !h.subresourceAllowed(res, info) {
 		responsewriters.WriteError(w, notFound())
 		return
 	}
@@ -101,7 +115,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if conn.NewConnectOptions != nil {
 			opts, err := conn.NewConnectOptions(r.URL.Query())
 			if err == nil {
-				err = admitConnect(r.Context(), st, res, info.Subresource, ns, name, opts)
+				err = admitConnect(h.admissionContext(r.Context()), st, res, info.Subresource, ns, name, opts)
 			}
 			if err != nil {
 				responsewriters.WriteError(w, err)
@@ -120,7 +134,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get(AdmissionTraceHeader) != "" {
 			withRecord = admission.WithRecord
 		}
-		ctx, rec := withRecord(r.Context())
+		ctx, rec := withRecord(h.admissionContext(r.Context()))
 		r = r.WithContext(ctx)
 		w = &admissionStepsWriter{ResponseWriter: w, rec: rec, ctx: ctx}
 	}

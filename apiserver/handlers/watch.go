@@ -102,6 +102,7 @@ func (c *requestContext) watch() error {
 			if err := enc.send(ctx, watchEvent{Type: api.WatchEventType("BOOKMARK"), Object: bm}); err != nil {
 				return nil
 			}
+			c.h.Metrics.WatchEvent(c.res.Group, c.res.Version, c.res.Name)
 			continue
 		case <-ctx.Done():
 			return nil
@@ -138,5 +139,6 @@ func (c *requestContext) watch() error {
 		if err := enc.send(ctx, watchEvent{Type: ev.Type, Object: obj}); err != nil {
 			return nil
 		}
+		c.h.Metrics.WatchEvent(c.res.Group, c.res.Version, c.res.Name)
 	}
 }

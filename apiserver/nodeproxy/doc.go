@@ -1,4 +1,6 @@
-// Package nodeproxy is the API server's way to a node's kubelet: the
+// Package nodeproxy is the API server's way to a node's kubelet: nodes.go's
+// nodes/NAME/proxy/PATH, which forwards any path of the kubelet API (the
+// kubelet's /metrics among them) as the node's ProxyREST; and the
 // pods/log subresource (and pods/exec, pods/attach and pods/portforward,
 // streaming.go) finds the pod, checks the container, finds the pod's node
 // and forwards the request to that node's kubelet API

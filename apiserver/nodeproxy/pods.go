@@ -11,20 +11,30 @@ import (
 	"github.com/kubesim/kubesim/apiserver/registry"
 )
 
-// Install serves the pods' connect subresources of resources (the core
-// v1 pods) through kubelets: the pod storage built with a kubelet
-// connection, as kube-apiserver's NewStorage(…, k client.ConnectionInfoGetter, …).
-// The pods resource is copied, never changed in place.
+// Install serves the connect subresources of the core v1 pods and nodes
+// among resources through kubelets: the pod and node storage built with a
+// kubelet connection, as kube-apiserver's NewStorage(…, k
+// client.ConnectionInfoGetter, …). The resources are copied, never changed
+// in place.
 func Install(resources []*registry.Resource, kubelets ConnectionGetter) []*registry.Resource {
 	out := make([]*registry.Resource, len(resources))
 	for i, r := range resources {
-		if r.Group == "" && r.Version == "v1" && r.Name == "pods" {
+		var subs map[string]registry.ConnectSubresource
+		if r.Group == "" && r.Version == "v1" {
+			switch r.Name {
+			case "pods":
+				subs = PodSubresources(kubelets)
+			case "nodes":
+				subs = NodeSubresources(kubelets) // nodes.go
+			}
+		}
+		if subs != nil {
 			cp := *r
 			cp.Connect = maps.Clone(r.Connect)
 			if cp.Connect == nil {
 				cp.Connect = map[string]registry.ConnectSubresource{}
 			}
-			maps.Copy(cp.Connect, PodSubresources(kubelets))
+			maps.Copy(cp.Connect, subs)
 			r = &cp
 		}
 		out[i] = r

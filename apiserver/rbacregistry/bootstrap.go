@@ -127,6 +127,15 @@ func aggregated(name string, labels map[string]string, to string) *rbacv1.Cluste
 // cluster-admin holds. Remove the binding to keep users off the page.
 const WebPageRole = "kubesim:web-page"
 
+// MonitoringRole is the bootstrap role that may read /metrics and the
+// health checks, and MonitoringGroup the group it is bound to: a
+// scraper's credentials are put in that group (a token file's groups, a
+// certificate's O) to read the metrics, as in kube-apiserver.
+const (
+	MonitoringRole  = "system:monitoring"
+	MonitoringGroup = "system:monitoring"
+)
+
 // WebPageRules are WebPageRole's rules.
 func WebPageRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{urls(getOnly, "/ui/api/*"), urls([]string{"post"}, "/ui/api/apply")}
@@ -155,6 +164,10 @@ func BootstrapClusterRoles() []*rbacv1.ClusterRole {
 			rule([]string{"create"}, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule([]string{"create"}, "authentication.k8s.io", "selfsubjectreviews")),
 		cr("system:public-info-viewer", bootstrapLabels, urls(getOnly, "/healthz", "/livez", "/readyz", "/version", "/version/")),
+		// Read access to the monitoring endpoints, for a scraper such as
+		// Prometheus: bound to the group system:monitoring.
+		cr(MonitoringRole, bootstrapLabels, urls(getOnly, "/metrics", "/metrics/slis", "/livez", "/readyz", "/healthz",
+			"/livez/*", "/readyz/*", "/healthz/*")),
 		cr(WebPageRole, bootstrapLabels, WebPageRules()...),
 		cr("system:auth-delegator", bootstrapLabels,
 			rule([]string{"create"}, "authentication.k8s.io", "tokenreviews"),
@@ -205,6 +218,7 @@ func BootstrapClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		crb("system:discovery", group("system:authenticated")),
 		crb("system:basic-user", group("system:authenticated")),
 		crb("system:public-info-viewer", group("system:authenticated"), group("system:unauthenticated")),
+		crb(MonitoringRole, group(MonitoringGroup)),
 		crb(WebPageRole, group("system:authenticated")),
 		crb("system:node"),
 		crb("system:kube-scheduler", user(KubeScheduler)),

@@ -169,6 +169,10 @@ type ConnectSubresource struct {
 	// Serve answers the request for the parent object ns/name; st is the
 	// parent's store. An error is written as a Status.
 	Serve func(w http.ResponseWriter, r *http.Request, st *Store, ns, name string) error
+	// Path lets a path follow the subresource (nodes/NAME/proxy/PATH,
+	// the connecter's {path:*} route); Serve reads it from the request's
+	// Info.Parts.
+	Path bool
 }
 
 // ScaleSubresource says where the replica counts live in the object.

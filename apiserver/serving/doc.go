@@ -15,7 +15,9 @@
 //     --max-mutating-requests-inflight); beyond that the server answers 429
 //     with Retry-After, so overload costs bounded memory. Long-running
 //     requests (watches, logs, exec, attach, port-forward, proxy) are not
-//     counted, as in Kubernetes;
+//     counted, as in Kubernetes. Inflight reports what each pool holds as
+//     apiserver_current_inflight_requests{request_kind} (at the moment of
+//     the scrape, where kube-apiserver reports the last second's most);
 //   - LIST requests together hold at most a budget of memory (ListBudget,
 //     --list-memory-budget): each is charged its estimated size before it
 //     runs, and answered 429 beyond the budget; the control plane's

@@ -5,7 +5,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kubesim/kubesim/apiserver/request"
 )
@@ -27,6 +30,9 @@ type Options struct {
 	MaxMutatingRequestsInFlight int
 	// Logger receives the http.Server's own errors (at debug level).
 	Logger *slog.Logger
+	// Inflight, when set, counts the requests each pool holds: register
+	// it on a registry for apiserver_current_inflight_requests.
+	Inflight *Inflight
 }
 
 // The defaults.
@@ -63,7 +69,11 @@ func (o *Options) defaults() {
 // HTTP/2 offered) with the limits of opts applied.
 func NewServer(h http.Handler, tlsConfig *tls.Config, opts Options) *http.Server {
 	opts.defaults()
-	h = WithMaxInFlightLimit(h, opts.MaxRequestsInFlight, opts.MaxMutatingRequestsInFlight)
+	inflight := opts.Inflight
+	if inflight == nil {
+		inflight = &Inflight{}
+	}
+	h = inflight.WithMaxInFlightLimit(h, opts.MaxRequestsInFlight, opts.MaxMutatingRequestsInFlight)
 	h = withBodyReadTimeout(h, opts.BodyReadTimeout)
 	if tlsConfig != nil {
 		tlsConfig = tlsConfig.Clone()
@@ -103,12 +113,39 @@ func mutating(r *http.Request) bool {
 	return true
 }
 
+// Inflight counts the requests the max-in-flight filter holds, by pool,
+// and is the collector of apiserver_current_inflight_requests.
+type Inflight struct {
+	readOnly, mutating atomic.Int64
+}
+
+var inflightDesc = prometheus.NewDesc("apiserver_current_inflight_requests",
+	"Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
+	[]string{"request_kind"}, nil)
+
+// Describe implements prometheus.Collector.
+func (f *Inflight) Describe(ch chan<- *prometheus.Desc) { ch <- inflightDesc }
+
+// Collect implements prometheus.Collector: the requests held now
+// (kube-apiserver reports the most held within the last second; a scrape
+// here sees the moment).
+func (f *Inflight) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(inflightDesc, prometheus.GaugeValue, float64(f.readOnly.Load()), "readOnly")
+	ch <- prometheus.MustNewConstMetric(inflightDesc, prometheus.GaugeValue, float64(f.mutating.Load()), "mutating")
+}
+
 // WithMaxInFlightLimit runs at most nonMutating read-only and mutating
 // mutating requests at once and answers the rest at once with 429 Too
 // Many Requests and Retry-After: 1, without reading their bodies, so a
 // flood of requests cannot queue up unbounded memory. A negative limit
 // turns that pool's limit off.
 func WithMaxInFlightLimit(h http.Handler, nonMutating, mutatingLimit int) http.Handler {
+	return (&Inflight{}).WithMaxInFlightLimit(h, nonMutating, mutatingLimit)
+}
+
+// WithMaxInFlightLimit is the package's WithMaxInFlightLimit, counting
+// the requests it holds in f.
+func (f *Inflight) WithMaxInFlightLimit(h http.Handler, nonMutating, mutatingLimit int) http.Handler {
 	pool := func(n int) chan struct{} {
 		if n < 0 {
 			return nil
@@ -121,9 +158,9 @@ func WithMaxInFlightLimit(h http.Handler, nonMutating, mutatingLimit int) http.H
 			h.ServeHTTP(w, r)
 			return
 		}
-		slots := readOnly
+		slots, count := readOnly, &f.readOnly
 		if mutating(r) {
-			slots = writes
+			slots, count = writes, &f.mutating
 		}
 		if slots != nil {
 			select {
@@ -134,6 +171,8 @@ func WithMaxInFlightLimit(h http.Handler, nonMutating, mutatingLimit int) http.H
 				return
 			}
 		}
+		count.Add(1)
+		defer count.Add(-1)
 		h.ServeHTTP(w, r)
 	})
 }

@@ -4,8 +4,11 @@
 // exponentially growing delay, and delayed adds wait on the injected clock.
 //
 // It simulates k8s.io/client-go/util/workqueue (Type, DelayingInterface,
-// RateLimitingInterface with the per-item exponential limiter). Left out:
-// metrics and the overall token-bucket limiter.
+// RateLimitingInterface with the per-item exponential limiter), with its
+// metrics (metrics.go: client-go's MetricsProvider, measured on the
+// queue's clock; the work in progress is read when the metrics are
+// gathered rather than every half second). Left out: the overall
+// token-bucket limiter.
 //
 // Two ways to use it, as Config.Mode says: Get blocks until a key is ready
 // and a timer goroutine promotes delayed keys (live mode); TryGet returns at

@@ -20,6 +20,11 @@ type Config struct {
 	// BaseDelay and MaxDelay bound the per-key exponential back-off of
 	// AddRateLimited (defaults 5 ms and 1000 s, as client-go's).
 	BaseDelay, MaxDelay time.Duration
+	// Name and MetricsProvider measure the queue (metrics.go): its depth,
+	// adds, retries, and how long keys wait and are worked on, under the
+	// label name=Name. Without a provider nothing is measured.
+	Name            string
+	MetricsProvider MetricsProvider
 }
 
 // Queue is a de-duplicating, delaying, rate-limiting queue of keys.
@@ -46,6 +51,8 @@ type Queue struct {
 	timer     clock.Timer
 	timerAt   time.Time
 	timerStop chan struct{}
+	// metrics measure the queue (nil: not measured).
+	metrics *metrics
 }
 
 // New returns an empty queue.
@@ -62,6 +69,7 @@ func New(cfg Config) *Queue {
 	q := &Queue{cfg: cfg, dirty: map[string]bool{}, processing: map[string]bool{},
 		waiting: delayed{index: map[string]*waitingKey{}}, failures: map[string]int{}}
 	q.cond = sync.NewCond(&q.mu)
+	q.SetMetricsProvider(cfg.Name, cfg.MetricsProvider)
 	return q
 }
 
@@ -79,6 +87,7 @@ func (q *Queue) addLocked(key string) {
 	}
 	q.waiting.remove(key)
 	q.dirty[key] = true
+	q.metrics.add(key)
 	if q.processing[key] {
 		return
 	}
@@ -173,6 +182,7 @@ func (q *Queue) AddRateLimited(key string) {
 	q.mu.Lock()
 	n := q.failures[key]
 	q.failures[key] = n + 1
+	q.metrics.retry()
 	q.mu.Unlock()
 	d := q.cfg.BaseDelay
 	for i := 0; i < n && d < q.cfg.MaxDelay; i++ {
@@ -226,6 +236,7 @@ func (q *Queue) popLocked() string {
 	q.queue = q.queue[1:]
 	q.processing[key] = true
 	delete(q.dirty, key)
+	q.metrics.get(key)
 	return key
 }
 
@@ -234,6 +245,7 @@ func (q *Queue) Done(key string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	delete(q.processing, key)
+	q.metrics.done(key)
 	if q.dirty[key] {
 		q.queue = append(q.queue, key)
 		q.cond.Signal()
@@ -251,6 +263,9 @@ func (q *Queue) Len() int {
 func (q *Queue) ShutDown() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if !q.shutdown {
+		q.metrics.shutDown()
+	}
 	q.shutdown = true
 	q.cond.Broadcast()
 }

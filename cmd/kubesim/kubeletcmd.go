@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet"
@@ -103,7 +105,8 @@ func kubeletCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		k, err := kubelet.New(kubelet.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live, NodeName: name,
 			PodCIDR: fmt.Sprintf("10.%d.%d.0/24", 244+(i-1)/256, (i-1)%256), Logger: logger,
 			InternalIP: *address, KubeletPort: int32(ln.Addr().(*net.TCPAddr).Port),
-			Stages: kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay, Stop: *stageDelay}})
+			Stages:  kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay, Stop: *stageDelay},
+			Metrics: prometheus.NewRegistry()}) // its /metrics, as each real kubelet's
 		if err != nil {
 			_ = ln.Close()
 			return fmt.Errorf("kubelet %s: %w", name, err)

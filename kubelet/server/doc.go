@@ -12,9 +12,11 @@
 //
 // It simulates kubernetes/pkg/kubelet/server (server.go: the routes,
 // getContainerLogs, the stats handler, getExec, getAttach,
-// getPortForward). `kubesim kubelet` serves it over TLS, one listener per
-// node. Left out: the kubelet's own authentication and authorization (the
-// real kubelet's flag defaults: anonymous, AlwaysAllow), /pods,
-// /runningpods, /metrics, /configz, /debug, /checkpoint and the read-only
-// port.
+// getPortForward, and /metrics: the node's kubelet's own registry, which
+// the API server reaches at /api/v1/nodes/NAME/proxy/metrics).
+// `kubesim kubelet` serves it over TLS, one listener per node. Left out:
+// the kubelet's own authentication and authorization (the real kubelet's
+// flag defaults: anonymous, AlwaysAllow), /pods, /runningpods,
+// /metrics/cadvisor, /metrics/resource, /configz, /debug, /checkpoint and
+// the read-only port.
 package server

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kubesim/kubesim/kubelet"
 )
@@ -48,12 +50,35 @@ func New(cfg Config) (*Server, error) {
 	s.router.SkipClean(true)
 	s.router.HandleFunc("/containerLogs/{namespace}/{pod}/{container}", s.containerLogs).Methods(http.MethodGet)
 	s.router.HandleFunc("/stats/summary", s.statsSummary).Methods(http.MethodGet)
+	s.router.HandleFunc("/metrics", s.metrics).Methods(http.MethodGet)
 	s.installStreaming() // exec, attach, portForward (streaming.go)
 	s.router.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok")
 	})
 	return s, nil
+}
+
+// MetricsHost is a node whose kubelet is measured: its registry, which
+// /metrics serves (kubelet.Kubelet.Metrics).
+type MetricsHost interface {
+	Metrics() prometheus.Gatherer
+}
+
+// metrics serves GET /metrics: the node's kubelet's own registry in
+// Prometheus' text format, as the kubelet's /metrics; 404 for a node whose
+// kubelet is not measured.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	node, ok := s.HostFor(w, r)
+	if !ok {
+		return
+	}
+	mh, ok := node.(MetricsHost)
+	if !ok || mh.Metrics() == nil {
+		http.Error(w, "this kubelet has no metrics", http.StatusNotFound)
+		return
+	}
+	promhttp.HandlerFor(mh.Metrics(), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}).ServeHTTP(w, r)
 }
 
 // Router is the server's router, for routes added beside the built-in

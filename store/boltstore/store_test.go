@@ -3,6 +3,7 @@ package boltstore
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -93,4 +94,19 @@ func TestCloseCommitsQueuedWritesAndStrandsNone(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, n, writers)
+}
+
+// DBSize is the bbolt file's size, for the API server's
+// apiserver_storage_size_bytes.
+func TestDBSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	s, err := Open(Config{Path: path, UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer s.Close()
+	size, id, err := s.DBSize(context.Background())
+	require.NoError(t, err)
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, fi.Size(), size)
+	assert.Empty(t, id)
 }

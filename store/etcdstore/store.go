@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -445,3 +446,22 @@ func (s *Store) Close() error {
 // servers write this etcd too (kinds.SharedStore): they claim each
 // address in etcd rather than trust their own memory.
 func (s *Store) SharedBetweenServers() bool { return true }
+
+// DBSize implements store.Sizer: the database size the first endpoint
+// that answers reports (its maintenance Status), and the cluster's ID.
+func (s *Store) DBSize(ctx context.Context) (int64, string, error) {
+	ctx, cancel, err := s.request(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	defer cancel()
+	var errs []error
+	for _, ep := range s.cfg.Endpoints {
+		st, err := s.client.Status(ctx, ep)
+		if err == nil {
+			return st.DbSize, strconv.FormatUint(st.Header.GetClusterId(), 16), nil
+		}
+		errs = append(errs, err)
+	}
+	return 0, "", errors.Join(errs...)
+}

@@ -107,3 +107,17 @@ func TestConfigIsChecked(t *testing.T) {
 	assert.ErrorContains(t, err, "must start with /")
 	assert.False(t, strings.HasSuffix(prefixFor("a"), "/"))
 }
+
+// DBSize is etcd's own report of its database and cluster, for the API
+// server's apiserver_storage_size_bytes.
+func TestDBSize(t *testing.T) {
+	s := openTest(t, t.TempDir(), store.BroadcasterConfig{}).(*Store)
+	defer s.Close()
+	size, id, err := s.DBSize(context.Background())
+	require.NoError(t, err)
+	assert.Positive(t, size)
+	assert.Regexp(t, `^[0-9a-f]+$`, id)
+	require.NoError(t, s.Close())
+	_, _, err = s.DBSize(context.Background())
+	assert.ErrorIs(t, err, store.ErrClosed)
+}

@@ -263,8 +263,16 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		handler = page
 		s.UILoginURL = s.URL + page.LoginPath()
 	}
+	// The in-flight pools report to the cluster's /metrics.
+	inflight := &serving.Inflight{}
+	if err := cl.Metrics().Register(inflight); err != nil {
+		_ = ln.Close()
+		s.close()
+		return nil, err
+	}
 	s.hs = serving.NewServer(handler, bundle.ServerTLSConfig(), serving.Options{
 		MaxRequestsInFlight: o.MaxRequestsInFlight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight, Logger: logger,
+		Inflight: inflight,
 	})
 	go func() { s.errc <- s.hs.Serve(tls.NewListener(ln, s.hs.TLSConfig)) }()
 	// The OpenAPI documents now rather than on kubectl's first apply
