@@ -103,6 +103,7 @@ func TestExitCodesAndMessagesOfBadInput(t *testing.T) {
 		{[]string{"nope"}, 2, []string{"Error: unknown command \"nope\" for \"kubesim\"\nRun 'kubesim --help' for usage.\n"}},
 		{[]string{"serv"}, 2, []string{"Error: unknown command \"serv\" for \"kubesim\"\n\nDid you mean this?\n\tserve\n\nRun 'kubesim --help' for usage.\n"}},
 		{[]string{"scenaro", "run", "x.yaml"}, 2, []string{"Did you mean this?\n\tscenario\n"}},
+		{[]string{"--nope"}, 2, []string{"Error: unknown flag: --nope\n", "Usage:\n  kubesim [flags]\n"}},
 		{[]string{"serve", "--nope"}, 1, []string{"Error: unknown flag: --nope\n", "Usage:\n  kubesim serve [flags]\n", "--nodes int"}},
 		{[]string{"serve", "--nodes", "x"}, 1, []string{`Error: invalid argument "x" for "--nodes" flag`}},
 		{[]string{"serve", "extra"}, 1, []string{`Error: unknown command "extra" for "kubesim serve"`}},
@@ -121,7 +122,7 @@ func TestExitCodesAndMessagesOfBadInput(t *testing.T) {
 			assert.Contains(t, errOut, s, "%q", tc.args)
 		}
 	}
-	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}, {"serve", "-h"}, {"help", "serve"}, {"scenario", "help"}, {"store", "--help"}} {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}, {"serve", "-h"}, {"serve", "-help"}, {"help", "serve"}, {"scenario", "help"}, {"store", "--help"}} {
 		code, out, errOut := kubesim(args...)
 		assert.Equal(t, 0, code, "%q: %s", args, errOut)
 		assert.Contains(t, out, "Usage:", "%q: help on stdout", args)

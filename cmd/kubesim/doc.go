@@ -26,5 +26,6 @@
 // has only its own). A long flag after a single dash (`-nodes 2`), which
 // the flag package these commands once used accepted, is still read as
 // the long flag. The exit code is 0, 1 when a command fails or is given a
-// bad flag or argument, 2 for no command or an unknown one.
+// bad flag or argument, 2 for no command, an unknown one, or a bad flag
+// before any.
 package main

@@ -29,7 +29,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // runWithInput is main without the process; stdin feeds the interactive
 // commands (scenario step, demo --step). It returns the exit code: 0, 1
 // when a command fails or is given a bad flag or argument, 2 for no
-// command or an unknown one.
+// command, an unknown one, or a bad flag before any (as before kubesim's
+// commands moved to cobra).
 func runWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCommand(stdin, stdout, stderr)
 	// A nil slice would make cobra read os.Args: a test's arguments.
@@ -84,9 +85,14 @@ server or a webhook as processes of their own.`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	// A bad flag or flag value is a usage error: exit 1 with the usage.
+	// A bad flag or flag value is a usage error: exit 1 with the usage,
+	// 2 before any command (`kubesim --nope` names no command).
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &usageError{cmd: cmd, err: err, code: 1}
+		code := 1
+		if !cmd.HasParent() {
+			code = 2
+		}
+		return &usageError{cmd: cmd, err: err, code: code}
 	})
 	root.AddCommand(
 		newServeCommand(stdout, stderr),
@@ -173,6 +179,7 @@ func doubleDashLongFlags(root *cobra.Command, args []string) []string {
 	if err != nil {
 		return args
 	}
+	cmd.InitDefaultHelpFlag() // -help too, as the flag package took it
 	// The flags the command knows: its own, its persistent ones and
 	// those its parents pass down.
 	flags := pflag.NewFlagSet(cmd.Name(), pflag.ContinueOnError)
