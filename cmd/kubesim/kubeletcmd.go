@@ -16,9 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
 
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
@@ -28,10 +27,10 @@ import (
 	"github.com/kubesim/kubesim/runmode"
 )
 
-// newKubeletCommand runs fake kubelets as their own process (`kubesim kubelet`),
-// so that nodes outlive an API server: with --server listing several API
-// servers, a kubelet whose server stops answering moves to the next, as a
-// real kubelet does behind a load balancer. Each kubelet registers its
+// newKubeletCommand is `kubesim kubelet`: fake kubelets as their own
+// process, so that nodes outlive an API server: with --server listing
+// several API servers, a kubelet whose server stops answering moves to
+// the next, as a real kubelet does behind a load balancer. Each kubelet registers its
 // Node, renews its Lease, runs its pods (simulated images only) and
 // serves the kubelet API — container logs, exec, attach, port-forward,
 // /stats/summary — over HTTPS on its own port of --address, which its Node
