@@ -1,16 +1,16 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/kubesim/kubesim/pki"
 )
@@ -20,6 +20,8 @@ type groupFlags []string
 
 func (g *groupFlags) String() string { return strings.Join(*g, ",") }
 
+func (g *groupFlags) Type() string { return "string" }
+
 func (g *groupFlags) Set(v string) error {
 	if v == "" {
 		return errors.New("a group name cannot be empty")
@@ -28,61 +30,66 @@ func (g *groupFlags) Set(v string) error {
 	return nil
 }
 
-// kubeconfigCmd is `kubesim kubeconfig --user NAME [--group G]...`: it
-// signs a client certificate for the user with the cluster CA of a data
-// directory (CN the user, O the groups) and writes a kubeconfig that uses
-// it, as `kubeadm kubeconfig user --client-name` does. The server address
-// and CA come from the kubeconfig `kubesim serve` wrote in the directory.
-func kubeconfigCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("kubeconfig", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// newKubeconfigCommand is `kubesim kubeconfig --user NAME [--group G]...`:
+// it signs a client certificate for the user with the cluster CA of a
+// data directory (CN the user, O the groups) and writes a kubeconfig that
+// uses it, as `kubeadm kubeconfig user --client-name` does. The server
+// address and CA come from the kubeconfig `kubesim serve` wrote in the
+// directory.
+func newKubeconfigCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kubeconfig --user NAME [--group GROUP]... [--data-dir DIR] [--out FILE]",
+		Short: "write a kubeconfig with a client certificate for a user",
+		Args:  noArgs,
+	}
+	fs := cmd.Flags()
 	dataDir := fs.String("data-dir", ".data", "the data directory of `kubesim serve` (its ca.crt, ca.key and kubeconfig)")
 	user := fs.String("user", "", "the user name, the certificate's CN (required)")
 	var groups groupFlags
 	fs.Var(&groups, "group", "a group of the user, the certificate's O (repeat for several)")
 	server := fs.String("server", "", "the API server URL (default: the server of DATA-DIR/kubeconfig)")
 	out := fs.String("out", "", "where to write the kubeconfig (default: standard output)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *user == "" {
-		return errors.New("kubeconfig: --user is required")
-	}
-	ca, err := pki.LoadCA(*dataDir)
-	if err != nil {
-		return err
-	}
-	if *server == "" {
-		admin, err := pki.LoadKubeconfig(filepath.Join(*dataDir, "kubeconfig"))
-		if err != nil {
-			return fmt.Errorf("kubeconfig: no --server and %w", err)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if *user == "" {
+			return errors.New("kubeconfig: --user is required")
 		}
-		*server = admin.Server
-	}
-	certPEM, keyPEM, err := ca.IssueClientCert(*user, groups, time.Now(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	path := *out
-	if path == "" {
-		tmp, err := os.MkdirTemp("", "kubesim-kubeconfig-")
+		ca, err := pki.LoadCA(*dataDir)
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
-		path = filepath.Join(tmp, "kubeconfig")
-	}
-	if err := pki.WriteCertKubeconfig(path, *server, ca.CAPEM, certPEM, keyPEM, *user, "kubesim-"+*user); err != nil {
+		if *server == "" {
+			admin, err := pki.LoadKubeconfig(filepath.Join(*dataDir, "kubeconfig"))
+			if err != nil {
+				return fmt.Errorf("kubeconfig: no --server and %w", err)
+			}
+			*server = admin.Server
+		}
+		certPEM, keyPEM, err := ca.IssueClientCert(*user, groups, time.Now(), rand.Reader)
+		if err != nil {
+			return err
+		}
+		path := *out
+		if path == "" {
+			tmp, err := os.MkdirTemp("", "kubesim-kubeconfig-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			path = filepath.Join(tmp, "kubeconfig")
+		}
+		if err := pki.WriteCertKubeconfig(path, *server, ca.CAPEM, certPEM, keyPEM, *user, "kubesim-"+*user); err != nil {
+			return err
+		}
+		if *out != "" {
+			fmt.Fprintf(stderr, "kubeconfig for user %q written to %s\n", *user, *out)
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(data)
 		return err
 	}
-	if *out != "" {
-		fmt.Fprintf(stderr, "kubeconfig for user %q written to %s\n", *user, *out)
-		return nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	_, err = stdout.Write(data)
-	return err
+	return cmd
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	crand "crypto/rand"
 	"crypto/tls"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
 
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
@@ -28,10 +27,10 @@ import (
 	"github.com/kubesim/kubesim/runmode"
 )
 
-// kubeletCmd runs fake kubelets as their own process (`kubesim kubelet`),
-// so that nodes outlive an API server: with --server listing several API
-// servers, a kubelet whose server stops answering moves to the next, as a
-// real kubelet does behind a load balancer. Each kubelet registers its
+// newKubeletCommand is `kubesim kubelet`: fake kubelets as their own
+// process, so that nodes outlive an API server: with --server listing
+// several API servers, a kubelet whose server stops answering moves to
+// the next, as a real kubelet does behind a load balancer. Each kubelet registers its
 // Node, renews its Lease, runs its pods (simulated images only) and
 // serves the kubelet API — container logs, exec, attach, port-forward,
 // /stats/summary — over HTTPS on its own port of --address, which its Node
@@ -39,9 +38,15 @@ import (
 // kubeletEndpoint.port): the API server dials it there for kubectl logs
 // and exec, as kube-apiserver dials a kubelet on port 10250. Each node
 // has its own port, as kubelets sharing a machine do.
-func kubeletCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("kubelet", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func newKubeletCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kubelet --nodes N --kubeconfig FILE [--server URL[,URL]] [--address IP] [--port P]",
+		Short: "run fake kubelets as their own process (nodes outlive an API server)",
+		Long: `Run fake kubelets as their own process (nodes outlive an API server),
+each serving the kubelet API (logs, exec) on its own port.`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the API server (default $KUBECONFIG)")
 	servers := fs.String("server", "", "API server URLs, comma-separated, tried in turn when one stops answering (default: the kubeconfig's)")
 	nodes := fs.Int("nodes", 1, "number of fake nodes (one kubelet each)")
@@ -50,82 +55,83 @@ func kubeletCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	address := fs.String("address", "127.0.0.1", "IP address the kubelet API listens on, reported as each node's InternalIP")
 	port := fs.Int("port", 0, "kubelet API port of the first node, the next nodes on the ports after it (0: a free port each)")
 	certDir := fs.String("cert-dir", "", "directory of the kubelet API's self-signed certificate (default: a temporary one)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *kubeconfig == "" {
-		return errors.New("kubelet: --kubeconfig (or $KUBECONFIG) is required")
-	}
-	if *nodes < 1 {
-		return fmt.Errorf("kubelet: --nodes must be 1 or more, not %d", *nodes)
-	}
-	kc, err := pki.LoadKubeconfig(*kubeconfig)
-	if err != nil {
-		return fmt.Errorf("kubelet: %w", err)
-	}
-	tlsCfg, err := kc.TLSConfig()
-	if err != nil {
-		return fmt.Errorf("kubelet: %w", err)
-	}
-	urls := []string{kc.Server}
-	if *servers != "" {
-		urls = strings.Split(*servers, ",")
-	}
-	ft, err := newFailoverTransport(urls, &http.Transport{TLSClientConfig: tlsCfg})
-	if err != nil {
-		return fmt.Errorf("kubelet: %w", err)
-	}
-	if net.ParseIP(*address) == nil {
-		return fmt.Errorf("kubelet: --address %q is not an IP address", *address)
-	}
-	if *port < 0 || *port+*nodes-1 > 65535 {
-		return fmt.Errorf("kubelet: --port %d: the nodes' ports would not fit below 65536", *port)
-	}
-	serving, cleanup, err := kubeletServing(*certDir, *address)
-	if err != nil {
-		return fmt.Errorf("kubelet: %w", err)
-	}
-	defer cleanup()
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	var wg sync.WaitGroup
-	for i := 1; i <= *nodes; i++ {
-		name := fmt.Sprintf("%s-%d", *prefix, i)
-		cl, err := client.New(client.Config{Server: urls[0], Token: kc.Token, Transport: ft, UserAgent: "kubelet/" + name})
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *kubeconfig == "" {
+			return errors.New("kubelet: --kubeconfig (or $KUBECONFIG) is required")
+		}
+		if *nodes < 1 {
+			return fmt.Errorf("kubelet: --nodes must be 1 or more, not %d", *nodes)
+		}
+		kc, err := pki.LoadKubeconfig(*kubeconfig)
 		if err != nil {
-			return err
+			return fmt.Errorf("kubelet: %w", err)
 		}
-		p := 0
-		if *port > 0 {
-			p = *port + i - 1
-		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(*address, strconv.Itoa(p)))
+		tlsCfg, err := kc.TLSConfig()
 		if err != nil {
-			return fmt.Errorf("kubelet %s: %w", name, err)
+			return fmt.Errorf("kubelet: %w", err)
 		}
-		k, err := kubelet.New(kubelet.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live, NodeName: name,
-			PodCIDR: fmt.Sprintf("10.%d.%d.0/24", 244+(i-1)/256, (i-1)%256), Logger: logger,
-			InternalIP: *address, KubeletPort: int32(ln.Addr().(*net.TCPAddr).Port),
-			Stages:  kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay, Stop: *stageDelay},
-			Metrics: prometheus.NewRegistry()}) // its /metrics, as each real kubelet's
+		urls := []string{kc.Server}
+		if *servers != "" {
+			urls = strings.Split(*servers, ",")
+		}
+		ft, err := newFailoverTransport(urls, &http.Transport{TLSClientConfig: tlsCfg})
 		if err != nil {
-			_ = ln.Close()
-			return fmt.Errorf("kubelet %s: %w", name, err)
+			return fmt.Errorf("kubelet: %w", err)
 		}
-		kapi, err := kubeletserver.New(kubeletserver.Config{Node: func(string) (kubeletserver.Host, bool) { return k, !k.Stopped() }})
+		if net.ParseIP(*address) == nil {
+			return fmt.Errorf("kubelet: --address %q is not an IP address", *address)
+		}
+		if *port < 0 || *port+*nodes-1 > 65535 {
+			return fmt.Errorf("kubelet: --port %d: the nodes' ports would not fit below 65536", *port)
+		}
+		serving, cleanup, err := kubeletServing(*certDir, *address)
 		if err != nil {
-			_ = ln.Close()
-			return err
+			return fmt.Errorf("kubelet: %w", err)
 		}
-		srv := &http.Server{Handler: kapi, TLSConfig: serving, ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-		wg.Add(3)
-		go func() { defer wg.Done(); k.Run(ctx) }()
-		go func() { defer wg.Done(); _ = srv.ServeTLS(ln, "", "") }()
-		go func() { defer wg.Done(); <-ctx.Done(); _ = srv.Close() }()
+		defer cleanup()
+		logger := slog.New(slog.NewTextHandler(stderr, nil))
+		var wg sync.WaitGroup
+		for i := 1; i <= *nodes; i++ {
+			name := fmt.Sprintf("%s-%d", *prefix, i)
+			cl, err := client.New(client.Config{Server: urls[0], Token: kc.Token, Transport: ft, UserAgent: "kubelet/" + name})
+			if err != nil {
+				return err
+			}
+			p := 0
+			if *port > 0 {
+				p = *port + i - 1
+			}
+			ln, err := net.Listen("tcp", net.JoinHostPort(*address, strconv.Itoa(p)))
+			if err != nil {
+				return fmt.Errorf("kubelet %s: %w", name, err)
+			}
+			k, err := kubelet.New(kubelet.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live, NodeName: name,
+				PodCIDR: fmt.Sprintf("10.%d.%d.0/24", 244+(i-1)/256, (i-1)%256), Logger: logger,
+				InternalIP: *address, KubeletPort: int32(ln.Addr().(*net.TCPAddr).Port),
+				Stages:  kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay, Stop: *stageDelay},
+				Metrics: prometheus.NewRegistry()}) // its /metrics, as each real kubelet's
+			if err != nil {
+				_ = ln.Close()
+				return fmt.Errorf("kubelet %s: %w", name, err)
+			}
+			kapi, err := kubeletserver.New(kubeletserver.Config{Node: func(string) (kubeletserver.Host, bool) { return k, !k.Stopped() }})
+			if err != nil {
+				_ = ln.Close()
+				return err
+			}
+			srv := &http.Server{Handler: kapi, TLSConfig: serving, ReadHeaderTimeout: 10 * time.Second,
+				ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+			wg.Add(3)
+			go func() { defer wg.Done(); k.Run(ctx) }()
+			go func() { defer wg.Done(); _ = srv.ServeTLS(ln, "", "") }()
+			go func() { defer wg.Done(); <-ctx.Done(); _ = srv.Close() }()
+		}
+		fmt.Fprintf(stdout, "%d kubelet(s) running against %s; stop with Ctrl-C\n", *nodes, strings.Join(urls, ","))
+		wg.Wait()
+		return nil
 	}
-	fmt.Fprintf(stdout, "%d kubelet(s) running against %s; stop with Ctrl-C\n", *nodes, strings.Join(urls, ","))
-	wg.Wait()
-	return nil
+	return cmd
 }
 
 // kubeletServing is the kubelet API's TLS: a certificate for address

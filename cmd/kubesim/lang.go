@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	"github.com/spf13/pflag"
 
 	"github.com/kubesim/kubesim/scenario"
 	"github.com/kubesim/kubesim/stepper"
@@ -9,14 +9,14 @@ import (
 
 // langFlag adds --lang to a command that shows a scenario's notes: the
 // course kubesim teaches from is Chinese. A value other than en
-// or zh is a usage error from the flag package, with the command's usage.
-func langFlag(fs *flag.FlagSet) *scenario.Lang {
+// or zh is a usage error from pflag, with the command's usage.
+func langFlag(fs *pflag.FlagSet) *scenario.Lang {
 	lang := scenario.English
 	fs.Var(langValue{&lang}, "lang", "language of the notes and of the stepper's own lines: `en|zh` (the trace stays as the API writes it)")
 	return &lang
 }
 
-// langValue is --lang's flag.Value.
+// langValue is --lang's pflag.Value.
 type langValue struct{ lang *scenario.Lang }
 
 func (v langValue) String() string {
@@ -25,6 +25,8 @@ func (v langValue) String() string {
 	}
 	return string(*v.lang)
 }
+
+func (v langValue) Type() string { return "lang" }
 
 func (v langValue) Set(s string) error {
 	l, err := scenario.ParseLang(s)

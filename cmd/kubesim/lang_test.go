@@ -1,8 +1,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -77,8 +77,9 @@ func TestLangMustBeEnOrZh(t *testing.T) {
 		code, out, errOut := kubesimWithInput("", args...)
 		assert.NotEqual(t, 0, code, "%q", args)
 		assert.Empty(t, out, "%q: nothing runs", args)
-		assert.Regexp(t, `invalid value "[^"]*" for flag -lang: unknown language "[^"]*": expected en \(English\) or zh \(Chinese\)`, errOut, "%q", args)
-		assert.Contains(t, errOut, "-lang en|zh", "%q: the usage follows", args)
+		assert.Equal(t, 1, code, "%q: a usage error", args)
+		assert.Regexp(t, `^Error: invalid argument "[^"]*" for "--lang" flag: unknown language "[^"]*": expected en \(English\) or zh \(Chinese\)\n`, errOut, "%q", args)
+		assert.Contains(t, errOut, "--lang en|zh", "%q: the usage follows", args)
 	}
 	code, _, errOut := kubesimWithInput("", "demo", "--lang", "en")
 	assert.Equal(t, 0, code, errOut)
@@ -223,12 +224,14 @@ func TestScenarioFlagsMayFollowTheFile(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "-- 下一步：第 1/5 步：note: 一个单副本的 ReplicaSet。\n")
 
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	v := fs.Bool("v", false, "")
-	lang := langFlag(fs)
-	files, err := parseInterspersed(fs, []string{"a.yaml", "-v", "b.yaml", "--lang=zh", "--", "-c.yaml", "--lang"})
+	// Flags before, between and after the files; after "--" every
+	// argument is a file. The files are what scenario run is given.
+	root := newRootCommand(strings.NewReader(""), io.Discard, io.Discard)
+	cmd, rest, err := root.Find([]string{"scenario", "run", "a.yaml", "-v", "b.yaml", "--lang=zh", "--", "-c.yaml", "--lang"})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a.yaml", "b.yaml", "-c.yaml", "--lang"}, files)
-	assert.True(t, *v)
-	assert.Equal(t, scenario.Chinese, *lang)
+	require.Equal(t, "kubesim scenario run", cmd.CommandPath())
+	require.NoError(t, cmd.ParseFlags(rest))
+	assert.Equal(t, []string{"a.yaml", "b.yaml", "-c.yaml", "--lang"}, cmd.Flags().Args())
+	assert.Equal(t, "true", cmd.Flag("v").Value.String())
+	assert.Equal(t, string(scenario.Chinese), cmd.Flag("lang").Value.String())
 }

@@ -28,6 +28,8 @@ func (f *memoryLimitFlag) String() string {
 	return resource.NewQuantity(f.bytes, resource.BinarySI).String()
 }
 
+func (f *memoryLimitFlag) Type() string { return "quantity" }
+
 func (f *memoryLimitFlag) Set(v string) error {
 	q, err := resource.ParseQuantity(v)
 	if err != nil {
@@ -64,6 +66,8 @@ func (f *listBudgetFlag) String() string {
 	}
 	return resource.NewQuantity(f.bytes, resource.BinarySI).String()
 }
+
+func (f *listBudgetFlag) Type() string { return "quantity" }
 
 func (f *listBudgetFlag) Set(v string) error {
 	q, err := resource.ParseQuantity(v)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	authenticationv1 "k8s.io/api/authentication/v1"
 
 	"github.com/kubesim/kubesim/client"
@@ -35,72 +35,77 @@ func controllerImages() map[string]cluster.InitFunc { return runnableControllers
 // no global state.
 func runnableControllers() map[string]controllerFactory { return catalog.Controllers() }
 
-// runController runs one controller as its own process against an API
-// server reached through a kubeconfig (HTTPS and a bearer token), with
-// live informers: the seed's point that a controller is only a client of
-// the API server, in the cluster or out of it.
-func runController(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// newRunControllerCommand is `kubesim run-controller NAME`: it runs one
+// controller as its own process against an API server reached through a
+// kubeconfig (HTTPS and a bearer token), with live informers: the seed's
+// point that a controller is only a client of the API server, in the
+// cluster or out of it.
+func newRunControllerCommand(stdout, stderr io.Writer) *cobra.Command {
 	known := runnableControllers()
 	names := make([]string, 0, len(known))
 	for n := range known {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	fs := flag.NewFlagSet("run-controller", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: kubesim run-controller NAME --kubeconfig FILE [flags]\n\nNAME is one of: %s\n\nFlags:\n", strings.Join(names, ", "))
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "run-controller NAME --kubeconfig FILE [flags]",
+		Short: "run one controller as its own process against an API server",
+		Long:  "Run one controller as its own process against an API server.\n\nNAME is one of: " + strings.Join(names, ", "),
+		// The shells complete NAME with the controllers' names.
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
 	}
+	fs := cmd.Flags()
 	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the API server (default $KUBECONFIG)")
 	namespace := fs.String("namespace", "", "watch only this namespace (default all)")
 	serviceAccount := fs.String("serviceaccount", "", "act as this service account, NAMESPACE/NAME: the kubeconfig's user asks a token for it (as `kubectl create token` does) and the controller uses only that token, as in a pod")
-	verbose := fs.Bool("v", false, "log debug messages")
-	// The name comes first, as in the usage line; flags follow it.
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if err := fs.Parse(args); err != nil {
-			return err
+	verbose := fs.BoolP("v", "v", false, "log debug messages")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		if len(args) == 0 {
+			fmt.Fprint(stderr, cmd.UsageString())
+			return errors.New("run-controller: a controller NAME is required")
 		}
-		fs.Usage()
-		return errors.New("run-controller: a controller NAME is required")
-	}
-	name := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("run-controller: unexpected arguments %q", fs.Args())
-	}
-	factory, ok := known[name]
-	if !ok {
-		return fmt.Errorf("run-controller: unknown controller %q (known: %s)", name, strings.Join(names, ", "))
-	}
-	if *kubeconfig == "" {
-		return errors.New("run-controller: --kubeconfig (or $KUBECONFIG) is required")
-	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	cl, err := client.FromKubeconfig(*kubeconfig, "kubesim-run-controller/"+name)
-	if err != nil {
-		return fmt.Errorf("run-controller: %w", err)
-	}
-	if *serviceAccount != "" {
-		if cl, err = asServiceAccount(ctx, cl, *kubeconfig, *serviceAccount, "kubesim-run-controller/"+name); err != nil {
+		name := args[0]
+		if len(args) > 1 {
+			return fmt.Errorf("run-controller: unexpected arguments %q", args[1:])
+		}
+		factory, ok := known[name]
+		if !ok {
+			return fmt.Errorf("run-controller: unknown controller %q (known: %s)", name, strings.Join(names, ", "))
+		}
+		if *kubeconfig == "" {
+			return errors.New("run-controller: --kubeconfig (or $KUBECONFIG) is required")
+		}
+		level := slog.LevelInfo
+		if *verbose {
+			level = slog.LevelDebug
+		}
+		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+		cl, err := client.FromKubeconfig(*kubeconfig, "kubesim-run-controller/"+name)
+		if err != nil {
 			return fmt.Errorf("run-controller: %w", err)
 		}
+		if *serviceAccount != "" {
+			if cl, err = asServiceAccount(ctx, cl, *kubeconfig, *serviceAccount, "kubesim-run-controller/"+name); err != nil {
+				return fmt.Errorf("run-controller: %w", err)
+			}
+		}
+		comp, err := factory(cluster.ControllerContext{Client: cl, Clock: clock.Real{}, Mode: runmode.Live,
+			Namespace: *namespace, Logger: logger})
+		if err != nil {
+			return fmt.Errorf("run-controller %s: %w", name, err)
+		}
+		fmt.Fprintf(stdout, "controller %s running; stop with Ctrl-C\n", name)
+		comp.Run(ctx)
+		fmt.Fprintf(stdout, "controller %s stopped\n", name)
+		return nil
 	}
-	comp, err := factory(cluster.ControllerContext{Client: cl, Clock: clock.Real{}, Mode: runmode.Live,
-		Namespace: *namespace, Logger: logger})
-	if err != nil {
-		return fmt.Errorf("run-controller %s: %w", name, err)
-	}
-	fmt.Fprintf(stdout, "controller %s running; stop with Ctrl-C\n", name)
-	comp.Run(ctx)
-	fmt.Fprintf(stdout, "controller %s stopped\n", name)
-	return nil
+	return cmd
 }
 
 // asServiceAccount returns a client that authenticates with a fresh token

@@ -84,13 +84,13 @@ func TestRunControllerAsServiceAccount(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var logs syncBuffer
-	done := make(chan error, 1)
+	done := make(chan int, 1)
 	go func() {
-		done <- runController(ctx, []string{"foo", "--kubeconfig", s.kubeconfig, "--serviceaccount", "default/foo-controller", "-v"}, io.Discard, &logs)
+		done <- run(ctx, []string{"run-controller", "foo", "--kubeconfig", s.kubeconfig, "--serviceaccount", "default/foo-controller", "-v"}, io.Discard, &logs)
 	}()
 	defer func() {
 		cancel()
-		require.NoError(t, <-done)
+		require.Equal(t, 0, <-done, "the controller stops cleanly:\n%s", logs.String())
 	}()
 	k.ok("apply", "-f", filepath.Join(root, "operators", "foo", "example-foo.yaml"))
 	refusal := `deployments.apps is forbidden: User \"system:serviceaccount:default:foo-controller\" cannot create resource \"deployments\" in API group \"apps\" in the namespace \"default\"`

@@ -4,16 +4,28 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/kubesim/kubesim/scenario"
 )
 
-func scenarioUsage(w io.Writer) {
-	fmt.Fprintln(w, `Usage:
+// errFailed makes the command exit 1 after it has printed why.
+var errFailed = errors.New("scenario failed")
+
+// newScenarioCommand is `kubesim scenario run|step|trace`. The flags
+// belong to scenario, so that each subcommand takes them all, as it did
+// when the three shared one flag set; each flag's help names the
+// subcommands that read it.
+func newScenarioCommand(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "scenario",
+		Short: "run a scenario file as a test, step through it, or print its trace",
+		Long: `Run a scenario file as a test, step through it, or print its trace:
+
   kubesim scenario run [-v] FILE...   run scenarios; each step passes or fails (exit 1 on a failure)
   kubesim scenario step FILE          step through a scenario one unit of work at a time
   kubesim scenario step --ui FILE     the same, in the web page
@@ -21,92 +33,76 @@ func scenarioUsage(w io.Writer) {
 
 --lang zh shows the notes in Chinese where a scenario has them (note: ... zh: ...).
 
-The file format is described in docs/scenarios.md.`)
-}
-
-// errFailed makes the command exit 1 after it has printed why.
-var errFailed = errors.New("scenario failed")
-
-func scenarioCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		scenarioUsage(stderr)
-		return errors.New("scenario: expected run, step or trace")
+The file format is described in docs/scenarios.md.`,
+		Args: subcommandRequired,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return &usageError{cmd: cmd, err: errors.New("scenario: expected run, step or trace"), code: 1}
+		},
 	}
-	fs := flag.NewFlagSet("scenario "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { scenarioUsage(stderr); fs.PrintDefaults() }
+	fs := cmd.PersistentFlags()
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal), always, never")
-	verbose := fs.Bool("v", false, "run: print the trace as it happens")
+	verbose := fs.BoolP("v", "v", false, "run: print the trace as it happens")
 	full := fs.Bool("full", false, "step: show every write, events included")
 	webUI := fs.Bool("ui", false, "step: step through the scenario in the web page (served on --ui-addr until interrupted)")
 	uiAddr := fs.String("ui-addr", defaultUIAddr, "step --ui: the web page's address (port 0 picks a free port)")
 	lang := langFlag(fs)
-	files, err := parseInterspersed(fs, args[1:])
-	if err != nil {
-		return err
+	registerFlagValues(cmd, "color", "auto", "always", "never")
+	registerFlagValues(cmd, "lang", "en", "zh")
+	useColor := func() bool { return *color == "always" || (*color == "auto" && isTerminal(stdout)) }
+	// Scenario files are YAML: the shells complete those.
+	yamlFiles := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 	}
-	useColor := *color == "always" || (*color == "auto" && isTerminal(stdout))
-	switch args[0] {
-	case "run":
-		if len(files) == 0 {
-			return errors.New("scenario run: expected at least one FILE")
-		}
-		return runScenarios(ctx, files, stdout, useColor, *verbose, *lang)
-	case "trace":
-		if len(files) != 1 {
-			return errors.New("scenario trace: expected one FILE")
-		}
-		s, err := scenario.Load(files[0])
-		if err != nil {
-			return err
-		}
-		ok, err := traceScenario(ctx, s, stdout, *lang)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errFailed
-		}
-		return nil
-	case "step":
-		if len(files) != 1 {
-			return errors.New("scenario step: expected one FILE")
-		}
-		s, err := scenario.Load(files[0])
-		if err != nil {
-			return err
-		}
-		if *webUI {
-			return stepInPage(ctx, s, *uiAddr, stdout)
-		}
-		return stepScenario(ctx, s, stdin, stdout, useColor, *full, *lang)
-	case "help", "-h", "--help":
-		scenarioUsage(stdout)
-		return nil
-	}
-	scenarioUsage(stderr)
-	return fmt.Errorf("scenario: unknown subcommand %q", args[0])
-}
-
-// parseInterspersed parses flags before and after the files, so that
-// `scenario step FILE --lang zh` works as `scenario step --lang zh FILE`
-// does (the flag package stops at the first file); after "--" every
-// argument is a file.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(files, rest...), nil
-		}
-		if len(rest) == 0 {
-			return files, nil
-		}
-		files, args = append(files, rest[0]), rest[1:]
-	}
+	cmd.AddCommand(&cobra.Command{
+		Use:               "run [-v] FILE...",
+		Short:             "run scenarios; each step passes or fails (exit 1 on a failure)",
+		ValidArgsFunction: yamlFiles,
+		RunE: func(cmd *cobra.Command, files []string) error {
+			if len(files) == 0 {
+				return errors.New("scenario run: expected at least one FILE")
+			}
+			return runScenarios(cmd.Context(), files, stdout, useColor(), *verbose, *lang)
+		},
+	}, &cobra.Command{
+		Use:               "trace FILE",
+		Short:             "print the whole trace (the golden-file form)",
+		ValidArgsFunction: yamlFiles,
+		RunE: func(cmd *cobra.Command, files []string) error {
+			if len(files) != 1 {
+				return errors.New("scenario trace: expected one FILE")
+			}
+			s, err := scenario.Load(files[0])
+			if err != nil {
+				return err
+			}
+			ok, err := traceScenario(cmd.Context(), s, stdout, *lang)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errFailed
+			}
+			return nil
+		},
+	}, &cobra.Command{
+		Use:               "step [--ui] FILE",
+		Short:             "step through a scenario one unit of work at a time (--ui: in the web page)",
+		ValidArgsFunction: yamlFiles,
+		RunE: func(cmd *cobra.Command, files []string) error {
+			if len(files) != 1 {
+				return errors.New("scenario step: expected one FILE")
+			}
+			s, err := scenario.Load(files[0])
+			if err != nil {
+				return err
+			}
+			if *webUI {
+				return stepInPage(cmd.Context(), s, *uiAddr, stdout)
+			}
+			return stepScenario(cmd.Context(), s, stdin, stdout, useColor(), *full, *lang)
+		},
+	})
+	return cmd
 }
 
 // runScenarios parses every file first (a bad file runs nothing), then

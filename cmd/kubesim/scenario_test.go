@@ -81,7 +81,7 @@ func TestScenarioBadFilesRunNothing(t *testing.T) {
 	}
 	code, _, errOut := kubesimWithInput("", "scenario", "frobnicate")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, `unknown subcommand "frobnicate"`)
+	assert.Contains(t, errOut, `unknown command "frobnicate" for "kubesim scenario"`)
 }
 
 func TestScenarioTraceIsTheGoldenForm(t *testing.T) {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/serving"
@@ -21,9 +22,19 @@ import (
 	"github.com/kubesim/kubesim/pki"
 )
 
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// newServeCommand is `kubesim serve`: the whole control plane in one
+// process, over HTTPS, until interrupted.
+func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "run the API server over HTTPS (kubectl works against it)",
+		Long: `Run the API server over HTTPS, with the controllers, the scheduler and
+one fake kubelet per node: kubectl works against it. --etcd-servers
+URL[,URL] stores in etcd instead of DATA-DIR; --leader-elect runs the
+controllers only in the Lease holder.`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	dataDir := fs.String("data-dir", ".data", "directory for the store (unless --etcd-servers), certificates, tokens and kubeconfig")
 	addr := fs.String("addr", "127.0.0.1:6443", "address to listen on (port 0 picks a free port)")
 	kubeconfig := fs.String("kubeconfig", "", "where to write a kubeconfig for kubectl (default DATA-DIR/kubeconfig)")
@@ -35,7 +46,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	stageDelay := fs.Duration("stage-delay", time.Second, "how long a pod spends in each kubelet stage (ContainerCreating, Running, Ready, and stopping its containers)")
 	maxInFlight := fs.Int("max-requests-inflight", serving.DefaultMaxRequestsInFlight, "the most read-only requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
 	maxMutatingInFlight := fs.Int("max-mutating-requests-inflight", serving.DefaultMaxMutatingRequestsInFlight, "the most mutating requests served at once; beyond it clients get 429 with Retry-After (negative: no limit)")
-	verbose := fs.Bool("v", false, "log every request")
+	verbose := fs.BoolP("v", "v", false, "log every request")
 	auditLogPath := fs.String("audit-log-path", "", "append an audit log to this file: one audit.k8s.io/v1 Event per request, as a JSON line")
 	auditPolicyFile := fs.String("audit-policy-file", "", "an audit.k8s.io/v1 Policy choosing each request's level (None, Metadata, Request, RequestResponse); without it every request is logged at Metadata")
 	authzMode := fs.String("authorization-mode", authz.ModeNode+","+authz.ModeRBAC, "authorizers asked in order, comma separated: Node (kubelets keep to their own node), RBAC (roles and bindings decide; the admin token is in system:masters), AlwaysAllow")
@@ -52,53 +63,54 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Var(listBudget, "list-memory-budget", "the memory LIST requests may hold at once, a quantity such as 512Mi: a list the budget cannot take is answered 429 with Retry-After, and the control plane's own components keep a quarter for themselves (default: a quarter of --memory-limit, else 512Mi)")
 	fs.Var(memLimit, "memory-limit", "Go's soft memory limit, a quantity such as 3.5Gi (as GOMEMLIMIT): the garbage collector works harder as the heap nears it, so the peak stays near it instead of twice the live heap (default: none)")
 	fs.Var(localImages, "local-image", "NAME=PATH: a pod whose container image is NAME runs the binary PATH as a process of its kubelet, as `kind load docker-image` makes a locally built image runnable (repeatable; docs/containers.md)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *notReadySeconds < 0 || *unreachableSeconds < 0 {
-		return errors.New("--default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds must not be negative")
-	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	memLimit.apply()
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *notReadySeconds < 0 || *unreachableSeconds < 0 {
+			return errors.New("--default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds must not be negative")
+		}
+		level := slog.LevelInfo
+		if *verbose {
+			level = slog.LevelDebug
+		}
+		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+		memLimit.apply()
 
-	srv, err := app.Start(ctx, app.Options{
-		DataDir: *dataDir, Addr: *addr, Kubeconfig: *kubeconfig, TokenFile: *tokenFile,
-		UnsafeNoFsync: *noFsync, Nodes: *nodes, APIServerOnly: *apiOnly, Controllers: *ctrls,
-		StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
-		ListMemoryBudget: listBudget.budget(memLimit),
-		ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
-		AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
-		NodeMonitorGracePeriod: *nodeGrace, DefaultNotReadyTolerationSeconds: notReadySeconds, DefaultUnreachableTolerationSeconds: unreachableSeconds,
-		Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
-		LocalImages: localImages,
-	})
-	if err != nil {
-		return err
+		srv, err := app.Start(ctx, app.Options{
+			DataDir: *dataDir, Addr: *addr, Kubeconfig: *kubeconfig, TokenFile: *tokenFile,
+			UnsafeNoFsync: *noFsync, Nodes: *nodes, APIServerOnly: *apiOnly, Controllers: *ctrls,
+			StageDelay: *stageDelay, MaxRequestsInFlight: *maxInFlight, MaxMutatingRequestsInFlight: *maxMutatingInFlight,
+			ListMemoryBudget: listBudget.budget(memLimit),
+			ControllerImages: controllerImages(), Logger: logger, AuthorizationMode: *authzMode,
+			AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
+			NodeMonitorGracePeriod: *nodeGrace, DefaultNotReadyTolerationSeconds: notReadySeconds, DefaultUnreachableTolerationSeconds: unreachableSeconds,
+			Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
+			LocalImages: localImages,
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "kubesim API server listening on %s\n", srv.URL)
+		if srv.KubeconfigErr != nil {
+			fmt.Fprintf(stdout, "kubeconfig NOT written (%v); reach the server with:\n  kubectl --server %s --certificate-authority %s --token ADMIN_TOKEN get namespaces\n"+
+				"where ADMIN_TOKEN is the system:masters token in %s\n",
+				srv.KubeconfigErr, srv.URL, filepath.Join(*dataDir, pki.CACertFile), filepath.Join(*dataDir, authn.TokenFileName))
+		} else {
+			fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
+		}
+		if srv.UILoginURL != "" {
+			fmt.Fprintf(stdout, "web page: %s/ui/ (log in with the kubeconfig's token, or once within 10 minutes with %s)\n", srv.URL, srv.UILoginURL)
+		}
+		select {
+		case err := <-srv.Err():
+			return errors.Join(err, srv.Shutdown(5*time.Second))
+		case <-ctx.Done():
+		}
+		// Stop the control loops, finish requests in flight (writes complete,
+		// watches end), then commit what was queued and close the store.
+		logger.Info("shutting down")
+		return srv.Shutdown(5 * time.Second)
 	}
-	fmt.Fprintf(stdout, "kubesim API server listening on %s\n", srv.URL)
-	if srv.KubeconfigErr != nil {
-		fmt.Fprintf(stdout, "kubeconfig NOT written (%v); reach the server with:\n  kubectl --server %s --certificate-authority %s --token ADMIN_TOKEN get namespaces\n"+
-			"where ADMIN_TOKEN is the system:masters token in %s\n",
-			srv.KubeconfigErr, srv.URL, filepath.Join(*dataDir, pki.CACertFile), filepath.Join(*dataDir, authn.TokenFileName))
-	} else {
-		fmt.Fprintf(stdout, "kubeconfig written to %s; try:\n  KUBECONFIG=%s kubectl get namespaces\n", srv.Kubeconfig, srv.Kubeconfig)
-	}
-	if srv.UILoginURL != "" {
-		fmt.Fprintf(stdout, "web page: %s/ui/ (log in with the kubeconfig's token, or once within 10 minutes with %s)\n", srv.URL, srv.UILoginURL)
-	}
-	select {
-	case err := <-srv.Err():
-		return errors.Join(err, srv.Shutdown(5*time.Second))
-	case <-ctx.Done():
-	}
-	// Stop the control loops, finish requests in flight (writes complete,
-	// watches end), then commit what was queued and close the store.
-	logger.Info("shutting down")
-	return srv.Shutdown(5 * time.Second)
+	return cmd
 }
 
 // localImageFlag is --local-image NAME=PATH, repeated: the image names
@@ -114,6 +126,8 @@ func (f localImageFlag) String() string {
 	slices.Sort(out)
 	return strings.Join(out, ",")
 }
+
+func (f localImageFlag) Type() string { return "NAME=PATH" }
 
 func (f localImageFlag) Set(v string) error {
 	name, path, ok := strings.Cut(v, "=")
@@ -144,7 +158,7 @@ type etcdFlags struct {
 	servers, prefix, caFile, certFile, keyFile *string
 }
 
-func addEtcdFlags(fs *flag.FlagSet) etcdFlags {
+func addEtcdFlags(fs *pflag.FlagSet) etcdFlags {
 	return etcdFlags{
 		servers:  fs.String("etcd-servers", "", "etcd client URLs, comma-separated: the store is etcd instead of the bbolt file in --data-dir"),
 		prefix:   fs.String("etcd-prefix", app.DefaultEtcdPrefix, "the prefix of every kubesim key in etcd (several clusters can share one etcd)"),
@@ -171,7 +185,7 @@ type leaderElectFlags struct {
 	lease, renew, retry *time.Duration
 }
 
-func addLeaderElectFlags(fs *flag.FlagSet) leaderElectFlags {
+func addLeaderElectFlags(fs *pflag.FlagSet) leaderElectFlags {
 	return leaderElectFlags{
 		on:    fs.Bool("leader-elect", false, "run the controllers and the scheduler only while this server holds their Leases (kube-system/kube-controller-manager, kube-system/kube-scheduler): for several servers over one etcd"),
 		lease: fs.Duration("leader-elect-lease-duration", 15*time.Second, "how long the other servers wait after the leader's last renewal before taking over"),
