@@ -252,10 +252,15 @@ func recordable(r *http.Request) bool {
 	return !strings.Contains(r.URL.Path, "/proxy")
 }
 
-// recordsUsers reports whether the users' writes are noted: always in
-// step mode, in live mode once a page was opened.
+// recordsUsers reports whether the users' writes are noted: always, in
+// step mode (the scenario's record) and in live mode (a bounded ring,
+// liveUserWrites) from the server's start, not from the first login: a
+// student who applies with kubectl and opens the page afterwards asks
+// "why" of what kubectl made, and the answer must name that write, not
+// the API server. The users' writes are few (kubectl's, the page's);
+// the components' many writes are recorded from the first login on.
 func (s *Server) recordsUsers() bool {
-	return s.cfg.Runner != nil || (s.cfg.Activity != nil && s.cfg.Activity.recording.Load())
+	return s.cfg.Runner != nil || s.cfg.Activity != nil
 }
 
 // product is a user agent's first word: kubectl/v1.32.0.
