@@ -225,6 +225,46 @@ spec:
 	assert.Equal(t, 4, res[0].Line, "a YAML mistake is reported at the parser's line")
 	assert.Contains(t, res[0].Message, "did not find expected key")
 
+	// A value of the wrong type: the server's status has no causes, only
+	// encoding/json's path; the error goes beside the offending value.
+	res = apply("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bad\nspec:\n  replicas: three\n  selector: {matchLabels: {app: a}}\n")
+	require.Len(t, res, 1)
+	require.False(t, res[0].OK)
+	assert.Contains(t, res[0].Message, "cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32")
+	require.Len(t, res[0].Causes, 1)
+	assert.Equal(t, applyCause{Field: "spec.replicas", Message: res[0].Message, Line: 6}, res[0].Causes[0])
+	// In a list the path has no index: the element whose value is of the
+	// kind the server found (the second container's port, line 17).
+	res = apply(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: bad
+spec:
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec:
+      containers:
+      - name: a
+        image: nginx
+        ports:
+        - containerPort: 80
+      - name: b
+        image: nginx
+        ports:
+        - containerPort: "8080"
+`)
+	require.Len(t, res, 1)
+	require.Len(t, res[0].Causes, 1)
+	assert.Equal(t, "spec.template.spec.containers.ports.containerPort", res[0].Causes[0].Field)
+	assert.Equal(t, 18, res[0].Causes[0].Line)
+	// Where the path stops at a map of plain values, the value inside it.
+	res = apply("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: one\n  b: 2\n")
+	require.Len(t, res, 1)
+	require.Len(t, res[0].Causes, 1)
+	assert.Equal(t, "data", res[0].Causes[0].Field)
+	assert.Equal(t, 7, res[0].Causes[0].Line)
+
 	res = apply("apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n")
 	require.Len(t, res, 1)
 	assert.Equal(t, `no matches for kind "Gizmo" in version "example.com/v1"`, res[0].Message)
