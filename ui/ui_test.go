@@ -101,6 +101,7 @@ func TestNoSessionGoesToLogin(t *testing.T) {
 	rec = e.do("GET", "/ui/login", "")
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Contains(t, rec.Body.String(), `name="token"`)
+	assert.Contains(t, rec.Body.String(), `data-i18n="login.help">Log in with the token of your kubeconfig`, "live mode's users have a kubeconfig")
 	rec = e.do("GET", "/ui/api/info", "")
 	require.Equal(t, http.StatusUnauthorized, rec.Code)
 	assert.Contains(t, rec.Body.String(), `"reason":"Unauthorized"`)
@@ -234,7 +235,7 @@ spec:
 	require.Len(t, res[0].Causes, 1)
 	assert.Equal(t, applyCause{Field: "spec.replicas", Message: res[0].Message, Line: 6}, res[0].Causes[0])
 	// In a list the path has no index: the element whose value is of the
-	// kind the server found (the second container's port, line 17).
+	// kind the server found (the second container's port, line 18).
 	res = apply(`apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -294,6 +295,12 @@ func TestStepModeNeedsTheSessionOrToken(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, do("GET", "/api/v1/pods").Code)
 	assert.Equal(t, http.StatusUnauthorized, do("GET", "/api/v1/pods", "Authorization", "Bearer wrong").Code)
 	assert.Equal(t, http.StatusOK, do("GET", "/api/v1/pods", "Authorization", "Bearer step-token").Code)
+	// Step mode's login asks for the token kubesim printed: there is no
+	// kubeconfig.
+	login := do("GET", "/ui/login").Body.String()
+	assert.Contains(t, login, `data-i18n="login.help.step">Open the login link kubesim printed when it started (it works once), or log in with the token printed beside it.`)
+	assert.NotContains(t, login, "kubeconfig")
+	assert.Contains(t, do("GET", "/ui/login?code=wrong").Body.String(), "Log in with the token kubesim printed.")
 
 	rec := do("GET", srv.LoginPath())
 	require.Equal(t, http.StatusSeeOther, rec.Code)
