@@ -436,6 +436,7 @@ function render() {
   const unscheduled = nodeBox('');
   const uids = dirty.allPods ? new Set([...S.pods.keys(), ...podHome.keys()]) : dirty.pods;
   let namesChanged = false;
+  const podsChanged = uids.size > 0; // (dirty.pods is cleared below)
   dirty.allPods = false;
   for (const uid of uids) {
     const p = S.pods.get(uid);
@@ -466,7 +467,7 @@ function render() {
   for (const nb of nodeEls.values()) {
     if (!nb.dirty) { if (widths) nb.list.draw(); continue; }
     nb.dirty = false;
-    nb.npods.textContent = t('node.npods', { n: nb.uids.size });
+    nb.npods.textContent = t(nb.uids.size === 1 ? 'node.npod' : 'node.npods', { n: nb.uids.size });
     const keys = [...nb.uids];
     const nameOf = (u) => { const p = S.pods.get(u); return p ? p.metadata.namespace + '/' + p.metadata.name : ''; };
     const names = new Map(keys.map((u) => [u, nameOf(u)]));
@@ -478,7 +479,7 @@ function render() {
   }
   unscheduled.box.hidden = unscheduled.uids.size === 0;
   $('pod-count').textContent = t('pods.count', { n: S.pods.size });
-  if (info.mode === 'live' && (uids.size || nodesChanged)) describeLive();
+  if (info.mode === 'live' && (podsChanged || nodesChanged)) describeLive();
   if (dirty.workloads) { dirty.workloads = false; renderWorkloads(); applyHighlight(); }
   if (dirty.events) { dirty.events = false; renderEvents(); }
   if (dirty.apiservices) { dirty.apiservices = false; renderAPIServices(); }
@@ -994,6 +995,9 @@ async function applyManifest() {
       (errs.has(i + 1) ? errs.get(i + 1).map((m) => '<div class="line-error" data-line="' + (i + 1) + '">' + esc(m) + '</div>').join('') : '') + '</li>').join('') + '</ol>';
   }
   box.innerHTML = html;
+  // The first error in view (the result scrolls in its box).
+  const first = box.querySelector('.line-error');
+  if (first) box.scrollTop = Math.max(0, first.offsetTop - box.clientHeight / 2); // (the box is its offsetParent)
 }
 
 async function scale(uid, delta) {
@@ -1112,7 +1116,7 @@ function relabel() {
     nb.box.querySelector('h3').textContent = name || t('unscheduled');
     nb.pods.setAttribute('aria-label', t('node.pods', { node: name || t('unscheduled') }));
     if (nb.btn) nb.btn.textContent = nb.btn.dataset.action === 'start' ? t('node.start') : t('node.stop');
-    nb.npods.textContent = t('node.npods', { n: nb.uids.size });
+    nb.npods.textContent = t(nb.uids.size === 1 ? 'node.npod' : 'node.npods', { n: nb.uids.size });
     nb.list.draw(); // the chips in view say their state again
   }
   for (const [uid, el] of podEls) { const p = S.pods.get(uid); if (p) updateChip(el, p); }
@@ -1125,6 +1129,10 @@ function relabel() {
 }
 
 // ---- start -----------------------------------------------------------
+
+// The cluster pane's height, for the node boxes' greatest height
+// (style.css): in the window-high layout it does not depend on them.
+new ResizeObserver(() => $('layout').style.setProperty('--cluster-h', $('cluster-panel').clientHeight + 'px')).observe($('cluster-panel'));
 
 async function start() {
   const r = await api('/ui/api/info');
