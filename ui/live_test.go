@@ -144,7 +144,7 @@ func TestLiveWhyFollowsTheCausesBackToTheUser(t *testing.T) {
 	assert.Contains(t, why, "It was created by: create /api/v1/namespaces/default/pods 201")
 	assert.Contains(t, why, "made by replicaset at ")
 	assert.Contains(t, why, "while reconciling default/web")
-	assert.Contains(t, why, "resourceVersion "+rs.ResourceVersion+" was written by you: a client (kubectl/v1.32.0): create /apis/apps/v1/namespaces/default/replicasets 201")
+	assert.Contains(t, why, "resourceVersion "+rs.ResourceVersion+" was written by you: alice, with kubectl/v1.32.0: create /apis/apps/v1/namespaces/default/replicasets 201")
 
 	// The page's own write, a delete: a replacement, whose chain goes back
 	// through the ReplicaSet controller's reconciles.
@@ -180,13 +180,13 @@ func TestLiveWhyFollowsTheCausesBackToTheUser(t *testing.T) {
 	tr.mu.Lock()
 	var pageDelete bool
 	for _, uw := range tr.users {
-		pageDelete = pageDelete || (uw.Title == "the web page" && uw.Write.Verb == "delete" && strings.HasSuffix(uw.Write.Path, "/"+victim))
+		pageDelete = pageDelete || (uw.Title == "alice, with the web page" && uw.Write.Verb == "delete" && strings.HasSuffix(uw.Write.Path, "/"+victim))
 	}
 	tr.mu.Unlock()
 	assert.True(t, pageDelete, "the page's delete is recorded as the user's, where a chain can end")
 
 	// The ReplicaSet itself: kubectl made it.
-	assert.Equal(t, "You created it: a client (kubectl/v1.32.0): create /apis/apps/v1/namespaces/default/replicasets 201 rv="+rs.ResourceVersion+"\n",
+	assert.Equal(t, "You created it: alice, with kubectl/v1.32.0: create /apis/apps/v1/namespaces/default/replicasets 201 rv="+rs.ResourceVersion+"\n",
 		e.why(t, cookie, "/apis/apps/v1/namespaces/default/replicasets", "web"))
 
 	// The scheduler's decision is kept for every pod, not only its last.
@@ -253,11 +253,29 @@ func TestLiveRecordsTheUsersWritesFromTheStart(t *testing.T) {
 	a.trace.mu.Unlock()
 
 	cookie := e.login(t, goodToken)
-	assert.Equal(t, "You created it: a client (kubectl/v1.32.0): create /apis/apps/v1/namespaces/default/replicasets 201 rv="+rs.ResourceVersion+"\n",
+	assert.Equal(t, "You created it: alice, with kubectl/v1.32.0: create /apis/apps/v1/namespaces/default/replicasets 201 rv="+rs.ResourceVersion+"\n",
 		e.why(t, cookie, "/apis/apps/v1/namespaces/default/replicasets", "web"))
 	why := e.why(t, cookie, "/api/v1/namespaces/default/pods", pods[0].Name)
 	assert.True(t, strings.HasPrefix(why, "No recorded write created "+pods[0].Name+" in /api/v1/namespaces/default/pods: "+
 		"a control loop made it before the page was first opened"), why)
+
+	// The user is the one the write was made as: impersonated (kubectl
+	// --as=carol), or authenticated; a client may send no user agent.
+	for _, c := range []struct{ name, want string }{
+		{"as-carol", "carol, with kubectl/v1.32.0"},
+		{"no-agent", "alice, with a client with no user agent"},
+	} {
+		hdr := []string{"Authorization", "Bearer " + goodToken, "Content-Type", "application/json"}
+		if c.name == "as-carol" {
+			hdr = append(hdr, "Impersonate-User", "carol", "Impersonate-Group", "system:masters", "User-Agent", "kubectl/v1.32.0 (linux/amd64) kubernetes/abc")
+		}
+		rec := e.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"`+c.name+`"}}`, hdr...)
+		require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+		var cm corev1.ConfigMap
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &cm))
+		assert.Equal(t, "You created it: "+c.want+": create /api/v1/namespaces/default/configmaps 201 rv="+cm.ResourceVersion+"\n",
+			e.why(t, cookie, "/api/v1/namespaces/default/configmaps", c.name))
+	}
 }
 
 // Live components hear their answers in whatever order their goroutines

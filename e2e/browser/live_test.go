@@ -99,7 +99,7 @@ func TestLivePage(t *testing.T) {
 	require.Contains(t, why, "It was created by: create /api/v1/namespaces/default/pods 201")
 	require.Contains(t, why, "made by replicaset")
 	require.Contains(t, why, "written by deployment")
-	require.Contains(t, why, "written by you: the web page: patch /apis/apps/v1/namespaces/default/deployments/shop 201")
+	require.Contains(t, why, "written by you: admin, with the web page: patch /apis/apps/v1/namespaces/default/deployments/shop 201")
 	screenshot(t, ctx, "live-why")
 	// The scheduler's decision, for each of the two pods (not only the last).
 	for _, p := range eval[[]string](t, ctx, `[...document.querySelectorAll('#nodes .pod.Ready')].map(e => e.dataset.uid)`) {
@@ -188,7 +188,7 @@ func TestLivePageOpenedAfterKubectl(t *testing.T) {
 		waitJS(`document.getElementById('why') && document.getElementById('why').textContent.length > 0`))
 	why := text(t, ctx, "why")
 	t.Logf("why deployment/shop:\n%s", why)
-	require.Regexp(t, `^You created it: a client \(kubectl/v[^)]+\): create /apis/apps/v1/namespaces/default/deployments 201 rv=\d+\n$`, why)
+	require.Regexp(t, `^You created it: admin, with kubectl/v\S+: create /apis/apps/v1/namespaces/default/deployments 201 rv=\d+\n$`, why)
 	screenshot(t, ctx, "live-why-kubectl")
 	// One of its pods: the ReplicaSet controller made it before the page
 	// was opened, when no loop's write was recorded.

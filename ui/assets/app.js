@@ -744,7 +744,7 @@ function setScenario(sc) {
   const cur = sc.done ? (sc.failed ? t('scenario.failed') : t('scenario.over'))
     : t('scenario.step', { i: sc.current + 1, n: sc.steps.length, title: titles[sc.current] });
   $('current-step').textContent = (LANG === 'zh' && sc.name_zh ? sc.name_zh : sc.name) + ' — ' + cur;
-  $('current-step').title = $('current-step').textContent; // a long title is cut to its line: whole here
+  $('current-step').title = $('current-step').textContent; // a long title is cut to two lines: whole here
   $('current-step').dataset.current = sc.current;
 }
 
