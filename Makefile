@@ -8,7 +8,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 
 # generate: the DeepCopy of kubesim's own API types (k8s.io/code-generator's
 # deepcopy-gen, run as a Go tool; see api/doc.go).
-.PHONY: all build install generate generate-check test test-product test-kubectl test-scenarios test-e2e test-steward bench demo lint fmt vet fuzz clean tools
+.PHONY: all build install generate generate-check test test-product test-kubectl test-scenarios test-e2e test-steward bench demo page-shots lint fmt vet fuzz clean tools
 
 all: build
 
@@ -119,6 +119,14 @@ bench:
 
 demo: build
 	./bin/kubesim demo
+
+# page-shots takes the web page's screenshots in docs/page again (the demo,
+# then a Deployment of 30 replicas, at 1400x900 and 1920x1080, in English
+# and Chinese: e2e/browser's TestPageLayout). The Chinese ones need a CJK
+# font (Debian's fonts-wqy-microhei, installed here when missing and root may).
+page-shots:
+	@fc-list :lang=zh | grep -q . || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-microhei) >/dev/null; } || { echo "the Chinese screenshots need a CJK font: apt-get install fonts-wqy-microhei"; exit 1; }
+	cd e2e && KUBESIM_PAGE_SHOTS=$(CURDIR)/docs/page $(GO) test -count=1 -run '^TestPageLayout$$' ./browser/
 
 clean:
 	rm -rf bin .data

@@ -410,6 +410,12 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Config.AuthorizationMode in order (benchmarks and reviews ask it).
 func (s *Server) Authorizer() authz.Authorizer { return s.authorizer }
 
+// Authenticator is the server's authenticator (Config.Authenticator with
+// the ServiceAccount tokens, and anonymous requests if allowed), nil
+// without authentication: the web page names the user of a write it
+// records with it.
+func (s *Server) Authenticator() authn.Authenticator { return s.authenticator }
+
 // LoopbackHandler is the handler without authentication, for in-process
 // components of the same control plane. Never serve it on a socket.
 func (s *Server) LoopbackHandler() http.Handler { return s.loopback }

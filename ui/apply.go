@@ -128,9 +128,109 @@ func (s *Server) applyDoc(r *http.Request, sess *session, root *yaml.Node) apply
 		res.Causes = append(res.Causes, applyCause{Field: c.Field, Message: c.Message, Line: fieldLine(root, c.Field)})
 	}
 	if len(res.Causes) == 0 {
-		res.Causes = []applyCause{{Message: st.Message, Line: root.Line}}
+		cause := applyCause{Message: st.Message, Line: root.Line}
+		if field, line := typeErrorField(root, st.Message); field != "" {
+			cause.Field, cause.Line = field, line
+		}
+		res.Causes = []applyCause{cause}
 	}
 	return res
+}
+
+// typeErrorRe reads the API server's answer to a value of the wrong type
+// ("cannot be handled as a Deployment: json: cannot unmarshal string
+// into Go struct field DeploymentSpec.spec.replicas of type int32", as
+// kube-apiserver words encoding/json's UnmarshalTypeError): the JSON kind
+// of the value it found, and the field's path after the Go type's name.
+var typeErrorRe = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field \w+\.([\w.]+) of type`)
+
+// typeErrorField finds, for a type error in msg, the field it names and
+// the line of the offending value in the document: a status with no
+// causes, which would otherwise be pinned to the document's first line.
+// encoding/json's path leaves out list indices
+// (spec.template.spec.containers.ports.containerPort) and stops at a
+// map or list of plain values (data, for a number among a ConfigMap's
+// strings), so the value is looked for: the first one of the JSON kind
+// the server found, along the path, in any element of a list on the
+// way, or below where the path stops. Failing that, the deepest line
+// of the path (fieldLine).
+func typeErrorField(root *yaml.Node, msg string) (field string, line int) {
+	m := typeErrorRe.FindStringSubmatch(msg)
+	if m == nil {
+		return "", 0
+	}
+	field = m[2]
+	if line = valueLine(root, strings.Split(field, "."), m[1]); line == 0 {
+		line = fieldLine(root, field)
+	}
+	return field, line
+}
+
+// valueLine is the line of the first node of JSON kind kind at path
+// below n (0: none).
+func valueLine(n *yaml.Node, path []string, kind string) int {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind == yaml.SequenceNode {
+		for _, el := range n.Content {
+			if l := valueLine(el, path, kind); l > 0 {
+				return l
+			}
+		}
+		return 0
+	}
+	if len(path) == 0 {
+		return nodeOfKind(n, kind)
+	}
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == path[0] {
+			return valueLine(n.Content[i+1], path[1:], kind)
+		}
+	}
+	return 0
+}
+
+// nodeOfKind is the line of n, if it is of JSON kind kind, else of the
+// first value below it that is (0: none).
+func nodeOfKind(n *yaml.Node, kind string) int {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if jsonKind(n) == kind {
+		return n.Line
+	}
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 {
+			continue // a key
+		}
+		if l := nodeOfKind(c, kind); l > 0 {
+			return l
+		}
+	}
+	return 0
+}
+
+// jsonKind is the kind of JSON value a YAML node becomes, in
+// encoding/json's words (the page sends the document as JSON).
+func jsonKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "object"
+	case yaml.SequenceNode:
+		return "array"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!int", "!!float":
+			return "number"
+		case "!!bool":
+			return "bool"
+		case "!!null":
+			return "null"
+		}
+		return "string"
+	}
+	return ""
 }
 
 // resourcePath finds the object's path through what the server serves,

@@ -21,15 +21,28 @@
 // as PromQL's rate()) and the controllers' work queue depths as inline
 // SVG, with no chart library.
 //
-// Live mode has no trace, so the page keeps one of its own from the first
-// login on (nothing before: a server nobody looks at pays nothing): every
-// component write with the reconcile that made it — the controller, the
-// key, the watch event that queued it, carried in the request's context
-// (controllers.Reconciling) — and the users' writes (kubectl's, the
-// page's), in bounded rings (livetrace.go); "why" runs the stepper's own
-// chain (stepper.ExplainObject) over it. The scheduler tells each decision
+// Live mode has no trace, so the page keeps a record of its own, in
+// bounded rings (livetrace.go): every component write with the reconcile
+// that made it — the controller, the key, the watch event that queued it,
+// carried in the request's context (controllers.Reconciling) — from the
+// first login on (a server nobody looks at pays nothing for its loops'
+// many writes), and the users' writes (kubectl's, the page's) from the
+// server's start, so that "why" names kubectl's write made before the
+// page was opened; "why" runs the stepper's own chain
+// (stepper.ExplainObject) over it, and where the record runs out says so
+// (livePhrases). The scheduler tells each decision
 // (scheduler.ObserveDecisions), kept per pod for the last 2,048 pods. A
 // live controller switch restarts the component (cluster.SetEnabled).
+//
+// The layout (style.css) is made for 1400x900 and 1920x1080 and fits the
+// window: the loops at work (the idle ones folded), the unit of work just
+// taken with the timeline under it, then the nodes over the workloads
+// beside the events and the apply box; APIServices, metrics and the
+// controller switches fold away. A node box grows with its pods (it
+// scrolls on its own only past most of a screen), and every chip is as
+// wide as the longest pod name needs (measured in app.js), so no chip's
+// name or label is cut. e2e/browser's TestPageLayout checks this and
+// takes the screenshots in docs/page.
 //
 // Long lists are virtual (app.js VList): with thousands of pods only the
 // chips, tree rows and events in view are in the DOM; the arrow keys,
@@ -68,7 +81,7 @@
 //
 // Left out: editing objects other than by applying a manifest, logs and
 // exec, namespaces other than by their names in the lists; in live mode,
-// the causes of writes made before the first login or outside a
-// reconcile (heartbeats, an event recorder's flush), and of a ring's
+// the causes of the loops' writes made before the first login or outside
+// a reconcile (heartbeats, an event recorder's flush), and of a ring's
 // oldest entries; the timeline in live mode.
 package ui

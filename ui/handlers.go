@@ -484,7 +484,7 @@ func (s *Server) apiCall(ctx context.Context, sess *session, method, path, conte
 	}
 	rec := httptest.NewRecorder()
 	if method != http.MethodGet && s.recordsUsers() {
-		s.recordWrite(rec, req, "the web page")
+		s.recordWrite(rec, req, "the web page", "the web page")
 	} else {
 		s.cfg.API.ServeHTTP(rec, req)
 	}

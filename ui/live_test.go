@@ -144,7 +144,7 @@ func TestLiveWhyFollowsTheCausesBackToTheUser(t *testing.T) {
 	assert.Contains(t, why, "It was created by: create /api/v1/namespaces/default/pods 201")
 	assert.Contains(t, why, "made by replicaset at ")
 	assert.Contains(t, why, "while reconciling default/web")
-	assert.Contains(t, why, "resourceVersion "+rs.ResourceVersion+" was written by you: a client (kubectl/v1.32.0): create /apis/apps/v1/namespaces/default/replicasets 201")
+	assert.Contains(t, why, "resourceVersion "+rs.ResourceVersion+" was written by you: alice, with kubectl/v1.32.0: create /apis/apps/v1/namespaces/default/replicasets 201")
 
 	// The page's own write, a delete: a replacement, whose chain goes back
 	// through the ReplicaSet controller's reconciles.
@@ -180,13 +180,13 @@ func TestLiveWhyFollowsTheCausesBackToTheUser(t *testing.T) {
 	tr.mu.Lock()
 	var pageDelete bool
 	for _, uw := range tr.users {
-		pageDelete = pageDelete || (uw.Title == "the web page" && uw.Write.Verb == "delete" && strings.HasSuffix(uw.Write.Path, "/"+victim))
+		pageDelete = pageDelete || (uw.Title == "alice, with the web page" && uw.Write.Verb == "delete" && strings.HasSuffix(uw.Write.Path, "/"+victim))
 	}
 	tr.mu.Unlock()
 	assert.True(t, pageDelete, "the page's delete is recorded as the user's, where a chain can end")
 
 	// The ReplicaSet itself: kubectl made it.
-	assert.Equal(t, "You created it: a client (kubectl/v1.32.0): create /apis/apps/v1/namespaces/default/replicasets 201 rv="+rs.ResourceVersion+"\n",
+	assert.Equal(t, "You created it: alice, with kubectl/v1.32.0: create /apis/apps/v1/namespaces/default/replicasets 201 rv="+rs.ResourceVersion+"\n",
 		e.why(t, cookie, "/apis/apps/v1/namespaces/default/replicasets", "web"))
 
 	// The scheduler's decision is kept for every pod, not only its last.
@@ -221,6 +221,61 @@ func TestLiveRecordStartsWithTheFirstLogin(t *testing.T) {
 	assert.False(t, ok)
 	e.login(t, goodToken)
 	assert.True(t, a.Observing())
+}
+
+// The users' writes are recorded from the server's start, not from the
+// first login: kubectl's ReplicaSet, applied before anyone opened the
+// page, is "yours" when the page asks why it exists afterwards. The
+// control loops' writes from before the login are not in the record, and
+// the chain of a pod made then says so instead of blaming the API server.
+func TestLiveRecordsTheUsersWritesFromTheStart(t *testing.T) {
+	e := newRunning(t, 1)
+	a := e.srv.cfg.Activity
+	rec := e.do("POST", "/apis/apps/v1/namespaces/default/replicasets", liveRS, "Authorization", "Bearer "+goodToken,
+		"Content-Type", "application/json", "User-Agent", "kubectl/v1.32.0 (linux/amd64) kubernetes/abc")
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+	var rs appsv1.ReplicaSet
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &rs))
+	cl := e.cluster.Client("test")
+	var pods []*corev1.Pod
+	require.Eventually(t, func() bool {
+		l, err := cl.Pods().List(context.Background(), "default", client.ListOptions{})
+		pods = nil
+		if err == nil {
+			pods = l.Items
+		}
+		return len(pods) == 3
+	}, time.Minute, 20*time.Millisecond)
+	assert.False(t, a.Observing(), "no page was opened: the loops' writes cost nothing more")
+	a.trace.mu.Lock()
+	assert.Zero(t, a.trace.n, "no loop's write recorded before a page was opened")
+	assert.Len(t, a.trace.users, 1, "kubectl's write is recorded")
+	a.trace.mu.Unlock()
+
+	cookie := e.login(t, goodToken)
+	assert.Equal(t, "You created it: alice, with kubectl/v1.32.0: create /apis/apps/v1/namespaces/default/replicasets 201 rv="+rs.ResourceVersion+"\n",
+		e.why(t, cookie, "/apis/apps/v1/namespaces/default/replicasets", "web"))
+	why := e.why(t, cookie, "/api/v1/namespaces/default/pods", pods[0].Name)
+	assert.True(t, strings.HasPrefix(why, "No recorded write created "+pods[0].Name+" in /api/v1/namespaces/default/pods: "+
+		"a control loop made it before the page was first opened"), why)
+
+	// The user is the one the write was made as: impersonated (kubectl
+	// --as=carol), or authenticated; a client may send no user agent.
+	for _, c := range []struct{ name, want string }{
+		{"as-carol", "carol, with kubectl/v1.32.0"},
+		{"no-agent", "alice, with a client with no user agent"},
+	} {
+		hdr := []string{"Authorization", "Bearer " + goodToken, "Content-Type", "application/json"}
+		if c.name == "as-carol" {
+			hdr = append(hdr, "Impersonate-User", "carol", "Impersonate-Group", "system:masters", "User-Agent", "kubectl/v1.32.0 (linux/amd64) kubernetes/abc")
+		}
+		rec := e.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"`+c.name+`"}}`, hdr...)
+		require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+		var cm corev1.ConfigMap
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &cm))
+		assert.Equal(t, "You created it: "+c.want+": create /api/v1/namespaces/default/configmaps 201 rv="+cm.ResourceVersion+"\n",
+			e.why(t, cookie, "/api/v1/namespaces/default/configmaps", c.name))
+	}
 }
 
 // Live components hear their answers in whatever order their goroutines
@@ -258,7 +313,8 @@ func TestLiveTraceIsBounded(t *testing.T) {
 		tr.add("c", nil, stepperWrite(fmt.Sprint(i+1)))
 	}
 	assert.Equal(t, liveTraceEntries+10, tr.n)
-	assert.Equal(t, "No traced write created p1 in /api/v1/namespaces/default/pods: it was made before the trace began, or by the API server itself.\n",
+	assert.Equal(t, "No recorded write created p1 in /api/v1/namespaces/default/pods: a control loop made it before the page was first opened "+
+		"or longer ago than the record keeps (the loops' last 4096 reconciles; your writes since the server started), or the API server did.\n",
 		tr.explainObject("/api/v1/namespaces/default/pods", "p1"), "the oldest entries are gone")
 	assert.Contains(t, tr.explainObject("/api/v1/namespaces/default/pods", fmt.Sprint("p", liveTraceEntries+10)), "It was created by")
 	for i := range liveUserWrites + 5 {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -117,7 +118,23 @@ func (t *liveTrace) explainObject(collection, name string) string {
 		users[rv] = uw
 	}
 	t.mu.Unlock()
-	return stepper.ExplainObject(inRevisionOrder(entries), collection, name, users)
+	return livePhrases().ExplainObject(inRevisionOrder(entries), collection, name, users)
+}
+
+// livePhrases are the causality chain's sentences for live mode's record.
+// Where the chain runs out they say why as this record can: the users'
+// writes are kept from the server's start, the control loops' from the
+// first login on and only the latest of them (a ring), so a write the
+// record does not hold is a loop's from before the page was first opened
+// or from longer ago than the ring reaches (or the API server's own) —
+// not the stepper's "before the trace began".
+func livePhrases() stepper.Phrases {
+	p := stepper.EnglishPhrases()
+	p.NotTraced = "  resourceVersion %s is not in the record: a control loop's write from before the page was first opened " +
+		"or older than the record keeps, or the API server's own (or a final delete whose answer carries no new version).\n"
+	p.NoCreate = "No recorded write created %s in %s: a control loop made it before the page was first opened or longer ago " +
+		fmt.Sprintf("than the record keeps (the loops' last %d reconciles; your writes since the server started), or the API server did.\n", liveTraceEntries)
+	return p
 }
 
 // inRevisionOrder puts the record's entries in the order the store made

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/cluster"
@@ -98,6 +99,9 @@ type Server struct {
 	// the feeds ask what the user may get. Both nil in step mode.
 	guard      http.Handler
 	authorizer authz.Authorizer
+	// authenticator, in live mode, is the API server's: it names the
+	// user of a recorded write (whoWrote). Nil in step mode.
+	authenticator authn.Authenticator
 	// bound is the node the scheduler chose at a trace entry (step mode).
 	decMu sync.Mutex
 	bound map[int]string
@@ -143,6 +147,7 @@ func New(cfg Config) (*Server, error) {
 		delegate := cfg.Cluster.Server().Delegate()
 		s.guard = delegate.BuildHandlerChain(http.HandlerFunc(s.serveGuarded), false)
 		s.authorizer = delegate.Authorizer()
+		s.authenticator = delegate.Authenticator()
 	}
 	s.routes()
 	return s, nil
@@ -220,7 +225,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r2.Header.Set("Authorization", "Bearer "+sess.token)
 		}
 		if recordable(r) && s.recordsUsers() {
-			s.recordWrite(w, r2, "the web page")
+			s.recordWrite(w, r2, "the web page", "the web page")
 			return
 		}
 		s.cfg.API.ServeHTTP(w, r2)
@@ -232,7 +237,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if recordable(r) && s.cfg.Runner == nil && s.recordsUsers() {
 		// kubectl's write, in live mode: where a chain can end.
-		s.recordWrite(w, r, "a client ("+product(r.UserAgent())+")")
+		client := product(r.UserAgent())
+		if r.UserAgent() == "" {
+			client = "a client with no user agent"
+		}
+		s.recordWrite(w, r, "a client ("+product(r.UserAgent())+")", client)
 		return
 	}
 	s.cfg.API.ServeHTTP(w, r)
@@ -252,10 +261,15 @@ func recordable(r *http.Request) bool {
 	return !strings.Contains(r.URL.Path, "/proxy")
 }
 
-// recordsUsers reports whether the users' writes are noted: always in
-// step mode, in live mode once a page was opened.
+// recordsUsers reports whether the users' writes are noted: always, in
+// step mode (the scenario's record) and in live mode (a bounded ring,
+// liveUserWrites) from the server's start, not from the first login: a
+// student who applies with kubectl and opens the page afterwards asks
+// "why" of what kubectl made, and the answer must name that write, not
+// the API server. The users' writes are few (kubectl's, the page's);
+// the components' many writes are recorded from the first login on.
 func (s *Server) recordsUsers() bool {
-	return s.cfg.Runner != nil || (s.cfg.Activity != nil && s.cfg.Activity.recording.Load())
+	return s.cfg.Runner != nil || s.cfg.Activity != nil
 }
 
 // product is a user agent's first word: kubectl/v1.32.0.
@@ -313,8 +327,15 @@ func bearer(r *http.Request) string {
 // recordWrite passes a user's write to the API server and notes it as the
 // user's, so that a causality chain that reaches it ends at "written by
 // you": in the scenario (step mode) or live mode's record. from says
-// whose it is.
-func (s *Server) recordWrite(w http.ResponseWriter, r *http.Request, from string) {
+// where it came from; in live mode, where the API server names the user,
+// the record says "USER, with CLIENT" instead (whoWrote).
+func (s *Server) recordWrite(w http.ResponseWriter, r *http.Request, from, client string) {
+	// The credentials, as they came: the API server's authentication
+	// takes the Authorization header off the request it serves.
+	asked := r
+	if s.authenticator != nil && s.cfg.Runner == nil {
+		asked = r.Clone(r.Context())
+	}
 	rec := &teeWriter{ResponseWriter: w}
 	s.cfg.API.ServeHTTP(rec, r)
 	verb := map[string]string{http.MethodPost: "create", http.MethodPut: "update", http.MethodPatch: "patch", http.MethodDelete: "delete"}[r.Method]
@@ -334,8 +355,33 @@ func (s *Server) recordWrite(w http.ResponseWriter, r *http.Request, from string
 	if s.cfg.Runner != nil {
 		s.cfg.Runner.RecordUserWrite(from, uw)
 	} else if s.cfg.Activity != nil {
+		if uw.ResourceVersion == "" || uw.Code >= 300 {
+			return // not recorded: no need to ask who
+		}
+		if user := s.whoWrote(asked); user != "" {
+			from = user + ", with " + client
+		}
 		s.cfg.Activity.trace.addUser(from, uw)
 	}
+}
+
+// whoWrote names the user a write was made as, which the API server
+// let through: the one it impersonated (kubectl --as), else the one its
+// credentials (a bearer token, a client certificate) authenticate as; ""
+// when the server has no authentication. The API server does not say
+// whom it authenticated, so the credentials are asked about once more.
+func (s *Server) whoWrote(r *http.Request) string {
+	if s.authenticator == nil {
+		return ""
+	}
+	if u := r.Header.Get("Impersonate-User"); u != "" {
+		return u
+	}
+	u, ok, err := s.authenticator.AuthenticateRequest(r)
+	if err != nil || !ok {
+		return ""
+	}
+	return u.Name
 }
 
 // teeWriter keeps a copy of a (small) write answer.

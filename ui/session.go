@@ -238,7 +238,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.sessions.useLink(code) {
 		s.writeLogin(w, http.StatusForbidden, fmt.Sprintf("This login link is not valid: it has been used already, it is older than %s, "+
-			"or it is not the one this server printed. Log in with the kubeconfig's token.", s.cfg.LoginLinkTTL))
+			"or it is not the one this server printed. Log in with %s.", s.cfg.LoginLinkTTL, s.tokenWord()))
 		return
 	}
 	sess, err := s.sessions.open(s.cfg.LinkCredential)
@@ -306,13 +306,32 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 }
 
+// loginHelp is the login page's help, by mode: live mode's users have a
+// kubeconfig with a token; step mode's cluster has none, and the token
+// is the one kubesim printed beside the link. The key is i18n.js's (the
+// page shows its Chinese text), the text the English one without
+// scripts.
+var loginHelp = map[bool][2]string{
+	false: {"login.help", "Log in with the token of your kubeconfig (users[0].user.token), or open the one-time link kubesim printed when it started."},
+	true:  {"login.help.step", "Open the login link kubesim printed when it started (it works once), or log in with the token printed beside it."},
+}
+
+// tokenWord is where the login's token comes from, in an error message.
+func (s *Server) tokenWord() string {
+	if s.cfg.Token != "" {
+		return "the token kubesim printed"
+	}
+	return "the kubeconfig's token"
+}
+
 func (s *Server) writeLogin(w http.ResponseWriter, code int, msg string) {
 	b, err := assets.ReadFile("assets/login.html")
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	page := strings.Replace(string(b), "<!--MESSAGE-->", html.EscapeString(msg), 1)
+	help := loginHelp[s.cfg.Token != ""]
+	page := strings.NewReplacer("<!--MESSAGE-->", html.EscapeString(msg), "<!--HELP-KEY-->", help[0], "<!--HELP-->", html.EscapeString(help[1])).Replace(string(b))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)

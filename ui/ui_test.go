@@ -101,6 +101,7 @@ func TestNoSessionGoesToLogin(t *testing.T) {
 	rec = e.do("GET", "/ui/login", "")
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Contains(t, rec.Body.String(), `name="token"`)
+	assert.Contains(t, rec.Body.String(), `data-i18n="login.help">Log in with the token of your kubeconfig`, "live mode's users have a kubeconfig")
 	rec = e.do("GET", "/ui/api/info", "")
 	require.Equal(t, http.StatusUnauthorized, rec.Code)
 	assert.Contains(t, rec.Body.String(), `"reason":"Unauthorized"`)
@@ -225,6 +226,46 @@ spec:
 	assert.Equal(t, 4, res[0].Line, "a YAML mistake is reported at the parser's line")
 	assert.Contains(t, res[0].Message, "did not find expected key")
 
+	// A value of the wrong type: the server's status has no causes, only
+	// encoding/json's path; the error goes beside the offending value.
+	res = apply("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bad\nspec:\n  replicas: three\n  selector: {matchLabels: {app: a}}\n")
+	require.Len(t, res, 1)
+	require.False(t, res[0].OK)
+	assert.Contains(t, res[0].Message, "cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32")
+	require.Len(t, res[0].Causes, 1)
+	assert.Equal(t, applyCause{Field: "spec.replicas", Message: res[0].Message, Line: 6}, res[0].Causes[0])
+	// In a list the path has no index: the element whose value is of the
+	// kind the server found (the second container's port, line 18).
+	res = apply(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: bad
+spec:
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec:
+      containers:
+      - name: a
+        image: nginx
+        ports:
+        - containerPort: 80
+      - name: b
+        image: nginx
+        ports:
+        - containerPort: "8080"
+`)
+	require.Len(t, res, 1)
+	require.Len(t, res[0].Causes, 1)
+	assert.Equal(t, "spec.template.spec.containers.ports.containerPort", res[0].Causes[0].Field)
+	assert.Equal(t, 18, res[0].Causes[0].Line)
+	// Where the path stops at a map of plain values, the value inside it.
+	res = apply("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: one\n  b: 2\n")
+	require.Len(t, res, 1)
+	require.Len(t, res[0].Causes, 1)
+	assert.Equal(t, "data", res[0].Causes[0].Field)
+	assert.Equal(t, 7, res[0].Causes[0].Line)
+
 	res = apply("apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n")
 	require.Len(t, res, 1)
 	assert.Equal(t, `no matches for kind "Gizmo" in version "example.com/v1"`, res[0].Message)
@@ -254,6 +295,12 @@ func TestStepModeNeedsTheSessionOrToken(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, do("GET", "/api/v1/pods").Code)
 	assert.Equal(t, http.StatusUnauthorized, do("GET", "/api/v1/pods", "Authorization", "Bearer wrong").Code)
 	assert.Equal(t, http.StatusOK, do("GET", "/api/v1/pods", "Authorization", "Bearer step-token").Code)
+	// Step mode's login asks for the token kubesim printed: there is no
+	// kubeconfig.
+	login := do("GET", "/ui/login").Body.String()
+	assert.Contains(t, login, `data-i18n="login.help.step">Open the login link kubesim printed when it started (it works once), or log in with the token printed beside it.`)
+	assert.NotContains(t, login, "kubeconfig")
+	assert.Contains(t, do("GET", "/ui/login?code=wrong").Body.String(), "Log in with the token kubesim printed.")
 
 	rec := do("GET", srv.LoginPath())
 	require.Equal(t, http.StatusSeeOther, rec.Code)

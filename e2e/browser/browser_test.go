@@ -175,6 +175,10 @@ func TestLoginRequired(t *testing.T) {
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	require.True(t, strings.HasSuffix(loc, "/ui/login"), "without a session the page is the login page: %s", loc)
+	// Step mode has no kubeconfig: the login asks for what kubesim printed.
+	help := text(t, ctx, "login-help")
+	require.Contains(t, help, "Open the login link kubesim printed")
+	require.NotContains(t, help, "kubeconfig")
 	// A wrong token is refused with the login page's message.
 	do(t, ctx,
 		chromedp.SendKeys(chromedp.ID("token"), "not-the-token"),

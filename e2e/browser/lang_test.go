@@ -50,5 +50,5 @@ func TestChineseBrowserGetsChineseLabels(t *testing.T) {
 	require.Equal(t, "[1.000s] time advances", eval[string](t, ctx,
 		`describeEntry({elapsed: '1.000s', note: 'time advances', note_zh: '时间推进', writes: []}), document.getElementById('current-write').textContent`))
 	do(t, ctx, chromedp.Reload(), waitJS(stepModeShown), waitJS(`document.getElementById('tab-why').textContent === 'Why does this exist?'`))
-	require.Equal(t, "中文", text(t, ctx, "btn-lang"), "the switch offers Chinese back")
+	require.Equal(t, "中文 (zh)", text(t, ctx, "btn-lang"), "the switch offers Chinese back, its code in Latin letters for a machine without CJK fonts")
 }

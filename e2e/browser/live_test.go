@@ -3,8 +3,10 @@ package browser
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/cmd/kubesim/app"
 )
 
@@ -64,6 +67,8 @@ func TestLivePage(t *testing.T) {
 		// The tree's rows: each Pod's path goes through its ReplicaSet to the Deployment.
 		waitJS(`document.querySelectorAll('#workloads li[data-kind="Pod"][data-path^="Deployment/default/shop>ReplicaSet/default/shop-"][aria-level="3"]').length === 2`),
 	)
+	// The strip says what runs, as the watches bring it.
+	do(t, ctx, waitJS(`document.getElementById('current-step').textContent.startsWith('Live: 2 nodes, 2 pods (2 running).')`))
 	// Live mode has no stepper: its controls are not shown.
 	require.False(t, eval[bool](t, ctx, `!!document.getElementById('btn-step').offsetParent`), "no Step button in live mode")
 	// The loops that wrote lit up (the activity feed of live mode).
@@ -94,7 +99,7 @@ func TestLivePage(t *testing.T) {
 	require.Contains(t, why, "It was created by: create /api/v1/namespaces/default/pods 201")
 	require.Contains(t, why, "made by replicaset")
 	require.Contains(t, why, "written by deployment")
-	require.Contains(t, why, "written by you: the web page: patch /apis/apps/v1/namespaces/default/deployments/shop 201")
+	require.Contains(t, why, "written by you: admin, with the web page: patch /apis/apps/v1/namespaces/default/deployments/shop 201")
 	screenshot(t, ctx, "live-why")
 	// The scheduler's decision, for each of the two pods (not only the last).
 	for _, p := range eval[[]string](t, ctx, `[...document.querySelectorAll('#nodes .pod.Ready')].map(e => e.dataset.uid)`) {
@@ -130,6 +135,83 @@ func TestLivePage(t *testing.T) {
 	msg := text(t, ctx, "apply-result")
 	require.Contains(t, msg, "spec.replicas: Invalid value: -2: must be greater than or equal to 0")
 	screenshot(t, ctx, "live-apply-error")
+}
+
+// TestLivePageOpenedAfterKubectl: the student applies a Deployment with
+// kubectl, then opens the page. Its strip says what runs (not "Nothing
+// has run yet." over running pods); the Deployment's "why" names
+// kubectl's write (the users' writes are recorded from the server's
+// start); a pod's "why" says its creator's write came before the page
+// was first opened, not that the API server made it; and a type error
+// in the apply box goes beside the line of the offending field.
+func TestLivePageOpenedAfterKubectl(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is required: %v", err)
+	}
+	srv := serveLive(t, 2, false)
+	cmd := exec.Command("kubectl", "--kubeconfig", srv.Kubeconfig, "--cache-dir", t.TempDir(), "apply", "-f", "-")
+	cmd.Stdin = strings.NewReader(strings.Replace(webDeployment, "replicas: 2", "replicas: 3", 1))
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Equal(t, "deployment.apps/shop created\n", string(out))
+	cl := srv.Cluster().Client("test")
+	require.Eventually(t, func() bool {
+		l, err := cl.Pods().List(context.Background(), "default", client.ListOptions{})
+		if err != nil || len(l.Items) != 3 {
+			return false
+		}
+		for _, p := range l.Items {
+			if p.Status.Phase != corev1.PodRunning {
+				return false
+			}
+		}
+		return true
+	}, waitBound, 20*time.Millisecond)
+
+	ctx := newBrowser(t)
+	do(t, ctx,
+		chromedp.Navigate(srv.UILoginURL),
+		waitJS(liveShown),
+		waitJS(podsOnNodes+` === 3`))
+	do(t, ctx, waitJS(`document.getElementById('current-step').textContent.includes('3 pods (3 running)')`))
+	require.NotContains(t, eval[string](t, ctx, `document.body.innerText`), "Nothing has run yet")
+	// Below it, the latest write (a kubelet's heartbeat, say), or that
+	// none came since the page opened.
+	cw := text(t, ctx, "current-write")
+	require.True(t, cw == "No control loop has written since this page opened." || strings.Contains(cw, " → "), cw)
+
+	// The Deployment: kubectl made it, before the page was opened.
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`#workloads li[data-kind="Deployment"] > button.open`)),
+		waitJS(`document.getElementById('drawer-title').textContent === 'Deployment default/shop'`),
+		chromedp.Click(chromedp.ID("tab-why")),
+		waitJS(`document.getElementById('why') && document.getElementById('why').textContent.length > 0`))
+	why := text(t, ctx, "why")
+	t.Logf("why deployment/shop:\n%s", why)
+	require.Regexp(t, `^You created it: admin, with kubectl/v\S+: create /apis/apps/v1/namespaces/default/deployments 201 rv=\d+\n$`, why)
+	screenshot(t, ctx, "live-why-kubectl")
+	// One of its pods: the ReplicaSet controller made it before the page
+	// was opened, when no loop's write was recorded.
+	pod := eval[string](t, ctx, `document.querySelector('#nodes .pod.Ready').dataset.uid`)
+	do(t, ctx,
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`openPod(%q)`, pod)),
+		chromedp.Click(chromedp.ID("tab-why")),
+		waitJS(`document.getElementById('why') && document.getElementById('why').textContent.startsWith('No recorded write')`))
+	why = text(t, ctx, "why")
+	require.Contains(t, why, "a control loop made it before the page was first opened")
+	require.NotContains(t, why, "API server itself")
+	do(t, ctx, chromedp.Click(chromedp.ID("drawer-close")))
+
+	// A type error: the server's answer names spec.replicas, and the page
+	// puts it beside line 6, not line 1.
+	do(t, ctx,
+		chromedp.SetValue(chromedp.ID("manifest"), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bad\nspec:\n  replicas: three\n"),
+		chromedp.Click(chromedp.ID("btn-apply")),
+		waitJS(`!!document.querySelector('.line-error')`))
+	require.Equal(t, []string{"6"}, eval[[]string](t, ctx, `[...document.querySelectorAll('.line-error')].map((e) => e.dataset.line)`))
+	require.Contains(t, eval[string](t, ctx, `document.querySelector('.line-error').textContent`), "spec.replicas: ")
+	require.Contains(t, text(t, ctx, "apply-result"), "cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32")
+	screenshot(t, ctx, "live-apply-type-error")
 }
 
 // BenchmarkPageUpdateLatency measures the time from a write (a pod

@@ -146,21 +146,25 @@ function onWatchEvent(o) {
 // PageUp and PageDown move the focus over the whole list, not only over
 // what is drawn.
 
+const vlists = []; // every VList, to measure again when the root font size changes
+
 class VList {
   // opts: make(key) -> element (made or refreshed), rowEm: a row's height
-  // in em, minWidthEm: a grid's narrowest column (chips), label.
+  // in em, colPx: a grid's narrowest column in px (a function: the chips'
+  // measured width), label.
   constructor(scroller, inner, opts) {
     this.scroller = scroller;
     this.inner = inner;
     this.make = opts.make;
     this.rowEm = opts.rowEm;
-    this.minWidthEm = opts.minWidthEm || 0;
+    this.colPx = opts.colPx || null;
     this.keys = [];
     this.top = 0;
     this.width = 0;
     this.height = 0;
     this.pending = false;
     inner.classList.add('vinner');
+    vlists.push(this);
     scroller.addEventListener('scroll', () => { this.top = scroller.scrollTop; this.schedule(); });
     inner.addEventListener('keydown', (ev) => this.onKey(ev));
     // Sizes come from the observer, never read while drawing: drawing many
@@ -187,7 +191,8 @@ class VList {
   metrics() {
     if (!this.fontPx) this.fontPx = parseFloat(getComputedStyle(this.inner).fontSize) || 15;
     const rowH = Math.round(this.rowEm * this.fontPx);
-    const cols = this.minWidthEm && this.width ? Math.max(1, Math.floor(this.width / (this.minWidthEm * this.fontPx))) : 1;
+    const colPx = this.colPx ? this.colPx() : 0;
+    const cols = colPx && this.width ? Math.max(1, Math.floor(this.width / colPx)) : 1;
     // Before the first measure, draw as much as a tall box shows.
     const viewH = this.height || 30 * rowH;
     return { rowH, cols, viewH };
@@ -239,7 +244,7 @@ class VList {
     if (!el || !this.inner.contains(el)) return;
     const { cols, viewH, rowH } = this.metrics();
     const page = Math.max(1, Math.floor(viewH / rowH)) * cols;
-    const step = { ArrowDown: cols, ArrowUp: -cols, ArrowRight: this.minWidthEm ? 1 : 0, ArrowLeft: this.minWidthEm ? -1 : 0,
+    const step = { ArrowDown: cols, ArrowUp: -cols, ArrowRight: this.colPx ? 1 : 0, ArrowLeft: this.colPx ? -1 : 0,
       PageDown: page, PageUp: -page, Home: -Infinity, End: Infinity }[ev.key];
     if (step === undefined) return;
     ev.preventDefault();
@@ -279,6 +284,67 @@ function podStage(p) {
   return phase;
 }
 const SHAPE = { Pending: '◌', ContainerCreating: '◐', Running: '●', Ready: '✔', Terminating: '▼', Failed: '✖', Succeeded: '■' };
+// A chip's label: the stage, ContainerCreating said short (its title,
+// its aria-label and the tree say it whole).
+const CHIP_LABEL = { ContainerCreating: 'Creating' };
+
+function chipHTML(stage, name, label = CHIP_LABEL[stage] || stage) {
+  return '<span class="shape" aria-hidden="true">' + esc(SHAPE[stage]) + '</span><span class="name">' + esc(name) +
+    '</span><span class="label">' + esc(label) + '</span>';
+}
+
+// chip is the width every pod chip is given: the widest chip the pods'
+// names make, with the widest label, so that no chip's name or label is
+// cut and a chip does not change size as its pod goes through its
+// stages. The names are measured on a canvas (no layout), the widest one
+// once more as a chip (a probe, laid out off screen); the node boxes are
+// made at least that wide (--node-min).
+const chip = { px: 0, longest: null, probe: null, ctx: null, widths: new Map(), label: '' };
+
+function measureChips() {
+  if (!chip.probe) {
+    chip.probe = document.createElement('span');
+    chip.probe.className = 'pod Ready probe';
+    chip.probe.setAttribute('aria-hidden', 'true');
+    chip.probe.innerHTML = chipHTML('Ready', 'x');
+    document.body.appendChild(chip.probe);
+  }
+  if (!chip.ctx) {
+    chip.ctx = document.createElement('canvas').getContext('2d');
+    const label = chip.probe.querySelector('.label');
+    chip.ctx.font = getComputedStyle(label).font;
+    let widest = -1;
+    for (const st of Object.keys(SHAPE)) {
+      const w = chip.ctx.measureText(CHIP_LABEL[st] || st).width;
+      if (w > widest) { widest = w; chip.label = CHIP_LABEL[st] || st; }
+    }
+    chip.ctx.font = getComputedStyle(chip.probe.querySelector('.name')).font;
+  }
+  let longest = '', lw = -1;
+  for (const key of podByKey.keys()) {
+    const name = key.slice(key.lastIndexOf('/') + 1);
+    let w = chip.widths.get(name);
+    if (w === undefined) { w = chip.ctx.measureText(name).width; chip.widths.set(name, w); }
+    if (w > lw) { lw = w; longest = name; }
+  }
+  if (chip.widths.size > 4 * podByKey.size + 1000) chip.widths.clear(); // names of pods long gone
+  if (longest === chip.longest) return false;
+  chip.longest = longest;
+  chip.probe.innerHTML = chipHTML('Ready', longest || 'x', chip.label);
+  chip.px = Math.ceil(chip.probe.getBoundingClientRect().width) + 6; // the chip's margins, and a rounding
+  // The box: its border and padding. (A box of hundreds of pods, which
+  // scrolls, is narrower inside by its scrollbar.)
+  $('nodes').style.setProperty('--node-min', (chip.px + 16) + 'px');
+  return true;
+}
+
+// A change of the root font size (the projector's breakpoint, style.css)
+// changes every row's height and every chip's width: measure again.
+matchMedia('(min-width: 1800px)').addEventListener('change', () => {
+  chip.ctx = null; chip.longest = null; chip.widths.clear();
+  measureChips();
+  for (const l of vlists) { l.fontPx = 0; l.draw(); }
+});
 
 const podEls = new Map();   // uid -> the pod's chip (a button), in the DOM only while in view
 const podHome = new Map();  // uid -> the node box it is listed in ('' for not scheduled)
@@ -292,7 +358,7 @@ function nodeBox(name) {
   const box = document.createElement('div');
   box.className = 'node' + (name ? '' : ' unscheduled');
   box.dataset.node = name;
-  box.innerHTML = '<header><h3></h3><span class="status"></span>' +
+  box.innerHTML = '<header><h3></h3><span class="status"></span><span class="npods muted"></span>' +
     (name ? '<button class="node-toggle" data-action="stop"></button>' : '') + '</header><div class="pods"><div role="group"></div></div>';
   box.querySelector('h3').textContent = name || t('unscheduled');
   const btn = box.querySelector('.node-toggle');
@@ -300,8 +366,8 @@ function nodeBox(name) {
   const scroller = box.querySelector('.pods');
   const inner = scroller.firstElementChild;
   inner.setAttribute('aria-label', t('node.pods', { node: name || t('unscheduled') }));
-  n = { box, pods: inner, status: box.querySelector('.status'), btn, uids: new Set(), dirty: false };
-  n.list = new VList(scroller, inner, { make: podChip, rowEm: 1.9, minWidthEm: 13 });
+  n = { box, pods: inner, status: box.querySelector('.status'), npods: box.querySelector('.npods'), btn, uids: new Set(), dirty: false };
+  n.list = new VList(scroller, inner, { make: podChip, rowEm: 1.8, colPx: () => chip.px });
   nodeEls.set(name, n);
   if (name) $('nodes').appendChild(box); else $('nodes').prepend(box);
   return n;
@@ -334,7 +400,7 @@ function updateChip(el, p) {
   el.dataset.where = where;
   el.dataset.lang = LANG;
   el.className = 'pod ' + stage;
-  el.innerHTML = esc(text) + '<span class="label">' + esc(stage) + '</span>';
+  el.innerHTML = chipHTML(stage, p.metadata.name);
   el.title = p.metadata.name;
   el.dataset.name = p.metadata.namespace + '/' + p.metadata.name;
   el.dataset.key = 'pods/' + p.metadata.namespace + '/' + p.metadata.name;
@@ -343,6 +409,7 @@ function updateChip(el, p) {
 }
 
 function render() {
+  const nodesChanged = dirty.nodes;
   if (dirty.nodes) {
     dirty.nodes = false;
     // Nodes, sorted by name, each with its status.
@@ -368,6 +435,8 @@ function render() {
   // has one, is refreshed.
   const unscheduled = nodeBox('');
   const uids = dirty.allPods ? new Set([...S.pods.keys(), ...podHome.keys()]) : dirty.pods;
+  let namesChanged = false;
+  const podsChanged = uids.size > 0; // (dirty.pods is cleared below)
   dirty.allPods = false;
   for (const uid of uids) {
     const p = S.pods.get(uid);
@@ -381,19 +450,24 @@ function render() {
     if (!p) {
       const el = podEls.get(uid);
       if (el) { el.remove(); podEls.delete(uid); }
-      if (podKey.has(uid)) { podByKey.delete(podKey.get(uid)); podKey.delete(uid); }
+      if (podKey.has(uid)) { podByKey.delete(podKey.get(uid)); podKey.delete(uid); namesChanged = true; }
       continue;
     }
     const key = 'pods/' + p.metadata.namespace + '/' + p.metadata.name;
+    if (!podByKey.has(key)) namesChanged = true;
     podByKey.set(key, uid);
     podKey.set(uid, key);
     const el = podEls.get(uid);
     if (el) updateChip(el, p);
   }
   dirty.pods.clear();
+  // A new longest name widens every chip (and a gone one narrows them).
+  const widths = namesChanged && measureChips();
+  namesChanged = false;
   for (const nb of nodeEls.values()) {
-    if (!nb.dirty) continue;
+    if (!nb.dirty) { if (widths) nb.list.draw(); continue; }
     nb.dirty = false;
+    nb.npods.textContent = t(nb.uids.size === 1 ? 'node.npod' : 'node.npods', { n: nb.uids.size });
     const keys = [...nb.uids];
     const nameOf = (u) => { const p = S.pods.get(u); return p ? p.metadata.namespace + '/' + p.metadata.name : ''; };
     const names = new Map(keys.map((u) => [u, nameOf(u)]));
@@ -405,6 +479,7 @@ function render() {
   }
   unscheduled.box.hidden = unscheduled.uids.size === 0;
   $('pod-count').textContent = t('pods.count', { n: S.pods.size });
+  if (info.mode === 'live' && (podsChanged || nodesChanged)) describeLive();
   if (dirty.workloads) { dirty.workloads = false; renderWorkloads(); applyHighlight(); }
   if (dirty.events) { dirty.events = false; renderEvents(); }
   if (dirty.apiservices) { dirty.apiservices = false; renderAPIServices(); }
@@ -508,14 +583,20 @@ function evRow(uid) {
   if (!el) { el = document.createElement('li'); el.dataset.vkey = uid; el.tabIndex = 0; evEls.set(uid, el); }
   const e = S.events.get(uid);
   if (!e) return el;
-  const html = '<b>' + esc(e.reason) + '</b> ' + esc((e.involvedObject || {}).kind) + '/' + esc((e.involvedObject || {}).name) + ': ' + esc(e.message) +
-    (e.count > 1 ? ' <span class="muted">×' + e.count + '</span>' : '');
+  // Two lines, as kubectl get events reads: the reason, the object and
+  // who reported it; then the message.
+  const io = e.involvedObject || {};
+  const src = (e.source && e.source.component) || e.reportingComponent || '';
+  const html = '<span class="what">' + (src ? '<span class="src muted">' + esc(src) + '</span>' : '') + '<b>' + esc(e.reason) + '</b> ' +
+    esc(io.kind) + '/' + esc(io.name) + (e.count > 1 ? ' <span class="muted">×' + e.count + '</span>' : '') + '</span>' +
+    '<span class="msg">' + esc(e.message) + '</span>';
   if (el.dataset.html !== html) { el.dataset.html = html; el.innerHTML = html; el.className = e.type || ''; el.title = e.message || ''; }
   return el;
 }
 
 function renderEvents() {
-  if (!evList) evList = new VList($('events-box'), $('events'), { make: evRow, rowEm: 1.6 });
+  if (!evList) evList = new VList($('events-box'), $('events'), { make: evRow, rowEm: 2.9 });
+  $('event-count').textContent = S.events.size ? String(S.events.size) : '';
   const rv = new Map();
   for (const [uid, e] of S.events) rv.set(uid, Number(e.metadata.resourceVersion) || 0);
   const keys = [...S.events.keys()].sort((a, b) => rv.get(b) - rv.get(a)); // the newest first
@@ -523,8 +604,18 @@ function renderEvents() {
   evList.setKeys(keys);
 }
 
+// The APIServices, folded away under a summary that says how many are
+// available and names those that are not, and those served elsewhere
+// (an extension API server: the aggregator's lab), which are the ones a
+// student looks for.
 function renderAPIServices() {
   const svcs = [...S.apiservices.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  const availableOf = (s) => { const c = ((s.status && s.status.conditions) || []).find((x) => x.type === 'Available'); return c ? c.status : 'Unknown'; };
+  const down = svcs.filter((s) => availableOf(s) !== 'True').map((s) => s.metadata.name);
+  const remote = svcs.filter((s) => s.spec && s.spec.service && availableOf(s) === 'True').map((s) => s.metadata.name);
+  $('apiservices-summary').innerHTML = esc(t('apiservices.summary', { n: svcs.length, up: svcs.length - down.length })) +
+    (down.length ? ' <span class="bad">✖ ' + esc(t('not.available')) + ': ' + esc(down.join(', ')) + '</span>' : '') +
+    (remote.length ? ' · ' + esc(t('apiservices.remote')) + ': ' + esc(remote.join(', ')) : '');
   $('apiservices').innerHTML = svcs.map((s) => {
     const c = ((s.status && s.status.conditions) || []).find((x) => x.type === 'Available');
     const st = c ? c.status : 'Unknown';
@@ -532,6 +623,17 @@ function renderAPIServices() {
     return '<li><span class="avail-' + esc(st) + '">' + esc(s.metadata.name) + '</span> <span class="muted">' +
       esc(st === 'True' ? t('available') : t('not.available') + (c && c.reason ? ': ' + c.reason : '')) + esc(where) + '</span></li>';
   }).join('');
+}
+
+// describeLive says, in live mode, what runs: the nodes and pods (how
+// many run), and, until a loop writes, that none has since the page
+// opened (liveWrite then shows each write).
+function describeLive() {
+  let running = 0;
+  for (const p of S.pods.values()) { const st = podStage(p); if (st === 'Running' || st === 'Ready') running++; }
+  $('current-step').textContent = t('live.summary', { nodes: S.nodes.size, pods: S.pods.size, running });
+  const cw = $('current-write');
+  if (cw.dataset.live !== 'write') { cw.textContent = t('live.nowrite'); cw.dataset.live = 'none'; }
 }
 
 // ---- step mode: the current write, the loops, the timeline ------------
@@ -565,19 +667,14 @@ function applyHighlight(reveal = false) {
 function noteOf(x) { return LANG === 'zh' && x.note_zh ? x.note_zh : x.note; }
 
 // showEntry shows a trace entry as the current one: its text, its
-// writes highlighted, its loop lit (and counted, unless only looked at
-// again on the timeline).
-function showEntry(e, count = true) {
+// writes highlighted, its loop lit (appendEntries counts it).
+function showEntry(e) {
   describeEntry(e);
   if (!e) return;
   $('current-write').dataset.index = e.index;
   highlighted = e.writes.filter((w) => !w.path.includes('/events')).map(keyOfWrite);
   applyHighlight(true);
   for (const el of document.querySelectorAll('.loop')) el.classList.toggle('active', el.dataset.name === e.actor);
-  if (e.actor && count) {
-    const el = document.querySelector('.loop[data-name="' + CSS.escape(e.actor) + '"] .count');
-    if (el) el.textContent = String((Number(el.textContent) || 0) + 1);
-  }
 }
 
 function describeEntry(e) {
@@ -595,13 +692,44 @@ function describeEntry(e) {
   $('current-write').textContent = lines.join('\n');
 }
 
+// The row of loops. A cluster has some forty; most do nothing in a given
+// lesson, so the row shows those that have worked (units of work in step
+// mode, writes in live mode, since the page opened), and those switched
+// off; the rest are one click away.
+const loopCounts = new Map(); // loop name -> how often it worked
+let loopsAll = false;         // the idle loops shown too
+
 function renderLoops() {
-  $('loops').innerHTML = info.loops.map((l) => '<span class="loop" data-name="' + esc(l.name) + '" data-switch="' + esc(l.switch) +
-    '">' + esc(l.name) + '<span class="count"></span></span>').join('') +
-    (info.mode === 'live' ? ' <span class="muted">' + esc(t('loops.live')) + '</span>' : '');
+  $('loops').innerHTML = info.loops.map((l) => {
+    const n = loopCounts.get(l.name) || 0;
+    return '<span class="loop' + (n ? '' : ' idle') + '" data-name="' + esc(l.name) + '" data-switch="' + esc(l.switch) +
+      '">' + esc(l.name) + '<span class="count">' + (n || '') + '</span></span>';
+  }).join('') + (info.mode === 'live' ? ' <span class="muted loops-note">' + esc(t('loops.live')) + '</span>' : '');
   $('switches').innerHTML = info.switches.map((s) => '<label><input type="checkbox" data-switch="' + esc(s.name) + '"' +
     (s.on ? ' checked' : '') + '> ' + esc(s.name) + '</label>').join('');
   markSwitches();
+  markLoopsShown();
+}
+
+// countLoop counts a unit of work (or a write) of a loop; it returns the
+// loop's chip.
+function countLoop(name) {
+  const n = (loopCounts.get(name) || 0) + 1;
+  loopCounts.set(name, n);
+  const el = document.querySelector('.loop[data-name="' + CSS.escape(name) + '"]');
+  if (!el) return null;
+  el.querySelector('.count').textContent = String(n);
+  if (el.classList.contains('idle')) { el.classList.remove('idle'); markLoopsShown(); }
+  return el;
+}
+
+function markLoopsShown() {
+  const idle = document.querySelectorAll('#loops .loop.idle').length;
+  $('loops-bar').classList.toggle('all', loopsAll);
+  const b = $('btn-loops');
+  b.hidden = idle === 0;
+  b.setAttribute('aria-expanded', String(loopsAll));
+  b.textContent = loopsAll ? t('loops.fewer') : t('loops.more', { n: idle });
 }
 
 function markSwitches() {
@@ -615,12 +743,16 @@ function setScenario(sc) {
   const titles = LANG === 'zh' && sc.steps_zh ? sc.steps_zh : sc.steps;
   const cur = sc.done ? (sc.failed ? t('scenario.failed') : t('scenario.over'))
     : t('scenario.step', { i: sc.current + 1, n: sc.steps.length, title: titles[sc.current] });
-  $('current-step').textContent = sc.name + ' — ' + cur;
+  $('current-step').textContent = (LANG === 'zh' && sc.name_zh ? sc.name_zh : sc.name) + ' — ' + cur;
+  $('current-step').title = $('current-step').textContent; // a long title is cut to two lines: whole here
   $('current-step').dataset.current = sc.current;
 }
 
 function appendEntries(entries) {
-  for (const e of entries) trace[e.index] = e;
+  for (const e of entries) {
+    if (!trace[e.index] && e.actor) countLoop(e.actor);
+    trace[e.index] = e;
+  }
   const tl = $('timeline');
   tl.max = Math.max(trace.length - 1, 0);
   if (viewing < 0) { tl.value = tl.max; $('timeline-pos').textContent = t('units', { n: trace.length }); }
@@ -741,6 +873,8 @@ async function scrub(i) {
   const panes = [['nodes', 'past-nodes'], ['workloads', 'past-workloads'], ['apiservices', 'past-apiservices'], ['events-box', 'past-events']];
   if (i >= trace.length - 1) {
     viewing = -1;
+    document.body.classList.remove('viewing-past');
+    $('timeline').value = $('timeline').max;
     $('past-banner').hidden = true;
     for (const [live, past] of panes) { $(live).hidden = false; $(past).hidden = true; }
     $('workloads-empty').hidden = wlRows.size > 0;
@@ -749,6 +883,8 @@ async function scrub(i) {
     return;
   }
   viewing = i;
+  document.body.classList.add('viewing-past');
+  $('timeline').value = i;
   const objs = [...pastState(i).values()];
   const of = (res) => objs.filter((o) => o.res === res).sort((a, b) => (a.ns + '/' + a.name).localeCompare(b.ns + '/' + b.name));
   const item = (o, cls) => '<li class="' + cls + '" data-key="' + esc(o.res + '/' + o.ns + '/' + o.name) + '">' + esc(o.name) + ' <span class="muted">' + esc(o.state) + '</span></li>';
@@ -779,7 +915,7 @@ async function scrub(i) {
   $('past-banner').textContent = t('past', { i: i + 1, n: trace.length });
   $('timeline-entry').textContent = trace[i].text;
   $('timeline-pos').textContent = t('unit.of', { i: i + 1, n: trace.length });
-  showEntry(trace[i], false);
+  showEntry(trace[i]);
 }
 
 // followActivity lights the loops of a live cluster as they write (live
@@ -822,16 +958,15 @@ function followActivity() {
 
 const lit = new Map(); // actor -> timer that dims its loop again
 function liveWrite(ev) {
-  const el = document.querySelector('.loop[data-name="' + CSS.escape(ev.actor) + '"]');
+  const el = countLoop(ev.actor);
   if (el) {
     el.classList.add('active');
-    const c = el.querySelector('.count');
-    c.textContent = String((Number(c.textContent) || 0) + 1);
     clearTimeout(lit.get(ev.actor));
     lit.set(ev.actor, setTimeout(() => el.classList.remove('active'), 800)); // a glow, then dim
   }
   if (ev.write.path.includes('/events')) return;
   $('current-write').textContent = ev.actor + ' → ' + ev.write.text;
+  $('current-write').dataset.live = 'write';
   highlighted = [keyOfWrite(ev.write)];
   applyHighlight();
 }
@@ -860,6 +995,9 @@ async function applyManifest() {
       (errs.has(i + 1) ? errs.get(i + 1).map((m) => '<div class="line-error" data-line="' + (i + 1) + '">' + esc(m) + '</div>').join('') : '') + '</li>').join('') + '</ol>';
   }
   box.innerHTML = html;
+  // The first error in view (the result scrolls in its box).
+  const first = box.querySelector('.line-error');
+  if (first) box.scrollTop = Math.max(0, first.offsetTop - box.clientHeight / 2); // (the box is its offsetParent)
 }
 
 async function scale(uid, delta) {
@@ -973,10 +1111,12 @@ function closeDrawer() { $('drawer').hidden = true; openUID = ''; ++drawerTurn; 
 function relabel() {
   $('mode').textContent = t($('mode').dataset.i18n);
   renderLoops();
+  if (info.mode === 'live') describeLive();
   for (const [name, nb] of nodeEls) {
     nb.box.querySelector('h3').textContent = name || t('unscheduled');
     nb.pods.setAttribute('aria-label', t('node.pods', { node: name || t('unscheduled') }));
     if (nb.btn) nb.btn.textContent = nb.btn.dataset.action === 'start' ? t('node.start') : t('node.stop');
+    nb.npods.textContent = t(nb.uids.size === 1 ? 'node.npod' : 'node.npods', { n: nb.uids.size });
     nb.list.draw(); // the chips in view say their state again
   }
   for (const [uid, el] of podEls) { const p = S.pods.get(uid); if (p) updateChip(el, p); }
@@ -990,15 +1130,22 @@ function relabel() {
 
 // ---- start -----------------------------------------------------------
 
+// The cluster pane's height, for the node boxes' greatest height
+// (style.css): in the window-high layout it does not depend on them.
+new ResizeObserver(() => $('layout').style.setProperty('--cluster-h', $('cluster-panel').clientHeight + 'px')).observe($('cluster-panel'));
+
 async function start() {
   const r = await api('/ui/api/info');
   info = await r.json();
   translateStatic();
-  if (!shownEntry) $('current-write').textContent = t('nothing.yet');
+  document.body.dataset.mode = info.mode;
+  // Live mode has no trace and no first unit of work: its strip says what
+  // runs and the latest write, never "Nothing has run yet".
+  if (info.mode === 'live') describeLive(); else if (!shownEntry) $('current-write').textContent = t('nothing.yet');
   $('mode').dataset.i18n = info.mode === 'step' ? 'mode.step' : 'mode.live';
   $('mode').textContent = t($('mode').dataset.i18n);
   $('btn-lang').addEventListener('click', () => { setLang(LANG === 'zh' ? 'en' : 'zh'); relabel(); });
-  document.body.dataset.mode = info.mode;
+  $('btn-loops').addEventListener('click', () => { loopsAll = !loopsAll; markLoopsShown(); });
   renderLoops();
   if (info.mode === 'step') {
     $('stepper').hidden = false;
