@@ -174,7 +174,7 @@ func (t *tester) eval(args []string) bool {
 		case unaryTests[args[0]]:
 			return t.unary(args[0], args[1])
 		}
-		t.fail(args[0] + ": unknown operand")
+		t.fail(args[1] + ": unknown operand")
 		return false
 	case 3:
 		switch {
@@ -392,13 +392,18 @@ func (sh *shell) typeOf(p *state, args []string) int {
 			fmt.Fprintf(p.stdout, "%s is %s\n", a, p.programPath(a))
 			continue
 		default:
-			code = 1
+			// ash's status for a name it cannot find is 127, bash's 1.
 			switch {
-			case short:
 			case p.name == "bash":
-				fmt.Fprintf(p.stderr, "bash: type: %s: not found\n", a)
+				code = 1
+				if !short {
+					fmt.Fprintf(p.stderr, "bash: type: %s: not found\n", a)
+				}
 			default:
-				fmt.Fprintf(p.stdout, "%s: not found\n", a)
+				code = ExitNotFound
+				if !short {
+					fmt.Fprintf(p.stdout, "%s: not found\n", a)
+				}
 			}
 			continue
 		}
@@ -447,11 +452,12 @@ func (s *state) which(args []string) int {
 }
 
 // timed prints what `time` does for a command that took d: busybox's
-// time applet's lines, or bash's.
+// time applet's report (its default format, GNU time's), or bash's.
 func (s *state) timed(d time.Duration) {
 	if s.name == "bash" {
 		fmt.Fprintf(s.stderr, "\nreal\t%dm%.3fs\nuser\t0m0.000s\nsys\t0m0.000s\n", int(d.Minutes()), math.Mod(d.Seconds(), 60))
 		return
 	}
-	fmt.Fprintf(s.stderr, "real\t%dm %.2fs\nuser\t0m 0.00s\nsys\t0m 0.00s\n", int(d.Minutes()), math.Mod(d.Seconds(), 60))
+	fmt.Fprintf(s.stderr, "0.00user 0.00system %d:%05.2felapsed 0%%CPU (0avgtext+0avgdata 0maxresident)k\n0inputs+0outputs (0major+0minor)pagefaults 0swaps\n",
+		int(d.Minutes()), math.Mod(d.Seconds(), 60))
 }

@@ -119,8 +119,16 @@ func (sh *shell) call(ctx context.Context, args []string) ([]string, error) {
 		return []string{"eval", text}, nil
 	case (name == "." || name == "source") && len(args) > 1:
 		p, ok := sh.findScript(hc.Dir, hc.Env.Get("PATH").String(), args[1])
-		if !ok {
+		// `.` is a special builtin: its error ends the script.
+		sh.aborted = !ok
+		switch {
+		case ok:
+		case bash:
+			return fail("%s: No such file or directory", args[1])
+		case strings.Contains(args[1], "/"):
 			return fail("%s: can't open '%s': No such file or directory", name, args[1])
+		default:
+			return fail("%s: %s: not found", name, args[1])
 		}
 		data, _ := sh.proc.file(p)
 		text, err := sh.rewritten(string(data), p)

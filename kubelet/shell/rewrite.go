@@ -3,6 +3,7 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -30,6 +31,8 @@ import (
 //   - [[ -O F ]] and [[ -G F ]] are [[ -e F ]]: the shell runs as root.
 //   - a command made of redirections only (`> FILE`) runs cmdTrue, so
 //     that call fails it when its redirection failed.
+//   - in sh, a { in a command's words is quoted: ash has no brace
+//     expansion (`echo {1..3}` prints {1..3}); bash has.
 //
 // Background jobs, coprocesses and process substitutions are refused
 // with a syntax error: they would run beside the script.
@@ -74,6 +77,18 @@ func (sh *shell) rewrite(f *syntax.File) error {
 					n.Param = &syntax.Lit{Value: varPPID}
 				case "RANDOM", "SRANDOM":
 					n.Param = &syntax.Lit{Value: varRandom}
+				}
+			}
+		case *syntax.CallExpr:
+			if sh.proc.name != "bash" {
+				for _, w := range n.Args {
+					noBraces(w)
+				}
+			}
+		case *syntax.WordIter:
+			if sh.proc.name != "bash" {
+				for _, w := range n.Items {
+					noBraces(w)
 				}
 			}
 		case *syntax.UnaryTest:
@@ -136,4 +151,26 @@ func call(args ...string) *syntax.CallExpr {
 
 func word(s string) *syntax.Word {
 	return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}}
+}
+
+// noBraces quotes each { of w's literal text, which keeps the
+// interpreter from expanding braces in it.
+func noBraces(w *syntax.Word) {
+	var parts []syntax.WordPart
+	for _, p := range w.Parts {
+		lit, ok := p.(*syntax.Lit)
+		if !ok || !strings.Contains(lit.Value, "{") {
+			parts = append(parts, p)
+			continue
+		}
+		for i, s := range strings.Split(lit.Value, "{") {
+			if i > 0 {
+				parts = append(parts, &syntax.SglQuoted{Value: "{"})
+			}
+			if s != "" {
+				parts = append(parts, &syntax.Lit{Value: s})
+			}
+		}
+	}
+	w.Parts = parts
 }

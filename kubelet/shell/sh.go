@@ -225,7 +225,8 @@ func (s *state) interactive(opts string) int {
 		}
 		pending = ""
 		if strings.TrimSpace(line) != "" {
-			f, perr := sh.parse(line, s.name)
+			// A here-document starts after the line's newline.
+			f, perr := sh.parse(line+"\n", s.name)
 			var pe syntax.ParseError
 			switch {
 			case errors.As(perr, &pe) && pe.Incomplete && err == nil:
@@ -236,11 +237,11 @@ func (s *state) interactive(opts string) int {
 				last = 2
 			default:
 				last = sh.run(f)
+				if sh.runner.Exited() && !sh.aborted || s.ctx.Err() != nil {
+					return last
+				}
 				// An error gives up the line, not the shell.
 				sh.aborted, sh.broken = false, 0
-			}
-			if sh.runner.Exited() || s.ctx.Err() != nil {
-				return last
 			}
 		}
 		if err != nil {
@@ -437,6 +438,8 @@ func (sh *shell) reword(msg string) (string, bool) {
 	case strings.Contains(msg, "arithmetic"), msg == "exponent less than 0":
 		sh.aborted = true
 		return name + ": arithmetic syntax error", true
+	case msg == "usage: printf format [arguments]":
+		return name + ": usage: printf FORMAT [ARGUMENT...]", true
 	case strings.HasSuffix(msg, ": unbound variable"):
 		sh.aborted = true
 		return name + ": " + strings.TrimSuffix(msg, ": unbound variable") + ": parameter not set", true
