@@ -55,6 +55,10 @@ func (sh *shell) call(ctx context.Context, args []string) ([]string, error) {
 	}
 	bash := sh.proc.name == "bash"
 	switch name := args[0]; {
+	case name == "echo" && (len(args) == 1 || !strings.HasPrefix(args[1], "-")):
+		// The interpreter's echo prints plain words as ash's does, at
+		// less cost; ash's takes its options together (-en).
+		return args, nil
 	case overridden[name]:
 		return append([]string{internal + name}, args[1:]...), nil
 	case (name == "command" || name == "builtin") && len(args) > 1:
@@ -240,11 +244,11 @@ func (sh *shell) process(ctx context.Context, hc interp.HandlerContext) *state {
 	p.ctx, p.dir = ctx, hc.Dir
 	p.stdin, p.noStdin = hc.Stdin, hc.Stdin == nil
 	if p.noStdin {
-		p.stdin = strings.NewReader("")
+		p.stdin = noInput{}
 	}
 	p.stdout, p.stderr = hc.Stdout, underlying(hc.Stderr)
-	base := sh.proc.vars
-	p.vars, p.environ = nil, func() []Var { return exported(hc.Env, base) }
+	// The exported variables, the container's first (in sh.proc.vars).
+	p.exportedFrom = hc.Env
 	return &p
 }
 

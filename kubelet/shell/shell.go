@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/clock"
+	"mvdan.cc/sh/v3/expand"
 )
 
 // Var is one environment variable.
@@ -145,9 +146,9 @@ func (c Command) Run(ctx context.Context) int {
 	}
 	stdin, noStdin := c.Stdio.Stdin, c.Stdio.Stdin == nil
 	if noStdin {
-		stdin = strings.NewReader("")
+		stdin = noInput{}
 	}
-	s := &state{ctx: ctx, env: c.Env, clock: c.Clock, stdin: stdin, noStdin: noStdin, stdout: stdout, stderr: stderr, tty: c.Stdio.TTY,
+	s := &state{ctx: ctx, env: &c.Env, clock: c.Clock, stdin: stdin, noStdin: noStdin, stdout: stdout, stderr: stderr, tty: c.Stdio.TTY,
 		dir: c.Env.WorkingDir, name: "sh", beforeCommand: c.BeforeCommand}
 	if s.dir == "" {
 		s.dir = "/"
@@ -171,7 +172,7 @@ func (c Command) Run(ctx context.Context) int {
 // shell (sh.go) makes one for each program a script runs.
 type state struct {
 	ctx            context.Context
-	env            Environment
+	env            *Environment
 	clock          clock.Clock
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -181,9 +182,10 @@ type state struct {
 	tty     bool
 	dir     string
 	// vars are the process's environment variables, in order; a
-	// process a shell starts gets them from environ, when asked.
-	vars    []Var
-	environ func() []Var
+	// process a shell starts gets them from its exported variables
+	// (exportedFrom, the container's first: exported), when asked.
+	vars         []Var
+	exportedFrom expand.Environ
 	// name is the shell's, in its prompt and messages: "sh" or "bash".
 	name string
 	// beforeCommand is Command.BeforeCommand.
@@ -192,8 +194,8 @@ type state struct {
 
 // variables are the process's environment variables, in order.
 func (s *state) variables() []Var {
-	if s.environ != nil {
-		s.vars, s.environ = s.environ(), nil
+	if s.exportedFrom != nil {
+		s.vars, s.exportedFrom = exported(s.exportedFrom, s.vars), nil
 	}
 	return s.vars
 }
@@ -228,7 +230,7 @@ var programs = []string{"[", "[[", "cat", "date", "echo", "env", "false", "grep"
 // (sh included, bash not), by name or by path in a bin directory: what a
 // container's command may start with to be run by this shell.
 func Known(name string) bool {
-	return (&state{}).known(name)
+	return (&state{env: &Environment{}}).known(name)
 }
 
 // known says whether name is one of the programs, by name or by path in
@@ -546,3 +548,8 @@ func (c crlfWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// noInput is the stdin of a process given none: it reads nothing.
+type noInput struct{}
+
+func (noInput) Read([]byte) (int, error) { return 0, io.EOF }
