@@ -39,6 +39,7 @@ func (sh *shell) call(ctx context.Context, args []string) ([]string, error) {
 	if sh.aborted {
 		return nil, errAborted
 	}
+	sh.idleSteps = 0
 	if sh.proc.beforeCommand != nil {
 		sh.proc.beforeCommand()
 	}

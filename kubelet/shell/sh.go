@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +63,33 @@ type shell struct {
 	random uint32
 	// resetting: the interpreter is reading its environment to start.
 	resetting bool
+	// idleSteps counts the interpreter's steps since its last command.
+	idleSteps int
+}
+
+// stepContext is the context a script runs in: the interpreter asks it
+// whether to go on (Err) before each statement. A loop of statements
+// that run no command (`while [[ 1 ]]; do i=$((i+1)); done`) would never
+// call Command.BeforeCommand, by which the kubelet stops a script that
+// runs without end: every idleStepsPerCommand steps without a command
+// count as one.
+type stepContext struct {
+	context.Context
+	sh *shell
+}
+
+// idleStepsPerCommand is how many of the interpreter's steps without a
+// command count as one (a command takes a few steps itself).
+const idleStepsPerCommand = 100
+
+func (c stepContext) Err() error {
+	if c.sh.idleSteps++; c.sh.idleSteps >= idleStepsPerCommand {
+		c.sh.idleSteps = 0
+		if c.sh.proc.beforeCommand != nil {
+			c.sh.proc.beforeCommand()
+		}
+	}
+	return c.Context.Err()
 }
 
 // errAborted ends a script that an expansion error gave up.
@@ -178,7 +206,7 @@ func (sh *shell) parse(src, name string) (*syntax.File, error) {
 
 // run runs a parsed script and returns its status.
 func (sh *shell) run(f *syntax.File) int {
-	err := sh.runner.Run(sh.proc.ctx, f)
+	err := sh.runner.Run(stepContext{Context: sh.proc.ctx, sh: sh}, f)
 	var status interp.ExitStatus
 	switch {
 	case sh.aborted:

@@ -216,3 +216,21 @@ func TestShRunsAFile(t *testing.T) {
 	assert.Equal(t, ExitNotFound, code)
 	assert.Equal(t, "sh: can't open '/scripts/nope.sh': No such file or directory\n", errs.String())
 }
+
+// A loop that runs no command still counts as running commands
+// (Command.BeforeCommand), so that the kubelet can stop a play that
+// would never end.
+func TestLoopsWithoutCommandsAreCounted(t *testing.T) {
+	for _, script := range []string{`while [[ 1 ]]; do i=$((i+1)); done`, `for ((;;)); do x=1; done`, `while true; do :; done`} {
+		ctx, cancel := context.WithCancel(context.Background())
+		calls := 0
+		code := Command{Args: []string{"bash", "-c", script}, Env: Environment{Bash: true}, Clock: &skipClock{},
+			BeforeCommand: func() {
+				if calls++; calls == 1000 {
+					cancel()
+				}
+			}}.Run(ctx)
+		assert.Equal(t, 137, code, script)
+		assert.Equal(t, 1000, calls, script)
+	}
+}
