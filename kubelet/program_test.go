@@ -102,6 +102,8 @@ func TestProgramTimeline(t *testing.T) {
 		{name: "the dependent variables tutorial's printf", image: "busybox", command: []string{"sh", "-c"},
 			args: []string{"printf GREETING=$GREETING'\\n'; printf HOST=$HOSTNAME'\\n'"}, exits: true, lines: []string{"GREETING=hello", "HOST=p"}},
 		{name: "bash runs as sh", image: "ubuntu", command: []string{"/bin/bash", "-c", "echo $((6*7))"}, exits: true, lines: []string{"42"}},
+		{name: "bash expands braces", image: "ubuntu", command: []string{"bash", "-c", "for n in {1..2}; do echo n=$n; done; nope"}, exits: true, code: 127,
+			lines: []string{"n=1", "n=2", "bash: nope: command not found"}},
 		{name: "busybox has no bash", image: "busybox", command: []string{"/bin/bash", "-c", "echo $((6*7))"}, exits: true, code: 128,
 			startErr: `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ` +
 				`unable to start container process: error during container init: exec: "/bin/bash": stat /bin/bash: no such file or directory: unknown`},
