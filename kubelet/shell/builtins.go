@@ -47,6 +47,8 @@ func (s *state) builtin(args []string) int {
 		return 0
 	case "kill":
 		return s.kill(args[1:])
+	case "printf":
+		return s.printf(args[1:])
 	}
 	return s.program(args)
 }
@@ -460,4 +462,162 @@ func (s *state) timed(d time.Duration) {
 	}
 	fmt.Fprintf(s.stderr, "0.00user 0.00system %d:%05.2felapsed 0%%CPU (0avgtext+0avgdata 0maxresident)k\n0inputs+0outputs (0major+0minor)pagefaults 0swaps\n",
 		int(d.Minutes()), math.Mod(d.Seconds(), 60))
+}
+
+// printf formats its arguments as busybox's does (C's printf): the
+// conversions d i o u x X c s b f F e E g G and %%, with flags (-+ #0),
+// width and precision (* takes them from the arguments), the format's
+// escapes, and the format used again while arguments are left. A number
+// it cannot read is 0, with an error (status 1).
+func (s *state) printf(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(s.stderr, "sh: usage: printf FORMAT [ARGUMENT...]")
+		return 2
+	}
+	format, rest := args[0], args[1:]
+	var b strings.Builder
+	code := 0
+	next := func() (string, bool) {
+		if len(rest) == 0 {
+			return "", false
+		}
+		a := rest[0]
+		rest = rest[1:]
+		return a, true
+	}
+	number := func(conv byte) any {
+		a, _ := next()
+		if len(a) > 1 && (a[0] == '\'' || a[0] == '"') {
+			return int64(a[1]) // 'c: the character's code
+		}
+		if a == "" {
+			a = "0"
+		}
+		switch conv {
+		case 'f', 'F', 'e', 'E', 'g', 'G':
+			f, err := strconv.ParseFloat(a, 64)
+			if err != nil {
+				fmt.Fprintf(s.stderr, "sh: invalid number '%s'\n", a)
+				code = 1
+			}
+			return f
+		}
+		n, err := strconv.ParseInt(a, 0, 64)
+		if err != nil {
+			u, uerr := strconv.ParseUint(a, 0, 64)
+			if uerr != nil {
+				fmt.Fprintf(s.stderr, "sh: invalid number '%s'\n", a)
+				code = 1
+			}
+			n = int64(u)
+		}
+		if conv == 'd' || conv == 'i' {
+			return n
+		}
+		return uint64(n)
+	}
+	for {
+		used := len(rest)
+		stop := false
+		for i := 0; i < len(format) && !stop; i++ {
+			c := format[i]
+			switch {
+			case c == '\\' && i+1 < len(format):
+				// \NNN (octal) and \xHH here; the others as echo -e's.
+				digits, base, j := "01234567", 8, i+1
+				if format[j] == 'x' {
+					digits, base, j = "0123456789abcdefABCDEF", 16, j+1
+				}
+				end := j
+				for end < len(format) && end-j < 3-(base/16) && strings.IndexByte(digits, format[end]) >= 0 {
+					end++
+				}
+				if end > j {
+					n, _ := strconv.ParseUint(format[j:end], base, 16)
+					b.WriteByte(byte(n))
+					i = end - 1
+					continue
+				}
+				out, cut := unescape(format[i : i+2])
+				b.WriteString(out)
+				stop = cut
+				i++
+			case c == '%' && i+1 < len(format) && format[i+1] == '%':
+				b.WriteByte('%')
+				i++
+			case c == '%':
+				j := i + 1
+				spec := []byte{'%'}
+				for j < len(format) && strings.IndexByte("-+ #0", format[j]) >= 0 {
+					spec = append(spec, format[j])
+					j++
+				}
+				for _, part := range []string{"width", "precision"} {
+					if part == "precision" {
+						if j >= len(format) || format[j] != '.' {
+							break
+						}
+						spec = append(spec, '.')
+						j++
+					}
+					if j < len(format) && format[j] == '*' {
+						a, _ := next()
+						n, _ := strconv.Atoi(a)
+						spec = strconv.AppendInt(spec, int64(n), 10)
+						j++
+						continue
+					}
+					for j < len(format) && format[j] >= '0' && format[j] <= '9' {
+						spec = append(spec, format[j])
+						j++
+					}
+				}
+				if j >= len(format) {
+					io.WriteString(s.stdout, b.String())
+					fmt.Fprintf(s.stderr, "sh: %s: invalid format\n", format[i:])
+					return 1
+				}
+				conv := format[j]
+				i = j
+				switch conv {
+				case 's':
+					a, _ := next()
+					fmt.Fprintf(&b, string(append(spec, 's')), a)
+				case 'b':
+					a, _ := next()
+					out, cut := unescape(a)
+					fmt.Fprintf(&b, string(append(spec, 's')), out)
+					stop = cut
+				case 'c':
+					a, _ := next()
+					if a != "" {
+						a = a[:1]
+					}
+					fmt.Fprintf(&b, string(append(spec, 's')), a)
+				case 'd', 'i':
+					fmt.Fprintf(&b, string(append(spec, 'd')), number(conv))
+				case 'u':
+					fmt.Fprintf(&b, string(append(spec, 'd')), number(conv))
+				case 'o', 'x', 'X':
+					fmt.Fprintf(&b, string(append(spec, conv)), number(conv))
+				case 'f', 'F', 'e', 'E', 'g', 'G':
+					if conv == 'F' {
+						conv = 'f'
+					}
+					fmt.Fprintf(&b, string(append(spec, conv)), number(conv))
+				default:
+					io.WriteString(s.stdout, b.String())
+					fmt.Fprintf(s.stderr, "sh: %s: invalid format\n", format[strings.LastIndexByte(format[:j], '%'):])
+					return 1
+				}
+			default:
+				b.WriteByte(c)
+			}
+		}
+		if stop || len(rest) == 0 || len(rest) == used {
+			break
+		}
+	}
+	io.WriteString(s.stdout, b.String())
+	return code
 }

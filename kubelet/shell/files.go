@@ -28,7 +28,7 @@ import (
 // way would be status 1, so open hands it a file that is no file and
 // call fails the command (handlers.go). It also opens the shell's own
 // paths: the pipes of rewrite.go and the scripts `.` reads.
-func (sh *shell) open(ctx context.Context, name string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
+func (sh *shell) open(ctx context.Context, name string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
 	writing := flag&(os.O_WRONLY|os.O_RDWR) != 0
 	switch {
@@ -46,6 +46,18 @@ func (sh *shell) open(ctx context.Context, name string, flag int, _ os.FileMode)
 		data := stack[len(stack)-1]
 		sh.pipes[name] = stack[:len(stack)-1]
 		return readOnly{bytes.NewReader(data)}, nil
+	case name == fdStdout:
+		// 2>&1: the interpreter's messages keep ash's words.
+		return &shellErrors{sh: sh, w: hc.Stdout}, nil
+	case name == fdStderr:
+		// >&2: what a command prints is not the interpreter's.
+		return writeOnly{underlying(hc.Stderr)}, nil
+	case strings.HasPrefix(name, errFile):
+		f, err := sh.open(ctx, strings.TrimPrefix(name, errFile), flag, perm)
+		if _, failed := f.(*broken); failed || err != nil {
+			return f, err
+		}
+		return &shellErrors{sh: sh, w: f}, nil
 	case strings.HasPrefix(name, "\x00source/"):
 		text := sh.sources[name]
 		delete(sh.sources, name)

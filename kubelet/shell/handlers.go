@@ -29,7 +29,7 @@ const (
 
 // overridden are the builtins of the interpreter the shell runs itself
 // (builtins.go), for ash's options and words.
-var overridden = map[string]bool{"echo": true, "test": true, "[": true, "pwd": true, "umask": true, "ulimit": true, "kill": true, "type": true}
+var overridden = map[string]bool{"echo": true, "printf": true, "test": true, "[": true, "pwd": true, "umask": true, "ulimit": true, "kill": true, "type": true}
 
 // call sees every simple command, expanded, before it runs (builtins and
 // functions included): it counts it (Command.BeforeCommand), fails it

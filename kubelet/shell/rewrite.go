@@ -31,6 +31,10 @@ import (
 //   - [[ -O F ]] and [[ -G F ]] are [[ -e F ]]: the shell runs as root.
 //   - a command made of redirections only (`> FILE`) runs cmdTrue, so
 //     that call fails it when its redirection failed.
+//   - what is written to stderr by a redirection (`2> FILE`, `2>&1`,
+//     `>&2`) goes through open (files.go), so that the interpreter's own
+//     messages keep ash's words there too, and a command's output sent
+//     to stderr (`echo oops >&2`) is not taken for one of them.
 //   - in sh, a { in a command's words is quoted: ash has no brace
 //     expansion (`echo {1..3}` prints {1..3}); bash has.
 //
@@ -91,6 +95,8 @@ func (sh *shell) rewrite(f *syntax.File) error {
 					noBraces(w)
 				}
 			}
+		case *syntax.Redirect:
+			stderrRedirect(n)
 		case *syntax.UnaryTest:
 			if n.Op == syntax.TsUsrOwn || n.Op == syntax.TsGrpOwn {
 				n.Op = syntax.TsExists
@@ -173,4 +179,31 @@ func noBraces(w *syntax.Word) {
 		}
 	}
 	w.Parts = parts
+}
+
+// The paths stderrRedirect gives: stdout and stderr as they are when the
+// redirection is made, and a file stderr goes to (errFile, the file's
+// path after it).
+const (
+	fdStdout = internal + "fd/1"
+	fdStderr = internal + "fd/2"
+	errFile  = internal + "stderr:"
+)
+
+// stderrRedirect makes `>&2`, `2>&1` and `2> FILE` redirections to the
+// paths open knows (files.go): `> fdStderr`, `2> fdStdout`, `2>
+// errFile+FILE`.
+func stderrRedirect(r *syntax.Redirect) {
+	fd := "1"
+	if r.N != nil {
+		fd = r.N.Value
+	}
+	switch {
+	case r.Op == syntax.DplOut && r.Word.Lit() == "2" && fd == "1":
+		r.Op, r.Word = syntax.RdrOut, word(fdStderr)
+	case r.Op == syntax.DplOut && r.Word.Lit() == "1" && fd == "2":
+		r.Op, r.Word = syntax.RdrOut, word(fdStdout)
+	case (r.Op == syntax.RdrOut || r.Op == syntax.AppOut) && fd == "2":
+		r.Word = &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: errFile}}, r.Word.Parts...)}
+	}
 }

@@ -442,6 +442,16 @@ func (e *shellErrors) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+func (e *shellErrors) Read([]byte) (int, error) { return 0, io.EOF }
+
+// Close closes the file underneath (a redirection's).
+func (e *shellErrors) Close() error {
+	if c, ok := e.w.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
 // underlying is the stream under w when w is a shell's own stderr.
 func underlying(w io.Writer) io.Writer {
 	if e, ok := w.(*shellErrors); ok {
@@ -466,8 +476,11 @@ func (sh *shell) reword(msg string) (string, bool) {
 	case strings.Contains(msg, "arithmetic"), msg == "exponent less than 0":
 		sh.aborted = true
 		return name + ": arithmetic syntax error", true
-	case msg == "usage: printf format [arguments]":
-		return name + ": usage: printf FORMAT [ARGUMENT...]", true
+	case strings.HasSuffix(msg, ": readonly variable"):
+		sh.aborted = true
+		return name + ": " + strings.TrimSuffix(msg, ": readonly variable") + ": is read only", true
+	case msg == "local: can only be used in a function":
+		return name + ": local: not in a function", true
 	case strings.HasSuffix(msg, ": unbound variable"):
 		sh.aborted = true
 		return name + ": " + strings.TrimSuffix(msg, ": unbound variable") + ": parameter not set", true

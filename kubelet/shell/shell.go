@@ -224,7 +224,7 @@ func setVar(vars []Var, name, value string) []Var {
 
 // programs are the commands the simulated images have, as in /bin.
 var programs = []string{"[", "[[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "ping", "printenv", "pwd",
-	"rm", "seq", "sh", "sleep", "tail", "tar", "test", "touch", "true", "wc", "wget", "which"}
+	"rm", "seq", "sh", "sleep", "printf", "tail", "tar", "test", "touch", "true", "wc", "wget", "which"}
 
 // Known says whether name is one of the programs of the simulated images
 // (sh included, bash not), by name or by path in a bin directory: what a
@@ -344,7 +344,7 @@ func (s *state) program(args []string) int {
 		return s.wc(args[1:])
 	case "which":
 		return s.which(args[1:])
-	case "echo", "test", "[", "[[":
+	case "echo", "printf", "test", "[", "[[":
 		return s.builtin(append([]string{path.Base(args[0])}, args[1:]...))
 	}
 	return ExitNotFound
