@@ -43,8 +43,14 @@ func (sh *shell) call(ctx context.Context, args []string) ([]string, error) {
 	if sh.proc.beforeCommand != nil {
 		sh.proc.beforeCommand()
 	}
+	// ash fails a command whose redirection, cd or . failed with status
+	// 2, bash with 1.
+	failed := []string{cmdStatus, "2"}
+	if sh.proc.name == "bash" {
+		failed[1] = "1"
+	}
 	if sh.broken > 0 {
-		return []string{cmdStatus, "2"}, nil
+		return failed, nil
 	}
 	if sh.runner.Funcs[args[0]] != nil {
 		return args, nil
@@ -52,7 +58,7 @@ func (sh *shell) call(ctx context.Context, args []string) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
 	fail := func(format string, a ...any) ([]string, error) {
 		fmt.Fprintf(underlying(hc.Stderr), sh.proc.name+": "+format+"\n", a...)
-		return []string{cmdStatus, "2"}, nil
+		return failed, nil
 	}
 	bash := sh.proc.name == "bash"
 	switch name := args[0]; {
@@ -124,8 +130,8 @@ func (sh *shell) call(ctx context.Context, args []string) ([]string, error) {
 		return []string{"eval", text}, nil
 	case (name == "." || name == "source") && len(args) > 1:
 		p, ok := sh.findScript(hc.Dir, hc.Env.Get("PATH").String(), args[1])
-		// `.` is a special builtin: its error ends the script.
-		sh.aborted = !ok
+		// `.` is a special builtin: its error ends ash's script.
+		sh.aborted = !ok && !bash
 		switch {
 		case ok:
 		case bash:

@@ -139,8 +139,9 @@ func TestBashScripts(t *testing.T) {
 		{name: "arrays (the indexed job's init container)", script: `items=(foo bar baz qux xyz); JOB_COMPLETION_INDEX=2; echo ${items[$JOB_COMPLETION_INDEX]} > /tmp/data.txt; cat /tmp/data.txt`, out: "baz\n"},
 		{name: "a C-style for", script: `for ((i=0; i<3; i++)); do echo -n $i; done; echo`, out: "012\n"},
 		{name: "not found", script: `nope`, errs: "bash: nope: command not found\n", code: 127},
-		{name: "cd", script: `cd /nope`, errs: "bash: cd: /nope: No such file or directory\n", code: 2},
-		{name: "a redirection's file", script: `echo x > /nope/f`, errs: "bash: /nope/f: No such file or directory\n", code: 2},
+		{name: "cd", script: `cd /nope`, errs: "bash: cd: /nope: No such file or directory\n", code: 1},
+		{name: "a redirection's file", script: `echo x > /nope/f`, errs: "bash: /nope/f: No such file or directory\n", code: 1},
+		{name: "source", script: `. /nope; echo $?`, out: "1\n", errs: "bash: /nope: No such file or directory\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errs, code, _ := runScript(env, "bash", tc.script)
