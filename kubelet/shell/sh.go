@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -175,8 +176,27 @@ func (s *state) sh(args []string) int {
 // script parses src and runs it; $0 is name.
 func (s *state) script(opts, src, name string, params []string) int {
 	var stdin io.Reader
-	if !s.noStdin {
-		stdin = s.stdin
+	switch in := s.stdin.(type) {
+	case *os.File:
+		stdin = in // a pipe the interpreter made, for a shell it runs
+	default:
+		if s.noStdin {
+			break
+		}
+		// The interpreter reads from an OS pipe, which it would make
+		// itself and never close: this one is closed when the script
+		// ends, and with it the copying.
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			fmt.Fprintf(s.stderr, "%s: %v\n", s.name, err)
+			return 2
+		}
+		go func() {
+			io.Copy(pw, in)
+			pw.Close()
+		}()
+		defer pr.Close()
+		stdin = pr
 	}
 	sh, err := newShell(s, stdin, opts, params)
 	if err != nil {
