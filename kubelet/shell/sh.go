@@ -148,6 +148,10 @@ func (s *state) sh(args []string) int {
 		if opt == "-" {
 			break
 		}
+		if opt == "o" && len(args) > 0 {
+			// -o NAME: the options' long names.
+			opt, args = longOptions[args[0]], args[1:]
+		}
 		opts += opt
 	}
 	switch {
@@ -172,6 +176,9 @@ func (s *state) sh(args []string) int {
 	}
 	return s.interactive(opts)
 }
+
+// longOptions are the letters of the options -o names.
+var longOptions = map[string]string{"errexit": "e", "nounset": "u", "xtrace": "x", "noglob": "f", "allexport": "a"}
 
 // script parses src and runs it; $0 is name.
 func (s *state) script(opts, src, name string, params []string) int {

@@ -212,6 +212,20 @@ func TestInteractiveCompound(t *testing.T) {
 	assert.Equal(t, "/ # case a in\r\n> a) echo A;;\r\n> esac\r\nA\r\n/ # cat <<E\r\n> hi\r\n> E\r\nhi\r\n/ # echo $((1/0)); echo never\r\nsh: divide by zero\r\n/ # echo still here\r\nstill here\r\n/ # ", out.String())
 }
 
+// sh's options: -e, -u, -x, together or apart, and by their names (-o).
+func TestShOptions(t *testing.T) {
+	for _, args := range [][]string{{"sh", "-eu", "-c"}, {"sh", "-e", "-u", "-c"}, {"sh", "-o", "errexit", "-o", "nounset", "-c"}, {"sh", "-euc"}} {
+		var out, errs strings.Builder
+		code := Command{Args: append(args, `echo a; false; echo b`), Env: testEnv(), Stdio: Stdio{Stdout: &out, Stderr: &errs}}.Run(context.Background())
+		assert.Equal(t, 1, code, args)
+		assert.Equal(t, "a\n", out.String(), args)
+	}
+	var errs strings.Builder
+	code := Command{Args: []string{"sh", "-xc", `x=1; echo $x`}, Env: testEnv(), Stdio: Stdio{Stderr: &errs}}.Run(context.Background())
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "+ x=1\n+ echo 1\n", errs.String())
+}
+
 // sh FILE runs a script of the container's files: a ConfigMap's.
 func TestShRunsAFile(t *testing.T) {
 	env := testEnv()
