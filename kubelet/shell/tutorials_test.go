@@ -2,11 +2,14 @@ package shell
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // tutorialEnv is a busybox container with the files the tutorials'
@@ -183,6 +186,32 @@ func TestTheMachineIsOutOfReach(t *testing.T) {
 			assert.Equal(t, tc.code, code, "exit code")
 		})
 	}
+}
+
+// A directory of the machine's, with a file in it, is not there for the
+// shell: not to read, list, glob, test, enter or source; and what is
+// written under its path lands in the container's layer, not in it.
+func TestTheMachinesFilesAreNotTheContainers(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	require.NoError(t, os.WriteFile(secret, []byte("echo leaked\n"), 0o755))
+	env := testEnv()
+	env.Layer = NewLayer()
+	script := strings.NewReplacer("DIR", dir).Replace(`cat DIR/secret; cat < DIR/secret; ls DIR; echo DIR/*; [ -e DIR/secret ] || [[ -f DIR/secret ]] || echo absent; cd DIR; . DIR/secret; echo after`)
+	out, errs, code, _ := runScript(env, "sh", script)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, dir+"/*\nabsent\n", out)
+	assert.Equal(t, strings.NewReplacer("DIR", dir).Replace("cat: can't open 'DIR/secret': No such file or directory\nsh: can't open DIR/secret: no such file\n"+
+		"ls: DIR: No such file or directory\nsh: cd: can't cd to DIR: No such file or directory\nsh: .: can't open 'DIR/secret': No such file or directory\n"), errs)
+
+	_, errs, _, _ = runScript(env, "sh", "echo x > "+dir+"/new; mkdir -p "+dir+"/sub; touch "+dir+"/t")
+	assert.Equal(t, "sh: can't create "+dir+"/new: nonexistent directory\n", errs)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "the machine's directory holds only its own file")
+	assert.True(t, env.Layer.isDir(dir+"/sub"), "mkdir -p made the directory in the container's layer")
+	_, touched := env.Layer.file(dir + "/t")
+	assert.True(t, touched, "and touch its file there")
 }
 
 // A script plays the same way every time, its clock moving with its
