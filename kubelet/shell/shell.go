@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/clock"
 	"mvdan.cc/sh/v3/expand"
+
+	"github.com/kubesim/kubesim/clock"
 )
 
 // Var is one environment variable.
