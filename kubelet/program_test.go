@@ -91,6 +91,11 @@ func TestProgramTimeline(t *testing.T) {
 		{name: "a counter that ends", image: "busybox", command: []string{"sh", "-c", "i=0; while [ $i -lt 3 ]; do echo $i; i=$((i+1)); sleep 1; done"},
 			exits: true, after: 3 * time.Second, lines: []string{"0", "1", "2"}},
 		{name: "a pipe", image: "busybox", args: []string{"sh", "-c", "echo hi | wc -c"}, exits: true, lines: []string{"3"}},
+		{name: "a here-document, a function, a case, a subshell and a glob", image: "busybox", args: []string{"sh", "-c", `cat <<EOF > /tmp/app.conf
+mode=worker
+EOF
+role() { case "$(cat /tmp/app.conf)" in mode=worker) echo "I work";; *) echo "I wait";; esac; }
+role; (cd /tmp && sleep 2 && echo /tmp/*.conf)`}, exits: true, after: 2 * time.Second, lines: []string{"I work", "/tmp/app.conf"}},
 		{name: "wget without a network", image: "busybox", args: []string{"wget", "-qO-", "http://web"}, exits: true, code: 1,
 			lines: []string{"wget: bad address 'web'"}},
 		{name: "a loop that never sleeps runs on", image: "busybox", args: []string{"sh", "-c", "echo begin; while true; do :; done"},
