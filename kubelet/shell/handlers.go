@@ -264,7 +264,10 @@ func (sh *shell) process(ctx context.Context, hc interp.HandlerContext) *state {
 func (sh *shell) internal(p *state, hc interp.HandlerContext, cmd string, args []string) error {
 	switch cmd {
 	case "status":
-		n, _ := strconv.Atoi(args[1])
+		n := 0
+		if len(args) > 1 {
+			n, _ = strconv.Atoi(args[1])
+		}
 		return exitStatus(n)
 	case "true":
 		return nil
@@ -272,10 +275,16 @@ func (sh *shell) internal(p *state, hc interp.HandlerContext, cmd string, args [
 		sh.timers = append(sh.timers, p.clock.Now())
 		return exitStatus(hc.LastExitStatus)
 	case "time-end":
-		start := sh.timers[len(sh.timers)-1]
-		sh.timers = sh.timers[:len(sh.timers)-1]
-		p.timed(p.clock.Now().Sub(start))
+		if len(sh.timers) > 0 {
+			start := sh.timers[len(sh.timers)-1]
+			sh.timers = sh.timers[:len(sh.timers)-1]
+			p.timed(p.clock.Now().Sub(start))
+		}
 		return exitStatus(hc.LastExitStatus)
+	}
+	if !overridden[cmd] {
+		fmt.Fprintf(p.stderr, "%s: %s: not found\n", p.name, args[0])
+		return interp.ExitStatus(ExitNotFound)
 	}
 	args[0] = cmd
 	if cmd == "type" {

@@ -231,8 +231,16 @@ func (sh *shell) parse(src, name string) (*syntax.File, error) {
 	return f, nil
 }
 
-// run runs a parsed script and returns its status.
-func (sh *shell) run(f *syntax.File) int {
+// run runs a parsed script and returns its status. The script is a
+// pod's, anyone's: should the interpreter panic on it, the script fails,
+// not the kubelet.
+func (sh *shell) run(f *syntax.File) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(sh.proc.stderr, "%s: internal error: %v\n", sh.proc.name, r)
+			code = 2
+		}
+	}()
 	err := sh.runner.Run(stepContext{Context: sh.proc.ctx, sh: sh}, f)
 	var status interp.ExitStatus
 	switch {

@@ -117,6 +117,8 @@ cat /tmp/app.conf`, out: "host=web-0\ngreeting=hello world\n"},
 		{name: "a syntax error: fi", script: `if true; then fi`, errs: "sh: syntax error: unexpected \"fi\"\n", code: 2},
 		{name: "a syntax error: )", script: `echo )`, errs: "sh: syntax error: unexpected \")\"\n", code: 2},
 		{name: "a syntax error: unfinished case", script: `case x in`, errs: "sh: syntax error: unexpected end of file\n", code: 2},
+		{name: "the shell's own names are not a script's", script: "\uFDD0time-end; \uFDD0status; \uFDD0nope; echo $?",
+			out: "127\n", errs: "sh: \uFDD0nope: not found\n"},
 		{name: "background jobs are left out", script: `sleep 5 & echo started`, errs: "sh: \"&\" is not simulated (background jobs are left out)\n", code: 2},
 		{name: "process substitutions are left out", script: `cat <(echo a)`, errs: "sh: \"<(\" is not simulated (process substitutions are left out)\n", code: 2},
 	} {
