@@ -24,10 +24,11 @@ import (
 // open opens a redirection's file: `> FILE` and `>> FILE` write the
 // container's layer or the volume mounted there, `< FILE` reads the
 // container's files. A file that cannot be opened is reported as ash
-// reports it and fails its command with status 2; the interpreter's own
-// way would be status 1, so open hands it a file that is no file and
-// call fails the command (handlers.go). It also opens the shell's own
-// paths: the pipes of rewrite.go and the scripts `.` reads.
+// reports it and fails its command with status 2 (bash: 1); the
+// interpreter would print its own words and give status 1, so open
+// hands it a file that is no file, and call fails the command
+// (handlers.go). It also opens the shell's own paths: the pipes of
+// rewrite.go, the streams of stderrRedirect and the scripts `.` reads.
 func (sh *shell) open(ctx context.Context, name string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
 	writing := flag&(os.O_WRONLY|os.O_RDWR) != 0
