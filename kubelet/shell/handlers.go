@@ -250,7 +250,10 @@ func (sh *shell) process(ctx context.Context, hc interp.HandlerContext) *state {
 	p := *sh.proc
 	p.ctx, p.dir = ctx, hc.Dir
 	p.stdin, p.noStdin = hc.Stdin, hc.Stdin == nil
-	if p.noStdin {
+	switch {
+	case p.noStdin && sh.input != nil:
+		p.stdin, p.noStdin = sh.input, false
+	case p.noStdin:
 		p.stdin = noInput{}
 	}
 	p.stdout, p.stderr = hc.Stdout, underlying(hc.Stderr)

@@ -66,7 +66,13 @@ type shell struct {
 	resetting bool
 	// idleSteps counts the interpreter's steps since its last command.
 	idleSteps int
+	// input is an interactive shell's: the lines it reads, which the
+	// programs it starts read too.
+	input *replInput
 }
+
+// replInput is what an interactive shell reads its commands from.
+type replInput struct{ *bufio.Reader }
 
 // stepContext is the context a script runs in: the interpreter asks it
 // whether to go on (Err) before each statement. A loop of statements
@@ -186,6 +192,9 @@ func (s *state) script(opts, src, name string, params []string) int {
 	switch in := s.stdin.(type) {
 	case *os.File:
 		stdin = in // a pipe the interpreter made, for a shell it runs
+	case *replInput:
+		// Started at an interactive shell's prompt: the lines typed
+		// next are that shell's, not the script's.
 	default:
 		if s.noStdin {
 			break
@@ -269,7 +278,14 @@ func (s *state) interactive(opts string) int {
 		fmt.Fprintf(s.stderr, "%s: %v\n", s.name, err)
 		return 2
 	}
-	lines := bufio.NewReader(s.stdin)
+	// The programs it starts read the same input (a shell typed at the
+	// prompt reads the next lines).
+	in, ok := s.stdin.(*replInput)
+	if !ok {
+		in = &replInput{bufio.NewReader(s.stdin)}
+	}
+	sh.input = in
+	lines := in.Reader
 	// pending holds the lines of a command not finished yet (`while …;
 	// do` typed, `done` to come): the shell reads on, with its second
 	// prompt, "> ".

@@ -257,6 +257,18 @@ func TestShOptions(t *testing.T) {
 	assert.Equal(t, "+ x=1\n+ echo 1\n", errs.String())
 }
 
+// A shell typed at the prompt (bash, on nginx) reads the next lines;
+// when it exits, the first shell reads on.
+func TestShellStartedAtThePrompt(t *testing.T) {
+	env := testEnv()
+	env.Bash = true
+	var out strings.Builder
+	code := Command{Args: []string{"sh"}, Env: env,
+		Stdio: Stdio{Stdin: strings.NewReader("bash\rcd /etc; echo in bash\rexit 3\recho back $?; sh -c 'read x; echo [$x]'\rexit\r"), Stdout: &out, TTY: true}}.Run(context.Background())
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "/ # bash\r\nroot@web-0:/# cd /etc; echo in bash\r\nin bash\r\nroot@web-0:/etc# exit 3\r\n/ # echo back $?; sh -c 'read x; echo [$x]'\r\nback 3\r\n[]\r\n/ # exit\r\n", out.String())
+}
+
 // sh FILE runs a script of the container's files: a ConfigMap's.
 func TestShRunsAFile(t *testing.T) {
 	env := testEnv()
