@@ -21,36 +21,36 @@ import (
 // umask, ulimit and kill, which the interpreter does not have; type and
 // command -v over the simulated programs; and what `time` prints.
 
-// builtin runs one of them (args[0] is its name).
-func (s *state) builtin(args []string) int {
-	switch args[0] {
+// builtin runs one of them, name, with args.
+func (s *state) builtin(name string, args []string) int {
+	switch name {
 	case "echo":
-		return s.echo(args[1:])
+		return s.echo(args)
 	case "test", "[", "[[":
-		return s.test(args[0], args[1:])
+		return s.test(name, args)
 	case "pwd":
 		fmt.Fprintln(s.stdout, s.dir)
 		return 0
 	case "umask":
 		switch {
-		case len(args) == 1:
+		case len(args) == 0:
 			fmt.Fprintln(s.stdout, "0022")
-		case args[1] == "-S":
+		case args[0] == "-S":
 			fmt.Fprintln(s.stdout, "u=rwx,g=rx,o=rx")
 		}
 		return 0
 	case "ulimit":
 		// Setting a limit changes nothing; every limit is unlimited.
-		if len(args) == 1 || strings.HasPrefix(args[len(args)-1], "-") {
+		if len(args) == 0 || strings.HasPrefix(args[len(args)-1], "-") {
 			fmt.Fprintln(s.stdout, "unlimited")
 		}
 		return 0
 	case "kill":
-		return s.kill(args[1:])
+		return s.kill(args)
 	case "printf":
-		return s.printf(args[1:])
+		return s.printf(args)
 	}
-	return s.program(args)
+	return ExitNotFound
 }
 
 // echo prints its arguments; -n leaves the newline out, -e reads

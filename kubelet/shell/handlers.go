@@ -27,6 +27,13 @@ const (
 	cmdTimeEnd   = internal + "time-end"
 )
 
+// failedSh and failedBash are a command that failed: ash's status 2,
+// bash's 1. The interpreter does not change what call returns.
+var (
+	failedSh   = []string{cmdStatus, "2"}
+	failedBash = []string{cmdStatus, "1"}
+)
+
 // overridden are the builtins of the interpreter the shell runs itself
 // (builtins.go), for ash's options and words.
 var overridden = map[string]bool{"echo": true, "printf": true, "test": true, "[": true, "pwd": true, "umask": true, "ulimit": true, "kill": true, "type": true}
@@ -45,9 +52,9 @@ func (sh *shell) call(ctx context.Context, args []string) ([]string, error) {
 	}
 	// ash fails a command whose redirection, cd or . failed with status
 	// 2, bash with 1.
-	failed := []string{cmdStatus, "2"}
+	failed := failedSh
 	if sh.proc.name == "bash" {
-		failed[1] = "1"
+		failed = failedBash
 	}
 	if sh.broken > 0 {
 		return failed, nil
@@ -67,7 +74,8 @@ func (sh *shell) call(ctx context.Context, args []string) ([]string, error) {
 		// less cost; ash's takes its options together (-en).
 		return args, nil
 	case overridden[name]:
-		return append([]string{internal + name}, args[1:]...), nil
+		args[0] = internal + name
+		return args, nil
 	case (name == "command" || name == "builtin") && len(args) > 1:
 		if args[1] == "-v" || args[1] == "-V" {
 			return append([]string{internal + "type", args[1]}, args[2:]...), nil
@@ -285,15 +293,14 @@ func (sh *shell) internal(p *state, hc interp.HandlerContext, cmd string, args [
 		}
 		return exitStatus(hc.LastExitStatus)
 	}
-	if !overridden[cmd] {
+	switch {
+	case !overridden[cmd]:
 		fmt.Fprintf(p.stderr, "%s: %s: not found\n", p.name, args[0])
 		return interp.ExitStatus(ExitNotFound)
-	}
-	args[0] = cmd
-	if cmd == "type" {
+	case cmd == "type":
 		return exitStatus(sh.typeOf(p, args[1:]))
 	}
-	return exitStatus(p.builtin(args))
+	return exitStatus(p.builtin(cmd, args[1:]))
 }
 
 // exitStatus is the interpreter's error for a status.

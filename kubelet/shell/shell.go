@@ -346,7 +346,7 @@ func (s *state) program(args []string) int {
 	case "which":
 		return s.which(args[1:])
 	case "echo", "printf", "test", "[", "[[":
-		return s.builtin(append([]string{path.Base(args[0])}, args[1:]...))
+		return s.builtin(path.Base(args[0]), args[1:])
 	}
 	return ExitNotFound
 }
