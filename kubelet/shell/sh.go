@@ -33,8 +33,10 @@ import (
 // course meets it (cd, exit, break, a redirection's file, an arithmetic
 // error, a syntax error), the words are ash's: call checks a command
 // before the builtin runs, and shellErrors rewords what the interpreter
-// prints. echo, test, [ and pwd are the simulation's own (builtins.go),
-// for ash's options and messages.
+// prints. echo (with options), printf, test, [, pwd, type and command -v
+// are the simulation's own (builtins.go), for ash's options and
+// messages, and so are umask, ulimit and kill, which the interpreter
+// lacks.
 
 // shell is one sh (or bash) process: an interpreter and what its
 // handlers share.
