@@ -28,8 +28,8 @@ import (
 // script before it runs, so that a script played on a simulated clock
 // plays the same way every time.
 //
-// The interpreter's builtins (read, printf, cd, export, set, eval, exit,
-// …) behave as bash's. Where busybox words an error its own way and a
+// The interpreter's builtins (read, cd, export, set, eval, exit, …)
+// behave as bash's. Where busybox words an error its own way and a
 // course meets it (cd, exit, break, a redirection's file, an arithmetic
 // error, a syntax error), the words are ash's: call checks a command
 // before the builtin runs, and shellErrors rewords what the interpreter
