@@ -29,6 +29,7 @@ require (
 	k8s.io/kube-aggregator v0.37.2
 	k8s.io/metrics v0.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
+	mvdan.cc/sh/v3 v3.14.1
 	sigs.k8s.io/randfill v1.0.0
 )
 
@@ -61,6 +62,7 @@ require (
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.47.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260803160001-6ac0973c030d // indirect

@@ -93,7 +93,8 @@
 // image layers, mounts, cgroups, eviction on pressure, static pods,
 // startup probes or lifecycle hooks; probes other
 // than exec on a file succeed unless the annotation says otherwise; the
-// shell understands only the forms docs/containers.md lists. Read the real
+// shell (mvdan.cc/sh's interpreter) runs only the programs
+// docs/containers.md lists, and no background jobs. Read the real
 // one in kubernetes/pkg/kubelet and, for the stage idea, kwok's
 // pkg/kwok/controllers.
 package kubelet

@@ -163,9 +163,13 @@ func programFor(pod *corev1.Pod, c *corev1.Container) program {
 			return program{server: true} // interactive.go
 		}
 		switch path.Base(argv[0]) {
-		case "ash", "dash", "bash":
+		case "ash", "dash":
 			// The image has it: the shell runs the script (as sh).
 			argv = append([]string{"sh"}, argv[1:]...)
+		case "bash":
+			// The image has it: bash's dialect and words (brace
+			// expansion, "command not found").
+			argv = append([]string{"bash"}, argv[1:]...)
 		}
 		return program{argv: argv, image: img, known: true}
 	}

@@ -91,6 +91,11 @@ func TestProgramTimeline(t *testing.T) {
 		{name: "a counter that ends", image: "busybox", command: []string{"sh", "-c", "i=0; while [ $i -lt 3 ]; do echo $i; i=$((i+1)); sleep 1; done"},
 			exits: true, after: 3 * time.Second, lines: []string{"0", "1", "2"}},
 		{name: "a pipe", image: "busybox", args: []string{"sh", "-c", "echo hi | wc -c"}, exits: true, lines: []string{"3"}},
+		{name: "a here-document, a function, a case, a subshell and a glob", image: "busybox", args: []string{"sh", "-c", `cat <<EOF > /tmp/app.conf
+mode=worker
+EOF
+role() { case "$(cat /tmp/app.conf)" in mode=worker) echo "I work";; *) echo "I wait";; esac; }
+role; (cd /tmp && sleep 2 && echo /tmp/*.conf)`}, exits: true, after: 2 * time.Second, lines: []string{"I work", "/tmp/app.conf"}},
 		{name: "wget without a network", image: "busybox", args: []string{"wget", "-qO-", "http://web"}, exits: true, code: 1,
 			lines: []string{"wget: bad address 'web'"}},
 		{name: "a loop that never sleeps runs on", image: "busybox", args: []string{"sh", "-c", "echo begin; while true; do :; done"},
@@ -102,6 +107,8 @@ func TestProgramTimeline(t *testing.T) {
 		{name: "the dependent variables tutorial's printf", image: "busybox", command: []string{"sh", "-c"},
 			args: []string{"printf GREETING=$GREETING'\\n'; printf HOST=$HOSTNAME'\\n'"}, exits: true, lines: []string{"GREETING=hello", "HOST=p"}},
 		{name: "bash runs as sh", image: "ubuntu", command: []string{"/bin/bash", "-c", "echo $((6*7))"}, exits: true, lines: []string{"42"}},
+		{name: "bash expands braces", image: "ubuntu", command: []string{"bash", "-c", "for n in {1..2}; do echo n=$n; done; nope"}, exits: true, code: 127,
+			lines: []string{"n=1", "n=2", "bash: nope: command not found"}},
 		{name: "busybox has no bash", image: "busybox", command: []string{"/bin/bash", "-c", "echo $((6*7))"}, exits: true, code: 128,
 			startErr: `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: ` +
 				`unable to start container process: error during container init: exec: "/bin/bash": stat /bin/bash: no such file or directory: unknown`},

@@ -2,20 +2,29 @@
 // own command (the kubelet plays it out on a simulated clock), `kubectl
 // exec` and an attached shell: ls, cat, env, printenv, hostname, echo,
 // pwd, sleep, true, false, test/[, touch, mkdir, rm, date, seq, wc, grep,
-// head, tail, printf, nslookup, wget, tar (what kubectl cp runs, both
+// head, tail, which, nslookup, wget, ping, tar (what kubectl cp runs, both
 // ways), curl (curl.go, in images that have it) and sh — and bash, in
-// images that have it (with -c, or reading
-// commands from stdin) — whose scripts may use ';', '&&', '||', pipes
-// (text.go: the programs run one after the other, each reading what the
-// one before printed), quotes, $VAR, ${VAR}, $?, command substitution
-// $(…), cd, export, read, exec, VAR=value, exit, output redirections
-// (> FILE, >> FILE, 2> FILE, 2>&1, > /dev/null), arithmetic expansion
-// $((…)) (arith.go), and while, until, for and if with break and continue
-// (compound.go).
+// images that have it — with -c, a script file of the container's, or
+// reading commands from stdin.
+//
+// The shell's language is mvdan.cc/sh's: its syntax package parses a
+// script and its interp package runs it (sh.go), so scripts have what
+// POSIX sh and bash give them — quotes, variables and their expansions,
+// $(…) and backquotes, $((…)), globs, pipes, &&, ||, if, while, until,
+// for, case, functions, subshells, { … } groups, here-documents, every
+// redirection (<, >, >>, 2>&1, <<<), read, eval, ., set -e, trap EXIT.
+// The interpreter reaches nothing of the machine kubesim runs on: its
+// commands come to the simulated programs (handlers.go), its files to the
+// container's simulated ones (files.go), and what it would run in
+// goroutines or time on the real clock is rewritten first (rewrite.go),
+// so that a play is the same every time. Where busybox words an error
+// its own way (a syntax error, cd, exit, a redirection's file), the words
+// are ash's (syntaxerr.go, sh.go's reword).
+//
 // Beyond its own programs, a command may be one of the image's
 // (Environment.Programs: nginx, perl, redis-server…, which the kubelet's
 // package programs knows per image), run as a process with the shell's
-// variables, streams and clock.
+// exported variables, streams and clock.
 // Commands run against an Environment: the container's variables and
 // files (package containerenv builds it from the pod), read-only under
 // ConfigMap, Secret, projected and downward API mounts, its writable
@@ -30,8 +39,14 @@
 // the images courses use, and runc for a program that does not exist
 // ("executable file not found in $PATH", exit 126).
 //
-// Left out: input redirections (<), here-documents, globbing, backquotes,
-// subshells, case, functions, job control, file modes, owners and links
-// (tar carries regular files and directories only), and every other
-// program; a terminal is only echoed line by line.
+// Left out: what would run beside the script — background jobs (&), job
+// control, coprocesses and process substitutions, which are refused; a
+// pipeline's sides run one after the other (so a left-hand side that
+// never ends holds the pipeline, and pipefail is not kept); signals
+// (trap keeps EXIT and ERR, kill finds no process); file modes, owners,
+// times and links (tar carries regular files and directories only); what
+// an interactive shell's commands would read from the terminal; bash's
+// dialect is also sh's (arrays, [[ ]], (( )) work where ash would refuse
+// them), brace expansion aside; every other program; a terminal is only
+// echoed line by line.
 package shell

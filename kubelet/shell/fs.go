@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -136,6 +135,9 @@ var (
 // under its mount, else the layer's copy first, then the image's and the
 // other volumes' files.
 func (s *state) file(p string) ([]byte, bool) {
+	if p == "/dev/null" {
+		return nil, true // reads nothing
+	}
 	if v, rel, ok := s.mountAt(p); ok {
 		return v.ReadFile(rel)
 	}
@@ -257,81 +259,6 @@ func (s *state) mkdir(args []string) int {
 		}
 	}
 	return code
-}
-
-// intCompare are test's integer comparisons.
-var intCompare = map[string]func(a, b int64) bool{
-	"-eq": func(a, b int64) bool { return a == b }, "-ne": func(a, b int64) bool { return a != b },
-	"-lt": func(a, b int64) bool { return a < b }, "-le": func(a, b int64) bool { return a <= b },
-	"-gt": func(a, b int64) bool { return a > b }, "-ge": func(a, b int64) bool { return a >= b },
-}
-
-// test is the few tests a script or kubectl asks: -d, -e, -f, -s, -z, -n,
-// string (in)equality and the integer comparisons (-eq, -lt, …); "["
-// wants its closing "]".
-func (s *state) test(prog string, args []string) int {
-	if prog == "[" || prog == "[[" {
-		closing := strings.ReplaceAll(prog, "[", "]")
-		if len(args) == 0 || args[len(args)-1] != closing {
-			fmt.Fprintf(s.stderr, "sh: missing %s\n", closing)
-			return 2
-		}
-		args = args[:len(args)-1]
-	}
-	negate := false
-	if len(args) > 0 && args[0] == "!" {
-		negate, args = true, args[1:]
-	}
-	var ok bool
-	switch {
-	case len(args) == 0:
-		ok = false
-	case len(args) == 1:
-		ok = args[0] != ""
-	case len(args) == 2:
-		p := s.abs(args[1])
-		data, isFile := s.file(p)
-		switch args[0] {
-		case "-d":
-			ok = s.isDir(p)
-		case "-e":
-			ok = isFile || s.isDir(p)
-		case "-f":
-			ok = isFile
-		case "-s":
-			ok = isFile && len(data) > 0
-		case "-z":
-			ok = args[1] == ""
-		case "-n":
-			ok = args[1] != ""
-		default:
-			fmt.Fprintf(s.stderr, "sh: %s: unknown operand\n", args[0])
-			return 2
-		}
-	case len(args) == 3 && (args[1] == "=" || args[1] == "=="):
-		ok = args[0] == args[2]
-	case len(args) == 3 && args[1] == "!=":
-		ok = args[0] != args[2]
-	case len(args) == 3 && intCompare[args[1]] != nil:
-		a, errA := strconv.ParseInt(strings.TrimSpace(args[0]), 10, 64)
-		b, errB := strconv.ParseInt(strings.TrimSpace(args[2]), 10, 64)
-		switch {
-		case errA != nil:
-			fmt.Fprintf(s.stderr, "sh: %s: bad number\n", args[0])
-			return 2
-		case errB != nil:
-			fmt.Fprintf(s.stderr, "sh: %s: bad number\n", args[2])
-			return 2
-		}
-		ok = intCompare[args[1]](a, b)
-	default:
-		fmt.Fprintln(s.stderr, "sh: test: syntax error")
-		return 2
-	}
-	if ok != negate {
-		return 0
-	}
-	return 1
 }
 
 // tarOptions is a tar command line: the mode (c, x or t), the archive

@@ -38,8 +38,8 @@ func TestRedirections(t *testing.T) {
 			errs: "sh: can't create /tmp: Is a directory\n", code: 2},
 		{name: "no target", script: "echo x >", errs: "sh: syntax error: unexpected newline\n", code: 2},
 		{name: "no target before operator", script: "echo x > && echo y", errs: "sh: syntax error: unexpected \"&&\"\n", code: 2},
-		{name: "input redirection left out", script: "cat < /etc/hostname",
-			errs: "sh: \"<\" is not simulated (input redirections, background jobs and subshells are left out)\n", code: 2},
+		{name: "input redirection", script: "cat < /etc/hostname; wc -l </etc/config/key", out: "web-0\n1\n"},
+		{name: "input redirection of a missing file", script: "cat < /nope; echo $?", out: "2\n", errs: "sh: can't open /nope: no such file\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			layer := NewLayer()

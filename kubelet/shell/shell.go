@@ -1,17 +1,16 @@
 package shell
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"mvdan.cc/sh/v3/expand"
 
 	"github.com/kubesim/kubesim/clock"
 )
@@ -146,17 +145,17 @@ func (c Command) Run(ctx context.Context) int {
 		stdout = crlfWriter{stdout}
 		stderr = stdout
 	}
-	stdin := c.Stdio.Stdin
-	if stdin == nil {
-		stdin = strings.NewReader("")
+	stdin, noStdin := c.Stdio.Stdin, c.Stdio.Stdin == nil
+	if noStdin {
+		stdin = noInput{}
 	}
-	s := &state{ctx: ctx, env: c.Env, clock: c.Clock, stdin: stdin, stdout: stdout, stderr: stderr, tty: c.Stdio.TTY,
-		dir: c.Env.WorkingDir, vars: map[string]string{}, name: "sh", beforeCommand: c.BeforeCommand}
+	s := &state{ctx: ctx, env: &c.Env, clock: c.Clock, stdin: stdin, noStdin: noStdin, stdout: stdout, stderr: stderr, tty: c.Stdio.TTY,
+		dir: c.Env.WorkingDir, name: "sh", beforeCommand: c.BeforeCommand}
 	if s.dir == "" {
 		s.dir = "/"
 	}
 	for _, v := range c.Env.Env {
-		s.set(v.Name, v.Value)
+		s.vars = setVar(s.vars, v.Name, v.Value)
 	}
 	if len(c.Args) == 0 {
 		return 0
@@ -170,48 +169,69 @@ func (c Command) Run(ctx context.Context) int {
 	return s.program(c.Args)
 }
 
-// state is one process tree: the variables, directory and streams a
-// script shares.
+// state is one process: its environment, directory and streams. The
+// shell (sh.go) makes one for each program a script runs.
 type state struct {
 	ctx            context.Context
-	env            Environment
+	env            *Environment
 	clock          clock.Clock
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	tty            bool
-	dir            string
-	order          []string
-	vars           map[string]string
-	last           int
-	exited         bool
+	// noStdin: the process was given no input (stdin reads nothing); a
+	// shell then gives its interpreter none either.
+	noStdin bool
+	tty     bool
+	dir     string
+	// vars are the process's environment variables, in order; a
+	// process a shell starts gets them from its exported variables
+	// (exportedFrom, the container's first: exported), when asked.
+	vars         []Var
+	exportedFrom expand.Environ
 	// name is the shell's, in its prompt and messages: "sh" or "bash".
 	name string
-	// loops counts the loops running; breaks and continues the levels a
-	// break or continue leaves (compound.go).
-	loops, breaks, continues int
-	// expandErr is the first error of an arithmetic expansion in the
-	// command being expanded.
-	expandErr error
 	// beforeCommand is Command.BeforeCommand.
 	beforeCommand func()
 }
 
-func (s *state) set(name, value string) {
-	if _, ok := s.vars[name]; !ok {
-		s.order = append(s.order, name)
+// variables are the process's environment variables, in order.
+func (s *state) variables() []Var {
+	if s.exportedFrom != nil {
+		s.vars, s.exportedFrom = exported(s.exportedFrom, s.vars), nil
 	}
-	s.vars[name] = value
+	return s.vars
+}
+
+// getenv is the value of the variable name, if it is set.
+func (s *state) getenv(name string) (string, bool) {
+	for _, v := range s.variables() {
+		if v.Name == name {
+			return v.Value, true
+		}
+	}
+	return "", false
+}
+
+// setVar sets name in vars: in its place when it is there, last when
+// it is new.
+func setVar(vars []Var, name, value string) []Var {
+	for i := range vars {
+		if vars[i].Name == name {
+			vars[i].Value = value
+			return vars
+		}
+	}
+	return append(vars, Var{Name: name, Value: value})
 }
 
 // programs are the commands the simulated images have, as in /bin.
 var programs = []string{"[", "[[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "ping", "printenv", "pwd",
-	"rm", "seq", "sh", "sleep", "tail", "tar", "test", "touch", "true", "wc", "wget"}
+	"rm", "seq", "sh", "sleep", "printf", "tail", "tar", "test", "touch", "true", "wc", "wget", "which"}
 
 // Known says whether name is one of the programs of the simulated images
 // (sh included, bash not), by name or by path in a bin directory: what a
 // container's command may start with to be run by this shell.
 func Known(name string) bool {
-	return (&state{}).known(name)
+	return (&state{env: &Environment{}}).known(name)
 }
 
 // known says whether name is one of the programs, by name or by path in
@@ -253,10 +273,7 @@ func (s *state) imageProgram(name string) Program {
 // runImageProgram runs p as a process of this shell: its variables as
 // the environment, its streams and clock.
 func (s *state) runImageProgram(p Program, args []string) int {
-	env := make([]Var, 0, len(s.order))
-	for _, n := range s.order {
-		env = append(env, Var{Name: n, Value: s.vars[n]})
-	}
+	env := slices.Clone(s.variables())
 	exec := func(args []string) int {
 		if len(args) == 0 {
 			return 0
@@ -277,8 +294,6 @@ func (s *state) program(args []string) int {
 	switch path.Base(args[0]) {
 	case "cat":
 		return s.cat(args[1:])
-	case "echo":
-		return s.echo(args[1:])
 	case "env":
 		return s.printenv("env", nil)
 	case "printenv":
@@ -304,8 +319,6 @@ func (s *state) program(args []string) int {
 		return s.sh(args[1:])
 	case "tar":
 		return s.tar(args[1:])
-	case "test", "[", "[[":
-		return s.test(path.Base(args[0]), args[1:])
 	case "touch":
 		return s.touch(args[1:])
 	case "mkdir":
@@ -330,46 +343,24 @@ func (s *state) program(args []string) int {
 		return s.seq(args[1:])
 	case "wc":
 		return s.wc(args[1:])
+	case "which":
+		return s.which(args[1:])
+	case "echo", "printf", "test", "[", "[[":
+		return s.builtin(path.Base(args[0]), args[1:])
 	}
 	return ExitNotFound
 }
 
-func (s *state) echo(args []string) int {
-	newline, escapes := true, false
-	for len(args) > 0 && len(args[0]) > 1 && strings.Trim(args[0], "-neE") == "" && args[0][0] == '-' {
-		for _, f := range args[0][1:] {
-			switch f {
-			case 'n':
-				newline = false
-			case 'e':
-				escapes = true
-			case 'E':
-				escapes = false
-			}
-		}
-		args = args[1:]
-	}
-	out := strings.Join(args, " ")
-	if escapes {
-		out = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`).Replace(out)
-	}
-	if newline {
-		out += "\n"
-	}
-	io.WriteString(s.stdout, out)
-	return 0
-}
-
 func (s *state) printenv(prog string, names []string) int {
 	if len(names) == 0 {
-		for _, n := range s.order {
-			fmt.Fprintf(s.stdout, "%s=%s\n", n, s.vars[n])
+		for _, v := range s.variables() {
+			fmt.Fprintf(s.stdout, "%s=%s\n", v.Name, v.Value)
 		}
 		return 0
 	}
 	code := 0
 	for _, n := range names {
-		v, ok := s.vars[n]
+		v, ok := s.getenv(n)
 		if !ok {
 			code = 1
 			continue
@@ -548,265 +539,6 @@ func (s *state) cat(args []string) int {
 	return code
 }
 
-// sh runs `sh -c SCRIPT` or, without -c, the commands read from stdin
-// (an interactive shell when a terminal is attached).
-func (s *state) sh(args []string) int {
-	// Options come first: -c, and ones that change nothing here
-	// (-e, -x, -u, -l), alone or together (-ec).
-	var opts string
-	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && args[0] != "-i" {
-		opts, args = opts+args[0][1:], args[1:]
-	}
-	if strings.Contains(opts, "c") {
-		args = append([]string{"-c"}, args...)
-	}
-	if len(args) > 0 && args[0] == "-c" {
-		if len(args) < 2 {
-			fmt.Fprintln(s.stderr, "sh: -c requires an argument")
-			return 2
-		}
-		return s.script(args[1])
-	}
-	if len(args) > 0 && args[0] != "-i" && args[0] != "-" {
-		// sh FILE: the simulated images hold no scripts to run.
-		fmt.Fprintf(s.stderr, "sh: can't open '%s': No such file or directory\n", args[0])
-		return ExitNotFound
-	}
-	lines := bufio.NewReader(s.stdin)
-	// pending holds the lines of a compound command not finished yet
-	// (`while …; do` typed, `done` to come): the shell reads on, with
-	// its second prompt, "> ".
-	pending := ""
-	for !s.exited {
-		if s.tty {
-			if pending == "" {
-				io.WriteString(s.stdout, s.prompt())
-			} else {
-				io.WriteString(s.stdout, "> ")
-			}
-		}
-		line, err := s.readLine(lines)
-		if pending != "" {
-			line = pending + "\n" + line
-		}
-		pending = ""
-		if _, perr := parseScript(line); errors.Is(perr, errIncomplete) && err == nil {
-			pending = line
-			continue
-		}
-		if line != "" {
-			s.script(line)
-		}
-		if err != nil {
-			break
-		}
-	}
-	return s.last
-}
-
-// prompt is busybox's for root (the directory, then " # "), or bash's as
-// Debian's root sees it: root@HOST:DIR# .
-func (s *state) prompt() string {
-	if s.name == "bash" {
-		return "root@" + s.env.Hostname + ":" + s.dir + "# "
-	}
-	return s.dir + " # "
-}
-
-// readLine reads one line; with a terminal it does what the terminal's
-// line discipline would: echo, erase, ^C and ^D.
-func (s *state) readLine(r *bufio.Reader) (string, error) {
-	if !s.tty {
-		line, err := r.ReadString('\n')
-		return strings.TrimSuffix(line, "\n"), err
-	}
-	var b []byte
-	for {
-		c, err := r.ReadByte()
-		if err != nil {
-			return string(b), err
-		}
-		switch c {
-		case '\r', '\n':
-			io.WriteString(s.stdout, "\n")
-			return string(b), nil
-		case 0x7f, '\b':
-			if len(b) > 0 {
-				b = b[:len(b)-1]
-				io.WriteString(s.stdout, "\b \b")
-			}
-		case 0x03: // ^C abandons the line
-			io.WriteString(s.stdout, "^C\n")
-			return "", nil
-		case 0x04: // ^D on an empty line ends the shell
-			if len(b) == 0 {
-				return "", io.EOF
-			}
-		default:
-			b = append(b, c)
-			s.stdout.Write([]byte{c})
-		}
-	}
-}
-
-// script parses and runs a script; it returns the status of the last
-// command, or the code given to exit.
-func (s *state) script(src string) int {
-	nodes, err := parseScript(src)
-	if err != nil {
-		fmt.Fprintf(s.stderr, "sh: %v\n", err)
-		s.last = 2
-		return s.last
-	}
-	return s.runList(nodes)
-}
-
-// parseScript parses src into its commands, compound ones nested.
-func parseScript(src string) ([]node, error) {
-	cmds, err := parse(src)
-	if err != nil {
-		return nil, err
-	}
-	return buildTree(cmds)
-}
-
-// run runs one simple command of a script.
-func (s *state) run(ws []word) int {
-	var args []string
-	assigning := true
-	for _, w := range ws {
-		if assigning {
-			if name, value, ok := w.assignment(); ok {
-				s.set(name, s.expand(value))
-				continue
-			}
-			assigning = false
-		}
-		if v, keep := s.expandWord(w); keep {
-			if w.splits() {
-				// An unquoted $(…) is split into words.
-				args = append(args, strings.Fields(v)...)
-			} else {
-				args = append(args, v)
-			}
-		}
-	}
-	if err := s.expandErr; err != nil {
-		// ash reports it and, unless interactive, gives up the script.
-		s.expandErr = nil
-		fmt.Fprintf(s.stderr, "sh: %v\n", err)
-		s.exited = !s.tty
-		return 2
-	}
-	if len(args) == 0 {
-		return 0
-	}
-	if s.beforeCommand != nil {
-		s.beforeCommand()
-	}
-	switch args[0] {
-	case ":", "set", "trap", "umask", "wait":
-		// Builtins that change nothing the simulation keeps.
-		return 0
-	case "printf":
-		return s.printf(args[1:])
-	case "read":
-		return s.read(args[1:])
-	case "exec":
-		// exec CMD: the shell becomes CMD, which ends the script.
-		if len(args) == 1 {
-			return 0
-		}
-		code := s.run(wordsOf(args[1:]))
-		s.exited = true
-		return code
-	case "break", "continue":
-		return s.loopControl(args[0], args[1:])
-	case "exit":
-		code := s.last
-		if len(args) > 1 {
-			n, err := strconv.Atoi(args[1])
-			if err != nil {
-				fmt.Fprintf(s.stderr, "sh: exit: Illegal number: %s\n", args[1])
-				n = 2
-			}
-			code = n & 0xff
-		}
-		s.exited = true
-		return code
-	case "cd":
-		dir := "/root"
-		if len(args) > 1 {
-			dir = args[1]
-		}
-		abs := s.abs(dir)
-		if !s.isDir(abs) {
-			fmt.Fprintf(s.stderr, "sh: cd: can't cd to %s: No such file or directory\n", dir)
-			return 2
-		}
-		s.dir = abs
-		return 0
-	case "export":
-		for _, a := range args[1:] {
-			if name, value, ok := strings.Cut(a, "="); ok {
-				s.set(name, value)
-			} else if _, ok := s.vars[a]; !ok {
-				s.set(a, "")
-			}
-		}
-		return 0
-	}
-	if !s.known(args[0]) {
-		if s.name == "bash" {
-			fmt.Fprintf(s.stderr, "bash: %s: command not found\n", args[0])
-		} else {
-			fmt.Fprintf(s.stderr, "sh: %s: not found\n", args[0])
-		}
-		return ExitNotFound
-	}
-	return s.program(args)
-}
-
-// expandWord expands a word's variables; an unquoted word that expands
-// to nothing is dropped, as the shell's field splitting drops it.
-func (s *state) expandWord(w word) (string, bool) {
-	var b strings.Builder
-	quoted := false
-	for _, sg := range w {
-		quoted = quoted || sg.quoted
-		switch {
-		case sg.arith:
-			v, err := s.expandArith(sg.text)
-			if err != nil && s.expandErr == nil {
-				s.expandErr = err
-			}
-			b.WriteString(v)
-		case sg.isVar:
-			b.WriteString(s.lookup(sg.text))
-		case sg.cmdsub:
-			b.WriteString(s.substitute(sg.text))
-		default:
-			b.WriteString(sg.text)
-		}
-	}
-	return b.String(), quoted || b.Len() > 0
-}
-
-func (s *state) expand(w word) string {
-	v, _ := s.expandWord(w)
-	return v
-}
-
-func (s *state) lookup(name string) string {
-	switch name {
-	case "?":
-		return strconv.Itoa(s.last)
-	case "PWD":
-		return s.dir
-	}
-	return s.vars[name]
-}
-
 // crlfWriter is a terminal's output processing (onlcr): "\n" becomes
 // "\r\n".
 type crlfWriter struct{ w io.Writer }
@@ -818,37 +550,7 @@ func (c crlfWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// splits: the word holds an unquoted command substitution, whose output
-// the shell splits into words.
-func (w word) splits() bool {
-	for _, sg := range w {
-		if sg.cmdsub && !sg.quoted {
-			return true
-		}
-	}
-	return false
-}
+// noInput is the stdin of a process given none: it reads nothing.
+type noInput struct{}
 
-// wordsOf makes words of arguments already expanded (exec's).
-func wordsOf(args []string) []word {
-	out := make([]word, len(args))
-	for i, a := range args {
-		out[i] = word{{text: a, quoted: true}}
-	}
-	return out
-}
-
-// substitute runs a command substitution's script in a subshell (its
-// variables, directory and exit stay its own) and returns what it
-// printed, without the trailing newlines.
-func (s *state) substitute(src string) string {
-	var b strings.Builder
-	saved := *s
-	s.vars, s.order = maps.Clone(s.vars), slices.Clone(s.order)
-	s.stdout = &b
-	s.script(src)
-	last := s.last
-	*s = saved
-	s.last = last
-	return strings.TrimRight(b.String(), "\n")
-}
+func (noInput) Read([]byte) (int, error) { return 0, io.EOF }

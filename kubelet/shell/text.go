@@ -13,8 +13,8 @@ import (
 
 // The text programs a container's script uses beside echo and cat: wc,
 // grep, head, tail and seq (the output of one is the input of the next in
-// a pipeline, `echo hi | wc -c`), date, rm, and the read builtin, with
-// the options courses write. Left out: every other option.
+// a pipeline, `echo hi | wc -c`), date and rm, with the options courses
+// write. Left out: every other option.
 
 // input is what a filter reads: its file operands, or stdin without any.
 func (s *state) input(prog string, files []string) ([]byte, int) {
@@ -285,52 +285,6 @@ func (s *state) rm(args []string) int {
 	return code
 }
 
-// read reads a line of stdin into variables (the last takes the rest);
-// status 1 at the end of input.
-func (s *state) read(args []string) int {
-	var names []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			names = append(names, a)
-		}
-	}
-	if len(names) == 0 {
-		names = []string{"REPLY"}
-	}
-	var line []byte
-	var b [1]byte
-	var err error
-	for {
-		var n int
-		n, err = s.stdin.Read(b[:])
-		if n == 1 {
-			if b[0] == '\n' {
-				break
-			}
-			line = append(line, b[0])
-			continue
-		}
-		if err != nil {
-			break
-		}
-	}
-	fields := strings.Fields(string(line))
-	for i, n := range names {
-		v := ""
-		switch {
-		case i == len(names)-1 && i < len(fields):
-			v = strings.Join(fields[i:], " ")
-		case i < len(fields):
-			v = fields[i]
-		}
-		s.set(n, v)
-	}
-	if err != nil && len(line) == 0 {
-		return 1
-	}
-	return 0
-}
-
 // Forever is how long `sleep infinity` asks the clock to wait: a clock
 // that plays a script out (the kubelet's) knows from it that the script
 // will not go on.
@@ -361,54 +315,4 @@ func sleepArg(a string) (d time.Duration, forever, ok bool) {
 		return 0, true, true
 	}
 	return time.Duration(f * mult), false, true
-}
-
-// printf formats its arguments: %s, %d, %% and the escapes \n, \t, \\;
-// the format is used again while arguments are left.
-func (s *state) printf(args []string) int {
-	if len(args) == 0 {
-		fmt.Fprintln(s.stderr, "printf: usage: printf FORMAT [ARGUMENT...]")
-		return 1
-	}
-	format, rest := args[0], args[1:]
-	var b strings.Builder
-	for {
-		used := false
-		for i := 0; i < len(format); i++ {
-			c := format[i]
-			switch {
-			case c == '\\' && i+1 < len(format):
-				i++
-				switch format[i] {
-				case 'n':
-					b.WriteByte('\n')
-				case 't':
-					b.WriteByte('\t')
-				default:
-					b.WriteByte(format[i])
-				}
-			case c == '%' && i+1 < len(format):
-				i++
-				if format[i] == '%' {
-					b.WriteByte('%')
-					continue
-				}
-				arg := ""
-				if len(rest) > 0 {
-					arg, rest, used = rest[0], rest[1:], true
-				}
-				if format[i] == 'd' && arg == "" {
-					arg = "0"
-				}
-				b.WriteString(arg)
-			default:
-				b.WriteByte(c)
-			}
-		}
-		if !used || len(rest) == 0 {
-			break
-		}
-	}
-	io.WriteString(s.stdout, b.String())
-	return 0
 }

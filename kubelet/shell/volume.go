@@ -296,17 +296,17 @@ func (o *overlay) RemoveAll(p string) error {
 // files): what a server in the container would read, nginx its document
 // root.
 func ReadFile(env Environment, p string) ([]byte, bool) {
-	return (&state{env: env}).file(path.Clean("/" + p))
+	return (&state{env: &env}).file(path.Clean("/" + p))
 }
 
 // IsDir reports whether p is a directory of the container's filesystem.
 func IsDir(env Environment, p string) bool {
-	return (&state{env: env}).isDir(path.Clean("/" + p))
+	return (&state{env: &env}).isDir(path.Clean("/" + p))
 }
 
 // OnMount reports whether p is on a writable volume mounted into the
 // container (which hides what the image has there).
 func OnMount(env Environment, p string) bool {
-	_, _, ok := (&state{env: env}).mountAt(path.Clean("/" + p))
+	_, _, ok := (&state{env: &env}).mountAt(path.Clean("/" + p))
 	return ok
 }
