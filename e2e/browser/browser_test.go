@@ -183,7 +183,10 @@ func TestLoginRequired(t *testing.T) {
 	do(t, ctx,
 		chromedp.SendKeys(chromedp.ID("token"), "not-the-token"),
 		chromedp.Click(chromedp.ID("login-submit")),
-		waitJS(`document.getElementById('login-error') && document.getElementById('login-error').textContent.includes('did not accept')`))
+		// The refusal is a new document: wait until it has loaded, or the
+		// next keys may go to a node of the document being replaced
+		// ("Could not find node with given id", seen on a loaded machine).
+		waitJS(`document.readyState === 'complete' && document.getElementById('login-error') && document.getElementById('login-error').textContent.includes('did not accept')`))
 	// The right token opens the page.
 	do(t, ctx,
 		chromedp.SendKeys(chromedp.ID("token"), page.Token),
