@@ -343,19 +343,9 @@ func (e *arithParser) factor() (*big.Int, bool) {
 // parentheses.
 func splitOutsideQuotes(s string, sep byte) []string {
 	var out []string
-	var quote byte
 	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	outsideQuotes(s, func(i int, c byte) bool {
 		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
 		case c == '(':
 			depth++
 		case c == ')':
@@ -364,14 +354,31 @@ func splitOutsideQuotes(s string, sep byte) []string {
 			out = append(out, s[start:i])
 			start = i + 1
 		}
-	}
+		return true
+	})
 	return append(out, s[start:])
 }
 
 // balanced says whether s's parentheses pair up outside quotes.
 func balanced(s string) bool {
-	var quote byte
 	depth := 0
+	outsideQuotes(s, func(_ int, c byte) bool {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+		return depth >= 0
+	})
+	return depth == 0
+}
+
+// outsideQuotes calls visit with each byte of s that stands outside a
+// quoted string (a backslash inside quotes escapes the next byte), until
+// visit returns false: the one scanner splitting and balancing share.
+func outsideQuotes(s string, visit func(i int, c byte) bool) {
+	var quote byte
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case quote != 0:
@@ -382,16 +389,12 @@ func balanced(s string) bool {
 			}
 		case c == '\'' || c == '"':
 			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth < 0 {
-				return false
+		default:
+			if !visit(i, c) {
+				return
 			}
 		}
 	}
-	return depth == 0
 }
 
 // Pi is π to digits significant digits, rounded to the nearest as
