@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/nodeauthz"
@@ -50,7 +51,12 @@ func (s *Server) withListBudget(h http.Handler) http.Handler {
 			charge = bytes * listMemoryPerStoredByte
 		}
 		u, _ := authn.UserFrom(r.Context())
-		release, ok := s.lists.Acquire(charge, listPriority(u))
+		var release func()
+		if listWaits(u) {
+			release, ok = s.lists.AcquireWaiting(r.Context(), charge, listPriority(u), s.cfg.Clock, listQueueWait)
+		} else {
+			release, ok = s.lists.Acquire(charge, listPriority(u))
+		}
 		if !ok {
 			serving.WriteTooManyRequests(w)
 			return
@@ -58,6 +64,21 @@ func (s *Server) withListBudget(h http.Handler) http.Handler {
 		defer release()
 		h.ServeHTTP(w, r)
 	})
+}
+
+// listQueueWait is how long a list that may wait for room waits before it
+// is answered 429: APF rejects a queued request after a quarter of the
+// request timeout, 15 s of kube-apiserver's default 60 s.
+const listQueueWait = 15 * time.Second
+
+// listWaits says whether a user's lists wait for room in the budget rather
+// than being refused at once: the control plane's components (system
+// priority) and every service account — whose requests APF's default flow
+// schemas queue — wait, as their informers list everything at once when
+// they start. People's lists (kubectl) are refused at once, so that a
+// storm of them costs no memory for waiting.
+func listWaits(u *authn.UserInfo) bool {
+	return u != nil && (listPriority(u) == serving.PrioritySystem || strings.HasPrefix(u.Name, "system:serviceaccount:"))
 }
 
 // listPriority is the share of the list budget a user's lists draw on,

@@ -199,6 +199,43 @@ func TestListStormIsRefusedBeyondTheBudget(t *testing.T) {
 	assert.Equal(t, int64(0), stats.InUse)
 }
 
+// The components' lists wait for room instead of being refused: a
+// kubelet's second list, which the budget cannot take while its first is
+// held, waits and is served once the first is done. When kubesim serve
+// starts, every informer of every component lists at once, each charged
+// the budget's UnknownCharge; refused, each retried and logged a warning.
+func TestComponentsListsWaitForRoom(t *testing.T) {
+	gate := &gatedStore{by: "system:node:n1", once: true, entered: make(chan struct{}, 1), release: make(chan struct{})}
+	srv, hs := budgetServer(t, gate, 1<<20)
+	fillConfigMaps(t, srv, "boot", 20, 10_000)
+	ctx := context.Background()
+	const path = "/api/v1/namespaces/boot/configmaps"
+	resp, _, err := get(ctx, t, hs, "admin-token", path) // the size is learned
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+
+	first := make(chan int, 2)
+	list := func() {
+		resp, _, err := get(ctx, t, hs, "node-token", path)
+		if err != nil {
+			first <- 0
+			return
+		}
+		first <- resp.StatusCode
+	}
+	go list()
+	<-gate.entered // the first holds 600 KB of the 1 MiB
+	go list()
+	require.Eventually(t, func() bool { return srv.ListBudget().Stats().Waiting == 1 }, time.Minute, time.Millisecond,
+		"the second list waits for room")
+	gate.releaseAll()
+	assert.Equal(t, 200, <-first)
+	assert.Equal(t, 200, <-first)
+	stats := srv.ListBudget().Stats()
+	assert.Equal(t, int64(0), stats.Refused)
+	assert.Equal(t, int64(0), stats.InUse)
+}
+
 // A list whose client has gone stops: the registry reads the store no
 // more once the request's context has ended. The list (a selector that
 // only the last of 30 objects matches, one object a page) needs a store

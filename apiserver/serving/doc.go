@@ -21,7 +21,8 @@
 //   - LIST requests together hold at most a budget of memory (ListBudget,
 //     --list-memory-budget): each is charged its estimated size before it
 //     runs, and answered 429 beyond the budget; the control plane's
-//     components keep a share of their own. The API server applies it
+//     components keep a share of their own, and their lists (and service
+//     accounts') wait up to 15 s for room before they are refused. The API server applies it
 //     after authentication (apiserver/listbudget.go), where the user and
 //     the resource are known.
 //

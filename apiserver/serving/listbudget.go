@@ -1,12 +1,15 @@
 package serving
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/responsewriters"
+	"github.com/kubesim/kubesim/clock"
 )
 
 // Priority is the share of the list budget a request may use, after API
@@ -49,7 +52,8 @@ const DefaultListBudget = 512 << 20
 // estimated size (the object count of the resource) so that a storm of
 // large lists is queued or refused instead of exhausting memory; kubesim
 // charges the estimated bytes themselves against a byte budget and answers
-// 429 beyond it (no queues, as its max-in-flight filter). The shares:
+// 429 beyond it, at once (Acquire) or after waiting a while for room
+// (AcquireWaiting, for the clients APF would queue). The shares:
 //
 //   - workload requests together hold at most three quarters of the
 //     budget, and nothing when the budget is full;
@@ -68,13 +72,16 @@ type ListBudget struct {
 
 	mu                                sync.Mutex
 	inUse, workloadInUse, systemInUse int64
-	admitted, refused                 int64
+	admitted, refused, waiting        int64
+	// freed is closed, and replaced, whenever a release makes room: the
+	// lists waiting in AcquireWaiting then try again.
+	freed chan struct{}
 }
 
 // NewListBudget returns a budget of capacity bytes (at least 1).
 func NewListBudget(capacity int64) *ListBudget {
 	capacity = max(capacity, 1)
-	return &ListBudget{capacity: capacity, workload: capacity - capacity/4}
+	return &ListBudget{capacity: capacity, workload: capacity - capacity/4, freed: make(chan struct{})}
 }
 
 // Capacity is the budget's size in bytes.
@@ -92,7 +99,64 @@ func (b *ListBudget) Acquire(n int64, p Priority) (release func(), ok bool) {
 	n = min(max(n, 1), b.capacity)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if !b.tryLocked(n, p) {
+		b.refused++
+		return nil, false
+	}
+	return b.releaser(n, p), true
+}
+
+// AcquireWaiting is Acquire for a list that may wait for room, up to wait
+// on clk or until ctx ends, before it is refused. kube-apiserver's API
+// Priority and Fairness queues a request its priority level has no seat
+// for and rejects it only when it has waited a quarter of the request
+// timeout (15 s of the default 60 s); kubesim makes the control plane's
+// components and the service accounts wait so, as their lists come in a
+// burst when everything starts (an informer per resource per component,
+// each charged the budget's UnknownCharge before the first list taught
+// the store its size) and a refusal would only make each retry and log a
+// warning. A user's own list is still refused at once (Acquire).
+func (b *ListBudget) AcquireWaiting(ctx context.Context, n int64, p Priority, clk clock.Clock, wait time.Duration) (release func(), ok bool) {
+	n = min(max(n, 1), b.capacity)
+	var timeout <-chan time.Time
+	for {
+		b.mu.Lock()
+		if b.tryLocked(n, p) {
+			b.mu.Unlock()
+			return b.releaser(n, p), true
+		}
+		if timeout == nil {
+			t := clk.NewTimer(wait)
+			defer t.Stop()
+			timeout = t.C()
+		}
+		freed := b.freed
+		b.waiting++
+		b.mu.Unlock()
+		var gaveUp bool
+		select {
+		case <-freed:
+		case <-timeout:
+			gaveUp = true
+		case <-ctx.Done():
+			gaveUp = true
+		}
+		b.mu.Lock()
+		b.waiting--
+		if gaveUp {
+			b.refused++
+			b.mu.Unlock()
+			return nil, false
+		}
+		b.mu.Unlock()
+	}
+}
+
+// tryLocked charges n bytes for priority p if the shares allow it; b.mu is
+// held.
+func (b *ListBudget) tryLocked(n int64, p Priority) bool {
 	fits := b.inUse+n <= b.capacity
+	var ok bool
 	switch p {
 	case PrioritySystem:
 		ok = fits || b.systemInUse == 0
@@ -101,20 +165,26 @@ func (b *ListBudget) Acquire(n int64, p Priority) (release func(), ok bool) {
 	default:
 		ok = true
 	}
-	if !ok {
-		b.refused++
-		return nil, false
+	if ok {
+		b.charge(p, n)
+		b.admitted++
 	}
-	b.charge(p, n)
-	b.admitted++
+	return ok
+}
+
+// releaser returns the function that gives a charge back, once, and wakes
+// the lists waiting for room.
+func (b *ListBudget) releaser(n int64, p Priority) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			b.charge(p, -n)
+			close(b.freed)
+			b.freed = make(chan struct{})
 		})
-	}, true
+	}
 }
 
 func (b *ListBudget) charge(p Priority, n int64) {
@@ -133,13 +203,15 @@ type ListBudgetStats struct {
 	InUse int64
 	// Admitted and Refused count the lists let in and those answered 429.
 	Admitted, Refused int64
+	// Waiting is the lists waiting for room now (AcquireWaiting).
+	Waiting int64
 }
 
 // Stats returns the budget's counters.
 func (b *ListBudget) Stats() ListBudgetStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return ListBudgetStats{InUse: b.inUse, Admitted: b.admitted, Refused: b.refused}
+	return ListBudgetStats{InUse: b.inUse, Admitted: b.admitted, Refused: b.refused, Waiting: b.waiting}
 }
 
 // WriteTooManyRequests answers as kube-apiserver does when it refuses a

@@ -1,11 +1,15 @@
 package serving
 
 import (
+	"context"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/clock"
 )
 
 // The shares of the list budget: workloads hold at most three quarters,
@@ -53,6 +57,56 @@ func TestListBudgetShares(t *testing.T) {
 	st := b.Stats()
 	assert.Equal(t, int64(3), st.Refused)
 	assert.Equal(t, int64(7), st.Admitted)
+}
+
+// A list that may wait (AcquireWaiting) is let in when a release makes
+// room, and refused once it has waited its time or its client has gone.
+func TestListBudgetSystemListsWaitForRoom(t *testing.T) {
+	b := NewListBudget(100)
+	clk := clock.NewFake(time.Unix(0, 0))
+	hold, ok := b.Acquire(100, PrioritySystem)
+	require.True(t, ok)
+	// wait starts a waiting list and returns its outcome, once it waits.
+	wait := func(ctx context.Context) <-chan func() {
+		t.Helper()
+		before := b.Stats().Waiting
+		got := make(chan func(), 1)
+		go func() {
+			release, _ := b.AcquireWaiting(ctx, 50, PrioritySystem, clk, 15*time.Second)
+			got <- release
+		}()
+		require.Eventually(t, func() bool { return b.Stats().Waiting == before+1 }, time.Minute, time.Millisecond)
+		return got
+	}
+
+	// Room made: the waiting list gets in.
+	got := wait(context.Background())
+	_, refused := b.Acquire(50, PrioritySystem)
+	assert.False(t, refused, "Acquire does not wait")
+	hold()
+	release := <-got
+	require.NotNil(t, release, "admitted once the holder released")
+	assert.Equal(t, int64(50), b.Stats().InUse)
+
+	// No room for 15 s on the clock: refused.
+	hold2, ok := b.Acquire(50, PriorityExempt)
+	require.True(t, ok)
+	got = wait(context.Background())
+	clk.Step(15 * time.Second)
+	assert.Nil(t, <-got, "refused after waiting its time")
+
+	// The client went: refused.
+	ctx, cancel := context.WithCancel(context.Background())
+	got = wait(ctx)
+	cancel()
+	assert.Nil(t, <-got, "refused when its client went")
+
+	release()
+	hold2()
+	st := b.Stats()
+	assert.Equal(t, int64(0), st.InUse)
+	assert.Equal(t, int64(0), st.Waiting)
+	assert.Equal(t, int64(3), st.Refused)
 }
 
 func TestWriteTooManyRequests(t *testing.T) {
