@@ -3,7 +3,6 @@ package podgc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // ControllerName is the name --controllers uses.
@@ -37,20 +35,10 @@ const (
 	messageDeletionByPodGC = "PodGC: node no longer exists"
 )
 
-// Config builds a Controller.
-type Config struct {
-	// Client is the controller's API client (required).
-	Client *client.Client
-	// Informers shares informers with the other controllers of the
-	// process (nil: private ones).
-	Informers *cache.Factory
-	// Clock times the quarantine (required).
-	Clock clock.Clock
-	// Mode is how it runs: Live, or Step under the stepper.
-	Mode runmode.Mode
-	// Logger (discarded when nil).
-	Logger *slog.Logger
-}
+// Config builds a Controller: what every controller of the controller
+// manager is built from (Client and Clock are required; the clock times
+// the quarantine).
+type Config = controllers.BaseConfig
 
 // Controller is the pod garbage collector.
 type Controller struct {
@@ -71,18 +59,15 @@ const nodeNameIndex = "spec.nodeName"
 
 // New builds the controller and its informers (not yet synced).
 func New(cfg Config) (*Controller, error) {
-	if cfg.Client == nil || cfg.Clock == nil {
-		return nil, errors.New("podgc: Client and Clock are required")
+	c := &Controller{client: cfg.Client, clock: cfg.Clock, missing: map[string]time.Time{}}
+	ctrl, err := cfg.NewController(ControllerName, controllers.ReconcileFunc(c.reconcile))
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Controller{client: cfg.Client, clock: cfg.Clock, logger: cfg.Logger.With("controller", ControllerName), missing: map[string]time.Time{}}
-	ctrl, err := controllers.New(controllers.Config{Name: ControllerName, Reconciler: controllers.ReconcileFunc(c.reconcile),
-		Informers: cfg.Informers, Clock: cfg.Clock, Mode: cfg.Mode, Logger: cfg.Logger})
-	if err != nil {
-		return nil, err
-	}
+	c.logger = cfg.Logger.With("controller", ControllerName)
 	c.ctrl = ctrl
 	c.pods = controllers.InformerFor(ctrl, cfg.Client.Pods())
 	c.nodes = controllers.InformerFor(ctrl, cfg.Client.Nodes())
