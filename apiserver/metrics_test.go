@@ -207,3 +207,59 @@ func TestMetricsCardinalityIsBounded(t *testing.T) {
 	assert.Equal(t, float64((n-1)/10), after.Sum("apiserver_storage_objects", namespaces)-base.Sum("apiserver_storage_objects", namespaces))
 	assert.NotContains(t, after.LabelValues("apiserver_request_total", "resource"), "made-up-1")
 }
+
+// Every plugin call of the admission chain is timed under the plugin's
+// name, the half it ran in, the operation and whether it refused, as
+// kube-apiserver's apiserver_admission_controller_admission_duration_seconds:
+// a refusal is counted against the plugin that refused, and the plugins
+// after it are not called.
+func TestMetricsTimeEachAdmissionPlugin(t *testing.T) {
+	srv, _ := monitoredServer(t)
+	h := srv.Handler()
+	const name = "apiserver_admission_controller_admission_duration_seconds"
+	before := scrape(t, h)
+	code, _, body := call(t, h, "admin-token", "POST", "/api/v1/namespaces/default/pods",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	code, _, body = call(t, h, "admin-token", "POST", "/api/v1/namespaces/missing/pods",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`)
+	require.Equal(t, http.StatusNotFound, code, body)
+	after := scrape(t, h)
+	delta := func(labels map[string]string) float64 { return after.Sum(name, labels) - before.Sum(name, labels) }
+
+	for _, c := range []struct {
+		plugin, typ, rejected string
+		want                  float64
+	}{
+		{"LimitRanger", "admit", "false", 2}, // both creates passed the mutating half
+		{"Priority", "admit", "false", 2},    // ...
+		{"MutatingAdmissionWebhook", "admit", "false", 2},
+		{"NamespaceLifecycle", "validate", "false", 1}, // the first create
+		{"NamespaceLifecycle", "validate", "true", 1},  // the second: no namespace "missing"
+		{"LimitRanger", "validate", "false", 1},        // not called after the refusal
+		{"ResourceQuota", "validate", "false", 1},
+		{"ResourceQuota", "admit", "false", 0}, // only validating
+	} {
+		assert.Equal(t, c.want, delta(map[string]string{"name": c.plugin, "type": c.typ, "operation": "CREATE", "rejected": c.rejected}),
+			"%s %s rejected=%s", c.plugin, c.typ, c.rejected)
+	}
+	// Each plugin the chain has is there, under its kube-apiserver name;
+	// the labels are upstream's.
+	names := after.LabelValues(name, "name")
+	for _, p := range []string{"NamespaceLifecycle", "LimitRanger", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
+		"StorageObjectInUseProtection", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionWebhook",
+		"ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook", "ResourceQuota", "Escalation"} {
+		assert.Contains(t, names, p)
+	}
+	m := after[name].GetMetric()[0]
+	var labels []string
+	for _, l := range m.GetLabel() {
+		labels = append(labels, l.GetName())
+	}
+	assert.ElementsMatch(t, []string{"name", "type", "operation", "rejected"}, labels)
+	var les []string
+	for _, b := range m.GetHistogram().GetBucket() {
+		les = append(les, fmt.Sprint(b.GetUpperBound()))
+	}
+	assert.Equal(t, "0.005 0.025 0.1 0.5 1 2.5 +Inf", strings.Join(les, " "))
+}
