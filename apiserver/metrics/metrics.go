@@ -88,9 +88,9 @@ type Metrics struct {
 	admissionSteps       *prometheus.HistogramVec
 	admissionControllers *prometheus.HistogramVec
 	admissionWebhooks    *prometheus.HistogramVec
-	// steps are admissionSteps' series, by stepKey; plugins are
-	// admissionControllers', a *pluginSeries by plugin name.
-	steps   sync.Map
+	// steps are admissionSteps' series; plugins are
+	// admissionControllers', a *admissionSeries by plugin name.
+	steps   admissionSeries
 	plugins sync.Map
 
 	storage *storageMetrics
@@ -373,19 +373,7 @@ func (a admissionMetrics) ObserveStep(step string, op admission.Operation, rejec
 // four operations, refused or not) are resolved once each, not hashed
 // again on every write.
 func (m *Metrics) admissionStep(step string, op admission.Operation, rejected bool) prometheus.Observer {
-	key := stepKey{step, op, rejected}
-	if o, ok := m.steps.Load(key); ok {
-		return o.(prometheus.Observer)
-	}
-	o := m.admissionSteps.WithLabelValues(step, string(op), strconv.FormatBool(rejected))
-	m.steps.Store(key, o)
-	return o
-}
-
-type stepKey struct {
-	step     string
-	op       admission.Operation
-	rejected bool
+	return m.steps.get(m.admissionSteps, "", step, op, rejected)
 }
 
 func (a admissionMetrics) ObservePlugin(name, step string, op admission.Operation, rejected bool, start time.Time) time.Time {
@@ -397,38 +385,49 @@ func (a admissionMetrics) ObservePlugin(name, step string, op admission.Operatio
 // admissionPlugin is the series of one plugin's calls. A write calls some
 // fifteen plugins, so the series is found by the plugin's name alone (a
 // string key hashes four times faster than the label tuple) and then by
-// position; each is made at its first use, as WithLabelValues would. The
-// names are the chain's plugins', as bounded as the steps.
+// position. The names are the chain's plugins', as bounded as the steps.
 func (m *Metrics) admissionPlugin(name, step string, op admission.Operation, rejected bool) prometheus.Observer {
 	s, ok := m.plugins.Load(name)
 	if !ok {
-		s, _ = m.plugins.LoadOrStore(name, new(pluginSeries))
+		s, _ = m.plugins.LoadOrStore(name, new(admissionSeries))
 	}
-	i := slices.Index(admissionOperations, op)
-	if i < 0 {
-		return m.admissionControllers.WithLabelValues(name, step, string(op), strconv.FormatBool(rejected))
-	}
-	if step == admission.StepValidate {
-		i += len(admissionOperations)
-	}
-	if rejected {
-		i += 2 * len(admissionOperations)
-	}
-	slot := &s.(*pluginSeries)[i]
-	if o := slot.Load(); o != nil {
-		return *o
-	}
-	o := m.admissionControllers.WithLabelValues(name, step, string(op), strconv.FormatBool(rejected))
-	slot.Store(&o)
-	return o
+	return s.(*admissionSeries).get(m.admissionControllers, name, step, op, rejected)
 }
 
-// admissionOperations are the operations a plugin series is kept for.
+// admissionOperations are the operations an admissionSeries holds.
 var admissionOperations = []admission.Operation{admission.Create, admission.Update, admission.Delete, admission.Connect}
 
-// pluginSeries are one plugin's series, by operation, then step, then
-// refusal (admissionPlugin's index).
-type pluginSeries [2 * 2 * 4]atomic.Pointer[prometheus.Observer]
+// admissionSeries are the series of one admission histogram (of one
+// plugin's, for the plugins') by operation, then step, then refusal:
+// looked up by position, each made at its first use, as WithLabelValues
+// would, and kept.
+type admissionSeries [2 * 2 * 4]atomic.Pointer[prometheus.Observer]
+
+// get is the series of vec for step, op and rejected, and for the plugin
+// name unless it is "" (vec has no name label then).
+func (a *admissionSeries) get(vec *prometheus.HistogramVec, name, step string, op admission.Operation, rejected bool) prometheus.Observer {
+	i := slices.Index(admissionOperations, op)
+	if i >= 0 {
+		if step == admission.StepValidate {
+			i += len(admissionOperations)
+		}
+		if rejected {
+			i += 2 * len(admissionOperations)
+		}
+		if o := a[i].Load(); o != nil {
+			return *o
+		}
+	}
+	labels := []string{step, string(op), strconv.FormatBool(rejected)}
+	if name != "" {
+		labels = append([]string{name}, labels...)
+	}
+	o := vec.WithLabelValues(labels...)
+	if i >= 0 {
+		a[i].Store(&o)
+	}
+	return o
+}
 
 func (a admissionMetrics) ObserveWebhook(name, step string, op admission.Operation, rejected bool, start time.Time) {
 	a.m.admissionWebhooks.WithLabelValues(name, step, string(op), strconv.FormatBool(rejected)).Observe(a.m.clock.Now().Sub(start).Seconds())
