@@ -1,9 +1,11 @@
 package apiserver
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/kubesim/kubesim/apiserver/authz"
 	"github.com/kubesim/kubesim/apiserver/healthz"
@@ -14,6 +16,11 @@ import (
 // storage need only answer (kube-apiserver's etcd check gets
 // <prefix>/health from etcd the same way).
 const healthKey = "/registry/health"
+
+// etcdHealthcheckTimeout is how long the etcd check waits for the
+// storage, kube-apiserver's --etcd-healthcheck-timeout default. It is a
+// wait for I/O, on the real clock whatever the server's clock is.
+const etcdHealthcheckTimeout = 2 * time.Second
 
 // bootstrapHook is the post-start hook Bootstrap plays, under
 // kube-apiserver's name: the default RBAC roles and bindings are in place.
@@ -29,7 +36,11 @@ func (s *Server) installHealthChecks(handle func(path string, h http.Handler)) {
 	checks := []healthz.Checker{
 		healthz.Ping(),
 		healthz.NamedCheck("etcd", func(r *http.Request) error {
-			if _, err := s.cfg.Storage.Get(r.Context(), healthKey); err != nil && !store.IsNotFound(err) {
+			// A store that does not answer fails the check rather than
+			// holding the probe (--etcd-healthcheck-timeout).
+			ctx, cancel := context.WithTimeout(r.Context(), etcdHealthcheckTimeout)
+			defer cancel()
+			if _, err := s.cfg.Storage.Get(ctx, healthKey); err != nil && !store.IsNotFound(err) {
 				return err
 			}
 			return nil
