@@ -34,7 +34,12 @@ var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 // FlowSchemas and PriorityLevelConfigurations and (with the
 // ServiceAccount admission plugin) the system namespaces' "default"
 // ServiceAccounts.
-func (s *Server) Bootstrap(ctx context.Context) error {
+func (s *Server) Bootstrap(ctx context.Context) (err error) {
+	defer func() {
+		if err == nil {
+			s.bootstrapped.Store(true) // the health checks' post-start hook
+		}
+	}()
 	if s.crds != nil {
 		if err := s.crds.Restore(ctx); err != nil {
 			return fmt.Errorf("serving stored CustomResourceDefinitions: %w", err)

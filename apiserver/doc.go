@@ -11,8 +11,8 @@
 // wiring of the built-in resources and admission plugins. The pieces live
 // in sub-packages: registry (generic storage), handlers (REST verbs),
 // admission (the chain and its plugins), authn, authz, nodeauthz,
-// rbacregistry, audit, discovery, openapi, patch, schema, kinds (the
-// built-in kinds). Here, the wiring:
+// rbacregistry, audit, discovery, openapi, patch, schema, metrics, healthz,
+// kinds (the built-in kinds). Here, the wiring:
 //
 //   - server.go: Config, New, the stores, the handler chain;
 //   - admission_chain.go: the admission chain, every plugin in order with
@@ -27,6 +27,8 @@
 //   - serviceaccount_tokens.go: the ServiceAccount token issuer
 //     (serviceaccounts/NAME/token) and the authenticators it joins;
 //   - eviction.go: pods/eviction given the PodDisruptionBudgets;
+//   - health.go: the checks /healthz, /livez and /readyz run (ping, etcd,
+//     the RBAC bootstrap hook);
 //   - loopback.go: the in-process handler and the identity a control-plane
 //     component's requests carry through it;
 //   - metrics.go: the Prometheus metrics (package metrics) on

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kubesim/kubesim/apiserver/healthz"
 	"github.com/kubesim/kubesim/apiserver/metrics"
 	"github.com/kubesim/kubesim/apiserver/request"
 	"github.com/kubesim/kubesim/store"
@@ -23,7 +24,11 @@ func (s *Server) setUpMetrics() error {
 		return err
 	}
 	s.metrics = m
-	return nil
+	// /metrics/slis is a registry of its own, as kube-apiserver's: what
+	// a probe's scraper reads often, without the whole of /metrics.
+	s.slis = prometheus.NewRegistry()
+	s.health, err = healthz.NewMetrics(s.slis)
+	return err
 }
 
 // MetricsRegistry is the registry /metrics serves: the server's metrics,

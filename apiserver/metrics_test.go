@@ -207,3 +207,146 @@ func TestMetricsCardinalityIsBounded(t *testing.T) {
 	assert.Equal(t, float64((n-1)/10), after.Sum("apiserver_storage_objects", namespaces)-base.Sum("apiserver_storage_objects", namespaces))
 	assert.NotContains(t, after.LabelValues("apiserver_request_total", "resource"), "made-up-1")
 }
+
+// Every plugin call of the admission chain is timed under the plugin's
+// name, the half it ran in, the operation and whether it refused, as
+// kube-apiserver's apiserver_admission_controller_admission_duration_seconds:
+// a refusal is counted against the plugin that refused, and the plugins
+// after it are not called.
+func TestMetricsTimeEachAdmissionPlugin(t *testing.T) {
+	srv, _ := monitoredServer(t)
+	h := srv.Handler()
+	const name = "apiserver_admission_controller_admission_duration_seconds"
+	before := scrape(t, h)
+	code, _, body := call(t, h, "admin-token", "POST", "/api/v1/namespaces/default/pods",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	code, _, body = call(t, h, "admin-token", "POST", "/api/v1/namespaces/missing/pods",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`)
+	require.Equal(t, http.StatusNotFound, code, body)
+	after := scrape(t, h)
+	delta := func(labels map[string]string) float64 { return after.Sum(name, labels) - before.Sum(name, labels) }
+
+	for _, c := range []struct {
+		plugin, typ, rejected string
+		want                  float64
+	}{
+		{"LimitRanger", "admit", "false", 2}, // both creates passed the mutating half
+		{"Priority", "admit", "false", 2},    // ...
+		{"MutatingAdmissionWebhook", "admit", "false", 2},
+		{"NamespaceLifecycle", "validate", "false", 1}, // the first create
+		{"NamespaceLifecycle", "validate", "true", 1},  // the second: no namespace "missing"
+		{"LimitRanger", "validate", "false", 1},        // not called after the refusal
+		{"ResourceQuota", "validate", "false", 1},
+		{"ResourceQuota", "admit", "false", 0}, // only validating
+	} {
+		assert.Equal(t, c.want, delta(map[string]string{"name": c.plugin, "type": c.typ, "operation": "CREATE", "rejected": c.rejected}),
+			"%s %s rejected=%s", c.plugin, c.typ, c.rejected)
+	}
+	// Each plugin the chain has is there, under its kube-apiserver name;
+	// the labels are upstream's.
+	names := after.LabelValues(name, "name")
+	for _, p := range []string{"NamespaceLifecycle", "LimitRanger", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass",
+		"StorageObjectInUseProtection", "RuntimeClass", "DefaultIngressClass", "MutatingAdmissionWebhook",
+		"ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook", "ResourceQuota", "Escalation"} {
+		assert.Contains(t, names, p)
+	}
+	m := after[name].GetMetric()[0]
+	var labels []string
+	for _, l := range m.GetLabel() {
+		labels = append(labels, l.GetName())
+	}
+	assert.ElementsMatch(t, []string{"name", "type", "operation", "rejected"}, labels)
+	var les []string
+	for _, b := range m.GetHistogram().GetBucket() {
+		les = append(les, fmt.Sprint(b.GetUpperBound()))
+	}
+	assert.Equal(t, "0.005 0.025 0.1 0.5 1 2.5 +Inf", strings.Join(les, " "))
+}
+
+// The health checks answer as kube-apiserver's, to anyone: "ok", the
+// verbose lines, a path per check; a storage that does not answer fails
+// etcd with the reason withheld, and each result is counted at
+// /metrics/slis, which only the monitoring group (and the admin) reads.
+func TestHealthChecksAndSLIs(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	srv, err := apiserver.New(apiserver.Config{
+		Storage: st, Clock: clock.NewFake(apiservertest.Start), Rand: rand.NewChaCha8([32]byte{1}), Resources: kinds.Builtin(),
+		Authenticator: authn.NewTokenAuthenticator(map[string]authn.UserInfo{
+			"prom-token": {Name: "prometheus", Groups: []string{rbacregistry.MonitoringGroup}},
+			"bob-token":  {Name: "bob"},
+		}),
+		AuthorizationMode: authz.ModeRBAC,
+	})
+	require.NoError(t, err)
+	h := srv.Handler()
+
+	// Before Bootstrap, the post-start hook is not ready; the roles are
+	// not there either, so only the loopback may ask.
+	lb := srv.LoopbackHandler()
+	code, _, body := call(t, lb, "", "GET", "/readyz", "")
+	assert.Equal(t, http.StatusInternalServerError, code)
+	assert.Equal(t, "[+]ping ok\n[+]etcd ok\n[-]poststarthook/rbac/bootstrap-roles failed: reason withheld\nreadyz check failed\n", body)
+	code, _, body = call(t, lb, "", "GET", "/readyz/poststarthook/rbac/bootstrap-roles", "")
+	assert.Equal(t, http.StatusInternalServerError, code)
+	assert.Equal(t, "internal server error: not finished\n", body)
+	require.NoError(t, srv.Bootstrap(context.Background()))
+
+	for _, c := range []struct{ token, path, body string }{
+		{"bob-token", "/readyz", "ok"},
+		{"bob-token", "/healthz", "ok"},
+		{"bob-token", "/livez?verbose", "[+]ping ok\n[+]etcd ok\n[+]poststarthook/rbac/bootstrap-roles ok\nlivez check passed\n"},
+		{"bob-token", "/readyz?verbose&exclude=etcd", "[+]ping ok\n[+]etcd excluded: ok\n[+]poststarthook/rbac/bootstrap-roles ok\nreadyz check passed\n"},
+		{"prom-token", "/livez/ping", "ok"},
+		{"prom-token", "/readyz/etcd", "ok"},
+	} {
+		code, _, body := call(t, h, c.token, "GET", c.path, "")
+		assert.Equal(t, http.StatusOK, code, c.path)
+		assert.Equal(t, c.body, body, c.path)
+	}
+	// A check's own path tells the reason: not for everyone.
+	code, st403, _ := call(t, h, "bob-token", "GET", "/readyz/etcd", "")
+	assert.Equal(t, http.StatusForbidden, code)
+	assert.Equal(t, `forbidden: User "bob" cannot get path "/readyz/etcd"`, st403.Message)
+	code, _, _ = call(t, h, "prom-token", "GET", "/readyz/nope", "")
+	assert.Equal(t, http.StatusNotFound, code)
+
+	// /metrics/slis: 401 without credentials, 403 for bob, the counts
+	// for the monitoring group.
+	code, status, _ := call(t, h, "bad-token", "GET", "/metrics/slis", "")
+	assert.Equal(t, http.StatusUnauthorized, code)
+	assert.Equal(t, "Unauthorized", string(status.Reason))
+	code, status, _ = call(t, h, "bob-token", "GET", "/metrics/slis", "")
+	assert.Equal(t, http.StatusForbidden, code)
+	assert.Equal(t, `forbidden: User "bob" cannot get path "/metrics/slis"`, status.Message)
+	slis := func() metricstest.Families {
+		code, _, body := call(t, h, "prom-token", "GET", "/metrics/slis", "")
+		require.Equal(t, http.StatusOK, code, body)
+		assert.NotContains(t, body, "apiserver_request_total", "the SLIs alone")
+		f, err := metricstest.ParseString(body)
+		require.NoError(t, err)
+		return f
+	}
+	f := slis()
+	assert.Equal(t, 3.0, f.Sum("kubernetes_healthchecks_total", map[string]string{"name": "ping", "type": "readyz", "status": "success"}))
+	assert.Equal(t, 2.0, f.Sum("kubernetes_healthchecks_total", map[string]string{"name": "etcd", "type": "readyz", "status": "success"}), "excluded once of three")
+	assert.Equal(t, 1.0, f.Sum("kubernetes_healthchecks_total", map[string]string{"name": "poststarthook/rbac/bootstrap-roles", "type": "readyz", "status": "error"}))
+	assert.Equal(t, 1.0, f.Sum("kubernetes_healthcheck", map[string]string{"name": "etcd", "type": "livez"}))
+
+	// The storage stops answering: etcd fails everywhere, reason withheld
+	// but at its own path.
+	require.NoError(t, st.Close())
+	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
+		code, _, body := call(t, h, "bob-token", "GET", p, "")
+		assert.Equal(t, http.StatusInternalServerError, code, p)
+		assert.Contains(t, body, "[+]ping ok\n[-]etcd failed: reason withheld\n", p)
+		assert.True(t, strings.HasSuffix(body, strings.TrimPrefix(p, "/")+" check failed\n"), body)
+	}
+	code, _, body = call(t, h, "prom-token", "GET", "/livez/etcd", "")
+	assert.Equal(t, http.StatusInternalServerError, code)
+	assert.True(t, strings.HasPrefix(body, "internal server error: "), body)
+	f = slis()
+	assert.Equal(t, 0.0, f.Sum("kubernetes_healthcheck", map[string]string{"name": "etcd", "type": "livez"}))
+	assert.Equal(t, 1.0, f.Sum("kubernetes_healthchecks_total", map[string]string{"name": "etcd", "type": "livez", "status": "error"}))
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/kubesim/kubesim/apiserver/crd"
 	"github.com/kubesim/kubesim/apiserver/discovery"
 	"github.com/kubesim/kubesim/apiserver/handlers"
+	"github.com/kubesim/kubesim/apiserver/healthz"
 	"github.com/kubesim/kubesim/apiserver/impersonation"
 	"github.com/kubesim/kubesim/apiserver/metrics"
 	"github.com/kubesim/kubesim/apiserver/nodeauthz"
@@ -185,6 +186,13 @@ type Server struct {
 	// metrics are the server's own collectors, on the registry /metrics
 	// serves (metrics.go).
 	metrics *metrics.Metrics
+	// slis is the registry /metrics/slis serves, and health the health
+	// checks' counts on it (health.go).
+	slis   *prometheus.Registry
+	health *healthz.Metrics
+	// bootstrapped is set once Bootstrap succeeded: the readiness of the
+	// post-start hook it plays.
+	bootstrapped atomic.Bool
 }
 
 func storeKey(group, version, resource string) string { return group + "/" + version + "/" + resource }
@@ -509,13 +517,9 @@ func (s *Server) routes() http.Handler {
 	r.HandleFunc("/version", func(w http.ResponseWriter, _ *http.Request) {
 		responsewriters.WriteJSON(w, http.StatusOK, s.cfg.Version)
 	})
-	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
-		r.HandleFunc(p, func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			_, _ = io.WriteString(w, "ok")
-		})
-	}
+	s.installHealthChecks(func(path string, h http.Handler) { r.Handle(path, h) }) // health.go
 	r.Handle("/metrics", metrics.Handler(s.cfg.Metrics))
+	r.Handle("/metrics/slis", metrics.Handler(s.slis))
 	s.openapi = openapi.NewHandler(s.Resources)
 	r.PathPrefix("/openapi/").Handler(s.openapi)
 	disc := discovery.NewHandler(s.Resources)

@@ -253,6 +253,10 @@ func (c *Controller) NextDeadline() (time.Time, bool) { return c.queue.NextDeadl
 // Pending is the number of keys ready now.
 func (c *Controller) Pending() int { return c.queue.Len() }
 
+// Waiting are the keys queued for later (a RequeueAfter, the back-off
+// after an error), not ready yet.
+func (c *Controller) Waiting() []string { return c.queue.Waiting() }
+
 // Run starts the sources, waits until they have synced, then runs workers
 // until ctx ends (live mode).
 func (c *Controller) Run(ctx context.Context) {

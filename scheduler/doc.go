@@ -114,10 +114,11 @@
 // and scheduler_scheduling_attempt_duration_seconds by result (scheduled,
 // unschedulable, error) and profile (the scheduler's name), the duration
 // from the cycle's start to the binding; scheduler_pending_pods by queue
-// (active: ready in the queue; unschedulable: waiting for an event). Left
-// out: the backoff and gated queues (kubesim has no per-pod back-off queue,
-// and a gated pod is dropped from the queue), the framework's per-plugin and
-// per-extension-point histograms, preemption's metrics.
+// (active: ready in the queue; backoff: waiting in it for the back-off
+// after a failed binding; unschedulable: tried, waiting for an event;
+// gated: held by a scheduling gate, remembered but never queued, as the
+// SchedulingGates plugin's PreEnqueue does). Left out: the framework's
+// per-plugin and per-extension-point histograms, preemption's metrics.
 //
 // Read the real one in k8s.io/kubernetes/pkg/scheduler: schedule_one.go
 // (the cycle, FitError's message, binding), framework/plugins/* (one

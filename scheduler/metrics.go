@@ -37,7 +37,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15)}, []string{"result", "profile"}),
 		pending: &pendingCollector{desc: prometheus.NewDesc("scheduler_pending_pods",
-			"Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'unschedulable' means number of pods in unschedulablePods.",
+			"Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the number of unschedulable pods that the scheduler never attempted to schedule because they are gated.",
 			[]string{"queue"}, nil)},
 	}
 	for _, c := range []prometheus.Collector{m.attempts, m.duration, m.pending} {
@@ -59,7 +59,7 @@ func (m *Metrics) attempt(result, profile string, start, now time.Time) {
 
 // readPending makes the latest Scheduler the one scheduler_pending_pods
 // reads.
-func (m *Metrics) readPending(read func() (active, unschedulable int)) {
+func (m *Metrics) readPending(read func() pendingPods) {
 	if m == nil {
 		return
 	}
@@ -68,11 +68,21 @@ func (m *Metrics) readPending(read func() (active, unschedulable int)) {
 	m.pending.mu.Unlock()
 }
 
+// pendingPods are the pods waiting to be scheduled, by kube-scheduler's
+// queues.
+type pendingPods struct {
+	// active are ready in the queue (activeQ); backoff wait in it for
+	// their back-off after an error (backoffQ); unschedulable were
+	// tried, nothing fitted, and wait for an event (unschedulablePods);
+	// gated were never tried: a scheduling gate holds them (PreEnqueue).
+	active, backoff, unschedulable, gated int
+}
+
 // pendingCollector reads the queues when gathered.
 type pendingCollector struct {
 	desc *prometheus.Desc
 	mu   sync.Mutex
-	read func() (active, unschedulable int)
+	read func() pendingPods
 }
 
 func (c *pendingCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
@@ -84,16 +94,31 @@ func (c *pendingCollector) Collect(ch chan<- prometheus.Metric) {
 	if read == nil {
 		return
 	}
-	active, unschedulable := read()
-	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(active), "active")
-	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(unschedulable), "unschedulable")
+	p := read()
+	for _, q := range []struct {
+		name string
+		n    int
+	}{{"active", p.active}, {"backoff", p.backoff}, {"unschedulable", p.unschedulable}, {"gated", p.gated}} {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(q.n), q.name)
+	}
 }
 
-// pending counts the pods waiting: those ready in the queue, and those
-// nothing fitted, waiting for an event.
-func (s *Scheduler) pending() (active, unschedulable int) {
+// pending counts the pods waiting, by queue. The back-off queue is the
+// work queue's delayed keys that wait for no event (not unschedulable)
+// and no claim (not in PreBind): a pod whose binding failed.
+func (s *Scheduler) pending() pendingPods {
+	// The queue's lock is taken before the scheduler's, never within.
+	active, waiting := s.ctrl.Pending(), s.ctrl.Waiting()
 	s.lock() // lock and unlock, not mu: a pod event that came meanwhile is applied, not left waiting
-	unschedulable = len(s.unschedulable)
+	p := pendingPods{active: active, unschedulable: len(s.unschedulable), gated: len(s.gatedPods)}
+	for _, key := range waiting {
+		_, unschedulable := s.unschedulable[key]
+		_, prebind := s.prebind[key]
+		_, gated := s.gatedPods[key]
+		if !unschedulable && !prebind && !gated {
+			p.backoff++
+		}
+	}
 	s.unlock()
-	return s.ctrl.Pending(), unschedulable
+	return p
 }

@@ -145,6 +145,10 @@ type Scheduler struct {
 	// room.
 	unschedulable  map[string]struct{}
 	waitingForPods map[string]struct{}
+	// gatedPods are the pods of this scheduler that a scheduling gate
+	// holds: never queued (the SchedulingGates plugin's PreEnqueue), only
+	// remembered, to be counted, until their last gate goes.
+	gatedPods map[string]struct{}
 	// prebind are the pods waiting in PreBind for their claims, by key
 	// (volumes.go): assumed on their node, not bound yet.
 	prebind map[string]prebindWait
@@ -207,6 +211,7 @@ func New(cfg Config) (*Scheduler, error) {
 		podStates:      map[string]*podState{},
 		unschedulable:  map[string]struct{}{},
 		waitingForPods: map[string]struct{}{},
+		gatedPods:      map[string]struct{}{},
 		prebind:        map[string]prebindWait{},
 		preemption:     newPreemption(cfg.Informers, cfg.Client, logger),
 		metrics:        cfg.Metrics,
@@ -451,8 +456,14 @@ func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 		// A gated pod does not enter the queue at all (SchedulingGates's
 		// PreEnqueue); the update that removes its last gate does.
 		s.dropUnschedulableLocked(key)
+		if s.responsible(pod) {
+			s.gatedPods[key] = struct{}{}
+		} else {
+			delete(s.gatedPods, key)
+		}
 		return
 	}
+	delete(s.gatedPods, key)
 	if _, waiting := s.unschedulable[key]; waiting {
 		// Our own status update, or a kubectl label, does not make a pod
 		// fit; a change of spec may (isPodUpdated).
@@ -468,6 +479,7 @@ func (s *Scheduler) podDeletedLocked(pod *corev1.Pod) {
 	key := cache.Key(&pod.ObjectMeta)
 	s.dropUnschedulableLocked(key)
 	delete(s.prebind, key)
+	delete(s.gatedPods, key)
 	if st := s.podStates[key]; st != nil {
 		s.removePodLocked(key, st)
 		s.requeueLocked(controllers.CauseOf("DELETED", "Pod", &pod.ObjectMeta))

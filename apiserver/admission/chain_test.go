@@ -3,8 +3,10 @@ package admission
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -132,4 +134,76 @@ func TestDiff(t *testing.T) {
 	assert.Nil(t, Diff([]byte(`{"a":1}`), []byte(`{"a":1}`)))
 	assert.JSONEq(t, `[{"op":"remove","path":"/b"},{"op":"replace","path":"/a/x~1y","value":2},{"op":"add","path":"/c","value":[1]}]`,
 		string(Diff([]byte(`{"a":{"x/y":1},"b":0}`), []byte(`{"a":{"x/y":2},"c":[1]}`))))
+}
+
+// fakeMetrics records what the chain observes, on a clock the plugins
+// move.
+type fakeMetrics struct {
+	now   time.Time
+	calls []string
+}
+
+func (m *fakeMetrics) Now() time.Time                                            { return m.now }
+func (m *fakeMetrics) ObserveStep(string, Operation, bool, time.Time, time.Time) {}
+func (m *fakeMetrics) ObserveWebhook(string, string, Operation, bool, time.Time) {}
+func (m *fakeMetrics) ObservePlugin(name, step string, op Operation, rejected bool, start time.Time) time.Time {
+	m.calls = append(m.calls, fmt.Sprintf("%s %s %s rejected=%t %s", name, step, op, rejected, m.now.Sub(start)))
+	return m.now
+}
+
+// slow takes d of the metrics' clock in each call, and refuses when told.
+type slow struct {
+	name   string
+	m      *fakeMetrics
+	d      time.Duration
+	refuse bool
+}
+
+func (s *slow) PluginName() string { return s.name }
+func (s *slow) Admit(context.Context, *Attributes) error {
+	s.m.now = s.m.now.Add(s.d)
+	return nil
+}
+func (s *slow) Validate(context.Context, *Attributes) error {
+	s.m.now = s.m.now.Add(s.d)
+	if s.refuse {
+		return errors.New("refused")
+	}
+	return nil
+}
+
+// Each plugin call is timed on its own, by name, half, operation and
+// refusal, whether or not a trace records the chain: the plugins that do
+// not handle the operation, and those after a refusal, are not called and
+// not counted.
+func TestChainTimesEachPluginCall(t *testing.T) {
+	for _, traced := range []bool{false, true} {
+		m := &fakeMetrics{now: time.Unix(0, 0)}
+		chain := Chain{
+			&slow{name: "A", m: m, d: 3 * time.Millisecond},
+			&labeler{key: "team", value: "a"},
+			&slow{name: "B", m: m, d: 5 * time.Millisecond, refuse: true},
+			&createsOnly{},
+			&slow{name: "C", m: m, d: time.Millisecond},
+		}
+		ctx := WithMetrics(context.Background(), m)
+		if traced {
+			ctx, _ = WithRecord(ctx)
+		}
+		a := &Attributes{Operation: Create, Object: configMap()}
+		require.NoError(t, chain.Mutate(ctx, a))
+		assert.Error(t, chain.Validate(ctx, a))
+		a.Operation = Update
+		assert.Error(t, chain.Validate(ctx, a))
+		assert.Equal(t, []string{
+			"A admit CREATE rejected=false 3ms",
+			"labeler admit CREATE rejected=false 0s",
+			"B admit CREATE rejected=false 5ms",
+			"C admit CREATE rejected=false 1ms",
+			"A validate CREATE rejected=false 3ms",
+			"B validate CREATE rejected=true 5ms",
+			"A validate UPDATE rejected=false 3ms",
+			"B validate UPDATE rejected=true 5ms",
+		}, m.calls, "traced: %t", traced)
+	}
 }

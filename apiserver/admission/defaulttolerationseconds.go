@@ -28,6 +28,10 @@ type DefaultTolerationSeconds struct {
 	NotReadySeconds, UnreachableSeconds *int64
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (*DefaultTolerationSeconds) PluginName() string { return "DefaultTolerationSeconds" }
+
 // Handles implements Handler: creates and updates, as kube-apiserver's.
 func (*DefaultTolerationSeconds) Handles(op Operation) bool { return op == Create || op == Update }
 

@@ -43,9 +43,10 @@
 // is a Step, recorded in the request's Record; the handlers send them with
 // the answer and the stepper prints them under the write in the trace.
 //
-// Measured (metrics.go): each half of the chain and each webhook call, when
-// the API server put its Metrics in the write's context. Left out: the
-// admission configuration file (--admission-control-config-file), each
-// plugin's own duration, and the
-// ObjectInterfaces argument (kubesim has one version per kind).
+// Measured (metrics.go): each half of the chain, each plugin call (a
+// webhook plugin's call as a whole, besides each webhook's) and each
+// webhook call, when the API server put its Metrics in the write's
+// context. Left out: the admission configuration file
+// (--admission-control-config-file) and the ObjectInterfaces argument
+// (kubesim has one version per kind).
 package admission

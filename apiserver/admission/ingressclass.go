@@ -28,6 +28,10 @@ type DefaultIngressClass struct {
 	List IngressClassLister
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (*DefaultIngressClass) PluginName() string { return "DefaultIngressClass" }
+
 // Handles implements Handler: creates only, as kube-apiserver's.
 func (*DefaultIngressClass) Handles(op Operation) bool { return op == Create }
 

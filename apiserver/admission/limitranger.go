@@ -32,6 +32,10 @@ type LimitRanger struct {
 	List LimitRangeLister
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (*LimitRanger) PluginName() string { return "LimitRanger" }
+
 // Admit implements Mutator: the defaults.
 func (l *LimitRanger) Admit(ctx context.Context, a *Attributes) error {
 	pod, ranges, err := l.podAndRanges(ctx, a)

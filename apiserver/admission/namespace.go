@@ -23,6 +23,10 @@ type NamespaceLifecycle struct {
 	Immortal map[string]bool
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (*NamespaceLifecycle) PluginName() string { return "NamespaceLifecycle" }
+
 // Validate implements Validator.
 func (l *NamespaceLifecycle) Validate(ctx context.Context, a *Attributes) error {
 	gr := a.Resource.GroupResource()

@@ -25,6 +25,10 @@ type Priority struct {
 	List PriorityClassLister
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (*Priority) PluginName() string { return "Priority" }
+
 func isPodCreate(a *Attributes) bool {
 	return a.Operation == Create && a.Resource.Group == "" && a.Resource.Resource == "pods" && a.Subresource == ""
 }

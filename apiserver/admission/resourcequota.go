@@ -34,6 +34,10 @@ type ResourceQuota struct {
 	WriteStatus ResourceQuotaStatusWriter
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (*ResourceQuota) PluginName() string { return "ResourceQuota" }
+
 // quotaRetries bounds the restarts after a conflicting status write.
 const quotaRetries = 5
 

@@ -48,6 +48,10 @@ type ServiceAccount struct {
 	Suffix func(n int) string
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (*ServiceAccount) PluginName() string { return "ServiceAccount" }
+
 // Admit implements Mutator.
 func (s *ServiceAccount) Admit(ctx context.Context, a *Attributes) error {
 	if a.Operation != Create || a.Resource.Group != "" || a.Resource.Resource != "pods" || a.Subresource != "" {

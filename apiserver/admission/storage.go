@@ -31,6 +31,10 @@ type DefaultStorageClass struct {
 	List StorageClassLister
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (*DefaultStorageClass) PluginName() string { return "DefaultStorageClass" }
+
 // Admit implements Mutator.
 func (d *DefaultStorageClass) Admit(ctx context.Context, a *Attributes) error {
 	if a.Operation != Create || a.Subresource != "" || a.Resource.GroupResource() != pvcResource {
@@ -78,6 +82,10 @@ func DefaultClass(classes []*storagev1.StorageClass) *storagev1.StorageClass {
 // them off once nothing uses the object, so a claim in use by a pod (a
 // volume bound to a claim) is not removed under it.
 type StorageObjectInUseProtection struct{}
+
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (StorageObjectInUseProtection) PluginName() string { return "StorageObjectInUseProtection" }
 
 // Admit implements Mutator.
 func (StorageObjectInUseProtection) Admit(_ context.Context, a *Attributes) error {

@@ -2,7 +2,8 @@
 // endpoint: the requests served (count and latency by verb, group,
 // version, resource, subresource, scope, component and code), the
 // long-running requests open, the events sent to watchers, the admission
-// steps and webhooks, and the objects stored per resource. A Metrics is
+// chain's halves, plugin calls and webhooks, and the objects stored per
+// resource. A Metrics is
 // registered once on one registry (prometheus.NewRegistry, never the
 // default registerer), which the API server serves at /metrics in
 // Prometheus' text format; every cluster in a process has its own.
@@ -29,11 +30,16 @@
 // Durations are read from the server's injected clock, so in step mode,
 // where the clock does not move during a request, they are 0.
 //
+// Each admission plugin call is timed
+// (apiserver_admission_controller_admission_duration_seconds, by the
+// plugin's name, admit or validate, operation and refusal); the chain
+// reads the clock once per call, a call's end being the next one's start
+// (apiserver/admission's pluginTimer). The health checks' results are on
+// a registry of their own, served at /metrics/slis (package healthz).
+//
 // Left out: apiserver_request_sli_duration_seconds, response sizes,
-// request terminations and aborts, the per-plugin
-// apiserver_admission_controller_admission_duration_seconds (the chain's
-// steps and the webhooks are measured), APF's metrics (kubesim has no
-// priority and fairness), the deprecated-API gauge, and /metrics/slis.
+// request terminations and aborts, APF's metrics (kubesim has no
+// priority and fairness) and the deprecated-API gauge.
 // apiserver_storage_objects is counted when scraped, at most once per
 // ObjectCountPeriod (kube-apiserver's --etcd-count-metric-poll-period);
 // apiserver_current_inflight_requests is the in-flight count when scraped

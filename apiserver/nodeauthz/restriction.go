@@ -22,6 +22,10 @@ type NodeRestriction struct {
 	Pods func(ctx context.Context, ns, name string) (*corev1.Pod, error)
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (NodeRestriction) PluginName() string { return "NodeRestriction" }
+
 // Validate implements admission.Validator.
 func (r NodeRestriction) Validate(ctx context.Context, a *admission.Attributes) error {
 	nodeName, isNode := NodeIdentity(a.User)

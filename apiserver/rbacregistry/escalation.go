@@ -39,6 +39,10 @@ type Escalation struct {
 	Source authz.RuleSource
 }
 
+// PluginName is the name kube-apiserver gives the plugin, in the trace
+// and the admission metrics.
+func (*Escalation) PluginName() string { return "Escalation" }
+
 // Validate implements admission.Validator.
 func (e *Escalation) Validate(ctx context.Context, a *admission.Attributes) error {
 	if a.Resource.Group != api.RBACGroupName || (a.Operation != admission.Create && a.Operation != admission.Update) {

@@ -259,6 +259,18 @@ func (q *Queue) Len() int {
 	return len(q.queue)
 }
 
+// Waiting are the delayed keys, not ready yet (AddAfter, AddRateLimited),
+// in no particular order.
+func (q *Queue) Waiting() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	keys := make([]string, len(q.waiting.keys))
+	for i, w := range q.waiting.keys {
+		keys[i] = w.key
+	}
+	return keys
+}
+
 // ShutDown wakes every Get with ok false; later adds are ignored.
 func (q *Queue) ShutDown() {
 	q.mu.Lock()

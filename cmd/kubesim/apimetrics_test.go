@@ -75,4 +75,21 @@ func TestKubectlGetRawMetrics(t *testing.T) {
 		"apiserver_storage_size_bytes", "go_goroutines", "process_resident_memory_bytes"} {
 		assert.Contains(t, after, name)
 	}
+	// Each admission plugin call is timed under the plugin's name.
+	limitRanger := map[string]string{"name": "LimitRanger", "type": "admit", "operation": "CREATE", "rejected": "false"}
+	assert.GreaterOrEqual(t, after.Sum("apiserver_admission_controller_admission_duration_seconds", limitRanger)-
+		before.Sum("apiserver_admission_controller_admission_duration_seconds", limitRanger), 3.0)
+
+	// The health checks, as kube-apiserver answers them, and their
+	// results at /metrics/slis, authorized as /metrics is.
+	assert.Equal(t, "[+]ping ok\n[+]etcd ok\n[+]poststarthook/rbac/bootstrap-roles ok\nreadyz check passed\n",
+		bob.ok("get", "--raw", "/readyz?verbose"))
+	assert.Equal(t, "ok", prom.ok("get", "--raw", "/livez/etcd"))
+	assert.Contains(t, bob.fail("get", "--raw", "/livez/etcd"), `Error from server (Forbidden): forbidden: User "bob" cannot get path "/livez/etcd"`)
+	assert.Contains(t, stranger.fail("get", "--raw", "/metrics/slis"), "error: You must be logged in to the server (Unauthorized)")
+	assert.Contains(t, bob.fail("get", "--raw", "/metrics/slis"), `Error from server (Forbidden): forbidden: User "bob" cannot get path "/metrics/slis"`)
+	slis, err := metricstest.ParseString(prom.ok("get", "--raw", "/metrics/slis"))
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, slis.Sum("kubernetes_healthchecks_total", map[string]string{"name": "etcd", "type": "readyz", "status": "success"}), 1.0)
+	assert.Equal(t, 1.0, slis.Sum("kubernetes_healthcheck", map[string]string{"name": "etcd", "type": "readyz"}))
 }
