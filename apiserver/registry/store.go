@@ -731,6 +731,10 @@ type UpdateOptions struct {
 	// Decoded: see CreateOptions. An update that changed nothing, or
 	// that completed a delete, leaves it nil.
 	Decoded *api.Object
+	// Replace says the update function returns a new object without
+	// reading or changing the current one (a PUT): it is then given the
+	// current object itself, read-only, rather than a copy of its own.
+	Replace bool
 }
 
 // UpdateFunc computes the new object from the current one (nil when it
@@ -770,7 +774,11 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if err != nil {
 			return nil, false, err
 		}
-		obj, err := fn(api.DeepCopy(cur))
+		in := cur
+		if !opts.Replace {
+			in = api.DeepCopy(cur)
+		}
+		obj, err := fn(in)
 		if err != nil {
 			return nil, false, err
 		}
@@ -793,6 +801,8 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		errs := s.validateMeta(obj, cur)
 		if us, ok := s.res.UpdateSubresources[opts.Subresource]; ok {
 			errs = append(errs, us.ValidateUpdate(obj, cur)...)
+		} else if opts.Subresource == "status" && s.res.ValidateStatusUpdate != nil {
+			errs = append(errs, s.res.ValidateStatusUpdate(obj, cur)...)
 		} else {
 			errs = append(errs, s.res.strategy().ValidateUpdate(obj, cur)...)
 		}
