@@ -730,7 +730,11 @@ func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.O
 		// the fresh pod rather than answered 409 (GuaranteedUpdate).
 		pod.ResourceVersion = ""
 		return pod, nil
-	}, registry.UpdateOptions{Subresource: "binding"})
+	}, registry.UpdateOptions{Subresource: "binding",
+		// The checks above are the binding's, as BindingREST's
+		// (setPodNodeAndMetadata): the pod strategy's ValidateUpdate,
+		// which would check the stored spec again, is not run.
+		Checked: true})
 	if err != nil {
 		if refusal != nil && errors.Is(err, refusal) {
 			return nil, api.NewConflict(bindingGR, name, refusal)

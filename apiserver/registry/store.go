@@ -735,6 +735,12 @@ type UpdateOptions struct {
 	// reading or changing the current one (a PUT): it is then given the
 	// current object itself, read-only, rather than a copy of its own.
 	Replace bool
+	// Checked says the update function made the change and checked it
+	// itself, as a subresource whose REST storage in Kubernetes writes
+	// the object without the kind's strategy (pods/binding: BindingREST
+	// sets the node through GuaranteedUpdate): the strategy's
+	// ValidateUpdate is not run. The metadata is still checked.
+	Checked bool
 }
 
 // UpdateFunc computes the new object from the current one (nil when it
@@ -801,6 +807,8 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		errs := s.validateMeta(obj, cur)
 		if us, ok := s.res.UpdateSubresources[opts.Subresource]; ok {
 			errs = append(errs, us.ValidateUpdate(obj, cur)...)
+		} else if opts.Checked {
+			// The caller's own checks were the write's.
 		} else if opts.Subresource == "status" && s.res.ValidateStatusUpdate != nil {
 			errs = append(errs, s.res.ValidateStatusUpdate(obj, cur)...)
 		} else {
@@ -1080,7 +1088,9 @@ func specChanged(obj, cur api.Object) bool {
 			// allowedTopologies) hold nothing.
 			continue
 		}
-		if !equality.Semantic.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+		// Compared through pointers: boxing the fields themselves would
+		// copy each (a PodSpec is a kilobyte) on every update.
+		if !equality.Semantic.DeepEqual(a.Field(i).Addr().Interface(), b.Field(i).Addr().Interface()) {
 			return true
 		}
 	}
