@@ -105,3 +105,9 @@ func plainString(v jsontext.Value) ([]byte, bool) {
 	}
 	return v[1 : len(v)-1], true
 }
+
+// TimeUnmarshalers are the options with which this package reads
+// metav1.Time and MicroTime, for a decoder that sets options of its own
+// (the API server's decoder of request bodies): the same values and
+// errors as the types' methods, without their per-value copies.
+func TimeUnmarshalers() jsonv2.Options { return timeUnmarshalers }

@@ -138,7 +138,7 @@ func (d *decoder) fastDecode(data []byte) (api.Object, bool) {
 	if !d.fast.ok(reflect.TypeOf(obj)) {
 		return nil, false
 	}
-	if err := jsonv2.Unmarshal(data, obj, jsonv2.RejectUnknownMembers(true)); err != nil {
+	if err := jsonv2.Unmarshal(data, obj, jsonv2.RejectUnknownMembers(true), jsoncodec.TimeUnmarshalers()); err != nil {
 		return nil, false
 	}
 	tm := api.TypeMetaOf(obj)
