@@ -29,11 +29,16 @@ import (
 
 // Store serves one Resource over a store.Interface.
 type Store struct {
-	res     *Resource
-	storage store.Interface
-	clock   clock.Clock
-	ids     *IDs
-	cacher  *cacher
+	res *Resource
+	// apiVersion is the resource's group and version joined once: every
+	// object the store encodes, decodes or sends carries it, and
+	// joining them for each (SetGroupVersionKind) made a new string per
+	// Lease, Deployment or any grouped kind's object.
+	apiVersion string
+	storage    store.Interface
+	clock      clock.Clock
+	ids        *IDs
+	cacher     *cacher
 	// written and prevs: objects writes decoded, for their events
 	// (written.go).
 	written, prevs decodedWrites
@@ -78,7 +83,7 @@ func NewStore(cfg Config) (*Store, error) {
 	if cfg.ResourceVersionWait <= 0 {
 		cfg.ResourceVersionWait = DefaultResourceVersionWait
 	}
-	s := &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs, rvWait: cfg.ResourceVersionWait, admit: cfg.Admission}
+	s := &Store{res: cfg.Resource, apiVersion: cfg.Resource.GroupVersion().String(), storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs, rvWait: cfg.ResourceVersionWait, admit: cfg.Admission}
 	s.cacher = newCacher(s)
 	if cfg.WatchBuffer > 0 {
 		s.cacher.buffer, s.cacher.indexedBuffer = cfg.WatchBuffer, cfg.WatchBuffer
@@ -125,7 +130,7 @@ func (s *Store) encode(obj api.Object) ([]byte, error) {
 	rv := meta.ResourceVersion
 	meta.ResourceVersion = ""
 	defer func() { meta.ResourceVersion = rv }()
-	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	s.setTypeMeta(obj)
 	data, err := jsoncodec.Marshal(obj)
 	if err != nil {
 		return nil, api.NewInternalError(err)
@@ -169,9 +174,19 @@ func (s *Store) decode(value []byte, rev int64) (api.Object, error) {
 	if err := jsoncodec.Unmarshal(value, obj); err != nil {
 		return nil, api.NewInternalError(fmt.Errorf("decoding stored %s: %w", s.res.GroupResource(), err))
 	}
-	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	s.setTypeMeta(obj)
 	api.Meta(obj).ResourceVersion = strconv.FormatInt(rev, 10)
 	return obj, nil
+}
+
+// setTypeMeta sets obj's apiVersion and kind to the resource's, with the
+// store's apiVersion string rather than a new one.
+func (s *Store) setTypeMeta(obj api.Object) {
+	if tm, ok := obj.GetObjectKind().(*metav1.TypeMeta); ok {
+		tm.APIVersion, tm.Kind = s.apiVersion, s.res.Kind
+		return
+	}
+	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
 }
 
 // storeError maps a store error to the API error a client expects.
@@ -521,7 +536,7 @@ func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawL
 	out := &RawListResult{}
 	needFields := opts.Fields != nil && !opts.Fields.Empty()
 	needLabels := opts.Labels != nil && !opts.Labels.Empty()
-	gv := s.res.GroupVersion().String()
+	gv := s.apiVersion
 	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
 		// The stored bytes are trusted as JSON here (they are what this
 		// registry encoded, and the store checksums them); a damaged entry
