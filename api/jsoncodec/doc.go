@@ -15,10 +15,11 @@
 // (api/jsoncodec_test.go) hold every built-in kind to it. One exception is
 // handled here: a string holding invalid UTF-8 (see Marshal). It is faster because v2 encodes without encoding/json's
 // per-call reflection on interfaces and, for the types that have them
-// (api.Time, api.MicroTime, resource.Quantity, intstr.IntOrString), calls
-// MarshalJSONTo/UnmarshalJSONFrom, which write to and read from the stream
-// instead of allocating a []byte per value (unstructured.Unstructured has
-// them too).
+// (unstructured.Unstructured), calls MarshalJSONTo/UnmarshalJSONFrom, which
+// write to and read from the stream instead of allocating a []byte per
+// value; metav1.Time and metav1.MicroTime, whose methods allocate so, are
+// written and read by functions of this package that do the same
+// (timeMarshalers, timeUnmarshalers).
 //
 // It reads case-sensitively (names are matched exactly, as Kubernetes'
 // decoder sigs.k8s.io/json does; what kubesim writes always has the exact

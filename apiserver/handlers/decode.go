@@ -39,7 +39,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if r.Body == nil {
 		return nil, nil
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	data, err := readAll(http.MaxBytesReader(w, r.Body, limit), r.ContentLength, limit)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return nil, api.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
@@ -48,6 +48,27 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, api.NewBadRequest("unable to read the request body: " + err.Error())
 	}
 	return data, nil
+}
+
+// readAll is io.ReadAll into a buffer of the size the request announced
+// (Content-Length, when it is within limit): io.ReadAll starts at 512
+// bytes and grows, copying a pod's body four times. One byte more is
+// asked for to see the end; a body longer than announced is read on as
+// io.ReadAll would, a shorter one is what it holds.
+func readAll(r io.Reader, size, limit int64) ([]byte, error) {
+	if size <= 0 || size > limit {
+		return io.ReadAll(r)
+	}
+	data := make([]byte, size+1)
+	n, err := io.ReadFull(r, data)
+	switch {
+	case err == io.ErrUnexpectedEOF || err == io.EOF:
+		return data[:n], nil
+	case err != nil:
+		return nil, err
+	}
+	rest, err := io.ReadAll(r)
+	return append(data, rest...), err
 }
 
 // fieldValidation is the query parameter that says what to do with fields
@@ -138,7 +159,7 @@ func (d *decoder) fastDecode(data []byte) (api.Object, bool) {
 	if !d.fast.ok(reflect.TypeOf(obj)) {
 		return nil, false
 	}
-	if err := jsonv2.Unmarshal(data, obj, jsonv2.RejectUnknownMembers(true)); err != nil {
+	if err := jsonv2.Unmarshal(data, obj, jsonv2.RejectUnknownMembers(true), jsoncodec.TimeUnmarshalers()); err != nil {
 		return nil, false
 	}
 	tm := api.TypeMetaOf(obj)

@@ -536,9 +536,18 @@ func (c *requestContext) update() error {
 		return api.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, c.name))
 	}
 	decoded := c.decodedAnswer()
+	// The update changes the object it is given, so a retry needs a fresh
+	// copy of the body. An update naming a resourceVersion is never
+	// retried (a stale one is a Conflict): it takes the body itself, as
+	// the kubelets' and controllers' writes, which name one, can.
+	handOver := api.Meta(obj).ResourceVersion != ""
 	out, created, err := c.st.Update(c.ctx(), c.ns, c.name, func(api.Object) (api.Object, error) {
+		if handOver {
+			handOver = false
+			return obj, nil
+		}
 		return api.DeepCopy(obj), nil
-	}, registry.UpdateOptions{DryRun: dry, Admit: true, Subresource: c.info.Subresource, Decoded: decoded})
+	}, registry.UpdateOptions{DryRun: dry, Admit: true, Subresource: c.info.Subresource, Decoded: decoded, Replace: true})
 	if err != nil {
 		return err
 	}

@@ -63,15 +63,16 @@ func Builtin() []*registry.Resource {
 		{
 			Version: "v1", Name: "pods", SingularName: "pod", Kind: "Pod", ListKind: "PodList",
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
-			New:                 func() api.Object { return &corev1.Pod{} },
-			StrategicMergePatch: true,
-			Strategy:            podStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.Pod{})),
-			StatusSubresource:   true,
-			Table:               podTable(),
-			Fields:              func(obj api.Object) fields.Set { return podFields(obj) },
-			GracePeriod:         podGracePeriod,
-			UpdateSubresources:  map[string]registry.UpdateSubresource{"ephemeralcontainers": ephemeralContainersSubresource()},
+			New:                  func() api.Object { return &corev1.Pod{} },
+			StrategicMergePatch:  true,
+			Strategy:             podStrategy{},
+			ValidateStatusUpdate: validatePodStatusUpdate,
+			Schema:               schema.FromGoType(reflect.TypeOf(corev1.Pod{})),
+			StatusSubresource:    true,
+			Table:                podTable(),
+			Fields:               func(obj api.Object) fields.Set { return podFields(obj) },
+			GracePeriod:          podGracePeriod,
+			UpdateSubresources:   map[string]registry.UpdateSubresource{"ephemeralcontainers": ephemeralContainersSubresource()},
 			CreateSubresources: map[string]registry.CreateSubresource{
 				"binding": {
 					Resource: &registry.Resource{

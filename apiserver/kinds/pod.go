@@ -452,7 +452,7 @@ const podUpdatableFields = "pod updates may not change fields other than `spec.c
 // validatePodSpecUpdate reports changes to the immutable part of a pod's
 // spec. Like ValidatePodUpdate it copies the mutable fields from the new
 // spec onto the old one and compares what is left.
-func validatePodSpecUpdate(spec, old *corev1.PodSpec, bound bool) field.ErrorList {
+func validatePodSpecUpdate(spec, old *corev1.PodSpec) field.ErrorList {
 	munged := *old.DeepCopy()
 	if len(munged.Containers) == len(spec.Containers) {
 		for i := range munged.Containers {
@@ -472,9 +472,6 @@ func validatePodSpecUpdate(spec, old *corev1.PodSpec, bound bool) field.ErrorLis
 	}
 	if g, og := spec.TerminationGracePeriodSeconds, old.TerminationGracePeriodSeconds; og != nil && *og < 0 && g != nil && *g == 1 {
 		munged.TerminationGracePeriodSeconds = g
-	}
-	if bound {
-		munged.NodeName = spec.NodeName
 	}
 	errs := validateOnlyDeletedSchedulingGates(spec.SchedulingGates, old.SchedulingGates, field.NewPath("spec", "schedulingGates"))
 	if !jsonEqual(&munged, spec) {
@@ -608,16 +605,24 @@ func (podStrategy) Validate(obj api.Object) field.ErrorList {
 func (podStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	pod, oldPod := obj.(*corev1.Pod), old.(*corev1.Pod)
 	errs := ValidatePodSpec(&pod.Spec, field.NewPath("spec"))
-	return append(errs, validatePodSpecUpdate(&pod.Spec, &oldPod.Spec, isBinding(pod, oldPod))...)
+	return append(errs, validatePodSpecUpdate(&pod.Spec, &oldPod.Spec)...)
 }
 
-// isBinding recognises the write of pods/binding. The registry splices
-// status from the stored pod into a write of the main resource and spec
-// into a write of /status, so a write that sets spec.nodeName on an
-// unbound pod and changes status at once (the PodScheduled condition)
-// comes only from the binding, which updates without splicing.
-func isBinding(pod, old *corev1.Pod) bool {
-	return old.Spec.NodeName == "" && pod.Spec.NodeName != "" && !jsonEqual(&pod.Status, &old.Status)
+// validatePodStatusUpdate is podStatusStrategy.ValidateUpdate
+// (ValidatePodStatusUpdate): a write to pods/status carries the stored
+// spec (the status strategy put it back), which the write that stored it
+// checked, so it is not checked again — the kubelet's status writes are
+// the most frequent writes of a cluster, and checking an unchanged spec
+// was a quarter of their cost. The metadata is checked by the registry
+// for every write; what the status itself must hold is checked here.
+func validatePodStatusUpdate(obj, _ api.Object) field.ErrorList {
+	var errs field.ErrorList
+	if n := obj.(*corev1.Pod).Status.NominatedNodeName; n != "" {
+		for _, msg := range labels.IsDNS1123Subdomain(n) {
+			errs = append(errs, field.Invalid(field.NewPath("status", "nominatedNodeName"), n, msg))
+		}
+	}
+	return errs
 }
 
 // podGracePeriod is the pod strategy's CheckGracefulDelete: an unbound or
@@ -713,7 +718,11 @@ func bindPod(ctx context.Context, st *registry.Store, ns, name string, obj api.O
 		// the fresh pod rather than answered 409 (GuaranteedUpdate).
 		pod.ResourceVersion = ""
 		return pod, nil
-	}, registry.UpdateOptions{Subresource: "binding"})
+	}, registry.UpdateOptions{Subresource: "binding",
+		// The checks above are the binding's, as BindingREST's
+		// (setPodNodeAndMetadata): the pod strategy's ValidateUpdate,
+		// which would check the stored spec again, is not run.
+		Checked: true})
 	if err != nil {
 		if refusal != nil && errors.Is(err, refusal) {
 			return nil, api.NewConflict(bindingGR, name, refusal)

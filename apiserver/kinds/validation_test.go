@@ -114,10 +114,12 @@ func TestPodUpdateValidation(t *testing.T) {
 	}
 	assert.True(t, strings.HasPrefix(forbidden, "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`"))
 
+	// Only pods/binding sets spec.nodeName, with its own checks and not
+	// the strategy's (TestPodBindingDoesNotRevalidateTheStoredSpec).
 	bound := api.DeepCopy(old).(*corev1.Pod)
 	bound.Spec.NodeName = "node-1"
 	bound.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}}
-	assert.Empty(t, update(t, "pods", bound, old), "the binding's write (spec and status at once) may set nodeName")
+	assert.Equal(t, []string{forbidden}, update(t, "pods", bound, old), "the strategy never lets nodeName be set")
 
 	moved := api.DeepCopy(bound).(*corev1.Pod)
 	moved.Spec.NodeName = "node-2"

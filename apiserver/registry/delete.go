@@ -203,7 +203,7 @@ func (s *Store) unsafeDelete(ctx context.Context, ns, name string, kv store.KeyV
 		return nil, s.storeError(err, name)
 	}
 	obj := s.res.New()
-	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	s.setTypeMeta(obj)
 	meta := api.Meta(obj)
 	meta.Name, meta.Namespace = name, ns
 	meta.ResourceVersion = strconv.FormatInt(res.ModRevision, 10)

@@ -52,6 +52,13 @@ type Resource struct {
 	// write changes the status only, everything else coming from old (a
 	// custom resource's status strategy).
 	PrepareForStatusUpdate func(obj, old api.Object)
+	// ValidateStatusUpdate, when set, checks a write to /status in place
+	// of the strategy's ValidateUpdate (kube-apiserver's
+	// <kind>StatusStrategy.ValidateUpdate): the spec of such a write is
+	// the stored one, which its own write checked, so the status
+	// strategy checks what the write may change. Nil: the strategy's
+	// ValidateUpdate.
+	ValidateStatusUpdate func(obj, old api.Object) field.ErrorList
 	// KeepStatusOnCreate keeps the status sent at creation although the
 	// resource has a status subresource (nodes: the kubelet registers its
 	// node with its status, as in Kubernetes).

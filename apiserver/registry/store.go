@@ -29,11 +29,16 @@ import (
 
 // Store serves one Resource over a store.Interface.
 type Store struct {
-	res     *Resource
-	storage store.Interface
-	clock   clock.Clock
-	ids     *IDs
-	cacher  *cacher
+	res *Resource
+	// apiVersion is the resource's group and version joined once: every
+	// object the store encodes, decodes or sends carries it, and
+	// joining them for each (SetGroupVersionKind) made a new string per
+	// Lease, Deployment or any grouped kind's object.
+	apiVersion string
+	storage    store.Interface
+	clock      clock.Clock
+	ids        *IDs
+	cacher     *cacher
 	// written and prevs: objects writes decoded, for their events
 	// (written.go).
 	written, prevs decodedWrites
@@ -78,7 +83,7 @@ func NewStore(cfg Config) (*Store, error) {
 	if cfg.ResourceVersionWait <= 0 {
 		cfg.ResourceVersionWait = DefaultResourceVersionWait
 	}
-	s := &Store{res: cfg.Resource, storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs, rvWait: cfg.ResourceVersionWait, admit: cfg.Admission}
+	s := &Store{res: cfg.Resource, apiVersion: cfg.Resource.GroupVersion().String(), storage: cfg.Storage, clock: cfg.Clock, ids: cfg.IDs, rvWait: cfg.ResourceVersionWait, admit: cfg.Admission}
 	s.cacher = newCacher(s)
 	if cfg.WatchBuffer > 0 {
 		s.cacher.buffer, s.cacher.indexedBuffer = cfg.WatchBuffer, cfg.WatchBuffer
@@ -125,7 +130,7 @@ func (s *Store) encode(obj api.Object) ([]byte, error) {
 	rv := meta.ResourceVersion
 	meta.ResourceVersion = ""
 	defer func() { meta.ResourceVersion = rv }()
-	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	s.setTypeMeta(obj)
 	data, err := jsoncodec.Marshal(obj)
 	if err != nil {
 		return nil, api.NewInternalError(err)
@@ -169,9 +174,19 @@ func (s *Store) decode(value []byte, rev int64) (api.Object, error) {
 	if err := jsoncodec.Unmarshal(value, obj); err != nil {
 		return nil, api.NewInternalError(fmt.Errorf("decoding stored %s: %w", s.res.GroupResource(), err))
 	}
-	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	s.setTypeMeta(obj)
 	api.Meta(obj).ResourceVersion = strconv.FormatInt(rev, 10)
 	return obj, nil
+}
+
+// setTypeMeta sets obj's apiVersion and kind to the resource's, with the
+// store's apiVersion string rather than a new one.
+func (s *Store) setTypeMeta(obj api.Object) {
+	if tm, ok := obj.GetObjectKind().(*metav1.TypeMeta); ok {
+		tm.APIVersion, tm.Kind = s.apiVersion, s.res.Kind
+		return
+	}
+	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
 }
 
 // storeError maps a store error to the API error a client expects.
@@ -521,7 +536,7 @@ func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawL
 	out := &RawListResult{}
 	needFields := opts.Fields != nil && !opts.Fields.Empty()
 	needLabels := opts.Labels != nil && !opts.Labels.Empty()
-	gv := s.res.GroupVersion().String()
+	gv := s.apiVersion
 	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {
 		// The stored bytes are trusted as JSON here (they are what this
 		// registry encoded, and the store checksums them); a damaged entry
@@ -731,6 +746,16 @@ type UpdateOptions struct {
 	// Decoded: see CreateOptions. An update that changed nothing, or
 	// that completed a delete, leaves it nil.
 	Decoded *api.Object
+	// Replace says the update function returns a new object without
+	// reading or changing the current one (a PUT): it is then given the
+	// current object itself, read-only, rather than a copy of its own.
+	Replace bool
+	// Checked says the update function made the change and checked it
+	// itself, as a subresource whose REST storage in Kubernetes writes
+	// the object without the kind's strategy (pods/binding: BindingREST
+	// sets the node through GuaranteedUpdate): the strategy's
+	// ValidateUpdate is not run. The metadata is still checked.
+	Checked bool
 }
 
 // UpdateFunc computes the new object from the current one (nil when it
@@ -770,7 +795,11 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		if err != nil {
 			return nil, false, err
 		}
-		obj, err := fn(api.DeepCopy(cur))
+		in := cur
+		if !opts.Replace {
+			in = api.DeepCopy(cur)
+		}
+		obj, err := fn(in)
 		if err != nil {
 			return nil, false, err
 		}
@@ -793,6 +822,10 @@ func (s *Store) Update(ctx context.Context, ns, name string, fn UpdateFunc, opts
 		errs := s.validateMeta(obj, cur)
 		if us, ok := s.res.UpdateSubresources[opts.Subresource]; ok {
 			errs = append(errs, us.ValidateUpdate(obj, cur)...)
+		} else if opts.Checked {
+			// The caller's own checks were the write's.
+		} else if opts.Subresource == "status" && s.res.ValidateStatusUpdate != nil {
+			errs = append(errs, s.res.ValidateStatusUpdate(obj, cur)...)
 		} else {
 			errs = append(errs, s.res.strategy().ValidateUpdate(obj, cur)...)
 		}
@@ -1070,7 +1103,9 @@ func specChanged(obj, cur api.Object) bool {
 			// allowedTopologies) hold nothing.
 			continue
 		}
-		if !equality.Semantic.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+		// Compared through pointers: boxing the fields themselves would
+		// copy each (a PodSpec is a kilobyte) on every update.
+		if !equality.Semantic.DeepEqual(a.Field(i).Addr().Interface(), b.Field(i).Addr().Interface()) {
 			return true
 		}
 	}

@@ -127,7 +127,7 @@ func initialEvents(opts ListOptions, rv int64) bool {
 // k8s.io/initial-events-end annotation, as the watch cache sends it.
 func (s *Store) initialEventsEnd(rv string) api.Object {
 	obj := s.res.New()
-	obj.GetObjectKind().SetGroupVersionKind(s.res.GroupVersionKind())
+	s.setTypeMeta(obj)
 	meta := api.Meta(obj)
 	meta.ResourceVersion = rv
 	meta.Annotations = map[string]string{InitialEventsAnnotationKey: "true"}

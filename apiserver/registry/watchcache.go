@@ -583,7 +583,7 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 	}
 	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: api.Meta(obj).Namespace, obj: obj,
 		fields: s.FieldSet(obj), labels: labels.Set(api.Meta(obj).Labels)}
-	if raw, ok := spliceResourceVersion(ev.Value, ev.Revision, s.res.GroupVersion().String()); ok {
+	if raw, ok := spliceResourceVersion(ev.Value, ev.Revision, s.apiVersion); ok {
 		ce.raw = raw
 	}
 	if ev.Type == store.Modified {
