@@ -19,7 +19,7 @@ func BuildMock(t testing.TB) string {
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "examples", "cni")
 	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mock"), ".")
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mock"), "./mock")
 	cmd.Dir = src
 	// The example is a module of its own, outside any workspace.
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")

@@ -11,7 +11,7 @@
 // calls.log, to see what the runtime passed. Build it into a CNI binary
 // directory:
 //
-//	go build -o /opt/cni/bin/mock .
+//	GOBIN=/opt/cni/bin go install ./mock
 //
 // and give it a configuration such as
 //
