@@ -160,3 +160,40 @@ func TestRestartedKubeletAdoptsAndCollectsSandboxes(t *testing.T) {
 	require.Len(t, entries, 1)
 	assert.Equal(t, sandboxID(stays)+".json", entries[0].Name())
 }
+
+// A plugin that never answers holds the pod worker until the sandbox's 4
+// minutes are over on the kubelet's clock; the plugin is killed and the
+// event says the CRI call ran out of time.
+func TestCNIPluginThatHangsTimesOut(t *testing.T) {
+	t.Parallel()
+	s := newCNISetup(t)
+	require.NoError(t, os.WriteFile(filepath.Join(s.cfg.BinDirs[0], "hang"), []byte("#!/bin/sh\nexec sleep 600\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(s.cfg.ConfDir, "05-hang.conflist"),
+		[]byte(`{"cniVersion": "1.0.0", "name": "hangnet", "plugins": [{"type": "hang"}]}`), 0o644))
+	f := newFixture(t, Config{CNI: s.cfg})
+	f.createPod("web", nil)
+	start := f.clk.Now()
+	// The pod's sync waits on the plugin: move the clock on from here
+	// once the call's timer is set.
+	moved := make(chan struct{})
+	go func() {
+		defer close(moved)
+		for {
+			if at, ok := f.clk.NextDeadline(); ok && at.Equal(start.Add(cni.SandboxTimeout)) {
+				f.clk.SetTime(at)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	f.settle()
+	<-moved
+
+	pod := f.pod("web")
+	assert.Equal(t, corev1.PodPending, pod.Status.Phase)
+	assert.Empty(t, pod.Status.PodIP)
+	l, err := f.env.Client.Events().List(f.ctx, "default", client.ListOptions{FieldSelector: "involvedObject.name=web,reason=FailedCreatePodSandBox"})
+	require.NoError(t, err)
+	require.NotEmpty(t, l.Items, "%v", f.events("web"))
+	assert.Equal(t, "Failed to create pod sandbox: rpc error: code = DeadlineExceeded desc = context deadline exceeded", l.Items[0].Message)
+}
