@@ -222,7 +222,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			current = pod.UID // a new pod of the same name keeps its own
 		}
 		k.forgetEmptyDirs(key, current)
-		if rt != nil && rt.ipHeld || rt != nil && rt.sandbox != nil {
+		if rt != nil && (rt.ipHeld || rt.sandbox != nil) {
 			k.releaseNetwork(ctx, rt)
 		}
 		delete(k.runtimes, key)
