@@ -84,6 +84,10 @@ type Config struct {
 	// kubelet/localimage.go). Live mode only, as ControllerImages: a real
 	// process is not stepped.
 	LocalImages *kubelet.LocalImages
+	// CNI, when set, has every kubelet give its pods their network
+	// through CNI plugins (`kubesim serve --cni-conf-dir --cni-bin-dir`,
+	// kubelet/cni) instead of the simulated allocator.
+	CNI *CNIConfig
 	// Mode is how the cluster runs: Live (Start runs every loop in its
 	// goroutines on the real clock) or Step (the stepper drives them, one
 	// unit of work at a time, on a fake clock). It flows to every queue,

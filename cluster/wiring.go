@@ -86,6 +86,10 @@ type ControllerContext struct {
 	// Informers is the controller manager's informer factory: shared
 	// informers in live mode, private ones in step mode.
 	Informers *cache.Factory
+	// RecordCall, in step mode, puts a call the component makes outside
+	// the API (a kubelet's CNI plugin calls) into its step's trace, as a
+	// line such as "cni ADD mock default/web"; nil in live mode.
+	RecordCall func(call string)
 }
 
 // InitFunc builds a controller from its context (kube-controller-manager's
@@ -151,7 +155,11 @@ func (c *Cluster) addRows(rows []wiring, lease string) error {
 // process prefixes their names in the trace.
 func (c *Cluster) addIn(w wiring, lease string, gate stepper.Pausable, process string) (Component, error) {
 	cl, rec := c.client(w.userAgent, c.identity(w.name, w.userAgent))
-	comp, err := w.build(ControllerContext{Client: cl, Clock: c.clock, Mode: c.cfg.Mode, Logger: c.logger, Informers: c.informers})
+	x := ControllerContext{Client: cl, Clock: c.clock, Mode: c.cfg.Mode, Logger: c.logger, Informers: c.informers}
+	if rec != nil {
+		x.RecordCall = rec.RecordCall
+	}
+	comp, err := w.build(x)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.name, err)
 	}
@@ -349,7 +357,11 @@ func (c *Cluster) addKubelets() error {
 			return fmt.Errorf("node %d has no name", i)
 		}
 		comp, err := c.add(wiring{"kubelet/" + n.Name, "kubelet/" + n.Name, func(x ControllerContext) (Component, error) {
-			return kubelet.New(kubelet.Config{Client: x.Client, Informers: c.privateInformers(), Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
+			cniCfg, err := c.kubeletCNI(n.Name, x)
+			if err != nil {
+				return nil, err
+			}
+			return kubelet.New(kubelet.Config{CNI: cniCfg, Client: x.Client, Informers: c.privateInformers(), Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
 				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4, VolumeData: c.volumeData,
 				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages(),

@@ -59,7 +59,12 @@
 // data (kubelet/volumedata), which outlives the pod. Of the runtime
 // class manager, one more (runtimeclass.go): a pod whose RuntimeClass
 // names a handler the fake runtime lacks (it has runc and the default)
-// gets no sandbox (FailedCreatePodSandBox, retried likewise). A container
+// gets no sandbox (FailedCreatePodSandBox, retried likewise). Pod
+// addresses come from the node's range (ipam.go, as host-local gives
+// them) or, with Config.CNI, from real CNI plugins the runtime's network
+// half calls through libcni (network.go, kubelet/cni: ADD before the
+// containers start, DEL when the pod is gone, a failing plugin's
+// FailedCreatePodSandBox retried likewise). A container
 // started with stdin whose program is a shell is run by `kubectl attach`
 // (interactive.go): typed lines run and the shell's exit ends the
 // container. Ephemeral containers (kubectl debug) start as soon as the

@@ -20,6 +20,7 @@ import (
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/cni"
 	"github.com/kubesim/kubesim/kubelet/images"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/programs"
@@ -145,6 +146,11 @@ type Config struct {
 	// data follows its pod to any node); nil: a store in memory of this
 	// kubelet's own.
 	VolumeData *volumedata.Store
+	// CNI, when set, gives pods their network through CNI plugins
+	// (kubelet/cni, network.go): their ConfDir, BinDirs and the node's
+	// StateDir; the kubelet's clock is used when Clock is nil. nil: the
+	// node's simulated allocator (ipam.go).
+	CNI *cni.Config
 	// APIServer, when set, is the API server as the cluster's network
 	// reaches it: a container's connection to its address (the kubernetes
 	// Service's endpoint, through kubernetes.default.svc) is served by its
@@ -184,7 +190,13 @@ type Kubelet struct {
 	stateMu  sync.Mutex
 	runtimes map[string]*podRuntime
 	ipam     *ipam
-	lease    *coordinationv1.Lease
+	// cni sets up and tears down the sandboxes' networks (nil: the
+	// simulated allocator, ipam); orphans are the sandboxes a previous
+	// kubelet recorded that no pod has claimed yet, by pod uid
+	// (network.go).
+	cni     *cni.Manager
+	orphans map[string]*cni.Sandbox
+	lease   *coordinationv1.Lease
 	// node is the Node as this kubelet last read or wrote it: the
 	// heartbeat reads its node from here rather than from the API every
 	// 10 s (the real kubelet serves that read from its node lister), and
@@ -313,6 +325,18 @@ func New(cfg Config) (*Kubelet, error) {
 		if k.metrics, err = k.newMetrics(cfg.Metrics); err != nil {
 			return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
 		}
+	}
+	if cfg.CNI != nil {
+		cc := *cfg.CNI
+		if cc.Clock == nil {
+			cc.Clock = cfg.Clock
+		}
+		if k.cni, err = cni.New(cc); err != nil {
+			return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
+		}
+	}
+	if err := k.loadSandboxes(); err != nil {
+		return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
 	}
 	k.loadLocalImages(k.started)
 	if k.loops, err = k.newLoops(); err != nil {

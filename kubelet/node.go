@@ -92,6 +92,7 @@ func (k *Kubelet) syncNode(ctx context.Context, _ string) (controllers.Result, e
 	if err := k.renewLease(ctx, node, now); err != nil {
 		return controllers.Result{}, err
 	}
+	k.collectSandboxes(ctx) // network.go
 	return controllers.Result{RequeueAfter: k.cfg.RenewInterval}, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/kubesim/kubesim/api/jsoncodec"
 	"github.com/kubesim/kubesim/client/record"
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/kubelet/cni"
 	"github.com/kubesim/kubesim/kubelet/images"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
@@ -114,6 +115,9 @@ type podRuntime struct {
 	startTime time.Time
 	ip        string
 	ipHeld    bool
+	// sandbox is the sandbox's network as the CNI plugins set it up
+	// (nil without Config.CNI, or before ADD succeeded).
+	sandbox *cni.Sandbox
 	// containers are the init containers in order, then the pod's.
 	containers []containerRuntime
 	// initialized: every init container is done and the pod's containers
@@ -218,8 +222,8 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			current = pod.UID // a new pod of the same name keeps its own
 		}
 		k.forgetEmptyDirs(key, current)
-		if rt != nil && rt.ipHeld {
-			k.ipam.release(rt.ip)
+		if rt != nil && (rt.ipHeld || rt.sandbox != nil) {
+			k.releaseNetwork(ctx, rt)
 		}
 		delete(k.runtimes, key)
 		k.forgetTimelines(key)
@@ -231,6 +235,9 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	now := k.cfg.Clock.Now()
 	if rt == nil {
 		rt = k.adopt(pod, now)
+		if k.cni != nil {
+			k.adoptSandbox(ctx, pod, rt)
+		}
 		k.runtimes[key] = rt
 	}
 	if pod.DeletionTimestamp != nil {
@@ -269,6 +276,10 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		// (runtimeclass.go).
 		if msg, err = k.sandboxError(ctx, pod); err != nil {
 			return controllers.Result{}, err
+		}
+		if msg == "" {
+			// Then its network (network.go).
+			msg = k.setUpNetwork(ctx, pod, rt, next)
 		}
 		if msg != "" {
 			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedCreatePodSandBox", message: msg})
@@ -331,10 +342,10 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	// The processes of local images follow what was just reported:
 	// started, stopped, restarted.
 	k.syncLocal(ctx, key, pod, next)
-	if next.stage == stageTerminal && next.ipHeld {
+	if next.stage == stageTerminal && (next.ipHeld || next.sandbox != nil) {
 		k.stopReal(key)
 		// The sandbox is torn down; its address may be given again.
-		k.ipam.release(next.ip)
+		k.releaseNetwork(ctx, next)
 		next.ipHeld = false
 	}
 	k.runtimes[key] = next
@@ -539,7 +550,9 @@ func (k *Kubelet) apply(rt *podRuntime, st *starter, bs map[string]containerBeha
 				state: containerWaiting, waitingReason: waiting})
 		}
 	case toRunning:
-		if !rt.ipHeld {
+		if !rt.ipHeld && rt.sandbox != nil {
+			rt.ip, rt.ipHeld = rt.sandbox.IPs[0], true
+		} else if !rt.ipHeld && k.cni == nil {
 			ip, err := k.ipam.allocate()
 			if err != nil {
 				return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
@@ -910,6 +923,13 @@ func (k *Kubelet) renderStatus(pod *corev1.Pod, rt *podRuntime, now time.Time) c
 	if rt.ip != "" && rt.stage >= stageStarted {
 		st.PodIP = rt.ip
 		st.PodIPs = []corev1.PodIP{{IP: rt.ip}}
+		if rt.sandbox != nil && rt.sandbox.IPs[0] == rt.ip {
+			// Every address the plugin gave, the primary first.
+			st.PodIPs = nil
+			for _, ip := range rt.sandbox.IPs {
+				st.PodIPs = append(st.PodIPs, corev1.PodIP{IP: ip})
+			}
+		}
 	}
 	st.Phase = corev1.PodPending
 	switch {
@@ -1106,7 +1126,11 @@ func (k *Kubelet) adopt(pod *corev1.Pod, now time.Time) *podRuntime {
 	rt.stage = stageCreating
 	if started || initStarted {
 		rt.stage = stageStarted
-		if st.PodIP != "" {
+		if k.cni != nil {
+			// Its sandbox's record gives it its address (adoptSandbox);
+			// without one it keeps what its status says.
+			rt.ip = st.PodIP
+		} else if st.PodIP != "" {
 			k.ipam.reserve(st.PodIP)
 			rt.ip, rt.ipHeld = st.PodIP, true
 		} else if ip, err := k.ipam.allocate(); err == nil {

@@ -27,6 +27,10 @@ type Write struct {
 	// posts to the collection; the web page's "why" finds a pod's create
 	// by it). Not part of the trace's text.
 	Name string
+	// Call, when set, is a call the actor made outside the API (a
+	// kubelet's CNI plugin call, "cni ADD mock default/web"), written as
+	// it is in place of a write.
+	Call string
 }
 
 // AdmissionHeader is the response header the API server lists admission
@@ -41,6 +45,9 @@ const AdmissionTraceHeader = "Kubesim-Admission-Trace"
 // String renders the write as it appears in the trace: one line, then a
 // line per admission step.
 func (w Write) String() string {
+	if w.Call != "" {
+		return w.Call
+	}
 	s := fmt.Sprintf("%s %s %d", w.Verb, w.Path, w.Code)
 	if w.ResourceVersion != "" {
 		s += " rv=" + w.ResourceVersion
@@ -146,6 +153,19 @@ func (r *Recorder) Stop() []Write {
 	w := *r.sink
 	r.sink = nil
 	return w
+}
+
+// RecordCall notes a call the actor made outside the API, in order with
+// its writes; nothing while not recording.
+func (r *Recorder) RecordCall(call string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sink != nil {
+		*r.sink = append(*r.sink, Write{Call: call})
+	}
 }
 
 var verbs = map[string]string{

@@ -45,7 +45,7 @@ func TestFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 	want := map[string]map[string]string{
 		"serve": with(etcd, map[string]string{
 			"addr": "127.0.0.1:6443", "anonymous-auth": "false", "api-server-only": "false", "audit-log-path": "", "audit-policy-file": "",
-			"authorization-mode": "Node,RBAC", "controllers": "*", "data-dir": ".data",
+			"authorization-mode": "Node,RBAC", "cni-bin-dir": "", "cni-conf-dir": "", "controllers": "*", "data-dir": ".data",
 			"default-not-ready-toleration-seconds": "300", "default-unreachable-toleration-seconds": "300",
 			"kubeconfig": "", "leader-elect": "false", "leader-elect-lease-duration": "15s", "leader-elect-renew-deadline": "10s",
 			"leader-elect-retry-period": "2s", "list-memory-budget": "", "local-image": "", "max-mutating-requests-inflight": "200",
@@ -57,8 +57,8 @@ func TestFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 		"scenario step":  scenarioFlags,
 		"scenario trace": scenarioFlags,
 		"run-controller": {"kubeconfig": kubeconfig, "namespace": "", "serviceaccount": "", "v": "false"},
-		"kubelet": {"address": "127.0.0.1", "cert-dir": "", "kubeconfig": kubeconfig, "node-prefix": "node", "nodes": "1", "port": "0",
-			"server": "", "stage-delay": "1s"},
+		"kubelet": {"address": "127.0.0.1", "cert-dir": "", "cni-bin-dir": "", "cni-conf-dir": "", "kubeconfig": kubeconfig, "node-prefix": "node", "nodes": "1", "port": "0",
+			"root-dir": ".kubelet", "server": "", "stage-delay": "1s"},
 		"extension-apiserver": {"addr": "127.0.0.1:8443", "data-dir": "", "requestheader-allowed-names": "front-proxy-client",
 			"requestheader-client-ca-file": "", "v": "false"},
 		"webhook":      {"cert-dir": "", "host": "[]", "port": "9443", "v": "false"},
@@ -114,6 +114,8 @@ func TestExitCodesAndMessagesOfBadInput(t *testing.T) {
 		{[]string{"store", "check"}, 1, []string{"kubesim: usage: kubesim store check"}},
 		{[]string{"audit", "--code", "forbidden"}, 1, []string{`Error: invalid argument "forbidden" for "--code" flag`}},
 		{[]string{"audit"}, 1, []string{"kubesim: audit: --log is required\n"}},
+		{[]string{"serve", "--cni-conf-dir", "net.d"}, 1, []string{"kubesim: --cni-conf-dir and --cni-bin-dir go together: give both, or neither for the simulated network\n"}},
+		{[]string{"kubelet", "--kubeconfig", "kc", "--cni-bin-dir", "bin"}, 1, []string{"kubesim: kubelet: --cni-conf-dir and --cni-bin-dir go together"}},
 	} {
 		code, out, errOut := kubesim(tc.args...)
 		assert.Equal(t, tc.code, code, "%q: %s", tc.args, errOut)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/kubelet/cni"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
@@ -55,6 +57,8 @@ each serving the kubelet API (logs, exec) on its own port.`,
 	address := fs.String("address", "127.0.0.1", "IP address the kubelet API listens on, reported as each node's InternalIP")
 	port := fs.Int("port", 0, "kubelet API port of the first node, the next nodes on the ports after it (0: a free port each)")
 	certDir := fs.String("cert-dir", "", "directory of the kubelet API's self-signed certificate (default: a temporary one)")
+	cniFlags := addCNIFlags(fs)
+	rootDir := fs.String("root-dir", ".kubelet", "directory of the nodes' state, one directory each (the CNI sandboxes' records, which a kubelet started again adopts)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if *kubeconfig == "" {
@@ -62,6 +66,10 @@ each serving the kubelet API (logs, exec) on its own port.`,
 		}
 		if *nodes < 1 {
 			return fmt.Errorf("kubelet: --nodes must be 1 or more, not %d", *nodes)
+		}
+		cniCfg, err := cniFlags.config()
+		if err != nil {
+			return fmt.Errorf("kubelet: %w", err)
 		}
 		kc, err := pki.LoadKubeconfig(*kubeconfig)
 		if err != nil {
@@ -106,7 +114,11 @@ each serving the kubelet API (logs, exec) on its own port.`,
 			if err != nil {
 				return fmt.Errorf("kubelet %s: %w", name, err)
 			}
-			k, err := kubelet.New(kubelet.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live, NodeName: name,
+			var nodeCNI *cni.Config
+			if cniCfg != nil {
+				nodeCNI = &cni.Config{ConfDir: cniCfg.ConfDir, BinDirs: cniCfg.BinDirs, StateDir: filepath.Join(*rootDir, name, "cni")}
+			}
+			k, err := kubelet.New(kubelet.Config{CNI: nodeCNI, Client: cl, Clock: clock.Real{}, Mode: runmode.Live, NodeName: name,
 				PodCIDR: fmt.Sprintf("10.%d.%d.0/24", 244+(i-1)/256, (i-1)%256), Logger: logger,
 				InternalIP: *address, KubeletPort: int32(ln.Addr().(*net.TCPAddr).Port),
 				Stages:  kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay, Stop: *stageDelay},

@@ -41,6 +41,10 @@ type labCommand struct {
 	// expected are empty then.
 	control, controller string
 	controllerArgs      []string
+	// script is a ```sh block the lab marks <!-- lab-run --> (control
+	// "sh"): shell lines the student types to make files the server
+	// reads, such as a CNI plugin and its configuration.
+	script []string
 }
 
 // labDoc is a parsed lab.
@@ -62,10 +66,15 @@ const (
 // labControlRe is a comment that starts or stops a controller process.
 var labControlRe = regexp.MustCompile(`^<!--\s*lab-(start|stop):\s*([a-z0-9-]+)((?:\s+--?[a-z-]+(?:[ =][^\s-][^\s]*)?)*)\s*-->$`)
 
+// labRunComment marks the ```sh block after it as one the test runs.
+const labRunComment = "<!-- lab-run -->"
+
 // parseLab extracts the start block and the console blocks of a lab.
 func parseLab(text string) (labDoc, error) {
 	var doc labDoc
 	inBlock := false
+	// run: the next ```sh block is run (labRunComment).
+	run := false
 	// other is the fence of a block that is not a console block (```sh,
 	// ```yaml ...), "" outside one; otherLines its lines, from otherStart.
 	var other string
@@ -75,7 +84,13 @@ func parseLab(text string) (labDoc, error) {
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case other != "" && trimmed == "```":
-			if err := doc.startBlock(other, otherStart, otherLines); err != nil {
+			if run {
+				if other != "```sh" {
+					return doc, fmt.Errorf("line %d: %s marks a ```sh block, not %s", otherStart, labRunComment, other)
+				}
+				doc.commands = append(doc.commands, labCommand{line: otherStart, control: "sh", script: otherLines})
+				run = false
+			} else if err := doc.startBlock(other, otherStart, otherLines); err != nil {
 				return doc, err
 			}
 			other, otherLines = "", nil
@@ -90,6 +105,8 @@ func parseLab(text string) (labDoc, error) {
 			// read; they are the start block's now, and a comment would
 			// be silently ignored.
 			return doc, fmt.Errorf("line %d: a lab-server comment: put the flags on the start block's %q line", i+1, labServe)
+		case !inBlock && trimmed == labRunComment:
+			run = true
 		case !inBlock && labControlRe.MatchString(trimmed):
 			m := labControlRe.FindStringSubmatch(trimmed)
 			doc.commands = append(doc.commands, labCommand{line: i + 1, control: m[1], controller: m[2], controllerArgs: strings.Fields(m[3])})
@@ -117,6 +134,9 @@ func parseLab(text string) (labDoc, error) {
 	}
 	if inBlock || other != "" {
 		return doc, fmt.Errorf("a code block is not closed")
+	}
+	if run {
+		return doc, fmt.Errorf("%s is not followed by a ```sh block", labRunComment)
 	}
 	return doc, nil
 }
@@ -382,6 +402,17 @@ func TestParseLabAndPatterns(t *testing.T) {
 	assert.True(t, tail.MatchString("first\nsecond\nthird"))
 	assert.False(t, tail.MatchString("second"))
 	assert.True(t, newLabPattern(nil).MatchString(""), "no output expected")
+	// A ```sh block marked lab-run is run, in order with the commands;
+	// the mark on any other block, or on none, is refused.
+	doc, err = parseLab("<!-- lab-run -->\n```sh\nmkdir -p .data/x\ntouch .data/x/y\n```\n```console\n$ kubectl get pods\n```\n")
+	require.NoError(t, err)
+	require.Len(t, doc.commands, 2)
+	assert.Equal(t, "sh", doc.commands[0].control)
+	assert.Equal(t, []string{"mkdir -p .data/x", "touch .data/x/y"}, doc.commands[0].script)
+	_, err = parseLab("<!-- lab-run -->\n```yaml\nkind: Pod\n```\n")
+	assert.ErrorContains(t, err, "marks a ```sh block")
+	_, err = parseLab("<!-- lab-run -->\n")
+	assert.ErrorContains(t, err, "is not followed by a ```sh block")
 	doc, err = parseLab("<!-- lab-start: foo -->\n```console\n$ kubectl get foos\n```\n<!-- lab-stop: foo -->\n")
 	require.NoError(t, err)
 	require.Len(t, doc.commands, 3)
@@ -466,6 +497,9 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 			stop()
 			delete(running, c.controller)
 			continue
+		case "sh":
+			runLabScript(t, root, dataDir, file, c)
+			continue
 		}
 		want := newLabPattern(c.expected)
 		// Up to a minute: lab 14's HPA syncs every 15 seconds on metrics
@@ -484,6 +518,22 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 				strings.Join(c.expected, "\n"), out)
 		}
 	}
+}
+
+// runLabScript runs a lab's ```sh block as the student would from the
+// repository root: in a directory where .data is the lab server's data
+// directory and examples the repository's.
+func runLabScript(t *testing.T, root, dataDir, file string, c labCommand) {
+	t.Helper()
+	work := t.TempDir()
+	require.NoError(t, os.Symlink(dataDir, filepath.Join(work, ".data")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "examples"), filepath.Join(work, "examples")))
+	cmd := exec.Command("sh", "-e", "-c", strings.Join(c.script, "\n"))
+	cmd.Dir = work
+	// The example modules are built outside any workspace.
+	cmd.Env = append(os.Environ(), "GOWORK=off", "PWD="+work)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s:%d: the ```sh block failed:\n%s", file, c.line, out)
 }
 
 // inDataDir points the paths a lab writes under .data (the data

@@ -135,7 +135,7 @@ func compareCodeBlocks(en, zh string) error {
 // line, arguments quoted (so "a b" and "a" "b" differ).
 func describeLabCommand(c labCommand) string {
 	if c.control != "" {
-		return fmt.Sprintf("lab-%s %s %q", c.control, c.controller, c.controllerArgs)
+		return fmt.Sprintf("lab-%s %s %q %q", c.control, c.controller, c.controllerArgs, c.script)
 	}
 	return fmt.Sprintf("$ %q", c.args)
 }

@@ -58,6 +58,7 @@ controllers only in the Lease holder.`,
 	notReadySeconds := fs.Int64("default-not-ready-toleration-seconds", 300, "the tolerationSeconds every pod gets for the node.kubernetes.io/not-ready:NoExecute taint, unless it tolerates it itself (kube-apiserver's flag)")
 	unreachableSeconds := fs.Int64("default-unreachable-toleration-seconds", 300, "the tolerationSeconds every pod gets for the node.kubernetes.io/unreachable:NoExecute taint, unless it tolerates it itself (kube-apiserver's flag)")
 	localImages := localImageFlag{}
+	cniFlags := addCNIFlags(fs)
 	memLimit := &memoryLimitFlag{}
 	listBudget := &listBudgetFlag{}
 	fs.Var(listBudget, "list-memory-budget", "the memory LIST requests may hold at once, a quantity such as 512Mi: a list the budget cannot take is answered 429 with Retry-After, and the control plane's own components keep a quarter for themselves (default: a quarter of --memory-limit, else 512Mi)")
@@ -65,6 +66,10 @@ controllers only in the Lease holder.`,
 	fs.Var(localImages, "local-image", "NAME=PATH: a pod whose container image is NAME runs the binary PATH as a process of its kubelet, as `kind load docker-image` makes a locally built image runnable (repeatable; docs/containers.md)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
+		cniCfg, err := cniFlags.config()
+		if err != nil {
+			return err
+		}
 		if *notReadySeconds < 0 || *unreachableSeconds < 0 {
 			return errors.New("--default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds must not be negative")
 		}
@@ -84,7 +89,7 @@ controllers only in the Lease holder.`,
 			AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
 			NodeMonitorGracePeriod: *nodeGrace, DefaultNotReadyTolerationSeconds: notReadySeconds, DefaultUnreachableTolerationSeconds: unreachableSeconds,
 			Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
-			LocalImages: localImages,
+			LocalImages: localImages, CNI: cniCfg,
 		})
 		if err != nil {
 			return err

@@ -25,7 +25,18 @@ func (n *Network) ServeNode(cidr netip.Prefix, d SimulatedDialer) {
 	n.nodes[cidr.Masked()] = d
 }
 
-// dialSimulated routes a connection to ip:port to the node that has ip;
+// ForgetNode undoes ServeNode: a pod address a CNI plugin gave (served as
+// a /32 while its sandbox lives) is no longer routed once the sandbox is
+// torn down.
+func (n *Network) ForgetNode(cidr netip.Prefix) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.nodes, cidr.Masked())
+}
+
+// dialSimulated routes a connection to ip:port to the node that has ip,
+// by the longest matching range as a routing table does (a pod address
+// given by a CNI plugin, served as a /32, wins over a node's range);
 // ok false when no node has it or nothing listens there.
 func (n *Network) dialSimulated(ctx context.Context, ip, port string) (net.Conn, bool) {
 	addr, err := netip.ParseAddr(ip)
@@ -34,9 +45,10 @@ func (n *Network) dialSimulated(ctx context.Context, ip, port string) (net.Conn,
 	}
 	n.mu.RLock()
 	var d SimulatedDialer
+	best := -1
 	for cidr, nd := range n.nodes {
-		if cidr.Contains(addr) {
-			d = nd
+		if cidr.Contains(addr) && cidr.Bits() > best {
+			d, best = nd, cidr.Bits()
 		}
 	}
 	n.mu.RUnlock()

@@ -49,4 +49,14 @@ func TestDialRoutesSimulatedAddressesToTheirNode(t *testing.T) {
 		_, err = read(addr)
 		assert.ErrorContains(t, err, "connect: connection refused", addr)
 	}
+	// An address a CNI plugin gave a pod of node-2 inside node-1's range
+	// goes to node-2 while it is served, to node-1's range again after.
+	n.ServeNode(netip.MustParsePrefix("10.244.1.5/32"), serve("node-2"))
+	got, err = read("10.244.1.5:80")
+	require.NoError(t, err)
+	assert.Equal(t, "node-2 10.244.1.5:80 from 10.244.2.3", got)
+	n.ForgetNode(netip.MustParsePrefix("10.244.1.5/32"))
+	got, err = read("10.244.1.5:80")
+	require.NoError(t, err)
+	assert.Equal(t, "node-1 10.244.1.5:80 from 10.244.2.3", got)
 }

@@ -83,6 +83,10 @@ type Options struct {
 	// LocalImages maps image names to binaries on the host that pods run
 	// as processes (--local-image NAME=PATH; kubelet/localimage.go).
 	LocalImages map[string]string
+	// CNI, when set, gives pods their network through CNI plugins
+	// (--cni-conf-dir, --cni-bin-dir; kubelet/cni); its RootDir defaults
+	// to DATA-DIR/kubelet.
+	CNI *cluster.CNIConfig
 	// NodeMonitorGracePeriod, DefaultNotReadyTolerationSeconds and
 	// DefaultUnreachableTolerationSeconds tune node failure
 	// (cluster.Config's fields of those names).
@@ -197,6 +201,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	cfg.NodeMonitorGracePeriod = o.NodeMonitorGracePeriod
 	cfg.DefaultNotReadyTolerationSeconds, cfg.DefaultUnreachableTolerationSeconds = o.DefaultNotReadyTolerationSeconds, o.DefaultUnreachableTolerationSeconds
+	cfg.CNI = o.CNI
 	if len(o.LocalImages) > 0 {
 		cfg.LocalImages = &kubelet.LocalImages{Paths: o.LocalImages, Server: "https://" + ln.Addr().String(), CA: bundle.CAPEM}
 	}

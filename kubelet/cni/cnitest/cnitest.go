@@ -1,0 +1,54 @@
+// Package cnitest builds the course's mock CNI plugin (examples/cni) for
+// tests and writes its configuration, so that the kubelet's tests call a
+// real plugin binary through libcni, as a node's runtime does.
+package cnitest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// BuildMock builds examples/cni as the plugin "mock" into a new binary
+// directory and returns the directory.
+func BuildMock(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "examples", "cni")
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mock"), "./mock")
+	cmd.Dir = src
+	// The example is a module of its own, outside any workspace.
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the mock CNI plugin: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// WriteMockConf writes a configuration list of the mock plugin, named
+// "mocknet", giving addresses of 10.22.0.0/16 and keeping them in dataDir.
+func WriteMockConf(t testing.TB, confDir, name, dataDir string) {
+	t.Helper()
+	conf := `{"cniVersion": "1.0.0", "name": "mocknet", "plugins": [{"type": "mock", "subnet": "10.22.0.0/16", "dataDir": "` + dataDir + `"}]}`
+	if err := os.WriteFile(filepath.Join(confDir, name), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Calls are the lines of the mock plugin's calls.log in dataDir: one per
+// call, "COMMAND CONTAINERID netns=... ifname=... args=...".
+func Calls(t testing.TB, dataDir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dataDir, "calls.log"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
