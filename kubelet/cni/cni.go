@@ -64,6 +64,9 @@ type Config struct {
 type Manager struct {
 	cfg Config
 	cni *libcni.CNIConfig
+	// realNS: each sandbox gets a real network namespace (as root on
+	// Linux, netns_linux.go), else a placeholder file.
+	realNS bool
 }
 
 // Pod names the pod a sandbox is for (the CNI_ARGS the runtimes pass).
@@ -105,7 +108,20 @@ func New(cfg Config) (*Manager, error) {
 		// What a plugin prints on stderr is not kept: containerd logs it.
 		cfg.Exec = &invoke.DefaultExec{RawExec: &invoke.RawExec{}}
 	}
-	return &Manager{cfg: cfg, cni: libcni.NewCNIConfigWithCacheDir(cfg.BinDirs, filepath.Join(cfg.StateDir, "cache"), cfg.Exec)}, nil
+	return &Manager{cfg: cfg, cni: libcni.NewCNIConfigWithCacheDir(cfg.BinDirs, filepath.Join(cfg.StateDir, "cache"), cfg.Exec), realNS: realNetNS()}, nil
+}
+
+// RealNetNS tells whether the sandboxes get real network namespaces
+// (the kubelet runs as root on Linux) rather than placeholder files.
+func (m *Manager) RealNetNS() bool { return m.realNS }
+
+// createNetNS makes the sandbox's network namespace at path: a real one
+// when the Manager can, else an empty placeholder file.
+func (m *Manager) createNetNS(path string) error {
+	if m.realNS {
+		return createNetNS(path)
+	}
+	return os.WriteFile(path, nil, 0o644)
 }
 
 // LoadNetwork reads the network the runtimes would use: the first
@@ -158,7 +174,7 @@ func (m *Manager) SetUp(ctx context.Context, id string, pod Pod) (*Sandbox, erro
 		return nil, fmt.Errorf("failed to setup network for sandbox %q: %w", id, err)
 	}
 	sb := &Sandbox{ID: id, Pod: pod, NetNS: filepath.Join(m.cfg.StateDir, "netns", id), Config: list.Bytes}
-	if err := os.WriteFile(sb.NetNS, nil, 0o644); err != nil {
+	if err := m.createNetNS(sb.NetNS); err != nil {
 		return nil, fmt.Errorf("failed to create network namespace for sandbox %q: %w", id, err)
 	}
 	m.called("ADD", list, pod)
@@ -178,7 +194,7 @@ func (m *Manager) SetUp(ctx context.Context, id string, pod Pod) (*Sandbox, erro
 				return nil, m.cni.DelNetworkList(ctx, list, m.runtimeConf(sb))
 			})
 		}
-		_ = os.Remove(sb.NetNS)
+		_ = removeNetNS(sb.NetNS)
 		if errors.Is(err, ErrDeadlineExceeded) {
 			return nil, err
 		}
@@ -219,7 +235,11 @@ func (m *Manager) TearDown(ctx context.Context, sb *Sandbox) error {
 	if err != nil {
 		return fmt.Errorf("failed to destroy network for sandbox %q: %w", sb.ID, err)
 	}
-	_ = os.Remove(sb.NetNS)
+	// The namespace goes after DEL, as containerd removes it after
+	// teardownPodNetwork: the plugins still enter it to delete eth0.
+	if err := removeNetNS(sb.NetNS); err != nil {
+		return fmt.Errorf("failed to remove network namespace of sandbox %q: %w", sb.ID, err)
+	}
 	if err := os.Remove(m.recordPath(sb.ID)); err != nil && !os.IsNotExist(err) {
 		return err
 	}

@@ -1,0 +1,61 @@
+package cni
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+)
+
+// realNetNS tells whether sandboxes get real network namespaces: only
+// root may make them.
+func realNetNS() bool { return os.Geteuid() == 0 }
+
+// createNetNS makes a new network namespace and pins it at path, as
+// `ip netns add` pins one under /run/netns and the runtimes under
+// /var/run/netns: a bind mount of the namespace's file keeps it alive with
+// no process in it, so that the plugins can enter it by path (CNI_NETNS).
+func createNetNS(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDONLY, 0o444)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	errc := make(chan error, 1)
+	go func() {
+		// The namespace is entered by this thread only (unshare), and the
+		// thread is never unlocked: it ends with the goroutine rather
+		// than go back to the runtime's pool inside the pod's network.
+		runtime.LockOSThread()
+		if _, err := netns.New(); err != nil {
+			errc <- fmt.Errorf("unshare: %w", err)
+			return
+		}
+		src := fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid())
+		if err := unix.Mount(src, path, "none", unix.MS_BIND, ""); err != nil {
+			errc <- fmt.Errorf("mount %s on %s: %w", src, path, err)
+			return
+		}
+		errc <- nil
+	}()
+	if err := <-errc; err != nil {
+		_ = os.Remove(path)
+		return err
+	}
+	return nil
+}
+
+// removeNetNS unpins the namespace at path (it ends when nothing else
+// holds it) and removes the file; a placeholder file, or none, is fine.
+func removeNetNS(path string) error {
+	if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("unmount %s: %w", path, err)
+	}
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
