@@ -21,7 +21,7 @@ func cniTrace(t *testing.T, binDir string) (string, []string) {
 	confDir, dataDir := t.TempDir(), t.TempDir()
 	cnitest.WriteMockConf(t, confDir, "10-mock.conflist", dataDir)
 	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 1, NodeCount: 2,
-		CNI: &CNIConfig{ConfDir: confDir, BinDirs: []string{binDir}, RootDir: t.TempDir()}})
+		CNI: &CNIConfig{ConfDir: confDir, BinDirs: []string{binDir}, RootDir: cnitest.RootDir(t)}})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	cl := c.Client("test")

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/kubelet/cni"
+	"github.com/kubesim/kubesim/kubelet/cni/cnitest"
 )
 
 // pluginsVersion is the release of containernetworking/plugins whose
@@ -68,7 +69,7 @@ func TestCNIRealNetworkNamespaceAsRoot(t *testing.T) {
 	conf := fmt.Sprintf(`{"cniVersion": "1.0.0", "name": "rootnet", "plugins": [{"type": "bridge", "bridge": %q,
 		"isGateway": true, "ipMasq": false, "ipam": {"type": "host-local", "subnet": "10.241.17.0/28", "dataDir": %q}}]}`, bridge, ipamDir)
 	require.NoError(t, os.WriteFile(filepath.Join(confDir, "10-bridge.conflist"), []byte(conf), 0o644))
-	cfg := &cni.Config{ConfDir: confDir, BinDirs: []string{binDir}, StateDir: t.TempDir()}
+	cfg := &cni.Config{ConfDir: confDir, BinDirs: []string{binDir}, StateDir: cnitest.StateDir(t)}
 
 	f := newFixture(t, Config{CNI: cfg})
 	f.createPod("web", nil)

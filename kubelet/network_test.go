@@ -31,7 +31,7 @@ func newCNISetup(t *testing.T) cniSetup {
 	binDir := cnitest.BuildMock(t)
 	confDir, dataDir := t.TempDir(), t.TempDir()
 	cnitest.WriteMockConf(t, confDir, "10-mock.conflist", dataDir)
-	return cniSetup{cfg: &cni.Config{ConfDir: confDir, BinDirs: []string{binDir}, StateDir: t.TempDir()}, dataDir: dataDir}
+	return cniSetup{cfg: &cni.Config{ConfDir: confDir, BinDirs: []string{binDir}, StateDir: cnitest.StateDir(t)}, dataDir: dataDir}
 }
 
 // With CNI the pod's address is the plugin's: ADD with the runtimes'

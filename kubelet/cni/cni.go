@@ -246,6 +246,26 @@ func (m *Manager) TearDown(ctx context.Context, sb *Sandbox) error {
 	return nil
 }
 
+// ReleaseNetNS unpins the network namespaces left under a node's
+// directory, without DEL: what a reboot does to them, since they live in
+// the kernel rather than on disk. A pinned namespace's file cannot be
+// removed, so whoever removes a node's directory (a test's cleanup) calls
+// this first; placeholders are simply removed.
+func ReleaseNetNS(stateDir string) error {
+	entries, err := os.ReadDir(filepath.Join(stateDir, "netns"))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		errs = append(errs, removeNetNS(filepath.Join(stateDir, "netns", e.Name())))
+	}
+	return errors.Join(errs...)
+}
+
 // Sandboxes are the recorded sandboxes, by id order.
 func (m *Manager) Sandboxes() ([]*Sandbox, error) {
 	entries, err := os.ReadDir(filepath.Join(m.cfg.StateDir, "sandboxes"))

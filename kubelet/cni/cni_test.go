@@ -21,7 +21,7 @@ var pod = cni.Pod{Namespace: "default", Name: "web", UID: "uid-1"}
 
 func newManager(t *testing.T, confDir, binDir string, clk clock.Clock) *cni.Manager {
 	t.Helper()
-	m, err := cni.New(cni.Config{ConfDir: confDir, BinDirs: []string{binDir}, StateDir: t.TempDir(), Clock: clk})
+	m, err := cni.New(cni.Config{ConfDir: confDir, BinDirs: []string{binDir}, StateDir: cnitest.StateDir(t), Clock: clk})
 	require.NoError(t, err)
 	return m
 }
@@ -35,7 +35,7 @@ func TestSetUpCheckTearDown(t *testing.T) {
 	confDir, dataDir := t.TempDir(), t.TempDir()
 	cnitest.WriteMockConf(t, confDir, "10-mock.conflist", dataDir)
 	var calls []string
-	m, err := cni.New(cni.Config{ConfDir: confDir, BinDirs: []string{binDir}, StateDir: t.TempDir(), Clock: clock.Real{},
+	m, err := cni.New(cni.Config{ConfDir: confDir, BinDirs: []string{binDir}, StateDir: cnitest.StateDir(t), Clock: clock.Real{},
 		OnCall: func(c string) { calls = append(calls, c) }})
 	require.NoError(t, err)
 	ctx := context.Background()

@@ -25,10 +25,16 @@
 // (add): ..."), so that the kubelet's FailedCreatePodSandBox event reads
 // as a real node's.
 //
-// Left out: there are no containers, so the network namespace is a
-// placeholder file under the node's directory (enough for plugins that
-// only read CNI_NETNS, such as the course's mock plugin; bridge and
-// host-local need a real namespace, which needs root); capability
+// The sandbox's network namespace (CNI_NETNS) lives under the node's
+// directory: as root on Linux a real one, unshared and pinned there by a
+// bind mount as `ip netns add` pins one under /run/netns, so that
+// containernetworking/plugins' bridge and host-local work unchanged
+// (netns_linux.go); otherwise an empty placeholder file, enough for
+// plugins that only read CNI_NETNS, such as the course's mock plugin. It
+// is removed after DEL.
+//
+// Left out: there are no containers, so nothing runs inside the
+// namespace; capability
 // arguments (portMappings, bandwidth, the pod's annotations) are not
 // passed; the configuration directory is read at each sandbox creation
 // rather than watched; GC and STATUS are not called. Read the real one in

@@ -10,7 +10,42 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/kubesim/kubesim/kubelet/cni"
 )
+
+// StateDir is a new node directory for a cni.Config whose network
+// namespaces are released (cni.ReleaseNetNS) before it is removed: as
+// root on Linux the sandboxes a test leaves are pinned namespaces, whose
+// files cannot be removed.
+func StateDir(t testing.TB) string {
+	t.Helper()
+	return releasedDir(t, ".")
+}
+
+// RootDir is a new kubelets' root directory (a node's sandboxes under
+// ROOT/NODE/cni, as the cluster lays them out) released as StateDir's.
+func RootDir(t testing.TB) string {
+	t.Helper()
+	return releasedDir(t, filepath.Join("*", "cni"))
+}
+
+// releasedDir is a new temporary directory whose node directories,
+// matched by pattern under it, have their network namespaces released
+// before it is removed.
+func releasedDir(t testing.TB, pattern string) string {
+	dir := t.TempDir()
+	// Cleanups run last-registered first: this one before TempDir's.
+	t.Cleanup(func() {
+		nodes, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, node := range nodes {
+			if err := cni.ReleaseNetNS(node); err != nil {
+				t.Errorf("releasing the network namespaces of %s: %v", node, err)
+			}
+		}
+	})
+	return dir
+}
 
 // BuildMock builds examples/cni as the plugin "mock" into a new binary
 // directory and returns the directory.
