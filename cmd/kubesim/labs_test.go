@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/kubelet/cni/cnitest"
 )
 
 // The labs in docs/labs are executable: every ```console block is a list
@@ -480,8 +482,9 @@ func TestLabs(t *testing.T) {
 func runLab(t *testing.T, root, file string, doc labDoc) {
 	// A fresh data directory, as the start block's `rm -rf .data`, and
 	// the student's flags, no others: the outputs are those the student's
-	// server gives.
-	dataDir := t.TempDir()
+	// server gives. As root its sandboxes are network namespaces, which
+	// outlive the server and are released before the directory goes.
+	dataDir := cnitest.DataDir(t)
 	s := startServer(t, dataDir, inDataDir(dataDir, doc.serverFlags)...)
 	k := newKubectl(t, s)
 	running := map[string]func(){}

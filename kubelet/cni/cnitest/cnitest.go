@@ -30,6 +30,14 @@ func RootDir(t testing.TB) string {
 	return releasedDir(t, filepath.Join("*", "cni"))
 }
 
+// DataDir is a new data directory of `kubesim serve` (its nodes'
+// sandboxes under DATA/kubelet/NODE/cni) released as StateDir's: create
+// it before starting the server, whose stop then runs first.
+func DataDir(t testing.TB) string {
+	t.Helper()
+	return releasedDir(t, filepath.Join("kubelet", "*", "cni"))
+}
+
 // releasedDir is a new temporary directory whose node directories,
 // matched by pattern under it, have their network namespaces released
 // before it is removed.
