@@ -1,7 +1,6 @@
 package cni
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -51,8 +50,13 @@ func createNetNS(path string) error {
 // removeNetNS unpins the namespace at path (it ends when nothing else
 // holds it) and removes the file; a placeholder file, or none, is fine.
 func removeNetNS(path string) error {
-	if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
-		return fmt.Errorf("unmount %s: %w", path, err)
+	// Only a pinned namespace is a file of nsfs; a placeholder is not
+	// unmounted (which needs root even to fail).
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err == nil && st.Type == unix.NSFS_MAGIC {
+		if err := unix.Unmount(path, unix.MNT_DETACH); err != nil {
+			return fmt.Errorf("unmount %s: %w", path, err)
+		}
 	}
 	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 		return err
