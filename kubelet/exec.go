@@ -15,7 +15,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/portforward"
 	"github.com/kubesim/kubesim/kubelet/shell"
@@ -82,7 +84,7 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 	if err != nil {
 		return shell.Environment{}, err
 	}
-	env := containerEnv(ctx, pod, c, envSources{c: k.c, volumes: k})
+	env := containerEnv(ctx, pod, c, k.envSources(true))
 	env.Network = clusterNetwork{k: k, pod: pod}
 	k.addProgramFiles(&env, pod, c)
 	env.Layer = k.writableLayer(pod, c.Name)
@@ -189,10 +191,25 @@ func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container stri
 }
 
 // envSources reads what a pod refers to from the API server, and gives
-// its writable volumes' storage when volumes is set.
+// its writable volumes' storage when volumes is set. Services come from
+// the kubelet's service informer when it has synced (the real kubelet's
+// service lister), from the API server before.
 type envSources struct {
-	c       *client.Client
-	volumes *Kubelet
+	c        *client.Client
+	volumes  *Kubelet
+	services *cache.Informer[*corev1.Service]
+}
+
+// envSources are the sources of this kubelet's containers: with the
+// kubelet's volumes when volumes is true.
+func (k *Kubelet) envSources(volumes bool) envSources {
+	k.mu.Lock()
+	s := envSources{c: k.c, services: k.loops.services}
+	k.mu.Unlock()
+	if volumes {
+		s.volumes = k
+	}
+	return s
 }
 
 // Volume implements containerenv.VolumeSource.
@@ -211,20 +228,30 @@ func (s envSources) Secret(ctx context.Context, ns, name string) (*corev1.Secret
 	return s.c.Secrets().Get(ctx, ns, name)
 }
 
+// cached is the service informer when its cache can answer.
+func (s envSources) cached() (*cache.Informer[*corev1.Service], bool) {
+	return s.services, s.services != nil && s.services.HasSynced()
+}
+
 func (s envSources) Service(ctx context.Context, ns, name string) (*corev1.Service, error) {
+	if inf, ok := s.cached(); ok {
+		if svc, found := inf.Get(ns, name); found {
+			return svc, nil
+		}
+		return nil, api.NewNotFound(corev1.Resource("services"), name)
+	}
 	return s.c.Services().Get(ctx, ns, name)
 }
 
-func (s envSources) Services(ctx context.Context, ns string) ([]corev1.Service, error) {
+func (s envSources) Services(ctx context.Context, ns string) ([]*corev1.Service, error) {
+	if inf, ok := s.cached(); ok {
+		return inf.ByIndex(cache.NamespaceIndex, ns), nil
+	}
 	list, err := s.c.Services().List(ctx, ns, client.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]corev1.Service, len(list.Items))
-	for i, svc := range list.Items {
-		out[i] = *svc
-	}
-	return out, nil
+	return list.Items, nil
 }
 
 // ServiceAccountToken asks for a token bound to the pod (a TokenRequest

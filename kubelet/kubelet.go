@@ -253,7 +253,12 @@ type Kubelet struct {
 // loops are the informer and controllers of one run; live mode makes new
 // ones after a Stop, because a controller's queue does not outlive Run.
 type loops struct {
-	pods      *cache.Informer[*corev1.Pod]
+	pods *cache.Informer[*corev1.Pod]
+	// services is the kubelet's service lister: containers get the
+	// variables of the Services they see (containerenv), read from this
+	// cache as the real kubelet reads its informer, not listed from the
+	// API server at every container start.
+	services  *cache.Informer[*corev1.Service]
 	podLoop   *controllers.Controller
 	heartbeat *controllers.Controller
 	used      bool
@@ -351,10 +356,11 @@ func New(cfg Config) (*Kubelet, error) {
 // newLoops builds the pod informer and the two controllers; the heartbeat
 // is queued at once so that the node registers on the first step.
 func (k *Kubelet) newLoops() (*loops, error) {
-	l := &loops{pods: cache.For(k.cfg.Informers, k.c.Pods(), "", client.ListOptions{FieldSelector: "spec.nodeName=" + k.cfg.NodeName}, k.logger)}
+	l := &loops{pods: cache.For(k.cfg.Informers, k.c.Pods(), "", client.ListOptions{FieldSelector: "spec.nodeName=" + k.cfg.NodeName}, k.logger),
+		services: cache.For(k.cfg.Informers, k.c.Services(), "", client.ListOptions{}, k.logger)}
 	var err error
 	l.podLoop, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName,
-		Reconciler: controllers.ReconcileFunc(k.syncPod), Sources: []controllers.Source{l.pods},
+		Reconciler: controllers.ReconcileFunc(k.syncPod), Sources: []controllers.Source{l.pods, l.services},
 		Clock: k.cfg.Clock, Mode: k.cfg.Mode, Logger: k.logger})
 	if err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func (k *Kubelet) containerFiles(ctx context.Context, pod *corev1.Pod, c *corev1
 	return &lazyFiles{build: func() shell.Environment {
 		// The sources of a container's own run: a server reads its
 		// files, it asks for no token.
-		env := containerEnv(ctx, pod, c, simSources{envSources{c: k.c, volumes: k}})
+		env := containerEnv(ctx, pod, c, simSources{k.envSources(true)})
 		env.Layer = k.writableLayer(pod, c.Name)
 		return env
 	}}

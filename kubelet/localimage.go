@@ -199,7 +199,7 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *corev1.Pod, c *corev1.Cont
 	if err != nil {
 		return nil, nil, "", err
 	}
-	built := containerenv.Build(ctx, pod, c, envSources{c: k.c})
+	built := containerenv.Build(ctx, pod, c, k.envSources(false))
 	for _, v := range built.Env {
 		env = append(env, v.Name+"="+v.Value)
 	}
@@ -244,7 +244,7 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *corev1.Pod, c *corev1.Cont
 // half a token.
 func (k *Kubelet) writeToken(ctx context.Context, pod *corev1.Pod, path string) error {
 	exp := int64(localTokenSeconds)
-	token, err := envSources{c: k.c}.ServiceAccountToken(ctx, pod, "", &exp)
+	token, err := k.envSources(false).ServiceAccountToken(ctx, pod, "", &exp)
 	if err != nil {
 		return fmt.Errorf("a token for the pod's service account: %w", err)
 	}

@@ -242,7 +242,7 @@ func (offlineSources) Service(context.Context, string, string) (*corev1.Service,
 	return nil, errors.New("offline")
 }
 
-func (offlineSources) Services(context.Context, string) ([]corev1.Service, error) {
+func (offlineSources) Services(context.Context, string) ([]*corev1.Service, error) {
 	return nil, errors.New("offline")
 }
 

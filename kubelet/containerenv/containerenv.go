@@ -26,7 +26,7 @@ type Sources interface {
 	// Service and Services read the Services whose variables a
 	// container gets (the kubelet's service lister).
 	Service(ctx context.Context, namespace, name string) (*corev1.Service, error)
-	Services(ctx context.Context, namespace string) ([]corev1.Service, error)
+	Services(ctx context.Context, namespace string) ([]*corev1.Service, error)
 }
 
 // VolumeSource gives the storage of a pod's writable volumes (the

@@ -30,11 +30,11 @@ func (f fakeSources) Service(_ context.Context, ns, name string) (*corev1.Servic
 	return nil, errMissing
 }
 
-func (f fakeSources) Services(_ context.Context, ns string) ([]corev1.Service, error) {
-	var out []corev1.Service
-	for _, s := range f.services {
-		if s.Namespace == ns {
-			out = append(out, s)
+func (f fakeSources) Services(_ context.Context, ns string) ([]*corev1.Service, error) {
+	var out []*corev1.Service
+	for i := range f.services {
+		if f.services[i].Namespace == ns {
+			out = append(out, &f.services[i])
 		}
 	}
 	return out, nil

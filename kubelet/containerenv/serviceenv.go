@@ -46,8 +46,8 @@ func serviceVars(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src 
 	if links {
 		if list, err := src.Services(ctx, pod.Namespace); err == nil {
 			for i := range list {
-				if serviceIPSet(&list[i]) && existed(&list[i]) {
-					byName[list[i].Name] = &list[i]
+				if serviceIPSet(list[i]) && existed(list[i]) {
+					byName[list[i].Name] = list[i]
 				}
 			}
 		}
