@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,9 +13,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/shell"
+	"github.com/kubesim/kubesim/runmode"
 )
 
 func TestRunningContainer(t *testing.T) {
@@ -122,4 +126,44 @@ func TestExecSeesTheProgramsFiles(t *testing.T) {
 	assert.Equal(t, 0, cat())
 	f.clk.Step(31 * time.Second)
 	assert.Equal(t, 1, cat(), "removed after 30 s")
+}
+
+// A container's Service variables come from the kubelet's service
+// informer, which the step syncs before the kubelet's own step: a Service
+// made after the kubelet started is in the environment of a container
+// that starts after it, and a Service of another namespace is not. Two
+// kubelets given one shared factory hold one Service cache (live mode:
+// the kubelets of one process share the controller manager's).
+func TestServiceVariablesFromTheServiceInformer(t *testing.T) {
+	f := newFixture(t, Config{})
+	for _, svc := range []struct{ ns, name, ip string }{{"default", "web-db", "10.96.0.20"}, {"other", "cache", "10.96.0.30"}} {
+		if svc.ns != "default" {
+			_, err := f.env.Client.Namespaces().Create(f.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: svc.ns}})
+			require.NoError(t, err)
+		}
+		_, err := f.env.Client.Services().Create(f.ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: svc.ns, Name: svc.name},
+			Spec: corev1.ServiceSpec{ClusterIP: svc.ip, Ports: []corev1.ServicePort{{Port: 5432, Protocol: corev1.ProtocolTCP}}}})
+		require.NoError(t, err)
+	}
+	f.createPod("app", nil)
+	f.settle()
+	for f.pod("app").Status.Phase != corev1.PodRunning {
+		f.next()
+	}
+	env, err := f.k.ExecTarget(f.ctx, "default", "app", "nginx")
+	require.NoError(t, err)
+	var out strings.Builder
+	require.Equal(t, 0, f.k.Exec(f.ctx, env, []string{"sh", "-c", "echo db=$WEB_DB_SERVICE_HOST:$WEB_DB_SERVICE_PORT cache=$CACHE_SERVICE_HOST"}, shell.Stdio{Stdout: &out}))
+	assert.Equal(t, "db=10.96.0.20:5432 cache=\n", out.String())
+
+	shared := cache.NewFactory(cache.FactoryConfig{Share: true})
+	var kubelets []*Kubelet
+	for i, name := range []string{"node-a", "node-b"} {
+		k, err := New(Config{Client: f.env.Client, Clock: f.env.Clock, Mode: runmode.Live, NodeName: name,
+			PodCIDR: fmt.Sprintf("10.244.%d.0/24", 20+i), SharedInformers: shared})
+		require.NoError(t, err)
+		kubelets = append(kubelets, k)
+	}
+	assert.Same(t, kubelets[0].loops.services, kubelets[1].loops.services)
+	assert.NotSame(t, kubelets[0].loops.pods, kubelets[1].loops.pods, "each node watches its own pods")
 }

@@ -78,6 +78,12 @@ type Config struct {
 	// Informers builds the kubelet's pod informer (nil: a private one; the
 	// cluster passes one with its cache mutation detector).
 	Informers *cache.Factory
+	// SharedInformers builds the informers of what every node reads
+	// alike (Services): the cluster passes its controller manager's
+	// factory, so that in live mode the kubelets of one process hold one
+	// Service cache rather than a thousand copies of it, each listed and
+	// watched (nil: Informers).
+	SharedInformers *cache.Factory
 	// Clock times every stage (required).
 	Clock clock.Clock
 	// Mode is how it runs: Live, or Step under the stepper.
@@ -356,8 +362,12 @@ func New(cfg Config) (*Kubelet, error) {
 // newLoops builds the pod informer and the two controllers; the heartbeat
 // is queued at once so that the node registers on the first step.
 func (k *Kubelet) newLoops() (*loops, error) {
+	shared := k.cfg.SharedInformers
+	if shared == nil {
+		shared = k.cfg.Informers
+	}
 	l := &loops{pods: cache.For(k.cfg.Informers, k.c.Pods(), "", client.ListOptions{FieldSelector: "spec.nodeName=" + k.cfg.NodeName}, k.logger),
-		services: cache.For(k.cfg.Informers, k.c.Services(), "", client.ListOptions{}, k.logger)}
+		services: cache.For(shared, k.c.Services(), "", client.ListOptions{}, k.logger)}
 	var err error
 	l.podLoop, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName,
 		Reconciler: controllers.ReconcileFunc(k.syncPod), Sources: []controllers.Source{l.pods, l.services},
