@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"time"
+	"unique"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -281,6 +282,10 @@ func (r *lineRecorder) Write(p []byte) (int, error) {
 }
 
 func (r *lineRecorder) line(text string) {
+	// The same image prints the same lines in every pod of a Deployment
+	// (nginx's notices differ only in their second): one copy of each
+	// text is kept for all the containers that printed it.
+	text = unique.Make(text).Value()
 	r.tl.lines = append(r.tl.lines, logLine{at: r.clock.now, text: text})
 	if len(r.tl.lines) >= 2*maxLogLines {
 		r.tl.lines = append(r.tl.lines[:0], r.tl.lines[len(r.tl.lines)-maxLogLines:]...)
