@@ -57,7 +57,7 @@ func TestFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 		"scenario step":  scenarioFlags,
 		"scenario trace": scenarioFlags,
 		"run-controller": {"kubeconfig": kubeconfig, "namespace": "", "serviceaccount": "", "v": "false"},
-		"device-plugin": {"count": "4", "kubelet-dir": "", "pre-start-required": "false", "resource": "example.com/gpu"},
+		"device-plugin":  {"count": "4", "kubelet-dir": "", "pre-start-required": "false", "resource": "example.com/gpu"},
 		"kubelet": {"address": "127.0.0.1", "cert-dir": "", "cni-bin-dir": "", "cni-conf-dir": "", "device-plugins": "false", "kubeconfig": kubeconfig, "node-prefix": "node", "nodes": "1", "port": "0",
 			"root-dir": ".kubelet", "server": "", "stage-delay": "1s"},
 		"extension-apiserver": {"addr": "127.0.0.1:8443", "data-dir": "", "requestheader-allowed-names": "front-proxy-client",
