@@ -81,3 +81,31 @@ func TestDevicePluginCommandWithoutAKubelet(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "device-plugin: registering with the kubelet: rpc error: code = Unavailable")
 }
+
+// The plugin exits when its kubelet goes away (its server stopped), so
+// that a plugin started in the background does not outlive a lab.
+func TestDevicePluginCommandExitsWithItsKubelet(t *testing.T) {
+	dir, err := os.MkdirTemp("", "dp")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	m, err := deviceplugin.New(deviceplugin.Config{Dir: dir, Clock: clock.Real{}})
+	require.NoError(t, err)
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		root := newRootCommand(strings.NewReader(""), outW, io.Discard)
+		root.SetArgs([]string{"device-plugin", "--kubelet-dir", dir})
+		done <- root.ExecuteContext(context.Background())
+		outW.Close()
+	}()
+	lines := bufio.NewScanner(outR)
+	require.True(t, lines.Scan())
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, al := m.Resources(time.Now())
+		assert.Equal(c, int64(4), al.Name("example.com/gpu", resource.DecimalSI).Value())
+	}, 30*time.Second, 5*time.Millisecond)
+	m.Close()
+	require.True(t, lines.Scan())
+	assert.Equal(t, "the kubelet closed the stream (it stopped): device plugin exiting", lines.Text())
+	require.NoError(t, <-done)
+}

@@ -29,7 +29,7 @@ directory and registers its devices with the kubelet there (a node of
 ` + "`kubesim serve --device-plugins`" + ` has DATA-DIR/kubelet/NODE/device-plugins).
 kill -USR1 PID marks the highest-numbered healthy device Unhealthy,
 kill -USR2 PID makes every device Healthy again; stopping the plugin
-takes its devices away.`,
+takes its devices away. It exits when the kubelet goes away.`,
 		Args: noArgs,
 	}
 	fs := cmd.Flags()
@@ -63,6 +63,9 @@ takes its devices away.`,
 			select {
 			case <-ctx.Done():
 				fmt.Fprintln(stdout, "device plugin stopping: its devices go with it")
+				return nil
+			case <-p.KubeletGone():
+				fmt.Fprintln(stdout, "the kubelet closed the stream (it stopped): device plugin exiting")
 				return nil
 			case sig := <-health:
 				if sig == syscall.SIGUSR2 {

@@ -50,6 +50,9 @@ type Plugin struct {
 	// changed is closed, and replaced, when a device's health changes:
 	// the ListAndWatch streams send the list again.
 	changed chan struct{}
+	// gone is closed when the kubelet ends a stream (KubeletGone).
+	gone     chan struct{}
+	goneOnce sync.Once
 }
 
 // New checks cfg and names the devices.
@@ -60,7 +63,7 @@ func New(cfg Config) (*Plugin, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Plugin{cfg: cfg, health: map[string]string{}, changed: make(chan struct{})}
+	p := &Plugin{cfg: cfg, health: map[string]string{}, changed: make(chan struct{}), gone: make(chan struct{})}
 	// The socket is named after the resource, as plugins name theirs
 	// (nvidia-gpu.sock): example.com/gpu listens on example.com_gpu.sock.
 	p.socket = filepath.Join(cfg.KubeletDir, strings.ReplaceAll(cfg.Resource, "/", "_")+".sock")
@@ -71,6 +74,12 @@ func New(cfg Config) (*Plugin, error) {
 	}
 	return p, nil
 }
+
+// KubeletGone is closed when the kubelet ends a ListAndWatch stream (it
+// stopped, or the plugin stopped). A real plugin then waits for the
+// kubelet's socket to be made again and registers anew; `kubesim
+// device-plugin` exits.
+func (p *Plugin) KubeletGone() <-chan struct{} { return p.gone }
 
 // Socket is the path the plugin serves on.
 func (p *Plugin) Socket() string { return p.socket }
@@ -214,6 +223,7 @@ func (p *Plugin) ListAndWatch(_ *pluginapi.Empty, s grpc.ServerStreamingServer[p
 		select {
 		case <-changed:
 		case <-s.Context().Done():
+			p.goneOnce.Do(func() { close(p.gone) })
 			return nil
 		}
 	}
