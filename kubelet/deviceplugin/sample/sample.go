@@ -63,6 +63,16 @@ func New(cfg Config) (*Plugin, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	// gRPC dials a unix socket by its absolute path; the shortest one,
+	// without symbolic links, since a socket's path may not be longer
+	// than 107 bytes.
+	dir, err := filepath.EvalSymlinks(cfg.KubeletDir)
+	if err != nil {
+		return nil, fmt.Errorf("device plugin: the kubelet's directory: %w", err)
+	}
+	if cfg.KubeletDir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
 	p := &Plugin{cfg: cfg, health: map[string]string{}, changed: make(chan struct{}), gone: make(chan struct{})}
 	// The socket is named after the resource, as plugins name theirs
 	// (nvidia-gpu.sock): example.com/gpu listens on example.com_gpu.sock.
