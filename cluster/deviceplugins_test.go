@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet/deviceplugin/deviceplugintest"
 	"github.com/kubesim/kubesim/kubelet/deviceplugin/sample"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
@@ -22,9 +22,7 @@ import (
 // admits and starts a pod are lines of its step; the scheduler fits the
 // plugin's resource from the node's allocatable.
 func TestDevicePluginCallsInTheStepTrace(t *testing.T) {
-	root, err := os.MkdirTemp("", "dp") // short: a socket path's limit
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	root := deviceplugintest.Dir(t)
 	c, err := newTestCluster(t, Config{Mode: runmode.Step, Seed: 1, NodeCount: 1, DevicePlugins: &DevicePluginsConfig{RootDir: root}})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })

@@ -3,7 +3,6 @@ package kubelet
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,25 +14,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/kubelet/deviceplugin"
+	"github.com/kubesim/kubesim/kubelet/deviceplugin/deviceplugintest"
 	"github.com/kubesim/kubesim/kubelet/deviceplugin/sample"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
 
 const gpuResource = "example.com/gpu"
 
-// devicePluginDir is a short directory for the sockets (a unix socket's
-// path may not be longer than 107 bytes; t.TempDir's can be).
-func devicePluginDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "dp")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return dir
-}
-
 // newDeviceFixture is a kubelet with a device manager and the sample
 // plugin's four devices registered and reported in the node status.
 func newDeviceFixture(t *testing.T) (*fixture, *sample.Plugin, *[]string) {
-	dir := devicePluginDir(t)
+	dir := deviceplugintest.Dir(t)
 	var calls []string
 	f := newFixture(t, Config{DevicePlugins: &deviceplugin.Config{Dir: dir, OnCall: func(c string) { calls = append(calls, c) }}})
 	t.Cleanup(f.k.CloseDevicePlugins)

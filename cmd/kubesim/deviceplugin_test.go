@@ -16,15 +16,14 @@ import (
 
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet/deviceplugin"
+	"github.com/kubesim/kubesim/kubelet/deviceplugin/deviceplugintest"
 )
 
 // `kubesim device-plugin` registers its devices with a kubelet's device
 // manager; SIGUSR1 fails one, SIGUSR2 heals them, and stopping it takes
 // them away.
 func TestDevicePluginCommand(t *testing.T) {
-	dir, err := os.MkdirTemp("", "dp") // short: a socket path's limit
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dir := deviceplugintest.Dir(t)
 	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	m, err := deviceplugin.New(deviceplugin.Config{Dir: dir, Clock: clk})
 	require.NoError(t, err)
@@ -74,9 +73,7 @@ func TestDevicePluginCommandWithoutAKubelet(t *testing.T) {
 	code, _, errOut := kubesim("device-plugin")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "--kubelet-dir is required")
-	dir, err := os.MkdirTemp("", "dp")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dir := deviceplugintest.Dir(t)
 	code, _, errOut = kubesim("device-plugin", "--kubelet-dir", dir)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "device-plugin: registering with the kubelet: rpc error: code = Unavailable")
@@ -85,9 +82,7 @@ func TestDevicePluginCommandWithoutAKubelet(t *testing.T) {
 // The plugin exits when its kubelet goes away (its server stopped), so
 // that a plugin started in the background does not outlive a lab.
 func TestDevicePluginCommandExitsWithItsKubelet(t *testing.T) {
-	dir, err := os.MkdirTemp("", "dp")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dir := deviceplugintest.Dir(t)
 	m, err := deviceplugin.New(deviceplugin.Config{Dir: dir, Clock: clock.Real{}})
 	require.NoError(t, err)
 	outR, outW := io.Pipe()

@@ -23,19 +23,11 @@ import (
 
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet/deviceplugin"
+	"github.com/kubesim/kubesim/kubelet/deviceplugin/deviceplugintest"
 	"github.com/kubesim/kubesim/kubelet/deviceplugin/sample"
 )
 
 const gpu = "example.com/gpu"
-
-// socketDir is a short directory for the sockets: a unix socket's path
-// may not be longer than 107 bytes, and t.TempDir's can be.
-func socketDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "dp")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return dir
-}
 
 type fixture struct {
 	m     *deviceplugin.Manager
@@ -46,7 +38,7 @@ type fixture struct {
 }
 
 func newManager(t *testing.T) *fixture {
-	f := &fixture{clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), dir: socketDir(t)}
+	f := &fixture{clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), dir: deviceplugintest.Dir(t)}
 	m, err := deviceplugin.New(deviceplugin.Config{Dir: f.dir, Clock: f.clock, OnCall: func(c string) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
