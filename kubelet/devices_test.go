@@ -3,6 +3,7 @@ package kubelet
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -138,4 +139,50 @@ func TestDevicePluginThatDiesTakesItsDevices(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "0", node.Status.Capacity.Name(gpuResource, resource.DecimalSI).String())
 	assert.True(t, strings.HasPrefix(node.Status.Allocatable.Name(gpuResource, resource.DecimalSI).String(), "0"))
+}
+
+// newFakeDeviceFixture is a kubelet with plugin registered for
+// example.com/gpu, its two devices reported.
+func newFakeDeviceFixture(t *testing.T, plugin *deviceplugintest.Fake) *fixture {
+	dir := deviceplugintest.Dir(t)
+	f := newFixture(t, Config{DevicePlugins: &deviceplugin.Config{Dir: dir}})
+	t.Cleanup(f.k.CloseDevicePlugins)
+	plugin.Devices = deviceplugintest.Healthy(2)
+	plugin.Start(t, dir, "fake.sock", gpuResource)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, al := f.k.devices.Resources(f.clk.Now())
+		assert.Equal(c, int64(2), al.Name(gpuResource, resource.DecimalSI).Value())
+	}, 30*time.Second, 5*time.Millisecond)
+	f.settle()
+	return f
+}
+
+// A plugin whose Allocate fails: the pod is rejected with the plugin's
+// error in the kubelet's words, and holds nothing.
+func TestDevicePluginAllocateErrorRejectsThePod(t *testing.T) {
+	f := newFakeDeviceFixture(t, &deviceplugintest.Fake{AllocateErr: errors.New("device is on fire")})
+	f.createPod("cuda", withGPUs(1))
+	f.settle()
+	pod := f.pod("cuda")
+	assert.Equal(t, corev1.PodFailed, pod.Status.Phase)
+	assert.Equal(t, "UnexpectedAdmissionError", pod.Status.Reason)
+	assert.Equal(t, "Pod was rejected: Allocate failed due to rpc error: code = Unknown desc = device is on fire, which is unexpected", pod.Status.Message)
+	assert.Empty(t, f.k.devices.InUse(gpuResource))
+}
+
+// A plugin whose PreStartContainer fails: the container does not start,
+// the pod's Failed event says why, and the start is tried again after the
+// pod worker's back-off (the pod keeps its devices meanwhile).
+func TestDevicePluginPreStartErrorHoldsTheContainer(t *testing.T) {
+	f := newFakeDeviceFixture(t, &deviceplugintest.Fake{PreStartErr: errors.New("device not ready")})
+	f.createPod("cuda", withGPUs(1))
+	f.settle()
+	f.until(f.clk.Now().Add(time.Second))
+	pod := f.pod("cuda")
+	assert.Equal(t, corev1.PodPending, pod.Status.Phase)
+	assert.Contains(t, f.events("cuda"), "Failed: Error: device plugin PreStartContainer rpc failed with err: rpc error: code = Unknown desc = device not ready")
+	assert.Len(t, f.k.devices.InUse(gpuResource), 1)
+	before := f.eventCount("cuda", "Failed")
+	f.until(f.clk.Now().Add(workerBackOffPeriod))
+	assert.Greater(t, f.eventCount("cuda", "Failed"), before, "tried again after the back-off")
 }

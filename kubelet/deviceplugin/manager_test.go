@@ -3,7 +3,6 @@ package deviceplugin_test
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -164,11 +161,7 @@ func TestResourcesOfNoPluginAreLeftAlone(t *testing.T) {
 
 // register calls the kubelet's Registration service as a plugin would.
 func register(t *testing.T, f *fixture, req *pluginapi.RegisterRequest) error {
-	conn, err := grpc.NewClient("unix://"+f.m.Socket(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	require.NoError(t, err)
-	defer conn.Close()
-	_, err = pluginapi.NewRegistrationClient(conn).Register(context.Background(), req)
-	return err
+	return deviceplugintest.Register(f.dir, req)
 }
 
 func TestRegisterRefusesBadRequests(t *testing.T) {
@@ -199,63 +192,16 @@ func TestRegisterRefusesBadRequests(t *testing.T) {
 	assert.NotContains(t, cp, corev1.ResourceName("example.com/other"), "nothing registered")
 }
 
-// fakePlugin is a plugin whose answers a test chooses.
-type fakePlugin struct {
-	pluginapi.UnimplementedDevicePluginServer
-	devices     []*pluginapi.Device
-	allocateErr error
-	server      *grpc.Server
-	socket      string
-}
-
-func startFake(t *testing.T, f *fixture, name string, fp *fakePlugin) {
-	fp.socket = filepath.Join(f.dir, name)
-	lis, err := net.Listen("unix", fp.socket)
-	require.NoError(t, err)
-	fp.server = grpc.NewServer()
-	pluginapi.RegisterDevicePluginServer(fp.server, fp)
-	go func() { _ = fp.server.Serve(lis) }()
-	t.Cleanup(fp.server.Stop)
-	require.NoError(t, register(t, f, &pluginapi.RegisterRequest{Version: pluginapi.Version, Endpoint: name, ResourceName: gpu}))
-}
-
-func (fp *fakePlugin) GetDevicePluginOptions(context.Context, *pluginapi.Empty) (*pluginapi.DevicePluginOptions, error) {
-	return &pluginapi.DevicePluginOptions{}, nil
-}
-
-func (fp *fakePlugin) ListAndWatch(_ *pluginapi.Empty, s grpc.ServerStreamingServer[pluginapi.ListAndWatchResponse]) error {
-	if err := s.Send(&pluginapi.ListAndWatchResponse{Devices: fp.devices}); err != nil {
-		return err
-	}
-	<-s.Context().Done()
-	return nil
-}
-
-func (fp *fakePlugin) Allocate(_ context.Context, r *pluginapi.AllocateRequest) (*pluginapi.AllocateResponse, error) {
-	if fp.allocateErr != nil {
-		return nil, fp.allocateErr
-	}
-	return &pluginapi.AllocateResponse{ContainerResponses: []*pluginapi.ContainerAllocateResponse{{Envs: map[string]string{"FAKE": "1"}}}}, nil
-}
-
-func devices(n int) []*pluginapi.Device {
-	var ds []*pluginapi.Device
-	for i := range n {
-		ds = append(ds, &pluginapi.Device{ID: string(rune('a' + i)), Health: pluginapi.Healthy})
-	}
-	return ds
-}
-
 func TestSecondRegisterReplacesTheFirst(t *testing.T) {
 	f := newManager(t)
-	first := &fakePlugin{devices: devices(4)}
-	startFake(t, f, "first.sock", first)
+	first := &deviceplugintest.Fake{Devices: deviceplugintest.Healthy(4)}
+	first.Start(t, f.dir, "first.sock", gpu)
 	waitResources(t, f, 4, 4)
-	second := &fakePlugin{devices: devices(2)}
-	startFake(t, f, "second.sock", second)
+	second := &deviceplugintest.Fake{Devices: deviceplugintest.Healthy(2)}
+	second.Start(t, f.dir, "second.sock", gpu)
 	waitResources(t, f, 2, 2)
 	// The first one going away does not touch the second's devices.
-	first.server.Stop()
+	first.Stop()
 	require.NoError(t, f.m.Allocate(context.Background(), gpuPod("a", 2)))
 	cp, al := f.m.Resources(f.clock.Now())
 	assert.Equal(t, int64(2), cp.Name(gpu, resource.DecimalSI).Value())
@@ -264,7 +210,7 @@ func TestSecondRegisterReplacesTheFirst(t *testing.T) {
 
 func TestAllocateErrorLeavesNothingAllocated(t *testing.T) {
 	f := newManager(t)
-	startFake(t, f, "fake.sock", &fakePlugin{devices: devices(4), allocateErr: errors.New("device is on fire")})
+	(&deviceplugintest.Fake{Devices: deviceplugintest.Healthy(4), AllocateErr: errors.New("device is on fire")}).Start(t, f.dir, "fake.sock", gpu)
 	waitResources(t, f, 4, 4)
 	pod := gpuPod("a", 1)
 	pod.Spec.Containers = append(pod.Spec.Containers, pod.Spec.Containers[0])
@@ -303,4 +249,15 @@ func TestPluginThatDiesTakesItsDevicesAfterTheGrace(t *testing.T) {
 	err = f.m.Allocate(context.Background(), gpuPod("c", 4))
 	require.Error(t, err, "gpu-0 is still the first pod's")
 	assert.True(t, strings.HasPrefix(err.Error(), "requested number of devices unavailable"))
+}
+
+func TestPreStartContainerError(t *testing.T) {
+	f := newManager(t)
+	(&deviceplugintest.Fake{Devices: deviceplugintest.Healthy(2), PreStartErr: errors.New("device not ready")}).Start(t, f.dir, "fake.sock", gpu)
+	waitResources(t, f, 2, 2)
+	pod := gpuPod("a", 1)
+	require.NoError(t, f.m.Allocate(context.Background(), pod))
+	err := f.m.PreStart(context.Background(), pod, "app")
+	require.EqualError(t, err, "device plugin PreStartContainer rpc failed with err: rpc error: code = Unknown desc = device not ready")
+	assert.True(t, f.m.Has(pod.UID), "the pod keeps its devices: the start is tried again")
 }
