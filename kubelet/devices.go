@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
@@ -74,12 +75,24 @@ func (k *Kubelet) devicesReported(status corev1.NodeStatus, now time.Time) bool 
 }
 
 // admitDevices gives a newly seen pod its devices (the device manager's
-// part of the kubelet's admission); the message is why it cannot be
-// admitted, "" when it can. Called with stateMu held.
-func (k *Kubelet) admitDevices(ctx context.Context, pod *corev1.Pod) string {
+// part of the kubelet's admission); pods lists those the kubelet's
+// informer holds. The message is why it cannot be admitted, "" when it can.
+// Called with stateMu held.
+func (k *Kubelet) admitDevices(ctx context.Context, pod *corev1.Pod, pods func() []*corev1.Pod) string {
 	if k.devices == nil {
 		return ""
 	}
+	// The devices of pods no longer active are free first, as the
+	// device manager frees them before each allocation: the pod this one
+	// replaces may be gone from the informer while its own sync, which
+	// releases them, is still queued.
+	active := map[types.UID]bool{pod.UID: true}
+	for _, p := range pods() {
+		if p.Spec.NodeName == k.cfg.NodeName && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			active[p.UID] = true
+		}
+	}
+	k.devices.Retain(active)
 	if err := k.devices.Allocate(ctx, pod); err != nil {
 		// GetPodAdmitResult's words for an error of no admission type.
 		return fmt.Sprintf("Allocate failed due to %v, which is unexpected", err)

@@ -186,3 +186,22 @@ func TestDevicePluginPreStartErrorHoldsTheContainer(t *testing.T) {
 	f.until(f.clk.Now().Add(workerBackOffPeriod))
 	assert.Greater(t, f.eventCount("cuda", "Failed"), before, "tried again after the back-off")
 }
+
+// The devices of a pod the kubelet no longer has (gone from its
+// informer, its own sync still queued) are free for the next pod it
+// admits, as the device manager frees inactive pods' devices before
+// each allocation.
+func TestDevicesOfAGonePodAreFreeAtTheNextAdmission(t *testing.T) {
+	f, _, _ := newDeviceFixture(t)
+	ghost := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "ghost", UID: "ghost-uid"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}}}}
+	withGPUs(4)(ghost)
+	require.NoError(t, f.k.devices.Allocate(f.ctx, ghost))
+	require.Len(t, f.k.devices.InUse(gpuResource), 4)
+	f.createPod("cuda", withGPUs(2))
+	f.settle()
+	assert.Equal(t, corev1.PodRunning, f.pod("cuda").Status.Phase, "admitted")
+	assert.Empty(t, f.pod("cuda").Status.Reason)
+	assert.False(t, f.k.devices.Has("ghost-uid"))
+	assert.Equal(t, []string{"gpu-0", "gpu-1"}, f.k.devices.InUse(gpuResource))
+}

@@ -243,7 +243,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		if rt.stage == stageAccepted && pod.DeletionTimestamp == nil {
 			// Admission: the device manager gives the pod its devices, or
 			// the pod is rejected (devices.go).
-			if msg := k.admitDevices(ctx, pod); msg != "" {
+			if msg := k.admitDevices(ctx, pod, inf.List); msg != "" {
 				return k.rejectPod(ctx, pod, rt, unexpectedAdmissionError, msg)
 			}
 		}

@@ -571,6 +571,27 @@ func (m *Manager) release(uid string) bool {
 	return true
 }
 
+// Retain gives back the devices of every pod not in active, before a new
+// pod is given any (the device manager's updateAllocatedDevices): a pod
+// that ended or went away may not have been released yet when the pod
+// that replaces it is admitted.
+func (m *Manager) Retain(active map[types.UID]bool) {
+	m.mu.Lock()
+	released := false
+	for uid := range m.allocated {
+		if !active[types.UID(uid)] {
+			delete(m.allocated, uid)
+			released = true
+		}
+	}
+	m.mu.Unlock()
+	if released {
+		if err := m.writeCheckpoint(); err != nil {
+			m.cfg.Logger.Warn("cannot write the device checkpoint", "err", err)
+		}
+	}
+}
+
 // InUse are the devices of res given to pods, in order.
 func (m *Manager) InUse(res string) []string {
 	m.mu.Lock()

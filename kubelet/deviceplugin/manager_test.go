@@ -261,3 +261,17 @@ func TestPreStartContainerError(t *testing.T) {
 	require.EqualError(t, err, "device plugin PreStartContainer rpc failed with err: rpc error: code = Unknown desc = device not ready")
 	assert.True(t, f.m.Has(pod.UID), "the pod keeps its devices: the start is tried again")
 }
+
+func TestRetainReleasesInactivePods(t *testing.T) {
+	f := newManager(t)
+	startSample(t, f, 4, false)
+	waitResources(t, f, 4, 4)
+	require.NoError(t, f.m.Allocate(context.Background(), gpuPod("a", 2)))
+	require.NoError(t, f.m.Allocate(context.Background(), gpuPod("b", 2)))
+	f.m.Retain(map[types.UID]bool{"uid-b": true})
+	assert.False(t, f.m.Has("uid-a"))
+	assert.Equal(t, []string{"gpu-2", "gpu-3"}, f.m.InUse(gpu))
+	b, err := os.ReadFile(filepath.Join(f.dir, deviceplugin.CheckpointFile))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "uid-a")
+}
