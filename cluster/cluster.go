@@ -88,6 +88,10 @@ type Config struct {
 	// through CNI plugins (`kubesim serve --cni-conf-dir --cni-bin-dir`,
 	// kubelet/cni) instead of the simulated allocator.
 	CNI *CNIConfig
+	// DevicePlugins, when set, has every kubelet serve the device
+	// plugin Registration service on its node's socket (`kubesim serve
+	// --device-plugins`, kubelet/deviceplugin).
+	DevicePlugins *DevicePluginsConfig
 	// Mode is how the cluster runs: Live (Start runs every loop in its
 	// goroutines on the real clock) or Step (the stepper drives them, one
 	// unit of work at a time, on a fake clock). It flows to every queue,
@@ -647,6 +651,7 @@ func (c *Cluster) Close() error {
 		c.kubelets[name].StopAllReal()
 		// Local processes get their grace periods side by side.
 		local.Go(c.kubelets[name].StopAllLocal)
+		c.kubelets[name].CloseDevicePlugins()
 	}
 	local.Wait()
 	var err error

@@ -64,7 +64,12 @@
 // them) or, with Config.CNI, from real CNI plugins the runtime's network
 // half calls through libcni (network.go, kubelet/cni: ADD before the
 // containers start, DEL when the pod is gone, a failing plugin's
-// FailedCreatePodSandBox retried likewise). A container
+// FailedCreatePodSandBox retried likewise). With
+// Config.DevicePlugins the kubelet's device manager (devices.go,
+// kubelet/deviceplugin) serves the device plugins' Registration socket:
+// their devices join the node's capacity and allocatable, a pod is given
+// its devices at admission (or rejected, UnexpectedAdmissionError) and
+// the plugin's answer is in its containers' environment. A container
 // started with stdin whose program is a shell is run by `kubectl attach`
 // (interactive.go): typed lines run and the shell's exit ends the
 // container. Ephemeral containers (kubectl debug) start as soon as the

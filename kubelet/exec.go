@@ -85,6 +85,7 @@ func (k *Kubelet) ExecTarget(ctx context.Context, namespace, podName, container 
 		return shell.Environment{}, err
 	}
 	env := containerEnv(ctx, pod, c, k.envSources(true))
+	k.addDeviceEnv(&env, pod, c) // devices.go
 	env.Network = clusterNetwork{k: k, pod: pod}
 	k.addProgramFiles(&env, pod, c)
 	env.Layer = k.writableLayer(pod, c.Name)

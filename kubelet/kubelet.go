@@ -21,6 +21,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/cni"
+	"github.com/kubesim/kubesim/kubelet/deviceplugin"
 	"github.com/kubesim/kubesim/kubelet/images"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/programs"
@@ -157,6 +158,12 @@ type Config struct {
 	// StateDir; the kubelet's clock is used when Clock is nil. nil: the
 	// node's simulated allocator (ipam.go).
 	CNI *cni.Config
+	// DevicePlugins, when set, is the node's device manager
+	// (kubelet/deviceplugin, devices.go): its Dir (the node's
+	// device-plugins directory, where kubelet.sock is served); the
+	// kubelet's clock, and its own OnChange, are used. nil: no device
+	// plugins.
+	DevicePlugins *deviceplugin.Config
 	// APIServer, when set, is the API server as the cluster's network
 	// reaches it: a container's connection to its address (the kubernetes
 	// Service's endpoint, through kubernetes.default.svc) is served by its
@@ -202,6 +209,9 @@ type Kubelet struct {
 	// (network.go).
 	cni     *cni.Manager
 	orphans map[string]*cni.Sandbox
+	// devices is the device manager (nil without Config.DevicePlugins;
+	// devices.go).
+	devices *deviceplugin.Manager
 	lease   *coordinationv1.Lease
 	// node is the Node as this kubelet last read or wrote it: the
 	// heartbeat reads its node from here rather than from the API every
@@ -346,6 +356,19 @@ func New(cfg Config) (*Kubelet, error) {
 			return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
 		}
 	}
+	if cfg.DevicePlugins != nil {
+		dc := *cfg.DevicePlugins
+		if dc.Clock == nil {
+			dc.Clock = cfg.Clock
+		}
+		if dc.Logger == nil {
+			dc.Logger = k.logger
+		}
+		dc.OnChange = k.devicesChanged
+		if k.devices, err = deviceplugin.New(dc); err != nil {
+			return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
+		}
+	}
 	if err := k.loadSandboxes(); err != nil {
 		return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
 	}
@@ -474,6 +497,15 @@ func (k *Kubelet) Run(ctx context.Context) {
 	}
 	k.mu.Unlock()
 	k.wg.Wait()
+	k.CloseDevicePlugins()
+}
+
+// CloseDevicePlugins stops serving the device plugins' registration
+// socket and closes their streams (Run does it when it ends).
+func (k *Kubelet) CloseDevicePlugins() {
+	if k.devices != nil {
+		k.devices.Close()
+	}
 }
 
 // startLocked runs the loops in goroutines; loops that already ran (their

@@ -200,6 +200,7 @@ func (k *Kubelet) localArgv(ctx context.Context, pod *corev1.Pod, c *corev1.Cont
 		return nil, nil, "", err
 	}
 	built := containerenv.Build(ctx, pod, c, k.envSources(false))
+	k.addDeviceEnv(&built, pod, c) // devices.go
 	for _, v := range built.Env {
 		env = append(env, v.Name+"="+v.Value)
 	}

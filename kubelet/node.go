@@ -182,6 +182,7 @@ func (k *Kubelet) nodeStatus(node *corev1.Node, now time.Time, force bool) (stat
 	st := *node.Status.DeepCopy()
 	st.Capacity = maps.Clone(k.cfg.Capacity)
 	st.Allocatable = maps.Clone(k.cfg.Capacity)
+	k.deviceResources(&st, now) // devices.go
 	st.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: k.cfg.InternalIP}, {Type: corev1.NodeHostName, Address: k.cfg.NodeName}}
 	st.DaemonEndpoints = corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: k.cfg.KubeletPort}}
 	id := sha256.Sum256([]byte(k.cfg.NodeName))
@@ -217,6 +218,8 @@ func (k *Kubelet) nodeStatus(node *corev1.Node, now time.Time, force bool) (stat
 func (k *Kubelet) statusChanged(node *corev1.Node, now time.Time, force bool) (changed bool, transitions []string) {
 	// The images the node has changed with a pull (kubelet/images).
 	changed = force || !k.imagesReported(node.Status.Images, now)
+	// The device plugins' resources and their health (devices.go).
+	changed = changed || !k.devicesReported(node.Status, now)
 	for _, want := range nodeConditions {
 		old := findNodeCondition(node.Status.Conditions, want.typ)
 		if old == nil {

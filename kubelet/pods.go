@@ -225,6 +225,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		if rt != nil && (rt.ipHeld || rt.sandbox != nil) {
 			k.releaseNetwork(ctx, rt)
 		}
+		k.releaseDevices(rt) // devices.go
 		delete(k.runtimes, key)
 		k.forgetTimelines(key)
 		if !ok {
@@ -239,6 +240,13 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			k.adoptSandbox(ctx, pod, rt)
 		}
 		k.runtimes[key] = rt
+		if rt.stage == stageAccepted && pod.DeletionTimestamp == nil {
+			// Admission: the device manager gives the pod its devices, or
+			// the pod is rejected (devices.go).
+			if msg := k.admitDevices(ctx, pod, inf.List); msg != "" {
+				return k.rejectPod(ctx, pod, rt, unexpectedAdmissionError, msg)
+			}
+		}
 	}
 	if pod.DeletionTimestamp != nil {
 		return k.terminate(ctx, pod, rt, now)
@@ -283,6 +291,12 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		}
 		if msg != "" {
 			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedCreatePodSandBox", message: msg})
+			return controllers.Result{RequeueAfter: workerBackOffPeriod}, nil
+		}
+		// Then the device plugins that want to prepare their devices
+		// (devices.go).
+		if msg := k.preStartDevices(ctx, pod); msg != "" {
+			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "Failed", message: msg})
 			return controllers.Result{RequeueAfter: workerBackOffPeriod}, nil
 		}
 	}
@@ -347,6 +361,10 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		// The sandbox is torn down; its address may be given again.
 		k.releaseNetwork(ctx, next)
 		next.ipHeld = false
+	}
+	if next.stage == stageTerminal {
+		// Its devices are free for the next pod.
+		k.releaseDevices(next)
 	}
 	k.runtimes[key] = next
 	if k.changed != nil {

@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -151,6 +153,8 @@ func NodeAffinity(pod *PodInfo, node *NodeInfo) []string {
 // than allocatable pods, or more cpu or memory than allocatable minus what
 // the pods already on the node (running, or bound and not yet running)
 // request. A pod that requests no cpu fits any cpu, as in Kubernetes.
+// Extended resources are counted the same way ("Insufficient
+// example.com/gpu"); a node that does not list one has none of it.
 func NodeResourcesFit(pod *PodInfo, node *NodeInfo) []string {
 	var reasons []string
 	if node.Requested.Pods+1 > node.Allocatable.Pods {
@@ -162,6 +166,13 @@ func NodeResourcesFit(pod *PodInfo, node *NodeInfo) []string {
 	}
 	if req.Memory > 0 && req.Memory > node.Allocatable.Memory-node.Requested.Memory {
 		reasons = append(reasons, ErrReasonInsufficientMemory)
+	}
+	// Extended resources (a device plugin's example.com/gpu), in order of
+	// name so that the message is stable.
+	for _, name := range slices.Sorted(maps.Keys(req.Scalar)) {
+		if v := req.Scalar[name]; v > 0 && v > node.Allocatable.Scalar[name]-node.Requested.Scalar[name] {
+			reasons = append(reasons, "Insufficient "+string(name))
+		}
 	}
 	return reasons
 }

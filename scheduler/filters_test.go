@@ -251,6 +251,51 @@ func TestNodeResourcesFit(t *testing.T) {
 	}
 }
 
+// gpus asks for n of a device plugin's example.com/gpu.
+func gpus(n string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.Containers[0].Resources.Requests["example.com/gpu"] = resource.MustParse(n)
+	}
+}
+
+// fourGPUs is a node whose device plugin reports four healthy devices.
+func fourGPUs(n *corev1.Node) { n.Status.Allocatable["example.com/gpu"] = resource.MustParse("4") }
+
+func TestNodeResourcesFitExtendedResources(t *testing.T) {
+	bound := func(p *corev1.Pod) { p.Spec.NodeName = "n" }
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		node *NodeInfo
+		want []string
+	}{
+		{"two of four", testPod("p", "", "", gpus("2")), NewNodeInfo(testNode("n", fourGPUs)), nil},
+		{"two more beside two", testPod("p", "", "", gpus("2")),
+			withPods(NewNodeInfo(testNode("n", fourGPUs)), testPod("a", "", "", gpus("2"), bound)), nil},
+		{"three beside two", testPod("p", "", "", gpus("3")),
+			withPods(NewNodeInfo(testNode("n", fourGPUs)), testPod("a", "", "", gpus("2"), bound)), []string{"Insufficient example.com/gpu"}},
+		{"a node without the resource", testPod("p", "", "", gpus("1")), NewNodeInfo(testNode("n")), []string{"Insufficient example.com/gpu"}},
+		{"a pod asking none", testPod("p", "", "", gpus("0")), NewNodeInfo(testNode("n")), nil},
+		{"after the pod using them left", testPod("p", "", "", gpus("4")), func() *NodeInfo {
+			n := withPods(NewNodeInfo(testNode("n", fourGPUs)), testPod("a", "", "", gpus("2"), bound))
+			n.RemovePod(NewPodInfo(testPod("a", "", "", gpus("2"), bound)))
+			return n
+		}(), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, NodeResourcesFit(NewPodInfo(tc.pod), tc.node))
+		})
+	}
+}
+
+func TestNodeSchedulingChangedByExtendedResource(t *testing.T) {
+	unhealthy := func(n *corev1.Node) { n.Status.Allocatable["example.com/gpu"] = resource.MustParse("3") }
+	assert.True(t, nodeSchedulingChanged(testNode("n", fourGPUs), testNode("n", unhealthy)))
+	assert.False(t, nodeSchedulingChanged(testNode("n", fourGPUs), testNode("n", fourGPUs)))
+	zero := func(n *corev1.Node) { n.Status.Allocatable["example.com/gpu"] = resource.MustParse("0") }
+	assert.False(t, nodeSchedulingChanged(testNode("n"), testNode("n", zero)), "0 of a resource is none of it")
+}
+
 func TestNewPodInfoRequests(t *testing.T) {
 	p := testPod("p", "500m", "1Gi")
 	p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "sidecar", Image: "x"})

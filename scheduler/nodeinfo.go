@@ -25,30 +25,91 @@ type Resources struct {
 	Memory int64
 	// Pods is a number of pods.
 	Pods int64
+	// Scalar are the extended resources (example.com/gpu, a device
+	// plugin's), in units: the framework's ScalarResources. nil when
+	// there are none, as for most pods and nodes.
+	Scalar map[corev1.ResourceName]int64
 }
 
 func (r *Resources) add(o Resources) {
 	r.MilliCPU += o.MilliCPU
 	r.Memory += o.Memory
 	r.Pods += o.Pods
+	for name, v := range o.Scalar {
+		if r.Scalar == nil {
+			r.Scalar = map[corev1.ResourceName]int64{}
+		}
+		r.Scalar[name] += v
+	}
 }
 
 func (r *Resources) sub(o Resources) {
 	r.MilliCPU -= o.MilliCPU
 	r.Memory -= o.Memory
 	r.Pods -= o.Pods
+	for name, v := range o.Scalar {
+		if r.Scalar == nil {
+			r.Scalar = map[corev1.ResourceName]int64{}
+		}
+		r.Scalar[name] -= v
+	}
+}
+
+// equal reports whether r and o count the same; an extended resource
+// counted 0 equals one not counted.
+func (r Resources) equal(o Resources) bool {
+	if r.MilliCPU != o.MilliCPU || r.Memory != o.Memory || r.Pods != o.Pods {
+		return false
+	}
+	for name, v := range r.Scalar {
+		if o.Scalar[name] != v {
+			return false
+		}
+	}
+	for name, v := range o.Scalar {
+		if r.Scalar[name] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// maxScalar keeps, per extended resource, the larger of r's and o's: an
+// init container runs alone, so the pod needs the most of either phase.
+func (r *Resources) maxScalar(o Resources) {
+	for name, v := range o.Scalar {
+		if r.Scalar == nil {
+			r.Scalar = map[corev1.ResourceName]int64{}
+		}
+		r.Scalar[name] = max(r.Scalar[name], v)
+	}
 }
 
 func resourcesOf(l corev1.ResourceList) Resources {
 	var r Resources
+	known := 0
 	if q, ok := l[corev1.ResourceCPU]; ok {
 		r.MilliCPU = q.MilliValue()
+		known++
 	}
 	if q, ok := l[corev1.ResourceMemory]; ok {
 		r.Memory = q.Value()
+		known++
 	}
 	if q, ok := l[corev1.ResourcePods]; ok {
 		r.Pods = q.Value()
+		known++
+	}
+	if len(l) > known {
+		// Something else too: perhaps an extended resource.
+		for name, q := range l {
+			if api.IsExtendedResourceName(name) {
+				if r.Scalar == nil {
+					r.Scalar = map[corev1.ResourceName]int64{}
+				}
+				r.Scalar[name] = q.Value()
+			}
+		}
 	}
 	return r
 }
@@ -124,6 +185,7 @@ func NewPodInfo(pod *corev1.Pod) *PodInfo {
 		r := resourcesOf(pod.Spec.InitContainers[i].Resources.Requests)
 		sum.MilliCPU = max(sum.MilliCPU, r.MilliCPU)
 		sum.Memory = max(sum.Memory, r.Memory)
+		sum.maxScalar(r)
 		if r.MilliCPU == 0 {
 			r.MilliCPU = DefaultMilliCPURequest
 		}

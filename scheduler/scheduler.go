@@ -512,7 +512,7 @@ func (s *Scheduler) nodeChanged(old, node *corev1.Node) {
 func nodeSchedulingChanged(old, node *corev1.Node) bool {
 	o, n := NewNodeInfo(old), NewNodeInfo(node)
 	return old.Spec.Unschedulable != node.Spec.Unschedulable ||
-		o.Allocatable != n.Allocatable || o.Ready != n.Ready ||
+		!o.Allocatable.equal(n.Allocatable) || o.Ready != n.Ready ||
 		!maps.Equal(old.Labels, node.Labels) ||
 		!reflect.DeepEqual(old.Spec.Taints, node.Spec.Taints)
 }

@@ -45,7 +45,7 @@ func TestFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 	want := map[string]map[string]string{
 		"serve": with(etcd, map[string]string{
 			"addr": "127.0.0.1:6443", "anonymous-auth": "false", "api-server-only": "false", "audit-log-path": "", "audit-policy-file": "",
-			"authorization-mode": "Node,RBAC", "cni-bin-dir": "", "cni-conf-dir": "", "controllers": "*", "data-dir": ".data",
+			"authorization-mode": "Node,RBAC", "cni-bin-dir": "", "cni-conf-dir": "", "controllers": "*", "data-dir": ".data", "device-plugins": "false",
 			"default-not-ready-toleration-seconds": "300", "default-unreachable-toleration-seconds": "300",
 			"kubeconfig": "", "leader-elect": "false", "leader-elect-lease-duration": "15s", "leader-elect-renew-deadline": "10s",
 			"leader-elect-retry-period": "2s", "list-memory-budget": "", "local-image": "", "max-mutating-requests-inflight": "200",
@@ -57,7 +57,8 @@ func TestFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 		"scenario step":  scenarioFlags,
 		"scenario trace": scenarioFlags,
 		"run-controller": {"kubeconfig": kubeconfig, "namespace": "", "serviceaccount": "", "v": "false"},
-		"kubelet": {"address": "127.0.0.1", "cert-dir": "", "cni-bin-dir": "", "cni-conf-dir": "", "kubeconfig": kubeconfig, "node-prefix": "node", "nodes": "1", "port": "0",
+		"device-plugin":  {"count": "4", "kubelet-dir": "", "pre-start-required": "false", "resource": "example.com/gpu"},
+		"kubelet": {"address": "127.0.0.1", "cert-dir": "", "cni-bin-dir": "", "cni-conf-dir": "", "device-plugins": "false", "kubeconfig": kubeconfig, "node-prefix": "node", "nodes": "1", "port": "0",
 			"root-dir": ".kubelet", "server": "", "stage-delay": "1s"},
 		"extension-apiserver": {"addr": "127.0.0.1:8443", "data-dir": "", "requestheader-allowed-names": "front-proxy-client",
 			"requestheader-client-ca-file": "", "v": "false"},
@@ -148,7 +149,7 @@ func TestHelpServe(t *testing.T) {
 
 	code, top, _ := kubesim("help")
 	require.Equal(t, 0, code)
-	for _, c := range []string{"serve", "demo", "scenario", "run-controller", "kubelet", "extension-apiserver", "webhook",
+	for _, c := range []string{"serve", "demo", "scenario", "run-controller", "kubelet", "device-plugin", "extension-apiserver", "webhook",
 		"store", "kubeconfig", "audit", "version", "completion", "help"} {
 		assert.Regexp(t, "\n  "+c+" +\\S", top, "kubesim help lists %s", c)
 	}
@@ -193,7 +194,7 @@ func TestCompletion(t *testing.T) {
 	for _, l := range complete("") {
 		names = append(names, strings.Split(l, "\t")[0])
 	}
-	assert.Equal(t, []string{"audit", "completion", "demo", "extension-apiserver", "help", "kubeconfig", "kubelet",
+	assert.Equal(t, []string{"audit", "completion", "demo", "device-plugin", "extension-apiserver", "help", "kubeconfig", "kubelet",
 		"run-controller", "scenario", "serve", "store", "version", "webhook", ":4"}, names)
 	assert.Equal(t, []string{"scenario\trun a scenario file as a test, step through it, or print its trace", ":4"}, complete("sce"))
 	assert.Equal(t, []string{"check\tcheck a data file (pages, records, values) without changing it", ":4"}, complete("store", "ch"))

@@ -22,8 +22,10 @@ import (
 
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
+	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/cni"
+	"github.com/kubesim/kubesim/kubelet/deviceplugin"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
@@ -58,6 +60,7 @@ each serving the kubelet API (logs, exec) on its own port.`,
 	port := fs.Int("port", 0, "kubelet API port of the first node, the next nodes on the ports after it (0: a free port each)")
 	certDir := fs.String("cert-dir", "", "directory of the kubelet API's self-signed certificate (default: a temporary one)")
 	cniFlags := addCNIFlags(fs)
+	devicePlugins := addDevicePluginFlag(fs)
 	rootDir := fs.String("root-dir", ".kubelet", "directory of the nodes' state, one directory each (the CNI sandboxes' records, which a kubelet started again adopts)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
@@ -118,7 +121,11 @@ each serving the kubelet API (logs, exec) on its own port.`,
 			if cniCfg != nil {
 				nodeCNI = &cni.Config{ConfDir: cniCfg.ConfDir, BinDirs: cniCfg.BinDirs, StateDir: filepath.Join(*rootDir, name, "cni")}
 			}
-			k, err := kubelet.New(kubelet.Config{CNI: nodeCNI, Client: cl, Clock: clock.Real{}, Mode: runmode.Live, NodeName: name,
+			var nodeDevices *deviceplugin.Config
+			if devicePlugins.config() != nil {
+				nodeDevices = &deviceplugin.Config{Dir: cluster.DevicePluginDir(*rootDir, name)}
+			}
+			k, err := kubelet.New(kubelet.Config{CNI: nodeCNI, DevicePlugins: nodeDevices, Client: cl, Clock: clock.Real{}, Mode: runmode.Live, NodeName: name,
 				PodCIDR: fmt.Sprintf("10.%d.%d.0/24", 244+(i-1)/256, (i-1)%256), Logger: logger,
 				InternalIP: *address, KubeletPort: int32(ln.Addr().(*net.TCPAddr).Port),
 				Stages:  kubelet.Stages{ContainerCreating: *stageDelay, Running: *stageDelay, Ready: *stageDelay, Stop: *stageDelay},

@@ -533,8 +533,16 @@ func runLabScript(t *testing.T, root, dataDir, file string, c labCommand) {
 	require.NoError(t, os.Symlink(filepath.Join(root, "examples"), filepath.Join(work, "examples")))
 	cmd := exec.Command("sh", "-e", "-c", strings.Join(c.script, "\n"))
 	cmd.Dir = work
+	// kubesim on the PATH is this test binary run as kubesim (a block may
+	// start `kubesim device-plugin` in the background).
+	self, err := os.Executable()
+	require.NoError(t, err)
+	bin := filepath.Join(work, "bin")
+	require.NoError(t, os.Mkdir(bin, 0o755))
+	wrapper := "#!/bin/sh\n" + runAsKubesimEnv + "=1 exec '" + self + "' \"$@\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "kubesim"), []byte(wrapper), 0o755))
 	// The example modules are built outside any workspace.
-	cmd.Env = append(os.Environ(), "GOWORK=off", "PWD="+work)
+	cmd.Env = append(os.Environ(), "GOWORK=off", "PWD="+work, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s:%d: the ```sh block failed:\n%s", file, c.line, out)
 }

@@ -59,6 +59,7 @@ controllers only in the Lease holder.`,
 	unreachableSeconds := fs.Int64("default-unreachable-toleration-seconds", 300, "the tolerationSeconds every pod gets for the node.kubernetes.io/unreachable:NoExecute taint, unless it tolerates it itself (kube-apiserver's flag)")
 	localImages := localImageFlag{}
 	cniFlags := addCNIFlags(fs)
+	devicePlugins := addDevicePluginFlag(fs)
 	memLimit := &memoryLimitFlag{}
 	listBudget := &listBudgetFlag{}
 	fs.Var(listBudget, "list-memory-budget", "the memory LIST requests may hold at once, a quantity such as 512Mi: a list the budget cannot take is answered 429 with Retry-After, and the control plane's own components keep a quarter for themselves (default: a quarter of --memory-limit, else 512Mi)")
@@ -89,7 +90,7 @@ controllers only in the Lease holder.`,
 			AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
 			NodeMonitorGracePeriod: *nodeGrace, DefaultNotReadyTolerationSeconds: notReadySeconds, DefaultUnreachableTolerationSeconds: unreachableSeconds,
 			Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
-			LocalImages: localImages, CNI: cniCfg,
+			LocalImages: localImages, CNI: cniCfg, DevicePlugins: devicePlugins.config(),
 		})
 		if err != nil {
 			return err
