@@ -196,16 +196,17 @@ func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container stri
 // the kubelet's service informer when it has synced (the real kubelet's
 // service lister), from the API server before.
 type envSources struct {
-	c        *client.Client
-	volumes  *Kubelet
-	services *cache.Informer[*corev1.Service]
+	c          *client.Client
+	volumes    *Kubelet
+	services   *cache.Informer[*corev1.Service]
+	configMaps *cache.Informer[*corev1.ConfigMap]
 }
 
 // envSources are the sources of this kubelet's containers: with the
 // kubelet's volumes when volumes is true.
 func (k *Kubelet) envSources(volumes bool) envSources {
 	k.mu.Lock()
-	s := envSources{c: k.c, services: k.loops.services}
+	s := envSources{c: k.c, services: k.loops.services, configMaps: k.loops.configMaps}
 	k.mu.Unlock()
 	if volumes {
 		s.volumes = k
@@ -222,6 +223,13 @@ func (s envSources) Volume(ctx context.Context, pod *corev1.Pod, vol *corev1.Vol
 }
 
 func (s envSources) ConfigMap(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
+	// A ConfigMap the cache does not have yet may have been made a
+	// moment ago, with the pod that names it: the API server answers.
+	if s.configMaps != nil && s.configMaps.HasSynced() {
+		if cm, ok := s.configMaps.Get(ns, name); ok {
+			return cm, nil
+		}
+	}
 	return s.c.ConfigMaps().Get(ctx, ns, name)
 }
 

@@ -133,7 +133,8 @@ func TestExecSeesTheProgramsFiles(t *testing.T) {
 // made after the kubelet started is in the environment of a container
 // that starts after it, and a Service of another namespace is not. Two
 // kubelets given one shared factory hold one Service cache (live mode:
-// the kubelets of one process share the controller manager's).
+// the kubelets of one process share the controller manager's), and its
+// ConfigMap cache too, which only a shared factory may list.
 func TestServiceVariablesFromTheServiceInformer(t *testing.T) {
 	f := newFixture(t, Config{})
 	for _, svc := range []struct{ ns, name, ip string }{{"default", "web-db", "10.96.0.20"}, {"other", "cache", "10.96.0.30"}} {
@@ -165,5 +166,7 @@ func TestServiceVariablesFromTheServiceInformer(t *testing.T) {
 		kubelets = append(kubelets, k)
 	}
 	assert.Same(t, kubelets[0].loops.services, kubelets[1].loops.services)
+	assert.Same(t, kubelets[0].loops.configMaps, kubelets[1].loops.configMaps)
+	assert.Nil(t, f.k.loops.configMaps, "a kubelet without a shared factory GETs the ConfigMaps it needs")
 	assert.NotSame(t, kubelets[0].loops.pods, kubelets[1].loops.pods, "each node watches its own pods")
 }

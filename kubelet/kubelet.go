@@ -274,10 +274,16 @@ type loops struct {
 	// variables of the Services they see (containerenv), read from this
 	// cache as the real kubelet reads its informer, not listed from the
 	// API server at every container start.
-	services  *cache.Informer[*corev1.Service]
-	podLoop   *controllers.Controller
-	heartbeat *controllers.Controller
-	used      bool
+	services *cache.Informer[*corev1.Service]
+	// configMaps, only when the kubelets of a process share the
+	// controller manager's informers (live mode): the ConfigMaps that
+	// volumes and variables name (kube-root-ca.crt in every pod's
+	// service-account volume), read from the shared cache where the real
+	// kubelet's ConfigMap manager watches each one it needs. nil: GET.
+	configMaps *cache.Informer[*corev1.ConfigMap]
+	podLoop    *controllers.Controller
+	heartbeat  *controllers.Controller
+	used       bool
 }
 
 // DefaultKubeletPort is the kubelet API's port (the kubelet's --port).
@@ -391,9 +397,17 @@ func (k *Kubelet) newLoops() (*loops, error) {
 	}
 	l := &loops{pods: cache.For(k.cfg.Informers, k.c.Pods(), "", client.ListOptions{FieldSelector: "spec.nodeName=" + k.cfg.NodeName}, k.logger),
 		services: cache.For(shared, k.c.Services(), "", client.ListOptions{}, k.logger)}
+	sources := []controllers.Source{l.pods, l.services}
+	if shared.Shares() {
+		// A kubelet on its own may not list every ConfigMap (the Node
+		// authorizer allows only those of its pods); the shared factory
+		// lists with the controller manager's client.
+		l.configMaps = cache.For(shared, k.c.ConfigMaps(), "", client.ListOptions{}, k.logger)
+		sources = append(sources, l.configMaps)
+	}
 	var err error
 	l.podLoop, err = controllers.New(controllers.Config{Name: "kubelet/" + k.cfg.NodeName,
-		Reconciler: controllers.ReconcileFunc(k.syncPod), Sources: []controllers.Source{l.pods, l.services},
+		Reconciler: controllers.ReconcileFunc(k.syncPod), Sources: sources,
 		Clock: k.cfg.Clock, Mode: k.cfg.Mode, Logger: k.logger})
 	if err != nil {
 		return nil, err

@@ -90,6 +90,10 @@ func For[T api.Object](f *Factory, res *client.Resource[T], ns string, opts clie
 	return inf
 }
 
+// Shares reports whether f hands every caller the same informer (live
+// mode's factory); false for nil.
+func (f *Factory) Shares() bool { return f != nil && f.share }
+
 // Len is the number of shared informers the factory holds.
 func (f *Factory) Len() int {
 	f.mu.Lock()
