@@ -39,6 +39,7 @@ func run(args []string, stdout io.Writer) error {
 	home, _ := os.UserHomeDir()
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	serial := fs.Bool("serial", false, "run the [Serial] conformance specs, one at a time, instead of the parallel ones")
+	slice := fs.Bool("slice", false, "run only the fast slice of make test (slice/specs.txt, built from slice/): fail unless every spec of it passes")
 	procs := fs.Int("procs", 6, "ginkgo processes for the parallel specs (most of a failing spec's time is waiting, see docs/conformance.md)")
 	timeout := fs.Duration("timeout", 3*time.Hour, "ginkgo's suite timeout: specs not finished by then are reported as interrupted")
 	focus := fs.String("focus", "", "a further regular expression the specs must match (for trying a few; the page is then not written)")
@@ -58,82 +59,71 @@ func run(args []string, stdout io.Writer) error {
 	if _, err := os.Stat(filepath.Join(root, "cmd", "kubesim")); err != nil {
 		return fmt.Errorf("run it from the repository's root (make conformance): %w", err)
 	}
-	if err := os.MkdirAll(*cache, 0o755); err != nil {
-		return err
-	}
-	b := &builder{cacheDir: *cache, log: stdout}
-	e2e, err := b.E2ETest()
-	if err != nil {
-		return err
-	}
-	ginkgo, err := b.Ginkgo()
-	if err != nil {
-		return err
-	}
-
 	work, err := os.MkdirTemp("", "kubesim-conformance-")
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "server data, logs and the JUnit report: %s\n", work)
+
+	var sliceSpecs []string
+	s := suite{title: "Parallel specs", focus: conformanceFocus, skip: parallelSkip, procs: *procs, timeout: *timeout, nodes: *nodes, work: work}
+	switch {
+	case *slice:
+		if sliceSpecs, err = readSpecList(filepath.Join(root, sliceDir, "specs.txt")); err != nil {
+			return err
+		}
+		s.title, s.focus, s.skip, s.procs = "Fast slice", specListFocus(sliceSpecs), `^$`, 1
+		if s.binary, err = buildSlice(root, work, stdout); err != nil {
+			return err
+		}
+	default:
+		if *serial {
+			s.title, s.focus, s.skip, s.procs = "Serial specs", serialFocus, serialSkip, 1
+		}
+		if err := os.MkdirAll(*cache, 0o755); err != nil {
+			return err
+		}
+		b := &builder{cacheDir: *cache, log: stdout}
+		if s.binary, err = b.E2ETest(); err != nil {
+			return err
+		}
+		if s.ginkgo, err = b.Ginkgo(); err != nil {
+			return err
+		}
+	}
+	if *focus != "" {
+		s.focus = "(" + s.focus + ").*(" + *focus + ")|(" + *focus + ").*(" + s.focus + ")"
+	}
+
+	if err := s.list(ctx); err != nil {
+		return err
+	}
 	srv, err := startServer(ctx, root, work, *nodes, stdout)
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
-
-	title, focusRE, skipRE, n := "Parallel specs", conformanceFocus, parallelSkip, *procs
-	if *serial {
-		title, focusRE, skipRE, n = "Serial specs", serialFocus, serialSkip, 1
-	}
-	if *focus != "" {
-		focusRE = "(" + focusRE + ").*(" + *focus + ")|(" + *focus + ").*(" + focusRE + ")"
-	}
-	reportDir := filepath.Join(work, "report")
-	ginkgoArgs := []string{"--timeout", timeout.String(), "--no-color", "--focus", focusRE, "--skip", skipRE}
-	if n > 1 {
-		ginkgoArgs = append(ginkgoArgs, "-p", "--procs", fmt.Sprint(n))
-	}
-	ginkgoArgs = append(ginkgoArgs, e2e, "--",
-		"--provider=skeleton", fmt.Sprintf("--num-nodes=%d", *nodes), "--kubeconfig="+srv.Kubeconfig,
-		"--report-dir="+reportDir, "--kubectl-path=kubectl")
-	logPath := filepath.Join(work, "ginkgo.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return err
-	}
-	defer logFile.Close()
-	fmt.Fprintf(stdout, "running %s with %d process(es); progress in %s\n", title, n, logPath)
+	fmt.Fprintf(stdout, "running the %s with %d process(es); progress in %s\n", strings.ToLower(s.title), s.procs, filepath.Join(work, "ginkgo.log"))
 	loadBefore := loadAverage()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, ginkgo, ginkgoArgs...)
-	cmd.Dir = work
-	// kubectl specs read the kubeconfig from the environment too, and the
-	// discovery cache must not be another server's.
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+srv.Kubeconfig, "KUBECACHEDIR="+filepath.Join(work, "kubectl-cache"))
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	runErr := cmd.Run() // non-zero whenever a spec fails: the report says which
-	took := time.Since(start)
-
-	f, err := os.Open(filepath.Join(reportDir, "junit_01.xml"))
-	if err != nil {
-		return fmt.Errorf("no JUnit report (ginkgo: %v); see %s: %w", runErr, logPath, err)
-	}
-	defer f.Close()
-	focusMatch, skipMatch := regexp.MustCompile(focusRE), regexp.MustCompile(skipRE)
-	specs, err := ReadJUnit(f, func(name string) bool { return focusMatch.MatchString(name) && !skipMatch.MatchString(name) })
+	specs, err := s.run(ctx, srv.Kubeconfig)
 	if err != nil {
 		return err
 	}
+	took := time.Since(start)
+	rows := BySIG(specs)
+	sum := rows[len(rows)-1]
+	fmt.Fprintf(stdout, "%s: %d of %d passed, %d failed, in %s\n", s.title, sum.Passed, sum.Total, sum.Failed, took.Round(time.Second))
+
 	info := RunInfo{
-		Title: title, Date: start, Took: took, Procs: n, Focus: focusRE, Skip: skipRE,
+		Title: s.title, Date: start, Took: took, Procs: s.procs, Focus: s.focus, Skip: s.skip,
 		Versions: versions(root, srv.Kubeconfig), Load: loadBefore + " at the start, " + loadAverage() + " at the end",
 	}
 	var section bytes.Buffer
 	WriteSection(&section, info, specs)
-	total := BySIG(specs)
-	sum := total[len(total)-1]
-	fmt.Fprintf(stdout, "%s: %d of %d passed, %d failed, in %s\n", title, sum.Passed, sum.Total, sum.Failed, took.Round(time.Second))
+	if *slice {
+		return sliceVerdict(specs, len(sliceSpecs), *focus == "", &section, stdout)
+	}
 	if *focus != "" {
 		_, err := io.Copy(stdout, &section)
 		return err
@@ -142,12 +132,85 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	updated := ReplaceSection(string(doc), title, section.String())
-	if err := os.WriteFile(*out, []byte(updated), 0o644); err != nil {
+	if err := os.WriteFile(*out, []byte(ReplaceSection(string(doc), s.title, section.String())), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
 	return nil
+}
+
+// suite is one run of a spec binary against the server.
+type suite struct {
+	title, focus, skip string
+	binary             string // e2e.test, or the slice's test binary
+	ginkgo             string // the ginkgo CLI; empty runs the binary itself
+	procs, nodes       int
+	timeout            time.Duration
+	work               string   // the run's directory: report/, ginkgo.log
+	listed             []string // every spec of the binary (list)
+}
+
+// run runs the specs and returns their outcomes from the JUnit report the
+// e2e framework writes. Ginkgo exits non-zero whenever a spec fails, so
+// only a missing report is an error.
+func (s suite) run(ctx context.Context, kubeconfig string) ([]Spec, error) {
+	reportDir := filepath.Join(s.work, "report")
+	e2eArgs := []string{"--provider=skeleton", fmt.Sprintf("--num-nodes=%d", s.nodes), "--kubeconfig=" + kubeconfig,
+		"--report-dir=" + reportDir, "--kubectl-path=kubectl"}
+	var cmd *exec.Cmd
+	if s.ginkgo != "" {
+		args := []string{"--timeout", s.timeout.String(), "--no-color", "--focus", s.focus, "--skip", s.skip}
+		if s.procs > 1 {
+			args = append(args, "-p", "--procs", fmt.Sprint(s.procs))
+		}
+		cmd = exec.CommandContext(ctx, s.ginkgo, append(append(args, s.binary, "--"), e2eArgs...)...)
+	} else {
+		cmd = exec.CommandContext(ctx, s.binary, append(e2eArgs, "--ginkgo.timeout="+s.timeout.String(), "--ginkgo.no-color",
+			"--ginkgo.focus="+s.focus, "--ginkgo.skip="+s.skip)...)
+	}
+	cmd.Dir = s.work
+	// kubectl specs read the kubeconfig from the environment too, and the
+	// discovery cache must not be another server's.
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "KUBECACHEDIR="+filepath.Join(s.work, "kubectl-cache"))
+	logPath := filepath.Join(s.work, "ginkgo.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	runErr := cmd.Run()
+	f, err := os.Open(filepath.Join(reportDir, "junit_01.xml"))
+	if err != nil {
+		return nil, fmt.Errorf("no JUnit report (%v); see %s: %w", runErr, logPath, err)
+	}
+	defer f.Close()
+	focus, skip := regexp.MustCompile(s.focus), regexp.MustCompile(s.skip)
+	selected := func(name string) bool { return focus.MatchString(name) && !skip.MatchString(name) }
+	specs, err := ReadJUnit(f, selected)
+	if err != nil {
+		return nil, err
+	}
+	var want []string
+	for _, name := range s.listed {
+		if selected(name) {
+			want = append(want, name)
+		}
+	}
+	return AddNotRun(specs, want), nil
+}
+
+// list returns the full name of every spec the binary holds (its
+// --list-tests, a dry run that needs no cluster).
+func (s *suite) list(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, s.binary, "--list-tests")
+	cmd.Dir = s.work
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("%s --list-tests: %w", s.binary, err)
+	}
+	s.listed, err = ReadSpecList(bytes.NewReader(out))
+	return err
 }
 
 // versions names what the run used: the tree kubesim was built from, the

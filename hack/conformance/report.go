@@ -44,12 +44,16 @@ type Spec struct {
 	Time  time.Duration
 }
 
-// Passed reports whether the spec passed; every state but passed and
-// skipped is a failure.
+// NotRun is the state of a selected spec the report does not list as run:
+// the suite's timeout came first, or a process ended early.
+const NotRun = "not run"
+
+// Passed reports whether the spec passed.
 func (s Spec) Passed() bool { return s.State == "passed" }
 
-// Failed reports whether the spec ran and did not pass.
-func (s Spec) Failed() bool { return s.State != "passed" && s.State != "skipped" }
+// Failed reports whether the spec ran and did not pass: every state but
+// passed, skipped and not run.
+func (s Spec) Failed() bool { return s.State != "passed" && s.State != "skipped" && s.State != NotRun }
 
 // ReadJUnit returns the outcome of every spec whose name matches selected.
 // Ginkgo lists the specs its focus filtered out as skipped with the bare
@@ -90,6 +94,43 @@ func ReadJUnit(r io.Reader, selected func(name string) bool) ([]Spec, error) {
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 	return specs, nil
+}
+
+var listedSpec = regexp.MustCompile(`^\s+\S+:[0-9]+: (.+)$`)
+
+// ReadSpecList reads the names e2e.test --list-tests prints, one a line
+// after its file:line.
+func ReadSpecList(r io.Reader) ([]string, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if m := listedSpec.FindStringSubmatch(line); m != nil {
+			names = append(names, m[1])
+		}
+	}
+	return names, nil
+}
+
+// AddNotRun adds a spec in state NotRun for each selected name the report
+// does not hold: Ginkgo reports the specs a suite timeout kept from
+// starting as it reports the ones its focus filtered out, so only the
+// list of what was selected tells them apart.
+func AddNotRun(specs []Spec, selected []string) []Spec {
+	seen := map[string]bool{}
+	for _, s := range specs {
+		seen[s.Name] = true
+	}
+	for _, name := range selected {
+		if !seen[name] {
+			specs = append(specs, Spec{Name: name, SIG: sigOf(name), State: NotRun})
+			seen[name] = true
+		}
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+	return specs
 }
 
 func failureText(c junitCase) string {
@@ -249,7 +290,7 @@ func WriteSection(w io.Writer, info RunInfo, specs []Spec) {
 	skipped := rows[len(rows)-1].Skipped > 0
 	fmt.Fprint(w, "| SIG | passed | failed |")
 	if skipped {
-		fmt.Fprint(w, " skipped |")
+		fmt.Fprint(w, " skipped or not run |")
 	}
 	fmt.Fprint(w, " total |\n| --- | ---: | ---: |")
 	if skipped {

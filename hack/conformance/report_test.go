@@ -104,7 +104,7 @@ func TestWriteSection(t *testing.T) {
 	for _, want := range []string{
 		"## Parallel specs\n",
 		"Run on 2026-12-07 02:00 UTC, took 1m30s with 6 ginkgo processes (load average 1 at the start, 2 at the end).",
-		"| SIG | passed | failed | skipped | total |",
+		"| SIG | passed | failed | skipped or not run | total |",
 		"| node | 1 | 2 | 0 | 3 |",
 		"| **all** | 1 | 3 | 1 | 5 |",
 		"- [ReportAfterSuite] Kubernetes e2e suite report (failed): `writing the report failed`",
@@ -134,5 +134,68 @@ func TestStagingModules(t *testing.T) {
 	got := StagingModules(gomod)
 	if strings.Join(got, " ") != "k8s.io/api k8s.io/sample-controller" {
 		t.Errorf("StagingModules = %v", got)
+	}
+}
+
+func TestSpecsNotRunAreCounted(t *testing.T) {
+	listing := "The following spec names can be used with 'ginkgo run --focus/skip':\n" +
+		"    test/e2e/common/node/pods.go:1: [sig-node] Pods should get a host IP [NodeConformance] [Conformance]\n" +
+		"    test/e2e/common/node/pods.go:2: [sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]\n\n"
+	names, err := ReadSpecList(strings.NewReader(listing))
+	if err != nil || len(names) != 2 {
+		t.Fatalf("ReadSpecList = %q, %v", names, err)
+	}
+	specs := AddNotRun(readTestReport(t), names)
+	rows := BySIG(specs)
+	if got, want := rows[0], (SIGRow{SIG: "node", Passed: 1, Failed: 2, Skipped: 1, Total: 4}); got != want {
+		t.Errorf("node row = %+v, want %+v", got, want)
+	}
+	for _, s := range specs {
+		if s.Name == names[1] && s.State != NotRun {
+			t.Errorf("%s: state %q, want %q", s.Name, s.State, NotRun)
+		}
+	}
+}
+
+func TestSliceFocusSelectsExactlyTheListedSpecs(t *testing.T) {
+	names := []string{
+		"[sig-node] Pods should get a host IP [NodeConformance] [Conformance]",
+		"[sig-api-machinery] Watchers should be able to start watching from a specific resource version [Conformance]",
+	}
+	focus := regexp.MustCompile(specListFocus(names))
+	for _, n := range names {
+		// Ginkgo matches the suite's description, a space and the name.
+		if !focus.MatchString("kubesim conformance slice " + n) {
+			t.Errorf("focus misses %q", n)
+		}
+	}
+	for _, n := range []string{
+		"[sig-node] Pods should get a host IP [NodeConformance] [Conformance] twice",
+		"[sig-node] Pods should get a host IP [NodeConformance]",
+	} {
+		if focus.MatchString("kubesim conformance slice " + n) {
+			t.Errorf("focus selects %q", n)
+		}
+	}
+}
+
+func TestSliceVerdict(t *testing.T) {
+	passed := []Spec{{Name: "a", SIG: "node", State: "passed"}, {Name: "b", SIG: "node", State: "passed"}}
+	var out bytes.Buffer
+	if err := sliceVerdict(passed, 2, true, strings.NewReader("page"), &out); err != nil {
+		t.Errorf("all passed: %v", err)
+	}
+	if err := sliceVerdict(passed, 3, true, strings.NewReader("page"), &out); err == nil {
+		t.Error("a listed spec that did not run passed the slice")
+	}
+	if err := sliceVerdict(passed, 3, false, strings.NewReader("page"), &out); err != nil {
+		t.Errorf("a focused run of two passing specs: %v", err)
+	}
+	failed := append(passed, Spec{Name: "c", SIG: "node", State: "failed", Cause: "x"})
+	if err := sliceVerdict(failed, 3, true, strings.NewReader("page"), &out); err == nil {
+		t.Error("a failed spec passed the slice")
+	}
+	if !strings.Contains(out.String(), "page") {
+		t.Error("a failing slice does not print its section")
 	}
 }
