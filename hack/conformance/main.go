@@ -168,6 +168,11 @@ func (s suite) run(ctx context.Context, kubeconfig string) ([]Spec, error) {
 		cmd = exec.CommandContext(ctx, s.binary, append(e2eArgs, "--ginkgo.timeout="+s.timeout.String(), "--ginkgo.no-color",
 			"--ginkgo.focus="+s.focus, "--ginkgo.skip="+s.skip)...)
 	}
+	// Ctrl-C reaches ginkgo as an interrupt, as from a terminal: it
+	// interrupts its processes' specs and still writes the report. If
+	// they hang in their cleanup, they are killed a minute later.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = time.Minute
 	cmd.Dir = s.work
 	// kubectl specs read the kubeconfig from the environment too, and the
 	// discovery cache must not be another server's.
