@@ -18,8 +18,8 @@
 //     nor [Disruptive] in parallel, or with -serial the [Serial] ones one at
 //     a time (run.go);
 //   - read the JUnit report and rewrite its part of docs/conformance.md:
-//     the per-SIG table and every failure grouped by the first line of its
-//     message (report.go).
+//     the per-SIG table and every failure grouped by its message, with
+//     what differs from spec to spec (names, numbers) taken out (report.go).
 //
 // It leaves out the [Disruptive] specs (they restart nodes and components)
 // and the upload of results a certification makes.

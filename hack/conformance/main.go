@@ -40,7 +40,7 @@ func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	serial := fs.Bool("serial", false, "run the [Serial] conformance specs, one at a time, instead of the parallel ones")
 	slice := fs.Bool("slice", false, "run only the fast slice of make test (slice/specs.txt, built from slice/): fail unless every spec of it passes")
-	procs := fs.Int("procs", 6, "ginkgo processes for the parallel specs (most of a failing spec's time is waiting, see docs/conformance.md)")
+	procs := fs.Int("procs", 24, "ginkgo processes for the parallel specs: most of a spec's time is waiting, so more processes than cores (docs/conformance.md has the measurement)")
 	timeout := fs.Duration("timeout", 3*time.Hour, "ginkgo's suite timeout: specs not finished by then are reported as interrupted")
 	focus := fs.String("focus", "", "a further regular expression the specs must match (for trying a few; the page is then not written)")
 	cache := fs.String("cache", filepath.Join(home, ".cache", "kubesim", "conformance", KubernetesVersion), "where e2e.test, its source and the ginkgo CLI are kept")

@@ -170,28 +170,33 @@ var (
 	spaces     = regexp.MustCompile(`\s+`)
 )
 
-// Cause returns the first non-empty line of a Ginkgo failure description
-// with "[FAILED] " dropped (the other tags, [TIMEDOUT] and [PANICKED], say
+// Cause returns the message of a Ginkgo failure description — its lines up
+// to the "In [It] at:" that locates it, joined by spaces (a Gomega message's
+// first line is often a bare "Expected"), usually one line — with
+// "[FAILED] " dropped (the other tags, [TIMEDOUT] and [PANICKED], say
 // something and stay) and its varying parts replaced: a UID by <uid>, a
 // quoted object name by "NAME", a generated name suffix by -xxxxx, every
-// number by N.
+// number by N. It is cut at 200 characters.
 func Cause(description string) string {
-	line := ""
+	var lines []string
 	for _, l := range strings.Split(description, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			line = l
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "In [") && len(lines) > 0 {
 			break
 		}
+		if l != "" {
+			lines = append(lines, l)
+		}
 	}
+	line := strings.Join(lines, " ")
 	line = strings.TrimPrefix(line, "[FAILED] ")
 	line = uid.ReplaceAllString(line, "<uid>")
 	line = quotedName.ReplaceAllString(line, `"NAME"`)
 	line = generated.ReplaceAllString(line, "-xxxxx")
 	line = number.ReplaceAllString(line, "N")
 	line = spaces.ReplaceAllString(line, " ")
-	const max = 300
-	if len(line) > max {
-		line = line[:max] + "…"
+	if r := []rune(line); len(r) > 200 {
+		line = string(r[:200]) + "…"
 	}
 	if line == "" {
 		line = "(no message)"
@@ -326,7 +331,7 @@ func WriteSection(w io.Writer, info RunInfo, specs []Spec) {
 		return
 	}
 	fmt.Fprintf(w, "### Failures by cause\n\n")
-	fmt.Fprint(w, "Each cause is the first line of the failure message, with generated names (-xxxxx), UIDs and numbers (N) replaced.\n\n")
+	fmt.Fprint(w, "Each cause is the failure message (up to the line where Ginkgo locates it, cut at 200 characters), with object names (\"NAME\"), generated suffixes (-xxxxx), UIDs and numbers (N) replaced.\n\n")
 	for _, g := range groups {
 		fmt.Fprintf(w, "**%d** — `%s`\n\n", len(g.Specs), strings.ReplaceAll(g.Cause, "`", "'"))
 		for _, s := range g.Specs {

@@ -57,6 +57,7 @@ func TestCauseNormalisesWhatDiffersBetweenSpecs(t *testing.T) {
 		{"\n  [TIMEDOUT] A suite timeout occurred\n", "[TIMEDOUT] A suite timeout occurred"},
 		{"[FAILED] uid 0f8a9c3e-1b2d-4e5f-8a9b-0c1d2e3f4a5b   gone after 30.5s", "uid <uid> gone after Ns"},
 		{"[FAILED] should create a deployment", "should create a deployment"},
+		{"[FAILED] Expected\n    <int>: 3\nto equal\n    <int>: 4\nIn [It] at: chunking.go:108 @ 12/07/26\n", "Expected <int>: N to equal <int>: N"},
 		{"", "(no message)"},
 	} {
 		if got := Cause(tc.in); got != tc.want {
