@@ -8,7 +8,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 
 # generate: the DeepCopy of kubesim's own API types (k8s.io/code-generator's
 # deepcopy-gen, run as a Go tool; see api/doc.go).
-.PHONY: all build install generate generate-check test test-product test-kubectl test-scenarios test-e2e test-steward test-cni bench demo page-shots lint fmt vet fuzz clean tools
+.PHONY: all build install generate generate-check test test-product test-kubectl test-scenarios test-e2e test-steward test-cni conformance conformance-serial conformance-slice bench demo page-shots lint fmt vet fuzz clean tools
 
 all: build
 
@@ -104,6 +104,27 @@ lint: vet
 
 fmt:
 	gofmt -w .
+
+# Kubernetes' own conformance suite (the [Conformance] specs of
+# k8s.io/kubernetes/test/e2e v1.32.4) against a fresh kubesim serve built
+# from this tree; rewrites its section of docs/conformance.md. Tens of
+# minutes; the first run also builds e2e.test (minutes of CPU, cached in
+# ~/.cache/kubesim/conformance). conformance-serial runs the [Serial] specs.
+# CONFORMANCE_FLAGS passes more, e.g. -procs 4 or -focus 'sig-apps'.
+conformance:
+	nice -n 19 $(GO) run ./hack/conformance $(CONFORMANCE_FLAGS)
+
+conformance-serial:
+	nice -n 19 $(GO) run ./hack/conformance -serial $(CONFORMANCE_FLAGS)
+
+# The fast slice of the conformance suite (hack/conformance/slice): a few
+# upstream specs that pass today, from a test binary of the e2e framework
+# and two SIG packages instead of all of e2e.test. A minute once compiled,
+# but its first compile costs 15 CPU-minutes, nearly what e2e.test's does
+# (docs/conformance.md), so it is not yet part of make test.
+conformance-slice:
+	cd hack/conformance/slice && $(GO) vet ./...
+	nice -n 19 $(GO) run ./hack/conformance -slice
 
 # Benchmarks print figures; none of them asserts a time. See docs/performance.md.
 # The live control-plane runs take a few minutes (10,000 pods on 1,000 nodes)
