@@ -3,6 +3,7 @@ module github.com/kubesim/kubesim
 go 1.26.0
 
 require (
+	github.com/container-storage-interface/spec v1.14.0
 	github.com/containernetworking/cni v1.3.0
 	github.com/distribution/reference v0.6.0
 	github.com/go-json-experiment/json v1.27.2
@@ -30,6 +31,7 @@ require (
 	k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/kube-aggregator v0.37.2
+	k8s.io/kubelet v0.37.2
 	k8s.io/metrics v0.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	mvdan.cc/sh/v3 v3.14.1
