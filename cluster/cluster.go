@@ -34,6 +34,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/kubernetesservice"
 	"github.com/kubesim/kubesim/controllers/workqueuemetrics"
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/kubelet/csi"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
 	"github.com/kubesim/kubesim/kubelet/volumedata"
@@ -88,6 +89,10 @@ type Config struct {
 	// through CNI plugins (`kubesim serve --cni-conf-dir --cni-bin-dir`,
 	// kubelet/cni) instead of the simulated allocator.
 	CNI *CNIConfig
+	// CSI, when set, lets CSI drivers register with the kubelets and
+	// runs their sidecars (csi.go); nil: volumes come from the built-in
+	// provisioner only.
+	CSI *CSIConfig
 	// Mode is how the cluster runs: Live (Start runs every loop in its
 	// goroutines on the real clock) or Step (the stepper drives them, one
 	// unit of work at a time, on a fake clock). It flows to every queue,
@@ -250,6 +255,9 @@ type Cluster struct {
 	// volumeData is where the PersistentVolumes keep their data
 	// (storage.go).
 	volumeData *volumedata.Store
+	// csiDrivers are the CSI drivers registered with the kubelets, for
+	// the sidecars (csi.go; nil without Config.CSI).
+	csiDrivers *csi.Drivers
 
 	mu      sync.Mutex
 	enabled map[string]bool
@@ -319,6 +327,7 @@ func New(cfg Config) (*Cluster, error) {
 	if err := c.openStore(); err != nil {
 		return nil, err
 	}
+	c.csiDrivers = newCSIDrivers(cfg.CSI)
 	if c.volumeData, err = volumedata.New(c.volumesDir()); err != nil {
 		c.Close()
 		return nil, err
@@ -387,6 +396,9 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	if err == nil {
 		err = c.addRows(sched, SchedulerLease)
+	}
+	if err == nil && !cfg.APIServerOnly {
+		err = c.addRows(c.csiSidecars(), "")
 	}
 	if err != nil {
 		c.Close()
