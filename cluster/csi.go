@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/kubesim/kubesim/controllers"
+	"github.com/kubesim/kubesim/controllers/volume/csiattacher"
 	"github.com/kubesim/kubesim/controllers/volume/csiprovisioner"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/kubelet/csi"
@@ -55,7 +56,8 @@ func csiTrace(x ControllerContext) func(string) {
 }
 
 // csiSidecars are the sidecars of the CSI drivers: the external
-// provisioner and attacher, one each for every driver registered (found
+// provisioner and attacher (the latter with the attach/detach
+// controller's part), one each for every driver registered (found
 // by name in the cluster's csi.Drivers). They are the drivers'
 // deployments, not kube-controller-manager's, so they have informers of
 // their own; they act as the API server's privileged loopback, where a
@@ -67,6 +69,10 @@ func (c *Cluster) csiSidecars() []wiring {
 	return []wiring{
 		{csiprovisioner.ControllerName, csiprovisioner.ControllerName, func(x ControllerContext) (Component, error) {
 			return csiprovisioner.New(csiprovisioner.Config{BaseConfig: controllers.BaseConfig{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
+				Logger: x.Logger, Informers: c.privateInformers()}, Drivers: c.csiDrivers, OnCall: csiTrace(x)})
+		}},
+		{csiattacher.ControllerName, csiattacher.ControllerName, func(x ControllerContext) (Component, error) {
+			return csiattacher.New(csiattacher.Config{BaseConfig: controllers.BaseConfig{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
 				Logger: x.Logger, Informers: c.privateInformers()}, Drivers: c.csiDrivers, OnCall: csiTrace(x)})
 		}},
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet/csi/sample"
+	"github.com/kubesim/kubesim/kubelet/shell"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/stepper"
 )
@@ -62,6 +63,14 @@ func newCSICluster(t *testing.T, drv sample.Config) *csiCluster {
 func (x *csiCluster) settle(t *testing.T) {
 	t.Helper()
 	_, err := x.c.RunUntilStable(bg, stepper.Limits{})
+	require.NoError(t, err)
+}
+
+// settleNow settles without moving the clock to the pod worker's 10 s
+// back-off: a pod that keeps failing never settles otherwise.
+func (x *csiCluster) settleNow(t *testing.T) {
+	t.Helper()
+	_, err := x.c.RunUntilStable(bg, stepper.Limits{Horizon: 5 * time.Second})
 	require.NoError(t, err)
 }
 
@@ -248,4 +257,119 @@ func TestCSIProvisioningCrashDoesNotLeakAVolume(t *testing.T) {
 	}
 	assert.NotEmpty(t, failed, "the crash was seen")
 	assert.Equal(t, []string{pvName}, x.volumes(t), "one volume")
+}
+
+func noAttach() *storagev1.CSIDriver {
+	no := false
+	return &storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: csiTestDriver}, Spec: storagev1.CSIDriverSpec{AttachRequired: &no}}
+}
+
+func csiPod(name, claim, script string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Spec: corev1.PodSpec{
+		Containers: []corev1.Container{{Name: "c", Image: "busybox", Command: []string{"sh", "-c", script},
+			VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}},
+		Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}}}}
+}
+
+// The kubelet stages and publishes a pod's CSI volume before its
+// containers start, and the container writes into the driver's volume;
+// when the pod goes, the volume is unpublished and unstaged. The calls
+// are lines of the kubelet's steps.
+func TestCSIVolumeIsMountedForItsPod(t *testing.T) {
+	x := newCSICluster(t, sample.Config{})
+	_, err := x.cl.CSIDrivers().Create(bg, noAttach())
+	require.NoError(t, err)
+	pvName := x.provisionOne(t)
+	_, err = x.cl.Pods().Create(bg, csiPod("app", "data", "sleep 3600"))
+	require.NoError(t, err)
+	x.settle(t)
+	pod, err := x.cl.Pods().Get(bg, "default", "app")
+	require.NoError(t, err)
+	require.Equal(t, corev1.PodRunning, pod.Status.Phase)
+	k := x.c.kubelets["node-1"]
+	env, err := k.ExecTarget(bg, "default", "app", "c")
+	require.NoError(t, err)
+	var out strings.Builder
+	require.Zero(t, k.Exec(bg, env, []string{"sh", "-c", "echo hello > /data/msg"}, shell.Stdio{Stdout: &out, Stderr: &out}), out.String())
+	data, err := os.ReadFile(filepath.Join(x.root, "node-1", "plugins", csiTestDriver, "volumes", pvName, "data", "msg"))
+	require.NoError(t, err)
+	assert.Equal(t, "hello\n", string(data))
+	tr := x.trace()
+	assert.Regexp(t, `kubelet/node-1\s+default/app .*\n(.*\n)*?\s+-> csi NodeStageVolume `+regexp.QuoteMeta(csiTestDriver+" "+pvName)+`\n\s+-> csi NodePublishVolume `+regexp.QuoteMeta(csiTestDriver+" "+pvName)+` default/app\n`, tr)
+
+	zero := int64(0)
+	require.NoError(t, x.cl.Pods().Delete(bg, "default", "app", &metav1.DeleteOptions{GracePeriodSeconds: &zero}))
+	x.settle(t)
+	tr = x.trace()
+	assert.Regexp(t, `-> csi NodeUnpublishVolume `+regexp.QuoteMeta(csiTestDriver+" "+pvName)+` default/app\n\s+-> csi NodeUnstageVolume `+regexp.QuoteMeta(csiTestDriver+" "+pvName)+`\n`, tr)
+	assert.Zero(t, x.c.kubelets["node-1"].CSIMountsInUse())
+	entries, err := os.ReadDir(filepath.Join(x.root, "node-1", "plugins", "kubernetes.io", "csi", csiTestDriver))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the staging path is gone")
+}
+
+// A driver whose NodePublishVolume fails is the pod's FailedMount warning
+// in the kubelet's words; the pod is not Running without its volume, and
+// runs once the driver publishes it.
+func TestCSIPublishFailureHoldsThePod(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	x := newCSICluster(t, sample.Config{Interceptor: func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if strings.HasSuffix(info.FullMethod, "/NodePublishVolume") && fail.Load() {
+			return nil, grpcstatus.Error(codes.Internal, "mount failed: device busy")
+		}
+		return handler(ctx, req)
+	}})
+	_, err := x.cl.CSIDrivers().Create(bg, noAttach())
+	require.NoError(t, err)
+	pvName := x.provisionOne(t)
+	_, err = x.cl.Pods().Create(bg, csiPod("app", "data", "sleep 3600"))
+	require.NoError(t, err)
+	x.settleNow(t)
+	pod, err := x.cl.Pods().Get(bg, "default", "app")
+	require.NoError(t, err)
+	assert.Equal(t, corev1.PodPending, pod.Status.Phase)
+	assert.Contains(t, claimEvents(t, x.cl, "app"),
+		`kubelet FailedMount: MountVolume.SetUp failed for volume "`+pvName+`" : rpc error: code = Internal desc = mount failed: device busy`)
+
+	fail.Store(false)
+	x.settle(t) // the pod worker's next try
+	pod, err = x.cl.Pods().Get(bg, "default", "app")
+	require.NoError(t, err)
+	assert.Equal(t, corev1.PodRunning, pod.Status.Phase)
+}
+
+// A driver without a CSIDriver is attached: the attach/detach controller's
+// VolumeAttachment, ControllerPublishVolume and status.attached before
+// the kubelet stages the volume; when the pod goes, the volume is
+// unmounted, then ControllerUnpublishVolume and the attachment goes.
+func TestCSIVolumeIsAttachedBeforeItIsMounted(t *testing.T) {
+	x := newCSICluster(t, sample.Config{})
+	pvName := x.provisionOne(t)
+	_, err := x.cl.Pods().Create(bg, csiPod("app", "data", "sleep 3600"))
+	require.NoError(t, err)
+	x.settle(t)
+	pod, err := x.cl.Pods().Get(bg, "default", "app")
+	require.NoError(t, err)
+	require.Equal(t, corev1.PodRunning, pod.Status.Phase)
+	vas, err := x.cl.VolumeAttachments().List(bg, "", client.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, vas.Items, 1)
+	va := vas.Items[0]
+	assert.True(t, va.Status.Attached)
+	assert.Equal(t, map[string]string{"node": "node-1"}, va.Status.AttachmentMetadata)
+	assert.Equal(t, []string{"external-attacher/" + csiTestDriver}, va.Finalizers)
+	q := regexp.QuoteMeta
+	assert.Regexp(t, `-> csi ControllerPublishVolume `+q(csiTestDriver+" "+pvName+" node-1")+`\n(.*\n)*?.*-> csi NodeStageVolume `+q(csiTestDriver+" "+pvName), x.trace())
+
+	zero := int64(0)
+	require.NoError(t, x.cl.Pods().Delete(bg, "default", "app", &metav1.DeleteOptions{GracePeriodSeconds: &zero}))
+	require.NoError(t, x.cl.PersistentVolumeClaims().Delete(bg, "default", "data", nil))
+	x.settle(t)
+	vas, err = x.cl.VolumeAttachments().List(bg, "", client.ListOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, vas.Items)
+	assert.Regexp(t, `-> csi NodeUnstageVolume `+q(csiTestDriver+" "+pvName)+`\n(.*\n)*?.*-> csi ControllerUnpublishVolume `+q(csiTestDriver+" "+pvName+" node-1")+`\n(.*\n)*?.*-> csi DeleteVolume `+q(csiTestDriver+" "+pvName), x.trace())
+	assert.Empty(t, x.volumes(t), "every volume given back")
 }

@@ -80,6 +80,7 @@ func (k *Kubelet) syncPlugins(ctx context.Context, _ string) (controllers.Result
 	if err := k.csiWatcher.Scan(ctx, csiHandler{k}); err != nil {
 		k.logger.Info("plugin registration failed", "err", err)
 	}
+	k.retryCSIUnmounts(ctx)
 	return controllers.Result{RequeueAfter: k.cfg.CSI.ScanInterval}, nil
 }
 

@@ -250,6 +250,11 @@ type Kubelet struct {
 	// Guarded by volMu.
 	volMu     sync.Mutex
 	emptyDirs map[string]*podEmptyDirs
+	// csiMounts are the pods' CSI volumes, by pod key, and csiUnmounts
+	// those whose unmount is to be tried again (csivolumes.go). Guarded
+	// by volMu.
+	csiMounts   map[string]*podCSIMounts
+	csiUnmounts []*csiMount
 
 	// metrics are the kubelet's (nil: not measured; metrics.go).
 	metrics *metrics

@@ -222,6 +222,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			current = pod.UID // a new pod of the same name keeps its own
 		}
 		k.forgetEmptyDirs(key, current)
+		k.unmountCSIVolumes(ctx, key, current)
 		if rt != nil && (rt.ipHeld || rt.sandbox != nil) {
 			k.releaseNetwork(ctx, rt)
 		}
@@ -267,6 +268,19 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 		msg, err := k.claimsMountable(ctx, pod)
 		if err != nil {
 			return controllers.Result{}, err
+		}
+		if msg != "" {
+			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedMount", message: msg})
+			return controllers.Result{RequeueAfter: workerBackOffPeriod}, nil
+		}
+		// The CSI volumes are attached, staged and published
+		// (csivolumes.go).
+		msg, wait, err := k.mountCSIVolumes(ctx, pod)
+		if err != nil {
+			return controllers.Result{}, err
+		}
+		if wait {
+			return controllers.Result{RequeueAfter: attachPollInterval}, nil
 		}
 		if msg != "" {
 			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedMount", message: msg})
@@ -342,6 +356,10 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	// The processes of local images follow what was just reported:
 	// started, stopped, restarted.
 	k.syncLocal(ctx, key, pod, next)
+	if next.stage == stageTerminal {
+		// The containers are gone: their volumes are unmounted.
+		k.unmountCSIVolumes(ctx, key, "")
+	}
 	if next.stage == stageTerminal && (next.ipHeld || next.sandbox != nil) {
 		k.stopReal(key)
 		// The sandbox is torn down; its address may be given again.
@@ -874,6 +892,10 @@ func (k *Kubelet) terminate(ctx context.Context, pod *corev1.Pod, rt *podRuntime
 		}
 	}
 	*rt = *next
+	// The containers are stopped: their volumes are unmounted before
+	// the pod goes (the volume manager's unmount precedes the pod
+	// worker's final removal), so that a detach follows the unmount.
+	k.unmountCSIVolumes(ctx, pod.Namespace+"/"+pod.Name, "")
 	uid := pod.UID
 	zero := int64(0)
 	err := k.c.Pods().Delete(ctx, pod.Namespace, pod.Name, &metav1.DeleteOptions{GracePeriodSeconds: &zero,

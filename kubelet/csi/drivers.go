@@ -1,6 +1,8 @@
 package csi
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"sync"
 )
@@ -62,4 +64,12 @@ func (d *Drivers) NodeEndpoint(driver, node string) (string, bool) {
 	defer d.mu.Unlock()
 	ep, ok := d.endpoints[driver][node]
 	return ep, ok
+}
+
+// AttachmentName is the VolumeAttachment's name for a volume on a node,
+// as the attach/detach controller and the kubelet both compute it
+// (csi_attacher.go getAttachmentName).
+func AttachmentName(handle, driver, node string) string {
+	sum := sha256.Sum256([]byte(handle + driver + node))
+	return "csi-" + hex.EncodeToString(sum[:])
 }
