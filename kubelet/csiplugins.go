@@ -77,6 +77,10 @@ func (k *Kubelet) syncPlugins(ctx context.Context, _ string) (controllers.Result
 	}
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
+	if k.node == nil {
+		// The node registers first: a CSINode is owned by its Node.
+		return controllers.Result{RequeueAfter: k.cfg.CSI.ScanInterval}, nil
+	}
 	if err := k.csiWatcher.Scan(ctx, csiHandler{k}); err != nil {
 		k.logger.Info("plugin registration failed", "err", err)
 	}

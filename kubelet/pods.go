@@ -330,6 +330,12 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	// While an image is pulled the status is not written: the real pod
 	// worker waits for the pull inside its sync (pulls.go).
 	pulling := next.pulling()
+	if next.stage == stageTerminal {
+		// The containers are gone: their volumes are unmounted before
+		// the status says so, as the attach/detach controller detaches
+		// a finished pod's volumes once it reads that status.
+		k.unmountCSIVolumes(ctx, key, "")
+	}
 	var err error
 	if !pulling {
 		err = k.writeStatus(ctx, pod, next, now)
@@ -356,10 +362,6 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	// The processes of local images follow what was just reported:
 	// started, stopped, restarted.
 	k.syncLocal(ctx, key, pod, next)
-	if next.stage == stageTerminal {
-		// The containers are gone: their volumes are unmounted.
-		k.unmountCSIVolumes(ctx, key, "")
-	}
 	if next.stage == stageTerminal && (next.ipHeld || next.sandbox != nil) {
 		k.stopReal(key)
 		// The sandbox is torn down; its address may be given again.
@@ -886,16 +888,17 @@ func (k *Kubelet) terminate(ctx context.Context, pod *corev1.Pod, rt *podRuntime
 	if next.stage == stageStarted && mainTerminated(next.containers) {
 		next.stage = stageTerminal
 	}
+	// The containers are stopped: their volumes are unmounted before the
+	// status says so and the pod goes (the volume manager's unmount
+	// precedes the pod worker's final removal), so that a detach follows
+	// the unmount.
+	k.unmountCSIVolumes(ctx, pod.Namespace+"/"+pod.Name, "")
 	if rt.stage != stageTerminal {
 		if err := k.writeStatus(ctx, pod, next, now); err != nil && !api.IsNotFound(err) {
 			return controllers.Result{}, err
 		}
 	}
 	*rt = *next
-	// The containers are stopped: their volumes are unmounted before
-	// the pod goes (the volume manager's unmount precedes the pod
-	// worker's final removal), so that a detach follows the unmount.
-	k.unmountCSIVolumes(ctx, pod.Namespace+"/"+pod.Name, "")
 	uid := pod.UID
 	zero := int64(0)
 	err := k.c.Pods().Delete(ctx, pod.Namespace, pod.Name, &metav1.DeleteOptions{GracePeriodSeconds: &zero,
