@@ -65,19 +65,8 @@ func Call[T any](ctx context.Context, c Caller, what string, call func(context.C
 	if c.OnCall != nil {
 		c.OnCall(what)
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	timer := c.Clock.NewTimer(c.Timeout)
-	defer timer.Stop()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-timer.C():
-			cancel(ErrDeadlineExceeded)
-		case <-done:
-		}
-	}()
+	ctx, cancel := clock.WithTimeout(ctx, c.Clock, c.Timeout, ErrDeadlineExceeded)
+	defer cancel()
 	res, err := call(ctx)
 	if err != nil && errors.Is(context.Cause(ctx), ErrDeadlineExceeded) {
 		var zero T
