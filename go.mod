@@ -3,6 +3,7 @@ module github.com/kubesim/kubesim
 go 1.26.0
 
 require (
+	github.com/container-storage-interface/spec v1.14.0
 	github.com/containernetworking/cni v1.3.0
 	github.com/distribution/reference v0.6.0
 	github.com/go-json-experiment/json v1.27.2

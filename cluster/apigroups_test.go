@@ -144,12 +144,8 @@ var notServed = map[string]string{
 		"trust the front proxy's client certificate instead of asking back",
 	"authorization.k8s.io/v1/localsubjectaccessreviews": "subjectaccessreviews answer the same question; " +
 		"the namespaced form is not served",
-	"storage.k8s.io/v1/csidrivers": "volumes are bound by the PV controller in process; no CSI driver registers with the API",
-	"storage.k8s.io/v1/csinodes":   "the fake kubelets register no CSI drivers per node",
 	"storage.k8s.io/v1/csistoragecapacities": "no CSI driver reports capacity; the scheduler's volume binding reads " +
 		"the PersistentVolumes themselves",
-	"storage.k8s.io/v1/volumeattachments": "there is no attach/detach controller: a bound claim's volume is " +
-		"mounted by the kubelet directly",
 }
 
 // notResources are the kinds k8s.io/api registers that are no top-level

@@ -34,6 +34,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/kubernetesservice"
 	"github.com/kubesim/kubesim/controllers/workqueuemetrics"
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/kubelet/csi"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	kubeletserver "github.com/kubesim/kubesim/kubelet/server"
 	"github.com/kubesim/kubesim/kubelet/volumedata"
@@ -92,6 +93,10 @@ type Config struct {
 	// plugin Registration service on its node's socket (`kubesim serve
 	// --device-plugins`, kubelet/deviceplugin).
 	DevicePlugins *DevicePluginsConfig
+	// CSI, when set, lets CSI drivers register with the kubelets and
+	// runs their sidecars (csi.go); nil: volumes come from the built-in
+	// provisioner only.
+	CSI *CSIConfig
 	// Mode is how the cluster runs: Live (Start runs every loop in its
 	// goroutines on the real clock) or Step (the stepper drives them, one
 	// unit of work at a time, on a fake clock). It flows to every queue,
@@ -254,6 +259,9 @@ type Cluster struct {
 	// volumeData is where the PersistentVolumes keep their data
 	// (storage.go).
 	volumeData *volumedata.Store
+	// csiDrivers are the CSI drivers registered with the kubelets, for
+	// the sidecars (csi.go; nil without Config.CSI).
+	csiDrivers *csi.Drivers
 
 	mu      sync.Mutex
 	enabled map[string]bool
@@ -323,6 +331,7 @@ func New(cfg Config) (*Cluster, error) {
 	if err := c.openStore(); err != nil {
 		return nil, err
 	}
+	c.csiDrivers = newCSIDrivers(cfg.CSI)
 	if c.volumeData, err = volumedata.New(c.volumesDir()); err != nil {
 		c.Close()
 		return nil, err
@@ -391,6 +400,9 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	if err == nil {
 		err = c.addRows(sched, SchedulerLease)
+	}
+	if err == nil && !cfg.APIServerOnly {
+		err = c.addRows(c.csiSidecars(), "")
 	}
 	if err != nil {
 		c.Close()

@@ -365,7 +365,11 @@ func (c *Cluster) addKubelets() error {
 			if err != nil {
 				return nil, err
 			}
-			return kubelet.New(kubelet.Config{CNI: cniCfg, DevicePlugins: devCfg, Client: x.Client, Informers: c.privateInformers(), SharedInformers: x.Informers, Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
+			csiCfg, err := c.kubeletCSI(n.Name, x) // csi.go
+			if err != nil {
+				return nil, err
+			}
+			return kubelet.New(kubelet.Config{CNI: cniCfg, DevicePlugins: devCfg, CSI: csiCfg, Client: x.Client, Informers: c.privateInformers(), SharedInformers: x.Informers, Clock: x.Clock, Mode: x.Mode, NodeName: n.Name,
 				Capacity: n.Capacity, Labels: n.Labels, Taints: n.Taints, PodCIDR: podCIDR(i), Stages: c.cfg.Stages,
 				LeaseDuration: c.cfg.NodeLeaseDuration, RenewInterval: c.cfg.NodeLeaseDuration / 4, VolumeData: c.volumeData,
 				Logger: x.Logger, Images: c.realImages(), Network: c.network, LocalImages: c.localImages(),

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/cni"
+	"github.com/kubesim/kubesim/kubelet/csi"
 	"github.com/kubesim/kubesim/kubelet/deviceplugin"
 	"github.com/kubesim/kubesim/kubelet/images"
 	"github.com/kubesim/kubesim/kubelet/podnet"
@@ -164,6 +166,9 @@ type Config struct {
 	// kubelet's clock, and its own OnChange, are used. nil: no device
 	// plugins.
 	DevicePlugins *deviceplugin.Config
+	// CSI, when set, runs the plugin manager for CSI drivers and the CSI
+	// volume plugin (csiplugins.go); nil: no driver can register.
+	CSI *CSIConfig
 	// APIServer, when set, is the API server as the cluster's network
 	// reaches it: a container's connection to its address (the kubernetes
 	// Service's endpoint, through kubernetes.default.svc) is served by its
@@ -261,9 +266,18 @@ type Kubelet struct {
 	// Guarded by volMu.
 	volMu     sync.Mutex
 	emptyDirs map[string]*podEmptyDirs
+	// csiMounts are the pods' CSI volumes, by pod key, and csiUnmounts
+	// those whose unmount is to be tried again (csivolumes.go). Guarded
+	// by volMu.
+	csiMounts   map[string]*podCSIMounts
+	csiUnmounts []*csiMount
 
 	// metrics are the kubelet's (nil: not measured; metrics.go).
 	metrics *metrics
+
+	// csiWatcher registers the CSI drivers of plugins_registry (nil
+	// without Config.CSI; csiplugins.go). Guarded by stateMu.
+	csiWatcher *csi.Watcher
 }
 
 // loops are the informer and controllers of one run; live mode makes new
@@ -283,7 +297,19 @@ type loops struct {
 	configMaps *cache.Informer[*corev1.ConfigMap]
 	podLoop    *controllers.Controller
 	heartbeat  *controllers.Controller
-	used       bool
+	// plugins is the plugin manager's loop (nil without Config.CSI).
+	plugins *controllers.Controller
+	used    bool
+}
+
+// all are the loops, heartbeat first: the node registers before pods and
+// plugins are looked at.
+func (l *loops) all() []*controllers.Controller {
+	out := []*controllers.Controller{l.heartbeat, l.podLoop}
+	if l.plugins != nil {
+		out = append(out, l.plugins)
+	}
+	return out
 }
 
 // DefaultKubeletPort is the kubelet API's port (the kubelet's --port).
@@ -375,6 +401,17 @@ func New(cfg Config) (*Kubelet, error) {
 			return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
 		}
 	}
+	if cfg.CSI != nil {
+		if cfg.CSI.RootDir == "" || cfg.CSI.Drivers == nil {
+			return nil, fmt.Errorf("kubelet %s: CSI needs RootDir and Drivers", cfg.NodeName)
+		}
+		cc := *cfg.CSI
+		if cc.ScanInterval <= 0 {
+			cc.ScanInterval = DefaultPluginScanInterval
+		}
+		k.cfg.CSI = &cc
+		k.csiWatcher = &csi.Watcher{Dir: filepath.Join(cc.RootDir, csi.RegistryDir), Caller: k.csiCaller()}
+	}
 	if err := k.loadSandboxes(); err != nil {
 		return nil, fmt.Errorf("kubelet %s: %w", cfg.NodeName, err)
 	}
@@ -419,6 +456,9 @@ func (k *Kubelet) newLoops() (*loops, error) {
 		return nil, err
 	}
 	l.heartbeat.Enqueue(k.cfg.NodeName, controllers.Cause{Event: "kubelet started"})
+	if l.plugins, err = k.newPluginLoop(); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -434,7 +474,7 @@ func (k *Kubelet) InternalIP() string { return k.cfg.InternalIP }
 func (k *Kubelet) Controllers() []*controllers.Controller {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return []*controllers.Controller{k.loops.heartbeat, k.loops.podLoop}
+	return k.loops.all()
 }
 
 // Stopped reports whether the kubelet is stopped (its node has failed).
@@ -482,12 +522,19 @@ func (k *Kubelet) Start() {
 	// Others may have changed the node while it was down (the node
 	// controller marks it Unknown): read it again.
 	k.node = nil
+	if k.csiWatcher != nil {
+		// The plugins register again, as with a new kubelet process.
+		k.csiWatcher.Forget()
+	}
 	k.stateMu.Unlock()
 	if k.liveCtx != nil && k.liveCtx.Err() == nil {
 		k.startLocked()
 		return
 	}
 	k.loops.heartbeat.Enqueue(k.cfg.NodeName, controllers.Cause{Event: "kubelet started"})
+	if k.loops.plugins != nil {
+		k.loops.plugins.Enqueue(csi.RegistryDir, controllers.Cause{Event: "kubelet started"})
+	}
 	for _, pod := range k.loops.pods.List() {
 		k.loops.podLoop.Enqueue(cache.Key(&pod.ObjectMeta), controllers.Cause{Event: "kubelet started", Kind: "Pod",
 			Namespace: pod.Namespace, Name: pod.Name, ResourceVersion: pod.ResourceVersion})
@@ -538,7 +585,7 @@ func (k *Kubelet) startLocked() {
 	running := make(chan struct{})
 	k.cancel, k.running = cancel, running
 	var gen sync.WaitGroup
-	for _, c := range []*controllers.Controller{k.loops.heartbeat, k.loops.podLoop} {
+	for _, c := range k.loops.all() {
 		k.wg.Add(1)
 		gen.Add(1)
 		go func() {

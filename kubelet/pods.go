@@ -222,6 +222,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			current = pod.UID // a new pod of the same name keeps its own
 		}
 		k.forgetEmptyDirs(key, current)
+		k.unmountCSIVolumes(ctx, key, current)
 		if rt != nil && (rt.ipHeld || rt.sandbox != nil) {
 			k.releaseNetwork(ctx, rt)
 		}
@@ -280,6 +281,19 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedMount", message: msg})
 			return controllers.Result{RequeueAfter: workerBackOffPeriod}, nil
 		}
+		// The CSI volumes are attached, staged and published
+		// (csivolumes.go).
+		msg, wait, err := k.mountCSIVolumes(ctx, pod)
+		if err != nil {
+			return controllers.Result{}, err
+		}
+		if wait {
+			return controllers.Result{RequeueAfter: attachPollInterval}, nil
+		}
+		if msg != "" {
+			k.podEvent(ctx, pod, podEvent{typ: "Warning", reason: "FailedMount", message: msg})
+			return controllers.Result{RequeueAfter: workerBackOffPeriod}, nil
+		}
 		// Then the sandbox, which needs a runtime handler the node has
 		// (runtimeclass.go).
 		if msg, err = k.sandboxError(ctx, pod); err != nil {
@@ -330,6 +344,12 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	// While an image is pulled the status is not written: the real pod
 	// worker waits for the pull inside its sync (pulls.go).
 	pulling := next.pulling()
+	if next.stage == stageTerminal {
+		// The containers are gone: their volumes are unmounted before
+		// the status says so, as the attach/detach controller detaches
+		// a finished pod's volumes once it reads that status.
+		k.unmountCSIVolumes(ctx, key, "")
+	}
 	var err error
 	if !pulling {
 		err = k.writeStatus(ctx, pod, next, now)
@@ -886,6 +906,11 @@ func (k *Kubelet) terminate(ctx context.Context, pod *corev1.Pod, rt *podRuntime
 	if next.stage == stageStarted && mainTerminated(next.containers) {
 		next.stage = stageTerminal
 	}
+	// The containers are stopped: their volumes are unmounted before the
+	// status says so and the pod goes (the volume manager's unmount
+	// precedes the pod worker's final removal), so that a detach follows
+	// the unmount.
+	k.unmountCSIVolumes(ctx, pod.Namespace+"/"+pod.Name, "")
 	if rt.stage != stageTerminal {
 		if err := k.writeStatus(ctx, pod, next, now); err != nil && !api.IsNotFound(err) {
 			return controllers.Result{}, err

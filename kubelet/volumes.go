@@ -117,6 +117,10 @@ func (k *Kubelet) podVolume(ctx context.Context, pod *corev1.Pod, vol *corev1.Vo
 		if err != nil {
 			return nil, false
 		}
+		if pv.Spec.CSI != nil {
+			// What its driver published for the pod (csivolumes.go).
+			return k.csiVolume(pod, vol.Name)
+		}
 		v, err := k.cfg.VolumeData.Volume(pv.Name, pv.UID)
 		if err != nil {
 			k.logger.Error("mounting a volume", "pod", pod.Namespace+"/"+pod.Name, "volume", pv.Name, "err", err)

@@ -239,6 +239,7 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, batchResources()...)                // Job, CronJob
 	resources = append(resources, daemonSetResources()...)            // DaemonSet
 	resources = append(resources, storageResources()...)              // PersistentVolumeClaim, PersistentVolume, StorageClass
+	resources = append(resources, csiResources()...)                  // CSIDriver, CSINode, VolumeAttachment
 	resources = append(resources, policyResources()...)               // PodDisruptionBudget
 	resources = append(resources, quotaResources()...)                // ResourceQuota, LimitRange
 	resources = append(resources, schedulingResources()...)           // PriorityClass

@@ -927,6 +927,7 @@ var hints = []struct {
 	{regexp.MustCompile(`^spec\.maxReplicas$`), constant(10)},
 	{regexp.MustCompile(`admissionReviewVersions$`), constant([]any{"v1"})},
 	{regexp.MustCompile(`^spec\.capacity$`), constant(map[string]any{"storage": "1Gi"})},
+	{regexp.MustCompile(`^spec\.source$`), constant(map[string]any{"persistentVolumeName": "pv-1"})},
 	{regexp.MustCompile(`\.target\.type$`), constant("Utilization")},
 	// A mount names one of its pod's volumes; without one, it goes.
 	{regexp.MustCompile(`ontainers\[\*\]\.volumeMounts\[\*\]\.name$`), func(m map[string]any, path []any) any {

@@ -86,6 +86,12 @@ var statusStrategies = map[k8sschema.GroupResource]func(obj, old api.Object){
 		keepSpec(obj, old)
 		metav1.ResetObjectMetaForStatus(api.Meta(obj), api.Meta(old))
 	},
+	// volumeAttachmentStatusStrategy: the same, for what the
+	// external-attacher reports.
+	{Group: "storage.k8s.io", Resource: "volumeattachments"}: func(obj, old api.Object) {
+		keepSpec(obj, old)
+		metav1.ResetObjectMetaForStatus(api.Meta(obj), api.Meta(old))
+	},
 }
 
 // setStatusStrategies gives each resource its status strategy.

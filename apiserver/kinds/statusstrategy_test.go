@@ -48,6 +48,7 @@ var statusResets = map[string]struct{ labels, annotations, ownerReferences, fina
 	"horizontalpodautoscalers.autoscaling":                     {},
 	// metav1.ResetObjectMetaForStatus
 	"validatingadmissionpolicies.admissionregistration.k8s.io": {labels: true, annotations: true, ownerReferences: true, finalizers: true},
+	"volumeattachments.storage.k8s.io":                         {labels: true, annotations: true, ownerReferences: true, finalizers: true},
 	// The apiextensions-apiserver's status strategy resets the new
 	// metadata to itself: nothing.
 	"customresourcedefinitions.apiextensions.k8s.io": {},

@@ -228,6 +228,14 @@ func (pvStrategy) Validate(obj api.Object) field.ErrorList {
 			errs = append(errs, field.Required(p.Child("nodeAffinity"), "Local volume requires node affinity"))
 		}
 	}
+	if s.CSI != nil {
+		// validateCSIPersistentVolumeSource: a driver name and a handle.
+		sources++
+		errs = append(errs, validateDriverName(s.CSI.Driver, p.Child("csi", "driver"))...)
+		if s.CSI.VolumeHandle == "" {
+			errs = append(errs, field.Required(p.Child("csi", "volumeHandle"), ""))
+		}
+	}
 	switch {
 	case sources == 0:
 		errs = append(errs, field.Required(p, "must specify a volume type"))

@@ -17,6 +17,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -199,6 +200,10 @@ func sampleObjects() map[string]api.Object {
 			PolicyName: "p", ParamRef: &admissionregistrationv1.ParamRef{Name: "limits", Namespace: "default"}}},
 		// storage
 		"persistentvolumeclaims": samplePVC(meta), "persistentvolumes": samplePV(meta), "storageclasses": sampleStorageClass(meta),
+		"csidrivers": &storagev1.CSIDriver{ObjectMeta: meta, Spec: storagev1.CSIDriverSpec{AttachRequired: ptr(false)}},
+		"csinodes":   &storagev1.CSINode{ObjectMeta: meta, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: "example.csi.kubesim.io", NodeID: "node-1"}}}},
+		"volumeattachments": &storagev1.VolumeAttachment{ObjectMeta: meta, Spec: storagev1.VolumeAttachmentSpec{Attacher: "example.csi.kubesim.io", NodeName: "node-1",
+			Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptr("pv-1")}}, Status: storagev1.VolumeAttachmentStatus{Attached: true}},
 		"mutatingwebhookconfigurations":   &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "a.example.com"}}},
 		"validatingwebhookconfigurations": &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: meta},
 		// budgets, quotas, limit ranges, priority classes, endpoint slices

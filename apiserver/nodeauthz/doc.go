@@ -16,12 +16,14 @@
 // NodeRestriction checks what the authorizer cannot see before the body
 // is read: that the Node written is the kubelet's own, that the pod whose
 // status is updated or which is deleted is bound to it, that the Lease
-// created bears its name.
+// created bears its name, that the CSINode written is its own.
 //
 // Left out: the authorizer's graph. Kubernetes keeps a graph of pods,
 // secrets, PVCs, PVs and nodes, fed by informers, and walks it; this
 // package asks the pod store for the node's pods on each check (kubesim's
 // kubelets rarely read secrets or configmaps, so the cost is small).
-// PersistentVolumes, VolumeAttachments, ResourceClaims and CSINodes are
-// not modelled; mirror pods neither (a kubelet here may not create pods).
+// PersistentVolumes, VolumeAttachments and ResourceClaims are not
+// related to the node's pods (the system:node rules let a kubelet get any
+// of the first two); CSINodes are checked by name only. Mirror pods are
+// not modelled (a kubelet here may not create pods).
 package nodeauthz

@@ -72,6 +72,11 @@ func (r NodeRestriction) Validate(ctx context.Context, a *admission.Attributes) 
 			// kubesim has no static pods, so no mirror pods either.
 			return forbid("pod does not have %q annotation, node %q can only create mirror pods", "kubernetes.io/config.mirror", nodeName)
 		}
+	case gr.Group == "storage.k8s.io" && gr.Resource == "csinodes":
+		// admitCSINode: a kubelet registers drivers in its own CSINode.
+		if a.Name != nodeName {
+			return forbid("node %q is not allowed to modify CSINode %q", nodeName, a.Name)
+		}
 	case gr.Group == "coordination.k8s.io" && gr.Resource == "leases":
 		if a.Operation == admission.Create || a.Operation == admission.Update {
 			if a.Name != nodeName || a.Namespace != corev1.NamespaceNodeLease {

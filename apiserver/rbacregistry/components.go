@@ -49,6 +49,11 @@ func NodeRules() []rbacv1.PolicyRule {
 		// kubelet's own certificates.
 		rule(read, "node.k8s.io", "runtimeclasses"),
 		rule([]string{"create", "get", "list", "watch"}, "certificates.k8s.io", "certificatesigningrequests"),
+		// CSI: the drivers' CSIDrivers, the node's own CSINode
+		// (NodeRestriction: only its own), the attachments it waits for.
+		rule(read, "storage.k8s.io", "csidrivers"),
+		rule([]string{"get", "create", "update", "patch", "delete"}, "storage.k8s.io", "csinodes"),
+		rule(getOnly, "storage.k8s.io", "volumeattachments"),
 	}
 }
 

@@ -149,7 +149,7 @@ func TestHelpServe(t *testing.T) {
 
 	code, top, _ := kubesim("help")
 	require.Equal(t, 0, code)
-	for _, c := range []string{"serve", "demo", "scenario", "run-controller", "kubelet", "device-plugin", "extension-apiserver", "webhook",
+	for _, c := range []string{"serve", "demo", "scenario", "run-controller", "kubelet", "device-plugin", "csi-driver", "extension-apiserver", "webhook",
 		"store", "kubeconfig", "audit", "version", "completion", "help"} {
 		assert.Regexp(t, "\n  "+c+" +\\S", top, "kubesim help lists %s", c)
 	}
@@ -194,7 +194,7 @@ func TestCompletion(t *testing.T) {
 	for _, l := range complete("") {
 		names = append(names, strings.Split(l, "\t")[0])
 	}
-	assert.Equal(t, []string{"audit", "completion", "demo", "device-plugin", "extension-apiserver", "help", "kubeconfig", "kubelet",
+	assert.Equal(t, []string{"audit", "completion", "csi-driver", "demo", "device-plugin", "extension-apiserver", "help", "kubeconfig", "kubelet",
 		"run-controller", "scenario", "serve", "store", "version", "webhook", ":4"}, names)
 	assert.Equal(t, []string{"scenario\trun a scenario file as a test, step through it, or print its trace", ":4"}, complete("sce"))
 	assert.Equal(t, []string{"check\tcheck a data file (pages, records, values) without changing it", ":4"}, complete("store", "ch"))

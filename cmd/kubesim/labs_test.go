@@ -492,6 +492,10 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 		switch c.control {
 		case "start":
 			require.NotContains(t, running, c.controller, "%s:%d: the controller runs already", file, c.line)
+			if c.controller == labCSIDriver {
+				running[c.controller] = startCSIDriver(t, inDataDir(dataDir, c.controllerArgs)...)
+				continue
+			}
 			running[c.controller] = startStoppableController(t, c.controller, s.kubeconfig, c.controllerArgs...)
 			continue
 		case "stop":
@@ -597,6 +601,20 @@ func runLabCommand(t *testing.T, root string, k *kubectl, args []string) string 
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	_ = cmd.Run()
 	return out.String() + errb.String()
+}
+
+// labCSIDriver is the process a lab-start comment of that name starts:
+// `kubesim csi-driver FLAGS`, the sample CSI driver, rather than a
+// controller.
+const labCSIDriver = "csi-driver"
+
+// startCSIDriver runs `kubesim csi-driver FLAGS` as its own process and
+// returns what stops it as Ctrl-C would.
+func startCSIDriver(t *testing.T, flags ...string) func() {
+	t.Helper()
+	line, stop := startKubesimProcess(t, append([]string{"csi-driver"}, flags...)...)
+	require.True(t, strings.HasPrefix(line, "CSI driver "), line)
+	return stop
 }
 
 // startStoppableController runs `kubesim run-controller NAME` as its own

@@ -91,6 +91,9 @@ controllers only in the Lease holder.`,
 			NodeMonitorGracePeriod: *nodeGrace, DefaultNotReadyTolerationSeconds: notReadySeconds, DefaultUnreachableTolerationSeconds: unreachableSeconds,
 			Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
 			LocalImages: localImages, CNI: cniCfg, DevicePlugins: devicePlugins.config(),
+			// Every node's kubelet watches DATA-DIR/kubelet/NODE/plugins_registry
+			// for CSI drivers (`kubesim csi-driver`, docs/plugins.md).
+			CSI: &cluster.CSIConfig{},
 		})
 		if err != nil {
 			return err

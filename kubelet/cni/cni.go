@@ -306,19 +306,8 @@ func (m *Manager) runtimeConf(sb *Sandbox) *libcni.RuntimeConf {
 // the injected clock (the plugin is then killed, as exec.CommandContext
 // kills it), and reports that end as the kubelet sees it.
 func (m *Manager) withTimeout(ctx context.Context, call func(context.Context) (types.Result, error)) (types.Result, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	timer := m.cfg.Clock.NewTimer(SandboxTimeout)
-	defer timer.Stop()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-timer.C():
-			cancel(ErrDeadlineExceeded)
-		case <-done:
-		}
-	}()
+	ctx, cancel := clock.WithTimeout(ctx, m.cfg.Clock, SandboxTimeout, ErrDeadlineExceeded)
+	defer cancel()
 	res, err := call(ctx)
 	if err != nil && errors.Is(context.Cause(ctx), ErrDeadlineExceeded) {
 		return nil, ErrDeadlineExceeded

@@ -188,3 +188,7 @@ func errno(err error) error {
 	}
 	return err
 }
+
+// Dir is a directory of the host as a container's volume: what the
+// kubelet hands a container for a volume a CSI driver published at dir.
+func Dir(dir string) shell.Volume { return diskVolume{root: dir} }

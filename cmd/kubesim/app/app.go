@@ -91,6 +91,10 @@ type Options struct {
 	// Registration service (--device-plugins; kubelet/deviceplugin); its
 	// RootDir defaults to DATA-DIR/kubelet.
 	DevicePlugins *cluster.DevicePluginsConfig
+	// CSI, when set, lets CSI drivers register with the kubelets under
+	// their node directories and runs the drivers' sidecars (cluster/csi.go);
+	// its RootDir defaults to DATA-DIR/kubelet.
+	CSI *cluster.CSIConfig
 	// NodeMonitorGracePeriod, DefaultNotReadyTolerationSeconds and
 	// DefaultUnreachableTolerationSeconds tune node failure
 	// (cluster.Config's fields of those names).
@@ -207,6 +211,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	cfg.DefaultNotReadyTolerationSeconds, cfg.DefaultUnreachableTolerationSeconds = o.DefaultNotReadyTolerationSeconds, o.DefaultUnreachableTolerationSeconds
 	cfg.CNI = o.CNI
 	cfg.DevicePlugins = o.DevicePlugins
+	cfg.CSI = o.CSI
 	if len(o.LocalImages) > 0 {
 		cfg.LocalImages = &kubelet.LocalImages{Paths: o.LocalImages, Server: "https://" + ln.Addr().String(), CA: bundle.CAPEM}
 	}

@@ -319,6 +319,11 @@ func (c *Controller) syncVolume(ctx context.Context, name string) error {
 			if pv.DeletionTimestamp != nil {
 				return nil // on its way already
 			}
+			if p := pv.Annotations[api.AnnDynamicallyProvisioned]; p != "" && p != Provisioner {
+				// An external provisioner's volume: it deletes the
+				// storage, then the volume (csiprovisioner).
+				return nil
+			}
 			err := c.client.PersistentVolumes().Delete(ctx, "", pv.Name, nil)
 			if api.IsNotFound(err) {
 				return nil

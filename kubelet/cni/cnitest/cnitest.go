@@ -32,18 +32,30 @@ func RootDir(t testing.TB) string {
 
 // DataDir is a new data directory of `kubesim serve` (its nodes'
 // sandboxes under DATA/kubelet/NODE/cni) released as StateDir's: create
-// it before starting the server, whose stop then runs first.
+// it before starting the server, whose stop then runs first. Its path is
+// short (not under the test's name), so that the unix sockets a CSI
+// driver makes under DATA/kubelet/NODE fit a socket address.
 func DataDir(t testing.TB) string {
 	t.Helper()
-	return releasedDir(t, filepath.Join("kubelet", "*", "cni"))
+	dir, err := os.MkdirTemp("", "kubesim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return released(t, dir, filepath.Join("kubelet", "*", "cni"))
 }
 
 // releasedDir is a new temporary directory whose node directories,
 // matched by pattern under it, have their network namespaces released
 // before it is removed.
 func releasedDir(t testing.TB, pattern string) string {
-	dir := t.TempDir()
-	// Cleanups run last-registered first: this one before TempDir's.
+	return released(t, t.TempDir(), pattern)
+}
+
+// released releases the network namespaces of dir's node directories
+// before dir is removed: cleanups run last-registered first, this one
+// before the removal registered with dir.
+func released(t testing.TB, dir, pattern string) string {
 	t.Cleanup(func() {
 		nodes, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, node := range nodes {
