@@ -242,6 +242,18 @@ var catalog = []Repository{
 		{Tags: tags("2.40"), Size: 50_217_683},
 		{Tags: tags("2.39"), Size: 50_118_204},
 	}},
+	// The images Kubernetes' conformance suite (test/e2e, v1.32) runs
+	// beside agnhost: its own builds of busybox, httpd and nginx, which
+	// behave as the images of those names do.
+	{Name: "registry.k8s.io/e2e-test-images/busybox", Images: []Image{{Tags: tags("1.36.1-1", "1.29-4"), Size: 2_217_381}}},
+	{Name: "registry.k8s.io/e2e-test-images/httpd", Images: []Image{
+		{Tags: tags("2.4.39-4"), Size: 44_811_302},
+		{Tags: tags("2.4.38-4"), Size: 44_523_915},
+	}},
+	{Name: "registry.k8s.io/e2e-test-images/nginx", Images: []Image{
+		{Tags: tags("1.15-4"), Size: 6_702_113},
+		{Tags: tags("1.14-4"), Size: 6_530_440},
+	}},
 	{Name: "registry.k8s.io/e2e-test-images/jessie-dnsutils", Images: []Image{
 		{Tags: tags("1.7"), Size: 124_408_776},
 		{Tags: tags("1.3"), Size: 76_416_290},

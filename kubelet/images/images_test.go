@@ -97,6 +97,13 @@ func TestResolve(t *testing.T) {
 		assert.EqualError(t, err, want, image)
 	}
 
+	// The conformance suite's own builds of busybox, httpd and nginx.
+	for _, image := range []string{"registry.k8s.io/e2e-test-images/busybox:1.36.1-1", "registry.k8s.io/e2e-test-images/httpd:2.4.38-4",
+		"registry.k8s.io/e2e-test-images/nginx:1.14-4"} {
+		_, err := resolve(t, image)
+		assert.NoError(t, err, image)
+	}
+
 	// kubesim's own images have every tag.
 	sleep, err := resolve(t, "kubesim/sleep:whatever")
 	require.NoError(t, err)

@@ -26,6 +26,8 @@ func TestLookup(t *testing.T) {
 		{"nginx@sha256:abc", "nginx", "latest", true},
 		{"registry.k8s.io/busybox", "busybox", "latest", true},
 		{"registry.k8s.io/e2e-test-images/agnhost:2.39", "agnhost", "2.39", true},
+		{"registry.k8s.io/e2e-test-images/busybox:1.36.1-1", "busybox", "1.36.1-1", true},
+		{"registry.k8s.io/e2e-test-images/httpd:2.4.38-4", "httpd", "2.4.38-4", true},
 		{"kubesim/sleep", SleepImage, "latest", true},
 		{"perl:5.34.0", "perl", "5.34.0", true},
 		{"quay.io/jetstack/cert-manager-startupapicheck:v1.19.1", "cert-manager-startupapicheck", "v1.19.1", true},
