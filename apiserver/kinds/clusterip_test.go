@@ -144,6 +144,42 @@ func TestClusterIPTypeChanges(t *testing.T) {
 	require.NoError(t, err, "turning into ExternalName freed the address")
 }
 
+// As the conformance suite changes a Service's type: only type and
+// externalName are set, the server-given cluster IPs, families, policies
+// and node ports are left in the object; kube-apiserver drops them
+// (dropTypeDependentFields) instead of refusing them, and frees them.
+func TestServiceTurnedExternalNameDropsWhatItNoLongerNeeds(t *testing.T) {
+	cl := newServer(t, openStore(t))
+	for _, typ := range []corev1.ServiceType{corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort} {
+		name := strings.ToLower(string(typ))
+		s, err := cl.Services().Create(bg, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+			Spec: corev1.ServiceSpec{Type: typ, Ports: []corev1.ServicePort{{Port: 80}}}})
+		require.NoError(t, err)
+		require.NotEmpty(t, s.Spec.ClusterIP)
+		ip := s.Spec.ClusterIP
+		s.Spec.Type, s.Spec.ExternalName = corev1.ServiceTypeExternalName, "example.com"
+		s, err = cl.Services().Update(bg, s)
+		require.NoError(t, err, typ)
+		assert.Empty(t, s.Spec.ClusterIP, typ)
+		assert.Empty(t, s.Spec.ClusterIPs, typ)
+		assert.Empty(t, s.Spec.IPFamilies, typ)
+		assert.Nil(t, s.Spec.IPFamilyPolicy, typ)
+		assert.Nil(t, s.Spec.InternalTrafficPolicy, typ)
+		assert.Zero(t, s.Spec.Ports[0].NodePort, typ)
+		assert.Empty(t, s.Spec.ExternalTrafficPolicy, typ)
+		_, err = cl.Services().Create(bg, svc(name+"-again", ip))
+		require.NoError(t, err, "the address of %s was freed", typ)
+	}
+
+	// A cluster IP the user changes is theirs, and refused as before.
+	s, err := cl.Services().Create(bg, svc("asked", "10.96.0.50"))
+	require.NoError(t, err)
+	s.Spec.Type, s.Spec.ExternalName, s.Spec.ClusterIP, s.Spec.ClusterIPs = corev1.ServiceTypeExternalName, "example.com", "10.96.0.51", nil
+	_, err = cl.Services().Update(bg, s)
+	require.Error(t, err)
+	assert.True(t, api.IsInvalid(err), "%v", err)
+}
+
 // A dry run shows the address a Service would get without taking it.
 func TestClusterIPDryRun(t *testing.T) {
 	srv, err := apiserver.New(apiserver.Config{Storage: openStore(t), Clock: clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),

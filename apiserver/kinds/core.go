@@ -227,20 +227,13 @@ func (serviceStrategy) Default(obj api.Object) {
 // new object leaves them out (patchAllocatedValues): kubectl replace of a
 // manifest without clusterIP must not look like a change of it.
 func (serviceStrategy) PrepareForUpdate(obj, old api.Object) {
+	dropTypeDependentFields(obj.(*corev1.Service), old.(*corev1.Service))
 	s, o := &obj.(*corev1.Service).Spec, &old.(*corev1.Service).Spec
 	if s.Type == corev1.ServiceTypeExternalName {
 		return
 	}
 	if s.ClusterIP == "" && len(s.ClusterIPs) == 0 && o.Type != corev1.ServiceTypeExternalName {
 		s.ClusterIP, s.ClusterIPs = o.ClusterIP, append([]string(nil), o.ClusterIPs...)
-	}
-	if oldNeeds := o.Type == corev1.ServiceTypeNodePort || o.Type == corev1.ServiceTypeLoadBalancer; oldNeeds &&
-		s.Type != corev1.ServiceTypeNodePort && s.Type != corev1.ServiceTypeLoadBalancer && sameNodePorts(s.Ports, o.Ports) {
-		// dropTypeDependentFields: a Service that stops being NodePort
-		// loses the node ports the user left as they were.
-		for i := range s.Ports {
-			s.Ports[i].NodePort = 0
-		}
 	}
 	if s.Type == corev1.ServiceTypeNodePort || s.Type == corev1.ServiceTypeLoadBalancer {
 		for i := range s.Ports {
@@ -250,6 +243,57 @@ func (serviceStrategy) PrepareForUpdate(obj, old api.Object) {
 				}
 			}
 		}
+	}
+}
+
+// dropTypeDependentFields is kube-apiserver's of the same name: a Service
+// whose new type no longer needs a field the old one had loses it, when
+// the user left it as it was (it may have been given by the server, not
+// asked for). A ClusterIP Service turned ExternalName thus loses its
+// cluster IPs, families and policies rather than being refused for them.
+func dropTypeDependentFields(svc, old *corev1.Service) {
+	s, o := &svc.Spec, &old.Spec
+	if o.Type != corev1.ServiceTypeExternalName && s.Type == corev1.ServiceTypeExternalName {
+		if s.ClusterIP == o.ClusterIP && slices.Equal(s.ClusterIPs, o.ClusterIPs) {
+			s.ClusterIP, s.ClusterIPs = "", nil
+		}
+		if slices.Equal(s.IPFamilies, o.IPFamilies) {
+			s.IPFamilies = nil
+		}
+		if reflect.DeepEqual(s.IPFamilyPolicy, o.IPFamilyPolicy) {
+			s.IPFamilyPolicy = nil
+		}
+		if reflect.DeepEqual(s.InternalTrafficPolicy, o.InternalTrafficPolicy) {
+			s.InternalTrafficPolicy = nil
+		}
+	}
+	nodePorts := func(t corev1.ServiceType) bool {
+		return t == corev1.ServiceTypeNodePort || t == corev1.ServiceTypeLoadBalancer
+	}
+	if nodePorts(o.Type) && !nodePorts(s.Type) {
+		if sameNodePorts(s.Ports, o.Ports) {
+			for i := range s.Ports {
+				s.Ports[i].NodePort = 0
+			}
+		}
+		if s.ExternalTrafficPolicy == o.ExternalTrafficPolicy {
+			s.ExternalTrafficPolicy = ""
+		}
+	}
+	if o.Type == corev1.ServiceTypeLoadBalancer && s.Type != corev1.ServiceTypeLoadBalancer {
+		if s.HealthCheckNodePort == o.HealthCheckNodePort {
+			s.HealthCheckNodePort = 0
+		}
+		if s.AllocateLoadBalancerNodePorts != nil && o.AllocateLoadBalancerNodePorts != nil &&
+			*s.AllocateLoadBalancerNodePorts == *o.AllocateLoadBalancerNodePorts {
+			s.AllocateLoadBalancerNodePorts = nil
+		}
+		if reflect.DeepEqual(s.LoadBalancerClass, o.LoadBalancerClass) {
+			s.LoadBalancerClass = nil
+		}
+	}
+	if s.Type != corev1.ServiceTypeLoadBalancer {
+		svc.Status.LoadBalancer = corev1.LoadBalancerStatus{}
 	}
 }
 
