@@ -18,6 +18,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/certificates"
 	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/fields"
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
@@ -47,6 +48,11 @@ func certificateResources() []*registry.Resource {
 			ValidateUpdate:   csrApprovalValidateUpdate,
 		}},
 		Table: csrTable(),
+		// SelectableFields of pkg/registry/certificates/certificates:
+		// `kubectl get csr --field-selector spec.signerName=...`.
+		Fields: func(obj api.Object) fields.Set {
+			return fields.Set{"spec.signerName": obj.(*certificatesv1.CertificateSigningRequest).Spec.SignerName}
+		},
 	}}
 }
 
