@@ -212,4 +212,3 @@ func TestClusterIPDryRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, dry.Spec.ClusterIP, s.Spec.ClusterIP, "the dry run's address was still free")
 }
-

@@ -31,4 +31,3 @@ func TestCSRFieldSelectorSignerName(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, api.IsBadRequest(err), "%v", err)
 }
-
