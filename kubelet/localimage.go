@@ -159,7 +159,7 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *corev1.Pod, r
 		if len(spec.Command) > 0 {
 			argv0 = spec.Command[0] // not expanded: it names the binary, which is fixed
 		}
-		netns := k.sandboxNetNS(rt)
+		netns := k.sandboxNetNS(pod, rt)
 		if netns != "" {
 			lp.podIP = rt.ip
 		}
@@ -188,12 +188,14 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *corev1.Pod, r
 	}()
 }
 
-// sandboxNetNS is the network namespace the pod's local processes are
+// sandboxNetNS is the network namespace the local processes of pod are
 // started in: the sandbox's, when the CNI manager made a real one (as
 // root on Linux), so that they have the pod's address as a container
-// has; else none, and they share the host's network.
-func (k *Kubelet) sandboxNetNS(rt *podRuntime) string {
-	if k.cni == nil || !k.cni.RealNetNS() || rt.sandbox == nil || rt.ip == "" {
+// has; else none, and they share the host's network — as a hostNetwork
+// pod's containers do in Kubernetes (an operator run so reaches an API
+// server that listens on the host's loopback).
+func (k *Kubelet) sandboxNetNS(pod *corev1.Pod, rt *podRuntime) string {
+	if k.cni == nil || !k.cni.RealNetNS() || pod.Spec.HostNetwork || rt.sandbox == nil || rt.ip == "" {
 		return ""
 	}
 	return rt.sandbox.NetNS

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -221,7 +222,8 @@ func getVia(t *testing.T, conn net.Conn) string {
 // network namespace: it listens at the pod's address, which the host
 // reaches through the bridge, and not on the host's own 127.0.0.1;
 // port-forward and the pod network reach it there; the pod is ready as
-// its readiness probe says; deleting the pod stops the process and DEL
+// its readiness probe says (a hostNetwork pod's process stays on the
+// host's network); deleting the pod stops the process and DEL
 // frees the address. Elsewhere no namespace can be made: the process
 // shares the host's network, as with the node's simulated allocator, and
 // port-forward reaches it on the host's loopback.
@@ -290,6 +292,21 @@ func TestLocalImageInPodNetworkNamespaceAsRoot(t *testing.T) {
 	conn, err = network.DialContext(f.ctx, "tcp", addr)
 	require.NoError(t, err)
 	assert.Equal(t, marker+" "+addr+"\n", getVia(t, conn))
+
+	// A hostNetwork pod's process stays on the host's network.
+	f.createPod("host", func(p *corev1.Pod) {
+		p.Spec.HostNetwork = true
+		p.Spec.Containers = []corev1.Container{{Name: "main", Image: "local/hello:dev", Args: []string{"127.0.0.1:0", marker}}}
+	})
+	f.settle()
+	hostRun := f.run("host")
+	waitLine(t, hostRun, "listening on 127.0.0.1:")
+	assert.Empty(t, hostRun.podIP, "a hostNetwork pod shares the host's network")
+	lines, _, _ := hostRun.proc.Lines()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(lines[0].Text, "listening on "))
+	conn, err = net.DialTimeout("tcp4", "127.0.0.1:"+port, 30*time.Second)
+	require.NoError(t, err, "the hostNetwork pod's process answers on the host's loopback")
+	assert.Contains(t, getVia(t, conn), marker)
 
 	path := filepath.Join(cfg.StateDir, "netns", sandboxID(pod))
 	require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "hello", nil))
