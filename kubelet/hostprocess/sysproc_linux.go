@@ -13,9 +13,10 @@ import (
 // killed with SIGKILL leaves no operator running): Linux's parent-death
 // signal. (Linux sends it when the thread that started the child ends;
 // the Go runtime ends a thread only when a goroutine exits locked to it,
-// which startIn does only once the child has ended.) The child also gets
-// its own process group, so that a ^C at the terminal reaches kubesim,
-// which stops it in order, not the child directly.
+// which the kubelet's goroutines that enter a network namespace — here
+// and in kubelet/cni — do only when they cannot come back out.) The
+// child also gets its own process group, so that a ^C at the terminal
+// reaches kubesim, which stops it in order, not the child directly.
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 }
@@ -31,7 +32,8 @@ func sysProcAttr() *syscall.SysProcAttr {
 // length of that, and the thread goes back to the runtime's pool only
 // once it is back in the kubelet's namespace; if it cannot come back it
 // is held until the child ends (Pdeathsig would kill the child were the
-// thread to end), then ends with the goroutine.
+// thread to end), then ends with the goroutine — a rare failure, in
+// which a child started earlier from the same thread goes too.
 //
 // What it does not do: only the network is the pod's. There are no mount,
 // PID, UTS or user namespaces, as runc would make: the process still
