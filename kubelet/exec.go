@@ -297,8 +297,9 @@ func (s envSources) ServiceAccountToken(ctx context.Context, pod *corev1.Pod, au
 // kubelet's GetPortForward, which names the pod by its sandbox): the
 // runtime connects to localhost:PORT inside the pod's network namespace,
 // which reaches what the pod's containers listen on — a process run for
-// real (the pod network's table; a local image's process, which shares
-// the host's network, on the host's localhost), or a simulated
+// real (the pod network's table; a local image's process, at the pod's
+// address when it runs in the sandbox's real network namespace, else on
+// the host's localhost, whose network it shares), or a simulated
 // container's server (listen.go). A port nothing listens on is refused,
 // in containerd's words.
 func (k *Kubelet) PortForwardTarget(namespace, podName string) (portforward.Target, error) {
@@ -312,11 +313,11 @@ func (k *Kubelet) PortForwardTarget(namespace, podName string) (portforward.Targ
 	dial := func(ctx context.Context, port uint16) (net.Conn, error) {
 		p := strconv.Itoa(int(port))
 		k.stateMu.Lock()
-		local := k.localAlive(key)
+		host, local := k.localAddr(key)
 		k.stateMu.Unlock()
 		if local {
 			var d net.Dialer
-			if c, err := d.DialContext(ctx, "tcp4", net.JoinHostPort("127.0.0.1", p)); err == nil {
+			if c, err := d.DialContext(ctx, "tcp4", net.JoinHostPort(host, p)); err == nil {
 				return c, nil
 			}
 		}

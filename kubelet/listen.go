@@ -25,7 +25,8 @@ import (
 // the container's log, at the cluster's time.
 
 // dialSimulated connects to port of the pod of this node whose address
-// is ip (a podnet.SimulatedDialer): ok false when no running container of
+// is ip (a podnet.SimulatedDialer), or the local image's process that
+// runs in its network namespace: ok false when no running container of
 // it listens there, as a pod refuses a port nothing listens on. The
 // client's address is podnet.Source(ctx).
 func (k *Kubelet) dialSimulated(ctx context.Context, ip, port string) (net.Conn, bool) {
@@ -50,9 +51,20 @@ func (k *Kubelet) dialSimulated(ctx context.Context, ip, port string) (net.Conn,
 			}
 		}
 	}
+	host, local := k.localAddr(key)
 	k.stateMu.Unlock()
 	if key == "" {
 		return nil, false
+	}
+	if local && host == ip {
+		// A local image's process in the pod's own network namespace
+		// (localimage.go) listens at the pod's address, on the host's
+		// real network: what it does not listen on, the simulated
+		// containers beside it may.
+		var d net.Dialer
+		if c, err := d.DialContext(ctx, "tcp4", net.JoinHostPort(ip, port)); err == nil {
+			return c, true
+		}
 	}
 	k.mu.Lock()
 	inf := k.loops.pods

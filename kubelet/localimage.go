@@ -60,6 +60,10 @@ type localProcess struct {
 	podKey string
 	grace  time.Duration
 	dir    string
+	// podIP is the pod's address when the process runs in the pod
+	// sandbox's network namespace (sandboxNetNS); empty when it shares
+	// the host's network.
+	podIP string
 	// exitQueued is closed once the process has ended and its pod is
 	// queued for the kubelet's next look: after it, a sync sees the end
 	// (Done alone is too early: the queueing runs just after it).
@@ -116,7 +120,7 @@ func (k *Kubelet) syncLocal(ctx context.Context, key string, pod *corev1.Pod, rt
 			}
 		}
 		if c.state == containerRunning && k.isLocal(c.image) && k.local[c.id] == nil {
-			k.startLocal(ctx, key, pod, c)
+			k.startLocal(ctx, key, pod, rt, c)
 		}
 	}
 	for id, lp := range k.local {
@@ -133,8 +137,9 @@ func (k *Kubelet) syncLocal(ctx context.Context, key string, pod *corev1.Pod, rt
 	}
 }
 
-// startLocal starts the process of container c (under stateMu).
-func (k *Kubelet) startLocal(ctx context.Context, key string, pod *corev1.Pod, c *containerRuntime) {
+// startLocal starts the process of container c of the pod whose runtime
+// is rt (under stateMu).
+func (k *Kubelet) startLocal(ctx context.Context, key string, pod *corev1.Pod, rt *podRuntime, c *containerRuntime) {
 	li := k.cfg.LocalImages
 	spec := specContainer(pod, c.name)
 	grace := 30 * time.Second
@@ -154,7 +159,12 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *corev1.Pod, c
 		if len(spec.Command) > 0 {
 			argv0 = spec.Command[0] // not expanded: it names the binary, which is fixed
 		}
-		lp.proc = hostprocess.Start(hostprocess.Spec{Path: li.Paths[c.image], Argv0: argv0, Args: argv, Env: env, Dir: dir, Clock: k.cfg.Clock})
+		netns := k.sandboxNetNS(pod, rt)
+		if netns != "" {
+			lp.podIP = rt.ip
+		}
+		lp.proc = hostprocess.Start(hostprocess.Spec{Path: li.Paths[c.image], Argv0: argv0, Args: argv, Env: env, Dir: dir,
+			NetNS: netns, Clock: k.cfg.Clock})
 	}
 	lp.exitQueued = make(chan struct{})
 	k.local[c.id] = lp
@@ -176,6 +186,38 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *corev1.Pod, c
 			Namespace: pod.Namespace, Name: pod.Name})
 		close(lp.exitQueued)
 	}()
+}
+
+// sandboxNetNS is the network namespace the local processes of pod are
+// started in: the sandbox's, when the CNI manager made a real one (as
+// root on Linux), so that they have the pod's address as a container
+// has; else none, and they share the host's network — as a hostNetwork
+// pod's containers do in Kubernetes (an operator run so reaches an API
+// server that listens on the host's loopback).
+func (k *Kubelet) sandboxNetNS(pod *corev1.Pod, rt *podRuntime) string {
+	if k.cni == nil || !k.cni.RealNetNS() || pod.Spec.HostNetwork || rt.sandbox == nil || rt.ip == "" {
+		return ""
+	}
+	return rt.sandbox.NetNS
+}
+
+// localAddr is the host where the running local processes of the pod
+// key listen: the pod's address when they run in its network namespace,
+// else the host's loopback; ok false when none runs (under stateMu).
+func (k *Kubelet) localAddr(key string) (host string, ok bool) {
+	for _, lp := range k.local {
+		if lp.podKey != key {
+			continue
+		}
+		if _, _, done := lp.proc.Exited(); done {
+			continue
+		}
+		if lp.podIP != "" {
+			return lp.podIP, true
+		}
+		host, ok = "127.0.0.1", true
+	}
+	return host, ok
 }
 
 // localArgv is what the process of container c runs with: argv after the
@@ -359,15 +401,8 @@ func (k *Kubelet) forgetPodLocal(key string) {
 // localAlive reports whether a process of the pod still runs (under
 // stateMu).
 func (k *Kubelet) localAlive(key string) bool {
-	for _, lp := range k.local {
-		if lp.podKey != key {
-			continue
-		}
-		if _, _, done := lp.proc.Exited(); !done {
-			return true
-		}
-	}
-	return false
+	_, ok := k.localAddr(key)
+	return ok
 }
 
 // localExit is how the process of container id ended, if it is a local

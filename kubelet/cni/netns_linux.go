@@ -25,20 +25,39 @@ func createNetNS(path string) error {
 	f.Close()
 	errc := make(chan error, 1)
 	go func() {
-		// The namespace is entered by this thread only (unshare), and the
-		// thread is never unlocked: it ends with the goroutine rather
-		// than go back to the runtime's pool inside the pod's network.
+		// The namespace is entered by this thread only (unshare), locked
+		// to it, and the thread comes back to the kubelet's namespace
+		// before it goes back to the runtime's pool. It must not end
+		// instead (a goroutine that exits locked ends its thread): Linux
+		// sends the parent-death signal of the local images' processes
+		// (kubelet/hostprocess) when the thread that started one ends,
+		// and any thread of the pool may have. Only a thread that cannot
+		// come back ends.
 		runtime.LockOSThread()
-		if _, err := netns.New(); err != nil {
+		orig, err := netns.Get()
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("reading the kubelet's network namespace: %w", err)
+			return
+		}
+		defer orig.Close()
+		created, err := netns.New()
+		if err != nil {
+			// unshare failed: the thread is where it was.
+			runtime.UnlockOSThread()
 			errc <- fmt.Errorf("unshare: %w", err)
 			return
 		}
+		defer created.Close()
 		src := fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid())
-		if err := unix.Mount(src, path, "none", unix.MS_BIND, ""); err != nil {
-			errc <- fmt.Errorf("mount %s on %s: %w", src, path, err)
-			return
+		err = unix.Mount(src, path, "none", unix.MS_BIND, "")
+		if err != nil {
+			err = fmt.Errorf("mount %s on %s: %w", src, path, err)
 		}
-		errc <- nil
+		if netns.Set(orig) == nil {
+			runtime.UnlockOSThread()
+		}
+		errc <- err
 	}()
 	if err := <-errc; err != nil {
 		_ = os.Remove(path)

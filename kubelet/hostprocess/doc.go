@@ -7,9 +7,12 @@
 // its stdout and stderr into the CRI log file (one timestamped line each),
 // and reporting its exit code — for a process that is not in a container.
 //
-// Left out: everything that makes a container a container. There are no
-// namespaces, cgroups, image layers or mounts: the process sees the host's
-// file system, network and users, and it listens on the host's ports. An
+// Left out: most of what makes a container a container. There are no
+// cgroups, image layers or mounts, and no namespaces but one: the process
+// sees the host's file system, processes and users. It shares the host's
+// network too, unless Spec.NetNS names a network namespace (the pod
+// sandbox's, made by the kubelet's CNI manager as root on Linux): then it
+// is started inside that one, with the pod's address and loopback. An
 // exit by a signal is reported as 128+signal, as runc reports it. A binary
 // that cannot be started ends at once with code 128 and the reason in its
 // log (containerd's StartError).

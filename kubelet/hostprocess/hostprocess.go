@@ -27,6 +27,10 @@ type Spec struct {
 	Dir string
 	// Clock stamps the output lines and the exit.
 	Clock clock.Clock
+	// NetNS, when set, is the path of a network namespace (the pod
+	// sandbox's) the process is started in, on Linux (startIn): it then
+	// listens on the pod's address, and its 127.0.0.1 is the pod's own.
+	NetNS string
 	// MaxLines bounds the lines kept (the oldest go first), as the kubelet
 	// rotates container logs; 0 keeps 10,000.
 	MaxLines int
@@ -82,7 +86,14 @@ func Start(s Spec) *Process {
 	cmd.WaitDelay = time.Second
 	cmd.SysProcAttr = sysProcAttr()
 	p.cmd = cmd
-	if err := cmd.Start(); err != nil {
+	nsErr, err := startIn(cmd, s.NetNS, p.done)
+	if nsErr != nil {
+		// runc's words for a namespace it could not join.
+		p.append(fmt.Appendf(nil, "unable to start container process: error during container init: %v\n", nsErr))
+		p.finish(StartFailedCode)
+		return p
+	}
+	if err != nil {
 		// runc's words: unable to start container process: exec: "PATH": REASON.
 		reason := err
 		if inner := errors.Unwrap(err); inner != nil {

@@ -120,3 +120,16 @@ func TestRotation(t *testing.T) {
 	assert.Equal(t, "4 5", lines[0].Text+" "+lines[1].Text)
 	assert.False(t, strings.Contains(strings.Join(texts(p), ""), "1"))
 }
+
+// A network namespace that cannot be joined is a start that failed:
+// code 128, the reason in the log, no process run.
+func TestNetNSThatCannotBeJoined(t *testing.T) {
+	p := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "echo ran"}, NetNS: t.TempDir() + "/missing", Clock: clock.Real{}})
+	wait(t, p)
+	code, _, _ := p.Exited()
+	assert.Equal(t, StartFailedCode, code)
+	assert.Equal(t, 0, p.Pid())
+	got := texts(p)
+	require.Len(t, got, 1)
+	assert.True(t, strings.HasPrefix(got[0], "unable to start container process: error during container init: "), got[0])
+}
