@@ -329,3 +329,11 @@ func TestNodeInfoAddRemovePod(t *testing.T) {
 }
 
 func resourceMust(s string) resource.Quantity { return resource.MustParse(s) }
+
+// The filter runs for every pod on every node: a pod that asks for no
+// extended resource costs it no allocation (a sorted copy of an empty map
+// per call was 10.8 M allocations of the 10,000-pod run).
+func TestNodeResourcesFitAllocatesNothingForPlainPods(t *testing.T) {
+	pod, node := NewPodInfo(testPod("p", "", "")), NewNodeInfo(testNode("n", fourGPUs))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { NodeResourcesFit(pod, node) }))
+}
