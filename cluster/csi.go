@@ -69,11 +69,11 @@ func (c *Cluster) csiSidecars() []wiring {
 	return []wiring{
 		{csiprovisioner.ControllerName, csiprovisioner.ControllerName, func(x ControllerContext) (Component, error) {
 			return csiprovisioner.New(csiprovisioner.Config{BaseConfig: controllers.BaseConfig{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
-				Logger: x.Logger, Informers: c.privateInformers()}, Drivers: c.csiDrivers, OnCall: csiTrace(x)})
+				Logger: x.Logger, Informers: c.privateInformers()}, SidecarConfig: csi.SidecarConfig{Drivers: c.csiDrivers, OnCall: csiTrace(x)}})
 		}},
 		{csiattacher.ControllerName, csiattacher.ControllerName, func(x ControllerContext) (Component, error) {
 			return csiattacher.New(csiattacher.Config{BaseConfig: controllers.BaseConfig{Client: x.Client, Clock: x.Clock, Mode: x.Mode,
-				Logger: x.Logger, Informers: c.privateInformers()}, Drivers: c.csiDrivers, OnCall: csiTrace(x)})
+				Logger: x.Logger, Informers: c.privateInformers()}, SidecarConfig: csi.SidecarConfig{Drivers: c.csiDrivers, OnCall: csiTrace(x)}})
 		}},
 	}
 }

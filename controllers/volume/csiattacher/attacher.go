@@ -23,9 +23,6 @@ import (
 // ControllerName is the sidecar's name in the step trace.
 const ControllerName = "external-attacher"
 
-// DefaultTimeout is the deadline of one call (the sidecar's --timeout).
-const DefaultTimeout = 15 * time.Second
-
 // desiredKey is the queue's key of the attach/detach pass; every other
 // key is a VolumeAttachment's name.
 const desiredKey = "attach-detach"
@@ -38,12 +35,7 @@ func Finalizer(driver string) string {
 // Config builds a Controller.
 type Config struct {
 	controllers.BaseConfig
-	// Drivers finds a driver's socket by name (required).
-	Drivers *csi.Drivers
-	// Timeout bounds each call (DefaultTimeout).
-	Timeout time.Duration
-	// OnCall, when set, is told of each gRPC call (the step trace).
-	OnCall func(call string)
+	csi.SidecarConfig
 }
 
 // Controller creates, answers and deletes VolumeAttachments.
@@ -61,11 +53,9 @@ type Controller struct {
 
 // New checks cfg and builds the controller.
 func New(cfg Config) (*Controller, error) {
-	if cfg.Drivers == nil {
-		return nil, errors.New(ControllerName + ": Drivers is required")
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+	var err error
+	if cfg.SidecarConfig, err = cfg.Defaulted(ControllerName); err != nil {
+		return nil, err
 	}
 	c := &Controller{cfg: cfg, client: cfg.Client}
 	ctrl, err := cfg.NewController(ControllerName, c)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	csipb "github.com/container-storage-interface/spec/lib/go/csi"
 	corev1 "k8s.io/api/core/v1"
@@ -27,10 +26,6 @@ import (
 // ControllerName is the sidecar's name, as its events and the step trace
 // show it.
 const ControllerName = "external-provisioner"
-
-// DefaultTimeout is the deadline of one CreateVolume or DeleteVolume
-// (the sidecar's --timeout).
-const DefaultTimeout = 15 * time.Second
 
 // FSTypeParameter is the class parameter naming the volume's filesystem
 // (csi.storage.k8s.io/fstype); DefaultFSType is used without it.
@@ -55,12 +50,7 @@ var (
 // Config builds a Controller.
 type Config struct {
 	controllers.BaseConfig
-	// Drivers finds a driver's socket by name (required).
-	Drivers *csi.Drivers
-	// Timeout bounds each call (DefaultTimeout).
-	Timeout time.Duration
-	// OnCall, when set, is told of each gRPC call (the step trace).
-	OnCall func(call string)
+	csi.SidecarConfig
 }
 
 // Controller provisions and deletes the volumes of CSI drivers. Its queue
@@ -77,11 +67,9 @@ type Controller struct {
 
 // New checks cfg and builds the controller.
 func New(cfg Config) (*Controller, error) {
-	if cfg.Drivers == nil {
-		return nil, errors.New(ControllerName + ": Drivers is required")
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+	var err error
+	if cfg.SidecarConfig, err = cfg.Defaulted(ControllerName); err != nil {
+		return nil, err
 	}
 	c := &Controller{cfg: cfg, client: cfg.Client}
 	ctrl, err := cfg.NewController(ControllerName, c)
