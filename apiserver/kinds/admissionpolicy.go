@@ -22,7 +22,7 @@ import (
 // admissionPolicyResources serves ValidatingAdmissionPolicy and
 // ValidatingAdmissionPolicyBinding; the strategy compiles every expression,
 // so a policy that cannot run is refused when it is written.
-func admissionPolicyResources() []*registry.Resource {
+func admissionPolicyResources(gen *schema.Generator) []*registry.Resource {
 	compiler, err := policy.NewCompiler()
 	if err != nil {
 		panic(err) // the environment is built from constants
@@ -34,7 +34,7 @@ func admissionPolicyResources() []*registry.Resource {
 			New:                 func() api.Object { return &admissionregistrationv1.ValidatingAdmissionPolicy{} },
 			StrategicMergePatch: true,
 			Strategy:            admissionPolicyStrategy{compiler: compiler},
-			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicy{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicy{})),
 			StatusSubresource:   true,
 			Table:               admissionPolicyTable(),
 		},
@@ -44,7 +44,7 @@ func admissionPolicyResources() []*registry.Resource {
 			New:                 func() api.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{} },
 			StrategicMergePatch: true,
 			Strategy:            admissionPolicyBindingStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicyBinding{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicyBinding{})),
 			Table:               admissionPolicyBindingTable(),
 		},
 	}

@@ -27,7 +27,7 @@ import (
 
 // webhookConfigurationResources serves MutatingWebhookConfiguration and
 // ValidatingWebhookConfiguration.
-func webhookConfigurationResources() []*registry.Resource {
+func webhookConfigurationResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{
 		{
 			Group: api.AdmissionRegistrationGroupName, Version: "v1", Name: "mutatingwebhookconfigurations",
@@ -36,7 +36,7 @@ func webhookConfigurationResources() []*registry.Resource {
 			New:                 func() api.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} },
 			StrategicMergePatch: true,
 			Strategy:            mutatingWebhookStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.MutatingWebhookConfiguration{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(admissionregistrationv1.MutatingWebhookConfiguration{})),
 			Table:               webhookConfigurationTable(func(o api.Object) int { return len(o.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks) }),
 		},
 		{
@@ -46,7 +46,7 @@ func webhookConfigurationResources() []*registry.Resource {
 			New:                 func() api.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} },
 			StrategicMergePatch: true,
 			Strategy:            validatingWebhookStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingWebhookConfiguration{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingWebhookConfiguration{})),
 			Table: webhookConfigurationTable(func(o api.Object) int {
 				return len(o.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks)
 			}),

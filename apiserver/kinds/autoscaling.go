@@ -26,7 +26,7 @@ import (
 // (the stored, preferred version) and autoscaling/v1, the version
 // `kubectl autoscale` of kubectl v1.32 creates. Both share one stored
 // object; v1 converts on the way in and out (autoscaling_v1.go).
-func autoscalingResources() []*registry.Resource {
+func autoscalingResources(gen *schema.Generator) []*registry.Resource {
 	stored := k8sschema.GroupResource{Group: api.AutoscalingGroupName, Resource: "horizontalpodautoscalers"}
 	base := registry.Resource{
 		Group: api.AutoscalingGroupName, Name: "horizontalpodautoscalers", SingularName: "horizontalpodautoscaler",
@@ -38,12 +38,12 @@ func autoscalingResources() []*registry.Resource {
 	v2.Version = "v2"
 	v2.New = func() api.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }
 	v2.Strategy = hpaStrategy{}
-	v2.Schema = schema.FromGoType(reflect.TypeOf(autoscalingv2.HorizontalPodAutoscaler{}))
+	v2.Schema = gen.FromGoType(reflect.TypeOf(autoscalingv2.HorizontalPodAutoscaler{}))
 	v1 := base
 	v1.Version = "v1"
 	v1.New = func() api.Object { return &autoscalingv1.HorizontalPodAutoscaler{} }
 	v1.Strategy = hpaV1Strategy{}
-	v1.Schema = schema.FromGoType(reflect.TypeOf(autoscalingv1.HorizontalPodAutoscaler{}))
+	v1.Schema = gen.FromGoType(reflect.TypeOf(autoscalingv1.HorizontalPodAutoscaler{}))
 	v1.Table = hpaV1Table()
 	// autoscaling/v1 HPAs are stored as v2 and read back as v1.
 	v1.ToStored, v1.FromStored = hpaV1ToStored, hpaV1FromStored

@@ -18,7 +18,7 @@ import (
 
 // batchResources are the batch/v1 kinds: Jobs and CronJobs
 // (pkg/registry/batch).
-func batchResources() []*registry.Resource {
+func batchResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{
 		{
 			Group: "batch", Version: "v1", Name: "jobs", SingularName: "job", Kind: "Job", ListKind: "JobList",
@@ -26,7 +26,7 @@ func batchResources() []*registry.Resource {
 			New:                 func() api.Object { return &batchv1.Job{} },
 			StrategicMergePatch: true,
 			Strategy:            jobStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(batchv1.Job{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(batchv1.Job{})),
 			StatusSubresource:   true,
 			Table:               jobTable(),
 		},
@@ -36,7 +36,7 @@ func batchResources() []*registry.Resource {
 			New:                 func() api.Object { return &batchv1.CronJob{} },
 			StrategicMergePatch: true,
 			Strategy:            cronJobStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(batchv1.CronJob{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(batchv1.CronJob{})),
 			StatusSubresource:   true,
 			Table:               cronJobTable(),
 		},

@@ -18,6 +18,9 @@ import (
 // each call so that callers may change what they get. Each call has its
 // own cluster IP allocator: one per API server.
 func Builtin() []*registry.Resource {
+	// One generator for every kind: a struct met in several kinds (a
+	// PodSpec, an ObjectMeta) is described once and shared.
+	gen := schema.NewGenerator()
 	ips, err := NewClusterIPAllocator(ServiceClusterIPRange)
 	if err != nil {
 		panic(err) // the range is a constant
@@ -37,7 +40,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.Namespace{} },
 			StrategicMergePatch: true,
 			Strategy:            namespaceStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.Namespace{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.Namespace{})),
 			StatusSubresource:   true,
 			UpdateSubresources:  map[string]registry.UpdateSubresource{"finalize": namespaceFinalizeSubresource()},
 			Table:               namespaceTable(),
@@ -54,7 +57,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.Node{} },
 			StrategicMergePatch: true,
 			Strategy:            nodeStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.Node{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.Node{})),
 			StatusSubresource:   true,
 			KeepStatusOnCreate:  true,
 			Table:               nodeTable(),
@@ -67,7 +70,7 @@ func Builtin() []*registry.Resource {
 			StrategicMergePatch:  true,
 			Strategy:             podStrategy{},
 			ValidateStatusUpdate: validatePodStatusUpdate,
-			Schema:               schema.FromGoType(reflect.TypeOf(corev1.Pod{})),
+			Schema:               gen.FromGoType(reflect.TypeOf(corev1.Pod{})),
 			StatusSubresource:    true,
 			Table:                podTable(),
 			Fields:               func(obj api.Object) fields.Set { return podFields(obj) },
@@ -79,7 +82,7 @@ func Builtin() []*registry.Resource {
 						Version: "v1", Name: "bindings", SingularName: "binding", Kind: "Binding", ListKind: "BindingList",
 						Namespaced: true,
 						New:        func() api.Object { return &corev1.Binding{} },
-						Schema:     schema.FromGoType(reflect.TypeOf(corev1.Binding{})),
+						Schema:     gen.FromGoType(reflect.TypeOf(corev1.Binding{})),
 					},
 					Create: bindPod,
 				},
@@ -92,7 +95,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.Service{} },
 			StrategicMergePatch: true,
 			Strategy:            serviceStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.Service{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.Service{})),
 			StatusSubresource:   true,
 			Table:               serviceTable(),
 			ValidateName:        IsDNS1035Label,
@@ -106,7 +109,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.Endpoints{} },
 			StrategicMergePatch: true,
 			Strategy:            endpointsStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.Endpoints{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.Endpoints{})),
 			Table:               endpointsTable(),
 		},
 		{
@@ -115,7 +118,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.ConfigMap{} },
 			StrategicMergePatch: true,
 			Strategy:            configMapStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.ConfigMap{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.ConfigMap{})),
 			Table:               configMapTable(),
 		},
 		{
@@ -124,18 +127,18 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.Secret{} },
 			StrategicMergePatch: true,
 			Strategy:            secretStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.Secret{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.Secret{})),
 			Table:               secretTable(),
 			Fields:              secretFields,
 		},
-		serviceAccountResource(),
+		serviceAccountResource(gen),
 		{
 			Version: "v1", Name: "events", SingularName: "event", Kind: "Event", ListKind: "EventList",
 			ShortNames: []string{"ev"}, Namespaced: true,
 			New:                 func() api.Object { return &corev1.Event{} },
 			StrategicMergePatch: true,
 			Strategy:            eventStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.Event{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.Event{})),
 			Table:               eventTable(),
 			Fields:              eventFields,
 		},
@@ -145,7 +148,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &appsv1.ReplicaSet{} },
 			StrategicMergePatch: true,
 			Strategy:            replicaSetStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(appsv1.ReplicaSet{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(appsv1.ReplicaSet{})),
 			StatusSubresource:   true,
 			Scale:               scale(),
 			Table:               replicaSetTable(),
@@ -157,7 +160,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &appsv1.Deployment{} },
 			StrategicMergePatch: true,
 			Strategy:            deploymentStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(appsv1.Deployment{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(appsv1.Deployment{})),
 			StatusSubresource:   true,
 			Scale:               scale(),
 			Table:               deploymentTable(),
@@ -168,7 +171,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &appsv1.StatefulSet{} },
 			StrategicMergePatch: true,
 			Strategy:            statefulSetStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(appsv1.StatefulSet{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(appsv1.StatefulSet{})),
 			StatusSubresource:   true,
 			Scale:               scale(),
 			Table:               statefulSetTable(),
@@ -180,7 +183,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &appsv1.ControllerRevision{} },
 			StrategicMergePatch: true,
 			Strategy:            controllerRevisionStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(appsv1.ControllerRevision{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(appsv1.ControllerRevision{})),
 			Table:               controllerRevisionTable(),
 		},
 		{
@@ -189,7 +192,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &coordinationv1.Lease{} },
 			StrategicMergePatch: true,
 			Strategy:            leaseStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(coordinationv1.Lease{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(coordinationv1.Lease{})),
 			Table:               leaseTable(),
 		},
 		// --- rbac.authorization.k8s.io/v1 ---
@@ -199,7 +202,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &rbacv1.Role{} },
 			StrategicMergePatch: true,
 			Strategy:            roleStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(rbacv1.Role{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(rbacv1.Role{})),
 			Table:               roleTable(),
 			ValidateName:        IsValidPathSegmentName,
 		},
@@ -208,7 +211,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &rbacv1.ClusterRole{} },
 			StrategicMergePatch: true,
 			Strategy:            clusterRoleStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(rbacv1.ClusterRole{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(rbacv1.ClusterRole{})),
 			Table:               roleTable(),
 			ValidateName:        IsValidPathSegmentName,
 		},
@@ -218,7 +221,7 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &rbacv1.RoleBinding{} },
 			StrategicMergePatch: true,
 			Strategy:            roleBindingStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(rbacv1.RoleBinding{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(rbacv1.RoleBinding{})),
 			Table:               bindingTable(roleBindingParts),
 			ValidateName:        IsValidPathSegmentName,
 		},
@@ -227,31 +230,31 @@ func Builtin() []*registry.Resource {
 			New:                 func() api.Object { return &rbacv1.ClusterRoleBinding{} },
 			StrategicMergePatch: true,
 			Strategy:            clusterRoleBindingStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(rbacv1.ClusterRoleBinding{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(rbacv1.ClusterRoleBinding{})),
 			Table:               bindingTable(clusterRoleBindingParts),
 			ValidateName:        IsValidPathSegmentName,
 		},
 		// --- end rbac ---
 	}
 	// The other API groups, each in a file of its own, one line each.
-	resources = append(resources, admissionPolicyResources()...)      // ValidatingAdmissionPolicy and its binding
-	resources = append(resources, webhookConfigurationResources()...) // the admission webhook configurations
-	resources = append(resources, batchResources()...)                // Job, CronJob
-	resources = append(resources, daemonSetResources()...)            // DaemonSet
-	resources = append(resources, storageResources()...)              // PersistentVolumeClaim, PersistentVolume, StorageClass
-	resources = append(resources, csiResources()...)                  // CSIDriver, CSINode, VolumeAttachment
-	resources = append(resources, policyResources()...)               // PodDisruptionBudget
-	resources = append(resources, quotaResources()...)                // ResourceQuota, LimitRange
-	resources = append(resources, schedulingResources()...)           // PriorityClass
-	resources = append(resources, discoveryResources()...)            // EndpointSlice
-	resources = append(resources, autoscalingResources()...)          // HorizontalPodAutoscaler at autoscaling/v2 and v1
-	resources = append(resources, networkingResources()...)           // Ingress, IngressClass, NetworkPolicy
-	resources = append(resources, replicationResources()...)          // PodTemplate, ReplicationController
-	resources = append(resources, eventsResources()...)               // events.k8s.io/v1 Event, stored with core/v1 Events
-	resources = append(resources, runtimeClassResources()...)         // node.k8s.io/v1 RuntimeClass
-	resources = append(resources, certificateResources()...)          // certificates.k8s.io/v1 CertificateSigningRequest
-	resources = append(resources, flowControlResources()...)          // flowcontrol.apiserver.k8s.io/v1 FlowSchema, PriorityLevelConfiguration
-	setStatusStrategies(resources)                                    // what a write to /status may change (statusstrategy.go)
-	notSimulatedWarnings(resources)                                   // the fields stored but not simulated (fidelity.go)
+	resources = append(resources, admissionPolicyResources(gen)...)      // ValidatingAdmissionPolicy and its binding
+	resources = append(resources, webhookConfigurationResources(gen)...) // the admission webhook configurations
+	resources = append(resources, batchResources(gen)...)                // Job, CronJob
+	resources = append(resources, daemonSetResources(gen)...)            // DaemonSet
+	resources = append(resources, storageResources(gen)...)              // PersistentVolumeClaim, PersistentVolume, StorageClass
+	resources = append(resources, csiResources(gen)...)                  // CSIDriver, CSINode, VolumeAttachment
+	resources = append(resources, policyResources(gen)...)               // PodDisruptionBudget
+	resources = append(resources, quotaResources(gen)...)                // ResourceQuota, LimitRange
+	resources = append(resources, schedulingResources(gen)...)           // PriorityClass
+	resources = append(resources, discoveryResources(gen)...)            // EndpointSlice
+	resources = append(resources, autoscalingResources(gen)...)          // HorizontalPodAutoscaler at autoscaling/v2 and v1
+	resources = append(resources, networkingResources(gen)...)           // Ingress, IngressClass, NetworkPolicy
+	resources = append(resources, replicationResources(gen)...)          // PodTemplate, ReplicationController
+	resources = append(resources, eventsResources(gen)...)               // events.k8s.io/v1 Event, stored with core/v1 Events
+	resources = append(resources, runtimeClassResources(gen)...)         // node.k8s.io/v1 RuntimeClass
+	resources = append(resources, certificateResources(gen)...)          // certificates.k8s.io/v1 CertificateSigningRequest
+	resources = append(resources, flowControlResources(gen)...)          // flowcontrol.apiserver.k8s.io/v1 FlowSchema, PriorityLevelConfiguration
+	setStatusStrategies(resources)                                       // what a write to /status may change (statusstrategy.go)
+	notSimulatedWarnings(resources)                                      // the fields stored but not simulated (fidelity.go)
 	return resources
 }

@@ -34,14 +34,14 @@ const CertificatesGroupName = "certificates.k8s.io"
 // `kubectl certificate approve|deny` writes the decision). Who may approve
 // or sign is decided by admission (CertificateApproval,
 // CertificateSigning); the signing itself is the csrsigning controller's.
-func certificateResources() []*registry.Resource {
+func certificateResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{{
 		Group: CertificatesGroupName, Version: "v1", Name: "certificatesigningrequests", SingularName: "certificatesigningrequest",
 		Kind: "CertificateSigningRequest", ListKind: "CertificateSigningRequestList", ShortNames: []string{"csr"},
 		New:                 func() api.Object { return &certificatesv1.CertificateSigningRequest{} },
 		StrategicMergePatch: true,
 		Strategy:            csrStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(certificatesv1.CertificateSigningRequest{})),
+		Schema:              gen.FromGoType(reflect.TypeOf(certificatesv1.CertificateSigningRequest{})),
 		StatusSubresource:   true,
 		UpdateSubresources: map[string]registry.UpdateSubresource{"approval": {
 			PrepareForUpdate: csrApprovalPrepareForUpdate,

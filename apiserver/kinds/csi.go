@@ -23,7 +23,7 @@ import (
 // (a volume to be attached to a node, for the external-attacher).
 // Strategies follow pkg/registry/storage/{csidriver,csinode,volumeattachment}
 // and pkg/apis/storage/validation, with fewer rules.
-func csiResources() []*registry.Resource {
+func csiResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{
 		{
 			Group: api.StorageGroupName, Version: "v1", Name: "csidrivers", SingularName: "csidriver",
@@ -31,7 +31,7 @@ func csiResources() []*registry.Resource {
 			New:                 func() api.Object { return &storagev1.CSIDriver{} },
 			StrategicMergePatch: true,
 			Strategy:            csiDriverStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(storagev1.CSIDriver{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(storagev1.CSIDriver{})),
 			Table:               csiDriverTable(),
 		},
 		{
@@ -40,7 +40,7 @@ func csiResources() []*registry.Resource {
 			New:                 func() api.Object { return &storagev1.CSINode{} },
 			StrategicMergePatch: true,
 			Strategy:            csiNodeStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(storagev1.CSINode{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(storagev1.CSINode{})),
 			Table:               csiNodeTable(),
 		},
 		{
@@ -49,7 +49,7 @@ func csiResources() []*registry.Resource {
 			New:                 func() api.Object { return &storagev1.VolumeAttachment{} },
 			StrategicMergePatch: true,
 			Strategy:            volumeAttachmentStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(storagev1.VolumeAttachment{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(storagev1.VolumeAttachment{})),
 			StatusSubresource:   true,
 			Table:               volumeAttachmentTable(),
 		},

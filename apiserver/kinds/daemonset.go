@@ -20,14 +20,14 @@ import (
 // daemonSetResources is apps/v1 DaemonSet: one pod per
 // eligible node, kept by controllers/daemonset; its history lives in the
 // ControllerRevisions served beside the StatefulSets'.
-func daemonSetResources() []*registry.Resource {
+func daemonSetResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{{
 		Group: "apps", Version: "v1", Name: "daemonsets", SingularName: "daemonset", Kind: "DaemonSet", ListKind: "DaemonSetList",
 		ShortNames: []string{"ds"}, Categories: []string{"all"}, Namespaced: true,
 		New:                 func() api.Object { return &appsv1.DaemonSet{} },
 		StrategicMergePatch: true,
 		Strategy:            daemonSetStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(appsv1.DaemonSet{})),
+		Schema:              gen.FromGoType(reflect.TypeOf(appsv1.DaemonSet{})),
 		StatusSubresource:   true,
 		Table:               daemonSetTable(),
 	}}

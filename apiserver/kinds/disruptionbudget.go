@@ -22,14 +22,14 @@ const PolicyGroupName = "policy"
 
 // policyResources serves PodDisruptionBudgets, which make policy/v1 a
 // served group beside the pods/eviction subresource's Eviction kind.
-func policyResources() []*registry.Resource {
+func policyResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{{
 		Group: PolicyGroupName, Version: "v1", Name: "poddisruptionbudgets", SingularName: "poddisruptionbudget",
 		Kind: "PodDisruptionBudget", ListKind: "PodDisruptionBudgetList", ShortNames: []string{"pdb"}, Namespaced: true,
 		New:                 func() api.Object { return &policyv1.PodDisruptionBudget{} },
 		StrategicMergePatch: true,
 		Strategy:            pdbStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(policyv1.PodDisruptionBudget{})),
+		Schema:              gen.FromGoType(reflect.TypeOf(policyv1.PodDisruptionBudget{})),
 		StatusSubresource:   true,
 		Table:               pdbTable(),
 	}}

@@ -23,14 +23,14 @@ const MaxEndpointsPerSlice = 1000
 
 // discoveryResources serves EndpointSlices, kept by the endpointslice
 // controller beside each Service's Endpoints.
-func discoveryResources() []*registry.Resource {
+func discoveryResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{{
 		Group: api.DiscoveryGroupName, Version: "v1", Name: "endpointslices", SingularName: "endpointslice",
 		Kind: "EndpointSlice", ListKind: "EndpointSliceList", Namespaced: true,
 		New:                 func() api.Object { return &discoveryv1.EndpointSlice{} },
 		StrategicMergePatch: true,
 		Strategy:            endpointSliceStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(discoveryv1.EndpointSlice{})),
+		Schema:              gen.FromGoType(reflect.TypeOf(discoveryv1.EndpointSlice{})),
 		Table:               endpointSliceTable(),
 	}}
 }

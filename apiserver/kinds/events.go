@@ -31,14 +31,14 @@ const EventsGroupName = "events.k8s.io"
 // groups): an Event written through either group is read through both.
 // The stored form is core/v1's; this version converts on the way in and
 // out with pkg/apis/events/v1's field mapping (EventToCore, EventFromCore).
-func eventsResources() []*registry.Resource {
+func eventsResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{{
 		Group: EventsGroupName, Version: "v1", Name: "events", SingularName: "event", Kind: "Event", ListKind: "EventList",
 		ShortNames: []string{"ev"}, Namespaced: true,
 		New:                  func() api.Object { return &eventsv1.Event{} },
 		StrategicMergePatch:  true,
 		Strategy:             eventsV1Strategy{},
-		Schema:               schema.FromGoType(reflect.TypeOf(eventsv1.Event{})),
+		Schema:               gen.FromGoType(reflect.TypeOf(eventsv1.Event{})),
 		StorageGroupResource: k8sschema.GroupResource{Resource: "events"},
 		ToStored:             eventV1ToStored,
 		FromStored:           eventV1FromStored,

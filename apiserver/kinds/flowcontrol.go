@@ -25,7 +25,7 @@ const FlowControlGroupName = "flowcontrol.apiserver.k8s.io"
 // (controllers/apfconfig). kubesim does not classify requests by them:
 // its limits are the max-in-flight pools and the list budget (package
 // serving says how those stand for the priority levels).
-func flowControlResources() []*registry.Resource {
+func flowControlResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{
 		{
 			Group: FlowControlGroupName, Version: "v1", Name: "flowschemas", SingularName: "flowschema",
@@ -33,7 +33,7 @@ func flowControlResources() []*registry.Resource {
 			New:                 func() api.Object { return &flowcontrolv1.FlowSchema{} },
 			StrategicMergePatch: true,
 			Strategy:            flowSchemaStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(flowcontrolv1.FlowSchema{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(flowcontrolv1.FlowSchema{})),
 			StatusSubresource:   true,
 			Table:               flowSchemaTable(),
 		},
@@ -43,7 +43,7 @@ func flowControlResources() []*registry.Resource {
 			New:                 func() api.Object { return &flowcontrolv1.PriorityLevelConfiguration{} },
 			StrategicMergePatch: true,
 			Strategy:            priorityLevelStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(flowcontrolv1.PriorityLevelConfiguration{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(flowcontrolv1.PriorityLevelConfiguration{})),
 			StatusSubresource:   true,
 			Table:               priorityLevelTable(),
 		},

@@ -37,7 +37,7 @@ import (
 const IngressClassAnnotation = "kubernetes.io/ingress.class"
 
 // networkingResources serves the group.
-func networkingResources() []*registry.Resource {
+func networkingResources(gen *schema.Generator) []*registry.Resource {
 	g := networkingv1.GroupName
 	return []*registry.Resource{
 		{
@@ -46,7 +46,7 @@ func networkingResources() []*registry.Resource {
 			New:                 func() api.Object { return &networkingv1.Ingress{} },
 			StrategicMergePatch: true,
 			Strategy:            ingressStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(networkingv1.Ingress{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(networkingv1.Ingress{})),
 			StatusSubresource:   true,
 			Table:               ingressTable(),
 		},
@@ -55,7 +55,7 @@ func networkingResources() []*registry.Resource {
 			New:                 func() api.Object { return &networkingv1.IngressClass{} },
 			StrategicMergePatch: true,
 			Strategy:            ingressClassStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(networkingv1.IngressClass{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(networkingv1.IngressClass{})),
 			Table:               ingressClassTable(),
 		},
 		{
@@ -64,7 +64,7 @@ func networkingResources() []*registry.Resource {
 			New:                 func() api.Object { return &networkingv1.NetworkPolicy{} },
 			StrategicMergePatch: true,
 			Strategy:            networkPolicyStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(networkingv1.NetworkPolicy{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(networkingv1.NetworkPolicy{})),
 			Table:               networkPolicyTable(),
 		},
 	}

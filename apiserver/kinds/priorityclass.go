@@ -20,14 +20,14 @@ import (
 
 // schedulingResources serves PriorityClasses; the API server creates the
 // two system classes at start (SystemPriorityClasses).
-func schedulingResources() []*registry.Resource {
+func schedulingResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{{
 		Group: api.SchedulingGroupName, Version: "v1", Name: "priorityclasses", SingularName: "priorityclass",
 		Kind: "PriorityClass", ListKind: "PriorityClassList", ShortNames: []string{"pc"},
 		New:                 func() api.Object { return &schedulingv1.PriorityClass{} },
 		StrategicMergePatch: true,
 		Strategy:            priorityClassStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(schedulingv1.PriorityClass{})),
+		Schema:              gen.FromGoType(reflect.TypeOf(schedulingv1.PriorityClass{})),
 		Table:               priorityClassTable(),
 	}}
 }

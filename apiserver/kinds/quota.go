@@ -21,7 +21,7 @@ import (
 // quotaResources serves ResourceQuota (its status.used kept by the
 // resourcequota controller, enforced by the ResourceQuota admission
 // plugin) and LimitRange (applied by the LimitRanger admission plugin).
-func quotaResources() []*registry.Resource {
+func quotaResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{
 		{
 			Version: "v1", Name: "resourcequotas", SingularName: "resourcequota", Kind: "ResourceQuota", ListKind: "ResourceQuotaList",
@@ -29,7 +29,7 @@ func quotaResources() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.ResourceQuota{} },
 			StrategicMergePatch: true,
 			Strategy:            resourceQuotaStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.ResourceQuota{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.ResourceQuota{})),
 			StatusSubresource:   true,
 			Table:               resourceQuotaTable(),
 		},
@@ -39,7 +39,7 @@ func quotaResources() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.LimitRange{} },
 			StrategicMergePatch: true,
 			Strategy:            limitRangeStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.LimitRange{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.LimitRange{})),
 			Table:               limitRangeTable(),
 		},
 	}

@@ -21,7 +21,7 @@ import (
 // core group's pod templates and the ReplicaSet's ancestor: kubesim's
 // ReplicaSet controller keeps them through an adapter, as
 // kube-controller-manager does (controllers/replicaset/replication.go).
-func replicationResources() []*registry.Resource {
+func replicationResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{
 		{
 			Version: "v1", Name: "podtemplates", SingularName: "podtemplate", Kind: "PodTemplate", ListKind: "PodTemplateList",
@@ -29,7 +29,7 @@ func replicationResources() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.PodTemplate{} },
 			StrategicMergePatch: true,
 			Strategy:            podTemplateStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.PodTemplate{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.PodTemplate{})),
 			Table:               podTemplateTable(),
 		},
 		{
@@ -38,7 +38,7 @@ func replicationResources() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.ReplicationController{} },
 			StrategicMergePatch: true,
 			Strategy:            replicationControllerStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.ReplicationController{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.ReplicationController{})),
 			StatusSubresource:   true,
 			// The selector is a plain label map here; /scale prints it
 			// "app=web" all the same (handlers.selectorString).

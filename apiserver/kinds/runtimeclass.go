@@ -23,14 +23,14 @@ const NodeGroupName = "node.k8s.io"
 // the RuntimeClass admission plugin copies a class's overhead and
 // scheduling into the pods that name it (admission.RuntimeClass), and the
 // kubelet runs a pod only with a handler its runtime knows.
-func runtimeClassResources() []*registry.Resource {
+func runtimeClassResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{{
 		Group: NodeGroupName, Version: "v1", Name: "runtimeclasses", SingularName: "runtimeclass",
 		Kind: "RuntimeClass", ListKind: "RuntimeClassList",
 		New:                 func() api.Object { return &nodev1.RuntimeClass{} },
 		StrategicMergePatch: true,
 		Strategy:            runtimeClassStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(nodev1.RuntimeClass{})),
+		Schema:              gen.FromGoType(reflect.TypeOf(nodev1.RuntimeClass{})),
 		Table:               runtimeClassTable(),
 	}}
 }

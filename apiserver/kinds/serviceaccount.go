@@ -15,14 +15,14 @@ import (
 // serviceAccountResource is core/v1 ServiceAccount. Its
 // serviceaccounts/token subresource needs the API server's signing key,
 // so the API server adds it (apiserver.Config.ServiceAccounts).
-func serviceAccountResource() *registry.Resource {
+func serviceAccountResource(gen *schema.Generator) *registry.Resource {
 	return &registry.Resource{
 		Version: "v1", Name: "serviceaccounts", SingularName: "serviceaccount", Kind: "ServiceAccount", ListKind: "ServiceAccountList",
 		ShortNames: []string{"sa"}, Namespaced: true,
 		New:                 func() api.Object { return &corev1.ServiceAccount{} },
 		StrategicMergePatch: true,
 		Strategy:            serviceAccountStrategy{},
-		Schema:              schema.FromGoType(reflect.TypeOf(corev1.ServiceAccount{})),
+		Schema:              gen.FromGoType(reflect.TypeOf(corev1.ServiceAccount{})),
 		Table:               serviceAccountTable(),
 	}
 }

@@ -23,7 +23,7 @@ import (
 // strategies follow pkg/registry/core/persistentvolume{,claim} and
 // pkg/registry/storage/storageclass; validation pkg/apis/core/validation
 // and pkg/apis/storage/validation.
-func storageResources() []*registry.Resource {
+func storageResources(gen *schema.Generator) []*registry.Resource {
 	return []*registry.Resource{
 		{
 			Version: "v1", Name: "persistentvolumeclaims", SingularName: "persistentvolumeclaim",
@@ -32,7 +32,7 @@ func storageResources() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.PersistentVolumeClaim{} },
 			StrategicMergePatch: true,
 			Strategy:            pvcStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.PersistentVolumeClaim{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.PersistentVolumeClaim{})),
 			StatusSubresource:   true,
 			Table:               pvcTable(),
 		},
@@ -43,7 +43,7 @@ func storageResources() []*registry.Resource {
 			New:                 func() api.Object { return &corev1.PersistentVolume{} },
 			StrategicMergePatch: true,
 			Strategy:            pvStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(corev1.PersistentVolume{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(corev1.PersistentVolume{})),
 			StatusSubresource:   true,
 			Table:               pvTable(),
 		},
@@ -54,7 +54,7 @@ func storageResources() []*registry.Resource {
 			New:                 func() api.Object { return &storagev1.StorageClass{} },
 			StrategicMergePatch: true,
 			Strategy:            storageClassStrategy{},
-			Schema:              schema.FromGoType(reflect.TypeOf(storagev1.StorageClass{})),
+			Schema:              gen.FromGoType(reflect.TypeOf(storagev1.StorageClass{})),
 			Table:               storageClassTable(),
 		},
 	}
