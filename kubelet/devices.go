@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	pluginapi "k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1"
 
 	"github.com/kubesim/kubesim/client/cache"
 	"github.com/kubesim/kubesim/controllers"
@@ -37,6 +38,16 @@ func (k *Kubelet) devicesChanged() {
 	if l != nil {
 		l.heartbeat.Enqueue(k.cfg.NodeName, controllers.Cause{Event: "device plugin"})
 	}
+}
+
+// AnnouncedDevices are the devices resource's plugin last sent, once the
+// heartbeat has been woken for them (deviceplugin.Manager.Announced); nil
+// without device plugins or before the plugin's first list.
+func (k *Kubelet) AnnouncedDevices(resource string) []*pluginapi.Device {
+	if k.devices == nil {
+		return nil
+	}
+	return k.devices.Announced(resource)
 }
 
 // deviceResources adds the device plugins' resources to a node status's

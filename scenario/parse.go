@@ -90,6 +90,23 @@ type parser struct {
 	operators []string
 	// candidates are the controller managers stopComponent may name
 	candidates []string
+	// devicePlugins are the plugins a devicePlugin step may name
+	devicePlugins []DevicePluginSpec
+}
+
+// nodeNames are the names of c's nodes.
+func nodeNames(c *ClusterSpec) []string {
+	var names []string
+	if len(c.Nodes) > 0 {
+		for _, nc := range c.Nodes {
+			names = append(names, nc.Name)
+		}
+		return names
+	}
+	for i := 1; i <= c.NodeCount; i++ {
+		names = append(names, fmt.Sprintf("node-%d", i))
+	}
+	return names
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -253,15 +270,7 @@ func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
 			return nil, err
 		}
 	}
-	if len(s.Cluster.Nodes) > 0 {
-		for _, nc := range s.Cluster.Nodes {
-			p.nodes = append(p.nodes, nc.Name)
-		}
-	} else {
-		for i := 1; i <= s.Cluster.NodeCount; i++ {
-			p.nodes = append(p.nodes, fmt.Sprintf("node-%d", i))
-		}
-	}
+	p.nodes = nodeNames(&s.Cluster)
 	steps, ok := f["steps"]
 	if !ok {
 		return nil, p.errf(n, "the scenario has no steps: expected a list under steps")
@@ -281,7 +290,8 @@ func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
 
 func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 	f, err := p.fields(n, "cluster", "seed", "nodeCount", "nodes", "stages", "controllers",
-		"nodeMonitorGracePeriod", "defaultTolerationSeconds", "nodeLeaseDuration", "operators", "leaderElection")
+		"nodeMonitorGracePeriod", "defaultTolerationSeconds", "nodeLeaseDuration", "operators", "leaderElection",
+		"devicePlugins", "csiDrivers", "cni")
 	if err != nil {
 		return err
 	}
@@ -398,7 +408,7 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 			return p.errf(v, "cluster.nodeLeaseDuration: the kubelets would renew their leases every %s, not within nodeMonitorGracePeriod (%s): the nodes would go Unknown; set a longer nodeMonitorGracePeriod", renew, grace)
 		}
 	}
-	return nil
+	return p.plugins(f, c)
 }
 
 // leaderElection reads cluster.leaderElection: the candidates and
@@ -597,6 +607,8 @@ func (p *parser) step(n *yaml.Node) (*Step, error) {
 			err = p.errf(val, "%s: no controller manager %q in this cluster (cluster.leaderElection.candidates: %s)",
 				key, s.Name, strings.Join(p.candidates, ", "))
 		}
+	case OpDevicePlugin:
+		err = p.devicePluginStep(val, s)
 	case OpAdvance:
 		s.Duration, err = p.duration(val, "advance")
 	case OpRunUntilStable:

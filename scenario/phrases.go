@@ -15,6 +15,9 @@ type Phrases struct {
 	// NodeStopped, NodeStarted, ComponentKilled, TurnedOff and TurnedOn:
 	// the node, component or controller.
 	NodeStopped, NodeStarted, ComponentKilled, TurnedOff, TurnedOn string
+	// DeviceUnhealthy and DeviceHealthy: the device, its resource, the
+	// node.
+	DeviceUnhealthy, DeviceHealthy string
 	// FailedAsExpected: the error, as kubectl prints it.
 	FailedAsExpected string
 }
@@ -33,6 +36,8 @@ func EnglishPhrases() Phrases {
 		ComponentKilled:  "controller manager %s killed: its controllers stop; it neither renews nor releases its Lease",
 		TurnedOff:        "%s turned off",
 		TurnedOn:         "%s turned on",
+		DeviceUnhealthy:  "the device plugin marked %s of %s on %s unhealthy; the kubelet heard it on ListAndWatch",
+		DeviceHealthy:    "the device plugin marked %s of %s on %s healthy again; the kubelet heard it on ListAndWatch",
 		FailedAsExpected: "failed as expected: %s",
 	}
 }

@@ -49,11 +49,13 @@ type StepResult struct {
 
 // Runner runs one scenario against its own step-mode cluster.
 type Runner struct {
-	s   *Scenario
-	c   *cluster.Cluster
-	cl  *client.Client
-	obs Observer
-	rec *stepper.Recorder
+	s *Scenario
+	c *cluster.Cluster
+	// plugins are the node plugins the scenario runs (nil: none).
+	plugins *plugins
+	cl      *client.Client
+	obs     Observer
+	rec     *stepper.Recorder
 	// say writes the steps' messages.
 	say Phrases
 
@@ -89,30 +91,41 @@ func NewWithOptions(s *Scenario, obs Observer, opts Options) (*Runner, error) {
 	if obs == nil {
 		obs = nopObserver{}
 	}
+	pl, err := startPlugins(s)
+	if err != nil {
+		return nil, err
+	}
 	cfg := cluster.Config{Mode: runmode.Step, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
 		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
 		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, DefaultNotReadyTolerationSeconds: s.Cluster.DefaultTolerationSeconds, DefaultUnreachableTolerationSeconds: s.Cluster.DefaultTolerationSeconds,
 		NodeLeaseDuration: s.Cluster.NodeLeaseDuration, LeaderElection: s.Cluster.LeaderElection,
 		Extra: catalog.Extra(s.Cluster.Operators), DetectCacheMutations: opts.DetectCacheMutations}
+	pl.configure(&cfg, s.Cluster)
 	c, err := cluster.New(cfg)
 	if err != nil {
+		pl.close()
 		return nil, fmt.Errorf("%s: building the cluster: %w", s.File, err)
+	}
+	if err := pl.startDevicePlugins(c, s.Cluster.DevicePlugins); err != nil {
+		c.Close()
+		pl.close()
+		return nil, err
 	}
 	say := opts.Phrases
 	if say == (Phrases{}) {
 		say = EnglishPhrases()
 	}
-	r := &Runner{s: s, c: c, obs: obs, say: say, userWrites: stepper.UserWrites{}}
+	r := &Runner{s: s, c: c, plugins: pl, obs: obs, say: say, userWrites: stepper.UserWrites{}}
 	// The user's writes are recorded with their resourceVersions, so that
 	// Explain can end a causality chain at the user's action.
 	r.rec = stepper.NewRecorder(&client.InProcessTransport{Handler: c.Server().LoopbackHandler()})
 	r.cl, err = client.New(client.Config{Server: "http://in-process", Transport: r.rec, UserAgent: "scenario"})
 	if err != nil {
-		c.Close()
+		r.Close()
 		return nil, err
 	}
 	if err := r.checkKinds(); err != nil {
-		c.Close()
+		r.Close()
 		return nil, err
 	}
 	c.OnEntry(func(e stepper.Entry) { r.obs.Entry(e) })
@@ -233,8 +246,13 @@ func (r *Runner) Scenario() *Scenario { return r.s }
 // Cluster is the runner's cluster (tests and the stepper look inside).
 func (r *Runner) Cluster() *cluster.Cluster { return r.c }
 
-// Close releases the cluster.
-func (r *Runner) Close() error { return r.c.Close() }
+// Close releases the cluster, then stops the scenario's plugins and
+// removes their sockets.
+func (r *Runner) Close() error {
+	err := r.c.Close()
+	r.plugins.close()
+	return err
+}
 
 // CheckCacheMutations reports a shared object a component changed in place
 // (Options.DetectCacheMutations; nil when it is off).
@@ -521,6 +539,15 @@ func (r *Runner) action(ctx context.Context, i int, st *Step, res *StepResult) e
 			kl.Start()
 			res.Message = fmt.Sprintf(r.say.NodeStarted, st.Name)
 		}
+	case OpDevicePlugin:
+		if err := r.plugins.setHealth(r.c, st.Name, st.Resource, st.Device, st.Healthy); err != nil {
+			return fail("%v", err)
+		}
+		format := r.say.DeviceUnhealthy
+		if st.Healthy {
+			format = r.say.DeviceHealthy
+		}
+		res.Message = fmt.Sprintf(format, st.Device, st.Resource, st.Name)
 	case OpStopComponent:
 		if err := r.c.StopCandidate(st.Name); err != nil {
 			return fail("%v", err)

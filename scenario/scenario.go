@@ -51,6 +51,12 @@ type ClusterSpec struct {
 	// through the kube-system/kube-controller-manager Lease (nil: one,
 	// not elected).
 	LeaderElection *cluster.LeaderElection
+	// DevicePlugins, CSIDrivers and CNI are the node plugins the scenario
+	// runs (plugins.go): the sample device plugin and CSI driver in
+	// process, a CNI plugin built from its source.
+	DevicePlugins []DevicePluginSpec
+	CSIDrivers    []CSIDriverSpec
+	CNI           *CNISpec
 }
 
 // Op names a kind of step.
@@ -68,6 +74,7 @@ const (
 	OpControllerOff  Op = "controllerOff"
 	OpControllerOn   Op = "controllerOn"
 	OpStopComponent  Op = "stopComponent"
+	OpDevicePlugin   Op = "devicePlugin"
 	OpAdvance        Op = "advance"
 	OpRunUntilStable Op = "runUntilStable"
 	OpRun            Op = "run"
@@ -77,7 +84,7 @@ const (
 
 // Ops lists every step, in the order the documentation gives them.
 var Ops = []Op{OpNote, OpApply, OpDelete, OpPatch, OpScale, OpStopNode, OpStartNode, OpControllerOff,
-	OpControllerOn, OpStopComponent, OpAdvance, OpRunUntilStable, OpRun, OpExpect, OpShow}
+	OpControllerOn, OpStopComponent, OpDevicePlugin, OpAdvance, OpRunUntilStable, OpRun, OpExpect, OpShow}
 
 // Step is one step of a scenario; which fields are set depends on Op.
 type Step struct {
@@ -109,9 +116,13 @@ type Step struct {
 	// Replicas is scale's count; N is run's number of steps.
 	Replicas int64
 	N        int
-	// Name is the node of stopNode/startNode, the controller of
-	// controllerOff/controllerOn, or the candidate of stopComponent.
+	// Name is the node of stopNode/startNode/devicePlugin, the controller
+	// of controllerOff/controllerOn, or the candidate of stopComponent.
 	Name string
+	// Resource, Device and Healthy are devicePlugin's: the plugin's
+	// resource, and the device it marks healthy or unhealthy.
+	Resource, Device string
+	Healthy          bool
 	// Duration is advance's time.
 	Duration time.Duration
 	// Limits bound runUntilStable (and advance).
@@ -199,6 +210,12 @@ func (s *Step) TitleIn(lang Lang) string {
 		return fmt.Sprintf("scale %s to %d", s.Target, s.Replicas)
 	case OpStopNode, OpStartNode, OpControllerOff, OpControllerOn, OpStopComponent:
 		return string(s.Op) + " " + s.Name
+	case OpDevicePlugin:
+		health := "unhealthy"
+		if s.Healthy {
+			health = "healthy"
+		}
+		return fmt.Sprintf("devicePlugin %s on %s: %s %s", s.Resource, s.Name, s.Device, health)
 	case OpAdvance:
 		return "advance " + s.Duration.String()
 	case OpRun:

@@ -85,6 +85,8 @@ func wordsFor(lang scenario.Lang) words {
 				ComponentKilled:  "控制器管理器 %s 被杀死：它的控制器停止运行；它既不续约也不释放它的 Lease",
 				TurnedOff:        "%s 已关闭",
 				TurnedOn:         "%s 已开启",
+				DeviceUnhealthy:  "设备插件把 %[3]s 上 %[2]s 的 %[1]s 标为不健康；kubelet 从 ListAndWatch 得知",
+				DeviceHealthy:    "设备插件把 %[3]s 上 %[2]s 的 %[1]s 重新标为健康；kubelet 从 ListAndWatch 得知",
 				FailedAsExpected: "如预期失败：%s",
 			},
 			explain: stepper.Phrases{

@@ -99,6 +99,9 @@ type resourceState struct {
 	endpoint *endpoint
 	// devices are the last list the stream sent, by id.
 	devices map[string]*pluginapi.Device
+	// announced is that list, in the plugin's order, once OnChange has
+	// been told of it (Announced).
+	announced []*pluginapi.Device
 	// stoppedAt is when the stream ended (zero while it is open).
 	stoppedAt time.Time
 }
@@ -297,6 +300,26 @@ func (m *Manager) update(e *endpoint, devs []*pluginapi.Device) {
 	m.mu.Unlock()
 	m.cfg.Logger.Info("device plugin sent its devices", "resource", e.resource, "devices", len(devs), "healthy", healthy)
 	m.changed()
+	m.mu.Lock()
+	if st.endpoint == e {
+		st.announced = devs
+	}
+	m.mu.Unlock()
+}
+
+// Announced is the last list of devices res's plugin sent, once the
+// manager has applied it and told OnChange (the kubelet's heartbeat is
+// woken for it); nil before the first. The stream's messages arrive when
+// the plugin sends them: step mode waits here for a plugin's list before
+// it runs the next unit of work, so the heartbeat that posts it runs at
+// the same point of the trace every time.
+func (m *Manager) Announced(res string) []*pluginapi.Device {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st := m.resources[res]; st != nil {
+		return st.announced
+	}
+	return nil
 }
 
 // disconnected is the end of e's stream: unless e was replaced, every

@@ -275,3 +275,49 @@ func TestRetainReleasesInactivePods(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "uid-a")
 }
+
+// A list the plugin sent is Announced only once OnChange has been told of
+// it: whoever waits for Announced knows the node status was asked for.
+func TestAnnouncedFollowsOnChange(t *testing.T) {
+	dir := deviceplugintest.Dir(t)
+	var mu sync.Mutex
+	var seen [][]string // the healthy devices at each OnChange
+	var m *deviceplugin.Manager
+	m, err := deviceplugin.New(deviceplugin.Config{Dir: dir, Clock: clock.NewFake(time.Now()), OnChange: func() {
+		_, al := m.Resources(time.Now())
+		q := al[gpu]
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, []string{q.String()})
+	}})
+	require.NoError(t, err)
+	t.Cleanup(m.Close)
+	assert.Nil(t, m.Announced(gpu), "nothing before the plugin registers")
+	p, err := sample.New(sample.Config{Resource: gpu, Count: 2, KubeletDir: dir})
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background()))
+	t.Cleanup(p.Stop)
+
+	healthy := func(devs []*pluginapi.Device) []string {
+		var out []string
+		for _, d := range devs {
+			out = append(out, d.ID+"="+d.Health)
+		}
+		return out
+	}
+	changes := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen)
+	}
+	require.Eventually(t, func() bool { return len(m.Announced(gpu)) == 2 }, 30*time.Second, time.Millisecond)
+	assert.Equal(t, []string{"gpu-0=Healthy", "gpu-1=Healthy"}, healthy(m.Announced(gpu)))
+	assert.Equal(t, 1, changes(), "OnChange ran before the list was announced")
+
+	require.NoError(t, p.SetHealth("gpu-1", false))
+	require.Eventually(t, func() bool { return m.Announced(gpu)[1].Health == pluginapi.Unhealthy }, 30*time.Second, time.Millisecond)
+	assert.Equal(t, 2, changes())
+	mu.Lock()
+	assert.Equal(t, []string{"1"}, seen[1], "OnChange saw the new allocatable")
+	mu.Unlock()
+}

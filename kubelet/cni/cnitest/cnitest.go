@@ -4,8 +4,8 @@
 package cnitest
 
 import (
+	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -72,14 +72,10 @@ func released(t testing.TB, dir, pattern string) string {
 func BuildMock(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "examples", "cni")
+	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "examples", "cni", "mock")
 	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mock"), "./mock")
-	cmd.Dir = src
-	// The example is a module of its own, outside any workspace.
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the mock CNI plugin: %v\n%s", err, out)
+	if err := cni.BuildPlugin(context.Background(), src, filepath.Join(dir, "mock")); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
