@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -227,7 +228,9 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand
 			d.Nodes[i].Score += sp.Weight * raw[k]
 		}
 	}
-	best := int64(-1)
+	// A configured negative weight can make every sum negative: the best
+	// starts below any of them.
+	best := int64(math.MinInt64)
 	for _, i := range d.feasible {
 		switch s := d.Nodes[i].Score; {
 		case s > best:

@@ -217,7 +217,7 @@ func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.P
 		s.unlock()
 		s.forget(key)
 		msg := fmt.Sprintf("running PreBind plugin %q: binding volumes: %v", "VolumeBinding", err)
-		s.metrics.attempt(ResultError, s.name, w.start, s.clock.Now())
+		s.metrics.attempt(ResultError, s.profileFor(pod).SchedulerName, w.start, s.clock.Now())
 		return s.schedulingError(ctx, pod, msg)
 	}
 	if !done {
