@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
+	schedconfig "github.com/kubesim/kubesim/scheduler/config"
 	"github.com/kubesim/kubesim/stepper"
 )
 
@@ -51,6 +52,9 @@ type ClusterSpec struct {
 	// through the kube-system/kube-controller-manager Lease (nil: one,
 	// not elected).
 	LeaderElection *cluster.LeaderElection
+	// SchedulerConfig is the scheduler's KubeSchedulerConfiguration,
+	// written inline (nil: the default profile).
+	SchedulerConfig *schedconfig.Config
 }
 
 // Op names a kind of step.

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -19,21 +18,14 @@ import (
 // spec.schedulerName picks the framework, and the profile's name signs
 // its events and labels its metrics. A name no profile has is left alone.
 func TestProfilesShareOneScheduler(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
-	require.NoError(t, err)
-	base := apiservertest.New(t)
 	// my-scheduler packs pods (MostAllocated) and never preempts.
 	packing := &Framework{Filters: DefaultFilters(), Scores: []ScorePlugin{NodeResourcesFitScore(&configv1.NodeResourcesFitArgs{
 		ScoringStrategy: &configv1.ScoringStrategy{Type: configv1.MostAllocated,
 			Resources: []configv1.ResourceSpec{{Name: "cpu", Weight: 1}, {Name: "memory", Weight: 1}}}}, 1)}}
-	s, err := New(Config{Client: base.Client, Clock: base.Clock, Mode: runmode.Step, Rand: rand.New(rand.NewPCG(1, 1)), Metrics: m,
-		Profiles: []Profile{
-			{SchedulerName: corev1.DefaultSchedulerName, Framework: DefaultFramework(), Preemption: true, VolumeBinding: true},
-			{SchedulerName: "my-scheduler", Framework: packing},
-		}})
-	require.NoError(t, err)
-	e := &env{Env: base, t: t, ctx: t.Context(), sched: s, ctrl: s.Controllers()[0]}
+	e, reg := newMeteredEnv(t, Config{Profiles: []Profile{
+		{SchedulerName: corev1.DefaultSchedulerName, Framework: DefaultFramework(), Preemption: true, VolumeBinding: true},
+		{SchedulerName: "my-scheduler", Framework: packing},
+	}})
 	threeNodes(e)
 	mine := func(p *corev1.Pod) { p.Spec.SchedulerName = "my-scheduler" }
 	e.createPod(testPod("packed-1", "1", "1Gi", mine))

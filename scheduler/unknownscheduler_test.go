@@ -1,17 +1,13 @@
 package scheduler
 
 import (
-	"math/rand/v2"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/apiserver/metrics/metricstest"
-	"github.com/kubesim/kubesim/runmode"
 )
 
 // A pod whose spec.schedulerName no profile serves is left Pending
@@ -20,13 +16,8 @@ import (
 // event, no PodScheduled condition, and no count in scheduler_pending_pods
 // in any queue, gated or not. Another scheduler will bind it.
 func TestPodOfUnknownSchedulerIsLeftUntouched(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
-	require.NoError(t, err)
-	base := apiservertest.New(t)
-	s, err := New(Config{Client: base.Client, Clock: base.Clock, Mode: runmode.Step, Rand: rand.New(rand.NewPCG(1, 1)), Metrics: m})
-	require.NoError(t, err)
-	e := &env{Env: base, t: t, ctx: t.Context(), sched: s, ctrl: s.Controllers()[0]}
+	e, reg := newMeteredEnv(t, Config{})
+	s := e.sched
 	threeNodes(e)
 	other := func(p *corev1.Pod) { p.Spec.SchedulerName = "no-such-scheduler" }
 	e.createPod(testPod("orphan", "100m", "128Mi", other))

@@ -121,22 +121,27 @@ func setProfileDefaults(prof *configv1.KubeSchedulerProfile) {
 	}
 }
 
-// extensionPointSets returns the plugin sets of p with kube-scheduler's
-// names for them (the configuration's field names), MultiPoint first.
-func extensionPointSets(p *configv1.Plugins) []struct {
+// pluginSet is one of a Plugins' sets: its field name in the
+// configuration, the extension point it lists (ExtensionPoint; "" for
+// multiPoint and the pod group points kubesim has no plugin for), and the
+// set.
+type pluginSet struct {
 	field string
+	point ExtensionPoint
 	set   *configv1.PluginSet
-} {
-	return []struct {
-		field string
-		set   *configv1.PluginSet
-	}{
-		{"multiPoint", &p.MultiPoint}, {"preEnqueue", &p.PreEnqueue}, {"queueSort", &p.QueueSort},
-		{"preFilter", &p.PreFilter}, {"filter", &p.Filter}, {"postFilter", &p.PostFilter},
-		{"preScore", &p.PreScore}, {"score", &p.Score}, {"reserve", &p.Reserve}, {"permit", &p.Permit},
-		{"preBind", &p.PreBind}, {"bind", &p.Bind}, {"postBind", &p.PostBind},
-		{"placementGenerate", &p.PlacementGenerate}, {"placementScore", &p.PlacementScore},
-		{"podGroupPostFilter", &p.PodGroupPostFilter},
+}
+
+// extensionPointSets returns the plugin sets of p, MultiPoint first, then
+// the points in kube-scheduler's order (getExtensionPoints).
+func extensionPointSets(p *configv1.Plugins) []pluginSet {
+	return []pluginSet{
+		{"multiPoint", "", &p.MultiPoint},
+		{"preFilter", PreFilter, &p.PreFilter}, {"filter", Filter, &p.Filter}, {"postFilter", PostFilter, &p.PostFilter},
+		{"reserve", Reserve, &p.Reserve}, {"preScore", PreScore, &p.PreScore}, {"score", Score, &p.Score},
+		{"preBind", PreBind, &p.PreBind}, {"bind", Bind, &p.Bind}, {"postBind", PostBind, &p.PostBind},
+		{"permit", Permit, &p.Permit}, {"preEnqueue", PreEnqueue, &p.PreEnqueue}, {"queueSort", QueueSort, &p.QueueSort},
+		{"placementGenerate", "", &p.PlacementGenerate}, {"placementScore", "", &p.PlacementScore},
+		{"podGroupPostFilter", "", &p.PodGroupPostFilter},
 	}
 }
 

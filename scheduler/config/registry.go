@@ -31,20 +31,16 @@ const (
 	QueueSort  ExtensionPoint = "QueueSortPlugin"
 )
 
-// pointSets pairs each extension point with its plugin set in p, in
+// pointSets returns the plugin sets of p's extension points, in
 // kube-scheduler's order.
-func pointSets(p *configv1.Plugins) []struct {
-	point ExtensionPoint
-	set   *configv1.PluginSet
-} {
-	return []struct {
-		point ExtensionPoint
-		set   *configv1.PluginSet
-	}{
-		{PreFilter, &p.PreFilter}, {Filter, &p.Filter}, {PostFilter, &p.PostFilter}, {Reserve, &p.Reserve},
-		{PreScore, &p.PreScore}, {Score, &p.Score}, {PreBind, &p.PreBind}, {Bind, &p.Bind},
-		{PostBind, &p.PostBind}, {Permit, &p.Permit}, {PreEnqueue, &p.PreEnqueue}, {QueueSort, &p.QueueSort},
+func pointSets(p *configv1.Plugins) []pluginSet {
+	var out []pluginSet
+	for _, ps := range extensionPointSets(p) {
+		if ps.point != "" {
+			out = append(out, ps)
+		}
 	}
+	return out
 }
 
 // Plugin is one plugin as a profile runs it: the extension points it has in
