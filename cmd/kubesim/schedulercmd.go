@@ -29,14 +29,18 @@ import (
 // each binds only the pods whose schedulerName its profiles have, and when
 // both have one, the API server lets one binding in and answers the other
 // 409 Conflict, which the loser takes as "bound by someone else" (no
-// event, no retry), so a pod is never bound twice.
+// event, no retry), so a pod is never bound twice. It runs no leader
+// election (kube-scheduler's leaderElection): run one process per
+// scheduler name, as the tutorial's second scheduler runs with
+// leaderElect: false.
 func newSchedulerCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scheduler --kubeconfig FILE [--config FILE]",
 		Short: "run a scheduler as its own process against a running API server (kube-scheduler)",
 		Long: `Run a scheduler as its own process against a running API server, as
 kube-scheduler runs: its profiles come from a KubeSchedulerConfiguration
-(--config), each binding the pods that name it in spec.schedulerName.`,
+(--config), each binding the pods that name it in spec.schedulerName.
+No leader election: run one process per scheduler name.`,
 		Args: noArgs,
 	}
 	fs := cmd.Flags()
