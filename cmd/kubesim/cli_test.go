@@ -118,6 +118,10 @@ func TestExitCodesAndMessagesOfBadInput(t *testing.T) {
 		{[]string{"audit"}, 1, []string{"kubesim: audit: --log is required\n"}},
 		{[]string{"serve", "--cni-conf-dir", "net.d"}, 1, []string{"kubesim: --cni-conf-dir and --cni-bin-dir go together: give both, or neither for the simulated network\n"}},
 		{[]string{"kubelet", "--kubeconfig", "kc", "--cni-bin-dir", "bin"}, 1, []string{"kubesim: kubelet: --cni-conf-dir and --cni-bin-dir go together"}},
+		{[]string{"scheduler", "--kubeconfig", "kc", "--config", "no-such-file.yaml"}, 1,
+			[]string{"kubesim: reading scheduler configuration: open no-such-file.yaml: no such file or directory\n"}},
+		{[]string{"serve", "--scheduler-config", "no-such-file.yaml"}, 1,
+			[]string{"kubesim: reading scheduler configuration: open no-such-file.yaml: no such file or directory\n"}},
 	} {
 		code, out, errOut := kubesim(tc.args...)
 		assert.Equal(t, tc.code, code, "%q: %s", tc.args, errOut)
