@@ -105,6 +105,9 @@ type Profile struct {
 	// the node and the binding waits for them). Its Filter is one of
 	// Framework's filters.
 	VolumeBinding bool
+	// BindTimeout bounds that wait (VolumeBindingArgs'
+	// bindTimeoutSeconds; 0: Config.BindTimeout).
+	BindTimeout time.Duration
 }
 
 // profile is a Profile with what the scheduler keeps for it.
@@ -123,8 +126,6 @@ type Scheduler struct {
 	// profiles are the profiles by schedulerName.
 	profiles map[string]*profile
 	retry    time.Duration
-	// bindTimeout bounds PreBind's wait for claims.
-	bindTimeout time.Duration
 	// async runs each binding in its own goroutine (live mode); step
 	// mode binds within the reconcile, so that the trace keeps one order.
 	async bool
@@ -207,6 +208,9 @@ func New(cfg Config) (*Scheduler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.BindTimeout <= 0 {
+		cfg.BindTimeout = DefaultBindTimeout
+	}
 	if len(cfg.Profiles) == 0 {
 		p := Profile{SchedulerName: cfg.SchedulerName, Framework: cfg.Framework, Preemption: true, VolumeBinding: true}
 		if p.SchedulerName == "" {
@@ -230,6 +234,9 @@ func New(cfg Config) (*Scheduler, error) {
 		if err := ValidatePercentageOfNodesToScore(p.Framework.PercentageOfNodesToScore); err != nil {
 			return nil, fmt.Errorf("scheduler: %w", err)
 		}
+		if p.BindTimeout <= 0 {
+			p.BindTimeout = cfg.BindTimeout
+		}
 		// One recorder per profile: its events carry the profile's name
 		// as their source, as kube-scheduler's recorder factory gives each
 		// framework one named after its profile.
@@ -242,13 +249,10 @@ func New(cfg Config) (*Scheduler, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
 	}
-	if cfg.BindTimeout <= 0 {
-		cfg.BindTimeout = DefaultBindTimeout
-	}
 	logger := cfg.Logger.With("component", cfg.Profiles[0].SchedulerName)
 	s := &Scheduler{
 		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
-		profiles: profiles, retry: cfg.UnschedulableRetry, bindTimeout: cfg.BindTimeout,
+		profiles: profiles, retry: cfg.UnschedulableRetry,
 		async:          cfg.Mode == runmode.Live,
 		pods:           cache.For(cfg.Informers, cfg.Client.Pods(), metav1.NamespaceAll, client.ListOptions{}, logger),
 		nodes:          cache.For(cfg.Informers, cfg.Client.Nodes(), metav1.NamespaceAll, client.ListOptions{}, logger),
@@ -689,7 +693,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		s.forget(key)
 		return controllers.Result{}, err
 	}
-	return controllers.Result{RequeueAfter: s.bindTimeout}, nil
+	return controllers.Result{RequeueAfter: prof.BindTimeout}, nil
 }
 
 // nodesWithAffinityLocked returns the nodes with pods that have

@@ -208,7 +208,8 @@ func ClaimsBound(pod *corev1.Pod, node string, claims ClaimLister) (bool, error)
 func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.Pod, w prebindWait) (controllers.Result, error) {
 	done, err := ClaimsBound(pod, w.node, s.claims.Get)
 	elapsed := s.clock.Now().Sub(w.since)
-	if err == nil && !done && elapsed >= s.bindTimeout {
+	timeout := s.profileFor(pod).BindTimeout
+	if err == nil && !done && elapsed >= timeout {
 		err = errors.New("context deadline exceeded")
 	}
 	if err != nil {
@@ -221,7 +222,7 @@ func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.P
 		return s.schedulingError(ctx, pod, msg)
 	}
 	if !done {
-		return controllers.Result{RequeueAfter: s.bindTimeout - elapsed}, nil
+		return controllers.Result{RequeueAfter: timeout - elapsed}, nil
 	}
 	s.lock()
 	delete(s.prebind, key)

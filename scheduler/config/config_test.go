@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -179,6 +180,22 @@ profiles:
 			assert.Equal(t, tc.percentage, ps[0].Framework.PercentageOfNodesToScore)
 			assert.Equal(t, tc.profileName, ps[0].SchedulerName)
 		})
+	}
+}
+
+// VolumeBindingArgs' bindTimeoutSeconds bounds the profile's wait for
+// claims: 600 s by default, 0 no waiting.
+func TestBindTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		args string
+		want time.Duration
+	}{
+		{"", 600 * time.Second},
+		{"\n  pluginConfig:\n  - name: VolumeBinding\n    args: {bindTimeoutSeconds: 30}", 30 * time.Second},
+		{"\n  pluginConfig:\n  - name: VolumeBinding\n    args: {bindTimeoutSeconds: 0}", time.Nanosecond},
+	} {
+		ps := build(t, "profiles:\n- schedulerName: a"+tc.args+"\n")
+		assert.Equal(t, tc.want, ps[0].BindTimeout, tc.args)
 	}
 }
 

@@ -65,8 +65,8 @@
 //     score (0: nothing); ignorePreferredTermsOfExistingPods is not
 //     honoured;
 //   - VolumeBinding: its filter, PreFilter and PreBind together (disabled:
-//     the pod's claims are not looked at); bindTimeoutSeconds is not
-//     honoured (the scheduler's BindTimeout, 10 minutes);
+//     the pod's claims are not looked at); bindTimeoutSeconds bounds
+//     PreBind's wait for the claims (0: the scheduler's BindTimeout);
 //   - DefaultPreemption: preemption when nothing fits (disabled: none);
 //     its minCandidateNodes args are not honoured.
 //

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -116,10 +117,19 @@ func buildProfile(prof *configv1.KubeSchedulerProfile, globalPercentage *int32, 
 			fw.Scores = append(fw.Scores, s)
 		}
 	}
-	return scheduler.Profile{SchedulerName: name, Framework: fw,
+	p := scheduler.Profile{SchedulerName: name, Framework: fw,
 		Preemption:    slices.Contains(lists[PostFilter], "DefaultPreemption"),
 		VolumeBinding: slices.Contains(lists[Filter], "VolumeBinding"),
-	}, nil
+	}
+	if vb, ok := args["VolumeBinding"].(*configv1.VolumeBindingArgs); ok && vb.BindTimeoutSeconds != nil {
+		p.BindTimeout = time.Duration(*vb.BindTimeoutSeconds) * time.Second
+		if p.BindTimeout == 0 {
+			// 0 is "no waiting": the first look at unbound claims fails
+			// the binding (the scheduler's 0 would be its default).
+			p.BindTimeout = time.Nanosecond
+		}
+	}
+	return p, nil
 }
 
 // scoreWeights gives each plugin the weight of its first entry in plugins
