@@ -82,9 +82,9 @@
 //     (parallelism); the nodes found are therefore exactly the first
 //     NumFeasibleNodesToFind from the start, and a decision lists the
 //     nodes tried in name order, not in the order they were tried.
-//     percentageOfNodesToScore is a setting (global or per profile);
-//     parallelism, the back-offs, the preemption arguments
-//     (minCandidateNodesPercentage/Absolute) and the "only one feasible
+//     percentageOfNodesToScore is a setting (global or per profile), as
+//     are the preemption arguments (minCandidateNodesPercentage and
+//     Absolute); parallelism, the back-offs and the "only one feasible
 //     node, no scoring" shortcut are not (the last gives the same node).
 //     A pod with status.nominatedNodeName is not tried on that node first
 //     (evaluateNominatedNode); every node is a "potential node" for

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
 // Framework is one scheduling profile: the filters and scores a decision
@@ -24,6 +26,10 @@ type Framework struct {
 	// 100 filters and scores every node. Clusters of fewer than
 	// MinFeasibleNodesToFind nodes are filtered whole whatever it says.
 	PercentageOfNodesToScore int32
+	// PreemptionArgs are DefaultPreemption's: how many candidate nodes
+	// preemption's dry run looks for (nil: MinCandidateNodesPercentage
+	// and MinCandidateNodesAbsolute).
+	PreemptionArgs *configv1.DefaultPreemptionArgs
 }
 
 // The bounds of percentageOfNodesToScore, kube-scheduler's constants in

@@ -101,7 +101,21 @@ const (
 // least MinCandidateNodesAbsolute, at most all of them. Like filtering,
 // preemption does not look at every node of a large cluster.
 func NumCandidates(numNodes int) int {
-	return min(max(numNodes*MinCandidateNodesPercentage/100, MinCandidateNodesAbsolute), numNodes)
+	return numCandidates(numNodes, MinCandidateNodesPercentage, MinCandidateNodesAbsolute)
+}
+
+func numCandidates(numNodes, percentage, absolute int) int {
+	return min(max(numNodes*percentage/100, absolute), numNodes)
+}
+
+// NumCandidates is the package's NumCandidates with the profile's
+// DefaultPreemptionArgs, when it has them.
+func (f *Framework) NumCandidates(numNodes int) int {
+	a := f.PreemptionArgs
+	if a == nil || a.MinCandidateNodesPercentage == nil || a.MinCandidateNodesAbsolute == nil {
+		return NumCandidates(numNodes)
+	}
+	return numCandidates(numNodes, int(*a.MinCandidateNodesPercentage), int(*a.MinCandidateNodesAbsolute))
 }
 
 // SelectCandidate is the pure half of preemption: over nodes (in name
@@ -119,7 +133,7 @@ func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int,
 		return Candidate{}, false // no node could fit, whatever is removed
 	}
 	var cands []Candidate
-	numCandidates, nonViolating := NumCandidates(len(nodes)), 0
+	numCandidates, nonViolating := f.NumCandidates(len(nodes)), 0
 	for i := range nodes {
 		n := nodes[(offset+i)%len(nodes)]
 		c, ok := f.selectVictimsOnNode(pod, n, podsOn[n.Node.Name], pdbs)
@@ -293,7 +307,7 @@ func (s *Scheduler) preempt(ctx context.Context, prof *profile, pod *corev1.Pod,
 	}
 	nodes, offset := s.sortedLocked(), 0
 	info.SetNodesWithAffinity(s.nodesWithAffinityLocked())
-	if NumCandidates(len(nodes)) < len(nodes) {
+	if prof.Framework.NumCandidates(len(nodes)) < len(nodes) {
 		// A random start, so that a large cluster's preemptions do not all
 		// look at the same nodes (GetOffsetAndNumCandidates). A cluster
 		// whose every node is tried draws nothing: its order is by name.

@@ -82,3 +82,23 @@ func TestProfilesInvalid(t *testing.T) {
 		assert.EqualError(t, err, tc.want)
 	}
 }
+
+// DefaultPreemptionArgs bound how many candidate nodes a profile's
+// preemption dry run looks for: a share of the nodes, at least an
+// absolute number, at most every node.
+func TestFrameworkNumCandidates(t *testing.T) {
+	args := func(pct, abs int32) *configv1.DefaultPreemptionArgs {
+		return &configv1.DefaultPreemptionArgs{MinCandidateNodesPercentage: &pct, MinCandidateNodesAbsolute: &abs}
+	}
+	for _, tc := range []struct {
+		args  *configv1.DefaultPreemptionArgs
+		nodes int
+		want  int
+	}{
+		{nil, 1000, 100}, {nil, 5000, 500}, {nil, 50, 50},
+		{args(50, 10), 1000, 500}, {args(0, 5), 1000, 5}, {args(1, 0), 1000, 10}, {args(100, 0), 30, 30},
+	} {
+		fw := &Framework{PreemptionArgs: tc.args}
+		assert.Equal(t, tc.want, fw.NumCandidates(tc.nodes), "%d nodes", tc.nodes)
+	}
+}

@@ -199,6 +199,14 @@ func TestBindTimeout(t *testing.T) {
 	}
 }
 
+// DefaultPreemptionArgs reach the profile's framework.
+func TestPreemptionArgs(t *testing.T) {
+	ps := build(t, "profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n    args: {minCandidateNodesPercentage: 50, minCandidateNodesAbsolute: 10}\n")
+	assert.Equal(t, 500, ps[0].Framework.NumCandidates(1000))
+	ps = build(t, "")
+	assert.Equal(t, 100, ps[0].Framework.NumCandidates(1000), "the defaults")
+}
+
 // Two profiles, as kubernetes.io's "Configure Multiple Schedulers" and
 // its multiple-profiles example: one scheduler, two names.
 func TestTwoProfiles(t *testing.T) {
@@ -259,6 +267,8 @@ func TestInvalid(t *testing.T) {
 			want: `test.yaml: profiles[0].pluginConfig[0].args.defaultingType: Unsupported value: "Sometimes": supported values: "System", "List"`},
 		{name: "hardPodAffinityWeight out of range", doc: "profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args:\n      hardPodAffinityWeight: 101\n",
 			want: `test.yaml: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]`},
+		{name: "preemption args both zero", doc: "profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n    args: {minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0}\n",
+			want: `test.yaml: [profiles[0].pluginConfig[0].args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute, profiles[0].pluginConfig[0].args.minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same time as minCandidateNodesPercentage]`},
 		{name: "plugin removed in v1", doc: "profiles:\n- plugins:\n    filter:\n      enabled:\n      - name: EBSLimits\n",
 			want: `test.yaml: profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1")`},
 		{name: "queue sort differs", doc: "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      disabled:\n      - name: '*'\n",

@@ -68,7 +68,8 @@
 //     the pod's claims are not looked at); bindTimeoutSeconds bounds
 //     PreBind's wait for the claims (0: the scheduler's BindTimeout);
 //   - DefaultPreemption: preemption when nothing fits (disabled: none);
-//     its minCandidateNodes args are not honoured.
+//     minCandidateNodesPercentage and minCandidateNodesAbsolute bound
+//     how many candidate nodes its dry run looks for.
 //
 // Accepted where kube-scheduler has them and doing nothing in kubesim:
 // SchedulingGates (gates are always honoured), PrioritySort (the queue

@@ -121,6 +121,9 @@ func buildProfile(prof *configv1.KubeSchedulerProfile, globalPercentage *int32, 
 		Preemption:    slices.Contains(lists[PostFilter], "DefaultPreemption"),
 		VolumeBinding: slices.Contains(lists[Filter], "VolumeBinding"),
 	}
+	if pa, ok := args["DefaultPreemption"].(*configv1.DefaultPreemptionArgs); ok {
+		fw.PreemptionArgs = pa
+	}
 	if vb, ok := args["VolumeBinding"].(*configv1.VolumeBindingArgs); ok && vb.BindTimeoutSeconds != nil {
 		p.BindTimeout = time.Duration(*vb.BindTimeoutSeconds) * time.Second
 		if p.BindTimeout == 0 {
