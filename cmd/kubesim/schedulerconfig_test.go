@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,16 +24,24 @@ profiles:
       - name: '*'
 `
 
+// serveWithSchedulerConfig writes doc to a file and starts serve with it
+// as --scheduler-config and nodes nodes; it returns the file and the
+// server.
+func serveWithSchedulerConfig(t *testing.T, doc string, nodes int) (string, *server) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "scheduler.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(doc), 0o600))
+	return cfg, startServer(t, filepath.Join(dir, "data"), "--nodes", strconv.Itoa(nodes), "--scheduler-config", cfg, "--stage-delay", "10ms")
+}
+
 // serve --scheduler-config runs both profiles in its one scheduler: a pod
 // naming the second is bound by it and kubectl shows that scheduler's name
 // as its events' source; a pod naming a scheduler no profile has stays
 // Pending, without events.
 func TestServeSchedulerConfigProfiles(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "scheduler.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(twoProfiles), 0o600))
-	s := startServer(t, filepath.Join(dir, "data"), "--nodes", "2", "--scheduler-config", cfg, "--stage-delay", "10ms")
+	_, s := serveWithSchedulerConfig(t, twoProfiles, 2)
 	k := newKubectl(t, s)
 
 	apply := func(manifest string) {
@@ -124,10 +133,7 @@ func TestSecondSchedulerProcess(t *testing.T) {
 // and no FailedScheduling.
 func TestRacingSchedulersBindEachPodOnce(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "scheduler.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(twoProfiles), 0o600))
-	s := startServer(t, filepath.Join(dir, "data"), "--nodes", "3", "--scheduler-config", cfg, "--stage-delay", "10ms")
+	cfg, s := serveWithSchedulerConfig(t, twoProfiles, 3)
 	k := newKubectl(t, s)
 	startProc(t, "scheduler", "--kubeconfig", s.kubeconfig, "--config", cfg)
 
