@@ -41,6 +41,7 @@ import (
 	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/scheduler"
+	schedconfig "github.com/kubesim/kubesim/scheduler/config"
 	"github.com/kubesim/kubesim/stepper"
 	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/store/boltstore"
@@ -181,6 +182,11 @@ type Config struct {
 	// scheduler only while this cluster holds their Leases (live mode;
 	// leaderelection.go).
 	LeaderElection *LeaderElection
+	// SchedulerConfig is the scheduler's KubeSchedulerConfiguration
+	// (kube-scheduler's --config; scheduler/config): its profiles, built
+	// with the in-tree plugins. nil: kube-scheduler's default, one
+	// default-scheduler profile.
+	SchedulerConfig *schedconfig.Config
 
 	// Extra adds controllers built outside this package (operators, the
 	// labs' own controllers): each gets its own in-process client, runs
@@ -276,6 +282,9 @@ type Cluster struct {
 	metrics          *prometheus.Registry
 	queueMetrics     *workqueuemetrics.Provider
 	schedulerMetrics *scheduler.Metrics
+	// schedulerProfiles are Config.SchedulerConfig's profiles (nil: the
+	// default one).
+	schedulerProfiles []scheduler.Profile
 }
 
 // New builds the cluster; in live mode call Start, in step mode Step.
@@ -309,7 +318,15 @@ func New(cfg Config) (*Cluster, error) {
 	if cfg.SecurePort == 0 {
 		cfg.SecurePort = kubernetesservice.DefaultSecurePort
 	}
-	c := &Cluster{cfg: cfg, logger: cfg.Logger, kubelets: map[string]*kubelet.Kubelet{}, enabled: enabled}
+	var profiles []scheduler.Profile
+	if cfg.SchedulerConfig != nil {
+		// Built before anything starts: a profile naming a plugin kubesim
+		// does not have stops the cluster here, as it stops kube-scheduler.
+		if profiles, err = cfg.SchedulerConfig.Profiles(schedconfig.NewInTreeRegistry()); err != nil {
+			return nil, err
+		}
+	}
+	c := &Cluster{cfg: cfg, logger: cfg.Logger, kubelets: map[string]*kubelet.Kubelet{}, enabled: enabled, schedulerProfiles: profiles}
 	if c.kubernetesServiceIP, err = kubernetesservice.ServiceIPOf(kinds.ServiceClusterIPRange); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/operators/catalog"
+	schedconfig "github.com/kubesim/kubesim/scheduler/config"
 )
 
 // Error is a problem in a scenario file: the file, the line and what was
@@ -291,7 +292,7 @@ func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
 func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 	f, err := p.fields(n, "cluster", "seed", "nodeCount", "nodes", "stages", "controllers",
 		"nodeMonitorGracePeriod", "defaultTolerationSeconds", "nodeLeaseDuration", "operators", "leaderElection",
-		"devicePlugins", "csiDrivers", "cni")
+		"devicePlugins", "csiDrivers", "cni", "schedulerConfig")
 	if err != nil {
 		return err
 	}
@@ -391,6 +392,11 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 			return err
 		}
 	}
+	if v, ok := f["schedulerConfig"]; ok {
+		if c.SchedulerConfig, err = p.schedulerConfig(v); err != nil {
+			return err
+		}
+	}
 	if v, ok := f["nodeLeaseDuration"]; ok {
 		if c.NodeLeaseDuration, err = p.duration(v, "cluster.nodeLeaseDuration"); err != nil {
 			return err
@@ -409,6 +415,28 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 		}
 	}
 	return p.plugins(f, c)
+}
+
+// schedulerConfig reads cluster.schedulerConfig, a KubeSchedulerConfiguration
+// written inline, as --scheduler-config reads it from a file: decoded,
+// defaulted, validated and its profiles built, so that a bad one is the
+// scenario's error, at its line.
+func (p *parser) schedulerConfig(n *yaml.Node) (*schedconfig.Config, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, "cluster.schedulerConfig: expected a KubeSchedulerConfiguration (apiVersion: kubescheduler.config.k8s.io/v1)")
+	}
+	doc, err := yaml.Marshal(n)
+	if err != nil {
+		return nil, p.errf(n, "cluster.schedulerConfig: %v", err)
+	}
+	sc, err := schedconfig.Decode(doc, "cluster.schedulerConfig")
+	if err == nil {
+		_, err = sc.Profiles(schedconfig.NewInTreeRegistry())
+	}
+	if err != nil {
+		return nil, p.errf(n, "%v", err)
+	}
+	return sc, nil
 }
 
 // leaderElection reads cluster.leaderElection: the candidates and

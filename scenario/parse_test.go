@@ -175,6 +175,14 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"stop unknown candidate", "cluster: {leaderElection: {candidates: [cm-1, cm-2]}}\nsteps:\n- stopComponent: cm-3\n",
 			`s.yaml:3: stopComponent: no controller manager "cm-3" in this cluster (cluster.leaderElection.candidates: cm-1, cm-2)`},
 		{"run zero", "steps:\n- run: 0\n", "s.yaml:2: run: expected a number of steps from 1 to 100000, got 0"},
+		{"scheduler config not a mapping", "cluster:\n  schedulerConfig: x\nsteps: []\n",
+			"s.yaml:2: cluster.schedulerConfig: expected a KubeSchedulerConfiguration"},
+		{"scheduler config of another version", "cluster:\n  schedulerConfig:\n    apiVersion: kubescheduler.config.k8s.io/v1beta3\n    kind: KubeSchedulerConfiguration\nsteps: []\n",
+			`s.yaml:3: cluster.schedulerConfig: no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io/v1beta3"`},
+		{"scheduler config with an unknown plugin", "cluster:\n  schedulerConfig:\n    apiVersion: kubescheduler.config.k8s.io/v1\n    kind: KubeSchedulerConfiguration\n    profiles:\n    - plugins: {score: {enabled: [{name: Foo}]}}\nsteps: []\n",
+			`s.yaml:3: cluster.schedulerConfig: initializing profiles: creating profile for scheduler name default-scheduler: ScorePlugin "Foo" does not exist`},
+		{"scheduler config with duplicate profiles", "cluster:\n  schedulerConfig:\n    apiVersion: kubescheduler.config.k8s.io/v1\n    kind: KubeSchedulerConfiguration\n    profiles: [{schedulerName: a}, {schedulerName: a}]\nsteps: []\n",
+			`s.yaml:3: cluster.schedulerConfig: profiles[1].schedulerName: Duplicate value: "a"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("s.yaml", []byte(tc.src), files)

@@ -98,7 +98,7 @@ func NewWithOptions(s *Scenario, obs Observer, opts Options) (*Runner, error) {
 	cfg := cluster.Config{Mode: runmode.Step, Seed: s.Cluster.Seed, NodeCount: s.Cluster.NodeCount, Nodes: s.Cluster.Nodes,
 		Controllers: s.Cluster.Controllers, Stages: s.Cluster.Stages, UnsafeNoFsync: true,
 		NodeMonitorGracePeriod: s.Cluster.NodeMonitorGracePeriod, DefaultNotReadyTolerationSeconds: s.Cluster.DefaultTolerationSeconds, DefaultUnreachableTolerationSeconds: s.Cluster.DefaultTolerationSeconds,
-		NodeLeaseDuration: s.Cluster.NodeLeaseDuration, LeaderElection: s.Cluster.LeaderElection,
+		NodeLeaseDuration: s.Cluster.NodeLeaseDuration, LeaderElection: s.Cluster.LeaderElection, SchedulerConfig: s.Cluster.SchedulerConfig,
 		Extra: catalog.Extra(s.Cluster.Operators), DetectCacheMutations: opts.DetectCacheMutations}
 	pl.configure(&cfg, s.Cluster)
 	c, err := cluster.New(cfg)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"context"
+	"github.com/kubesim/kubesim/client"
 	"strings"
 	"testing"
 
@@ -144,4 +145,45 @@ steps:
 		ResourceVersion: cm.ResourceVersion, Name: "page"})
 	assert.Equal(t, "You created it: the web page: create /api/v1/namespaces/default/configmaps 201 rv="+cm.ResourceVersion+"\n",
 		r.ExplainObject("/api/v1/namespaces/default/configmaps", "page"))
+}
+
+// A scenario carries a KubeSchedulerConfiguration: a pod naming its second
+// profile is bound by it (the event's source is that profile's name), and
+// a pod naming a scheduler no profile has stays Pending, without events.
+func TestSchedulerConfigProfiles(t *testing.T) {
+	r, _, out := runSource(t, `cluster:
+  nodeCount: 2
+  schedulerConfig:
+    apiVersion: kubescheduler.config.k8s.io/v1
+    kind: KubeSchedulerConfiguration
+    profiles:
+    - schedulerName: default-scheduler
+    - schedulerName: my-scheduler
+      plugins:
+        score:
+          disabled: [{name: '*'}]
+steps:
+- runUntilStable
+- apply:
+    manifest: {apiVersion: v1, kind: Pod, metadata: {name: mine}, spec: {schedulerName: my-scheduler, containers: [{name: c, image: nginx}]}}
+- apply:
+    manifest: {apiVersion: v1, kind: Pod, metadata: {name: orphan}, spec: {schedulerName: nobody, containers: [{name: c, image: nginx}]}}
+- runUntilStable
+- expect: {kind: Pod, name: mine, field: .status.phase, equals: Running}
+- expect: {event: {reason: Scheduled, message: "Successfully assigned default/mine to node-"}, kind: Pod, name: mine, count: 1}
+- expect: {kind: Pod, name: orphan, field: .status.phase, equals: Pending}
+`)
+	ok, err := r.RunAll(context.Background())
+	require.NoError(t, err)
+	assert.True(t, ok, out.String())
+	evs, err := r.cl.Events().List(context.Background(), "default", client.ListOptions{})
+	require.NoError(t, err)
+	var got []string
+	for _, ev := range evs.Items {
+		if ev.InvolvedObject.Kind == "Pod" && (ev.InvolvedObject.Name == "mine" || ev.InvolvedObject.Name == "orphan") &&
+			(ev.Reason == "Scheduled" || ev.Reason == "FailedScheduling") {
+			got = append(got, ev.InvolvedObject.Name+" "+ev.Reason+" by "+ev.Source.Component)
+		}
+	}
+	assert.Equal(t, []string{"mine Scheduled by my-scheduler"}, got)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
+	schedconfig "github.com/kubesim/kubesim/scheduler/config"
 	"github.com/kubesim/kubesim/stepper"
 )
 
@@ -57,6 +58,9 @@ type ClusterSpec struct {
 	DevicePlugins []DevicePluginSpec
 	CSIDrivers    []CSIDriverSpec
 	CNI           *CNISpec
+	// SchedulerConfig is the scheduler's KubeSchedulerConfiguration,
+	// written inline (nil: the default profile).
+	SchedulerConfig *schedconfig.Config
 }
 
 // Op names a kind of step.

@@ -1,8 +1,22 @@
 // Package scheduler is kubesim's kube-scheduler: it watches pods that have
-// no spec.nodeName and whose spec.schedulerName is default-scheduler (or
-// empty), picks a node for each and binds the pod to it through the
-// pods/binding subresource, exactly as the real scheduler does: it is an
-// API client like every other loop and never writes spec.nodeName itself.
+// no spec.nodeName and whose spec.schedulerName names one of its profiles
+// (default-scheduler, or empty, without a configuration), picks a node for
+// each and binds the pod to it through the pods/binding subresource,
+// exactly as the real scheduler does: it is an API client like every other
+// loop and never writes spec.nodeName itself. A pod naming a scheduler no
+// profile has is left Pending untouched (no event, no condition, not
+// counted as pending), for that other scheduler to bind.
+//
+// Profiles (Config.Profiles; scheduler/config builds them from a
+// KubeSchedulerConfiguration): one Scheduler, one queue, one cache serve
+// them all, as in kube-scheduler; the pod's schedulerName picks the
+// profile's Framework, and the profile's name signs its events (source
+// and reportingController) and labels its metrics. A profile decides its
+// filters and their order, its scores and weights (and the scoring
+// strategy of NodeResourcesFit, PodTopologySpread's default constraints,
+// InterPodAffinity's hardPodAffinityWeight: scoringstrategy.go and the
+// plugins' constructors), percentageOfNodesToScore, and whether
+// VolumeBinding and DefaultPreemption run.
 //
 // One pod is scheduled in a cycle that follows the scheduling framework of
 // k8s.io/kubernetes/pkg/scheduler:
@@ -67,10 +81,10 @@
 //     node, where kube-scheduler filters 16 nodes at once
 //     (parallelism); the nodes found are therefore exactly the first
 //     NumFeasibleNodesToFind from the start, and a decision lists the
-//     nodes tried in name order, not in the order they were tried. Only
-//     percentageOfNodesToScore is a setting (of the one profile): the
-//     global KubeSchedulerConfiguration field, the preemption arguments
-//     (minCandidateNodesPercentage/Absolute) and the "only one feasible
+//     nodes tried in name order, not in the order they were tried.
+//     percentageOfNodesToScore is a setting (global or per profile), as
+//     are the preemption arguments (minCandidateNodesPercentage and
+//     Absolute); parallelism, the back-offs and the "only one feasible
 //     node, no scoring" shortcut are not (the last gives the same node).
 //     A pod with status.nominatedNodeName is not tried on that node first
 //     (evaluateNominatedNode); every node is a "potential node" for
@@ -90,8 +104,7 @@
 //     select the pod: a map look-up per node instead of a pass over its
 //     pods, the same pods for a ReplicaSet or StatefulSet, and no
 //     spreading for a pod without a controller (podtopologyspread.go).
-//     The plugins' arguments (hardPodAffinityWeight, defaultConstraints,
-//     defaultingType) are the defaults, not settings.
+//     defaultingType List's defaultConstraints are counted the same way.
 //   - VolumeBinding (volumes.go): a missing claim or an unbound Immediate
 //     one rejects every node (PreFilter); a bound volume's node affinity
 //     and the free or provisionable volumes of a WaitForFirstConsumer
@@ -104,8 +117,9 @@
 //   - Left out: the "preemption: ..." tail on the FailedScheduling
 //     message, the PrioritySort queue order (the queue is FIFO), preferred
 //     node affinity scoring, volume limits, host ports, PreferNoSchedule
-//     scoring, BalancedAllocation and ImageLocality scores, extenders,
-//     multiple profiles, queueing hints (a pod-related event wakes every
+//     scoring, BalancedAllocation and ImageLocality scores (a configuration may
+//     list those plugins; they do nothing: scheduler/config's doc.go),
+//     extenders, queueing hints (a pod-related event wakes every
 //     pod the two pod-counting filters rejected), a namespace's labels
 //     changing waking the pods whose terms select namespaces, and the
 //     per-pod back-off before a requeued pod is retried.

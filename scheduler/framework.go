@@ -2,11 +2,14 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
 // Framework is one scheduling profile: the filters and scores a decision
@@ -23,6 +26,10 @@ type Framework struct {
 	// 100 filters and scores every node. Clusters of fewer than
 	// MinFeasibleNodesToFind nodes are filtered whole whatever it says.
 	PercentageOfNodesToScore int32
+	// PreemptionArgs are DefaultPreemption's: how many candidate nodes
+	// preemption's dry run looks for (nil: MinCandidateNodesPercentage
+	// and MinCandidateNodesAbsolute).
+	PreemptionArgs *configv1.DefaultPreemptionArgs
 }
 
 // The bounds of percentageOfNodesToScore, kube-scheduler's constants in
@@ -227,7 +234,9 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand
 			d.Nodes[i].Score += sp.Weight * raw[k]
 		}
 	}
-	best := int64(-1)
+	// A configured negative weight can make every sum negative: the best
+	// starts below any of them.
+	best := int64(math.MinInt64)
 	for _, i := range d.feasible {
 		switch s := d.Nodes[i].Score; {
 		case s > best:

@@ -423,7 +423,7 @@ func (m affinityScoreState) add(term *AffinityTerm, weight int64, pod *corev1.Po
 // processExistingPod adds what existing, on node, means for the pod's
 // score in node's domains: the pod's preferred terms that existing
 // matches, and existing's terms that the pod matches.
-func (m affinityScoreState) processExistingPod(pod, existing *PodInfo, node *corev1.Node) {
+func (m affinityScoreState) processExistingPod(pod, existing *PodInfo, node *corev1.Node, hardPodAffinityWeight int64) {
 	if len(node.Labels) == 0 {
 		return
 	}
@@ -439,7 +439,10 @@ func (m affinityScoreState) processExistingPod(pod, existing *PodInfo, node *cor
 	}
 	// existing's terms, matched against the pod in its namespace.
 	for i := range existing.RequiredAffinityTerms {
-		m.add(&existing.RequiredAffinityTerms[i], HardPodAffinityWeight, pod.Pod, pod.NamespaceLabels, node)
+		if hardPodAffinityWeight <= 0 {
+			break // InterPodAffinityArgs turned it off
+		}
+		m.add(&existing.RequiredAffinityTerms[i], hardPodAffinityWeight, pod.Pod, pod.NamespaceLabels, node)
 	}
 	for i := range existing.PreferredAffinityTerms {
 		t := &existing.PreferredAffinityTerms[i]
@@ -456,6 +459,22 @@ func (m affinityScoreState) processExistingPod(pod, existing *PodInfo, node *cor
 // the pods with terms of their own only. It skips the plugin (every node
 // scores 0) when no weight applies.
 func InterPodAffinityPreScore(pod *PodInfo, _, all []*NodeInfo) (skip bool) {
+	return interPodAffinityPreScore(pod, all, HardPodAffinityWeight)
+}
+
+// InterPodAffinityScorePlugin is InterPodAffinity's score, of weight,
+// with InterPodAffinityArgs' hardPodAffinityWeight: how much each
+// required affinity term of a pod on a node that the pod matches adds to
+// that node's domain (0: nothing).
+func InterPodAffinityScorePlugin(weight, hardPodAffinityWeight int64) ScorePlugin {
+	return ScorePlugin{Name: "InterPodAffinity", Weight: weight, Score: InterPodAffinityScore,
+		PreScore: func(pod *PodInfo, _, all []*NodeInfo) bool {
+			return interPodAffinityPreScore(pod, all, hardPodAffinityWeight)
+		},
+		Normalize: func(_ *PodInfo, scores []int64) { NormalizeInterPodAffinity(scores) }}
+}
+
+func interPodAffinityPreScore(pod *PodInfo, all []*NodeInfo, hardPodAffinityWeight int64) (skip bool) {
 	pod.state.affinityScores = nil
 	hasPreferred := len(pod.PreferredAffinityTerms) > 0 || len(pod.PreferredAntiAffinityTerms) > 0
 	var m affinityScoreState
@@ -472,7 +491,7 @@ func InterPodAffinityPreScore(pod *PodInfo, _, all []*NodeInfo) (skip bool) {
 			if m == nil {
 				m = affinityScoreState{}
 			}
-			m.processExistingPod(pod, p, ni.Node)
+			m.processExistingPod(pod, p, ni.Node, hardPodAffinityWeight)
 		}
 	}
 	if len(m) == 0 {

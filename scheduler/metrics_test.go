@@ -20,13 +20,7 @@ import (
 // The attempts are counted by result and profile, and the pods waiting by
 // queue.
 func TestSchedulerMetrics(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
-	require.NoError(t, err)
-	base := apiservertest.New(t)
-	s, err := New(Config{Client: base.Client, Clock: base.Clock, Mode: runmode.Step, Rand: rand.New(rand.NewPCG(1, 1)), Metrics: m})
-	require.NoError(t, err)
-	e := &env{Env: base, t: t, ctx: t.Context(), sched: s, ctrl: s.Controllers()[0]}
+	e, reg := newMeteredEnv(t, Config{})
 	threeNodes(e)
 	e.createPod(testPod("small", "250m", "256Mi"))
 	e.createPod(testPod("huge", "64", "1Gi"))

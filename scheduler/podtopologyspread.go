@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
@@ -137,16 +138,20 @@ func nodeHasAllTopologyKeys(node *NodeInfo, cs []topologySpreadConstraint) bool 
 }
 
 // spreadConstraints returns the pod's constraints with whenUnsatisfiable
-// action, parsed, or the system defaults for action when the pod has no
-// constraints at all and a controller.
-func spreadConstraints(pod *PodInfo, action corev1.UnsatisfiableConstraintAction) []topologySpreadConstraint {
+// action, parsed, or the default constraints for action when the pod has
+// no constraints at all and a controller: defaults, or the system
+// defaults when defaults is nil (defaultingType System).
+func spreadConstraints(pod *PodInfo, action corev1.UnsatisfiableConstraintAction, defaults []corev1.TopologySpreadConstraint) []topologySpreadConstraint {
 	given := pod.Pod.Spec.TopologySpreadConstraints
 	defaulted := len(given) == 0
 	if defaulted {
 		if pod.OwnerUID == "" {
 			return nil
 		}
-		given = SystemDefaultConstraints()
+		given = defaults
+		if given == nil {
+			given = SystemDefaultConstraints()
+		}
 	}
 	var out []topologySpreadConstraint
 	for i := range given {
@@ -250,8 +255,29 @@ func (s *topologySpreadState) updateWithPod(pod, existing *PodInfo, node *NodeIn
 // domain of the pod's DoNotSchedule constraints; no state (every node
 // passes) when it has none.
 func PodTopologySpreadPreFilter(pod *PodInfo, nodes []*NodeInfo) string {
+	return podTopologySpreadPreFilter(pod, nodes, nil)
+}
+
+// PodTopologySpread is the plugin with PodTopologySpreadArgs: the filter
+// and the score (of weight), both spreading a pod without constraints of
+// its own by defaultConstraints under defaultingType List (none when the
+// list is empty) or by SystemDefaultConstraints under System.
+func PodTopologySpread(args *configv1.PodTopologySpreadArgs, weight int64) (FilterPlugin, ScorePlugin) {
+	var defaults []corev1.TopologySpreadConstraint // nil: the system's
+	if args != nil && args.DefaultingType == configv1.ListDefaulting {
+		defaults = append([]corev1.TopologySpreadConstraint{}, args.DefaultConstraints...)
+	}
+	return FilterPlugin{Name: "PodTopologySpread", Filter: PodTopologySpreadFilter,
+			PreFilter: func(pod *PodInfo, nodes []*NodeInfo) string { return podTopologySpreadPreFilter(pod, nodes, defaults) }},
+		ScorePlugin{Name: "PodTopologySpread", Weight: weight, Score: PodTopologySpreadScore, Normalize: NormalizePodTopologySpread,
+			PreScore: func(pod *PodInfo, feasible, all []*NodeInfo) bool {
+				return podTopologySpreadPreScore(pod, feasible, all, defaults)
+			}}
+}
+
+func podTopologySpreadPreFilter(pod *PodInfo, nodes []*NodeInfo, defaults []corev1.TopologySpreadConstraint) string {
 	pod.state.topologySpread = nil
-	cs := spreadConstraints(pod, corev1.DoNotSchedule)
+	cs := spreadConstraints(pod, corev1.DoNotSchedule, defaults)
 	if len(cs) == 0 {
 		return ""
 	}
@@ -300,7 +326,9 @@ func PodTopologySpreadFilter(pod *PodInfo, node *NodeInfo) []string {
 			minMatch = 0
 		}
 		self := 0
-		if c.Selector.Matches(labels.Set(pod.Pod.Labels)) {
+		// A default constraint (ownerUID) selects the pod's own
+		// controller's pods, the pod among them.
+		if c.ownerUID != "" || c.Selector.Matches(labels.Set(pod.Pod.Labels)) {
 			self = 1
 		}
 		if s.counts[i][v]+self-minMatch > int(c.MaxSkew) {
@@ -338,8 +366,12 @@ const invalidScore = -1
 // constraints, or the system defaults; it skips the plugin when there are
 // none.
 func PodTopologySpreadPreScore(pod *PodInfo, feasible, all []*NodeInfo) (skip bool) {
+	return podTopologySpreadPreScore(pod, feasible, all, nil)
+}
+
+func podTopologySpreadPreScore(pod *PodInfo, feasible, all []*NodeInfo, defaults []corev1.TopologySpreadConstraint) (skip bool) {
 	pod.state.spreadScores = nil
-	cs := spreadConstraints(pod, corev1.ScheduleAnyway)
+	cs := spreadConstraints(pod, corev1.ScheduleAnyway, defaults)
 	if len(cs) == 0 || len(feasible) == 0 {
 		return true
 	}

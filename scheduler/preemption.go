@@ -101,7 +101,21 @@ const (
 // least MinCandidateNodesAbsolute, at most all of them. Like filtering,
 // preemption does not look at every node of a large cluster.
 func NumCandidates(numNodes int) int {
-	return min(max(numNodes*MinCandidateNodesPercentage/100, MinCandidateNodesAbsolute), numNodes)
+	return numCandidates(numNodes, MinCandidateNodesPercentage, MinCandidateNodesAbsolute)
+}
+
+func numCandidates(numNodes, percentage, absolute int) int {
+	return min(max(numNodes*percentage/100, absolute), numNodes)
+}
+
+// NumCandidates is the package's NumCandidates with the profile's
+// DefaultPreemptionArgs, when it has them.
+func (f *Framework) NumCandidates(numNodes int) int {
+	a := f.PreemptionArgs
+	if a == nil || a.MinCandidateNodesPercentage == nil || a.MinCandidateNodesAbsolute == nil {
+		return NumCandidates(numNodes)
+	}
+	return numCandidates(numNodes, int(*a.MinCandidateNodesPercentage), int(*a.MinCandidateNodesAbsolute))
 }
 
 // SelectCandidate is the pure half of preemption: over nodes (in name
@@ -119,7 +133,7 @@ func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int,
 		return Candidate{}, false // no node could fit, whatever is removed
 	}
 	var cands []Candidate
-	numCandidates, nonViolating := NumCandidates(len(nodes)), 0
+	numCandidates, nonViolating := f.NumCandidates(len(nodes)), 0
 	for i := range nodes {
 		n := nodes[(offset+i)%len(nodes)]
 		c, ok := f.selectVictimsOnNode(pod, n, podsOn[n.Node.Name], pdbs)
@@ -260,7 +274,7 @@ func splitByBudget(pods []*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (viola
 // chosen node and deletes the victims. It does nothing for a pod that may
 // not preempt (preemptionPolicy Never), or whose earlier victims are
 // still terminating on its nominated node.
-func (s *Scheduler) preempt(ctx context.Context, pod *corev1.Pod, info *PodInfo) error {
+func (s *Scheduler) preempt(ctx context.Context, prof *profile, pod *corev1.Pod, info *PodInfo) error {
 	if p := pod.Spec.PreemptionPolicy; p != nil && *p == corev1.PreemptNever {
 		return nil
 	}
@@ -293,13 +307,13 @@ func (s *Scheduler) preempt(ctx context.Context, pod *corev1.Pod, info *PodInfo)
 	}
 	nodes, offset := s.sortedLocked(), 0
 	info.SetNodesWithAffinity(s.nodesWithAffinityLocked())
-	if NumCandidates(len(nodes)) < len(nodes) {
+	if prof.Framework.NumCandidates(len(nodes)) < len(nodes) {
 		// A random start, so that a large cluster's preemptions do not all
 		// look at the same nodes (GetOffsetAndNumCandidates). A cluster
 		// whose every node is tried draws nothing: its order is by name.
 		offset = s.rand.IntN(len(nodes))
 	}
-	cand, ok := s.fw.SelectCandidate(info, nodes, offset, podsOn, s.preemption.pdbs.List())
+	cand, ok := prof.Framework.SelectCandidate(info, nodes, offset, podsOn, s.preemption.pdbs.List())
 	s.unlock()
 	if !ok {
 		return nil
@@ -316,7 +330,7 @@ func (s *Scheduler) preempt(ctx context.Context, pod *corev1.Pod, info *PodInfo)
 		}
 	}
 	for _, v := range cand.Victims {
-		if err := s.preemptVictim(ctx, pod, v.Pod, cand.Node); err != nil {
+		if err := s.preemptVictim(ctx, prof, pod, v.Pod, cand.Node); err != nil {
 			return err
 		}
 	}
@@ -325,9 +339,9 @@ func (s *Scheduler) preempt(ctx context.Context, pod *corev1.Pod, info *PodInfo)
 
 // preemptVictim marks the victim DisruptionTarget, deletes it with its
 // grace period and records the event.
-func (s *Scheduler) preemptVictim(ctx context.Context, preemptor, victim *corev1.Pod, node string) error {
+func (s *Scheduler) preemptVictim(ctx context.Context, prof *profile, preemptor, victim *corev1.Pod, node string) error {
 	cond := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: PreemptionReason,
-		Message: fmt.Sprintf(preemptionMessageFormat, s.name)}
+		Message: fmt.Sprintf(preemptionMessageFormat, prof.SchedulerName)}
 	if marked, changed := withPodCondition(victim, cond, s.clock.Now()); changed {
 		// A strategic merge patch of the one condition, merged by type,
 		// whatever the kubelet wrote since the cache saw the pod.
@@ -345,7 +359,7 @@ func (s *Scheduler) preemptVictim(ctx context.Context, preemptor, victim *corev1
 	if err := s.client.Pods().Delete(ctx, victim.Namespace, victim.Name, nil); err != nil && !api.IsNotFound(err) {
 		return fmt.Errorf("preempting %s/%s: %w", victim.Namespace, victim.Name, err)
 	}
-	if err := s.recorder.Eventf(ctx, record.Ref(victim, podGVK), "Normal", "Preempted",
+	if err := prof.recorder.Eventf(ctx, record.Ref(victim, podGVK), "Normal", "Preempted",
 		"Preempted by pod %v on node %v", preemptor.UID, node); err != nil {
 		s.logger.Warn("recording event failed", "pod", victim.Namespace+"/"+victim.Name, "err", err)
 	}

@@ -59,11 +59,18 @@ type Config struct {
 	Rand *rand.Rand
 	// Logger, or none.
 	Logger *slog.Logger
-	// SchedulerName is the spec.schedulerName served (default-scheduler);
-	// pods that name no scheduler are served too.
+	// SchedulerName is the spec.schedulerName served (default-scheduler)
+	// when Profiles is empty; pods that name no scheduler are served as
+	// default-scheduler's.
 	SchedulerName string
-	// Framework is the profile (DefaultFramework).
+	// Framework is that one profile's (DefaultFramework).
 	Framework *Framework
+	// Profiles are the profiles of a KubeSchedulerConfiguration
+	// (scheduler/config builds them), each serving the pods whose
+	// spec.schedulerName is its SchedulerName; one queue for them all, as
+	// kube-scheduler runs one. When set, SchedulerName and Framework are
+	// ignored.
+	Profiles []Profile
 	// UnschedulableRetry is the safety-net delay before an unschedulable
 	// pod is tried again when no event woke it
 	// (DefaultUnschedulableRetry).
@@ -82,19 +89,43 @@ type Config struct {
 	Workers int
 }
 
+// Profile is one scheduling profile (KubeSchedulerProfile): the name pods
+// choose it by and the framework that places them.
+type Profile struct {
+	// SchedulerName is the spec.schedulerName the profile serves; it
+	// signs the profile's events and labels its metrics.
+	SchedulerName string
+	// Framework holds the profile's filters and scores.
+	Framework *Framework
+	// Preemption runs DefaultPreemption, the PostFilter, when nothing
+	// fits.
+	Preemption bool
+	// VolumeBinding looks at the pod's claims: VolumeBinding's PreFilter
+	// (a missing or unbound Immediate claim) and PreBind (the claims get
+	// the node and the binding waits for them). Its Filter is one of
+	// Framework's filters.
+	VolumeBinding bool
+	// BindTimeout bounds that wait (VolumeBindingArgs'
+	// bindTimeoutSeconds; 0: Config.BindTimeout).
+	BindTimeout time.Duration
+}
+
+// profile is a Profile with what the scheduler keeps for it.
+type profile struct {
+	Profile
+	recorder *record.Recorder
+}
+
 // Scheduler assigns pods to nodes. Its one controller, named "scheduler",
 // reconciles pod keys: each reconcile is one scheduling cycle.
 type Scheduler struct {
-	client   *client.Client
-	clock    clock.Clock
-	rand     *rand.Rand
-	logger   *slog.Logger
-	recorder *record.Recorder
-	fw       *Framework
-	name     string
+	client *client.Client
+	clock  clock.Clock
+	rand   *rand.Rand
+	logger *slog.Logger
+	// profiles are the profiles by schedulerName.
+	profiles map[string]*profile
 	retry    time.Duration
-	// bindTimeout bounds PreBind's wait for claims.
-	bindTimeout time.Duration
 	// async runs each binding in its own goroutine (live mode); step
 	// mode binds within the reconcile, so that the trace keeps one order.
 	async bool
@@ -177,14 +208,40 @@ func New(cfg Config) (*Scheduler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.SchedulerName == "" {
-		cfg.SchedulerName = corev1.DefaultSchedulerName
+	if cfg.BindTimeout <= 0 {
+		cfg.BindTimeout = DefaultBindTimeout
 	}
-	if cfg.Framework == nil {
-		cfg.Framework = DefaultFramework()
+	if len(cfg.Profiles) == 0 {
+		p := Profile{SchedulerName: cfg.SchedulerName, Framework: cfg.Framework, Preemption: true, VolumeBinding: true}
+		if p.SchedulerName == "" {
+			p.SchedulerName = corev1.DefaultSchedulerName
+		}
+		if p.Framework == nil {
+			p.Framework = DefaultFramework()
+		}
+		cfg.Profiles = []Profile{p}
 	}
-	if err := ValidatePercentageOfNodesToScore(cfg.Framework.PercentageOfNodesToScore); err != nil {
-		return nil, fmt.Errorf("scheduler: %w", err)
+	profiles := make(map[string]*profile, len(cfg.Profiles))
+	for _, p := range cfg.Profiles {
+		switch {
+		case p.SchedulerName == "":
+			return nil, errors.New("scheduler: a profile has no schedulerName")
+		case profiles[p.SchedulerName] != nil:
+			return nil, fmt.Errorf("scheduler: duplicate profile with scheduler name %q", p.SchedulerName)
+		case p.Framework == nil:
+			return nil, fmt.Errorf("scheduler: profile %q has no Framework", p.SchedulerName)
+		}
+		if err := ValidatePercentageOfNodesToScore(p.Framework.PercentageOfNodesToScore); err != nil {
+			return nil, fmt.Errorf("scheduler: %w", err)
+		}
+		if p.BindTimeout <= 0 {
+			p.BindTimeout = cfg.BindTimeout
+		}
+		// One recorder per profile: its events carry the profile's name
+		// as their source, as kube-scheduler's recorder factory gives each
+		// framework one named after its profile.
+		profiles[p.SchedulerName] = &profile{Profile: p,
+			recorder: record.New(record.Config{Client: cfg.Client, Component: p.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode})}
 	}
 	if cfg.UnschedulableRetry <= 0 {
 		cfg.UnschedulableRetry = DefaultUnschedulableRetry
@@ -192,14 +249,10 @@ func New(cfg Config) (*Scheduler, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
 	}
-	if cfg.BindTimeout <= 0 {
-		cfg.BindTimeout = DefaultBindTimeout
-	}
-	logger := cfg.Logger.With("component", cfg.SchedulerName)
+	logger := cfg.Logger.With("component", cfg.Profiles[0].SchedulerName)
 	s := &Scheduler{
 		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
-		recorder: record.New(record.Config{Client: cfg.Client, Component: cfg.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode}),
-		fw:       cfg.Framework, name: cfg.SchedulerName, retry: cfg.UnschedulableRetry, bindTimeout: cfg.BindTimeout,
+		profiles: profiles, retry: cfg.UnschedulableRetry,
 		async:          cfg.Mode == runmode.Live,
 		pods:           cache.For(cfg.Informers, cfg.Client.Pods(), metav1.NamespaceAll, client.ListOptions{}, logger),
 		nodes:          cache.For(cfg.Informers, cfg.Client.Nodes(), metav1.NamespaceAll, client.ListOptions{}, logger),
@@ -269,10 +322,23 @@ func (s *Scheduler) ObserveDecisions(f func(Decision)) {
 	s.observe = f
 }
 
-// responsible reports whether pod is this scheduler's to place.
+// responsible reports whether pod is this scheduler's to place: unbound,
+// not being deleted, and naming one of its profiles (kube-scheduler's
+// responsibleForPod). A pod naming a scheduler no profile has is left
+// alone, for that scheduler to bind.
 func (s *Scheduler) responsible(pod *corev1.Pod) bool {
-	return pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil &&
-		(pod.Spec.SchedulerName == s.name || pod.Spec.SchedulerName == "")
+	return pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil && s.profileFor(pod) != nil
+}
+
+// profileFor returns the profile the pod names in spec.schedulerName (an
+// empty name is default-scheduler, which the API server fills in), nil
+// when none has that name.
+func (s *Scheduler) profileFor(pod *corev1.Pod) *profile {
+	name := pod.Spec.SchedulerName
+	if name == "" {
+		name = corev1.DefaultSchedulerName
+	}
+	return s.profiles[name]
 }
 
 // gated reports whether the pod has scheduling gates: kube-scheduler's
@@ -564,12 +630,15 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		return controllers.Result{}, nil
 	}
 	start := s.clock.Now() // the attempt's duration runs from here to the binding
+	prof := s.profileFor(pod)
 	info := NewPodInfo(pod)
-	info.Volumes = s.volumeInfo(pod)
+	if prof.VolumeBinding {
+		info.Volumes = s.volumeInfo(pod)
+	}
 	s.resolveNamespaces(info)
 	nodes := s.sortedLocked()
 	info.SetNodesWithAffinity(s.nodesWithAffinityLocked())
-	s.fw.Schedule(info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
+	prof.Framework.Schedule(info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
 	if len(nodes) > 0 {
 		// The next cycle starts where this one stopped, so that every
 		// node gets its turn when cycles filter only some of them
@@ -601,10 +670,10 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		observe(observed)
 	}
 	if chosen == "" {
-		s.metrics.attempt(ResultUnschedulable, s.name, start, s.clock.Now())
+		s.metrics.attempt(ResultUnschedulable, prof.SchedulerName, start, s.clock.Now())
 		res, err := s.unschedulableFailure(ctx, pod, msg)
-		if err == nil {
-			err = s.preempt(ctx, pod, info) // the PostFilter (preemption.go)
+		if err == nil && prof.Preemption {
+			err = s.preempt(ctx, prof, pod, info) // the PostFilter (preemption.go)
 		}
 		return res, err
 	}
@@ -624,7 +693,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		s.forget(key)
 		return controllers.Result{}, err
 	}
-	return controllers.Result{RequeueAfter: s.bindTimeout}, nil
+	return controllers.Result{RequeueAfter: prof.BindTimeout}, nil
 }
 
 // nodesWithAffinityLocked returns the nodes with pods that have
@@ -718,6 +787,7 @@ func (s *Scheduler) bindingCycle(ctx context.Context, pod *corev1.Pod, node stri
 // error.
 func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, node string, start time.Time) (controllers.Result, error) {
 	key := pod.Namespace + "/" + pod.Name
+	prof := s.profileFor(pod) // responsible, so not nil
 	b := &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
@@ -730,11 +800,11 @@ func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, node string, star
 			s.logger.Debug("pod no longer needs scheduling", "pod", key, "err", err)
 			return controllers.Result{}, nil
 		}
-		s.metrics.attempt(ResultError, s.name, start, s.clock.Now())
+		s.metrics.attempt(ResultError, prof.SchedulerName, start, s.clock.Now())
 		return controllers.Result{}, fmt.Errorf("binding pod %s to node %s: %w", key, node, err)
 	}
-	s.metrics.attempt(ResultScheduled, s.name, start, s.clock.Now())
-	if err := s.recorder.Eventf(ctx, record.Ref(pod, podGVK), "Normal", "Scheduled",
+	s.metrics.attempt(ResultScheduled, prof.SchedulerName, start, s.clock.Now())
+	if err := prof.recorder.Eventf(ctx, record.Ref(pod, podGVK), "Normal", "Scheduled",
 		"Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, node); err != nil {
 		s.logger.Warn("recording event failed", "pod", key, "err", err)
 	}
@@ -769,7 +839,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, pod *corev1.Pod
 			return controllers.Result{}, fmt.Errorf("updating status of pod %s: %w", key, err)
 		}
 	}
-	if err := s.recorder.Eventf(ctx, record.Ref(pod, podGVK), "Warning", "FailedScheduling", "%s", msg); err != nil {
+	if err := s.profileFor(pod).recorder.Eventf(ctx, record.Ref(pod, podGVK), "Warning", "FailedScheduling", "%s", msg); err != nil {
 		s.logger.Warn("recording event failed", "pod", key, "err", err)
 	}
 	return controllers.Result{RequeueAfter: retry}, nil

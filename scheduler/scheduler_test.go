@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -36,6 +37,20 @@ func newEnv(t *testing.T, seed uint64) *env {
 	require.Len(t, cs, 1)
 	require.Equal(t, "scheduler", cs[0].Name())
 	return &env{Env: e, t: t, ctx: context.Background(), sched: s, ctrl: cs[0]}
+}
+
+// newMeteredEnv is newEnv with cfg (its profiles), the scheduler's
+// metrics counted in a registry of their own.
+func newMeteredEnv(t *testing.T, cfg Config) (*env, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	require.NoError(t, err)
+	base := apiservertest.New(t)
+	cfg.Client, cfg.Clock, cfg.Mode, cfg.Rand, cfg.Metrics = base.Client, base.Clock, runmode.Step, rand.New(rand.NewPCG(1, 1)), m
+	s, err := New(cfg)
+	require.NoError(t, err)
+	return &env{Env: base, t: t, ctx: t.Context(), sched: s, ctrl: s.Controllers()[0]}, reg
 }
 
 // run syncs and steps until nothing is ready (the clock does not move) and

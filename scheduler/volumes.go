@@ -208,7 +208,8 @@ func ClaimsBound(pod *corev1.Pod, node string, claims ClaimLister) (bool, error)
 func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.Pod, w prebindWait) (controllers.Result, error) {
 	done, err := ClaimsBound(pod, w.node, s.claims.Get)
 	elapsed := s.clock.Now().Sub(w.since)
-	if err == nil && !done && elapsed >= s.bindTimeout {
+	timeout := s.profileFor(pod).BindTimeout
+	if err == nil && !done && elapsed >= timeout {
 		err = errors.New("context deadline exceeded")
 	}
 	if err != nil {
@@ -217,11 +218,11 @@ func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.P
 		s.unlock()
 		s.forget(key)
 		msg := fmt.Sprintf("running PreBind plugin %q: binding volumes: %v", "VolumeBinding", err)
-		s.metrics.attempt(ResultError, s.name, w.start, s.clock.Now())
+		s.metrics.attempt(ResultError, s.profileFor(pod).SchedulerName, w.start, s.clock.Now())
 		return s.schedulingError(ctx, pod, msg)
 	}
 	if !done {
-		return controllers.Result{RequeueAfter: s.bindTimeout - elapsed}, nil
+		return controllers.Result{RequeueAfter: timeout - elapsed}, nil
 	}
 	s.lock()
 	delete(s.prebind, key)

@@ -49,7 +49,7 @@ func TestFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 			"default-not-ready-toleration-seconds": "300", "default-unreachable-toleration-seconds": "300",
 			"kubeconfig": "", "leader-elect": "false", "leader-elect-lease-duration": "15s", "leader-elect-renew-deadline": "10s",
 			"leader-elect-retry-period": "2s", "list-memory-budget": "", "local-image": "", "max-mutating-requests-inflight": "200",
-			"max-requests-inflight": "400", "memory-limit": "", "node-monitor-grace-period": "40s", "nodes": "3", "stage-delay": "1s",
+			"max-requests-inflight": "400", "memory-limit": "", "node-monitor-grace-period": "40s", "nodes": "3", "scheduler-config": "", "stage-delay": "1s",
 			"token-file": "", "ui": "true", "unsafe-no-fsync": "false", "v": "false",
 		}),
 		"demo":           {"color": "auto", "full": "false", "lang": "en", "step": "false", "ui": "false", "ui-addr": "127.0.0.1:8080"},
@@ -57,6 +57,7 @@ func TestFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 		"scenario step":  scenarioFlags,
 		"scenario trace": scenarioFlags,
 		"run-controller": {"kubeconfig": kubeconfig, "namespace": "", "serviceaccount": "", "v": "false"},
+		"scheduler":      {"config": "", "kubeconfig": kubeconfig, "v": "false"},
 		"device-plugin":  {"count": "4", "kubelet-dir": "", "pre-start-required": "false", "resource": "example.com/gpu"},
 		"kubelet": {"address": "127.0.0.1", "cert-dir": "", "cni-bin-dir": "", "cni-conf-dir": "", "device-plugins": "false", "kubeconfig": kubeconfig, "node-prefix": "node", "nodes": "1", "port": "0",
 			"root-dir": ".kubelet", "server": "", "stage-delay": "1s"},
@@ -117,6 +118,10 @@ func TestExitCodesAndMessagesOfBadInput(t *testing.T) {
 		{[]string{"audit"}, 1, []string{"kubesim: audit: --log is required\n"}},
 		{[]string{"serve", "--cni-conf-dir", "net.d"}, 1, []string{"kubesim: --cni-conf-dir and --cni-bin-dir go together: give both, or neither for the simulated network\n"}},
 		{[]string{"kubelet", "--kubeconfig", "kc", "--cni-bin-dir", "bin"}, 1, []string{"kubesim: kubelet: --cni-conf-dir and --cni-bin-dir go together"}},
+		{[]string{"scheduler", "--kubeconfig", "kc", "--config", "no-such-file.yaml"}, 1,
+			[]string{"kubesim: reading scheduler configuration: open no-such-file.yaml: no such file or directory\n"}},
+		{[]string{"serve", "--scheduler-config", "no-such-file.yaml"}, 1,
+			[]string{"kubesim: reading scheduler configuration: open no-such-file.yaml: no such file or directory\n"}},
 	} {
 		code, out, errOut := kubesim(tc.args...)
 		assert.Equal(t, tc.code, code, "%q: %s", tc.args, errOut)
@@ -149,7 +154,7 @@ func TestHelpServe(t *testing.T) {
 
 	code, top, _ := kubesim("help")
 	require.Equal(t, 0, code)
-	for _, c := range []string{"serve", "demo", "scenario", "run-controller", "kubelet", "device-plugin", "csi-driver", "extension-apiserver", "webhook",
+	for _, c := range []string{"serve", "demo", "scenario", "run-controller", "kubelet", "scheduler", "device-plugin", "csi-driver", "extension-apiserver", "webhook",
 		"store", "kubeconfig", "audit", "version", "completion", "help"} {
 		assert.Regexp(t, "\n  "+c+" +\\S", top, "kubesim help lists %s", c)
 	}
@@ -195,7 +200,7 @@ func TestCompletion(t *testing.T) {
 		names = append(names, strings.Split(l, "\t")[0])
 	}
 	assert.Equal(t, []string{"audit", "completion", "csi-driver", "demo", "device-plugin", "extension-apiserver", "help", "kubeconfig", "kubelet",
-		"run-controller", "scenario", "serve", "store", "version", "webhook", ":4"}, names)
+		"run-controller", "scenario", "scheduler", "serve", "store", "version", "webhook", ":4"}, names)
 	assert.Equal(t, []string{"scenario\trun a scenario file as a test, step through it, or print its trace", ":4"}, complete("sce"))
 	assert.Equal(t, []string{"check\tcheck a data file (pages, records, values) without changing it", ":4"}, complete("store", "ch"))
 	assert.Equal(t, []string{

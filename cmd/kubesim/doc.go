@@ -4,14 +4,15 @@
 //	kubesim demo [--step] [--lang zh]
 //	kubesim scenario run|step|trace FILE...
 //	kubesim run-controller NAME --kubeconfig FILE
+//	kubesim scheduler --kubeconfig FILE [--config FILE]
 //	kubesim extension-apiserver ...
 //	kubesim help COMMAND | completion SHELL | version
 //
 // It plays the parts of the Kubernetes binaries, all in one process:
 // kube-apiserver with kube-aggregator and the apiextensions-apiserver,
 // kube-controller-manager, kube-scheduler and one kubelet per fake node
-// (serve); a controller or an extension API server run on its own
-// (run-controller, extension-apiserver); and the teaching tools that a real
+// (serve); a controller, a second scheduler or an extension API server
+// run on its own (run-controller, scheduler, extension-apiserver); and the teaching tools that a real
 // cluster has no counterpart for (demo, scenario).
 //
 // The command line is cobra's (github.com/spf13/cobra, flags by

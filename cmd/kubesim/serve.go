@@ -20,6 +20,7 @@ import (
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/cmd/kubesim/app"
 	"github.com/kubesim/kubesim/pki"
+	schedconfig "github.com/kubesim/kubesim/scheduler/config"
 )
 
 // newServeCommand is `kubesim serve`: the whole control plane in one
@@ -57,6 +58,7 @@ controllers only in the Lease holder.`,
 	nodeGrace := fs.Duration("node-monitor-grace-period", 40*time.Second, "how long a node's kubelet may be silent before its node is Unknown and tainted unreachable (kube-controller-manager's flag)")
 	notReadySeconds := fs.Int64("default-not-ready-toleration-seconds", 300, "the tolerationSeconds every pod gets for the node.kubernetes.io/not-ready:NoExecute taint, unless it tolerates it itself (kube-apiserver's flag)")
 	unreachableSeconds := fs.Int64("default-unreachable-toleration-seconds", 300, "the tolerationSeconds every pod gets for the node.kubernetes.io/unreachable:NoExecute taint, unless it tolerates it itself (kube-apiserver's flag)")
+	schedulerConfig := fs.String("scheduler-config", "", "a KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON, as kube-scheduler's --config): the scheduler's profiles, their plugins, weights and plugin args; a pod naming a scheduler no profile has stays Pending")
 	localImages := localImageFlag{}
 	cniFlags := addCNIFlags(fs)
 	devicePlugins := addDevicePluginFlag(fs)
@@ -73,6 +75,17 @@ controllers only in the Lease holder.`,
 		}
 		if *notReadySeconds < 0 || *unreachableSeconds < 0 {
 			return errors.New("--default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds must not be negative")
+		}
+		// A bad scheduler configuration stops serve before anything
+		// starts, as it stops kube-scheduler.
+		var schedCfg *schedconfig.Config
+		if *schedulerConfig != "" {
+			if schedCfg, err = schedconfig.Load(*schedulerConfig); err != nil {
+				return err
+			}
+			if _, err := schedCfg.Profiles(schedconfig.NewInTreeRegistry()); err != nil {
+				return err
+			}
 		}
 		level := slog.LevelInfo
 		if *verbose {
@@ -93,7 +106,8 @@ controllers only in the Lease holder.`,
 			LocalImages: localImages, CNI: cniCfg, DevicePlugins: devicePlugins.config(),
 			// Every node's kubelet watches DATA-DIR/kubelet/NODE/plugins_registry
 			// for CSI drivers (`kubesim csi-driver`, docs/plugins.md).
-			CSI: &cluster.CSIConfig{},
+			CSI:             &cluster.CSIConfig{},
+			SchedulerConfig: schedCfg,
 		})
 		if err != nil {
 			return err

@@ -23,6 +23,7 @@ import (
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 	"github.com/kubesim/kubesim/pki"
+	schedconfig "github.com/kubesim/kubesim/scheduler/config"
 	"github.com/kubesim/kubesim/store"
 	"github.com/kubesim/kubesim/ui"
 )
@@ -80,6 +81,9 @@ type Options struct {
 	// LeaderElection, when set, runs the controllers and the scheduler
 	// only in the holder of their Leases (--leader-elect; multi.go).
 	LeaderElection *cluster.LeaderElection
+	// SchedulerConfig is the scheduler's KubeSchedulerConfiguration
+	// (--scheduler-config; nil: the default profile).
+	SchedulerConfig *schedconfig.Config
 	// LocalImages maps image names to binaries on the host that pods run
 	// as processes (--local-image NAME=PATH; kubelet/localimage.go).
 	LocalImages map[string]string
@@ -204,8 +208,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		APIServerOnly: o.APIServerOnly, FrontProxy: frontProxy, ControllerImages: o.ControllerImages,
 		AuthorizationMode: o.AuthorizationMode, Audit: auditLog, ListMemoryBudget: o.ListMemoryBudget,
 		ServiceAccountKey: saKey, RootCA: bundle.CAPEM, AnonymousAuth: o.AnonymousAuth,
-		SigningCA:      bundle, // approved CSRs are signed by the CA the authenticator trusts
-		LeaderElection: o.LeaderElection,
+		SigningCA:       bundle, // approved CSRs are signed by the CA the authenticator trusts
+		LeaderElection:  o.LeaderElection,
+		SchedulerConfig: o.SchedulerConfig,
 	}
 	cfg.NodeMonitorGracePeriod = o.NodeMonitorGracePeriod
 	cfg.DefaultNotReadyTolerationSeconds, cfg.DefaultUnreachableTolerationSeconds = o.DefaultNotReadyTolerationSeconds, o.DefaultUnreachableTolerationSeconds
