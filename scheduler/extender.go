@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -430,7 +431,12 @@ func (h *HTTPExtender) send(ctx context.Context, verb string, args, result any) 
 		}
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() {
+		// Read to the end so that the connection is reused: a decoder
+		// stops before the encoder's trailing newline.
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}()
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("failed %v with extender at URL %v, code %v", verb, u, resp.StatusCode)
 	}
