@@ -2,14 +2,17 @@ package scheduler
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
 	"github.com/kubesim/kubesim/apiserver/apiservertest"
 	"github.com/kubesim/kubesim/scheduler/extender/sample"
@@ -22,25 +25,49 @@ import (
 // reports pods bound per second. With an extender, each cycle makes two
 // HTTP calls carrying every feasible node as JSON (all 100, or 420 of
 // 1,000 with the adaptive percentageOfNodesToScore) and the cycles run
-// one at a time (cycleMu).
+// one at a time (cycleMu). The "names" extender is nodeCacheCapable: it
+// is sent and answers only node names (it passes every node and gives
+// each 1), which shows what the whole nodes' JSON costs.
 func BenchmarkScheduleWithExtender(b *testing.B) {
 	for _, numNodes := range []int{100, 1000} {
-		for _, withExtender := range []bool{false, true} {
-			name := fmt.Sprintf("nodes=%d/extender=none", numNodes)
-			if withExtender {
-				name = fmt.Sprintf("nodes=%d/extender=sample", numNodes)
-			}
-			b.Run(name, func(b *testing.B) { benchmarkLiveWithExtender(b, numNodes, 1000, withExtender) })
+		for _, extender := range []string{"none", "sample", "names"} {
+			b.Run(fmt.Sprintf("nodes=%d/extender=%s", numNodes, extender), func(b *testing.B) {
+				benchmarkLiveWithExtender(b, numNodes, 1000, extender)
+			})
 		}
 	}
 }
 
-func benchmarkLiveWithExtender(b *testing.B, numNodes, numPods int, withExtender bool) {
+// namesExtender passes every node it is asked about, by name, and
+// scores each 1.
+func namesExtender(w http.ResponseWriter, r *http.Request) {
+	var args extenderv1.ExtenderArgs
+	if err := json.NewDecoder(r.Body).Decode(&args); err != nil || args.NodeNames == nil {
+		http.Error(w, "want NodeNames", http.StatusBadRequest)
+		return
+	}
+	if r.URL.Path == "/filter" {
+		_ = json.NewEncoder(w).Encode(extenderv1.ExtenderFilterResult{NodeNames: args.NodeNames})
+		return
+	}
+	list := make(extenderv1.HostPriorityList, len(*args.NodeNames))
+	for i, n := range *args.NodeNames {
+		list[i] = extenderv1.HostPriority{Host: n, Score: 1}
+	}
+	_ = json.NewEncoder(w).Encode(list)
+}
+
+func benchmarkLiveWithExtender(b *testing.B, numNodes, numPods int, extender string) {
 	var srvURL string
+	withExtender := extender != "none"
 	if withExtender {
-		x, err := sample.New(sample.Config{PreferLabel: "tier=fast", RefuseAnnotation: "example.com/drain"})
-		require.NoError(b, err)
-		srv := httptest.NewServer(x.Handler())
+		var h http.Handler = http.HandlerFunc(namesExtender)
+		if extender == "sample" {
+			x, err := sample.New(sample.Config{PreferLabel: "tier=fast", RefuseAnnotation: "example.com/drain"})
+			require.NoError(b, err)
+			h = x.Handler()
+		}
+		srv := httptest.NewServer(h)
 		b.Cleanup(srv.Close)
 		srvURL = srv.URL
 	}
@@ -56,7 +83,8 @@ func benchmarkLiveWithExtender(b *testing.B, numNodes, numPods int, withExtender
 		var exts []Extender
 		if withExtender {
 			var err error
-			exts, err = NewExtenders([]configv1.Extender{{URLPrefix: srvURL, FilterVerb: "filter", PrioritizeVerb: "prioritize", Weight: 1}},
+			exts, err = NewExtenders([]configv1.Extender{{URLPrefix: srvURL, FilterVerb: "filter", PrioritizeVerb: "prioritize", Weight: 1,
+				NodeCacheCapable: extender == "names"}},
 				ExtenderOptions{Clock: e.Clock})
 			require.NoError(b, err)
 		}
