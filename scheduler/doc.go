@@ -117,9 +117,12 @@
 //     the pod tried again after the back-off); a failed prioritize is
 //     ignored. httpTimeout runs on the injected clock. The cycle lets the
 //     cache lock go while the extenders answer, and runs the cycles one
-//     at a time when there are extenders. Left out: the preempt verb
-//     (ProcessPreemption; kubesim's preemption picks one candidate
-//     without a candidate list to offer), the nominated node tried first,
+//     at a time when there are extenders; a node deleted meanwhile is
+//     dropped ("node(s) were deleted"), where kube-scheduler's snapshot
+//     keeps it until the binding fails. The preempt verb gets
+//     preemption's candidates and their victims (ProcessPreemption,
+//     callExtenders) before one is picked. Left out: the nominated node
+//     tried first,
 //     and a filter answer's Nodes taken as they are: a node the extender
 //     was not asked about is refused with kube-scheduler's "claims a
 //     filtered node" error whether it came as a name or whole.

@@ -57,8 +57,7 @@ const DefaultExtenderTimeout = 5 * time.Second
 const ExtenderName = "Extender"
 
 // Extender is one scheduler extender, as kube-scheduler's framework
-// Extender interface (less preemption, which kubesim does not ask
-// extenders about).
+// Extender interface.
 type Extender interface {
 	// Name identifies the extender: its urlPrefix.
 	Name() string
@@ -78,6 +77,11 @@ type Extender interface {
 	Prioritize(ctx context.Context, pod *corev1.Pod, nodes []*corev1.Node) (extenderv1.HostPriorityList, int64, error)
 	// Bind binds the pod to the node.
 	Bind(ctx context.Context, b *corev1.Binding) error
+	// SupportsPreemption reports whether it has a preempt verb.
+	SupportsPreemption() bool
+	// ProcessPreemption is given preemption's candidate nodes with their
+	// victims and returns those it agrees to, by pod UID.
+	ProcessPreemption(ctx context.Context, pod *corev1.Pod, victims map[string]*extenderv1.Victims) (map[string]*extenderv1.MetaVictims, error)
 }
 
 // ExtenderOptions are what NewExtenders needs besides the configuration.
@@ -401,6 +405,36 @@ func (h *HTTPExtender) Bind(ctx context.Context, b *corev1.Binding) error {
 		return errors.New(result.Error)
 	}
 	return nil
+}
+
+// SupportsPreemption reports whether the extender has a preempt verb.
+func (h *HTTPExtender) SupportsPreemption() bool { return h.preemptVerb != "" }
+
+// ProcessPreemption sends preemption's candidates (ExtenderPreemptionArgs:
+// the victims whole, or only their UIDs to a nodeCacheCapable extender)
+// and returns the extender's NodeNameToMetaVictims.
+func (h *HTTPExtender) ProcessPreemption(ctx context.Context, pod *corev1.Pod, victims map[string]*extenderv1.Victims) (map[string]*extenderv1.MetaVictims, error) {
+	if h.preemptVerb == "" {
+		return nil, fmt.Errorf("preempt verb is not defined for extender %v but run into ProcessPreemption", h.urlPrefix)
+	}
+	args := &extenderv1.ExtenderPreemptionArgs{Pod: pod}
+	if h.nodeCacheCapable {
+		args.NodeNameToMetaVictims = make(map[string]*extenderv1.MetaVictims, len(victims))
+		for node, v := range victims {
+			mv := &extenderv1.MetaVictims{Pods: make([]*extenderv1.MetaPod, len(v.Pods)), NumPDBViolations: v.NumPDBViolations}
+			for i, p := range v.Pods {
+				mv.Pods[i] = &extenderv1.MetaPod{UID: string(p.UID)}
+			}
+			args.NodeNameToMetaVictims[node] = mv
+		}
+	} else {
+		args.NodeNameToVictims = victims
+	}
+	var result extenderv1.ExtenderPreemptionResult
+	if err := h.send(ctx, h.preemptVerb, args, &result); err != nil {
+		return nil, err
+	}
+	return result.NodeNameToMetaVictims, nil
 }
 
 // errExtenderTimeout ends a call that ran past httpTimeout.

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -492,4 +493,116 @@ func TestLiveSchedulerWithSampleExtender(t *testing.T) {
 	assert.Equal(t, 20, per["node-1"], "the preferred node fills up first")
 	assert.Zero(t, per["node-2"], "the refused node gets nothing")
 	assert.Equal(t, 10, per["node-3"]+per["node-4"])
+}
+
+// fakeExtender is an Extender in process whose filter runs a hook: what
+// happens in the cluster while a real one is answering.
+type fakeExtender struct {
+	during func()
+}
+
+func (f *fakeExtender) Name() string                  { return "fake" }
+func (f *fakeExtender) IsInterested(*corev1.Pod) bool { return true }
+func (f *fakeExtender) IsIgnorable() bool             { return false }
+func (f *fakeExtender) IsFilter() bool                { return true }
+func (f *fakeExtender) IsPrioritizer() bool           { return false }
+func (f *fakeExtender) IsBinder() bool                { return false }
+func (f *fakeExtender) Filter(_ context.Context, _ *corev1.Pod, nodes []*corev1.Node) ([]string, extenderv1.FailedNodesMap, extenderv1.FailedNodesMap, error) {
+	f.during()
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	return names, nil, nil, nil
+}
+func (f *fakeExtender) Prioritize(context.Context, *corev1.Pod, []*corev1.Node) (extenderv1.HostPriorityList, int64, error) {
+	return nil, 0, nil
+}
+func (f *fakeExtender) Bind(context.Context, *corev1.Binding) error { return nil }
+func (f *fakeExtender) SupportsPreemption() bool                    { return false }
+func (f *fakeExtender) ProcessPreemption(context.Context, *corev1.Pod, map[string]*extenderv1.Victims) (map[string]*extenderv1.MetaVictims, error) {
+	return nil, nil
+}
+
+// The cycle does not hold the cache lock while an extender answers: the
+// node informer's handlers and LastDecision (which take it) run
+// meanwhile; and a node deleted meanwhile is not chosen even though the
+// extender passed it.
+func TestCycleLetsTheCacheLockGoDuringExtenderCalls(t *testing.T) {
+	e := apiservertest.New(t)
+	fake := &fakeExtender{}
+	s, err := New(Config{Client: e.Client, Clock: e.Clock, Mode: runmode.Step, Rand: rand.New(rand.NewPCG(1, 1)), Extenders: []Extender{fake}})
+	require.NoError(t, err)
+	env := &env{Env: e, t: t, ctx: context.Background(), sched: s, ctrl: s.Controllers()[0]}
+	env.createNode("node-1", "4", "8Gi")
+	gone := env.createNode("node-2", "4", "8Gi")
+	env.editNode("node-1", func(n *corev1.Node) { n.Spec.Unschedulable = true })
+	var before Decision
+	fake.during = func() {
+		before = s.LastDecision() // would deadlock if the cycle held mu
+		s.nodeDeleted(gone)       // as the node informer would
+	}
+	env.createPod(testPod("web", "", ""))
+	env.run()
+	assert.Equal(t, "", before.Pod, "the decision under way is not visible before it ends")
+	assert.Empty(t, env.pod("web").Spec.NodeName)
+	d := s.LastDecision()
+	require.Len(t, d.Nodes, 2)
+	assert.Equal(t, []string{"node(s) were deleted"}, d.Nodes[1].Reasons)
+	cond := condition(env.pod("web"), corev1.PodScheduled)
+	require.NotNil(t, cond)
+	assert.Equal(t, "0/2 nodes are available: 1 node(s) were deleted, 1 node(s) were unschedulable.", cond.Message)
+}
+
+// An extender with a preempt verb is given preemption's candidates with
+// their victims (whole, not nodeCacheCapable) and keeps those it agrees
+// to: here node-2 only, so node-2's pod is the victim although node-1's
+// would do as well. An answer naming a pod not on the node is a
+// PostFilter error: nothing is preempted.
+func TestExtenderPreempt(t *testing.T) {
+	var bad atomic.Bool
+	var got extenderv1.ExtenderPreemptionArgs
+	srv := httptest.NewServer(&recorder{answer: func(w http.ResponseWriter, _ string, body []byte) {
+		assert.NoError(t, json.Unmarshal(body, &got))
+		v := got.NodeNameToVictims["node-2"]
+		if v == nil || len(v.Pods) == 0 {
+			http.Error(w, "no node-2", http.StatusBadRequest)
+			return
+		}
+		uid := string(v.Pods[0].UID)
+		if bad.Load() {
+			uid = "no-such-uid"
+		}
+		writeJSON(w, extenderv1.ExtenderPreemptionResult{NodeNameToMetaVictims: map[string]*extenderv1.MetaVictims{
+			"node-2": {Pods: []*extenderv1.MetaPod{{UID: uid}}}}})
+	}})
+	defer srv.Close()
+	for _, answerBadly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("bad=%v", answerBadly), func(t *testing.T) {
+			bad.Store(answerBadly)
+			e := newExtenderEnv(t, configv1.Extender{URLPrefix: srv.URL, PreemptVerb: "preempt"})
+			for name, v := range map[string]int32{"low": 10, "high": 1000} {
+				_, err := e.Client.PriorityClasses().Create(e.ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: v})
+				require.NoError(t, err)
+			}
+			withClass := func(c string) func(*corev1.Pod) { return func(p *corev1.Pod) { p.Spec.PriorityClassName = c } }
+			e.createNode("node-1", "2", "8Gi")
+			e.createNode("node-2", "2", "8Gi")
+			e.createPod(testPod("filler-1", "2", "", withClass("low"), func(p *corev1.Pod) { p.Spec.NodeName = "node-1" }))
+			e.createPod(testPod("filler-2", "2", "", withClass("low"), func(p *corev1.Pod) { p.Spec.NodeName = "node-2" }))
+			e.createPod(testPod("vip", "1", "", withClass("high")))
+			e.run()
+			assert.Len(t, got.NodeNameToVictims, 2, "both candidates offered")
+			assert.Nil(t, got.NodeNameToMetaVictims)
+			assert.Equal(t, "vip", got.Pod.Name)
+			if answerBadly {
+				assert.Empty(t, e.pod("vip").Status.NominatedNodeName)
+				assert.Nil(t, e.pod("filler-2").DeletionTimestamp)
+				return
+			}
+			assert.Equal(t, "node-2", e.pod("vip").Status.NominatedNodeName)
+			assert.NotNil(t, e.pod("filler-2").DeletionTimestamp, "the extender's victim")
+			assert.Nil(t, e.pod("filler-1").DeletionTimestamp)
+		})
+	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 
+	"fmt"
+	"sort"
+
 	corev1 "k8s.io/api/core/v1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 )
@@ -206,4 +209,96 @@ func (s *Scheduler) extendersBinding(ctx context.Context, pod *corev1.Pod, node 
 		return true, err
 	}
 	return false, nil
+}
+
+// preemptingExtenders returns the interested extenders with a preempt
+// verb, in order.
+func (s *Scheduler) preemptingExtenders(pod *corev1.Pod) []Extender {
+	var out []Extender
+	for _, e := range s.extenders {
+		if e.SupportsPreemption() && e.IsInterested(pod) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// callPreemptionExtenders is kube-scheduler's callExtenders: each
+// preempting extender in turn gets the candidates that are left with
+// their victims and answers with the nodes and victims it agrees to; an
+// ignorable one that fails, or names no victim on a node, is skipped
+// (that node only, for the latter). The victims it names are looked up
+// by UID among the pods on the node (podsOn). Called without mu.
+func (s *Scheduler) callPreemptionExtenders(ctx context.Context, pod *corev1.Pod, exts []Extender, cands []Candidate, podsOn map[string][]*PodInfo) ([]Candidate, error) {
+	victims := make(map[string]*extenderv1.Victims, len(cands))
+	for _, c := range cands {
+		v := &extenderv1.Victims{NumPDBViolations: int64(c.Violating)}
+		for _, p := range c.Victims {
+			v.Pods = append(v.Pods, p.Pod)
+		}
+		victims[c.Node] = v
+	}
+	byUID := func(node, uid string) *PodInfo {
+		for _, p := range podsOn[node] {
+			if string(p.Pod.UID) == uid {
+				return p
+			}
+		}
+		return nil
+	}
+	for _, e := range exts {
+		answer, err := e.ProcessPreemption(ctx, pod, victims)
+		next := map[string]*extenderv1.Victims{}
+		for node, mv := range answer {
+			if err != nil {
+				break
+			}
+			if _, known := podsOn[node]; !known {
+				err = fmt.Errorf("nodeinfo not found for node name %q", node)
+				break
+			}
+			if mv == nil || len(mv.Pods) == 0 {
+				if e.IsIgnorable() {
+					continue
+				}
+				err = fmt.Errorf("expected at least one victim pod on node %q", node)
+				break
+			}
+			v := &extenderv1.Victims{NumPDBViolations: mv.NumPDBViolations}
+			for _, mp := range mv.Pods {
+				p := byUID(node, mp.UID)
+				if p == nil {
+					err = fmt.Errorf("extender: %v claims to preempt pod (UID: %v) on node: %v, but the pod is not found on that node", e.Name(), mp, node)
+					break
+				}
+				v.Pods = append(v.Pods, p.Pod)
+			}
+			next[node] = v
+		}
+		if err != nil {
+			if e.IsIgnorable() {
+				s.logger.Info("Skipping extender as it returned error and has ignorable flag set", "extender", e.Name(), "pod", pod.Namespace+"/"+pod.Name, "err", err)
+				continue
+			}
+			return nil, err
+		}
+		victims = next
+		if len(victims) == 0 {
+			break
+		}
+	}
+	out := make([]Candidate, 0, len(victims))
+	for _, c := range cands { // the dry run's order, for pickCandidate's last tie-break
+		v, ok := victims[c.Node]
+		if !ok {
+			continue
+		}
+		nc := Candidate{Node: c.Node, Violating: int(v.NumPDBViolations)}
+		for _, p := range v.Pods {
+			nc.Victims = append(nc.Victims, byUID(c.Node, string(p.UID)))
+		}
+		sort.SliceStable(nc.Victims, func(i, j int) bool { return PodPriority(nc.Victims[i].Pod) > PodPriority(nc.Victims[j].Pod) })
+		out = append(out, nc)
+	}
+	return out, nil
 }

@@ -111,12 +111,18 @@ func NumCandidates(numNodes int) int {
 // budget (DryRunPreemption, whose offset is random: GetOffsetAndNumCandidates);
 // in a cluster of up to MinCandidateNodesAbsolute nodes it tries them all.
 func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int, podsOn map[string][]*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (Candidate, bool) {
+	return pickCandidate(f.dryRunPreemption(pod, nodes, offset, podsOn, pdbs))
+}
+
+// dryRunPreemption is SelectCandidate's first half (DryRunPreemption):
+// the candidates found, in the order of the dry run.
+func (f *Framework) dryRunPreemption(pod *PodInfo, nodes []*NodeInfo, offset int, podsOn map[string][]*PodInfo, pdbs []*policyv1.PodDisruptionBudget) []Candidate {
 	if len(nodes) == 0 {
-		return Candidate{}, false
+		return nil
 	}
 	defer func() { pod.state = CycleState{} }()
 	if f.preFilter(pod, nodes) != "" {
-		return Candidate{}, false // no node could fit, whatever is removed
+		return nil // no node could fit, whatever is removed
 	}
 	var cands []Candidate
 	numCandidates, nonViolating := NumCandidates(len(nodes)), 0
@@ -134,6 +140,13 @@ func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int,
 			break
 		}
 	}
+	return cands
+}
+
+// pickCandidate is SelectCandidate's second half
+// (pickOneNodeForPreemption) over candidates whose victims are in order
+// of priority, the highest first.
+func pickCandidate(cands []Candidate) (Candidate, bool) {
 	if len(cands) == 0 {
 		return Candidate{}, false
 	}
@@ -299,8 +312,18 @@ func (s *Scheduler) preempt(ctx context.Context, pod *corev1.Pod, info *PodInfo)
 		// whose every node is tried draws nothing: its order is by name.
 		offset = s.rand.IntN(len(nodes))
 	}
-	cand, ok := s.fw.SelectCandidate(info, nodes, offset, podsOn, s.preemption.pdbs.List())
+	cands := s.fw.dryRunPreemption(info, nodes, offset, podsOn, s.preemption.pdbs.List())
 	s.unlock()
+	if exts := s.preemptingExtenders(pod); len(exts) > 0 && len(cands) > 0 {
+		var err error
+		if cands, err = s.callPreemptionExtenders(ctx, pod, exts, cands, podsOn); err != nil {
+			// A PostFilter error: logged, and the pod stays unschedulable
+			// until an event or the safety net wakes it.
+			s.logger.Error("Status after running PostFilter plugins for pod", "pod", info.Key, "err", err)
+			return nil
+		}
+	}
+	cand, ok := pickCandidate(cands)
 	if !ok {
 		return nil
 	}
