@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/kubesim/kubesim/aggregator"
 	"github.com/kubesim/kubesim/apiserver"
@@ -97,6 +98,10 @@ type Config struct {
 	// runs their sidecars (csi.go); nil: volumes come from the built-in
 	// provisioner only.
 	CSI *CSIConfig
+	// SchedulerExtenders are the scheduler extenders (a
+	// KubeSchedulerConfiguration's extenders) the scheduler calls in
+	// every cycle, in order; none when empty (scheduler/extender.go).
+	SchedulerExtenders []configv1.Extender
 	// Mode is how the cluster runs: Live (Start runs every loop in its
 	// goroutines on the real clock) or Step (the stepper drives them, one
 	// unit of work at a time, on a fake clock). It flows to every queue,

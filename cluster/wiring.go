@@ -332,8 +332,12 @@ func (c *Cluster) controllerManager() []wiring {
 func (c *Cluster) scheduler() wiring {
 	return wiring{"scheduler", "default-scheduler", func(x ControllerContext) (Component, error) {
 		seed := c.cfg.Seed
+		exts, err := scheduler.NewExtenders(c.cfg.SchedulerExtenders, scheduler.ExtenderOptions{Clock: x.Clock})
+		if err != nil {
+			return nil, err
+		}
 		return scheduler.New(scheduler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Informers: c.privateInformers(),
-			Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: x.Logger, Metrics: c.schedulerMetrics})
+			Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: x.Logger, Metrics: c.schedulerMetrics, Extenders: exts})
 	}}
 }
 
