@@ -95,24 +95,7 @@ func benchmarkLiveWithExtender(b *testing.B, numNodes, numPods int, extender str
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); s.Run(ctx) }()
-		for {
-			// The bindings the scheduler's informer has seen come back.
-			s.mu.Lock()
-			n := 0
-			for _, st := range s.podStates {
-				if !st.assumed {
-					n++
-				}
-			}
-			s.mu.Unlock()
-			if n == numPods {
-				break
-			}
-			if time.Since(start) > 5*time.Minute {
-				b.Fatalf("only %d of %d pods bound after 5 minutes", n, numPods)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		waitForBindings(b, s, numPods, start, 5*time.Minute)
 		b.StopTimer()
 		b.ReportMetric(float64(numPods)/time.Since(start).Seconds(), "pods/s")
 		cancel()

@@ -475,13 +475,7 @@ func TestLiveSchedulerWithSampleExtender(t *testing.T) {
 	exts, err := NewExtenders([]configv1.Extender{{URLPrefix: srv.URL, FilterVerb: "filter", PrioritizeVerb: "prioritize", Weight: 5}},
 		ExtenderOptions{Clock: e.Clock})
 	require.NoError(t, err)
-	s, err := New(Config{Client: e.Client, Clock: e.Clock, Rand: rand.New(rand.NewPCG(1, 1)), Extenders: exts})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); s.Run(ctx) }()
-	defer func() { cancel(); wg.Wait() }()
+	startLive(t, e.Env, exts...)
 	for i := range 30 {
 		e.createPod(testPod(fmt.Sprintf("p-%02d", i), "", ""))
 	}

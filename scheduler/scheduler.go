@@ -608,15 +608,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		// An extender failed: an error, not a verdict on the nodes. The
 		// pod is tried again after the back-off, as kube-scheduler
 		// queues a pod whose cycle ended in an error.
-		observe := s.observe
-		var observed Decision
-		if observe != nil {
-			observed = s.last.Copy()
-		}
-		s.unlock()
-		if observe != nil {
-			observe(observed)
-		}
+		s.unlockAndObserve()
 		s.logger.Info("Error scheduling pod; retrying", "pod", key, "err", cycleErr)
 		s.metrics.attempt(ResultError, s.name, start, s.clock.Now())
 		return s.schedulingError(ctx, pod, cycleErr)
@@ -633,15 +625,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		s.addPodLocked(key, chosen, info, true)
 		s.dropUnschedulableLocked(key)
 	}
-	observe := s.observe
-	var observed Decision
-	if observe != nil {
-		observed = s.last.Copy()
-	}
-	s.unlock()
-	if observe != nil {
-		observe(observed)
-	}
+	s.unlockAndObserve()
 	if chosen == "" {
 		s.metrics.attempt(ResultUnschedulable, s.name, start, s.clock.Now())
 		res, err := s.unschedulableFailure(ctx, pod, msg)
@@ -667,6 +651,21 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		return controllers.Result{}, err
 	}
 	return controllers.Result{RequeueAfter: s.bindTimeout}, nil
+}
+
+// unlockAndObserve lets mu go after a cycle and tells the observer
+// (ObserveDecisions), if any, of the cycle's decision: a copy made under
+// mu, handed over without it.
+func (s *Scheduler) unlockAndObserve() {
+	observe := s.observe
+	var observed Decision
+	if observe != nil {
+		observed = s.last.Copy()
+	}
+	s.unlock()
+	if observe != nil {
+		observe(observed)
+	}
 }
 
 // nodesWithAffinityLocked returns the nodes with pods that have
