@@ -184,8 +184,9 @@ type Config struct {
 	LeaderElection *LeaderElection
 	// SchedulerConfig is the scheduler's KubeSchedulerConfiguration
 	// (kube-scheduler's --config; scheduler/config): its profiles, built
-	// with the in-tree plugins. nil: kube-scheduler's default, one
-	// default-scheduler profile.
+	// with the in-tree plugins, and its extenders, which every cycle
+	// calls in order (scheduler/extender.go). nil: kube-scheduler's
+	// default, one default-scheduler profile and no extender.
 	SchedulerConfig *schedconfig.Config
 
 	// Extra adds controllers built outside this package (operators, the

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/kubesim/kubesim/apiserver"
 	"github.com/kubesim/kubesim/apiserver/request"
@@ -332,9 +333,17 @@ func (c *Cluster) controllerManager() []wiring {
 func (c *Cluster) scheduler() wiring {
 	return wiring{"scheduler", "default-scheduler", func(x ControllerContext) (Component, error) {
 		seed := c.cfg.Seed
+		var extenders []configv1.Extender
+		if c.cfg.SchedulerConfig != nil {
+			extenders = c.cfg.SchedulerConfig.Extenders
+		}
+		exts, err := scheduler.NewExtenders(extenders, scheduler.ExtenderOptions{Clock: x.Clock})
+		if err != nil {
+			return nil, err
+		}
 		return scheduler.New(scheduler.Config{Client: x.Client, Clock: x.Clock, Mode: x.Mode, Informers: c.privateInformers(),
 			Rand: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), Logger: x.Logger, Metrics: c.schedulerMetrics,
-			Profiles: c.schedulerProfiles})
+			Profiles: c.schedulerProfiles, Extenders: exts})
 	}}
 }
 

@@ -56,6 +56,9 @@
 //     by hostname and zone), InterPodAffinity (2: preferred terms); a
 //     weighted sum; ties are broken by the injected random source, so a
 //     seed gives the same placement every run;
+//   - extenders, if configured: filter after the filter plugins,
+//     prioritize beside the score plugins, bind instead of the POST
+//     (below);
 //   - bind: POST pods/<name>/binding; the node's requested resources are
 //     "assumed" at once, before the informer sees the bound pod, so the
 //     next decision already counts it (the scheduler cache's AssumePod).
@@ -112,6 +115,30 @@
 //     (selected-node) and the binding waits in PreBind until the PV
 //     controller has bound them (10 minutes at most), the pod assumed on
 //     the node meanwhile.
+//   - Extenders (extender.go, extendercycle.go): the
+//     KubeSchedulerConfiguration's extenders (Config.Extenders, built by
+//     NewExtenders), web services called over HTTP(S) with the types of
+//     k8s.io/kube-scheduler/extender/v1, in kube-scheduler's order: after
+//     the filter plugins each interested extender's filter in turn (a
+//     refused node's reason counts in the FailedScheduling message; the
+//     trace says "node-2: extender URL: refused (reason)"), after the
+//     score plugins every prioritize, score × weight ×
+//     MaxNodeScore/MaxExtenderPriority added to the node's sum, and a
+//     bind verb binding instead of the pods/binding POST. An ignorable
+//     extender that fails is skipped; a filter or bind of one that is not
+//     fails the cycle with the error's own text (reason SchedulerError,
+//     the pod tried again after the back-off); a failed prioritize is
+//     ignored. httpTimeout runs on the injected clock. The cycle lets the
+//     cache lock go while the extenders answer, and runs the cycles one
+//     at a time when there are extenders; a node deleted meanwhile is
+//     dropped ("node(s) were deleted"), where kube-scheduler's snapshot
+//     keeps it until the binding fails. The preempt verb gets
+//     preemption's candidates and their victims (ProcessPreemption,
+//     callExtenders) before one is picked. Left out: the nominated node
+//     tried first,
+//     and a filter answer's Nodes taken as they are: a node the extender
+//     was not asked about is refused with kube-scheduler's "claims a
+//     filtered node" error whether it came as a name or whole.
 //   - Preemption (preemption.go) evicts lower-priority
 //     pods when nothing fits, respecting PodDisruptionBudgets where it can.
 //   - Left out: the "preemption: ..." tail on the FailedScheduling
@@ -119,7 +146,7 @@
 //     node affinity scoring, volume limits, host ports, PreferNoSchedule
 //     scoring, BalancedAllocation and ImageLocality scores (a configuration may
 //     list those plugins; they do nothing: scheduler/config's doc.go),
-//     extenders, queueing hints (a pod-related event wakes every
+//     queueing hints (a pod-related event wakes every
 //     pod the two pod-counting filters rejected), a namespace's labels
 //     changing waking the pods whose terms select namespaces, and the
 //     per-pod back-off before a requeued pod is retried.

@@ -156,6 +156,12 @@ func NodeAffinity(pod *PodInfo, node *NodeInfo) []string {
 // Extended resources are counted the same way ("Insufficient
 // example.com/gpu"); a node that does not list one has none of it.
 func NodeResourcesFit(pod *PodInfo, node *NodeInfo) []string {
+	return nodeResourcesFit(pod, node, nil)
+}
+
+// nodeResourcesFit is NodeResourcesFit leaving out the extended resources
+// in ignored (the plugin's ignoredResources).
+func nodeResourcesFit(pod *PodInfo, node *NodeInfo, ignored map[corev1.ResourceName]bool) []string {
 	var reasons []string
 	if node.Requested.Pods+1 > node.Allocatable.Pods {
 		reasons = append(reasons, ErrReasonTooManyPods)
@@ -176,9 +182,26 @@ func NodeResourcesFit(pod *PodInfo, node *NodeInfo) []string {
 	// Extended resources (a device plugin's example.com/gpu), in order of
 	// name so that the message is stable.
 	for _, name := range slices.Sorted(maps.Keys(req.Scalar)) {
-		if v := req.Scalar[name]; v > 0 && v > node.Allocatable.Scalar[name]-node.Requested.Scalar[name] {
+		if v := req.Scalar[name]; v > 0 && v > node.Allocatable.Scalar[name]-node.Requested.Scalar[name] && !ignored[name] {
 			reasons = append(reasons, "Insufficient "+string(name))
 		}
 	}
 	return reasons
+}
+
+// ignoringResources returns f with its NodeResourcesFit leaving out the
+// extended resources in ignored (those an extender manages with
+// ignoredByScheduler), or f itself when there are none.
+func (f *Framework) ignoringResources(ignored map[corev1.ResourceName]bool) *Framework {
+	if len(ignored) == 0 {
+		return f
+	}
+	c := *f
+	c.Filters = slices.Clone(f.Filters)
+	for i := range c.Filters {
+		if c.Filters[i].Name == "NodeResourcesFit" {
+			c.Filters[i].Filter = func(pod *PodInfo, node *NodeInfo) []string { return nodeResourcesFit(pod, node, ignored) }
+		}
+	}
+	return &c
 }

@@ -93,8 +93,14 @@ type NodeResult struct {
 	// Reasons are the rejecting filter's reasons.
 	Reasons []string
 	// Score is the weighted sum of the score plugins, for a node that
-	// passed.
+	// passed, and of the extenders' scores.
 	Score int64
+	// Extender is the extender that refused the node (its urlPrefix),
+	// when Filter is ExtenderName.
+	Extender string
+	// ExtenderScore is the extenders' part of Score: each one's score
+	// times its weight times MaxNodeScore/MaxExtenderPriority.
+	ExtenderScore int64
 }
 
 // Feasible reports whether the node passed every filter.
@@ -122,7 +128,10 @@ type Decision struct {
 	// PreFilterMsg is why no node was tried (a PreFilter's rejection:
 	// a missing claim).
 	PreFilterMsg string
-	numNodes     int
+	// Err is why the cycle failed, when it did with an error rather
+	// than a FitError: an extender that is not ignorable failed.
+	Err      string
+	numNodes int
 
 	// Scratch space reused by the next decision, so a decision over
 	// thousands of nodes allocates next to nothing.
@@ -144,25 +153,38 @@ type Decision struct {
 // start is (start + len(d.Nodes)) mod len(nodes): the nodes filtered,
 // feasible or not, as in findNodesThatFitPod.
 func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand.Rand, d *Decision) {
-	d.Pod, d.Chosen, d.Ties, d.PreFilterMsg, d.numNodes = pod.Key, "", 0, "", len(nodes)
+	// The cycle's state lives as long as this call.
+	defer func() { pod.state = CycleState{} }()
+	if f.findFeasible(pod, nodes, start, false, d) {
+		f.prioritize(pod, nodes, r, d)
+	}
+}
+
+// findFeasible is Schedule's first half: PreFilter and the filter plugins
+// (findNodesThatPassFilters). It fills d.Nodes with each node tried and
+// d.feasible with the nodes that passed, and reports whether any did.
+// extenders says the scheduler has extenders to ask afterwards: then the
+// first feasible node is not enough even without score plugins, as in
+// kube-scheduler, since an extender may refuse it.
+func (f *Framework) findFeasible(pod *PodInfo, nodes []*NodeInfo, start int, extenders bool, d *Decision) bool {
+	d.Pod, d.Chosen, d.Ties, d.PreFilterMsg, d.Err, d.numNodes = pod.Key, "", 0, "", "", len(nodes)
 	d.Nodes = d.Nodes[:0]
+	d.feasible, d.feasibleNodes = d.feasible[:0], d.feasibleNodes[:0]
 	if pod.Volumes != nil && pod.Volumes.PreFilterMsg != "" {
 		// A PreFilter rejection: no node is even tried.
 		d.PreFilterMsg = pod.Volumes.PreFilterMsg
-		return
+		return false
 	}
 	n := len(nodes)
 	if n == 0 {
-		return
+		return false
 	}
-	// The cycle's state lives as long as this call.
-	defer func() { pod.state = CycleState{} }()
 	if msg := f.preFilter(pod, nodes); msg != "" {
 		d.PreFilterMsg = msg
-		return
+		return false
 	}
 	toFind := f.NumFeasibleNodesToFind(n)
-	if len(f.Scores) == 0 {
+	if len(f.Scores) == 0 && !extenders {
 		// Nothing to compare nodes by: the first feasible one will do
 		// (findNodesThatPassFilters without score plugins or extenders).
 		toFind = 1
@@ -201,7 +223,6 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand
 		slices.Reverse(d.Nodes[head:])
 		slices.Reverse(d.Nodes)
 	}
-	d.feasible, d.feasibleNodes = d.feasible[:0], d.feasibleNodes[:0]
 	for k := range d.Nodes {
 		if d.Nodes[k].Filter != "" {
 			continue
@@ -213,6 +234,14 @@ func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand
 		d.feasible = append(d.feasible, k)
 		d.feasibleNodes = append(d.feasibleNodes, nodes[j])
 	}
+	return len(d.feasible) > 0
+}
+
+// prioritize is Schedule's second half: the score plugins over the
+// feasible nodes findFeasible left in d (and the extenders let through),
+// each added to what d.Nodes[i].Score already holds (the extenders'
+// part), and the pick. nodes are all the nodes, for PreScore.
+func (f *Framework) prioritize(pod *PodInfo, nodes []*NodeInfo, r *rand.Rand, d *Decision) {
 	if len(d.feasible) == 0 {
 		return
 	}
@@ -279,10 +308,12 @@ func (f *Framework) preFilter(pod *PodInfo, nodes []*NodeInfo) string {
 
 // rejectedByPodFilters reports whether a filter that looks at the pods on
 // the nodes (InterPodAffinity, PodTopologySpread) rejected a node, so that
-// a change of pods may make the pod fit.
+// a change of pods may make the pod fit. A node an extender refused
+// counts too: kube-scheduler knows nothing of what an extender looks at,
+// so any event may make the pod fit there.
 func (d *Decision) rejectedByPodFilters() bool {
 	for i := range d.Nodes {
-		if f := d.Nodes[i].Filter; f == "InterPodAffinity" || f == "PodTopologySpread" {
+		if f := d.Nodes[i].Filter; f == "InterPodAffinity" || f == "PodTopologySpread" || f == ExtenderName {
 			return true
 		}
 	}
@@ -293,13 +324,13 @@ func (d *Decision) rejectedByPodFilters() bool {
 // overwrite.
 func (d *Decision) Copy() Decision {
 	return Decision{Cycle: d.Cycle, Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties,
-		PreFilterMsg: d.PreFilterMsg, numNodes: d.numNodes}
+		PreFilterMsg: d.PreFilterMsg, Err: d.Err, numNodes: d.numNodes}
 }
 
 // FitError is the histogram of reasons when no node fits; nil when one
 // did.
 func (d *Decision) FitError() *FitError {
-	if d.Chosen != "" {
+	if d.Chosen != "" || d.Err != "" {
 		return nil
 	}
 	if d.PreFilterMsg != "" {
@@ -336,11 +367,26 @@ func (d Decision) String() string {
 		b.WriteString(n.Node)
 		b.WriteString(": ")
 		if !n.Feasible() {
+			if n.Filter == ExtenderName {
+				// "extender http://127.0.0.1:8888/scheduler: refused (reason)"
+				b.WriteString("extender ")
+				b.WriteString(n.Extender)
+				b.WriteString(": refused")
+				if len(n.Reasons) > 0 {
+					b.WriteString(" (" + strings.Join(n.Reasons, ", ") + ")")
+				}
+				continue
+			}
 			b.WriteString(strings.Join(n.Reasons, ", "))
 			continue
 		}
 		b.WriteString("score ")
 		b.WriteString(strconv.FormatInt(n.Score, 10))
+		if n.ExtenderScore != 0 {
+			b.WriteString(" (extenders ")
+			b.WriteString(strconv.FormatInt(n.ExtenderScore, 10))
+			b.WriteString(")")
+		}
 		if n.Node == d.Chosen {
 			if d.Ties > 1 {
 				b.WriteString(" (tie, picked by seed)")
@@ -348,6 +394,11 @@ func (d Decision) String() string {
 				b.WriteString(" (chosen)")
 			}
 		}
+	}
+	if d.Err != "" {
+		// The cycle failed with an error after the filters (an
+		// extender's).
+		b.WriteString(" | error: " + d.Err)
 	}
 	return b.String()
 }

@@ -16,10 +16,10 @@ import (
 	"github.com/kubesim/kubesim/client"
 )
 
-// startLive runs a scheduler in live mode (watches, parallel workers)
-// until the test ends.
-func startLive(t testing.TB, e *apiservertest.Env) *Scheduler {
-	s, err := New(Config{Client: e.Client, Clock: e.Clock, Rand: rand.New(rand.NewPCG(1, 1))})
+// startLive runs a scheduler in live mode (watches, parallel workers),
+// with the extenders given, until the test ends.
+func startLive(t testing.TB, e *apiservertest.Env, exts ...Extender) *Scheduler {
+	s, err := New(Config{Client: e.Client, Clock: e.Clock, Rand: rand.New(rand.NewPCG(1, 1)), Extenders: exts})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -94,28 +94,33 @@ func BenchmarkLiveBindThroughAPI(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); s.Run(ctx) }()
-		for {
-			// Count the bindings the scheduler's informer has seen come
-			// back, rather than listing pods and loading the server.
-			s.mu.Lock()
-			n := 0
-			for _, st := range s.podStates {
-				if !st.assumed {
-					n++
-				}
-			}
-			s.mu.Unlock()
-			if n == numPods {
-				break
-			}
-			if time.Since(start) > 2*time.Minute {
-				b.Fatalf("only %d of %d pods bound after 2 minutes", n, numPods)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		waitForBindings(b, s, numPods, start, 2*time.Minute)
 		b.StopTimer()
 		b.ReportMetric(numPods/time.Since(start).Seconds(), "pods/s")
 		cancel()
 		<-done
+	}
+}
+
+// waitForBindings waits until the scheduler's informer has seen numPods
+// bindings come back, counting them in its cache rather than listing pods
+// and loading the server; it fails b after limit from start.
+func waitForBindings(b *testing.B, s *Scheduler, numPods int, start time.Time, limit time.Duration) {
+	for {
+		s.mu.Lock()
+		n := 0
+		for _, st := range s.podStates {
+			if !st.assumed {
+				n++
+			}
+		}
+		s.mu.Unlock()
+		if n == numPods {
+			return
+		}
+		if time.Since(start) > limit {
+			b.Fatalf("only %d of %d pods bound after %v", n, numPods, limit)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

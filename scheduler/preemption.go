@@ -125,12 +125,18 @@ func (f *Framework) NumCandidates(numNodes int) int {
 // budget (DryRunPreemption, whose offset is random: GetOffsetAndNumCandidates);
 // in a cluster of up to MinCandidateNodesAbsolute nodes it tries them all.
 func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int, podsOn map[string][]*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (Candidate, bool) {
+	return pickCandidate(f.dryRunPreemption(pod, nodes, offset, podsOn, pdbs))
+}
+
+// dryRunPreemption is SelectCandidate's first half (DryRunPreemption):
+// the candidates found, in the order of the dry run.
+func (f *Framework) dryRunPreemption(pod *PodInfo, nodes []*NodeInfo, offset int, podsOn map[string][]*PodInfo, pdbs []*policyv1.PodDisruptionBudget) []Candidate {
 	if len(nodes) == 0 {
-		return Candidate{}, false
+		return nil
 	}
 	defer func() { pod.state = CycleState{} }()
 	if f.preFilter(pod, nodes) != "" {
-		return Candidate{}, false // no node could fit, whatever is removed
+		return nil // no node could fit, whatever is removed
 	}
 	var cands []Candidate
 	numCandidates, nonViolating := f.NumCandidates(len(nodes)), 0
@@ -148,6 +154,13 @@ func (f *Framework) SelectCandidate(pod *PodInfo, nodes []*NodeInfo, offset int,
 			break
 		}
 	}
+	return cands
+}
+
+// pickCandidate is SelectCandidate's second half
+// (pickOneNodeForPreemption) over candidates whose victims are in order
+// of priority, the highest first.
+func pickCandidate(cands []Candidate) (Candidate, bool) {
 	if len(cands) == 0 {
 		return Candidate{}, false
 	}
@@ -313,8 +326,18 @@ func (s *Scheduler) preempt(ctx context.Context, prof *profile, pod *corev1.Pod,
 		// whose every node is tried draws nothing: its order is by name.
 		offset = s.rand.IntN(len(nodes))
 	}
-	cand, ok := prof.Framework.SelectCandidate(info, nodes, offset, podsOn, s.preemption.pdbs.List())
+	cands := prof.Framework.dryRunPreemption(info, nodes, offset, podsOn, s.preemption.pdbs.List())
 	s.unlock()
+	if exts := s.preemptingExtenders(pod); len(exts) > 0 && len(cands) > 0 {
+		var err error
+		if cands, err = s.callPreemptionExtenders(ctx, pod, exts, cands, podsOn); err != nil {
+			// A PostFilter error: logged, and the pod stays unschedulable
+			// until an event or the safety net wakes it.
+			s.logger.Error("Status after running PostFilter plugins for pod", "pod", info.Key, "err", err)
+			return nil
+		}
+	}
+	cand, ok := pickCandidate(cands)
 	if !ok {
 		return nil
 	}

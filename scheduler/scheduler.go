@@ -71,6 +71,11 @@ type Config struct {
 	// kube-scheduler runs one. When set, SchedulerName and Framework are
 	// ignored.
 	Profiles []Profile
+	// Extenders are the scheduler extenders (NewExtenders), called in
+	// this order in every cycle. In kube-scheduler they belong to the
+	// whole KubeSchedulerConfiguration, not to a profile: every profile
+	// calls the same ones.
+	Extenders []Extender
 	// UnschedulableRetry is the safety-net delay before an unschedulable
 	// pod is tried again when no event woke it
 	// (DefaultUnschedulableRetry).
@@ -126,6 +131,11 @@ type Scheduler struct {
 	// profiles are the profiles by schedulerName.
 	profiles map[string]*profile
 	retry    time.Duration
+	// extenders are called in each cycle (extendercycle.go); cycleMu
+	// runs the cycles one at a time when there are any, since a cycle
+	// lets mu go while they answer.
+	extenders []Extender
+	cycleMu   sync.Mutex
 	// async runs each binding in its own goroutine (live mode); step
 	// mode binds within the reconcile, so that the trace keeps one order.
 	async bool
@@ -184,6 +194,10 @@ type Scheduler struct {
 	// (volumes.go): assumed on their node, not bound yet.
 	prebind map[string]prebindWait
 	last    Decision
+	// work is the decision of a cycle that asks extenders, under way
+	// while mu is let go (guarded by cycleMu), swapped into last at its
+	// end.
+	work Decision
 	// observe, when set, is told of every decision (ObserveDecisions).
 	observe func(Decision)
 	// metrics counts the attempts (nil: none).
@@ -237,6 +251,9 @@ func New(cfg Config) (*Scheduler, error) {
 		if p.BindTimeout <= 0 {
 			p.BindTimeout = cfg.BindTimeout
 		}
+		// NodeResourcesFit leaves alone the resources an extender manages
+		// with ignoredByScheduler.
+		p.Framework = p.Framework.ignoringResources(ignoredResources(cfg.Extenders))
 		// One recorder per profile: its events carry the profile's name
 		// as their source, as kube-scheduler's recorder factory gives each
 		// framework one named after its profile.
@@ -252,7 +269,7 @@ func New(cfg Config) (*Scheduler, error) {
 	logger := cfg.Logger.With("component", cfg.Profiles[0].SchedulerName)
 	s := &Scheduler{
 		client: cfg.Client, clock: cfg.Clock, rand: cfg.Rand, logger: logger,
-		profiles: profiles, retry: cfg.UnschedulableRetry,
+		profiles: profiles, extenders: cfg.Extenders, retry: cfg.UnschedulableRetry,
 		async:          cfg.Mode == runmode.Live,
 		pods:           cache.For(cfg.Informers, cfg.Client.Pods(), metav1.NamespaceAll, client.ListOptions{}, logger),
 		nodes:          cache.For(cfg.Informers, cfg.Client.Nodes(), metav1.NamespaceAll, client.ListOptions{}, logger),
@@ -574,12 +591,14 @@ func (s *Scheduler) nodeChanged(old, node *corev1.Node) {
 
 // nodeSchedulingChanged reports whether an update changed anything a
 // filter looks at, so a heartbeat does not wake every waiting pod
-// (nodeSchedulingPropertiesChange).
+// (nodeSchedulingPropertiesChange). Annotations count, as kube-scheduler's
+// UpdateNodeAnnotation event: an extender may look at them.
 func nodeSchedulingChanged(old, node *corev1.Node) bool {
 	o, n := NewNodeInfo(old), NewNodeInfo(node)
 	return old.Spec.Unschedulable != node.Spec.Unschedulable ||
 		!o.Allocatable.equal(n.Allocatable) || o.Ready != n.Ready ||
 		!maps.Equal(old.Labels, node.Labels) ||
+		!maps.Equal(old.Annotations, node.Annotations) ||
 		!reflect.DeepEqual(old.Spec.Taints, node.Spec.Taints)
 }
 
@@ -602,6 +621,10 @@ func (s *Scheduler) nodeDeleted(node *corev1.Node) {
 // Reconcile schedules the pod key, one scheduling cycle: filter, score,
 // assume, bind; or, when nothing fits, record why and wait.
 func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Result, error) {
+	if len(s.extenders) > 0 {
+		s.cycleMu.Lock()
+		defer s.cycleMu.Unlock()
+	}
 	ns, name := cache.SplitKey(key)
 	pod, ok := s.pods.Get(ns, name)
 	s.lock()
@@ -636,18 +659,31 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		info.Volumes = s.volumeInfo(pod)
 	}
 	s.resolveNamespaces(info)
-	nodes := s.sortedLocked()
 	info.SetNodesWithAffinity(s.nodesWithAffinityLocked())
-	prof.Framework.Schedule(info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
-	if len(nodes) > 0 {
-		// The next cycle starts where this one stopped, so that every
-		// node gets its turn when cycles filter only some of them
-		// (nextStartNodeIndex in kube-scheduler's findNodesThatFitPod).
-		s.nextStartNodeIndex = (s.nextStartNodeIndex + len(s.last.Nodes)) % len(nodes)
+	if exts := s.interestedExtenders(pod); len(exts) > 0 {
+		s.scheduleWithExtendersLocked(ctx, prof, pod, info, exts)
+	} else {
+		nodes := s.sortedLocked()
+		prof.Framework.Schedule(info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
+		if len(nodes) > 0 {
+			// The next cycle starts where this one stopped, so that every
+			// node gets its turn when cycles filter only some of them
+			// (nextStartNodeIndex in kube-scheduler's findNodesThatFitPod).
+			s.nextStartNodeIndex = (s.nextStartNodeIndex + len(s.last.Nodes)) % len(nodes)
+		}
 	}
 	s.last.Cycle++
 	chosen := s.last.Chosen
 	var msg string
+	if cycleErr := s.last.Err; cycleErr != "" {
+		// An extender failed: an error, not a verdict on the nodes. The
+		// pod is tried again after the back-off, as kube-scheduler
+		// queues a pod whose cycle ended in an error.
+		s.unlockAndObserve()
+		s.logger.Info("Error scheduling pod; retrying", "pod", key, "err", cycleErr)
+		s.metrics.attempt(ResultError, prof.SchedulerName, start, s.clock.Now())
+		return s.schedulingError(ctx, pod, cycleErr)
+	}
 	if chosen == "" {
 		msg = s.last.FitError().Error()
 		s.unschedulable[key] = struct{}{}
@@ -660,15 +696,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		s.addPodLocked(key, chosen, info, true)
 		s.dropUnschedulableLocked(key)
 	}
-	observe := s.observe
-	var observed Decision
-	if observe != nil {
-		observed = s.last.Copy()
-	}
-	s.unlock()
-	if observe != nil {
-		observe(observed)
-	}
+	s.unlockAndObserve()
 	if chosen == "" {
 		s.metrics.attempt(ResultUnschedulable, prof.SchedulerName, start, s.clock.Now())
 		res, err := s.unschedulableFailure(ctx, pod, msg)
@@ -694,6 +722,21 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		return controllers.Result{}, err
 	}
 	return controllers.Result{RequeueAfter: prof.BindTimeout}, nil
+}
+
+// unlockAndObserve lets mu go after a cycle and tells the observer
+// (ObserveDecisions), if any, of the cycle's decision: a copy made under
+// mu, handed over without it.
+func (s *Scheduler) unlockAndObserve() {
+	observe := s.observe
+	var observed Decision
+	if observe != nil {
+		observed = s.last.Copy()
+	}
+	s.unlock()
+	if observe != nil {
+		observe(observed)
+	}
 }
 
 // nodesWithAffinityLocked returns the nodes with pods that have
@@ -788,11 +831,13 @@ func (s *Scheduler) bindingCycle(ctx context.Context, pod *corev1.Pod, node stri
 func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, node string, start time.Time) (controllers.Result, error) {
 	key := pod.Namespace + "/" + pod.Name
 	prof := s.profileFor(pod) // responsible, so not nil
-	b := &corev1.Binding{
-		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
-		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
+	// An extender with a bind verb binds instead (extendersBinding),
+	// else the default binder posts the Binding.
+	bound, err := s.extendersBinding(ctx, pod, node)
+	if !bound {
+		err = s.client.Pods().CreateSubresource(ctx, pod.Namespace, pod.Name, "binding", bindingFor(pod, node))
 	}
-	if err := s.client.Pods().CreateSubresource(ctx, pod.Namespace, pod.Name, "binding", b); err != nil {
+	if err != nil {
 		s.forget(key)
 		if api.IsConflict(err) || api.IsNotFound(err) {
 			// Bound by someone else, being deleted, or gone: nothing
@@ -817,9 +862,10 @@ func (s *Scheduler) unschedulableFailure(ctx context.Context, pod *corev1.Pod, m
 	return s.handleSchedulingFailure(ctx, pod, corev1.PodReasonUnschedulable, msg, s.retry)
 }
 
-// schedulingError is handleSchedulingFailure for a pod whose binding
-// cycle failed (a PreBind error): reason SchedulerError, and a new try
-// after the initial back-off (podInitialBackoffDuration, 1s).
+// schedulingError is handleSchedulingFailure for a pod whose cycle ended
+// in an error (a PreBind error, an extender that failed): reason
+// SchedulerError, the error's text as the message, and a new try after
+// the initial back-off (podInitialBackoffDuration, 1s).
 func (s *Scheduler) schedulingError(ctx context.Context, pod *corev1.Pod, msg string) (controllers.Result, error) {
 	return s.handleSchedulingFailure(ctx, pod, corev1.PodReasonSchedulerError, msg, time.Second)
 }

@@ -59,6 +59,7 @@ func TestFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 		"run-controller": {"kubeconfig": kubeconfig, "namespace": "", "serviceaccount": "", "v": "false"},
 		"scheduler":      {"config": "", "kubeconfig": kubeconfig, "v": "false"},
 		"device-plugin":  {"count": "4", "kubelet-dir": "", "pre-start-required": "false", "resource": "example.com/gpu"},
+		"extender":       {"listen": "127.0.0.1:8888", "prefer-label": "", "refuse-annotation": "", "tls-cert": "", "tls-key": ""},
 		"kubelet": {"address": "127.0.0.1", "cert-dir": "", "cni-bin-dir": "", "cni-conf-dir": "", "device-plugins": "false", "kubeconfig": kubeconfig, "node-prefix": "node", "nodes": "1", "port": "0",
 			"root-dir": ".kubelet", "server": "", "stage-delay": "1s"},
 		"extension-apiserver": {"addr": "127.0.0.1:8443", "data-dir": "", "requestheader-allowed-names": "front-proxy-client",
@@ -154,7 +155,7 @@ func TestHelpServe(t *testing.T) {
 
 	code, top, _ := kubesim("help")
 	require.Equal(t, 0, code)
-	for _, c := range []string{"serve", "demo", "scenario", "run-controller", "kubelet", "scheduler", "device-plugin", "csi-driver", "extension-apiserver", "webhook",
+	for _, c := range []string{"serve", "demo", "scenario", "run-controller", "kubelet", "scheduler", "device-plugin", "csi-driver", "extender", "extension-apiserver", "webhook",
 		"store", "kubeconfig", "audit", "version", "completion", "help"} {
 		assert.Regexp(t, "\n  "+c+" +\\S", top, "kubesim help lists %s", c)
 	}
@@ -199,7 +200,7 @@ func TestCompletion(t *testing.T) {
 	for _, l := range complete("") {
 		names = append(names, strings.Split(l, "\t")[0])
 	}
-	assert.Equal(t, []string{"audit", "completion", "csi-driver", "demo", "device-plugin", "extension-apiserver", "help", "kubeconfig", "kubelet",
+	assert.Equal(t, []string{"audit", "completion", "csi-driver", "demo", "device-plugin", "extender", "extension-apiserver", "help", "kubeconfig", "kubelet",
 		"run-controller", "scenario", "scheduler", "serve", "store", "version", "webhook", ":4"}, names)
 	assert.Equal(t, []string{"scenario\trun a scenario file as a test, step through it, or print its trace", ":4"}, complete("sce"))
 	assert.Equal(t, []string{"check\tcheck a data file (pages, records, values) without changing it", ":4"}, complete("store", "ch"))

@@ -87,7 +87,11 @@ No leader election: run one process per scheduler name.`,
 		// Live mode: tie-breaks need not repeat, so the seed is random.
 		var seed [16]byte
 		_, _ = crand.Read(seed[:])
-		s, err := scheduler.New(scheduler.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live,
+		exts, err := scheduler.NewExtenders(cfg.Extenders, scheduler.ExtenderOptions{Clock: clock.Real{}})
+		if err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+		s, err := scheduler.New(scheduler.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live, Extenders: exts,
 			Rand:   mrand.New(mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))),
 			Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), Profiles: profiles})
 		if err != nil {

@@ -23,9 +23,9 @@ type Config struct {
 	// entry, with decoded and defaulted args (PluginConfig.Args.Object),
 	// for each enabled plugin that takes args.
 	KubeSchedulerConfiguration configv1.KubeSchedulerConfiguration
-	// Extenders are the configuration's extenders, as written: this
-	// package neither validates nor calls them; scheduler/extender.go turns
-	// them into the HTTP extenders a decision asks.
+	// Extenders are the configuration's extenders, validated
+	// (scheduler.ValidateExtenders): scheduler.NewExtenders turns them
+	// into the HTTP extenders a cycle asks.
 	Extenders []configv1.Extender
 }
 

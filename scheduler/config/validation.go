@@ -10,13 +10,15 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/kubesim/kubesim/scheduler"
 )
 
 // Validate checks a defaulted configuration as kube-scheduler's
 // ValidateKubeSchedulerConfiguration does, with its messages, and returns
 // them all as one aggregate (nil when it is valid). Left out: the client
 // connection's and leader election's own fields (kubesim's flags set
-// those) and the extenders (scheduler/extender.go checks them).
+// those). The extenders are checked by scheduler.ValidateExtenders.
 func Validate(kc *configv1.KubeSchedulerConfiguration) error {
 	var errs []error
 	if kc.LeaderElection.LeaderElect != nil && *kc.LeaderElection.LeaderElect && kc.LeaderElection.ResourceLock != "leases" {
@@ -50,6 +52,9 @@ func Validate(kc *configv1.KubeSchedulerConfiguration) error {
 	}
 	if kc.PodInitialBackoffSeconds != nil && kc.PodMaxBackoffSeconds != nil && *kc.PodMaxBackoffSeconds < *kc.PodInitialBackoffSeconds {
 		errs = append(errs, field.Invalid(field.NewPath("podMaxBackoffSeconds"), *kc.PodMaxBackoffSeconds, "must be greater than or equal to PodInitialBackoffSeconds"))
+	}
+	for _, e := range scheduler.ValidateExtenders(kc.Extenders) {
+		errs = append(errs, e)
 	}
 	return utilerrors.Flatten(utilerrors.NewAggregate(errs))
 }
