@@ -71,10 +71,6 @@ func webhookConfigurationTable(count func(api.Object) int) *registry.Table {
 
 type mutatingWebhookStrategy struct{ registry.DefaultStrategy }
 
-func (mutatingWebhookStrategy) PrepareForCreate(obj api.Object) {
-	api.Meta(obj).Generation = 1
-}
-
 func (mutatingWebhookStrategy) Default(obj api.Object) {
 	for i := range obj.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks {
 		w := &obj.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks[i]
@@ -106,10 +102,6 @@ func (s mutatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorLi
 }
 
 type validatingWebhookStrategy struct{ registry.DefaultStrategy }
-
-func (validatingWebhookStrategy) PrepareForCreate(obj api.Object) {
-	api.Meta(obj).Generation = 1
-}
 
 func (validatingWebhookStrategy) Default(obj api.Object) {
 	for i := range obj.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks {
