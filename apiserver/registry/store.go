@@ -236,7 +236,7 @@ type CreateOptions struct {
 // Create stores a new object in namespace ns.
 func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts CreateOptions) (api.Object, error) {
 	if s.res.CreateOnly != nil {
-		return s.answer(ctx, obj, opts)
+		return s.answer(ctx, ns, obj, opts)
 	}
 	meta := api.Meta(obj)
 	if s.res.Namespaced {
@@ -1105,7 +1105,12 @@ func (s *Store) invalidKind(obj api.Object) schema.GroupKind {
 
 // answer serves a create on a CreateOnly resource: the object is a
 // question, checked as any object is, answered and not stored.
-func (s *Store) answer(ctx context.Context, obj api.Object, opts CreateOptions) (api.Object, error) {
+func (s *Store) answer(ctx context.Context, ns string, obj api.Object, opts CreateOptions) (api.Object, error) {
+	if s.res.Namespaced {
+		// A namespaced question (LocalSubjectAccessReview) is asked in
+		// the request's namespace.
+		api.Meta(obj).Namespace = ns
+	}
 	st := s.res.strategy()
 	st.PrepareForCreate(obj)
 	if rp, ok := st.(RequestPreparer); ok {
