@@ -13,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/apiserver/admission/policy"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
@@ -28,6 +29,11 @@ import (
 // webhookConfigurationResources serves MutatingWebhookConfiguration and
 // ValidatingWebhookConfiguration.
 func webhookConfigurationResources() []*registry.Resource {
+	// The webhooks' matchConditions compile as a policy's do.
+	conditions, err := policy.NewCompiler()
+	if err != nil {
+		panic(err) // the environment is built from constants
+	}
 	return []*registry.Resource{
 		{
 			Group: api.AdmissionRegistrationGroupName, Version: "v1", Name: "mutatingwebhookconfigurations",
@@ -35,7 +41,7 @@ func webhookConfigurationResources() []*registry.Resource {
 			ListKind:            "MutatingWebhookConfigurationList",
 			New:                 func() api.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} },
 			StrategicMergePatch: true,
-			Strategy:            mutatingWebhookStrategy{},
+			Strategy:            mutatingWebhookStrategy{conditions: conditions},
 			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.MutatingWebhookConfiguration{})),
 			Table:               webhookConfigurationTable(func(o api.Object) int { return len(o.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks) }),
 		},
@@ -45,7 +51,7 @@ func webhookConfigurationResources() []*registry.Resource {
 			ListKind:            "ValidatingWebhookConfigurationList",
 			New:                 func() api.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} },
 			StrategicMergePatch: true,
-			Strategy:            validatingWebhookStrategy{},
+			Strategy:            validatingWebhookStrategy{conditions: conditions},
 			Schema:              schema.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingWebhookConfiguration{})),
 			Table: webhookConfigurationTable(func(o api.Object) int {
 				return len(o.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks)
@@ -69,7 +75,10 @@ func webhookConfigurationTable(count func(api.Object) int) *registry.Table {
 	}
 }
 
-type mutatingWebhookStrategy struct{ registry.DefaultStrategy }
+type mutatingWebhookStrategy struct {
+	registry.DefaultStrategy
+	conditions *policy.Compiler
+}
 
 func (mutatingWebhookStrategy) Default(obj api.Object) {
 	for i := range obj.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks {
@@ -90,6 +99,7 @@ func (s mutatingWebhookStrategy) Validate(obj api.Object) field.ErrorList {
 		p := field.NewPath("webhooks").Index(i)
 		errs = append(errs, validateWebhook(p, w.Name, names, w.ClientConfig, w.Rules, w.FailurePolicy, w.MatchPolicy,
 			w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)...)
+		errs = append(errs, s.conditions.ValidateMatchConditions(w.MatchConditions, p.Child("matchConditions"))...)
 		if w.ReinvocationPolicy != nil && *w.ReinvocationPolicy != admissionregistrationv1.NeverReinvocationPolicy && *w.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy {
 			errs = append(errs, field.NotSupported(p.Child("reinvocationPolicy"), *w.ReinvocationPolicy, []string{"IfNeeded", "Never"}))
 		}
@@ -101,7 +111,10 @@ func (s mutatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorLi
 	return s.Validate(obj)
 }
 
-type validatingWebhookStrategy struct{ registry.DefaultStrategy }
+type validatingWebhookStrategy struct {
+	registry.DefaultStrategy
+	conditions *policy.Compiler
+}
 
 func (validatingWebhookStrategy) Default(obj api.Object) {
 	for i := range obj.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks {
@@ -118,6 +131,7 @@ func (s validatingWebhookStrategy) Validate(obj api.Object) field.ErrorList {
 		errs = append(errs, validateWebhook(field.NewPath("webhooks").Index(i), w.Name, names, w.ClientConfig, w.Rules,
 			w.FailurePolicy, w.MatchPolicy, w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds,
 			w.AdmissionReviewVersions)...)
+		errs = append(errs, s.conditions.ValidateMatchConditions(w.MatchConditions, field.NewPath("webhooks").Index(i).Child("matchConditions"))...)
 	}
 	return errs
 }

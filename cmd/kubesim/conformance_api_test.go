@@ -1,10 +1,19 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kubesim/kubesim/pki"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -127,4 +136,62 @@ func TestKubectlTokenReviewAndLocalSubjectAccessReview(t *testing.T) {
 	assert.Equal(t, true, got["status"].(map[string]any)["allowed"])
 	_, errOut = lsar("default", "kube-system")
 	assert.Contains(t, errOut, `The LocalSubjectAccessReview "" is invalid: spec.resourceAttributes.namespace: Invalid value: "kube-system": must match metadata.namespace`)
+}
+
+// A webhook's matchConditions compile when the configuration is written:
+// a bad expression is a 422 saying "compilation failed", as a policy's is;
+// and a review asked for as a Table answers 406, having no table form.
+func TestKubectlMatchConditionsCompiledAndReviewsHaveNoTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tokens := filepath.Join(t.TempDir(), "tokens.csv")
+	require.NoError(t, os.WriteFile(tokens, []byte("root-token,root,root-uid,system:masters\n"), 0o600))
+	s := startServer(t, dir, "--api-server-only", "--token-file", tokens)
+	k := newKubectl(t, s)
+	webhook := func(kind, name, expr string) string {
+		return `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"` + kind + `","metadata":{"name":"` + name + `"},
+"webhooks":[{"name":"deny.example.com","clientConfig":{"url":"https://hook.example.com/"},"sideEffects":"None","admissionReviewVersions":["v1"],
+"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["configmaps"]}],
+"matchConditions":[{"name":"not-skip-me","expression":` + strconv.Quote(expr) + `}]}]}`
+	}
+	for _, kind := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
+		_, errOut, code := k.runIn(webhook(kind, "bad", "... [] bad expression"), "create", "-f", "-")
+		assert.NotZero(t, code, kind)
+		assert.Contains(t, errOut, `The `+kind+` "bad" is invalid: webhooks[0].matchConditions[0].expression: Invalid value: "... [] bad expression": compilation failed: `, kind)
+
+		_, errOut, code = k.runIn(webhook(kind, "good", "object.metadata.name != 'skip-me'"), "create", "-f", "-")
+		require.Zero(t, code, errOut)
+	}
+
+	// kubectl asks for tables first and takes JSON instead; a client
+	// asking only for a Table (the conformance spec's) gets the 406.
+	_, errOut, code := k.runIn(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"nonResourceAttributes":{"path":"/","verb":"get"}}}`,
+		"create", "-f", "-")
+	require.Zero(t, code, errOut)
+	caPEM, err := os.ReadFile(filepath.Join(dir, pki.CACertFile))
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(caPEM))
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	ask := func(accept string) (int, string) {
+		t.Helper()
+		body := strings.NewReader(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"nonResourceAttributes":{"path":"/","verb":"get"}}}`)
+		req, err := http.NewRequest(http.MethodPost, s.url+"/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer root-token")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	code, body := ask("application/json;as=Table;v=v1;g=meta.k8s.io")
+	assert.Equal(t, http.StatusNotAcceptable, code, body)
+	assert.Contains(t, body, `"reason":"NotAcceptable"`)
+	code, body = ask("application/json;as=Table;v=v1;g=meta.k8s.io, application/json")
+	assert.Equal(t, http.StatusCreated, code, body)
+	assert.Contains(t, body, `"kind":"SelfSubjectAccessReview"`)
 }
