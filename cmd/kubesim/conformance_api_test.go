@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/pki"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // The API behaviours Kubernetes' conformance specs check, each through the
@@ -194,4 +195,74 @@ func TestKubectlMatchConditionsCompiledAndReviewsHaveNoTable(t *testing.T) {
 	code, body = ask("application/json;as=Table;v=v1;g=meta.k8s.io, application/json")
 	assert.Equal(t, http.StatusCreated, code, body)
 	assert.Contains(t, body, `"kind":"SelfSubjectAccessReview"`)
+}
+
+// A pod past its activeDeadlineSeconds is killed and fails with reason
+// DeadlineExceeded, whether the deadline was there from the start or set
+// by an update while it ran.
+func TestKubectlActiveDeadlineSecondsFailsThePod(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir())
+	k := newKubectl(t, s)
+	k.ok("run", "short", "--image=nginx", "--restart=Never", `--overrides={"spec":{"activeDeadlineSeconds":2}}`)
+	k.ok("run", "updated", "--image=nginx", "--restart=Never")
+	k.ok("wait", "--for=condition=Ready", "pod/updated", "--timeout=60s")
+	k.ok("patch", "pod", "updated", "-p", `{"spec":{"activeDeadlineSeconds":1}}`)
+	for _, name := range []string{"short", "updated"} {
+		k.eventually(func(out string) bool { return out == "Failed DeadlineExceeded" },
+			"get", "pod", name, "-o", "jsonpath={.status.phase} {.status.reason}")
+		assert.Equal(t, "Pod was active on the node longer than the specified deadline", k.jsonpath("pod/"+name, "{.status.message}"))
+		assert.Equal(t, "137", k.jsonpath("pod/"+name, "{.status.containerStatuses[0].state.terminated.exitCode}"))
+	}
+	assert.Contains(t, k.ok("events", "--for", "pod/short"), "Pod was active on the node longer than the specified deadline")
+}
+
+// The downward API's limits.cpu and limits.memory of a container without
+// limits are its node's allocatable, as the kubelet says them.
+func TestKubectlDownwardAPIDefaultLimitsAreNodeAllocatable(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir())
+	k := newKubectl(t, s)
+	_, errOut, code := k.runIn(`apiVersion: v1
+kind: Pod
+metadata: {name: limits}
+spec:
+  containers:
+  - name: app
+    image: nginx
+    env:
+    - name: CPU_LIMIT
+      valueFrom: {resourceFieldRef: {resource: limits.cpu}}
+    - name: MEMORY_LIMIT
+      valueFrom: {resourceFieldRef: {resource: limits.memory}}
+`, "create", "-f", "-")
+	require.Zero(t, code, errOut)
+	k.ok("wait", "--for=condition=Ready", "pod/limits", "--timeout=60s")
+	node := k.jsonpath("pod/limits", "{.spec.nodeName}")
+	cpu := resource.MustParse(k.jsonpath("node/"+node, "{.status.allocatable.cpu}"))
+	memory := resource.MustParse(k.jsonpath("node/"+node, "{.status.allocatable.memory}"))
+	assert.Equal(t, strconv.FormatInt((cpu.MilliValue()+999)/1000, 10)+"\n", k.ok("exec", "limits", "--", "printenv", "CPU_LIMIT"))
+	assert.Equal(t, strconv.FormatInt(memory.Value(), 10)+"\n", k.ok("exec", "limits", "--", "printenv", "MEMORY_LIMIT"))
+}
+
+// An init container that completed is reported ready, as the kubelet's
+// prober manager reports it.
+func TestKubectlCompletedInitContainerIsReady(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir())
+	k := newKubectl(t, s)
+	_, errOut, code := k.runIn(`apiVersion: v1
+kind: Pod
+metadata: {name: initialized}
+spec:
+  initContainers:
+  - {name: init1, image: busybox, command: ["/bin/true"]}
+  - {name: init2, image: busybox, command: ["/bin/true"]}
+  containers:
+  - {name: app, image: nginx}
+`, "create", "-f", "-")
+	require.Zero(t, code, errOut)
+	k.ok("wait", "--for=condition=Ready", "pod/initialized", "--timeout=60s")
+	assert.Equal(t, "true true 0 0", k.jsonpath("pod/initialized",
+		"{.status.initContainerStatuses[0].ready} {.status.initContainerStatuses[1].ready} {.status.initContainerStatuses[0].state.terminated.exitCode} {.status.initContainerStatuses[1].state.terminated.exitCode}"))
 }
