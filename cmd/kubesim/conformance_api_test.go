@@ -266,3 +266,48 @@ spec:
 	assert.Equal(t, "true true 0 0", k.jsonpath("pod/initialized",
 		"{.status.initContainerStatuses[0].ready} {.status.initContainerStatuses[1].ready} {.status.initContainerStatuses[0].state.terminated.exitCode} {.status.initContainerStatuses[1].state.terminated.exitCode}"))
 }
+
+// A ResourceQuota counts ephemeral storage and extended resources
+// (requests.example.com/gpu) and gives count/* back when an object goes.
+func TestKubectlQuotaCountsExtendedResourcesAndReleasesCounts(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir())
+	k := newKubectl(t, s)
+	k.ok("create", "namespace", "q")
+	_, errOut, code := k.runIn(`apiVersion: v1
+kind: ResourceQuota
+metadata: {name: q, namespace: q}
+spec:
+  hard: {requests.example.com/gpu: "1", requests.ephemeral-storage: 1Gi, count/configmaps: "2"}
+`, "create", "-f", "-")
+	require.Zero(t, code, errOut)
+	k.eventually(func(out string) bool { return out == "1" }, "get", "quota", "q", "-n", "q", "-o", "jsonpath={.status.used.count/configmaps}")
+	gpuPod := func(name string) (string, int) {
+		_, errOut, code := k.runIn(`apiVersion: v1
+kind: Pod
+metadata: {name: `+name+`, namespace: q}
+spec:
+  containers:
+  - name: app
+    image: nginx
+    resources:
+      requests: {example.com/gpu: "1", ephemeral-storage: 512Mi}
+      limits: {example.com/gpu: "1", ephemeral-storage: 512Mi}
+`, "create", "-f", "-")
+		return errOut, code
+	}
+	errOut, code = gpuPod("first")
+	require.Zero(t, code, errOut)
+	k.eventually(func(out string) bool { return out == "1 512Mi" }, "get", "quota", "q", "-n", "q",
+		"-o", "jsonpath={.status.used.requests\\.example\\.com/gpu} {.status.used.requests\\.ephemeral-storage}")
+	errOut, code = gpuPod("second")
+	assert.NotZero(t, code)
+	assert.Contains(t, errOut, `pods "second" is forbidden: exceeded quota: q, requested: requests.example.com/gpu=1, used: requests.example.com/gpu=1, limited: requests.example.com/gpu=1`)
+
+	k.ok("create", "configmap", "one", "-n", "q")
+	k.eventually(func(out string) bool { return out == "2" }, "get", "quota", "q", "-n", "q", "-o", "jsonpath={.status.used.count/configmaps}")
+	assert.Contains(t, k.fail("create", "configmap", "two", "-n", "q"), "exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=2, limited: count/configmaps=2")
+	k.ok("delete", "configmap", "one", "-n", "q")
+	k.eventually(func(out string) bool { return out == "1" }, "get", "quota", "q", "-n", "q", "-o", "jsonpath={.status.used.count/configmaps}")
+	k.ok("create", "configmap", "two", "-n", "q")
+}
