@@ -311,3 +311,38 @@ spec:
 	k.eventually(func(out string) bool { return out == "1" }, "get", "quota", "q", "-n", "q", "-o", "jsonpath={.status.used.count/configmaps}")
 	k.ok("create", "configmap", "two", "-n", "q")
 }
+
+// Two pods asking for one host port on one address do not share a node:
+// the second waits with the scheduler's NodePorts reason; another protocol
+// or another host IP fits beside it.
+func TestKubectlHostPortConflict(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir())
+	k := newKubectl(t, s)
+	node := strings.Fields(k.eventually(func(out string) bool { return out != "" }, "get", "nodes", "-o", "jsonpath={.items[*].metadata.name}"))[0]
+	hostPortPod := func(name, hostIP, protocol string) {
+		t.Helper()
+		_, errOut, code := k.runIn(`apiVersion: v1
+kind: Pod
+metadata: {name: `+name+`}
+spec:
+  nodeSelector: {kubernetes.io/hostname: `+node+`}
+  containers:
+  - name: app
+    image: nginx
+    ports: [{containerPort: 80, hostPort: 54321, hostIP: "`+hostIP+`", protocol: `+protocol+`}]
+`, "create", "-f", "-")
+		require.Zero(t, code, errOut)
+	}
+	hostPortPod("first", "127.0.0.1", "TCP")
+	k.ok("wait", "--for=condition=Ready", "pod/first", "--timeout=60s")
+	hostPortPod("udp", "127.0.0.1", "UDP")
+	hostPortPod("elsewhere", "127.0.0.2", "TCP")
+	k.ok("wait", "--for=condition=Ready", "pod/udp", "pod/elsewhere", "--timeout=60s")
+	hostPortPod("clash", "0.0.0.0", "TCP")
+	k.eventually(func(out string) bool {
+		return strings.Contains(out, "didn't have free ports for the requested pod ports")
+	},
+		"events", "--for", "pod/clash")
+	assert.Equal(t, "Pending", k.jsonpath("pod/clash", "{.status.phase}"))
+}
