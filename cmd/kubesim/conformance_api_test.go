@@ -22,6 +22,13 @@ import (
 // The API behaviours Kubernetes' conformance specs check, each through the
 // real kubectl: what the specs' failures against kubesim were about.
 
+// createFrom creates what manifest holds (kubectl create -f -).
+func (k *kubectl) createFrom(manifest string) {
+	k.t.Helper()
+	_, errOut, code := k.runIn(manifest, "create", "-f", "-")
+	require.Zero(k.t, code, errOut)
+}
+
 // metadata.generation only where kube-apiserver's strategy sets one: a
 // Deployment starts at 1 and counts changes of spec (a scale too) and the
 // start of its deletion; a ConfigMap, an Event and an HPA have none (the
@@ -39,15 +46,14 @@ func TestKubectlGenerationOnlyWhereKubernetesSetsIt(t *testing.T) {
 	k.ok("label", "configmap", "plain", "x=y")
 	assert.Empty(t, gen("configmap/plain"))
 
-	_, errOut, code := k.runIn(`apiVersion: v1
+	k.createFrom(`apiVersion: v1
 kind: Event
 metadata: {name: seen, namespace: default}
 involvedObject: {kind: ConfigMap, name: plain, namespace: default}
 reason: Seen
 message: looked at
 type: Normal
-`, "create", "-f", "-")
-	require.Zero(t, code, errOut)
+`)
 	assert.Empty(t, gen("event/seen"))
 
 	k.ok("create", "deployment", "web", "--image=nginx")
@@ -160,15 +166,12 @@ func TestKubectlMatchConditionsCompiledAndReviewsHaveNoTable(t *testing.T) {
 		assert.NotZero(t, code, kind)
 		assert.Contains(t, errOut, `The `+kind+` "bad" is invalid: webhooks[0].matchConditions[0].expression: Invalid value: "... [] bad expression": compilation failed: `, kind)
 
-		_, errOut, code = k.runIn(webhook(kind, "good", "object.metadata.name != 'skip-me'"), "create", "-f", "-")
-		require.Zero(t, code, errOut)
+		k.createFrom(webhook(kind, "good", "object.metadata.name != 'skip-me'"))
 	}
 
 	// kubectl asks for tables first and takes JSON instead; a client
 	// asking only for a Table (the conformance spec's) gets the 406.
-	_, errOut, code := k.runIn(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"nonResourceAttributes":{"path":"/","verb":"get"}}}`,
-		"create", "-f", "-")
-	require.Zero(t, code, errOut)
+	k.createFrom(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"nonResourceAttributes":{"path":"/","verb":"get"}}}`)
 	caPEM, err := os.ReadFile(filepath.Join(dir, pki.CACertFile))
 	require.NoError(t, err)
 	pool := x509.NewCertPool()
@@ -200,10 +203,7 @@ func TestKubectlMatchConditionsCompiledAndReviewsHaveNoTable(t *testing.T) {
 // A pod past its activeDeadlineSeconds is killed and fails with reason
 // DeadlineExceeded, whether the deadline was there from the start or set
 // by an update while it ran.
-func TestKubectlActiveDeadlineSecondsFailsThePod(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, t.TempDir())
-	k := newKubectl(t, s)
+func kubeletActiveDeadlineSecondsFailsThePod(t *testing.T, k *kubectl) {
 	k.ok("run", "short", "--image=nginx", "--restart=Never", `--overrides={"spec":{"activeDeadlineSeconds":2}}`)
 	k.ok("run", "updated", "--image=nginx", "--restart=Never")
 	k.ok("wait", "--for=condition=Ready", "pod/updated", "--timeout=60s")
@@ -219,11 +219,8 @@ func TestKubectlActiveDeadlineSecondsFailsThePod(t *testing.T) {
 
 // The downward API's limits.cpu and limits.memory of a container without
 // limits are its node's allocatable, as the kubelet says them.
-func TestKubectlDownwardAPIDefaultLimitsAreNodeAllocatable(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, t.TempDir())
-	k := newKubectl(t, s)
-	_, errOut, code := k.runIn(`apiVersion: v1
+func kubeletDownwardAPIDefaultLimitsAreNodeAllocatable(t *testing.T, k *kubectl) {
+	k.createFrom(`apiVersion: v1
 kind: Pod
 metadata: {name: limits}
 spec:
@@ -235,8 +232,7 @@ spec:
       valueFrom: {resourceFieldRef: {resource: limits.cpu}}
     - name: MEMORY_LIMIT
       valueFrom: {resourceFieldRef: {resource: limits.memory}}
-`, "create", "-f", "-")
-	require.Zero(t, code, errOut)
+`)
 	k.ok("wait", "--for=condition=Ready", "pod/limits", "--timeout=60s")
 	node := k.jsonpath("pod/limits", "{.spec.nodeName}")
 	cpu := resource.MustParse(k.jsonpath("node/"+node, "{.status.allocatable.cpu}"))
@@ -247,11 +243,8 @@ spec:
 
 // An init container that completed is reported ready, as the kubelet's
 // prober manager reports it.
-func TestKubectlCompletedInitContainerIsReady(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, t.TempDir())
-	k := newKubectl(t, s)
-	_, errOut, code := k.runIn(`apiVersion: v1
+func kubeletCompletedInitContainerIsReady(t *testing.T, k *kubectl) {
+	k.createFrom(`apiVersion: v1
 kind: Pod
 metadata: {name: initialized}
 spec:
@@ -260,8 +253,7 @@ spec:
   - {name: init2, image: busybox, command: ["/bin/true"]}
   containers:
   - {name: app, image: nginx}
-`, "create", "-f", "-")
-	require.Zero(t, code, errOut)
+`)
 	k.ok("wait", "--for=condition=Ready", "pod/initialized", "--timeout=60s")
 	assert.Equal(t, "true true 0 0", k.jsonpath("pod/initialized",
 		"{.status.initContainerStatuses[0].ready} {.status.initContainerStatuses[1].ready} {.status.initContainerStatuses[0].state.terminated.exitCode} {.status.initContainerStatuses[1].state.terminated.exitCode}"))
@@ -274,13 +266,12 @@ func TestKubectlQuotaCountsExtendedResourcesAndReleasesCounts(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	k := newKubectl(t, s)
 	k.ok("create", "namespace", "q")
-	_, errOut, code := k.runIn(`apiVersion: v1
+	k.createFrom(`apiVersion: v1
 kind: ResourceQuota
 metadata: {name: q, namespace: q}
 spec:
   hard: {requests.example.com/gpu: "1", requests.ephemeral-storage: 1Gi, count/configmaps: "2"}
-`, "create", "-f", "-")
-	require.Zero(t, code, errOut)
+`)
 	k.eventually(func(out string) bool { return out == "1" }, "get", "quota", "q", "-n", "q", "-o", "jsonpath={.status.used.count/configmaps}")
 	gpuPod := func(name string) (string, int) {
 		_, errOut, code := k.runIn(`apiVersion: v1
@@ -296,7 +287,7 @@ spec:
 `, "create", "-f", "-")
 		return errOut, code
 	}
-	errOut, code = gpuPod("first")
+	errOut, code := gpuPod("first")
 	require.Zero(t, code, errOut)
 	k.eventually(func(out string) bool { return out == "1 512Mi" }, "get", "quota", "q", "-n", "q",
 		"-o", "jsonpath={.status.used.requests\\.example\\.com/gpu} {.status.used.requests\\.ephemeral-storage}")
@@ -315,24 +306,20 @@ spec:
 // Two pods asking for one host port on one address do not share a node:
 // the second waits with the scheduler's NodePorts reason; another protocol
 // or another host IP fits beside it.
-func TestKubectlHostPortConflict(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, t.TempDir())
-	k := newKubectl(t, s)
+func kubeletHostPortConflict(t *testing.T, k *kubectl) {
 	node := strings.Fields(k.eventually(func(out string) bool { return out != "" }, "get", "nodes", "-o", "jsonpath={.items[*].metadata.name}"))[0]
 	hostPortPod := func(name, hostIP, protocol string) {
 		t.Helper()
-		_, errOut, code := k.runIn(`apiVersion: v1
+		k.createFrom(`apiVersion: v1
 kind: Pod
-metadata: {name: `+name+`}
+metadata: {name: ` + name + `}
 spec:
-  nodeSelector: {kubernetes.io/hostname: `+node+`}
+  nodeSelector: {kubernetes.io/hostname: ` + node + `}
   containers:
   - name: app
     image: nginx
-    ports: [{containerPort: 80, hostPort: 54321, hostIP: "`+hostIP+`", protocol: `+protocol+`}]
-`, "create", "-f", "-")
-		require.Zero(t, code, errOut)
+    ports: [{containerPort: 80, hostPort: 54321, hostIP: "` + hostIP + `", protocol: ` + protocol + `}]
+`)
 	}
 	hostPortPod("first", "127.0.0.1", "TCP")
 	k.ok("wait", "--for=condition=Ready", "pod/first", "--timeout=60s")
@@ -345,4 +332,27 @@ spec:
 	},
 		"events", "--for", "pod/clash")
 	assert.Equal(t, "Pending", k.jsonpath("pod/clash", "{.status.phase}"))
+}
+
+// The kubelet's and the scheduler's behaviours the node conformance specs
+// check, one after the other on one cluster.
+func TestKubectlKubeletBehaviours(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir())
+	k := newKubectl(t, s)
+	for _, c := range []struct {
+		name  string
+		check func(*testing.T, *kubectl)
+	}{
+		{"ActiveDeadlineSecondsFailsThePod", kubeletActiveDeadlineSecondsFailsThePod},
+		{"DownwardAPIDefaultLimitsAreNodeAllocatable", kubeletDownwardAPIDefaultLimitsAreNodeAllocatable},
+		{"CompletedInitContainerIsReady", kubeletCompletedInitContainerIsReady},
+		{"HostPortConflict", kubeletHostPortConflict},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sub := *k
+			sub.t = t
+			c.check(t, &sub)
+		})
+	}
 }
