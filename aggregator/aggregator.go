@@ -78,8 +78,26 @@ type Aggregator struct {
 }
 
 type cachedTransport struct {
-	generation int64
-	rt         *http.Transport
+	tls tlsSettings
+	rt  *http.Transport
+}
+
+// tlsSettings is what of an APIService's spec its transport is built from:
+// a transport is kept while they stay the same. (An APIService has no
+// metadata.generation to tell a new spec by, and its resourceVersion moves
+// with every availability check.)
+type tlsSettings struct {
+	insecure    bool
+	caBundle    string
+	serviceName string
+}
+
+func tlsSettingsOf(s *apiregistrationv1.APIService) tlsSettings {
+	t := tlsSettings{insecure: s.Spec.InsecureSkipTLSVerify, caBundle: string(s.Spec.CABundle)}
+	if ref := s.Spec.Service; ref != nil {
+		t.serviceName = ref.Name + "." + ref.Namespace + ".svc"
+	}
+	return t
 }
 
 // New checks cfg and returns the Aggregator.

@@ -245,7 +245,8 @@ func SetRemoteUser(h http.Header, user *authn.UserInfo) {
 func (a *Aggregator) transport(s *apiregistrationv1.APIService) http.RoundTripper {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if c, ok := a.transports[s.Name]; ok && c.generation == s.Generation {
+	settings := tlsSettingsOf(s)
+	if c, ok := a.transports[s.Name]; ok && c.tls == settings {
 		return c.rt
 	}
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.Spec.InsecureSkipTLSVerify} //nolint:gosec // the APIService asks for it
@@ -256,15 +257,13 @@ func (a *Aggregator) transport(s *apiregistrationv1.APIService) http.RoundTrippe
 		pool := x509.NewCertPool()
 		pool.AppendCertsFromPEM(s.Spec.CABundle)
 		tc.RootCAs = pool
-		if ref := s.Spec.Service; ref != nil {
-			tc.ServerName = ref.Name + "." + ref.Namespace + ".svc"
-		}
+		tc.ServerName = settings.serviceName
 	}
 	rt := &http.Transport{DialContext: a.cfg.Dial, TLSClientConfig: tc, ForceAttemptHTTP2: false,
 		MaxIdleConnsPerHost: 8, IdleConnTimeout: 30e9}
 	if old, ok := a.transports[s.Name]; ok {
 		old.rt.CloseIdleConnections()
 	}
-	a.transports[s.Name] = cachedTransport{generation: s.Generation, rt: rt}
+	a.transports[s.Name] = cachedTransport{tls: settings, rt: rt}
 	return rt
 }

@@ -177,7 +177,10 @@ type Server struct {
 	// authenticator is Config.Authenticator with service account tokens
 	// and anonymous added; tokens issues and checks those tokens.
 	authenticator authn.Authenticator
-	tokens        *serviceaccount.Tokens
+	// tokenAuthenticator is authenticator without anonymous: what a
+	// TokenReview asks.
+	tokenAuthenticator authn.Authenticator
+	tokens             *serviceaccount.Tokens
 	// lists is the list budget (nil: none).
 	lists *serving.ListBudget
 	// openapi serves /openapi/, building its documents when first asked
@@ -287,7 +290,7 @@ func New(cfg Config) (*Server, error) {
 	s.crds = ext
 	// The access and identity reviews, answered by the authorizer and
 	// never stored.
-	for _, r := range reviews.Resources(s.authorizer, s.ruleLister) {
+	for _, r := range reviews.Resources(s.authorizer, s.ruleLister, s.tokenReviewAuthentication()) {
 		if err := s.AddResource(r); err != nil {
 			return nil, err
 		}

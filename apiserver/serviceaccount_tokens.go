@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/apiserver/authn"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	"github.com/kubesim/kubesim/apiserver/reviews"
 	"github.com/kubesim/kubesim/apiserver/serviceaccount"
 )
 
@@ -51,10 +52,22 @@ func (s *Server) setUpServiceAccountTokens() error {
 			s.authenticator = authn.Union(s.authenticator, tokens)
 		}
 	}
+	// TokenReviews are answered by the token authenticators alone: a
+	// token no one knows is not anonymous there.
+	s.tokenAuthenticator = s.authenticator
 	if s.authenticator != nil && s.cfg.AnonymousAuth {
 		s.authenticator = authn.FailOnError(s.authenticator, authn.AnonymousAuthenticator())
 	}
 	return nil
+}
+
+// tokenReviewAuthentication is what TokenReviews are answered with.
+func (s *Server) tokenReviewAuthentication() reviews.Authentication {
+	a := reviews.Authentication{Tokens: s.tokenAuthenticator, Audiences: s.cfg.APIAudiences}
+	if s.tokens != nil {
+		a.Audiences = s.tokens.Audiences()
+	}
+	return a
 }
 
 // Tokens is the service account token issuer (nil without

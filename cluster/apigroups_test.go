@@ -140,10 +140,6 @@ var notServed = map[string]string{
 		"the older top-level bindings resource is not served",
 	"v1/componentstatuses": "deprecated since 1.19; kubesim has no separate etcd, scheduler or controller-manager " +
 		"health endpoints for it to report",
-	"authentication.k8s.io/v1/tokenreviews": "tokens are checked inside the API server; kubesim's extension servers " +
-		"trust the front proxy's client certificate instead of asking back",
-	"authorization.k8s.io/v1/localsubjectaccessreviews": "subjectaccessreviews answer the same question; " +
-		"the namespaced form is not served",
 	"storage.k8s.io/v1/csistoragecapacities": "no CSI driver reports capacity; the scheduler's volume binding reads " +
 		"the PersistentVolumes themselves",
 }

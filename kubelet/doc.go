@@ -24,8 +24,10 @@
 // (StartError, RunContainerError), or the kubesim.io/behaviour annotation
 // says when it exits (behaviour.go). An exit restarts it as restartPolicy
 // says, after the real CrashLoopBackOff back-off; init containers run in
-// order before the pod's, sidecars (restartPolicy: Always init containers) keep running
-// beside them; liveness and readiness probes are worked out from the
+// order before the pod's (each reported ready once it completed), sidecars
+// (restartPolicy: Always init containers) keep running beside them; a pod
+// active longer than its activeDeadlineSeconds is killed and fails with
+// reason DeadlineExceeded (activedeadline.go); liveness and readiness probes are worked out from the
 // script's files or the annotation (probes.go). The pod is Ready when its
 // containers are and, as the status manager decides it, the condition of
 // every readiness gate is True (written by someone else through

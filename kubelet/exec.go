@@ -196,17 +196,20 @@ func (k *Kubelet) Attach(ctx context.Context, namespace, podName, container stri
 // the kubelet's service informer when it has synced (the real kubelet's
 // service lister), from the API server before.
 type envSources struct {
-	c          *client.Client
-	volumes    *Kubelet
-	services   *cache.Informer[*corev1.Service]
-	configMaps *cache.Informer[*corev1.ConfigMap]
+	c *client.Client
+	// allocatable is the node's (the kubelet's capacity: nothing is
+	// reserved for the system).
+	allocatable corev1.ResourceList
+	volumes     *Kubelet
+	services    *cache.Informer[*corev1.Service]
+	configMaps  *cache.Informer[*corev1.ConfigMap]
 }
 
 // envSources are the sources of this kubelet's containers: with the
 // kubelet's volumes when volumes is true.
 func (k *Kubelet) envSources(volumes bool) envSources {
 	k.mu.Lock()
-	s := envSources{c: k.c, services: k.loops.services, configMaps: k.loops.configMaps}
+	s := envSources{c: k.c, allocatable: k.cfg.Capacity, services: k.loops.services, configMaps: k.loops.configMaps}
 	k.mu.Unlock()
 	if volumes {
 		s.volumes = k
@@ -262,6 +265,9 @@ func (s envSources) Services(ctx context.Context, ns string) ([]*corev1.Service,
 	}
 	return list.Items, nil
 }
+
+// NodeAllocatable implements containerenv.Sources.
+func (s envSources) NodeAllocatable() corev1.ResourceList { return s.allocatable }
 
 // ServiceAccountToken asks for a token bound to the pod (a TokenRequest
 // to serviceaccounts/NAME/token, as the kubelet's token manager does).

@@ -255,6 +255,9 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 	if rt.stage == stageTerminal {
 		return controllers.Result{}, nil
 	}
+	if at, ok := activeDeadline(pod, rt); ok && !now.Before(at) {
+		return k.exceedDeadline(ctx, pod, rt, now) // activedeadline.go
+	}
 	k.localBehaviours(rt, bs)
 	next := rt.clone()
 	st := k.newStarter(ctx, pod)
@@ -400,9 +403,9 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) (controllers.Result, 
 			// queues the pod again at once; this is the fallback.
 			return controllers.Result{Requeue: true}, nil
 		}
-		return controllers.Result{RequeueAfter: at.Sub(now)}, nil
+		return untilDeadline(controllers.Result{RequeueAfter: at.Sub(now)}, pod, next, now), nil
 	}
-	return controllers.Result{}, nil
+	return untilDeadline(controllers.Result{}, pod, next, now), nil
 }
 
 // runningFor is how long each running container of the pod key has run,
@@ -1108,6 +1111,9 @@ func containerStatus(c containerRuntime) corev1.ContainerStatus {
 	case containerTerminated:
 		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: c.termReason, Message: c.termMessage,
 			StartedAt: metav1.NewTime(c.startedAt), FinishedAt: metav1.NewTime(c.finishedAt), ContainerID: c.id}
+		// An init container that completed is ready (the prober
+		// manager's UpdatePodStatus): its work is done.
+		cs.Ready = cs.Ready || c.init && !c.sidecar && c.exitCode == 0
 		if c.startFailed {
 			cs.State.Terminated.StartedAt = metav1.NewTime(time.Unix(0, 0).UTC())
 		}

@@ -238,6 +238,8 @@ func (offlineSources) ServiceAccountToken(context.Context, *corev1.Pod, string, 
 	return "", errors.New("offline")
 }
 
+func (offlineSources) NodeAllocatable() corev1.ResourceList { return nil }
+
 func (offlineSources) Service(context.Context, string, string) (*corev1.Service, error) {
 	return nil, errors.New("offline")
 }

@@ -34,6 +34,7 @@
 //   - filter plugins, each a pure function with the reason kube-scheduler
 //     gives, run in the default profile's order: NodeUnschedulable,
 //     NodeName, NodeReady, TaintToleration, NodeAffinity (nodeSelector),
+//     NodePorts (a host port another pod on the node already uses),
 //     NodeResourcesFit (cpu, memory, pod count), VolumeBinding,
 //     PodTopologySpread (topologySpreadConstraints, DoNotSchedule),
 //     InterPodAffinity (required podAffinity and podAntiAffinity, and the
@@ -143,7 +144,7 @@
 //     pods when nothing fits, respecting PodDisruptionBudgets where it can.
 //   - Left out: the "preemption: ..." tail on the FailedScheduling
 //     message, the PrioritySort queue order (the queue is FIFO), preferred
-//     node affinity scoring, volume limits, host ports, PreferNoSchedule
+//     node affinity scoring, volume limits, PreferNoSchedule
 //     scoring, BalancedAllocation and ImageLocality scores (a configuration may
 //     list those plugins; they do nothing: scheduler/config's doc.go),
 //     queueing hints (a pod-related event wakes every

@@ -61,6 +61,7 @@ func DefaultFilters() []FilterPlugin {
 		{Name: "NodeReady", Filter: NodeReady},
 		{Name: "TaintToleration", Filter: TaintToleration},
 		{Name: "NodeAffinity", Filter: NodeAffinity},
+		{Name: "NodePorts", Filter: NodePorts},
 		{Name: "NodeResourcesFit", Filter: NodeResourcesFit},
 		{Name: "VolumeBinding", Filter: VolumeBinding},
 		{Name: "PodTopologySpread", PreFilter: PodTopologySpreadPreFilter, Filter: PodTopologySpreadFilter},

@@ -6,8 +6,7 @@
 // (controllers/resourcequota) both count with it, so that the use the
 // plugin adds at admission is the use the controller recounts.
 //
-// Left out: extended resources and hugepages, the ephemeral-storage
-// requests, persistent volume claims' requests.storage (claims are only
+// Left out: persistent volume claims' requests.storage (claims are only
 // counted), the CrossNamespacePodAffinity and VolumeAttributesClass
 // scopes.
 //

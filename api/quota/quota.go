@@ -59,9 +59,12 @@ func Usage(gr schema.GroupResource, obj api.Object) corev1.ResourceList {
 	return out
 }
 
-// PodUsage is the pod evaluator's usage: pods and count/pods 1, and the
-// pod's requests (also as cpu and memory) and limits, the larger of the
-// containers' sum and any init container.
+// PodUsage is the pod evaluator's usage (podComputeUsageHelper): pods and
+// count/pods 1, and the pod's requests (cpu, memory and ephemeral-storage
+// also under their bare names) and limits, the larger of the containers'
+// sum and any init container; hugepages requested as themselves and as
+// requests.hugepages-*, extended resources only as requests.<name>
+// (requests.example.com/gpu: their limits equal their requests).
 func PodUsage(p *corev1.Pod) corev1.ResourceList {
 	if !IsPodCounted(p) {
 		return corev1.ResourceList{}
@@ -69,13 +72,22 @@ func PodUsage(p *corev1.Pod) corev1.ResourceList {
 	one := resource.MustParse("1")
 	out := corev1.ResourceList{corev1.ResourcePods: one, ObjectCountName(schema.GroupResource{Resource: "pods"}): one}
 	requests, limits := podRequestsAndLimits(p)
-	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
 		if q, ok := requests[r]; ok {
 			out[r] = q
-			out["requests."+r] = q
+			out[corev1.DefaultResourceRequestsPrefix+r] = q
 		}
 		if q, ok := limits[r]; ok {
 			out["limits."+r] = q
+		}
+	}
+	for r, q := range requests {
+		switch {
+		case strings.HasPrefix(string(r), corev1.ResourceHugePagesPrefix):
+			out[r] = q
+			out[corev1.DefaultResourceRequestsPrefix+r] = q
+		case api.IsExtendedResourceName(r):
+			out[corev1.DefaultResourceRequestsPrefix+r] = q
 		}
 	}
 	return out

@@ -36,6 +36,21 @@ func TestPodUsage(t *testing.T) {
 	assert.Empty(t, PodUsage(p), "a finished pod uses nothing")
 }
 
+// Ephemeral storage is counted as cpu and memory are; hugepages as
+// themselves and as requests; an extended resource only as requests.NAME.
+func TestPodUsageEphemeralStorageHugePagesAndExtendedResources(t *testing.T) {
+	p := pod(corev1.Container{Name: "a", Resources: corev1.ResourceRequirements{
+		Requests: rl("ephemeral-storage", "1Gi", "example.com/gpu", "2", "hugepages-2Mi", "4Mi"),
+		Limits:   rl("ephemeral-storage", "2Gi", "example.com/gpu", "2", "hugepages-2Mi", "4Mi")}})
+	got := map[string]string{}
+	for k, v := range PodUsage(p) {
+		got[string(k)] = v.String()
+	}
+	assert.Equal(t, map[string]string{"pods": "1", "count/pods": "1",
+		"ephemeral-storage": "1Gi", "requests.ephemeral-storage": "1Gi", "limits.ephemeral-storage": "2Gi",
+		"hugepages-2Mi": "4Mi", "requests.hugepages-2Mi": "4Mi", "requests.example.com/gpu": "2"}, got)
+}
+
 func TestPodConstraints(t *testing.T) {
 	p := pod(corev1.Container{Name: "web", Resources: corev1.ResourceRequirements{Requests: rl("cpu", "1")}}, corev1.Container{Name: "side"})
 	assert.NoError(t, PodConstraints([]corev1.ResourceName{"pods", "count/pods"}, p))

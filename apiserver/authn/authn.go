@@ -117,6 +117,23 @@ func WithUser(ctx context.Context, u *UserInfo) context.Context {
 	return context.WithValue(ctx, userKey{}, u)
 }
 
+// audiencesKey is the context key of the audiences a token is checked for.
+type audiencesKey struct{}
+
+// WithAudiences returns a context asking the authenticators to accept only
+// tokens meant for one of auds (authenticator.WithAudiences): a
+// TokenReview's spec.audiences.
+func WithAudiences(ctx context.Context, auds []string) context.Context {
+	return context.WithValue(ctx, audiencesKey{}, auds)
+}
+
+// AudiencesFrom returns the audiences set by WithAudiences; ok is false
+// when none were, and the server's own audiences apply.
+func AudiencesFrom(ctx context.Context) (auds []string, ok bool) {
+	auds, ok = ctx.Value(audiencesKey{}).([]string)
+	return auds, ok && len(auds) > 0
+}
+
 // UserFrom returns the user stored by WithUser.
 func UserFrom(ctx context.Context) (*UserInfo, bool) {
 	u, ok := ctx.Value(userKey{}).(*UserInfo)

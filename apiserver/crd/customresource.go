@@ -52,6 +52,9 @@ func NewCustomResource(c *apiextensionsv1.CustomResourceDefinition, v *apiextens
 		CompiledSchema:       compileIfAny(published),
 		StorageGroupResource: k8sschema.GroupResource{Group: c.Spec.Group, Resource: names.Plural},
 		ValidatesTypeMeta:    true,
+		// The apiextensions-apiserver's strategy: created at 1, moved by
+		// any change outside metadata.
+		Generation: registry.SpecGeneration(),
 	}
 	if sub := v.Subresources; sub != nil {
 		res.StatusSubresource = sub.Status != nil

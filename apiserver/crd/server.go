@@ -138,6 +138,9 @@ func (s *Server) Resources() []*registry.Resource {
 		Group: Group, Name: Resource, SingularName: "customresourcedefinition", Kind: Kind,
 		ListKind: "CustomResourceDefinitionList", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
 		StatusSubresource: true, Table: crdTable(), PrepareForDelete: s.prepareForDelete,
+		// A new spec is a new generation, which the establishing
+		// controller reports back in its conditions.
+		Generation:           registry.SpecGeneration(),
 		StorageGroupResource: k8sschema.GroupResource{Group: Group, Resource: Resource},
 	}
 	v1 := base

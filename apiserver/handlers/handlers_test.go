@@ -87,7 +87,7 @@ func newEnv(t *testing.T) *testEnv {
 			StrategicMergePatch: true, Scale: &registry.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"}},
 		{Group: "lab.example.com", Version: "v1", Name: "widgets", Kind: "Widget", ListKind: "WidgetList", Namespaced: true,
 			New: func() api.Object { return &unstructured.Unstructured{} }, Schema: widgetSchema(),
-			Strategy: widgetStrategy{}, StatusSubresource: true,
+			Strategy: widgetStrategy{}, StatusSubresource: true, Generation: registry.SpecGeneration(),
 			Scale: &registry.ScaleSubresource{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".status.selector"}},
 	}
 	stores := map[string]*registry.Store{}

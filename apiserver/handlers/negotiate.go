@@ -111,7 +111,10 @@ func (c *requestContext) negotiate() (output, error) {
 			}
 			return out, nil
 		case "Table":
-			if metaGroup && !out.protobuf {
+			// A question answered on create (the access and token
+			// reviews) has no table form: its REST storage is no
+			// TableConvertor in Kubernetes.
+			if metaGroup && !out.protobuf && c.res.CreateOnly == nil {
 				return asTable, nil
 			}
 		case "PartialObjectMetadata", "PartialObjectMetadataList":

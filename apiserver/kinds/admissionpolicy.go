@@ -7,7 +7,6 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesim/kubesim/api"
@@ -63,20 +62,6 @@ func (admissionPolicyStrategy) Default(obj api.Object) {
 // Validate implements registry.Strategy (ValidateValidatingAdmissionPolicy).
 func (s admissionPolicyStrategy) Validate(obj api.Object) field.ErrorList {
 	return s.compiler.ValidatePolicy(obj.(*admissionregistrationv1.ValidatingAdmissionPolicy))
-}
-
-// PrepareForUpdate implements registry.Strategy: a new spec is a new
-// generation.
-func (admissionPolicyStrategy) PrepareForUpdate(obj, old api.Object) {
-	p, o := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy), old.(*admissionregistrationv1.ValidatingAdmissionPolicy)
-	if !equality.Semantic.DeepEqual(p.Spec, o.Spec) {
-		p.Generation = o.Generation + 1
-	}
-}
-
-// PrepareForCreate implements registry.Strategy.
-func (admissionPolicyStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*admissionregistrationv1.ValidatingAdmissionPolicy).Generation = 1
 }
 
 // ValidateUpdate implements registry.Strategy.

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/api/field"
 	"github.com/kubesim/kubesim/api/labels"
+	"github.com/kubesim/kubesim/apiserver/admission/policy"
 	"github.com/kubesim/kubesim/apiserver/registry"
 	"github.com/kubesim/kubesim/apiserver/schema"
 )
@@ -28,6 +29,11 @@ import (
 // webhookConfigurationResources serves MutatingWebhookConfiguration and
 // ValidatingWebhookConfiguration.
 func webhookConfigurationResources(gen *schema.Generator) []*registry.Resource {
+	// The webhooks' matchConditions compile as a policy's do.
+	conditions, err := policy.NewCompiler()
+	if err != nil {
+		panic(err) // the environment is built from constants
+	}
 	return []*registry.Resource{
 		{
 			Group: api.AdmissionRegistrationGroupName, Version: "v1", Name: "mutatingwebhookconfigurations",
@@ -35,7 +41,7 @@ func webhookConfigurationResources(gen *schema.Generator) []*registry.Resource {
 			ListKind:            "MutatingWebhookConfigurationList",
 			New:                 func() api.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} },
 			StrategicMergePatch: true,
-			Strategy:            mutatingWebhookStrategy{},
+			Strategy:            mutatingWebhookStrategy{conditions: conditions},
 			Schema:              gen.FromGoType(reflect.TypeOf(admissionregistrationv1.MutatingWebhookConfiguration{})),
 			Table:               webhookConfigurationTable(func(o api.Object) int { return len(o.(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks) }),
 		},
@@ -45,7 +51,7 @@ func webhookConfigurationResources(gen *schema.Generator) []*registry.Resource {
 			ListKind:            "ValidatingWebhookConfigurationList",
 			New:                 func() api.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} },
 			StrategicMergePatch: true,
-			Strategy:            validatingWebhookStrategy{},
+			Strategy:            validatingWebhookStrategy{conditions: conditions},
 			Schema:              gen.FromGoType(reflect.TypeOf(admissionregistrationv1.ValidatingWebhookConfiguration{})),
 			Table: webhookConfigurationTable(func(o api.Object) int {
 				return len(o.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks)
@@ -69,10 +75,9 @@ func webhookConfigurationTable(count func(api.Object) int) *registry.Table {
 	}
 }
 
-type mutatingWebhookStrategy struct{ registry.DefaultStrategy }
-
-func (mutatingWebhookStrategy) PrepareForCreate(obj api.Object) {
-	api.Meta(obj).Generation = 1
+type mutatingWebhookStrategy struct {
+	registry.DefaultStrategy
+	conditions *policy.Compiler
 }
 
 func (mutatingWebhookStrategy) Default(obj api.Object) {
@@ -94,6 +99,7 @@ func (s mutatingWebhookStrategy) Validate(obj api.Object) field.ErrorList {
 		p := field.NewPath("webhooks").Index(i)
 		errs = append(errs, validateWebhook(p, w.Name, names, w.ClientConfig, w.Rules, w.FailurePolicy, w.MatchPolicy,
 			w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)...)
+		errs = append(errs, s.conditions.ValidateMatchConditions(w.MatchConditions, p.Child("matchConditions"))...)
 		if w.ReinvocationPolicy != nil && *w.ReinvocationPolicy != admissionregistrationv1.NeverReinvocationPolicy && *w.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy {
 			errs = append(errs, field.NotSupported(p.Child("reinvocationPolicy"), *w.ReinvocationPolicy, []string{"IfNeeded", "Never"}))
 		}
@@ -105,10 +111,9 @@ func (s mutatingWebhookStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorLi
 	return s.Validate(obj)
 }
 
-type validatingWebhookStrategy struct{ registry.DefaultStrategy }
-
-func (validatingWebhookStrategy) PrepareForCreate(obj api.Object) {
-	api.Meta(obj).Generation = 1
+type validatingWebhookStrategy struct {
+	registry.DefaultStrategy
+	conditions *policy.Compiler
 }
 
 func (validatingWebhookStrategy) Default(obj api.Object) {
@@ -126,6 +131,7 @@ func (s validatingWebhookStrategy) Validate(obj api.Object) field.ErrorList {
 		errs = append(errs, validateWebhook(field.NewPath("webhooks").Index(i), w.Name, names, w.ClientConfig, w.Rules,
 			w.FailurePolicy, w.MatchPolicy, w.NamespaceSelector, w.ObjectSelector, w.SideEffects, w.TimeoutSeconds,
 			w.AdmissionReviewVersions)...)
+		errs = append(errs, s.conditions.ValidateMatchConditions(w.MatchConditions, field.NewPath("webhooks").Index(i).Child("matchConditions"))...)
 	}
 	return errs
 }

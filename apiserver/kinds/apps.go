@@ -5,7 +5,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -211,17 +210,6 @@ func (deploymentStrategy) PrepareForCreate(obj api.Object) {
 
 // Default implements registry.Strategy.
 func (deploymentStrategy) Default(obj api.Object) { DefaultDeployment(obj.(*appsv1.Deployment)) }
-
-// PrepareForUpdate implements registry.Strategy: a change of annotations
-// moves the generation too, as a change of spec does, because the
-// deployment controller copies annotations to the ReplicaSets
-// (deploymentStrategy.PrepareForUpdate).
-func (deploymentStrategy) PrepareForUpdate(obj, old api.Object) {
-	d, o := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
-	if !equality.Semantic.DeepEqual(d.Annotations, o.Annotations) {
-		d.Generation = o.Generation + 1
-	}
-}
 
 // Validate implements registry.Strategy.
 func (deploymentStrategy) Validate(obj api.Object) field.ErrorList {

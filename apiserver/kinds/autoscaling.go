@@ -9,7 +9,6 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -117,20 +116,6 @@ func SetHPADefaults(h *autoscalingv2.HorizontalPodAutoscaler) {
 }
 
 type hpaStrategy struct{ registry.DefaultStrategy }
-
-// PrepareForCreate implements registry.Strategy.
-func (hpaStrategy) PrepareForCreate(obj api.Object) {
-	obj.(*autoscalingv2.HorizontalPodAutoscaler).Generation = 1
-}
-
-// PrepareForUpdate implements registry.Strategy: a new spec is a new
-// generation.
-func (hpaStrategy) PrepareForUpdate(obj, old api.Object) {
-	h, o := obj.(*autoscalingv2.HorizontalPodAutoscaler), old.(*autoscalingv2.HorizontalPodAutoscaler)
-	if !equality.Semantic.DeepEqual(h.Spec, o.Spec) {
-		h.Generation = o.Generation + 1
-	}
-}
 
 // Default implements registry.Strategy.
 func (hpaStrategy) Default(obj api.Object) {

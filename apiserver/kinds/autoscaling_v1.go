@@ -114,25 +114,6 @@ func HPAFromV1(v *autoscalingv1.HorizontalPodAutoscaler) *autoscalingv2.Horizont
 // validated in its v2 form, as kube-apiserver validates the internal type.
 type hpaV1Strategy struct{ hpaStrategy }
 
-// PrepareForCreate implements registry.Strategy.
-func (hpaV1Strategy) PrepareForCreate(obj api.Object) {
-	obj.(*autoscalingv1.HorizontalPodAutoscaler).Generation = 1
-}
-
-// PrepareForUpdate implements registry.Strategy.
-func (hpaV1Strategy) PrepareForUpdate(obj, old api.Object) {
-	h, o := obj.(*autoscalingv1.HorizontalPodAutoscaler), old.(*autoscalingv1.HorizontalPodAutoscaler)
-	if !specEqualV1(h.Spec, o.Spec) {
-		h.Generation = o.Generation + 1
-	}
-}
-
-func specEqualV1(a, b autoscalingv1.HorizontalPodAutoscalerSpec) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return string(ja) == string(jb)
-}
-
 // Default implements registry.Strategy. An HPA that names no metric,
 // neither a CPU target nor others in the metrics annotation, targets 80%
 // CPU: kube-apiserver defaults it in the conversion from v1 (which reads

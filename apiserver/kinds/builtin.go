@@ -256,5 +256,6 @@ func Builtin() []*registry.Resource {
 	resources = append(resources, flowControlResources(gen)...)          // flowcontrol.apiserver.k8s.io/v1 FlowSchema, PriorityLevelConfiguration
 	setStatusStrategies(resources)                                       // what a write to /status may change (statusstrategy.go)
 	notSimulatedWarnings(resources)                                      // the fields stored but not simulated (fidelity.go)
+	withGenerations(resources)                                           // which kinds have a metadata.generation (generation.go)
 	return resources
 }

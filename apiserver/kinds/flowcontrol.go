@@ -152,13 +152,6 @@ func validateFlowSubject(s flowcontrolv1.Subject, p *field.Path) field.ErrorList
 // ValidateUpdate implements registry.Strategy.
 func (s flowSchemaStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList { return s.Validate(obj) }
 
-// PrepareForUpdate implements registry.Strategy: a spec change is a new
-// generation.
-func (flowSchemaStrategy) PrepareForUpdate(obj, old api.Object) {
-	fs, o := obj.(*flowcontrolv1.FlowSchema), old.(*flowcontrolv1.FlowSchema)
-	nextGenerationOnChange(fs, o, fs.Spec, o.Spec)
-}
-
 type priorityLevelStrategy struct{ registry.DefaultStrategy }
 
 // Default implements registry.Strategy (SetDefaults_* of v1): shares,
@@ -270,13 +263,6 @@ func validateLimited(l *flowcontrolv1.LimitedPriorityLevelConfiguration, p *fiel
 // ValidateUpdate implements registry.Strategy.
 func (s priorityLevelStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
 	return s.Validate(obj)
-}
-
-// PrepareForUpdate implements registry.Strategy: a spec change is a new
-// generation.
-func (priorityLevelStrategy) PrepareForUpdate(obj, old api.Object) {
-	pl, o := obj.(*flowcontrolv1.PriorityLevelConfiguration), old.(*flowcontrolv1.PriorityLevelConfiguration)
-	nextGenerationOnChange(pl, o, pl.Spec, o.Spec)
 }
 
 // flowSchemaTable: NAME PRIORITYLEVEL MATCHINGPRECEDENCE

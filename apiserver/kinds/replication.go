@@ -73,13 +73,6 @@ func (s podTemplateStrategy) ValidateUpdate(obj, _ api.Object) field.ErrorList {
 	return s.Validate(obj)
 }
 
-// PrepareForUpdate implements registry.Strategy: a new template is a new
-// generation (the strategy's template comparison).
-func (podTemplateStrategy) PrepareForUpdate(obj, old api.Object) {
-	pt, o := obj.(*corev1.PodTemplate), old.(*corev1.PodTemplate)
-	nextGenerationOnChange(pt, o, pt.Template, o.Template)
-}
-
 // podTemplateTable: NAME CONTAINERS IMAGES POD LABELS, no AGE
 // (printPodTemplate).
 func podTemplateTable() *registry.Table {

@@ -417,8 +417,8 @@ func (rt *roundTrip) serverSets(want, got api.Object) {
 	// the server's; the storage sets resourceVersion.
 	wm.UID, wm.CreationTimestamp, wm.ResourceVersion = gm.UID, gm.CreationTimestamp, gm.ResourceVersion
 	// BeforeCreate: only a delete sets deletionTimestamp and its grace
-	// period; a create starts at generation 1 (every strategy with a
-	// spec sets it, and the generic store does for the others).
+	// period; the strategies that count generations start at 1
+	// (TestGenerationOnlyWhereTheStrategySetsIt).
 	wm.DeletionTimestamp, wm.DeletionGracePeriodSeconds = nil, nil
 	wm.Generation = gm.Generation
 	// The field manager records who set what; kube-apiserver replaces

@@ -76,15 +76,7 @@ func TestStatusStrategies(t *testing.T) {
 		seen++
 		t.Run(r.Name+"."+r.Version+"."+r.Group, func(t *testing.T) {
 			rt := &roundTrip{t: t, h: h, res: r, name: "st-" + r.Version, wire: "json"}
-			obj := rt.fill(1)
-			if fix, ok := validFixes[gr]; ok {
-				fix(obj)
-			}
-			if r.Group == "apiextensions.k8s.io" {
-				obj = validCRD(r.Version)
-			} else {
-				obj = rt.makeValid(obj)
-			}
+			obj := rt.validObject()
 			created := rt.decode(rt.do("POST", rt.collection(), obj, "json", ""))
 			item := rt.collection() + "/" + api.Meta(created).Name
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -303,13 +302,3 @@ func ptr[T any](v T) *T { return &v }
 func labelsOf(m map[string]string) labels.Set { return labels.Set(m) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// nextGenerationOnChange is a strategy's PrepareForUpdate for a kind
-// whose spec is its desired state: a spec other than old's is a new
-// generation, one past old's (the generic store moves it again, to the
-// same number, when the defaulted object differs).
-func nextGenerationOnChange(obj, old metav1.Object, spec, oldSpec any) {
-	if !reflect.DeepEqual(spec, oldSpec) {
-		obj.SetGeneration(old.GetGeneration() + 1)
-	}
-}

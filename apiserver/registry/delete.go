@@ -73,6 +73,7 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *metav1.Delete
 			meta.DeletionTimestamp = &ts
 			zero := int64(0)
 			meta.DeletionGracePeriodSeconds = &zero
+			onDeletion(meta)
 		}
 		grace := int64(0)
 		if s.res.GracePeriod != nil {
@@ -86,6 +87,7 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *metav1.Delete
 			meta.DeletionTimestamp = &ts
 			g := grace
 			meta.DeletionGracePeriodSeconds = &g
+			onDeletion(meta)
 			changed = true
 		case meta.DeletionTimestamp != nil && meta.DeletionGracePeriodSeconds != nil && grace < *meta.DeletionGracePeriodSeconds:
 			// A second delete may only shorten the grace period.

@@ -41,6 +41,9 @@ type Resource struct {
 	// Schema itself (a copy of the Resource with another Schema falls
 	// back to walking that one); nil: the decoder walks Schema.
 	CompiledSchema *schema.Compiled
+	// Generation, when set, is how the kind moves metadata.generation;
+	// nil: it has none (the server neither sets nor moves it).
+	Generation *Generation
 	// StatusSubresource splits writes: the main resource cannot change
 	// status and /status can change only status.
 	StatusSubresource bool

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -237,7 +236,7 @@ type CreateOptions struct {
 // Create stores a new object in namespace ns.
 func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts CreateOptions) (api.Object, error) {
 	if s.res.CreateOnly != nil {
-		return s.answer(ctx, obj, opts)
+		return s.answer(ctx, ns, obj, opts)
 	}
 	meta := api.Meta(obj)
 	if s.res.Namespaced {
@@ -253,7 +252,7 @@ func (s *Store) Create(ctx context.Context, ns string, obj api.Object, opts Crea
 	meta.UID = s.ids.UID()
 	meta.CreationTimestamp = metav1.NewTime(s.clock.Now().UTC().Truncate(time.Second))
 	meta.ResourceVersion = ""
-	meta.Generation = 1
+	s.res.Generation.onCreate(meta)
 	meta.DeletionTimestamp = nil
 	meta.DeletionGracePeriodSeconds = nil
 
@@ -1016,9 +1015,7 @@ func (s *Store) prepareUpdate(obj, cur api.Object, subresource string) error {
 	}
 	s.res.strategy().PrepareForUpdate(obj, cur)
 	s.res.strategy().Default(obj)
-	if specChanged(obj, cur) {
-		meta.Generation = old.Generation + 1
-	}
+	s.res.Generation.onUpdate(obj, cur)
 	return nil
 }
 
@@ -1083,52 +1080,6 @@ func splice(obj, cur api.Object, keepStatus bool) error {
 	return nil
 }
 
-// specChanged reports whether anything but metadata and status differs,
-// which is what moves metadata.generation.
-func specChanged(obj, cur api.Object) bool {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		cu, ok := cur.(*unstructured.Unstructured)
-		if !ok {
-			return true
-		}
-		for k := range mergedKeys(u.Content, cu.Content) {
-			if k != "status" && !reflect.DeepEqual(u.Content[k], cu.Content[k]) {
-				return true
-			}
-		}
-		return false
-	}
-	a, b := reflect.ValueOf(obj).Elem(), reflect.ValueOf(cur).Elem()
-	if a.Type() != b.Type() {
-		return true
-	}
-	for i := range a.NumField() {
-		switch f := a.Type().Field(i); {
-		case f.Name == "TypeMeta", f.Name == "ObjectMeta", f.Name == "Status", !f.IsExported():
-			// Blank fields (protobuf placeholders, a StorageClass's
-			// allowedTopologies) hold nothing.
-			continue
-		}
-		// Compared through pointers: boxing the fields themselves would
-		// copy each (a PodSpec is a kilobyte) on every update.
-		if !equality.Semantic.DeepEqual(a.Field(i).Addr().Interface(), b.Field(i).Addr().Interface()) {
-			return true
-		}
-	}
-	return false
-}
-
-func mergedKeys(a, b map[string]any) map[string]struct{} {
-	out := make(map[string]struct{}, len(a)+len(b))
-	for k := range a {
-		out[k] = struct{}{}
-	}
-	for k := range b {
-		out[k] = struct{}{}
-	}
-	return out
-}
-
 // resetStatus clears the status of obj: the Status field of a typed kind,
 // the "status" key of an unstructured object.
 func resetStatus(obj api.Object) {
@@ -1160,7 +1111,12 @@ func (s *Store) invalidKind(obj api.Object) schema.GroupKind {
 
 // answer serves a create on a CreateOnly resource: the object is a
 // question, checked as any object is, answered and not stored.
-func (s *Store) answer(ctx context.Context, obj api.Object, opts CreateOptions) (api.Object, error) {
+func (s *Store) answer(ctx context.Context, ns string, obj api.Object, opts CreateOptions) (api.Object, error) {
+	if s.res.Namespaced {
+		// A namespaced question (LocalSubjectAccessReview) is asked in
+		// the request's namespace.
+		api.Meta(obj).Namespace = ns
+	}
 	st := s.res.strategy()
 	st.PrepareForCreate(obj)
 	if rp, ok := st.(RequestPreparer); ok {

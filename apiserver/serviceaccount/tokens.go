@@ -193,8 +193,12 @@ func (t *Tokens) validate(ctx context.Context, c *Claims) error {
 	case now < c.NotBefore:
 		return errors.New("service account token is not valid yet")
 	}
-	if !slices.ContainsFunc(c.Audience, func(a string) bool { return slices.Contains(t.cfg.Audiences, a) }) {
-		return errors.New("token audiences " + fmt.Sprintf("%q", c.Audience) + " is invalid for the target audiences " + fmt.Sprintf("%q", t.cfg.Audiences))
+	target := t.cfg.Audiences
+	if auds, ok := authn.AudiencesFrom(ctx); ok {
+		target = auds // a TokenReview's spec.audiences
+	}
+	if !slices.ContainsFunc(c.Audience, func(a string) bool { return slices.Contains(target, a) }) {
+		return errors.New("token audiences " + fmt.Sprintf("%q", c.Audience) + " is invalid for the target audiences " + fmt.Sprintf("%q", target))
 	}
 	p := c.Kubernetes
 	if p == nil || p.Namespace == "" || p.ServiceAccount.Name == "" || c.Subject != UserName(p.Namespace, p.ServiceAccount.Name) {

@@ -15,6 +15,9 @@
 //
 // A Service with publishNotReadyAddresses has every endpoint ready.
 //
+// A Service that selects nothing has one empty slice (the reconciler's
+// placeholder).
+//
 // Left out: the reconciler's minimal-churn packing (slices are refilled in
 // order), topology hints and zones, the endpointslicemirroring controller
 // (a user's selectorless Service has the Endpoints its user writes, no

@@ -198,7 +198,7 @@ type Slice struct {
 // pods with an IP that have not finished, terminating ones included with
 // their conditions saying so; grouped by address family and port set, in
 // order of first appearance; endpoints sorted by address; at most max a
-// slice.
+// slice. Without any endpoint it is one empty slice.
 func Desired(svc *corev1.Service, pods []*corev1.Pod, max int) []Slice {
 	type group struct {
 		key string
@@ -244,6 +244,17 @@ func Desired(svc *corev1.Service, pods []*corev1.Pod, max int) []Slice {
 			end := min(start+max, len(g.Endpoints))
 			out = append(out, Slice{AddressType: g.AddressType, Ports: g.Ports, Endpoints: g.Endpoints[start:end]})
 		}
+	}
+	if len(out) == 0 {
+		// A Service that selects nothing (yet) still has one slice, empty,
+		// of its primary family: clients watching its slices see that it
+		// has no endpoints rather than nothing at all (the reconciler's
+		// placeholder slice).
+		addressType := discoveryv1.AddressTypeIPv4
+		if fams := svc.Spec.IPFamilies; len(fams) > 0 && fams[0] == corev1.IPv6Protocol {
+			addressType = discoveryv1.AddressTypeIPv6
+		}
+		out = []Slice{{AddressType: addressType, Ports: []discoveryv1.EndpointPort{}, Endpoints: []discoveryv1.Endpoint{}}}
 	}
 	return out
 }

@@ -79,3 +79,19 @@ func TestDesiredPublishesNotReadyAddresses(t *testing.T) {
 	assert.True(t, *got[0].Endpoints[0].Conditions.Ready)
 	assert.False(t, *got[0].Endpoints[0].Conditions.Serving)
 }
+
+// A Service whose selector matches no pod (or none with an IP) has one
+// empty slice of its family, as the reconciler's placeholder.
+func TestDesiredPlaceholderWhenNothingIsSelected(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "empty", Namespace: "ns"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+	got := Desired(svc, []*corev1.Pod{pod("pending", "", false)}, 100)
+	require.Len(t, got, 1)
+	assert.Equal(t, discoveryv1.AddressTypeIPv4, got[0].AddressType)
+	assert.NotNil(t, got[0].Endpoints)
+	assert.Empty(t, got[0].Endpoints)
+	assert.Empty(t, got[0].Ports)
+
+	svc.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol}
+	assert.Equal(t, discoveryv1.AddressTypeIPv6, Desired(svc, nil, 100)[0].AddressType)
+}

@@ -117,9 +117,10 @@ func New(cfg Config) (*HorizontalController, error) {
 	c.hpas.AddHandler(cache.Handler[*autoscalingv2.HorizontalPodAutoscaler]{
 		OnAdd: func(h *autoscalingv2.HorizontalPodAutoscaler) { enqueue("ADDED", h) },
 		// A status write of our own changes nothing to decide; a new
-		// spec (a new generation) is looked at at once.
+		// spec is looked at at once. (An HPA has no metadata.generation
+		// to tell them apart: kube-apiserver sets none for it.)
 		OnUpdate: func(old, h *autoscalingv2.HorizontalPodAutoscaler) {
-			if old.Generation != h.Generation {
+			if !equality.Semantic.DeepEqual(old.Spec, h.Spec) {
 				enqueue("MODIFIED", h)
 			}
 		},

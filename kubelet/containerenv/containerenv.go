@@ -27,6 +27,10 @@ type Sources interface {
 	// container gets (the kubelet's service lister).
 	Service(ctx context.Context, namespace, name string) (*corev1.Service, error)
 	Services(ctx context.Context, namespace string) ([]*corev1.Service, error)
+	// NodeAllocatable is the node's allocatable: what a container without
+	// a CPU, memory or ephemeral-storage limit may use, and what the
+	// downward API says its limit is.
+	NodeAllocatable() corev1.ResourceList
 }
 
 // VolumeSource gives the storage of a pod's writable volumes (the
@@ -189,7 +193,7 @@ func (b *builder) valueFrom(c *corev1.Container, from *corev1.EnvVarSource) (str
 	case from.FieldRef != nil:
 		return FieldValue(b.pod, from.FieldRef.FieldPath)
 	case from.ResourceFieldRef != nil:
-		return resourceValue(b.pod, c, from.ResourceFieldRef)
+		return resourceValue(b.pod, c, from.ResourceFieldRef, b.src.NodeAllocatable())
 	}
 	return "", false
 }
@@ -235,9 +239,10 @@ func FieldValue(pod *corev1.Pod, fieldPath string) (string, bool) {
 }
 
 // resourceValue is a container's request or limit divided by the
-// divisor and rounded up, as the kubelet exposes it; an unset value is
-// left out (the kubelet would use the node's allocatable).
-func resourceValue(pod *corev1.Pod, c *corev1.Container, sel *corev1.ResourceFieldSelector) (string, bool) {
+// divisor and rounded up, as the kubelet exposes it. An unset CPU, memory
+// or ephemeral-storage limit is the node's allocatable
+// (MergeContainerResourceLimits); another unset value is left out.
+func resourceValue(pod *corev1.Pod, c *corev1.Container, sel *corev1.ResourceFieldSelector, allocatable corev1.ResourceList) (string, bool) {
 	target := c
 	if sel.ContainerName != "" {
 		target = nil
@@ -259,6 +264,12 @@ func resourceValue(pod *corev1.Pod, c *corev1.Container, sel *corev1.ResourceFie
 		list = target.Resources.Requests
 	}
 	q, ok := list[corev1.ResourceName(name)]
+	if !ok && kind == "limits" {
+		switch corev1.ResourceName(name) {
+		case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage:
+			q, ok = allocatable[corev1.ResourceName(name)]
+		}
+	}
 	if !ok {
 		return "", false
 	}

@@ -21,6 +21,10 @@ type fakeSources struct {
 	token    string
 }
 
+func (f fakeSources) NodeAllocatable() corev1.ResourceList {
+	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")}
+}
+
 func (f fakeSources) Service(_ context.Context, ns, name string) (*corev1.Service, error) {
 	for i := range f.services {
 		if f.services[i].Namespace == ns && f.services[i].Name == name {
@@ -112,6 +116,8 @@ func testPod() *corev1.Pod {
 				LocalObjectReference: corev1.LocalObjectReference{Name: "nope"}, Key: "k"}}},
 			{Name: "CPU", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{Resource: "limits.cpu"}}},
 			{Name: "MEM_MI", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{Resource: "requests.memory", Divisor: resource.MustParse("1Mi")}}},
+			// No memory limit: the node's allocatable.
+			{Name: "MEM_LIMIT", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{Resource: "limits.memory"}}},
 			{Name: "mode", Value: "slow"},
 		},
 		Resources: corev1.ResourceRequirements{
@@ -148,6 +154,7 @@ func TestBuildEnv(t *testing.T) {
 		v("PASS", "s3cret"),
 		v("CPU", "2"),
 		v("MEM_MI", "64"),
+		v("MEM_LIMIT", "8589934592"),
 		v("HOME", "/root"),
 	}, env.Env)
 	assert.Equal(t, "web-0", env.Hostname)

@@ -101,7 +101,7 @@ func TestProfilePlugins(t *testing.T) {
       - name: NodeResourcesFit
         weight: 5
 `,
-		filters:    []string{"NodeUnschedulable", "NodeName", "NodeReady", "TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"},
+		filters:    []string{"NodeUnschedulable", "NodeName", "NodeReady", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"},
 		scores:     map[string]int64{"NodeResourcesFit": 5, "PodTopologySpread": 2, "InterPodAffinity": 2},
 		preemption: true, volumes: true, profileName: "default-scheduler",
 	}, {
@@ -117,7 +117,7 @@ func TestProfilePlugins(t *testing.T) {
       - name: PodTopologySpread
       - name: InterPodAffinity
 `,
-		filters:    []string{"NodeUnschedulable", "NodeName", "NodeReady", "TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "InterPodAffinity"},
+		filters:    []string{"NodeUnschedulable", "NodeName", "NodeReady", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeBinding", "InterPodAffinity"},
 		scores:     map[string]int64{"NodeResourcesFit": 1, "InterPodAffinity": 1},
 		preemption: true, volumes: true, profileName: "no-spread",
 	}, {
@@ -132,11 +132,11 @@ func TestProfilePlugins(t *testing.T) {
       disabled:
       - name: DefaultPreemption
 `,
-		filters: []string{"NodeUnschedulable", "NodeName", "NodeReady", "TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"},
+		filters: []string{"NodeUnschedulable", "NodeName", "NodeReady", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"},
 		scores:  map[string]int64{},
 		volumes: true, percentage: 30, profileName: "default-scheduler",
 	}, {
-		name: "filters replaced: only NodeName, then a plugin kubesim does not simulate",
+		name: "filters replaced: only NodeName and NodePorts, then a plugin kubesim does not simulate",
 		doc: `percentageOfNodesToScore: 50
 profiles:
 - plugins:
@@ -146,8 +146,9 @@ profiles:
       enabled:
       - name: NodeName
       - name: NodePorts
+      - name: VolumeZone
 `,
-		filters:    []string{"NodeName"},
+		filters:    []string{"NodeName", "NodePorts"},
 		scores:     map[string]int64{"NodeResourcesFit": 1, "PodTopologySpread": 2, "InterPodAffinity": 2},
 		preemption: true, percentage: 50, profileName: "default-scheduler",
 	}, {
@@ -165,7 +166,7 @@ profiles:
       - name: NodeResourcesBalancedAllocation
         weight: 1
 `,
-		filters:    []string{"NodeUnschedulable", "NodeName", "NodeReady", "TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"},
+		filters:    []string{"NodeUnschedulable", "NodeName", "NodeReady", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"},
 		scores:     map[string]int64{"NodeResourcesFit": 1, "PodTopologySpread": 2, "InterPodAffinity": 2},
 		preemption: true, volumes: true, profileName: "default-scheduler",
 	}} {
@@ -226,7 +227,7 @@ func TestTwoProfiles(t *testing.T) {
 	assert.Len(t, ps[0].Framework.Scores, 3)
 	assert.Equal(t, "no-scoring-scheduler", ps[1].SchedulerName)
 	assert.Empty(t, ps[1].Framework.Scores)
-	assert.Len(t, ps[1].Framework.Filters, 9)
+	assert.Len(t, ps[1].Framework.Filters, 10)
 }
 
 // Every bad configuration gets kube-scheduler's message, naming the file.

@@ -74,7 +74,7 @@
 // Accepted where kube-scheduler has them and doing nothing in kubesim:
 // SchedulingGates (gates are always honoured), PrioritySort (the queue
 // is FIFO), DefaultBinder (the binding is always the pods/binding POST),
-// NodePorts, VolumeRestrictions, NodeVolumeLimits, VolumeZone,
+// VolumeRestrictions, NodeVolumeLimits, VolumeZone,
 // DynamicResources, NodeResourcesBalancedAllocation and ImageLocality.
 // Enabling or disabling them, or changing their weights, changes no
 // decision. A plugin's PreFilter runs with its Filter, and its PreScore

@@ -120,6 +120,7 @@ func NewInTreeRegistry() Registry {
 				{Name: "TaintToleration", Filter: scheduler.TaintToleration},
 			}}, nil
 		},
+		"NodePorts":     filter(scheduler.FilterPlugin{Name: "NodePorts", Filter: scheduler.NodePorts}, PreFilter, Filter),
 		"NodeAffinity":  filter(scheduler.FilterPlugin{Name: "NodeAffinity", Filter: scheduler.NodeAffinity}, PreFilter, Filter, PreScore, Score),
 		"VolumeBinding": filter(scheduler.FilterPlugin{Name: "VolumeBinding", Filter: scheduler.VolumeBinding}, PreFilter, Filter, Reserve, PreBind, PreScore, Score),
 		"NodeResourcesFit": func(args runtime.Object) (*Plugin, error) {
@@ -160,7 +161,6 @@ func NewInTreeRegistry() Registry {
 		},
 
 		// Accepted, not simulated (doc.go).
-		"NodePorts":                       noop(PreFilter, Filter),
 		"VolumeRestrictions":              noop(PreFilter, Filter),
 		"NodeVolumeLimits":                noop(PreFilter, Filter),
 		"VolumeZone":                      noop(PreFilter, Filter),

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api/field"
+	"github.com/kubesim/kubesim/api/labels"
 )
 
 var (
@@ -90,18 +91,8 @@ func (c *Compiler) ValidatePolicy(p *admissionregistrationv1.ValidatingAdmission
 	if len(s.Validations) == 0 && len(s.AuditAnnotations) == 0 {
 		errs = append(errs, field.Required(sp.Child("validations"), "validations or auditAnnotations must contain at least one item"))
 	}
+	errs = append(errs, c.ValidateMatchConditions(s.MatchConditions, sp.Child("matchConditions"))...)
 	seen := map[string]bool{}
-	for i, mc := range s.MatchConditions {
-		mp := sp.Child("matchConditions").Index(i)
-		if mc.Name == "" {
-			errs = append(errs, field.Required(mp.Child("name"), ""))
-		} else if seen[mc.Name] {
-			errs = append(errs, field.Duplicate(mp.Child("name"), mc.Name))
-		}
-		seen[mc.Name] = true
-		errs = append(errs, c.validateExpression(mc.Expression, wantBool, mp.Child("expression"))...)
-	}
-	seen = map[string]bool{}
 	for i, v := range s.Variables {
 		vp := sp.Child("variables").Index(i)
 		switch {
@@ -152,6 +143,35 @@ func (c *Compiler) validateExpression(expr string, want resultKind, p *field.Pat
 		return field.ErrorList{field.Invalid(p, expr, err.Error())}
 	}
 	return nil
+}
+
+// ValidateMatchConditions checks the matchConditions of a policy or of a
+// webhook as validateMatchConditions does: at most 64, each expression a
+// CEL bool that compiles, each name a qualified name used once. (A
+// webhook's conditions are compiled in the policies' environment here,
+// which has params besides what a webhook's has.)
+func (c *Compiler) ValidateMatchConditions(conds []admissionregistrationv1.MatchCondition, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(conds) > 64 {
+		errs = append(errs, field.TooMany(p, len(conds), 64))
+	}
+	seen := map[string]bool{}
+	for i, mc := range conds {
+		mp := p.Index(i)
+		errs = append(errs, c.validateExpression(mc.Expression, wantBool, mp.Child("expression"))...)
+		if mc.Name == "" {
+			errs = append(errs, field.Required(mp.Child("name"), ""))
+			continue
+		}
+		for _, msg := range labels.IsQualifiedName(mc.Name) {
+			errs = append(errs, field.Invalid(mp.Child("name"), mc.Name, msg))
+		}
+		if seen[mc.Name] {
+			errs = append(errs, field.Duplicate(mp.Child("name"), mc.Name))
+		}
+		seen[mc.Name] = true
+	}
+	return errs
 }
 
 // ValidateBinding checks a binding as ValidateValidatingAdmissionPolicyBinding
