@@ -27,3 +27,20 @@ func TestDecisionRecordShowsFiltersAndPreFilter(t *testing.T) {
 	assert.Equal(t, `persistentvolumeclaim "data" not found`, d.PreFilter)
 	assert.Empty(t, d.Nodes)
 }
+
+// A node an extender refused names the extender; a node's score says the
+// extenders' part; a cycle that failed with an extender's error says so.
+func TestDecisionRecordShowsExtenders(t *testing.T) {
+	d := toDecision(scheduler.Decision{Pod: "default/web", Chosen: "node-2", Nodes: []scheduler.NodeResult{
+		{Node: "node-1", Filter: scheduler.ExtenderName, Extender: "http://127.0.0.1:8888", Reasons: []string{"node(s) had annotation example.com/drain"}},
+		{Node: "node-2", Score: 187, ExtenderScore: 100},
+	}})
+	raw, err := json.Marshal(d)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"pod":"default/web","chosen":"node-2","ties":0,"nodes":[
+		{"node":"node-1","passed":false,"filter":"Extender","extender":"http://127.0.0.1:8888","reasons":["node(s) had annotation example.com/drain"],"score":0},
+		{"node":"node-2","passed":true,"score":187,"extenderScore":100}]}`, string(raw))
+
+	d = toDecision(scheduler.Decision{Pod: "default/web", Err: `Post "http://127.0.0.1:8888/filter": connection refused`})
+	assert.Equal(t, `Post "http://127.0.0.1:8888/filter": connection refused`, d.Error)
+}

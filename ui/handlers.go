@@ -250,8 +250,11 @@ type decision struct {
 	// PreFilter is why no node was tried (a PreFilter plugin's
 	// rejection of every node at once).
 	PreFilter string `json:"preFilter,omitempty"`
-	Live      bool   `json:"live,omitempty"`
-	raw       scheduler.Decision
+	// Error is why the cycle failed with an error instead of a verdict
+	// on the nodes (an extender that failed and is not ignorable).
+	Error string `json:"error,omitempty"`
+	Live  bool   `json:"live,omitempty"`
+	raw   scheduler.Decision
 }
 
 type decisionNode struct {
@@ -259,13 +262,19 @@ type decisionNode struct {
 	Passed  bool     `json:"passed"`
 	Filter  string   `json:"filter,omitempty"`
 	Reasons []string `json:"reasons,omitempty"`
-	Score   int64    `json:"score"`
+	// Extender is the scheduler extender that refused the node (its
+	// urlPrefix), when Filter is scheduler.ExtenderName.
+	Extender string `json:"extender,omitempty"`
+	Score    int64  `json:"score"`
+	// ExtenderScore is the extenders' part of Score.
+	ExtenderScore int64 `json:"extenderScore,omitempty"`
 }
 
 func toDecision(d scheduler.Decision) decision {
-	out := decision{Pod: d.Pod, Chosen: d.Chosen, Ties: d.Ties, Nodes: []decisionNode{}, PreFilter: d.PreFilterMsg}
+	out := decision{Pod: d.Pod, Chosen: d.Chosen, Ties: d.Ties, Nodes: []decisionNode{}, PreFilter: d.PreFilterMsg, Error: d.Err}
 	for _, n := range d.Nodes {
-		out.Nodes = append(out.Nodes, decisionNode{Node: n.Node, Passed: n.Feasible(), Filter: n.Filter, Reasons: n.Reasons, Score: n.Score})
+		out.Nodes = append(out.Nodes, decisionNode{Node: n.Node, Passed: n.Feasible(), Filter: n.Filter, Reasons: n.Reasons,
+			Extender: n.Extender, Score: n.Score, ExtenderScore: n.ExtenderScore})
 	}
 	return out
 }

@@ -114,6 +114,8 @@ const I18N = {
     'sched.chosen': '(chosen)',
     'sched.passed': 'passed',
     'sched.ties': '{n} nodes tied; the seed picked one.',
+    'sched.extenders': '(extenders {n})',
+    'sched.error': 'The cycle failed: {err}. The pod is tried again after the back-off.',
   },
   zh: {
     'title': 'kubesim — 控制平面在工作',
@@ -219,6 +221,8 @@ const I18N = {
     'sched.chosen': '（已选中）',
     'sched.passed': '通过',
     'sched.ties': '{n} 个节点平局；由随机种子选出一个。',
+    'sched.extenders': '（其中扩展程序 {n}）',
+    'sched.error': '这一轮调度出错：{err}。退避之后会再次尝试调度这个 Pod。',
   },
 };
 
