@@ -195,6 +195,7 @@ func TestChinesePhrasesTakeTheEnglishArguments(t *testing.T) {
 		"NotTraced": {"77"}, "WrittenBy": {"77", "actor-7", "1.500s", "create /x 201", "key-7"},
 		"YouCreated": {"the web page", "create /x 201"}, "YouCreatedInStep": {4, "apply x.yaml", "create /x 201"},
 		"NoCreate": {"name-7", "/api/v1/pods"}, "NothingYet": nil,
+		"DeviceUnhealthy": {"gpu-7", "example.com/gpu", "node-7"}, "DeviceHealthy": {"gpu-7", "example.com/gpu", "node-7"},
 	}
 	zh, en := wordsFor(scenario.Chinese), wordsFor(scenario.English)
 	check := func(zhv, env reflect.Value) {
