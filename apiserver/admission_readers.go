@@ -21,8 +21,8 @@ import (
 
 // getObject reads one object of a core/v1 resource. The ServiceAccount
 // plugin reads accounts with it, NodeRestriction pods, and the service
-// account token issuer (serviceaccount_tokens.go) accounts, pods and
-// Secrets.
+// account token issuer (serviceaccount_tokens.go) accounts, pods,
+// Secrets and nodes.
 func getObject[T api.Object](s *Server, resource string) func(ctx context.Context, ns, name string) (T, error) {
 	return func(ctx context.Context, ns, name string) (T, error) {
 		var zero T

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	crand "crypto/rand"
 	"slices"
 
@@ -33,6 +34,9 @@ func (s *Server) setUpServiceAccountTokens() error {
 			GetServiceAccount: getObject[*corev1.ServiceAccount](s, "serviceaccounts"),
 			GetPod:            getObject[*corev1.Pod](s, "pods"),
 			GetSecret:         getObject[*corev1.Secret](s, "secrets"),
+			GetNode: func(ctx context.Context, name string) (*corev1.Node, error) {
+				return getObject[*corev1.Node](s, "nodes")(ctx, "", name)
+			},
 		})
 		if err != nil {
 			return err

@@ -169,7 +169,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 	require.True(b, ok)
 	obj, err := st.Get(context.Background(), "default", "default")
 	require.NoError(b, err)
-	tok, _, err := srv.Tokens().Issue(obj.(*corev1.ServiceAccount), nil, nil, srv.Tokens().Audiences(), time.Hour)
+	tok, _, err := srv.Tokens().Issue(obj.(*corev1.ServiceAccount), nil, nil, nil, srv.Tokens().Audiences(), time.Hour)
 	require.NoError(b, err)
 
 	ca, err := pki.EnsureServing(b.TempDir(), nil, time.Now(), crand.Reader)

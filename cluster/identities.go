@@ -67,6 +67,7 @@ var controllerServiceAccounts = map[string]string{
 	"root-ca-cert-publisher":           "root-ca-cert-publisher",
 	"endpoints":                        "endpoint-controller",
 	"endpointslice":                    "endpointslice-controller",
+	"endpointslicemirroring":           "endpointslicemirroring-controller",
 	"clusterrole-aggregation":          "clusterrole-aggregation-controller",
 	"persistentvolume-binder":          "persistent-volume-binder",
 	"persistentvolume-protection":      "pv-protection-controller",

@@ -29,6 +29,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/disruption"
 	"github.com/kubesim/kubesim/controllers/endpoints"
 	"github.com/kubesim/kubesim/controllers/endpointslice"
+	"github.com/kubesim/kubesim/controllers/endpointslicemirroring"
 	"github.com/kubesim/kubesim/controllers/garbagecollector"
 	"github.com/kubesim/kubesim/controllers/ingressnginx"
 	"github.com/kubesim/kubesim/controllers/job"
@@ -66,7 +67,7 @@ var ControllerNames = []string{"replicaset", replicaset.ReplicationControllerNam
 	daemonset.ControllerName, "serviceaccount", "root-ca-cert-publisher",
 	job.ControllerName, cronjob.ControllerName, ttlafterfinished.ControllerName,
 	persistentvolume.ControllerName, protection.PVCControllerName, protection.PVControllerName, // storage
-	disruption.ControllerName, endpointslice.ControllerName, resourcequota.ControllerName, // budgets, slices, quotas
+	disruption.ControllerName, endpointslice.ControllerName, endpointslicemirroring.ControllerName, resourcequota.ControllerName, // budgets, slices, quotas
 	podautoscaler.ControllerName,                                    // HorizontalPodAutoscaler
 	clusterroleaggregation.ControllerName, vapstatus.ControllerName, // RBAC, admission policies
 	ingressnginx.ControllerName, // the ingress-nginx add-on (ingressnginx.go)
@@ -300,6 +301,9 @@ func (c *Cluster) controllerManager() []wiring {
 		}},
 		{endpointslice.ControllerName, "endpointslice-controller", func(x ControllerContext) (Component, error) {
 			return endpointslice.New(endpointslice.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
+		}},
+		{endpointslicemirroring.ControllerName, "endpointslicemirroring-controller", func(x ControllerContext) (Component, error) {
+			return endpointslicemirroring.New(endpointslicemirroring.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})
 		}},
 		{resourcequota.ControllerName, "resourcequota-controller", func(x ControllerContext) (Component, error) {
 			return resourcequota.New(resourcequota.Config{Client: x.Client, Informers: x.Informers, Clock: x.Clock, Mode: x.Mode, Logger: x.Logger})

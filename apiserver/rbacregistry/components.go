@@ -173,6 +173,12 @@ func ControllerRoles() []ControllerRole {
 			rule([]string{"get", "list", "watch", "create", "update", "delete"}, "discovery.k8s.io", "endpointslices"),
 			eventsRule(),
 		}},
+		{"endpointslicemirroring-controller", []rbacv1.PolicyRule{
+			rule(read, "", "services", "endpoints"),
+			rule([]string{"update"}, "", "services/finalizers", "endpoints/finalizers"),
+			rule([]string{"get", "list", "watch", "create", "update", "delete"}, "discovery.k8s.io", "endpointslices"),
+			eventsRule(),
+		}},
 		{"generic-garbage-collector", []rbacv1.PolicyRule{
 			{Verbs: []string{"get", "list", "watch", "patch", "update", "delete"}, APIGroups: all, Resources: all},
 			eventsRule(),

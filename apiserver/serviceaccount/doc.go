@@ -10,14 +10,17 @@
 // Its claims name the issuer, the audience, the lifetime, the account and,
 // for a bound token, the Pod or Secret it is bound to; the authenticator
 // accepts it only while those objects exist with the same uids, so that
-// deleting a pod or its account revokes its tokens at once.
+// deleting a pod or its account revokes its tokens at once. Each token has
+// a random jti, reported as the credential-id extra ("JTI=..."); a token
+// bound to a scheduled pod also names the pod's node (the node-name and
+// node-uid extras, as kube-apiserver 1.32 does by default).
 //
 // Left out: RS256 and several verification keys (--service-account-key-file
 // lists), the OIDC discovery endpoints (/.well-known/openid-configuration,
-// /openid/v1/jwks), the jti and warnafter claims and the one-year
-// extension of kubelet tokens, node binding, legacy Secret-based tokens,
-// TokenReview, and leeway on expiry (a token is expired from its exp
-// second on).
+// /openid/v1/jwks), the warnafter claim and the one-year extension of
+// kubelet tokens, tokens bound to a Node (boundObjectRef kind Node) and
+// the check of a pod-bound token's node, legacy Secret-based tokens, and
+// leeway on expiry (a token is expired from its exp second on).
 //
 // Read the real ones at
 // https://github.com/kubernetes/kubernetes/tree/master/pkg/serviceaccount and

@@ -81,7 +81,12 @@ func (t *Tokens) CreateToken(ctx context.Context, st *registry.Store, ns, name s
 		}
 		out.Spec.BoundObjectRef.UID = uid
 	}
-	token, exp, err := t.Issue(sa, pod, secret, out.Spec.Audiences, time.Duration(*out.Spec.ExpirationSeconds)*time.Second)
+	var node *corev1.Node
+	if pod != nil && pod.Spec.NodeName != "" && t.cfg.GetNode != nil {
+		// The node is optional: one that cannot be read is left out.
+		node, _ = t.cfg.GetNode(ctx, pod.Spec.NodeName)
+	}
+	token, exp, err := t.Issue(sa, pod, node, secret, out.Spec.Audiences, time.Duration(*out.Spec.ExpirationSeconds)*time.Second)
 	if err != nil {
 		return nil, api.NewInternalError(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -33,9 +34,16 @@ const (
 // Groups every service account is in.
 const (
 	AllServiceAccountsGroup = "system:serviceaccounts"
-	// Extra keys of a token bound to a pod (serviceaccount.PodNameKey...).
-	PodNameKey = "authentication.kubernetes.io/pod-name"
-	PodUIDKey  = "authentication.kubernetes.io/pod-uid"
+	// Extra keys of a token bound to a pod (serviceaccount.PodNameKey...)
+	// and of the node that pod ran on when the token was issued.
+	PodNameKey  = "authentication.kubernetes.io/pod-name"
+	PodUIDKey   = "authentication.kubernetes.io/pod-uid"
+	NodeNameKey = "authentication.kubernetes.io/node-name"
+	NodeUIDKey  = "authentication.kubernetes.io/node-uid"
+	// CredentialIDKey is the extra that names the token itself,
+	// "JTI=<its jti claim>", so that audit logs can tell one token of an
+	// account from another (authenticationinfo's CredentialIDKey).
+	CredentialIDKey = "authentication.kubernetes.io/credential-id"
 )
 
 // UserName is the user a service account's tokens authenticate as.
@@ -57,6 +65,9 @@ type Claims struct {
 	Expiry    int64    `json:"exp"`
 	IssuedAt  int64    `json:"iat"`
 	NotBefore int64    `json:"nbf"`
+	// JTI is the token's own random id (a UUID), which the authenticator
+	// reports as the credential-id extra.
+	JTI string `json:"jti,omitempty"`
 	// Kubernetes are the private claims that tie the token to objects.
 	Kubernetes *PrivateClaims `json:"kubernetes.io,omitempty"`
 }
@@ -68,6 +79,10 @@ type PrivateClaims struct {
 	ServiceAccount Ref    `json:"serviceaccount"`
 	Pod            *Ref   `json:"pod,omitempty"`
 	Secret         *Ref   `json:"secret,omitempty"`
+	// Node is where the bound pod was scheduled when the token was
+	// issued (kube-apiserver's ServiceAccountTokenPodNodeInfo): reported
+	// as the node-name and node-uid extras, not checked.
+	Node *Ref `json:"node,omitempty"`
 }
 
 // Ref names an object by name and uid.
@@ -93,6 +108,10 @@ type Config struct {
 	GetServiceAccount func(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error)
 	GetPod            func(ctx context.Context, namespace, name string) (*corev1.Pod, error)
 	GetSecret         func(ctx context.Context, namespace, name string) (*corev1.Secret, error)
+	// GetNode, if set, reads the node a bound pod runs on, whose name and
+	// uid the token then carries (optional, as in kube-apiserver: a
+	// missing node leaves them out).
+	GetNode func(ctx context.Context, name string) (*corev1.Node, error)
 }
 
 // Tokens issues and checks service account tokens: the JWT token
@@ -125,21 +144,29 @@ func New(cfg Config) (*Tokens, error) {
 func (t *Tokens) Audiences() []string { return slices.Clone(t.cfg.Audiences) }
 
 // Issue signs a token for sa, valid from now for expiration, for
-// audiences; pod or secret (at most one) bind it. It returns the token
-// and its expiry.
-func (t *Tokens) Issue(sa *corev1.ServiceAccount, pod *corev1.Pod, secret *corev1.Secret, audiences []string, expiration time.Duration) (string, time.Time, error) {
+// audiences; pod or secret (at most one) bind it, and node, when the pod
+// has one, is recorded beside the pod. It returns the token and its
+// expiry.
+func (t *Tokens) Issue(sa *corev1.ServiceAccount, pod *corev1.Pod, node *corev1.Node, secret *corev1.Secret, audiences []string, expiration time.Duration) (string, time.Time, error) {
 	now := t.cfg.Clock.Now().Truncate(time.Second)
 	exp := now.Add(expiration)
+	jti, err := uuid.NewRandomFromReader(t.cfg.Rand)
+	if err != nil {
+		return "", time.Time{}, err
+	}
 	private := &PrivateClaims{Namespace: sa.Namespace, ServiceAccount: Ref{Name: sa.Name, UID: sa.UID}}
 	if pod != nil {
 		private.Pod = &Ref{Name: pod.Name, UID: pod.UID}
+		if node != nil {
+			private.Node = &Ref{Name: node.Name, UID: node.UID}
+		}
 	}
 	if secret != nil {
 		private.Secret = &Ref{Name: secret.Name, UID: secret.UID}
 	}
 	claims := Claims{
 		Issuer: t.cfg.Issuer, Subject: UserName(sa.Namespace, sa.Name), Audience: slices.Clone(audiences),
-		Expiry: exp.Unix(), IssuedAt: now.Unix(), NotBefore: now.Unix(), Kubernetes: private,
+		Expiry: exp.Unix(), IssuedAt: now.Unix(), NotBefore: now.Unix(), JTI: jti.String(), Kubernetes: private,
 	}
 	tok, err := signJWT(t.cfg.Key, t.kid, claims, t.cfg.Rand)
 	return tok, exp, err
@@ -176,8 +203,17 @@ func (t *Tokens) AuthenticateToken(ctx context.Context, token string) (*authn.Us
 		Name: UserName(p.Namespace, p.ServiceAccount.Name), UID: string(p.ServiceAccount.UID),
 		Groups: []string{AllServiceAccountsGroup, NamespaceGroup(p.Namespace)},
 	}
+	if c.JTI != "" || p.Pod != nil {
+		u.Extra = map[string][]string{}
+	}
+	if c.JTI != "" {
+		u.Extra[CredentialIDKey] = []string{"JTI=" + c.JTI}
+	}
 	if p.Pod != nil {
-		u.Extra = map[string][]string{PodNameKey: {p.Pod.Name}, PodUIDKey: {string(p.Pod.UID)}}
+		u.Extra[PodNameKey], u.Extra[PodUIDKey] = []string{p.Pod.Name}, []string{string(p.Pod.UID)}
+		if p.Node != nil {
+			u.Extra[NodeNameKey], u.Extra[NodeUIDKey] = []string{p.Node.Name}, []string{string(p.Node.UID)}
+		}
 	}
 	return u, true, nil
 }

@@ -7,7 +7,9 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +99,7 @@ func TestTokens(t *testing.T) {
 	}
 	issue := func(pod *corev1.Pod, aud []string, d time.Duration) func(tk *Tokens, _ *clock.Fake) string {
 		return func(tk *Tokens, _ *clock.Fake) string {
-			tok, _, err := tk.Issue(sa, pod, nil, aud, d)
+			tok, _, err := tk.Issue(sa, pod, nil, nil, aud, d)
 			require.NoError(t, err)
 			return tok
 		}
@@ -119,7 +121,7 @@ func TestTokens(t *testing.T) {
 		}, wantErr: "signature"},
 		{name: "signed by another key", token: func(tk *Tokens, _ *clock.Fake) string {
 			other := newTokens(t, otherKey, clock.NewFake(start), w)
-			tok, _, err := other.Issue(sa, nil, nil, []string{DefaultIssuer}, time.Hour)
+			tok, _, err := other.Issue(sa, nil, nil, nil, []string{DefaultIssuer}, time.Hour)
 			require.NoError(t, err)
 			return tok
 		}, wantErr: "key id"},
@@ -181,7 +183,8 @@ func TestTokenFormat(t *testing.T) {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	w := newWorld()
 	tk := newTokens(t, newKey(t), clock.NewFake(start), w)
-	tok, exp, err := tk.Issue(w.accounts["ns/robot"], w.pods["ns/web"], nil, []string{"a", "b"}, 10*time.Minute)
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", UID: "node-uid"}}
+	tok, exp, err := tk.Issue(w.accounts["ns/robot"], w.pods["ns/web"], node, nil, []string{"a", "b"}, 10*time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, start.Add(10*time.Minute), exp)
 	parts := strings.Split(tok, ".")
@@ -193,12 +196,47 @@ func TestTokenFormat(t *testing.T) {
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(claims, &m))
+	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, m["jti"], "a random UUID")
+	delete(m, "jti")
+	rest, err := json.Marshal(m)
+	require.NoError(t, err)
 	assert.JSONEq(t, `{"iss":"https://kubernetes.default.svc.cluster.local","sub":"system:serviceaccount:ns:robot",
 		"aud":["a","b"],"exp":1772367000,"iat":1772366400,"nbf":1772366400,
-		"kubernetes.io":{"namespace":"ns","serviceaccount":{"name":"robot","uid":"sa-uid"},"pod":{"name":"web","uid":"pod-uid"}}}`, string(claims))
+		"kubernetes.io":{"namespace":"ns","serviceaccount":{"name":"robot","uid":"sa-uid"},"pod":{"name":"web","uid":"pod-uid"},
+		"node":{"name":"node-1","uid":"node-uid"}}}`, string(rest))
 	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
 	require.NoError(t, err)
 	assert.Len(t, sig, 64)
+}
+
+// What a token says of itself once authenticated, as the ServiceAccounts
+// conformance spec "should mount an API token into pods" reads it through
+// a TokenReview: a credential-id naming the token's jti, and for a token
+// bound to a scheduled pod, the pod and its node. Two tokens have two ids.
+func TestAuthenticatedExtras(t *testing.T) {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	w := newWorld()
+	tk := newTokens(t, newKey(t), clock.NewFake(start), w)
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", UID: "node-uid"}}
+	bound, _, err := tk.Issue(w.accounts["ns/robot"], w.pods["ns/web"], node, nil, []string{DefaultIssuer}, time.Hour)
+	require.NoError(t, err)
+	u, ok, err := tk.AuthenticateToken(context.Background(), bound)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Len(t, u.Extra[CredentialIDKey], 1)
+	assert.Regexp(t, `^JTI=[0-9a-f-]{36}$`, u.Extra[CredentialIDKey][0])
+	assert.Equal(t, []string{"web"}, u.Extra[PodNameKey])
+	assert.Equal(t, []string{"pod-uid"}, u.Extra[PodUIDKey])
+	assert.Equal(t, []string{"node-1"}, u.Extra[NodeNameKey])
+	assert.Equal(t, []string{"node-uid"}, u.Extra[NodeUIDKey])
+
+	plain, _, err := tk.Issue(w.accounts["ns/robot"], nil, nil, nil, []string{DefaultIssuer}, time.Hour)
+	require.NoError(t, err)
+	u2, ok, err := tk.AuthenticateToken(context.Background(), plain)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, []string{CredentialIDKey}, slices.Collect(maps.Keys(u2.Extra)), "an unbound token names only itself")
+	assert.NotEqual(t, u.Extra[CredentialIDKey], u2.Extra[CredentialIDKey])
 }
 
 func FuzzParseJWT(f *testing.F) {
@@ -206,7 +244,7 @@ func FuzzParseJWT(f *testing.F) {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	w := newWorld()
 	tk := newTokens(f, key, clock.NewFake(start), w)
-	good, _, err := tk.Issue(w.accounts["ns/robot"], nil, nil, []string{DefaultIssuer}, time.Hour)
+	good, _, err := tk.Issue(w.accounts["ns/robot"], nil, nil, nil, []string{DefaultIssuer}, time.Hour)
 	require.NoError(f, err)
 	f.Add(good)
 	f.Add(tamper(good))

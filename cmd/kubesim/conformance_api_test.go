@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -79,7 +80,7 @@ type: Normal
 
 // TokenReview and LocalSubjectAccessReview are served and discovered: a
 // token from the TokenRequest API is reviewed as its service account with
-// system:authenticated; a LocalSubjectAccessReview is asked in a namespace
+// system:authenticated and its credential id; a LocalSubjectAccessReview is asked in a namespace
 // and about that namespace only.
 func TestKubectlTokenReviewAndLocalSubjectAccessReview(t *testing.T) {
 	t.Parallel()
@@ -113,6 +114,9 @@ func TestKubectlTokenReviewAndLocalSubjectAccessReview(t *testing.T) {
 	assert.ElementsMatch(t, []any{"system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"}, user["groups"])
 	assert.Equal(t, k.jsonpath("serviceaccount/robot", "{.metadata.uid}"), user["uid"])
 	assert.NotEmpty(t, st["audiences"])
+	// The token's own id, as kube-apiserver 1.32 reports it.
+	extra, _ := user["extra"].(map[string]any)
+	assert.Regexp(t, `^\[JTI=[0-9a-f-]{36}\]$`, fmt.Sprint(extra["authentication.kubernetes.io/credential-id"]), user)
 
 	st = review(token, "https://elsewhere.example.com")
 	assert.Nil(t, st["authenticated"], "false, so omitted")
@@ -355,4 +359,38 @@ func TestKubectlKubeletBehaviours(t *testing.T) {
 			c.check(t, &sub)
 		})
 	}
+}
+
+// A Service without a selector and the Endpoints its user writes: the
+// endpointslice-mirroring controller keeps a slice of them, follows an
+// edit, and removes the slice with the Endpoints (the EndpointSliceMirroring
+// conformance spec, through kubectl).
+func TestKubectlMirrorsCustomEndpoints(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir())
+	k := newKubectl(t, s)
+	k.createFrom(`apiVersion: v1
+kind: Service
+metadata: {name: custom}
+spec:
+  ports: [{name: example, port: 80}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: custom}
+subsets:
+- ports: [{name: example, port: 80}]
+  addresses: [{ip: 10.1.2.3}]
+`)
+	slice := []string{"get", "endpointslices", "-l", "kubernetes.io/service-name=custom",
+		"-o", `jsonpath={range .items[*]}{.metadata.labels.endpointslice\.kubernetes\.io/managed-by} {.ports[0].port} {.endpoints[*].addresses[0]}{"\n"}{end}`}
+	k.eventually(func(out string) bool {
+		return strings.TrimSpace(out) == "endpointslicemirroring-controller.k8s.io 80 10.1.2.3"
+	}, slice...)
+	k.ok("patch", "endpoints", "custom", "--type=json", "-p", `[{"op":"replace","path":"/subsets/0/addresses/0/ip","value":"10.2.3.4"}]`)
+	k.eventually(func(out string) bool {
+		return strings.TrimSpace(out) == "endpointslicemirroring-controller.k8s.io 80 10.2.3.4"
+	}, slice...)
+	k.ok("delete", "endpoints", "custom")
+	k.eventually(func(out string) bool { return strings.TrimSpace(out) == "" }, slice...)
 }

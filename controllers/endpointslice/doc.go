@@ -19,9 +19,9 @@
 // placeholder).
 //
 // Left out: the reconciler's minimal-churn packing (slices are refilled in
-// order), topology hints and zones, the endpointslicemirroring controller
-// (a user's selectorless Service has the Endpoints its user writes, no
-// slices), the last-change-trigger-time annotation.
+// order), topology hints and zones, the last-change-trigger-time
+// annotation. A selectorless Service's slices are mirrored from the
+// Endpoints its user writes by controllers/endpointslicemirroring.
 //
 // Real one: pkg/controller/endpointslice/endpointslice_controller.go and
 // staging/src/k8s.io/endpointslice/reconciler.go.
