@@ -89,14 +89,57 @@ func New(cfg Config) (*Controller, error) {
 	c.endpoints = controllers.InformerFor(ctrl, cfg.Client.Endpoints())
 	c.slices = controllers.FilteredInformerFor(ctrl, cfg.Client.EndpointSlices(), "",
 		client.ListOptions{LabelSelector: discoveryv1.LabelManagedBy + "=" + ManagedBy})
-	c.services.AddHandler(controllers.EnqueueObject[*corev1.Service](ctrl, "Service"))
-	c.endpoints.AddHandler(controllers.EnqueueObject[*corev1.Endpoints](ctrl, "Endpoints"))
+	// A Service matters when it has no selector, or when it gains or
+	// loses one (onServiceAdd, onServiceUpdate, onServiceDelete).
+	c.services.AddHandler(cache.Handler[*corev1.Service]{
+		OnAdd: func(svc *corev1.Service) {
+			if svc.Spec.Selector == nil {
+				c.enqueue("ADDED", "Service", &svc.ObjectMeta)
+			}
+		},
+		OnUpdate: func(old, svc *corev1.Service) {
+			if (old.Spec.Selector == nil) != (svc.Spec.Selector == nil) {
+				c.enqueue("MODIFIED", "Service", &svc.ObjectMeta)
+			}
+		},
+		OnDelete: func(svc *corev1.Service) {
+			if svc.Spec.Selector == nil {
+				c.enqueue("DELETED", "Service", &svc.ObjectMeta)
+			}
+		},
+	})
+	c.endpoints.AddHandler(cache.Handler[*corev1.Endpoints]{
+		OnAdd:    func(ep *corev1.Endpoints) { c.enqueueEndpoints("ADDED", ep, nil) },
+		OnUpdate: func(old, ep *corev1.Endpoints) { c.enqueueEndpoints("MODIFIED", ep, old) },
+		OnDelete: func(ep *corev1.Endpoints) { c.enqueueEndpoints("DELETED", ep, nil) },
+	})
 	// A mirrored slice changed or deleted by someone else is put back.
 	c.slices.AddHandler(cache.Handler[*discoveryv1.EndpointSlice]{
 		OnUpdate: func(_, s *discoveryv1.EndpointSlice) { c.enqueueSlice("MODIFIED", s) },
 		OnDelete: func(s *discoveryv1.EndpointSlice) { c.enqueueSlice("DELETED", s) },
 	})
 	return c, nil
+}
+
+func (c *Controller) enqueue(event, kind string, m *metav1.ObjectMeta) {
+	c.controller.Enqueue(m.Namespace+"/"+m.Name, controllers.CauseOf(event, kind, m))
+}
+
+// enqueueEndpoints queues an Endpoints object that is (or was) to be
+// mirrored. Unlike the real controller it also passes over the Endpoints
+// of a Service that has a selector — the endpoints controller's, which
+// change with every pod —, where the real one queues them only to find
+// nothing to do: the Service's own events queue the key when its selector
+// comes or goes, so the outcome is the same and the step trace stays
+// readable.
+func (c *Controller) enqueueEndpoints(event string, ep, old *corev1.Endpoints) {
+	if !shouldMirror(ep) && (old == nil || !shouldMirror(old)) {
+		return
+	}
+	if svc, ok := c.services.Get(ep.Namespace, ep.Name); ok && svc.Spec.Selector != nil {
+		return
+	}
+	c.enqueue(event, "Endpoints", &ep.ObjectMeta)
 }
 
 func (c *Controller) enqueueSlice(event string, s *discoveryv1.EndpointSlice) {
