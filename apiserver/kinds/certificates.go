@@ -91,42 +91,47 @@ func (csrStrategy) PrepareForCreateFromRequest(ctx context.Context, obj api.Obje
 // PrepareForUpdate implements registry.Strategy for the object and its
 // /status (the store has already kept the right status for the object):
 // the spec stays, and so do the Approved and Denied conditions, which
-// only /approval changes.
+// only /approval changes: each one the writer sent back is replaced by
+// the stored one in its place (preserveConditionInstances). One added or
+// removed is left for ValidateUpdate to refuse.
 func (csrStrategy) PrepareForUpdate(obj, old api.Object) {
 	csr, o := obj.(*certificatesv1.CertificateSigningRequest), old.(*certificatesv1.CertificateSigningRequest)
 	csr.Spec = *o.Spec.DeepCopy()
-	isApproval := func(c certificatesv1.CertificateSigningRequestCondition) bool {
-		return c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied
-	}
-	csr.Status.Conditions = keepConditions(csr.Status.Conditions, o.Status.Conditions, isApproval)
+	preserveConditionInstances(csr, o, certificatesv1.CertificateApproved)
+	preserveConditionInstances(csr, o, certificatesv1.CertificateDenied)
 	populateConditionTimestamps(csr, o)
 }
 
-// csrApprovalPrepareForUpdate is the approval strategy's: only the
-// Approved and Denied conditions come from the write.
+// csrApprovalPrepareForUpdate is the approval strategy's: the conditions,
+// all of them, come from the write (`kubectl certificate approve` adds
+// one, and a client may write conditions of its own types there too);
+// the rest of the status and the spec stay as stored.
 func csrApprovalPrepareForUpdate(obj, cur api.Object) {
 	csr, o := obj.(*certificatesv1.CertificateSigningRequest), cur.(*certificatesv1.CertificateSigningRequest)
-	csr.Spec = *o.Spec.DeepCopy()
-	csr.Status.Certificate = slices.Clone(o.Status.Certificate)
-	notApproval := func(c certificatesv1.CertificateSigningRequestCondition) bool {
-		return c.Type != certificatesv1.CertificateApproved && c.Type != certificatesv1.CertificateDenied
-	}
-	csr.Status.Conditions = keepConditions(csr.Status.Conditions, o.Status.Conditions, notApproval)
 	populateConditionTimestamps(csr, o)
+	conditions := csr.Status.Conditions
+	csr.Spec = *o.Spec.DeepCopy()
+	csr.Status = *o.Status.DeepCopy()
+	csr.Status.Conditions = conditions
 }
 
-// keepConditions replaces the conditions of written that kept says are
-// not the writer's with those of old.
-func keepConditions(written, old []certificatesv1.CertificateSigningRequestCondition, kept func(certificatesv1.CertificateSigningRequestCondition) bool) []certificatesv1.CertificateSigningRequestCondition {
-	var out []certificatesv1.CertificateSigningRequestCondition
-	for _, c := range old {
-		if kept(c) {
-			out = append(out, c)
-		}
+// preserveConditionInstances puts old's conditions of type t back in
+// place of csr's, when csr has as many of them as old.
+func preserveConditionInstances(csr, old *certificatesv1.CertificateSigningRequest, t certificatesv1.RequestConditionType) {
+	oldIdx, newIdx := conditionIndices(old, t), conditionIndices(csr, t)
+	if len(oldIdx) != len(newIdx) {
+		return
 	}
-	for _, c := range written {
-		if !kept(c) {
-			out = append(out, c)
+	for i, j := range oldIdx {
+		csr.Status.Conditions[newIdx[i]] = *old.Status.Conditions[j].DeepCopy()
+	}
+}
+
+func conditionIndices(csr *certificatesv1.CertificateSigningRequest, t certificatesv1.RequestConditionType) []int {
+	var out []int
+	for i, c := range csr.Status.Conditions {
+		if c.Type == t {
+			out = append(out, i)
 		}
 	}
 	return out
@@ -162,11 +167,18 @@ func (csrStrategy) Validate(obj api.Object) field.ErrorList {
 
 // ValidateUpdate implements registry.Strategy for the object and /status:
 // the conditions stay valid, none of Approved, Denied or Failed goes
-// away, and an issued certificate is never replaced.
+// away, no Approved or Denied is added, and an issued certificate is never
+// replaced.
 func (csrStrategy) ValidateUpdate(obj, old api.Object) field.ErrorList {
 	csr, o := obj.(*certificatesv1.CertificateSigningRequest), old.(*certificatesv1.CertificateSigningRequest)
 	errs := validateCSR(csr)
 	errs = append(errs, validateConditionsKept(csr, o)...)
+	// Only /approval adds an approval or a denial.
+	for _, t := range []certificatesv1.RequestConditionType{certificatesv1.CertificateApproved, certificatesv1.CertificateDenied} {
+		if len(conditionIndices(csr, t)) > len(conditionIndices(o, t)) {
+			errs = append(errs, field.Forbidden(field.NewPath("status", "conditions"), fmt.Sprintf("updates may not add a condition of type %q", t)))
+		}
+	}
 	if len(o.Status.Certificate) > 0 && !slices.Equal(csr.Status.Certificate, o.Status.Certificate) {
 		errs = append(errs, field.Invalid(field.NewPath("status", "certificate"), "<certificate data>", "updates may not modify existing certificate content"))
 	}
@@ -178,12 +190,12 @@ func csrApprovalValidateUpdate(obj, cur api.Object) field.ErrorList {
 	return append(validateCSR(csr), validateConditionsKept(csr, o)...)
 }
 
-// validateConditionsKept: a condition of type Approved, Denied or Failed
-// that was there stays (validateConditions' immutability on update).
+// validateConditionsKept: the conditions of type Approved, Denied or
+// Failed that were there stay (none fewer than before).
 func validateConditionsKept(csr, old *certificatesv1.CertificateSigningRequest) field.ErrorList {
 	var errs field.ErrorList
 	for _, t := range []certificatesv1.RequestConditionType{certificatesv1.CertificateApproved, certificatesv1.CertificateDenied, certificatesv1.CertificateFailed} {
-		if certificates.HasTrueCondition(old, t) && !certificates.HasTrueCondition(csr, t) {
+		if len(conditionIndices(csr, t)) < len(conditionIndices(old, t)) {
 			errs = append(errs, field.Forbidden(field.NewPath("status", "conditions"), fmt.Sprintf("updates may not remove a condition of type %q", t)))
 		}
 	}

@@ -115,7 +115,9 @@ func TestCSRStrategy(t *testing.T) {
 	w.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{approved}
 	st.PrepareForUpdate(w, csr)
 	assert.Equal(t, certificatesv1.KubeAPIServerClientSignerName, w.Spec.SignerName)
-	assert.Empty(t, w.Status.Conditions)
+	errs := st.ValidateUpdate(w, csr)
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error(), `status.conditions: Forbidden: updates may not add a condition of type "Approved"`)
 
 	// /approval may, and its condition gets a transition time.
 	a := csr.DeepCopy()
@@ -131,7 +133,7 @@ func TestCSRStrategy(t *testing.T) {
 	// Denying it afterwards makes both: refused.
 	d := a.DeepCopy()
 	d.Status.Conditions = append(d.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateDenied, Status: corev1.ConditionTrue})
-	errs := csrApprovalValidateUpdate(d, a)
+	errs = csrApprovalValidateUpdate(d, a)
 	require.NotEmpty(t, errs)
 	assert.Contains(t, errs[0].Error(), "Approved and Denied conditions are mutually exclusive")
 	// And removing the approval is refused too.
@@ -140,6 +142,25 @@ func TestCSRStrategy(t *testing.T) {
 	errs = csrApprovalValidateUpdate(r, a)
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error(), `updates may not remove a condition of type "Approved"`)
+
+	// Conditions of a client's own types: /approval takes them all as
+	// written; /status adds its own beside the approval, which stays in
+	// its place even when the writer changed it (the Certificates API
+	// conformance spec's patch and update of both subresources).
+	own := a.DeepCopy()
+	own.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: "ApprovalPatch", Status: corev1.ConditionTrue, Reason: "e2e"}, approved}
+	csrApprovalPrepareForUpdate(own, a)
+	assert.Empty(t, csrApprovalValidateUpdate(own, a))
+	require.Len(t, own.Status.Conditions, 2)
+	assert.Equal(t, certificatesv1.RequestConditionType("ApprovalPatch"), own.Status.Conditions[0].Type)
+	st2 := own.DeepCopy()
+	st2.Status.Conditions[1].Reason = "Rewritten"
+	st2.Status.Conditions = append(st2.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{Type: "StatusUpdate", Status: corev1.ConditionTrue})
+	st.PrepareForUpdate(st2, own)
+	assert.Empty(t, st.ValidateUpdate(st2, own))
+	require.Len(t, st2.Status.Conditions, 3)
+	assert.Equal(t, "KubectlApprove", st2.Status.Conditions[1].Reason, "the approval is the stored one")
+	assert.Equal(t, certificatesv1.RequestConditionType("StatusUpdate"), st2.Status.Conditions[2].Type)
 
 	// A status with a certificate must hold PEM certificates; once issued
 	// it stays.
