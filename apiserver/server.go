@@ -521,6 +521,12 @@ func (s *Server) routes() http.Handler {
 		responsewriters.WriteJSON(w, http.StatusOK, s.cfg.Version)
 	})
 	s.installHealthChecks(func(path string, h http.Handler) { r.Handle(path, h) }) // health.go
+	if s.tokens != nil {
+		// Service account issuer discovery (serviceaccount/openidmetadata.go).
+		config, keys := s.tokens.DiscoveryHandlers("")
+		r.Handle(serviceaccount.OpenIDConfigPath, config)
+		r.Handle(serviceaccount.JWKSPath, keys)
+	}
 	r.Handle("/metrics", metrics.Handler(s.cfg.Metrics))
 	r.Handle("/metrics/slis", metrics.Handler(s.slis))
 	s.openapi = openapi.NewHandler(s.Resources)

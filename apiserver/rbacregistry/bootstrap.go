@@ -164,6 +164,10 @@ func BootstrapClusterRoles() []*rbacv1.ClusterRole {
 			rule([]string{"create"}, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule([]string{"create"}, "authentication.k8s.io", "selfsubjectreviews")),
 		cr("system:public-info-viewer", bootstrapLabels, urls(getOnly, "/healthz", "/livez", "/readyz", "/version", "/version/")),
+		// The service account issuer discovery endpoints, with the
+		// slash-ended paths older generated clients ask for.
+		cr("system:service-account-issuer-discovery", bootstrapLabels, urls(getOnly, "/.well-known/openid-configuration",
+			"/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/")),
 		// Read access to the monitoring endpoints, for a scraper such as
 		// Prometheus: bound to the group system:monitoring.
 		cr(MonitoringRole, bootstrapLabels, urls(getOnly, "/metrics", "/metrics/slis", "/livez", "/readyz", "/healthz",
@@ -218,6 +222,7 @@ func BootstrapClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		crb("system:discovery", group("system:authenticated")),
 		crb("system:basic-user", group("system:authenticated")),
 		crb("system:public-info-viewer", group("system:authenticated"), group("system:unauthenticated")),
+		crb("system:service-account-issuer-discovery", group("system:serviceaccounts")),
 		crb(MonitoringRole, group(MonitoringGroup)),
 		crb(WebPageRole, group("system:authenticated")),
 		crb("system:node"),

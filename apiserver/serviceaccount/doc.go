@@ -15,9 +15,13 @@
 // bound to a scheduled pod also names the pod's node (the node-name and
 // node-uid extras, as kube-apiserver 1.32 does by default).
 //
+// The issuer discovery endpoints (openidmetadata.go) publish the key: an
+// OIDC discovery document at /.well-known/openid-configuration and the key
+// set at /openid/v1/jwks, readable by every service account
+// (system:service-account-issuer-discovery).
+//
 // Left out: RS256 and several verification keys (--service-account-key-file
-// lists), the OIDC discovery endpoints (/.well-known/openid-configuration,
-// /openid/v1/jwks), the warnafter claim and the one-year extension of
+// lists), the warnafter claim and the one-year extension of
 // kubelet tokens, tokens bound to a Node (boundObjectRef kind Node) and
 // the check of a pod-bound token's node, legacy Secret-based tokens, and
 // leeway on expiry (a token is expired from its exp second on).

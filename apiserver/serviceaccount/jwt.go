@@ -39,8 +39,9 @@ const algES256 = "ES256"
 const es256Size = 32
 
 // KeyID names a public key as Kubernetes does (keyIDFromPublicKey): the
-// base64url SHA-256 of its DER form. Verifiers publish it in their JWKS;
-// here it only lets a verifier refuse tokens of another key early.
+// base64url SHA-256 of its DER form. The key set of the issuer discovery
+// endpoints (openidmetadata.go) publishes it, so that a verifier picks the
+// key a token names.
 func KeyID(pub *ecdsa.PublicKey) (string, error) {
 	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {

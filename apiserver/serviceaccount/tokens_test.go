@@ -5,9 +5,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"maps"
+	"math/big"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -261,4 +263,61 @@ func FuzzParseJWT(f *testing.F) {
 			require.Equal(t, "system:serviceaccount:ns:robot", u.Name)
 		}
 	})
+}
+
+// The issuer discovery endpoints: the document names the issuer and where
+// the keys are, and the key set's one key — found by the kid a token's
+// header names — verifies that token, as an OIDC library outside the
+// cluster would check it.
+func TestIssuerDiscovery(t *testing.T) {
+	w := newWorld()
+	key := newKey(t)
+	tk := newTokens(t, key, clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)), w)
+	config, keys := tk.DiscoveryHandlers("")
+
+	rec := httptest.NewRecorder()
+	config.ServeHTTP(rec, httptest.NewRequest("GET", "https://kubernetes.default.svc.cluster.local"+OpenIDConfigPath, nil))
+	assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+	assert.Equal(t, "public, max-age=3600", rec.Header().Get("Cache-Control"))
+	assert.JSONEq(t, `{"issuer":"https://kubernetes.default.svc.cluster.local",
+		"jwks_uri":"https://kubernetes.default.svc.cluster.local/openid/v1/jwks",
+		"response_types_supported":["id_token"],"subject_types_supported":["public"],
+		"id_token_signing_alg_values_supported":["ES256"]}`, rec.Body.String())
+
+	rec = httptest.NewRecorder()
+	keys.ServeHTTP(rec, httptest.NewRequest("GET", JWKSPath, nil))
+	assert.Equal(t, "application/jwk-set+json", rec.Header().Get("Content-Type"))
+	var set struct {
+		Keys []map[string]string `json:"keys"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &set))
+	require.Len(t, set.Keys, 1)
+	k := set.Keys[0]
+	assert.Equal(t, map[string]string{"use": "sig", "kty": "EC", "crv": "P-256", "alg": "ES256"},
+		map[string]string{"use": k["use"], "kty": k["kty"], "crv": k["crv"], "alg": k["alg"]})
+
+	tok, _, err := tk.Issue(w.accounts["ns/robot"], nil, nil, nil, []string{"vault"}, time.Hour)
+	require.NoError(t, err)
+	parts := strings.Split(tok, ".")
+	header, err := base64.RawURLEncoding.DecodeString(parts[0])
+	require.NoError(t, err)
+	var h map[string]string
+	require.NoError(t, json.Unmarshal(header, &h))
+	assert.Equal(t, h["kid"], k["kid"], "the token names the published key")
+	x, err := base64.RawURLEncoding.DecodeString(k["x"])
+	require.NoError(t, err)
+	y, err := base64.RawURLEncoding.DecodeString(k["y"])
+	require.NoError(t, err)
+	pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	require.NoError(t, err)
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	assert.True(t, ecdsa.Verify(pub, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])),
+		"the published key verifies the token's signature")
+
+	// A configured jwks_uri is named as it is.
+	config, _ = tk.DiscoveryHandlers("https://issuer.example.com/keys")
+	rec = httptest.NewRecorder()
+	config.ServeHTTP(rec, httptest.NewRequest("GET", OpenIDConfigPath, nil))
+	assert.Contains(t, rec.Body.String(), `"jwks_uri":"https://issuer.example.com/keys"`)
 }

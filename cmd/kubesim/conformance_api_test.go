@@ -394,3 +394,34 @@ subsets:
 	k.ok("delete", "endpoints", "custom")
 	k.eventually(func(out string) bool { return strings.TrimSpace(out) == "" }, slice...)
 }
+
+// The service account issuer discovery endpoints: every service account
+// may read the OIDC discovery document and the key set (the bootstrap
+// role system:service-account-issuer-discovery and its binding), a user
+// without a role may not, and the document names the API server's
+// issuer and the key set's address.
+func TestKubectlServiceAccountIssuerDiscovery(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tokens := filepath.Join(t.TempDir(), "tokens.csv")
+	require.NoError(t, os.WriteFile(tokens, []byte("bob-token,bob,bob-uid\n"), 0o600))
+	s := startServer(t, dir, "--api-server-only", "--token-file", tokens)
+	admin := newKubectl(t, s)
+	admin.ok("create", "serviceaccount", "robot")
+	robot := asUser(t, s, strings.TrimSpace(admin.ok("create", "token", "robot")))
+
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(robot.ok("get", "--raw", "/.well-known/openid-configuration")), &doc))
+	assert.Equal(t, "https://kubernetes.default.svc.cluster.local", doc["issuer"])
+	assert.Regexp(t, `^https://127\.0\.0\.1:\d+/openid/v1/jwks$`, doc["jwks_uri"])
+	assert.Equal(t, []any{"ES256"}, doc["id_token_signing_alg_values_supported"])
+	var set struct {
+		Keys []map[string]string `json:"keys"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(robot.ok("get", "--raw", "/openid/v1/jwks")), &set))
+	require.Len(t, set.Keys, 1)
+	assert.Equal(t, "EC", set.Keys[0]["kty"])
+
+	assert.Contains(t, asUser(t, s, "bob-token").fail("get", "--raw", "/openid/v1/jwks"),
+		`Error from server (Forbidden): forbidden: User "bob" cannot get path "/openid/v1/jwks"`)
+}
