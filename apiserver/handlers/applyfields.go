@@ -29,12 +29,18 @@ import (
 // sorted here where structured-merge-diff follows Go's map order). Paths
 // are structured-merge-diff's: an element of a list keyed by fields is
 // written [name="c"], of a set [="x"], of any other list [0]. A body that
-// is not a JSON object is left to the apply itself to refuse.
+// is not a JSON object is left to the apply itself to refuse. For a custom
+// resource the same check runs under fieldValidation=Strict, with the
+// CRD's structural schema (fields under x-kubernetes-preserve-unknown-fields
+// are declared).
 func (c *requestContext) undeclaredApplyFields(body []byte) error {
 	if c.res.Schema == nil {
 		return nil
 	}
-	if _, custom := c.res.New().(*unstructured.Unstructured); custom {
+	if _, custom := c.res.New().(*unstructured.Unstructured); custom && c.r.URL.Query().Get("fieldValidation") != "Strict" {
+		// A custom resource's unknown field is refused this way under
+		// Strict (the FieldValidation conformance specs for CRs); under
+		// the other settings it is pruned, as a create prunes it.
 		return nil
 	}
 	m, err := unstructured.DecodeMap(body)

@@ -425,3 +425,48 @@ func TestKubectlServiceAccountIssuerDiscovery(t *testing.T) {
 	assert.Contains(t, asUser(t, s, "bob-token").fail("get", "--raw", "/openid/v1/jwks"),
 		`Error from server (Forbidden): forbidden: User "bob" cannot get path "/openid/v1/jwks"`)
 }
+
+// Server-side apply of a custom resource under fieldValidation=Strict
+// refuses a field its schema does not declare with structured-merge-diff's
+// words (the FieldValidation specs for CRs), where a create prunes it.
+func TestKubectlServerSideApplyStrictCustomResource(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), "--api-server-only")
+	k := newKubectl(t, s)
+	k.createFrom(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+`)
+	k.eventually(func(out string) bool { return strings.Contains(out, "widgets") }, "api-resources", "--api-group=example.com")
+	body := `apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w, namespace: default}
+unknownField: unknown
+spec: {size: 3}
+`
+	_, errOut, code := k.runIn(body, "apply", "--server-side", "--validate=strict", "-f", "-")
+	assert.NotZero(t, code)
+	assert.Contains(t, errOut, `.unknownField: field not declared in schema`)
+	k.fail("get", "widget", "w")
+
+	// Without Strict the field is pruned, as a create prunes it.
+	_, errOut, code = k.runIn(body, "apply", "--server-side", "--validate=false", "-f", "-")
+	require.Zero(t, code, errOut)
+	assert.Equal(t, "3 ", k.ok("get", "widget", "w", "-o", "jsonpath={.spec.size} {.unknownField}"))
+}
