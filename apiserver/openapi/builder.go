@@ -3,14 +3,17 @@ package openapi
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/apiserver/registry"
+	kubesimschema "github.com/kubesim/kubesim/apiserver/schema"
 )
 
 // ErrGroupVersionNotFound is returned by Document for a group-version that
@@ -330,8 +333,17 @@ func (b *docBuilder) addKindSchema(name string, gvk schema.GroupVersionKind, s *
 	if _, ok := props["kind"]; !ok {
 		props["kind"] = map[string]any{"type": "string", "description": kindDescription}
 	}
-	if _, ok := props["metadata"]; !ok {
-		props["metadata"] = map[string]any{"type": "object", "description": metadataDescription}
+	if md, _ := props["metadata"].(map[string]any); md == nil || md["properties"] == nil {
+		// A custom resource's schema says at most `metadata: {type:
+		// object}`: apiextensions-apiserver's builder publishes the whole
+		// ObjectMeta there, so that `kubectl explain <crd>.metadata` lists
+		// its fields with their descriptions.
+		om, err := schemaMap(kubesimschema.FromGoType(reflect.TypeFor[metav1.ObjectMeta]()))
+		if err != nil {
+			return err
+		}
+		om["description"] = metadataDescription
+		props["metadata"] = om
 	}
 	m["x-kubernetes-group-version-kind"] = []any{gvkExtension(gvk)}
 	b.schemas[name] = m

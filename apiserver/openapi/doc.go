@@ -17,7 +17,8 @@
 // document (k8s.io/apiserver/pkg/endpoints/openapi and
 // k8s.io/kube-openapi/pkg/builder3), including the builder
 // apiextensions-apiserver uses for custom resources (it adds apiVersion,
-// kind and metadata to a CRD schema that lacks them).
+// kind and metadata to a CRD schema that lacks them, metadata being the
+// whole ObjectMeta with its field descriptions).
 //
 // It serves /openapi/v2 as well (k8s.io/kube-openapi/pkg/handler): one
 // Swagger 2.0 document for the whole server, converted from the same v3

@@ -55,6 +55,10 @@ func TestKubectlCustomResourceDefinition(t *testing.T) {
 	out = k.ok("explain", "users.spec.userID")
 	assert.Contains(t, out, "KIND:       User")
 	assert.Contains(t, out, "FIELD: userID <integer>")
+	// A custom resource's metadata is the whole ObjectMeta, described
+	// (the CustomResourcePublishOpenAPI conformance spec).
+	assert.Regexp(t, `(?s)DESCRIPTION:.*Standard object's metadata.*FIELDS:.*creationTimestamp.*<string>.*CreationTimestamp is a timestamp`,
+		k.ok("explain", "users.metadata"))
 
 	// Deleting the CRD deletes the users first (customresourcecleanup),
 	// then the resource leaves discovery.
