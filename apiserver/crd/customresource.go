@@ -157,6 +157,18 @@ func (s *customResourceStrategy) Default(obj api.Object) {
 	s.compiled.Default(u.Content)
 }
 
+// DefaultOnRead implements registry.ReadDefaulter: a custom resource
+// stored before its schema gained a default gets it when read
+// (apiextensions-apiserver's defaulting of what it decodes from storage).
+// Unknown fields are left as stored.
+func (s *customResourceStrategy) DefaultOnRead(obj api.Object) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || s.schema == nil || u.Content == nil {
+		return
+	}
+	s.compiled.Default(u.Content)
+}
+
 // Validate checks a new object.
 func (s *customResourceStrategy) Validate(obj api.Object) field.ErrorList {
 	return s.validate(obj, nil)

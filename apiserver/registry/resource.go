@@ -252,6 +252,16 @@ func (r *Resource) strategy() Strategy {
 	return r.Strategy
 }
 
+// ReadDefaulter is a Strategy whose defaults also fill an object as it is
+// read from storage, as apiextensions-apiserver defaults a custom
+// resource stored before its schema had the default: every read (get,
+// list, watch, the object an update starts from) sees it, and the stored
+// bytes stay as they are until the next write. Lists of such a resource
+// are always decoded (never served from the stored bytes).
+type ReadDefaulter interface {
+	DefaultOnRead(obj api.Object)
+}
+
 // Strategy is what a kind adds to the generic storage: the real
 // RESTCreateStrategy and RESTUpdateStrategy.
 type Strategy interface {

@@ -175,6 +175,9 @@ func (s *Store) decode(value []byte, rev int64) (api.Object, error) {
 	}
 	s.setTypeMeta(obj)
 	api.Meta(obj).ResourceVersion = strconv.FormatInt(rev, 10)
+	if d, ok := s.res.strategy().(ReadDefaulter); ok {
+		d.DefaultOnRead(obj)
+	}
 	return obj, nil
 }
 
@@ -529,11 +532,13 @@ func corruptWarning(key string, err error) string {
 // ListRaw is List for callers that send the objects on as JSON: an object
 // is served from its stored bytes with the resourceVersion put back, and
 // decoded only as far as the selectors need (its labels; the whole object
-// for field selectors). This is what makes a LIST of 10,000 pods cheap;
+// for field selectors, and for a resource whose strategy defaults what it
+// reads). This is what makes a LIST of 10,000 pods cheap;
 // Kubernetes' watch cache plays the same trick with cached serializations.
 func (s *Store) ListRaw(ctx context.Context, ns string, opts ListOptions) (*RawListResult, error) {
 	out := &RawListResult{}
-	needFields := opts.Fields != nil && !opts.Fields.Empty()
+	_, readDefaults := s.res.strategy().(ReadDefaulter)
+	needFields := opts.Fields != nil && !opts.Fields.Empty() || readDefaults
 	needLabels := opts.Labels != nil && !opts.Labels.Empty()
 	gv := s.apiVersion
 	rv, cont, err := s.scan(ctx, ns, opts, func(kv store.KeyValue) (bool, error) {

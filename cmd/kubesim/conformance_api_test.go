@@ -470,3 +470,39 @@ spec: {size: 3}
 	require.Zero(t, code, errOut)
 	assert.Equal(t, "3 ", k.ok("get", "widget", "w", "-o", "jsonpath={.spec.size} {.unknownField}"))
 }
+
+// A default added to a CRD's schema reaches the custom resources stored
+// before it when they are read — a get and a list — as
+// apiextensions-apiserver defaults what it reads from storage (the
+// CustomResourceDefinition spec "custom resource defaulting for requests
+// and from storage works").
+func TestKubectlCustomResourceDefaultedOnRead(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), "--api-server-only")
+	k := newKubectl(t, s)
+	k.createFrom(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Cluster
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          a: {type: string}
+          b: {type: string}
+`)
+	k.eventually(func(out string) bool { return strings.Contains(out, "gadgets") }, "api-resources", "--api-group=example.com")
+	k.createFrom("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g1}\n")
+	assert.Equal(t, "", k.ok("get", "gadget", "g1", "-o", "jsonpath={.a}"))
+	k.ok("patch", "crd", "gadgets.example.com", "--type=json", "-p",
+		`[{"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/a/default","value":"A"}]`)
+	k.eventually(func(out string) bool { return out == "A" }, "get", "gadget", "g1", "-o", "jsonpath={.a}")
+	assert.Equal(t, "g1=A", k.ok("get", "gadgets", "-o", `jsonpath={range .items[*]}{.metadata.name}={.a}{end}`), "a list reads it defaulted too")
+}
