@@ -74,12 +74,16 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	vc := &virtualClock{start: sim.start, horizon: sim.horizon, stop: cancel}
-	tl := timeline{files: map[string][]span{}}
+	var tl timeline
 	out := &lineRecorder{clock: vc, tl: &tl}
 	layer := shell.NewLayer()
 	layer.OnChange(func(p string, present bool) {
 		spans := tl.files[p]
 		if present {
+			if tl.files == nil {
+				// Most programs touch no file: no map for them.
+				tl.files = map[string][]span{}
+			}
 			tl.files[p] = append(spans, span{from: vc.now, to: -1})
 		} else if n := len(spans); n > 0 && spans[n-1].to < 0 {
 			spans[n-1].to = vc.now
@@ -112,7 +116,7 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 	}
 	code := shell.Command{Args: argv, Env: env, Stdio: shell.Stdio{Stdout: out, Stderr: out}, Clock: vc, BeforeCommand: before}.Run(ctx)
 	out.flush()
-	tl.lines = slices.Clip(tl.lines[max(len(tl.lines)-maxLogLines, 0):])
+	tl.lines = tl.lines[max(len(tl.lines)-maxLogLines, 0):]
 	var answers []netAnswer
 	if rn != nil {
 		answers = rn.answers
@@ -141,6 +145,10 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 		// Stopped at the horizon or by the command budget.
 		tl.known = vc.now
 	}
+	// The timeline is kept as long as the pod runs, in every pod of a
+	// Deployment: its lines in a slice of their exact length, not one
+	// grown by append with up to twice the room.
+	tl.lines = slices.Clone(tl.lines)
 	return tl, answers
 }
 
