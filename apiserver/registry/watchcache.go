@@ -50,9 +50,9 @@ type cachedEvent struct {
 	rev int64
 	ns  string
 	obj api.Object
-	// raw is the object's JSON (stored bytes with the resourceVersion
-	// spliced in), encoded once for every watcher; nil if unavailable.
-	raw     []byte
+	// json is the object's JSON (stored bytes with the resourceVersion
+	// spliced in), made once for every watcher that asks.
+	json    *eventJSON
 	fields  fields.Set
 	labels  labels.Set
 	prev    api.Object // the object before a MODIFIED event
@@ -583,8 +583,8 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 	}
 	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: api.Meta(obj).Namespace, obj: obj,
 		fields: s.FieldSet(obj), labels: labels.Set(api.Meta(obj).Labels)}
-	if raw, ok := spliceResourceVersion(ev.Value, ev.Revision, s.apiVersion); ok {
-		ce.raw = raw
+	if len(ev.Value) > 0 {
+		ce.json = &eventJSON{value: ev.Value, rev: ev.Revision, gv: s.apiVersion}
 	}
 	if ev.Type == store.Modified {
 		// Only its fields and labels are read: an update that started
@@ -671,7 +671,7 @@ func (f watchFilter) event(ev *cachedEvent) (WatchEvent, bool) {
 	if typ == "" {
 		return WatchEvent{}, false
 	}
-	return WatchEvent{Type: typ, Object: ev.obj, Raw: ev.raw, rev: ev.rev}, true
+	return WatchEvent{Type: typ, Object: ev.obj, json: ev.json, rev: ev.rev}, true
 }
 
 // deliverLocked sends ev to one watcher, ending with "expired" a watcher
