@@ -146,3 +146,31 @@ func TestWatchEventJSONMadeOnceOnFirstUse(t *testing.T) {
 	assert.Same(t, &raw[0], &ev2.Raw()[0], "made once")
 	assert.Nil(t, ev1.json.value, "the stored bytes are let go once spliced")
 }
+
+// An object no write decoded (a client out of the process sends JSON and
+// takes JSON back) is decoded for its event and kept by the watch cache
+// until the key's next write: in slices of their exact length, not the
+// JSON decoder's, grown by doubling (five conditions in room for eight).
+func TestWatchCacheKeepsExactSlicesOfUndecodedWrites(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	res := &Resource{Version: "v1", Name: "pods", Kind: "Pod", Namespaced: true,
+		New: func() api.Object { return &corev1.Pod{} }}
+	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.Watch(ctx, "ns", ListOptions{})
+	require.NoError(t, err)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+	for _, c := range []corev1.PodConditionType{"A", "B", "C", "D", "E"} {
+		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: c, Status: corev1.ConditionTrue})
+	}
+	_, err = s.Create(ctx, "ns", pod, CreateOptions{}) // no Decoded: nothing decoded by the write
+	require.NoError(t, err)
+	ev := <-ch
+	got := ev.Object.(*corev1.Pod).Status.Conditions
+	require.Len(t, got, 5)
+	assert.Equal(t, len(got), cap(got), "the cached object's slices are their exact length")
+}

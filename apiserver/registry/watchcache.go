@@ -576,10 +576,16 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 	if obj != nil {
 		api.Meta(obj).ResourceVersion = strconv.FormatInt(ev.Revision, 10)
 	} else {
-		var err error
-		if obj, err = s.decode(ev.Value, ev.Revision); err != nil {
+		decoded, err := s.decode(ev.Value, ev.Revision)
+		if err != nil {
 			return cachedEvent{}, err
 		}
+		// No write decoded it (a client out of the process sends JSON
+		// and takes JSON back): the watch cache keeps this object until
+		// the key's next write, so it keeps a copy with every slice its
+		// exact length, as decodeWritten does, not the decoder's, grown
+		// with room to spare.
+		obj = api.DeepCopy(decoded)
 	}
 	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: api.Meta(obj).Namespace, obj: obj,
 		fields: s.FieldSet(obj), labels: labels.Set(api.Meta(obj).Labels)}
