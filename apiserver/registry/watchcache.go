@@ -52,10 +52,12 @@ type cachedEvent struct {
 	obj api.Object
 	// json is the object's JSON (stored bytes with the resourceVersion
 	// spliced in), made once for every watcher that asks.
-	json    *eventJSON
-	fields  fields.Set
-	labels  labels.Set
-	prev    api.Object // the object before a MODIFIED event
+	json   *eventJSON
+	fields fields.Set
+	labels labels.Set
+	// pfields and plabels are those of the object before a MODIFIED
+	// event (an update can make an object stop matching). The object
+	// itself is not kept: the window would hold it as long as the event.
 	pfields fields.Set
 	plabels labels.Set
 }
@@ -602,7 +604,7 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 				return cachedEvent{}, err
 			}
 		}
-		ce.prev, ce.pfields, ce.plabels = prev, s.FieldSet(prev), labels.Set(api.Meta(prev).Labels)
+		ce.pfields, ce.plabels = s.FieldSet(prev), labels.Set(api.Meta(prev).Labels)
 	}
 	return ce, nil
 }
