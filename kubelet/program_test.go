@@ -198,3 +198,14 @@ func TestTimelineKeptCompact(t *testing.T) {
 	tl = programFor(pod, ct).run(pod, ct)
 	assert.Equal(t, []span{{from: 0, to: 5 * time.Second}}, tl.files["/tmp/ready"])
 }
+
+// A pod gone from the node takes the timelines of all its containers with
+// it, and only its own (ns/a is not ns/ab).
+func TestForgetTimelinesOfOnePod(t *testing.T) {
+	k := &Kubelet{sims: map[simKey]*simEntry{
+		{pod: "ns/a", container: "app"}: {}, {pod: "ns/a", container: "sidecar"}: {},
+		{pod: "ns/ab", container: "app"}: {}, {pod: "other/a", container: "app"}: {},
+	}}
+	k.forgetTimelines("ns/a")
+	assert.Equal(t, map[simKey]*simEntry{{pod: "ns/ab", container: "app"}: {}, {pod: "other/a", container: "app"}: {}}, k.sims)
+}

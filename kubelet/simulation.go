@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"time"
 	"unique"
@@ -344,6 +345,10 @@ func (simSources) ServiceAccountToken(context.Context, *corev1.Pod, string, *int
 	return "", errors.New("no token for a simulated run")
 }
 
+// simKey is a container of a pod: the pod's key (ns/name) and the
+// container's name.
+type simKey struct{ pod, container string }
+
 // simEntry is the timeline played for a container's spec.
 type simEntry struct {
 	uid, image string
@@ -368,7 +373,8 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	}
 	podKey := pod.Namespace + "/" + pod.Name
 	k.simMu.Lock()
-	e := k.sims[podKey][c.Name]
+	key := simKey{pod: podKey, container: c.Name}
+	e := k.sims[key]
 	if e != nil && (e.uid != string(pod.UID) || e.image != c.Image || !slices.Equal(e.argv, p.argv)) {
 		e = nil
 	}
@@ -398,12 +404,9 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	tl, answers := sim.play(containerenv.ExpandCommand(p.argv, c, env.Env))
 	k.simMu.Lock()
 	if k.sims == nil {
-		k.sims = map[string]map[string]*simEntry{}
+		k.sims = map[simKey]*simEntry{}
 	}
-	if k.sims[podKey] == nil {
-		k.sims[podKey] = map[string]*simEntry{}
-	}
-	k.sims[podKey][c.Name] = &simEntry{uid: string(pod.UID), image: c.Image, argv: p.argv, start: sim.start, tl: tl, answers: answers}
+	k.sims[key] = &simEntry{uid: string(pod.UID), image: c.Image, argv: p.argv, start: sim.start, tl: tl, answers: answers}
 	k.simMu.Unlock()
 	return tl
 }
@@ -413,7 +416,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 func (k *Kubelet) forgetTimelines(podKey string) {
 	k.simMu.Lock()
 	defer k.simMu.Unlock()
-	delete(k.sims, podKey)
+	maps.DeleteFunc(k.sims, func(key simKey, _ *simEntry) bool { return key.pod == podKey })
 	delete(k.attached, podKey)
 	delete(k.memories, podKey)
 }
