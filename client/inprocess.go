@@ -140,19 +140,31 @@ func (c *cancelOnClose) Close() error {
 // bufferedResponseWriter keeps a whole answer for roundTripBuffered: the
 // status and headers as they were at the first WriteHeader, Write or
 // Flush (later header changes are lost, as on a socket), and the body.
+//
+// The headers sent are the handler's own map, not a copy of it: most
+// handlers never look at their headers again once they write, and every
+// in-process request would pay for the copy. A handler that does asks
+// Header() again and gets a copy of its own, whose changes go nowhere.
 type bufferedResponseWriter struct {
 	header http.Header
 	sent   http.Header
-	code   int
-	body   bytes.Buffer
+	// detached: header is no longer the map sent.
+	detached bool
+	code     int
+	body     bytes.Buffer
 }
 
-func (w *bufferedResponseWriter) Header() http.Header { return w.header }
+func (w *bufferedResponseWriter) Header() http.Header {
+	if w.sent != nil && !w.detached {
+		w.header, w.detached = w.sent.Clone(), true
+	}
+	return w.header
+}
 
 func (w *bufferedResponseWriter) markReady(code int) {
 	if w.sent == nil {
 		w.code = code
-		w.sent = w.header.Clone()
+		w.sent = w.header
 	}
 }
 

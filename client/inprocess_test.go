@@ -160,3 +160,22 @@ func TestInProcessPanicIsA500(t *testing.T) {
 		assert.Equal(t, http.StatusInternalServerError, resp.StatusCode, url)
 	}
 }
+
+// The answer's headers are the handler's own map, not a copy of it, which
+// every in-process request would pay for; a handler that changes its
+// headers after writing changes a copy of its own.
+func TestInProcessAnswerHeadersAreTheHandlers(t *testing.T) {
+	var sent http.Header
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent = w.Header()
+		sent.Set("X-A", "1")
+		_, _ = w.Write([]byte(`{}`))
+		w.Header().Set("X-A", "late")
+	})
+	resp, err := get(t, context.Background(), h, "http://in-process/api/v1/pods")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, "1", resp.Header.Get("X-A"), "a change after writing is lost")
+	resp.Header.Set("X-Mark", "y")
+	assert.Equal(t, "y", sent.Get("X-Mark"), "the answer's headers are the handler's map")
+}

@@ -250,9 +250,10 @@ type Kubelet struct {
 	announce bool
 
 	// sims are the timelines played for the containers' own commands,
-	// by pod key and container name (simulation.go). Guarded by simMu.
+	// by pod key and container name (simulation.go): one map for the
+	// node, not one more per pod. Guarded by simMu.
 	simMu sync.Mutex
-	sims  map[string]map[string]*simEntry
+	sims  map[simKey]*simEntry
 	// attached are the lines printed outside a program's play — by
 	// attached sessions (interactive.go), by servers to their access logs
 	// (listen.go) — by pod key and container instance id. Guarded by

@@ -142,7 +142,7 @@ func (k *Kubelet) playedTimeline(pod *corev1.Pod, c *corev1.Container) (timeline
 	p := programFor(pod, c)
 	k.simMu.Lock()
 	defer k.simMu.Unlock()
-	e := k.sims[pod.Namespace+"/"+pod.Name][c.Name]
+	e := k.sims[simKey{pod: pod.Namespace + "/" + pod.Name, container: c.Name}]
 	if e == nil || e.uid != string(pod.UID) || e.image != c.Image || !slices.Equal(e.argv, p.argv) {
 		return timeline{}, false
 	}

@@ -181,3 +181,31 @@ func TestProgramFiles(t *testing.T) {
 	assert.True(t, tl.exits)
 	assert.Equal(t, 630*time.Second, tl.exitAfter)
 }
+
+// A container's timeline is kept as long as its pod runs, in every pod of a
+// Deployment: its lines in a slice of their exact length (five lines, not
+// room for eight), no map of files for a program that touched none, and
+// the files of one that did.
+func TestTimelineKeptCompact(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+	ct := &corev1.Container{Name: "c", Image: "busybox", Command: []string{"sh", "-c", "for i in 1 2 3 4 5; do echo $i; done"}}
+	tl := programFor(pod, ct).run(pod, ct)
+	require.Len(t, tl.lines, 5)
+	assert.Equal(t, len(tl.lines), cap(tl.lines), "no room to spare")
+	assert.Nil(t, tl.files, "no file touched, no map")
+
+	ct.Command = []string{"sh", "-c", "touch /tmp/ready; sleep 5; rm /tmp/ready"}
+	tl = programFor(pod, ct).run(pod, ct)
+	assert.Equal(t, []span{{from: 0, to: 5 * time.Second}}, tl.files["/tmp/ready"])
+}
+
+// A pod gone from the node takes the timelines of all its containers with
+// it, and only its own (ns/a is not ns/ab).
+func TestForgetTimelinesOfOnePod(t *testing.T) {
+	k := &Kubelet{sims: map[simKey]*simEntry{
+		{pod: "ns/a", container: "app"}: {}, {pod: "ns/a", container: "sidecar"}: {},
+		{pod: "ns/ab", container: "app"}: {}, {pod: "other/a", container: "app"}: {},
+	}}
+	k.forgetTimelines("ns/a")
+	assert.Equal(t, map[simKey]*simEntry{{pod: "ns/ab", container: "app"}: {}, {pod: "other/a", container: "app"}: {}}, k.sims)
+}

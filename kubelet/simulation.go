@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"time"
 	"unique"
@@ -74,12 +75,16 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	vc := &virtualClock{start: sim.start, horizon: sim.horizon, stop: cancel}
-	tl := timeline{files: map[string][]span{}}
+	var tl timeline
 	out := &lineRecorder{clock: vc, tl: &tl}
 	layer := shell.NewLayer()
 	layer.OnChange(func(p string, present bool) {
 		spans := tl.files[p]
 		if present {
+			if tl.files == nil {
+				// Most programs touch no file: no map for them.
+				tl.files = map[string][]span{}
+			}
 			tl.files[p] = append(spans, span{from: vc.now, to: -1})
 		} else if n := len(spans); n > 0 && spans[n-1].to < 0 {
 			spans[n-1].to = vc.now
@@ -112,7 +117,7 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 	}
 	code := shell.Command{Args: argv, Env: env, Stdio: shell.Stdio{Stdout: out, Stderr: out}, Clock: vc, BeforeCommand: before}.Run(ctx)
 	out.flush()
-	tl.lines = slices.Clip(tl.lines[max(len(tl.lines)-maxLogLines, 0):])
+	tl.lines = tl.lines[max(len(tl.lines)-maxLogLines, 0):]
 	var answers []netAnswer
 	if rn != nil {
 		answers = rn.answers
@@ -141,6 +146,10 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 		// Stopped at the horizon or by the command budget.
 		tl.known = vc.now
 	}
+	// The timeline is kept as long as the pod runs, in every pod of a
+	// Deployment: its lines in a slice of their exact length, not one
+	// grown by append with up to twice the room.
+	tl.lines = slices.Clone(tl.lines)
 	return tl, answers
 }
 
@@ -336,6 +345,10 @@ func (simSources) ServiceAccountToken(context.Context, *corev1.Pod, string, *int
 	return "", errors.New("no token for a simulated run")
 }
 
+// simKey is a container of a pod: the pod's key (ns/name) and the
+// container's name.
+type simKey struct{ pod, container string }
+
 // simEntry is the timeline played for a container's spec.
 type simEntry struct {
 	uid, image string
@@ -360,7 +373,8 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	}
 	podKey := pod.Namespace + "/" + pod.Name
 	k.simMu.Lock()
-	e := k.sims[podKey][c.Name]
+	key := simKey{pod: podKey, container: c.Name}
+	e := k.sims[key]
 	if e != nil && (e.uid != string(pod.UID) || e.image != c.Image || !slices.Equal(e.argv, p.argv)) {
 		e = nil
 	}
@@ -390,12 +404,9 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	tl, answers := sim.play(containerenv.ExpandCommand(p.argv, c, env.Env))
 	k.simMu.Lock()
 	if k.sims == nil {
-		k.sims = map[string]map[string]*simEntry{}
+		k.sims = map[simKey]*simEntry{}
 	}
-	if k.sims[podKey] == nil {
-		k.sims[podKey] = map[string]*simEntry{}
-	}
-	k.sims[podKey][c.Name] = &simEntry{uid: string(pod.UID), image: c.Image, argv: p.argv, start: sim.start, tl: tl, answers: answers}
+	k.sims[key] = &simEntry{uid: string(pod.UID), image: c.Image, argv: p.argv, start: sim.start, tl: tl, answers: answers}
 	k.simMu.Unlock()
 	return tl
 }
@@ -405,7 +416,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 func (k *Kubelet) forgetTimelines(podKey string) {
 	k.simMu.Lock()
 	defer k.simMu.Unlock()
-	delete(k.sims, podKey)
+	maps.DeleteFunc(k.sims, func(key simKey, _ *simEntry) bool { return key.pod == podKey })
 	delete(k.attached, podKey)
 	delete(k.memories, podKey)
 }

@@ -108,8 +108,10 @@ func (c *requestContext) watch() error {
 			return nil
 		}
 		var obj any = ev.Object
-		if ev.Raw != nil && out == asObject && (hw == nil || !hw.Accepts(ev.Object)) {
-			obj = ev.Raw
+		if out == asObject && (hw == nil || !hw.Accepts(ev.Object)) {
+			if raw := ev.Raw(); raw != nil {
+				obj = raw
+			}
 		}
 		if ev.Err != nil {
 			obj = responsewriters.ErrorStatus(ev.Err)

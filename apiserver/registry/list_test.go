@@ -107,5 +107,70 @@ func TestWatchCacheStopsAndRestarts(t *testing.T) {
 	require.NoError(t, err)
 	ev = <-ch2
 	assert.Equal(t, "d", api.Meta(ev.Object).Name)
-	assert.NotNil(t, ev.Raw, "events carry their encoded object")
+	assert.NotNil(t, ev.Raw(), "events carry their encoded object")
+}
+
+// An event's JSON is made when a watcher first asks for it, once for all
+// the watchers of the event: the stored bytes with the resourceVersion
+// spliced in. Until then the event holds only the stored bytes (watchers
+// in the same process take the decoded object and never ask).
+func TestWatchEventJSONMadeOnceOnFirstUse(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	res := &Resource{Version: "v1", Name: "configmaps", Kind: "ConfigMap", Namespaced: true,
+		New: func() api.Object { return &corev1.ConfigMap{} }}
+	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first, err := s.Create(ctx, "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, CreateOptions{})
+	require.NoError(t, err)
+	rv := api.Meta(first).ResourceVersion
+	ch1, err := s.Watch(ctx, "ns", ListOptions{ResourceVersion: rv})
+	require.NoError(t, err)
+	ch2, err := s.Watch(ctx, "ns", ListOptions{ResourceVersion: rv})
+	require.NoError(t, err)
+	_, err = s.Create(ctx, "ns", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b"}, Data: map[string]string{"k": "v"}}, CreateOptions{})
+	require.NoError(t, err)
+	ev1, ev2 := <-ch1, <-ch2
+	require.NotNil(t, ev1.json)
+	require.Same(t, ev1.json, ev2.json, "the watchers share the event's JSON")
+	assert.Nil(t, ev1.json.raw, "no JSON made before a watcher asks")
+
+	raw := ev1.Raw()
+	want, err := json.Marshal(ev1.Object)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(raw))
+	assert.Contains(t, string(raw), `"resourceVersion":"`+api.Meta(ev1.Object).ResourceVersion+`"`)
+	assert.Same(t, &raw[0], &ev2.Raw()[0], "made once")
+	assert.Nil(t, ev1.json.value, "the stored bytes are let go once spliced")
+}
+
+// An object no write decoded (a client out of the process sends JSON and
+// takes JSON back) is decoded for its event and kept by the watch cache
+// until the key's next write: in slices of their exact length, not the
+// JSON decoder's, grown by doubling (five conditions in room for eight).
+func TestWatchCacheKeepsExactSlicesOfUndecodedWrites(t *testing.T) {
+	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	res := &Resource{Version: "v1", Name: "pods", Kind: "Pod", Namespaced: true,
+		New: func() api.Object { return &corev1.Pod{} }}
+	s, err := NewStore(Config{Resource: res, Storage: st, Clock: clock.NewFake(time.Unix(0, 0)), IDs: NewIDs(rand.Reader)})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.Watch(ctx, "ns", ListOptions{})
+	require.NoError(t, err)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+	for _, c := range []corev1.PodConditionType{"A", "B", "C", "D", "E"} {
+		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: c, Status: corev1.ConditionTrue})
+	}
+	_, err = s.Create(ctx, "ns", pod, CreateOptions{}) // no Decoded: nothing decoded by the write
+	require.NoError(t, err)
+	ev := <-ch
+	got := ev.Object.(*corev1.Pod).Status.Conditions
+	require.Len(t, got, 5)
+	assert.Equal(t, len(got), cap(got), "the cached object's slices are their exact length")
 }

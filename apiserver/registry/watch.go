@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync"
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/store"
@@ -16,14 +17,46 @@ type WatchEvent struct {
 	Type api.WatchEventType
 	// Object is the object; for ERROR, Err says what went wrong instead.
 	Object api.Object
-	// Raw, when set, is Object already encoded as JSON (shared by every
-	// watcher of the event; do not modify).
-	Raw json.RawMessage
-	Err error
+	Err    error
+	// json is Object's JSON as stored, shared by every watcher of the
+	// event (nil: none); Raw makes it.
+	json *eventJSON
 	// rev is the revision of the change (0 for the initial events and
 	// bookmarks): how a watch-list drops the changes its list already
 	// holds (cacher.watchList).
 	rev int64
+}
+
+// Raw is Object already encoded as JSON, or nil when the event has no
+// such encoding: made once for every watcher of the event, the first
+// time one asks (do not modify it).
+func (e WatchEvent) Raw() json.RawMessage {
+	if e.json == nil {
+		return nil
+	}
+	return e.json.get()
+}
+
+// eventJSON is a stored object's JSON for a watcher that writes it as it
+// is, made on first use: the stored bytes with the resourceVersion spliced
+// in (spliceResourceVersion). In-process watchers take the decoded object
+// (api/handoff) and never ask, so an event seen only by them makes no copy
+// of its bytes, and the watch cache's window keeps the bytes the store
+// already holds for the write rather than a second, spliced, copy.
+type eventJSON struct {
+	once  sync.Once
+	value []byte // the stored bytes, until made into raw
+	rev   int64
+	gv    string // the apiVersion the object is served at
+	raw   []byte
+}
+
+func (j *eventJSON) get() []byte {
+	j.once.Do(func() {
+		j.raw, _ = spliceResourceVersion(j.value, j.rev, j.gv)
+		j.value = nil
+	})
+	return j.raw
 }
 
 // Watch streams the changes of the objects of ns that match opts.

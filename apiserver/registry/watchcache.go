@@ -50,12 +50,14 @@ type cachedEvent struct {
 	rev int64
 	ns  string
 	obj api.Object
-	// raw is the object's JSON (stored bytes with the resourceVersion
-	// spliced in), encoded once for every watcher; nil if unavailable.
-	raw     []byte
-	fields  fields.Set
-	labels  labels.Set
-	prev    api.Object // the object before a MODIFIED event
+	// json is the object's JSON (stored bytes with the resourceVersion
+	// spliced in), made once for every watcher that asks.
+	json   *eventJSON
+	fields fields.Set
+	labels labels.Set
+	// pfields and plabels are those of the object before a MODIFIED
+	// event (an update can make an object stop matching). The object
+	// itself is not kept: the window would hold it as long as the event.
 	pfields fields.Set
 	plabels labels.Set
 }
@@ -576,15 +578,21 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 	if obj != nil {
 		api.Meta(obj).ResourceVersion = strconv.FormatInt(ev.Revision, 10)
 	} else {
-		var err error
-		if obj, err = s.decode(ev.Value, ev.Revision); err != nil {
+		decoded, err := s.decode(ev.Value, ev.Revision)
+		if err != nil {
 			return cachedEvent{}, err
 		}
+		// No write decoded it (a client out of the process sends JSON
+		// and takes JSON back): the watch cache keeps this object until
+		// the key's next write, so it keeps a copy with every slice its
+		// exact length, as decodeWritten does, not the decoder's, grown
+		// with room to spare.
+		obj = api.DeepCopy(decoded)
 	}
 	ce := cachedEvent{typ: ev.Type, rev: ev.Revision, ns: api.Meta(obj).Namespace, obj: obj,
 		fields: s.FieldSet(obj), labels: labels.Set(api.Meta(obj).Labels)}
-	if raw, ok := spliceResourceVersion(ev.Value, ev.Revision, s.apiVersion); ok {
-		ce.raw = raw
+	if len(ev.Value) > 0 {
+		ce.json = &eventJSON{value: ev.Value, rev: ev.Revision, gv: s.apiVersion}
 	}
 	if ev.Type == store.Modified {
 		// Only its fields and labels are read: an update that started
@@ -596,7 +604,7 @@ func (s *Store) decodeEvent(ev store.Event) (cachedEvent, error) {
 				return cachedEvent{}, err
 			}
 		}
-		ce.prev, ce.pfields, ce.plabels = prev, s.FieldSet(prev), labels.Set(api.Meta(prev).Labels)
+		ce.pfields, ce.plabels = s.FieldSet(prev), labels.Set(api.Meta(prev).Labels)
 	}
 	return ce, nil
 }
@@ -671,7 +679,7 @@ func (f watchFilter) event(ev *cachedEvent) (WatchEvent, bool) {
 	if typ == "" {
 		return WatchEvent{}, false
 	}
-	return WatchEvent{Type: typ, Object: ev.obj, Raw: ev.raw, rev: ev.rev}, true
+	return WatchEvent{Type: typ, Object: ev.obj, json: ev.json, rev: ev.rev}, true
 }
 
 // deliverLocked sends ev to one watcher, ending with "expired" a watcher
