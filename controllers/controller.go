@@ -261,6 +261,10 @@ func (c *Controller) Waiting() []string { return c.queue.Waiting() }
 // until ctx ends (live mode).
 func (c *Controller) Run(ctx context.Context) {
 	for _, s := range c.sources {
+		if st, ok := s.(interface{ Start(context.Context) }); ok {
+			st.Start(ctx) // an informer: joins its loop without a goroutine of ours
+			continue
+		}
 		go s.Run(ctx)
 	}
 	for _, s := range c.sources {

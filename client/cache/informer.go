@@ -332,7 +332,28 @@ func (inf *Informer[T]) relist(ctx context.Context) error {
 // last of them returns (a controller switched off, or one that lost its
 // leader election, does not stop the others' cache).
 func (inf *Informer[T]) Run(ctx context.Context) {
+	done := inf.join(ctx)
+	<-ctx.Done()
+	if inf.leave() {
+		<-done
+	}
+}
+
+// Start is Run that returns at once: it joins the list and watch loop
+// (starting it if it is the first) and leaves it when ctx ends. A
+// controller's sources start this way, so that the thousand kubelets of
+// a large run joining the Services and ConfigMaps informers they share do
+// not each keep a goroutine waiting for the end.
+func (inf *Informer[T]) Start(ctx context.Context) {
+	inf.join(ctx)
+	context.AfterFunc(ctx, func() { inf.leave() })
+}
+
+// join counts one more runner, starting the loop for the first; it
+// returns the channel closed when the loop has stopped.
+func (inf *Informer[T]) join(ctx context.Context) <-chan struct{} {
 	inf.runMu.Lock()
+	defer inf.runMu.Unlock()
 	inf.runners++
 	if inf.runners == 1 {
 		loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -343,19 +364,20 @@ func (inf *Informer[T]) Run(ctx context.Context) {
 			inf.run(loopCtx)
 		}()
 	}
-	done := inf.loopDone
-	inf.runMu.Unlock()
-	<-ctx.Done()
+	return inf.loopDone
+}
+
+// leave counts one runner fewer and stops the loop after the last,
+// reporting whether it was the last.
+func (inf *Informer[T]) leave() bool {
 	inf.runMu.Lock()
+	defer inf.runMu.Unlock()
 	inf.runners--
 	last := inf.runners == 0
 	if last {
 		inf.stopLoop()
 	}
-	inf.runMu.Unlock()
-	if last {
-		<-done
-	}
+	return last
 }
 
 // run is the list and watch loop of Run.

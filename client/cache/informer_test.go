@@ -355,3 +355,30 @@ func TestRelistFallsBackToAListWhenTheWatchListFails(t *testing.T) {
 	assert.Equal(t, []string{"list", "watch", "watch-list", "list", "watch"}, got[:5])
 	assert.Equal(t, 2, len(slices.DeleteFunc(got, func(s string) bool { return s != "list" })))
 }
+
+// Start joins a shared informer's loop and returns at once; the loop
+// stops once every runner, started or run, has left.
+func TestStartJoinsWithoutBlocking(t *testing.T) {
+	c, _ := testServer(t, 0)
+	inf := New(c.ConfigMaps(), "default", client.ListOptions{}, nil)
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	inf.Start(ctx1) // returns: no goroutine of the caller waits
+	ran := make(chan struct{})
+	go func() { inf.Run(ctx2); close(ran) }()
+	require.Eventually(t, inf.HasSynced, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { inf.runMu.Lock(); defer inf.runMu.Unlock(); return inf.runners == 2 }, 10*time.Second, time.Millisecond)
+	inf.runMu.Lock()
+	done := inf.loopDone
+	inf.runMu.Unlock()
+	cancel1()
+	require.Eventually(t, func() bool { inf.runMu.Lock(); defer inf.runMu.Unlock(); return inf.runners == 1 }, 10*time.Second, time.Millisecond)
+	select {
+	case <-done:
+		t.Fatal("the loop stopped while a runner was left")
+	default:
+	}
+	cancel2()
+	<-ran
+	<-done // the last runner's leaving stopped the loop
+}
