@@ -563,15 +563,24 @@ func runLabScript(t *testing.T, root, dataDir, file string, c labCommand) {
 // kubeconfig, the CA, an audit log, a user's kubeconfig) at the lab
 // server's own data directory.
 func inDataDir(dataDir string, args []string) []string {
+	return mapPathArgs(args, func(path string) string {
+		if path == ".data" || strings.HasPrefix(path, ".data/") {
+			return filepath.Join(dataDir, strings.TrimPrefix(path, ".data"))
+		}
+		return path
+	})
+}
+
+// mapPathArgs rewrites with f what each argument names: the argument, or
+// the value of a --flag=VALUE.
+func mapPathArgs(args []string, f func(string) string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		flag, path, hasFlag := strings.Cut(a, "=")
 		if !hasFlag || !strings.HasPrefix(flag, "-") {
 			flag, path = "", a
 		}
-		if path == ".data" || strings.HasPrefix(path, ".data/") {
-			path = filepath.Join(dataDir, strings.TrimPrefix(path, ".data"))
-		}
+		path = f(path)
 		if flag != "" {
 			path = flag + "=" + path
 		}
@@ -655,23 +664,15 @@ func startLabExtender(t *testing.T, flags ...string) func() {
 // (examples/scheduler/profiles.yaml), as the student types them from its
 // root, at that file: the server and the processes run elsewhere.
 func fromRoot(root string, args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		flag, path, hasFlag := strings.Cut(a, "=")
-		if !hasFlag || !strings.HasPrefix(flag, "-") {
-			flag, path = "", a
+	return mapPathArgs(args, func(path string) string {
+		if !strings.Contains(path, "/") || filepath.IsAbs(path) {
+			return path
 		}
-		if !strings.HasPrefix(path, "-") && !filepath.IsAbs(path) && path != "" {
-			if _, err := os.Stat(filepath.Join(root, path)); err == nil && strings.Contains(path, "/") {
-				path = filepath.Join(root, path)
-			}
+		if _, err := os.Stat(filepath.Join(root, path)); err != nil {
+			return path
 		}
-		if flag != "" {
-			path = flag + "=" + path
-		}
-		out[i] = path
-	}
-	return out
+		return filepath.Join(root, path)
+	})
 }
 
 // startStoppableController runs `kubesim run-controller NAME` as its own
