@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	mrand "math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -188,6 +189,11 @@ type Config struct {
 	// calls in order (scheduler/extender.go). nil: kube-scheduler's
 	// default, one default-scheduler profile and no extender.
 	SchedulerConfig *schedconfig.Config
+	// ExtenderClient, when set, sends the scheduler's calls to the
+	// extenders of SchedulerConfig instead of a client per extender built
+	// from its TLS settings: a scenario answers them in process, so that a
+	// step makes no network call and the trace repeats.
+	ExtenderClient *http.Client
 
 	// Extra adds controllers built outside this package (operators, the
 	// labs' own controllers): each gets its own in-process client, runs

@@ -341,7 +341,7 @@ func (c *Cluster) scheduler() wiring {
 		if c.cfg.SchedulerConfig != nil {
 			extenders = c.cfg.SchedulerConfig.Extenders
 		}
-		exts, err := scheduler.NewExtenders(extenders, scheduler.ExtenderOptions{Clock: x.Clock})
+		exts, err := scheduler.NewExtenders(extenders, scheduler.ExtenderOptions{Clock: x.Clock, Client: c.cfg.ExtenderClient})
 		if err != nil {
 			return nil, err
 		}

@@ -101,7 +101,9 @@
 // Left out: there are no real containers (except the in-process images of
 // images.go, and the local images of localimage.go: a host binary named
 // by `kubesim serve --local-image`, run as a child process whose output
-// is the container's log and whose exit drives the same lifecycle),
+// is the container's log and whose exit drives the same lifecycle, or a
+// Go program of kubesim's own run so in a goroutine, such as
+// kube-scheduler's image running the scheduler),
 // image layers, mounts, cgroups, eviction on pressure, static pods,
 // startup probes or lifecycle hooks; probes other
 // than exec on a file succeed unless the annotation says otherwise; the

@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/kubesim/kubesim/controllers"
 	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/hostprocess"
+	"github.com/kubesim/kubesim/kubelet/programs"
 	"github.com/kubesim/kubesim/pki"
 )
 
@@ -30,6 +32,13 @@ type LocalImages struct {
 	// Paths maps an image name to its binary. Only these run: a pod
 	// cannot name a host path itself.
 	Paths map[string]string
+	// InProcess maps an image name to a program compiled into kubesim
+	// that stands for the image's binary (kube-scheduler's, for the
+	// images of kubernetes.io's "Configure Multiple Schedulers"). It runs
+	// in the kubelet's own process, otherwise as a binary of Paths does:
+	// the same in-cluster configuration, log, exit code and stop; it
+	// reads the files the container sees (its mounted volumes).
+	InProcess map[string]InProcessMain
 	// Server is the API server's address (https://HOST:PORT) and CA the
 	// PEM of the CA that signed its certificate: the process's in-cluster
 	// configuration.
@@ -38,6 +47,37 @@ type LocalImages struct {
 	// Dir holds one directory per container run (its working directory
 	// and kubeconfig); empty: a temporary directory.
 	Dir string
+}
+
+// InProcessMain is the program of an InProcess image: it returns its
+// exit code, and returns soon once ctx is cancelled (the container is
+// stopped).
+type InProcessMain func(ctx context.Context, r InProcessRun) int
+
+// InProcessRun is one run of an InProcess image's program.
+type InProcessRun struct {
+	// Args are its arguments after the binary (command[1:] and args, or
+	// args), and Env its environment, KEY=VALUE: the in-cluster
+	// configuration (KUBECONFIG, KUBERNETES_SERVICE_HOST) among them.
+	Args, Env []string
+	// Stdout is its output, stdout and stderr as one: the container's
+	// log.
+	Stdout io.Writer
+	// Files are the container's files as its process sees them: the
+	// ConfigMaps and Secrets mounted into it, by their paths there.
+	Files programs.Files
+}
+
+// Getenv is the value of the variable name in r's environment ("" when
+// it is not set), the last one set winning, as in exec's environment.
+func (r InProcessRun) Getenv(name string) string {
+	v := ""
+	for _, kv := range r.Env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
 }
 
 // localTokenSeconds is how long the token of a local container lasts:
@@ -76,7 +116,8 @@ func (k *Kubelet) isLocal(image string) bool {
 		return false
 	}
 	_, ok := k.cfg.LocalImages.Paths[image]
-	return ok
+	_, inProcess := k.cfg.LocalImages.InProcess[image]
+	return ok || inProcess
 }
 
 // localBehaviours makes the containers of rt that run a local image
@@ -163,8 +204,19 @@ func (k *Kubelet) startLocal(ctx context.Context, key string, pod *corev1.Pod, r
 		if netns != "" {
 			lp.podIP = rt.ip
 		}
-		lp.proc = hostprocess.Start(hostprocess.Spec{Path: li.Paths[c.image], Argv0: argv0, Args: argv, Env: env, Dir: dir,
-			NetNS: netns, Clock: k.cfg.Clock})
+		if main, ok := li.InProcess[c.image]; ok {
+			// A goroutine of ours shares the host's network, as a
+			// hostNetwork pod's process does.
+			lp.podIP = ""
+			run := InProcessRun{Args: argv, Env: env, Files: k.containerFiles(context.WithoutCancel(ctx), pod, spec)}
+			lp.proc = hostprocess.StartFunc(func(ctx context.Context, out io.Writer) int {
+				run.Stdout = out
+				return main(ctx, run)
+			}, hostprocess.Spec{Clock: k.cfg.Clock})
+		} else {
+			lp.proc = hostprocess.Start(hostprocess.Spec{Path: li.Paths[c.image], Argv0: argv0, Args: argv, Env: env, Dir: dir,
+				NetNS: netns, Clock: k.cfg.Clock})
+		}
 	}
 	lp.exitQueued = make(chan struct{})
 	k.local[c.id] = lp

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	cryptorand "crypto/rand"
+	"fmt"
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
@@ -31,7 +32,10 @@ import (
 // stages, timers and token rotation) whose image "local/sh:dev" is the
 // host's /bin/sh, against an API server that issues service account
 // tokens.
-func newLocalFixture(t *testing.T) *fixture {
+func newLocalFixture(t *testing.T) *fixture { return newLocalFixtureWith(t, nil) }
+
+// newLocalFixtureWith is newLocalFixture with images run in process too.
+func newLocalFixtureWith(t *testing.T, inProcess map[string]InProcessMain) *fixture {
 	st, err := boltstore.Open(boltstore.Config{Path: filepath.Join(t.TempDir(), boltstore.FileName), UnsafeNoFsync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
@@ -46,7 +50,7 @@ func newLocalFixture(t *testing.T) *fixture {
 	_, err = env.Client.ServiceAccounts().Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "default"}})
 	require.NoError(t, err)
 	k, err := New(Config{Client: env.Client, Clock: clk, Mode: runmode.Step, NodeName: "node-1", PodCIDR: "10.244.1.0/24",
-		LocalImages: &LocalImages{Paths: map[string]string{"local/sh:dev": "/bin/sh"}, Server: "https://127.0.0.1:6443",
+		LocalImages: &LocalImages{Paths: map[string]string{"local/sh:dev": "/bin/sh"}, InProcess: inProcess, Server: "https://127.0.0.1:6443",
 			CA: []byte("the cluster CA"), Dir: t.TempDir()}})
 	require.NoError(t, err)
 	t.Cleanup(k.StopAllLocal)
@@ -235,4 +239,74 @@ func TestLocalImageIsOnTheNode(t *testing.T) {
 	f.createScriptPod("loaded", "sleep 60", nil)
 	assert.Contains(t, f.events("loaded"), `Pulled: Container image "local/sh:dev" already present on machine`)
 	assert.NotNil(t, f.pod("loaded").Status.ContainerStatuses[0].State.Running)
+}
+
+// An image run in process gets the container's arguments, its in-cluster
+// KUBECONFIG and the files of the ConfigMap mounted into it; what it
+// prints is the log, its return the exit code (a crash loop when it
+// fails), and a run that does not end by itself stops when the pod goes.
+func TestInProcessImage(t *testing.T) {
+	type seen struct {
+		args       []string
+		kubeconfig string
+		config     string
+	}
+	runs := make(chan seen, 10)
+	f := newLocalFixtureWith(t, map[string]InProcessMain{
+		"example.com/scheduler:1.0": func(ctx context.Context, r InProcessRun) int {
+			data, _ := r.Files.ReadFile("/etc/sched/config.yaml")
+			runs <- seen{args: r.Args, kubeconfig: r.Getenv("KUBECONFIG"), config: string(data)}
+			if strings.Contains(string(data), "bad") {
+				fmt.Fprintln(r.Stdout, "config.yaml: cannot parse")
+				return 1
+			}
+			fmt.Fprintln(r.Stdout, "serving")
+			<-ctx.Done()
+			return 0
+		}})
+	mk := func(name, config string) {
+		_, err := f.env.Client.ConfigMaps().Create(f.ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+			Data: map[string]string{"config.yaml": config}})
+		require.NoError(t, err)
+		f.createPod(name, func(p *corev1.Pod) {
+			p.Spec.ServiceAccountName = "default"
+			p.Spec.Containers = []corev1.Container{{Name: "main", Image: "example.com/scheduler:1.0",
+				Command:      []string{"/usr/local/bin/sched", "--config=/etc/sched/config.yaml"},
+				VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/etc/sched"}}}}
+			p.Spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
+				ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: name}}}}}
+		})
+		f.settle()
+	}
+
+	mk("good", "profiles: []")
+	got := <-runs
+	assert.Equal(t, []string{"--config=/etc/sched/config.yaml"}, got.args)
+	assert.Equal(t, "profiles: []", got.config)
+	assert.FileExists(t, got.kubeconfig, "the in-cluster kubeconfig")
+	lp := f.run("good")
+	waitLine(t, lp, "serving")
+	require.NoError(t, f.env.Client.Pods().Delete(f.ctx, "default", "good", nil))
+	f.settle()
+	f.waitEnded(lp)
+	code, _, _ := lp.proc.Exited()
+	assert.Equal(t, 0, code, "it stopped when asked")
+
+	mk("bad", "bad")
+	var cs corev1.ContainerStatus
+	require.Eventually(t, func() bool {
+		f.settle()
+		cs = f.pod("bad").Status.ContainerStatuses[0]
+		return cs.State.Waiting != nil && cs.State.Waiting.Reason == "CrashLoopBackOff"
+	}, 30*time.Second, 10*time.Millisecond)
+	require.NotNil(t, cs.LastTerminationState.Terminated)
+	assert.Equal(t, int32(1), cs.LastTerminationState.Terminated.ExitCode)
+	f.until(cs.LastTerminationState.Terminated.FinishedAt.Add(10 * time.Second)) // the back-off is over: a new run
+	require.Eventually(t, func() bool {
+		f.settle()
+		return f.pod("bad").Status.ContainerStatuses[0].RestartCount == 3
+	}, 30*time.Second, 10*time.Millisecond)
+	var logs strings.Builder
+	require.NoError(t, f.k.ContainerLogs(f.ctx, "default", "bad", "main", LogOptions{Previous: true}, &logs))
+	assert.Equal(t, "config.yaml: cannot parse\n", logs.String())
 }

@@ -170,19 +170,28 @@ func (k *Kubelet) loadLocalImages(now time.Time) {
 		return
 	}
 	for name, path := range k.cfg.LocalImages.Paths {
-		ref, err := images.Parse(name)
-		if err != nil {
-			continue
-		}
-		img := images.Resolved{Name: ref.Name, Tag: ref.Tag, Digest: ref.Digest}
-		if img.Digest == "" {
-			img.Digest = images.LocalDigest(ref)
-		}
-		if fi, err := os.Stat(path); err == nil {
-			img.Size = fi.Size()
-		}
-		k.imgs.Store.Add(img, now)
+		k.loadLocalImage(name, path, now)
 	}
+	for name := range k.cfg.LocalImages.InProcess {
+		k.loadLocalImage(name, "", now) // in kubesim's own binary: no size of its own
+	}
+}
+
+// loadLocalImage puts one local image on the node, its size the binary's
+// at path.
+func (k *Kubelet) loadLocalImage(name, path string, now time.Time) {
+	ref, err := images.Parse(name)
+	if err != nil {
+		return
+	}
+	img := images.Resolved{Name: ref.Name, Tag: ref.Tag, Digest: ref.Digest}
+	if img.Digest == "" {
+		img.Digest = images.LocalDigest(ref)
+	}
+	if fi, err := os.Stat(path); path != "" && err == nil {
+		img.Size = fi.Size()
+	}
+	k.imgs.Store.Add(img, now)
 }
 
 // nodeImages are the images the node reports in its status.

@@ -27,6 +27,7 @@ import (
 	"github.com/kubesim/kubesim/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/operators/catalog"
 	schedconfig "github.com/kubesim/kubesim/scheduler/config"
+	"github.com/kubesim/kubesim/scheduler/extender/sample"
 )
 
 // Error is a problem in a scenario file: the file, the line and what was
@@ -292,7 +293,7 @@ func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
 func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 	f, err := p.fields(n, "cluster", "seed", "nodeCount", "nodes", "stages", "controllers",
 		"nodeMonitorGracePeriod", "defaultTolerationSeconds", "nodeLeaseDuration", "operators", "leaderElection",
-		"devicePlugins", "csiDrivers", "cni", "schedulerConfig")
+		"devicePlugins", "csiDrivers", "cni", "schedulerConfig", "sampleExtender")
 	if err != nil {
 		return err
 	}
@@ -397,6 +398,11 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 			return err
 		}
 	}
+	if v, ok := f["sampleExtender"]; ok {
+		if c.SampleExtender, err = p.sampleExtender(v, c); err != nil {
+			return err
+		}
+	}
 	if v, ok := f["nodeLeaseDuration"]; ok {
 		if c.NodeLeaseDuration, err = p.duration(v, "cluster.nodeLeaseDuration"); err != nil {
 			return err
@@ -415,6 +421,34 @@ func (p *parser) cluster(n *yaml.Node, c *ClusterSpec) error {
 		}
 	}
 	return p.plugins(f, c)
+}
+
+// sampleExtender reads cluster.sampleExtender, the flags of `kubesim
+// extender` ({preferLabel: K=V, refuseAnnotation: K}); it needs a
+// schedulerConfig with extenders to answer.
+func (p *parser) sampleExtender(n *yaml.Node, c *ClusterSpec) (*sample.Config, error) {
+	f, err := p.fields(n, "cluster.sampleExtender", "preferLabel", "refuseAnnotation")
+	if err != nil {
+		return nil, err
+	}
+	var cfg sample.Config
+	if v, ok := f["preferLabel"]; ok {
+		if cfg.PreferLabel, err = p.str(v, "cluster.sampleExtender.preferLabel"); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := f["refuseAnnotation"]; ok {
+		if cfg.RefuseAnnotation, err = p.str(v, "cluster.sampleExtender.refuseAnnotation"); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := sample.New(cfg); err != nil {
+		return nil, p.errf(n, "cluster.sampleExtender: %v", err)
+	}
+	if c.SchedulerConfig == nil || len(c.SchedulerConfig.Extenders) == 0 {
+		return nil, p.errf(n, "cluster.sampleExtender: no extender to answer for: give cluster.schedulerConfig extenders")
+	}
+	return &cfg, nil
 }
 
 // schedulerConfig reads cluster.schedulerConfig, a KubeSchedulerConfiguration

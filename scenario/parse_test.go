@@ -183,6 +183,12 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 			`s.yaml:3: cluster.schedulerConfig: initializing profiles: creating profile for scheduler name default-scheduler: ScorePlugin "Foo" does not exist`},
 		{"scheduler config with duplicate profiles", "cluster:\n  schedulerConfig:\n    apiVersion: kubescheduler.config.k8s.io/v1\n    kind: KubeSchedulerConfiguration\n    profiles: [{schedulerName: a}, {schedulerName: a}]\nsteps: []\n",
 			`s.yaml:3: cluster.schedulerConfig: profiles[1].schedulerName: Duplicate value: "a"`},
+		{"sample extender without extenders", "cluster:\n  sampleExtender: {refuseAnnotation: a}\nsteps: []\n",
+			"s.yaml:2: cluster.sampleExtender: no extender to answer for"},
+		{"sample extender with a bad label", "cluster:\n  sampleExtender: {preferLabel: tier}\nsteps: []\n",
+			`s.yaml:2: cluster.sampleExtender: prefer-label "tier": want KEY=VALUE`},
+		{"sample extender with an unknown field", "cluster:\n  sampleExtender: {preferlabel: a=b}\nsteps: []\n",
+			"preferlabel"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("s.yaml", []byte(tc.src), files)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/operators/catalog"
 	"github.com/kubesim/kubesim/runmode"
+	"github.com/kubesim/kubesim/scheduler/extender/sample"
 	"github.com/kubesim/kubesim/stepper"
 )
 
@@ -101,6 +103,14 @@ func NewWithOptions(s *Scenario, obs Observer, opts Options) (*Runner, error) {
 		NodeLeaseDuration: s.Cluster.NodeLeaseDuration, LeaderElection: s.Cluster.LeaderElection, SchedulerConfig: s.Cluster.SchedulerConfig,
 		Extra: catalog.Extra(s.Cluster.Operators), DetectCacheMutations: opts.DetectCacheMutations}
 	pl.configure(&cfg, s.Cluster)
+	if x := s.Cluster.SampleExtender; x != nil {
+		ext, err := sample.New(*x) // checked when parsed
+		if err != nil {
+			pl.close()
+			return nil, fmt.Errorf("%s: %w", s.File, err)
+		}
+		cfg.ExtenderClient = &http.Client{Transport: &client.InProcessTransport{Handler: ext.Handler()}}
+	}
 	c, err := cluster.New(cfg)
 	if err != nil {
 		pl.close()

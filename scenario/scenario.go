@@ -8,6 +8,7 @@ import (
 	"github.com/kubesim/kubesim/cluster"
 	"github.com/kubesim/kubesim/kubelet"
 	schedconfig "github.com/kubesim/kubesim/scheduler/config"
+	"github.com/kubesim/kubesim/scheduler/extender/sample"
 	"github.com/kubesim/kubesim/stepper"
 )
 
@@ -61,6 +62,10 @@ type ClusterSpec struct {
 	// SchedulerConfig is the scheduler's KubeSchedulerConfiguration,
 	// written inline (nil: the default profile).
 	SchedulerConfig *schedconfig.Config
+	// SampleExtender, when set, answers every call to the extenders of
+	// SchedulerConfig in process, as the sample extender (`kubesim
+	// extender`) configured so would.
+	SampleExtender *sample.Config
 }
 
 // Op names a kind of step.

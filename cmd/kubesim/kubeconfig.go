@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,43 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/pki"
 )
+
+// loadKubeconfig reads the kubeconfig a component run as its own process
+// is given (--kubeconfig, or $KUBECONFIG: `kubesim scheduler`, `kubesim
+// kubelet`, `kubesim run-controller`), and the TLS configuration that
+// trusts its cluster's CA; component starts the errors, as kube-scheduler
+// and the kubelet name themselves in theirs.
+func loadKubeconfig(component, path string) (*pki.Kubeconfig, *tls.Config, error) {
+	if path == "" {
+		return nil, nil, fmt.Errorf("%s: --kubeconfig (or $KUBECONFIG) is required", component)
+	}
+	kc, err := pki.LoadKubeconfig(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", component, err)
+	}
+	tlsCfg, err := kc.TLSConfig()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", component, err)
+	}
+	return kc, tlsCfg, nil
+}
+
+// kubeconfigClient is a client of the API server the kubeconfig at path
+// names, with its credentials, calling itself userAgent (loadKubeconfig).
+func kubeconfigClient(component, path, userAgent string) (*client.Client, *pki.Kubeconfig, *tls.Config, error) {
+	kc, tlsCfg, err := loadKubeconfig(component, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cl, err := client.New(client.Config{Server: kc.Server, Token: kc.Token, TLS: tlsCfg, UserAgent: userAgent})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", component, err)
+	}
+	return cl, kc, tlsCfg, nil
+}
 
 // groupFlags collects a repeated --group.
 type groupFlags []string

@@ -64,21 +64,14 @@ each serving the kubelet API (logs, exec) on its own port.`,
 	rootDir := fs.String("root-dir", ".kubelet", "directory of the nodes' state, one directory each (the CNI sandboxes' records, which a kubelet started again adopts)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		if *kubeconfig == "" {
-			return errors.New("kubelet: --kubeconfig (or $KUBECONFIG) is required")
+		kc, tlsCfg, err := loadKubeconfig("kubelet", *kubeconfig)
+		if err != nil {
+			return err
 		}
 		if *nodes < 1 {
 			return fmt.Errorf("kubelet: --nodes must be 1 or more, not %d", *nodes)
 		}
 		cniCfg, err := cniFlags.config()
-		if err != nil {
-			return fmt.Errorf("kubelet: %w", err)
-		}
-		kc, err := pki.LoadKubeconfig(*kubeconfig)
-		if err != nil {
-			return fmt.Errorf("kubelet: %w", err)
-		}
-		tlsCfg, err := kc.TLSConfig()
 		if err != nil {
 			return fmt.Errorf("kubelet: %w", err)
 		}

@@ -485,15 +485,22 @@ func runLab(t *testing.T, root, file string, doc labDoc) {
 	// server gives. As root its sandboxes are network namespaces, which
 	// outlive the server and are released before the directory goes.
 	dataDir := cnitest.DataDir(t)
-	s := startServer(t, dataDir, inDataDir(dataDir, doc.serverFlags)...)
+	s := startServer(t, dataDir, fromRoot(root, inDataDir(dataDir, doc.serverFlags))...)
 	k := newKubectl(t, s)
 	running := map[string]func(){}
 	for _, c := range doc.commands {
 		switch c.control {
 		case "start":
 			require.NotContains(t, running, c.controller, "%s:%d: the controller runs already", file, c.line)
-			if c.controller == labCSIDriver {
+			switch c.controller {
+			case labCSIDriver:
 				running[c.controller] = startCSIDriver(t, inDataDir(dataDir, c.controllerArgs)...)
+				continue
+			case labScheduler:
+				running[c.controller] = startLabScheduler(t, s.kubeconfig, fromRoot(root, c.controllerArgs)...)
+				continue
+			case labExtender:
+				running[c.controller] = startLabExtender(t, c.controllerArgs...)
 				continue
 			}
 			running[c.controller] = startStoppableController(t, c.controller, s.kubeconfig, c.controllerArgs...)
@@ -556,15 +563,24 @@ func runLabScript(t *testing.T, root, dataDir, file string, c labCommand) {
 // kubeconfig, the CA, an audit log, a user's kubeconfig) at the lab
 // server's own data directory.
 func inDataDir(dataDir string, args []string) []string {
+	return mapPathArgs(args, func(path string) string {
+		if path == ".data" || strings.HasPrefix(path, ".data/") {
+			return filepath.Join(dataDir, strings.TrimPrefix(path, ".data"))
+		}
+		return path
+	})
+}
+
+// mapPathArgs rewrites with f what each argument names: the argument, or
+// the value of a --flag=VALUE.
+func mapPathArgs(args []string, f func(string) string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		flag, path, hasFlag := strings.Cut(a, "=")
 		if !hasFlag || !strings.HasPrefix(flag, "-") {
 			flag, path = "", a
 		}
-		if path == ".data" || strings.HasPrefix(path, ".data/") {
-			path = filepath.Join(dataDir, strings.TrimPrefix(path, ".data"))
-		}
+		path = f(path)
 		if flag != "" {
 			path = flag + "=" + path
 		}
@@ -615,6 +631,48 @@ func startCSIDriver(t *testing.T, flags ...string) func() {
 	line, stop := startKubesimProcess(t, append([]string{"csi-driver"}, flags...)...)
 	require.True(t, strings.HasPrefix(line, "CSI driver "), line)
 	return stop
+}
+
+// labScheduler and labExtender are the processes lab-start comments of
+// those names start: a second scheduler, `kubesim scheduler FLAGS` (with
+// the lab server's kubeconfig, the student's $KUBECONFIG), and the sample
+// scheduler extender, `kubesim extender FLAGS`.
+const (
+	labScheduler = "scheduler"
+	labExtender  = "extender"
+)
+
+// startLabScheduler runs `kubesim scheduler --kubeconfig KUBECONFIG FLAGS`
+// and returns what stops it as Ctrl-C would.
+func startLabScheduler(t *testing.T, kubeconfig string, flags ...string) func() {
+	t.Helper()
+	line, stop := startKubesimProcess(t, append([]string{"scheduler", "--kubeconfig", kubeconfig}, flags...)...)
+	require.True(t, strings.HasPrefix(line, "scheduler running against "), line)
+	return stop
+}
+
+// startLabExtender runs `kubesim extender FLAGS` and returns what stops
+// it as Ctrl-C would.
+func startLabExtender(t *testing.T, flags ...string) func() {
+	t.Helper()
+	line, stop := startKubesimProcess(t, append([]string{"extender"}, flags...)...)
+	require.True(t, strings.HasPrefix(line, "scheduler extender listening on "), line)
+	return stop
+}
+
+// fromRoot points the arguments that name a file of the repository
+// (examples/scheduler/profiles.yaml), as the student types them from its
+// root, at that file: the server and the processes run elsewhere.
+func fromRoot(root string, args []string) []string {
+	return mapPathArgs(args, func(path string) string {
+		if !strings.Contains(path, "/") || filepath.IsAbs(path) {
+			return path
+		}
+		if _, err := os.Stat(filepath.Join(root, path)); err != nil {
+			return path
+		}
+		return filepath.Join(root, path)
+	})
 }
 
 // startStoppableController runs `kubesim run-controller NAME` as its own

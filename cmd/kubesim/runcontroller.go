@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -78,20 +79,17 @@ func newRunControllerCommand(stdout, stderr io.Writer) *cobra.Command {
 		if !ok {
 			return fmt.Errorf("run-controller: unknown controller %q (known: %s)", name, strings.Join(names, ", "))
 		}
-		if *kubeconfig == "" {
-			return errors.New("run-controller: --kubeconfig (or $KUBECONFIG) is required")
-		}
 		level := slog.LevelInfo
 		if *verbose {
 			level = slog.LevelDebug
 		}
 		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-		cl, err := client.FromKubeconfig(*kubeconfig, "kubesim-run-controller/"+name)
+		cl, kc, tlsCfg, err := kubeconfigClient("run-controller", *kubeconfig, "kubesim-run-controller/"+name)
 		if err != nil {
-			return fmt.Errorf("run-controller: %w", err)
+			return err
 		}
 		if *serviceAccount != "" {
-			if cl, err = asServiceAccount(ctx, cl, *kubeconfig, *serviceAccount, "kubesim-run-controller/"+name); err != nil {
+			if cl, err = asServiceAccount(ctx, cl, kc, tlsCfg, *serviceAccount, "kubesim-run-controller/"+name); err != nil {
 				return fmt.Errorf("run-controller: %w", err)
 			}
 		}
@@ -112,8 +110,8 @@ func newRunControllerCommand(stdout, stderr io.Writer) *cobra.Command {
 // of the service account ref ("namespace/name"), asked for with admin's
 // credentials: the controller then holds exactly the rights of the
 // account's roles, as it would in a pod with the token the kubelet
-// projects.
-func asServiceAccount(ctx context.Context, admin *client.Client, kubeconfig, ref, userAgent string) (*client.Client, error) {
+// projects. It reaches the server of kc, trusting it as tlsCfg does.
+func asServiceAccount(ctx context.Context, admin *client.Client, kc *pki.Kubeconfig, tlsCfg *tls.Config, ref, userAgent string) (*client.Client, error) {
 	ns, name, ok := strings.Cut(ref, "/")
 	if !ok || ns == "" || name == "" {
 		return nil, fmt.Errorf("--serviceaccount %q: want NAMESPACE/NAME", ref)
@@ -122,14 +120,6 @@ func asServiceAccount(ctx context.Context, admin *client.Client, kubeconfig, ref
 	tr, err := admin.CreateToken(ctx, ns, name, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &day}})
 	if err != nil {
 		return nil, fmt.Errorf("a token for service account %s: %w", ref, err)
-	}
-	kc, err := pki.LoadKubeconfig(kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	tlsCfg, err := kc.TLSConfig()
-	if err != nil {
-		return nil, err
 	}
 	return client.New(client.Config{Server: kc.Server, Token: tr.Status.Token, TLS: tlsCfg, UserAgent: userAgent})
 }

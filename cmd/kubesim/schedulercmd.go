@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	crand "crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -8,15 +9,12 @@ import (
 	"io"
 	"log/slog"
 	mrand "math/rand/v2"
-	"net/http"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kubesim/kubesim/client"
 	"github.com/kubesim/kubesim/clock"
-	"github.com/kubesim/kubesim/pki"
 	"github.com/kubesim/kubesim/runmode"
 	"github.com/kubesim/kubesim/scheduler"
 	schedconfig "github.com/kubesim/kubesim/scheduler/config"
@@ -48,7 +46,6 @@ No leader election: run one process per scheduler name.`,
 	configFile := fs.String("config", "", "a KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON); without it, one default-scheduler profile")
 	verbose := fs.BoolP("v", "v", false, "log every decision's failures and conflicts")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		ctx := cmd.Context()
 		if *kubeconfig == "" {
 			return errors.New("scheduler: --kubeconfig (or $KUBECONFIG) is required")
 		}
@@ -59,47 +56,60 @@ No leader election: run one process per scheduler name.`,
 				return err
 			}
 		}
-		profiles, err := cfg.Profiles(schedconfig.NewInTreeRegistry())
-		if err != nil {
-			return err
-		}
-		kc, err := pki.LoadKubeconfig(*kubeconfig)
-		if err != nil {
-			return fmt.Errorf("scheduler: %w", err)
-		}
-		tlsCfg, err := kc.TLSConfig()
-		if err != nil {
-			return fmt.Errorf("scheduler: %w", err)
-		}
-		names := make([]string, len(profiles))
-		for i, p := range profiles {
-			names[i] = p.SchedulerName
-		}
-		cl, err := client.New(client.Config{Server: kc.Server, Token: kc.Token, Transport: &http.Transport{TLSClientConfig: tlsCfg},
-			UserAgent: "kube-scheduler/" + names[0]})
-		if err != nil {
-			return fmt.Errorf("scheduler: %w", err)
-		}
-		level := slog.LevelInfo
-		if *verbose {
-			level = slog.LevelDebug
-		}
-		// Live mode: tie-breaks need not repeat, so the seed is random.
-		var seed [16]byte
-		_, _ = crand.Read(seed[:])
-		exts, err := scheduler.NewExtenders(cfg.Extenders, scheduler.ExtenderOptions{Clock: clock.Real{}})
-		if err != nil {
-			return fmt.Errorf("scheduler: %w", err)
-		}
-		s, err := scheduler.New(scheduler.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live, Extenders: exts,
-			Rand:   mrand.New(mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))),
-			Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), Profiles: profiles})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "scheduler running against %s with profiles %s; stop with Ctrl-C\n", kc.Server, strings.Join(names, ", "))
-		s.Run(ctx)
-		return nil
+		return runScheduler(cmd.Context(), schedulerRun{Kubeconfig: *kubeconfig, Config: cfg, Stdout: stdout, Log: stderr, Verbose: *verbose})
 	}
 	return cmd
+}
+
+// schedulerRun is one scheduler process: `kubesim scheduler`, or a pod of
+// kube-scheduler's image (schedulerimage.go).
+type schedulerRun struct {
+	// Kubeconfig reaches the API server; Config holds the profiles and
+	// extenders.
+	Kubeconfig string
+	Config     *schedconfig.Config
+	// Stdout, when set, gets the line saying it runs; Log its log, at
+	// debug level when Verbose.
+	Stdout, Log io.Writer
+	Verbose     bool
+}
+
+// runScheduler builds the scheduler of r's profiles and extenders and
+// runs it until ctx ends.
+func runScheduler(ctx context.Context, r schedulerRun) error {
+	cfg := r.Config
+	profiles, err := cfg.Profiles(schedconfig.NewInTreeRegistry())
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(profiles))
+	for i, p := range profiles {
+		names[i] = p.SchedulerName
+	}
+	cl, kc, _, err := kubeconfigClient("scheduler", r.Kubeconfig, "kube-scheduler/"+names[0])
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if r.Verbose {
+		level = slog.LevelDebug
+	}
+	// Live mode: tie-breaks need not repeat, so the seed is random.
+	var seed [16]byte
+	_, _ = crand.Read(seed[:])
+	exts, err := scheduler.NewExtenders(cfg.Extenders, scheduler.ExtenderOptions{Clock: clock.Real{}})
+	if err != nil {
+		return fmt.Errorf("scheduler: %w", err)
+	}
+	s, err := scheduler.New(scheduler.Config{Client: cl, Clock: clock.Real{}, Mode: runmode.Live, Extenders: exts,
+		Rand:   mrand.New(mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))),
+		Logger: slog.New(slog.NewTextHandler(r.Log, &slog.HandlerOptions{Level: level})), Profiles: profiles})
+	if err != nil {
+		return err
+	}
+	if r.Stdout != nil {
+		fmt.Fprintf(r.Stdout, "scheduler running against %s with profiles %s; stop with Ctrl-C\n", kc.Server, strings.Join(names, ", "))
+	}
+	s.Run(ctx)
+	return nil
 }

@@ -103,7 +103,7 @@ controllers only in the Lease holder.`,
 			AuditLogPath: *auditLogPath, AuditPolicyFile: *auditPolicyFile,
 			NodeMonitorGracePeriod: *nodeGrace, DefaultNotReadyTolerationSeconds: notReadySeconds, DefaultUnreachableTolerationSeconds: unreachableSeconds,
 			Etcd: etcd.options(), AnonymousAuth: *anonymous, NoUI: !*webUI, LeaderElection: le.config(),
-			LocalImages: localImages, CNI: cniCfg, DevicePlugins: devicePlugins.config(),
+			LocalImages: localImages, InProcessImages: schedulerImages(), CNI: cniCfg, DevicePlugins: devicePlugins.config(),
 			// Every node's kubelet watches DATA-DIR/kubelet/NODE/plugins_registry
 			// for CSI drivers (`kubesim csi-driver`, docs/plugins.md).
 			CSI:             &cluster.CSIConfig{},

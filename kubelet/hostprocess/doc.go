@@ -16,4 +16,9 @@
 // exit by a signal is reported as 128+signal, as runc reports it. A binary
 // that cannot be started ends at once with code 128 and the reason in its
 // log (containerd's StartError).
+//
+// StartFunc runs a Main instead, a Go function compiled into kubesim that
+// stands for an image's binary (kube-scheduler's, say), in a goroutine of
+// the kubelet's process, with the same log, exit code and stop as a
+// binary; its stop is a cancelled context, which it must heed.
 package hostprocess

@@ -2,8 +2,10 @@ package hostprocess
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -47,6 +49,9 @@ type Process struct {
 	cmd  *exec.Cmd
 	clk  clock.Clock
 	done chan struct{}
+	// stop ends a run of a Main (StartFunc): its context is cancelled
+	// at the first signal; nil for a binary.
+	stop context.CancelFunc
 
 	mu       sync.Mutex
 	lines    []Line
@@ -119,6 +124,31 @@ func Failed(reason string, clk clock.Clock) *Process {
 	p := &Process{clk: clk, done: make(chan struct{}), max: 1, changed: make(chan struct{}), cmd: &exec.Cmd{}}
 	p.append([]byte("unable to start container process: " + reason + "\n"))
 	p.finish(StartFailedCode)
+	return p
+}
+
+// Main is a program compiled into kubesim that stands for an image's
+// binary (StartFunc): it writes its output to out, returns its exit code,
+// and returns soon once ctx is cancelled, as a process does on SIGTERM.
+type Main func(ctx context.Context, out io.Writer) int
+
+// StartFunc runs main in a goroutine as the process of a container: its
+// output becomes the log's lines and its return the exit code, as for a
+// binary. Terminate and Kill cancel its context; it has ended once main
+// has returned (a Go function cannot be killed from outside).
+func StartFunc(main Main, s Spec) *Process {
+	p := &Process{clk: s.Clock, done: make(chan struct{}), max: s.MaxLines, changed: make(chan struct{}), cmd: &exec.Cmd{}}
+	if p.max <= 0 {
+		p.max = 10000
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.stop = cancel
+	go func() {
+		defer cancel()
+		code := main(ctx, p)
+		p.flush()
+		p.finish(code)
+	}()
 	return p
 }
 
@@ -228,6 +258,10 @@ func (p *Process) signal(sig os.Signal) {
 	case <-p.done:
 		return
 	default:
+	}
+	if p.stop != nil {
+		p.stop()
+		return
 	}
 	if p.cmd.Process != nil {
 		_ = p.cmd.Process.Signal(sig) // it may just have ended: nothing to do

@@ -1,6 +1,9 @@
 package hostprocess
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +135,35 @@ func TestNetNSThatCannotBeJoined(t *testing.T) {
 	got := texts(p)
 	require.Len(t, got, 1)
 	assert.True(t, strings.HasPrefix(got[0], "unable to start container process: error during container init: "), got[0])
+}
+
+// A Main's output becomes lines and its return the exit code; Terminate
+// cancels its context, and it has ended once it returns.
+func TestStartFunc(t *testing.T) {
+	p := StartFunc(func(_ context.Context, out io.Writer) int {
+		fmt.Fprint(out, "bad config\nexiting")
+		return 1
+	}, Spec{Clock: clock.Real{}})
+	wait(t, p)
+	assert.Equal(t, []string{"bad config", "exiting"}, texts(p))
+	code, _, ok := p.Exited()
+	require.True(t, ok)
+	assert.Equal(t, 1, code)
+	assert.Zero(t, p.Pid())
+
+	started := make(chan struct{})
+	p = StartFunc(func(ctx context.Context, out io.Writer) int {
+		fmt.Fprintln(out, "running")
+		close(started)
+		<-ctx.Done()
+		return 0
+	}, Spec{Clock: clock.Real{}})
+	<-started
+	_, _, ok = p.Exited()
+	assert.False(t, ok, "a Main runs until it returns")
+	p.Terminate()
+	wait(t, p)
+	code, _, _ = p.Exited()
+	assert.Equal(t, 0, code)
+	p.Kill() // after the end: nothing to do
 }

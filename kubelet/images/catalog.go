@@ -216,6 +216,7 @@ var catalog = []Repository{
 	{Name: "registry.k8s.io/pause", Images: []Image{
 		{Tags: tags("3.10"), Size: 320_368},
 		{Tags: tags("3.9"), Size: 321_520},
+		{Tags: tags("3.8"), Size: 311_286}, // "Configure Multiple Schedulers"' pods
 	}},
 	{Name: "registry.k8s.io/busybox", Images: []Image{{Tags: tags("latest", "1.27", "1.27.2"), Size: 1_144_547}}},
 	{Name: "registry.k8s.io/serve_hostname", Images: []Image{{Tags: tags("latest", "v1.4"), Size: 2_122_752}}},

@@ -87,6 +87,11 @@ type Options struct {
 	// LocalImages maps image names to binaries on the host that pods run
 	// as processes (--local-image NAME=PATH; kubelet/localimage.go).
 	LocalImages map[string]string
+	// InProcessImages maps image names to programs compiled into kubesim
+	// that pods of those images run in the kubelet's process, as local
+	// images otherwise (kube-scheduler's image runs kubesim's scheduler;
+	// kubelet.LocalImages.InProcess).
+	InProcessImages map[string]kubelet.InProcessMain
 	// CNI, when set, gives pods their network through CNI plugins
 	// (--cni-conf-dir, --cni-bin-dir; kubelet/cni); its RootDir defaults
 	// to DATA-DIR/kubelet.
@@ -217,8 +222,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	cfg.CNI = o.CNI
 	cfg.DevicePlugins = o.DevicePlugins
 	cfg.CSI = o.CSI
-	if len(o.LocalImages) > 0 {
-		cfg.LocalImages = &kubelet.LocalImages{Paths: o.LocalImages, Server: "https://" + ln.Addr().String(), CA: bundle.CAPEM}
+	if len(o.LocalImages) > 0 || len(o.InProcessImages) > 0 {
+		cfg.LocalImages = &kubelet.LocalImages{Paths: o.LocalImages, InProcess: o.InProcessImages,
+			Server: "https://" + ln.Addr().String(), CA: bundle.CAPEM}
 	}
 	var activity *ui.Activity
 	if !o.NoUI {
