@@ -3,6 +3,7 @@ package containerenv
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -46,7 +47,7 @@ const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 
 // Build returns the environment of container c of pod.
 func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Sources) shell.Environment {
-	b := builder{ctx: ctx, pod: pod, src: src, files: map[string][]byte{}}
+	b := builder{ctx: ctx, pod: pod, src: src, files: map[string][]byte{}, meta: map[string]shell.FileMeta{}}
 	// What the image has (package programs); an image kubesim does not
 	// know is taken to be built on Debian, with bash and without curl.
 	bash, curl := true, false
@@ -64,7 +65,7 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 	b.files["/etc/hostname"] = []byte(host + "\n")
 	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
 	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Mounts: b.mounts, Hostname: host, WorkingDir: c.WorkingDir,
-		Bash: bash, Curl: curl}
+		Bash: bash, Curl: curl, Meta: b.meta, Tmpfs: b.tmpfs, User: runAs(pod, c)}
 }
 
 // Hostname is the pod's hostname: the node's name for a pod on the node's
@@ -106,6 +107,10 @@ type builder struct {
 	readOnly []string
 	// mounts are the writable volumes (VolumeSource).
 	mounts []shell.Mount
+	// meta are the modes and owners of the volumes' files and mount
+	// points (filemodes.go), tmpfs the memory-backed volumes' mount points.
+	meta  map[string]shell.FileMeta
+	tmpfs []string
 }
 
 // vars are the container's variables: PATH and HOSTNAME as the runtime
@@ -353,7 +358,8 @@ func (b *builder) mount(m corev1.VolumeMount) {
 	if vol == nil {
 		return
 	}
-	content := b.volumeFiles(vol)
+	content, modes := b.volumeFiles(vol)
+	b.mountMeta(vol, mountPath)
 	if m.ReadOnly || vol.ConfigMap != nil || vol.Secret != nil || vol.DownwardAPI != nil || vol.Projected != nil ||
 		vol.PersistentVolumeClaim != nil && vol.PersistentVolumeClaim.ReadOnly {
 		// The kubelet always mounts these read-only (the atomic
@@ -375,15 +381,16 @@ func (b *builder) mount(m corev1.VolumeMount) {
 		sub := path.Clean(m.SubPath)
 		if data, ok := content[sub]; ok {
 			b.files[mountPath] = data
+			b.fileMeta(vol, mountPath, modes[sub])
 			return
 		}
-		inner := map[string][]byte{}
+		inner, innerModes := map[string][]byte{}, map[string]fs.FileMode{}
 		for p, data := range content {
 			if rest, ok := strings.CutPrefix(p, sub+"/"); ok {
-				inner[rest] = data
+				inner[rest], innerModes[rest] = data, modes[p]
 			}
 		}
-		content = inner
+		content, modes = inner, innerModes
 	}
 	b.dirs = append(b.dirs, mountPath)
 	if vol.HostPath != nil {
@@ -395,20 +402,23 @@ func (b *builder) mount(m corev1.VolumeMount) {
 	}
 	for p, data := range content {
 		b.files[path.Join(mountPath, p)] = data
+		b.fileMeta(vol, path.Join(mountPath, p), modes[p])
 	}
 }
 
-// volumeFiles are a volume's files by path inside it.
-func (b *builder) volumeFiles(vol *corev1.Volume) map[string][]byte {
-	out := map[string][]byte{}
+// volumeFiles are a volume's files by path inside it, and their modes
+// (defaultMode or an item's mode, before fsGroup).
+func (b *builder) volumeFiles(vol *corev1.Volume) (map[string][]byte, map[string]fs.FileMode) {
+	out := volumeContent{files: map[string][]byte{}, modes: map[string]fs.FileMode{}}
 	switch {
 	case vol.ConfigMap != nil:
-		b.configMapFiles(out, vol.ConfigMap.Name, vol.ConfigMap.Items)
+		b.configMapFiles(out.withMode(vol.ConfigMap.DefaultMode), vol.ConfigMap.Name, vol.ConfigMap.Items)
 	case vol.Secret != nil:
-		b.secretFiles(out, vol.Secret.SecretName, vol.Secret.Items)
+		b.secretFiles(out.withMode(vol.Secret.DefaultMode), vol.Secret.SecretName, vol.Secret.Items)
 	case vol.DownwardAPI != nil:
-		b.downwardFiles(out, vol.DownwardAPI.Items)
+		b.downwardFiles(out.withMode(vol.DownwardAPI.DefaultMode), vol.DownwardAPI.Items)
 	case vol.Projected != nil:
+		out := out.withMode(vol.Projected.DefaultMode)
 		for _, s := range vol.Projected.Sources {
 			switch {
 			case s.ConfigMap != nil:
@@ -420,31 +430,31 @@ func (b *builder) volumeFiles(vol *corev1.Volume) map[string][]byte {
 			case s.ServiceAccountToken != nil:
 				tok, err := b.src.ServiceAccountToken(b.ctx, b.pod, s.ServiceAccountToken.Audience, s.ServiceAccountToken.ExpirationSeconds)
 				if err == nil {
-					out[path.Clean(s.ServiceAccountToken.Path)] = []byte(tok)
+					out.add(s.ServiceAccountToken.Path, []byte(tok), nil)
 				}
 			}
 		}
 	}
-	return out
+	return out.files, out.modes
 }
 
 // keyFiles maps keys to files: every key, or only the items' keys at
-// their paths.
-func keyFiles(out map[string][]byte, data map[string][]byte, items []corev1.KeyToPath) {
+// their paths (with their modes).
+func keyFiles(out volumeContent, data map[string][]byte, items []corev1.KeyToPath) {
 	if len(items) == 0 {
 		for k, v := range data {
-			out[k] = v
+			out.add(k, v, nil)
 		}
 		return
 	}
 	for _, it := range items {
 		if v, ok := data[it.Key]; ok {
-			out[path.Clean(it.Path)] = v
+			out.add(it.Path, v, it.Mode)
 		}
 	}
 }
 
-func (b *builder) configMapFiles(out map[string][]byte, name string, items []corev1.KeyToPath) {
+func (b *builder) configMapFiles(out volumeContent, name string, items []corev1.KeyToPath) {
 	cm, err := b.src.ConfigMap(b.ctx, b.pod.Namespace, name)
 	if err != nil {
 		return
@@ -457,7 +467,7 @@ func (b *builder) configMapFiles(out map[string][]byte, name string, items []cor
 	keyFiles(out, data, items)
 }
 
-func (b *builder) secretFiles(out map[string][]byte, name string, items []corev1.KeyToPath) {
+func (b *builder) secretFiles(out volumeContent, name string, items []corev1.KeyToPath) {
 	s, err := b.src.Secret(b.ctx, b.pod.Namespace, name)
 	if err != nil {
 		return
@@ -465,13 +475,20 @@ func (b *builder) secretFiles(out map[string][]byte, name string, items []corev1
 	keyFiles(out, s.Data, items)
 }
 
-func (b *builder) downwardFiles(out map[string][]byte, items []corev1.DownwardAPIVolumeFile) {
+// downwardFiles are the downward API's items: a field of the pod, or a
+// container's request or limit (whose container a volume must name).
+func (b *builder) downwardFiles(out volumeContent, items []corev1.DownwardAPIVolumeFile) {
 	for _, it := range items {
-		if it.FieldRef == nil {
-			continue
+		var v string
+		var ok bool
+		switch {
+		case it.FieldRef != nil:
+			v, ok = FieldValue(b.pod, it.FieldRef.FieldPath)
+		case it.ResourceFieldRef != nil && it.ResourceFieldRef.ContainerName != "":
+			v, ok = resourceValue(b.pod, nil, it.ResourceFieldRef, b.src.NodeAllocatable())
 		}
-		if v, ok := FieldValue(b.pod, it.FieldRef.FieldPath); ok {
-			out[path.Clean(it.Path)] = []byte(v)
+		if ok {
+			out.add(it.Path, []byte(v), it.Mode)
 		}
 	}
 }

@@ -17,8 +17,12 @@
 // projected and downwardapi (kubernetes/pkg/volume/...), and the hosts
 // file it manages (ensureHostsFile).
 //
+// The volumes' files have the modes and owners the kubelet gives them
+// (defaultMode, items' modes, fsGroup; filemodes.go), and the
+// memory-backed ones are tmpfs.
+//
 // Left out: the image's own files and environment beyond PATH and HOME,
-// file modes and the ..data symlinks of atomic volume updates; a missing
+// the ..data symlinks of atomic volume updates; a missing
 // ConfigMap or Secret leaves its variables and files out instead of
 // failing the container.
 package containerenv

@@ -60,6 +60,17 @@ type Environment struct {
 	// perl, redis-cli…), which the kubelet knows per image: by name, found
 	// in the bin directories, or by absolute path.
 	Programs map[string]Program
+	// Meta is what stat says of the files and directories the kubelet
+	// put there (mounted volumes' files and mount points) beyond their
+	// content: mode and owner (stat.go). Others are root's, 0644 and 0755.
+	Meta map[string]FileMeta
+	// Tmpfs are the mount points of memory-backed volumes (an emptyDir
+	// of medium Memory, Secret and projected volumes): statfs says tmpfs
+	// under them.
+	Tmpfs []string
+	// User is who the container's processes run as: the owner of the
+	// files they create.
+	User Owner
 }
 
 // Program is one of the image's own programs, run as a process: it reads
@@ -84,6 +95,9 @@ type Process struct {
 	// `exec "$@"` does. It returns the status, ExitNotFound without a
 	// word when args[0] does not exist (the caller says it, in its words).
 	Exec func(args []string) int
+	// FS is the container's filesystem as the process sees it (stat.go);
+	// nil for a process run outside a shell.
+	FS FS
 }
 
 // Getenv is the value of the variable name, or "".
@@ -191,6 +205,9 @@ type state struct {
 	name string
 	// beforeCommand is Command.BeforeCommand.
 	beforeCommand func()
+	// meta are the modes and owners of the files this process's
+	// programs created (stat.go), for as long as it runs.
+	meta map[string]FileMeta
 }
 
 // variables are the process's environment variables, in order.
@@ -283,7 +300,8 @@ func (s *state) runImageProgram(p Program, args []string) int {
 		}
 		return s.program(args)
 	}
-	return p(s.ctx, Process{Args: args, Env: env, Stdin: s.stdin, Stdout: s.stdout, Stderr: s.stderr, Clock: s.clock, Exec: exec})
+	return p(s.ctx, Process{Args: args, Env: env, Stdin: s.stdin, Stdout: s.stdout, Stderr: s.stderr, Clock: s.clock, Exec: exec,
+		FS: processFS{s}})
 }
 
 // program runs one of the programs (args[0] is known).
