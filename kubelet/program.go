@@ -85,6 +85,11 @@ type timeline struct {
 	startErr string
 	// listeners are the ports the program listens on, and when.
 	listeners []listener
+	// terminationFile is what the program left in its container's
+	// terminationMessagePath when it ended (termination.go);
+	// unterminated: its last line has no newline.
+	terminationFile string
+	unterminated    bool
 }
 
 // listener is a port a program listens on from an offset to another
@@ -265,7 +270,8 @@ func (p program) runWith(pod *corev1.Pod, c *corev1.Container, src containerenv.
 		return timeline{forever: true}
 	}
 	env := containerEnv(context.Background(), pod, c, src)
-	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands, image: p.image, known: p.known}.play(containerenv.ExpandCommand(p.argv, c, env.Env))
+	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands, image: p.image, known: p.known,
+		terminationPath: terminationPath(c)}.play(containerenv.ExpandCommand(p.argv, c, env.Env))
 	return tl
 }
 

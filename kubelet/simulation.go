@@ -66,6 +66,9 @@ type simulation struct {
 	// (known: kubesim knows the image).
 	image programs.Image
 	known bool
+	// terminationPath is the file whose content, when the run ends, is
+	// the container's termination message.
+	terminationPath string
 }
 
 // play runs argv through the shell on a simulated clock and returns its
@@ -111,7 +114,13 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 		}
 	}
 	code := shell.Command{Args: argv, Env: env, Stdio: shell.Stdio{Stdout: out, Stderr: out}, Clock: vc, BeforeCommand: before}.Run(ctx)
+	tl.unterminated = len(out.partial) > 0
 	out.flush()
+	if sim.terminationPath != "" {
+		if data, ok := shell.ReadFile(env, sim.terminationPath); ok {
+			tl.terminationFile = string(data)
+		}
+	}
 	tl.lines = slices.Clip(tl.lines[max(len(tl.lines)-maxLogLines, 0):])
 	var answers []netAnswer
 	if rn != nil {
@@ -374,7 +383,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	env := containerEnv(ctx, pod, c, simSources{k.envSources(true)})
 	k.addDeviceEnv(&env, pod, c) // devices.go
 	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands,
-		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo, image: p.image, known: p.known}
+		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo, image: p.image, known: p.known, terminationPath: terminationPath(c)}
 	switch {
 	case e != nil && e.tl.waitsOnNetwork:
 		// The clock has reached the command that waited: again, with
