@@ -271,7 +271,7 @@ func (p program) runWith(pod *corev1.Pod, c *corev1.Container, src containerenv.
 	}
 	env := containerEnv(context.Background(), pod, c, src)
 	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands, image: p.image, known: p.known,
-		terminationPath: terminationPath(c)}.play(containerenv.ExpandCommand(p.argv, c, env.Env))
+		terminationPath: containerenv.TerminationPath(c)}.play(containerenv.ExpandCommand(p.argv, c, env.Env))
 	return tl
 }
 

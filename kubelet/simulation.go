@@ -383,7 +383,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	env := containerEnv(ctx, pod, c, simSources{k.envSources(true)})
 	k.addDeviceEnv(&env, pod, c) // devices.go
 	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands,
-		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo, image: p.image, known: p.known, terminationPath: terminationPath(c)}
+		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo, image: p.image, known: p.known, terminationPath: containerenv.TerminationPath(c)}
 	switch {
 	case e != nil && e.tl.waitsOnNetwork:
 		// The clock has reached the command that waited: again, with

@@ -15,9 +15,6 @@ import (
 // bytes). A container that succeeded keeps an empty message.
 
 const (
-	// defaultTerminationPath is where the API server's defaults point
-	// terminationMessagePath.
-	defaultTerminationPath = "/dev/termination-log"
 	// maxTerminationMessage bounds the file's part of the message
 	// (kubecontainer.MaxContainerTerminationMessageLength).
 	maxTerminationMessage = 4096
@@ -26,14 +23,6 @@ const (
 	fallbackLines = 80
 	fallbackBytes = 2048
 )
-
-// terminationPath is where container c writes its termination message.
-func terminationPath(c *corev1.Container) string {
-	if c.TerminationMessagePath != "" {
-		return c.TerminationMessagePath
-	}
-	return defaultTerminationPath
-}
 
 // terminationMessage is the message of container c ending with code, as
 // its timeline tl played it out.

@@ -65,7 +65,9 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 	b.files["/etc/hostname"] = []byte(host + "\n")
 	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
 	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Mounts: b.mounts, Hostname: host, WorkingDir: c.WorkingDir,
-		Bash: bash, Curl: curl, Meta: b.meta, Tmpfs: b.tmpfs, User: runAs(pod, c)}
+		Bash: bash, Curl: curl, Meta: b.meta, Tmpfs: b.tmpfs, User: runAs(pod, c),
+		ReadOnlyRoot: c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem,
+		Writable:     []string{TerminationPath(c)}}
 }
 
 // Hostname is the pod's hostname: the node's name for a pod on the node's

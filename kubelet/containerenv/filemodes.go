@@ -95,6 +95,19 @@ func (b *builder) fsGroup() *int64 {
 	return nil
 }
 
+// DefaultTerminationPath is where the API server's defaults point a
+// container's terminationMessagePath.
+const DefaultTerminationPath = "/dev/termination-log"
+
+// TerminationPath is the file container c writes its termination message
+// to: the kubelet mounts it writable, even under a read-only root.
+func TerminationPath(c *corev1.Container) string {
+	if c.TerminationMessagePath != "" {
+		return path.Clean(c.TerminationMessagePath)
+	}
+	return DefaultTerminationPath
+}
+
 // runAs is who container c's processes run as: its securityContext's
 // runAsUser and runAsGroup, else the pod's, else root.
 func runAs(pod *corev1.Pod, c *corev1.Container) shell.Owner {

@@ -78,7 +78,7 @@ func (sh *shell) open(ctx context.Context, name string, flag int, perm os.FileMo
 				}
 				fmt.Fprintf(p.stderr, "bash: %s: %v\n", name, err)
 			} else {
-				fmt.Fprintf(p.stderr, "sh: can't create %s: %v\n", name, err)
+				fmt.Fprintf(p.stderr, "%s: can't create %s: %v\n", p.ashName(), name, err)
 			}
 			return sh.brokenFile(), nil
 		}

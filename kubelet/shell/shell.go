@@ -71,6 +71,13 @@ type Environment struct {
 	// User is who the container's processes run as: the owner of the
 	// files they create.
 	User Owner
+	// ReadOnlyRoot says the container's root filesystem is read-only
+	// (securityContext.readOnlyRootFilesystem): only its writable
+	// mounts and the Writable files take writes.
+	ReadOnlyRoot bool
+	// Writable are files a process may write even under a read-only
+	// root: the termination message file, which the kubelet mounts.
+	Writable []string
 }
 
 // Program is one of the image's own programs, run as a process: it reads
@@ -208,6 +215,9 @@ type state struct {
 	// meta are the modes and owners of the files this process's
 	// programs created (stat.go), for as long as it runs.
 	meta map[string]FileMeta
+	// arg0 is how the shell was started ("sh", "/bin/sh"): ash begins
+	// its messages with it.
+	arg0 string
 }
 
 // variables are the process's environment variables, in order.
@@ -331,6 +341,7 @@ func (s *state) program(args []string) int {
 	case "sleep":
 		return s.sleep(args[1:])
 	case "sh":
+		s.arg0 = args[0]
 		return s.sh(args[1:])
 	case "bash":
 		s.name = "bash"
