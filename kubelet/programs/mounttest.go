@@ -26,10 +26,17 @@ import (
 // mounttestContent is what mounttest writes into a new file.
 const mounttestContent = "mount-tester new file\n"
 
+// klogFlags are the logging flags agnhost takes before or after any
+// subcommand (klog's, on its root command): true for those that take no
+// value. They change nothing here.
+var klogFlags = map[string]bool{"v": false, "vmodule": false, "logtostderr": true, "alsologtostderr": true, "stderrthreshold": false,
+	"log_dir": false, "log_file": false, "log_file_max_size": false, "log_backtrace_at": false, "add_dir_header": true,
+	"skip_headers": true, "skip_log_headers": true, "one_output": true}
+
 // agnhostFlags parses a subcommand's flags as cobra (pflag) does:
 // --name=value, --name value, a bool flag alone; one dash works too.
 // bools names the flags that take no value; every other known flag's
-// default is in defaults.
+// default is in defaults. klog's flags are taken and left out.
 func agnhostFlags(args []string, defaults map[string]string, bools map[string]bool) (map[string]string, error) {
 	out := map[string]string{}
 	for k, v := range defaults {
@@ -41,12 +48,13 @@ func agnhostFlags(args []string, defaults map[string]string, bools map[string]bo
 			return nil, fmt.Errorf("unknown command %q for \"agnhost\"", a)
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if _, ok := defaults[name]; !ok {
+		isBool, global := klogFlags[name]
+		if _, ok := defaults[name]; !ok && !global {
 			return nil, fmt.Errorf("unknown flag: %s", a)
 		}
 		switch {
 		case hasValue:
-		case bools[name]:
+		case bools[name] || global && isBool:
 			value = "true"
 		case i+1 < len(args):
 			i++
@@ -54,7 +62,9 @@ func agnhostFlags(args []string, defaults map[string]string, bools map[string]bo
 		default:
 			return nil, fmt.Errorf("flag needs an argument: %s", a)
 		}
-		out[name] = value
+		if !global {
+			out[name] = value
+		}
 	}
 	return out, nil
 }

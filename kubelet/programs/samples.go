@@ -179,8 +179,8 @@ func hostnameServer(host string) Server {
 // agnhost (registry.k8s.io/e2e-test-images/agnhost), Kubernetes' test
 // image, by its subcommand: serve-hostname (9376), netexec (8080: /,
 // /hostname, /echo?msg=, /clientip), liveness (8080: /healthz answers 200
-// for 10 seconds, then 500), mounttest (mounttest.go), pause; any other is
-// cobra's unknown command.
+// for 10 seconds, then 500), mounttest (mounttest.go), webhook
+// (webhook.go), pause; any other is cobra's unknown command.
 var agnhostImage = Image{Entrypoint: []string{"/agnhost"}, Shell: true, programs: map[string]Program{"/agnhost": agnhost}}
 
 func agnhost(ctx context.Context, r Run) int {
@@ -189,7 +189,7 @@ func agnhost(ctx context.Context, r Run) int {
 		fmt.Fprint(p.Stdout, "Usage:\n  app [command]\n\nAvailable Commands:\n  liveness        Starts a server that answers 200 on /healthz for 10 seconds, then 500\n"+
 			"  mounttest       Creates files with given permissions and outputs FS type, owner, mode, permissions, contents of files\n"+
 			"  netexec         Creates HTTP(S), UDP, and (optionally) SCTP servers with various endpoints\n  pause           Pauses the execution\n"+
-			"  serve-hostname  Serves the hostname\n\nUse \"app [command] --help\" for more information about a command.\n")
+			"  serve-hostname  Serves the hostname\n  webhook         Starts a HTTP server, useful for testing MutatingAdmissionWebhook and ValidatingAdmissionWebhook\n\nUse \"app [command] --help\" for more information about a command.\n")
 		return 0
 	}
 	host := p.Getenv("HOSTNAME")
@@ -231,6 +231,8 @@ func agnhost(ctx context.Context, r Run) int {
 		h.Listen(port("port", 8080), livenessServer{})
 	case "mounttest":
 		return mounttest(ctx, p, p.Args[2:])
+	case "webhook":
+		return agnhostWebhook(ctx, r, p.Args[2:])
 	case "pause":
 		fmt.Fprintln(p.Stdout, "Paused")
 	default:
