@@ -180,13 +180,14 @@ func hostnameServer(host string) Server {
 // image, by its subcommand: serve-hostname (9376), netexec (8080: /,
 // /hostname, /echo?msg=, /clientip), liveness (8080: /healthz answers 200
 // for 10 seconds, then 500), mounttest (mounttest.go), webhook
-// (webhook.go), pause; any other is cobra's unknown command.
+// (webhook.go), crd-conversion-webhook (conversion.go), pause; any other
+// is cobra's unknown command.
 var agnhostImage = Image{Entrypoint: []string{"/agnhost"}, Shell: true, programs: map[string]Program{"/agnhost": agnhost}}
 
 func agnhost(ctx context.Context, r Run) int {
 	p, h := r.Process, r.Host
 	if len(p.Args) < 2 {
-		fmt.Fprint(p.Stdout, "Usage:\n  app [command]\n\nAvailable Commands:\n  liveness        Starts a server that answers 200 on /healthz for 10 seconds, then 500\n"+
+		fmt.Fprint(p.Stdout, "Usage:\n  app [command]\n\nAvailable Commands:\n  crd-conversion-webhook Starts an HTTP server, useful for testing CustomResourceDefinition conversion webhooks\n  liveness        Starts a server that answers 200 on /healthz for 10 seconds, then 500\n"+
 			"  mounttest       Creates files with given permissions and outputs FS type, owner, mode, permissions, contents of files\n"+
 			"  netexec         Creates HTTP(S), UDP, and (optionally) SCTP servers with various endpoints\n  pause           Pauses the execution\n"+
 			"  serve-hostname  Serves the hostname\n  webhook         Starts a HTTP server, useful for testing MutatingAdmissionWebhook and ValidatingAdmissionWebhook\n\nUse \"app [command] --help\" for more information about a command.\n")
@@ -233,6 +234,8 @@ func agnhost(ctx context.Context, r Run) int {
 		return mounttest(ctx, p, p.Args[2:])
 	case "webhook":
 		return agnhostWebhook(ctx, r, p.Args[2:])
+	case "crd-conversion-webhook":
+		return agnhostConversionWebhook(ctx, r, p.Args[2:])
 	case "pause":
 		fmt.Fprintln(p.Stdout, "Paused")
 	default:

@@ -94,9 +94,13 @@ type webhookServer struct {
 	sidecarImage string
 }
 
-// Serve speaks TLS, then HTTP/1.1, over c: one request after the other.
-func (s webhookServer) Serve(c *Conn) {
-	tc := tls.Server(c.Conn, &tls.Config{Certificates: []tls.Certificate{s.cert}, NextProtos: []string{"http/1.1"}})
+// Serve answers the connection over TLS.
+func (s webhookServer) Serve(c *Conn) { serveHTTPS(c, s.cert, s.answer) }
+
+// serveHTTPS speaks TLS with cert, then HTTP/1.1, over c: one request
+// after the other, each answered by answer (ok false: never answered).
+func serveHTTPS(c *Conn, cert tls.Certificate, answer func(req *http.Request, body []byte) (response, bool)) {
+	tc := tls.Server(c.Conn, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}})
 	defer tc.Close()
 	br := bufio.NewReader(tc)
 	for {
@@ -108,7 +112,7 @@ func (s webhookServer) Serve(c *Conn) {
 		if err != nil {
 			return
 		}
-		resp, ok := s.answer(req, body)
+		resp, ok := answer(req, body)
 		if !ok {
 			// The handler never answers (it waits forever, or panics
 			// on a review it has no response for): the connection

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/kubesim/kubesim/clock"
 	"github.com/kubesim/kubesim/kubelet/podnet"
@@ -203,4 +204,56 @@ func TestAgnhostWebhookStarts(t *testing.T) {
 	assert.Equal(t, 255, code)
 	assert.Empty(t, host)
 	assert.Contains(t, stderr, "open /webhook.local.config/certificates/tls.crt: no such file or directory")
+}
+
+// TestAgnhostCRDConversionWebhook converts the CustomResourceConversionWebhook
+// specs' objects (kubernetes/test/e2e/apimachinery/crd_conversion_webhook.go):
+// a v1 object's hostPort "localhost:8080" is v2's host and port, and back
+// ("gomega.Expect(hostPort).To(gomega.BeEquivalentTo(\"localhost:8080\"))").
+func TestAgnhostCRDConversionWebhook(t *testing.T) {
+	certPEM, keyPEM := selfSigned(t)
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	require.NoError(t, err)
+	srv := conversionServer{cert: cert}
+	review := func(desired, object string) string {
+		return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u-2","desiredAPIVersion":"` + desired +
+			`","objects":[` + object + `]}}`
+	}
+	cases := []struct {
+		name, body string
+		status     string
+		objects    []string
+		message    string
+	}{
+		{name: "v1 to v2", status: "Success",
+			body:    review("stable.example.com/v2", `{"apiVersion":"stable.example.com/v1","kind":"E2e-test-crd-webhook-0000-crd","metadata":{"name":"cr-instance-1"},"hostPort":"localhost:8080"}`),
+			objects: []string{`{"apiVersion":"stable.example.com/v2","host":"localhost","kind":"E2e-test-crd-webhook-0000-crd","metadata":{"name":"cr-instance-1"},"port":"8080"}`}},
+		{name: "v2 to v1", status: "Success",
+			body:    review("stable.example.com/v1", `{"apiVersion":"stable.example.com/v2","kind":"K","metadata":{"name":"a"},"host":"localhost","port":"8080"}`),
+			objects: []string{`{"apiVersion":"stable.example.com/v1","hostPort":"localhost:8080","kind":"K","metadata":{"name":"a"}}`}},
+		{name: "a hostPort without its port", status: "Failure", message: "invalid hostPort value `localhost`",
+			body: review("stable.example.com/v2", `{"apiVersion":"stable.example.com/v1","kind":"K","metadata":{"name":"a"},"hostPort":"localhost"}`)},
+		{name: "to its own version", status: "Failure", message: "conversion from a version to itself should not call the webhook: stable.example.com/v1",
+			body: review("stable.example.com/v1", `{"apiVersion":"stable.example.com/v1","kind":"K","metadata":{"name":"a"}}`)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, body := webhookCall(t, srv, certPEM, http.MethodPost, "/crdconvert", c.body)
+			require.Equal(t, http.StatusOK, code, body)
+			var out apiextensionsv1.ConversionReview
+			require.NoError(t, json.Unmarshal([]byte(body), &out))
+			require.NotNil(t, out.Response)
+			assert.Equal(t, "u-2", string(out.Response.UID))
+			assert.Equal(t, c.status, out.Response.Result.Status)
+			assert.Equal(t, c.message, out.Response.Result.Message)
+			var objects []string
+			for _, o := range out.Response.ConvertedObjects {
+				objects = append(objects, string(o.Raw))
+			}
+			assert.Equal(t, c.objects, objects)
+		})
+	}
+	code, body := webhookCall(t, srv, certPEM, http.MethodGet, "/readyz", "")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "ok", body)
 }
