@@ -119,6 +119,10 @@ role; (cd /tmp && sleep 2 && echo /tmp/*.conf)`}, exits: true, after: 2 * time.S
 			lines: []string{"curl: (6) Could not resolve host: web"}},
 		{name: "sleep command", image: "busybox", command: []string{"sleep", "3600"}, exits: true, after: time.Hour},
 		{name: "sleep infinity", image: "busybox", command: []string{"sleep", "infinity"}},
+		// Variable Expansion's "should succeed in writing subpaths in
+		// container" (test/e2e/common/node/expansion.go) waits for its
+		// `sh -c "tail -f /dev/null"` pod to be Running.
+		{name: "tail -f runs on", image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1", command: []string{"sh", "-c", "tail -f /dev/null"}},
 		{name: "echo command with env", image: "busybox", command: []string{"sh", "-c", "echo $GREETING from ${HOSTNAME}"},
 			exits: true, lines: []string{"hello from p"}},
 		{name: "while loop", image: "busybox", args: []string{"sh", "-c", "echo start; while true; do echo tick; sleep 10; done"},

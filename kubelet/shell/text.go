@@ -150,13 +150,16 @@ func (s *state) grep(args []string) int {
 }
 
 // headTail prints the first (head) or last (tail) N lines, 10 by
-// default: -n N, -N.
+// default: -n N, -N; tail -f (or -F) then waits forever.
 func (s *state) headTail(prog string, args []string) int {
 	n := 10
 	var files []string
+	follow := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case prog == "tail" && (a == "-f" || a == "-F"):
+			follow = true
 		case a == "-n" && i+1 < len(args):
 			i++
 			a = "-" + strings.TrimPrefix(args[i], "-")
@@ -183,6 +186,12 @@ func (s *state) headTail(prog string, args []string) int {
 		lines = lines[max(len(lines)-n, 0):]
 	}
 	io.WriteString(s.stdout, strings.Join(lines, ""))
+	if follow {
+		// tail -f waits for more that never comes (nothing else writes
+		// the file while it runs): the containers' "tail -f /dev/null"
+		// that keeps them running.
+		return s.sleep([]string{"infinity"})
+	}
 	return code
 }
 
