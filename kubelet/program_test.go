@@ -122,6 +122,10 @@ role; (cd /tmp && sleep 2 && echo /tmp/*.conf)`}, exits: true, after: 2 * time.S
 		// Variable Expansion's "should succeed in writing subpaths in
 		// container" (test/e2e/common/node/expansion.go) waits for its
 		// `sh -c "tail -f /dev/null"` pod to be Running.
+		// The hostAliases spec (test/e2e/common/node/kubelet.go) reads
+		// the hosts file agnhost etc-hosts prints.
+		{name: "agnhost etc-hosts", image: "registry.k8s.io/e2e-test-images/agnhost:2.53", args: []string{"etc-hosts"}, exits: true,
+			first: []string{"# Kubernetes-managed hosts file.", "127.0.0.1\tlocalhost"}},
 		{name: "tail -f runs on", image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1", command: []string{"sh", "-c", "tail -f /dev/null"}},
 		{name: "echo command with env", image: "busybox", command: []string{"sh", "-c", "echo $GREETING from ${HOSTNAME}"},
 			exits: true, lines: []string{"hello from p"}},

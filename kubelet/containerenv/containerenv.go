@@ -63,7 +63,10 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 	}
 	host := Hostname(pod)
 	b.files["/etc/hostname"] = []byte(host + "\n")
-	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
+	if _, mounted := b.files["/etc/hosts"]; !mounted {
+		// A container that mounts its own /etc/hosts keeps it.
+		b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
+	}
 	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Mounts: b.mounts, Hostname: host, WorkingDir: c.WorkingDir,
 		Bash: bash, Curl: curl, Meta: b.meta, Tmpfs: b.tmpfs, User: runAs(pod, c),
 		ReadOnlyRoot: c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem,
@@ -83,10 +86,30 @@ func Hostname(pod *corev1.Pod) string {
 	return pod.Name
 }
 
-// hostsFile is the /etc/hosts the kubelet writes for a pod on the pod
-// network.
+// hostsFile is the /etc/hosts the kubelet writes for a pod: on the pod
+// network its own, managed one; on the node's network the node's file.
+// Both end with the pod's hostAliases (the kubelet's
+// hostsEntriesFromHostAliases).
 func hostsFile(pod *corev1.Pod, host string) string {
 	var b strings.Builder
+	if pod.Spec.HostNetwork {
+		files, _ := nodeRoot(pod.Spec.NodeName)
+		b.Write(files["/etc/hosts"])
+	} else {
+		managedHostsFile(&b, pod, host)
+	}
+	if len(pod.Spec.HostAliases) > 0 {
+		b.WriteString("\n# Entries added by HostAliases.\n")
+		for _, a := range pod.Spec.HostAliases {
+			fmt.Fprintf(&b, "%s\t%s\n", a.IP, strings.Join(a.Hostnames, "\t"))
+		}
+	}
+	return b.String()
+}
+
+// managedHostsFile writes the hosts file the kubelet manages for a pod
+// on the pod network.
+func managedHostsFile(b *strings.Builder, pod *corev1.Pod, host string) {
 	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n" +
 		"fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
 	if pod.Status.PodIP != "" {
@@ -94,9 +117,8 @@ func hostsFile(pod *corev1.Pod, host string) string {
 		if pod.Spec.Subdomain != "" {
 			name = fmt.Sprintf("%s.%s.%s.svc.cluster.local\t%s", host, pod.Spec.Subdomain, pod.Namespace, host)
 		}
-		fmt.Fprintf(&b, "%s\t%s\n", pod.Status.PodIP, name)
+		fmt.Fprintf(b, "%s\t%s\n", pod.Status.PodIP, name)
 	}
-	return b.String()
 }
 
 type builder struct {
@@ -393,6 +415,12 @@ func (b *builder) mount(m corev1.VolumeMount) {
 			}
 		}
 		content, modes = inner, innerModes
+	}
+	if vol.HostPath != nil {
+		if data, ok := hostPathFile(b.pod.Spec.NodeName, vol.HostPath); ok {
+			b.files[mountPath] = data
+			return
+		}
 	}
 	b.dirs = append(b.dirs, mountPath)
 	if vol.HostPath != nil {

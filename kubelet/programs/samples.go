@@ -179,7 +179,8 @@ func hostnameServer(host string) Server {
 // agnhost (registry.k8s.io/e2e-test-images/agnhost), Kubernetes' test
 // image, by its subcommand: serve-hostname (9376), netexec (8080: /,
 // /hostname, /echo?msg=, /clientip), liveness (8080: /healthz answers 200
-// for 10 seconds, then 500), mounttest (mounttest.go), webhook
+// for 10 seconds, then 500), etc-hosts (prints /etc/hosts), mounttest
+// (mounttest.go), webhook
 // (webhook.go), crd-conversion-webhook (conversion.go), pause; any other
 // is cobra's unknown command.
 var agnhostImage = Image{Entrypoint: []string{"/agnhost"}, Shell: true, programs: map[string]Program{"/agnhost": agnhost}}
@@ -187,7 +188,7 @@ var agnhostImage = Image{Entrypoint: []string{"/agnhost"}, Shell: true, programs
 func agnhost(ctx context.Context, r Run) int {
 	p, h := r.Process, r.Host
 	if len(p.Args) < 2 {
-		fmt.Fprint(p.Stdout, "Usage:\n  app [command]\n\nAvailable Commands:\n  crd-conversion-webhook Starts an HTTP server, useful for testing CustomResourceDefinition conversion webhooks\n  liveness        Starts a server that answers 200 on /healthz for 10 seconds, then 500\n"+
+		fmt.Fprint(p.Stdout, "Usage:\n  app [command]\n\nAvailable Commands:\n  crd-conversion-webhook Starts an HTTP server, useful for testing CustomResourceDefinition conversion webhooks\n  etc-hosts       Prints the host's /etc/hosts file\n  liveness        Starts a server that answers 200 on /healthz for 10 seconds, then 500\n"+
 			"  mounttest       Creates files with given permissions and outputs FS type, owner, mode, permissions, contents of files\n"+
 			"  netexec         Creates HTTP(S), UDP, and (optionally) SCTP servers with various endpoints\n  pause           Pauses the execution\n"+
 			"  serve-hostname  Serves the hostname\n  webhook         Starts a HTTP server, useful for testing MutatingAdmissionWebhook and ValidatingAdmissionWebhook\n\nUse \"app [command] --help\" for more information about a command.\n")
@@ -232,6 +233,18 @@ func agnhost(ctx context.Context, r Run) int {
 		h.Listen(port("port", 8080), livenessServer{})
 	case "mounttest":
 		return mounttest(ctx, p, p.Args[2:])
+	case "etc-hosts":
+		// Prints the hosts file (fmt.Println of it: one more newline).
+		if p.FS == nil {
+			return 1
+		}
+		data, err := p.FS.ReadFile("/etc/hosts")
+		if err != nil {
+			fmt.Fprintf(p.Stderr, "panic: %v\n", err)
+			return 2
+		}
+		fmt.Fprintln(p.Stdout, string(data))
+		return 0
 	case "webhook":
 		return agnhostWebhook(ctx, r, p.Args[2:])
 	case "crd-conversion-webhook":
