@@ -164,12 +164,15 @@ func (h *playHost) Listen(port int, s programs.Server) {
 	h.tl.listeners = append(h.tl.listeners, listener{port: port, from: h.clock.now, to: -1, server: s})
 }
 
-// netAnswer is one answer of the network to a simulated run.
+// netAnswer is one answer of the network to a simulated run (or of the
+// kubelet, for a file of a volume it keeps rewriting: data, found).
 type netAnswer struct {
 	fqdn  string
 	addrs []string
 	resp  shell.HTTPResponse
 	err   error
+	data  []byte
+	found bool
 }
 
 // replayNetwork is the network as a simulated run sees it: the answers
@@ -215,6 +218,21 @@ func (n *replayNetwork) LookupHost(ctx context.Context, name string) (string, []
 		return netAnswer{fqdn: fqdn, addrs: addrs, err: err}
 	})
 	return a.fqdn, a.addrs, a.err
+}
+
+// ReadVolumeFile reads a file of a volume the kubelet keeps rewriting as
+// it is at the run's offset: like a network command's answer, recalled,
+// read now, or (ahead of the cluster's clock) waited for.
+func (n *replayNetwork) ReadVolumeFile(ctx context.Context, name string) ([]byte, bool) {
+	lv, ok := n.live.(shell.LiveVolumes)
+	if !ok {
+		return nil, false
+	}
+	a := n.ask(func() netAnswer {
+		data, found := lv.ReadVolumeFile(ctx, name)
+		return netAnswer{data: data, found: found}
+	})
+	return a.data, a.found
 }
 
 func (n *replayNetwork) Ping(ctx context.Context, ip string) error {
@@ -383,7 +401,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	env := containerEnv(ctx, pod, c, simSources{k.envSources(true)})
 	k.addDeviceEnv(&env, pod, c) // devices.go
 	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands,
-		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo, image: p.image, known: p.known, terminationPath: containerenv.TerminationPath(c)}
+		net: clusterNetwork{k: k, pod: pod, container: c.Name}, liveUntil: upTo, image: p.image, known: p.known, terminationPath: containerenv.TerminationPath(c)}
 	switch {
 	case e != nil && e.tl.waitsOnNetwork:
 		// The clock has reached the command that waited: again, with

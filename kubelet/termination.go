@@ -54,24 +54,3 @@ func terminationMessage(c *corev1.Container, tl timeline, code int32) string {
 	}
 	return msg
 }
-
-// containerSpec is the spec of pod's container (init, regular or
-// ephemeral) called name, or nil.
-func containerSpec(pod *corev1.Pod, name string) *corev1.Container {
-	for i := range pod.Spec.InitContainers {
-		if pod.Spec.InitContainers[i].Name == name {
-			return &pod.Spec.InitContainers[i]
-		}
-	}
-	for i := range pod.Spec.Containers {
-		if pod.Spec.Containers[i].Name == name {
-			return &pod.Spec.Containers[i]
-		}
-	}
-	for _, c := range ephemeralSpecs(pod) {
-		if c.Name == name {
-			return &c
-		}
-	}
-	return nil
-}

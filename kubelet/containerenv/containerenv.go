@@ -58,7 +58,16 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 		b.dirs = append(b.dirs, img.Dirs...)
 	}
 	env := b.vars(c)
+	vars := map[string]string{}
+	for _, v := range env {
+		vars[v.Name] = v.Value
+	}
 	for _, m := range c.VolumeMounts {
+		if m.SubPathExpr != "" {
+			// The kubelet expands subPathExpr with the container's
+			// variables ($(VAR), as in command and args).
+			m.SubPath = Expand(m.SubPathExpr, vars)
+		}
 		b.mount(m)
 	}
 	host := Hostname(pod)
@@ -70,7 +79,7 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Mounts: b.mounts, Hostname: host, WorkingDir: c.WorkingDir,
 		Bash: bash, Curl: curl, Meta: b.meta, Tmpfs: b.tmpfs, User: runAs(pod, c),
 		ReadOnlyRoot: c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem,
-		Writable:     []string{TerminationPath(c)}}
+		Writable:     []string{TerminationPath(c)}, Live: b.live}
 }
 
 // Hostname is the pod's hostname: the node's name for a pod on the node's
@@ -135,6 +144,10 @@ type builder struct {
 	// points (filemodes.go), tmpfs the memory-backed volumes' mount points.
 	meta  map[string]shell.FileMeta
 	tmpfs []string
+	// live are the mount points of the atomic writer's volumes mounted
+	// whole: the kubelet rewrites them as their sources change (a subPath
+	// mount keeps what it first had).
+	live []string
 }
 
 // vars are the container's variables: PATH and HOSTNAME as the runtime
@@ -384,6 +397,9 @@ func (b *builder) mount(m corev1.VolumeMount) {
 	}
 	content, modes := b.volumeFiles(vol)
 	b.mountMeta(vol, mountPath)
+	if atomicWriter(vol) && m.SubPath == "" {
+		b.live = append(b.live, mountPath)
+	}
 	if m.ReadOnly || vol.ConfigMap != nil || vol.Secret != nil || vol.DownwardAPI != nil || vol.Projected != nil ||
 		vol.PersistentVolumeClaim != nil && vol.PersistentVolumeClaim.ReadOnly {
 		// The kubelet always mounts these read-only (the atomic
@@ -394,6 +410,14 @@ func (b *builder) mount(m corev1.VolumeMount) {
 	if vs, ok := b.src.(VolumeSource); ok && (vol.EmptyDir != nil || vol.PersistentVolumeClaim != nil) {
 		if v, ok := vs.Volume(b.ctx, b.pod, vol); ok {
 			if m.SubPath != "" {
+				// The kubelet makes the subPath's directory in the
+				// volume when it is not there.
+				sub := "/" + path.Clean(m.SubPath)
+				if !v.IsDir(sub) {
+					if _, isFile := v.ReadFile(sub); !isFile {
+						_ = v.MkdirAll(sub)
+					}
+				}
 				v = shell.SubVolume(v, m.SubPath)
 			}
 			b.mounts = append(b.mounts, shell.Mount{Path: mountPath, Volume: v})

@@ -78,6 +78,11 @@ type Environment struct {
 	// Writable are files a process may write even under a read-only
 	// root: the termination message file, which the kubelet mounts.
 	Writable []string
+	// Live are the mount points of the volumes the kubelet rewrites
+	// while the container runs (a ConfigMap's, a Secret's, the downward
+	// API's): an image's program reads their files through the Network
+	// when it is a LiveVolumes (stat.go), and sees them change.
+	Live []string
 }
 
 // Program is one of the image's own programs, run as a process: it reads

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"context"
 	"io/fs"
 	"path"
 	"strings"
@@ -64,6 +65,12 @@ type processFS struct{ s *state }
 
 func (p processFS) ReadFile(name string) ([]byte, error) {
 	abs := p.s.abs(name)
+	if lv, ok := p.s.env.Network.(LiveVolumes); ok && p.s.onLiveVolume(abs) {
+		if data, ok := lv.ReadVolumeFile(p.s.ctx, abs); ok {
+			return data, nil
+		}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
+	}
 	if data, ok := p.s.file(abs); ok {
 		return data, nil
 	}
@@ -141,6 +148,22 @@ func (s *state) fsMagic(abs string) int64 {
 		}
 	}
 	return magic
+}
+
+// LiveVolumes reads the files of the volumes the kubelet keeps rewriting
+// as their sources change (Environment.Live) as they are now.
+type LiveVolumes interface {
+	ReadVolumeFile(ctx context.Context, name string) ([]byte, bool)
+}
+
+// onLiveVolume says abs is under one of Environment.Live.
+func (s *state) onLiveVolume(abs string) bool {
+	for _, m := range s.env.Live {
+		if strings.HasPrefix(abs, strings.TrimSuffix(m, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // metaOf is what the kubelet or a process said of abs, if anything.
