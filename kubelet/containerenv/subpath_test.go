@@ -19,7 +19,9 @@ type oneVolume struct {
 	v shell.Volume
 }
 
-func (s oneVolume) Volume(context.Context, *corev1.Pod, *corev1.Volume) (shell.Volume, bool) { return s.v, true }
+func (s oneVolume) Volume(context.Context, *corev1.Pod, *corev1.Volume) (shell.Volume, bool) {
+	return s.v, true
+}
 
 // The Variable Expansion spec "should succeed in writing subpaths in
 // container" (kubernetes/test/e2e/common/node/expansion.go) mounts one
