@@ -179,16 +179,21 @@ func hostnameServer(host string) Server {
 // agnhost (registry.k8s.io/e2e-test-images/agnhost), Kubernetes' test
 // image, by its subcommand: serve-hostname (9376), netexec (8080: /,
 // /hostname, /echo?msg=, /clientip), liveness (8080: /healthz answers 200
-// for 10 seconds, then 500), etc-hosts (prints /etc/hosts), mounttest
-// (mounttest.go), webhook
+// for 10 seconds, then 500), entrypoint-tester (prints its argv),
+// etc-hosts (prints /etc/hosts), mounttest (mounttest.go), webhook
 // (webhook.go), crd-conversion-webhook (conversion.go), pause; any other
 // is cobra's unknown command.
-var agnhostImage = Image{Entrypoint: []string{"/agnhost"}, Shell: true, programs: map[string]Program{"/agnhost": agnhost}}
+//
+// The image runs /agnhost pause by default (its Dockerfile's ENTRYPOINT
+// and CMD), and has /agnhost-2 too, a copy the Containers specs run to
+// override the entrypoint.
+var agnhostImage = Image{Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}, Shell: true,
+	programs: map[string]Program{"/agnhost": agnhost, "/agnhost-2": agnhost}}
 
 func agnhost(ctx context.Context, r Run) int {
 	p, h := r.Process, r.Host
 	if len(p.Args) < 2 {
-		fmt.Fprint(p.Stdout, "Usage:\n  app [command]\n\nAvailable Commands:\n  crd-conversion-webhook Starts an HTTP server, useful for testing CustomResourceDefinition conversion webhooks\n  etc-hosts       Prints the host's /etc/hosts file\n  liveness        Starts a server that answers 200 on /healthz for 10 seconds, then 500\n"+
+		fmt.Fprint(p.Stdout, "Usage:\n  app [command]\n\nAvailable Commands:\n  crd-conversion-webhook Starts an HTTP server, useful for testing CustomResourceDefinition conversion webhooks\n  entrypoint-tester Prints the command line it was started with\n  etc-hosts       Prints the host's /etc/hosts file\n  liveness        Starts a server that answers 200 on /healthz for 10 seconds, then 500\n"+
 			"  mounttest       Creates files with given permissions and outputs FS type, owner, mode, permissions, contents of files\n"+
 			"  netexec         Creates HTTP(S), UDP, and (optionally) SCTP servers with various endpoints\n  pause           Pauses the execution\n"+
 			"  serve-hostname  Serves the hostname\n  webhook         Starts a HTTP server, useful for testing MutatingAdmissionWebhook and ValidatingAdmissionWebhook\n\nUse \"app [command] --help\" for more information about a command.\n")
@@ -233,6 +238,10 @@ func agnhost(ctx context.Context, r Run) int {
 		h.Listen(port("port", 8080), livenessServer{})
 	case "mounttest":
 		return mounttest(ctx, p, p.Args[2:])
+	case "entrypoint-tester":
+		// Prints its whole argv, as Go prints a []string.
+		fmt.Fprintf(p.Stdout, "%v\n", p.Args)
+		return 0
 	case "etc-hosts":
 		// Prints the hosts file (fmt.Println of it: one more newline).
 		if p.FS == nil {
