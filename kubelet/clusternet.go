@@ -340,6 +340,6 @@ func (n clusterNetwork) ReadVolumeFile(ctx context.Context, name string) ([]byte
 	if c == nil {
 		return nil, false
 	}
-	env := containerenv.Build(ctx, pod, c, simSources{n.k.envSources(false)})
+	env := containerenv.Build(ctx, pod, c, simSources{envSources: n.k.envSources(false)})
 	return shell.ReadFile(env, name)
 }

@@ -346,17 +346,30 @@ func containerEnv(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src
 // without a service account token: a TokenRequest for every script
 // played would cost a write each, and the scripts courses write read
 // the namespace file, not the token.
-type simSources struct{ envSources }
+type simSources struct {
+	envSources
+	// overlays are the run's volumes, by name: one overlay for every
+	// mount of a volume, so that what the run writes through one mount
+	// (the directory of another's subPath) the other sees.
+	overlays map[string]shell.Volume
+}
 
 // Volume gives the run its volumes through an overlay: it reads what
 // they hold, and what it would write stays in its play (it is played
 // ahead of the clock, maybe more than once).
 func (s simSources) Volume(ctx context.Context, pod *corev1.Pod, vol *corev1.Volume) (shell.Volume, bool) {
+	if o, ok := s.overlays[vol.Name]; ok {
+		return o, true
+	}
 	v, ok := s.envSources.Volume(ctx, pod, vol)
 	if !ok {
 		return nil, false
 	}
-	return shell.Overlay(v), true
+	o := shell.Overlay(v)
+	if s.overlays != nil {
+		s.overlays[vol.Name] = o
+	}
+	return o, true
 }
 
 func (simSources) ServiceAccountToken(context.Context, *corev1.Pod, string, *int64) (string, error) {
@@ -398,7 +411,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	}
 	k.simMu.Unlock()
 	ctx := context.Background()
-	env := containerEnv(ctx, pod, c, simSources{k.envSources(true)})
+	env := containerEnv(ctx, pod, c, simSources{envSources: k.envSources(true), overlays: map[string]shell.Volume{}})
 	k.addDeviceEnv(&env, pod, c) // devices.go
 	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands,
 		net: clusterNetwork{k: k, pod: pod, container: c.Name}, liveUntil: upTo, image: p.image, known: p.known, terminationPath: containerenv.TerminationPath(c)}

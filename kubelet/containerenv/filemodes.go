@@ -1,8 +1,10 @@
 package containerenv
 
 import (
+	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -129,4 +131,35 @@ func runAs(pod *corev1.Pod, c *corev1.Container) shell.Owner {
 		}
 	}
 	return o
+}
+
+// CheckSubPaths is the kubelet's check of container c's volume mounts
+// before it creates the container (makeMounts in
+// kubernetes/pkg/kubelet/kubelet_pods.go): a subPath, or a subPathExpr
+// expanded with the container's variables env, must be relative and must
+// not step out of its volume with "..". The error is the container's
+// CreateContainerConfigError message.
+func CheckSubPaths(c *corev1.Container, env []shell.Var) error {
+	vars := map[string]string{}
+	for _, v := range env {
+		vars[v.Name] = v.Value
+	}
+	for _, m := range c.VolumeMounts {
+		sub := m.SubPath
+		if m.SubPathExpr != "" {
+			sub = Expand(m.SubPathExpr, vars)
+		}
+		if sub == "" {
+			continue
+		}
+		if path.IsAbs(sub) {
+			return fmt.Errorf("error SubPath `%s` must not be an absolute path", sub)
+		}
+		for _, part := range strings.Split(sub, "/") {
+			if part == ".." {
+				return fmt.Errorf("unable to provision SubPath `%s`: must not contain '..'", sub)
+			}
+		}
+	}
+	return nil
 }
