@@ -257,3 +257,27 @@ func TestAgnhostCRDConversionWebhook(t *testing.T) {
 	assert.Equal(t, http.StatusOK, code)
 	assert.Equal(t, "ok", body)
 }
+
+// agnhost test-webserver, the EmptyDir wrapper spec's container
+// (kubernetes/test/e2e/storage/empty_dir_wrapper.go), serves the
+// container's files by path.
+func TestAgnhostTestWebserver(t *testing.T) {
+	c, _ := serveFiles(t, testWebserver{}, fakeFiles{files: map[string]string{"/etc/secret-volume/data-1": "value-1"}})
+	br := bufio.NewReader(c)
+	for _, tc := range []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/etc/secret-volume/data-1", http.StatusOK, "value-1"},
+		{"/etc/secret-volume/nope", http.StatusNotFound, "404 page not found\n"},
+	} {
+		_, err := io.WriteString(c, "GET "+tc.path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(br, nil)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		assert.Equal(t, tc.code, resp.StatusCode, tc.path)
+		assert.Equal(t, tc.body, string(body), tc.path)
+	}
+}

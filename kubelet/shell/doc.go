@@ -2,8 +2,8 @@
 // own command (the kubelet plays it out on a simulated clock), `kubectl
 // exec` and an attached shell: ls, cat, env, printenv, hostname, echo,
 // pwd, sleep, true, false, test/[, touch, mkdir, rm, date, seq, wc, grep,
-// head, tail, which, nslookup, wget, ping, tar (what kubectl cp runs, both
-// ways), curl (curl.go, in images that have it) and sh — and bash, in
+// hexdump -C, head, tail, which, nslookup, wget, ping, tar (what kubectl
+// cp runs, both ways), curl (curl.go, in images that have it) and sh — and bash, in
 // images that have it — with -c, a script file of the container's, or
 // reading commands from stdin.
 //

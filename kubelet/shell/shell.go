@@ -257,7 +257,7 @@ func setVar(vars []Var, name, value string) []Var {
 
 // programs are the commands the simulated images have, as in /bin.
 var programs = []string{"[", "[[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "ping", "printenv", "pwd",
-	"rm", "seq", "sh", "sleep", "printf", "tail", "tar", "test", "touch", "true", "wc", "wget", "which"}
+	"rm", "seq", "sh", "sleep", "printf", "tail", "tar", "test", "touch", "true", "wc", "wget", "which", "hexdump"}
 
 // Known says whether name is one of the programs of the simulated images
 // (sh included, bash not), by name or by path in a bin directory: what a
@@ -377,6 +377,8 @@ func (s *state) program(args []string) int {
 		return s.seq(args[1:])
 	case "wc":
 		return s.wc(args[1:])
+	case "hexdump":
+		return s.hexdump(args[1:])
 	case "which":
 		return s.which(args[1:])
 	case "echo", "printf", "test", "[", "[[":
