@@ -378,7 +378,10 @@ func (simSources) ServiceAccountToken(context.Context, *corev1.Pod, string, *int
 
 // simEntry is the timeline played for a container's spec.
 type simEntry struct {
-	uid, image string
+	// podIP is the pod's address the run saw (its downward API's
+	// status.podIP): the status that first gives it is written with the
+	// containers' start, after a first play.
+	uid, image, podIP string
 	argv       []string
 	start      time.Time
 	tl         timeline
@@ -404,6 +407,12 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	if e != nil && (e.uid != string(pod.UID) || e.image != c.Image || !slices.Equal(e.argv, p.argv)) {
 		e = nil
 	}
+	var replayFrom *simEntry
+	if e != nil && e.podIP != pod.Status.PodIP {
+		// The same run, now with the pod's address: played again from
+		// its start.
+		replayFrom, e = e, nil
+	}
 	if e != nil && e.tl.covers(upTo) {
 		tl := e.tl
 		k.simMu.Unlock()
@@ -411,11 +420,20 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	}
 	k.simMu.Unlock()
 	ctx := context.Background()
+	if pod.Status.HostIP == "" {
+		// The node's address, which the status written with the
+		// containers' start gives (the downward API's status.hostIP).
+		pod = pod.DeepCopy()
+		pod.Status.HostIP = k.cfg.InternalIP
+		pod.Status.HostIPs = []corev1.HostIP{{IP: k.cfg.InternalIP}}
+	}
 	env := containerEnv(ctx, pod, c, simSources{envSources: k.envSources(true), overlays: map[string]shell.Volume{}})
 	k.addDeviceEnv(&env, pod, c) // devices.go
 	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands,
 		net: clusterNetwork{k: k, pod: pod, container: c.Name}, liveUntil: upTo, image: p.image, known: p.known, terminationPath: containerenv.TerminationPath(c)}
 	switch {
+	case replayFrom != nil:
+		sim.start, sim.answers = replayFrom.start, replayFrom.answers
 	case e != nil && e.tl.waitsOnNetwork:
 		// The clock has reached the command that waited: again, with
 		// the answers the commands before it had.
@@ -435,7 +453,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	if k.sims[podKey] == nil {
 		k.sims[podKey] = map[string]*simEntry{}
 	}
-	k.sims[podKey][c.Name] = &simEntry{uid: string(pod.UID), image: c.Image, argv: p.argv, start: sim.start, tl: tl, answers: answers}
+	k.sims[podKey][c.Name] = &simEntry{uid: string(pod.UID), image: c.Image, podIP: pod.Status.PodIP, argv: p.argv, start: sim.start, tl: tl, answers: answers}
 	k.simMu.Unlock()
 	return tl
 }
