@@ -378,10 +378,11 @@ func (simSources) ServiceAccountToken(context.Context, *corev1.Pod, string, *int
 
 // simEntry is the timeline played for a container's spec.
 type simEntry struct {
+	uid, image string
 	// podIP is the pod's address the run saw (its downward API's
 	// status.podIP): the status that first gives it is written with the
 	// containers' start, after a first play.
-	uid, image, podIP string
+	podIP      string
 	argv       []string
 	start      time.Time
 	tl         timeline
