@@ -382,11 +382,11 @@ type simEntry struct {
 	// podIP is the pod's address the run saw (its downward API's
 	// status.podIP): the status that first gives it is written with the
 	// containers' start, after a first play.
-	podIP      string
-	argv       []string
-	start      time.Time
-	tl         timeline
-	answers    []netAnswer
+	podIP   string
+	argv    []string
+	start   time.Time
+	tl      timeline
+	answers []netAnswer
 }
 
 // timeline is what container c of pod does, played at least up to
