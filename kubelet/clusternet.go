@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesim/kubesim/api"
 	"github.com/kubesim/kubesim/client"
+	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/podnet"
 	"github.com/kubesim/kubesim/kubelet/shell"
 )
@@ -35,6 +36,9 @@ import (
 type clusterNetwork struct {
 	k   *Kubelet
 	pod *corev1.Pod
+	// container is the container whose run asks (its volumes are read
+	// live: ReadVolumeFile); empty for an exec.
+	container string
 }
 
 // ClusterDNS is the address of the cluster DNS, the kube-dns Service's
@@ -317,4 +321,25 @@ func realGet(ctx context.Context, dial func(context.Context, string, string) (ne
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, body, err
+}
+
+// ReadVolumeFile reads a file of the container's ConfigMap, Secret,
+// projected or downward API volumes as the kubelet would have rewritten it
+// by now: from the objects and the pod as the API server has them.
+func (n clusterNetwork) ReadVolumeFile(ctx context.Context, name string) ([]byte, bool) {
+	pod := n.pod
+	n.k.mu.Lock()
+	inf := n.k.loops.pods
+	n.k.mu.Unlock()
+	if inf != nil {
+		if p, ok := inf.Get(pod.Namespace, pod.Name); ok && p.UID == pod.UID {
+			pod = p
+		}
+	}
+	c := specContainer(pod, n.container)
+	if c == nil {
+		return nil, false
+	}
+	env := containerenv.Build(ctx, pod, c, simSources{envSources: n.k.envSources(false)})
+	return shell.ReadFile(env, name)
 }

@@ -671,6 +671,9 @@ func (k *Kubelet) apply(rt *podRuntime, st *starter, bs map[string]containerBeha
 		}
 		term := corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, StartedAt: metav1.NewTime(c.startedAt),
 			FinishedAt: metav1.NewTime(now), ContainerID: c.id}
+		if kind == toExit {
+			term.Message = terminationMessage(specContainer(pod, c.name), bs[c.name].tl, code)
+		}
 		if startErr != "" {
 			// containerd: the task was never created; the container
 			// exited with 128 and no start time (the epoch).

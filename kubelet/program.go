@@ -85,6 +85,11 @@ type timeline struct {
 	startErr string
 	// listeners are the ports the program listens on, and when.
 	listeners []listener
+	// terminationFile is what the program left in its container's
+	// terminationMessagePath when it ended (termination.go);
+	// unterminated: its last line has no newline.
+	terminationFile string
+	unterminated    bool
 }
 
 // listener is a port a program listens on from an offset to another
@@ -252,14 +257,21 @@ func (offlineSources) Services(context.Context, string) ([]*corev1.Service, erro
 // environment as far as it needs no API server and no network (the unit
 // tests' timelines).
 func (p program) run(pod *corev1.Pod, c *corev1.Container) timeline {
+	return p.runWith(pod, c, offlineSources{})
+}
+
+// runWith is run with the objects src holds (ConfigMaps, Secrets, the
+// node's allocatable, the volumes' storage).
+func (p program) runWith(pod *corev1.Pod, c *corev1.Container, src containerenv.Sources) timeline {
 	switch {
 	case p.startErr != "":
 		return startFailed(p.startErr)
 	case p.server:
 		return timeline{forever: true}
 	}
-	env := containerEnv(context.Background(), pod, c, offlineSources{})
-	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands, image: p.image, known: p.known}.play(containerenv.ExpandCommand(p.argv, c, env.Env))
+	env := containerEnv(context.Background(), pod, c, src)
+	tl, _ := simulation{env: env, start: time.Unix(0, 0), maxCommands: behaviourCommands, image: p.image, known: p.known,
+		terminationPath: containerenv.TerminationPath(c)}.play(containerenv.ExpandCommand(p.argv, c, env.Env))
 	return tl
 }
 

@@ -119,6 +119,20 @@ role; (cd /tmp && sleep 2 && echo /tmp/*.conf)`}, exits: true, after: 2 * time.S
 			lines: []string{"curl: (6) Could not resolve host: web"}},
 		{name: "sleep command", image: "busybox", command: []string{"sleep", "3600"}, exits: true, after: time.Hour},
 		{name: "sleep infinity", image: "busybox", command: []string{"sleep", "infinity"}},
+		// Variable Expansion's "should succeed in writing subpaths in
+		// container" (test/e2e/common/node/expansion.go) waits for its
+		// `sh -c "tail -f /dev/null"` pod to be Running.
+		// The hostAliases spec (test/e2e/common/node/kubelet.go) reads
+		// the hosts file agnhost etc-hosts prints.
+		{name: "agnhost etc-hosts", image: "registry.k8s.io/e2e-test-images/agnhost:2.53", args: []string{"etc-hosts"}, exits: true,
+			first: []string{"# Kubernetes-managed hosts file.", "127.0.0.1\tlocalhost"}},
+		// The Containers specs (test/e2e/common/node/containers.go):
+		// "[/agnhost-2 entrypoint-tester override arguments]", and the
+		// image's defaults, /agnhost pause: "Paused".
+		{name: "agnhost entrypoint-tester", image: "registry.k8s.io/e2e-test-images/agnhost:2.53", command: []string{"/agnhost-2"},
+			args: []string{"entrypoint-tester", "override", "arguments"}, exits: true, lines: []string{"[/agnhost-2 entrypoint-tester override arguments]"}},
+		{name: "agnhost's defaults", image: "registry.k8s.io/e2e-test-images/agnhost:2.53", first: []string{"Paused"}},
+		{name: "tail -f runs on", image: "registry.k8s.io/e2e-test-images/busybox:1.36.1-1", command: []string{"sh", "-c", "tail -f /dev/null"}},
 		{name: "echo command with env", image: "busybox", command: []string{"sh", "-c", "echo $GREETING from ${HOSTNAME}"},
 			exits: true, lines: []string{"hello from p"}},
 		{name: "while loop", image: "busybox", args: []string{"sh", "-c", "echo start; while true; do echo tick; sleep 10; done"},

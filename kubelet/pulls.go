@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubesim/kubesim/kubelet/containerenv"
 	"github.com/kubesim/kubesim/kubelet/images"
 )
 
@@ -100,6 +101,13 @@ func (s *starter) proceed(c *containerRuntime, res images.Result, now time.Time)
 		c.pull = res.Pull
 		return nil
 	case res.Image != nil:
+		if err := s.configError(c); err != nil {
+			// generateContainerConfig failed: the container waits and
+			// is tried again at the next sync.
+			c.waitingReason, c.waitingMessage = reasonCreateContainerConfigError, err.Error()
+			c.backoffUntil = now.Add(workerBackOffPeriod)
+			return []podEvent{{container: c.name, typ: "Warning", reason: "Failed", message: "Error: " + err.Error()}}
+		}
 		return createContainer(c, s.pod, *res.Image, now)
 	}
 	c.waitingReason, c.waitingMessage = res.Reason, res.Message
@@ -207,4 +215,28 @@ func (k *Kubelet) imagesReported(reported []corev1.ContainerImage, now time.Time
 	k.stateMu.Lock()
 	defer k.stateMu.Unlock()
 	return k.imgs.Store.Reported(reported, now)
+}
+
+// reasonCreateContainerConfigError is the waiting reason of a container
+// whose configuration the kubelet could not make (kuberuntime's
+// ErrCreateContainerConfig).
+const reasonCreateContainerConfigError = "CreateContainerConfigError"
+
+// configError is why container c of the starter's pod cannot be
+// configured, or nil: a subPath or subPathExpr that is absolute or steps
+// out of its volume.
+func (s *starter) configError(c *containerRuntime) error {
+	spec := specContainer(s.pod, c.name)
+	if spec == nil {
+		return nil
+	}
+	needed := false
+	for _, m := range spec.VolumeMounts {
+		needed = needed || m.SubPath != "" || m.SubPathExpr != ""
+	}
+	if !needed {
+		return nil
+	}
+	env := containerenv.Build(s.ctx, s.pod, spec, simSources{envSources: s.k.envSources(false)})
+	return containerenv.CheckSubPaths(spec, env.Env)
 }

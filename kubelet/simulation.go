@@ -67,6 +67,9 @@ type simulation struct {
 	// (known: kubesim knows the image).
 	image programs.Image
 	known bool
+	// terminationPath is the file whose content, when the run ends, is
+	// the container's termination message.
+	terminationPath string
 }
 
 // play runs argv through the shell on a simulated clock and returns its
@@ -116,7 +119,13 @@ func (sim simulation) play(argv []string) (timeline, []netAnswer) {
 		}
 	}
 	code := shell.Command{Args: argv, Env: env, Stdio: shell.Stdio{Stdout: out, Stderr: out}, Clock: vc, BeforeCommand: before}.Run(ctx)
+	tl.unterminated = len(out.partial) > 0
 	out.flush()
+	if sim.terminationPath != "" {
+		if data, ok := shell.ReadFile(env, sim.terminationPath); ok {
+			tl.terminationFile = string(data)
+		}
+	}
 	tl.lines = tl.lines[max(len(tl.lines)-maxLogLines, 0):]
 	var answers []netAnswer
 	if rn != nil {
@@ -164,12 +173,15 @@ func (h *playHost) Listen(port int, s programs.Server) {
 	h.tl.listeners = append(h.tl.listeners, listener{port: port, from: h.clock.now, to: -1, server: s})
 }
 
-// netAnswer is one answer of the network to a simulated run.
+// netAnswer is one answer of the network to a simulated run (or of the
+// kubelet, for a file of a volume it keeps rewriting: data, found).
 type netAnswer struct {
 	fqdn  string
 	addrs []string
 	resp  shell.HTTPResponse
 	err   error
+	data  []byte
+	found bool
 }
 
 // replayNetwork is the network as a simulated run sees it: the answers
@@ -215,6 +227,21 @@ func (n *replayNetwork) LookupHost(ctx context.Context, name string) (string, []
 		return netAnswer{fqdn: fqdn, addrs: addrs, err: err}
 	})
 	return a.fqdn, a.addrs, a.err
+}
+
+// ReadVolumeFile reads a file of a volume the kubelet keeps rewriting as
+// it is at the run's offset: like a network command's answer, recalled,
+// read now, or (ahead of the cluster's clock) waited for.
+func (n *replayNetwork) ReadVolumeFile(ctx context.Context, name string) ([]byte, bool) {
+	lv, ok := n.live.(shell.LiveVolumes)
+	if !ok {
+		return nil, false
+	}
+	a := n.ask(func() netAnswer {
+		data, found := lv.ReadVolumeFile(ctx, name)
+		return netAnswer{data: data, found: found}
+	})
+	return a.data, a.found
 }
 
 func (n *replayNetwork) Ping(ctx context.Context, ip string) error {
@@ -328,17 +355,30 @@ func containerEnv(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src
 // without a service account token: a TokenRequest for every script
 // played would cost a write each, and the scripts courses write read
 // the namespace file, not the token.
-type simSources struct{ envSources }
+type simSources struct {
+	envSources
+	// overlays are the run's volumes, by name: one overlay for every
+	// mount of a volume, so that what the run writes through one mount
+	// (the directory of another's subPath) the other sees.
+	overlays map[string]shell.Volume
+}
 
 // Volume gives the run its volumes through an overlay: it reads what
 // they hold, and what it would write stays in its play (it is played
 // ahead of the clock, maybe more than once).
 func (s simSources) Volume(ctx context.Context, pod *corev1.Pod, vol *corev1.Volume) (shell.Volume, bool) {
+	if o, ok := s.overlays[vol.Name]; ok {
+		return o, true
+	}
 	v, ok := s.envSources.Volume(ctx, pod, vol)
 	if !ok {
 		return nil, false
 	}
-	return shell.Overlay(v), true
+	o := shell.Overlay(v)
+	if s.overlays != nil {
+		s.overlays[vol.Name] = o
+	}
+	return o, true
 }
 
 func (simSources) ServiceAccountToken(context.Context, *corev1.Pod, string, *int64) (string, error) {
@@ -352,10 +392,14 @@ type simKey struct{ pod, container string }
 // simEntry is the timeline played for a container's spec.
 type simEntry struct {
 	uid, image string
-	argv       []string
-	start      time.Time
-	tl         timeline
-	answers    []netAnswer
+	// podIP is the pod's address the run saw (its downward API's
+	// status.podIP): the status that first gives it is written with the
+	// containers' start, after a first play.
+	podIP   string
+	argv    []string
+	start   time.Time
+	tl      timeline
+	answers []netAnswer
 }
 
 // timeline is what container c of pod does, played at least up to
@@ -378,6 +422,12 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	if e != nil && (e.uid != string(pod.UID) || e.image != c.Image || !slices.Equal(e.argv, p.argv)) {
 		e = nil
 	}
+	var replayFrom *simEntry
+	if e != nil && e.podIP != pod.Status.PodIP {
+		// The same run, now with the pod's address: played again from
+		// its start.
+		replayFrom, e = e, nil
+	}
 	if e != nil && e.tl.covers(upTo) {
 		tl := e.tl
 		k.simMu.Unlock()
@@ -385,11 +435,20 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	}
 	k.simMu.Unlock()
 	ctx := context.Background()
-	env := containerEnv(ctx, pod, c, simSources{k.envSources(true)})
+	if pod.Status.HostIP == "" {
+		// The node's address, which the status written with the
+		// containers' start gives (the downward API's status.hostIP).
+		pod = pod.DeepCopy()
+		pod.Status.HostIP = k.cfg.InternalIP
+		pod.Status.HostIPs = []corev1.HostIP{{IP: k.cfg.InternalIP}}
+	}
+	env := containerEnv(ctx, pod, c, simSources{envSources: k.envSources(true), overlays: map[string]shell.Volume{}})
 	k.addDeviceEnv(&env, pod, c) // devices.go
 	sim := simulation{env: env, start: k.cfg.Clock.Now(), maxCommands: behaviourCommands,
-		net: clusterNetwork{k: k, pod: pod}, liveUntil: upTo, image: p.image, known: p.known}
+		net: clusterNetwork{k: k, pod: pod, container: c.Name}, liveUntil: upTo, image: p.image, known: p.known, terminationPath: containerenv.TerminationPath(c)}
 	switch {
+	case replayFrom != nil:
+		sim.start, sim.answers = replayFrom.start, replayFrom.answers
 	case e != nil && e.tl.waitsOnNetwork:
 		// The clock has reached the command that waited: again, with
 		// the answers the commands before it had.
@@ -406,7 +465,7 @@ func (k *Kubelet) timeline(pod *corev1.Pod, c *corev1.Container, upTo time.Durat
 	if k.sims == nil {
 		k.sims = map[simKey]*simEntry{}
 	}
-	k.sims[key] = &simEntry{uid: string(pod.UID), image: c.Image, argv: p.argv, start: sim.start, tl: tl, answers: answers}
+	k.sims[key] = &simEntry{uid: string(pod.UID), image: c.Image, podIP: pod.Status.PodIP, argv: p.argv, start: sim.start, tl: tl, answers: answers}
 	k.simMu.Unlock()
 	return tl
 }

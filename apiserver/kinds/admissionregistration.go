@@ -357,7 +357,9 @@ func validateClientConfig(p *field.Path, cc admissionregistrationv1.WebhookClien
 		if s.Namespace == "" {
 			errs = append(errs, field.Required(sp.Child("namespace"), "service namespace is required"))
 		}
-		if s.Path != nil && !strings.HasPrefix(*s.Path, "/") {
+		// An empty path is the service's root, as "/" is
+		// (ValidateWebhookService).
+		if s.Path != nil && *s.Path != "" && !strings.HasPrefix(*s.Path, "/") {
 			errs = append(errs, field.Invalid(sp.Child("path"), *s.Path, "must start with a '/'"))
 		}
 		if s.Port != nil && (*s.Port < 1 || *s.Port > 65535) {

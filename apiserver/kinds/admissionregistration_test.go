@@ -71,6 +71,17 @@ func TestWebhookConfigurationValidation(t *testing.T) {
 			`webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme`,
 			`webhooks[0].clientConfig.url: Invalid value: "x=1": query parameters are not permitted in the URL`,
 		}},
+		// The AdmissionWebhook spec "should not be able to mutate or
+		// prevent deletion of webhook configuration objects" registers
+		// a service path of "".
+		{"an empty service path", func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			empty := ""
+			c.Webhooks[0].ClientConfig.Service.Path = &empty
+		}, nil},
+		{"a service path without its slash", func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			p := "hook"
+			c.Webhooks[0].ClientConfig.Service.Path = &p
+		}, []string{`webhooks[0].clientConfig.service.path: Invalid value: "hook": must start with a '/'`}},
 		{"both", func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].ClientConfig.URL = &url },
 			[]string{`webhooks[0].clientConfig: Required value: exactly one of url or service is required`}},
 		{"operations", func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {

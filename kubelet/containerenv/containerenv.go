@@ -3,6 +3,7 @@ package containerenv
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -46,7 +47,7 @@ const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 
 // Build returns the environment of container c of pod.
 func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Sources) shell.Environment {
-	b := builder{ctx: ctx, pod: pod, src: src, files: map[string][]byte{}}
+	b := builder{ctx: ctx, pod: pod, src: src, files: map[string][]byte{}, meta: map[string]shell.FileMeta{}}
 	// What the image has (package programs); an image kubesim does not
 	// know is taken to be built on Debian, with bash and without curl.
 	bash, curl := true, false
@@ -57,14 +58,28 @@ func Build(ctx context.Context, pod *corev1.Pod, c *corev1.Container, src Source
 		b.dirs = append(b.dirs, img.Dirs...)
 	}
 	env := b.vars(c)
+	vars := map[string]string{}
+	for _, v := range env {
+		vars[v.Name] = v.Value
+	}
 	for _, m := range c.VolumeMounts {
+		if m.SubPathExpr != "" {
+			// The kubelet expands subPathExpr with the container's
+			// variables ($(VAR), as in command and args).
+			m.SubPath = Expand(m.SubPathExpr, vars)
+		}
 		b.mount(m)
 	}
 	host := Hostname(pod)
 	b.files["/etc/hostname"] = []byte(host + "\n")
-	b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
+	if _, mounted := b.files["/etc/hosts"]; !mounted {
+		// A container that mounts its own /etc/hosts keeps it.
+		b.files["/etc/hosts"] = []byte(hostsFile(pod, host))
+	}
 	return shell.Environment{Env: env, Files: b.files, Dirs: b.dirs, ReadOnly: b.readOnly, Mounts: b.mounts, Hostname: host, WorkingDir: c.WorkingDir,
-		Bash: bash, Curl: curl}
+		Bash: bash, Curl: curl, Meta: b.meta, Tmpfs: b.tmpfs, User: runAs(pod, c),
+		ReadOnlyRoot: c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem,
+		Writable:     []string{TerminationPath(c)}, Live: b.live}
 }
 
 // Hostname is the pod's hostname: the node's name for a pod on the node's
@@ -80,10 +95,30 @@ func Hostname(pod *corev1.Pod) string {
 	return pod.Name
 }
 
-// hostsFile is the /etc/hosts the kubelet writes for a pod on the pod
-// network.
+// hostsFile is the /etc/hosts the kubelet writes for a pod: on the pod
+// network its own, managed one; on the node's network the node's file.
+// Both end with the pod's hostAliases (the kubelet's
+// hostsEntriesFromHostAliases).
 func hostsFile(pod *corev1.Pod, host string) string {
 	var b strings.Builder
+	if pod.Spec.HostNetwork {
+		files, _ := nodeRoot(pod.Spec.NodeName)
+		b.Write(files["/etc/hosts"])
+	} else {
+		managedHostsFile(&b, pod, host)
+	}
+	if len(pod.Spec.HostAliases) > 0 {
+		b.WriteString("\n# Entries added by HostAliases.\n")
+		for _, a := range pod.Spec.HostAliases {
+			fmt.Fprintf(&b, "%s\t%s\n", a.IP, strings.Join(a.Hostnames, "\t"))
+		}
+	}
+	return b.String()
+}
+
+// managedHostsFile writes the hosts file the kubelet manages for a pod
+// on the pod network.
+func managedHostsFile(b *strings.Builder, pod *corev1.Pod, host string) {
 	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n" +
 		"fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
 	if pod.Status.PodIP != "" {
@@ -91,9 +126,8 @@ func hostsFile(pod *corev1.Pod, host string) string {
 		if pod.Spec.Subdomain != "" {
 			name = fmt.Sprintf("%s.%s.%s.svc.cluster.local\t%s", host, pod.Spec.Subdomain, pod.Namespace, host)
 		}
-		fmt.Fprintf(&b, "%s\t%s\n", pod.Status.PodIP, name)
+		fmt.Fprintf(b, "%s\t%s\n", pod.Status.PodIP, name)
 	}
-	return b.String()
 }
 
 type builder struct {
@@ -106,6 +140,14 @@ type builder struct {
 	readOnly []string
 	// mounts are the writable volumes (VolumeSource).
 	mounts []shell.Mount
+	// meta are the modes and owners of the volumes' files and mount
+	// points (filemodes.go), tmpfs the memory-backed volumes' mount points.
+	meta  map[string]shell.FileMeta
+	tmpfs []string
+	// live are the mount points of the atomic writer's volumes mounted
+	// whole: the kubelet rewrites them as their sources change (a subPath
+	// mount keeps what it first had).
+	live []string
 }
 
 // vars are the container's variables: PATH and HOSTNAME as the runtime
@@ -353,7 +395,11 @@ func (b *builder) mount(m corev1.VolumeMount) {
 	if vol == nil {
 		return
 	}
-	content := b.volumeFiles(vol)
+	content, modes := b.volumeFiles(vol)
+	b.mountMeta(vol, mountPath)
+	if atomicWriter(vol) && m.SubPath == "" {
+		b.live = append(b.live, mountPath)
+	}
 	if m.ReadOnly || vol.ConfigMap != nil || vol.Secret != nil || vol.DownwardAPI != nil || vol.Projected != nil ||
 		vol.PersistentVolumeClaim != nil && vol.PersistentVolumeClaim.ReadOnly {
 		// The kubelet always mounts these read-only (the atomic
@@ -364,6 +410,14 @@ func (b *builder) mount(m corev1.VolumeMount) {
 	if vs, ok := b.src.(VolumeSource); ok && (vol.EmptyDir != nil || vol.PersistentVolumeClaim != nil) {
 		if v, ok := vs.Volume(b.ctx, b.pod, vol); ok {
 			if m.SubPath != "" {
+				// The kubelet makes the subPath's directory in the
+				// volume when it is not there.
+				sub := "/" + path.Clean(m.SubPath)
+				if !v.IsDir(sub) {
+					if _, isFile := v.ReadFile(sub); !isFile {
+						_ = v.MkdirAll(sub)
+					}
+				}
 				v = shell.SubVolume(v, m.SubPath)
 			}
 			b.mounts = append(b.mounts, shell.Mount{Path: mountPath, Volume: v})
@@ -375,15 +429,22 @@ func (b *builder) mount(m corev1.VolumeMount) {
 		sub := path.Clean(m.SubPath)
 		if data, ok := content[sub]; ok {
 			b.files[mountPath] = data
+			b.fileMeta(vol, mountPath, modes[sub])
 			return
 		}
-		inner := map[string][]byte{}
+		inner, innerModes := map[string][]byte{}, map[string]fs.FileMode{}
 		for p, data := range content {
 			if rest, ok := strings.CutPrefix(p, sub+"/"); ok {
-				inner[rest] = data
+				inner[rest], innerModes[rest] = data, modes[p]
 			}
 		}
-		content = inner
+		content, modes = inner, innerModes
+	}
+	if vol.HostPath != nil {
+		if data, ok := hostPathFile(b.pod.Spec.NodeName, vol.HostPath); ok {
+			b.files[mountPath] = data
+			return
+		}
 	}
 	b.dirs = append(b.dirs, mountPath)
 	if vol.HostPath != nil {
@@ -395,20 +456,23 @@ func (b *builder) mount(m corev1.VolumeMount) {
 	}
 	for p, data := range content {
 		b.files[path.Join(mountPath, p)] = data
+		b.fileMeta(vol, path.Join(mountPath, p), modes[p])
 	}
 }
 
-// volumeFiles are a volume's files by path inside it.
-func (b *builder) volumeFiles(vol *corev1.Volume) map[string][]byte {
-	out := map[string][]byte{}
+// volumeFiles are a volume's files by path inside it, and their modes
+// (defaultMode or an item's mode, before fsGroup).
+func (b *builder) volumeFiles(vol *corev1.Volume) (map[string][]byte, map[string]fs.FileMode) {
+	out := volumeContent{files: map[string][]byte{}, modes: map[string]fs.FileMode{}}
 	switch {
 	case vol.ConfigMap != nil:
-		b.configMapFiles(out, vol.ConfigMap.Name, vol.ConfigMap.Items)
+		b.configMapFiles(out.withMode(vol.ConfigMap.DefaultMode), vol.ConfigMap.Name, vol.ConfigMap.Items)
 	case vol.Secret != nil:
-		b.secretFiles(out, vol.Secret.SecretName, vol.Secret.Items)
+		b.secretFiles(out.withMode(vol.Secret.DefaultMode), vol.Secret.SecretName, vol.Secret.Items)
 	case vol.DownwardAPI != nil:
-		b.downwardFiles(out, vol.DownwardAPI.Items)
+		b.downwardFiles(out.withMode(vol.DownwardAPI.DefaultMode), vol.DownwardAPI.Items)
 	case vol.Projected != nil:
+		out := out.withMode(vol.Projected.DefaultMode)
 		for _, s := range vol.Projected.Sources {
 			switch {
 			case s.ConfigMap != nil:
@@ -420,31 +484,31 @@ func (b *builder) volumeFiles(vol *corev1.Volume) map[string][]byte {
 			case s.ServiceAccountToken != nil:
 				tok, err := b.src.ServiceAccountToken(b.ctx, b.pod, s.ServiceAccountToken.Audience, s.ServiceAccountToken.ExpirationSeconds)
 				if err == nil {
-					out[path.Clean(s.ServiceAccountToken.Path)] = []byte(tok)
+					out.add(s.ServiceAccountToken.Path, []byte(tok), nil)
 				}
 			}
 		}
 	}
-	return out
+	return out.files, out.modes
 }
 
 // keyFiles maps keys to files: every key, or only the items' keys at
-// their paths.
-func keyFiles(out map[string][]byte, data map[string][]byte, items []corev1.KeyToPath) {
+// their paths (with their modes).
+func keyFiles(out volumeContent, data map[string][]byte, items []corev1.KeyToPath) {
 	if len(items) == 0 {
 		for k, v := range data {
-			out[k] = v
+			out.add(k, v, nil)
 		}
 		return
 	}
 	for _, it := range items {
 		if v, ok := data[it.Key]; ok {
-			out[path.Clean(it.Path)] = v
+			out.add(it.Path, v, it.Mode)
 		}
 	}
 }
 
-func (b *builder) configMapFiles(out map[string][]byte, name string, items []corev1.KeyToPath) {
+func (b *builder) configMapFiles(out volumeContent, name string, items []corev1.KeyToPath) {
 	cm, err := b.src.ConfigMap(b.ctx, b.pod.Namespace, name)
 	if err != nil {
 		return
@@ -457,7 +521,7 @@ func (b *builder) configMapFiles(out map[string][]byte, name string, items []cor
 	keyFiles(out, data, items)
 }
 
-func (b *builder) secretFiles(out map[string][]byte, name string, items []corev1.KeyToPath) {
+func (b *builder) secretFiles(out volumeContent, name string, items []corev1.KeyToPath) {
 	s, err := b.src.Secret(b.ctx, b.pod.Namespace, name)
 	if err != nil {
 		return
@@ -465,13 +529,20 @@ func (b *builder) secretFiles(out map[string][]byte, name string, items []corev1
 	keyFiles(out, s.Data, items)
 }
 
-func (b *builder) downwardFiles(out map[string][]byte, items []corev1.DownwardAPIVolumeFile) {
+// downwardFiles are the downward API's items: a field of the pod, or a
+// container's request or limit (whose container a volume must name).
+func (b *builder) downwardFiles(out volumeContent, items []corev1.DownwardAPIVolumeFile) {
 	for _, it := range items {
-		if it.FieldRef == nil {
-			continue
+		var v string
+		var ok bool
+		switch {
+		case it.FieldRef != nil:
+			v, ok = FieldValue(b.pod, it.FieldRef.FieldPath)
+		case it.ResourceFieldRef != nil && it.ResourceFieldRef.ContainerName != "":
+			v, ok = resourceValue(b.pod, nil, it.ResourceFieldRef, b.src.NodeAllocatable())
 		}
-		if v, ok := FieldValue(b.pod, it.FieldRef.FieldPath); ok {
-			out[path.Clean(it.Path)] = []byte(v)
+		if ok {
+			out.add(it.Path, []byte(v), it.Mode)
 		}
 	}
 }

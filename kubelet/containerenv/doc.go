@@ -17,8 +17,16 @@
 // projected and downwardapi (kubernetes/pkg/volume/...), and the hosts
 // file it manages (ensureHostsFile).
 //
+// The volumes' files have the modes and owners the kubelet gives them
+// (defaultMode, items' modes, fsGroup; filemodes.go), and the
+// memory-backed ones are tmpfs. A subPathExpr is expanded with the
+// container's variables, and a writable volume's subPath directory is
+// made when it is missing. The ConfigMap, Secret, projected and downward
+// API volumes mounted whole are Environment.Live: the kubelet rewrites
+// them as their sources change.
+//
 // Left out: the image's own files and environment beyond PATH and HOME,
-// file modes and the ..data symlinks of atomic volume updates; a missing
+// the ..data symlinks of atomic volume updates; a missing
 // ConfigMap or Secret leaves its variables and files out instead of
 // failing the container.
 package containerenv

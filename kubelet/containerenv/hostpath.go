@@ -3,6 +3,8 @@ package containerenv
 import (
 	"path"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A hostPath volume mounts a directory of the node. The simulated node has
@@ -18,6 +20,8 @@ import (
 func nodeRoot(nodeName string) (map[string][]byte, []string) {
 	files := map[string][]byte{
 		"/etc/hostname": []byte(nodeName + "\n"),
+		"/etc/hosts": []byte("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\n" +
+			"ff00::0\tip6-mcastprefix\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n"),
 		"/etc/os-release": []byte("PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\n" +
 			"VERSION_ID=\"12\"\nVERSION=\"12 (bookworm)\"\nVERSION_CODENAME=bookworm\nID=debian\n"),
 	}
@@ -25,6 +29,20 @@ func nodeRoot(nodeName string) (map[string][]byte, []string) {
 		"/opt", "/proc", "/root", "/run", "/sbin", "/sys", "/tmp", "/usr", "/var", "/var/lib", "/var/lib/kubelet",
 		"/var/log", "/var/log/containers", "/var/log/pods"}
 	return files, dirs
+}
+
+// hostPathFile is the node's file a hostPath volume names, when it names
+// a file: one of the node's, or an empty one it creates (type
+// FileOrCreate).
+func hostPathFile(nodeName string, src *corev1.HostPathVolumeSource) ([]byte, bool) {
+	files, _ := nodeRoot(nodeName)
+	if data, ok := files[path.Clean("/"+src.Path)]; ok {
+		return data, true
+	}
+	if src.Type != nil && *src.Type == corev1.HostPathFileOrCreate {
+		return []byte{}, true
+	}
+	return nil, false
 }
 
 // hostPathContent is what a hostPath volume of dir shows: the node's files

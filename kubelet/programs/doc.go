@@ -20,7 +20,10 @@
 //
 // Real counterparts: the images' Dockerfiles and entrypoint scripts
 // (docker-library's nginx, redis, mongo, postgres, mysql, perl; the
-// Kubernetes e2e images agnhost and serve_hostname), runc's exec of the
+// Kubernetes e2e images agnhost and serve_hostname, whose subcommands the
+// conformance specs run: mounttest reads the container's files through
+// Process.FS, webhook and crd-conversion-webhook serve HTTPS with the
+// certificate of a mounted Secret), runc's exec of the
 // process (libcontainer's "exec: %q: executable file not found in $PATH")
 // and containerd's StartError. docs/containers.md lists what each image
 // does here.

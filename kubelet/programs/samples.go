@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -179,15 +180,25 @@ func hostnameServer(host string) Server {
 // agnhost (registry.k8s.io/e2e-test-images/agnhost), Kubernetes' test
 // image, by its subcommand: serve-hostname (9376), netexec (8080: /,
 // /hostname, /echo?msg=, /clientip), liveness (8080: /healthz answers 200
-// for 10 seconds, then 500), pause; any other is cobra's unknown command.
-var agnhostImage = Image{Entrypoint: []string{"/agnhost"}, Shell: true, programs: map[string]Program{"/agnhost": agnhost}}
+// for 10 seconds, then 500), entrypoint-tester (prints its argv),
+// etc-hosts (prints /etc/hosts), test-webserver (80: the container's
+// files by path), mounttest (mounttest.go), webhook
+// (webhook.go), crd-conversion-webhook (conversion.go), pause; any other
+// is cobra's unknown command.
+//
+// The image runs /agnhost pause by default (its Dockerfile's ENTRYPOINT
+// and CMD), and has /agnhost-2 too, a copy the Containers specs run to
+// override the entrypoint.
+var agnhostImage = Image{Entrypoint: []string{"/agnhost"}, Cmd: []string{"pause"}, Shell: true,
+	programs: map[string]Program{"/agnhost": agnhost, "/agnhost-2": agnhost}}
 
 func agnhost(ctx context.Context, r Run) int {
 	p, h := r.Process, r.Host
 	if len(p.Args) < 2 {
-		fmt.Fprint(p.Stdout, "Usage:\n  app [command]\n\nAvailable Commands:\n  liveness        Starts a server that answers 200 on /healthz for 10 seconds, then 500\n"+
+		fmt.Fprint(p.Stdout, "Usage:\n  app [command]\n\nAvailable Commands:\n  crd-conversion-webhook Starts an HTTP server, useful for testing CustomResourceDefinition conversion webhooks\n  entrypoint-tester Prints the command line it was started with\n  etc-hosts       Prints the host's /etc/hosts file\n  liveness        Starts a server that answers 200 on /healthz for 10 seconds, then 500\n"+
+			"  mounttest       Creates files with given permissions and outputs FS type, owner, mode, permissions, contents of files\n"+
 			"  netexec         Creates HTTP(S), UDP, and (optionally) SCTP servers with various endpoints\n  pause           Pauses the execution\n"+
-			"  serve-hostname  Serves the hostname\n\nUse \"app [command] --help\" for more information about a command.\n")
+			"  serve-hostname  Serves the hostname\n  test-webserver  Starts a simple HTTP fileserver on the given --port\n  webhook         Starts a HTTP server, useful for testing MutatingAdmissionWebhook and ValidatingAdmissionWebhook\n\nUse \"app [command] --help\" for more information about a command.\n")
 		return 0
 	}
 	host := p.Getenv("HOSTNAME")
@@ -227,6 +238,30 @@ func agnhost(ctx context.Context, r Run) int {
 		}})
 	case "liveness":
 		h.Listen(port("port", 8080), livenessServer{})
+	case "mounttest":
+		return mounttest(ctx, p, p.Args[2:])
+	case "test-webserver":
+		h.Listen(port("port", 80), testWebserver{})
+	case "entrypoint-tester":
+		// Prints its whole argv, as Go prints a []string.
+		fmt.Fprintf(p.Stdout, "%v\n", p.Args)
+		return 0
+	case "etc-hosts":
+		// Prints the hosts file (fmt.Println of it: one more newline).
+		if p.FS == nil {
+			return 1
+		}
+		data, err := p.FS.ReadFile("/etc/hosts")
+		if err != nil {
+			fmt.Fprintf(p.Stderr, "panic: %v\n", err)
+			return 2
+		}
+		fmt.Fprintln(p.Stdout, string(data))
+		return 0
+	case "webhook":
+		return agnhostWebhook(ctx, r, p.Args[2:])
+	case "crd-conversion-webhook":
+		return agnhostConversionWebhook(ctx, r, p.Args[2:])
 	case "pause":
 		fmt.Fprintln(p.Stdout, "Paused")
 	default:
@@ -436,3 +471,19 @@ var curlImage = Image{Entrypoint: []string{"/entrypoint.sh"}, Cmd: []string{"cur
 // radial/busyboxplus:curl, the Connecting Applications with Services
 // tutorial's: busybox with curl, running sh.
 var busyboxPlusImage = Image{Cmd: []string{"/bin/sh"}, Shell: true, Curl: true}
+
+// testWebserver is agnhost test-webserver: the container's files, by
+// their path, as Go's http.FileServer of / serves them.
+type testWebserver struct{}
+
+func (testWebserver) Serve(c *Conn) {
+	serveHTTP(c, "", func(c *Conn, r *http.Request) response {
+		h := http.Header{"Cache-Control": {"private"}, "Access-Control-Allow-Origin": {"*"}}
+		if c.Files != nil {
+			if data, ok := c.Files.ReadFile(path.Clean("/" + r.URL.Path)); ok {
+				return response{code: http.StatusOK, header: h, body: data}
+			}
+		}
+		return response{code: http.StatusNotFound, header: h, body: []byte("404 page not found\n")}
+	})
+}

@@ -2,8 +2,8 @@
 // own command (the kubelet plays it out on a simulated clock), `kubectl
 // exec` and an attached shell: ls, cat, env, printenv, hostname, echo,
 // pwd, sleep, true, false, test/[, touch, mkdir, rm, date, seq, wc, grep,
-// head, tail, which, nslookup, wget, ping, tar (what kubectl cp runs, both
-// ways), curl (curl.go, in images that have it) and sh — and bash, in
+// hexdump -C, head, tail, which, nslookup, wget, ping, tar (what kubectl
+// cp runs, both ways), curl (curl.go, in images that have it) and sh — and bash, in
 // images that have it — with -c, a script file of the container's, or
 // reading commands from stdin.
 //
@@ -43,8 +43,10 @@
 // control, coprocesses and process substitutions, which are refused; a
 // pipeline's sides run one after the other (so a left-hand side that
 // never ends holds the pipeline, and pipefail is not kept); signals
-// (trap keeps EXIT and ERR, kill finds no process); file modes, owners,
-// times and links (tar carries regular files and directories only); what
+// (trap keeps EXIT and ERR, kill finds no process); file times and links,
+// and modes and owners beyond those the kubelet gives a volume's files and
+// those an image's program creates a file with (stat.go; tar carries
+// regular files and directories only); what
 // an interactive shell's commands would read from the terminal; bash's
 // dialect is also sh's (arrays, [[ ]], (( )) work where ash would refuse
 // them), brace expansion aside; every other program; a terminal is only

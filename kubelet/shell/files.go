@@ -78,7 +78,7 @@ func (sh *shell) open(ctx context.Context, name string, flag int, perm os.FileMo
 				}
 				fmt.Fprintf(p.stderr, "bash: %s: %v\n", name, err)
 			} else {
-				fmt.Fprintf(p.stderr, "sh: can't create %s: %v\n", name, err)
+				fmt.Fprintf(p.stderr, "%s: can't create %s: %v\n", p.ashName(), name, err)
 			}
 			return sh.brokenFile(), nil
 		}
@@ -172,10 +172,18 @@ func (s *state) info(abs string) (fileInfo, bool) {
 		return fileInfo{name: "null", mode: fs.ModeDevice | fs.ModeCharDevice | 0o666}, true
 	}
 	if data, ok := s.file(abs); ok {
-		return fileInfo{name: path.Base(abs), size: int64(len(data)), mode: 0o644}, true
+		info := fileInfo{name: path.Base(abs), size: int64(len(data)), mode: 0o644}
+		if m, ok := s.metaOf(abs); ok {
+			info.mode, info.owner = m.Mode, m.Owner
+		}
+		return info, true
 	}
 	if s.isDir(abs) {
-		return fileInfo{name: path.Base(abs), mode: fs.ModeDir | 0o755}, true
+		info := fileInfo{name: path.Base(abs), mode: fs.ModeDir | 0o755}
+		if m, ok := s.metaOf(abs); ok {
+			info.mode, info.owner = fs.ModeDir|m.Mode, m.Owner
+		}
+		return info, true
 	}
 	return fileInfo{}, false
 }
@@ -216,11 +224,12 @@ func (sh *shell) access(ctx context.Context, name string, mode interp.AccessMode
 	return nil
 }
 
-// fileInfo describes a simulated file: no owner, no time.
+// fileInfo describes a simulated file: no time.
 type fileInfo struct {
-	name string
-	size int64
-	mode fs.FileMode
+	name  string
+	size  int64
+	mode  fs.FileMode
+	owner Owner
 }
 
 func (f fileInfo) Name() string       { return f.name }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -161,7 +162,7 @@ func (s *state) writable(p string) error {
 	if _, _, ok := s.mountAt(p); ok {
 		return nil
 	}
-	if s.env.Layer == nil {
+	if s.env.Layer == nil || s.env.ReadOnlyRoot && !slices.Contains(s.env.Writable, p) {
 		return errReadOnly
 	}
 	return nil
@@ -469,4 +470,13 @@ func (s *state) tarList() int {
 		fmt.Fprintln(s.stdout, n)
 	}
 	return 0
+}
+
+// ashName is the name ash's messages begin with: the shell's argv[0]
+// ("/bin/sh: can't create /file: Read-only file system").
+func (s *state) ashName() string {
+	if s.arg0 != "" {
+		return s.arg0
+	}
+	return "sh"
 }

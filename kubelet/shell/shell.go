@@ -60,6 +60,29 @@ type Environment struct {
 	// perl, redis-cli…), which the kubelet knows per image: by name, found
 	// in the bin directories, or by absolute path.
 	Programs map[string]Program
+	// Meta is what stat says of the files and directories the kubelet
+	// put there (mounted volumes' files and mount points) beyond their
+	// content: mode and owner (stat.go). Others are root's, 0644 and 0755.
+	Meta map[string]FileMeta
+	// Tmpfs are the mount points of memory-backed volumes (an emptyDir
+	// of medium Memory, Secret and projected volumes): statfs says tmpfs
+	// under them.
+	Tmpfs []string
+	// User is who the container's processes run as: the owner of the
+	// files they create.
+	User Owner
+	// ReadOnlyRoot says the container's root filesystem is read-only
+	// (securityContext.readOnlyRootFilesystem): only its writable
+	// mounts and the Writable files take writes.
+	ReadOnlyRoot bool
+	// Writable are files a process may write even under a read-only
+	// root: the termination message file, which the kubelet mounts.
+	Writable []string
+	// Live are the mount points of the volumes the kubelet rewrites
+	// while the container runs (a ConfigMap's, a Secret's, the downward
+	// API's): an image's program reads their files through the Network
+	// when it is a LiveVolumes (stat.go), and sees them change.
+	Live []string
 }
 
 // Program is one of the image's own programs, run as a process: it reads
@@ -84,6 +107,9 @@ type Process struct {
 	// `exec "$@"` does. It returns the status, ExitNotFound without a
 	// word when args[0] does not exist (the caller says it, in its words).
 	Exec func(args []string) int
+	// FS is the container's filesystem as the process sees it (stat.go);
+	// nil for a process run outside a shell.
+	FS FS
 }
 
 // Getenv is the value of the variable name, or "".
@@ -191,6 +217,12 @@ type state struct {
 	name string
 	// beforeCommand is Command.BeforeCommand.
 	beforeCommand func()
+	// meta are the modes and owners of the files this process's
+	// programs created (stat.go), for as long as it runs.
+	meta map[string]FileMeta
+	// arg0 is how the shell was started ("sh", "/bin/sh"): ash begins
+	// its messages with it.
+	arg0 string
 }
 
 // variables are the process's environment variables, in order.
@@ -225,7 +257,7 @@ func setVar(vars []Var, name, value string) []Var {
 
 // programs are the commands the simulated images have, as in /bin.
 var programs = []string{"[", "[[", "cat", "date", "echo", "env", "false", "grep", "head", "hostname", "ls", "mkdir", "nslookup", "ping", "printenv", "pwd",
-	"rm", "seq", "sh", "sleep", "printf", "tail", "tar", "test", "touch", "true", "wc", "wget", "which"}
+	"rm", "seq", "sh", "sleep", "printf", "tail", "tar", "test", "touch", "true", "wc", "wget", "which", "hexdump"}
 
 // Known says whether name is one of the programs of the simulated images
 // (sh included, bash not), by name or by path in a bin directory: what a
@@ -283,7 +315,8 @@ func (s *state) runImageProgram(p Program, args []string) int {
 		}
 		return s.program(args)
 	}
-	return p(s.ctx, Process{Args: args, Env: env, Stdin: s.stdin, Stdout: s.stdout, Stderr: s.stderr, Clock: s.clock, Exec: exec})
+	return p(s.ctx, Process{Args: args, Env: env, Stdin: s.stdin, Stdout: s.stdout, Stderr: s.stderr, Clock: s.clock, Exec: exec,
+		FS: processFS{s}})
 }
 
 // program runs one of the programs (args[0] is known).
@@ -313,6 +346,7 @@ func (s *state) program(args []string) int {
 	case "sleep":
 		return s.sleep(args[1:])
 	case "sh":
+		s.arg0 = args[0]
 		return s.sh(args[1:])
 	case "bash":
 		s.name = "bash"
@@ -343,6 +377,8 @@ func (s *state) program(args []string) int {
 		return s.seq(args[1:])
 	case "wc":
 		return s.wc(args[1:])
+	case "hexdump":
+		return s.hexdump(args[1:])
 	case "which":
 		return s.which(args[1:])
 	case "echo", "printf", "test", "[", "[[":

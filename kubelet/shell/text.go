@@ -150,13 +150,16 @@ func (s *state) grep(args []string) int {
 }
 
 // headTail prints the first (head) or last (tail) N lines, 10 by
-// default: -n N, -N.
+// default: -n N, -N; tail -f (or -F) then waits forever.
 func (s *state) headTail(prog string, args []string) int {
 	n := 10
 	var files []string
+	follow := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case prog == "tail" && (a == "-f" || a == "-F"):
+			follow = true
 		case a == "-n" && i+1 < len(args):
 			i++
 			a = "-" + strings.TrimPrefix(args[i], "-")
@@ -183,6 +186,12 @@ func (s *state) headTail(prog string, args []string) int {
 		lines = lines[max(len(lines)-n, 0):]
 	}
 	io.WriteString(s.stdout, strings.Join(lines, ""))
+	if follow {
+		// tail -f waits for more that never comes (nothing else writes
+		// the file while it runs): the containers' "tail -f /dev/null"
+		// that keeps them running.
+		return s.sleep([]string{"infinity"})
+	}
 	return code
 }
 
@@ -315,4 +324,57 @@ func sleepArg(a string) (d time.Duration, forever, ok bool) {
 		return 0, true, true
 	}
 	return time.Duration(f * mult), false, true
+}
+
+// hexdump -C prints its input canonically: each 16 bytes at their offset
+// (8 hex digits), in hex (a space more after the eighth) and as text
+// between bars, dots for what does not print; then the length. Without
+// -C it is refused (the two-byte words of plain hexdump are not kept).
+func (s *state) hexdump(args []string) int {
+	var files []string
+	canonical := false
+	for _, a := range args {
+		switch {
+		case a == "-C":
+			canonical = true
+		case strings.HasPrefix(a, "-") && a != "-":
+			fmt.Fprintf(s.stderr, "hexdump: invalid option -- '%s'\n", strings.TrimPrefix(a, "-"))
+			return 1
+		default:
+			files = append(files, a)
+		}
+	}
+	if !canonical {
+		fmt.Fprintln(s.stderr, "hexdump: kubesim has only hexdump -C")
+		return 1
+	}
+	data, code := s.input("hexdump", files)
+	var b strings.Builder
+	for off := 0; off < len(data); off += 16 {
+		line := data[off:min(off+16, len(data))]
+		fmt.Fprintf(&b, "%08x  ", off)
+		for i := 0; i < 16; i++ {
+			if i < len(line) {
+				fmt.Fprintf(&b, "%02x ", line[i])
+			} else {
+				b.WriteString("   ")
+			}
+			if i == 7 {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(" |")
+		for _, c := range line {
+			if c < 0x20 || c > 0x7e {
+				c = '.'
+			}
+			b.WriteByte(c)
+		}
+		b.WriteString("|\n")
+	}
+	if len(data) > 0 {
+		fmt.Fprintf(&b, "%08x\n", len(data))
+	}
+	io.WriteString(s.stdout, b.String())
+	return code
 }

@@ -64,6 +64,12 @@ log INFO starting; log WARN "disk low"`, out: "00:00:00 [INFO] starting\n00:00:0
 		{name: "for over a mount's files", script: `for f in /data/*; do echo "$f: $(cat $f)"; done`, out: "/data/a.txt: alpha\n/data/b.log: beta\n"},
 		{name: "a glob that matches nothing stays as written", script: `echo /data/*.csv`, out: "/data/*.csv\n"},
 		{name: "a relative glob", script: `cd /etc/config && echo *`, out: "key other\n"},
+		// ConfigMap's "binary data should be reflected in volume"
+		// (test/e2e/common/storage/configmap_volume.go) looks for "de ca
+		// fe ba d0 fe ff" in `hexdump -C` of the file.
+		{name: "hexdump -C", script: `printf '\336\312\376\272\320\376\377Hello, hexdump!' | hexdump -C`,
+			out: "00000000  de ca fe ba d0 fe ff 48  65 6c 6c 6f 2c 20 68 65  |.......Hello, he|\n" +
+				"00000010  78 64 75 6d 70 21                                 |xdump!|\n00000016\n"},
 		{name: "a here-document to a file", script: `cat <<EOF > /tmp/app.conf
 host=$HOSTNAME
 greeting=${GREETING}
