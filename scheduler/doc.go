@@ -119,7 +119,14 @@
 // as Kubernetes words them ("0/3 nodes are available: 3 Insufficient
 // cpu."); on success a Scheduled event says "Successfully assigned
 // default/web-abc to node-1". Each decision's per-node results are kept for
-// the step trace (LastDecision).
+// the step trace (LastDecision) and the web page: the filter that
+// rejected a node and its reasons, or the node's score plugin by plugin
+// (PluginScores) and the extenders' part, a PreFilter's rejection, a
+// Reserve or extender error, and the Permit wait with how it ended (the
+// end of a wait is a decision of its own: "waiting on X (timeout 30s),
+// then allowed"). Not recorded: the filters after the first that
+// rejected a node (none runs), the PostFilter's outcome (its own events
+// say it), PreBind and Bind (the Scheduled event, or the cycle's error).
 //
 // Requested resources per node are kept in a cache updated from pod events,
 // never recomputed over all pods per decision, so a decision costs one pass

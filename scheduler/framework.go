@@ -226,6 +226,11 @@ type NodeResult struct {
 	// ExtenderScore is the extenders' part of Score: each one's score
 	// times its weight times MaxNodeScore/MaxExtenderPriority.
 	ExtenderScore int64
+	// PluginScores are the score plugins' parts of Score, each
+	// normalized and times its weight, in the order of the decision's
+	// ScorePlugins (0 for a plugin whose PreScore skipped it); nil for a
+	// node that did not pass or was not scored.
+	PluginScores []int64
 }
 
 // Feasible reports whether the node passed every filter.
@@ -256,6 +261,9 @@ type Decision struct {
 	// Err is why the cycle failed, when it did with an error rather
 	// than a FitError: an extender that is not ignorable failed.
 	Err string
+	// ScorePlugins name the score plugins of the cycle, in the order
+	// NodeResult.PluginScores gives their parts.
+	ScorePlugins []string
 	// Permit is what the Permit plugins said when one held the pod
 	// ("waiting on Coscheduling (timeout 30s)") and how that ended
 	// ("allowed", "rejected: ..."); empty when none held it.
@@ -267,6 +275,7 @@ type Decision struct {
 	feasible      []int
 	feasibleNodes []*NodeInfo
 	raw           []int64
+	pluginScores  []int64
 }
 
 // Schedule filters the nodes and scores those that passed, and picks the
@@ -298,6 +307,7 @@ func (f *Framework) Schedule(ctx context.Context, pod *PodInfo, nodes []*NodeInf
 func (f *Framework) findFeasible(ctx context.Context, pod *PodInfo, nodes []*NodeInfo, start int, extenders bool, d *Decision) bool {
 	d.Pod, d.Chosen, d.Ties, d.PreFilterMsg, d.Err, d.numNodes = pod.Key, "", 0, "", "", len(nodes)
 	d.Permit = ""
+	d.ScorePlugins = d.ScorePlugins[:0]
 	d.Nodes = d.Nodes[:0]
 	d.feasible, d.feasibleNodes = d.feasible[:0], d.feasibleNodes[:0]
 	state := &pod.state
@@ -398,6 +408,21 @@ func (f *Framework) prioritize(ctx context.Context, pod *PodInfo, r *rand.Rand, 
 		d.raw = make([]int64, len(d.feasible))
 	}
 	raw := d.raw[:len(d.feasible)]
+	// Each plugin's part of each node's score, for the trace, in memory
+	// the next decision reuses.
+	np := len(f.Score)
+	d.ScorePlugins = d.ScorePlugins[:0]
+	for _, sp := range f.Score {
+		d.ScorePlugins = append(d.ScorePlugins, sp.Name())
+	}
+	if cap(d.pluginScores) < len(d.Nodes)*np {
+		d.pluginScores = make([]int64, len(d.Nodes)*np)
+	}
+	for _, i := range d.feasible {
+		ps := d.pluginScores[i*np : i*np+np : i*np+np]
+		clear(ps)
+		d.Nodes[i].PluginScores = ps
+	}
 	for k, sp := range f.Score {
 		if state.skipScore != 0 && k < 64 && state.skipScore&(1<<k) != 0 {
 			continue // Skip: nothing to score by
@@ -416,7 +441,9 @@ func (f *Framework) prioritize(ctx context.Context, pod *PodInfo, r *rand.Rand, 
 			}
 		}
 		for j, i := range d.feasible {
-			d.Nodes[i].Score += sp.Weight * raw[j]
+			w := sp.Weight * raw[j]
+			d.Nodes[i].Score += w
+			d.Nodes[i].PluginScores[k] = w
 		}
 	}
 	// A configured negative weight can make every sum negative: the best
@@ -505,8 +532,13 @@ func (d *Decision) nodeStatuses() map[string]*Status {
 // Copy returns a copy of d that shares no memory d's next decision will
 // overwrite.
 func (d *Decision) Copy() Decision {
-	return Decision{Cycle: d.Cycle, Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties,
-		PreFilterMsg: d.PreFilterMsg, Err: d.Err, Permit: d.Permit, numNodes: d.numNodes}
+	c := Decision{Cycle: d.Cycle, Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties,
+		PreFilterMsg: d.PreFilterMsg, Err: d.Err, Permit: d.Permit, numNodes: d.numNodes,
+		ScorePlugins: slices.Clone(d.ScorePlugins)}
+	for i := range c.Nodes {
+		c.Nodes[i].PluginScores = slices.Clone(c.Nodes[i].PluginScores)
+	}
+	return c
 }
 
 // FitError is the histogram of reasons when no node fits; nil when one

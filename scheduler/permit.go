@@ -52,6 +52,8 @@ type waitingPod struct {
 	node string
 	// start is when the scheduling attempt began.
 	start time.Time
+	// decision is the cycle's that parked it, for the trace of its end.
+	decision Decision
 
 	// Guarded by rt.mu: the plugins still to allow it, each with its
 	// deadline and its timeout, and the first rejection.

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -90,6 +91,7 @@ func scheduledEvents(e *env, name string) int {
 // bound once.
 func TestPermitWaitThenAllow(t *testing.T) {
 	e, g := gangEnv(t, 3)
+	permits := observePermits(e)
 	e.createPod(testPod("a", "1", "1Gi"))
 	e.createPod(testPod("b", "1", "1Gi"))
 	e.run()
@@ -109,6 +111,7 @@ func TestPermitWaitThenAllow(t *testing.T) {
 		assert.Equal(t, 1, scheduledEvents(e, name), "%s bound once", name)
 	}
 	assert.Empty(t, g.unreservedPods())
+	assert.Equal(t, "waiting on Gang (timeout 30s), then allowed", permits()["default/a"], "the end of the wait is a decision of its own")
 	assert.Nil(t, e.sched.profiles[corev1.DefaultSchedulerName].Framework.GetWaitingPod(e.pod("a").UID), "no pod waits any more")
 }
 
@@ -117,6 +120,7 @@ func TestPermitWaitThenAllow(t *testing.T) {
 // unreserved, forgotten and queued again, never lost.
 func TestPermitTimeoutRejects(t *testing.T) {
 	e, g := gangEnv(t, 3)
+	permits := observePermits(e)
 	e.createPod(testPod("a", "1", "1Gi"))
 	e.createPod(testPod("b", "1", "1Gi"))
 	e.run()
@@ -133,6 +137,7 @@ func TestPermitTimeoutRejects(t *testing.T) {
 		assert.False(t, assumed, "%s forgotten", name)
 	}
 	assert.ElementsMatch(t, []string{"default/a", "default/b"}, keysOf(g.unreservedPods()))
+	assert.Equal(t, "waiting on Gang (timeout 30s), then rejected by Gang: rejected due to timeout after waiting 30s at plugin Gang", permits()["default/a"])
 
 	// Queued again after the back-off: a third pod then completes the
 	// gang with them.
@@ -163,12 +168,14 @@ func keysOf(reserved []string) []string {
 // and requeue the pod.
 func TestPermitRejectAndReserveFailure(t *testing.T) {
 	e, g := gangEnv(t, 2)
+	permits := observePermits(e)
 	e.createPod(testPod("a", "1", "1Gi"))
 	e.run()
 	fw := e.sched.profiles[corev1.DefaultSchedulerName].Framework
 	require.True(t, fw.RejectWaitingPod(e.pod("a").UID))
 	e.run()
 	assert.Equal(t, "removed", condition(e.pod("a"), corev1.PodScheduled).Message)
+	assert.Equal(t, "waiting on Gang (timeout 30s), then rejected: removed", permits()["default/a"])
 	assert.Equal(t, []string{"default/a"}, keysOf(g.unreservedPods()))
 
 	g.refuse = "b"
@@ -178,6 +185,7 @@ func TestPermitRejectAndReserveFailure(t *testing.T) {
 	require.NotNil(t, c)
 	assert.Equal(t, corev1.PodReasonSchedulerError, c.Reason)
 	assert.Contains(t, c.Message, `running Reserve plugin "Gang"`)
+	assert.Contains(t, e.sched.LastDecision().String(), `| error: running Reserve plugin "Gang"`, "the trace says why")
 	assert.Contains(t, keysOf(g.unreservedPods()), "default/b", "the failed Reserve is unreserved too")
 	_, assumed := assumedOn(e.sched, "b")
 	assert.False(t, assumed)
@@ -219,4 +227,22 @@ func TestPermitWaitDoesNotBlockLiveMode(t *testing.T) {
 	assert.Empty(t, e.pod("waits").Spec.NodeName, "still waiting")
 	e.createPod(testPod("joins", "1", "1Gi"))
 	require.Eventually(t, func() bool { return e.pod("waits").Spec.NodeName != "" && e.pod("joins").Spec.NodeName != "" }, time.Minute, time.Millisecond)
+}
+
+// observePermits collects the last Permit words of each pod's decisions.
+func observePermits(e *env) func() map[string]string {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	e.sched.ObserveDecisions(func(d Decision) {
+		mu.Lock()
+		defer mu.Unlock()
+		if d.Permit != "" {
+			seen[d.Pod] = d.Permit
+		}
+	})
+	return func() map[string]string {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(seen)
+	}
 }

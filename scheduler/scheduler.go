@@ -754,6 +754,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	fw := prof.Framework
 	if st := fw.runReserve(ctx, info, chosen); !st.IsSuccess() {
 		s.forgetLocked(key)
+		s.last.Err = st.Message()
 		s.unlockAndObserve()
 		s.metrics.attempt(ResultError, prof.SchedulerName, start, s.clock.Now())
 		return s.schedulingError(ctx, pod, st.Message())
@@ -762,7 +763,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	if !st.IsSuccess() {
 		fw.runUnreserve(ctx, info, chosen)
 		s.forgetLocked(key)
-		s.last.Permit = "rejected by " + st.Plugin() + ": " + st.Message()
+		s.last.Permit = rejectedBy(st)
 		s.unlockAndObserve()
 		return s.permitFailure(ctx, prof, pod, st, start)
 	}
@@ -771,6 +772,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		w := fw.addWaiting(info, key, chosen, start, now, waits)
 		s.permitWaits[key] = w
 		s.last.Permit = describeWait(waits)
+		w.decision = s.last.Copy()
 		_, _, wait := w.verdict(now)
 		s.unlockAndObserve()
 		return controllers.Result{RequeueAfter: wait}, nil
@@ -818,16 +820,39 @@ func (s *Scheduler) permitWaitLocked(ctx context.Context, key string, pod *corev
 	switch {
 	case rejected != nil:
 		s.dropWaitingLocked(ctx, w)
-		s.unlock()
+		s.notePermitLocked(w, rejectedBy(rejected))
+		s.unlockAndObserve()
 		return s.permitFailure(ctx, prof, pod, rejected, w.start)
 	case allowed:
 		delete(s.permitWaits, key)
 		prof.Framework.removeWaiting(w)
-		s.unlock()
+		s.notePermitLocked(w, "allowed")
+		s.unlockAndObserve()
 		return s.afterPermit(ctx, prof, pod, w.info, w.node, w.start)
 	}
 	s.unlock()
 	return controllers.Result{RequeueAfter: wait}, nil
+}
+
+// notePermitLocked makes the decision that parked w the last one again,
+// with how its wait ended ("waiting on X (timeout 30s), then allowed"),
+// so that the trace and the web page show the end of the wait as a step
+// of its own.
+func (s *Scheduler) notePermitLocked(w *waitingPod, outcome string) {
+	cycle := s.last.Cycle + 1
+	s.last = w.decision
+	s.last.Cycle = cycle
+	s.last.Permit += ", then " + outcome
+}
+
+// rejectedBy is the trace's words for a Permit rejection: "rejected by
+// X: message" (no plugin for a pod rejected through the Handle).
+func rejectedBy(st *Status) string {
+	out := "rejected"
+	if p := st.Plugin(); p != "" {
+		out += " by " + p
+	}
+	return out + ": " + st.Message()
 }
 
 // permitFailure records a pod Permit rejected (or an error of a Permit

@@ -44,3 +44,16 @@ func TestDecisionRecordShowsExtenders(t *testing.T) {
 	d = toDecision(scheduler.Decision{Pod: "default/web", Err: `Post "http://127.0.0.1:8888/filter": connection refused`})
 	assert.Equal(t, `Post "http://127.0.0.1:8888/filter": connection refused`, d.Error)
 }
+
+// A pod a Permit plugin held: the decision says what it waited on and
+// how the wait ended; a node's score is told plugin by plugin.
+func TestDecisionRecordShowsPermit(t *testing.T) {
+	d := toDecision(scheduler.Decision{Pod: "default/web-1", Chosen: "node-1", Nodes: []scheduler.NodeResult{{Node: "node-1", Score: 50, PluginScores: []int64{30, 20}}},
+		ScorePlugins: []string{"NodeResourcesFit", "PodTopologySpread"},
+		Permit:       "waiting on Coscheduling (timeout 1m0s), then allowed"})
+	raw, err := json.Marshal(d)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"pod":"default/web-1","chosen":"node-1","ties":0,"nodes":[{"node":"node-1","passed":true,"score":50,
+		"plugins":{"NodeResourcesFit":30,"PodTopologySpread":20}}],
+		"permit":"waiting on Coscheduling (timeout 1m0s), then allowed"}`, string(raw))
+}

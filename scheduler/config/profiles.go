@@ -111,9 +111,7 @@ func buildProfile(prof *configv1.KubeSchedulerProfile, globalPercentage *int32, 
 	} else if globalPercentage != nil {
 		fw.PercentageOfNodesToScore = *globalPercentage
 	}
-	if err := fill(fw, lists, built, scoreWeights(append(slices.Clone(plugins.Score.Enabled), plugins.MultiPoint.Enabled...))); err != nil {
-		return scheduler.Profile{}, err
-	}
+	fill(fw, lists, built, scoreWeights(append(slices.Clone(plugins.Score.Enabled), plugins.MultiPoint.Enabled...)))
 	p := scheduler.Profile{SchedulerName: name, Framework: fw}
 	if pa, ok := args["DefaultPreemption"].(*configv1.DefaultPreemptionArgs); ok {
 		fw.PreemptionArgs = pa
@@ -196,7 +194,7 @@ func expandMultiPoint(point ExtensionPoint, own []string, set configv1.PluginSet
 // read what those found, so kubesim keeps the halves together (a
 // configuration that lists one half alone changes nothing); another
 // plugin's PreFilter and PreScore lists are taken as they are.
-func fill(fw *scheduler.Framework, lists map[ExtensionPoint][]string, built map[string]scheduler.Plugin, weights map[string]int64) error {
+func fill(fw *scheduler.Framework, lists map[ExtensionPoint][]string, built map[string]scheduler.Plugin, weights map[string]int64) {
 	halves := func(pre []string, main []string) []string {
 		var out []string
 		for _, n := range pre {
@@ -281,5 +279,4 @@ func fill(fw *scheduler.Framework, lists map[ExtensionPoint][]string, built map[
 			fw.PostBind = append(fw.PostBind, pp)
 		}
 	})
-	return nil
 }
