@@ -121,7 +121,7 @@
 // default/web-abc to node-1". Each decision's per-node results are kept for
 // the step trace (LastDecision) and the web page: the filter that
 // rejected a node and its reasons, or the node's score plugin by plugin
-// (PluginScores) and the extenders' part, a PreFilter's rejection, a
+// (Decision.PluginScores) and the extenders' part, a PreFilter's rejection, a
 // Reserve or extender error, and the Permit wait with how it ended (the
 // end of a wait is a decision of its own: "waiting on X (timeout 30s),
 // then allowed"). Not recorded: the filters after the first that

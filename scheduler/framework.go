@@ -226,11 +226,6 @@ type NodeResult struct {
 	// ExtenderScore is the extenders' part of Score: each one's score
 	// times its weight times MaxNodeScore/MaxExtenderPriority.
 	ExtenderScore int64
-	// PluginScores are the score plugins' parts of Score, each
-	// normalized and times its weight, in the order of the decision's
-	// ScorePlugins (0 for a plugin whose PreScore skipped it); nil for a
-	// node that did not pass or was not scored.
-	PluginScores []int64
 }
 
 // Feasible reports whether the node passed every filter.
@@ -262,7 +257,7 @@ type Decision struct {
 	// than a FitError: an extender that is not ignorable failed.
 	Err string
 	// ScorePlugins name the score plugins of the cycle, in the order
-	// NodeResult.PluginScores gives their parts.
+	// PluginScores gives their parts.
 	ScorePlugins []string
 	// Permit is what the Permit plugins said when one held the pod
 	// ("waiting on Coscheduling (timeout 30s)") and how that ended
@@ -275,7 +270,21 @@ type Decision struct {
 	feasible      []int
 	feasibleNodes []*NodeInfo
 	raw           []int64
-	pluginScores  []int64
+	// pluginScores holds PluginScores(i) at [i*len(ScorePlugins):], kept
+	// apart from Nodes so that a NodeResult stays small to move.
+	pluginScores []int64
+}
+
+// PluginScores are the score plugins' parts of d.Nodes[i].Score, each
+// normalized and times its weight, in the order of ScorePlugins (0 for a
+// plugin whose PreScore skipped it); nil for a node that did not pass or
+// was not scored. The slice is d's: the next decision reuses it.
+func (d *Decision) PluginScores(i int) []int64 {
+	np := len(d.ScorePlugins)
+	if np == 0 || i < 0 || i >= len(d.Nodes) || !d.Nodes[i].Feasible() || (i+1)*np > len(d.pluginScores) {
+		return nil
+	}
+	return d.pluginScores[i*np : (i+1)*np : (i+1)*np]
 }
 
 // Schedule filters the nodes and scores those that passed, and picks the
@@ -307,7 +316,7 @@ func (f *Framework) Schedule(ctx context.Context, pod *PodInfo, nodes []*NodeInf
 func (f *Framework) findFeasible(ctx context.Context, pod *PodInfo, nodes []*NodeInfo, start int, extenders bool, d *Decision) bool {
 	d.Pod, d.Chosen, d.Ties, d.PreFilterMsg, d.Err, d.numNodes = pod.Key, "", 0, "", "", len(nodes)
 	d.Permit = ""
-	d.ScorePlugins = d.ScorePlugins[:0]
+	d.ScorePlugins, d.pluginScores = d.ScorePlugins[:0], d.pluginScores[:0]
 	d.Nodes = d.Nodes[:0]
 	d.feasible, d.feasibleNodes = d.feasible[:0], d.feasibleNodes[:0]
 	state := &pod.state
@@ -335,7 +344,7 @@ func (f *Framework) findFeasible(ctx context.Context, pod *PodInfo, nodes []*Nod
 	if cap(d.Nodes) < n {
 		d.Nodes = make([]NodeResult, 0, n)
 	}
-	found := 0
+	found, skip := 0, state.skipFilter
 	for i := 0; i < n && found < toFind; i++ {
 		j := start + i
 		if j >= n {
@@ -343,10 +352,10 @@ func (f *Framework) findFeasible(ctx context.Context, pod *PodInfo, nodes []*Nod
 		}
 		res := NodeResult{Node: nodes[j].Node.Name}
 		for k, fp := range f.Filter {
-			if state.skipFilter != 0 && k < 64 && state.skipFilter&(1<<k) != 0 {
+			if skip != 0 && k < 64 && skip&(1<<k) != 0 {
 				continue
 			}
-			if st := fp.Filter(ctx, state, pod, nodes[j]); !st.IsSuccess() {
+			if st := fp.Filter(ctx, state, pod, nodes[j]); st != nil && st.code != Success {
 				res.Filter, res.Reasons = fp.Name(), st.Reasons()
 				if len(res.Reasons) == 0 {
 					res.Reasons = []string{st.Code().String()}
@@ -415,13 +424,12 @@ func (f *Framework) prioritize(ctx context.Context, pod *PodInfo, r *rand.Rand, 
 	for _, sp := range f.Score {
 		d.ScorePlugins = append(d.ScorePlugins, sp.Name())
 	}
-	if cap(d.pluginScores) < len(d.Nodes)*np {
-		d.pluginScores = make([]int64, len(d.Nodes)*np)
+	if cap(d.pluginScores) < cap(d.Nodes)*np {
+		d.pluginScores = make([]int64, cap(d.Nodes)*np)
 	}
+	d.pluginScores = d.pluginScores[:len(d.Nodes)*np]
 	for _, i := range d.feasible {
-		ps := d.pluginScores[i*np : i*np+np : i*np+np]
-		clear(ps)
-		d.Nodes[i].PluginScores = ps
+		clear(d.pluginScores[i*np : i*np+np])
 	}
 	for k, sp := range f.Score {
 		if state.skipScore != 0 && k < 64 && state.skipScore&(1<<k) != 0 {
@@ -443,7 +451,7 @@ func (f *Framework) prioritize(ctx context.Context, pod *PodInfo, r *rand.Rand, 
 		for j, i := range d.feasible {
 			w := sp.Weight * raw[j]
 			d.Nodes[i].Score += w
-			d.Nodes[i].PluginScores[k] = w
+			d.pluginScores[i*np+k] = w
 		}
 	}
 	// A configured negative weight can make every sum negative: the best
@@ -534,10 +542,7 @@ func (d *Decision) nodeStatuses() map[string]*Status {
 func (d *Decision) Copy() Decision {
 	c := Decision{Cycle: d.Cycle, Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties,
 		PreFilterMsg: d.PreFilterMsg, Err: d.Err, Permit: d.Permit, numNodes: d.numNodes,
-		ScorePlugins: slices.Clone(d.ScorePlugins)}
-	for i := range c.Nodes {
-		c.Nodes[i].PluginScores = slices.Clone(c.Nodes[i].PluginScores)
-	}
+		ScorePlugins: slices.Clone(d.ScorePlugins), pluginScores: slices.Clone(d.pluginScores)}
 	return c
 }
 

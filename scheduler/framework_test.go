@@ -165,18 +165,18 @@ func TestDecisionPluginScores(t *testing.T) {
 	fw.Schedule(context.Background(), NewPodInfo(testPod("web", "2", "1Gi", ownedBy("rs"))), nodes, 0, rand.New(rand.NewPCG(1, 0)), &d)
 	assert.Equal(t, []string{"NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"}, d.ScorePlugins)
 	require.Equal(t, "node-1", d.Chosen)
-	n1 := d.Nodes[0]
-	require.Len(t, n1.PluginScores, 3)
+	ps := d.PluginScores(0)
+	require.Len(t, ps, 3)
 	var sum int64
-	for _, s := range n1.PluginScores {
+	for _, s := range ps {
 		sum += s
 	}
-	assert.Equal(t, n1.Score, sum)
-	assert.Equal(t, int64(68), n1.PluginScores[0], "LeastAllocated, weight 1")
-	assert.Equal(t, int64(200), n1.PluginScores[1], "the one node of its domains spreads best: 100 × weight 2")
-	assert.Nil(t, d.Nodes[1].PluginScores, "a node that did not pass has none")
+	assert.Equal(t, d.Nodes[0].Score, sum)
+	assert.Equal(t, int64(68), ps[0], "LeastAllocated, weight 1")
+	assert.Equal(t, int64(200), ps[1], "the one node of its domains spreads best: 100 × weight 2")
+	assert.Nil(t, d.PluginScores(1), "a node that did not pass has none")
 
 	c := d.Copy()
 	fw.Schedule(context.Background(), NewPodInfo(testPod("other", "1", "1Gi")), nodes, 0, rand.New(rand.NewPCG(1, 0)), &d)
-	assert.Equal(t, int64(68), c.Nodes[0].PluginScores[0], "the copy shares nothing")
+	assert.Equal(t, int64(68), c.PluginScores(0)[0], "the copy shares nothing")
 }

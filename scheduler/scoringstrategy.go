@@ -12,7 +12,8 @@ import (
 // to MaxNodeScore.
 const MaxCustomPriorityScore = 10
 
-// scoringStrategy is NodeResourcesFit's score with the
+// scoringStrategy is NodeResourcesFit's score (nil: LeastAllocated, the
+// default, which the plugin calls directly) with the
 // scoring strategy of NodeResourcesFitArgs (nil: LeastAllocated over cpu
 // and memory with weight 1 each, the default):
 //
@@ -29,13 +30,13 @@ const MaxCustomPriorityScore = 10
 // requests (a container asking nothing counts as 100m and 200Mi).
 func scoringStrategy(args *configv1.NodeResourcesFitArgs) func(pod *PodInfo, node *NodeInfo) int64 {
 	if args == nil || args.ScoringStrategy == nil {
-		return LeastAllocated
+		return nil
 	}
 	st := args.ScoringStrategy
 	if st.Type == configv1.LeastAllocated && isDefaultResources(st.Resources) {
 		// The default: the one function without a loop over resources,
 		// which is all a decision of the default profile calls.
-		return LeastAllocated
+		return nil
 	}
 	r := &resourceScorer{resources: make([]resourceSpec, 0, len(st.Resources))}
 	for _, res := range st.Resources {

@@ -276,13 +276,13 @@ type decisionNode struct {
 
 func toDecision(d scheduler.Decision) decision {
 	out := decision{Pod: d.Pod, Chosen: d.Chosen, Ties: d.Ties, Nodes: []decisionNode{}, PreFilter: d.PreFilterMsg, Error: d.Err, Permit: d.Permit}
-	for _, n := range d.Nodes {
+	for i, n := range d.Nodes {
 		dn := decisionNode{Node: n.Node, Passed: n.Feasible(), Filter: n.Filter, Reasons: n.Reasons,
 			Extender: n.Extender, Score: n.Score, ExtenderScore: n.ExtenderScore}
-		if len(n.PluginScores) == len(d.ScorePlugins) && len(n.PluginScores) > 0 {
-			dn.Plugins = make(map[string]int64, len(n.PluginScores))
+		if ps := d.PluginScores(i); ps != nil {
+			dn.Plugins = make(map[string]int64, len(ps))
 			for k, name := range d.ScorePlugins {
-				dn.Plugins[name] = n.PluginScores[k]
+				dn.Plugins[name] = ps[k]
 			}
 		}
 		out.Nodes = append(out.Nodes, dn)
