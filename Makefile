@@ -8,7 +8,7 @@ TESTFLAGS ?= -race -count=1 -timeout 20m
 
 # generate: the DeepCopy of kubesim's own API types (k8s.io/code-generator's
 # deepcopy-gen, run as a Go tool; see api/doc.go).
-.PHONY: all build install generate generate-check test test-product test-kubectl test-scenarios test-e2e test-steward test-cni conformance conformance-serial conformance-slice bench demo page-shots lint fmt vet fuzz clean tools
+.PHONY: all build install generate generate-check test test-product test-kubectl test-scenarios test-e2e test-steward test-cni test-coscheduling conformance conformance-serial conformance-slice bench demo page-shots lint fmt vet fuzz clean tools
 
 all: build
 
@@ -53,7 +53,7 @@ test: tools vet
 	@# three go commands started together on a cold cache would each
 	@# compile the packages they share (the build cache shares results, not work in progress).
 	$(GO) build -race ./...
-	@$(MAKE) --no-print-directory -j6 -Otarget test-kubectl test-scenarios test-product test-e2e test-steward test-cni generate-check
+	@$(MAKE) --no-print-directory -j6 -Otarget test-kubectl test-scenarios test-product test-e2e test-steward test-cni test-coscheduling generate-check
 
 # The suites are independent and mostly wait (on kubectl, on timeouts),
 # so `make test` runs them side by side; -Otarget prints each suite's
@@ -93,11 +93,18 @@ test-cni:
 	@echo "== examples/cni"
 	cd examples/cni && $(GO) test -count=1 ./...
 
+# The sample out-of-tree scheduler plugin (co-scheduling by Permit), a
+# module of its own built against this one, as a plugin author's would be.
+test-coscheduling:
+	@echo "== examples/coscheduling"
+	cd examples/coscheduling && $(GO) test -count=1 ./...
+
 vet:
 	$(GO) vet $(PKGS)
 	@if [ -f e2e/go.mod ]; then cd e2e && $(GO) vet ./...; fi
 	cd examples/steward-operator && $(GO) vet ./...
 	cd examples/cni && $(GO) vet ./...
+	cd examples/coscheduling && $(GO) vet ./...
 
 lint: vet
 	@gofmt -l . | tee /dev/stderr | (! read -r _)

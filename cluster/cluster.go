@@ -194,6 +194,10 @@ type Config struct {
 	// from its TLS settings: a scenario answers them in process, so that a
 	// step makes no network call and the trace repeats.
 	ExtenderClient *http.Client
+	// SchedulerPlugins are out-of-tree scheduler plugins, by name, that
+	// SchedulerConfig's profiles may enable beside the in-tree ones (as
+	// a scheduler binary built with scheduler/app's WithPlugin).
+	SchedulerPlugins schedconfig.Registry
 
 	// Extra adds controllers built outside this package (operators, the
 	// labs' own controllers): each gets its own in-process client, runs
@@ -329,7 +333,11 @@ func New(cfg Config) (*Cluster, error) {
 	if cfg.SchedulerConfig != nil {
 		// Built before anything starts: a profile naming a plugin kubesim
 		// does not have stops the cluster here, as it stops kube-scheduler.
-		if profiles, err = cfg.SchedulerConfig.Profiles(schedconfig.NewInTreeRegistry()); err != nil {
+		reg := schedconfig.NewInTreeRegistry()
+		if err := reg.Merge(cfg.SchedulerPlugins); err != nil {
+			return nil, err
+		}
+		if profiles, err = cfg.SchedulerConfig.Profiles(reg); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -44,7 +45,7 @@ func benchmarkSchedule(b *testing.B, numNodes int) {
 		}
 		// As the scheduler tells it: no node has pods with affinity terms.
 		pods[j].SetNodesWithAffinity(nil, nil)
-		fw.Schedule(pods[j], nodes, next, r, &d)
+		fw.Schedule(context.Background(), pods[j], nodes, next, r, &d)
 		next = (next + len(d.Nodes)) % len(nodes)
 		if d.Chosen == "" {
 			b.Fatalf("pod %d fits nowhere: %v", j, d.FitError())

@@ -18,6 +18,36 @@
 // plugins' constructors), percentageOfNodesToScore, and whether
 // VolumeBinding and DefaultPreemption run.
 //
+// The scheduling framework (interface.go): the extension points are Go
+// interfaces named and shaped as kube-scheduler's
+// pkg/scheduler/framework/interface.go names them — PreEnqueuePlugin,
+// QueueSortPlugin, PreFilterPlugin (with PreFilterExtensions' AddPod and
+// RemovePod, which preemption's dry run calls), FilterPlugin,
+// PostFilterPlugin, PreScorePlugin, ScorePlugin (with ScoreExtensions'
+// NormalizeScore), ReservePlugin, PermitPlugin, PreBindPlugin, BindPlugin,
+// PostBindPlugin — each called with a context, the cycle's CycleState,
+// the pod and the node, and answering a *Status with kube-scheduler's
+// codes (Success as nil, Error, Unschedulable,
+// UnschedulableAndUnresolvable, Wait, Skip). A Framework holds a
+// profile's plugins point by point and runs each point's in order; it is
+// the Handle its plugins are built with (ClientSet, SnapshotSharedLister,
+// GetWaitingPod, IterateOverWaitingPods, RejectWaitingPod). kubesim's
+// built-in plugins implement the interfaces (plugins.go); an out-of-tree
+// plugin does too, registered by name in scheduler/config's Registry
+// (scheduler/app's WithPlugin builds a scheduler command with it).
+//
+// The interfaces live in this package, not in a scheduler/framework one as
+// in Kubernetes: they take the *PodInfo and *NodeInfo of the scheduler's
+// cache, and the built-ins keep their state in CycleState's unexported
+// fields and PodInfo's parsed terms, so a framework package would need
+// this package (a cycle) or take those types with it. Where
+// kube-scheduler passes a *v1.Pod, kubesim passes the *PodInfo (the pod
+// is its Pod field); NormalizeScore gets the scores alone, in the order
+// the nodes were scored, not a NodeScoreList; PreFilter returns no
+// PreFilterResult. CycleState keeps kube-scheduler's Read/Write/Delete by
+// StateKey for other plugins beside typed fields for the built-ins, so a
+// cycle of the default profile allocates nothing for its state.
+//
 // One pod is scheduled in a cycle that follows the scheduling framework of
 // k8s.io/kubernetes/pkg/scheduler:
 //
@@ -60,7 +90,23 @@
 //   - extenders, if configured: filter after the filter plugins,
 //     prioritize beside the score plugins, bind instead of the POST
 //     (below);
-//   - bind: POST pods/<name>/binding; the node's requested resources are
+//   - Reserve, after the pick, with the pod assumed on the node; its
+//     Unreserve, in reverse order, on any later failure (a Reserve or
+//     Permit rejection, a PreBind or binding error, the pod deleted
+//     while it waits);
+//   - Permit (permit.go): a plugin may approve, reject, or hold the pod
+//     (Wait, with a timeout of at most 15 minutes). A held pod stays
+//     assumed on its node until every plugin that held it calls Allow on
+//     its WaitingPod, one calls Reject, or the timeout passes on the
+//     injected clock ("rejected due to timeout after waiting 30s at
+//     plugin X"); rejected, it is unreserved, forgotten, marked
+//     Unschedulable with the plugin's message and tried again after
+//     the back-off. It waits as a key in the queue, not as a goroutine:
+//     live mode goes on with the next pod, step mode keeps one trace,
+//     and the trace shows the wait ("| permit: waiting on X (timeout
+//     30s)");
+//   - PreBind plugins, then bind: the first Bind plugin that does not
+//     Skip; DefaultBinder POSTs pods/<name>/binding; the node's requested resources are
 //     "assumed" at once, before the informer sees the bound pod, so the
 //     next decision already counts it (the scheduler cache's AssumePod).
 //     In live mode the binding runs in a goroutine of its own while the
@@ -73,7 +119,14 @@
 // as Kubernetes words them ("0/3 nodes are available: 3 Insufficient
 // cpu."); on success a Scheduled event says "Successfully assigned
 // default/web-abc to node-1". Each decision's per-node results are kept for
-// the step trace (LastDecision).
+// the step trace (LastDecision) and the web page: the filter that
+// rejected a node and its reasons, or the node's score plugin by plugin
+// (Decision.PluginScores) and the extenders' part, a PreFilter's rejection, a
+// Reserve or extender error, and the Permit wait with how it ended (the
+// end of a wait is a decision of its own: "waiting on X (timeout 30s),
+// then allowed"). Not recorded: the filters after the first that
+// rejected a node (none runs), the PostFilter's outcome (its own events
+// say it), PreBind and Bind (the Scheduled event, or the cycle's error).
 //
 // Requested resources per node are kept in a cache updated from pod events,
 // never recomputed over all pods per decision, so a decision costs one pass
@@ -93,7 +146,8 @@
 //     A pod with status.nominatedNodeName is not tried on that node first
 //     (evaluateNominatedNode); every node is a "potential node" for
 //     preemption, where kube-scheduler leaves out those rejected as
-//     UnschedulableAndUnresolvable (kubesim's filters give no such code).
+//     UnschedulableAndUnresolvable (kubesim's filters reject with
+//     Unschedulable).
 //   - NodeReady is kubesim's own filter ("node(s) were not ready", the
 //     wording of the old CheckNodeCondition predicate). Kubernetes has no
 //     such filter: the node lifecycle controller taints a not-ready node
@@ -142,6 +196,17 @@
 //     filtered node" error whether it came as a name or whole.
 //   - Preemption (preemption.go) evicts lower-priority
 //     pods when nothing fits, respecting PodDisruptionBudgets where it can.
+//   - The queue is the controllers' FIFO work queue: a profile must have
+//     one QueueSort plugin, as in kube-scheduler, but its Less is not
+//     applied. PreEnqueue plugins are (SchedulingGates's is how a gated
+//     pod is held back).
+//   - A built-in plugin's PreFilter runs where its Filter is listed and
+//     its PreScore where its Score is (scheduler/config's doc.go);
+//     VolumeBinding's Reserve and PreBind are the scheduler's own
+//     (volumes.go), since its wait for the claims lasts across
+//     reconciles where a PreBindPlugin's call returns once; a
+//     PreBindPlugin runs within the binding cycle (its goroutine in live
+//     mode).
 //   - Left out: the "preemption: ..." tail on the FailedScheduling
 //     message, the PrioritySort queue order (the queue is FIFO), preferred
 //     node affinity scoring, volume limits, PreferNoSchedule
@@ -159,7 +224,8 @@
 // (active: ready in the queue; backoff: waiting in it for the back-off
 // after a failed binding; unschedulable: tried, waiting for an event;
 // gated: held by a scheduling gate, remembered but never queued, as the
-// SchedulingGates plugin's PreEnqueue does). Left out: the framework's
+// SchedulingGates plugin's PreEnqueue does). A pod waiting in Permit is
+// counted in none of them. Left out: the framework's
 // per-plugin and per-extension-point histograms, preemption's metrics.
 //
 // Read the real one in k8s.io/kubernetes/pkg/scheduler: schedule_one.go

@@ -47,11 +47,11 @@ func (s *Scheduler) scheduleWithExtendersLocked(ctx context.Context, prof *profi
 	d := &s.work
 	d.Cycle = s.last.Cycle
 	defer func() {
-		info.state = CycleState{}
+		info.state.endSchedulingCycle()
 		s.last, s.work = s.work, s.last
 	}()
 	nodes := s.sortedLocked()
-	feasible := prof.Framework.findFeasible(info, nodes, s.nextStartNodeIndex, true, d)
+	feasible := prof.Framework.findFeasible(ctx, info, nodes, s.nextStartNodeIndex, true, d)
 	if len(nodes) > 0 {
 		s.nextStartNodeIndex = (s.nextStartNodeIndex + len(d.Nodes)) % len(nodes)
 	}
@@ -83,7 +83,7 @@ func (s *Scheduler) scheduleWithExtendersLocked(ctx context.Context, prof *profi
 		k++
 	}
 	d.feasible, d.feasibleNodes = d.feasible[:k], d.feasibleNodes[:k]
-	prof.Framework.prioritize(info, s.sortedLocked(), s.rand, d)
+	prof.Framework.prioritize(ctx, info, s.rand, d)
 }
 
 // runExtenders asks the extenders about the feasible nodes of d (whose

@@ -30,45 +30,6 @@ const (
 	ErrReasonInsufficientMemory = "Insufficient memory"
 )
 
-// FilterFunc decides whether pod may run on node: nil when it may, else the
-// reasons it may not.
-type FilterFunc func(pod *PodInfo, node *NodeInfo) []string
-
-// PreFilterFunc looks at the pod and every node once, before any node is
-// filtered, and keeps what its Filter needs in the pod's CycleState. It
-// returns why no node can fit ("" to go on): the message of a PreFilter
-// rejection.
-type PreFilterFunc func(pod *PodInfo, nodes []*NodeInfo) string
-
-// FilterPlugin is a named filter, as the framework's FilterPlugin, with
-// its PreFilter if it has one.
-type FilterPlugin struct {
-	// Name is the plugin's name in kube-scheduler (NodeResourcesFit...).
-	Name string
-	// PreFilter, if set, runs once per cycle before the filters.
-	PreFilter PreFilterFunc
-	// Filter is the check.
-	Filter FilterFunc
-}
-
-// DefaultFilters are the filters in the order kube-scheduler's default
-// profile runs them (NodeReady stands where the not-ready taint would be
-// caught).
-func DefaultFilters() []FilterPlugin {
-	return []FilterPlugin{
-		{Name: "NodeUnschedulable", Filter: NodeUnschedulable},
-		{Name: "NodeName", Filter: NodeName},
-		{Name: "NodeReady", Filter: NodeReady},
-		{Name: "TaintToleration", Filter: TaintToleration},
-		{Name: "NodeAffinity", Filter: NodeAffinity},
-		{Name: "NodePorts", Filter: NodePorts},
-		{Name: "NodeResourcesFit", Filter: NodeResourcesFit},
-		{Name: "VolumeBinding", Filter: VolumeBinding},
-		{Name: "PodTopologySpread", PreFilter: PodTopologySpreadPreFilter, Filter: PodTopologySpreadFilter},
-		{Name: "InterPodAffinity", PreFilter: InterPodAffinityPreFilter, Filter: InterPodAffinityFilter},
-	}
-}
-
 // NodeUnschedulable rejects a cordoned node (spec.unschedulable) unless the
 // pod tolerates the node.kubernetes.io/unschedulable:NoSchedule taint that
 // cordoning implies.
@@ -192,16 +153,19 @@ func nodeResourcesFit(pod *PodInfo, node *NodeInfo, ignored map[corev1.ResourceN
 
 // ignoringResources returns f with its NodeResourcesFit leaving out the
 // extended resources in ignored (those an extender manages with
-// ignoredByScheduler), or f itself when there are none.
+// ignoredByScheduler), or f itself when there are none. The copy shares
+// f's runtime: it is the same profile.
 func (f *Framework) ignoringResources(ignored map[corev1.ResourceName]bool) *Framework {
 	if len(ignored) == 0 {
 		return f
 	}
 	c := *f
-	c.Filters = slices.Clone(f.Filters)
-	for i := range c.Filters {
-		if c.Filters[i].Name == "NodeResourcesFit" {
-			c.Filters[i].Filter = func(pod *PodInfo, node *NodeInfo) []string { return nodeResourcesFit(pod, node, ignored) }
+	c.Filter = slices.Clone(f.Filter)
+	for i, p := range c.Filter {
+		if fit, ok := p.(*fitPlugin); ok {
+			cp := *fit
+			cp.ignored = ignored
+			c.Filter[i] = &cp
 		}
 	}
 	return &c

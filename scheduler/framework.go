@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,16 +10,43 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
-// Framework is one scheduling profile: the filters and scores a decision
-// runs. It holds no state, so one Framework may serve many decisions.
+// Framework is one scheduling profile: the plugins of each extension
+// point, in the order they run (kube-scheduler's frameworkImpl). It keeps
+// no decision's state, so one Framework serves every decision of its
+// profile; the pods waiting in Permit are its own, as in kube-scheduler,
+// and it is the Handle its plugins are built with.
 type Framework struct {
-	// Filters run in order; the first to reject a node decides its reason.
-	Filters []FilterPlugin
-	// Scores are summed, each times its weight.
-	Scores []ScorePlugin
+	// PreEnqueue decide whether a pod enters the queue at all.
+	PreEnqueue []PreEnqueuePlugin
+	// QueueSort orders the queue (kubesim's queue is FIFO: doc.go).
+	QueueSort QueueSortPlugin
+	// PreFilter run once per cycle before the filters; the first
+	// rejection ends the cycle.
+	PreFilter []PreFilterPlugin
+	// Filter run in order on each node; the first to reject a node
+	// decides its reason.
+	Filter []FilterPlugin
+	// PostFilter run when nothing fits, until one succeeds.
+	PostFilter []PostFilterPlugin
+	// PreScore run once per cycle on the feasible nodes.
+	PreScore []PreScorePlugin
+	// Score are summed, each times its weight.
+	Score []WeightedScorePlugin
+	// Reserve run after the pick; Unreserve in reverse on a later
+	// failure.
+	Reserve []ReservePlugin
+	// Permit approve, reject or hold the binding.
+	Permit []PermitPlugin
+	// PreBind run before the binding.
+	PreBind []PreBindPlugin
+	// Bind bind, the first that does not Skip.
+	Bind []BindPlugin
+	// PostBind are told of the binding.
+	PostBind []PostBindPlugin
 	// PercentageOfNodesToScore is the profile's percentageOfNodesToScore
 	// (KubeSchedulerProfile, overriding KubeSchedulerConfiguration's): the
 	// share of the nodes a cycle looks for feasible ones among, 0 to 100.
@@ -30,6 +58,18 @@ type Framework struct {
 	// preemption's dry run looks for (nil: MinCandidateNodesPercentage
 	// and MinCandidateNodesAbsolute).
 	PreemptionArgs *configv1.DefaultPreemptionArgs
+
+	// rt is what the scheduler running the framework gives it (its
+	// client, its cache, the waiting pods; permit.go), shared with the
+	// copies New makes.
+	rt *frameworkRuntime
+}
+
+// WeightedScorePlugin is a score plugin with the weight its profile gives
+// it.
+type WeightedScorePlugin struct {
+	ScorePlugin
+	Weight int64
 }
 
 // The bounds of percentageOfNodesToScore, kube-scheduler's constants in
@@ -77,10 +117,95 @@ func ValidatePercentageOfNodesToScore(p int32) error {
 	return nil
 }
 
-// DefaultFramework is the default profile: DefaultFilters and
-// DefaultScores.
+// DefaultFramework is kube-scheduler's default profile, the plugins
+// kubesim has, in its order: SchedulingGates, PrioritySort, the
+// PreFilters of VolumeBinding, PodTopologySpread and InterPodAffinity,
+// DefaultFilters, DefaultPreemption, DefaultScores with their PreScores,
+// DefaultBinder.
 func DefaultFramework() *Framework {
-	return &Framework{Filters: DefaultFilters(), Scores: DefaultScores()}
+	f := NewFramework()
+	fit := NewNodeResourcesFit(nil)
+	vb, spread, affinity := NewVolumeBinding(), NewPodTopologySpread(nil), NewInterPodAffinity(HardPodAffinityWeight)
+	f.PreEnqueue = []PreEnqueuePlugin{NewSchedulingGates()}
+	f.QueueSort = NewPrioritySort()
+	f.PreFilter = []PreFilterPlugin{vb, spread, affinity}
+	f.Filter = []FilterPlugin{NewNodeUnschedulable(), NewNodeName(), NewNodeReady(), NewTaintToleration(),
+		NewNodeAffinity(), NewNodePorts(), fit, vb, spread, affinity}
+	f.PostFilter = []PostFilterPlugin{NewDefaultPreemption(f)}
+	f.PreScore = []PreScorePlugin{spread, affinity}
+	f.Score = []WeightedScorePlugin{{fit, 1}, {spread, 2}, {affinity, 2}}
+	f.Bind = []BindPlugin{NewDefaultBinder(f)}
+	return f
+}
+
+// NewFramework returns an empty framework, ready to be the Handle of the
+// plugins put in it.
+func NewFramework() *Framework {
+	return &Framework{rt: &frameworkRuntime{waiting: map[types.UID]*waitingPod{}}}
+}
+
+// DefaultFilters are the filters of DefaultFramework, in the order
+// kube-scheduler's default profile runs them (NodeReady stands where the
+// not-ready taint would be caught).
+func DefaultFilters() []FilterPlugin { return DefaultFramework().Filter }
+
+// DefaultScores are the score plugins of kube-scheduler's default profile
+// that kubesim has, in its order and with its weights: NodeResourcesFit
+// (LeastAllocated) 1, PodTopologySpread 2, InterPodAffinity 2.
+func DefaultScores() []WeightedScorePlugin { return DefaultFramework().Score }
+
+// Has reports whether the framework runs a plugin of that name at any
+// extension point.
+func (f *Framework) Has(name string) bool {
+	for _, p := range f.plugins() {
+		if p.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// plugins lists every plugin of the framework, point by point.
+func (f *Framework) plugins() []Plugin {
+	var out []Plugin
+	add := func(p Plugin) { out = append(out, p) }
+	for _, p := range f.PreEnqueue {
+		add(p)
+	}
+	if f.QueueSort != nil {
+		add(f.QueueSort)
+	}
+	for _, p := range f.PreFilter {
+		add(p)
+	}
+	for _, p := range f.Filter {
+		add(p)
+	}
+	for _, p := range f.PostFilter {
+		add(p)
+	}
+	for _, p := range f.PreScore {
+		add(p)
+	}
+	for _, p := range f.Score {
+		add(p.ScorePlugin)
+	}
+	for _, p := range f.Reserve {
+		add(p)
+	}
+	for _, p := range f.Permit {
+		add(p)
+	}
+	for _, p := range f.PreBind {
+		add(p)
+	}
+	for _, p := range f.Bind {
+		add(p)
+	}
+	for _, p := range f.PostBind {
+		add(p)
+	}
+	return out
 }
 
 // NodeResult is what one node got in a decision: rejected by a filter (with
@@ -130,7 +255,14 @@ type Decision struct {
 	PreFilterMsg string
 	// Err is why the cycle failed, when it did with an error rather
 	// than a FitError: an extender that is not ignorable failed.
-	Err      string
+	Err string
+	// ScorePlugins name the score plugins of the cycle, in the order
+	// PluginScores gives their parts.
+	ScorePlugins []string
+	// Permit is what the Permit plugins said when one held the pod
+	// ("waiting on Coscheduling (timeout 30s)") and how that ended
+	// ("allowed", "rejected: ..."); empty when none held it.
+	Permit   string
 	numNodes int
 
 	// Scratch space reused by the next decision, so a decision over
@@ -138,6 +270,21 @@ type Decision struct {
 	feasible      []int
 	feasibleNodes []*NodeInfo
 	raw           []int64
+	// pluginScores holds PluginScores(i) at [i*len(ScorePlugins):], kept
+	// apart from Nodes so that a NodeResult stays small to move.
+	pluginScores []int64
+}
+
+// PluginScores are the score plugins' parts of d.Nodes[i].Score, each
+// normalized and times its weight, in the order of ScorePlugins (0 for a
+// plugin whose PreScore skipped it); nil for a node that did not pass or
+// was not scored. The slice is d's: the next decision reuses it.
+func (d *Decision) PluginScores(i int) []int64 {
+	np := len(d.ScorePlugins)
+	if np == 0 || i < 0 || i >= len(d.Nodes) || !d.Nodes[i].Feasible() || (i+1)*np > len(d.pluginScores) {
+		return nil
+	}
+	return d.pluginScores[i*np : (i+1)*np : (i+1)*np]
 }
 
 // Schedule filters the nodes and scores those that passed, and picks the
@@ -152,39 +299,43 @@ type Decision struct {
 // nodes every node is filtered, whatever start is. The caller's next
 // start is (start + len(d.Nodes)) mod len(nodes): the nodes filtered,
 // feasible or not, as in findNodesThatFitPod.
-func (f *Framework) Schedule(pod *PodInfo, nodes []*NodeInfo, start int, r *rand.Rand, d *Decision) {
-	// The cycle's state lives as long as this call.
-	defer func() { pod.state = CycleState{} }()
-	if f.findFeasible(pod, nodes, start, false, d) {
-		f.prioritize(pod, nodes, r, d)
+func (f *Framework) Schedule(ctx context.Context, pod *PodInfo, nodes []*NodeInfo, start int, r *rand.Rand, d *Decision) {
+	// The built-ins' state lives as long as this call.
+	defer pod.state.endSchedulingCycle()
+	if f.findFeasible(ctx, pod, nodes, start, false, d) {
+		f.prioritize(ctx, pod, r, d)
 	}
 }
 
-// findFeasible is Schedule's first half: PreFilter and the filter plugins
+// findFeasible is Schedule's first half: the PreFilter and Filter plugins
 // (findNodesThatPassFilters). It fills d.Nodes with each node tried and
 // d.feasible with the nodes that passed, and reports whether any did.
 // extenders says the scheduler has extenders to ask afterwards: then the
 // first feasible node is not enough even without score plugins, as in
 // kube-scheduler, since an extender may refuse it.
-func (f *Framework) findFeasible(pod *PodInfo, nodes []*NodeInfo, start int, extenders bool, d *Decision) bool {
+func (f *Framework) findFeasible(ctx context.Context, pod *PodInfo, nodes []*NodeInfo, start int, extenders bool, d *Decision) bool {
 	d.Pod, d.Chosen, d.Ties, d.PreFilterMsg, d.Err, d.numNodes = pod.Key, "", 0, "", "", len(nodes)
+	d.Permit = ""
+	d.ScorePlugins, d.pluginScores = d.ScorePlugins[:0], d.pluginScores[:0]
 	d.Nodes = d.Nodes[:0]
 	d.feasible, d.feasibleNodes = d.feasible[:0], d.feasibleNodes[:0]
-	if pod.Volumes != nil && pod.Volumes.PreFilterMsg != "" {
+	state := &pod.state
+	state.allNodes = nodes
+	if st := f.runPreFilter(ctx, state, pod, nodes); !st.IsSuccess() {
 		// A PreFilter rejection: no node is even tried.
-		d.PreFilterMsg = pod.Volumes.PreFilterMsg
+		if st.Code() == Error {
+			d.Err = st.Message()
+		} else {
+			d.PreFilterMsg = st.Message()
+		}
 		return false
 	}
 	n := len(nodes)
 	if n == 0 {
 		return false
 	}
-	if msg := f.preFilter(pod, nodes); msg != "" {
-		d.PreFilterMsg = msg
-		return false
-	}
 	toFind := f.NumFeasibleNodesToFind(n)
-	if len(f.Scores) == 0 && !extenders {
+	if len(f.Score) == 0 && !extenders {
 		// Nothing to compare nodes by: the first feasible one will do
 		// (findNodesThatPassFilters without score plugins or extenders).
 		toFind = 1
@@ -193,16 +344,22 @@ func (f *Framework) findFeasible(pod *PodInfo, nodes []*NodeInfo, start int, ext
 	if cap(d.Nodes) < n {
 		d.Nodes = make([]NodeResult, 0, n)
 	}
-	found := 0
+	found, skip := 0, state.skipFilter
 	for i := 0; i < n && found < toFind; i++ {
 		j := start + i
 		if j >= n {
 			j -= n
 		}
 		res := NodeResult{Node: nodes[j].Node.Name}
-		for _, fp := range f.Filters {
-			if reasons := fp.Filter(pod, nodes[j]); len(reasons) > 0 {
-				res.Filter, res.Reasons = fp.Name, reasons
+		for k, fp := range f.Filter {
+			if skip != 0 && k < 64 && skip&(1<<k) != 0 {
+				continue
+			}
+			if st := fp.Filter(ctx, state, pod, nodes[j]); st != nil && st.code != Success {
+				res.Filter, res.Reasons = fp.Name(), st.Reasons()
+				if len(res.Reasons) == 0 {
+					res.Reasons = []string{st.Code().String()}
+				}
 				break
 			}
 		}
@@ -237,30 +394,64 @@ func (f *Framework) findFeasible(pod *PodInfo, nodes []*NodeInfo, start int, ext
 	return len(d.feasible) > 0
 }
 
-// prioritize is Schedule's second half: the score plugins over the
-// feasible nodes findFeasible left in d (and the extenders let through),
-// each added to what d.Nodes[i].Score already holds (the extenders'
-// part), and the pick. nodes are all the nodes, for PreScore.
-func (f *Framework) prioritize(pod *PodInfo, nodes []*NodeInfo, r *rand.Rand, d *Decision) {
+// prioritize is Schedule's second half: the PreScore and Score plugins
+// over the feasible nodes findFeasible left in d (and the extenders let
+// through), each score times its weight added to what d.Nodes[i].Score
+// already holds (the extenders' part), and the pick. A score plugin's
+// error fails the cycle (d.Err).
+func (f *Framework) prioritize(ctx context.Context, pod *PodInfo, r *rand.Rand, d *Decision) {
 	if len(d.feasible) == 0 {
 		return
+	}
+	state := &pod.state
+	for _, p := range f.PreScore {
+		switch st := p.PreScore(ctx, state, pod, d.feasibleNodes); {
+		case st.IsSkip():
+			f.skip(&state.skipScore, p.Name(), len(f.Score), func(i int) string { return f.Score[i].Name() })
+		case !st.IsSuccess():
+			d.Err = fmt.Sprintf("running PreScore plugin %q: %s", p.Name(), st.Message())
+			return
+		}
 	}
 	if cap(d.raw) < len(d.feasible) {
 		d.raw = make([]int64, len(d.feasible))
 	}
 	raw := d.raw[:len(d.feasible)]
-	for _, sp := range f.Scores {
-		if sp.PreScore != nil && sp.PreScore(pod, d.feasibleNodes, nodes) {
+	// Each plugin's part of each node's score, for the trace, in memory
+	// the next decision reuses.
+	np := len(f.Score)
+	d.ScorePlugins = d.ScorePlugins[:0]
+	for _, sp := range f.Score {
+		d.ScorePlugins = append(d.ScorePlugins, sp.Name())
+	}
+	if cap(d.pluginScores) < cap(d.Nodes)*np {
+		d.pluginScores = make([]int64, cap(d.Nodes)*np)
+	}
+	d.pluginScores = d.pluginScores[:len(d.Nodes)*np]
+	for _, i := range d.feasible {
+		clear(d.pluginScores[i*np : i*np+np])
+	}
+	for k, sp := range f.Score {
+		if state.skipScore != 0 && k < 64 && state.skipScore&(1<<k) != 0 {
 			continue // Skip: nothing to score by
 		}
-		for k, ni := range d.feasibleNodes {
-			raw[k] = sp.Score(pod, ni)
+		for j, ni := range d.feasibleNodes {
+			var st *Status
+			if raw[j], st = sp.Score(ctx, state, pod, ni); !st.IsSuccess() {
+				d.Err = fmt.Sprintf("running Score plugin %q: %s", sp.Name(), st.Message())
+				return
+			}
 		}
-		if sp.Normalize != nil {
-			sp.Normalize(pod, raw)
+		if ext := sp.ScoreExtensions(); ext != nil {
+			if st := ext.NormalizeScore(ctx, state, pod, raw); !st.IsSuccess() {
+				d.Err = fmt.Sprintf("running Normalize on Score plugins: %q: %s", sp.Name(), st.Message())
+				return
+			}
 		}
-		for k, i := range d.feasible {
-			d.Nodes[i].Score += sp.Weight * raw[k]
+		for j, i := range d.feasible {
+			w := sp.Weight * raw[j]
+			d.Nodes[i].Score += w
+			d.pluginScores[i*np+k] = w
 		}
 	}
 	// A configured negative weight can make every sum negative: the best
@@ -292,18 +483,32 @@ func (f *Framework) prioritize(pod *PodInfo, nodes []*NodeInfo, r *rand.Rand, d 
 	}
 }
 
-// preFilter runs the PreFilter plugins in order over every node; the
-// first rejection is returned and ends the cycle.
-func (f *Framework) preFilter(pod *PodInfo, nodes []*NodeInfo) string {
-	for _, fp := range f.Filters {
-		if fp.PreFilter == nil {
-			continue
-		}
-		if msg := fp.PreFilter(pod, nodes); msg != "" {
-			return msg
+// runPreFilter runs the PreFilter plugins in order over every node; the
+// first that does not succeed (or Skip) ends the cycle with its status. A
+// Skip marks the plugin's Filter to be skipped for this pod.
+func (f *Framework) runPreFilter(ctx context.Context, state *CycleState, pod *PodInfo, nodes []*NodeInfo) *Status {
+	for _, p := range f.PreFilter {
+		st := p.PreFilter(ctx, state, pod, nodes)
+		switch {
+		case st.IsSkip():
+			f.skip(&state.skipFilter, p.Name(), len(f.Filter), func(i int) string { return f.Filter[i].Name() })
+		case st.Code() == Error:
+			return NewStatus(Error, fmt.Sprintf("running PreFilter plugin %q: %s", p.Name(), st.Message()))
+		case !st.IsSuccess():
+			return st
 		}
 	}
-	return ""
+	return nil
+}
+
+// skip marks in mask the plugin of the name among n (nameAt gives the
+// i-th's), the first 64 of a list being all a mask holds.
+func (f *Framework) skip(mask *uint64, name string, n int, nameAt func(int) string) {
+	for i := 0; i < n && i < 64; i++ {
+		if nameAt(i) == name {
+			*mask |= 1 << i
+		}
+	}
 }
 
 // rejectedByPodFilters reports whether a filter that looks at the pods on
@@ -320,11 +525,25 @@ func (d *Decision) rejectedByPodFilters() bool {
 	return false
 }
 
+// nodeStatuses are the filters' rejections by node, what a PostFilter
+// plugin is given.
+func (d *Decision) nodeStatuses() map[string]*Status {
+	m := make(map[string]*Status, len(d.Nodes))
+	for _, n := range d.Nodes {
+		if !n.Feasible() {
+			m[n.Node] = NewStatus(Unschedulable, n.Reasons...).WithPlugin(n.Filter)
+		}
+	}
+	return m
+}
+
 // Copy returns a copy of d that shares no memory d's next decision will
 // overwrite.
 func (d *Decision) Copy() Decision {
-	return Decision{Cycle: d.Cycle, Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties,
-		PreFilterMsg: d.PreFilterMsg, Err: d.Err, numNodes: d.numNodes}
+	c := Decision{Cycle: d.Cycle, Pod: d.Pod, Nodes: append([]NodeResult(nil), d.Nodes...), Chosen: d.Chosen, Ties: d.Ties,
+		PreFilterMsg: d.PreFilterMsg, Err: d.Err, Permit: d.Permit, numNodes: d.numNodes,
+		ScorePlugins: slices.Clone(d.ScorePlugins), pluginScores: slices.Clone(d.pluginScores)}
+	return c
 }
 
 // FitError is the histogram of reasons when no node fits; nil when one
@@ -399,6 +618,9 @@ func (d Decision) String() string {
 		// The cycle failed with an error after the filters (an
 		// extender's).
 		b.WriteString(" | error: " + d.Err)
+	}
+	if d.Permit != "" {
+		b.WriteString(" | permit: " + d.Permit)
 	}
 	return b.String()
 }

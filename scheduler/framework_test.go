@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -90,7 +91,7 @@ func TestScheduleFailureMessages(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var d Decision
-			fw.Schedule(NewPodInfo(tc.pod), tc.nodes, 0, rand.New(rand.NewPCG(1, 2)), &d)
+			fw.Schedule(context.Background(), NewPodInfo(tc.pod), tc.nodes, 0, rand.New(rand.NewPCG(1, 2)), &d)
 			require.Empty(t, d.Chosen)
 			assert.Equal(t, tc.want, d.FitError().Error())
 		})
@@ -107,8 +108,8 @@ func TestScheduleScoresAndTies(t *testing.T) {
 	picks := map[string]int{}
 	for seed := range uint64(40) {
 		var d1, d2 Decision
-		fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(seed, 0)), &d1)
-		fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(seed, 0)), &d2)
+		fw.Schedule(context.Background(), pod, nodes, 0, rand.New(rand.NewPCG(seed, 0)), &d1)
+		fw.Schedule(context.Background(), pod, nodes, 0, rand.New(rand.NewPCG(seed, 0)), &d2)
 		require.Equal(t, d1.Chosen, d2.Chosen, "same seed, same node")
 		assert.Equal(t, 2, d1.Ties)
 		picks[d1.Chosen]++
@@ -117,7 +118,7 @@ func TestScheduleScoresAndTies(t *testing.T) {
 	assert.Zero(t, picks["node-2"])
 
 	var d Decision
-	fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(1, 0)), &d)
+	fw.Schedule(context.Background(), pod, nodes, 0, rand.New(rand.NewPCG(1, 0)), &d)
 	// LeastAllocated: cpu (4-2)/4 = 50, memory 87 → 68; no controller and
 	// no constraints, so PodTopologySpread is skipped (0), and so is
 	// InterPodAffinity: 68.
@@ -134,7 +135,7 @@ func TestScheduleScoresAndTies(t *testing.T) {
 	// → 55.
 	r, fresh := rand.New(rand.NewPCG(7, 7)), rand.New(rand.NewPCG(7, 7))
 	withPods(nodes[0], testPod("x", "1", "", func(p *corev1.Pod) { p.Spec.NodeName = "node-1" }))
-	fw.Schedule(pod, nodes, 0, r, &d)
+	fw.Schedule(context.Background(), pod, nodes, 0, r, &d)
 	assert.Equal(t, "node-3", d.Chosen)
 	assert.Equal(t, 1, d.Ties)
 	assert.Equal(t, "node-1: score 55 | node-2: Insufficient cpu | node-3: score 68 (chosen)", d.String())
@@ -145,11 +146,37 @@ func TestDecisionCopyIsIndependent(t *testing.T) {
 	nodes := nodeInfos(testNode("node-1"), testNode("node-2"))
 	fw := DefaultFramework()
 	var d Decision
-	fw.Schedule(NewPodInfo(testPod("a", "64", "")), nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(context.Background(), NewPodInfo(testPod("a", "64", "")), nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
 	c := d.Copy()
-	fw.Schedule(NewPodInfo(testPod("b", "1", "")), nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(context.Background(), NewPodInfo(testPod("b", "1", "")), nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
 	assert.Equal(t, "default/a", c.Pod)
 	assert.Equal(t, "node-1: Insufficient cpu | node-2: Insufficient cpu", c.String())
 	assert.Equal(t, "default/b", d.Pod)
 	assert.Empty(t, Decision{}.String())
+}
+
+// Each feasible node's score is told plugin by plugin, weighted, in the
+// order of the decision's ScorePlugins; a copy keeps them when the next
+// decision reuses the memory.
+func TestDecisionPluginScores(t *testing.T) {
+	nodes := nodeInfos(testNode("node-1"), testNode("node-2", func(n *corev1.Node) { n.Spec.Unschedulable = true }))
+	fw := DefaultFramework()
+	var d Decision
+	fw.Schedule(context.Background(), NewPodInfo(testPod("web", "2", "1Gi", ownedBy("rs"))), nodes, 0, rand.New(rand.NewPCG(1, 0)), &d)
+	assert.Equal(t, []string{"NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"}, d.ScorePlugins)
+	require.Equal(t, "node-1", d.Chosen)
+	ps := d.PluginScores(0)
+	require.Len(t, ps, 3)
+	var sum int64
+	for _, s := range ps {
+		sum += s
+	}
+	assert.Equal(t, d.Nodes[0].Score, sum)
+	assert.Equal(t, int64(68), ps[0], "LeastAllocated, weight 1")
+	assert.Equal(t, int64(200), ps[1], "the one node of its domains spreads best: 100 × weight 2")
+	assert.Nil(t, d.PluginScores(1), "a node that did not pass has none")
+
+	c := d.Copy()
+	fw.Schedule(context.Background(), NewPodInfo(testPod("other", "1", "1Gi")), nodes, 0, rand.New(rand.NewPCG(1, 0)), &d)
+	assert.Equal(t, int64(68), c.PluginScores(0)[0], "the copy shares nothing")
 }

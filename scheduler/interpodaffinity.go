@@ -462,18 +462,6 @@ func InterPodAffinityPreScore(pod *PodInfo, _, all []*NodeInfo) (skip bool) {
 	return interPodAffinityPreScore(pod, all, HardPodAffinityWeight)
 }
 
-// InterPodAffinityScorePlugin is InterPodAffinity's score, of weight,
-// with InterPodAffinityArgs' hardPodAffinityWeight: how much each
-// required affinity term of a pod on a node that the pod matches adds to
-// that node's domain (0: nothing).
-func InterPodAffinityScorePlugin(weight, hardPodAffinityWeight int64) ScorePlugin {
-	return ScorePlugin{Name: "InterPodAffinity", Weight: weight, Score: InterPodAffinityScore,
-		PreScore: func(pod *PodInfo, _, all []*NodeInfo) bool {
-			return interPodAffinityPreScore(pod, all, hardPodAffinityWeight)
-		},
-		Normalize: func(_ *PodInfo, scores []int64) { NormalizeInterPodAffinity(scores) }}
-}
-
 func interPodAffinityPreScore(pod *PodInfo, all []*NodeInfo, hardPodAffinityWeight int64) (skip bool) {
 	pod.state.affinityScores = nil
 	hasPreferred := len(pod.PreferredAffinityTerms) > 0 || len(pod.PreferredAntiAffinityTerms) > 0

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -113,14 +114,17 @@ func cluster(nodes []*corev1.Node, pods ...*corev1.Pod) []*NodeInfo {
 // returns each node's first reason ("" when it passes) by name, or the
 // PreFilter's rejection under "*".
 func filterAll(fp FilterPlugin, pod *PodInfo, nodes []*NodeInfo) map[string]string {
+	ctx := context.Background()
 	out := map[string]string{}
-	if msg := fp.PreFilter(pod, nodes); msg != "" {
-		return map[string]string{"*": msg}
+	if pf, ok := fp.(PreFilterPlugin); ok {
+		if st := pf.PreFilter(ctx, &pod.state, pod, nodes); !st.IsSuccess() {
+			return map[string]string{"*": st.Message()}
+		}
 	}
 	for _, ni := range nodes {
 		out[ni.Node.Name] = ""
-		if r := fp.Filter(pod, ni); len(r) > 0 {
-			out[ni.Node.Name] = r[0]
+		if st := fp.Filter(ctx, &pod.state, pod, ni); !st.IsSuccess() {
+			out[ni.Node.Name] = st.Reasons()[0]
 		}
 	}
 	return out
@@ -129,8 +133,10 @@ func filterAll(fp FilterPlugin, pod *PodInfo, nodes []*NodeInfo) map[string]stri
 // scoreAll runs one score plugin (PreScore, Score, Normalize) with every
 // node feasible and returns the normalised scores by node name.
 func scoreAll(sp ScorePlugin, pod *PodInfo, nodes []*NodeInfo) map[string]int64 {
+	ctx := context.Background()
 	raw := make([]int64, len(nodes))
-	if sp.PreScore(pod, nodes, nodes) {
+	pod.state.allNodes = nodes
+	if ps, ok := sp.(PreScorePlugin); ok && ps.PreScore(ctx, &pod.state, pod, nodes).IsSkip() {
 		out := map[string]int64{}
 		for _, ni := range nodes {
 			out[ni.Node.Name] = 0 // skipped
@@ -138,9 +144,11 @@ func scoreAll(sp ScorePlugin, pod *PodInfo, nodes []*NodeInfo) map[string]int64 
 		return out
 	}
 	for i, ni := range nodes {
-		raw[i] = sp.Score(pod, ni)
+		raw[i], _ = sp.Score(ctx, &pod.state, pod, ni)
 	}
-	sp.Normalize(pod, raw)
+	if ext := sp.ScoreExtensions(); ext != nil {
+		ext.NormalizeScore(ctx, &pod.state, pod, raw)
+	}
 	out := map[string]int64{}
 	for i, ni := range nodes {
 		out[ni.Node.Name] = raw[i]
@@ -158,11 +166,11 @@ func pluginNamed[T any](name string, list []T, nameOf func(T) string) T {
 }
 
 func interPodAffinityFilter() FilterPlugin {
-	return pluginNamed("InterPodAffinity", DefaultFilters(), func(p FilterPlugin) string { return p.Name })
+	return pluginNamed("InterPodAffinity", DefaultFilters(), func(p FilterPlugin) string { return p.Name() })
 }
 
 func interPodAffinityScore() ScorePlugin {
-	return pluginNamed("InterPodAffinity", DefaultScores(), func(p ScorePlugin) string { return p.Name })
+	return pluginNamed("InterPodAffinity", DefaultScores(), func(p WeightedScorePlugin) string { return p.Name() }).ScorePlugin
 }
 
 func TestInterPodAffinityFilter(t *testing.T) {
@@ -374,7 +382,7 @@ func TestScheduleRequiredAntiAffinityOnePerNode(t *testing.T) {
 	for i, name := range []string{"web-a", "web-b", "web-c"} {
 		pi := NewPodInfo(testPod(name, "100m", "", withLabels("app", "web"), ownedBy("rs"),
 			antiAffinity(term(corev1.LabelHostname, "app", "web"))))
-		fw.Schedule(pi, nodes, 0, r, &d)
+		fw.Schedule(context.Background(), pi, nodes, 0, r, &d)
 		if i == 2 {
 			require.Empty(t, d.Chosen)
 			assert.Equal(t, "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.", d.FitError().Error())
@@ -410,7 +418,7 @@ func TestPreemptionRemovesAntiAffinityVictims(t *testing.T) {
 	}
 	pod := NewPodInfo(testPod("vip", "", "", priority(100), withLabels("app", "web"), antiAffinity(term(corev1.LabelHostname, "app", "web"))))
 	var d Decision
-	fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(context.Background(), pod, nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
 	require.Empty(t, d.Chosen)
 	c, ok := fw.SelectCandidate(pod, nodes, 0, podsOn, nil)
 	require.True(t, ok)

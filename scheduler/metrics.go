@@ -115,7 +115,8 @@ func (s *Scheduler) pending() pendingPods {
 		_, unschedulable := s.unschedulable[key]
 		_, prebind := s.prebind[key]
 		_, gated := s.gatedPods[key]
-		if !unschedulable && !prebind && !gated {
+		_, permit := s.permitWaits[key]
+		if !unschedulable && !prebind && !gated && !permit {
 			p.backoff++
 		}
 	}

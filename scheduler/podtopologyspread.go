@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	configv1 "k8s.io/kube-scheduler/config/v1"
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
@@ -256,23 +255,6 @@ func (s *topologySpreadState) updateWithPod(pod, existing *PodInfo, node *NodeIn
 // passes) when it has none.
 func PodTopologySpreadPreFilter(pod *PodInfo, nodes []*NodeInfo) string {
 	return podTopologySpreadPreFilter(pod, nodes, nil)
-}
-
-// PodTopologySpread is the plugin with PodTopologySpreadArgs: the filter
-// and the score (of weight), both spreading a pod without constraints of
-// its own by defaultConstraints under defaultingType List (none when the
-// list is empty) or by SystemDefaultConstraints under System.
-func PodTopologySpread(args *configv1.PodTopologySpreadArgs, weight int64) (FilterPlugin, ScorePlugin) {
-	var defaults []corev1.TopologySpreadConstraint // nil: the system's
-	if args != nil && args.DefaultingType == configv1.ListDefaulting {
-		defaults = append([]corev1.TopologySpreadConstraint{}, args.DefaultConstraints...)
-	}
-	return FilterPlugin{Name: "PodTopologySpread", Filter: PodTopologySpreadFilter,
-			PreFilter: func(pod *PodInfo, nodes []*NodeInfo) string { return podTopologySpreadPreFilter(pod, nodes, defaults) }},
-		ScorePlugin{Name: "PodTopologySpread", Weight: weight, Score: PodTopologySpreadScore, Normalize: NormalizePodTopologySpread,
-			PreScore: func(pod *PodInfo, feasible, all []*NodeInfo) bool {
-				return podTopologySpreadPreScore(pod, feasible, all, defaults)
-			}}
 }
 
 func podTopologySpreadPreFilter(pod *PodInfo, nodes []*NodeInfo, defaults []corev1.TopologySpreadConstraint) string {

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -56,11 +57,11 @@ func webPods(perNode map[string]int, opts ...func(*corev1.Pod)) []*corev1.Pod {
 }
 
 func podTopologySpreadFilter() FilterPlugin {
-	return pluginNamed("PodTopologySpread", DefaultFilters(), func(p FilterPlugin) string { return p.Name })
+	return pluginNamed("PodTopologySpread", DefaultFilters(), func(p FilterPlugin) string { return p.Name() })
 }
 
 func podTopologySpreadScore() ScorePlugin {
-	return pluginNamed("PodTopologySpread", DefaultScores(), func(p ScorePlugin) string { return p.Name })
+	return pluginNamed("PodTopologySpread", DefaultScores(), func(p WeightedScorePlugin) string { return p.Name() }).ScorePlugin
 }
 
 func TestPodTopologySpreadFilter(t *testing.T) {
@@ -233,7 +234,7 @@ func TestScheduleSpreadsAController(t *testing.T) {
 	var d Decision
 	for i := range 9 {
 		pi := NewPodInfo(testPod("web-"+string(rune('a'+i)), "100m", "128Mi", ownedBy("rs-uid")))
-		fw.Schedule(pi, nodes, 0, r, &d)
+		fw.Schedule(context.Background(), pi, nodes, 0, r, &d)
 		require.NotEmpty(t, d.Chosen)
 		perNode[d.Chosen]++
 		for _, n := range nodes {
@@ -257,7 +258,7 @@ func TestScheduleTopologySpreadConstraint(t *testing.T) {
 	for i := range 4 {
 		pi := NewPodInfo(testPod("web-"+string(rune('a'+i)), "500m", "", withLabels("app", "web"),
 			spread(corev1.LabelHostname, 1, corev1.DoNotSchedule)))
-		fw.Schedule(pi, nodes, 0, r, &d)
+		fw.Schedule(context.Background(), pi, nodes, 0, r, &d)
 		require.NotEmpty(t, d.Chosen, "pod %d: %s", i, d.String())
 		placed[d.Chosen]++
 		for _, n := range nodes {
@@ -275,7 +276,7 @@ func TestScheduleTopologySpreadConstraint(t *testing.T) {
 		webPods(map[string]int{"node-1": 1, "node-2": 2}, func(p *corev1.Pod) {
 			p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resourceMust("500m")}
 		})...)
-	fw.Schedule(NewPodInfo(testPod("web-e", "500m", "", withLabels("app", "web"), spread(corev1.LabelHostname, 1, corev1.DoNotSchedule))), nodes, 0, r, &d)
+	fw.Schedule(context.Background(), NewPodInfo(testPod("web-e", "500m", "", withLabels("app", "web"), spread(corev1.LabelHostname, 1, corev1.DoNotSchedule))), nodes, 0, r, &d)
 	require.Empty(t, d.Chosen)
 	assert.Equal(t, "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints.", d.FitError().Error())
 }

@@ -64,6 +64,25 @@ type Candidate struct {
 	Violating int
 }
 
+// addPod and removePod run the PreFilter plugins' PreFilterExtensions
+// for existing put on or taken off node in preemption's dry run, so that
+// pod's PreFilter state counts it.
+func (f *Framework) addPod(pod, existing *PodInfo, node *NodeInfo) {
+	for _, p := range f.PreFilter {
+		if ext := p.PreFilterExtensions(); ext != nil {
+			ext.AddPod(context.Background(), &pod.state, pod, existing, node)
+		}
+	}
+}
+
+func (f *Framework) removePod(pod, existing *PodInfo, node *NodeInfo) {
+	for _, p := range f.PreFilter {
+		if ext := p.PreFilterExtensions(); ext != nil {
+			ext.RemovePod(context.Background(), &pod.state, pod, existing, node)
+		}
+	}
+}
+
 // clone copies n so that pods can be taken off the copy.
 func (n *NodeInfo) clone() *NodeInfo {
 	c := *n
@@ -79,8 +98,11 @@ func (n *NodeInfo) clone() *NodeInfo {
 }
 
 func (f *Framework) fits(pod *PodInfo, n *NodeInfo) bool {
-	for _, fp := range f.Filters {
-		if len(fp.Filter(pod, n)) > 0 {
+	for k, fp := range f.Filter {
+		if pod.state.skipFilter != 0 && k < 64 && pod.state.skipFilter&(1<<k) != 0 {
+			continue
+		}
+		if !fp.Filter(context.Background(), &pod.state, pod, n).IsSuccess() {
 			return false
 		}
 	}
@@ -134,8 +156,9 @@ func (f *Framework) dryRunPreemption(pod *PodInfo, nodes []*NodeInfo, offset int
 	if len(nodes) == 0 {
 		return nil
 	}
-	defer func() { pod.state = CycleState{} }()
-	if f.preFilter(pod, nodes) != "" {
+	defer pod.state.endSchedulingCycle()
+	pod.state.allNodes = nodes
+	if !f.runPreFilter(context.Background(), &pod.state, pod, nodes).IsSuccess() {
 		return nil // no node could fit, whatever is removed
 	}
 	var cands []Candidate
@@ -204,7 +227,7 @@ func (f *Framework) selectVictimsOnNode(preemptor *PodInfo, ni *NodeInfo, pods [
 	pod.state = preemptor.state.cloneFilterState()
 	remove := func(p *PodInfo) {
 		n.RemovePod(p)
-		pod.state.removePod(pod, p, n)
+		f.removePod(pod, p, n)
 	}
 	var lower []*PodInfo
 	for _, p := range pods {
@@ -226,7 +249,7 @@ func (f *Framework) selectVictimsOnNode(preemptor *PodInfo, ni *NodeInfo, pods [
 	c := Candidate{Node: ni.Node.Name}
 	reprieve := func(p *PodInfo) bool {
 		n.AddPod(p)
-		pod.state.addPod(pod, p, n)
+		f.addPod(pod, p, n)
 		if f.fits(pod, n) {
 			return true
 		}
@@ -287,9 +310,9 @@ func splitByBudget(pods []*PodInfo, pdbs []*policyv1.PodDisruptionBudget) (viola
 // chosen node and deletes the victims. It does nothing for a pod that may
 // not preempt (preemptionPolicy Never), or whose earlier victims are
 // still terminating on its nominated node.
-func (s *Scheduler) preempt(ctx context.Context, prof *profile, pod *corev1.Pod, info *PodInfo) error {
+func (s *Scheduler) preempt(ctx context.Context, prof *profile, pod *corev1.Pod, info *PodInfo) (string, error) {
 	if p := pod.Spec.PreemptionPolicy; p != nil && *p == corev1.PreemptNever {
-		return nil
+		return "", nil
 	}
 	s.lock()
 	podsOn := map[string][]*PodInfo{}
@@ -303,7 +326,7 @@ func (s *Scheduler) preempt(ctx context.Context, prof *profile, pod *corev1.Pod,
 		for _, p := range podsOn[nominated] {
 			if p.Pod.DeletionTimestamp != nil && PodPriority(p.Pod) < PodPriority(pod) {
 				s.unlock()
-				return nil // podEligibleToPreemptOthers: wait for the victims
+				return "", nil // podEligibleToPreemptOthers: wait for the victims
 			}
 		}
 	}
@@ -334,12 +357,12 @@ func (s *Scheduler) preempt(ctx context.Context, prof *profile, pod *corev1.Pod,
 			// A PostFilter error: logged, and the pod stays unschedulable
 			// until an event or the safety net wakes it.
 			s.logger.Error("Status after running PostFilter plugins for pod", "pod", info.Key, "err", err)
-			return nil
+			return "", nil
 		}
 	}
 	cand, ok := pickCandidate(cands)
 	if !ok {
-		return nil
+		return "", nil
 	}
 	if pod.Status.NominatedNodeName != cand.Node {
 		// A patch: the status was just written (PodScheduled) and the
@@ -347,17 +370,17 @@ func (s *Scheduler) preempt(ctx context.Context, prof *profile, pod *corev1.Pod,
 		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"nominatedNodeName": cand.Node}})
 		if _, err := s.client.Pods().Patch(ctx, pod.Namespace, pod.Name, "application/merge-patch+json", patch, "status"); err != nil {
 			if api.IsNotFound(err) {
-				return nil
+				return "", nil
 			}
-			return fmt.Errorf("nominating node %s for pod %s: %w", cand.Node, info.Key, err)
+			return "", fmt.Errorf("nominating node %s for pod %s: %w", cand.Node, info.Key, err)
 		}
 	}
 	for _, v := range cand.Victims {
 		if err := s.preemptVictim(ctx, prof, pod, v.Pod, cand.Node); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	return cand.Node, nil
 }
 
 // preemptVictim marks the victim DisruptionTarget, deletes it with its

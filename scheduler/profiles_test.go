@@ -19,11 +19,11 @@ import (
 // its events and labels its metrics. A name no profile has is left alone.
 func TestProfilesShareOneScheduler(t *testing.T) {
 	// my-scheduler packs pods (MostAllocated) and never preempts.
-	packing := &Framework{Filters: DefaultFilters(), Scores: []ScorePlugin{NodeResourcesFitScore(&configv1.NodeResourcesFitArgs{
+	packing := &Framework{Filter: DefaultFilters(), Score: []WeightedScorePlugin{{NewNodeResourcesFit(&configv1.NodeResourcesFitArgs{
 		ScoringStrategy: &configv1.ScoringStrategy{Type: configv1.MostAllocated,
-			Resources: []configv1.ResourceSpec{{Name: "cpu", Weight: 1}, {Name: "memory", Weight: 1}}}}, 1)}}
+			Resources: []configv1.ResourceSpec{{Name: "cpu", Weight: 1}, {Name: "memory", Weight: 1}}}}), 1}}}
 	e, reg := newMeteredEnv(t, Config{Profiles: []Profile{
-		{SchedulerName: corev1.DefaultSchedulerName, Framework: DefaultFramework(), Preemption: true, VolumeBinding: true},
+		{SchedulerName: corev1.DefaultSchedulerName, Framework: DefaultFramework()},
 		{SchedulerName: "my-scheduler", Framework: packing},
 	}})
 	threeNodes(e)

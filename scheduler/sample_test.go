@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -65,14 +66,14 @@ func countingFramework(percentage int32) (fw *Framework, filtered, scored *int) 
 	filtered, scored = new(int), new(int)
 	fw = DefaultFramework()
 	fw.PercentageOfNodesToScore = percentage
-	fw.Filters = append(fw.Filters, FilterPlugin{Name: "Count", Filter: func(*PodInfo, *NodeInfo) []string {
+	fw.Filter = append(fw.Filter, &testPlugin{name: "Count", filter: func(*PodInfo, *NodeInfo) *Status {
 		*filtered++
 		return nil
 	}})
-	fw.Scores = append(fw.Scores, ScorePlugin{Name: "Count", Weight: 0, Score: func(*PodInfo, *NodeInfo) int64 {
+	fw.Score = append(fw.Score, WeightedScorePlugin{&testPlugin{name: "Count", score: func(*PodInfo, *NodeInfo) int64 {
 		*scored++
 		return 0
-	}})
+	}}, 0})
 	return fw, filtered, scored
 }
 
@@ -104,7 +105,7 @@ func TestScheduleFiltersAndScoresOnlyTheNodesToFind(t *testing.T) {
 
 	fw, filtered, scored := countingFramework(0)
 	var d Decision
-	fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(context.Background(), pod, nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
 	assert.Equal(t, 420, *filtered, "every node fits: filtering stops at 42 % of 1,000")
 	assert.Equal(t, 420, *scored, "only the feasible nodes found are scored")
 	require.Len(t, d.Nodes, 420)
@@ -113,12 +114,12 @@ func TestScheduleFiltersAndScoresOnlyTheNodesToFind(t *testing.T) {
 	assert.NotEmpty(t, d.Chosen)
 
 	fw, filtered, scored = countingFramework(100)
-	fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(context.Background(), pod, nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
 	assert.Equal(t, 1000, *filtered, "100 % filters every node")
 	assert.Equal(t, 1000, *scored)
 
 	fw, filtered, _ = countingFramework(25)
-	fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(context.Background(), pod, nodes, 0, rand.New(rand.NewPCG(1, 1)), &d)
 	assert.Equal(t, 250, *filtered, "a configured percentage")
 
 	// Nodes that do not fit do not count: with every other node full,
@@ -129,7 +130,7 @@ func TestScheduleFiltersAndScoresOnlyTheNodesToFind(t *testing.T) {
 		}
 	})
 	fw, filtered, scored = countingFramework(0)
-	fw.Schedule(pod, full, 0, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(context.Background(), pod, full, 0, rand.New(rand.NewPCG(1, 1)), &d)
 	assert.Len(t, d.Nodes, 840)
 	assert.Equal(t, 420, *filtered, "the counting filter, last, sees only the nodes with room")
 	assert.Equal(t, 420, *scored)
@@ -143,7 +144,7 @@ func TestScheduleStartsWhereThePreviousCycleStopped(t *testing.T) {
 	next := 0
 	var tried [][]string
 	for i := range 3 {
-		fw.Schedule(NewPodInfo(testPod(fmt.Sprintf("p-%d", i), "100m", "128Mi")), nodes, next, r, &d)
+		fw.Schedule(context.Background(), NewPodInfo(testPod(fmt.Sprintf("p-%d", i), "100m", "128Mi")), nodes, next, r, &d)
 		tried = append(tried, triedNodes(&d))
 		assert.Contains(t, tried[i], d.Chosen, "the pod goes to a node it tried")
 		next = (next + len(d.Nodes)) % len(nodes)
@@ -160,7 +161,7 @@ func TestScheduleStartsWhereThePreviousCycleStopped(t *testing.T) {
 	assert.Equal(t, 260, next, "the fourth starts after the last node tried")
 
 	// A start past the end of a list that shrank is taken modulo its length.
-	fw.Schedule(NewPodInfo(testPod("q", "100m", "128Mi")), nodes[:500], 900, r, &d)
+	fw.Schedule(context.Background(), NewPodInfo(testPod("q", "100m", "128Mi")), nodes[:500], 900, r, &d)
 	// 46 % of 500 is 230 nodes: node-0400 to node-0499, then node-0000
 	// to node-0129.
 	require.Len(t, d.Nodes, 230)
@@ -178,12 +179,12 @@ func TestScheduleFindsTheOneNodeThatFitsAtTheEnd(t *testing.T) {
 	fw := DefaultFramework()
 	var d Decision
 	for _, start := range []int{0, 500, 999} {
-		fw.Schedule(NewPodInfo(testPod("big", "2", "")), nodes, start, rand.New(rand.NewPCG(1, 1)), &d)
+		fw.Schedule(context.Background(), NewPodInfo(testPod("big", "2", "")), nodes, start, rand.New(rand.NewPCG(1, 1)), &d)
 		assert.Equal(t, "node-0999", d.Chosen, "start %d", start)
 		assert.Len(t, d.Nodes, 1000, "start %d: too few fit, so every node was tried", start)
 		assert.Equal(t, "node-0000", d.Nodes[0].Node, "start %d: name order", start)
 	}
-	fw.Schedule(NewPodInfo(testPod("huge", "8", "")), nodes, 300, rand.New(rand.NewPCG(1, 1)), &d)
+	fw.Schedule(context.Background(), NewPodInfo(testPod("huge", "8", "")), nodes, 300, rand.New(rand.NewPCG(1, 1)), &d)
 	assert.Empty(t, d.Chosen)
 	assert.Equal(t, "0/1000 nodes are available: 1000 Insufficient cpu.", d.FitError().Error())
 }
@@ -199,11 +200,11 @@ func TestScheduleUnderMinFeasibleNodesIsUnchangedByTheStart(t *testing.T) {
 	fw, filtered, _ := countingFramework(0)
 	pod := NewPodInfo(testPod("p", "2", ""))
 	var want Decision
-	fw.Schedule(pod, nodes, 0, rand.New(rand.NewPCG(5, 5)), &want)
+	fw.Schedule(context.Background(), pod, nodes, 0, rand.New(rand.NewPCG(5, 5)), &want)
 	for _, start := range []int{1, 37, 99, 250} {
 		*filtered = 0
 		var d Decision
-		fw.Schedule(pod, nodes, start, rand.New(rand.NewPCG(5, 5)), &d)
+		fw.Schedule(context.Background(), pod, nodes, start, rand.New(rand.NewPCG(5, 5)), &d)
 		assert.Equal(t, want.String(), d.String(), "start %d", start)
 		assert.Equal(t, 66, *filtered, "start %d: the 66 nodes with room reach the counting filter", start)
 		assert.Len(t, d.Nodes, 100)
@@ -211,7 +212,7 @@ func TestScheduleUnderMinFeasibleNodesIsUnchangedByTheStart(t *testing.T) {
 }
 
 func TestScheduleWithoutScoresTakesTheFirstFeasibleNode(t *testing.T) {
-	fw := &Framework{Filters: DefaultFilters()}
+	fw := &Framework{Filter: DefaultFilters()}
 	nodes := manyNodes(10, func(i int, n *corev1.Node) {
 		if i < 4 {
 			n.Spec.Unschedulable = true
@@ -219,7 +220,7 @@ func TestScheduleWithoutScoresTakesTheFirstFeasibleNode(t *testing.T) {
 	})
 	r, fresh := rand.New(rand.NewPCG(2, 2)), rand.New(rand.NewPCG(2, 2))
 	var d Decision
-	fw.Schedule(NewPodInfo(testPod("p", "", "")), nodes, 0, r, &d)
+	fw.Schedule(context.Background(), NewPodInfo(testPod("p", "", "")), nodes, 0, r, &d)
 	assert.Equal(t, "node-0004", d.Chosen)
 	assert.Len(t, d.Nodes, 5, "it stops at the first node that passes")
 	assert.Equal(t, fresh.Uint64(), r.Uint64(), "no tie to break")

@@ -100,16 +100,12 @@ type Profile struct {
 	// SchedulerName is the spec.schedulerName the profile serves; it
 	// signs the profile's events and labels its metrics.
 	SchedulerName string
-	// Framework holds the profile's filters and scores.
+	// Framework holds the profile's plugins. With a plugin named
+	// VolumeBinding the pod's claims are looked at (its PreFilter and
+	// Filter), and its PreBind makes the binding wait for them
+	// (volumes.go). A profile has a Framework of its own: it is its
+	// plugins' Handle and holds its waiting pods.
 	Framework *Framework
-	// Preemption runs DefaultPreemption, the PostFilter, when nothing
-	// fits.
-	Preemption bool
-	// VolumeBinding looks at the pod's claims: VolumeBinding's PreFilter
-	// (a missing or unbound Immediate claim) and PreBind (the claims get
-	// the node and the binding waits for them). Its Filter is one of
-	// Framework's filters.
-	VolumeBinding bool
 	// BindTimeout bounds that wait (VolumeBindingArgs'
 	// bindTimeoutSeconds; 0: Config.BindTimeout).
 	BindTimeout time.Duration
@@ -119,6 +115,8 @@ type Profile struct {
 type profile struct {
 	Profile
 	recorder *record.Recorder
+	// volumeBinding: the framework has VolumeBinding.
+	volumeBinding bool
 }
 
 // Scheduler assigns pods to nodes. Its one controller, named "scheduler",
@@ -193,7 +191,10 @@ type Scheduler struct {
 	// prebind are the pods waiting in PreBind for their claims, by key
 	// (volumes.go): assumed on their node, not bound yet.
 	prebind map[string]prebindWait
-	last    Decision
+	// permitWaits are the pods a Permit plugin holds, by key (permit.go):
+	// assumed on their node, not bound yet.
+	permitWaits map[string]*waitingPod
+	last        Decision
 	// work is the decision of a cycle that asks extenders, under way
 	// while mu is let go (guarded by cycleMu), swapped into last at its
 	// end.
@@ -226,7 +227,7 @@ func New(cfg Config) (*Scheduler, error) {
 		cfg.BindTimeout = DefaultBindTimeout
 	}
 	if len(cfg.Profiles) == 0 {
-		p := Profile{SchedulerName: cfg.SchedulerName, Framework: cfg.Framework, Preemption: true, VolumeBinding: true}
+		p := Profile{SchedulerName: cfg.SchedulerName, Framework: cfg.Framework}
 		if p.SchedulerName == "" {
 			p.SchedulerName = corev1.DefaultSchedulerName
 		}
@@ -236,6 +237,7 @@ func New(cfg Config) (*Scheduler, error) {
 		cfg.Profiles = []Profile{p}
 	}
 	profiles := make(map[string]*profile, len(cfg.Profiles))
+	runtimes := map[*frameworkRuntime]string{}
 	for _, p := range cfg.Profiles {
 		switch {
 		case p.SchedulerName == "":
@@ -248,6 +250,18 @@ func New(cfg Config) (*Scheduler, error) {
 		if err := ValidatePercentageOfNodesToScore(p.Framework.PercentageOfNodesToScore); err != nil {
 			return nil, fmt.Errorf("scheduler: %w", err)
 		}
+		if p.Framework.rt == nil {
+			p.Framework.rt = NewFramework().rt
+		}
+		if len(p.Framework.Bind) == 0 {
+			// A framework built in Go without a binder binds as the
+			// default profile does.
+			p.Framework.Bind = []BindPlugin{NewDefaultBinder(p.Framework)}
+		}
+		if other, taken := runtimes[p.Framework.rt]; taken {
+			return nil, fmt.Errorf("scheduler: profiles %q and %q share a Framework", other, p.SchedulerName)
+		}
+		runtimes[p.Framework.rt] = p.SchedulerName
 		if p.BindTimeout <= 0 {
 			p.BindTimeout = cfg.BindTimeout
 		}
@@ -257,7 +271,7 @@ func New(cfg Config) (*Scheduler, error) {
 		// One recorder per profile: its events carry the profile's name
 		// as their source, as kube-scheduler's recorder factory gives each
 		// framework one named after its profile.
-		profiles[p.SchedulerName] = &profile{Profile: p,
+		profiles[p.SchedulerName] = &profile{Profile: p, volumeBinding: p.Framework.Has("VolumeBinding"),
 			recorder: record.New(record.Config{Client: cfg.Client, Component: p.SchedulerName, Clock: cfg.Clock, Mode: cfg.Mode})}
 	}
 	if cfg.UnschedulableRetry <= 0 {
@@ -283,6 +297,7 @@ func New(cfg Config) (*Scheduler, error) {
 		waitingForPods: map[string]struct{}{},
 		gatedPods:      map[string]struct{}{},
 		prebind:        map[string]prebindWait{},
+		permitWaits:    map[string]*waitingPod{},
 		preemption:     newPreemption(cfg.Informers, cfg.Client, logger),
 		metrics:        cfg.Metrics,
 	}
@@ -294,6 +309,11 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	s.ctrl = ctrl
+	for _, p := range profiles {
+		// The framework's Handle: the scheduler's client, cache and queue.
+		rt := p.Framework.rt
+		rt.client, rt.sched, rt.prof, rt.snapshot = cfg.Client, s, p, s.sortedLocked
+	}
 	cfg.Metrics.readPending(s.pending)
 	s.nodes.AddHandler(cache.Handler[*corev1.Node]{
 		OnAdd:    func(n *corev1.Node) { s.nodeChanged(nil, n) },
@@ -363,6 +383,22 @@ func (s *Scheduler) profileFor(pod *corev1.Pod) *profile {
 // and the API server has marked it PodScheduled=False, reason
 // SchedulingGated, when it was created.
 func gated(pod *corev1.Pod) bool { return len(pod.Spec.SchedulingGates) > 0 }
+
+// heldBack reports whether a PreEnqueue plugin of the pod's profile keeps
+// it out of the queue (SchedulingGates: a gated pod). Such a pod is
+// remembered and counted as gated until an update lets it in.
+func (s *Scheduler) heldBack(pod *corev1.Pod) bool {
+	prof := s.profileFor(pod)
+	if prof == nil {
+		return false
+	}
+	for _, p := range prof.Framework.PreEnqueue {
+		if !p.PreEnqueue(context.Background(), pod).IsSuccess() {
+			return true
+		}
+	}
+	return false
+}
 
 func terminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
@@ -535,7 +571,7 @@ func (s *Scheduler) podChangedLocked(old, pod *corev1.Pod) {
 		s.removePodLocked(key, st)
 		s.requeueLocked(controllers.CauseOf(event, "Pod", &pod.ObjectMeta))
 	}
-	if !s.responsible(pod) || gated(pod) {
+	if !s.responsible(pod) || s.heldBack(pod) {
 		// A gated pod does not enter the queue at all (SchedulingGates's
 		// PreEnqueue); the update that removes its last gate does.
 		s.dropUnschedulableLocked(key)
@@ -563,6 +599,11 @@ func (s *Scheduler) podDeletedLocked(pod *corev1.Pod) {
 	s.dropUnschedulableLocked(key)
 	delete(s.prebind, key)
 	delete(s.gatedPods, key)
+	if w := s.permitWaits[key]; w != nil {
+		// Deleted while a Permit plugin held it: its reservation goes
+		// with it (the assumed pod goes below).
+		s.releaseWaitingLocked(context.Background(), w)
+	}
 	if st := s.podStates[key]; st != nil {
 		s.removePodLocked(key, st)
 		s.requeueLocked(controllers.CauseOf("DELETED", "Pod", &pod.ObjectMeta))
@@ -628,7 +669,10 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	ns, name := cache.SplitKey(key)
 	pod, ok := s.pods.Get(ns, name)
 	s.lock()
-	if !ok || !s.responsible(pod) || gated(pod) {
+	if w := s.permitWaits[key]; w != nil {
+		return s.permitWaitLocked(ctx, key, pod, ok, w)
+	}
+	if !ok || !s.responsible(pod) || s.heldBack(pod) {
 		// Gone, bound by someone, not ours, or held back by a scheduling
 		// gate: drop it from the queue.
 		s.dropUnschedulableLocked(key)
@@ -636,7 +680,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 			delete(s.prebind, key)
 			if !ok || pod.Spec.NodeName != w.node {
 				s.unlock()
-				s.forget(key)
+				s.unreserveAndForget(ctx, w.prof, w.info, key, w.node)
 				return controllers.Result{}, nil
 			}
 		}
@@ -655,7 +699,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 	start := s.clock.Now() // the attempt's duration runs from here to the binding
 	prof := s.profileFor(pod)
 	info := NewPodInfo(pod)
-	if prof.VolumeBinding {
+	if prof.volumeBinding {
 		info.Volumes = s.volumeInfo(pod)
 	}
 	s.resolveNamespaces(info)
@@ -664,7 +708,7 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		s.scheduleWithExtendersLocked(ctx, prof, pod, info, exts)
 	} else {
 		nodes := s.sortedLocked()
-		prof.Framework.Schedule(info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
+		prof.Framework.Schedule(ctx, info, nodes, s.nextStartNodeIndex, s.rand, &s.last)
 		if len(nodes) > 0 {
 			// The next cycle starts where this one stopped, so that every
 			// node gets its turn when cycles filter only some of them
@@ -690,38 +734,172 @@ func (s *Scheduler) Reconcile(ctx context.Context, key string) (controllers.Resu
 		if s.last.rejectedByPodFilters() {
 			s.waitingForPods[key] = struct{}{}
 		}
-	} else {
-		// Assume before binding, so the next cycle counts this pod even
-		// if the informer reports the binding late.
-		s.addPodLocked(key, chosen, info, true)
-		s.dropUnschedulableLocked(key)
-	}
-	s.unlockAndObserve()
-	if chosen == "" {
+		var statuses map[string]*Status
+		if len(prof.Framework.PostFilter) > 0 {
+			statuses = s.last.nodeStatuses()
+		}
+		s.unlockAndObserve()
 		s.metrics.attempt(ResultUnschedulable, prof.SchedulerName, start, s.clock.Now())
 		res, err := s.unschedulableFailure(ctx, pod, msg)
-		if err == nil && prof.Preemption {
-			err = s.preempt(ctx, prof, pod, info) // the PostFilter (preemption.go)
+		if err == nil {
+			err = s.runPostFilter(ctx, prof, info, statuses)
 		}
 		return res, err
 	}
+	// Assume before binding, so the next cycle counts this pod even if
+	// the informer reports the binding late.
+	s.addPodLocked(key, chosen, info, true)
+	s.dropUnschedulableLocked(key)
+	// Reserve and Permit end the scheduling cycle, under mu (permit.go).
+	fw := prof.Framework
+	if st := fw.runReserve(ctx, info, chosen); !st.IsSuccess() {
+		s.forgetLocked(key)
+		s.last.Err = st.Message()
+		s.unlockAndObserve()
+		s.metrics.attempt(ResultError, prof.SchedulerName, start, s.clock.Now())
+		return s.schedulingError(ctx, pod, st.Message())
+	}
+	st, waits := fw.runPermit(ctx, info, chosen)
+	if !st.IsSuccess() {
+		fw.runUnreserve(ctx, info, chosen)
+		s.forgetLocked(key)
+		s.last.Permit = rejectedBy(st)
+		s.unlockAndObserve()
+		return s.permitFailure(ctx, prof, pod, st, start)
+	}
+	if len(waits) > 0 {
+		now := s.clock.Now()
+		w := fw.addWaiting(info, key, chosen, start, now, waits)
+		s.permitWaits[key] = w
+		s.last.Permit = describeWait(waits)
+		w.decision = s.last.Copy()
+		_, _, wait := w.verdict(now)
+		s.unlockAndObserve()
+		return controllers.Result{RequeueAfter: wait}, nil
+	}
+	s.unlockAndObserve()
+	return s.afterPermit(ctx, prof, pod, info, chosen, start)
+}
+
+// afterPermit is the binding cycle of a pod Permit let go: the volumes'
+// PreBind wait if the pod has claims to bind, else the binding.
+func (s *Scheduler) afterPermit(ctx context.Context, prof *profile, pod *corev1.Pod, info *PodInfo, chosen string, start time.Time) (controllers.Result, error) {
+	key := pod.Namespace + "/" + pod.Name
 	if info.Volumes == nil || len(info.Volumes.Unbound) == 0 {
-		return s.bindingCycle(ctx, pod, chosen, start)
+		return s.bindingCycle(ctx, pod, info, chosen, start)
 	}
 	// PreBind: the claims are marked with the chosen node, and the
 	// binding waits for the PV controller to bind them there; the pod
 	// stays assumed on the node meanwhile. The claims' updates wake it.
 	s.lock()
-	s.prebind[key] = prebindWait{node: chosen, since: s.clock.Now(), start: start}
+	s.prebind[key] = prebindWait{node: chosen, since: s.clock.Now(), start: start, info: info, prof: prof}
 	s.unlock()
 	if err := s.selectNodeForClaims(ctx, info.Volumes, chosen); err != nil {
 		s.lock()
 		delete(s.prebind, key)
 		s.unlock()
-		s.forget(key)
+		s.unreserveAndForget(ctx, prof, info, key, chosen)
 		return controllers.Result{}, err
 	}
 	return controllers.Result{RequeueAfter: prof.BindTimeout}, nil
+}
+
+// permitWaitLocked is the reconcile of a pod a Permit plugin holds,
+// called with mu held: bind it once allowed, give the node up when
+// rejected or timed out, or wait on (the earliest timeout is the
+// requeue).
+func (s *Scheduler) permitWaitLocked(ctx context.Context, key string, pod *corev1.Pod, ok bool, w *waitingPod) (controllers.Result, error) {
+	prof := w.rt.prof
+	if !ok || pod.UID != w.pod.UID || pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil {
+		// Gone, replaced, bound by someone else or being deleted.
+		s.dropWaitingLocked(ctx, w)
+		s.unlock()
+		return controllers.Result{}, nil
+	}
+	rejected, allowed, wait := w.verdict(s.clock.Now())
+	switch {
+	case rejected != nil:
+		s.dropWaitingLocked(ctx, w)
+		s.notePermitLocked(w, rejectedBy(rejected))
+		s.unlockAndObserve()
+		return s.permitFailure(ctx, prof, pod, rejected, w.start)
+	case allowed:
+		delete(s.permitWaits, key)
+		prof.Framework.removeWaiting(w)
+		s.notePermitLocked(w, "allowed")
+		s.unlockAndObserve()
+		return s.afterPermit(ctx, prof, pod, w.info, w.node, w.start)
+	}
+	s.unlock()
+	return controllers.Result{RequeueAfter: wait}, nil
+}
+
+// notePermitLocked makes the decision that parked w the last one again,
+// with how its wait ended ("waiting on X (timeout 30s), then allowed"),
+// so that the trace and the web page show the end of the wait as a step
+// of its own.
+func (s *Scheduler) notePermitLocked(w *waitingPod, outcome string) {
+	cycle := s.last.Cycle + 1
+	s.last = w.decision
+	s.last.Cycle = cycle
+	s.last.Permit += ", then " + outcome
+}
+
+// rejectedBy is the trace's words for a Permit rejection: "rejected by
+// X: message" (no plugin for a pod rejected through the Handle).
+func rejectedBy(st *Status) string {
+	out := "rejected"
+	if p := st.Plugin(); p != "" {
+		out += " by " + p
+	}
+	return out + ": " + st.Message()
+}
+
+// permitFailure records a pod Permit rejected (or an error of a Permit
+// plugin): PodScheduled=False, a FailedScheduling event with the
+// plugin's message, and another try after the initial back-off, as
+// kube-scheduler requeues a pod whose binding cycle failed.
+func (s *Scheduler) permitFailure(ctx context.Context, prof *profile, pod *corev1.Pod, st *Status, start time.Time) (controllers.Result, error) {
+	if st.IsRejected() {
+		// Among the unschedulable pods, so that its own status update
+		// does not queue it at once; the back-off or a cluster event does.
+		s.lock()
+		s.unschedulable[pod.Namespace+"/"+pod.Name] = struct{}{}
+		s.unlock()
+		s.metrics.attempt(ResultUnschedulable, prof.SchedulerName, start, s.clock.Now())
+		return s.handleSchedulingFailure(ctx, pod, corev1.PodReasonUnschedulable, st.Message(), BindRetry)
+	}
+	s.metrics.attempt(ResultError, prof.SchedulerName, start, s.clock.Now())
+	return s.schedulingError(ctx, pod, st.Message())
+}
+
+// releaseWaitingLocked forgets the waiting pod w and unreserves it.
+func (s *Scheduler) releaseWaitingLocked(ctx context.Context, w *waitingPod) {
+	delete(s.permitWaits, w.key)
+	fw := w.rt.prof.Framework
+	fw.removeWaiting(w)
+	fw.runUnreserve(ctx, w.info, w.node)
+}
+
+// dropWaitingLocked releases the waiting pod w and drops its assumption.
+func (s *Scheduler) dropWaitingLocked(ctx context.Context, w *waitingPod) {
+	s.releaseWaitingLocked(ctx, w)
+	s.forgetLocked(w.key)
+}
+
+// runPostFilter runs the profile's PostFilter plugins (DefaultPreemption)
+// until one succeeds; an error is the reconcile's.
+func (s *Scheduler) runPostFilter(ctx context.Context, prof *profile, info *PodInfo, statuses map[string]*Status) error {
+	for _, p := range prof.Framework.PostFilter {
+		_, st := p.PostFilter(ctx, &info.state, info, statuses)
+		if st.IsSuccess() {
+			return nil
+		}
+		if st.Code() == Error {
+			return st.AsError()
+		}
+	}
+	return nil
 }
 
 // unlockAndObserve lets mu go after a cycle and tells the observer
@@ -790,9 +968,22 @@ func (s *Scheduler) resolveNamespaces(info *PodInfo) {
 func (s *Scheduler) forget(key string) {
 	s.lock()
 	defer s.unlock()
+	s.forgetLocked(key)
+}
+
+func (s *Scheduler) forgetLocked(key string) {
 	if st := s.podStates[key]; st != nil && st.assumed {
 		s.removePodLocked(key, st)
 	}
+}
+
+// unreserveAndForget gives up the node of a pod after Reserve: its
+// Unreserve plugins in reverse, then its assumption.
+func (s *Scheduler) unreserveAndForget(ctx context.Context, prof *profile, info *PodInfo, key, node string) {
+	s.lock()
+	defer s.unlock()
+	prof.Framework.runUnreserve(ctx, info, node)
+	s.forgetLocked(key)
 }
 
 // BindRetry is how long a pod whose binding failed waits before its next
@@ -809,36 +1000,51 @@ const BindRetry = time.Second
 // assumed pod already counts on its node. If it fails, bind has dropped
 // the assumption and the pod is queued again after BindRetry. Step mode
 // binds within the reconcile, in order.
-func (s *Scheduler) bindingCycle(ctx context.Context, pod *corev1.Pod, node string, start time.Time) (controllers.Result, error) {
+func (s *Scheduler) bindingCycle(ctx context.Context, pod *corev1.Pod, info *PodInfo, node string, start time.Time) (controllers.Result, error) {
 	if !s.async {
-		return s.bind(ctx, pod, node, start)
+		return s.bind(ctx, pod, info, node, start)
 	}
 	s.binding.Add(1)
 	go func() {
 		defer s.binding.Done()
-		if _, err := s.bind(ctx, pod, node, start); err != nil && ctx.Err() == nil {
-			s.logger.Debug("binding failed; will retry", "pod", pod.Namespace+"/"+pod.Name, "err", err)
-			s.ctrl.EnqueueAfter(pod.Namespace+"/"+pod.Name, BindRetry, controllers.Cause{Event: "retry after error"})
+		key := pod.Namespace + "/" + pod.Name
+		res, err := s.bind(ctx, pod, info, node, start)
+		switch {
+		case ctx.Err() != nil:
+		case err != nil:
+			s.logger.Debug("binding failed; will retry", "pod", key, "err", err)
+			s.ctrl.EnqueueAfter(key, BindRetry, controllers.Cause{Event: "retry after error"})
+		case res.RequeueAfter > 0:
+			// A PreBind plugin failed: tried again after its back-off.
+			s.ctrl.EnqueueAfter(key, res.RequeueAfter, controllers.Cause{Event: "retry after error"})
 		}
 	}()
 	return controllers.Result{}, nil
 }
 
-// bind posts the pod's Binding (DefaultBinder), with the pod's uid as a
-// precondition so that a pod recreated under the same name is not bound
-// by mistake. The attempt begun at start ends here: scheduled, or an
-// error.
-func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, node string, start time.Time) (controllers.Result, error) {
+// bind is the binding cycle's work: the PreBind plugins, then the
+// binding, by an extender with a bind verb (extendersBinding) or else by
+// the first Bind plugin that does not Skip (DefaultBinder posts the
+// pod's Binding), then the PostBind plugins. On a failure the pod is
+// unreserved and forgotten. The attempt begun at start ends here:
+// scheduled, or an error.
+func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, info *PodInfo, node string, start time.Time) (controllers.Result, error) {
 	key := pod.Namespace + "/" + pod.Name
 	prof := s.profileFor(pod) // responsible, so not nil
-	// An extender with a bind verb binds instead (extendersBinding),
-	// else the default binder posts the Binding.
+	fw := prof.Framework
+	for _, p := range fw.PreBind {
+		if st := p.PreBind(ctx, &info.state, info, node); !st.IsSuccess() {
+			s.unreserveAndForget(ctx, prof, info, key, node)
+			s.metrics.attempt(ResultError, prof.SchedulerName, start, s.clock.Now())
+			return s.schedulingError(ctx, pod, fmt.Sprintf("running PreBind plugin %q: %s", p.Name(), st.Message()))
+		}
+	}
 	bound, err := s.extendersBinding(ctx, pod, node)
 	if !bound {
-		err = s.client.Pods().CreateSubresource(ctx, pod.Namespace, pod.Name, "binding", bindingFor(pod, node))
+		err = runBind(ctx, fw, info, node)
 	}
 	if err != nil {
-		s.forget(key)
+		s.unreserveAndForget(ctx, prof, info, key, node)
 		if api.IsConflict(err) || api.IsNotFound(err) {
 			// Bound by someone else, being deleted, or gone: nothing
 			// left to schedule.
@@ -853,7 +1059,23 @@ func (s *Scheduler) bind(ctx context.Context, pod *corev1.Pod, node string, star
 		"Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, node); err != nil {
 		s.logger.Warn("recording event failed", "pod", key, "err", err)
 	}
+	for _, p := range fw.PostBind {
+		p.PostBind(ctx, &info.state, info, node)
+	}
 	return controllers.Result{}, nil
+}
+
+// runBind runs the Bind plugins until one does not Skip; its error is
+// the binding's.
+func runBind(ctx context.Context, fw *Framework, info *PodInfo, node string) error {
+	for _, p := range fw.Bind {
+		st := p.Bind(ctx, &info.state, info, node)
+		if st.IsSkip() {
+			continue
+		}
+		return st.AsError()
+	}
+	return fmt.Errorf("running Bind plugins: every bind plugin skipped pod %s", info.Key)
 }
 
 // unschedulableFailure is handleSchedulingFailure for a pod nothing fits:

@@ -12,7 +12,8 @@ import (
 // to MaxNodeScore.
 const MaxCustomPriorityScore = 10
 
-// NodeResourcesFitScore is NodeResourcesFit's score, of weight, with the
+// scoringStrategy is NodeResourcesFit's score (nil: LeastAllocated, the
+// default, which the plugin calls directly) with the
 // scoring strategy of NodeResourcesFitArgs (nil: LeastAllocated over cpu
 // and memory with weight 1 each, the default):
 //
@@ -27,16 +28,15 @@ const MaxCustomPriorityScore = 10
 // resource the node has none of, and an extended resource the pod does not
 // ask for (resource_allocation.go). cpu and memory count the non-zero
 // requests (a container asking nothing counts as 100m and 200Mi).
-func NodeResourcesFitScore(args *configv1.NodeResourcesFitArgs, weight int64) ScorePlugin {
-	sp := ScorePlugin{Name: "NodeResourcesFit", Weight: weight, Score: LeastAllocated}
+func scoringStrategy(args *configv1.NodeResourcesFitArgs) func(pod *PodInfo, node *NodeInfo) int64 {
 	if args == nil || args.ScoringStrategy == nil {
-		return sp
+		return nil
 	}
 	st := args.ScoringStrategy
 	if st.Type == configv1.LeastAllocated && isDefaultResources(st.Resources) {
 		// The default: the one function without a loop over resources,
 		// which is all a decision of the default profile calls.
-		return sp
+		return nil
 	}
 	r := &resourceScorer{resources: make([]resourceSpec, 0, len(st.Resources))}
 	for _, res := range st.Resources {
@@ -55,8 +55,7 @@ func NodeResourcesFitScore(args *configv1.NodeResourcesFitArgs, weight int64) Sc
 	default:
 		r.score = leastRequestedScore
 	}
-	sp.Score = r.Score
-	return sp
+	return r.Score
 }
 
 // isDefaultResources reports whether res is the default cpu and memory

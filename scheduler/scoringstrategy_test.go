@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,8 +59,10 @@ func TestNodeResourcesFitScoringStrategies(t *testing.T) {
 			if tc.strategy != nil {
 				args = &configv1.NodeResourcesFitArgs{ScoringStrategy: tc.strategy}
 			}
-			sp := NodeResourcesFitScore(args, 1)
-			assert.Equal(t, tc.want, sp.Score(NewPodInfo(tc.pod), ni))
+			sp := NewNodeResourcesFit(args)
+			score, st := sp.Score(context.Background(), nil, NewPodInfo(tc.pod), ni)
+			assert.Nil(t, st)
+			assert.Equal(t, tc.want, score)
 		})
 	}
 }
@@ -77,14 +80,16 @@ func TestHardPodAffinityWeight(t *testing.T) {
 		{0, map[string]int64{"a": 0, "b": 0}},
 	} {
 		pod := NewPodInfo(testPod("p", "", "", withLabels("app", "web")))
-		assert.Equal(t, tc.want, scoreAll(InterPodAffinityScorePlugin(2, tc.hard), pod, cluster(nodes, web)), "weight %d", tc.hard)
+		assert.Equal(t, tc.want, scoreAll(NewInterPodAffinity(tc.hard), pod, cluster(nodes, web)), "weight %d", tc.hard)
 	}
 	// The raw score counts the weight, before normalising.
 	pod := NewPodInfo(testPod("p", "", "", withLabels("app", "web")))
-	sp := InterPodAffinityScorePlugin(2, 7)
+	sp := NewInterPodAffinity(7)
 	nis := cluster(nodes, web)
-	assert.False(t, sp.PreScore(pod, nis, nis))
-	assert.Equal(t, int64(7), sp.Score(pod, nis[0]))
+	pod.state.allNodes = nis
+	assert.Nil(t, sp.PreScore(context.Background(), &pod.state, pod, nis))
+	score, _ := sp.Score(context.Background(), &pod.state, pod, nis[0])
+	assert.Equal(t, int64(7), score)
 }
 
 // defaultingType List spreads the pods of a controller by
@@ -96,14 +101,16 @@ func TestPodTopologySpreadDefaulting(t *testing.T) {
 	pod := func() *PodInfo { return NewPodInfo(testPod("web-2", "", "", ownedBy("rs"))) }
 	list := &configv1.PodTopologySpreadArgs{DefaultingType: configv1.ListDefaulting, DefaultConstraints: []corev1.TopologySpreadConstraint{
 		{MaxSkew: 1, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule}}}
-	f, _ := PodTopologySpread(list, 2)
+	f := NewPodTopologySpread(list)
 	assert.Equal(t, map[string]string{"a": ErrReasonConstraintsNotMatch, "b": ""}, filterAll(f, pod(), cluster(nodes, first)))
 
-	f, s := PodTopologySpread(&configv1.PodTopologySpreadArgs{DefaultingType: configv1.ListDefaulting}, 2)
+	f = NewPodTopologySpread(&configv1.PodTopologySpreadArgs{DefaultingType: configv1.ListDefaulting})
 	assert.Equal(t, map[string]string{"a": "", "b": ""}, filterAll(f, pod(), cluster(nodes, first)))
-	assert.True(t, s.PreScore(pod(), cluster(nodes, first), cluster(nodes, first)), "nothing to score by")
+	p, all := pod(), cluster(nodes, first)
+	p.state.allNodes = all
+	assert.True(t, f.PreScore(context.Background(), &p.state, p, all).IsSkip(), "nothing to score by")
 
-	_, s = PodTopologySpread(&configv1.PodTopologySpreadArgs{DefaultingType: configv1.SystemDefaulting}, 2)
+	s := NewPodTopologySpread(&configv1.PodTopologySpreadArgs{DefaultingType: configv1.SystemDefaulting})
 	// maxSkew 3 waters the skew down: the busier node scores 66, not 0.
 	assert.Equal(t, map[string]int64{"a": 66, "b": 100}, scoreAll(s, pod(), cluster(nodes, first)))
 }

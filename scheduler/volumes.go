@@ -168,6 +168,10 @@ type prebindWait struct {
 	since time.Time
 	// start is when the scheduling attempt began, for its duration.
 	start time.Time
+	// info is the pod as its cycle saw it, prof its profile: what the
+	// binding and an Unreserve need.
+	info *PodInfo
+	prof *profile
 }
 
 // ClaimLister finds a claim by namespace and name (an informer's Get).
@@ -216,7 +220,7 @@ func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.P
 		s.lock()
 		delete(s.prebind, key)
 		s.unlock()
-		s.forget(key)
+		s.unreserveAndForget(ctx, w.prof, w.info, key, w.node)
 		msg := fmt.Sprintf("running PreBind plugin %q: binding volumes: %v", "VolumeBinding", err)
 		s.metrics.attempt(ResultError, s.profileFor(pod).SchedulerName, w.start, s.clock.Now())
 		return s.schedulingError(ctx, pod, msg)
@@ -227,7 +231,7 @@ func (s *Scheduler) waitForClaims(ctx context.Context, key string, pod *corev1.P
 	s.lock()
 	delete(s.prebind, key)
 	s.unlock()
-	return s.bind(ctx, pod, w.node, w.start)
+	return s.bind(ctx, pod, w.info, w.node, w.start)
 }
 
 // wakePrebind queues the pods waiting in PreBind: a claim changed.

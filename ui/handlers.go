@@ -253,8 +253,10 @@ type decision struct {
 	// Error is why the cycle failed with an error instead of a verdict
 	// on the nodes (an extender that failed and is not ignorable).
 	Error string `json:"error,omitempty"`
-	Live  bool   `json:"live,omitempty"`
-	raw   scheduler.Decision
+	// Permit is what the Permit plugins said when one held the pod.
+	Permit string `json:"permit,omitempty"`
+	Live   bool   `json:"live,omitempty"`
+	raw    scheduler.Decision
 }
 
 type decisionNode struct {
@@ -268,13 +270,22 @@ type decisionNode struct {
 	Score    int64  `json:"score"`
 	// ExtenderScore is the extenders' part of Score.
 	ExtenderScore int64 `json:"extenderScore,omitempty"`
+	// Plugins are the score plugins' parts of Score, weighted, by name.
+	Plugins map[string]int64 `json:"plugins,omitempty"`
 }
 
 func toDecision(d scheduler.Decision) decision {
-	out := decision{Pod: d.Pod, Chosen: d.Chosen, Ties: d.Ties, Nodes: []decisionNode{}, PreFilter: d.PreFilterMsg, Error: d.Err}
-	for _, n := range d.Nodes {
-		out.Nodes = append(out.Nodes, decisionNode{Node: n.Node, Passed: n.Feasible(), Filter: n.Filter, Reasons: n.Reasons,
-			Extender: n.Extender, Score: n.Score, ExtenderScore: n.ExtenderScore})
+	out := decision{Pod: d.Pod, Chosen: d.Chosen, Ties: d.Ties, Nodes: []decisionNode{}, PreFilter: d.PreFilterMsg, Error: d.Err, Permit: d.Permit}
+	for i, n := range d.Nodes {
+		dn := decisionNode{Node: n.Node, Passed: n.Feasible(), Filter: n.Filter, Reasons: n.Reasons,
+			Extender: n.Extender, Score: n.Score, ExtenderScore: n.ExtenderScore}
+		if ps := d.PluginScores(i); ps != nil {
+			dn.Plugins = make(map[string]int64, len(ps))
+			for k, name := range d.ScorePlugins {
+				dn.Plugins[name] = ps[k]
+			}
+		}
+		out.Nodes = append(out.Nodes, dn)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubesim/kubesim/kubelet"
+	"github.com/kubesim/kubesim/scheduler/app"
 	schedconfig "github.com/kubesim/kubesim/scheduler/config"
 )
 
@@ -85,7 +86,7 @@ func kubeSchedulerMain(ctx context.Context, r kubelet.InProcessRun) int {
 			return fail(errors.New("clientConnection.kubeconfig: kubesim runs kube-scheduler's image with the pod's in-cluster configuration only"))
 		}
 	}
-	err := runScheduler(ctx, schedulerRun{Kubeconfig: r.Getenv("KUBECONFIG"), Config: cfg, Log: r.Stdout, Verbose: *verbosity >= 4})
+	err := app.Run(ctx, app.RunConfig{Kubeconfig: r.Getenv("KUBECONFIG"), Config: cfg, Log: r.Stdout, Verbose: *verbosity >= 4})
 	if err != nil {
 		return fail(err)
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,11 +21,11 @@ const header = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerC
 // framework.
 func names(fw *scheduler.Framework) (filters []string, scores map[string]int64) {
 	scores = map[string]int64{}
-	for _, f := range fw.Filters {
-		filters = append(filters, f.Name)
+	for _, f := range fw.Filter {
+		filters = append(filters, f.Name())
 	}
-	for _, s := range fw.Scores {
-		scores[s.Name] = s.Weight
+	for _, s := range fw.Score {
+		scores[s.Name()] = s.Weight
 	}
 	return filters, scores
 }
@@ -71,8 +72,8 @@ func TestDefaults(t *testing.T) {
 	require.Len(t, ps, 1)
 	p := ps[0]
 	assert.Equal(t, "default-scheduler", p.SchedulerName)
-	assert.True(t, p.Preemption)
-	assert.True(t, p.VolumeBinding)
+	assert.True(t, p.Framework.Has("DefaultPreemption"))
+	assert.True(t, p.Framework.Has("VolumeBinding"))
 	gotF, gotS := names(p.Framework)
 	wantF, wantS := names(scheduler.DefaultFramework())
 	assert.Equal(t, wantF, gotF)
@@ -176,8 +177,8 @@ profiles:
 			f, s := names(ps[0].Framework)
 			assert.Equal(t, tc.filters, f)
 			assert.Equal(t, tc.scores, s)
-			assert.Equal(t, tc.preemption, ps[0].Preemption)
-			assert.Equal(t, tc.volumes, ps[0].VolumeBinding)
+			assert.Equal(t, tc.preemption, ps[0].Framework.Has("DefaultPreemption"))
+			assert.Equal(t, tc.volumes, ps[0].Framework.Has("VolumeBinding"))
 			assert.Equal(t, tc.percentage, ps[0].Framework.PercentageOfNodesToScore)
 			assert.Equal(t, tc.profileName, ps[0].SchedulerName)
 		})
@@ -224,10 +225,11 @@ func TestTwoProfiles(t *testing.T) {
 `)
 	require.Len(t, ps, 2)
 	assert.Equal(t, "default-scheduler", ps[0].SchedulerName)
-	assert.Len(t, ps[0].Framework.Scores, 3)
+	assert.Len(t, ps[0].Framework.Score, 3)
 	assert.Equal(t, "no-scoring-scheduler", ps[1].SchedulerName)
-	assert.Empty(t, ps[1].Framework.Scores)
-	assert.Len(t, ps[1].Framework.Filters, 10)
+	assert.Empty(t, ps[1].Framework.Score)
+	assert.Empty(t, ps[1].Framework.PreScore)
+	assert.Len(t, ps[1].Framework.Filter, 10)
 }
 
 // Every bad configuration gets kube-scheduler's message, naming the file.
@@ -358,8 +360,8 @@ func TestRegistryRegister(t *testing.T) {
 	r := NewInTreeRegistry()
 	err := r.Register("NodeName", nil)
 	require.EqualError(t, err, "a plugin named NodeName already exists")
-	require.NoError(t, r.Register("Example", func(_ runtime.Object) (*Plugin, error) {
-		return &Plugin{Points: []ExtensionPoint{Filter}, Filters: []scheduler.FilterPlugin{{Name: "Example", Filter: func(*scheduler.PodInfo, *scheduler.NodeInfo) []string { return []string{"no"} }}}}, nil
+	require.NoError(t, r.Register("Example", func(runtime.Object, scheduler.Handle) (scheduler.Plugin, error) {
+		return refuseAll{}, nil
 	}))
 	c, err := Decode([]byte(header+"profiles:\n- plugins:\n    filter:\n      enabled:\n      - name: Example\n"), "x.yaml")
 	require.NoError(t, err)
@@ -369,4 +371,13 @@ func TestRegistryRegister(t *testing.T) {
 	assert.Equal(t, "Example", f[len(f)-1])
 	_, err = c.Profiles(NewInTreeRegistry())
 	assert.ErrorContains(t, err, `FilterPlugin "Example" does not exist`, "another registry is untouched")
+}
+
+// refuseAll is an out-of-tree filter that refuses every node.
+type refuseAll struct{}
+
+func (refuseAll) Name() string { return "Example" }
+
+func (refuseAll) Filter(context.Context, *scheduler.CycleState, *scheduler.PodInfo, *scheduler.NodeInfo) *scheduler.Status {
+	return scheduler.NewStatus(scheduler.Unschedulable, "no")
 }

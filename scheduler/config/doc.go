@@ -39,11 +39,19 @@
 // for a plugin no point enables (it is never built) and a negative score
 // weight (the plugin then counts against a node).
 //
-// The registry (registry.go) maps each of kube-scheduler's in-tree plugin
-// names to a factory that takes its args and returns what kubesim runs of
-// it: filters, in the profile's Filter order, and a score, with the
-// profile's weight. It is a value made by NewInTreeRegistry, so that a
-// program can Register plugins of its own before building the profiles.
+// The registry (registry.go) maps each plugin name to a factory (as
+// kube-scheduler's runtime.Registry) that takes the plugin's args and the
+// profile's Framework (its Handle) and returns a scheduler.Plugin; the
+// interfaces the plugin implements (scheduler.FilterPlugin,
+// PermitPlugin, ...) are its extension points, and the profile's
+// Framework runs it at each point that lists it, in the list's order
+// (the score point with its weight). It is a value made by
+// NewInTreeRegistry, so that a program can Register plugins of its own
+// before building the profiles (scheduler/app's WithPlugin does); an
+// out-of-tree plugin's pluginConfig args come as a *runtime.Unknown
+// holding their JSON, for the plugin to decode. An in-tree plugin
+// claims the extension points kube-scheduler's has, and runs those
+// kubesim simulates.
 // The plugins kubesim simulates, and what their args change:
 //
 //   - NodeUnschedulable, NodeName, NodeAffinity (filter: nodeSelector and
@@ -72,13 +80,16 @@
 //     how many candidate nodes its dry run looks for.
 //
 // Accepted where kube-scheduler has them and doing nothing in kubesim:
-// SchedulingGates (gates are always honoured), PrioritySort (the queue
-// is FIFO), DefaultBinder (the binding is always the pods/binding POST),
-// VolumeRestrictions, NodeVolumeLimits, VolumeZone,
+// PrioritySort (the queue is FIFO; a profile still needs exactly one
+// queue sort), VolumeRestrictions, NodeVolumeLimits, VolumeZone,
 // DynamicResources, NodeResourcesBalancedAllocation and ImageLocality.
 // Enabling or disabling them, or changing their weights, changes no
-// decision. A plugin's PreFilter runs with its Filter, and its PreScore
-// with its Score: enabling or disabling one of them alone changes nothing.
+// decision. SchedulingGates (a PreEnqueue: disabled, a gated pod is
+// queued), DefaultBinder (the Bind: the pods/binding POST) and
+// DefaultPreemption (the PostFilter) run where they are listed. A
+// built-in plugin's PreFilter runs with its Filter, and its PreScore with
+// its Score: enabling or disabling one of them alone changes nothing
+// (an out-of-tree plugin's lists are taken as they are).
 //
 // Read the real one in k8s.io/kubernetes/pkg/scheduler: apis/config/v1
 // (defaults, default_plugins.go), apis/config/validation,

@@ -48,16 +48,24 @@ func buildProfile(prof *configv1.KubeSchedulerProfile, globalPercentage *int32, 
 			return scheduler.Profile{}, fmt.Errorf("repeated config for plugin %s", pc.Name)
 		}
 		args[pc.Name] = pc.Args.Object
+		if pc.Args.Object == nil && len(pc.Args.Raw) > 0 {
+			// A plugin kubesim does not know decodes its own args, as an
+			// out-of-tree plugin does in kube-scheduler.
+			args[pc.Name] = &runtime.Unknown{Raw: pc.Args.Raw, ContentType: runtime.ContentTypeJSON}
+		}
 	}
+	// The framework is made first: it is the Handle its plugins are
+	// built with, as in kube-scheduler's NewFramework.
+	fw := scheduler.NewFramework()
 	// Build each plugin enabled anywhere once; a name the registry lacks is
 	// reported where a point lists it.
-	built := map[string]*Plugin{}
+	built := map[string]scheduler.Plugin{}
 	for _, n := range enabledNames(plugins) {
 		factory, ok := reg[n]
 		if !ok {
 			continue
 		}
-		p, err := factory(args[n])
+		p, err := factory(args[n], fw)
 		if err != nil {
 			return scheduler.Profile{}, fmt.Errorf("initializing plugin %q: %w", n, err)
 		}
@@ -73,7 +81,7 @@ func buildProfile(prof *configv1.KubeSchedulerProfile, globalPercentage *int32, 
 			switch {
 			case !ok:
 				return scheduler.Profile{}, fmt.Errorf("%s %q does not exist", ps.point, pl.Name)
-			case !p.implements(ps.point):
+			case !implements(p, ps.point):
 				return scheduler.Profile{}, fmt.Errorf("plugin %q does not extend %s plugin", pl.Name, ps.point)
 			case slices.Contains(list, pl.Name):
 				return scheduler.Profile{}, fmt.Errorf("plugin %q already registered as %q", pl.Name, ps.point)
@@ -98,29 +106,13 @@ func buildProfile(prof *configv1.KubeSchedulerProfile, globalPercentage *int32, 
 		return scheduler.Profile{}, fmt.Errorf("at least one bind plugin is needed for profile with scheduler name %q", name)
 	}
 
-	fw := &scheduler.Framework{}
 	if prof.PercentageOfNodesToScore != nil {
 		fw.PercentageOfNodesToScore = *prof.PercentageOfNodesToScore
 	} else if globalPercentage != nil {
 		fw.PercentageOfNodesToScore = *globalPercentage
 	}
-	// kubesim runs a plugin's PreFilter with its Filter and its PreScore
-	// with its Score: the Filter and Score lists decide.
-	for _, n := range lists[Filter] {
-		fw.Filters = append(fw.Filters, built[n].Filters...)
-	}
-	weights := scoreWeights(append(slices.Clone(plugins.Score.Enabled), plugins.MultiPoint.Enabled...))
-	for _, n := range lists[Score] {
-		if sp := built[n].Score; sp != nil {
-			s := *sp
-			s.Weight = weights[n]
-			fw.Scores = append(fw.Scores, s)
-		}
-	}
-	p := scheduler.Profile{SchedulerName: name, Framework: fw,
-		Preemption:    slices.Contains(lists[PostFilter], "DefaultPreemption"),
-		VolumeBinding: slices.Contains(lists[Filter], "VolumeBinding"),
-	}
+	fill(fw, lists, built, scoreWeights(append(slices.Clone(plugins.Score.Enabled), plugins.MultiPoint.Enabled...)))
+	p := scheduler.Profile{SchedulerName: name, Framework: fw}
 	if pa, ok := args["DefaultPreemption"].(*configv1.DefaultPreemptionArgs); ok {
 		fw.PreemptionArgs = pa
 	}
@@ -156,7 +148,7 @@ func scoreWeights(plugins []configv1.Plugin) map[string]int64 {
 // plugin without the point, or disabled at it, is skipped; one the point
 // lists itself keeps the point's place first (an override); then
 // MultiPoint's, in their order; then the rest of the point's own.
-func expandMultiPoint(point ExtensionPoint, own []string, set configv1.PluginSet, multi []configv1.Plugin, built map[string]*Plugin) ([]string, error) {
+func expandMultiPoint(point ExtensionPoint, own []string, set configv1.PluginSet, multi []configv1.Plugin, built map[string]scheduler.Plugin) ([]string, error) {
 	disabled := map[string]bool{}
 	for _, p := range set.Disabled {
 		disabled[p.Name] = true
@@ -170,7 +162,7 @@ func expandMultiPoint(point ExtensionPoint, own []string, set configv1.PluginSet
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("%s %q does not exist", point, mp.Name)
-		case !p.implements(point), disabled[mp.Name]:
+		case !implements(p, point), disabled[mp.Name]:
 			continue
 		case slices.Contains(own, mp.Name):
 			overrides = append(overrides, mp.Name)
@@ -193,4 +185,98 @@ func expandMultiPoint(point ExtensionPoint, own []string, set configv1.PluginSet
 		}
 	}
 	return out, nil
+}
+
+// fill puts the plugins of each point's list into the framework, in the
+// list's order, each part of a plugin at the points whose interface it
+// implements. A built-in plugin's PreFilter runs where its Filter is
+// listed, and its PreScore where its Score is: their Filter and Score
+// read what those found, so kubesim keeps the halves together (a
+// configuration that lists one half alone changes nothing); another
+// plugin's PreFilter and PreScore lists are taken as they are.
+func fill(fw *scheduler.Framework, lists map[ExtensionPoint][]string, built map[string]scheduler.Plugin, weights map[string]int64) {
+	halves := func(pre []string, main []string) []string {
+		var out []string
+		for _, n := range pre {
+			if _, in := built[n].(*inTree); !in || slices.Contains(main, n) {
+				out = append(out, n)
+			}
+		}
+		for _, n := range main {
+			if _, in := built[n].(*inTree); in && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	// each calls f with every part of the plugins listed.
+	each := func(names []string, f func(name string, p scheduler.Plugin)) {
+		for _, n := range names {
+			for _, p := range partsOf(built[n]) {
+				f(n, p)
+			}
+		}
+	}
+	each(lists[PreEnqueue], func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.PreEnqueuePlugin); ok {
+			fw.PreEnqueue = append(fw.PreEnqueue, pp)
+		}
+	})
+	each(lists[QueueSort], func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.QueueSortPlugin); ok {
+			fw.QueueSort = pp
+		}
+	})
+	// The in-tree halves: by the Filter and Score lists, in their order
+	// (VolumeBinding, PodTopologySpread, InterPodAffinity by default).
+	each(halves(lists[PreFilter], lists[Filter]), func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.PreFilterPlugin); ok {
+			fw.PreFilter = append(fw.PreFilter, pp)
+		}
+	})
+	each(lists[Filter], func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.FilterPlugin); ok {
+			fw.Filter = append(fw.Filter, pp)
+		}
+	})
+	each(lists[PostFilter], func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.PostFilterPlugin); ok {
+			fw.PostFilter = append(fw.PostFilter, pp)
+		}
+	})
+	each(halves(lists[PreScore], lists[Score]), func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.PreScorePlugin); ok {
+			fw.PreScore = append(fw.PreScore, pp)
+		}
+	})
+	each(lists[Score], func(n string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.ScorePlugin); ok {
+			fw.Score = append(fw.Score, scheduler.WeightedScorePlugin{ScorePlugin: pp, Weight: weights[n]})
+		}
+	})
+	each(lists[Reserve], func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.ReservePlugin); ok {
+			fw.Reserve = append(fw.Reserve, pp)
+		}
+	})
+	each(lists[Permit], func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.PermitPlugin); ok {
+			fw.Permit = append(fw.Permit, pp)
+		}
+	})
+	each(lists[PreBind], func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.PreBindPlugin); ok {
+			fw.PreBind = append(fw.PreBind, pp)
+		}
+	})
+	each(lists[Bind], func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.BindPlugin); ok {
+			fw.Bind = append(fw.Bind, pp)
+		}
+	})
+	each(lists[PostBind], func(_ string, p scheduler.Plugin) {
+		if pp, ok := p.(scheduler.PostBindPlugin); ok {
+			fw.PostBind = append(fw.PostBind, pp)
+		}
+	})
 }

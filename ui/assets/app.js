@@ -1092,9 +1092,11 @@ async function showSched() {
   if (!r.ok) { $('drawer-body').innerHTML = '<p id="sched">' + esc(out.message) + '</p>'; return; }
   $('drawer-body').innerHTML = '<table id="sched" class="sched"><tr><th>' + esc(t('sched.node')) + '</th><th>' + esc(t('sched.filters')) + '</th><th>' + esc(t('sched.score')) + '</th></tr>' +
     out.nodes.map((n) => '<tr><td>' + esc(n.node) + (n.node === out.chosen ? ' <b>' + esc(t('sched.chosen')) + '</b>' : '') + '</td><td class="' + (n.passed ? 'pass">' + esc(t('sched.passed')) : 'fail">' + esc(n.filter + (n.extender ? ' ' + n.extender : '') + ': ' + (n.reasons || []).join(', '))) +
-      '</td><td>' + (n.passed ? n.score + (n.extenderScore ? ' ' + esc(t('sched.extenders', { n: n.extenderScore })) : '') : '—') + '</td></tr>').join('') + '</table>' +
+      '</td><td>' + (n.passed ? n.score + (n.extenderScore ? ' ' + esc(t('sched.extenders', { n: n.extenderScore })) : '') +
+        (n.plugins ? ' <small>(' + esc(Object.entries(n.plugins).map(([k, v]) => k + ' ' + v).join(', ')) + ')</small>' : '') : '—') + '</td></tr>').join('') + '</table>' +
     (out.preFilter ? '<p class="fail">PreFilter: ' + esc(out.preFilter) + '</p>' : '') +
     (out.error ? '<p class="fail">' + esc(t('sched.error', { err: out.error })) + '</p>' : '') +
+    (out.permit ? '<p>' + esc(t('sched.permit', { permit: out.permit })) + '</p>' : '') +
     (out.ties > 1 ? '<p>' + esc(t('sched.ties', { n: out.ties })) + '</p>' : '');
 }
 

@@ -116,6 +116,7 @@ const I18N = {
     'sched.ties': '{n} nodes tied; the seed picked one.',
     'sched.extenders': '(extenders {n})',
     'sched.error': 'The cycle failed: {err}. The pod is tried again after the back-off.',
+    'sched.permit': 'Permit: {permit}.',
   },
   zh: {
     'title': 'kubesim — 控制平面在工作',
@@ -223,6 +224,7 @@ const I18N = {
     'sched.ties': '{n} 个节点平局；由随机种子选出一个。',
     'sched.extenders': '（其中扩展程序 {n}）',
     'sched.error': '这一轮调度出错：{err}。退避之后会再次尝试调度这个 Pod。',
+    'sched.permit': 'Permit（许可）：{permit}。',
   },
 };
 
