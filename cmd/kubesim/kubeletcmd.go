@@ -64,9 +64,10 @@ each serving the kubelet API (logs, exec) on its own port.`,
 	rootDir := fs.String("root-dir", ".kubelet", "directory of the nodes' state, one directory each (the CNI sandboxes' records, which a kubelet started again adopts)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		kc, tlsCfg, err := loadKubeconfig("kubelet", *kubeconfig)
-		if err != nil {
-			return err
+		// The flags are checked before any file is read: a mistake in
+		// them is reported as such, whatever the kubeconfig holds.
+		if *kubeconfig == "" {
+			return errors.New("kubelet: --kubeconfig (or $KUBECONFIG) is required")
 		}
 		if *nodes < 1 {
 			return fmt.Errorf("kubelet: --nodes must be 1 or more, not %d", *nodes)
@@ -74,6 +75,10 @@ each serving the kubelet API (logs, exec) on its own port.`,
 		cniCfg, err := cniFlags.config()
 		if err != nil {
 			return fmt.Errorf("kubelet: %w", err)
+		}
+		kc, tlsCfg, err := loadKubeconfig("kubelet", *kubeconfig)
+		if err != nil {
+			return err
 		}
 		urls := []string{kc.Server}
 		if *servers != "" {
